@@ -1,0 +1,3 @@
+from faultlib.cli.app import main
+
+main()

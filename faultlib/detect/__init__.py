@@ -1,0 +1,12 @@
+"""Detectors that catch faults in the user's own training and serving code.
+
+Every detector has the same shape: configure it, let it observe, and read typed, frozen
+:class:`faultlib.findings.Finding` objects. Importing this package does not import torch.
+"""
+
+from faultlib.detect.amp_breaker import BreakerAction, BreakerDecision, OverflowCircuitBreaker
+from faultlib.detect.overflow import FP16_MAX, GradientCheck, OverflowSentinel
+from faultlib.findings import Finding, Severity
+
+__all__ = ["FP16_MAX", "BreakerAction", "BreakerDecision", "Finding", "GradientCheck",
+           "OverflowCircuitBreaker", "OverflowSentinel", "Severity"]

@@ -1,0 +1,134 @@
+"""The one exception tree of faultlib.
+
+::
+
+    FaultlibError                    exit 2 unless a subclass says otherwise
+    ├── CaseError                    a case directory or case.yaml is invalid (path, line, field)
+    │   └── CaseValidationError      several schema errors at once, each ``file:line: field: message``
+    ├── InjectionError               a fault shim is unknown, mis-parameterised, or applied out of order
+    ├── DetectorError                a detector was misused (wrong call order, bad config)
+    ├── EvidenceError                evidence could not be written or read back
+    ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
+    │   └── ArchiveUnavailable       the archive store could not be reached (exit 3)
+    ├── BackendUnavailable           a backend (Docker, Kubernetes) could not be reached (exit 3)
+    └── MissingDependency            an optional dependency is not installed (names the pip extra)
+
+Every error carries the fields a user needs to fix the problem and the exit code
+the CLI maps it to (see DESIGN.md: 0 passed, 1 failed, 2 bad input, 3 unreachable).
+Errors from third-party libraries are translated into these at the boundary and
+chained with ``raise ... from exc``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FaultlibError(Exception):
+    """Root of every error faultlib raises on purpose.
+
+    Attributes:
+        exit_code: the process exit code the CLI uses for this error.
+    """
+
+    exit_code: int = 2
+
+    def to_json(self) -> dict:
+        return {"error": type(self).__name__, "message": str(self)}
+
+
+class CaseError(FaultlibError):
+    """A case directory or its case.yaml is wrong.
+
+    Args:
+        message: what is wrong and what to do.
+        path: the file at fault.
+        line: 1-based line in ``path``, when known.
+        field: dotted path of the offending field (``repro.timeout_s``), when known.
+    """
+
+    def __init__(self, message: str, *, path: Path | str | None = None,
+                 line: int | None = None, field: str | None = None):
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = self.path or "<case>"
+        if self.line is not None:
+            where += f":{self.line}"
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+    def to_json(self) -> dict:
+        return {"error": type(self).__name__, "message": self.message, "file": self.path,
+                "line": self.line, "field": self.field}
+
+
+class CaseValidationError(CaseError):
+    """Several problems found in one pass over case files; ``problems`` holds each."""
+
+    def __init__(self, problems: list[CaseError]):
+        self.problems = problems
+        first = problems[0]
+        super().__init__(first.message, path=first.path, line=first.line, field=first.field)
+
+    def render(self) -> str:
+        return "\n".join(p.render() for p in self.problems)
+
+    def to_json(self) -> dict:
+        return {"error": type(self).__name__, "problems": [p.to_json() for p in self.problems]}
+
+
+class InjectionError(FaultlibError):
+    """A fault shim is unknown, has bad parameters, or is driven in the wrong order."""
+
+
+class DetectorError(FaultlibError):
+    """A detector was configured badly or its methods were called in the wrong order."""
+
+
+class EvidenceError(FaultlibError):
+    """Evidence could not be written or read back."""
+
+
+class ArchiveError(FaultlibError):
+    """An archive URI is malformed or a stored run cannot be read."""
+
+
+class ArchiveUnavailable(ArchiveError):
+    """The archive store could not be reached; evidence stays in the local spool."""
+
+    exit_code = 3
+
+
+class BackendUnavailable(FaultlibError):
+    """The requested backend (Docker engine, Kubernetes API) could not be reached."""
+
+    exit_code = 3
+
+
+class MissingDependency(FaultlibError):
+    """An optional dependency is missing.
+
+    Args:
+        package: the import name that failed.
+        extra: the ``faultlib-ml`` extra that installs it.
+    """
+
+    def __init__(self, package: str, extra: str):
+        self.package = package
+        self.extra = extra
+        super().__init__(f"{package} is not installed: pip install 'faultlib-ml[{extra}]'")
+
+
+def require(module: str, extra: str):
+    """Import ``module`` or raise :class:`MissingDependency` naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependency(module, extra) from exc

@@ -1,0 +1,30 @@
+"""File names of the evidence layout, the same in every archive (DESIGN.md).
+
+``<archive>/<case_id>/<run_id>/``::
+
+    manifest.json   every other file with bytes and sha256; written last; a run is complete only with it
+    run.json        the run record (schemas/run.schema.json)
+    traces.jsonl    OTLP/JSON ExportTraceServiceRequest per line, both phases (resource attr faultlib.phase)
+    metrics.jsonl   OTLP/JSON ExportMetricsServiceRequest per line
+    metrics.prom    Prometheus text exposition of the final metric values (labels phase, window)
+    logs.jsonl      OTLP/JSON ExportLogsServiceRequest per line
+    findings.jsonl  one {"phase", "finding"} object per line, every detector finding of the repro
+    stdout.txt      stdout of each phase, after a "# faultlib phase=NAME" header line
+    stderr.txt      stderr of each phase, likewise (tracebacks land here)
+    junit.xml       the assertion suite's JUnit XML
+    dumps/          state dumps written by detectors
+"""
+
+MANIFEST = "manifest.json"
+RUN = "run.json"
+TRACES = "traces.jsonl"
+METRICS = "metrics.jsonl"
+METRICS_PROM = "metrics.prom"
+LOGS = "logs.jsonl"
+FINDINGS = "findings.jsonl"
+STDOUT = "stdout.txt"
+STDERR = "stderr.txt"
+JUNIT = "junit.xml"
+DUMPS = "dumps"
+
+PHASES = ("control", "faulted")

@@ -1,0 +1,152 @@
+"""OTLP/JSON files: encode OpenTelemetry SDK data as the OTLP/JSON protocol encoding and decode it back.
+
+Encoding uses the official protobuf encoders of ``opentelemetry-exporter-otlp-proto-common``
+and ``google.protobuf.json_format``; the one fix-up the OTLP/JSON spec demands is that
+trace and span ids are hex strings, not base64 (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding).
+One JSON object (an ``Export*ServiceRequest``) per line.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+_ID_KEYS = ("traceId", "spanId", "parentSpanId")
+
+
+def _hex_ids(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if key in _ID_KEYS and isinstance(value, str) and value:
+                obj[key] = base64.b64decode(value).hex()
+            else:
+                _hex_ids(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            _hex_ids(item)
+    return obj
+
+
+def to_json_line(message) -> str:
+    """One OTLP protobuf request as a single OTLP/JSON line (no trailing newline)."""
+    from google.protobuf.json_format import MessageToDict
+
+    data = MessageToDict(message, use_integers_for_enums=True)
+    return json.dumps(_hex_ids(data), separators=(",", ":"))
+
+
+class JsonLinesFile:
+    """Append-only, line-buffered, thread-safe writer; each line is flushed at once so a
+    killed process leaves every completed record on disk."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._fh = open(path, "a", encoding="utf-8", buffering=1)
+
+    def write(self, line: str) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.write(line + "\n")
+                self._fh.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()
+
+
+def make_span_exporter(path: Path):
+    """A ``SpanExporter`` writing each exported batch as one OTLP/JSON line to ``path``."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+    class FileSpanExporter(SpanExporter):
+        def __init__(self) -> None:
+            self.out = JsonLinesFile(path)
+
+        def export(self, spans: Sequence) -> SpanExportResult:
+            self.out.write(to_json_line(encode_spans(spans)))
+            return SpanExportResult.SUCCESS
+
+        def shutdown(self) -> None:
+            self.out.close()
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return True  # every line is flushed as it is written
+
+    return FileSpanExporter()
+
+
+def make_log_exporter(path: Path):
+    """A ``LogRecordExporter`` writing each exported batch as one OTLP/JSON line to ``path``."""
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
+
+    class FileLogExporter(LogRecordExporter):
+        def __init__(self) -> None:
+            self.out = JsonLinesFile(path)
+
+        def export(self, batch: Sequence) -> LogRecordExportResult:
+            self.out.write(to_json_line(encode_logs(batch)))
+            return LogRecordExportResult.SUCCESS
+
+        def shutdown(self) -> None:
+            self.out.close()
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return True  # every line is flushed as it is written
+
+    return FileLogExporter()
+
+
+def write_metrics(path: Path, metrics_data) -> None:
+    """Append one ``MetricsData`` snapshot (from a MetricReader) as an OTLP/JSON line."""
+    from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
+
+    out = JsonLinesFile(path)
+    try:
+        out.write(to_json_line(encode_metrics(metrics_data)))
+    finally:
+        out.close()
+
+
+def any_value(value: dict[str, Any]) -> Any:
+    """Decode an OTLP/JSON ``AnyValue`` into a Python value."""
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "boolValue" in value:
+        return value["boolValue"]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "arrayValue" in value:
+        return [any_value(v) for v in value["arrayValue"].get("values", [])]
+    if "kvlistValue" in value:
+        return attributes(value["kvlistValue"].get("values", []))
+    return None
+
+
+def attributes(items: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Decode an OTLP/JSON attribute list into a dict."""
+    return {item["key"]: any_value(item.get("value", {})) for item in items or []}
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Every complete JSON line of an OTLP/JSON file; a torn last line (process killed
+    mid-write) is skipped, never fatal. A missing file reads as empty."""
+    if not path.is_file():
+        return []
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            out.append(json.loads(raw))
+        except json.JSONDecodeError:
+            continue
+    return out

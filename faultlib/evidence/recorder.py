@@ -1,0 +1,162 @@
+"""Recording evidence from inside a repro: spans, metrics, logs and findings via the OpenTelemetry SDK.
+
+Every record carries the resource attributes ``service.name`` (case id),
+``faultlib.run_id`` and ``faultlib.phase``; every metric point carries a ``window``
+attribute (``none``, ``before``, ``during``, ``after`` the fault) so the evidence holds
+metric windows around the fault. Spans and logs are written as they finish (a killed
+repro keeps them); metrics are collected when the recorder closes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from faultlib.evidence import layout, otlp
+from faultlib.findings import Finding, Severity
+
+_LOG_LEVELS = {Severity.INFO: logging.INFO, Severity.WARNING: logging.WARNING,
+               Severity.ERROR: logging.ERROR, Severity.CRITICAL: logging.CRITICAL}
+
+
+class Metric:
+    """A counter, gauge or histogram whose points are tagged with the current fault window."""
+
+    def __init__(self, recorder: "Recorder", instrument, kind: str):
+        self._recorder = recorder
+        self._instrument = instrument
+        self.kind = kind
+
+    def _attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return {"window": self._recorder.window, **attrs}
+
+    def add(self, value: float = 1, **attrs: Any) -> None:
+        """Counter: add ``value`` (>= 0)."""
+        self._instrument.add(value, self._attrs(attrs))
+
+    def set(self, value: float, **attrs: Any) -> None:
+        """Gauge: set the current value."""
+        self._instrument.set(value, self._attrs(attrs))
+
+    def record(self, value: float, **attrs: Any) -> None:
+        """Histogram: record one observation."""
+        self._instrument.record(value, self._attrs(attrs))
+
+
+class Recorder:
+    """Writes one phase's evidence into ``run_dir`` (files named in :mod:`layout`).
+
+    Args:
+        run_dir: the run's evidence directory (created if missing).
+        service: ``service.name`` of the resource, normally the case id.
+        phase: ``control`` or ``faulted``.
+        run_id: the run id.
+
+    Metric names must follow Prometheus naming (``faultlib_*``, ``_total`` for counters).
+    Call :meth:`close` exactly once (the repro context does).
+    """
+
+    def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str):
+        from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+        from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.phase = phase
+        self.window = "none"
+        resource = Resource.create({"service.name": service, "faultlib.phase": phase, "faultlib.run_id": run_id})
+        self._tracer_provider = TracerProvider(resource=resource)
+        self._tracer_provider.add_span_processor(
+            SimpleSpanProcessor(otlp.make_span_exporter(self.run_dir / layout.TRACES)))
+        self.tracer = self._tracer_provider.get_tracer("faultlib")
+        self._metric_reader = InMemoryMetricReader()
+        self._meter_provider = MeterProvider(resource=resource, metric_readers=[self._metric_reader])
+        self.meter = self._meter_provider.get_meter("faultlib")
+        self._logger_provider = LoggerProvider(resource=resource)
+        self._logger_provider.add_log_record_processor(
+            SimpleLogRecordProcessor(otlp.make_log_exporter(self.run_dir / layout.LOGS)))
+        self.log = logging.getLogger(f"faultlib.repro.{phase}")
+        self.log.setLevel(logging.INFO)
+        self.log.propagate = False
+        self._handler = LoggingHandler(level=logging.INFO, logger_provider=self._logger_provider)
+        self.log.addHandler(self._handler)
+        self._findings = otlp.JsonLinesFile(self.run_dir / layout.FINDINGS)
+        self._metrics: dict[str, Metric] = {}
+        self._closed = False
+
+    # -- instruments -------------------------------------------------------------------------
+    def _metric(self, name: str, kind: str, description: str, unit: str) -> Metric:
+        if name not in self._metrics:
+            create = {"counter": self.meter.create_counter, "gauge": self.meter.create_gauge,
+                      "histogram": self.meter.create_histogram}[kind]
+            self._metrics[name] = Metric(self, create(name, unit=unit, description=description), kind)
+        return self._metrics[name]
+
+    def counter(self, name: str, description: str = "", unit: str = "1") -> Metric:
+        return self._metric(name, "counter", description, unit)
+
+    def gauge(self, name: str, description: str = "", unit: str = "1") -> Metric:
+        return self._metric(name, "gauge", description, unit)
+
+    def histogram(self, name: str, description: str = "", unit: str = "ms") -> Metric:
+        return self._metric(name, "histogram", description, unit)
+
+    # -- spans and findings ------------------------------------------------------------------
+    @contextmanager
+    def span(self, name: str, **attributes: Any) -> Iterator[Any]:
+        """A span named ``name``; exceptions are recorded on it and re-raised."""
+        with self.tracer.start_as_current_span(name, attributes=_clean(attributes)) as span:
+            yield span
+
+    def report(self, finding: Finding) -> None:
+        """Record a detector finding: ``findings.jsonl``, a log record, and an event on the current span."""
+        from opentelemetry import trace
+
+        data = finding.to_json()
+        self._findings.write(json.dumps({"phase": self.phase, "finding": data}, separators=(",", ":")))
+        self.log.log(_LOG_LEVELS[finding.severity], "%s: %s", finding.detector, finding.message,
+                     extra={"faultlib.detector": finding.detector, "faultlib.severity": finding.severity.value})
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.add_event("faultlib.finding", _clean({"detector": finding.detector,
+                                                      "severity": finding.severity.value,
+                                                      "message": finding.message}))
+
+    def close(self) -> None:
+        """Collect metrics into ``metrics.jsonl`` and flush and shut down every provider."""
+        if self._closed:
+            return
+        self._closed = True
+        data = self._metric_reader.get_metrics_data()
+        if data is not None and data.resource_metrics:
+            otlp.write_metrics(self.run_dir / layout.METRICS, data)
+        self.log.removeHandler(self._handler)
+        self._logger_provider.shutdown()
+        self._tracer_provider.shutdown()
+        self._meter_provider.shutdown()
+        self._findings.close()
+
+
+def _clean(attributes: dict[str, Any]) -> dict[str, Any]:
+    """OpenTelemetry attribute values must be str, bool, int, float or sequences of those."""
+    out = {}
+    for key, value in attributes.items():
+        if value is None:
+            continue
+        if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
+            value = value.item()
+        if isinstance(value, (str, bool, int, float)):
+            out[key] = value
+        elif isinstance(value, (list, tuple)):
+            out[key] = [v if isinstance(v, (str, bool, int, float)) else str(v) for v in value]
+        else:
+            out[key] = str(value)
+    return out

@@ -1,0 +1,99 @@
+"""The injector extension point: apply a fault to a running workload, then revert it."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Protocol
+
+from faultlib.errors import InjectionError
+
+
+class FaultTarget(Protocol):
+    """What an in-process injector acts on; :class:`faultlib.repro.ReproContext` is one.
+
+    Attributes:
+        model: the workload's ``torch.nn.Module`` (or ``None`` before it is attached).
+        step: the training/serving step in progress (``None`` outside a step).
+    """
+
+    model: Any
+    step: int | None
+
+
+class Injector(abc.ABC):
+    """Base class of every fault shim.
+
+    Subclasses set ``name`` (the registry key a case names), ``summary`` (one line)
+    and ``params_schema`` (a closed JSON Schema object for their parameters) and
+    implement :meth:`apply` and :meth:`revert`. Parameters are validated by the
+    registry before anything runs; ``__init__`` receives them as keywords.
+
+    Call order: ``apply`` once, then ``revert`` once; ``revert`` must be safe to call
+    after a failed ``apply``.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    params_schema: ClassVar[dict[str, Any]] = {"type": "object", "additionalProperties": False}
+
+    def __init__(self, **params: Any) -> None:
+        self.params = params
+        self._applied = False
+
+    @abc.abstractmethod
+    def apply(self, target: FaultTarget) -> None:
+        """Install the fault on ``target``; raises :class:`InjectionError` if it cannot."""
+
+    @abc.abstractmethod
+    def revert(self) -> None:
+        """Remove every trace of the fault."""
+
+    def active_at(self, step: int | None) -> bool:
+        """Whether the fault acts at ``step``; used to label evidence windows. Default: always."""
+        return self._applied
+
+
+class InjectorSet:
+    """The injectors of one run phase, applied and reverted together.
+
+    The control phase holds an empty set, so the same repro script serves both phases.
+    """
+
+    def __init__(self, injectors: list[Injector]):
+        self.injectors = injectors
+        self._applied: list[Injector] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.injectors)
+
+    def __iter__(self):
+        return iter(self.injectors)
+
+    def apply(self, target: FaultTarget) -> None:
+        if self._applied:
+            raise InjectionError("faults already applied: call revert() before applying again")
+        for injector in self.injectors:
+            injector.apply(target)
+            injector._applied = True
+            self._applied.append(injector)
+
+    def revert(self) -> None:
+        while self._applied:
+            injector = self._applied.pop()
+            injector.revert()
+            injector._applied = False
+
+    def active_at(self, step: int | None) -> bool:
+        return any(i.active_at(step) for i in self._applied)
+
+    def window(self, step: int | None) -> str:
+        """``before``, ``during`` or ``after`` the fault at ``step`` (``none`` without faults)."""
+        if not self._applied:
+            return "none"
+        if self.active_at(step):
+            return "during"
+        starts = [getattr(i, "start_step", None) for i in self._applied]
+        starts = [s for s in starts if s is not None]
+        if starts and step is not None and step < min(starts):
+            return "before"
+        return "after" if starts else "during"
