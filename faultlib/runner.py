@@ -187,7 +187,7 @@ class Runner:
                 f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
         from faultlib.backends.local import run_process
 
-        with open(run_dir / "assertions.txt", "ab") as out:
+        with open(run_dir / layout.ASSERTIONS_LOG, "ab") as out:
             outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
                                   timeout_s=ASSERTION_TIMEOUT_S)
         passed, failed, suite_ok = _junit_results(junit, case)
@@ -195,7 +195,7 @@ class Runner:
         if outcome.timed_out or not suite_ok or outcome.exit_code not in (0, 1):
             record.verdict = Verdict.ERROR
             record.error = (f"assertion suite did not run cleanly (exit code {outcome.exit_code}): "
-                            f"see {run_dir / 'assertions.txt'}")
+                            f"see {run_dir / layout.ASSERTIONS_LOG}")
         else:
             record.verdict = Verdict.PASSED if not failed else Verdict.FAILED
         self.events.assertions_finished(passed, failed)

@@ -106,8 +106,9 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
         _emit_json({"cases": rows, "invalid": [str(e) for e in broken]})
     else:
         table = Table(show_edge=False)
-        for column in ("id", "version", "fault_class", "severity", "title"):
-            table.add_column(column)
+        for column in ("id", "version", "fault_class", "severity"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("title")
         for row in rows:
             table.add_row(row["id"], row["version"], row["fault_class"], row["severity"], row["title"])
         stdout.print(table)
@@ -157,7 +158,7 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
         return 0
     table = Table(show_edge=False)
     for column in ("case", "run_id", "complete", "started_at", "verdict"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=True)
     for r in runs:
         table.add_row(r.case, r.run_id, "yes" if r.complete else "[red]no[/]", r.started_at or "-", r.verdict or "-")
     stdout.print(table)

@@ -108,6 +108,8 @@ class OverflowCircuitBreaker:
         """
         if self._last_step is not None and step <= self._last_step:
             raise DetectorError(f"record() got step {step} after step {self._last_step}: steps must increase")
+        if self._last_step is not None and step != self._last_step + 1:
+            self.consecutive = 0  # unrecorded steps in between: not consecutive
         self._last_step = step
         while self.overflows and self.overflows[0] <= step - self.window_steps:
             self.overflows.popleft()
@@ -172,4 +174,7 @@ class OverflowCircuitBreaker:
 
     def _reset(self) -> None:
         if self.scaler is not None and self.scaler.is_enabled():
+            import torch
+
+            self.scaler.scale(torch.ones(()))  # GradScaler creates its scale tensor lazily on first scale()
             self.scaler.update(new_scale=self.reset_scale)

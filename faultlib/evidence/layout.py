@@ -12,6 +12,7 @@
     stdout.txt      stdout of each phase, after a "# faultlib phase=NAME" header line
     stderr.txt      stderr of each phase, likewise (tracebacks land here)
     junit.xml       the assertion suite's JUnit XML
+    assertions.txt  the assertion suite's pytest output (failure details)
     dumps/          state dumps written by detectors
 """
 
@@ -25,6 +26,7 @@ FINDINGS = "findings.jsonl"
 STDOUT = "stdout.txt"
 STDERR = "stderr.txt"
 JUNIT = "junit.xml"
+ASSERTIONS_LOG = "assertions.txt"
 DUMPS = "dumps"
 
 PHASES = ("control", "faulted")

@@ -35,10 +35,10 @@ def exposition(metrics_jsonl: Path) -> bytes:
                 labels = ["phase", *[k for k, _ in attrs]]
                 values = [phase, *[str(v) for _, v in attrs]]
                 if p.kind == "sum" and p.monotonic:
-                    fam = families.setdefault(name, CounterMetricFamily(name, name, labels=labels))
+                    fam = families.setdefault(name, CounterMetricFamily(name, p.description or name, labels=labels))
                     fam.add_metric(values, p.value)
                 elif p.kind == "histogram":
-                    fam = families.setdefault(name, HistogramMetricFamily(name, name, labels=labels))
+                    fam = families.setdefault(name, HistogramMetricFamily(name, p.description or name, labels=labels))
                     cumulative, buckets = 0, []
                     bounds = p.extra["bounds"] + [float("inf")]
                     for bound, count in zip(bounds, p.extra["bucket_counts"]):
@@ -46,7 +46,7 @@ def exposition(metrics_jsonl: Path) -> bytes:
                         buckets.append(("+Inf" if bound == float("inf") else repr(bound), cumulative))
                     fam.add_metric(values, buckets, p.value)
                 else:
-                    fam = families.setdefault(name, GaugeMetricFamily(name, name, labels=labels))
+                    fam = families.setdefault(name, GaugeMetricFamily(name, p.description or name, labels=labels))
                     fam.add_metric(values, p.value)
             yield from families.values()
 

@@ -46,6 +46,7 @@ class MetricPoint:
     time_ns: int
     monotonic: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
 
 
 @dataclass
@@ -160,7 +161,7 @@ def iter_metric_points(path: Path) -> Iterator[tuple[str | None, MetricPoint]]:
                             yield phase, MetricPoint(
                                 name=m["name"], kind=kind, value=value, attributes=otlp.attributes(p.get("attributes")),
                                 time_ns=int(p.get("timeUnixNano", 0)), monotonic=bool(body.get("isMonotonic")),
-                                extra=extra)
+                                extra=extra, description=m.get("description", ""))
 
 
 def iter_logs(path: Path) -> Iterator[tuple[str | None, dict[str, Any]]]:
