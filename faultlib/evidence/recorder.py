@@ -60,7 +60,7 @@ class Recorder:
     """
 
     def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str):
-        from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+        from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -86,7 +86,7 @@ class Recorder:
         self.log = logging.getLogger(f"faultlib.repro.{phase}")
         self.log.setLevel(logging.INFO)
         self.log.propagate = False
-        self._handler = LoggingHandler(level=logging.INFO, logger_provider=self._logger_provider)
+        self._handler = _OtelLogHandler(self._logger_provider.get_logger("faultlib"))
         self.log.addHandler(self._handler)
         self._findings = otlp.JsonLinesFile(self.run_dir / layout.FINDINGS)
         self._metrics: dict[str, Metric] = {}
@@ -143,6 +143,26 @@ class Recorder:
         self._tracer_provider.shutdown()
         self._meter_provider.shutdown()
         self._findings.close()
+
+
+class _OtelLogHandler(logging.Handler):
+    """Forwards Python log records to an OpenTelemetry logger (the SDK's own LoggingHandler is deprecated)."""
+
+    _SEVERITY = {logging.DEBUG: 5, logging.INFO: 9, logging.WARNING: 13, logging.ERROR: 17, logging.CRITICAL: 21}
+
+    def __init__(self, otel_logger):
+        super().__init__(level=logging.INFO)
+        self._otel = otel_logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from opentelemetry._logs import SeverityNumber
+
+        attrs = {k: v for k, v in record.__dict__.items() if k.startswith("faultlib.")}
+        attrs.update({"code.function": record.funcName, "code.lineno": record.lineno,
+                      "code.filepath": record.pathname})
+        self._otel.emit(timestamp=int(record.created * 1e9), severity_text=record.levelname,
+                        severity_number=SeverityNumber(self._SEVERITY.get(record.levelno, 9)),
+                        body=record.getMessage(), attributes=_clean(attrs))
 
 
 def _clean(attributes: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,49 @@
+"""The local backend's process handling: own process group, killed whole on timeout."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from faultlib.backends.local import run_process
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); read its state
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    script = (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(600)\n")
+    started = time.monotonic()
+    with open(tmp_path / "out", "wb") as out:
+        outcome = run_process([sys.executable, "-c", script], env=dict(os.environ), cwd=tmp_path, stdout=out,
+                              stderr=out, timeout_s=1.5)
+    assert outcome.timed_out and outcome.exit_code is None
+    assert time.monotonic() - started < 15
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(grandchild), "the repro's child survived the timeout"
+
+
+def test_exit_code_passes_through(tmp_path):
+    with open(tmp_path / "out", "wb") as out:
+        outcome = run_process([sys.executable, "-c", "import sys; sys.exit(7)"], env=dict(os.environ),
+                              cwd=tmp_path, stdout=out, stderr=out, timeout_s=30)
+    assert outcome.exit_code == 7 and not outcome.timed_out
