@@ -43,7 +43,7 @@ def main() -> None:
         ctx.attach(model)
         optimizer = torch.optim.SGD(model.parameters(), lr=p.get("lr", 0.1), momentum=0.9)
         scaler = torch.amp.GradScaler("cpu", init_scale=65536.0)
-        sentinel = OverflowSentinel(model.named_parameters())
+        sentinel = OverflowSentinel(model.named_parameters(), scaler=scaler)
         breaker = OverflowCircuitBreaker(scaler)
         steps = int(p.get("steps", 300))
         batch_size = int(p.get("batch_size", 64))
@@ -73,7 +73,7 @@ def main() -> None:
                 if amp:
                     scaler.scale(loss).backward()
                     scaler.unscale_(optimizer)
-                    check = sentinel.check(step)
+                    check = sentinel.check(step, optimizer)
                     scaler.step(optimizer)  # GradScaler skips the step itself on inf/nan
                     scaler.update()
                     skipped = scaler.get_scale() < scale_before

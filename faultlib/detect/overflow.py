@@ -10,10 +10,19 @@ Two tests, each only where it means something:
   gradient of 1), so testing them against the fp16 limit would be a false alarm that the
   control run exposes.
 
-Cost: the fast path is one ``torch._foreach_norm(grads, inf)`` per dtype group (the same
-fused kernel ``torch.nn.utils.clip_grad_norm_`` uses), a ``stack``, and one host read.
-NaN propagates through max-abs, so a single reduction per tensor catches both NaN and inf.
-Per-parameter counts are computed only when the fast path trips.
+Cost: with a GradScaler, ``scaler.unscale_(optimizer)`` has already checked every gradient
+for inf/NaN in one fused kernel (``torch._amp_foreach_non_finite_check_and_unscale_``); the
+sentinel reads that result (one host read) instead of making a second pass. Measured inside
+a training loop on CPU, every extra tiny op costs ~25 µs (cold dispatch), so a second pass over
+8 gradients costs ~110-200 µs, the reuse ~30 µs. Without a scaler (or before ``unscale_``),
+the fast path reduces every gradient to one number whose finiteness is that of the
+whole gradient (NaN and inf propagate through sums and max-abs), adds those numbers, and
+reads one value back to the host. On CUDA it uses ``torch._foreach_norm(grads, inf)``, the
+fused multi-tensor kernel ``torch.nn.utils.clip_grad_norm_`` uses (one launch for all
+gradients); on CPU, where foreach ops are per-tensor loops anyway, a plain ``sum`` per tensor
+is 3x cheaper (measured: 29 µs vs 102 µs for the 8 gradients of the fp16_overflow MLP).
+fp16 gradients additionally get one max-abs per tensor for the saturation test. Per-parameter
+counts are computed only when the fast path trips. ``benchmarks/run.py`` measures the overhead.
 """
 
 from __future__ import annotations
@@ -77,6 +86,10 @@ class OverflowSentinel:
     Args:
         named_parameters: ``model.named_parameters()`` (or any iterable of (name, Parameter)).
         fp16_limit: saturation threshold for fp16 gradients, default 65504 (fp16 max).
+        scaler: optional ``torch.amp.GradScaler``; when given and ``check`` receives the
+            optimizer after ``scaler.unscale_(optimizer)``, the scaler's own fused inf/NaN
+            result is reused (reads GradScaler's per-optimizer state; falls back to the
+            sentinel's own pass when that state is not there).
 
     Call order: ``loss.backward()`` (and ``scaler.unscale_(optimizer)`` if a GradScaler is
     used, so ``counts`` show unscaled values), then :meth:`check`, then ``optimizer.step``.
@@ -87,16 +100,22 @@ class OverflowSentinel:
 
     name = "fp16_overflow"
 
-    def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float = FP16_MAX):
+    def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float = FP16_MAX,
+                 scaler: Any = None):
         self.params = [(n, p) for n, p in named_parameters if p.requires_grad]
         if not self.params:
             raise DetectorError("OverflowSentinel needs parameters that require grad: pass model.named_parameters()")
         self.fp16_limit = float(fp16_limit)
+        self.scaler = scaler
         self.steps_checked = 0
         self.overflow_steps = 0
 
-    def check(self, step: int | None = None) -> GradientCheck:
+    def check(self, step: int | None = None, optimizer: Any = None) -> GradientCheck:
         """Check every gradient present now.
+
+        Args:
+            step: the step index, for the finding's location.
+            optimizer: the optimizer whose gradients ``scaler.unscale_`` just checked (optional).
 
         Returns:
             A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update.
@@ -107,37 +126,55 @@ class OverflowSentinel:
         import torch
 
         self.steps_checked += 1
-        groups: dict[Any, list[tuple[str, Any]]] = {}
-        for name, p in self.params:
-            if p.grad is not None:
-                groups.setdefault(p.grad.dtype, []).append((name, p.grad))
-        if not groups:
+        grads = [(name, p.grad) for name, p in self.params if p.grad is not None]
+        if not grads:
             raise DetectorError("OverflowSentinel.check() found no gradients: call loss.backward() first")
-        maxes = {dtype: torch.stack(torch._foreach_norm([g for _, g in items], math.inf))
-                 for dtype, items in groups.items()}
-        trips = [(~torch.isfinite(m)).any() for m in maxes.values()]
-        if torch.float16 in maxes:
-            trips.append((maxes[torch.float16] >= self.fp16_limit).any())
-        tripped = torch.stack(trips).any().item() if len(trips) > 1 else trips[0].item()
+        tensors = [g for _, g in grads]
+        half = [g for g in tensors if g.dtype == torch.float16]
+        found_inf = self._scaler_found_inf(optimizer)
+        if found_inf is not None and not half:
+            if not found_inf:
+                return GradientCheck(step)
+            self.overflow_steps += 1
+            return self._explain(step, grads)
+        if tensors[0].device.type == "cpu":
+            # accumulate at least in fp32: an fp16 sum of finite values could itself overflow
+            total = torch.stack([g.sum(dtype=torch.promote_types(g.dtype, torch.float32)) for g in tensors]).sum()
+        else:
+            total = torch.stack([m.float() for m in torch._foreach_norm(tensors, math.inf)]).sum()
+        if half:
+            saturated = torch.stack(torch._foreach_norm(half, math.inf)).max() >= self.fp16_limit
+            tripped = bool((~torch.isfinite(total) | saturated).item())
+        else:
+            tripped = not math.isfinite(total.item())
         if not tripped:
             return GradientCheck(step)
         self.overflow_steps += 1
-        return self._explain(step, groups, maxes)
+        return self._explain(step, grads)
 
-    def _explain(self, step, groups, maxes) -> GradientCheck:
+    def _scaler_found_inf(self, optimizer: Any) -> bool | None:
+        """GradScaler's verdict for ``optimizer`` after ``unscale_``; None when not available."""
+        if self.scaler is None or optimizer is None or not self.scaler.is_enabled():
+            return None
+        state = getattr(self.scaler, "_per_optimizer_states", {}).get(id(optimizer))
+        if not state or getattr(state.get("stage"), "name", None) != "UNSCALED":
+            return None
+        found = state.get("found_inf_per_device") or {}
+        if not found:
+            return None
+        return any(v.item() for v in found.values())
+
+    def _explain(self, step: int | None, grads: list[tuple[str, Any]]) -> GradientCheck:
         import torch
 
-        order = {name: i for i, (name, _) in enumerate(self.params)}
         nonfinite, saturated, counts = [], [], {}
-        for dtype, items in groups.items():
-            for (name, grad), max_abs in zip(items, maxes[dtype].tolist()):
-                bad = not math.isfinite(max_abs)
-                sat = dtype == torch.float16 and not bad and max_abs >= self.fp16_limit
-                if bad or sat:
-                    (nonfinite if bad else saturated).append(name)
-                    counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
-                                    "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
-                                    "dtype": str(dtype).replace("torch.", ""), "numel": grad.numel()}
-        nonfinite.sort(key=order.get)
-        saturated.sort(key=order.get)
+        for name, grad in grads:
+            max_abs = grad.detach().abs().max().item()
+            bad = not math.isfinite(max_abs)
+            sat = grad.dtype == torch.float16 and not bad and max_abs >= self.fp16_limit
+            if bad or sat:
+                (nonfinite if bad else saturated).append(name)
+                counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
+                                "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
+                                "dtype": str(grad.dtype).replace("torch.", ""), "numel": grad.numel()}
         return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts)
