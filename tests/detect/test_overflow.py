@@ -95,3 +95,24 @@ def test_needs_gradients_and_parameters():
         OverflowSentinel(model.named_parameters()).check()
     with pytest.raises(DetectorError, match="named_parameters"):
         OverflowSentinel([])
+
+
+def test_reuses_gradscalers_fused_check_after_unscale():
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=65536.0)
+    sentinel = OverflowSentinel(model.named_parameters(), scaler=scaler)
+    for step, (xb, yb) in enumerate(_digits_batches(3)):
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+        scaler.scale(loss).backward()
+        if step == 2:
+            model[3].bias.grad[0] = math.nan
+        scaler.unscale_(opt)
+        check = sentinel.check(step, opt)
+        assert check.overflow == (step == 2)
+        scaler.step(opt)
+        scaler.update()
+    assert check.nonfinite == ("3.bias",) and check.counts["3.bias"]["nan"] == 1
+    assert scaler.get_scale() == 32768.0  # GradScaler skipped the same step the sentinel flagged
