@@ -5,8 +5,9 @@ Every detector has the same shape: configure it, let it observe, and read typed,
 """
 
 from faultlib.detect.amp_breaker import BreakerAction, BreakerDecision, OverflowCircuitBreaker
-from faultlib.detect.overflow import FP16_MAX, GradientCheck, OverflowSentinel
+from faultlib.detect.latency import DeadlineSLO, LatencyStats
+from faultlib.detect.sentinel import FP16_MAX, GradientCheck, GradientSentinel, OverflowSentinel
 from faultlib.findings import Finding, Severity
 
-__all__ = ["FP16_MAX", "BreakerAction", "BreakerDecision", "Finding", "GradientCheck",
-           "OverflowCircuitBreaker", "OverflowSentinel", "Severity"]
+__all__ = ["FP16_MAX", "BreakerAction", "BreakerDecision", "DeadlineSLO", "Finding", "GradientCheck",
+           "GradientSentinel", "LatencyStats", "OverflowCircuitBreaker", "OverflowSentinel", "Severity"]

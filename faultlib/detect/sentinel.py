@@ -1,6 +1,9 @@
-"""FP16 overflow sentinel: one fused pass over every gradient per step.
+"""Gradient sentinels: one cheap pass over every gradient per step (and, optionally, over
+module outputs), with a precise explanation only when the cheap pass trips.
 
-Two tests, each only where it means something:
+:class:`GradientSentinel` tests gradients for non-finite values; :class:`OverflowSentinel`
+is the same sentinel with the fp16 saturation test switched on. Two tests, each only where
+it means something:
 
 * **non-finite** (``inf``/``nan``) in any gradient, whatever its dtype: the signature of an
   overflow in an fp16 forward or backward (GradScaler skips such steps silently);
@@ -39,29 +42,44 @@ FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest 
 
 @dataclass(frozen=True)
 class GradientCheck:
-    """Result of :meth:`OverflowSentinel.check` for one step.
+    """Result of :meth:`GradientSentinel.check` for one step.
 
     Attributes:
         step: the step checked (``None`` if not given).
         nonfinite: names of parameters whose gradient holds nan or inf, in model order.
         saturated: names of fp16 parameters whose gradient reaches the fp16 limit.
         counts: ``{name: {"nan": int, "inf": int, "max_abs": float}}`` for the offenders.
+        nonfinite_outputs: watched modules whose forward output held nan/inf, in the order
+            their forward finished (the first is where the value surfaced first).
+        detector: name of the sentinel that produced the check.
     """
 
     step: int | None
     nonfinite: tuple[str, ...] = ()
     saturated: tuple[str, ...] = ()
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nonfinite_outputs: tuple[str, ...] = ()
+    detector: str = "gradient_sentinel"
 
     @property
     def overflow(self) -> bool:
-        """True when the step must not be applied (non-finite or saturated fp16 gradients)."""
-        return bool(self.nonfinite or self.saturated)
+        """True when the step must not be applied (non-finite values or saturated fp16 gradients)."""
+        return bool(self.nonfinite or self.saturated or self.nonfinite_outputs)
 
-    def finding(self, detector: str = "fp16_overflow") -> Finding | None:
+    def finding(self, detector: str | None = None) -> Finding | None:
         """The :class:`Finding` for this step, or ``None`` for a healthy step."""
+        detector = detector or self.detector
         if not self.overflow:
             return None
+        if self.nonfinite_outputs:
+            first = self.nonfinite_outputs[0]
+            location = {"module": first, "phase": "forward"}
+            if self.step is not None:
+                location["step"] = self.step
+            return Finding(detector, Severity.ERROR,
+                           f"non-finite forward output of module {first} at step {self.step}",
+                           location, {"nonfinite_outputs": list(self.nonfinite_outputs),
+                                      "nonfinite": list(self.nonfinite), "counts": self.counts})
         if self.nonfinite:
             first = self.nonfinite[0]
             message = (f"non-finite gradients in {len(self.nonfinite)} parameter(s) at step {self.step}, "
@@ -80,12 +98,15 @@ class GradientCheck:
                         "counts": self.counts})
 
 
-class OverflowSentinel:
+class GradientSentinel:
     """Checks all gradients of a model after backward, before the optimizer step.
 
     Args:
         named_parameters: ``model.named_parameters()`` (or any iterable of (name, Parameter)).
-        fp16_limit: saturation threshold for fp16 gradients, default 65504 (fp16 max).
+        fp16_limit: saturation threshold for fp16 gradients; ``None`` (default) disables the
+            saturation test (:class:`OverflowSentinel` sets 65504, the fp16 max).
+        watch_outputs: a module whose submodules' forward outputs are checked too (optional;
+            one reduction per module per forward, read back once in :meth:`check`).
         scaler: optional ``torch.amp.GradScaler``; when given and ``check`` receives the
             optimizer after ``scaler.unscale_(optimizer)``, the scaler's own fused inf/NaN
             result is reused (reads GradScaler's per-optimizer state; falls back to the
@@ -98,17 +119,41 @@ class OverflowSentinel:
         DetectorError: no parameters were given.
     """
 
-    name = "fp16_overflow"
+    name = "gradient_sentinel"
 
-    def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float = FP16_MAX,
-                 scaler: Any = None):
+    def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float | None = None,
+                 scaler: Any = None, watch_outputs: Any = None):
         self.params = [(n, p) for n, p in named_parameters if p.requires_grad]
         if not self.params:
-            raise DetectorError("OverflowSentinel needs parameters that require grad: pass model.named_parameters()")
-        self.fp16_limit = float(fp16_limit)
+            raise DetectorError(f"{type(self).__name__} needs parameters that require grad: "
+                                "pass model.named_parameters()")
+        self.fp16_limit = float(fp16_limit) if fp16_limit is not None else None
         self.scaler = scaler
         self.steps_checked = 0
         self.overflow_steps = 0
+        self._output_flags: list[tuple[str, Any]] = []
+        self._hooks = []
+        if watch_outputs is not None:
+            for module_name, module in watch_outputs.named_modules():
+                if module_name:
+                    self._hooks.append(module.register_forward_hook(self._output_hook(module_name)))
+
+    def _output_hook(self, module_name: str):
+        import torch
+
+        def hook(_module, _inputs, output):
+            if isinstance(output, torch.Tensor) and output.is_floating_point():
+                # no host sync here: the flag is read once per step in check()
+                self._output_flags.append((module_name, torch.isfinite(output).all()))
+            return None
+
+        return hook
+
+    def close(self) -> None:
+        """Remove the module-output hooks."""
+        for handle in self._hooks:
+            handle.remove()
+        self._hooks.clear()
 
     def check(self, step: int | None = None, optimizer: Any = None) -> GradientCheck:
         """Check every gradient present now.
@@ -129,8 +174,17 @@ class OverflowSentinel:
         grads = [(name, p.grad) for name, p in self.params if p.grad is not None]
         if not grads:
             raise DetectorError("OverflowSentinel.check() found no gradients: call loss.backward() first")
+        outputs, self._output_flags = self._output_flags, []
+        if outputs:
+            finite = torch.stack([flag for _, flag in outputs])
+            if not bool(finite.all()):
+                self.overflow_steps += 1
+                bad = [name for (name, _), ok in zip(outputs, finite.tolist()) if not ok]
+                explained = self._explain(step, grads)
+                return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
+                                     tuple(dict.fromkeys(bad)), self.name)
         tensors = [g for _, g in grads]
-        half = [g for g in tensors if g.dtype == torch.float16]
+        half = [g for g in tensors if g.dtype == torch.float16] if self.fp16_limit is not None else []
         found_inf = self._scaler_found_inf(optimizer)
         if found_inf is not None and not half:
             if not found_inf:
@@ -171,10 +225,25 @@ class OverflowSentinel:
         for name, grad in grads:
             max_abs = grad.detach().abs().max().item()
             bad = not math.isfinite(max_abs)
-            sat = grad.dtype == torch.float16 and not bad and max_abs >= self.fp16_limit
+            sat = (self.fp16_limit is not None and grad.dtype == torch.float16 and not bad
+                   and max_abs >= self.fp16_limit)
             if bad or sat:
                 (nonfinite if bad else saturated).append(name)
                 counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
                                 "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
                                 "dtype": str(grad.dtype).replace("torch.", ""), "numel": grad.numel()}
-        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts)
+        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name)
+
+
+class OverflowSentinel(GradientSentinel):
+    """:class:`GradientSentinel` with the fp16 saturation test on (limit 65504, the fp16 max).
+
+    Same arguments as :class:`GradientSentinel`; ``fp16_limit`` defaults to :data:`FP16_MAX`.
+    Its findings are reported by the detector ``fp16_overflow``.
+    """
+
+    name = "fp16_overflow"
+
+    def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float = FP16_MAX,
+                 scaler: Any = None, watch_outputs: Any = None):
+        super().__init__(named_parameters, fp16_limit=fp16_limit, scaler=scaler, watch_outputs=watch_outputs)
