@@ -54,14 +54,7 @@ class ActivationScale(Injector):
         return step is not None and self.start_step <= step < self.stop_step
 
     def apply(self, target: FaultTarget) -> None:
-        if target.model is None:
-            raise InjectionError("activation_scale needs a model: call ctx.attach(model) before the first step")
-        try:
-            module = target.model.get_submodule(self.module_name)
-        except AttributeError as exc:
-            names = [n for n, _ in target.model.named_modules() if n][:20]
-            raise InjectionError(
-                f"activation_scale: no module {self.module_name!r} in the model; modules: {names}") from exc
+        module = _submodule(target, self.name, self.module_name)
 
         def hook(_module, _inputs, output):
             if self.active_at(target.step):
@@ -75,3 +68,74 @@ class ActivationScale(Injector):
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+
+
+class BlankInputs(Injector):
+    """Replace the first ``rows`` samples of a module's input batch with zeros for a window of steps.
+
+    A blank sample (an empty scan, an all-zero feature vector, a padding row) is harmless to
+    most layers but sends ``sqrt``/``norm`` to exactly zero, whose derivative is infinite: the
+    classic NaN born in backward behind a finite forward. Implemented as a forward pre-hook on
+    the module, so the module sees the blank rows exactly as if the data held them.
+
+    Params:
+        module (str): dotted name of the module whose input is blanked (``""`` = the model itself).
+        rows (int): samples to blank, from the start of the batch, default 1.
+        start_step (int): first faulted step.
+        steps (int): number of consecutive faulted steps, default 1.
+    """
+
+    name = "blank_inputs"
+    summary = "zero the first rows of a module's input batch for a window of steps"
+    params_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["module", "start_step"],
+        "properties": {
+            "module": {"type": "string"},
+            "rows": {"type": "integer", "minimum": 1, "default": 1},
+            "start_step": {"type": "integer", "minimum": 0},
+            "steps": {"type": "integer", "minimum": 1, "default": 1},
+        },
+    }
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.module_name: str = params["module"]
+        self.rows = int(params.get("rows", 1))
+        self.start_step = int(params["start_step"])
+        self.stop_step = self.start_step + int(params.get("steps", 1))
+        self._handle = None
+        self.hits = 0
+
+    def active_at(self, step: int | None) -> bool:
+        return step is not None and self.start_step <= step < self.stop_step
+
+    def apply(self, target: FaultTarget) -> None:
+        module = _submodule(target, self.name, self.module_name)
+
+        def pre_hook(_module, args):
+            if not self.active_at(target.step) or not args:
+                return None
+            self.hits += 1
+            blanked = args[0].clone()
+            blanked[: self.rows] = 0
+            return (blanked, *args[1:])
+
+        self._handle = module.register_forward_pre_hook(pre_hook)
+
+    def revert(self) -> None:
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+
+def _submodule(target: FaultTarget, shim: str, name: str):
+    """``target.model.get_submodule(name)`` with errors that list the modules there are."""
+    if target.model is None:
+        raise InjectionError(f"{shim} needs a model: call ctx.attach(model) before the first step")
+    try:
+        return target.model.get_submodule(name)
+    except AttributeError as exc:
+        names = [n for n, _ in target.model.named_modules() if n][:20]
+        raise InjectionError(f"{shim}: no module {name!r} in the model; modules: {names}") from exc

@@ -1,0 +1,78 @@
+"""Assertion suite of nan_gradient; the `evidence` fixture comes from faultlib.cases.fixture."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import torch
+import yaml
+
+from faultlib.detect import locate
+
+HERE = Path(__file__).parent
+CASE = yaml.safe_load((HERE / "case.yaml").read_text())
+SHIM = CASE["inject"]["local"][0]["params"]
+WINDOW = set(range(SHIM["start_step"], SHIM["start_step"] + SHIM["steps"]))
+
+
+def _repro_module():
+    spec = importlib.util.spec_from_file_location("nan_gradient_repro", HERE / "repro.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sqrt_line() -> int:
+    lines = (HERE / "repro.py").read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if ".sqrt()" in line and "norm =" in line)
+
+
+def test_control_raises_no_finding(evidence):
+    assert evidence.control.status == "ok"
+    assert evidence.control.findings == []
+    assert evidence.control.metric("faultlib_nonfinite_grad_steps_total") == 0
+
+
+def test_forward_stays_finite_while_gradients_are_nan(evidence):
+    faulted = [s for s in evidence.faulted.steps() if s.attributes["nonfinite"]]
+    assert faulted
+    assert all(math.isfinite(s.attributes["loss"]) for s in faulted)
+
+
+def test_sentinel_fires_exactly_in_the_fault_window(evidence):
+    fired = {f.location["step"] for f in evidence.faulted.findings if f.detector == "gradient_sentinel"}
+    assert fired == WINDOW
+    assert evidence.faulted.metric("faultlib_nonfinite_grad_steps_total", window="during") == len(WINDOW)
+
+
+def test_locator_names_module_op_and_line(evidence):
+    located = [f for f in evidence.faulted.findings if f.detector == "nan_locator"]
+    assert {f.location["step"] for f in located} == WINDOW
+    for finding in located:
+        assert finding.location["phase"] == "backward"
+        assert finding.location["module"] == "norm"
+        assert finding.location["op"] == "SqrtBackward0"
+        assert Path(finding.location["file"]).name == "repro.py" and finding.location["line"] == _sqrt_line()
+        assert finding.evidence["tensor"]["nan"] == SHIM["rows"]  # one NaN per blank row
+
+
+def test_dump_replays_the_same_nan(evidence):
+    dumps = sorted((evidence.dumps / "faulted").glob("step*.pt"))
+    assert len(dumps) == len(WINDOW)
+    dump = torch.load(dumps[0], weights_only=True)
+    assert dump["step"] == min(WINDOW) and dump["event"]["op"] == "SqrtBackward0"
+    x, y = dump["batch"]
+    assert bool((x[: SHIM["rows"]] == 0).all()), "the dump holds the blank rows the model saw"
+    model = _repro_module().build_model(CASE["repro"]["params"]["hidden"])
+    model.load_state_dict(dump["model_state"])
+    event = locate(lambda: torch.nn.functional.cross_entropy(model(x), y).backward())
+    assert event is not None
+    assert (event.phase, event.module, event.op) == ("backward", "norm", "SqrtBackward0")
+    assert not any(math.isnan(v) for v in dump["model_state"]["fc1.weight"].flatten().tolist())
+
+
+def test_poisoned_updates_skipped_and_weights_finite(evidence):
+    for span in evidence.faulted.steps():
+        assert span.attributes["skipped"] == (span.attributes["faultlib.step"] in WINDOW)
+    assert evidence.faulted.summary["weights_finite"] is True
+    assert abs(evidence.faulted.summary["accuracy"] - evidence.control.summary["accuracy"]) <= 0.02
