@@ -217,10 +217,11 @@ class NonFiniteLocator:
         events: every born value seen, in production order (only the first when ``stop``).
     """
 
-    def __init__(self, *, modules: ModuleStack | None = None, step: int | None = None, stop: bool = True):
+    def __init__(self, *, modules: ModuleStack | None = None, step: int | Callable[[], int] | None = None,
+                 stop: bool = True):
         self.modules = modules
         self._own_modules = modules is None
-        self.step = step
+        self._step = step
         self.stop = stop
         self.events: list[NonFiniteEvent] = []
         self.node_origin: dict[int, tuple[Any, str | None, str | None, int | None]] = {}
@@ -230,15 +231,21 @@ class NonFiniteLocator:
     def first(self) -> NonFiniteEvent | None:
         return self.events[0] if self.events else None
 
+    @property
+    def step(self) -> int | None:
+        return self._step() if callable(self._step) else self._step
+
     def __enter__(self) -> "NonFiniteLocator":
         if self._own_modules:
             self.modules = ModuleStack().install()
         self._modes = [_make_function_mode(self), _make_dispatch_mode(self)]
         for mode in self._modes:
             mode.__enter__()
+        self._unpatch = _record_custom_functions(self)
         return self
 
     def __exit__(self, *exc) -> None:
+        self._unpatch()
         for mode in reversed(self._modes):
             mode.__exit__(None, None, None)
         self._modes = []
@@ -322,6 +329,26 @@ def _make_function_mode(locator: NonFiniteLocator):
             return out
 
     return _RecordNodes()
+
+
+def _record_custom_functions(locator: NonFiniteLocator) -> Callable[[], None]:
+    """Record where custom ``torch.autograd.Function`` outputs are created: ``Function.apply``
+    does not pass through torch-function modes. Returns the function that undoes the patch."""
+    from torch.autograd import Function
+
+    original = Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        out = original.__func__(cls, *args, **kwargs)
+        locator._record_nodes(out)
+        return out
+
+    Function.apply = classmethod(apply)
+
+    def undo() -> None:
+        Function.apply = original
+
+    return undo
 
 
 def locate(fn: Callable[[], Any], *, step: int | None = None) -> NonFiniteEvent | None:

@@ -76,11 +76,11 @@ class Tracer:
     # -- hooks ------------------------------------------------------------------------------
     def _root_forward(self, module, args) -> None:
         index = self.modules.forward_count - 1
-        if self.step_first_forward is None:
-            self.step_first_forward = index
+        if self.step_first_forward is None or not (len(self.optimizers) or self.opt_steps):
+            self.step_first_forward = index  # without an optimizer, each outermost forward is a step
         if self.arm_at is not None and index >= self.arm_at:
             if self.locator is None:
-                self.locator = NonFiniteLocator(modules=self.modules, step=self.step, stop=True)
+                self.locator = NonFiniteLocator(modules=self.modules, step=lambda: self.step, stop=True)
                 self.locator.__enter__()
             self.batch.append(args)
 
