@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from faultlib.detect import FP16_MAX, OverflowSentinel, Severity
+from faultlib.detect import FP16_MAX, GradientSentinel, OverflowSentinel, Severity
 from faultlib.errors import DetectorError
 
 torch = pytest.importorskip("torch")
@@ -116,3 +116,21 @@ def test_reuses_gradscalers_fused_check_after_unscale():
         scaler.update()
     assert check.nonfinite == ("3.bias",) and check.counts["3.bias"]["nan"] == 1
     assert scaler.get_scale() == 32768.0  # GradScaler skipped the same step the sentinel flagged
+
+
+def test_watch_outputs_names_the_first_module_with_a_nonfinite_output():
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters(), watch_outputs=model)
+    xb, yb = next(_digits_batches(1))
+    torch.nn.functional.cross_entropy(model(xb), yb).backward()
+    assert not sentinel.check(0).overflow
+    model.zero_grad()
+    with torch.no_grad():
+        model[0].weight[0, 0] = math.inf
+    torch.nn.functional.cross_entropy(model(xb), yb).backward()
+    check = sentinel.check(1)
+    assert check.nonfinite_outputs[0] == "0"
+    assert check.finding().location == {"module": "0", "phase": "forward", "step": 1}
+    assert check.finding().detector == "gradient_sentinel"
+    sentinel.close()
+    assert not model[0]._forward_hooks

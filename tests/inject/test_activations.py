@@ -71,3 +71,33 @@ def test_apply_twice_is_an_ordering_error():
     faults.apply(target)
     with pytest.raises(InjectionError, match="call revert"):
         faults.apply(target)
+
+
+def test_blank_inputs_zero_rows_in_window():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3, bias=False))
+    seen = []
+    model.register_forward_hook(lambda m, args, out: seen.append(args[0].clone()))
+    target = Target(model)
+    faults = InjectorSet([build("blank_inputs", {"module": "", "rows": 2, "start_step": 1})])
+    faults.apply(target)
+    for step in range(3):
+        target.step = step
+        model(torch.ones(4, 4))
+    assert [int((s.abs().sum(1) == 0).sum()) for s in seen] == [0, 2, 0]
+
+
+def test_gradient_scale_scales_one_parameter_in_window():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(3, 2))
+    target = Target(model)
+    faults = InjectorSet([build("gradient_scale", {"parameter": "1.weight", "factor": 100.0, "start_step": 1})])
+    faults.apply(target)
+    grads = []
+    for step in range(2):
+        target.step = step
+        model.zero_grad()
+        model(torch.ones(2, 4)).sum().backward()
+        grads.append((model[0].weight.grad.clone(), model[1].weight.grad.clone()))
+    assert torch.allclose(grads[1][1], grads[0][1] * 100) and torch.allclose(grads[1][0], grads[0][0])
+    with pytest.raises(InjectionError, match="no parameter 'nope'"):
+        InjectorSet([build("gradient_scale", {"parameter": "nope", "start_step": 0})]).apply(Target(model))

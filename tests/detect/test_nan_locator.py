@@ -1,0 +1,82 @@
+"""NonFiniteLocator on real modules: where values are born, what is not a birth."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from faultlib.detect import NonFiniteLocator, locate
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+
+class Masked(nn.Module):
+    """Attention-style masking with -inf: healthy unless a whole row is masked."""
+
+    def __init__(self, full_row: bool):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.full_row = full_row
+
+    def forward(self, x):
+        scores = self.proj(x) @ x.T
+        mask = torch.zeros_like(scores, dtype=torch.bool)
+        mask[0, 1:] = True
+        if self.full_row:
+            mask[0, 0] = True
+        return torch.softmax(scores.masked_fill(mask, -math.inf), dim=-1)
+
+
+def test_masked_fill_with_inf_is_not_a_birth_but_a_fully_masked_softmax_is():
+    torch.manual_seed(0)
+    x = torch.randn(3, 4)
+    assert locate(lambda: Masked(full_row=False)(x).sum().backward()) is None
+    event = locate(lambda: Masked(full_row=True)(x).sum().backward())
+    assert (event.phase, event.module, event.op) == ("forward", "Masked", "aten::_softmax")
+    assert event.tensor.nan == 3 and event.tensor.shape == [3, 3]
+
+
+def test_in_place_overflow_is_born_in_the_in_place_op():
+    def step():
+        h = torch.ones(4)
+        h.mul_(1e39)  # fp32 overflow, in place
+        return h
+
+    event = locate(step)
+    assert event.op == "aten::mul_" and event.tensor.inf == 4
+
+
+def test_uninitialised_memory_is_not_a_birth():
+    def step():
+        t = torch.empty(1000)
+        t.fill_(1.0)
+        return t.sum()
+
+    assert locate(step) is None
+
+
+def test_backward_birth_names_the_node_module_and_forward_line():
+    class Norm(nn.Module):
+        def forward(self, h):
+            return h.pow(2).sum(-1).sqrt()  # the forward line to be named
+
+    model = nn.Sequential(nn.Linear(3, 3, bias=False), Norm())
+    x = torch.zeros(2, 3)
+    event = locate(lambda: model(x).sum().backward(), step=7)
+    assert (event.step, event.phase, event.module, event.op) == (7, "backward", "1", "SqrtBackward0")
+    assert event.file.endswith("test_nan_locator.py")
+    assert "sqrt()" in open(event.file).read().splitlines()[event.line - 1]
+    finding = event.finding()
+    assert finding.location["op"] == "SqrtBackward0" and finding.severity.value == "error"
+
+
+def test_record_all_without_stopping_and_restore_everything():
+    original_apply = torch.autograd.Function.__dict__["apply"]
+    with NonFiniteLocator(stop=False) as locator:
+        torch.log(torch.zeros(2))
+        torch.sqrt(-torch.ones(2))
+    assert [e.op for e in locator.events] == ["aten::log", "aten::sqrt"]
+    assert torch.autograd.Function.__dict__["apply"] is original_apply
+    assert locate(lambda: torch.log(torch.zeros(1))).op == "aten::log"  # nothing left installed
