@@ -9,7 +9,8 @@
     ├── DetectorError                a detector was misused (wrong call order, bad config)
     ├── EvidenceError                evidence could not be written or read back
     ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
-    │   └── ArchiveUnavailable       the archive store could not be reached (exit 3)
+    │   ├── ArchiveUnavailable       the archive store could not be reached (exit 3)
+    │   └── RunNotArchived           a finished run the store did not take; its evidence waits locally
     ├── BackendUnavailable           a backend (Docker, Kubernetes) could not be reached (exit 3)
     └── MissingDependency            an optional dependency is not installed (names the pip extra)
 
@@ -102,6 +103,22 @@ class ArchiveUnavailable(ArchiveError):
     """The archive store could not be reached; evidence stays in the local spool."""
 
     exit_code = 3
+
+
+class RunNotArchived(ArchiveError):
+    """The run finished, but the archive did not take it: its evidence is complete in ``run_dir``.
+
+    Attributes:
+        record: the finished :class:`faultlib.record.RunRecord` (also in ``run_dir/run.json``).
+        run_dir: where the evidence waits (an S3 archive's local spool).
+        exit_code: the archive error's (3 when the store was unreachable, 2 when access was denied).
+    """
+
+    def __init__(self, record, run_dir: Path, cause: ArchiveError):
+        self.record = record
+        self.run_dir = run_dir
+        self.exit_code = cause.exit_code
+        super().__init__(f"run {record.run_id} was not archived: {cause}")
 
 
 class BackendUnavailable(FaultlibError):

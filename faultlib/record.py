@@ -27,18 +27,38 @@ class PhaseStatus(str, enum.Enum):
     SKIPPED = "skipped"   # not run (--no-control, or an earlier phase failed)
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One process of a phase; a phase has several when ``repro.restarts`` restarted it.
+
+    ``exit_code`` is negative (``-9``) when a signal ended the process, and ``signal`` names it;
+    ``exit_code`` is None when the runner killed it at the timeout. ``duration_s`` in seconds.
+    """
+
+    attempt: int
+    exit_code: int | None
+    signal: str | None
+    duration_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"attempt": self.attempt, "exit_code": self.exit_code, "signal": self.signal,
+                "duration_s": round(self.duration_s, 3)}
+
+
 @dataclass
 class PhaseResult:
-    """One phase of the run. ``duration_s`` in seconds; ``exit_code`` is None when killed or skipped."""
+    """One phase of the run. ``duration_s`` in seconds (all attempts); ``exit_code`` (of the last
+    attempt) is None when killed at the timeout or skipped."""
 
     status: PhaseStatus = PhaseStatus.SKIPPED
     exit_code: int | None = None
     duration_s: float = 0.0
     findings: list[Finding] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status.value, "exit_code": self.exit_code, "duration_s": round(self.duration_s, 3),
-                "findings": [f.to_json() for f in self.findings]}
+                "findings": [f.to_json() for f in self.findings], "attempts": [a.to_json() for a in self.attempts]}
 
 
 @dataclass(frozen=True)

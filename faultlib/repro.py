@@ -16,6 +16,11 @@ each step. The same script serves the control phase (no faults) and the faulted 
                 span.set(loss=float(loss))
         ctx.summary(accuracy=acc)
 
+A serving repro resolves each downstream address with ``ctx.endpoint("feature_service", host,
+port)`` (a network shim may answer with its proxy's address), and a repro may mark points where a
+fault can land with ``ctx.fault_point("checkpoint.write", step=...)``; ``ctx.step`` is the point
+``step``. A phase restarted after a kill (``repro.restarts``) runs again with ``ctx.attempt`` + 1.
+
 Run directly (``python repro.py``, no runner), the context runs the control phase and
 writes evidence to a fresh directory under ``.faultlib/scratch/``.
 """
@@ -28,7 +33,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from faultlib.errors import InjectionError
 from faultlib.evidence.recorder import Recorder, _clean
@@ -42,13 +47,16 @@ ENV_PHASE = "FAULTLIB_PHASE"
 ENV_SEED = "FAULTLIB_SEED"
 ENV_PARAMS = "FAULTLIB_PARAMS"
 ENV_FAULTS = "FAULTLIB_FAULTS"
+ENV_ATTEMPT = "FAULTLIB_ATTEMPT"
 
 
 def phase_env(*, run_dir: Path, run_id: str, case_id: str, phase: str, seed: int,
-              params: dict[str, Any], faults: list[dict[str, Any]]) -> dict[str, str]:
-    """Environment variables the runner sets for one phase of a repro."""
+              params: dict[str, Any], faults: list[dict[str, Any]], attempt: int = 1) -> dict[str, str]:
+    """Environment variables the runner sets for one phase of a repro (``attempt`` is 1-based:
+    a phase restarted after a kill runs again with the same run dir and ``attempt`` + 1)."""
     return {ENV_RUN_DIR: str(run_dir), ENV_RUN_ID: run_id, ENV_CASE_ID: case_id, ENV_PHASE: phase,
-            ENV_SEED: str(seed), ENV_PARAMS: json.dumps(params), ENV_FAULTS: json.dumps(faults)}
+            ENV_SEED: str(seed), ENV_PARAMS: json.dumps(params), ENV_FAULTS: json.dumps(faults),
+            ENV_ATTEMPT: str(attempt)}
 
 
 class StepSpan:
@@ -74,11 +82,12 @@ class ReproContext:
         faults: the phase's :class:`InjectorSet` (empty in the control phase).
         model: the attached model (``None`` until :meth:`attach`).
         step: the step in progress (``None`` outside :meth:`step`).
+        attempt: 1-based attempt of this phase (> 1 after the runner restarted a killed phase).
         evidence: the :class:`Recorder` (counters, gauges, histograms, spans, log).
     """
 
     def __init__(self, *, run_dir: Path, run_id: str, case_id: str, phase: str, seed: int,
-                 params: dict[str, Any], faults: InjectorSet):
+                 params: dict[str, Any], faults: InjectorSet, attempt: int = 1):
         self.run_dir = run_dir
         self.run_id = run_id
         self.case_id = case_id
@@ -86,33 +95,90 @@ class ReproContext:
         self.seed = seed
         self.params = params
         self.faults = faults
+        self.attempt = attempt
         self.model = None
         self.step_index: int | None = None
         self.evidence = Recorder(run_dir, service=case_id, phase=phase, run_id=run_id)
         self.log = self.evidence.log
         self._root = None
+        self._routes: dict[str, Callable[[tuple[str, int]], tuple[str, int]]] = {}
+        self._points: dict[str, list[Callable[[str, dict[str, Any]], None]]] = {}
+        self._faults_applied = False
 
     def attach(self, model: Any) -> None:
         """Attach the workload's model and apply the phase's faults to it (once)."""
         self.model = model
         if self.faults:
             self.faults.apply(_Target(self))
+            self._faults_applied = True
             self.log.info("faults applied: %s", ", ".join(i.name for i in self.faults))
 
     @contextmanager
     def step(self, index: int, *, total: int | None = None, name: str = "train.step") -> Iterator[StepSpan]:
         """Wrap one step: sets ``ctx.step_index`` for the injectors and records a span with
-        ``faultlib.step``, ``faultlib.steps_total`` and the fault window (before/during/after/none)."""
+        ``faultlib.step``, ``faultlib.steps_total``, ``faultlib.attempt`` and the fault window
+        (before/during/after/none). Reaching a step is the fault point ``step``, before the span opens."""
         self.step_index = index
         window = self.faults.window(index)
         self.evidence.window = window
         attrs = {"faultlib.step": index, "faultlib.steps_total": total, "faultlib.fault.window": window,
-                 "faultlib.fault.active": window == "during"}
+                 "faultlib.fault.active": window == "during", "faultlib.attempt": self.attempt}
         try:
+            self._reach("step", {"step": index, "span": name})
             with self.evidence.span(name, **attrs) as span:
                 yield StepSpan(span)
         finally:
             self.step_index = None
+
+    def endpoint(self, name: str, host: str, port: int) -> tuple[str, int]:
+        """The address to connect to for the downstream endpoint called ``name``.
+
+        In the control phase, or when no shim targets ``name``, that is ``(host, port)`` itself;
+        in the faulted phase a network shim (``tcp_latency``) returns the address of its proxy
+        on 127.0.0.1 in front of the real one. Resolve once per endpoint and connect to the result.
+
+        Args:
+            name: the endpoint name the case's shims use, e.g. ``"feature_service"``.
+            host: the real host.
+            port: the real TCP port.
+
+        Returns:
+            ``(host, port)`` to connect to.
+
+        Raises:
+            InjectionError: the phase has faults and :meth:`attach` has not applied them yet.
+        """
+        self._require_applied(f"ctx.endpoint({name!r}, ...)")
+        real = (host, int(port))
+        resolver = self._routes.get(name)
+        if resolver is None:
+            return real
+        routed = resolver(real)
+        self.log.info("endpoint %s %s:%d routed through %s:%d", name, *real, *routed)
+        return routed
+
+    def fault_point(self, name: str, **attributes: Any) -> None:
+        """Mark a named point of the workload where subscribed shims act, e.g. ``process_kill``
+        may kill the process group here. ``step`` is reached by :meth:`step` itself; a repro that
+        checkpoints calls ``checkpoint.write`` after part of the file is on disk, before it is published.
+
+        Args:
+            name: the point, e.g. ``"checkpoint.write"``.
+            **attributes: what the shims may match on (``step`` ...), JSON values.
+
+        Raises:
+            InjectionError: the phase has faults and :meth:`attach` has not applied them yet.
+        """
+        self._require_applied(f"ctx.fault_point({name!r})")
+        self._reach(name, attributes)
+
+    def _reach(self, name: str, attributes: dict[str, Any]) -> None:
+        for callback in self._points.get(name, ()):
+            callback(name, attributes)
+
+    def _require_applied(self, call: str) -> None:
+        if self.faults and not self._faults_applied:
+            raise InjectionError(f"{call} before the faults were applied: call ctx.attach(model) first")
 
     def report(self, finding: Finding) -> None:
         """Record a detector finding in the evidence."""
@@ -134,7 +200,7 @@ class ReproContext:
 
 
 class _Target:
-    """Adapter giving injectors the FaultTarget view (``model``, ``step``) of a context."""
+    """Adapter giving injectors the :class:`faultlib.inject.FaultTarget` view of a context."""
 
     def __init__(self, ctx: ReproContext):
         self._ctx = ctx
@@ -146,6 +212,27 @@ class _Target:
     @property
     def step(self) -> int | None:
         return self._ctx.step_index
+
+    @property
+    def attempt(self) -> int:
+        return self._ctx.attempt
+
+    def subscribe(self, point: str, callback: Callable[[str, dict[str, Any]], None]) -> None:
+        self._ctx._points.setdefault(point, []).append(callback)
+
+    def reroute(self, endpoint: str, resolver: Callable[[tuple[str, int]], tuple[str, int]]) -> None:
+        if endpoint in self._ctx._routes:
+            raise InjectionError(f"endpoint {endpoint!r} is already rerouted by another shim: "
+                                 "give each endpoint one network shim")
+        self._ctx._routes[endpoint] = resolver
+
+    def record_fault(self, injector: str, **attributes: Any) -> None:
+        ctx = self._ctx
+        attrs = {"faultlib.injector": injector, "faultlib.attempt": ctx.attempt, **attributes}
+        with ctx.evidence.span("faultlib.fault", **attrs):
+            pass  # ended (and written) at once: the fault may be about to end the process
+        ctx.log.warning("fault %s: %s", injector, " ".join(f"{k}={v}" for k, v in attributes.items()),
+                        extra={"faultlib.injector": injector})
 
 
 def _faults_from_env(raw: str) -> InjectorSet:
@@ -171,9 +258,11 @@ def context() -> Iterator[ReproContext]:
     ctx = ReproContext(
         run_dir=Path(run_dir), run_id=env.get(ENV_RUN_ID, "adhoc"), case_id=env.get(ENV_CASE_ID, "adhoc"),
         phase=env.get(ENV_PHASE, "control"), seed=int(env.get(ENV_SEED, "0")),
-        params=json.loads(env.get(ENV_PARAMS, "{}")), faults=_faults_from_env(env.get(ENV_FAULTS, "[]")))
+        params=json.loads(env.get(ENV_PARAMS, "{}")), faults=_faults_from_env(env.get(ENV_FAULTS, "[]")),
+        attempt=int(env.get(ENV_ATTEMPT, "1")))
     try:
-        with ctx.evidence.span("faultlib.repro", **{"faultlib.phase": ctx.phase}) as root:
+        root_attrs = {"faultlib.phase": ctx.phase, "faultlib.attempt": ctx.attempt}
+        with ctx.evidence.span("faultlib.repro", **root_attrs) as root:
             ctx._root = root
             yield ctx
     finally:

@@ -22,14 +22,16 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from faultlib.archive import Archive
 from faultlib.archive.manifest import artifacts, write_manifest
-from faultlib.backends import get_backend
+from faultlib.backends import Backend, get_backend
+from faultlib.backends.local import repro_environment, run_process
 from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES
-from faultlib.errors import CaseError
+from faultlib.errors import ArchiveError, CaseError, RunNotArchived
 from faultlib.events import EventBus, RunListener
 from faultlib.evidence import layout, read_run
 from faultlib.evidence.prom import exposition
-from faultlib.record import PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
+from faultlib.cases.model import signal_name
+from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
 from faultlib.repro import ENV_PARAMS, phase_env
 
 ASSERTION_TIMEOUT_S = 300.0
@@ -109,13 +111,14 @@ class Runner:
 
     Args:
         archive: where the evidence goes.
-        backend: ``local`` (default).
+        backend: ``local`` (default), ``compose``, ``kubernetes``, or a configured
+            :class:`~faultlib.backends.Backend` (``get_backend(name, image=..., ...)``).
         listener: receives lifecycle events (progress display, logging).
     """
 
-    def __init__(self, archive: Archive, *, backend: str = "local", listener: RunListener | None = None):
+    def __init__(self, archive: Archive, *, backend: str | Backend = "local", listener: RunListener | None = None):
         self.archive = archive
-        self.backend = get_backend(backend)
+        self.backend = get_backend(backend) if isinstance(backend, str) else backend
         self.events = EventBus(*([listener] if listener else []))
 
     def run(self, case: Case, *, control: bool = True, seed: int | None = None,
@@ -124,8 +127,13 @@ class Runner:
 
         Raises:
             CaseError: ``requires`` not met (before anything is written).
+            BackendUnavailable: the backend's engine or cluster cannot be reached (before anything is
+                written), or it failed during the run (the evidence so far is kept).
+            RunNotArchived: the run finished but the archive did not take it (store unreachable,
+                access denied); the evidence is complete in the archive's staging directory.
         """
         check_requires(case)
+        self.backend.preflight(case)  # engine / cluster reachable, backend inputs valid: before anything is written
         self.events.case_loaded(case)
         started = time.monotonic()
         run_id = new_run_id()
@@ -138,11 +146,15 @@ class Runner:
             seed=seed, fingerprint=fingerprint(list((case.requires.get("packages") or {}).keys())))
         self.events.run_started(run_id, str(run_dir))
         try:
-            self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s)
+            with self.backend.session(case, run_id=run_id, run_dir=run_dir):  # torn down also on failure
+                self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s)
             self._assertions(case, record, run_dir)
         except BaseException as exc:  # keep the evidence and say what happened, then re-raise
             record.verdict, record.error = Verdict.ERROR, f"runner interrupted: {type(exc).__name__}: {exc}"
-            self._finish(case, record, run_dir, started)
+            try:
+                self._finish(case, record, run_dir, started)
+            except RunNotArchived:
+                pass  # the evidence waits in run_dir; the interruption is what the caller must see
             raise
         self._finish(case, record, run_dir, started)
         return record
@@ -155,21 +167,43 @@ class Runner:
                 continue
             shims = faults if phase == "faulted" else []
             self.events.phase_started(phase, [s["shim"] for s in shims])
-            env = phase_env(run_dir=run_dir, run_id=record.run_id, case_id=case.id, phase=phase, seed=seed,
-                            params=case.params, faults=shims)
-            outcome = self.backend.run_phase(script=case.script, run_dir=run_dir, phase=phase, env=env,
-                                             timeout_s=timeout_s,
-                                             on_step=lambda s, t, p=phase: self.events.step(p, s, t))
-            result = _phase_result(outcome)
+            result = self._run_attempts(case, record, run_dir, phase=phase, shims=shims, seed=seed,
+                                        timeout_s=timeout_s)
             setattr(record, phase, result)
             self.events.phase_finished(phase, result)
             if result.status is PhaseStatus.TIMEOUT:
                 record.error = f"{phase} phase killed at its timeout of {timeout_s:g} s (repro.timeout_s)"
                 return
             if result.status is PhaseStatus.CRASHED:
-                record.error = (f"{phase} phase exited with code {result.exit_code}: "
-                                f"see {run_dir / layout.STDERR}")
+                how = (f"was killed by {signal_name(result.exit_code)}" if result.exit_code < 0
+                       else f"exited with code {result.exit_code}")
+                record.error = f"{phase} phase {how}: see {run_dir / layout.STDERR}"
                 return
+
+    def _run_attempts(self, case: Case, record: RunRecord, run_dir: Path, *, phase: str, shims: list[dict],
+                      seed: int, timeout_s: float) -> PhaseResult:
+        """Run one phase, restarting it while ``repro.restarts`` allows (a process ended by a listed
+        signal). Every attempt appends to the same evidence and gets ``FAULTLIB_ATTEMPT``;
+        ``timeout_s`` bounds all attempts together."""
+        started = time.monotonic()
+        attempts: list[Attempt] = []
+        while True:
+            number = len(attempts) + 1
+            budget_s = timeout_s if number == 1 else timeout_s - (time.monotonic() - started)
+            env = phase_env(run_dir=run_dir, run_id=record.run_id, case_id=case.id, phase=phase, seed=seed,
+                            params=case.params, faults=shims, attempt=number)
+            outcome = self.backend.run_phase(script=case.script, run_dir=run_dir, phase=phase, env=env,
+                                             timeout_s=budget_s,
+                                             on_step=lambda s, t, p=phase: self.events.step(p, s, t))
+            attempts.append(Attempt(number, outcome.exit_code, signal_name(outcome.exit_code), outcome.duration_s))
+            out_of_time = time.monotonic() - started >= timeout_s
+            if outcome.timed_out or out_of_time or not case.restarts.allows(outcome.exit_code, number):
+                break
+            self.events.phase_restarted(phase, number, attempts[-1].signal)
+        result = _phase_result(outcome)
+        result.duration_s = time.monotonic() - started
+        result.attempts = attempts
+        return result
 
     def _assertions(self, case: Case, record: RunRecord, run_dir: Path) -> None:
         junit = run_dir / layout.JUNIT
@@ -180,13 +214,11 @@ class Runner:
             return
         self.events.assertions_started(len(case.assertions))
         status = {p: getattr(record, p).to_json() for p in layout.PHASES}
-        env = {**os.environ, ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
+        env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
                ENV_PARAMS: json.dumps(case.params)}
         argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
                 "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
                 f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
-        from faultlib.backends.local import run_process
-
         with open(run_dir / layout.ASSERTIONS_LOG, "ab") as out:
             outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
                                   timeout_s=ASSERTION_TIMEOUT_S)
@@ -212,6 +244,10 @@ class Runner:
         record.artifacts = artifacts(run_dir, exclude=(layout.RUN,))
         (run_dir / layout.RUN).write_text(json.dumps(record.to_json(), indent=2))
         write_manifest(run_dir, run_id=record.run_id, case_id=case.id)
-        self.archive.publish(run_dir, case.id, record.run_id)
+        try:
+            self.archive.publish(run_dir, case.id, record.run_id)
+        except ArchiveError as exc:  # nothing is lost: the record and the evidence are complete in run_dir
+            self.events.run_finished(record)
+            raise RunNotArchived(record, run_dir, exc) from exc
         self.events.archived(record.archive_uri)
         self.events.run_finished(record)

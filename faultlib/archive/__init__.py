@@ -1,22 +1,25 @@
-"""Archives: where evidence goes. ``file://`` (default ``.faultlib/runs``) is built in."""
+"""Archives: where evidence goes. ``file://DIR`` (default ``.faultlib/runs``) and ``s3://BUCKET/PREFIX``
+(MinIO, SeaweedFS, AWS S3; needs ``pip install 'faultlib-ml[s3]'``) are built in."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlparse
 
-from faultlib.archive.base import Archive, StoredRun
+from faultlib.archive.base import Archive, FlushedRun, FlushReport, StoredRun
 from faultlib.archive.file import FileArchive
+from faultlib.archive.s3 import S3Archive
 from faultlib.errors import ArchiveError
 
 DEFAULT_URI = "file://.faultlib/runs"
 
 
 def open_archive(uri: str | None = None) -> Archive:
-    """The archive for ``uri`` (``file://DIR``; a bare path means ``file://``).
+    """The archive for ``uri``: ``file://DIR`` (a bare path means ``file://``) or ``s3://BUCKET[/PREFIX]``.
 
     Raises:
-        ArchiveError: unknown scheme or malformed URI.
+        ArchiveError: unknown scheme, malformed URI, an invalid bucket name, or (s3) endpoint or
+            keys missing from the environment.
+        MissingDependency: s3:// without the ``minio`` package.
     """
     uri = uri or DEFAULT_URI
     if "://" not in uri:
@@ -27,10 +30,9 @@ def open_archive(uri: str | None = None) -> Archive:
             raise ArchiveError(f"archive URI {uri!r} has no directory: use file://DIR")
         return FileArchive(Path(rest))
     if scheme == "s3":
-        parsed = urlparse(uri)
-        raise ArchiveError(f"s3:// archives (bucket {parsed.netloc!r}) are not available in this version of "
-                           "faultlib: use file://DIR")
-    raise ArchiveError(f"unknown archive scheme {scheme!r} in {uri!r}: use file://DIR")
+        return S3Archive(uri)
+    raise ArchiveError(f"unknown archive scheme {scheme!r} in {uri!r}: use file://DIR or s3://BUCKET/PREFIX")
 
 
-__all__ = ["DEFAULT_URI", "Archive", "FileArchive", "StoredRun", "open_archive"]
+__all__ = ["DEFAULT_URI", "Archive", "FileArchive", "FlushReport", "FlushedRun", "S3Archive", "StoredRun",
+           "open_archive"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from faultlib.errors import ArchiveError
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,49 @@ class StoredRun:
     def to_json(self) -> dict:
         return {"case": self.case, "run_id": self.run_id, "complete": self.complete,
                 "started_at": self.started_at, "verdict": self.verdict}
+
+
+@dataclass(frozen=True)
+class FlushedRun:
+    """One spooled run that ``flush`` sent to the store.
+
+    ``uploaded`` files were sent; ``already_stored`` were in the store already with the same
+    size and sha256 and were not sent again.
+    """
+
+    case: str
+    run_id: str
+    uploaded: int
+    already_stored: int
+
+    def to_json(self) -> dict:
+        return {"case": self.case, "run_id": self.run_id, "uploaded": self.uploaded,
+                "already_stored": self.already_stored}
+
+
+@dataclass
+class FlushReport:
+    """What ``faultlib archive flush`` did.
+
+    Attributes:
+        flushed: the runs now complete in the store (and gone from the spool).
+        incomplete: spooled run directories without a manifest (killed or still running): left alone.
+        damaged: ``(run directory, problem)`` for spooled runs whose files no longer match their
+            manifest: left in the spool, not uploaded.
+    """
+
+    flushed: list[FlushedRun] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def uploaded_files(self) -> int:
+        return sum(run.uploaded for run in self.flushed)
+
+    def to_json(self) -> dict:
+        return {"flushed": [run.to_json() for run in self.flushed], "uploaded_files": self.uploaded_files,
+                "incomplete": list(self.incomplete),
+                "damaged": [{"path": path, "problem": problem} for path, problem in self.damaged]}
 
 
 class Archive(abc.ABC):
@@ -46,3 +91,15 @@ class Archive(abc.ABC):
     @abc.abstractmethod
     def list_runs(self) -> list[StoredRun]:
         """Every run in the store, complete or not, sorted by case then run id."""
+
+    def get(self, case_id: str, run_id: str, dest_dir: Path) -> Path:
+        """Download a run into ``dest_dir/<case_id>/<run_id>/``, verified against its manifest.
+
+        Raises:
+            ArchiveError: always, for archives whose runs are already local files.
+        """
+        raise ArchiveError(f"{self.uri} is a local archive: its runs are already on disk, nothing to get")
+
+    def flush(self) -> FlushReport:
+        """Upload the runs waiting in the local spool; archives that write in place have none."""
+        return FlushReport()

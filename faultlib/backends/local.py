@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from faultlib.backends.base import Backend
+from faultlib.cases.model import signal_name
 from faultlib.evidence import layout
 
 POLL_S = 0.2
@@ -76,6 +78,16 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: Path, stdout, stde
     return ProcessOutcome(code, False, time.monotonic() - started)
 
 
+# the archive's credentials stay with the runner: a repro (or a test) printing its environment
+# must not copy them into stdout.txt
+ARCHIVE_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "FAULTLIB_S3_ENDPOINT")
+
+
+def repro_environment() -> dict[str, str]:
+    """This process's environment without the archive's credentials, for repro and suite subprocesses."""
+    return {k: v for k, v in os.environ.items() if k not in ARCHIVE_SECRETS}
+
+
 class StepTail:
     """Follows ``traces.jsonl`` while a phase runs and reports each finished step span."""
 
@@ -112,7 +124,7 @@ class StepTail:
             self.on_step(*last)
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     """Runs phases as local subprocesses."""
 
     name = "local"
@@ -120,16 +132,26 @@ class LocalBackend:
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
                   on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
         """Run one phase; stdout/stderr are appended to the run's ``stdout.txt``/``stderr.txt``
-        after a ``# faultlib phase=NAME`` header, streamed so a killed phase keeps its output."""
-        full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        after a ``# faultlib phase=NAME`` header (``# faultlib phase=NAME attempt=N`` for the
+        restarts of a phase, N >= 2), streamed so a killed phase keeps its output."""
+        from faultlib.repro import ENV_ATTEMPT
+
+        full_env = {**repro_environment(), **env, "PYTHONUNBUFFERED": "1"}
         tail = StepTail(run_dir / layout.TRACES, phase, on_step)
+        attempt = env.get(ENV_ATTEMPT, "1")
+        header = f"# faultlib phase={phase}" + (f" attempt={attempt}" if attempt != "1" else "")
         with open(run_dir / layout.STDOUT, "ab") as out, open(run_dir / layout.STDERR, "ab") as err:
             for fh in (out, err):
-                fh.write(f"# faultlib phase={phase}\n".encode())
+                fh.write(f"{header}\n".encode())
                 fh.flush()
             outcome = run_process([sys.executable, str(script)], env=full_env, cwd=script.parent,
                                   stdout=out, stderr=err, timeout_s=timeout_s, on_poll=tail.poll)
-            note = (f"# faultlib: phase {phase} killed after {timeout_s:g} s (repro.timeout_s)\n"
-                    if outcome.timed_out else f"# faultlib: phase {phase} exit code {outcome.exit_code}\n")
+            if outcome.timed_out:
+                note = f"# faultlib: phase {phase} killed after {timeout_s:g} s (repro.timeout_s)\n"
+            elif outcome.exit_code is not None and outcome.exit_code < 0:
+                note = (f"# faultlib: phase {phase} killed by {signal_name(outcome.exit_code)} "
+                        f"(exit code {outcome.exit_code})\n")
+            else:
+                note = f"# faultlib: phase {phase} exit code {outcome.exit_code}\n"
             err.write(note.encode())
         return outcome

@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+def signal_name(exit_code: int | None) -> str | None:
+    """``SIGKILL`` for a process exit code of -9 (how ``subprocess`` reports a death by signal); None otherwise."""
+    if exit_code is None or exit_code >= 0:
+        return None
+    try:
+        return signal.Signals(-exit_code).name
+    except ValueError:
+        return f"signal {-exit_code}"
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """``repro.restarts``: restart a phase whose process a signal ended (a preemption, a pod kill).
+
+    Attributes:
+        max: restarts allowed per phase (0 = never, the default).
+        on_signal: the signal names that warrant a restart, default ``("SIGKILL",)``.
+    """
+
+    max: int = 0
+    on_signal: tuple[str, ...] = ("SIGKILL",)
+
+    def allows(self, exit_code: int | None, attempt: int) -> bool:
+        """Whether attempt ``attempt`` (1-based) that ended with ``exit_code`` is restarted."""
+        return attempt <= self.max and signal_name(exit_code) in self.on_signal
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any] | None) -> "RestartPolicy":
+        if not data:
+            return cls()
+        return cls(max=int(data["max"]), on_signal=tuple(data.get("on_signal") or ("SIGKILL",)))
 
 
 @dataclass(frozen=True)
@@ -48,6 +82,7 @@ class Case:
     assertions: tuple[Assertion, ...]
     requires: dict[str, Any]
     raw: dict[str, Any] = field(repr=False)
+    restarts: RestartPolicy = RestartPolicy()
 
     @property
     def test_file(self) -> Path:
@@ -72,4 +107,5 @@ class Case:
                              for a in data["assertions"]),
             requires=dict(data["requires"]),
             raw=data,
+            restarts=RestartPolicy.from_data(repro.get("restarts")),
         )

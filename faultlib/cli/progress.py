@@ -42,6 +42,10 @@ class RichProgress(RunListener):
         if self.live and phase in self.tasks:
             self.progress.update(self.tasks[phase], completed=step + 1, total=total)
 
+    def phase_restarted(self, phase: str, attempt: int, reason: str) -> None:
+        text = f"{phase}: attempt {attempt} ended by [yellow]{reason}[/]; restarting (attempt {attempt + 1})"
+        (self.progress.console if self.live else self.console).print(text)
+
     def phase_finished(self, phase: str, result: PhaseResult) -> None:
         style = _STATUS_STYLE[result.status.value]
         text = f"{phase}: [{style}]{result.status.value}[/] in {result.duration_s:.1f} s"

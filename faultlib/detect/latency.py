@@ -144,7 +144,8 @@ class DeadlineSLO:
             findings.append(Finding(
                 self.name, Severity.WARNING,
                 f"{stats.timeouts} of {stats.count} requests ({ratio:.0%}) answered with a timeout status, "
-                f"above the {self.max_timeout_ratio:.0%} budget: a downstream call exceeds the {self.deadline_ms:g} ms deadline",
+                f"above the {self.max_timeout_ratio:.0%} budget: a downstream call exceeds "
+                f"the {self.deadline_ms:g} ms deadline",
                 {"step": first} if first is not None else {}, {**evidence, "timeout_ratio": round(ratio, 4)}))
         if stats.p99_ms > self.p99_objective_ms:
             findings.append(Finding(

@@ -56,6 +56,8 @@ class PhaseEvidence:
     Attributes:
         exit_code: the repro's exit code (``None`` if it was killed or never ran).
         status: ``ok``, ``crashed``, ``timeout`` or ``skipped`` (from the runner).
+        attempts: one ``{"attempt", "exit_code", "signal", "duration_s"}`` per process the runner
+            started for the phase (several when ``repro.restarts`` restarted it).
     """
 
     name: str
@@ -65,6 +67,7 @@ class PhaseEvidence:
     metrics: list[MetricPoint] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
 
     def spans_named(self, name: str) -> list[Span]:
         """Spans called ``name`` in start order."""
@@ -189,7 +192,8 @@ def read_run(run_dir: str | Path, phase_status: dict[str, dict[str, Any]] | None
         data = json.loads(record.read_text()) if record.is_file() else {}
         phase_status = {p: data.get(p) or {} for p in layout.PHASES}
     phases = {p: PhaseEvidence(p, exit_code=(phase_status.get(p) or {}).get("exit_code"),
-                               status=(phase_status.get(p) or {}).get("status", "skipped"))
+                               status=(phase_status.get(p) or {}).get("status", "skipped"),
+                               attempts=list((phase_status.get(p) or {}).get("attempts") or []))
               for p in layout.PHASES}
     for phase, span in iter_spans(run_dir / layout.TRACES):
         if phase in phases:

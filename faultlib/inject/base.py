@@ -3,21 +3,43 @@
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Protocol
+from typing import Any, Callable, ClassVar, Protocol
 
 from faultlib.errors import InjectionError
 
+Address = tuple[str, int]
+"""A TCP address: (host, port)."""
+
+PointCallback = Callable[[str, dict[str, Any]], None]
+"""Called as ``callback(point, attributes)`` each time the workload reaches a fault point."""
+
 
 class FaultTarget(Protocol):
-    """What an in-process injector acts on; :class:`faultlib.repro.ReproContext` is one.
+    """What an in-process injector acts on; :class:`faultlib.repro.ReproContext` offers one.
 
     Attributes:
         model: the workload's ``torch.nn.Module`` (or ``None`` before it is attached).
         step: the training/serving step in progress (``None`` outside a step).
+        attempt: which attempt of the phase this process is, 1-based (the runner restarts a
+            phase killed by a signal when ``repro.restarts`` allows it).
+
+    Injectors call the methods below from :meth:`Injector.apply`, never later.
     """
 
     model: Any
     step: int | None
+    attempt: int
+
+    def subscribe(self, point: str, callback: PointCallback) -> None:
+        """Call ``callback`` whenever the workload reaches the named fault point
+        (``step`` at the start of every step, ``checkpoint.write`` mid-write, ...)."""
+
+    def reroute(self, endpoint: str, resolver: Callable[[Address], Address]) -> None:
+        """Send the workload's connections to the named endpoint through ``resolver``:
+        it receives the real address and returns the one to connect to (a proxy)."""
+
+    def record_fault(self, injector: str, **attributes: Any) -> None:
+        """Write a ``faultlib.fault`` span and a log record now (before a kill, say)."""
 
 
 class Injector(abc.ABC):

@@ -47,3 +47,14 @@ def test_exit_code_passes_through(tmp_path):
         outcome = run_process([sys.executable, "-c", "import sys; sys.exit(7)"], env=dict(os.environ),
                               cwd=tmp_path, stdout=out, stderr=out, timeout_s=30)
     assert outcome.exit_code == 7 and not outcome.timed_out
+
+
+def test_archive_credentials_do_not_reach_the_repro(monkeypatch):
+    from faultlib.backends.local import repro_environment
+
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s3cr3t")
+    monkeypatch.setenv("FAULTLIB_S3_ENDPOINT", "http://127.0.0.1:1")
+    monkeypatch.setenv("SOME_USER_SETTING", "kept")
+    env = repro_environment()
+    assert "AWS_SECRET_ACCESS_KEY" not in env and "FAULTLIB_S3_ENDPOINT" not in env
+    assert env["SOME_USER_SETTING"] == "kept"

@@ -1,0 +1,65 @@
+"""The downstream feature service of downstream_timeout: an aiohttp server holding the
+breast_cancer feature table (scikit-learn's copy of the Wisconsin diagnostic data set).
+
+    GET /features/{id}  ->  200 {"id": 17, "features": [30 floats]}   |   404 {"status": "not_found"}
+    GET /healthz        ->  200 {"status": "ok", "rows": 569}
+
+Run by the repro as a separate process (``--port 0``: a free port, printed as the first line
+``listening HOST:PORT`` on stdout), or as the ``feature-service`` container of compose.yaml.
+Stops cleanly on SIGTERM or SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+from aiohttp import web
+from sklearn.datasets import load_breast_cancer
+
+
+def build_app() -> web.Application:
+    table = load_breast_cancer().data
+
+    async def features(request: web.Request) -> web.Response:
+        try:
+            row = int(request.match_info["id"])
+        except ValueError:
+            return web.json_response({"status": "bad_request", "error": "id must be an integer"}, status=400)
+        if not 0 <= row < len(table):
+            return web.json_response({"status": "not_found", "id": row}, status=404)
+        return web.json_response({"id": row, "features": table[row].tolist()})
+
+    async def healthz(_request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "rows": len(table)})
+
+    app = web.Application()
+    app.add_routes([web.get("/features/{id}", features), web.get("/healthz", healthz)])
+    return app
+
+
+async def serve(host: str, port: int) -> None:
+    runner = web.AppRunner(build_app(), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    bound_host, bound_port = runner.addresses[0][:2]
+    print(f"listening {bound_host}:{bound_port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runner.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8081, help="TCP port; 0 picks a free one")
+    args = parser.parse_args()
+    asyncio.run(serve(args.host, args.port))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Render a case's Chaos Mesh twin (``inject.kubernetes.chaos``) into full custom resources.
+
+A case names each chaos object by ``kind``, ``name`` and ``spec`` only. Rendering adds what
+belongs to one run of the case:
+
+- ``apiVersion: chaos-mesh.org/v1alpha1`` and the ``kind``;
+- ``metadata``: ``name`` is ``<name>-<run suffix>`` (the 6 hex digits that end the run id, so two
+  runs of one case never collide), the ``namespace``, and the labels
+  ``app.kubernetes.io/managed-by: faultlib``, ``faultlib.dev/case`` and ``faultlib.dev/run-id``;
+- a ``selector`` for the run's faulted pods wherever a chaos spec has none: the namespace and the
+  label selectors ``faultlib.dev/run-id: <run id>`` and ``faultlib.dev/phase: faulted`` (the labels
+  the Kubernetes backend puts on its Job's pods), plus any ``pod_labels`` given. Inside a
+  ``Schedule`` the embedded spec of its ``type`` gets it; inside a ``Workflow`` every chaos template
+  does. A selector the case wrote itself is kept as it is.
+
+Rendering never mutates the case; validation against the CRD schemas is :mod:`faultlib.chaos.crds`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from faultlib.cases import Case
+
+GROUP = "chaos-mesh.org"
+VERSION = "v1alpha1"
+API_VERSION = f"{GROUP}/{VERSION}"
+
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+LABEL_CASE = "faultlib.dev/case"
+LABEL_RUN_ID = "faultlib.dev/run-id"
+LABEL_PHASE = "faultlib.dev/phase"
+MANAGED_BY = "faultlib"
+FAULTED_PHASE = "faulted"
+
+#: kind -> resource plural in the API (``/apis/chaos-mesh.org/v1alpha1/namespaces/NS/<plural>``)
+PLURALS = {
+    "PodChaos": "podchaos",
+    "NetworkChaos": "networkchaos",
+    "StressChaos": "stresschaos",
+    "IOChaos": "iochaos",
+    "HTTPChaos": "httpchaos",
+    "TimeChaos": "timechaos",
+    "Schedule": "schedules",
+    "Workflow": "workflows",
+}
+
+#: the kinds that act on pods and therefore carry a ``selector``
+POD_KINDS = ("PodChaos", "NetworkChaos", "StressChaos", "IOChaos", "HTTPChaos", "TimeChaos")
+
+#: kind -> the field holding its spec when embedded in a Schedule spec or a Workflow template
+EMBEDDED_FIELDS = {
+    "PodChaos": "podChaos",
+    "NetworkChaos": "networkChaos",
+    "StressChaos": "stressChaos",
+    "IOChaos": "ioChaos",
+    "HTTPChaos": "httpChaos",
+    "TimeChaos": "timeChaos",
+    "Schedule": "schedule",
+    "Workflow": "workflow",
+}
+
+
+@dataclass(frozen=True)
+class ChaosEntry:
+    """One item of ``inject.kubernetes.chaos`` in case.yaml.
+
+    Attributes:
+        kind: a Chaos Mesh kind (``NetworkChaos``, ``PodChaos``, ... ``Schedule``, ``Workflow``).
+        name: the object's base name (DNS label, at most 52 characters; the run suffix is added).
+        spec: the Chaos Mesh spec as written in the case.
+    """
+
+    kind: str
+    name: str
+    spec: Mapping[str, Any]
+
+
+def chaos_entries(case: "Case") -> list[ChaosEntry]:
+    """The chaos entries of a loaded case (empty when it has no Chaos Mesh twin)."""
+    kubernetes = case.raw["inject"]["kubernetes"]
+    return [ChaosEntry(e["kind"], e["name"], e["spec"]) for e in kubernetes.get("chaos") or []]
+
+
+def run_suffix(run_id: str) -> str:
+    """The random part of a run id, lower-cased: ``20261130T120048Z-3fa2c1`` -> ``3fa2c1``."""
+    return run_id.rsplit("-", 1)[-1].lower()
+
+
+def run_selector(*, namespace: str, run_id: str, pod_labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The selector of a run's faulted pods: its namespace and its run-id and phase labels.
+
+    Args:
+        namespace: the namespace the run's Job runs in.
+        run_id: the run id (label ``faultlib.dev/run-id``).
+        pod_labels: further labels every selected pod must carry (default none).
+
+    Returns:
+        A Chaos Mesh ``PodSelectorSpec``: ``{"namespaces": [...], "labelSelectors": {...}}``.
+    """
+    labels = {LABEL_RUN_ID: run_id, LABEL_PHASE: FAULTED_PHASE, **(pod_labels or {})}
+    return {"namespaces": [namespace], "labelSelectors": labels}
+
+
+def _fill_selectors(kind: str, spec: dict[str, Any], selector: dict[str, Any]) -> None:
+    """Give every pod-acting spec under ``spec`` (of ``kind``) the ``selector`` when it has none."""
+    if kind in POD_KINDS:
+        if not spec.get("selector"):
+            spec["selector"] = copy.deepcopy(selector)
+    elif kind == "Schedule":
+        inner = spec.get("type")
+        embedded = spec.get(EMBEDDED_FIELDS.get(inner, ""))
+        if isinstance(embedded, dict):
+            _fill_selectors(inner, embedded, selector)
+    elif kind == "Workflow":
+        for template in spec.get("templates") or []:
+            if not isinstance(template, dict):
+                continue
+            for inner, field in EMBEDDED_FIELDS.items():
+                if isinstance(template.get(field), dict):
+                    _fill_selectors(inner, template[field], selector)
+
+
+def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namespace: str,
+                 pod_labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Render chaos entries into Chaos Mesh custom resources for one run.
+
+    Args:
+        entries: the case's entries (:func:`chaos_entries`), or inline ones.
+        case_id: the case id (label ``faultlib.dev/case``).
+        run_id: the run id (label ``faultlib.dev/run-id``; its suffix ends every name).
+        namespace: where the objects and the run's pods live.
+        pod_labels: extra labels the default selector requires (default none).
+
+    Returns:
+        One dict per entry, in order: ``apiVersion``, ``kind``, ``metadata``, ``spec``; ready to
+        validate (:class:`faultlib.chaos.CrdSchemas`) and to create with ``CustomObjectsApi``.
+    """
+    selector = run_selector(namespace=namespace, run_id=run_id, pod_labels=pod_labels)
+    suffix = run_suffix(run_id)
+    objects = []
+    for entry in entries:
+        spec = copy.deepcopy(dict(entry.spec))
+        _fill_selectors(entry.kind, spec, selector)
+        objects.append({
+            "apiVersion": API_VERSION,
+            "kind": entry.kind,
+            "metadata": {
+                "name": f"{entry.name}-{suffix}",
+                "namespace": namespace,
+                "labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_CASE: case_id, LABEL_RUN_ID: run_id},
+            },
+            "spec": spec,
+        })
+    return objects

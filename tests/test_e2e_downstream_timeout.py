@@ -1,0 +1,40 @@
+"""End to end: `faultlib run cases/downstream_timeout --json`: a real aiohttp model service, a real
+feature service process and the tcp_latency proxy on 127.0.0.1; evidence verified by sha256."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, cli, run_json
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("sklearn")
+
+
+def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
+    archive = tmp_path / "runs"
+    proc = cli("run", str(REPO / "cases" / "downstream_timeout"), "--archive", f"file://{archive}", "--json",
+               cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    record = run_json(proc)
+    assert record["verdict"] == "passed", record["assertions"]
+    assert record["control"]["findings"] == []
+    faulted = record["faulted"]["findings"]
+    assert {f["detector"] for f in faulted} == {"latency_slo"}
+    assert all(f["severity"] == "warning" for f in faulted), "an answer came after the deadline"
+    run_dir = Path(record["archive_uri"].removeprefix("file://"))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        data = (run_dir / entry["name"]).read_bytes()
+        assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], entry["name"]
+    prom = (run_dir / "metrics.prom").read_text()
+    assert 'faultlib_downstream_timeouts_total{phase="faulted",window="during"} 30.0' in prom
+    assert re.search(r'faultlib_requests_total\{code="504",phase="faulted",status="timeout",window="during"\} 30\.0',
+                     prom)
+    assert 'code="5' not in prom.replace('code="504"', ""), "a 5xx other than the documented 504"
+    assert "faultlib_request_duration_ms_bucket" in prom
