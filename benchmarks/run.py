@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 from faultlib.detect import GradientSentinel
+from faultlib.workloads import digits_split
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.03
@@ -45,7 +46,7 @@ BATCH, LR, SEED = 64, 0.05, 0
 
 
 def fp16_case():
-    """build_model / load_data of cases/fp16_overflow/repro.py, imported without running main()."""
+    """cases/fp16_overflow/repro.py (for build_model), imported without running main()."""
     spec = importlib.util.spec_from_file_location("fp16_overflow_repro", ROOT / "cases/fp16_overflow/repro.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -70,7 +71,7 @@ def workloads():
     case = fp16_case()
     return {"fp16_mlp": (lambda: case.build_model(128), True),
             "digits_mlp": (lambda: case.build_model(128), False),
-            "transformer": (DigitsTransformer, False)}, case.load_data
+            "transformer": (DigitsTransformer, False)}
 
 
 class Runner:
@@ -159,8 +160,8 @@ def main() -> None:
     if args.quick:
         args.steps, args.rounds, args.warmup = 60, 6, 10
     torch.set_num_threads(1)
-    all_workloads, load_data = workloads()
-    x, y, _, _ = load_data(SEED)
+    all_workloads = workloads()
+    x, y, _, _ = digits_split(SEED)
     results = {}
     for name, (build, amp) in all_workloads.items():
         if args.workload and name not in args.workload:

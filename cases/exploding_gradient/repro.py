@@ -5,11 +5,10 @@ evidence records, step by step, what each clipping did to the healthy parameters
 """
 
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 from torch import nn
 
 from faultlib import repro
+from faultlib.workloads import digits_split
 from faultlib.detect import ExplodingGradientDetector, compare_clipping
 
 STRATEGIES = ("global", "per_parameter")
@@ -17,13 +16,6 @@ STRATEGIES = ("global", "per_parameter")
 
 def build_model(hidden: int = 64) -> nn.Module:
     return nn.Sequential(nn.Linear(64, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 10))
-
-
-def load_data(seed: int):
-    x, y = load_digits(return_X_y=True)
-    x_train, x_test, y_train, y_test = train_test_split(x / 16.0, y, test_size=0.25, random_state=seed, stratify=y)
-    return (torch.tensor(x_train, dtype=torch.float32), torch.tensor(y_train), torch.tensor(x_test, dtype=torch.float32),
-            torch.tensor(y_test))
 
 
 def clip_per_parameter(model: nn.Module, max_norm: float) -> None:
@@ -38,7 +30,7 @@ def main() -> None:
         p = ctx.params
         torch.manual_seed(ctx.seed)
         torch.set_num_threads(1)
-        x_train, y_train, x_test, y_test = load_data(ctx.seed)
+        x_train, y_train, x_test, y_test = digits_split(ctx.seed)
         base = build_model(p.get("hidden", 64))
         replicas = nn.ModuleDict({s: build_model(p.get("hidden", 64)) for s in STRATEGIES})
         for replica in replicas.values():

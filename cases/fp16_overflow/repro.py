@@ -6,11 +6,10 @@ the faulted phase's shim (case.yaml) scales the first layer's activations past f
 import time
 
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 from torch import nn
 
 from faultlib import repro
+from faultlib.workloads import digits_split
 from faultlib.detect import BreakerAction, OverflowCircuitBreaker, OverflowSentinel
 
 
@@ -24,21 +23,12 @@ def build_model(hidden: int) -> nn.Module:
     )
 
 
-def load_data(seed: int):
-    x, y = load_digits(return_X_y=True)
-    x_train, x_test, y_train, y_test = train_test_split(
-        x / 16.0, y, test_size=0.25, random_state=seed, stratify=y)
-    as_tensor = lambda a, dt: torch.tensor(a, dtype=dt)  # noqa: E731
-    return (as_tensor(x_train, torch.float32), as_tensor(y_train, torch.long),
-            as_tensor(x_test, torch.float32), as_tensor(y_test, torch.long))
-
-
 def main() -> None:
     with repro.context() as ctx:
         p = ctx.params
         torch.manual_seed(ctx.seed)
         torch.set_num_threads(1)
-        x_train, y_train, x_test, y_test = load_data(ctx.seed)
+        x_train, y_train, x_test, y_test = digits_split(ctx.seed)
         model = build_model(p.get("hidden", 128))
         ctx.attach(model)
         optimizer = torch.optim.SGD(model.parameters(), lr=p.get("lr", 0.1), momentum=0.9)

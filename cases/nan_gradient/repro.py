@@ -8,11 +8,10 @@ import time
 from collections import OrderedDict
 
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 from torch import nn
 
 from faultlib import repro
+from faultlib.workloads import digits_split
 from faultlib.detect import GradientSentinel, locate, write_dump
 
 
@@ -37,19 +36,12 @@ def build_model(hidden: int = 64) -> nn.Module:
     ))
 
 
-def load_data(seed: int):
-    x, y = load_digits(return_X_y=True)
-    x_train, x_test, y_train, y_test = train_test_split(x / 16.0, y, test_size=0.25, random_state=seed, stratify=y)
-    return (torch.tensor(x_train, dtype=torch.float32), torch.tensor(y_train), torch.tensor(x_test, dtype=torch.float32),
-            torch.tensor(y_test))
-
-
 def main() -> None:
     with repro.context() as ctx:
         p = ctx.params
         torch.manual_seed(ctx.seed)
         torch.set_num_threads(1)
-        x_train, y_train, x_test, y_test = load_data(ctx.seed)
+        x_train, y_train, x_test, y_test = digits_split(ctx.seed)
         model = build_model(p.get("hidden", 64))
         ctx.attach(model)
         steps, batch_size = int(p.get("steps", 200)), int(p.get("batch_size", 64))

@@ -19,26 +19,17 @@ import time
 from pathlib import Path
 
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 from torch import nn
 
 import atomic_checkpoint as checkpoint
 from faultlib import repro
 from faultlib.findings import Finding
+from faultlib.workloads import digits_split
 
 
 def build_model(hidden: int) -> nn.Module:
     return nn.Sequential(nn.Linear(64, hidden), nn.ReLU(), nn.Dropout(0.1),
                          nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 10))
-
-
-def load_data(seed: int):
-    x, y = load_digits(return_X_y=True)
-    x_train, x_test, y_train, y_test = train_test_split(x / 16.0, y, test_size=0.25, random_state=seed, stratify=y)
-    as_tensor = lambda a, dt: torch.tensor(a, dtype=dt)  # noqa: E731
-    return (as_tensor(x_train, torch.float32), as_tensor(y_train, torch.long),
-            as_tensor(x_test, torch.float32), as_tensor(y_test, torch.long))
 
 
 class Trainer:
@@ -126,7 +117,7 @@ def main() -> None:
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
         random.seed(ctx.seed)
-        x_train, y_train, x_test, y_test = load_data(ctx.seed)
+        x_train, y_train, x_test, y_test = digits_split(ctx.seed)
         trainer = Trainer(ctx, p)
         ctx.attach(trainer.model)
         directory = ctx.dump_dir / "checkpoints"

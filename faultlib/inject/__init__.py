@@ -7,7 +7,7 @@ third-party plugins (see ``pyproject.toml``), so a case file only ever names a
 registered injector and never an import path or a shell command.
 """
 
-from faultlib.inject.base import FaultTarget, Injector, InjectorSet
+from faultlib.inject.base import FaultTarget, Injector, InjectorSet, WindowedInjector
 from faultlib.inject.registry import available, build, injector_class
 
-__all__ = ["FaultTarget", "Injector", "InjectorSet", "available", "build", "injector_class"]
+__all__ = ["FaultTarget", "Injector", "InjectorSet", "WindowedInjector", "available", "build", "injector_class"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.errors import InjectionError
-from faultlib.inject.base import FaultTarget, Injector
+from faultlib.inject.base import FaultTarget, WindowedInjector
 
 
-class ActivationScale(Injector):
+class ActivationScale(WindowedInjector):
     """Multiply one module's forward output by ``factor`` for a window of steps.
 
     Under ``torch.autocast(dtype=torch.float16)`` a Linear's output is fp16, whose
@@ -29,29 +29,13 @@ class ActivationScale(Injector):
 
     name = "activation_scale"
     summary = "scale one module's forward output by a factor for a window of steps"
-    params_schema = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["module", "start_step"],
-        "properties": {
-            "module": {"type": "string"},
-            "factor": {"type": "number", "default": 1e6},
-            "start_step": {"type": "integer", "minimum": 0},
-            "steps": {"type": "integer", "minimum": 1, "default": 1},
-        },
-    }
+    params_schema = WindowedInjector.schema(["module"], module={"type": "string"},
+                                            factor={"type": "number", "default": 1e6})
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.module_name: str = params["module"]
         self.factor = float(params.get("factor", 1e6))
-        self.start_step = int(params["start_step"])
-        self.stop_step = self.start_step + int(params.get("steps", 1))
-        self._handle = None
-        self.hits = 0
-
-    def active_at(self, step: int | None) -> bool:
-        return step is not None and self.start_step <= step < self.stop_step
 
     def apply(self, target: FaultTarget) -> None:
         module = _submodule(target, self.name, self.module_name)
@@ -64,13 +48,8 @@ class ActivationScale(Injector):
 
         self._handle = module.register_forward_hook(hook)
 
-    def revert(self) -> None:
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
 
-
-class BlankInputs(Injector):
+class BlankInputs(WindowedInjector):
     """Replace the first ``rows`` samples of a module's input batch with zeros for a window of steps.
 
     A blank sample (an empty scan, an all-zero feature vector, a padding row) is harmless to
@@ -87,29 +66,13 @@ class BlankInputs(Injector):
 
     name = "blank_inputs"
     summary = "zero the first rows of a module's input batch for a window of steps"
-    params_schema = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["module", "start_step"],
-        "properties": {
-            "module": {"type": "string"},
-            "rows": {"type": "integer", "minimum": 1, "default": 1},
-            "start_step": {"type": "integer", "minimum": 0},
-            "steps": {"type": "integer", "minimum": 1, "default": 1},
-        },
-    }
+    params_schema = WindowedInjector.schema(["module"], module={"type": "string"},
+                                            rows={"type": "integer", "minimum": 1, "default": 1})
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.module_name: str = params["module"]
         self.rows = int(params.get("rows", 1))
-        self.start_step = int(params["start_step"])
-        self.stop_step = self.start_step + int(params.get("steps", 1))
-        self._handle = None
-        self.hits = 0
-
-    def active_at(self, step: int | None) -> bool:
-        return step is not None and self.start_step <= step < self.stop_step
 
     def apply(self, target: FaultTarget) -> None:
         module = _submodule(target, self.name, self.module_name)
@@ -123,11 +86,6 @@ class BlankInputs(Injector):
             return (blanked, *args[1:])
 
         self._handle = module.register_forward_pre_hook(pre_hook)
-
-    def revert(self) -> None:
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
 
 
 def _submodule(target: FaultTarget, shim: str, name: str):

@@ -75,6 +75,37 @@ class Injector(abc.ABC):
         return self._applied
 
 
+class WindowedInjector(Injector):
+    """An injector that acts on a window of steps ``[start_step, start_step + steps)`` through one
+    torch hook (its handle in ``self._handle``, removed by :meth:`revert`).
+
+    Subclasses build ``params_schema`` with :meth:`schema`, which adds ``start_step`` (required,
+    int >= 0) and ``steps`` (int >= 1, default 1) to their own properties.
+    """
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.start_step = int(params["start_step"])
+        self.stop_step = self.start_step + int(params.get("steps", 1))
+        self._handle: Any = None
+        self.hits = 0  # times the fault acted
+
+    @staticmethod
+    def schema(required: list[str], **properties: dict) -> dict[str, Any]:
+        """A closed params schema: ``properties`` plus the step window."""
+        return {"type": "object", "additionalProperties": False, "required": [*required, "start_step"],
+                "properties": {**properties, "start_step": {"type": "integer", "minimum": 0},
+                               "steps": {"type": "integer", "minimum": 1, "default": 1}}}
+
+    def active_at(self, step: int | None) -> bool:
+        return step is not None and self.start_step <= step < self.stop_step
+
+    def revert(self) -> None:
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+
 class InjectorSet:
     """The injectors of one run phase, applied and reverted together.
 

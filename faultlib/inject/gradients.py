@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.errors import InjectionError
-from faultlib.inject.base import FaultTarget, Injector
+from faultlib.inject.base import FaultTarget, WindowedInjector
 
 
-class GradientScale(Injector):
+class GradientScale(WindowedInjector):
     """Multiply one parameter's gradient by ``factor`` during backward, for a window of steps.
 
     Models what a bad batch, a learning-rate spike or an unnormalised input does to one layer:
@@ -25,29 +25,13 @@ class GradientScale(Injector):
 
     name = "gradient_scale"
     summary = "scale one parameter's gradient by a factor for a window of steps"
-    params_schema = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["parameter", "start_step"],
-        "properties": {
-            "parameter": {"type": "string"},
-            "factor": {"type": "number", "default": 1e4},
-            "start_step": {"type": "integer", "minimum": 0},
-            "steps": {"type": "integer", "minimum": 1, "default": 1},
-        },
-    }
+    params_schema = WindowedInjector.schema(["parameter"], parameter={"type": "string"},
+                                            factor={"type": "number", "default": 1e4})
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.parameter: str = params["parameter"]
         self.factor = float(params.get("factor", 1e4))
-        self.start_step = int(params["start_step"])
-        self.stop_step = self.start_step + int(params.get("steps", 1))
-        self._handle = None
-        self.hits = 0
-
-    def active_at(self, step: int | None) -> bool:
-        return step is not None and self.start_step <= step < self.stop_step
 
     def apply(self, target: FaultTarget) -> None:
         if target.model is None:
@@ -63,8 +47,3 @@ class GradientScale(Injector):
             return None
 
         self._handle = params[self.parameter].register_hook(hook)
-
-    def revert(self) -> None:
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
