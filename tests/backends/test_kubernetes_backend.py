@@ -23,18 +23,19 @@ from faultlib.evidence import layout
 from faultlib.record import Verdict
 from faultlib.runner import Runner
 from tests.backends.kube_api_fake import FakeKubeApi, FakeKubeServer
-from tests.conftest import REPO, SHARED, tiny_case_data, write_case
+from tests.conftest import CRDS, REPO, needs_crds, tiny_case_data, write_case
 
 kubernetes = pytest.importorskip("kubernetes", reason="the kubernetes client is not installed: pip install "
                                                       "'faultlib-ml[kubernetes]'")
 kubernetes_validate = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed: "
                                                                         "pip install kubernetes-validate")
 
-CRDS = SHARED / "chaos-mesh-crds"
 CATALOG = discover(REPO / "cases")
 # a Kubernetes version whose OpenAPI schemas kubernetes-validate ships (1.32 to 1.37 in 1.37.0); offline
 KUBERNETES_VERSION = "1.33.0"
 DELAY = {"action": "delay", "mode": "all", "delay": {"latency": "200ms", "jitter": "20ms"}, "duration": "30s"}
+
+pytestmark = needs_crds
 
 
 def chaos_case(root, *, spec=None, name="chaos_case"):

@@ -10,12 +10,11 @@ import pytest
 from faultlib.cases import load_case
 from faultlib.chaos import CrdSchemas, LABEL_RUN_ID, chaos_entries, render_chaos, validate_case_chaos
 from faultlib.errors import CaseValidationError
-from tests.conftest import REPO, SHARED
+from tests.conftest import CRDS, REPO, needs_crds
 
-CRDS = SHARED / "chaos-mesh-crds"
 RUN_ID = "20261130T120048Z-3fa2c1"
 
-pytestmark = pytest.mark.skipif(not CRDS.is_dir(), reason=f"Chaos Mesh CRDs not found at {CRDS}")
+pytestmark = needs_crds
 
 
 def rendered(case_id):

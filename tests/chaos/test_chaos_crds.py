@@ -13,9 +13,8 @@ from faultlib.cases import load_case
 from faultlib.chaos import ChaosEntry, CrdSchemas, render_chaos, validate_case_chaos
 from faultlib.chaos.crds import _validator
 from faultlib.errors import CaseValidationError, FaultlibError
-from tests.conftest import SHARED, tiny_case_data, write_case
+from tests.conftest import CRDS, needs_crds, tiny_case_data, write_case
 
-CRDS = SHARED / "chaos-mesh-crds"
 RUN_ID = "20261130T120048Z-3fa2c1"
 
 NETWORK_DELAY = {"action": "delay", "mode": "all", "duration": "30s",
@@ -40,6 +39,8 @@ EXAMPLES = {
         {"name": "delay", "templateType": "NetworkChaos", "deadline": "1m", "networkChaos": NETWORK_DELAY},
         {"name": "kill", "templateType": "PodChaos", "podChaos": {"action": "pod-kill", "mode": "one"}}]}),
 }
+
+pytestmark = needs_crds
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,9 @@ import pytest
 from faultlib.cases import discover, load_case
 from faultlib.chaos import (API_VERSION, ChaosEntry, CrdSchemas, chaos_entries, render_chaos, run_selector,
                             run_suffix)
-from tests.conftest import REPO, SHARED
+from tests.conftest import CRDS, REPO, needs_crds
 
 RUN_ID = "20261130T120048Z-3fa2c1"
-CRDS = SHARED / "chaos-mesh-crds"
 CATALOG = discover(REPO / "cases")
 DELAY = {"action": "delay", "mode": "all", "delay": {"latency": "200ms"}}
 RUN_SELECTOR = {"namespaces": ["ml"],
@@ -68,6 +67,7 @@ def test_selectors_are_filled_inside_schedules_and_workflows():
 
 
 @pytest.mark.parametrize("case_dir", CATALOG, ids=[c.name for c in CATALOG])
+@needs_crds
 def test_catalog_chaos_entries_render_into_objects_valid_against_the_real_crds(case_dir):
     case = load_case(case_dir)
     entries = chaos_entries(case)
