@@ -25,6 +25,7 @@ class PhaseStatus(str, enum.Enum):
     CRASHED = "crashed"   # non-zero exit
     TIMEOUT = "timeout"   # killed at repro.timeout_s
     SKIPPED = "skipped"   # not run (--no-control, or an earlier phase failed)
+    INTERRUPTED = "interrupted"  # the runner was stopped (Ctrl-C, SIGTERM) while the phase ran
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,9 @@ class Runner:
                 self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s)
             self._assertions(case, record, run_dir)
         except BaseException as exc:  # keep the evidence and say what happened, then re-raise
-            record.verdict, record.error = Verdict.ERROR, f"runner interrupted: {type(exc).__name__}: {exc}"
+            reason = ("interrupted (Ctrl-C or SIGTERM)" if isinstance(exc, KeyboardInterrupt)
+                      else f"runner failed: {type(exc).__name__}: {exc}")
+            record.verdict, record.error = Verdict.ERROR, f"{reason}; the evidence so far is kept"
             try:
                 self._finish(case, record, run_dir, started)
             except RunNotArchived:
@@ -167,12 +169,17 @@ class Runner:
                 continue
             shims = faults if phase == "faulted" else []
             self.events.phase_started(phase, [s["shim"] for s in shims])
-            result = self._run_attempts(case, record, run_dir, phase=phase, shims=shims, seed=seed,
-                                        timeout_s=timeout_s)
+            try:
+                result = self._run_attempts(case, record, run_dir, phase=phase, shims=shims, seed=seed,
+                                            timeout_s=timeout_s)
+            except BaseException:
+                setattr(record, phase, PhaseResult(status=PhaseStatus.INTERRUPTED))
+                raise
             setattr(record, phase, result)
             self.events.phase_finished(phase, result)
             if result.status is PhaseStatus.TIMEOUT:
-                record.error = f"{phase} phase killed at its timeout of {timeout_s:g} s (repro.timeout_s)"
+                source = "repro.timeout_s" if timeout_s == case.timeout_s else "--timeout"
+                record.error = f"{phase} phase killed at its timeout of {timeout_s:g} s ({source})"
                 return
             if result.status is PhaseStatus.CRASHED:
                 how = (f"was killed by {signal_name(result.exit_code)}" if result.exit_code < 0

@@ -133,9 +133,9 @@ def test_restarts_field_is_validated_with_file_line_and_field(tmp_path):
     with pytest.raises(CaseValidationError) as info:
         load_case(case_dir)
     problem = info.value.problems[0]
-    assert problem.field == "repro.restarts" and "on_signals" in problem.message
+    assert problem.field == "repro.restarts.on_signals" and "did you mean 'on_signal'?" in problem.message
     text = (case_dir / "case.yaml").read_text().splitlines()
-    assert text[problem.line - 1].strip().startswith("restarts:")
+    assert text[problem.line - 1].strip().startswith("on_signals:")
     data = yaml.safe_load((case_dir / "case.yaml").read_text())
     data["repro"]["restarts"] = {"max": -1}
     (case_dir / "case.yaml").write_text(yaml.safe_dump(data, sort_keys=False))

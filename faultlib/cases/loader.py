@@ -11,6 +11,7 @@ every Grafana panel names a PromQL entry that exists.
 from __future__ import annotations
 
 import ast
+import difflib
 from pathlib import Path
 
 from faultlib import schemas
@@ -26,11 +27,15 @@ def _schema_problems(doc: PositionedYaml, path: Path) -> list[CaseError]:
     problems = []
     for err in sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
         loc = list(err.absolute_path)
-        message = err.message
-        if err.validator == "additionalProperties":
-            message += " (unknown keys are errors: check the spelling against schemas/case.schema.json)"
-        elif err.validator == "required" and loc == []:
-            message += " at the top level"
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = list(err.schema.get("properties", {}))
+            for key in [k for k in err.instance if k not in known]:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(known)}"
+                problems.append(CaseError(f"unknown key {key!r}{hint} (unknown keys are errors)", path=path,
+                                          line=doc.line_of([*loc, key]), field=dotted([*loc, key])))
+            continue
+        message = err.message + (" at the top level" if err.validator == "required" and loc == [] else "")
         problems.append(CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc)))
     return problems
 

@@ -15,10 +15,16 @@ from rich.console import Console
 from rich.table import Table
 
 from faultlib import __version__
-from faultlib.errors import FaultlibError, RunNotArchived
+from faultlib.errors import CaseError, FaultlibError, RunNotArchived
 
-stdout = Console()
-stderr = Console(stderr=True)
+def _console(*, to_stderr: bool) -> Console:
+    """Paths and ids are never broken mid-name (soft wrap); piped output is 200 columns wide, not 80."""
+    stream = sys.stderr if to_stderr else sys.stdout
+    return Console(stderr=to_stderr, soft_wrap=True, width=None if stream.isatty() else 200)
+
+
+stdout = _console(to_stderr=False)
+stderr = _console(to_stderr=True)
 _state = {"json": False, "debug": False}
 
 DEFAULT_CASES = Path("cases")
@@ -181,8 +187,9 @@ def _print_trace(report) -> None:
     rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}"), ("module", module),
             ("op", str(first["op"])), ("source", f"{first['file']}:{first['line']}" if first["file"] else "-")]
     if tensor:
-        rows.append(("tensor", f"{tensor['dtype']} {tensor['shape']}: {tensor['nan']} nan, {tensor['inf']} inf, "
-                               f"finite range [{tensor['finite_min']}, {tensor['finite_max']}]"))
+        finite = (f"finite range [{tensor['finite_min']:.4g}, {tensor['finite_max']:.4g}]"
+                  if tensor["finite_min"] is not None else "no finite values")
+        rows.append(("tensor", f"{tensor['dtype']} {tensor['shape']}: {tensor['nan']} nan, {tensor['inf']} inf, {finite}"))
     if report.tripped_steps > 1:
         rows.append(("steps with non-finite", str(report.tripped_steps)))
     rows.append(("dump", report.dump or "-"))
@@ -199,6 +206,9 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
     """List the catalog (default ./cases) as a table or JSON."""
     from faultlib.cases import discover, load_case
     _state["json"] = as_json
+    if not cases_dir.is_dir():
+        raise CaseError("catalog directory not found: pass the folder holding the case directories",
+                        path=cases_dir)
     cases, broken = [], []
     for path in discover(cases_dir):
         try:
@@ -325,8 +335,19 @@ def archive_flush(uri: str, as_json: bool) -> int:
     return 2 if report.damaged else 0
 
 
+def _terminate(signum, _frame) -> None:
+    """SIGTERM / SIGHUP (a CI cancel, a closed terminal) stop a run the way Ctrl-C does: the
+    repro's process group is killed and the run is recorded with verdict error."""
+    _state["signal"] = signum
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: maps errors to exit codes in one place."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _terminate)
     try:
         code = app.main(args=argv, prog_name="faultlib", standalone_mode=False)
     except FaultlibError as exc:
@@ -338,8 +359,9 @@ def main(argv: list[str] | None = None) -> None:
             stderr.print(f"error: {exc}", markup=False, highlight=False)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
-        stderr.print("aborted")
-        sys.exit(130)
+        signum = _state.get("signal") or signal.SIGINT
+        stderr.print(f"aborted by {signal.Signals(signum).name}; evidence written so far is kept", markup=False)
+        sys.exit(128 + signum)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -9,7 +9,7 @@ from rich.table import Table
 from faultlib.events import RunListener
 from faultlib.record import PhaseResult, RunRecord
 
-_STATUS_STYLE = {"ok": "green", "crashed": "red", "timeout": "red", "skipped": "dim"}
+_STATUS_STYLE = {"ok": "green", "crashed": "red", "timeout": "red", "skipped": "dim", "interrupted": "red"}
 _VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "error": "bold red"}
 
 
@@ -79,11 +79,39 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
         table.add_row(name, f"[{_STATUS_STYLE[phase.status.value]}]{phase.status.value}[/]",
                       "-" if phase.exit_code is None else str(phase.exit_code), f"{phase.duration_s:.1f}", counts)
     console.print(table)
+    for name in ("control", "faulted"):
+        first_by_detector: dict[str, str] = {}
+        for f in getattr(record, name).findings:
+            first_by_detector.setdefault(f.detector, f"[{f.severity.value}] {f.detector}: {f.message}")
+        for line in first_by_detector.values():
+            console.print(f"  {name}: {line}", markup=False, highlight=False)
     passed, failed = record.assertions["passed"], record.assertions["failed"]
-    console.print(f"assertions: {len(passed)} passed, {len(failed)} failed"
-                  + (f" ([red]{', '.join(failed)}[/])" if failed else ""))
+    if record.error and not passed:
+        console.print(f"assertions: not run ({len(failed)})")
+    else:
+        console.print(f"assertions: {len(passed)} passed, {len(failed)} failed"
+                      + (f" ([red]{', '.join(failed)}[/])" if failed else ""))
     if record.error:
         console.print(f"[red]error:[/] {record.error}")
+        cause = _last_error_line(run_dir)
+        if cause:
+            console.print(f"  {cause}", markup=False, highlight=False)
     style = _VERDICT_STYLE[record.verdict.value]
     console.print(f"verdict: [{style}]{record.verdict.value.upper()}[/] in {record.duration_s:.1f} s")
-    console.print(f"evidence: {run_dir}")
+    console.print(f"evidence: {run_dir}", highlight=False)
+
+
+def _last_error_line(run_uri: str) -> str | None:
+    """The last line a crashed repro wrote to stderr (its exception), for a local run."""
+    from pathlib import Path
+
+    from faultlib.evidence import layout
+
+    if not run_uri.startswith("file://"):
+        return None
+    path = Path(run_uri.removeprefix("file://")) / layout.STDERR
+    if not path.is_file():
+        return None
+    lines = [line for line in path.read_text(errors="replace").splitlines()
+             if line.strip() and not line.startswith("# faultlib")]
+    return lines[-1] if lines else None

@@ -60,7 +60,9 @@ def test_unknown_key_is_an_error(tmp_path):
     case_dir = write_case(tmp_path, data)
     with pytest.raises(CaseValidationError) as info:
         load_case(case_dir)
-    assert "unknown keys are errors" in _problem(info.value, "repro").message
+    problem = _problem(info.value, "repro.timeout")
+    assert "unknown key 'timeout'; did you mean 'timeout_s'?" in problem.message
+    assert "timeout: 5" in (case_dir / "case.yaml").read_text().splitlines()[problem.line - 1]
 
 
 def test_bad_yaml_reports_line(tmp_path):
