@@ -5,12 +5,18 @@ Every record carries the resource attributes ``service.name`` (case id),
 attribute (``none``, ``before``, ``during``, ``after`` the fault) so the evidence holds
 metric windows around the fault. Spans and logs are written as they finish (a killed
 repro keeps them); metrics are collected when the recorder closes.
+
+When ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (the compose backend points it at the
+OpenTelemetry Collector), the same spans, metrics (every 5 s) and logs are also sent there with
+the SDK's OTLP/HTTP exporters, configured by the standard ``OTEL_EXPORTER_OTLP_*`` variables;
+the files stay the evidence of record.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -78,11 +84,18 @@ class Recorder:
             SimpleSpanProcessor(otlp.make_span_exporter(self.run_dir / layout.TRACES)))
         self.tracer = self._tracer_provider.get_tracer("faultlib")
         self._metric_reader = InMemoryMetricReader()
-        self._meter_provider = MeterProvider(resource=resource, metric_readers=[self._metric_reader])
+        readers = [self._metric_reader]
+        exporting = bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
+        if exporting:
+            readers.append(_otlp_metric_reader())
+            self._tracer_provider.add_span_processor(_otlp_span_processor())
+        self._meter_provider = MeterProvider(resource=resource, metric_readers=readers)
         self.meter = self._meter_provider.get_meter("faultlib")
         self._logger_provider = LoggerProvider(resource=resource)
         self._logger_provider.add_log_record_processor(
             SimpleLogRecordProcessor(otlp.make_log_exporter(self.run_dir / layout.LOGS)))
+        if exporting:
+            self._logger_provider.add_log_record_processor(_otlp_log_processor())
         self.log = logging.getLogger(f"faultlib.repro.{phase}")
         self.log.setLevel(logging.INFO)
         self.log.propagate = False
@@ -143,6 +156,30 @@ class Recorder:
         self._tracer_provider.shutdown()
         self._meter_provider.shutdown()
         self._findings.close()
+
+
+OTLP_TIMEOUT_S = 5  # a collector that is down must not hold a repro for long at exit
+
+
+def _otlp_span_processor():
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    return BatchSpanProcessor(OTLPSpanExporter(timeout=OTLP_TIMEOUT_S))
+
+
+def _otlp_metric_reader():
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+    return PeriodicExportingMetricReader(OTLPMetricExporter(timeout=OTLP_TIMEOUT_S), export_interval_millis=5000)
+
+
+def _otlp_log_processor():
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+    return BatchLogRecordProcessor(OTLPLogExporter(timeout=OTLP_TIMEOUT_S))
 
 
 class _OtelLogHandler(logging.Handler):

@@ -80,3 +80,47 @@ def test_torn_last_line_is_skipped(tmp_path):
     with open(tmp_path / layout.TRACES, "a") as fh:
         fh.write('{"resourceSpans": [{"scopeSp')  # a process killed mid-write
     assert len(read_run(tmp_path, {}).control.steps()) == 1
+
+
+def test_also_exports_over_otlp_http_when_an_endpoint_is_set(tmp_path, monkeypatch):
+    """The real OTLP/HTTP exporters, against a collector stand-in on 127.0.0.1 that decodes what it gets."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: dict[str, list] = {"/v1/traces": [], "/v1/metrics": [], "/v1/logs": []}
+    decoders = {"/v1/traces": ExportTraceServiceRequest, "/v1/metrics": ExportMetricsServiceRequest,
+                "/v1/logs": ExportLogsServiceRequest}
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received[self.path].append(decoders[self.path].FromString(body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        _record_phase(tmp_path, "faulted", windows=("before", "during"))
+    finally:
+        server.shutdown()
+    span_names = {s.name for r in received["/v1/traces"] for rs in r.resource_spans
+                  for ss in rs.scope_spans for s in ss.spans}
+    assert {"faultlib.repro", "train.step"} <= span_names
+    metric_names = {m.name for r in received["/v1/metrics"] for rm in r.resource_metrics
+                    for sm in rm.scope_metrics for m in sm.metrics}
+    assert "faultlib_unit_steps_total" in metric_names
+    bodies = [lr.body.string_value for r in received["/v1/logs"] for rl in r.resource_logs
+              for sl in rl.scope_logs for lr in sl.log_records]
+    assert "done 2" in bodies
+    # the files are still the evidence of record
+    assert len(read_run(tmp_path, {}).faulted.steps()) == 2
