@@ -96,9 +96,9 @@ class Archive(abc.ABC):
         """Download a run into ``dest_dir/<case_id>/<run_id>/``, verified against its manifest.
 
         Raises:
-            ArchiveError: always, for archives whose runs are already local files.
+            ArchiveError: always, for archives that cannot fetch runs (both built-ins can).
         """
-        raise ArchiveError(f"{self.uri} is a local archive: its runs are already on disk, nothing to get")
+        raise ArchiveError(f"{self.uri}: this archive cannot fetch runs")
 
     def flush(self) -> FlushReport:
         """Upload the runs waiting in the local spool; archives that write in place have none."""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from faultlib.archive.base import Archive, StoredRun
+from faultlib.archive.manifest import verify
+from faultlib.errors import ArchiveError
 from faultlib.evidence import layout
 
 
@@ -30,6 +33,26 @@ class FileArchive(Archive):
 
     def publish(self, run_dir: Path, case_id: str, run_id: str) -> None:
         """Nothing to do: the run was written in place."""
+
+    def get(self, case_id: str, run_id: str, dest_dir: Path) -> Path:
+        """Copy a complete run into ``dest_dir/<case_id>/<run_id>/`` after verifying it against its
+        manifest (size and sha256 of every file).
+
+        Raises:
+            ArchiveError: the run is unknown or incomplete, a file differs from the manifest (the
+                message names it), or the destination exists.
+        """
+        source = self.root / case_id / run_id
+        if not source.is_dir():
+            raise ArchiveError(f"no run {case_id}/{run_id} in {self.uri}: see `faultlib archive ls {self.uri}`")
+        problems = verify(source)
+        if problems:
+            raise ArchiveError(f"run {case_id}/{run_id} does not match its manifest: {problems[0]}")
+        dest = Path(dest_dir) / case_id / run_id
+        if dest.exists():
+            raise ArchiveError(f"{dest} already exists: choose another --out")
+        shutil.copytree(source, dest)
+        return dest
 
     def list_runs(self) -> list[StoredRun]:
         runs = []

@@ -50,3 +50,21 @@ def test_file_archive_lists_complete_and_incomplete_runs(tmp_path):
     runs = open_archive(f"file://{tmp_path}").list_runs()
     assert [(r.run_id, r.complete, r.verdict) for r in runs] == [
         (done.name, True, "passed"), (killed.name, False, None)]
+
+
+def test_file_archive_get_verifies_before_copying(tmp_path):
+    import pytest
+
+    from faultlib.errors import ArchiveError
+
+    run = _run_dir(tmp_path / "store")
+    write_manifest(run, run_id=run.name, case_id="case_a")
+    archive = open_archive(f"file://{tmp_path / 'store'}")
+    copy = archive.get("case_a", run.name, tmp_path / "out")
+    assert verify(copy) == [] and (copy / "dumps" / "state.pt").stat().st_size == 1000
+    (run / layout.TRACES).write_text('{"a": 9}\n')
+    with pytest.raises(ArchiveError, match="traces.jsonl: sha256 differs"):
+        archive.get("case_a", run.name, tmp_path / "out2")
+    assert not (tmp_path / "out2").exists()
+    with pytest.raises(ArchiveError, match="no run case_a/nope"):
+        archive.get("case_a", "nope", tmp_path / "out3")
