@@ -28,7 +28,8 @@ from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES
 from faultlib.errors import ArchiveError, CaseError, RunNotArchived
 from faultlib.events import EventBus, RunListener
-from faultlib.evidence import layout, read_run
+from faultlib.evidence import layout
+from faultlib.evidence.reader import read_findings
 from faultlib.evidence.prom import exposition
 from faultlib.cases.model import signal_name
 from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
@@ -240,9 +241,8 @@ class Runner:
         self.events.assertions_finished(passed, failed)
 
     def _finish(self, case: Case, record: RunRecord, run_dir: Path, started: float) -> None:
-        evidence = read_run(run_dir, {p: getattr(record, p).to_json() for p in layout.PHASES})
-        for phase in layout.PHASES:
-            getattr(record, phase).findings = list(evidence.phase(phase).findings)
+        for phase, findings in read_findings(run_dir).items():
+            getattr(record, phase).findings = findings
         (run_dir / layout.METRICS_PROM).write_bytes(exposition(run_dir / layout.METRICS))
         for name in (layout.TRACES, layout.METRICS, layout.LOGS, layout.FINDINGS, layout.STDOUT, layout.STDERR):
             (run_dir / name).touch()  # every layout file exists, even when a phase died before writing it

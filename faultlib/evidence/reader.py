@@ -204,7 +204,15 @@ def read_run(run_dir: str | Path, phase_status: dict[str, dict[str, Any]] | None
     for phase, log in iter_logs(run_dir / layout.LOGS):
         if phase in phases:
             phases[phase].logs.append(log)
-    for line in otlp.read_lines(run_dir / layout.FINDINGS):
-        if line.get("phase") in phases:
-            phases[line["phase"]].findings.append(Finding.from_json(line["finding"]))
+    for phase, findings in read_findings(run_dir).items():
+        phases[phase].findings = findings
     return RunEvidence(run_dir, phases["control"], phases["faulted"])
+
+
+def read_findings(run_dir: str | Path) -> dict[str, list[Finding]]:
+    """``{phase: [Finding, ...]}`` from ``findings.jsonl`` alone (cheap: no trace parsing)."""
+    out: dict[str, list[Finding]] = {p: [] for p in layout.PHASES}
+    for line in otlp.read_lines(Path(run_dir) / layout.FINDINGS):
+        if line.get("phase") in out:
+            out[line["phase"]].append(Finding.from_json(line["finding"]))
+    return out

@@ -16,6 +16,7 @@ import weakref
 from typing import Any
 
 from faultlib.detect.nan_locator import ModuleStack, NonFiniteEvent, NonFiniteFound, NonFiniteLocator, write_dump
+from faultlib.detect.sentinel import GradientSentinel
 
 
 class _Tripped(BaseException):
@@ -33,6 +34,7 @@ class Tracer:
         self.keep_going = keep_going
         self.dump_path = dump_path
         self.optimizers: weakref.WeakSet = weakref.WeakSet()
+        self.sentinels: dict[int, GradientSentinel] = {}
         self.opt_steps = 0
         self.step_first_forward: int | None = None  # outermost-forward index that began the current step
         self.trip: dict[str, Any] | None = None
@@ -99,10 +101,19 @@ class Tracer:
             self._cheap_trip("forward", None, "the tensor backward() was called on")
 
     def _before_step(self, optimizer, args, kwargs) -> None:
-        torch = self.torch
-        grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
-        if grads and not bool(torch.isfinite(torch.stack([g.sum(dtype=torch.float32) for g in grads]).sum())):
-            self._cheap_trip("backward", None, "gradients at optimizer.step()")
+        """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""
+        if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
+            return
+        sentinel = self.sentinels.get(id(optimizer))
+        if sentinel is None:
+            names = {id(p): n for root in self.modules.roots.values() for n, p in root.named_parameters()}
+            params = [(names.get(id(p), f"param{i}"), p)
+                      for i, p in enumerate(p for group in optimizer.param_groups for p in group["params"])]
+            sentinel = self.sentinels[id(optimizer)] = GradientSentinel(params)
+        check = sentinel.check(self.step)
+        if check.overflow:
+            finding = check.finding()
+            self._cheap_trip("backward", finding.location.get("module"), "gradients at optimizer.step()")
 
     def _after_step(self, optimizer, args, kwargs) -> None:
         self.opt_steps += 1
