@@ -100,12 +100,11 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
     archive could not be reached (the evidence then waits in the local spool: faultlib archive flush URI).
     """
     from faultlib.archive import open_archive
+    from faultlib.backends import get_backend
     from faultlib.cases import load_case
     from faultlib.cli.progress import RichProgress, print_summary
     from faultlib.record import Verdict
     from faultlib.runner import Runner
-
-    from faultlib.backends import get_backend
 
     _state["json"] = as_json
     case = load_case(case_dir)
