@@ -3,8 +3,9 @@
 ::
 
     FaultlibError                    exit 2 unless a subclass says otherwise
-    ├── CaseError                    a case directory or case.yaml is invalid (path, line, field)
-    │   └── CaseValidationError      several schema errors at once, each ``file:line: field: message``
+    ├── InputError                   a user file is unreadable, too large, too deep or malformed (path, line, field)
+    │   └── CaseError                a case directory or case.yaml is invalid (path, line, field)
+    │       └── CaseValidationError  several schema errors at once, each ``file:line: field: message``
     ├── InjectionError               a fault shim is unknown, mis-parameterised, or applied out of order
     ├── DetectorError                a detector was misused (wrong call order, bad config)
     ├── EvidenceError                evidence could not be written or read back
@@ -38,8 +39,9 @@ class FaultlibError(Exception):
         return {"error": type(self).__name__, "message": str(self)}
 
 
-class CaseError(FaultlibError):
-    """A case directory or its case.yaml is wrong.
+class InputError(FaultlibError):
+    """A file or value from the user is wrong: unreadable, too large or too deep, not valid
+    UTF-8, malformed YAML/JSON, a non-finite number, a path that leaves its root.
 
     Args:
         message: what is wrong and what to do.
@@ -57,7 +59,7 @@ class CaseError(FaultlibError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = self.path or "<case>"
+        where = self.path or "<input>"
         if self.line is not None:
             where += f":{self.line}"
         field = f" {self.field}:" if self.field else ""
@@ -66,6 +68,10 @@ class CaseError(FaultlibError):
     def to_json(self) -> dict:
         return {"error": type(self).__name__, "message": self.message, "file": self.path,
                 "line": self.line, "field": self.field}
+
+
+class CaseError(InputError):
+    """A case directory or its case.yaml is wrong (same fields as :class:`InputError`)."""
 
 
 class CaseValidationError(CaseError):

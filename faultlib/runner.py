@@ -21,7 +21,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from faultlib.archive import Archive
-from faultlib.archive.manifest import artifacts, write_manifest
+from faultlib.evidence.seal import artifacts, write_manifest
 from faultlib.backends import Backend, get_backend
 from faultlib.backends.local import repro_environment, run_process
 from faultlib.cases import Case

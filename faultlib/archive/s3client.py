@@ -87,7 +87,8 @@ class S3Client:
         retry_delays_s: seconds to sleep before each retry of a failing call; ``len + 1`` attempts
             in all. Default ``(0.2, 0.4, 0.8, 1.6)``.
         sleep: how to wait (tests pass a no-op).
-        environ: where endpoint and keys come from; default ``os.environ``.
+        environ: where endpoint and keys come from; default the environment plus what
+            :mod:`faultlib.archive.credentials` holds.
 
     Raises:
         MissingDependency: ``minio`` is not installed (``pip install 'faultlib-ml[s3]'``).
@@ -96,7 +97,10 @@ class S3Client:
 
     def __init__(self, bucket: str, *, retry_delays_s: Sequence[float] = RETRY_DELAYS_S,
                  sleep: Callable[[float], None] = time.sleep, environ: Mapping[str, str] | None = None):
-        environ = os.environ if environ is None else environ
+        if environ is None:
+            from faultlib.archive.credentials import environ as held
+
+            environ = held()
         minio = require("minio", "s3")
         import certifi
         import urllib3

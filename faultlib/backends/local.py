@@ -78,14 +78,13 @@ def run_process(argv: list[str], *, env: dict[str, str], cwd: Path, stdout, stde
     return ProcessOutcome(code, False, time.monotonic() - started)
 
 
-# the archive's credentials stay with the runner: a repro (or a test) printing its environment
-# must not copy them into stdout.txt
-ARCHIVE_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "FAULTLIB_S3_ENDPOINT")
-
-
 def repro_environment() -> dict[str, str]:
-    """This process's environment without the archive's credentials, for repro and suite subprocesses."""
-    return {k: v for k, v in os.environ.items() if k not in ARCHIVE_SECRETS}
+    """This process's environment without the archive's credentials, for repro and suite subprocesses
+    (:mod:`faultlib.archive.credentials`): a repro printing its environment must not copy them into
+    stdout.txt."""
+    from faultlib.archive.credentials import without_secrets
+
+    return without_secrets(os.environ)
 
 
 class StepTail:

@@ -48,11 +48,6 @@ def app(debug: bool) -> None:
     _state["debug"] = debug
 
 
-@app.group("archive")
-def archive_app() -> None:
-    """List, fetch and flush archived runs (file://DIR or s3://BUCKET/PREFIX)."""
-
-
 def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None, control: bool,
                        as_json: bool) -> int:
     """``run --dry-run``: the Kubernetes objects of a run as YAML documents on stdout; no cluster needed."""
@@ -131,72 +126,6 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
     return verdict_code
 
 
-@app.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object on stdout "
-              "(the script's own stdout then goes to stderr).")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Also write the report to this file.")
-@click.option("--continue", "keep_going", is_flag=True, help="Do not stop at the first non-finite value: "
-              "count the steps that have one.")
-@click.option("--dump-dir", type=click.Path(path_type=Path), default=None,
-              help="Where to write dump.pt (default .faultlib/trace/<time>/).")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, command: tuple[str, ...]) -> int:
-    """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
-
-    Names the step, forward or backward, the innermost module, the op (aten::sqrt or
-    SqrtBackward0) and your source line, and writes a dump to replay the step. Exit code 1 when
-    a non-finite value was found, 0 when the run stayed finite, the script's own exit code when
-    it failed for another reason, 2 when the script does not exist.
-    """
-    from faultlib.trace import trace_script
-
-    _state["json"] = as_json
-    report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
-                          stdout=sys.stderr if as_json else None)
-    data = report.to_json()
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(data, indent=2))
-    if as_json:
-        _emit_json(data)
-    else:
-        _print_trace(report)
-    if not report.ok:
-        return 1
-    return report.script_exit
-
-
-def _print_trace(report) -> None:
-    for note in report.notes:
-        stderr.print(f"note: {note}", markup=False, highlight=False)
-    if report.ok:
-        if report.script_exit:
-            stderr.print(f"no non-finite value seen; the script exited with code {report.script_exit}",
-                         markup=False)
-        else:
-            stdout.print("[green]ok[/]: no non-finite value in any forward, backward or optimizer step")
-        return
-    first = report.first_nonfinite
-    tensor = first.get("tensor") or {}
-    kind = "NaN" if tensor.get("nan") else "inf"
-    module = first["module"] or "(outside any module)"
-    table = Table(show_header=False, show_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
-    rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}"), ("module", module),
-            ("op", str(first["op"])), ("source", f"{first['file']}:{first['line']}" if first["file"] else "-")]
-    if tensor:
-        finite = (f"finite range [{tensor['finite_min']:.4g}, {tensor['finite_max']:.4g}]"
-                  if tensor["finite_min"] is not None else "no finite values")
-        rows.append(("tensor", f"{tensor['dtype']} {tensor['shape']}: {tensor['nan']} nan, {tensor['inf']} inf, {finite}"))
-    if report.tripped_steps > 1:
-        rows.append(("steps with non-finite", str(report.tripped_steps)))
-    rows.append(("dump", report.dump or "-"))
-    for key, value in rows:
-        table.add_row(key, value)
-    stdout.print(table)
-
-
 @app.command("list")
 @click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
 @click.option("--fault-class", metavar="PREFIX", default=None, help="Only fault classes starting with PREFIX.")
@@ -259,81 +188,6 @@ def validate(case_dirs: tuple[Path, ...]) -> int:
     return 2 if bad else 0
 
 
-@archive_app.command("ls")
-@click.argument("uri", required=False)
-@click.option("--json", "as_json", is_flag=True, help='Print {"runs": [...]} on stdout.')
-def archive_ls(uri: str | None, as_json: bool) -> int:
-    """List archived runs (default archive file://.faultlib/runs).
-
-    A run without manifest.json is incomplete: killed, or still being written.
-    """
-    from faultlib.archive import open_archive
-
-    _state["json"] = as_json
-    runs = open_archive(uri).list_runs()
-    if as_json:
-        _emit_json({"runs": [r.to_json() for r in runs]})
-        return 0
-    table = Table(show_edge=False)
-    for column in ("case", "run_id", "complete", "started_at", "verdict"):
-        table.add_column(column, no_wrap=True)
-    for r in runs:
-        table.add_row(r.case, r.run_id, "yes" if r.complete else "[red]no[/]", r.started_at or "-", r.verdict or "-")
-    stdout.print(table)
-    return 0
-
-
-@archive_app.command("get")
-@click.argument("uri")
-@click.argument("case_id")
-@click.argument("run_id")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
-              help="Write the run into OUT/CASE_ID/RUN_ID/.")
-def archive_get(uri: str, case_id: str, run_id: str, out: Path) -> int:
-    """Download a run and verify every file against its manifest (size and sha256).
-
-    Exit code 2 when the run is incomplete or a file differs (the message names it), 3 when the store
-    cannot be reached.
-    """
-    from faultlib.archive import open_archive
-
-    run_dir = open_archive(uri).get(case_id, run_id, out)
-    count = sum(1 for p in run_dir.rglob("*") if p.is_file())
-    stdout.print(f"{case_id}/{run_id}: {count} files verified -> {run_dir}", markup=False, highlight=False)
-    return 0
-
-
-@archive_app.command("flush")
-@click.argument("uri")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"flushed": [...], "uploaded_files": N, "incomplete": [...], "damaged": [...]}.')
-def archive_flush(uri: str, as_json: bool) -> int:
-    """Upload the runs waiting in the local spool for URI (left there when the store was down).
-
-    Files the store already holds with the same size and sha256 are not sent again, so flushing
-    twice uploads nothing the second time. Exit code 3 when the store cannot be reached (the runs
-    stay spooled), 2 when a spooled run no longer matches its manifest (it is left alone).
-    """
-    from faultlib.archive import open_archive
-
-    _state["json"] = as_json
-    report = open_archive(uri).flush()
-    if as_json:
-        _emit_json(report.to_json())
-    else:
-        for run in report.flushed:
-            stdout.print(f"flushed {run.case}/{run.run_id}: {run.uploaded} file(s) uploaded, "
-                         f"{run.already_stored} already stored", markup=False, highlight=False)
-        if not report.flushed:
-            stdout.print("nothing to flush")
-        for path in report.incomplete:
-            stderr.print(f"skipped {path}: no manifest.json (killed or still running)", markup=False,
-                         highlight=False)
-    for path, problem in report.damaged:
-        stderr.print(f"error: not flushed: {problem}", markup=False, highlight=False)
-    return 2 if report.damaged else 0
-
-
 def _terminate(signum, _frame) -> None:
     """SIGTERM / SIGHUP (a CI cancel, a closed terminal) stop a run the way Ctrl-C does: the
     repro's process group is killed and the run is recorded with verdict error."""
@@ -345,6 +199,10 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: maps errors to exit codes in one place."""
     import signal
 
+    from faultlib.archive.credentials import secure_process
+
+    if argv is None:  # the console script: archive keys leave the environment block before anything runs
+        secure_process()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)
     try:
@@ -367,3 +225,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+# each command group lives in its own module and registers itself on ``app`` when imported
+from faultlib.cli import archive as _archive, trace as _trace  # noqa: E402,F401

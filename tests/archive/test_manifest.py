@@ -6,7 +6,8 @@ import hashlib
 import json
 
 from faultlib.archive import open_archive
-from faultlib.archive.manifest import verify, write_manifest
+from faultlib.archive.manifest import verify
+from faultlib.evidence.seal import write_manifest
 from faultlib.evidence import layout
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from faultlib.archive import S3Archive, StoredRun, open_archive
-from faultlib.archive.manifest import artifacts, verify, write_manifest
+from faultlib.archive.manifest import verify
+from faultlib.evidence.seal import artifacts, write_manifest
 from faultlib.cases import load_case
 from faultlib.errors import ArchiveError, ArchiveUnavailable, MissingDependency
 from faultlib.record import Verdict
