@@ -131,12 +131,9 @@ class ComposeProject:
 
 
 def _services(path: Path) -> list[str]:
-    import yaml
+    from faultlib.readers import load_yaml_file
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise CaseError(f"cannot read the compose file: {exc}", path=path) from exc
+    data = load_yaml_file(path).data  # bounded, aliases capped, InputError (exit 2) with the line
     services = (data or {}).get("services") if isinstance(data, dict) else None
     if not isinstance(services, dict) or not services:
         raise CaseError("a compose file must define services", path=path, field="services")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from faultlib import schemas
 from faultlib.cases.model import Case
-from faultlib.cases.yamlpos import PositionedYaml, dotted
-from faultlib.errors import CaseError, CaseValidationError, InjectionError
+from faultlib.readers import PositionedYaml, dotted, inside, load_yaml_file, read_text
+from faultlib.errors import CaseError, CaseValidationError, InjectionError, InputError
 
 CASE_FILE = "case.yaml"
 
@@ -42,9 +42,13 @@ def _schema_problems(doc: PositionedYaml, path: Path) -> list[CaseError]:
 
 def _test_functions(test_file: Path) -> set[str] | CaseError:
     try:
-        tree = ast.parse(test_file.read_text(), filename=str(test_file))
+        tree = ast.parse(read_text(test_file), filename=str(test_file))
+    except InputError as exc:
+        return CaseError(exc.message, path=test_file, line=exc.line)
     except SyntaxError as exc:
         return CaseError(f"syntax error: {exc.msg}", path=test_file, line=exc.lineno)
+    except (ValueError, RecursionError, MemoryError) as exc:  # e.g. nested too deeply for the parser
+        return CaseError(f"cannot parse ({type(exc).__name__}): simplify the file", path=test_file)
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
@@ -59,12 +63,15 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path) -> list[
 
     if data["id"] != case_dir.name:
         problem(f"id {data['id']!r} must equal the directory name {case_dir.name!r}", ["id"])
-    script = case_dir / data["repro"]["script"]
-    if not script.is_file():
-        problem(f"repro script {script.name} not found in {case_dir}", ["repro", "script"])
-    compose = case_dir / data["topology"]["compose"]
-    if not compose.is_file():
-        problem(f"compose file {compose.name} not found in {case_dir}", ["topology", "compose"])
+    for loc, what in ((["repro", "script"], "repro script"), (["topology", "compose"], "compose file")):
+        name = data[loc[0]][loc[1]]
+        try:
+            found = inside(case_dir, name)
+        except InputError as exc:
+            problem(f"{what} {name!r}: {exc.message}", loc)
+            continue
+        if not found.is_file():
+            problem(f"{what} {name} not found in {case_dir}", loc)
     for i, shim in enumerate(data["inject"]["local"]):
         try:
             errors = param_errors(shim["shim"], dict(shim.get("params") or {}))
@@ -79,6 +86,10 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path) -> list[
             problem(f"panel {panel['id']} names query {panel['query']!r}, which is not in observability.promql "
                     f"({sorted(query_ids)})", ["observability", "grafana", "panels", i, "query"])
     test_file = case_dir / "test_case.py"
+    if test_file.is_symlink():
+        problem("test_case.py is a symbolic link: faultlib does not follow links; put the file itself in the case",
+                ["assertions"])
+        return problems
     if not test_file.is_file():
         problem(f"assertion suite test_case.py not found in {case_dir}", ["assertions"])
         return problems
@@ -110,11 +121,7 @@ def load_case(case_dir: str | Path) -> Case:
         raise CaseError("case directory not found: pass a directory holding case.yaml", path=case_dir)
     if not path.is_file():
         raise CaseError("case.yaml not found in the case directory", path=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CaseError(f"cannot read: {exc}", path=path) from exc
-    doc = PositionedYaml(path, text)
+    doc = load_yaml_file(path, root=case_dir)
     if not isinstance(doc.data, dict):
         raise CaseError("case.yaml must be a mapping of fields (id, version, repro, ...)", path=path, line=1)
     problems = _schema_problems(doc, path)

@@ -13,8 +13,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from faultlib import __version__
+from faultlib.cli.params import SEED, TIMEOUT_S
 from faultlib.errors import CaseError, FaultlibError, RunNotArchived
 
 def _console(*, to_stderr: bool) -> Console:
@@ -73,9 +75,9 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
 @click.option("--archive", metavar="URI", default=None,
               help="file://DIR or s3://BUCKET/PREFIX (default file://.faultlib/runs).")
 @click.option("--no-control", is_flag=True, help="Skip the control run (and its false-positive check).")
-@click.option("--seed", type=int, default=None, help="Override repro.seed.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Per-phase timeout (default repro.timeout_s).")
+@click.option("--seed", type=SEED, default=None, help="Override repro.seed (0 to 2**32-1).")
+@click.option("--timeout", type=TIMEOUT_S, default=None, metavar="SECONDS",
+              help="Per-phase timeout in seconds, finite, at most 86400 (default repro.timeout_s).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout.")
 @click.option("--dry-run", is_flag=True,
               help="kubernetes: print the run's objects (ConfigMap, Jobs, Chaos Mesh objects) as YAML and exit.")
@@ -157,7 +159,7 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
             table.add_column(column, no_wrap=True)
         table.add_column("title")
         for row in rows:
-            table.add_row(row["id"], row["version"], row["fault_class"], row["severity"], row["title"])
+            table.add_row(*(Text(str(row[k])) for k in ("id", "version", "fault_class", "severity", "title")))
         stdout.print(table)
         for exc in broken:
             stderr.print(f"invalid case: {exc}", markup=False, highlight=False)

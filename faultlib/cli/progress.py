@@ -1,10 +1,15 @@
-"""Human output of ``faultlib run``: a live progress display (stderr) and the final summary."""
+"""Human output of ``faultlib run``: a live progress display (stderr) and the final summary.
+
+Every string that comes from a user or a repro (case titles, ids, paths, messages, exception texts)
+reaches rich as :class:`rich.text.Text`, never as markup: a title containing ``[/]`` prints as is.
+"""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from faultlib.events import RunListener
 from faultlib.record import PhaseResult, RunRecord
@@ -24,31 +29,34 @@ class RichProgress(RunListener):
         self.tasks: dict[str, int] = {}
 
     def case_loaded(self, case) -> None:
-        self.console.print(f"[bold]{case.id}[/] {case.version} ({case.fault_class}): {case.title}")
+        self.console.print(Text.assemble((case.id, "bold"), f" {case.version} ({case.fault_class}): {case.title}"))
 
     def run_started(self, run_id: str, run_dir: str) -> None:
-        self.console.print(f"run {run_id} -> {run_dir}")
+        self.console.print(Text(f"run {run_id} -> {run_dir}"), highlight=False)
         if self.live:
             self.progress.start()
 
     def phase_started(self, phase: str, faults: list[str]) -> None:
-        label = f"{phase:<8}" + (f" [yellow]faults: {', '.join(faults)}[/]" if faults else " [dim]no fault[/]")
+        label = Text.assemble(f"{phase:<8} ", (f"faults: {', '.join(dict.fromkeys(faults))}", "yellow") if faults
+                              else ("no fault", "dim")).markup  # escaped: Progress renders descriptions as markup
         if self.live:
             self.tasks[phase] = self.progress.add_task(label, total=None)
         else:
-            self.console.print(f"{phase}: running" + (f" (faults: {', '.join(faults)})" if faults else ""))
+            self.console.print(Text(f"{phase}: running" + (f" (faults: {', '.join(dict.fromkeys(faults))})"
+                                                           if faults else "")))
 
     def step(self, phase: str, step: int, total: int | None) -> None:
         if self.live and phase in self.tasks:
             self.progress.update(self.tasks[phase], completed=step + 1, total=total)
 
     def phase_restarted(self, phase: str, attempt: int, reason: str) -> None:
-        text = f"{phase}: attempt {attempt} ended by [yellow]{reason}[/]; restarting (attempt {attempt + 1})"
+        text = Text.assemble(f"{phase}: attempt {attempt} ended by ", (str(reason), "yellow"),
+                             f"; restarting (attempt {attempt + 1})")
         (self.progress.console if self.live else self.console).print(text)
 
     def phase_finished(self, phase: str, result: PhaseResult) -> None:
-        style = _STATUS_STYLE[result.status.value]
-        text = f"{phase}: [{style}]{result.status.value}[/] in {result.duration_s:.1f} s"
+        style = _STATUS_STYLE.get(result.status.value, "red")
+        text = Text.assemble(f"{phase}: ", (result.status.value, style), f" in {result.duration_s:.1f} s")
         if self.live and phase in self.tasks:
             task = self.progress.tasks[self.tasks[phase]]
             self.progress.update(self.tasks[phase], total=task.total or task.completed or 1,
@@ -58,7 +66,7 @@ class RichProgress(RunListener):
             self.console.print(text)
 
     def assertions_started(self, count: int) -> None:
-        self.console.print(f"assertions: running {count}")
+        self.console.print(Text(f"assertions: running {count}"))
 
     def run_finished(self, record: RunRecord) -> None:
         if self.live:
@@ -76,8 +84,8 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
         for f in phase.findings:
             severities[f.severity.value] = severities.get(f.severity.value, 0) + 1
         counts = ", ".join(f"{n} {s}" for s, n in severities.items()) or "none"
-        table.add_row(name, f"[{_STATUS_STYLE[phase.status.value]}]{phase.status.value}[/]",
-                      "-" if phase.exit_code is None else str(phase.exit_code), f"{phase.duration_s:.1f}", counts)
+        table.add_row(name, Text(phase.status.value, _STATUS_STYLE.get(phase.status.value, "red")),
+                      "-" if phase.exit_code is None else str(phase.exit_code), f"{phase.duration_s:.1f}", Text(counts))
     console.print(table)
     for name in ("control", "faulted"):
         first_by_detector: dict[str, str] = {}
@@ -87,18 +95,18 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
             console.print(f"  {name}: {line}", markup=False, highlight=False)
     passed, failed = record.assertions["passed"], record.assertions["failed"]
     if record.error and not passed:
-        console.print(f"assertions: not run ({len(failed)})")
+        console.print(Text(f"assertions: not run ({len(failed)})"))
     else:
-        console.print(f"assertions: {len(passed)} passed, {len(failed)} failed"
-                      + (f" ([red]{', '.join(failed)}[/])" if failed else ""))
+        console.print(Text.assemble(f"assertions: {len(passed)} passed, {len(failed)} failed",
+                                    *((" (", (", ".join(failed), "red"), ")") if failed else ())))
     if record.error:
-        console.print(f"[red]error:[/] {record.error}")
+        console.print(Text.assemble(("error:", "red"), f" {record.error}"), highlight=False)
         cause = _last_error_line(run_dir)
         if cause:
             console.print(f"  {cause}", markup=False, highlight=False)
-    style = _VERDICT_STYLE[record.verdict.value]
-    console.print(f"verdict: [{style}]{record.verdict.value.upper()}[/] in {record.duration_s:.1f} s")
-    console.print(f"evidence: {run_dir}", highlight=False)
+    style = _VERDICT_STYLE.get(record.verdict.value, "bold red")
+    console.print(Text.assemble("verdict: ", (record.verdict.value.upper(), style), f" in {record.duration_s:.1f} s"))
+    console.print(Text(f"evidence: {run_dir}"), highlight=False)
 
 
 def _last_error_line(run_uri: str) -> str | None:
@@ -112,6 +120,8 @@ def _last_error_line(run_uri: str) -> str | None:
     path = Path(run_uri.removeprefix("file://")) / layout.STDERR
     if not path.is_file():
         return None
-    lines = [line for line in path.read_text(errors="replace").splitlines()
-             if line.strip() and not line.startswith("# faultlib")]
+    with open(path, "rb") as fh:  # the tail only: a repro may have written gigabytes
+        fh.seek(max(0, path.stat().st_size - 65536))
+        tail = fh.read().decode("utf-8", errors="replace")
+    lines = [line for line in tail.splitlines() if line.strip() and not line.startswith("# faultlib")]
     return lines[-1] if lines else None

@@ -1,0 +1,22 @@
+"""The one hardened path for every file faultlib reads from a user or a repro.
+
+Every reader here bounds what it reads before it parses it, and fails with
+:class:`~faultlib.errors.InputError` (exit 2) naming the file, line and field — never with a
+traceback, never after hours or gigabytes:
+
+- :mod:`~faultlib.readers.files`: a regular file inside its root, symlinks not followed, at most
+  ``max_bytes``, valid UTF-8 without NUL bytes for text;
+- :mod:`~faultlib.readers.yamldoc`: YAML through ``yaml.SafeLoader`` with bounded depth, bounded
+  alias expansion (billion laughs), no recursive aliases, string keys only, JSON scalars only
+  (no timestamps, binary or sets), finite numbers, and the line of every node;
+- :mod:`~faultlib.readers.jsondoc`: JSON and JSON Lines with bounded size and depth, finite numbers
+  (``NaN``/``Infinity``/``1e999`` refused), no duplicate keys; JSON Lines read line by line so
+  one bad line is reported with its number and does not hide the others.
+"""
+
+from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative
+from faultlib.readers.jsondoc import JsonLine, iter_json_lines, load_json
+from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml, load_yaml_file
+
+__all__ = ["JsonLine", "Limits", "PositionedYaml", "dotted", "inside", "iter_json_lines", "load_json", "load_yaml",
+           "load_yaml_file", "read_bytes", "read_text", "safe_relative"]

@@ -1,0 +1,135 @@
+"""Reading a user's file: a regular file, inside its root, not through a symlink, bounded in size."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from faultlib.errors import InputError
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds applied before and while a document is parsed.
+
+    Attributes:
+        max_bytes: largest file accepted, in bytes (default 4 MiB: case.yaml files are a few KB).
+        max_depth: deepest nesting of mappings/sequences (default 64).
+        max_nodes: most nodes after alias expansion (YAML) or values (JSON) (default 200,000).
+    """
+
+    max_bytes: int = 4 * MiB
+    max_depth: int = 64
+    max_nodes: int = 200_000
+
+
+DEFAULT = Limits()
+
+
+def inside(root: Path | str, path: Path | str) -> Path:
+    """``path`` (absolute, or relative to ``root``) as an absolute path, if it stays inside ``root``
+    without passing through a symlink below ``root``.
+
+    Raises:
+        InputError: the path leaves ``root`` (``..``, an absolute path elsewhere) or a symlink below
+            ``root`` leads somewhere (symlinks are never followed, even to places inside).
+    """
+    root = Path(os.path.realpath(root))
+    target = Path(os.path.normpath(root / path))
+    if target != root and not target.is_relative_to(root):
+        raise InputError(f"path leaves its directory {root}: use a path inside it", path=str(path))
+    probe = root
+    for part in target.relative_to(root).parts:
+        probe = probe / part
+        if probe.is_symlink():
+            raise InputError(f"{probe.relative_to(root)} is a symbolic link: faultlib does not follow links "
+                             f"inside {root}; replace it with the file itself", path=str(probe))
+    return target
+
+
+def safe_relative(name: str, *, what: str = "name") -> str:
+    """A plain relative ``/``-separated name: no absolute path, no ``.``/``..``/empty segment, no NUL,
+    no backslash. Used for case ids, run ids and manifest entries.
+
+    Raises:
+        InputError: the name could leave the directory it names a place in.
+    """
+    if not isinstance(name, str) or not name or "\x00" in name or "\\" in name:
+        raise InputError(f"{what} {name!r} is not a plain relative name")
+    parts = PurePosixPath(name).parts
+    if name.startswith("/") or any(p in ("", ".", "..") for p in name.split("/")) or not parts:
+        raise InputError(f"{what} {name!r} is not a plain relative name (no '/', '..' or '.' to leave its directory)")
+    return name
+
+
+def read_bytes(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> bytes:
+    """The bytes of a regular file, read without following a symlink.
+
+    Args:
+        path: the file.
+        limits: ``limits.max_bytes`` bounds the size.
+        root: when given, ``path`` must stay inside it (see :func:`inside`).
+
+    Raises:
+        InputError: missing, a directory, a symlink, a FIFO/device, larger than ``max_bytes``,
+            unreadable, or outside ``root``.
+    """
+    path = inside(root, path) if root is not None else Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError("file not found", path=str(path)) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError("is a symbolic link: faultlib does not follow links; pass the file itself",
+                             path=str(path)) from None
+        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a directory, not a file", path=str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("is not a regular file (a FIFO, socket or device)", path=str(path))
+        if info.st_size > limits.max_bytes:
+            raise InputError(f"is {info.st_size} bytes; the limit is {limits.max_bytes} bytes", path=str(path))
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limits.max_bytes:  # grew while being read
+                raise InputError(f"is over the limit of {limits.max_bytes} bytes", path=str(path))
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    finally:
+        os.close(fd)
+
+
+def decode_text(data: bytes, path: Path | str) -> str:
+    """``data`` as UTF-8 text without NUL bytes.
+
+    Raises:
+        InputError: invalid UTF-8 or a NUL byte (with the line where it is).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): save it as UTF-8",
+                         path=str(path), line=line) from None
+    if "\x00" in text:
+        raise InputError("contains a NUL byte: remove it", path=str(path), line=text.count("\n", 0, text.index("\x00")) + 1)
+    return text.removeprefix("\ufeff")
+
+
+def read_text(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> str:
+    """A regular file's UTF-8 text (see :func:`read_bytes` and :func:`decode_text`)."""
+    return decode_text(read_bytes(path, limits=limits, root=root), path)

@@ -1,0 +1,174 @@
+"""JSON and JSON Lines, hardened: bounded size and depth, finite numbers, no duplicate keys.
+
+``json.loads`` accepts ``NaN``, ``Infinity`` and ``1e999`` (which becomes ``inf``), silently keeps the
+last of two equal keys, and recurses once per nesting level; this module refuses the first three
+with the file and line, and bounds the last.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from faultlib.errors import InputError
+from faultlib.readers.files import DEFAULT, Limits, MiB, inside
+
+INT64 = 1 << 63
+#: JSON Lines evidence: one line (an OTLP batch, a finding) up to 64 MiB, the file up to 4 GiB
+LINES = Limits(max_bytes=64 * MiB, max_depth=64, max_nodes=5_000_000)
+LINES_FILE_MAX_BYTES = 4096 * MiB
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"number {text} is out of range (not finite)")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 19:
+        raise _Refused(f"integer {text[:24]}... is out of range (signed 64-bit)")
+    value = int(text)
+    if not -INT64 <= value < INT64:
+        raise _Refused(f"integer {text} is out of range (signed 64-bit)")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON number: use a finite number or null")
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _check_shape(value: Any, limits: Limits) -> str | None:
+    """Why ``value`` is too deep or too large, or None (iterative: no recursion)."""
+    stack, nodes = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if nodes > limits.max_nodes:
+            return f"has more than {limits.max_nodes} values"
+        if isinstance(item, (dict, list)):
+            if depth > limits.max_depth:
+                return f"is nested more than {limits.max_depth} levels deep"
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, limits: Limits = DEFAULT) -> Any:
+    """Parse one JSON document.
+
+    Args:
+        data: the document (bytes must be UTF-8).
+        path: the file it came from (for messages).
+        line: for JSON Lines, the 1-based line ``data`` is; errors then name it.
+        limits: size, depth and value-count bounds.
+
+    Raises:
+        InputError: not UTF-8, not JSON, too large or deep, a non-finite or out-of-range number, a
+            duplicate key (with the line and column where the parser found it).
+    """
+    size = len(data)
+    if size > limits.max_bytes:
+        raise InputError(f"is {size} bytes; the limit is {limits.max_bytes}", path=str(path), line=line)
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"is not valid UTF-8 (offset {exc.start})", path=str(path),
+                             line=line if line is not None else data.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        value = json.loads(data, parse_float=_float, parse_int=_int, parse_constant=_constant,
+                           object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path), line=where) from None
+    except _Refused as exc:
+        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line) from None
+    except RecursionError:
+        raise InputError(f"invalid JSON: nested more than {limits.max_depth} levels deep", path=str(path),
+                         line=line) from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
+        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line) from None
+    problem = _check_shape(value, limits)
+    if problem:
+        raise InputError(f"invalid JSON: {problem}", path=str(path), line=line)
+    return value
+
+
+def load_json_file(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> Any:
+    """Read (see :func:`faultlib.readers.files.read_bytes`) and parse a JSON file."""
+    from faultlib.readers.files import read_bytes
+
+    return load_json(read_bytes(path, limits=limits, root=root), path, limits=limits)
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One line of a JSON Lines file: ``value`` when it parsed, else ``error`` says why (with the line)."""
+
+    number: int
+    value: Any = None
+    error: InputError | None = None
+
+
+def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | str | None = None,
+                    max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[JsonLine]:
+    """Every non-blank line of a JSON Lines file, parsed on its own: a bad line is reported
+    (``JsonLine.error``) and the next one is read. A missing file yields nothing.
+
+    Raises:
+        InputError: the file cannot be opened safely (a symlink, not a regular file, outside
+            ``root``) or is larger than ``max_file_bytes``. Problems inside lines are yielded.
+    """
+    path = inside(root, path) if root is not None else Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        why = "is a symbolic link: not followed" if exc.errno == errno.ELOOP else f"cannot read: {exc.strerror}"
+        raise InputError(why, path=str(path)) from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("is not a regular file", path=str(path))
+        if info.st_size > max_file_bytes:
+            raise InputError(f"is {info.st_size} bytes; the limit is {max_file_bytes}", path=str(path))
+        number = 0
+        while True:
+            raw = fh.readline(limits.max_bytes + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > limits.max_bytes and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):  # skip the rest of the oversized line
+                    raw = fh.readline(1 << 20)
+                yield JsonLine(number, error=InputError(f"line longer than {limits.max_bytes} bytes",
+                                                        path=str(path), line=number))
+                continue
+            if not raw.strip():
+                continue
+            try:
+                yield JsonLine(number, value=load_json(raw, path, line=number, limits=limits))
+            except InputError as exc:
+                yield JsonLine(number, error=exc)
