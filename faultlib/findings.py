@@ -2,18 +2,31 @@
 
 JSON shape (``schemas/finding.schema.json``)::
 
-    {"detector": str, "severity": "info|warning|error|critical", "message": str,
-     "location": {"module", "op", "step", "phase", "file", "line", "column", "key", "node"},
+    {"detector": str, "kind": str, "severity": "info|warning|error|critical", "message": str,
+     "location": {"module", "op", "step", "phase", "file", "line", "column", "function", "key", "node",
+                  "column_name", "index"},
      "evidence": {...}}
+
+``kind`` is a stable snake_case code for what was found, the way a linter names its rules
+(``fit_before_split``, ``fp16_overflow``); ``faultlib check --list-kinds`` lists every kind.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-LOCATION_KEYS = ("module", "op", "step", "phase", "file", "line", "column", "key", "node")
+LOCATION_KEYS = ("module", "op", "step", "phase", "file", "line", "column", "function", "key", "node", "column_name",
+                 "index")
+KIND_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def kind_of(detector: str) -> str:
+    """The default kind of a detector's findings: its name as snake_case (``faultlib.runner`` -> ``faultlib_runner``)."""
+    kind = re.sub(r"[^a-z0-9]+", "_", detector.lower()).strip("_")
+    return kind if kind and kind[0].isalpha() else f"k_{kind}"
 
 
 class Severity(str, enum.Enum):
@@ -51,6 +64,10 @@ class Finding:
         message: one sentence a person can act on.
         location: where it happened; only keys from :data:`LOCATION_KEYS`.
         evidence: JSON-serialisable numbers that back the message.
+        kind: stable snake_case code of what was found (default: the detector's name as snake_case).
+
+    Raises:
+        ValueError: an unknown location key, or a kind that is not snake_case.
     """
 
     detector: str
@@ -58,19 +75,23 @@ class Finding:
     message: str
     location: dict[str, Any] = field(default_factory=dict)
     evidence: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "severity", Severity(self.severity))
+        object.__setattr__(self, "kind", self.kind or kind_of(self.detector))
+        if not KIND_PATTERN.fullmatch(self.kind):
+            raise ValueError(f"kind {self.kind!r} must be snake_case ([a-z][a-z0-9_]*)")
         unknown = set(self.location) - set(LOCATION_KEYS)
         if unknown:
             raise ValueError(f"unknown location keys {sorted(unknown)}; allowed: {LOCATION_KEYS}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"detector": self.detector, "severity": self.severity.value, "message": self.message,
+        return {"detector": self.detector, "kind": self.kind, "severity": self.severity.value, "message": self.message,
                 "location": dict(self.location), "evidence": dict(self.evidence)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Finding":
         return cls(detector=data["detector"], severity=Severity(data["severity"]),
                    message=data["message"], location=dict(data.get("location") or {}),
-                   evidence=dict(data.get("evidence") or {}))
+                   evidence=dict(data.get("evidence") or {}), kind=data.get("kind") or "")

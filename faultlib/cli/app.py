@@ -230,4 +230,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # each command group lives in its own module and registers itself on ``app`` when imported
-from faultlib.cli import archive as _archive, trace as _trace  # noqa: E402,F401
+from faultlib.cli import archive as _archive, check as _check, trace as _trace  # noqa: E402,F401

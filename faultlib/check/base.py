@@ -1,0 +1,110 @@
+"""The shape of every ``faultlib check``: a result type and the decorator that makes a command of it."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import click
+
+from faultlib.findings import Finding, Severity
+
+SEVERITIES = [s.value for s in Severity]
+
+
+@dataclass
+class CheckResult:
+    """What one check found.
+
+    Attributes:
+        detector: the check's registered name (``labels``, ``drift``...).
+        findings: every finding, each with a ``kind`` from the check's documented kinds.
+        fields: the check's own top-level JSON fields (``permutation``, ``columns``, ...): JSON values only.
+    """
+
+    detector: str
+    findings: list[Finding] = field(default_factory=list)
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def ok(self, fail_on: Severity | str = Severity.WARNING) -> bool:
+        """True when no finding is at or above ``fail_on``."""
+        return not any(f.severity >= Severity(fail_on) for f in self.findings)
+
+    def to_json(self, fail_on: Severity | str = Severity.WARNING) -> dict[str, Any]:
+        clash = {"detector", "ok", "findings"} & set(self.fields)
+        if clash:
+            raise ValueError(f"check fields may not be named {sorted(clash)}")
+        return {"detector": self.detector, "ok": self.ok(fail_on), "findings": [f.to_json() for f in self.findings],
+                **self.fields}
+
+
+def fail_on_option(fn: Callable) -> Callable:
+    return click.option("--fail-on", type=click.Choice(SEVERITIES), default="warning", show_default=True,
+                        help="Exit 1 when a finding is at or above this severity.")(fn)
+
+
+def _location(finding: Finding) -> str:
+    loc = finding.location
+    if "file" in loc:
+        where = str(loc["file"]) + (f":{loc['line']}" if "line" in loc else "")
+        return where + (f" ({loc['function']})" if "function" in loc else "")
+    return ", ".join(f"{k}={v}" for k, v in loc.items())
+
+
+def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult], list[tuple[str, str]]] | None) -> None:
+    """The human output: a table of findings, then the check's summary lines (all user text as plain Text)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from faultlib.cli.app import stdout
+
+    if result.findings:
+        table = Table(show_edge=False)
+        for column in ("severity", "kind", "where", "message"):
+            table.add_column(column, overflow="fold")
+        styles = {"info": "dim", "warning": "yellow", "error": "red", "critical": "bold red"}
+        for f in result.findings:
+            table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(f.kind), Text(_location(f)),
+                          Text(f.message))
+        stdout.print(table)
+    for key, value in (summary(result) if summary else []):
+        stdout.print(Text.assemble((f"{key}: ", "bold"), str(value)), highlight=False)
+    verdict = "ok" if result.ok(fail_on) else f"{len(result.findings)} finding(s)"
+    stdout.print(Text.assemble(f"{result.detector}: ", (verdict, "green" if result.ok(fail_on) else "red")))
+
+
+def check_command(name: str, *, summary: Callable[[CheckResult], list[tuple[str, str]]] | None = None,
+                  **command_kwargs) -> Callable[[Callable[..., CheckResult]], click.Command]:
+    """Make a click command of a function returning :class:`CheckResult`.
+
+    Adds ``--json`` and ``--fail-on``, prints the JSON object or the table, and returns the exit code
+    (0 / 1). Errors raised as :class:`~faultlib.errors.FaultlibError` reach the CLI's one handler
+    (exit 2, or the error as JSON under ``--json``).
+
+    Args:
+        name: the check's name (``faultlib check NAME``), also the ``detector`` of its result.
+        summary: turns a result into ``(label, text)`` lines shown under the table.
+        command_kwargs: passed to :func:`click.command` (``help``, ``context_settings``...).
+    """
+
+    def wrap(fn: Callable[..., CheckResult]) -> click.Command:
+        @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+        @fail_on_option
+        @functools.wraps(fn)
+        def command(as_json: bool, fail_on: str, **kwargs) -> int:
+            from faultlib.cli.app import _state
+
+            _state["json"] = as_json
+            result = fn(**kwargs)
+            if as_json:
+                sys.stdout.write(json.dumps(result.to_json(fail_on), indent=2, allow_nan=False) + "\n")
+            else:
+                render(result, fail_on, summary=summary)
+            return 0 if result.ok(fail_on) else 1
+
+        return click.command(name, **command_kwargs)(command)
+
+    return wrap

@@ -1,0 +1,55 @@
+"""``faultlib check NAME ...``: the group that finds each check by name (see :mod:`faultlib.check`)."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from faultlib.cli.app import _emit_json, _state, app, stdout
+
+
+class CheckGroup(click.Group):
+    """Subcommands come from the ``faultlib.checks`` entry points, loaded only when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from faultlib.check import available
+
+        return available()
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        from faultlib.check import available, load
+
+        return load(name) if name in available() else None
+
+
+@app.group("check", cls=CheckGroup, invoke_without_command=True)
+@click.option("--list-kinds", is_flag=True, help="List every finding kind of every check, with what it means.")
+@click.option("--json", "as_json", is_flag=True, help="With --list-kinds: print {check: {kind: meaning}}.")
+@click.pass_context
+def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None:
+    """Check your own files for a fault: faultlib check NAME ARGS... [--json] [--fail-on SEVERITY].
+
+    Exit 0 when no finding reaches --fail-on (default warning), 1 when one does, 2 for bad usage
+    or unreadable input (the message names the file and line, column or key).
+    """
+    if ctx.invoked_subcommand is not None:
+        return None
+    if not list_kinds:
+        click.echo(ctx.get_help())
+        return 0
+    from faultlib.check import kinds
+
+    _state["json"] = as_json
+    every = kinds()
+    if as_json:
+        _emit_json(every)
+        return 0
+    table = Table(show_edge=False)
+    for column in ("check", "kind", "meaning"):
+        table.add_column(column, overflow="fold")
+    for check, described in every.items():
+        for kind, meaning in described.items():
+            table.add_row(Text(check), Text(kind), Text(meaning))
+    stdout.print(table)
+    return 0

@@ -1,0 +1,202 @@
+"""Tables from a user's file, by extension, with column types as written in the file.
+
+Formats: ``.csv``, ``.tsv``, ``.json`` (a list of records, or ``{column: [values]}``), ``.jsonl`` /
+``.ndjson`` (one record per line), ``.parquet`` (pyarrow), ``.npy`` (1-D, 2-D or structured) and
+``.npz`` (one 1-D array per column, or a single 2-D array).
+
+Text formats are read as strings first and each column's type is decided afterwards, so a
+zero-padded id (``"007"``) stays a string and an integer column with a gap stays integer (pandas'
+nullable ``Int64``) instead of silently becoming float. Every file goes through
+:func:`faultlib.readers.files.read_bytes` (bounded, no symlinks) and every problem is an
+:class:`~faultlib.errors.InputError` naming the file and, where it applies, the line or column.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from faultlib.errors import InputError, require
+from faultlib.readers.files import Limits, MiB, decode_text, read_bytes
+from faultlib.readers.jsondoc import iter_json_lines, load_json
+
+if TYPE_CHECKING:
+    import pandas
+
+TABLES = Limits(max_bytes=512 * MiB, max_depth=16, max_nodes=50_000_000)
+FORMATS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".npy", ".npz")
+_PADDED = re.compile(r"[+-]?0[0-9]")
+_INT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(nan|NaN|inf|Inf|infinity|Infinity)")
+
+
+def _pandas():
+    return require("pandas", "data")
+
+
+def _decide(series: "pandas.Series") -> "pandas.Series":
+    """A column of strings (missing = NA) as Int64, float64 or string, as its values are written."""
+    pd = _pandas()
+    present = series.dropna()
+    if present.empty:
+        return series.astype("string")
+    values = present.astype(str)
+    if values.map(lambda v: bool(_PADDED.match(v))).any():
+        return series.astype("string")  # zero-padded ids ("007") stay strings
+    if values.map(lambda v: bool(_INT.fullmatch(v))).all():
+        try:
+            return pd.to_numeric(series).astype("Int64")
+        except (OverflowError, ValueError):
+            return series.astype("string")
+    if values.map(lambda v: bool(_FLOAT.fullmatch(v))).all():
+        return series.map(lambda v: float(v) if isinstance(v, str) else float("nan")).astype("float64")
+    return series.astype("string")
+
+
+def _check_columns(frame: "pandas.DataFrame", path: Path) -> "pandas.DataFrame":
+    names = [str(c) for c in frame.columns]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise InputError(f"column names appear twice: {duplicated}", path=str(path))
+    frame.columns = names
+    if frame.shape[1] == 0:
+        raise InputError("has no columns", path=str(path))
+    return frame
+
+
+def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
+    pd = _pandas()
+    text = decode_text(data, path)
+    if not text.strip():
+        raise InputError("is empty: expected a header line and rows", path=str(path))
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""],
+                            engine="c")
+    except pd.errors.ParserError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"rows do not match the header: {exc}", path=str(path),
+                         line=int(found.group(1)) if found else None) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("is empty: expected a header line and rows", path=str(path)) from None
+    frame = _check_columns(frame, path)
+    for name in frame.columns:
+        frame[name] = _decide(frame[name])
+    return frame
+
+
+def _records(rows: list, path: Path) -> "pandas.DataFrame":
+    pd = _pandas()
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise InputError(f"record {i} is a {type(row).__name__}, not an object of column: value", path=str(path),
+                             field=f"[{i}]")
+    return pd.DataFrame.from_records(rows)
+
+
+def _json(data: bytes, path: Path) -> "pandas.DataFrame":
+    pd = _pandas()
+    doc = load_json(data, path, limits=TABLES)
+    if isinstance(doc, list):
+        if not doc:
+            raise InputError("is an empty list: no rows", path=str(path))
+        return _records(doc, path)
+    if isinstance(doc, dict) and doc and all(isinstance(v, list) for v in doc.values()):
+        lengths = {k: len(v) for k, v in doc.items()}
+        if len(set(lengths.values())) > 1:
+            raise InputError(f"columns have different lengths: {lengths}", path=str(path))
+        return pd.DataFrame(doc)
+    raise InputError("must be a list of records or an object of equal-length column lists", path=str(path))
+
+
+def _jsonl(path: Path) -> "pandas.DataFrame":
+    rows = []
+    for line in iter_json_lines(path, limits=Limits(max_bytes=TABLES.max_bytes, max_depth=16)):
+        if line.error:
+            raise line.error
+        rows.append(line.value)
+    if not rows:
+        raise InputError("is empty: no records", path=str(path))
+    return _records(rows, path)
+
+
+def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
+    import numpy as np
+
+    pd = _pandas()
+    try:
+        loaded = np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError as exc:  # object arrays need pickle, which is refused
+        raise InputError(f"cannot be read without pickle (object arrays are refused): {exc}", path=str(path)) from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"is not a valid {suffix} file: {exc}", path=str(path)) from None
+    if suffix == ".npz":
+        arrays = {name: loaded[name] for name in loaded.files}
+        if len(arrays) == 1 and next(iter(arrays.values())).ndim == 2:
+            loaded = next(iter(arrays.values()))
+        else:
+            bad = [n for n, a in arrays.items() if a.ndim != 1]
+            if bad or not arrays:
+                raise InputError(f"arrays {bad} are not 1-D: an .npz table holds one 1-D array per column",
+                                 path=str(path))
+            return pd.DataFrame(arrays)
+    if loaded.dtype.names:
+        return pd.DataFrame({name: loaded[name] for name in loaded.dtype.names})
+    if loaded.ndim == 1:
+        return pd.DataFrame({"0": loaded})
+    if loaded.ndim == 2:
+        return pd.DataFrame(loaded, columns=[str(i) for i in range(loaded.shape[1])])
+    raise InputError(f"has shape {loaded.shape}: a table is 1-D or 2-D", path=str(path))
+
+
+def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.DataFrame":
+    """Read a table (see the module docstring for formats and typing).
+
+    Args:
+        path: the file; its extension chooses the format.
+        root: when given, the file must lie inside it (no symlinks below it).
+
+    Returns:
+        A DataFrame with string column names; at least one column and one row.
+
+    Raises:
+        InputError: unknown extension, unreadable or malformed file, empty table, duplicate
+            column names, ragged rows (with the line).
+        MissingDependency: pandas (``faultlib-ml[data]``) or, for Parquet, pyarrow is missing.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(f"unknown table format {suffix or '(no extension)'!r}: use one of {', '.join(FORMATS)}",
+                         path=str(path))
+    if suffix in (".jsonl", ".ndjson"):
+        frame = _jsonl(path if root is None else Path(root) / path)
+    else:
+        data = read_bytes(path, limits=TABLES, root=root)
+        if not data:
+            raise InputError("is empty", path=str(path))
+        if suffix in (".csv", ".tsv"):
+            frame = _delimited(data, path, "," if suffix == ".csv" else "\t")
+        elif suffix == ".json":
+            frame = _json(data, path)
+        elif suffix == ".parquet":
+            pq = require("pyarrow.parquet", "data")
+            try:
+                frame = pq.read_table(io.BytesIO(data)).to_pandas()
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+                raise InputError(f"is not a readable Parquet file: {exc}", path=str(path)) from None
+        else:
+            frame = _numpy(data, path, suffix)
+    frame = _check_columns(frame, path)
+    if len(frame) == 0:
+        raise InputError("has a header but no rows", path=str(path))
+    return frame
+
+
+def require_columns(frame: "pandas.DataFrame", columns: list[str], path: Path | str) -> None:
+    """Raise InputError naming the missing columns and the ones the file has."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"has no column {', '.join(map(repr, missing))}; its columns are "
+                         f"{', '.join(map(repr, frame.columns))}", path=str(path), field=missing[0])
