@@ -83,14 +83,18 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
               help="kubernetes: print the run's objects (ConfigMap, Jobs, Chaos Mesh objects) as YAML and exit.")
 @click.option("--image", metavar="IMAGE", default=None,
               help="compose, kubernetes: the repro image (default faultlib/trainer:0.1).")
-@click.option("--namespace", metavar="NS", default=None, help="kubernetes: namespace of the run's objects "
-              "(default 'default').")
+@click.option("--namespace", metavar="NS", default=None, help="kubernetes only: namespace of the run's objects, "
+              "a DNS label (default 'default').")
 @click.option("--crd-dir", type=click.Path(path_type=Path), default=None,
-              help="kubernetes: Chaos Mesh CRD manifests to validate the chaos objects against "
+              help="kubernetes only: Chaos Mesh CRD manifests to validate the chaos objects against "
                    "(default: the API server's dry run).")
+@click.option("--storage-class", metavar="CLASS", default=None,
+              help="kubernetes only: StorageClass of the run's volume (default: the cluster's default class).")
+@click.option("--volume-size", metavar="SIZE", default=None,
+              help="kubernetes only: size of the run's volume, a Kubernetes quantity (default 1Gi).")
 def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, seed: int | None,
         timeout: float | None, as_json: bool, dry_run: bool, image: str | None, namespace: str | None,
-        crd_dir: Path | None) -> int:
+        crd_dir: Path | None, storage_class: str | None, volume_size: str | None) -> int:
     """Run a case: control run, faulted run, assertion suite; archive the evidence.
 
     Exit code 0 when the verdict is passed, 1 when it is failed or error, 3 when it passed but the
@@ -105,7 +109,8 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
 
     _state["json"] = as_json
     case = load_case(case_dir)
-    runner_backend = get_backend(backend, image=image, namespace=namespace, crd_dir=crd_dir)
+    runner_backend = get_backend(backend, image=image, namespace=namespace, crd_dir=crd_dir,
+                                 storage_class=storage_class, volume_size=volume_size, archive=archive)
     if dry_run:
         return _print_run_objects(case, runner_backend, seed=seed, timeout=timeout, control=not no_control,
                                   as_json=as_json)
@@ -230,4 +235,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # each command group lives in its own module and registers itself on ``app`` when imported
-from faultlib.cli import archive as _archive, check as _check, trace as _trace  # noqa: E402,F401
+from faultlib.cli import archive as _archive, check as _check, shims as _shims, trace as _trace  # noqa: E402,F401

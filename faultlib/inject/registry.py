@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 from importlib import metadata
 from typing import Any
 
@@ -61,3 +63,42 @@ def build(name: str, params: dict[str, Any] | None = None) -> Injector:
         field = ".".join(str(p) for p in path) or "params"
         raise InjectionError(f"shim {name!r}: {field}: {message}")
     return injector_class(name)(**params)
+
+
+def _param_docs(cls: type) -> dict[str, str]:
+    """``{param: description}`` from the ``Params:`` section of the class docstring."""
+    doc = inspect.getdoc(cls) or ""
+    section = re.search(r"^Params:\n((?:[ \t]+.*\n?|\n)*)", doc, re.M)
+    out: dict[str, str] = {}
+    current = None
+    for line in (section.group(1) if section else "").splitlines():
+        found = re.match(r"\s{4}(\w+)(?: \(([^)]*)\))?:\s*(.*)", line)
+        if found:
+            current = found.group(1)
+            out[current] = found.group(3).strip()
+        elif current and line.strip():
+            out[current] += " " + line.strip()
+    return out
+
+
+def describe(name: str) -> dict[str, Any]:
+    """What ``faultlib shims`` shows of one injector: name, summary, docstring and parameters
+    (``{name, type, required, default, minimum, maximum, enum, description}``) from its closed schema.
+
+    Raises:
+        InjectionError: no injector has that name.
+    """
+    cls = injector_class(name)
+    schema = cls.params_schema
+    required = set(schema.get("required", []))
+    docs = _param_docs(cls)
+    params = []
+    for param, spec in schema.get("properties", {}).items():
+        kind = spec.get("type", "enum" if "enum" in spec else "any")
+        params.append({"name": param, "type": kind if isinstance(kind, str) else "|".join(kind),
+                       "required": param in required, "default": spec.get("default"),
+                       **{k: spec[k] for k in ("minimum", "maximum", "enum") if k in spec},
+                       "description": docs.get(param, spec.get("description", ""))})
+    doc = inspect.getdoc(cls) or ""
+    return {"name": name, "summary": getattr(cls, "summary", "") or doc.split("\n\n")[0],
+            "doc": doc, "params": params}
