@@ -230,7 +230,8 @@ class _Target:
         ctx = self._ctx
         attrs = {"faultlib.injector": injector, "faultlib.attempt": ctx.attempt, **attributes}
         with ctx.evidence.span("faultlib.fault", **attrs):
-            pass  # ended (and written) at once: the fault may be about to end the process
+            pass
+        ctx.evidence.flush()  # written at once, with every span before it: the fault may end the process
         ctx.log.warning("fault %s: %s", injector, " ".join(f"{k}={v}" for k, v in attributes.items()),
                         extra={"faultlib.injector": injector})
 

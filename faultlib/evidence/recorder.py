@@ -3,8 +3,11 @@
 Every record carries the resource attributes ``service.name`` (case id),
 ``faultlib.run_id`` and ``faultlib.phase``; every metric point carries a ``window``
 attribute (``none``, ``before``, ``during``, ``after`` the fault) so the evidence holds
-metric windows around the fault. Spans and logs are written as they finish (a killed
-repro keeps them); metrics are collected when the recorder closes.
+metric windows around the fault. Spans are written in batches by the SDK's
+``BatchSpanProcessor`` (one OTLP request per line, grouped under one resource and scope block),
+at most 0.5 s after they end, and at once when a fault is recorded (:meth:`Recorder.flush`, called
+before a kill); a repro killed by something else loses at most its last 0.5 s of spans. Logs are
+written as they happen; metrics are collected when the recorder closes.
 
 When ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (the compose backend points it at the
 OpenTelemetry Collector), the same spans, metrics (every 5 s) and logs are also sent there with
@@ -23,6 +26,14 @@ from typing import Any, Iterator
 
 from faultlib.evidence import layout, otlp
 from faultlib.findings import Finding, Severity
+
+#: histogram bucket upper bounds for latencies in milliseconds (the SDK's default starts at 0, a bucket
+#: that only ever counts exact zeros; these follow the 1-2.5-5 series from 1 ms to 30 s)
+MS_BUCKETS = (1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0, 30000.0)
+#: spans are written in batches (one OTLP request per line: the resource and scope blocks once per
+#: batch, not once per span), at most this long after they end and at most this many per line
+SPAN_BATCH_DELAY_MS = 500
+SPAN_BATCH_MAX = 512
 
 _LOG_LEVELS = {Severity.INFO: logging.INFO, Severity.WARNING: logging.WARNING,
                Severity.ERROR: logging.ERROR, Severity.CRITICAL: logging.CRITICAL}
@@ -72,7 +83,7 @@ class Recorder:
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -80,8 +91,9 @@ class Recorder:
         self.window = "none"
         resource = Resource.create({"service.name": service, "faultlib.phase": phase, "faultlib.run_id": run_id})
         self._tracer_provider = TracerProvider(resource=resource)
-        self._tracer_provider.add_span_processor(
-            SimpleSpanProcessor(otlp.make_span_exporter(self.run_dir / layout.TRACES)))
+        self._tracer_provider.add_span_processor(BatchSpanProcessor(
+            otlp.make_span_exporter(self.run_dir / layout.TRACES), schedule_delay_millis=SPAN_BATCH_DELAY_MS,
+            max_export_batch_size=SPAN_BATCH_MAX))
         self.tracer = self._tracer_provider.get_tracer("faultlib")
         self._metric_reader = InMemoryMetricReader()
         readers = [self._metric_reader]
@@ -106,11 +118,13 @@ class Recorder:
         self._closed = False
 
     # -- instruments -------------------------------------------------------------------------
-    def _metric(self, name: str, kind: str, description: str, unit: str) -> Metric:
+    def _metric(self, name: str, kind: str, description: str, unit: str,
+                buckets: tuple[float, ...] | None = None) -> Metric:
         if name not in self._metrics:
             create = {"counter": self.meter.create_counter, "gauge": self.meter.create_gauge,
                       "histogram": self.meter.create_histogram}[kind]
-            self._metrics[name] = Metric(self, create(name, unit=unit, description=description), kind)
+            extra = {"explicit_bucket_boundaries_advisory": list(buckets or MS_BUCKETS)} if kind == "histogram" else {}
+            self._metrics[name] = Metric(self, create(name, unit=unit, description=description, **extra), kind)
         return self._metrics[name]
 
     def counter(self, name: str, description: str = "", unit: str = "1") -> Metric:
@@ -119,8 +133,10 @@ class Recorder:
     def gauge(self, name: str, description: str = "", unit: str = "1") -> Metric:
         return self._metric(name, "gauge", description, unit)
 
-    def histogram(self, name: str, description: str = "", unit: str = "ms") -> Metric:
-        return self._metric(name, "histogram", description, unit)
+    def histogram(self, name: str, description: str = "", unit: str = "ms",
+                  buckets: tuple[float, ...] | None = None) -> Metric:
+        """A histogram; ``buckets`` are upper bounds in ``unit`` (default :data:`MS_BUCKETS`, for latencies)."""
+        return self._metric(name, "histogram", description, unit, buckets)
 
     # -- spans and findings ------------------------------------------------------------------
     @contextmanager
@@ -142,6 +158,10 @@ class Recorder:
             span.add_event("faultlib.finding", _clean({"detector": finding.detector,
                                                       "severity": finding.severity.value,
                                                       "message": finding.message}))
+
+    def flush(self) -> None:
+        """Write every finished span now (before the process may be killed)."""
+        self._tracer_provider.force_flush()
 
     def close(self) -> None:
         """Collect metrics into ``metrics.jsonl`` and flush and shut down every provider."""
