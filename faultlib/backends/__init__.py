@@ -15,37 +15,48 @@ from faultlib.errors import FaultlibError
 BACKENDS = ("local", "compose", "kubernetes")
 
 
+#: the backends each backend option applies to (what --help says, and what the error says)
+OPTION_BACKENDS = {"--image": ("compose", "kubernetes"), "--namespace": ("kubernetes",),
+                   "--crd-dir": ("kubernetes",), "--storage-class": ("kubernetes",), "--volume-size": ("kubernetes",)}
+
+
 def get_backend(name: str, *, image: str | None = None, namespace: str | None = None,
-                crd_dir: str | Path | None = None) -> Backend:
+                crd_dir: str | Path | None = None, storage_class: str | None = None,
+                volume_size: str | None = None, archive: str | None = None) -> Backend:
     """The backend called ``name``, configured for a run.
 
     Args:
         name: ``local``, ``compose`` or ``kubernetes``.
-        image: the repro image (compose: ``FAULTLIB_IMAGE`` for the compose files; kubernetes: the
-            Job's image). Default: the backend's own.
+        image: compose and kubernetes: the repro image (compose: ``FAULTLIB_IMAGE`` for the compose
+            files; kubernetes: the image of the Job and of the topology's Deployments). Default: the backend's own.
         namespace: kubernetes only: the namespace of the run's objects (default ``default``).
         crd_dir: kubernetes only: Chaos Mesh CRD manifests to validate the chaos objects against.
+        storage_class: kubernetes only: StorageClass of the run's volume (default: the cluster's default).
+        volume_size: kubernetes only: size of the run's volume (default ``1Gi``).
+        archive: the run's archive URI; kubernetes brings the pods' evidence back from an ``s3://`` one.
+            Every backend takes it.
 
     Raises:
         FaultlibError: an unknown name, or an option the backend does not take (exit 2).
     """
+    if name not in BACKENDS:
+        raise FaultlibError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    given = {"--image": image, "--namespace": namespace, "--crd-dir": crd_dir, "--storage-class": storage_class,
+             "--volume-size": volume_size}
+    for option, value in given.items():
+        if value is not None and name not in OPTION_BACKENDS[option]:
+            allowed = " or ".join(f"--backend {b}" for b in OPTION_BACKENDS[option])
+            raise FaultlibError(f"{option} applies to {allowed}, not {name}")
     if name == "local":
-        given = [opt for opt, value in (("--image", image), ("--namespace", namespace), ("--crd-dir", crd_dir))
-                 if value is not None]
-        if given:
-            raise FaultlibError(f"{', '.join(given)} applies to --backend compose or kubernetes, not local")
         return LocalBackend()
     if name == "compose":
-        if namespace is not None or crd_dir is not None:
-            raise FaultlibError("--namespace and --crd-dir apply to --backend kubernetes, not compose")
         from faultlib.backends.compose import ComposeBackend
 
         return ComposeBackend(image=image)
-    if name == "kubernetes":
-        from faultlib.backends.kubernetes import KubernetesBackend
+    from faultlib.backends.kubernetes import KubernetesBackend
 
-        return KubernetesBackend(image=image, namespace=namespace, crd_dir=crd_dir)
-    raise FaultlibError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    return KubernetesBackend(image=image, namespace=namespace, crd_dir=crd_dir, storage_class=storage_class,
+                             volume_size=volume_size, archive=archive)
 
 
 __all__ = ["BACKENDS", "Backend", "LocalBackend", "ProcessOutcome", "get_backend", "run_process"]

@@ -1,67 +1,102 @@
-"""The Kubernetes objects of one run, as plain dicts: a ConfigMap with the case's files, one
-batch/v1 Job per phase, and the Chaos Mesh objects of the case's twin (:mod:`faultlib.chaos`).
+"""The Kubernetes objects of one run, as plain dicts, in creation order:
 
-The Job runs ``python /case/<repro.script>`` in the repro image (default
-:data:`DEFAULT_IMAGE`, the same as the compose files' ``FAULTLIB_IMAGE`` default: Python, faultlib
-and the case's packages), with the case's files mounted at ``/case`` from the ConfigMap, an
-``emptyDir`` at ``/faultlib/run`` for the evidence, and the phase's variables of
-:func:`faultlib.repro.phase_env`. Its pods carry the labels ``faultlib.dev/run-id``,
-``faultlib.dev/case`` and ``faultlib.dev/phase``, which the chaos objects' default selector matches.
+1. a **Secret** with the archive's endpoint and keys, only when the archive is ``s3://`` (the pod
+   uploads its evidence there; the Job reads the values with ``secretKeyRef``, never as plain values);
+2. a **ConfigMap** with the case's files, mounted at ``/case``;
+3. a **PersistentVolumeClaim** for the run directory, shared by both phases' pods: what a pod
+   writes (evidence, checkpoints) outlives the pod, so a pod killed by PodChaos leaves its
+   checkpoints to the pod the Job starts next (``subPath: run`` at ``/faultlib/run``), and the
+   entry point keeps its attempt count beside it (``subPath: state`` at ``/faultlib/state``);
+4. a **Deployment** and a **Service** per service of the case's topology beside the repro
+   (:mod:`faultlib.backends.kube_topology`);
+5. the batch/v1 **Job** of each phase;
+6. the **Chaos Mesh objects** of the case's twin (:mod:`faultlib.chaos`), created while the faulted
+   Job's pod runs.
+
+The Job runs the pod entry point :mod:`faultlib.backends.kube_pod` in the repro image (default
+:data:`DEFAULT_IMAGE`: Python, faultlib and the case's packages), which numbers the attempt, runs
+``python /case/<repro.script>`` and uploads the run directory to an ``s3://`` archive. Its pods carry
+the labels ``faultlib.dev/run-id``, ``faultlib.dev/case`` and ``faultlib.dev/phase`` (which the chaos
+objects' default selector matches) and the compose labels of the repro's service.
+
+With a twin, the faulted pod gets the twin *instead of* the local shims: ``FAULTLIB_FAULTS`` keeps
+only the shims listed in ``inject.kubernetes.keep_local`` (default none), so no fault is applied
+twice. ``backoffLimit`` is ``repro.restarts.max`` and a ``podFailurePolicy`` fails the Job at once
+on an exit that is not a death by one of ``repro.restarts.on_signal``, as the local runner does.
 
 Nothing here talks to a cluster: ``faultlib run CASE --backend kubernetes --dry-run`` prints
-:func:`manifests` as YAML documents.
+:func:`manifests` as YAML documents (the Secret with its values redacted).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import signal
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
-from faultlib.chaos.render import (LABEL_CASE, LABEL_MANAGED_BY, LABEL_PHASE, LABEL_RUN_ID, MANAGED_BY,
-                                   chaos_entries, render_chaos, run_suffix)
-from faultlib.errors import CaseError
+from faultlib.backends.kube_names import (CASE_MOUNT, CONTAINER, DEFAULT_IMAGE, DEFAULT_NAMESPACE,
+                                          DEFAULT_VOLUME_SIZE, DNS_LABEL, DNS_SUBDOMAIN, EVIDENCE_MOUNT,
+                                          POD_START_GRACE_S, STATE_MOUNT, claim_name, configmap_name, job_name,
+                                          pod_label_selector, run_labels, secret_name)
+from faultlib.backends.kube_topology import Topology, host_names, load_topology, pod_environment, render_services
+from faultlib.chaos.render import GROUP, chaos_entries, render_chaos
+from faultlib.chaos.selectors import pod_selectors, selects
+from faultlib.errors import CaseError, CaseValidationError, FaultlibError
 
 if TYPE_CHECKING:
     from faultlib.cases import Case
 
-DEFAULT_IMAGE = "faultlib/trainer:0.1"
-DEFAULT_NAMESPACE = "default"
-CONTAINER = "repro"
-CASE_MOUNT = "/case"
-EVIDENCE_MOUNT = "/faultlib/run"
-POD_START_GRACE_S = 120.0        # image pull and scheduling, on top of the phase's timeout
 CONFIGMAP_LIMIT_BYTES = 900_000  # a ConfigMap holds at most 1 MiB, object metadata included
 CONFIGMAP_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
-PHASE_BACKOFF_LIMIT = {"control": 0, "faulted": 1}  # a pod that PodChaos kills is replaced once, as after preemption
+QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
+ARCHIVE_KEYS = ("FAULTLIB_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
+OPTIONAL_ARCHIVE_KEYS = ("AWS_SESSION_TOKEN",)
+REDACTED = "<redacted: set from the runner's environment at run time>"
+POD_ENTRY = "faultlib.backends.kube_pod"
 
 
-def _slug(case_id: str, width: int = 30) -> str:
-    return case_id.replace("_", "-")[:width].strip("-")
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run's objects are configured (the ``faultlib run`` options of the kubernetes backend).
 
+    Attributes:
+        image: the repro image of the Job and of the topology's Deployments.
+        namespace: where every object goes (a DNS label).
+        storage_class: the PersistentVolumeClaim's ``storageClassName``; None: the cluster's default class.
+        volume_size: the claim's requested size, a Kubernetes quantity (default ``1Gi``).
+        archive: the run's archive URI; only ``s3://`` makes the pod upload its evidence.
+        start_grace_s: time each pod may take to start (scheduling, image pull).
 
-def configmap_name(case_id: str, run_id: str) -> str:
-    """``faultlib-fp16-overflow-3fa2c1``: a DNS label for the run's ConfigMap."""
-    return f"faultlib-{_slug(case_id)}-{run_suffix(run_id)}"
+    Raises:
+        FaultlibError: a namespace, storage class or size Kubernetes would reject (exit 2).
+    """
 
+    image: str = DEFAULT_IMAGE
+    namespace: str = DEFAULT_NAMESPACE
+    storage_class: str | None = None
+    volume_size: str = DEFAULT_VOLUME_SIZE
+    archive: str | None = None
+    start_grace_s: float = POD_START_GRACE_S
 
-def job_name(case_id: str, phase: str, run_id: str) -> str:
-    """``faultlib-fp16-overflow-faulted-3fa2c1``: at most 54 characters, a valid Job name."""
-    return f"faultlib-{_slug(case_id)}-{phase}-{run_suffix(run_id)}"
+    def __post_init__(self) -> None:
+        if not DNS_LABEL.match(self.namespace):
+            raise FaultlibError(f"--namespace {self.namespace!r} is not a valid namespace name: at most 63 "
+                                "characters of a-z, 0-9 and '-', starting and ending with a letter or digit")
+        if self.storage_class is not None and not DNS_SUBDOMAIN.match(self.storage_class):
+            raise FaultlibError(f"--storage-class {self.storage_class!r} is not a valid StorageClass name "
+                                "(lower-case DNS subdomain): see `kubectl get storageclass`")
+        if not QUANTITY.match(self.volume_size) or float(re.match(r"[0-9.]+", self.volume_size)[0]) <= 0:
+            raise FaultlibError(f"--volume-size {self.volume_size!r} is not a positive Kubernetes quantity: "
+                                "write it like 1Gi, 500Mi or 10G")
 
-
-def run_labels(case_id: str, run_id: str, phase: str | None = None) -> dict[str, str]:
-    """The labels of every object of a run (and of its pods, with ``phase``)."""
-    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_CASE: case_id, LABEL_RUN_ID: run_id}
-    if phase:
-        labels[LABEL_PHASE] = phase
-    return labels
-
-
-def pod_label_selector(run_id: str, phase: str) -> str:
-    """The label selector (``key=value,...``) of one phase's pods."""
-    return f"{LABEL_RUN_ID}={run_id},{LABEL_PHASE}={phase}"
+    @property
+    def s3_archive(self) -> str | None:
+        """The archive URI when the pod can upload into it (``s3://``), else None."""
+        return self.archive if self.archive and self.archive.startswith("s3://") else None
 
 
 def render_configmap(case: "Case", *, run_id: str, namespace: str) -> dict[str, Any]:
@@ -87,56 +122,134 @@ def render_configmap(case: "Case", *, run_id: str, namespace: str) -> dict[str, 
             "data": data}
 
 
-def render_job(case: "Case", *, run_id: str, phase: str, env: dict[str, str], image: str, namespace: str,
-               timeout_s: float, start_grace_s: float = POD_START_GRACE_S) -> dict[str, Any]:
+def render_volume_claim(case: "Case", *, run_id: str, settings: RunSettings) -> dict[str, Any]:
+    """The run's PersistentVolumeClaim (ReadWriteOnce: the phases' pods use it one after the other)."""
+    spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": settings.volume_size}}}
+    if settings.storage_class is not None:
+        spec["storageClassName"] = settings.storage_class
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": claim_name(case.id, run_id), "namespace": settings.namespace,
+                         "labels": run_labels(case.id, run_id)},
+            "spec": spec}
+
+
+def render_archive_secret(case: "Case", *, run_id: str, namespace: str,
+                          values: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The run's Secret with the archive's endpoint and keys (``stringData``).
+
+    Args:
+        values: the values by variable name (:data:`ARCHIVE_KEYS`, optionally ``AWS_SESSION_TOKEN``);
+            None renders :data:`REDACTED` placeholders, for ``--dry-run`` and the evidence.
+    """
+    data = {k: REDACTED for k in ARCHIVE_KEYS} if values is None else {
+        k: values[k] for k in (*ARCHIVE_KEYS, *OPTIONAL_ARCHIVE_KEYS) if values.get(k)}
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": secret_name(case.id, run_id), "namespace": namespace,
+                         "labels": run_labels(case.id, run_id)},
+            "stringData": data}
+
+
+def keep_local(case: "Case") -> list[str]:
+    """``inject.kubernetes.keep_local``: the shims that still apply beside the twin (default none)."""
+    return list(case.raw["inject"]["kubernetes"].get("keep_local") or [])
+
+
+def check_keep_local(case: "Case") -> None:
+    """Raise :class:`CaseError` when ``keep_local`` names a shim the case has not, or the case has no twin."""
+    kubernetes = case.raw["inject"]["kubernetes"]
+    path, names = case.path / "case.yaml", {s.name for s in case.shims}
+    for index, name in enumerate(keep_local(case)):
+        if kubernetes.get("twin") is None:
+            raise CaseError("keep_local keeps shims beside a twin, and this case has none (twin: null): leave it out",
+                            path=path, field=f"inject.kubernetes.keep_local[{index}]")
+        if name not in names:
+            raise CaseError(f"keep_local names {name!r}, which is not a shim of inject.local "
+                            f"({', '.join(sorted(names)) or 'none'})", path=path,
+                            field=f"inject.kubernetes.keep_local[{index}]")
+
+
+def pod_faults(case: "Case", faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The faults the faulted pod applies itself: all of them without a twin; with one, only the
+    shims in ``keep_local`` (the twin replaces the rest)."""
+    if case.raw["inject"]["kubernetes"].get("twin") is None:
+        return list(faults)
+    kept = set(keep_local(case))
+    return [f for f in faults if f.get("shim") in kept]
+
+
+def _failure_policy(case: "Case") -> dict[str, Any]:
+    """Fail the Job at once on an exit that no listed signal caused (exit 128+N is a death by signal N)."""
+    codes = sorted({128 + signal.Signals[name].value for name in case.restarts.on_signal})
+    return {"rules": [{"action": "FailJob",
+                       "onExitCodes": {"containerName": CONTAINER, "operator": "NotIn", "values": codes}}]}
+
+
+def render_job(case: "Case", *, run_id: str, phase: str, env: dict[str, str], timeout_s: float,
+               settings: RunSettings, topology: Topology | None = None) -> dict[str, Any]:
     """The batch/v1 Job of one phase.
 
     Args:
         case: the case.
         run_id: the run id (labels, names).
         phase: ``control`` or ``faulted``.
-        env: the phase's variables (:func:`faultlib.repro.phase_env`); ``FAULTLIB_RUN_DIR`` is
-            replaced by the pod's evidence mount.
-        image: the repro image.
-        namespace: where the Job runs.
-        timeout_s: the phase's budget in seconds; the Job's ``activeDeadlineSeconds`` is
-            ``timeout_s + start_grace_s``.
-        start_grace_s: time allowed for scheduling and the image pull (default :data:`POD_START_GRACE_S`).
+        env: the phase's variables (:func:`faultlib.repro.phase_env`). ``FAULTLIB_RUN_DIR`` becomes
+            the pod's evidence mount, ``FAULTLIB_ATTEMPT`` is left to the pod entry point (it counts
+            the phase's attempts on the run's volume), ``FAULTLIB_FAULTS`` keeps :func:`pod_faults`.
+        timeout_s: the phase's budget in seconds; ``activeDeadlineSeconds`` adds ``start_grace_s`` for
+            each pod the Job may start (``repro.restarts.max`` + 1).
+        settings: image, namespace, archive (:class:`RunSettings`).
+        topology: the case's topology (default: read from its compose file).
 
     Returns:
         The Job as a dict (valid against the Kubernetes OpenAPI schema of batch/v1 Job).
     """
-    from faultlib.repro import ENV_RUN_DIR  # faultlib.repro loads the injector registry (jsonschema)
+    from faultlib.repro import ENV_ATTEMPT, ENV_FAULTS, ENV_RUN_DIR  # loads the injector registry (jsonschema)
 
-    labels = run_labels(case.id, run_id, phase)
-    container_env = {**env, ENV_RUN_DIR: EVIDENCE_MOUNT, "PYTHONUNBUFFERED": "1"}
+    topology = topology or load_topology(case)
+    labels = {**topology.repro.labels, **run_labels(case.id, run_id, phase)}
+    compose_env = pod_environment(topology.repro.environment, hosts=host_names(case, topology, run_id),
+                                  absent=topology.absent)
+    phase_env = {k: v for k, v in env.items() if k != ENV_ATTEMPT}
+    phase_env[ENV_FAULTS] = json.dumps(pod_faults(case, json.loads(env.get(ENV_FAULTS) or "[]")))
+    container_env = {**compose_env, **phase_env, ENV_RUN_DIR: EVIDENCE_MOUNT, "PYTHONUNBUFFERED": "1"}
+    env_list: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in container_env.items()]
+    command = ["python", "-m", POD_ENTRY, "--state-dir", STATE_MOUNT]
+    if settings.s3_archive:
+        command += ["--archive", settings.s3_archive]
+        secret = secret_name(case.id, run_id)
+        env_list += [{"name": k, "valueFrom": {"secretKeyRef": {"name": secret, "key": k,
+                                                                **({"optional": True} if k in OPTIONAL_ARCHIVE_KEYS
+                                                                   else {})}}}
+                     for k in (*ARCHIVE_KEYS, *OPTIONAL_ARCHIVE_KEYS)]
     container = {
         "name": CONTAINER,
-        "image": image,
-        "command": ["python", f"{CASE_MOUNT}/{case.script.name}"],
+        "image": settings.image,
+        "command": [*command, "--", "python", f"{CASE_MOUNT}/{case.script.name}"],
         "workingDir": CASE_MOUNT,
-        "env": [{"name": key, "value": value} for key, value in container_env.items()],
+        "env": env_list,
         "volumeMounts": [{"name": "case", "mountPath": CASE_MOUNT, "readOnly": True},
-                         {"name": "evidence", "mountPath": EVIDENCE_MOUNT}],
+                         {"name": "run", "mountPath": EVIDENCE_MOUNT, "subPath": "run"},
+                         {"name": "run", "mountPath": STATE_MOUNT, "subPath": "state"}],
     }
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": job_name(case.id, phase, run_id), "namespace": namespace, "labels": dict(labels)},
-        "spec": {
-            "backoffLimit": PHASE_BACKOFF_LIMIT.get(phase, 0),
-            "activeDeadlineSeconds": math.ceil(timeout_s + start_grace_s),
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [container],
-                    "volumes": [{"name": "case", "configMap": {"name": configmap_name(case.id, run_id)}},
-                                {"name": "evidence", "emptyDir": {}}],
-                },
+    spec: dict[str, Any] = {
+        "backoffLimit": case.restarts.max,
+        "activeDeadlineSeconds": math.ceil(timeout_s + settings.start_grace_s * (case.restarts.max + 1)),
+        "template": {
+            "metadata": {"labels": labels},
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [container],
+                "volumes": [{"name": "case", "configMap": {"name": configmap_name(case.id, run_id)}},
+                            {"name": "run", "persistentVolumeClaim": {"claimName": claim_name(case.id, run_id)}}],
             },
         },
     }
+    if case.restarts.max:
+        spec["podFailurePolicy"] = _failure_policy(case)
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": job_name(case.id, phase, run_id), "namespace": settings.namespace,
+                         "labels": run_labels(case.id, run_id, phase)},
+            "spec": spec}
 
 
 def phase_variables(case: "Case", *, run_id: str, phase: str, seed: int) -> dict[str, str]:
@@ -148,34 +261,81 @@ def phase_variables(case: "Case", *, run_id: str, phase: str, seed: int) -> dict
                      params=case.params, faults=faults)
 
 
+def pod_templates(objects: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, str]]]:
+    """``(object name, namespace, pod labels)`` of every pod the objects would run, Jobs and Deployments."""
+    return [(o["metadata"]["name"], o["metadata"]["namespace"], o["spec"]["template"]["metadata"]["labels"])
+            for o in objects if o["kind"] in ("Job", "Deployment")]
+
+
+def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[str, str, dict[str, str]]]) -> None:
+    """Every selector of every chaos object must select at least one of ``pods`` (:func:`pod_templates`).
+
+    Raises:
+        CaseValidationError: each selector that selects none, as ``case.yaml:LINE: inject.kubernetes.chaos[i]...``.
+    """
+    from faultlib.cases.yamlpos import PositionedYaml, dotted
+
+    found: list[tuple[list[str | int], str]] = []
+    for index, obj in enumerate(chaos):
+        for selector in pod_selectors(obj):
+            if any(selects(selector.selector, namespace=ns, labels=labels) for _, ns, labels in pods):
+                continue
+            described = "; ".join(f"{name} in {ns}: {labels}" for name, ns, labels in pods)
+            found.append((["inject", "kubernetes", "chaos", index, *selector.path],
+                          f"this {selector.kind} selector selects none of the run's pods ({described}): name labels "
+                          "that the compose file gives a service of topology.services, or leave the selector out "
+                          "to select the faulted Job's pod"))
+    if found:
+        path = case.path / "case.yaml"
+        doc = PositionedYaml(path, path.read_text(encoding="utf-8"))
+        raise CaseValidationError([CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc))
+                                   for loc, message in found])
+
+
 def manifests(case: "Case", *, run_id: str, image: str = DEFAULT_IMAGE, namespace: str = DEFAULT_NAMESPACE,
               seed: int | None = None, timeout_s: float | None = None, control: bool = True,
-              start_grace_s: float = POD_START_GRACE_S) -> list[dict[str, Any]]:
-    """Every object a run would create: the ConfigMap, the Job of each phase, the chaos objects.
+              start_grace_s: float = POD_START_GRACE_S, storage_class: str | None = None,
+              volume_size: str = DEFAULT_VOLUME_SIZE, archive: str | None = None) -> list[dict[str, Any]]:
+    """Every object a run would create, in creation order (see the module docstring).
 
     Args:
         case: the case.
         run_id: the run id.
-        image: the repro image.
-        namespace: the namespace of every object.
+        image, namespace, storage_class, volume_size, archive, start_grace_s: see :class:`RunSettings`.
         seed: the run's seed (default ``repro.seed``).
         timeout_s: the per-phase budget (default ``repro.timeout_s``).
         control: include the control phase's Job (``--no-control`` leaves it out).
-        start_grace_s: time each Job may take to start (see :func:`render_job`).
 
     Returns:
-        The objects in creation order.
+        The objects; the Secret (s3:// archives only) with redacted values.
+
+    Raises:
+        CaseError: ``keep_local`` or the topology is wrong, or a chaos selector selects none of the run's pods.
+        FaultlibError: a setting Kubernetes would reject.
     """
+    settings = RunSettings(image=image, namespace=namespace, storage_class=storage_class, volume_size=volume_size,
+                           archive=archive, start_grace_s=start_grace_s)
+    check_keep_local(case)
+    topology = load_topology(case)
     seed = case.seed if seed is None else seed
     timeout_s = timeout_s or case.timeout_s
-    phases = ("control", "faulted") if control else ("faulted",)
-    objects = [render_configmap(case, run_id=run_id, namespace=namespace)]
-    for phase in phases:
-        env = phase_variables(case, run_id=run_id, phase=phase, seed=seed)
-        objects.append(render_job(case, run_id=run_id, phase=phase, env=env, image=image, namespace=namespace,
-                                  timeout_s=timeout_s, start_grace_s=start_grace_s))
-    objects += render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=namespace)
-    return objects
+    objects = []
+    if settings.s3_archive:
+        objects.append(render_archive_secret(case, run_id=run_id, namespace=namespace))
+    objects.append(render_configmap(case, run_id=run_id, namespace=namespace))
+    objects.append(render_volume_claim(case, run_id=run_id, settings=settings))
+    services = render_services(case, topology, run_id=run_id, image=image, namespace=namespace)
+    jobs = {phase: render_job(case, run_id=run_id, phase=phase, timeout_s=timeout_s, settings=settings,
+                              env=phase_variables(case, run_id=run_id, phase=phase, seed=seed), topology=topology)
+            for phase in (("control", "faulted") if control else ("faulted",))}
+    chaos = render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=namespace)
+    check_selectors(case, chaos, pod_templates([*services, jobs["faulted"]]))  # chaos exists in the faulted phase only
+    return objects + services + list(jobs.values()) + chaos
+
+
+def is_chaos(obj: Mapping[str, Any]) -> bool:
+    """True for a Chaos Mesh object (API group ``chaos-mesh.org``)."""
+    return str(obj.get("apiVersion", "")).startswith(f"{GROUP}/")
 
 
 def to_yaml(objects: list[dict[str, Any]]) -> str:
@@ -195,3 +355,9 @@ def to_yaml(objects: list[dict[str, Any]]) -> str:
     BlockDumper.add_representer(str, represent_str)
     return yaml.dump_all(objects, Dumper=BlockDumper, sort_keys=False, explicit_start=True,
                          default_flow_style=False, allow_unicode=True)
+
+
+__all__ = ["CONTAINER", "DEFAULT_IMAGE", "DEFAULT_NAMESPACE", "DEFAULT_VOLUME_SIZE", "POD_START_GRACE_S",
+           "RunSettings", "check_keep_local", "check_selectors", "configmap_name", "is_chaos", "job_name",
+           "manifests", "pod_faults", "pod_label_selector", "pod_templates", "render_archive_secret",
+           "render_configmap", "render_job", "render_volume_claim", "run_labels", "to_yaml"]

@@ -11,9 +11,15 @@ belongs to one run of the case:
   label selectors ``faultlib.dev/run-id: <run id>`` and ``faultlib.dev/phase: faulted`` (the labels
   the Kubernetes backend puts on its Job's pods), plus any ``pod_labels`` given. Inside a
   ``Schedule`` the embedded spec of its ``type`` gets it; inside a ``Workflow`` every chaos template
-  does. A selector the case wrote itself is kept as it is.
+  does.
+- a selector the case wrote itself (``spec.selector``, and a NetworkChaos's ``spec.target.selector``)
+  keeps every condition it states and is *scoped to the run*: it gets the run's ``namespaces`` when
+  it names none, and the label ``faultlib.dev/run-id: <run id>``. ``app: feature-service`` alone
+  would select every pod with that label in every namespace Chaos Mesh watches (other runs, other
+  teams' services); scoped, a run's chaos can only ever touch the run's own pods.
 
-Rendering never mutates the case; validation against the CRD schemas is :mod:`faultlib.chaos.crds`.
+Rendering never mutates the case; validation against the CRD schemas is :mod:`faultlib.chaos.crds`,
+and :mod:`faultlib.chaos.selectors` tells which rendered pods a selector picks.
 """
 
 from __future__ import annotations
@@ -105,23 +111,48 @@ def run_selector(*, namespace: str, run_id: str, pod_labels: Mapping[str, str] |
     return {"namespaces": [namespace], "labelSelectors": labels}
 
 
-def _fill_selectors(kind: str, spec: dict[str, Any], selector: dict[str, Any]) -> None:
-    """Give every pod-acting spec under ``spec`` (of ``kind``) the ``selector`` when it has none."""
+def scope_selector(selector: Mapping[str, Any], *, namespace: str, run_id: str) -> dict[str, Any]:
+    """A case-written selector narrowed to one run's pods (a new dict; the case is not touched).
+
+    Args:
+        selector: a Chaos Mesh ``PodSelectorSpec`` as the case wrote it.
+        namespace: the run's namespace, used when the selector names no ``namespaces``.
+        run_id: the run id: ``faultlib.dev/run-id`` is added to ``labelSelectors``.
+
+    Returns:
+        The selector with every condition of the case, plus the run's namespace and run-id label.
+    """
+    scoped = copy.deepcopy(dict(selector))
+    if not scoped.get("namespaces"):
+        scoped["namespaces"] = [namespace]
+    scoped["labelSelectors"] = {**(scoped.get("labelSelectors") or {}), LABEL_RUN_ID: run_id}
+    return scoped
+
+
+def _fill_selectors(kind: str, spec: dict[str, Any], selector: dict[str, Any], *, namespace: str,
+                    run_id: str) -> None:
+    """Give every pod-acting spec under ``spec`` (of ``kind``) the run's ``selector`` when it has none,
+    and scope the selectors it has (:func:`scope_selector`)."""
     if kind in POD_KINDS:
         if not spec.get("selector"):
             spec["selector"] = copy.deepcopy(selector)
+        else:
+            spec["selector"] = scope_selector(spec["selector"], namespace=namespace, run_id=run_id)
+        target = spec.get("target")
+        if kind == "NetworkChaos" and isinstance(target, dict) and target.get("selector"):
+            target["selector"] = scope_selector(target["selector"], namespace=namespace, run_id=run_id)
     elif kind == "Schedule":
         inner = spec.get("type")
         embedded = spec.get(EMBEDDED_FIELDS.get(inner, ""))
         if isinstance(embedded, dict):
-            _fill_selectors(inner, embedded, selector)
+            _fill_selectors(inner, embedded, selector, namespace=namespace, run_id=run_id)
     elif kind == "Workflow":
         for template in spec.get("templates") or []:
             if not isinstance(template, dict):
                 continue
             for inner, field in EMBEDDED_FIELDS.items():
                 if isinstance(template.get(field), dict):
-                    _fill_selectors(inner, template[field], selector)
+                    _fill_selectors(inner, template[field], selector, namespace=namespace, run_id=run_id)
 
 
 def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namespace: str,
@@ -136,7 +167,8 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
         pod_labels: extra labels the default selector requires (default none).
 
     Returns:
-        One dict per entry, in order: ``apiVersion``, ``kind``, ``metadata``, ``spec``; ready to
+        One dict per entry, in order: ``apiVersion``, ``kind``, ``metadata``, ``spec`` (every selector
+        the run's default or scoped to the run, see the module docstring); ready to
         validate (:class:`faultlib.chaos.CrdSchemas`) and to create with ``CustomObjectsApi``.
     """
     selector = run_selector(namespace=namespace, run_id=run_id, pod_labels=pod_labels)
@@ -144,7 +176,7 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
     objects = []
     for entry in entries:
         spec = copy.deepcopy(dict(entry.spec))
-        _fill_selectors(entry.kind, spec, selector)
+        _fill_selectors(entry.kind, spec, selector, namespace=namespace, run_id=run_id)
         objects.append({
             "apiVersion": API_VERSION,
             "kind": entry.kind,

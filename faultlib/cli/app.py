@@ -61,7 +61,7 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
     if as_json:
         raise click.UsageError("--dry-run prints YAML documents: leave out --json")
     objects = backend.render(case, run_id=new_run_id(), seed=seed, timeout_s=timeout, control=control)
-    if backend.crd_dir is None and any(o["kind"] not in ("ConfigMap", "Job") for o in objects):
+    if backend.crd_dir is None and any(o["apiVersion"].startswith("chaos-mesh.org/") for o in objects):
         stderr.print("note: the Chaos Mesh objects were not validated: pass --crd-dir DIR (Chaos Mesh's "
                      "config/crd/bases) to validate them against the CRD schemas", markup=False, highlight=False)
     sys.stdout.write(to_yaml(objects))
@@ -80,7 +80,8 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
               help="Per-phase timeout in seconds, finite, at most 86400 (default repro.timeout_s).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout.")
 @click.option("--dry-run", is_flag=True,
-              help="kubernetes: print the run's objects (ConfigMap, Jobs, Chaos Mesh objects) as YAML and exit.")
+              help="kubernetes only: print the run's objects (archive Secret, ConfigMap, volume claim, topology "
+                   "Deployments and Services, Jobs, Chaos Mesh objects) as YAML and exit.")
 @click.option("--image", metavar="IMAGE", default=None,
               help="compose, kubernetes: the repro image (default faultlib/trainer:0.1).")
 @click.option("--namespace", metavar="NS", default=None, help="kubernetes only: namespace of the run's objects, "

@@ -34,6 +34,7 @@ CATALOG = discover(REPO / "cases")
 # a Kubernetes version whose OpenAPI schemas kubernetes-validate ships (1.32 to 1.37 in 1.37.0); offline
 KUBERNETES_VERSION = "1.33.0"
 DELAY = {"action": "delay", "mode": "all", "delay": {"latency": "200ms", "jitter": "20ms"}, "duration": "30s"}
+BUILT_IN_KINDS = ("Secret", "ConfigMap", "PersistentVolumeClaim", "Deployment", "Service", "Job")
 
 pytestmark = needs_crds
 
@@ -97,7 +98,9 @@ def test_catalog_jobs_and_configmap_validate_against_the_kubernetes_schemas(case
         assert pod["metadata"]["labels"]["faultlib.dev/case"] == case.id
         container = pod["spec"]["containers"][0]
         assert container["image"] == "registry.example/trainer:1.0"
-        assert container["command"] == ["python", f"/case/{case.script.name}"]
+        # the pod entry point numbers the attempt, runs the repro, uploads the evidence (kube_pod)
+        assert container["command"][:3] == ["python", "-m", "faultlib.backends.kube_pod"]
+        assert container["command"][-3:] == ["--", "python", f"/case/{case.script.name}"]
         env = {e["name"]: e["value"] for e in container["env"]}
         assert env["FAULTLIB_PHASE"] == job["metadata"]["labels"]["faultlib.dev/phase"]
         assert env["FAULTLIB_RUN_DIR"] == "/faultlib/run" and env["FAULTLIB_CASE_ID"] == case.id
@@ -105,14 +108,17 @@ def test_catalog_jobs_and_configmap_validate_against_the_kubernetes_schemas(case
     control_env = {e["name"]: e["value"] for e in jobs[0]["spec"]["template"]["spec"]["containers"][0]["env"]}
     faulted_env = {e["name"]: e["value"] for e in jobs[1]["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert yaml.safe_load(control_env["FAULTLIB_FAULTS"]) == []
-    assert [f["shim"] for f in yaml.safe_load(faulted_env["FAULTLIB_FAULTS"])] == [s.name for s in case.shims]
+    twin = case.raw["inject"]["kubernetes"]["twin"]
+    kept = case.raw["inject"]["kubernetes"].get("keep_local") or []
+    expected = [s.name for s in case.shims if twin is None or s.name in kept]  # the twin replaces the others
+    assert [f["shim"] for f in yaml.safe_load(faulted_env["FAULTLIB_FAULTS"])] == expected
     configmap = objects[0]
     assert configmap["kind"] == "ConfigMap" and case.script.name in configmap["data"]
 
 
 def test_the_kubernetes_schema_check_is_real():
     case = load_case(CATALOG[0])
-    job = manifests(case, run_id="20261130T120048Z-3fa2c1")[1]
+    job = next(o for o in manifests(case, run_id="20261130T120048Z-3fa2c1") if o["kind"] == "Job")
     job["spec"]["template"]["spec"]["containers"][0]["bogus"] = 1
     with pytest.raises(kubernetes_validate.ValidationError):
         k8s_validate(job)
@@ -136,7 +142,7 @@ def test_chaos_selectors_match_the_faulted_jobs_pods(tmp_path):
 def test_run_creates_polls_and_deletes_even_when_the_assertions_fail(tmp_path, fake_api):
     api, client = fake_api
     record, archive, case = _run(chaos_case(tmp_path), tmp_path, _backend(client))
-    # the pod's evidence files stay in the pod, so the tiny case's step assertions fail
+    # a file:// archive: the pod's evidence files cannot come back, so the tiny case's step assertions fail
     assert record.verdict is Verdict.FAILED and "steps_recorded" in record.assertions["failed"]
     assert record.control.exit_code == 0 and record.faulted.exit_code == 0 and record.backend == "kubernetes"
     chaos_name = "downstream-delay-" + record.run_id.rsplit("-", 1)[1]
@@ -159,7 +165,7 @@ def test_run_creates_polls_and_deletes_even_when_the_assertions_fail(tmp_path, f
     assert stdout.count("phase output from the pod") == 2 and "# faultlib phase=faulted backend=kubernetes" in stdout
     assert "chaos injected: NetworkChaos/" + chaos_name in (run_dir / layout.STDERR).read_text()
     applied = list(yaml.safe_load_all((run_dir / "kubernetes.yaml").read_text()))
-    assert [o["kind"] for o in applied] == ["ConfigMap", "NetworkChaos", "Job", "Job"]
+    assert [o["kind"] for o in applied] == ["ConfigMap", "PersistentVolumeClaim", "NetworkChaos", "Job", "Job"]
 
 
 def test_chaos_never_injected_raises_and_still_deletes_everything(tmp_path, fake_api):
@@ -248,22 +254,23 @@ def test_cli_dry_run_prints_valid_yaml_documents_without_a_cluster(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("---\n")
     docs = list(yaml.safe_load_all(proc.stdout))
-    assert [d["kind"] for d in docs] == ["ConfigMap", "Job", "Job", "NetworkChaos"]
-    for doc in docs[:3]:
+    assert [d["kind"] for d in docs] == ["ConfigMap", "PersistentVolumeClaim", "Job", "Job", "NetworkChaos"]
+    for doc in docs[:4]:
         k8s_validate(doc)
         assert doc["metadata"]["namespace"] == "ml"
-    assert docs[1]["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.example/t:2"
-    assert CrdSchemas(CRDS).problems(docs[3]) == []
-    run_id = docs[3]["metadata"]["labels"]["faultlib.dev/run-id"]
-    assert docs[3]["spec"]["selector"]["labelSelectors"]["faultlib.dev/run-id"] == run_id
+    assert docs[2]["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.example/t:2"
+    assert CrdSchemas(CRDS).problems(docs[4]) == []
+    run_id = docs[4]["metadata"]["labels"]["faultlib.dev/run-id"]
+    assert docs[4]["spec"]["selector"]["labelSelectors"]["faultlib.dev/run-id"] == run_id
     assert not (tmp_path / ".faultlib").exists(), "a dry run wrote evidence"
 
     no_control = cli("run", str(case_dir), "--backend", "kubernetes", "--dry-run", "--no-control", cwd=tmp_path)
-    assert [d["kind"] for d in yaml.safe_load_all(no_control.stdout)] == ["ConfigMap", "Job", "NetworkChaos"]
+    assert [d["kind"] for d in yaml.safe_load_all(no_control.stdout)] == ["ConfigMap", "PersistentVolumeClaim",
+                                                                           "Job", "NetworkChaos"]
     assert "not validated: pass --crd-dir" in no_control.stderr
 
     catalog = cli("run", str(CATALOG[0]), "--backend", "kubernetes", "--dry-run", cwd=tmp_path)
-    assert catalog.returncode == 0 and all(d["kind"] in ("ConfigMap", "Job") or d["apiVersion"].startswith(
+    assert catalog.returncode == 0 and all(d["kind"] in BUILT_IN_KINDS or d["apiVersion"].startswith(
         "chaos-mesh.org/") for d in yaml.safe_load_all(catalog.stdout))
 
 

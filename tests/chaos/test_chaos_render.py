@@ -8,7 +8,7 @@ import pytest
 
 from faultlib.cases import discover, load_case
 from faultlib.chaos import (API_VERSION, ChaosEntry, CrdSchemas, chaos_entries, render_chaos, run_selector,
-                            run_suffix)
+                            run_suffix, scope_selector)
 from tests.conftest import CRDS, REPO, needs_crds
 
 RUN_ID = "20261130T120048Z-3fa2c1"
@@ -40,11 +40,18 @@ def test_a_missing_selector_selects_the_runs_faulted_pods():
     assert run_selector(namespace="ml", run_id=RUN_ID) == RUN_SELECTOR
 
 
-def test_a_selector_the_case_wrote_is_kept_and_the_case_is_not_mutated():
-    spec = {**DELAY, "selector": {"labelSelectors": {"app": "feature-service"}}}
+def test_a_selector_the_case_wrote_keeps_its_conditions_is_scoped_to_the_run_and_the_case_is_not_mutated():
+    spec = {**DELAY, "selector": {"labelSelectors": {"app": "feature-service"}},
+            "target": {"mode": "all", "selector": {"namespaces": ["other"], "labelSelectors": {"app": "model-service"}}}}
     original = copy.deepcopy(spec)
     [obj] = _render(ChaosEntry("NetworkChaos", "d", spec))
-    assert obj["spec"]["selector"] == {"labelSelectors": {"app": "feature-service"}}
+    # the case's labels stay; the run's namespace (when none is named) and run-id label are added
+    assert obj["spec"]["selector"] == {"namespaces": ["ml"],
+                                       "labelSelectors": {"app": "feature-service", "faultlib.dev/run-id": RUN_ID}}
+    assert obj["spec"]["target"]["selector"] == {"namespaces": ["other"], "labelSelectors": {
+        "app": "model-service", "faultlib.dev/run-id": RUN_ID}}
+    assert scope_selector({"labelSelectors": {"app": "x"}}, namespace="ml", run_id=RUN_ID) == \
+        obj["spec"]["selector"] | {"labelSelectors": {"app": "x", "faultlib.dev/run-id": RUN_ID}}
     obj["spec"]["selector"]["labelSelectors"]["app"] = "changed"
     [bare] = _render(ChaosEntry("NetworkChaos", "d", DELAY))
     assert spec == original and "selector" not in DELAY and bare["spec"]["selector"] == RUN_SELECTOR
@@ -62,7 +69,8 @@ def test_selectors_are_filled_inside_schedules_and_workflows():
     assert sched["spec"]["networkChaos"]["selector"] == RUN_SELECTOR and "selector" not in sched["spec"]
     templates = {t["name"]: t for t in flow["spec"]["templates"]}
     assert templates["delay"]["networkChaos"]["selector"] == RUN_SELECTOR
-    assert templates["kill"]["podChaos"]["selector"] == {"pods": {"ml": ["p-1"]}}
+    assert templates["kill"]["podChaos"]["selector"] == {"pods": {"ml": ["p-1"]}, "namespaces": ["ml"],
+                                                         "labelSelectors": {"faultlib.dev/run-id": RUN_ID}}
     assert "selector" not in templates["entry"]
 
 
