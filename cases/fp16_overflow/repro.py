@@ -94,8 +94,8 @@ def main() -> None:
             accuracy = (model(x_test).argmax(1) == y_test).float().mean().item()
         weights_finite = all(bool(torch.isfinite(t).all()) for t in model.state_dict().values())
         ctx.log.info("held-out accuracy %.4f after %d steps", accuracy, steps)
-        print(f"accuracy={accuracy:.4f} overflow_steps={sentinel.overflow_steps} resets={breaker.resets} "
-              f"fallbacks={breaker.fallbacks} resumes={breaker.resumes}")
+        print(f"accuracy={accuracy:.4f} overflow_steps={sentinel.overflow_steps} "
+              f"scale_set_back_to_initial={breaker.resets} fallbacks={breaker.fallbacks} resumes={breaker.resumes}")
         ctx.summary(accuracy=accuracy, weights_finite=weights_finite, steps=steps,
                     overflow_steps=sentinel.overflow_steps, scale_resets=breaker.resets,
                     fp32_fallbacks=breaker.fallbacks, amp_resumes=breaker.resumes,

@@ -1,7 +1,8 @@
 """nan_gradient: a digits classifier whose hand-written row normalisation has a finite forward
 and a NaN backward on an all-zero row. The faulted run feeds a few blank samples; the gradient
-sentinel catches the NaN gradients, the locator replays the step and names the module and the
-autograd op, a dump is written, and the poisoned update is skipped.
+sentinel catches the NaN gradients, the locator replays the step and names the module, the
+autograd node (SqrtBackward0) and the aten op it ran (aten::div), a dump is written, and the
+poisoned update is skipped.
 """
 
 import time
@@ -18,8 +19,10 @@ from faultlib.detect import GradientSentinel, locate, write_dump
 class RowNorm(nn.Module):
     """Scale each row to unit L2 norm, written by hand as it often is.
 
-    Forward at an all-zero row: 0 / (0 + eps) = 0, finite. Backward: d sqrt(s)/ds = 1 / (2 sqrt(s))
-    is infinite at s = 0, and 0 * inf = NaN. (torch.linalg.vector_norm or sqrt(s + eps) are safe.)
+    Forward at an all-zero row: 0 / (0 + eps) = 0, finite. Backward: the gradient reaching the
+    norm is -sum(h * g) / (norm + eps)^2 = 0 (h = 0), and the autograd node SqrtBackward0 computes
+    grad / (2 * sqrt(s)) with the aten op aten::div: 0 / 0 = NaN, one per blank row, which then
+    flows back into fc1's gradient. (torch.linalg.vector_norm or sqrt(s + eps) are safe.)
     """
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:

@@ -52,6 +52,10 @@ def test_locator_names_module_op_and_line(evidence):
         assert finding.location["phase"] == "backward"
         assert finding.location["module"] == "norm"
         assert finding.location["op"] == "SqrtBackward0"
+        # the node and the aten op it ran (grad / (2 * sqrt(s)) at 0 / 0), labelled alike in message and evidence
+        assert finding.evidence["autograd_node"] == "SqrtBackward0" and finding.evidence["aten_op"] == "aten::div"
+        assert "autograd node SqrtBackward0, aten op aten::div" in finding.message
+        assert "in module norm (repro.py:" in finding.message
         assert Path(finding.location["file"]).name == "repro.py" and finding.location["line"] == _sqrt_line()
         assert finding.evidence["tensor"]["nan"] == SHIM["rows"]  # one NaN per blank row
 
@@ -61,13 +65,14 @@ def test_dump_replays_the_same_nan(evidence):
     assert len(dumps) == len(WINDOW)
     dump = torch.load(dumps[0], weights_only=True)
     assert dump["step"] == min(WINDOW) and dump["event"]["op"] == "SqrtBackward0"
+    assert dump["event"]["aten_op"] == "aten::div"
     x, y = dump["batch"]
     assert bool((x[: SHIM["rows"]] == 0).all()), "the dump holds the blank rows the model saw"
     model = _repro_module().build_model(CASE["repro"]["params"]["hidden"])
     model.load_state_dict(dump["model_state"])
     event = locate(lambda: torch.nn.functional.cross_entropy(model(x), y).backward())
     assert event is not None
-    assert (event.phase, event.module, event.op) == ("backward", "norm", "SqrtBackward0")
+    assert (event.phase, event.module, event.op, event.aten_op) == ("backward", "norm", "SqrtBackward0", "aten::div")
     assert not any(math.isnan(v) for v in dump["model_state"]["fc1.weight"].flatten().tolist())
 
 

@@ -6,8 +6,10 @@ overflows whatever the scale, so every step is skipped and the scale halves each
 (65536 → 256 in 8 steps), after which healthy steps underflow their gradients. The breaker:
 
 * **2 consecutive overflow steps** (``consecutive_limit``): the update stays skipped and the
-  scale is reset to 65536 (``reset_scale``, GradScaler's default ``init_scale``) instead of
-  collapsing; a short back-off (``backoff_steps``) keeps it from resetting every step.
+  scale is set back to 65536 (``reset_scale``, GradScaler's default ``init_scale``) instead of
+  collapsing. GradScaler has halved it on each overflow, so this usually *raises* the scale
+  (16384 → 65536), and the findings say so in those words; a short back-off
+  (``backoff_steps``) keeps it from resetting every step.
 * **5 overflow steps within 100** (``window_limit`` / ``window_steps``): the fault is not
   transient; fall back to fp32 (``amp_enabled`` becomes False) so training makes progress
   through the region fp16 cannot represent.
@@ -33,7 +35,7 @@ from faultlib.findings import Finding, Severity
 class BreakerAction(str, enum.Enum):
     NONE = "none"            # healthy step
     SKIPPED = "skipped"      # overflow: the update was (or must be) skipped
-    RESET_SCALE = "reset_scale"
+    RESET_SCALE = "reset_scale"  # the scale set back to ``reset_scale`` (usually a raise: see the module doc)
     FALLBACK_FP32 = "fallback_fp32"
     RESUME_AMP = "resume_amp"
 
@@ -103,6 +105,11 @@ class OverflowCircuitBreaker:
             overflow: the step's gradients overflowed (e.g. ``OverflowSentinel.check().overflow``).
             loss: the step's loss as a Python float (may be nan/inf).
 
+        Returns:
+            A :class:`BreakerDecision`; its ``finding`` says what the breaker changed, with the
+            loss scale before and after (``evidence.scale_before`` / ``scale_after``, and
+            ``scale_change``: ``raised``, ``lowered`` or ``unchanged``).
+
         Raises:
             DetectorError: steps not increasing.
         """
@@ -133,24 +140,36 @@ class OverflowCircuitBreaker:
         if len(self.overflows) >= self.window_limit:
             self.amp_enabled = False
             self.fallbacks += 1
+            before = self._scale()
             self._reset()
+            after = self._scale()
             self.stable_count = 0
+            scale = f"; {_scale_change(before, after)} for the return to AMP" if before is not None else ""
             return self._decision(step, BreakerAction.FALLBACK_FP32, Finding(
                 self.name, Severity.ERROR,
                 f"{len(self.overflows)} overflow steps within {self.window_steps}: falling back to fp32 "
-                f"until the loss is stable for {self.stable_steps} steps",
-                {"step": step}, {"overflow_steps": list(self.overflows), "loss_scale": self._scale()}))
+                f"until the loss is stable for {self.stable_steps} steps{scale}",
+                {"step": step}, {"overflow_steps": list(self.overflows), "loss_scale": after,
+                                 "scale_before": before, "scale_after": after,
+                                 "scale_change": _direction(before, after)}))
         if self.consecutive >= self.consecutive_limit and step >= self.no_reset_before:
             before = self._scale()
             self._reset()
+            after = self._scale()
             self.resets += 1
             self.no_reset_before = step + self.backoff_steps
+            if before is None:
+                scale = "no enabled GradScaler, so no loss scale to reset"
+            else:
+                target = ("the initial scale" if self.reset_scale == getattr(self.scaler, "_init_scale", None)
+                          else "reset_scale")
+                scale = (f"{_scale_change(before, after)} (reset to {target} after {self.consecutive_limit} "
+                         "consecutive overflows, instead of halving again)")
             return self._decision(step, BreakerAction.RESET_SCALE, Finding(
                 self.name, Severity.WARNING,
-                f"{self.consecutive} consecutive overflow steps: update skipped, loss scale reset "
-                f"from {before:g} to {self.reset_scale:g}",
+                f"{self.consecutive} consecutive overflow steps: update skipped; {scale}",
                 {"step": step}, {"consecutive": self.consecutive, "scale_before": before,
-                                 "scale_after": self.reset_scale}))
+                                 "scale_after": after, "scale_change": _direction(before, after)}))
         return self._decision(step, BreakerAction.SKIPPED)
 
     def _fp32_step(self, step: int, overflow: bool, loss: float) -> BreakerDecision:
@@ -178,3 +197,19 @@ class OverflowCircuitBreaker:
 
             self.scaler.scale(torch.ones(()))  # GradScaler creates its scale tensor lazily on first scale()
             self.scaler.update(new_scale=self.reset_scale)
+
+
+def _direction(before: float | None, after: float | None) -> str | None:
+    """``raised``, ``lowered`` or ``unchanged``; None without a scale."""
+    if before is None or after is None:
+        return None
+    return "raised" if after > before else "lowered" if after < before else "unchanged"
+
+
+def _scale_change(before: float, after: float | None) -> str:
+    """What a reset did to the loss scale, in words that show the direction:
+    ``raised the loss scale from 16384 to 65536`` (a "reset" that hides an increase misleads)."""
+    direction = _direction(before, after)
+    if direction == "unchanged":
+        return f"kept the loss scale at {before:g}"
+    return f"{direction} the loss scale from {before:g} to {after:g}"

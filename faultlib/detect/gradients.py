@@ -114,6 +114,14 @@ class ExplodingGradientDetector:
 
     Call :meth:`observe` after ``loss.backward()`` and before clipping / ``optimizer.step``.
     ``history`` keeps ``(step, global_norm, {name: norm})`` for the evidence.
+
+    Severity: a finding is an ``error`` (and the exploding_gradient case is ``severity: error``
+    to match). Past ``ratio`` times its own running median the step's update is wrong whatever
+    the caller does next: applied as is, it throws the layer off (and can turn the weights
+    non-finite); under ``clip_grad_norm_`` it silently stops the whole model learning; under
+    per-parameter clipping it pushes the layer in the faulty direction. The step must be
+    skipped or investigated, which is what ``error`` means in faultlib (``warning`` is for a
+    heuristic the step can live with, e.g. fp16 gradients at the fp16 limit).
     """
 
     name = "exploding_gradient"

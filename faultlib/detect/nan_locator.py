@@ -114,16 +114,28 @@ class NonFiniteEvent:
                           "finite_max": self.tensor.finite_max}
         return data
 
+    @property
+    def autograd_node(self) -> str | None:
+        """The autograd node whose backward produced the value (``SqrtBackward0``); None in forward."""
+        return self.op if self.phase == "backward" else None
+
     def finding(self, detector: str = "nan_locator") -> Finding:
+        """The :class:`Finding`: ``location.op`` is :attr:`op`; the message and the evidence name
+        both the autograd node (backward only) and the aten op, each labelled, e.g.
+        ``first NaN born in backward in module norm (repro.py:26): autograd node SqrtBackward0,
+        aten op aten::div`` (SqrtBackward0 computes ``grad / (2 * result)``: the op that made the
+        NaN is the division it runs, 0 / 0 at a zero input)."""
         kind = "NaN" if self.tensor.nan else "inf"
         where = f"module {self.module}" if self.module else "outside any module"
+        source = f" ({os.path.basename(self.file)}:{self.line})" if self.file else ""
+        ops = (f"autograd node {self.autograd_node}, aten op {self.aten_op}" if self.autograd_node
+               else f"aten op {self.aten_op}")
         location = {k: v for k, v in {"step": self.step, "phase": self.phase, "module": self.module,
                                        "op": self.op, "file": self.file, "line": self.line}.items()
                     if v is not None}
-        return Finding(detector, Severity.ERROR,
-                       f"first {kind} born in {self.phase} by {self.op} in {where}"
-                       + (f" ({os.path.basename(self.file)}:{self.line})" if self.file else ""),
-                       location, {"aten_op": self.aten_op, "tensor": self.to_json()["tensor"]})
+        return Finding(detector, Severity.ERROR, f"first {kind} born in {self.phase} in {where}{source}: {ops}",
+                       location, {"autograd_node": self.autograd_node, "aten_op": self.aten_op,
+                                  "tensor": self.to_json()["tensor"]})
 
 
 class NonFiniteFound(BaseException):

@@ -13,24 +13,39 @@ it means something:
   gradient of 1), so testing them against the fp16 limit would be a false alarm that the
   control run exposes.
 
-Cost: with a GradScaler, ``scaler.unscale_(optimizer)`` has already checked every gradient
-for inf/NaN in one fused kernel (``torch._amp_foreach_non_finite_check_and_unscale_``); the
-sentinel reads that result (one host read) instead of making a second pass. Measured inside
-a training loop on CPU, every extra tiny op costs ~25 µs (cold dispatch), so a second pass over
-8 gradients costs ~110-200 µs, the reuse ~30 µs. Without a scaler (or before ``unscale_``),
-the fast path reduces every gradient to one number whose finiteness is that of the
-whole gradient (NaN and inf propagate through sums and max-abs), adds those numbers, and
-reads one value back to the host. On CUDA it uses ``torch._foreach_norm(grads, inf)``, the
-fused multi-tensor kernel ``torch.nn.utils.clip_grad_norm_`` uses (one launch for all
-gradients); on CPU, where foreach ops are per-tensor loops anyway, a plain ``sum`` per tensor
-is 3x cheaper (measured: 29 µs vs 102 µs for the 8 gradients of the fp16_overflow MLP).
+The cheap pass, the first that applies:
+
+1. **GradScaler's verdict.** After ``scaler.unscale_(optimizer)`` GradScaler has checked every
+   gradient for inf/NaN; the sentinel reads that result (one host read per device).
+2. **GradScaler's fused kernel, run by the sentinel** (fp32 or bf16 training, or before
+   ``unscale_``): ``torch._amp_foreach_non_finite_check_and_unscale_(grads, found_inf,
+   inv_scale)`` with an inverse scale of 1.0, one dispatch for all gradients of a device and
+   dtype (grouped as ``GradScaler._unscale_grads_`` does), one host read per device;
+   ``found_inf`` is zeroed only after it trips. With an inverse scale of 1 PyTorch's CPU and
+   CUDA kernels write each value back unchanged: finite and infinite values keep their bits, a
+   NaN stays a NaN (bf16 may change its sign and payload bits); the version counter moves.
+3. **A reduction per gradient** where the kernel does not apply (sparse gradients; gradients
+   that require grad after ``backward(create_graph=True)``, which an in-place write could
+   break; devices without the op): each gradient reduced to one number whose finiteness is the
+   gradient's (NaN and inf propagate through sums and max-abs), the numbers added, one host
+   read. CPU sums each tensor, CUDA runs one ``torch._foreach_norm``.
+
 fp16 gradients additionally get one max-abs per tensor for the saturation test. Per-parameter
-counts are computed only when the fast path trips. ``benchmarks/run.py`` measures the overhead.
+counts are computed only when the cheap pass trips.
+
+Cost (``benchmarks/run.py``, CPU, one thread; ``benchmarks/README.md`` has the table): inside a
+training loop each extra op pays ~10-25 µs of cold dispatch, so what counts is dispatches, not
+bytes. On the fp32 digits MLP (a ~0.5 ms step here) the reduction pass (n+3 dispatches for n
+gradients) cost ~10 % and the fused pass ~3-5 %; reusing GradScaler's verdict under AMP ~1 %.
+``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
+cost in detection latency that :class:`GradientSentinel` spells out.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -38,6 +53,9 @@ from faultlib.errors import DetectorError
 from faultlib.findings import Finding, Severity
 
 FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest finite value
+
+_REQUIRES_GRAD = operator.attrgetter("requires_grad")
+_IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,8 @@ class GradientCheck:
         nonfinite_outputs: watched modules whose forward output held nan/inf, in the order
             their forward finished (the first is where the value surfaced first).
         detector: name of the sentinel that produced the check.
+        checked: False when ``check_every`` > 1 skipped this step (nothing was looked at,
+            so ``overflow`` is False and says nothing about the step).
     """
 
     step: int | None
@@ -60,6 +80,7 @@ class GradientCheck:
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)
     nonfinite_outputs: tuple[str, ...] = ()
     detector: str = "gradient_sentinel"
+    checked: bool = True
 
     @property
     def overflow(self) -> bool:
@@ -67,7 +88,7 @@ class GradientCheck:
         return bool(self.nonfinite or self.saturated or self.nonfinite_outputs)
 
     def finding(self, detector: str | None = None) -> Finding | None:
-        """The :class:`Finding` for this step, or ``None`` for a healthy step."""
+        """The :class:`Finding` for this step, or ``None`` for a healthy (or unchecked) step."""
         detector = detector or self.detector
         if not self.overflow:
             return None
@@ -98,6 +119,63 @@ class GradientCheck:
                         "counts": self.counts})
 
 
+class _FusedGroup:
+    """Gradients of one device and dtype, checked by one call of the fused op."""
+
+    __slots__ = ("indices", "found_inf", "inv_scale", "host")
+
+    def __init__(self, indices: list[int] | None, found_inf: Any, inv_scale: Any):
+        self.indices = indices  # positions in the step's gradient list; None: all of them
+        self.found_inf = found_inf  # shared by the groups of one device, as in GradScaler
+        self.inv_scale = inv_scale
+        # on CPU a NumPy view of found_inf: reading it is a memory load, not a torch dispatch
+        self.host = None
+        if found_inf.device.type == "cpu":
+            try:
+                self.host = found_inf.numpy()
+            except (RuntimeError, TypeError):  # torch built without NumPy
+                self.host = None
+
+    def found(self) -> bool:
+        """Read the flag (a host read on an accelerator) and clear it if it was set."""
+        host = self.host
+        if not (host[0] if host is not None else self.found_inf.item()):
+            return False
+        self.found_inf.zero_()
+        return True
+
+
+class _FusedPlan:
+    """How one layout of gradients goes through the fused op: its groups and per-device flags.
+
+    An empty plan means the op does not apply (a sparse or non-floating-point gradient).
+    """
+
+    __slots__ = ("groups", "flags")
+
+    def __init__(self, groups: list[_FusedGroup]):
+        self.groups = groups
+        self.flags = list({id(g.found_inf): g for g in groups}.values())  # one group per device
+
+    @classmethod
+    def build(cls, tensors: list[Any]) -> "_FusedPlan":
+        import torch
+
+        by_key: dict[tuple[Any, Any], list[int]] = {}
+        for i, g in enumerate(tensors):
+            if g.layout != torch.strided or not g.is_floating_point():
+                return cls([])
+            by_key.setdefault((g.device, g.dtype), []).append(i)
+        per_device: dict[Any, tuple[Any, Any]] = {}
+        groups = []
+        for (device, _dtype), indices in by_key.items():
+            if device not in per_device:
+                per_device[device] = (torch.zeros(1, dtype=torch.float32, device=device),
+                                      torch.ones(1, dtype=torch.float32, device=device))
+            groups.append(_FusedGroup(None if len(by_key) == 1 else indices, *per_device[device]))
+        return cls(groups)
+
+
 class GradientSentinel:
     """Checks all gradients of a model after backward, before the optimizer step.
 
@@ -105,32 +183,59 @@ class GradientSentinel:
         named_parameters: ``model.named_parameters()`` (or any iterable of (name, Parameter)).
         fp16_limit: saturation threshold for fp16 gradients; ``None`` (default) disables the
             saturation test (:class:`OverflowSentinel` sets 65504, the fp16 max).
-        watch_outputs: a module whose submodules' forward outputs are checked too (optional;
-            one reduction per module per forward, read back once in :meth:`check`).
         scaler: optional ``torch.amp.GradScaler``; when given and ``check`` receives the
             optimizer after ``scaler.unscale_(optimizer)``, the scaler's own fused inf/NaN
             result is reused (reads GradScaler's per-optimizer state; falls back to the
             sentinel's own pass when that state is not there).
+        watch_outputs: a module whose submodules' forward outputs are checked too (optional;
+            one reduction per module per forward, read back once in :meth:`check`; with
+            ``check_every`` > 1 only the forwards before a checked step are watched).
+        check_every: check one step in ``k`` (default 1: every step). The first call of
+            :meth:`check` is checked, then every ``k``-th call; ``check(force=True)`` checks
+            whatever the period.
+
+    Detection latency of ``check_every=k``: a non-finite gradient born at step ``s`` is
+    reported at the first checked step ``>= s`` (at most ``k - 1`` steps late) if it is still
+    there by then. Without a GradScaler it is: nothing skips the poisoned update, so the
+    optimizer writes the NaN/inf into the weights (and momentum or Adam moments) and every
+    later gradient is non-finite. What the latency costs in such fp32 training is the
+    mitigation: when the sentinel speaks, up to ``k - 1`` poisoned updates are already applied,
+    skipping the step no longer helps, and recovering means restoring the last checkpoint
+    (``check(force=True)`` before saving one keeps poisoned state out of it). Under a
+    GradScaler the scaler still skips every overflowing step itself; an isolated overflow on
+    an unchecked step then leaves the weights finite and is never reported (only the halved
+    loss scale shows it). Keep ``k = 1`` where skipping the step is the mitigation (the
+    fp16_overflow and nan_gradient cases do).
 
     Call order: ``loss.backward()`` (and ``scaler.unscale_(optimizer)`` if a GradScaler is
     used, so ``counts`` show unscaled values), then :meth:`check`, then ``optimizer.step``.
 
     Raises:
-        DetectorError: no parameters were given.
+        DetectorError: no parameters were given, or ``check_every`` is not an integer >= 1.
     """
 
     name = "gradient_sentinel"
 
     def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float | None = None,
-                 scaler: Any = None, watch_outputs: Any = None):
+                 scaler: Any = None, watch_outputs: Any = None, check_every: int = 1):
+        import torch
+
         self.params = [(n, p) for n, p in named_parameters if p.requires_grad]
         if not self.params:
             raise DetectorError(f"{type(self).__name__} needs parameters that require grad: "
                                 "pass model.named_parameters()")
+        if isinstance(check_every, bool) or not isinstance(check_every, int) or check_every < 1:
+            raise DetectorError(f"check_every must be an integer >= 1 (1 checks every step), got {check_every!r}")
         self.fp16_limit = float(fp16_limit) if fp16_limit is not None else None
         self.scaler = scaler
+        self.check_every = check_every
+        self.calls = 0
         self.steps_checked = 0
         self.overflow_steps = 0
+        self._tensors = [p for _, p in self.params]
+        self._fused_plans: dict[tuple[int, ...] | None, _FusedPlan] = {}
+        self._fast: _FusedGroup | None = None  # the plan of the all-gradients layout, when it is one group
+        self._fused_op = torch._amp_foreach_non_finite_check_and_unscale_
         self._output_flags: list[tuple[str, Any]] = []
         self._hooks = []
         if watch_outputs is not None:
@@ -142,6 +247,8 @@ class GradientSentinel:
         import torch
 
         def hook(_module, _inputs, output):
+            if self.calls % self.check_every:
+                return None  # the next check() is not a checked step
             if isinstance(output, torch.Tensor) and output.is_floating_point():
                 # no host sync here: the flag is read once per step in check()
                 self._output_flags.append((module_name, torch.isfinite(output).all()))
@@ -155,56 +262,84 @@ class GradientSentinel:
             handle.remove()
         self._hooks.clear()
 
-    def check(self, step: int | None = None, optimizer: Any = None) -> GradientCheck:
-        """Check every gradient present now.
+    def check(self, step: int | None = None, optimizer: Any = None, *, force: bool = False) -> GradientCheck:
+        """Check every gradient present now (on a checked step).
 
         Args:
             step: the step index, for the finding's location.
             optimizer: the optimizer whose gradients ``scaler.unscale_`` just checked (optional).
+            force: check even when ``check_every`` would skip this call (default False).
 
         Returns:
-            A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update.
+            A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update, and
+            ``.checked`` is False on a step ``check_every`` skipped.
 
         Raises:
-            DetectorError: called before any backward (no gradient at all).
+            DetectorError: a checked step found no gradient at all (called before backward).
         """
+        calls = self.calls
+        self.calls = calls + 1
+        if calls % self.check_every and not force:
+            return GradientCheck(step, detector=self.name, checked=False)
+        self.steps_checked += 1
+        every = [p.grad for p in self._tensors]
+        fast = self._fast
+        # The common case in as few Python steps as possible (each one is paid inside the training
+        # loop): every gradient present, one device and dtype, no scaler verdict to read, no fp16
+        # saturation test, no watched outputs, no create_graph.
+        if (fast is not None and not self._output_flags and (optimizer is None or self.scaler is None)
+                and not any(map(_IS_NONE, every)) and not any(map(_REQUIRES_GRAD, every))):
+            try:
+                self._fused_op(every, fast.found_inf, fast.inv_scale)
+            except RuntimeError:  # a parameter moved to another device: rebuild the plan
+                fast.found_inf.zero_()
+                self._fast = None
+                self._fused_plans.pop(None, None)
+                return self._check(step, optimizer, every)
+            if not fast.found():
+                return GradientCheck(step)
+            self.overflow_steps += 1
+            return self._explain(step, None)
+        return self._check(step, optimizer, every)
+
+    def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
+        """:meth:`check` for every layout: missing gradients, scaler, fp16 test, watched outputs."""
         import torch
 
-        self.steps_checked += 1
-        grads = [(name, p.grad) for name, p in self.params if p.grad is not None]
-        if not grads:
-            raise DetectorError("OverflowSentinel.check() found no gradients: call loss.backward() first")
+        present: tuple[int, ...] | None = None
+        tensors = every
+        if any(map(_IS_NONE, every)):
+            present = tuple(i for i, g in enumerate(every) if g is not None)
+            tensors = [every[i] for i in present]
+        if not tensors:
+            raise DetectorError(f"{type(self).__name__}.check() found no gradients: call loss.backward() first")
         outputs, self._output_flags = self._output_flags, []
         if outputs:
             finite = torch.stack([flag for _, flag in outputs])
             if not bool(finite.all()):
                 self.overflow_steps += 1
                 bad = [name for (name, _), ok in zip(outputs, finite.tolist()) if not ok]
-                explained = self._explain(step, grads)
+                explained = self._explain(step, present)
                 return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
                                      tuple(dict.fromkeys(bad)), self.name)
-        tensors = [g for _, g in grads]
         half = [g for g in tensors if g.dtype == torch.float16] if self.fp16_limit is not None else []
         found_inf = self._scaler_found_inf(optimizer)
-        if found_inf is not None and not half:
-            if not found_inf:
-                return GradientCheck(step)
-            self.overflow_steps += 1
-            return self._explain(step, grads)
-        if tensors[0].device.type == "cpu":
-            # accumulate at least in fp32: an fp16 sum of finite values could itself overflow
-            total = torch.stack([g.sum(dtype=torch.promote_types(g.dtype, torch.float32)) for g in tensors]).sum()
+        if found_inf is None:
+            found_inf = self._fused_found_inf(present, tensors)
+        if found_inf is None:
+            tripped = self._reduction_tripped(tensors, half)
         else:
-            total = torch.stack([m.float() for m in torch._foreach_norm(tensors, math.inf)]).sum()
-        if half:
-            saturated = torch.stack(torch._foreach_norm(half, math.inf)).max() >= self.fp16_limit
-            tripped = bool((~torch.isfinite(total) | saturated).item())
-        else:
-            tripped = not math.isfinite(total.item())
+            tripped = found_inf or (bool(self._saturated(half).item()) if half else False)
         if not tripped:
             return GradientCheck(step)
         self.overflow_steps += 1
-        return self._explain(step, grads)
+        return self._explain(step, present)
+
+    def _saturated(self, half: list[Any]) -> Any:
+        """0-dim bool tensor: some fp16 gradient reaches ``fp16_limit`` (no host read)."""
+        import torch
+
+        return torch.stack(torch._foreach_norm(half, math.inf)).max() >= self.fp16_limit
 
     def _scaler_found_inf(self, optimizer: Any) -> bool | None:
         """GradScaler's verdict for ``optimizer`` after ``unscale_``; None when not available."""
@@ -218,12 +353,63 @@ class GradientSentinel:
             return None
         return any(v.item() for v in found.values())
 
-    def _explain(self, step: int | None, grads: list[tuple[str, Any]]) -> GradientCheck:
+    def _fused_found_inf(self, present: tuple[int, ...] | None, tensors: list[Any]) -> bool | None:
+        """Whether any gradient holds inf/NaN, by the fused op; None where the op does not apply.
+
+        The plan (groups by device and dtype) is cached per set of parameters that have a
+        gradient; a parameter moved to another device makes the op raise, and the plan is
+        rebuilt once. Gradient values are left as they were (inverse scale 1.0).
+        """
+        if any(map(_REQUIRES_GRAD, tensors)):
+            return None  # backward(create_graph=True): leave the gradients' autograd history alone
+        plan = self._fused_plans.get(present)
+        for attempt in range(2):
+            if plan is None:
+                plan = self._fused_plans[present] = _FusedPlan.build(tensors)
+            if not plan.groups:
+                return None
+            try:
+                for group in plan.groups:
+                    self._fused_op(tensors if group.indices is None else [tensors[i] for i in group.indices],
+                                   group.found_inf, group.inv_scale)
+            except RuntimeError:  # NotImplementedError included: a device without the op
+                for flag in plan.flags:
+                    flag.found_inf.zero_()
+                if present is None:
+                    self._fast = None
+                if attempt:  # a fresh plan failed too: this layout takes the reduction path from now on
+                    self._fused_plans[present] = _FusedPlan([])
+                plan = None
+                continue
+            if present is None and len(plan.groups) == 1 and self.fp16_limit is None:
+                self._fast = plan.groups[0]  # check() takes its short path from the next step on
+            return any([flag.found() for flag in plan.flags])  # one read per device; all cleared
+        return None
+
+    def _reduction_tripped(self, tensors: list[Any], half: list[Any]) -> bool:
+        """The fallback pass: one reduction per gradient, one host read."""
         import torch
 
+        if tensors[0].device.type == "cpu":
+            # accumulate at least in fp32: an fp16 sum of finite values could itself overflow
+            total = torch.stack([g.sum(dtype=torch.promote_types(g.dtype, torch.float32)) for g in tensors]).sum()
+        else:
+            total = torch.stack([m.float() for m in torch._foreach_norm(tensors, math.inf)]).sum()
+        if half:
+            return bool((~torch.isfinite(total) | self._saturated(half)).item())
+        return not math.isfinite(total.item())
+
+    def _explain(self, step: int | None, present: tuple[int, ...] | None) -> GradientCheck:
+        import torch
+
+        indices = range(len(self.params)) if present is None else present
         nonfinite, saturated, counts = [], [], {}
-        for name, grad in grads:
-            max_abs = grad.detach().abs().max().item()
+        for i in indices:
+            name, grad = self.params[i][0], self.params[i][1].grad
+            numel, grad = grad.numel(), grad.detach()
+            if grad.layout != torch.strided:  # sparse gradient (nn.Embedding(sparse=True)): its stored values
+                grad = grad.coalesce().values() if grad.is_sparse else grad.values()
+            max_abs = grad.abs().max().item() if grad.numel() else 0.0
             bad = not math.isfinite(max_abs)
             sat = (self.fp16_limit is not None and grad.dtype == torch.float16 and not bad
                    and max_abs >= self.fp16_limit)
@@ -231,7 +417,7 @@ class GradientSentinel:
                 (nonfinite if bad else saturated).append(name)
                 counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
                                 "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
-                                "dtype": str(grad.dtype).replace("torch.", ""), "numel": grad.numel()}
+                                "dtype": str(grad.dtype).replace("torch.", ""), "numel": numel}
         return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name)
 
 
@@ -245,5 +431,6 @@ class OverflowSentinel(GradientSentinel):
     name = "fp16_overflow"
 
     def __init__(self, named_parameters: Iterable[tuple[str, Any]], *, fp16_limit: float = FP16_MAX,
-                 scaler: Any = None, watch_outputs: Any = None):
-        super().__init__(named_parameters, fp16_limit=fp16_limit, scaler=scaler, watch_outputs=watch_outputs)
+                 scaler: Any = None, watch_outputs: Any = None, check_every: int = 1):
+        super().__init__(named_parameters, fp16_limit=fp16_limit, scaler=scaler, watch_outputs=watch_outputs,
+                         check_every=check_every)

@@ -36,7 +36,13 @@ def test_two_consecutive_overflows_reset_the_scale_with_backoff():
     first = _drive(breaker, [1, 1])
     assert first[1].action is BreakerAction.RESET_SCALE
     assert scaler.get_scale() == 65536.0 and first[1].loss_scale == 65536.0
-    assert first[1].finding.severity is Severity.WARNING and "reset from 8192 to 65536" in first[1].finding.message
+    finding = first[1].finding
+    assert finding.severity is Severity.WARNING
+    assert finding.message == ("2 consecutive overflow steps: update skipped; raised the loss scale from 8192 to "
+                               "65536 (reset to the initial scale after 2 consecutive overflows, instead of "
+                               "halving again)")
+    assert (finding.evidence["scale_before"], finding.evidence["scale_after"]) == (8192.0, 65536.0)
+    assert finding.evidence["scale_change"] == "raised"
     # within the back-off window: no second reset
     later = _drive(breaker, [1, 1], start=2)
     assert [d.action for d in later] == [BreakerAction.SKIPPED, BreakerAction.SKIPPED]
@@ -74,3 +80,31 @@ def test_misuse_is_reported():
         breaker.record(3, overflow=False, loss=1.0)
     with pytest.raises(DetectorError, match="consecutive_limit"):
         OverflowCircuitBreaker(_scaler(), consecutive_limit=6, window_limit=5)
+
+
+def test_scale_messages_name_the_direction_of_the_change():
+    # GradScaler grew the scale past reset_scale: the reset lowers it, and says so
+    scaler = _scaler(65536.0)
+    scaler.update(new_scale=262144.0)
+    decision = _drive(OverflowCircuitBreaker(scaler, window_limit=50), [1, 1])[1]
+    assert "lowered the loss scale from 262144 to 65536" in decision.finding.message
+    assert decision.finding.evidence["scale_change"] == "lowered"
+    # a reset_scale other than the scaler's initial scale is named as such
+    scaler = _scaler(65536.0)
+    scaler.update(new_scale=1024.0)
+    decision = _drive(OverflowCircuitBreaker(scaler, reset_scale=4096.0, window_limit=50), [1, 1])[1]
+    assert "raised the loss scale from 1024 to 4096 (reset to reset_scale after 2" in decision.finding.message
+    # the fp32 fallback also sets the scale back for the return to AMP: it says in which direction
+    scaler = _scaler()
+    breaker = OverflowCircuitBreaker(scaler, consecutive_limit=5, window_limit=5)
+    scaler.update(new_scale=2048.0)
+    decision = _drive(breaker, [1] * 5)[-1]
+    assert decision.action is BreakerAction.FALLBACK_FP32
+    assert decision.finding.message.endswith("; raised the loss scale from 2048 to 65536 for the return to AMP")
+    assert decision.finding.evidence["scale_change"] == "raised"
+    for word in ("reset from", "scale reset"):
+        assert word not in decision.finding.message
+    # without an enabled GradScaler there is no scale to change, and the message does not claim one
+    decision = _drive(OverflowCircuitBreaker(None, window_limit=50), [1, 1])[1]
+    assert decision.finding.message.endswith("update skipped; no enabled GradScaler, so no loss scale to reset")
+    assert decision.finding.evidence["scale_change"] is None

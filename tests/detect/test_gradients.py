@@ -73,3 +73,22 @@ def test_misuse():
         gradient_norms(model.named_parameters())
     with pytest.raises(DetectorError, match="ratio > 1"):
         ExplodingGradientDetector(model.named_parameters(), ratio=1)
+
+
+def test_findings_carry_the_severity_the_catalog_lists_for_the_case():
+    """`faultlib list` shows the case's severity; the detector's findings must not contradict it."""
+    import pathlib
+
+    import yaml
+
+    case = yaml.safe_load((pathlib.Path(__file__).resolve().parents[2] / "cases/exploding_gradient/case.yaml")
+                          .read_text())
+    model = _model()
+    detector = ExplodingGradientDetector(model.named_parameters(), warmup=5)
+    for step in range(10):
+        _backward(model)
+        detector.observe(step)
+    _backward(model, scale_layer=2, factor=1e4)
+    finding = detector.observe(10)[1]
+    assert finding.detector == case["id"]
+    assert finding.severity.value == case["severity"] == "error"

@@ -70,6 +70,20 @@ def test_backward_birth_names_the_node_module_and_forward_line():
     assert "sqrt()" in open(event.file).read().splitlines()[event.line - 1]
     finding = event.finding()
     assert finding.location["op"] == "SqrtBackward0" and finding.severity.value == "error"
+    # SqrtBackward0 runs grad / (2 * sqrt(s)): at s = 0 its division makes the value (1 / 0 = inf here,
+    # 0 / 0 = NaN in the nan_gradient case). Message and evidence name both, labelled.
+    assert (event.autograd_node, event.aten_op) == ("SqrtBackward0", "aten::div")
+    assert finding.evidence["autograd_node"] == "SqrtBackward0" and finding.evidence["aten_op"] == "aten::div"
+    assert finding.message == ("first inf born in backward in module 1 (test_nan_locator.py:"
+                               f"{event.line}): autograd node SqrtBackward0, aten op aten::div")
+
+
+def test_forward_birth_names_only_the_aten_op():
+    event = locate(lambda: torch.log(torch.zeros(1) - 1.0))
+    finding = event.finding()
+    assert event.autograd_node is None and finding.evidence["autograd_node"] is None
+    assert finding.evidence["aten_op"] == finding.location["op"] == "aten::log"
+    assert finding.message.endswith(": aten op aten::log") and "autograd node" not in finding.message
 
 
 def test_record_all_without_stopping_and_restore_everything():

@@ -134,3 +134,185 @@ def test_watch_outputs_names_the_first_module_with_a_nonfinite_output():
     assert check.finding().detector == "gradient_sentinel"
     sentinel.close()
     assert not model[0]._forward_hooks
+
+
+# -- the fused pass (fp32/fp16/bf16 training without GradScaler) and check_every -----------------
+
+def _spy_on_fused_op(monkeypatch):
+    """Count the calls of GradScaler's fused op (and the gradients each call got); the sentinel
+    takes the op from torch when it is built, so patch before building it."""
+    calls = []
+    real = torch._amp_foreach_non_finite_check_and_unscale_
+
+    def spy(grads, found_inf, inv_scale):
+        calls.append(len(grads))
+        return real(grads, found_inf, inv_scale)
+
+    monkeypatch.setattr(torch, "_amp_foreach_non_finite_check_and_unscale_", spy)
+    return calls
+
+
+def _bits(t):
+    """The raw bits of a float tensor, NaNs replaced by one marker: finite and infinite values must
+    keep their exact bits; a NaN must stay a NaN (bf16 conversion may change its sign and payload)."""
+    bits = t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]).clone()
+    return bits.masked_fill(torch.isnan(t), -1)
+
+
+def _backward(model, dtype=torch.float32):
+    xb, yb = next(_digits_batches(1))
+    torch.nn.functional.cross_entropy(model(xb.to(dtype)).float(), yb).backward()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_fused_pass_finds_nan_and_inf_in_each_dtype_and_names_the_parameter(monkeypatch, dtype, value):
+    calls = _spy_on_fused_op(monkeypatch)
+    model = _model().to(dtype)
+    sentinel = GradientSentinel(model.named_parameters())
+    _backward(model, dtype)
+    assert not sentinel.check(0).overflow
+    model[3].weight.grad[2, 1] = value
+    before = {name: _bits(p.grad) for name, p in model.named_parameters()}
+    check = sentinel.check(1)
+    assert calls == [6, 6], "one dispatch for all 6 gradients per step"
+    assert check.overflow and check.nonfinite == ("3.weight",)
+    counts = check.counts["3.weight"]
+    assert (counts["nan"], counts["inf"]) == ((1, 0) if math.isnan(value) else (0, 1))
+    assert counts["dtype"] == str(dtype).replace("torch.", "")
+    finding = check.finding()
+    assert finding.severity is Severity.ERROR and finding.detector == "gradient_sentinel"
+    assert finding.location == {"module": "3", "phase": "backward", "step": 1}
+    assert all(torch.equal(_bits(p.grad), before[name]) for name, p in model.named_parameters()), \
+        "the fused pass (inverse scale 1.0) must leave every gradient value as it was"
+    model[3].weight.grad[2, 1] = 0.0
+    assert not sentinel.check(2).overflow, "the found-inf flag is cleared after a trip"
+
+
+def test_fused_pass_groups_mixed_dtypes_and_names_each_offender():
+    model = _model()
+    model[0].to(torch.float16)
+    model[1].to(torch.bfloat16)
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)
+    model[0].bias.grad[3] = math.inf        # fp16
+    model[1].weight.grad[0] = math.nan      # bf16
+    check = GradientSentinel(model.named_parameters()).check(4)
+    assert check.nonfinite == ("0.bias", "1.weight")
+    assert check.counts["0.bias"]["dtype"] == "float16" and check.counts["1.weight"]["dtype"] == "bfloat16"
+    assert check.finding().location == {"module": "0", "phase": "backward", "step": 4}
+
+
+def test_fused_pass_leaves_training_bit_identical():
+    def train(with_sentinel):
+        model = _model()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sentinel = GradientSentinel(model.named_parameters()) if with_sentinel else None
+        for step, (xb, yb) in enumerate(_digits_batches(20)):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            if sentinel is not None:
+                assert not sentinel.check(step).overflow
+            opt.step()
+        return model.state_dict()
+
+    plain, checked = train(False), train(True)
+    assert all(torch.equal(plain[k], checked[k]) for k in plain)
+
+
+def test_where_the_fused_op_does_not_apply_the_reduction_pass_still_finds_nan(monkeypatch):
+    calls = _spy_on_fused_op(monkeypatch)
+    # a sparse gradient (nn.Embedding(sparse=True)): the fused op has no sparse kernel
+    emb, head = torch.nn.Embedding(10, 4, sparse=True), torch.nn.Linear(4, 2)
+    sentinel = GradientSentinel([*(("emb." + n, p) for n, p in emb.named_parameters()),
+                                 *(("head." + n, p) for n, p in head.named_parameters())])
+    head(emb(torch.tensor([1, 2]))).sum().backward()
+    assert emb.weight.grad.is_sparse and not sentinel.check(0).overflow
+    emb.weight.grad = torch.sparse_coo_tensor(torch.tensor([[1]]), torch.full((1, 4), math.nan), (10, 4),
+                                              check_invariants=True)
+    check = sentinel.check(1)
+    assert check.nonfinite == ("emb.weight",) and check.counts["emb.weight"]["nan"] == 4
+    assert calls == []
+    # backward(create_graph=True): the gradients have autograd history; the pass must not write them
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters())
+    xb, yb = next(_digits_batches(1))
+    with pytest.warns(UserWarning, match="create_graph=True"):  # torch warns of the grad<->param cycle
+        torch.nn.functional.cross_entropy(model(xb), yb).backward(create_graph=True)
+    versions = [p.grad._version for p in model.parameters()]
+    assert not sentinel.check(0).overflow
+    assert [p.grad._version for p in model.parameters()] == versions and calls == []
+    model.zero_grad(set_to_none=True)  # break the cycle torch warned about
+
+
+def test_a_failing_fused_op_falls_back_once_and_for_good(monkeypatch):
+    calls = []
+
+    def unavailable(grads, found_inf, inv_scale):
+        calls.append(len(grads))
+        raise NotImplementedError("no kernel for this backend")
+
+    monkeypatch.setattr(torch, "_amp_foreach_non_finite_check_and_unscale_", unavailable)
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters())
+    _backward(model)
+    assert not sentinel.check(0).overflow
+    model[0].weight.grad[0, 0] = math.nan
+    assert sentinel.check(1).nonfinite == ("0.weight",)
+    assert len(calls) == 2, "tried, re-planned and tried once more, then the reduction pass only"
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_check_every_reports_a_nan_at_the_first_checked_step_at_or_after_it(k):
+    for born in range(2 * k + 1):  # every position of the birth within the period
+        model = _model()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sentinel = GradientSentinel(model.named_parameters(), check_every=k)
+        reported = None
+        for step, (xb, yb) in enumerate(_digits_batches(3 * k + 2)):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            if step == born:
+                model[0].weight.grad[0, 0] = math.nan  # born once; nothing but the sentinel skips updates
+            check = sentinel.check(step)
+            assert check.checked == (step % k == 0)
+            if check.overflow:
+                reported = check
+                break
+            opt.step()  # an unchecked step is applied: the NaN reaches the weights, as in real training
+        first_checked = -(-born // k) * k
+        assert reported is not None and reported.step == first_checked, (k, born)
+        assert first_checked - born <= k - 1
+        assert reported.finding().location["step"] == first_checked
+        assert sentinel.steps_checked == first_checked // k + 1
+
+
+def test_check_every_skips_force_checks_and_rejects_bad_periods():
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters(), check_every=4)
+    _backward(model)
+    model[3].bias.grad[0] = math.inf
+    results = [sentinel.check(step) for step in range(5)]
+    assert [r.checked for r in results] == [True, False, False, False, True]
+    assert [r.overflow for r in results] == [True, False, False, False, True]
+    assert results[1].finding() is None
+    assert sentinel.check(5, force=True).overflow, "force=True checks off the period (e.g. before a checkpoint)"
+    assert sentinel.steps_checked == 3 and sentinel.calls == 6
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(DetectorError, match="check_every must be an integer >= 1"):
+            GradientSentinel(model.named_parameters(), check_every=bad)
+
+
+def test_check_every_watches_outputs_only_before_checked_steps():
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters(), watch_outputs=model, check_every=2)
+    xb, yb = next(_digits_batches(1))
+    with torch.no_grad():
+        model[0].weight[0, 0] = math.inf
+    for step in range(3):
+        model.zero_grad()
+        torch.nn.functional.cross_entropy(model(xb), yb).backward()
+        check = sentinel.check(step)
+        assert check.checked == (step != 1)
+        assert check.nonfinite_outputs[:1] == (("0",) if step != 1 else ())
+    sentinel.close()

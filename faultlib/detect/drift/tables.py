@@ -1,0 +1,161 @@
+"""Two tables made comparable, column by column, or an :class:`~faultlib.errors.InputError` that says why not.
+
+The drift tests compare a column of the reference with the same column of the current table, so
+both must hold the same columns, each of one type in both (numeric, or categorical: text, booleans),
+with no missing or non-finite value. Every problem names the table (its file, when it came from
+one), the column and, where it applies, the row and the file's line (CSV/TSV: row + 2 for the
+header; JSON Lines: row + 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from faultlib.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas
+
+NUMERIC = "numeric"
+CATEGORICAL = "categorical"
+
+
+@dataclass(frozen=True)
+class ColumnPair:
+    """One column of both tables, ready for the tests.
+
+    Attributes:
+        name: the column name.
+        type: ``numeric`` (both float64 arrays) or ``categorical`` (both arrays of ``str``).
+        reference: shape ``(n,)``.
+        current: shape ``(m,)``.
+    """
+
+    name: str
+    type: str
+    reference: np.ndarray
+    current: np.ndarray
+
+
+def _line(source: str, row: int) -> int | None:
+    suffix = Path(source).suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return row + 2
+    if suffix in (".jsonl", ".ndjson"):
+        return row + 1
+    return None
+
+
+def _kind(series: "pandas.Series", source: str) -> str:
+    """``numeric`` or ``categorical`` as the column's values are written (JSON may mix types)."""
+    from pandas.api import types
+
+    if types.is_bool_dtype(series.dtype):
+        return CATEGORICAL
+    if types.is_numeric_dtype(series.dtype):
+        return NUMERIC
+    if types.is_string_dtype(series.dtype) and not types.is_object_dtype(series.dtype):
+        return CATEGORICAL
+    kinds = set()
+    for row, value in enumerate(series):
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        if isinstance(value, (bool, np.bool_, str)):
+            kinds.add(CATEGORICAL)
+        elif isinstance(value, (int, float, np.integer, np.floating)):
+            kinds.add(NUMERIC)
+        else:
+            raise InputError(f"column {series.name!r} holds a {type(value).__name__} at row {row}: drift tests need "
+                             "numbers or text in every cell", path=source, line=_line(source, row),
+                             field=str(series.name))
+        if len(kinds) > 1:
+            raise InputError(f"column {series.name!r} mixes numbers and text (row {row} is {value!r}): give each "
+                             "column one type", path=source, line=_line(source, row), field=str(series.name))
+    return kinds.pop() if kinds else CATEGORICAL
+
+
+def _values(series: "pandas.Series", kind: str, source: str) -> np.ndarray:
+    from pandas.api import types
+
+    numbers = types.is_numeric_dtype(series.dtype) and not types.is_bool_dtype(series.dtype)
+    missing = series.isna().to_numpy(dtype=bool, copy=True)
+    if kind == NUMERIC or numbers:
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        missing |= ~np.isfinite(values)
+    if missing.any():
+        row = int(np.argmax(missing))
+        raise InputError(f"column {series.name!r} has {int(missing.sum())} missing or non-finite value(s), the first "
+                         f"at row {row}: drift tests need complete data; drop or impute those rows first",
+                         path=source, line=_line(source, row), field=str(series.name))
+    if kind == NUMERIC:
+        return values
+    if numbers:  # numeric codes treated as categories: 3 and 3.0 are one category
+        return np.asarray([str(int(v)) if v.is_integer() else repr(float(v)) for v in values], dtype=object)
+    return np.asarray([str(v) for v in series.to_numpy(dtype=object)], dtype=object)
+
+
+def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, columns: Sequence[str] | None = None,
+                 categorical: Sequence[str] = (), reference_source: str = "reference",
+                 current_source: str = "current") -> list[ColumnPair]:
+    """The columns both tables must share, typed and checked.
+
+    Args:
+        reference: the reference table (the data the model was validated on), one row per sample.
+        current: the table to compare with it.
+        columns: the columns to compare; ``None`` = every column, which then must be the same set in
+            both tables (order may differ).
+        categorical: columns to treat as categorical even when they hold numbers (codes, ids).
+        reference_source: the reference's file (or a name), used in error messages.
+        current_source: the current table's file (or a name).
+
+    Returns:
+        One :class:`ColumnPair` per column, in the reference's column order (or ``columns``' order).
+
+    Raises:
+        InputError: a column missing from one table or present in only one (naming the file that
+            lacks or has it), a column numeric in one table and text in the other, a column mixing
+            numbers and text, missing or non-finite values (naming the row and line), fewer than 2 rows.
+    """
+    ref_cols, cur_cols = [str(c) for c in reference.columns], [str(c) for c in current.columns]
+    if columns:
+        wanted = list(dict.fromkeys(columns))
+        for table, source, have in ((reference, reference_source, ref_cols), (current, current_source, cur_cols)):
+            missing = [c for c in wanted if c not in have]
+            if missing:
+                raise InputError(f"has no column {', '.join(map(repr, missing))}; its columns are "
+                                 f"{', '.join(map(repr, have))}", path=source, field=missing[0])
+    else:
+        only_ref = [c for c in ref_cols if c not in cur_cols]
+        if only_ref:
+            raise InputError(f"has no column {', '.join(map(repr, only_ref))}, which {reference_source} has: compare "
+                             "tables with the same columns, or name the shared ones with --columns",
+                             path=current_source, field=only_ref[0])
+        only_cur = [c for c in cur_cols if c not in ref_cols]
+        if only_cur:
+            raise InputError(f"has column {', '.join(map(repr, only_cur))}, which {reference_source} lacks: compare "
+                             "tables with the same columns, or name the shared ones with --columns",
+                             path=current_source, field=only_cur[0])
+        wanted = ref_cols
+    unknown = [c for c in categorical if c not in wanted]
+    if unknown:
+        raise InputError(f"--categorical names {', '.join(map(repr, unknown))}, not among the compared columns "
+                         f"{', '.join(map(repr, wanted))}", path=reference_source, field=unknown[0])
+    for table, source in ((reference, reference_source), (current, current_source)):
+        if len(table) < 2:
+            raise InputError(f"has {len(table)} row(s): a drift test needs at least 2", path=source)
+    pairs = []
+    for name in wanted:
+        ref_series, cur_series = reference[name], current[name]
+        ref_kind, cur_kind = _kind(ref_series, reference_source), _kind(cur_series, current_source)
+        if name in categorical:
+            ref_kind = cur_kind = CATEGORICAL
+        elif ref_kind != cur_kind:
+            raise InputError(f"column {name!r} is {cur_kind} here but {ref_kind} in {reference_source}: give it one "
+                             "type in both (or pass --categorical for codes)", path=current_source, field=name)
+        pairs.append(ColumnPair(name, ref_kind, _values(ref_series, ref_kind, reference_source),
+                                _values(cur_series, cur_kind, current_source)))
+    return pairs

@@ -1,0 +1,106 @@
+"""What the static analysis knows about scikit-learn (and imbalanced-learn, category_encoders) by name.
+
+Names, not imports: a script may import ``StandardScaler`` under an alias or through a module
+(``from sklearn import preprocessing as pp``); the analysis resolves the alias and matches the
+class's own name here. Sources: the scikit-learn API reference (``sklearn.preprocessing``,
+``sklearn.impute``, ``sklearn.decomposition``, ``sklearn.feature_selection``,
+``sklearn.feature_extraction.text``, ``sklearn.model_selection``), imbalanced-learn's samplers and
+category_encoders' supervised encoders.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: preprocessing whose ``fit`` learns statistics from the rows it sees (a leak when those rows include test rows)
+LEARNING_TRANSFORMERS = frozenset({
+    "StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "QuantileTransformer", "PowerTransformer",
+    "KBinsDiscretizer", "OneHotEncoder", "OrdinalEncoder", "SplineTransformer",
+    "SimpleImputer", "KNNImputer", "IterativeImputer",
+    "PCA", "IncrementalPCA", "KernelPCA", "TruncatedSVD", "FastICA", "NMF", "MiniBatchNMF", "FactorAnalysis",
+    "SparsePCA", "MiniBatchSparsePCA", "DictionaryLearning", "MiniBatchDictionaryLearning",
+    "LatentDirichletAllocation", "Nystroem", "Isomap", "LocallyLinearEmbedding", "SpectralEmbedding", "TSNE",
+    "CountVectorizer", "TfidfVectorizer", "TfidfTransformer", "DictVectorizer",
+    "VarianceThreshold", "ColumnTransformer", "FeatureUnion", "make_column_transformer", "make_union",
+})
+#: selectors, supervised encoders and samplers: their fit reads the labels, so a leak carries the target itself
+SUPERVISED_TRANSFORMERS = frozenset({
+    "SelectKBest", "SelectPercentile", "SelectFpr", "SelectFdr", "SelectFwe", "GenericUnivariateSelect",
+    "SelectFromModel", "RFE", "SequentialFeatureSelector", "TargetEncoder", "LinearDiscriminantAnalysis",
+    "NeighborhoodComponentsAnalysis", "PLSRegression", "PLSCanonical", "CCA",
+    "CatBoostEncoder", "WOEEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder", "MEstimateEncoder",
+    "GLMMEncoder", "QuantileEncoder", "SummaryEncoder",
+    "SMOTE", "SMOTENC", "SMOTEN", "ADASYN", "BorderlineSMOTE", "SVMSMOTE", "KMeansSMOTE", "RandomOverSampler",
+    "RandomUnderSampler", "TomekLinks", "NearMiss", "EditedNearestNeighbours", "SMOTETomek", "SMOTEENN",
+    "ClusterCentroids", "CondensedNearestNeighbour", "OneSidedSelection", "NeighbourhoodCleaningRule",
+    "InstanceHardnessThreshold", "AllKNN", "RepeatedEditedNearestNeighbours",
+})
+#: transformers whose output does not depend on the rows they were fitted on (no leak possible)
+STATELESS = frozenset({
+    "Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "PolynomialFeatures", "RBFSampler",
+    "SkewedChi2Sampler", "AdditiveChi2Sampler", "GaussianRandomProjection", "SparseRandomProjection",
+    "MissingIndicator", "LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer", "FrozenEstimator",
+})
+PIPELINES = frozenset({"Pipeline", "make_pipeline"})
+SPLITTERS = frozenset({
+    "KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "RepeatedKFold", "RepeatedStratifiedKFold",
+    "ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit", "LeaveOneOut", "LeavePOut", "LeaveOneGroupOut",
+    "LeavePGroupsOut", "TimeSeriesSplit", "PredefinedSplit",
+})
+#: functions that cross-validate an estimator on the ``X`` they are given
+CV_FUNCTIONS = frozenset({
+    "cross_val_score", "cross_validate", "cross_val_predict", "learning_curve", "validation_curve",
+    "permutation_test_score",
+})
+SPLIT_FUNCTIONS = frozenset({"train_test_split"})
+#: functions that stack rows of several arrays (their result holds the rows of every input)
+ROW_STACKS = frozenset({"concatenate", "vstack", "row_stack", "concat", "append"})
+#: estimator methods
+FIT = "fit"
+FIT_TRANSFORM = frozenset({"fit_transform"})
+FIT_RESAMPLE = frozenset({"fit_resample", "fit_sample"})
+TRANSFORM = frozenset({"transform"})
+EVALUATE = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score",
+                      "staged_predict", "staged_predict_proba"})
+MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
+                  "Perceptron", "KMeans", "Classifier", "Forest", "Boosting", "LinearSVC", "LinearSVR", "Lars")
+ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lightgbm", "catboost")
+_TEST_TOKENS = frozenset({"test", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
+                          "evaluation", "dev"})
+
+
+def is_preprocessing(name: str) -> bool:
+    """A transformer whose fit learns from rows (scalers, imputers, encoders, selectors, samplers...)."""
+    if name in STATELESS:
+        return False
+    return (name in LEARNING_TRANSFORMERS or name in SUPERVISED_TRANSFORMERS or name.startswith("Select")
+            or name.endswith(("Scaler", "Imputer", "Encoder", "Vectorizer", "Discretizer", "PCA", "Sampler")))
+
+
+def is_supervised(name: str) -> bool:
+    """A transformer whose fit reads ``y`` whatever the call looks like."""
+    return name in SUPERVISED_TRANSFORMERS or name.startswith("Select") or name.endswith("SMOTE")
+
+
+def is_search(name: str) -> bool:
+    """An estimator whose ``fit`` cross-validates (GridSearchCV, RFECV, LogisticRegressionCV...)."""
+    return name.endswith("CV") and name[:1].isupper()
+
+
+def is_model(name: str, module: str = "") -> bool:
+    """A predictor from a known library (its fit/predict make it an estimator the analysis tracks)."""
+    return name[:1].isupper() and (name.endswith(MODEL_SUFFIXES) or module.split(".")[0] in ESTIMATOR_MODULES)
+
+
+def looks_like_test(name: str | None) -> bool:
+    """``X_test``, ``x_val``, ``test_df``, ``Xtest``, ``y_holdout``: a variable named for held-out rows."""
+    if not name:
+        return False
+    tokens = [t for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
+    for token in tokens:
+        low = token.lower()
+        if low in _TEST_TOKENS:
+            return True
+        if low[:1] in ("x", "y") and low[1:] in _TEST_TOKENS - {"te"}:
+            return True
+    return False
