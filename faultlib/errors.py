@@ -12,6 +12,7 @@
     ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
     │   ├── ArchiveUnavailable       the archive store could not be reached (exit 3)
     │   └── RunNotArchived           a finished run the store did not take; its evidence waits locally
+    ├── ScriptError                  ``faultlib trace``: not ``python SCRIPT.py``, or script/interpreter missing
     ├── BackendUnavailable           a backend (Docker, Kubernetes) could not be reached (exit 3)
     └── MissingDependency            an optional dependency is not installed (names the pip extra)
 
@@ -125,6 +126,10 @@ class RunNotArchived(ArchiveError):
         self.run_dir = run_dir
         self.exit_code = cause.exit_code
         super().__init__(f"run {record.run_id} was not archived: {cause}")
+
+
+class ScriptError(FaultlibError):
+    """The traced command is not ``python SCRIPT.py ...``, or the script or the interpreter does not exist (exit 2)."""
 
 
 class BackendUnavailable(FaultlibError):

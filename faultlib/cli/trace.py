@@ -4,15 +4,32 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from faultlib.cli.app import _emit_json, _state, app, stderr, stdout
+from faultlib.errors import InputError
+from faultlib.trace.session import EXIT_CODES
+
+TRACE_HELP = """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
+
+Names the step, forward or backward, the innermost module, the op (aten::sqrt or SqrtBackward0)
+and your source line, or says that the value was already in the input batch; writes a dump that
+replays the step and its loss. The script runs twice (the second run, the replay, locates the
+op; its output follows a separator line on stderr).
+
+\b
+Exit codes:
+""" + "\n".join(textwrap.fill(meaning, 96, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
+                for code, meaning in EXIT_CODES.items())
 
 
-@app.command("trace", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command("trace", help=TRACE_HELP, context_settings={"ignore_unknown_options": True,
+                                                         "allow_interspersed_args": False})
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object on stdout "
               "(the script's own stdout then goes to stderr).")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Also write the report to this file.")
@@ -20,59 +37,86 @@ from faultlib.cli.app import _emit_json, _state, app, stderr, stdout
               "count the steps that have one.")
 @click.option("--dump-dir", type=click.Path(path_type=Path), default=None,
               help="Where to write dump.pt (default .faultlib/trace/<time>/).")
+@click.option("--quiet-replay", is_flag=True, help="Hide the replay's stdout and stderr (the script's output "
+              "then appears once).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, command: tuple[str, ...]) -> int:
-    """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
-
-    Names the step, forward or backward, the innermost module, the op (aten::sqrt or
-    SqrtBackward0) and your source line, and writes a dump to replay the step. Exit code 1 when
-    a non-finite value was found, 0 when the run stayed finite, the script's own exit code when
-    it failed for another reason, 2 when the script does not exist.
-    """
-    from faultlib.trace import trace_script
+def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
+          command: tuple[str, ...]) -> int:
+    from faultlib.trace import check_report_path, trace_script
 
     _state["json"] = as_json
+    if out is not None:
+        check_report_path(out)
     report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
-                          stdout=sys.stderr if as_json else None)
+                          stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay, on_replay=_announce_replay)
     data = report.to_json()
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(data, indent=2))
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(data, indent=2))
+        except OSError as exc:
+            raise InputError(f"the report could not be written ({exc.strerror or exc})", path=out,
+                             field="--out") from exc
     if as_json:
         _emit_json(data)
     else:
         _print_trace(report)
-    if not report.ok:
-        return 1
-    return report.script_exit
+    return report.exit_code
+
+
+def _announce_replay(step: int, quiet: bool) -> None:
+    """The separator between the first run's output and the replay's (stderr)."""
+    then = "its output is hidden (--quiet-replay)" if quiet else "its output follows"
+    stderr.print(Text(f"──── faultlib trace: replaying the script to locate step {step}; {then} ────"))
 
 
 def _print_trace(report) -> None:
     for note in report.notes:
-        stderr.print(f"note: {note}", markup=False, highlight=False)
+        stderr.print(Text(f"note: {note}"))
     if report.ok:
-        if report.script_exit:
-            stderr.print(f"no non-finite value seen; the script exited with code {report.script_exit}",
-                         markup=False)
-        else:
-            stdout.print("[green]ok[/]: no non-finite value in any forward, backward or optimizer step")
+        stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"))
+        return
+    if report.first_nonfinite is None:
+        stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code}); no non-finite value seen "
+                          "before it ended"))
         return
     first = report.first_nonfinite
     tensor = first.get("tensor") or {}
-    kind = "NaN" if tensor.get("nan") else "inf"
-    module = first["module"] or "(outside any module)"
-    table = Table(show_header=False, show_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
-    rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}"), ("module", module),
-            ("op", str(first["op"])), ("source", f"{first['file']}:{first['line']}" if first["file"] else "-")]
+    kind = "NaN" if tensor.get("nan") else ("inf" if tensor else "non-finite value")
+    rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}")]
+    if first["source"] in ("input", "parameter"):
+        where = "the input batch" if first["source"] == "input" else "the model's parameters"
+        rows.append(("source", f"already in {where}: {first['input']}"
+                     + (f" (batch {first['batch_index']})" if first["batch_index"] is not None else "")))
+    rows += [("module", first["module"] or "(outside any module)"), ("op", first["op"] or "-"),
+             ("source line", f"{first['file']}:{first['line']}" if first["file"] else "-")]
     if tensor:
         finite = (f"finite range [{tensor['finite_min']:.4g}, {tensor['finite_max']:.4g}]"
                   if tensor["finite_min"] is not None else "no finite values")
-        rows.append(("tensor", f"{tensor['dtype']} {tensor['shape']}: {tensor['nan']} nan, {tensor['inf']} inf, {finite}"))
+        counts = f"{tensor['nan']} nan, {tensor['inf']} inf"
+        rows.append(("tensor", f"{tensor['dtype']} {tensor['shape']}: {counts}, {finite}"))
+    if report.replay_step is not None and report.replay_step != first["step"]:
+        rows.append(("replay step", f"{report.replay_step} (a second run: not the answer)"))
     if report.tripped_steps > 1:
         rows.append(("steps with non-finite", str(report.tripped_steps)))
     rows.append(("dump", report.dump or "-"))
+    if report.stopped_by_trace:
+        rows.append(("script", "stopped by faultlib trace at the first non-finite value"))
+    table = Table(show_header=False, show_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(Text(key), Text(value))
     stdout.print(table)
+
+
+def _failure(report) -> str:
+    """How the script ended, in words."""
+    reason = report.reason.value if report.reason else None
+    if reason == "could_not_start":
+        return f"the script could not start: {report.error}"
+    if reason == "interrupted":
+        return f"the script was interrupted ({report.error})"
+    if report.error:
+        return f"the script raised {report.error}"
+    return f"the script exited with code {report.script_exit}"

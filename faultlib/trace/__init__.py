@@ -1,20 +1,27 @@
 """``faultlib trace -- python SCRIPT.py``: find the first non-finite value in an unmodified script.
 
-Two passes over the script, each in its own process (:mod:`faultlib.trace.boot`):
+Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
 
-1. **watch** — cheap checks installed globally: the outermost module's output (one reduction
-   per forward), the tensor ``backward()`` is called on, and every optimizer's gradients
-   before ``step()`` (global optimizer step pre-hook). The first check that trips records
-   the step and which outermost forward began it, and stops the script (``--continue``
-   keeps going and counts the steps that tripped).
-2. **locate** — the script runs again, identically seeded; from the outermost forward that
-   began the tripped step, :class:`faultlib.detect.nan_locator.NonFiniteLocator` checks every
-   op, stops at the first born value, and writes a dump to replay the step.
+1. **watch**: cheap checks installed globally: a NaN in the model's positional arguments (one
+   reduction per argument per call; blamed only if the step trips), the outermost module's
+   output (one reduction per forward), the tensor ``backward()`` is called on, and every
+   optimizer's gradients before ``step()`` (global optimizer step pre-hook). The first check
+   that trips records the step and the model call that began it, and stops the script
+   (``--continue`` keeps going and counts the steps that tripped).
+2. **replay**: the script runs again; from the model call that began the tripped step,
+   :class:`faultlib.detect.nan_locator.NonFiniteLocator` checks every op and
+   :class:`faultlib.trace.batch.StepInputs` sorts every tensor the step consumes, so the report
+   names the op that made the value, or the input (batch, loss target, parameter) that already
+   held it. The replay finishes that step (to its ``backward()``, its ``optimizer.step()`` or
+   the next model call) and writes a dump that replays the step and its loss.
 
-A script that seeds its RNGs replays the same step; if the second pass does not see the value
-again (non-deterministic script), the report keeps what the first pass saw, without the op.
+A script that runs the same way twice (seeded) replays the same step. When the replay sees the
+value at another step or not at all, the report keeps the first run's step (``replay_step`` and
+a note say what the replay saw). Exit codes: :data:`faultlib.trace.session.EXIT_CODES`.
 """
 
-from faultlib.trace.session import TraceReport, trace_script
+from faultlib.trace.session import (EXIT_CODES, EXIT_FOUND, EXIT_OK, EXIT_SCRIPT_FAILED, EXIT_USAGE, Reason,
+                                    ScriptError, TraceReport, check_report_path, trace_script)
 
-__all__ = ["TraceReport", "trace_script"]
+__all__ = ["EXIT_CODES", "EXIT_FOUND", "EXIT_OK", "EXIT_SCRIPT_FAILED", "EXIT_USAGE", "Reason", "ScriptError",
+           "TraceReport", "check_report_path", "trace_script"]

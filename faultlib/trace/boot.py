@@ -1,9 +1,21 @@
-"""Child side of ``faultlib trace``: install the checks, run the script with ``runpy``, write
-what was found to ``FAULTLIB_TRACE_RESULT`` (JSON). Usage: ``python -m faultlib.trace.boot SCRIPT ARGS...``.
+"""Child side of ``faultlib trace``: install the checks, run the script with ``runpy``, write what
+was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by :data:`faultlib.trace.session.LAUNCHER`
+as ``python -c LAUNCHER SCRIPT ARGS...``.
 
-Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (outermost
-forward index from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_CONTINUE``
+Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (index of the
+model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_CONTINUE``
 (``1``: count instead of stopping), ``FAULTLIB_TRACE_DUMP`` (path of the dump to write).
+
+The result file holds ``{"started": true}`` while the script runs, then (see :func:`main`):
+``end`` (``exit``: the script ended by itself, ran off its end included; ``raised``;
+``interrupted``: KeyboardInterrupt; ``stopped``: the tracer stopped it), ``script_exit`` (its
+exit status when ``end`` is ``exit`` or ``raised``, else null), ``error`` (one line), ``trip``
+(the watch check that tripped first), ``event`` (the armed pass's first non-finite value),
+``dump``, ``dump_error``, ``tripped_steps`` and ``notes`` (sentences for the report).
+
+The replay stops at the end of the step that holds its first non-finite value: after
+``backward()``, at ``optimizer.step()``, or at the next model call, so the dump holds the whole
+batch the step consumed up to there.
 """
 
 from __future__ import annotations
@@ -12,19 +24,28 @@ import json
 import os
 import runpy
 import sys
+import traceback
 import weakref
 from typing import Any
 
-from faultlib.detect.nan_locator import ModuleStack, NonFiniteEvent, NonFiniteFound, NonFiniteLocator, write_dump
+from faultlib.detect.nan_locator import ModuleStack, NonFiniteLocator, user_frame
 from faultlib.detect.sentinel import GradientSentinel
+from faultlib.trace.batch import StepInputs, tensor_json, write_dump
 
 
-class _Tripped(BaseException):
-    """Stops the watch pass at the first cheap trip."""
+class _Stop(BaseException):
+    """Stops the script: the watch pass tripped, or the armed pass finished the step it found."""
 
 
 class Tracer:
-    """The global hooks of one pass (see :mod:`faultlib.trace`)."""
+    """The global hooks of one pass (see :mod:`faultlib.trace`).
+
+    Args:
+        arm_at: index of the model forward (0-based, outermost, loss modules not counted) from
+            which every op is checked; None for the watch pass.
+        keep_going: watch pass: count the steps that trip instead of stopping at the first.
+        dump_path: where the armed pass writes the dump, or None.
+    """
 
     def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None):
         import torch
@@ -36,21 +57,23 @@ class Tracer:
         self.optimizers: weakref.WeakSet = weakref.WeakSet()
         self.sentinels: dict[int, GradientSentinel] = {}
         self.opt_steps = 0
-        self.step_first_forward: int | None = None  # outermost-forward index that began the current step
+        self.forwards = 0  # model forwards started
+        self.step_first_forward: int | None = None  # the forward that began the current step
+        self.step_nan_input: dict[str, Any] | None = None  # watch: a NaN in the step's model arguments
         self.trip: dict[str, Any] | None = None
         self.tripped_steps: set[int] = set()
         self.locator: NonFiniteLocator | None = None
-        self.batch: list[Any] = []
+        self.inputs: StepInputs | None = None
         self.loss = None
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output)
 
     # -- clock ------------------------------------------------------------------------------
     @property
     def step(self) -> int:
-        """Optimizer steps completed; in a script with no optimizer, outermost forwards completed."""
+        """Optimizer steps completed; in a script with no optimizer, model forwards completed."""
         if len(self.optimizers) or self.opt_steps:
             return self.opt_steps
-        return max(self.modules.forward_count - 1, 0)
+        return max(self.forwards - 1, 0)
 
     def install(self) -> None:
         torch = self.torch
@@ -71,20 +94,70 @@ class Tracer:
 
         def backward(tensor, *args, **kwargs):
             tracer._before_backward(tensor)
-            return original_backward(tensor, *args, **kwargs)
+            out = original_backward(tensor, *args, **kwargs)
+            tracer._stop_if_found()
+            return out
 
         torch.Tensor.backward = backward
 
+    # -- arming -----------------------------------------------------------------------------
+    def _arm(self) -> None:
+        self.locator = NonFiniteLocator(modules=self.modules, step=lambda: self.step, stop=False)
+        self.locator.__enter__()
+        self.inputs = StepInputs(self.modules, self.locator, lambda: self.step).__enter__()
+
+    def disarm(self) -> None:
+        """Leave the torch modes (innermost first), so the dump and the result are written unchecked."""
+        if self.inputs is not None:
+            self.inputs.__exit__(None, None, None)
+        if self.locator is not None:
+            self.locator.__exit__(None, None, None)
+
+    def first_event(self) -> dict[str, Any] | None:
+        """The armed pass's first non-finite value: a NaN already there (it precedes any op's,
+        see :mod:`faultlib.trace.batch`), else the first value an op produced."""
+        if self.inputs is not None and self.inputs.event is not None:
+            return self.inputs.event
+        if self.locator is not None and self.locator.events:
+            return {**self.locator.events[0].to_json(), "source": "op", "input": None,
+                    "batch_index": self.inputs.forward_index if self.inputs is not None else None}
+        return None
+
+    def _stop_if_found(self) -> None:
+        if self.first_event() is not None:
+            raise _Stop()
+
     # -- hooks ------------------------------------------------------------------------------
     def _root_forward(self, module, args) -> None:
-        index = self.modules.forward_count - 1
+        if isinstance(module, self.torch.nn.modules.loss._Loss):
+            return  # a loss module is part of the step, not a model call
+        self._stop_if_found()  # the next model call ends the step the armed pass found
+        index = self.forwards
+        self.forwards += 1
         if self.step_first_forward is None or not (len(self.optimizers) or self.opt_steps):
-            self.step_first_forward = index  # without an optimizer, each outermost forward is a step
+            self.step_first_forward = index  # without an optimizer, each model call is a step
+            self.step_nan_input = None
+            self.loss = None
+            if self.inputs is not None:
+                self.inputs.begin_step(index)
         if self.arm_at is not None and index >= self.arm_at:
             if self.locator is None:
-                self.locator = NonFiniteLocator(modules=self.modules, step=lambda: self.step, stop=True)
-                self.locator.__enter__()
-            self.batch.append(args)
+                self._arm()
+            self.inputs.add_batch(module, args, index)
+        elif self.step_nan_input is None:
+            self._check_args(module, args, index)
+
+    def _check_args(self, module, args, index: int) -> None:
+        """Watch: remember a NaN in the model's positional arguments, blamed if the step trips."""
+        torch = self.torch
+        for i, arg in enumerate(args):
+            for t in torch.utils._pytree.tree_leaves(arg):
+                if isinstance(t, torch.Tensor) and t.is_floating_point() and bool(torch.isnan(t).any()):
+                    file, line = user_frame()
+                    self.step_nan_input = {"input": f"args[{i}] of {self.modules.name_of(module)}.forward",
+                                           "batch_index": index, "file": file, "line": line,
+                                           "tensor": tensor_json(t)}
+                    return
 
     def _root_output(self, module, output) -> None:
         torch = self.torch
@@ -92,16 +165,20 @@ class Tracer:
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
         for t in tensors:
             if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-                self._cheap_trip("forward", self.modules.name_of(module), "output of the outermost module")
+                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
                 return
 
     def _before_backward(self, tensor) -> None:
         self.loss = tensor
+        self._stop_if_found()
         if tensor.is_floating_point() and not bool(self.torch.isfinite(tensor).all()):
             self._cheap_trip("forward", None, "the tensor backward() was called on")
 
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""
+        if self.locator is not None:
+            self._stop_if_found()
+            return
         if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
             return
         sentinel = self.sentinels.get(id(optimizer))
@@ -112,75 +189,102 @@ class Tracer:
             sentinel = self.sentinels[id(optimizer)] = GradientSentinel(params)
         check = sentinel.check(self.step)
         if check.overflow:
-            finding = check.finding()
-            self._cheap_trip("backward", finding.location.get("module"), "gradients at optimizer.step()")
+            self._cheap_trip("backward", check.finding().location.get("module"), "the gradients at optimizer.step()")
 
     def _after_step(self, optimizer, args, kwargs) -> None:
         self.opt_steps += 1
         self.step_first_forward = None
-        self.batch = []
+        if self.locator is not None:
+            self._stop_if_found()  # born in the optimizer's own update
 
     def _cheap_trip(self, phase: str, module: str | None, where: str) -> None:
         if self.locator is not None:
-            return  # the op-level check is armed: it reports (or the replay missed the value)
+            return  # the op-level check is armed: it reports
         step = self.step
         if step in self.tripped_steps:
             return
         self.tripped_steps.add(step)
         if self.trip is None:
             self.trip = {"step": step, "phase": phase, "module": module, "where": where,
-                         "arm_at": self.step_first_forward}
+                         "arm_at": self.step_first_forward, "input": self.step_nan_input}
         if not self.keep_going:
-            raise _Tripped()
+            raise _Stop()
 
     # -- results ----------------------------------------------------------------------------
-    def dump(self, event: NonFiniteEvent) -> str | None:
-        if not self.dump_path:
-            return None
-        roots = list(self.modules.roots.values())
-        model_state = roots[0].state_dict() if len(roots) == 1 else {
-            f"{i}.{k}": v for i, r in enumerate(roots) for k, v in r.state_dict().items()}
-        optimizers = list(self.optimizers)
-        return write_dump(self.dump_path, step=event.step, event=event,
-                          batch=self.batch[0] if len(self.batch) == 1 else self.batch, loss=self.loss,
-                          model_state=model_state,
-                          optimizer_state=optimizers[0].state_dict() if len(optimizers) == 1 else None)
+    def results(self) -> dict[str, Any]:
+        """``trip``, ``event``, ``dump``, ``dump_error``, ``tripped_steps`` of this pass (modes left first)."""
+        self.disarm()
+        event = self.first_event()
+        result = {"trip": self.trip, "event": event, "dump": None, "dump_error": None,
+                  "tripped_steps": len(self.tripped_steps), "notes": []}
+        inf = self.inputs.inf_seen if self.inputs is not None else None
+        if event is not None and event["source"] == "op" and inf is not None:
+            result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "
+                                   f"value: {inf['input']} ({inf['tensor']['inf']} inf; {inf['file']}:{inf['line']})")
+        if event is not None and self.dump_path:
+            roots = [r for r in self.modules.roots.values() if not isinstance(r, self.torch.nn.modules.loss._Loss)]
+            model_state = roots[0].state_dict() if len(roots) == 1 else {
+                f"{i}.{k}": v for i, r in enumerate(roots) for k, v in r.state_dict().items()}
+            optimizers = list(self.optimizers)
+            optimizer_state = optimizers[0].state_dict() if len(optimizers) == 1 else None
+            try:
+                result["dump"] = write_dump(self.dump_path, step=event["step"], event=event, inputs=self.inputs,
+                                            loss=self.loss, model_state=model_state, optimizer_state=optimizer_state)
+            except (OSError, RuntimeError) as exc:
+                result["dump_error"] = f"{self.dump_path}: {exc}"
+        return result
+
+
+def _write_result(path: str, result: dict[str, Any]) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, default=str)
+    os.replace(tmp, path)
+
+
+def _print_script_traceback(exc: BaseException, script: str) -> None:
+    """The traceback Python would print for the script: from its first frame on, the tracer's left out."""
+    tb = exc.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
 
 
 def main(argv: list[str]) -> int:
-    script, args = argv[0], argv[1:]
+    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
+
+    Returns 0: how the script ended is in the result file, read by :mod:`faultlib.trace.session`.
+    """
+    script, args = os.path.abspath(argv[0]), argv[1:]
     result_path = os.environ["FAULTLIB_TRACE_RESULT"]
+    _write_result(result_path, {"started": True})
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"))
     tracer.install()
-    result: dict[str, Any] = {"event": None, "trip": None, "dump": None, "script_exit": 0, "tripped_steps": 0}
-    sys.argv = [script, *args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
+    sys.argv = [argv[0], *args]
+    sys.path[0] = os.path.dirname(script)  # as `python SCRIPT` sets it
     try:
         runpy.run_path(script, run_name="__main__")
-    except NonFiniteFound as found:
-        if tracer.locator is not None:
-            tracer.locator.__exit__(None, None, None)
-            tracer.locator = None
-        result["event"] = found.event.to_json()
-        result["dump"] = tracer.dump(found.event)
-    except _Tripped:
-        pass
+    except _Stop:
+        result.update(end="stopped", script_exit=None)
     except SystemExit as exc:
         code = exc.code
-        result["script_exit"] = code if isinstance(code, int) else (0 if code is None else 1)
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-        result["script_exit"] = 1
-    result["trip"] = tracer.trip
-    result["tripped_steps"] = len(tracer.tripped_steps)
-    with open(result_path, "w", encoding="utf-8") as fh:
-        json.dump(result, fh)
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)  # sys.exit("message"): Python prints it and exits 1
+            code = 1
+        result.update(script_exit=int(code or 0))
+    except KeyboardInterrupt as exc:
+        _print_script_traceback(exc, script)
+        result.update(end="interrupted", script_exit=None, error="KeyboardInterrupt")
+    except BaseException as exc:  # noqa: BLE001 - the script's own failure, reported like Python would
+        _print_script_traceback(exc, script)
+        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
+    result.update(tracer.results())
+    _write_result(result_path, result)
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)
     sys.exit(main(sys.argv[1:]))

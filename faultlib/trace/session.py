@@ -1,80 +1,164 @@
-"""Parent side of ``faultlib trace``: run the watch pass, then the locate pass, build the report."""
+"""Parent side of ``faultlib trace``: check the command, run the watch pass, then the replay; build the report.
+
+Promise: everything the user names (the script, its interpreter, ``--dump-dir``, and ``--out``
+through :func:`check_report_path`) is checked before the script runs, and a script that fails
+(raises, exits non-zero by itself, is interrupted, cannot start) is reported as such: exit code
+:data:`EXIT_FOUND` means a non-finite value was found, and nothing else.
+"""
 
 from __future__ import annotations
 
+import enum
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from faultlib.errors import FaultlibError
+from faultlib.errors import FaultlibError, InputError, ScriptError
+
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_USAGE = 2
+EXIT_SCRIPT_FAILED = 4
+EXIT_CODES: dict[str, str] = {
+    "0": "the script ran to its end (exit code 0) and every value stayed finite",
+    "1": "a non-finite value (NaN or inf) was found, and only then",
+    "2": "bad usage, checked before the script runs: no such script or interpreter, --out or --dump-dir "
+         "not writable",
+    "4": "the script failed on its own: it raised, exited with code 1 (sys.exit(1), sys.exit('message')), "
+         "was interrupted or killed by a signal, or could not start (its interpreter cannot import torch "
+         "and faultlib)",
+    "other": "the script's own exit code, when it exited by itself with a code other than 0 and 1",
+}
+"""The exit codes of ``faultlib trace`` (also in its ``--help``)."""
+
+LAUNCHER = """\
+import json, os, sys
+try:
+    import torch
+    from faultlib.trace.boot import main
+except ImportError as exc:
+    with open(os.environ["FAULTLIB_TRACE_RESULT"], "w") as fh:
+        json.dump({"could_not_start": f"{type(exc).__name__}: {exc}"}, fh)
+    sys.exit(4)
+sys.exit(main(sys.argv[1:]))
+"""
+"""Run as ``PYTHON -c LAUNCHER SCRIPT ARGS...``: an interpreter without torch or faultlib says so in the result file."""
+
+FIRST_NONFINITE_FIELDS = ("step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source", "input",
+                          "batch_index", "seen_in")
 
 
-class ScriptError(FaultlibError):
-    """The traced script is missing or not a Python file (exit 2)."""
+class Reason(str, enum.Enum):
+    """Why a trace is not ok (``reason`` in the report)."""
+
+    NONFINITE = "nonfinite"  # a non-finite value was found (exit 1)
+    SCRIPT_RAISED = "script_raised"  # an uncaught exception (exit 4)
+    SCRIPT_EXIT = "script_exit"  # the script exited by itself with a non-zero code (that code; 4 for code 1)
+    INTERRUPTED = "interrupted"  # KeyboardInterrupt, or killed by a signal (exit 4)
+    COULD_NOT_START = "could_not_start"  # the interpreter failed before the script's first line (exit 4)
 
 
 @dataclass
 class TraceReport:
-    """What ``faultlib trace --json`` prints (DESIGN.md).
+    """What ``faultlib trace --json`` prints (DESIGN.md). Steps are 0-based optimizer steps (in a
+    script without an optimizer: calls of the outermost model).
 
     Attributes:
-        ok: no non-finite value was seen.
-        first_nonfinite: ``{step, phase, module, op, file, line, tensor: {shape, dtype, nan, inf, ...}}`` or None.
-        dump: path of the replay dump (``torch.load(path, weights_only=True)``) or None.
-        script_exit: the script's own exit code (when it ended by itself).
-        tripped_steps: steps with a non-finite value seen by the watch pass (>1 only with ``--continue``).
-        replayed: the locate pass saw the value again and named the op.
+        reason: None when ok, else a :class:`Reason`.
+        first_nonfinite: None, or where the first non-finite value was seen: ``step``, ``phase``
+            (forward|backward), ``module`` (dotted name of the innermost module, null outside any),
+            ``op`` (aten op or autograd node that produced it; null when the replay did not
+            confirm it or the value was already there), ``aten_op``, ``file``/``line`` (your
+            source line: the op's call, or where the tensor holding the value was consumed),
+            ``tensor`` (``{shape, dtype, nan, inf, finite_min, finite_max}``, counts of
+            elements), ``source`` (``op``: produced by an op of the step; ``input``: already in
+            the batch the step consumed, the model's arguments or another tensor from outside
+            the step such as the loss's target; ``parameter``: already in the model's
+            parameters or buffers; null: not confirmed by the replay), ``input`` (which tensor,
+            e.g. ``args[0] of Net.forward``, ``argument 1 of torch.nn.functional.mse_loss``,
+            a parameter's name), ``batch_index`` (0-based index of the model call whose batch
+            the step was processing: the DataLoader batch index in a one-epoch loop with one
+            call per batch), ``seen_in`` (the watch check that tripped).
+        replay_step: the step at which the replay (a second run) saw a non-finite value; null if
+            it saw none. When it differs from ``first_nonfinite.step``, the script does not run
+            the same way twice and ``first_nonfinite`` keeps the first run's step.
+        replayed: the replay saw the value at the same step and named its op or its input.
+        dump: path of the dump (``torch.load(path, weights_only=True)``, keys in
+            :func:`faultlib.trace.batch.write_dump`) or None.
+        script_exit: the script's exit status when it ended by itself (0 when it ran to its end,
+            ``sys.exit(n)``: n, ``sys.exit("message")`` or an uncaught exception: 1); null when
+            faultlib trace stopped it, it was interrupted or killed, or it never started.
+        stopped_by_trace: faultlib trace stopped the script at the first non-finite value.
+        error: the script's failure in one line (``ValueError: bad config``, ``killed by SIGKILL``)
+            or None.
+        tripped_steps: steps in which the watch pass saw a non-finite value (>1 only with ``--continue``).
+        notes: what else the user should know, in sentences.
     """
 
-    ok: bool
+    reason: Reason | None = None
     first_nonfinite: dict[str, Any] | None = None
-    dump: str | None = None
-    script_exit: int = 0
-    tripped_steps: int = 0
+    replay_step: int | None = None
     replayed: bool = False
+    dump: str | None = None
+    script_exit: int | None = 0
+    stopped_by_trace: bool = False
+    error: str | None = None
+    tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def ok(self) -> bool:
+        """The script ran to its end, exit code 0, and every value stayed finite."""
+        return self.reason is None
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of ``faultlib trace`` (:data:`EXIT_CODES`)."""
+        if self.reason is None:
+            return EXIT_OK
+        if self.reason is Reason.NONFINITE:
+            return EXIT_FOUND
+        status = (self.script_exit or 0) % 256  # the status the OS reports for sys.exit(n)
+        if self.reason is Reason.SCRIPT_EXIT and status not in (EXIT_OK, EXIT_FOUND):
+            return status
+        return EXIT_SCRIPT_FAILED
+
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "first_nonfinite": self.first_nonfinite, "dump": self.dump,
-                "script_exit": self.script_exit, "tripped_steps": self.tripped_steps, "replayed": self.replayed,
-                "notes": self.notes}
+        return {"ok": self.ok, "reason": self.reason.value if self.reason else None, "exit_code": self.exit_code,
+                "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
+                "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
+                "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes}
 
 
-def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr) -> dict:
-    with tempfile.TemporaryDirectory(prefix="faultlib-trace-") as tmp:
-        result = Path(tmp) / "result.json"
-        env = {**os.environ, **env_extra, "FAULTLIB_TRACE_RESULT": str(result)}
-        proc = subprocess.run([python, "-m", "faultlib.trace.boot", str(script), *args], env=env,
-                              stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL)
-        if not result.is_file():
-            return {"event": None, "trip": None, "dump": None, "script_exit": proc.returncode or 1,
-                    "tripped_steps": 0, "crashed": True}
-        return json.loads(result.read_text())
+@dataclass
+class _Pass:
+    """How one run of the script went (see :mod:`faultlib.trace.boot` for the result file)."""
+
+    end: str  # exit | raised | interrupted | stopped | could_not_start
+    script_exit: int | None = None
+    error: str | None = None
+    trip: dict[str, Any] | None = None
+    event: dict[str, Any] | None = None
+    dump: str | None = None
+    dump_error: str | None = None
+    tripped_steps: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
-def proc_code(result: dict) -> int:
-    return int(result.get("script_exit") or 0)
-
-
-def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None,
-                 stdout=None, stderr=None) -> TraceReport:
-    """Trace ``command`` (``["python", "SCRIPT.py", ARGS...]``).
-
-    Args:
-        command: the interpreter, the script, its arguments. The interpreter must have faultlib
-            and torch importable (normally the same virtual environment).
-        keep_going: count every step with a non-finite value instead of stopping at the first.
-        dump_dir: where to write ``dump.pt`` (default ``.faultlib/trace/<time>/``).
-        stdout, stderr: where the script's output goes (default: inherited).
+# -- checks before anything runs -----------------------------------------------------------------
+def resolve_command(command: list[str]) -> tuple[str, Path, list[str]]:
+    """Split ``[PYTHON, SCRIPT.py, ARGS...]``; a bare ``python``/``python3`` is this interpreter.
 
     Raises:
-        ScriptError: the command is not ``python SCRIPT.py ...`` or the script does not exist.
+        ScriptError: not ``python SCRIPT.py ...``; the script or the interpreter does not exist.
     """
     if len(command) < 2 or not Path(command[0]).name.startswith("python"):
         raise ScriptError(f"expected `-- python SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
@@ -83,31 +167,206 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         raise ScriptError(f"{script}: not a Python script (expected SCRIPT.py)")
     if not script.is_file():
         raise ScriptError(f"{script}: no such script")
-    if Path(python).name == Path(sys.executable).name or python in ("python", "python3"):
-        python = sys.executable  # the interpreter faultlib runs in: torch and faultlib are importable there
+    if python in ("python", "python3"):
+        return sys.executable, script, args  # the interpreter faultlib runs in: torch and faultlib are there
+    if os.sep in python:
+        if not (Path(python).is_file() and os.access(python, os.X_OK)):
+            raise ScriptError(f"{python}: no such interpreter (or not executable)")
+        return python, script, args
+    found = shutil.which(python)
+    if found is None:
+        raise ScriptError(f"{python}: no such interpreter on PATH")
+    return found, script, args
+
+
+def check_writable_dir(path: Path, option: str) -> None:
+    """Check that ``path`` is, or can be created as, a directory this process can write in.
+
+    Raises:
+        InputError: ``path`` or an ancestor is a file, or the nearest existing directory is not writable.
+    """
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        what = "is a file, not a directory" if existing == path else f"cannot be created: {existing} is a file"
+        raise InputError(f"{what}: pass a directory", path=path, field=option)
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write in {existing} ({exc.strerror or exc}): pass a writable directory",
+                         path=path, field=option) from exc
+
+
+def check_report_path(path: Path, option: str = "--out") -> None:
+    """Check that the report can be written to ``path`` (a file, existing or not).
+
+    Raises:
+        InputError: ``path`` is a directory, or cannot be written.
+    """
+    if path.is_dir():
+        raise InputError("is a directory: pass a file path for the JSON report", path=path, field=option)
+    check_writable_dir(path.parent, option)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError("cannot be written: pass a writable file path", path=path, field=option)
+
+
+# -- the passes ----------------------------------------------------------------------------------
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _wait(proc: subprocess.Popen) -> tuple[int, bool]:
+    """Wait for the script; on Ctrl-C or SIGTERM here, interrupt it (SIGINT, then SIGKILL after 5 s).
+    Returns its return code and whether this process was interrupted."""
+    try:
+        return proc.wait(), False
+    except KeyboardInterrupt:
+        pass
+    try:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        return proc.wait(timeout=5), True
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        proc.kill()
+        return proc.wait(), True
+
+
+def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr) -> _Pass:
+    with tempfile.TemporaryDirectory(prefix="faultlib-trace-") as tmp:
+        path = Path(tmp) / "result.json"
+        env = {**os.environ, **env_extra, "FAULTLIB_TRACE_RESULT": str(path)}
+        try:
+            proc = subprocess.Popen([python, "-c", LAUNCHER, str(script), *args], env=env, stdout=stdout,
+                                    stderr=stderr, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            return _Pass("could_not_start", error=f"{python} could not be run: {exc.strerror or exc}")
+        returncode, interrupted = _wait(proc)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raw = None
+    if raw is not None and "could_not_start" in raw:
+        return _Pass("could_not_start", error=f"{python} cannot import what faultlib trace needs "
+                     f"({raw['could_not_start']}): install torch and faultlib-ml for that interpreter, or "
+                     "trace with `-- python SCRIPT.py`")
+    if raw is None or "end" not in raw:  # the tracer did not finish: killed, os._exit(), or never started
+        if returncode < 0:
+            return _Pass("interrupted", error=f"killed by {_signal_name(-returncode)}")
+        if interrupted:
+            return _Pass("interrupted", error="interrupted")
+        if raw is None:
+            return _Pass("could_not_start", error=f"{python} exited with code {returncode} before the script "
+                         "started: see its stderr")
+        return _Pass("exit", script_exit=returncode)  # os._exit(n) in the script
+    result = _Pass(raw["end"], raw.get("script_exit"), raw.get("error"), raw.get("trip"), raw.get("event"),
+                   raw.get("dump"), raw.get("dump_error"), int(raw.get("tripped_steps") or 0),
+                   list(raw.get("notes") or []))
+    if interrupted and result.end == "exit":
+        result.end, result.script_exit, result.error = "interrupted", None, "interrupted"
+    return result
+
+
+# -- the report ----------------------------------------------------------------------------------
+def _from_trip(trip: dict[str, Any]) -> dict[str, Any]:
+    """``first_nonfinite`` from the watch pass alone: no op; the input if it held a NaN."""
+    seen = {"step": trip["step"], "phase": trip["phase"], "module": trip["module"], "seen_in": trip["where"],
+            "batch_index": trip["arm_at"]}
+    if trip.get("input"):
+        seen.update(trip["input"], source="input")
+    return {k: seen.get(k) for k in FIRST_NONFINITE_FIELDS}
+
+
+def _watch_report(watch: _Pass) -> TraceReport:
+    report = TraceReport(script_exit=watch.script_exit, stopped_by_trace=watch.end == "stopped", error=watch.error,
+                         tripped_steps=watch.tripped_steps)
+    failed = {"could_not_start": Reason.COULD_NOT_START, "interrupted": Reason.INTERRUPTED,
+              "raised": Reason.SCRIPT_RAISED}.get(watch.end)
+    if failed is None and watch.end == "exit" and (watch.script_exit or 0) % 256:
+        failed = Reason.SCRIPT_EXIT
+    if watch.trip is not None:
+        report.reason = Reason.NONFINITE
+        report.first_nonfinite = _from_trip(watch.trip)
+        if failed is not None:
+            report.notes.append(f"the script also failed after it ({failed.value}"
+                                + (f": {watch.error}" if watch.error else f", exit code {watch.script_exit}") + ")")
+    else:
+        report.reason = failed
+    return report
+
+
+def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> None:
+    """Take the replay's answer only when it saw the value at the watch pass's step."""
+    step, event = trip["step"], replay.event
+    seen = event or replay.trip
+    report.replay_step = seen["step"] if seen else None
+    if event is not None and event["step"] == step:
+        report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
+        report.replayed, report.dump = True, replay.dump
+        report.notes.extend(replay.notes)
+    elif seen is None and replay.end in ("interrupted", "could_not_start"):
+        report.notes.append(f"the replay stopped before it saw the value again ({replay.error}): the op and "
+                            "source line are unknown")
+    else:
+        what = "a NaN already in the input batch" if trip.get("input") else "a non-finite value"
+        again = (f"the replay saw one at step {report.replay_step} instead" if seen else
+                 "the replay did not see one again" + (f" (it ended early: {replay.error})" if replay.error else ""))
+        report.notes.append(
+            f"the first run saw {what} at step {step} (in {trip['where']}), but {again}: the script does not run "
+            "the same way twice (seed torch, numpy, random and the DataLoader's generator, and avoid time- or "
+            f"os.urandom-based seeds). Step {step} is the first run's answer"
+            + ("" if trip.get("input") else "; the op and source line that made it are unknown") + ".")
+        if replay.dump:
+            report.dump = replay.dump
+            report.notes.append(f"the dump holds step {report.replay_step} of the replay, not step {step}")
+    if replay.dump_error:
+        report.notes.append(f"the dump could not be written: {replay.dump_error}")
+
+
+def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None,
+                 stdout=None, stderr=None, quiet_replay: bool = False,
+                 on_replay: Callable[[int, bool], None] | None = None) -> TraceReport:
+    """Trace ``command`` (``["python", "SCRIPT.py", ARGS...]``): the watch pass, then, if it saw a
+    non-finite value and was not interrupted, the replay.
+
+    Args:
+        command: the interpreter, the script, its arguments. The interpreter must import torch and
+            faultlib; a bare ``python``/``python3`` means the interpreter faultlib runs in, any
+            other name or path is used as given.
+        keep_going: count every step with a non-finite value instead of stopping at the first.
+        dump_dir: where to write ``dump.pt`` (default ``.faultlib/trace/<local time>/``).
+        stdout, stderr: where the script's output goes (default: inherited).
+        quiet_replay: discard the replay's stdout and stderr.
+        on_replay: called as ``fn(step, quiet_replay)`` just before the replay starts.
+
+    Returns:
+        the :class:`TraceReport`; a failure of the script is in it (``reason``), never raised.
+
+    Raises:
+        ScriptError: the command is not ``python SCRIPT.py ...``, or the script or interpreter is missing.
+        InputError: ``dump_dir`` cannot be written.
+        (Both before the script runs.)
+    """
+    python, script, args = resolve_command(command)
+    dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
+    check_writable_dir(dump_dir, "--dump-dir")
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
     watch = _run_pass(python, script, args, env_extra=keep, stdout=stdout, stderr=stderr)
-    report = TraceReport(ok=watch["trip"] is None, script_exit=int(watch.get("script_exit") or 0),
-                         tripped_steps=int(watch.get("tripped_steps") or 0))
-    if watch.get("crashed"):
-        report.notes.append(f"the script's interpreter died (exit code {proc_code(watch)}) before the tracer could "
-                            "record a result: see its stderr")
-    if report.ok:
+    report = _watch_report(watch)
+    if watch.trip is None:
         return report
-    trip = watch["trip"]
-    dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
-    env = {"FAULTLIB_TRACE_ARM_AT": str(trip["arm_at"] if trip["arm_at"] is not None else 0),
+    if watch.end == "interrupted":
+        report.notes.append("interrupted before the replay: the op and source line are unknown")
+        return report
+    if on_replay is not None:
+        on_replay(watch.trip["step"], quiet_replay)
+    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
-    located = _run_pass(python, script, args, env_extra=env, stdout=stdout, stderr=stderr)
-    if located.get("event"):
-        report.first_nonfinite = {k: located["event"][k] for k in
-                                  ("step", "phase", "module", "op", "file", "line", "tensor")}
-        report.first_nonfinite["aten_op"] = located["event"]["aten_op"]
-        report.dump = located.get("dump")
-        report.replayed = True
-    else:
-        report.first_nonfinite = {"step": trip["step"], "phase": trip["phase"], "module": trip["module"], "op": None,
-                                  "file": None, "line": None, "tensor": None}
-        report.notes.append(f"seen in {trip['where']} at step {trip['step']}, but the replay did not reproduce it "
-                            "(is the script seeded?): op and source line unknown")
+    quiet = subprocess.DEVNULL if quiet_replay else None
+    replay = _run_pass(python, script, args, env_extra=env, stdout=quiet or stdout, stderr=quiet or stderr)
+    _add_replay(report, watch.trip, replay)
     return report

@@ -100,6 +100,6 @@ def test_script_errors_pass_through(tmp_path):
     boom = tmp_path / "boom.py"
     boom.write_text("raise ValueError('bad config')\n")
     proc = cli("trace", "--", "python", str(boom), cwd=tmp_path)
-    assert proc.returncode == 1 and "ValueError: bad config" in proc.stderr
+    assert proc.returncode == 4 and "ValueError: bad config" in proc.stderr  # 1 means only "found"
     proc = cli("trace", "--", "python", str(tmp_path / "missing.py"), cwd=tmp_path)
     assert proc.returncode == 2 and "no such script" in proc.stderr
