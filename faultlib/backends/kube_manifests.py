@@ -273,7 +273,7 @@ def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[
     Raises:
         CaseValidationError: each selector that selects none, as ``case.yaml:LINE: inject.kubernetes.chaos[i]...``.
     """
-    from faultlib.cases.yamlpos import PositionedYaml, dotted
+    from faultlib.readers import dotted, load_yaml_file
 
     found: list[tuple[list[str | int], str]] = []
     for index, obj in enumerate(chaos):
@@ -287,7 +287,7 @@ def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[
                           "to select the faulted Job's pod"))
     if found:
         path = case.path / "case.yaml"
-        doc = PositionedYaml(path, path.read_text(encoding="utf-8"))
+        doc = load_yaml_file(path)
         raise CaseValidationError([CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc))
                                    for loc, message in found])
 

@@ -50,13 +50,11 @@ class SchemaProblem:
 
 
 def _yaml_documents(path: Path) -> list[Any]:
-    import yaml
+    """The documents of a CRD file, through the hardened reader (bounded, no symlinks, libyaml's
+    C parser where PyYAML has it: 15x faster on the 0.85 MB Schedule CRD)."""
+    from faultlib.readers import load_yaml_documents
 
-    # the C build of PyYAML's *safe* loader (15x faster on the 0.85 MB Schedule CRD); same
-    # semantics as yaml.safe_load_all, which is the fallback when libyaml is absent
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with open(path, encoding="utf-8") as fh:
-        return [doc for doc in yaml.load_all(fh, Loader=loader) if doc is not None]
+    return [doc.data for doc in load_yaml_documents(path)]
 
 
 def _schema_of(crd: Any, kind: str) -> dict[str, Any] | None:
@@ -143,7 +141,7 @@ def validate_case_chaos(case: "Case", objects: list[dict[str, Any]], schemas: Cr
         CaseValidationError: every problem, as ``case.yaml:LINE: inject.kubernetes.chaos[i].spec...: message``.
         FaultlibError: no CRD of a kind is known in ``schemas``.
     """
-    from faultlib.cases.yamlpos import PositionedYaml, dotted
+    from faultlib.readers import dotted, load_yaml_file
 
     path = case.path / "case.yaml"
     found: list[tuple[list[str | int], str]] = []
@@ -158,6 +156,6 @@ def validate_case_chaos(case: "Case", objects: list[dict[str, Any]], schemas: Cr
                                f"in {schemas.crd_dir})"))
     if not found:
         return
-    doc = PositionedYaml(path, path.read_text(encoding="utf-8"))
+    doc = load_yaml_file(path)
     raise CaseValidationError([CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc))
                                for loc, message in found])

@@ -16,7 +16,7 @@ traceback, never after hours or gigabytes:
 
 from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative
 from faultlib.readers.jsondoc import JsonLine, iter_json_lines, load_json
-from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml, load_yaml_file
+from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml, load_yaml_documents, load_yaml_file
 
 __all__ = ["JsonLine", "Limits", "PositionedYaml", "dotted", "inside", "iter_json_lines", "load_json", "load_yaml",
-           "load_yaml_file", "read_bytes", "read_text", "safe_relative"]
+           "load_yaml_documents", "load_yaml_file", "read_bytes", "read_text", "safe_relative"]
