@@ -10,6 +10,7 @@
     ├── DetectorError                a detector was misused (wrong call order, bad config)
     ├── EvidenceError                evidence could not be written or read back
     ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
+    │   ├── ManifestError            a manifest.json that is not a faultlib manifest (also an InputError)
     │   ├── ArchiveUnavailable       the archive store could not be reached (exit 3)
     │   └── RunNotArchived           a finished run the store did not take; its evidence waits locally
     ├── ScriptError                  ``faultlib trace``: not ``python SCRIPT.py``, or script/interpreter missing
@@ -104,6 +105,32 @@ class EvidenceError(FaultlibError):
 
 class ArchiveError(FaultlibError):
     """An archive URI is malformed or a stored run cannot be read."""
+
+
+class ManifestError(InputError, ArchiveError):
+    """A ``manifest.json`` that is not a faultlib manifest (exit 2).
+
+    Both an :class:`~faultlib.errors.InputError` (it carries ``path``, ``line`` and ``field``) and an
+    :class:`~faultlib.errors.ArchiveError` (archives raise it where they raise theirs).
+
+    Args:
+        message: what is wrong with the field.
+        run: ``case/run_id`` of the run whose manifest it is.
+        path: the manifest file or its URI.
+        line: the line of a JSON syntax error.
+        field: where in the document (``files[3].bytes``; ``(root)`` for the whole document).
+    """
+
+    def __init__(self, message: str, *, run: str, path: str, line: int | None = None, field: str | None = None):
+        self.run = run
+        super().__init__(message, path=path, line=line, field=field)
+
+    def render(self) -> str:
+        where = f"{self.run}: manifest.json" + (f":{self.line}" if self.line is not None else "")
+        return f"{where}:{f' {self.field}:' if self.field else ''} {self.message}"
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "run": self.run}
 
 
 class ArchiveUnavailable(ArchiveError):

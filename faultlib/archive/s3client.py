@@ -11,15 +11,16 @@ raised here contains their values: messages name the variables instead.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import TypeVar
-from urllib.parse import urlsplit
+from typing import ContextManager, TypeVar
 
+from faultlib.archive.members import CHUNK, Digest, HashingReader
 from faultlib.errors import ArchiveError, ArchiveUnavailable, require
 
 ENV_ENDPOINT = "FAULTLIB_S3_ENDPOINT"
@@ -61,22 +62,55 @@ class StoredObjectMismatch(Exception):
     """An uploaded object reads back with another size or checksum; the upload is retried."""
 
 
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_HOSTNAME = re.compile(rf"(?=[^\n]{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*\.?\Z")
+ENDPOINT_RULE = (f"{ENV_ENDPOINT} must be http://HOST[:PORT] or https://HOST[:PORT] (HOST a name, an IPv4 "
+                 "address or an IPv6 address in brackets, PORT 1-65535), without a path or credentials (keys go "
+                 "in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)")
+
+
+def parse_endpoint(raw: str) -> tuple[str, bool] | None:
+    """``(host[:port], secure)`` for a well-formed endpoint URL, else None (never raises: the value
+    may hold secrets, so callers word the error without it)."""
+    scheme, sep, rest = raw.partition("://")
+    if not sep or scheme.lower() not in ("http", "https"):
+        return None
+    netloc = rest[:-1] if rest.endswith("/") else rest
+    if not netloc or any(c in netloc for c in "/?#@\\ \t\r\n%"):
+        return None
+    if netloc.startswith("["):
+        host, close, after = netloc[1:].partition("]")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+        if not close or (after and not after.startswith(":")):
+            return None
+        port = after[1:] if after else None
+    else:
+        host, colon, port = netloc.partition(":")
+        port = port if colon else None
+        if not _HOSTNAME.match(host):
+            return None
+    if port is not None and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        return None
+    return netloc, scheme.lower() == "https"
+
+
 def _endpoint(environ: Mapping[str, str]) -> tuple[str, bool]:
-    """``(host[:port], secure)`` from ``FAULTLIB_S3_ENDPOINT``; the scheme decides TLS."""
+    """``(host[:port], secure)`` from ``FAULTLIB_S3_ENDPOINT``; the scheme decides TLS.
+
+    Raises:
+        ArchiveError: missing or malformed (the message names the variable, never its value).
+    """
     raw = environ.get(ENV_ENDPOINT, "").strip()
     if not raw:
         raise ArchiveError(f"s3:// archives need {ENV_ENDPOINT} (e.g. http://127.0.0.1:8333 or "
                            f"https://s3.example.com), {ENV_ACCESS_KEY} and {ENV_SECRET_KEY} in the environment")
-    parts = urlsplit(raw)
-    try:
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        parts = parts._replace(netloc="")
-    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password
-            or parts.path not in ("", "/") or parts.query or parts.fragment):
-        raise ArchiveError(f"{ENV_ENDPOINT} must be http://HOST[:PORT] or https://HOST[:PORT], "
-                           "without a path or credentials (keys go in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)")
-    return parts.netloc, parts.scheme == "https"
+    parsed = parse_endpoint(raw)
+    if parsed is None:
+        raise ArchiveError(ENDPOINT_RULE)
+    return parsed
 
 
 class S3Client:
@@ -89,6 +123,9 @@ class S3Client:
         sleep: how to wait (tests pass a no-op).
         environ: where endpoint and keys come from; default the environment plus what
             :mod:`faultlib.archive.credentials` holds.
+        connect_timeout_s, read_timeout_s: per request (default 5 s and 60 s).
+        deadline_s: no retry starts later than this many seconds after a call began (default none:
+            every attempt is made). ``preflight`` uses a short one to fail within about 5 s.
 
     Raises:
         MissingDependency: ``minio`` is not installed (``pip install 'faultlib-ml[s3]'``).
@@ -96,7 +133,9 @@ class S3Client:
     """
 
     def __init__(self, bucket: str, *, retry_delays_s: Sequence[float] = RETRY_DELAYS_S,
-                 sleep: Callable[[float], None] = time.sleep, environ: Mapping[str, str] | None = None):
+                 sleep: Callable[[float], None] = time.sleep, environ: Mapping[str, str] | None = None,
+                 connect_timeout_s: float = CONNECT_TIMEOUT_S, read_timeout_s: float = READ_TIMEOUT_S,
+                 deadline_s: float | None = None):
         if environ is None:
             from faultlib.archive.credentials import environ as held
 
@@ -110,17 +149,21 @@ class S3Client:
         if not access_key or not secret_key:
             raise ArchiveError(f"s3:// archives need {ENV_ACCESS_KEY} and {ENV_SECRET_KEY} in the environment")
         http = urllib3.PoolManager(
-            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S), maxsize=10,
+            timeout=urllib3.Timeout(connect=connect_timeout_s, read=read_timeout_s), maxsize=10,
             cert_reqs="CERT_REQUIRED", ca_certs=environ.get("SSL_CERT_FILE") or certifi.where(),
             retries=False)  # retries happen in _call, with faultlib's back-off and error translation
-        self._minio = minio.Minio(host, access_key=access_key, secret_key=secret_key,
-                                  session_token=environ.get(ENV_SESSION_TOKEN) or None, secure=secure,
-                                  http_client=http)
+        try:
+            self._minio = minio.Minio(host, access_key=access_key, secret_key=secret_key,
+                                      session_token=environ.get(ENV_SESSION_TOKEN) or None, secure=secure,
+                                      http_client=http)
+        except ValueError:  # the client's own check of the host; its message would hold the value
+            raise ArchiveError(ENDPOINT_RULE) from None
         self._errors = minio.error
         self._http_error = urllib3.exceptions.HTTPError
         self.bucket = bucket
         self.retry_delays_s = tuple(retry_delays_s)
         self.sleep = sleep
+        self.deadline_s = deadline_s
         self._bucket_ready = False
 
     def ensure_bucket(self) -> None:
@@ -150,15 +193,30 @@ class S3Client:
         found = self._call(f"reading {key}", stat)
         return None if found is None else _info(found)
 
-    def put_file(self, key: str, path: Path, *, size: int, sha256: str, md5: str) -> None:
-        """Upload ``path`` with its sha256 as metadata, read it back and check size and checksums.
+    def put_file(self, key: str, source: Callable[[], ContextManager[Callable[[int], bytes]]], *, size: int,
+                 sha256: str, md5: str) -> None:
+        """Upload what ``source`` reads, with its sha256 as metadata; read the object back and check
+        size and checksums.
+
+        Args:
+            key: the object key.
+            source: opens the local bytes (called again for each retry) and yields a ``read(n)``
+                function; the bytes read are hashed on the way, so a file that changed since it was
+                checked is never stored as if it had not.
+            size, sha256, md5: what the bytes must be.
 
         Raises:
             ArchiveUnavailable: the store stayed unreachable, or the stored object kept differing.
+            ArchiveError: the local bytes are not what they were when checked (changed meanwhile).
         """
 
         def put_and_check():
-            self._minio.fput_object(self.bucket, key, str(path), metadata={SHA256_METADATA: sha256})
+            with source() as read:
+                reader = HashingReader(read)
+                self._minio.put_object(self.bucket, key, reader, length=size, metadata={SHA256_METADATA: sha256})
+            if reader.digest.size != size or reader.digest.sha256 != sha256:
+                raise ArchiveError(f"{key}: the local file changed while it was uploaded; it no longer matches "
+                                   "its manifest")
             stored = _info(self._minio.stat_object(self.bucket, key))
             problem = mismatch(stored, size=size, sha256=sha256, md5=md5)
             if problem:
@@ -166,16 +224,45 @@ class S3Client:
 
         self._call(f"uploading {key}", put_and_check)
 
-    def download(self, key: str, dest: Path) -> None:
-        """Write the object's bytes to ``dest``.
+    def fetch(self, key: str, fd: int, *, limit: int) -> Digest:
+        """Write the object's bytes into the file open as ``fd`` (from its start; truncated first on
+        each attempt), stopping after ``limit + 1`` bytes.
+
+        Returns:
+            What was written: size, sha256, md5 (a size above ``limit`` means the object is larger).
 
         Raises:
             ArchiveError: the object does not exist.
+            ArchiveUnavailable: the store could not be reached.
         """
-        self._call(f"downloading {key}", lambda: self._minio.fget_object(self.bucket, key, str(dest)))
 
-    def read(self, key: str) -> bytes | None:
-        """The object's bytes (for small objects), or None when it does not exist."""
+        def fetch():
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.ftruncate(fd, 0)
+            response = self._minio.get_object(self.bucket, key)
+            try:
+                digest = Digest()
+                for block in response.stream(CHUNK):
+                    block = block[:limit + 1 - digest.size]
+                    digest.update(block)
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(fd, view):]
+                    if digest.size > limit:
+                        break
+                return digest
+            finally:
+                response.close()
+                response.release_conn()
+
+        return self._call(f"downloading {key}", fetch)
+
+    def read(self, key: str, *, max_bytes: int) -> bytes | None:
+        """The object's bytes (for small objects), or None when it does not exist.
+
+        Raises:
+            ArchiveError: it is larger than ``max_bytes``.
+        """
 
         def read():
             try:
@@ -185,10 +272,13 @@ class S3Client:
                     return None
                 raise
             try:
-                return response.read()
+                data = response.read(max_bytes + 1)
             finally:
                 response.close()
                 response.release_conn()
+            if len(data) > max_bytes:
+                raise ArchiveError(f"{key}: larger than {max_bytes} bytes: not read")
+            return data
 
         return self._call(f"reading {key}", read)
 
@@ -205,9 +295,17 @@ class S3Client:
 
         return self._call(f"listing {self.bucket}/{prefix}", keys)
 
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
-        """Run ``fn``, retrying transient failures; translate what is left into faultlib errors."""
-        attempts = len(self.retry_delays_s) + 1
+    def probe(self) -> None:
+        """One request, no retry: raises :class:`ArchiveUnavailable` when the store does not answer now."""
+        self._call("checking that the store answers", lambda: self._minio.bucket_exists(self.bucket), attempts=1)
+
+    def _call(self, what: str, fn: Callable[[], T], *, attempts: int | None = None) -> T:
+        """Run ``fn``, retrying transient failures; translate what is left into faultlib errors.
+
+        ``fn`` may raise an :class:`ArchiveError` of its own: it passes through, not retried.
+        """
+        attempts = attempts or len(self.retry_delays_s) + 1
+        started = time.monotonic()
         for attempt in range(attempts):
             try:
                 return fn()
@@ -218,7 +316,10 @@ class S3Client:
                     if translated is None:
                         raise
                     raise translated from exc
-                if attempt + 1 == attempts:
+                late = (self.deadline_s is not None and attempt + 1 < attempts
+                        and time.monotonic() - started + self.retry_delays_s[attempt] > self.deadline_s)
+                if attempt + 1 == attempts or late:
+                    attempts = attempt + 1
                     raise ArchiveUnavailable(f"the S3 store ({ENV_ENDPOINT}) failed {attempts} times while "
                                              f"{what}: {reason}") from exc
                 self.sleep(self.retry_delays_s[attempt])
@@ -257,6 +358,8 @@ class S3Client:
             return ArchiveError(f"the S3 store refused while {what}: {exc.code}: {exc.message}")
         if isinstance(exc, self._errors.ServerError):
             return ArchiveError(f"the S3 store answered HTTP {exc.status_code} while {what}")
+        if isinstance(exc, ValueError):  # the client refuses the request itself (e.g. a key with '..')
+            return ArchiveError(f"the S3 client refused the request while {what}: {exc}")
         return None
 
 

@@ -33,6 +33,13 @@ DEFAULT_CASES = Path("cases")
 CASE_DIR = click.Path(path_type=Path)
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC, BEL, CR...) shown as escapes: a hostile id or file name
+    in a message cannot drive the terminal. Newlines and tabs stay."""
+    return "".join(c if c in "\n\t" or (c.isprintable() and c not in "\x85\u2028\u2029") else
+                   c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _emit_json(data) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
@@ -168,7 +175,7 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
             table.add_row(*(Text(str(row[k])) for k in ("id", "version", "fault_class", "severity", "title")))
         stdout.print(table)
         for exc in broken:
-            stderr.print(f"invalid case: {exc}", markup=False, highlight=False)
+            stderr.print(f"invalid case: {printable(str(exc))}", markup=False, highlight=False)
     return 2 if broken else 0
 
 
@@ -188,7 +195,7 @@ def validate(case_dirs: tuple[Path, ...]) -> int:
             load_case(path)
         except FaultlibError as exc:
             bad += 1
-            stderr.print(str(exc), markup=False, highlight=False)
+            stderr.print(printable(str(exc)), markup=False, highlight=False)
         else:
             stdout.print(f"ok  {path}", markup=False, highlight=False)
     if bad:
@@ -221,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
         if _state["json"]:
             _emit_json(exc.to_json())
         else:
-            stderr.print(f"error: {exc}", markup=False, highlight=False)
+            stderr.print(f"error: {printable(str(exc))}", markup=False, highlight=False)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         signum = _state.get("signal") or signal.SIGINT

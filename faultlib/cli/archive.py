@@ -1,4 +1,9 @@
-"""``faultlib archive ls|get|flush``: list, fetch and flush archived runs."""
+"""``faultlib archive ls|get|flush|repair``: list, fetch, flush and repair archived runs.
+
+What comes from an archive (case ids, run ids, paths, messages) is printed as plain text, never as
+rich markup: a run id holding ``[/]`` is shown as it is. Errors are raised as
+:class:`~faultlib.errors.FaultlibError` and printed once by :func:`faultlib.cli.app.main`.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,34 @@ from pathlib import Path
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from faultlib.cli.app import _emit_json, _state, app, stderr, stdout
 
 
+def _plain(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``): names from a store cannot drive the terminal."""
+    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
+def _say(console, text: str) -> None:
+    console.print(Text(_plain(text)), highlight=False, soft_wrap=True)
+
+
+def _table(columns: tuple[str, ...], rows: list[tuple]) -> Table:
+    """A table whose cells are plain text (never markup; or :class:`Text` already styled)."""
+    table = Table(show_edge=False)
+    for column in columns:
+        table.add_column(column, no_wrap=column not in ("detail", "note"), overflow="fold")
+    for row in rows:
+        table.add_row(*(cell if isinstance(cell, Text) else Text(_plain(str(cell))) for cell in row))
+    return table
+
+
 @app.group("archive")
 def archive_app() -> None:
-    """List, fetch and flush archived runs (file://DIR or s3://BUCKET/PREFIX)."""
+    """List, fetch, flush and repair archived runs (file://DIR or s3://BUCKET/PREFIX)."""
 
 
 @archive_app.command("ls")
@@ -21,22 +47,28 @@ def archive_app() -> None:
 def archive_ls(uri: str | None, as_json: bool) -> int:
     """List archived runs (default archive file://.faultlib/runs).
 
-    A run without manifest.json is incomplete: killed, or still being written.
+    A run without manifest.json is incomplete: killed, or still being written (`faultlib archive
+    repair` finishes those whose runner is gone). A run.json that cannot be read shows verdict `?`
+    and a note. Exit code 2 when there is no archive at URI or a run's manifest is malformed (the
+    run is listed, its note names the field), 3 when the store cannot be reached.
     """
     from faultlib.archive import open_archive
 
     _state["json"] = as_json
     runs = open_archive(uri).list_runs()
+    damaged = [r for r in runs if r.damaged]
     if as_json:
         _emit_json({"runs": [r.to_json() for r in runs]})
-        return 0
-    table = Table(show_edge=False)
-    for column in ("case", "run_id", "complete", "started_at", "verdict"):
-        table.add_column(column, no_wrap=True)
-    for r in runs:
-        table.add_row(r.case, r.run_id, "yes" if r.complete else "[red]no[/]", r.started_at or "-", r.verdict or "-")
-    stdout.print(table)
-    return 0
+    else:
+        rows = [(r.case, r.run_id, Text("yes") if r.complete else Text("no", style="red"), r.started_at or "-",
+                 r.verdict or "-", r.note or "") for r in runs]
+        columns = ("case", "run_id", "complete", "started_at", "verdict", "note")
+        if not any(r.note for r in runs):
+            columns, rows = columns[:-1], [row[:-1] for row in rows]
+        stdout.print(_table(columns, rows))
+        for run in damaged:
+            _say(stderr, f"error: {run.case}/{run.run_id}: {run.note}")
+    return 2 if damaged else 0
 
 
 @archive_app.command("get")
@@ -48,27 +80,34 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
 def archive_get(uri: str, case_id: str, run_id: str, out: Path) -> int:
     """Download a run and verify every file against its manifest (size and sha256).
 
-    Exit code 2 when the run is incomplete or a file differs (the message names it), 3 when the store
-    cannot be reached.
+    Only the files the manifest lists are written, never through a symbolic link, and never outside
+    OUT; nothing is left in OUT when a check fails. Exit code 2 when an id is not a plain name, the
+    run is incomplete, its manifest is malformed or a file differs (the message names it), 3 when the
+    store cannot be reached.
     """
     from faultlib.archive import open_archive
 
     run_dir = open_archive(uri).get(case_id, run_id, out)
     count = sum(1 for p in run_dir.rglob("*") if p.is_file())
-    stdout.print(f"{case_id}/{run_id}: {count} files verified -> {run_dir}", markup=False, highlight=False)
+    _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
     return 0
 
 
 @archive_app.command("flush")
 @click.argument("uri")
 @click.option("--json", "as_json", is_flag=True,
-              help='Print {"flushed": [...], "uploaded_files": N, "incomplete": [...], "damaged": [...]}.')
+              help='Print {"flushed", "uploaded_files", "repaired", "incomplete", "damaged", "failed", "skipped"}.')
 def archive_flush(uri: str, as_json: bool) -> int:
     """Upload the runs waiting in the local spool for URI (left there when the store was down).
 
-    Files the store already holds with the same size and sha256 are not sent again, so flushing
-    twice uploads nothing the second time. Exit code 3 when the store cannot be reached (the runs
-    stay spooled), 2 when a spooled run no longer matches its manifest (it is left alone).
+    Run by run: a spooled run whose runner was killed is repaired first (verdict `interrupted`), a
+    run still running is left alone, a run another `flush` holds is skipped, and a run that is damaged
+    or refused is reported while the others go on. Files the store already holds with the same size
+    and sha256 are not sent again, so flushing twice uploads nothing the second time.
+
+    Exit code (once every run was tried): 0 when nothing went wrong; 2 when a run is damaged or
+    malformed, or the store refused it; else 3 when the store could not be reached (those runs stay
+    spooled).
     """
     from faultlib.archive import open_archive
 
@@ -76,15 +115,55 @@ def archive_flush(uri: str, as_json: bool) -> int:
     report = open_archive(uri).flush()
     if as_json:
         _emit_json(report.to_json())
+        return report.exit_code
+    repaired = {(r.case, r.run_id): r.verdict for r in report.repaired}
+    rows = []
+    for run in report.flushed:
+        note = f"; repaired first (verdict {repaired[run.case, run.run_id]})" if (run.case, run.run_id) in repaired \
+            else ""
+        rows.append((f"{run.case}/{run.run_id}", Text("flushed", style="green"),
+                     f"{run.uploaded} file(s) uploaded, {run.already_stored} already stored{note}"))
+    for label, style, outcomes in (("incomplete", "yellow", report.incomplete), ("damaged", "red", report.damaged),
+                                   ("failed", "red", report.failed), ("skipped", "yellow", report.skipped)):
+        rows += [(f"{o.case}/{o.run_id}", Text(label, style=style), o.reason) for o in outcomes]
+    if rows:
+        stdout.print(_table(("run", "result", "detail"), rows))
     else:
-        for run in report.flushed:
-            stdout.print(f"flushed {run.case}/{run.run_id}: {run.uploaded} file(s) uploaded, "
-                         f"{run.already_stored} already stored", markup=False, highlight=False)
-        if not report.flushed:
-            stdout.print("nothing to flush")
-        for path in report.incomplete:
-            stderr.print(f"skipped {path}: no manifest.json (killed or still running)", markup=False,
-                         highlight=False)
-    for path, problem in report.damaged:
-        stderr.print(f"error: not flushed: {problem}", markup=False, highlight=False)
-    return 2 if report.damaged else 0
+        _say(stdout, "nothing to flush")
+    if report.exit_code:
+        left = len(report.damaged) + len(report.failed)
+        _say(stderr, f"error: {left} run(s) not flushed (see the table); they wait in the spool")
+    return report.exit_code
+
+
+@archive_app.command("repair")
+@click.argument("uri", required=False)
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"repaired", "running", "incomplete", "failed", "skipped"}.')
+def archive_repair(uri: str | None, as_json: bool) -> int:
+    """Finish the runs whose runner was killed (default archive file://.faultlib/runs).
+
+    Every run directory without manifest.json whose runner is gone gets run.json with verdict
+    `interrupted` and its manifest, so the evidence it wrote becomes a complete run; nothing is
+    removed. A run whose runner is still alive is left alone. For s3:// URIs this repairs the runs
+    waiting in the local spool (`faultlib archive flush URI` then uploads them). Exit code 2 when a
+    run could not be repaired or there is no archive at URI.
+    """
+    from faultlib.archive import open_archive
+
+    _state["json"] = as_json
+    report = open_archive(uri).repair()
+    if as_json:
+        _emit_json(report.to_json())
+        return report.exit_code
+    rows = [(f"{r.case}/{r.run_id}", Text("repaired", style="green"), f"verdict {r.verdict}: {r.path}")
+            for r in report.repaired]
+    for label, style, outcomes in (("still running", "yellow", report.running),
+                                   ("incomplete", "yellow", report.incomplete), ("failed", "red", report.failed),
+                                   ("skipped", "yellow", report.skipped)):
+        rows += [(f"{o.case}/{o.run_id}", Text(label, style=style), o.reason) for o in outcomes]
+    if rows:
+        stdout.print(_table(("run", "result", "detail"), rows))
+    else:
+        _say(stdout, "nothing to repair: every run has its manifest")
+    return report.exit_code

