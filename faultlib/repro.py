@@ -27,6 +27,7 @@ writes evidence to a fresh directory under ``.faultlib/scratch/``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -183,8 +184,7 @@ class ReproContext:
     def report(self, finding: Finding) -> None:
         """Record a detector finding in the evidence."""
         if self.step_index is not None and "step" not in finding.location:
-            finding = Finding(finding.detector, finding.severity, finding.message,
-                              {**finding.location, "step": self.step_index}, finding.evidence)
+            finding = dataclasses.replace(finding, location={**finding.location, "step": self.step_index})
         self.evidence.report(finding)
 
     def summary(self, **values: Any) -> None:

@@ -15,8 +15,10 @@ Keys (each key column is compared as text after :func:`faultlib.data.keys.normal
 - ``unmatched_keys`` (warning): rows whose key the other side lacks even after normalisation.
 
 Time (each side read as written by :func:`faultlib.data.times.parse_times`; with keys, rows are paired by
-key and by order within the key, in file order or time order, whichever pairs more consistently; without
-keys, clocks are compared through the offsets between nearby rows):
+key and by order within the key, in file order or time order, whichever pairs more consistently, so even
+offsets of hours pair the right rows; without keys, each left row is compared with the right row nearest in
+time, so only offsets under half the sampling interval show, while daylight-saving time still shows in a
+naive side's own data):
 
 - ``naive_vs_aware`` (warning, error when the naive values are not UTC): a side has values without a
   zone while the other side's have one (pandas refuses to compare them);
@@ -201,7 +203,8 @@ class _KeyFrame:
         if token not in self._cache:
             lk = _composite([normalise_keys(self.left.frame[a], steps.get(i, ())) for i, (a, _) in enumerate(self.pairs)])
             rk = _composite([normalise_keys(self.right.frame[b], steps.get(i, ())) for i, (_, b) in enumerate(self.pairs)])
-            self._cache[token] = (lk, rk)
+            # object dtype: pandas' hash-table isin (the Arrow string isin loops in Python)
+            self._cache[token] = (lk.astype(object), rk.astype(object))
         return self._cache[token]
 
     def matched(self, steps: dict[int, tuple[str, ...]]) -> tuple[int, int]:
@@ -346,8 +349,10 @@ def _unmatched(kf: _KeyFrame, steps: dict, info: dict) -> list[Finding]:
     return findings
 
 
-def _duplicates(kf: _KeyFrame, steps: dict, lid: "pandas.Series", rid: "pandas.Series", identity: list[str],
+def _duplicates(kf: _KeyFrame, lid: "pandas.Series", rid: "pandas.Series", identity: list[str],
                 time_sides: tuple[Any, Any] | None) -> tuple[dict, list[Finding]]:
+    """Repeated identities per side and the fan-out of an inner join on them (identity: the normalised key,
+    plus, with a timestamp, the fixed time rounded down to the tolerance)."""
     import numpy as np
     import pandas as pd
 
@@ -639,7 +644,7 @@ def check_alignment(left: "pandas.DataFrame", right: "pandas.DataFrame", *, on: 
 
     Args:
         left, right: the two tables.
-        on: key columns: a name both have, ``(left_name, right_name)``, or ``"left_name=right_name"``.
+        on: key columns (one or a list): a name both have, ``(left_name, right_name)``, or ``"left_name=right_name"``.
         time_col: the timestamp column: a name both have, a pair, or ``"left=right"``.
         tolerance: how far apart two timestamps may be and still be the same moment: ``"500ms"``, ``"2s"``
             (a string with a unit) or nanoseconds (int). Default ``"1s"``.
@@ -658,8 +663,9 @@ def check_alignment(left: "pandas.DataFrame", right: "pandas.DataFrame", *, on: 
     if not on and time_col is None:
         raise InputError("nothing to align: give key columns (--on KEY) and/or a timestamp column (--time-col COL)")
     tol = tolerance if isinstance(tolerance, int) and not isinstance(tolerance, bool) else parse_tolerance(tolerance)
+    on = [on] if isinstance(on, str) else list(on)
     lside, rside = Side(left, left_name, left_line_offset), Side(right, right_name, right_line_offset)
-    pairs = _pair_names(list(on), left, right)
+    pairs = _pair_names(on, left, right)
     times = _pair_names([time_col], left, right)[0] if time_col is not None else None
     for side, cols in ((lside, [a for a, _ in pairs] + ([times[0]] if times else [])),
                        (rside, [b for _, b in pairs] + ([times[1]] if times else []))):
@@ -686,10 +692,10 @@ def check_alignment(left: "pandas.DataFrame", right: "pandas.DataFrame", *, on: 
             bucket = max(tol, 1)
             lid = (lk + _SEP + pd.Series(fixed[0] // bucket).astype("string")).rename("id")
             rid = (rk + _SEP + pd.Series(fixed[1] // bucket).astype("string")).rename("id")
-            join, dup_findings = _duplicates(kf, steps, lid, rid, identity, ((times[0], lside), (times[1], rside)))
+            join, dup_findings = _duplicates(kf, lid, rid, identity, ((times[0], lside), (times[1], rside)))
         else:
             lk2, rk2 = lk.rename("id"), rk.rename("id")
-            join, dup_findings = _duplicates(kf, steps, lk2, rk2, identity, None)
+            join, dup_findings = _duplicates(kf, lk2, rk2, identity, None)
         findings += dup_findings
         findings += _unmatched(kf, steps, keys_info)
     summary = lambda s: {"name": s.name, "rows": int(len(s.frame)), "columns": [str(c) for c in s.frame.columns]}  # noqa: E731
