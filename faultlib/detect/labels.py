@@ -23,7 +23,7 @@ noise. Two maps equal index by index are healthy whatever order their file lists
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -67,6 +67,7 @@ class LabelMap:
     form: str = "list"
     path: str | None = None
     key: str | None = None
+    line: int | None = None
 
     def ordered(self) -> list[str | None]:
         """Labels by index from 0 to the largest index; ``None`` at a gap."""
@@ -82,6 +83,8 @@ class LabelMap:
         out: dict[str, Any] = {}
         if self.path is not None:
             out["file"] = self.path
+        if self.line is not None:
+            out["line"] = self.line
         if self.key:
             out["key"] = self.key
         return out
@@ -381,7 +384,7 @@ def load_label_map(spec: str | Path) -> LabelMap:
             raise InputError("is empty: expected a JSON list or mapping of labels", path=path)
         doc, line_of = load_json(data, path), None
     elif suffix in YAML_SUFFIXES:
-        positioned = load_yaml_file(path)
+        positioned = load_yaml_file(path, int_keys=True)  # id2label: {0: cat} is common
         doc, line_of = positioned.data, positioned.line_of
         if doc is None:
             raise InputError("is empty: expected a YAML list or mapping of labels", path=path)
@@ -393,9 +396,13 @@ def load_label_map(spec: str | Path) -> LabelMap:
     if key:
         doc = resolve_key_path(doc, key, path, line_of)
         hint = str(_parse_key_path(key, path)[-1])
-        return label_map(doc, source=f"{path}#{key}", path=path, key=key,
-                         form_hint=hint if hint in ("id2label", "label2id") else None, line_of=line_of)
-    return label_map(doc, source=path, path=path, line_of=line_of)
+        found = label_map(doc, source=f"{path}#{key}", path=path, key=key,
+                          form_hint=hint if hint in ("id2label", "label2id") else None, line_of=line_of)
+    else:
+        found = label_map(doc, source=path, path=path, line_of=line_of)
+    if line_of is not None and found.key:
+        found = replace(found, line=line_of(_parse_key_path(found.key, path)))
+    return found
 
 
 # --------------------------------------------------------------------------- comparing

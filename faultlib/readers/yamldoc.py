@@ -52,6 +52,7 @@ class PositionedYaml:
         path: the file (used in error messages).
         text: its content.
         limits: depth, expanded-node and (for files) size bounds.
+        int_keys: also accept integer mapping keys (``id2label: {0: cat}``), kept as ``int``.
 
     Attributes:
         data: the document as JSON values (dict, list, str, int, float, bool, None).
@@ -61,9 +62,10 @@ class PositionedYaml:
             (with the line, column and field of the problem).
     """
 
-    def __init__(self, path: Path | str, text: str, *, limits: Limits = DEFAULT):
+    def __init__(self, path: Path | str, text: str, *, limits: Limits = DEFAULT, int_keys: bool = False):
         self.path = path
         self.limits = limits
+        self.int_keys = int_keys
         self._lines: dict[tuple, int] = {}
         with _translated(path, text, limits):
             self._check_depth(text, yaml.SafeLoader)
@@ -142,7 +144,8 @@ class PositionedYaml:
                     if isinstance(key, yaml.ScalarNode) and key.tag == MERGE_TAG:
                         stack.append((value, path))  # '<<: *base' merges base's keys here
                         continue
-                    if not isinstance(key, yaml.ScalarNode) or key.tag != _TAG + "str":
+                    allowed = (_TAG + "str", _TAG + "int") if getattr(self, "int_keys", False) else (_TAG + "str",)
+                    if not isinstance(key, yaml.ScalarNode) or key.tag not in allowed:
                         shown = key.value if isinstance(key, yaml.ScalarNode) else type(key).__name__[:-4].lower()
                         raise self._fail(f"key {shown!r} is not a string: quote it (\"{shown}\":)"
                                          if isinstance(key, yaml.ScalarNode)
@@ -198,18 +201,20 @@ def _translated(path: Path | str, text: str, limits: Limits) -> Iterator[None]:
         raise InputError(f"invalid YAML: nested too deeply (limit {limits.max_depth})", path=path) from None
 
 
-def load_yaml(text: str, path: Path | str, *, limits: Limits = DEFAULT) -> PositionedYaml:
+def load_yaml(text: str, path: Path | str, *, limits: Limits = DEFAULT, int_keys: bool = False) -> PositionedYaml:
     """Parse YAML ``text`` (from ``path``, for messages) within ``limits``; see :class:`PositionedYaml`."""
-    return PositionedYaml(path, text, limits=limits)
+    return PositionedYaml(path, text, limits=limits, int_keys=int_keys)
 
 
-def load_yaml_file(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> PositionedYaml:
+def load_yaml_file(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None,
+                   int_keys: bool = False) -> PositionedYaml:
     """Read and parse a YAML file: bounded size, valid UTF-8, no symlink, inside ``root`` when given.
 
     Raises:
         InputError: see :func:`faultlib.readers.files.read_bytes` and :class:`PositionedYaml`.
     """
-    return PositionedYaml(path, decode_text(read_bytes(path, limits=limits, root=root), path), limits=limits)
+    return PositionedYaml(path, decode_text(read_bytes(path, limits=limits, root=root), path), limits=limits,
+                          int_keys=int_keys)
 
 
 #: vendor schema files (Chaos Mesh CRDs are up to a few MB, nested about 30 levels deep)

@@ -140,3 +140,10 @@ def test_lines_point_at_keys_for_schema_errors():
     doc = load_yaml("id: x\nrepro:\n  script: r.py\n  params:\n    lr: 0.1\n", "c.yaml")
     assert doc.line_of(["repro", "params", "lr"]) == 5
     assert doc.line_of(["repro", "missing"]) == 2
+
+
+def test_integer_keys_only_where_asked():
+    text = "id2label:\n  0: cat\n  1: dog\n"
+    assert "not a string" in refused(text).message
+    assert load_yaml(text, "labels.yaml", int_keys=True).data == {"id2label": {0: "cat", 1: "dog"}}
+    assert "not a string" in refused("a:\n  true: x\n", int_keys=True).message

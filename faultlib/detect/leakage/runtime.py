@@ -35,10 +35,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from sklearn.base import BaseEstimator
-
+from faultlib.errors import require
 from faultlib.findings import Finding, Severity
+
+np = require("numpy", "data")
+BaseEstimator = require("sklearn.base", "torch").BaseEstimator  # scikit-learn ships in the torch extra
 
 DETECTOR = "leakage"
 EVALUATION_METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "score")

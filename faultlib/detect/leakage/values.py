@@ -278,6 +278,7 @@ class ClassVal:
     node: Any
     qualname: str
     methods: dict[str, Func] = field(default_factory=dict)
+    transformer: bool = False  # a user-defined transformer (TransformerMixin, or fit + transform)
 
 
 @dataclass

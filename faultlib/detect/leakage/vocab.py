@@ -62,6 +62,14 @@ FIT_RESAMPLE = frozenset({"fit_resample", "fit_sample"})
 TRANSFORM = frozenset({"transform"})
 EVALUATE = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score",
                       "staged_predict", "staged_predict_proba"})
+#: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
+ROW_METHODS = frozenset({
+    "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
+    "replace", "clip", "abs", "round", "apply", "map", "applymap", "assign", "select_dtypes", "dropna", "reshape",
+    "squeeze", "toarray", "todense", "tocsr", "tocsc", "where", "mask", "pipe", "infer_objects", "convert_dtypes",
+    "filter", "add_prefix", "add_suffix", "rank", "to_frame", "get_dummies", "join", "merge",
+})
+DATA_ATTRIBUTES = frozenset({"values", "array", "str", "dt", "cat"})
 MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
                   "Perceptron", "KMeans", "Classifier", "Forest", "Boosting", "LinearSVC", "LinearSVR", "Lars")
 ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lightgbm", "catboost")

@@ -1,0 +1,74 @@
+"""``faultlib check leakage``: preprocessing leakage in a script or notebook, or in a saved scaler.
+
+Two modes (exactly one per call)::
+
+    faultlib check leakage FILE.py|NOTEBOOK.ipynb
+    faultlib check leakage --fitted PARAMS.json --train TRAIN --test TEST [--allow-pickle]
+
+JSON fields (besides ``detector``, ``ok``, ``findings``): ``mode`` (``static`` or ``fitted``).
+Static: ``file``, ``cells`` (code cells of a notebook, else ``null``), ``complete`` (false when the
+analysis stopped early: its operation budget, or a construct it does not model), ``stopped`` (why, or ``null``), ``fits`` (every fit of a preprocessing step the analysis
+saw: ``estimator``, ``variable``, ``file``, ``line``, ``index`` (cell), ``function``, ``rows``,
+``supervised``). Fitted: ``fitted_on`` (``train``, ``test``, ``train+test``, a slice such as
+``(train+test)[:800]``, or ``unknown``), ``scaler``, ``features``, ``columns``, ``n_samples_seen``,
+``candidates`` (``{name: {rows, matches, max_mean_error, max_var_error, n_samples_match,
+includes_test}}``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from faultlib.check.base import CheckResult, check_command
+from faultlib.detect.leakage import KINDS, analyze_file
+
+__all__ = ["KINDS", "command"]
+
+
+def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    f = result.fields
+    if f["mode"] == "fitted":
+        lines = [("fitted on", f["fitted_on"])]
+        for name, c in f["candidates"].items():
+            lines.append((f"  {name}", f"{c['rows']} rows, mean off by {c['max_mean_error']:.3g} sd"
+                                       f"{' (match)' if c['matches'] else ''}"))
+        return lines
+    lines = [("preprocessing fits seen", str(len(f["fits"])))]
+    if not f["complete"]:
+        lines.append(("note", f"the analysis {f['stopped']}; later code was not analysed"))
+    return lines
+
+
+@check_command("leakage", summary=_summary,
+               help="Find preprocessing leakage. Static: FILE.py or NOTEBOOK.ipynb, analysed for transformers and "
+                    "selectors fitted before the split, on test rows, outside cross-validation, or reused across "
+                    "folds. Fitted: --fitted PARAMS.json --train T --test T says which rows a saved scaler "
+                    "(mean_, var_/scale_, n_samples_seen_) was fitted on.")
+@click.argument("file", required=False)
+@click.option("--fitted", "fitted_path", metavar="PARAMS", default=None,
+              help="A fitted scaler's statistics: JSON/YAML (FILE#key.path), or a pickle with --allow-pickle.")
+@click.option("--train", "train_path", metavar="TABLE", default=None, help="The training table.")
+@click.option("--test", "test_path", metavar="TABLE", default=None, help="The test table.")
+@click.option("--allow-pickle", is_flag=True, help="Allow --fitted to be a pickle (runs code from it: trusted files only).")
+def command(file: str | None, fitted_path: str | None, train_path: str | None, test_path: str | None,
+            allow_pickle: bool) -> CheckResult:
+    if fitted_path is None:
+        if file is None:
+            raise click.UsageError("give FILE.py|NOTEBOOK.ipynb, or --fitted PARAMS --train TABLE --test TABLE")
+        if train_path or test_path or allow_pickle:
+            raise click.UsageError("--train, --test and --allow-pickle go with --fitted")
+        report, smap = analyze_file(file)
+        fields = {"mode": "static", "file": file, "cells": len(smap.cells) if smap.cells else None,
+                  "complete": report.complete, "stopped": report.stopped, "fits": [f.to_json() for f in report.fits]}
+        return CheckResult("leakage", report.findings, fields)
+    if file is not None:
+        raise click.UsageError("give either FILE.py|NOTEBOOK.ipynb or --fitted, not both")
+    if not train_path or not test_path:
+        raise click.UsageError("--fitted needs --train TABLE and --test TABLE")
+    from faultlib.detect.leakage.fitted import compare_fitted, load_fitted
+    from faultlib.readers.tables import read_table
+
+    fitted = load_fitted(fitted_path, allow_pickle=allow_pickle)
+    train, test = read_table(train_path), read_table(test_path)
+    report = compare_fitted(fitted, train, test, train_path=train_path, test_path=test_path)
+    return CheckResult("leakage", report.findings, {"mode": "fitted", **report.fields()})
