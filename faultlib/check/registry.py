@@ -47,6 +47,10 @@ def kinds() -> dict[str, dict[str, str]]:
     """``{check: {kind: description}}`` for every registered check (imports each check's module)."""
     out: dict[str, dict[str, str]] = {}
     for name, ep in sorted(_entry_points().items()):
-        module = importlib.import_module(ep.value.split(":")[0])
+        try:
+            module = importlib.import_module(ep.value.split(":")[0])
+        except ImportError as exc:  # a broken third-party check must not hide the others
+            out[name] = {"unavailable": f"the check cannot be loaded ({ep.value}): {exc}"}
+            continue
         out[name] = dict(getattr(module, "KINDS", {}))
     return out

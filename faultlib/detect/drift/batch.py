@@ -259,13 +259,15 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
                        correction=CORRECTIONS[families])
 
 
-def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None, config: DriftConfig) -> list[Finding]:
+def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None, config: DriftConfig, *,
+             detector: str = DETECTOR) -> list[Finding]:
     """The findings of a comparison: one ``column_drift`` per drifted column (most shifted first), one
-    ``multivariate_drift`` when MMD is significant, one ``new_category`` per column with unseen categories."""
+    ``multivariate_drift`` when MMD is significant, one ``new_category`` per column with unseen categories;
+    each with ``detector`` as its detector name."""
     out = []
     for col in sorted(columns.values(), key=lambda c: -c.psi):
         if col.drifted:
-            out.append(Finding(DETECTOR, col.response.severity, (
+            out.append(Finding(detector, col.response.severity, (
                 f"column {col.name!r} drifted ({col.method} p={col.p_value:.2g}, BH-adjusted {col.p_adjusted:.2g} "
                 f"<= {config.alpha}); PSI {col.psi:.3f} (chance alone stays below {col.psi_noise:.3f}): "
                 f"{ACTIONS[col.response]}"),
@@ -275,18 +277,21 @@ def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None,
         named = [c for c in multivariate.columns if columns.get(c) and columns[c].drifted]
         also = (f"; per-column tests also name {', '.join(named)}" if named
                 else "; no single column's test is significant: the columns changed how they move together")
-        out.append(Finding(DETECTOR, Severity.WARNING, (
+        out.append(Finding(detector, Severity.WARNING, (
             f"the joint distribution of {len(multivariate.columns)} numeric column(s) changed (MMD^2 "
             f"{r.statistic:.3g}, permutation p={r.p_value:.2g}, BH-adjusted {multivariate.p_adjusted:.2g}){also}"),
             {}, multivariate.to_json(), kind="multivariate_drift"))
     for col in columns.values():
-        unseen = col.details.get("unseen_categories")
-        if unseen:
-            out.append(Finding(DETECTOR, Severity.INFO, (
-                f"column {col.name!r} has {len(unseen)} categor{'y' if len(unseen) == 1 else 'ies'} the reference "
-                f"never had ({col.details['unseen_share']:.1%} of current rows), e.g. {unseen[0]!r}: encoders fit "
-                "on the reference will not know them"), {"column_name": col.name},
-                {"unseen_categories": unseen, "unseen_share": col.details["unseen_share"]}, kind="new_category"))
+        share = col.details.get("unseen_share", 0.0)
+        if share > 0:
+            unseen = col.details.get("unseen_categories", [])
+            which = (f"{len(unseen)} categor{'y' if len(unseen) == 1 else 'ies'} the reference never had, e.g. "
+                     f"{unseen[0]!r}" if unseen else "categories the reference never had (the streaming monitor "
+                     "counts them together, without keeping their names)")
+            out.append(Finding(detector, Severity.INFO, (
+                f"column {col.name!r} has {which} ({share:.1%} of current rows): encoders fit on the reference will "
+                "not know them"), {"column_name": col.name},
+                {"unseen_categories": unseen, "unseen_share": share}, kind="new_category"))
     return out
 
 

@@ -84,9 +84,15 @@ def median_bandwidth(pooled: np.ndarray, rng: np.random.Generator) -> float:
 
 
 def rbf_kernel(a: np.ndarray, b: np.ndarray, bandwidth: float) -> np.ndarray:
-    """``exp(-||a_i - b_j||^2 / (2 bandwidth^2))``, shape ``(len(a), len(b))``."""
-    d2 = np.sum(a * a, axis=1)[:, None] + np.sum(b * b, axis=1)[None, :] - 2.0 * a @ b.T
-    return np.exp(-np.maximum(d2, 0.0) / (2.0 * bandwidth * bandwidth))
+    """``exp(-||a_i - b_j||^2 / (2 bandwidth^2))``, shape ``(len(a), len(b))``, built in place (one
+    ``len(a) x len(b)`` array at the peak, in ``a``'s dtype)."""
+    out = a @ b.T
+    out *= -2.0
+    out += np.sum(a * a, axis=1)[:, None]
+    out += np.sum(b * b, axis=1)[None, :]
+    np.maximum(out, 0.0, out=out)
+    out *= -1.0 / (2.0 * bandwidth * bandwidth)
+    return np.exp(out, out=out)
 
 
 def _label_matrix(n: int, m: int, permutations: int, rng: np.random.Generator, dtype=np.float64) -> np.ndarray:

@@ -234,7 +234,7 @@ class DriftMonitor:
                                                                      self.n_reference, mean, std * std, n))
             else:
                 unseen = int(counts[i, k - 1])
-                details.update(unseen_share=unseen / n, unseen_categories=["(unseen)"] if unseen else [])
+                details.update(unseen_share=unseen / n, unseen_categories=[])  # names are not kept
             raw.append((name, self.types[i], statistic, p, psi, stats.psi_noise(ref, cur, self.config.alpha), stats.kl(ref, cur),
                         details))
         adjusted = stats.benjamini_hochberg([r[3] for r in raw])
@@ -245,4 +245,4 @@ class DriftMonitor:
                                         self.config.response(psi - noise, drifted), details)
         return DriftReport(columns=columns, multivariate=None, method="chi2", config=self.config,
                            n_reference=self.n_reference, n_current=n,
-                           findings=findings(columns, None, self.config))
+                           findings=findings(columns, None, self.config, detector=self.name))

@@ -1,0 +1,134 @@
+"""``faultlib check drift REF CUR``: has the distribution of CUR's columns moved away from REF's?
+
+REF and CUR are tables in any format :func:`faultlib.readers.tables.read_table` reads (CSV, TSV,
+JSON, JSON Lines, Parquet, NPY, NPZ), with the same columns. The engine is
+:func:`faultlib.detect.drift.detect_drift`: per column KS (numbers) or chi-squared (categories) or
+PSI, MMD on the numeric columns jointly, Benjamini-Hochberg across all of them, and a graded
+response by PSI (record / alert / freeze). Thresholds come from flags, or from a YAML/JSON mapping
+(``--thresholds cases/covariate_shift/case.yaml#repro.params.drift``), flags winning.
+
+JSON fields beside ``detector``, ``ok`` and ``findings``: ``columns`` ``{name: {method, statistic,
+p_value, drifted, p_adjusted, psi, kl, response, type, ...}}``, ``drifted`` (names, most shifted
+first), ``response`` (``none|record|alert|freeze``), ``multivariate`` (MMD: ``statistic, p_value,
+p_adjusted, drifted, bandwidth, permutations, evaluation, features, columns``, or null), ``method``,
+``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``reference``, ``current``.
+
+Exit codes: 0 no finding at ``--fail-on`` (default warning: a significant shift with PSI >= 0.1, or
+a significant MMD); 1 one; 2 unreadable files, mismatched columns or types, missing values (the
+message names the file, column and line or row).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from faultlib.check.base import CheckResult, check_command
+from faultlib.errors import InputError
+
+KINDS = {
+    "column_drift": "a column's distribution changed significantly (BH-adjusted p <= alpha); severity by its PSI: "
+                    "info = record (PSI < 0.1), warning = alert (PSI >= 0.1), error = freeze and retrain (PSI >= 0.25)",
+    "multivariate_drift": "the numeric columns' joint distribution changed (MMD permutation test), possibly with no "
+                          "single column significant: a change in how the columns move together",
+    "new_category": "a categorical column holds categories the reference never had (informational)",
+}
+METHOD_CHOICES = ("psi", "ks", "chi2", "mmd", "all")
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def _thresholds(ref: str):
+    """The drift settings at ``FILE[#dotted.key]`` (a YAML or JSON mapping) applied to the defaults.
+
+    Raises:
+        InputError: unreadable file, a missing key, not a mapping, an unknown setting or a bad value
+            (with the file, line and key).
+    """
+    from faultlib.detect.drift import DriftConfig
+    from faultlib.readers import load_yaml_file
+
+    file, _, key = ref.partition("#")
+    doc = load_yaml_file(Path(file))
+    node: Any = doc.data
+    walked: list[str] = []
+    for part in [p for p in key.split(".") if p]:
+        if not isinstance(node, dict) or part not in node:
+            raise InputError(f"has no key {'.'.join(walked + [part])!r} for --thresholds", path=file,
+                             line=doc.line_of(tuple(walked)) if walked else None, field=".".join(walked + [part]))
+        node = node[part]
+        walked.append(part)
+    if not isinstance(node, dict):
+        raise InputError("--thresholds must point at a mapping of drift settings (alpha, alert_psi, freeze_psi, "
+                         "bins, permutations, ...)", path=file, line=doc.line_of(tuple(walked)), field=key or None)
+    try:
+        return DriftConfig().updated(node, path=file, prefix=".".join(walked))
+    except InputError as exc:
+        field = exc.field.split(".")[-1] if exc.field else None
+        line = doc.line_of((*walked, field)) if field in node else doc.line_of(tuple(walked))
+        raise InputError(exc.message, path=file, line=line, field=exc.field) from None
+
+
+def _config(thresholds: str | None, flags: dict[str, Any]):
+    from faultlib.detect.drift import DriftConfig
+
+    config = _thresholds(thresholds) if thresholds else DriftConfig()
+    overrides = {k: v for k, v in flags.items() if v is not None}
+    return config.updated(overrides, prefix="flags") if overrides else config
+
+
+def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    fields = result.fields
+    lines = []
+    for name, col in fields["columns"].items():
+        lines.append((name, f"{col['method']} {col['statistic']:.4g}, p={col['p_value']:.2g} "
+                            f"(BH {col['p_adjusted']:.2g}), PSI {col['psi']:.3f} -> {col['response']}"))
+    joint = fields["multivariate"]
+    if joint:
+        lines.append(("mmd", f"MMD^2 {joint['statistic']:.4g} over {len(joint['columns'])} numeric column(s), "
+                             f"p={joint['p_value']:.2g} (BH {joint['p_adjusted']:.2g}, {joint['evaluation']}, "
+                             f"{joint['permutations']} permutations)"))
+    lines.append(("drifted", ", ".join(fields["drifted"]) or "none"))
+    lines.append(("response", fields["response"]))
+    return lines
+
+
+@check_command("drift", summary=_summary, help=(
+    "Has the distribution of CUR's columns moved away from REF's (covariate shift)?"
+    "\n\nREF and CUR are CSV, TSV, JSON, JSONL, Parquet, NPY or NPZ tables with the same columns. "
+    "Exit 0 when no finding reaches --fail-on, 1 when one does, 2 for unreadable or mismatched input."))
+@click.argument("reference", metavar="REF", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("current", metavar="CUR", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--method", type=click.Choice(METHOD_CHOICES), default="all", show_default=True,
+              help="all: KS (numbers) / chi-squared (categories) per column, PSI as effect size, and MMD jointly.")
+@click.option("--columns", multiple=True, metavar="NAME[,NAME...]",
+              help="Compare only these columns (repeat or comma-separate). Default: all, which must match.")
+@click.option("--categorical", multiple=True, metavar="NAME[,NAME...]",
+              help="Treat these numeric columns as categories (codes, ids).")
+@click.option("--thresholds", metavar="FILE[#KEY.PATH]",
+              help="YAML/JSON mapping of drift settings, e.g. cases/covariate_shift/case.yaml#repro.params.drift.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Significance after Benjamini-Hochberg [default: 0.05].")
+@click.option("--alert-psi", type=click.FloatRange(0), help="PSI of an alert [default: 0.1, rule of thumb].")
+@click.option("--freeze-psi", type=click.FloatRange(0), help="PSI of freeze-and-retrain [default: 0.25, rule of thumb].")
+@click.option("--bins", type=click.IntRange(2), help="Most reference-quantile bins per numeric column [default: 10].")
+@click.option("--permutations", type=click.IntRange(19), help="MMD permutations [default: 500].")
+@click.option("--seed", type=click.IntRange(0), help="Seed of the MMD permutations and features [default: 0].")
+def command(reference: Path, current: Path, method: str, columns: tuple[str, ...], categorical: tuple[str, ...],
+            thresholds: str | None, alpha: float | None, alert_psi: float | None, freeze_psi: float | None,
+            bins: int | None, permutations: int | None, seed: int | None) -> CheckResult:
+    from faultlib.detect.drift import detect_drift
+    from faultlib.readers.tables import read_table
+
+    config = _config(thresholds, {"alpha": alpha, "alert_psi": alert_psi, "freeze_psi": freeze_psi, "bins": bins,
+                                  "permutations": permutations, "seed": seed})
+    ref_table, cur_table = read_table(reference), read_table(current)
+    report = detect_drift(ref_table, cur_table, method=method, columns=_split(columns) or None,
+                          categorical=_split(categorical), config=config, reference_source=str(reference),
+                          current_source=str(current))
+    return CheckResult("drift", report.findings,
+                       {**report.to_json(), "reference": str(reference), "current": str(current)})
