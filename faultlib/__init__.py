@@ -8,3 +8,12 @@ shims), ``detect`` (detectors), ``evidence`` (OpenTelemetry recording and readin
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """Lazy exports: ``faultlib.safe_load_state_dict`` (see :mod:`faultlib.detect.state_dict`)."""
+    if name == "safe_load_state_dict":
+        from faultlib.detect.state_dict import safe_load_state_dict
+
+        return safe_load_state_dict
+    raise AttributeError(f"module 'faultlib' has no attribute {name!r}")

@@ -19,12 +19,7 @@ Exit codes: 0 when every batch collates (no finding at or above ``--fail-on``), 
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.util
 import inspect
-import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -33,90 +28,9 @@ import click
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.batching import KINDS as _KINDS
 from faultlib.errors import DetectorError, InputError
+from faultlib.readers.pymodule import load_module, resolve, split_target, user_code, user_line
 
 KINDS = dict(_KINDS)
-MAX_SOURCE_BYTES = 8 << 20
-
-
-def _split_target(target: str, option: str) -> tuple[Path, str]:
-    path, sep, name = target.rpartition(":")
-    if not sep or not path or not name:
-        raise InputError(f"{option} must be FILE.py:NAME, got {target!r}", field=option)
-    return Path(path), name
-
-
-def _user_line(exc: BaseException, path: Path) -> int | None:
-    """The last line of ``path`` in the traceback of ``exc`` (where the user's code failed)."""
-    if isinstance(exc, SyntaxError) and exc.filename == str(path):
-        return exc.lineno
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == str(path):
-            line = frame.lineno
-    return line
-
-
-@contextlib.contextmanager
-def _user_code(path: Path):
-    """While the user's code runs: its directory first on sys.path, its prints on stderr."""
-    directory = str(path.parent)
-    sys.path.insert(0, directory)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(directory)
-
-
-def load_module(path: Path, *, option: str) -> Any:
-    """Execute the user's ``.py`` file as a fresh module (read through the hardened reader).
-
-    Raises:
-        InputError: not a ``.py`` file, missing, unreadable, not UTF-8, invalid Python, or its import raised
-            (with the line in the file).
-    """
-    from faultlib.readers import Limits, read_text
-
-    if path.suffix != ".py":
-        raise InputError(f"{option}: not a Python file (expected FILE.py:NAME)", path=str(path))
-    source = read_text(path, limits=Limits(max_bytes=MAX_SOURCE_BYTES))
-    path = path.resolve()
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
-    module_name = f"_faultlib_user_{path.stem if path.stem.isidentifier() else 'module'}_{digest}"
-    spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path))
-    module = importlib.util.module_from_spec(spec)
-    module.__file__ = str(path)
-    try:
-        code = compile(source, str(path), "exec")
-    except SyntaxError as exc:
-        raise InputError(f"invalid Python: {exc.msg}", path=str(path), line=exc.lineno) from None
-    sys.modules[module_name] = module  # dataclasses and pickling look the module up by name
-    try:
-        exec(code, module.__dict__)  # noqa: S102 - importing the user's dataset file is what the check is for
-    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from the file too
-        sys.modules.pop(module_name, None)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise InputError(f"importing it raised {type(exc).__name__}: {exc}", path=str(path),
-                         line=_user_line(exc, path)) from None
-    return module
-
-
-def resolve(module: Any, path: Path, name: str, option: str) -> Any:
-    """``module.name`` (dotted names allowed).
-
-    Raises:
-        InputError: the file defines no such name (the message lists what it does define).
-    """
-    value: Any = module
-    for part in name.split("."):
-        if not hasattr(value, part):
-            defined = sorted(k for k, v in vars(module).items() if not k.startswith("_") and callable(v))
-            raise InputError(f"defines no {name!r} ({option}); callables it defines: {', '.join(defined) or 'none'}",
-                             path=str(path), field=name)
-        value = getattr(value, part)
-    return value
 
 
 def _definition_line(obj: Any) -> int | None:
@@ -128,8 +42,8 @@ def _definition_line(obj: Any) -> int | None:
 
 def build_dataset(target: str) -> tuple[Any, dict[str, Any]]:
     """Load ``FILE.py:NAME`` and call ``NAME()``; returns the dataset and its location."""
-    path, name = _split_target(target, "FILE.py:NAME")
-    with _user_code(path.resolve() if path.exists() else path):
+    path, name = split_target(target, "FILE.py:NAME")
+    with user_code(path.resolve() if path.exists() else path):
         module = load_module(path, option="dataset")
         factory = resolve(module, path, name, "dataset")
         if not callable(factory):
@@ -139,7 +53,7 @@ def build_dataset(target: str) -> tuple[Any, dict[str, Any]]:
             dataset = factory()
         except Exception as exc:  # noqa: BLE001 - the user's constructor
             raise InputError(f"{name}() raised {type(exc).__name__}: {exc}", path=str(path),
-                             line=_user_line(exc, path.resolve()), field=name) from None
+                             line=user_line(exc, path.resolve()), field=name) from None
     if type(dataset).__name__ == "DataLoader" and hasattr(dataset, "dataset"):
         raise InputError(f"{name}() returned a DataLoader: point NAME at a factory of its dataset, and give its "
                          "batch size (--batch-size), collate function (--collate) and shuffle seed (--shuffle-seed)",
@@ -155,8 +69,8 @@ def build_dataset(target: str) -> tuple[Any, dict[str, Any]]:
 
 
 def load_collate(target: str) -> Any:
-    path, name = _split_target(target, "--collate")
-    with _user_code(path.resolve() if path.exists() else path):
+    path, name = split_target(target, "--collate")
+    with user_code(path.resolve() if path.exists() else path):
         module = load_module(path, option="--collate")
         fn = resolve(module, path, name, "--collate")
     if not callable(fn):
@@ -205,7 +119,7 @@ def command(target: str, batch_size: int, collate: str | None, shuffle_seed: int
     collate_fn = load_collate(collate) if collate else None
     path = Path(location["file"])
     try:
-        with _user_code(path.resolve()):
+        with user_code(path.resolve()):
             report = check_batching(dataset, batch_size, collate_fn=collate_fn, shuffle_seed=shuffle_seed,
                                     drop_last=drop_last, max_batches=max_batches, location=location)
     except DetectorError as exc:
