@@ -1,9 +1,20 @@
 """The runner: validate, run the control and the faulted phase, run the assertion suite,
 write the run record and the manifest (last), publish to the archive.
 
-Nothing runs before the case has been fully validated and its ``requires`` checked.
+Nothing runs before the case has been fully validated, its ``requires`` checked, and the
+backend and the archive said they can take the run.
 Evidence already written is never removed: a phase that crashes or hangs leaves its
-partial spans, logs and output, and the run still gets ``run.json`` and a manifest.
+partial spans, logs and output, and the run still gets ``run.json`` and a manifest. What a repro
+leaves in the run directory cannot stop the run from finishing: evidence is read defensively and
+what cannot be read or archived (a malformed line, a symlink, a FIFO, a name that is not UTF-8, a
+file over the size limit) becomes a ``faultlib.runner`` finding with verdict ``error``
+(:mod:`faultlib.evidence.finish`). Entries in the way of the runner's own files are renamed aside.
+
+While it runs, the runner holds ``run.lock`` in the run directory (:mod:`faultlib.runlock`): a
+runner killed with ``kill -9`` leaves it behind, its repro dies with it (``PR_SET_PDEATHSIG``),
+and :func:`faultlib.runlock.finish_interrupted` finishes the run later with verdict
+``interrupted``. Every process a phase started, including those that left its session, is
+killed when the phase ends (:mod:`faultlib.backends.processes`).
 """
 
 from __future__ import annotations
@@ -20,28 +31,39 @@ from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from faultlib import runlock
 from faultlib.archive import Archive
-from faultlib.evidence.seal import artifacts, write_manifest
 from faultlib.backends import Backend, get_backend
 from faultlib.backends.local import repro_environment, run_process
 from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES
-from faultlib.errors import ArchiveError, CaseError, RunNotArchived
+from faultlib.cases.model import signal_name
+from faultlib.errors import ArchiveError, CaseError, InputError, RunNotArchived
 from faultlib.events import EventBus, RunListener
 from faultlib.evidence import layout
-from faultlib.evidence.reader import read_findings
-from faultlib.evidence.prom import exposition
-from faultlib.cases.model import signal_name
+from faultlib.evidence.finish import finish_run, problem_from_claim
+from faultlib.evidence.seal import claim, open_append, write_atomic
+from faultlib.readers import read_bytes
+from faultlib.readers.files import Limits
 from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
 from faultlib.repro import ENV_PARAMS, phase_env
 
 ASSERTION_TIMEOUT_S = 300.0
+JUNIT_LIMITS = Limits(max_bytes=64 << 20)  # the suite's JUnit XML: a few KB per assertion
 
 
 def new_run_id(now: datetime | None = None) -> str:
     """Sortable run id: ``20261130T120048Z-3fa2c1`` (UTC time plus 24 random bits)."""
     now = now or datetime.now(timezone.utc)
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def _cuda_usable() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 def check_requires(case: Case) -> None:
@@ -63,8 +85,10 @@ def check_requires(case: Case) -> None:
                                 field=f"requires.packages.{name}")
     except InvalidSpecifier as exc:
         raise CaseError(f"invalid version specifier: {exc}", path=path, field="requires") from exc
-    if "cuda" in (case.requires.get("devices") or []) and "cpu" not in case.requires["devices"]:
-        raise CaseError("needs a CUDA device; none is usable here", path=path, field="requires.devices")
+    devices = case.requires.get("devices") or []
+    if "cuda" in devices and "cpu" not in devices and not _cuda_usable():
+        raise CaseError("needs a CUDA device; none is usable here (torch.cuda.is_available() is False)", path=path,
+                        field="requires.devices")
 
 
 def _phase_result(outcome) -> PhaseResult:
@@ -79,11 +103,9 @@ def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], bool]
     """(passed ids, failed ids, suite_ok) from pytest's JUnit XML; ids from ``case.assertions``."""
     by_test = {a.test: a.id for a in case.assertions}
     passed, failed = [], []
-    if not junit.is_file():
-        return passed, failed, False
-    try:
-        root = ET.parse(junit).getroot()
-    except ET.ParseError:
+    try:  # no symlink followed, bounded; expat refuses entity-expansion bombs
+        root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
+    except (InputError, ET.ParseError, ValueError):
         return passed, failed, False
     for tc in root.iter("testcase"):
         name = tc.get("name", "").split("[")[0]
@@ -104,7 +126,7 @@ def _write_error_junit(junit: Path, case: Case, message: str) -> None:
     for assertion in case.assertions:
         tc = ET.SubElement(suite, "testcase", classname=f"{case.id}.test_case", name=assertion.test)
         ET.SubElement(tc, "error", message=message)
-    ET.ElementTree(suite).write(junit, encoding="utf-8", xml_declaration=True)
+    write_atomic(junit.parent, junit.name, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
 
 class Runner:
@@ -129,12 +151,24 @@ class Runner:
         Raises:
             CaseError: ``requires`` not met (before anything is written).
             BackendUnavailable: the backend's engine or cluster cannot be reached (before anything is
-                written), or it failed during the run (the evidence so far is kept).
+                written), or it failed during the run (the evidence so far is kept, the run finished).
+            ArchiveError: the archive's preflight says it cannot take the run (store unreachable:
+                :class:`~faultlib.errors.ArchiveUnavailable`, exit 3; access denied, bad URI): before
+                anything is written.
             RunNotArchived: the run finished but the archive did not take it (store unreachable,
                 access denied); the evidence is complete in the archive's staging directory.
+            KeyboardInterrupt: Ctrl-C, or SIGTERM/SIGHUP through the CLI: every process of the phase
+                is killed, and the run is finished with verdict ``error`` before this propagates.
+            OSError: the run directory cannot be written (disk full): the run stays incomplete, with
+                ``run.lock``, for :func:`faultlib.runlock.finish_interrupted`.
+
+        Malformed or hostile evidence never raises: it becomes findings and verdict ``error``.
         """
         check_requires(case)
         self.backend.preflight(case)  # engine / cluster reachable, backend inputs valid: before anything is written
+        archive_preflight = getattr(self.archive, "preflight", None)
+        if archive_preflight is not None:
+            archive_preflight()  # the store can take the run: before anything is written
         self.events.case_loaded(case)
         started = time.monotonic()
         run_id = new_run_id()
@@ -145,10 +179,14 @@ class Runner:
             run_id=run_id, case={"id": case.id, "version": case.version, "path": str(case.path)},
             backend=self.backend.name, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             seed=seed, fingerprint=fingerprint(list((case.requires.get("packages") or {}).keys())))
+        record.archive_uri = self.archive.run_uri(case.id, run_id)
+        plan = (tuple(p for p in layout.PHASES if control or p != "control"), tuple(a.id for a in case.assertions))
+        runlock.acquire(run_dir, record, *plan)  # the first file of the run
         self.events.run_started(run_id, str(run_dir))
         try:
             with self.backend.session(case, run_id=run_id, run_dir=run_dir):  # torn down also on failure
-                self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s)
+                self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s,
+                                 plan=plan)
             self._assertions(case, record, run_dir)
         except BaseException as exc:  # keep the evidence and say what happened, then re-raise
             reason = ("interrupted (Ctrl-C or SIGTERM)" if isinstance(exc, KeyboardInterrupt)
@@ -158,12 +196,16 @@ class Runner:
                 self._finish(case, record, run_dir, started)
             except RunNotArchived:
                 pass  # the evidence waits in run_dir; the interruption is what the caller must see
+            except BaseException as failed:  # cannot finish (disk full, a second Ctrl-C): run.lock stays
+                exc.add_note(f"the run in {run_dir} could not be finished ({type(failed).__name__}: {failed}); "
+                             "once this process has exited, `faultlib archive repair` finishes it "
+                             "(faultlib.runlock.finish_interrupted)")
             raise
         self._finish(case, record, run_dir, started)
         return record
 
     def _run_phases(self, case: Case, record: RunRecord, run_dir: Path, *, control: bool, seed: int,
-                    timeout_s: float) -> None:
+                    timeout_s: float, plan: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
         faults = [{"shim": s.name, "params": s.params} for s in case.shims]
         for phase in layout.PHASES:
             if phase == "control" and not control:
@@ -177,6 +219,9 @@ class Runner:
                 setattr(record, phase, PhaseResult(status=PhaseStatus.INTERRUPTED))
                 raise
             setattr(record, phase, result)
+            stops = result.status in (PhaseStatus.TIMEOUT, PhaseStatus.CRASHED)  # no later phase runs
+            phases = plan[0][:plan[0].index(phase) + 1] if stops else plan[0]
+            runlock.update(run_dir, record, phases, plan[1])  # a killed runner leaves this progress
             self.events.phase_finished(phase, result)
             if result.status is PhaseStatus.TIMEOUT:
                 source = "repro.timeout_s" if timeout_s == case.timeout_s else "--timeout"
@@ -215,6 +260,10 @@ class Runner:
 
     def _assertions(self, case: Case, record: RunRecord, run_dir: Path) -> None:
         junit = run_dir / layout.JUNIT
+        for name in (layout.JUNIT, layout.ASSERTIONS_LOG):  # the suite's files: whatever a repro put there goes aside
+            moved = claim(run_dir, name)
+            if moved:
+                record.findings.append(problem_from_claim(moved).to_finding())
         if record.error:
             record.verdict = Verdict.ERROR
             _write_error_junit(junit, case, record.error)
@@ -224,10 +273,11 @@ class Runner:
         status = {p: getattr(record, p).to_json() for p in layout.PHASES}
         env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
                ENV_PARAMS: json.dumps(case.params)}
+
         argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
                 "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
                 f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
-        with open(run_dir / layout.ASSERTIONS_LOG, "ab") as out:
+        with open_append(run_dir, layout.ASSERTIONS_LOG) as out:
             outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
                                   timeout_s=ASSERTION_TIMEOUT_S)
         passed, failed, suite_ok = _junit_results(junit, case)
@@ -241,16 +291,9 @@ class Runner:
         self.events.assertions_finished(passed, failed)
 
     def _finish(self, case: Case, record: RunRecord, run_dir: Path, started: float) -> None:
-        for phase, findings in read_findings(run_dir).items():
-            getattr(record, phase).findings = findings
-        (run_dir / layout.METRICS_PROM).write_bytes(exposition(run_dir / layout.METRICS))
-        for name in (layout.TRACES, layout.METRICS, layout.LOGS, layout.FINDINGS, layout.STDOUT, layout.STDERR):
-            (run_dir / name).touch()  # every layout file exists, even when a phase died before writing it
         record.duration_s = time.monotonic() - started
-        record.archive_uri = self.archive.run_uri(case.id, record.run_id)
-        record.artifacts = artifacts(run_dir, exclude=(layout.RUN,))
-        (run_dir / layout.RUN).write_text(json.dumps(record.to_json(), indent=2))
-        write_manifest(run_dir, run_id=record.run_id, case_id=case.id)
+        finish_run(run_dir, record, case_id=case.id, exclude=(runlock.LOCK,))
+        runlock.release(run_dir)
         try:
             self.archive.publish(run_dir, case.id, record.run_id)
         except ArchiveError as exc:  # nothing is lost: the record and the evidence are complete in run_dir

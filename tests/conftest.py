@@ -1,22 +1,100 @@
-"""Shared fixtures: small real case directories (torch-free, fast) and a CLI runner."""
+"""Shared fixtures: small real case directories (torch-free, fast), a CLI runner, and a check that
+no test leaves a process behind.
+
+Leftover processes: the pytest process is a child subreaper for the whole session (orphans below it
+come back to it), and after every test :func:`no_leftover_processes` lists the descendants of the
+pytest process that were not alive before the test. Any that is still alive after a short grace
+fails the test (naming its PID and command line) and is killed; zombies the test left are reaped.
+A fixture that starts a long-lived server on purpose in a test's body registers it with
+:func:`keep_process`; servers started by session- or module-scoped fixtures are alive before the
+tests that use them and need nothing. Python's and torch's own helper processes (multiprocessing's
+resource tracker and forkserver, inductor's compile workers) are kept automatically. Cost: one walk
+of ``/proc`` per test (a few ms).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+
+from faultlib.backends import processes
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"  # the project's shared folder beside the checkout (CI has it; a plain clone may not)
 CRDS = SHARED / "chaos-mesh-crds"
 needs_crds = pytest.mark.skipif(not CRDS.is_dir(), reason=f"the real Chaos Mesh CRD schemas are not at {CRDS}: "
                                 "put a copy of Chaos Mesh's config/crd/bases there to run these tests")
+
+LEFTOVER_GRACE_S = 2.0
+#: long-lived helpers libraries start on purpose, once per process
+HELPER_MARKERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver", "multiprocessing.semaphore_tracker",
+                  "torch._inductor.compile_worker")
+_kept: set[tuple[int, int]] = set()
+
+
+def keep_process(pid: int) -> None:
+    """Let process ``pid`` (started on purpose, e.g. a server a fixture stops later) outlive the test."""
+    started = processes.start_time(pid)
+    if started is not None:
+        _kept.add((pid, started))
+
+
+def _ours() -> list[processes.ProcInfo]:
+    return processes.descendants([os.getpid()])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _subreaper():
+    """Orphans of anything a test starts are re-parented to pytest, so they can be found."""
+    processes.become_subreaper()
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes(_subreaper):
+    """Fail a test that leaves a process running (see the module docstring), and kill it."""
+    before = {(p.pid, p.start_time) for p in _ours()}
+    yield
+    end = time.monotonic() + LEFTOVER_GRACE_S
+    while True:
+        found = _ours()
+        left = []
+        for p in found:
+            key = (p.pid, p.start_time)
+            if not p.alive or key in before or key in _kept:
+                continue
+            if any(marker in processes.cmdline(p.pid) for marker in HELPER_MARKERS):
+                _kept.add(key)
+                continue
+            left.append(p)
+        if not left or time.monotonic() > end:
+            break
+        time.sleep(0.05)
+    described = [f"pid {p.pid}: {processes.cmdline(p.pid)}" for p in left]
+    for p in left:
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    time.sleep(0.05 if left else 0)
+    me = os.getpid()
+    for p in processes.descendants([me]):  # zombies the test left (our direct children only)
+        if p.ppid == me and not p.alive and (p.pid, p.start_time) not in before:
+            try:
+                os.waitpid(p.pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+    if described:
+        pytest.fail("the test left processes running (killed now):\n  " + "\n  ".join(described), pytrace=False)
+
 
 TINY_REPRO = '''
 import os, sys, time

@@ -57,5 +57,10 @@ class Backend:
 
         Returns:
             How the phase ended (exit code, timed out, duration).
+
+        When it returns or raises (also on ``KeyboardInterrupt``), no process the phase started may
+        still run, including those that left its session: the local backend kills them all
+        (:mod:`faultlib.backends.processes`). It must not follow symlinks or open FIFOs a repro left in
+        ``run_dir`` (:func:`faultlib.evidence.seal.open_append`).
         """
         raise NotImplementedError

@@ -3,13 +3,22 @@ group (session), killed whole on timeout; faults come from in-process shims.
 
 No shell is involved: argv is ``[sys.executable, <case dir>/<repro.script>]``, and the case
 file can only name a ``*.py`` file inside the case directory (enforced by the schema).
+
+No process outlives its phase (:mod:`faultlib.backends.processes`): :func:`run_process` makes the
+runner a child subreaper, starts the process with ``PR_SET_PDEATHSIG`` (it dies with the runner),
+and when the phase ends (normal exit, timeout, crash, Ctrl-C) kills every process it became,
+including children that left its session (``setsid``, ``start_new_session``, a double fork).
+The runner's own files in the run directory (``stdout.txt``, ``stderr.txt``) are opened without
+following a symlink or blocking on a FIFO a repro may have put there
+(:func:`faultlib.evidence.seal.open_append`), and ``traces.jsonl`` is followed the same way, a
+bounded number of bytes per poll.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
+import stat
 import subprocess
 import sys
 import time
@@ -18,11 +27,17 @@ from pathlib import Path
 from typing import Callable
 
 from faultlib.backends.base import Backend
+from faultlib.backends.processes import ProcessTree, become_subreaper, pdeathsig_preexec
 from faultlib.cases.model import signal_name
+from faultlib.errors import InputError
 from faultlib.evidence import layout
+from faultlib.evidence.seal import open_append
+from faultlib.readers import load_json
 
 POLL_S = 0.2
 TERM_GRACE_S = 3.0
+TAIL_MAX_BYTES = 8 << 20  # the most of traces.jsonl read per poll; the rest waits for the next poll
+TAIL_LINE_MAX_BYTES = 4 << 20  # a longer partial line is dropped (step spans are a few hundred bytes)
 
 
 @dataclass(frozen=True)
@@ -34,45 +49,68 @@ class ProcessOutcome:
     duration_s: float
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    """SIGTERM the process group, then SIGKILL it after a grace period."""
-    for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def kill_group(proc: subprocess.Popen, grace_s: float | None = None) -> None:
+    """SIGTERM ``proc``'s group and every descendant of it, then SIGKILL what is left after
+    ``grace_s`` seconds (default :data:`TERM_GRACE_S`); a Ctrl-C while waiting kills at once."""
+    tree = ProcessTree()
+    tree.started(proc.pid)
+    try:
+        tree.terminate(TERM_GRACE_S if grace_s is None else grace_s, leader_done=lambda: proc.poll() is not None)
+    finally:
+        tree.close()
 
 
 def run_process(argv: list[str], *, env: dict[str, str], cwd: Path, stdout, stderr, timeout_s: float,
                 on_poll: Callable[[], None] | None = None) -> ProcessOutcome:
-    """Run ``argv`` in a new session, polling every 0.2 s; kill the whole group at ``timeout_s``."""
+    """Run ``argv`` in a new session, polling every 0.2 s; when it ends, leave nothing behind.
+
+    The child gets ``PR_SET_PDEATHSIG`` = SIGKILL (it dies if this process dies; call this from a
+    thread that lives until it returns, which it guarantees by waiting in the calling thread). At
+    ``timeout_s`` seconds, on an exception in ``on_poll`` or a ``KeyboardInterrupt`` (Ctrl-C), the
+    whole tree gets SIGTERM, then SIGKILL after :data:`TERM_GRACE_S` seconds (at once on a second
+    Ctrl-C). After a normal exit, whatever the process left running is killed with SIGKILL.
+
+    Args:
+        argv: the command, no shell.
+        env: its whole environment (plus ``FAULTLIB_PROCESS_TREE``, the tree's token).
+        cwd: its working directory.
+        stdout, stderr: open files (or ``subprocess`` constants) for its output.
+        timeout_s: the budget in seconds.
+        on_poll: called every 0.2 s while it runs, and once after it ended.
+
+    Returns:
+        exit code (negative: killed by that signal; None: killed at the timeout), timed out, duration in seconds.
+
+    Raises:
+        KeyboardInterrupt: re-raised after the tree was killed.
+        OSError: the command could not be started.
+    """
     started = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+    become_subreaper()  # orphans below us come back to us, so they can be found and killed
+    tree = ProcessTree()
+    proc = subprocess.Popen(argv, env={**env, **tree.env}, cwd=cwd, stdout=stdout, stderr=stderr,
+                            stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=pdeathsig_preexec())
+    tree.started(proc.pid)
+    done = lambda: proc.poll() is not None  # noqa: E731 (also reaps the leader)
     try:
-        while True:
-            try:
-                code = proc.wait(timeout=POLL_S)
-                break
-            except subprocess.TimeoutExpired:
-                if on_poll:
-                    on_poll()
-                if time.monotonic() - started > timeout_s:
-                    kill_group(proc)
-                    return ProcessOutcome(None, True, time.monotonic() - started)
-    except BaseException:
-        kill_group(proc)  # Ctrl-C or an error in the runner: leave no orphan behind
-        raise
-    # the leader exited: reap anything it left in its group
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        try:
+            while True:
+                try:
+                    code = proc.wait(timeout=POLL_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    if on_poll:
+                        on_poll()
+                    if time.monotonic() - started > timeout_s:
+                        tree.terminate(TERM_GRACE_S, leader_done=done)
+                        proc.wait()
+                        return ProcessOutcome(None, True, time.monotonic() - started)
+        except BaseException:
+            tree.terminate(TERM_GRACE_S, leader_done=done)  # Ctrl-C or an error in the runner: no orphan
+            raise
+        tree.kill(leader_done=done)  # the leader exited: kill what it left, wherever it went
+    finally:
+        tree.close()
     if on_poll:
         on_poll()
     return ProcessOutcome(code, False, time.monotonic() - started)
@@ -88,37 +126,70 @@ def repro_environment() -> dict[str, str]:
 
 
 class StepTail:
-    """Follows ``traces.jsonl`` while a phase runs and reports each finished step span."""
+    """Follows ``traces.jsonl`` while a phase runs and reports each finished step span.
+
+    The file is opened without following a symlink and without blocking on a FIFO; at most
+    :data:`TAIL_MAX_BYTES` are read per poll; lines that do not parse or lack the expected shape
+    are ignored (the runner reports them when it reads the evidence at the end).
+    """
 
     def __init__(self, path: Path, phase: str, on_step: Callable[[int, int | None], None]):
         self.path = path
         self.phase = phase
         self.on_step = on_step
-        self.offset = path.stat().st_size if path.exists() else 0
+        self.offset, self.inode = 0, None
         self._partial = b""
+        info = self._stat()
+        if info is not None:
+            self.offset, self.inode = info.st_size, info.st_ino
+
+    def _stat(self) -> os.stat_result | None:
+        try:
+            info = os.lstat(self.path)
+        except OSError:
+            return None
+        return info if stat.S_ISREG(info.st_mode) else None
+
+    def _read(self) -> bytes:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return b""
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return b""
+            if info.st_ino != self.inode or info.st_size < self.offset:  # replaced or truncated: start over
+                self.inode, self.offset, self._partial = info.st_ino, 0, b""
+            chunk = os.pread(fd, TAIL_MAX_BYTES, self.offset)
+        except OSError:
+            return b""
+        finally:
+            os.close(fd)
+        self.offset += len(chunk)
+        return chunk
 
     def poll(self) -> None:
-        if not self.path.exists():
+        chunk = self._read()
+        if not chunk:
             return
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            chunk = fh.read()
-        self.offset += len(chunk)
         lines = (self._partial + chunk).split(b"\n")
         self._partial = lines.pop()
+        if len(self._partial) > TAIL_LINE_MAX_BYTES:
+            self._partial = b""
         last = None
         for line in lines:
-            if b'"faultlib.step"' not in line:
+            if b'"faultlib.step"' not in line or len(line) > TAIL_LINE_MAX_BYTES:
                 continue
             try:
-                spans = json.loads(line)["resourceSpans"][0]["scopeSpans"][0]["spans"]
-            except (ValueError, KeyError, IndexError):
+                spans = load_json(line, self.path)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+                for span in spans:
+                    attrs = {a["key"]: a["value"] for a in span.get("attributes", [])}
+                    if "faultlib.step" in attrs:
+                        total = attrs.get("faultlib.steps_total", {}).get("intValue")
+                        last = (int(attrs["faultlib.step"]["intValue"]), int(total) if total else None)
+            except (InputError, KeyError, IndexError, TypeError, ValueError, AttributeError):
                 continue
-            for span in spans:
-                attrs = {a["key"]: a["value"] for a in span.get("attributes", [])}
-                if "faultlib.step" in attrs:
-                    total = attrs.get("faultlib.steps_total", {}).get("intValue")
-                    last = (int(attrs["faultlib.step"]["intValue"]), int(total) if total else None)
         if last is not None:
             self.on_step(*last)
 
@@ -139,7 +210,7 @@ class LocalBackend(Backend):
         tail = StepTail(run_dir / layout.TRACES, phase, on_step)
         attempt = env.get(ENV_ATTEMPT, "1")
         header = f"# faultlib phase={phase}" + (f" attempt={attempt}" if attempt != "1" else "")
-        with open(run_dir / layout.STDOUT, "ab") as out, open(run_dir / layout.STDERR, "ab") as err:
+        with open_append(run_dir, layout.STDOUT) as out, open_append(run_dir, layout.STDERR) as err:
             for fh in (out, err):
                 fh.write(f"{header}\n".encode())
                 fh.flush()

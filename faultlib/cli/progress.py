@@ -93,6 +93,12 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
             first_by_detector.setdefault(f.detector, f"[{f.severity.value}] {f.detector}: {f.message}")
         for line in first_by_detector.values():
             console.print(f"  {name}: {line}", markup=False, highlight=False)
+    for f in record.findings[:10]:  # the runner's own: evidence it could not read or archive
+        where = f.location.get("file", "") + (f":{f.location['line']}" if "line" in f.location else "")
+        console.print(Text.assemble("  evidence: ", (f"[{f.severity.value}]", "red" if f.severity.value in
+                                                     ("error", "critical") else "yellow"), f" {where} {f.message}"))
+    if len(record.findings) > 10:
+        console.print(Text(f"  evidence: ... {len(record.findings) - 10} more in run.json"))
     passed, failed = record.assertions["passed"], record.assertions["failed"]
     if record.error and not passed:
         console.print(Text(f"assertions: not run ({len(failed)})"))

@@ -114,7 +114,13 @@ def write_metrics(path: Path, metrics_data) -> None:
 
 
 def any_value(value: dict[str, Any]) -> Any:
-    """Decode an OTLP/JSON ``AnyValue`` into a Python value."""
+    """Decode an OTLP/JSON ``AnyValue`` into a Python value.
+
+    Raises:
+        TypeError, ValueError: ``value`` is not an ``AnyValue`` object (the readers report the line).
+    """
+    if not isinstance(value, dict):
+        raise TypeError(f"an OTLP AnyValue must be an object, not {type(value).__name__}")
     if "stringValue" in value:
         return value["stringValue"]
     if "boolValue" in value:
@@ -131,22 +137,33 @@ def any_value(value: dict[str, Any]) -> Any:
 
 
 def attributes(items: list[dict[str, Any]] | None) -> dict[str, Any]:
-    """Decode an OTLP/JSON attribute list into a dict."""
-    return {item["key"]: any_value(item.get("value", {})) for item in items or []}
+    """Decode an OTLP/JSON attribute list into a dict.
+
+    Raises:
+        TypeError, KeyError: not a list of ``{"key": str, "value": AnyValue}`` objects.
+    """
+    if items is not None and not isinstance(items, list):
+        raise TypeError("OTLP attributes must be a list")
+    out = {}
+    for item in items or []:
+        if not isinstance(item["key"], str):
+            raise TypeError("an OTLP attribute key must be a string")
+        out[item["key"]] = any_value(item.get("value", {}))
+    return out
 
 
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    """Every complete JSON line of an OTLP/JSON file; a torn last line (process killed
-    mid-write) is skipped, never fatal. A missing file reads as empty."""
-    if not path.is_file():
-        return []
+def read_lines(path: Path, problems: list | None = None) -> list[dict[str, Any]]:
+    """Every JSON object line of an OTLP/JSON file, read through the hardened JSON Lines reader
+    (:func:`faultlib.evidence.reader.json_lines`): a bad line (a torn last line of a process killed
+    mid-write, invalid JSON, not an object) is skipped, never fatal, and appended to ``problems``
+    (:class:`~faultlib.evidence.reader.EvidenceProblem`) when given. A missing file reads as empty."""
+    from faultlib.evidence.reader import EvidenceProblem, json_lines
+
+    problems = [] if problems is None else problems
     out = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        raw = raw.strip()
-        if not raw:
-            continue
-        try:
-            out.append(json.loads(raw))
-        except json.JSONDecodeError:
-            continue
+    for number, value in json_lines(Path(path), problems):
+        if isinstance(value, dict):
+            out.append(value)
+        else:
+            problems.append(EvidenceProblem(Path(path).name, number, "not a JSON object; skipped"))
     return out

@@ -1,17 +1,71 @@
 """Reading a run's evidence back: typed spans, metric points, logs and findings per phase.
 
 Used by the assertion-suite fixture (``evidence``), the runner and ``faultlib archive``.
+
+Evidence is written by the repro, so it is read defensively: every JSON Lines file goes through
+:func:`faultlib.readers.iter_json_lines` (bounded, finite numbers, no duplicate keys), each line is
+decoded on its own, and a line that is not valid JSON or not the expected OTLP/JSON or finding
+shape is skipped and reported as an :class:`EvidenceProblem` (``RunEvidence.problems``; the
+``problems`` argument of the ``iter_*`` functions) instead of raising. A file that cannot be
+opened safely (a symlink, a FIFO, a directory, larger than the limit) is one problem. A torn last
+line (no newline at the end: a process killed mid-write) is a ``warning``; every other problem is
+an ``error``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
+from faultlib.errors import InputError
 from faultlib.evidence import layout, otlp
-from faultlib.findings import Finding
+from faultlib.findings import Finding, Severity
+from faultlib.readers import iter_json_lines, load_json, read_bytes
+from faultlib.readers.files import Limits
+from faultlib.readers.jsondoc import LINES_FILE_MAX_BYTES
+
+RUNNER_DETECTOR = "faultlib.runner"
+MESSAGE_MAX = 400
+_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
+
+
+@dataclass(frozen=True)
+class EvidenceProblem:
+    """Evidence that could not be read or archived.
+
+    Attributes:
+        file: the name in the run directory (``findings.jsonl``, ``dumps/x.pt``; printable).
+        line: 1-based line, or None for the whole file.
+        message: what is wrong.
+        severity: ``error``; ``warning`` for a torn last line.
+        kind: the finding's kind: ``unreadable_evidence`` (a line or file that cannot be read),
+            ``torn_line``, ``not_archived`` (rejected when sealing), ``moved_aside`` (in the
+            runner's way).
+    """
+
+    file: str
+    line: int | None
+    message: str
+    severity: Severity = Severity.ERROR
+    kind: str = "unreadable_evidence"
+
+    def __post_init__(self) -> None:
+        if len(self.message) > MESSAGE_MAX:  # a schema error quotes the whole instance
+            object.__setattr__(self, "message", self.message[:MESSAGE_MAX] + "...")
+
+    def to_finding(self) -> Finding:
+        """The problem as a finding of detector ``faultlib.runner`` with location ``file`` (and ``line``)."""
+        location: dict[str, Any] = {"file": self.file}
+        where = self.file
+        if self.line is not None:
+            location["line"] = self.line
+            where += f":{self.line}"
+        return Finding(RUNNER_DETECTOR, self.severity, f"{where}: {self.message}", location,
+                       {"reason": self.message}, kind=self.kind)
 
 
 @dataclass(frozen=True)
@@ -107,11 +161,12 @@ class PhaseEvidence:
 
 @dataclass
 class RunEvidence:
-    """Both phases of one run, read from ``path``."""
+    """Both phases of one run, read from ``path``. ``problems``: what could not be read (skipped)."""
 
     path: Path
     control: PhaseEvidence
     faulted: PhaseEvidence
+    problems: list[EvidenceProblem] = field(default_factory=list)
 
     def phase(self, name: str) -> PhaseEvidence:
         return {"control": self.control, "faulted": self.faulted}[name]
@@ -121,98 +176,238 @@ class RunEvidence:
         return self.path / layout.DUMPS
 
 
+def _ends_with_newline(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        info = os.fstat(fd)
+        return not stat.S_ISREG(info.st_mode) or info.st_size == 0 or os.pread(fd, 1, info.st_size - 1) == b"\n"
+    finally:
+        os.close(fd)
+
+
+def json_lines(path: Path, problems: list[EvidenceProblem] | None = None, *,
+               max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for every line of a JSON Lines evidence file that parses; the others,
+    and a file that cannot be opened safely, are appended to ``problems`` (see the module docstring).
+    A missing file yields nothing."""
+    path = Path(path)
+    problems = [] if problems is None else problems
+    bad: list[InputError] = []
+    last = 0
+    try:
+        for item in iter_json_lines(path, max_file_bytes=max_file_bytes):
+            last = item.number
+            if item.error is not None:
+                bad.append(item.error)
+            else:
+                yield item.number, item.value
+    except InputError as exc:
+        problems.append(EvidenceProblem(path.name, None, exc.message))
+        return
+    except OSError as exc:  # e.g. a directory where the file should be
+        problems.append(EvidenceProblem(path.name, None, f"cannot be read: {exc.strerror or exc}"))
+        return
+    for exc in bad:
+        torn = exc.line == last and not _ends_with_newline(path)
+        problems.append(EvidenceProblem(
+            path.name, exc.line, ("torn last line (a process killed mid-write?): " if torn else "") + exc.message,
+            Severity.WARNING if torn else Severity.ERROR, "torn_line" if torn else "unreadable_evidence"))
+
+
+def _decoded(path: Path, problems: list[EvidenceProblem] | None, key: str, decode: Callable[[Any], list],
+             max_file_bytes: int) -> Iterator:
+    """Decode each line with ``decode`` (all of a line or none of it); a line without a ``key`` list,
+    or one ``decode`` fails on, is a problem."""
+    problems = [] if problems is None else problems
+    for number, value in json_lines(path, problems, max_file_bytes=max_file_bytes):
+        try:
+            if not isinstance(value, dict) or not isinstance(value.get(key), list):
+                raise ValueError(f"no {key!r} list")
+            items = decode(value)
+        except _DECODE_ERRORS as exc:
+            what = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
+            problems.append(EvidenceProblem(path.name, number, f"not an OTLP/JSON line with {key} ({what}); skipped"))
+            continue
+        yield from items
+
+
 def _resource_phase(block: dict[str, Any]) -> str | None:
-    return otlp.attributes(block.get("resource", {}).get("attributes")).get("faultlib.phase")
+    phase = otlp.attributes(block.get("resource", {}).get("attributes")).get("faultlib.phase")
+    if phase is not None and not isinstance(phase, str):
+        raise ValueError("resource attribute faultlib.phase is not a string")
+    return phase
 
 
-def iter_spans(path: Path) -> Iterator[tuple[str | None, Span]]:
-    """(phase, span) for every span in a ``traces.jsonl`` file."""
-    for line in otlp.read_lines(path):
-        for rs in line.get("resourceSpans", []):
-            phase = _resource_phase(rs)
-            for ss in rs.get("scopeSpans", []):
-                for s in ss.get("spans", []):
-                    yield phase, Span(
-                        name=s["name"], attributes=otlp.attributes(s.get("attributes")),
-                        start_ns=int(s.get("startTimeUnixNano", 0)), end_ns=int(s.get("endTimeUnixNano", 0)),
-                        status=int(s.get("status", {}).get("code", 0)),
-                        events=tuple((e["name"], otlp.attributes(e.get("attributes"))) for e in s.get("events", [])),
-                        trace_id=s.get("traceId", ""), span_id=s.get("spanId", ""),
-                        parent_span_id=s.get("parentSpanId", ""))
+def _str(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not a string")
+    return value
 
 
-def iter_metric_points(path: Path) -> Iterator[tuple[str | None, MetricPoint]]:
-    """(phase, point) for every data point in a ``metrics.jsonl`` file."""
-    for line in otlp.read_lines(path):
-        for rm in line.get("resourceMetrics", []):
-            phase = _resource_phase(rm)
-            for sm in rm.get("scopeMetrics", []):
-                for m in sm.get("metrics", []):
-                    for kind in ("sum", "gauge", "histogram"):
-                        if kind not in m:
-                            continue
-                        body = m[kind]
-                        for p in body.get("dataPoints", []):
-                            extra: dict[str, Any] = {}
-                            if kind == "histogram":
-                                value = float(p.get("sum", 0.0))
-                                extra = {"count": int(p.get("count", 0)),
-                                         "bucket_counts": [int(c) for c in p.get("bucketCounts", [])],
-                                         "bounds": [float(b) for b in p.get("explicitBounds", [])]}
-                            else:
-                                value = float(p["asDouble"]) if "asDouble" in p else float(int(p.get("asInt", 0)))
-                            yield phase, MetricPoint(
-                                name=m["name"], kind=kind, value=value, attributes=otlp.attributes(p.get("attributes")),
-                                time_ns=int(p.get("timeUnixNano", 0)), monotonic=bool(body.get("isMonotonic")),
-                                extra=extra, description=m.get("description", ""))
+def _spans(line: dict[str, Any]) -> list[tuple[str | None, Span]]:
+    out = []
+    for rs in line["resourceSpans"]:
+        phase = _resource_phase(rs)
+        for ss in rs.get("scopeSpans", []):
+            for s in ss.get("spans", []):
+                out.append((phase, Span(
+                    name=_str(s["name"], "span name"), attributes=otlp.attributes(s.get("attributes")),
+                    start_ns=int(s.get("startTimeUnixNano", 0)), end_ns=int(s.get("endTimeUnixNano", 0)),
+                    status=int(s.get("status", {}).get("code", 0)),
+                    events=tuple((_str(e["name"], "event name"), otlp.attributes(e.get("attributes")))
+                                 for e in s.get("events", [])),
+                    trace_id=_str(s.get("traceId", ""), "traceId"), span_id=_str(s.get("spanId", ""), "spanId"),
+                    parent_span_id=_str(s.get("parentSpanId", ""), "parentSpanId"))))
+    return out
 
 
-def iter_logs(path: Path) -> Iterator[tuple[str | None, dict[str, Any]]]:
-    for line in otlp.read_lines(path):
-        for rl in line.get("resourceLogs", []):
-            phase = _resource_phase(rl)
-            for sl in rl.get("scopeLogs", []):
-                for r in sl.get("logRecords", []):
-                    yield phase, {"severity": r.get("severityText", ""),
-                                  "body": otlp.any_value(r.get("body", {})),
-                                  "attributes": otlp.attributes(r.get("attributes")),
-                                  "time_ns": int(r.get("timeUnixNano", 0))}
+def _points(line: dict[str, Any]) -> list[tuple[str | None, MetricPoint]]:
+    out = []
+    for rm in line["resourceMetrics"]:
+        phase = _resource_phase(rm)
+        for sm in rm.get("scopeMetrics", []):
+            for m in sm.get("metrics", []):
+                for kind in ("sum", "gauge", "histogram"):
+                    if kind not in m:
+                        continue
+                    body = m[kind]
+                    for p in body.get("dataPoints", []):
+                        extra: dict[str, Any] = {}
+                        if kind == "histogram":
+                            value = float(p.get("sum", 0.0))
+                            extra = {"count": int(p.get("count", 0)),
+                                     "bucket_counts": [int(c) for c in p.get("bucketCounts", [])],
+                                     "bounds": [float(b) for b in p.get("explicitBounds", [])]}
+                        else:
+                            value = float(p["asDouble"]) if "asDouble" in p else float(int(p.get("asInt", 0)))
+                        out.append((phase, MetricPoint(
+                            name=_str(m["name"], "metric name"), kind=kind, value=value,
+                            attributes=otlp.attributes(p.get("attributes")), time_ns=int(p.get("timeUnixNano", 0)),
+                            monotonic=bool(body.get("isMonotonic")), extra=extra,
+                            description=_str(m.get("description", ""), "metric description"))))
+    return out
+
+
+def _logs(line: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
+    out = []
+    for rl in line["resourceLogs"]:
+        phase = _resource_phase(rl)
+        for sl in rl.get("scopeLogs", []):
+            for r in sl.get("logRecords", []):
+                out.append((phase, {"severity": _str(r.get("severityText", ""), "severityText"),
+                                    "body": otlp.any_value(r.get("body", {})),
+                                    "attributes": otlp.attributes(r.get("attributes")),
+                                    "time_ns": int(r.get("timeUnixNano", 0))}))
+    return out
+
+
+def iter_spans(path: Path, problems: list[EvidenceProblem] | None = None, *,
+               max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[tuple[str | None, Span]]:
+    """(phase, span) for every span in a ``traces.jsonl`` file; bad lines go to ``problems``."""
+    return _decoded(Path(path), problems, "resourceSpans", _spans, max_file_bytes)
+
+
+def iter_metric_points(path: Path, problems: list[EvidenceProblem] | None = None, *,
+                       max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[tuple[str | None, MetricPoint]]:
+    """(phase, point) for every data point in a ``metrics.jsonl`` file; bad lines go to ``problems``."""
+    return _decoded(Path(path), problems, "resourceMetrics", _points, max_file_bytes)
+
+
+def iter_logs(path: Path, problems: list[EvidenceProblem] | None = None, *,
+              max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[tuple[str | None, dict[str, Any]]]:
+    """(phase, log record) for every record in a ``logs.jsonl`` file; bad lines go to ``problems``."""
+    return _decoded(Path(path), problems, "resourceLogs", _logs, max_file_bytes)
+
+
+def _phase_status(run_dir: Path, problems: list[EvidenceProblem]) -> dict[str, dict[str, Any]]:
+    """``{phase: {...}}`` from ``run.json``; an unreadable record is a problem and reads as empty."""
+    path = run_dir / layout.RUN
+    if not os.path.lexists(path):
+        return {}
+    try:
+        data = load_json(read_bytes(path, limits=Limits(max_bytes=64 << 20)), path)
+        if not isinstance(data, dict):
+            raise InputError("is not a JSON object", path=path)
+    except InputError as exc:
+        problems.append(EvidenceProblem(layout.RUN, exc.line, exc.message))
+        return {}
+    return {p: data.get(p) if isinstance(data.get(p), dict) else {} for p in layout.PHASES}
 
 
 def read_run(run_dir: str | Path, phase_status: dict[str, dict[str, Any]] | None = None) -> RunEvidence:
-    """Read a run directory into a :class:`RunEvidence`.
+    """Read a run directory into a :class:`RunEvidence`; never raises on bad evidence (see the
+    module docstring): what cannot be read is in ``RunEvidence.problems``.
 
     Args:
         run_dir: ``<archive>/<case_id>/<run_id>``.
-        phase_status: ``{phase: {"exit_code", "status"}}``; defaults to what ``run.json`` says.
+        phase_status: ``{phase: {"exit_code", "status", "attempts"}}``; defaults to what ``run.json`` says.
     """
     run_dir = Path(run_dir)
+    problems: list[EvidenceProblem] = []
     if phase_status is None:
-        record = run_dir / layout.RUN
-        data = json.loads(record.read_text()) if record.is_file() else {}
-        phase_status = {p: data.get(p) or {} for p in layout.PHASES}
-    phases = {p: PhaseEvidence(p, exit_code=(phase_status.get(p) or {}).get("exit_code"),
-                               status=(phase_status.get(p) or {}).get("status", "skipped"),
-                               attempts=list((phase_status.get(p) or {}).get("attempts") or []))
-              for p in layout.PHASES}
-    for phase, span in iter_spans(run_dir / layout.TRACES):
+        phase_status = _phase_status(run_dir, problems)
+
+    def status(phase: str) -> dict[str, Any]:
+        value = phase_status.get(phase) if isinstance(phase_status, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    phases = {}
+    for p in layout.PHASES:
+        exit_code, state, attempts = status(p).get("exit_code"), status(p).get("status", "skipped"), \
+            status(p).get("attempts") or []
+        phases[p] = PhaseEvidence(p, exit_code=exit_code if isinstance(exit_code, int) else None,
+                                  status=state if isinstance(state, str) else "skipped",
+                                  attempts=[a for a in attempts if isinstance(a, dict)] if isinstance(attempts, list)
+                                  else [])
+    for phase, span in iter_spans(run_dir / layout.TRACES, problems):
         if phase in phases:
             phases[phase].spans.append(span)
-    for phase, point in iter_metric_points(run_dir / layout.METRICS):
+    for phase, point in iter_metric_points(run_dir / layout.METRICS, problems):
         if phase in phases:
             phases[phase].metrics.append(point)
-    for phase, log in iter_logs(run_dir / layout.LOGS):
+    for phase, log in iter_logs(run_dir / layout.LOGS, problems):
         if phase in phases:
             phases[phase].logs.append(log)
-    for phase, findings in read_findings(run_dir).items():
+    for phase, findings in read_findings(run_dir, problems).items():
         phases[phase].findings = findings
-    return RunEvidence(run_dir, phases["control"], phases["faulted"])
+    return RunEvidence(run_dir, phases["control"], phases["faulted"], problems)
 
 
-def read_findings(run_dir: str | Path) -> dict[str, list[Finding]]:
-    """``{phase: [Finding, ...]}`` from ``findings.jsonl`` alone (cheap: no trace parsing)."""
+def read_findings(run_dir: str | Path, problems: list[EvidenceProblem] | None = None, *,
+                  max_file_bytes: int = LINES_FILE_MAX_BYTES) -> dict[str, list[Finding]]:
+    """``{phase: [Finding, ...]}`` from ``findings.jsonl`` alone (cheap: no trace parsing). Each line must
+    be ``{"phase": "control"|"faulted", "finding": {...}}`` with a finding valid against
+    ``finding.schema.json``; other lines go to ``problems``."""
+    from faultlib import schemas
+
+    validator = schemas.validator("finding")
     out: dict[str, list[Finding]] = {p: [] for p in layout.PHASES}
-    for line in otlp.read_lines(Path(run_dir) / layout.FINDINGS):
-        if line.get("phase") in out:
-            out[line["phase"]].append(Finding.from_json(line["finding"]))
+    problems = [] if problems is None else problems
+    path = Path(run_dir) / layout.FINDINGS
+    for number, line in json_lines(path, problems, max_file_bytes=max_file_bytes):
+        why = None
+        if not isinstance(line, dict) or set(line) != {"phase", "finding"}:
+            why = 'not a {"phase", "finding"} object'
+        elif line["phase"] not in out:
+            why = f"phase {line['phase']!r} is not one of {', '.join(layout.PHASES)}"
+        else:
+            error = next(iter(sorted(validator.iter_errors(line["finding"]), key=lambda e: list(e.path))), None)
+            if error is not None:
+                field_path = ".".join(str(p) for p in error.absolute_path)
+                why = f"invalid finding: {field_path + ': ' if field_path else ''}{error.message}"
+        if why is None:
+            try:
+                json.dumps(line["finding"], ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                why = "invalid finding: holds text that is not valid Unicode (a lone surrogate)"
+        if why is None:
+            try:
+                out[line["phase"]].append(Finding.from_json(line["finding"]))
+                continue
+            except (KeyError, TypeError, ValueError) as exc:
+                why = f"invalid finding: {exc}"
+        problems.append(EvidenceProblem(path.name, number, f"{why}; skipped"))
     return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -149,8 +150,9 @@ class Recorder:
         """Record a detector finding: ``findings.jsonl``, a log record, and an event on the current span."""
         from opentelemetry import trace
 
-        data = finding.to_json()
-        self._findings.write(json.dumps({"phase": self.phase, "finding": data}, separators=(",", ":")))
+        data = _finite(finding.to_json())  # JSON has no NaN: the hardened reader would refuse the line
+        self._findings.write(json.dumps({"phase": self.phase, "finding": data}, separators=(",", ":"),
+                                        default=str))
         self.log.log(_LOG_LEVELS[finding.severity], "%s: %s", finding.detector, finding.message,
                      extra={"faultlib.detector": finding.detector, "faultlib.severity": finding.severity.value})
         span = trace.get_current_span()
@@ -220,6 +222,17 @@ class _OtelLogHandler(logging.Handler):
         self._otel.emit(timestamp=int(record.created * 1e9), severity_text=record.levelname,
                         severity_number=SeverityNumber(self._SEVERITY.get(record.levelno, 9)),
                         body=record.getMessage(), attributes=_clean(attrs))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with non-finite floats as the strings ``"nan"``, ``"inf"``, ``"-inf"`` (JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _clean(attributes: dict[str, Any]) -> dict[str, Any]:

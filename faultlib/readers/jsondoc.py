@@ -148,10 +148,12 @@ def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | st
     except OSError as exc:
         why = "is a symbolic link: not followed" if exc.errno == errno.ELOOP else f"cannot read: {exc.strerror}"
         raise InputError(why, path=str(path)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise InputError(f"is {what}, not a JSON Lines file", path=str(path))
     with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError("is not a regular file", path=str(path))
         if info.st_size > max_file_bytes:
             raise InputError(f"is {info.st_size} bytes; the limit is {max_file_bytes}", path=str(path))
         number = 0

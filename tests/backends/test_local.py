@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 
-from faultlib.backends.local import run_process
+from faultlib.backends.local import LocalBackend, StepTail, run_process
 
 
 def _alive(pid: int) -> bool:
@@ -58,3 +59,44 @@ def test_archive_credentials_do_not_reach_the_repro(monkeypatch):
     env = repro_environment()
     assert "AWS_SECRET_ACCESS_KEY" not in env and "FAULTLIB_S3_ENDPOINT" not in env
     assert env["SOME_USER_SETTING"] == "kept"
+
+
+def _step_line(step: int) -> bytes:
+    attrs = [{"key": "faultlib.step", "value": {"intValue": str(step)}},
+             {"key": "faultlib.steps_total", "value": {"intValue": "5"}}]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "s", "attributes": attrs}]}]}]}).encode()
+
+
+def test_step_tail_ignores_hostile_lines_and_never_blocks(tmp_path):
+    traces = tmp_path / "traces.jsonl"
+    traces.write_bytes(b"")
+    seen = []
+    tail = StepTail(traces, "faulted", lambda step, total: seen.append((step, total)))
+    with open(traces, "ab") as fh:
+        fh.write(b'["faultlib.step"]\n{"faultlib.step": 1}\n{"resourceSpans": [{"scopeSpans": [{"spans": '
+                 b'[{"attributes": [{"key": ["faultlib.step"]}]}]}]}]}\n' + _step_line(3) + b"\n")
+    tail.poll()
+    assert seen == [(3, 5)]
+    traces.unlink()
+    os.mkfifo(traces)  # reading a FIFO would block the runner's poll loop forever
+    tail.poll()
+    traces.unlink()
+    traces.symlink_to(tmp_path / "elsewhere.jsonl")
+    (tmp_path / "elsewhere.jsonl").write_bytes(_step_line(4) + b"\n")
+    tail.poll()
+    assert seen == [(3, 5)]
+
+
+def test_output_files_are_not_written_through_a_symlink(tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_text("untouched")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "stdout.txt").symlink_to(target)
+    script = tmp_path / "repro.py"
+    script.write_text("print('hello')\n")
+    outcome = LocalBackend().run_phase(script=script, run_dir=run_dir, phase="control", env={}, timeout_s=30,
+                                       on_step=lambda s, t: None)
+    assert outcome.exit_code == 0
+    assert target.read_text() == "untouched"
+    assert "hello" in (run_dir / "stdout.txt").read_text()

@@ -1,0 +1,103 @@
+"""Finishing a run directory: the last steps of every run, shared by the runner and by
+:func:`faultlib.runlock.finish_interrupted`.
+
+:func:`finish_run` never fails because of what a repro left in the directory: every file is read
+defensively (:mod:`faultlib.evidence.reader`), every file the runner writes goes through a
+temporary file and a rename (:mod:`faultlib.evidence.seal`), and whatever cannot be read or
+archived becomes a finding of detector ``faultlib.runner`` in ``run.json`` (``findings``) naming
+the file and line. An ``error`` finding turns a ``passed`` or ``failed`` verdict into ``error``.
+Evidence already written is never removed: entries in the runner's way are renamed aside.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from faultlib.evidence import layout
+from faultlib.evidence.prom import exposition
+from faultlib.evidence.reader import EvidenceProblem, iter_logs, iter_spans, read_findings
+from faultlib.evidence.seal import LIMITS, SealLimits, claim, create_empty, seal, write_atomic, write_manifest
+from faultlib.findings import Severity
+from faultlib.record import RunRecord, Verdict
+
+MiB = 1 << 20
+#: the most bytes of one JSON Lines file the runner parses (traces, metrics, logs, findings)
+READ_MAX_BYTES = 512 * MiB
+#: files the runner writes itself; what a repro put there is moved aside
+RUNNER_FILES = (layout.RUN, layout.MANIFEST, layout.METRICS_PROM)
+#: files every run has, empty when a phase died before writing them
+LAYOUT_FILES = (layout.TRACES, layout.METRICS, layout.LOGS, layout.FINDINGS, layout.STDOUT, layout.STDERR)
+
+
+def problem_from_claim(moved) -> EvidenceProblem:
+    """An error problem for an entry :func:`~faultlib.evidence.seal.claim` moved aside."""
+    return EvidenceProblem(moved.name, None, moved.reason, kind="moved_aside")
+
+
+def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple[str, ...] = (),
+               limits: SealLimits = LIMITS) -> list[EvidenceProblem]:
+    """Seal ``run_dir``, read its evidence into ``record``, write ``metrics.prom``, ``run.json`` and
+    ``manifest.json`` (last).
+
+    Order: runner-owned names are claimed; missing layout files are created empty; every file is
+    frozen and hashed (:func:`~faultlib.evidence.seal.seal`); findings, traces, logs and metrics are
+    read from the frozen bytes; ``metrics.prom`` and ``run.json`` are written; the manifest lists the
+    frozen files, ``metrics.prom`` and ``run.json``.
+
+    Args:
+        run_dir: the run directory.
+        record: updated in place: phase findings, ``findings`` (problems appended), ``artifacts``,
+            ``verdict`` (``error`` when an error problem was found and it was passed or failed) and
+            ``error``.
+        case_id: for the manifest.
+        exclude: more names not to archive (``run.lock``).
+        limits: sealing bounds.
+
+    Returns:
+        The problems found (already in ``record.findings``).
+
+    Raises:
+        OSError: ``run_dir`` cannot be opened or written (disk full, removed): the run stays incomplete.
+    """
+    run_dir = Path(run_dir)
+    problems: list[EvidenceProblem] = []
+    for name in RUNNER_FILES:
+        moved = claim(run_dir, name)
+        if moved:
+            problems.append(problem_from_claim(moved))
+    for name in LAYOUT_FILES:
+        create_empty(run_dir, name)
+    sealed = seal(run_dir, exclude=(layout.RUN, layout.METRICS_PROM, *exclude), limits=limits)
+    problems += [EvidenceProblem(r.name, None, r.reason, kind="not_archived") for r in sealed.rejected]
+
+    def guarded(name: str, read):
+        try:  # the readers report bad input as problems; this is for a bug of ours, not a crash of the run
+            return read()
+        except Exception as exc:  # noqa: BLE001
+            problems.append(EvidenceProblem(name, None, f"could not be read ({type(exc).__name__}: {exc})"))
+            return None
+
+    findings = guarded(layout.FINDINGS, lambda: read_findings(run_dir, problems, max_file_bytes=READ_MAX_BYTES))
+    for phase, found in (findings or {}).items():
+        getattr(record, phase).findings = found
+    guarded(layout.TRACES, lambda: all(True for _ in iter_spans(run_dir / layout.TRACES, problems,
+                                                                max_file_bytes=READ_MAX_BYTES)))
+    guarded(layout.LOGS, lambda: all(True for _ in iter_logs(run_dir / layout.LOGS, problems,
+                                                             max_file_bytes=READ_MAX_BYTES)))
+    text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems,
+                                                      max_file_bytes=READ_MAX_BYTES))
+    prom = write_atomic(run_dir, layout.METRICS_PROM, text or b"")
+
+    record.findings = [*record.findings, *(p.to_finding() for p in problems)]
+    errors = [f for f in record.findings if f.severity >= Severity.ERROR]
+    if errors:
+        if record.verdict in (Verdict.PASSED, Verdict.FAILED):
+            record.verdict = Verdict.ERROR
+        if not record.error:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            record.error = f"evidence could not be read or archived: {errors[0].message}{more}; see findings"
+    record.artifacts = sorted([*sealed.files, prom], key=lambda a: a.name)
+    run_json = write_atomic(run_dir, layout.RUN, json.dumps(record.to_json(), indent=2).encode(), sync=True)
+    write_manifest(run_dir, run_id=record.run_id, case_id=case_id, files=[*record.artifacts, run_json])
+    return problems
