@@ -145,7 +145,7 @@ class RunRecord:
         except ValueError:
             raise ValueError(f"verdict {data.get('verdict')!r} is not one of the known ones") from None
         assertions = _mapping(data.get("assertions", {"passed": [], "failed": []}), "assertions")
-        lists = {k: assertions.get(k, []) for k in ("passed", "failed")}
+        lists = {k: assertions.get(k, []) for k in ("passed", "failed", "skipped") if k in assertions or k != "skipped"}
         if not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values()):
             raise ValueError("assertions.passed and assertions.failed must be lists of strings")
         fp = _mapping(data.get("fingerprint"), "fingerprint")

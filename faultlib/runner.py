@@ -36,7 +36,7 @@ from faultlib.archive import Archive
 from faultlib.backends import Backend, get_backend
 from faultlib.backends.local import repro_environment, run_process
 from faultlib.cases import Case
-from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES
+from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
 from faultlib.cases.model import signal_name
 from faultlib.errors import ArchiveError, CaseError, InputError, RunNotArchived
 from faultlib.events import EventBus, RunListener
@@ -99,32 +99,51 @@ def _phase_result(outcome) -> PhaseResult:
     return PhaseResult(status=status, exit_code=outcome.exit_code, duration_s=outcome.duration_s)
 
 
-def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], bool]:
-    """(passed ids, failed ids, suite_ok) from pytest's JUnit XML; ids from ``case.assertions``."""
+def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], list[str], bool]:
+    """(passed ids, failed ids, skipped ids, suite_ok) from pytest's JUnit XML; ids from ``case.assertions``.
+
+    An assertion the suite never reported counts as failed."""
     by_test = {a.test: a.id for a in case.assertions}
-    passed, failed = [], []
+    passed, failed, skipped = [], [], []
     try:  # no symlink followed, bounded; expat refuses entity-expansion bombs
         root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
     except (InputError, ET.ParseError, ValueError):
-        return passed, failed, False
+        return passed, failed, skipped, False
     for tc in root.iter("testcase"):
         name = tc.get("name", "").split("[")[0]
         ident = by_test.get(name, name)
-        bad = any(child.tag in ("failure", "error") for child in tc)
-        skipped = any(child.tag == "skipped" for child in tc)
-        if bad:
+        if any(child.tag in ("failure", "error") for child in tc):
             failed.append(ident)
-        elif not skipped:
+        elif any(child.tag == "skipped" for child in tc):
+            skipped.append(ident)
+        else:
             passed.append(ident)
-    ran = {*passed, *failed}
+    ran = {*passed, *failed, *skipped}
     missing = [a.id for a in case.assertions if a.id not in ran]
-    return passed, failed + missing, True
+    return passed, failed + missing, skipped, True
+
+
+def _name_junit(junit: Path, case: Case) -> None:
+    """Name each testcase ``case_id::assertion_id`` (classname: the case id), as CI systems show them,
+    so the JUnit names are the assertion ids of case.yaml; the test function stays in ``file``."""
+    by_test = {a.test: a.id for a in case.assertions}
+    try:
+        root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
+    except (InputError, ET.ParseError, ValueError):
+        return
+    for tc in root.iter("testcase"):
+        test = tc.get("name", "").split("[")[0]
+        tc.set("name", f"{case.id}::{by_test.get(test, test)}")
+        tc.set("classname", case.id)
+        tc.set("file", f"test_case.py::{test}")
+    write_atomic(junit.parent, junit.name, ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def _write_error_junit(junit: Path, case: Case, message: str) -> None:
     suite = ET.Element("testsuite", name=case.id, tests=str(len(case.assertions)), errors=str(len(case.assertions)))
     for assertion in case.assertions:
-        tc = ET.SubElement(suite, "testcase", classname=f"{case.id}.test_case", name=assertion.test)
+        tc = ET.SubElement(suite, "testcase", classname=case.id, name=f"{case.id}::{assertion.id}",
+                           file=f"test_case.py::{assertion.test}")
         ET.SubElement(tc, "error", message=message)
     write_atomic(junit.parent, junit.name, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
@@ -273,6 +292,8 @@ class Runner:
         status = {p: getattr(record, p).to_json() for p in layout.PHASES}
         env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
                ENV_PARAMS: json.dumps(case.params)}
+        if record.control.status is PhaseStatus.SKIPPED:  # --no-control: what needs the control is skipped
+            env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
 
         argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
                 "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
@@ -280,14 +301,15 @@ class Runner:
         with open_append(run_dir, layout.ASSERTIONS_LOG) as out:
             outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
                                   timeout_s=ASSERTION_TIMEOUT_S)
-        passed, failed, suite_ok = _junit_results(junit, case)
-        record.assertions = {"passed": passed, "failed": failed}
+        passed, failed, skipped, suite_ok = _junit_results(junit, case)
+        _name_junit(junit, case)
+        record.assertions = {"passed": passed, "failed": failed, "skipped": skipped}
         if outcome.timed_out or not suite_ok or outcome.exit_code not in (0, 1):
             record.verdict = Verdict.ERROR
             record.error = (f"assertion suite did not run cleanly (exit code {outcome.exit_code}): "
                             f"see {run_dir / layout.ASSERTIONS_LOG}")
         else:
-            record.verdict = Verdict.PASSED if not failed else Verdict.FAILED
+            record.verdict = Verdict.PASSED if passed and not failed else Verdict.FAILED
         self.events.assertions_finished(passed, failed)
 
     def _finish(self, case: Case, record: RunRecord, run_dir: Path, started: float) -> None:

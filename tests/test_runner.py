@@ -102,7 +102,12 @@ def test_hang_is_killed_at_timeout_with_partial_evidence(tiny_case, tmp_path):
 def test_no_control_skips_the_control_phase(tiny_case, tmp_path):
     record, run_dir, _ = _run(tiny_case(), tmp_path, control=False)
     assert record.control.status is PhaseStatus.SKIPPED
-    assert "steps_recorded" in record.assertions["failed"]  # the suite needs both phases
+    # steps_recorded reads evidence.control, control_silent is checked `before`: both skipped, not failed
+    assert record.assertions == {"passed": ["asked_to_fail"], "failed": [],
+                                 "skipped": ["steps_recorded", "control_silent"]}
+    assert record.verdict is Verdict.PASSED
+    junit = (run_dir / "junit.xml").read_text()
+    assert 'name="tiny_case::control_silent"' in junit and "skipped (no control run)" in junit
 
 
 def test_requires_are_checked_before_anything_is_written(tiny_case, tmp_path):

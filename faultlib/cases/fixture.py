@@ -3,6 +3,10 @@
 Fixtures:
     evidence: :class:`faultlib.evidence.RunEvidence` of the run under test (both phases).
     case_params: the case's ``repro.params`` (dict).
+
+With ``faultlib run --no-control`` there is no control evidence: an assertion checked ``before`` the
+fault, or any test that reads ``evidence.control``, is reported as skipped ("skipped (no control
+run)") and the verdict is decided on the others.
 """
 
 from __future__ import annotations
@@ -14,6 +18,33 @@ import pytest
 
 ENV_EVIDENCE = "FAULTLIB_EVIDENCE_DIR"
 ENV_PHASES = "FAULTLIB_PHASE_STATUS"
+ENV_SKIP = "FAULTLIB_SKIP_TESTS"  # {test function: reason}, set by the runner
+NO_CONTROL = "skipped (no control run)"
+
+
+class _WithoutControl:
+    """A :class:`RunEvidence` whose control phase was not run: reading it skips the test."""
+
+    def __init__(self, evidence):
+        self._evidence = evidence
+
+    def __getattr__(self, name: str):
+        if name == "control":
+            pytest.skip(NO_CONTROL)
+        return getattr(self._evidence, name)
+
+    def phase(self, name: str):
+        if name == "control":
+            pytest.skip(NO_CONTROL)
+        return self._evidence.phase(name)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    reasons = json.loads(os.environ.get(ENV_SKIP, "{}"))
+    for item in items:
+        reason = reasons.get(getattr(item, "originalname", item.name))
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +54,11 @@ def evidence():
     run_dir = os.environ.get(ENV_EVIDENCE)
     if not run_dir:
         pytest.fail(f"{ENV_EVIDENCE} is not set: run the assertion suite through `faultlib run CASE_DIR`")
-    return read_run(run_dir, json.loads(os.environ.get(ENV_PHASES, "{}")))
+    status = json.loads(os.environ.get(ENV_PHASES, "{}"))
+    run = read_run(run_dir, status)
+    if (status.get("control") or {}).get("status") == "skipped":
+        return _WithoutControl(run)
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -103,8 +103,10 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
     if record.error and not passed:
         console.print(Text(f"assertions: not run ({len(failed)})"))
     else:
+        skipped = record.assertions.get("skipped") or []
         console.print(Text.assemble(f"assertions: {len(passed)} passed, {len(failed)} failed",
-                                    *((" (", (", ".join(failed), "red"), ")") if failed else ())))
+                                    *((" (", (", ".join(failed), "red"), ")") if failed else ()),
+                                    *((f", {len(skipped)} skipped ({', '.join(skipped)})",) if skipped else ())))
     if record.error:
         console.print(Text.assemble(("error:", "red"), f" {record.error}"), highlight=False)
         cause = _last_error_line(run_dir)
