@@ -33,8 +33,9 @@ def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
         data = (run_dir / entry["name"]).read_bytes()
         assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], entry["name"]
     prom = (run_dir / "metrics.prom").read_text()
-    assert 'faultlib_downstream_timeouts_total{phase="faulted",window="during"} 30.0' in prom
-    assert re.search(r'faultlib_requests_total\{code="504",phase="faulted",status="timeout",window="during"\} 30\.0',
-                     prom)
+    run_labels = f'case="downstream_timeout",phase="faulted",run_id="{record["run_id"]}"'
+    assert f'faultlib_downstream_timeouts_total{{{run_labels},window="during"}} 30.0' in prom
+    assert re.search(r'faultlib_requests_total\{case="downstream_timeout",code="504",phase="faulted",run_id="[^"]+",'
+                     r'status="timeout",window="during"\} 30\.0', prom)
     assert 'code="5' not in prom.replace('code="504"', ""), "a 5xx other than the documented 504"
     assert "faultlib_request_duration_ms_bucket" in prom

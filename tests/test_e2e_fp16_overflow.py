@@ -34,5 +34,6 @@ def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
         data = (run_dir / entry["name"]).read_bytes()
         assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], entry["name"]
     prom = (run_dir / "metrics.prom").read_text()
-    assert 'faultlib_overflow_steps_total{phase="faulted",window="during"} 5.0' in prom
-    assert 'faultlib_overflow_steps_total{phase="control",window="none"} 0.0' in prom
+    run = f'run_id="{record["run_id"]}"'
+    assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="faulted",{run},window="during"}} 5.0' in prom
+    assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="control",{run},window="none"}} 0.0' in prom

@@ -85,8 +85,8 @@ def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple
                                                                 max_file_bytes=READ_MAX_BYTES)))
     guarded(layout.LOGS, lambda: all(True for _ in iter_logs(run_dir / layout.LOGS, problems,
                                                              max_file_bytes=READ_MAX_BYTES)))
-    text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems,
-                                                      max_file_bytes=READ_MAX_BYTES))
+    text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems, max_file_bytes=READ_MAX_BYTES,
+                                                      labels={"case": case_id, "run_id": record.run_id}))
     prom = write_atomic(run_dir, layout.METRICS_PROM, text or b"")
 
     record.findings = [*record.findings, *(p.to_finding() for p in problems)]

@@ -87,18 +87,21 @@ def _series(latest: dict[tuple, tuple[str, MetricPoint]], problem) -> dict[str, 
 
 
 def exposition(metrics_jsonl: Path, problems: list[EvidenceProblem] | None = None, *,
-               max_file_bytes: int = LINES_FILE_MAX_BYTES) -> bytes:
+               max_file_bytes: int = LINES_FILE_MAX_BYTES, labels: dict[str, str] | None = None) -> bytes:
     """The Prometheus text exposition (format 0.0.4) of the latest value of every series.
 
     Args:
         metrics_jsonl: the run's ``metrics.jsonl`` (missing: an empty exposition).
         problems: receives what was skipped (see the module docstring).
         max_file_bytes: a larger ``metrics.jsonl`` is not read (one problem).
+        labels: labels added to every sample (the runner adds ``case`` and ``run_id``, so two runs
+            scraped or backfilled together stay apart); a point's own label of the same name wins.
     """
     from prometheus_client import CollectorRegistry, generate_latest
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
     problems = [] if problems is None else problems
+    constant = dict(labels or {})
     file = Path(metrics_jsonl).name
 
     def problem(message: str) -> None:
@@ -111,10 +114,10 @@ def exposition(metrics_jsonl: Path, problems: list[EvidenceProblem] | None = Non
     class _Collector:
         def collect(self):
             for prom, family in families.items():
-                names = sorted(family["labels"], key=lambda n: (n != "phase", n))
+                names = sorted(set(family["labels"]) | set(constant), key=lambda n: (n != "phase", n))
                 fam = classes[family["kind"]](prom, family["description"], labels=names)
-                for labels, p in family["samples"]:
-                    values = [labels.get(n, "") for n in names]
+                for own, p in family["samples"]:
+                    values = [own.get(n, constant.get(n, "")) for n in names]
                     try:
                         if family["kind"] == "histogram":
                             cumulative, buckets = 0, []
