@@ -105,7 +105,7 @@ def _endpoint(environ: Mapping[str, str]) -> tuple[str, bool]:
     """
     raw = environ.get(ENV_ENDPOINT, "").strip()
     if not raw:
-        raise ArchiveError(f"s3:// archives need {ENV_ENDPOINT} (e.g. http://127.0.0.1:8333 or "
+        raise ArchiveError(f"s3:// archives need {ENV_ENDPOINT} (e.g. http://127.0.0.1:9000 or "
                            f"https://s3.example.com), {ENV_ACCESS_KEY} and {ENV_SECRET_KEY} in the environment")
     parsed = parse_endpoint(raw)
     if parsed is None:

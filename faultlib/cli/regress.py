@@ -1,0 +1,235 @@
+"""``faultlib regress``: run the catalog (or one shard of it), with a live table, JUnit XML and an HTML report.
+
+Nothing runs before the plan is made and checked: the catalog is loaded (an invalid case is kept
+and reported as a failure of that case), the shard and the backend options are validated, the
+output files' directories are created and found writable, and the archive is checked once
+(unreachable: exit 3; unusable: exit 2). Then each case runs in its own worker process
+(:mod:`faultlib.regress.pool`), ``--jobs`` at a time. Evidence already written is never removed:
+on Ctrl-C or SIGTERM every running case is finished with verdict ``error`` and its evidence kept,
+the JUnit XML and the report are still written for what ran, and the exit code is 128 + the signal.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from faultlib.cli.app import CASE_DIR, DEFAULT_CASES, _emit_json, _state, app, stderr, stdout
+from faultlib.cli.params import SEED, TIMEOUT_S
+from faultlib.errors import InputError
+from faultlib.regress.plan import Shard
+from faultlib.regress.results import CaseResult, RegressListener, RegressResult
+
+_STYLE = {"passed": "bold green", "failed": "bold red", "invalid": "bold red", "error": "bold red",
+          "interrupted": "bold red", "skipped": "dim", "unavailable": "bold yellow", "not_run": "yellow"}
+
+
+class ShardParam(click.ParamType):
+    """``I/N``: shard I (from 0) of N."""
+
+    name = "I/N"
+
+    def convert(self, value, param, ctx) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class RegressProgress(RegressListener):
+    """A live table of every case (state, elapsed time, verdict) on a terminal; one line per
+    started and finished case otherwise. Every text from a case reaches rich as :class:`Text`."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.order: list[str] = []
+        self.rows: dict[str, dict] = {}
+        self.live: Live | None = None
+        self.done = 0
+
+    def planned(self, cases: list[str]) -> None:
+        self.order = list(cases)
+        self.rows = {c: {"state": "queued", "started": None, "result": None} for c in cases}
+        if self.console.is_terminal:
+            self.live = Live(console=self.console, get_renderable=self._table, refresh_per_second=4,
+                             transient=False, vertical_overflow="visible")
+            self.live.start()
+        else:
+            self.console.print(Text(f"regress: {len(cases)} case(s)"))
+
+    def _visible(self) -> list[str]:
+        """Every case when the table fits the terminal; else the running ones and the latest finished."""
+        room = max(5, self.console.height - 4)
+        if len(self.order) <= room:
+            return self.order
+        running = [c for c in self.order if self.rows[c]["started"] and not self.rows[c]["result"]]
+        finished = [c for c in self.order if self.rows[c]["result"]]
+        return running + finished[-max(0, room - len(running) - 1):]
+
+    def _table(self) -> Table:
+        table = Table(show_edge=False, expand=False)
+        for column in ("case", "state", "elapsed", "verdict"):
+            table.add_column(column, no_wrap=True)
+        now = time.monotonic()
+        for case_id in self._visible():
+            row = self.rows[case_id]
+            result: CaseResult | None = row["result"]
+            if result is not None:
+                elapsed, verdict = f"{result.duration_s:.1f} s", result.verdict.value
+            else:
+                elapsed = f"{now - row['started']:.1f} s" if row["started"] else ""
+                verdict = ""
+            table.add_row(Text(case_id), Text(row["state"]), elapsed, Text(verdict, _STYLE.get(verdict, "")))
+        hidden = len(self.order) - len(self._visible())
+        if hidden:
+            queued = sum(1 for c in self.order if not self.rows[c]["started"] and not self.rows[c]["result"])
+            table.add_row(Text(f"... {hidden} more ({queued} queued)", "dim"), "", "", "")
+        return table
+
+    def case_started(self, case_id: str) -> None:
+        self.rows[case_id].update(state="starting", started=time.monotonic())
+        if self.live is None:
+            self.console.print(Text(f"{case_id}: started"), highlight=False)
+
+    def case_state(self, case_id: str, state: str) -> None:
+        self.rows[case_id]["state"] = state
+
+    def case_finished(self, result: CaseResult) -> None:
+        self.done += 1
+        self.rows[result.id].update(state="done", result=result)
+        if self.live is None:
+            counts = result.counts()
+            self.console.print(Text.assemble(
+                f"[{self.done}/{len(self.order)}] {result.id}: ", (result.verdict.value.upper(),
+                                                                  _STYLE.get(result.verdict.value, "")),
+                f" in {result.duration_s:.1f} s ({counts['passed']}/{len(result.assertions)} assertions passed)"),
+                highlight=False)
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.refresh()
+            self.live.stop()
+            self.live = None
+
+
+def _check_output(path: Path | None, option: str) -> None:
+    """Create ``path``'s directory and check it can be written, before anything runs (exit 2)."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise InputError("is a directory: give a file name", path=path, field=option)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"its directory cannot be created ({exc.strerror or exc})", path=path, field=option) from None
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise InputError("its directory is not writable", path=path, field=option)
+
+
+def print_summary(console: Console, result: RegressResult, written: list[str]) -> None:
+    """The cases, their verdicts and assertion counts, the totals and the files written."""
+    table = Table(show_edge=False)
+    for column in ("case", "verdict", "time (s)", "passed", "failed", "skipped", "evidence / reason"):
+        table.add_column(column, no_wrap=column in ("case", "verdict"))
+    for case in result.cases:
+        counts = case.counts()
+        where = case.archive_uri or case.run_dir or ""
+        if case.verdict.value != "passed" and case.error:
+            first = case.error.splitlines()[0]
+            where = (first if len(first) <= 200 else first[:197] + "...") + (f" ({where})" if where else "")
+        table.add_row(Text(case.id), Text(case.verdict.value, _STYLE.get(case.verdict.value, "")),
+                      f"{case.duration_s:.1f}", str(counts["passed"]), str(counts["failed"]), str(counts["skipped"]),
+                      Text(where))
+    console.print(table)
+    totals = result.totals()
+    console.print(Text(f"shard {result.shard}: {len(result.cases)} case(s) of {result.selected}: {totals['passed']} "
+                       f"passed, {totals['failed']} failed, {totals['errors']} errors, {totals['skipped']} skipped"))
+    for line in written:
+        console.print(Text(line), highlight=False)
+
+
+@app.command("regress")
+@click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
+@click.option("--fault-class", metavar="PREFIX", default=None, help="Only cases whose fault class starts with PREFIX.")
+@click.option("--shard", type=ShardParam(), default="0/1", show_default=True,
+              help="Run shard I of N (numbered from 0): cases sorted by id, every N-th from the I-th.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Cases run at once (local and kubernetes; compose runs one at a time).")
+@click.option("--backend", type=click.Choice(["local", "compose", "kubernetes"]), default="local", show_default=True,
+              help="Where each case's phases run.")
+@click.option("--archive", metavar="URI", default=None,
+              help="file://DIR or s3://BUCKET/PREFIX (default file://.faultlib/runs); checked once before any case runs.")
+@click.option("--junit", "junit_path", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+              help="Write JUnit XML: one testcase per assertion, named CASE::ASSERTION.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              metavar="FILE.html", help="Write a self-contained HTML report (charts, findings, evidence links).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout (progress stays on stderr).")
+@click.option("--no-control", is_flag=True, help="Skip every case's control run.")
+@click.option("--seed", type=SEED, default=None, help="Override every case's repro.seed.")
+@click.option("--timeout", type=TIMEOUT_S, default=None, metavar="SECONDS",
+              help="Per-phase timeout for every case (default: each case's repro.timeout_s).")
+@click.option("--image", metavar="IMAGE", default=None, help="compose, kubernetes: the repro image.")
+@click.option("--namespace", metavar="NS", default=None, help="kubernetes only: namespace of the runs' objects.")
+@click.option("--crd-dir", type=click.Path(path_type=Path), default=None,
+              help="kubernetes only: Chaos Mesh CRD manifests to validate the chaos objects against.")
+@click.option("--storage-class", metavar="CLASS", default=None, help="kubernetes only: StorageClass of run volumes.")
+@click.option("--volume-size", metavar="SIZE", default=None, help="kubernetes only: size of each run's volume.")
+def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, backend: str, archive: str | None,
+            junit_path: Path | None, report_path: Path | None, as_json: bool, no_control: bool, seed: int | None,
+            timeout: float | None, image: str | None, namespace: str | None, crd_dir: Path | None,
+            storage_class: str | None, volume_size: str | None) -> int:
+    """Run every case of the catalog (default ./cases): control and faulted run, assertions, evidence.
+
+    Exit code 0 when every case passed (or was skipped: a device this machine lacks), 1 when a case
+    failed, was invalid or errored, 2 for bad usage (before anything runs), 3 when the archive or the
+    backend could not be reached (checked before the first case; cases not started are reported).
+    """
+    from faultlib.archive import open_archive
+    from faultlib.backends import get_backend
+    from faultlib.regress import junit, report
+    from faultlib.regress.plan import plan
+    from faultlib.regress.pool import Pool, RunOptions, effective_jobs
+
+    _state["json"] = as_json
+    _check_output(junit_path, "--junit")
+    _check_output(report_path, "--report")
+    options = {"image": image, "namespace": namespace, "crd_dir": crd_dir, "storage_class": storage_class,
+               "volume_size": volume_size}
+    get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
+    selection = plan(cases_dir, fault_class=fault_class, shard=shard)
+    open_archive(archive).preflight()  # once, before any case: unreachable is exit 3, unusable exit 2
+    if jobs > effective_jobs(backend, jobs):
+        stderr.print(f"note: --backend {backend} runs one case at a time (its topology publishes fixed host "
+                     "ports); --jobs ignored", markup=False, highlight=False)
+    if not selection.cases:
+        stderr.print(f"note: shard {shard} holds none of the {selection.selected} selected case(s)", markup=False)
+    progress = RegressProgress(stderr)
+    run_options = RunOptions(archive=archive, backend=backend, backend_options=options, control=not no_control,
+                             seed=seed, timeout_s=timeout, report=report_path is not None)
+    try:
+        result = Pool(selection, run_options, jobs=jobs, listener=progress).run()
+    finally:
+        progress.close()
+    written = []
+    if junit_path is not None:
+        written.append(f"junit: {junit.write(junit_path, result)}")
+    if report_path is not None:
+        written.append(f"report: {report.write(report_path, result)}")
+    if as_json:
+        _emit_json(result.to_json())
+        for line in written:
+            stderr.print(Text(line), highlight=False)
+    else:
+        print_summary(stdout, result, written)
+    if result.interrupted:
+        raise KeyboardInterrupt  # the CLI reports it and exits 128 + the signal, as `faultlib run` does
+    return result.exit_code

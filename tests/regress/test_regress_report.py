@@ -1,0 +1,173 @@
+"""The HTML report: one self-contained file (no script, nothing fetched), one section per case, charts as
+inline SVG with the fault window, evidence links, every user string escaped; it renders in a real browser."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from faultlib.regress import report
+from faultlib.regress.results import AssertionResult, AssertionStatus, CaseResult, CaseVerdict, RegressResult
+from faultlib.regress.series import Chart, FindingLine, MetricRow, ReportData
+from faultlib.regress.svg import render as render_chart
+
+HOSTILE = '<script>alert("x")</script><img src=https://evil.example/x.png onerror=alert(1)>'
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+class Page(HTMLParser):
+    """Collects what the checks need: tags with attributes, text, sections."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.sections: list[dict] = []
+        self.stack: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if tag == "section":
+            self.sections.append({**attrs, "svg": 0, "h2": ""})
+        if tag == "svg" and self.sections:
+            self.sections[-1]["svg"] += 1
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop() != tag:
+            pass
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self.sections and "h2" in self.stack:
+            self.sections[-1]["h2"] += data
+
+
+def _chart(**kw) -> Chart:
+    steps = range(40)
+    fields = dict(title=f"loss_scale per step {HOSTILE}", x_label="step", y_label="loss_scale",
+                  control=[[[s, 65536.0] for s in steps]],
+                  faulted=[[[s, 65536.0 / 2 ** min(s, 12) if 10 <= s < 20 else 65536.0] for s in steps]],
+                  nonfinite={"control": [], "faulted": [12.0, 13.0]}, window=[10.0, 19.0],
+                  markers=[[10.0, f"activation_scale {HOSTILE}"]], log_y=True, note="")
+    fields.update(kw)
+    return Chart(**fields)
+
+
+def _data() -> ReportData:
+    return ReportData(
+        charts=[_chart(), _chart(title="latency_ms (rolling P99)", log_y=False, window=None, markers=[],
+                                 control=[[[0, 1.0], [1, 2.0]], [[0, 1.5], [1, 2.5]]], note="rolling P99")],
+        metrics=[MetricRow("faultlib_loss_scale", f"labels={HOSTILE}", "gauge",
+                           {"control": 65536.0, "before": 65536.0, "during": 16.0, "after": 32768.0})],
+        findings=[FindingLine("faulted", "overflow_sentinel", "error", "overflow", f"overflow {HOSTILE}", 10)],
+        finding_counts={"control": {}, "faulted": {"error": 8}},
+        summary={"control": {"accuracy": 0.97, HOSTILE: "x"}, "faulted": {"accuracy": 0.95}})
+
+
+def _result(tmp_path: Path) -> RegressResult:
+    run_dir = tmp_path / "runs" / "fp_case" / "20261130T000000Z-abcdef"
+    run_dir.mkdir(parents=True)
+    return RegressResult(shard="0/1", selected=3, cases=[
+        CaseResult("fp_case", CaseVerdict.PASSED, title=f"fp16 {HOSTILE}", fault_class="numerics.fp16_overflow",
+                   run_id="20261130T000000Z-abcdef", archive_uri=f"file://{run_dir}", duration_s=12.0,
+                   report=_data().to_json(),
+                   assertions=[AssertionResult("scale_resets", AssertionStatus.PASSED, "during", HOSTILE)]),
+        CaseResult("s3_case", CaseVerdict.FAILED, run_id="r2", archive_uri="s3://bucket/prefix/s3_case/r2",
+                   error=f"assertion(s) failed: {HOSTILE}", report={"error": f"could not be summarised {HOSTILE}"},
+                   assertions=[AssertionResult("a", AssertionStatus.FAILED, message=HOSTILE, detail=HOSTILE)]),
+        CaseResult(HOSTILE, CaseVerdict.INVALID, error=f"invalid case: {HOSTILE}",
+                   assertions=[AssertionResult("case", AssertionStatus.FAILED, message=HOSTILE)]),
+    ])
+
+
+def _parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def test_one_section_per_case_with_verdict_charts_and_evidence(tmp_path):
+    result = _result(tmp_path)
+    path = report.write(tmp_path / "out" / "report.html", result)
+    page = _parse(path.read_text(encoding="utf-8"))
+    assert [(s["data-case-id"], s["data-verdict"]) for s in page.sections] == [
+        ("fp_case", "passed"), ("s3_case", "failed"), (HOSTILE, "invalid")]
+    assert page.sections[0]["svg"] == 2 and page.sections[1]["svg"] == 0
+    assert all(s["h2"].strip().startswith(s["data-verdict"]) for s in page.sections)
+    windows = [a for t, a in page.tags if t == "rect" and a.get("class") == "fault-window"]
+    assert len(windows) == 1, "the fault window is shaded where the chart has one"
+    events = [a for t, a in page.tags if t == "line" and a.get("class") == "fault-event"]
+    assert len(events) == 1
+    links = [a for t, a in page.tags if t == "a" and a.get("class") == "evidence"]
+    assert [link["href"] for link in links] == ["../runs/fp_case/20261130T000000Z-abcdef/"], \
+        "a file:// run is linked relative to the report"
+    assert (path.parent / links[0]["href"]).resolve() == Path(result.cases[0].archive_uri[7:]).resolve()
+    text = " ".join(page.text)
+    assert "faultlib archive get s3://bucket/prefix s3_case r2" in text, "an s3:// run says how to fetch it"
+    assert "could not be summarised" in text
+
+
+def test_self_contained_and_escaped(tmp_path):
+    html = report.render(_result(tmp_path), report_dir=tmp_path)
+    page = _parse(html)
+    tags = {t for t, _ in page.tags}
+    assert "script" not in tags and "img" not in tags and "iframe" not in tags and "link" not in tags
+    for tag, attrs in page.tags:
+        assert not any(k.startswith("on") for k in attrs), f"event handler attribute on <{tag}>"
+        for key in ("src", "href", "xlink:href", "action", "srcset", "data"):
+            value = (attrs.get(key) or "").strip().lower()
+            if tag == "a" and attrs.get("class") == "evidence":
+                continue
+            assert not value.startswith(("http:", "https:", "//", "javascript:", "data:")), (tag, key, value)
+    assert "url(" not in html and "@import" not in html, "no stylesheet fetches anything"
+    assert HOSTILE in " ".join(page.text), "hostile strings show as text"
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_report_of_a_result_without_digests_still_lists_every_assertion(tmp_path):
+    result = RegressResult(cases=[CaseResult("x_case", CaseVerdict.ERROR, error="faulted phase timed out",
+                                             assertions=[AssertionResult(i, AssertionStatus.ERROR, message="timed out")
+                                                         for i in ("a", "b")])])
+    page = _parse(report.render(result))
+    assert [a.get("class") for t, a in page.tags if t == "tr" and a.get("class") == "assertion"] == ["assertion"] * 2
+    assert "faulted phase timed out" in " ".join(page.text)
+
+
+def test_svg_handles_log_axes_non_finite_marks_and_flat_series():
+    svg = render_chart(_chart())
+    assert svg.startswith("<svg ") and svg.endswith("</svg>") and "(log)" in svg
+    assert svg.count("&#215;") == 2, "two non-finite values marked"
+    flat = render_chart(_chart(control=[[[0, 1.0]]], faulted=[], window=None, markers=[], log_y=False,
+                               nonfinite={}))
+    assert "<circle" in flat and "nan" not in flat.lower()
+    for value in re_numbers(svg):
+        assert math.isfinite(value)
+
+
+def re_numbers(svg: str) -> list[float]:
+    import re
+
+    return [float(m) for m in re.findall(r'(?:x|y|x1|x2|y1|y2|cx|cy|width|height)="(-?[\d.]+)"', svg)]
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no headless browser at {CHROMIUM} (apt-get install chromium)")
+def test_renders_in_headless_chromium(tmp_path):
+    pil = pytest.importorskip("PIL.Image", reason="Pillow is needed to read the screenshot")
+    path = report.write(tmp_path / "report.html", _result(tmp_path))
+    shot = tmp_path / "shot.png"
+    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,1400", f"--screenshot={shot}",
+                    path.as_uri()], capture_output=True, timeout=120, check=False)
+    assert shot.is_file() and shot.stat().st_size > 10_000
+    image = pil.open(shot).convert("RGB")
+    colors = {rgb for _, rgb in image.getcolors(maxcolors=1 << 24)}
+    near = lambda rgb: any(sum(abs(a - b) for a, b in zip(rgb, c)) < 40 for c in colors)
+    assert near((0xd6, 0x27, 0x28)), "the faulted series is drawn"
+    assert near((0x2e, 0x7d, 0x32)), "the passed badge is drawn"
