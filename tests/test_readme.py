@@ -18,7 +18,8 @@ import pytest
 from tests.conftest import REPO, SHARED
 
 README = REPO / "README.md"
-EXPENSIVE = ("$run", "s3://", "pip install", "python -m pytest", "docker", "--backend compose", " && ")
+EXPENSIVE = ("$run", "s3://", "pip install", "python -m pytest", "docker", "--backend compose", " && ",
+             "faultlib regress")  # regress runs whole cases: tests/regress covers it
 
 
 def _commands() -> list[str]:
