@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-import yaml
+from faultlib.readers import load_yaml_file
 
-CASE = yaml.safe_load((Path(__file__).parent / "case.yaml").read_text())
+CASE = load_yaml_file(Path(__file__).parent / "case.yaml").data
 PARAMS = CASE["repro"]["params"]
 SHIM = CASE["inject"]["local"][0]["params"]
 FIRST, LAST = SHIM["start_step"], SHIM["start_step"] + SHIM["steps"] - 1

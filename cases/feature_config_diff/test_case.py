@@ -6,13 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+from faultlib.readers import load_yaml_file
 
 HERE = Path(__file__).parent
-CASE = yaml.safe_load((HERE / "case.yaml").read_text())
+CASE = load_yaml_file(HERE / "case.yaml").data
 SHIM = CASE["inject"]["local"][0]["params"]
 WINDOW = set(range(SHIM["start_step"], SHIM["start_step"] + SHIM["steps"]))
-TRAINING = yaml.safe_load((HERE / "features_training.yaml").read_text())
+TRAINING = load_yaml_file(HERE / "features_training.yaml").data
 OLD_BINS = next(f["bins"] for f in TRAINING["features"] if f["name"] == "age")
 NEW_BINS = next(e["set"]["bins"] for e in SHIM["edits"] if e.get("feature") == "age")
 

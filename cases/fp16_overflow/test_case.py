@@ -3,9 +3,9 @@
 import math
 from pathlib import Path
 
-import yaml
+from faultlib.readers import load_yaml_file
 
-CASE = yaml.safe_load((Path(__file__).parent / "case.yaml").read_text())
+CASE = load_yaml_file(Path(__file__).parent / "case.yaml").data
 SHIM = CASE["inject"]["local"][0]["params"]
 FIRST, LAST = SHIM["start_step"], SHIM["start_step"] + SHIM["steps"] - 1
 
@@ -66,9 +66,4 @@ def test_final_accuracy_within_two_points_of_control(evidence):
 
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
-    names = {p.name for p in evidence.faulted.metrics}
-    assert set(CASE["observability"]["metrics"]) <= names
-    spans = {s.name for s in evidence.faulted.spans}
-    assert set(CASE["observability"]["spans"]) <= spans
-    for query in CASE["observability"]["promql"]:
-        assert any(m in query["query"] for m in names), query["id"]
+    assert evidence.faulted.missing_observability(CASE["observability"]) == []

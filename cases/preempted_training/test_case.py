@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
+from faultlib.readers import load_yaml_file
 
-CASE = yaml.safe_load((Path(__file__).parent / "case.yaml").read_text())
+CASE = load_yaml_file(Path(__file__).parent / "case.yaml").data
 PARAMS = CASE["repro"]["params"]
 STEPS, EVERY, KEEP = PARAMS["steps"], PARAMS["checkpoint_every"], PARAMS["keep_last"]
 MID_STEP, MID_WRITE = (s["params"] for s in CASE["inject"]["local"])

@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+from faultlib.readers import load_yaml_file
 
 HERE = Path(__file__).parent
-CASE = yaml.safe_load((HERE / "case.yaml").read_text())
+CASE = load_yaml_file(HERE / "case.yaml").data
 SHIM = CASE["inject"]["local"][0]["params"]
 WINDOW = set(range(SHIM["start_step"], SHIM["start_step"] + SHIM["steps"]))
 

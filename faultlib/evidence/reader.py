@@ -123,6 +123,18 @@ class PhaseEvidence:
     findings: list[Finding] = field(default_factory=list)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
+    def missing_observability(self, observability: dict[str, Any]) -> list[str]:
+        """What a case's ``observability`` block declares that this phase's evidence lacks: metric
+        names (``metrics``), span names (``spans``), and PromQL queries (``promql``) that use none of
+        the metrics the phase emitted. An empty list means the dashboards can find the fault."""
+        names = {p.name for p in self.metrics}
+        spans = {s.name for s in self.spans}
+        missing = [f"metric {m}" for m in observability.get("metrics", []) if m not in names]
+        missing += [f"span {s}" for s in observability.get("spans", []) if s not in spans]
+        missing += [f"promql {q.get('id')}: uses no emitted metric" for q in observability.get("promql", [])
+                    if not any(m in q.get("query", "") for m in names)]
+        return missing
+
     def spans_named(self, name: str) -> list[Span]:
         """Spans called ``name`` in start order."""
         return sorted((s for s in self.spans if s.name == name), key=lambda s: s.start_ns)

@@ -1,0 +1,161 @@
+"""Assertion suite of event_loop_blocking; the `evidence` fixture comes from faultlib.cases.fixture."""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from faultlib.readers import load_yaml_file
+
+HERE = Path(__file__).parent
+CASE = load_yaml_file(HERE / "case.yaml").data
+PARAMS = CASE["repro"]["params"]
+SHIM = CASE["inject"]["local"][0]["params"]
+WINDOW = set(range(SHIM["start_step"], SHIM["start_step"] + SHIM["steps"]))
+THRESHOLD_MS = PARAMS["threshold_ms"]
+INFER_LINE = next(i for i, line in enumerate((HERE / "repro.py").read_text().splitlines(), 1)
+                  if "logits = self.model(batch)" in line)
+
+
+def rounds(phase):
+    return phase.steps("load.round")
+
+
+def step(span):
+    return span.attributes["faultlib.step"]
+
+
+def blocked_findings(phase):
+    return [f for f in phase.findings if f.kind == "loop_blocked"]
+
+
+def test_control_raises_no_finding(evidence):
+    control = evidence.control
+    assert control.status == "ok" and control.findings == []
+    assert control.summary["loop_blocked"] == 0
+    assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == 0
+    assert not control.spans_named("loop.blocked")
+    assert {s.attributes["placement"] for s in rounds(control)} == {"executor"}
+    assert all(s.attributes["loop_blocks"] == 0 for s in rounds(control))
+
+
+def test_control_health_latency_stays_low(evidence):
+    summary = evidence.control.summary
+    assert summary["health_probes"] >= 0.8 * PARAMS["rounds"] * PARAMS["round_ms"] / PARAMS["probe_interval_ms"]
+    assert summary["health_p99_ms"] < THRESHOLD_MS, summary
+
+
+def test_rounds_before_the_fault_are_normal(evidence):
+    before = [s for s in rounds(evidence.faulted) if step(s) < min(WINDOW)]
+    assert len(before) == min(WINDOW)
+    for span in before:
+        a = span.attributes
+        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
+    assert evidence.faulted.summary["health_p99_before_ms"] < THRESHOLD_MS
+
+
+def test_health_waits_behind_inference_on_the_loop(evidence):
+    during = [s for s in rounds(evidence.faulted) if step(s) in WINDOW]
+    assert {step(s) for s in during} == WINDOW
+    assert {s.attributes["placement"] for s in during} == {"loop"}  # the shim's inline executor was live
+    inference_ms = statistics.median(s.attributes["inference_ms"] for s in during)
+    faulted, control = evidence.faulted.summary, evidence.control.summary
+    assert inference_ms >= THRESHOLD_MS, f"inference took {inference_ms:.1f} ms: too short to matter"
+    # a probe sent while an inference runs on the loop waits for it: the P99 is at least one inference
+    assert faulted["health_p99_during_ms"] >= 0.8 * inference_ms, (faulted, inference_ms)
+    assert faulted["health_p99_during_ms"] >= max(3 * control["health_p99_ms"], THRESHOLD_MS), (faulted, control)
+
+
+def test_watchdog_names_the_blocking_call(evidence):
+    findings = blocked_findings(evidence.faulted)
+    assert len(findings) == 1, [f.message for f in findings]
+    (finding,) = findings
+    loc, ev = finding.location, finding.evidence
+    assert Path(loc["file"]).name == "repro.py" and loc["line"] == INFER_LINE, loc
+    assert loc["function"] == "ModelService.infer"
+    assert ev["call"] == "self.model(batch)"
+    assert ev["via"] == ["ModelService.predict", "ModelService.infer"], ev["via"]
+    assert ev["first_step"] in WINDOW and ev["max_blocked_ms"] >= THRESHOLD_MS
+    # every faulted round stalled; two inferences back to back on the loop may make one stall
+    assert len(WINDOW) <= ev["blocks"] <= PARAMS["predicts"] * len(WINDOW), ev["blocks"]
+    inline_ms = sum(s.attributes["inference_total_ms"] for s in rounds(evidence.faulted) if step(s) in WINDOW)
+    # the stalls are the inferences (each stall: one or two of them, and the loop's own bit of work)
+    assert ev["total_blocked_ms"] >= 0.9 * inline_ms, (ev["total_blocked_ms"], inline_ms)
+    assert ev["site_samples"] >= ev["blocks"]  # at least one stack sample per stall named this line
+    assert ev["loop_cpu_ms"] > 0.25 * ev["total_blocked_ms"]  # the loop thread was computing, not waiting
+    assert "ModelService.infer" in finding.message and "self.model(batch)" in finding.message
+
+
+def test_executor_restores_health_latency(evidence):
+    after = [s for s in rounds(evidence.faulted) if step(s) > max(WINDOW)]
+    assert len(after) == PARAMS["rounds"] - max(WINDOW) - 1
+    for span in after:
+        a = span.attributes
+        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
+    summary = evidence.faulted.summary
+    assert summary["health_p99_after_ms"] < THRESHOLD_MS
+    assert summary["health_p99_after_ms"] * 3 < summary["health_p99_during_ms"]
+    events = evidence.faulted.spans_named("loop.blocked")
+    assert events and all(e.attributes["faultlib.step"] in WINDOW for e in events)
+
+
+def test_every_answer_is_correct_and_nothing_crashes(evidence):
+    for phase in (evidence.control, evidence.faulted):
+        assert phase.status == "ok" and phase.exit_code == 0
+        assert phase.summary["errors"] == 0 and phase.summary["wrong_labels"] == 0
+        assert phase.summary["model_accuracy"] >= 0.93
+        for span in rounds(phase):
+            assert set(span.attributes["predict_codes"].split(",")) == {"200"}, span.attributes
+        served = phase.spans_named("model_service.predict")
+        assert served and all(s.attributes["http.status_code"] == 200 for s in served)
+    stderr = (evidence.path / "stderr.txt").read_text()
+    assert "Traceback" not in stderr and "Error handling request" not in stderr, stderr[-2000:]
+
+
+def test_p50_p99_with_and_without_isolation_are_in_the_evidence(evidence):
+    control, faulted = evidence.control.summary, evidence.faulted.summary
+    assert 0 < control["health_p50_ms"] <= control["health_p99_ms"]
+    for window in ("before", "during", "after"):
+        assert 0 < faulted[f"health_p50_{window}_ms"] <= faulted[f"health_p99_{window}_ms"]
+    for phase in (evidence.control, evidence.faulted):
+        probes = [p for p in phase.metrics
+                  if p.name == "faultlib_route_latency_ms" and p.attributes["route"] == "/health"]
+        assert sum(p.extra["count"] for p in probes) == phase.summary["health_probes"]
+
+
+def _check(path: Path):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "faultlib", "check", "blocking", str(path), "--json"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_check_blocking_finds_the_inline_version_and_passes_the_isolated_one():
+    code, report = _check(HERE / "inline_service.py")
+    assert code == 1 and not report["ok"]
+    (finding,) = report["findings"]
+    assert finding["kind"] == "blocking_cpu" and finding["location"]["function"] == "InlineModelService.infer"
+    assert finding["evidence"]["call"] == "self.model(batch)"
+    assert finding["evidence"]["entry"] == "InlineModelService.predict"
+    code, report = _check(HERE / "repro.py")
+    assert code == 0 and report["ok"] and report["findings"] == [], report["findings"]
+    assert {"function": "ModelService.infer", "via": "run_in_executor"}.items() <= report["offloaded"][0].items()
+
+
+def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
+    names = {p.name for p in evidence.faulted.metrics}
+    assert set(CASE["observability"]["metrics"]) <= names, set(CASE["observability"]["metrics"]) - names
+    for phase in (evidence.control, evidence.faulted):
+        assert set(CASE["observability"]["spans"]) <= {s.name for s in phase.spans}
+        round_ids = {s.span_id for s in rounds(phase)}
+        served = phase.spans_named("model_service.predict")
+        assert sum(s.parent_span_id in round_ids for s in served) == PARAMS["predicts"] * PARAMS["rounds"]
+    (finding,) = blocked_findings(evidence.faulted)
+    events = evidence.faulted.spans_named("loop.blocked")
+    assert len([e for e in events if e.attributes["kind"] == "loop_blocked"]) == finding.evidence["blocks"]
+    assert evidence.faulted.metric("faultlib_loop_stalls_total", kind="loop_blocked",
+                                   function="ModelService.infer") == finding.evidence["blocks"]
+    for query in CASE["observability"]["promql"]:
+        assert any(m in query["query"] for m in names), query["id"]
