@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -66,25 +65,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
     return lines
 
 
-@contextlib.contextmanager
-def _user_code(path: Path):
-    """While the user's factory runs: its directory first on ``sys.path``, its prints on stderr (``--json``
-    stays one object on stdout)."""
-    directory = str(path.resolve().parent)
-    sys.path.insert(0, directory)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(directory)
 
 
-def _user_line(exc: BaseException, path: Path) -> int | None:
-    """The last line of ``path`` in the traceback of ``exc`` (where the user's code failed)."""
-    where = str(path.resolve())
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == where]
-    return lines[-1] if lines else None
 
 
 def _factory(target: str):
@@ -95,7 +77,7 @@ def _factory(target: str):
         InputError: not ``FILE.py:NAME``, not a ``.py`` file, missing, does not import, no such name, or the
             factory raised or returned something that is not callable (exit 2).
     """
-    from faultlib.readers.pymodule import load_module, resolve
+    from faultlib.readers.pymodule import load_module, resolve, user_code, user_line
 
     path_text, sep, name = target.rpartition(":")
     if not sep or not path_text or not name:
@@ -103,7 +85,7 @@ def _factory(target: str):
     path = Path(path_text)
     if path.suffix != ".py":
         raise InputError("--compare-torch: not a Python file (expected FILE.py:FACTORY)", path=path)
-    with _user_code(path):
+    with user_code(path):
         module = load_module(path, option="--compare-torch")
         factory = resolve(module, path, name, "--compare-torch")
         if not callable(factory):
@@ -112,7 +94,7 @@ def _factory(target: str):
         try:
             model = factory()
         except Exception as exc:  # noqa: BLE001 - the user's factory
-            raise InputError(f"{name}() raised {type(exc).__name__}: {exc}", path=path, line=_user_line(exc, path),
+            raise InputError(f"{name}() raised {type(exc).__name__}: {exc}", path=path, line=user_line(exc, path),
                              field=name) from None
     if not callable(model):
         raise InputError(f"{name}() returned a {type(model).__name__}, not a torch model", path=path, field=name)

@@ -29,9 +29,6 @@ checkpoint, a pickle with unsafe globals: nothing unpickles arbitrary objects), 
 
 from __future__ import annotations
 
-import contextlib
-import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -46,25 +43,8 @@ __all__ = ["KINDS", "command", "load_model", "reference_params"]
 BUFFER_LEAVES = ("running_mean", "running_var", "num_batches_tracked", "_extra_state")
 
 
-@contextlib.contextmanager
-def _user_code(path: Path):
-    """While the user's code runs: its directory first on sys.path, its prints on stderr."""
-    directory = str(path.resolve().parent)
-    sys.path.insert(0, directory)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(directory)
 
 
-def _line_in(exc: BaseException, path: Path) -> int | None:
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == str(path.resolve()):
-            line = frame.lineno
-    return line
 
 
 def load_model(target: str) -> tuple[Any, dict[str, Any]]:
@@ -79,13 +59,13 @@ def load_model(target: str) -> tuple[Any, dict[str, Any]]:
     """
     from torch import nn
 
-    from faultlib.readers.pymodule import load_module, resolve
+    from faultlib.readers.pymodule import load_module, resolve, user_code, user_line
 
     file, sep, name = target.rpartition(":")
     if not sep or not file or not name:
         raise InputError(f"--model must be FILE.py:FACTORY, got {target!r}", field="--model")
     path = Path(file)
-    with _user_code(path):
+    with user_code(path):
         module = load_module(path, option="--model")
         factory = resolve(module, path, name, "--model")
         if not callable(factory):
@@ -95,7 +75,7 @@ def load_model(target: str) -> tuple[Any, dict[str, Any]]:
             model = factory()
         except Exception as exc:  # noqa: BLE001 - the user's constructor
             raise InputError(f"{name}() raised {type(exc).__name__}: {exc}", path=str(path),
-                             line=_line_in(exc, path), field=name) from None
+                             line=user_line(exc, path), field=name) from None
     if not isinstance(model, nn.Module):
         raise InputError(f"{name}() returned a {type(model).__name__}, not a torch.nn.Module", path=str(path),
                          field=name)

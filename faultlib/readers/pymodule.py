@@ -33,8 +33,9 @@ def user_line(exc: BaseException, path: Path) -> int | None:
     if isinstance(exc, SyntaxError) and exc.filename == str(path):
         return exc.lineno
     line = None
+    names = {str(path), str(Path(path).resolve())}
     for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == str(path):
+        if frame.filename in names:
             line = frame.lineno
     return line
 
@@ -42,7 +43,7 @@ def user_line(exc: BaseException, path: Path) -> int | None:
 @contextlib.contextmanager
 def user_code(path: Path):
     """While the user's code runs: its directory first on sys.path, its prints on stderr."""
-    directory = str(path.parent)
+    directory = str(Path(path).resolve().parent)
     sys.path.insert(0, directory)
     try:
         with contextlib.redirect_stdout(sys.stderr):
