@@ -1,4 +1,5 @@
-"""``faultlib trace``: find the first NaN/inf in an unmodified script."""
+"""``faultlib trace``: find the first NaN/inf in an unmodified script; with ``--asyncio``, the calls that
+block its event loops."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ and your source line, or says that the value was already in the input batch; wri
 replays the step and its loss. The script runs twice (the second run, the replay, locates the
 op; its output follows a separator line on stderr).
 
+With --asyncio (faultlib trace --asyncio -- python server.py): the script runs once with a
+watchdog on every asyncio event loop; each time a loop is blocked past --threshold-ms (default
+50 ms, the W3C Long Tasks threshold) its stack is sampled, and the report names the function,
+file, line and call that blocked it (exit code 1). No NaN checks then, and torch is not needed.
+
 \b
 Exit codes:
 """ + "\n".join(textwrap.fill(meaning, 96, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
@@ -39,16 +45,34 @@ Exit codes:
               help="Where to write dump.pt (default .faultlib/trace/<time>/).")
 @click.option("--quiet-replay", is_flag=True, help="Hide the replay's stdout and stderr (the script's output "
               "then appears once).")
+@click.option("--asyncio", "watch_loops", is_flag=True, help="Watch the script's asyncio event loops instead: "
+              "report every call that blocked a loop past --threshold-ms (function, file, line, call).")
+@click.option("--threshold-ms", type=click.FloatRange(min=1.0, max=60_000.0), default=None, metavar="MS",
+              help="With --asyncio: a loop this late is blocked, in ms (default 50, the W3C Long Tasks threshold).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
-          command: tuple[str, ...]) -> int:
+          watch_loops: bool, threshold_ms: float | None, command: tuple[str, ...]) -> int:
     from faultlib.trace import check_report_path, trace_script
 
     _state["json"] = as_json
+    if watch_loops:
+        given = [name for name, on in (("--continue", keep_going), ("--dump-dir", dump_dir is not None),
+                                       ("--quiet-replay", quiet_replay)) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} go(es) with the NaN trace, not with --asyncio")
+    elif threshold_ms is not None:
+        raise click.UsageError("--threshold-ms goes with --asyncio")
     if out is not None:
         check_report_path(out)
-    report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
-                          stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay, on_replay=_announce_replay)
+    if watch_loops:
+        from faultlib.trace.loop import trace_asyncio
+
+        report = trace_asyncio(list(command), threshold_ms=threshold_ms or 50.0,
+                               stdout=sys.stderr if as_json else None)
+    else:
+        report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
+                              stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay,
+                              on_replay=_announce_replay)
     data = report.to_json()
     if out is not None:
         try:
@@ -59,9 +83,35 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
                              field="--out") from exc
     if as_json:
         _emit_json(data)
+    elif watch_loops:
+        _print_loop_trace(report)
     else:
         _print_trace(report)
     return report.exit_code
+
+
+def _print_loop_trace(report) -> None:
+    """The human report of ``trace --asyncio``: one row per blocking site, then the lag."""
+    for note in report.notes:
+        stderr.print(Text(f"note: {note}"))
+    if report.reason is not None and report.first_block is None:
+        stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code})"))
+    blocked = [f for f in report.findings if f.kind == "loop_blocked"]
+    if blocked:
+        table = Table(show_edge=False)
+        for column in ("function", "where", "call", "blocks", "longest"):
+            table.add_column(column, overflow="fold")
+        for f in blocked:
+            e = f.evidence
+            table.add_row(Text(f.location["function"] or "?"), Text(f"{f.location['file']}:{f.location['line']}"),
+                          Text(e.get("call") or "-"), Text(str(e["blocks"])), Text(f"{e['max_blocked_ms']:.0f} ms"))
+        stdout.print(table)
+    it = report.iterations
+    summary = (f"loop iterations P50 {it['p50_ms']:.1f} ms, P99 {it['p99_ms']:.1f} ms, max {it['max_ms']:.1f} ms "
+               f"over {it['count']}" if it else "no loop iteration measured")
+    verdict = (("blocked", "red") if blocked else ("ok", "green"))
+    stdout.print(Text.assemble((verdict[0], verdict[1]), f": {report.loops} event loop(s) watched, threshold "
+                               f"{report.threshold_ms:g} ms; {summary}"))
 
 
 def _announce_replay(step: int, quiet: bool) -> None:

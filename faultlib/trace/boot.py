@@ -255,20 +255,34 @@ def main(argv: list[str]) -> int:
 
     Returns 0: how the script ended is in the result file, read by :mod:`faultlib.trace.session`.
     """
-    script, args = os.path.abspath(argv[0]), argv[1:]
     result_path = os.environ["FAULTLIB_TRACE_RESULT"]
     _write_result(result_path, {"started": True})
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"))
     tracer.install()
+    result = run_script(argv, stop=_Stop)
+    result.update(tracer.results())
+    _write_result(result_path, result)
+    return 0
+
+
+def run_script(argv: list[str], *, stop: type[BaseException] | None = None) -> dict[str, Any]:
+    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would; say how it ended.
+
+    Args:
+        argv: the script and its arguments.
+        stop: the exception a tracer raises to stop the script (``end`` is then ``stopped``).
+
+    Returns:
+        ``{"started": True, "end", "script_exit", "error"}`` (see the module docstring).
+    """
+    script, args = os.path.abspath(argv[0]), argv[1:]
     result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
     sys.argv = [argv[0], *args]
     sys.path[0] = os.path.dirname(script)  # as `python SCRIPT` sets it
     try:
         runpy.run_path(script, run_name="__main__")
-    except _Stop:
-        result.update(end="stopped", script_exit=None)
     except SystemExit as exc:
         code = exc.code
         if code is not None and not isinstance(code, int):
@@ -279,11 +293,12 @@ def main(argv: list[str]) -> int:
         _print_script_traceback(exc, script)
         result.update(end="interrupted", script_exit=None, error="KeyboardInterrupt")
     except BaseException as exc:  # noqa: BLE001 - the script's own failure, reported like Python would
+        if stop is not None and isinstance(exc, stop):
+            result.update(end="stopped", script_exit=None)
+            return result
         _print_script_traceback(exc, script)
         result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
-    result.update(tracer.results())
-    _write_result(result_path, result)
-    return 0
+    return result
 
 
 if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)

@@ -28,13 +28,15 @@ EXIT_FOUND = 1
 EXIT_USAGE = 2
 EXIT_SCRIPT_FAILED = 4
 EXIT_CODES: dict[str, str] = {
-    "0": "the script ran to its end (exit code 0) and every value stayed finite",
-    "1": "a non-finite value (NaN or inf) was found, and only then",
+    "0": "the script ran to its end (exit code 0) and every value stayed finite (with --asyncio: no event loop "
+         "was blocked past the threshold)",
+    "1": "a non-finite value (NaN or inf) was found, and only then (with --asyncio: the event loop was blocked "
+         "past the threshold, and only then)",
     "2": "bad usage, checked before the script runs: no such script or interpreter, --out or --dump-dir "
          "not writable",
     "4": "the script failed on its own: it raised, exited with code 1 (sys.exit(1), sys.exit('message')), "
          "was interrupted or killed by a signal, or could not start (its interpreter cannot import torch "
-         "and faultlib)",
+         "and faultlib; with --asyncio, faultlib)",
     "other": "the script's own exit code, when it exited by itself with a code other than 0 and 1",
 }
 """The exit codes of ``faultlib trace`` (also in its ``--help``)."""
@@ -64,6 +66,7 @@ class Reason(str, enum.Enum):
     SCRIPT_EXIT = "script_exit"  # the script exited by itself with a non-zero code (that code; 4 for code 1)
     INTERRUPTED = "interrupted"  # KeyboardInterrupt, or killed by a signal (exit 4)
     COULD_NOT_START = "could_not_start"  # the interpreter failed before the script's first line (exit 4)
+    LOOP_BLOCKED = "loop_blocked"  # --asyncio: the event loop was blocked past the threshold (exit 1)
 
 
 @dataclass
@@ -151,6 +154,7 @@ class _Pass:
     dump_error: str | None = None
     tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
+    raw: dict[str, Any] | None = None  # the whole result file (``--asyncio`` reads its own keys from it)
 
 
 # -- checks before anything runs -----------------------------------------------------------------
@@ -236,12 +240,14 @@ def _wait(proc: subprocess.Popen) -> tuple[int, bool]:
         return proc.wait(), True
 
 
-def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr) -> _Pass:
+def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr,
+              launcher: str = LAUNCHER, needs: str = "torch and faultlib-ml") -> _Pass:
+    """Run the script once under ``launcher`` (``PYTHON -c LAUNCHER SCRIPT ARGS...``) and read its result file."""
     with tempfile.TemporaryDirectory(prefix="faultlib-trace-") as tmp:
         path = Path(tmp) / "result.json"
         env = {**os.environ, **env_extra, "FAULTLIB_TRACE_RESULT": str(path)}
         try:
-            proc = subprocess.Popen([python, "-c", LAUNCHER, str(script), *args], env=env, stdout=stdout,
+            proc = subprocess.Popen([python, "-c", launcher, str(script), *args], env=env, stdout=stdout,
                                     stderr=stderr, stdin=subprocess.DEVNULL)
         except OSError as exc:
             return _Pass("could_not_start", error=f"{python} could not be run: {exc.strerror or exc}")
@@ -252,7 +258,7 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
             raw = None
     if raw is not None and "could_not_start" in raw:
         return _Pass("could_not_start", error=f"{python} cannot import what faultlib trace needs "
-                     f"({raw['could_not_start']}): install torch and faultlib-ml for that interpreter, or "
+                     f"({raw['could_not_start']}): install {needs} for that interpreter, or "
                      "trace with `-- python SCRIPT.py`")
     if raw is None or "end" not in raw:  # the tracer did not finish: killed, os._exit(), or never started
         if returncode < 0:
@@ -265,7 +271,7 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
         return _Pass("exit", script_exit=returncode)  # os._exit(n) in the script
     result = _Pass(raw["end"], raw.get("script_exit"), raw.get("error"), raw.get("trip"), raw.get("event"),
                    raw.get("dump"), raw.get("dump_error"), int(raw.get("tripped_steps") or 0),
-                   list(raw.get("notes") or []))
+                   list(raw.get("notes") or []), raw)
     if interrupted and result.end == "exit":
         result.end, result.script_exit, result.error = "interrupted", None, "interrupted"
     return result

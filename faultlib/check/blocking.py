@@ -1,0 +1,52 @@
+"""``faultlib check blocking FILE.py|DIR``: blocking calls reachable from asyncio code, found statically.
+
+Every ``async def`` (and every sync function handed to the loop as a callback) is followed into the
+sync functions, methods and constructors of the file, or of every ``.py`` file under DIR where
+imports resolve statically; each blocking call it reaches without leaving the loop is a finding at
+the call (file, line, column, qualified function), of a kind in :data:`KINDS`. The code is parsed,
+never imported or run (:mod:`faultlib.detect.blocking`).
+
+JSON fields (besides ``detector``, ``ok``, ``findings``): ``path`` (as given), ``files`` (the files
+analysed), ``async_functions`` (how many ``async def``), ``loop_callbacks`` (sync functions the loop
+runs as callbacks), ``offloaded`` (``[{function, via, file, line, in_function}]``: functions handed to
+``asyncio.to_thread``/``run_in_executor``/``submit``, which run off the loop), ``skipped`` (files
+left out, e.g. symbolic links) and ``complete`` (false when the analysis stopped at its budget).
+Each finding's ``evidence``: ``call`` (the source of the call), ``calls`` (what it calls,
+canonically: ``time.sleep``, ``requests.Session.get``), ``entry``/``entry_kind``/``entry_file``/
+``entry_line`` (the ``async def`` or loop callback it is reached from, and the line of its first
+call on the way), ``chain`` (``[{function, file, line}]`` from the entry to the call) and
+``entries`` (every entry that reaches it).
+"""
+
+from __future__ import annotations
+
+import click
+
+from faultlib.check.base import CheckResult, check_command
+from faultlib.detect.blocking import KINDS, analyze_path
+
+__all__ = ["KINDS", "command"]
+
+
+def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    f = result.fields
+    lines = [("analysed", f"{len(f['files'])} file(s), {f['async_functions']} async def, "
+                          f"{f['loop_callbacks']} loop callback(s)")]
+    for off in f["offloaded"]:
+        lines.append(("off the loop", f"{off['function']} via {off['via']} ({off['file']}:{off['line']})"))
+    for skipped in f["skipped"]:
+        lines.append(("skipped", skipped))
+    if not f["complete"]:
+        lines.append(("note", "the analysis stopped at its operation budget; some calls were not followed"))
+    return lines
+
+
+@check_command("blocking", summary=_summary,
+               help="Find blocking calls (time.sleep, synchronous HTTP, file and socket I/O, subprocesses, model "
+                    "inference) reachable from async def code without leaving the event loop, following calls "
+                    "into sync helpers and methods across FILE.py, or across the files of DIR. Functions handed "
+                    "to asyncio.to_thread or run_in_executor are off the loop. The code is parsed, never run.")
+@click.argument("path", metavar="FILE.py|DIR")
+def command(path: str) -> CheckResult:
+    report = analyze_path(path)
+    return CheckResult("blocking", report.findings, {"path": path, **report.fields()})
