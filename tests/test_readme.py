@@ -2,7 +2,7 @@
 
 Commands come from the README's ```bash blocks; ``/tmp/`` is moved into the test's temp directory so
 the suite writes nothing outside it. A `faultlib check` example exits 1 (it shows findings) unless
-its comment says `# exit 0`; everything else exits 0; nothing prints a traceback.
+its comment says `# exit 0` (so does `faultlib trace`); everything else exits 0; nothing prints a traceback.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def test_readme_commands_run_as_written(tmp_path):
     bin_dir = os.path.dirname(sys.executable)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "COLUMNS": "200"}
     for line in COMMANDS:
-        expected = 0 if (not line.startswith("faultlib check ") or re.search(r"#\s*exit 0", line)
-                         or "--list-kinds" in line) else 1
+        finds = line.startswith(("faultlib check ", "faultlib trace "))  # exit 1: they show what they found
+        expected = 0 if (not finds or re.search(r"#\s*exit 0", line) or "--list-kinds" in line) else 1
         argv = [a.replace("/tmp/", f"{tmp_path}/") for a in shlex.split(line, comments=True)]
         if argv[0] == "python":
             argv[0] = sys.executable
