@@ -28,6 +28,14 @@ import yaml
 
 from faultlib.backends import processes
 
+try:  # Hypothesis keeps no example database in the checkout: the suite writes only into temp directories
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("faultlib", database=None)
+    _hypothesis_settings.load_profile("faultlib")
+except ImportError:  # pragma: no cover - hypothesis is a dev dependency
+    pass
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"  # the project's shared folder beside the checkout (CI has it; a plain clone may not)
 CRDS = SHARED / "chaos-mesh-crds"
