@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -28,7 +29,9 @@ import yaml
 
 from faultlib.backends import processes
 
-try:  # Hypothesis keeps no example database in the checkout: the suite writes only into temp directories
+# Hypothesis keeps no example database or cache in the checkout: the suite writes only into temp directories
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "faultlib-hypothesis"))
+try:
     from hypothesis import settings as _hypothesis_settings
 
     _hypothesis_settings.register_profile("faultlib", database=None)
