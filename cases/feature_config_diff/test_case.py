@@ -135,7 +135,7 @@ def _check(*args):
 
 
 def test_check_features_cli_on_the_dumped_configs(evidence):
-    faulted, control = evidence.dumps / "faulted", evidence.dumps / "control"
+    faulted, control = evidence.dumps / evidence.faulted.name, evidence.dumps / evidence.control.name
     proc = _check(str(faulted / "training.yaml"), str(faulted / "serving-drift.yaml"))
     assert proc.returncode == 1, proc.stderr
     out = json.loads(proc.stdout)

@@ -108,7 +108,7 @@ def test_check_memory_on_the_dumped_snapshots(evidence, tmp_path):
     assert {f["kind"] for f in out["findings"]} & {"fragmented_memory", "unusable_free_memory", "cuda_oom"}
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out["snapshot"]["trace_entries"] > 0
-    control = _check(str(evidence.dumps / "control" / "snapshot-window.pickle"))
+    control = _check(str(evidence.dumps / evidence.control.name / "snapshot-window.pickle"))
     assert control.returncode == 0, control.stdout
     assert json.loads(control.stdout)["state"]["fragmentation"] < THRESHOLD
 

@@ -97,7 +97,7 @@ def _check(*args):
 
 
 def test_check_labels_cli_on_the_dumped_files(evidence):
-    faulted, control = evidence.dumps / "faulted", evidence.dumps / "control"
+    faulted, control = evidence.dumps / evidence.faulted.name, evidence.dumps / evidence.control.name
     proc = _check(str(faulted / "id2label.json"), f"{faulted / 'serving-drift.yaml'}#postprocess.class_names",
                   "--predictions", str(faulted / "predictions.csv"))
     assert proc.returncode == 1, proc.stderr

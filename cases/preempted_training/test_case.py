@@ -82,7 +82,7 @@ def test_each_restart_resumed_from_the_last_complete_checkpoint(evidence):
 
 def test_every_checkpoint_loads_and_the_partial_one_never_became_latest(evidence):
     newest = list(range(STEPS - (KEEP - 1) * EVERY, STEPS + 1, EVERY))
-    for phase in ("control", "faulted"):
+    for phase in (evidence.control.name, evidence.faulted.name):  # both phases' dumps
         directory = evidence.dumps / phase / "checkpoints"
         published = sorted(directory.glob("ckpt-*.pt"))
         assert [int(re.search(r"\d+", p.name).group()) for p in published] == newest

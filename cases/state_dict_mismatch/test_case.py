@@ -94,7 +94,7 @@ def test_resumed_training_matches_the_original(evidence):
 
 
 def test_every_checkpoint_loads_weights_only_and_the_cli_agrees(evidence, capsys):
-    for phase in ("control", "faulted"):
+    for phase in (evidence.control.name, evidence.faulted.name):  # both phases' dumps
         directory = evidence.dumps / phase / "checkpoints"
         files = sorted(directory.iterdir())
         assert [f.name for f in files] == [evidence.phase(phase).summary["checkpoint"]], "a temporary file was left"
