@@ -107,8 +107,11 @@ RUNNER = """
 import os, subprocess, sys
 from faultlib.backends import local
 local.TERM_GRACE_S = 60.0  # a repro ignoring SIGTERM would hold the runner this long without escalation
-repro = ("import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-         "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)")
+# the repro ignores SIGTERM, but notes that it got one (the test then knows the grace period began)
+repro = ("import os, signal, sys, time; "
+         "signal.signal(signal.SIGTERM, lambda *a: open(sys.argv[1] + '.term', 'w').write('1')); "
+         "open(sys.argv[1], 'w').write(str(os.getpid()))\\n"
+         "while True: time.sleep(1)")
 local.run_process([sys.executable, "-c", repro, sys.argv[1]], env=dict(os.environ), cwd=os.getcwd(),
                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout_s=600)
 """
@@ -127,7 +130,11 @@ def _start_runner(tmp_path):
 def test_second_ctrl_c_during_the_grace_period_kills_at_once(tmp_path):
     runner, repro = _start_runner(tmp_path)
     runner.send_signal(signal.SIGINT)
-    time.sleep(0.5)
+    term = tmp_path / "repro.pid.term"
+    end = time.monotonic() + 60  # two SIGINTs sent before the first is handled would count as one
+    while not term.exists() and time.monotonic() < end:
+        time.sleep(0.02)
+    assert term.exists(), "the first Ctrl-C did not SIGTERM the repro"
     assert is_alive(repro), "the repro ignores SIGTERM: it must still be in its grace period"
     assert runner.poll() is None
     runner.send_signal(signal.SIGINT)

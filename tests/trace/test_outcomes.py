@@ -81,7 +81,8 @@ def test_sigterm_to_trace_interrupts_the_script(tmp_path):
     out, err = proc.communicate(timeout=60)
     report = json.loads(out)
     assert proc.returncode == 4 and report["reason"] == "interrupted" and report["ok"] is False, err
-    assert report["error"] == "KeyboardInterrupt" and "done" not in err
+    # the script gets SIGINT; on a loaded machine its grace period may run out first (then SIGKILL)
+    assert report["error"] in ("KeyboardInterrupt", "killed by SIGKILL") and "done" not in err
 
 
 # -- the interpreter --------------------------------------------------------------------------
