@@ -243,4 +243,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # each command group lives in its own module and registers itself on ``app`` when imported
-from faultlib.cli import archive as _archive, check as _check, regress as _regress, shims as _shims, trace as _trace  # noqa: E402,F401,E501
+from faultlib.cli import archive as _archive, check as _check, new as _new, regress as _regress, shims as _shims, trace as _trace  # noqa: E402,F401,E501

@@ -124,6 +124,8 @@ class LatencyProxy:
                 for pipe in pipes:
                     pipe.cancel()
                 await asyncio.gather(*pipes, return_exceptions=True)
+        except asyncio.CancelledError:
+            pass  # _close cancelled this connection: ending quietly, or asyncio logs the cancellation as an error
         finally:
             for writer in (client_writer, server_writer):
                 if writer is not None:

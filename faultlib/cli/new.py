@@ -1,0 +1,58 @@
+"""``faultlib new NAME --from-trace TRACE``: a new case directory from an incident trace.
+
+Nothing is written before the trace has been read and every file rendered; an existing directory
+is never overwritten (exit 2), and a failure leaves no partial case (see
+:mod:`faultlib.traces.scaffold`). The generated case passes ``faultlib validate`` as written; what a
+person still has to fill in is printed and kept in the case's README.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from faultlib.cli.app import _emit_json, _state, app, printable, stdout
+from faultlib.errors import InputError
+
+
+@app.command("new")
+@click.argument("name")
+@click.option("--from-trace", "trace", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="OTLP/JSON trace of the incident (Collector file export, traces.jsonl, or one JSON document; gzip ok).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("cases"), show_default=True,
+              help="Directory to create the case in (as OUT/NAME).")
+@click.option("--json", "as_json", is_flag=True, help="Print {case_dir, edge, reason, todo} as JSON on stdout.")
+def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
+    """Create the case NAME (snake_case) from an incident trace.
+
+    Picks the failing or slowest call in the trace, and writes case.yaml (a tcp_latency shim on
+    that call's endpoint and its NetworkChaos twin, PromQL for the spans seen), compose.yaml,
+    a repro.py skeleton, test_case.py and README.md. Refuses to overwrite an existing directory.
+    """
+    from faultlib.cases import load_case
+    from faultlib.traces.scaffold import check_name, render, write
+
+    _state["json"] = as_json
+    check_name(name)
+    if (out / name).exists() or (out / name).is_symlink():
+        raise InputError("already exists: faultlib new never overwrites a case; pick another NAME or remove it",
+                         path=str(out / name))
+    scaffold = render(name, trace)
+    target = write(scaffold, out)
+    load_case(target)  # the promise: valid as generated
+    (parent, child), suspect = scaffold.suspect.edge, scaffold.suspect
+    if as_json:
+        _emit_json({"case_dir": str(target), "reason": suspect.reason, "endpoint": suspect.endpoint,
+                    "edge": {"parent": {"service": parent[0], "operation": parent[1]},
+                             "child": {"service": child[0], "operation": child[1]}, **suspect.stats},
+                    "todo": scaffold.todo})
+        return 0
+    stdout.print(printable(f"created {target}: {suspect.reason} on {parent[0]}/{parent[1]} -> {child[0]}/{child[1]} "
+                           f"(endpoint {suspect.endpoint}, {suspect.stats['count']} calls, "
+                           f"{suspect.stats['errors']} failed, P99 {suspect.stats['p99_ms']} ms)"),
+                 markup=False, highlight=False)
+    stdout.print("still to fill in (also in README.md):", markup=False)
+    for line in scaffold.todo:
+        stdout.print(printable(f"  - {line}"), markup=False, highlight=False)
+    return 0
