@@ -104,8 +104,11 @@ def test_escaped_descendants_die_with_their_phase(tmp_path, style, end):
 
 
 RUNNER = """
-import os, subprocess, sys
+import os, signal, subprocess, sys
 from faultlib.backends import local
+# a shell starts background jobs with SIGINT ignored, and Python then installs no Ctrl-C handler:
+# the runner under test gets the one an interactive `faultlib run` has
+signal.signal(signal.SIGINT, signal.default_int_handler)
 local.TERM_GRACE_S = 60.0  # a repro ignoring SIGTERM would hold the runner this long without escalation
 # the repro ignores SIGTERM, but notes that it got one (the test then knows the grace period began)
 repro = ("import os, signal, sys, time; "
