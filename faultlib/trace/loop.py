@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.findings import Finding
-from faultlib.trace.session import (EXIT_FOUND, EXIT_OK, EXIT_SCRIPT_FAILED, Reason, _Pass, _run_pass,
+from faultlib.trace.session import (Reason, _Pass, _run_pass, exit_code_for,
                                     resolve_command)
 
 ENV_THRESHOLD = "FAULTLIB_TRACE_LOOP_THRESHOLD_MS"
@@ -120,14 +120,7 @@ class LoopTraceReport:
 
     @property
     def exit_code(self) -> int:
-        if self.reason is None:
-            return EXIT_OK
-        if self.reason is Reason.LOOP_BLOCKED:
-            return EXIT_FOUND
-        status = (self.script_exit or 0) % 256
-        if self.reason is Reason.SCRIPT_EXIT and status not in (EXIT_OK, EXIT_FOUND):
-            return status
-        return EXIT_SCRIPT_FAILED
+        return exit_code_for(self.reason, self.script_exit, found=Reason.LOOP_BLOCKED)
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "mode": "asyncio", "reason": self.reason.value if self.reason else None,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from faultlib.errors import FaultlibError, InputError, ScriptError
+from faultlib.errors import InputError, ScriptError
 
 EXIT_OK = 0
 EXIT_FOUND = 1
@@ -67,6 +67,20 @@ class Reason(str, enum.Enum):
     INTERRUPTED = "interrupted"  # KeyboardInterrupt, or killed by a signal (exit 4)
     COULD_NOT_START = "could_not_start"  # the interpreter failed before the script's first line (exit 4)
     LOOP_BLOCKED = "loop_blocked"  # --asyncio: the event loop was blocked past the threshold (exit 1)
+
+
+def exit_code_for(reason: "Reason | None", script_exit: int | None, *, found: "Reason") -> int:
+    """The exit code of ``faultlib trace`` (:data:`EXIT_CODES`) for a report's ``reason``: 0 ok, 1 when
+    ``reason`` is the mode's finding (``found``), the script's own code when it exited by itself with
+    one other than 0 and 1, else 4."""
+    if reason is None:
+        return EXIT_OK
+    if reason is found:
+        return EXIT_FOUND
+    status = (script_exit or 0) % 256  # the status the OS reports for sys.exit(n)
+    if reason is Reason.SCRIPT_EXIT and status not in (EXIT_OK, EXIT_FOUND):
+        return status
+    return EXIT_SCRIPT_FAILED
 
 
 @dataclass
@@ -125,14 +139,7 @@ class TraceReport:
     @property
     def exit_code(self) -> int:
         """The exit code of ``faultlib trace`` (:data:`EXIT_CODES`)."""
-        if self.reason is None:
-            return EXIT_OK
-        if self.reason is Reason.NONFINITE:
-            return EXIT_FOUND
-        status = (self.script_exit or 0) % 256  # the status the OS reports for sys.exit(n)
-        if self.reason is Reason.SCRIPT_EXIT and status not in (EXIT_OK, EXIT_FOUND):
-            return status
-        return EXIT_SCRIPT_FAILED
+        return exit_code_for(self.reason, self.script_exit, found=Reason.NONFINITE)
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "reason": self.reason.value if self.reason else None, "exit_code": self.exit_code,
