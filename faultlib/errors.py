@@ -9,6 +9,9 @@
     ├── InjectionError               a fault shim is unknown, mis-parameterised, or applied out of order
     ├── DetectorError                a detector was misused (wrong call order, bad config)
     ├── EvidenceError                evidence could not be written or read back
+    │   ├── PrometheusUnavailable    ``--prometheus``: promtool/prometheus missing, a backfill or the server failed
+    │   └── PromqlError              a PromQL result an assertion read failed, is empty or was not recorded
+    │       └── PromqlNotRecorded    the run has no promql.json (made without ``--prometheus``)
     ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
     │   ├── ManifestError            a manifest.json that is not a faultlib manifest (also an InputError)
     │   ├── ArchiveUnavailable       the archive store could not be reached (exit 3)
@@ -101,6 +104,21 @@ class DetectorError(FaultlibError):
 
 class EvidenceError(FaultlibError):
     """Evidence could not be written or read back."""
+
+
+class PrometheusUnavailable(EvidenceError):
+    """``faultlib run --prometheus`` could not evaluate the case's PromQL: ``promtool`` or ``prometheus`` is
+    not installed, the backfill failed, or the server did not start. The runner records it as a finding of
+    kind ``prometheus_unavailable``; the evidence is kept."""
+
+
+class PromqlError(EvidenceError):
+    """An assertion read a PromQL result that cannot answer: the query failed in Prometheus, the query id or
+    window does not exist, or no value was returned."""
+
+
+class PromqlNotRecorded(PromqlError):
+    """The run has no ``promql.json``: it was made without ``--prometheus`` (the assertion suite skips)."""
 
 
 class ArchiveError(FaultlibError):

@@ -7,10 +7,7 @@ file, :mod:`faultlib.runlock`); it checks every type and raises ``ValueError`` o
 from __future__ import annotations
 
 import enum
-import platform
-import sys
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from typing import Any
 
 from faultlib.findings import Finding
@@ -189,13 +186,12 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
-def fingerprint(packages: list[str]) -> dict[str, Any]:
-    """Python, platform and the versions of ``packages`` (missing ones map to None)."""
-    versions: dict[str, str | None] = {}
-    for name in sorted(set(packages) | {"faultlib-ml"}):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return {"python": platform.python_version(), "implementation": sys.implementation.name,
-            "platform": platform.platform(), "machine": platform.machine(), "packages": versions}
+def fingerprint() -> dict[str, Any]:
+    """The environment of this run, as :func:`faultlib.fingerprint.collect` gives it (``format`` 1: Python,
+    platform, every installed distribution, torch's build, devices; see ``schemas/run.schema.json``).
+
+    Cached per process: the first call in a process imports torch when it is installed (about 0.9 s on
+    2 cores), later calls copy the cached dict."""
+    from faultlib.fingerprint import collect
+
+    return collect()

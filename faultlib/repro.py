@@ -99,7 +99,7 @@ class ReproContext:
         self.attempt = attempt
         self.model = None
         self.step_index: int | None = None
-        self.evidence = Recorder(run_dir, service=case_id, phase=phase, run_id=run_id)
+        self.evidence = Recorder(run_dir, service=case_id, phase=phase, run_id=run_id, attempt=attempt)
         self.log = self.evidence.log
         self._root = None
         self._routes: dict[str, Callable[[tuple[str, int]], tuple[str, int]]] = {}

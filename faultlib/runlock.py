@@ -56,6 +56,7 @@ from typing import Any
 from faultlib.backends.processes import environ_of, kill_matching, start_time
 from faultlib.errors import EvidenceError, InputError
 from faultlib.evidence import layout
+from faultlib.fingerprint import UNKNOWN
 from faultlib.readers import load_json, read_bytes
 from faultlib.readers.files import Limits
 from faultlib.record import PhaseResult, PhaseStatus, RunRecord, Verdict
@@ -206,7 +207,7 @@ def _record(run_dir: Path, lock: RunLock | None) -> tuple[RunRecord, tuple[str, 
             started = datetime.fromtimestamp(run_dir.stat().st_mtime, timezone.utc).isoformat(timespec="seconds")
     record = RunRecord(run_id=run_dir.name, case={"id": run_dir.parent.name, "version": "", "path": ""},
                        backend="local", started_at=started, seed=0,
-                       fingerprint={"python": None, "platform": None, "packages": {}})
+                       fingerprint={**UNKNOWN, "packages": {}, "devices": []})  # never recorded: unknown
     return record, lock.phases if lock else layout.PHASES
 
 

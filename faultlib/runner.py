@@ -41,8 +41,9 @@ from faultlib.cases.model import signal_name
 from faultlib.errors import ArchiveError, CaseError, InputError, RunNotArchived
 from faultlib.events import EventBus, RunListener
 from faultlib.evidence import layout
-from faultlib.evidence.finish import finish_run, problem_from_claim
+from faultlib.evidence.finish import finish_run, problem_from_claim, write_metrics_om
 from faultlib.evidence.seal import claim, open_append, write_atomic
+from faultlib.observability.evaluate import record_promql
 from faultlib.readers import read_bytes
 from faultlib.readers.files import Limits
 from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
@@ -164,8 +165,12 @@ class Runner:
         self.events = EventBus(*([listener] if listener else []))
 
     def run(self, case: Case, *, control: bool = True, seed: int | None = None,
-            timeout_s: float | None = None) -> RunRecord:
+            timeout_s: float | None = None, prometheus: bool = False) -> RunRecord:
         """Run ``case``; returns the record (also written to ``run.json``).
+
+        With ``prometheus``, the case's PromQL is evaluated by a real Prometheus over the run's metrics
+        after the phases and before the assertion suite (``promql.json``,
+        :mod:`faultlib.observability.evaluate`); when that fails the run gets a finding, not an exception.
 
         Raises:
             CaseError: ``requires`` not met (before anything is written).
@@ -197,7 +202,7 @@ class Runner:
         record = RunRecord(
             run_id=run_id, case={"id": case.id, "version": case.version, "path": str(case.path)},
             backend=self.backend.name, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            seed=seed, fingerprint=fingerprint(list((case.requires.get("packages") or {}).keys())))
+            seed=seed, fingerprint=fingerprint())
         record.archive_uri = self.archive.run_uri(case.id, run_id)
         plan = (tuple(p for p in layout.PHASES if control or p != "control"), tuple(a.id for a in case.assertions))
         runlock.acquire(run_dir, record, *plan)  # the first file of the run
@@ -206,6 +211,9 @@ class Runner:
             with self.backend.session(case, run_id=run_id, run_dir=run_dir):  # torn down also on failure
                 self._run_phases(case, record, run_dir, control=control, seed=seed, timeout_s=timeout_s,
                                  plan=plan)
+            write_metrics_om(run_dir, record, case_id=case.id)  # both phases' time series, before anything reads it
+            # after metrics.om (faultlib.evidence.openmetrics), before the suite: promql.json is claimed, then evaluated
+            record.findings += [p.to_finding() for p in record_promql(case, run_dir, evaluate=prometheus)]
             self._assertions(case, record, run_dir)
         except BaseException as exc:  # keep the evidence and say what happened, then re-raise
             reason = ("interrupted (Ctrl-C or SIGTERM)" if isinstance(exc, KeyboardInterrupt)

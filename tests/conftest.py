@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,6 +43,9 @@ except ImportError:  # pragma: no cover - hypothesis is a dev dependency
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"  # the project's shared folder beside the checkout (CI has it; a plain clone may not)
 CRDS = SHARED / "chaos-mesh-crds"
+#: ``faultlib run --prometheus`` is the default in the test suite where Prometheus is installed: the end-to-end
+#: runs of catalog cases evaluate each case's PromQL against a real Prometheus (promql.json)
+PROMETHEUS = ("--prometheus",) if shutil.which("promtool") and shutil.which("prometheus") else ()
 needs_crds = pytest.mark.skipif(not CRDS.is_dir(), reason=f"the real Chaos Mesh CRD schemas are not at {CRDS}: "
                                 "put a copy of Chaos Mesh's config/crd/bases there to run these tests")
 

@@ -3,13 +3,14 @@ with a silent control run and a verifiable manifest."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from faultlib.archive.manifest import verify
 from faultlib.cases import discover
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -20,8 +21,12 @@ CASES = [c for c in discover(REPO / "cases") if c.name not in OWN_TEST]
 
 @pytest.mark.parametrize("case_dir", CASES, ids=[c.name for c in CASES])
 def test_case_passes_with_silent_control(case_dir, tmp_path):
-    proc = cli("run", str(case_dir), "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path, timeout=600)
+    proc = cli("run", str(case_dir), *PROMETHEUS, "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path,
+               timeout=600)
     record = run_json(proc)
     assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
     assert record["control"]["findings"] == [] and record["faulted"]["findings"]
-    assert verify(Path(record["archive_uri"].removeprefix("file://"))) == []
+    run_dir = Path(record["archive_uri"].removeprefix("file://"))
+    assert verify(run_dir) == []
+    if PROMETHEUS:  # every PromQL query of the case evaluates in a real Prometheus
+        assert [q["error"] for q in json.loads((run_dir / "promql.json").read_text())["queries"] if q["error"]] == []

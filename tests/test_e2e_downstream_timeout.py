@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("sklearn")
@@ -18,8 +18,8 @@ pytest.importorskip("sklearn")
 
 def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
     archive = tmp_path / "runs"
-    proc = cli("run", str(REPO / "cases" / "downstream_timeout"), "--archive", f"file://{archive}", "--json",
-               cwd=tmp_path, timeout=600)
+    proc = cli("run", str(REPO / "cases" / "downstream_timeout"), *PROMETHEUS, "--archive", f"file://{archive}",
+               "--json", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
     assert record["verdict"] == "passed", record["assertions"]

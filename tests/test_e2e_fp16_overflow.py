@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -16,7 +16,7 @@ pytest.importorskip("sklearn")
 
 def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
     archive = tmp_path / "runs"
-    proc = cli("run", str(REPO / "cases" / "fp16_overflow"), "--archive", f"file://{archive}", "--json",
+    proc = cli("run", str(REPO / "cases" / "fp16_overflow"), *PROMETHEUS, "--archive", f"file://{archive}", "--json",
                cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)

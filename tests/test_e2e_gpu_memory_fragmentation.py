@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.archive.manifest import verify
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 CASE = REPO / "cases" / "gpu_memory_fragmentation"
 
@@ -32,7 +32,8 @@ NO_CUDA = "gpu_memory_fragmentation needs a CUDA device (requires.devices: [cuda
 
 @pytest.mark.skipif(not _cuda(), reason=NO_CUDA)
 def test_case_passes_with_silent_control_on_cuda(tmp_path):
-    proc = cli("run", str(CASE), "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path, timeout=900)
+    proc = cli("run", str(CASE), *PROMETHEUS, "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path,
+               timeout=900)
     record = run_json(proc)
     assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
     assert record["control"]["findings"] == [] and record["faulted"]["findings"]

@@ -8,7 +8,7 @@ import pytest
 
 from faultlib.cases import discover, load_case
 from faultlib.runner import _cuda_usable
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -22,7 +22,7 @@ def test_case_passes_without_its_control(case_dir, tmp_path):
     devices = case.requires.get("devices") or []
     if "cuda" in devices and "cpu" not in devices and not _cuda_usable():
         pytest.skip(f"{case.id} needs a CUDA device (requires.devices: {devices})")
-    proc = cli("run", str(case_dir), "--no-control", "--archive", f"file://{tmp_path / 'runs'}", "--json",
+    proc = cli("run", str(case_dir), "--no-control", *PROMETHEUS, "--archive", f"file://{tmp_path / 'runs'}", "--json",
                cwd=tmp_path, timeout=600)
     record = run_json(proc)
     assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -17,8 +17,8 @@ pytest.importorskip("sklearn")
 
 def test_preempted_training_case_passes_with_verifiable_evidence(tmp_path):
     archive = tmp_path / "runs"
-    proc = cli("run", str(REPO / "cases" / "preempted_training"), "--archive", f"file://{archive}", "--json",
-               cwd=tmp_path, timeout=600)
+    proc = cli("run", str(REPO / "cases" / "preempted_training"), *PROMETHEUS, "--archive", f"file://{archive}",
+               "--json", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
     assert record["verdict"] == "passed", record["assertions"]

@@ -7,6 +7,10 @@ Fixtures:
 With ``faultlib run --no-control`` there is no control evidence: an assertion checked ``before`` the
 fault, or any test that reads ``evidence.control``, is reported as skipped ("skipped (no control
 run)") and the verdict is decided on the others.
+
+``evidence.promql(query_id, phase=..., window=...)`` reads the case's PromQL as a real Prometheus
+evaluated it (``promql.json``); in a run made without ``--prometheus`` a test that reads it is reported
+as skipped, with the reason "run with --prometheus".
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ class _WithoutControl:
             pytest.skip(NO_CONTROL)
         return self._evidence.phase(name)
 
+    def promql(self, query_id: str, *, phase: str, window: str = "run"):
+        if phase == "control":
+            pytest.skip(NO_CONTROL)
+        return self._evidence.promql(query_id, phase=phase, window=window)
+
 
 def pytest_collection_modifyitems(config, items) -> None:
     reasons = json.loads(os.environ.get(ENV_SKIP, "{}"))
@@ -45,6 +54,17 @@ def pytest_collection_modifyitems(config, items) -> None:
         reason = reasons.get(getattr(item, "originalname", item.name))
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test that reads PromQL results of a run made without ``--prometheus`` is skipped, not failed."""
+    from faultlib.errors import PromqlNotRecorded
+
+    try:
+        return (yield)
+    except PromqlNotRecorded as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")

@@ -5,15 +5,23 @@ case.yaml parses; it matches ``schemas/case.schema.json`` (closed: unknown keys 
 errors); ``id`` equals the directory name; the repro script, test_case.py and the
 compose file exist; every shim is registered and its params match the shim's schema;
 every assertion's test function is defined in test_case.py (found by parsing, not importing);
-every Grafana panel names a PromQL entry that exists; the compose file's project name and
+every Grafana panel names a PromQL entry that exists; every PromQL query parses (promql-parser)
+and reads only metrics declared in ``observability.metrics``; the compose file's project name and
 ``FAULTLIB_CASE_ID`` / ``OTEL_SERVICE_NAME`` name this case (a copied case keeps the old ones).
 The consistency checks run on whatever is well-formed, so one pass reports every problem.
+
+:func:`validate_case` (``faultlib validate``) adds the proof of the observability block, which
+needs more than the case directory: ``promtool check rules`` on the queries when promtool is
+installed, the checked-in Grafana dashboards beside the catalog (each panel exists with the case's
+query; panel ids unique within a family), and the case's last archived run (every span and metric
+named was emitted). What cannot be checked (no promtool, no dashboards, no run) is a note, not an error.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from faultlib import schemas
@@ -96,9 +104,25 @@ def _compose_ids(compose: Path, case_id: str, problem) -> None:
                         f"is {case_id!r} (copied from another case?)", ["topology", "compose"])
 
 
-def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path) -> list[CaseError]:
+def _promql_problems(data, problem, *, promtool: str | None, notes: list[str]) -> None:
+    """Each query parses and reads only declared metrics (see :mod:`faultlib.observability.promql_check`)."""
+    from faultlib.observability.promql_check import Query, check_queries
+
+    queries = [Query(i, q["id"], q["query"]) for i, q in _items(data, "observability", "promql")
+               if isinstance(q, dict) and isinstance(q.get("id"), str) and isinstance(q.get("query"), str)]
+    declared = _get(data, "observability", "metrics")
+    declared = [m for m in declared if isinstance(m, str)] if isinstance(declared, list) else None
+    result = check_queries(queries, declared, promtool=promtool)
+    for found in result.problems:
+        problem(found.message, ["observability", "promql", found.index, "query"])
+    notes.extend(result.notes)
+
+
+def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path, *, promtool: str | None = None,
+                       notes: list[str] | None = None) -> list[CaseError]:
     """Consistency checks across fields and files; each runs on whatever parts are well-formed,
-    so that one pass reports every problem alongside the schema's."""
+    so that one pass reports every problem alongside the schema's. ``promtool``: also parse the
+    queries with Prometheus' own parser; ``notes`` receives what was not checked, and why."""
     from faultlib.inject.registry import param_errors
 
     data = doc.data
@@ -140,6 +164,7 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path) -> list[
         if isinstance(query, str) and query not in query_ids:
             problem(f"panel {_get(panel, 'id')} names query {query!r}, which is not in observability.promql "
                     f"({sorted(map(str, query_ids))})", ["observability", "grafana", "panels", i, "query"])
+    _promql_problems(data, problem, promtool=promtool, notes=[] if notes is None else notes)
     test_file = case_dir / "test_case.py"
     if test_file.is_symlink():
         problem("test_case.py is a symbolic link: faultlib does not follow links; put the file itself in the case",
@@ -158,18 +183,11 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path) -> list[
     return problems
 
 
-def load_case(case_dir: str | Path) -> Case:
-    """Load and fully validate a case directory.
-
-    Args:
-        case_dir: directory holding case.yaml, the repro script, test_case.py, compose.yaml.
-
-    Returns:
-        The typed :class:`Case`.
+def _read(case_dir: str | Path) -> tuple[Path, Path, PositionedYaml]:
+    """``(case_dir, case.yaml, document)``: the directory resolved and case.yaml parsed (a mapping).
 
     Raises:
-        CaseError: the directory or case.yaml is missing or unreadable, or YAML is invalid.
-        CaseValidationError: one or more schema or consistency problems (all of them listed).
+        CaseError: the directory or case.yaml is missing or unreadable, or the YAML is invalid.
     """
     case_dir = Path(case_dir).resolve()
     path = case_dir / CASE_FILE
@@ -185,10 +203,149 @@ def load_case(case_dir: str | Path) -> Case:
         raise CaseError(exc.message, path=exc.path, line=exc.line, field=exc.field) from None
     if not isinstance(doc.data, dict):
         raise CaseError("case.yaml must be a mapping of fields (id, version, repro, ...)", path=path, line=1)
+    return case_dir, path, doc
+
+
+def load_case(case_dir: str | Path) -> Case:
+    """Load and fully validate a case directory.
+
+    Args:
+        case_dir: directory holding case.yaml, the repro script, test_case.py, compose.yaml.
+
+    Returns:
+        The typed :class:`Case`.
+
+    Raises:
+        CaseError: the directory or case.yaml is missing or unreadable, or YAML is invalid.
+        CaseValidationError: one or more schema or consistency problems (all of them listed).
+    """
+    case_dir, path, doc = _read(case_dir)
     problems = _schema_problems(doc, path) + _semantic_problems(doc, case_dir, path)
     if problems:
         raise CaseValidationError(problems)
     return Case.from_data(case_dir, doc.data)
+
+
+class ValidationContext:
+    """What ``faultlib validate`` proves beyond :func:`load_case`, shared by every case it validates.
+
+    Args:
+        archive: URI of the archive whose last run of each case is checked (None: the default
+            ``file://.faultlib/runs``, where a missing archive is a note rather than an error).
+        promtool: the ``promtool`` binary; True (default): the one on ``PATH``, if any.
+
+    Attributes:
+        notes: things not checked, each said once per command (no promtool, no dashboards beside a
+            catalog, no archive).
+    """
+
+    def __init__(self, archive: str | None = None, *, promtool: str | bool | None = True):
+        from faultlib.archive import open_archive
+        from faultlib.observability.archived import RunIndex
+        from faultlib.observability.promql_check import PROMTOOL_MISSING, promtool_path
+
+        self.promtool = promtool_path() if promtool is True else (promtool or None)
+        self.runs = RunIndex(open_archive(archive), explicit=archive is not None)
+        self.notes: list[str] = []
+        self._catalogs: dict[Path, tuple] = {}
+        if self.promtool is None:
+            self.once(PROMTOOL_MISSING)
+
+    def once(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def catalog(self, catalog: Path):
+        """``(checked-in dashboards or None, panel-id claims, collisions)`` of a catalog directory, read once."""
+        from faultlib.observability import dashboards
+
+        if catalog not in self._catalogs:
+            folder = dashboards.dashboards_dir(catalog)
+            if folder.is_dir():
+                claims = dashboards.catalog_claims(discover(catalog))
+                found = (dashboards.load_checked_in(folder), claims, dashboards.collisions(claims))
+            else:
+                found = (None, [], {})
+                self.once(f"{catalog} has no compose/grafana/dashboards beside it (not in a repository with "
+                          "dashboards): Grafana panels were not checked against dashboards")
+            self._catalogs[catalog] = found
+        return self._catalogs[catalog]
+
+
+@dataclass
+class CaseReport:
+    """The outcome of :func:`validate_case`: the case (None when it did not load), every problem, and
+    notes on what was not checked or what it was checked against."""
+
+    path: Path
+    case: Case | None
+    problems: list[CaseError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict:
+        return {"path": str(self.path), "ok": self.ok, "problems": [p.to_json() for p in self.problems],
+                "notes": self.notes}
+
+
+def _observability_proof(doc: PositionedYaml, case_dir: Path, path: Path, context: ValidationContext,
+                         notes: list[str]) -> list[CaseError]:
+    """The case's panels exist in the checked-in dashboards with its queries, no other case of its family
+    claims its panel ids, and its last archived run emitted its spans and metrics."""
+    from faultlib.observability.archived import seen_problems
+    from faultlib.observability.dashboards import collision_message, next_free_id, panel_problems
+
+    found: list[tuple[list, str]] = []
+    checked_in, claimed, collisions = context.catalog(case_dir.parent)
+    if checked_in is not None:
+        found += panel_problems(doc.data, checked_in)
+        for claims in collisions.values():
+            for claim in (c for c in claims if c.path == path):
+                others = [c for c in claims if c is not claim]
+                found.append((["observability", "grafana", "panels", claim.index, "id"],
+                              collision_message(claim, others, next_free_id(claimed, claim.family))))
+    case_id = doc.data.get("id") if isinstance(doc.data.get("id"), str) else case_dir.name
+    last = context.runs.last_run(case_id)
+    if context.runs.note:
+        context.once(context.runs.note)
+    if last is None:
+        notes.append(f"no complete run of {case_id} in {context.runs.archive.uri}: spans and metrics were not "
+                     "checked against a run")
+    else:
+        notes.append(f"spans and metrics checked against the last archived run {last.label}")
+        found += seen_problems(doc.data, last)
+    return [CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc)) for loc, message in found]
+
+
+def validate_case(case_dir: str | Path, context: ValidationContext) -> CaseReport:
+    """Everything :func:`load_case` checks, plus the proof of the case's observability block: its
+    queries also pass ``promtool`` (when installed), its Grafana panels exist in the checked-in
+    dashboards with its queries and have ids unique in its family, and its last archived run
+    emitted every span and metric it names. Every problem of the case is reported in one pass.
+
+    Args:
+        case_dir: the case directory.
+        context: what the cases of one ``faultlib validate`` share (archive, dashboards, promtool).
+
+    Returns:
+        A :class:`CaseReport`; ``problems`` holds each error as ``file:line: field: message``.
+
+    Raises:
+        ArchiveError: the archive named in ``context`` is missing or a run cannot be fetched.
+        ArchiveUnavailable: the archive's store could not be reached (exit 3).
+    """
+    try:
+        case_dir, path, doc = _read(case_dir)
+    except CaseError as exc:
+        return CaseReport(Path(case_dir), None, [exc])
+    notes: list[str] = []
+    problems = (_schema_problems(doc, path)
+                + _semantic_problems(doc, case_dir, path, promtool=context.promtool, notes=notes)
+                + _observability_proof(doc, case_dir, path, context, notes))
+    return CaseReport(case_dir, None if problems else Case.from_data(case_dir, doc.data), problems, notes)
 
 
 def discover(root: str | Path) -> list[Path]:

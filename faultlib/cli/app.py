@@ -85,6 +85,9 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
 @click.option("--seed", type=SEED, default=None, help="Override repro.seed (0 to 2**32-1).")
 @click.option("--timeout", type=TIMEOUT_S, default=None, metavar="SECONDS",
               help="Per-phase timeout in seconds, finite, at most 86400 (default repro.timeout_s).")
+@click.option("--prometheus", is_flag=True,
+              help="Evaluate the case's PromQL with a real Prometheus over the run's metrics (promql.json; "
+                   "needs promtool and prometheus: apt-get install -y --no-install-recommends prometheus).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout.")
 @click.option("--dry-run", is_flag=True,
               help="kubernetes only: print the run's objects (archive Secret, ConfigMap, volume claim, topology "
@@ -101,8 +104,8 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
 @click.option("--volume-size", metavar="SIZE", default=None,
               help="kubernetes only: size of the run's volume, a Kubernetes quantity (default 1Gi).")
 def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, seed: int | None,
-        timeout: float | None, as_json: bool, dry_run: bool, image: str | None, namespace: str | None,
-        crd_dir: Path | None, storage_class: str | None, volume_size: str | None) -> int:
+        timeout: float | None, prometheus: bool, as_json: bool, dry_run: bool, image: str | None,
+        namespace: str | None, crd_dir: Path | None, storage_class: str | None, volume_size: str | None) -> int:
     """Run a case: control run, faulted run, assertion suite; archive the evidence.
 
     Exit code 0 when the verdict is passed, 1 when it is failed or error, 3 when it passed but the
@@ -127,7 +130,7 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
     not_archived = None
     try:
         record = Runner(store, backend=runner_backend, listener=listener).run(
-            case, control=not no_control, seed=seed, timeout_s=timeout)
+            case, control=not no_control, seed=seed, timeout_s=timeout, prometheus=prometheus)
     except RunNotArchived as exc:  # the run is complete in the spool: report it, then say how to flush it
         record, not_archived = exc.record, exc
     if as_json:
@@ -181,23 +184,42 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
 
 @app.command()
 @click.argument("case_dirs", nargs=-1, type=CASE_DIR)
-def validate(case_dirs: tuple[Path, ...]) -> int:
+@click.option("--archive", metavar="URI", default=None,
+              help="Check spans and metrics against each case's last run in this archive "
+                   "(default file://.faultlib/runs; no run there: not checked).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also print, per case, what was not checked and the run it was checked against.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"ok", "cases": [...], "notes": [...]} on stdout.')
+def validate(case_dirs: tuple[Path, ...], archive: str | None, verbose: bool, as_json: bool) -> int:
     """Validate case directories (default: every case in ./cases).
+
+    Beyond the schema and the case's files, it proves the observability block: every PromQL query
+    parses (promtool when installed, promql-parser always) and reads only declared metrics; every
+    Grafana panel exists in the checked-in dashboard with the case's query (compose/grafana/dashboards
+    beside the catalog) and has an id no other case of its family claims; every span and metric
+    appears in the case's last archived run (when there is one).
 
     Prints every problem as file:line: field: message and exits 2 if there is one.
     """
-    from faultlib.cases import discover, load_case
+    from faultlib.cases.loader import ValidationContext, discover, validate_case
 
+    _state["json"] = as_json
     paths = [p for d in (case_dirs or [DEFAULT_CASES]) for p in (discover(d) or [d])]
-    bad = 0
-    for path in paths:
-        try:
-            load_case(path)
-        except FaultlibError as exc:
-            bad += 1
-            stderr.print(printable(str(exc)), markup=False, highlight=False)
-        else:
+    context = ValidationContext(archive)
+    reports = [validate_case(path, context) for path in paths]
+    bad = sum(not r.ok for r in reports)
+    if as_json:
+        _emit_json({"ok": not bad, "cases": [r.to_json() for r in reports], "notes": context.notes})
+        return 2 if bad else 0
+    for path, report in zip(paths, reports):
+        for problem in report.problems:
+            stderr.print(printable(problem.render()), markup=False, highlight=False)
+        if report.ok:
             stdout.print(f"ok  {path}", markup=False, highlight=False)
+        for note in report.notes if verbose else []:
+            stderr.print(f"note: {path}: {printable(note)}", markup=False, highlight=False)
+    for note in context.notes:
+        stderr.print(f"note: {printable(note)}", markup=False, highlight=False)
     if bad:
         stderr.print(f"{bad} of {len(paths)} case(s) invalid", markup=False)
     return 2 if bad else 0
@@ -243,4 +265,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # each command group lives in its own module and registers itself on ``app`` when imported
-from faultlib.cli import archive as _archive, check as _check, new as _new, regress as _regress, shims as _shims, trace as _trace  # noqa: E402,F401,E501
+from faultlib.cli import archive as _archive, check as _check, dashboards as _dashboards, new as _new, regress as _regress, shims as _shims, trace as _trace  # noqa: E402,F401,E501
+from faultlib.cli import fingerprint as _fingerprint  # noqa: E402,F401
+from faultlib.cli import regen as _regen  # noqa: E402,F401

@@ -1,4 +1,5 @@
-"""Human output of ``faultlib run``: a live progress display (stderr) and the final summary.
+"""Human output of ``faultlib run``: a live progress display (stderr) and the final summary (with
+``--prometheus``, a sparkline per PromQL query and phase: :mod:`faultlib.observability.sparkline`).
 
 Every string that comes from a user or a repro (case titles, ids, paths, messages, exception texts)
 reaches rich as :class:`rich.text.Text`, never as markup: a title containing ``[/]`` prints as is.
@@ -99,6 +100,8 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
                                                      ("error", "critical") else "yellow"), f" {where} {f.message}"))
     if len(record.findings) > 10:
         console.print(Text(f"  evidence: ... {len(record.findings) - 10} more in run.json"))
+    for line in _promql_lines(run_dir):
+        console.print(Text(line), highlight=False)
     passed, failed = record.assertions["passed"], record.assertions["failed"]
     if record.error and not passed:
         console.print(Text(f"assertions: not run ({len(failed)})"))
@@ -115,6 +118,32 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
     style = _VERDICT_STYLE.get(record.verdict.value, "bold red")
     console.print(Text.assemble("verdict: ", (record.verdict.value.upper(), style), f" in {record.duration_s:.1f} s"))
     console.print(Text(f"evidence: {run_dir}"), highlight=False)
+
+
+def _local_run_dir(run_uri: str):
+    """The run directory on this machine: a ``file://`` URI or a plain path (a spool); None for a store."""
+    from pathlib import Path
+
+    if run_uri.startswith("file://"):
+        return Path(run_uri.removeprefix("file://"))
+    return Path(run_uri) if "://" not in run_uri else None
+
+
+def _promql_lines(run_uri: str) -> list[str]:
+    """Sparklines of the run's ``promql.json`` (``--prometheus``); nothing for a run made without it."""
+    from faultlib.errors import PromqlError, PromqlNotRecorded
+    from faultlib.observability.results import load
+    from faultlib.observability.sparkline import promql_lines
+
+    run_dir = _local_run_dir(run_uri)
+    if run_dir is None:
+        return []
+    try:
+        return promql_lines(load(run_dir))
+    except PromqlNotRecorded:
+        return []
+    except PromqlError as exc:
+        return [f"promql: {exc}"]
 
 
 def _last_error_line(run_uri: str) -> str | None:

@@ -174,6 +174,8 @@ def print_summary(console: Console, result: RegressResult, written: list[str]) -
               metavar="FILE.html", help="Write a self-contained HTML report (charts, findings, evidence links).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout (progress stays on stderr).")
 @click.option("--no-control", is_flag=True, help="Skip every case's control run.")
+@click.option("--prometheus", is_flag=True,
+              help="Evaluate each case's PromQL with a real Prometheus over its run's metrics (promql.json).")
 @click.option("--seed", type=SEED, default=None, help="Override every case's repro.seed.")
 @click.option("--timeout", type=TIMEOUT_S, default=None, metavar="SECONDS",
               help="Per-phase timeout for every case (default: each case's repro.timeout_s).")
@@ -184,8 +186,8 @@ def print_summary(console: Console, result: RegressResult, written: list[str]) -
 @click.option("--storage-class", metavar="CLASS", default=None, help="kubernetes only: StorageClass of run volumes.")
 @click.option("--volume-size", metavar="SIZE", default=None, help="kubernetes only: size of each run's volume.")
 def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, backend: str, archive: str | None,
-            junit_path: Path | None, report_path: Path | None, as_json: bool, no_control: bool, seed: int | None,
-            timeout: float | None, image: str | None, namespace: str | None, crd_dir: Path | None,
+            junit_path: Path | None, report_path: Path | None, as_json: bool, no_control: bool, prometheus: bool,
+            seed: int | None, timeout: float | None, image: str | None, namespace: str | None, crd_dir: Path | None,
             storage_class: str | None, volume_size: str | None) -> int:
     """Run every case of the catalog (default ./cases): control and faulted run, assertions, evidence.
 
@@ -214,7 +216,7 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
         stderr.print(f"note: shard {shard} holds none of the {selection.selected} selected case(s)", markup=False)
     progress = RegressProgress(stderr)
     run_options = RunOptions(archive=archive, backend=backend, backend_options=options, control=not no_control,
-                             seed=seed, timeout_s=timeout, report=report_path is not None)
+                             seed=seed, timeout_s=timeout, report=report_path is not None, prometheus=prometheus)
     try:
         result = Pool(selection, run_options, jobs=jobs, listener=progress).run()
     finally:

@@ -7,6 +7,12 @@ temporary file and a rename (:mod:`faultlib.evidence.seal`), and whatever cannot
 archived becomes a finding of detector ``faultlib.runner`` in ``run.json`` (``findings``) naming
 the file and line. An ``error`` finding turns a ``passed`` or ``failed`` verdict into ``error``.
 Evidence already written is never removed: entries in the runner's way are renamed aside.
+
+``metrics.om`` is the runner's too, but written earlier: by :func:`write_metrics_om`, when the
+phases end and before the assertion suite (which, like the PromQL evaluation, may read it).
+:func:`finish_run` builds it again from the sealed ``metrics.jsonl``: the runner's file holds the
+same bytes and is kept; anything else there (a repro's forgery, when the runner stopped before
+writing its own) is moved aside, so every finished run has one the runner wrote.
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ import json
 from pathlib import Path
 
 from faultlib.evidence import layout
+from faultlib.evidence.openmetrics import openmetrics, store, write_openmetrics
 from faultlib.evidence.prom import exposition
-from faultlib.evidence.reader import EvidenceProblem, iter_logs, iter_spans, read_findings
+from faultlib.evidence.reader import EvidenceProblem, iter_logs, iter_metric_points, iter_spans, read_findings
 from faultlib.evidence.seal import LIMITS, SealLimits, claim, create_empty, seal, write_atomic, write_manifest
 from faultlib.findings import Severity
 from faultlib.record import RunRecord, Verdict
@@ -35,15 +42,38 @@ def problem_from_claim(moved) -> EvidenceProblem:
     return EvidenceProblem(moved.name, None, moved.reason, kind="moved_aside")
 
 
+def run_labels(case_id: str, run_id: str) -> dict[str, str]:
+    """The labels the runner adds to every sample of ``metrics.prom`` and ``metrics.om``."""
+    return {"case": case_id, "run_id": run_id}
+
+
+def write_metrics_om(run_dir: Path, record: RunRecord, *, case_id: str) -> Path:
+    """The runner's step when the phases have ended: write ``metrics.om``
+    (:func:`~faultlib.evidence.openmetrics.write_openmetrics`) for the PromQL evaluation and the
+    assertion suite. An entry a repro left under that name is moved aside and becomes a finding in
+    ``record.findings`` now; what ``metrics.jsonl`` holds that cannot be written is reported once, by
+    :func:`finish_run`, which builds the same file again.
+
+    Raises:
+        OSError: the run directory cannot be written.
+    """
+    problems: list[EvidenceProblem] = []
+    path = write_openmetrics(run_dir, problems, labels=run_labels(case_id, record.run_id),
+                             max_file_bytes=READ_MAX_BYTES)
+    record.findings = [*record.findings, *(p.to_finding() for p in problems if p.kind == "moved_aside")]
+    return path
+
+
 def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple[str, ...] = (),
                limits: SealLimits = LIMITS) -> list[EvidenceProblem]:
-    """Seal ``run_dir``, read its evidence into ``record``, write ``metrics.prom``, ``run.json`` and
-    ``manifest.json`` (last).
+    """Seal ``run_dir``, read its evidence into ``record``, write ``metrics.prom``, ``metrics.om``,
+    ``run.json`` and ``manifest.json`` (last).
 
     Order: runner-owned names are claimed; missing layout files are created empty; every file is
     frozen and hashed (:func:`~faultlib.evidence.seal.seal`); findings, traces, logs and metrics are
-    read from the frozen bytes; ``metrics.prom`` and ``run.json`` are written; the manifest lists the
-    frozen files, ``metrics.prom`` and ``run.json``.
+    read from the frozen bytes; ``metrics.prom``, ``metrics.om`` (kept when it holds the same bytes:
+    see the module docstring) and ``run.json`` are written; the manifest lists the frozen files,
+    ``metrics.prom``, ``metrics.om`` and ``run.json``.
 
     Args:
         run_dir: the run directory.
@@ -68,7 +98,7 @@ def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple
             problems.append(problem_from_claim(moved))
     for name in LAYOUT_FILES:
         create_empty(run_dir, name)
-    sealed = seal(run_dir, exclude=(layout.RUN, layout.METRICS_PROM, *exclude), limits=limits)
+    sealed = seal(run_dir, exclude=(layout.RUN, layout.METRICS_PROM, layout.METRICS_OM, *exclude), limits=limits)
     problems += [EvidenceProblem(r.name, None, r.reason, kind="not_archived") for r in sealed.rejected]
 
     def guarded(name: str, read):
@@ -85,10 +115,15 @@ def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple
                                                                 max_file_bytes=READ_MAX_BYTES)))
     guarded(layout.LOGS, lambda: all(True for _ in iter_logs(run_dir / layout.LOGS, problems,
                                                              max_file_bytes=READ_MAX_BYTES)))
-    text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems, max_file_bytes=READ_MAX_BYTES,
-                                                      labels={"case": case_id, "run_id": record.run_id}))
+    points = guarded(layout.METRICS, lambda: list(iter_metric_points(run_dir / layout.METRICS, problems,
+                                                                     max_file_bytes=READ_MAX_BYTES))) or []
+    labels = run_labels(case_id, record.run_id)
+    text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems, labels=labels, points=points))
     prom = write_atomic(run_dir, layout.METRICS_PROM, text or b"")
+    om_text = guarded(layout.METRICS, lambda: openmetrics(points, problems, labels=labels))
+    om = store(run_dir, om_text or b"# EOF\n", problems)
 
+    problems = list({(p.file, p.line, p.message, p.kind): p for p in problems}.values())  # prom and om: once
     record.findings = [*record.findings, *(p.to_finding() for p in problems)]
     errors = [f for f in record.findings if f.severity >= Severity.ERROR]
     if errors:
@@ -97,7 +132,7 @@ def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple
         if not record.error:
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
             record.error = f"evidence could not be read or archived: {errors[0].message}{more}; see findings"
-    record.artifacts = sorted([*sealed.files, prom], key=lambda a: a.name)
+    record.artifacts = sorted([*sealed.files, prom, om], key=lambda a: a.name)
     run_json = write_atomic(run_dir, layout.RUN, json.dumps(record.to_json(), indent=2).encode(), sync=True)
     write_manifest(run_dir, run_id=record.run_id, case_id=case_id, files=[*record.artifacts, run_json])
     return problems

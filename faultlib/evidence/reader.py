@@ -19,7 +19,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from faultlib.errors import InputError
 from faultlib.evidence import layout, otlp
@@ -90,8 +90,16 @@ class Span:
 
 @dataclass(frozen=True)
 class MetricPoint:
-    """One data point; ``kind`` is ``sum``, ``gauge`` or ``histogram``. For a histogram,
-    ``value`` is the sum and ``extra`` holds count, bucket counts and bounds."""
+    """One data point of one snapshot; ``kind`` is ``sum``, ``gauge`` or ``histogram``. For a histogram,
+    ``value`` is the sum and ``extra`` holds count, bucket counts and bounds.
+
+    Sums and histograms are cumulative: ``value`` is the total from ``start_ns`` (when the series
+    began in its process) to ``time_ns`` (when the snapshot was taken), both in nanoseconds since
+    the epoch (``start_ns`` is 0 for gauges). Successive snapshots repeat a series with its running
+    total: never add the points of one series up; its value is its latest point (:func:`latest_points`).
+    ``attempt`` is the phase attempt of the process that wrote it (resource ``faultlib.attempt``; 1
+    when absent).
+    """
 
     name: str
     kind: str
@@ -101,6 +109,34 @@ class MetricPoint:
     monotonic: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    start_ns: int = 0
+    attempt: int = 1
+
+
+def series_key(point: MetricPoint) -> tuple:
+    """What identifies the series of ``point`` within a phase: name, kind and attributes
+    (values compared by ``repr``, so list values work and ``1`` is not ``"1"``)."""
+    return point.name, point.kind, tuple(sorted((k, repr(v)) for k, v in point.attributes.items()))
+
+
+def latest_points(points: Iterable[MetricPoint]) -> list[MetricPoint]:
+    """The value of every series among ``points`` (one phase's), counted once: its latest point
+    (largest ``time_ns``; the later one on a tie), in the order the series first appear.
+
+    Only the phase's last attempt counts: a phase the runner restarted (``repro.restarts``) ends
+    with the process that finished it, whose series hold the phase's values (a resumed run starts
+    its counters again); the killed attempts' snapshots stay in ``metric_history`` and ``metrics.om``.
+    """
+    points = list(points)
+    last = max((p.attempt for p in points), default=1)
+    latest: dict[tuple, MetricPoint] = {}
+    for point in points:
+        if point.attempt != last:
+            continue
+        key = series_key(point)
+        if key not in latest or point.time_ns >= latest[key].time_ns:
+            latest[key] = point
+    return list(latest.values())
 
 
 @dataclass
@@ -108,6 +144,10 @@ class PhaseEvidence:
     """Evidence of one phase (``control`` or ``faulted``).
 
     Attributes:
+        metrics: the latest point of every metric series, of the phase's last attempt
+            (:func:`latest_points`): summing these counts each series once.
+        metric_history: every point of every snapshot, sorted by ``time_ns`` (cumulative values:
+            see :class:`MetricPoint`); :meth:`metric_series` groups it per series.
         exit_code: the repro's exit code (``None`` if it was killed or never ran).
         status: ``ok``, ``crashed``, ``timeout`` or ``skipped`` (from the runner).
         attempts: one ``{"attempt", "exit_code", "signal", "duration_s"}`` per process the runner
@@ -119,6 +159,7 @@ class PhaseEvidence:
     status: str = "skipped"
     spans: list[Span] = field(default_factory=list)
     metrics: list[MetricPoint] = field(default_factory=list)
+    metric_history: list[MetricPoint] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     attempts: list[dict[str, Any]] = field(default_factory=list)
@@ -158,17 +199,39 @@ class PhaseEvidence:
         Raises:
             KeyError: no series matches (the message lists the metric names present).
         """
-        latest: dict[tuple, MetricPoint] = {}
-        for point in self.metrics:
-            if point.name != name or any(point.attributes.get(k) != v for k, v in labels.items()):
-                continue
-            key = tuple(sorted(point.attributes.items()))
-            if key not in latest or point.time_ns >= latest[key].time_ns:
-                latest[key] = point
+        latest = latest_points(p for p in self.metrics if _matches(p, name, labels))
         if not latest:
             names = sorted({p.name for p in self.metrics})
             raise KeyError(f"no metric {name!r} with {labels} in phase {self.name}; metrics: {names}")
-        return sum(p.value for p in latest.values())
+        return sum(p.value for p in latest)
+
+    def metric_series(self, name: str, **labels: Any) -> dict[tuple[tuple[str, Any], ...], list[tuple[float, float]]]:
+        """Every series of ``name`` whose attributes match ``labels``, over time.
+
+        Returns:
+            ``{sorted attribute items: [(time in seconds since the epoch, value), ...]}``, each list
+            in time order, one entry per snapshot (cumulative values for sums and histograms, whose
+            value is their sum); empty when nothing matches.
+        """
+        out: dict[tuple[tuple[str, Any], ...], list[tuple[float, float]]] = {}
+        for point in self.metric_history:
+            if _matches(point, name, labels):
+                key = tuple(sorted((k, _frozen(v)) for k, v in point.attributes.items()))
+                out.setdefault(key, []).append((point.time_ns / 1e9, point.value))
+        return out
+
+
+def _frozen(value: Any) -> Any:
+    """An attribute value as a hashable one (lists as tuples, mappings as sorted item tuples)."""
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    return value
+
+
+def _matches(point: MetricPoint, name: str, labels: dict[str, Any]) -> bool:
+    return point.name == name and all(point.attributes.get(k) == v for k, v in labels.items())
 
 
 @dataclass
@@ -179,6 +242,7 @@ class RunEvidence:
     control: PhaseEvidence
     faulted: PhaseEvidence
     problems: list[EvidenceProblem] = field(default_factory=list)
+    _promql: Any = field(default=None, init=False, repr=False, compare=False)
 
     def phase(self, name: str) -> PhaseEvidence:
         return {"control": self.control, "faulted": self.faulted}[name]
@@ -186,6 +250,36 @@ class RunEvidence:
     @property
     def dumps(self) -> Path:
         return self.path / layout.DUMPS
+
+    def promql(self, query_id: str, *, phase: str, window: str = "run"):
+        """The PromQL result of query ``query_id`` (``observability.promql`` of case.yaml) in ``phase`` and
+        ``window``, as Prometheus evaluated it over this run's metrics (``faultlib run --prometheus``).
+
+        Reads naturally in an assertion::
+
+            assert evidence.promql("overflow_rate", phase="faulted", window="before").max() == 0
+            assert evidence.promql("overflow_rate", phase="faulted", window="during").max() > 0
+            assert evidence.promql("overflow_rate", phase="control").max() == 0
+
+        Args:
+            query_id: the query's ``id``.
+            phase: ``control`` or ``faulted``.
+            window: ``before``, ``during``, ``after`` (the fault windows; the control's are the same
+                steps as the faulted run's) or ``run`` (the whole phase, default).
+
+        Returns:
+            A :class:`faultlib.observability.PromqlSelection`: a sequence of series with ``values()``,
+            ``max()`` and ``min()``.
+
+        Raises:
+            PromqlNotRecorded: the run was made without ``--prometheus`` (the assertion suite skips the test).
+            PromqlError: ``promql.json`` is unreadable, or names no such query or window.
+        """
+        from faultlib.observability.results import load
+
+        if self._promql is None:
+            self._promql = load(self.path)
+        return self._promql.select(query_id, phase=phase, window=window)
 
 
 def _ends_with_newline(path: Path) -> bool:
@@ -253,6 +347,13 @@ def _resource_phase(block: dict[str, Any]) -> str | None:
     return phase
 
 
+def _resource_attempt(block: dict[str, Any]) -> int:
+    attempt = otlp.attributes(block.get("resource", {}).get("attributes")).get("faultlib.attempt", 1)
+    if not isinstance(attempt, int) or isinstance(attempt, bool):
+        raise ValueError("resource attribute faultlib.attempt is not an integer")
+    return attempt
+
+
 def _str(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{what} is not a string")
@@ -279,7 +380,7 @@ def _spans(line: dict[str, Any]) -> list[tuple[str | None, Span]]:
 def _points(line: dict[str, Any]) -> list[tuple[str | None, MetricPoint]]:
     out = []
     for rm in line["resourceMetrics"]:
-        phase = _resource_phase(rm)
+        phase, attempt = _resource_phase(rm), _resource_attempt(rm)
         for sm in rm.get("scopeMetrics", []):
             for m in sm.get("metrics", []):
                 for kind in ("sum", "gauge", "histogram"):
@@ -299,7 +400,8 @@ def _points(line: dict[str, Any]) -> list[tuple[str | None, MetricPoint]]:
                             name=_str(m["name"], "metric name"), kind=kind, value=value,
                             attributes=otlp.attributes(p.get("attributes")), time_ns=int(p.get("timeUnixNano", 0)),
                             monotonic=bool(body.get("isMonotonic")), extra=extra,
-                            description=_str(m.get("description", ""), "metric description"))))
+                            description=_str(m.get("description", ""), "metric description"),
+                            start_ns=int(p.get("startTimeUnixNano", 0)), attempt=attempt)))
     return out
 
 
@@ -324,7 +426,9 @@ def iter_spans(path: Path, problems: list[EvidenceProblem] | None = None, *,
 
 def iter_metric_points(path: Path, problems: list[EvidenceProblem] | None = None, *,
                        max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[tuple[str | None, MetricPoint]]:
-    """(phase, point) for every data point in a ``metrics.jsonl`` file; bad lines go to ``problems``."""
+    """(phase, point) for every data point of every snapshot in a ``metrics.jsonl`` file, in file
+    order; bad lines go to ``problems``. A series appears once per snapshot with its cumulative
+    value: use :func:`latest_points` for its value."""
     return _decoded(Path(path), problems, "resourceMetrics", _points, max_file_bytes)
 
 
@@ -379,7 +483,10 @@ def read_run(run_dir: str | Path, phase_status: dict[str, dict[str, Any]] | None
             phases[phase].spans.append(span)
     for phase, point in iter_metric_points(run_dir / layout.METRICS, problems):
         if phase in phases:
-            phases[phase].metrics.append(point)
+            phases[phase].metric_history.append(point)
+    for evidence in phases.values():
+        evidence.metric_history.sort(key=lambda p: p.time_ns)  # stable: file order on a tie
+        evidence.metrics = latest_points(evidence.metric_history)
     for phase, log in iter_logs(run_dir / layout.LOGS, problems):
         if phase in phases:
             phases[phase].logs.append(log)

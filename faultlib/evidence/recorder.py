@@ -1,13 +1,24 @@
 """Recording evidence from inside a repro: spans, metrics, logs and findings via the OpenTelemetry SDK.
 
 Every record carries the resource attributes ``service.name`` (case id),
-``faultlib.run_id`` and ``faultlib.phase``; every metric point carries a ``window``
-attribute (``none``, ``before``, ``during``, ``after`` the fault) so the evidence holds
+``faultlib.run_id``, ``faultlib.phase`` and ``faultlib.attempt``; every metric point carries a
+``window`` attribute (``none``, ``before``, ``during``, ``after`` the fault) so the evidence holds
 metric windows around the fault. Spans are written in batches by the SDK's
 ``BatchSpanProcessor`` (one OTLP request per line, grouped under one resource and scope block),
 at most 0.5 s after they end, and at once when a fault is recorded (:meth:`Recorder.flush`, called
 before a kill); a repro killed by something else loses at most its last 0.5 s of spans. Logs are
-written as they happen; metrics are collected when the recorder closes.
+written as they happen.
+
+Metrics are written as a time series: a snapshot of every series (cumulative temporality: a
+counter's total so far, a histogram's buckets so far) is one OTLP/JSON line of ``metrics.jsonl``,
+taken every :data:`METRICS_INTERVAL_MS` by the SDK's ``PeriodicExportingMetricReader``, whenever
+:attr:`Recorder.window` changes (before the change, so the values at the boundary are kept even for
+a fault window shorter than the interval), at :meth:`Recorder.flush` and at :meth:`Recorder.close`.
+Snapshots are serialised (one line each, in time order); a snapshot with no metric is not written.
+A process forked from the repro (e.g. a ``DataLoader`` worker) writes none. Cost, measured on a
+shared 2-core machine: a snapshot takes about 0.3 ms with 3 series, 0.8 ms with 21, 1.9 ms with 60
+(in the reader's thread once a second; in the caller's at a window change); setting an unchanged
+window is one comparison, and a step with three instrument calls went from 16.0 to 16.9 µs.
 
 When ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (the compose backend points it at the
 OpenTelemetry Collector), the same spans, metrics (every 5 s) and logs are also sent there with
@@ -21,6 +32,7 @@ import json
 import logging
 import math
 import os
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -35,6 +47,8 @@ MS_BUCKETS = (1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500
 #: batch, not once per span), at most this long after they end and at most this many per line
 SPAN_BATCH_DELAY_MS = 500
 SPAN_BATCH_MAX = 512
+#: a metrics snapshot is written at least this often (and at every change of the fault window)
+METRICS_INTERVAL_MS = 1000
 
 _LOG_LEVELS = {Severity.INFO: logging.INFO, Severity.WARNING: logging.WARNING,
                Severity.ERROR: logging.ERROR, Severity.CRITICAL: logging.CRITICAL}
@@ -72,16 +86,16 @@ class Recorder:
         service: ``service.name`` of the resource, normally the case id.
         phase: ``control`` or ``faulted``.
         run_id: the run id.
+        attempt: 1-based attempt of the phase (> 1 after the runner restarted a killed phase).
 
     Metric names must follow Prometheus naming (``faultlib_*``, ``_total`` for counters).
     Call :meth:`close` exactly once (the repro context does).
     """
 
-    def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str):
+    def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str, attempt: int = 1):
         from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
         from opentelemetry.sdk.metrics import MeterProvider
-        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -89,14 +103,16 @@ class Recorder:
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.phase = phase
-        self.window = "none"
-        resource = Resource.create({"service.name": service, "faultlib.phase": phase, "faultlib.run_id": run_id})
+        self._window = "none"
+        resource = Resource.create({"service.name": service, "faultlib.phase": phase, "faultlib.run_id": run_id,
+                                    "faultlib.attempt": attempt})
         self._tracer_provider = TracerProvider(resource=resource)
         self._tracer_provider.add_span_processor(BatchSpanProcessor(
             otlp.make_span_exporter(self.run_dir / layout.TRACES), schedule_delay_millis=SPAN_BATCH_DELAY_MS,
             max_export_batch_size=SPAN_BATCH_MAX))
         self.tracer = self._tracer_provider.get_tracer("faultlib")
-        self._metric_reader = InMemoryMetricReader()
+        self._metric_exporter = _file_metric_exporter(self.run_dir / layout.METRICS)
+        self._metric_reader = _snapshot_reader(self._metric_exporter, METRICS_INTERVAL_MS)
         readers = [self._metric_reader]
         exporting = bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
         if exporting:
@@ -117,6 +133,7 @@ class Recorder:
         self._findings = otlp.JsonLinesFile(self.run_dir / layout.FINDINGS)
         self._metrics: dict[str, Metric] = {}
         self._closed = False
+        self._pid = os.getpid()
 
     # -- instruments -------------------------------------------------------------------------
     def _metric(self, name: str, kind: str, description: str, unit: str,
@@ -161,18 +178,39 @@ class Recorder:
                                                       "severity": finding.severity.value,
                                                       "message": finding.message}))
 
+    @property
+    def window(self) -> str:
+        """The fault window metric points are tagged with: ``none``, ``before``, ``during`` or ``after``.
+
+        Setting a different value first writes a metrics snapshot, so the values at the boundary
+        belong to the window that ends; setting the same value again costs one comparison.
+        """
+        return self._window
+
+    @window.setter
+    def window(self, value: str) -> None:
+        if value != self._window:
+            self.snapshot()
+            self._window = value
+
+    def snapshot(self) -> None:
+        """Write a snapshot of every metric series to ``metrics.jsonl`` now (one line; nothing
+        when no metric has a point yet, after :meth:`close`, or in a forked child)."""
+        if not self._closed and os.getpid() == self._pid:  # a child could inherit the reader's lock held
+            self._metric_reader.collect()
+
     def flush(self) -> None:
-        """Write every finished span now (before the process may be killed)."""
+        """Write every finished span and a metrics snapshot now (before the process may be killed)."""
         self._tracer_provider.force_flush()
+        self.snapshot()
 
     def close(self) -> None:
-        """Collect metrics into ``metrics.jsonl`` and flush and shut down every provider."""
+        """Write the last metrics snapshot into ``metrics.jsonl`` and flush and shut down every provider."""
         if self._closed:
             return
+        self.snapshot()
         self._closed = True
-        data = self._metric_reader.get_metrics_data()
-        if data is not None and data.resource_metrics:
-            otlp.write_metrics(self.run_dir / layout.METRICS, data)
+        self._metric_exporter.shutdown()  # the reader's own last collection at shutdown writes nothing more
         self.log.removeHandler(self._handler)
         self._logger_provider.shutdown()
         self._tracer_provider.shutdown()
@@ -181,6 +219,57 @@ class Recorder:
 
 
 OTLP_TIMEOUT_S = 5  # a collector that is down must not hold a repro for long at exit
+
+
+def _has_points(metrics_data) -> bool:
+    return any(m.data.data_points for rm in metrics_data.resource_metrics for sm in rm.scope_metrics
+               for m in sm.metrics)
+
+
+def _file_metric_exporter(path: Path):
+    """A ``MetricExporter`` (cumulative temporality, default aggregations) writing each exported
+    ``MetricsData`` as one OTLP/JSON line to ``path`` (:mod:`otlp`), from the process that created
+    it only: a forked child inherits the reader's thread (the SDK restarts it after ``fork``) and
+    would otherwise write stale copies of the parent's series."""
+    from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
+    from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult
+
+    class FileMetricExporter(MetricExporter):
+        def __init__(self) -> None:
+            super().__init__()
+            self._out = otlp.JsonLinesFile(path)
+            self._pid = os.getpid()
+
+        def export(self, metrics_data, timeout_millis: float = 10_000, **kwargs) -> MetricExportResult:
+            if os.getpid() == self._pid and _has_points(metrics_data):
+                self._out.write(otlp.to_json_line(encode_metrics(metrics_data)))
+            return MetricExportResult.SUCCESS
+
+        def force_flush(self, timeout_millis: float = 10_000) -> bool:
+            return True  # every line is flushed as it is written
+
+        def shutdown(self, timeout_millis: float = 30_000, **kwargs) -> None:
+            self._out.close()  # later exports are dropped (JsonLinesFile ignores writes once closed)
+
+    return FileMetricExporter()
+
+
+def _snapshot_reader(exporter, interval_ms: float):
+    """A ``PeriodicExportingMetricReader`` whose collections (periodic, or :meth:`Recorder.snapshot`
+    from any thread) run one at a time, collection and export together, so the lines are written
+    whole and in time order."""
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+    class SnapshotReader(PeriodicExportingMetricReader):
+        def __init__(self) -> None:
+            self._snapshot_lock = threading.Lock()  # before the reader's thread starts
+            super().__init__(exporter, export_interval_millis=interval_ms)
+
+        def collect(self, timeout_millis: float = 10_000) -> None:
+            with self._snapshot_lock:
+                super().collect(timeout_millis=timeout_millis)
+
+    return SnapshotReader()
 
 
 def _otlp_span_processor():

@@ -69,6 +69,7 @@ class RunOptions:
         seed: override every case's ``repro.seed``.
         timeout_s: override every case's ``repro.timeout_s`` (seconds, per phase).
         report: digest each run's evidence for the HTML report.
+        prometheus: evaluate each case's PromQL with a real Prometheus (``faultlib run --prometheus``).
     """
 
     archive: str | None = None
@@ -78,6 +79,7 @@ class RunOptions:
     seed: int | None = None
     timeout_s: float | None = None
     report: bool = False
+    prometheus: bool = False
 
 
 def effective_jobs(backend: str, jobs: int) -> int:
@@ -242,6 +244,7 @@ class Pool:
                 "backend_options": {k: (str(v) if isinstance(v, Path) else v) for k, v in o.backend_options.items()
                                     if v is not None},
                 "control": o.control, "seed": o.seed, "timeout_s": o.timeout_s, "report": o.report,
+                "prometheus": o.prometheus,
                 "events_fd": events_fd, "parent_pid": os.getpid()}
 
     def _start(self, planned: PlannedCase) -> None:

@@ -222,9 +222,14 @@ def render(result: RegressResult, *, report_dir: Path | None = None, generated_a
     fingerprint = next((c.record.fingerprint for c in result.cases if c.record), None)
     env = ""
     if fingerprint:
-        packages = fingerprint.get("packages") or {}
-        env = (f"<p class=muted>Python {_e(fingerprint.get('python'))} on {_e(fingerprint.get('platform'))}; "
-               + _e(", ".join(f"{k} {v}" for k, v in sorted(packages.items()) if v)) + "</p>")
+        packages, torch = (v if isinstance(v, dict) else {}
+                           for v in (fingerprint.get("packages"), fingerprint.get("torch")))
+        packages = {k: v for k, v in sorted(packages.items()) if v}
+        build = (f"; torch {_e(torch.get('version'))} (CUDA {_e(torch.get('cuda') or 'none')}, "
+                 f"cuDNN {_e(torch.get('cudnn') or 'none')})" if torch.get("version") else "")
+        env = (f"<p class=muted>Python {_e(fingerprint.get('python'))} on {_e(fingerprint.get('platform'))}{build}</p>"
+               f"<details><summary>{len(packages)} installed package(s)</summary><p class=muted>"
+               + _e(", ".join(f"{k} {v}" for k, v in packages.items())) + "</p></details>")
     head = (f"<h1>faultlib regress: shard {_e(result.shard)}</h1><p>{_e(len(result.cases))} case(s): "
             f"{totals['passed']} passed, {totals['failed']} failed, {totals['errors']} errors, "
             f"{totals['skipped']} skipped; exit code {result.exit_code}. Generated {_e(when)}.</p>{env}")

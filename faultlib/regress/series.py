@@ -16,8 +16,8 @@ Which series are key is decided from the evidence alone, so a case added later n
 - the fault window is the range of steps whose span says ``faultlib.fault.window == "during"``;
   fault events (``faultlib.fault`` spans with a ``step``) are drawn as markers.
 
-Metric points carry ``window`` (before/during/after/none) and are collected once per process, so
-they are tabled per window, not drawn over time.
+Metric points carry ``window`` (before/during/after/none); they are tabled per window from each
+series' latest snapshot (``PhaseEvidence.metrics``), not drawn over time.
 """
 
 from __future__ import annotations

@@ -88,7 +88,8 @@ def run_case(spec: dict[str, Any], events: EventWriter) -> dict[str, Any]:
     """Run the case ``spec`` names; returns the ``result`` message (never raises but KeyboardInterrupt).
 
     Args:
-        spec: ``{"case_dir", "archive", "backend", "backend_options", "control", "seed", "timeout_s", "report"}``.
+        spec: ``{"case_dir", "archive", "backend", "backend_options", "control", "seed", "timeout_s", "report",
+            "prometheus"}``.
         events: where lifecycle events go.
     """
     from faultlib.archive import open_archive
@@ -107,7 +108,8 @@ def run_case(spec: dict[str, Any], events: EventWriter) -> dict[str, Any]:
                               **(spec.get("backend_options") or {}))
         archive = DigestingArchive(open_archive(spec.get("archive")), case, report=bool(spec.get("report")))
         record = Runner(archive, backend=backend, listener=events).run(
-            case, control=spec.get("control", True), seed=spec.get("seed"), timeout_s=spec.get("timeout_s"))
+            case, control=spec.get("control", True), seed=spec.get("seed"), timeout_s=spec.get("timeout_s"),
+            prometheus=bool(spec.get("prometheus")))
     except RunNotArchived as exc:
         record = exc.record
         out["not_archived"] = {"message": str(exc), "exit_code": exc.exit_code, "run_dir": str(exc.run_dir)}

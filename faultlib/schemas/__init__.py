@@ -1,4 +1,4 @@
-"""faultlib's JSON Schemas (2020-12): ``case``, ``run``, ``finding`` and ``manifest``; top-level ``schemas/`` links here."""
+"""faultlib's JSON Schemas (2020-12): ``case``, ``run``, ``finding``, ``manifest`` and ``promql``; top-level ``schemas/`` links here."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from importlib import resources
 from typing import Any
 
-NAMES = ("case", "run", "finding", "manifest")
+NAMES = ("case", "run", "finding", "manifest", "promql")
 
 
 @functools.cache

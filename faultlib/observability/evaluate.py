@@ -1,0 +1,135 @@
+"""Evaluate a case's PromQL against a real Prometheus holding the run's metrics: ``promql.json``.
+
+:func:`evaluate_run` backfills the run's ``metrics.om`` into a fresh TSDB, starts one Prometheus on
+loopback (:mod:`faultlib.observability.prometheus`), evaluates every ``observability.promql`` query
+of the case over every window of every phase (:mod:`faultlib.observability.windows`) with
+``/api/v1/query_range``, and writes ``promql.json`` (:mod:`faultlib.observability.results`).
+
+Each window is evaluated at about :data:`POINTS` instants on a millisecond grid that ends exactly at
+the window's end (so the snapshot that closes the window is always seen) and starts at most one step
+after the window's start. Both phases live in one TSDB: a window of phase P keeps the series whose
+``phase`` label is P, and series without a ``phase`` label (marked ``phase_label: false``).
+
+:func:`record_promql` is the runner's step between the phases and the assertion suite: it claims
+``promql.json`` (whatever a repro wrote there is moved aside: a repro cannot forge the results) and,
+with ``--prometheus``, evaluates. A failure (no promtool, a server that does not start, a bug of
+ours) becomes an :class:`~faultlib.evidence.reader.EvidenceProblem` of kind
+``prometheus_unavailable`` (or ``promql_not_evaluated``), never an exception: the run and its evidence
+go on.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from faultlib.errors import PrometheusUnavailable
+from faultlib.evidence import layout
+from faultlib.evidence.reader import EvidenceProblem
+from faultlib.observability.prometheus import PrometheusServer, RangeResult, backfill
+from faultlib.observability.results import dumps, encode_value
+from faultlib.observability.windows import Window, phase_windows
+
+if TYPE_CHECKING:  # the cases package loads observability helpers lazily: no import cycle at run time
+    from faultlib.cases import Case
+
+#: the OpenMetrics file the runner writes into the run directory (faultlib.evidence.openmetrics)
+METRICS_OM = layout.METRICS_OM
+#: evaluations per window (fewer for a window shorter than POINTS milliseconds)
+POINTS = 30
+
+
+def grid(start: float, end: float, points: int = POINTS) -> tuple[float, float, float]:
+    """``(start, end, step)`` in seconds on a millisecond grid: ``end`` is the window's end (rounded up
+    to the millisecond), ``step`` is at least 1 ms, and ``start`` is the first grid point not before
+    the window's start. Gives ``min(points, window in ms + 1)`` evaluations, at least 1."""
+    start_ms, end_ms = math.floor(start * 1000), math.ceil(end * 1000)
+    width = max(0, end_ms - start_ms)
+    step_ms = max(1, math.ceil(width / max(1, points - 1)))
+    intervals = width // step_ms
+    return (end_ms - intervals * step_ms) / 1000, end_ms / 1000, step_ms / 1000
+
+
+def _entry(query_id: str, query: str, window: Window, result: RangeResult, start: float, end: float,
+           step: float) -> dict[str, Any]:
+    series = []
+    for s in result.series:
+        phase = s["labels"].get("phase")
+        if phase is not None and phase != window.phase:
+            continue  # the other phase's series: both phases live in one TSDB
+        series.append({"labels": s["labels"], "values": [[t, encode_value(v)] for t, v in s["values"]],
+                       "phase_label": phase is not None})
+    return {"id": query_id, "query": query, "phase": window.phase, "window": window.name, "start": start,
+            "end": end, "step": step, "series": series, "error": result.error}
+
+
+def evaluate_run(case: Case, run_dir: Path) -> dict[str, Any]:
+    """Evaluate ``case``'s PromQL over the run's metrics and write ``promql.json``.
+
+    Args:
+        case: the case (its ``observability.promql`` queries).
+        run_dir: the run directory, holding ``metrics.om`` and ``traces.jsonl`` of both phases.
+
+    Returns:
+        The document written to ``run_dir/promql.json`` (see :mod:`faultlib.observability.results`).
+
+    Raises:
+        PrometheusUnavailable: promtool or prometheus is missing, ``metrics.om`` cannot be backfilled,
+            or the server did not start or stopped answering. Nothing is written then; no process is
+            left running.
+    """
+    from faultlib.evidence.finish import READ_MAX_BYTES
+    from faultlib.evidence.seal import write_atomic
+
+    run_dir = Path(run_dir)
+    queries = [(str(q["id"]), str(q["query"])) for q in (case.raw.get("observability") or {}).get("promql") or []]
+    windows = phase_windows(run_dir, max_file_bytes=READ_MAX_BYTES)  # unreadable lines: finish_run reports them
+    with tempfile.TemporaryDirectory(prefix="faultlib-promql-") as tmp:
+        data = Path(tmp) / "data"
+        backfill(run_dir / METRICS_OM, data)
+        with PrometheusServer(data) as server:
+            version = server.version()
+            entries = []
+            for query_id, query in queries:
+                for window in windows:
+                    start, end, step = grid(window.start, window.end)
+                    result = server.query_range(query, start, end, step)
+                    entries.append(_entry(query_id, query, window, result, start, end, step))
+    document = {"prometheus": version, "queries": entries}
+    write_atomic(run_dir, layout.PROMQL, dumps(document))
+    return document
+
+
+def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[EvidenceProblem]:
+    """The runner's PromQL step, after ``metrics.om`` and before the assertion suite (see the module
+    docstring).
+
+    Args:
+        case: the case that ran.
+        run_dir: its run directory.
+        evaluate: ``--prometheus``: evaluate and write ``promql.json``; otherwise only claim the name.
+
+    Returns:
+        Problems for the run's findings: an entry moved aside, or an evaluation that failed. Never raises
+        (but ``KeyboardInterrupt``, after the server was stopped).
+    """
+    from faultlib.evidence.finish import problem_from_claim
+    from faultlib.evidence.seal import claim
+
+    problems = []
+    moved = claim(run_dir, layout.PROMQL)
+    if moved:
+        problems.append(problem_from_claim(moved))
+    if not evaluate:
+        return problems
+    try:
+        evaluate_run(case, run_dir)
+    except PrometheusUnavailable as exc:
+        problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated: {exc}",
+                                        kind="prometheus_unavailable"))
+    except Exception as exc:  # noqa: BLE001 (a bug of ours must not cost the run its evidence)
+        problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated ({type(exc).__name__}: {exc})",
+                                        kind="promql_not_evaluated"))
+    return problems

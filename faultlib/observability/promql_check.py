@@ -1,0 +1,250 @@
+"""Static checks of a case's PromQL: the query parses, and every metric it reads is declared.
+
+Two parsers, for two jobs:
+
+- ``promql-parser`` (PyPI; a Python binding of the Rust ``promql-parser`` crate, the GreptimeDB
+  parser that follows Prometheus' grammar) always runs, in-process: it gives the AST, from which
+  :func:`metric_names` takes every vector selector's name, including ``{__name__="..."}`` matchers,
+  and it reports syntax and type errors (``rate(x)`` on an instant vector) when promtool is absent.
+- ``promtool check rules`` (Prometheus' own parser; Debian's ``prometheus`` package), when it is on
+  ``PATH``: each query becomes one ``record:``/``expr:`` rule of a temporary rules file (written with
+  PyYAML, never formatted from the query text) and promtool's complaint, which names the rule by
+  number, is mapped back to the query. Where both parsers see a query, promtool's verdict wins; a
+  query promtool accepts but promql-parser cannot read is a note (its metric names go unchecked).
+
+Declared means listed in ``observability.metrics``; for histograms ``x_bucket``, ``x_count`` and
+``x_sum`` count as declared by ``x``, and ``x`` by any of them. A ``__name__`` regex must match
+at least one declared name. A case without ``observability.metrics`` has nothing to check the
+names against: that is a note, not an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+#: what installs promtool (DESIGN: the Debian package, as root in CI)
+PROMTOOL_INSTALL = "apt-get install -y --no-install-recommends prometheus"
+PROMTOOL_MISSING = (f"promtool not installed ({PROMTOOL_INSTALL}): PromQL syntax checked with promql-parser only")
+HISTOGRAM_SUFFIXES = ("_bucket", "_count", "_sum")
+#: promtool checks a few dozen rules in ~25 ms; a hung promtool must not hang validate
+PROMTOOL_TIMEOUT_S = 60
+#: ``r.yml: 7:11: group "case", rule 2, "query_1": could not parse expression: 1:15: parse error: ...``
+_PROMTOOL_RULE = re.compile(r'rule (\d+), "[^"]*": (.*)$')
+
+
+@dataclass(frozen=True)
+class Query:
+    """One ``observability.promql`` entry: its position in the list, its id and its text."""
+
+    index: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with the query at ``observability.promql[index].query``."""
+
+    index: int
+    message: str
+
+
+@dataclass
+class Result:
+    """Errors (exit 2) and notes (said, not failed) of one case's queries."""
+
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The metrics one query reads: exact names and ``__name__`` regexes."""
+
+    names: frozenset[str]
+    patterns: frozenset[str]
+
+
+def metric_names(text: str) -> Selected:
+    """Every metric name a PromQL query selects, from promql-parser's AST.
+
+    Args:
+        text: the query.
+
+    Returns:
+        Names of vector selectors (``foo{...}``, ``{__name__="foo"}``, also inside range vectors,
+        subqueries, function arguments and ``or`` matcher sets) and ``__name__=~`` regexes.
+
+    Raises:
+        ValueError: the query does not parse (promql-parser's message: ``unclosed left parenthesis``).
+    """
+    import promql_parser
+
+    names: set[str] = set()
+    patterns: set[str] = set()
+
+    def visit(node) -> None:
+        if not isinstance(node, promql_parser.VectorSelector):
+            return
+        if node.name:
+            names.add(node.name)
+        sets = node.matchers
+        for matcher in [*sets.matchers, *(m for group in sets.or_matchers for m in group)]:
+            if matcher.name != "__name__":
+                continue
+            if matcher.op == promql_parser.MatchOp.Equal:
+                names.add(matcher.value)
+            elif matcher.op == promql_parser.MatchOp.Re:
+                patterns.add(matcher.value)
+
+    promql_parser.walk(promql_parser.parse(text), visit)
+    return Selected(frozenset(names), frozenset(patterns))
+
+
+def grouping_labels(text: str) -> list[str]:
+    """The ``by (...)`` labels of the first aggregation in ``text`` (pre-order), without ``le``: what
+    tells one series of the query's result from another (a panel's legend). Empty when none.
+
+    Raises:
+        ValueError: the query does not parse.
+    """
+    import promql_parser
+
+    found: list[list[str]] = []
+
+    def visit(node):
+        if isinstance(node, promql_parser.AggregateExpr) and node.modifier is not None \
+                and node.modifier.type == promql_parser.AggModifierType.By:
+            found.append([label for label in node.modifier.labels if label != "le"])
+            return False  # the first one is enough
+        return None
+
+    promql_parser.walk(promql_parser.parse(text), visit)
+    return found[0] if found else []
+
+
+def _family(name: str) -> str:
+    for suffix in HISTOGRAM_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def is_declared(name: str, declared: set[str]) -> bool:
+    """``name`` is in ``declared``, or both belong to one histogram family (``x`` and ``x_bucket``)."""
+    return name in declared or _family(name) in {_family(d) for d in declared}
+
+
+def _undeclared(selected: Selected, declared: set[str]) -> list[str]:
+    missing = [f"metric {name!r}" for name in sorted(selected.names) if not is_declared(name, declared)]
+    for pattern in sorted(selected.patterns):
+        try:
+            regex = re.compile(pattern)
+        except re.error:
+            missing.append(f"__name__ regex {pattern!r} (not a regex faultlib can read)")
+            continue
+        if not any(regex.fullmatch(d) for d in declared):
+            missing.append(f"__name__ regex {pattern!r} (matches no declared metric)")
+    return missing
+
+
+def promtool_path() -> str | None:
+    """The ``promtool`` on ``PATH``, or None."""
+    return shutil.which("promtool")
+
+
+def promtool_errors(queries: list[Query], promtool: str) -> dict[int, str]:
+    """``{query index: promtool's error}`` for the queries Prometheus' own parser rejects.
+
+    Args:
+        queries: the queries of one case.
+        promtool: path of the ``promtool`` binary.
+
+    Returns:
+        Only the rejected queries; ``{}`` when promtool accepts them all.
+
+    Raises:
+        OSError: promtool could not be started, or said something that names no rule (the message
+            quotes it), or took longer than :data:`PROMTOOL_TIMEOUT_S`.
+    """
+    import yaml
+
+    if not queries:
+        return {}
+    rules = {"groups": [{"name": "faultlib", "rules": [{"record": f"query_{n}", "expr": q.text}
+                                                       for n, q in enumerate(queries)]}]}
+    with tempfile.TemporaryDirectory(prefix="faultlib-promql-") as tmp:
+        path = os.path.join(tmp, "rules.yml")
+        with open(path, "w", encoding="utf-8") as out:
+            yaml.safe_dump(rules, out, sort_keys=False, allow_unicode=True)
+        try:
+            proc = subprocess.run([promtool, "check", "rules", path], capture_output=True, text=True,
+                                  timeout=PROMTOOL_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise OSError(f"promtool check rules took longer than {PROMTOOL_TIMEOUT_S} s") from None
+    if proc.returncode == 0:
+        return {}
+    errors: dict[int, str] = {}
+    for line in (proc.stdout + proc.stderr).splitlines():
+        match = _PROMTOOL_RULE.search(line)
+        if match and 1 <= int(match.group(1)) <= len(queries):
+            errors.setdefault(queries[int(match.group(1)) - 1].index, match.group(2).strip())
+    if not errors:
+        said = (proc.stderr or proc.stdout).strip().replace("\n", " ")[:300]
+        raise OSError(f"promtool check rules exited {proc.returncode} without naming a rule: {said}")
+    return errors
+
+
+def check_queries(queries: list[Query], declared: list[str] | None, *, promtool: str | None = None) -> Result:
+    """Parse each query and check the metrics it reads against ``declared``.
+
+    Args:
+        queries: the case's ``observability.promql`` entries (well-formed ones).
+        declared: ``observability.metrics``; None when the case declares none (a note, no check).
+        promtool: the promtool binary to confirm syntax with (see the module docstring); None:
+            promql-parser alone decides.
+
+    Returns:
+        One problem per query that does not parse, or reads a metric that is not declared (naming
+        the query's id, the metric, and the query itself).
+    """
+    result = Result()
+    rejected: dict[int, str] = {}
+    if promtool is not None:
+        try:
+            rejected = promtool_errors(queries, promtool)
+        except OSError as exc:
+            result.notes.append(f"promtool could not check the queries ({exc}): PromQL syntax checked with "
+                                "promql-parser only")
+            promtool = None
+    if declared is None and queries:
+        result.notes.append("observability.metrics is not declared: the metric names the queries read were "
+                            "not checked (list them there to have them checked)")
+    names = set(declared or ())
+    for query in queries:
+        if query.index in rejected:
+            result.problems.append(Problem(query.index, f"query {query.id!r} is not valid PromQL (promtool: "
+                                                        f"{rejected[query.index]}): {query.text}"))
+            continue
+        try:
+            selected = metric_names(query.text)
+        except ValueError as exc:
+            if promtool is not None:  # Prometheus itself accepts it: a gap in promql-parser, not in the case
+                result.notes.append(f"query {query.id!r}: promql-parser cannot read it ({exc}) though promtool "
+                                    "accepts it: its metric names were not checked")
+            else:
+                result.problems.append(Problem(query.index, f"query {query.id!r} is not valid PromQL "
+                                                            f"(promql-parser: {exc}): {query.text}"))
+            continue
+        if declared is None:
+            continue
+        missing = _undeclared(selected, names)
+        if missing:
+            result.problems.append(Problem(query.index, f"query {query.id!r} reads {', '.join(missing)}, not "
+                                                        f"declared in observability.metrics: {query.text}"))
+    return result

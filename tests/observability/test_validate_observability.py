@@ -1,0 +1,126 @@
+"""``faultlib validate`` proves a case's observability block against the checked-in dashboards and the
+case's last archived run: a real run of fp16_overflow archived once per module, and copies of the
+real case, each with one defect."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from faultlib.evidence import layout
+from faultlib.observability.archived import METRICS_OM
+from tests.conftest import REPO, cli, run_json
+
+
+@pytest.fixture(scope="module")
+def archived(tmp_path_factory) -> tuple[str, str]:
+    """``(archive URI, run id)`` of one real fp16_overflow run (faulted phase only: ~5 s)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("sklearn")
+    root = tmp_path_factory.mktemp("archive")
+    proc = cli("run", str(REPO / "cases" / "fp16_overflow"), "--archive", f"file://{root}", "--no-control",
+               "--json", cwd=root, timeout=300)
+    record = run_json(proc)
+    assert (root / "fp16_overflow" / record["run_id"] / layout.MANIFEST).is_file(), proc.stderr[-2000:]
+    return f"file://{root}", record["run_id"]
+
+
+def _repo(root: Path, *, dashboards: bool = True) -> Path:
+    """``root/cases/fp16_overflow`` copied from the catalog, with compose/grafana beside it when asked."""
+    shutil.copytree(REPO / "cases" / "fp16_overflow", root / "cases" / "fp16_overflow",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if dashboards:
+        shutil.copytree(REPO / "compose" / "grafana", root / "compose" / "grafana")
+    return root / "cases" / "fp16_overflow"
+
+
+def _edit(case_dir: Path, old: str, new: str) -> int:
+    path = case_dir / "case.yaml"
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    text = text.replace(old, new)
+    path.write_text(text)
+    return next(i for i, line in enumerate(text.splitlines(), 1) if new.strip().splitlines()[-1] in line)
+
+
+def test_the_clean_copy_validates_against_its_run_and_the_dashboards(tmp_path, archived):
+    uri, run_id = archived
+    case_dir = _repo(tmp_path)
+    proc = cli("validate", str(case_dir), "--archive", uri, "-v", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"ok  {case_dir}" in proc.stdout
+    assert f"checked against the last archived run fp16_overflow/{run_id} in {uri}" in proc.stderr
+
+
+def test_a_span_never_emitted_names_file_line_span_and_run(tmp_path, archived):
+    uri, run_id = archived
+    case_dir = _repo(tmp_path)
+    line = _edit(case_dir, "    - train.step\n", "    - train.step\n    - train.never_emitted\n")
+    proc = cli("validate", str(case_dir), "--archive", uri, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (f"{case_dir / 'case.yaml'}:{line}: observability.spans[2]: span 'train.never_emitted' was never emitted "
+            f"in the last archived run (fp16_overflow/{run_id} in {uri}") in proc.stderr
+
+
+def test_a_metric_never_emitted_is_compared_with_the_runs_prometheus_names(tmp_path, archived):
+    uri, run_id = archived
+    case_dir = _repo(tmp_path)
+    line = _edit(case_dir, "    - faultlib_amp_enabled\n", "    - faultlib_amp_enabled\n    - faultlib_amp_disabled\n")
+    proc = cli("validate", str(case_dir), "--archive", uri, "--json", cwd=tmp_path)
+    assert proc.returncode == 2
+    [problem] = run_json(proc)["cases"][0]["problems"]
+    assert (problem["line"], problem["field"]) == (line, "observability.metrics[6]")
+    run_dir = Path(uri.removeprefix("file://")) / "fp16_overflow" / run_id
+    names_file = METRICS_OM if (run_dir / METRICS_OM).is_file() else layout.METRICS_PROM
+    assert f"metric 'faultlib_amp_disabled' was never emitted in the last archived run (fp16_overflow/{run_id}" in \
+        problem["message"] and f"not in its {names_file}" in problem["message"]
+
+
+def test_only_the_latest_complete_run_counts(tmp_path, archived):
+    """A later run without a manifest (killed, or still running) and with no spans is not the last run."""
+    uri, run_id = archived
+    archive = tmp_path / "archive"
+    shutil.copytree(uri.removeprefix("file://"), archive)
+    later = archive / "fp16_overflow" / "29991231T235959Z-ffffff"
+    shutil.copytree(archive / "fp16_overflow" / run_id, later)
+    (later / layout.MANIFEST).unlink()
+    (later / layout.TRACES).write_text("")
+    case_dir = _repo(tmp_path)
+    proc = cli("validate", str(case_dir), "--archive", f"file://{archive}", "-v", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"fp16_overflow/{run_id}" in proc.stderr
+
+
+def test_a_panel_id_no_dashboard_has(tmp_path):
+    case_dir = _repo(tmp_path)
+    line = _edit(case_dir, "- {id: 3, title: Loss scale", "- {id: 7003, title: Loss scale")
+    proc = cli("validate", str(case_dir), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (f"{case_dir / 'case.yaml'}:{line}: observability.grafana.panels[1].id: panel 7003 of dashboard "
+            "faultlib-numerics does not exist: run faultlib dashboards") in proc.stderr
+
+
+def test_without_an_archived_run_or_dashboards_validate_notes_what_it_did_not_check(tmp_path):
+    first = _repo(tmp_path / "elsewhere", dashboards=False)
+    proc = cli("validate", str(first), str(first), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr.count("has no compose/grafana/dashboards beside it") == 1  # said once
+    as_json = run_json(cli("validate", str(first), "--json", cwd=tmp_path))
+    assert as_json["ok"] is True
+    assert any("no complete run of fp16_overflow" in note for note in as_json["cases"][0]["notes"])
+    assert any("has no compose/grafana/dashboards" in note for note in as_json["notes"])
+
+
+def test_an_archive_named_explicitly_must_exist(tmp_path):
+    case_dir = _repo(tmp_path)
+    proc = cli("validate", str(case_dir), "--archive", f"file://{tmp_path / 'missing'}", cwd=tmp_path)
+    assert proc.returncode == 2 and "no archive at" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_clean_catalog_validates(tmp_path):
+    cases = sorted(str(p) for p in (REPO / "cases").iterdir() if (p / "case.yaml").is_file())
+    proc = cli("validate", *cases, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count("ok  ") == len(cases)
