@@ -46,7 +46,7 @@ def windowed_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("series")
     data = tiny_case_data("windowed_case")
     data["inject"]["local"] = [{"shim": "label_order", "params": {"order": "reversed", "start_step": 10, "steps": 10}}]
-    data["observability"]["metrics"] = ["faultlib_tiny_latency_ms"]
+    data["observability"]["metrics"] = ["faultlib_tiny_steps_total", "faultlib_tiny_latency_ms"]
     data["observability"]["spans"] = ["serve.request"]
     data["repro"]["params"] = {}
     data["assertions"] = [{"id": "served", "when": "continuous", "test": "test_served", "description": "d"}]
