@@ -130,3 +130,10 @@ def test_monitor_memory_is_bounded(evidence):
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.missing_observability(CASE["observability"]) == []
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("drifted_columns", phase="faulted", window="before").max() == 0
+    assert evidence.promql("drifted_columns", phase="faulted", window="during").max() > 0
+    assert evidence.promql("drifted_columns", phase="control").max() == 0

@@ -158,3 +158,12 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert faulted.metric("faultlib_reload_max_abs_diff", loader="allowlist") == 0
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in names), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("default_loads_refused", phase="faulted", window="during").max() >= 1
+    assert evidence.promql("unsafe_globals", phase="faulted", window="during").max() >= 1
+    # the control saves a plain state_dict: no refused load and no unsafe global, so no such series at all
+    assert evidence.promql("default_loads_refused", phase="control").max(default=0) == 0
+    assert evidence.promql("unsafe_globals", phase="control").max(default=0) == 0

@@ -120,3 +120,10 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
         assert sum(s.parent_span_id in request_ids for s in served) == PARAMS["requests"]
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in names), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("downstream_timeouts", phase="faulted", window="before").max() == 0
+    assert evidence.promql("downstream_timeouts", phase="faulted", window="during").max() > 0
+    assert evidence.promql("downstream_timeouts", phase="control").max() == 0

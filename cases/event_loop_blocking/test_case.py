@@ -156,3 +156,12 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert len([e for e in events if e.attributes["kind"] == "loop_blocked"]) == finding.evidence["blocks"]
     assert evidence.faulted.metric("faultlib_loop_stalls_total", kind="loop_blocked",
                                    function="ModelService.infer") == finding.evidence["blocks"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("loop_stalls", phase="faulted", window="before").max() == 0
+    assert evidence.promql("loop_stalls", phase="faulted", window="during").max() > 0
+    assert evidence.promql("loop_stalls", phase="control").max() == 0
+    before = evidence.promql("health_latency_p99", phase="faulted", window="before").max()
+    assert evidence.promql("health_latency_p99", phase="faulted", window="during").max() > 5 * before

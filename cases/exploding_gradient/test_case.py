@@ -44,3 +44,12 @@ def test_training_ends_with_finite_weights_and_a_usable_model(evidence):
         assert summary[f"{strategy}.weights_finite"] is True
         assert summary[f"{strategy}.accuracy"] >= 0.9
         assert summary[f"{strategy}.exploded_steps"] == len(WINDOW)
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("exploding_rate", phase="faulted", window="before").max() == 0
+    assert evidence.promql("exploding_rate", phase="faulted", window="during").max() > 0
+    assert evidence.promql("exploding_rate", phase="control").max() == 0
+    before = evidence.promql("global_norm", phase="faulted", window="before").max()
+    assert evidence.promql("global_norm", phase="faulted", window="during").max() > 100 * before

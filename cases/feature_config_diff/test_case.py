@@ -156,3 +156,10 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert set(CASE["observability"]["spans"]) - {"features.attribute"} <= {s.name for s in evidence.control.spans}
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in CASE["observability"]["metrics"]), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("config_findings", phase="faulted", window="before").max() == 0
+    assert evidence.promql("config_findings", phase="faulted", window="during").max() > 0
+    assert evidence.promql("config_findings", phase="control").max() == 0

@@ -67,3 +67,12 @@ def test_final_accuracy_within_two_points_of_control(evidence):
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.missing_observability(CASE["observability"]) == []
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("overflow_rate", phase="faulted", window="before").max() == 0
+    assert evidence.promql("overflow_rate", phase="faulted", window="during").max() > 0
+    assert evidence.promql("overflow_rate", phase="control").max() == 0
+    assert evidence.promql("amp_enabled", phase="faulted", window="during").min() == 0
+    assert evidence.promql("amp_enabled", phase="control").min() == 1

@@ -120,3 +120,9 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
         assert set(CASE["observability"]["spans"]) <= {s.name for s in phase.spans}
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in CASE["observability"]["metrics"]), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    during = evidence.promql("fragmentation", phase="faulted", window="during").max()
+    assert during > evidence.promql("fragmentation", phase="control").max()

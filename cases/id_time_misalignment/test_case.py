@@ -86,3 +86,11 @@ def test_feature_source_is_the_same_in_both_phases(evidence):
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.missing_observability(CASE["observability"]) == []
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("label_errors", phase="faulted", window="during").max() > 0
+    assert evidence.promql("label_errors", phase="control").max() == 0
+    assert evidence.promql("key_match", phase="faulted", window="during").min() < 1
+    assert evidence.promql("key_match", phase="control").min() == 1

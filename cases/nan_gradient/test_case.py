@@ -81,3 +81,10 @@ def test_poisoned_updates_skipped_and_weights_finite(evidence):
         assert span.attributes["skipped"] == (span.attributes["faultlib.step"] in WINDOW)
     assert evidence.faulted.summary["weights_finite"] is True
     assert abs(evidence.faulted.summary["accuracy"] - evidence.control.summary["accuracy"]) <= 0.02
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("nonfinite_rate", phase="faulted", window="before").max() == 0
+    assert evidence.promql("nonfinite_rate", phase="faulted", window="during").max() > 0
+    assert evidence.promql("nonfinite_rate", phase="control").max() == 0

@@ -133,3 +133,11 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.spans_named("onnx.fix")
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in CASE["observability"]["metrics"]), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("opset_headroom", phase="faulted", window="during").max() < 0
+    assert evidence.promql("opset_headroom", phase="control").min() >= 0
+    assert evidence.promql("incompatibilities", phase="faulted", window="during").max() > 0
+    assert evidence.promql("incompatibilities", phase="control").max() == 0

@@ -133,3 +133,10 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.metric("faultlib_checkpoint_step") == STEPS
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in names), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("training_resumes", phase="faulted").max() >= 1
+    assert evidence.promql("training_resumes", phase="control").max() == 0
+    assert evidence.promql("resumed_from_step", phase="faulted").max() > 0

@@ -112,3 +112,10 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
         assert set(CASE["observability"]["spans"]) <= {s.name for s in phase.spans}
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in CASE["observability"]["metrics"]), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("cv_optimism", phase="faulted", window="before").max() == 0
+    assert evidence.promql("cv_optimism", phase="faulted", window="during").max() > 0
+    assert evidence.promql("cv_optimism", phase="control").max() == 0

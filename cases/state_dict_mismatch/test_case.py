@@ -135,3 +135,10 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert faulted.metric("faultlib_checkpoints_unloadable") == 0
     for query in CASE["observability"]["promql"]:
         assert any(m in query["query"] for m in names), query["id"]
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("keys_missing_as_saved", phase="faulted", window="during").max() > 0
+    assert evidence.promql("keys_missing_after_remap", phase="faulted", window="during").max() == 0
+    assert evidence.promql("keys_missing_as_saved", phase="control").max() == 0

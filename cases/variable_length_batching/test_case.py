@@ -95,3 +95,9 @@ def test_losses_and_weights_stay_finite(evidence):
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.missing_observability(CASE["observability"]) == []
+
+
+def test_promql_shows_the_fault(evidence):
+    """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
+    assert evidence.promql("collate_failures", phase="faulted", window="during").max() > 0
+    assert evidence.promql("collate_failures", phase="control").max() == 0
