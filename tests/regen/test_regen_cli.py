@@ -47,12 +47,14 @@ def test_one_changed_package_reruns_exactly_the_affected_cases_and_rewrites_them
     # comments in the places a re-dump would lose or move them: they must all survive
     path = root / "label_mapping_drift" / "case.yaml"
     original = path.read_text()
+    version = load_yaml(original, path).data["version"]
     text = ("# label_mapping_drift: re-verified by faultlib regen\n"
-            + original.replace("version: 1.0.0\n", "version: 1.0.0   # bumped on every re-verification\n")
+            + original.replace(f"version: {version}\n", f"version: {version}   # bumped on every re-verification\n")
                       .replace("verified_with:\n",
                                "verified_with:   # what it last passed on\n  # interpreter first\n"))
     path.write_text(text)
     untouched = (root / "scaler_leakage" / "case.yaml").read_bytes()
+    untouched_feature = (root / "feature_config_diff" / "case.yaml").read_text()
     since = old_fingerprint(_pyyaml_was_older)
     archive = tmp_path / "runs"
 
@@ -72,17 +74,19 @@ def test_one_changed_package_reruns_exactly_the_affected_cases_and_rewrites_them
 
     # the exact diff: the version line and the verified_with entries, nothing else; every comment kept
     old = load_yaml(text, path).data
-    expected = text.replace("version: 1.0.0   #", f"version: {bump_patch(old['version'])}   #")
+    expected = text.replace(f"version: {version}   #", f"version: {bump_patch(old['version'])}   #")
     current = {"python": platform.python_version(), "scikit-learn": metadata.version("scikit-learn")}
     for key, value in current.items():
         expected = expected.replace(f'  {key}: "{old["verified_with"][key]}"\n', f'  {key}: "{value}"\n')
     expected += f'  numpy: "{metadata.version("numpy")}"\n  pyyaml: "{CURRENT_PYYAML}"\n'
     assert path.read_text() == expected
     updated = next(r for r in out["results"] if r["case"] == "label_mapping_drift")["updated"]
-    assert updated["version"] == ["1.0.0", "1.0.1"]
+    assert updated["version"] == [version, bump_patch(version)]
     assert updated["verified_with"] == {**current, "numpy": metadata.version("numpy"), "pyyaml": CURRENT_PYYAML}
     assert (root / "scaler_leakage" / "case.yaml").read_bytes() == untouched
-    assert load_yaml((root / "feature_config_diff" / "case.yaml").read_text(), "f").data["version"] == "1.0.1"
+    feature_version = load_yaml(untouched_feature, "f").data["version"]
+    assert load_yaml((root / "feature_config_diff" / "case.yaml").read_text(), "f").data["version"] == \
+        bump_patch(feature_version)
     valid = cli("validate", *(str(root / c) for c in FAST_CASES), cwd=tmp_path)
     assert valid.returncode == 0, valid.stderr
 
@@ -153,7 +157,8 @@ def test_a_python_change_selects_every_case_and_a_dry_run_writes_nothing(old_fin
                                    "new": platform.python_version()} for s in out["selected"])
     assert out["results"] == [] and [u["case"] for u in out["would_update"]] == sorted(before)
     preview = next(u for u in out["would_update"] if u["case"] == "label_mapping_drift")
-    assert "-version: 1.0.0\n+version: 1.0.1\n" in preview["diff"] and preview["error"] is None
+    version = load_yaml(before["label_mapping_drift"].decode(), "l").data["version"]
+    assert f"-version: {version}\n+version: {bump_patch(version)}\n" in preview["diff"] and preview["error"] is None
     assert _case_yamls(root) == before
     assert not (tmp_path / ".faultlib").exists()
 
@@ -171,7 +176,8 @@ def test_a_dry_run_prints_the_selection_the_known_changes_and_the_diffs(catalog,
     # 1.3.2 -> the installed release crosses 1.4.0, where OneHotEncoder's `sparse` was removed
     assert "known change crossed: scikit-learn 1.4.0: OneHotEncoder" in proc.stdout
     assert "https://scikit-learn.org/" in proc.stdout
-    assert "+version: 1.0.1" in proc.stdout and "dry run: nothing was run or written" in proc.stdout
+    version = load_yaml(before["label_mapping_drift"].decode(), "l").data["version"]
+    assert f"+version: {bump_patch(version)}" in proc.stdout and "dry run: nothing was run or written" in proc.stdout
     assert _case_yamls(root) == before
 
 
