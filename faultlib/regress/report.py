@@ -9,7 +9,8 @@ attribute names, summary values) is HTML-escaped; the document holds no script.
 
 Each section gives the verdict, what went wrong, the control run against the faulted run (phase
 status, findings by severity, the repro's summary values), the key series over steps with the
-fault window shaded, the metrics per fault window, every assertion with its message, and where
+fault window shaded, each PromQL query's series as Prometheus evaluated it (runs made with
+``--prometheus``), the metrics per fault window, every assertion with its message, and where
 the evidence is.
 """
 
@@ -41,6 +42,8 @@ dl.meta{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:
 dl.meta dd{margin:0;word-break:break-all}figure{margin:8px 0}figure svg{width:100%;max-width:640px;height:auto}
 figcaption{color:#555;font-size:12px}.status-passed{color:#2e7d32}.status-failed,.status-error{color:#c62828}
 .status-skipped{color:#757575}.muted{color:#777}
+.promql-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:8px}
+.promql-grid figure svg{max-width:520px}
 """
 
 
@@ -137,6 +140,19 @@ def _charts(data: ReportData) -> str:
     return "<h3>Key series</h3>" + "".join(figures)
 
 
+def _promql(data: ReportData) -> str:
+    if not data.promql:
+        return f"<h3>PromQL</h3><p class=muted>{_e(data.promql_note)}</p>" if data.promql_note else ""
+    figures = []
+    for chart in data.promql:
+        caption = chart.title + (f"; {chart.note}" if chart.note else "")
+        if chart.window:
+            caption += f"; faulted run's fault window shaded ({chart.window[0]:g} s to {chart.window[1]:g} s)"
+        figures.append(f"<figure class=promql>{render_chart(chart)}<figcaption>{_e(caption)}</figcaption></figure>")
+    return ("<h3>PromQL, evaluated by Prometheus over the run's metrics.om</h3>"
+            "<div class=promql-grid>" + "".join(figures) + "</div>")
+
+
 def _metrics(data: ReportData) -> str:
     if not data.metrics:
         return ""
@@ -190,7 +206,7 @@ def _section(index: int, case: CaseResult, report_dir: Path | None) -> str:
     if data is not None:
         if data.problems:
             parts.append(f"<p class=muted>{_e(data.problems)} evidence line(s) or file(s) could not be read</p>")
-        parts += [_findings(data), _charts(data), _metrics(data)]
+        parts += [_findings(data), _charts(data), _promql(data), _metrics(data)]
     parts += [_assertions(case), "</section>"]
     return "".join(parts)
 

@@ -18,6 +18,10 @@ Which series are key is decided from the evidence alone, so a case added later n
 
 Metric points carry ``window`` (before/during/after/none); they are tabled per window from each
 series' latest snapshot (``PhaseEvidence.metrics``), not drawn over time.
+
+When the run was made with ``--prometheus``, each of the case's PromQL queries is also drawn from
+``promql.json`` (:func:`promql_charts`): its series over seconds since each phase began, through the
+before, during and after windows, the faulted run's ``during`` window shaded, the control dashed.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.cases import Case
+from faultlib.errors import PromqlError, PromqlNotRecorded
 from faultlib.evidence.reader import PhaseEvidence, Span, read_run
+from faultlib.observability.results import PromqlResults
+from faultlib.observability.results import load as load_promql
 
 MAX_CHARTS = 4
 MAX_POINTS = 600          # per phase and chart; longer series are thinned evenly
@@ -61,6 +68,7 @@ class Chart:
         markers: ``[x, label]`` of fault events (a process kill at step 130).
         log_y: the values span more than three decades and are positive: a log axis.
         note: how the series was derived, for the caption.
+        x_continuous: x is a time in seconds, not a step index: the window ends at its end, not one step later.
     """
 
     title: str
@@ -73,6 +81,7 @@ class Chart:
     markers: list[list[Any]] = field(default_factory=list)
     log_y: bool = False
     note: str = ""
+    x_continuous: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,8 @@ class ReportData:
     summary: dict[str, dict[str, Any]] = field(default_factory=dict)
     problems: int = 0
     notes: list[str] = field(default_factory=list)
+    promql: list[Chart] = field(default_factory=list)
+    promql_note: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return _finite(asdict(self))
@@ -121,7 +132,8 @@ class ReportData:
                    metrics=[MetricRow(**m) for m in data.get("metrics", [])],
                    findings=[FindingLine(**f) for f in data.get("findings", [])],
                    finding_counts=dict(data.get("finding_counts", {})), summary=dict(data.get("summary", {})),
-                   problems=int(data.get("problems", 0)), notes=list(data.get("notes", [])))
+                   problems=int(data.get("problems", 0)), notes=list(data.get("notes", [])),
+                   promql=[Chart(**c) for c in data.get("promql", [])], promql_note=str(data.get("promql_note", "")))
 
 
 def _finite(value: Any) -> Any:
@@ -314,6 +326,68 @@ def _metric_rows(case: Case, control: PhaseEvidence, faulted: PhaseEvidence) -> 
     return rows[:MAX_METRIC_ROWS]
 
 
+def _thin(points: list[list[float]]) -> list[list[float]]:
+    if len(points) <= MAX_POINTS:
+        return points
+    stride = len(points) / MAX_POINTS
+    return [points[int(i * stride)] for i in range(MAX_POINTS)]
+
+
+def promql_charts(results: PromqlResults) -> list[Chart]:
+    """One chart per PromQL query of ``promql.json``: each phase's series over seconds since the phase's
+    first window began, the faulted ``during`` window shaded; series broken at NaN, infinities marked.
+
+    Args:
+        results: :func:`faultlib.observability.results.load` of the run.
+
+    Returns:
+        Charts in the case's query order; a query that failed in Prometheus is drawn empty with its
+        error in the note.
+    """
+    charts = []
+    for query_id in results.ids():
+        entries = [q for q in results.queries if q.id == query_id]
+        lines: dict[str, list[list[list[float]]]] = {"control": [], "faulted": []}
+        nonfinite: dict[str, list[float]] = {}
+        window, errors = None, []
+        for phase in lines:
+            mine = [q for q in entries if q.phase == phase]
+            fault_windows = [q for q in mine if q.window in WINDOWS] or [q for q in mine if q.window == "run"]
+            if not fault_windows:
+                continue
+            t0 = min(q.start for q in fault_windows)
+            errors += [q.error for q in fault_windows if q.error]
+            by_series: dict[tuple, dict[float, float]] = {}
+            for q in fault_windows:
+                for series in q.series:
+                    key = tuple(sorted(series.labels.items()))
+                    by_series.setdefault(key, {}).update({t: v for t, v in series.values})
+                if phase == "faulted" and q.window == "during":
+                    window = [round(q.start - t0, 3), round(q.end - t0, 3)]
+            for values in by_series.values():
+                segment: list[list[float]] = []
+                for t, v in sorted(values.items()):
+                    if math.isfinite(v):
+                        segment.append([round(t - t0, 3), v])
+                        continue
+                    if not math.isnan(v):
+                        nonfinite.setdefault(phase, []).append(round(t - t0, 3))
+                    if segment:
+                        lines[phase].append(_thin(segment))
+                    segment = []
+                if segment:
+                    lines[phase].append(_thin(segment))
+        series_count = max(len(lines["control"]), len(lines["faulted"]))
+        note = (f"Prometheus error: {errors[0][:200]}" if errors
+                else f"{series_count} series per phase" if series_count > 1 else "")
+        ys = [y for segs in lines.values() for seg in segs for _, y in seg]
+        log_y = bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 1e3
+        charts.append(Chart(title=f"{query_id}: {entries[0].query}", x_label="s since the phase began",
+                            y_label=query_id, control=lines["control"], faulted=lines["faulted"],
+                            nonfinite=nonfinite, window=window, log_y=log_y, note=note, x_continuous=True))
+    return charts
+
+
 def report_data(case: Case, run_dir: Path) -> ReportData:
     """Digest the evidence of one finished run for the HTML report.
 
@@ -342,4 +416,10 @@ def report_data(case: Case, run_dir: Path) -> ReportData:
                                     if isinstance(v, (str, int, float, bool)) or v is None}
     if not data.charts:
         data.notes.append("no step series: the repro recorded no numeric attributes on spans with faultlib.step")
+    try:
+        data.promql = promql_charts(load_promql(run_dir))
+    except PromqlNotRecorded:
+        data.promql_note = "no PromQL results: the run was made without --prometheus"
+    except PromqlError as exc:
+        data.promql_note = str(exc)
     return data

@@ -78,10 +78,12 @@ def render(chart: Chart) -> str:
            f'aria-label="{title}" class="chart">', f"<title>{title}</title>",
            f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#fff" stroke="#ccc"/>']
     if chart.window:
-        a, b = px(chart.window[0]), px(chart.window[1] + (1 if len(xs) > 1 else 0))
+        # steps are inclusive ([120, 127] covers step 127 up to 128); seconds are a plain range
+        inclusive = 1 if len(xs) > 1 and not chart.x_continuous else 0
+        a, b = px(chart.window[0]), px(chart.window[1] + inclusive)
         b = min(b, LEFT + plot_w)
         out.append(f'<rect class="fault-window" x="{a:.1f}" y="{TOP}" width="{max(1.0, b - a):.1f}" '
-                   f'height="{plot_h}" fill="{WINDOW_FILL}" fill-opacity="0.3"><title>fault window: steps '
+                   f'height="{plot_h}" fill="{WINDOW_FILL}" fill-opacity="0.3"><title>fault window: {escape(chart.x_label)} '
                    f'{_label(chart.window[0])} to {_label(chart.window[1])}</title></rect>')
     if log:
         decades = list(range(math.ceil(y0), math.floor(y1) + 1))

@@ -275,3 +275,39 @@ def test_run_and_regress_offer_the_flag():
     for command in ("run", "regress"):
         result = CliRunner().invoke(app, [command, "--help"], terminal_width=200)
         assert result.exit_code == 0 and "--prometheus" in result.output, command
+
+
+@needs_prometheus
+def test_the_regress_report_draws_each_query_over_its_windows(run, tmp_path):
+    from faultlib.regress import report
+    from faultlib.regress.results import CaseResult, CaseVerdict, RegressResult
+    from faultlib.regress.series import report_data
+
+    case, record, run_dir = run
+    data = report_data(case, run_dir)
+    assert [c.title.split(":")[0] for c in data.promql] == [q["id"] for q in QUERIES]
+    ratio = data.promql[0]
+    start, end = ratio.window
+    assert 0 < start < end
+    faulted = [point for segment in ratio.faulted for point in segment]
+    assert all(y == 0 for x, y in faulted if x < start) and any(y > 0 for x, y in faulted if start <= x)
+    assert [y for segment in ratio.control for _, y in segment] and \
+        all(y == 0 for segment in ratio.control for _, y in segment)
+    # each phase is drawn from its own start: both lines lie in the first seconds
+    assert max(x for segment in ratio.faulted + ratio.control for x, _ in segment) < 30
+
+    html = report.render(RegressResult(shard="0/1", selected=1, cases=[
+        CaseResult(case.id, CaseVerdict.PASSED, run_id=record.run_id, archive_uri=record.archive_uri,
+                   report=data.to_json())]))
+    section = html.split("<h3>PromQL, evaluated by Prometheus", 1)[1].split("</div>", 1)[0]
+    assert section.count("<svg") == len(QUERIES) and section.count('class="fault-window"') == len(QUERIES)
+    assert "wrong_ratio: sum by (phase)" in section
+
+
+def test_a_report_of_a_run_without_prometheus_says_so(tmp_path):
+    from faultlib.regress.series import report_data
+
+    case = serving_case(tmp_path)
+    record = Runner(FileArchive(tmp_path / "runs")).run(case, prometheus=False)
+    data = report_data(case, Path(record.archive_uri.removeprefix("file://")))
+    assert data.promql == [] and "without --prometheus" in data.promql_note
