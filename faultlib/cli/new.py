@@ -31,6 +31,7 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
     a repro.py skeleton, test_case.py and README.md. Refuses to overwrite an existing directory.
     """
     from faultlib.cases import load_case
+    from faultlib.observability.dashboards import catalog_claims, next_free_id
     from faultlib.traces.scaffold import check_name, render, write
 
     _state["json"] = as_json
@@ -38,7 +39,9 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
     if (out / name).exists() or (out / name).is_symlink():
         raise InputError("already exists: faultlib new never overwrites a case; pick another NAME or remove it",
                          path=str(out / name))
-    scaffold = render(name, trace)
+    siblings = [d for d in out.iterdir() if (d / "case.yaml").is_file()] if out.is_dir() else []
+    first_panel_id = next_free_id(catalog_claims(siblings), "infra")  # unique on the family's dashboard
+    scaffold = render(name, trace, first_panel_id=first_panel_id)
     target = write(scaffold, out)
     load_case(target)  # the promise: valid as generated
     (parent, child), suspect = scaffold.suspect.edge, scaffold.suspect

@@ -166,3 +166,29 @@ def test_the_readme_example_trace_runs_as_documented(tmp_path):
     again = cli("new", "inventory_delay", "--from-trace", str(REPO / "tests/traces/data/incident.jsonl"),
                 "--out", str(tmp_path / "cases"), cwd=REPO)
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_a_case_made_in_the_catalog_takes_free_panel_ids_and_validates_after_dashboards(real_traces, tmp_path):
+    """In a catalog with infra cases, the new case's panels take the next free infra ids; validate names its
+    panels missing from the checked-in dashboard until `faultlib dashboards` regenerates it."""
+    import shutil
+
+    from tests.conftest import REPO
+
+    cases = tmp_path / "cases"
+    for name in ("downstream_timeout", "preempted_training"):
+        shutil.copytree(REPO / "cases" / name, cases / name)
+    assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
+    taken = {p["id"] for name in ("downstream_timeout", "preempted_training")
+             for p in yaml.safe_load((cases / name / "case.yaml").read_text())["observability"]["grafana"]["panels"]}
+
+    assert cli("new", "inventory_delay", "--from-trace", str(real_traces["slow"]), "--out", str(cases),
+               cwd=tmp_path).returncode == 0
+    panels = yaml.safe_load((cases / "inventory_delay" / "case.yaml").read_text())["observability"]["grafana"]["panels"]
+    assert [p["id"] for p in panels] == [max(taken) + 1, max(taken) + 2]
+
+    stale = cli("validate", str(cases / "inventory_delay"), cwd=tmp_path)
+    assert stale.returncode == 2 and "faultlib dashboards" in stale.stderr + stale.stdout
+    assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
+    valid = cli("validate", str(cases), cwd=tmp_path)
+    assert valid.returncode == 0, valid.stderr + valid.stdout
