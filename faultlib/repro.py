@@ -49,15 +49,23 @@ ENV_SEED = "FAULTLIB_SEED"
 ENV_PARAMS = "FAULTLIB_PARAMS"
 ENV_FAULTS = "FAULTLIB_FAULTS"
 ENV_ATTEMPT = "FAULTLIB_ATTEMPT"
+#: the faulted phase's fault list, given to the control phase (which applies none of it): the control
+#: snapshots its metrics at the steps where the faulted run's fault window changes
+ENV_MIRROR_FAULTS = "FAULTLIB_MIRROR_FAULTS"
 
 
 def phase_env(*, run_dir: Path, run_id: str, case_id: str, phase: str, seed: int,
-              params: dict[str, Any], faults: list[dict[str, Any]], attempt: int = 1) -> dict[str, str]:
+              params: dict[str, Any], faults: list[dict[str, Any]], attempt: int = 1,
+              mirror: list[dict[str, Any]] | None = None) -> dict[str, str]:
     """Environment variables the runner sets for one phase of a repro (``attempt`` is 1-based:
-    a phase restarted after a kill runs again with the same run dir and ``attempt`` + 1)."""
-    return {ENV_RUN_DIR: str(run_dir), ENV_RUN_ID: run_id, ENV_CASE_ID: case_id, ENV_PHASE: phase,
-            ENV_SEED: str(seed), ENV_PARAMS: json.dumps(params), ENV_FAULTS: json.dumps(faults),
-            ENV_ATTEMPT: str(attempt)}
+    a phase restarted after a kill runs again with the same run dir and ``attempt`` + 1). ``mirror``:
+    the faulted phase's faults, for the control phase (never applied; only their step windows are read)."""
+    env = {ENV_RUN_DIR: str(run_dir), ENV_RUN_ID: run_id, ENV_CASE_ID: case_id, ENV_PHASE: phase,
+           ENV_SEED: str(seed), ENV_PARAMS: json.dumps(params), ENV_FAULTS: json.dumps(faults),
+           ENV_ATTEMPT: str(attempt)}
+    if mirror:
+        env[ENV_MIRROR_FAULTS] = json.dumps(mirror)
+    return env
 
 
 class StepSpan:
@@ -84,11 +92,14 @@ class ReproContext:
         model: the attached model (``None`` until :meth:`attach`).
         step: the step in progress (``None`` outside :meth:`step`).
         attempt: 1-based attempt of this phase (> 1 after the runner restarted a killed phase).
+        mirror_steps: the steps where the faulted phase's fault window changes (control phase only):
+            a metrics snapshot is written as each begins, so the control has the same window boundaries.
         evidence: the :class:`Recorder` (counters, gauges, histograms, spans, log).
     """
 
     def __init__(self, *, run_dir: Path, run_id: str, case_id: str, phase: str, seed: int,
-                 params: dict[str, Any], faults: InjectorSet, attempt: int = 1):
+                 params: dict[str, Any], faults: InjectorSet, attempt: int = 1,
+                 mirror_steps: frozenset[int] = frozenset()):
         self.run_dir = run_dir
         self.run_id = run_id
         self.case_id = case_id
@@ -105,6 +116,7 @@ class ReproContext:
         self._routes: dict[str, Callable[[tuple[str, int]], tuple[str, int]]] = {}
         self._points: dict[str, list[Callable[[str, dict[str, Any]], None]]] = {}
         self._faults_applied = False
+        self._mirror_steps = mirror_steps
 
     def attach(self, model: Any) -> None:
         """Attach the workload's model and apply the phase's faults to it (once)."""
@@ -121,6 +133,8 @@ class ReproContext:
         (before/during/after/none). Reaching a step is the fault point ``step``, before the span opens."""
         self.step_index = index
         window = self.faults.window(index)
+        if index in self._mirror_steps and window == self.evidence.window:
+            self.evidence.snapshot()  # the control, where the faulted run's window changes: same boundaries
         self.evidence.window = window
         attrs = {"faultlib.step": index, "faultlib.steps_total": total, "faultlib.fault.window": window,
                  "faultlib.fault.active": window == "during", "faultlib.attempt": self.attempt}
@@ -260,7 +274,8 @@ def context() -> Iterator[ReproContext]:
         run_dir=Path(run_dir), run_id=env.get(ENV_RUN_ID, "adhoc"), case_id=env.get(ENV_CASE_ID, "adhoc"),
         phase=env.get(ENV_PHASE, "control"), seed=int(env.get(ENV_SEED, "0")),
         params=json.loads(env.get(ENV_PARAMS, "{}")), faults=_faults_from_env(env.get(ENV_FAULTS, "[]")),
-        attempt=int(env.get(ENV_ATTEMPT, "1")))
+        attempt=int(env.get(ENV_ATTEMPT, "1")),
+        mirror_steps=_faults_from_env(env.get(ENV_MIRROR_FAULTS, "[]")).boundaries())
     try:
         root_attrs = {"faultlib.phase": ctx.phase, "faultlib.attempt": ctx.attempt}
         with ctx.evidence.span("faultlib.repro", **root_attrs) as root:

@@ -270,8 +270,9 @@ class Runner:
         while True:
             number = len(attempts) + 1
             budget_s = timeout_s if number == 1 else timeout_s - (time.monotonic() - started)
+            mirror = [{"shim": s.name, "params": s.params} for s in case.shims] if phase == "control" else None
             env = phase_env(run_dir=run_dir, run_id=record.run_id, case_id=case.id, phase=phase, seed=seed,
-                            params=case.params, faults=shims, attempt=number)
+                            params=case.params, faults=shims, attempt=number, mirror=mirror)
             outcome = self.backend.run_phase(script=case.script, run_dir=run_dir, phase=phase, env=env,
                                              timeout_s=budget_s,
                                              on_step=lambda s, t, p=phase: self.events.step(p, s, t))

@@ -139,6 +139,12 @@ class InjectorSet:
     def active_at(self, step: int | None) -> bool:
         return any(i.active_at(step) for i in self._applied)
 
+    def boundaries(self) -> frozenset[int]:
+        """The step indices where the fault window changes (each step window's first step and the step
+        after its last), applied or not: the control phase snapshots its metrics at the same steps."""
+        return frozenset(step for i in self.injectors for step in (getattr(i, "start_step", None),
+                                                                   getattr(i, "stop_step", None)) if step is not None)
+
     def window(self, step: int | None) -> str:
         """``before``, ``during`` or ``after`` the fault at ``step`` (``none`` without faults)."""
         if not self._applied:

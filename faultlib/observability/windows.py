@@ -6,7 +6,9 @@ A window is a named time range of one phase, in seconds since the epoch:
   ``[earliest start, latest end]`` of the step spans (spans with an integer ``faultlib.step``) whose
   ``faultlib.fault.window`` attribute names it. The control phase has no fault (its step spans say
   ``none``), so its windows are defined by the *same step indices* as the faulted phase's: the
-  control's ``during`` covers the control steps whose index was faulted in the other phase. A window
+  control's ``during`` covers the control steps whose index was faulted in the other phase; the
+  control snapshots its metrics at those boundary steps too (``FAULTLIB_MIRROR_FAULTS``), so each of
+  its windows holds a sample. A window
   with no step (no ``after`` when the fault lasts to the end) is absent.
 - ``run``: the whole phase, ``[earliest start, latest end]`` of its root spans (``faultlib.repro``;
   several when the runner restarted the phase). Every phase with a root span has one; a case without
