@@ -97,6 +97,8 @@ def main() -> None:
         crossed_g = ev.gauge("faultlib_known_changes_crossed", "documented behaviour changes the fingerprint diff "
                              "crosses, by package")
         diff_g = ev.gauge("faultlib_reload_max_abs_diff", "max |logit difference| reloaded vs trained model")
+        loads.add(0, loader="default", result="refused")  # from the start: a clean load reads 0, not "no data"
+        unsafe_g.set(0)
 
         generator = torch.Generator().manual_seed(ctx.seed)
         for step in range(steps):

@@ -185,6 +185,7 @@ async def run(ctx) -> None:
     ctx.attach(model)
     request_ms = ctx.evidence.histogram("faultlib_request_duration_ms", "client-side request latency", "ms")
     answers = ctx.evidence.counter("faultlib_requests_total", "answers by status and HTTP code")
+    answers.add(0, status="timeout", code="504")  # the timeout series exists from the start: 0, not "no data"
 
     proc, real_address = await start_feature_service()
     feature_address = ctx.endpoint("feature_service", *real_address)

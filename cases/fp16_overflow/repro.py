@@ -48,6 +48,8 @@ def main() -> None:
         loss_scale = ctx.evidence.gauge("faultlib_loss_scale", "GradScaler loss scale after the step")
         amp_gauge = ctx.evidence.gauge("faultlib_amp_enabled", "1 while fp16 AMP is on, 0 in fp32 fallback")
         step_ms = ctx.evidence.histogram("faultlib_train_step_duration_ms", "training step wall time", "ms")
+        for action in (BreakerAction.RESET_SCALE, BreakerAction.FALLBACK_FP32, BreakerAction.RESUME_AMP):
+            breaker_total.add(0, action=action.value)  # every series from step 0: a quiet run reads 0, not "no data"
 
         steps = int(p.get("steps", 300))
         batch_size = int(p.get("batch_size", 64))

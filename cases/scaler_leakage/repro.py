@@ -76,6 +76,8 @@ def main() -> None:
         optimism = ctx.evidence.gauge("faultlib_cv_optimism", "experiment minus reference CV accuracy")
         folds_total = ctx.evidence.counter("faultlib_cv_folds_total", "cross-validation folds scored")
         findings_total = ctx.evidence.counter("faultlib_leakage_findings_total", "leakage findings by kind")
+        for kind in ("fit_before_split", "fit_on_test"):
+            findings_total.add(0, kind=kind)  # each series from the start: a clean run reads 0, not "no data"
         leaked_rows = ctx.evidence.counter("faultlib_leaked_rows_total",
                                            "held-out rows scored that a fitted step had seen")
         scores = {"experiment": [], "reference": []}
