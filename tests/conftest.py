@@ -189,6 +189,17 @@ def tiny_case(tmp_path):
     return make
 
 
+def edit_case_yaml(case_dir: Path, old: str, new: str) -> int:
+    """Replace ``old`` (exactly once) in ``case_dir/case.yaml`` by ``new``; the 1-based line where the
+    last line of ``new`` now is (where validate should point)."""
+    path = case_dir / "case.yaml"
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    text = text.replace(old, new)
+    path.write_text(text)
+    return next(i for i, line in enumerate(text.splitlines(), 1) if new.strip().splitlines()[-1] in line)
+
+
 def cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``python -m faultlib ARGS`` black-box in ``cwd``."""
     env = {**os.environ, "COLUMNS": "200"}

@@ -16,7 +16,7 @@ import yaml
 
 from faultlib.observability.promql_check import (PROMTOOL_INSTALL, PROMTOOL_MISSING, Query, check_queries,
                                                  grouping_labels, metric_names, promtool_errors, promtool_path)
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, cli, edit_case_yaml
 
 PROMTOOL = promtool_path()
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason=f"promtool not installed: {PROMTOOL_INSTALL}")
@@ -28,14 +28,6 @@ def _copy_case(root: Path, case: str = "fp16_overflow") -> Path:
     return dest
 
 
-def _edit(case_dir: Path, old: str, new: str) -> int:
-    """Replace ``old`` (once) in case.yaml; the 1-based line where ``new`` now is."""
-    path = case_dir / "case.yaml"
-    text = path.read_text()
-    assert text.count(old) == 1, old
-    text = text.replace(old, new)
-    path.write_text(text)
-    return next(i for i, line in enumerate(text.splitlines(), 1) if new.splitlines()[0] in line)
 
 
 def _without_promtool_env() -> dict:
@@ -112,7 +104,7 @@ def test_the_promtool_rules_file_is_written_with_a_yaml_library_not_by_formattin
 @needs_promtool
 def test_promtools_verdict_is_reported_for_a_case_query(tmp_path):
     case_dir = _copy_case(tmp_path)
-    line = _edit(case_dir, "query: max by (phase) (faultlib_loss_scale)",
+    line = edit_case_yaml(case_dir, "query: max by (phase) (faultlib_loss_scale)",
                  "query: max by (phase (faultlib_loss_scale)")
     proc = cli("validate", str(case_dir), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -124,9 +116,9 @@ def test_promtools_verdict_is_reported_for_a_case_query(tmp_path):
 
 def test_without_promtool_validate_says_so_once_and_promql_parser_still_checks(tmp_path):
     case_dir = _copy_case(tmp_path)
-    bad_line = _edit(case_dir, "query: max by (phase) (faultlib_loss_scale)",
+    bad_line = edit_case_yaml(case_dir, "query: max by (phase) (faultlib_loss_scale)",
                      "query: max by (phase (faultlib_loss_scale)")
-    typo_line = _edit(case_dir, "query: min by (phase) (faultlib_amp_enabled)",
+    typo_line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_amp_enabled)",
                       "query: min by (phase) (faultlib_amp_enable)")
     proc = subprocess.run([sys.executable, "-m", "faultlib", "validate", str(case_dir)], cwd=tmp_path,
                           env=_without_promtool_env(), capture_output=True, text=True, timeout=120)

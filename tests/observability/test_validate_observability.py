@@ -11,7 +11,7 @@ import pytest
 
 from faultlib.evidence import layout
 from faultlib.observability.archived import METRICS_OM
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import REPO, cli, edit_case_yaml, run_json
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +36,6 @@ def _repo(root: Path, *, dashboards: bool = True) -> Path:
     return root / "cases" / "fp16_overflow"
 
 
-def _edit(case_dir: Path, old: str, new: str) -> int:
-    path = case_dir / "case.yaml"
-    text = path.read_text()
-    assert text.count(old) == 1, old
-    text = text.replace(old, new)
-    path.write_text(text)
-    return next(i for i, line in enumerate(text.splitlines(), 1) if new.strip().splitlines()[-1] in line)
 
 
 def test_the_clean_copy_validates_against_its_run_and_the_dashboards(tmp_path, archived):
@@ -57,7 +50,7 @@ def test_the_clean_copy_validates_against_its_run_and_the_dashboards(tmp_path, a
 def test_a_span_never_emitted_names_file_line_span_and_run(tmp_path, archived):
     uri, run_id = archived
     case_dir = _repo(tmp_path)
-    line = _edit(case_dir, "    - train.step\n", "    - train.step\n    - train.never_emitted\n")
+    line = edit_case_yaml(case_dir, "    - train.step\n", "    - train.step\n    - train.never_emitted\n")
     proc = cli("validate", str(case_dir), "--archive", uri, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{line}: observability.spans[2]: span 'train.never_emitted' was never emitted "
@@ -67,7 +60,7 @@ def test_a_span_never_emitted_names_file_line_span_and_run(tmp_path, archived):
 def test_a_metric_never_emitted_is_compared_with_the_runs_prometheus_names(tmp_path, archived):
     uri, run_id = archived
     case_dir = _repo(tmp_path)
-    line = _edit(case_dir, "    - faultlib_amp_enabled\n", "    - faultlib_amp_enabled\n    - faultlib_amp_disabled\n")
+    line = edit_case_yaml(case_dir, "    - faultlib_amp_enabled\n", "    - faultlib_amp_enabled\n    - faultlib_amp_disabled\n")
     proc = cli("validate", str(case_dir), "--archive", uri, "--json", cwd=tmp_path)
     assert proc.returncode == 2
     [problem] = run_json(proc)["cases"][0]["problems"]
@@ -95,7 +88,7 @@ def test_only_the_latest_complete_run_counts(tmp_path, archived):
 
 def test_a_panel_id_no_dashboard_has(tmp_path):
     case_dir = _repo(tmp_path)
-    line = _edit(case_dir, "- {id: 3, title: Loss scale", "- {id: 7003, title: Loss scale")
+    line = edit_case_yaml(case_dir, "- {id: 3, title: Loss scale", "- {id: 7003, title: Loss scale")
     proc = cli("validate", str(case_dir), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{line}: observability.grafana.panels[1].id: panel 7003 of dashboard "
