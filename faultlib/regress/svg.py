@@ -83,8 +83,8 @@ def render(chart: Chart) -> str:
         a, b = px(chart.window[0]), px(chart.window[1] + inclusive)
         b = min(b, LEFT + plot_w)
         out.append(f'<rect class="fault-window" x="{a:.1f}" y="{TOP}" width="{max(1.0, b - a):.1f}" '
-                   f'height="{plot_h}" fill="{WINDOW_FILL}" fill-opacity="0.3"><title>fault window: {escape(chart.x_label)} '
-                   f'{_label(chart.window[0])} to {_label(chart.window[1])}</title></rect>')
+                   f'height="{plot_h}" fill="{WINDOW_FILL}" fill-opacity="0.3"><title>fault window: '
+                   f'{escape(chart.x_label)} {_label(chart.window[0])} to {_label(chart.window[1])}</title></rect>')
     if log:
         decades = list(range(math.ceil(y0), math.floor(y1) + 1))
         every = max(1, math.ceil(len(decades) / 6))  # at most about six labelled decades
