@@ -234,6 +234,8 @@ def finish_interrupted(run_dir: Path) -> RunRecord:
         OSError: the directory cannot be written (the run stays incomplete).
     """
     from faultlib.evidence.finish import finish_run
+    from faultlib.evidence.reader import EvidenceProblem
+    from faultlib.evidence.seal import claim
 
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
@@ -274,6 +276,11 @@ def finish_interrupted(run_dir: Path) -> RunRecord:
         suite_wrote_junit = False
     if not suite_wrote_junit:
         _error_junit(run_dir, record, record.error)
+    moved = claim(run_dir, layout.PROMQL)  # the runner's evaluation or a repro's forgery: no way to tell
+    if moved:
+        record.findings = [*record.findings, EvidenceProblem(
+            layout.PROMQL, None, f"PromQL results of an interrupted run cannot be told from a repro's: moved aside "
+            f"to {moved.aside}; run the case again with --prometheus", kind="moved_aside").to_finding()]
     finish_run(run_dir, record, case_id=record.case["id"], exclude=(LOCK,))
     release(run_dir)
     return record

@@ -117,6 +117,21 @@ def test_finish_interrupted_without_progress_uses_the_directory_names(tmp_path):
     schemas.validator("run").validate(json.loads((run_dir / layout.RUN).read_text()))
 
 
+def test_promql_results_of_an_interrupted_run_are_moved_aside_not_archived_as_the_runners(tmp_path):
+    run_dir = tmp_path / "case_x" / "20261130T000000Z-abcdef"
+    run_dir.mkdir(parents=True)
+    forged = b'{"prometheus": "forged", "queries": []}'
+    (run_dir / layout.PROMQL).write_bytes(forged)
+    _lock(run_dir, pid=2 ** 22 + 12345)
+    record = runlock.finish_interrupted(run_dir)
+    assert not (run_dir / layout.PROMQL).exists()
+    [aside] = [p for p in run_dir.iterdir() if p.name.startswith(layout.PROMQL + ".repro-")]
+    assert aside.read_bytes() == forged, "moved aside, kept as it was"
+    [finding] = [f for f in record.findings if f.location.get("file") == layout.PROMQL]
+    assert aside.name in finding.message and "--prometheus" in finding.message
+    assert verify(run_dir) == []
+
+
 HANGING_SUITE = '''
 import os, subprocess, sys, time
 

@@ -81,6 +81,7 @@ class Rejected:
 
     name: str
     reason: str
+    aside: str | None = None  # the name it was moved aside to (by :func:`claim`)
 
 
 @dataclass(frozen=True)
@@ -302,7 +303,7 @@ def claim(run_dir: Path, name: str, *, keep_regular: bool = False) -> Rejected |
     aside = f"{name}.repro-{secrets.token_hex(3)}"
     os.rename(path, Path(run_dir) / aside)
     kind = "regular file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
-    return Rejected(name, f"a {kind} was already there (not written by the runner); moved aside to {aside}")
+    return Rejected(name, f"a {kind} was already there (not written by the runner); moved aside to {aside}", aside)
 
 
 def write_atomic(run_dir: Path, name: str, data: bytes, *, sync: bool = False) -> Artifact:

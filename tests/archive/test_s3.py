@@ -47,9 +47,12 @@ def _assert_nowhere(needles: list[str], *texts: str, root: Path) -> None:
 
 
 def _objects(server, prefix: str) -> dict[str, object]:
-    """key -> last_modified of every object under ``prefix``, read with a plain client."""
-    return {o.object_name: o.last_modified
-            for o in server.client().list_objects(BUCKET, prefix=prefix, recursive=True)}
+    """key -> last_modified of every object under ``prefix``, read with a plain client (none when no test
+    of this module has created the bucket yet: xdist may run a test first on its worker's server)."""
+    client = server.client()
+    if not client.bucket_exists(BUCKET):
+        return {}
+    return {o.object_name: o.last_modified for o in client.list_objects(BUCKET, prefix=prefix, recursive=True)}
 
 
 def _spooled_run(archive: S3Archive, case_id: str = "made_case") -> tuple[str, Path]:
