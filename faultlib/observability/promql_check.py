@@ -15,7 +15,13 @@ Two parsers, for two jobs:
 Declared means listed in ``observability.metrics``; for histograms ``x_bucket``, ``x_count`` and
 ``x_sum`` count as declared by ``x``, and ``x`` by any of them. A ``__name__`` regex must match
 at least one declared name. A case without ``observability.metrics`` has nothing to check the
-names against: that is a note, not an error.
+names against: that is a note, not an error. A query that reads no metric at all (``"hello"``, ``1``)
+is an error: a panel and the evaluation need series.
+
+Bounds come first: promql-parser's recursive descent overflows the native stack (the process dies
+with SIGSEGV, no exception) at about 5,000 chained binary operators or a few thousand nested
+parentheses, so a query longer than :data:`MAX_QUERY_CHARS`, nesting deeper than :data:`MAX_NESTING`
+or with more than :data:`MAX_OPERATORS` operator characters is refused before any parser sees it.
 """
 
 from __future__ import annotations
@@ -35,6 +41,13 @@ HISTOGRAM_SUFFIXES = ("_bucket", "_count", "_sum")
 PROMTOOL_TIMEOUT_S = 60
 #: ``r.yml: 7:11: group "case", rule 2, "query_1": could not parse expression: 1:15: parse error: ...``
 _PROMTOOL_RULE = re.compile(r'rule (\d+), "[^"]*": (.*)$')
+#: bounds checked before parsing (see the module docstring); a real dashboard query is well inside them
+MAX_QUERY_CHARS = 4096
+MAX_NESTING = 64
+MAX_OPERATORS = 256
+_OPERATOR_CHARS = frozenset("+-*/%^<>=!")
+#: how much of a refused query an error message quotes
+QUOTE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,60 @@ class Selected:
     patterns: frozenset[str]
 
 
+def bounds_problem(text: str) -> str | None:
+    """Why ``text`` is too large to hand to a parser (see the module docstring), or None.
+
+    Nesting counts ``(``, ``[`` and ``{`` outside string literals; operators count the characters
+    ``+-*/%^<>=!`` outside string literals (an upper bound of the binary operators).
+    """
+    if len(text) > MAX_QUERY_CHARS:
+        return f"is {len(text)} characters long; at most {MAX_QUERY_CHARS}"
+    depth = deepest = operators = 0
+    quote: str | None = None
+    escaped = False
+    for char in text:
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote != "`":
+                escaped = True
+            elif char == quote:
+                quote = None
+        elif char in "\"'`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth -= 1
+        elif char in _OPERATOR_CHARS:
+            operators += 1
+    if deepest > MAX_NESTING:
+        return f"nests brackets {deepest} deep; at most {MAX_NESTING}"
+    if operators > MAX_OPERATORS:
+        return f"has {operators} operator characters; at most {MAX_OPERATORS}"
+    return None
+
+
+def parse(text: str):
+    """promql-parser's AST of ``text``, after :func:`bounds_problem`.
+
+    Raises:
+        ValueError: the query is out of bounds, or does not parse (promql-parser's message).
+    """
+    import promql_parser
+
+    problem = bounds_problem(text)
+    if problem:
+        raise ValueError(f"the query {problem}")
+    return promql_parser.parse(text)
+
+
+def quoted(text: str) -> str:
+    """``text`` for an error message: at most :data:`QUOTE_CHARS` characters."""
+    return text if len(text) <= QUOTE_CHARS else f"{text[:QUOTE_CHARS]}... ({len(text)} characters)"
+
+
 def metric_names(text: str) -> Selected:
     """Every metric name a PromQL query selects, from promql-parser's AST.
 
@@ -81,7 +148,8 @@ def metric_names(text: str) -> Selected:
         subqueries, function arguments and ``or`` matcher sets) and ``__name__=~`` regexes.
 
     Raises:
-        ValueError: the query does not parse (promql-parser's message: ``unclosed left parenthesis``).
+        ValueError: the query is out of bounds (:func:`bounds_problem`) or does not parse
+            (promql-parser's message: ``unclosed left parenthesis``).
     """
     import promql_parser
 
@@ -102,7 +170,7 @@ def metric_names(text: str) -> Selected:
             elif matcher.op == promql_parser.MatchOp.Re:
                 patterns.add(matcher.value)
 
-    promql_parser.walk(promql_parser.parse(text), visit)
+    promql_parser.walk(parse(text), visit)
     return Selected(frozenset(names), frozenset(patterns))
 
 
@@ -111,7 +179,7 @@ def grouping_labels(text: str) -> list[str]:
     tells one series of the query's result from another (a panel's legend). Empty when none.
 
     Raises:
-        ValueError: the query does not parse.
+        ValueError: the query is out of bounds or does not parse.
     """
     import promql_parser
 
@@ -124,7 +192,7 @@ def grouping_labels(text: str) -> list[str]:
             return False  # the first one is enough
         return None
 
-    promql_parser.walk(promql_parser.parse(text), visit)
+    promql_parser.walk(parse(text), visit)
     return found[0] if found else []
 
 
@@ -215,6 +283,12 @@ def check_queries(queries: list[Query], declared: list[str] | None, *, promtool:
     """
     result = Result()
     rejected: dict[int, str] = {}
+    oversized = {q.index: problem for q in queries if (problem := bounds_problem(q.text))}
+    for query in queries:
+        if query.index in oversized:
+            result.problems.append(Problem(query.index, f"query {query.id!r} {oversized[query.index]}: "
+                                                        f"{quoted(query.text)}"))
+    queries = [q for q in queries if q.index not in oversized]
     if promtool is not None:
         try:
             rejected = promtool_errors(queries, promtool)
@@ -240,6 +314,10 @@ def check_queries(queries: list[Query], declared: list[str] | None, *, promtool:
             else:
                 result.problems.append(Problem(query.index, f"query {query.id!r} is not valid PromQL "
                                                             f"(promql-parser: {exc}): {query.text}"))
+            continue
+        if not selected.names and not selected.patterns:
+            result.problems.append(Problem(query.index, f"query {query.id!r} reads no metric (a literal is no "
+                                                        f"series for a panel or an evaluation): {query.text}"))
             continue
         if declared is None:
             continue

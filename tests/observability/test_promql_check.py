@@ -137,3 +137,33 @@ def test_every_catalog_query_parses_and_reads_declared_metrics():
         queries = [Query(i, q["id"], q["query"]) for i, q in enumerate(obs["promql"])]
         result = check_queries(queries, obs.get("metrics"), promtool=PROMTOOL)
         assert result.problems == [], (path, result.problems)
+
+
+@pytest.mark.parametrize("query,reason", [
+    ("faultlib_loss_scale" + " + 0" * 12_500, "characters long; at most 4096"),        # crashed promql-parser
+    ("(" * 3_000 + "faultlib_loss_scale" + ")" * 3_000, "characters long"),
+    ("(" * 100 + "faultlib_loss_scale" + ")" * 100, "nests brackets 100 deep; at most 64"),
+    ("faultlib_loss_scale" + "+0" * 300, "operator characters; at most 256"),
+])
+def test_a_query_too_large_for_a_parser_is_refused_by_validate_and_the_rest_of_the_catalog_still_loads(
+        tmp_path, query, reason):
+    """promql-parser dies with SIGSEGV (no exception) on a deep enough query: it must never see one."""
+    case_dir = _copy_case(tmp_path)
+    _copy_case(tmp_path, "nan_gradient")
+    data = yaml.safe_load((case_dir / "case.yaml").read_text())
+    line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_amp_enabled)", f"query: {query}")
+    proc = cli("validate", str(case_dir), cwd=tmp_path)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-500:])
+    assert f"{case_dir / 'case.yaml'}:{line}: observability.promql[3].query: query 'amp_enabled' " in proc.stderr
+    assert reason in proc.stderr and len(proc.stderr) < 5_000, "the message quotes the query, shortened"
+    listed = cli("list", str(tmp_path / "cases"), "--json", cwd=tmp_path)
+    assert listed.returncode in (0, 2) and listed.returncode != -11, listed.stderr[-500:]
+    assert data["observability"]["promql"][3]["id"] == "amp_enabled"
+    regress = cli("regress", str(tmp_path / "cases"), "--fault-class", "nothing.", "--json", cwd=tmp_path)
+    assert regress.returncode >= 0, "not killed by a signal"
+
+
+def test_a_query_that_reads_no_metric_is_an_error():
+    result = check_queries([Query(0, "text", '"hello"'), Query(1, "number", "1"), Query(2, "ok", "vector(1) + x")],
+                           ["x"], promtool=PROMTOOL)
+    assert [(p.index, "reads no metric" in p.message) for p in result.problems] == [(0, True), (1, True)]

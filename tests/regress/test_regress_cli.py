@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from faultlib.readers import load_yaml_file
 from tests.conftest import REPO, cli, tiny_case_data, write_case
 from tests.regress.junit_shape import check_jenkins_shape
 from tests.regress.test_regress_report import Page
@@ -294,7 +295,8 @@ def test_a_real_case_end_to_end_with_its_charts(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [c["verdict"] for c in _json(proc)["cases"]] == ["passed"]
     root = ET.parse(tmp_path / "j.xml").getroot()
-    assert check_jenkins_shape(root)["tests"] == 9
+    assertions = load_yaml_file(tmp_path / "cases" / "label_mapping_drift" / "case.yaml").data["assertions"]
+    assert check_jenkins_shape(root)["tests"] == len(assertions)  # one testcase per case assertion
     assert {tc.get("name") for tc in root.iter("testcase")} >= {"label_mapping_drift::accuracy_collapses",
                                                                  "label_mapping_drift::guard_mitigates"}
     html = (tmp_path / "r.html").read_text()
