@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from faultlib.text import printable  # noqa: F401 (the CLI modules import it from here)
 from faultlib import __version__
 from faultlib.cli.params import SEED, TIMEOUT_S
 from faultlib.errors import CaseError, FaultlibError, RunNotArchived
@@ -31,13 +32,6 @@ _state = {"json": False, "debug": False}
 
 DEFAULT_CASES = Path("cases")
 CASE_DIR = click.Path(path_type=Path)
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (ESC, BEL, CR...) shown as escapes: a hostile id or file name
-    in a message cannot drive the terminal. Newlines and tabs stay."""
-    return "".join(c if c in "\n\t" or (c.isprintable() and c not in "\x85\u2028\u2029") else
-                   c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _emit_json(data) -> None:

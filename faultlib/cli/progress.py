@@ -14,6 +14,7 @@ from rich.text import Text
 
 from faultlib.events import RunListener
 from faultlib.record import PhaseResult, RunRecord
+from faultlib.text import printable
 
 _STATUS_STYLE = {"ok": "green", "crashed": "red", "timeout": "red", "skipped": "dim", "interrupted": "red"}
 _VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "error": "bold red"}
@@ -97,11 +98,11 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
     for f in record.findings[:10]:  # the runner's own: evidence it could not read or archive
         where = f.location.get("file", "") + (f":{f.location['line']}" if "line" in f.location else "")
         console.print(Text.assemble("  evidence: ", (f"[{f.severity.value}]", "red" if f.severity.value in
-                                                     ("error", "critical") else "yellow"), f" {where} {f.message}"))
+                                                     ("error", "critical") else "yellow"), printable(f" {where} {f.message}")))
     if len(record.findings) > 10:
         console.print(Text(f"  evidence: ... {len(record.findings) - 10} more in run.json"))
     for line in _promql_lines(run_dir):
-        console.print(Text(line), highlight=False)
+        console.print(Text(printable(line)), highlight=False)  # queries and Prometheus errors quote case text
     passed, failed = record.assertions["passed"], record.assertions["failed"]
     if record.error and not passed:
         console.print(Text(f"assertions: not run ({len(failed)})"))

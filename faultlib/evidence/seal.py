@@ -94,8 +94,9 @@ class Sealed:
 
 def printable(name: str) -> str:
     """``name`` with bytes that are not UTF-8 shown as ``\\xNN`` and control characters escaped."""
-    text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    from faultlib.text import printable as shown
+
+    return shown(os.fsencode(name).decode("utf-8", "backslashreplace")).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _name_problem(name: str) -> str | None:

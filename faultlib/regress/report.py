@@ -26,6 +26,7 @@ from urllib.parse import quote
 from faultlib.regress.results import CaseResult, RegressResult
 from faultlib.regress.series import ReportData
 from faultlib.regress.svg import render as render_chart
+from faultlib.text import printable
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;
@@ -48,7 +49,8 @@ figcaption{color:#555;font-size:12px}.status-passed{color:#2e7d32}.status-failed
 
 
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """``value`` as HTML text: control characters escaped (:func:`faultlib.text.printable`), then markup."""
+    return escape(printable("" if value is None else str(value)), quote=True)
 
 
 def _num(value: Any) -> str:

@@ -10,11 +10,17 @@ import math
 from html import escape
 
 from faultlib.regress.series import Chart
+from faultlib.text import printable
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 28, 40
 COLORS = {"control": "#4c72b0", "faulted": "#d62728"}
 WINDOW_FILL = "#f2c14e"
+
+
+def _text(value: str) -> str:
+    """SVG text: control characters escaped, then markup."""
+    return escape(printable(value))
 
 
 def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -73,7 +79,7 @@ def render(chart: Chart) -> str:
         value = math.log10(y) if log else y
         return TOP + (1 - (value - y0) / (y1 - y0)) * plot_h
 
-    title = escape(chart.title)
+    title = _text(chart.title)
     out = [f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
            f'aria-label="{title}" class="chart">', f"<title>{title}</title>",
            f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#fff" stroke="#ccc"/>']
@@ -84,7 +90,7 @@ def render(chart: Chart) -> str:
         b = min(b, LEFT + plot_w)
         out.append(f'<rect class="fault-window" x="{a:.1f}" y="{TOP}" width="{max(1.0, b - a):.1f}" '
                    f'height="{plot_h}" fill="{WINDOW_FILL}" fill-opacity="0.3"><title>fault window: '
-                   f'{escape(chart.x_label)} {_label(chart.window[0])} to {_label(chart.window[1])}</title></rect>')
+                   f'{_text(chart.x_label)} {_label(chart.window[0])} to {_label(chart.window[1])}</title></rect>')
     if log:
         decades = list(range(math.ceil(y0), math.floor(y1) + 1))
         every = max(1, math.ceil(len(decades) / 6))  # at most about six labelled decades
@@ -101,7 +107,7 @@ def render(chart: Chart) -> str:
                    f'{_label(tick)}</text>')
     for x, label in chart.markers:
         out.append(f'<line class="fault-event" x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{TOP}" y2="{TOP + plot_h}" '
-                   f'stroke="#555" stroke-dasharray="4 3"><title>{escape(str(label))} at {_label(x)}</title></line>')
+                   f'stroke="#555" stroke-dasharray="4 3"><title>{_text(str(label))} at {_label(x)}</title></line>')
     for phase in ("faulted", "control"):  # control last and dashed: where the runs agree, both stay visible
         segments = lines[phase]
         dash = ' stroke-dasharray="6 3"' if phase == "control" else ""
@@ -117,9 +123,9 @@ def render(chart: Chart) -> str:
             out.append(f'<text x="{px(x):.1f}" y="{TOP + 10}" text-anchor="middle" font-size="10" '
                        f'fill="{COLORS[phase]}">&#215;<title>non-finite value ({phase})</title></text>')
     out.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle" font-size="12">'
-               f'{escape(chart.x_label)}</text>')
+               f'{_text(chart.x_label)}</text>')
     out.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="12" '
-               f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{escape(chart.y_label)}{" (log)" if log else ""}</text>')
+               f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{_text(chart.y_label)}{" (log)" if log else ""}</text>')
     legend_x = LEFT + 4
     for phase, color in COLORS.items():
         if not lines[phase] and not chart.nonfinite.get(phase):

@@ -312,3 +312,19 @@ def test_a_report_of_a_run_without_prometheus_says_so(tmp_path):
     record = Runner(FileArchive(tmp_path / "runs")).run(case, prometheus=False)
     data = report_data(case, Path(record.archive_uri.removeprefix("file://")))
     assert data.promql == [] and "without --prometheus" in data.promql_note
+
+
+@needs_prometheus
+def test_a_prometheus_error_quoting_terminal_escapes_is_printed_escaped(run, tmp_path):
+    _, record, run_dir = run
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    document = json.loads((copy / layout.PROMQL).read_text())
+    first = document["queries"][0]
+    first.update(series=[], error='invalid regular expression in label_replace(): "(\x1b]0;pwned\x07\x1b[31m"')
+    (copy / layout.PROMQL).write_text(json.dumps(document))
+    console = Console(record=True, width=200, force_terminal=True)
+    print_summary(console, record, f"file://{copy}")
+    text = console.export_text(styles=False)
+    assert "\x1b]0;pwned" not in text and "\x07" not in text
+    assert "\\x1b]0;pwned\\x07" in text

@@ -16,6 +16,7 @@ from faultlib.regress.series import Chart, FindingLine, MetricRow, ReportData
 from faultlib.regress.svg import render as render_chart
 
 HOSTILE = '<script>alert("x")</script><img src=https://evil.example/x.png onerror=alert(1)>'
+TERMINAL = "\x1b[31mred\x1b]0;pwned\x07"  # an ANSI colour and a window-title sequence
 CHROMIUM = Path("/usr/bin/chromium")
 
 
@@ -66,6 +67,8 @@ def _data() -> ReportData:
         metrics=[MetricRow("faultlib_loss_scale", f"labels={HOSTILE}", "gauge",
                            {"control": 65536.0, "before": 65536.0, "during": 16.0, "after": 32768.0})],
         findings=[FindingLine("faulted", "overflow_sentinel", "error", "overflow", f"overflow {HOSTILE}", 10)],
+        promql=[_chart(title=f"q: label_replace(x, {TERMINAL})", note=f"Prometheus error: {TERMINAL}",
+                       x_continuous=True, window=[0.5, 1.5], markers=[])],
         finding_counts={"control": {}, "faulted": {"error": 8}},
         summary={"control": {"accuracy": 0.97, HOSTILE: "x"}, "faulted": {"accuracy": 0.95}})
 
@@ -99,10 +102,10 @@ def test_one_section_per_case_with_verdict_charts_and_evidence(tmp_path):
     page = _parse(path.read_text(encoding="utf-8"))
     assert [(s["data-case-id"], s["data-verdict"]) for s in page.sections] == [
         ("fp_case", "passed"), ("s3_case", "failed"), (HOSTILE, "invalid")]
-    assert page.sections[0]["svg"] == 2 and page.sections[1]["svg"] == 0
+    assert page.sections[0]["svg"] == 3 and page.sections[1]["svg"] == 0  # 2 key series, 1 PromQL query
     assert all(s["h2"].strip().startswith(s["data-verdict"]) for s in page.sections)
     windows = [a for t, a in page.tags if t == "rect" and a.get("class") == "fault-window"]
-    assert len(windows) == 1, "the fault window is shaded where the chart has one"
+    assert len(windows) == 2, "the fault window is shaded where the chart has one"
     events = [a for t, a in page.tags if t == "line" and a.get("class") == "fault-event"]
     assert len(events) == 1
     links = [a for t, a in page.tags if t == "a" and a.get("class") == "evidence"]
@@ -129,6 +132,8 @@ def test_self_contained_and_escaped(tmp_path):
     assert "url(" not in html and "@import" not in html, "no stylesheet fetches anything"
     assert HOSTILE in " ".join(page.text), "hostile strings show as text"
     assert "<script>" not in html and "&lt;script&gt;" in html
+    assert not any(ord(c) < 0x20 and c not in "\n\t" for c in html), "no control character reaches the page"
+    assert "\\x1b]0;pwned\\x07" in html, "shown escaped"
 
 
 def test_report_of_a_result_without_digests_still_lists_every_assertion(tmp_path):

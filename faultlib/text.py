@@ -1,0 +1,11 @@
+"""Text from runs and cases made safe to show: control characters never reach a terminal or a page."""
+
+from __future__ import annotations
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC, BEL, CR, C1, line/paragraph separators) shown as escapes
+    (``\\x1b``): a hostile id, file name, query or Prometheus error in a message cannot drive the
+    terminal (set its title, move the cursor) or hide text in a report. Newlines and tabs stay."""
+    return "".join(c if c in "\n\t" or (c.isprintable() and c not in "\x85\u2028\u2029") else
+                   c.encode("unicode_escape").decode("ascii") for c in text)
