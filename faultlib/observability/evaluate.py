@@ -102,6 +102,19 @@ def evaluate_run(case: Case, run_dir: Path) -> dict[str, Any]:
     return document
 
 
+def failed_queries(document: dict[str, Any]) -> list[EvidenceProblem]:
+    """One ``promql_failed`` error per query Prometheus rejected (in any phase or window): a case whose
+    query cannot be evaluated does not prove its observability, so its run ends in ``error``."""
+    failed: dict[str, dict[str, Any]] = {}
+    for entry in document["queries"]:
+        if entry["error"]:
+            failed.setdefault(entry["id"], entry)
+    return [EvidenceProblem(layout.PROMQL, None, f"PromQL query {query_id!r} failed in Prometheus "
+                                                 f"({entry['phase']}/{entry['window']}): {entry['error'][:300]}; "
+                                                 f"query: {entry['query'][:200]}", kind="promql_failed")
+            for query_id, entry in failed.items()]
+
+
 def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[EvidenceProblem]:
     """The runner's PromQL step, after ``metrics.om`` and before the assertion suite (see the module
     docstring).
@@ -112,7 +125,8 @@ def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[Evidence
         evaluate: ``--prometheus``: evaluate and write ``promql.json``; otherwise only claim the name.
 
     Returns:
-        Problems for the run's findings: an entry moved aside, or an evaluation that failed. Never raises
+        Problems for the run's findings: an entry moved aside, an evaluation that failed, or a query
+        Prometheus rejected (:func:`failed_queries`). Never raises
         (but ``KeyboardInterrupt``, after the server was stopped).
     """
     from faultlib.evidence.finish import problem_from_claim
@@ -125,7 +139,8 @@ def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[Evidence
     if not evaluate:
         return problems
     try:
-        evaluate_run(case, run_dir)
+        document = evaluate_run(case, run_dir)
+        problems += failed_queries(document)
     except PrometheusUnavailable as exc:
         problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated: {exc}",
                                         kind="prometheus_unavailable"))

@@ -22,7 +22,7 @@ from faultlib.cases import load_case
 from faultlib.cases.model import Case
 from faultlib.cli.progress import print_summary
 from faultlib.evidence import layout, read_run
-from faultlib.observability.evaluate import evaluate_run, grid
+from faultlib.observability.evaluate import evaluate_run, failed_queries, grid
 from faultlib.observability.prometheus import INSTALL_HINT, missing_binaries
 from faultlib.observability.results import load
 from faultlib.observability.sparkline import BARS, sparkline
@@ -191,6 +191,23 @@ def test_a_bad_query_is_an_error_entry(run, tmp_path):
     assert all(q["series"] == [] for q in document["queries"])
     with pytest.raises(Exception, match="failed in Prometheus: bad_data"):
         load(copy).select("broken", phase="faulted", window="during").max()
+    [problem] = failed_queries(document)  # once per query, not per phase and window: a run finding (error)
+    assert problem.kind == "promql_failed" and problem.to_finding().severity.value == "error"
+    assert "'broken' failed in Prometheus" in problem.message and "bad_data" in problem.message
+
+
+@needs_prometheus
+def test_a_query_that_fails_at_evaluation_turns_the_run_into_an_error(tmp_path):
+    case = serving_case(tmp_path)
+    raw = dict(case.raw)
+    # parses (promtool and promql-parser accept it), fails only when evaluated: an invalid regex
+    bad = {"id": "bad_regex", "query": 'label_replace(faultlib_tiny_requests_total, "x", "$1", "phase", "(")'}
+    raw["observability"] = {**raw["observability"], "promql": [*QUERIES, bad]}
+    record = Runner(FileArchive(tmp_path / "runs")).run(Case.from_data(case.path, raw), prometheus=True)
+    assert record.verdict.value == "error", (record.verdict, record.findings)
+    [finding] = [f for f in record.findings if f.kind == "promql_failed"]
+    assert "bad_regex" in finding.message and "(" in finding.message
+    assert record.assertions["passed"] == ["wrong_only_during", "served"], "the suite still ran"
 
 
 @needs_prometheus
