@@ -23,7 +23,8 @@ from pathlib import Path
 from faultlib.evidence import layout
 from faultlib.evidence.openmetrics import openmetrics, store, write_openmetrics
 from faultlib.evidence.prom import exposition
-from faultlib.evidence.reader import EvidenceProblem, iter_logs, iter_metric_points, iter_spans, read_findings
+from faultlib.evidence.reader import (EvidenceProblem, MetricPoint, iter_logs, iter_metric_points, iter_spans,
+                                      read_findings)
 from faultlib.evidence.seal import LIMITS, SealLimits, claim, create_empty, seal, write_atomic, write_manifest
 from faultlib.findings import Severity
 from faultlib.record import RunRecord, Verdict
@@ -45,6 +46,28 @@ def problem_from_claim(moved) -> EvidenceProblem:
 def run_labels(case_id: str, run_id: str) -> dict[str, str]:
     """The labels the runner adds to every sample of ``metrics.prom`` and ``metrics.om``."""
     return {"case": case_id, "run_id": run_id}
+
+
+#: the attribute the OpenTelemetry SDK puts on the one series that takes every label set past its
+#: cardinality limit (2,000 series per metric by default; opentelemetry-sdk ``_DEFAULT_CARDINALITY_LIMIT``)
+OVERFLOW_ATTRIBUTE = "otel.metric.overflow"
+
+
+def cardinality_overflows(points: list[tuple[str | None, MetricPoint]]) -> list[EvidenceProblem]:
+    """A ``metric_cardinality_overflow`` warning per (phase, metric) whose series went past the SDK's
+    cardinality limit: the label sets past it were summed into one series labelled
+    ``otel_metric_overflow="true"`` with no other label, so a query filtering on any label (``window``,
+    ``phase`` aside) misses them."""
+    seen: dict[tuple[str | None, str], None] = {}
+    for phase, point in points:
+        if point.attributes.get(OVERFLOW_ATTRIBUTE) is True:
+            seen.setdefault((phase, point.name), None)
+    return [EvidenceProblem(layout.METRICS, None, f"{name} ({phase or 'unknown phase'}) has more label sets than "
+                                                  "the OpenTelemetry SDK keeps (2000 series per metric): the rest "
+                                                  "are summed into one series labelled otel_metric_overflow=\"true\" in Prometheus; "
+                                                  "use fewer label values (no ids or users as labels)",
+                            severity=Severity.WARNING, kind="metric_cardinality_overflow")
+            for phase, name in seen]
 
 
 def write_metrics_om(run_dir: Path, record: RunRecord, *, case_id: str) -> Path:
@@ -117,6 +140,7 @@ def finish_run(run_dir: Path, record: RunRecord, *, case_id: str, exclude: tuple
                                                              max_file_bytes=READ_MAX_BYTES)))
     points = guarded(layout.METRICS, lambda: list(iter_metric_points(run_dir / layout.METRICS, problems,
                                                                      max_file_bytes=READ_MAX_BYTES))) or []
+    problems += cardinality_overflows(points)
     labels = run_labels(case_id, record.run_id)
     text = guarded(layout.METRICS, lambda: exposition(run_dir / layout.METRICS, problems, labels=labels, points=points))
     prom = write_atomic(run_dir, layout.METRICS_PROM, text or b"")
