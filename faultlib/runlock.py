@@ -211,6 +211,25 @@ def _record(run_dir: Path, lock: RunLock | None) -> tuple[RunRecord, tuple[str, 
     return record, lock.phases if lock else layout.PHASES
 
 
+def ensure_junit(run_dir: Path, record: RunRecord, planned: tuple[str, ...] | list[str], message: str) -> None:
+    """Give a run whose assertion suite wrote no ``junit.xml`` one anyway (CI reads it): every planned
+    assertion (``record.assertions["failed"]`` when the suite never reported) as a testcase in error
+    with ``message``. A junit.xml the suite wrote is left alone.
+
+    Raises:
+        OSError: the run directory cannot be written.
+    """
+    try:
+        junit = os.lstat(run_dir / layout.JUNIT)
+        if stat.S_ISREG(junit.st_mode) and junit.st_size > 0:
+            return
+    except FileNotFoundError:
+        pass
+    if not record.assertions["passed"] and not record.assertions["failed"]:
+        record.assertions["failed"] = list(planned)  # the suite never reported
+    _error_junit(run_dir, record, message)
+
+
 def _error_junit(run_dir: Path, record: RunRecord, message: str) -> None:
     from faultlib.evidence.seal import claim, write_atomic
 
@@ -269,13 +288,7 @@ def finish_interrupted(run_dir: Path) -> RunRecord:
         record.duration_s = max(0.0, max(times, default=started) - started)
     except (ValueError, OSError):
         pass
-    try:
-        junit = os.lstat(run_dir / layout.JUNIT)
-        suite_wrote_junit = stat.S_ISREG(junit.st_mode) and junit.st_size > 0
-    except FileNotFoundError:
-        suite_wrote_junit = False
-    if not suite_wrote_junit:
-        _error_junit(run_dir, record, record.error)
+    ensure_junit(run_dir, record, lock.assertions if lock else (), record.error)
     moved = claim(run_dir, layout.PROMQL)  # the runner's evaluation or a repro's forgery: no way to tell
     if moved:
         record.findings = [*record.findings, EvidenceProblem(

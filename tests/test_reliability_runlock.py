@@ -171,3 +171,27 @@ def test_kill_9_during_the_assertion_suite_kills_the_suite_and_finish_stops_its_
     assert record.verdict is Verdict.INTERRUPTED and record.assertions["failed"] == ["hangs"]
     assert "stopped 1 leftover process" in record.error
     assert verify(run_dir) == []
+
+
+def test_an_interrupted_run_still_has_a_junit_with_every_planned_assertion_in_error(tiny_case, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from faultlib.cases import load_case
+    from faultlib.events import RunListener
+    from faultlib.runner import Runner
+
+    class CtrlC(RunListener):
+        def phase_started(self, phase, faults):
+            if phase == "faulted":
+                raise KeyboardInterrupt  # what Ctrl-C raises between the phases
+
+    case = load_case(tiny_case())
+    with pytest.raises(KeyboardInterrupt):
+        Runner(FileArchive(tmp_path / "runs"), listener=CtrlC()).run(case)
+    [run_dir] = (tmp_path / "runs" / case.id).iterdir()
+    suite = ET.parse(run_dir / layout.JUNIT).getroot()
+    assert [tc.get("name") for tc in suite.iter("testcase")] == [a.id for a in case.assertions]
+    assert all(tc.find("error") is not None and "interrupted" in tc.find("error").get("message")
+               for tc in suite.iter("testcase"))
+    listed = {f["name"] for f in json.loads((run_dir / layout.MANIFEST).read_text())["files"]}
+    assert verify(run_dir) == [] and layout.JUNIT in listed
