@@ -236,7 +236,7 @@ def _error_junit(run_dir: Path, record: RunRecord, message: str) -> None:
     failed = record.assertions.get("failed") or ["run_interrupted"]
     suite = ET.Element("testsuite", name=record.case["id"], tests=str(len(failed)), errors=str(len(failed)))
     for ident in failed:
-        case = ET.SubElement(suite, "testcase", classname=f"{record.case['id']}.test_case", name=ident)
+        case = ET.SubElement(suite, "testcase", classname=record.case["id"], name=f"{record.case['id']}::{ident}")
         ET.SubElement(case, "error", message=message)
     claim(run_dir, layout.JUNIT, keep_regular=True)
     write_atomic(run_dir, layout.JUNIT, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

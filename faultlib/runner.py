@@ -220,7 +220,7 @@ class Runner:
                       else f"runner failed: {type(exc).__name__}: {exc}")
             record.verdict, record.error = Verdict.ERROR, f"{reason}; the evidence so far is kept"
             try:
-                runlock.ensure_junit(run_dir, record, plan[1], record.error)  # CI reads junit.xml of every run
+                runlock.ensure_junit(run_dir, record, plan[1], record.error)  # CI reads every run's junit.xml
                 self._finish(case, record, run_dir, started)
             except RunNotArchived:
                 pass  # the evidence waits in run_dir; the interruption is what the caller must see

@@ -190,7 +190,7 @@ def test_an_interrupted_run_still_has_a_junit_with_every_planned_assertion_in_er
         Runner(FileArchive(tmp_path / "runs"), listener=CtrlC()).run(case)
     [run_dir] = (tmp_path / "runs" / case.id).iterdir()
     suite = ET.parse(run_dir / layout.JUNIT).getroot()
-    assert [tc.get("name") for tc in suite.iter("testcase")] == [a.id for a in case.assertions]
+    assert [tc.get("name") for tc in suite.iter("testcase")] == [f"{case.id}::{a.id}" for a in case.assertions]
     assert all(tc.find("error") is not None and "interrupted" in tc.find("error").get("message")
                for tc in suite.iter("testcase"))
     listed = {f["name"] for f in json.loads((run_dir / layout.MANIFEST).read_text())["files"]}
