@@ -111,6 +111,8 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
         console.print(Text.assemble(f"assertions: {len(passed)} passed, {len(failed)} failed",
                                     *((" (", (", ".join(failed), "red"), ")") if failed else ()),
                                     *((f", {len(skipped)} skipped ({', '.join(skipped)})",) if skipped else ())))
+        for reason in _skip_reasons(run_dir) if skipped else ():
+            console.print(Text(printable(f"  skipped: {reason}")), highlight=False)
     if record.error:
         console.print(Text.assemble(("error:", "red"), f" {record.error}"), highlight=False)
         cause = _last_error_line(run_dir)
@@ -128,6 +130,26 @@ def _local_run_dir(run_uri: str):
     if run_uri.startswith("file://"):
         return Path(run_uri.removeprefix("file://"))
     return Path(run_uri) if "://" not in run_uri else None
+
+
+def _skip_reasons(run_uri: str, most: int = 3) -> list[str]:
+    """The distinct reasons the suite gave for skipped tests (``junit.xml``), at most ``most``."""
+    import xml.etree.ElementTree as ET
+
+    from faultlib.errors import InputError
+    from faultlib.readers import read_bytes
+    from faultlib.runner import JUNIT_LIMITS
+
+    run_dir = _local_run_dir(run_uri)
+    if run_dir is None:
+        return []
+    try:  # bounded, no symlink followed; expat refuses entity-expansion bombs
+        root = ET.fromstring(read_bytes(run_dir / "junit.xml", limits=JUNIT_LIMITS))
+    except (InputError, OSError, ET.ParseError, ValueError):
+        return []
+    reasons = dict.fromkeys((s.get("message") or "").removeprefix("Skipped: ").strip()[:300]
+                            for s in root.iter("skipped"))
+    return [r for r in reasons if r][:most]
 
 
 def _promql_lines(run_uri: str) -> list[str]:

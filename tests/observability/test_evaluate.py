@@ -221,6 +221,10 @@ def test_without_prometheus_the_promql_test_is_skipped_with_the_reason(tmp_path)
     junit = ET.parse(run_dir / layout.JUNIT).getroot()
     (skipped,) = [tc.find("skipped") for tc in junit.iter("testcase") if tc.find("skipped") is not None]
     assert "run with --prometheus" in skipped.get("message")
+    console = Console(record=True, width=200)
+    print_summary(console, record, record.archive_uri)
+    assert "  skipped: no PromQL results in this run: run with --prometheus" in console.export_text(), \
+        "the summary says why, and what to do"
 
 
 @needs_prometheus
