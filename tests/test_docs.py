@@ -27,15 +27,29 @@ def test_the_page_names_every_file_once():
 
 
 def test_the_case_from_the_page_validates_and_passes(tmp_path):
+    """The page's commands, in a copy of the catalog and its dashboards: `faultlib dashboards`, then
+    validate (which checks the panel against the regenerated dashboard), then the run."""
+    import shutil
+
+    from faultlib.observability.prometheus import missing_binaries
+
     pytest.importorskip("torch")
     pytest.importorskip("sklearn")
+    shutil.copytree(REPO / "cases", tmp_path / "cases", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "compose", tmp_path / "compose")
     case_dir = tmp_path / "cases" / "my_first_case"
-    case_dir.mkdir(parents=True)
+    case_dir.mkdir()
     for name, body in _blocks().items():
         (case_dir / name).write_text(body)
-    validated = cli("validate", str(case_dir), cwd=tmp_path)
+    stale = cli("validate", "cases/my_first_case", cwd=tmp_path)
+    assert stale.returncode == 2 and "run faultlib dashboards" in stale.stderr, "why the page says dashboards first"
+    assert cli("dashboards", cwd=tmp_path).returncode == 0
+    validated = cli("validate", "cases/my_first_case", cwd=tmp_path)
     assert validated.returncode == 0, validated.stderr
-    ran = cli("run", str(case_dir), "--json", cwd=tmp_path, timeout=300)
+    prometheus = missing_binaries() is None
+    ran = cli("run", "cases/my_first_case", "--json", *(["--prometheus"] if prometheus else []), cwd=tmp_path,
+              timeout=300)
     record = run_json(ran)
-    assert record["verdict"] == "passed", (record["assertions"], record["error"])
+    assert record["verdict"] == "passed", (record["assertions"], record["error"], record["findings"])
     assert record["control"]["findings"] == [] and len(record["faulted"]["findings"]) == 3
+    assert ("promql_shows_fault" in record["assertions"]["passed"]) is prometheus
