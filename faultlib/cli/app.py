@@ -81,7 +81,8 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
               help="Per-phase timeout in seconds, finite, at most 86400 (default repro.timeout_s).")
 @click.option("--prometheus", is_flag=True,
               help="Evaluate the case's PromQL with a real Prometheus over the run's metrics (promql.json; "
-                   "needs promtool and prometheus: apt-get install -y --no-install-recommends prometheus).")
+                   "needs promtool and prometheus: apt-get install -y --no-install-recommends prometheus; "
+                   "exit 3 before the run when they are missing).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout.")
 @click.option("--dry-run", is_flag=True,
               help="kubernetes only: print the run's objects (archive Secret, ConfigMap, volume claim, topology "
@@ -114,6 +115,10 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
 
     _state["json"] = as_json
     case = load_case(case_dir)
+    if prometheus and not dry_run:
+        from faultlib.observability.prometheus import require_binaries
+
+        require_binaries()  # exit 3 before the run, not a finding after it
     runner_backend = get_backend(backend, image=image, namespace=namespace, crd_dir=crd_dir,
                                  storage_class=storage_class, volume_size=volume_size, archive=archive)
     if dry_run:

@@ -175,7 +175,9 @@ def print_summary(console: Console, result: RegressResult, written: list[str]) -
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout (progress stays on stderr).")
 @click.option("--no-control", is_flag=True, help="Skip every case's control run.")
 @click.option("--prometheus", is_flag=True,
-              help="Evaluate each case's PromQL with a real Prometheus over its run's metrics (promql.json).")
+              help="Evaluate each case's PromQL with a real Prometheus over its run's metrics (promql.json; "
+                   "needs promtool and prometheus: apt-get install -y --no-install-recommends prometheus; "
+                   "exit 3 before any case when they are missing).")
 @click.option("--seed", type=SEED, default=None, help="Override every case's repro.seed.")
 @click.option("--timeout", type=TIMEOUT_S, default=None, metavar="SECONDS",
               help="Per-phase timeout for every case (default: each case's repro.timeout_s).")
@@ -209,6 +211,10 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
     selection = plan(cases_dir, fault_class=fault_class, shard=shard)
     open_archive(archive).preflight()  # once, before any case: unreachable is exit 3, unusable exit 2
+    if prometheus:
+        from faultlib.observability.prometheus import require_binaries
+
+        require_binaries()  # exit 3 before the first case
     if jobs > effective_jobs(backend, jobs):
         stderr.print(f"note: --backend {backend} runs one case at a time (its topology publishes fixed host "
                      "ports); --jobs ignored", markup=False, highlight=False)

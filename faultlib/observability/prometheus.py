@@ -68,6 +68,19 @@ def missing_binaries() -> str | None:
     return f"{' and '.join(missing)} not found on PATH: install Prometheus ({INSTALL_HINT})"
 
 
+def require_binaries() -> None:
+    """Before a ``--prometheus`` run: fail fast, not after the case has run.
+
+    Raises:
+        BackendUnavailable: promtool or prometheus is missing (exit 3; the message names the install command).
+    """
+    from faultlib.errors import BackendUnavailable
+
+    why = missing_binaries()
+    if why:
+        raise BackendUnavailable(f"--prometheus: {why}; nothing was run")
+
+
 def binary(name: str) -> str:
     """The path of ``promtool`` or ``prometheus``.
 

@@ -349,3 +349,18 @@ def test_a_prometheus_error_quoting_terminal_escapes_is_printed_escaped(run, tmp
     text = console.export_text(styles=False)
     assert "\x1b]0;pwned" not in text and "\x07" not in text
     assert "\\x1b]0;pwned\\x07" in text
+
+
+@pytest.mark.parametrize("command", [["run", "cases/serving_case"], ["regress", "cases"]])
+def test_asking_for_prometheus_where_it_is_missing_exits_3_before_anything_runs(tmp_path, command):
+    import os
+    import subprocess
+    import sys
+
+    serving_case(tmp_path)
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # no promtool, no prometheus
+    proc = subprocess.run([sys.executable, "-m", "faultlib", *command, "--prometheus"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert "apt-get install" in proc.stderr and "nothing was run" in proc.stderr
+    assert not (tmp_path / ".faultlib" / "runs").exists() or not any((tmp_path / ".faultlib" / "runs").iterdir())
