@@ -50,7 +50,8 @@ def _schema_problems(doc: PositionedYaml, path: Path) -> list[CaseError]:
     return problems
 
 
-def _test_functions(test_file: Path) -> set[str] | CaseError:
+def _test_functions(test_file: Path) -> dict[str, int] | CaseError:
+    """``{function name: line}`` of the module-level functions of ``test_file`` (parsed, never imported)."""
     try:
         tree = ast.parse(read_text(test_file), filename=str(test_file))
     except InputError as exc:
@@ -59,7 +60,7 @@ def _test_functions(test_file: Path) -> set[str] | CaseError:
         return CaseError(f"syntax error: {exc.msg}", path=test_file, line=exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:  # e.g. nested too deeply for the parser
         return CaseError(f"cannot parse ({type(exc).__name__}): simplify the file", path=test_file)
-    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _get(data, *keys):
@@ -176,10 +177,18 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path, *, promt
     functions = _test_functions(test_file)
     if isinstance(functions, CaseError):
         return problems + [functions]
+    declared = set()
     for i, assertion in _items(data, "assertions"):
         test = _get(assertion, "test")
+        declared.add(test)
         if isinstance(test, str) and test not in functions:
             problem(f"test {test!r} is not defined in test_case.py", ["assertions", i, "test"])
+    for name, line in functions.items():
+        if name.startswith("test") and name not in declared:  # what pytest collects (python_functions = test*)
+            problems.append(CaseError(
+                f"{name} is not declared in case.yaml assertions: pytest runs it, but run, regress and JUnit "
+                f"report only declared assertions; add an assertion with test: {name}, or rename a helper so "
+                "it does not start with 'test'", path=test_file, line=line))
     return problems
 
 

@@ -135,3 +135,17 @@ def test_script_must_stay_inside_the_case(tmp_path):
     with pytest.raises(CaseValidationError) as info:
         load_case(case_dir)
     assert "does not match" in _problem(info.value, "repro.script").message
+
+
+def test_a_test_function_no_assertion_declares_is_an_error_at_its_line(tmp_path):
+    """pytest would run it, but run/regress/JUnit would not report it: one truth, case.yaml's assertions."""
+    from tests.conftest import TINY_TEST
+
+    suite = TINY_TEST + "\n\ndef _helper():\n    return 1\n\n\ndef test_added_but_not_declared(evidence):\n    assert True\n"
+    case_dir = write_case(tmp_path, tiny_case_data(), test=suite)
+    with pytest.raises(CaseValidationError) as info:
+        load_case(case_dir)
+    [problem] = info.value.problems
+    line = suite.splitlines().index("def test_added_but_not_declared(evidence):") + 1
+    assert problem.path.endswith("test_case.py") and problem.line == line
+    assert "test_added_but_not_declared is not declared in case.yaml assertions" in problem.message
