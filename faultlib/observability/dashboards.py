@@ -7,9 +7,10 @@ timeseries panel per entry of its ``observability.grafana.panels``: the id and t
 gives, the query it names as the single target (``refId`` A), that query's description, the
 panel's ``unit`` (default ``short``), its ``thresholds`` as lines, and a legend of the query's
 ``by (...)`` labels. Panels are
-laid out two per line, 12 x 8 grid units each; row panels are 24 x 1. Row ids start at the first
-multiple of 100 above every case panel id of the family (100, 101, ... while cases use ids below
-100), so they never collide with an id a case names. The Prometheus datasource is the one
+laid out two per line, 12 x 8 grid units each; row panels are 24 x 1. A row's id is the first
+multiple of 100 above every case panel id of the family plus its case's first panel id (102 for a
+case whose panels are 2-5), so it never collides with an id a case names and adding a case does
+not renumber the other rows. The Prometheus datasource is the one
 provisioned in ``compose/grafana/provisioning/datasources`` beside the catalog (by uid); without
 one, panels use ``${DS_PROMETHEUS}``, a datasource variable of the dashboard.
 
@@ -166,9 +167,15 @@ def build_family(family: str, cases: list, datasource: dict[str, str] | None) ->
     per_case = [(case, case_panels(case.raw)) for case in ordered]
     highest = max((p.id for _, panels in per_case for p in panels), default=0)
     row_base = (highest // 100 + 1) * 100
-    out, y = [], 0
-    for k, (case, panels) in enumerate(per_case):
-        out.append({"id": row_base + k, "type": "row", "title": case.id, "collapsed": False,
+    out, y, spare = [], 0, row_base + highest + 1
+    for case, panels in per_case:
+        # a row's id follows from its case's first panel id (unique in the family), not from its position:
+        # adding a case does not renumber the rows of the others
+        if panels:
+            row_id = row_base + min(p.id for p in panels)
+        else:
+            row_id, spare = spare, spare + 1
+        out.append({"id": row_id, "type": "row", "title": case.id, "collapsed": False,
                     "gridPos": {"h": 1, "w": ROW_W, "x": 0, "y": y}, "panels": []})
         y += 1
         for n, panel in enumerate(panels):

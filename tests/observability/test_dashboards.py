@@ -174,5 +174,18 @@ def test_row_ids_sit_above_every_case_panel_id():
     raw[0] = {**raw[0], "id": 250}
     board = build_family("numerics", cases, {"type": "prometheus", "uid": "p"})
     rows = [p["id"] for p in board["panels"] if p["type"] == "row"]
-    assert rows == [300, 301, 302]
+    firsts = [min(p["id"] for p in c.raw["observability"]["grafana"]["panels"]) for c in cases]
+    assert rows == [300 + first for first in firsts]
+    assert len(set(rows)) == 3 and min(rows) > max(p["id"] for p in board["panels"] if p["type"] != "row")
     assert build_family("numerics", cases, {"type": "prometheus", "uid": "p"}) == board  # deterministic
+
+
+def test_adding_a_case_does_not_renumber_the_other_rows():
+    from faultlib.cases import load_case
+
+    cases = [load_case(REPO / "cases" / name) for name in NUMERICS]
+    source = {"type": "prometheus", "uid": "p"}
+    rows = lambda board: {p["title"]: p["id"] for p in board["panels"] if p["type"] == "row"}  # noqa: E731
+    before = rows(build_family("numerics", cases[1:], source))
+    after = rows(build_family("numerics", cases, source))  # exploding_gradient sorts first
+    assert {k: after[k] for k in before} == before
