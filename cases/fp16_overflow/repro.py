@@ -47,6 +47,10 @@ def main() -> None:
         breaker_total = ctx.evidence.counter("faultlib_breaker_actions_total", "circuit breaker actions")
         loss_scale = ctx.evidence.gauge("faultlib_loss_scale", "GradScaler loss scale after the step")
         amp_gauge = ctx.evidence.gauge("faultlib_amp_enabled", "1 while fp16 AMP is on, 0 in fp32 fallback")
+        # the breaker restores the scale within 2 steps (milliseconds): only the lowest value since the last
+        # snapshot (or scrape) shows the dip
+        scale_low = ctx.evidence.watermark("faultlib_loss_scale_low", "lowest GradScaler loss scale since the "
+                                           "last snapshot", keep="min")
         step_ms = ctx.evidence.histogram("faultlib_train_step_duration_ms", "training step wall time", "ms")
         for action in (BreakerAction.RESET_SCALE, BreakerAction.FALLBACK_FP32, BreakerAction.RESUME_AMP):
             breaker_total.add(0, action=action.value)  # every series from step 0: a quiet run reads 0, not "no data"
@@ -69,6 +73,7 @@ def main() -> None:
                     scaler.step(optimizer)  # GradScaler skips the step itself on inf/nan
                     scaler.update()
                     skipped = scaler.get_scale() < scale_before
+                    scale_low.observe(scaler.get_scale())  # after GradScaler's halving, before the breaker acts
                 else:
                     loss.backward()
                     check = sentinel.check(step)
@@ -86,6 +91,7 @@ def main() -> None:
                 if decision.action not in (BreakerAction.NONE, BreakerAction.SKIPPED):
                     breaker_total.add(1, action=decision.action.value)
                 loss_scale.set(scaler.get_scale())
+                scale_low.observe(scaler.get_scale())
                 amp_gauge.set(1 if breaker.amp_enabled else 0)
                 step_ms.record((time.perf_counter() - started) * 1e3)
                 span.set(loss=loss.item(), loss_scale=scale_before, overflow=check.overflow, skipped=skipped,

@@ -76,3 +76,6 @@ def test_promql_shows_the_fault(evidence):
     assert evidence.promql("overflow_rate", phase="control").max() == 0
     assert evidence.promql("amp_enabled", phase="faulted", window="during").min() == 0
     assert evidence.promql("amp_enabled", phase="control").min() == 1
+    # the loss scale dips during the fault (GradScaler halves it), the breaker keeps the dip shallow
+    assert 65536 / 8 <= evidence.promql("loss_scale", phase="faulted", window="during").min() < 65536
+    assert evidence.promql("loss_scale", phase="control").min() == 65536

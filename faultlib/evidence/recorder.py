@@ -78,6 +78,39 @@ class Metric:
         self._instrument.record(value, self._attrs(attrs))
 
 
+class Watermark(Metric):
+    """A gauge that reports the lowest (``keep="min"``) or highest (``keep="max"``) value observed since the
+    previous metrics snapshot, per label set: a dip or spike shorter than the snapshot (or scrape)
+    interval still shows. Between two snapshots, :meth:`observe` keeps the extreme; each snapshot
+    starts a new interval. Observing and snapshotting hold one lock, so no value falls between an
+    interval's export and the start of the next. Its points carry no ``window`` label (see ``_attrs``).
+    """
+
+    def __init__(self, recorder: "Recorder", instrument, keep: str, lock: threading.Lock):
+        super().__init__(recorder, instrument, "gauge")
+        self._pick = min if keep == "min" else max
+        self._lock = lock
+        self._extreme: dict[tuple, float] = {}
+
+    def _attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # no ``window`` label: a gauge series keeps its last value in every later snapshot, so a past
+        # window's series would report its extreme for the rest of the run; the samples' times place them
+        return dict(attrs)
+
+    def observe(self, value: float, **attrs: Any) -> None:
+        """Observe ``value``; the gauge holds the extreme of this interval's observations."""
+        labels = self._attrs(attrs)
+        key = tuple(sorted(labels.items()))
+        with self._lock:
+            value = self._pick(self._extreme.get(key, value), value)
+            self._extreme[key] = value
+            self._instrument.set(value, labels)
+
+    def _new_interval(self) -> None:
+        """Called by the snapshot, under the lock, right after its collection."""
+        self._extreme.clear()
+
+
 class Recorder:
     """Writes one phase's evidence into ``run_dir`` (files named in :mod:`layout`).
 
@@ -112,7 +145,9 @@ class Recorder:
             max_export_batch_size=SPAN_BATCH_MAX))
         self.tracer = self._tracer_provider.get_tracer("faultlib")
         self._metric_exporter = _file_metric_exporter(self.run_dir / layout.METRICS)
-        self._metric_reader = _snapshot_reader(self._metric_exporter, METRICS_INTERVAL_MS)
+        self._watermarks: list[Watermark] = []
+        self._metric_reader = _snapshot_reader(self._metric_exporter, METRICS_INTERVAL_MS,
+                                               after=lambda: [w._new_interval() for w in self._watermarks])
         readers = [self._metric_reader]
         exporting = bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
         if exporting:
@@ -150,6 +185,27 @@ class Recorder:
 
     def gauge(self, name: str, description: str = "", unit: str = "1") -> Metric:
         return self._metric(name, "gauge", description, unit)
+
+    def watermark(self, name: str, description: str = "", unit: str = "1", *, keep: str = "min") -> Watermark:
+        """A :class:`Watermark` gauge: the lowest (``keep="min"``) or highest (``keep="max"``) value since the
+        previous snapshot, e.g. the GradScaler loss scale, which the overflow breaker restores within
+        two steps (milliseconds): a plain gauge sampled every second never shows the dip.
+
+        Raises:
+            ValueError: ``keep`` is neither ``min`` nor ``max``, or ``name`` is already another kind of metric.
+        """
+        if keep not in ("min", "max"):
+            raise ValueError(f"keep must be 'min' or 'max', not {keep!r}")
+        existing = self._metrics.get(name)
+        if existing is not None:
+            if not isinstance(existing, Watermark):
+                raise ValueError(f"{name} is already a {existing.kind}")
+            return existing
+        metric = Watermark(self, self.meter.create_gauge(name, unit=unit, description=description), keep,
+                           self._metric_reader.snapshot_lock)
+        self._metrics[name] = metric
+        self._watermarks.append(metric)
+        return metric
 
     def histogram(self, name: str, description: str = "", unit: str = "ms",
                   buckets: tuple[float, ...] | None = None) -> Metric:
@@ -254,20 +310,23 @@ def _file_metric_exporter(path: Path):
     return FileMetricExporter()
 
 
-def _snapshot_reader(exporter, interval_ms: float):
+def _snapshot_reader(exporter, interval_ms: float, after=None):
     """A ``PeriodicExportingMetricReader`` whose collections (periodic, or :meth:`Recorder.snapshot`
     from any thread) run one at a time, collection and export together, so the lines are written
-    whole and in time order."""
+    whole and in time order; ``after()`` runs under the same lock right after each collection (the
+    watermarks start a new interval)."""
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
     class SnapshotReader(PeriodicExportingMetricReader):
         def __init__(self) -> None:
-            self._snapshot_lock = threading.Lock()  # before the reader's thread starts
+            self.snapshot_lock = threading.RLock()  # before the reader's thread starts; observe() takes it too
             super().__init__(exporter, export_interval_millis=interval_ms)
 
         def collect(self, timeout_millis: float = 10_000) -> None:
-            with self._snapshot_lock:
+            with self.snapshot_lock:
                 super().collect(timeout_millis=timeout_millis)
+                if after is not None:
+                    after()
 
     return SnapshotReader()
 

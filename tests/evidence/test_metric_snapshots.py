@@ -170,3 +170,41 @@ def test_a_restarted_phase_takes_its_values_from_the_last_attempt(tmp_path):
     om = openmetrics(iter_metric_points(tmp_path / layout.METRICS)).decode()
     assert 'faultlib_tiny_steps_total{phase="faulted",window="before"} 130.0' in om  # both attempts, over time
     assert 'faultlib_tiny_steps_total{phase="faulted",window="after"} 70.0' in om
+
+
+def _values(run_dir, name):
+    """The value of ``name`` in each snapshot, in time order (one series)."""
+    return [p.value for _, p in iter_metric_points(run_dir / layout.METRICS) if p.name == name]
+
+
+def test_a_watermark_shows_a_dip_shorter_than_the_snapshot_interval(tmp_path):
+    rec = Recorder(tmp_path, service="tiny", phase="faulted", run_id="r1")
+    scale = rec.gauge("faultlib_tiny_loss_scale")
+    low = rec.watermark("faultlib_tiny_loss_scale_low", keep="min")
+    high = rec.watermark("faultlib_tiny_step_ms_high", keep="max")
+    for value in (65536.0, 32768.0, 16384.0, 65536.0):  # GradScaler halving twice, then a breaker reset
+        scale.set(value)
+        low.observe(value)
+    high.observe(3.0)
+    high.observe(250.0)
+    high.observe(4.0)
+    rec.snapshot()
+    low.observe(65536.0)  # a new interval: the dip is not carried over
+    high.observe(5.0)
+    rec.close()
+    assert _values(tmp_path, "faultlib_tiny_loss_scale") == [65536.0, 65536.0], "a plain gauge misses the dip"
+    assert _values(tmp_path, "faultlib_tiny_loss_scale_low") == [16384.0, 65536.0]
+    assert _values(tmp_path, "faultlib_tiny_step_ms_high") == [250.0, 5.0]
+
+
+def test_a_watermark_keeps_min_or_max_and_one_name_one_kind(tmp_path):
+    rec = Recorder(tmp_path, service="tiny", phase="control", run_id="r1")
+    try:
+        with pytest.raises(ValueError, match="'min' or 'max'"):
+            rec.watermark("faultlib_tiny_x", keep="mean")
+        rec.gauge("faultlib_tiny_y")
+        with pytest.raises(ValueError, match="already a gauge"):
+            rec.watermark("faultlib_tiny_y")
+        assert rec.watermark("faultlib_tiny_z") is rec.watermark("faultlib_tiny_z")
+    finally:
+        rec.close()

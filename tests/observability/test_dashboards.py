@@ -101,8 +101,8 @@ def test_check_fails_after_a_query_changes_and_generation_brings_it_back(tmp_pat
     assert cli("dashboards", str(cases), "--check", cwd=tmp_path).returncode == 0
 
     case_yaml = cases / "fp16_overflow" / "case.yaml"
-    old = "max by (phase) (faultlib_loss_scale)"
-    case_yaml.write_text(case_yaml.read_text().replace(old, "min by (phase) (faultlib_loss_scale)"))
+    old = "min by (phase) (faultlib_loss_scale_low)"
+    case_yaml.write_text(case_yaml.read_text().replace(old, "max by (phase) (faultlib_loss_scale_low)"))
     check = cli("dashboards", str(cases), "--check", cwd=tmp_path)
     assert check.returncode == 1, check.stdout + check.stderr
     assert f"differs: {out / 'faultlib-numerics.json'}" in check.stderr
@@ -114,7 +114,7 @@ def test_check_fails_after_a_query_changes_and_generation_brings_it_back(tmp_pat
     assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
     board = json.loads((out / "faultlib-numerics.json").read_text())
     [panel] = [p for p in board["panels"] if p["id"] == 3]
-    assert panel["targets"][0]["expr"] == "min by (phase) (faultlib_loss_scale)"
+    assert panel["targets"][0]["expr"] == "max by (phase) (faultlib_loss_scale_low)"
     assert cli("dashboards", str(cases), "--check", "--json", cwd=tmp_path).returncode == 0
     assert cli("validate", str(cases / "fp16_overflow"), cwd=tmp_path).returncode == 0
 

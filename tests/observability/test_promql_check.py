@@ -104,20 +104,20 @@ def test_the_promtool_rules_file_is_written_with_a_yaml_library_not_by_formattin
 @needs_promtool
 def test_promtools_verdict_is_reported_for_a_case_query(tmp_path):
     case_dir = _copy_case(tmp_path)
-    line = edit_case_yaml(case_dir, "query: max by (phase) (faultlib_loss_scale)",
-                 "query: max by (phase (faultlib_loss_scale)")
+    line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_loss_scale_low)",
+                 "query: min by (phase (faultlib_loss_scale_low)")
     proc = cli("validate", str(case_dir), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{line}: observability.promql[1].query: query 'loss_scale' is not valid PromQL "
             "(promtool: could not parse expression: 1:15: parse error") in proc.stderr
-    assert "max by (phase (faultlib_loss_scale)" in proc.stderr
+    assert "min by (phase (faultlib_loss_scale_low)" in proc.stderr
     assert PROMTOOL_MISSING not in proc.stderr
 
 
 def test_without_promtool_validate_says_so_once_and_promql_parser_still_checks(tmp_path):
     case_dir = _copy_case(tmp_path)
-    bad_line = edit_case_yaml(case_dir, "query: max by (phase) (faultlib_loss_scale)",
-                     "query: max by (phase (faultlib_loss_scale)")
+    bad_line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_loss_scale_low)",
+                     "query: min by (phase (faultlib_loss_scale_low)")
     typo_line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_amp_enabled)",
                       "query: min by (phase) (faultlib_amp_enable)")
     proc = subprocess.run([sys.executable, "-m", "faultlib", "validate", str(case_dir)], cwd=tmp_path,
@@ -125,7 +125,7 @@ def test_without_promtool_validate_says_so_once_and_promql_parser_still_checks(t
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.count(PROMTOOL_MISSING) == 1
     assert (f"{case_dir / 'case.yaml'}:{bad_line}: observability.promql[1].query: query 'loss_scale' is not valid "
-            "PromQL (promql-parser: unclosed left parenthesis): max by (phase (faultlib_loss_scale)") in proc.stderr
+            "PromQL (promql-parser: unclosed left parenthesis): min by (phase (faultlib_loss_scale_low)") in proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{typo_line}: observability.promql[3].query: query 'amp_enabled' reads metric "
             "'faultlib_amp_enable', not declared in observability.metrics") in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -64,7 +64,7 @@ def test_a_metric_never_emitted_is_compared_with_the_runs_prometheus_names(tmp_p
     proc = cli("validate", str(case_dir), "--archive", uri, "--json", cwd=tmp_path)
     assert proc.returncode == 2
     [problem] = run_json(proc)["cases"][0]["problems"]
-    assert (problem["line"], problem["field"]) == (line, "observability.metrics[6]")
+    assert (problem["line"], problem["field"]) == (line, "observability.metrics[7]")
     run_dir = Path(uri.removeprefix("file://")) / "fp16_overflow" / run_id
     names_file = METRICS_OM if (run_dir / METRICS_OM).is_file() else layout.METRICS_PROM
     assert f"metric 'faultlib_amp_disabled' was never emitted in the last archived run (fp16_overflow/{run_id}" in \
