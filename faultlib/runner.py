@@ -38,19 +38,17 @@ from faultlib.backends.local import repro_environment, run_process
 from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
 from faultlib.cases.model import signal_name
-from faultlib.errors import ArchiveError, CaseError, InputError, RunNotArchived
+from faultlib.errors import ArchiveError, CaseError, RunNotArchived
 from faultlib.events import EventBus, RunListener
 from faultlib.evidence import layout
 from faultlib.evidence.finish import finish_run, problem_from_claim, write_metrics_om
 from faultlib.evidence.seal import claim, open_append, write_atomic
 from faultlib.observability.evaluate import record_promql
-from faultlib.readers import read_bytes
-from faultlib.readers.files import Limits
+from faultlib.readers.junit import read_junit
 from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
 from faultlib.repro import ENV_PARAMS, phase_env
 
 ASSERTION_TIMEOUT_S = 300.0
-JUNIT_LIMITS = Limits(max_bytes=64 << 20)  # the suite's JUnit XML: a few KB per assertion
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -106,9 +104,8 @@ def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], list[
     An assertion the suite never reported counts as failed."""
     by_test = {a.test: a.id for a in case.assertions}
     passed, failed, skipped = [], [], []
-    try:  # no symlink followed, bounded; expat refuses entity-expansion bombs
-        root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
-    except (InputError, ET.ParseError, ValueError):
+    root = read_junit(junit)
+    if root is None:
         return passed, failed, skipped, False
     for tc in root.iter("testcase"):
         name = tc.get("name", "").split("[")[0]
@@ -128,9 +125,8 @@ def _name_junit(junit: Path, case: Case) -> None:
     """Name each testcase ``case_id::assertion_id`` (classname: the case id), as CI systems show them,
     so the JUnit names are the assertion ids of case.yaml; the test function stays in ``file``."""
     by_test = {a.test: a.id for a in case.assertions}
-    try:
-        root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
-    except (InputError, ET.ParseError, ValueError):
+    root = read_junit(junit)
+    if root is None:
         return
     for tc in root.iter("testcase"):
         test = tc.get("name", "").split("[")[0]

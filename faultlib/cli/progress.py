@@ -134,18 +134,12 @@ def _local_run_dir(run_uri: str):
 
 def _skip_reasons(run_uri: str, most: int = 3) -> list[str]:
     """The distinct reasons the suite gave for skipped tests (``junit.xml``), at most ``most``."""
-    import xml.etree.ElementTree as ET
-
-    from faultlib.errors import InputError
-    from faultlib.readers import read_bytes
-    from faultlib.runner import JUNIT_LIMITS
+    from faultlib.evidence import layout
+    from faultlib.readers.junit import read_junit
 
     run_dir = _local_run_dir(run_uri)
-    if run_dir is None:
-        return []
-    try:  # bounded, no symlink followed; expat refuses entity-expansion bombs
-        root = ET.fromstring(read_bytes(run_dir / "junit.xml", limits=JUNIT_LIMITS))
-    except (InputError, OSError, ET.ParseError, ValueError):
+    root = None if run_dir is None else read_junit(run_dir / layout.JUNIT)
+    if root is None:
         return []
     reasons = dict.fromkeys((s.get("message") or "").removeprefix("Skipped: ").strip()[:300]
                             for s in root.iter("skipped"))

@@ -25,7 +25,6 @@ from faultlib.evidence import layout
 from faultlib.observability.promql_check import HISTOGRAM_SUFFIXES
 from faultlib.readers import Limits, read_text
 
-METRICS_OM = "metrics.om"
 EXPOSITION_LIMITS = Limits(max_bytes=64 << 20)
 #: a sample line starts with its metric name (text format 0.0.4 and OpenMetrics alike)
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)")
@@ -64,7 +63,7 @@ def read_names(run_dir: Path, label: str) -> LastRun:
     from faultlib.evidence.reader import iter_spans
 
     spans = {span.name for _, span in iter_spans(run_dir / layout.TRACES)}
-    metrics_file = METRICS_OM if (run_dir / METRICS_OM).is_file() else layout.METRICS_PROM
+    metrics_file = layout.METRICS_OM if (run_dir / layout.METRICS_OM).is_file() else layout.METRICS_PROM
     try:
         text = read_text(run_dir / metrics_file, limits=EXPOSITION_LIMITS, root=run_dir)
     except InputError:

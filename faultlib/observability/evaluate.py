@@ -35,8 +35,6 @@ from faultlib.observability.windows import Window, phase_windows
 if TYPE_CHECKING:  # the cases package loads observability helpers lazily: no import cycle at run time
     from faultlib.cases import Case
 
-#: the OpenMetrics file the runner writes into the run directory (faultlib.evidence.openmetrics)
-METRICS_OM = layout.METRICS_OM
 #: evaluations per window (fewer for a window shorter than POINTS milliseconds)
 POINTS = 30
 
@@ -88,7 +86,7 @@ def evaluate_run(case: Case, run_dir: Path) -> dict[str, Any]:
     windows = phase_windows(run_dir, max_file_bytes=READ_MAX_BYTES)  # unreadable lines: finish_run reports them
     with tempfile.TemporaryDirectory(prefix="faultlib-promql-") as tmp:
         data = Path(tmp) / "data"
-        backfill(run_dir / METRICS_OM, data)
+        backfill(run_dir / layout.METRICS_OM, data)
         with PrometheusServer(data) as server:
             version = server.version()
             entries = []

@@ -11,7 +11,8 @@ traceback, never after hours or gigabytes:
   (no timestamps, binary or sets), finite numbers, and the line of every node;
 - :mod:`~faultlib.readers.jsondoc`: JSON and JSON Lines with bounded size and depth, finite numbers
   (``NaN``/``Infinity``/``1e999`` refused), no duplicate keys; JSON Lines read line by line so
-  one bad line is reported with its number and does not hide the others.
+  one bad line is reported with its number and does not hide the others;
+- :mod:`~faultlib.readers.junit`: an assertion suite's JUnit XML, bounded, by expat (no entity expansion).
 """
 
 from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative

@@ -13,19 +13,17 @@ missing, too large or malformed gives an empty result and a note.
 from __future__ import annotations
 
 import os
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 from faultlib.cases import Case
 from faultlib.errors import InputError
 from faultlib.evidence import layout
-from faultlib.readers import read_bytes
 from faultlib.readers.files import Limits
+from faultlib.readers.junit import read_junit
 from faultlib.record import RunRecord
 from faultlib.regress.results import AssertionResult, AssertionStatus
 
-JUNIT_LIMITS = Limits(max_bytes=64 << 20)
 RECORD_LIMITS = Limits(max_bytes=64 << 20, max_nodes=5_000_000)  # run.json: findings of both phases
 MESSAGE_MAX = 2_000
 DETAIL_MAX = 20_000
@@ -47,9 +45,8 @@ def _suite_tests(junit: Path, case: Case) -> dict[str, list[tuple[AssertionStatu
     A testcase is matched to its assertion by the name the runner gives it (``case_id::assertion_id``),
     by its ``file`` attribute (``test_case.py::test_function``) or by pytest's own name (the test function).
     """
-    try:  # bounded, no symlink followed; expat refuses entity-expansion bombs
-        root = ET.fromstring(read_bytes(junit, limits=JUNIT_LIMITS))
-    except (InputError, OSError, ET.ParseError, ValueError):
+    root = read_junit(junit)
+    if root is None:
         return {}
     ids = {a.id for a in case.assertions}
     by_test = {a.test: a.id for a in case.assertions}

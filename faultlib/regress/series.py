@@ -227,11 +227,15 @@ def _segments(points: list[tuple[int, int, float]]) -> tuple[list[list[list[floa
         start = 0
         for i in range(1, len(line) + 1):  # a step with no value (a request that timed out) breaks the line
             if i == len(line) or line[i][0] - line[i - 1][0] >= 2 * usual:
-                part = line[start:i]
-                stride = max(1, math.ceil(len(part) / MAX_POINTS))
-                segments.append(part[::stride] if stride > 1 else part)
+                segments.append(_thin(line[start:i]))
                 start = i
     return segments, nonfinite
+
+
+def _thin(points: list[list[float]]) -> list[list[float]]:
+    """At most :data:`MAX_POINTS` of ``points``, evenly strided (the first kept)."""
+    stride = max(1, math.ceil(len(points) / MAX_POINTS))
+    return points[::stride] if stride > 1 else points
 
 
 def _metric_words(case: Case) -> set[str]:
@@ -324,13 +328,6 @@ def _metric_rows(case: Case, control: PhaseEvidence, faulted: PhaseEvidence) -> 
                 values[column] = max(points, key=lambda p: p.time_ns).value
         rows.append(MetricRow(metric, labels, kinds[metric], values))
     return rows[:MAX_METRIC_ROWS]
-
-
-def _thin(points: list[list[float]]) -> list[list[float]]:
-    if len(points) <= MAX_POINTS:
-        return points
-    stride = len(points) / MAX_POINTS
-    return [points[int(i * stride)] for i in range(MAX_POINTS)]
 
 
 def promql_charts(results: PromqlResults) -> list[Chart]:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from faultlib.evidence import layout
-from faultlib.observability.archived import METRICS_OM
 from tests.conftest import REPO, cli, edit_case_yaml, run_json
 
 
@@ -66,7 +65,7 @@ def test_a_metric_never_emitted_is_compared_with_the_runs_prometheus_names(tmp_p
     [problem] = run_json(proc)["cases"][0]["problems"]
     assert (problem["line"], problem["field"]) == (line, "observability.metrics[7]")
     run_dir = Path(uri.removeprefix("file://")) / "fp16_overflow" / run_id
-    names_file = METRICS_OM if (run_dir / METRICS_OM).is_file() else layout.METRICS_PROM
+    names_file = layout.METRICS_OM if (run_dir / layout.METRICS_OM).is_file() else layout.METRICS_PROM
     assert f"metric 'faultlib_amp_disabled' was never emitted in the last archived run (fp16_overflow/{run_id}" in \
         problem["message"] and f"not in its {names_file}" in problem["message"]
 
