@@ -62,11 +62,11 @@ def cardinality_overflows(points: list[tuple[str | None, MetricPoint]]) -> list[
     for phase, point in points:
         if point.attributes.get(OVERFLOW_ATTRIBUTE) is True:
             seen.setdefault((phase, point.name), None)
-    return [EvidenceProblem(layout.METRICS, None, f"{name} ({phase or 'unknown phase'}) has more label sets than "
-                                                  "the OpenTelemetry SDK keeps (2000 series per metric): the rest "
-                                                  "are summed into one series labelled otel_metric_overflow=\"true\" in Prometheus; "
-                                                  "use fewer label values (no ids or users as labels)",
-                            severity=Severity.WARNING, kind="metric_cardinality_overflow")
+    return [EvidenceProblem(layout.METRICS, None,
+                            f"{name} ({phase or 'unknown phase'}) has more label sets than the OpenTelemetry SDK "
+                            "keeps (2000 series per metric): the rest are summed into one series labelled "
+                            'otel_metric_overflow="true" in Prometheus; use fewer label values (no ids or users '
+                            "as labels)", severity=Severity.WARNING, kind="metric_cardinality_overflow")
             for phase, name in seen]
 
 
