@@ -12,6 +12,7 @@ with the path. torch is imported by the command (when installed), never by ``fau
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -31,11 +32,20 @@ def write(path: Path, text: str) -> int:
     """
     parent = path.parent
     if not parent.is_dir():
-        raise InputError(f"directory {parent} does not exist: create it first, or choose another --out",
+        what = "is not a directory" if os.path.lexists(parent) else "does not exist"
+        raise InputError(f"{parent} {what}: create the directory first, or choose another --out",
                          path=str(path), field="--out")
-    if path.is_symlink() or path.is_dir():
-        raise InputError(f"is a {'symbolic link' if path.is_symlink() else 'directory'}: --out must name a "
-                         "regular file (a link is never written through)", path=str(path), field="--out")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        kind = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else "a directory" if stat.S_ISDIR(info.st_mode)
+                else "not a regular file (a FIFO, socket or device)")
+        raise InputError(f"is {kind}: --out must name a regular file or a new one (never replaced or written "
+                         "through)", path=str(path), field="--out")
+    if info is not None and not info.st_mode & 0o222:  # mode bits, not access(): root may write anything
+        raise InputError("is read-only: not replaced", path=str(path), field="--out")
     data = text.encode("utf-8")
     tmp = parent / f".{path.name}.tmp-{os.getpid()}"
     try:

@@ -133,3 +133,17 @@ def test_without_torch_the_torch_block_is_null_and_only_the_cpu_is_listed(monkey
     assert fp["packages"] and fp["format"] == FORMAT
     monkeypatch.undo()
     assert collect()["torch"]["version"] == torch.__version__
+
+
+def test_out_never_replaces_a_fifo_a_device_or_a_read_only_file(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "locked.json").write_text("keep")
+    (tmp_path / "locked.json").chmod(0o444)
+    for target, said in (("fifo.json", "not a regular file"), ("/dev/null", "not a regular file"),
+                         ("locked.json", "read-only")):
+        proc = cli("fingerprint", "--out", target, cwd=tmp_path)
+        assert proc.returncode == 2 and said in proc.stderr, (target, proc.stderr)
+    assert (tmp_path / "fifo.json").is_fifo() and os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    assert (tmp_path / "locked.json").read_text() == "keep"
