@@ -32,14 +32,22 @@ from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.app import CASE_DIR, DEFAULT_CASES, _emit_json, _state, app, stderr, stdout
+from faultlib.text import printable
 from faultlib.cli.regress import RegressProgress, _check_output
 
 _STATUS_STYLE = {"updated": "bold green", "would update": "green", "failed": "bold red", "skipped": "dim",
                  "unreachable": "bold yellow"}
 
 
+def _text(value, style: str = "") -> Text:
+    """Text of a fingerprint, trace or case value: control characters escaped, never markup."""
+    return Text(printable(str(value)), style)
+
+
 def _line(console, *parts) -> None:
-    console.print(Text.assemble(*parts), highlight=False, soft_wrap=True)
+    """One line of ``parts`` (strings, or ``(string, style)``), control characters escaped."""
+    safe = [(printable(p[0]), p[1]) if isinstance(p, tuple) else printable(str(p)) for p in parts]
+    console.print(Text.assemble(*safe), highlight=False, soft_wrap=True)
 
 
 def _print_selection(since: Path, diff, known, selection) -> None:
@@ -70,8 +78,8 @@ def _print_outcomes(outcomes) -> None:
         edit = outcome.edit
         what = (f"version {edit.old_version} -> {edit.new_version}, verified_with updated" if edit else
                 (outcome.reason or "").splitlines()[0] if outcome.reason else "")
-        table.add_row(Text(outcome.id), Text(outcome.status, _STATUS_STYLE.get(outcome.status, "")),
-                      Text(outcome.verdict), Text(what))
+        table.add_row(_text(outcome.id), _text(outcome.status, _STATUS_STYLE.get(outcome.status, "")),
+                      _text(outcome.verdict), _text(what))
     stdout.print(table)
     for outcome in outcomes:
         if outcome.status != "failed":
@@ -99,11 +107,11 @@ def _print_proposals(found, crd_dir: Path | None) -> None:
         params = p.shim["params"]
         delay = p.chaos["spec"]["delay"]
         schema = {True: "valid", False: "INVALID", None: "not checked"}[p.validated]
-        table.add_row(Text(f"{ps}/{po}"), Text(f"{cs}/{co}"), str(p.stats["count"]), str(p.stats["errors"]),
+        table.add_row(_text(f"{ps}/{po}"), _text(f"{cs}/{co}"), str(p.stats["count"]), str(p.stats["errors"]),
                       f"{p.stats['p99_ms']:.1f}",
-                      Text(f"{p.shim['shim']} endpoint={params['endpoint']} latency_ms={params['latency_ms']}"),
-                      Text(f"{p.chaos['kind']} {p.chaos['name']} {p.chaos['spec']['action']} {delay['latency']}"),
-                      Text(schema, "green" if p.validated else "red" if p.validated is False else "dim"))
+                      _text(f"{p.shim['shim']} endpoint={params['endpoint']} latency_ms={params['latency_ms']}"),
+                      _text(f"{p.chaos['kind']} {p.chaos['name']} {p.chaos['spec']['action']} {delay['latency']}"),
+                      _text(schema, "green" if p.validated else "red" if p.validated is False else "dim"))
     stdout.print(table)
     for p in found.proposals:
         for problem in p.problems:
@@ -200,7 +208,7 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
         if report_path is not None:
             written.append(f"report: {report.write(report_path, result)}")
         for line in written:
-            stderr.print(Text(line), highlight=False)
+            stderr.print(_text(line), highlight=False)
         if result.interrupted:
             raise KeyboardInterrupt  # the CLI reports it and exits 128 + the signal, as `faultlib regress` does
     code = exit_code(outcomes, result)
@@ -247,7 +255,7 @@ def _dry_run(since: Path, diff, known, selection, current, found, crd_dir: Path 
         else:
             _line(stdout, (entry["case"], "bold"), f": if it passes, version {entry['version'][0]} -> "
                                                    f"{entry['version'][1]}:")
-            stdout.print(Text(entry["diff"]), highlight=False, soft_wrap=True, end="")
+            stdout.print(_text(entry["diff"]), highlight=False, soft_wrap=True, end="")
     if found is not None:
         _print_proposals(found, crd_dir)
     _line(stdout, "dry run: nothing was run or written")

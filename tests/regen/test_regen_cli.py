@@ -261,3 +261,12 @@ def test_traces_propose_injection_points_for_uncovered_edges_only(recorded_trace
     assert "5 call edge(s), 3 covered by the catalog, 2 proposed injection point(s)" in text.stdout
     assert "tcp_latency endpoint=inventory" in text.stdout and "valid" in text.stdout
     assert "faultlib new NAME --from-trace" in text.stdout
+
+
+def test_control_characters_in_a_fingerprint_are_printed_escaped(catalog, old_fingerprint, tmp_path):
+    root = catalog(*FAST_CASES)
+    since = old_fingerprint(lambda fp: fp["packages"].update({"scikit-learn": "1.3\x1b]0;pwned\x07\x1b[2J"}))
+    proc = cli("regen", "--since", str(since), "--cases", str(root), "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    assert "1.3\\x1b]0;pwned\\x07" in proc.stdout
