@@ -39,12 +39,14 @@ class LastRun:
         spans: span names of both phases.
         metrics: Prometheus sample names (``x_total``, ``x_bucket``, ...).
         metrics_file: the file the metric names came from (``metrics.om`` or ``metrics.prom``).
+        damaged: why the run's files cannot be trusted (they differ from its manifest), or None.
     """
 
     label: str
     spans: frozenset[str]
     metrics: frozenset[str]
     metrics_file: str
+    damaged: str | None = None
 
 
 def prometheus_names(text: str) -> set[str]:
@@ -59,8 +61,18 @@ def prometheus_names(text: str) -> set[str]:
 
 
 def read_names(run_dir: Path, label: str) -> LastRun:
-    """Span and metric names of the run in ``run_dir`` (unreadable evidence reads as absent)."""
+    """Span and metric names of the run in ``run_dir`` (unreadable evidence reads as absent); a run whose
+    files differ from its manifest is read as ``damaged`` (nothing of it is trusted)."""
+    from faultlib.archive.manifest import verify
     from faultlib.evidence.reader import iter_spans
+
+    try:
+        mismatches = verify(run_dir)
+    except ArchiveError as exc:  # ManifestError included: a malformed manifest
+        mismatches = [str(exc)]
+    if mismatches:
+        more = f" (and {len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
+        return LastRun(label, frozenset(), frozenset(), layout.MANIFEST, damaged=f"{mismatches[0]}{more}")
 
     spans = {span.name for _, span in iter_spans(run_dir / layout.TRACES)}
     metrics_file = layout.METRICS_OM if (run_dir / layout.METRICS_OM).is_file() else layout.METRICS_PROM
@@ -129,6 +141,10 @@ def seen_problems(data: Any, last: LastRun) -> list[tuple[list, str]]:
     did not emit."""
     obs = data.get("observability") if isinstance(data, dict) else None
     obs = obs if isinstance(obs, dict) else {}
+    if last.damaged:
+        return [(["observability"], f"the last archived run ({last.label}) does not match its manifest: "
+                                    f"{last.damaged}; its spans and metrics were not compared. Run the case again "
+                                    "into that archive, or remove the damaged run")]
     problems = []
     for i, span in enumerate(obs.get("spans") if isinstance(obs.get("spans"), list) else []):
         if isinstance(span, str) and span not in last.spans:

@@ -116,3 +116,22 @@ def test_the_clean_catalog_validates(tmp_path):
     proc = cli("validate", *cases, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("ok  ") == len(cases)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "symlink"])
+def test_an_archived_run_that_differs_from_its_manifest_is_named_not_trusted(tmp_path, archived, damage):
+    uri, run_id = archived
+    copy = tmp_path / "archive"
+    shutil.copytree(uri.removeprefix("file://"), copy, symlinks=True)
+    run_dir = copy / "fp16_overflow" / run_id
+    target = run_dir / (layout.METRICS_OM if damage == "truncate" else layout.TRACES)
+    if damage == "truncate":
+        target.write_bytes(target.read_bytes()[:100])
+    else:
+        target.unlink()
+        target.symlink_to("/etc/passwd")
+    case_dir = _repo(tmp_path)
+    proc = cli("validate", str(case_dir), "--archive", f"file://{copy}", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "does not match its manifest" in proc.stderr and target.name in proc.stderr
+    assert "never emitted" not in proc.stderr, "a damaged run does not blame the case"
