@@ -4,8 +4,8 @@ For each seed, a reference and a current table are drawn independently from the 
 distribution, ten columns wide: normal, lognormal and Pareto (skewed, heavy-tailed), a zero-inflated
 gamma (a point mass plus a continuum), Poisson and binomial (discrete, heavy ties), and three
 categorical columns (uniform over 4, Zipf over 12 with rare categories, a 92/8 binary). Each
-method of :func:`faultlib.detect.drift.compare` (what ``faultlib check drift`` runs) judges them with
-the default :class:`~faultlib.detect.drift.DriftConfig`. Nothing drifted, so every finding is false.
+method of :func:`faultlib.detect.data.drift.compare` (what ``faultlib check drift`` runs) judges them with
+the default :class:`~faultlib.detect.data.drift.DriftConfig`. Nothing drifted, so every finding is false.
 
 Reported per sample size and method:
 
@@ -31,7 +31,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from faultlib.detect.drift import DriftConfig, align_tables, compare
+from faultlib.detect.data.drift import DriftConfig, align_tables, compare
 from faultlib.findings import Severity
 
 SIZES = ((200, 200), (2000, 2000), (5000, 1000))

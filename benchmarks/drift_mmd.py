@@ -10,7 +10,7 @@ Contenders, all the same biased squared-MMD permutation test unless said otherwi
   O(N^2) memory traffic per permutation. Its kernel build is timed in full; its per-permutation cost
   is the slope of a timed run of ``--plain-permutations`` (default 4 and 12) permutations, so the
   500-permutation time is ``build + 500 * slope`` (a full run would take ~25 minutes here).
-* ``exact``: :func:`faultlib.detect.drift.mmd_test` with ``method="exact"``: the same kernel matrix
+* ``exact``: :func:`faultlib.detect.data.drift.mmd_test` with ``method="exact"``: the same kernel matrix
   (float64), all permutations evaluated as ``diag(S' K S)`` with BLAS. Identical statistic and
   permutations to ``plain`` (the script checks the observed statistics agree), so identical power.
 * ``rff`` (the default above 2,048 rows): random Fourier features, 512 frequency pairs, no kernel
@@ -40,8 +40,8 @@ import time
 
 import numpy as np
 
-from faultlib.detect.drift import mmd_test
-from faultlib.detect.drift.mmd import median_bandwidth
+from faultlib.detect.data.drift import mmd_test
+from faultlib.detect.data.drift.mmd import median_bandwidth
 
 ALPHA = 0.05
 SHIFTED = 4

@@ -7,13 +7,13 @@ shims), ``detect`` (detectors), ``evidence`` (OpenTelemetry recording and readin
 ``import faultlib`` stays cheap: torch, onnxruntime and the cloud clients load lazily.
 """
 
-__version__ = "0.1.0"
+from faultlib.package import __version__ as __version__
 
 
 def __getattr__(name: str):
-    """Lazy exports: ``faultlib.safe_load_state_dict`` (see :mod:`faultlib.detect.state_dict`)."""
+    """Lazy exports: ``faultlib.safe_load_state_dict`` (see :mod:`faultlib.detect.checkpoints.state_dict`)."""
     if name == "safe_load_state_dict":
-        from faultlib.detect.state_dict import safe_load_state_dict
+        from faultlib.detect.checkpoints.state_dict import safe_load_state_dict
 
         return safe_load_state_dict
     raise AttributeError(f"module 'faultlib' has no attribute {name!r}")

@@ -53,7 +53,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from faultlib.backends.processes import environ_of, kill_matching, start_time
+from faultlib.processes.tree import environ_of, kill_matching, start_time
 from faultlib.errors import EvidenceError, InputError
 from faultlib.evidence import layout
 from faultlib.fingerprint import UNKNOWN
@@ -161,7 +161,7 @@ def runner_alive(run_dir: Path) -> bool | None:
         return True
     if lock.boot_id and _boot_id() and lock.boot_id != _boot_id():
         return False
-    from faultlib.backends.processes import proc_info
+    from faultlib.processes.tree import proc_info
 
     info = proc_info(lock.pid)
     if info is None or not info.alive:
@@ -253,7 +253,7 @@ def finish_interrupted(run_dir: Path) -> RunRecord:
         OSError: the directory cannot be written (the run stays incomplete).
     """
     from faultlib.evidence.finish import finish_run
-    from faultlib.evidence.reader import EvidenceProblem
+    from faultlib.evidence.problems import EvidenceProblem
     from faultlib.evidence.seal import claim
 
     run_dir = Path(run_dir)

@@ -14,7 +14,7 @@ While it runs, the runner holds ``run.lock`` in the run directory (:mod:`faultli
 runner killed with ``kill -9`` leaves it behind, its repro dies with it (``PR_SET_PDEATHSIG``),
 and :func:`faultlib.runlock.finish_interrupted` finishes the run later with verdict
 ``interrupted``. Every process a phase started, including those that left its session, is
-killed when the phase ends (:mod:`faultlib.backends.processes`).
+killed when the phase ends (:mod:`faultlib.processes.tree`).
 """
 
 from __future__ import annotations
@@ -34,14 +34,15 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from faultlib import runlock
 from faultlib.archive import Archive
 from faultlib.backends import Backend, get_backend
-from faultlib.backends.local import repro_environment, run_process
+from faultlib.processes import repro_environment, run_process
 from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
 from faultlib.cases.model import signal_name
 from faultlib.errors import ArchiveError, CaseError, RunNotArchived
 from faultlib.events import EventBus, RunListener
 from faultlib.evidence import layout
-from faultlib.evidence.finish import finish_run, problem_from_claim, write_metrics_om
+from faultlib.evidence.finish import finish_run, write_metrics_om
+from faultlib.evidence.problems import problem_from_claim
 from faultlib.evidence.seal import claim, open_append, write_atomic
 from faultlib.observability.evaluate import record_promql
 from faultlib.readers.junit import read_junit
@@ -209,7 +210,7 @@ class Runner:
                                  plan=plan)
             write_metrics_om(run_dir, record, case_id=case.id)  # both phases' time series, before anything reads it
             # after metrics.om (faultlib.evidence.openmetrics), before the suite: promql.json is claimed, then evaluated
-            record.findings += [p.to_finding() for p in record_promql(case, run_dir, evaluate=prometheus)]
+            record.findings += [p.to_finding() for p in record_promql(case.promql, run_dir, evaluate=prometheus)]
             self._assertions(case, record, run_dir)
         except BaseException as exc:  # keep the evidence and say what happened, then re-raise
             reason = ("interrupted (Ctrl-C or SIGTERM)" if isinstance(exc, KeyboardInterrupt)

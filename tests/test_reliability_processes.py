@@ -15,8 +15,8 @@ import pytest
 
 from faultlib.archive import FileArchive
 from faultlib.archive.manifest import verify
-from faultlib.backends.local import run_process
-from faultlib.backends.processes import is_alive
+from faultlib.processes import run_process
+from faultlib.processes.tree import is_alive
 from faultlib.cases import load_case
 from faultlib.evidence import layout
 from faultlib.runner import Runner

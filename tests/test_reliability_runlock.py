@@ -16,7 +16,7 @@ import pytest
 from faultlib import runlock, schemas
 from faultlib.archive import FileArchive
 from faultlib.archive.manifest import verify
-from faultlib.backends.processes import is_alive, start_time
+from faultlib.processes.tree import is_alive, start_time
 from faultlib.errors import EvidenceError
 from faultlib.evidence import layout
 from faultlib.record import PhaseStatus, Verdict

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from faultlib import repro
-from faultlib.detect.drift import DriftConfig, DriftMonitor, Response, detect_drift
+from faultlib.detect.data.drift import DriftConfig, DriftMonitor, Response, detect_drift
 
 LEVEL = {r: i for i, r in enumerate(Response)}
 

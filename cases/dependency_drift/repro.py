@@ -39,7 +39,7 @@ import torch
 from torch import nn
 
 from faultlib import repro
-from faultlib.detect.checkpoints import scan
+from faultlib.detect.checkpoints.scan import scan
 from faultlib.fingerprint import collect, diff, findings, known_changes, load
 from faultlib.inject.data import through
 from faultlib.workloads import digits_split

@@ -38,7 +38,7 @@ from sklearn.preprocessing import StandardScaler
 
 from faultlib import repro
 from faultlib.detect import DeadlineSLO
-from faultlib.detect.latency import percentile
+from faultlib.detect.serving.latency import percentile
 
 HERE = Path(__file__).resolve().parent
 INFERENCE_RESERVE_MS = 10.0   # of the deadline, kept for scoring and answering after the downstream call

@@ -37,7 +37,7 @@ from torch import nn
 
 from faultlib import repro
 from faultlib.detect import LoopWatchdog
-from faultlib.detect.latency import percentile
+from faultlib.detect.serving.latency import percentile
 
 START_TIMEOUT_S = 10.0
 

@@ -16,9 +16,9 @@ Two paths serve every batch with the same model:
 
 * ``live``: what the unguarded service answers (encode with the live config);
 * ``guarded``: a :class:`FeatureGuard` diffs every config the service loads against the training
-  config (``faultlib.detect.feature_diff``, the check behind ``faultlib check features``); a config with
+  config (``faultlib.detect.serving.features.diff``, the check behind ``faultlib check features``); a config with
   a finding at warning or above is refused and the last approved one keeps serving. On the first
-  refusal it explains the skew: ``faultlib.detect.feature_attribution`` applies each change alone to
+  refusal it explains the skew: ``faultlib.detect.serving.features.attribution`` applies each change alone to
   the training config and names the change behind every served prediction that moved.
 
 Evidence in ``dumps/<phase>/``: ``training.yaml`` and ``serving.yaml`` (the files as loaded),
@@ -40,9 +40,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from faultlib import repro
-from faultlib.detect.feature_attribution import attribute_predictions
-from faultlib.detect.feature_config import load_feature_config
-from faultlib.detect.feature_diff import diff_feature_configs
+from faultlib.detect.serving.features.attribution import attribute_predictions
+from faultlib.detect.serving.features.config import load_feature_config
+from faultlib.detect.serving.features.diff import diff_feature_configs
 from faultlib.findings import Severity
 
 HERE = Path(__file__).resolve().parent
@@ -63,7 +63,7 @@ class FeatureGuard:
     """Diffs each config the service loads against the training config; serves only approved ones.
 
     Args:
-        training: the training :class:`~faultlib.detect.feature_config.FeatureConfig`.
+        training: the training :class:`~faultlib.detect.serving.features.config.FeatureConfig`.
         service: the :class:`Service` (its model predicts the attribution variants).
         traffic: every serving row (the attribution explains all of them).
     """

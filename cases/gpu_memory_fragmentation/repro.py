@@ -37,7 +37,7 @@ import time
 import numpy as np
 
 from faultlib import repro
-from faultlib.detect.memory import MemoryMonitor
+from faultlib.detect.serving.memory.monitor import MemoryMonitor
 
 MiB = 1 << 20
 MITIGATING = ("cuda_oom", "throughput_drop")  # act on damage; fragmentation and retries alone are reported

@@ -17,7 +17,7 @@ code does and joins them:
 * the **naive join** (the pipeline's own code): ids compared as text, times parsed as UTC instants (naive
   strings silently taken as UTC), a left merge on (id, time), a scan without a diagnosis on file counted
   as benign;
-* ``faultlib.detect.alignment.check_alignment`` on the two files names each problem and its fix;
+* ``faultlib.detect.data.alignment.check_alignment`` on the two files names each problem and its fix;
 * the **fixed join** applies exactly the fixes the check names (key normalisation, localising the naive
   rows in the zone it found, removing the clock offset it measured, dropping repeated rows) and joins with
   ``merge_asof`` within the tolerance.
@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from faultlib import repro
-from faultlib.data import normalise_keys, parse_times, to_utc
-from faultlib.detect.alignment import check_alignment
+from faultlib.remedies import normalise_keys, parse_times, to_utc
+from faultlib.detect.data.alignment import check_alignment
 from faultlib.inject.data import through
 from faultlib.readers.tables import read_table
 

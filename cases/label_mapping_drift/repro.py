@@ -11,7 +11,7 @@ Two decoders run side by side on every batch, both on the same predicted indices
 
 * ``serving``: what the unguarded service answers (decode with the live list);
 * ``guarded``: a :class:`LabelGuard` compares every list the service loads with the training map
-  (``faultlib.detect.labels.compare_label_maps``), reports the drift, and decodes through the
+  (``faultlib.detect.data.labels.compare_label_maps``), reports the drift, and decodes through the
   report's permutation (by name), so users keep getting the model's real answers.
 
 Evidence written to ``dumps/<phase>/``: ``id2label.json``, ``serving.yaml`` (the config at start),
@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from faultlib import repro
-from faultlib.detect.labels import compare_label_maps, load_label_map
+from faultlib.detect.data.labels import compare_label_maps, load_label_map
 
 NAMES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 
@@ -52,7 +52,7 @@ class LabelGuard:
     """Checks each class-name list the service loads against the training map, and decodes safely.
 
     Args:
-        train_map: the training :class:`~faultlib.detect.labels.LabelMap` (from ``id2label.json``).
+        train_map: the training :class:`~faultlib.detect.data.labels.LabelMap` (from ``id2label.json``).
     """
 
     def __init__(self, train_map):

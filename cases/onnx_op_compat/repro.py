@@ -3,7 +3,7 @@
 A torch MLP (Linear -> LayerNorm -> GELU -> Linear) trains briefly on scikit-learn's breast_cancer and
 is exported to ONNX by an :class:`Exporter` pinned at ``params.opset`` (17). The release gate checks the
 exported file against ``params.target`` (Triton 23.12, whose onnxruntime 1.16.3 implements ai.onnx up to
-opset 19 and IR version 9) with ``faultlib.detect.onnx``, then serves the held-out set through the
+opset 19 and IR version 9) with ``faultlib.detect.serving.onnx``, then serves the held-out set through the
 installed onnxruntime and compares every batch with torch.
 
 The faulted phase's ``export_opset`` shim makes the exporter emit opset 22 (what torch's dynamo exporter
@@ -33,7 +33,7 @@ from sklearn.preprocessing import StandardScaler
 from torch import nn
 
 from faultlib import repro
-from faultlib.detect.onnx import check_model, compare_outputs, downgrade, load_model, parse_target
+from faultlib.detect.serving.onnx import check_model, compare_outputs, downgrade, load_model, parse_target
 from faultlib.errors import DetectorError
 
 TORCH_MODEL = '''"""The trained torch model of this phase (written by the onnx_op_compat repro)."""

@@ -31,7 +31,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from faultlib import repro
-from faultlib.detect.leakage import LeakageMonitor
+from faultlib.detect.data.leakage import LeakageMonitor
 
 
 def wide_table(seed: int, rows: int, columns: int):

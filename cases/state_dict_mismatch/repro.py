@@ -28,9 +28,9 @@ import torch
 from torch import nn
 
 from faultlib import repro, safe_load_state_dict
-from faultlib.detect.checkpoints import read_checkpoint, scan
-from faultlib.detect.optimizer_state import Param
-from faultlib.detect.state_dict import compare, shapes_of
+from faultlib.detect.checkpoints.scan import read_checkpoint, scan
+from faultlib.detect.checkpoints.optimizer_state import Param
+from faultlib.detect.checkpoints.state_dict import compare, shapes_of
 from faultlib.workloads import digits_split
 from model import build
 

@@ -5,7 +5,7 @@ columns at both ends are trimmed, so sequences are 2 to 8 steps long. A small tr
 (masked attention pooling, linear head) classifies them. The pipeline's collate function passes the
 data fault point ``data.collate``:
 
-* control: ``faultlib.data.pad_collate`` pads each batch to its longest sequence and returns a mask;
+* control: ``faultlib.remedies.pad_collate`` pads each batch to its longest sequence and returns a mask;
   the batching check is silent and training runs;
 * faulted: the ``collate_override`` shim swaps in ``default_collate`` (a refactor dropped
   ``collate_fn=``). The batching check, run on the loader before training, predicts which batch fails
@@ -30,8 +30,8 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from faultlib import repro
-from faultlib.data import BucketBatchSampler, pad_collate, padding_waste
-from faultlib.detect.batching import check_batching
+from faultlib.remedies import BucketBatchSampler, pad_collate, padding_waste
+from faultlib.detect.data.batching import check_batching
 from faultlib.findings import Finding, Severity
 from faultlib.inject.data import through
 

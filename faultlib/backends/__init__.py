@@ -9,7 +9,7 @@ kubernetes modules load on demand, and load docker / kubernetes only when they t
 from pathlib import Path
 
 from faultlib.backends.base import Backend
-from faultlib.backends.local import LocalBackend, ProcessOutcome, run_process
+from faultlib.backends.local import LocalBackend
 from faultlib.errors import FaultlibError
 
 BACKENDS = ("local", "compose", "kubernetes")
@@ -59,4 +59,4 @@ def get_backend(name: str, *, image: str | None = None, namespace: str | None = 
                              volume_size=volume_size, archive=archive)
 
 
-__all__ = ["BACKENDS", "Backend", "LocalBackend", "ProcessOutcome", "get_backend", "run_process"]
+__all__ = ["BACKENDS", "Backend", "LocalBackend", "get_backend"]

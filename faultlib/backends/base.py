@@ -20,8 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from faultlib.processes import ProcessOutcome
+
 if TYPE_CHECKING:
-    from faultlib.backends.local import ProcessOutcome
     from faultlib.cases import Case
 
 
@@ -44,7 +45,7 @@ class Backend:
         yield
 
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
-                  on_step: Callable[[int, int | None], None]) -> "ProcessOutcome":
+                  on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
         """Run one phase of the repro; its output goes to ``run_dir``'s stdout.txt and stderr.txt.
 
         Args:
@@ -60,7 +61,7 @@ class Backend:
 
         When it returns or raises (also on ``KeyboardInterrupt``), no process the phase started may
         still run, including those that left its session: the local backend kills them all
-        (:mod:`faultlib.backends.processes`). It must not follow symlinks or open FIFOs a repro left in
+        (:mod:`faultlib.processes.tree`). It must not follow symlinks or open FIFOs a repro left in
         ``run_dir`` (:func:`faultlib.evidence.seal.open_append`).
         """
         raise NotImplementedError

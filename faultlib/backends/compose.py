@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterator
 
 from faultlib.backends.base import Backend
-from faultlib.backends.local import ProcessOutcome, StepTail, run_process
+from faultlib.backends.local import StepTail
+from faultlib.processes import ProcessOutcome, run_process
 from faultlib.errors import BackendUnavailable, CaseError, FaultlibError, require
 from faultlib.evidence import layout
 
@@ -59,7 +60,7 @@ SERVICE_NAME = re.compile(r"^[a-zA-Z0-9._][a-zA-Z0-9._-]*$")
 PROJECT_NAME_JUNK = re.compile(r"[^a-z0-9_-]")
 
 #: ``execute(argv, *, env, cwd, stdout, stderr, timeout_s, on_poll=None) -> ProcessOutcome``, as
-#: :func:`faultlib.backends.local.run_process`; tests pass a recorder
+#: :func:`faultlib.processes.run_process`; tests pass a recorder
 Execute = Callable[..., ProcessOutcome]
 
 
@@ -160,7 +161,7 @@ class ComposeBackend(Backend):
             i.e. beside the case's ``cases/`` directory, else under the working directory).
         image: the repro image, handed to the compose files as ``FAULTLIB_IMAGE`` (default: the
             case file's own default).
-        execute: runs one argv (default :func:`faultlib.backends.local.run_process`).
+        execute: runs one argv (default :func:`faultlib.processes.run_process`).
         check_engine: raises :class:`BackendUnavailable` when no engine answers (default
             :func:`check_docker_engine`).
     """

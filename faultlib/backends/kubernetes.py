@@ -43,7 +43,7 @@ from faultlib.backends.kube_manifests import (CONTAINER, DEFAULT_IMAGE, DEFAULT_
                                               render_archive_secret, render_configmap, render_job,
                                               render_volume_claim, to_yaml)
 from faultlib.backends.kube_topology import load_topology, render_services
-from faultlib.backends.local import ProcessOutcome
+from faultlib.processes import ProcessOutcome
 from faultlib.chaos import PLURALS, CrdSchemas, chaos_entries, render_chaos, validate_case_chaos
 from faultlib.chaos.render import POD_KINDS
 from faultlib.errors import BackendUnavailable, FaultlibError

@@ -88,6 +88,12 @@ class Case:
     def test_file(self) -> Path:
         return self.path / "test_case.py"
 
+    @property
+    def promql(self) -> tuple[tuple[str, str], ...]:
+        """``(id, query)`` of every ``observability.promql`` query, in file order."""
+        return tuple((str(q["id"]), str(q["query"]))
+                     for q in (self.raw.get("observability") or {}).get("promql") or [])
+
     @classmethod
     def from_data(cls, path: Path, data: dict[str, Any]) -> "Case":
         repro = data["repro"]

@@ -4,7 +4,7 @@ Why two tables do not join, and the normalisation that fixes each problem with t
 key dtypes (int vs text), zero padding, whitespace, case, duplicated keys that fan a join out, keys on
 one side only; naive vs zone-aware timestamps, different zones, a source written in local time with or
 without daylight-saving time, and clock offsets beyond the tolerance. See
-:mod:`faultlib.detect.alignment` for the kinds and how rows are paired.
+:mod:`faultlib.detect.data.alignment` for the kinds and how rows are paired.
 
 LEFT and RIGHT are read by :func:`faultlib.readers.tables.read_table` (CSV, TSV, JSON, JSON Lines,
 Parquet, NPY, NPZ) with types as written, so a zero-padded id stays text. A column named differently on
@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.alignment import KINDS as _KINDS
+from faultlib.detect.data.alignment import KINDS as _KINDS
 from faultlib.errors import InputError
 
 KINDS = dict(_KINDS)
@@ -72,7 +72,7 @@ def command(left: Path, right: Path, on: tuple[str, ...], time_col: str | None, 
         InputError: unreadable or empty files, missing columns, missing keys or timestamps, bad tolerance,
             or neither --on nor --time-col (exit 2).
     """
-    from faultlib.detect.alignment import check_alignment, parse_tolerance
+    from faultlib.detect.data.alignment import check_alignment, parse_tolerance
     from faultlib.readers.tables import read_table
 
     if not on and not time_col:

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import click
 
+from faultlib.console import state
 from faultlib.findings import Finding, Severity
 
 SEVERITIES = [s.value for s in Severity]
@@ -59,7 +60,7 @@ def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult]
     from rich.table import Table
     from rich.text import Text
 
-    from faultlib.cli.app import stdout
+    from faultlib.console import stdout
 
     if result.findings:
         table = Table(show_edge=False)
@@ -95,9 +96,7 @@ def check_command(name: str, *, summary: Callable[[CheckResult], list[tuple[str,
         @fail_on_option
         @functools.wraps(fn)
         def command(as_json: bool, fail_on: str, **kwargs) -> int:
-            from faultlib.cli.app import _state
-
-            _state["json"] = as_json
+            state["json"] = as_json
             result = fn(**kwargs)
             if as_json:
                 sys.stdout.write(json.dumps(result.to_json(fail_on), indent=2, allow_nan=False) + "\n")

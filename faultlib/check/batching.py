@@ -3,8 +3,8 @@
 Which batches of your dataset the collate function cannot stack, before any training: the dataset
 is walked in DataLoader order (index order, or ``--shuffle-seed N`` for ``shuffle=True`` with a
 ``torch.Generator().manual_seed(N)``) and every batch goes through the collate function
-(``default_collate`` unless ``--collate`` names one). See :mod:`faultlib.detect.batching` for the
-kinds and :mod:`faultlib.data` for the remedies (``pad_collate``, ``BucketBatchSampler``).
+(``default_collate`` unless ``--collate`` names one). See :mod:`faultlib.detect.data.batching` for the
+kinds and :mod:`faultlib.remedies` for the remedies (``pad_collate``, ``BucketBatchSampler``).
 
 Importing the user's file is what this check is for: ``NAME`` is a ``Dataset`` class (called with no
 arguments) or a zero-argument factory defined in ``FILE.py``. The file is read through the hardened
@@ -26,7 +26,7 @@ from typing import Any
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.batching import KINDS as _KINDS
+from faultlib.detect.data.batching import KINDS as _KINDS
 from faultlib.errors import DetectorError, InputError
 from faultlib.readers.pymodule import load_module, resolve, split_target, user_code, user_line
 
@@ -113,7 +113,7 @@ def command(target: str, batch_size: int, collate: str | None, shuffle_seed: int
         InputError: a file that is not a readable Python file, a missing NAME/FN, or a failing import or
             ``NAME()`` (exit 2), or a dataset that cannot be walked.
     """
-    from faultlib.detect.batching import check_batching
+    from faultlib.detect.data.batching import check_batching
 
     dataset, location = build_dataset(target)
     collate_fn = load_collate(collate) if collate else None

@@ -4,7 +4,7 @@ Every ``async def`` (and every sync function handed to the loop as a callback) i
 sync functions, methods and constructors of the file, or of every ``.py`` file under DIR where
 imports resolve statically; each blocking call it reaches without leaving the loop is a finding at
 the call (file, line, column, qualified function), of a kind in :data:`KINDS`. The code is parsed,
-never imported or run (:mod:`faultlib.detect.blocking`).
+never imported or run (:mod:`faultlib.detect.serving.blocking`).
 
 JSON fields (besides ``detector``, ``ok``, ``findings``): ``path`` (as given), ``files`` (the files
 analysed), ``async_functions`` (how many ``async def``), ``loop_callbacks`` (sync functions the loop
@@ -23,7 +23,7 @@ from __future__ import annotations
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.blocking import KINDS, analyze_path
+from faultlib.detect.serving.blocking import KINDS, analyze_path
 
 __all__ = ["KINDS", "command"]
 

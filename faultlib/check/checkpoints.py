@@ -2,7 +2,7 @@
 
 Every file given, and every checkpoint-named file of each directory given (``*.pt``, ``*.pth``,
 ``*.ckpt``, ``*.bin``, ``*.safetensors``, ``*.tar``, ``*.pkl``, temporary files of interrupted writes
-included; not below), is read with the one safe reader (:mod:`faultlib.detect.checkpoint_reader`:
+included; not below), is read with the one safe reader (:mod:`faultlib.detect.checkpoints.reader`:
 bytes identified first, then ``torch.load(weights_only=True)`` or the safetensors parser; a pickle's
 globals are listed statically, never unpickled).
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.checkpoints import KINDS
+from faultlib.detect.checkpoints.scan import KINDS
 
 __all__ = ["KINDS", "command"]
 
@@ -47,7 +47,7 @@ def command(paths: tuple[str, ...]) -> CheckResult:
     Raises:
         InputError: a path does not exist, or a directory holds no checkpoint file (exit 2).
     """
-    from faultlib.detect.checkpoints import scan
+    from faultlib.detect.checkpoints.scan import scan
 
     result = scan(paths)
     return CheckResult("checkpoints", result.findings(), result.fields())

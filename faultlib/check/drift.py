@@ -2,7 +2,7 @@
 
 REF and CUR are tables in any format :func:`faultlib.readers.tables.read_table` reads (CSV, TSV,
 JSON, JSON Lines, Parquet, NPY, NPZ), with the same columns. The engine is
-:func:`faultlib.detect.drift.detect_drift`: per column KS (numbers) or chi-squared (categories) or
+:func:`faultlib.detect.data.drift.detect_drift`: per column KS (numbers) or chi-squared (categories) or
 PSI, MMD on the numeric columns jointly, Benjamini-Hochberg across all of them, and a graded
 response by PSI (record / alert / freeze). Thresholds come from flags, or from a YAML/JSON mapping
 (``--thresholds cases/covariate_shift/case.yaml#repro.params.drift``), flags winning.
@@ -49,7 +49,7 @@ def _thresholds(ref: str):
         InputError: unreadable file, a missing key, not a mapping, an unknown setting or a bad value
             (with the file, line and key).
     """
-    from faultlib.detect.drift import DriftConfig
+    from faultlib.detect.data.drift import DriftConfig
     from faultlib.readers import load_yaml_file
 
     file, _, key = ref.partition("#")
@@ -74,7 +74,7 @@ def _thresholds(ref: str):
 
 
 def _config(thresholds: str | None, flags: dict[str, Any]):
-    from faultlib.detect.drift import DriftConfig
+    from faultlib.detect.data.drift import DriftConfig
 
     config = _thresholds(thresholds) if thresholds else DriftConfig()
     overrides = {k: v for k, v in flags.items() if v is not None}
@@ -121,7 +121,7 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 def command(reference: Path, current: Path, method: str, columns: tuple[str, ...], categorical: tuple[str, ...],
             thresholds: str | None, alpha: float | None, alert_psi: float | None, freeze_psi: float | None,
             bins: int | None, permutations: int | None, seed: int | None) -> CheckResult:
-    from faultlib.detect.drift import detect_drift
+    from faultlib.detect.data.drift import detect_drift
     from faultlib.readers.tables import read_table
 
     config = _config(thresholds, {"alpha": alpha, "alert_psi": alert_psi, "freeze_psi": freeze_psi, "bins": bins,

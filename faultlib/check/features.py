@@ -2,9 +2,9 @@
 
 V1 and V2 are YAML or JSON (``.json`` is read as JSON, anything else as YAML): a list of features, a
 document ``{features: [...] | {name: spec}, ...}`` or a mapping ``{name: spec}``; see
-:mod:`faultlib.detect.feature_config`. Key order, quoting, flow vs block style and comments are
+:mod:`faultlib.detect.serving.features.config`. Key order, quoting, flow vs block style and comments are
 presentation and never a finding; what changes the encoded vector is (see
-:mod:`faultlib.detect.feature_diff` for the kinds and their severities).
+:mod:`faultlib.detect.serving.features.diff` for the kinds and their severities).
 
 JSON fields (besides ``detector``, ``ok``, ``findings``):
 
@@ -35,7 +35,7 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.feature_diff import KINDS as _KINDS
+from faultlib.detect.serving.features.diff import KINDS as _KINDS
 
 KINDS = {k: v for k, v in _KINDS.items() if k != "predictions_changed"}  # that one comes from attribution only
 
@@ -78,8 +78,8 @@ def command(v1: Path, v2: Path) -> CheckResult:
         InputError: unreadable files, YAML/JSON that does not parse, or not a feature config (exit 2).
         MissingDependency: deepdiff is not installed (exit 2).
     """
-    from faultlib.detect.feature_config import load_feature_config
-    from faultlib.detect.feature_diff import diff_feature_configs
+    from faultlib.detect.serving.features.config import load_feature_config
+    from faultlib.detect.serving.features.diff import diff_feature_configs
 
     diff = diff_feature_configs(load_feature_config(v1), load_feature_config(v2))
     return CheckResult("features", list(diff.findings), diff.fields())

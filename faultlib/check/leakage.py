@@ -20,7 +20,7 @@ from __future__ import annotations
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.leakage import KINDS, analyze_file
+from faultlib.detect.data.leakage import KINDS, analyze_file
 
 __all__ = ["KINDS", "command"]
 
@@ -65,7 +65,7 @@ def command(file: str | None, fitted_path: str | None, train_path: str | None, t
         raise click.UsageError("give either FILE.py|NOTEBOOK.ipynb or --fitted, not both")
     if not train_path or not test_path:
         raise click.UsageError("--fitted needs --train TABLE and --test TABLE")
-    from faultlib.detect.leakage.fitted import compare_fitted, load_fitted
+    from faultlib.detect.data.leakage.fitted import compare_fitted, load_fitted
     from faultlib.readers.tables import read_table
 
     fitted = load_fitted(fitted_path, allow_pickle=allow_pickle)

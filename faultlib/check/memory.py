@@ -4,7 +4,7 @@ SNAPSHOT is what ``torch.cuda.memory._dump_snapshot(path)`` writes (record the h
 ``torch.cuda.memory._record_memory_history(max_entries=100_000)`` to get the timeline). It is read
 with a restricted unpickler that builds only builtin containers and scalars: a pickle that needs any
 global (a class, a function) is refused, naming it, and nothing in it runs. The analysis needs no
-GPU and no torch (see :mod:`faultlib.detect.memory_snapshot` and :mod:`faultlib.detect.memory_analysis`).
+GPU and no torch (see :mod:`faultlib.detect.serving.memory.snapshot` and :mod:`faultlib.detect.serving.memory.analysis`).
 
 JSON fields (besides ``detector``, ``ok``, ``findings``), bytes in bytes:
 
@@ -31,7 +31,7 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.memory_snapshot import KINDS
+from faultlib.detect.serving.memory.snapshot import KINDS
 
 __all__ = ["KINDS", "command"]
 MiB = 1 << 20
@@ -77,8 +77,8 @@ def command(snapshot: Path, png: Path | None, device: int | None, threshold: flo
         InputError: an unreadable, unsafe or malformed snapshot, an unwritable --png, or an absent device (exit 2).
         MissingDependency: matplotlib (for --png) or numpy is not installed (exit 2).
     """
-    from faultlib.detect.memory_analysis import analyse_snapshot, check_png_path, render_png
-    from faultlib.detect.memory_snapshot import load_snapshot
+    from faultlib.detect.serving.memory.analysis import analyse_snapshot, check_png_path, render_png
+    from faultlib.detect.serving.memory.snapshot import load_snapshot
     from faultlib.errors import require
 
     if png is not None:  # before anything is read or written

@@ -4,7 +4,7 @@ Will the exported model load, and compute the same, on the runtime it ships to? 
 statically (no session): per node (``location.node`` = the node's name, ``location.op`` = its op type)
 ops newer than the model's imported opset, attributes and inputs its schema at that opset does not have,
 a model opset or IR version newer than the target's, ops and types the target has no kernel for. See
-:mod:`faultlib.detect.onnx` for the kinds and :mod:`faultlib.detect.onnx.targets` for the targets and
+:mod:`faultlib.detect.serving.onnx` for the kinds and :mod:`faultlib.detect.serving.onnx.targets` for the targets and
 the sources of their tables.
 
 ``--compare-torch FILE.py:FACTORY --input SAMPLE.npy`` also runs the sample through ``FACTORY()`` (the
@@ -35,7 +35,7 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.onnx.check import KINDS as _KINDS
+from faultlib.detect.serving.onnx.check import KINDS as _KINDS
 from faultlib.errors import InputError
 
 KINDS = dict(_KINDS)
@@ -125,7 +125,7 @@ def command(model_path: str, target_spec: str | None, factory: str | None, sampl
             (or the reverse) (exit 2).
         MissingDependency: onnx (or, for --compare-torch, onnxruntime and torch) is not installed.
     """
-    from faultlib.detect.onnx import (
+    from faultlib.detect.serving.onnx import (
         DEFAULT_ATOL, DEFAULT_RTOL, check_model, compare_outputs, load_model, load_sample, parse_target)
 
     if (factory is None) != (sample is None):

@@ -2,11 +2,11 @@
 
 Does a checkpoint fit a model, and if not, which key remap makes it fit? The checkpoint is read with
 ``torch.load(weights_only=True)`` (or the safetensors header parser) after its bytes are identified
-(:mod:`faultlib.detect.checkpoint_reader`); the state dict is found inside trainer checkpoints by
+(:mod:`faultlib.detect.checkpoints.reader`); the state dict is found inside trainer checkpoints by
 itself; keys and shapes are compared with the model's (``--model``: ``FACTORY()`` from ``FILE.py``,
 or ``--reference``: another checkpoint's state dict) and the remap is inferred
-(:mod:`faultlib.detect.remap`); a saved optimizer state is checked against the model's parameter
-order (:mod:`faultlib.detect.optimizer_state`).
+(:mod:`faultlib.detect.checkpoints.remap`); a saved optimizer state is checked against the model's parameter
+order (:mod:`faultlib.detect.checkpoints.optimizer_state`).
 
 JSON fields (besides ``detector``, ``ok``, ``findings``): ``checkpoint``, ``format``,
 ``state_dict_location`` (dotted, ``""`` = the file is the state dict), ``candidates``, ``reference``,
@@ -35,7 +35,7 @@ from typing import Any
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.state_dict import KINDS
+from faultlib.detect.checkpoints.state_dict import KINDS
 from faultlib.errors import InputError
 
 __all__ = ["KINDS", "command", "load_model", "reference_params"]
@@ -85,8 +85,8 @@ def load_model(target: str) -> tuple[Any, dict[str, Any]]:
 def reference_params(content: Any, state_dict: dict[str, Any]) -> list:
     """The parameter order of a reference checkpoint: its optimizer's ``param_names`` when it has them, else its
     state-dict keys without buffers (``running_mean``, ``running_var``, ``num_batches_tracked``, extra state)."""
-    from faultlib.detect.optimizer_state import Param
-    from faultlib.detect.state_dict import find_optimizer_states, shapes_of
+    from faultlib.detect.checkpoints.optimizer_state import Param
+    from faultlib.detect.checkpoints.state_dict import find_optimizer_states, shapes_of
 
     shapes = shapes_of(state_dict)
     for _, optimizer in find_optimizer_states(content):
@@ -128,9 +128,9 @@ def command(checkpoint: str, model_target: str | None, reference: str | None, ke
     Raises:
         InputError: exit 2 (see the module docstring).
     """
-    from faultlib.detect.checkpoint_reader import read_checkpoint
-    from faultlib.detect.optimizer_state import Param
-    from faultlib.detect.state_dict import compare, select, shapes_of
+    from faultlib.detect.checkpoints.reader import read_checkpoint
+    from faultlib.detect.checkpoints.optimizer_state import Param
+    from faultlib.detect.checkpoints.state_dict import compare, select, shapes_of
 
     if (model_target is None) == (reference is None):
         raise InputError("give exactly one of --model FILE.py:FACTORY or --reference CKPT2", field="--model")

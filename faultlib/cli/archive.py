@@ -13,7 +13,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import _emit_json, _state, app, stderr, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, state, stderr, stdout
 
 
 def _plain(text: str) -> str:
@@ -54,11 +55,11 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
     """
     from faultlib.archive import open_archive
 
-    _state["json"] = as_json
+    state["json"] = as_json
     runs = open_archive(uri).list_runs()
     damaged = [r for r in runs if r.damaged]
     if as_json:
-        _emit_json({"runs": [r.to_json() for r in runs]})
+        emit_json({"runs": [r.to_json() for r in runs]})
     else:
         rows = [(r.case, r.run_id, Text("yes") if r.complete else Text("no", style="red"), r.started_at or "-",
                  r.verdict or "-", r.note or "") for r in runs]
@@ -111,10 +112,10 @@ def archive_flush(uri: str, as_json: bool) -> int:
     """
     from faultlib.archive import open_archive
 
-    _state["json"] = as_json
+    state["json"] = as_json
     report = open_archive(uri).flush()
     if as_json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
         return report.exit_code
     repaired = {(r.case, r.run_id): r.verdict for r in report.repaired}
     rows = []
@@ -151,10 +152,10 @@ def archive_repair(uri: str | None, as_json: bool) -> int:
     """
     from faultlib.archive import open_archive
 
-    _state["json"] = as_json
+    state["json"] = as_json
     report = open_archive(uri).repair()
     if as_json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
         return report.exit_code
     rows = [(f"{r.case}/{r.run_id}", Text("repaired", style="green"), f"verdict {r.verdict}: {r.path}")
             for r in report.repaired]

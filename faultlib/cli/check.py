@@ -6,7 +6,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import _emit_json, _state, app, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, state, stdout
 
 
 class CheckGroup(click.Group):
@@ -40,10 +41,10 @@ def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None
         return 0
     from faultlib.check import kinds
 
-    _state["json"] = as_json
+    state["json"] = as_json
     every = kinds()
     if as_json:
-        _emit_json(every)
+        emit_json(every)
         return 0
     table = Table(show_edge=False)
     for column in ("check", "kind", "meaning"):

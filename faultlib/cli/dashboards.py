@@ -13,7 +13,8 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from faultlib.cli.app import CASE_DIR, DEFAULT_CASES, _emit_json, _state, app, stderr, stdout
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.errors import CaseError, CaseValidationError, InputError
 
 
@@ -63,7 +64,7 @@ def dashboards(cases_dir: Path, out: Path | None, check: bool, as_json: bool) ->
     """
     from faultlib.observability import dashboards as boards
 
-    _state["json"] = as_json
+    state["json"] = as_json
     cases = _cases(cases_dir)
     compose_dir = boards.dashboards_dir(cases_dir).parent.parent
     out = out if out is not None else boards.dashboards_dir(cases_dir)
@@ -72,7 +73,7 @@ def dashboards(cases_dir: Path, out: Path | None, check: bool, as_json: bool) ->
     except OSError as exc:
         raise InputError(f"cannot write the dashboards there: {exc.strerror or exc}", path=out) from None
     if as_json:
-        _emit_json({"ok": report.in_step or not check, **report.to_json()})
+        emit_json({"ok": report.in_step or not check, **report.to_json()})
         return 1 if check and not report.in_step else 0
     verb = ("differs", "would be removed (no such family in the catalog)") if check else \
         ("written", "removed (no such family in the catalog)")

@@ -19,7 +19,8 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from faultlib.cli.app import _emit_json, _state, app, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, state, stdout
 from faultlib.errors import InputError
 
 
@@ -71,7 +72,7 @@ def fingerprint(out: Path | None, as_json: bool) -> int:
     """
     from faultlib.fingerprint import collect, dumps
 
-    _state["json"] = as_json
+    state["json"] = as_json
     fp = collect()
     text = dumps(fp)
     if out is None:
@@ -80,7 +81,7 @@ def fingerprint(out: Path | None, as_json: bool) -> int:
     size = write(out, text)
     torch = (fp.get("torch") or {}).get("version")
     if as_json:
-        _emit_json({"out": str(out), "bytes": size, "packages": len(fp["packages"]), "torch": torch})
+        emit_json({"out": str(out), "bytes": size, "packages": len(fp["packages"]), "torch": torch})
     else:
         stdout.print(Text(f"wrote {out} ({size} bytes): {len(fp['packages'])} packages, Python {fp['python']}, "
                           f"torch {torch or 'not installed'}"))

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-from faultlib.cli.app import _emit_json, _state, app, printable, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, printable, state, stdout
 from faultlib.errors import InputError
 
 
@@ -34,7 +35,7 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
     from faultlib.observability.dashboards import catalog_claims, next_free_id
     from faultlib.traces.scaffold import check_name, render, write
 
-    _state["json"] = as_json
+    state["json"] = as_json
     check_name(name)
     if (out / name).exists() or (out / name).is_symlink():
         raise InputError("already exists: faultlib new never overwrites a case; pick another NAME or remove it",
@@ -46,7 +47,7 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
     load_case(target)  # the promise: valid as generated
     (parent, child), suspect = scaffold.suspect.edge, scaffold.suspect
     if as_json:
-        _emit_json({"case_dir": str(target), "reason": suspect.reason, "endpoint": suspect.endpoint,
+        emit_json({"case_dir": str(target), "reason": suspect.reason, "endpoint": suspect.endpoint,
                     "edge": {"parent": {"service": parent[0], "operation": parent[1]},
                              "child": {"service": child[0], "operation": child[1]}, **suspect.stats},
                     "todo": scaffold.todo})

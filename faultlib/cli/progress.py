@@ -149,7 +149,7 @@ def _skip_reasons(run_uri: str, most: int = 3) -> list[str]:
 def _promql_lines(run_uri: str) -> list[str]:
     """Sparklines of the run's ``promql.json`` (``--prometheus``); nothing for a run made without it."""
     from faultlib.errors import PromqlError, PromqlNotRecorded
-    from faultlib.observability.results import load
+    from faultlib.evidence.promql import load
     from faultlib.observability.sparkline import promql_lines
 
     run_dir = _local_run_dir(run_uri)

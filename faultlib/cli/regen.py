@@ -31,7 +31,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import CASE_DIR, DEFAULT_CASES, _emit_json, _state, app, stderr, stdout
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.text import printable
 from faultlib.cli.regress import RegressProgress, _check_output
 
@@ -168,7 +169,7 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
     from faultlib.regress.plan import plan
     from faultlib.regress.pool import Pool, RunOptions
 
-    _state["json"] = as_json
+    state["json"] = as_json
     old = load(since)
     current = collect()
     diff = fingerprint_diff(old, current)
@@ -215,7 +216,7 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
     out["results"] = [o.to_json() for o in outcomes]
     out["exit_code"] = code
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return code
     _print_outcomes(outcomes)
     if found is not None:
@@ -246,7 +247,7 @@ def _dry_run(since: Path, diff, known, selection, current, found, crd_dir: Path 
     out["would_update"] = updates
     out["exit_code"] = 0
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return 0
     _print_selection(since, diff, known, selection)
     for entry in updates:

@@ -21,7 +21,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import CASE_DIR, DEFAULT_CASES, _emit_json, _state, app, stderr, stdout
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.cli.params import SEED, TIMEOUT_S
 from faultlib.errors import InputError
 from faultlib.regress.plan import Shard
@@ -203,7 +204,7 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     from faultlib.regress.plan import plan
     from faultlib.regress.pool import Pool, RunOptions, effective_jobs
 
-    _state["json"] = as_json
+    state["json"] = as_json
     _check_output(junit_path, "--junit")
     _check_output(report_path, "--report")
     options = {"image": image, "namespace": namespace, "crd_dir": crd_dir, "storage_class": storage_class,
@@ -233,7 +234,7 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     if report_path is not None:
         written.append(f"report: {report.write(report_path, result)}")
     if as_json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
         for line in written:
             stderr.print(Text(line), highlight=False)
     else:

@@ -6,7 +6,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import _emit_json, _state, app, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, state, stdout
 
 
 @app.command("shims")
@@ -19,10 +20,10 @@ def shims(names: tuple[str, ...], as_json: bool) -> int:
     """
     from faultlib.inject.registry import available, describe
 
-    _state["json"] = as_json
+    state["json"] = as_json
     described = [describe(name) for name in (names or available())]
     if as_json:
-        _emit_json({"shims": described})
+        emit_json({"shims": described})
         return 0
     for shim in described:
         stdout.print(Text.assemble((shim["name"], "bold"), f"  {shim['summary']}"))

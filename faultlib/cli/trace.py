@@ -12,7 +12,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.app import _emit_json, _state, app, stderr, stdout
+from faultlib.cli.root import app
+from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.errors import InputError
 from faultlib.trace.session import EXIT_CODES
 
@@ -54,7 +55,7 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
           watch_loops: bool, threshold_ms: float | None, command: tuple[str, ...]) -> int:
     from faultlib.trace import check_report_path, trace_script
 
-    _state["json"] = as_json
+    state["json"] = as_json
     if watch_loops:
         given = [name for name, on in (("--continue", keep_going), ("--dump-dir", dump_dir is not None),
                                        ("--quiet-replay", quiet_replay)) if on]
@@ -82,7 +83,7 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
             raise InputError(f"the report could not be written ({exc.strerror or exc})", path=out,
                              field="--out") from exc
     if as_json:
-        _emit_json(data)
+        emit_json(data)
     elif watch_loops:
         _print_loop_trace(report)
     else:

@@ -23,8 +23,8 @@ from pathlib import Path
 from faultlib.evidence import layout
 from faultlib.evidence.openmetrics import openmetrics, store, write_openmetrics
 from faultlib.evidence.prom import exposition
-from faultlib.evidence.reader import (EvidenceProblem, MetricPoint, iter_logs, iter_metric_points, iter_spans,
-                                      read_findings)
+from faultlib.evidence.reader import MetricPoint, iter_logs, iter_metric_points, iter_spans, read_findings
+from faultlib.evidence.problems import EvidenceProblem, problem_from_claim
 from faultlib.evidence.seal import LIMITS, SealLimits, claim, create_empty, seal, write_atomic, write_manifest
 from faultlib.findings import Severity
 from faultlib.record import RunRecord, Verdict
@@ -36,11 +36,6 @@ READ_MAX_BYTES = 512 * MiB
 RUNNER_FILES = (layout.RUN, layout.MANIFEST, layout.METRICS_PROM)
 #: files every run has, empty when a phase died before writing them
 LAYOUT_FILES = (layout.TRACES, layout.METRICS, layout.LOGS, layout.FINDINGS, layout.STDOUT, layout.STDERR)
-
-
-def problem_from_claim(moved) -> EvidenceProblem:
-    """An error problem for an entry :func:`~faultlib.evidence.seal.claim` moved aside."""
-    return EvidenceProblem(moved.name, None, moved.reason, kind="moved_aside")
 
 
 def run_labels(case_id: str, run_id: str) -> dict[str, str]:

@@ -24,7 +24,7 @@ and ``increase()`` need two samples: a series that first appears at 8 would othe
 increase at all.
 
 What cannot be written faithfully is skipped and reported once as an
-:class:`~faultlib.evidence.reader.EvidenceProblem` (``problems``): everything :mod:`.prom` skips,
+:class:`~faultlib.evidence.problems.EvidenceProblem` (``problems``): everything :mod:`.prom` skips,
 a point whose time is not between the epoch and the year 9999, and the ``_count`` and ``_sum`` of a
 histogram series whose sum is ever negative or NaN (OpenMetrics forbids them; its buckets are kept;
 a warning). Nothing in ``metrics.jsonl`` makes :func:`openmetrics` or :func:`write_openmetrics` raise.
@@ -40,7 +40,8 @@ from typing import Iterable
 from faultlib.errors import InputError
 from faultlib.evidence import layout
 from faultlib.evidence.prom import Family, add_point, families, label_names, new_metric
-from faultlib.evidence.reader import EvidenceProblem, MetricPoint, iter_metric_points
+from faultlib.evidence.reader import MetricPoint, iter_metric_points
+from faultlib.evidence.problems import EvidenceProblem, problem_from_claim
 from faultlib.evidence.seal import claim, write_atomic
 from faultlib.findings import Severity
 from faultlib.readers import read_bytes
@@ -152,8 +153,6 @@ def store(run_dir: Path, data: bytes, problems: list[EvidenceProblem]) -> Artifa
     """Write ``data`` as ``run_dir/metrics.om`` atomically. An entry already there that does not
     hold exactly ``data`` (a repro's, or a symlink, FIFO, directory) is moved aside first and
     reported (``moved_aside``); the same bytes (the runner's own earlier write) are replaced silently."""
-    from faultlib.evidence.finish import problem_from_claim  # finish imports this module
-
     try:
         same = read_bytes(Path(run_dir) / layout.METRICS_OM, limits=Limits(max_bytes=max(len(data), 1))) == data
     except (InputError, OSError):

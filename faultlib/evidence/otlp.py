@@ -154,10 +154,10 @@ def attributes(items: list[dict[str, Any]] | None) -> dict[str, Any]:
 
 def read_lines(path: Path, problems: list | None = None) -> list[dict[str, Any]]:
     """Every JSON object line of an OTLP/JSON file, read through the hardened JSON Lines reader
-    (:func:`faultlib.evidence.reader.json_lines`): a bad line (a torn last line of a process killed
+    (:func:`faultlib.evidence.problems.json_lines`): a bad line (a torn last line of a process killed
     mid-write, invalid JSON, not an object) is skipped, never fatal, and appended to ``problems``
-    (:class:`~faultlib.evidence.reader.EvidenceProblem`) when given. A missing file reads as empty."""
-    from faultlib.evidence.reader import EvidenceProblem, json_lines
+    (:class:`~faultlib.evidence.problems.EvidenceProblem`) when given. A missing file reads as empty."""
+    from faultlib.evidence.problems import EvidenceProblem, json_lines
 
     problems = [] if problems is None else problems
     out = []

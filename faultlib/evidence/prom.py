@@ -12,7 +12,7 @@ Names follow the OpenTelemetry-to-Prometheus rules: every character outside
 leading digit gets a ``_`` prefix; label names likewise, without ``:``. Series of one metric with
 different attribute sets share a family whose label names are the union (a missing label is
 empty, which Prometheus reads as absent). What cannot be exposed faithfully is skipped and
-reported once as an :class:`~faultlib.evidence.reader.EvidenceProblem` (``problems``): a metric name
+reported once as an :class:`~faultlib.evidence.problems.EvidenceProblem` (``problems``): a metric name
 used with two kinds, two metrics whose samples would share a name, a histogram whose bucket counts
 do not match its bounds (or whose bounds are not finite and ascending, or counts negative), a
 counter that is negative or NaN, an attribute that collides with ``phase`` (or ``le`` on a
@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from faultlib.evidence.reader import EvidenceProblem, MetricPoint, iter_metric_points, series_key
+from faultlib.evidence.reader import MetricPoint, iter_metric_points, series_key
+from faultlib.evidence.problems import EvidenceProblem
 from faultlib.readers.jsondoc import LINES_FILE_MAX_BYTES
 
 _BAD_NAME = re.compile(r"[^a-zA-Z0-9_:]")

@@ -17,7 +17,7 @@ class HoistPreprocessing(WindowedInjector):
     clones the named steps, fits them on the attached experiment's whole ``X``/``y``, replaces
     ``X`` by their output and those steps by ``"passthrough"`` in the pipeline; outside the window
     the experiment gets its original ``X`` and pipeline back. Clones of steps wrapped by a
-    :class:`faultlib.detect.leakage.LeakageMonitor` record into the same monitor, so the runtime
+    :class:`faultlib.detect.data.leakage.LeakageMonitor` record into the same monitor, so the runtime
     detector sees the hoisted fit as it would see the user's.
 
     The attached object must hold the pipeline and the data as attributes (see Params).

@@ -3,7 +3,7 @@
 :func:`evaluate_run` backfills the run's ``metrics.om`` into a fresh TSDB, starts one Prometheus on
 loopback (:mod:`faultlib.observability.prometheus`), evaluates every ``observability.promql`` query
 of the case over every window of every phase (:mod:`faultlib.observability.windows`) with
-``/api/v1/query_range``, and writes ``promql.json`` (:mod:`faultlib.observability.results`).
+``/api/v1/query_range``, and writes ``promql.json`` (:mod:`faultlib.evidence.promql`).
 
 Each window is evaluated at about :data:`POINTS` instants on a millisecond grid that ends exactly at
 the window's end (so the snapshot that closes the window is always seen) and starts at most one step
@@ -13,7 +13,7 @@ after the window's start. Both phases live in one TSDB: a window of phase P keep
 :func:`record_promql` is the runner's step between the phases and the assertion suite: it claims
 ``promql.json`` (whatever a repro wrote there is moved aside: a repro cannot forge the results) and,
 with ``--prometheus``, evaluates. A failure (no promtool, a server that does not start, a bug of
-ours) becomes an :class:`~faultlib.evidence.reader.EvidenceProblem` of kind
+ours) becomes an :class:`~faultlib.evidence.problems.EvidenceProblem` of kind
 ``prometheus_unavailable`` (or ``promql_not_evaluated``), never an exception: the run and its evidence
 go on.
 """
@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from faultlib.errors import PrometheusUnavailable
 from faultlib.evidence import layout
-from faultlib.evidence.reader import EvidenceProblem
+from faultlib.evidence.problems import EvidenceProblem
 from faultlib.observability.prometheus import PrometheusServer, RangeResult, backfill
-from faultlib.observability.results import dumps, encode_value
+from faultlib.evidence.promql import dumps, encode_value
 from faultlib.observability.windows import Window, phase_windows
-
-if TYPE_CHECKING:  # the cases package loads observability helpers lazily: no import cycle at run time
-    from faultlib.cases import Case
 
 #: evaluations per window (fewer for a window shorter than POINTS milliseconds)
 POINTS = 30
@@ -63,15 +61,15 @@ def _entry(query_id: str, query: str, window: Window, result: RangeResult, start
             "end": end, "step": step, "series": series, "error": result.error}
 
 
-def evaluate_run(case: Case, run_dir: Path) -> dict[str, Any]:
-    """Evaluate ``case``'s PromQL over the run's metrics and write ``promql.json``.
+def evaluate_run(queries: Sequence[tuple[str, str]], run_dir: Path) -> dict[str, Any]:
+    """Evaluate a case's PromQL over the run's metrics and write ``promql.json``.
 
     Args:
-        case: the case (its ``observability.promql`` queries).
+        queries: ``(id, query)`` of the case's ``observability.promql`` (:attr:`faultlib.cases.Case.promql`).
         run_dir: the run directory, holding ``metrics.om`` and ``traces.jsonl`` of both phases.
 
     Returns:
-        The document written to ``run_dir/promql.json`` (see :mod:`faultlib.observability.results`).
+        The document written to ``run_dir/promql.json`` (see :mod:`faultlib.evidence.promql`).
 
     Raises:
         PrometheusUnavailable: promtool or prometheus is missing, ``metrics.om`` cannot be backfilled,
@@ -82,7 +80,6 @@ def evaluate_run(case: Case, run_dir: Path) -> dict[str, Any]:
     from faultlib.evidence.seal import write_atomic
 
     run_dir = Path(run_dir)
-    queries = [(str(q["id"]), str(q["query"])) for q in (case.raw.get("observability") or {}).get("promql") or []]
     windows = phase_windows(run_dir, max_file_bytes=READ_MAX_BYTES)  # unreadable lines: finish_run reports them
     with tempfile.TemporaryDirectory(prefix="faultlib-promql-") as tmp:
         data = Path(tmp) / "data"
@@ -113,12 +110,12 @@ def failed_queries(document: dict[str, Any]) -> list[EvidenceProblem]:
             for query_id, entry in failed.items()]
 
 
-def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[EvidenceProblem]:
+def record_promql(queries: Sequence[tuple[str, str]], run_dir: Path, *, evaluate: bool) -> list[EvidenceProblem]:
     """The runner's PromQL step, after ``metrics.om`` and before the assertion suite (see the module
     docstring).
 
     Args:
-        case: the case that ran.
+        queries: ``(id, query)`` of the case that ran (:attr:`faultlib.cases.Case.promql`).
         run_dir: its run directory.
         evaluate: ``--prometheus``: evaluate and write ``promql.json``; otherwise only claim the name.
 
@@ -127,7 +124,7 @@ def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[Evidence
         Prometheus rejected (:func:`failed_queries`). Never raises
         (but ``KeyboardInterrupt``, after the server was stopped).
     """
-    from faultlib.evidence.finish import problem_from_claim
+    from faultlib.evidence.problems import problem_from_claim
     from faultlib.evidence.seal import claim
 
     problems = []
@@ -137,7 +134,7 @@ def record_promql(case: Case, run_dir: Path, *, evaluate: bool) -> list[Evidence
     if not evaluate:
         return problems
     try:
-        document = evaluate_run(case, run_dir)
+        document = evaluate_run(queries, run_dir)
         problems += failed_queries(document)
     except PrometheusUnavailable as exc:
         problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated: {exc}",

@@ -117,7 +117,7 @@ def backfill(om_file: Path, data_dir: Path, *, timeout_s: float = BACKFILL_TIMEO
         PrometheusUnavailable: promtool is missing, the file cannot be read, or promtool failed or
             timed out (its stderr is quoted).
     """
-    from faultlib.backends.local import repro_environment, run_process
+    from faultlib.processes import repro_environment, run_process
 
     promtool = binary("promtool")
     try:
@@ -213,8 +213,8 @@ class PrometheusServer:
 
     def _start(self, prometheus: str, config: Path, data: Path, log: Path) -> bool:
         """Start on a free port; False when the port was taken meanwhile (try another)."""
-        from faultlib.backends.local import repro_environment
-        from faultlib.backends.processes import pdeathsig_preexec
+        from faultlib.processes import repro_environment
+        from faultlib.processes.tree import pdeathsig_preexec
 
         port = _free_port()
         argv = [prometheus, f"--config.file={config}", f"--storage.tsdb.path={data}",
@@ -246,7 +246,7 @@ class PrometheusServer:
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, SIGKILL after :data:`STOP_GRACE_S`) and remove its temporary files."""
-        from faultlib.backends.local import kill_group
+        from faultlib.processes import kill_group
 
         proc, self._proc = self._proc, None
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from faultlib.observability.results import PromqlResults, QueryResult
+from faultlib.evidence.promql import PromqlResults, QueryResult
 from faultlib.observability.windows import FAULT_WINDOWS, RUN
 
 BARS = "▁▂▃▄▅▆▇█"

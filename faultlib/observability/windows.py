@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from faultlib.evidence import layout
-from faultlib.evidence.reader import EvidenceProblem, Span, iter_spans
+from faultlib.evidence.reader import Span, iter_spans
+from faultlib.evidence.problems import EvidenceProblem
 
 #: added after the end of every window, so the snapshot that closes it falls inside (timestamps have
 #: millisecond resolution)

@@ -35,8 +35,8 @@ from typing import Any
 from faultlib.cases import Case
 from faultlib.errors import PromqlError, PromqlNotRecorded
 from faultlib.evidence.reader import PhaseEvidence, Span, read_run
-from faultlib.observability.results import PromqlResults
-from faultlib.observability.results import load as load_promql
+from faultlib.evidence.promql import PromqlResults
+from faultlib.evidence.promql import load as load_promql
 
 MAX_CHARTS = 4
 MAX_POINTS = 600          # per phase and chart; longer series are thinned evenly
@@ -335,7 +335,7 @@ def promql_charts(results: PromqlResults) -> list[Chart]:
     first window began, the faulted ``during`` window shaded; series broken at NaN, infinities marked.
 
     Args:
-        results: :func:`faultlib.observability.results.load` of the run.
+        results: :func:`faultlib.evidence.promql.load` of the run.
 
     Returns:
         Charts in the case's query order; a query that failed in Prometheus is drawn empty with its

@@ -9,7 +9,7 @@ Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
    that trips records the step and the model call that began it, and stops the script
    (``--continue`` keeps going and counts the steps that tripped).
 2. **replay**: the script runs again; from the model call that began the tripped step,
-   :class:`faultlib.detect.nan_locator.NonFiniteLocator` checks every op and
+   :class:`faultlib.detect.numerics.nan_locator.NonFiniteLocator` checks every op and
    :class:`faultlib.trace.batch.StepInputs` sorts every tensor the step consumes, so the report
    names the op that made the value, or the input (batch, loss target, parameter) that already
    held it. The replay finishes that step (to its ``backward()``, its ``optimizer.step()`` or

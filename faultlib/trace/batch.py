@@ -13,7 +13,7 @@ check is armed. A ``TorchFunctionMode`` sees every torch call made by the script
 
 A NaN **already there**: a call consumes a batch, outside or state tensor that holds NaN, and
 its output holds NaN. No op of the step made that NaN, so
-:class:`faultlib.detect.nan_locator.NonFiniteLocator` (which names only values born from
+:class:`faultlib.detect.numerics.nan_locator.NonFiniteLocator` (which names only values born from
 NaN-free inputs) never would: it is reported with ``source`` ``input`` or ``parameter``. An
 ``inf`` from outside is not counted (an additive ``-inf`` mask is legitimate); the op that
 turns it into a NaN is named, like the softmax of a fully masked row.
@@ -26,7 +26,7 @@ import weakref
 from dataclasses import asdict
 from typing import Any
 
-from faultlib.detect.nan_locator import ModuleStack, NonFiniteLocator, TensorStats, user_frame
+from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, TensorStats, user_frame
 
 MAX_KEPT_BYTES = 256 * 2**20
 """A tensor consumed from outside the step larger than this (bytes) is described in the dump, not copied."""

@@ -28,8 +28,8 @@ import traceback
 import weakref
 from typing import Any
 
-from faultlib.detect.nan_locator import ModuleStack, NonFiniteLocator, user_frame
-from faultlib.detect.sentinel import GradientSentinel
+from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, user_frame
+from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
 
 

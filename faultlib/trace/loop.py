@@ -1,14 +1,14 @@
 """``faultlib trace --asyncio -- python SCRIPT.py``: run an unmodified asyncio script with a
-:class:`~faultlib.detect.loop_watchdog.LoopWatchdog` on every event loop it runs, and report the
+:class:`~faultlib.detect.serving.loop_watchdog.LoopWatchdog` on every event loop it runs, and report the
 calls that blocked a loop past the threshold.
 
 Child side (:func:`child_main`, started by :data:`ASYNCIO_LAUNCHER`): ``BaseEventLoop.run_forever``
 is wrapped so each run of a loop (``asyncio.run``, ``run_until_complete``, in any thread) has a
 watchdog from its first callback to its return; the script runs with ``runpy`` as ``python
 SCRIPT`` would; the result file gets ``loops`` (distinct loops watched), ``events`` (every
-:class:`~faultlib.detect.loop_watchdog.BlockEvent`) and ``lags_ms`` (each loop iteration's busy time, for the
+:class:`~faultlib.detect.serving.loop_watchdog.BlockEvent`) and ``lags_ms`` (each loop iteration's busy time, for the
 percentiles). Loops that are not asyncio's own (uvloop) are not watched. torch is not needed.
-Each iteration of a loop is timed (:mod:`faultlib.detect.loop_watchdog`, iteration mode).
+Each iteration of a loop is timed (:mod:`faultlib.detect.serving.loop_watchdog`, iteration mode).
 
 Parent side (:func:`trace_asyncio`): one run, no replay. Exit codes as ``faultlib trace``
 (:data:`faultlib.trace.session.EXIT_CODES`), with 1 meaning "a loop was blocked past the threshold".
@@ -47,7 +47,7 @@ def install(threshold_ms: float) -> list:
     list the watchdogs are appended to (one per run of a loop)."""
     import asyncio.base_events
 
-    from faultlib.detect.loop_watchdog import LoopWatchdog
+    from faultlib.detect.serving.loop_watchdog import LoopWatchdog
 
     watchdogs: list[tuple[int, LoopWatchdog]] = []
     original = asyncio.base_events.BaseEventLoop.run_forever
@@ -97,7 +97,7 @@ class LoopTraceReport:
         first_block: the first ``loop_blocked`` event (``file``, ``line``, ``function``, ``call``,
             ``blocked_ms``, ``entry``, ``via``, ``innermost``, ``loop_cpu_ms``, ``stack``...) or None.
         events: every stall past the threshold, in order (``kind`` ``loop_blocked`` or ``loop_lag``).
-        findings: the events grouped by site (:func:`faultlib.detect.loop_watchdog.findings_from_events`).
+        findings: the events grouped by site (:func:`faultlib.detect.serving.loop_watchdog.findings_from_events`).
         iterations: ``{count, p50_ms, p99_ms, max_ms}``: how long each iteration of the watched loops
             held its loop (the wait of any event that arrived during it), or None when no loop ran.
         script_exit, error, notes: as in :class:`faultlib.trace.session.TraceReport`.
@@ -132,8 +132,8 @@ class LoopTraceReport:
 
 
 def _report(run: _Pass, threshold_ms: float) -> LoopTraceReport:
-    from faultlib.detect.latency import percentile
-    from faultlib.detect.loop_watchdog import BlockEvent, findings_from_events
+    from faultlib.detect.serving.latency import percentile
+    from faultlib.detect.serving.loop_watchdog import BlockEvent, findings_from_events
 
     raw = run.raw or {}
     report = LoopTraceReport(threshold_ms=threshold_ms, loops=int(raw.get("loops") or 0), script_exit=run.script_exit,
@@ -177,7 +177,7 @@ def trace_asyncio(command: list[str], *, threshold_ms: float = 50.0, stdout=None
         command: the interpreter, the script, its arguments; the interpreter must import faultlib
             (a bare ``python``/``python3`` is the interpreter faultlib runs in).
         threshold_ms: a loop at least this late is blocked, in ms (default 50, the W3C Long Tasks
-            threshold; see :mod:`faultlib.detect.loop_watchdog`).
+            threshold; see :mod:`faultlib.detect.serving.loop_watchdog`).
         stdout, stderr: where the script's output goes (default: inherited).
 
     Returns:

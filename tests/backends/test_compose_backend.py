@@ -19,7 +19,7 @@ import yaml
 
 from faultlib.archive import FileArchive
 from faultlib.backends.compose import (COLLECTOR_EVIDENCE, ComposeBackend, ComposeProject, project_name)
-from faultlib.backends.local import ProcessOutcome, run_process
+from faultlib.processes import ProcessOutcome, run_process
 from faultlib.cases import load_case
 from faultlib.errors import BackendUnavailable, CaseError
 from faultlib.evidence import layout

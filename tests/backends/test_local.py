@@ -7,7 +7,8 @@ import os
 import sys
 import time
 
-from faultlib.backends.local import LocalBackend, StepTail, run_process
+from faultlib.backends.local import LocalBackend, StepTail
+from faultlib.processes import run_process
 
 
 def _alive(pid: int) -> bool:
@@ -51,7 +52,7 @@ def test_exit_code_passes_through(tmp_path):
 
 
 def test_archive_credentials_do_not_reach_the_repro(monkeypatch):
-    from faultlib.backends.local import repro_environment
+    from faultlib.processes import repro_environment
 
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s3cr3t")
     monkeypatch.setenv("FAULTLIB_S3_ENDPOINT", "http://127.0.0.1:1")

@@ -45,7 +45,7 @@ def make_fixed():
 
 
 def pad(batch):
-    from faultlib.data import pad_collate
+    from faultlib.remedies import pad_collate
     return pad_collate(batch)
 
 

@@ -1,4 +1,4 @@
-"""faultlib.detect.alignment and its helpers (faultlib.data.keys/times/clocks) on real data written to real files."""
+"""faultlib.detect.data.alignment and its helpers (faultlib.remedies.keys/times/clocks) on real data written to real files."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 pytest.importorskip("sklearn")
 
-from faultlib.data import key_strings, normalise_keys, parse_times, to_utc  # noqa: E402
-from faultlib.data.times import dst_symptoms, local_time_zones, transitions  # noqa: E402
-from faultlib.detect.alignment import KINDS, check_alignment, parse_tolerance  # noqa: E402
+from faultlib.remedies import key_strings, normalise_keys, parse_times, to_utc  # noqa: E402
+from faultlib.remedies.times import dst_symptoms, local_time_zones, transitions  # noqa: E402
+from faultlib.detect.data.alignment import KINDS, check_alignment, parse_tolerance  # noqa: E402
 from faultlib.errors import InputError  # noqa: E402
 from faultlib.findings import KIND_PATTERN  # noqa: E402
 from faultlib.readers.tables import read_table  # noqa: E402

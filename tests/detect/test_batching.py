@@ -1,4 +1,4 @@
-"""faultlib.detect.batching and faultlib.data (pad_collate, BucketBatchSampler, padding_waste) on real digits."""
+"""faultlib.detect.data.batching and faultlib.remedies (pad_collate, BucketBatchSampler, padding_waste) on real digits."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ pytest.importorskip("sklearn")
 
 from torch.utils.data import DataLoader, Dataset, IterableDataset  # noqa: E402
 
-from faultlib.data import BucketBatchSampler, pad_collate, padding_waste  # noqa: E402
-from faultlib.detect.batching import KINDS, check_batching, leaves  # noqa: E402
+from faultlib.remedies import BucketBatchSampler, pad_collate, padding_waste  # noqa: E402
+from faultlib.detect.data.batching import KINDS, check_batching, leaves  # noqa: E402
 from faultlib.errors import DetectorError  # noqa: E402
 from faultlib.findings import KIND_PATTERN  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""faultlib.detect.blocking: blocking calls reachable from async code, on real files written to a temp dir."""
+"""faultlib.detect.serving.blocking: blocking calls reachable from async code, on real files written to a temp dir."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faultlib.detect.blocking import KINDS, analyze_path
+from faultlib.detect.serving.blocking import KINDS, analyze_path
 from faultlib.errors import InputError
 
 

@@ -20,7 +20,7 @@ from faultlib.errors import InputError
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-from faultlib.detect.checkpoints import (  # noqa: E402
+from faultlib.detect.checkpoints.scan import (  # noqa: E402
     KINDS, UnloadableCheckpoint, inspect_file, load_bytes, pickle_globals, read_checkpoint, resume_latest, scan,
     step_in_name)
 

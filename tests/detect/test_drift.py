@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faultlib.detect.drift import (
+from faultlib.detect.data.drift import (
     DriftConfig, DriftMonitor, Response, align_tables, compare, detect_drift, mmd_test, stats)
-from faultlib.detect.drift.mmd import median_bandwidth, rbf_kernel
+from faultlib.detect.data.drift.mmd import median_bandwidth, rbf_kernel
 from faultlib.errors import DetectorError, InjectionError, InputError
 from faultlib.findings import Severity
 

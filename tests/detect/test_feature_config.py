@@ -10,9 +10,9 @@ import textwrap
 import pytest
 import yaml
 
-from faultlib.detect.feature_attribution import apply_changes, attribute_predictions
-from faultlib.detect.feature_config import encoded_width, load_feature_config, parse_feature_config
-from faultlib.detect.feature_diff import KINDS, SEVERITY, classify, diff_feature_configs
+from faultlib.detect.serving.features.attribution import apply_changes, attribute_predictions
+from faultlib.detect.serving.features.config import encoded_width, load_feature_config, parse_feature_config
+from faultlib.detect.serving.features.diff import KINDS, SEVERITY, classify, diff_feature_configs
 from faultlib.errors import DetectorError, InjectionError, InputError
 from faultlib.findings import KIND_PATTERN, Severity
 from faultlib.inject.features import FeatureConfigEdit, apply_edits

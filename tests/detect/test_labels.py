@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from faultlib.detect.labels import (
+from faultlib.detect.data.labels import (
     KINDS, LabelMap, compare_label_maps, decode_accuracy, label_map, load_label_map, split_source)
 from faultlib.errors import InjectionError, InputError
 from faultlib.inject import build

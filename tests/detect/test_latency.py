@@ -8,7 +8,7 @@ import time
 import pytest
 
 from faultlib.detect import DeadlineSLO
-from faultlib.detect.latency import percentile
+from faultlib.detect.serving.latency import percentile
 from faultlib.errors import DetectorError
 from faultlib.findings import Severity
 

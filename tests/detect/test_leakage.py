@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from faultlib.detect.leakage import KINDS, analyze_file
+from faultlib.detect.data.leakage import KINDS, analyze_file
 from faultlib.errors import InjectionError, InputError
 from faultlib.findings import Severity
 
@@ -292,7 +292,7 @@ def _pipe(monitor, k=5):
 def test_monitor_is_silent_on_a_pipeline_in_cross_val_score(cancer):
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-    from faultlib.detect.leakage import LeakageMonitor
+    from faultlib.detect.data.leakage import LeakageMonitor
 
     x, y = cancer
     monitor = LeakageMonitor()
@@ -306,7 +306,7 @@ def test_monitor_flags_selection_before_cv_and_names_the_call_site(cancer):
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_score
 
-    from faultlib.detect.leakage import LeakageMonitor
+    from faultlib.detect.data.leakage import LeakageMonitor
 
     x, y = cancer
     monitor = LeakageMonitor()
@@ -329,7 +329,7 @@ def test_monitor_scaler_before_split_and_slice_fit(cancer):
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
-    from faultlib.detect.leakage import LeakageMonitor
+    from faultlib.detect.data.leakage import LeakageMonitor
 
     x, y = cancer
     monitor = LeakageMonitor()
@@ -357,7 +357,7 @@ def test_monitor_declared_test_set_and_reuse_inside_folds(cancer):
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from faultlib.detect.leakage import LeakageMonitor
+    from faultlib.detect.data.leakage import LeakageMonitor
 
     x, y = cancer
     monitor = LeakageMonitor()
@@ -377,7 +377,7 @@ def test_fingerprints_match_copies_and_differ_between_rows():
     import pandas as pd
     from scipy import sparse
 
-    from faultlib.detect.leakage import row_fingerprints
+    from faultlib.detect.data.leakage import row_fingerprints
 
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     fp = row_fingerprints(x)
@@ -410,7 +410,7 @@ def test_compare_fitted_says_which_rows(wine_split, fit_on, expected, kind):
     import pandas as pd
     from sklearn.preprocessing import StandardScaler
 
-    from faultlib.detect.leakage.fitted import compare_fitted, scaler_from_mapping
+    from faultlib.detect.data.leakage.fitted import compare_fitted, scaler_from_mapping
 
     train, test = wine_split
     rows = {"train": train, "test": test, "both": pd.concat([train, test]), "head": train.iloc[:60],
@@ -427,7 +427,7 @@ def test_compare_fitted_says_which_rows(wine_split, fit_on, expected, kind):
 def test_compare_fitted_minmax_and_feature_names(wine_split):
     from sklearn.preprocessing import MinMaxScaler
 
-    from faultlib.detect.leakage.fitted import compare_fitted, scaler_from_mapping
+    from faultlib.detect.data.leakage.fitted import compare_fitted, scaler_from_mapping
 
     train, test = wine_split
     scaler = MinMaxScaler().fit(test[["alcohol", "malic_acid"]])
@@ -438,7 +438,7 @@ def test_compare_fitted_minmax_and_feature_names(wine_split):
 
 
 def test_fitted_input_errors(wine_split):
-    from faultlib.detect.leakage.fitted import compare_fitted, scaler_from_mapping
+    from faultlib.detect.data.leakage.fitted import compare_fitted, scaler_from_mapping
 
     train, test = wine_split
     with pytest.raises(InputError, match="holds no scaler statistics"):
@@ -482,7 +482,7 @@ def test_hoist_preprocessing_fits_on_all_rows_in_its_window(cancer):
 
     from sklearn.model_selection import cross_val_score
 
-    from faultlib.detect.leakage import LeakageMonitor
+    from faultlib.detect.data.leakage import LeakageMonitor
     from faultlib.inject import build
 
     x, y = cancer

@@ -1,4 +1,4 @@
-"""faultlib.detect.loop_watchdog on real asyncio loops: what blocks them is named; healthy loops stay silent."""
+"""faultlib.detect.serving.loop_watchdog on real asyncio loops: what blocks them is named; healthy loops stay silent."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from faultlib.detect import LoopWatchdog
-from faultlib.detect.loop_watchdog import (KINDS, BlockEvent, classify, findings_from_events, is_idle, sample_stack)
+from faultlib.detect.serving.loop_watchdog import (KINDS, BlockEvent, classify, findings_from_events, is_idle, sample_stack)
 from faultlib.errors import DetectorError
 from faultlib.findings import Severity
 

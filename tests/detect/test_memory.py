@@ -11,10 +11,10 @@ import struct
 
 import pytest
 
-from faultlib.detect.memory import KINDS as MONITOR_KINDS
-from faultlib.detect.memory import MemoryMonitor, pearson, sample_from_stats
-from faultlib.detect.memory_analysis import analyse_snapshot, check_png_path, render_png
-from faultlib.detect.memory_snapshot import KINDS, load_snapshot, unpickle
+from faultlib.detect.serving.memory.monitor import KINDS as MONITOR_KINDS
+from faultlib.detect.serving.memory.monitor import MemoryMonitor, pearson, sample_from_stats
+from faultlib.detect.serving.memory.analysis import analyse_snapshot, check_png_path, render_png
+from faultlib.detect.serving.memory.snapshot import KINDS, load_snapshot, unpickle
 from faultlib.errors import DetectorError, InjectionError, InputError
 from faultlib.findings import KIND_PATTERN, Severity
 from faultlib.inject.memory import AllocationChurn

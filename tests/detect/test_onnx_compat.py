@@ -1,4 +1,4 @@
-"""faultlib.detect.onnx on real models: small graphs built with onnx.helper, a torch MLP trained on
+"""faultlib.detect.serving.onnx on real models: small graphs built with onnx.helper, a torch MLP trained on
 breast_cancer and exported, cross-checked against the installed onnxruntime (and, when installed side by
 side, onnxruntime 1.20.1: FAULTLIB_ORT_SIDE_BY_SIDE=DIR from `pip install --no-deps --target DIR
 onnxruntime==1.20.1`)."""
@@ -24,9 +24,9 @@ ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto as T  # noqa: E402
 from onnx import helper as h  # noqa: E402
 
-from faultlib.detect.onnx import (  # noqa: E402
+from faultlib.detect.serving.onnx import (  # noqa: E402
     KINDS, ORT_RELEASES, LoadedModel, check_model, compare_outputs, downgrade, load_model, load_sample, parse_target)
-from faultlib.detect.onnx.targets import installed_registry  # noqa: E402
+from faultlib.detect.serving.onnx.targets import installed_registry  # noqa: E402
 
 SIDE_BY_SIDE = os.environ.get("FAULTLIB_ORT_SIDE_BY_SIDE")
 needs_old_ort = pytest.mark.skipif(

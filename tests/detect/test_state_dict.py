@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from faultlib.detect.remap import RemapRule, apply_rules, describe, evaluate, infer_remap
+from faultlib.detect.checkpoints.remap import RemapRule, apply_rules, describe, evaluate, infer_remap
 
 MLP = {"features.0.weight": (8, 4), "features.0.bias": (8,), "features.1.weight": (8,), "features.1.bias": (8,),
        "features.1.running_mean": (8,), "features.1.running_var": (8,), "features.1.num_batches_tracked": (),
@@ -345,8 +345,8 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 datasets = pytest.importorskip("sklearn.datasets")
 
-from faultlib.detect.optimizer_state import Param, align_optimizer_state, check_optimizer_order  # noqa: E402
-from faultlib.detect.state_dict import (  # noqa: E402
+from faultlib.detect.checkpoints.optimizer_state import Param, align_optimizer_state, check_optimizer_order  # noqa: E402
+from faultlib.detect.checkpoints.state_dict import (  # noqa: E402
     StateDictMismatch, compare, find_optimizer_states, find_state_dicts, safe_load_state_dict, select, shapes_of)
 from faultlib.errors import InputError  # noqa: E402
 

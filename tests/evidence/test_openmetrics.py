@@ -14,7 +14,8 @@ from faultlib.archive.manifest import verify
 from faultlib.evidence import layout, read_run
 from faultlib.evidence.finish import finish_run, write_metrics_om
 from faultlib.evidence.openmetrics import MAX_MS, openmetrics, seconds, write_openmetrics
-from faultlib.evidence.reader import EvidenceProblem, iter_metric_points
+from faultlib.evidence.reader import iter_metric_points
+from faultlib.evidence.problems import EvidenceProblem
 from faultlib.evidence.recorder import Recorder
 from faultlib.findings import Severity
 from faultlib.record import RunRecord, Verdict

@@ -10,7 +10,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from faultlib.evidence import layout, read_run
 from faultlib.evidence.prom import exposition
-from faultlib.evidence.reader import EvidenceProblem, read_findings
+from faultlib.evidence.reader import read_findings
+from faultlib.evidence.problems import EvidenceProblem
 from faultlib.findings import Severity
 
 GOOD_FINDING = {"phase": "faulted", "finding": {"detector": "tiny", "kind": "tiny", "severity": "warning", "message": "m",

@@ -24,7 +24,7 @@ from faultlib.cli.progress import print_summary
 from faultlib.evidence import layout, read_run
 from faultlib.observability.evaluate import evaluate_run, failed_queries, grid
 from faultlib.observability.prometheus import INSTALL_HINT, missing_binaries
-from faultlib.observability.results import load
+from faultlib.evidence.promql import load
 from faultlib.observability.sparkline import BARS, sparkline
 from faultlib.runner import Runner
 from tests.conftest import tiny_case_data, write_case
@@ -186,7 +186,7 @@ def test_a_bad_query_is_an_error_entry(run, tmp_path):
     (copy / layout.PROMQL).chmod(0o644)
     queries = [{"id": "broken", "query": "rate(faultlib_tiny_requests_total[5m]"}]
     broken = {**case.raw, "observability": {**case.raw["observability"], "promql": queries}}
-    document = evaluate_run(Case.from_data(case.path, broken), copy)
+    document = evaluate_run(Case.from_data(case.path, broken).promql, copy)
     assert {q["error"].split(":")[0] for q in document["queries"]} == {"bad_data"}
     assert all(q["series"] == [] for q in document["queries"])
     with pytest.raises(Exception, match="failed in Prometheus: bad_data"):

@@ -12,7 +12,7 @@ import pytest
 from faultlib import schemas
 from faultlib.errors import PromqlError, PromqlNotRecorded
 from faultlib.evidence import layout
-from faultlib.observability.results import decode_value, dumps, encode_value, load
+from faultlib.evidence.promql import decode_value, dumps, encode_value, load
 
 
 def _entry(window="during", phase="faulted", values=((1.0, 0.0), (2.0, 0.5)), error=None, **labels):

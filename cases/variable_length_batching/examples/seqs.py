@@ -28,6 +28,6 @@ class DigitColumns(torch.utils.data.Dataset):
 
 
 def pad(batch):
-    from faultlib.data import pad_collate
+    from faultlib.remedies import pad_collate
 
     return pad_collate(batch)

@@ -1,0 +1,94 @@
+"""``faultlib list`` and ``faultlib validate``: what the catalog holds, and whether each case is sound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.console import emit_json, printable, state, stderr, stdout
+from faultlib.errors import CaseError, FaultlibError
+
+
+@app.command("list")
+@click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
+@click.option("--fault-class", metavar="PREFIX", default=None, help="Only fault classes starting with PREFIX.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"cases": [...]} on stdout.')
+def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
+    """List the catalog (default ./cases) as a table or JSON."""
+    from faultlib.cases import discover, load_case
+    state["json"] = as_json
+    if not cases_dir.is_dir():
+        raise CaseError("catalog directory not found: pass the folder holding the case directories",
+                        path=cases_dir)
+    cases, broken = [], []
+    for path in discover(cases_dir):
+        try:
+            case = load_case(path)
+        except FaultlibError as exc:
+            broken.append(exc)
+            continue
+        if fault_class and not case.fault_class.startswith(fault_class):
+            continue
+        cases.append(case)
+    rows = [{"id": c.id, "version": c.version, "fault_class": c.fault_class, "severity": c.severity,
+             "title": c.title, "path": str(c.path)} for c in cases]
+    if as_json:
+        emit_json({"cases": rows, "invalid": [str(e) for e in broken]})
+    else:
+        table = Table(show_edge=False)
+        for column in ("id", "version", "fault_class", "severity"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("title")
+        for row in rows:
+            table.add_row(*(Text(str(row[k])) for k in ("id", "version", "fault_class", "severity", "title")))
+        stdout.print(table)
+        for exc in broken:
+            stderr.print(f"invalid case: {printable(str(exc))}", markup=False, highlight=False)
+    return 2 if broken else 0
+
+
+@app.command()
+@click.argument("case_dirs", nargs=-1, type=CASE_DIR)
+@click.option("--archive", metavar="URI", default=None,
+              help="Check spans and metrics against each case's last run in this archive "
+                   "(default file://.faultlib/runs; no run there: not checked).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also print, per case, what was not checked and the run it was checked against.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"ok", "cases": [...], "notes": [...]} on stdout.')
+def validate(case_dirs: tuple[Path, ...], archive: str | None, verbose: bool, as_json: bool) -> int:
+    """Validate case directories (default: every case in ./cases).
+
+    Beyond the schema and the case's files, it proves the observability block: every PromQL query
+    parses (promtool when installed, promql-parser always) and reads only declared metrics; every
+    Grafana panel exists in the checked-in dashboard with the case's query (compose/grafana/dashboards
+    beside the catalog) and has an id no other case of its family claims; every span and metric
+    appears in the case's last archived run (when there is one).
+
+    Prints every problem as file:line: field: message and exits 2 if there is one.
+    """
+    from faultlib.cases.loader import ValidationContext, discover, validate_case
+
+    state["json"] = as_json
+    paths = [p for d in (case_dirs or [DEFAULT_CASES]) for p in (discover(d) or [d])]
+    context = ValidationContext(archive)
+    reports = [validate_case(path, context) for path in paths]
+    bad = sum(not r.ok for r in reports)
+    if as_json:
+        emit_json({"ok": not bad, "cases": [r.to_json() for r in reports], "notes": context.notes})
+        return 2 if bad else 0
+    for path, report in zip(paths, reports):
+        for problem in report.problems:
+            stderr.print(printable(problem.render()), markup=False, highlight=False)
+        if report.ok:
+            stdout.print(f"ok  {path}", markup=False, highlight=False)
+        for note in report.notes if verbose else []:
+            stderr.print(f"note: {path}: {printable(note)}", markup=False, highlight=False)
+    for note in context.notes:
+        stderr.print(f"note: {printable(note)}", markup=False, highlight=False)
+    if bad:
+        stderr.print(f"{bad} of {len(paths)} case(s) invalid", markup=False)
+    return 2 if bad else 0

@@ -1,0 +1,334 @@
+"""Covariate shift between two tables: per-column tests that fit each column's type, the multivariate
+MMD test, multiple-testing control across all of them, and the graded response.
+
+Methods (``method=``):
+
+- ``all`` (default): numeric columns by the Kolmogorov-Smirnov test, categorical columns by Pearson's
+  chi-squared test on their frequencies, PSI on every column as the effect size, and MMD on the
+  numeric columns jointly (it also catches a change in how columns move together);
+- ``psi``: PSI on every column, tested by its chi-squared approximation (numeric: reference deciles;
+  categorical: frequencies);
+- ``ks``: KS on numeric columns; categorical columns fall back to chi-squared (each column's
+  ``method`` says which test it got);
+- ``chi2``: chi-squared on every column (numeric columns in reference-quantile bins);
+- ``mmd``: only the multivariate MMD test on the numeric columns.
+
+The per-column p-values of one comparison form one family, corrected by Benjamini-Hochberg
+(:mod:`~faultlib.detect.data.drift.stats` says why BH). With ``all``, the MMD test is a second family and
+the two share ``alpha`` by Bonferroni (every adjusted p-value doubled: ``benjamini_hochberg+bonferroni2``);
+inside one BH family the permutation p-value's floor ``1/(P+1)`` could never clear ``alpha / k``
+with many columns, so MMD gets its own half. A column (or MMD) is ``drifted`` when its adjusted
+p-value is ``<= alpha``; either way the chance of any drift finding when nothing changed stays
+``<= alpha``. A drifted column's response (record / alert / freeze) follows its PSI
+(:mod:`~faultlib.detect.data.drift.config`); a significant MMD alone is an alert. Findings (``kind``):
+``column_drift`` (severity info / warning / error for record / alert / freeze), ``multivariate_drift``
+(warning), ``new_category`` (info: categories the reference never had).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from faultlib.detect.data.drift import stats
+from faultlib.detect.data.drift.config import METHODS, DriftConfig, Response
+from faultlib.detect.data.drift.mmd import MMDResult, mmd_test
+from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, ColumnPair, align_tables
+from faultlib.errors import DetectorError
+from faultlib.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    import pandas
+
+DETECTOR = "drift"
+CORRECTIONS = {1: "benjamini_hochberg", 2: "benjamini_hochberg+bonferroni2"}
+ACTIONS = {Response.RECORD: "record it (no action: below the alert PSI)",
+           Response.ALERT: "alert: investigate the shift",
+           Response.FREEZE: "freeze the model and retrain it on current data"}
+
+
+@dataclass(frozen=True)
+class ColumnDrift:
+    """The verdict on one column.
+
+    Attributes:
+        name: the column.
+        type: ``numeric`` or ``categorical``.
+        method: the test used: ``ks``, ``chi2`` or ``psi``.
+        statistic: the test's statistic (KS: D in [0, 1]; chi2: Pearson's X^2; psi: PSI); larger = more shift.
+        p_value: the test's raw p-value.
+        p_adjusted: Benjamini-Hochberg adjusted p-value across the comparison's family.
+        psi: population stability index (effect size; 0.1 / 0.25 rule-of-thumb cut points).
+        psi_noise: the PSI that chance stays below with probability ``1 - alpha`` at these sample sizes
+            (:func:`~faultlib.detect.data.drift.stats.psi_noise`); the response grades ``psi - psi_noise``.
+        kl: KL divergence of the current from the reference distribution (nats, same bins).
+        drifted: ``p_adjusted <= alpha``.
+        response: the graded response (``none`` unless drifted).
+        details: means, spreads and bins (numeric), category shares and unseen categories (categorical).
+    """
+
+    name: str
+    type: str
+    method: str
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    psi: float
+    psi_noise: float
+    kl: float
+    drifted: bool
+    response: Response
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "statistic": self.statistic, "p_value": self.p_value, "drifted": self.drifted,
+                "p_adjusted": self.p_adjusted, "psi": self.psi, "psi_noise": self.psi_noise, "kl": self.kl, "response": self.response.value,
+                "type": self.type, **self.details}
+
+
+@dataclass(frozen=True)
+class Multivariate:
+    """The MMD verdict on the numeric columns jointly (see :class:`~faultlib.detect.data.drift.mmd.MMDResult`)."""
+
+    result: MMDResult
+    columns: list[str]
+    p_adjusted: float
+    drifted: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": "mmd", **self.result.to_json(), "p_adjusted": self.p_adjusted, "drifted": self.drifted,
+                "columns": list(self.columns)}
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    """Everything one comparison found.
+
+    Attributes:
+        columns: ``{name: ColumnDrift}`` for the per-column tests (empty for ``method="mmd"``).
+        multivariate: the MMD verdict, or ``None`` (method without MMD, or no numeric column).
+        method: the method asked for.
+        config: the thresholds used.
+        n_reference: reference rows.
+        n_current: current rows.
+        findings: ``column_drift``, ``multivariate_drift`` and ``new_category`` findings.
+        correction: ``benjamini_hochberg``, or ``benjamini_hochberg+bonferroni2`` for ``all`` (see the
+            module docstring).
+    """
+
+    columns: dict[str, ColumnDrift]
+    multivariate: Multivariate | None
+    method: str
+    config: DriftConfig
+    n_reference: int
+    n_current: int
+    findings: list[Finding]
+    correction: str = "benjamini_hochberg"
+
+    @property
+    def drifted(self) -> list[str]:
+        """Names of the drifted columns, most shifted (PSI) first."""
+        return [c.name for c in sorted(self.columns.values(), key=lambda c: -c.psi) if c.drifted]
+
+    @property
+    def response(self) -> Response:
+        """The strongest response over columns (a drifted MMD counts as an alert)."""
+        levels = [c.response for c in self.columns.values()]
+        if self.multivariate is not None and self.multivariate.drifted:
+            levels.append(Response.ALERT)
+        return max(levels, key=lambda r: r.rank, default=Response.NONE)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check's JSON fields: ``columns``, ``drifted``, ``response``, ``multivariate``, ``method``,
+        ``correction``, ``thresholds``, ``n_reference``, ``n_current``."""
+        return {"columns": {name: c.to_json() for name, c in self.columns.items()}, "drifted": self.drifted,
+                "response": self.response.value,
+                "multivariate": self.multivariate.to_json() if self.multivariate else None, "method": self.method,
+                "correction": self.correction, "thresholds": self.config.to_json(),
+                "n_reference": self.n_reference, "n_current": self.n_current}
+
+
+def _numeric(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str, Any]:
+    ref, cur = pair.reference, pair.current
+    edges = stats.quantile_edges(ref, stats.bins_for(len(ref), len(cur), config.bins))
+    ref_counts, cur_counts = stats.bin_counts(ref, edges), stats.bin_counts(cur, edges)
+    psi, psi_p = stats.psi(ref_counts, cur_counts)
+    if method == "psi":
+        test, statistic, p = "psi", psi, psi_p
+    elif method == "chi2":
+        statistic, p, _ = stats.chi2_homogeneity(ref_counts, cur_counts)
+        test = "chi2"
+    else:
+        statistic, p = stats.ks(ref, cur)
+        test = "ks"
+    ref_std, cur_std = float(ref.std(ddof=1)), float(cur.std(ddof=1))
+    details = {"bins": len(edges) + 1, "reference_mean": float(ref.mean()), "current_mean": float(cur.mean()),
+               "reference_std": ref_std, "current_std": cur_std,
+               "mean_z": stats.mean_z(float(ref.mean()), ref_std ** 2, len(ref), float(cur.mean()), cur_std ** 2,
+                                      len(cur))}
+    return {"method": test, "statistic": statistic, "p_value": p, "psi": psi,
+            "psi_noise": stats.psi_noise(ref_counts, cur_counts, config.alpha), "kl": stats.kl(ref_counts, cur_counts),
+            "details": details}
+
+
+def _categorical(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str, Any]:
+    ref_cats, ref_counts = np.unique(pair.reference, return_counts=True)
+    cur_cats, cur_counts = np.unique(pair.current, return_counts=True)
+    cats = sorted(set(ref_cats) | set(cur_cats))
+    ref_map, cur_map = dict(zip(ref_cats, ref_counts)), dict(zip(cur_cats, cur_counts))
+    ref_all = np.array([ref_map.get(c, 0) for c in cats], dtype=np.int64)
+    cur_all = np.array([cur_map.get(c, 0) for c in cats], dtype=np.int64)
+    ref_cells, cur_cells = stats.pool_sparse(ref_all, cur_all)
+    psi, psi_p = stats.psi(ref_cells, cur_cells)
+    if method == "psi":
+        test, statistic, p = "psi", psi, psi_p
+    else:
+        statistic, p, _ = stats.chi2_homogeneity(ref_all, cur_all)
+        test = "chi2"
+    n, m = len(pair.reference), len(pair.current)
+    shares = sorted(((cats[i], ref_all[i] / n, cur_all[i] / m) for i in range(len(cats))),
+                    key=lambda t: -abs(t[2] - t[1]))
+    unseen = [c for c in cats if c not in ref_map]
+    details = {"categories": len(ref_cats), "cells": len(ref_cells),
+               "largest_changes": [{"category": c, "reference_share": float(r), "current_share": float(s)}
+                                   for c, r, s in shares[:3]],
+               "unseen_categories": unseen[:20], "unseen_share": float(sum(cur_map[c] for c in unseen) / m)}
+    return {"method": test, "statistic": statistic, "p_value": p, "psi": psi,
+            "psi_noise": stats.psi_noise(ref_cells, cur_cells, config.alpha), "kl": stats.kl(ref_cells, cur_cells),
+            "details": details}
+
+
+def _mmd(pairs: list[ColumnPair], config: DriftConfig) -> tuple[MMDResult, list[str]] | None:
+    numeric = [p for p in pairs if p.type == NUMERIC]
+    if not numeric:
+        return None
+    ref = np.column_stack([p.reference for p in numeric])
+    cur = np.column_stack([p.current for p in numeric])
+    mean, std = ref.mean(axis=0), ref.std(axis=0)
+    std[std == 0] = 1.0
+    result = mmd_test((ref - mean) / std, (cur - mean) / std, permutations=config.permutations,
+                      features=config.mmd_features, exact_max=config.mmd_exact_max, seed=config.seed)
+    return result, [p.name for p in numeric]
+
+
+def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig | None = None) -> DriftReport:
+    """Test aligned columns (see :func:`~faultlib.detect.data.drift.tables.align_tables`) for drift.
+
+    Args:
+        pairs: the columns, each with its reference and current values.
+        method: ``all`` (default), ``psi``, ``ks``, ``chi2`` or ``mmd`` (module docstring).
+        config: thresholds; default :class:`DriftConfig()`.
+
+    Returns:
+        A :class:`DriftReport`.
+
+    Raises:
+        DetectorError: an unknown method, or no column to compare.
+    """
+    config = config or DriftConfig()
+    if method not in METHODS:
+        raise DetectorError(f"unknown drift method {method!r}: use one of {', '.join(METHODS)}")
+    if not pairs:
+        raise DetectorError("no column to compare")
+    raw: dict[str, dict[str, Any]] = {}
+    if method != "mmd":
+        for pair in pairs:
+            raw[pair.name] = _numeric(pair, method, config) if pair.type == NUMERIC else _categorical(pair, method, config)
+    joint = _mmd(pairs, config) if method in ("all", "mmd") else None
+    adjusted = stats.benjamini_hochberg([r["p_value"] for r in raw.values()])
+    families = 2 if (joint and raw) else 1  # method all: columns (BH) and MMD, Bonferroni between the two
+    adjusted = [min(1.0, families * p) for p in adjusted]
+    columns: dict[str, ColumnDrift] = {}
+    for (name, r), p_adj in zip(raw.items(), adjusted):
+        drifted = p_adj <= config.alpha
+        pair_type = next(p.type for p in pairs if p.name == name)
+        columns[name] = ColumnDrift(name=name, type=pair_type, method=r["method"], statistic=float(r["statistic"]),
+                                    p_value=r["p_value"], p_adjusted=p_adj, psi=r["psi"], psi_noise=r["psi_noise"],
+                                    kl=r["kl"], drifted=drifted, response=config.response(r["psi"] - r["psi_noise"],
+                                                                                          drifted),
+                                    details=r["details"])
+    multivariate = None
+    if joint:
+        p_adj = min(1.0, families * joint[0].p_value)
+        multivariate = Multivariate(joint[0], joint[1], p_adj, p_adj <= config.alpha)
+    n, m = len(pairs[0].reference), len(pairs[0].current)
+    return DriftReport(columns=columns, multivariate=multivariate, method=method, config=config, n_reference=n,
+                       n_current=m, findings=findings(columns, multivariate, config),
+                       correction=CORRECTIONS[families])
+
+
+def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None, config: DriftConfig, *,
+             detector: str = DETECTOR) -> list[Finding]:
+    """The findings of a comparison: one ``column_drift`` per drifted column (most shifted first), one
+    ``multivariate_drift`` when MMD is significant, one ``new_category`` per column with unseen categories;
+    each with ``detector`` as its detector name."""
+    out = []
+    for col in sorted(columns.values(), key=lambda c: -c.psi):
+        if col.drifted:
+            out.append(Finding(detector, col.response.severity, (
+                f"column {col.name!r} drifted ({col.method} p={col.p_value:.2g}, BH-adjusted {col.p_adjusted:.2g} "
+                f"<= {config.alpha}); PSI {col.psi:.3f} (chance alone stays below {col.psi_noise:.3f}): "
+                f"{ACTIONS[col.response]}"),
+                {"column_name": col.name}, col.to_json(), kind="column_drift"))
+    if multivariate is not None and multivariate.drifted:
+        r = multivariate.result
+        named = [c for c in multivariate.columns if columns.get(c) and columns[c].drifted]
+        also = (f"; per-column tests also name {', '.join(named)}" if named
+                else "; no single column's test is significant: the columns changed how they move together")
+        out.append(Finding(detector, Severity.WARNING, (
+            f"the joint distribution of {len(multivariate.columns)} numeric column(s) changed (MMD^2 "
+            f"{r.statistic:.3g}, permutation p={r.p_value:.2g}, BH-adjusted {multivariate.p_adjusted:.2g}){also}"),
+            {}, multivariate.to_json(), kind="multivariate_drift"))
+    for col in columns.values():
+        share = col.details.get("unseen_share", 0.0)
+        if share > 0:
+            unseen = col.details.get("unseen_categories", [])
+            which = (f"{len(unseen)} categor{'y' if len(unseen) == 1 else 'ies'} the reference never had, e.g. "
+                     f"{unseen[0]!r}" if unseen else "categories the reference never had (the streaming monitor "
+                     "counts them together, without keeping their names)")
+            out.append(Finding(detector, Severity.INFO, (
+                f"column {col.name!r} has {which} ({share:.1%} of current rows): encoders fit on the reference will "
+                "not know them"), {"column_name": col.name},
+                {"unseen_categories": unseen, "unseen_share": share}, kind="new_category"))
+    return out
+
+
+def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, method: str = "all",
+                 columns: Sequence[str] | None = None, categorical: Sequence[str] = (),
+                 config: DriftConfig | None = None, reference_source: str = "reference",
+                 current_source: str = "current") -> DriftReport:
+    """Compare two tables for covariate shift (the engine of ``faultlib check drift``).
+
+    Args:
+        reference: the reference sample (e.g. the validation data), one row per sample.
+        current: the sample to compare (e.g. recent serving inputs); same columns.
+        method: ``all`` (default), ``psi``, ``ks``, ``chi2`` or ``mmd`` (module docstring).
+        columns: compare only these columns (default: all, which must match between the tables).
+        categorical: columns to treat as categorical although numeric (codes).
+        config: thresholds; default :class:`DriftConfig()`.
+        reference_source: the reference's file or name, for error messages.
+        current_source: the current table's file or name.
+
+    Returns:
+        A :class:`DriftReport`; ``report.drifted`` names the drifted columns, ``report.response`` says
+        what to do, ``report.findings`` are the findings.
+
+    Raises:
+        InputError: the tables do not match or hold missing values (see
+            :func:`~faultlib.detect.data.drift.tables.align_tables`).
+        DetectorError: an unknown method.
+
+    Example::
+
+        report = detect_drift(train_features, last_hour_features)
+        if report.response >= Response.ALERT:
+            page(report.drifted)
+    """
+    pairs = align_tables(reference, current, columns=columns, categorical=categorical,
+                         reference_source=reference_source, current_source=current_source)
+    return compare(pairs, method=method, config=config)
+
+
+__all__ = ["CATEGORICAL", "ColumnDrift", "DriftReport", "Multivariate", "NUMERIC", "compare", "detect_drift", "findings"]

@@ -1,0 +1,101 @@
+"""Preprocessing leakage: a transformer or selector fitted on rows that are later used to evaluate.
+
+Three ways to find it, one vocabulary of kinds (:data:`KINDS`):
+
+* **static** (:func:`analyze_file`): an abstract interpretation of a script or notebook
+  (:mod:`~faultlib.detect.data.leakage.static`) that follows data and estimators through assignments,
+  tuple unpacking, function calls and returns;
+* **runtime** (:class:`LeakageMonitor`): wrappers around scikit-learn transformers and Pipelines
+  that fingerprint the rows each ``fit`` saw and flag an evaluation on rows a fitted step had seen
+  (:mod:`~faultlib.detect.data.leakage.runtime`, imports scikit-learn);
+* **artifact** (:func:`compare_fitted`): a fitted scaler's saved statistics compared with the
+  training and test tables say which rows it was fitted on (:mod:`~faultlib.detect.data.leakage.fitted`).
+
+Why it matters: a selector fitted on all rows before cross-validation picks the features that
+happen to separate the classes *in the test folds too*; on data with no signal at all the
+cross-validated accuracy then looks far above chance (Ambroise & McLachlan, PNAS 2002, "Selection
+bias in gene extraction"; Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*,
+section 7.10.2, "The wrong and right way to do cross-validation").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KINDS = {
+    "fit_before_split": "a transformer or selector is fitted on rows that a later split sends to test",
+    "fit_on_test": "a transformer is fitted on the test rows themselves (or on train and test stacked); a saved "
+                   "scaler's statistics are those of the test table or of train+test",
+    "fit_outside_cv": "a transformer is fitted on all the rows (and labels) that are then cross-validated: every "
+                      "fold is scored on rows that shaped its features",
+    "reused_across_folds": "one fitted transformer is applied in every fold instead of being refitted on each "
+                           "fold's training rows",
+    "fitted_rows_unknown": "a saved scaler's statistics match neither the training table, the test table nor both: "
+                           "it was fitted on other rows",
+}
+
+_LAZY = {
+    "LeakageMonitor": "faultlib.detect.data.leakage.runtime", "Monitored": "faultlib.detect.data.leakage.runtime",
+    "row_fingerprints": "faultlib.detect.data.leakage.runtime",
+    "FittedScaler": "faultlib.detect.data.leakage.fitted", "FittedReport": "faultlib.detect.data.leakage.fitted",
+    "compare_fitted": "faultlib.detect.data.leakage.fitted", "load_fitted": "faultlib.detect.data.leakage.fitted",
+    "SourceMap": "faultlib.detect.data.leakage.static", "StaticReport": "faultlib.detect.data.leakage.static",
+    "analyze_source": "faultlib.detect.data.leakage.static",
+}
+
+__all__ = ["KINDS", "analyze_file", *sorted(_LAZY)]
+
+
+def analyze_file(path: str):
+    """Statically analyse a ``.py`` script or an ``.ipynb`` notebook for preprocessing leakage.
+
+    Args:
+        path: the file; read through :mod:`faultlib.readers` (bounded, UTF-8, no symlinks).
+
+    Returns:
+        ``(report, smap)``: the :class:`~faultlib.detect.data.leakage.static.StaticReport` and the
+        :class:`~faultlib.detect.data.leakage.static.SourceMap` (cells of a notebook).
+
+    Raises:
+        InputError: not a ``.py``/``.ipynb`` file, unreadable, empty, not valid Python (with the line
+            and, for a notebook, the cell), or a malformed notebook.
+    """
+    from pathlib import Path
+
+    from faultlib.detect.data.leakage.notebook import notebook_source
+    from faultlib.detect.data.leakage.static import SourceMap, analyze_source
+    from faultlib.errors import InputError
+    from faultlib.readers import load_json, read_bytes, read_text
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".ipynb":
+        data = read_bytes(path)
+        if not data.strip():
+            raise InputError("is empty: expected a Jupyter notebook (JSON)", path=path)
+        source, smap = notebook_source(load_json(data, path), path)
+    elif suffix in (".py", ".pyw"):
+        source, smap = read_text(path), SourceMap(str(path))
+        if not source.strip():
+            raise InputError("is empty: expected a Python script", path=path)
+    else:
+        raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
+                         "file", path=path)
+    try:
+        report = analyze_source(source, smap)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        at = smap.where(line)
+        where = f"cell {at['index']} line {at['line']}" if "index" in at else f"line {line}"
+        raise InputError(f"is not valid Python ({where}, column {exc.offset or 0}): {exc.msg}", path=path,
+                         line=at["line"]) from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
+    return report, smap
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

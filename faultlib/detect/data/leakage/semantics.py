@@ -1,0 +1,343 @@
+"""How the static analysis reads scikit-learn calls: estimators, splits, cross-validation, and leak checks.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: the interpreter walks statements and
+expressions; the methods here give library calls (``train_test_split``, ``cross_val_score``,
+``make_pipeline``, ``np.vstack``) and estimator methods (``fit``, ``fit_transform``, ``transform``,
+``predict``, ``score``, ``split``) their meaning on abstract values, and decide when a fit leaks
+(see the kinds in :data:`faultlib.detect.data.leakage.KINDS`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import (
+    UNKNOWN, Const, Data, Enum, Est, FitRef, FoldIter, Indexer, Instance, Opaque, Ref, RowUnion, Rows, Step, Tup,
+    covers, new_id, parts, test_step)
+from faultlib.findings import Finding, Severity
+
+DETECTOR = "leakage"
+
+
+@dataclass
+class FitSite:
+    """A fit the analysis saw (reported as ``fits`` by ``faultlib check leakage``)."""
+
+    estimator: str
+    variable: str | None
+    location: dict[str, Any]
+    rows: str | None
+    supervised: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"estimator": self.estimator, "variable": self.variable, **self.location, "rows": self.rows,
+                "supervised": self.supervised}
+
+
+class EstimatorSemantics:
+    """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
+    ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        name, line = ref.last, node.lineno
+        if name in vocab.SPLIT_FUNCTIONS:
+            return self._split(args, line)
+        if name in vocab.CV_FUNCTIONS:
+            x = args[1] if len(args) > 1 else kwargs.get("X")
+            self._check_cv(_as_data(x), line, f"{name}()")
+            return UNKNOWN
+        if name in vocab.PIPELINES:
+            steps = args[0].items if name == "Pipeline" and args and isinstance(args[0], Tup) else args
+            if name == "Pipeline" and "steps" in kwargs and isinstance(kwargs["steps"], Tup):
+                steps = kwargs["steps"].items
+            ests = [s.items[1] if isinstance(s, Tup) and len(s.items) >= 2 else s for s in steps]
+            ests = [e for e in ests if isinstance(e, Est)]
+            label = f"Pipeline({', '.join(e.cls for e in ests)})"
+            return Est(label, "pipeline", preprocessing=any(e.preprocessing for e in ests),
+                       supervised=any(e.supervised for e in ests), steps=ests)
+        if name in vocab.SPLITTERS:
+            return Est(name, "splitter")
+        if name in ("FrozenEstimator", "deepcopy") and args and isinstance(args[0], Est):
+            return args[0]
+        if name == "clone" and args and isinstance(args[0], Est):
+            e = args[0]
+            return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps))
+        if name == "enumerate" and args:
+            return Enum(args[0])
+        if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
+            items = args[0].items if args and isinstance(args[0], Tup) else args
+            datas = [d for d in (_as_data(i) for i in items) if d is not None]
+            if len(datas) > 1:
+                rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
+                return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
+        if vocab.is_search(name):
+            return Est(name, "search")
+        if vocab.is_preprocessing(name) or name in vocab.STATELESS:
+            pre = vocab.is_preprocessing(name)
+            return Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+        if vocab.is_model(name, ref.module):
+            return Est(name, "model")
+        if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
+            return UNKNOWN
+        flat = []
+        for a in args:
+            flat.extend(a.items if isinstance(a, Tup) else [a])
+        return self._combine(flat)
+
+    def _split(self, args: list[Any], line: int) -> Any:
+        ident = new_id()
+        out: list[Any] = []
+        for arg in args:
+            data = _as_data(arg)
+            if data is None:
+                out.extend([UNKNOWN, UNKNOWN])
+                continue
+            train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
+            test = Data(data_rows_child(data, Step("split", ident, "test", line=line)), data.taints, True)
+            self._check_test(test, line, "train_test_split")
+            out.extend([train, test])
+        return Tup(tuple(out))
+
+    def _method(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                frame: Any) -> Any:
+        line = node.lineno
+        if isinstance(receiver, Instance):
+            method = receiver.cls.methods.get(name)
+            return self._invoke(method, [receiver, *args], kwargs, line) if method else UNKNOWN
+        if isinstance(receiver, Est):
+            return self._estimator(receiver, name, args, kwargs, node, frame)
+        if name == "split" and args and _as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
+            data = _as_data(args[0])
+            self._check_cv(data, line, "the cross-validation loop")
+            return FoldIter(new_id(), line, data)
+        if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE):
+            return UNKNOWN  # an estimator the analysis does not know: not tracked
+        # a method of a known data-frame/array operation makes its receiver data; any other method
+        # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
+        known = name in vocab.ROW_METHODS or name in ("head", "tail", "sample", "query", "drop", "append")
+        if isinstance(receiver, Indexer):
+            data = receiver.data
+        else:
+            data = _as_data(receiver) if known else _maybe_data(receiver)
+        if data is None:
+            return UNKNOWN
+        if name == "head":
+            n = args[0] if args else kwargs.get("n", Const(5))
+            hi = n.value if isinstance(n, Const) else ast.unparse(node.args[0]) if node.args else None
+            return self._derive(data, data_rows_child(data, Step("slice", hi=hi, line=line)), line)
+        if name == "tail":
+            n = args[0] if args else kwargs.get("n", Const(5))
+            lo = -n.value if isinstance(n, Const) and isinstance(n.value, int) else None
+            return self._derive(data, data_rows_child(data, Step("slice", lo=lo, line=line)), line)
+        if name in ("sample", "query") or (name == "drop" and not _drops_columns(kwargs)):
+            frac = kwargs.get("frac")
+            if name == "sample" and isinstance(frac, Const) and frac.value == 1:
+                return data
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+        others = [d for d in (_maybe_data(a) for a in args) if d is not None]
+        if name == "append" and others:
+            rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
+            return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
+        return Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
+
+    # ------------------------------------------------------------------ estimators
+
+    def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                   frame: Any) -> Any:
+        line = node.lineno
+        x = _as_data(args[0] if args else kwargs.get("X", kwargs.get("x")))
+        has_y = len(args) > 1 or "y" in kwargs
+        if est.category == "splitter":
+            if name == "split" and x is not None:
+                self._check_cv(x, line, "the cross-validation loop")
+                return FoldIter(new_id(), line, x)
+            return UNKNOWN
+        if name in ("set_params", "set_output"):
+            return est
+        if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
+            # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
+            reads_y = est.supervised or (has_y and est.category == "transformer" and
+                                         est.cls not in vocab.LEARNING_TRANSFORMERS)
+            fit = self._fit(est, x, reads_y, name, node, frame)
+            if name == vocab.FIT:
+                if est.category == "search" and x is not None:
+                    self._check_cv(x, line, f"{est.cls}.fit()")
+                return est
+            out = self._apply(est, fit, x, line, frame)
+            if name in vocab.FIT_RESAMPLE:
+                y = _as_data(args[1] if len(args) > 1 else kwargs.get("y"))
+                return Tup((out, Data(y.rows, y.taints | ({fit} if fit else set()), y.test) if y else UNKNOWN))
+            return out
+        if name in vocab.TRANSFORM or name == "inverse_transform":
+            return self._apply(est, est.fit, x, line, frame)
+        if name in vocab.EVALUATE:
+            if x is None:
+                return UNKNOWN
+            if est.fit is not None and not x.is_test and not self._within(x, est.fit):
+                x = x.with_(test=True)  # evaluated on rows it was not fitted on: they are held out
+            if est.preprocessing and est.fit is not None:
+                self._reuse(est.fit, x, line, frame)
+                x = x.with_(taints=x.taints | {est.fit})
+            self._check_test(x, line, f"{est.cls}.{name}()")
+            return UNKNOWN
+        return UNKNOWN
+
+    def _within(self, x: Data, fit: FitRef) -> bool:
+        fit_parts = parts(fit.rows)
+        return bool(parts(x.rows)) and all(any(covers(f, p) for f in fit_parts) for p in parts(x.rows))
+
+    def _fit(self, est: Est, x: Data | None, supervised: bool, method: str, node: ast.Call,
+             frame: Any) -> FitRef | None:
+        fit = FitRef(est.cls, est.variable, x.rows if x is not None else None, bool(supervised), node.lineno,
+                     node.col_offset + 1, frame.qualname, method, tuple(loop for loop, _ in frame.loops))
+        est.fit = fit
+        for step in est.steps:  # a Pipeline fits its steps in place
+            step.fit = FitRef(step.cls, step.variable, fit.rows, fit.supervised or step.supervised, fit.line,
+                              fit.column, fit.function, method, fit.loops)
+        if est.preprocessing and (node.lineno, node.col_offset) not in self._fit_sites:
+            self._fit_sites.add((node.lineno, node.col_offset))
+            self.report.fits.append(FitSite(est.cls, est.variable, {**self.smap.where(node.lineno),
+                                                                    "function": frame.qualname},
+                                            x.rows.describe() if x is not None and x.rows is not None else None,
+                                            fit.supervised))
+        if est.preprocessing and x is not None:
+            for p in parts(x.rows):
+                if p.root.test or test_step(p) is not None:
+                    step = test_step(p)
+                    self._emit("fit_on_test", fit, line=node.lineno, data=x,
+                               why=f"those rows are held out ({p.describe()}"
+                                   f"{', ' + self.smap.describe(step.line) if step else ''})")
+                    break
+            else:
+                if x.test:
+                    self._emit("fit_on_test", fit, line=node.lineno, data=x, why="the variable is named for held-out rows")
+        return fit
+
+    def _apply(self, est: Est, fit: FitRef | None, x: Data | None, line: int, frame: Any) -> Any:
+        if x is None:
+            return UNKNOWN
+        if fit is None or not est.preprocessing:
+            return x
+        self._reuse(fit, x, line, frame)
+        out = Data(x.rows, x.taints | {fit}, x.test)
+        self._check_test(out, line, f"{est.cls}.transform()")
+        return out
+
+    def _reuse(self, fit: FitRef, x: Data, line: int, frame: Any) -> None:
+        for loop, loop_line in frame.loops:
+            if loop in fit.loops:
+                continue
+            if any(s.kind == "fold" and s.ident == loop for p in parts(x.rows) for s in p.steps) and \
+                    self._overlaps(fit, x):
+                self._reused.add((fit.uid, loop))
+                self._emit("reused_across_folds", fit, line=line, data=x,
+                           why=f"it is applied inside the cross-validation loop on {self.smap.describe(loop_line)} "
+                               f"({self.smap.describe(line)}) without being refitted on each fold's training rows")
+
+    # ------------------------------------------------------------------ leak checks
+
+    def _overlaps(self, fit: FitRef, x: Data) -> bool:
+        return any(covers(f, p) for f in parts(fit.rows) for p in parts(x.rows))
+
+    def _check_test(self, data: Data, line: int, how: str) -> None:
+        """``data`` is held out: report every fit that shaped it and saw (a superset of) its rows."""
+        if not data.is_test:
+            return
+        for fit in data.taints:
+            for f in parts(fit.rows):
+                for p in parts(data.rows):
+                    if not covers(f, p):
+                        continue
+                    if f.root.test or test_step(f) is not None:
+                        self._emit("fit_on_test", fit, line=line, data=data,
+                                   why=f"it was fitted on held-out rows ({f.describe()})")
+                        break
+                    step = test_step(p, len(f.steps))
+                    if step is not None and step.kind == "fold":
+                        if (fit.uid, step.ident) in self._reused:
+                            continue
+                        self._emit("fit_outside_cv", fit, line=step.line, data=data,
+                                   why=f"the cross-validation loop on {self.smap.describe(step.line)} scores folds "
+                                       "whose test rows it had already seen")
+                    elif step is not None:
+                        what = "train_test_split" if step.kind == "split" else "a row selection"
+                        self._emit("fit_before_split", fit, line=step.line, data=data,
+                                   why=f"{what} on {self.smap.describe(step.line)} then sends some of those rows to "
+                                       f"test ({p.describe()})")
+                    else:
+                        self._emit("fit_before_split", fit, line=line, data=data,
+                                   why=f"rows {p.describe()} among them are then held out ({how}, "
+                                       f"{self.smap.describe(line)})")
+                    break
+
+    def _check_cv(self, data: Data | None, line: int, how: str) -> None:
+        """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
+        if data is None:
+            return
+        for fit in data.taints:
+            if self._overlaps(fit, data):
+                self._emit("fit_outside_cv", fit, line=line, data=data,
+                           why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
+                               "is scored on rows that shaped its features")
+
+    def _emit(self, kind: str, fit: FitRef, *, line: int, data: Data, why: str) -> None:
+        key = (kind, fit.line, fit.column)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        rows = fit.rows.describe() if fit.rows is not None else "unknown rows"
+        name = f"{fit.estimator} `{fit.variable}`" if fit.variable else fit.estimator
+        labels = " and labels" if fit.supervised else ""
+        advice = {
+            "fit_before_split": "split first and fit it on the training part only, or put it in a Pipeline",
+            "fit_on_test": "fit it on the training rows only and only transform the test rows",
+            "fit_outside_cv": "put it inside the Pipeline you cross-validate so each fold refits it",
+            "reused_across_folds": "refit it on each fold's training rows, or put it in a Pipeline",
+        }[kind]
+        message = (f"{name} is fitted ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
+                   f"{why}. Fix: {advice}")
+        location = {**self.smap.where(fit.line), "column": fit.column, "function": fit.function}
+        evidence = {"estimator": fit.estimator, "variable": fit.variable, "method": fit.method,
+                    "supervised": fit.supervised, "fit_rows": rows,
+                    "held_out_rows": data.rows.describe() if data.rows is not None else None,
+                    "at": self.smap.where(line)}
+        self.report.findings.append(Finding(DETECTOR, Severity.ERROR if fit.supervised else Severity.WARNING, message,
+                                            location, evidence, kind=kind))
+
+
+def _maybe_data(value: Any) -> Data | None:
+    """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
+    if isinstance(value, Opaque):
+        return value._data
+    return _as_data(value)
+
+
+def _as_data(value: Any) -> Data | None:
+    """``value`` as data, making an opaque value a data root (it is used where data goes)."""
+    if isinstance(value, Data):
+        return value
+    if isinstance(value, Opaque):
+        return value.as_data()
+    if isinstance(value, Indexer):
+        return value.data
+    return None
+
+
+def data_rows_child(data: Data, step: Step) -> Any:
+    if isinstance(data.rows, Rows):
+        return data.rows.child(step)
+    if isinstance(data.rows, RowUnion):
+        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
+    return None
+
+
+def _columns_axis(kwargs: dict[str, Any]) -> bool:
+    axis = kwargs.get("axis")
+    return isinstance(axis, Const) and axis.value in (1, "columns")
+
+
+def _drops_columns(kwargs: dict[str, Any]) -> bool:
+    return "columns" in kwargs or _columns_axis(kwargs)

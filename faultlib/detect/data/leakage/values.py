@@ -1,0 +1,310 @@
+"""The abstract values of the static leakage analysis: row sets, data, estimators and their fits.
+
+A **row set** is a path from a root (the rows a variable held when it first appeared: a loaded
+table, a function parameter) through row selections: a ``train_test_split`` part, a fold of a
+cross-validation loop, a slice, a filter. Two row sets of the same root are related by their first
+differing step: the same split's train and test parts are disjoint, ``[:n]`` and ``[n:]`` are
+disjoint, a path that is a prefix of another contains it. Anything else is *unknown*, and an unknown
+relation never produces a finding (precision first: a finding means the analysis can show the rows
+overlap).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+_ids = itertools.count(1)
+
+
+def new_id() -> int:
+    return next(_ids)
+
+
+@dataclass(frozen=True)
+class Root:
+    """Where rows come from: a variable's first value (``name`` at ``line``); ``test`` when it is named
+    for held-out rows (``X_test`` loaded from its own file)."""
+
+    name: str
+    line: int
+    test: bool = False
+    uid: int = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row selection.
+
+    Attributes:
+        kind: ``split`` (train_test_split), ``fold`` (a CV loop's indices), ``slice`` (``[lo:hi]``),
+            ``filter`` (a mask, an index array, anything else that keeps some rows).
+        ident: the split's or loop's id (``split``/``fold``), the filter's id.
+        part: ``train`` or ``test`` for ``split``/``fold``.
+        lo, hi: slice bounds as ints or source text (``None`` = open).
+        line: where the selection happened.
+    """
+
+    kind: str
+    ident: int = 0
+    part: str | None = None
+    lo: Any = None
+    hi: Any = None
+    line: int = 0
+
+    def describe(self) -> str:
+        if self.kind in ("split", "fold"):
+            return f"[{self.kind}@{self.line}:{self.part}]"
+        if self.kind == "slice":
+            return f"[{'' if self.lo is None else self.lo}:{'' if self.hi is None else self.hi}]"
+        return f"[filter@{self.line}]"
+
+
+@dataclass(frozen=True)
+class Rows:
+    root: Root
+    steps: tuple[Step, ...] = ()
+
+    def child(self, step: Step) -> "Rows":
+        return Rows(self.root, self.steps + (step,))
+
+    def describe(self) -> str:
+        return self.root.name + "".join(s.describe() for s in self.steps)
+
+
+@dataclass(frozen=True)
+class RowUnion:
+    """Rows stacked from several arrays (``np.vstack([X_train, X_test])``, ``pd.concat``)."""
+
+    parts: tuple[Rows, ...]
+
+    def describe(self) -> str:
+        return " + ".join(p.describe() for p in self.parts)
+
+
+RowSet = Rows | RowUnion
+
+
+def parts(rows: RowSet | None) -> tuple[Rows, ...]:
+    if rows is None:
+        return ()
+    return rows.parts if isinstance(rows, RowUnion) else (rows,)
+
+
+def covers(outer: Rows, inner: Rows) -> bool:
+    """``outer`` holds every row of ``inner`` (same root, ``outer``'s path a prefix of ``inner``'s)."""
+    return outer.root == inner.root and inner.steps[:len(outer.steps)] == outer.steps
+
+
+def _slices_disjoint(a: Step, b: Step) -> bool:
+    def before(hi: Any, lo: Any) -> bool:  # every index < hi comes before every index >= lo
+        if hi is None or lo is None:
+            return False
+        if hi == lo:
+            return True
+        return isinstance(hi, int) and isinstance(lo, int) and (hi >= 0) == (lo >= 0) and hi <= lo
+
+    return before(a.hi, b.lo) or before(b.hi, a.lo)
+
+
+def disjoint(a: Rows, b: Rows) -> bool:
+    """Provably no common row."""
+    if a.root != b.root:
+        return False
+    for s, t in zip(a.steps, b.steps):
+        if s == t:
+            continue
+        if s.kind == t.kind and s.kind in ("split", "fold") and s.ident == t.ident:
+            return s.part != t.part
+        if s.kind == t.kind == "slice":
+            return _slices_disjoint(s, t)
+        return False
+    return False
+
+
+def test_step(rows: Rows, start: int = 0) -> Step | None:
+    """The first ``test`` selection at or after ``start`` in ``rows``' path."""
+    for step in rows.steps[start:]:
+        if step.part == "test":
+            return step
+    return None
+
+
+def is_test_rows(rows: RowSet | None) -> bool:
+    return any(p.root.test or test_step(p) is not None for p in parts(rows))
+
+
+@dataclass(frozen=True)
+class FitRef:
+    """One fit of an estimator: which rows it saw and where.
+
+    Attributes:
+        estimator: class name (``StandardScaler``, ``Pipeline(StandardScaler, SVC)``).
+        variable: the variable holding the estimator, if any.
+        rows: the rows of the ``X`` it was fitted on (``None`` = unknown).
+        supervised: the fit read labels (``y`` passed, or a selector/encoder/sampler that needs them).
+        line, column, function: the fit call (function = qualified name, ``<module>`` at top level).
+        method: ``fit``, ``fit_transform``, ``fit_resample``.
+        loops: ids of the cross-validation loops running when it was fitted.
+    """
+
+    estimator: str
+    variable: str | None
+    rows: RowSet | None
+    supervised: bool
+    line: int
+    column: int
+    function: str
+    method: str
+    loops: tuple[int, ...] = ()
+    uid: int = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Data:
+    """Array-like values: their rows, the fits that shaped them, and whether they are held out by name/use."""
+
+    rows: RowSet | None
+    taints: frozenset[FitRef] = frozenset()
+    test: bool = False
+
+    @property
+    def is_test(self) -> bool:
+        return self.test or is_test_rows(self.rows)
+
+    def with_(self, *, rows: Any = ..., taints: Any = ..., test: Any = ...) -> "Data":
+        return Data(self.rows if rows is ... else rows, self.taints if taints is ... else taints,
+                    self.test if test is ... else test)
+
+
+@dataclass
+class Est:
+    """An estimator object (mutable: fitting it changes it, as in scikit-learn).
+
+    Attributes:
+        cls: class name; for a pipeline ``Pipeline(A, B)``.
+        category: ``transformer``, ``model``, ``pipeline``, ``search`` or ``splitter``.
+        preprocessing: its fit learns from rows and shapes the features (a leak candidate).
+        supervised: its fit reads labels whatever the call.
+        steps: a pipeline's step estimators.
+        fit: the latest fit (``None`` = unfitted or unknown).
+        variable: the last variable it was bound to.
+    """
+
+    cls: str
+    category: str
+    preprocessing: bool = False
+    supervised: bool = False
+    steps: list["Est"] = field(default_factory=list)
+    fit: FitRef | None = None
+    variable: str | None = None
+    uid: int = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Tup:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A name imported or global that the analysis does not model (``numpy.concatenate``, ``print``)."""
+
+    name: str
+
+    @property
+    def last(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+    @property
+    def module(self) -> str:
+        return self.name.rsplit(".", 1)[0] if "." in self.name else ""
+
+
+class Opaque:
+    """An unknown value bound to a variable; it becomes a data root the first time it is used as data."""
+
+    def __init__(self, name: str, line: int):
+        self.name = name
+        self.line = line
+        self._data: Data | None = None
+
+    def as_data(self) -> Data:
+        if self._data is None:
+            from faultlib.detect.data.leakage.vocab import looks_like_test
+
+            self._data = Data(Rows(Root(self.name, self.line, looks_like_test(self.name))))
+        return self._data
+
+
+@dataclass(frozen=True)
+class FoldIdx:
+    """The train or test indices of a cross-validation loop."""
+
+    loop: int
+    part: str
+    line: int
+
+
+@dataclass(frozen=True)
+class FoldIter:
+    """``splitter.split(X)``: iterating it yields ``(train_idx, test_idx)``."""
+
+    loop: int
+    line: int
+    data: Data | None
+
+
+@dataclass(frozen=True)
+class Enum:
+    inner: Any
+
+
+@dataclass
+class Func:
+    node: Any
+    qualname: str
+    owner: Any = None  # the ClassVal of a method
+
+
+@dataclass
+class ClassVal:
+    node: Any
+    qualname: str
+    methods: dict[str, Func] = field(default_factory=dict)
+    transformer: bool = False  # a user-defined transformer (TransformerMixin, or fit + transform)
+
+
+@dataclass
+class Instance:
+    cls: ClassVal
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``receiver.name`` waiting to be called."""
+
+    receiver: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class Indexer:
+    """``df.iloc`` / ``df.loc``: subscripting it selects rows of ``data``."""
+
+    data: Data
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()

@@ -1,0 +1,395 @@
+"""Find the op that produced the first non-finite value, forward or backward.
+
+:class:`NonFiniteLocator` is a context manager that, while active, checks the output of
+every aten op (a ``TorchDispatchMode``, below autograd, so it also sees the ops autograd runs
+in backward and values that are produced and then discarded, e.g. the NaN branch of an unsafe
+``torch.where``) and records where each autograd node was created (a ``TorchFunctionMode``,
+above autograd), so a value born in backward is attributed to the module, the source line and
+the autograd node (``SqrtBackward0``) of the forward op it differentiates. :class:`ModuleStack`
+tracks the innermost running module through torch's global module hooks.
+
+"Born" means: a NaN produced by an op none of whose inputs holds a NaN, or an inf produced
+from inputs (tensors and scalars) that are all finite. A ``-inf`` written on purpose
+(``masked_fill(mask, -inf)``: the scalar is already non-finite) is not born; the NaN a softmax
+makes of a fully masked row is. Ops that return uninitialised memory (``aten::empty*``) are
+skipped.
+
+Cost: one Python callback and a reduction per op while active (several times slower than
+the bare step), which is why the sentinels arm it only for the step that tripped them.
+PyTorch's ``set_detect_anomaly`` names only the backward node, and for a NaN born in forward
+the first node downstream rather than the origin (see MACHINE-NOTES and PyTorch issue 20975).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+from faultlib.findings import Finding, Severity
+
+_SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_")
+_INTERNAL_DIRS: tuple[str, ...] = ()
+
+
+def _internal_dirs() -> tuple[str, ...]:
+    global _INTERNAL_DIRS
+    if not _INTERNAL_DIRS:
+        import torch
+
+        from faultlib.package import PACKAGE_DIR
+
+        dirs = [os.path.dirname(torch.__file__), PACKAGE_DIR,
+                os.path.dirname(os.__file__)]
+        _INTERNAL_DIRS = tuple(os.path.join(d, "") for d in dirs)
+    return _INTERNAL_DIRS
+
+
+def user_frame() -> tuple[str | None, int | None]:
+    """File and line of the innermost stack frame outside torch, faultlib and the stdlib."""
+    internal = _internal_dirs()
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(internal) and not filename.startswith("<"):
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return None, None
+
+
+@dataclass(frozen=True)
+class TensorStats:
+    """Shape, dtype and content counts of one tensor; min/max over its finite part (None if none)."""
+
+    shape: list[int]
+    dtype: str
+    nan: int
+    inf: int
+    finite_min: float | None
+    finite_max: float | None
+
+    @classmethod
+    def of(cls, t) -> "TensorStats":
+        import torch
+
+        with torch.no_grad():
+            t = t.detach()
+            finite = t[torch.isfinite(t)]
+            return cls(list(t.shape), str(t.dtype).replace("torch.", ""), int(torch.isnan(t).sum()),
+                       int(torch.isinf(t).sum()), float(finite.min()) if finite.numel() else None,
+                       float(finite.max()) if finite.numel() else None)
+
+
+@dataclass(frozen=True)
+class NonFiniteEvent:
+    """Where a non-finite value was born.
+
+    Attributes:
+        step: the training step (as the caller counts them), or None.
+        phase: ``forward`` or ``backward``.
+        module: dotted name of the innermost module running when it was born (relative to the
+            outermost module; the outermost module itself by its class name); None outside modules.
+        op: the aten op (``aten::sqrt``) in forward, the autograd node (``SqrtBackward0``) in backward.
+        aten_op: the aten op that produced it, in both phases.
+        file, line: the user's source line that called the op (for backward: the forward call
+            that created the autograd node).
+        tensor: :class:`TensorStats` of the output.
+    """
+
+    step: int | None
+    phase: str
+    module: str | None
+    op: str
+    aten_op: str
+    file: str | None
+    line: int | None
+    tensor: TensorStats
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tensor"] = {"shape": self.tensor.shape, "dtype": self.tensor.dtype, "nan": self.tensor.nan,
+                          "inf": self.tensor.inf, "finite_min": self.tensor.finite_min,
+                          "finite_max": self.tensor.finite_max}
+        return data
+
+    @property
+    def autograd_node(self) -> str | None:
+        """The autograd node whose backward produced the value (``SqrtBackward0``); None in forward."""
+        return self.op if self.phase == "backward" else None
+
+    def finding(self, detector: str = "nan_locator") -> Finding:
+        """The :class:`Finding`: ``location.op`` is :attr:`op`; the message and the evidence name
+        both the autograd node (backward only) and the aten op, each labelled, e.g.
+        ``first NaN born in backward in module norm (repro.py:26): autograd node SqrtBackward0,
+        aten op aten::div`` (SqrtBackward0 computes ``grad / (2 * result)``: the op that made the
+        NaN is the division it runs, 0 / 0 at a zero input)."""
+        kind = "NaN" if self.tensor.nan else "inf"
+        where = f"module {self.module}" if self.module else "outside any module"
+        source = f" ({os.path.basename(self.file)}:{self.line})" if self.file else ""
+        ops = (f"autograd node {self.autograd_node}, aten op {self.aten_op}" if self.autograd_node
+               else f"aten op {self.aten_op}")
+        location = {k: v for k, v in {"step": self.step, "phase": self.phase, "module": self.module,
+                                       "op": self.op, "file": self.file, "line": self.line}.items()
+                    if v is not None}
+        return Finding(detector, Severity.ERROR, f"first {kind} born in {self.phase} in {where}{source}: {ops}",
+                       location, {"autograd_node": self.autograd_node, "aten_op": self.aten_op,
+                                  "tensor": self.to_json()["tensor"]})
+
+
+class NonFiniteFound(BaseException):
+    """Raised by a stopping locator at the first born value. A BaseException, so a script's
+    ``except Exception`` does not swallow it."""
+
+    def __init__(self, event: NonFiniteEvent):
+        super().__init__(f"non-finite value born in {event.phase}: {event.op}")
+        self.event = event
+
+
+class ModuleStack:
+    """Innermost running module, via torch's global forward hooks (all modules, no code change).
+
+    Args:
+        on_root_forward: called as ``fn(module, args)`` before each outermost forward.
+        on_root_output: called as ``fn(module, output)`` after each outermost forward.
+    """
+
+    def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None):
+        self.stack: list[Any] = []
+        self.names: dict[int, str] = {}
+        self.roots: dict[int, Any] = {}
+        self.forward_count = 0  # outermost forwards started (the current one included)
+        self._on_root_forward = on_root_forward
+        self._on_root_output = on_root_output
+        self._handles: list[Any] = []
+
+    def install(self) -> "ModuleStack":
+        from torch.nn.modules import module as module_mod
+
+        self._handles = [module_mod.register_module_forward_pre_hook(self._pre),
+                         module_mod.register_module_forward_hook(self._post, always_call=True)]
+        return self
+
+    def remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+
+    def _pre(self, module, args):
+        if not self.stack:
+            if id(module) not in self.roots:
+                self.roots[id(module)] = module
+                for name, sub in module.named_modules():
+                    self.names.setdefault(id(sub), name or type(module).__name__)
+            self.forward_count += 1
+            if self._on_root_forward is not None:
+                self._on_root_forward(module, args)
+        self.stack.append(module)
+        return None
+
+    def _post(self, module, args, output):
+        if self.stack and self.stack[-1] is module:
+            self.stack.pop()
+        if not self.stack and self._on_root_output is not None:
+            self._on_root_output(module, output)
+        return None
+
+    def name_of(self, module) -> str:
+        return self.names.get(id(module), type(module).__name__)
+
+    @property
+    def current(self) -> str | None:
+        return self.name_of(self.stack[-1]) if self.stack else None
+
+
+def _tensors(tree) -> list:
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    return [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
+
+
+def _nonfinite_scalar(tree) -> bool:
+    from torch.utils._pytree import tree_leaves
+
+    return any(isinstance(v, float) and not math.isfinite(v) for v in tree_leaves(tree))
+
+
+class NonFiniteLocator:
+    """Context manager checking every op output while active.
+
+    Args:
+        modules: a :class:`ModuleStack` already installed (one is installed for the duration
+            otherwise).
+        step: the step to report.
+        stop: raise :class:`NonFiniteFound` at the first born value (default); else record all.
+
+    Attributes:
+        events: every born value seen, in production order (only the first when ``stop``).
+    """
+
+    def __init__(self, *, modules: ModuleStack | None = None, step: int | Callable[[], int] | None = None,
+                 stop: bool = True):
+        self.modules = modules
+        self._own_modules = modules is None
+        self._step = step
+        self.stop = stop
+        self.events: list[NonFiniteEvent] = []
+        self.node_origin: dict[int, tuple[Any, str | None, str | None, int | None]] = {}
+        self._modes: list[Any] = []
+
+    @property
+    def first(self) -> NonFiniteEvent | None:
+        return self.events[0] if self.events else None
+
+    @property
+    def step(self) -> int | None:
+        return self._step() if callable(self._step) else self._step
+
+    def __enter__(self) -> "NonFiniteLocator":
+        if self._own_modules:
+            self.modules = ModuleStack().install()
+        self._modes = [_make_function_mode(self), _make_dispatch_mode(self)]
+        for mode in self._modes:
+            mode.__enter__()
+        self._unpatch = _record_custom_functions(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._unpatch()
+        for mode in reversed(self._modes):
+            mode.__exit__(None, None, None)
+        self._modes = []
+        if self._own_modules and self.modules is not None:
+            self.modules.remove()
+        self.node_origin.clear()
+
+    # called by the modes -------------------------------------------------------------------
+    def _record_nodes(self, out) -> None:
+        for t in _tensors(out):
+            node = t.grad_fn
+            if node is not None and id(node) not in self.node_origin:
+                file, line = user_frame()
+                self.node_origin[id(node)] = (node, self.modules.current if self.modules else None, file, line)
+
+    def _check(self, func, args, kwargs, out, pre_nonfinite: bool | None) -> None:
+        import torch
+
+        name = func._schema.name
+        if any(s in name for s in _SKIP_SUBSTRINGS):
+            return
+        for t in _tensors(out):
+            if not t.is_floating_point() or t.numel() == 0 or bool(torch.isfinite(t).all()):
+                continue
+            has_nan = bool(torch.isnan(t).any())
+            inputs = _tensors((args, kwargs))
+            floats = [i for i in inputs if i.is_floating_point() and i is not t]
+            if has_nan:
+                born = not any(bool(torch.isnan(i).any()) for i in floats)
+            else:
+                born = not _nonfinite_scalar((args, kwargs)) and all(bool(torch.isfinite(i).all()) for i in floats)
+            if pre_nonfinite is not None:
+                born = born and not pre_nonfinite
+            if born:
+                self._born(name, t)
+            return
+
+    def _born(self, aten_op: str, t) -> None:
+        import torch
+
+        node = torch._C._current_autograd_node()
+        if node is not None:
+            origin = self.node_origin.get(id(node))
+            module, file, line = (origin[1], origin[2], origin[3]) if origin else (None, None, None)
+            event = NonFiniteEvent(self.step, "backward", module, type(node).__name__, aten_op, file, line,
+                                   TensorStats.of(t))
+        else:
+            file, line = user_frame()
+            event = NonFiniteEvent(self.step, "forward", self.modules.current if self.modules else None,
+                                   aten_op, aten_op, file, line, TensorStats.of(t))
+        self.events.append(event)
+        if self.stop:
+            raise NonFiniteFound(event)
+
+
+def _make_dispatch_mode(locator: NonFiniteLocator):
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _CheckOutputs(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            pre = None
+            if func._schema.is_mutable:  # in-place / out=: judge the inputs before they change
+                pre = any(i.is_floating_point() and not bool(torch.isfinite(i).all())
+                          for i in _tensors((args, kwargs)))
+            out = func(*args, **kwargs)
+            locator._check(func, args, kwargs, out, pre)
+            return out
+
+    return _CheckOutputs()
+
+
+def _make_function_mode(locator: NonFiniteLocator):
+    from torch.overrides import TorchFunctionMode
+
+    class _RecordNodes(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            locator._record_nodes(out)
+            return out
+
+    return _RecordNodes()
+
+
+def _record_custom_functions(locator: NonFiniteLocator) -> Callable[[], None]:
+    """Record where custom ``torch.autograd.Function`` outputs are created: ``Function.apply``
+    does not pass through torch-function modes. Returns the function that undoes the patch."""
+    from torch.autograd import Function
+
+    original = Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        out = original.__func__(cls, *args, **kwargs)
+        locator._record_nodes(out)
+        return out
+
+    Function.apply = classmethod(apply)
+
+    def undo() -> None:
+        Function.apply = original
+
+    return undo
+
+
+def locate(fn: Callable[[], Any], *, step: int | None = None) -> NonFiniteEvent | None:
+    """Run ``fn`` (e.g. a closure replaying one training step: forward, loss, backward) under a
+    stopping :class:`NonFiniteLocator`; return where the first non-finite value was born, or None."""
+    try:
+        with NonFiniteLocator(step=step):
+            fn()
+    except NonFiniteFound as found:
+        return found.event
+    return None
+
+
+def write_dump(path, *, step: int | None, event: NonFiniteEvent | None, batch: Any = None, loss: Any = None,
+               model_state: dict | None = None, optimizer_state: dict | None = None) -> str:
+    """Save what is needed to replay the step, loadable with ``torch.load(path, weights_only=True)``.
+
+    Keys: ``step``, ``event`` (JSON-like dict), ``batch`` (tensors as passed to the model),
+    ``loss``, ``model_state`` (state_dict), ``optimizer_state`` (optimizer.state_dict()).
+    Returns the path written.
+    """
+    import torch
+    from torch.utils._pytree import tree_map
+
+    def detach(v):
+        return v.detach().clone() if isinstance(v, torch.Tensor) else v
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    torch.save({"step": step, "event": event.to_json() if event else None, "batch": tree_map(detach, batch),
+                "loss": detach(loss), "model_state": tree_map(detach, model_state),
+                "optimizer_state": optimizer_state}, path)
+    return str(path)

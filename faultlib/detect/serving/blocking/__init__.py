@@ -1,0 +1,220 @@
+"""Blocking calls reachable from asyncio code, found statically (``faultlib check blocking FILE.py|DIR``).
+
+An ``async def`` runs on the event loop's one thread; a synchronous call inside it, or inside any
+sync helper it calls, stops every other request for as long as it runs (the runtime twin of this
+check is :class:`faultlib.detect.serving.loop_watchdog.LoopWatchdog`). The analysis parses each file with
+:mod:`ast` (the user's code is never imported or run), indexes functions, classes, methods and
+imports (:mod:`~faultlib.detect.serving.blocking.index`), and follows the calls of every ``async def`` into
+the sync functions, methods and constructors of the analysed files, across files of a directory
+where imports resolve statically (``from .utils import load``, ``import pkg.mod as m``)
+(:mod:`~faultlib.detect.serving.blocking.reach`). The vocabulary of blocking calls is
+:mod:`~faultlib.detect.serving.blocking.vocab`.
+
+A sync function *passed* to ``asyncio.to_thread`` or ``loop.run_in_executor`` (or an executor's
+``submit``) runs off the loop: not a finding; the report lists it under ``offloaded``.
+
+Limits: types come from constructors, annotations, ``self.x = ...`` and return statements, so a
+model whose type is unknown (a parameter without annotation) is recognised only when it is called
+inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; dynamic dispatch
+(``getattr``, callbacks stored in dicts), decorators that move work elsewhere and properties are not
+followed; a single FILE is analysed alone (pass the directory to follow its imports).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from faultlib.errors import InputError
+from faultlib.findings import Finding, Severity
+
+DETECTOR = "blocking"
+MAX_FILES = 2_000
+SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env"})
+
+KINDS = {
+    "blocking_sleep": "time.sleep on the event loop (reachable from async code without leaving the loop): every "
+                      "request waits for it",
+    "blocking_http": "a synchronous HTTP request (requests, urllib, http.client, urllib3, httpx.Client) on the "
+                     "event loop",
+    "blocking_file_io": "file I/O on the event loop: open(), pathlib read/write, shutil copies, torch/numpy/pandas/"
+                        "pickle load and save",
+    "blocking_socket_io": "blocking socket calls on the event loop: connect, recv, send, DNS lookups, select.select",
+    "blocking_subprocess": "waiting for a subprocess on the event loop: subprocess.run/call/check_output, "
+                           "Popen.wait/communicate, os.system",
+    "blocking_cpu": "heavy CPU on the event loop: a torch module's forward (model inference), a scikit-learn "
+                    "estimator's fit/predict, a call under torch.no_grad()/inference_mode(), password hashing",
+}
+
+__all__ = ["DETECTOR", "KINDS", "BlockingReport", "analyze_path", "analyze_sources"]
+
+
+@dataclass
+class BlockingReport:
+    """What the static analysis found.
+
+    Attributes:
+        findings: one per blocking call site reachable from the loop (kinds in :data:`KINDS`).
+        files: the files analysed, as given (DIR joined with each file's relative path).
+        async_functions: ``async def`` functions analysed (entries).
+        loop_callbacks: sync functions handed to the loop as callbacks (``call_soon``, ``add_done_callback``...).
+        offloaded: functions handed to an executor from code on the loop: ``{function, via, file, line, in_function}``.
+        skipped: files left out (symbolic links), with why.
+        complete: False when the analysis stopped at its operation budget.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    async_functions: int = 0
+    loop_callbacks: int = 0
+    offloaded: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    complete: bool = True
+
+    def fields(self) -> dict[str, Any]:
+        return {"files": self.files, "async_functions": self.async_functions, "loop_callbacks": self.loop_callbacks,
+                "offloaded": self.offloaded, "skipped": self.skipped, "complete": self.complete}
+
+
+def _parse(source: str, path: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
+                         line=line) from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
+
+
+def _package_prefix(directory: Path) -> list[str]:
+    """Names of the packages ``directory`` sits in (itself included when it has ``__init__.py``), outermost first."""
+    names: list[str] = []
+    current = directory.resolve()
+    while (current / "__init__.py").is_file() and current.parent != current and len(names) < 32:
+        names.insert(0, current.name)
+        current = current.parent
+    return names
+
+
+def _python_files(root: Path, skipped: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+                             and not os.path.islink(os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            if not name.endswith((".py", ".pyw")):
+                continue
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                skipped.append(f"{path}: a symbolic link (not followed)")
+                continue
+            found.append(path)
+            if len(found) > MAX_FILES:
+                raise InputError(f"holds more than {MAX_FILES} Python files: pass a smaller directory", path=root)
+    return found
+
+
+def analyze_path(path: str | Path) -> BlockingReport:
+    """Analyse a ``.py`` file, or every ``.py`` file under a directory (hidden directories,
+    ``__pycache__``, ``site-packages``, ``venv``/``env`` and ``node_modules`` left out, links not followed).
+
+    Args:
+        path: the file or directory. Files are read through :mod:`faultlib.readers` (bounded,
+            UTF-8, no symbolic links).
+
+    Returns:
+        the :class:`BlockingReport`.
+
+    Raises:
+        InputError: the path does not exist, is a link, is not a ``.py`` file, a directory holds no
+            Python file, or a file is unreadable or not valid Python (with its line).
+    """
+    from faultlib.readers import read_text
+
+    given = Path(path)
+    if given.is_symlink():
+        raise InputError("is a symbolic link: faultlib does not follow links; pass the file or directory itself",
+                         path=str(path))
+    if not given.exists():
+        raise InputError("no such file or directory", path=str(path))
+    skipped: list[str] = []
+    sources: list[tuple[str, list[str], str]] = []  # (shown path, module name parts, source)
+    if given.is_dir():
+        files = _python_files(given, skipped)
+        if not files:
+            raise InputError("holds no Python file (*.py): pass a file or a directory of Python code", path=str(path))
+        prefix = _package_prefix(given)
+        for file in files:
+            rel = file.relative_to(given)
+            parts = list(rel.with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            sources.append((str(file), [*prefix, *parts] if (prefix or parts) else [given.name],
+                            read_text(rel, root=given)))
+    else:
+        if given.suffix.lower() not in (".py", ".pyw"):
+            raise InputError(f"is not a Python file ({given.suffix or 'no extension'}): pass a .py file or a "
+                             "directory", path=str(path))
+        parts = _package_prefix(given.parent) + ([given.stem] if given.stem != "__init__" else [])
+        sources.append((str(given), parts or [given.stem], read_text(given)))
+    report = analyze_sources(sources)
+    report.skipped = skipped
+    return report
+
+
+def analyze_sources(sources: list[tuple[str, list[str], str]]) -> BlockingReport:
+    """Analyse already-read sources: ``(path, module name parts, text)`` each (see :func:`analyze_path`).
+
+    Raises:
+        InputError: a source is not valid Python.
+    """
+    from faultlib.detect.serving.blocking.index import Index, build_module
+    from faultlib.detect.serving.blocking.reach import Reachability
+
+    modules = {}
+    for path, parts, source in sources:
+        module = build_module(".".join(parts), path, source, _parse(source, path))
+        for cut in range(len(parts)):  # reachable by its full name and by its name inside the analysed tree
+            modules.setdefault(".".join(parts[cut:]), module)
+    index = Index(modules)
+    reach = Reachability(index)
+    reach.run()
+    report = BlockingReport(files=[p for p, _, _ in sources], complete=reach.complete)
+    seen = {id(m): m for m in modules.values()}
+    report.async_functions = sum(f.is_async for m in seen.values() for f in m.all_functions)
+    report.loop_callbacks = len(reach.callbacks)
+    report.offloaded = [{"function": o.function, "via": o.via, "file": o.func.module.path, "line": o.line,
+                         "in_function": o.func.qualname} for o in reach.offloaded]
+    report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks)
+                       for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
+    return report
+
+
+def _finding(site, path, entries: list[str], callbacks) -> Finding:
+    from faultlib.detect.serving.blocking import vocab
+    from faultlib.detect.serving.blocking.reach import _segment
+
+    func, node = site.func, site.node
+    call = _segment(func, node)
+    entry, entry_line = path[0]
+    chain = [{"function": f.qualname, "file": f.module.path, "line": line} for f, line in path]
+    how = "loop callback" if entry in callbacks else "async def"
+    where = f"{func.module.path}:{node.lineno}"
+    route = ""
+    if len(path) > 1:
+        route = (f", reached from {how} {entry.qualname} ({entry.module.path}:{entry_line}) via "
+                 + " -> ".join(f.qualname for f, _ in path))
+    elif how == "loop callback":
+        route = ", in a function the loop runs as a callback"
+    message = (f"{site.what} blocks the event loop: `{call}` in {func.qualname} ({where}){route}, without leaving "
+               f"the loop; {vocab.ADVICE[site.kind]}")
+    return Finding(DETECTOR, Severity.WARNING, message,
+                   {"file": func.module.path, "line": node.lineno, "column": node.col_offset + 1,
+                    "function": func.qualname},
+                   {"call": call, "calls": site.what, "entry": entry.qualname, "entry_kind": how,
+                    "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries},
+                   kind=site.kind)

@@ -1,0 +1,175 @@
+"""What the static analysis knows of each file: its functions, classes, imports and globals, from the AST.
+
+Qualified names follow ``__qualname__`` (``Service.predict``, ``outer.<locals>.helper``); imports map
+each bound name to the dotted name it stands for, relative imports resolved against the module's
+package. :mod:`faultlib.detect.serving.blocking.index` resolves names and types across these modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Union
+
+@dataclass(eq=False)
+class Func:
+    """A ``def`` or ``async def``: its node, qualified name (as ``__qualname__``), class and enclosing function."""
+
+    module: "Module"
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    qualname: str
+    cls: "Klass | None" = None
+    parent: "Func | None" = None
+    nested: dict[str, "Func"] = field(default_factory=dict)
+    _types: dict[str, "Type"] | None = None
+
+    @property
+    def is_async(self) -> bool:
+        return isinstance(self.node, ast.AsyncFunctionDef)
+
+    @property
+    def where(self) -> str:
+        return f"{self.module.path}:{self.node.lineno}"
+
+
+@dataclass(eq=False)
+class Klass:
+    """A ``class`` of the analysed files."""
+
+    module: "Module"
+    node: ast.ClassDef
+    qualname: str
+    methods: dict[str, Func] = field(default_factory=dict)
+    _attrs: dict[str, "Type"] | None = None
+    _bases: list["Type"] | None = None
+
+
+Type = Union["Klass", str]
+"""A class of the analysed files, or the dotted name of any other type."""
+
+
+@dataclass(eq=False)
+class Module:
+    """One analysed file."""
+
+    name: str
+    path: str
+    tree: ast.Module
+    source: str
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, Func] = field(default_factory=dict)
+    classes: dict[str, Klass] = field(default_factory=dict)
+    globals: dict[str, ast.expr] = field(default_factory=dict)
+    all_functions: list[Func] = field(default_factory=list)
+
+    @property
+    def package(self) -> str:
+        return self.name if self.path.endswith("__init__.py") else self.name.rpartition(".")[0]
+
+
+class _Collector(ast.NodeVisitor):
+    """Fills a :class:`Module`: qualified names as CPython builds them, imports, globals."""
+
+    def __init__(self, module: Module):
+        self.m = module
+        self.stack: list[Func | Klass] = []
+
+    def _qualname(self, name: str) -> str:
+        if not self.stack:
+            return name
+        top = self.stack[-1]
+        return f"{top.qualname}.<locals>.{name}" if isinstance(top, Func) else f"{top.qualname}.{name}"
+
+    def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        top = self.stack[-1] if self.stack else None
+        func = Func(self.m, node, self._qualname(node.name), cls=top if isinstance(top, Klass) else None,
+                    parent=top if isinstance(top, Func) else None)
+        if top is None:
+            self.m.functions[node.name] = func
+        elif isinstance(top, Klass):
+            top.methods[node.name] = func
+        else:
+            top.nested[node.name] = func
+        self.m.all_functions.append(func)
+        self.stack.append(func)
+        self.generic_visit(node)
+        self.stack.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _def
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        klass = Klass(self.m, node, self._qualname(node.name))
+        if not self.stack:
+            self.m.classes[node.name] = klass
+        self.stack.append(klass)
+        self.generic_visit(node)
+        self.stack.pop()
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.m.imports[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.m.imports.setdefault(head, head)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            package = self.m.package.split(".") if self.m.package else []
+            package = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+            base = ".".join([*package, *([node.module] if node.module else [])])
+        for alias in node.names:
+            if alias.name != "*":
+                self.m.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if not self.stack:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.m.globals[target.id] = node.value
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if not self.stack and isinstance(node.target, ast.Name) and node.value is not None:
+            self.m.globals[node.target.id] = node.value
+        self.generic_visit(node)
+
+
+def build_module(name: str, path: str, source: str, tree: ast.Module) -> Module:
+    module = Module(name, path, tree, source)
+    _Collector(module).visit(tree)
+    return module
+
+
+def dotted(expr: ast.expr) -> list[str] | None:
+    """``a.b.c`` as ``["a", "b", "c"]``; None for anything but names and attributes."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return parts[::-1]
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _is_local(func: Func, name: str) -> bool:
+    args = func.node.args
+    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return True
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _own_nodes(func.node))
+
+
+def _own_nodes(node: ast.AST):
+    """Every node of a function's body, not descending into nested functions, lambdas or classes."""
+    todo = list(ast.iter_child_nodes(node)) if not isinstance(node, ast.Module) else list(node.body)
+    while todo:
+        child = todo.pop()
+        yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(child))

@@ -1,0 +1,249 @@
+"""Which blocking calls run on the event loop: every ``async def`` (and every sync function handed to
+the loop as a callback) is an entry; from each, the calls of its body are followed into the sync
+functions, methods and constructors of the analysed files, depth first, each function once.
+
+Off the loop, never followed: a function *passed* to ``asyncio.to_thread``, ``loop.run_in_executor``,
+``executor.submit``, ``anyio.to_thread.run_sync``, ``run_in_threadpool`` (a ``lambda`` passed there
+included); the body of a nested ``def`` until it is called; another ``async def`` (an entry of its
+own, analysed once). Awaiting changes nothing for a sync call: ``await`` only suspends at the
+awaitable the call *returns*, the call itself has already run on the loop.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+
+MAX_CHAIN = 16          # sync calls followed from one entry
+MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
+
+
+class Budget(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Site:
+    """A blocking call: ``kind`` (:data:`faultlib.detect.serving.blocking.KINDS`), what it calls, where."""
+
+    kind: str
+    what: str
+    func: Func
+    node: ast.AST
+
+    @property
+    def key(self) -> tuple:
+        return (self.func.module.path, self.node.lineno, self.node.col_offset, self.kind)
+
+
+Step = tuple[Func, int]
+"""A function on the path and the line of the call it makes to the next one."""
+
+
+@dataclass
+class Offload:
+    """A function handed to an executor (off the loop) inside code that runs on the loop."""
+
+    function: str
+    via: str
+    func: Func
+    line: int
+
+
+@dataclass
+class Reachability:
+    """Run the analysis over an :class:`Index`; results in :attr:`hits` (site -> path from an entry),
+    :attr:`entries` (site key -> entry qualnames), :attr:`offloaded`, :attr:`complete`."""
+
+    index: Index
+    hits: dict[tuple, tuple[Site, tuple[Step, ...]]] = field(default_factory=dict)
+    entries: dict[tuple, list[str]] = field(default_factory=dict)
+    offloaded: list[Offload] = field(default_factory=list)
+    callbacks: list[Func] = field(default_factory=list)
+    complete: bool = True
+    operations: int = 0
+    _memo: dict[int, list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
+    _busy: set[int] = field(default_factory=set)
+    _offload_seen: set[tuple] = field(default_factory=set)
+
+    def run(self) -> None:
+        funcs = [f for m in _unique(self.index.modules.values()) for f in m.all_functions]
+        entries = [f for f in funcs if f.is_async]
+        try:
+            for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
+                for call, _ in self._calls(func):
+                    target = self._loop_callback(call, func)
+                    if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
+                        self.callbacks.append(target)
+            for entry in [*entries, *self.callbacks]:
+                for site, path in self._reach(entry, direct=True):
+                    key = site.key
+                    old = self.hits.get(key)
+                    if old is None or len(path) < len(old[1]):
+                        self.hits[key] = (site, path)
+                    names = self.entries.setdefault(key, [])
+                    if entry.qualname not in names:
+                        names.append(entry.qualname)
+        except Budget:
+            self.complete = False
+
+    # -- walking one function ------------------------------------------------------------------------
+    def _reach(self, func: Func, *, direct: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
+        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first)."""
+        key = id(func)
+        if not direct and key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return []  # recursion: already being walked higher up
+        self._busy.add(key)
+        found: list[tuple[Site, tuple[Step, ...]]] = []
+        try:
+            for call, inference in self._calls(func):
+                site = self._blocking(call, func, inference)
+                if site is not None:
+                    found.append((site, ((func, call.lineno),)))
+                    continue
+                for target in self._followed(call, func):
+                    for inner, path in self._reach(target):
+                        if len(path) < MAX_CHAIN:
+                            found.append((inner, ((func, call.lineno), *path)))
+        finally:
+            self._busy.discard(key)
+        if not direct:
+            self._memo[key] = found
+        return found
+
+    def _followed(self, call: ast.Call, func: Func) -> list[Func]:
+        """The sync functions of the analysed files that ``call`` runs on the spot."""
+        index = self.index
+        target = index.callee(call.func, func)
+        if isinstance(target, Func):
+            return [] if target.is_async else [target]
+        if isinstance(target, Klass):
+            return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
+                    if m is not None and not m.is_async]
+        if target is None and not isinstance(call.func, ast.Lambda):
+            instance = index.type_of(call.func, func)
+            if isinstance(instance, Klass):
+                method = index.method(instance, "__call__")
+                return [method] if method is not None and not method.is_async else []
+        return []
+
+    def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
+        index = self.index
+        target = index.callee(call.func, func)
+        if isinstance(target, str):
+            known = vocab.BY_NAME.get(target)
+            if known is not None:
+                return Site(known[0], known[1], func, call)
+            owner, _, method = target.rpartition(".")
+            if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
+                return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
+                return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            return None
+        if isinstance(target, (Func, Klass)):
+            return None
+        instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
+        if isinstance(instance, str) and vocab.is_torch_module(instance):
+            return Site("blocking_cpu", f"{instance} forward", func, call)
+        if isinstance(instance, Klass):
+            if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
+                return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
+            return None
+        if isinstance(call.func, ast.Attribute):
+            owner = index.type_of(call.func.value, func)
+            method = call.func.attr
+            if isinstance(owner, Klass):
+                if method in vocab.TORCH_MODULE_METHODS and index.subclass_of(owner, vocab.is_torch_module):
+                    return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
+                if method in vocab.ESTIMATOR_METHODS and index.subclass_of(owner, vocab.is_estimator):
+                    return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
+            elif owner is None and method in vocab.METHOD_NAMES:
+                return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
+        if inference and target is None and dotted(call.func) is not None:
+            shown = ".".join(dotted(call.func))
+            return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
+        return None
+
+    # -- the calls a function's body makes on the loop ---------------------------------------------------
+    def _calls(self, func: Func):
+        """``(call, in_inference_context)`` for every call ``func``'s body makes when it runs, in source
+        order; lambdas passed to an executor and nested defs/classes left out."""
+        inference = any(self._is_inference(d, func) for d in func.node.decorator_list)
+        todo: list[tuple[ast.AST, bool]] = [(stmt, inference) for stmt in reversed(func.node.body)]
+        while todo:
+            node, inside = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            children = list(ast.iter_child_nodes(node))
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    self._is_inference(item.context_expr, func) for item in node.items):
+                todo.extend((stmt, True) for stmt in reversed(node.body))
+                todo.extend((item, inside) for item in reversed(node.items))
+                continue
+            if isinstance(node, ast.Call):
+                self.operations += 1
+                if self.operations > MAX_OPERATIONS:
+                    raise Budget()
+                yield node, inside
+                skip = self._offloaded_arg(node, func)
+                if skip is not None:
+                    children = [c for c in children if c is not skip]
+            todo.extend((c, inside) for c in reversed(children))
+
+    def _is_inference(self, expr: ast.expr, func: Func) -> bool:
+        call = expr.func if isinstance(expr, ast.Call) else expr
+        target = self.index.callee(call, func)
+        return isinstance(target, str) and target in vocab.INFERENCE_CONTEXTS
+
+    def _offloaded_arg(self, call: ast.Call, func: Func) -> ast.expr | None:
+        """The function argument ``call`` runs in a worker thread (recorded in :attr:`offloaded`), or None."""
+        position, via = None, None
+        target = self.index.callee(call.func, func)
+        if isinstance(target, str) and target in vocab.OFFLOAD:
+            position, via = vocab.OFFLOAD[target], target
+        elif isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS:
+            position, via = vocab.OFFLOAD_METHODS[call.func.attr], call.func.attr
+        if position is None or len(call.args) <= position:
+            return None
+        arg = call.args[position]
+        if isinstance(arg, ast.Lambda):
+            shown = "lambda: " + _segment(func, arg.body)
+        else:
+            fn = arg.args[0] if (isinstance(arg, ast.Call) and dotted(arg.func) and dotted(arg.func)[-1] == "partial"
+                                 and arg.args) else arg
+            resolved = self.index.callee(fn, func)
+            shown = resolved.qualname if isinstance(resolved, (Func, Klass)) else (
+                resolved if isinstance(resolved, str) else _segment(func, fn))
+        key = (func.module.path, call.lineno, call.col_offset)
+        if key not in self._offload_seen:
+            self._offload_seen.add(key)
+            self.offloaded.append(Offload(shown, via, func, call.lineno))
+        return arg if isinstance(arg, ast.Lambda) else None
+
+    def _loop_callback(self, call: ast.Call, func: Func) -> Func | None:
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.LOOP_CALLBACK_METHODS):
+            return None
+        position = vocab.LOOP_CALLBACK_METHODS[call.func.attr]
+        if len(call.args) <= position:
+            return None
+        target = self.index.callee(call.args[position], func)
+        return target if isinstance(target, Func) else None
+
+
+def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
+    text = ast.get_source_segment(func.module.source, node) or ast.unparse(node)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _unique(modules):
+    seen = set()
+    for m in modules:
+        if id(m) not in seen:
+            seen.add(id(m))
+            yield m

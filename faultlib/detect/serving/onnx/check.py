@@ -1,0 +1,358 @@
+"""Will this ONNX model run on that runtime? The whole static check, per node, without a session.
+
+:func:`check_model` walks every node (subgraphs included) once:
+
+1. against the ONNX specification at the model's imported opset (:mod:`~faultlib.detect.serving.onnx.schemas`),
+   including the input and output types its schema allows (types from ``onnx.shape_inference``);
+2. against the target (:mod:`~faultlib.detect.serving.onnx.targets`): the model's opset and IR version must not
+   be newer than the runtime's; with the installed onnxruntime as target, each node must have a kernel in
+   its registry for the node's resolved version (as onnxruntime resolves it, with its own schemas) and for
+   the node's input and output types (float16 that onnxruntime computes in float32 is only info; a
+   function op without a kernel runs its body); with a table target (another
+   release, Triton, ``opset=N``), each node's resolved version must exist at the target's opset;
+3. when the model's opset is newer than the target's, ``onnx.version_converter`` is tried down to the
+   target's opset, and the result says whether it works or what to do instead.
+
+Cost: one pass over the nodes plus one shape inference; no weights are read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
+from faultlib.detect.serving.onnx.schemas import (
+    DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, has_function, is_variadic, norm_domain, shown, spec_index,
+    type_str)
+from faultlib.detect.serving.onnx.targets import KernelRegistry, Target
+from faultlib.findings import Finding, Severity
+
+KINDS = {
+    "model_opset_unsupported": "the model imports an opset (ai.onnx or ai.onnx.ml) newer than the target runtime "
+                               "implements (or older than it loads, 7 for onnxruntime): the runtime refuses it",
+    "ir_version_unsupported": "the model's ONNX IR version is newer than the target runtime loads",
+    "op_unsupported_by_target": "the target has no kernel for this op at the version the node resolves to",
+    "type_unsupported_by_target": "the target has kernels for this op and version, but none for the node's "
+                                  "input/output types",
+    "op_expanded_as_function": "the target has no kernel for this op, but the specification defines it as a "
+                               "function of other ops, which onnxruntime runs instead (slower)",
+    "float16_cast_to_float": "the target's CPU has no float16 kernel for this op: onnxruntime inserts Casts and "
+                             "computes it in float32 (slower; results rounded back to float16)",
+    "type_not_in_schema": "an input or output type the op's schema at this opset does not allow (types are added "
+                          "to ops at opset boundaries, e.g. bfloat16 at 13, int8/int32 for Relu at 14)",
+    "no_onnx_backend": "the target (a Triton release) ships no ONNX Runtime backend at all",
+    "op_newer_than_opset": "the op does not exist yet at the opset the model imports",
+    "unknown_op": "the op is not in the ONNX specification for its (standard) domain",
+    "domain_not_imported": "the node's domain has no opset_import entry in the model",
+    "attribute_not_in_schema": "the node has an attribute its schema at this opset does not have (often one that "
+                               "moved to an input, or back, at an opset boundary)",
+    "missing_required_attribute": "the node lacks an attribute its schema requires",
+    "input_count_out_of_range": "the node has more or fewer inputs than its schema at this opset allows (an input "
+                                "that is an attribute at this opset, or the reverse)",
+    "deprecated_op": "the op is deprecated at the model's opset",
+    "opset_unknown_to_onnx": "the model imports an opset newer than the installed onnx package knows: schema "
+                             "checks used the newest it knows",
+    "custom_op_unchecked": "an op of a custom domain; without the target's kernel registry it cannot be checked",
+    "output_mismatch": "--compare-torch: onnxruntime's outputs differ from torch's beyond atol + rtol * |torch|",
+    "output_shape_mismatch": "--compare-torch: onnxruntime's outputs have another count or shape than torch's",
+    "runtime_load_failed": "--compare-torch: the installed onnxruntime could not load or run the model",
+}
+
+
+@dataclass
+class OnnxReport:
+    """What :func:`check_model` found.
+
+    Attributes:
+        findings: frozen findings, kinds from :data:`KINDS`, each located by ``node``/``op`` (model-level
+            ones by ``key``: ``opset_import.<domain>`` or ``ir_version``).
+        model: summary of the model (file, bytes, IR version, producer, opsets, op counts, external data).
+        target: the target as JSON (``None`` when there is none).
+        nodes_checked: nodes walked, subgraphs included.
+        fix: when the model's opset is newer than the target's: ``{opset, version_converter: {ok, error},
+            advice}``; else ``None``.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    model: dict[str, Any] = field(default_factory=dict)
+    target: dict[str, Any] | None = None
+    nodes_checked: int = 0
+    fix: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is a warning or worse."""
+        return not any(f.severity >= Severity.WARNING for f in self.findings)
+
+    def kinds(self) -> list[str]:
+        return sorted({f.kind for f in self.findings})
+
+    def fields(self) -> dict[str, Any]:
+        return {"model": self.model, "target": self.target, "nodes_checked": self.nodes_checked, "fix": self.fix}
+
+
+def _type_string(type_proto) -> str | None:
+    """onnxruntime's spelling of a value type: ``tensor(float)``, ``seq(tensor(int64))``."""
+    from onnx import TensorProto
+
+    which = type_proto.WhichOneof("value")
+    if which == "tensor_type" and type_proto.tensor_type.elem_type:
+        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
+    if which == "sequence_type":
+        inner = _type_string(type_proto.sequence_type.elem_type)
+        return f"seq({inner})" if inner else None
+    if which == "optional_type":
+        inner = _type_string(type_proto.optional_type.elem_type)
+        return f"optional({inner})" if inner else None
+    return None
+
+
+def value_types(model) -> dict[str, str]:
+    """``{value name: type}`` for every value whose type is declared or inferred (``onnx.shape_inference``;
+    when inference fails on a broken node, only the declared ones)."""
+    import onnx
+
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=False)
+    except Exception:  # noqa: BLE001 - inference raises on the very nodes this check reports
+        inferred = model
+    types: dict[str, str] = {}
+    for _, graph, _ in iter_graphs(inferred.graph):
+        for t in graph.initializer:
+            types[t.name] = f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
+        for vi in [*graph.input, *graph.output, *graph.value_info]:
+            found = _type_string(vi.type)
+            if found:
+                types[vi.name] = found
+    return types
+
+
+def _homogeneous(param) -> bool:
+    return bool(getattr(param, "is_homogeneous", getattr(param, "isHomogeneous", True)))
+
+
+def _bind_types(schema, node, types: dict[str, str]) -> dict[str, str]:
+    """``{type parameter: type}`` of a node's inputs and outputs (``T`` -> ``tensor(float)``)."""
+    binding: dict[str, str] = {}
+    for formals, actuals in ((list(schema.inputs), list(node.input)), (list(schema.outputs), list(node.output))):
+        for i, name in enumerate(actuals):
+            if not name or name not in types or not formals:
+                continue
+            formal = formals[i] if i < len(formals) else (formals[-1] if is_variadic(formals[-1]) else None)
+            if formal is not None and is_variadic(formal) and not _homogeneous(formal):
+                continue  # Loop/Scan/If carry values of different types under one parameter
+            param = type_str(formal) if formal is not None else ""
+            if param and "(" not in param:  # a type parameter, not a fixed type like tensor(int64)
+                binding.setdefault(param, types[name])
+    return binding
+
+
+#: ops onnxruntime runs without a kernel: its graph constructor turns Constant nodes into initializers
+#: (onnxruntime/core/graph/graph.cc)
+NO_KERNEL_NEEDED = {("", "Constant")}
+
+
+def _kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: KernelRegistry, types: dict[str, str],
+                     rt: str) -> list[Finding]:
+    if (ref.domain, ref.op) in NO_KERNEL_NEEDED:
+        return []
+    versions = registry.schemas.get((ref.domain, ref.op))
+    if not versions:
+        return [ref.finding("op_unsupported_by_target", "error",
+                            f"{rt} does not know {shown(ref.domain)}::{ref.op} at all (no schema, no kernel)",
+                            runtime=rt)]
+    opset = opsets.get(ref.domain, 0)
+    resolved = [(v, s) for v, s in versions if v <= opset]
+    if not resolved:
+        return [ref.finding("op_unsupported_by_target", "error",
+                            f"{rt} has {ref.op} only from {shown(ref.domain)} opset {versions[0][0]}; the model "
+                            f"imports {opset}", runtime=rt, opset=opset, first_version=versions[0][0])]
+    version, ort_schema = resolved[-1]
+    kernels = [k for k in registry.kernels.get((ref.domain, ref.op), []) if k.start <= version <= k.end]
+    spec = spec_index().at(ref.domain, ref.op, version) if ref.domain in STANDARD_DOMAINS else None
+    by_function = spec is not None and has_function(spec)
+    if not kernels:
+        if by_function:
+            return [ref.finding("op_expanded_as_function", "info",
+                                f"{rt} has no {', '.join(registry.providers)} kernel for {ref.op}-{version}; it runs "
+                                "the op's function body from the ONNX specification instead", runtime=rt,
+                                schema_version=version)]
+        ranges = sorted({(k.start, k.end) for k in registry.kernels.get((ref.domain, ref.op), [])})
+        return [ref.finding("op_unsupported_by_target", "error",
+                            f"{rt} has no {', '.join(registry.providers)} kernel for {ref.op}-{version} "
+                            f"(kernels: {', '.join(f'{a}-{b}' for a, b in ranges) or 'none'})", runtime=rt,
+                            schema_version=version, kernel_versions=[list(r) for r in ranges])]
+    binding = _bind_types(ort_schema, node, types)
+    if not binding:
+        return []
+    def matches(wanted: dict[str, str]) -> bool:
+        return any(all(t in k.types.get(p, (t,)) for p, t in wanted.items()) for k in kernels)
+
+    if matches(binding):
+        return []
+    as_float = {p: ("tensor(float)" if t == "tensor(float16)" else t) for p, t in binding.items()}
+    if as_float != binding and matches(as_float):
+        # onnxruntime/core/optimizer/insert_cast_transformer.cc: float16 nodes without a CPU kernel run in float32
+        return [ref.finding("float16_cast_to_float", "info",
+                            f"{rt} has no float16 kernel for {ref.op}-{version}: it casts to float32 around it",
+                            runtime=rt, schema_version=version, types=binding)]
+    supported: dict[str, list[str]] = {}
+    for k in kernels:
+        for p, allowed in k.types.items():
+            supported.setdefault(p, [])
+            supported[p].extend(a for a in allowed if a not in supported[p])
+    tail = (" onnxruntime tries the op's function body instead, which needs kernels for these types in every op "
+            "it uses") if by_function else ""
+    wanted = ", ".join(f"{p}={t}" for p, t in sorted(binding.items()))
+    allowed = "; ".join(f"{p}: " + ", ".join(v) for p, v in sorted(supported.items()))
+    return [ref.finding("type_unsupported_by_target", "warning" if by_function else "error",
+                        f"{rt} has {ref.op}-{version} kernels, none for {wanted} (supported: {allowed}).{tail}",
+                        runtime=rt, schema_version=version, types=binding, supported=supported)]
+
+
+def _schema_type_findings(node, ref: NodeRef, schema, types: dict[str, str]) -> list[Finding]:
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
+    found = []
+    for param, given in sorted(_bind_types(schema, node, types).items()):
+        if param in allowed and given not in allowed[param]:
+            version = int(schema.since_version)
+            later = [v for v in spec_index().versions(ref.domain, ref.op) if v > version and any(
+                c.type_param_str == param and given in c.allowed_type_strs
+                for c in spec_index().at(ref.domain, ref.op, v).type_constraints)]
+            hint = f"; {ref.op}-{later[0]} (opset >= {later[0]}) allows it" if later else ""
+            found.append(ref.finding("type_not_in_schema", "error",
+                                     f"{ref.op}-{version} does not take {param}={given}{hint}", type_param=param,
+                                     type=given, allowed=sorted(allowed[param]), schema_version=version,
+                                     allowed_from_version=later[0] if later else None))
+    return found
+
+
+def _table_findings(ref: NodeRef, schema, target: Target) -> list[Finding]:
+    limit = target.max_opset.get(ref.domain)
+    version = int(schema.since_version)
+    if limit is None or version <= limit:
+        return []
+    older = [v for v in spec_index().versions(ref.domain, ref.op) if v <= limit]
+    if older:
+        how = (f"{ref.op}-{older[-1]} exists at opset {limit}: onnx.version_converter can rewrite the node, or "
+               f"export with opset_version={limit}")
+    else:
+        how = (f"{ref.op} does not exist before opset {version}: export with opset_version={limit} so the exporter "
+               "decomposes it (onnx.version_converter cannot)")
+    return [ref.finding("op_unsupported_by_target", "error",
+                        f"{ref.op}-{version} needs {shown(ref.domain)} opset >= {version}; {target.spec} implements "
+                        f"up to {limit}. {how}", schema_version=version, target_opset=limit,
+                        older_versions=older)]
+
+
+def _try_converter(model, opset: int) -> dict[str, Any]:
+    from onnx import version_converter
+
+    try:
+        converted = version_converter.convert_version(model, opset)
+    except Exception as exc:  # noqa: BLE001 - the converter raises RuntimeError with the adapter's message
+        return {"ok": False, "error": str(exc).splitlines()[-1].split("failed: ")[-1][:300]}
+    return {"ok": True, "error": None, "opset": _opsets(converted).get("", opset)}
+
+
+def _opsets(model) -> dict[str, int]:
+    return {norm_domain(o.domain): int(o.version) for o in model.opset_import}
+
+
+def _summary(loaded: LoadedModel) -> dict[str, Any]:
+    model = loaded.model
+    ops = Counter(n.op_type for _, g, _ in iter_graphs(model.graph) for n in g.node)
+    return {"file": str(loaded.path), "bytes": loaded.size, "ir_version": int(model.ir_version),
+            "producer": f"{model.producer_name} {model.producer_version}".strip() or None,
+            "opset_import": {shown(d): v for d, v in loaded.opsets.items()}, "nodes": sum(ops.values()),
+            "ops": dict(sorted(ops.items())), "external_data": [r.to_json() for r in loaded.external]}
+
+
+def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: bool = True) -> OnnxReport:
+    """Check a loaded model statically against the ONNX specification and ``target``.
+
+    Args:
+        loaded: from :func:`faultlib.detect.serving.onnx.load_model`.
+        target: from :func:`faultlib.detect.serving.onnx.parse_target` (``None``: specification checks only).
+        try_fix: when the model's opset is newer than the target's, try ``onnx.version_converter`` down to it.
+
+    Returns:
+        An :class:`OnnxReport`; kinds in :data:`KINDS`.
+    """
+    model = loaded.model
+    opsets = loaded.opsets
+    report = OnnxReport(model=_summary(loaded), target=target.to_json() if target else None)
+    found = report.findings
+    spec = spec_index()
+    for domain, version in sorted(opsets.items()):
+        if domain in STANDARD_DOMAINS and version > spec.newest.get(domain, version):
+            found.append(Finding(DETECTOR, Severity.WARNING,
+                                 f"the model imports {shown(domain)} opset {version}; the installed onnx package "
+                                 f"knows up to {spec.newest[domain]}, so schemas were checked at that opset "
+                                 "(pip install -U onnx)", {"key": f"opset_import.{shown(domain)}"},
+                                 {"opset": version, "onnx_knows": spec.newest[domain]}, kind="opset_unknown_to_onnx"))
+    rt = f"onnxruntime {target.registry.version}" if target and target.registry else None
+    if target is not None:
+        if not target.has_onnx_backend:
+            found.append(Finding(DETECTOR, Severity.ERROR, f"{target.spec} ships no ONNX Runtime backend: no "
+                                 "ONNX model runs on it; choose another release", {"key": "target"},
+                                 {"source": target.source}, kind="no_onnx_backend"))
+        for domain, version in sorted(opsets.items()):
+            oldest = target.min_opset.get(domain)
+            if oldest is not None and version < oldest:
+                found.append(Finding(DETECTOR, Severity.ERROR,
+                                     f"the model imports {shown(domain)} opset {version}; {target.spec} loads opset "
+                                     f"{oldest} and newer: convert it up with onnx.version_converter",
+                                     {"key": f"opset_import.{shown(domain)}"},
+                                     {"opset": version, "target_min_opset": oldest, "domain": shown(domain)},
+                                     kind="model_opset_unsupported"))
+            limit = target.max_opset.get(domain)
+            if limit is not None and version > limit:
+                found.append(Finding(DETECTOR, Severity.ERROR,
+                                     f"the model imports {shown(domain)} opset {version}; {target.spec} implements up "
+                                     f"to {limit} and refuses to load it", {"key": f"opset_import.{shown(domain)}"},
+                                     {"opset": version, "target_opset": limit, "domain": shown(domain)},
+                                     kind="model_opset_unsupported"))
+        ir = int(model.ir_version)
+        too_new = (ir > target.max_ir_version if target.max_ir_version is not None
+                   else target.registry is not None and not target.registry.accepts_ir(ir))
+        if too_new:
+            limit = target.max_ir_version
+            found.append(Finding(DETECTOR, Severity.ERROR,
+                                 f"the model has IR version {ir}; {target.spec} loads "
+                                 f"{f'up to {limit}' if limit else 'an older one'}: save it with an older onnx "
+                                 "(model.ir_version can be lowered only if no newer IR feature is used)",
+                                 {"key": "ir_version"}, {"ir_version": ir, "target_ir_version": limit},
+                                 kind="ir_version_unsupported"))
+    local_functions = {(norm_domain(f.domain), f.name) for f in model.functions}
+    types = value_types(model)
+    for gpath, graph, _ in iter_graphs(model.graph):
+        for index, node in enumerate(graph.node):
+            report.nodes_checked += 1
+            ref = NodeRef(f"{gpath}{node.name or '#' + str(index)}", node.op_type, norm_domain(node.domain), index)
+            schema, node_findings = check_node(node, ref, opsets, local_functions=local_functions)
+            type_findings = _schema_type_findings(node, ref, schema, types) if schema is not None else []
+            found.extend(node_findings + type_findings)
+            if (ref.domain, ref.op) in local_functions or target is None or ref.domain not in opsets:
+                continue
+            if target.registry is not None:
+                if type_findings:  # the spec already refuses these types: no kernel question to ask
+                    continue
+                found.extend(_kernel_findings(node, ref, opsets, target.registry, types, rt or ""))
+            elif schema is not None:
+                found.extend(_table_findings(ref, schema, target))
+            elif ref.domain not in STANDARD_DOMAINS:
+                found.append(ref.finding("custom_op_unchecked", "info",
+                                         f"{shown(ref.domain)}::{ref.op} is a custom op; {target.spec} can only be "
+                                         "checked for it with its own kernel registry"))
+    limit = target.max_opset.get("") if target is not None else None
+    if try_fix and limit is not None and opsets.get("", 0) > limit:
+        converter = _try_converter(model, limit)
+        advice = (f"onnx.version_converter.convert_version(model, {limit}) works: check and compare its outputs, "
+                  f"or export with opset_version={limit}" if converter["ok"] else
+                  f"onnx.version_converter cannot go down to {limit} ({converter['error']}): export again with "
+                  f"opset_version={limit}")
+        report.fix = {"opset": limit, "version_converter": converter, "advice": advice}
+    return report
