@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from faultlib.backends import processes
+from faultlib.processes import tree as processes
 
 # Hypothesis keeps no example database or cache in the checkout: the suite writes only into temp directories
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "faultlib-hypothesis"))

@@ -60,3 +60,21 @@ def test_readme_commands_run_as_written(tmp_path):
         assert proc.returncode == expected, (line, proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:])
         assert "Traceback" not in proc.stderr, (line, proc.stderr[-1500:])
     assert sorted(os.listdir(REPO)) == before  # nothing written beside the checkout
+
+
+def _documented_imports() -> list[str]:
+    """Every ``from faultlib... import ...`` / ``import faultlib...`` line of a python block of the README and docs/."""
+    out = []
+    for page in [README, *sorted((REPO / "docs").glob("*.md"))]:
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(), re.S):
+            out += [line.strip() for line in block.splitlines()
+                    if re.match(r"\s*(from faultlib[\w.]* import |import faultlib)", line)]
+    return sorted(set(out))
+
+
+def test_every_documented_import_works():
+    imports = _documented_imports()
+    assert any("faultlib.detect" in line for line in imports)
+    code = "\n".join(imports)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (code, proc.stderr[-2000:])

@@ -32,7 +32,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from faultlib import repro
-from faultlib.detect.data.labels import compare_label_maps, load_label_map
+from faultlib.detect.data.labels import compare_label_maps
+from faultlib.detect.data.label_maps import load_label_map
 
 NAMES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 
@@ -52,7 +53,7 @@ class LabelGuard:
     """Checks each class-name list the service loads against the training map, and decodes safely.
 
     Args:
-        train_map: the training :class:`~faultlib.detect.data.labels.LabelMap` (from ``id2label.json``).
+        train_map: the training :class:`~faultlib.detect.data.label_maps.LabelMap` (from ``id2label.json``).
     """
 
     def __init__(self, train_map):

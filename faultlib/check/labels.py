@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.labels import KINDS, compare_label_maps, decode_accuracy, load_label_map
+from faultlib.detect.data.labels import KINDS, compare_label_maps, decode_accuracy
+from faultlib.detect.data.label_maps import load_label_map
 from faultlib.errors import InputError
 
 __all__ = ["KINDS", "command", "read_predictions"]

@@ -12,6 +12,7 @@ traceback, never after hours or gigabytes:
 - :mod:`~faultlib.readers.jsondoc`: JSON and JSON Lines with bounded size and depth, finite numbers
   (``NaN``/``Infinity``/``1e999`` refused), no duplicate keys; JSON Lines read line by line so
   one bad line is reported with its number and does not hide the others;
+- :mod:`~faultlib.readers.keypath`: ``FILE#dotted.key.path``, a value inside a parsed document;
 - :mod:`~faultlib.readers.junit`: an assertion suite's JUnit XML, bounded, by expat (no entity expansion).
 """
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from faultlib.detect.data.labels import (
-    KINDS, LabelMap, compare_label_maps, decode_accuracy, label_map, load_label_map, split_source)
+from faultlib.detect.data.labels import KINDS, compare_label_maps, decode_accuracy
+from faultlib.detect.data.label_maps import LabelMap, label_map, load_label_map
+from faultlib.readers.keypath import split_source
 from faultlib.errors import InjectionError, InputError
 from faultlib.inject import build
 from faultlib.inject.labels import reorder

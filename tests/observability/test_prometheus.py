@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from faultlib.backends import processes
+from faultlib.processes import tree as processes
 from faultlib.errors import PrometheusUnavailable
 from faultlib.observability import prometheus as prom
 from faultlib.observability.prometheus import INSTALL_HINT, PrometheusServer, backfill, missing_binaries

@@ -1,5 +1,7 @@
 """The key remap that makes a checkpoint's state dict fit a model: inferred from keys and shapes alone.
 
+One algorithm (the steps below), kept whole in one module: its helpers share the search state and read in order.
+
 A state dict saved from a wrapped model does not load into the bare one, and the other way round:
 ``nn.DataParallel`` and ``DistributedDataParallel`` put ``module.`` in front of every key,
 ``torch.compile`` puts ``_orig_mod.``, a training wrapper puts its attribute name (``model.``,

@@ -17,8 +17,8 @@ pandas, numpy or torch; each name loads its module on first use.
 from faultlib.lazy import lazy_exports
 
 _EXPORTS = {
-    "LabelMap": "labels", "LabelMapReport": "labels", "compare_label_maps": "labels", "decode_accuracy": "labels",
-    "load_label_map": "labels",
+    "LabelMap": "label_maps", "LabelMapReport": "labels", "compare_label_maps": "labels", "decode_accuracy": "labels",
+    "load_label_map": "label_maps",
     "BatchingReport": "batching", "check_batching": "batching",
     "AlignmentReport": "alignment", "check_alignment": "alignment", "parse_tolerance": "alignment",
     "LeakageMonitor": "leakage", "analyze_file": "leakage",

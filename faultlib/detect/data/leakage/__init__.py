@@ -39,11 +39,10 @@ _LAZY = {
     "row_fingerprints": "faultlib.detect.data.leakage.runtime",
     "FittedScaler": "faultlib.detect.data.leakage.fitted", "FittedReport": "faultlib.detect.data.leakage.fitted",
     "compare_fitted": "faultlib.detect.data.leakage.fitted", "load_fitted": "faultlib.detect.data.leakage.fitted",
-    "SourceMap": "faultlib.detect.data.leakage.static", "StaticReport": "faultlib.detect.data.leakage.static",
-    "analyze_source": "faultlib.detect.data.leakage.static",
+    "SourceMap": "faultlib.detect.data.leakage.source", "StaticReport": "faultlib.detect.data.leakage.static",
 }
 
-__all__ = ["KINDS", "analyze_file", *sorted(_LAZY)]
+__all__ = ["KINDS", "analyze_file", "analyze_source", *sorted(_LAZY)]
 
 
 def analyze_file(path: str):
@@ -54,7 +53,7 @@ def analyze_file(path: str):
 
     Returns:
         ``(report, smap)``: the :class:`~faultlib.detect.data.leakage.static.StaticReport` and the
-        :class:`~faultlib.detect.data.leakage.static.SourceMap` (cells of a notebook).
+        :class:`~faultlib.detect.data.leakage.source.SourceMap` (cells of a notebook).
 
     Raises:
         InputError: not a ``.py``/``.ipynb`` file, unreadable, empty, not valid Python (with the line
@@ -62,8 +61,7 @@ def analyze_file(path: str):
     """
     from pathlib import Path
 
-    from faultlib.detect.data.leakage.notebook import notebook_source
-    from faultlib.detect.data.leakage.static import SourceMap, analyze_source
+    from faultlib.detect.data.leakage.source import SourceMap, notebook_source
     from faultlib.errors import InputError
     from faultlib.readers import load_json, read_bytes, read_text
 
@@ -91,6 +89,31 @@ def analyze_file(path: str):
     except (RecursionError, ValueError, MemoryError) as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
     return report, smap
+
+
+def analyze_source(source: str, smap):
+    """Analyse Python source text.
+
+    Args:
+        source: the module's text (a notebook's code cells joined, see
+            :func:`faultlib.detect.data.leakage.source.notebook_source`).
+        smap: a :class:`~faultlib.detect.data.leakage.source.SourceMap`: how lines map back to the user's file.
+
+    Returns:
+        :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
+
+    Raises:
+        SyntaxError, RecursionError, ValueError: from :func:`ast.parse`; the caller turns them into
+            :class:`~faultlib.errors.InputError` with the file and line.
+    """
+    import ast
+
+    from faultlib.detect.data.leakage.static import Analyzer
+
+    tree = ast.parse(source, filename=smap.file)
+    report = Analyzer(tree, smap).run()
+    report.findings.sort(key=lambda f: (f.location.get("index", 0), f.location.get("line", 0), f.kind))
+    return report
 
 
 def __getattr__(name: str) -> Any:

@@ -173,7 +173,7 @@ def load_fitted(spec: str, *, allow_pickle: bool = False) -> FittedScaler:
     Raises:
         InputError: unreadable or malformed file, missing statistics, or a pickle without ``allow_pickle``.
     """
-    from faultlib.detect.data.labels import resolve_key_path, split_source
+    from faultlib.readers.keypath import resolve_key_path, split_source
     from faultlib.readers import load_json, load_yaml_file, read_bytes
 
     path, key = split_source(spec)

@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, 
 from faultlib.detect.data.leakage.values import (
     UNKNOWN, Bound, ClassVal, Const, Data, Enum, Est, FoldIdx, FoldIter, Func, Indexer, Instance, Opaque, Ref, Step,
     Tup, is_test_rows, new_id, parts)
+from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.findings import Finding
 
 DETECTOR = "leakage"
@@ -49,32 +50,6 @@ class _Return(Exception):
 
 class _Budget(Exception):
     pass
-
-
-@dataclass
-class SourceMap:
-    """Lines of the analysed text back to the user's file: a script's lines, or a notebook's cells.
-
-    Attributes:
-        file: the file the user passed.
-        cells: for a notebook, ``(cell number, first line in the joined text, line count)`` per code cell
-            (cell numbers count every cell from 1, as a notebook shows them).
-    """
-
-    file: str
-    cells: list[tuple[int, int, int]] | None = None
-
-    def where(self, line: int) -> dict[str, Any]:
-        if not self.cells:
-            return {"file": self.file, "line": line}
-        for number, start, count in self.cells:
-            if start <= line < start + count:
-                return {"file": self.file, "line": line - start + 1, "index": number}
-        return {"file": self.file, "line": line}
-
-    def describe(self, line: int) -> str:
-        at = self.where(line)
-        return f"cell {at['index']} line {at['line']}" if "index" in at else f"line {line}"
 
 
 @dataclass
@@ -510,25 +485,4 @@ def _is_main_guard(test: ast.expr) -> bool:
             and test.comparators[0].value == "__main__")
 
 
-def analyze_source(source: str, smap: SourceMap) -> StaticReport:
-    """Analyse Python source text.
-
-    Args:
-        source: the module's text (a notebook's code cells joined, see
-            :func:`faultlib.detect.data.leakage.notebook.notebook_source`).
-        smap: how lines map back to the user's file.
-
-    Returns:
-        :class:`StaticReport` (findings ordered by line).
-
-    Raises:
-        SyntaxError, RecursionError, ValueError: from :func:`ast.parse`; the caller turns them into
-            :class:`~faultlib.errors.InputError` with the file and line.
-    """
-    tree = ast.parse(source, filename=smap.file)
-    report = Analyzer(tree, smap).run()
-    report.findings.sort(key=lambda f: (f.location.get("index", 0), f.location.get("line", 0), f.kind))
-    return report
-
-
-__all__ = ["Analyzer", "FitSite", "SourceMap", "StaticReport", "analyze_source", "is_test_rows"]
+__all__ = ["Analyzer", "FitSite", "StaticReport", "is_test_rows"]

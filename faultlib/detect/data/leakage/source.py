@@ -1,4 +1,5 @@
-"""A Jupyter notebook's code cells as one Python module, with a map from its lines back to the cells.
+"""What the static analysis reads: a script, or a notebook's code cells as one module, and :class:`SourceMap`
+from its lines back to the user's file and cells.
 
 The ``.ipynb`` file is JSON (nbformat 4): ``{"cells": [{"cell_type": "code", "source": str | [str]}, ...]}``.
 It is read with the hardened JSON reader. Code cells are joined in order; IPython syntax that is not
@@ -8,10 +9,36 @@ skipped whole), so every other line keeps its place and a finding names its cell
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from faultlib.detect.data.leakage.static import SourceMap
 from faultlib.errors import InputError
+
+
+@dataclass
+class SourceMap:
+    """Lines of the analysed text back to the user's file: a script's lines, or a notebook's cells.
+
+    Attributes:
+        file: the file the user passed.
+        cells: for a notebook, ``(cell number, first line in the joined text, line count)`` per code cell
+            (cell numbers count every cell from 1, as a notebook shows them).
+    """
+
+    file: str
+    cells: list[tuple[int, int, int]] | None = None
+
+    def where(self, line: int) -> dict[str, Any]:
+        if not self.cells:
+            return {"file": self.file, "line": line}
+        for number, start, count in self.cells:
+            if start <= line < start + count:
+                return {"file": self.file, "line": line - start + 1, "index": number}
+        return {"file": self.file, "line": line}
+
+    def describe(self, line: int) -> str:
+        at = self.where(line)
+        return f"cell {at['index']} line {at['line']}" if "index" in at else f"line {line}"
 
 
 def _text(source: Any, path: str, number: int) -> str:
