@@ -5,6 +5,13 @@ Every command, the CLI's own and every ``faultlib check`` plugin, prints through
 handler then prints errors as JSON) and whether ``--debug`` is on. It imports nothing of ours but
 :mod:`faultlib.text`, so a check, a detector's report or the CLI can all use it without importing
 the CLI.
+
+Text from users' files is never markup: the consoles interpret no rich markup (``[bold]``), no emoji
+shortcodes (``file.yaml:100:`` stays as written, never "file.yaml💯") and highlight nothing; and every
+character a terminal would act on (ESC, BEL, CR, C1 controls, line separators) is shown escaped
+(:func:`faultlib.text.printable`) in whatever is printed — a string, a :class:`rich.text.Text`, a table
+cell — at the last step before the terminal, so no command can forget it. Our own styles (colours,
+bold) are kept.
 """
 
 from __future__ import annotations
@@ -14,22 +21,39 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.segment import Segment
 
 from faultlib.text import printable
 
-__all__ = ["emit_json", "printable", "state", "stderr", "stdout"]
+__all__ = ["SafeConsole", "emit_json", "printable", "state", "stderr", "stdout"]
+
+
+class SafeConsole(Console):
+    """A rich console that never interprets text as markup or emoji and escapes terminal controls in every
+    text segment it writes (rich's own control segments, cursor moves of a live display, pass)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(markup=False, emoji=False, highlight=False, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any):  # strings (print arguments, table cells): escaped before
+        return super().render_str(printable(text), **kwargs)  # rich measures them, so columns line up
+
+    def _render_buffer(self, buffer):  # rich's last step before the file: every printed segment passes here
+        return super()._render_buffer(segment if segment.control else Segment(printable(segment.text), segment.style)
+                                      for segment in buffer)
 
 
 def _console(*, to_stderr: bool) -> Console:
     """Paths and ids are never broken mid-name (soft wrap); piped output is 200 columns wide, not 80."""
     stream = sys.stderr if to_stderr else sys.stdout
-    return Console(stderr=to_stderr, soft_wrap=True, width=None if stream.isatty() else 200)
+    return SafeConsole(stderr=to_stderr, soft_wrap=True, width=None if stream.isatty() else 200)
 
 
 stdout = _console(to_stderr=False)
 stderr = _console(to_stderr=True)
 
-#: ``json``: the running command prints JSON (set by each command from its ``--json``); ``debug``:
+#: ``json``: the running command prints JSON (set by each command from its ``--json``); ``writes_evidence``:
+#: the command archives runs (run, regress, regen: an interrupt keeps what was written); ``debug``:
 #: ``faultlib --debug``; ``signal``: the signal that interrupted the command, if one did.
 state: dict[str, Any] = {"json": False, "debug": False}
 

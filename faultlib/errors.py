@@ -64,11 +64,17 @@ class InputError(FaultlibError):
         super().__init__(self.render())
 
     def render(self) -> str:
+        """``file[:line]: [field:] message``; a path or field the message already names is not said twice."""
         where = self.path or "<input>"
         if self.line is not None:
             where += f":{self.line}"
-        field = f" {self.field}:" if self.field else ""
-        return f"{where}:{field} {self.message}"
+        message = self.message
+        if self.path and message.startswith(self.path) and message[len(self.path):][:1] in (" ", ":"):
+            message = message[len(self.path):].lstrip(" :")
+        named = self.field and (message.startswith(self.field) or repr(self.field) in message
+                                or f'"{self.field}"' in message)
+        field = f" {self.field}:" if self.field and not named else ""
+        return f"{where}:{field} {message}"
 
     def to_json(self) -> dict:
         return {"error": type(self).__name__, "message": self.message, "file": self.path,

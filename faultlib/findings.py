@@ -95,3 +95,16 @@ class Finding:
         return cls(detector=data["detector"], severity=Severity(data["severity"]),
                    message=data["message"], location=dict(data.get("location") or {}),
                    evidence=dict(data.get("evidence") or {}), kind=data.get("kind") or "")
+
+
+#: the kind every analysis that could not finish reports (DESIGN: an incomplete analysis is never exit 0 "ok")
+ANALYSIS_INCOMPLETE = "analysis_incomplete"
+ANALYSIS_INCOMPLETE_MEANS = ("the analysis could not finish (a budget ran out, input nested too deeply, a construct "
+                             "it does not model): what it did not reach was not checked")
+
+
+def analysis_incomplete(detector: str, why: str, location: dict[str, Any] | None = None) -> Finding:
+    """The warning finding of an analysis that stopped early: ``why`` says where and why (with the limit that
+    stopped it), so ``faultlib check`` exits 1 at the default ``--fail-on warning`` instead of 0 "ok"."""
+    return Finding(detector, Severity.WARNING, f"analysis incomplete: {why}; what it did not reach was not checked",
+                   dict(location or {}), {"reason": why}, kind=ANALYSIS_INCOMPLETE)

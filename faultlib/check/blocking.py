@@ -36,8 +36,6 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
         lines.append(("off the loop", f"{off['function']} via {off['via']} ({off['file']}:{off['line']})"))
     for skipped in f["skipped"]:
         lines.append(("skipped", skipped))
-    if not f["complete"]:
-        lines.append(("note", "the analysis stopped at its operation budget; some calls were not followed"))
     return lines
 
 

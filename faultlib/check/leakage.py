@@ -34,8 +34,6 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                                        f"{' (match)' if c['matches'] else ''}"))
         return lines
     lines = [("preprocessing fits seen", str(len(f["fits"])))]
-    if not f["complete"]:
-        lines.append(("note", f"the analysis {f['stopped']}; later code was not analysed"))
     return lines
 
 

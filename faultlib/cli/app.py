@@ -42,8 +42,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app.main(args=argv, prog_name="faultlib", standalone_mode=False)
     except FaultlibError as exc:
-        if state["debug"]:
-            raise
+        if state["debug"]:  # the traceback, then the same exit code as without --debug
+            import traceback
+
+            traceback.print_exc()
         if state["json"]:
             emit_json(exc.to_json())
         else:
@@ -51,7 +53,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         signum = state.get("signal") or signal.SIGINT
-        stderr.print(f"aborted by {signal.Signals(signum).name}; evidence written so far is kept", markup=False)
+        kept = "; evidence written so far is kept" if state.get("writes_evidence") else ""
+        stderr.print(f"aborted by {signal.Signals(signum).name}{kept}", markup=False)
         sys.exit(128 + signum)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

@@ -43,8 +43,7 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
     siblings = [d for d in out.iterdir() if (d / "case.yaml").is_file()] if out.is_dir() else []
     first_panel_id = next_free_id(catalog_claims(siblings), "infra")  # unique on the family's dashboard
     scaffold = render(name, trace, first_panel_id=first_panel_id)
-    target = write(scaffold, out)
-    load_case(target)  # the promise: valid as generated
+    target = write(scaffold, out, check=load_case)  # the promise: valid as generated, or nothing is written
     (parent, child), suspect = scaffold.suspect.edge, scaffold.suspect
     if as_json:
         emit_json({"case_dir": str(target), "reason": suspect.reason, "endpoint": suspect.endpoint,

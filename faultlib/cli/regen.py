@@ -34,7 +34,8 @@ from rich.text import Text
 from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.text import printable
-from faultlib.cli.regress import RegressProgress, _check_output
+from faultlib.cli.regress import RegressProgress
+from faultlib.outputs import output_file
 
 _STATUS_STYLE = {"updated": "bold green", "would update": "green", "failed": "bold red", "skipped": "dim",
                  "unreachable": "bold yellow"}
@@ -170,6 +171,7 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
     from faultlib.regress.pool import Pool, RunOptions
 
     state["json"] = as_json
+    state["writes_evidence"] = True  # an interrupted run keeps what it wrote (said on Ctrl-C or SIGTERM)
     old = load(since)
     current = collect()
     diff = fingerprint_diff(old, current)
@@ -186,8 +188,8 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
 
     options = {"crd_dir": crd_dir if backend == "kubernetes" else None}
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
-    _check_output(junit_path, "--junit")
-    _check_output(report_path, "--report")
+    junit_out = output_file(junit_path, "--junit", parents=True) if junit_path is not None else None
+    report_out = output_file(report_path, "--report", parents=True) if report_path is not None else None
     if not as_json:
         _print_selection(since, diff, known, selection)
     result, outcomes = None, []
@@ -204,10 +206,10 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
         if not result.interrupted:
             outcomes = conclude(selection, result, current, known, texts=texts)
         written = []
-        if junit_path is not None:
-            written.append(f"junit: {junit.write(junit_path, result)}")
-        if report_path is not None:
-            written.append(f"report: {report.write(report_path, result)}")
+        if junit_out is not None:
+            written.append(f"junit: {junit.write(junit_out, result)}")
+        if report_out is not None:
+            written.append(f"report: {report.write(report_out, result)}")
         for line in written:
             stderr.print(_text(line), highlight=False)
         if result.interrupted:

@@ -11,7 +11,6 @@ the JUnit XML and the report are still written for what ran, and the exit code i
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -21,10 +20,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from faultlib.cli.params import SEED, TIMEOUT_S
 from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
 from faultlib.console import emit_json, state, stderr, stdout
-from faultlib.cli.params import SEED, TIMEOUT_S
-from faultlib.errors import InputError
+from faultlib.outputs import output_file
 from faultlib.regress.plan import Shard
 from faultlib.regress.results import CaseResult, RegressListener, RegressResult
 
@@ -122,20 +121,6 @@ class RegressProgress(RegressListener):
             self.live = None
 
 
-def _check_output(path: Path | None, option: str) -> None:
-    """Create ``path``'s directory and check it can be written, before anything runs (exit 2)."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise InputError("is a directory: give a file name", path=path, field=option)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"its directory cannot be created ({exc.strerror or exc})", path=path, field=option) from None
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise InputError("its directory is not writable", path=path, field=option)
-
-
 def print_summary(console: Console, result: RegressResult, written: list[str]) -> None:
     """The cases, their verdicts and assertion counts, the totals and the files written."""
     table = Table(show_edge=False)
@@ -205,8 +190,9 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     from faultlib.regress.pool import Pool, RunOptions, effective_jobs
 
     state["json"] = as_json
-    _check_output(junit_path, "--junit")
-    _check_output(report_path, "--report")
+    state["writes_evidence"] = True  # an interrupted run keeps what it wrote (said on Ctrl-C or SIGTERM)
+    junit_out = output_file(junit_path, "--junit", parents=True) if junit_path is not None else None
+    report_out = output_file(report_path, "--report", parents=True) if report_path is not None else None
     options = {"image": image, "namespace": namespace, "crd_dir": crd_dir, "storage_class": storage_class,
                "volume_size": volume_size}
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
@@ -229,10 +215,10 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     finally:
         progress.close()
     written = []
-    if junit_path is not None:
-        written.append(f"junit: {junit.write(junit_path, result)}")
-    if report_path is not None:
-        written.append(f"report: {report.write(report_path, result)}")
+    if junit_out is not None:
+        written.append(f"junit: {junit.write(junit_out, result)}")
+    if report_out is not None:
+        written.append(f"report: {report.write(report_out, result)}")
     if as_json:
         emit_json(result.to_json())
         for line in written:

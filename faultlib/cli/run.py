@@ -76,6 +76,7 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
     from faultlib.runner import Runner
 
     state["json"] = as_json
+    state["writes_evidence"] = True  # an interrupted run keeps what it wrote (said on Ctrl-C or SIGTERM)
     case = load_case(case_dir)
     if prometheus and not dry_run:
         from faultlib.observability.prometheus import require_binaries

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
-from faultlib.errors import InputError
+from faultlib.outputs import output_file
 from faultlib.trace.session import EXIT_CODES
 
 TRACE_HELP = """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
@@ -39,7 +39,8 @@ Exit codes:
                                                          "allow_interspersed_args": False})
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object on stdout "
               "(the script's own stdout then goes to stderr).")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Also write the report to this file.")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write the report to this file (checked before the script runs).")
 @click.option("--continue", "keep_going", is_flag=True, help="Do not stop at the first non-finite value: "
               "count the steps that have one.")
 @click.option("--dump-dir", type=click.Path(path_type=Path), default=None,
@@ -53,7 +54,7 @@ Exit codes:
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
           watch_loops: bool, threshold_ms: float | None, command: tuple[str, ...]) -> int:
-    from faultlib.trace import check_report_path, trace_script
+    from faultlib.trace import trace_script
 
     state["json"] = as_json
     if watch_loops:
@@ -63,8 +64,7 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
             raise click.UsageError(f"{', '.join(given)} go(es) with the NaN trace, not with --asyncio")
     elif threshold_ms is not None:
         raise click.UsageError("--threshold-ms goes with --asyncio")
-    if out is not None:
-        check_report_path(out)
+    target = output_file(out, "--out", parents=True) if out is not None else None  # before the script runs
     if watch_loops:
         from faultlib.trace.loop import trace_asyncio
 
@@ -75,13 +75,8 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
                               stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay,
                               on_replay=_announce_replay)
     data = report.to_json()
-    if out is not None:
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(data, indent=2))
-        except OSError as exc:
-            raise InputError(f"the report could not be written ({exc.strerror or exc})", path=out,
-                             field="--out") from exc
+    if target is not None:
+        target.write_text(json.dumps(data, indent=2))
     if as_json:
         emit_json(data)
     elif watch_loops:

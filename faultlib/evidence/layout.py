@@ -14,6 +14,8 @@
     logs.jsonl      OTLP/JSON ExportLogsServiceRequest per line
     findings.jsonl  one {"phase", "finding"} object per line, every detector finding of the repro
     promql.json     the case's PromQL evaluated per phase and fault window (``--prometheus``; schemas/promql.schema.json)
+    prometheus.log  with ``--prometheus``, when the evaluation failed: Prometheus' own log (its tail), or why it
+                    could not start; its presence tells a skipped PromQL assertion why there are no results
     stdout.txt      stdout of each phase, after a "# faultlib phase=NAME" header line
     stderr.txt      stderr of each phase, likewise (tracebacks land here)
     junit.xml       the assertion suite's JUnit XML
@@ -30,6 +32,7 @@ METRICS_OM = "metrics.om"
 LOGS = "logs.jsonl"
 FINDINGS = "findings.jsonl"
 PROMQL = "promql.json"
+PROMETHEUS_LOG = "prometheus.log"
 STDOUT = "stdout.txt"
 STDERR = "stderr.txt"
 JUNIT = "junit.xml"

@@ -39,6 +39,8 @@ from faultlib.readers.files import Limits
 #: promql.json is written by the runner: a few KB per query and window
 LIMITS = Limits(max_bytes=256 << 20, max_depth=16, max_nodes=20_000_000)
 NOT_RECORDED = "no PromQL results in this run: run with --prometheus (faultlib run --prometheus CASE_DIR)"
+NOT_EVALUATED = (f"no PromQL results: Prometheus failed while evaluating this run's queries (see {layout.PROMETHEUS_LOG} "
+                 "and the run's prometheus_unavailable finding)")
 _NONFINITE = {"NaN": math.nan, "+Inf": math.inf, "-Inf": -math.inf}
 _MISSING = object()
 
@@ -199,6 +201,8 @@ def load(run_dir: str | Path) -> PromqlResults:
 
     path = Path(run_dir) / layout.PROMQL
     if not os.path.lexists(path):
+        if os.path.lexists(Path(run_dir) / layout.PROMETHEUS_LOG):
+            raise PromqlNotRecorded(NOT_EVALUATED)
         raise PromqlNotRecorded(NOT_RECORDED)
     try:
         data = load_json_file(path, limits=LIMITS)

@@ -35,6 +35,7 @@ from typing import Any
 
 from faultlib.readers import Limits, load_json, load_yaml_file, read_bytes
 from faultlib.errors import InputError
+from faultlib.outputs import output_file
 
 UID_PREFIX = "faultlib-"
 SCHEMA_VERSION = 39
@@ -241,7 +242,7 @@ def sync(rendered: dict[str, str], out: Path, *, check: bool) -> SyncReport:
     alone); with ``check``, only report what would change.
 
     Raises:
-        OSError: ``out`` cannot be created or written.
+        InputError: ``out`` cannot be created or written, or one of its dashboard files is a link or directory.
     """
     out = Path(out)
     report = SyncReport()
@@ -256,10 +257,7 @@ def sync(rendered: dict[str, str], out: Path, *, check: bool) -> SyncReport:
             continue
         report.written.append(path)
         if not check:
-            out.mkdir(parents=True, exist_ok=True)
-            tmp = out / f".{name}.tmp-{os.getpid()}"
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
+            output_file(path, "--out", parents=True).write_text(text)  # a link or directory there: refused
     for name in existing:
         if name not in rendered:
             report.removed.append(out / name)

@@ -85,13 +85,17 @@ def evaluate_run(queries: Sequence[tuple[str, str]], run_dir: Path) -> dict[str,
         data = Path(tmp) / "data"
         backfill(run_dir / layout.METRICS_OM, data)
         with PrometheusServer(data) as server:
-            version = server.version()
-            entries = []
-            for query_id, query in queries:
-                for window in windows:
-                    start, end, step = grid(window.start, window.end)
-                    result = server.query_range(query, start, end, step)
-                    entries.append(_entry(query_id, query, window, result, start, end, step))
+            try:
+                version = server.version()
+                entries = []
+                for query_id, query in queries:
+                    for window in windows:
+                        start, end, step = grid(window.start, window.end)
+                        result = server.query_range(query, start, end, step)
+                        entries.append(_entry(query_id, query, window, result, start, end, step))
+            except PrometheusUnavailable:  # it stopped answering: its own log says why; keep it as evidence
+                write_atomic(run_dir, layout.PROMETHEUS_LOG, server.log_tail() or b"(prometheus wrote no log)\n")
+                raise
     document = {"prometheus": version, "queries": entries}
     write_atomic(run_dir, layout.PROMQL, dumps(document))
     return document
@@ -128,9 +132,10 @@ def record_promql(queries: Sequence[tuple[str, str]], run_dir: Path, *, evaluate
     from faultlib.evidence.seal import claim
 
     problems = []
-    moved = claim(run_dir, layout.PROMQL)
-    if moved:
-        problems.append(problem_from_claim(moved))
+    for name in (layout.PROMQL, layout.PROMETHEUS_LOG):  # the runner's names: a repro cannot forge either
+        moved = claim(run_dir, name)
+        if moved:
+            problems.append(problem_from_claim(moved))
     if not evaluate:
         return problems
     try:
@@ -139,7 +144,18 @@ def record_promql(queries: Sequence[tuple[str, str]], run_dir: Path, *, evaluate
     except PrometheusUnavailable as exc:
         problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated: {exc}",
                                         kind="prometheus_unavailable"))
+        _note_failure(run_dir, str(exc))
     except Exception as exc:  # noqa: BLE001 (a bug of ours must not cost the run its evidence)
         problems.append(EvidenceProblem(layout.PROMQL, None, f"PromQL not evaluated ({type(exc).__name__}: {exc})",
                                         kind="promql_not_evaluated"))
+        _note_failure(run_dir, f"{type(exc).__name__}: {exc}")
     return problems
+
+
+def _note_failure(run_dir: Path, reason: str) -> None:
+    """``prometheus.log`` for a failed evaluation: the server's log when :func:`evaluate_run` kept it, else the
+    reason (the server never started); it tells skipped PromQL assertions why there are no results."""
+    from faultlib.evidence.seal import write_atomic
+
+    if not (Path(run_dir) / layout.PROMETHEUS_LOG).exists():
+        write_atomic(run_dir, layout.PROMETHEUS_LOG, f"PromQL not evaluated: {reason}\n".encode())

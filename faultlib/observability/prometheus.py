@@ -45,6 +45,8 @@ BACKFILL_TIMEOUT_S = 120.0
 READY_TIMEOUT_S = 30.0
 #: SIGTERM, then SIGKILL after this many seconds
 STOP_GRACE_S = 5.0
+#: how much of Prometheus' log a failed evaluation keeps in the run directory (prometheus.log)
+LOG_TAIL_BYTES = 1 << 20
 #: per HTTP request, and Prometheus' own --query.timeout
 QUERY_TIMEOUT_S = 30.0
 #: ports tried when another process takes the picked one first
@@ -191,6 +193,7 @@ class PrometheusServer:
         self.pid: int | None = None
         self._proc: subprocess.Popen | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
+        self._log: Path | None = None
 
     def __enter__(self) -> PrometheusServer:
         prometheus = binary("prometheus")
@@ -220,6 +223,7 @@ class PrometheusServer:
         argv = [prometheus, f"--config.file={config}", f"--storage.tsdb.path={data}",
                 f"--web.listen-address={HOST}:{port}", "--storage.tsdb.retention.time=100y",
                 f"--query.timeout={int(QUERY_TIMEOUT_S)}s"]
+        self._log = log
         with open(log, "wb") as out:
             self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=data.parent,
                                           env=repro_environment(), start_new_session=True,
@@ -243,6 +247,16 @@ class PrometheusServer:
                 pass
             time.sleep(0.05)
         raise PrometheusUnavailable(f"prometheus was not ready after {self.ready_timeout_s:g} s: {_tail(log)}")
+
+    def log_tail(self, max_bytes: int = LOG_TAIL_BYTES) -> bytes:
+        """The last ``max_bytes`` of the running (or last started) server's log; empty once stopped."""
+        try:
+            with open(self._log, "rb") as fh:  # type: ignore[arg-type]
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, fh.tell() - max_bytes))
+                return fh.read(max_bytes)
+        except (OSError, TypeError):
+            return b""
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, SIGKILL after :data:`STOP_GRACE_S`) and remove its temporary files."""

@@ -21,7 +21,9 @@ is an error: a panel and the evaluation need series.
 Bounds come first: promql-parser's recursive descent overflows the native stack (the process dies
 with SIGSEGV, no exception) at about 5,000 chained binary operators or a few thousand nested
 parentheses, so a query longer than :data:`MAX_QUERY_CHARS`, nesting deeper than :data:`MAX_NESTING`
-or with more than :data:`MAX_OPERATORS` operator characters is refused before any parser sees it.
+or with more than :data:`MAX_OPERATORS` operator characters is refused before any parser sees it. A
+subquery that asks for more than :data:`MAX_POINTS` evaluations (``m[30d:1ms]``) is refused too:
+Prometheus drops the connection on it, and the case's other queries would go unevaluated.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ MAX_OPERATORS = 256
 _OPERATOR_CHARS = frozenset("+-*/%^<>=!")
 #: how much of a refused query an error message quotes
 QUOTE_CHARS = 200
+#: Prometheus refuses a query_range of more points per series than this ("exceeded maximum resolution of
+#: 11,000 points per timeseries"); a subquery ``[range:step]`` evaluates its inner query at range/step points
+MAX_POINTS = 11_000
+#: the step of a subquery written without one (``[1h:]``): Prometheus' default global evaluation interval
+DEFAULT_SUBQUERY_STEP_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -268,6 +275,33 @@ def promtool_errors(queries: list[Query], promtool: str) -> dict[int, str]:
     return errors
 
 
+def subquery_problem(text: str) -> str | None:
+    """Why a subquery of ``text`` asks Prometheus for too many points (more than :data:`MAX_POINTS` evaluations of
+    its inner query: ``max_over_time(m[30d:1ms])`` is 2.6e9), or None. A query that does not parse: None
+    (the parse error is reported on its own)."""
+    import promql_parser
+
+    try:
+        tree = parse(text)
+    except ValueError:
+        return None
+    found: list[str] = []
+
+    def visit(node) -> None:
+        if isinstance(node, promql_parser.SubqueryExpr) and not found:
+            range_s = node.range.total_seconds()
+            step_s = node.step.total_seconds() if node.step is not None else DEFAULT_SUBQUERY_STEP_S
+            points = range_s / step_s if step_s > 0 else float("inf")
+            if points > MAX_POINTS:
+                step = f"{step_s:g}s" if node.step is not None else f"the default {DEFAULT_SUBQUERY_STEP_S:g}s"
+                found.append(f"has a subquery over {range_s:g}s at a step of {step}: {points:,.0f} evaluations, "
+                             f"more than Prometheus' {MAX_POINTS:,} points per series (widen the step or shorten "
+                             "the range)")
+
+    promql_parser.walk(tree, visit)
+    return found[0] if found else None
+
+
 def check_queries(queries: list[Query], declared: list[str] | None, *, promtool: str | None = None) -> Result:
     """Parse each query and check the metrics it reads against ``declared``.
 
@@ -314,6 +348,10 @@ def check_queries(queries: list[Query], declared: list[str] | None, *, promtool:
             else:
                 result.problems.append(Problem(query.index, f"query {query.id!r} is not valid PromQL "
                                                             f"(promql-parser: {exc}): {query.text}"))
+            continue
+        heavy = subquery_problem(query.text)
+        if heavy:
+            result.problems.append(Problem(query.index, f"query {query.id!r} {heavy}: {quoted(query.text)}"))
             continue
         if not selected.names and not selected.patterns:
             result.problems.append(Problem(query.index, f"query {query.id!r} reads no metric (a literal is no "

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     import pandas
 
 TABLES = Limits(max_bytes=512 * MiB, max_depth=16, max_nodes=50_000_000)
+#: most columns a table may have (``FAULTLIB_MAX_COLUMNS`` raises it): 10^6 columns hung pandas past 120 s
+MAX_COLUMNS = 10_000
+#: most bytes the arrays of one ``.npz`` may decompress to, in all (``FAULTLIB_MAX_NPZ_BYTES`` raises it):
+#: a 1.5 MB archive can declare gigabytes
+MAX_NPZ_BYTES = 2 << 30
 FORMATS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".npy", ".npz")
 _PADDED = re.compile(r"[+-]?0[0-9]")
 _INT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
@@ -61,9 +66,35 @@ def _check_columns(frame: "pandas.DataFrame", path: Path) -> "pandas.DataFrame":
     if duplicated:
         raise InputError(f"column names appear twice: {duplicated}", path=str(path))
     frame.columns = names
+    limit = _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+    if frame.shape[1] > limit:
+        raise InputError(f"has {frame.shape[1]:,} columns, more than {limit:,} (set FAULTLIB_MAX_COLUMNS to raise the "
+                         "limit)", path=str(path))
     if frame.shape[1] == 0:
         raise InputError("has no columns", path=str(path))
     return frame
+
+
+def _limit(name: str, default: int) -> int:
+    """A bound, raised by the environment variable ``name`` (a positive integer) where one is set."""
+    import os
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise InputError(f"{name}={raw!r} is not a positive integer", field=name)
+    return int(raw)
+
+
+def _check_width(header: str, path: Path, sep: str) -> None:
+    """Refuse a header of more than :data:`MAX_COLUMNS` fields before pandas parses it (a cheap upper bound: the
+    separators of the first line)."""
+    limit = _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+    columns = header.count(sep) + 1
+    if columns > limit:
+        raise InputError(f"its header has {columns:,} columns, more than {limit:,}: a table this wide is not read "
+                         "(set FAULTLIB_MAX_COLUMNS to raise the limit)", path=str(path), line=1)
 
 
 def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
@@ -71,6 +102,7 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     text = decode_text(data, path)
     if not text.strip():
         raise InputError("is empty: expected a header line and rows", path=str(path))
+    _check_width(text.lstrip().split("\n", 1)[0], path, sep)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""],
                             engine="c")
@@ -121,18 +153,74 @@ def _jsonl(path: Path) -> "pandas.DataFrame":
     return _records(rows, path)
 
 
-def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
+def _npy(data: bytes, path: Path, member: str | None = None):
+    """One ``.npy`` array from ``data``: the header is read first, and an array whose declared shape and dtype
+    need more or fewer bytes than the data holds is refused as corrupt (numpy would allocate the declared size)."""
     import numpy as np
+    from numpy.lib import format as npformat
 
-    pd = _pandas()
+    where = f" (array {member!r})" if member else ""
+    stream = io.BytesIO(data)
     try:
-        loaded = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:  # object arrays need pickle, which is refused
-        raise InputError(f"cannot be read without pickle (object arrays are refused): {exc}", path=str(path)) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"is not a valid {suffix} file: {exc}", path=str(path)) from None
+        version = npformat.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = npformat.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = npformat.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+    except (ValueError, OSError, EOFError, SyntaxError) as exc:
+        raise InputError(f"is not a valid .npy array{where}: {exc}", path=str(path)) from None
+    if dtype.hasobject:
+        raise InputError(f"holds an object array{where}: it needs pickle, which is refused", path=str(path))
+    count = 1
+    for d in shape:
+        count *= int(d)
+    declared, held = count * dtype.itemsize, len(data) - stream.tell()
+    if declared != held:
+        raise InputError(f"is corrupt{where}: its header declares shape {tuple(shape)} of {dtype} ({declared:,} bytes) "
+                         f"but it holds {held:,} bytes", path=str(path))
+    array = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _npz(data: bytes, path: Path) -> dict:
+    """The arrays of an ``.npz`` (a zip of ``.npy`` members), each member's declared and actual decompressed size
+    bounded by :data:`MAX_NPZ_BYTES` in all before and while it is inflated."""
+    import zipfile
+
+    limit = _limit("FAULTLIB_MAX_NPZ_BYTES", MAX_NPZ_BYTES)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = [m for m in archive.infolist() if not m.is_dir()]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise InputError(f"is not a valid .npz file (zip): {exc}", path=str(path)) from None
+    declared = sum(m.file_size for m in members)
+    if declared > limit:
+        raise InputError(f"declares {declared:,} bytes of arrays, more than {limit:,} (set FAULTLIB_MAX_NPZ_BYTES "
+                         "to raise the limit)", path=str(path))
+    arrays, total = {}, 0
+    for member in members:
+        chunks = []
+        try:
+            with archive.open(member) as fh:
+                while chunk := fh.read(1 << 20):
+                    total += len(chunk)
+                    if total > limit or total > declared:
+                        raise InputError(f"decompresses past its declared size (a decompression bomb): more than "
+                                         f"{min(limit, declared):,} bytes", path=str(path))
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+            raise InputError(f"is not a valid .npz file: member {member.filename!r}: {exc}", path=str(path)) from None
+        name = member.filename[:-4] if member.filename.endswith(".npy") else member.filename
+        arrays[name] = _npy(b"".join(chunks), path, member.filename)
+    return arrays
+
+
+def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
+    pd = _pandas()
     if suffix == ".npz":
-        arrays = {name: loaded[name] for name in loaded.files}
+        arrays = _npz(data, path)
         if len(arrays) == 1 and next(iter(arrays.values())).ndim == 2:
             loaded = next(iter(arrays.values()))
         else:
@@ -141,6 +229,8 @@ def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
                 raise InputError(f"arrays {bad} are not 1-D: an .npz table holds one 1-D array per column",
                                  path=str(path))
             return pd.DataFrame(arrays)
+    else:
+        loaded = _npy(data, path)
     if loaded.dtype.names:
         return pd.DataFrame({name: loaded[name] for name in loaded.dtype.names})
     if loaded.ndim == 1:
@@ -185,7 +275,14 @@ def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.D
             try:
                 # single-threaded: arrow's CPU pool, once started, can abort the interpreter at exit
                 # ("terminate called without an active exception", about 1 run in 75 on 2 loaded cores)
-                frame = pq.ParquetFile(io.BytesIO(data)).read(use_threads=False).to_pandas(use_threads=False)
+                parquet = pq.ParquetFile(io.BytesIO(data))
+                width, limit = len(parquet.schema_arrow.names), _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+                if width > limit:
+                    raise InputError(f"has {width:,} columns, more than {limit:,} (set FAULTLIB_MAX_COLUMNS to raise "
+                                     "the limit)", path=str(path))
+                frame = parquet.read(use_threads=False).to_pandas(use_threads=False)
+            except InputError:
+                raise
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
                 raise InputError(f"is not a readable Parquet file: {exc}", path=str(path)) from None
         else:

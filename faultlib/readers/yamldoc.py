@@ -27,6 +27,8 @@ _TAG = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null")}
 MERGE_TAG = _TAG + "merge"
 INT64 = 1 << 63
+#: libyaml's parser when PyYAML was built with it (the wheels are): the same safe constructors, 3-5x faster
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def dotted(path: list[Any] | tuple) -> str:
@@ -68,8 +70,8 @@ class PositionedYaml:
         self.int_keys = int_keys
         self._lines: dict[tuple, int] = {}
         with _translated(path, text, limits):
-            self._check_depth(text, yaml.SafeLoader)
-            loader = yaml.SafeLoader(text)
+            self._check_depth(text, SAFE_LOADER)
+            loader = SAFE_LOADER(text)
             try:
                 self._accept(loader.get_single_node(), loader)
             finally:
@@ -111,7 +113,10 @@ class PositionedYaml:
                 visiting.discard(key)
                 sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
                 if sizes[key] > self.limits.max_nodes:
-                    raise self._fail(f"expands to more than {self.limits.max_nodes} nodes through aliases "
+                    if len(sizes) >= self.limits.max_nodes:  # as large as that without any alias
+                        raise self._fail(f"has more than {self.limits.max_nodes:,} nodes: a document this large is "
+                                         "not read here (split it)", node)
+                    raise self._fail(f"expands to more than {self.limits.max_nodes:,} nodes through aliases "
                                      "(an alias bomb?): write the values out or use fewer aliases", node)
                 continue
             if key in sizes:

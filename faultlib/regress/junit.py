@@ -30,7 +30,10 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from faultlib.errors import InputError
+from faultlib.outputs import OutputFile, output_file
 from faultlib.regress.results import AssertionStatus, CaseResult, RegressResult
+from faultlib.text import printable
 
 SUITES_NAME = "faultlib regress"
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -108,23 +111,22 @@ def build(result: RegressResult) -> ET.Element:
                    name=f"{SUITES_NAME} {result.shard}")
 
 
-def _write(root: ET.Element, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _write(root: ET.Element, target: OutputFile) -> Path:
     ET.indent(root)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
-    os.replace(tmp, path)
-    return path
+    target.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+    return target.path
 
 
-def write(path: str | Path, result: RegressResult) -> Path:
-    """Write the regression's JUnit XML to ``path`` (parents created, replaced atomically).
+def write(path: str | Path | OutputFile, result: RegressResult) -> Path:
+    """Write the regression's JUnit XML to ``path`` (an :class:`~faultlib.outputs.OutputFile` checked when the
+    command started, or a path checked now; parents created; a regular file replaced atomically, a FIFO or
+    device written as a stream).
 
     Raises:
-        OSError: the file cannot be written.
+        InputError: the target cannot be written (a symbolic link, a directory, a read-only file...).
     """
-    return _write(build(result), path)
+    target = path if isinstance(path, OutputFile) else output_file(path, "--junit", parents=True)
+    return _write(build(result), target)
 
 
 class MergeError(ValueError):
@@ -201,11 +203,12 @@ def main(argv: list[str] | None = None) -> int:
                      help="append a Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)")
     args = parser.parse_args(argv)
     try:
+        out = output_file(args.out, "--out", parents=True)  # before the work: a bad --out costs nothing
         root = merge(sorted(args.inputs))
-    except MergeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _write(root, out)
+    except (MergeError, InputError) as exc:
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
-    _write(root, args.out)
     text = summary_markdown(root)
     target = args.summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
     if target is not None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from faultlib.outputs import OutputFile, output_file
 from faultlib.regress.results import CaseResult, RegressResult
 from faultlib.regress.series import ReportData
 from faultlib.regress.svg import render as render_chart
@@ -260,16 +261,14 @@ def render(result: RegressResult, *, report_dir: Path | None = None, generated_a
             f"<body><header>{head}{table}</header><main>{sections}</main></body></html>\n")
 
 
-def write(path: str | Path, result: RegressResult) -> Path:
-    """Write the report to ``path`` (parent directories created; replaced atomically).
+def write(path: str | Path | OutputFile, result: RegressResult) -> Path:
+    """Write the report to ``path`` (an :class:`~faultlib.outputs.OutputFile` checked when the command started,
+    or a path checked now; parent directories created; a regular file replaced atomically, a FIFO or device
+    written as a stream).
 
     Raises:
-        OSError: the file cannot be written.
+        InputError: the target cannot be written (a symbolic link, a directory, a read-only file...).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = render(result, report_dir=path.parent)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    target = path if isinstance(path, OutputFile) else output_file(path, "--report", parents=True)
+    target.write_text(render(result, report_dir=target.path.parent))
+    return target.path

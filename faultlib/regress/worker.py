@@ -44,10 +44,19 @@ class EventWriter(RunListener):
         self.stream = stream
         self.record = None
         self.run_dir: str | None = None
+        self.parent_gone = False
 
     def emit(self, event: str, **fields: Any) -> None:
-        self.stream.write(json.dumps({"event": event, **fields}, default=str) + "\n")
-        self.stream.flush()
+        """Write one event; when the parent regression is gone (its end of the pipe closed: it was killed),
+        finish the run as interrupted, the way SIGTERM does, and write nothing more."""
+        if self.parent_gone:
+            return
+        try:
+            self.stream.write(json.dumps({"event": event, **fields}, default=str) + "\n")
+            self.stream.flush()
+        except BrokenPipeError:
+            self.parent_gone = True
+            raise KeyboardInterrupt from None
 
     def run_started(self, run_id: str, run_dir: str) -> None:
         self.run_dir = run_dir

@@ -21,7 +21,7 @@ a note say what the replay saw). Exit codes: :data:`faultlib.trace.session.EXIT_
 """
 
 from faultlib.trace.session import (EXIT_CODES, EXIT_FOUND, EXIT_OK, EXIT_SCRIPT_FAILED, EXIT_USAGE, Reason,
-                                    ScriptError, TraceReport, check_report_path, trace_script)
+                                    ScriptError, TraceReport, trace_script)
 
 __all__ = ["EXIT_CODES", "EXIT_FOUND", "EXIT_OK", "EXIT_SCRIPT_FAILED", "EXIT_USAGE", "Reason", "ScriptError",
-           "TraceReport", "check_report_path", "trace_script"]
+           "TraceReport", "trace_script"]

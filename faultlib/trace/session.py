@@ -1,7 +1,7 @@
 """Parent side of ``faultlib trace``: check the command, run the watch pass, then the replay; build the report.
 
-Promise: everything the user names (the script, its interpreter, ``--dump-dir``, and ``--out``
-through :func:`check_report_path`) is checked before the script runs, and a script that fails
+Promise: everything the user names (the script, its interpreter, ``--dump-dir``; the CLI checks ``--out``
+as a :class:`faultlib.outputs.OutputFile`) is checked before the script runs, and a script that fails
 (raises, exits non-zero by itself, is interrupted, cannot start) is reported as such: exit code
 :data:`EXIT_FOUND` means a non-finite value was found, and nothing else.
 """
@@ -208,19 +208,6 @@ def check_writable_dir(path: Path, option: str) -> None:
     except OSError as exc:
         raise InputError(f"cannot write in {existing} ({exc.strerror or exc}): pass a writable directory",
                          path=path, field=option) from exc
-
-
-def check_report_path(path: Path, option: str = "--out") -> None:
-    """Check that the report can be written to ``path`` (a file, existing or not).
-
-    Raises:
-        InputError: ``path`` is a directory, or cannot be written.
-    """
-    if path.is_dir():
-        raise InputError("is a directory: pass a file path for the JSON report", path=path, field=option)
-    check_writable_dir(path.parent, option)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError("cannot be written: pass a writable file path", path=path, field=option)
 
 
 # -- the passes ----------------------------------------------------------------------------------

@@ -249,3 +249,38 @@ def test_readme_example_runs_from_the_repository(tmp_path):
     out = out_of(proc)
     assert sorted({f["kind"] for f in out["findings"]}) == FAULT_KINDS
     assert out["comparison"]["ok"] is True and out["comparison"]["max_abs_error"] < 1e-4
+
+
+def _one_add(initializer):
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [initializer])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("make, phrase", [
+    (lambda TP: TP(name="w", data_type=TP.FLOAT, dims=[2**31, 2**31], raw_data=b"\0" * 16), "holds 16 bytes"),
+    (lambda TP: TP(name="w", data_type=TP.FLOAT, dims=[3], float_data=[1.0, 2.0]), "holds 2 values in float_data"),
+    (lambda TP: TP(name="w", data_type=TP.INT64, dims=[-1], int64_data=[1]), "negative dimension"),
+])
+def test_a_tensor_whose_dims_contradict_its_data_is_a_corrupt_model(tmp_path, make, phrase):
+    from onnx import TensorProto
+
+    path = tmp_path / "lies.onnx"
+    onnx.save(_one_add(make(TensorProto)), path)
+    proc = cli("check", "onnx", str(path), "--json", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    error = json.loads(proc.stdout)
+    assert phrase in error["message"] and "corrupt" in error["message"] and error["field"] == "w"
+
+
+def test_consistent_raw_and_typed_tensors_load(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    for name, tensor in (("raw", numpy_helper.from_array(np.ones(2, np.float32), "w")),
+                         ("typed", helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0]))):
+        onnx.save(_one_add(tensor), tmp_path / f"{name}.onnx")
+        proc = cli("check", "onnx", str(tmp_path / f"{name}.onnx"), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr

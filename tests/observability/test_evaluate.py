@@ -364,3 +364,42 @@ def test_asking_for_prometheus_where_it_is_missing_exits_3_before_anything_runs(
     assert proc.returncode == 3, proc.stderr
     assert "apt-get install" in proc.stderr and "nothing was run" in proc.stderr
     assert not (tmp_path / ".faultlib" / "runs").exists() or not any((tmp_path / ".faultlib" / "runs").iterdir())
+
+
+@needs_prometheus
+def test_a_server_that_dies_mid_evaluation_leaves_its_log_and_skips_say_why(run, tmp_path, monkeypatch):
+    """Prometheus killed while it evaluates (as a query that takes it down does): its own log stays in the
+    run directory, and a PromQL assertion is skipped for that reason, not told to "run with --prometheus"."""
+    import os
+    import signal
+
+    from faultlib.errors import PromqlNotRecorded
+    from faultlib.observability import evaluate
+    from faultlib.observability.prometheus import PrometheusServer
+
+    case, _, run_dir = run
+    copy = Path(shutil.copytree(run_dir, tmp_path / "run"))
+    (copy / layout.PROMQL).unlink()
+    real = PrometheusServer.query_range
+
+    def killed_first(self, *args, **kwargs):
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(PrometheusServer, "query_range", killed_first)
+    [problem] = evaluate.record_promql(case.promql, copy, evaluate=True)
+    assert problem.kind == "prometheus_unavailable"
+    log = (copy / layout.PROMETHEUS_LOG).read_text()
+    assert "Server is ready to receive web requests" in log or "level=info" in log
+    with pytest.raises(PromqlNotRecorded, match="Prometheus failed") as skipped:
+        load(copy)
+    assert "--prometheus (faultlib run" not in str(skipped.value)
+
+
+def test_a_repro_cannot_forge_the_prometheus_log(tmp_path):
+    from faultlib.observability import evaluate
+
+    (tmp_path / layout.PROMETHEUS_LOG).write_text("forged by the repro")
+    [problem] = evaluate.record_promql((), tmp_path, evaluate=False)
+    assert problem.kind == "moved_aside" and not (tmp_path / layout.PROMETHEUS_LOG).exists()

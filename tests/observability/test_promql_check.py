@@ -167,3 +167,15 @@ def test_a_query_that_reads_no_metric_is_an_error():
     result = check_queries([Query(0, "text", '"hello"'), Query(1, "number", "1"), Query(2, "ok", "vector(1) + x")],
                            ["x"], promtool=PROMTOOL)
     assert [(p.index, "reads no metric" in p.message) for p in result.problems] == [(0, True), (1, True)]
+
+
+def test_a_subquery_past_prometheus_resolution_limit_is_refused():
+    from faultlib.observability.promql_check import MAX_POINTS, Query, check_queries
+
+    heavy = [Query(0, "heavy", "max_over_time(faultlib_x[30d:1ms])"),
+             Query(1, "default_step", "max_over_time(faultlib_x[30d:])"),
+             Query(2, "fine", "max_over_time(faultlib_x[1h:1s])")]
+    result = check_queries(heavy, ["faultlib_x"])
+    assert [p.index for p in result.problems] == [0, 1]
+    assert all(f"{MAX_POINTS:,} points per series" in p.message for p in result.problems)
+    assert "2,592,000,000 evaluations" in result.problems[0].message

@@ -78,7 +78,9 @@ def test_new_from_an_error_trace_gzip_json_output(real_traces, tmp_path):
     out = run_json(proc)
     assert out["reason"] == "error" and out["endpoint"] == "inventory" and out["edge"]["errors"] == 3
     assert out["todo"] and (tmp_path / "out" / "lookup_errors" / "case.yaml").is_file()
-    assert "HTTP [500]" in (tmp_path / "out" / "lookup_errors" / "test_case.py").read_text()
+    suite = ast.parse((tmp_path / "out" / "lookup_errors" / "test_case.py").read_text())
+    seen = next(ast.literal_eval(n.value) for n in suite.body if isinstance(n, ast.Assign) and n.targets[0].id == "SEEN")
+    assert seen["http_status_codes"] == [500] and seen["errors"] > 0
 
 
 def test_refuses_to_overwrite_and_rejects_bad_names(real_traces, tmp_path):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS
+
 KINDS = {
     "fit_before_split": "a transformer or selector is fitted on rows that a later split sends to test",
     "fit_on_test": "a transformer is fitted on the test rows themselves (or on train and test stacked); a saved "
@@ -32,6 +34,7 @@ KINDS = {
                            "fold's training rows",
     "fitted_rows_unknown": "a saved scaler's statistics match neither the training table, the test table nor both: "
                            "it was fitted on other rows",
+    ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
 }
 
 _LAZY = {
@@ -110,8 +113,13 @@ def analyze_source(source: str, smap):
 
     from faultlib.detect.data.leakage.static import Analyzer
 
+    from faultlib.findings import analysis_incomplete
+
     tree = ast.parse(source, filename=smap.file)
     report = Analyzer(tree, smap).run()
+    if not report.complete:  # never "ok" for what was not analysed (DESIGN)
+        report.findings.append(analysis_incomplete("leakage", f"the analysis {report.stopped}; later code was not "
+                                                   "analysed", {"file": smap.file}))
     report.findings.sort(key=lambda f: (f.location.get("index", 0), f.location.get("line", 0), f.kind))
     return report
 

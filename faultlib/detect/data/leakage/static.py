@@ -425,7 +425,13 @@ class Analyzer(EstimatorSemantics):
     def _invoke(self, func: Func, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         key = id(func.node)
         self._executed.add(key)
-        if key in self._stack or len(self._stack) >= MAX_DEPTH:
+        if key in self._stack:  # recursion: cut at the first repeat
+            return UNKNOWN
+        if len(self._stack) >= MAX_DEPTH:  # a deeper chain is not followed, and the report says so
+            if self.report.complete:
+                self.report.complete = False
+                self.report.stopped = (f"did not follow the call of {func.qualname} on {self.smap.describe(line)}: "
+                                       f"the call chain is deeper than {MAX_DEPTH} calls")
             return UNKNOWN
         params = func.node.args
         positional = params.posonlyargs + params.args

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.errors import InputError
-from faultlib.findings import Finding, Severity
+from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
 
 DETECTOR = "blocking"
 MAX_FILES = 2_000
@@ -47,6 +47,7 @@ KINDS = {
                            "Popen.wait/communicate, os.system",
     "blocking_cpu": "heavy CPU on the event loop: a torch module's forward (model inference), a scikit-learn "
                     "estimator's fit/predict, a call under torch.no_grad()/inference_mode(), password hashing",
+    ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
 }
 
 __all__ = ["DETECTOR", "KINDS", "BlockingReport", "analyze_path", "analyze_sources"]
@@ -63,7 +64,8 @@ class BlockingReport:
         loop_callbacks: sync functions handed to the loop as callbacks (``call_soon``, ``add_done_callback``...).
         offloaded: functions handed to an executor from code on the loop: ``{function, via, file, line, in_function}``.
         skipped: files left out (symbolic links), with why.
-        complete: False when the analysis stopped at its operation budget.
+        complete: False when the analysis did not finish (its operation budget, a file nested too deeply): then
+            a warning finding of kind ``analysis_incomplete`` says where.
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -176,14 +178,27 @@ def analyze_sources(sources: list[tuple[str, list[str], str]]) -> BlockingReport
     from faultlib.detect.serving.blocking.reach import Reachability
 
     modules = {}
+    unfinished: list[tuple[str, dict[str, Any]]] = []
     for path, parts, source in sources:
-        module = build_module(".".join(parts), path, source, _parse(source, path))
+        tree = _parse(source, path)
+        try:
+            module = build_module(".".join(parts), path, source, tree)
+        except RecursionError:
+            unfinished.append((f"{path} is nested too deeply to analyse (Python's recursion limit); it was left out",
+                               {"file": path}))
+            continue
         for cut in range(len(parts)):  # reachable by its full name and by its name inside the analysed tree
             modules.setdefault(".".join(parts[cut:]), module)
     index = Index(modules)
     reach = Reachability(index)
-    reach.run()
-    report = BlockingReport(files=[p for p, _, _ in sources], complete=reach.complete)
+    try:
+        reach.run()
+    except RecursionError:
+        reach.complete = False
+    if not reach.complete:
+        unfinished.append(("the analysis stopped at its operation budget or recursion limit; some calls were not "
+                           "followed", {}))
+    report = BlockingReport(files=[p for p, _, _ in sources], complete=not unfinished)
     seen = {id(m): m for m in modules.values()}
     report.async_functions = sum(f.is_async for m in seen.values() for f in m.all_functions)
     report.loop_callbacks = len(reach.callbacks)
@@ -191,6 +206,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]]) -> BlockingReport
                          "in_function": o.func.qualname} for o in reach.offloaded]
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks)
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
+    report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
 
 

@@ -30,9 +30,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from faultlib.errors import InputError
-from faultlib.readers.files import decode_text, read_bytes
+from faultlib.readers.files import Limits, MiB, decode_text, read_bytes
 from faultlib.readers.jsondoc import load_json
 from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml
+
+#: a feature pipeline's config can name tens of thousands of features (each a few nodes)
+CONFIG_LIMITS = Limits(max_bytes=64 * MiB, max_depth=64, max_nodes=5_000_000)
 
 FEATURE_LIST_KEYS = ("features", "feature_columns", "inputs")
 _ONE_HOT = {"onehot", "one_hot", "one-hot", "onehot_dense", "dummy", "indicator", "multi_hot"}
@@ -171,17 +174,17 @@ def load_feature_config(path: str | Path) -> FeatureConfig:
             feature config (see :func:`parse_feature_config`).
     """
     path = str(path)
-    raw = read_bytes(path)
+    raw = read_bytes(path, limits=CONFIG_LIMITS)
     text = decode_text(raw, path)
     if Path(path).suffix.lower() == ".json":
-        data = load_json(raw, path)
+        data = load_json(raw, path, limits=CONFIG_LIMITS)
         try:
-            doc = load_yaml(text, path)
+            doc = load_yaml(text, path, limits=CONFIG_LIMITS)
             doc = doc if doc.data == data else None
         except InputError:
             doc = None
         return parse_feature_config(data, path=path, fmt="json", text=text, doc=doc)
-    doc = load_yaml(text, path)
+    doc = load_yaml(text, path, limits=CONFIG_LIMITS)
     return parse_feature_config(doc.data, path=path, fmt="yaml", text=text, doc=doc)
 
 

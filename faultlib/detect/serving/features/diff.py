@@ -31,6 +31,8 @@ Semantics, and why:
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -111,9 +113,21 @@ def classify(path: Sequence[Any], *, in_feature: bool = True) -> str:
     return "parameter_changed"
 
 
+def _canonical(value: Any) -> str | None:
+    """JSON text with sorted keys: equal texts mean equal values (``1`` vs ``1.0`` differ here, so DeepDiff
+    decides those); None when the value is not JSON."""
+    try:
+        return json.dumps(value, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
 def _value_paths(old: Any, new: Any) -> list[tuple[tuple, str]]:
     """Paths whose values differ, each cut at the first list on its way (lists are whole values),
     with ``modified``/``added``/``removed``; numbers compare by value (``1 == 1.0``)."""
+    same = _canonical(old)
+    if same is not None and same == _canonical(new):  # the common case, 100x cheaper than a DeepDiff
+        return []
     deepdiff = require("deepdiff", "features")
     from deepdiff.helper import notpresent
 
@@ -143,21 +157,33 @@ def _get(data: Any, path: Sequence[Any]) -> Any:
 
 
 def _lcs(a: list[str], b: list[str]) -> set[str]:
-    """Names on a longest common subsequence of ``a`` and ``b`` (the ones that did not move)."""
-    n, m = len(a), len(b)
-    table = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        for j in range(m - 1, -1, -1):
-            table[i][j] = table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
-    keep, i, j = set(), 0, 0
-    while i < n and j < m:
-        if a[i] == b[j]:
-            keep.add(a[i])
-            i, j = i + 1, j + 1
-        elif table[i + 1][j] >= table[i][j + 1]:
-            i += 1
+    """Names on a longest common subsequence of ``a`` and ``b`` (the ones that did not move).
+
+    Feature names are unique on each side, so this is the longest increasing subsequence of the positions
+    ``a``'s names have in ``b`` (patience sorting, O(n log n): 40,000 features take milliseconds, where the
+    dynamic-programming table took minutes). Ties keep the earliest run of features, as the table did.
+    """
+    import bisect
+
+    where = {name: j for j, name in enumerate(b)}
+    positions = [(where[name], name) for name in a if name in where]
+    tails: list[int] = []          # tails[k]: smallest last position of an increasing run of length k + 1
+    tail_index: list[int] = []     # index into ``positions`` of that run's last element
+    previous = [-1] * len(positions)
+    for index, (pos, _) in enumerate(positions):
+        k = bisect.bisect_left(tails, pos)
+        if k == len(tails):
+            tails.append(pos)
+            tail_index.append(index)
         else:
-            j += 1
+            tails[k] = pos
+            tail_index[k] = index
+        previous[index] = tail_index[k - 1] if k else -1
+    keep: set[str] = set()
+    index = tail_index[-1] if tail_index else -1
+    while index >= 0:
+        keep.add(positions[index][1])
+        index = previous[index]
     return keep
 
 

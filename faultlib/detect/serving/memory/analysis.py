@@ -13,8 +13,7 @@ of ``points`` timeline points and at each ``segment_alloc``/``oom`` entry.
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from faultlib.detect.serving.memory.snapshot import DETECTOR, LIVE, SMALL_SEGMENT, Snapshot, _Seg, _State, _unmap
 from faultlib.errors import InputError, require
 from faultlib.findings import Finding, Severity
+from faultlib.outputs import OutputFile, output_file
 
 MiB = 1 << 20
 SEGMENT_ADD = ("segment_alloc", "segment_map")
@@ -350,28 +350,25 @@ def _findings(r: SnapshotReport, threshold: float, min_reserved: int) -> list[Fi
     return out
 
 
-def check_png_path(path: str | Path) -> Path:
-    """Where ``--png`` may write: a ``.png`` name in an existing, writable directory, not a directory itself.
+def check_png_path(path: str | Path) -> OutputFile:
+    """Where ``--png`` may write: a ``.png`` name, an output target :func:`faultlib.outputs.output_file` accepts
+    (a file in a writable directory, or a FIFO or device written in place; never a link or a directory).
 
     Raises:
         InputError: otherwise (before any analysis runs).
     """
     path = Path(path)
-    if path.suffix.lower() != ".png":
+    if path.suffix.lower() != ".png" and not path.is_char_device() and not path.is_fifo():
         raise InputError("the heatmap is a PNG: give a file name ending in .png", path=str(path), field="--png")
-    if path.is_dir():
-        raise InputError("is a directory: give a file name", path=str(path), field="--png")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise InputError(f"directory {parent} does not exist or is not writable", path=str(path), field="--png")
-    return path
+    return output_file(path, "--png")
 
 
-def render_png(report: SnapshotReport, path: str | Path, *, dpi: int = 110) -> Path:
+def render_png(report: SnapshotReport, path: str | Path | OutputFile, *, dpi: int = 110) -> Path:
     """Write the heatmap (time x address offset, allocated share of reserved bytes) over the fragmentation
     timeline as a PNG, through matplotlib's Agg canvas (no display, no global backend change).
 
-    The file is written beside ``path`` and renamed into place, so a reader never sees half a PNG.
+    The PNG is written through :class:`faultlib.outputs.OutputFile`: a file is replaced atomically (a reader
+    never sees half a PNG), a FIFO or device is written in place.
 
     Raises:
         DetectorError: the report has no heatmap (``analyse_snapshot(..., heatmap=True)`` first).
@@ -386,7 +383,7 @@ def render_png(report: SnapshotReport, path: str | Path, *, dpi: int = 110) -> P
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    path = Path(path)
+    target = path if isinstance(path, OutputFile) else check_png_path(path)
     times = [p["time_us"] for p in report.timeline]
     use_time = all(t is not None for t in times) and len(set(times)) > 1
     x = np.array([(t - times[0]) / 1e6 for t in times] if use_time else [p["index"] for p in report.timeline], float)
@@ -422,12 +419,7 @@ def render_png(report: SnapshotReport, path: str | Path, *, dpi: int = 110) -> P
     handles = bottom.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     bottom.legend(handles, [h.get_label() for h in handles], loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3,
                   fontsize=8, frameon=False)
-    fd, tmp = tempfile.mkstemp(prefix=".faultlib-", suffix=".png", dir=str(path.parent if str(path.parent) else "."))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format="png")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    image = io.BytesIO()
+    fig.savefig(image, format="png")
+    target.write_bytes(image.getvalue())
+    return target.path

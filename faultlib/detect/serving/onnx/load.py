@@ -4,7 +4,8 @@ The bytes come from :func:`faultlib.readers.read_bytes` (a regular file, no syml
 parsed with ``onnx.load_model_from_string``. A file is refused (:class:`~faultlib.errors.InputError`,
 exit 2, naming the file) when it does not parse as ``onnx.ModelProto`` (not ONNX, truncated, corrupt),
 when it parses but is no model (no graph, no opset import, an IR version of 0: random bytes can
-parse), when a node reads a value nothing defines (a graph cut short), or when a tensor's external
+parse), when a node reads a value nothing defines (a graph cut short), when a tensor's declared dims
+contradict the data it holds (``[2**31, 2**31]`` with 16 bytes: corrupt, never "ok"), or when a tensor's external
 data is missing, too short, or leaves the model's directory (``..``, an absolute path elsewhere, a
 symlink: checked with :func:`faultlib.readers.inside`). External data is read only when asked
 (``load_external=True``, for running the model), each file through the same reader.
@@ -120,6 +121,63 @@ def _structure(model, path: Path) -> None:
                                  path=path, field=out.name)
 
 
+#: bits per element of each TensorProto.DataType whose size is fixed (STRING and unknown types are not checked)
+_BITS = {1: 32, 2: 8, 3: 8, 4: 16, 5: 16, 6: 32, 7: 64, 9: 8, 10: 16, 11: 64, 12: 32, 13: 64, 14: 64, 15: 128,
+         16: 16, 17: 8, 18: 8, 19: 8, 20: 8, 21: 4, 22: 4, 23: 4, 24: 8}
+#: the typed field that holds each DataType's values when raw_data is empty, and values per element
+_FIELDS = {1: ("float_data", 1), 14: ("float_data", 2), 11: ("double_data", 1), 15: ("double_data", 2),
+           7: ("int64_data", 1), 12: ("uint64_data", 1), 13: ("uint64_data", 1), 8: ("string_data", 1)}
+_INT32_FIELD = {2, 3, 4, 5, 6, 9, 10, 16, 17, 18, 19, 20, 24}  # stored one per int32_data entry
+_PACKED_4BIT = {21, 22, 23}  # two per int32_data entry
+
+
+def _size_problem(tensor) -> str | None:
+    """Why ``tensor``'s declared dims contradict the data it holds (the ONNX spec's TensorProto rules), or None."""
+    from onnx import TensorProto
+
+    if any(d < 0 for d in tensor.dims):
+        return f"declares a negative dimension {list(tensor.dims)}"
+    count = 1
+    for d in tensor.dims:
+        count *= d
+    dtype = tensor.data_type
+    if tensor.data_location == TensorProto.EXTERNAL:
+        length = {e.key: e.value for e in tensor.external_data}.get("length")
+        if length and dtype in _BITS and str(length).isdigit() and int(length) != (count * _BITS[dtype] + 7) // 8:
+            return (f"declares dims {list(tensor.dims)} ({count:,} elements, {(count * _BITS[dtype] + 7) // 8:,} "
+                    f"bytes) but its external data length is {int(length):,} bytes")
+        return None
+    if tensor.raw_data:
+        if dtype not in _BITS:
+            return None
+        expected = (count * _BITS[dtype] + 7) // 8
+        if len(tensor.raw_data) != expected:
+            return (f"declares dims {list(tensor.dims)} ({count:,} elements, {expected:,} bytes) but holds "
+                    f"{len(tensor.raw_data):,} bytes")
+        return None
+    if dtype in _FIELDS:
+        name, per = _FIELDS[dtype]
+    elif dtype in _INT32_FIELD:
+        name, per = "int32_data", 1
+    elif dtype in _PACKED_4BIT:
+        name, per = "int32_data", 0.5
+    else:
+        return None
+    held = len(getattr(tensor, name))
+    expected = int(count * per + 0.5) if per < 1 else count * per
+    if held != expected:
+        return f"declares dims {list(tensor.dims)} ({count:,} elements) but holds {held:,} values in {name}"
+    return None
+
+
+def _sizes(model, path: Path) -> None:
+    for tensor in _tensors(model):
+        problem = _size_problem(tensor)
+        if problem:
+            raise InputError(f"tensor {tensor.name!r} {problem}: the model is corrupt (its sizes contradict its "
+                             "data)", path=path, field=tensor.name)
+
+
 def _external(model, path: Path) -> list[ExternalRef]:
     from onnx import TensorProto
 
@@ -178,7 +236,8 @@ def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int 
         The :class:`LoadedModel`.
 
     Raises:
-        InputError: unreadable, not ONNX, truncated or corrupt, or external data missing, short or
+        InputError: unreadable, not ONNX, truncated or corrupt (sizes that contradict the data included), or
+            external data missing, short or
             outside the model's directory (exit 2, naming the file and the tensor).
         MissingDependency: ``onnx`` is not installed (``pip install 'faultlib-ml[onnx]'``).
     """
@@ -193,6 +252,7 @@ def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int 
         raise InputError(f"is not an ONNX model: it does not parse as onnx.ModelProto ({exc}); the file is "
                          "truncated, corrupt or of another type", path=path) from None
     _structure(model, path)
+    _sizes(model, path)
     refs = _external(model, path)
     loaded = LoadedModel(path, model, len(data), refs)
     if load_external and refs:

@@ -1,0 +1,37 @@
+"""Exit codes say what happened, whatever the flags: ``--debug`` adds a traceback and keeps the code; an
+interrupted command says what it keeps only when it keeps something."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.conftest import cli
+
+
+def test_debug_adds_a_traceback_and_keeps_exit_2(tmp_path):
+    plain = cli("check", "labels", "missing.json", "other.json", cwd=tmp_path)
+    debug = cli("--debug", "check", "labels", "missing.json", "other.json", cwd=tmp_path)
+    assert plain.returncode == debug.returncode == 2, (plain.stderr, debug.stderr)
+    assert "Traceback" not in plain.stderr and "Traceback" in debug.stderr
+    assert "error: " in debug.stderr
+
+
+def test_sigterm_during_a_check_says_aborted_without_promising_evidence(tmp_path):
+    (tmp_path / "slow.py").write_text("import time\ntime.sleep(120)\nds = [[1], [2]]\n")
+    proc = subprocess.Popen([sys.executable, "-m", "faultlib", "check", "batching", "slow.py:ds", "--batch-size", "2"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    try:
+        time.sleep(3)  # faultlib has started and is importing the user's module (which sleeps)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "aborted by SIGTERM" in err and "evidence" not in err
