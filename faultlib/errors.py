@@ -71,8 +71,7 @@ class InputError(FaultlibError):
         message = self.message
         if self.path and message.startswith(self.path) and message[len(self.path):][:1] in (" ", ":"):
             message = message[len(self.path):].lstrip(" :")
-        named = self.field and (message.startswith(self.field) or repr(self.field) in message
-                                or f'"{self.field}"' in message)
+        named = self.field and message.startswith((f"{self.field}:", f"{self.field} "))
         field = f" {self.field}:" if self.field and not named else ""
         return f"{where}:{field} {message}"
 

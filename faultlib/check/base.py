@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -35,11 +37,28 @@ class CheckResult:
         return not any(f.severity >= Severity(fail_on) for f in self.findings)
 
     def to_json(self, fail_on: Severity | str = Severity.WARNING) -> dict[str, Any]:
+        """The JSON object; a non-finite number (the statistic of a column holding ±1e300, an infinite PSI) is
+        written as the string ``"NaN"``, ``"+Inf"`` or ``"-Inf"``, as Prometheus writes them: JSON has no inf."""
         clash = {"detector", "ok", "findings"} & set(self.fields)
         if clash:
             raise ValueError(f"check fields may not be named {sorted(clash)}")
-        return {"detector": self.detector, "ok": self.ok(fail_on), "findings": [f.to_json() for f in self.findings],
-                **self.fields}
+        return finite_json({"detector": self.detector, "ok": self.ok(fail_on),
+                            "findings": [f.to_json() for f in self.findings], **self.fields})
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite float (also inside lists, tuples and dicts) as ``"NaN"``/``"+Inf"``/``"-Inf"``."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    if hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalar
+        return finite_json(value.item())
+    return value
 
 
 def fail_on_option(fn: Callable) -> Callable:
@@ -97,7 +116,9 @@ def check_command(name: str, *, summary: Callable[[CheckResult], list[tuple[str,
         @functools.wraps(fn)
         def command(as_json: bool, fail_on: str, **kwargs) -> int:
             state["json"] = as_json
-            result = fn(**kwargs)
+            with warnings.catch_warnings():  # numpy's "overflow encountered" on ±1e300: the findings say it
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = fn(**kwargs)
             if as_json:
                 sys.stdout.write(json.dumps(result.to_json(fail_on), indent=2, allow_nan=False) + "\n")
             else:

@@ -53,7 +53,7 @@ def _decide(series: "pandas.Series") -> "pandas.Series":
     if values.map(lambda v: bool(_INT.fullmatch(v))).all():
         try:
             return pd.to_numeric(series).astype("Int64")
-        except (OverflowError, ValueError):
+        except (OverflowError, ValueError, TypeError):  # beyond int64: kept as written
             return series.astype("string")
     if values.map(lambda v: bool(_FLOAT.fullmatch(v))).all():
         return series.map(lambda v: float(v) if isinstance(v, str) else float("nan")).astype("float64")

@@ -192,6 +192,9 @@ def _translated(path: Path | str, text: str, limits: Limits) -> Iterator[None]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
+        if "maximum nesting depth" in str(exc.problem):  # libyaml's own bound (1,000), met before ours is seen
+            raise InputError(f"nested more than {limits.max_depth} levels deep: flatten the document", path=path,
+                             line=line) from None
         col = f" (column {mark.column + 1})" if mark else ""
         what = ", ".join(part for part in (exc.context, exc.problem) if part) or str(exc)
         raise InputError(f"invalid YAML: {what}{col}", path=path, line=line) from None

@@ -225,7 +225,8 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
     proc = cli("check", "--list-kinds", "--json", cwd=tmp_path)
     assert proc.returncode == 0
     assert set(json.loads(proc.stdout)["leakage"]) == {"fit_before_split", "fit_on_test", "fit_outside_cv",
-                                                       "reused_across_folds", "fitted_rows_unknown"}
+                                                       "reused_across_folds", "fitted_rows_unknown",
+                                                       "analysis_incomplete"}
 
 
 def test_the_case_example_files(tmp_path):

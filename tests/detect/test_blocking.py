@@ -64,7 +64,7 @@ def test_every_kind_in_an_async_handler(tmp_path):
         ("blocking_socket_io", "sock.recv(10)"), ("blocking_subprocess", 'subprocess.run(["ls"])'),
         ("blocking_subprocess", "proc.wait()"), ("blocking_cpu", "model(x)"),
         ("blocking_cpu", "LogisticRegression().fit(x, x)"), ("blocking_cpu", "clf.predict(x)")}
-    assert {k for k, _ in kinds} == set(KINDS)
+    assert {k for k, _ in kinds} == set(KINDS) - {"analysis_incomplete"}  # it found everything: complete
 
 
 def test_follows_sync_helpers_methods_constructors_and_attributes(tmp_path):

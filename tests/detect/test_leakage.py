@@ -265,7 +265,8 @@ def test_bad_files_raise_input_errors(tmp_path, name, content, phrase):
 
 
 def test_kinds_cover_static_runtime_and_fitted():
-    assert {"fit_before_split", "fit_on_test", "fit_outside_cv", "reused_across_folds", "fitted_rows_unknown"} == set(KINDS)
+    assert {"fit_before_split", "fit_on_test", "fit_outside_cv", "reused_across_folds", "fitted_rows_unknown",
+            "analysis_incomplete"} == set(KINDS)
 
 
 # ----------------------------------------------------------------------------- runtime monitor

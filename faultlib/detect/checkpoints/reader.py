@@ -1,16 +1,18 @@
 """Reading one checkpoint file safely: identify its bytes, load only what ``weights_only=True`` allows.
 
-Every file goes through :func:`faultlib.readers.read_bytes` (a regular file, no symlink, at most
-``max_bytes``), then its bytes are identified before anything parses them:
+Every file goes through :func:`faultlib.readers.files.map_file` (a regular file, no symlink, at most
+``max_bytes``, mapped copy-on-write, never read whole into memory), then its bytes are identified before
+anything parses them:
 
 - a PyTorch zip archive (``torch.save``): the zip directory is checked with :mod:`zipfile` (a file cut
   off mid-write has none: ``truncated``), every record's CRC-32 is verified (``torch.load`` does not:
   a flipped bit in tensor data would load silently), TorchScript archives and zips without ``data.pkl`` are
   refused, the pickle's globals are listed statically with
   ``torch.serialization.get_unsafe_globals_in_checkpoint`` (nothing is unpickled to find them), and
-  only then is it loaded with ``torch.load(..., weights_only=True, map_location="cpu")``;
+  only then is it loaded with ``torch.load(..., weights_only=True, map_location="cpu", mmap=True)``;
 - a legacy ``torch.save`` file (``_use_new_zipfile_serialization=False``): ``torch.load(...,
-  weights_only=True)``, whose refusal names the first unsafe global;
+  weights_only=True)``; when it refuses, the globals its pickles import are listed statically and the
+  ones that are not torch's own are named (``posix.system``), never "corrupt";
 - a safetensors file: its JSON header is read with :func:`faultlib.readers.load_json` (bounded,
   no duplicate keys), every tensor's dtype, shape and byte range is checked against the data, and
   the tensors are built with ``torch.frombuffer``: no third-party parser, no pickle;
@@ -38,10 +40,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from faultlib.errors import InputError
-from faultlib.readers import Limits, load_json, read_bytes
+from faultlib.readers import Limits, load_json
+from faultlib.readers.files import map_file
 
-MAX_CHECKPOINT_BYTES = 8 << 30
-"""Largest checkpoint read by default (8 GiB): the whole file is read into memory once, then loaded."""
+MAX_CHECKPOINT_BYTES = 64 << 30
+"""Largest checkpoint read by default (64 GiB). Files are mapped, never read whole into memory: zip records are
+checked one by one and ``torch.load(..., mmap=True)`` maps tensor storages, so memory grows with what a check
+touches (a 10 GB checkpoint is checkable on a 24 GB machine)."""
 MAX_SAFETENSORS_HEADER = 100 << 20
 FILE_KINDS = {
     "empty_file": "the file is empty (0 bytes): a write that never happened or was cut off at once",
@@ -54,6 +59,8 @@ FILE_KINDS = {
     "corrupt": "the file has the right format but does not load (bad CRC, inconsistent records, bad header)",
     "unreadable": "the file cannot be read safely (a symlink, not a regular file, over the size limit, no permission)",
 }
+#: how much of a plain pickle is scanned for the globals it imports (statically; it is never loaded)
+PICKLE_SCAN_BYTES = 64 << 20
 CHECKPOINT_SUFFIXES = {"pt", "pth", "ckpt", "bin", "safetensors", "tar", "pkl", "pickle"}
 _LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
 _UNSUPPORTED_GLOBAL = re.compile(r"Unsupported global: GLOBAL ([\w.]+)")
@@ -119,29 +126,72 @@ def read_checkpoint(path: Path | str, *, root: Path | str | None = None,
         UnloadableCheckpoint: empty, truncated, not a checkpoint, unsafe globals, corrupt (``kind`` says which).
         InputError: the file cannot be read safely (missing, a symlink, too large ...).
     """
-    data = read_bytes(path, limits=Limits(max_bytes=max_bytes), root=root)
-    return load_bytes(data, path)
+    mapped = map_file(path, limits=Limits(max_bytes=max_bytes), root=root)
+    try:
+        return _load(mapped.data, Path(path), mapped.fd_path)
+    finally:
+        mapped.close()
 
 
 def load_bytes(data: bytes, path: Path | str) -> Checkpoint:
-    """Identify and load checkpoint bytes (``path`` names them in messages).
+    """Identify and load checkpoint bytes already in memory (``path`` names them in messages).
 
     Raises:
         UnloadableCheckpoint: as :func:`read_checkpoint`.
     """
-    path = Path(path)
+    return _load(data, Path(path), None)
+
+
+class _MappedReader(io.RawIOBase):
+    """A seekable binary file over a memory mapping (``mmap`` objects lack parts of the file API zipfile and
+    torch use); reads copy only the bytes asked for."""
+
+    def __init__(self, mapping: Any):
+        super().__init__()
+        self.mapping, self.position = mapping, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.mapping)}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        chunk = self.mapping[self.position:self.position + len(buffer)]
+        buffer[:len(chunk)] = chunk
+        self.position += len(chunk)
+        return len(chunk)
+
+
+def _stream(data) -> Any:
+    """A binary file object over ``data``: bytes (BytesIO) or a mapping (read in place)."""
+    if isinstance(data, (bytes, bytearray)):
+        return io.BytesIO(data)
+    return io.BufferedReader(_MappedReader(data), buffer_size=1 << 20)
+
+
+def _load(data, path: Path, fd_path: str | None) -> Checkpoint:
+    """``data``: the file's bytes or its mapping; ``fd_path``: a name for the same file, when it is one."""
     if not data:
         raise UnloadableCheckpoint("is empty (0 bytes): nothing was written", path=path, kind="empty_file")
     if data[:4] == b"PK\x03\x04":
-        return Checkpoint(path, "torch_zip", len(data), _load_zip(data, path))
-    if data.startswith(_LEGACY_MAGIC):
-        return Checkpoint(path, "torch_legacy", len(data), _load_torch(data, path, "torch_legacy"))
+        return Checkpoint(path, "torch_zip", len(data), _load_zip(data, path, fd_path))
+    if data[:len(_LEGACY_MAGIC)] == _LEGACY_MAGIC:
+        return Checkpoint(path, "torch_legacy", len(data), _load_torch(data, path, "torch_legacy", None))
     header = _safetensors_header_size(data)
     if header is not None:
         content, metadata = _load_safetensors(data, header, path)
         return Checkpoint(path, "safetensors", len(data), content, metadata)
     if data[:1] == b"\x80":
-        names = pickle_globals(data)
+        names = pickle_globals(data[:PICKLE_SCAN_BYTES])
         if names:
             raise UnloadableCheckpoint(
                 f"is a plain pickle (not written by torch.save) that imports {', '.join(sorted(names)[:8])} when "
@@ -174,12 +224,12 @@ def _what_it_is(data: bytes) -> str:
         return f"unknown bytes {data[:8].hex(' ')} (torch.save files start with 'PK', safetensors with a header size)"
 
 
-def _load_zip(data: bytes, path: Path) -> Any:
+def _load_zip(data, path: Path, fd_path: str | None) -> Any:
     if data.rfind(b"PK\x05\x06", max(0, len(data) - (1 << 16) - 22)) < 0:
         raise UnloadableCheckpoint(f"is a zip archive cut off before its directory ({len(data)} bytes): the write "
                                    "was interrupted", path=path, kind="truncated", format="torch_zip")
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(_stream(data)) as archive:
             entries = archive.infolist()
             declared = sum(e.file_size for e in entries)
             if declared > 4 * len(data) + (1 << 20):
@@ -204,12 +254,12 @@ def _load_zip(data: bytes, path: Path) -> Any:
     import torch
 
     try:
-        unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+        unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(_stream(data))
     except Exception:  # noqa: BLE001 - a damaged record: torch.load below says what
         unsafe = []
     if unsafe:
         raise _unsafe(path, "torch_zip", unsafe)
-    return _load_torch(data, path, "torch_zip")
+    return _load_torch(data, path, "torch_zip", fd_path)
 
 
 def _unsafe(path: Path, fmt: str, names: Iterable[str]) -> UnloadableCheckpoint:
@@ -222,15 +272,19 @@ def _unsafe(path: Path, fmt: str, names: Iterable[str]) -> UnloadableCheckpoint:
                                 f"{hint}", path=path, kind="unsafe_globals", format=fmt, unsafe_globals=names)
 
 
-def _load_torch(data: bytes, path: Path, fmt: str) -> Any:
+def _load_torch(data, path: Path, fmt: str, fd_path: str | None) -> Any:
+    """``torch.load(weights_only=True)``; a zip checkpoint on disk is loaded with ``mmap=True`` (storages
+    mapped private, copy-on-write: nothing is read that is not touched, nothing written reaches the file)."""
     import pickle
 
     import torch
 
     try:
-        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        if fd_path is not None and fmt == "torch_zip":
+            return torch.load(fd_path, map_location="cpu", weights_only=True, mmap=True)
+        return torch.load(_stream(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        found = _UNSUPPORTED_GLOBAL.findall(str(exc))
+        found = _UNSUPPORTED_GLOBAL.findall(str(exc)) or (_unsafe_legacy_globals(data) if fmt == "torch_legacy" else [])
         if found:
             raise _unsafe(path, fmt, found) from None
         raise UnloadableCheckpoint(f"does not load with weights_only=True: {_first_line(exc)}", path=path,
@@ -251,31 +305,44 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:300] if text else type(exc).__name__
 
 
-def pickle_globals(data: bytes, *, max_ops: int = 1_000_000) -> list[str]:
+def pickle_globals(data: bytes, *, max_ops: int = 1_000_000, pickles: int = 1) -> list[str]:
     """The ``module.name`` globals a pickle would import, found statically (:func:`pickletools.genops`).
 
     Args:
-        data: the pickle's bytes (only the first pickle is read).
+        data: the pickle's bytes.
         max_ops: stop after this many opcodes.
+        pickles: how many pickles written one after another to read (a legacy ``torch.save`` file is four:
+            magic number, protocol, system info, then the object).
 
     Returns:
         Sorted names; ``STACK_GLOBAL`` is resolved from the two strings pushed before it.
     """
     found: set[str] = set()
     strings: list[str] = []
+    stream = io.BytesIO(data)
+    count = 0
     try:
-        for count, (op, arg, _) in enumerate(pickletools.genops(io.BytesIO(data))):
-            if count > max_ops:
-                break
-            if op.name in ("GLOBAL", "INST") and isinstance(arg, str):
-                found.add(arg.replace(" ", "."))
-            elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
-                found.add(f"{strings[-2]}.{strings[-1]}")
-            elif isinstance(arg, str) and ("UNICODE" in op.name or "STRING" in op.name):
-                strings.append(arg)
+        for _ in range(pickles):
+            for op, arg, _ in pickletools.genops(stream):
+                count += 1
+                if count > max_ops:
+                    return sorted(found)
+                if op.name in ("GLOBAL", "INST") and isinstance(arg, str):
+                    found.add(arg.replace(" ", "."))
+                elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+                    found.add(f"{strings[-2]}.{strings[-1]}")
+                elif isinstance(arg, str) and ("UNICODE" in op.name or "STRING" in op.name):
+                    strings.append(arg)
     except Exception:  # noqa: BLE001 - a damaged pickle: what was found so far
         pass
     return sorted(found)
+
+
+def _unsafe_legacy_globals(data) -> list[str]:
+    """Globals of a legacy ``torch.save`` file's pickles that are not torch's own (tensor rebuilders, storages,
+    ``torch.Size``) or ``collections.OrderedDict``: what ``weights_only=True`` refused, named statically."""
+    names = pickle_globals(bytes(data[:PICKLE_SCAN_BYTES]), pickles=4)
+    return [n for n in names if not n.startswith("torch.") and n != "collections.OrderedDict"]
 
 
 def _safetensors_header_size(data: bytes) -> int | None:
@@ -335,7 +402,7 @@ def _load_safetensors(data: bytes, size: int, path: Path) -> tuple[dict[str, Any
         raise bad("safetensors data is little-endian; this machine is big-endian")
     import torch
 
-    storage = bytearray(data[8 + size:])
+    storage = data if not isinstance(data, bytes) else bytearray(data)  # a mapping is copy-on-write already
     content: dict[str, Any] = {}
     for name, (dtype, shape, begin, end) in specs.items():
         torch_dtype = getattr(torch, _SAFETENSORS_DTYPES[dtype][0])
@@ -343,5 +410,6 @@ def _load_safetensors(data: bytes, size: int, path: Path) -> tuple[dict[str, Any
             content[name] = torch.empty(shape, dtype=torch_dtype)
         else:
             count = (end - begin) // _SAFETENSORS_DTYPES[dtype][1]
-            content[name] = torch.frombuffer(storage, dtype=torch_dtype, count=count, offset=begin).reshape(shape)
+            content[name] = torch.frombuffer(storage, dtype=torch_dtype, count=count,
+                                             offset=8 + size + begin).reshape(shape)
     return content, dict(metadata)

@@ -350,7 +350,7 @@ def _findings(r: SnapshotReport, threshold: float, min_reserved: int) -> list[Fi
     return out
 
 
-def check_png_path(path: str | Path) -> OutputFile:
+def check_png_path(path: str | Path) -> Path:
     """Where ``--png`` may write: a ``.png`` name, an output target :func:`faultlib.outputs.output_file` accepts
     (a file in a writable directory, or a FIFO or device written in place; never a link or a directory).
 
@@ -360,7 +360,8 @@ def check_png_path(path: str | Path) -> OutputFile:
     path = Path(path)
     if path.suffix.lower() != ".png" and not path.is_char_device() and not path.is_fifo():
         raise InputError("the heatmap is a PNG: give a file name ending in .png", path=str(path), field="--png")
-    return output_file(path, "--png")
+    output_file(path, "--png")
+    return path
 
 
 def render_png(report: SnapshotReport, path: str | Path | OutputFile, *, dpi: int = 110) -> Path:
@@ -383,7 +384,7 @@ def render_png(report: SnapshotReport, path: str | Path | OutputFile, *, dpi: in
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    target = path if isinstance(path, OutputFile) else check_png_path(path)
+    target = path if isinstance(path, OutputFile) else output_file(check_png_path(path), "--png", probe=False)
     times = [p["time_us"] for p in report.timeline]
     use_time = all(t is not None for t in times) and len(set(times)) > 1
     x = np.array([(t - times[0]) / 1e6 for t in times] if use_time else [p["index"] for p in report.timeline], float)

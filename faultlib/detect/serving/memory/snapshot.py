@@ -115,10 +115,17 @@ def unpickle(data: bytes, path: str) -> Any:
     return value
 
 
+#: addresses, sizes and times in a snapshot are 64-bit on every CUDA device: a larger integer is not one
+INT_LIMIT = 1 << 64
+
+
 def _int(value: Any, where: str, path: str, *, minimum: int | None = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-        raise InputError(f"must be an integer{' >= ' + str(minimum) if minimum is not None else ''}, "
-                         f"found {value!r:.60}", path=path, field=where)
+    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum) \
+            or abs(value) >= INT_LIMIT:
+        shown = (f"an integer of {value.bit_length()} bits" if isinstance(value, int) and not isinstance(value, bool)
+                 and abs(value) >= INT_LIMIT else repr(value)[:60])
+        raise InputError(f"must be an integer{' >= ' + str(minimum) if minimum is not None else ''} below 2**64, "
+                         f"found {shown}", path=path, field=where)
     return value
 
 
