@@ -43,12 +43,17 @@ _STATUS_STYLE = {"updated": "bold green", "would update": "green", "failed": "bo
 
 def _text(value, style: str = "") -> Text:
     """Text of a fingerprint, trace or case value: control characters escaped, never markup."""
-    return Text(printable(str(value)), style)
+    return Text(_one_line(str(value)), style)
+
+
+def _one_line(text: str) -> str:
+    """``text`` made printable, its line breaks shown as ``\\n``: a fingerprint or trace value never starts a line."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _line(console, *parts) -> None:
     """One line of ``parts`` (strings, or ``(string, style)``), control characters escaped."""
-    safe = [(printable(p[0]), p[1]) if isinstance(p, tuple) else printable(str(p)) for p in parts]
+    safe = [(_one_line(p[0]), p[1]) if isinstance(p, tuple) else _one_line(str(p)) for p in parts]
     console.print(Text.assemble(*safe), highlight=False, soft_wrap=True)
 
 

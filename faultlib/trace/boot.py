@@ -75,8 +75,37 @@ class Tracer:
             return self.opt_steps
         return max(self.forwards - 1, 0)
 
+    def _stop(self) -> None:
+        """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing)
+        runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
+        if os.getpid() == self.pid:
+            raise _Stop()
+
+    def _forked(self) -> None:
+        self.forks += 1
+
+    def _count_started_processes(self) -> None:
+        """Count multiprocessing children started without a fork (``spawn``, ``forkserver``): fresh interpreters
+        that the tracer is not in (fork children are counted by :meth:`_forked`)."""
+        import multiprocessing
+        import multiprocessing.process
+
+        tracer, original = self, multiprocessing.process.BaseProcess.start
+
+        def start(process, *args, **kwargs):
+            method = getattr(process, "_start_method", None) or \
+                multiprocessing.get_start_method(allow_none=True) or "fork"
+            if method != "fork" and os.getpid() == tracer.pid:
+                tracer.spawned += 1
+            return original(process, *args, **kwargs)
+
+        multiprocessing.process.BaseProcess.start = start
+
     def install(self) -> None:
         torch = self.torch
+        self.pid, self.forks, self.spawned = os.getpid(), 0, 0
+        os.register_at_fork(after_in_parent=self._forked)
+        self._count_started_processes()
         self.modules.install()
         tracer = self
         original_init = torch.optim.Optimizer.__init__
@@ -125,7 +154,7 @@ class Tracer:
 
     def _stop_if_found(self) -> None:
         if self.first_event() is not None:
-            raise _Stop()
+            self._stop()
 
     # -- hooks ------------------------------------------------------------------------------
     def _root_forward(self, module, args) -> None:
@@ -208,7 +237,7 @@ class Tracer:
             self.trip = {"step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": self.step_nan_input}
         if not self.keep_going:
-            raise _Stop()
+            self._stop()
 
     # -- results ----------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
@@ -217,6 +246,12 @@ class Tracer:
         event = self.first_event()
         result = {"trip": self.trip, "event": event, "dump": None, "dump_error": None,
                   "tripped_steps": len(self.tripped_steps), "notes": []}
+        if self.forks:
+            result["notes"].append(f"the script forked {self.forks} child process(es) (DataLoader workers, "
+                                   "multiprocessing): they ran untraced, a non-finite value there is not reported")
+        if self.spawned:
+            result["notes"].append(f"the script started {self.spawned} multiprocessing process(es) by spawn or "
+                                   "forkserver: they ran untraced, a non-finite value there is not reported")
         inf = self.inputs.inf_seen if self.inputs is not None else None
         if event is not None and event["source"] == "op" and inf is not None:
             result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "
@@ -262,6 +297,9 @@ def main(argv: list[str]) -> int:
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"))
     tracer.install()
     result = run_script(argv, stop=_Stop)
+    if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
+        code = result.get("script_exit")
+        sys.exit(1 if code is None else code)
     result.update(tracer.results())
     _write_result(result_path, result)
     return 0

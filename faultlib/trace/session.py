@@ -23,6 +23,19 @@ from typing import Any, Callable
 
 from faultlib.errors import InputError, ScriptError
 
+#: the replay runs the script again up to the step that tripped: it may take this many times as long as the
+#: first run took to trip, plus the margin (seconds); an endless script is then stopped and said to be
+REPLAY_FACTOR = 3.0
+REPLAY_MARGIN_S = 60.0  # FAULTLIB_TRACE_REPLAY_MARGIN_S sets another margin
+
+
+def _seconds(raw: str | None, default: float) -> float:
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        return default
+    return value if 0 <= value < float("inf") else default
+
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
@@ -162,6 +175,7 @@ class _Pass:
     tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
     raw: dict[str, Any] | None = None  # the whole result file (``--asyncio`` reads its own keys from it)
+    duration_s: float = 0.0
 
 
 # -- checks before anything runs -----------------------------------------------------------------
@@ -218,12 +232,12 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _wait(proc: subprocess.Popen) -> tuple[int, bool]:
-    """Wait for the script; on Ctrl-C or SIGTERM here, interrupt it (SIGINT, then SIGKILL after 5 s).
-    Returns its return code and whether this process was interrupted."""
+def _wait(proc: subprocess.Popen, timeout_s: float | None = None) -> tuple[int, bool]:
+    """Wait for the script; on Ctrl-C or SIGTERM here, or past ``timeout_s``, interrupt it (SIGINT, then SIGKILL
+    after 5 s). Returns its return code and whether it was interrupted."""
     try:
-        return proc.wait(), False
-    except KeyboardInterrupt:
+        return proc.wait(timeout=timeout_s), False
+    except (KeyboardInterrupt, subprocess.TimeoutExpired):
         pass
     try:
         if proc.poll() is None:
@@ -235,8 +249,20 @@ def _wait(proc: subprocess.Popen) -> tuple[int, bool]:
 
 
 def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr,
-              launcher: str = LAUNCHER, needs: str = "torch and faultlib-ml") -> _Pass:
-    """Run the script once under ``launcher`` (``PYTHON -c LAUNCHER SCRIPT ARGS...``) and read its result file."""
+              launcher: str = LAUNCHER, needs: str = "torch and faultlib-ml", timeout_s: float | None = None) -> _Pass:
+    """Run the script once under ``launcher`` (``PYTHON -c LAUNCHER SCRIPT ARGS...``) and read its result file;
+    past ``timeout_s`` (the replay's bound) it is interrupted."""
+    started = time.monotonic()
+    outcome = _run_pass_once(python, script, args, env_extra=env_extra, stdout=stdout, stderr=stderr,
+                             launcher=launcher, needs=needs, timeout_s=timeout_s)
+    outcome.duration_s = time.monotonic() - started
+    if timeout_s is not None and outcome.duration_s >= timeout_s and outcome.end == "interrupted":
+        outcome.error = f"stopped after {timeout_s:.0f} s, the replay's bound"
+    return outcome
+
+
+def _run_pass_once(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr,
+                   launcher: str, needs: str, timeout_s: float | None) -> _Pass:
     with tempfile.TemporaryDirectory(prefix="faultlib-trace-") as tmp:
         path = Path(tmp) / "result.json"
         env = {**os.environ, **env_extra, "FAULTLIB_TRACE_RESULT": str(path)}
@@ -245,7 +271,7 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
                                     stderr=stderr, stdin=subprocess.DEVNULL)
         except OSError as exc:
             return _Pass("could_not_start", error=f"{python} could not be run: {exc.strerror or exc}")
-        returncode, interrupted = _wait(proc)
+        returncode, interrupted = _wait(proc, timeout_s)
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -296,6 +322,7 @@ def _watch_report(watch: _Pass) -> TraceReport:
                                 + (f": {watch.error}" if watch.error else f", exit code {watch.script_exit}") + ")")
     else:
         report.reason = failed
+    report.notes.extend(watch.notes)
     return report
 
 
@@ -307,7 +334,7 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     if event is not None and event["step"] == step:
         report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
         report.replayed, report.dump = True, replay.dump
-        report.notes.extend(replay.notes)
+        report.notes.extend(n for n in replay.notes if n not in report.notes)
     elif seen is None and replay.end in ("interrupted", "could_not_start"):
         report.notes.append(f"the replay stopped before it saw the value again ({replay.error}): the op and "
                             "source line are unknown")
@@ -367,6 +394,9 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
     env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     quiet = subprocess.DEVNULL if quiet_replay else None
-    replay = _run_pass(python, script, args, env_extra=env, stdout=quiet or stdout, stderr=quiet or stderr)
+    margin = _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)
+    bound = REPLAY_FACTOR * watch.duration_s + margin  # the first run reached the trip in duration_s
+    replay = _run_pass(python, script, args, env_extra=env, stdout=quiet or stdout, stderr=quiet or stderr,
+                       timeout_s=bound)
     _add_replay(report, watch.trip, replay)
     return report

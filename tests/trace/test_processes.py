@@ -1,0 +1,98 @@
+"""`faultlib trace` never changes what the script does: a forked child runs untraced with its own exit code
+(the report says children were not traced), and a replay that never reaches the step is stopped and said."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import cli
+
+pytest.importorskip("torch")
+
+FORKING = '''
+import os, sys
+import torch
+
+pid = os.fork()
+if pid == 0:
+    try:
+        w = torch.zeros(3, requires_grad=True)
+        (torch.sqrt(w) * 0).sum().backward()      # NaN gradient: the tracer must not stop this child
+        opt = torch.optim.SGD([w], lr=0.1)
+        opt.step()
+    except BaseException as exc:                  # user code that swallows everything
+        print("child caught", type(exc).__name__, flush=True)
+    sys.exit(7)
+_, status = os.waitpid(pid, 0)
+print("child exit", os.waitstatus_to_exitcode(status), flush=True)
+model = torch.nn.Linear(2, 1)
+loss = model(torch.ones(4, 2)).pow(2).mean()
+loss.backward()
+'''
+
+ONCE_THEN_FOREVER = '''
+import os, sys, time
+import torch
+
+marker = sys.argv[1]
+first = not os.path.exists(marker)
+open(marker, "a").close()
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+step = 0
+while True:
+    x = torch.ones(4, 2) * (float("nan") if first and step == 2 else 1.0)
+    loss = model(x).pow(2).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    step += 1
+    if not first:
+        time.sleep(0.05)                          # the replay never meets the NaN and never ends
+'''
+
+
+def test_a_forked_child_runs_untraced_and_keeps_its_exit_code(tmp_path):
+    (tmp_path / "forking.py").write_text(FORKING)
+    proc = cli("trace", "--json", "--", "python", "forking.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert "child exit 7" in proc.stderr and "child caught" not in proc.stderr
+    assert report["ok"] is True
+    assert any("forked 1 child process" in note and "untraced" in note for note in report["notes"])
+
+
+def test_a_replay_that_never_reaches_the_step_is_stopped_and_said(tmp_path, monkeypatch):
+    (tmp_path / "forever.py").write_text(ONCE_THEN_FOREVER)
+    monkeypatch.setenv("FAULTLIB_TRACE_REPLAY_MARGIN_S", "5")
+    proc = cli("trace", "--json", "--", "python", "forever.py", str(tmp_path / "marker"), cwd=tmp_path, timeout=240)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["first_nonfinite"]["step"] == 2 and report["replayed"] is False
+    assert any("replay's bound" in note for note in report["notes"]), report["notes"]
+
+
+SPAWNING = '''
+import multiprocessing as mp
+import torch
+
+def work(q):
+    q.put(41 + 1)
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=work, args=(q,))
+    p.start(); print("worker said", q.get(), flush=True); p.join()
+    model = torch.nn.Linear(2, 1)
+    model(torch.ones(1, 2)).sum().backward()
+'''
+
+
+def test_a_spawned_worker_is_named_as_untraced(tmp_path):
+    (tmp_path / "spawning.py").write_text(SPAWNING)
+    proc = cli("trace", "--json", "--", "python", "spawning.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert "worker said 42" in proc.stderr
+    assert any("1 multiprocessing process(es) by spawn" in note for note in report["notes"]), report["notes"]
