@@ -17,6 +17,7 @@ Run directories have their own writer (:mod:`faultlib.evidence.seal`): this one 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import uuid
@@ -66,7 +67,7 @@ class OutputFile:
             finally:
                 os.close(fd)
             return len(data)
-        tmp = self.path.parent / f".{self.path.name}.{uuid.uuid4().hex[:12]}.tmp"
+        tmp = self.path.parent / f".{self.path.name[:64]}.{uuid.uuid4().hex[:12]}.tmp"  # short: NAME_MAX is 255
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             try:
@@ -78,8 +79,33 @@ class OutputFile:
                 os.close(fd)
             os.replace(tmp, self.path)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
             raise self._error(f"cannot be written: {exc.strerror}") from None
+        return len(data)
+
+    def append_text(self, text: str) -> int:
+        """Append ``text`` (UTF-8): to the end of a regular file (created when missing), or to a FIFO or device
+        as a stream; never through a link (``$GITHUB_STEP_SUMMARY`` is appended to, not replaced).
+
+        Raises:
+            InputError: the target changed since the check, or the OS refused.
+        """
+        output_file(self.path, self.option, probe=False)
+        data = text.encode("utf-8")
+        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (0 if self.stream else os.O_APPEND | os.O_CREAT)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise self._error(f"cannot be opened for writing: {exc.strerror}") from None
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:
+            raise self._error(f"cannot be written: {exc.strerror}") from None
+        finally:
+            os.close(fd)
         return len(data)
 
     def _open(self, flags: int) -> int:
@@ -114,6 +140,8 @@ def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, 
     def refuse(message: str) -> InputError:
         return InputError(message, path=str(path), field=option)
 
+    if len(os.fsencode(path.name)) > 255:
+        raise refuse(f"its name is {len(os.fsencode(path.name))} bytes long; a file name is at most 255 bytes")
     try:
         info = os.lstat(path)
     except FileNotFoundError:

@@ -145,3 +145,34 @@ def test_junit_merge_out_to_a_fifo(tmp_path):
                              timeout=60)
     assert refused.returncode == 2 and "symbolic link" in refused.stderr
     assert not (tmp_path / "victim.xml").exists()
+
+
+def test_a_name_too_long_for_the_filesystem_is_refused_at_once_and_long_names_write(tmp_path):
+    with pytest.raises(InputError, match="at most 255 bytes"):
+        output_file(tmp_path / ("a" * 300 + ".json"))
+    near = tmp_path / ("b" * 245 + ".json")  # fits, but ".NAME.hex.tmp" would not: the temp name is short
+    output_file(near).write_text("{}")
+    assert near.read_text() == "{}"
+
+
+def test_junit_merge_summary_is_appended_never_through_a_link_or_into_a_directory(tmp_path):
+    shard = tmp_path / "shard.xml"
+    shard.write_text('<?xml version="1.0"?><testsuites name="x"><testsuite name="c|a`se\u0085" tests="1" failures="1" '
+                     'errors="0" skipped="0" time="1.0"><testcase name="t\u009d0;x"><failure message="boom \u009b31m"/>'
+                     '</testcase></testsuite></testsuites>')
+    merge = [sys.executable, "-m", "faultlib.regress.junit", "merge", "--out", str(tmp_path / "all.xml"), str(shard)]
+    (tmp_path / "summary.md").write_text("before\n")
+    ok = subprocess.run([*merge, "--summary", str(tmp_path / "summary.md")], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("before\n") and "| c\\|a\\`se |" in summary and "t\\x9d0;x" in summary
+    assert "\x1b" not in ok.stdout and "\u009b" not in ok.stdout and "\u009d" not in ok.stdout
+    (tmp_path / "adir").mkdir()
+    os.symlink(tmp_path / "victim.md", tmp_path / "link.md")
+    for target, phrase in (("adir", "is a directory"), ("link.md", "symbolic link")):
+        (tmp_path / "all.xml").unlink(missing_ok=True)
+        refused = subprocess.run([*merge, "--summary", str(tmp_path / target)], capture_output=True, text=True,
+                                 timeout=60)
+        assert refused.returncode == 2 and phrase in refused.stderr, refused.stderr
+        assert not (tmp_path / "all.xml").exists()  # checked before the work
+    assert not (tmp_path / "victim.md").exists()

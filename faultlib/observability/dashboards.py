@@ -250,6 +250,13 @@ def sync(rendered: dict[str, str], out: Path, *, check: bool) -> SyncReport:
     if out.is_dir():
         with os.scandir(out) as entries:
             existing = sorted(e.name for e in entries if FILE_PATTERN.match(e.name))
+    if not check:  # every target first: a link or directory among them stops the sync before anything is written
+        for name in sorted(rendered):
+            output_file(out / name, "--out", parents=True, probe=False)
+        for name in existing:
+            if name not in rendered and ((out / name).is_symlink() or not (out / name).is_file()):
+                raise InputError("is not a regular file: not removed (remove it yourself)", path=str(out / name),
+                                 field="--out")
     for name, text in sorted(rendered.items()):
         path = out / name
         if _current(path) == text:

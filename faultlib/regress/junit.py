@@ -186,9 +186,14 @@ def summary_markdown(root: ET.Element) -> str:
             rows = [(tc.get("name", ""), child.get("message", "")) for tc in suite.iter("testcase")
                     for child in tc if child.tag in ("failure", "error")]
             for name, message in rows or [("", "")]:
-                cell = " ".join(message.split()).replace("|", "\\|")[:300]
-                lines.append(f"| {suite.get('name', '')} | {verdict(suite)} | `{name}` | {cell} |")
+                lines.append(f"| {_cell(suite.get('name', ''))} | {_cell(verdict(suite))} | {_cell(name)} | "
+                             f"{_cell(message)[:300]} |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """``text`` as one Markdown table cell: one line, terminal controls escaped, ``|`` and backticks escaped."""
+    return printable(" ".join(str(text).split()).replace("\\", "\\\\")).replace("|", "\\|").replace("`", "\\`")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,18 +207,19 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--summary", type=Path, default=None,
                      help="append a Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)")
     args = parser.parse_args(argv)
+    summary = args.summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY")
+                               else None)
     try:
         out = output_file(args.out, "--out", parents=True)  # before the work: a bad --out costs nothing
+        target = output_file(summary, "--summary") if summary is not None else None
         root = merge(sorted(args.inputs))
         _write(root, out)
+        text = summary_markdown(root)
+        if target is not None:
+            target.append_text(text)
     except (MergeError, InputError) as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         return 2
-    text = summary_markdown(root)
-    target = args.summary or (Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None)
-    if target is not None:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(text)
     sys.stdout.write(text)
     return 0
 

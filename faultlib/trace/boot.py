@@ -298,6 +298,11 @@ def main(argv: list[str]) -> int:
     tracer.install()
     result = run_script(argv, stop=_Stop)
     if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
+        if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
         code = result.get("script_exit")
         sys.exit(1 if code is None else code)
     result.update(tracer.results())

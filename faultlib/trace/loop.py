@@ -189,7 +189,7 @@ def trace_asyncio(command: list[str], *, threshold_ms: float = 50.0, stdout=None
     """
     python, script, args = resolve_command(command)
     run = _run_pass(python, script, args, env_extra={ENV_THRESHOLD: repr(float(threshold_ms))}, stdout=stdout,
-                    stderr=stderr, launcher=ASYNCIO_LAUNCHER, needs="faultlib-ml")
+                    stderr=stderr, launcher=ASYNCIO_LAUNCHER, needs="faultlib-ml", stdin=None)  # the user's stdin
     return _report(run, float(threshold_ms))
 
 

@@ -249,12 +249,13 @@ def _wait(proc: subprocess.Popen, timeout_s: float | None = None) -> tuple[int, 
 
 
 def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr,
-              launcher: str = LAUNCHER, needs: str = "torch and faultlib-ml", timeout_s: float | None = None) -> _Pass:
+              launcher: str = LAUNCHER, needs: str = "torch and faultlib-ml", timeout_s: float | None = None,
+              stdin=subprocess.DEVNULL) -> _Pass:
     """Run the script once under ``launcher`` (``PYTHON -c LAUNCHER SCRIPT ARGS...``) and read its result file;
     past ``timeout_s`` (the replay's bound) it is interrupted."""
     started = time.monotonic()
     outcome = _run_pass_once(python, script, args, env_extra=env_extra, stdout=stdout, stderr=stderr,
-                             launcher=launcher, needs=needs, timeout_s=timeout_s)
+                             launcher=launcher, needs=needs, timeout_s=timeout_s, stdin=stdin)
     outcome.duration_s = time.monotonic() - started
     if timeout_s is not None and outcome.duration_s >= timeout_s and outcome.end == "interrupted":
         outcome.error = f"stopped after {timeout_s:.0f} s, the replay's bound"
@@ -262,13 +263,13 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
 
 
 def _run_pass_once(python: str, script: Path, args: list[str], *, env_extra: dict[str, str], stdout, stderr,
-                   launcher: str, needs: str, timeout_s: float | None) -> _Pass:
+                   launcher: str, needs: str, timeout_s: float | None, stdin) -> _Pass:
     with tempfile.TemporaryDirectory(prefix="faultlib-trace-") as tmp:
         path = Path(tmp) / "result.json"
         env = {**os.environ, **env_extra, "FAULTLIB_TRACE_RESULT": str(path)}
         try:
             proc = subprocess.Popen([python, "-c", launcher, str(script), *args], env=env, stdout=stdout,
-                                    stderr=stderr, stdin=subprocess.DEVNULL)
+                                    stderr=stderr, stdin=stdin)
         except OSError as exc:
             return _Pass("could_not_start", error=f"{python} could not be run: {exc.strerror or exc}")
         returncode, interrupted = _wait(proc, timeout_s)
@@ -382,7 +383,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
     dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
     check_writable_dir(dump_dir, "--dump-dir")
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
-    watch = _run_pass(python, script, args, env_extra=keep, stdout=stdout, stderr=stderr)
+    watch = _run_pass(python, script, args, env_extra=keep, stdout=stdout, stderr=stderr,
+                      stdin=None)  # the first run reads the user's stdin, as the script would; the replay cannot
     report = _watch_report(watch)
     if watch.trip is None:
         return report

@@ -13,6 +13,7 @@ user hands it; a span or service name is attacker-controlled text. The rules her
   it parses to exactly the statement intended.
 - **YAML**: emitted by PyYAML's safe emitter and loaded back (:func:`yaml_document`): the document read
   equals the data written.
+- **PromQL**: untrusted text only inside double-quoted label values, Go-escaped (:func:`promql_string`).
 - **Markdown**: untrusted text only inside code spans whose fence is longer than any backtick run in it,
   with control characters, newlines and tabs escaped (:func:`md_code`).
 
@@ -161,3 +162,12 @@ def md_code(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * (longest + 1)
     return f"{fence} {shown} {fence}"
+
+
+_PROMQL_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def promql_string(text: str) -> str:
+    """``text`` as the inside of a PromQL double-quoted string (Go escapes; other unprintables as ``\\uXXXX``)."""
+    return "".join(_PROMQL_ESCAPES.get(c) or (c if c.isprintable() else
+                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}") for c in text)

@@ -315,3 +315,17 @@ def test_bad_input_raises_input_error_with_file_and_line(tmp_path):
     with pytest.raises(InputError) as info:
         analyze_path(pkg)
     assert info.value.path.endswith("broken.py") and info.value.line is not None
+
+
+@pytest.mark.parametrize("depth", [14, 15, 40, 70])
+def test_a_long_chain_of_sync_helpers_is_found_or_said_incomplete(tmp_path, depth):
+    from faultlib.detect.serving.blocking import analyze_path
+
+    source = "import time\n" + "".join(f"def h{i}():\n    h{i + 1}()\n" for i in range(depth))
+    source += f"def h{depth}():\n    time.sleep(1)\nasync def main():\n    h0()\n"
+    (tmp_path / "chain.py").write_text(source)
+    report = analyze_path(tmp_path / "chain.py")
+    kinds = {f.kind for f in report.findings}
+    assert "blocking_sleep" in kinds or ("analysis_incomplete" in kinds and not report.complete), kinds
+    if depth < 60:
+        assert "blocking_sleep" in kinds

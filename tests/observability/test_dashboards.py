@@ -189,3 +189,22 @@ def test_adding_a_case_does_not_renumber_the_other_rows():
     before = rows(build_family("numerics", cases[1:], source))
     after = rows(build_family("numerics", cases, source))  # exploding_gradient sorts first
     assert {k: after[k] for k in before} == before
+
+
+def test_a_link_or_directory_among_the_dashboards_stops_the_sync_before_any_write(tmp_path):
+    import os
+
+    from faultlib.errors import InputError
+    from faultlib.observability.dashboards import sync
+
+    out = tmp_path / "boards"
+    out.mkdir()
+    os.symlink(tmp_path / "victim.json", out / "faultlib-b.json")
+    with pytest.raises(InputError, match="symbolic link"):
+        sync({"faultlib-a.json": "{}", "faultlib-b.json": "{}"}, out, check=False)
+    assert sorted(p.name for p in out.iterdir()) == ["faultlib-b.json"] and not (tmp_path / "victim.json").exists()
+    os.unlink(out / "faultlib-b.json")
+    (out / "faultlib-stale.json").mkdir()  # a stale generated name that is a directory: not removed, nothing written
+    with pytest.raises(InputError, match="not removed"):
+        sync({"faultlib-a.json": "{}"}, out, check=False)
+    assert sorted(p.name for p in out.iterdir()) == ["faultlib-stale.json"]

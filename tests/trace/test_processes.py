@@ -96,3 +96,27 @@ def test_a_spawned_worker_is_named_as_untraced(tmp_path):
     report = json.loads(proc.stdout)
     assert "worker said 42" in proc.stderr
     assert any("1 multiprocessing process(es) by spawn" in note for note in report["notes"]), report["notes"]
+
+
+INTERRUPTED_CHILD = '''
+import os, sys
+pid = os.fork()
+if pid == 0:
+    raise KeyboardInterrupt
+_, status = os.waitpid(pid, 0)
+print("child status", os.waitstatus_to_exitcode(status), flush=True)
+print("stdin", repr(sys.stdin.read()), flush=True)
+'''
+
+
+def test_a_child_killed_by_keyboardinterrupt_dies_of_sigint_and_stdin_reaches_the_script(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "child.py").write_text(INTERRUPTED_CHILD)
+    plain = subprocess.run([sys.executable, "child.py"], cwd=tmp_path, input="hi\n", capture_output=True, text=True)
+    traced = subprocess.run([sys.executable, "-m", "faultlib", "trace", "--", "python", "child.py"], cwd=tmp_path,
+                            input="hi\n", capture_output=True, text=True, timeout=120)
+    assert "child status -2" in plain.stdout and "stdin 'hi\\n'" in plain.stdout
+    assert "child status -2" in traced.stdout + traced.stderr, traced.stdout + traced.stderr
+    assert "stdin 'hi\\n'" in traced.stdout + traced.stderr

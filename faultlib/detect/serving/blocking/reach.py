@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 
-MAX_CHAIN = 16          # sync calls followed from one entry
+MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
 
 
@@ -110,6 +110,8 @@ class Reachability:
                     for inner, path in self._reach(target):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
+                        else:  # not followed further: never a silent "ok"
+                            self.complete = False
         finally:
             self._busy.discard(key)
         if not direct:
