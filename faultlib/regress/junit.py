@@ -186,7 +186,8 @@ def summary_markdown(root: ET.Element) -> str:
             rows = [(tc.get("name", ""), child.get("message", "")) for tc in suite.iter("testcase")
                     for child in tc if child.tag in ("failure", "error")]
             for name, message in rows or [("", "")]:
-                lines.append(f"| {_cell(suite.get('name', ''))} | {_cell(verdict(suite))} | {_cell(name)} | "
+                code = _cell(name).replace("\\`", "'")  # a code span: no backtick may end it early
+                lines.append(f"| {_cell(suite.get('name', ''))} | {_cell(verdict(suite))} | `{code}` | "
                              f"{_cell(message)[:300]} |")
     return "\n".join(lines) + "\n"
 
