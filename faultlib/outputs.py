@@ -55,25 +55,13 @@ class OutputFile:
         Raises:
             InputError: the target changed since the check (became a link, a directory...), or the OS refused.
         """
-        current = output_file(self.path, self.option, probe=False)
-        if current.stream:
-            fd = self._open(os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            except OSError as exc:
-                raise self._error(f"cannot be written: {exc.strerror}") from None
-            finally:
-                os.close(fd)
-            return len(data)
+        if output_file(self.path, self.option, probe=False).stream:
+            return self._stream(data, os.O_WRONLY)
         tmp = self.path.parent / f".{self.path.name[:64]}.{uuid.uuid4().hex[:12]}.tmp"  # short: NAME_MAX is 255
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
+                _write_all(fd, data)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -91,31 +79,31 @@ class OutputFile:
         Raises:
             InputError: the target changed since the check, or the OS refused.
         """
-        output_file(self.path, self.option, probe=False)
-        data = text.encode("utf-8")
-        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (0 if self.stream else os.O_APPEND | os.O_CREAT)
+        stream = output_file(self.path, self.option, probe=False).stream
+        return self._stream(text.encode("utf-8"), os.O_WRONLY | (0 if stream else os.O_APPEND | os.O_CREAT))
+
+    def _stream(self, data: bytes, flags: int) -> int:
+        """Open the target itself (never through a link) with ``flags`` and write ``data`` to it."""
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = os.open(self.path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise self._error(f"cannot be opened for writing: {exc.strerror}") from None
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
         except OSError as exc:
             raise self._error(f"cannot be written: {exc.strerror}") from None
         finally:
             os.close(fd)
         return len(data)
 
-    def _open(self, flags: int) -> int:
-        try:
-            return os.open(self.path, flags)
-        except OSError as exc:
-            raise self._error(f"cannot be opened for writing: {exc.strerror}") from None
-
     def _error(self, message: str) -> InputError:
         return InputError(message, path=str(self.path), field=self.option)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, parents: bool = False) -> OutputFile:
