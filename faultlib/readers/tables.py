@@ -83,7 +83,7 @@ def _limit(name: str, default: int) -> int:
     if not raw:
         return default
     if not raw.isdigit() or int(raw) < 1:
-        raise InputError(f"{name}={raw!r} is not a positive integer", field=name)
+        raise InputError(f"is {raw!r}, not a positive integer (an environment variable)", field=name)
     return int(raw)
 
 
