@@ -320,8 +320,12 @@ def _observability_proof(doc: PositionedYaml, case_dir: Path, path: Path, contex
     last = context.runs.last_run(case_id)
     if context.runs.note:
         context.once(context.runs.note)
+    unchecked = context.runs.unchecked(case_id)
+    if unchecked:
+        archive = f" --archive {context.runs.archive.uri}" if context.runs.explicit else ""
+        context.once(f"{unchecked}: faultlib run {case_dir}{archive}")
     if last is None:
-        notes.append(f"no complete run of {case_id} in {context.runs.archive.uri}: spans and metrics were not "
+        notes.append(f"no passed run of {case_id} in {context.runs.archive.uri}: spans and metrics were not "
                      "checked against a run")
     else:
         notes.append(f"spans and metrics checked against the last archived run {last.label}")

@@ -1,8 +1,11 @@
 """Whether the spans and metrics a case names were emitted in its last archived run.
 
-The last run is the case's complete run (its manifest exists and is well formed) with the highest
-run id (run ids sort by start time) in the archive's listing (:meth:`Archive.list_runs`, listed
-once per archive). Span names come from the run's ``traces.jsonl`` (both phases, read by the
+The run compared with is the case's last *passed* run: complete (its manifest exists and is well
+formed), verdict ``passed``, with the highest run id (run ids sort by start time) in the archive's
+listing (:meth:`Archive.list_runs`, listed once per archive). A run that errored, failed or was
+interrupted may have stopped before it emitted what the case declares: it is never compared with
+(a crashed run must not make a correct declaration look wrong); when the case's latest run is such
+a run, :meth:`RunIndex.unchecked` says so ("re-run it"). Span names come from the run's ``traces.jsonl`` (both phases, read by the
 evidence reader); metric names are the Prometheus sample names of its ``metrics.om`` when the run
 has one, else ``metrics.prom``: a declared ``x`` is seen when ``x`` is, or, for a histogram,
 ``x_bucket``/``x_count``/``x_sum``. A ``file://`` run is read in place; another archive's run is
@@ -95,7 +98,8 @@ class RunIndex:
         self.archive = archive
         self.explicit = explicit
         self.note: str | None = None
-        self._latest: dict | None = None  # case id -> StoredRun
+        self._latest: dict | None = None  # case id -> last passed StoredRun
+        self._newest: dict = {}  # case id -> newest complete StoredRun, whatever its verdict
         self._read: dict[str, LastRun | None] = {}
 
     def _listing(self) -> dict:
@@ -111,12 +115,33 @@ class RunIndex:
                 self.note = f"no archived runs to check spans and metrics against ({exc})"
                 runs = []
             for run in runs:
-                if run.complete and (run.case not in self._latest or run.run_id > self._latest[run.case].run_id):
+                if not run.complete:
+                    continue
+                if run.case not in self._newest or run.run_id > self._newest[run.case].run_id:
+                    self._newest[run.case] = run
+                if run.verdict == "passed" and (run.case not in self._latest
+                                                or run.run_id > self._latest[run.case].run_id):
                     self._latest[run.case] = run
         return self._latest
 
+    def unchecked(self, case_id: str) -> str | None:
+        """Why ``case_id``'s newest run was not the one compared with (it did not pass), or None.
+
+        The message names the run and its verdict and says what to do: re-run the case; when an older
+        passed run exists it says the comparison used that one instead.
+        """
+        latest = self._listing().get(case_id)
+        newest = self._newest.get(case_id)
+        if newest is None or newest is latest:
+            return None
+        where = f"{case_id}/{newest.run_id} in {self.archive.uri}"
+        verdict = newest.verdict or "unknown"
+        done = (f"spans and metrics were checked against the last passed run {latest.run_id} instead"
+                if latest is not None else "spans and metrics were not checked")
+        return f"the last run of {case_id} ({where}) ended with verdict {verdict}: {done}; re-run it"
+
     def last_run(self, case_id: str) -> LastRun | None:
-        """The names emitted by ``case_id``'s last complete run, or None when it has none.
+        """The names emitted by ``case_id``'s last passed run, or None when it has none.
 
         Raises:
             ArchiveError: an explicit archive is missing, or the run cannot be fetched.

@@ -6,7 +6,9 @@ message, as JSON lines to the file descriptor the spec names (never to stdout: a
 there cannot corrupt the stream). A process per case keeps parallel runs apart (each has its own
 runner, archive client and process tree) and makes every run stoppable on its own: SIGTERM or
 SIGHUP finishes the run with verdict ``error`` and the evidence kept, as Ctrl-C does for
-``faultlib run``.
+``faultlib run``. A worker whose regression was killed (``kill -9``: it hears it through
+``PR_SET_PDEATHSIG``) finishes its run the same way and exits; if finishing takes longer than
+:data:`ORPHAN_GRACE_S`, it kills its own process group: no worker outlives its regression by more.
 
 The archive's credentials never travel in the environment or on the command line: the parent passes
 them through a pipe (``FAULTLIB_CREDENTIALS_FD``, read by
@@ -84,7 +86,23 @@ class EventWriter(RunListener):
         self.record = record
 
 
+#: seconds an orphaned worker (its regression was killed) has to finish its run before it kills itself and
+#: its process group: the same grace the pool gives a worker it stops (pool.CANCEL_GRACE_S)
+ORPHAN_GRACE_S = 30
+_parent_pid: int | None = None
+
+
+def _give_up(signum, _frame) -> None:
+    """The orphan's grace ran out: kill the worker's process group (the worker included), now."""
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+    os._exit(137)  # pragma: no cover - not reached: the group's SIGKILL includes this process
+
+
 def _interrupt(signum, _frame) -> None:
+    if _parent_pid and os.getppid() != _parent_pid and signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+        # the regression is gone (killed): nobody will stop this worker if finishing the run hangs
+        signal.signal(signal.SIGALRM, _give_up)
+        signal.setitimer(signal.ITIMER_REAL, ORPHAN_GRACE_S)
     raise KeyboardInterrupt
 
 
@@ -170,16 +188,22 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, _interrupt)
     args = sys.argv[1:] if argv is None else argv
     spec = json.loads(args[0])
-    die_with_parent(spec.get("parent_pid"))
-    with os.fdopen(int(spec["events_fd"]), "w", encoding="utf-8") as stream:
-        events = EventWriter(stream)
-        try:
-            result = run_case(spec, events)
-        except KeyboardInterrupt:  # a second signal while the first was being handled
-            result = {"record": events.record.to_json() if events.record else None, "interrupted": True,
-                      "run_dir": events.run_dir}
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the result must get out whole
+    global _parent_pid
+    _parent_pid = spec.get("parent_pid")
+    die_with_parent(_parent_pid)
+    stream = os.fdopen(int(spec["events_fd"]), "w", encoding="utf-8")
+    events = EventWriter(stream)
+    try:
+        result = run_case(spec, events)
+    except KeyboardInterrupt:  # a second signal while the first was being handled
+        result = {"record": events.record.to_json() if events.record else None, "interrupted": True,
+                  "run_dir": events.run_dir}
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the result must get out whole
+    try:
         events.emit("result", **result)
+        stream.close()
+    except (KeyboardInterrupt, BrokenPipeError):  # the parent is gone: nobody to tell
+        return 130
     return 130 if result.get("interrupted") else 0
 
 

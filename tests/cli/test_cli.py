@@ -40,7 +40,8 @@ def test_validate_reports_file_line_field_and_exits_2(tiny_case, tmp_path):
 
 
 def test_validate_catalog_and_list(tmp_path):
-    proc = cli("validate", cwd=REPO)
+    (tmp_path / "runs").mkdir()  # an archive of its own: the checkout's .faultlib/runs is the user's, not the test's
+    proc = cli("validate", "--archive", f"file://{tmp_path / 'runs'}", cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     listing = run_json(cli("list", "--json", cwd=REPO))
     assert "fp16_overflow" in {c["id"] for c in listing["cases"]}

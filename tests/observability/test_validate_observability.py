@@ -85,6 +85,34 @@ def test_only_the_latest_complete_run_counts(tmp_path, archived):
     assert f"fp16_overflow/{run_id}" in proc.stderr
 
 
+def test_a_run_that_errored_is_never_trusted_and_validate_says_re_run_it(tmp_path, archived):
+    """A real run killed at its timeout (verdict error, no spans) is the newest run: validate compares with the
+    last passed run, or with nothing when there is none, says so, and never advises removing a declaration."""
+    uri, run_id = archived
+    case_dir = _repo(tmp_path)
+    with_passed = tmp_path / "archive"
+    shutil.copytree(uri.removeprefix("file://"), with_passed)
+    only_errored = tmp_path / "errored"
+    only_errored.mkdir()
+    crashed = {}
+    for archive in (with_passed, only_errored):
+        record = run_json(cli("run", str(case_dir), "--archive", f"file://{archive}", "--no-control", "--timeout", "1",
+                              "--json", cwd=tmp_path, timeout=120))
+        assert record["verdict"] == "error" and record["run_id"] > run_id
+        crashed[archive] = record["run_id"]
+    proc = cli("validate", str(case_dir), "--archive", f"file://{with_passed}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (f"the last run of fp16_overflow (fp16_overflow/{crashed[with_passed]} in file://{with_passed}) ended with "
+            f"verdict error: spans and metrics were checked against the last passed run {run_id} instead; "
+            f"re-run it: faultlib run {case_dir} --archive file://{with_passed}") in proc.stderr
+    assert "remove it from" not in proc.stderr
+    proc = cli("validate", str(case_dir), "--archive", f"file://{only_errored}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (f"the last run of fp16_overflow (fp16_overflow/{crashed[only_errored]} in file://{only_errored}) ended "
+            "with verdict error: spans and metrics were not checked; re-run it") in proc.stderr
+    assert "remove it from" not in proc.stderr
+
+
 def test_a_panel_id_no_dashboard_has(tmp_path):
     case_dir = _repo(tmp_path)
     line = edit_case_yaml(case_dir, "- {id: 3, title: Loss scale", "- {id: 7003, title: Loss scale")
@@ -101,7 +129,7 @@ def test_without_an_archived_run_or_dashboards_validate_notes_what_it_did_not_ch
     assert proc.stderr.count("has no compose/grafana/dashboards beside it") == 1  # said once
     as_json = run_json(cli("validate", str(first), "--json", cwd=tmp_path))
     assert as_json["ok"] is True
-    assert any("no complete run of fp16_overflow" in note for note in as_json["cases"][0]["notes"])
+    assert any("no passed run of fp16_overflow" in note for note in as_json["cases"][0]["notes"])
     assert any("has no compose/grafana/dashboards" in note for note in as_json["notes"])
 
 

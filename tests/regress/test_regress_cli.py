@@ -224,6 +224,43 @@ def test_a_killed_regression_still_finishes_its_running_case(tmp_path):
     assert manifest.exists(), "the worker heard its parent die (PR_SET_PDEATHSIG) and finished the run"
     record = json.loads((outs[0].parent / "run.json").read_text())
     assert record["verdict"] == "error" and "interrupted" in record["error"]
+    deadline = time.monotonic() + 30
+    while _workers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _workers(), "a worker outlived its killed regression"
+
+
+def _workers() -> list[str]:
+    """Command lines of the live faultlib.regress.worker processes below this test (orphans come back to pytest,
+    the session's subreaper)."""
+    from faultlib.processes import tree
+
+    found = [tree.cmdline(p.pid) for p in tree.descendants([os.getpid()]) if p.alive]
+    return [line for line in found if "faultlib.regress.worker" in line]
+
+
+def test_an_orphaned_worker_that_cannot_finish_kills_itself_after_its_grace(tmp_path):
+    """A worker whose regression died and whose run will not finish (its SIGTERM handling is stuck) is gone once
+    ORPHAN_GRACE_S runs out: its own process group is killed."""
+    code = (
+        "import os, signal, time\n"
+        "from faultlib.regress import worker\n"
+        "worker.ORPHAN_GRACE_S = 0.5\n"
+        "worker._parent_pid = -1  # not our parent: the regression is gone\n"
+        "signal.signal(signal.SIGTERM, worker._interrupt)\n"
+        "if os.fork() == 0:  # something the run left in the worker's group\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "except KeyboardInterrupt:\n"
+        "    pass\n"
+        "time.sleep(60)  # stuck finishing the run\n")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", code], start_new_session=True, capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert time.monotonic() - started < 20
 
 
 SECRET_CHECK_REPRO = '''
