@@ -108,7 +108,9 @@ class RunRecord:
     duration_s: float = 0.0
     control: PhaseResult = field(default_factory=PhaseResult)
     faulted: PhaseResult = field(default_factory=PhaseResult)
-    assertions: dict[str, list[str]] = field(default_factory=lambda: {"passed": [], "failed": []})
+    #: ``{"passed": [ids], "failed": [ids], "skipped": [ids], "failures": [{"id", "test", "message"}]}``:
+    #: each failed assertion's test function and the first line of its failure message
+    assertions: dict[str, list] = field(default_factory=lambda: {"passed": [], "failed": []})
     artifacts: list[Artifact] = field(default_factory=list)
     archive_uri: str = ""
     error: str | None = None
@@ -120,7 +122,7 @@ class RunRecord:
             "backend": self.backend, "verdict": self.verdict.value, "started_at": self.started_at,
             "duration_s": round(self.duration_s, 3), "seed": self.seed, "fingerprint": self.fingerprint,
             "control": self.control.to_json(), "faulted": self.faulted.to_json(),
-            "assertions": {k: list(v) for k, v in self.assertions.items()},
+            "assertions": {k: [dict(i) if isinstance(i, dict) else i for i in v] for k, v in self.assertions.items()},
             "artifacts": [asdict(a) for a in self.artifacts], "archive_uri": self.archive_uri,
             "error": self.error, "findings": [f.to_json() for f in self.findings],
         }
@@ -145,6 +147,13 @@ class RunRecord:
         lists = {k: assertions.get(k, []) for k in ("passed", "failed", "skipped") if k in assertions or k != "skipped"}
         if not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists.values()):
             raise ValueError("assertions.passed and assertions.failed must be lists of strings")
+        failures = assertions.get("failures")
+        if failures is not None:
+            if not isinstance(failures, list) or not all(
+                    isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("id", "test", "message"))
+                    for f in failures):
+                raise ValueError("assertions.failures must be a list of {id, test, message} strings")
+            lists["failures"] = [{k: f[k] for k in ("id", "test", "message")} for f in failures]
         fp = _mapping(data.get("fingerprint"), "fingerprint")
         for name in ("run_id", "backend", "started_at"):
             if not isinstance(data.get(name), str):

@@ -48,6 +48,7 @@ from faultlib.observability.evaluate import record_promql
 from faultlib.readers.junit import read_junit
 from faultlib.record import Attempt, PhaseResult, PhaseStatus, RunRecord, Verdict, fingerprint
 from faultlib.repro import ENV_PARAMS, phase_env
+from faultlib.text import first_line
 
 ASSERTION_TIMEOUT_S = 300.0
 
@@ -99,27 +100,35 @@ def _phase_result(outcome) -> PhaseResult:
     return PhaseResult(status=status, exit_code=outcome.exit_code, duration_s=outcome.duration_s)
 
 
-def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], list[str], bool]:
-    """(passed ids, failed ids, skipped ids, suite_ok) from pytest's JUnit XML; ids from ``case.assertions``.
+def _junit_results(junit: Path, case: Case) -> tuple[list[str], list[str], list[str], list[dict[str, str]], bool]:
+    """(passed ids, failed ids, skipped ids, failures, suite_ok) from pytest's JUnit XML; ids from
+    ``case.assertions``. ``failures`` holds ``{"id", "test", "message"}`` per failed assertion: the test
+    function that checks it and the first line of pytest's failure (or error) message.
 
     An assertion the suite never reported counts as failed."""
     by_test = {a.test: a.id for a in case.assertions}
-    passed, failed, skipped = [], [], []
+    passed, failed, skipped, failures = [], [], [], []
     root = read_junit(junit)
     if root is None:
-        return passed, failed, skipped, False
+        return passed, failed, skipped, failures, False
     for tc in root.iter("testcase"):
         name = tc.get("name", "").split("[")[0]
         ident = by_test.get(name, name)
-        if any(child.tag in ("failure", "error") for child in tc):
+        bad = [child for child in tc if child.tag in ("failure", "error")]
+        if bad:
             failed.append(ident)
+            if ident not in {f["id"] for f in failures}:
+                failures.append({"id": ident, "test": name,
+                                 "message": first_line(bad[0].get("message") or bad[0].text) or bad[0].tag})
         elif any(child.tag == "skipped" for child in tc):
             skipped.append(ident)
         else:
             passed.append(ident)
     ran = {*passed, *failed, *skipped}
-    missing = [a.id for a in case.assertions if a.id not in ran]
-    return passed, failed + missing, skipped, True
+    missing = [a for a in case.assertions if a.id not in ran]
+    failures += [{"id": a.id, "test": a.test, "message": f"the assertion suite did not report {a.test}"}
+                 for a in missing]
+    return passed, failed + [a.id for a in missing], skipped, failures, True
 
 
 def _name_junit(junit: Path, case: Case) -> None:
@@ -308,9 +317,9 @@ class Runner:
         with open_append(run_dir, layout.ASSERTIONS_LOG) as out:
             outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
                                   timeout_s=ASSERTION_TIMEOUT_S)
-        passed, failed, skipped, suite_ok = _junit_results(junit, case)
+        passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
         _name_junit(junit, case)
-        record.assertions = {"passed": passed, "failed": failed, "skipped": skipped}
+        record.assertions = {"passed": passed, "failed": failed, "skipped": skipped, "failures": failures}
         if outcome.timed_out or not suite_ok or outcome.exit_code not in (0, 1):
             record.verdict = Verdict.ERROR
             record.error = (f"assertion suite did not run cleanly (exit code {outcome.exit_code}): "

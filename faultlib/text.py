@@ -9,3 +9,10 @@ def printable(text: str) -> str:
     terminal (set its title, move the cursor) or hide text in a report. Newlines and tabs stay."""
     return "".join(c if c in "\n\t" or (c.isprintable() and c not in "\x85\u2028\u2029") else
                    c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def first_line(text: str | None, limit: int = 300) -> str:
+    """The first non-empty line of ``text`` (stripped), cut to ``limit`` characters (``...`` marks the cut):
+    the one-line reason a summary prints (an assertion's ``AssertionError: assert 167.97 < 50``)."""
+    line = next((part.strip() for part in (text or "").splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[:limit - 3] + "..."

@@ -67,6 +67,9 @@ def test_failing_assertion_gives_failed(tiny_case, tmp_path):
     record, run_dir, _ = _run(tiny_case(fail_assertion=True), tmp_path)
     assert record.verdict is Verdict.FAILED
     assert record.assertions["failed"] == ["asked_to_fail"]
+    [failure] = record.assertions["failures"]  # why it failed and which test says so, in the record itself
+    assert (failure["id"], failure["test"]) == ("asked_to_fail", "test_always_fails_when_asked")
+    assert failure["message"].startswith("AssertionError: assert not True") and "\n" not in failure["message"]
     assert "test_always_fails_when_asked" in (run_dir / layout.ASSERTIONS_LOG).read_text()
     assert verify(run_dir) == []
 
@@ -104,7 +107,7 @@ def test_no_control_skips_the_control_phase(tiny_case, tmp_path):
     assert record.control.status is PhaseStatus.SKIPPED
     # steps_recorded reads evidence.control, control_silent is checked `before`: both skipped, not failed
     assert record.assertions == {"passed": ["asked_to_fail"], "failed": [],
-                                 "skipped": ["steps_recorded", "control_silent"]}
+                                 "skipped": ["steps_recorded", "control_silent"], "failures": []}
     assert record.verdict is Verdict.PASSED
     junit = (run_dir / "junit.xml").read_text()
     assert 'name="tiny_case::control_silent"' in junit and "skipped (no control run)" in junit

@@ -111,6 +111,10 @@ def print_summary(console: Console, record: RunRecord, run_dir: str) -> None:
         console.print(Text.assemble(f"assertions: {len(passed)} passed, {len(failed)} failed",
                                     *((" (", (", ".join(failed), "red"), ")") if failed else ()),
                                     *((f", {len(skipped)} skipped ({', '.join(skipped)})",) if skipped else ())))
+        for failure in record.assertions.get("failures") or []:  # why, and which test of test_case.py says it
+            console.print(Text.assemble("  failed: ", (failure["id"], "red"),
+                                        printable(f" (test_case.py::{failure['test']}): {failure['message']}")),
+                          highlight=False)
         for reason in _skip_reasons(run_dir) if skipped else ():
             console.print(Text(printable(f"  skipped: {reason}")), highlight=False)
     if record.error:

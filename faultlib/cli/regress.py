@@ -122,20 +122,36 @@ class RegressProgress(RegressListener):
 
 
 def print_summary(console: Console, result: RegressResult, written: list[str]) -> None:
-    """The cases, their verdicts and assertion counts, the totals and the files written."""
+    """The cases, their verdicts and assertion counts (a table that fits 80 columns), then, below it, each
+    case that did not pass with its reason and each failed assertion (id, the test of test_case.py that
+    checks it, the first line of its message) and where its evidence is; the totals and the files written."""
+    from faultlib.text import first_line
+
     table = Table(show_edge=False)
-    for column in ("case", "verdict", "time (s)", "passed", "failed", "skipped", "evidence / reason"):
-        table.add_column(column, no_wrap=column in ("case", "verdict"))
+    table.add_column("case", overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    for column in ("time (s)", "passed", "failed", "skipped"):
+        table.add_column(column, justify="right", no_wrap=True)
     for case in result.cases:
         counts = case.counts()
-        where = case.archive_uri or case.run_dir or ""
-        if case.verdict.value != "passed" and case.error:
-            first = case.error.splitlines()[0]
-            where = (first if len(first) <= 200 else first[:197] + "...") + (f" ({where})" if where else "")
         table.add_row(Text(case.id), Text(case.verdict.value, _STYLE.get(case.verdict.value, "")),
-                      f"{case.duration_s:.1f}", str(counts["passed"]), str(counts["failed"]), str(counts["skipped"]),
-                      Text(where))
+                      f"{case.duration_s:.1f}", str(counts["passed"]), str(counts["failed"]), str(counts["skipped"]))
     console.print(table)
+    for case in result.cases:
+        if case.verdict.value == "passed":
+            continue
+        reason = first_line(case.error, 500) if case.error else ""
+        console.print(Text.assemble((case.id, "bold"), ": ", (case.verdict.value, _STYLE.get(case.verdict.value, "")),
+                                    f": {reason}" if reason else ""), highlight=False)
+        for failure in case.failures():
+            if failure["message"] == reason:
+                continue  # the case's reason, said once above
+            test = f" (test_case.py::{failure['test']})" if failure["test"] else ""
+            console.print(Text(f"  {failure['id']}{test}"), highlight=False)
+            console.print(Text(f"    {failure['message']}"), highlight=False)
+        where = case.archive_uri or case.run_dir
+        if where:
+            console.print(Text(f"  evidence: {where}"), highlight=False)
     totals = result.totals()
     console.print(Text(f"shard {result.shard}: {len(result.cases)} case(s) of {result.selected}: {totals['passed']} "
                        f"passed, {totals['failed']} failed, {totals['errors']} errors, {totals['skipped']} skipped"))

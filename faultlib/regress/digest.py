@@ -117,7 +117,7 @@ def assertion_results(case: Case, run_dir: Path | None, record: RunRecord | None
     out = []
     for a in case.assertions:
         entries = tests.get(a.id, [])
-        base = {"id": a.id, "when": a.when, "description": a.description}
+        base = {"id": a.id, "when": a.when, "description": a.description, "test": a.test}
         if entries:
             status = max((e[0] for e in entries), key=_RANK.__getitem__)
             worst = [e for e in entries if e[0] is status]

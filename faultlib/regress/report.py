@@ -27,7 +27,7 @@ from faultlib.outputs import OutputFile, output_file
 from faultlib.regress.results import CaseResult, RegressResult
 from faultlib.regress.series import ReportData
 from faultlib.regress.svg import render as render_chart
-from faultlib.text import printable
+from faultlib.text import first_line, printable
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;
@@ -46,6 +46,8 @@ figcaption{color:#555;font-size:12px}.status-passed{color:#2e7d32}.status-failed
 .status-skipped{color:#757575}.muted{color:#777}
 .promql-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:8px}
 .promql-grid figure svg{max-width:520px}
+.why{border-left:4px solid #c62828;padding:2px 10px;margin:8px 0}.why.why-skipped{border-left-color:#757575}
+.why ul{margin:4px 0;padding-left:18px}
 """
 
 
@@ -171,14 +173,34 @@ def _metrics(data: ReportData) -> str:
 
 
 def _assertions(case: CaseResult) -> str:
+    """One row per assertion: its id, the test function of test_case.py that checks it, when, status,
+    description and message. A message that only repeats the case's reason (shown once above the table:
+    a skipped or errored case) is left out of the rows."""
     rows = []
+    said = case.error or ""
     for a in case.assertions:
         detail = f"<details><summary>details</summary><pre>{_e(a.detail)}</pre></details>" if a.detail else ""
-        rows.append(f"<tr class=assertion><td>{_e(a.id)}</td><td>{_e(a.when)}</td>"
+        message = "" if said and a.message in (said, f"skipped: {said}") else a.message
+        test = f"<code>test_case.py::{_e(a.test)}</code>" if a.test else ""
+        rows.append(f"<tr class=assertion><td>{_e(a.id)}</td><td>{test}</td><td>{_e(a.when)}</td>"
                     f"<td class=status-{_e(a.status.value)}>{_e(a.status.value)}</td><td>{_e(a.description)}</td>"
-                    f"<td>{_e(a.message)}{detail}</td></tr>")
-    return ("<h3>Assertions</h3><table class=assertions><tr><th>id</th><th>when</th><th>status</th>"
+                    f"<td>{_e(message)}{detail}</td></tr>")
+    return ("<h3>Assertions</h3><table class=assertions><tr><th>id</th><th>test</th><th>when</th><th>status</th>"
             f"<th>description</th><th>message</th></tr>{''.join(rows)}</table>")
+
+
+def _why(case: CaseResult) -> str:
+    """Why the case did not pass: its reason once, then each failed assertion (id, test, first message line).
+    Red for a failure; grey for a skipped case (nothing is wrong with it)."""
+    failures = case.failures()
+    if not case.error and not failures:
+        return ""
+    tone = "why-skipped" if case.verdict.value == "skipped" else "why-failed"
+    items = "".join(f"<li><strong>{_e(f['id'])}</strong>" + (f" (<code>test_case.py::{_e(f['test'])}</code>)"
+                                                             if f["test"] else "") + f": {_e(f['message'])}</li>"
+                    for f in failures if f["message"] != first_line(case.error))
+    reason = f"<pre>{_e(case.error)}</pre>" if case.error else ""
+    return f"<div class=\"why {tone}\"><strong>why:</strong>{reason}" + (f"<ul>{items}</ul>" if items else "") + "</div>"
 
 
 def _section(index: int, case: CaseResult, report_dir: Path | None) -> str:
@@ -199,8 +221,7 @@ def _section(index: int, case: CaseResult, report_dir: Path | None) -> str:
     if case.title:
         parts.append(f"<p class=title>{_e(case.title)}</p>")
     parts.append(f"<dl class=meta>{dl}</dl>")
-    if case.error:
-        parts.append(f"<div class=error><strong>why:</strong><pre>{_e(case.error)}</pre></div>")
+    parts.append(_why(case))
     if case.not_archived:
         parts.append(f"<p class=muted>not archived: {_e(case.not_archived)}</p>")
     if case.report and "error" in case.report:

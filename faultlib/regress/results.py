@@ -29,6 +29,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from faultlib.text import first_line
+
 if TYPE_CHECKING:
     from faultlib.record import RunRecord
 
@@ -89,6 +91,7 @@ class AssertionResult:
         message: one line: the failure's message from the suite's JUnit XML, or the run's error.
         detail: the longer text (traceback, pytest's failure report), possibly empty.
         time_s: seconds the test took (0 when unknown).
+        test: the test function of the case's ``test_case.py`` that checks it (``""`` when not an assertion).
     """
 
     id: str
@@ -98,19 +101,24 @@ class AssertionResult:
     message: str = ""
     detail: str = ""
     time_s: float = 0.0
+    test: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (AssertionStatus.FAILED, AssertionStatus.ERROR)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "status": self.status.value, "when": self.when, "description": self.description,
-                "message": self.message, "detail": self.detail, "time_s": round(self.time_s, 3)}
+                "message": self.message, "detail": self.detail, "time_s": round(self.time_s, 3), "test": self.test}
 
     @classmethod
     def from_json(cls, data: Any) -> AssertionResult:
         """Raises ValueError unless ``data`` has :meth:`to_json`'s shape."""
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise ValueError("an assertion result must be an object with a string id")
-        texts = {k: data.get(k, "") for k in ("when", "description", "message", "detail")}
+        texts = {k: data.get(k, "") for k in ("when", "description", "message", "detail", "test")}
         if not all(isinstance(v, str) for v in texts.values()):
-            raise ValueError("assertion when/description/message/detail must be strings")
+            raise ValueError("assertion when/description/message/detail/test must be strings")
         time_s = data.get("time_s", 0.0)
         if not isinstance(time_s, (int, float)) or isinstance(time_s, bool):
             raise ValueError("assertion time_s must be a number")
@@ -162,11 +170,16 @@ class CaseResult:
             out[key] += 1
         return out
 
+    def failures(self) -> list[dict[str, str]]:
+        """``{"id", "test", "message"}`` of each failed (or errored) assertion: the test function that checks
+        it and the first line of why it failed."""
+        return [{"id": a.id, "test": a.test, "message": first_line(a.message)} for a in self.assertions if a.failed]
+
     def summary_json(self) -> dict[str, Any]:
         """The entry of ``faultlib regress --json``'s ``cases`` list."""
         return {"id": self.id, "verdict": self.verdict.value, "run_id": self.run_id, "archive_uri": self.archive_uri,
                 "duration_s": round(self.duration_s, 3), "assertions": self.counts(),
-                "fault_class": self.fault_class, "error": self.error}
+                "fault_class": self.fault_class, "error": self.error, "failures": self.failures()}
 
 
 @dataclass

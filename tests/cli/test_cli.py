@@ -66,6 +66,20 @@ def test_run_json_record_and_archive_ls(tiny_case, tmp_path):
     assert next(r for r in runs if r["complete"])["verdict"] == "passed"
 
 
+def test_a_failed_assertion_says_why_in_the_summary_and_the_json_record(tiny_case, tmp_path):
+    case_dir = tiny_case(fail_assertion=True)
+    proc = cli("run", str(case_dir), "--archive", str(tmp_path / "runs"), "--no-control", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert ("  failed: asked_to_fail (test_case.py::test_always_fails_when_asked): AssertionError: assert not True"
+            in proc.stdout), proc.stdout
+    record = run_json(cli("run", str(case_dir), "--archive", str(tmp_path / "runs"), "--no-control", "--json",
+                          cwd=tmp_path))
+    schemas.validator("run").validate(record)
+    [failure] = record["assertions"]["failures"]
+    assert failure["id"] == "asked_to_fail" and failure["test"] == "test_always_fails_when_asked"
+    assert failure["message"].startswith("AssertionError: assert not True")
+
+
 def test_run_human_output_names_verdict_and_evidence(tiny_case, tmp_path):
     proc = cli("run", str(tiny_case(mode="crash")), "--archive", str(tmp_path / "runs"), cwd=tmp_path)
     assert proc.returncode == 1

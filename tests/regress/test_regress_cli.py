@@ -53,6 +53,9 @@ def test_regress_reports_every_case_in_json_junit_and_html(tmp_path):
     assert by_id["ok_case"]["assertions"] == {"passed": 3, "failed": 0, "skipped": 0}
     assert by_id["fail_case"]["assertions"] == {"passed": 2, "failed": 1, "skipped": 0}
     assert by_id["crash_case"]["assertions"] == {"passed": 0, "failed": 3, "skipped": 0}
+    [failure] = by_id["fail_case"]["failures"]  # why, and the id <-> test mapping
+    assert (failure["id"], failure["test"]) == ("asked_to_fail", "test_always_fails_when_asked")
+    assert failure["message"].startswith("AssertionError: assert not True") and "\n" not in failure["message"]
     for case_id in ("ok_case", "fail_case", "crash_case"):
         case = by_id[case_id]
         run_dir = Path(case["archive_uri"].removeprefix("file://"))

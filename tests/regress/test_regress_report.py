@@ -176,3 +176,56 @@ def test_renders_in_headless_chromium(tmp_path):
     near = lambda rgb: any(sum(abs(a - b) for a, b in zip(rgb, c)) < 40 for c in colors)
     assert near((0xd6, 0x27, 0x28)), "the faulted series is drawn"
     assert near((0x2e, 0x7d, 0x32)), "the passed badge is drawn"
+
+
+def _why_result() -> RegressResult:
+    reason = "needs CUDA (requires.devices: cuda); this machine has none: " + "word " * 30
+    latency = AssertionResult("mitigation_restores_latency", AssertionStatus.FAILED, "after", "P99 back under 50 ms",
+                              message="AssertionError: assert 167.97 < 50\n +  where 167.97 = p99(...)",
+                              test="test_mitigation_keeps_health_fast")
+    return RegressResult(shard="0/1", selected=3, cases=[
+        CaseResult("event_loop_blocking", CaseVerdict.FAILED, run_id="r1", duration_s=61.5,
+                   archive_uri="file:///somewhere/runs/event_loop_blocking/r1",
+                   error="assertion(s) failed: mitigation_restores_latency",
+                   assertions=[AssertionResult("p99_spikes", AssertionStatus.PASSED, test="test_p99_spikes"), latency]),
+        CaseResult("gpu_memory_fragmentation", CaseVerdict.SKIPPED, error=reason,
+                   assertions=[AssertionResult(i, AssertionStatus.SKIPPED, message=reason, test=f"test_{i}")
+                               for i in ("retries_rise", "throughput_drops", "mitigation_holds")]),
+        CaseResult("fp16_overflow", CaseVerdict.PASSED, duration_s=12.0,
+                   assertions=[AssertionResult("scale_resets", AssertionStatus.PASSED, test="test_scale_resets")]),
+    ])
+
+
+def test_the_report_says_why_with_each_failed_assertion_and_its_test_and_a_skip_is_not_red():
+    html = report.render(_why_result())
+    page = _parse(html)
+    text = " ".join(page.text)
+    assert "mitigation_restores_latency" in text and "test_case.py::test_mitigation_keeps_health_fast" in text
+    assert ": AssertionError: assert 167.97 < 50" in text and "where 167.97" not in text.split("Assertions")[0]
+    whys = [a["class"] for t, a in page.tags if t == "div" and "why" in (a.get("class") or "")]
+    assert whys == ["why why-failed", "why why-skipped"], "a skipped case's reason is grey, a failure's red"
+    assert "class=error" not in html and 'class="error"' not in html, "no block takes the red badge colour"
+    assert text.count("needs CUDA (requires.devices: cuda)") == 1, "the skip reason is said once, not per row"
+    assert "<th>test</th>" in html
+
+
+def test_the_regress_summary_fits_80_columns_with_reasons_on_their_own_lines():
+    import io
+
+    from rich.console import Console
+
+    from faultlib.cli.regress import print_summary
+
+    out = io.StringIO()
+    print_summary(Console(file=out, width=80, color_system=None), _why_result(), ["junit: out/junit.xml"])
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= 80, "\n".join(lines)
+    header = next(line for line in lines if "verdict" in line)
+    assert [w for w in header.split() if w.isalnum() or w == "(s)"] == [
+        "case", "verdict", "time", "(s)", "passed", "failed", "skipped"]
+    assert any(line.split()[:3] == ["gpu_memory_fragmentation", "│", "skipped"] for line in lines)
+    at = lines.index("  mitigation_restores_latency (test_case.py::test_mitigation_keeps_health_fast)")
+    assert lines[at + 1] == "    AssertionError: assert 167.97 < 50"
+    assert "event_loop_blocking: failed: assertion(s) failed: mitigation_restores_latency" in lines
+    assert "  evidence: file:///somewhere/runs/event_loop_blocking/r1" in lines
+    assert not any("fp16_overflow:" in line for line in lines), "a passed case needs no reason"
