@@ -92,8 +92,20 @@ def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult]
         stdout.print(table)
     for key, value in (summary(result) if summary else []):
         stdout.print(Text.assemble((f"{key}: ", "bold"), str(value)), highlight=False)
-    verdict = "ok" if result.ok(fail_on) else f"{len(result.findings)} finding(s)"
-    stdout.print(Text.assemble(f"{result.detector}: ", (verdict, "green" if result.ok(fail_on) else "red")))
+    stdout.print(Text.assemble(f"{result.detector}: ", *verdict_parts(result, fail_on)))
+
+
+def verdict_parts(result: CheckResult, fail_on: str) -> list[tuple[str, str] | str]:
+    """The last line's verdict after ``DETECTOR: ``: ``ok``; ``ok: 3 findings below the fail-on level
+    (critical)`` when the table above holds findings that do not fail the check; ``N finding(s)`` (with
+    ``, M below the fail-on level``) when some do."""
+    failing = sum(f.severity >= Severity(fail_on) for f in result.findings)
+    below = len(result.findings) - failing
+    if failing:
+        return [(f"{failing} finding(s)", "red"), f", {below} below the fail-on level ({fail_on})" if below else ""]
+    if below:
+        return [("ok", "green"), f": {below} finding{'s' if below != 1 else ''} below the fail-on level ({fail_on})"]
+    return [("ok", "green")]
 
 
 def check_command(name: str, *, summary: Callable[[CheckResult], list[tuple[str, str]]] | None = None,

@@ -72,14 +72,34 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
     return 2 if damaged else 0
 
 
+def _latest(archive, case_id: str) -> str:
+    """The run id of ``case_id``'s newest complete run in ``archive`` (run ids sort by start time).
+
+    Raises:
+        InputError: the archive holds no complete run of the case (exit 2).
+    """
+    from faultlib.errors import InputError
+
+    runs = [r.run_id for r in archive.list_runs() if r.case == case_id and r.complete]
+    if not runs:
+        raise InputError(f"no complete run of {case_id!r} in {archive.uri}: faultlib archive ls {archive.uri} "
+                         "lists what it holds")
+    return max(runs)
+
+
 @archive_app.command("get")
-@click.argument("uri")
-@click.argument("case_id")
-@click.argument("run_id")
+@click.argument("args", nargs=-1, metavar="[URI] CASE_ID RUN_ID|latest")
+@click.option("--archive", "archive_uri", metavar="URI", default=None,
+              help="The archive to fetch from (default file://.faultlib/runs, as for archive ls); or give URI "
+                   "as the first argument.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Write the run into OUT/CASE_ID/RUN_ID/.")
-def archive_get(uri: str, case_id: str, run_id: str, out: Path) -> int:
+def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> int:
     """Download a run and verify every file against its manifest (size and sha256).
+
+    RUN_ID `latest` is the case's newest complete run. The archive is URI (first argument) or
+    --archive, by default file://.faultlib/runs: `faultlib archive get fp16_overflow latest` and
+    `faultlib archive get s3://bucket/runs fp16_overflow 20261130T000000Z-abcdef` both work.
 
     Only the files the manifest lists are written, never through a symbolic link, and never outside
     OUT; nothing is left in OUT when a check fails. Exit code 2 when an id is not a plain name, the
@@ -88,7 +108,18 @@ def archive_get(uri: str, case_id: str, run_id: str, out: Path) -> int:
     """
     from faultlib.archive import open_archive
 
-    run_dir = open_archive(uri).get(case_id, run_id, out)
+    if len(args) == 3:
+        if archive_uri is not None:
+            raise click.UsageError("give the archive once: as URI (the first argument) or as --archive")
+        archive_uri, case_id, run_id = args
+    elif len(args) == 2:
+        case_id, run_id = args
+    else:
+        raise click.UsageError(f"expected [URI] CASE_ID RUN_ID, got {len(args)} argument(s)")
+    archive = open_archive(archive_uri)
+    if run_id == "latest":
+        run_id = _latest(archive, case_id)
+    run_dir = archive.get(case_id, run_id, out)
     count = sum(1 for p in run_dir.rglob("*") if p.is_file())
     _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
     return 0

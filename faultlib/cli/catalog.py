@@ -18,7 +18,12 @@ from faultlib.errors import CaseError, FaultlibError
 @click.option("--fault-class", metavar="PREFIX", default=None, help="Only fault classes starting with PREFIX.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"cases": [...]} on stdout.')
 def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
-    """List the catalog (default ./cases) as a table or JSON."""
+    """List the catalog (default ./cases) as a table or JSON.
+
+    Columns: id, version, fault class, severity (critical: results silently wrong; error: fails visibly;
+    warning: degraded), needs (devices beyond a CPU, e.g. cuda: such a case is skipped where there is none)
+    and title.
+    """
     from faultlib.cases import discover, load_case
     state["json"] = as_json
     if not cases_dir.is_dir():
@@ -35,20 +40,30 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
             continue
         cases.append(case)
     rows = [{"id": c.id, "version": c.version, "fault_class": c.fault_class, "severity": c.severity,
-             "title": c.title, "path": str(c.path)} for c in cases]
+             "needs": needs(c), "title": c.title, "path": str(c.path)} for c in cases]
     if as_json:
         emit_json({"cases": rows, "invalid": [str(e) for e in broken]})
     else:
         table = Table(show_edge=False)
-        for column in ("id", "version", "fault_class", "severity"):
+        for column in ("id", "version", "fault_class", "severity", "needs"):
             table.add_column(column, no_wrap=True)
         table.add_column("title")
+        styles = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
         for row in rows:
-            table.add_row(*(Text(str(row[k])) for k in ("id", "version", "fault_class", "severity", "title")))
+            table.add_row(Text(row["id"]), Text(row["version"]), Text(row["fault_class"]),
+                          Text(row["severity"], styles.get(row["severity"], "")),
+                          Text(", ".join(row["needs"]) or "-", "bold" if row["needs"] else "dim"), Text(row["title"]))
         stdout.print(table)
         for exc in broken:
             stderr.print(f"invalid case: {printable(str(exc))}", markup=False, highlight=False)
     return 2 if broken else 0
+
+
+def needs(case) -> list[str]:
+    """What a case needs beyond a CPU to run here: its ``requires.devices`` other than ``cpu`` (``cuda``);
+    a case that needs one this machine lacks is skipped by ``regress`` and refused by ``run``."""
+    devices = case.requires.get("devices") or []
+    return [str(d) for d in devices if str(d) != "cpu"]
 
 
 @app.command()

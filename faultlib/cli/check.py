@@ -23,6 +23,19 @@ class CheckGroup(click.Group):
 
         return load(name) if name in available() else None
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """An unknown NAME is a usage error (exit 2) that lists every check, with the closest as a hint."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            known = self.list_commands(ctx)
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise click.UsageError(f"no check named {name!r}{hint}; the checks are: {', '.join(known)} "
+                                   "(faultlib check --list-kinds lists what each finds)", ctx)
+        return super().resolve_command(ctx, args)
+
 
 @app.group("check", cls=CheckGroup, invoke_without_command=True)
 @click.option("--list-kinds", is_flag=True, help="List every finding kind of every check, with what it means.")

@@ -45,7 +45,7 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
               help="Evaluate the case's PromQL with a real Prometheus over the run's metrics (promql.json; "
                    "needs promtool and prometheus: apt-get install -y --no-install-recommends prometheus; "
                    "exit 3 before the run when they are missing).")
-@click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run record as one JSON object on stdout (progress stays on stderr).")
 @click.option("--dry-run", is_flag=True,
               help="kubernetes only: print the run's objects (archive Secret, ConfigMap, volume claim, topology "
                    "Deployments and Services, Jobs, Chaos Mesh objects) as YAML and exit.")
@@ -88,7 +88,7 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
         return _print_run_objects(case, runner_backend, seed=seed, timeout=timeout, control=not no_control,
                                   as_json=as_json)
     store = open_archive(archive)
-    listener = None if as_json else RichProgress(stderr)
+    listener = RichProgress(stderr)  # progress on stderr, also with --json (stdout holds only the record)
     not_archived = None
     try:
         record = Runner(store, backend=runner_backend, listener=listener).run(

@@ -113,7 +113,9 @@ def _print_loop_trace(report) -> None:
 def _announce_replay(step: int, quiet: bool) -> None:
     """The separator between the first run's output and the replay's (stderr)."""
     then = "its output is hidden (--quiet-replay)" if quiet else "its output follows"
+    sys.stdout.flush()  # whatever went to stdout before comes first, also when both streams share one pipe
     stderr.print(Text(f"──── faultlib trace: replaying the script to locate step {step}; {then} ────"))
+    sys.stderr.flush()  # before the replay's own output and the result table
 
 
 def _print_trace(report) -> None:

@@ -59,6 +59,7 @@ def test_run_json_record_and_archive_ls(tiny_case, tmp_path):
     record = run_json(proc)
     schemas.validator("run").validate(record)
     assert record["verdict"] == "passed"
+    assert "faulted: running" in proc.stderr and "faulted: ok in" in proc.stderr, "progress on stderr with --json"
     (archive / "tiny_case" / "20261130T000000Z-000000").mkdir()  # a run killed before its manifest
     runs = run_json(cli("archive", "ls", f"file://{archive}", "--json", cwd=tmp_path))["runs"]
     assert [(r["run_id"], r["complete"]) for r in runs] == [

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,7 +128,10 @@ def test_paths_that_look_like_markup_are_printed_as_they_are(tmp_path):
     weird.mkdir(parents=True)
     for name in ("regress_script.py", "tiny_model.py"):
         shutil.copy(HERE / name, weird / name)
-    proc = cli("trace", "--dump-dir", str(tmp_path / "dump"), "--", "python", str(weird / "regress_script.py"),
-               "norm_at_zero", cwd=tmp_path)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    # stdout and stderr in one stream, as on a terminal or in a CI log: the replay banner comes before the result
+    proc = subprocess.run([sys.executable, "-m", "faultlib", "trace", "--dump-dir", str(tmp_path / "dump"), "--",
+                           "python", str(weird / "regress_script.py"), "norm_at_zero"], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout, proc.stdout
     assert f"{weird / 'tiny_model.py'}:" in proc.stdout
+    assert proc.stdout.index("faultlib trace: replaying the script") < proc.stdout.index("first non-finite")
