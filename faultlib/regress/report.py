@@ -112,12 +112,56 @@ def _phases(case: CaseResult, data: ReportData | None) -> str:
             return _e(", ".join(f"{n} {s}" for s, n in sorted(found.items())) or "none")
 
         rows.append(f"<tr><th>findings</th><td>{counts('control')}</td><td>{counts('faulted')}</td></tr>")
-        control, faulted = data.summary.get("control") or {}, data.summary.get("faulted") or {}
-        for key in sorted(set(control) | set(faulted)):
-            rows.append(f"<tr><th>summary: {_e(key)}</th><td class=num>{_num(control.get(key, ''))}</td>"
-                        f"<td class=num>{_num(faulted.get(key, ''))}</td></tr>")
-    return ("<h3>Control vs faulted</h3><table class=phases><tr><th></th><th>control</th><th>faulted</th></tr>"
-            + "".join(rows) + "</table>")
+    table = ("<h3>Control vs faulted</h3><table class=phases><tr><th></th><th>control</th><th>faulted</th></tr>"
+             + "".join(rows) + "</table>")
+    return table + (_promql_table(data) + _summary(data) if data is not None else "")
+
+
+def _promql_table(data: ReportData) -> str:
+    """The case's PromQL queries, control vs the faulted run's before/during/after windows (mean of each
+    window's values, as Prometheus evaluated them: runs made with ``--prometheus``)."""
+    if not data.promql_rows:
+        return ""
+    head = ("<tr><th>query</th><th>control</th><th>faulted: before</th><th>faulted: during</th>"
+            "<th>faulted: after</th></tr>")
+    body = "".join(
+        f"<tr><td><code>{_e(r.get('id'))}</code> <span class=muted>{_e(r.get('query'))}</span>"
+        + (f"<br><span class=status-error>Prometheus error: {_e(r['error'])}</span>" if r.get("error") else "")
+        + "</td>" + "".join(f"<td class=num>{'-' if r.get(c) is None else _num(r.get(c))}</td>"
+                            for c in ("control", "before", "during", "after")) + "</tr>"
+        for r in data.promql_rows)
+    return ("<table class=promql-table><caption class=muted>the case's PromQL queries: mean over each window"
+            f"</caption>{head}{body}</table>")
+
+
+def _summary(data: ReportData) -> str:
+    """The repro's own summary values (``ctx.summary``), control vs faulted, folded: they can be many."""
+    control, faulted = data.summary.get("control") or {}, data.summary.get("faulted") or {}
+    keys = sorted(set(control) | set(faulted))
+    if not keys:
+        return ""
+    rows = "".join(f"<tr><th>{_e(key)}</th><td class=num>{_num(control.get(key, ''))}</td>"
+                   f"<td class=num>{_num(faulted.get(key, ''))}</td></tr>" for key in keys)
+    return (f"<details class=summary><summary>the repro's summary values ({len(keys)})</summary>"
+            f"<table><tr><th></th><th>control</th><th>faulted</th></tr>{rows}</table></details>")
+
+
+def _whole_run(chart) -> bool:
+    """The chart's fault window spans every point of the faulted run (nothing before or after it)."""
+    xs = [x for seg in chart.faulted for x, _ in seg]
+    return bool(chart.window and xs) and chart.window[0] <= min(xs) and chart.window[1] >= max(xs)
+
+
+def _framed(chart, caption: str, window_text: str) -> tuple[Any, str]:
+    """The chart to draw and its caption: a fault window covering the whole run is said, not shaded."""
+    from dataclasses import replace
+
+    if _whole_run(chart):
+        return replace(chart, window=None), caption + "; the fault is active for the whole run (no window before or " \
+                                                      "after it to compare with: compare with the control)"
+    if chart.window:
+        caption += window_text
+    return chart, caption
 
 
 def _findings(data: ReportData) -> str:
@@ -136,8 +180,8 @@ def _charts(data: ReportData) -> str:
     figures = []
     for chart in data.charts:
         caption = chart.title + (f"; {chart.note}" if chart.note else "")
-        if chart.window:
-            caption += f"; fault window shaded ({chart.x_label} {chart.window[0]:g} to {chart.window[1]:g})"
+        chart, caption = _framed(chart, caption, f"; fault window shaded ({chart.x_label} {chart.window[0]:g} to "
+                                                 f"{chart.window[1]:g})" if chart.window else "")
         bad = sum(len(v) for v in chart.nonfinite.values())
         if bad:
             caption += f"; {bad} non-finite value(s) marked x at the top"
@@ -151,8 +195,8 @@ def _promql(data: ReportData) -> str:
     figures = []
     for chart in data.promql:
         caption = chart.title + (f"; {chart.note}" if chart.note else "")
-        if chart.window:
-            caption += f"; faulted run's fault window shaded ({chart.window[0]:g} s to {chart.window[1]:g} s)"
+        chart, caption = _framed(chart, caption, f"; faulted run's fault window shaded ({chart.window[0]:g} s to "
+                                                 f"{chart.window[1]:g} s)" if chart.window else "")
         figures.append(f"<figure class=promql>{render_chart(chart)}<figcaption>{_e(caption)}</figcaption></figure>")
     return ("<h3>PromQL, evaluated by Prometheus over the run's metrics.om</h3>"
             "<div class=promql-grid>" + "".join(figures) + "</div>")
@@ -164,7 +208,11 @@ def _metrics(data: ReportData) -> str:
     columns = ["control", "before", "during", "after"]
     if any(row.values.get("none") is not None for row in data.metrics):
         columns.append("none")
-    head = "".join(f"<th>{'control' if c == 'control' else 'faulted: ' + c}</th>" for c in columns)
+    names = {"control": "control", "before": "faulted: before", "during": "faulted: during",
+             "after": "faulted: after", "none": "faulted: outside the fault windows"}
+    tips = {"none": ' title="values the faulted run recorded with no before/during/after window: at its start or '
+                    'end, or in a repro that marks no fault window"'}
+    head = "".join(f"<th{tips.get(c, '')}>{names[c]}</th>" for c in columns)
     body = "".join(f"<tr><td>{_e(r.metric)}</td><td>{_e(r.labels)}</td><td>{_e(r.kind)}</td>"
                    + "".join(f"<td class=num>{_num(r.values.get(c, ''))}</td>" for c in columns) + "</tr>"
                    for r in data.metrics)

@@ -121,6 +121,7 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     promql: list[Chart] = field(default_factory=list)
     promql_note: str = ""
+    promql_rows: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return _finite(asdict(self))
@@ -133,7 +134,8 @@ class ReportData:
                    findings=[FindingLine(**f) for f in data.get("findings", [])],
                    finding_counts=dict(data.get("finding_counts", {})), summary=dict(data.get("summary", {})),
                    problems=int(data.get("problems", 0)), notes=list(data.get("notes", [])),
-                   promql=[Chart(**c) for c in data.get("promql", [])], promql_note=str(data.get("promql_note", "")))
+                   promql=[Chart(**c) for c in data.get("promql", [])], promql_note=str(data.get("promql_note", "")),
+                   promql_rows=[dict(r) for r in data.get("promql_rows", [])])
 
 
 def _finite(value: Any) -> Any:
@@ -385,6 +387,32 @@ def promql_charts(results: PromqlResults) -> list[Chart]:
     return charts
 
 
+def promql_rows(results: PromqlResults) -> list[dict[str, Any]]:
+    """One row per PromQL query of ``promql.json``: the mean of its finite values (every series, every
+    evaluation step) in the control run and in the faulted run's before, during and after windows.
+
+    Returns:
+        ``[{"id", "query", "control", "before", "during", "after", "error"}]`` in the case's query order;
+        a value is None where the window has no finite value (or the phase did not run).
+    """
+    rows = []
+    for query_id in results.ids():
+        entries = [q for q in results.queries if q.id == query_id]
+        sums: dict[str, list[float]] = {"control": [], "before": [], "during": [], "after": []}
+        control_whole = any(q.phase == "control" and q.window == "run" for q in entries)
+        for q in entries:
+            if q.phase == "control":  # the whole control run: its "run" window, else every window it has
+                column = "control" if q.window == "run" or not control_whole else ""
+            else:
+                column = q.window
+            if column in sums:
+                sums[column] += [v for series in q.series for _, v in series.values if math.isfinite(v)]
+        errors = [q.error for q in entries if q.error]
+        rows.append({"id": query_id, "query": entries[0].query, "error": errors[0][:200] if errors else "",
+                     **{k: (sum(v) / len(v) if v else None) for k, v in sums.items()}})
+    return rows
+
+
 def report_data(case: Case, run_dir: Path) -> ReportData:
     """Digest the evidence of one finished run for the HTML report.
 
@@ -414,7 +442,9 @@ def report_data(case: Case, run_dir: Path) -> ReportData:
     if not data.charts:
         data.notes.append("no step series: the repro recorded no numeric attributes on spans with faultlib.step")
     try:
-        data.promql = promql_charts(load_promql(run_dir))
+        results = load_promql(run_dir)
+        data.promql = promql_charts(results)
+        data.promql_rows = promql_rows(results)
     except PromqlNotRecorded:
         data.promql_note = "no PromQL results: the run was made without --prometheus"
     except PromqlError as exc:

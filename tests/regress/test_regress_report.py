@@ -229,3 +229,35 @@ def test_the_regress_summary_fits_80_columns_with_reasons_on_their_own_lines():
     assert "event_loop_blocking: failed: assertion(s) failed: mitigation_restores_latency" in lines
     assert "  evidence: file:///somewhere/runs/event_loop_blocking/r1" in lines
     assert not any("fp16_overflow:" in line for line in lines), "a passed case needs no reason"
+
+
+def test_control_vs_faulted_is_a_table_of_the_cases_promql_and_a_whole_run_window_is_said_not_shaded():
+    from faultlib.evidence.promql import from_json
+    from faultlib.regress.series import promql_rows
+
+    def entry(phase, window, values, error=None):
+        return {"id": "p99", "query": "histogram_quantile(0.99, x)", "phase": phase, "window": window, "start": 0.0,
+                "end": 1.0, "step": 0.5, "error": error,
+                "series": [] if error else [{"labels": {"phase": phase}, "values": [[t, v] for t, v in values],
+                                                "phase_label": True}]}
+
+    results = from_json({"prometheus": "2.42.0", "queries": [
+        entry("control", "run", [(0, 10.0), (1, 14.0)]), entry("control", "during", [(0, 999.0)]),
+        entry("faulted", "before", [(0, 11.0)]), entry("faulted", "during", [(0, 160.0), (1, 170.0), (2, "NaN")]),
+        entry("faulted", "after", [(0, 12.0)])]})
+    [row] = promql_rows(results)
+    assert (row["control"], row["before"], row["during"], row["after"]) == (12.0, 11.0, 165.0, 12.0)
+    whole = _chart(window=[0.0, 39.0])  # the fault covers every step of the faulted run
+    data = ReportData(charts=[whole, _chart()], promql_rows=[row], summary={
+        "control": {f"value_{i}": i for i in range(40)}, "faulted": {"accuracy": 0.5}},
+        metrics=[MetricRow("m", "", "gauge", {"control": 1.0, "during": 2.0, "none": 3.0})])
+    html = report.render(RegressResult(cases=[CaseResult("c", CaseVerdict.PASSED, report=data.to_json())]))
+    page = _parse(html)
+    promql = html[html.index("<table class=promql-table>"):]
+    promql = promql[:promql.index("</table>")]
+    assert "faulted: before" in promql and ">165<" in promql and ">12<" in promql and ">11<" in promql
+    assert "summary: " not in html and "the repro's summary values (41)" in html, "summary values folded"
+    windows = [a for t, a in page.tags if t == "rect" and a.get("class") == "fault-window"]
+    assert len(windows) == 1, "only the chart with a before/after is shaded"
+    assert "the fault is active for the whole run" in " ".join(page.text)
+    assert "faulted: none" not in html and "faulted: outside the fault windows" in html
