@@ -67,6 +67,14 @@ def _ours() -> list[processes.ProcInfo]:
     return processes.descendants([os.getpid()])
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test of a ``tests/test_e2e_*.py`` module runs catalog cases end to end: marked ``slow``
+    (``python -m pytest -m "not slow"`` is the quick first check the README offers)."""
+    for item in items:
+        if item.path.name.startswith("test_e2e_"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _subreaper():
     """Orphans of anything a test starts are re-parented to pytest, so they can be found."""

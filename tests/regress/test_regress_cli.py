@@ -327,6 +327,7 @@ def test_s3_archive_keys_reach_the_workers_only_through_a_pipe(tmp_path, s3):
     assert page.sections[0]["svg"] >= 1
 
 
+@pytest.mark.slow
 def test_a_real_case_end_to_end_with_its_charts(tmp_path):
     pytest.importorskip("sklearn", reason="label_mapping_drift needs scikit-learn: pip install 'faultlib-ml[torch]'")
     shutil.copytree(REPO / "cases" / "label_mapping_drift", tmp_path / "cases" / "label_mapping_drift")
