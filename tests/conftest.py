@@ -76,6 +76,12 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _own_cache(tmp_path_factory):
+    """faultlib's cache (torch's build for fingerprints) goes to a temp directory, never the user's ~/.cache."""
+    os.environ["FAULTLIB_CACHE_DIR"] = str(tmp_path_factory.mktemp("faultlib-cache"))
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _subreaper():
     """Orphans of anything a test starts are re-parented to pytest, so they can be found."""
     processes.become_subreaper()

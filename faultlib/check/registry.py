@@ -6,6 +6,7 @@ Each entry point names a module attribute that is a click command made by
 
 from __future__ import annotations
 
+import functools
 import importlib
 from importlib import metadata
 
@@ -16,7 +17,10 @@ from faultlib.errors import FaultlibError
 GROUP = "faultlib.checks"
 
 
+@functools.cache
 def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """The group's entry points, read once per process (reading them scans every installed distribution:
+    ~75 ms on 2 cores with 173 of them; click asks for a command more than once per invocation)."""
     return {ep.name: ep for ep in metadata.entry_points(group=GROUP)}
 
 

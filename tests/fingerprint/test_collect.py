@@ -4,6 +4,7 @@ the run record's fingerprint; no torch import at CLI import."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -152,3 +153,21 @@ def test_out_writes_a_fifo_in_place_and_never_replaces_a_read_only_file(tmp_path
     proc = cli("fingerprint", "--out", "locked.json", cwd=tmp_path)
     assert proc.returncode == 2 and "read-only" in proc.stderr, proc.stderr
     assert (tmp_path / "locked.json").read_text() == "keep"
+
+def test_a_warm_cache_gives_the_same_bytes_without_importing_torch(tmp_path):
+    """The first process imports torch and caches its build (keyed by torch's files); the next one reads the
+    cache, imports no torch (unless a GPU may be present: its devices need torch.cuda) and prints the same bytes."""
+    from faultlib.fingerprint import environment
+
+    probe = ("import sys; from faultlib.fingerprint import collect, dumps; sys.stdout.write(dumps(collect())); "
+             "sys.stderr.write(str('torch' in sys.modules))")
+    env = {**os.environ, "FAULTLIB_CACHE_DIR": str(tmp_path / "cache")}
+    cold, warm = (subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300,
+                                 check=True) for _ in range(2))
+    assert cold.stderr == "True" and [p.name[:12] for p in (tmp_path / "cache").iterdir()] == ["torch-build-"]
+    assert warm.stdout == cold.stdout and json.loads(warm.stdout)["torch"]["version"] == torch.__version__
+    if not environment._gpu_possible():
+        assert warm.stderr == "False", "a warm cache needs no torch import"
+    (next((tmp_path / "cache").iterdir())).write_text('{"version": 1}')  # damaged: ignored, rebuilt
+    again = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+    assert again.stdout == cold.stdout and again.stderr == "True"
