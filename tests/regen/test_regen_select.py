@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from faultlib.fingerprint import collect, diff
@@ -80,7 +82,7 @@ def test_an_unchanged_environment_selects_nothing(fast_catalog):
 def test_an_invalid_case_is_selected_when_its_raw_requires_name_a_changed_package(catalog):
     root = catalog("label_mapping_drift", "scaler_leakage")
     path = root / "label_mapping_drift" / "case.yaml"
-    path.write_text(path.read_text().replace("severity: error", "severity: dire"))
+    path.write_text(re.sub(r"(?m)^severity: \w+$", "severity: dire", path.read_text(), count=1))
     loaded = plan(root)
     assert loaded.cases[0].case is None and required_packages(loaded.cases[0]) == ["scikit-learn", "numpy", "pyyaml"]
     old, new = _changed(pyyaml=older(collect()["packages"]["pyyaml"]))
