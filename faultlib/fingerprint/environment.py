@@ -90,7 +90,7 @@ def _torch_info() -> tuple[dict[str, Any] | None, Any]:
     if torch is None:
         return None, None
     build = _torch_build(torch)
-    if key:
+    if key and _read_cache(key) != build:
         _write_cache(key, build)
     return build, torch
 
