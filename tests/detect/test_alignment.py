@@ -63,7 +63,7 @@ def test_kinds_are_snake_case_and_documented():
     assert all(KIND_PATTERN.fullmatch(k) and v for k, v in KINDS.items())
     assert {"key_dtype_mismatch", "key_zero_padding", "key_whitespace", "key_case", "duplicate_keys",
             "unmatched_keys", "naive_vs_aware", "different_time_zones", "time_zone_offset", "dst_local_time",
-            "clock_offset", "time_beyond_tolerance"} == set(KINDS)
+            "clock_offset", "time_beyond_tolerance", "null_keys_match", "missing_timestamps"} == set(KINDS)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json", ".jsonl"])
@@ -120,15 +120,90 @@ def test_duplicates_fan_out_with_exact_row_multiplication(tmp_path):
     assert dup.evidence["worst"][0]["key"] == 1 and dup.evidence["worst"][0]["count"] == 3
 
 
-def test_missing_keys_and_columns_are_input_errors_with_file_and_line(tmp_path):
+def test_missing_columns_are_input_errors_but_missing_keys_are_data(tmp_path):
     right = roundtrip(pd.DataFrame({"id": ["1", None, "3"]}), tmp_path / "r.csv")
-    with pytest.raises(InputError, match="row 1") as caught:
-        check_alignment(pd.DataFrame({"id": [1, 2, 3]}), right, on=["id"], right_name="r.csv", right_line_offset=2)
-    assert caught.value.path == "r.csv" and caught.value.line == 3 and caught.value.field == "id"
+    report = check_alignment(pd.DataFrame({"id": [1, 2, 3]}), right, on=["id"], right_name="r.csv", right_line_offset=2)
+    [gap] = [f for f in report.findings if f.kind == "unmatched_keys" and f.location["file"] == "r.csv"]
+    assert gap.evidence["null_key_rows"] == 1 and gap.location["line"] == 3
+    assert "null_keys_match" not in kinds(report)             # NaN on one side only matches nothing
     with pytest.raises(InputError, match="has no column 'key'; its columns are 'id'"):
         check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}), on=["key"])
     with pytest.raises(InputError, match="nothing to align"):
         check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}))
+    with pytest.raises(InputError, match="how='cross'"):
+        check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}), on="id", how="cross")
+
+
+def test_nan_keys_on_both_sides_are_the_fault_with_pandas_fan_out(tmp_path):
+    orders = roundtrip(pd.DataFrame({"customer": ["c1", None, "c3", None, None], "amount": [5, 6, 7, 8, 9]}),
+                       tmp_path / "orders.csv")
+    people = roundtrip(pd.DataFrame({"customer": ["c1", None, "c3", None], "vip": [0, 1, 0, 1]}),
+                       tmp_path / "people.parquet")
+    report = check_alignment(orders, people, on="customer", how="left", left_name="orders.csv", left_line_offset=2)
+    [null] = [f for f in report.findings if f.kind == "null_keys_match"]
+    merged = orders.merge(people, on="customer", how="left")
+    assert len(merged) == 3 * 2 + 2 > len(orders)           # what pandas does: every NaN meets every NaN
+    ev = null.evidence
+    assert (ev["left_rows"], ev["right_rows"], ev["joined_rows"], ev["rows_added"]) == (3, 2, 6, 3)
+    assert [r["index"] for r in ev["rows"]["left"]] == [1, 3, 4] and ev["rows"]["left"][0]["line"] == 3
+    assert null.severity.value == "error" and null.location == {"file": "orders.csv", "index": 1, "line": 3,
+                                                                "column_name": "customer"}
+    assert "duplicate_keys" not in kinds(report)           # null rows are not a repeated key
+    clean = check_alignment(orders.dropna(), people.dropna(), on="customer", how="left")
+    assert clean.findings == []
+
+
+def test_nan_in_one_column_of_a_composite_key_matches_like_pandas():
+    left = pd.DataFrame({"site": ["a", "a", "b"], "n": [1.0, np.nan, np.nan]})
+    right = pd.DataFrame({"site": ["a", "b", "b"], "n": [np.nan, np.nan, 2.0]})
+    report = check_alignment(left, right, on=["site", "n"])
+    [null] = [f for f in report.findings if f.kind == "null_keys_match"]
+    assert null.evidence["joined_rows"] == len(left.merge(right, on=["site", "n"])) == 2
+
+
+def test_valid_many_to_one_join_on_a_composite_key_is_quiet():
+    rng = np.random.default_rng(3)
+    stores = pd.DataFrame({"region": np.repeat(["north", "south"], 5), "store": np.tile(np.arange(5), 2),
+                           "size": rng.integers(1, 9, 10)})
+    sales = stores[["region", "store"]].sample(200, replace=True, random_state=1).reset_index(drop=True)
+    sales["amount"] = rng.normal(size=200)
+    report = check_alignment(sales, stores.iloc[:9], on=["region", "store"], how="left")
+    assert report.join["validate"] == "many_to_one" and report.join["validate_inferred"]
+    assert [f.severity.value for f in report.findings] in ([], ["info"])   # the store without sales: info
+    assert all(f.kind == "unmatched_keys" for f in report.findings)
+    # declared one_to_one: the repeated sales keys break it
+    strict = check_alignment(sales, stores, on=["region", "store"], validate="one_to_one")
+    [dup] = [f for f in strict.findings if f.kind == "duplicate_keys"]
+    assert dup.location["file"] == "LEFT" and "MergeError" in dup.message
+    # the lookup side repeating a key fans the kept table out
+    twice = pd.concat([stores, stores.iloc[[0]]], ignore_index=True)
+    fan = check_alignment(sales, twice, on=["region", "store"])
+    [dup] = [f for f in fan.findings if f.kind == "duplicate_keys" and f.location["file"] == "RIGHT"]
+    assert dup.evidence["join_rows_added"] == int((sales["store"].eq(0)
+                                                                                     & sales["region"].eq("north")).sum())
+    assert not [f for f in check_alignment(sales, twice, on=["region", "store"], validate="many_to_many").findings
+                if f.kind == "duplicate_keys"]
+
+
+@pytest.mark.parametrize("how,left_sev,right_sev", [("inner", "warning", "info"), ("left", "info", "info"),
+                                                    ("right", "info", "info"), ("outer", "info", "info")])
+def test_unmatched_keys_are_warnings_only_when_the_join_drops_records(how, left_sev, right_sev):
+    left = pd.DataFrame({"id": [1, 2, 3, 3, 9]})
+    right = pd.DataFrame({"id": [1, 2, 3, 7]})
+    report = check_alignment(left, right, on="id", how=how)
+    sev = {f.location["file"]: f.severity.value for f in report.findings if f.kind == "unmatched_keys"}
+    assert sev == {"LEFT": left_sev, "RIGHT": right_sev}
+
+
+def test_missing_timestamps_are_counted_and_left_out(tmp_path):
+    readings, labels = wine_sources()
+    holed = labels.astype({"at": object}).copy()
+    holed.loc[[4, 9], "at"] = None
+    right = roundtrip(holed, tmp_path / "labels.csv")
+    report = check_alignment(readings, right, on=["id"], time_col="at", tolerance="500ms", right_line_offset=2)
+    [gap] = [f for f in report.findings if f.kind == "missing_timestamps"]
+    assert gap.evidence["rows"] == 2 and gap.location["line"] == 6 and gap.evidence["first_rows"] == [4, 9]
+    assert report.time["matched_within_tolerance"]["raw"] == len(readings) - 2
 
 
 def _local(labels, zone, rows=None, offset="0s"):

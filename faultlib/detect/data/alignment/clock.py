@@ -62,9 +62,9 @@ def _worst(order_by: "numpy.ndarray", lrow, rrow, offsets, left: Side, right: Si
         if lk is not None:
             row["key"] = str(lk.iloc[a]).replace(SEP, ",")
         if left.line_offset is not None:
-            row["left_line"] = a + left.line_offset
+            row["left_line"] = left.where(a)["line"]
         if right.line_offset is not None:
-            row["right_line"] = b + right.line_offset
+            row["right_line"] = right.where(b)["line"]
         out.append(row)
     return out
 
