@@ -101,7 +101,7 @@ def test_predictions_in_every_table_format_report_accuracy_per_map(files, predic
     (lambda d: None, ["config.json", "serving.yaml#postprocess.names"], "serving.yaml:1: postprocess.names"),
     (lambda d: None, ["config.json", "missing.yaml"], "missing.yaml: file not found"),
     (lambda d: (d / "p.csv").write_text("label,index\ncat,1\n"),
-     ["config.json", "same.yaml#postprocess.class_names", "--predictions", "p.csv"], "p.csv: true_label: has no column named like"),
+     ["config.json", "same.yaml#postprocess.class_names", "--predictions", "p.csv"], "p.csv: predicted_index: has no column named like"),
     (lambda d: (d / "p.csv").write_text("true_label,predicted_index\nzero,12\n"),
      ["config.json", "same.yaml#postprocess.class_names", "--predictions", "p.csv"], "no label in the training map"),
     (lambda d: (d / "p.csv").write_text("true_label,predicted_index\nzero,1.5\n"),
