@@ -100,7 +100,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
     if joint:
         lines.append(("mmd", f"MMD^2 {joint['statistic']:.4g} over {len(joint['columns'])} numeric column(s), "
                              f"p={joint['p_value']:.2g} (BH {joint['p_adjusted']:.2g}, {joint['evaluation']}, "
-                             f"{joint['permutations']} permutations)"))
+                             + (f"{joint['permutations']} permutations)" if joint["permutations"]
+                                else "asymptotic null)")))
     lines.append(("drifted", ", ".join(fields["drifted"]) or "none"))
     lines.append(("response", fields["response"]))
     return lines

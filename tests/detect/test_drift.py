@@ -210,6 +210,25 @@ def test_missing_share_test_and_mmd_on_complete_rows():
     assert not small.columns["x"].drifted and small.columns["x"].missing["tested"]
 
 
+def test_large_sample_ks_equals_scipy_asymptotic_and_mmd_streams_with_an_asymptotic_null():
+    from scipy.stats import ks_2samp
+
+    rng = np.random.default_rng(12)
+    a, b = rng.poisson(2.0, 15_000).astype(float), rng.poisson(2.05, 12_000).astype(float)   # ties
+    expected = ks_2samp(a, b, method="asymp")
+    assert stats.ks(a, b) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-9)
+    x, y = rng.normal(size=(15_000, 3)), rng.normal(size=(15_000, 3))
+    same = mmd_test(x, y, permutation_max=20_000 - 1)
+    assert same.evaluation == "rff_asymptotic" and same.permutations == 0 and same.p_value > 0.05
+    y[:, 1] = 0.6 * y[:, 0] + 0.8 * y[:, 1]                        # same marginals, a new correlation
+    moved = mmd_test(x, y, permutation_max=20_000 - 1)
+    assert moved.p_value < 1e-3
+    config = DriftConfig(mmd_max_rows=1_000, permutations=99)
+    report = compare(align_tables(pd.DataFrame(x, columns=list("abc")), pd.DataFrame(y, columns=list("abc"))),
+                     config=config)
+    assert report.multivariate.result.n_reference == 1_000 and report.multivariate.drifted
+
+
 # -- streaming monitor ------------------------------------------------------------------------------------------
 
 def test_monitor_memory_does_not_grow_with_traffic():

@@ -262,22 +262,26 @@ def missing_share(pair: ColumnPair, config: DriftConfig) -> dict[str, Any]:
     return out
 
 
-def _complete_rows(pairs: list[ColumnPair], side: str) -> np.ndarray:
-    """The numeric columns' values on the rows where every one is present, shape ``(rows, columns)``."""
-    masks = [getattr(p, f"{side}_present") for p in pairs]
-    if all(mask is None or mask.all() for mask in masks):
-        return np.column_stack([getattr(p, side) for p in pairs])
+def _complete_rows(pairs: list[ColumnPair], side: str, limit: int, rng: np.random.Generator) -> np.ndarray:
+    """The numeric columns' values on the rows where every one is present, shape ``(rows, columns)``; at most
+    ``limit`` rows, a uniform random sample of them (in file order) above it."""
     rows = pairs[0].rows(side)
     keep = np.ones(rows, dtype=bool)
-    for mask in masks:
+    for pair in pairs:
+        mask = getattr(pair, f"{side}_present")
         if mask is not None:
             keep &= mask
-    out = np.empty((int(keep.sum()), len(pairs)))
+    chosen = np.nonzero(keep)[0]
+    if chosen.size > limit:
+        chosen = np.sort(rng.choice(chosen, limit, replace=False))
+    out = np.empty((chosen.size, len(pairs)))
     for j, pair in enumerate(pairs):
         mask = getattr(pair, f"{side}_present")
-        full = np.full(rows, np.nan)
-        full[mask if mask is not None else slice(None)] = getattr(pair, side)
-        out[:, j] = full[keep]
+        values = getattr(pair, side)
+        if mask is None or mask.all():
+            out[:, j] = values[chosen]
+        else:   # values hold the present rows only: their position among them
+            out[:, j] = values[np.cumsum(mask)[chosen] - 1]
     return out
 
 
@@ -285,13 +289,19 @@ def _mmd(pairs: list[ColumnPair], config: DriftConfig) -> tuple[MMDResult, list[
     numeric = [p for p in pairs if p.type == NUMERIC and len(p.reference) >= 2 and len(p.current) >= 2]
     if not numeric:
         return None
-    ref, cur = _complete_rows(numeric, "reference"), _complete_rows(numeric, "current")
+    rng = np.random.default_rng(config.seed)
+    ref = _complete_rows(numeric, "reference", config.mmd_max_rows, rng)
+    cur = _complete_rows(numeric, "current", config.mmd_max_rows, rng)
     if len(ref) < 2 or len(cur) < 2:
         return None
     mean, std = ref.mean(axis=0), ref.std(axis=0)
     std[std == 0] = 1.0
-    result = mmd_test((ref - mean) / std, (cur - mean) / std, permutations=config.permutations,
-                      features=config.mmd_features, exact_max=config.mmd_exact_max, seed=config.seed)
+    for sample in (ref, cur):   # fresh arrays: standardised in place (no second copy of a large table)
+        sample -= mean
+        sample /= std
+    result = mmd_test(ref, cur, permutations=config.permutations,
+                      features=config.mmd_features, exact_max=config.mmd_exact_max, seed=config.seed,
+                      permutation_max=config.mmd_permutation_max)
     return result, [p.name for p in numeric]
 
 
