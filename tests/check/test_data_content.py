@@ -159,3 +159,38 @@ def test_prediction_table_without_a_recognised_column_names_the_option(tmp_path)
     code, out, _ = run_check("labels", str(tmp_path / "m.json"), str(tmp_path / "m.json"), "--predictions",
                              str(tmp_path / "p.csv"))
     assert code == 2 and "--true-col" in out["message"] and out["file"].endswith("p.csv")
+
+
+def frame(seed: int, n: int = 300, shift: float = 0.0) -> "pd.DataFrame":
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.normal(40 + shift * 12, 12, n), "income": rng.lognormal(10, 1, n),
+                         "visits": rng.poisson(3, n), "plan": rng.choice(["basic", "plus", "pro"], n, p=[.6, .3, .1])})
+
+
+def test_a_feed_that_starts_sending_nulls_is_drift_and_an_all_null_column_a_freeze(tmp_path):
+    ref = frame(0, n=600)
+    ref.loc[ref.index[::50], "income"] = np.nan                    # 2 % missing is normal here
+    ref.to_csv(tmp_path / "ref.csv", index=False)
+    healthy = frame(1, n=600)
+    healthy.loc[healthy.index[7::50], "income"] = np.nan
+    healthy.to_csv(tmp_path / "healthy.csv", index=False)
+    code, out, _ = run_check("drift", str(tmp_path / "ref.csv"), str(tmp_path / "healthy.csv"))
+    assert code == 0 and out["findings"] == [], out["findings"]
+    assert out["columns"]["income"]["missing"]["reference_share"] == pytest.approx(0.02)
+    nulls = frame(2, n=600)
+    nulls.loc[nulls.index[:240], "income"] = np.nan               # 40 % missing: the upstream feed broke
+    nulls["visits"] = nulls["visits"].astype(float)
+    nulls.loc[nulls.index[:3], "visits"] = np.inf
+    nulls.to_csv(tmp_path / "nulls.csv", index=False)
+    code, out, _ = run_check("drift", str(tmp_path / "ref.csv"), str(tmp_path / "nulls.csv"))
+    gap = out["columns"]["income"]["missing"]
+    assert code == 1 and gap["drifted"] and gap["current_share"] == pytest.approx(0.4)
+    assert out["columns"]["income"]["drifted"] and not out["columns"]["income"]["values_drifted"]
+    assert out["columns"]["visits"]["missing"]["current"] == {"null": 0, "posinf": 3, "neginf": 0}
+    assert {f["kind"] for f in out["findings"]} >= {"missing_share_drift"} and "income" in out["drifted"]
+    gone = frame(3, n=600).assign(income=np.nan)
+    gone.to_csv(tmp_path / "gone.csv", index=False)
+    code, out, _ = run_check("drift", str(tmp_path / "ref.csv"), str(tmp_path / "gone.csv"))
+    [f] = [f for f in out["findings"] if f["kind"] == "missing_share_drift"]
+    assert code == 1 and f["severity"] == "error" and "all-missing" in f["message"]
+    assert out["columns"]["income"]["method"] == "none" and out["response"] == "freeze"

@@ -342,3 +342,47 @@ def test_to_utc_and_dst_symptoms():
     utc_ns = pd.date_range("2024-03-30 20:00", "2024-03-31 06:00", freq="5min").as_unit("ns").asi8
     assert local_time_zones(utc_ns) == []
     assert [t[1:] for t in transitions("Europe/Berlin", utc_ns[0], utc_ns[-1])] == [(3600 * 10**9, 7200 * 10**9)]
+
+
+def _events(start: str, days: int, rng, n: int = 3000):
+    """Irregular event instants (UTC) over ``days`` days from ``start``."""
+    gaps = rng.exponential(days * 86_400 / n, n)
+    return pd.Timestamp(start, tz="UTC") + pd.to_timedelta(np.cumsum(gaps), unit="s")
+
+
+@pytest.mark.parametrize("zone,start,kind,transition", [
+    ("America/New_York", "2024-10-20", "dst_local_time", "duplicated_hour"),    # north: fall back on Nov 3
+    ("Australia/Sydney", "2024-03-25", "dst_local_time", "duplicated_hour"),    # south: fall back on Apr 7
+    ("America/Santiago", "2024-08-25", "dst_local_time", "missing_hour"),       # south: spring forward on Sep 8
+    ("Asia/Kolkata", "2024-03-25", "time_zone_offset", None),                   # fixed +05:30
+])
+def test_unkeyed_local_clock_zone_is_inferred_from_irregular_events(zone, start, kind, transition):
+    rng = np.random.default_rng(len(zone) * 7 + int(start[-2:]))
+    at = _events(start, 28, rng)
+    left = pd.DataFrame({"at": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
+    local = (at + pd.to_timedelta(rng.uniform(-0.2, 0.2, len(at)), unit="s")).tz_convert(zone).tz_localize(None)
+    right = pd.DataFrame({"at": local.strftime("%Y-%m-%d %H:%M:%S.%f")})
+    report = check_alignment(left, right, time_col="at", tolerance="1s", right_name="local.csv")
+    found = {f.kind: f for f in report.findings}
+    assert kind in found, sorted(found)
+    ev = found[kind].evidence
+    counts = report.time["matched_within_tolerance"]
+    assert ev["matched_after"] > ev["matched_before"] and counts["after_fix"] >= 0.98 * len(at) > 10 * counts["raw"]
+    assert f"{ev['matched_before']} -> {ev['matched_after']}" in found[kind].message
+    if kind == "dst_local_time":
+        assert ev["zone"] == zone and "tz_localize" in ev["fix"] and "ambiguous=" in ev["fix"]
+        assert "nonexistent=" in ev["fix"] and "tz_convert('UTC')" in ev["fix"]
+        assert transition in {t["kind"] for t in ev["transitions"]}
+    else:
+        assert ev["zone"] == "UTC+05:30"
+
+
+def test_two_sources_on_the_same_local_clock_are_not_given_a_zone_fix():
+    rng = np.random.default_rng(5)
+    at = _events("2024-10-20", 28, rng)
+    wall = at.tz_convert("America/New_York").tz_localize(None)       # both write New York wall time
+    left = pd.DataFrame({"at": wall.strftime("%Y-%m-%d %H:%M:%S.%f")})
+    right = pd.DataFrame({"at": (wall + pd.Timedelta("100ms")).strftime("%Y-%m-%d %H:%M:%S.%f")})
+    report = check_alignment(left, right, time_col="at", tolerance="1s")
+    assert not {"dst_local_time", "time_zone_offset"} & {f.kind for f in report.findings}
+    assert report.time["matched_within_tolerance"]["raw"] == len(at)
