@@ -99,8 +99,9 @@ class DriftConfig:
             (:mod:`~faultlib.detect.data.drift.mmd`).
         mmd_max_rows: most rows per table the MMD test reads, default 100,000: above it, a uniform random
             sample (seeded by ``seed``) of that many rows; the per-column tests always read every row. At
-            100,000 rows per table the test's power is already ~1 for the shifts that matter
-            (``benchmarks/drift_scale.py`` states it), and its time and memory stay flat as tables grow.
+            100,000 rows per table of 10 columns MMD rejects a 0.02 sd mean shift of one column in 9 of 10
+            data sets and a correlation of 0.05 between two columns (marginals unchanged) in 5 of 10
+            (``benchmarks/drift_scale.py --power 10``, 2026-12-03); its time and memory stay flat as tables grow.
         seed: seed of the MMD permutations and random features, default 0.
     """
 
