@@ -199,11 +199,12 @@ def test_missing_timestamps_are_counted_and_left_out(tmp_path):
     readings, labels = wine_sources()
     holed = labels.astype({"at": object}).copy()
     holed.loc[[4, 9], "at"] = None
+    holed.loc[12, "at"] = "NaT"                                  # how pandas writes a missing datetime as text
     right = roundtrip(holed, tmp_path / "labels.csv")
     report = check_alignment(readings, right, on=["id"], time_col="at", tolerance="500ms", right_line_offset=2)
     [gap] = [f for f in report.findings if f.kind == "missing_timestamps"]
-    assert gap.evidence["rows"] == 2 and gap.location["line"] == 6 and gap.evidence["first_rows"] == [4, 9]
-    assert report.time["matched_within_tolerance"]["raw"] == len(readings) - 2
+    assert gap.evidence["rows"] == 3 and gap.location["line"] == 6 and gap.evidence["first_rows"] == [4, 9, 12]
+    assert report.time["matched_within_tolerance"]["raw"] == len(readings) - 3
 
 
 def _local(labels, zone, rows=None, offset="0s"):

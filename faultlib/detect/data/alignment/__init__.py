@@ -52,12 +52,21 @@ if TYPE_CHECKING:
 __all__ = ["DETECTOR", "HOW", "KINDS", "VALIDATE", "AlignmentReport", "Side", "check_alignment", "parse_tolerance"]
 
 
+#: how timestamp columns write a missing value as text (pandas' NaT and NaN, JSON's null, Python's None)
+MISSING_WORDS = ("nat", "nan", "null", "none")
+
+
 def _drop_missing_times(side: Side, column: str) -> tuple[Side, list[Finding]]:
-    """``side`` without the rows that have no timestamp (rows keep their numbers in locations), and the
+    """``side`` without the rows that have no timestamp (empty, NaN/NaT, or :data:`MISSING_WORDS` as text; rows
+    keep their numbers in locations), and the
     ``missing_timestamps`` finding that counts them."""
     import numpy as np
 
-    missing = side.frame[column].isna().to_numpy(dtype=bool)
+    values = side.frame[column]
+    missing = values.isna().to_numpy(dtype=bool, copy=True)
+    if values.dtype == object or str(values.dtype).startswith("string"):   # "NaT", "null" written as text
+        words = values.astype("string").str.strip().str.lower().isin(MISSING_WORDS).fillna(False)
+        missing |= words.to_numpy(dtype=bool)
     if not missing.any():
         return side, []
     rows = np.nonzero(missing)[0]
