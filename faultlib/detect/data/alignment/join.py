@@ -2,11 +2,12 @@
 
 ``how`` is pandas' ``merge(how=...)`` (``inner``, ``left``, ``right``, ``outer``) and ``validate`` its
 ``merge(validate=...)`` (``one_to_one``, ``one_to_many``, ``many_to_one``, ``many_to_many``). Without
-``validate`` the cardinality is inferred: a side whose (normalised) keys are unique is a "one" side; when
-the table the join keeps (``left`` for ``inner``/``left``/``outer``, ``right`` for ``right``) is unique
-and the other is not, the other side's repeats multiply the kept table's rows, which is the classic
-fan-out (a label table with retried rows) and is reported; pass ``validate="one_to_many"`` when one row
-of the kept table should meet several.
+``validate`` the cardinality is inferred from the (normalised) keys: ``one_to_one`` when both sides are
+unique, ``many_to_many`` when neither is, else the table the join keeps (``left`` for ``inner``/``left``/
+``outer``, ``right`` for ``right``) is the "many" side and the other its lookup, which must be unique. So
+a lookup that repeats keys multiplies the kept table's rows, the classic fan-out (a label table with
+retried rows), and is reported; pass ``validate="one_to_many"`` when one row of the kept table should
+meet several.
 
 - ``duplicate_keys`` (warning) only where repeats break the cardinality: a side declared (or inferred)
   "one" that repeats a key (pandas' ``validate`` would raise ``MergeError``), or both sides repeating
