@@ -3,7 +3,10 @@
 For each seed, a reference and a current table are drawn independently from the *same*
 distribution, ten columns wide: normal, lognormal and Pareto (skewed, heavy-tailed), a zero-inflated
 gamma (a point mass plus a continuum), Poisson and binomial (discrete, heavy ties), and three
-categorical columns (uniform over 4, Zipf over 12 with rare categories, a 92/8 binary). Each
+categorical columns (uniform over 4, Zipf over 12 with rare categories, a 92/8 binary), with missing
+values drawn at the same rate in both samples (:data:`MISSING`: 5 % of ``normal``, 30 % of ``pareto``,
+0.5 % of ``poisson``, 2 % of ``cat_zipf``, empty; 1 % of ``lognormal`` infinite), so the missing-share
+tests are part of every family. Each
 method of :func:`faultlib.detect.data.drift.compare` (what ``faultlib check drift`` runs) judges them with
 the default :class:`~faultlib.detect.data.drift.DriftConfig`. Nothing drifted, so every finding is false.
 
@@ -51,8 +54,18 @@ COLUMNS = {
 }
 
 
+#: share of each column's values that are missing in both samples (None for a text column); ``lognormal`` gets inf
+MISSING = {"normal": 0.05, "pareto": 0.30, "poisson": 0.005, "cat_zipf": 0.02, "lognormal": 0.01}
+
+
 def table(rng: np.random.Generator, n: int) -> pd.DataFrame:
-    return pd.DataFrame({name: draw(rng, n) for name, draw in COLUMNS.items()})
+    frame = pd.DataFrame({name: draw(rng, n) for name, draw in COLUMNS.items()})
+    for name, share in MISSING.items():
+        holes = rng.random(n) < share
+        column = frame[name].astype(float if name == "poisson" else frame[name].dtype)
+        column[holes] = np.inf if name == "lognormal" else None if column.dtype == object else np.nan
+        frame[name] = column
+    return frame
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -84,6 +97,10 @@ def run(seeds: int, sizes=SIZES) -> dict:
                     hits = raw.setdefault((col.method, name), [0, 0])
                     hits[0] += col.p_value <= ALPHA
                     hits[1] += 1
+                    if col.missing and col.missing["tested"]:
+                        hits = raw.setdefault(("missing_share", name), [0, 0])
+                        hits[0] += col.missing["p_value"] <= ALPHA
+                        hits[1] += 1
                 if report.multivariate is not None and method == "mmd":
                     hits = raw.setdefault((f"mmd ({report.multivariate.result.evaluation})", "numeric jointly"), [0, 0])
                     hits[0] += report.multivariate.result.p_value <= ALPHA
@@ -100,7 +117,7 @@ def run(seeds: int, sizes=SIZES) -> dict:
 def print_tables(results: dict) -> None:
     seeds = results["seeds"]
     print(f"False alarms at the defaults (alpha {results['alpha']}, BH; {seeds} seeds per size; "
-          "two independent samples of one distribution, 6 numeric + 3 categorical columns)\n")
+          "two independent samples of one distribution, 6 numeric + 3 categorical columns, 5 with missing values)\n")
     print("| n_ref x n_cur | method | alarm (exit 1) | 95% CI | any drift (info too) | 95% CI |")
     print("|---|---|---|---|---|---|")
     for key, size in results["sizes"].items():

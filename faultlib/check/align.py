@@ -10,9 +10,16 @@ LEFT and RIGHT are read by :func:`faultlib.readers.tables.read_table` (CSV, TSV,
 Parquet, NPY, NPZ) with types as written, so a zero-padded id stays text. A column named differently on
 each side is given as ``LEFT_NAME=RIGHT_NAME`` (``--on id=patient_id``, ``--time-col ts=recorded_at``).
 
+``--how`` (pandas' ``merge(how=)``, default ``inner``) and ``--validate`` (``merge(validate=)``, default
+inferred) say which join the pipeline does, so a healthy many-to-one join stays quiet: repeats are
+reported only where they break the cardinality, unmatched keys are ``info`` unless the join drops records.
+
+Missing values are data: a NaN/empty key on both sides is the fault ``null_keys_match`` (pandas matches
+NaN to NaN), a row without a timestamp is counted (``missing_timestamps``) and left out of the time analysis.
+
 Exit codes: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 for an unreadable or empty file,
-a missing column (the message lists the file's columns), a missing key or timestamp (with its row and
-line), a value that is not a timestamp, or neither ``--on`` nor ``--time-col``.
+a missing column (the message lists the file's columns), a value that is not a timestamp, or neither
+``--on`` nor ``--time-col``.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from pathlib import Path
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.alignment import KINDS as _KINDS
+from faultlib.detect.data.alignment.join import HOW, VALIDATE
+from faultlib.detect.data.alignment.report import KINDS as _KINDS
 from faultlib.errors import InputError
 
 KINDS = dict(_KINDS)
@@ -65,12 +73,18 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--time-col", metavar="COL", help="Timestamp column; LEFT_NAME=RIGHT_NAME when the names differ.")
 @click.option("--tolerance", default="1s", show_default=True,
               help="How far apart two timestamps may be and still match (500ms, 2s, 1min).")
-def command(left: Path, right: Path, on: tuple[str, ...], time_col: str | None, tolerance: str) -> CheckResult:
+@click.option("--how", type=click.Choice(HOW), default="inner", show_default=True,
+              help="The join the pipeline does (pandas merge how=): decides which unmatched rows are lost.")
+@click.option("--validate", type=click.Choice(VALIDATE), default=None,
+              help="The cardinality the join must have (pandas merge validate=). Default: inferred (the table "
+                   "the join keeps is the 'many' side, the other its lookup, which must be unique).")
+def command(left: Path, right: Path, on: tuple[str, ...], time_col: str | None, tolerance: str, how: str,
+            validate: str | None) -> CheckResult:
     """Compare LEFT and RIGHT (see the module docstring).
 
     Raises:
-        InputError: unreadable or empty files, missing columns, missing keys or timestamps, bad tolerance,
-            or neither --on nor --time-col (exit 2).
+        InputError: unreadable or empty files, missing columns, a value that is not a timestamp, bad
+            tolerance, or neither --on nor --time-col (exit 2).
     """
     from faultlib.detect.data.alignment import check_alignment, parse_tolerance
     from faultlib.readers.tables import read_table
@@ -83,5 +97,6 @@ def command(left: Path, right: Path, on: tuple[str, ...], time_col: str | None, 
     report = check_alignment(frames[0], frames[1], on=list(on), time_col=time_col, tolerance=tol,
                              left_name=str(left), right_name=str(right),
                              left_line_offset=_LINE_OF_ROW_0.get(left.suffix.lower()),
-                             right_line_offset=_LINE_OF_ROW_0.get(right.suffix.lower()))
+                             right_line_offset=_LINE_OF_ROW_0.get(right.suffix.lower()), how=how,
+                             validate=validate)
     return CheckResult("align", report.findings, report.fields())

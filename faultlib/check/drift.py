@@ -13,9 +13,13 @@ first), ``response`` (``none|record|alert|freeze``), ``multivariate`` (MMD: ``st
 p_adjusted, drifted, bandwidth, permutations, evaluation, features, columns``, or null), ``method``,
 ``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``reference``, ``current``.
 
+Missing values (empty cells, NaN, +-inf) are data: each column's missing share is tested with the rest
+(``columns[name].missing: {reference_share, current_share, p_value, drifted, ...}``), the value tests run
+on the present values.
+
 Exit codes: 0 no finding at ``--fail-on`` (default warning: a significant shift with PSI >= 0.1, or
-a significant MMD); 1 one; 2 unreadable files, mismatched columns or types, missing values (the
-message names the file, column and line or row).
+a significant MMD); 1 one; 2 unreadable files, mismatched columns or types (the message names the
+file, column and line or row).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ KINDS = {
     "multivariate_drift": "the numeric columns' joint distribution changed (MMD permutation test), possibly with no "
                           "single column significant: a change in how the columns move together",
     "new_category": "a categorical column holds categories the reference never had (informational)",
+    "missing_share_drift": "a column's share of missing values (empty, NaN, +-inf) changed significantly, or it "
+                           "became all-missing (freeze)",
 }
 METHOD_CHOICES = ("psi", "ks", "chi2", "mmd", "all")
 
@@ -85,13 +91,17 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
     fields = result.fields
     lines = []
     for name, col in fields["columns"].items():
+        gap = col.get("missing") or {}
+        holes = (f"; missing {gap['reference_share']:.1%} -> {gap['current_share']:.1%}"
+                 + (" (drifted)" if gap["drifted"] else "")) if gap.get("tested") else ""
         lines.append((name, f"{col['method']} {col['statistic']:.4g}, p={col['p_value']:.2g} "
-                            f"(BH {col['p_adjusted']:.2g}), PSI {col['psi']:.3f} -> {col['response']}"))
+                            f"(BH {col['p_adjusted']:.2g}), PSI {col['psi']:.3f}{holes} -> {col['response']}"))
     joint = fields["multivariate"]
     if joint:
         lines.append(("mmd", f"MMD^2 {joint['statistic']:.4g} over {len(joint['columns'])} numeric column(s), "
                              f"p={joint['p_value']:.2g} (BH {joint['p_adjusted']:.2g}, {joint['evaluation']}, "
-                             f"{joint['permutations']} permutations)"))
+                             + (f"{joint['permutations']} permutations)" if joint["permutations"]
+                                else "asymptotic null)")))
     lines.append(("drifted", ", ".join(fields["drifted"]) or "none"))
     lines.append(("response", fields["response"]))
     return lines

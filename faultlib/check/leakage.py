@@ -48,13 +48,16 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--train", "train_path", metavar="TABLE", default=None, help="The training table.")
 @click.option("--test", "test_path", metavar="TABLE", default=None, help="The test table.")
 @click.option("--allow-pickle", is_flag=True, help="Allow --fitted to be a pickle (runs code from it: trusted files only).")
+@click.option("--features", "features", metavar="COL[,COL...]", default=None,
+              help="With --fitted: the columns the scaler was fitted on, in order (default: its saved "
+                   "feature_names_in_ / features, else every numeric column).")
 def command(file: str | None, fitted_path: str | None, train_path: str | None, test_path: str | None,
-            allow_pickle: bool) -> CheckResult:
+            allow_pickle: bool, features: str | None) -> CheckResult:
     if fitted_path is None:
         if file is None:
             raise click.UsageError("give FILE.py|NOTEBOOK.ipynb, or --fitted PARAMS --train TABLE --test TABLE")
-        if train_path or test_path or allow_pickle:
-            raise click.UsageError("--train, --test and --allow-pickle go with --fitted")
+        if train_path or test_path or allow_pickle or features:
+            raise click.UsageError("--train, --test, --features and --allow-pickle go with --fitted")
         report, smap = analyze_file(file)
         fields = {"mode": "static", "file": file, "cells": len(smap.cells) if smap.cells else None,
                   "complete": report.complete, "stopped": report.stopped, "fits": [f.to_json() for f in report.fits]}
@@ -68,5 +71,6 @@ def command(file: str | None, fitted_path: str | None, train_path: str | None, t
 
     fitted = load_fitted(fitted_path, allow_pickle=allow_pickle)
     train, test = read_table(train_path), read_table(test_path)
-    report = compare_fitted(fitted, train, test, train_path=train_path, test_path=test_path)
+    names = [n.strip() for n in features.split(",") if n.strip()] if features else None
+    report = compare_fitted(fitted, train, test, train_path=train_path, test_path=test_path, features=names)
     return CheckResult("leakage", report.findings, {"mode": "fitted", **report.fields()})

@@ -14,6 +14,7 @@ nullable ``Int64``) instead of silently becoming float. Every file goes through
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     import pandas
 
 TABLES = Limits(max_bytes=512 * MiB, max_depth=16, max_nodes=50_000_000)
+#: ``FAULTLIB_MAX_TABLE_BYTES`` raises the largest table file read (default 512 MiB: a 10^7 x 10 float64
+#: Parquet file is ~800 MB)
+MAX_TABLE_BYTES_ENV = "FAULTLIB_MAX_TABLE_BYTES"
 #: most columns a table may have (``FAULTLIB_MAX_COLUMNS`` raises it): 10^6 columns hung pandas past 120 s
 MAX_COLUMNS = 10_000
 #: most bytes the arrays of one ``.npz`` may decompress to, in all (``FAULTLIB_MAX_NPZ_BYTES`` raises it):
@@ -142,9 +146,9 @@ def _json(data: bytes, path: Path) -> "pandas.DataFrame":
     raise InputError("must be a list of records or an object of equal-length column lists", path=str(path))
 
 
-def _jsonl(path: Path) -> "pandas.DataFrame":
+def _jsonl(path: Path, limits: Limits = TABLES) -> "pandas.DataFrame":
     rows = []
-    for line in iter_json_lines(path, limits=Limits(max_bytes=TABLES.max_bytes, max_depth=16)):
+    for line in iter_json_lines(path, limits=Limits(max_bytes=limits.max_bytes, max_depth=16)):
         if line.error:
             raise line.error
         rows.append(line.value)
@@ -257,13 +261,17 @@ def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.D
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    limits = TABLES
+    if os.environ.get(MAX_TABLE_BYTES_ENV, "").strip():
+        limits = Limits(max_bytes=_limit(MAX_TABLE_BYTES_ENV, TABLES.max_bytes), max_depth=TABLES.max_depth,
+                        max_nodes=TABLES.max_nodes)
     if suffix not in FORMATS:
         raise InputError(f"unknown table format {suffix or '(no extension)'!r}: use one of {', '.join(FORMATS)}",
                          path=str(path))
     if suffix in (".jsonl", ".ndjson"):
-        frame = _jsonl(path if root is None else Path(root) / path)
+        frame = _jsonl(path if root is None else Path(root) / path, limits)
     else:
-        data = read_bytes(path, limits=TABLES, root=root)
+        data = read_bytes(path, limits=limits, root=root)
         if not data:
             raise InputError("is empty", path=str(path))
         if suffix in (".csv", ".tsv"):

@@ -244,3 +244,38 @@ def find_zone(offsets: "numpy.ndarray", left_instants: "numpy.ndarray", right_in
     same = tuple(r[1] for r in results[1:] if r[2] == side and r[1] != zone and np.array_equal(r[3], explained)
                  and not r[1].startswith("UTC"))
     return ZoneMatch(zone, side, explained, predicted, distinct, same)
+
+
+def zone_by_matches(local_wall_ns: "numpy.ndarray", other_ns: "numpy.ndarray", tolerance: int, *,
+                    zones: tuple[str, ...] = DST_ZONES) -> list[tuple[str, int]]:
+    """Candidate zones of a naive clock ranked by how many of its rows meet a row of the other source within
+    ``tolerance`` once localised there (each row compared with the other source's nearest row in time).
+
+    Candidates: ``UTC``, every fixed offset of :data:`ZONE_OFFSETS` (``UTC+05:30``) and the DST zones
+    ``zones``; a zone is localised with :func:`faultlib.remedies.times.localize_ns` (the repeated autumn hour
+    resolved by row order, the missing spring hour shifted forward).
+
+    Args:
+        local_wall_ns: int64 wall clocks of the naive side (read as if UTC).
+        other_ns: int64 instants (or wall clocks read as UTC) of the other side.
+        tolerance: ns.
+        zones: DST zones to try besides the fixed offsets.
+
+    Returns:
+        ``[(zone, matched_rows)]``, most matched first (fixed offsets before DST zones on a tie, so a range
+        without a transition is not credited to a DST zone).
+    """
+    import numpy as np
+
+    from faultlib.remedies.times import localize_ns
+
+    if local_wall_ns.size == 0 or other_ns.size == 0:
+        return []
+    scored = []
+    candidates = ["UTC", *(fixed_zone_name(o) for o in ZONE_OFFSETS), *zones]
+    for rank, zone in enumerate(candidates):
+        utc, _ = localize_ns(local_wall_ns, zone)
+        matched = int((np.abs(nearest(utc, other_ns)[1]) <= tolerance).sum())
+        scored.append((matched, -rank, zone))
+    scored.sort(reverse=True)
+    return [(zone, matched) for matched, _, zone in scored]

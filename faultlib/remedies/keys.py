@@ -76,7 +76,9 @@ def key_strings(series: "pandas.Series") -> "pandas.Series":
         return series.astype("string")
     values = series.to_numpy(dtype=object)
     text = series.astype("string")
-    was_text = np.asarray(text.to_numpy(dtype=object) == values, dtype=bool)  # str values compare equal to themselves
+    present = series.notna().to_numpy(dtype=bool)
+    was_text = np.zeros(len(values), dtype=bool)   # str values compare equal to themselves (NA compares to NA)
+    was_text[present] = np.asarray(text.to_numpy(dtype=object)[present] == values[present], dtype=bool)
     numbers = pd.to_numeric(series.where(~was_text), errors="coerce")
     integral = numbers.notna() & np.isfinite(numbers) & (numbers % 1 == 0)
     if integral.any():

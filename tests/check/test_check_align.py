@@ -139,12 +139,16 @@ def test_bad_input_exits_2_naming_the_file(files, make, args, message):
     assert message in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_nan_keys_and_bad_timestamps_name_file_line_and_column(files):
+def test_nan_keys_are_findings_and_bad_timestamps_name_file_line_and_column(files):
     path, _ = files
     (path / "holes.csv").write_text("patient_id,sampled_at\n1,2024-03-30T21:00:00Z\n,2024-03-30T21:04:00Z\n")
-    proc = cli("check", "align", "features.parquet", "holes.csv", "--on", "patient_id", "--json", cwd=path)
-    error = _json(proc)
-    assert proc.returncode == 2 and error["file"] == "holes.csv" and error["line"] == 3 and error["field"] == "patient_id"
+    (path / "holes2.csv").write_text("patient_id,x\n,1\n,2\n1,3\n")
+    proc = cli("check", "align", "holes2.csv", "holes.csv", "--on", "patient_id", "--how", "left", "--json", cwd=path)
+    out = _json(proc)
+    [null] = [f for f in out["findings"] if f["kind"] == "null_keys_match"]
+    assert proc.returncode == 1 and null["location"] == {"file": "holes2.csv", "index": 0, "line": 2,
+                                                         "column_name": "patient_id"}
+    assert null["evidence"]["joined_rows"] == 2 and null["evidence"]["rows"]["right"][0]["line"] == 3
     (path / "times.csv").write_text("patient_id,sampled_at\n1,2024-03-30T21:00:00Z\n2,yesterday\n")
     proc = cli("check", "align", "features.parquet", "times.csv", "--time-col", "scanned_at=sampled_at", cwd=path)
     assert proc.returncode == 2 and "times.csv:3" in proc.stderr and "'yesterday' is not a timestamp" in proc.stderr

@@ -63,7 +63,7 @@ def test_kinds_are_snake_case_and_documented():
     assert all(KIND_PATTERN.fullmatch(k) and v for k, v in KINDS.items())
     assert {"key_dtype_mismatch", "key_zero_padding", "key_whitespace", "key_case", "duplicate_keys",
             "unmatched_keys", "naive_vs_aware", "different_time_zones", "time_zone_offset", "dst_local_time",
-            "clock_offset", "time_beyond_tolerance"} == set(KINDS)
+            "clock_offset", "time_beyond_tolerance", "null_keys_match", "missing_timestamps"} == set(KINDS)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json", ".jsonl"])
@@ -120,15 +120,91 @@ def test_duplicates_fan_out_with_exact_row_multiplication(tmp_path):
     assert dup.evidence["worst"][0]["key"] == 1 and dup.evidence["worst"][0]["count"] == 3
 
 
-def test_missing_keys_and_columns_are_input_errors_with_file_and_line(tmp_path):
+def test_missing_columns_are_input_errors_but_missing_keys_are_data(tmp_path):
     right = roundtrip(pd.DataFrame({"id": ["1", None, "3"]}), tmp_path / "r.csv")
-    with pytest.raises(InputError, match="row 1") as caught:
-        check_alignment(pd.DataFrame({"id": [1, 2, 3]}), right, on=["id"], right_name="r.csv", right_line_offset=2)
-    assert caught.value.path == "r.csv" and caught.value.line == 3 and caught.value.field == "id"
+    report = check_alignment(pd.DataFrame({"id": [1, 2, 3]}), right, on=["id"], right_name="r.csv", right_line_offset=2)
+    [gap] = [f for f in report.findings if f.kind == "unmatched_keys" and f.location["file"] == "r.csv"]
+    assert gap.evidence["null_key_rows"] == 1 and gap.location["line"] == 3
+    assert "null_keys_match" not in kinds(report)             # NaN on one side only matches nothing
     with pytest.raises(InputError, match="has no column 'key'; its columns are 'id'"):
         check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}), on=["key"])
     with pytest.raises(InputError, match="nothing to align"):
         check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}))
+    with pytest.raises(InputError, match="how='cross'"):
+        check_alignment(pd.DataFrame({"id": [1]}), pd.DataFrame({"id": [1]}), on="id", how="cross")
+
+
+def test_nan_keys_on_both_sides_are_the_fault_with_pandas_fan_out(tmp_path):
+    orders = roundtrip(pd.DataFrame({"customer": ["c1", None, "c3", None, None], "amount": [5, 6, 7, 8, 9]}),
+                       tmp_path / "orders.csv")
+    people = roundtrip(pd.DataFrame({"customer": ["c1", None, "c3", None], "vip": [0, 1, 0, 1]}),
+                       tmp_path / "people.parquet")
+    report = check_alignment(orders, people, on="customer", how="left", left_name="orders.csv", left_line_offset=2)
+    [null] = [f for f in report.findings if f.kind == "null_keys_match"]
+    merged = orders.merge(people, on="customer", how="left")
+    assert len(merged) == 3 * 2 + 2 > len(orders)           # what pandas does: every NaN meets every NaN
+    ev = null.evidence
+    assert (ev["left_rows"], ev["right_rows"], ev["joined_rows"], ev["rows_added"]) == (3, 2, 6, 3)
+    assert [r["index"] for r in ev["rows"]["left"]] == [1, 3, 4] and ev["rows"]["left"][0]["line"] == 3
+    assert null.severity.value == "error" and null.location == {"file": "orders.csv", "index": 1, "line": 3,
+                                                                "column_name": "customer"}
+    assert "duplicate_keys" not in kinds(report)           # null rows are not a repeated key
+    clean = check_alignment(orders.dropna(), people.dropna(), on="customer", how="left")
+    assert clean.findings == []
+
+
+def test_nan_in_one_column_of_a_composite_key_matches_like_pandas():
+    left = pd.DataFrame({"site": ["a", "a", "b"], "n": [1.0, np.nan, np.nan]})
+    right = pd.DataFrame({"site": ["a", "b", "b"], "n": [np.nan, np.nan, 2.0]})
+    report = check_alignment(left, right, on=["site", "n"])
+    [null] = [f for f in report.findings if f.kind == "null_keys_match"]
+    assert null.evidence["joined_rows"] == len(left.merge(right, on=["site", "n"])) == 2
+
+
+def test_valid_many_to_one_join_on_a_composite_key_is_quiet():
+    rng = np.random.default_rng(3)
+    stores = pd.DataFrame({"region": np.repeat(["north", "south"], 5), "store": np.tile(np.arange(5), 2),
+                           "size": rng.integers(1, 9, 10)})
+    sales = stores[["region", "store"]].sample(200, replace=True, random_state=1).reset_index(drop=True)
+    sales["amount"] = rng.normal(size=200)
+    report = check_alignment(sales, stores.iloc[:9], on=["region", "store"], how="left")
+    assert report.join["validate"] == "many_to_one" and report.join["validate_inferred"]
+    assert [f.severity.value for f in report.findings] in ([], ["info"])   # the store without sales: info
+    assert all(f.kind == "unmatched_keys" for f in report.findings)
+    # declared one_to_one: the repeated sales keys break it
+    strict = check_alignment(sales, stores, on=["region", "store"], validate="one_to_one")
+    [dup] = [f for f in strict.findings if f.kind == "duplicate_keys"]
+    assert dup.location["file"] == "LEFT" and "MergeError" in dup.message
+    # the lookup side repeating a key fans the kept table out
+    twice = pd.concat([stores, stores.iloc[[0]]], ignore_index=True)
+    fan = check_alignment(sales, twice, on=["region", "store"])
+    [dup] = [f for f in fan.findings if f.kind == "duplicate_keys" and f.location["file"] == "RIGHT"]
+    assert dup.evidence["join_rows_added"] == int((sales["store"].eq(0)
+                                                                                     & sales["region"].eq("north")).sum())
+    assert not [f for f in check_alignment(sales, twice, on=["region", "store"], validate="many_to_many").findings
+                if f.kind == "duplicate_keys"]
+
+
+@pytest.mark.parametrize("how,left_sev,right_sev", [("inner", "warning", "info"), ("left", "info", "info"),
+                                                    ("right", "info", "info"), ("outer", "info", "info")])
+def test_unmatched_keys_are_warnings_only_when_the_join_drops_records(how, left_sev, right_sev):
+    left = pd.DataFrame({"id": [1, 2, 3, 3, 9]})
+    right = pd.DataFrame({"id": [1, 2, 3, 7]})
+    report = check_alignment(left, right, on="id", how=how)
+    sev = {f.location["file"]: f.severity.value for f in report.findings if f.kind == "unmatched_keys"}
+    assert sev == {"LEFT": left_sev, "RIGHT": right_sev}
+
+
+def test_missing_timestamps_are_counted_and_left_out(tmp_path):
+    readings, labels = wine_sources()
+    holed = labels.astype({"at": object}).copy()
+    holed.loc[[4, 9], "at"] = None
+    holed.loc[12, "at"] = "NaT"                                  # how pandas writes a missing datetime as text
+    right = roundtrip(holed, tmp_path / "labels.csv")
+    report = check_alignment(readings, right, on=["id"], time_col="at", tolerance="500ms", right_line_offset=2)
+    [gap] = [f for f in report.findings if f.kind == "missing_timestamps"]
+    assert gap.evidence["rows"] == 3 and gap.location["line"] == 6 and gap.evidence["first_rows"] == [4, 9, 12]
+    assert report.time["matched_within_tolerance"]["raw"] == len(readings) - 3
 
 
 def _local(labels, zone, rows=None, offset="0s"):
@@ -267,3 +343,47 @@ def test_to_utc_and_dst_symptoms():
     utc_ns = pd.date_range("2024-03-30 20:00", "2024-03-31 06:00", freq="5min").as_unit("ns").asi8
     assert local_time_zones(utc_ns) == []
     assert [t[1:] for t in transitions("Europe/Berlin", utc_ns[0], utc_ns[-1])] == [(3600 * 10**9, 7200 * 10**9)]
+
+
+def _events(start: str, days: int, rng, n: int = 3000):
+    """Irregular event instants (UTC) over ``days`` days from ``start``."""
+    gaps = rng.exponential(days * 86_400 / n, n)
+    return pd.Timestamp(start, tz="UTC") + pd.to_timedelta(np.cumsum(gaps), unit="s")
+
+
+@pytest.mark.parametrize("zone,start,kind,transition", [
+    ("America/New_York", "2024-10-20", "dst_local_time", "duplicated_hour"),    # north: fall back on Nov 3
+    ("Australia/Sydney", "2024-03-25", "dst_local_time", "duplicated_hour"),    # south: fall back on Apr 7
+    ("America/Santiago", "2024-08-25", "dst_local_time", "missing_hour"),       # south: spring forward on Sep 8
+    ("Asia/Kolkata", "2024-03-25", "time_zone_offset", None),                   # fixed +05:30
+])
+def test_unkeyed_local_clock_zone_is_inferred_from_irregular_events(zone, start, kind, transition):
+    rng = np.random.default_rng(len(zone) * 7 + int(start[-2:]))
+    at = _events(start, 28, rng)
+    left = pd.DataFrame({"at": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
+    local = (at + pd.to_timedelta(rng.uniform(-0.2, 0.2, len(at)), unit="s")).tz_convert(zone).tz_localize(None)
+    right = pd.DataFrame({"at": local.strftime("%Y-%m-%d %H:%M:%S.%f")})
+    report = check_alignment(left, right, time_col="at", tolerance="1s", right_name="local.csv")
+    found = {f.kind: f for f in report.findings}
+    assert kind in found, sorted(found)
+    ev = found[kind].evidence
+    counts = report.time["matched_within_tolerance"]
+    assert ev["matched_after"] > ev["matched_before"] and counts["after_fix"] >= 0.98 * len(at) > 10 * counts["raw"]
+    assert f"{ev['matched_before']} -> {ev['matched_after']}" in found[kind].message
+    if kind == "dst_local_time":
+        assert ev["zone"] == zone and "tz_localize" in ev["fix"] and "ambiguous=" in ev["fix"]
+        assert "nonexistent=" in ev["fix"] and "tz_convert('UTC')" in ev["fix"]
+        assert transition in {t["kind"] for t in ev["transitions"]}
+    else:
+        assert ev["zone"] == "UTC+05:30"
+
+
+def test_two_sources_on_the_same_local_clock_are_not_given_a_zone_fix():
+    rng = np.random.default_rng(5)
+    at = _events("2024-10-20", 28, rng)
+    wall = at.tz_convert("America/New_York").tz_localize(None)       # both write New York wall time
+    left = pd.DataFrame({"at": wall.strftime("%Y-%m-%d %H:%M:%S.%f")})
+    right = pd.DataFrame({"at": (wall + pd.Timedelta("100ms")).strftime("%Y-%m-%d %H:%M:%S.%f")})
+    report = check_alignment(left, right, time_col="at", tolerance="1s")
+    assert not {"dst_local_time", "time_zone_offset"} & {f.kind for f in report.findings}
+    assert report.time["matched_within_tolerance"]["raw"] == len(at)

@@ -182,15 +182,51 @@ def test_tables_that_do_not_match_name_the_file_column_and_line():
     assert [p.name for p in align_tables(ref, cur.assign(extra=1.0), columns=["x", "color"])] == ["x", "color"]
     holed = cur.copy()
     holed.loc[5, "x"] = np.nan
-    with pytest.raises(InputError, match="1 missing or non-finite value") as info:
-        align_tables(ref, holed, current_source="cur.csv")
-    assert (info.value.path, info.value.line, info.value.field) == ("cur.csv", 7, "x")
+    holed.loc[6, "x"] = -np.inf
+    [x] = [p for p in align_tables(ref, holed, current_source="cur.csv") if p.name == "x"]
+    assert len(x.current) == 18 and x.current_missing == {"null": 1, "posinf": 0, "neginf": 1}
+    assert not x.current_present[5] and x.missing("current") == 2 and x.rows("current") == 20
     with pytest.raises(InputError, match="is categorical here but numeric"):
         align_tables(ref, cur.assign(x=["a"] * 20), current_source="cur.parquet")
     with pytest.raises(InputError, match="mixes numbers and text"):
         align_tables(ref, cur.assign(color=["a", 1] * 10), current_source="cur.json")
     coded = align_tables(ref.assign(count=ref["count"].astype(float)), cur, categorical=["count"])
     assert coded[2].type == "categorical" and set(coded[2].reference) <= {str(v) for v in range(20)}
+
+
+def test_missing_share_test_and_mmd_on_complete_rows():
+    rng = np.random.default_rng(11)
+    ref, cur = table(rng, 400), table(rng, 400)
+    cur.loc[cur.index[:120], "skew"] = np.nan                   # 30 % of one column goes missing
+    report = detect_drift(ref, cur, config=FAST)
+    gap = report.columns["skew"].missing
+    assert gap["drifted"] and gap["current_share"] == pytest.approx(0.3) and gap["reference_share"] == 0.0
+    assert not report.columns["skew"].values_drifted and report.columns["skew"].drifted
+    assert report.multivariate.result.n_current == 280            # MMD on rows with every numeric column
+    assert not report.columns["x"].missing["tested"] and report.columns["x"].missing["p_value"] == 1.0
+    small = cur.copy()
+    small.loc[small.index[:3], "x"] = np.nan                     # 3 of 400: Fisher's test, not significant
+    small = detect_drift(ref, small.assign(skew=cur["skew"].fillna(1.0)), config=FAST)
+    assert not small.columns["x"].drifted and small.columns["x"].missing["tested"]
+
+
+def test_large_sample_ks_equals_scipy_asymptotic_and_mmd_streams_with_an_asymptotic_null():
+    from scipy.stats import ks_2samp
+
+    rng = np.random.default_rng(12)
+    a, b = rng.poisson(2.0, 15_000).astype(float), rng.poisson(2.05, 12_000).astype(float)   # ties
+    expected = ks_2samp(a, b, method="asymp")
+    assert stats.ks(a, b) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-9)
+    x, y = rng.normal(size=(15_000, 3)), rng.normal(size=(15_000, 3))
+    same = mmd_test(x, y, permutation_max=20_000 - 1)
+    assert same.evaluation == "rff_asymptotic" and same.permutations == 0 and same.p_value > 0.05
+    y[:, 1] = 0.6 * y[:, 0] + 0.8 * y[:, 1]                        # same marginals, a new correlation
+    moved = mmd_test(x, y, permutation_max=20_000 - 1)
+    assert moved.p_value < 1e-3
+    config = DriftConfig(mmd_max_rows=1_000, permutations=99)
+    report = compare(align_tables(pd.DataFrame(x, columns=list("abc")), pd.DataFrame(y, columns=list("abc"))),
+                     config=config)
+    assert report.multivariate.result.n_reference == 1_000 and report.multivariate.drifted
 
 
 # -- streaming monitor ------------------------------------------------------------------------------------------

@@ -182,7 +182,7 @@ def test_label_map_refuses_empty_values():
 
 def test_kinds_are_documented():
     assert set(KINDS) == {"permutation", "mismatched_indices", "missing_in_serving", "extra_in_serving",
-                          "label_renamed", "index_gap", "accuracy_drop"}
+                          "label_renamed", "index_gap", "accuracy_drop", "missing_predictions"}
 
 
 # ----------------------------------------------------------------------------- the label_order shim

@@ -40,6 +40,8 @@ KINDS = {
     "label_renamed": "a training label appears in serving spelt differently (case, spaces, '-' or '_')",
     "index_gap": "a map's indices are not 0..n-1 (a gap or an offset)",
     "accuracy_drop": "predictions decoded with the serving map are less accurate than with the training map",
+    "missing_predictions": "prediction rows without a true label or predicted index (empty, NaN, inf): left out "
+                           "of the accuracy",
 }
 #: keys under which a larger document (a Hugging Face config.json, a serving config) keeps its labels,
 #: tried in this order when a file is given without ``#key.path``

@@ -13,7 +13,7 @@ from faultlib.detect.data.alignment.report import (
     Side,
 )
 from faultlib.findings import Finding, Severity
-from faultlib.remedies.clocks import clusters, find_zone, nearest, pair_by_key
+from faultlib.remedies.clocks import clusters, find_zone, nearest, pair_by_key, zone_by_matches
 from faultlib.remedies.times import (
     HOUR_NS,
     ParsedTimes,
@@ -62,9 +62,9 @@ def _worst(order_by: "numpy.ndarray", lrow, rrow, offsets, left: Side, right: Si
         if lk is not None:
             row["key"] = str(lk.iloc[a]).replace(SEP, ",")
         if left.line_offset is not None:
-            row["left_line"] = a + left.line_offset
+            row["left_line"] = left.where(a)["line"]
         if right.line_offset is not None:
-            row["right_line"] = b + right.line_offset
+            row["right_line"] = right.where(b)["line"]
         out.append(row)
     return out
 
@@ -129,6 +129,34 @@ def _awareness(left: Side, right: Side, columns: tuple[str, str], pl: ParsedTime
     return findings
 
 
+def _agreeing(offsets: "numpy.ndarray", tol: int) -> int:
+    """Rows whose offsets agree with one constant offset (the largest cluster): what a zone fix must raise, since a
+    constant skew left after it is fixed next."""
+    found = clusters(offsets, tol, min_size=1)
+    return found[0].size if found else 0
+
+
+def _zone_by_matches(pl: ParsedTimes, pr: ParsedTimes, tol: int, info: dict) -> tuple | None:
+    """Without keys and without DST symptoms: the side and zone whose localisation makes the most rows meet a row
+    of the other side within ``tol``, when that beats reading the naive values as written by at least
+    max(3, 1 %) rows (``info["zone_search"]`` keeps the ranking)."""
+    import numpy as np
+
+    best = None
+    for name, p, q in (("left", pl, pr), ("right", pr, pl)):
+        if p.naive_rows < 3:
+            continue
+        ranked = zone_by_matches(p.ns[~p.aware], q.ns, tol)
+        as_written = dict(ranked).get("UTC", 0)
+        top_zone, top = ranked[0]
+        ties = tuple(z for z, c in ranked[1:] if c == top and not z.startswith("UTC"))
+        info.setdefault("zone_search", {})[name] = {"as_written": as_written, "best": top_zone, "best_matched": top,
+                                                   "ranking": [{"zone": z, "matched": c} for z, c in ranked[:5]]}
+        if top_zone != "UTC" and top >= as_written + max(3, int(0.01 * p.naive_rows)) and (best is None or top > best[0]):
+            best = (top, (top_zone, ties[:4], (), name, p.naive_rows, int(np.argmax(~p.aware))))
+    return best[1] if best else None
+
+
 def analyse_time(left: Side, right: Side, columns: tuple[str, str], parsed: tuple[ParsedTimes, ParsedTimes], tol: int,
                   lk, rk) -> tuple[dict, list[Finding], tuple["numpy.ndarray", "numpy.ndarray"]]:
     import numpy as np
@@ -154,6 +182,7 @@ def analyse_time(left: Side, right: Side, columns: tuple[str, str], parsed: tupl
     info["pairs"] = n
     info["offset_ms"] = _stats(off)
     raw = int((np.abs(off) <= tol).sum())
+    raw_off = off
     matched = {"raw": raw, "of": n}
     info["worst_rows"] = _worst(off, lrow, rrow, off, left, right, columns, lk)
     zone_info = None
@@ -165,7 +194,10 @@ def analyse_time(left: Side, right: Side, columns: tuple[str, str], parsed: tupl
             zone_info = (zone.zone, zone.equivalent, zone.offsets, zone.local_side, int(zone.explained.sum()),
                          int((lrow if zone.local_side == "left" else rrow)[np.argmax(zone.explained)]))
     elif n:
-        for name, p, q in (("left", pl, pr), ("right", pr, pl)):
+        # irregular events: the zone whose localisation makes the most rows meet; regular sampling (every zone
+        # ties): the zone whose DST transitions the naive side's own data shows
+        zone_info = _zone_by_matches(pl, pr, tol, info)
+        for name, p, q in (("left", pl, pr), ("right", pr, pl)) if zone_info is None else ():
             if p.naive_rows < 3:
                 continue
             found = local_time_zones(p.ns[~p.aware])
@@ -192,6 +224,16 @@ def analyse_time(left: Side, right: Side, columns: tuple[str, str], parsed: tupl
         else:
             off = fixed_r[rrow] - fixed_l[lrow]
         after = int((np.abs(off) <= tol).sum())
+        agree_before, agree_after = _agreeing(raw_off, tol), _agreeing(off, tol)
+        if lk is None and agree_after <= agree_before:   # unkeyed: a zone that does not make more rows meet is not proposed
+            info["zone_rejected"] = {"name": zone_name, "local_side": local, "matched_before": raw,
+                                     "matched_after": after, "agreeing_before": agree_before,
+                                     "agreeing_after": agree_after}
+            fixed_l, fixed_r = pl.ns.copy(), pr.ns.copy()
+            zone_info = None
+            rrow, off = nearest(fixed_l, fixed_r)
+            adj = off.copy()
+    if zone_info is not None:
         matched["after_zone_fix"] = after
         side, other = (left, right) if local == "left" else (right, left)
         findings.append(_zone_finding(zone_name, equivalent, offsets, side, other, columns[0 if local == "left" else 1],

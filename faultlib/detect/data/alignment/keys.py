@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     import numpy
     import pandas
 
+NULL = "\x00null"
+"""The token of a missing key value in normalised keys (no real key starts with NUL)."""
+
 def _composite(columns: list["pandas.Series"]) -> "pandas.Series":
     out = columns[0].reset_index(drop=True)
     if len(columns) > 1:
@@ -41,20 +44,42 @@ def _json_value(v: Any) -> Any:
     return v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
 
 
+def null_rows(frame: "pandas.DataFrame", columns: list[str]) -> "numpy.ndarray":
+    """Rows with a missing value (None, NaN, NA, empty cell) in any of ``columns``: bool ndarray."""
+    return frame[columns].isna().any(axis=1).to_numpy(dtype=bool)
+
+
 class _KeyFrame:
-    """Normalised keys of both sides for a choice of steps per column, with match counts."""
+    """Normalised keys of both sides for a choice of steps per column, with match counts.
+
+    A row with a missing key value gets a key of its own (``NULL`` + side + row), so it matches nothing and
+    repeats nothing here; :func:`null_keys` measures what pandas does with those rows instead (it matches
+    NaN to NaN)."""
 
     def __init__(self, left: Side, right: Side, pairs: list[tuple[str, str]]):
         self.left, self.right, self.pairs = left, right, pairs
+        self.null_left = null_rows(left.frame, [a for a, _ in pairs])
+        self.null_right = null_rows(right.frame, [b for _, b in pairs])
         self._cache: dict[tuple, tuple] = {}
 
-    def keys(self, steps: dict[int, tuple[str, ...]]) -> tuple["pandas.Series", "pandas.Series"]:
-        token = tuple(sorted(steps.items()))
+    def keys(self, steps: dict[int, tuple[str, ...]], *, shared_null: bool = False
+             ) -> tuple["pandas.Series", "pandas.Series"]:
+        """Normalised composite keys of both sides (object Series); ``shared_null``: a missing value is the one
+        token ``NULL`` on both sides (pandas' NaN-matches-NaN), else each null-keyed row is unique."""
+        import numpy as np
+
+        token = (tuple(sorted(steps.items())), shared_null)
         if token not in self._cache:
-            lk = _composite([normalise_keys(self.left.frame[a], steps.get(i, ())) for i, (a, _) in enumerate(self.pairs)])
-            rk = _composite([normalise_keys(self.right.frame[b], steps.get(i, ())) for i, (_, b) in enumerate(self.pairs)])
-            # object dtype: pandas' hash-table isin (the Arrow string isin loops in Python)
-            self._cache[token] = (lk.astype(object), rk.astype(object))
+            out = []
+            for side, nulls, names, tag in ((self.left, self.null_left, [a for a, _ in self.pairs], "l"),
+                                            (self.right, self.null_right, [b for _, b in self.pairs], "r")):
+                parts = [normalise_keys(side.frame[c], steps.get(i, ())).fillna(NULL) for i, c in enumerate(names)]
+                key = _composite(parts).astype(object)  # object: pandas' hash-table isin (Arrow's loops in Python)
+                if not shared_null and nulls.any():
+                    rows = np.nonzero(nulls)[0]
+                    key.iloc[rows] = [f"{NULL}{tag}{r}" for r in rows]
+                out.append(key)
+            self._cache[token] = (out[0], out[1])
         return self._cache[token]
 
     def matched(self, steps: dict[int, tuple[str, ...]]) -> tuple[int, int]:
@@ -71,8 +96,10 @@ def _raw_matches(left: Side, right: Side, pairs: list[tuple[str, str]]) -> tuple
         pd.merge(left.frame[lcols].head(0), right.frame[rcols].head(0), left_on=lcols, right_on=rcols)
     except (ValueError, TypeError) as exc:
         return 0, str(exc).split(". If you wish")[0]
-    lidx = pd.MultiIndex.from_frame(left.frame[lcols]) if len(lcols) > 1 else pd.Index(left.frame[lcols[0]])
-    ridx = pd.MultiIndex.from_frame(right.frame[rcols]) if len(rcols) > 1 else pd.Index(right.frame[rcols[0]])
+    lframe = left.frame[lcols][~null_rows(left.frame, lcols)]    # null keys: measured by null_keys()
+    rframe = right.frame[rcols][~null_rows(right.frame, rcols)]
+    lidx = pd.MultiIndex.from_frame(lframe) if len(lcols) > 1 else pd.Index(lframe[lcols[0]])
+    ridx = pd.MultiIndex.from_frame(rframe) if len(rcols) > 1 else pd.Index(rframe[rcols[0]])
     try:
         return int(lidx.isin(ridx).sum()), None
     except (ValueError, TypeError) as exc:
@@ -170,79 +197,3 @@ def analyse_keys(left: Side, right: Side, pairs: list[tuple[str, str]]) -> tuple
             "matched_left_rows": matched_left, "matched_right_rows": matched_right,
             "left_rows": len(left.frame), "right_rows": len(right.frame)}
     return info, findings, kf, current
-
-
-def unmatched(kf: _KeyFrame, steps: dict, info: dict) -> list[Finding]:
-    import numpy as np
-
-    lk, rk = kf.keys(steps)
-    findings = []
-    for side, other, keys, other_keys, cols in ((kf.left, kf.right, lk, rk, [a for a, _ in kf.pairs]),
-                                                (kf.right, kf.left, rk, lk, [b for _, b in kf.pairs])):
-        missing = ~keys.isin(other_keys).to_numpy()
-        rows = np.nonzero(missing)[0]
-        distinct = int(keys[missing].nunique())
-        label = "left_only" if side is kf.left else "right_only"
-        info[f"{label}_rows"] = int(rows.size)
-        info[f"{label}_keys"] = distinct
-        if rows.size == 0:
-            continue
-        examples = _raw_key_values(side, cols, rows[:5])
-        info[f"{label}_examples"] = examples
-        findings.append(Finding(
-            DETECTOR, Severity.WARNING,
-            f"{rows.size} rows of {side.name} ({distinct} keys, {rows.size / len(keys):.1%}) have no key in {other.name} "
-            f"even after normalisation, e.g. {', '.join(map(repr, examples[:3]))}",
-            {**side.where(int(rows[0])), "column_name": cols[0]},
-            {"rows": int(rows.size), "keys": distinct, "fraction": round(rows.size / len(keys), 6), "examples": examples},
-            kind="unmatched_keys"))
-    return findings
-
-
-def duplicates(kf: _KeyFrame, lid: "pandas.Series", rid: "pandas.Series", identity: list[str],
-                time_sides: tuple[Any, Any] | None) -> tuple[dict, list[Finding]]:
-    """Repeated identities per side and the fan-out of an inner join on them (identity: the normalised key,
-    plus, with a timestamp, the fixed time rounded down to the tolerance)."""
-    import numpy as np
-    import pandas as pd
-
-    counts_l, counts_r = lid.value_counts(), rid.value_counts()
-    common = counts_l.index.intersection(counts_r.index)
-    join_rows = int((counts_l[common].to_numpy() * counts_r[common].to_numpy()).sum())
-    matched_l, matched_r = int(counts_l[common].sum()), int(counts_r[common].sum())
-    mult = join_rows / matched_l if matched_l else 0.0
-    join = {"identity": identity, "rows_inner": join_rows, "matched_left_rows": matched_l,
-            "matched_right_rows": matched_r, "row_multiplication": round(mult, 6)}
-    findings = []
-    for side, ids, counts, other_counts, cols in ((kf.left, lid, counts_l, counts_r, [a for a, _ in kf.pairs]),
-                                                  (kf.right, rid, counts_r, counts_l, [b for _, b in kf.pairs])):
-        dup = counts[counts > 1]
-        if dup.empty:
-            continue
-        extra = int((dup - 1).sum())
-        fanout = int((dup.reindex(other_counts.index.intersection(dup.index)) - 1).mul(
-            other_counts.reindex(other_counts.index.intersection(dup.index))).sum())
-        worst_ids = dup.sort_values(ascending=False, kind="stable").head(5)
-        first_row = pd.Series(np.arange(len(ids)), index=ids.to_numpy()).groupby(level=0).first()
-        rows = first_row.reindex(worst_ids.index).to_numpy(dtype="int64")
-        values = _raw_key_values(side, cols, rows)
-        worst = [{"key": v, "count": int(c), "row": int(r)} for v, c, r in zip(values, worst_ids.to_numpy(), rows)]
-        if time_sides is not None:
-            column, frame_side = time_sides[0 if side is kf.left else 1]
-            for w in worst:
-                w["time"] = str(frame_side.frame[column].iloc[w["row"]])
-        findings.append(Finding(
-            DETECTOR, Severity.WARNING,
-            f"{side.name} repeats {len(dup)} {' + '.join(identity)} values ({extra} extra rows, up to {int(dup.max())}x, "
-            f"e.g. {worst[0]['key']!r}): a join on them gains {fanout} rows; the fixed join has {join_rows} rows for "
-            f"{matched_l} matched left rows (x{mult:.3f}). Deduplicate (drop_duplicates on the key) or aggregate first",
-            {**side.where(worst[0]["row"]), "column_name": cols[0]},
-            {"duplicated_values": int(len(dup)), "extra_rows": extra, "max_count": int(dup.max()), "worst": worst,
-             "join_rows_added": fanout, "rows_inner": join_rows, "row_multiplication": round(mult, 6)},
-            kind="duplicate_keys"))
-    return join, findings
-
-
-
-# -- time --------------------------------------------------------------------------------------------
-

@@ -17,8 +17,13 @@ KINDS = {
     "key_whitespace": "keys match only after stripping leading/trailing whitespace",
     "key_case": "keys match only after folding case",
     "key_zero_padding": "keys match only after removing the zero padding of numeric ids",
-    "duplicate_keys": "a side repeats a key (or key and time), so a join on it multiplies rows",
-    "unmatched_keys": "rows whose key the other side lacks even after normalisation",
+    "duplicate_keys": "a side repeats a key (or key and time) where the join's cardinality forbids it (a lookup side, "
+                      "or both sides: many-to-many), so the join multiplies rows",
+    "unmatched_keys": "rows whose key the other side lacks even after normalisation (warning when the join drops "
+                      "records, info for a lookup's unused entries or rows a left/outer join keeps)",
+    "null_keys_match": "rows with a missing key on both sides: pandas' merge matches NaN to NaN, so they pair with "
+                       "each other and attach unrelated records",
+    "missing_timestamps": "rows without a timestamp, left out of the time analysis (merge_asof refuses them)",
     "naive_vs_aware": "one side's timestamps carry no zone while the other side's do",
     "different_time_zones": "both sides' timestamps are zone-aware but written in different zones (informational)",
     "time_zone_offset": "a side's clock reads a fixed zone offset away: naive local time of a zone",
@@ -44,8 +49,12 @@ class Side:
     frame: Any
     name: str
     line_offset: int | None = None
+    rows: Any = None
+    """int ndarray: the file's row of each frame row, when rows were left out (missing timestamps)."""
 
     def where(self, row: int) -> dict[str, Any]:
+        if self.rows is not None:
+            row = int(self.rows[row])
         out: dict[str, Any] = {"file": self.name, "index": int(row)}
         if self.line_offset is not None:
             out["line"] = int(row) + self.line_offset
@@ -115,18 +124,7 @@ def pair_names(items: Sequence[str | tuple[str, str]], left: Any, right: Any) ->
 
 
 def validate_columns(side: Side, columns: list[str]) -> None:
-    import numpy as np
-
+    """Refuse a column the file lacks (missing values in it are data, measured elsewhere)."""
     from faultlib.readers.tables import require_columns
 
     require_columns(side.frame, columns, side.name)
-    for column in columns:
-        missing = side.frame[column].isna().to_numpy()
-        if missing.any():
-            row = int(np.argmax(missing))
-            line = row + side.line_offset if side.line_offset is not None else None
-            raise InputError(f"column {column!r} has no value at row {row} ({int(missing.sum())} rows are empty/NaN): "
-                             "a key or timestamp cannot be missing; drop or fill those rows first", path=side.name,
-                             line=line, field=column)
-
-

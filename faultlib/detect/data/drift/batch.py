@@ -22,7 +22,13 @@ p-value is ``<= alpha``; either way the chance of any drift finding when nothing
 ``<= alpha``. A drifted column's response (record / alert / freeze) follows its PSI
 (:mod:`~faultlib.detect.data.drift.config`); a significant MMD alone is an alert. Findings (``kind``):
 ``column_drift`` (severity info / warning / error for record / alert / freeze), ``multivariate_drift``
-(warning), ``new_category`` (info: categories the reference never had).
+(warning), ``new_category`` (info: categories the reference never had), ``missing_share_drift``.
+
+Missing values are data: each column's missing share (empty/None/NaN, +-inf counted apart) is a test
+of its own (:func:`missing_share`) in the same BH family as the value tests, reported as the column's
+``missing`` entry; a column is ``drifted`` when its values or its missing share drifted, and a column
+that became all-missing is a freeze. The value tests run on the present values, MMD on the rows where
+every numeric column is present.
 """
 
 from __future__ import annotations
@@ -65,8 +71,13 @@ class ColumnDrift:
             (:func:`~faultlib.detect.data.drift.stats.psi_noise`); the response grades ``psi - psi_noise``.
         kl: KL divergence of the current from the reference distribution (nats, same bins).
         drifted: ``p_adjusted <= alpha``.
-        response: the graded response (``none`` unless drifted).
+        response: the graded response (``none`` unless drifted): the stronger of the values' and the
+            missing share's.
         details: means, spreads and bins (numeric), category shares and unseen categories (categorical).
+        missing: the missing-share test (``missing: {reference_share, current_share, p_value, p_adjusted,
+            drifted, psi, response, tested, reference_rows, current_rows, reference, current}``, the last two
+            ``{null, posinf, neginf}`` counts), or ``None`` (a monitor's column).
+        values_drifted: the values' own test is significant (``drifted`` also counts the missing share).
     """
 
     name: str
@@ -81,11 +92,21 @@ class ColumnDrift:
     drifted: bool
     response: Response
     details: dict[str, Any] = field(default_factory=dict)
+    missing: dict[str, Any] | None = None
+    values_drifted: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.values_drifted is None:
+            object.__setattr__(self, "values_drifted", self.drifted)
 
     def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "statistic": self.statistic, "p_value": self.p_value, "drifted": self.drifted,
-                "p_adjusted": self.p_adjusted, "psi": self.psi, "psi_noise": self.psi_noise, "kl": self.kl, "response": self.response.value,
-                "type": self.type, **self.details}
+        out = {"method": self.method, "statistic": self.statistic, "p_value": self.p_value, "drifted": self.drifted,
+               "p_adjusted": self.p_adjusted, "psi": self.psi, "psi_noise": self.psi_noise, "kl": self.kl,
+               "response": self.response.value, "type": self.type, "values_drifted": self.values_drifted,
+               **self.details}
+        if self.missing is not None:
+            out["missing"] = self.missing
+        return out
 
 
 @dataclass(frozen=True)
@@ -200,16 +221,87 @@ def _categorical(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str
             "details": details}
 
 
+def _no_values(pair: ColumnPair) -> dict[str, Any]:
+    """The values' entry of a column with fewer than 2 values on a side: nothing to compare (its missing share
+    says what happened)."""
+    side = "reference" if len(pair.reference) < 2 else "current"
+    return {"method": "none", "statistic": 0.0, "p_value": 1.0, "psi": 0.0, "psi_noise": 0.0, "kl": 0.0,
+            "details": {"values_compared": False,
+                        "reason": f"the {side} has {len(getattr(pair, side))} usable value(s) of {pair.rows(side)}"}}
+
+
+def missing_share(pair: ColumnPair, config: DriftConfig) -> dict[str, Any]:
+    """The missing share of a column in both tables and the test that it did not change.
+
+    Missing means empty/None/NaN or +-inf (counted apart). The test is Fisher's exact test on the 2 x 2
+    table (missing, present) x (reference, current) when an expected count is below 5 (Cochran), else
+    Pearson's chi-squared test without continuity correction (scipy.stats); its effect size is the PSI of
+    the two-cell distribution, graded like any column's. A column without a missing value on either side
+    is not tested (``tested: false``, ``p_value`` 1): its p-value would be 1 by construction.
+    """
+    from scipy import stats as sps
+
+    n, m = pair.rows("reference"), pair.rows("current")
+    a, b = pair.missing("reference"), pair.missing("current")
+    out: dict[str, Any] = {"reference_share": a / n, "current_share": b / m, "p_value": 1.0, "p_adjusted": 1.0,
+                           "drifted": False, "psi": 0.0, "psi_noise": 0.0, "response": Response.NONE.value,
+                           "tested": bool(a or b), "reference_rows": n, "current_rows": m,
+                           "reference": dict(pair.reference_missing or {"null": a, "posinf": 0, "neginf": 0}),
+                           "current": dict(pair.current_missing or {"null": b, "posinf": 0, "neginf": 0})}
+    if not (a or b):
+        return out
+    table = np.array([[a, n - a], [b, m - b]], dtype=np.float64)
+    expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
+    if (a + b == n + m) or expected.min() >= stats.MIN_EXPECTED:
+        p = 1.0 if a + b == n + m else float(sps.chi2_contingency(table, correction=False)[1])
+    else:
+        p = float(sps.fisher_exact(table.astype(np.int64))[1])
+    ref_cells, cur_cells = np.array([a, n - a]), np.array([b, m - b])
+    out.update(p_value=min(1.0, max(p, 0.0)), psi=stats.psi(ref_cells, cur_cells)[0],
+               psi_noise=stats.psi_noise(ref_cells, cur_cells, config.alpha))
+    return out
+
+
+def _complete_rows(pairs: list[ColumnPair], side: str, limit: int, rng: np.random.Generator) -> np.ndarray:
+    """The numeric columns' values on the rows where every one is present, shape ``(rows, columns)``; at most
+    ``limit`` rows, a uniform random sample of them (in file order) above it."""
+    rows = pairs[0].rows(side)
+    keep = np.ones(rows, dtype=bool)
+    for pair in pairs:
+        mask = getattr(pair, f"{side}_present")
+        if mask is not None:
+            keep &= mask
+    chosen = np.nonzero(keep)[0]
+    if chosen.size > limit:
+        chosen = np.sort(rng.choice(chosen, limit, replace=False))
+    out = np.empty((chosen.size, len(pairs)))
+    for j, pair in enumerate(pairs):
+        mask = getattr(pair, f"{side}_present")
+        values = getattr(pair, side)
+        if mask is None or mask.all():
+            out[:, j] = values[chosen]
+        else:   # values hold the present rows only: their position among them
+            out[:, j] = values[np.cumsum(mask)[chosen] - 1]
+    return out
+
+
 def _mmd(pairs: list[ColumnPair], config: DriftConfig) -> tuple[MMDResult, list[str]] | None:
-    numeric = [p for p in pairs if p.type == NUMERIC]
+    numeric = [p for p in pairs if p.type == NUMERIC and len(p.reference) >= 2 and len(p.current) >= 2]
     if not numeric:
         return None
-    ref = np.column_stack([p.reference for p in numeric])
-    cur = np.column_stack([p.current for p in numeric])
+    rng = np.random.default_rng(config.seed)
+    ref = _complete_rows(numeric, "reference", config.mmd_max_rows, rng)
+    cur = _complete_rows(numeric, "current", config.mmd_max_rows, rng)
+    if len(ref) < 2 or len(cur) < 2:
+        return None
     mean, std = ref.mean(axis=0), ref.std(axis=0)
     std[std == 0] = 1.0
-    result = mmd_test((ref - mean) / std, (cur - mean) / std, permutations=config.permutations,
-                      features=config.mmd_features, exact_max=config.mmd_exact_max, seed=config.seed)
+    for sample in (ref, cur):   # fresh arrays: standardised in place (no second copy of a large table)
+        sample -= mean
+        sample /= std
+    result = mmd_test(ref, cur, permutations=config.permutations,
+                      features=config.mmd_features, exact_max=config.mmd_exact_max, seed=config.seed,
+                      permutation_max=config.mmd_permutation_max)
     return result, [p.name for p in numeric]
 
 
@@ -233,22 +325,38 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
     if not pairs:
         raise DetectorError("no column to compare")
     raw: dict[str, dict[str, Any]] = {}
+    gaps: dict[str, dict[str, Any]] = {}
     if method != "mmd":
         for pair in pairs:
-            raw[pair.name] = _numeric(pair, method, config) if pair.type == NUMERIC else _categorical(pair, method, config)
+            if len(pair.reference) < 2 or len(pair.current) < 2:
+                raw[pair.name] = _no_values(pair)
+            else:
+                raw[pair.name] = (_numeric if pair.type == NUMERIC else _categorical)(pair, method, config)
+            gaps[pair.name] = missing_share(pair, config)
     joint = _mmd(pairs, config) if method in ("all", "mmd") else None
-    adjusted = stats.benjamini_hochberg([r["p_value"] for r in raw.values()])
+    tested = [name for name, g in gaps.items() if g["tested"]]
+    adjusted = stats.benjamini_hochberg([r["p_value"] for r in raw.values()] + [gaps[n]["p_value"] for n in tested])
     families = 2 if (joint and raw) else 1  # method all: columns (BH) and MMD, Bonferroni between the two
     adjusted = [min(1.0, families * p) for p in adjusted]
+    for name, p_adj in zip(tested, adjusted[len(raw):]):
+        gap = gaps[name]
+        gap["p_adjusted"] = p_adj
+        gap["drifted"] = p_adj <= config.alpha
+        gone = gap["current_share"] == 1.0 and gap["reference_share"] < 1.0
+        level = Response.FREEZE if gone and gap["drifted"] else config.response(gap["psi"] - gap["psi_noise"],
+                                                                                 gap["drifted"])
+        gap["response"] = level.value
     columns: dict[str, ColumnDrift] = {}
     for (name, r), p_adj in zip(raw.items(), adjusted):
-        drifted = p_adj <= config.alpha
+        values_drifted = p_adj <= config.alpha
+        gap = gaps[name]
         pair_type = next(p.type for p in pairs if p.name == name)
+        response = max(config.response(r["psi"] - r["psi_noise"], values_drifted), Response(gap["response"]),
+                       key=lambda level: level.rank)
         columns[name] = ColumnDrift(name=name, type=pair_type, method=r["method"], statistic=float(r["statistic"]),
                                     p_value=r["p_value"], p_adjusted=p_adj, psi=r["psi"], psi_noise=r["psi_noise"],
-                                    kl=r["kl"], drifted=drifted, response=config.response(r["psi"] - r["psi_noise"],
-                                                                                          drifted),
-                                    details=r["details"])
+                                    kl=r["kl"], drifted=values_drifted or gap["drifted"], response=response,
+                                    details=r["details"], missing=gap, values_drifted=values_drifted)
     multivariate = None
     if joint:
         p_adj = min(1.0, families * joint[0].p_value)
@@ -259,14 +367,31 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
                        correction=CORRECTIONS[families])
 
 
+def _missing_finding(col: ColumnDrift, gap: dict[str, Any], config: DriftConfig, detector: str) -> Finding:
+    response = Response(gap["response"])
+    ref, cur = gap["reference_share"], gap["current_share"]
+    counts = ", ".join(f"{v} {k}" for k, v in gap["current"].items() if v) or "none"
+    what = ("became all-missing" if cur == 1.0 else f"missing share {'rose' if cur > ref else 'fell'} from {ref:.1%} "
+            f"to {cur:.1%}")
+    return Finding(detector, response.severity or Severity.INFO, (
+        f"column {col.name!r} {what} (current rows without a value: {counts}; p={gap['p_value']:.2g}, "
+        f"BH-adjusted {gap['p_adjusted']:.2g} <= {config.alpha}): an upstream feed may have started sending nulls; "
+        + ("the values' test had nothing to compare. " if col.method == "none" else "")
+        + ACTIONS[response]), {"column_name": col.name}, {"missing": gap, "values_drifted": col.values_drifted},
+        kind="missing_share_drift")
+
+
 def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None, config: DriftConfig, *,
              detector: str = DETECTOR) -> list[Finding]:
     """The findings of a comparison: one ``column_drift`` per drifted column (most shifted first), one
     ``multivariate_drift`` when MMD is significant, one ``new_category`` per column with unseen categories;
-    each with ``detector`` as its detector name."""
+    ``missing_share_drift`` per column whose missing share changed; each with ``detector`` as its detector name."""
     out = []
     for col in sorted(columns.values(), key=lambda c: -c.psi):
-        if col.drifted:
+        gap = col.missing or {}
+        if gap.get("drifted"):
+            out.append(_missing_finding(col, gap, config, detector))
+        if col.values_drifted:
             out.append(Finding(detector, col.response.severity, (
                 f"column {col.name!r} drifted ({col.method} p={col.p_value:.2g}, BH-adjusted {col.p_adjusted:.2g} "
                 f"<= {config.alpha}); PSI {col.psi:.3f} (chance alone stays below {col.psi_noise:.3f}): "
@@ -316,7 +441,7 @@ def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
         what to do, ``report.findings`` are the findings.
 
     Raises:
-        InputError: the tables do not match or hold missing values (see
+        InputError: the tables do not match (missing values are data, not errors; see
             :func:`~faultlib.detect.data.drift.tables.align_tables`).
         DetectorError: an unknown method.
 

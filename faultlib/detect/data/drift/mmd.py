@@ -20,6 +20,20 @@ Two ways to evaluate it, chosen by size (:class:`~faultlib.detect.data.drift.con
   ``benchmarks/drift_mmd.py`` measures it against the exact test.
 
 The p-value is ``(1 + #{permuted >= observed}) / (1 + P)`` (Phipson and Smyth, 2010: never 0).
+
+Above ``permutation_max`` pooled rows (default 20,000) permutations cost O(N D P) time and an N x P
+label matrix, so the RFF statistic takes its asymptotic null instead (``rff_asymptotic``): it is the
+squared norm of ``delta = mean phi(reference) - mean phi(current)``, a difference of means of i.i.d.
+bounded vectors, so under no change ``delta ~ N(0, (1/n + 1/m) Sigma)`` by the central limit theorem
+(``Sigma`` the covariance of ``phi`` on the pooled rows; at most :data:`ASYMPTOTIC_FEATURES` frequency pairs) and ``||delta||^2`` is distributed as
+``(1/n + 1/m) sum_k lambda_k z_k^2`` with ``lambda_k`` the eigenvalues of ``Sigma`` and ``z_k`` i.i.d.
+standard normal (Gretton et al. 2012, Theorem 12, for the finite-dimensional kernel ``phi'phi``; Zhao and
+Meng, "FastMMD", 2015, for RFF). ``Sigma`` is estimated on at most :data:`COVARIANCE_SAMPLE` pooled rows;
+its sample eigenvalues are more spread than the true ones (Marchenko-Pastur), which thickens the
+simulated tail, so the test errs conservative. ``delta`` is accumulated over row chunks of
+:data:`CHUNK_ROWS`, so memory is O(CHUNK_ROWS x D) whatever N; the p-value is ``(1 + #{draws >=
+observed}) / (1 + NULL_DRAWS)`` over :data:`NULL_DRAWS` draws. ``benchmarks/drift_scale.py`` measures
+its time, memory and false-alarm rate.
 """
 
 from __future__ import annotations
@@ -34,6 +48,15 @@ BANDWIDTH_SAMPLE = 1000
 """Rows used by the median heuristic (its cost is quadratic in them)."""
 PERMUTATION_BLOCK = 128
 """Permutations evaluated per matrix product (bounds the N x block label matrix)."""
+CHUNK_ROWS = 16_384
+"""Rows whose random features are held at once by the asymptotic test (16,384 x 1,024 float32 = 64 MiB)."""
+COVARIANCE_SAMPLE = 8_192
+"""Pooled rows on which the asymptotic test estimates the feature covariance (its cost: rows x (2D)^2)."""
+NULL_DRAWS = 10_000
+"""Draws of the asymptotic null (p-value resolution 1e-4)."""
+ASYMPTOTIC_FEATURES = 256
+"""Most frequency pairs of the asymptotic test (512 features): its samples are large, so power is not what
+limits it, and its time is linear in the features (``benchmarks/drift_scale.py`` measures both)."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +69,8 @@ class MMDResult:
         p_value: permutation p-value in ``[1/(P+1), 1]``.
         bandwidth: the RBF ``sigma`` (median heuristic unless given), in standardised units.
         permutations: ``P``.
-        evaluation: ``exact`` (kernel matrix) or ``rff`` (random Fourier features).
+        evaluation: ``exact`` (kernel matrix), ``rff`` (random Fourier features, permutations) or
+            ``rff_asymptotic`` (random Fourier features, asymptotic null: ``permutations`` is then 0).
         features: random Fourier features used (``2 D``), 0 for ``exact``.
         n_reference: reference rows.
         n_current: current rows.
@@ -113,8 +137,47 @@ def _quadratic_forms(apply, labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def _features(rows: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """``phi(rows)``, shape ``(len(rows), 2 D)`` float32, scaled by ``1 / sqrt(D)``."""
+    projected = (rows @ omega).astype(np.float32)
+    out = np.empty((len(rows), 2 * omega.shape[1]), dtype=np.float32)
+    np.cos(projected, out=out[:, :omega.shape[1]])
+    np.sin(projected, out=out[:, omega.shape[1]:])
+    out *= np.float32(1.0 / np.sqrt(omega.shape[1]))
+    return out
+
+
+def _asymptotic(reference: np.ndarray, current: np.ndarray, omega: np.ndarray, rng: np.random.Generator
+                ) -> tuple[float, float]:
+    """The RFF statistic over row chunks and its p-value under the asymptotic null (module docstring)."""
+    n, m = len(reference), len(current)
+    sums = []
+    for sample in (reference, current):
+        total = np.zeros(2 * omega.shape[1])
+        for start in range(0, len(sample), CHUNK_ROWS):
+            total += _features(sample[start:start + CHUNK_ROWS], omega).sum(axis=0, dtype=np.float64)
+        sums.append(total)
+    delta = sums[0] / n - sums[1] / m
+    observed = float(delta @ delta)
+    take = min(COVARIANCE_SAMPLE, n + m)
+    picks = np.sort(rng.choice(n + m, take, replace=False))
+    rows = np.concatenate([reference[picks[picks < n]], current[picks[picks >= n] - n]])
+    phi = _features(rows, omega).astype(np.float64)
+    phi -= phi.mean(axis=0)
+    eigen = np.clip(np.linalg.eigvalsh(phi.T @ phi / max(take - 1, 1)), 0.0, None)
+    eigen = eigen[eigen > eigen.max() * 1e-9] if eigen.max() > 0 else eigen[:1]
+    scale = 1.0 / n + 1.0 / m
+    draws = np.empty(NULL_DRAWS)
+    for start in range(0, NULL_DRAWS, 1000):
+        z = rng.standard_normal((min(1000, NULL_DRAWS - start), eigen.size))
+        draws[start:start + z.shape[0]] = scale * (z * z) @ eigen
+    exceed = int(np.sum(draws >= observed))
+    return max(observed, 0.0), (1 + exceed) / (1 + NULL_DRAWS)
+
+
 def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 500, bandwidth: float | None = None,
-             method: str = "auto", features: int = 512, exact_max: int = 2048, seed: int = 0) -> MMDResult:
+             method: str = "auto", features: int = 512, exact_max: int = 2048, seed: int = 0,
+             permutation_max: int = 20_000) -> MMDResult:
     """Permutation test of ``reference`` and ``current`` having one distribution, by squared MMD.
 
     Args:
@@ -123,11 +186,13 @@ def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 
         current: shape ``(m, d)``.
         permutations: ``P`` (>= 19, so that ``p < 0.05`` is reachable), default 500.
         bandwidth: RBF ``sigma``; ``None`` = median heuristic on the pooled rows.
-        method: ``exact``, ``rff`` or ``auto`` (exact up to ``exact_max`` pooled rows).
+        method: ``exact``, ``rff``, ``rff_asymptotic`` or ``auto`` (exact up to ``exact_max`` pooled rows,
+            ``rff`` up to ``permutation_max``, ``rff_asymptotic`` above).
         features: frequency pairs ``D`` of the ``rff`` method (``2 D`` features), default 512.
         exact_max: pooled rows up to which ``auto`` chooses ``exact``, default 2048 (its kernel
             matrix then takes 32 MiB).
         seed: seeds the bandwidth subsample, the random features and the permutations.
+        permutation_max: pooled rows up to which ``auto`` runs permutations, default 20,000.
 
     Returns:
         :class:`MMDResult`; small ``p_value`` = the samples differ.
@@ -136,7 +201,8 @@ def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 
         DetectorError: fewer than 2 rows in a sample, mismatched widths, non-finite values,
             ``permutations < 19`` or an unknown method.
 
-    Cost: ``exact`` O(N^2 (d + P)) time and O(N^2) memory; ``rff`` O(N D (d + P)) time and O(N D) memory.
+    Cost: ``exact`` O(N^2 (d + P)) time and O(N^2) memory; ``rff`` O(N D (d + P)) time and O(N D) memory;
+    ``rff_asymptotic`` O(N D d) time and O(CHUNK_ROWS D + D^2) memory beyond the input.
     """
     reference = np.asarray(reference, dtype=np.float64)
     current = np.asarray(current, dtype=np.float64)
@@ -148,16 +214,28 @@ def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 
         raise DetectorError(f"MMD needs at least 2 rows per sample, got {n} and {m}")
     if permutations < 19:
         raise DetectorError(f"permutations must be >= 19 (p < 0.05 needs at least 19), got {permutations}")
-    if method not in ("auto", "exact", "rff"):
-        raise DetectorError(f"unknown MMD method {method!r}: use auto, exact or rff")
-    pooled = np.concatenate([reference, current])
-    if not np.isfinite(pooled).all():
+    if method not in ("auto", "exact", "rff", "rff_asymptotic"):
+        raise DetectorError(f"unknown MMD method {method!r}: use auto, exact, rff or rff_asymptotic")
+    if not (np.isfinite(reference).all() and np.isfinite(current).all()):
         raise DetectorError("MMD input holds NaN or infinite values: clean the data first")
     rng = np.random.default_rng(seed)
+    chosen = method if method != "auto" else ("exact" if n + m <= exact_max else "rff" if n + m <= permutation_max
+                                              else "rff_asymptotic")
+    if chosen == "rff_asymptotic":
+        picks = rng.choice(n + m, min(n + m, BANDWIDTH_SAMPLE), replace=False)
+        sample = np.concatenate([reference[picks[picks < n]], current[picks[picks >= n] - n]])
+        sigma = float(bandwidth) if bandwidth is not None else median_bandwidth(sample, rng)
+        if not sigma > 0:
+            raise DetectorError(f"bandwidth must be > 0, got {sigma}")
+        pairs = min(features, ASYMPTOTIC_FEATURES)
+        omega = rng.normal(scale=1.0 / sigma, size=(reference.shape[1], pairs))
+        statistic, p_value = _asymptotic(reference, current, omega, rng)
+        return MMDResult(statistic=statistic, p_value=p_value, bandwidth=sigma, permutations=0,
+                         evaluation=chosen, features=2 * pairs, n_reference=n, n_current=m)
+    pooled = np.concatenate([reference, current])
     sigma = float(bandwidth) if bandwidth is not None else median_bandwidth(pooled, rng)
     if not sigma > 0:
         raise DetectorError(f"bandwidth must be > 0, got {sigma}")
-    chosen = method if method != "auto" else ("exact" if n + m <= exact_max else "rff")
     labels = _label_matrix(n, m, permutations, rng, np.float64 if chosen == "exact" else np.float32)
     if chosen == "exact":
         kernel = rbf_kernel(pooled, pooled, sigma)

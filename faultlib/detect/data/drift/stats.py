@@ -161,18 +161,39 @@ def chi2_homogeneity(reference_counts: np.ndarray, current_counts: np.ndarray) -
     return statistic, float(chi2.sf(statistic, dof)), dof
 
 
+KS_EXACT_MAX = 10_000
+"""Largest sample for which :func:`ks` uses scipy's exact distribution (scipy's own ``method="auto"`` limit)."""
+
+
 def ks(reference: np.ndarray, current: np.ndarray) -> tuple[float, float]:
-    """Two-sample Kolmogorov-Smirnov test (``scipy.stats.ks_2samp``, ``method="auto"``: exact below
-    10,000 pairs, asymptotic above).
+    """Two-sample Kolmogorov-Smirnov test (``scipy.stats.ks_2samp``, ``method="auto"``: exact up to
+    :data:`KS_EXACT_MAX` rows per sample, asymptotic above).
+
+    Above that size D is computed here in one merge of the two sorted samples (``ks_2samp`` binary-searches
+    every pooled value in both samples, 4x slower at a million rows) and the p-value is scipy's own
+    asymptotic one, ``scipy.stats.kstwo.sf(D, round(n m / (n + m)))``: the same D and p-value as
+    ``ks_2samp(method="asymp")``.
 
     Returns:
         ``(D, p_value)``: D in [0, 1] is the largest gap between the two empirical CDFs (larger = more
         different). On discrete data (ties) the p-value is conservative.
     """
-    from scipy.stats import ks_2samp
+    from scipy import stats as sps
 
-    result = ks_2samp(reference, current, method="auto")
-    return float(result.statistic), float(result.pvalue)
+    n, m = len(reference), len(current)
+    if max(n, m) <= KS_EXACT_MAX:
+        result = sps.ks_2samp(reference, current, method="auto")
+        return float(result.statistic), float(result.pvalue)
+    pooled = np.concatenate([np.sort(reference), np.sort(current)])
+    order = np.argsort(pooled, kind="stable")        # two sorted runs: a linear merge
+    values = pooled[order]
+    gaps = np.cumsum(np.where(order < n, np.int64(m), np.int64(-n)))   # n m (F_ref - F_cur), exact in int64
+    last = np.ones(values.size, dtype=bool)            # the CDFs are compared after each run of ties
+    last[:-1] = values[1:] != values[:-1]
+    d = float(min(1.0, np.abs(gaps[last]).max() / (n * m)))
+    big, small = max(n, m), min(n, m)
+    p = float(sps.kstwo.sf(d, np.round(big * small / (big + small))))
+    return d, min(1.0, max(0.0, p))
 
 
 def benjamini_hochberg(p_values: list[float]) -> list[float]:

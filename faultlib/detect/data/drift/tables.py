@@ -1,10 +1,14 @@
 """Two tables made comparable, column by column, or an :class:`~faultlib.errors.InputError` that says why not.
 
 The drift tests compare a column of the reference with the same column of the current table, so
-both must hold the same columns, each of one type in both (numeric, or categorical: text, booleans),
-with no missing or non-finite value. Every problem names the table (its file, when it came from
-one), the column and, where it applies, the row and the file's line (CSV/TSV: row + 2 for the
-header; JSON Lines: row + 1).
+both must hold the same columns, each of one type in both (numeric, or categorical: text, booleans).
+Every problem names the table (its file, when it came from one), the column and, where it applies,
+the row and the file's line (CSV/TSV: row + 2 for the header; JSON Lines: row + 1).
+
+Missing values (empty cells, None, NaN) and infinities are data, not errors: each :class:`ColumnPair`
+holds the present, finite values for the distribution tests, and counts what is missing (the missing
+share is tested on its own by :mod:`~faultlib.detect.data.drift.batch`). A column with no value at all on
+one side takes the other side's type.
 """
 
 from __future__ import annotations
@@ -31,14 +35,30 @@ class ColumnPair:
     Attributes:
         name: the column name.
         type: ``numeric`` (both float64 arrays) or ``categorical`` (both arrays of ``str``).
-        reference: shape ``(n,)``.
-        current: shape ``(m,)``.
+        reference: the present, finite values, shape ``(n_present,)``.
+        current: shape ``(m_present,)``.
+        reference_present, current_present: bool arrays over all rows (``None``: every row present).
+        reference_missing, current_missing: ``{"null": int, "posinf": int, "neginf": int}`` rows without a
+            usable value (empty/None/NaN, +inf, -inf).
     """
 
     name: str
     type: str
     reference: np.ndarray
     current: np.ndarray
+    reference_present: np.ndarray | None = None
+    current_present: np.ndarray | None = None
+    reference_missing: dict[str, int] | None = None
+    current_missing: dict[str, int] | None = None
+
+    def rows(self, side: str) -> int:
+        """All rows of ``side`` (``reference`` or ``current``), present or not."""
+        mask = getattr(self, f"{side}_present")
+        return int(mask.size) if mask is not None else int(getattr(self, side).size)
+
+    def missing(self, side: str) -> int:
+        """Rows of ``side`` without a usable value."""
+        return self.rows(side) - int(getattr(self, side).size)
 
 
 def _line(source: str, row: int) -> int | None:
@@ -78,24 +98,25 @@ def _kind(series: "pandas.Series", source: str) -> str:
     return kinds.pop() if kinds else CATEGORICAL
 
 
-def _values(series: "pandas.Series", kind: str, source: str) -> np.ndarray:
+def _values(series: "pandas.Series", kind: str) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """The present, finite values of a column, the mask of present rows, and the counts of what is missing."""
     from pandas.api import types
 
     numbers = types.is_numeric_dtype(series.dtype) and not types.is_bool_dtype(series.dtype)
-    missing = series.isna().to_numpy(dtype=bool, copy=True)
+    null = series.isna().to_numpy(dtype=bool, copy=True)
+    posinf = neginf = np.zeros(len(series), dtype=bool)
     if kind == NUMERIC or numbers:
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        missing |= ~np.isfinite(values)
-    if missing.any():
-        row = int(np.argmax(missing))
-        raise InputError(f"column {series.name!r} has {int(missing.sum())} missing or non-finite value(s), the first "
-                         f"at row {row}: drift tests need complete data; drop or impute those rows first",
-                         path=source, line=_line(source, row), field=str(series.name))
+        posinf, neginf = values == np.inf, values == -np.inf
+    present = ~(null | posinf | neginf)
+    counts = {"null": int(null.sum()), "posinf": int(posinf.sum()), "neginf": int(neginf.sum())}
     if kind == NUMERIC:
-        return values
+        return (values if present.all() else values[present]), present, counts
     if numbers:  # numeric codes treated as categories: 3 and 3.0 are one category
-        return np.asarray([str(int(v)) if v.is_integer() else repr(float(v)) for v in values], dtype=object)
-    return np.asarray([str(v) for v in series.to_numpy(dtype=object)], dtype=object)
+        kept = values[present]
+        return (np.asarray([str(int(v)) if v.is_integer() else repr(float(v)) for v in kept], dtype=object),
+                present, counts)
+    return np.asarray([str(v) for v in series.to_numpy(dtype=object)[present]], dtype=object), present, counts
 
 
 def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, columns: Sequence[str] | None = None,
@@ -118,7 +139,8 @@ def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
     Raises:
         InputError: a column missing from one table or present in only one (naming the file that
             lacks or has it), a column numeric in one table and text in the other, a column mixing
-            numbers and text, missing or non-finite values (naming the row and line), fewer than 2 rows.
+            numbers and text (naming the row and line), fewer than 2 rows. Missing and non-finite
+            values are data (module docstring).
     """
     ref_cols, cur_cols = [str(c) for c in reference.columns], [str(c) for c in current.columns]
     if columns:
@@ -151,11 +173,17 @@ def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
     for name in wanted:
         ref_series, cur_series = reference[name], current[name]
         ref_kind, cur_kind = _kind(ref_series, reference_source), _kind(cur_series, current_source)
+        if ref_series.isna().all():      # no value at all: the column's type is the other side's
+            ref_kind = cur_kind
+        elif cur_series.isna().all():
+            cur_kind = ref_kind
         if name in categorical:
             ref_kind = cur_kind = CATEGORICAL
         elif ref_kind != cur_kind:
             raise InputError(f"column {name!r} is {cur_kind} here but {ref_kind} in {reference_source}: give it one "
                              "type in both (or pass --categorical for codes)", path=current_source, field=name)
-        pairs.append(ColumnPair(name, ref_kind, _values(ref_series, ref_kind, reference_source),
-                                _values(cur_series, cur_kind, current_source)))
+        ref_values, ref_present, ref_missing = _values(ref_series, ref_kind)
+        cur_values, cur_present, cur_missing = _values(cur_series, cur_kind)
+        pairs.append(ColumnPair(name, ref_kind, ref_values, cur_values, ref_present, cur_present, ref_missing,
+                                cur_missing))
     return pairs

@@ -41,9 +41,11 @@ class FittedScaler:
 
     Attributes:
         kind: ``StandardScaler`` (``mean``, and ``var`` or ``scale``) or ``MinMaxScaler`` (``data_min``, ``data_max``).
-        n_samples_seen: rows the scaler saw, when saved.
-        feature_names: ``feature_names_in_``, when saved (columns are then matched by name).
+        n_samples_seen: rows the scaler saw, when saved (the largest per-feature count when they differ).
+        feature_names: ``feature_names_in_`` (or ``features``), when saved (columns are then matched by name).
         source: the file (and key path) it came from.
+        n_samples_seen_per_feature: per-feature counts when they differ (scikit-learn ignores NaN in ``fit``
+            and then saves one count per feature), else None.
     """
 
     kind: str
@@ -55,6 +57,7 @@ class FittedScaler:
     n_samples_seen: int | None = None
     feature_names: tuple[str, ...] | None = None
     source: str = ""
+    n_samples_seen_per_feature: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -84,11 +87,12 @@ class FittedReport:
     candidates: list[Candidate]
     columns: list[str]
     findings: list[Finding] = field(default_factory=list)
+    missing_values: dict[str, int] = field(default_factory=dict)
 
     def fields(self) -> dict[str, Any]:
         return {"fitted_on": self.fitted_on, "scaler": self.scaler.kind, "features": self.scaler.n_features,
                 "columns": self.columns, "n_samples_seen": self.scaler.n_samples_seen,
-                "candidates": {c.name: c.to_json() for c in self.candidates}}
+                "candidates": {c.name: c.to_json() for c in self.candidates}, "missing_values": self.missing_values}
 
 
 # --------------------------------------------------------------------------- reading the fitted statistics
@@ -114,21 +118,26 @@ def scaler_from_mapping(stats: dict[str, Any], source: str) -> FittedScaler:
         InputError: no known statistic, vectors of different lengths, a bad ``n_samples_seen_``.
     """
     s = {k if k.endswith("_") else f"{k}_": v for k, v in stats.items()}
-    names = s.get("feature_names_in_")
+    name_key = "feature_names_in_" if "feature_names_in_" in s else "features"
+    names = s.get("feature_names_in_", s.get("features_"))
     feature_names = None
     if names is not None:
         names = names.tolist() if hasattr(names, "tolist") else names
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise InputError("feature_names_in_ must be a list of column names", path=source, field="feature_names_in_")
+            raise InputError(f"{name_key} must be a list of column names", path=source, field=name_key)
         feature_names = tuple(names)
+    per_feature = None
     seen = s.get("n_samples_seen_")
     if seen is not None:
         seen = seen.tolist() if hasattr(seen, "tolist") else seen
-        if isinstance(seen, list):  # per-feature counts (NaNs were ignored): the same rows when all equal
-            if not seen or len(set(seen)) != 1:
-                raise InputError("n_samples_seen_ differs between features (the data had NaNs): not supported",
-                                 path=source, field="n_samples_seen_")
-            seen = seen[0]
+        if isinstance(seen, list):  # per-feature counts: the data had NaNs, which scikit-learn ignores
+            if not seen or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                                   and float(v) == int(v) for v in seen):
+                raise InputError(f"n_samples_seen_ must be a count or a list of counts, got {seen!r}", path=source,
+                                 field="n_samples_seen_")
+            if len(set(seen)) > 1:
+                per_feature = tuple(int(v) for v in seen)
+            seen = max(seen)
         if isinstance(seen, bool) or not isinstance(seen, (int, float)) or seen < 1 or float(seen) != int(seen):
             raise InputError(f"n_samples_seen_ must be a positive integer, got {seen!r}", path=source,
                              field="n_samples_seen_")
@@ -145,20 +154,23 @@ def scaler_from_mapping(stats: dict[str, Any], source: str) -> FittedScaler:
             raise InputError(f"mean_ has {len(mean)} values but var_/scale_ has {len(var)}", path=source,
                              field="var_" if "var_" in s else "scale_")
         fitted = FittedScaler("StandardScaler", len(mean), mean=mean, var=var, n_samples_seen=seen,
-                              feature_names=feature_names, source=source)
+                              feature_names=feature_names, source=source, n_samples_seen_per_feature=per_feature)
     elif "data_min_" in s and "data_max_" in s:
         lo, hi = _vector(s["data_min_"], "data_min_", source), _vector(s["data_max_"], "data_max_", source)
         if len(lo) != len(hi):
             raise InputError(f"data_min_ has {len(lo)} values but data_max_ has {len(hi)}", path=source,
                              field="data_max_")
         fitted = FittedScaler("MinMaxScaler", len(lo), data_min=lo, data_max=hi, n_samples_seen=seen,
-                              feature_names=feature_names, source=source)
+                              feature_names=feature_names, source=source, n_samples_seen_per_feature=per_feature)
     else:
         raise InputError(f"holds no scaler statistics: expected mean_ with var_ or scale_ (StandardScaler) or "
                          f"data_min_ with data_max_ (MinMaxScaler); keys: {sorted(stats)[:20]}", path=source)
     if feature_names is not None and len(feature_names) != fitted.n_features:
-        raise InputError(f"feature_names_in_ has {len(feature_names)} names for {fitted.n_features} features",
-                         path=source, field="feature_names_in_")
+        raise InputError(f"{name_key} has {len(feature_names)} names for {fitted.n_features} features",
+                         path=source, field=name_key)
+    if per_feature is not None and len(per_feature) != fitted.n_features:
+        raise InputError(f"n_samples_seen_ has {len(per_feature)} counts for {fitted.n_features} features",
+                         path=source, field="n_samples_seen_")
     return fitted
 
 
@@ -219,13 +231,22 @@ def load_fitted(spec: str, *, allow_pickle: bool = False) -> FittedScaler:
 # --------------------------------------------------------------------------- comparing with tables
 
 
-def _matrix(frame: Any, fitted: FittedScaler, path: str, columns: list[str] | None) -> tuple[np.ndarray, list[str]]:
-    if fitted.feature_names is not None:
-        missing = [c for c in fitted.feature_names if c not in frame.columns]
+def _matrix(frame: Any, fitted: FittedScaler, path: str, columns: list[str] | None,
+            features: list[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """The fitted columns of ``frame`` as float64, NaN where a value is empty, NaN or infinite (scikit-learn's
+    scalers ignore NaN when fitting; an infinity could not have been fitted). Columns by ``features``, else the
+    saved names, else ``columns`` (the training table's), else every numeric column."""
+    names = list(features) if features else list(fitted.feature_names) if fitted.feature_names is not None else None
+    if names is not None:
+        if len(names) != fitted.n_features:
+            raise InputError(f"--features names {len(names)} columns but the scaler was fitted on "
+                             f"{fitted.n_features} features", path=path, field="--features")
+        missing = [c for c in names if c not in frame.columns]
         if missing:
-            raise InputError(f"has no column {missing[0]!r} that the scaler was fitted on (feature_names_in_); its "
-                             f"columns: {list(frame.columns)[:20]}", path=path, field=missing[0])
-        chosen = list(fitted.feature_names)
+            what = "--features names" if features else "the scaler was fitted on (its saved feature names)"
+            raise InputError(f"has no column {missing[0]!r} that {what}; its columns: {list(frame.columns)[:20]}",
+                             path=path, field=missing[0])
+        chosen = names
     elif columns is not None:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
@@ -235,48 +256,56 @@ def _matrix(frame: Any, fitted: FittedScaler, path: str, columns: list[str] | No
         chosen = [c for c in frame.columns if frame[c].dtype.kind in "biuf" or str(frame[c].dtype) == "Int64"]
         if len(chosen) != fitted.n_features:
             raise InputError(f"has {len(chosen)} numeric columns but the scaler was fitted on {fitted.n_features} "
-                             "features: pass tables with exactly the fitted columns, or save feature_names_in_",
-                             path=path)
-    text = Path(path).suffix.lower() in (".csv", ".tsv")
+                             "features: name the fitted columns with --features, save feature_names_in_, or pass "
+                             "tables with exactly the fitted columns", path=path)
     out = np.empty((len(frame), len(chosen)), dtype=np.float64)
     for j, name in enumerate(chosen):
         column = frame[name]
-        if not (column.dtype.kind in "biuf" or str(column.dtype) == "Int64"):
+        if not (column.dtype.kind in "biuf" or str(column.dtype) == "Int64" or column.isna().all()):
             raise InputError(f"column {name!r} is not numeric ({column.dtype})", path=path, field=name)
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            row = int(bad[0])
-            raise InputError(f"column {name!r} has {bad.size} empty, NaN or infinite value(s), first in row {row}: "
-                             "the comparison needs complete rows", path=path, line=row + 2 if text else None,
-                             field=name)
-        out[:, j] = values
+        out[:, j] = np.where(np.isfinite(values), values, np.nan)
     return out, chosen
 
 
 def _candidate(name: str, x: np.ndarray, fitted: FittedScaler, includes_test: bool) -> Candidate:
+    import warnings
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)   # an all-NaN column: its statistics are NaN (no match)
+        return _candidate_stats(name, x, fitted, includes_test)
+
+
+def _candidate_stats(name: str, x: np.ndarray, fitted: FittedScaler, includes_test: bool) -> Candidate:
     scale_ref = np.sqrt(fitted.var) if fitted.var is not None else None
-    magnitude = np.abs(x).mean(axis=0) if len(x) else np.zeros(x.shape[1])
+    magnitude = np.nanmean(np.abs(x), axis=0) if len(x) else np.zeros(x.shape[1])
+    magnitude = np.nan_to_num(magnitude)
     var_error = None
     if fitted.kind == "StandardScaler":
-        mean = x.mean(axis=0)
-        unit = scale_ref if scale_ref is not None else x.std(axis=0)
+        mean = np.nanmean(x, axis=0)
+        unit = scale_ref if scale_ref is not None else np.nanstd(x, axis=0)
         unit = np.where(unit > 0, unit, 1.0)
         tol = MEAN_TOL * unit + TEXT_TOL * magnitude
         mean_error = float(np.max(np.abs(mean - fitted.mean) / unit))
         ok = bool(np.all(np.abs(mean - fitted.mean) <= tol))
         if fitted.var is not None:
-            var = x.var(axis=0)
+            var = np.nanvar(x, axis=0)
             denominator = np.where(fitted.var > 0, fitted.var, 1.0)
             var_error = float(np.max(np.abs(var - fitted.var) / denominator))
             ok = ok and bool(np.all(np.abs(var - fitted.var) <= VAR_TOL * fitted.var + 1e-9))
     else:
         span = np.where(fitted.data_max - fitted.data_min > 0, fitted.data_max - fitted.data_min, 1.0)
         tol = MEAN_TOL * span + TEXT_TOL * magnitude
-        lo_err, hi_err = np.abs(x.min(axis=0) - fitted.data_min), np.abs(x.max(axis=0) - fitted.data_max)
+        lo_err, hi_err = np.abs(np.nanmin(x, axis=0) - fitted.data_min), np.abs(np.nanmax(x, axis=0) - fitted.data_max)
         mean_error = float(np.max(np.maximum(lo_err, hi_err) / span))
         ok = bool(np.all(lo_err <= tol) and np.all(hi_err <= tol))
-    seen_match = None if fitted.n_samples_seen is None else fitted.n_samples_seen == len(x)
+    counts = (~np.isnan(x)).sum(axis=0)
+    if fitted.n_samples_seen_per_feature is not None:
+        seen_match = bool(np.array_equal(counts, np.asarray(fitted.n_samples_seen_per_feature)))
+    elif fitted.n_samples_seen is not None:   # one count: every feature saw that many values
+        seen_match = bool(np.all(counts == fitted.n_samples_seen))
+    else:
+        seen_match = None
     return Candidate(name, len(x), ok and seen_match is not False, _finite(mean_error), _finite(var_error), seen_match,
                      includes_test)
 
@@ -286,13 +315,15 @@ def _finite(value: float | None) -> float | None:
 
 
 def compare_fitted(fitted: FittedScaler, train: Any, test: Any, *, train_path: str = "<train>",
-                   test_path: str = "<test>") -> FittedReport:
+                   test_path: str = "<test>", features: list[str] | None = None) -> FittedReport:
     """Say which rows ``fitted`` was fitted on.
 
     Args:
         fitted: the saved statistics (:func:`load_fitted`).
         train, test: the tables (pandas DataFrames, as :func:`faultlib.readers.tables.read_table` returns).
         train_path, test_path: their files, for messages.
+        features: the fitted columns, in the scaler's order (default: the saved ``feature_names_in_`` /
+            ``features``, else every numeric column of the training table). Other columns are ignored.
 
     Returns:
         :class:`FittedReport`. Candidates, in order: ``train``, ``test``, ``train+test``, then, when
@@ -302,11 +333,12 @@ def compare_fitted(fitted: FittedScaler, train: Any, test: Any, *, train_path: s
         (warning) when none matches; none when it is ``train`` or a slice of it.
 
     Raises:
-        InputError: a table lacks a fitted column or has NaNs in one, or the column counts disagree
-            (each naming the file, column and line).
+        InputError: a table lacks a fitted column, or the column counts disagree (each naming the file and
+            column). Empty, NaN and infinite values are data: left out of the statistics as scikit-learn's
+            scalers leave NaN out (``missing_values`` counts them).
     """
-    x_train, columns = _matrix(train, fitted, train_path, None)
-    x_test, _ = _matrix(test, fitted, test_path, columns if fitted.feature_names is None else None)
+    x_train, columns = _matrix(train, fitted, train_path, None, features)
+    x_test, _ = _matrix(test, fitted, test_path, columns, None)
     both = np.vstack([x_train, x_test])
     candidates = [_candidate("train", x_train, fitted, False), _candidate("test", x_test, fitted, True),
                   _candidate("train+test", both, fitted, True)]
@@ -320,7 +352,8 @@ def compare_fitted(fitted: FittedScaler, train: Any, test: Any, *, train_path: s
             candidates.append(_candidate(f"(train+test)[:{n}]", both[:n], fitted, n > len(x_train)))
             candidates.append(_candidate(f"(train+test)[-{n}:]", both[-n:], fitted, True))
     match = next((c for c in candidates if c.matches), None)
-    report = FittedReport(fitted, match.name if match else "unknown", candidates, columns)
+    report = FittedReport(fitted, match.name if match else "unknown", candidates, columns,
+                          missing_values={"train": int(np.isnan(x_train).sum()), "test": int(np.isnan(x_test).sum())})
     where = {"file": fitted.source.split("#", 1)[0]}
     if "#" in fitted.source:
         where["key"] = fitted.source.split("#", 1)[1]
