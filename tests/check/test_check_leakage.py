@@ -83,7 +83,6 @@ def test_notebook_reports_cell_and_line(tmp_path):
 
 
 @pytest.mark.parametrize("name,content,phrase", [
-    ("empty.py", "", "empty.py: is empty"),
     ("data.csv", "a,b\n1,2\n", "data.csv: is not a Python script or notebook"),
     ("broken.py", "import os\nif True\n    pass\n", "broken.py:2: is not valid Python"),
     ("broken.ipynb", '{"cells": 3}', "broken.ipynb: cells: is not a Jupyter notebook"),
@@ -226,7 +225,8 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
     assert proc.returncode == 0
     assert set(json.loads(proc.stdout)["leakage"]) == {"fit_before_split", "fit_on_test", "fit_outside_cv",
                                                        "reused_across_folds", "fitted_rows_unknown",
-                                                       "analysis_incomplete"}
+                                                       "shuffled_time_split", "entity_across_split",
+                                                       "code_not_parsed", "analysis_incomplete"}
 
 
 def test_the_case_example_files(tmp_path):
