@@ -261,10 +261,10 @@ class Interpreter:
             if isinstance(operand, Const) and isinstance(node.op, ast.USub) and isinstance(operand.value, (int, float)):
                 return Const(-operand.value)
             return self._combine([operand])
-        if isinstance(node, (ast.Compare, ast.BoolOp)):
-            values = [self._expr(v, frame) for v in ([node.left, *node.comparators] if isinstance(node, ast.Compare)
-                                                      else node.values)]
-            return self._combine(values)
+        if isinstance(node, ast.Compare):
+            return self._compare([self._expr(v, frame) for v in [node.left, *node.comparators]])
+        if isinstance(node, ast.BoolOp):
+            return self._combine([self._expr(v, frame) for v in node.values])
         if isinstance(node, ast.IfExp):
             self._expr(node.test, frame)
             body, orelse = self._expr(node.body, frame), self._expr(node.orelse, frame)
@@ -398,6 +398,9 @@ class Interpreter:
 
     def _combine(self, values: list[Any]) -> Any:
         return UNKNOWN
+
+    def _compare(self, values: list[Any]) -> Any:
+        return self._combine(values)
 
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Frame) -> Any:
         return UNKNOWN

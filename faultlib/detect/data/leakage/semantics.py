@@ -94,7 +94,7 @@ class EstimatorSemantics:
         return self._combine(flat)
 
     def _split(self, args: list[Any], line: int) -> Any:
-        self._reach(*args)  # a split says the rows are meant for training and scoring
+        self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
         ident = new_id()
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
@@ -126,8 +126,8 @@ class EstimatorSemantics:
             return FoldIter(new_id(), line, data)
         if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or \
                 name in vocab.MODEL_METHODS:
-            if name not in vocab.TRANSFORM:
-                self._reach(*args, *kwargs.values())  # a model the analysis does not know (Keras, xgboost...)
+            if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
+                self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))
             return UNKNOWN
         # a method of a known data-frame/array operation makes its receiver data; any other method
         # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
@@ -179,7 +179,7 @@ class EstimatorSemantics:
             return est
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
                 est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
-            self._reach(*args, *kwargs.values())
+            self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
@@ -201,7 +201,8 @@ class EstimatorSemantics:
         if name in vocab.EVALUATE:
             if x is None:
                 return UNKNOWN
-            if est.fit is not None and not x.is_test and self._apart(x, est.fit):
+            if est.fit is not None and not x.is_test and self._apart(x, est.fit) and not any(
+                    s.part == "val" for p in parts(x.rows) for s in p.steps):
                 x = x.with_(test=True)  # evaluated on rows provably apart from those it was fitted on: held out
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
@@ -233,7 +234,8 @@ class EstimatorSemantics:
                                             fit.supervised))
         if est.preprocessing and x is not None:
             for p in parts(x.rows):
-                if p.root.test or test_step(p) is not None:
+                named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
+                if p.root.test or test_step(p) is not None or named is not None:
                     step = test_step(p)
                     self._emit("fit_on_test", fit, line=node.lineno, data=x,
                                why=f"those rows are held out ({p.describe()}"
@@ -281,6 +283,8 @@ class EstimatorSemantics:
                 for p in parts(data.rows):
                     if not covers(f, p) or not data.is_test and test_step(p, len(f.steps), val=True) is None:
                         continue
+                    if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
+                        continue  # this part of a stack is not the held-out one
                     if f.root.test or test_step(f) is not None:
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({f.describe()})")

@@ -27,6 +27,7 @@ two row sets overlap it says nothing.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         self._fit_sites: set[tuple[int, int]] = set()
         self._pending: list[dict[str, Any]] = []
         self._reached: set[tuple[int, int]] = set()  # fit sites whose output reached a model or was saved
+        self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
         DesignChecks.__init__(self)
 
@@ -88,7 +90,10 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name):
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
-            self._reach(value)  # rows set aside by name: they are meant to score a model
+            if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
+                value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))
+            self._reach(value, weak=True)  # rows set aside by name: they are meant to score a model
+            self._test_parts.extend(p for p in parts(value.rows) if p.steps)  # df[~mask] named test
             self._check_test(value, line, "the variable name")
         return value
 
@@ -191,18 +196,27 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         first = next((d for d in datas if d.rows is not None), datas[0])
         return Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test)
 
+    def _compare(self, values: list[Any]) -> Any:
+        """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
+        out = self._combine(values)
+        if isinstance(out, Data) and any(f.handwritten for f in out.taints):
+            out = out.with_(taints=frozenset(f for f in out.taints if not f.handwritten))
+        return out
+
     # ------------------------------------------------------------------ results
 
-    def _reach(self, *values: Any) -> None:
-        """``values`` reach a model (fitted, scored, cross-validated) or are saved: their fits matter."""
+    def _reach(self, *values: Any, weak: bool = False) -> None:
+        """``values`` reach a model (fitted, scored, cross-validated), a split, or are saved: their fits matter.
+        ``weak``: only set aside under a held-out name (enough for an estimator's fit, not for a statistic)."""
+        reached = self._reached_weak if weak else self._reached
         for value in values:
             data = _maybe_data(value.receiver if isinstance(value, Bound) else value)
             if isinstance(value, Est):
-                self._reached.update((e.fit.line, e.fit.column) for e in [value, *value.steps] if e.fit)
+                reached.update((e.fit.line, e.fit.column) for e in [value, *value.steps] if e.fit)
             elif isinstance(value, Tup):
-                self._reach(*value.items)
+                self._reach(*value.items, weak=weak)
             elif data is not None:
-                self._reached.update((f.line, f.column) for f in data.taints)
+                reached.update((f.line, f.column) for f in data.taints)
 
     def _finalize(self) -> None:
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
@@ -213,9 +227,10 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         for site, found in by_site.items():
             found.sort(key=lambda p: order.index(p["kind"]))
             best, fit = found[0], found[0]["fit"]
-            reached = site in self._reached or not self.report.complete
+            reached = site in self._reached or not self.report.complete or (
+                site in self._reached_weak and not fit.handwritten)
             if not reached and fit.handwritten:
-                continue  # a statistic printed or plotted, never used to train or score
+                continue  # a statistic printed, plotted or used in a metric, never used to train or score
             also = sorted({p["kind"] for p in found[1:]} - {best["kind"]})
             self.report.findings.append(self._finding(best, reached, also))
 

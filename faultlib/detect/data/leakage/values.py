@@ -29,7 +29,7 @@ class Root:
 
     name: str
     line: int
-    test: bool = False
+    test: bool = field(default=False, compare=False)  # learnt from a name later: still the same rows
     uid: int = field(default_factory=new_id)
 
 

@@ -86,11 +86,13 @@ STATISTICS = frozenset({"mean", "std", "var", "median", "min", "max", "quantile"
                         "nanmedian", "nanvar", "amin", "amax", "nanmin", "nanmax", "percentile", "nanpercentile",
                         "average"})
 #: methods and functions whose result is ordered in time (lag features, rolling windows): the rows are a series
-TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_change", "to_datetime", "asfreq"})
-#: column names that identify an entity several rows can share (a patient, a user, a session, a device)
-ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|user|customer|session|device|participant|person|client|member|"
-                           r"household|account|driver|player|animal|mouse|donor|individual|group)(_?id)?$|"
-                           r"^(patient|subject|user|customer|session|device|participant|client|account)[A-Z]?[a-z]*Id$",
+TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_change"})
+#: column names that identify an entity whose several rows are one observation unit (a patient's visits, a
+#: subject's trials, a recording session, a sensor device). User and item ids are left out on purpose: in a
+#: recommender, one user's ratings on both sides of a split is the task, not a leak; device and site ids in
+#: click-through data are features of one impression, not an observation unit.
+ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mouse|donor|individual|"
+                           r"recording|sensor|hospital)_?id$|^(patient|subject|participant|session)$",
                            re.IGNORECASE)
 #: splitters that keep each group on one side
 GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
