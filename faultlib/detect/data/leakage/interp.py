@@ -127,9 +127,19 @@ class Interpreter:
             raise Return(self._expr(node.value, frame) if node.value is not None else Const(None))
         elif isinstance(node, ast.If):
             self._expr(node.test, frame)
-            self._block(node.body, frame)
-            if not _is_main_guard(node.test):
+            if not node.orelse or _is_main_guard(node.test):
+                self._block(node.body, frame)
+            else:  # both branches from the same state, then what either may have bound
+                before = dict(frame.locals)
+                self._block(node.body, frame)
+                after_body = dict(frame.locals)
+                frame.locals.clear()
+                frame.locals.update(before)
                 self._block(node.orelse, frame)
+                for name, value in after_body.items():
+                    other = frame.locals.get(name, UNKNOWN)
+                    if other is not value:
+                        frame.locals[name] = self._join(value, other)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self._for(node, frame)
         elif isinstance(node, ast.While):
@@ -401,6 +411,10 @@ class Interpreter:
 
     def _compare(self, values: list[Any]) -> Any:
         return self._combine(values)
+
+    def _join(self, a: Any, b: Any) -> Any:
+        """The value of a name after ``if``/``else`` bound it to ``a`` in one branch and ``b`` in the other."""
+        return a if b is UNKNOWN or isinstance(b, (Opaque, Const)) and not isinstance(a, (Opaque, Const)) else b
 
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Frame) -> Any:
         return UNKNOWN

@@ -15,7 +15,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Bound, Const, Data, Enum, Est, FitRef, FoldIter, Indexer, Opaque, Ref, RowUnion, Rows, Step, Tup,
+    UNKNOWN, Bound, Const, Data, Enum, Est, FitRef, FoldIter, Func, Indexer, Opaque, Ref, RowUnion, Rows, Step, Tup,
     covers, disjoint, is_training_part, new_id, parts, test_step)
 from faultlib.findings import Finding, Severity
 
@@ -89,9 +89,14 @@ class EstimatorSemantics:
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
-        for a in args:
+        for a in [*args, *kwargs.values()]:
             flat.extend(a.items if isinstance(a, Tup) else [a])
-        return self._combine(flat)
+        out = self._combine(flat)
+        if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
+            # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
+            out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
+                                                                                                          "max"))))
+        return out
 
     def _split(self, args: list[Any], line: int) -> Any:
         self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
@@ -152,6 +157,11 @@ class EstimatorSemantics:
             if name == "sample" and isinstance(frac, Const) and frac.value == 1:
                 return data
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+        for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
+                                                                       "pipe", "map", "applymap") else []:
+            result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
+            if _maybe_data(result) is not None:
+                data = data.with_(taints=data.taints | _maybe_data(result).taints)
         others = [d for d in (_maybe_data(a) for a in [*args, *kwargs.values()]) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))

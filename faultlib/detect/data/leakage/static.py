@@ -93,11 +93,14 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
                 value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))
             self._reach(value, weak=True)  # rows set aside by name: they are meant to score a model
-            self._test_parts.extend(p for p in parts(value.rows) if p.steps)  # df[~mask] named test
+            # test = df[~mask]: rows selected on this very line and named for testing are held out
+            self._test_parts.extend(p for p in parts(value.rows) if p.steps and p.steps[-1].line == line)
             self._check_test(value, line, "the variable name")
         return value
 
     def _attribute_value(self, base: Any, attr: str) -> Any:
+        if isinstance(base, Bound) and isinstance(base.receiver, (Data, Opaque)):
+            base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
             return Indexer(_as_data(base))
         if attr in ("shape", "columns", "dtypes", "index", "size", "ndim", "dtype"):
@@ -195,6 +198,13 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             return UNKNOWN
         first = next((d for d in datas if d.rows is not None), datas[0])
         return Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test)
+
+    def _join(self, a: Any, b: Any) -> Any:
+        da, db = _maybe_data(a), _maybe_data(b)
+        if da is not None and db is not None:  # either branch's fits may have shaped it
+            first = da if da.rows is not None else db
+            return Data(first.rows, da.taints | db.taints, da.test or db.test)
+        return Interpreter._join(self, a, b)
 
     def _compare(self, values: list[Any]) -> Any:
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
