@@ -80,7 +80,10 @@ class DesignChecks:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())
             return None
-        if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0):
+        inner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
+            "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 args[0].value in vocab.STATISTICS:
