@@ -264,7 +264,8 @@ def test_bad_files_raise_input_errors(tmp_path, name, content, phrase):
 
 def test_kinds_cover_static_runtime_and_fitted():
     assert {"fit_before_split", "fit_on_test", "fit_outside_cv", "reused_across_folds", "fitted_rows_unknown",
-            "shuffled_time_split", "entity_across_split", "code_not_parsed", "analysis_incomplete"} == set(KINDS)
+            "shuffled_time_split", "entity_across_split", "duplicate_rows_across_split", "code_not_parsed",
+            "analysis_incomplete"} == set(KINDS)
 
 
 # ----------------------------------------------------------------------------- runtime monitor

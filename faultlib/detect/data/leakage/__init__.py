@@ -36,8 +36,9 @@ KINDS = {
                            "it was fitted on other rows",
     "shuffled_time_split": "rows of a time series (lag or rolling features) are split or cross-validated with "
                            "shuffling: the model is trained on the future of the rows it is scored on",
-    "entity_across_split": "rows of one entity (a patient, user, session or device id the script groups by) are "
-                           "split row by row: the same entity is on both sides (use a group split)",
+    "entity_across_split": "rows of one entity (a patient, subject or session id the script groups by; in data "
+                           "mode the --group column) are on both sides of the split (use a group split)",
+    "duplicate_rows_across_split": "test rows that also appear, value for value, in the training table (data mode)",
     "code_not_parsed": "(info) a notebook cell or a script's top-level statement is not valid Python 3 (a Python 2 "
                        "print, a pasted fragment): it was skipped and the rest analysed",
     ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
@@ -49,6 +50,7 @@ _LAZY = {
     "FittedScaler": "faultlib.detect.data.leakage.fitted", "FittedReport": "faultlib.detect.data.leakage.fitted",
     "compare_fitted": "faultlib.detect.data.leakage.fitted", "load_fitted": "faultlib.detect.data.leakage.fitted",
     "SourceMap": "faultlib.detect.data.leakage.source", "StaticReport": "faultlib.detect.data.leakage.static",
+    "compare_tables": "faultlib.detect.data.leakage.overlap", "OverlapReport": "faultlib.detect.data.leakage.overlap",
 }
 
 __all__ = ["KINDS", "analyze_file", "analyze_source", *sorted(_LAZY)]
