@@ -110,6 +110,11 @@ class DesignChecks:
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name in vocab.FUNCTIONAL_TRANSFORMS and top in ("sklearn", "") and args and _as_data(args[0]) is not None \
+                and not _row_wise(args, kwargs, 99):
+            data = _as_data(args[0])
+            fit = self._fit(Est(f"{name}()", "transformer", preprocessing=True), data, False, name, node, frame)
+            return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
         if name == "resample" and (top in ("sklearn", "") or ref.module.endswith("utils")):
             replace = kwargs.get("replace", Const(True))
             datas = [_as_data(a) for a in args]

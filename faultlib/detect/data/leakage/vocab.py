@@ -63,6 +63,9 @@ FIT_RESAMPLE = frozenset({"fit_resample", "fit_sample"})
 TRANSFORM = frozenset({"transform"})
 EVALUATE = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score",
                       "staged_predict", "staged_predict_proba"})
+#: scikit-learn functions that fit and apply a transformer in one call (``sklearn.preprocessing.scale(X)``)
+FUNCTIONAL_TRANSFORMS = frozenset({"scale", "minmax_scale", "robust_scale", "maxabs_scale", "quantile_transform",
+                                   "power_transform"})
 #: other methods by which a model (Keras, xgboost, statsmodels...) learns from or is scored on data
 MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evaluate_generator", "fit_predict",
                            "predict_classes", "partial_fit"})
