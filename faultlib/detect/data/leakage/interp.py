@@ -126,8 +126,10 @@ class Interpreter:
         elif isinstance(node, ast.Return):
             raise Return(self._expr(node.value, frame) if node.value is not None else Const(None))
         elif isinstance(node, ast.If):
-            self._expr(node.test, frame)
-            if not node.orelse or _is_main_guard(node.test):
+            known = self._truth(node.test, frame)
+            if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
+                self._block(node.body if known else node.orelse, frame)
+            elif not node.orelse or _is_main_guard(node.test):
                 self._block(node.body, frame)
             else:  # both branches from the same state, then what either may have bound
                 before = dict(frame.locals)
@@ -293,6 +295,31 @@ class Interpreter:
                     items[key.value] = value
             return Container(items)
         return UNKNOWN
+
+    def _truth(self, test: ast.expr, frame: Frame) -> bool | None:
+        """Whether ``test`` is known true or false: ``x``, ``not x``, ``x is None``, ``x is not None`` where ``x``
+        holds a constant or an object (an estimator, an instance, a function); ``None`` when unknown."""
+        negate = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        if negate:
+            test = test.operand
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            inner = self._truth(test.left, frame)
+            result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Name):
+            value = self._expr(test, frame)
+            if isinstance(value, Const) and value.value is None:
+                result = False
+            else:
+                result = True if self._is_object(value) else None
+        else:
+            self._expr(test, frame)
+            return None
+        return None if result is None else result != negate
+
+    def _is_object(self, value: Any) -> bool:
+        """``value`` is an object whose truth is True (a subclass adds its own kinds)."""
+        return isinstance(value, (Instance, Func, ClassVal))
 
     def _lookup(self, name: str, frame: Frame) -> Any:
         if name in frame.locals:

@@ -147,8 +147,17 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
-        """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column."""
+        """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
+        statistic broadcast to every row, ``df['baseline'] = df.price.mean()``, is a constant: it tells nothing)."""
+        whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
+        if whole_column and isinstance(value, Data) and value.rows is None:
+            return
         self._rebind_base(target.value, value, frame)
+
+    def _is_object(self, value: Any) -> bool:
+        return isinstance(value, Est) or Interpreter._is_object(self, value)
 
     def _rebind_base(self, expr: ast.expr, value: Any, frame: Frame) -> None:
         new = _maybe_data(value)
