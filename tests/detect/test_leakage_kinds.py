@@ -324,10 +324,16 @@ def test_a_python2_print_is_read_as_a_call_and_other_bad_statements_are_skipped(
 
 @pytest.mark.parametrize("name,content", [("empty.py", ""), ("blank.py", "\n\n"), ("empty.ipynb", ""),
                                           ("prose.ipynb", '{"cells": [{"cell_type": "markdown", "source": "hi"}]}')])
-def test_an_empty_file_has_nothing_to_analyse_and_exits_0(tmp_path, name, content):
+def test_an_empty_file_has_nothing_to_analyse(tmp_path, name, content):
+    (tmp_path / name).write_text(content)
+    report, _ = analyze_file(str(tmp_path / name))
+    assert report.findings == [] and report.fits == [] and report.complete
+
+
+def test_an_empty_file_exits_0(tmp_path):
     from tests.conftest import cli
 
-    (tmp_path / name).write_text(content)
-    proc = cli("check", "leakage", name, "--json", cwd=tmp_path)
+    (tmp_path / "empty.py").write_text("")
+    proc = cli("check", "leakage", "empty.py", "--json", cwd=tmp_path)
     out = json.loads(proc.stdout)
     assert proc.returncode == 0 and out["ok"] and out["findings"] == [] and out["complete"]
