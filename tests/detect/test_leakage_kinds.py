@@ -337,3 +337,12 @@ def test_an_empty_file_exits_0(tmp_path):
     proc = cli("check", "leakage", "empty.py", "--json", cwd=tmp_path)
     out = json.loads(proc.stdout)
     assert proc.returncode == 0 and out["ok"] and out["findings"] == [] and out["complete"]
+
+
+def test_a_percent_continuation_line_is_code_and_doctest_prompts_in_a_script_are_read(tmp_path):
+    path = tmp_path / "fmt.py"
+    path.write_text(HEADER + 'print("rows: %d"\n      % len(X))\n%matplotlib inline\n'
+                    ">>> Z = StandardScaler().fit_transform(X)\n>>> a, b, c, d = train_test_split(Z, y)\n"
+                    ">>> Ridge().fit(a, c)\nRidge()\n")
+    report, _ = analyze_file(str(path))
+    assert [(f.kind, f.location["line"] - H) for f in report.findings] == [("fit_before_split", 4)]

@@ -76,7 +76,7 @@ def analyze_file(path: str):
     """
     from pathlib import Path
 
-    from faultlib.detect.data.leakage.source import SourceMap, notebook_source
+    from faultlib.detect.data.leakage.source import SourceMap, clean_lines, notebook_source
     from faultlib.errors import InputError
     from faultlib.readers import load_json, read_bytes, read_text
 
@@ -92,6 +92,7 @@ def analyze_file(path: str):
         source, smap = read_text(path), SourceMap(str(path))
         if not source.strip():
             return _nothing(path, smap)
+        source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
     else:
         raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
                          "file", path=path)

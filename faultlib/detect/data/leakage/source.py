@@ -109,9 +109,16 @@ def clean_lines(lines: list[str]) -> list[str]:
     """
     doctest = any(_DOCTEST.match(line) and line.lstrip().startswith(">>>") for line in lines)
     out: list[str] = []
+    depth, continued = 0, False
     for line in lines:
         stripped = line.lstrip()
         indent = line[:len(line) - len(stripped)]
+        inside = depth > 0 or continued  # `print("..."\n      % args)`: a continuation, not a magic
+        depth = max(0, depth + _bracket_change(line))
+        continued = line.rstrip().endswith("\\")
+        if inside and not doctest:
+            out.append(line)
+            continue
         if doctest:
             m = _DOCTEST.match(line)
             out.append(line[m.end():] if m else "")  # a line without a prompt is the example's output
@@ -125,6 +132,24 @@ def clean_lines(lines: list[str]) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+def _bracket_change(line: str) -> int:
+    """Opened minus closed brackets on ``line``, outside quotes and comments (an estimate: no triple quotes)."""
+    change, quote = 0, ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            break
+        elif ch in "([{":
+            change += 1
+        elif ch in ")]}":
+            change -= 1
+    return change
 
 
 def _chunk(lines: list[str], lineno: int) -> tuple[int, int]:
