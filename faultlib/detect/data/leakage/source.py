@@ -109,20 +109,26 @@ def clean_lines(lines: list[str]) -> list[str]:
     """
     doctest = any(_DOCTEST.match(line) and line.lstrip().startswith(">>>") for line in lines)
     out: list[str] = []
-    depth, continued = 0, False
+    depth, continued, in_example = 0, False, False
     for line in lines:
         stripped = line.lstrip()
         indent = line[:len(line) - len(stripped)]
         inside = depth > 0 or continued  # `print("..."\n      % args)`: a continuation, not a magic
         depth = max(0, depth + _bracket_change(line))
         continued = line.rstrip().endswith("\\")
-        if inside and not doctest:
+        if inside and not (doctest and in_example):
             out.append(line)
             continue
         if doctest:
             m = _DOCTEST.match(line)
-            out.append(line[m.end():] if m else "")  # a line without a prompt is the example's output
-            continue
+            if m:
+                out.append(line[m.end():])
+                in_example = True
+                continue
+            if in_example and stripped:
+                out.append("")  # the example's output, up to the next blank line
+                continue
+            in_example = False
         assign = _ASSIGN_SHELL.match(line)
         if assign:
             out.append(f"{assign.group(1)}{assign.group(2)} = None")
