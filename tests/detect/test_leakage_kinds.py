@@ -105,6 +105,15 @@ LEAKS = {
         X_tr, X_te = both[:1000], both[1000:]
         Ridge().fit(X_tr, y).predict(X_te)
         """, [("fit_on_test", 3)]),
+    "a helper's unknown tables stacked, the second named test": ("""\
+        def load(path):
+            raw = np.load(path)
+            return raw[:, :-1], raw[:, -1]
+        X_tr, y_tr = load("tr.npy")
+        X_te, y_te = load("te.npy")
+        enc = StandardScaler().fit(np.vstack((X_tr, X_te)))
+        Ridge().fit(enc.transform(X_tr), y_tr).score(enc.transform(X_te), y_te)
+        """, [("fit_on_test", 6)]),
     "one patient's visits on both sides": ("""\
         visits_per_patient = table.groupby("patient_id").size()
         a, b, c, d = train_test_split(X, y)

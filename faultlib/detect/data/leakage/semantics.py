@@ -77,6 +77,9 @@ class EstimatorSemantics:
             items = args[0].items if args and isinstance(args[0], Tup) else args
             datas = [d for d in (_as_data(i) for i in items) if d is not None]
             if len(datas) > 1:
+                for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
+                    if d.test and not d.is_test_by_rows:
+                        self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
         if vocab.is_search(name):

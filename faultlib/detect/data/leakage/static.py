@@ -84,8 +84,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
     # ------------------------------------------------------------------ data-specific hooks
 
     def _named(self, name: str, value: Any, line: int) -> Any:
-        if value is UNKNOWN:
-            return Opaque(name, line)
+        if value is UNKNOWN or isinstance(value, Opaque) and not value.used_as_data and vocab.looks_like_test(name) \
+                and not vocab.looks_like_test(value.name):
+            return Opaque(name, line)  # an unknown value first seen under a held-out name is held out
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name):

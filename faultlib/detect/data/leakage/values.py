@@ -191,6 +191,10 @@ class Data:
     def is_test(self) -> bool:
         return self.test or is_test_rows(self.rows)
 
+    @property
+    def is_test_by_rows(self) -> bool:
+        return is_test_rows(self.rows)
+
     def with_(self, *, rows: Any = ..., taints: Any = ..., test: Any = ...) -> "Data":
         return Data(self.rows if rows is ... else rows, self.taints if taints is ... else taints,
                     self.test if test is ... else test)
