@@ -4,6 +4,7 @@ Two modes (exactly one per call)::
 
     faultlib check leakage FILE.py|NOTEBOOK.ipynb
     faultlib check leakage --fitted PARAMS.json --train TRAIN --test TEST [--allow-pickle]
+    faultlib check leakage --train TRAIN --test TEST [--group COL]
 
 JSON fields (besides ``detector``, ``ok``, ``findings``): ``mode`` (``static`` or ``fitted``).
 Static: ``file``, ``cells`` (code cells of a notebook, else ``null``), ``complete`` (false when the
@@ -12,7 +13,10 @@ saw: ``estimator``, ``variable``, ``file``, ``line``, ``index`` (cell), ``functi
 ``supervised``). Fitted: ``fitted_on`` (``train``, ``test``, ``train+test``, a slice such as
 ``(train+test)[:800]``, or ``unknown``), ``scaler``, ``features``, ``columns``, ``n_samples_seen``,
 ``candidates`` (``{name: {rows, matches, max_mean_error, max_var_error, n_samples_match,
-includes_test}}``).
+includes_test}}``). Data (``--train``/``--test`` without ``--fitted``): ``rows`` (``{train, test}``),
+``columns`` (compared), ``duplicates`` (``{test_rows_in_train, distinct_rows, share, examples}``),
+``group`` (``{column, shared_ids, train_ids, test_ids, test_rows, examples}`` or ``null``); kinds
+``duplicate_rows_across_split``, ``entity_across_split``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,14 @@ __all__ = ["KINDS", "command"]
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
     f = result.fields
+    if f["mode"] == "data":
+        d = f["duplicates"]
+        lines = [("rows", f"train {f['rows']['train']}, test {f['rows']['test']}"),
+                 ("test rows also in train", f"{d['test_rows_in_train']} ({d['share']:.1%})")]
+        if f["group"]:
+            g = f["group"]
+            lines.append((f"shared {g['column']}", f"{g['shared_ids']} of {g['test_ids']} ({g['test_rows']} test rows)"))
+        return lines
     if f["mode"] == "fitted":
         lines = [("fitted on", f["fitted_on"])]
         for name, c in f["candidates"].items():
@@ -41,7 +53,9 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                help="Find preprocessing leakage. Static: FILE.py or NOTEBOOK.ipynb, analysed for transformers and "
                     "selectors fitted before the split, on test rows, outside cross-validation, or reused across "
                     "folds. Fitted: --fitted PARAMS.json --train T --test T says which rows a saved scaler "
-                    "(mean_, var_/scale_, n_samples_seen_) was fitted on.")
+                    "(mean_, var_/scale_, n_samples_seen_) was fitted on. Data: --train T --test T [--group COL] "
+                    "counts test rows that also appear in the training table and, with --group, entity ids "
+                    "(patient, user, session) on both sides.")
 @click.argument("file", required=False)
 @click.option("--fitted", "fitted_path", metavar="PARAMS", default=None,
               help="A fitted scaler's statistics: JSON/YAML (FILE#key.path), or a pickle with --allow-pickle.")
@@ -51,11 +65,21 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--features", "features", metavar="COL[,COL...]", default=None,
               help="With --fitted: the columns the scaler was fitted on, in order (default: its saved "
                    "feature_names_in_ / features, else every numeric column).")
+@click.option("--group", "group", metavar="COL", default=None,
+              help="Data mode: an entity id column (patient, user, session, device) whose ids must not be on both "
+                   "sides.")
 def command(file: str | None, fitted_path: str | None, train_path: str | None, test_path: str | None,
-            allow_pickle: bool, features: str | None) -> CheckResult:
+            allow_pickle: bool, features: str | None = None, group: str | None = None) -> CheckResult:
+    if fitted_path is None and file is None and (train_path or test_path):
+        if features:
+            raise click.UsageError("--features goes with --fitted")
+        return _data_mode(train_path, test_path, group, allow_pickle)
+    if group is not None:
+        raise click.UsageError("--group goes with --train TABLE --test TABLE (without --fitted)")
     if fitted_path is None:
         if file is None:
-            raise click.UsageError("give FILE.py|NOTEBOOK.ipynb, or --fitted PARAMS --train TABLE --test TABLE")
+            raise click.UsageError("give FILE.py|NOTEBOOK.ipynb, --fitted PARAMS --train TABLE --test TABLE, or "
+                                   "--train TABLE --test TABLE")
         if train_path or test_path or allow_pickle or features:
             raise click.UsageError("--train, --test, --features and --allow-pickle go with --fitted")
         report, smap = analyze_file(file)
@@ -74,3 +98,17 @@ def command(file: str | None, fitted_path: str | None, train_path: str | None, t
     names = [n.strip() for n in features.split(",") if n.strip()] if features else None
     report = compare_fitted(fitted, train, test, train_path=train_path, test_path=test_path, features=names)
     return CheckResult("leakage", report.findings, {"mode": "fitted", **report.fields()})
+
+
+def _data_mode(train_path: str | None, test_path: str | None, group: str | None, allow_pickle: bool) -> CheckResult:
+    """``--train T --test T [--group COL]``: rows and entity ids the two tables share."""
+    if not train_path or not test_path:
+        raise click.UsageError("the data mode needs both --train TABLE and --test TABLE")
+    if allow_pickle:
+        raise click.UsageError("--allow-pickle goes with --fitted")
+    from faultlib.detect.data.leakage.overlap import compare_tables
+    from faultlib.readers.tables import read_table
+
+    report = compare_tables(read_table(train_path), read_table(test_path), group=group, train_path=train_path,
+                            test_path=test_path)
+    return CheckResult("leakage", report.findings, {"mode": "data", **report.fields()})

@@ -83,7 +83,6 @@ def test_notebook_reports_cell_and_line(tmp_path):
 
 
 @pytest.mark.parametrize("name,content,phrase", [
-    ("empty.py", "", "empty.py: is empty"),
     ("data.csv", "a,b\n1,2\n", "data.csv: is not a Python script or notebook"),
     ("broken.py", "import os\nif True\n    pass\n", "broken.py:2: is not valid Python"),
     ("broken.ipynb", '{"cells": 3}', "broken.ipynb: cells: is not a Jupyter notebook"),
@@ -218,6 +217,8 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
     assert proc.returncode == 0
     assert set(json.loads(proc.stdout)["leakage"]) == {"fit_before_split", "fit_on_test", "fit_outside_cv",
                                                        "reused_across_folds", "fitted_rows_unknown",
+                                                       "shuffled_time_split", "entity_across_split",
+                                                       "duplicate_rows_across_split", "code_not_parsed",
                                                        "analysis_incomplete"}
 
 
@@ -230,3 +231,56 @@ def test_the_case_example_files(tmp_path):
     assert proc.returncode == 1 and out["fitted_on"] == "train+test"
     proc, out = run(tmp_path, str(case / "leaky_experiment.py"), "--json")
     assert proc.returncode == 1 and [f["kind"] for f in out["findings"]] == ["fit_outside_cv", "fit_outside_cv"]
+
+
+# ----------------------------------------------------------------------------- data mode: --train/--test without --fitted
+
+
+def _visits(path, rows):
+    path.write_text("patient,age,dose,outcome\n" + "".join(f"{p},{a},{d},{o}\n" for p, a, d, o in rows))
+
+
+def test_data_mode_counts_shared_rows_and_patients(tmp_path):
+    _visits(tmp_path / "train.csv", [("p1", 50, 1.5, 0), ("p2", 61, 2.0, 1), ("p2", 61, 2.5, 1), ("p3", 40, "", 0)])
+    _visits(tmp_path / "test.csv", [("p2", 61, 2.0, 1), ("p3", 40, "", 0), ("p4", 33, 1.0, 0), ("p4", 33, 1.0, 0)])
+    proc, out = run(tmp_path, "--train", "train.csv", "--test", "test.csv", "--group", "patient", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert out["mode"] == "data" and out["rows"] == {"train": 4, "test": 4}
+    assert out["duplicates"]["test_rows_in_train"] == 2 and out["duplicates"]["distinct_rows"] == 2
+    assert out["duplicates"]["examples"][0] == {"test_index": 0, "train_index": 1}  # a NaN equals a NaN: row 1 too
+    assert out["group"] == {"column": "patient", "shared_ids": 2, "train_ids": 3, "test_ids": 3, "test_rows": 2,
+                            "examples": ["p2", "p3"]}
+    assert sorted(f["kind"] for f in out["findings"]) == ["duplicate_rows_across_split", "entity_across_split"]
+    human = cli("check", "leakage", "--train", "train.csv", "--test", "test.csv", cwd=tmp_path)
+    assert human.returncode == 1 and "test rows also in train" in human.stdout
+
+
+def test_data_mode_disjoint_tables_exit_0(tmp_path):
+    _visits(tmp_path / "train.csv", [("p1", 50, 1.5, 0), ("p2", 61, 2.0, 1)])
+    _visits(tmp_path / "test.csv", [("p3", 50, 1.5, 0), ("p4", 61, 2.5, 1)])
+    proc, out = run(tmp_path, "--train", "train.csv", "--test", "test.csv", "--group", "patient", "--json")
+    assert proc.returncode == 0 and out["findings"] == [] and out["group"]["shared_ids"] == 0
+
+
+def test_data_mode_bad_input_exits_2(tmp_path):
+    _visits(tmp_path / "train.csv", [("p1", 50, 1.5, 0)])
+    (tmp_path / "test.csv").write_text("patient,age\np1,50\n")
+    proc = cli("check", "leakage", "--train", "train.csv", "--test", "test.csv", "--group", "visit", cwd=tmp_path)
+    assert proc.returncode == 2 and "train.csv: visit: has no column 'visit'" in proc.stderr, proc.stderr
+
+
+def test_data_mode_tables_without_a_common_column_are_bad_input():
+    import pandas as pd
+
+    from faultlib.detect.data.leakage.overlap import compare_tables
+    from faultlib.errors import InputError
+
+    with pytest.raises(InputError, match="other.csv: has no column in common with train.csv"):
+        compare_tables(pd.DataFrame({"a": [1]}), pd.DataFrame({"b": [1]}), train_path="train.csv",
+                       test_path="other.csv")
+
+
+@pytest.mark.parametrize("args", [["--train", "a.csv"], ["x.py", "--group", "id"]])
+def test_data_mode_usage_errors_exit_2(tmp_path, args):
+    proc = cli("check", "leakage", *args, cwd=tmp_path)
+    assert proc.returncode == 2 and "Usage" in proc.stderr + proc.stdout

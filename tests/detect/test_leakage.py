@@ -248,11 +248,9 @@ def test_notebook_findings_name_cell_and_line(tmp_path):
 
 @pytest.mark.parametrize("name,content,phrase", [
     ("notes.txt", "X = 1\n", "is not a Python script or notebook"),
-    ("empty.py", "", "is empty"),
     ("broken.py", "def f(:\n    pass\n", "is not valid Python (line 1"),
     ("nb.ipynb", '{"nbformat": 4}', "is not a Jupyter notebook"),
     ("nb2.ipynb", '{"cells": [{"cell_type": "code", "source": "x = (\\n"}]}', "is not valid Python (cell 1 line 1"),
-    ("nb3.ipynb", '{"cells": [{"cell_type": "markdown", "source": "hi"}]}', "has no code cells"),
     ("nb4.ipynb", '{"cells": [', "invalid JSON"),
     ("binary.py", b"\x00\x01", "NUL byte"),
 ])
@@ -266,6 +264,7 @@ def test_bad_files_raise_input_errors(tmp_path, name, content, phrase):
 
 def test_kinds_cover_static_runtime_and_fitted():
     assert {"fit_before_split", "fit_on_test", "fit_outside_cv", "reused_across_folds", "fitted_rows_unknown",
+            "shuffled_time_split", "entity_across_split", "duplicate_rows_across_split", "code_not_parsed",
             "analysis_incomplete"} == set(KINDS)
 
 

@@ -34,6 +34,13 @@ KINDS = {
                            "fold's training rows",
     "fitted_rows_unknown": "a saved scaler's statistics match neither the training table, the test table nor both: "
                            "it was fitted on other rows",
+    "shuffled_time_split": "rows of a time series (lag or rolling features) are split or cross-validated with "
+                           "shuffling: the model is trained on the future of the rows it is scored on",
+    "entity_across_split": "rows of one entity (a patient, subject or session id the script groups by; in data "
+                           "mode the --group column) are on both sides of the split (use a group split)",
+    "duplicate_rows_across_split": "test rows that also appear, value for value, in the training table (data mode)",
+    "code_not_parsed": "(info) a notebook cell or a script's top-level statement is not valid Python 3 (a Python 2 "
+                       "print, a pasted fragment): it was skipped and the rest analysed",
     ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
 }
 
@@ -43,6 +50,7 @@ _LAZY = {
     "FittedScaler": "faultlib.detect.data.leakage.fitted", "FittedReport": "faultlib.detect.data.leakage.fitted",
     "compare_fitted": "faultlib.detect.data.leakage.fitted", "load_fitted": "faultlib.detect.data.leakage.fitted",
     "SourceMap": "faultlib.detect.data.leakage.source", "StaticReport": "faultlib.detect.data.leakage.static",
+    "compare_tables": "faultlib.detect.data.leakage.overlap", "OverlapReport": "faultlib.detect.data.leakage.overlap",
 }
 
 __all__ = ["KINDS", "analyze_file", "analyze_source", *sorted(_LAZY)]
@@ -58,13 +66,17 @@ def analyze_file(path: str):
         ``(report, smap)``: the :class:`~faultlib.detect.data.leakage.static.StaticReport` and the
         :class:`~faultlib.detect.data.leakage.source.SourceMap` (cells of a notebook).
 
+    An empty file, or a notebook without code cells, has nothing to analyse: an empty, complete report.
+    A cell (or a script's top-level statement) that is not valid Python is skipped with an ``info``
+    finding of kind ``code_not_parsed`` naming it; the rest is analysed.
+
     Raises:
-        InputError: not a ``.py``/``.ipynb`` file, unreadable, empty, not valid Python (with the line
-            and, for a notebook, the cell), or a malformed notebook.
+        InputError: not a ``.py``/``.ipynb`` file, unreadable, nothing in it valid Python (with the first
+            error's line and, for a notebook, the cell), or a malformed notebook.
     """
     from pathlib import Path
 
-    from faultlib.detect.data.leakage.source import SourceMap, notebook_source
+    from faultlib.detect.data.leakage.source import SourceMap, clean_lines, notebook_source
     from faultlib.errors import InputError
     from faultlib.readers import load_json, read_bytes, read_text
 
@@ -72,12 +84,15 @@ def analyze_file(path: str):
     if suffix == ".ipynb":
         data = read_bytes(path)
         if not data.strip():
-            raise InputError("is empty: expected a Jupyter notebook (JSON)", path=path)
+            return _nothing(path)
         source, smap = notebook_source(load_json(data, path), path)
+        if not smap.cells:
+            return _nothing(path, smap)
     elif suffix in (".py", ".pyw"):
         source, smap = read_text(path), SourceMap(str(path))
         if not source.strip():
-            raise InputError("is empty: expected a Python script", path=path)
+            return _nothing(path, smap)
+        source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
     else:
         raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
                          "file", path=path)
@@ -94,6 +109,13 @@ def analyze_file(path: str):
     return report, smap
 
 
+def _nothing(path: str, smap=None):
+    from faultlib.detect.data.leakage.source import SourceMap
+    from faultlib.detect.data.leakage.static import StaticReport
+
+    return StaticReport(), smap or SourceMap(str(path), [])
+
+
 def analyze_source(source: str, smap):
     """Analyse Python source text.
 
@@ -106,17 +128,25 @@ def analyze_source(source: str, smap):
         :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
 
     Raises:
-        SyntaxError, RecursionError, ValueError: from :func:`ast.parse`; the caller turns them into
+        SyntaxError, RecursionError, ValueError: from :func:`ast.parse` when nothing parses (see
+            :func:`~faultlib.detect.data.leakage.source.parse_tolerant`); the caller turns them into
             :class:`~faultlib.errors.InputError` with the file and line.
     """
-    import ast
-
+    from faultlib.detect.data.leakage.source import parse_tolerant
     from faultlib.detect.data.leakage.static import Analyzer
+    from faultlib.findings import Finding, Severity, analysis_incomplete
 
-    from faultlib.findings import analysis_incomplete
-
-    tree = ast.parse(source, filename=smap.file)
+    tree = parse_tolerant(source, smap)
     report = Analyzer(tree, smap).run()
+    if not report.complete:
+        pass
+    for skip in smap.skipped:
+        if "index" in skip:
+            what, location = f"cell {skip['index']}", {"file": smap.file, "index": skip["index"], "line": 1}
+        else:
+            what, location = f"lines {skip['line']}-{skip['end_line']}", {"file": smap.file, "line": skip["line"]}
+        report.findings.append(Finding("leakage", Severity.INFO, f"{what} is not valid Python 3 ({skip['message']}): "
+                                       "skipped, the rest was analysed", location, dict(skip), kind="code_not_parsed"))
     if not report.complete:  # never "ok" for what was not analysed (DESIGN)
         report.findings.append(analysis_incomplete("leakage", f"the analysis {report.stopped}; later code was not "
                                                    "analysed", {"file": smap.file}))

@@ -15,8 +15,8 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Const, Data, Enum, Est, FitRef, FoldIter, Indexer, Instance, Opaque, Ref, RowUnion, Rows, Step, Tup,
-    covers, new_id, parts, test_step)
+    UNKNOWN, Bound, Const, Data, Enum, Est, FitRef, FoldIter, Func, Indexer, Opaque, Ref, RowUnion, Rows, Step, Tup,
+    covers, disjoint, is_training_part, new_id, parts, test_step)
 from faultlib.findings import Finding, Severity
 
 DETECTOR = "leakage"
@@ -44,11 +44,17 @@ class EstimatorSemantics:
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         name, line = ref.last, node.lineno
         if name in vocab.SPLIT_FUNCTIONS:
+            self._check_split_design(args, kwargs, line, frame)
             return self._split(args, line)
         if name in vocab.CV_FUNCTIONS:
             x = args[1] if len(args) > 1 else kwargs.get("X")
+            self._reach(x)
             self._check_cv(_as_data(x), line, f"{name}()")
+            self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame)
             return UNKNOWN
+        special = self._library_design(ref, args, kwargs, node, frame)
+        if special is not None:
+            return special
         if name in vocab.PIPELINES:
             steps = args[0].items if name == "Pipeline" and args and isinstance(args[0], Tup) else args
             if name == "Pipeline" and "steps" in kwargs and isinstance(kwargs["steps"], Tup):
@@ -59,18 +65,21 @@ class EstimatorSemantics:
             return Est(label, "pipeline", preprocessing=any(e.preprocessing for e in ests),
                        supervised=any(e.supervised for e in ests), steps=ests)
         if name in vocab.SPLITTERS:
-            return Est(name, "splitter")
+            return Est(name, "splitter", options=dict(kwargs))
         if name in ("FrozenEstimator", "deepcopy") and args and isinstance(args[0], Est):
             return args[0]
         if name == "clone" and args and isinstance(args[0], Est):
             e = args[0]
-            return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps))
+            return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
             items = args[0].items if args and isinstance(args[0], Tup) else args
             datas = [d for d in (_as_data(i) for i in items) if d is not None]
             if len(datas) > 1:
+                for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
+                    if d.test and not d.is_test_by_rows:
+                        self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
         if vocab.is_search(name):
@@ -83,38 +92,51 @@ class EstimatorSemantics:
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
-        for a in args:
+        for a in [*args, *kwargs.values()]:
             flat.extend(a.items if isinstance(a, Tup) else [a])
-        return self._combine(flat)
+        out = self._combine(flat)
+        if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
+            # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
+            out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
+                                                                                                          "max"))))
+        return out
 
     def _split(self, args: list[Any], line: int) -> Any:
+        self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
         ident = new_id()
         out: list[Any] = []
-        for arg in args:
-            data = _as_data(arg)
+        datas = [_as_data(a) for a in args]
+        # splitting rows that are already a training part carves out validation rows, not the test set
+        second = "val" if any(d is not None and is_training_part(d.rows) for d in datas) else "test"
+        for data in datas:
             if data is None:
                 out.extend([UNKNOWN, UNKNOWN])
                 continue
             train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
-            test = Data(data_rows_child(data, Step("split", ident, "test", line=line)), data.taints, True)
+            test = Data(data_rows_child(data, Step("split", ident, second, line=line)), data.taints, second == "test")
+            if second == "test":
+                self._test_parts.extend(parts(test.rows))
             self._check_test(test, line, "train_test_split")
             out.extend([train, test])
         return Tup(tuple(out))
 
-    def _method(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                 frame: Any) -> Any:
         line = node.lineno
-        if isinstance(receiver, Instance):
-            method = receiver.cls.methods.get(name)
-            return self._invoke(method, [receiver, *args], kwargs, line) if method else UNKNOWN
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
+        special = self._method_design(receiver, name, args, kwargs, node, frame)
+        if special is not None:
+            return special
         if name == "split" and args and _as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = _as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
-        if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE):
-            return UNKNOWN  # an estimator the analysis does not know: not tracked
+        if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or \
+                name in vocab.MODEL_METHODS:
+            if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
+                self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))
+            return UNKNOWN
         # a method of a known data-frame/array operation makes its receiver data; any other method
         # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
         known = name in vocab.ROW_METHODS or name in ("head", "tail", "sample", "query", "drop", "append")
@@ -132,16 +154,25 @@ class EstimatorSemantics:
             n = args[0] if args else kwargs.get("n", Const(5))
             lo = -n.value if isinstance(n, Const) and isinstance(n.value, int) else None
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, line=line)), line)
-        if name in ("sample", "query") or (name == "drop" and not _drops_columns(kwargs)):
+        if name in ("sample", "query") or (name == "drop" and not _drops_columns(kwargs) and not (
+                args and isinstance(args[0], (Tup, Const)))):
             frac = kwargs.get("frac")
             if name == "sample" and isinstance(frac, Const) and frac.value == 1:
                 return data
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
-        others = [d for d in (_maybe_data(a) for a in args) if d is not None]
+        for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
+                                                                       "pipe", "map", "applymap") else []:
+            result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
+            if _maybe_data(result) is not None:
+                data = data.with_(taints=data.taints | _maybe_data(result).taints)
+        others = [d for d in (_maybe_data(a) for a in [*args, *kwargs.values()]) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
-        return Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
+        out = Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
+        if isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
+            self._rebind_base(node.func.value, out, frame)  # df['a'].fillna(df['a'].mean(), inplace=True)
+        return out
 
     # ------------------------------------------------------------------ estimators
 
@@ -152,15 +183,22 @@ class EstimatorSemantics:
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
             if name == "split" and x is not None:
+                self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
+                self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame)
                 return FoldIter(new_id(), line, x)
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
+                est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
+            self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
                                          est.cls not in vocab.LEARNING_TRANSFORMERS)
+            if est.category in ("model", "search", "pipeline") and x is not None:
+                self._check_train(x, line)
             fit = self._fit(est, x, reads_y, name, node, frame)
             if name == vocab.FIT:
                 if est.category == "search" and x is not None:
@@ -176,8 +214,9 @@ class EstimatorSemantics:
         if name in vocab.EVALUATE:
             if x is None:
                 return UNKNOWN
-            if est.fit is not None and not x.is_test and not self._within(x, est.fit):
-                x = x.with_(test=True)  # evaluated on rows it was not fitted on: they are held out
+            if est.fit is not None and not x.is_test and self._apart(x, est.fit) and not any(
+                    s.part == "val" for p in parts(x.rows) for s in p.steps):
+                x = x.with_(test=True)  # evaluated on rows provably apart from those it was fitted on: held out
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
                 x = x.with_(taints=x.taints | {est.fit})
@@ -185,19 +224,22 @@ class EstimatorSemantics:
             return UNKNOWN
         return UNKNOWN
 
-    def _within(self, x: Data, fit: FitRef) -> bool:
+    def _apart(self, x: Data, fit: FitRef) -> bool:
         fit_parts = parts(fit.rows)
-        return bool(parts(x.rows)) and all(any(covers(f, p) for f in fit_parts) for p in parts(x.rows))
+        return bool(parts(x.rows)) and bool(fit_parts) and all(disjoint(f, p) for f in fit_parts
+                                                               for p in parts(x.rows))
 
     def _fit(self, est: Est, x: Data | None, supervised: bool, method: str, node: ast.Call,
-             frame: Any) -> FitRef | None:
+             frame: Any, *, handwritten: bool = False) -> FitRef | None:
         fit = FitRef(est.cls, est.variable, x.rows if x is not None else None, bool(supervised), node.lineno,
-                     node.col_offset + 1, frame.qualname, method, tuple(loop for loop, _ in frame.loops))
+                     node.col_offset + 1, frame.qualname, method, tuple(loop for loop, _ in frame.loops),
+                     handwritten, method in vocab.FIT_RESAMPLE or est.cls in vocab.SUPERVISED_TRANSFORMERS
+                     and est.cls.endswith(("Sampler", "SMOTE", "ADASYN", "SMOTENC", "SMOTEN")))
         est.fit = fit
         for step in est.steps:  # a Pipeline fits its steps in place
             step.fit = FitRef(step.cls, step.variable, fit.rows, fit.supervised or step.supervised, fit.line,
                               fit.column, fit.function, method, fit.loops)
-        if est.preprocessing and (node.lineno, node.col_offset) not in self._fit_sites:
+        if est.preprocessing and not handwritten and (node.lineno, node.col_offset) not in self._fit_sites:
             self._fit_sites.add((node.lineno, node.col_offset))
             self.report.fits.append(FitSite(est.cls, est.variable, {**self.smap.where(node.lineno),
                                                                     "function": frame.qualname},
@@ -205,7 +247,8 @@ class EstimatorSemantics:
                                             fit.supervised))
         if est.preprocessing and x is not None:
             for p in parts(x.rows):
-                if p.root.test or test_step(p) is not None:
+                named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
+                if p.root.test or test_step(p) is not None or named is not None:
                     step = test_step(p)
                     self._emit("fit_on_test", fit, line=node.lineno, data=x,
                                why=f"those rows are held out ({p.describe()}"
@@ -244,18 +287,22 @@ class EstimatorSemantics:
 
     def _check_test(self, data: Data, line: int, how: str) -> None:
         """``data`` is held out: report every fit that shaped it and saw (a superset of) its rows."""
-        if not data.is_test:
+        if not data.is_test and not any(f.resampler for f in data.taints):
             return
         for fit in data.taints:
+            if not data.is_test and not fit.resampler:
+                continue
             for f in parts(fit.rows):
                 for p in parts(data.rows):
-                    if not covers(f, p):
+                    if not covers(f, p) or not data.is_test and test_step(p, len(f.steps), val=True) is None:
                         continue
+                    if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
+                        continue  # this part of a stack is not the held-out one
                     if f.root.test or test_step(f) is not None:
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({f.describe()})")
                         break
-                    step = test_step(p, len(f.steps))
+                    step = test_step(p, len(f.steps), val=fit.resampler)
                     if step is not None and step.kind == "fold":
                         if (fit.uid, step.ident) in self._reused:
                             continue
@@ -273,6 +320,21 @@ class EstimatorSemantics:
                                        f"{self.smap.describe(line)})")
                     break
 
+    def _check_train(self, data: Data, line: int) -> None:
+        """``data`` trains a model: report a fit that shaped it after seeing rows a split had already held out
+        (``X_train['a'].fillna(df['a'].mean())`` after ``train_test_split(df)``)."""
+        for fit in data.taints:
+            for f in parts(fit.rows):
+                held = next((p for p in self._test_parts if covers(f, p) and not any(covers(d, p) for d in
+                                                                                     parts(data.rows))), None)
+                if held is not None:
+                    step = test_step(held)
+                    self._emit("fit_before_split", fit, line=line, data=data,
+                               why=f"its rows include the held-out rows {held.describe()} (split on "
+                                   f"{self.smap.describe(step.line if step else line)}) and what it computed trains "
+                                   f"the model on {self.smap.describe(line)}")
+                    break
+
     def _check_cv(self, data: Data | None, line: int, how: str) -> None:
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
         if data is None:
@@ -288,41 +350,61 @@ class EstimatorSemantics:
         if key in self._seen:
             return
         self._seen.add(key)
+        self._pending.append({"kind": kind, "fit": fit, "line": line, "data": data, "why": why})
+
+    def _finding(self, p: dict[str, Any], reached: bool, also: list[str]) -> Finding:
+        kind, fit, data, why = p["kind"], p["fit"], p["data"], p["why"]
         rows = fit.rows.describe() if fit.rows is not None else "unknown rows"
-        name = f"{fit.estimator} `{fit.variable}`" if fit.variable else fit.estimator
+        if fit.handwritten:
+            name = f"a statistic written by hand (`{fit.estimator}`)"
+        else:
+            name = f"{fit.estimator} `{fit.variable}`" if fit.variable else fit.estimator
         labels = " and labels" if fit.supervised else ""
         advice = {
-            "fit_before_split": "split first and fit it on the training part only, or put it in a Pipeline",
+            "fit_before_split": "split first and compute it on the training part only, or put it in a Pipeline",
             "fit_on_test": "fit it on the training rows only and only transform the test rows",
             "fit_outside_cv": "put it inside the Pipeline you cross-validate so each fold refits it",
             "reused_across_folds": "refit it on each fold's training rows, or put it in a Pipeline",
         }[kind]
-        message = (f"{name} is fitted ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
+        verb = "computed" if fit.handwritten else "fitted"
+        message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
                    f"{why}. Fix: {advice}")
+        severity = Severity.ERROR if fit.supervised else Severity.WARNING
+        if not reached:
+            severity = Severity.INFO
+            message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "
+                        "exploratory plot)")
         location = {**self.smap.where(fit.line), "column": fit.column, "function": fit.function}
         evidence = {"estimator": fit.estimator, "variable": fit.variable, "method": fit.method,
                     "supervised": fit.supervised, "fit_rows": rows,
                     "held_out_rows": data.rows.describe() if data.rows is not None else None,
-                    "at": self.smap.where(line)}
-        self.report.findings.append(Finding(DETECTOR, Severity.ERROR if fit.supervised else Severity.WARNING, message,
-                                            location, evidence, kind=kind))
+                    "at": self.smap.where(p["line"]), "handwritten": fit.handwritten,
+                    "reaches_model": reached, "also": also,
+                    "test_only": kind == "fit_on_test" and bool(parts(fit.rows)) and all(
+                        p_.root.test or test_step(p_) is not None for p_ in parts(fit.rows))}
+        return Finding(DETECTOR, severity, message, location, evidence, kind=kind)
 
 
 def _maybe_data(value: Any) -> Data | None:
     """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
     if isinstance(value, Opaque):
         return value._data
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, Opaque)):
+        return _maybe_data(value.receiver)
     return _as_data(value)
 
 
 def _as_data(value: Any) -> Data | None:
-    """``value`` as data, making an opaque value a data root (it is used where data goes)."""
+    """``value`` as data, making an opaque value a data root (it is used where data goes); a field of data or
+    of an opaque object (``df.price``, ``ds.data`` of a scikit-learn ``Bunch``) is data with the same rows."""
     if isinstance(value, Data):
         return value
     if isinstance(value, Opaque):
         return value.as_data()
     if isinstance(value, Indexer):
         return value.data
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, Opaque)):
+        return _as_data(value.receiver)
     return None
 
 

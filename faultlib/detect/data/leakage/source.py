@@ -3,13 +3,21 @@ from its lines back to the user's file and cells.
 
 The ``.ipynb`` file is JSON (nbformat 4): ``{"cells": [{"cell_type": "code", "source": str | [str]}, ...]}``.
 It is read with the hardened JSON reader. Code cells are joined in order; IPython syntax that is not
-Python (``%magic``, ``!shell``, ``?help``, a ``%%cell magic``) becomes an empty line (a ``%%`` cell is
-skipped whole), so every other line keeps its place and a finding names its cell and line.
+Python (``%magic``, ``!shell``, ``x = !cmd``, ``?help``, a ``%%cell magic``) becomes a no-op of the same
+indentation (``pass``, or ``x = None`` for an assignment), so a magic inside ``try:``/``if:`` keeps its
+block valid, every other line keeps its place and a finding names its cell and line (a ``%%`` cell is
+skipped whole). Doctest text (``>>> `` and ``... `` prompts, output lines) keeps only its code.
+
+:func:`parse_tolerant` parses the joined text and skips what does not parse: a notebook cell, or a
+script's top-level statement (Python 2 ``print x``, a pasted fragment), each reported back so the caller
+can say which cell or lines were not analysed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ast
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.errors import InputError
@@ -27,6 +35,7 @@ class SourceMap:
 
     file: str
     cells: list[tuple[int, int, int]] | None = None
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
     def where(self, line: int) -> dict[str, Any]:
         if not self.cells:
@@ -78,15 +87,137 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
         cell_lines = text.splitlines() or [""]
         if cell_lines[0].lstrip().startswith("%%"):
             cell_lines = [""] * len(cell_lines)
-        cleaned = []
-        for line in cell_lines:
-            stripped = line.lstrip()
-            if stripped.startswith(("%", "!")) or stripped.endswith("?") and not stripped.startswith("#"):
-                cleaned.append("")
-            else:
-                cleaned.append(line)
+        cleaned = clean_lines(cell_lines)
         cells.append((number, len(lines) + 1, len(cleaned)))
         lines.extend(cleaned)
-    if not cells:
-        raise InputError("has no code cells", path=path)
     return "\n".join(lines) + "\n", SourceMap(path, cells)
+
+
+_ASSIGN_SHELL = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
+_PY2_PRINT = re.compile(r"^(\s*)print\s+([^=(].*)$")
+_DOCTEST = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
+
+
+def clean_lines(lines: list[str]) -> list[str]:
+    """IPython-only lines as no-ops of the same indentation; doctest prompts stripped, their output dropped.
+
+    Args:
+        lines: one cell's (or one script's) lines, without line ends.
+
+    Returns:
+        as many lines, each valid Python or empty.
+    """
+    doctest = any(_DOCTEST.match(line) and line.lstrip().startswith(">>>") for line in lines)
+    out: list[str] = []
+    depth, continued, in_example = 0, False, False
+    for line in lines:
+        stripped = line.lstrip()
+        indent = line[:len(line) - len(stripped)]
+        inside = depth > 0 or continued  # `print("..."\n      % args)`: a continuation, not a magic
+        depth = max(0, depth + _bracket_change(line))
+        continued = line.rstrip().endswith("\\")
+        if inside and not (doctest and in_example):
+            out.append(line)
+            continue
+        if doctest:
+            m = _DOCTEST.match(line)
+            if m:
+                out.append(line[m.end():])
+                in_example = True
+                continue
+            if in_example and stripped:
+                out.append("")  # the example's output, up to the next blank line
+                continue
+            in_example = False
+        assign = _ASSIGN_SHELL.match(line)
+        if assign:
+            out.append(f"{assign.group(1)}{assign.group(2)} = None")
+        elif stripped.startswith(("%", "!")) or (stripped.endswith("?") and not stripped.startswith("#")
+                                                 and "#" not in stripped):
+            out.append(f"{indent}pass")
+        else:
+            out.append(line)
+    return out
+
+
+def _bracket_change(line: str) -> int:
+    """Opened minus closed brackets on ``line``, outside quotes and comments (an estimate: no triple quotes)."""
+    change, quote = 0, ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            break
+        elif ch in "([{":
+            change += 1
+        elif ch in ")]}":
+            change -= 1
+    return change
+
+
+def _chunk(lines: list[str], lineno: int) -> tuple[int, int]:
+    """The top-level statement around 1-based ``lineno``: from the last unindented line at or before it to
+    the line before the next unindented line (``else:``/``except`` lines belong to the statement)."""
+    start = max(1, min(lineno, len(lines)))
+    while start > 1 and (not lines[start - 1].strip() or lines[start - 1][:1] in " \t"):
+        start -= 1
+    end = start
+    while end < len(lines):
+        nxt = lines[end]
+        if nxt.strip() and nxt[:1] not in " \t#" and not re.match(r"(else|elif|except|finally)\b|[)\]}]", nxt):
+            break
+        end += 1
+    return start, end
+
+
+def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast.Module:
+    """Parse ``source``, skipping the notebook cells or top-level statements that are not valid Python.
+
+    Each skip blanks the lines (so every other line keeps its number) and is recorded in
+    ``smap.skipped`` as ``{"index": cell}`` or ``{"line": first, "end_line": last}`` with the parser's message.
+
+    Raises:
+        SyntaxError: nothing that parses is left (every cell skipped, or more than half of a script's code
+            lines), or more than ``max_skips`` skips were needed; the error is the first one met.
+        RecursionError, ValueError, MemoryError: from :func:`ast.parse`.
+    """
+    lines = source.split("\n")
+    code = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
+    blanked = 0
+    first: SyntaxError | None = None
+    for _ in range(max_skips + 1):
+        try:
+            return ast.parse("\n".join(lines), filename=smap.file)
+        except SyntaxError as exc:
+            first = first or exc
+            lineno = exc.lineno or 1
+            py2 = _PY2_PRINT.match(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
+            if py2 and "Missing parentheses" in str(exc.msg):  # Python 2 ``print x``: read as print(x)
+                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(',')})"
+                continue
+            after = re.search(r"after '\w+' statement on line (\d+)", str(exc.msg))
+            if after:  # the statement whose body is missing (a magic removed by a converter)
+                lineno = int(after.group(1))
+            at = smap.where(lineno)
+            if smap.cells and "index" in at:
+                cell = next(c for c in smap.cells if c[0] == at["index"])
+                lo, hi = cell[1], cell[1] + cell[2] - 1
+                entry = {"index": at["index"]}
+            else:
+                lo, hi = _chunk(lines, lineno)
+                entry = {"line": lo, "end_line": hi}
+            if all(not lines[i - 1].strip() for i in range(lo, hi + 1)):
+                raise first from None  # nothing left to blank: the error is not inside one statement
+            blanked += sum(1 for i in range(lo, hi + 1) if lines[i - 1].strip())
+            for i in range(lo, hi + 1):
+                lines[i - 1] = ""
+            smap.skipped.append({**entry, "message": f"{exc.msg} ({smap.describe(lineno)})"})
+            if smap.cells:
+                if len(smap.skipped) >= len(smap.cells):
+                    raise first from None
+            elif blanked * 2 > code:
+                raise first from None
+    raise first if first else SyntaxError("too many statements that do not parse")

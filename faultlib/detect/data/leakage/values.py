@@ -29,7 +29,7 @@ class Root:
 
     name: str
     line: int
-    test: bool = False
+    test: bool = field(default=False, compare=False)  # learnt from a name later: still the same rows
     uid: int = field(default_factory=new_id)
 
 
@@ -41,7 +41,8 @@ class Step:
         kind: ``split`` (train_test_split), ``fold`` (a CV loop's indices), ``slice`` (``[lo:hi]``),
             ``filter`` (a mask, an index array, anything else that keeps some rows).
         ident: the split's or loop's id (``split``/``fold``), the filter's id.
-        part: ``train`` or ``test`` for ``split``/``fold``.
+        part: ``train`` or ``test`` for ``split``/``fold``; ``val`` for the second part of a split of rows
+            that are already a training part (train -> train/validation: not the test set).
         lo, hi: slice bounds as ints or source text (``None`` = open).
         line: where the selection happened.
     """
@@ -123,12 +124,27 @@ def disjoint(a: Rows, b: Rows) -> bool:
     return False
 
 
-def test_step(rows: Rows, start: int = 0) -> Step | None:
-    """The first ``test`` selection at or after ``start`` in ``rows``' path."""
+def test_step(rows: Rows, start: int = 0, *, val: bool = False) -> Step | None:
+    """The first ``test`` selection (``val`` too when asked) at or after ``start`` in ``rows``' path."""
     for step in rows.steps[start:]:
-        if step.part == "test":
+        if step.part == "test" or val and step.part == "val":
             return step
     return None
+
+
+def has_split(rows: RowSet | None) -> bool:
+    """Some part of ``rows`` went through a split or a fold (the split, not a name, says what is held out)."""
+    return any(s.kind in ("split", "fold") for p in parts(rows) for s in p.steps)
+
+
+def is_training_part(rows: RowSet | None) -> bool:
+    """Every part of ``rows`` is the training side of an earlier split, or rows named for training
+    (``train``, ``X_train``): splitting them again makes validation rows, not the test set."""
+    from faultlib.detect.data.leakage.vocab import looks_like_train
+
+    ps = parts(rows)
+    return bool(ps) and all(any(s.kind == "split" and s.part == "train" for s in p.steps) or (
+        looks_like_train(p.root.name) and not any(s.part == "test" for s in p.steps)) for p in ps)
 
 
 def is_test_rows(rows: RowSet | None) -> bool:
@@ -158,6 +174,8 @@ class FitRef:
     function: str
     method: str
     loops: tuple[int, ...] = ()
+    handwritten: bool = False  # a statistic computed by hand (``df.mean()``), not an estimator's fit
+    resampler: bool = False    # an oversampler: its output repeats rows, so a validation part counts as held out
     uid: int = field(default_factory=new_id)
 
 
@@ -172,6 +190,10 @@ class Data:
     @property
     def is_test(self) -> bool:
         return self.test or is_test_rows(self.rows)
+
+    @property
+    def is_test_by_rows(self) -> bool:
+        return is_test_rows(self.rows)
 
     def with_(self, *, rows: Any = ..., taints: Any = ..., test: Any = ...) -> "Data":
         return Data(self.rows if rows is ... else rows, self.taints if taints is ... else taints,
@@ -199,6 +221,7 @@ class Est:
     steps: list["Est"] = field(default_factory=list)
     fit: FitRef | None = None
     variable: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # constructor keywords a check reads (``shuffle``)
     uid: int = field(default_factory=new_id)
 
 
@@ -234,6 +257,10 @@ class Opaque:
         self.name = name
         self.line = line
         self._data: Data | None = None
+
+    @property
+    def used_as_data(self) -> bool:
+        return self._data is not None
 
     def as_data(self) -> Data:
         if self._data is None:
@@ -300,6 +327,16 @@ class Indexer:
     """``df.iloc`` / ``df.loc``: subscripting it selects rows of ``data``."""
 
     data: Data
+
+
+@dataclass
+class Container:
+    """A dict (or an object used as one) holding values by constant key: ``data['train'], data['test'] = ...``.
+
+    Mutable: assigning an item changes it, as in Python.
+    """
+
+    items: dict[Any, Any] = field(default_factory=dict)
 
 
 class _Unknown:

@@ -22,6 +22,7 @@ LEARNING_TRANSFORMERS = frozenset({
     "LatentDirichletAllocation", "Nystroem", "Isomap", "LocallyLinearEmbedding", "SpectralEmbedding", "TSNE",
     "CountVectorizer", "TfidfVectorizer", "TfidfTransformer", "DictVectorizer",
     "VarianceThreshold", "ColumnTransformer", "FeatureUnion", "make_column_transformer", "make_union",
+    "DataFrameMapper",  # sklearn_pandas: applies its transformers column by column
 })
 #: selectors, supervised encoders and samplers: their fit reads the labels, so a leak carries the target itself
 SUPERVISED_TRANSFORMERS = frozenset({
@@ -62,6 +63,15 @@ FIT_RESAMPLE = frozenset({"fit_resample", "fit_sample"})
 TRANSFORM = frozenset({"transform"})
 EVALUATE = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score",
                       "staged_predict", "staged_predict_proba"})
+#: scikit-learn functions that fit and apply a transformer in one call (``sklearn.preprocessing.scale(X)``)
+FUNCTIONAL_TRANSFORMS = frozenset({"scale", "minmax_scale", "robust_scale", "maxabs_scale", "quantile_transform",
+                                   "power_transform"})
+#: other methods by which a model (Keras, xgboost, statsmodels...) learns from or is scored on data
+MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evaluate_generator", "fit_predict",
+                           "predict_classes", "partial_fit"})
+#: functions and methods that save data or a fitted object (its use is elsewhere: it counts as used)
+SAVES = frozenset({"to_csv", "to_parquet", "to_pickle", "to_feather", "to_hdf", "to_json", "save", "savez",
+                   "savez_compressed", "savetxt", "dump", "save_model"})
 #: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
 ROW_METHODS = frozenset({
     "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
@@ -73,6 +83,23 @@ DATA_ATTRIBUTES = frozenset({"values", "array", "str", "dt", "cat"})
 MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
                   "Perceptron", "KMeans", "Classifier", "Forest", "Boosting", "LinearSVC", "LinearSVR", "Lars")
 ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lightgbm", "catboost")
+_TRAIN_TOKENS = frozenset({"train", "tr", "trn", "training", "trainval", "fit"})
+#: reductions whose value is a statistic of the rows they run over (a hand-written fit: ``df.fillna(df.mean())``)
+STATISTICS = frozenset({"mean", "std", "var", "median", "min", "max", "quantile", "mode", "sem", "nanmean", "nanstd",
+                        "nanmedian", "nanvar", "amin", "amax", "nanmin", "nanmax", "percentile", "nanpercentile",
+                        "average"})
+#: methods and functions whose result is ordered in time (lag features, rolling windows): the rows are a series
+TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_change"})
+#: column names that identify an entity whose several rows are one observation unit (a patient's visits, a
+#: subject's trials, a recording session, a sensor device). User and item ids are left out on purpose: in a
+#: recommender, one user's ratings on both sides of a split is the task, not a leak; device and site ids in
+#: click-through data are features of one impression, not an observation unit.
+ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mouse|donor|individual|"
+                           r"recording|sensor|hospital)_?id$|^(patient|subject|participant|session)$",
+                           re.IGNORECASE)
+#: splitters that keep each group on one side
+GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
+                             "LeavePGroupsOut"})
 _TEST_TOKENS = frozenset({"test", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev"})
 
@@ -100,11 +127,27 @@ def is_model(name: str, module: str = "") -> bool:
     return name[:1].isupper() and (name.endswith(MODEL_SUFFIXES) or module.split(".")[0] in ESTIMATOR_MODULES)
 
 
+def _tokens(name: str) -> list[str]:
+    return [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
+
+
+def looks_like_train(name: str | None) -> bool:
+    """``train``, ``X_train``, ``df_train``, ``Xtrain``: a variable named for training rows (and nothing held out)."""
+    if not name:
+        return False
+    tokens = _tokens(name)
+    return any(t in _TRAIN_TOKENS - {"fit", "tr"} or t[:1] in "xy" and t[1:] in ("train", "trn") for t in tokens) and \
+        not any(t in _TEST_TOKENS or t[:1] in "xy" and t[1:] in _TEST_TOKENS - {"te"} for t in tokens)
+
+
 def looks_like_test(name: str | None) -> bool:
     """``X_test``, ``x_val``, ``test_df``, ``Xtest``, ``y_holdout``: a variable named for held-out rows."""
     if not name:
         return False
     tokens = [t for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
+    if any(t.lower() in _TRAIN_TOKENS or t.lower()[1:] in _TRAIN_TOKENS - {"fit"} and t.lower()[:1] in "xy"
+           for t in tokens):
+        return False  # X_train_valid, trainval_df: training rows (with validation rows), not held out
     for token in tokens:
         low = token.lower()
         if low in _TEST_TOKENS:

@@ -1,0 +1,242 @@
+"""``check leakage`` measured on public code: precision, recall, refused files and time on a labelled corpus.
+
+The corpus is **measured, never copied**: the project keeps only the labels
+(``benchmarks/labels/leakage.jsonl``, one JSON object a line) and this script, which reads local checkouts.
+
+Label records (``repo`` is ``owner/name``, ``commit`` the checkout's commit, ``path`` inside it):
+
+* ``{"verdict": "file", ...}``: the file is in the measured set (it is analysed; a refusal counts);
+* ``{"verdict": "tp"|"fp", "line", "cell", "kind", "why"}``: a finding of today's or an earlier
+  ``check leakage`` judged by reading the code (``cell`` = notebook cell number, ``line`` inside it; the line
+  of the fit);
+* ``{"verdict": "fn", "line", "cell", "kind", "why"}``: a leak found by reading that the check must report;
+* ``{"verdict": "leak"|"clean", "suite": "ase22", "why"}``: a file-level verdict on an input of the ASE'22
+  authors' repository (``malusamayo/leakage-analysis``, ``tests/inputs``): from their own test expectations
+  (``tests/test_preprocessing.py``, ``tests/test_overlap.py``) or, where they give none, by reading.
+
+A finding at ``warning`` or above counts as an alarm (``info`` findings are notes: exploratory fits whose
+output reaches no scored model, a cell that does not parse). An alarm at a ``tp``/``fn`` label's line (same
+cell) and of its kind is a true positive (of another kind: a false positive, "wrong kind"); at an ``fp``
+label's line a false positive; any other alarm is *unjudged* (listed,
+never counted as right). Recall = true positives / (``tp`` + ``fn`` labels).
+
+Usage::
+
+    python benchmarks/static_realworld.py CORPUS_ROOT [--labels FILE] [--json] [--list-unjudged]
+    python benchmarks/static_realworld.py CORPUS_ROOT --scan REPO_DIR...   # every alarm, for labelling
+
+A repository ``owner/name`` is looked up under ``CORPUS_ROOT`` as ``owner+name``, ``name``,
+``i17leak-name`` or ``owner/name``. Labelled at commits given in the labels; a checkout at another commit
+is measured anyway, and the output says so. When ``benchmarks/static_realworld_blocking.py`` exists it is
+run afterwards with the same ``CORPUS_ROOT``, so one command prints both halves. Always exits 0 (a
+measurement, not a test).
+
+Anchor (ASE'22: Yang, Brower-Sinning, Lewis, Kästner, "Data leakage in notebooks: static detection and
+better processes", ASE 2022): preprocessing-leakage precision 1.00, recall 0.75 on their 100 labelled notebooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LABELS = HERE / "labels" / "leakage.jsonl"
+PAPER = {"precision": 1.00, "recall": 0.75}
+GOAL = {"precision": 0.95, "recall": 0.85, "refused": 0.01}
+
+
+def _repo_dir(root: Path, repo: str) -> Path | None:
+    owner, _, name = repo.partition("/")
+    for cand in (root / f"{owner}+{name}", root / name, root / f"i17leak-{name}", root / owner / name):
+        if cand.is_dir():
+            return cand
+    return None
+
+
+def _analyse(path: Path) -> tuple[list[dict], str | None, bool, float]:
+    """(alarms and notes as JSON, refusal message or None, complete, seconds)."""
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.errors import InputError
+
+    start = time.perf_counter()
+    try:
+        report, _ = analyze_file(str(path))
+    except InputError as exc:
+        return [], str(exc), True, time.perf_counter() - start
+    return [f.to_json() for f in report.findings], None, report.complete, time.perf_counter() - start
+
+
+def _key(rec: dict) -> tuple:
+    return rec["repo"], rec["path"], rec.get("cell"), rec.get("line")
+
+
+def _alarm_key(repo: str, path: str, f: dict) -> tuple:
+    loc = f.get("location", {})
+    return repo, path, loc.get("index"), loc.get("line")
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def measure(root: Path, labels: list[dict]) -> dict:
+    files: dict[tuple[str, str], str] = {}
+    verdict: dict[tuple, dict] = {}
+    ase: dict[tuple[str, str], dict] = {}
+    for rec in labels:
+        files.setdefault((rec["repo"], rec["path"]), rec.get("commit", ""))
+        if rec["verdict"] in ("tp", "fp", "fn"):
+            verdict[_key(rec)] = rec
+        elif rec["verdict"] in ("leak", "clean"):
+            ase[(rec["repo"], rec["path"])] = rec
+    missing_repos: set[str] = set()
+    refused, incomplete, seconds, n = [], [], 0.0, 0
+    alarms_by_file: dict[tuple[str, str], list[dict]] = {}
+    for (repo, path), _commit in sorted(files.items()):
+        base = _repo_dir(root, repo)
+        if base is None:
+            missing_repos.add(repo)
+            continue
+        target = base / path
+        if not target.is_file():
+            refused.append({"repo": repo, "path": path, "why": "missing from the checkout"})
+            continue
+        findings, why, complete, took = _analyse(target)
+        n += 1
+        seconds += took
+        if why is not None:
+            refused.append({"repo": repo, "path": path, "why": why})
+        if not complete:
+            incomplete.append({"repo": repo, "path": path})
+        alarms_by_file[(repo, path)] = [f for f in findings if f["severity"] != "info"
+                                        and f["kind"] != "analysis_incomplete"]
+    tp = fp = 0
+    unjudged: list[dict] = []
+    hit: set[tuple] = set()
+    fps: list[dict] = []
+    for (repo, path), alarms in alarms_by_file.items():
+        for f in alarms:
+            key = _alarm_key(repo, path, f)
+            rec = verdict.get(key)
+            if rec is None:
+                unjudged.append({"repo": repo, "path": path, "cell": key[2], "line": key[3], "kind": f["kind"]})
+            elif rec["verdict"] in ("tp", "fn") and f["kind"] == rec.get("kind", f["kind"]):
+                if key not in hit:
+                    tp += 1
+                hit.add(key)
+            elif rec["verdict"] in ("tp", "fn"):  # the leak is real, the kind is not
+                fp += 1
+                fps.append({**{k: rec[k] for k in ("repo", "path", "cell", "line") if k in rec}, "kind": f["kind"],
+                            "why": f"wrong kind (the leak is {rec.get('kind')})"})
+            else:
+                fp += 1
+                fps.append({**{k: rec[k] for k in ("repo", "path", "cell", "line") if k in rec}, "kind": f["kind"],
+                            "why": rec.get("why")})
+    positives = [r for r in verdict.values() if r["verdict"] in ("tp", "fn")
+                 and (r["repo"], r["path"]) in alarms_by_file]
+    fns = [r for r in positives if _key(r) not in hit]
+    corpus_repos = sorted({r for r, _ in alarms_by_file if (r, _) not in ase})
+    out = {
+        "files": n, "repositories": len({r for r, _ in alarms_by_file}), "missing_repositories": sorted(missing_repos),
+        "refused": len(refused), "refused_rate": _ratio(len(refused), n), "refused_files": refused,
+        "incomplete": incomplete, "seconds": round(seconds, 2),
+        "tp": tp, "fp": fp, "fn": len(fns), "unjudged": len(unjudged),
+        "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, len(positives)),
+        "false_positives": fps, "false_negatives": [{k: r.get(k) for k in ("repo", "path", "cell", "line", "kind",
+                                                                             "why")} for r in fns],
+        "unjudged_alarms": unjudged, "corpus_repositories": corpus_repos,
+    }
+    # ASE'22 inputs, file level: a leaky file must raise an alarm, a clean one none
+    a_tp = a_fp = a_fn = a_tn = 0
+    for (repo, path), rec in ase.items():
+        if (repo, path) not in alarms_by_file:
+            continue
+        alarmed = bool(alarms_by_file[(repo, path)])
+        if rec["verdict"] == "leak":
+            a_tp, a_fn = a_tp + alarmed, a_fn + (not alarmed)
+        else:
+            a_fp, a_tn = a_fp + alarmed, a_tn + (not alarmed)
+    out["ase22"] = {"files": a_tp + a_fp + a_fn + a_tn, "tp": a_tp, "fp": a_fp, "fn": a_fn, "tn": a_tn,
+                    "precision": _ratio(a_tp, a_tp + a_fp), "recall": _ratio(a_tp, a_tp + a_fn), "paper": PAPER}
+    return out
+
+
+def _print(out: dict, list_unjudged: bool) -> None:
+    def fmt(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2f}"
+
+    print(f"check leakage on {out['files']} files of {out['repositories']} repositories "
+          f"({out['seconds']:.1f} s analysis, {out['seconds'] / max(out['files'], 1) * 1000:.0f} ms a file)")
+    if out["missing_repositories"]:
+        print(f"  not found under the corpus root: {', '.join(out['missing_repositories'])}")
+    print(f"  {'':24}{'ours':>8}{'goal':>8}{'ASE22 paper':>13}")
+    print(f"  {'precision':24}{fmt(out['precision']):>8}{'>=0.95':>8}{'':>13}  (tp {out['tp']}, fp {out['fp']})")
+    print(f"  {'recall':24}{fmt(out['recall']):>8}{'>=0.85':>8}{'':>13}  (fn {out['fn']})")
+    print(f"  {'refused files':24}{fmt(out['refused_rate']):>8}{'<=0.01':>8}{'':>13}  ({out['refused']})")
+    a = out["ase22"]
+    print(f"  {'ASE22 inputs precision':24}{fmt(a['precision']):>8}{'':>8}{fmt(PAPER['precision']):>13}  "
+          f"(file level, {a['files']} files: tp {a['tp']}, fp {a['fp']}, fn {a['fn']}, tn {a['tn']})")
+    print(f"  {'ASE22 inputs recall':24}{fmt(a['recall']):>8}{'':>8}{fmt(PAPER['recall']):>13}")
+    print(f"  unjudged alarms: {out['unjudged']} (not counted; label them)")
+    print(f"  analysis incomplete: {len(out['incomplete'])} files")
+    for title, rows in (("false positives", out["false_positives"]), ("false negatives", out["false_negatives"]),
+                        ("refused", out["refused_files"])):
+        for r in rows:
+            cell = f" cell {r['cell']}" if r.get("cell") else ""
+            print(f"  {title[:-1]}: {r['repo']} {r['path']}{cell}:{r.get('line', '')} {r.get('kind', '')} "
+                  f"- {r.get('why', '')}"[:200])
+    if list_unjudged:
+        for r in out["unjudged_alarms"]:
+            print(f"  unjudged: {r['repo']} {r['path']} cell {r['cell']} line {r['line']} {r['kind']}")
+
+
+def scan(dirs: list[Path]) -> None:
+    """Print every alarm (and refusal) of the ``.py``/``.ipynb`` files under ``dirs`` that mention scikit-learn."""
+    for base in dirs:
+        for path in sorted(list(base.rglob("*.py")) + list(base.rglob("*.ipynb"))):
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            if "sklearn" not in text and "imblearn" not in text:
+                continue
+            findings, why, complete, _ = _analyse(path)
+            rel = path.relative_to(base)
+            print(json.dumps({"dir": base.name, "path": str(rel), "refused": why, "complete": complete,
+                              "findings": [{"kind": f["kind"], "severity": f["severity"],
+                                            "cell": f["location"].get("index"), "line": f["location"].get("line"),
+                                            "message": f["message"][:160]} for f in findings]}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("root", type=Path, help="folder holding the checkouts, one per repository")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--list-unjudged", action="store_true", help="list alarms that no label judges")
+    parser.add_argument("--scan", nargs="+", type=Path, metavar="DIR", help="print every alarm under DIR (labelling)")
+    args = parser.parse_args(argv)
+    if args.scan:
+        scan(args.scan)
+        return 0
+    labels = [json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
+    out = measure(args.root, labels)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        _print(out, args.list_unjudged)
+    blocking = HERE / "static_realworld_blocking.py"
+    if blocking.is_file():
+        sys.stdout.flush()
+        subprocess.run([sys.executable, str(blocking), str(args.root), *(["--json"] if args.json else [])], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Leaks written by hand or built into the evaluation design, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``_as_data``-style
+helpers, ``_reach`` and ``report`` from there):
+
+* **statistics written by hand** are fits too: ``df.fillna(df.mean())``, ``(X - X.mean()) / X.std()``,
+  ``(X - X.min()) / (X.max() - X.min())``, ``np.mean(df['Fare'])``, a target mean per category
+  (``df.groupby(c)[t].transform('mean')``). Column-wise reductions only: ``axis=1`` is per row. Such a
+  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit).
+* **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
+  a split, copies of one row land on both sides (imbalanced-learn's samplers are in
+  :mod:`~faultlib.detect.data.leakage.vocab`).
+* ``shuffled_time_split``: rows of a series (lag or rolling features: ``shift``, ``rolling``, ``diff``,
+  ``ewm``, ``expanding``, ``pct_change``) split with shuffling (``train_test_split``'s default,
+  ``KFold(shuffle=True)``, ``ShuffleSplit``): the model is trained on the future of the rows it is scored on
+  (scikit-learn user guide, "Cross-validation of time series data": use ``TimeSeriesSplit``).
+* ``entity_across_split``: rows grouped by an entity id column in the script (``groupby('patient_id')``: a
+  patient has several rows) then split row-wise (``train_test_split``, ``KFold``, a CV function without
+  ``groups``): one patient's rows on both sides (scikit-learn user guide, "Cross-validation iterators for
+  grouped data": use ``GroupKFold``/``GroupShuffleSplit``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import UNKNOWN, Const, Data, Est, Opaque, Ref, Tup, parts
+from faultlib.findings import Finding, Severity
+
+_STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
+
+
+def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
+    axis = kwargs.get("axis", args[position] if len(args) > position else None)
+    return isinstance(axis, Const) and axis.value in (1, "columns", -1)
+
+
+class DesignChecks:
+    """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._notes: dict[int, dict[str, set]] = {}
+        self._design_seen: set[tuple[str, int]] = set()
+
+    # ------------------------------------------------------------------ notes on a data root
+
+    def _roots(self, value: Any) -> list:
+        data = value._data if isinstance(value, Opaque) else value if isinstance(value, Data) else None
+        return [p.root for p in parts(data.rows)] if data is not None else []
+
+    def _note(self, value: Any, what: str, item: str) -> None:
+        for root in self._roots(value):
+            self._notes.setdefault(root.uid, {}).setdefault(what, set()).add(item)
+
+    def _note_column(self, base: Any, name: Any) -> None:
+        if isinstance(name, str) and vocab.ENTITY_COLUMN.search(name):
+            self._note(base, "entity", name)
+
+    def _noted(self, value: Any, what: str) -> set:
+        out: set = set()
+        for root in self._roots(value):
+            out |= self._notes.get(root.uid, {}).get(what, set())
+        return out
+
+    # ------------------------------------------------------------------ statistics and resampling
+
+    def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
+        est = Est(label, "transformer", preprocessing=True)
+        fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
+        return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)
+
+    def _method_design(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                       frame: Any) -> Any:
+        from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
+
+        data = _as_data(receiver) if isinstance(receiver, (Data, Opaque)) or _maybe_data(receiver) else None
+        if data is None:
+            if name in vocab.SAVES:
+                self._reach(*args, *kwargs.values())
+            return None
+        inner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
+            "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
+                args[0].value in vocab.STATISTICS:
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
+                                   per_row=name == "transform")
+        if name == "groupby":
+            keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
+            for key in keys:
+                if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value):
+                    self._note(data, "grouped", key.value)
+        if name in vocab.TEMPORAL:
+            self._note(data, "temporal", name)
+        if name in vocab.SAVES:
+            self._reach(receiver)
+            return UNKNOWN
+        return None
+
+    def _library_design(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                        frame: Any) -> Any:
+        from faultlib.detect.data.leakage.semantics import _as_data
+
+        name, top = ref.last, ref.module.split(".")[0]
+        if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, 1):
+            data = _as_data(args[0])
+            if data is not None:
+                return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name in vocab.FUNCTIONAL_TRANSFORMS and top in ("sklearn", "") and args and _as_data(args[0]) is not None \
+                and not _row_wise(args, kwargs, 99):
+            data = _as_data(args[0])
+            fit = self._fit(Est(f"{name}()", "transformer", preprocessing=True), data, False, name, node, frame)
+            return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
+        if name == "resample" and (top in ("sklearn", "") or ref.module.endswith("utils")):
+            replace = kwargs.get("replace", Const(True))
+            datas = [_as_data(a) for a in args]
+            if any(d is not None for d in datas) and isinstance(replace, Const) and replace.value is True:
+                est = Est("resample", "transformer", preprocessing=True)
+                outs = []
+                for data in datas:
+                    if data is None:
+                        outs.append(UNKNOWN)
+                        continue
+                    fit = self._fit(est, data, False, "resample", node, frame)
+                    outs.append(Data(data.rows, data.taints | ({fit} if fit else set()), data.test))
+                return outs[0] if len(outs) == 1 else Tup(tuple(outs))
+        if name in vocab.SAVES or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
+            self._reach(*args, *kwargs.values())
+        if name in vocab.TEMPORAL and args:
+            self._note(_as_data(args[0]), "temporal", name)
+        return None
+
+    # ------------------------------------------------------------------ the split's design
+
+    def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any) -> None:
+        shuffle = kwargs.get("shuffle", Const(True))
+        shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
+        for arg in args[:1]:
+            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split")
+
+    def _check_cv_design(self, cv: Any, has_groups: bool, x: Any, line: int, frame: Any = None) -> None:
+        if not isinstance(cv, Est) or cv.category != "splitter":
+            shuffled, grouped = False, has_groups
+        else:
+            shuffle = cv.options.get("shuffle")
+            shuffled = cv.cls in ("ShuffleSplit", "StratifiedShuffleSplit") or (
+                isinstance(shuffle, Const) and shuffle.value is True)
+            grouped = has_groups or cv.cls in vocab.GROUP_SPLITTERS or cv.cls in ("TimeSeriesSplit", "PredefinedSplit")
+        self._design(x, line, frame, shuffled=shuffled, grouped=grouped,
+                     how=f"{cv.cls}" if isinstance(cv, Est) else "cross-validation")
+
+    def _design(self, x: Any, line: int, frame: Any, *, shuffled: bool, grouped: bool, how: str) -> None:
+        temporal = self._noted(x, "temporal")
+        if shuffled and temporal:
+            self._design_finding("shuffled_time_split", line, frame,
+                                 f"rows built with time-ordered features ({', '.join(sorted(temporal))}) are split by "
+                                 f"{how} with shuffling: the model trains on the future of the rows it is scored on. "
+                                 "Fix: split by time (shuffle=False, TimeSeriesSplit)", {"features": sorted(temporal)})
+        entity = self._noted(x, "grouped")
+        if entity and not grouped:
+            self._design_finding("entity_across_split", line, frame,
+                                 f"rows of one entity ({', '.join(sorted(entity))}: the script groups by it, so an "
+                                 f"entity has several rows) are split row by row by {how}: the same entity lands on "
+                                 "both sides. Fix: GroupShuffleSplit / GroupKFold with groups=",
+                                 {"columns": sorted(entity)})
+
+    def _design_finding(self, kind: str, line: int, frame: Any, message: str, evidence: dict[str, Any]) -> None:
+        if (kind, line) in self._design_seen:
+            return
+        self._design_seen.add((kind, line))
+        location = {**self.smap.where(line), "function": frame.qualname if frame is not None else "<module>"}
+        self.report.findings.append(Finding("leakage", Severity.WARNING, message, location, evidence, kind=kind))

@@ -1,0 +1,498 @@
+"""A small abstract interpreter over a Python module's AST: values, binding, calls and returns, nothing more.
+
+It runs the module body once, abstractly: every variable holds an abstract value; assignments, tuple
+unpacking, item and attribute assignment (``d['k'] = v``, ``self.x = v``), function calls (inlined, with
+their arguments bound to the parameters), returns, classes and their instances are followed. Functions
+the module never calls are analysed afterwards with opaque arguments. Loops run once (a short literal
+list: once per item); ``if``/``else`` branches run in order.
+
+What a library call, a method of a library object, an item of a data value or a value's name *mean* is
+left to a subclass (the hooks ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
+``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_class_value``): the leakage analysis
+(:mod:`faultlib.detect.data.leakage.static`) gives them scikit-learn's meaning; another analysis (which
+stateful objects a training script saves and restores) can give them its own.
+
+Budgets: :data:`MAX_OPERATIONS` abstract evaluations per module and :data:`MAX_DEPTH` nested inlined
+calls; past either, the report says ``complete: false`` and where it stopped (``stopped``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from faultlib.detect.data.leakage.values import (
+    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup)
+
+MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
+MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
+
+
+class Return(Exception):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class Budget(Exception):
+    pass
+
+
+@dataclass
+class Frame:
+    locals: dict[str, Any]
+    qualname: str
+    loops: list[tuple[int, int]] = field(default_factory=list)  # (loop id, line) of open loops a subclass tracks
+
+
+class Interpreter:
+    """Abstract interpretation of one module (subclass it to give library calls a meaning).
+
+    Attributes:
+        complete: False once a budget ran out or a construct was not modelled; ``stopped`` says why.
+    """
+
+    def __init__(self, tree: ast.Module, describe=lambda line: f"line {line}"):
+        self.tree = tree
+        self.describe_line = describe
+        self.globals: dict[str, Any] = {}
+        self.complete = True
+        self.stopped: str | None = None
+        self._stack: list[int] = []
+        self._executed: set[int] = set()
+        self._ops = 0
+
+    # ------------------------------------------------------------------ driver
+
+    def interpret(self) -> None:
+        frame = Frame(self.globals, "<module>")
+        try:
+            self._block(self.tree.body, frame)
+            for value in list(self.globals.values()):  # functions and methods the module never called
+                for func in _functions_of(value):
+                    if id(func.node) not in self._executed:
+                        self._call_opaque(func)
+        except Budget:
+            self._incomplete(f"operation budget of {MAX_OPERATIONS} exhausted")
+        except Return:
+            pass
+        except (RecursionError, MemoryError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+            # a construct the interpreter does not model: keep what was found, say where it stopped
+            self._incomplete(f"stopped at an unsupported construct ({type(exc).__name__}: {exc})")
+
+    def _incomplete(self, why: str) -> None:
+        if self.complete:
+            self.complete, self.stopped = False, why
+
+    def _call_opaque(self, func: Func) -> None:
+        args = func.node.args
+        names = [a.arg for a in args.posonlyargs + args.args]
+        values: list[Any] = []
+        for i, name in enumerate(names):
+            if i == 0 and func.owner is not None and name in ("self", "cls"):
+                values.append(Instance(func.owner))
+            else:
+                values.append(Opaque(name, func.node.lineno))
+        try:
+            self._invoke(func, values, {}, func.node.lineno)
+        except Return:
+            pass
+
+    def _tick(self) -> None:
+        self._ops += 1
+        if self._ops > MAX_OPERATIONS:
+            raise Budget
+
+    # ------------------------------------------------------------------ statements
+
+    def _block(self, body: list[ast.stmt], frame: Frame) -> None:
+        for stmt in body:
+            self._stmt(stmt, frame)
+
+    def _stmt(self, node: ast.stmt, frame: Frame) -> None:  # noqa: C901 - one branch per statement kind
+        self._tick()
+        if isinstance(node, ast.Assign):
+            value = self._expr(node.value, frame)
+            for target in node.targets:
+                self._bind(target, value, frame, node.lineno)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self._bind(node.target, self._expr(node.value, frame), frame, node.lineno)
+        elif isinstance(node, ast.AugAssign):
+            current = self._expr(node.target, frame) if isinstance(node.target, ast.Name) else UNKNOWN
+            value = self._combine([current, self._expr(node.value, frame)])
+            self._bind(node.target, value, frame, node.lineno)
+        elif isinstance(node, ast.Expr):
+            self._expr(node.value, frame)
+        elif isinstance(node, ast.Return):
+            raise Return(self._expr(node.value, frame) if node.value is not None else Const(None))
+        elif isinstance(node, ast.If):
+            known = self._truth(node.test, frame)
+            if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
+                self._block(node.body if known else node.orelse, frame)
+            elif not node.orelse or _is_main_guard(node.test):
+                self._block(node.body, frame)
+            else:  # both branches from the same state, then what either may have bound
+                before = dict(frame.locals)
+                self._block(node.body, frame)
+                after_body = dict(frame.locals)
+                frame.locals.clear()
+                frame.locals.update(before)
+                self._block(node.orelse, frame)
+                for name, value in after_body.items():
+                    other = frame.locals.get(name, UNKNOWN)
+                    if other is not value:
+                        frame.locals[name] = self._join(value, other)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._for(node, frame)
+        elif isinstance(node, ast.While):
+            self._expr(node.test, frame)
+            self._block(node.body, frame)
+            self._block(node.orelse, frame)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self._expr(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    self._bind(item.optional_vars, value, frame, node.lineno)
+            self._block(node.body, frame)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            self._block(node.body, frame)
+            for handler in node.handlers:
+                self._block(handler.body, frame)
+            self._block(node.orelse, frame)
+            self._block(node.finalbody, frame)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
+            frame.locals[node.name] = Func(node, qual)
+        elif isinstance(node, ast.ClassDef):
+            frame.locals[node.name] = self._class(node, frame)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    frame.locals[alias.asname] = Ref(alias.name)
+                else:
+                    top = alias.name.split(".")[0]
+                    frame.locals[top] = Ref(top)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    frame.locals[alias.asname or alias.name] = Ref(f"{node.module or ''}.{alias.name}".lstrip("."))
+        elif type(node).__name__ == "Match":
+            self._expr(node.subject, frame)
+            for case in node.cases:
+                self._block(case.body, frame)
+
+    def _class(self, node: ast.ClassDef, frame: Frame) -> Any:
+        qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
+        cls = ClassVal(node, qual)
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                cls.methods[item.name] = Func(item, f"{qual}.{item.name}", owner=cls)
+        bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+        if {"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"} & bases or (
+                "fit" in cls.methods and "transform" in cls.methods):
+            cls.transformer = True
+        return cls
+
+    def _for(self, node: ast.For, frame: Frame) -> None:
+        source = self._expr(node.iter, frame)
+        if not self._iterate(source, node, frame):
+            inner = getattr(source, "inner", source)
+            enumerated = inner is not source
+            if isinstance(inner, Tup) and 0 < len(inner.items) <= 8:
+                for i, item in enumerate(inner.items):  # a short literal list: run the body once per item
+                    self._bind(node.target, Tup((Const(i), item)) if enumerated else item, frame, node.lineno)
+                    self._block(node.body, frame)
+            else:
+                self._bind(node.target, UNKNOWN, frame, node.lineno)
+                self._block(node.body, frame)
+        self._block(node.orelse, frame)
+
+    def _bind(self, target: ast.expr, value: Any, frame: Frame, line: int) -> None:
+        if isinstance(target, ast.Name):
+            frame.locals[target.id] = self._named(target.id, value, line)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elts = target.elts
+            if isinstance(value, Tup) and len(value.items) == len(elts) and not any(
+                    isinstance(e, ast.Starred) for e in elts):
+                for elt, item in zip(elts, value.items):
+                    self._bind(elt, item, frame, line)
+            else:
+                for elt in elts:
+                    self._bind(elt.value if isinstance(elt, ast.Starred) else elt, UNKNOWN, frame, line)
+        elif isinstance(target, ast.Attribute):
+            owner = self._expr(target.value, frame)
+            if isinstance(owner, Instance):
+                owner.attrs[target.attr] = value
+            else:
+                self._bind_item(target, owner, value, frame, line)
+        elif isinstance(target, ast.Subscript):
+            owner = self._expr(target.value, frame)
+            key = self._expr(target.slice, frame)
+            if isinstance(owner, Container) and isinstance(key, Const):
+                owner.items[key.value] = value
+            elif isinstance(target.value, ast.Name) and isinstance(key, Const) and (
+                    owner is UNKNOWN or isinstance(owner, Opaque) and not owner.used_as_data):
+                self._store(target.value.id, Container({key.value: value}), frame)  # d = {}; d['train'] = ...
+            else:
+                self._bind_item(target, owner, value, frame, line)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, UNKNOWN, frame, line)
+
+    def _store(self, name: str, value: Any, frame: Frame) -> None:
+        """Rebind ``name`` where it lives (this frame's locals, else the module's globals)."""
+        if name in frame.locals or name not in self.globals:
+            frame.locals[name] = value
+        else:
+            self.globals[name] = value
+
+    # ------------------------------------------------------------------ expressions
+
+    def _expr(self, node: ast.expr | None, frame: Frame) -> Any:  # noqa: C901 - one branch per expression kind
+        self._tick()
+        if node is None:
+            return Const(None)
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, ast.Name):
+            return self._lookup(node.id, frame)
+        if isinstance(node, ast.Attribute):
+            return self._attribute(self._expr(node.value, frame), node.attr)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(self._expr(node.value, frame), node.slice, frame, node.lineno)
+        if isinstance(node, ast.Call):
+            return self._call(node, frame)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return Tup(tuple(self._expr(e.value if isinstance(e, ast.Starred) else e, frame) for e in node.elts))
+        if isinstance(node, ast.BinOp):
+            left, right = self._expr(node.left, frame), self._expr(node.right, frame)
+            if isinstance(left, Const) and isinstance(right, Const):
+                return _fold(node.op, left.value, right.value)
+            return self._combine([left, right])
+        if isinstance(node, ast.UnaryOp):
+            operand = self._expr(node.operand, frame)
+            if isinstance(operand, Const) and isinstance(node.op, ast.USub) and isinstance(operand.value, (int, float)):
+                return Const(-operand.value)
+            return self._combine([operand])
+        if isinstance(node, ast.Compare):
+            return self._compare([self._expr(v, frame) for v in [node.left, *node.comparators]])
+        if isinstance(node, ast.BoolOp):
+            return self._combine([self._expr(v, frame) for v in node.values])
+        if isinstance(node, ast.IfExp):
+            self._expr(node.test, frame)
+            body, orelse = self._expr(node.body, frame), self._expr(node.orelse, frame)
+            return body if body is not UNKNOWN and not isinstance(body, Const) else orelse
+        if isinstance(node, ast.NamedExpr):
+            value = self._expr(node.value, frame)
+            self._bind(node.target, value, frame, node.lineno)
+            return value
+        if isinstance(node, (ast.Await, ast.Starred)):
+            return self._expr(node.value, frame)
+        if isinstance(node, ast.Dict):
+            items = {}
+            for k, v in zip(node.keys, node.values):
+                key, value = (self._expr(k, frame) if k is not None else UNKNOWN), self._expr(v, frame)
+                if isinstance(key, Const):
+                    items[key.value] = value
+            return Container(items)
+        return UNKNOWN
+
+    def _truth(self, test: ast.expr, frame: Frame) -> bool | None:
+        """Whether ``test`` is known true or false: ``x``, ``not x``, ``x is None``, ``x is not None`` where ``x``
+        holds a constant or an object (an estimator, an instance, a function); ``None`` when unknown."""
+        negate = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        if negate:
+            test = test.operand
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            inner = self._truth(test.left, frame)
+            result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Name):
+            value = self._expr(test, frame)
+            if isinstance(value, Const) and value.value is None:
+                result = False
+            else:
+                result = True if self._is_object(value) else None
+        else:
+            self._expr(test, frame)
+            return None
+        return None if result is None else result != negate
+
+    def _is_object(self, value: Any) -> bool:
+        """``value`` is an object whose truth is True (a subclass adds its own kinds)."""
+        return isinstance(value, (Instance, Func, ClassVal))
+
+    def _lookup(self, name: str, frame: Frame) -> Any:
+        if name in frame.locals:
+            return frame.locals[name]
+        if name in self.globals:
+            return self.globals[name]
+        return Ref(name)
+
+    def _attribute(self, base: Any, attr: str) -> Any:
+        if isinstance(base, Ref):
+            return Ref(f"{base.name}.{attr}")
+        if isinstance(base, Instance):
+            if attr in base.attrs:
+                return base.attrs[attr]
+            if attr in base.cls.methods:
+                return Bound(base, attr)
+            return UNKNOWN
+        return self._attribute_value(base, attr)
+
+    def _subscript(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        if isinstance(base, (Tup, Container)):
+            index = self._expr(index_node, frame)
+            if isinstance(base, Container):
+                return base.items.get(index.value, UNKNOWN) if isinstance(index, Const) else UNKNOWN
+            if isinstance(index, Const) and isinstance(index.value, int) and -len(base.items) <= index.value < len(
+                    base.items):
+                return base.items[index.value]
+            return UNKNOWN
+        return self._subscript_value(base, index_node, frame, line)
+
+    # ------------------------------------------------------------------ calls
+
+    def _args(self, node: ast.Call, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
+        args = [self._expr(a.value if isinstance(a, ast.Starred) else a, frame) for a in node.args]
+        kwargs = {k.arg: self._expr(k.value, frame) for k in node.keywords if k.arg is not None}
+        for k in node.keywords:
+            if k.arg is None:
+                self._expr(k.value, frame)
+        return args, kwargs
+
+    def _call(self, node: ast.Call, frame: Frame) -> Any:
+        func = self._expr(node.func, frame)
+        args, kwargs = self._args(node, frame)
+        line = node.lineno
+        if isinstance(func, Func):
+            return self._invoke(func, args, kwargs, line)
+        if isinstance(func, ClassVal):
+            return self._instantiate(func, args, kwargs, line)
+        if isinstance(func, Bound):
+            if isinstance(func.receiver, Instance):
+                method = func.receiver.cls.methods.get(func.name)
+                return self._invoke(method, [func.receiver, *args], kwargs, line) if method else UNKNOWN
+            return self._method_value(func.receiver, func.name, args, kwargs, node, frame)
+        if isinstance(func, Ref):
+            return self._library(func, args, kwargs, node, frame)
+        return self._combine(args + list(kwargs.values()))
+
+    def _invoke(self, func: Func, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        key = id(func.node)
+        self._executed.add(key)
+        if key in self._stack:  # recursion: cut at the first repeat
+            return UNKNOWN
+        if len(self._stack) >= MAX_DEPTH:  # a deeper chain is not followed, and the report says so
+            self._incomplete(f"did not follow the call of {func.qualname} on {self.describe_line(line)}: the call "
+                             f"chain is deeper than {MAX_DEPTH} calls")
+            return UNKNOWN
+        params = func.node.args
+        positional = params.posonlyargs + params.args
+        local: dict[str, Any] = {}
+        defaults = [None] * (len(positional) - len(params.defaults)) + list(params.defaults)
+        outer = Frame(self.globals, func.qualname)
+        for i, param in enumerate(positional):
+            if i < len(args):
+                value = args[i]
+            elif param.arg in kwargs:
+                value = kwargs[param.arg]
+            elif defaults[i] is not None:
+                value = self._expr(defaults[i], outer)
+            else:
+                value = UNKNOWN
+            local[param.arg] = self._named(param.arg, value, func.node.lineno)
+        for param, default in zip(params.kwonlyargs, params.kw_defaults):
+            value = kwargs.get(param.arg, self._expr(default, outer) if default is not None else UNKNOWN)
+            local[param.arg] = self._named(param.arg, value, func.node.lineno)
+        if params.vararg:
+            local[params.vararg.arg] = Tup(tuple(args[len(positional):]))
+        if params.kwarg:
+            local[params.kwarg.arg] = UNKNOWN
+        frame = Frame(local, func.qualname)
+        self._stack.append(key)
+        try:
+            self._block(func.node.body, frame)
+        except Return as ret:
+            return ret.value
+        finally:
+            self._stack.pop()
+        return Const(None)
+
+    def _instantiate(self, cls: ClassVal, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        special = self._class_value(cls)
+        if special is not None:
+            return special
+        instance = Instance(cls)
+        init = cls.methods.get("__init__")
+        if init is not None:
+            self._invoke(init, [instance, *args], kwargs, line)
+        return instance
+
+    # ------------------------------------------------------------------ hooks (a subclass gives them meaning)
+
+    def _named(self, name: str, value: Any, line: int) -> Any:
+        return Opaque(name, line) if value is UNKNOWN else value
+
+    def _combine(self, values: list[Any]) -> Any:
+        return UNKNOWN
+
+    def _compare(self, values: list[Any]) -> Any:
+        return self._combine(values)
+
+    def _join(self, a: Any, b: Any) -> Any:
+        """The value of a name after ``if``/``else`` bound it to ``a`` in one branch and ``b`` in the other."""
+        return a if b is UNKNOWN or isinstance(b, (Opaque, Const)) and not isinstance(a, (Opaque, Const)) else b
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Frame) -> Any:
+        return UNKNOWN
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Frame) -> Any:
+        return UNKNOWN
+
+    def _attribute_value(self, base: Any, attr: str) -> Any:
+        return UNKNOWN
+
+    def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        self._expr(index_node, frame)
+        return UNKNOWN
+
+    def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
+        """``owner[key] = value`` / ``owner.attr = value`` where ``owner`` is not a container or an instance the
+        interpreter models."""
+
+    def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
+        """Run a ``for`` loop over ``source`` in a subclass's own way; False to let the interpreter do it."""
+        return False
+
+    def _class_value(self, cls: ClassVal) -> Any:
+        """What calling a user class gives, if not an :class:`Instance` (``None``: an instance)."""
+        return None
+
+
+def _functions_of(value: Any) -> list[Func]:
+    if isinstance(value, Func):
+        return [value]
+    if isinstance(value, ClassVal):
+        return list(value.methods.values())
+    return []
+
+
+def _fold(op: ast.operator, a: Any, b: Any) -> Any:
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
+        return UNKNOWN
+    try:
+        value = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                 ast.FloorDiv: lambda: a // b}.get(type(op), lambda: None)()
+    except (ZeroDivisionError, OverflowError):
+        return UNKNOWN
+    return UNKNOWN if value is None else Const(value)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
+
+
+__all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]
