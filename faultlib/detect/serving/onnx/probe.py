@@ -101,8 +101,34 @@ def probe(model: bytes) -> dict[str, Any]:
     return {"stage": "run", "error": error}
 
 
+def dump_registry(providers: tuple[str, ...] = ("CPUExecutionProvider",)) -> dict[str, Any]:
+    """The installed onnxruntime's kernel and schema registries as JSON data (``python probe.py --registry``:
+    how the release tables of :mod:`faultlib.detect.serving.onnx.registry` are measured).
+
+    Source: ``onnxruntime.capi._pybind_state.get_all_opkernel_def`` and ``get_all_operator_schema`` (private API).
+    """
+    import onnxruntime as ort
+    from onnxruntime.capi import _pybind_state as C
+
+    def domain(d: str) -> str:
+        return "" if d in ("", "ai.onnx") else d
+
+    def params(formals: Any) -> list[list[Any]]:
+        return [[p.name, p.typeStr, str(p.option).rsplit(".", 1)[-1], bool(p.isHomogeneous)] for p in formals]
+
+    kernels = sorted(([domain(k.domain), k.op_name, int(k.version_range[0]), int(k.version_range[1]),
+                       {p: sorted(t) for p, t in sorted(k.type_constraints.items())}, k.provider]
+                      for k in C.get_all_opkernel_def() if k.provider in providers), key=json.dumps)
+    schemas = sorted(([domain(s.domain), s.name, int(s.since_version), params(s.inputs), params(s.outputs)]
+                      for s in C.get_all_operator_schema()), key=json.dumps)
+    return {"onnxruntime": ort.__version__, "providers": list(providers), "kernels": kernels, "schemas": schemas}
+
+
 def main() -> int:
-    """The worker loop (see the module docstring)."""
+    """The worker loop (see the module docstring); ``--registry`` prints :func:`dump_registry` instead."""
+    if sys.argv[1:] == ["--registry"]:
+        json.dump(dump_registry(), sys.stdout, separators=(",", ":"))
+        return 0
     stdin, stdout = sys.stdin.buffer, sys.stdout
     while True:
         head = stdin.read(4)
