@@ -54,7 +54,9 @@ KINDS = {
     "missing_required_attribute": "the node lacks an attribute its schema requires",
     "input_count_out_of_range": "the node has more or fewer inputs than its schema at this opset allows (an input "
                                 "that is an attribute at this opset, or the reverse)",
-    "deprecated_op": "the op is deprecated at the model's opset",
+    "deprecated_op": "the op is deprecated at the model's opset: onnxruntime refuses it",
+    "float16_cast_unsupported": "the target computes this float16 node in float32 through inserted Casts, which "
+                                "fail below ai.onnx opset 6 (Cast-1 takes 'to' as a string)",
     "opset_unknown_to_onnx": "the model imports an opset newer than the installed onnx package knows: schema "
                              "checks used the newest it knows",
     "custom_op_unchecked": "an op of a custom domain; without the target's kernel registry it cannot be checked",

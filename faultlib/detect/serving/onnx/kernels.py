@@ -12,6 +12,7 @@ resolve, types from ``onnx.shape_inference``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from faultlib.detect.serving.onnx.registry import KernelRegistry
@@ -46,6 +47,40 @@ def bind_types(schema, node, types: dict[str, str]) -> dict[str, str]:
     return binding
 
 
+class NoBody(LookupError):
+    """The specification has no function body for the op at this opset (or for these inputs)."""
+
+
+class BodyTypeError(Exception):
+    """The function body does not type-check for the node's types (onnxruntime refuses the inlined body)."""
+
+
+_TYPE_ERROR = re.compile(r"Type Error|TypeInferenceError|bound to different types|type .* is invalid", re.I)
+
+
+def type_conflict(schema, node, types: dict[str, str]) -> str | None:
+    """Why ``node``'s types do not fit ``schema`` (a type parameter bound to two types, or to one its constraint
+    does not allow), as onnxruntime's graph resolution says it (``Graph::InferAndVerifyTypeMatch``); ``None``
+    when they fit or are unknown."""
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
+    bound: dict[str, str] = {}
+    for formals, actuals in ((list(schema.inputs), list(node.input)), (list(schema.outputs), list(node.output))):
+        for i, name in enumerate(actuals):
+            if not name or name not in types or not formals:
+                continue
+            formal = formals[i] if i < len(formals) else (formals[-1] if is_variadic(formals[-1]) else None)
+            if formal is None or (is_variadic(formal) and not _homogeneous(formal)):
+                continue
+            param = type_str(formal)
+            if "(" in param:
+                continue
+            if param in allowed and types[name] not in allowed[param]:
+                return f"type {types[name]} of {name!r} is invalid for {param} of {node.op_type}"
+            if bound.setdefault(param, types[name]) != types[name]:
+                return f"type parameter {param} of {node.op_type} bound to {bound[param]} and {types[name]}"
+    return None
+
+
 def _function_body(node, version: int, opset: int, domain: str, types: dict[str, str]) -> tuple[list, dict, dict]:
     """``(body nodes, their opsets, value types)`` of the function ``node`` runs as.
 
@@ -78,7 +113,7 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
             body = onnx.FunctionProto()
             body.ParseFromString(raw)
     if body is None or not body.node:
-        raise LookupError(f"the ONNX specification gives no function body for {node.op_type}-{version} here")
+        raise NoBody(f"the ONNX specification gives no function body for {node.op_type}-{version} at opset {opset}")
     body.name, body.domain = f"{node.op_type}_body", "faultlib.expand"
     inputs = [helper.make_value_info(f"i{k}", t) for k, t in enumerate(in_types) if node.input[k]]
     call = helper.make_node(body.name, [f"i{k}" if n else "" for k, n in enumerate(node.input)],
@@ -92,13 +127,25 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
         *[helper.make_opsetid(d, v) for d, v in imports.items()], helper.make_opsetid(body.domain, 1)])
     flat = inliner.inline_local_functions(model)
     try:
-        flat = shape_inference.infer_shapes(flat, check_type=False, strict_mode=False)
-    except Exception:  # noqa: BLE001 - types stay partial; kernels are still matched by version
-        pass
+        flat = shape_inference.infer_shapes(flat, check_type=True, strict_mode=True)
+    except Exception as exc:  # noqa: BLE001 - onnx's InferenceError/ValidationError
+        if _TYPE_ERROR.search(str(exc)):
+            raise BodyTypeError(str(exc).strip().splitlines()[-1][:300]) from None
+        try:
+            flat = shape_inference.infer_shapes(flat, check_type=False, strict_mode=False)
+        except Exception:  # noqa: BLE001 - types stay partial; kernels are still matched by version
+            pass
     from faultlib.detect.serving.onnx.check import value_types_of_graph
 
     opsets = {("" if o.domain in ("", "ai.onnx") else o.domain): int(o.version) for o in flat.opset_import}
-    return list(flat.graph.node), opsets, value_types_of_graph(flat)
+    body_types = {**types, **{f"i{k}": types[n] for k, n in enumerate(node.input) if n}, **value_types_of_graph(flat)}
+    for sub in flat.graph.node:
+        sub_domain = "" if sub.domain in ("", "ai.onnx") else sub.domain
+        sub_schema = spec_index().resolve(sub_domain, sub.op_type, opsets.get(sub_domain, 0))
+        conflict = type_conflict(sub_schema, sub, body_types) if sub_schema is not None else None
+        if conflict:
+            raise BodyTypeError(conflict)
+    return list(flat.graph.node), opsets, body_types
 
 
 def kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: KernelRegistry, types: dict[str, str],
@@ -136,11 +183,23 @@ def kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: Kernel
         as_float = {p: ("tensor(float)" if t == "tensor(float16)" else t) for p, t in binding.items()}
         if as_float != binding and matches(as_float):
             # onnxruntime/core/optimizer/insert_cast_transformer.cc: float16 nodes without a CPU kernel run in float32
+            if opsets.get("", 0) < 6:  # the inserted Cast sets 'to' as an INT; Cast-1 (opsets 1-5) wants a STRING
+                return [ref.finding("float16_cast_unsupported", "error",
+                                    f"{rt} has no float16 kernel for {ref.op}-{version} and computes it in float32 "
+                                    f"through inserted Casts, which fail at ai.onnx opset {opsets.get('', 0)} (Cast-1 "
+                                    "takes 'to' as a string): the session is refused; import opset >= 6",
+                                    runtime=rt, schema_version=version, types=binding)]
             return [ref.finding("float16_cast_to_float", "info",
                                 f"{rt} has no float16 kernel for {ref.op}-{version}: it casts to float32 around it",
                                 runtime=rt, schema_version=version, types=binding)]
     if by_function:
-        return _body_findings(node, ref, version, opset, registry, types, rt, depth)
+        return _body_findings(node, ref, version, opset, registry, types, rt, depth, binding)
+    return _no_kernel(ref, version, registry, binding, rt)
+
+
+def _no_kernel(ref: NodeRef, version: int, registry: KernelRegistry, binding: dict[str, str], rt: str) -> list[Finding]:
+    """``op_unsupported_by_target`` when no kernel serves the version, else ``type_unsupported_by_target``."""
+    kernels = registry.serving(ref.domain, ref.op, version)
     if not kernels:
         ranges = sorted({(k.start, k.end) for k in registry.kernels.get((ref.domain, ref.op), [])})
         shown_ranges = ", ".join(f"{a}-{b if b < 2**31 - 1 else '(no end)'}" for a, b in ranges) or "none"
@@ -161,14 +220,20 @@ def kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: Kernel
 
 
 def _body_findings(node, ref: NodeRef, version: int, opset: int, registry: KernelRegistry, types: dict[str, str],
-                   rt: str, depth: int) -> list[Finding]:
+                   rt: str, depth: int, binding: dict[str, str]) -> list[Finding]:
     if depth >= MAX_DEPTH:
         return [ref.finding("function_body_unverified", "warning",
                             f"{ref.op}-{version} runs as a function body nested {depth} deep: not expanded further",
                             runtime=rt, schema_version=version)]
     try:
         body, body_opsets, body_types = _function_body(node, version, opset, ref.domain, types)
-    except Exception as exc:  # noqa: BLE001 - LookupError, or onnx's own errors building/inlining the body
+    except BodyTypeError as exc:
+        return [ref.finding("function_body_unsupported", "error",
+                            f"{rt} has no kernel for {ref.op}-{version} and runs its function body, which does not "
+                            f"type-check for these types: {exc}", runtime=rt, schema_version=version, types=binding)]
+    except NoBody:
+        return _no_kernel(ref, version, registry, binding, rt)
+    except Exception as exc:  # noqa: BLE001 - onnx's own errors building/inlining the body
         return [ref.finding("function_body_unverified", "warning",
                             f"{rt} has no kernel for {ref.op}-{version} and runs its function body, which could not "
                             f"be built to check ({str(exc)[:200]})", runtime=rt, schema_version=version)]

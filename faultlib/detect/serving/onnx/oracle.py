@@ -27,6 +27,8 @@ EXCLUDED = {
     "graph_attribute": "control flow: the op needs a body graph the generator does not write",
     "generator": "onnx.helper cannot build this one-node model",
     "inference": "shape or type inference refuses the generated inputs/attributes",
+    "attribute_value": "a kernel refused the generator's made-up attribute values ('a', 1) or a Constant without "
+                       "a value: not a compatibility question",
     "run": "the session was created but every generated input shape fails at run time",
     "binding": "the Python binding cannot feed this input type (numpy has no bfloat16, float8, int4...)",
     "crash": "the runtime process died on this model",
@@ -40,7 +42,13 @@ _REFUSED = [
     ("opset", re.compile(r"opset \d+ is under development|[Oo]pset .* (?:is )?not supported|Unsupported (?:model )?"
                          r"(?:IR|opset)|ir_version|IR version", re.I)),
     ("attribute", re.compile(r"Unrecognized attribute|attribute .* is not supported|not supported.*attribute", re.I)),
+    ("deprecated", re.compile(r"is deprecated in domain_version")),
+    ("type", re.compile(r"MLDataType for: .* is not currently registered")),
+    ("function_body", re.compile(r"bound to different types|_inlfunc_")),
+    ("float16_cast", re.compile(r"InsertedPrecisionFreeCast")),
 ]
+#: errors that say the generator's made-up attribute values or missing "one of" attributes were refused
+_GENERATED = re.compile(r"Exception during initialization|has no data attributes")
 _INFERENCE = re.compile(r"ShapeInferenceError|TypeInferenceError|InferenceError|Node \(.*\) Op \(.*\) \[", re.I)
 
 
@@ -199,6 +207,8 @@ def classify(result: dict[str, Any]) -> str:
             return f"refused:{why}"
     if stage == "run":
         return "excluded:run"
+    if _GENERATED.search(error):
+        return "excluded:attribute_value"
     if _INFERENCE.search(error):
         return "excluded:inference"
     return "excluded:other"
