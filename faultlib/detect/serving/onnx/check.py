@@ -235,6 +235,13 @@ def _default_level(target: Target | None) -> str:
     return "likely" if target.kind == "opset" else "unverified"
 
 
+def unverified_kernels(why: str, spec: str | None) -> Finding:
+    """The ``kernels_unverified`` warning: no registry or table covers the target's kernels."""
+    return Finding(DETECTOR, Severity.WARNING, f"kernels unverified: {why}. Only the ONNX specification"
+                   f"{'' if spec is None else ' and the release opset/IR version'} was checked", {"key": "target"},
+                   {"target": spec}, kind="kernels_unverified")
+
+
 def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: bool = True) -> OnnxReport:
     """Check a loaded model statically against the ONNX specification and ``target``.
 
@@ -281,13 +288,8 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                                  "(model.ir_version can be lowered only if no newer IR feature is used)",
                                  {"key": "ir_version"}, {"ir_version": ir, "target_ir_version": limit},
                                  kind="ir_version_unsupported"))
-    if target is None or (target.registry is None and target.kind != "opset" and target.has_onnx_backend):
-        why = ("onnxruntime is not installed and no --target was given" if target is None else target.source)
-        found.append(Finding(DETECTOR, Severity.WARNING,
-                             f"kernels unverified: {why}. Only the ONNX specification"
-                             f"{'' if target is None else ' and the release opset/IR version'} was checked",
-                             {"key": "target"}, {"target": target.spec if target else None},
-                             kind="kernels_unverified"))
+    if target is not None and target.registry is None and target.kind != "opset" and target.has_onnx_backend:
+        found.append(unverified_kernels(target.source, target.spec))
     model_level = level_of(found)
     default_level = _default_level(target)
     local_functions = {(norm_domain(f.domain), f.name) for f in model.functions}
