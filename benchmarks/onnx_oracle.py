@@ -24,56 +24,15 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import struct
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 from faultlib.detect.serving.onnx import oracle, parse_target
-from faultlib.detect.serving.onnx import probe as probe_module
-
-PROBE = Path(probe_module.__file__)
-
-
-class Worker:
-    """A probe worker process under ``python``; restarted when it dies."""
-
-    def __init__(self, python: str):
-        self.python = python
-        self.proc: subprocess.Popen | None = None
-
-    def _start(self) -> subprocess.Popen:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([self.python, str(PROBE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL)
-        return self.proc
-
-    def ask(self, model: bytes) -> dict:
-        proc = self._start()
-        try:
-            proc.stdin.write(struct.pack(">I", len(model)) + model)
-            proc.stdin.flush()
-            line = proc.stdout.readline()
-        except BrokenPipeError:
-            line = b""
-        if not line:
-            proc.kill()
-            proc.wait()
-            self.proc = None
-            return {"stage": "crash", "error": "the worker died"}
-        return json.loads(line)
-
-    def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.write(struct.pack(">I", 0))
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
 
 
 def measure(name: str, python: str, spec: str | None, cases: list, show: int) -> dict:
     target = parse_target(spec)
-    worker = Worker(python)
+    worker = oracle.Worker(python)
     counts = collections.Counter()
     excluded = collections.Counter()
     refused_why = collections.Counter()

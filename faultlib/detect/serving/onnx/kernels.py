@@ -101,14 +101,19 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
             raise LookupError(f"the type of input {name!r} is unknown")
         in_types.append(type_proto(types[name]) if name else onnx.TypeProto())
     body = None
+    def newest(versions: list[int]) -> int:  # the body for an opset is the newest one defined at or below it
+        return max((v for v in versions if v <= opset), default=opset)
+
     if getattr(schema, "has_context_dependent_function", False):
         raw = schema.get_context_dependent_function_with_opset_version(
-            opset, node.SerializeToString(), [t.SerializeToString() for t in in_types])
+            newest(list(schema.context_dependent_function_opset_versions)), node.SerializeToString(),
+            [t.SerializeToString() for t in in_types])
         if raw:
             body = onnx.FunctionProto()
             body.ParseFromString(raw)
     if body is None or not body.node:
-        raw = schema.get_function_with_opset_version(opset) if getattr(schema, "has_function", False) else b""
+        raw = (schema.get_function_with_opset_version(newest(list(schema.function_opset_versions)))
+               if getattr(schema, "has_function", False) else b"")
         if raw:
             body = onnx.FunctionProto()
             body.ParseFromString(raw)

@@ -15,7 +15,10 @@ compared by ``benchmarks/onnx_oracle.py`` and, on a sample, by the test suite.
 
 from __future__ import annotations
 
+import json
 import re
+import struct
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -221,4 +224,40 @@ def predict(case: OracleCase, target: Any) -> tuple[bool, str, list[str]]:
 
     report = check_model(LoadedModel(Path(case.key), case.model, case.model.ByteSize()), target, try_fix=False)
     errors = sorted({f.kind for f in report.findings if f.severity >= Severity.ERROR})
-    return bool(errors), getattr(report, "level", ""), errors
+    return bool(errors), report.level, errors
+
+
+class Worker:
+    """A :mod:`~faultlib.detect.serving.onnx.probe` worker process under ``python`` (that interpreter's
+    onnxruntime answers); restarted when it dies (a crash answers ``{"stage": "crash"}``)."""
+
+    def __init__(self, python: str):
+        self.python = python
+        self.proc: subprocess.Popen | None = None
+
+    def _start(self) -> subprocess.Popen:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([self.python, str(Path(__file__).with_name("probe.py"))], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL)
+        return self.proc
+
+    def ask(self, model: bytes) -> dict:
+        proc = self._start()
+        try:
+            proc.stdin.write(struct.pack(">I", len(model)) + model)
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except BrokenPipeError:
+            line = b""
+        if not line:
+            proc.kill()
+            proc.wait()
+            self.proc = None
+            return {"stage": "crash", "error": "the worker died"}
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.write(struct.pack(">I", 0))
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
