@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
+from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
@@ -60,6 +61,9 @@ KINDS = {
     "opset_unknown_to_onnx": "the model imports an opset newer than the installed onnx package knows: schema "
                              "checks used the newest it knows",
     "custom_op_unchecked": "an op of a custom domain; without the target's kernel registry it cannot be checked",
+    "attribute_value_unsupported": "an attribute or constant input value the target's kernel refuses although the "
+                                   "schema allows it (RNN/GRU/LSTM layout=1, per-channel ConvInteger/MatMulInteger "
+                                   "zero points)",
     "kernels_unverified": "no kernel registry or release table covers the target (onnxruntime not installed, or a "
                           "release without a shipped table): ops and types are unverified",
     "function_body_unsupported": "the target has no kernel for the op and runs its function body, but a node of "
@@ -295,6 +299,7 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
     local_functions = {(norm_domain(f.domain), f.name) for f in model.functions}
     types = value_types(model)
     for gpath, graph, _ in iter_graphs(model.graph):
+        sizes = constant_sizes(graph)
         for index, node in enumerate(graph.node):
             report.nodes_checked += 1
             ref = NodeRef(f"{gpath}{node.name or '#' + str(index)}", node.op_type, norm_domain(node.domain), index)
@@ -305,6 +310,7 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                 pass  # a local function's nodes are checked where they are defined; a refused node needs no kernel
             elif target.registry is not None:
                 node_findings += kernel_findings(node, ref, opsets, target.registry, types, rt or "")
+                node_findings += value_findings(node, ref, sizes, rt or "")
             elif schema is not None:
                 node_findings += _table_findings(ref, schema, target)
             elif ref.domain not in STANDARD_DOMAINS:
