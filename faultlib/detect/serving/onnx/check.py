@@ -141,19 +141,30 @@ def value_types(model) -> dict[str, str]:
     return value_types_of_graph(inferred)
 
 
-def value_types_of_graph(model) -> dict[str, str]:
+class TypeMap(dict):
+    """``{value name: type string}``; ``protos`` keeps each value's ``onnx.TypeProto`` (with its shape), which a
+    context-dependent function body needs (``CausalConvWithState`` builds its body from the input ranks)."""
+
+    protos: dict[str, Any]
+
+
+def value_types_of_graph(model) -> TypeMap:
     """``{value name: type}`` of the values ``model`` declares (initializers, inputs, outputs, value_info),
     subgraphs included."""
     import onnx
+    from onnx import helper
 
-    types: dict[str, str] = {}
+    types = TypeMap()
+    types.protos = {}
     for _, graph, _ in iter_graphs(model.graph):
         for t in graph.initializer:
             types[t.name] = f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
+            types.protos[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
         for vi in [*graph.input, *graph.output, *graph.value_info]:
             found = _type_string(vi.type)
             if found:
                 types[vi.name] = found
+                types.protos[vi.name] = vi.type
     return types
 
 

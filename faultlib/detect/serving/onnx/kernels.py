@@ -99,26 +99,36 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
     for name in node.input:
         if name and name not in types:
             raise LookupError(f"the type of input {name!r} is unknown")
-        in_types.append(type_proto(types[name]) if name else onnx.TypeProto())
+        known = getattr(types, "protos", {}).get(name) if name else None
+        in_types.append(known if known is not None else type_proto(types[name]) if name else onnx.TypeProto())
     body = None
     def newest(versions: list[int]) -> int:  # the body for an opset is the newest one defined at or below it
         return max((v for v in versions if v <= opset), default=opset)
 
+    defined_at = opset
     if getattr(schema, "has_context_dependent_function", False):
+        defined_at = newest(list(schema.context_dependent_function_opset_versions))
         raw = schema.get_context_dependent_function_with_opset_version(
-            newest(list(schema.context_dependent_function_opset_versions)), node.SerializeToString(),
-            [t.SerializeToString() for t in in_types])
+            defined_at, node.SerializeToString(), [t.SerializeToString() for t in in_types])
         if raw:
             body = onnx.FunctionProto()
             body.ParseFromString(raw)
-    if body is None or not body.node:
-        raw = (schema.get_function_with_opset_version(newest(list(schema.function_opset_versions)))
-               if getattr(schema, "has_function", False) else b"")
+    if (body is None or not body.node) and getattr(schema, "has_function", False):
+        defined_at = newest(list(schema.function_opset_versions))
+        raw = schema.get_function_with_opset_version(defined_at)
         if raw:
             body = onnx.FunctionProto()
             body.ParseFromString(raw)
     if body is None or not body.node:
         raise NoBody(f"the ONNX specification gives no function body for {node.op_type}-{version} at opset {opset}")
+    # onnx's OpSchema::ValidateReferencedOpsInFuncton, which onnxruntime relies on: a body defined at opset f
+    # serves opset N > f only if no op it uses got a new version in (f, N]
+    for sub in body.node:
+        if sub.domain in ("", "ai.onnx"):
+            changed = [v for v in spec_index().versions("", sub.op_type) if defined_at < v <= opset]
+            if changed:
+                raise NoBody(f"the function body of {node.op_type} is defined at opset {defined_at} and uses "
+                             f"{sub.op_type}, which changed at opset {changed[0]}: no body at opset {opset}")
     body.name, body.domain = f"{node.op_type}_body", "faultlib.expand"
     inputs = [helper.make_value_info(f"i{k}", t) for k, t in enumerate(in_types) if node.input[k]]
     call = helper.make_node(body.name, [f"i{k}" if n else "" for k, n in enumerate(node.input)],
@@ -143,7 +153,11 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
     from faultlib.detect.serving.onnx.check import value_types_of_graph
 
     opsets = {("" if o.domain in ("", "ai.onnx") else o.domain): int(o.version) for o in flat.opset_import}
-    body_types = {**types, **{f"i{k}": types[n] for k, n in enumerate(node.input) if n}, **value_types_of_graph(flat)}
+    body_types = value_types_of_graph(flat)
+    for k, name in enumerate(node.input):
+        if name and f"i{k}" not in body_types:
+            body_types[f"i{k}"] = types[name]
+            body_types.protos[f"i{k}"] = in_types[k]
     for sub in flat.graph.node:
         sub_domain = "" if sub.domain in ("", "ai.onnx") else sub.domain
         sub_schema = spec_index().resolve(sub_domain, sub.op_type, opsets.get(sub_domain, 0))
@@ -246,7 +260,7 @@ def _body_findings(node, ref: NodeRef, version: int, opset: int, registry: Kerne
     for i, sub in enumerate(body):
         sub_ref = NodeRef(f"{ref.node}/{sub.op_type}#{i}", sub.op_type,
                           "" if sub.domain in ("", "ai.onnx") else sub.domain, i)
-        inner.extend(kernel_findings(sub, sub_ref, body_opsets, registry, types | body_types, rt, depth + 1))
+        inner.extend(kernel_findings(sub, sub_ref, body_opsets, registry, body_types, rt, depth + 1))
     errors = [f for f in inner if f.severity.value in ("error", "critical")]
     if errors:
         first = errors[0]

@@ -241,10 +241,11 @@ class Worker:
                                          stderr=subprocess.DEVNULL)
         return self.proc
 
-    def ask(self, model: bytes) -> dict:
+    def ask(self, model: bytes, npz: bytes = b"") -> dict:
+        """The probe's answer for ``model`` (fed the ``.npz`` arrays ``npz``, else generated inputs)."""
         proc = self._start()
         try:
-            proc.stdin.write(struct.pack(">I", len(model)) + model)
+            proc.stdin.write(struct.pack(">I", len(model)) + model + struct.pack(">I", len(npz)) + npz)
             proc.stdin.flush()
             line = proc.stdout.readline()
         except BrokenPipeError:

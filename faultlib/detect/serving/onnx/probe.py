@@ -3,7 +3,8 @@
 This module imports only the standard library, numpy and onnxruntime (inside functions), so it also
 runs as a worker script under another onnxruntime in its own virtual environment (onnxruntime 1.16.3
 needs numpy < 2): ``python probe.py`` reads models from stdin (a 4-byte big-endian length, then the
-serialized ``ModelProto``; length 0 ends) and writes one JSON line per model to stdout:
+serialized ``ModelProto``; length 0 ends; then a 4-byte length and an ``.npz`` of the inputs to feed, length 0
+for generated inputs) and writes one JSON line per model to stdout:
 ``{"stage": "ok" | "session" | "run" | "binding", "error": str | null}``.
 
 - ``session``: ``InferenceSession`` refused the model (what :func:`classify` sorts into compatibility
@@ -70,9 +71,10 @@ def _shape(declared: Any, fallback: list[int]) -> list[int]:
     return [d if isinstance(d, int) and d >= 0 else 2 for d in declared]
 
 
-def probe(model: bytes) -> dict[str, Any]:
-    """Whether the installed onnxruntime creates a CPU session for ``model`` and runs it on generated inputs
-    (0.5 for floats, 0 for integers, True, ``"a"``; inputs of unknown rank tried with each of :data:`SHAPES`).
+def probe(model: bytes, feeds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Whether the installed onnxruntime creates a CPU session for ``model`` and runs it on ``feeds`` or, without
+    them, on generated inputs (0.5 for floats, 0 for integers, True, ``"a"``; inputs of unknown rank tried with
+    each of :data:`SHAPES`).
 
     Returns:
         ``{"stage": "ok" | "session" | "run" | "binding", "error": str | None}`` (see the module docstring).
@@ -87,6 +89,12 @@ def probe(model: bytes) -> dict[str, Any]:
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime's Fail/InvalidGraph/NotImplemented/InvalidArgument
         return {"stage": "session", "error": str(exc)[:2000]}
+    if feeds is not None:
+        try:
+            session.run(None, feeds)
+            return {"stage": "ok", "error": None}
+        except Exception as exc:  # noqa: BLE001 - a kernel's own error on this input
+            return {"stage": "run", "error": str(exc)[:2000]}
     error = None
     for fallback in SHAPES:
         try:
@@ -137,7 +145,17 @@ def main() -> int:
         (size,) = struct.unpack(">I", head)
         if size == 0:
             return 0
-        result = probe(stdin.read(size))
+        model = stdin.read(size)
+        (npz,) = struct.unpack(">I", stdin.read(4))
+        feeds = None
+        if npz:
+            import io
+
+            import numpy as np
+
+            with np.load(io.BytesIO(stdin.read(npz)), allow_pickle=False) as archive:
+                feeds = {name: archive[name] for name in archive.files}
+        result = probe(model, feeds)
         stdout.write(json.dumps(result) + "\n")
         stdout.flush()
 
