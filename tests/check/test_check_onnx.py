@@ -297,3 +297,17 @@ def test_consistent_raw_and_typed_tensors_load(tmp_path):
         onnx.save(_one_add(tensor), tmp_path / f"{name}.onnx")
         proc = cli("check", "onnx", str(tmp_path / f"{name}.onnx"), cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_several_models_one_row_each_and_one_report_each(files):
+    proc = check("mlp17.onnx", "mlp22.onnx", "--target", "triton==23.12", "--json", cwd=files)
+    assert proc.returncode == 1, proc.stderr
+    out = out_of(proc)
+    assert set(out) == {"detector", "ok", "findings", "models"} and out["ok"] is False
+    assert [(m["file"], m["level"]) for m in out["models"]] == [("mlp17.onnx", "likely"), ("mlp22.onnx", "blocked")]
+    assert out["models"][0]["findings"] == [] and out["models"][1]["worst"] == "error"
+    assert {f["location"]["file"] for f in out["findings"]} == {"mlp22.onnx"}
+    proc = check("mlp17.onnx", "mlp19.onnx", "--target", "triton==23.12", cwd=files)
+    assert proc.returncode == 0 and "mlp17.onnx: likely" in proc.stdout and "mlp19.onnx: likely" in proc.stdout
+    bad = check("mlp17.onnx", "missing.onnx", cwd=files)
+    assert bad.returncode == 2 and "missing.onnx" in bad.stderr
