@@ -27,6 +27,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
 from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
+from faultlib.detect.serving.onnx.types import value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
 from faultlib.detect.serving.onnx.targets import Target
@@ -113,22 +114,6 @@ class OnnxReport:
                 "nodes_checked": self.nodes_checked, "nodes": self.nodes, "fix": self.fix}
 
 
-def _type_string(type_proto) -> str | None:
-    """onnxruntime's spelling of a value type: ``tensor(float)``, ``seq(tensor(int64))``."""
-    from onnx import TensorProto
-
-    which = type_proto.WhichOneof("value")
-    if which == "tensor_type" and type_proto.tensor_type.elem_type:
-        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
-    if which == "sequence_type":
-        inner = _type_string(type_proto.sequence_type.elem_type)
-        return f"seq({inner})" if inner else None
-    if which == "optional_type":
-        inner = _type_string(type_proto.optional_type.elem_type)
-        return f"optional({inner})" if inner else None
-    return None
-
-
 def value_types(model) -> dict[str, str]:
     """``{value name: type}`` for every value whose type is declared or inferred (``onnx.shape_inference``;
     when inference fails on a broken node, only the declared ones)."""
@@ -139,33 +124,6 @@ def value_types(model) -> dict[str, str]:
     except Exception:  # noqa: BLE001 - inference raises on the very nodes this check reports
         inferred = model
     return value_types_of_graph(inferred)
-
-
-class TypeMap(dict):
-    """``{value name: type string}``; ``protos`` keeps each value's ``onnx.TypeProto`` (with its shape), which a
-    context-dependent function body needs (``CausalConvWithState`` builds its body from the input ranks)."""
-
-    protos: dict[str, Any]
-
-
-def value_types_of_graph(model) -> TypeMap:
-    """``{value name: type}`` of the values ``model`` declares (initializers, inputs, outputs, value_info),
-    subgraphs included."""
-    import onnx
-    from onnx import helper
-
-    types = TypeMap()
-    types.protos = {}
-    for _, graph, _ in iter_graphs(model.graph):
-        for t in graph.initializer:
-            types[t.name] = f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
-            types.protos[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
-        for vi in [*graph.input, *graph.output, *graph.value_info]:
-            found = _type_string(vi.type)
-            if found:
-                types[vi.name] = found
-                types.protos[vi.name] = vi.type
-    return types
 
 
 def _schema_type_findings(node, ref: NodeRef, schema, types: dict[str, str]) -> list[Finding]:
@@ -320,7 +278,9 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
             if (ref.domain, ref.op) in local_functions or target is None or ref.domain not in opsets or spec_refused:
                 pass  # a local function's nodes are checked where they are defined; a refused node needs no kernel
             elif target.registry is not None:
-                node_findings += kernel_findings(node, ref, opsets, target.registry, types, rt or "")
+                # an op version newer than the target's opset: say so, with the export advice, before any kernel
+                newer = _table_findings(ref, schema, target) if schema is not None else []
+                node_findings += newer or kernel_findings(node, ref, opsets, target.registry, types, rt or "")
                 node_findings += value_findings(node, ref, sizes, rt or "")
             elif schema is not None:
                 node_findings += _table_findings(ref, schema, target)

@@ -18,6 +18,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.registry import KernelRegistry
 from faultlib.detect.serving.onnx.schemas import (
     STANDARD_DOMAINS, NodeRef, has_function, is_variadic, shown, spec_index, type_str)
+from faultlib.detect.serving.onnx.types import type_proto, value_types_of_graph
 from faultlib.findings import Finding
 
 #: ops onnxruntime runs without a kernel: its graph constructor turns Constant nodes into initializers
@@ -90,7 +91,6 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
     import onnx
     from onnx import helper, inliner, shape_inference
 
-    from faultlib.detect.serving.onnx.oracle import type_proto
 
     schema = spec_index().at(domain, node.op_type, version)
     if schema is None:
@@ -150,8 +150,6 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
             flat = shape_inference.infer_shapes(flat, check_type=False, strict_mode=False)
         except Exception:  # noqa: BLE001 - types stay partial; kernels are still matched by version
             pass
-    from faultlib.detect.serving.onnx.check import value_types_of_graph
-
     opsets = {("" if o.domain in ("", "ai.onnx") else o.domain): int(o.version) for o in flat.opset_import}
     body_types = value_types_of_graph(flat)
     for k, name in enumerate(node.input):

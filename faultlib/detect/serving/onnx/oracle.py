@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from faultlib.detect.serving.onnx.types import elem_type as _elem, type_proto
 from faultlib.findings import Severity
 
 #: exclusion reasons: not compatibility failures, so neither side of precision/recall
@@ -70,30 +71,6 @@ class OracleCase:
     def key(self) -> str:
         types = ",".join(f"{p}={t}" for p, t in sorted(self.types.items()))
         return f"{self.domain or 'ai.onnx'}::{self.op}-{self.version}[{types}]"
-
-
-def _elem(type_str: str) -> int:
-    from onnx import TensorProto
-
-    return TensorProto.DataType.Value(type_str.upper())
-
-
-def type_proto(type_str: str) -> Any:
-    """An ``onnx.TypeProto`` for ``tensor(float)``, ``seq(tensor(int64))``, ``optional(...)``, ``map(string,
-    tensor(float))`` (shapes left unknown)."""
-    from onnx import helper
-
-    if type_str.startswith("tensor(") or type_str.startswith("sparse_tensor("):
-        inner = type_str[type_str.index("(") + 1:-1]
-        return helper.make_tensor_type_proto(_elem(inner), None)
-    if type_str.startswith("seq("):
-        return helper.make_sequence_type_proto(type_proto(type_str[4:-1]))
-    if type_str.startswith("optional("):
-        return helper.make_optional_type_proto(type_proto(type_str[9:-1]))
-    if type_str.startswith("map("):
-        key, _, value = type_str[4:-1].partition(",")
-        return helper.make_map_type_proto(_elem(key.strip()), type_proto(value.strip()))
-    raise ValueError(type_str)
 
 
 def _attribute(name: str, attr: Any, binding: dict[str, str], outputs_only: set[str]) -> Any:
