@@ -99,3 +99,14 @@ def test_onnxruntime_refuses_a_later_opset_an_open_ended_kernel_does_not_name():
     report = check_model(LoadedModel(Path("m.onnx"), model, model.ByteSize()), target)
     assert [f.kind for f in report.findings] == ["op_unsupported_by_target"]
     assert "Could not find an implementation" in probe(model.SerializeToString())["error"]
+
+
+def test_no_module_beside_the_probe_script_shadows_the_standard_library():
+    # probe.py runs as a script (its directory first on sys.path) under another onnxruntime's interpreter
+    import sys
+    from pathlib import Path
+
+    from faultlib.detect.serving.onnx import probe
+
+    names = {p.stem for p in Path(probe.__file__).parent.glob("*.py")}
+    assert not names & set(sys.stdlib_module_names)

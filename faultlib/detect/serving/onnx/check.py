@@ -27,7 +27,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
 from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
-from faultlib.detect.serving.onnx.types import value_types_of_graph
+from faultlib.detect.serving.onnx.valuetypes import value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
 from faultlib.detect.serving.onnx.targets import Target

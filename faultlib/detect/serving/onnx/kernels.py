@@ -18,7 +18,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.registry import KernelRegistry
 from faultlib.detect.serving.onnx.schemas import (
     STANDARD_DOMAINS, NodeRef, has_function, is_variadic, shown, spec_index, type_str)
-from faultlib.detect.serving.onnx.types import type_proto, value_types_of_graph
+from faultlib.detect.serving.onnx.valuetypes import type_proto, value_types_of_graph
 from faultlib.findings import Finding
 
 #: ops onnxruntime runs without a kernel: its graph constructor turns Constant nodes into initializers

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from faultlib.detect.serving.onnx.types import elem_type as _elem, type_proto
+from faultlib.detect.serving.onnx.valuetypes import elem_type as _elem, type_proto
 from faultlib.findings import Severity
 
 #: exclusion reasons: not compatibility failures, so neither side of precision/recall

@@ -1,5 +1,9 @@
 """Value types of an ONNX graph, spelt as onnxruntime spells them (``tensor(float)``, ``seq(tensor(int64))``),
-and back to ``onnx.TypeProto``."""
+and back to ``onnx.TypeProto``.
+
+Not named ``types``: ``probe.py`` runs as a script from this directory, where a ``types.py`` would shadow the
+standard library's module.
+"""
 
 from __future__ import annotations
 
