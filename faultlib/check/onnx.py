@@ -1,4 +1,4 @@
-"""``faultlib check onnx MODEL.onnx [--target ...] [--compare-torch FILE.py:FACTORY --input SAMPLE.npy]``.
+"""``faultlib check onnx MODEL.onnx... [--target ...] [--compare-torch FILE.py:FACTORY --input SAMPLE.npy]``.
 
 Will the exported model load, and compute the same, on the runtime it ships to? The graph is parsed
 statically (no session): per node (``location.node`` = the node's name, ``location.op`` = its op type)
@@ -13,7 +13,16 @@ reader, must be a ``.py`` file, and runs with its directory first on ``sys.path`
 installed onnxruntime, and reports the max abs/rel error per output. The ``.npy`` is loaded with
 ``allow_pickle=False``.
 
-JSON fields (besides ``detector``, ``ok``, ``findings``): ``model`` (file, bytes, ir_version, producer,
+Each node and the model get a level: ``blocked`` (the target refuses it: an error finding), ``unverified``
+(nothing covers it: a warning finding says why), ``likely`` (a release table shipped with faultlib, or the
+specification for ``opset=N``), ``verified`` (the installed onnxruntime's own kernel registry).
+
+Several models (``check onnx a.onnx b.onnx``): one summary row per model; JSON ``{"detector": "onnx",
+"ok", "findings": [every finding, the model as ``location.file``], "models": [{file, level, worst, findings,
+...the fields below}]}``; exit 1 when any model has a finding at ``--fail-on``.
+
+JSON fields of one model (besides ``detector``, ``ok``, ``findings``): ``level``, ``levels`` (nodes per
+level), ``nodes`` (``[{node, op, domain, level}]``), ``model`` (file, bytes, ir_version, producer,
 opset_import, nodes, ops, external_data), ``target`` (spec, kind, runtime_version, max_opset,
 max_ir_version, kernel_registry, providers, has_onnx_backend, source; ``null`` without a target and
 without onnxruntime), ``nodes_checked``, ``fix`` (``{opset, version_converter: {ok, error}, advice}``
@@ -42,6 +51,8 @@ KINDS = dict(_KINDS)
 
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    if "models" in result.fields:
+        return _models_summary(result)
     f = result.fields
     model = f["model"]
     opsets = ", ".join(f"{d} {v}" for d, v in model["opset_import"].items())
@@ -54,6 +65,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                                 f"{'kernel registry' if target['kernel_registry'] else 'table'}: {target['source']})"))
     else:
         lines.append(("target", "none (onnxruntime is not installed): specification checks only"))
+    counts = ", ".join(f"{n} {name}" for name, n in f["levels"].items() if n)
+    lines.append(("level", f"{f['level']} ({counts or 'no nodes'}; {_LEVEL_HELP[f['level']]})"))
     if f["fix"]:
         lines.append(("fix", f["fix"]["advice"]))
     if f["comparison"]:
@@ -66,7 +79,23 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 
 
 
+_LEVEL_HELP = {"blocked": "the target refuses it", "unverified": "nothing covers part of it: see the warnings",
+               "likely": "covered by a release table or the specification only",
+               "verified": "the installed onnxruntime's own kernel registry"}
 
+
+def _models_summary(result: CheckResult) -> list[tuple[str, str]]:
+    """One line per model: level, opset, nodes, findings."""
+    lines = []
+    for m in result.fields["models"]:
+        opsets = ", ".join(f"{d} {v}" for d, v in m["model"]["opset_import"].items())
+        worst = f", worst {m['worst']}" if m["worst"] else ""
+        lines.append((m["model"]["file"], f"{m['level']}: IR {m['model']['ir_version']}, opset {opsets}, "
+                                          f"{m['model']['nodes']} nodes, {len(m['findings'])} finding(s){worst}"))
+    target = result.fields["models"][0]["target"] if result.fields["models"] else None
+    if target:
+        lines.append(("target", f"{target['spec']} ({target['kernels'] or 'opset table'}: {target['source']})"))
+    return lines
 
 
 def _factory(target: str):
@@ -102,12 +131,15 @@ def _factory(target: str):
 
 
 @check_command("onnx", summary=_summary,
-               help="Will MODEL.onnx load and compute the same on the target runtime? Per node: ops newer than the "
-                    "imported opset, attributes/inputs the schema at that opset lacks, opset or IR version newer "
-                    "than the target's, ops and types without a kernel. --target onnxruntime==X.Y | triton==YY.MM "
-                    "| opset=N (default: the installed onnxruntime). --compare-torch FILE.py:FACTORY --input "
-                    "SAMPLE.npy compares outputs with torch.")
-@click.argument("model_path", metavar="MODEL.onnx")
+               help="Will each MODEL.onnx load and compute the same on the target runtime? Per node: ops newer "
+                    "than the imported opset, attributes/inputs the schema at that opset lacks, opset or IR version "
+                    "newer than the target's, ops and types without a kernel (function bodies checked node by "
+                    "node). Each node and model gets a level: blocked (error) / unverified (warning, says why) / "
+                    "likely (a release table) / verified (the installed onnxruntime's own registry). --target "
+                    "onnxruntime==X.Y | triton==YY.MM | opset=N (default: the installed onnxruntime). Several "
+                    "models: one row each, --json gives models: [one report per model]. --compare-torch "
+                    "FILE.py:FACTORY --input SAMPLE.npy compares outputs with torch (one model).")
+@click.argument("model_paths", metavar="MODEL.onnx...", nargs=-1, required=True)
 @click.option("--target", "target_spec", metavar="SPEC", default=None,
               help="onnxruntime==X.Y[.Z], triton==YY.MM or opset=N (default: the installed onnxruntime).")
 @click.option("--compare-torch", "factory", metavar="FILE.py:FACTORY", default=None,
@@ -116,7 +148,7 @@ def _factory(target: str):
               help="A real input (.npy, loaded with allow_pickle=False) for --compare-torch.")
 @click.option("--atol", type=click.FloatRange(min=0), default=None, help="Absolute tolerance (default 1e-5).")
 @click.option("--rtol", type=click.FloatRange(min=0), default=None, help="Relative tolerance (default 1e-3).")
-def command(model_path: str, target_spec: str | None, factory: str | None, sample: str | None,
+def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str | None, sample: str | None,
             atol: float | None, rtol: float | None) -> CheckResult:
     """Check MODEL.onnx (see the module docstring).
 
@@ -127,12 +159,24 @@ def command(model_path: str, target_spec: str | None, factory: str | None, sampl
     """
     from faultlib.detect.serving.onnx import (
         DEFAULT_ATOL, DEFAULT_RTOL, check_model, compare_outputs, load_model, load_sample, parse_target)
+    from faultlib.detect.serving.onnx.check import unverified_kernels
 
     if (factory is None) != (sample is None):
         raise InputError("--compare-torch FILE.py:FACTORY and --input SAMPLE.npy go together", field="--compare-torch")
+    if factory is not None and len(model_paths) > 1:
+        raise InputError("--compare-torch compares one model: give one MODEL.onnx", field="--compare-torch")
     target = parse_target(target_spec)
-    loaded = load_model(Path(model_path), load_external=factory is not None)
-    report = check_model(loaded, target)
+    reports = []
+    for model_path in model_paths:
+        loaded = load_model(Path(model_path), load_external=factory is not None)
+        report = check_model(loaded, target)
+        if target is None:
+            report.findings.insert(0, unverified_kernels("onnxruntime is not installed and no --target was given",
+                                                         None))
+        reports.append((loaded, report))
+    if len(reports) > 1:
+        return _several(reports)
+    loaded, report = reports[0]
     findings = list(report.findings)
     comparison = None
     if factory is not None:
@@ -144,3 +188,20 @@ def command(model_path: str, target_spec: str | None, factory: str | None, sampl
         findings.extend(result.findings)
         comparison = result.to_json()
     return CheckResult("onnx", findings, {**report.fields(), "comparison": comparison})
+
+
+def _several(reports: list) -> CheckResult:
+    """Several models: every finding with the model as ``location.file`` (its node named first in the message),
+    and ``models``: one report per model."""
+    from faultlib.findings import Finding
+
+    findings, models = [], []
+    for loaded, report in reports:
+        name = str(loaded.path)
+        findings.extend(Finding(f.detector, f.severity, (f"node {f.location['node']} ({f.location.get('op')}): "
+                                                         if "node" in f.location else "") + f.message,
+                                {"file": name, **f.location}, f.evidence, kind=f.kind) for f in report.findings)
+        worst = max((f.severity for f in report.findings), default=None)
+        models.append({"file": name, "level": report.level, "worst": worst.value if worst else None,
+                       "findings": [f.to_json() for f in report.findings], **report.fields()})
+    return CheckResult("onnx", findings, {"models": models})

@@ -16,7 +16,8 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 
-FIELDS = {"detector", "ok", "findings", "model", "target", "nodes_checked", "fix", "comparison"}
+FIELDS = {"detector", "ok", "findings", "model", "target", "level", "levels", "nodes_checked", "nodes", "fix",
+          "comparison"}
 FAULT_KINDS = ["ir_version_unsupported", "model_opset_unsupported", "op_unsupported_by_target"]
 
 FACTORY = '''
@@ -82,6 +83,12 @@ def files(tmp_path_factory):
     return out
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory, monkeypatch):
+    """The kernel registry cache goes to a temp dir, never the user's cache."""
+    monkeypatch.setenv("FAULTLIB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
 def check(*args, cwd):
     return cli("check", "onnx", *args, cwd=cwd, timeout=180)
 
@@ -112,7 +119,12 @@ def test_every_target_form_on_an_opset_22_export(files, target, code, found):
         if finding["kind"] == "op_unsupported_by_target":
             assert finding["location"] == {"node": "/2/Gelu", "op": "Gelu", "index": 2}
     assert out["target"]["spec"] == (target or "installed")
-    assert out["target"]["kernel_registry"] is (target is None)
+    tables = {None: "installed registry", "opset=19": None, "opset=22": None}
+    assert out["target"]["kernels"] == tables.get(target, "release table")
+    level = {None: "verified", "opset=22": "likely"}.get(target, "blocked")
+    assert out["level"] == level and len(out["nodes"]) == 4
+    if level != "blocked":
+        assert {n["level"] for n in out["nodes"]} == {level} and out["levels"][level] == 4
 
 
 def test_fix_advice_and_a_clean_export_at_the_target_opset(files):
@@ -155,13 +167,14 @@ def test_fail_on_error_ignores_warnings(files, tmp_path):
     from onnx import TensorProto as T
     from onnx import helper as h
 
-    graph = h.make_graph([h.make_node("Gelu", ["x"], ["y"], name="g")], "g",
-                         [h.make_tensor_value_info("x", T.DOUBLE, [2])], [h.make_tensor_value_info("y", T.DOUBLE, [2])])
-    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 20)]), tmp_path / "gelu64.onnx")
-    proc = check("gelu64.onnx", "--json", cwd=tmp_path)
-    assert proc.returncode == 1 and [f["kind"] for f in out_of(proc)["findings"]] == ["type_unsupported_by_target"]
-    assert out_of(proc)["findings"][0]["severity"] == "warning"
-    assert check("gelu64.onnx", "--fail-on", "error", cwd=tmp_path).returncode == 0
+    graph = h.make_graph([h.make_node("Fused", ["x"], ["y"], name="g", domain="com.example")], "g",
+                         [h.make_tensor_value_info("x", T.FLOAT, [2])], [h.make_tensor_value_info("y", T.FLOAT, [2])])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 20), h.make_opsetid("com.example", 1)]),
+              tmp_path / "custom.onnx")
+    proc = check("custom.onnx", "--target", "opset=20", "--json", cwd=tmp_path)
+    assert proc.returncode == 1 and [f["kind"] for f in out_of(proc)["findings"]] == ["custom_op_unchecked"]
+    assert out_of(proc)["findings"][0]["severity"] == "warning" and out_of(proc)["level"] == "unverified"
+    assert check("custom.onnx", "--target", "opset=20", "--fail-on", "error", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.parametrize("name, content, phrase", [
@@ -284,3 +297,17 @@ def test_consistent_raw_and_typed_tensors_load(tmp_path):
         onnx.save(_one_add(tensor), tmp_path / f"{name}.onnx")
         proc = cli("check", "onnx", str(tmp_path / f"{name}.onnx"), cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_several_models_one_row_each_and_one_report_each(files):
+    proc = check("mlp17.onnx", "mlp22.onnx", "--target", "triton==23.12", "--json", cwd=files)
+    assert proc.returncode == 1, proc.stderr
+    out = out_of(proc)
+    assert set(out) == {"detector", "ok", "findings", "models"} and out["ok"] is False
+    assert [(m["file"], m["level"]) for m in out["models"]] == [("mlp17.onnx", "likely"), ("mlp22.onnx", "blocked")]
+    assert out["models"][0]["findings"] == [] and out["models"][1]["worst"] == "error"
+    assert {f["location"]["file"] for f in out["findings"]} == {"mlp22.onnx"}
+    proc = check("mlp17.onnx", "mlp19.onnx", "--target", "triton==23.12", cwd=files)
+    assert proc.returncode == 0 and "mlp17.onnx: likely" in proc.stdout and "mlp19.onnx: likely" in proc.stdout
+    bad = check("mlp17.onnx", "missing.onnx", cwd=files)
+    assert bad.returncode == 2 and "missing.onnx" in bad.stderr

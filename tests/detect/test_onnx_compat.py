@@ -64,6 +64,12 @@ def session_error(model) -> str | None:
     return None
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory, monkeypatch):
+    """The kernel registry cache goes to a temp dir, never the user's cache."""
+    monkeypatch.setenv("FAULTLIB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
 # --- the torch model of the case, exported (TorchScript exporter: fast, and valid at opset 22) --------------
 
 @pytest.fixture(scope="module")
@@ -116,9 +122,14 @@ def test_every_target_form_parses_with_its_source():
                                           for v, _ in vs)
     same = parse_target(f"onnxruntime=={ort.__version__}")
     assert same.registry is installed.registry
-    old = parse_target("onnxruntime==1.16.3")
-    assert (old.registry, old.max_opset, old.max_ir_version) == (None, {"": 19, "ai.onnx.ml": 3}, 9)
-    assert "compatibility.html" in old.source
+    assert installed.registry.verified and installed.to_json()["kernels"] == "installed registry"
+    old = parse_target("onnxruntime==1.16.3")  # the shipped release table: that runtime is never imported
+    assert (old.registry.version, old.registry.verified, old.max_opset, old.max_ir_version) == (
+        "1.16.3", False, {"": 19, "ai.onnx.ml": 3}, 9)
+    assert "compatibility.html" in old.source and "onnxruntime-1.16.3.json.gz" in old.source
+    assert ("", "Relu") in old.registry.kernels and old.to_json()["kernels"] == "release table"
+    matrix_only = parse_target("onnxruntime==1.14")
+    assert matrix_only.registry is None and "no kernel table" in matrix_only.source
     triton = parse_target("triton==23.12")
     assert (triton.kind, triton.runtime_version, triton.max_opset[""]) == ("triton", "1.16.3", 19)
     assert "build.py" in triton.source
@@ -265,8 +276,9 @@ def test_ir_version_and_old_opsets_against_the_installed_runtime():
     model.ir_version = 99
     report = check_model(loaded(model), parse_target(None))
     assert kinds(report) == ["ir_version_unsupported"] and session_error(model)
-    old = unary("Relu", opset=6)
-    assert "model_opset_unsupported" in kinds(check_model(loaded(old), parse_target(None)))
+    old = unary("Relu", opset=6)  # below opset 7 onnxruntime "does not guarantee" support, yet loads and runs it
+    report = check_model(loaded(old), parse_target(None))
+    assert kinds(report) == [] and report.level == "verified" and session_error(old) is None
 
 
 def test_torch_export_against_an_older_target(exported):
@@ -501,3 +513,34 @@ def test_loop_carrying_values_of_different_types_is_clean():
     report = check_model(loaded(model), parse_target(None))
     assert report.findings == [] and report.nodes_checked == 4
     assert session_error(model) is None
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+def test_batch_major_recurrent_layout_is_refused_as_onnxruntime_refuses_it(op, gates):
+    weights = [h.make_tensor("W", T.FLOAT, [1, gates * 2, 3], [0.1] * gates * 6),
+               h.make_tensor("R", T.FLOAT, [1, gates * 2, 2], [0.1] * gates * 4)]
+    batch_major = graph_model([h.make_node(op, ["x", "W", "R"], ["y"], name="rnn", hidden_size=2, layout=1)],
+                              [h.make_tensor_value_info("x", T.FLOAT, [4, 5, 3])],
+                              [h.make_tensor_value_info("y", T.FLOAT, None)], opset=14, initializers=weights,
+                              ir_version=8)
+    report = check_model(loaded(batch_major), parse_target(None))
+    assert kinds(report) == ["attribute_value_unsupported"] and report.level == "blocked"
+    assert "layout" in (session_error(batch_major) or "")
+    for attr in batch_major.graph.node[0].attribute:
+        if attr.name == "layout":
+            attr.i = 0
+    report = check_model(loaded(batch_major), parse_target("onnxruntime==1.16.3"))
+    assert kinds(report) == [] and report.level == "likely" and session_error(batch_major) is None
+
+
+def test_per_channel_zero_points_the_integer_kernels_refuse():
+    per_row = graph_model([h.make_node("MatMulInteger", ["a", "b", "az"], ["y"], name="mm")],
+                          [h.make_tensor_value_info("a", T.UINT8, [2, 3])], [h.make_tensor_value_info("y", T.INT32, None)],
+                          opset=10, initializers=[h.make_tensor("b", T.UINT8, [3, 4], [1] * 12),
+                                                  h.make_tensor("az", T.UINT8, [2], [1, 2])])
+    assert kinds(check_model(loaded(per_row), parse_target(None))) == ["attribute_value_unsupported"]
+    session = ort.InferenceSession(per_row.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception, match="zero_point|ScalarOr1Element"):
+        session.run(None, {"a": np.ones((2, 3), np.uint8)})
+    per_row.graph.initializer[1].CopyFrom(h.make_tensor("az", T.UINT8, [], [1]))
+    assert kinds(check_model(loaded(per_row), parse_target(None))) == []

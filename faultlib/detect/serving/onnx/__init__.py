@@ -8,6 +8,13 @@
 - :func:`check_model` reports, per node (``location.node``, ``location.op``), every kind in
   :data:`KINDS`: ops newer than the imported opset, attributes and inputs the schema at that opset does
   not have, a model opset or IR version newer than the target's, ops and types the target has no kernel for;
+- each node and the model get a level (``blocked`` / ``unverified`` / ``likely`` / ``verified``); kernels come
+  from :mod:`~faultlib.detect.serving.onnx.registry` (the installed runtime's own registry, cached on disk, or a
+  release table shipped in ``tables/``), matched by :mod:`~faultlib.detect.serving.onnx.kernels` as
+  onnxruntime matches them (function bodies node by node), plus the values kernels refuse
+  (:mod:`~faultlib.detect.serving.onnx.attributes`);
+- :mod:`~faultlib.detect.serving.onnx.oracle` and :mod:`~faultlib.detect.serving.onnx.probe` put the runtime
+  itself in the judge's seat (``benchmarks/onnx_oracle.py``);
 - :func:`compare_outputs` runs a real input through torch and onnxruntime and reports max abs/rel error;
 - :func:`downgrade` is the fix when the opset is too new: ``onnx.version_converter``, checked.
 

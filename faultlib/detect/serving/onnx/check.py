@@ -5,13 +5,15 @@
 1. against the ONNX specification at the model's imported opset (:mod:`~faultlib.detect.serving.onnx.schemas`),
    including the input and output types its schema allows (types from ``onnx.shape_inference``);
 2. against the target (:mod:`~faultlib.detect.serving.onnx.targets`): the model's opset and IR version must not
-   be newer than the runtime's; with the installed onnxruntime as target, each node must have a kernel in
-   its registry for the node's resolved version (as onnxruntime resolves it, with its own schemas) and for
-   the node's input and output types (float16 that onnxruntime computes in float32 is only info; a
-   function op without a kernel runs its body); with a table target (another
-   release, Triton, ``opset=N``), each node's resolved version must exist at the target's opset;
+   be newer than the runtime's; with a kernel registry (the installed onnxruntime's own, or a release table
+   shipped with faultlib) each node must have a kernel for the version it resolves to and for its input and
+   output types, matched as onnxruntime matches them (:mod:`~faultlib.detect.serving.onnx.kernels`: a function
+   op without a kernel runs its body, whose nodes are checked in turn; float16 that onnxruntime computes in
+   float32 is only info); with ``opset=N`` each node's resolved version must exist at opset ``N``;
 3. when the model's opset is newer than the target's, ``onnx.version_converter`` is tried down to the
    target's opset, and the result says whether it works or what to do instead.
+
+Each node and the model get a level (:data:`LEVELS`): ``blocked``, ``unverified``, ``likely``, ``verified``.
 
 Cost: one pass over the nodes plus one shape inference; no weights are read.
 """
@@ -23,21 +25,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
+from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
+from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
+from faultlib.detect.serving.onnx.valuetypes import value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
-    DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, has_function, is_variadic, norm_domain, shown, spec_index,
-    type_str)
-from faultlib.detect.serving.onnx.targets import KernelRegistry, Target
+    DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
+from faultlib.detect.serving.onnx.targets import Target
 from faultlib.findings import Finding, Severity
 
 KINDS = {
     "model_opset_unsupported": "the model imports an opset (ai.onnx or ai.onnx.ml) newer than the target runtime "
-                               "implements (or older than it loads, 7 for onnxruntime): the runtime refuses it",
+                               "implements: the runtime refuses it",
     "ir_version_unsupported": "the model's ONNX IR version is newer than the target runtime loads",
     "op_unsupported_by_target": "the target has no kernel for this op at the version the node resolves to",
     "type_unsupported_by_target": "the target has kernels for this op and version, but none for the node's "
                                   "input/output types",
     "op_expanded_as_function": "the target has no kernel for this op, but the specification defines it as a "
-                               "function of other ops, which onnxruntime runs instead (slower)",
+                               "function of other ops, which onnxruntime runs instead (slower); every node of "
+                               "the body has a kernel",
     "float16_cast_to_float": "the target's CPU has no float16 kernel for this op: onnxruntime inserts Casts and "
                              "computes it in float32 (slower; results rounded back to float16)",
     "type_not_in_schema": "an input or output type the op's schema at this opset does not allow (types are added "
@@ -51,10 +56,20 @@ KINDS = {
     "missing_required_attribute": "the node lacks an attribute its schema requires",
     "input_count_out_of_range": "the node has more or fewer inputs than its schema at this opset allows (an input "
                                 "that is an attribute at this opset, or the reverse)",
-    "deprecated_op": "the op is deprecated at the model's opset",
+    "deprecated_op": "the op is deprecated at the model's opset: onnxruntime refuses it",
+    "float16_cast_unsupported": "the target computes this float16 node in float32 through inserted Casts, which "
+                                "fail below ai.onnx opset 6 (Cast-1 takes 'to' as a string)",
     "opset_unknown_to_onnx": "the model imports an opset newer than the installed onnx package knows: schema "
                              "checks used the newest it knows",
     "custom_op_unchecked": "an op of a custom domain; without the target's kernel registry it cannot be checked",
+    "attribute_value_unsupported": "an attribute or constant input value the target's kernel refuses although the "
+                                   "schema allows it (RNN/GRU/LSTM layout=1, per-channel ConvInteger/MatMulInteger "
+                                   "zero points)",
+    "kernels_unverified": "no kernel registry or release table covers the target (onnxruntime not installed, or a "
+                          "release without a shipped table): ops and types are unverified",
+    "function_body_unsupported": "the target has no kernel for the op and runs its function body, but a node of "
+                                 "that body has no kernel either (checked recursively)",
+    "function_body_unverified": "the target runs the op's function body, which could not be built to check",
     "output_mismatch": "--compare-torch: onnxruntime's outputs differ from torch's beyond atol + rtol * |torch|",
     "output_shape_mismatch": "--compare-torch: onnxruntime's outputs have another count or shape than torch's",
     "runtime_load_failed": "--compare-torch: the installed onnxruntime could not load or run the model",
@@ -73,6 +88,8 @@ class OnnxReport:
         nodes_checked: nodes walked, subgraphs included.
         fix: when the model's opset is newer than the target's: ``{opset, version_converter: {ok, error},
             advice}``; else ``None``.
+        level: the model's verdict, the worst of its nodes' and of the model-level findings (:data:`LEVELS`).
+        nodes: ``[{node, op, domain, level}]`` for every node walked (subgraphs included).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -80,6 +97,8 @@ class OnnxReport:
     target: dict[str, Any] | None = None
     nodes_checked: int = 0
     fix: dict[str, Any] | None = None
+    level: str = "unverified"
+    nodes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -90,23 +109,9 @@ class OnnxReport:
         return sorted({f.kind for f in self.findings})
 
     def fields(self) -> dict[str, Any]:
-        return {"model": self.model, "target": self.target, "nodes_checked": self.nodes_checked, "fix": self.fix}
-
-
-def _type_string(type_proto) -> str | None:
-    """onnxruntime's spelling of a value type: ``tensor(float)``, ``seq(tensor(int64))``."""
-    from onnx import TensorProto
-
-    which = type_proto.WhichOneof("value")
-    if which == "tensor_type" and type_proto.tensor_type.elem_type:
-        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
-    if which == "sequence_type":
-        inner = _type_string(type_proto.sequence_type.elem_type)
-        return f"seq({inner})" if inner else None
-    if which == "optional_type":
-        inner = _type_string(type_proto.optional_type.elem_type)
-        return f"optional({inner})" if inner else None
-    return None
+        counts = {name: sum(n["level"] == name for n in self.nodes) for name in LEVELS}
+        return {"model": self.model, "target": self.target, "level": self.level, "levels": counts,
+                "nodes_checked": self.nodes_checked, "nodes": self.nodes, "fix": self.fix}
 
 
 def value_types(model) -> dict[str, str]:
@@ -118,104 +123,13 @@ def value_types(model) -> dict[str, str]:
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=False)
     except Exception:  # noqa: BLE001 - inference raises on the very nodes this check reports
         inferred = model
-    types: dict[str, str] = {}
-    for _, graph, _ in iter_graphs(inferred.graph):
-        for t in graph.initializer:
-            types[t.name] = f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
-        for vi in [*graph.input, *graph.output, *graph.value_info]:
-            found = _type_string(vi.type)
-            if found:
-                types[vi.name] = found
-    return types
-
-
-def _homogeneous(param) -> bool:
-    return bool(getattr(param, "is_homogeneous", getattr(param, "isHomogeneous", True)))
-
-
-def _bind_types(schema, node, types: dict[str, str]) -> dict[str, str]:
-    """``{type parameter: type}`` of a node's inputs and outputs (``T`` -> ``tensor(float)``)."""
-    binding: dict[str, str] = {}
-    for formals, actuals in ((list(schema.inputs), list(node.input)), (list(schema.outputs), list(node.output))):
-        for i, name in enumerate(actuals):
-            if not name or name not in types or not formals:
-                continue
-            formal = formals[i] if i < len(formals) else (formals[-1] if is_variadic(formals[-1]) else None)
-            if formal is not None and is_variadic(formal) and not _homogeneous(formal):
-                continue  # Loop/Scan/If carry values of different types under one parameter
-            param = type_str(formal) if formal is not None else ""
-            if param and "(" not in param:  # a type parameter, not a fixed type like tensor(int64)
-                binding.setdefault(param, types[name])
-    return binding
-
-
-#: ops onnxruntime runs without a kernel: its graph constructor turns Constant nodes into initializers
-#: (onnxruntime/core/graph/graph.cc)
-NO_KERNEL_NEEDED = {("", "Constant")}
-
-
-def _kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: KernelRegistry, types: dict[str, str],
-                     rt: str) -> list[Finding]:
-    if (ref.domain, ref.op) in NO_KERNEL_NEEDED:
-        return []
-    versions = registry.schemas.get((ref.domain, ref.op))
-    if not versions:
-        return [ref.finding("op_unsupported_by_target", "error",
-                            f"{rt} does not know {shown(ref.domain)}::{ref.op} at all (no schema, no kernel)",
-                            runtime=rt)]
-    opset = opsets.get(ref.domain, 0)
-    resolved = [(v, s) for v, s in versions if v <= opset]
-    if not resolved:
-        return [ref.finding("op_unsupported_by_target", "error",
-                            f"{rt} has {ref.op} only from {shown(ref.domain)} opset {versions[0][0]}; the model "
-                            f"imports {opset}", runtime=rt, opset=opset, first_version=versions[0][0])]
-    version, ort_schema = resolved[-1]
-    kernels = [k for k in registry.kernels.get((ref.domain, ref.op), []) if k.start <= version <= k.end]
-    spec = spec_index().at(ref.domain, ref.op, version) if ref.domain in STANDARD_DOMAINS else None
-    by_function = spec is not None and has_function(spec)
-    if not kernels:
-        if by_function:
-            return [ref.finding("op_expanded_as_function", "info",
-                                f"{rt} has no {', '.join(registry.providers)} kernel for {ref.op}-{version}; it runs "
-                                "the op's function body from the ONNX specification instead", runtime=rt,
-                                schema_version=version)]
-        ranges = sorted({(k.start, k.end) for k in registry.kernels.get((ref.domain, ref.op), [])})
-        return [ref.finding("op_unsupported_by_target", "error",
-                            f"{rt} has no {', '.join(registry.providers)} kernel for {ref.op}-{version} "
-                            f"(kernels: {', '.join(f'{a}-{b}' for a, b in ranges) or 'none'})", runtime=rt,
-                            schema_version=version, kernel_versions=[list(r) for r in ranges])]
-    binding = _bind_types(ort_schema, node, types)
-    if not binding:
-        return []
-    def matches(wanted: dict[str, str]) -> bool:
-        return any(all(t in k.types.get(p, (t,)) for p, t in wanted.items()) for k in kernels)
-
-    if matches(binding):
-        return []
-    as_float = {p: ("tensor(float)" if t == "tensor(float16)" else t) for p, t in binding.items()}
-    if as_float != binding and matches(as_float):
-        # onnxruntime/core/optimizer/insert_cast_transformer.cc: float16 nodes without a CPU kernel run in float32
-        return [ref.finding("float16_cast_to_float", "info",
-                            f"{rt} has no float16 kernel for {ref.op}-{version}: it casts to float32 around it",
-                            runtime=rt, schema_version=version, types=binding)]
-    supported: dict[str, list[str]] = {}
-    for k in kernels:
-        for p, allowed in k.types.items():
-            supported.setdefault(p, [])
-            supported[p].extend(a for a in allowed if a not in supported[p])
-    tail = (" onnxruntime tries the op's function body instead, which needs kernels for these types in every op "
-            "it uses") if by_function else ""
-    wanted = ", ".join(f"{p}={t}" for p, t in sorted(binding.items()))
-    allowed = "; ".join(f"{p}: " + ", ".join(v) for p, v in sorted(supported.items()))
-    return [ref.finding("type_unsupported_by_target", "warning" if by_function else "error",
-                        f"{rt} has {ref.op}-{version} kernels, none for {wanted} (supported: {allowed}).{tail}",
-                        runtime=rt, schema_version=version, types=binding, supported=supported)]
+    return value_types_of_graph(inferred)
 
 
 def _schema_type_findings(node, ref: NodeRef, schema, types: dict[str, str]) -> list[Finding]:
     allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
     found = []
-    for param, given in sorted(_bind_types(schema, node, types).items()):
+    for param, given in sorted(bind_types(schema, node, types).items()):
         if param in allowed and given not in allowed[param]:
             version = int(schema.since_version)
             later = [v for v in spec_index().versions(ref.domain, ref.op) if v > version and any(
@@ -270,6 +184,37 @@ def _summary(loaded: LoadedModel) -> dict[str, Any]:
             "ops": dict(sorted(ops.items())), "external_data": [r.to_json() for r in loaded.external]}
 
 
+#: verdict levels, worst first (as trtcheck grades TensorRT layers): ``blocked`` the target refuses it (an error
+#: finding); ``unverified`` nothing the tool has covers it (a warning finding says why); ``likely`` covered by a
+#: release table or the specification only; ``verified`` the installed onnxruntime's own kernel registry
+LEVELS = ("blocked", "unverified", "likely", "verified")
+
+
+def level_of(findings: list[Finding], default: str | None = None) -> str | None:
+    """``blocked`` when a finding is an error or worse, ``unverified`` when one is a warning, else ``default``."""
+    if any(f.severity >= Severity.ERROR for f in findings):
+        return "blocked"
+    if any(f.severity >= Severity.WARNING for f in findings):
+        return "unverified"
+    return default
+
+
+def _default_level(target: Target | None) -> str:
+    """A node no finding speaks against is ``verified`` by the installed registry, ``likely`` by a table."""
+    if target is None or not target.has_onnx_backend:
+        return "unverified"
+    if target.registry is not None:
+        return "verified" if target.registry.verified else "likely"
+    return "likely" if target.kind == "opset" else "unverified"
+
+
+def unverified_kernels(why: str, spec: str | None) -> Finding:
+    """The ``kernels_unverified`` warning: no registry or table covers the target's kernels."""
+    return Finding(DETECTOR, Severity.WARNING, f"kernels unverified: {why}. Only the ONNX specification"
+                   f"{'' if spec is None else ' and the release opset/IR version'} was checked", {"key": "target"},
+                   {"target": spec}, kind="kernels_unverified")
+
+
 def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: bool = True) -> OnnxReport:
     """Check a loaded model statically against the ONNX specification and ``target``.
 
@@ -300,14 +245,6 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                                  "ONNX model runs on it; choose another release", {"key": "target"},
                                  {"source": target.source}, kind="no_onnx_backend"))
         for domain, version in sorted(opsets.items()):
-            oldest = target.min_opset.get(domain)
-            if oldest is not None and version < oldest:
-                found.append(Finding(DETECTOR, Severity.ERROR,
-                                     f"the model imports {shown(domain)} opset {version}; {target.spec} loads opset "
-                                     f"{oldest} and newer: convert it up with onnx.version_converter",
-                                     {"key": f"opset_import.{shown(domain)}"},
-                                     {"opset": version, "target_min_opset": oldest, "domain": shown(domain)},
-                                     kind="model_opset_unsupported"))
             limit = target.max_opset.get(domain)
             if limit is not None and version > limit:
                 found.append(Finding(DETECTOR, Severity.ERROR,
@@ -316,9 +253,7 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                                      {"opset": version, "target_opset": limit, "domain": shown(domain)},
                                      kind="model_opset_unsupported"))
         ir = int(model.ir_version)
-        too_new = (ir > target.max_ir_version if target.max_ir_version is not None
-                   else target.registry is not None and not target.registry.accepts_ir(ir))
-        if too_new:
+        if target.max_ir_version is not None and ir > target.max_ir_version:
             limit = target.max_ir_version
             found.append(Finding(DETECTOR, Severity.ERROR,
                                  f"the model has IR version {ir}; {target.spec} loads "
@@ -326,27 +261,38 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                                  "(model.ir_version can be lowered only if no newer IR feature is used)",
                                  {"key": "ir_version"}, {"ir_version": ir, "target_ir_version": limit},
                                  kind="ir_version_unsupported"))
+    if target is not None and target.registry is None and target.kind != "opset" and target.has_onnx_backend:
+        found.append(unverified_kernels(target.source, target.spec))
+    model_level = level_of(found)
+    default_level = _default_level(target)
     local_functions = {(norm_domain(f.domain), f.name) for f in model.functions}
     types = value_types(model)
     for gpath, graph, _ in iter_graphs(model.graph):
+        sizes = constant_sizes(graph)
         for index, node in enumerate(graph.node):
             report.nodes_checked += 1
             ref = NodeRef(f"{gpath}{node.name or '#' + str(index)}", node.op_type, norm_domain(node.domain), index)
             schema, node_findings = check_node(node, ref, opsets, local_functions=local_functions)
-            type_findings = _schema_type_findings(node, ref, schema, types) if schema is not None else []
-            found.extend(node_findings + type_findings)
-            if (ref.domain, ref.op) in local_functions or target is None or ref.domain not in opsets:
-                continue
-            if target.registry is not None:
-                if type_findings:  # the spec already refuses these types: no kernel question to ask
-                    continue
-                found.extend(_kernel_findings(node, ref, opsets, target.registry, types, rt or ""))
+            node_findings += _schema_type_findings(node, ref, schema, types) if schema is not None else []
+            spec_refused = any(f.severity >= Severity.ERROR for f in node_findings)
+            if (ref.domain, ref.op) in local_functions or target is None or ref.domain not in opsets or spec_refused:
+                pass  # a local function's nodes are checked where they are defined; a refused node needs no kernel
+            elif target.registry is not None:
+                # an op version newer than the target's opset: say so, with the export advice, before any kernel
+                newer = _table_findings(ref, schema, target) if schema is not None else []
+                node_findings += newer or kernel_findings(node, ref, opsets, target.registry, types, rt or "")
+                node_findings += value_findings(node, ref, sizes, rt or "")
             elif schema is not None:
-                found.extend(_table_findings(ref, schema, target))
+                node_findings += _table_findings(ref, schema, target)
             elif ref.domain not in STANDARD_DOMAINS:
-                found.append(ref.finding("custom_op_unchecked", "info",
-                                         f"{shown(ref.domain)}::{ref.op} is a custom op; {target.spec} can only be "
-                                         "checked for it with its own kernel registry"))
+                node_findings.append(ref.finding("custom_op_unchecked", "warning",
+                                                 f"{shown(ref.domain)}::{ref.op} is a custom op; {target.spec} can "
+                                                 "only be checked for it with its own kernel registry"))
+            found.extend(node_findings)
+            level = level_of(node_findings, default_level)
+            report.nodes.append({"node": ref.node, "op": ref.op, "domain": shown(ref.domain), "level": level})
+    levels = ([model_level] if model_level else []) + [n["level"] for n in report.nodes]
+    report.level = min(levels or [default_level], key=LEVELS.index)
     limit = target.max_opset.get("") if target is not None else None
     if try_fix and limit is not None and opsets.get("", 0) > limit:
         converter = _try_converter(model, limit)

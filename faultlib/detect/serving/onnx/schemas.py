@@ -193,9 +193,10 @@ def check_node(node, ref: NodeRef, opsets: dict[str, int], *, local_functions: s
     version = int(schema.since_version)
     found: list[Finding] = []
     if schema.deprecated:
-        found.append(ref.finding("deprecated_op", "warning",
-                                 f"{ref.op}-{version} is deprecated in the ONNX specification at opset {opset}; newer "
-                                 "runtimes may drop it", schema_version=version, opset=opset))
+        found.append(ref.finding("deprecated_op", "error",
+                                 f"{ref.op}-{version} is deprecated in the ONNX specification at opset {opset}: "
+                                 "onnxruntime refuses it ('Op registered for ... is deprecated'); import an older "
+                                 "opset or replace the op", schema_version=version, opset=opset))
     given = {a.name for a in node.attribute}
     for name in sorted(given - set(schema.attributes)):
         why, evidence = _attribute_history(index, ref, name, version)

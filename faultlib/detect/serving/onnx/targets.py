@@ -3,7 +3,9 @@
 Three forms (``faultlib check onnx --target``):
 
 - ``onnxruntime==X.Y[.Z]``: the installed onnxruntime when its ``X.Y`` matches (its own kernel
-  registry, with version ranges and types, is read), else a row of :data:`ORT_RELEASES`;
+  registry, with version ranges and types, is read: nodes ``verified``), else the kernel table shipped for
+  that release (:mod:`~faultlib.detect.serving.onnx.registry`: nodes ``likely``; that runtime is never
+  imported), else only the opset and IR version of its row of :data:`ORT_RELEASES` (nodes ``unverified``);
 - ``triton==YY.MM``: the onnxruntime release that Triton container ships (:data:`TRITON_RELEASES`),
   then that release's row;
 - ``opset=N``: any runtime that implements the standard ``ai.onnx`` operator set up to ``N``.
@@ -25,11 +27,11 @@ known ones, never a guess):
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from faultlib.detect.serving.onnx.registry import KernelRegistry, installed_registry, table_registry, table_versions
 from faultlib.errors import InputError
 
 ORT_MATRIX_URL = "https://onnxruntime.ai/docs/reference/compatibility.html"
@@ -83,91 +85,6 @@ TRITON_RELEASES: dict[str, tuple[str | None, str]] = {
     "25.03": ("1.20.1", TRITON_BUILD_URL.format(release="25.03") + " (DEFAULT_TRITON_VERSION_MAP '2.56.0')"),
 }
 
-DEFAULT_PROVIDERS = ("CPUExecutionProvider",)
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """One kernel of an onnxruntime build: op ``[start, end]`` versions, for the listed types."""
-
-    domain: str
-    op: str
-    start: int
-    end: int
-    types: dict[str, tuple[str, ...]]
-    provider: str
-
-
-@dataclass
-class KernelRegistry:
-    """What the installed onnxruntime implements, from its own registries (private API:
-    ``onnxruntime.capi._pybind_state.get_all_opkernel_def`` and ``get_all_operator_schema``).
-
-    Attributes:
-        version: ``onnxruntime.__version__``.
-        providers: the execution providers whose kernels count.
-        kernels: ``{(domain, op): [Kernel, ...]}`` (domain ``""`` is ``ai.onnx``).
-        schemas: ``{(domain, op): [(since_version, schema), ...]}`` ascending: how onnxruntime itself
-            resolves a node's version.
-        max_opset: ``{domain: newest since_version}`` of its schemas (``ai.onnx`` 21 for 1.20.1).
-    """
-
-    version: str
-    providers: tuple[str, ...]
-    kernels: dict[tuple[str, str], list[Kernel]]
-    schemas: dict[tuple[str, str], list[tuple[int, Any]]]
-    max_opset: dict[str, int]
-    _ir_probe: dict[int, bool] = field(default_factory=dict)
-
-    def accepts_ir(self, ir_version: int) -> bool:
-        """Whether this onnxruntime loads a one-node ``Identity`` model stamped ``ir_version`` (probed once)."""
-        if ir_version not in self._ir_probe:
-            import onnxruntime as ort
-            from onnx import TensorProto, helper
-
-            graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe",
-                                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-            probe = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir_version)
-            try:
-                ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
-                self._ir_probe[ir_version] = True
-            except Exception:  # noqa: BLE001 - onnxruntime raises its own Fail/InvalidArgument types
-                self._ir_probe[ir_version] = False
-        return self._ir_probe[ir_version]
-
-
-def _domain(domain: str) -> str:
-    return "" if domain in ("", "ai.onnx") else domain
-
-
-@functools.cache
-def installed_registry(providers: tuple[str, ...] = DEFAULT_PROVIDERS) -> KernelRegistry | None:
-    """The installed onnxruntime's :class:`KernelRegistry`, or ``None`` when onnxruntime is not installed."""
-    try:
-        import onnxruntime as ort
-        from onnxruntime.capi import _pybind_state as C
-    except ImportError:
-        return None
-    kernels: dict[tuple[str, str], list[Kernel]] = {}
-    for k in C.get_all_opkernel_def():
-        if k.provider not in providers:
-            continue
-        start, end = k.version_range
-        kernels.setdefault((_domain(k.domain), k.op_name), []).append(
-            Kernel(_domain(k.domain), k.op_name, int(start), int(end),
-                   {p: tuple(t) for p, t in k.type_constraints.items()}, k.provider))
-    schemas: dict[tuple[str, str], list[tuple[int, Any]]] = {}
-    max_opset: dict[str, int] = {}
-    for s in C.get_all_operator_schema():
-        d = _domain(s.domain)
-        schemas.setdefault((d, s.name), []).append((int(s.since_version), s))
-        max_opset[d] = max(max_opset.get(d, 0), int(s.since_version))
-    for versions in schemas.values():
-        versions.sort(key=lambda v: v[0])
-    return KernelRegistry(ort.__version__, tuple(providers), kernels, schemas, max_opset)
-
-
 @dataclass
 class Target:
     """Where the model is meant to run.
@@ -178,11 +95,10 @@ class Target:
         runtime_version: the onnxruntime version (``None`` for ``opset=N``, or a Triton release without one).
         max_opset: ``{domain: newest opset}`` (``""`` is ``ai.onnx``); a domain missing here is not checked.
         max_ir_version: newest IR version it loads (``None``: unknown, probed for the installed runtime).
-        registry: the installed onnxruntime's kernels, when the target is that runtime.
+        registry: the target's kernels: the installed onnxruntime's own registry (``registry.verified``) or a
+            shipped release table; ``None`` when neither covers the target.
         source: where the numbers come from.
         has_onnx_backend: ``False`` for a Triton release that ships no ONNX Runtime backend.
-        min_opset: ``{domain: oldest opset it loads}``: every onnxruntime release loads ai.onnx 7 and newer
-            (:data:`ORT_MATRIX_URL`, "ONNX opset support").
     """
 
     spec: str
@@ -193,14 +109,14 @@ class Target:
     registry: KernelRegistry | None = None
     source: str = ""
     has_onnx_backend: bool = True
-    min_opset: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"spec": self.spec, "kind": self.kind, "runtime_version": self.runtime_version,
                 "max_opset": {(d or "ai.onnx"): v for d, v in self.max_opset.items()},
                 "max_ir_version": self.max_ir_version, "kernel_registry": self.registry is not None,
+                "kernels": ("installed registry" if self.registry.verified else "release table")
+                if self.registry else None,
                 "providers": list(self.registry.providers) if self.registry else None,
-                "min_opset": {(d or "ai.onnx"): v for d, v in self.min_opset.items()},
                 "has_onnx_backend": self.has_onnx_backend, "source": self.source}
 
 
@@ -209,23 +125,30 @@ def _minor(version: str) -> str:
 
 
 def _ort_target(spec: str, version: str, *, kind: str = "onnxruntime", source_prefix: str = "") -> Target:
-    registry = installed_registry()
+    installed = installed_registry()
     row = ORT_RELEASES.get(_minor(version))
-    if registry is not None and _minor(registry.version) == _minor(version):
-        return Target(spec, kind, registry.version,
-                      {d: v for d, v in registry.max_opset.items() if d in ("", "ai.onnx.ml")},
-                      row.ir_version if row else None, registry,
-                      source_prefix + f"the installed onnxruntime {registry.version}'s own kernel registry "
-                                      "(onnxruntime.capi._pybind_state.get_all_opkernel_def)", min_opset={"": 7})
-    if row is None:
+    if installed is not None and _minor(installed.version) == _minor(version):
+        return Target(spec, kind, installed.version,
+                      {d: v for d, v in installed.max_opset.items() if d in ("", "ai.onnx.ml")},
+                      installed.max_ir_version or (row.ir_version if row else None), installed,
+                      source_prefix + installed.source)
+    table = table_registry(version)
+    if row is None and table is None:
         known = ", ".join(sorted(ORT_RELEASES, key=lambda v: tuple(map(int, v.split(".")))))
-        installed = f"; the installed one is {registry.version}" if registry else ""
+        have = f"; the installed one is {installed.version}" if installed else ""
         raise InputError(f"no data for onnxruntime {version}: the table ({ORT_MATRIX_URL}) knows {known}"
-                         f"{installed}. Run the check where that release is installed, or pass --target opset=N",
+                         f"{have}. Run the check where that release is installed, or pass --target opset=N",
                          field="--target")
+    if table is not None:
+        limits = {d: v for d, v in table.max_opset.items() if d in ("", "ai.onnx.ml")}
+        if row is not None:
+            limits = {"": min(limits.get("", row.opset), row.opset), "ai.onnx.ml": row.ml_opset}
+        return Target(spec, kind, version, limits, row.ir_version if row else None, table,
+                      source_prefix + table.source + (f"; opset and IR version: {ORT_MATRIX_URL}" if row else ""))
     return Target(spec, kind, version, {"": row.opset, "ai.onnx.ml": row.ml_opset}, row.ir_version, None,
                   source_prefix + f"{ORT_MATRIX_URL} (onnxruntime {_minor(version)}: ONNX {row.onnx}, opset "
-                                  f"{row.opset}, ML opset {row.ml_opset}, IR {row.ir_version})", min_opset={"": 7})
+                                  f"{row.opset}, ML opset {row.ml_opset}, IR {row.ir_version}); no kernel table for "
+                                  f"this release (tables: {', '.join(table_versions())}): ops and types unverified")
 
 
 _ORT = re.compile(r"onnxruntime(?:-gpu)?==(\d+\.\d+(?:\.\d+)?)")
@@ -244,8 +167,8 @@ def parse_target(spec: str | None) -> Target | None:
         InputError: another form, or a release the tables do not know (the message lists the known ones).
     """
     if spec is None:
-        registry = installed_registry()
-        return _ort_target("installed", registry.version) if registry is not None else None
+        installed = installed_registry()
+        return _ort_target("installed", installed.version) if installed is not None else None
     text = spec.strip().replace(" ", "")
     if m := _ORT.fullmatch(text):
         return _ort_target(spec, m.group(1))
