@@ -67,8 +67,8 @@ sys.exit(main(sys.argv[1:]))
 """
 """Run as ``PYTHON -c LAUNCHER SCRIPT ARGS...``: an interpreter without torch or faultlib says so in the result file."""
 
-FIRST_NONFINITE_FIELDS = ("step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source", "input",
-                          "batch_index", "seen_in")
+FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
+                          "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
 
 
 class Reason(str, enum.Enum):
@@ -301,8 +301,9 @@ def _run_pass_once(python: str, script: Path, args: list[str], *, env_extra: dic
 # -- the report ----------------------------------------------------------------------------------
 def _from_trip(trip: dict[str, Any]) -> dict[str, Any]:
     """``first_nonfinite`` from the watch pass alone: no op; the input if it held a NaN."""
-    seen = {"step": trip["step"], "phase": trip["phase"], "module": trip["module"], "seen_in": trip["where"],
-            "batch_index": trip["arm_at"]}
+    seen = {"kind": trip.get("kind", "value"), "step": trip["step"], "phase": trip["phase"], "module": trip["module"],
+            "seen_in": trip["where"], "batch_index": trip["arm_at"], "file": trip.get("file"), "line": trip.get("line"),
+            "op": trip.get("op"), "tensor": trip.get("tensor")}
     if trip.get("input"):
         seen.update(trip["input"], source="input")
     return {k: seen.get(k) for k in FIRST_NONFINITE_FIELDS}
@@ -332,7 +333,7 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     step, event = trip["step"], replay.event
     seen = event or replay.trip
     report.replay_step = seen["step"] if seen else None
-    if event is not None and event["step"] == step:
+    if event is not None and event["step"] in (step, trip.get("update_step")):
         report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
         report.replayed, report.dump = True, replay.dump
         report.notes.extend(n for n in replay.notes if n not in report.notes)
@@ -393,7 +394,7 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         return report
     if on_replay is not None:
         on_replay(watch.trip["step"], quiet_replay)
-    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0),
+    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(watch.trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     quiet = subprocess.DEVNULL if quiet_replay else None
     margin = _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)
