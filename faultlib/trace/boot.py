@@ -20,12 +20,9 @@ batch the step consumed up to there.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import runpy
 import sys
-import traceback
 import weakref
 from typing import Any, Callable
 
@@ -33,6 +30,7 @@ from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, 
 from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
+from faultlib.trace.script import _write_result, run_script
 
 
 MAX_KEPT_CALLS = 64
@@ -301,7 +299,7 @@ class Tracer:
         """Whether every element of ``t`` is finite: one sum and one read (NaN and inf survive a sum), checked
         element-wise only when the sum is not finite (a sum of finite values can overflow)."""
         t = t.detach()
-        if math.isfinite(t.sum().item()):
+        if math.isfinite((t if t.dim() == 0 else t.sum()).item()):
             return True
         return bool(self.torch.isfinite(t).all())
 
@@ -439,21 +437,6 @@ class Tracer:
         return result
 
 
-def _write_result(path: str, result: dict[str, Any]) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, default=str)
-    os.replace(tmp, path)
-
-
-def _print_script_traceback(exc: BaseException, script: str) -> None:
-    """The traceback Python would print for the script: from its first frame on, the tracer's left out."""
-    tb = exc.__traceback__
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
-
-
 def main(argv: list[str]) -> int:
     """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
 
@@ -478,44 +461,6 @@ def main(argv: list[str]) -> int:
     result.update(tracer.results())
     _write_result(result_path, result)
     return 0
-
-
-def run_script(argv: list[str], *, stop: type[BaseException] | None = None,
-               on_error: Callable[[BaseException, str], None] | None = None) -> dict[str, Any]:
-    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would; say how it ended.
-
-    Args:
-        argv: the script and its arguments.
-        stop: the exception a tracer raises to stop the script (``end`` is then ``stopped``).
-        on_error: called as ``fn(exception, script)`` when the script raises (its traceback is printed after).
-
-    Returns:
-        ``{"started": True, "end", "script_exit", "error"}`` (see the module docstring).
-    """
-    script, args = os.path.abspath(argv[0]), argv[1:]
-    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
-    sys.argv = [argv[0], *args]
-    sys.path[0] = os.path.dirname(script)  # as `python SCRIPT` sets it
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:
-        code = exc.code
-        if code is not None and not isinstance(code, int):
-            print(code, file=sys.stderr)  # sys.exit("message"): Python prints it and exits 1
-            code = 1
-        result.update(script_exit=int(code or 0))
-    except KeyboardInterrupt as exc:
-        _print_script_traceback(exc, script)
-        result.update(end="interrupted", script_exit=None, error="KeyboardInterrupt")
-    except BaseException as exc:  # noqa: BLE001 - the script's own failure, reported like Python would
-        if stop is not None and isinstance(exc, stop):
-            result.update(end="stopped", script_exit=None)
-            return result
-        if on_error is not None:
-            on_error(exc, script)
-        _print_script_traceback(exc, script)
-        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
-    return result
 
 
 if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)

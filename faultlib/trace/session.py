@@ -116,7 +116,16 @@ class TraceReport:
             e.g. ``args[0] of Net.forward``, ``argument 1 of torch.nn.functional.mse_loss``,
             a parameter's name), ``batch_index`` (0-based index of the model call whose batch
             the step was processing: the DataLoader batch index in a one-epoch loop with one
-            call per batch), ``seen_in`` (the watch check that tripped).
+            call per batch), ``seen_in`` (the watch check that tripped; ``the script's error (...)``
+            when the script died of a non-finite value), ``kind`` (``value``; ``grad_norm_overflow``:
+            ``clip_grad_norm_``'s total norm overflowed with every gradient finite; ``optimizer_update``:
+            ``optimizer.step()`` wrote it, ``phase`` ``optimizer``), ``upstream`` (one step upstream of
+            the op: where the non-finite values of its inputs and its mask were written, see
+            :class:`faultlib.detect.numerics.nan_locator.NonFiniteEvent`), ``optimizer`` (for
+            ``optimizer_update``: ``{optimizer, param_group, parameter, dtype, lr, eps,
+            nonfinite_params, cause}``, see :func:`faultlib.trace.causes.optimizer_update`),
+            ``gradients_reached`` (``{parameters, count}``: the parameters whose gradient the value
+            reached, when the replay ran the step's backward).
         replay_step: the step at which the replay (a second run) saw a non-finite value; null if
             it saw none. When it differs from ``first_nonfinite.step``, the script does not run
             the same way twice and ``first_nonfinite`` keeps the first run's step.
