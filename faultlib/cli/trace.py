@@ -165,7 +165,8 @@ def _cause_rows(first: dict) -> list[tuple[str, str]]:
                              "clip_grad_norm_ scaled them all by max_norm / inf = 0 (the update was lost)"))
     for up in first.get("upstream") or []:
         rows.append((f"upstream: {up['what']}", str(up["count"]) if "count" in up else
-                     f"{up['op']} at {up['file']}:{up['line']}"))
+                     f"{up['op']} at {up['file']}:{up['line']}"
+                     + (f", from buffer {up['from_buffer']}" if up.get("from_buffer") else "")))
     update = first.get("optimizer")
     if update:
         rows.append(("optimizer", f"{update['optimizer']}, param group {update['param_group']}, parameter "

@@ -99,7 +99,8 @@ class NonFiniteEvent:
         upstream: one step upstream, where the non-finite values in the op's inputs were written
             (``{"what", "op", "file", "line"}`` each: ``the -inf in its input`` for an op that filled it in
             from a non-finite scalar, e.g. ``aten::masked_fill``; ``the mask`` for the op that last wrote
-            the boolean mask it used), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
+            the boolean mask it used, with ``from_buffer``: the model buffer it was computed from, e.g. a
+            causal mask built in ``__init__``), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
     """
 
     step: int | None
@@ -270,6 +271,7 @@ class NonFiniteLocator:
         self._modes: list[Any] = []
         # storage -> where its non-finite values (or, for a boolean tensor, its values) were last written
         self._written: dict[int, dict[str, Any]] = {}
+        self._buffer_names: dict[int, str] | None = None
 
     @property
     def first(self) -> NonFiniteEvent | None:
@@ -313,9 +315,12 @@ class NonFiniteLocator:
         if any(s in name for s in _SKIP_SUBSTRINGS):
             return
         for t in _tensors(out):
-            if t.dtype == torch.bool:  # a mask: remember the op and line that last wrote it
+            if t.dtype == torch.bool:  # a mask: remember the op and line that last wrote it, and its buffer
                 file, line = user_frame()
-                self._written[_storage(t)] = {"what": "the mask", "op": name, "file": file, "line": line}
+                mask = {"what": "the mask", "op": name, "file": file, "line": line}
+                buffers = self._buffers()
+                source = next((buffers[_storage(i)] for i in _tensors((args, kwargs)) if _storage(i) in buffers), None)
+                self._written[_storage(t)] = {**mask, "from_buffer": source} if source else mask
                 continue
             if not t.is_floating_point() or t.numel() == 0 or bool(torch.isfinite(t).all()):
                 continue
@@ -333,6 +338,13 @@ class NonFiniteLocator:
             else:
                 self._carry(name, t, args, kwargs)
             return
+
+    def _buffers(self) -> dict[int, str]:
+        """``{storage: dotted name}`` of the traced models' buffers (a causal mask built in ``__init__``)."""
+        if self._buffer_names is None:
+            roots = self.modules.roots.values() if self.modules is not None else ()
+            self._buffer_names = {_storage(b): n for root in roots for n, b in root.named_buffers()}
+        return self._buffer_names
 
     def _carry(self, name: str, t, args, kwargs) -> None:
         """Remember where the non-finite values of ``t`` (not born here) came from: this op, when it wrote them
