@@ -402,7 +402,7 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         report.notes.append("interrupted before the replay: the op and source line are unknown")
         return report
     if on_replay is not None:
-        on_replay(watch.trip["step"], quiet_replay)
+        on_replay(watch.trip.get("update_step", watch.trip["step"]), quiet_replay)  # from the update that wrote it
     env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(watch.trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     quiet = subprocess.DEVNULL if quiet_replay else None
