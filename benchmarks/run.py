@@ -12,7 +12,9 @@ Variants of one training step: ``baseline`` (no checks); ``sentinel`` (``Gradien
 after backward, every step); ``sentinel_k2`` / ``_k4`` / ``_k8`` (the same with ``check_every=k``:
 one step in k is checked, a non-finite gradient is caught at most k-1 steps late);
 ``sentinel_outputs`` (the sentinel also checking every module's forward output); ``anomaly`` (the
-baseline under ``torch.autograd.set_detect_anomaly(True)``, for comparison).
+baseline under ``torch.autograd.set_detect_anomaly(True)``, for comparison); ``baseline_clip`` (the
+baseline with ``clip_grad_norm_``) and ``sentinel_clip`` (the same, the sentinel reading the total norm
+``clip_grad_norm_`` returned: ``check(total_norm=norm)``), whose ratio is to ``baseline_clip``.
 
 Method: each variant has its own identically seeded model and optimizer and sees the same
 batches; after a warm-up the variants run interleaved in short rounds (order rotated every
@@ -50,7 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.03
 CHECK_EVERY = (1, 2, 4, 8)  # the k of the sentinel variants; k = 1 is the "sentinel" variant
 SENTINELS = {("sentinel" if k == 1 else f"sentinel_k{k}"): k for k in CHECK_EVERY}
-VARIANTS = ("baseline", *SENTINELS, "sentinel_outputs", "anomaly")
+VARIANTS = ("baseline", *SENTINELS, "sentinel_outputs", "anomaly", "baseline_clip", "sentinel_clip")
+BASE = {"sentinel_clip": "baseline_clip"}  # the variant each is compared with (default: baseline)
 BATCH, LR, SEED = 64, 0.05, 0
 
 
@@ -93,7 +96,7 @@ class Runner:
         self.opt = torch.optim.SGD(self.model.parameters(), lr=LR, momentum=0.9)
         self.scaler = torch.amp.GradScaler("cpu", enabled=amp)
         self.sentinel = None
-        if variant in SENTINELS or variant == "sentinel_outputs":
+        if variant in SENTINELS or variant in ("sentinel_outputs", "sentinel_clip"):
             self.sentinel = GradientSentinel(self.model.named_parameters(), scaler=self.scaler if amp else None,
                                              watch_outputs=self.model if variant == "sentinel_outputs" else None,
                                              check_every=SENTINELS.get(variant, 1))
@@ -106,7 +109,11 @@ class Runner:
             loss = nn.functional.cross_entropy(self.model(self.x[idx]), self.y[idx])
         self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.opt)
-        if self.sentinel is not None:
+        if self.variant.endswith("_clip"):  # the script clips: the sentinel reads the total norm it returns
+            norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1e6)
+            if self.sentinel is not None:
+                self.sentinel.check(self.i, total_norm=norm)
+        elif self.sentinel is not None:
             self.sentinel.check(self.i, self.opt)
         self.scaler.step(self.opt)
         self.scaler.update()
@@ -154,8 +161,9 @@ def summarise(repeats: list[dict]) -> dict:
     repeats of variant/baseline round medians) with a bootstrap 95 % interval."""
     result = {}
     for v in VARIANTS:
-        ratios = [statistics.median(r[v]["times"]) / statistics.median(r["baseline"]["times"]) for r in repeats]
-        round_ratios = [m / b for r in repeats for m, b in zip(r[v]["round_medians"], r["baseline"]["round_medians"])]
+        base = BASE.get(v, "baseline")
+        ratios = [statistics.median(r[v]["times"]) / statistics.median(r[base]["times"]) for r in repeats]
+        round_ratios = [m / b for r in repeats for m, b in zip(r[v]["round_medians"], r[base]["round_medians"])]
         lo, hi = bootstrap_median_ci(round_ratios)
         result[v] = {"median_us": round(statistics.median(statistics.median(r[v]["times"]) for r in repeats) / 1e3, 1),
                      "ratio": round(statistics.median(ratios), 4),

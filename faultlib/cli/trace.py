@@ -138,6 +138,7 @@ def _print_trace(report) -> None:
                      + (f" (batch {first['batch_index']})" if first["batch_index"] is not None else "")))
     rows += [("module", first["module"] or "(outside any module)"), ("op", first["op"] or "-"),
              ("source line", f"{first['file']}:{first['line']}" if first["file"] else "-")]
+    rows += _cause_rows(first)
     if tensor:
         finite = (f"finite range [{tensor['finite_min']:.4g}, {tensor['finite_max']:.4g}]"
                   if tensor["finite_min"] is not None else "no finite values")
@@ -156,6 +157,27 @@ def _print_trace(report) -> None:
     for key, value in rows:
         table.add_row(Text(key), Text(value))
     stdout.print(table)
+
+
+def _cause_rows(first: dict) -> list[tuple[str, str]]:
+    """The kind when it is not a plain value, one step upstream, the optimizer's update, the gradients reached."""
+    rows = []
+    if first.get("kind") == "grad_norm_overflow":
+        rows.append(("kind", "grad_norm_overflow: the total gradient norm overflowed with every gradient finite; "
+                             "clip_grad_norm_ scaled them all by max_norm / inf = 0 (the update was lost)"))
+    for up in first.get("upstream") or []:
+        rows.append((f"upstream: {up['what']}", str(up["count"]) if "count" in up else
+                     f"{up['op']} at {up['file']}:{up['line']}"
+                     + (f", from buffer {up['from_buffer']}" if up.get("from_buffer") else "")))
+    update = first.get("optimizer")
+    if update:
+        rows.append(("optimizer", f"{update['optimizer']}, param group {update['param_group']}, parameter "
+                                  f"{update['parameter']} ({update['dtype']}, lr={update['lr']}, eps={update['eps']})"))
+        rows.append(("cause", update["cause"] or "not a known one (eps, lr): see the op"))
+    reached = first.get("gradients_reached")
+    if reached and reached["count"]:
+        rows.append(("gradients reached", f"{reached['count']} parameter(s): {', '.join(reached['parameters'])}"))
+    return rows
 
 
 def _failure(report) -> str:

@@ -2,11 +2,14 @@
 
 Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
 
-1. **watch**: cheap checks installed globally: a NaN in the model's positional arguments (one
-   reduction per argument per call; blamed only if the step trips), the outermost module's
-   output (one reduction per forward), the tensor ``backward()`` is called on, and every
-   optimizer's gradients before ``step()`` (global optimizer step pre-hook). The first check
-   that trips records the step and the model call that began it, and stops the script
+1. **watch**: cheap checks installed globally: the outermost module's output (one sum and one
+   read per forward), the tensor ``backward()`` is called on, the total norm ``clip_grad_norm_``
+   returns (a non-finite one trips; a finite one stands for the gradient check) or else every
+   optimizer's gradients before ``step()`` (global optimizer step pre-hook), and an uncaught
+   exception that says a value was not finite (:mod:`faultlib.trace.causes`). The model's
+   positional arguments are kept (references) and searched for a NaN only when the step trips.
+   The first check that trips records the step and the model call that began it (the previous
+   step's, when a parameter is already non-finite: the update wrote it), and stops the script
    (``--continue`` keeps going and counts the steps that tripped).
 2. **replay**: the script runs again; from the model call that began the tripped step,
    :class:`faultlib.detect.numerics.nan_locator.NonFiniteLocator` checks every op and

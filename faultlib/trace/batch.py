@@ -72,6 +72,7 @@ class StepInputs:
         self.inf_seen: dict[str, Any] | None = None
         self.begin_step(0)
         self._mode = None
+        self.paused = False  # inside optimizer.step(): the update is not something the step consumed
 
     def begin_step(self, forward_index: int) -> None:
         """Forget the previous step: its batch, what it consumed and produced."""
@@ -105,6 +106,8 @@ class StepInputs:
         class _SortInputs(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
+                if inputs.paused:
+                    return func(*args, **kwargs)
                 outside = inputs._sort(func, args, kwargs)
                 born_before = len(inputs.locator.events)
                 out = func(*args, **kwargs)

@@ -20,17 +20,22 @@ batch the step consumed up to there.
 
 from __future__ import annotations
 
-import json
+import math
 import os
-import runpy
 import sys
-import traceback
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, user_frame
 from faultlib.detect.numerics.sentinel import GradientSentinel
+from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
+from faultlib.trace.script import _write_result, run_script
+
+
+MAX_KEPT_CALLS = 64
+"""Watch: the arguments of at most this many model calls per step are kept (references, not copies), to blame
+a NaN already in them when the step trips; no reduction runs on them otherwise."""
 
 
 class _Stop(BaseException):
@@ -47,11 +52,13 @@ class Tracer:
         dump_path: where the armed pass writes the dump, or None.
     """
 
-    def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None):
+    def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None,
+                 trip_step: int | None = None):
         import torch
 
         self.torch = torch
         self.arm_at = arm_at
+        self.trip_step = trip_step  # replay: the step the watch pass tripped at
         self.keep_going = keep_going
         self.dump_path = dump_path
         self.optimizers: weakref.WeakSet = weakref.WeakSet()
@@ -59,19 +66,30 @@ class Tracer:
         self.opt_steps = 0
         self.forwards = 0  # model forwards started
         self.step_first_forward: int | None = None  # the forward that began the current step
-        self.step_nan_input: dict[str, Any] | None = None  # watch: a NaN in the step's model arguments
+        self.prev_step_first_forward: int | None = None  # the forward that began the previous optimizer step
+        self.clipped: frozenset[int] | None = None  # ids of the parameters a finite clip_grad_norm_ covered
+        self.extra: dict[str, Any] = {}  # replay: what the first event adds (kind, optimizer, gradients_reached)
+        self._opt_ids: dict[int, frozenset[int]] = {}
+        self._events_before_step = 0
+        self.update_event: dict[str, Any] | None = None
         self.trip: dict[str, Any] | None = None
         self.tripped_steps: set[int] = set()
         self.locator: NonFiniteLocator | None = None
         self.inputs: StepInputs | None = None
         self.loss = None
-        self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output)
+        self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
+                                   every_module=False)  # the watch pass tracks outermost calls only
+        self.has_optimizer = False
+        self.step_args: tuple[Any, tuple, int] | None = None  # watch: the model call that began the step
+        self._loss_type = torch.nn.modules.loss._Loss
+        self._undo: list[Callable[[], None]] = []
+        self._at_fork = False
 
     # -- clock ------------------------------------------------------------------------------
     @property
     def step(self) -> int:
         """Optimizer steps completed; in a script with no optimizer, model forwards completed."""
-        if len(self.optimizers) or self.opt_steps:
+        if self.has_optimizer or self.opt_steps:
             return self.opt_steps
         return max(self.forwards - 1, 0)
 
@@ -82,7 +100,8 @@ class Tracer:
             raise _Stop()
 
     def _forked(self) -> None:
-        self.forks += 1
+        if self._undo:  # installed
+            self.forks += 1
 
     def _count_started_processes(self) -> None:
         """Count multiprocessing children started without a fork (``spawn``, ``forkserver``): fresh interpreters
@@ -100,37 +119,105 @@ class Tracer:
             return original(process, *args, **kwargs)
 
         multiprocessing.process.BaseProcess.start = start
+        self._undo.append(lambda: setattr(multiprocessing.process.BaseProcess, "start", original))
 
     def install(self) -> None:
+        """Install the hooks of this pass (global: every model, optimizer and backward of the process)."""
         torch = self.torch
         self.pid, self.forks, self.spawned = os.getpid(), 0, 0
-        os.register_at_fork(after_in_parent=self._forked)
+        if not self._at_fork:
+            os.register_at_fork(after_in_parent=self._forked)  # cannot be undone: counts only while installed
+            self._at_fork = True
         self._count_started_processes()
         self.modules.install()
+        self._undo.append(self.modules.remove)
         tracer = self
         original_init = torch.optim.Optimizer.__init__
 
         def init(opt, *args, **kwargs):
             original_init(opt, *args, **kwargs)
             tracer.optimizers.add(opt)
+            tracer.has_optimizer = True
 
         torch.optim.Optimizer.__init__ = init
+        self._undo.append(lambda: setattr(torch.optim.Optimizer, "__init__", original_init))
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-        register_optimizer_step_pre_hook(self._before_step)
-        register_optimizer_step_post_hook(self._after_step)
+        self._undo += [register_optimizer_step_pre_hook(self._before_step).remove,
+                       register_optimizer_step_post_hook(self._after_step).remove]
         original_backward = torch.Tensor.backward
+        self._undo.append(lambda: setattr(torch.Tensor, "backward", original_backward))
 
         def backward(tensor, *args, **kwargs):
             tracer._before_backward(tensor)
             out = original_backward(tensor, *args, **kwargs)
+            tracer._after_backward()
             tracer._stop_if_found()
             return out
 
         torch.Tensor.backward = backward
+        self._patch_clip()
+
+    def _patch_clip(self) -> None:
+        """Read the total norm ``clip_grad_norm_`` computes (one host read): a non-finite norm is the trip, and a
+        finite one proves the step's gradients finite, so the gradient check at ``optimizer.step()`` is skipped."""
+        import torch.nn.utils as nn_utils
+        import torch.nn.utils.clip_grad as clip_grad
+
+        tracer, torch, original = self, self.torch, clip_grad.clip_grad_norm_
+
+        def clip_grad_norm_(parameters, *args, **kwargs):
+            params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
+            before = len(tracer.locator.events) if tracer.locator is not None else None
+            try:
+                norm = original(params, *args, **kwargs)
+            except RuntimeError as exc:  # error_if_nonfinite=True
+                if "non-finite" in str(exc):
+                    tracer._clip_tripped(params, None)
+                raise
+            if before == 0 and tracer.locator.events and tracer.first_event()["source"] == "op":
+                tracer.extra.setdefault("kind", "grad_norm_overflow")  # born in the norm: finite gradients
+                tracer.extra.setdefault("phase", "optimizer")
+            if tracer.locator is None and isinstance(norm, torch.Tensor):
+                if math.isfinite(norm.item()):
+                    tracer.clipped = frozenset(map(id, params))
+                else:
+                    tracer._clip_tripped(params, norm)
+            return norm
+
+        clip_grad_norm_.__wrapped__ = original
+        clip_grad_norm_.__doc__ = original.__doc__
+        before = nn_utils.clip_grad_norm_
+        clip_grad.clip_grad_norm_ = nn_utils.clip_grad_norm_ = clip_grad_norm_
+
+        def undo() -> None:
+            clip_grad.clip_grad_norm_, nn_utils.clip_grad_norm_ = original, before
+
+        self._undo.append(undo)
+
+    def uninstall(self) -> None:
+        """Remove what :meth:`install` installed (the armed modes first); the pass's findings stay readable."""
+        self.disarm()
+        while self._undo:
+            self._undo.pop()()
+
+    def _clip_tripped(self, params, norm) -> None:
+        """Watch: the total norm is not finite. With every gradient finite it overflowed (the sum of squares passed
+        the dtype's maximum) and clip_grad_norm_ scaled every gradient by max_norm / inf = 0: its own kind."""
+        torch = self.torch
+        grads_finite = all(bool(torch.isfinite(p.grad).all()) for p in params
+                           if p.grad is not None and p.grad.is_floating_point())
+        where = "the total norm clip_grad_norm_ computed"
+        if grads_finite and norm is not None:
+            file, line = user_frame()
+            self._cheap_trip("optimizer", None, where, kind="grad_norm_overflow", file=file, line=line,
+                             op="clip_grad_norm_", tensor=tensor_json(norm))
+        else:
+            self._cheap_trip("optimizer", None, where)
 
     # -- arming -----------------------------------------------------------------------------
     def _arm(self) -> None:
+        self.modules.every_module = True  # the op-level check names the innermost module
         self.locator = NonFiniteLocator(modules=self.modules, step=lambda: self.step, stop=False)
         self.locator.__enter__()
         self.inputs = StepInputs(self.modules, self.locator, lambda: self.step).__enter__()
@@ -146,26 +233,47 @@ class Tracer:
         """The armed pass's first non-finite value: a NaN already there (it precedes any op's,
         see :mod:`faultlib.trace.batch`), else the first value an op produced."""
         if self.inputs is not None and self.inputs.event is not None:
-            return self.inputs.event
+            return {**self.inputs.event, "kind": "value", **self.extra}
         if self.locator is not None and self.locator.events:
             return {**self.locator.events[0].to_json(), "source": "op", "input": None,
-                    "batch_index": self.inputs.forward_index if self.inputs is not None else None}
+                    "batch_index": self.inputs.forward_index if self.inputs is not None else None,
+                    "kind": "value", **self.extra}
+        if self.update_event is not None:
+            return {**self.update_event, "kind": "value", **self.extra}
+        if self.extra.get("inf_input"):
+            return {**self.inputs.inf_seen, "kind": "value",
+                    **{k: v for k, v in self.extra.items() if k != "inf_input"}}
         return None
 
     def _stop_if_found(self) -> None:
+        if self.first_event() is None and self.inputs is not None and self.inputs.inf_seen is not None \
+                and self.step == self.trip_step:
+            self.extra["inf_input"] = True  # the step ends: the inf from outside it is what the watch pass saw
         if self.first_event() is not None:
             self._stop()
 
+    def _named(self) -> list[tuple[str, Any]]:
+        return [(n, p) for root in self.modules.roots.values() for n, p in root.named_parameters()]
+
+    def _after_backward(self) -> None:
+        """Replay: name the parameters whose gradient the first non-finite value reached."""
+        self.clipped = None
+        if self.locator is not None and self.first_event() is not None and "gradients_reached" not in self.extra:
+            names, count = causes.nonfinite_grads(self._named())
+            self.extra["gradients_reached"] = {"parameters": names, "count": count}
+
     # -- hooks ------------------------------------------------------------------------------
     def _root_forward(self, module, args) -> None:
-        if isinstance(module, self.torch.nn.modules.loss._Loss):
+        if isinstance(module, self._loss_type):
             return  # a loss module is part of the step, not a model call
-        self._stop_if_found()  # the next model call ends the step the armed pass found
+        if self.locator is not None:
+            self._stop_if_found()  # the next model call ends the step the armed pass found
         index = self.forwards
         self.forwards += 1
-        if self.step_first_forward is None or not (len(self.optimizers) or self.opt_steps):
+        if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
+            self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
-            self.step_nan_input = None
+            self.step_args = []
             self.loss = None
             if self.inputs is not None:
                 self.inputs.begin_step(index)
@@ -173,41 +281,59 @@ class Tracer:
             if self.locator is None:
                 self._arm()
             self.inputs.add_batch(module, args, index)
-        elif self.step_nan_input is None:
-            self._check_args(module, args, index)
+        elif len(self.step_args) < MAX_KEPT_CALLS:
+            self.step_args.append((module, args, index))  # checked for a NaN only if the step trips
 
-    def _check_args(self, module, args, index: int) -> None:
-        """Watch: remember a NaN in the model's positional arguments, blamed if the step trips."""
+    def _nan_input(self) -> dict[str, Any] | None:
+        """Watch, when a step trips: the first NaN in the positional arguments of its model calls."""
         torch = self.torch
-        for i, arg in enumerate(args):
-            for t in torch.utils._pytree.tree_leaves(arg):
-                if isinstance(t, torch.Tensor) and t.is_floating_point() and bool(torch.isnan(t).any()):
-                    file, line = user_frame()
-                    self.step_nan_input = {"input": f"args[{i}] of {self.modules.name_of(module)}.forward",
-                                           "batch_index": index, "file": file, "line": line,
-                                           "tensor": tensor_json(t)}
-                    return
+        for module, args, index in self.step_args or ():
+            for i, arg in enumerate(args):
+                for t in torch.utils._pytree.tree_leaves(arg):
+                    if isinstance(t, torch.Tensor) and t.is_floating_point() and bool(torch.isnan(t).any()):
+                        return {"input": f"args[{i}] of {self.modules.name_of(module)}.forward", "batch_index": index,
+                                "tensor": tensor_json(t)}
+        return None
+
+    def _finite(self, t) -> bool:
+        """Whether every element of ``t`` is finite: one sum and one read (NaN and inf survive a sum), checked
+        element-wise only when the sum is not finite (a sum of finite values can overflow)."""
+        t = t.detach()
+        if math.isfinite((t if t.dim() == 0 else t.sum()).item()):
+            return True
+        return bool(self.torch.isfinite(t).all())
 
     def _root_output(self, module, output) -> None:
         torch = self.torch
         tensors = [output] if isinstance(output, torch.Tensor) else [
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
         for t in tensors:
-            if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            if t.is_floating_point() and not self._finite(t):
                 self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
                 return
 
     def _before_backward(self, tensor) -> None:
         self.loss = tensor
-        self._stop_if_found()
-        if tensor.is_floating_point() and not bool(self.torch.isfinite(tensor).all()):
+        if self.locator is not None:
+            self._stop_if_found()
+        if tensor.is_floating_point() and not self._finite(tensor):
             self._cheap_trip("forward", None, "the tensor backward() was called on")
 
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""
         if self.locator is not None:
             self._stop_if_found()
+            self._events_before_step = len(self.locator.events)
+            self.inputs.paused = True
             return
+        clipped = self.clipped
+        if clipped is not None:
+            ids = self._opt_ids.get(id(optimizer))
+            if ids is None:
+                ids = self._opt_ids[id(optimizer)] = frozenset(
+                    id(p) for group in optimizer.param_groups for p in group["params"])
+            if ids <= clipped:
+                return  # clip_grad_norm_ found the total norm finite: every gradient is
         if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
             return
         sentinel = self.sentinels.get(id(optimizer))
@@ -221,12 +347,37 @@ class Tracer:
             self._cheap_trip("backward", check.finding().location.get("module"), "the gradients at optimizer.step()")
 
     def _after_step(self, optimizer, args, kwargs) -> None:
-        self.opt_steps += 1
-        self.step_first_forward = None
         if self.locator is not None:
-            self._stop_if_found()  # born in the optimizer's own update
+            self.inputs.paused = False
+            if "optimizer" not in self.extra:
+                self._check_update(optimizer)
+        self.opt_steps += 1
+        self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
+        if self.locator is not None:
+            self._stop_if_found()
 
-    def _cheap_trip(self, phase: str, module: str | None, where: str) -> None:
+    def _check_update(self, optimizer) -> None:
+        """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the
+        step explains was written by the update: name the optimizer, group, parameter and cause."""
+        earlier = self._events_before_step or (self.inputs is not None and self.inputs.event is not None)
+        if earlier:
+            return
+        update = causes.optimizer_update(optimizer, {id(p): n for n, p in self._named()})
+        if update is None:
+            return
+        self.extra.update(kind="optimizer_update", phase="optimizer", optimizer=update)
+        if not self.locator.events:  # no op made it from finite inputs (an lr that is inf): the parameter itself
+            param = next(p for p in (p for g in optimizer.param_groups for p in g["params"])
+                         if p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all()))
+            file, line = user_frame()
+            self.update_event = {"step": self.step, "phase": "optimizer", "module": None, "op": None,
+                                 "aten_op": None, "file": file, "line": line, "tensor": tensor_json(param),
+                                 "source": "op", "input": None, "batch_index": self.inputs.forward_index}
+
+    def _cheap_trip(self, phase: str, module: str | None, where: str, **found: Any) -> None:
+        """Watch: a check tripped. ``found`` adds what the watch pass knows itself (``kind``, ``file``, ``line``,
+        ``op``, ``tensor``). When a parameter is already non-finite and the previous step's gradients were
+        finite, the previous ``optimizer.step()`` wrote it: the replay arms from that step."""
         if self.locator is not None:
             return  # the op-level check is armed: it reports
         step = self.step
@@ -234,10 +385,26 @@ class Tracer:
             return
         self.tripped_steps.add(step)
         if self.trip is None:
+            nan_input = self._nan_input()
             self.trip = {"step": step, "phase": phase, "module": module, "where": where,
-                         "arm_at": self.step_first_forward, "input": self.step_nan_input}
+                         "arm_at": self.step_first_forward, "input": nan_input, **found}
+            if self.prev_step_first_forward is not None and nan_input is None and any(
+                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
+                    for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
+                self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
         if not self.keep_going:
             self._stop()
+
+    def script_failed(self, exc: BaseException, script: str) -> None:
+        """Watch: the script dies of an exception; when it says a value was not finite, that is the trip."""
+        if self.trip is not None or self.locator is not None:
+            return
+        said = causes.nonfinite_error(exc, script)
+        if said is not None:
+            self.tripped_steps.add(self.step)
+            self.trip = {"step": self.step, "phase": "forward", "module": None,
+                         "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
+                         "input": self._nan_input(), "file": said["file"], "line": said["line"]}
 
     # -- results ----------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
@@ -270,21 +437,6 @@ class Tracer:
         return result
 
 
-def _write_result(path: str, result: dict[str, Any]) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, default=str)
-    os.replace(tmp, path)
-
-
-def _print_script_traceback(exc: BaseException, script: str) -> None:
-    """The traceback Python would print for the script: from its first frame on, the tracer's left out."""
-    tb = exc.__traceback__
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
-
-
 def main(argv: list[str]) -> int:
     """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
 
@@ -293,10 +445,11 @@ def main(argv: list[str]) -> int:
     result_path = os.environ["FAULTLIB_TRACE_RESULT"]
     _write_result(result_path, {"started": True})
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
+    trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
-                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"))
+                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None)
     tracer.install()
-    result = run_script(argv, stop=_Stop)
+    result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)
     if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
         if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt
             import signal
@@ -308,40 +461,6 @@ def main(argv: list[str]) -> int:
     result.update(tracer.results())
     _write_result(result_path, result)
     return 0
-
-
-def run_script(argv: list[str], *, stop: type[BaseException] | None = None) -> dict[str, Any]:
-    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would; say how it ended.
-
-    Args:
-        argv: the script and its arguments.
-        stop: the exception a tracer raises to stop the script (``end`` is then ``stopped``).
-
-    Returns:
-        ``{"started": True, "end", "script_exit", "error"}`` (see the module docstring).
-    """
-    script, args = os.path.abspath(argv[0]), argv[1:]
-    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
-    sys.argv = [argv[0], *args]
-    sys.path[0] = os.path.dirname(script)  # as `python SCRIPT` sets it
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:
-        code = exc.code
-        if code is not None and not isinstance(code, int):
-            print(code, file=sys.stderr)  # sys.exit("message"): Python prints it and exits 1
-            code = 1
-        result.update(script_exit=int(code or 0))
-    except KeyboardInterrupt as exc:
-        _print_script_traceback(exc, script)
-        result.update(end="interrupted", script_exit=None, error="KeyboardInterrupt")
-    except BaseException as exc:  # noqa: BLE001 - the script's own failure, reported like Python would
-        if stop is not None and isinstance(exc, stop):
-            result.update(end="stopped", script_exit=None)
-            return result
-        _print_script_traceback(exc, script)
-        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
-    return result
 
 
 if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)

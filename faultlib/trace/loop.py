@@ -68,7 +68,7 @@ def install(threshold_ms: float) -> list:
 
 def child_main(argv: list[str]) -> int:
     """Run ``argv`` (``SCRIPT ARGS...``) under the loop watchdogs; write the result file. Returns 0."""
-    from faultlib.trace.boot import _write_result, run_script
+    from faultlib.trace.script import _write_result, run_script
 
     result_path = os.environ["FAULTLIB_TRACE_RESULT"]
     _write_result(result_path, {"started": True})

@@ -67,8 +67,8 @@ sys.exit(main(sys.argv[1:]))
 """
 """Run as ``PYTHON -c LAUNCHER SCRIPT ARGS...``: an interpreter without torch or faultlib says so in the result file."""
 
-FIRST_NONFINITE_FIELDS = ("step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source", "input",
-                          "batch_index", "seen_in")
+FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
+                          "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
 
 
 class Reason(str, enum.Enum):
@@ -116,7 +116,16 @@ class TraceReport:
             e.g. ``args[0] of Net.forward``, ``argument 1 of torch.nn.functional.mse_loss``,
             a parameter's name), ``batch_index`` (0-based index of the model call whose batch
             the step was processing: the DataLoader batch index in a one-epoch loop with one
-            call per batch), ``seen_in`` (the watch check that tripped).
+            call per batch), ``seen_in`` (the watch check that tripped; ``the script's error (...)``
+            when the script died of a non-finite value), ``kind`` (``value``; ``grad_norm_overflow``:
+            ``clip_grad_norm_``'s total norm overflowed with every gradient finite; ``optimizer_update``:
+            ``optimizer.step()`` wrote it, ``phase`` ``optimizer``), ``upstream`` (one step upstream of
+            the op: where the non-finite values of its inputs and its mask were written, see
+            :class:`faultlib.detect.numerics.nan_locator.NonFiniteEvent`), ``optimizer`` (for
+            ``optimizer_update``: ``{optimizer, param_group, parameter, dtype, lr, eps,
+            nonfinite_params, cause}``, see :func:`faultlib.trace.causes.optimizer_update`),
+            ``gradients_reached`` (``{parameters, count}``: the parameters whose gradient the value
+            reached, when the replay ran the step's backward).
         replay_step: the step at which the replay (a second run) saw a non-finite value; null if
             it saw none. When it differs from ``first_nonfinite.step``, the script does not run
             the same way twice and ``first_nonfinite`` keeps the first run's step.
@@ -301,8 +310,9 @@ def _run_pass_once(python: str, script: Path, args: list[str], *, env_extra: dic
 # -- the report ----------------------------------------------------------------------------------
 def _from_trip(trip: dict[str, Any]) -> dict[str, Any]:
     """``first_nonfinite`` from the watch pass alone: no op; the input if it held a NaN."""
-    seen = {"step": trip["step"], "phase": trip["phase"], "module": trip["module"], "seen_in": trip["where"],
-            "batch_index": trip["arm_at"]}
+    seen = {"kind": trip.get("kind", "value"), "step": trip["step"], "phase": trip["phase"], "module": trip["module"],
+            "seen_in": trip["where"], "batch_index": trip["arm_at"], "file": trip.get("file"), "line": trip.get("line"),
+            "op": trip.get("op"), "tensor": trip.get("tensor")}
     if trip.get("input"):
         seen.update(trip["input"], source="input")
     return {k: seen.get(k) for k in FIRST_NONFINITE_FIELDS}
@@ -332,7 +342,7 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     step, event = trip["step"], replay.event
     seen = event or replay.trip
     report.replay_step = seen["step"] if seen else None
-    if event is not None and event["step"] == step:
+    if event is not None and event["step"] in (step, trip.get("update_step")):
         report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
         report.replayed, report.dump = True, replay.dump
         report.notes.extend(n for n in replay.notes if n not in report.notes)
@@ -392,8 +402,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         report.notes.append("interrupted before the replay: the op and source line are unknown")
         return report
     if on_replay is not None:
-        on_replay(watch.trip["step"], quiet_replay)
-    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0),
+        on_replay(watch.trip.get("update_step", watch.trip["step"]), quiet_replay)  # from the update that wrote it
+    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(watch.trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     quiet = subprocess.DEVNULL if quiet_replay else None
     margin = _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)

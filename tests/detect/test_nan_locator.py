@@ -94,3 +94,28 @@ def test_record_all_without_stopping_and_restore_everything():
     assert [e.op for e in locator.events] == ["aten::log", "aten::sqrt"]
     assert torch.autograd.Function.__dict__["apply"] is original_apply
     assert locate(lambda: torch.log(torch.zeros(1))).op == "aten::log"  # nothing left installed
+
+
+class OffByOneCausal(nn.Module):
+    """A causal mask built in __init__ one diagonal too low: the first query sees no key."""
+
+    def __init__(self, t: int = 4):
+        super().__init__()
+        self.register_buffer("causal", torch.tril(torch.ones(t, t), diagonal=-1))
+
+    def forward(self, x):
+        scores = x @ x.transpose(-1, -2)
+        scores = scores.masked_fill(self.causal == 0, float("-inf"))
+        return scores.softmax(-1)
+
+
+def test_a_fully_masked_softmax_names_the_fill_the_mask_and_the_buffer_it_came_from():
+    model = OffByOneCausal()
+    event = locate(lambda: model(torch.randn(2, 4, 3)))
+    assert event.op == "aten::_softmax"
+    fill, mask, rows = event.upstream
+    line = OffByOneCausal.forward.__code__.co_firstlineno + 2
+    assert (fill["what"], fill["op"], fill["line"]) == ("the -inf in its input", "aten::masked_fill", line)
+    assert (mask["what"], mask["op"], mask["line"], mask["from_buffer"]) == ("the mask", "aten::eq", line, "causal")
+    assert rows == {"what": "fully masked rows", "count": 2}  # row 0 of each of the 2 sequences
+    assert "the mask: aten::eq" in event.finding().message

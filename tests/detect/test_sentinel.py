@@ -316,3 +316,27 @@ def test_check_every_watches_outputs_only_before_checked_steps():
         assert check.checked == (step != 1)
         assert check.nonfinite_outputs[:1] == (("0",) if step != 1 else ())
     sentinel.close()
+
+
+def test_total_norm_from_clip_grad_norm_is_the_check_and_an_overflow_is_its_own_kind(monkeypatch):
+    model = _model()
+    sentinel = GradientSentinel(model.named_parameters())
+    calls = []
+    monkeypatch.setattr(sentinel, "_fused_op", lambda *a: calls.append(a))  # the norm must be enough
+    xb, yb = next(_digits_batches(1))
+    torch.nn.functional.cross_entropy(model(xb), yb).backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    assert sentinel.check(0, total_norm=norm).overflow is False and calls == []
+    # every gradient finite, the sum of their squares beyond the fp32 maximum: the norm overflows to inf
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 1e19)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    check = sentinel.check(1, total_norm=norm)
+    assert math.isinf(norm) and check.overflow and check.nonfinite == () and check.norm_overflow == math.inf
+    finding = check.finding()
+    assert finding.kind == "grad_norm_overflow" and finding.location == {"phase": "backward", "step": 1}
+    assert all(float(p.grad.abs().max()) == 0 for p in model.parameters())  # what clip_grad_norm_ did to them
+    # a NaN gradient: the norm is NaN and the parameter is named, as by the fused pass
+    model[0].weight.grad[0, 0] = float("nan")
+    check = sentinel.check(2, total_norm=torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
+    assert check.nonfinite[0] == "0.weight" and check.finding().kind == "gradient_sentinel"

@@ -59,6 +59,13 @@ def test_names_step_phase_module_op_and_line(cause, tmp_path):
     tensor = first["tensor"]
     assert tensor["nan"] + tensor["inf"] > 0 and tensor["dtype"] in ("float32", "float16")
     assert report["replayed"] is True and report["ok"] is False
+    if cause == "masked_softmax":  # one step upstream: the -inf fill and the op that built the mask
+        fill, mask, rows = first["upstream"]
+        assert (fill["op"], fill["line"]) == ("aten::masked_fill", line_of("scores.masked_fill(mask"))
+        assert (mask["what"], mask["op"], mask["line"]) == ("the mask", "aten::fill_", line_of("mask[0] = True"))
+        assert rows == {"what": "fully masked rows", "count": 1}
+    if cause == "sqrt_at_zero":  # the parameters the backward NaN reaches
+        assert first["gradients_reached"] == {"parameters": ["encoder.0.weight", "encoder.0.bias"], "count": 2}
 
 
 def test_healthy_run_reports_nothing(tmp_path):

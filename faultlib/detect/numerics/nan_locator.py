@@ -6,7 +6,7 @@ in backward and values that are produced and then discarded, e.g. the NaN branch
 ``torch.where``) and records where each autograd node was created (a ``TorchFunctionMode``,
 above autograd), so a value born in backward is attributed to the module, the source line and
 the autograd node (``SqrtBackward0``) of the forward op it differentiates. :class:`ModuleStack`
-tracks the innermost running module through torch's global module hooks.
+tracks the innermost running module (a wrapper of ``torch.nn.Module.__call__``).
 
 "Born" means: a NaN produced by an op none of whose inputs holds a NaN, or an inf produced
 from inputs (tensors and scalars) that are all finite. A ``-inf`` written on purpose
@@ -96,6 +96,11 @@ class NonFiniteEvent:
         file, line: the user's source line that called the op (for backward: the forward call
             that created the autograd node).
         tensor: :class:`TensorStats` of the output.
+        upstream: one step upstream, where the non-finite values in the op's inputs were written
+            (``{"what", "op", "file", "line"}`` each: ``the -inf in its input`` for an op that filled it in
+            from a non-finite scalar, e.g. ``aten::masked_fill``; ``the mask`` for the op that last wrote
+            the boolean mask it used, with ``from_buffer``: the model buffer it was computed from, e.g. a
+            causal mask built in ``__init__``), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
     """
 
     step: int | None
@@ -106,12 +111,14 @@ class NonFiniteEvent:
     file: str | None
     line: int | None
     tensor: TensorStats
+    upstream: tuple = ()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["tensor"] = {"shape": self.tensor.shape, "dtype": self.tensor.dtype, "nan": self.tensor.nan,
                           "inf": self.tensor.inf, "finite_min": self.tensor.finite_min,
                           "finite_max": self.tensor.finite_max}
+        data["upstream"] = [dict(u) for u in self.upstream]
         return data
 
     @property
@@ -133,9 +140,12 @@ class NonFiniteEvent:
         location = {k: v for k, v in {"step": self.step, "phase": self.phase, "module": self.module,
                                        "op": self.op, "file": self.file, "line": self.line}.items()
                     if v is not None}
-        return Finding(detector, Severity.ERROR, f"first {kind} born in {self.phase} in {where}{source}: {ops}",
-                       location, {"autograd_node": self.autograd_node, "aten_op": self.aten_op,
-                                  "tensor": self.to_json()["tensor"]})
+        upstream = "".join(f"; {u['what']}: {u['op']} ({os.path.basename(u['file'] or '?')}:{u['line']})"
+                           for u in self.upstream if u.get("op"))
+        return Finding(detector, Severity.ERROR,
+                       f"first {kind} born in {self.phase} in {where}{source}: {ops}{upstream}", location,
+                       {"autograd_node": self.autograd_node, "aten_op": self.aten_op,
+                        "tensor": self.to_json()["tensor"], "upstream": [dict(u) for u in self.upstream]})
 
 
 class NonFiniteFound(BaseException):
@@ -148,52 +158,73 @@ class NonFiniteFound(BaseException):
 
 
 class ModuleStack:
-    """Innermost running module, via torch's global forward hooks (all modules, no code change).
+    """Innermost running module, for every module and no code change: ``torch.nn.Module.__call__`` is wrapped.
 
     Args:
         on_root_forward: called as ``fn(module, args)`` before each outermost forward.
-        on_root_output: called as ``fn(module, output)`` after each outermost forward.
+        on_root_output: called as ``fn(module, output)`` after each outermost forward that returned.
+        every_module: track every module call (:attr:`current` is the innermost module); False tracks only
+            the outermost calls (one Python call per nested module, no hooks: the cheap mode of
+            ``faultlib trace``'s watch pass). It may be switched on while installed.
+
+    A wrapper, not torch's global module hooks: a global hook sends every module of the model through
+    ``Module._call_impl``'s slow path, which costs several times the wrapper's one Python frame per call.
     """
 
-    def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None):
+    def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None, *,
+                 every_module: bool = True):
         self.stack: list[Any] = []
         self.names: dict[int, str] = {}
         self.roots: dict[int, Any] = {}
         self.forward_count = 0  # outermost forwards started (the current one included)
+        self.every_module = every_module
         self._on_root_forward = on_root_forward
         self._on_root_output = on_root_output
-        self._handles: list[Any] = []
+        self._patched: tuple[Any, Any] | None = None
 
     def install(self) -> "ModuleStack":
-        from torch.nn.modules import module as module_mod
+        from torch import nn
 
-        self._handles = [module_mod.register_module_forward_pre_hook(self._pre),
-                         module_mod.register_module_forward_hook(self._post, always_call=True)]
+        original, stack, tracker = nn.Module.__call__, self.stack, self
+
+        def __call__(module, *args, **kwargs):
+            if tracker._patched is None or (stack and not tracker.every_module):
+                return original(module, *args, **kwargs)
+            root = not stack
+            if root:
+                tracker._root(module, args)
+            stack.append(module)
+            try:
+                out = original(module, *args, **kwargs)
+            finally:
+                if stack and stack[-1] is module:
+                    stack.pop()
+            if root and tracker._on_root_output is not None:
+                tracker._on_root_output(module, out)
+            return out
+
+        self._patched = (original, __call__)
+        nn.Module.__call__ = __call__
         return self
 
     def remove(self) -> None:
-        for handle in self._handles:
-            handle.remove()
-        self._handles = []
+        """Undo :meth:`install` (a wrapper installed after this one stays, and passes through this one)."""
+        from torch import nn
 
-    def _pre(self, module, args):
-        if not self.stack:
-            if id(module) not in self.roots:
-                self.roots[id(module)] = module
-                for name, sub in module.named_modules():
-                    self.names.setdefault(id(sub), name or type(module).__name__)
-            self.forward_count += 1
-            if self._on_root_forward is not None:
-                self._on_root_forward(module, args)
-        self.stack.append(module)
-        return None
+        if self._patched is not None:
+            original, ours = self._patched
+            self._patched = None
+            if nn.Module.__call__ is ours:
+                nn.Module.__call__ = original
 
-    def _post(self, module, args, output):
-        if self.stack and self.stack[-1] is module:
-            self.stack.pop()
-        if not self.stack and self._on_root_output is not None:
-            self._on_root_output(module, output)
-        return None
+    def _root(self, module, args) -> None:
+        if id(module) not in self.roots:
+            self.roots[id(module)] = module
+            for name, sub in module.named_modules():
+                self.names.setdefault(id(sub), name or type(module).__name__)
+        self.forward_count += 1
+        if self._on_root_forward is not None:
+            self._on_root_forward(module, args)
 
     def name_of(self, module) -> str:
         return self.names.get(id(module), type(module).__name__)
@@ -238,6 +269,9 @@ class NonFiniteLocator:
         self.events: list[NonFiniteEvent] = []
         self.node_origin: dict[int, tuple[Any, str | None, str | None, int | None]] = {}
         self._modes: list[Any] = []
+        # storage -> where its non-finite values (or, for a boolean tensor, its values) were last written
+        self._written: dict[int, dict[str, Any]] = {}
+        self._buffer_names: dict[int, str] | None = None
 
     @property
     def first(self) -> NonFiniteEvent | None:
@@ -264,6 +298,7 @@ class NonFiniteLocator:
         if self._own_modules and self.modules is not None:
             self.modules.remove()
         self.node_origin.clear()
+        self._written.clear()
 
     # called by the modes -------------------------------------------------------------------
     def _record_nodes(self, out) -> None:
@@ -280,6 +315,13 @@ class NonFiniteLocator:
         if any(s in name for s in _SKIP_SUBSTRINGS):
             return
         for t in _tensors(out):
+            if t.dtype == torch.bool:  # a mask: remember the op and line that last wrote it, and its buffer
+                file, line = user_frame()
+                mask = {"what": "the mask", "op": name, "file": file, "line": line}
+                buffers = self._buffers()
+                source = next((buffers[_storage(i)] for i in _tensors((args, kwargs)) if _storage(i) in buffers), None)
+                self._written[_storage(t)] = {**mask, "from_buffer": source} if source else mask
+                continue
             if not t.is_floating_point() or t.numel() == 0 or bool(torch.isfinite(t).all()):
                 continue
             has_nan = bool(torch.isnan(t).any())
@@ -292,10 +334,53 @@ class NonFiniteLocator:
             if pre_nonfinite is not None:
                 born = born and not pre_nonfinite
             if born:
-                self._born(name, t)
+                self._born(name, t, args)
+            else:
+                self._carry(name, t, args, kwargs)
             return
 
-    def _born(self, aten_op: str, t) -> None:
+    def _buffers(self) -> dict[int, str]:
+        """``{storage: dotted name}`` of the traced models' buffers (a causal mask built in ``__init__``)."""
+        if self._buffer_names is None:
+            roots = self.modules.roots.values() if self.modules is not None else ()
+            self._buffer_names = {_storage(b): n for root in roots for n, b in root.named_buffers()}
+        return self._buffer_names
+
+    def _carry(self, name: str, t, args, kwargs) -> None:
+        """Remember where the non-finite values of ``t`` (not born here) came from: this op, when it wrote them
+        from a non-finite scalar (``masked_fill(mask, -inf)``), else the input that already held them."""
+        import torch
+
+        inputs = [i for i in _tensors((args, kwargs)) if i is not t]
+        origin = next((self._written.get(_storage(i)) for i in inputs if i.is_floating_point()
+                       and _storage(i) in self._written and not bool(torch.isfinite(i).all())), None)
+        if origin is None and _nonfinite_scalar((args, kwargs)):
+            file, line = user_frame()
+            mask = next((self._written.get(_storage(i)) for i in inputs if i.dtype == torch.bool), None)
+            origin = {"what": "the -inf in its input" if bool(torch.isneginf(t).any()) else "the inf in its input",
+                      "op": name, "file": file, "line": line, "mask": mask}
+        if origin is not None:
+            self._written[_storage(t)] = origin
+
+    def _upstream(self, aten_op: str, args) -> tuple:
+        import torch
+
+        found: list[dict[str, Any]] = []
+        for i in _tensors(args):
+            origin = self._written.get(_storage(i)) if i.is_floating_point() else None
+            if origin is not None and origin not in found and not bool(torch.isfinite(i).all()):
+                found.append(origin)
+        out = []
+        for origin in found:
+            out.append({k: v for k, v in origin.items() if k != "mask"})
+            if origin.get("mask"):
+                out.append(dict(origin["mask"]))
+        if aten_op in ("aten::_softmax", "aten::_log_softmax") and len(args) > 1 and isinstance(args[1], int):
+            x = args[0]
+            out.append({"what": "fully masked rows", "count": int(torch.isneginf(x).all(args[1]).sum())})
+        return tuple(out)
+
+    def _born(self, aten_op: str, t, args=()) -> None:
         import torch
 
         node = torch._C._current_autograd_node()
@@ -307,10 +392,18 @@ class NonFiniteLocator:
         else:
             file, line = user_frame()
             event = NonFiniteEvent(self.step, "forward", self.modules.current if self.modules else None,
-                                   aten_op, aten_op, file, line, TensorStats.of(t))
+                                   aten_op, aten_op, file, line, TensorStats.of(t), self._upstream(aten_op, args))
         self.events.append(event)
         if self.stop:
             raise NonFiniteFound(event)
+
+
+def _storage(t) -> int:
+    """Key of a tensor's memory (views share it): its storage's address."""
+    try:
+        return t.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):  # no storage (sparse, meta, functional)
+        return id(t)
 
 
 def _make_dispatch_mode(locator: NonFiniteLocator):

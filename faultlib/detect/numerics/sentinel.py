@@ -15,6 +15,11 @@ it means something:
 
 The cheap pass, the first that applies:
 
+0. **The total norm the script already computed.** ``check(total_norm=clip_grad_norm_(...))``: the L2 norm of
+   all gradients is finite exactly when every gradient is, unless it overflowed (the sum of squares passed
+   the dtype's maximum with every gradient finite: then ``clip_grad_norm_`` scaled every gradient by
+   ``max_norm / inf = 0`` and the update is lost, reported as ``grad_norm_overflow``). One host read of a
+   0-dim tensor, no pass over the gradients.
 1. **GradScaler's verdict.** After ``scaler.unscale_(optimizer)`` GradScaler has checked every
    gradient for inf/NaN; the sentinel reads that result (one host read per device).
 2. **GradScaler's fused kernel, run by the sentinel** (fp32 or bf16 training, or before
@@ -81,17 +86,27 @@ class GradientCheck:
     nonfinite_outputs: tuple[str, ...] = ()
     detector: str = "gradient_sentinel"
     checked: bool = True
+    norm_overflow: float | None = None
 
     @property
     def overflow(self) -> bool:
-        """True when the step must not be applied (non-finite values or saturated fp16 gradients)."""
-        return bool(self.nonfinite or self.saturated or self.nonfinite_outputs)
+        """True when the step must not be applied (non-finite values, saturated fp16 gradients, or a total norm
+        that overflowed)."""
+        return bool(self.nonfinite or self.saturated or self.nonfinite_outputs or self.norm_overflow is not None)
 
     def finding(self, detector: str | None = None) -> Finding | None:
         """The :class:`Finding` for this step, or ``None`` for a healthy (or unchecked) step."""
         detector = detector or self.detector
         if not self.overflow:
             return None
+        if self.norm_overflow is not None and not self.nonfinite:
+            location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
+            return Finding(detector, Severity.ERROR,
+                           f"the total gradient norm is {self.norm_overflow} at step {self.step} while every gradient "
+                           "is finite: it overflowed, and clip_grad_norm_ scaled every gradient by max_norm / inf = 0 "
+                           "(the update is lost): lower the learning rate or clip per parameter",
+                           location, {"total_norm": str(self.norm_overflow)},
+                           kind="grad_norm_overflow")
         if self.nonfinite_outputs:
             first = self.nonfinite_outputs[0]
             location = {"module": first, "phase": "forward"}
@@ -262,13 +277,18 @@ class GradientSentinel:
             handle.remove()
         self._hooks.clear()
 
-    def check(self, step: int | None = None, optimizer: Any = None, *, force: bool = False) -> GradientCheck:
+    def check(self, step: int | None = None, optimizer: Any = None, *, force: bool = False,
+              total_norm: Any = None) -> GradientCheck:
         """Check every gradient present now (on a checked step).
 
         Args:
             step: the step index, for the finding's location.
             optimizer: the optimizer whose gradients ``scaler.unscale_`` just checked (optional).
             force: check even when ``check_every`` would skip this call (default False).
+            total_norm: what ``torch.nn.utils.clip_grad_norm_`` returned for these parameters this step (a 0-dim
+                tensor or a float), when the script clips: its finiteness is the check (one host read). A
+                non-finite norm is explained per parameter; with every gradient finite it overflowed
+                (``norm_overflow``).
 
         Returns:
             A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update, and
@@ -282,6 +302,15 @@ class GradientSentinel:
         if calls % self.check_every and not force:
             return GradientCheck(step, detector=self.name, checked=False)
         self.steps_checked += 1
+        if total_norm is not None and not self._output_flags and self.fp16_limit is None:
+            norm = float(total_norm)
+            if math.isfinite(norm):
+                return GradientCheck(step)
+            self.overflow_steps += 1
+            explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
+                                      tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
+            return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts, detector=self.name,
+                                 norm_overflow=norm)
         every = [p.grad for p in self._tensors]
         fast = self._fast
         # The common case in as few Python steps as possible (each one is paid inside the training

@@ -1,0 +1,116 @@
+"""What ``faultlib trace`` says about a non-finite value that no model forward produced.
+
+* :func:`nonfinite_error`: the script died of a non-finite value (``torch.multinomial``'s "probability tensor
+  contains either `inf`, `nan` or element < 0", a ``torch.distributions`` constraint that "found invalid
+  values", ``clip_grad_norm_(error_if_nonfinite=True)``, anomaly mode's "returned nan values", a failed
+  ``assert torch.isfinite(x)``): the watch pass trips on it, so the replay names the op and line of the
+  post-processing, sampling, loss or metric that made the value.
+* :func:`optimizer_update`: a parameter an optimizer's ``step()`` made non-finite from finite gradients:
+  the optimizer, its param group, the parameter and the known cause (an ``eps`` that rounds to 0 in the
+  parameter's dtype, a second moment of 0 under it, an ``lr`` that is not finite or overflows the dtype).
+* :func:`nonfinite_grads`: the parameters a backward NaN reached.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+import os
+import re
+import traceback
+from typing import Any
+
+#: words of an error message (or of the source line of a failed ``assert``) that say a value was not finite
+NONFINITE_TEXT = re.compile(r"\b(nan|inf|infinity|non-?finite|not finite|isfinite|isnan|isinf|isposinf|isneginf|"
+                            r"found invalid values)\b", re.IGNORECASE)
+MAX_NAMED = 20
+"""At most this many parameter names are listed (``gradients_reached``); the count is always given."""
+
+
+def nonfinite_error(exc: BaseException, script: str) -> dict[str, Any] | None:
+    """Whether the script's uncaught exception says a value was not finite.
+
+    Args:
+        exc: the exception (an ``Exception``; ``KeyboardInterrupt``/``SystemExit`` never match).
+        script: the script's absolute path (the innermost frame in it, else the innermost frame, is the line).
+
+    Returns:
+        ``{"error": "RuntimeError: ...", "file", "line"}`` (first line of the message; the line that raised),
+        or None when the message and, for an ``AssertionError``, the asserted source line do not say so.
+    """
+    if not isinstance(exc, Exception):
+        return None
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if os.path.abspath(f.filename) == script] or frames
+    frame = own[-1] if own else None
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = message
+    if isinstance(exc, AssertionError) and frame is not None:
+        text += " " + (linecache.getline(frame.filename, frame.lineno or 0) or "")
+    if not NONFINITE_TEXT.search(text):
+        return None
+    return {"error": f"{type(exc).__name__}: {message}".rstrip(": "),
+            "file": frame.filename if frame else None, "line": frame.lineno if frame else None}
+
+
+def nonfinite_grads(named_parameters) -> tuple[list[str], int]:
+    """Names (at most :data:`MAX_NAMED`, model order) and count of the parameters whose gradient is not finite."""
+    import torch
+
+    names = [n for n, p in named_parameters if p.grad is not None and p.grad.is_floating_point()
+             and not bool(torch.isfinite(p.grad).all())]
+    return names[:MAX_NAMED], len(names)
+
+
+def _smallest_positive(dtype) -> float:
+    import torch
+
+    info = torch.finfo(dtype)
+    return float(info.smallest_normal) * float(info.eps)  # the smallest subnormal (2**-24 in float16)
+
+
+def optimizer_update(optimizer, names: dict[int, str]) -> dict[str, Any] | None:
+    """The first parameter of ``optimizer`` that holds a non-finite value after its ``step()``, and why.
+
+    Args:
+        optimizer: a ``torch.optim.Optimizer`` just stepped.
+        names: ``{id(parameter): dotted name}`` from the traced models.
+
+    Returns:
+        ``{"optimizer", "param_group", "parameter", "dtype", "lr", "eps", "nonfinite_params", "cause"}`` or
+        None when every parameter is finite. ``cause`` is one sentence, or None when no known cause applies:
+        ``eps`` below the dtype's smallest positive value (it rounds to 0: Adam's ``m / (sqrt(v) + eps)`` is
+        ``0 / 0`` where the second moment ``v`` is 0; Kingma & Ba 2015 need ``eps > 0``), a non-finite ``lr``,
+        or an update beyond the dtype's largest value (``torch.finfo``).
+    """
+    import torch
+
+    bad = [(g, p) for g, group in enumerate(optimizer.param_groups) for p in group["params"]
+           if p.is_floating_point() and not bool(torch.isfinite(p.detach()).all())]
+    if not bad:
+        return None
+    index, param = bad[0]
+    group = optimizer.param_groups[index]
+    lr, eps = group.get("lr"), group.get("eps")
+    lr = float(lr) if isinstance(lr, (int, float, torch.Tensor)) else None
+    eps = float(eps) if isinstance(eps, (int, float)) else None
+    dtype = str(param.dtype).replace("torch.", "")
+    state = optimizer.state.get(param, {})
+    second = state.get("exp_avg_sq")
+    cause = None
+    if lr is not None and not math.isfinite(lr):
+        cause = f"lr is {lr}"
+    elif eps is not None and 0 < eps and float(torch.tensor(eps, dtype=param.dtype)) == 0:
+        zeros = ""
+        if isinstance(second, torch.Tensor) and second.shape == param.shape:
+            where = ~torch.isfinite(param.detach())
+            zeros = f" (here at {int((second[where] == 0).sum())} of the {int(where.sum())} non-finite elements)"
+        tiny = _smallest_positive(param.dtype)
+        cause = (f"eps={eps:g} is below the smallest positive {dtype} value ({tiny:.3g}) and rounds to 0: "
+                 f"m / (sqrt(v) + eps) is 0 / 0 where the second moment v is 0{zeros}. Use eps >= {tiny * 2:.2g} "
+                 "or keep fp32 master weights")
+    elif lr is not None and bool(torch.isinf(param.detach()).any()):
+        cause = (f"lr={lr:g} makes an update beyond the {dtype} maximum ({float(torch.finfo(param.dtype).max):.4g})")
+    return {"optimizer": type(optimizer).__name__, "param_group": index,
+            "parameter": names.get(id(param), f"param_groups[{index}] parameter"), "dtype": dtype, "lr": lr,
+            "eps": eps, "nonfinite_params": len(bad), "cause": cause}
