@@ -1,0 +1,165 @@
+"""``faultlib check resume``: does a training script's resume bring back all of its state?
+
+Two modes::
+
+    faultlib check resume TRAIN.py [--checkpoint CKPT]
+    faultlib check resume --probe --steps N --stop-at K --resume-arg '--resume {checkpoint}' -- CMD...
+
+Static (:mod:`faultlib.detect.training.resume`): the script is parsed, never run. JSON fields (besides
+``detector``, ``ok``, ``findings``): ``mode`` (``static``), ``file``, ``objects`` (``[{name, kind, line,
+function, saved, restored, implicit}]``), ``saves`` and ``loads`` (``[{line, function, call}]``),
+``implicit`` (frameworks that save their state themselves: ``lightning``, ``transformers.Trainer``,
+``accelerate``), ``complete``; with ``--checkpoint``: ``checkpoint`` (``{path, format, keys: [{key,
+holds}]}``, read with the hardened reader, ``weights_only=True``), where ``holds`` is ``optimizer``,
+``scheduler``, ``grad_scaler``, ``rng``, ``counter``, ``model`` or ``other``.
+
+Probe (:mod:`faultlib.detect.training.probe`): see ``--help``; fields ``mode`` (``probe``) and the probe's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from faultlib.check.base import CheckResult, check_command
+from faultlib.detect.training.resume import KINDS as RESUME_KINDS
+from faultlib.findings import Finding, Severity
+
+KINDS = {
+    **RESUME_KINDS,
+    "checkpoint_lacks_state": "the checkpoint file given with --checkpoint holds no state of a kind the loop uses",
+    "resume_diverged": "(probe) the resumed run differs from the straight run at a step: lr, loss scale, loss, "
+                       "data or parameters",
+    "probe_failed": "(probe) a run of the command failed or never wrote the checkpoint the probe waited for",
+}
+HOLDS_FOR = {"optimizer": "optimizer", "scheduler": "scheduler", "grad_scaler": "grad_scaler", "ema": "model",
+             "model": "model", "counter": "counter"}
+
+__all__ = ["KINDS", "command", "describe_checkpoint"]
+
+
+def _holds(value: Any) -> str:
+    import torch
+
+    if isinstance(value, dict):
+        keys = set(value)
+        if {"state", "param_groups"} <= keys:
+            return "optimizer"
+        if "last_epoch" in keys or "base_lrs" in keys or "_last_lr" in keys:
+            return "scheduler"
+        if {"scale", "growth_factor"} <= keys:
+            return "grad_scaler"
+        if value and all(isinstance(v, torch.Tensor) for v in value.values()):
+            return "model"
+        if any(isinstance(v, dict) for v in value.values()):
+            kinds = {_holds(v) for v in value.values()}
+            return "rng" if kinds == {"rng"} else "other"
+        return "other"
+    if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 and value.dim() == 1:
+        return "rng"
+    if isinstance(value, (tuple, list)) and value and isinstance(value[0], (int, str)) and len(value) == 3:
+        return "rng"  # random.getstate() / np.random.get_state() as weights_only rebuilds them
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) and v.dtype == torch.uint8
+                                                          for v in value):
+        return "rng"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "counter"
+    return "other"
+
+
+def describe_checkpoint(path: str) -> dict[str, Any]:
+    """``{path, format, keys: [{key, holds}]}`` of one checkpoint, read with the hardened reader.
+
+    Raises:
+        InputError: the file cannot be read or loaded with ``weights_only=True`` (exit 2).
+    """
+    from faultlib.detect import read_checkpoint
+
+    ckpt = read_checkpoint(path)
+    content = ckpt.content
+    keys = [{"key": str(k), "holds": _holds(v)} for k, v in content.items()] if isinstance(content, dict) else []
+    if isinstance(content, dict) and keys and all(k["holds"] in ("other",) for k in keys) and _holds(content) == "model":
+        keys = [{"key": "", "holds": "model"}]
+    return {"path": str(path), "format": ckpt.format, "keys": keys}
+
+
+def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    f = result.fields
+    if f["mode"] == "probe":
+        from faultlib.detect.training.probe import summary_lines
+        return summary_lines(f)
+    lines = []
+    for o in f["objects"]:
+        saved = "implicit (" + o["implicit"] + ")" if o["implicit"] else (
+            f"saved {','.join(map(str, o['saved'])) or '-'}; restored {','.join(map(str, o['restored'])) or '-'}")
+        lines.append((f"{o['kind']} {o['name']}", f"line {o['line']}: {saved}"))
+    if f.get("checkpoint"):
+        lines.append(("checkpoint holds", ", ".join(f"{k['key'] or '(top level)'}={k['holds']}"
+                                                     for k in f["checkpoint"]["keys"]) or "no named keys"))
+    if f["implicit"]:
+        lines.append(("implicit state", ", ".join(f["implicit"])))
+    return lines
+
+
+@check_command("resume", summary=_summary, context_settings={"ignore_unknown_options": True},
+               help="Check that a training script's resume restores all of its state. Static (TRAIN.py): which "
+                    "stateful objects the loop uses (model, optimizers, LR schedulers, GradScaler, EMA, "
+                    "generators and global RNGs, epoch/step counters), which the checkpoint code saves and the "
+                    "resume code restores, and what is restored before it is created; the script is parsed, never "
+                    "run. --checkpoint CKPT also says which state a checkpoint file really holds (weights_only). "
+                    "Probe (--probe ... -- CMD...): run CMD straight for --steps optimizer steps, then again "
+                    "stopped at --stop-at and resumed in a fresh process with --resume-arg, and name the first "
+                    "step where lr, loss scale, loss, first-batch data or parameters differ.")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="TRAIN.py | -- CMD...")
+@click.option("--checkpoint", metavar="CKPT", default=None, help="A checkpoint the script wrote: list what it holds.")
+@click.option("--probe", is_flag=True, help="Run the resume-equivalence probe on CMD (after --).")
+@click.option("--steps", type=click.IntRange(2, 100_000), default=20, show_default=True,
+              help="(probe) optimizer steps of the straight run.")
+@click.option("--stop-at", type=click.IntRange(1, 100_000), default=None,
+              help="(probe) stop the second run once its checkpoint for this step is on disk (default: steps/2).")
+@click.option("--resume-arg", default="--resume {checkpoint}", show_default=True,
+              help="(probe) arguments appended to CMD to resume; {checkpoint} is the newest checkpoint file.")
+@click.option("--output-dir", metavar="DIR", default=None,
+              help="(probe) where CMD writes its checkpoints, relative to its working directory; the probe runs "
+                   "each copy in its own temporary directory, never in yours (default: any new *.pt/*.pth/"
+                   "*.ckpt/*.safetensors file).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 86_400), default=600, show_default=True,
+              help="(probe) seconds each run may take.")
+def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: int, stop_at: int | None,
+            resume_arg: str, output_dir: str | None, timeout_s: float) -> CheckResult:
+    from faultlib.errors import InputError
+
+    if probe:
+        from faultlib.detect.training.probe import probe_resume
+
+        cmd = list(args[1:] if args and args[0] == "--" else args)
+        if not cmd:
+            raise InputError("--probe needs the command to run after --: faultlib check resume --probe -- python "
+                             "train.py ARGS", field="CMD")
+        report = probe_resume(cmd, steps=steps, stop_at=stop_at or max(1, steps // 2), resume_arg=resume_arg,
+                              output_dir=output_dir, timeout_s=timeout_s)
+        return CheckResult("resume", report.findings, {"mode": "probe", **report.fields()})
+    if len(args) != 1 or args[0].startswith("-"):
+        raise InputError("expects one training script: faultlib check resume TRAIN.py [--checkpoint CKPT] (or "
+                         "--probe -- CMD...)", field="TRAIN.py")
+    from faultlib.detect.training.resume import analyze_resume_file
+
+    report = analyze_resume_file(args[0])
+    fields: dict[str, Any] = {"mode": "static", **report.fields(), "checkpoint": None}
+    findings = list(report.findings)
+    if checkpoint is not None:
+        described = describe_checkpoint(checkpoint)
+        fields["checkpoint"] = described
+        held = {k["holds"] for k in described["keys"]}
+        for obj in report.objects:
+            wanted = HOLDS_FOR.get(obj.kind) or ("rng" if obj.kind.startswith("rng_") or obj.kind == "generator"
+                                                 else None)
+            if wanted and wanted not in held and not obj.implicit:
+                findings.append(Finding("resume", Severity.INFO if wanted == "rng" else Severity.WARNING,
+                                        f"{checkpoint} holds no {wanted} state, but the loop uses {obj.kind} "
+                                        f"{obj.name!r} (line {obj.line})",
+                                        {"file": str(checkpoint)}, {"object": obj.name, "object_kind": obj.kind,
+                                                                    "keys": [k["key"] for k in described["keys"]]},
+                                        kind="checkpoint_lacks_state"))
+    return CheckResult("resume", findings, fields)
