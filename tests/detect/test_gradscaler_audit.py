@@ -86,3 +86,21 @@ def test_close_restores_torch_and_the_scaler():
     audit.close()
     audit.close()
     assert torch.nn.utils.clip_grad_norm_ is original and "scale" not in scaler.__dict__
+
+
+def test_an_unscale_that_did_not_happen_is_not_counted():
+    """The clip_before_unscale shim defers the loop's unscale_ to step: the audit reads the scaler's own stage."""
+    from faultlib.inject.amp import ClipBeforeUnscale
+
+    class Target:
+        model, step, attempt = None, 0, 1
+
+    shim = ClipBeforeUnscale(start_step=0, steps=100)
+    shim.apply(Target())
+    try:
+        audit, lines = loop("healthy")
+    finally:
+        shim.revert()
+    assert [(f.kind, f.location["line"]) for f in audit.findings()] == [("clip_scaled_gradients", lines["clip"])]
+    assert shim.hits == 4
+    assert loop("healthy")[0].findings() == []  # reverted

@@ -88,14 +88,20 @@ class GradScalerAudit:
         scaler: the ``torch.amp.GradScaler`` (or ``torch.cuda.amp.GradScaler``) to audit.
         optimizers: optimizers to check at once (dtype, eps); others are checked the first time
             ``scaler.unscale_``/``scaler.step`` sees them.
+        repair: the mitigation for ``clip_scaled_gradients``: clip scaled gradients with the threshold
+            multiplied by the loss scale, which clips exactly as unscaling first would (a norm and every
+            value scale linearly), still reporting the call. Settable at any time.
 
     Attributes:
         step: the number of ``scaler.update()`` calls so far (the step a finding is located at).
+        repaired: clip calls whose threshold ``repair`` scaled.
     """
 
     scaler: Any
     optimizers: Iterable[Any] = ()
+    repair: bool = False
     step: int = field(default=0, init=False)
+    repaired: int = field(default=0, init=False)
     _records: dict[tuple, _Record] = field(default_factory=dict, init=False, repr=False)
     _known: dict[int, Any] = field(default_factory=dict, init=False, repr=False)
     _unscaled: set[int] = field(default_factory=set, init=False, repr=False)
@@ -174,8 +180,8 @@ class GradScalerAudit:
 
     def _is_unscaled(self, optimizer: Any) -> bool:
         states = getattr(self.scaler, "_per_optimizer_states", None)
-        if isinstance(states, dict) and id(optimizer) in states:
-            stage = states[id(optimizer)].get("stage")
+        if isinstance(states, dict):  # a defaultdict, emptied by update(): absent means not unscaled yet
+            stage = states[id(optimizer)].get("stage") if id(optimizer) in states else None
             return getattr(stage, "name", "") == "UNSCALED"
         return id(optimizer) in self._unscaled
 
@@ -238,6 +244,13 @@ class GradScalerAudit:
                                  f"scaler.unscale_ before it): the effective threshold is "
                                  f"{evidence.get('max_norm', 0) / scale:.3g}, so every update is cut to a sliver",
                                  call_site(), **evidence)
+                    if self.repair and isinstance(limit, (int, float)):
+                        self.repaired += 1
+                        if args:
+                            args = (float(limit) * scale, *args[1:])
+                        else:
+                            kwargs = {**kwargs, ("max_norm" if "max_norm" in kwargs else "clip_value"):
+                                      float(limit) * scale}
             return original(params, *args, **kwargs)
 
         clip.__wrapped__ = original  # type: ignore[attr-defined]
