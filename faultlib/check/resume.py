@@ -24,64 +24,14 @@ import click
 
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.training.resume import KINDS as RESUME_KINDS
-from faultlib.findings import Finding, Severity
 
 KINDS = {
     **RESUME_KINDS,
-    "checkpoint_lacks_state": "the checkpoint file given with --checkpoint holds no state of a kind the loop uses",
     "resume_diverged": "(probe) the resumed run differs from the straight run at a step: lr, loss scale, loss, "
                        "data or parameters",
     "probe_failed": "(probe) a run of the command failed or never wrote the checkpoint the probe waited for",
 }
-HOLDS_FOR = {"optimizer": "optimizer", "scheduler": "scheduler", "grad_scaler": "grad_scaler", "ema": "model",
-             "model": "model", "counter": "counter"}
-
-__all__ = ["KINDS", "command", "describe_checkpoint"]
-
-
-def _holds(value: Any) -> str:
-    import torch
-
-    if isinstance(value, dict):
-        keys = set(value)
-        if {"state", "param_groups"} <= keys:
-            return "optimizer"
-        if "last_epoch" in keys or "base_lrs" in keys or "_last_lr" in keys:
-            return "scheduler"
-        if {"scale", "growth_factor"} <= keys:
-            return "grad_scaler"
-        if value and all(isinstance(v, torch.Tensor) for v in value.values()):
-            return "model"
-        if any(isinstance(v, dict) for v in value.values()):
-            kinds = {_holds(v) for v in value.values()}
-            return "rng" if kinds == {"rng"} else "other"
-        return "other"
-    if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 and value.dim() == 1:
-        return "rng"
-    if isinstance(value, (tuple, list)) and value and isinstance(value[0], (int, str)) and len(value) == 3:
-        return "rng"  # random.getstate() / np.random.get_state() as weights_only rebuilds them
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) and v.dtype == torch.uint8
-                                                          for v in value):
-        return "rng"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return "counter"
-    return "other"
-
-
-def describe_checkpoint(path: str) -> dict[str, Any]:
-    """``{path, format, keys: [{key, holds}]}`` of one checkpoint, read with the hardened reader.
-
-    Raises:
-        InputError: the file cannot be read or loaded with ``weights_only=True`` (exit 2).
-    """
-    from faultlib.detect import read_checkpoint
-
-    ckpt = read_checkpoint(path)
-    content = ckpt.content
-    keys = [{"key": str(k), "holds": _holds(v)} for k, v in content.items()] if isinstance(content, dict) else []
-    if isinstance(content, dict) and keys and all(k["holds"] in ("other",) for k in keys) and _holds(content) == "model":
-        keys = [{"key": "", "holds": "model"}]
-    return {"path": str(path), "format": ckpt.format, "keys": keys}
+__all__ = ["KINDS", "command"]
 
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
@@ -149,17 +99,11 @@ def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: i
     fields: dict[str, Any] = {"mode": "static", **report.fields(), "checkpoint": None}
     findings = list(report.findings)
     if checkpoint is not None:
-        described = describe_checkpoint(checkpoint)
-        fields["checkpoint"] = described
-        held = {k["holds"] for k in described["keys"]}
-        for obj in report.objects:
-            wanted = HOLDS_FOR.get(obj.kind) or ("rng" if obj.kind.startswith("rng_") or obj.kind == "generator"
-                                                 else None)
-            if wanted and wanted not in held and not obj.implicit:
-                findings.append(Finding("resume", Severity.INFO if wanted == "rng" else Severity.WARNING,
-                                        f"{checkpoint} holds no {wanted} state, but the loop uses {obj.kind} "
-                                        f"{obj.name!r} (line {obj.line})",
-                                        {"file": str(checkpoint)}, {"object": obj.name, "object_kind": obj.kind,
-                                                                    "keys": [k["key"] for k in described["keys"]]},
-                                        kind="checkpoint_lacks_state"))
+        from faultlib.detect import read_checkpoint
+        from faultlib.detect.training.resume import checkpoint_coverage
+
+        ckpt = read_checkpoint(checkpoint)
+        keys, lacking = checkpoint_coverage(report, ckpt.content, str(checkpoint))
+        fields["checkpoint"] = {"path": str(checkpoint), "format": ckpt.format, "keys": keys}
+        findings.extend(lacking)
     return CheckResult("resume", findings, fields)

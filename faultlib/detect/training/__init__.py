@@ -17,7 +17,7 @@ from faultlib.lazy import lazy_exports
 
 _EXPORTS = {
     "ResumeReport": "resume", "StateObject": "resume",
-    "analyze_resume_file": "resume", "analyze_resume_source": "resume",
+    "analyze_resume_file": "resume", "analyze_resume_source": "resume", "checkpoint_coverage": "resume",
     "GradScalerAudit": "scaler_audit",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -51,6 +51,8 @@ KINDS = {
                                "a scheduler is created after its optimizer's state was loaded and never restored "
                                "(it starts its schedule over on the resumed optimizer)",
     "no_resume_path": "the script writes training checkpoints (optimizer or counters) but nothing loads them back",
+    "checkpoint_lacks_state": "a checkpoint file holds no state of an object the loop uses (checked against the "
+                              "file itself, read with weights_only=True)",
 }
 
 OPTIMIZERS = re.compile(r"^(SGD|ASGD|Adam\w*|NAdam|RAdam|Adagrad|Adadelta|Adamax|RMSprop|Rprop|LBFGS|SparseAdam|"
@@ -180,8 +182,10 @@ class _Analysis:
     def find_objects(self) -> None:
         idx = self.index
         used: set[str] = set()
+        looped = self._looped_functions()
         for call, scope in idx.calls:
-            if isinstance(call.func, ast.Attribute) and call.func.attr in STEPPED and self.loops.get(id(call)):
+            if isinstance(call.func, ast.Attribute) and call.func.attr in STEPPED and (
+                    self.loops.get(id(call)) or scope.name in looped):
                 if (name := tail(call.func.value)):
                     used.add(name)
         for scope in idx.scopes.values():
@@ -199,6 +203,17 @@ class _Analysis:
         self._rngs()
         self._counters()
 
+    def _looped_functions(self, levels: int = 2) -> set[str]:
+        """Functions called inside a loop (and the functions they call, ``levels`` deep): a
+        ``train_step()`` called once per iteration steps its optimizer inside the loop."""
+        found: set[str] = set()
+        frontier = {tail(c.func) for c, _ in self.index.calls if self.loops.get(id(c))}
+        for _ in range(levels):
+            scopes = {sc.name for name in frontier if name for sc in self.index.by_short.get(name, [])} - found
+            found |= scopes
+            frontier = {tail(c.func) for c, sc in self.index.calls if sc.name in scopes}
+        return found
+
     def _model_of(self, arg: ast.AST, line: int, scope: Scope) -> None:
         for sub in ast.walk(arg):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in (
@@ -213,8 +228,9 @@ class _Analysis:
         seeded: set[str] = set()
         for call, scope in self.index.calls:
             name = self.index.dotted(call.func)
+            own = any(k.arg == "generator" for k in call.keywords)  # torch.randint(..., generator=g): not global
             for rng, pattern in RNG_DRAWS.items():
-                if pattern.search(name) and rng not in drawn:
+                if pattern.search(name) and rng not in drawn and not own:
                     drawn[rng] = (call.lineno, scope)
             if name.endswith("DataLoader") and any(k.arg == "shuffle" and not (
                     isinstance(k.value, ast.Constant) and not k.value.value) for k in call.keywords):
@@ -504,3 +520,88 @@ def analyze_resume_file(path: str) -> ResumeReport:
         raise InputError("is empty: expected a Python training script", path=path)
     return analyze_resume_source(source, str(path))
 
+
+
+WANTS = {"optimizer": "optimizer", "scheduler": "scheduler", "grad_scaler": "grad_scaler", "ema": "model",
+         "model": "model", "counter": "counter", "generator": "rng", "rng_torch": "rng", "rng_numpy": "rng",
+         "rng_python": "rng", "rng_cuda": "rng"}
+
+
+def state_kind(value: Any) -> str:
+    """What a checkpoint value holds: ``optimizer`` (``state`` + ``param_groups``), ``scheduler``
+    (``last_epoch``/``base_lrs``), ``grad_scaler`` (``scale`` + ``growth_factor``), ``model`` (a dict of
+    tensors), ``rng`` (a uint8 state tensor, ``random.getstate()``/``np.random.get_state()`` tuples),
+    ``counter`` (a number), ``group`` (a dict of such values) or ``other``."""
+    import torch
+
+    if isinstance(value, dict):
+        keys = set(value)
+        if {"state", "param_groups"} <= keys:
+            return "optimizer"
+        if keys & {"last_epoch", "base_lrs", "_last_lr"}:
+            return "scheduler"
+        if {"scale", "growth_factor"} <= keys:
+            return "grad_scaler"
+        if value and all(isinstance(v, torch.Tensor) for v in value.values()):
+            return "model"
+        return "group" if value else "other"
+    if isinstance(value, torch.Tensor):
+        return "rng" if value.dtype == torch.uint8 and value.dim() == 1 else "other"
+    if isinstance(value, (tuple, list)) and value and (
+            all(isinstance(v, torch.Tensor) and v.dtype == torch.uint8 for v in value)
+            or (isinstance(value[0], (int, str)) and len(value) in (3, 5))):
+        return "rng"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "counter"
+    return "other"
+
+
+def checkpoint_keys(content: Any, *, depth: int = 2) -> list[dict[str, str]]:
+    """``[{key, holds}]`` for a loaded checkpoint: top-level keys, and the keys of a ``group`` one level down
+    (``rng.torch``); a bare state_dict is one entry with key ``""``."""
+    if not isinstance(content, dict) or state_kind(content) != "group":
+        return [{"key": "", "holds": state_kind(content)}]
+    out: list[dict[str, str]] = []
+    for key, value in content.items():
+        holds = state_kind(value)
+        if holds == "group" and depth > 1:
+            out.extend({"key": f"{key}.{k['key']}", "holds": k["holds"]} for k in checkpoint_keys(value, depth=1)
+                       if k["key"])
+        else:
+            out.append({"key": str(key), "holds": holds})
+    return out
+
+
+def checkpoint_coverage(report: ResumeReport, content: Any, path: str) -> tuple[list[dict[str, str]], list[Finding]]:
+    """Compare the objects the loop uses with what one loaded checkpoint holds.
+
+    An object is covered when a key holds its kind of state (for a ``torch.Generator`` and the global RNGs:
+    an ``rng`` key; for a generator, one whose path names it). Objects a framework saves implicitly are
+    not judged.
+
+    Args:
+        report: :func:`analyze_resume_source`'s report of the script that wrote the checkpoint.
+        content: the checkpoint as loaded with ``weights_only=True``.
+        path: the checkpoint's name, for locations and messages.
+
+    Returns:
+        ``(keys, findings)``: :func:`checkpoint_keys` and one ``checkpoint_lacks_state`` finding per object
+        not covered (warning; info for the global RNGs).
+    """
+    keys = checkpoint_keys(content)
+    findings: list[Finding] = []
+    for obj in report.objects:
+        wanted = WANTS.get(obj.kind)
+        if wanted is None or obj.implicit:
+            continue
+        matching = [k["key"] for k in keys if k["holds"] == wanted]
+        if obj.kind == "generator":
+            matching = [k for k in matching if obj.name.lower() in k.lower()]
+        if matching:
+            continue
+        findings.append(Finding(DETECTOR, SEVERITY.get(obj.kind, Severity.WARNING),
+                                f"{path} holds no {wanted} state for {obj.kind} {obj.name!r} (line {obj.line}), "
+                                f"which the loop uses: a run resumed from it {WHY[obj.kind]}",
+                                {"file": path}, {"object": obj.name, "object_kind": obj.kind,
+                                                 "keys": [k["key"] for k in keys]}, kind="checkpoint_lacks_state"))
+    return keys, findings
