@@ -300,9 +300,15 @@ def test_cli_json_and_checkpoint_contents(tmp_path):
     assert [(f["kind"], f["evidence"]["object"]) for f in out["findings"]] == [("checkpoint_lacks_state", "scaler")]
 
 
-@pytest.mark.parametrize("content, message", [("def f(:\n", "is not valid Python (line 1"), ("", "is empty")])
-def test_bad_input_exits_2(tmp_path, content, message):
-    path = tmp_path / "train.py"
+@pytest.mark.parametrize("name, content, message", [("train.py", "def f(:\n", "is not valid Python (line 1"),
+                                                     ("train.py", "", "is empty"),
+                                                     ("train.txt", "x = 1\n", "is not a Python script")])
+def test_bad_input_is_an_input_error(tmp_path, name, content, message):
+    """InputError: the CLI's one handler turns it into exit 2 with this message (tests/cli covers the handler)."""
+    from faultlib.detect.training.resume import analyze_resume_file
+    from faultlib.errors import InputError
+
+    path = tmp_path / name
     path.write_text(content)
-    result = cli("check", "resume", str(path), cwd=tmp_path)
-    assert result.returncode == 2 and message in result.stderr
+    with pytest.raises(InputError, match=message):
+        analyze_resume_file(str(path))
