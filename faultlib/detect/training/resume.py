@@ -56,16 +56,22 @@ KINDS = {
 }
 
 OPTIMIZERS = re.compile(r"^(SGD|ASGD|Adam\w*|NAdam|RAdam|Adagrad|Adadelta|Adamax|RMSprop|Rprop|LBFGS|SparseAdam|"
-                        r"Lion|Lamb|LAMB|LARS|Adafactor|Muon|Shampoo|\w*Optimizer|(create|build|get|make)_optim\w*)$")
+                        r"Lion|Lamb|LAMB|LARS|Adafactor|Muon|Shampoo|\w*Optimizer|(create|build|get|make|configure)_optim\w*)$")
 SCHEDULERS = re.compile(r"^(\w*LR|\w*Scheduler\w*|\w*_scheduler|get_\w*schedule\w*|\w*Warmup\w*|"
                         r"(create|build|get|make)_(lr_)?sched\w*)$")
 SCALERS = {"GradScaler", "ShardedGradScaler"}
 EMAS = re.compile(r"^(ModelEma\w*|\w*EMA\w*|\w*Ema|ExponentialMovingAverage|AveragedModel)$")
 GENERATORS = {"torch.Generator", "numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
-COUNTER = re.compile(r"^(epoch|epochs|ep|e|step|steps|global_step|gstep|iteration|iter|it|n_iter|itr|cur_iter|"
-                     r"update|updates|num_updates|start_epoch|start_step|start_iter|curr_epoch|current_epoch)$")
+COUNTER = re.compile(r"^(?!local_)((\w+_)?(epoch|step|iter|iteration|update)(s|_num|_idx|_count)?|ep|e|it|itr|"
+                     r"gstep|n_iter|num_updates)$")
 STEPPED = {"step", "update", "scale", "set_epoch", "update_parameters", "apply_shadow", "zero_grad"}
 
+SAVE_HELPERS = re.compile(r"^save_on_master$|^save\w*_(checkpoint|ckpt|model|state|state_dict)$")
+"""Checkpoint helpers defined in other files (``utils.save_on_master(dict, path)``, ``misc.save_model(model=...,
+optimizer=...)``): everything passed to them is saved."""
+LOAD_HELPERS = re.compile(r"^(?=\w*(load|resume|restore|restart))(?=\w*(checkpoint|ckpt|state|model|resume|ema))\w+$")
+"""Restore helpers defined in other files (``utils.restart_from_checkpoint(path, optimizer=...)``,
+``smart_resume(ckpt, optimizer, ema)``, ``misc.load_model(optimizer=...)``): every object passed to them is restored."""
 SAVE_CALLS = {"torch.save": 0, "safetensors.torch.save_file": 0, "save_file": 0, "xm.save": 0,
               "torch.distributed.checkpoint.save": 0, "dcp.save": 0, "torch_xla.core.xla_model.save": 0}
 LOAD_CALLS = {"torch.load", "safetensors.torch.load_file", "load_file", "torch.distributed.checkpoint.load",
@@ -184,18 +190,25 @@ class _Analysis:
         used: set[str] = set()
         looped = self._looped_functions()
         for call, scope in idx.calls:
-            if isinstance(call.func, ast.Attribute) and call.func.attr in STEPPED and (
-                    self.loops.get(id(call)) or scope.name in looped):
+            in_loop = bool(self.loops.get(id(call))) or scope.name in looped
+            if isinstance(call.func, ast.Attribute) and call.func.attr in STEPPED and in_loop:
                 if (name := tail(call.func.value)):
                     used.add(name)
+            if in_loop and not idx.by_short.get(tail(call.func) or ""):  # train_one_epoch(model, optimizer, ...)
+                used |= {t for a in (*call.args, *(k.value for k in call.keywords)) if (t := tail(a))}
         for scope in idx.scopes.values():
             for name, values in scope.assigns.items():
                 for line, value in values:
                     if isinstance(value, ast.Call) and (kind := _classify(idx, value)):
                         self.creations.setdefault(name, []).append((line, scope))
                         obj = self.add(name, kind, line, scope)
-                        if kind == "optimizer" and value.args:
-                            self._model_of(value.args[0], line, scope)
+                        if kind == "optimizer":
+                            params = [*value.args[:1], *(k.value for k in value.keywords if k.arg == "params")]
+                            if params:
+                                self._model_of(params[0], line, scope)
+                            elif isinstance(value.func, ast.Attribute) and (owner := tail(value.func.value)):
+                                if owner not in self.objects:  # model.configure_optimizers(...) (nanoGPT)
+                                    self.add(owner, "model", line, scope)
         for name in list(self.objects):
             obj = self.objects[name]
             if obj.kind not in ("model", "generator") and name not in used:
@@ -275,6 +288,9 @@ class _Analysis:
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "step":
                 if tail(sub.func.value) in steppers:
                     return True
+            if isinstance(sub, ast.Call) and any(tail(a) in steppers for a in (*sub.args, *(k.value for k in
+                                                                                      sub.keywords))):
+                return True  # train_one_epoch(model, loader, optimizer, ...)
             if isinstance(sub, ast.Call) and (callee := tail(sub.func)) and callee != "step":
                 for fn in self.index.by_short.get(callee, [])[:2]:  # train_one_epoch(model, optimizer, ...)
                     if fn.node is not loop and any(
@@ -300,10 +316,23 @@ class _Analysis:
             attr = call.func.attr if isinstance(call.func, ast.Attribute) else ""
             short = name.rsplit(".", 1)[-1] if name else attr
             entry = {"line": call.lineno, "function": scope.name, "call": name or attr}
-            if name in SAVE_CALLS or (attr == "save" and tail(call.func.value) in ("fabric", "xm")):
-                arg = call.args[1] if attr == "save" and tail(call.func.value) == "fabric" and len(call.args) > 1 \
-                    else (call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
-                        "obj", "state_dict", "tensors", "state")), None))
+            # a local function is followed through its own torch.save; torch's and accelerate's own are known
+            helper = not self.index.by_short.get(short) and short not in ("load_state_dict", "load_state",
+                                                                         "save_state", "state_dict")
+            if helper and LOAD_HELPERS.match(short or "") and (call.args or call.keywords):
+                self.report.loads.append(entry)
+                passed = {t for a in (*call.args, *(k.value for k in call.keywords)) if (t := tail(a))}
+                for obj_name in passed & set(self.objects):
+                    self.objects[obj_name].restored.append(call.lineno)
+                continue
+            if name in SAVE_CALLS or (attr == "save" and tail(call.func.value) in ("fabric", "xm")) or (
+                    helper and SAVE_HELPERS.match(short or "") and (call.args or call.keywords)):
+                if helper and SAVE_HELPERS.match(short or ""):
+                    arg = ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())
+                else:
+                    arg = call.args[1] if attr == "save" and tail(call.func.value) == "fabric" and len(call.args) > 1 \
+                        else (call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
+                            "obj", "state_dict", "tensors", "state")), None))
                 if arg is None:
                     continue
                 carried = idx.closure(arg, scope)
@@ -331,6 +360,13 @@ class _Analysis:
                 if rng is None:
                     continue
                 rng.restored.append(call.lineno)
+        for scope in idx.scopes.values():  # scheduler.last_epoch = start_epoch - 1 (YOLOv5): a closed-form restore
+            for node in ast.walk(scope.node) if scope.name == "<module>" else ast.walk(scope.node):
+                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "last_epoch"
+                                                        for t in node.targets):
+                    for t in node.targets:
+                        if isinstance(t, ast.Attribute) and (owner := tail(t.value)) in self.objects:
+                            self.objects[owner].restored.append(node.lineno)
         self._frameworks()
 
     def _rng_for(self, name: str, short: str) -> StateObject | None:
@@ -420,9 +456,9 @@ class _Analysis:
             severity = SEVERITY.get(obj.kind, Severity.WARNING)
             loc = {"file": self.path, "line": obj.line, "function": obj.function}
             evidence = {"object": obj.name, "object_kind": obj.kind, "saved": obj.saved, "restored": obj.restored}
-            if not obj.saved and not (obj.kind == "counter" and obj.restored):
-                add(Finding(DETECTOR, severity, f"{obj.kind} {obj.name!r} is in no checkpoint"
-                            f"{' and never restored' if not obj.restored else ''}: after a resume, "
+            if not obj.saved and not obj.restored:  # restored from elsewhere: scheduler.last_epoch = epoch
+                add(Finding(DETECTOR, severity, f"{obj.kind} {obj.name!r} is in no checkpoint and never "
+                            f"restored: after a resume, "
                             f"{WHY[obj.kind]}", loc, evidence, kind="state_not_saved"))
             elif not obj.restored:
                 at = {"file": self.path, "line": load_at["line"], "function": load_at["function"]} if load_at else loc
