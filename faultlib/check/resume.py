@@ -72,8 +72,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
               help="(probe) arguments appended to CMD to resume; {checkpoint} is the newest checkpoint file.")
 @click.option("--output-dir", metavar="DIR", default=None,
               help="(probe) where CMD writes its checkpoints, relative to its working directory; the probe runs "
-                   "each copy in its own temporary directory, never in yours (default: any new *.pt/*.pth/"
-                   "*.ckpt/*.safetensors file).")
+                   "each run in a temporary copy of the current directory; only this directory is copied when the "
+                   "current one holds over 512 MiB.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(1, 86_400), default=600, show_default=True,
               help="(probe) seconds each run may take.")
 def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: int, stop_at: int | None,

@@ -1,7 +1,11 @@
 """The resume-equivalence probe: is "stopped at step K and resumed" the same run as the straight one?
 
 :func:`probe_resume` runs a user's training command three times, each in its own temporary directory
-(the user's files are never written; arguments naming existing files are passed as absolute paths):
+:
+
+Each run works in its own temporary copy of the current directory (``.git`` left out; at most
+:data:`MAX_COPY_BYTES`, or only ``output_dir`` beyond), so relative paths keep working and nothing of the
+user's is written; the copies are removed at the end.
 
 1. **straight**: to ``steps`` optimizer steps (then the process group is stopped);
 2. **preempted**: stopped (SIGKILL to its process group) once it has made ``stop_at`` steps and a new
@@ -79,16 +83,34 @@ def summary_lines(fields: dict[str, Any]) -> list[tuple[str, str]]:
     return lines
 
 
-def _command(cmd: list[str], cwd: Path) -> list[str]:
-    """The command for the boot module: ``python SCRIPT ARGS`` -> ``python -m ...probe_boot SCRIPT ARGS``;
-    arguments naming existing files or directories become absolute paths."""
-    out = [str(Path(a).resolve()) if not a.startswith("-") and os.path.exists(a) else a for a in cmd]
+MAX_COPY_BYTES = 512 * 2 ** 20
+"""Largest working directory the probe copies for each run (beyond it, name the output dir with ``output_dir``)."""
+
+
+def _command(cmd: list[str]) -> list[str]:
+    """The command for the boot module: ``python SCRIPT ARGS`` -> ``python -m ...probe_boot SCRIPT ARGS``."""
+    out = list(cmd)
     name = Path(out[0]).name
     if not name.startswith("python") or len(out) < 2 or out[1].startswith("-"):
         raise InputError(f"--probe runs a Python script: the command must be `python SCRIPT.py ARGS...`, got "
                          f"{shlex.join(cmd)!r}", field="CMD")
     return [sys.executable if name.startswith("python") else out[0], "-m", "faultlib.detect.training.probe_boot",
             *out[1:]]
+
+
+def _tree_bytes(root: Path, limit: int) -> int:
+    """Bytes under ``root`` (``.git`` left out), counting stops just past ``limit``."""
+    total = 0
+    for dirpath, dirnames, files in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+            except OSError:
+                continue
+            if total > limit:
+                return total
+    return total
 
 
 def _checkpoints(root: Path, since: float) -> list[Path]:
@@ -168,32 +190,37 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
         cmd: ``["python", "train.py", ARGS...]``.
         steps: optimizer steps of the straight run (and of the resumed run, counted from the start).
         stop_at: stop the preempted run after this many steps, once its next checkpoint is on disk.
-        resume_arg: appended to ``cmd`` for the resumed run (split like a shell); ``{checkpoint}`` is the
-            checkpoint's path.
-        output_dir: a directory (relative to the current one) the script writes into; copied into each
-            run's temporary directory and the argument naming it pointed there.
+        resume_arg: appended to ``cmd`` for the resumed run (split like a shell); ``{checkpoint}``, when
+            present, is the checkpoint's path (a script that resumes from a fixed place needs none).
+        output_dir: with a working directory over :data:`MAX_COPY_BYTES`, the one directory (relative to
+            the current one) copied for each run.
         timeout_s: per run.
 
     Returns:
         :class:`ProbeReport`: ``resume_diverged`` at the first step that differs, or ``probe_failed``.
 
     Raises:
-        InputError: not a ``python SCRIPT`` command, ``stop_at >= steps``, or ``{checkpoint}`` missing.
+        InputError: not a ``python SCRIPT`` command, ``stop_at >= steps``, or a working directory too large
+            to copy without ``output_dir``.
     """
     if stop_at >= steps:
         raise InputError(f"--stop-at ({stop_at}) must be below --steps ({steps})", field="--stop-at")
-    if "{checkpoint}" not in resume_arg:
-        raise InputError("--resume-arg must contain {checkpoint}", field="--resume-arg")
     report = ProbeReport(list(cmd), steps, stop_at)
+    boot = _command(cmd)
+    source = Path.cwd()
+    size = _tree_bytes(source, MAX_COPY_BYTES)
+    if size > MAX_COPY_BYTES and not output_dir:
+        raise InputError(f"the working directory holds more than {MAX_COPY_BYTES // 2 ** 20} MiB: run the probe from a "
+                         "smaller directory, or name the directory the script writes with --output-dir", field="CMD")
     base = Path(tempfile.mkdtemp(prefix="faultlib-probe-"))
     try:
         dirs = {name: base / name for name in ("straight", "preempted")}
-        for d in dirs.values():
-            d.mkdir()
-            if output_dir:
-                shutil.copytree(output_dir, d / Path(output_dir).name, symlinks=True)
-        argv = [a if a != output_dir else Path(output_dir).name for a in cmd]
-        boot = _command(argv, Path.cwd())
+        for d in dirs.values():  # each run in its own copy: the user's files are never written
+            if size <= MAX_COPY_BYTES:
+                shutil.copytree(source, d, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+            else:
+                d.mkdir()
+                shutil.copytree(output_dir, d / output_dir, symlinks=True)
         report.runs["straight"] = _run(boot, dirs["straight"], base / "straight.jsonl", until=steps,
                                        timeout_s=timeout_s)
         report.runs["preempted"] = _run(boot, dirs["preempted"], base / "preempted.jsonl", until=stop_at,
