@@ -10,8 +10,9 @@ Static (:mod:`faultlib.detect.training.resume`): the script is parsed, never run
 function, saved, restored, implicit}]``), ``saves`` and ``loads`` (``[{line, function, call}]``),
 ``implicit`` (frameworks that save their state themselves: ``lightning``, ``transformers.Trainer``,
 ``accelerate``), ``complete``; with ``--checkpoint``: ``checkpoint`` (``{path, format, keys: [{key,
-holds}]}``, read with the hardened reader, ``weights_only=True``), where ``holds`` is ``optimizer``,
-``scheduler``, ``grad_scaler``, ``rng``, ``counter``, ``model`` or ``other``.
+holds}]}``, read with the hardened reader, ``weights_only=True``; keys one level deep as ``rng.torch``),
+where ``holds`` is ``optimizer``, ``scheduler``, ``grad_scaler``, ``rng``, ``counter``, ``model``,
+``group`` or ``other`` (:func:`faultlib.detect.training.resume.state_kind`).
 
 Probe (:mod:`faultlib.detect.training.probe`): see ``--help``; fields ``mode`` (``probe``) and the probe's.
 """

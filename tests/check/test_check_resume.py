@@ -313,3 +313,32 @@ def test_bad_input_is_an_input_error(tmp_path, name, content, message):
     path.write_text(content)
     with pytest.raises(InputError, match=re.escape(message)):
         analyze_resume_file(str(path))
+
+
+def test_helpers_of_other_files_and_closed_form_restores():
+    """utils.save_on_master / misc.load_model / smart_resume live in other files: what is passed to them counts;
+    a LambdaLR restored by `scheduler.last_epoch = start - 1` is restored; the GradScaler passed to an external
+    train_one_epoch is used by the loop."""
+    body = """
+import utils
+from engine import train_one_epoch
+
+def main(args):
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.AdamW(model.parameters())
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda e: 0.9 ** e)
+    scaler = torch.amp.GradScaler("cpu")
+    start = 0
+    if args.resume:
+        start = utils.smart_resume(torch.load(args.resume, weights_only=True), optimizer, model)
+    scheduler.last_epoch = start - 1
+    for epoch in range(start, 10):
+        train_one_epoch(model, optimizer, scaler)
+        scheduler.step()
+        utils.save_on_master({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                              "epoch": epoch SCALER}, "ckpt.pt")
+"""
+    assert kinds(script(body.replace("SCALER", ""))) == [("state_not_saved", "scaler")]
+    healthy = body.replace("SCALER", ', "scaler": scaler.state_dict()').replace(
+        "optimizer, model)", "optimizer, model, scaler)")
+    assert kinds(script(healthy)) == []
