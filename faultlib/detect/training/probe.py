@@ -36,7 +36,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
@@ -139,7 +139,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def _run(cmd: list[str], cwd: Path, log: Path, *, until: int, timeout_s: float,
+def _run(cmd: list[str], cwd: Path, log: Path, *, until: int | Callable[[list[dict]], int], timeout_s: float,
          stop_on_checkpoint: bool = False) -> dict[str, Any]:
     """Run ``cmd`` in ``cwd`` until ``until`` steps (and, with ``stop_on_checkpoint``, a checkpoint newer than
     that step is on disk and stable) or its end; kill its process group. Returns ``{steps, seconds, end,
@@ -153,14 +153,15 @@ def _run(cmd: list[str], cwd: Path, log: Path, *, until: int, timeout_s: float,
             while proc.poll() is None:
                 time.sleep(POLL_S)
                 steps = _read(log)
+                target = until(steps) if callable(until) else until
                 if time.monotonic() - started > timeout_s:
                     end = "timeout"
                     break
-                if len(steps) >= until and not stop_on_checkpoint:
+                if len(steps) >= target and not stop_on_checkpoint:
                     end = "steps"
                     break
-                if stop_on_checkpoint and len(steps) >= until:
-                    reached_at = reached_at or steps[until - 1]["t"]
+                if stop_on_checkpoint and len(steps) >= target:
+                    reached_at = reached_at or steps[target - 1]["t"]
                     found = _checkpoints(cwd, reached_at)
                     if found:
                         size = found[-1].stat().st_size
@@ -236,7 +237,14 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
         extra = [a.replace("{checkpoint}", str(base / "resumed" / relative)) for a in shlex.split(resume_arg)]
         straight = _read(base / "straight.jsonl")
         resumed_log = base / "resumed.jsonl"
-        report.runs["resumed"] = _run(boot + extra, base / "resumed", resumed_log, until=steps, timeout_s=timeout_s)
+        after = {s["params"]: s["i"] + 1 for s in straight}
+
+        def remaining(lines: list[dict]) -> int:  # the resumed run only has to reach the straight run's end
+            start = after.get(lines[0]["params_before"]) if lines else None
+            return steps - start if start is not None else steps
+
+        report.runs["resumed"] = _run(boot + extra, base / "resumed", resumed_log, until=remaining,
+                                      timeout_s=timeout_s)
         resumed = _read(resumed_log)
         _compare(report, straight, resumed)
         return report
