@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from faultlib.cases import load_case
 from tests.conftest import PROMETHEUS, REPO, cli, run_json
 
 pytest.importorskip("aiohttp")
@@ -34,8 +35,9 @@ def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
         assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], entry["name"]
     prom = (run_dir / "metrics.prom").read_text()
     run_labels = f'case="downstream_timeout",phase="faulted",run_id="{record["run_id"]}"'
-    assert f'faultlib_downstream_timeouts_total{{{run_labels},window="during"}} 30.0' in prom
+    during = load_case(REPO / "cases" / "downstream_timeout").shims[0].params["steps"]
+    assert f'faultlib_downstream_timeouts_total{{{run_labels},window="during"}} {float(during)}' in prom
     assert re.search(r'faultlib_requests_total\{case="downstream_timeout",code="504",phase="faulted",run_id="[^"]+",'
-                     r'status="timeout",window="during"\} 30\.0', prom)
+                     r'status="timeout",window="during"\} ' + re.escape(str(float(during))), prom)
     assert 'code="5' not in prom.replace('code="504"', ""), "a 5xx other than the documented 504"
     assert "faultlib_request_duration_ms_bucket" in prom
