@@ -117,8 +117,8 @@ class BusyLoops:
     ends the block: a normal end, an exception, Ctrl-C). They also die with this process
     (``PR_SET_PDEATHSIG``)."""
 
-    def __init__(self, count: int):
-        self.count = count
+    def __init__(self, count: int, settle_s: float = 2.0):
+        self.count, self.settle_s = count, settle_s
         self.procs: list[subprocess.Popen] = []
 
     def __enter__(self) -> "BusyLoops":
@@ -129,7 +129,7 @@ class BusyLoops:
         except BaseException:
             self.stop()
             raise
-        time.sleep(2.0)  # let the load settle before the run starts
+        time.sleep(self.settle_s)  # let the load settle before the run starts
         return self
 
     def __exit__(self, *exc) -> None:
