@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from faultlib.errors import TimingInconclusive
 from faultlib.evidence.timing import step_reference
 from faultlib.readers import load_yaml_file
 
@@ -28,8 +29,29 @@ def step(span):
     return span.attributes["faultlib.step"]
 
 
+INFER = "ModelService.infer"
+
+
+def machine_stalls(phase):
+    """loop_blocked findings the machine caused, not the code: not at the inference, never twice the
+    threshold, and the loop thread used under 10 % of a core meanwhile (no CPU reading: no stack sample
+    caught code either). On a loaded machine the scheduler can leave the loop runnable but not running
+    for 50+ ms in any callback (measured: 57 ms in _SelectorSocketTransport.write with 0.4 ms of CPU at
+    load ~20); the watchdog's threshold is an absolute 50 ms, so it names that stall."""
+    return [f for f in phase.findings if f.kind == "loop_blocked" and f.location.get("function") != INFER
+            and f.evidence["max_blocked_ms"] < 2 * THRESHOLD_MS
+            and (f.evidence.get("loop_cpu_ms") or 0.0) < 0.1 * f.evidence["total_blocked_ms"]]
+
+
 def blocked_findings(phase):
-    return [f for f in phase.findings if f.kind == "loop_blocked"]
+    noise = machine_stalls(phase)
+    return [f for f in phase.findings if f.kind == "loop_blocked" and f not in noise]
+
+
+def infer_stalls(phase, step=None):
+    """loop.blocked spans at the inference (in ``step``, when given)."""
+    return [e for e in phase.spans_named("loop.blocked") if e.attributes["function"] == INFER
+            and (step is None or e.attributes["faultlib.step"] == step)]
 
 
 def health_reference(evidence):
@@ -47,12 +69,19 @@ def cpu_share_reference(evidence):
 
 def test_control_raises_no_finding(evidence):
     control = evidence.control
-    assert control.status == "ok" and control.findings == []
-    assert control.summary["loop_blocked"] == 0
-    assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == 0
-    assert not control.spans_named("loop.blocked")
+    noise = machine_stalls(control)
+    assert control.status == "ok" and [f for f in control.findings if f not in noise] == []
+    stalls = sum(f.evidence["blocks"] for f in noise)
+    assert control.summary["loop_blocked"] == stalls
+    assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == stalls
+    assert not infer_stalls(control) and len(control.spans_named("loop.blocked")) == stalls
     assert {s.attributes["placement"] for s in rounds(control)} == {"executor"}
-    assert all(s.attributes["loop_blocks"] == 0 for s in rounds(control))
+    assert sum(s.attributes["loop_blocks"] for s in rounds(control)) == stalls
+    if noise:
+        raise TimingInconclusive("inconclusive: the control's watchdog saw " + "; ".join(
+            f"{f.evidence['max_blocked_ms']:.0f} ms in {f.location.get('function') or 'no sampled frame'} with "
+            f"{f.evidence.get('loop_cpu_ms') or 0:.1f} ms of loop CPU" for f in noise)
+            + ": the machine did not run the loop (load), nothing blocked it; no stall at the inference")
 
 
 def test_control_health_latency_stays_low(evidence):
@@ -69,7 +98,8 @@ def test_rounds_before_the_fault_are_normal(evidence):
     assert len(before) == min(WINDOW)
     for span in before:
         a = span.attributes
-        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
+        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor", a
+        assert not infer_stalls(evidence.faulted, step(span)), a
     faulted = evidence.faulted.summary
     health_reference(evidence).assert_restored(faulted["health_p99_before_ms"], faulted=faulted["health_p99_during_ms"],
                                                what="/health P99 before the fault")
@@ -124,8 +154,9 @@ def test_executor_restores_health_latency(evidence):
     assert summary["health_p99_after_ms"] * 3 < summary["health_p99_during_ms"]
     for span in after:  # and why: inference is back in the executor, the loop never stalls
         a = span.attributes
-        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
-    events = evidence.faulted.spans_named("loop.blocked")
+        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor", a
+        assert not infer_stalls(evidence.faulted, step(span)), a
+    events = infer_stalls(evidence.faulted)
     assert events and all(e.attributes["faultlib.step"] in WINDOW for e in events)
 
 
@@ -182,17 +213,24 @@ def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
         served = phase.spans_named("model_service.predict")
         assert sum(s.parent_span_id in round_ids for s in served) == PARAMS["predicts"] * PARAMS["rounds"]
     (finding,) = blocked_findings(evidence.faulted)
-    events = evidence.faulted.spans_named("loop.blocked")
-    assert len([e for e in events if e.attributes["kind"] == "loop_blocked"]) == finding.evidence["blocks"]
+    assert len([e for e in infer_stalls(evidence.faulted) if e.attributes["kind"] == "loop_blocked"]) \
+        == finding.evidence["blocks"]
     assert evidence.faulted.metric("faultlib_loop_stalls_total", kind="loop_blocked",
                                    function="ModelService.infer") == finding.evidence["blocks"]
 
 
+def _infer_stalls_max(selection) -> float:
+    """The largest value of the loop_stalls series at the inference (0 when it has none), leaving out
+    stalls the machine caused in other callbacks (machine_stalls)."""
+    return max((v for series in selection if series.labels.get("function") == INFER
+                for _, v in series.values), default=0.0)
+
+
 def test_promql_shows_the_fault(evidence):
     """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
-    assert evidence.promql("loop_stalls", phase="faulted", window="before").max() == 0
-    assert evidence.promql("loop_stalls", phase="faulted", window="during").max() > 0
+    assert _infer_stalls_max(evidence.promql("loop_stalls", phase="faulted", window="before")) == 0
+    assert _infer_stalls_max(evidence.promql("loop_stalls", phase="faulted", window="during")) > 0
     if evidence.has_control:
-        assert evidence.promql("loop_stalls", phase="control").max() == 0
+        assert _infer_stalls_max(evidence.promql("loop_stalls", phase="control")) == 0
     before = evidence.promql("health_latency_p99", phase="faulted", window="before").max()
     assert evidence.promql("health_latency_p99", phase="faulted", window="during").max() > 5 * before

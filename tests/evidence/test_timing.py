@@ -70,17 +70,16 @@ def test_raised_needs_the_ratio_and_the_noise_ceiling():
         ref.assert_raised(30.0, factor=3, what="P99 during")
 
 
-def test_restored_within_the_noise_and_nearer_to_it_than_to_the_fault():
+def test_restored_means_nearer_to_the_reference_than_to_the_fault_as_a_ratio():
     ref = Reference((4.0, 5.0, 6.0, 20.0), CONTROL, "request latency")
-    ref.assert_restored(25.0, faulted=1000.0, what="P99 after")  # a loaded machine: 25 ms is within 3 x 20 ms
-    with pytest.raises(AssertionError, match=r"P99 after is 900 ms, not back to .*during the fault: 1000 ms"):
+    ref.assert_restored(25.0, faulted=1000.0, what="P99 after")  # a loaded machine: 25 ms, far below 1 s
+    ref.assert_restored(140.0, faulted=1000.0, what="P99 after")  # a spike the quiet reference never saw
+    with pytest.raises(AssertionError, match=r"P99 after is 900 ms, not back to .*the 1000 ms during the fault"):
         ref.assert_restored(900.0, faulted=1000.0, what="P99 after")  # the mitigation did nothing
-    with pytest.raises(AssertionError, match="allowed: 60 ms"):
-        ref.assert_restored(61.0, faulted=10000.0, what="P99 after")  # 3x the ceiling at most
-    with pytest.raises(AssertionError, match="allowed: 44.72 ms"):
-        ref.assert_restored(50.0, faulted=100.0, what="P99 after")  # nearer to the faulted level than to normal
+    with pytest.raises(AssertionError, match="allowed: 141.4 ms"):
+        ref.assert_restored(150.0, faulted=1000.0, what="P99 after")  # nearer to the faulted level
     with pytest.raises(TimingInconclusive, match="noise hides the fault"):
-        ref.assert_restored(5.0, faulted=55.0, what="P99 after")  # the fault itself within the noise
+        ref.assert_restored(5.0, faulted=55.0, what="P99 after")  # the fault itself within 3x the noise
 
 
 def test_allowance_adds_the_reference_noise_to_the_margin():
