@@ -10,8 +10,9 @@
     ├── DetectorError                a detector was misused (wrong call order, bad config)
     ├── EvidenceError                evidence could not be written or read back
     │   ├── PrometheusUnavailable    ``--prometheus``: promtool/prometheus missing, a backfill or the server failed
-    │   └── PromqlError              a PromQL result an assertion read failed, is empty or was not recorded
-    │       └── PromqlNotRecorded    the run has no promql.json (made without ``--prometheus``)
+    │   ├── PromqlError              a PromQL result an assertion read failed, is empty or was not recorded
+    │   │   └── PromqlNotRecorded    the run has no promql.json (made without ``--prometheus``)
+    │   └── TimingInconclusive       a timing assertion cannot tell the fault from the machine's own noise
     ├── ArchiveError                 an archive URI is malformed or a stored run is unreadable
     │   ├── ManifestError            a manifest.json that is not a faultlib manifest (also an InputError)
     │   ├── ArchiveUnavailable       the archive store could not be reached (exit 3)
@@ -124,6 +125,13 @@ class PromqlError(EvidenceError):
 
 class PromqlNotRecorded(PromqlError):
     """The run has no ``promql.json``: it was made without ``--prometheus`` (the assertion suite skips)."""
+
+
+class TimingInconclusive(EvidenceError):
+    """A timing assertion cannot decide: the reference measured in the same run (the control, or the
+    faulted run before its fault) is as noisy as the effect it must tell apart. The message gives the
+    measured values; the assertion suite reports the test as skipped with it
+    (:mod:`faultlib.evidence.timing`)."""
 
 
 class ArchiveError(FaultlibError):

@@ -63,14 +63,18 @@ class ModelService:
         model: a fitted scikit-learn classifier.
         feature_address: (host, port) to reach the feature service (possibly a proxy).
         deadline_ms: per-request deadline in ms.
+        enforce: whether the service enforces its deadline on the downstream call (the case's
+            mitigation; ``repro.params.apply_mitigation: false`` turns it off: the service then waits for the
+            feature service however long it takes, as a service without a timeout does).
     """
 
-    def __init__(self, ctx, model, feature_address: tuple[str, int], deadline_ms: float):
+    def __init__(self, ctx, model, feature_address: tuple[str, int], deadline_ms: float, enforce: bool = True):
         self.ctx = ctx
         self.model = model
         self.feature_url = f"http://{feature_address[0]}:{feature_address[1]}"
         self.feature_address = feature_address
         self.deadline_ms = deadline_ms
+        self.enforce = enforce
         self.tracer = ctx.evidence.tracer
         self.downstream_ms = ctx.evidence.histogram("faultlib_downstream_duration_ms",
                                                     "model service's wait on the feature service", "ms")
@@ -108,7 +112,8 @@ class ModelService:
             budget_s = (self.deadline_ms - INFERENCE_RESERVE_MS) / 1e3 - (loop.time() - started)
             fetch_started = loop.time()
             try:
-                features = await asyncio.wait_for(self.fetch_features(item_id), timeout=max(budget_s, 0.0))
+                features = await asyncio.wait_for(self.fetch_features(item_id),
+                                                  timeout=max(budget_s, 0.0) if self.enforce else None)
             except asyncio.TimeoutError:
                 waited_ms = (loop.time() - fetch_started) * 1e3
                 self.downstream_ms.record(waited_ms, outcome="timeout")
@@ -178,7 +183,7 @@ async def stop_process(proc: asyncio.subprocess.Process | None) -> None:
 async def run(ctx) -> None:
     p = ctx.params
     deadline_ms = float(p.get("deadline_ms", 250))
-    requests = int(p.get("requests", 90))
+    requests = int(p.get("requests", 60))
     slo = DeadlineSLO(deadline_ms=deadline_ms, p99_objective_ms=float(p.get("p99_objective_ms", 100)),
                       margin_ms=float(p.get("margin_ms", 50)))
     model, features, labels, test_ids = train_model(ctx.seed)
@@ -189,7 +194,7 @@ async def run(ctx) -> None:
 
     proc, real_address = await start_feature_service()
     feature_address = ctx.endpoint("feature_service", *real_address)
-    service = ModelService(ctx, model, feature_address, deadline_ms)
+    service = ModelService(ctx, model, feature_address, deadline_ms, enforce=bool(p.get("apply_mitigation", True)))
     latencies: dict[str, list[float]] = {}
     try:
         host, port = await service.start()

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+from faultlib.errors import TimingInconclusive
+from faultlib.evidence.timing import step_reference
 from faultlib.readers import load_yaml_file
 
 CASE = load_yaml_file(Path(__file__).parent / "case.yaml").data
@@ -17,6 +19,27 @@ def requests(phase):
 
 def in_window(spans, first, last):
     return [s for s in spans if first <= s.attributes["faultlib.step"] <= last]
+
+
+def latency_reference(evidence):
+    """Request latency without the delay, measured on this machine in this run: every control request (or,
+    with --no-control, the faulted run's requests before the delay)."""
+    return step_reference(evidence, "serve.request", "latency_ms", what="request latency")
+
+
+def answer_time_reference(evidence):
+    """The service's own time per answer beyond its wait on the feature service (parse, score, answer,
+    the client's read), without the delay: what a loaded machine adds to every answer, a timeout's too."""
+    return step_reference(evidence, "serve.request",
+                          lambda a: a["latency_ms"] - a["downstream_ms"] if a.get("status") == "ok" else None,
+                          what="answer time beyond the downstream wait")
+
+
+def latest_answer_ms(evidence) -> float:
+    """How late after the request an answer may arrive and still be "at the deadline" on this machine now:
+    the deadline, the case's margin, and the answer time the reference measured (a timeout's 504 is built,
+    sent and read like any answer)."""
+    return DEADLINE_MS + answer_time_reference(evidence).allowance(MARGIN_MS)
 
 
 def assert_normal(span):
@@ -35,10 +58,16 @@ def test_control_answers_every_request_correctly(evidence):
 
 
 def test_control_raises_no_finding(evidence):
-    assert evidence.control.status == "ok"
-    assert evidence.control.findings == []
-    assert evidence.control.summary["timeouts"] == 0
-    assert evidence.control.metric("faultlib_downstream_timeouts_total") == 0
+    control = evidence.control
+    assert control.status == "ok"
+    assert control.summary["timeouts"] == 0 and control.summary["late_answers"] == 0
+    assert control.metric("faultlib_downstream_timeouts_total") == 0
+    objective = [f for f in control.findings if "P99 latency" in f.message]
+    assert [f for f in control.findings if f not in objective] == [], [f.message for f in control.findings]
+    if objective:  # an absolute P99 objective is the one thing a busy machine alone can break
+        raise TimingInconclusive(f"inconclusive: without any delay the control's P99 was {control.summary['p99_ms']:.1f} "
+                                 f"ms (P50 {control.summary['p50_ms']:.1f} ms), above the {PARAMS['p99_objective_ms']} ms "
+                                 "objective: this machine is too busy to check the objective (no timeout, no late answer)")
 
 
 def test_requests_before_the_delay_are_normal(evidence):
@@ -55,14 +84,16 @@ def test_delayed_requests_get_the_timeout_status_at_the_deadline(evidence):
     for span in during:
         a = span.attributes
         assert a["http.status_code"] == 504 and a["status"] == "timeout", f"request {a['faultlib.step']}: {a}"
-        assert a["latency_ms"] <= DEADLINE_MS + MARGIN_MS, f"request {a['faultlib.step']} took {a['latency_ms']:.1f} ms"
+        assert a["latency_ms"] <= latest_answer_ms(evidence), \
+            f"request {a['faultlib.step']} took {a['latency_ms']:.1f} ms; {answer_time_reference(evidence).describe()}"
         # it gave up because of the deadline, not earlier: the downstream wait used the budget
         assert a["downstream_ms"] >= 0.8 * DEADLINE_MS
     assert evidence.faulted.metric("faultlib_downstream_timeouts_total", window="during") == len(during)
     # the model service really went through the shim's proxy, not straight to the feature service
     summary = evidence.faulted.summary
     assert summary["feature_port_used"] != summary["feature_port_real"]
-    assert evidence.control.summary["feature_port_used"] == evidence.control.summary["feature_port_real"]
+    if evidence.has_control:
+        assert evidence.control.summary["feature_port_used"] == evidence.control.summary["feature_port_real"]
 
 
 def test_slo_detector_reports_timeouts_and_p99(evidence):
@@ -73,11 +104,15 @@ def test_slo_detector_reports_timeouts_and_p99(evidence):
     assert ratio[0].location["step"] == FIRST
     assert ratio[0].evidence["timeouts"] == LAST - FIRST + 1
     assert any("P99 latency" in f.message for f in findings), messages
-    assert not [f for f in findings if f.severity.value == "error"], f"late answers: {messages}"
+    # the detector's margin is a fixed 50 ms: on a busy machine it may call an answer late that the
+    # machine, not the service, delayed; an answer later than this run's own allowance was not at the deadline
+    late = [f for f in findings if f.severity.value == "error"]
+    assert all(f.evidence["latency_ms"] <= latest_answer_ms(evidence) for f in late), \
+        f"late answers: {messages}; {answer_time_reference(evidence).describe()}"
 
 
 def test_no_other_5xx_no_client_error_no_traceback(evidence):
-    for phase in (evidence.control, evidence.faulted):
+    for phase in evidence.phases:
         assert phase.status == "ok" and phase.exit_code == 0
         codes = {s.attributes["http.status_code"] for s in requests(phase)}
         assert codes <= {200, 504}, f"{phase.name}: unexpected HTTP codes {codes}"
@@ -92,18 +127,24 @@ def test_service_recovers_once_the_delay_is_gone(evidence):
     for span in after:
         assert_normal(span)
         assert span.attributes["faultlib.fault.window"] == "after"
-    assert after[0].attributes["latency_ms"] < DEADLINE_MS / 2, "the first request after the delay is still slow"
-    assert evidence.faulted.summary["p99_after_ms"] < DEADLINE_MS / 2
+    summary, reference = evidence.faulted.summary, latency_reference(evidence)
+    reference.assert_restored(after[0].attributes["latency_ms"], faulted=summary["p99_during_ms"],
+                              what="the first request's latency after the delay")
+    reference.assert_restored(summary["p99_after_ms"], faulted=summary["p99_during_ms"], what="the P99 after the delay")
 
 
 def test_p99_of_both_runs_is_in_the_evidence(evidence):
-    control, faulted = evidence.control.summary, evidence.faulted.summary
-    for summary in (control, faulted):
+    faulted = evidence.faulted.summary
+    for phase in evidence.phases:
+        summary = phase.summary
         assert 0 < summary["p50_ms"] <= summary["p99_ms"] <= summary["max_ms"]
-    assert control["p99_ms"] < PARAMS["p99_objective_ms"]
-    assert DEADLINE_MS * 0.9 <= faulted["p99_ms"] <= DEADLINE_MS + MARGIN_MS
-    assert faulted["p99_during_ms"] >= DEADLINE_MS * 0.9 and faulted["p99_before_ms"] < DEADLINE_MS / 2
-    for phase in (evidence.control, evidence.faulted):
+    if evidence.has_control:  # no timeout without the delay: the control's P99 stays below the deadline
+        assert evidence.control.summary["p99_ms"] < DEADLINE_MS * 0.9
+    assert DEADLINE_MS * 0.9 <= faulted["p99_ms"] <= latest_answer_ms(evidence)
+    assert faulted["p99_during_ms"] >= DEADLINE_MS * 0.9
+    latency_reference(evidence).assert_restored(faulted["p99_before_ms"], faulted=faulted["p99_during_ms"],
+                                                what="the P99 before the delay")
+    for phase in evidence.phases:
         histogram = [p for p in phase.metrics if p.name == "faultlib_request_duration_ms"]
         assert sum(p.extra["count"] for p in histogram) == PARAMS["requests"]
 
@@ -111,7 +152,7 @@ def test_p99_of_both_runs_is_in_the_evidence(evidence):
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     names = {p.name for p in evidence.faulted.metrics}
     assert set(CASE["observability"]["metrics"]) <= names
-    for phase in (evidence.control, evidence.faulted):
+    for phase in evidence.phases:
         assert set(CASE["observability"]["spans"]) <= {s.name for s in phase.spans}
         # the client's request span is the parent of the service's span (W3C trace context over HTTP)
         request_ids = {s.span_id for s in requests(phase)}
@@ -126,4 +167,5 @@ def test_promql_shows_the_fault(evidence):
     """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
     assert evidence.promql("downstream_timeouts", phase="faulted", window="before").max() == 0
     assert evidence.promql("downstream_timeouts", phase="faulted", window="during").max() > 0
-    assert evidence.promql("downstream_timeouts", phase="control").max() == 0
+    if evidence.has_control:
+        assert evidence.promql("downstream_timeouts", phase="control").max() == 0

@@ -38,6 +38,7 @@ from torch import nn
 from faultlib import repro
 from faultlib.detect import LoopWatchdog
 from faultlib.detect.serving.latency import percentile
+from faultlib.inject.loop import InlineExecutor
 
 START_TIMEOUT_S = 10.0
 
@@ -104,14 +105,16 @@ class ModelService:
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
 
-    def infer(self, rows: list[int]) -> tuple[list[int], float, bool]:
-        """Score ``rows``; returns (labels, inference ms, whether it ran on the loop's thread)."""
+    def infer(self, rows: list[int]) -> tuple[list[int], float, float, bool]:
+        """Score ``rows``; returns (labels, inference ms, CPU ms of the thread that ran it, whether it ran
+        on the loop's thread). CPU / wall is the share of a core a busy thread gets on this machine now."""
         batch = self.features[torch.tensor(rows) % len(self.features)]
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         with torch.inference_mode():
             logits = self.model(batch)
+        cpu_ms = (time.thread_time() - cpu_started) * 1e3
         on_loop = threading.get_ident() == self.loop_thread
-        return logits.argmax(1).tolist(), (time.perf_counter() - started) * 1e3, on_loop
+        return logits.argmax(1).tolist(), (time.perf_counter() - started) * 1e3, cpu_ms, on_loop
 
     async def predict(self, request: web.Request) -> web.Response:
         with self.tracer.start_as_current_span("model_service.predict", context=propagate.extract(request.headers),
@@ -122,21 +125,23 @@ class ModelService:
                 span.set_attributes({"status": "bad_request", "http.status_code": 400})
                 return web.json_response({"status": "bad_request", "error": 'body must be {"rows": [int]}'}, status=400)
             loop = asyncio.get_running_loop()
-            labels, inference_ms, on_loop = await loop.run_in_executor(self.executor, self.infer, rows)
+            labels, inference_ms, cpu_ms, on_loop = await loop.run_in_executor(self.executor, self.infer, rows)
             placement = "loop" if on_loop else "executor"
             self.inference_ms.record(inference_ms, placement=placement)
             span.set_attributes({"status": "ok", "http.status_code": 200, "rows": len(rows), "placement": placement,
-                                 "inference_ms": inference_ms})
+                                 "inference_ms": inference_ms, "inference_cpu_ms": cpu_ms})
             return web.json_response({"status": "ok", "labels": labels, "inference_ms": round(inference_ms, 3),
-                                      "placement": placement})
+                                      "inference_cpu_ms": round(cpu_ms, 3), "placement": placement})
 
 
 class LoadGenerator:
     """Rounds of concurrent predicts with open-loop ``/health`` probes, on its own thread and loop."""
 
-    def __init__(self, ctx, url: str, watchdog: LoopWatchdog, batch_rows: int, expected: list[int]):
+    def __init__(self, ctx, url: str, watchdog: LoopWatchdog, batch_rows: int, expected: list[int],
+                 service: ModelService):
         p = ctx.params
-        self.ctx, self.url, self.watchdog = ctx, url, watchdog
+        self.ctx, self.url, self.watchdog, self.service = ctx, url, watchdog, service
+        self.mitigation = bool(p.get("apply_mitigation", True))
         self.rounds, self.predicts = int(p["rounds"]), int(p["predicts"])
         self.round_s, self.interval_s = p["round_ms"] / 1e3, p["probe_interval_ms"] / 1e3
         self.rows = list(range(batch_rows))
@@ -194,6 +199,8 @@ class LoadGenerator:
 
     async def _round(self, client: aiohttp.ClientSession, step: int, span) -> None:
         window = self.ctx.faults.window(step)
+        if window == "after" and not self.mitigation:  # the switch off: the executor is never given back
+            self.service.executor = InlineExecutor()
         blocks_before = len(self.watchdog.events)
         predicts = [asyncio.ensure_future(self._predict(client)) for _ in range(self.predicts)]
         probes, start = [], time.perf_counter()
@@ -212,6 +219,7 @@ class LoadGenerator:
                     "health_max_ms": max(health, default=None), "placement": ",".join(placements),
                     "inference_ms": max((a.get("inference_ms") or 0.0) for a in answers),
                     "inference_total_ms": sum((a.get("inference_ms") or 0.0) for a in answers),
+                    "inference_cpu_ms": sum((a.get("inference_cpu_ms") or 0.0) for a in answers),
                     "predict_ms": max(a["latency_ms"] for a in answers),
                     "predict_codes": ",".join(str(a["code"]) for a in answers),
                     "loop_blocks": len(self.watchdog.events) - blocks_before})
@@ -243,7 +251,7 @@ async def run(ctx, model: nn.Module, features: torch.Tensor, accuracy: float, ex
                             on_lag=lambda ms: iteration_ms.record(ms))
     host, port = await service.start()
     stalls.add(0, kind="loop_blocked", function="none")  # the series exists in a silent run too
-    load = LoadGenerator(ctx, f"http://{host}:{port}", watchdog, batch_rows, expected)
+    load = LoadGenerator(ctx, f"http://{host}:{port}", watchdog, batch_rows, expected, service)
     try:
         async with watchdog:
             await asyncio.wait_for(asyncio.to_thread(load.run), timeout=p["load_timeout_s"])

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from faultlib.errors import TimingInconclusive
+from faultlib.evidence.timing import step_reference
 from faultlib.readers import load_yaml_file
 
 HERE = Path(__file__).parent
@@ -27,24 +29,68 @@ def step(span):
     return span.attributes["faultlib.step"]
 
 
+INFER = "ModelService.infer"
+
+
+def machine_stalls(phase):
+    """loop_blocked findings the machine caused, not the code: not at the inference, never twice the
+    threshold, and the loop thread used under 10 % of a core meanwhile (no CPU reading: no stack sample
+    caught code either). On a loaded machine the scheduler can leave the loop runnable but not running
+    for 50+ ms in any callback (measured: 57 ms in _SelectorSocketTransport.write with 0.4 ms of CPU at
+    load ~20); the watchdog's threshold is an absolute 50 ms, so it names that stall."""
+    return [f for f in phase.findings if f.kind == "loop_blocked" and f.location.get("function") != INFER
+            and f.evidence["max_blocked_ms"] < 2 * THRESHOLD_MS
+            and (f.evidence.get("loop_cpu_ms") or 0.0) < 0.1 * f.evidence["total_blocked_ms"]]
+
+
 def blocked_findings(phase):
-    return [f for f in phase.findings if f.kind == "loop_blocked"]
+    noise = machine_stalls(phase)
+    return [f for f in phase.findings if f.kind == "loop_blocked" and f not in noise]
+
+
+def infer_stalls(phase, step=None):
+    """loop.blocked spans at the inference (in ``step``, when given)."""
+    return [e for e in phase.spans_named("loop.blocked") if e.attributes["function"] == INFER
+            and (step is None or e.attributes["faultlib.step"] == step)]
+
+
+def health_reference(evidence):
+    """/health P99 per round without the fault: the control's rounds (or, with --no-control, the faulted
+    run's rounds before the window), measured on this machine in this run (faultlib.evidence.timing)."""
+    return step_reference(evidence, "load.round", "health_p99_ms", what="/health P99 per round")
+
+
+def cpu_share_reference(evidence):
+    """The share of a core an inference got in the executor without the fault (CPU ms / wall ms, per round):
+    1.0 on an idle machine, less when other processes compete for the cores."""
+    return step_reference(evidence, "load.round", lambda a: a["inference_cpu_ms"] / a["inference_total_ms"]
+                          if a.get("inference_total_ms") else None, what="inference CPU share per round", unit="")
 
 
 def test_control_raises_no_finding(evidence):
     control = evidence.control
-    assert control.status == "ok" and control.findings == []
-    assert control.summary["loop_blocked"] == 0
-    assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == 0
-    assert not control.spans_named("loop.blocked")
+    noise = machine_stalls(control)
+    assert control.status == "ok" and [f for f in control.findings if f not in noise] == []
+    stalls = sum(f.evidence["blocks"] for f in noise)
+    assert control.summary["loop_blocked"] == stalls
+    assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == stalls
+    assert not infer_stalls(control) and len(control.spans_named("loop.blocked")) == stalls
     assert {s.attributes["placement"] for s in rounds(control)} == {"executor"}
-    assert all(s.attributes["loop_blocks"] == 0 for s in rounds(control))
+    assert sum(s.attributes["loop_blocks"] for s in rounds(control)) == stalls
+    if noise:
+        raise TimingInconclusive("inconclusive: the control's watchdog saw " + "; ".join(
+            f"{f.evidence['max_blocked_ms']:.0f} ms in {f.location.get('function') or 'no sampled frame'} with "
+            f"{f.evidence.get('loop_cpu_ms') or 0:.1f} ms of loop CPU" for f in noise)
+            + ": the machine did not run the loop (load), nothing blocked it; no stall at the inference")
 
 
 def test_control_health_latency_stays_low(evidence):
     summary = evidence.control.summary
     assert summary["health_probes"] >= 0.8 * PARAMS["rounds"] * PARAMS["round_ms"] / PARAMS["probe_interval_ms"]
-    assert summary["health_p99_ms"] < THRESHOLD_MS, summary
+    # with inference in the executor a probe never waits behind one: its P99 stays a fraction of an
+    # inference measured in the same run (a ratio, so a loaded machine slows both alike)
+    inference_ms = statistics.median(s.attributes["inference_ms"] for s in rounds(evidence.control))
+    assert summary["health_p99_ms"] < inference_ms / 2, (summary["health_p99_ms"], inference_ms)
 
 
 def test_rounds_before_the_fault_are_normal(evidence):
@@ -52,8 +98,11 @@ def test_rounds_before_the_fault_are_normal(evidence):
     assert len(before) == min(WINDOW)
     for span in before:
         a = span.attributes
-        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
-    assert evidence.faulted.summary["health_p99_before_ms"] < THRESHOLD_MS
+        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor", a
+        assert not infer_stalls(evidence.faulted, step(span)), a
+    faulted = evidence.faulted.summary
+    health_reference(evidence).assert_restored(faulted["health_p99_before_ms"], faulted=faulted["health_p99_during_ms"],
+                                               what="/health P99 before the fault")
 
 
 def test_health_waits_behind_inference_on_the_loop(evidence):
@@ -61,11 +110,12 @@ def test_health_waits_behind_inference_on_the_loop(evidence):
     assert {step(s) for s in during} == WINDOW
     assert {s.attributes["placement"] for s in during} == {"loop"}  # the shim's inline executor was live
     inference_ms = statistics.median(s.attributes["inference_ms"] for s in during)
-    faulted, control = evidence.faulted.summary, evidence.control.summary
+    faulted = evidence.faulted.summary
     assert inference_ms >= THRESHOLD_MS, f"inference took {inference_ms:.1f} ms: too short to matter"
     # a probe sent while an inference runs on the loop waits for it: the P99 is at least one inference
     assert faulted["health_p99_during_ms"] >= 0.8 * inference_ms, (faulted, inference_ms)
-    assert faulted["health_p99_during_ms"] >= max(3 * control["health_p99_ms"], THRESHOLD_MS), (faulted, control)
+    health_reference(evidence).assert_raised(faulted["health_p99_during_ms"], factor=3,
+                                             what="/health P99 during the fault")
 
 
 def test_watchdog_names_the_blocking_call(evidence):
@@ -84,25 +134,34 @@ def test_watchdog_names_the_blocking_call(evidence):
     # the stalls are the inferences (each stall: one or two of them, and the loop's own bit of work)
     assert ev["total_blocked_ms"] >= 0.9 * inline_ms, (ev["total_blocked_ms"], inline_ms)
     assert ev["site_samples"] >= ev["blocks"]  # at least one stack sample per stall named this line
-    assert ev["loop_cpu_ms"] > 0.25 * ev["total_blocked_ms"]  # the loop thread was computing, not waiting
+    # the loop thread was computing, not waiting: its CPU share during the stalls is of the order of the
+    # share an inference got in the executor on this machine now (1.0 idle, ~0.2 with 8 busy processes
+    # on 2 cores); a sleeping or lock-waiting loop would show ~0
+    loop_share = ev["loop_cpu_ms"] / ev["total_blocked_ms"]
+    reference = cpu_share_reference(evidence)
+    assert loop_share > 0.25 * reference.median, (loop_share, reference.describe())
     assert "ModelService.infer" in finding.message and "self.model(batch)" in finding.message
 
 
 def test_executor_restores_health_latency(evidence):
     after = [s for s in rounds(evidence.faulted) if step(s) > max(WINDOW)]
     assert len(after) == PARAMS["rounds"] - max(WINDOW) - 1
-    for span in after:
-        a = span.attributes
-        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor" and a["loop_blocks"] == 0, a
     summary = evidence.faulted.summary
-    assert summary["health_p99_after_ms"] < THRESHOLD_MS
+    # what the clients see first: /health's P99 is back to what the same machine showed without the
+    # fault (a reference measured in this run, not an absolute number of ms) and far below the window's
+    health_reference(evidence).assert_restored(summary["health_p99_after_ms"], faulted=summary["health_p99_during_ms"],
+                                               what="/health P99 after the fault")
     assert summary["health_p99_after_ms"] * 3 < summary["health_p99_during_ms"]
-    events = evidence.faulted.spans_named("loop.blocked")
+    for span in after:  # and why: inference is back in the executor, the loop never stalls
+        a = span.attributes
+        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor", a
+        assert not infer_stalls(evidence.faulted, step(span)), a
+    events = infer_stalls(evidence.faulted)
     assert events and all(e.attributes["faultlib.step"] in WINDOW for e in events)
 
 
 def test_every_answer_is_correct_and_nothing_crashes(evidence):
-    for phase in (evidence.control, evidence.faulted):
+    for phase in evidence.phases:
         assert phase.status == "ok" and phase.exit_code == 0
         assert phase.summary["errors"] == 0 and phase.summary["wrong_labels"] == 0
         assert phase.summary["model_accuracy"] >= 0.93
@@ -115,11 +174,13 @@ def test_every_answer_is_correct_and_nothing_crashes(evidence):
 
 
 def test_p50_p99_with_and_without_isolation_are_in_the_evidence(evidence):
-    control, faulted = evidence.control.summary, evidence.faulted.summary
-    assert 0 < control["health_p50_ms"] <= control["health_p99_ms"]
+    faulted = evidence.faulted.summary
+    if evidence.has_control:
+        control = evidence.control.summary
+        assert 0 < control["health_p50_ms"] <= control["health_p99_ms"]
     for window in ("before", "during", "after"):
         assert 0 < faulted[f"health_p50_{window}_ms"] <= faulted[f"health_p99_{window}_ms"]
-    for phase in (evidence.control, evidence.faulted):
+    for phase in evidence.phases:
         probes = [p for p in phase.metrics
                   if p.name == "faultlib_route_latency_ms" and p.attributes["route"] == "/health"]
         assert sum(p.extra["count"] for p in probes) == phase.summary["health_probes"]
@@ -146,22 +207,30 @@ def test_check_blocking_finds_the_inline_version_and_passes_the_isolated_one():
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):
     assert evidence.faulted.missing_observability(CASE["observability"]) == []
-    for phase in (evidence.control, evidence.faulted):
+    for phase in evidence.phases:
         assert set(CASE["observability"]["spans"]) <= {s.name for s in phase.spans}
         round_ids = {s.span_id for s in rounds(phase)}
         served = phase.spans_named("model_service.predict")
         assert sum(s.parent_span_id in round_ids for s in served) == PARAMS["predicts"] * PARAMS["rounds"]
     (finding,) = blocked_findings(evidence.faulted)
-    events = evidence.faulted.spans_named("loop.blocked")
-    assert len([e for e in events if e.attributes["kind"] == "loop_blocked"]) == finding.evidence["blocks"]
+    assert len([e for e in infer_stalls(evidence.faulted) if e.attributes["kind"] == "loop_blocked"]) \
+        == finding.evidence["blocks"]
     assert evidence.faulted.metric("faultlib_loop_stalls_total", kind="loop_blocked",
                                    function="ModelService.infer") == finding.evidence["blocks"]
 
 
+def _infer_stalls_max(selection) -> float:
+    """The largest value of the loop_stalls series at the inference (0 when it has none), leaving out
+    stalls the machine caused in other callbacks (machine_stalls)."""
+    return max((v for series in selection if series.labels.get("function") == INFER
+                for _, v in series.values), default=0.0)
+
+
 def test_promql_shows_the_fault(evidence):
     """The fault shows in a real Prometheus over the run\'s metrics.om, and the control stays quiet."""
-    assert evidence.promql("loop_stalls", phase="faulted", window="before").max() == 0
-    assert evidence.promql("loop_stalls", phase="faulted", window="during").max() > 0
-    assert evidence.promql("loop_stalls", phase="control").max() == 0
+    assert _infer_stalls_max(evidence.promql("loop_stalls", phase="faulted", window="before")) == 0
+    assert _infer_stalls_max(evidence.promql("loop_stalls", phase="faulted", window="during")) > 0
+    if evidence.has_control:
+        assert _infer_stalls_max(evidence.promql("loop_stalls", phase="control")) == 0
     before = evidence.promql("health_latency_p99", phase="faulted", window="before").max()
     assert evidence.promql("health_latency_p99", phase="faulted", window="during").max() > 5 * before

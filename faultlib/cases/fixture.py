@@ -8,6 +8,10 @@ With ``faultlib run --no-control`` there is no control evidence: an assertion ch
 fault, or any test that reads ``evidence.control``, is reported as skipped ("skipped (no control
 run)") and the verdict is decided on the others.
 
+A timing assertion that cannot tell the fault from the machine's own noise raises
+:class:`~faultlib.errors.TimingInconclusive` (:mod:`faultlib.evidence.timing`): the test is reported
+as skipped with the measured reason. ``evidence.has_control`` says whether the control ran.
+
 ``evidence.promql(query_id, phase=..., window=...)`` reads the case's PromQL as a real Prometheus
 evaluated it (``promql.json``); in a run made without ``--prometheus`` a test that reads it is reported
 as skipped, with the reason "run with --prometheus".
@@ -58,12 +62,14 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """A test that reads PromQL results of a run made without ``--prometheus`` is skipped, not failed."""
-    from faultlib.errors import PromqlNotRecorded
+    """A test that reads PromQL results of a run made without ``--prometheus``, or whose timing assertion
+    cannot tell the fault from this machine's noise (:mod:`faultlib.evidence.timing`), is skipped with
+    the reason, not failed."""
+    from faultlib.errors import PromqlNotRecorded, TimingInconclusive
 
     try:
         return (yield)
-    except PromqlNotRecorded as exc:
+    except (PromqlNotRecorded, TimingInconclusive) as exc:
         pytest.skip(str(exc))
 
 

@@ -211,6 +211,17 @@ class RunEvidence:
         return {"control": self.control, "faulted": self.faulted}[name]
 
     @property
+    def has_control(self) -> bool:
+        """Whether the control phase ran (False for ``faultlib run --no-control``)."""
+        return self.control.status != "skipped"
+
+    @property
+    def phases(self) -> list[PhaseEvidence]:
+        """The phases that ran, control first: ``[control, faulted]``, or ``[faulted]`` without a control,
+        for checks that hold in every phase (``for phase in evidence.phases``)."""
+        return [self.control, self.faulted] if self.has_control else [self.faulted]
+
+    @property
     def dumps(self) -> Path:
         return self.path / layout.DUMPS
 
