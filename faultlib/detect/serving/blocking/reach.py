@@ -68,6 +68,8 @@ class Reachability:
     _memo: dict[int, list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
     _busy: set[int] = field(default_factory=set)
     _offload_seen: set[tuple] = field(default_factory=set)
+    _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
+    _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
 
     def run(self) -> None:
         funcs = [f for m in _unique(self.index.modules.values()) for f in m.all_functions]
@@ -136,12 +138,17 @@ class Reachability:
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index
+        if id(call) in self._awaited(func):
+            return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
-            known = vocab.BY_NAME.get(target)
+            known = index.vocab.calls.get(target)
             if known is not None:
-                return Site(known[0], known[1], func, call)
+                return Site(known[0], target.removeprefix("builtins."), func, call)
             owner, _, method = target.rpartition(".")
+            family = index.vocab.family_kind(owner, method) if owner else None
+            if family is not None:
+                return Site(family[0], target, func, call)
             if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
@@ -152,6 +159,10 @@ class Reachability:
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
+        if isinstance(instance, str):
+            family = index.vocab.family_kind(instance, "__call__")
+            if family is not None:
+                return Site(family[0], f"{instance}.__call__", func, call)
         if isinstance(instance, Klass):
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
@@ -172,9 +183,18 @@ class Reachability:
         return None
 
     # -- the calls a function's body makes on the loop ---------------------------------------------------
-    def _calls(self, func: Func):
+    def _calls(self, func: Func) -> list[tuple[ast.Call, bool]]:
         """``(call, in_inference_context)`` for every call ``func``'s body makes when it runs, in source
-        order; lambdas passed to an executor and nested defs/classes left out."""
+        order; lambdas passed to an executor and nested defs/classes left out. Computed once per function."""
+        found = self._calls_memo.get(id(func))
+        if found is None:
+            found = self._calls_memo[id(func)] = list(self._walk_calls(func))
+        self.operations += len(found)
+        if self.operations > MAX_OPERATIONS:
+            raise Budget()
+        return found
+
+    def _walk_calls(self, func: Func):
         inference = any(self._is_inference(d, func) for d in func.node.decorator_list)
         todo: list[tuple[ast.AST, bool]] = [(stmt, inference) for stmt in reversed(func.node.body)]
         while todo:
@@ -188,9 +208,6 @@ class Reachability:
                 todo.extend((item, inside) for item in reversed(node.items))
                 continue
             if isinstance(node, ast.Call):
-                self.operations += 1
-                if self.operations > MAX_OPERATIONS:
-                    raise Budget()
                 yield node, inside
                 skip = self._offloaded_arg(node, func)
                 if skip is not None:
@@ -208,7 +225,8 @@ class Reachability:
         target = self.index.callee(call.func, func)
         if isinstance(target, str) and target in vocab.OFFLOAD:
             position, via = vocab.OFFLOAD[target], target
-        elif isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS:
+        elif (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS
+              and (call.func.attr != "submit" or self._is_executor(call, func))):
             position, via = vocab.OFFLOAD_METHODS[call.func.attr], call.func.attr
         if position is None or len(call.args) <= position:
             return None
@@ -227,6 +245,27 @@ class Reachability:
             self.offloaded.append(Offload(shown, via, func, call.lineno))
         return arg if isinstance(arg, ast.Lambda) else None
 
+    def _is_executor(self, call: ast.Call, func: Func) -> bool:
+        """``x.submit(fn)`` hands ``fn`` to an executor: ``x`` is a :class:`concurrent.futures.Executor` (by type,
+        or a class of the analysed files deriving from one), or of unknown type with a ``submit`` that is not
+        awaited (an object's own ``async def submit`` is a coroutine, not an executor)."""
+        owner = self.index.type_of(call.func.value, func)
+        if isinstance(owner, Klass):
+            method = self.index.method(owner, "submit")
+            if method is not None and method.is_async:
+                return False
+            return self.index.subclass_of(owner, vocab.is_executor) or method is None
+        if isinstance(owner, str):
+            return vocab.is_executor(owner)
+        return id(call) not in self._awaited(func)
+
+    def _awaited(self, func: Func) -> set[int]:
+        found = self._awaited_memo.get(id(func))
+        if found is None:
+            found = {id(n.value) for n in ast.walk(func.node) if isinstance(n, ast.Await)}
+            self._awaited_memo[id(func)] = found
+        return found
+
     def _loop_callback(self, call: ast.Call, func: Func) -> Func | None:
         if not (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.LOOP_CALLBACK_METHODS):
             return None
@@ -238,7 +277,7 @@ class Reachability:
 
 
 def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
-    text = ast.get_source_segment(func.module.source, node) or ast.unparse(node)
+    text = func.module.segment(node) or ast.unparse(node)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
