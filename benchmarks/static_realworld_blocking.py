@@ -118,9 +118,11 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
 
 
 def run_peer(argv: list[str], root: Path, scan: str) -> set[tuple[str, int]] | None:
-    if shutil.which(argv[0]) is None:
+    beside = Path(sys.executable).parent / argv[0]  # the benchmark's own environment first
+    exe = str(beside) if beside.is_file() else shutil.which(argv[0])
+    if exe is None:
         return None
-    proc = subprocess.run([*argv, str(root)], capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run([exe, *argv[1:], str(root)], capture_output=True, text=True, timeout=600, check=False)
     found = set()
     for line in proc.stdout.splitlines():  # path:line:col: CODE message
         parts = line.split(":", 3)

@@ -56,6 +56,26 @@ def test_database_drivers_and_orms(tmp_path):
         ("blocking_db", 'return orders.find_one({"k": key})')}  # pipeline() sends nothing; the def endpoint is pooled
 
 
+def test_sqlalchemy_sessionmaker_and_the_fluent_query_api(tmp_path):
+    found = flagged(tmp_path, """
+        from sqlalchemy import create_engine
+        from sqlalchemy.orm import sessionmaker
+
+        engine = create_engine("sqlite:///app.db")
+        SessionLocal = sessionmaker(bind=engine)
+
+        async def newest(user_id):
+            db = SessionLocal()
+            row = db.query(int).filter(user_id == 1).order_by(user_id).first()
+            query = db.query(int).filter(user_id == 2)
+            with engine.connect() as conn:
+                conn.execute("select 1")
+            return row, query
+    """)
+    assert found == {("blocking_db", "row = db.query(int).filter(user_id == 1).order_by(user_id).first()"),
+                     ("blocking_db", "with engine.connect() as conn:"), ("blocking_db", 'conn.execute("select 1")')}
+
+
 def test_async_clients_of_the_same_libraries_are_silent(tmp_path):
     assert flagged(tmp_path, """
         import httpx

@@ -10,14 +10,32 @@ where imports resolve statically (``from .utils import load``, ``import pkg.mod 
 (:mod:`~faultlib.detect.serving.blocking.reach`). The vocabulary of blocking calls is
 :mod:`~faultlib.detect.serving.blocking.vocab`.
 
-A sync function *passed* to ``asyncio.to_thread`` or ``loop.run_in_executor`` (or an executor's
-``submit``) runs off the loop: not a finding; the report lists it under ``offloaded``.
+What blocks is one vocabulary (:mod:`~faultlib.detect.serving.blocking.vocab`, each entry with the
+documentation that says so): the standard library's sleeps, file, socket and subprocess calls;
+synchronous HTTP clients and the SDKs on them (requests, urllib, httpx.Client, boto3, the sync OpenAI
+and Anthropic clients, LangChain ``invoke``); database drivers and ORMs (sqlite3, psycopg2/psycopg,
+pymysql, SQLAlchemy's sync Session/Engine, sync redis, pymongo, Elasticsearch); Celery's
+``AsyncResult.get``; model calls (torch forward, scikit-learn and Keras ``predict``, Hugging Face
+pipelines, llama.cpp). Packages add theirs through the entry-point group ``faultlib.blocking_calls``.
+A call that is awaited is never a blocker (an async client's coroutine).
 
-Limits: types come from constructors, annotations, ``self.x = ...`` and return statements, so a
-model whose type is unknown (a parameter without annotation) is recognised only when it is called
-inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; dynamic dispatch
-(``getattr``, callbacks stored in dicts), decorators that move work elsewhere and properties are not
-followed; a single FILE is analysed alone (pass the directory to follow its imports).
+A sync function *passed* to ``asyncio.to_thread``, ``loop.run_in_executor``, ``anyio.to_thread.run_sync``,
+Starlette/FastAPI ``run_in_threadpool`` or an executor's ``submit`` runs off the loop: not a finding; the
+report lists it under ``offloaded``. ``submit`` counts only on an executor (a
+:class:`concurrent.futures.Executor`, or a receiver whose ``submit`` is not awaited): an object's own
+``async def submit`` runs on the loop. A FastAPI/Starlette endpoint declared with plain ``def`` runs in
+the thread pool and is no entry.
+
+Types come from constructors, annotations (parameters, attributes, return types), ``self.x = ...``,
+return statements, ``with`` targets and factories (``sqlite3.connect`` -> ``sqlite3.Connection``); a
+local bound to a function value (``loader=joblib.load``, ``functools.partial(f, ...)``,
+``getattr(obj, "literal")``) calls what it is bound to; ``cls(...)`` in a classmethod constructs.
+
+Limits: a model whose type is unknown (a parameter without annotation) is recognised only when it is
+called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; callbacks stored
+in dicts, decorators that move work elsewhere and properties are not followed; a single FILE is
+analysed alone (pass the directory to follow its imports). In a directory, a file that is not valid
+Python for this interpreter is left out with a warning finding of kind ``analysis_incomplete``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import ast
 import builtins
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static, _own_nodes,
+from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
@@ -165,8 +165,7 @@ class Index:
             found = self.annotation_type(arg.annotation, func.module)
             if found is not None:
                 types[arg.arg] = found
-        nodes = [n for n in _own_nodes(func.node)
-                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
+        nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):  # source order: x = A(); y = x | z
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -200,7 +199,7 @@ class Index:
                     attrs[stmt.target.id] = found
         for method in klass.methods.values():
             self_name = method.node.args.args[0].arg if method.node.args.args else None
-            for node in _own_nodes(method.node):
+            for node in method.nodes:
                 targets = node.targets if isinstance(node, ast.Assign) else (
                     [node.target] if isinstance(node, ast.AnnAssign) else [])
                 for target in targets:
@@ -322,7 +321,7 @@ class Index:
         found = self.annotation_type(func.node.returns, func.module)
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
-        for node in _own_nodes(func.node):
+        for node in func.nodes:
             if isinstance(node, ast.Return) and node.value is not None:
                 found = self.type_of(node.value, func, depth + 1)
                 if found is not None:

@@ -24,6 +24,14 @@ class Func:
     _types: dict[str, "Type"] | None = None
     _locals: frozenset[str] | None = None
     _aliases: dict[str, ast.expr] | None = None
+    _nodes: list[ast.AST] | None = None
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the body (not descending into nested functions, lambdas or classes), listed once."""
+        if self._nodes is None:
+            self._nodes = list(_own_nodes(self.node))
+        return self._nodes
 
     @property
     def is_async(self) -> bool:
@@ -184,7 +192,7 @@ def _is_local(func: Func, name: str) -> bool:
         args = func.node.args
         names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
         names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-        names.update(n.id for n in _own_nodes(func.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        names.update(n.id for n in func.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         func._locals = frozenset(names)
     return name in func._locals
 
@@ -204,10 +212,10 @@ def aliases(func: Func) -> dict[str, ast.expr]:
         if default is not None:
             found[arg.arg] = default
     counts: dict[str, int] = {}
-    for node in _own_nodes(func.node):
+    for node in func.nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             counts[node.id] = counts.get(node.id, 0) + 1
-    for node in _own_nodes(func.node):
+    for node in func.nodes:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and counts.get(node.targets[0].id) == 1):
             found[node.targets[0].id] = node.value

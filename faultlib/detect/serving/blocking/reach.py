@@ -222,6 +222,8 @@ class Reachability:
     def _offloaded_arg(self, call: ast.Call, func: Func) -> ast.expr | None:
         """The function argument ``call`` runs in a worker thread (recorded in :attr:`offloaded`), or None."""
         position, via = None, None
+        if not _may_offload(call.func, func):
+            return None
         target = self.index.callee(call.func, func)
         if isinstance(target, str) and target in vocab.OFFLOAD:
             position, via = vocab.OFFLOAD[target], target
@@ -262,7 +264,7 @@ class Reachability:
     def _awaited(self, func: Func) -> set[int]:
         found = self._awaited_memo.get(id(func))
         if found is None:
-            found = {id(n.value) for n in ast.walk(func.node) if isinstance(n, ast.Await)}
+            found = {id(n.value) for n in func.nodes if isinstance(n, ast.Await)}
             self._awaited_memo[id(func)] = found
         return found
 
@@ -274,6 +276,21 @@ class Reachability:
             return None
         target = self.index.callee(call.args[position], func)
         return target if isinstance(target, Func) else None
+
+
+_OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))
+
+
+def _may_offload(expr: ast.expr, func: Func) -> bool:
+    """A cheap test before resolving the callee: the called name ends like an offloading function, or is a name
+    imported under another name (``from asyncio import to_thread as off``), or a local alias of one."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in _OFFLOAD_LAST
+    if isinstance(expr, ast.Name):
+        return (expr.id in _OFFLOAD_LAST or expr.id in func.module.imports
+                or (func.parent is None and func._aliases is not None and expr.id in func._aliases)
+                or func._locals is None or expr.id in func._locals)
+    return isinstance(expr, ast.Call)
 
 
 def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:

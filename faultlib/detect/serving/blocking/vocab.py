@@ -203,6 +203,9 @@ DATABASES = Vocabulary(
         "sqlalchemy.orm.sessionmaker.__call__": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.sessionmaker.begin": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.Session.query": "sqlalchemy.orm.Query", "sqlmodel.Session.query": "sqlalchemy.orm.Query",
+        **{f"sqlalchemy.orm.Query.{m}": "sqlalchemy.orm.Query" for m in (  # the fluent Query API returns a Query
+            "filter", "filter_by", "order_by", "limit", "offset", "join", "outerjoin", "options", "where",
+            "group_by", "having", "distinct", "with_entities", "select_from")},
         "redis.from_url": "redis.Redis", "redis.Redis.from_url": "redis.Redis", "redis.StrictRedis": "redis.Redis",
         "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
         "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
@@ -275,6 +278,8 @@ MODELS = Vocabulary(
         "torch.load": "torch.nn.Module", "torch.jit.load": "torch.nn.Module", "torch.jit.script": "torch.nn.Module",
         "torch.jit.trace": "torch.nn.Module", "torch.compile": "torch.nn.Module",
         "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
+        "pickle.load": "sklearn.base.BaseEstimator", "pickle.loads": "sklearn.base.BaseEstimator",  # a pickled model:
+        "cloudpickle.load": "sklearn.base.BaseEstimator",  # only its predict/transform/fit calls are blockers
         "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
         "tensorflow.keras.models.load_model": "keras.Model",
     },
@@ -341,19 +346,25 @@ class Merged:
     plugins: tuple[str, ...]
     failed: tuple[str, ...]
 
+    def _families_of(self, type_name: str) -> list[Family]:
+        cache = self.__dict__.setdefault("_by_type", {})  # frozen dataclass: a per-type memo of matching families
+        found = cache.get(type_name)
+        if found is None:
+            found = cache[type_name] = [f for f in self.families if f.owns(type_name)]
+        return found
+
     def family_kind(self, type_name: str, method: str) -> tuple[str, str] | None:
         """``(kind, source)`` of ``type_name.method`` by a family rule, or None."""
-        for family in self.families:
-            if family.owns(type_name):
-                kind = family.kind_of(method)
-                if kind is not None:
-                    return kind, family.source
+        for family in self._families_of(type_name):
+            kind = family.kind_of(method)
+            if kind is not None:
+                return kind, family.source
         return None
 
     def sub_resource(self, type_name: str, attr: str) -> str | None:
         """The type of ``instance.attr`` when ``type_name`` is a client with sub-clients (``openai.OpenAI.chat``)."""
-        for family in self.families:
-            if family.resources and family.owns(type_name) and not attr.startswith("_"):
+        for family in self._families_of(type_name):
+            if family.resources and not attr.startswith("_"):
                 return f"{type_name}.{attr}"
         if type_name in ("pymongo.MongoClient", "pymongo.mongo_client.MongoClient"):
             return "pymongo.database.Database"
