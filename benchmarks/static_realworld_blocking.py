@@ -2,6 +2,8 @@
 
 The corpus is described by ``benchmarks/labels/blocking_corpus.json`` (one entry per service:
 ``name``, ``repository``, ``commit``, ``scan`` -- the folder of the checkout that is the service --,
+``checkout`` -- the checkout's folder name when it is not ``name`` --, ``heldout`` -- measured only after
+the tool's last change --,
 ``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
 "blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}); the verdicts are
 ``benchmarks/labels/blocking.jsonl`` (one object a line: ``repository``, ``commit``, ``path``
@@ -182,11 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     for entry in corpus:
         if args.only and entry["name"] not in args.only:
             continue
-        checkout = args.corpus_root / f"{args.prefix}{entry['name']}"
+        checkout = args.corpus_root / f"{args.prefix}{entry.get('checkout', entry['name'])}"
         if not (checkout / entry["scan"]).is_dir() and not (checkout / entry["scan"]).is_file():
             absent.append(entry["name"])
             continue
-        own = labels.get((entry["repository"], entry["commit"]), {})
+        inside = "" if entry["scan"] in (".", "") else entry["scan"].rstrip("/") + "/"
+        own = {k: v for k, v in labels.get((entry["repository"], entry["commit"]), {}).items()
+               if k[0].startswith(inside) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
         row = {"service": entry["name"], "repository": entry["repository"], "commit": entry["commit"]}
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / (Path(entry["scan"]).name or "service")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from faultlib.detect.serving.blocking import analyze_path
 
 
@@ -250,3 +252,58 @@ def test_vocabulary_entries_name_their_source_and_load_through_the_entry_point_g
     assert all(f.source.startswith("https://") for f in merged.families)
     assert merged.failed == () and set(merged.plugins) >= {"stdlib", "http_clients", "databases", "cloud_and_tasks",
                                                             "models"}
+
+
+def test_a_third_party_vocabulary_registers_through_the_entry_point_group(tmp_path, monkeypatch):
+    import importlib.metadata as metadata
+
+    from faultlib.detect.serving.blocking import vocab
+
+    (tmp_path / "acme_vocab.py").write_text(textwrap.dedent("""
+        from faultlib.detect.serving.blocking.vocab import Family, Vocabulary
+        VOCAB = Vocabulary(calls={"acme.fetch": ("blocking_http", "https://acme.example/sync")},
+                           families=(Family(("acme.Client",), {"query": "blocking_db"}, "https://acme.example/c"),),
+                           returns={"acme.connect": "acme.Client"})
+        NOT_A_TABLE = 3
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    extra = [metadata.EntryPoint("acme", "acme_vocab:VOCAB", vocab.ENTRY_POINT_GROUP),
+             metadata.EntryPoint("broken", "acme_vocab:NOT_A_TABLE", vocab.ENTRY_POINT_GROUP)]
+    real = metadata.entry_points
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda **kw: [*real(**kw), *(extra if kw.get("group") == vocab.ENTRY_POINT_GROUP else [])])
+    vocab.vocabulary.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="broken"):
+            merged = vocab.vocabulary()
+        assert "acme" in merged.plugins and merged.failed and "broken" in merged.failed[0]
+        found = flagged(tmp_path, """
+            import acme
+
+            async def handler():
+                acme.fetch()
+                acme.connect().query("x")
+                await acme.connect().other()
+        """)
+        assert found == {("blocking_http", "acme.fetch()"), ("blocking_db", 'acme.connect().query("x")')}
+    finally:
+        vocab.vocabulary.cache_clear()
+
+
+def test_paths_built_with_slash_and_google_api_requests(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+        from googleapiclient.discovery import build
+
+        HERE = Path(__file__).parent
+
+        async def manifest():
+            with (HERE / "manifest.json").open() as fh:
+                text = fh.read()
+            people = build("people", "v1")
+            me = people.people().get(resourceName="people/me").execute()
+            request = people.people().get(resourceName="people/me")
+            return text, me, request
+    """)
+    assert found == {("blocking_file_io", 'with (HERE / "manifest.json").open() as fh:'),
+                     ("blocking_http", 'me = people.people().get(resourceName="people/me").execute()')}

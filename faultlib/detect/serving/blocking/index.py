@@ -282,6 +282,8 @@ class Index:
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             return None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
+            return "pathlib.Path" if self.type_of(expr.left, func, depth + 1) == "pathlib.Path" else None
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):  # LangChain: prompt | model | parser
             for side in (expr.left, expr.right):
                 found = self.type_of(side, func, depth + 1)
@@ -307,6 +309,8 @@ class Index:
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 owner, _, last = target.rpartition(".")
+                if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
+                    return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PreTrainedModel")

@@ -113,6 +113,8 @@ STDLIB = Vocabulary(
     returns={
         "socket.create_connection": "socket.socket", "socket.socket": "socket.socket",
         "urllib.request.build_opener": "urllib.request.OpenerDirector", "pathlib.Path": "pathlib.Path",
+        **{f"pathlib.Path.{m}": "pathlib.Path" for m in ("resolve", "absolute", "with_suffix", "with_name",
+                                                        "with_stem", "joinpath", "expanduser", "__truediv__")},
         "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
@@ -223,6 +225,8 @@ CLOUD_AND_TASKS = Vocabulary(
                {m: "blocking_http" for m in ("upload_file", "download_file", "upload_fileobj", "download_fileobj",
                                              "put", "get", "delete", "load", "reload", "copy", "create_bucket")},
                "https://boto3.amazonaws.com/v1/documentation/api/latest/guide/resources.html", resources=True),
+        Family(("googleapiclient.discovery.Resource",), {"execute": "blocking_http"},
+               "https://googleapis.github.io/google-api-python-client/docs/thread_safety.html", resources=True),
         Family(("celery.result.AsyncResult", "celery.result.GroupResult"),
                {m: "blocking_task" for m in ("get", "wait", "join", "join_native", "collect")}, CELERY),
         Family(("passlib.context.CryptContext",), {m: "blocking_cpu" for m in ("hash", "verify", "verify_and_update")},
@@ -230,7 +234,8 @@ CLOUD_AND_TASKS = Vocabulary(
     ),
     calls={"bcrypt.hashpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage"),
            "bcrypt.checkpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage")},
-    returns={"boto3.client": "botocore.client.BaseClient", "boto3.session.Session.client": "botocore.client.BaseClient",
+    returns={"googleapiclient.discovery.build": "googleapiclient.discovery.Resource",
+             "boto3.client": "botocore.client.BaseClient", "boto3.session.Session.client": "botocore.client.BaseClient",
              "boto3.Session.client": "botocore.client.BaseClient",
              "boto3.resource": "boto3.resources.base.ServiceResource",
              "boto3.Session.resource": "boto3.resources.base.ServiceResource",
@@ -366,6 +371,8 @@ class Merged:
         for family in self._families_of(type_name):
             if family.resources and not attr.startswith("_"):
                 return f"{type_name}.{attr}"
+        if type_name == "pathlib.Path" and attr == "parent":
+            return "pathlib.Path"
         if type_name in ("pymongo.MongoClient", "pymongo.mongo_client.MongoClient"):
             return "pymongo.database.Database"
         if type_name == "pymongo.database.Database":
