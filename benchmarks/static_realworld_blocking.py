@@ -174,11 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefix", default="", help="checkout folder name = PREFIX + service name")
     parser.add_argument("--only", nargs="*", help="only these services")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--peer", action="append", choices=sorted(PEERS),
+                        help="run only this peer (repeatable; flake8-async is slow: ~10 min for 1,500 files)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
     labels = load_labels()
-    tools = {"faultlib": None} | ({} if args.no_peers else PEERS)
+    peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}
+    tools = {"faultlib": None} | peers
     totals = {t: {"tp": 0, "fp": 0, "positives": 0, "unlabelled": 0} for t in tools}
     rows, fixes, speeds, absent = [], [], [], []
     for entry in corpus:
