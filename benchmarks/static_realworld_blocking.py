@@ -119,12 +119,17 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
                    "complete": report.complete, "findings": len(found), "kinds": kinds}
 
 
-def run_peer(argv: list[str], root: Path, scan: str) -> set[tuple[str, int]] | None:
+def run_peer(argv: list[str], root: Path, scan: str, timeout: float = 600) -> set[tuple[str, int]] | str | None:
+    """The peer's blocking-call findings; None when it is not installed, ``"timeout"`` when it ran out of time."""
     beside = Path(sys.executable).parent / argv[0]  # the benchmark's own environment first
     exe = str(beside) if beside.is_file() else shutil.which(argv[0])
     if exe is None:
         return None
-    proc = subprocess.run([exe, *argv[1:], str(root)], capture_output=True, text=True, timeout=600, check=False)
+    try:
+        proc = subprocess.run([exe, *argv[1:], str(root)], capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return "timeout"
     found = set()
     for line in proc.stdout.splitlines():  # path:line:col: CODE message
         parts = line.split(":", 3)
@@ -176,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--peer", action="append", choices=sorted(PEERS),
                         help="run only this peer (repeatable; flake8-async is slow: ~10 min for 1,500 files)")
+    parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per service for a peer")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
@@ -204,8 +210,12 @@ def main(argv: list[str] | None = None) -> int:
                     kinds = meta.pop("kinds")
                     row.update(meta)
                 else:
-                    found = run_peer(cmd, root, entry["scan"])
+                    found = run_peer(cmd, root, entry["scan"], args.peer_timeout)
                     if found is None:
+                        continue
+                    if found == "timeout":
+                        row[tool] = "timeout"
+                        totals[tool]["timeouts"] = totals[tool].get("timeouts", 0) + 1
                         continue
                 s = score(found, own)
                 if cmd is None:
@@ -240,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
           "blockers not reported; sec = CPU seconds of the analysis)")
     for tool, o in overall.items():
         print(f"{tool:<13} precision {_fmt(o['precision'])}  recall {_fmt(o['recall'])}  "
-              f"(tp {o['tp']}, fp {o['fp']}, blockers {o['positives']}, unlabelled {o['unlabelled']})")
+              f"(tp {o['tp']}, fp {o['fp']}, blockers {o['positives']}, unlabelled {o['unlabelled']})"
+              + (f"; timed out on {o['timeouts']} service(s), left out of its numbers" if o.get("timeouts") else ""))
     for f in fixes:
         print(f"fix {f['fixed_in'][:10]} ({f['service']}): fixed lines {len(f['lines'])}, found {len(f['found'])}"
               + (f", missed {f['missed']}" if f["missed"] else ""))
