@@ -307,3 +307,23 @@ def test_paths_built_with_slash_and_google_api_requests(tmp_path):
     """)
     assert found == {("blocking_file_io", 'with (HERE / "manifest.json").open() as fh:'),
                      ("blocking_http", 'me = people.people().get(resourceName="people/me").execute()')}
+
+
+def test_a_sync_fallback_behind_hasattr_of_the_async_twin_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_openai import ChatOpenAI
+
+        async def ask(tool, question):
+            if hasattr(tool, "ainvoke"):
+                answer = await tool.ainvoke(question)
+            elif hasattr(tool, "invoke"):
+                answer = tool.invoke(question)
+            model = ChatOpenAI()
+            if hasattr(model, "astream"):
+                pass
+            else:
+                model.invoke(question)
+            model.invoke(question)
+            return answer
+    """)
+    assert found == {("blocking_http", "model.invoke(question)")}

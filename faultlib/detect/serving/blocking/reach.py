@@ -70,6 +70,7 @@ class Reachability:
     _offload_seen: set[tuple] = field(default_factory=set)
     _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
+    _guarded: set[int] = field(default_factory=set)
 
     def run(self) -> None:
         funcs = [f for m in _unique(self.index.modules.values()) for f in m.all_functions]
@@ -138,7 +139,7 @@ class Reachability:
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index
-        if id(call) in self._awaited(func):
+        if id(call) in self._awaited(func) or id(call) in self._guarded:
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
@@ -202,6 +203,8 @@ class Reachability:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             children = list(ast.iter_child_nodes(node))
+            if isinstance(node, ast.If):
+                self._guard(node)
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     self._is_inference(item.context_expr, func) for item in node.items):
                 todo.extend((stmt, True) for stmt in reversed(node.body))
@@ -213,6 +216,21 @@ class Reachability:
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))
+
+    def _guard(self, node: ast.If) -> None:
+        """``if hasattr(x, "ainvoke"): await x.ainvoke(...) else: x.invoke(...)``: the sync call of the ``else``
+        branch runs only for objects without the async twin; it is no finding (the async one is preferred)."""
+        test = node.test
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr"
+                and len(test.args) == 2 and isinstance(test.args[1], ast.Constant)
+                and isinstance(test.args[1].value, str) and test.args[1].value.startswith("a")):
+            return
+        receiver, method = ast.dump(test.args[0]), test.args[1].value[1:]
+        for stmt in node.orelse:
+            for sub in ast.walk(stmt):
+                if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == method
+                        and ast.dump(sub.func.value) == receiver):
+                    self._guarded.add(id(sub))
 
     def _is_inference(self, expr: ast.expr, func: Func) -> bool:
         call = expr.func if isinstance(expr, ast.Call) else expr
