@@ -40,10 +40,13 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 
 
 @check_command("blocking", summary=_summary,
-               help="Find blocking calls (time.sleep, synchronous HTTP, file and socket I/O, subprocesses, model "
-                    "inference) reachable from async def code without leaving the event loop, following calls "
-                    "into sync helpers and methods across FILE.py, or across the files of DIR. Functions handed "
-                    "to asyncio.to_thread or run_in_executor are off the loop. The code is parsed, never run.")
+               help="Find blocking calls (time.sleep, synchronous HTTP and SDK clients such as boto3 or the sync "
+                    "OpenAI client, database drivers and ORMs, Celery result waits, file and socket I/O, "
+                    "subprocesses, model inference) reachable from async def code without leaving the event loop, "
+                    "following calls into sync helpers and methods across FILE.py, or across the files of DIR. "
+                    "Functions handed to asyncio.to_thread, run_in_executor, anyio or run_in_threadpool are off "
+                    "the loop; plain def FastAPI endpoints run in its thread pool. The code is parsed, never run. "
+                    "Packages extend the vocabulary through the entry-point group faultlib.blocking_calls.")
 @click.argument("path", metavar="FILE.py|DIR")
 def command(path: str) -> CheckResult:
     report = analyze_path(path)

@@ -107,7 +107,8 @@ def test_kinds_are_listed_and_the_case_files_give_the_documented_answers(tmp_pat
     proc = cli("check", "--list-kinds", "--json", cwd=tmp_path)
     kinds = json.loads(proc.stdout)["blocking"]
     assert set(kinds) == {"blocking_sleep", "blocking_http", "blocking_file_io", "blocking_socket_io",
-                          "blocking_subprocess", "blocking_cpu", "analysis_incomplete"}
+                          "blocking_subprocess", "blocking_cpu", "blocking_db", "blocking_task",
+                          "analysis_incomplete"}
     case = REPO / "cases" / "event_loop_blocking"
     proc = cli("check", "blocking", "cases/event_loop_blocking/inline_service.py", cwd=REPO)
     assert proc.returncode == 1 and "InlineModelService.infer" in proc.stdout

@@ -64,7 +64,8 @@ def test_every_kind_in_an_async_handler(tmp_path):
         ("blocking_socket_io", "sock.recv(10)"), ("blocking_subprocess", 'subprocess.run(["ls"])'),
         ("blocking_subprocess", "proc.wait()"), ("blocking_cpu", "model(x)"),
         ("blocking_cpu", "LogisticRegression().fit(x, x)"), ("blocking_cpu", "clf.predict(x)")}
-    assert {k for k, _ in kinds} == set(KINDS) - {"analysis_incomplete"}  # it found everything: complete
+    # it found every kind but the client kinds, which tests/detect/test_blocking_clients.py covers
+    assert {k for k, _ in kinds} == set(KINDS) - {"analysis_incomplete", "blocking_db", "blocking_task"}
 
 
 def test_follows_sync_helpers_methods_constructors_and_attributes(tmp_path):
@@ -312,9 +313,14 @@ def test_bad_input_raises_input_error_with_file_and_line(tmp_path):
     pkg = tmp_path / "withbad"
     write(pkg, "ok.py", "x = 1\n")
     write(pkg, "sub/broken.py", "def g(\n")
-    with pytest.raises(InputError) as info:
-        analyze_path(pkg)
-    assert info.value.path.endswith("broken.py") and info.value.line is not None
+    write(pkg, "svc.py", "import time\nasync def h():\n    time.sleep(1)\n")
+    report = analyze_path(pkg)  # a directory: the broken file is left out and said, the rest analysed
+    blockers = [f for f in report.findings if f.kind != "analysis_incomplete"]
+    assert [(f.kind, f.location["file"].endswith("svc.py")) for f in blockers] == [("blocking_sleep", True)]
+    incomplete = [f for f in report.findings if f.kind == "analysis_incomplete"]
+    assert not report.complete and len(incomplete) == 1
+    assert incomplete[0].location["file"].endswith("broken.py") and incomplete[0].location["line"] == 1
+    assert any("broken.py:1" in s and "not valid Python" in s for s in report.skipped)
 
 
 @pytest.mark.parametrize("depth", [14, 15, 40, 70])

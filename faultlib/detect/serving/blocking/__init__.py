@@ -10,14 +10,32 @@ where imports resolve statically (``from .utils import load``, ``import pkg.mod 
 (:mod:`~faultlib.detect.serving.blocking.reach`). The vocabulary of blocking calls is
 :mod:`~faultlib.detect.serving.blocking.vocab`.
 
-A sync function *passed* to ``asyncio.to_thread`` or ``loop.run_in_executor`` (or an executor's
-``submit``) runs off the loop: not a finding; the report lists it under ``offloaded``.
+What blocks is one vocabulary (:mod:`~faultlib.detect.serving.blocking.vocab`, each entry with the
+documentation that says so): the standard library's sleeps, file, socket and subprocess calls;
+synchronous HTTP clients and the SDKs on them (requests, urllib, httpx.Client, boto3, the sync OpenAI
+and Anthropic clients, LangChain ``invoke``); database drivers and ORMs (sqlite3, psycopg2/psycopg,
+pymysql, SQLAlchemy's sync Session/Engine, sync redis, pymongo, Elasticsearch); Celery's
+``AsyncResult.get``; model calls (torch forward, scikit-learn and Keras ``predict``, Hugging Face
+pipelines, llama.cpp). Packages add theirs through the entry-point group ``faultlib.blocking_calls``.
+A call that is awaited is never a blocker (an async client's coroutine).
 
-Limits: types come from constructors, annotations, ``self.x = ...`` and return statements, so a
-model whose type is unknown (a parameter without annotation) is recognised only when it is called
-inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; dynamic dispatch
-(``getattr``, callbacks stored in dicts), decorators that move work elsewhere and properties are not
-followed; a single FILE is analysed alone (pass the directory to follow its imports).
+A sync function *passed* to ``asyncio.to_thread``, ``loop.run_in_executor``, ``anyio.to_thread.run_sync``,
+Starlette/FastAPI ``run_in_threadpool`` or an executor's ``submit`` runs off the loop: not a finding; the
+report lists it under ``offloaded``. ``submit`` counts only on an executor (a
+:class:`concurrent.futures.Executor`, or a receiver whose ``submit`` is not awaited): an object's own
+``async def submit`` runs on the loop. A FastAPI/Starlette endpoint declared with plain ``def`` runs in
+the thread pool and is no entry.
+
+Types come from constructors, annotations (parameters, attributes, return types), ``self.x = ...``,
+return statements, ``with`` targets and factories (``sqlite3.connect`` -> ``sqlite3.Connection``); a
+local bound to a function value (``loader=joblib.load``, ``functools.partial(f, ...)``,
+``getattr(obj, "literal")``) calls what it is bound to; ``cls(...)`` in a classmethod constructs.
+
+Limits: a model whose type is unknown (a parameter without annotation) is recognised only when it is
+called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; callbacks stored
+in dicts, decorators that move work elsewhere and properties are not followed; a single FILE is
+analysed alone (pass the directory to follow its imports). In a directory, a file that is not valid
+Python for this interpreter is left out with a warning finding of kind ``analysis_incomplete``.
 """
 
 from __future__ import annotations
@@ -38,15 +56,21 @@ SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "
 KINDS = {
     "blocking_sleep": "time.sleep on the event loop (reachable from async code without leaving the loop): every "
                       "request waits for it",
-    "blocking_http": "a synchronous HTTP request (requests, urllib, http.client, urllib3, httpx.Client) on the "
-                     "event loop",
+    "blocking_http": "a synchronous network client on the event loop: HTTP (requests, urllib, http.client, urllib3, "
+                     "httpx.Client) and the SDKs built on it (boto3, the sync OpenAI/Anthropic clients, LangChain "
+                     "`invoke`, Elasticsearch)",
+    "blocking_db": "a synchronous database call on the event loop: sqlite3, psycopg2/psycopg, pymysql, SQLAlchemy's "
+                   "sync Session/Engine/Connection, sync redis, pymongo",
+    "blocking_task": "waiting for a task queue's result on the event loop: Celery `AsyncResult.get()`/`.wait()`, "
+                     "`task.delay(...).get()`",
     "blocking_file_io": "file I/O on the event loop: open(), pathlib read/write, shutil copies, torch/numpy/pandas/"
                         "pickle load and save",
     "blocking_socket_io": "blocking socket calls on the event loop: connect, recv, send, DNS lookups, select.select",
     "blocking_subprocess": "waiting for a subprocess on the event loop: subprocess.run/call/check_output, "
                            "Popen.wait/communicate, os.system",
     "blocking_cpu": "heavy CPU on the event loop: a torch module's forward (model inference), a scikit-learn "
-                    "estimator's fit/predict, a call under torch.no_grad()/inference_mode(), password hashing",
+                    "estimator's fit/predict, a Keras predict, a Hugging Face pipeline or generate, a llama.cpp "
+                    "completion, a call under torch.no_grad()/inference_mode(), password hashing",
     ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
 }
 
@@ -144,6 +168,7 @@ def analyze_path(path: str | Path) -> BlockingReport:
     if not given.exists():
         raise InputError("no such file or directory", path=str(path))
     skipped: list[str] = []
+    unreadable: list[tuple[str, str]] = []
     sources: list[tuple[str, list[str], str]] = []  # (shown path, module name parts, source)
     if given.is_dir():
         files = _python_files(given, skipped)
@@ -155,32 +180,55 @@ def analyze_path(path: str | Path) -> BlockingReport:
             parts = list(rel.with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            sources.append((str(file), [*prefix, *parts] if (prefix or parts) else [given.name],
-                            read_text(rel, root=given)))
+            try:
+                text = read_text(rel, root=given)
+            except InputError as exc:  # one unreadable file (not UTF-8, too big) does not refuse the directory
+                unreadable.append((str(file), exc.message))
+                continue
+            sources.append((str(file), [*prefix, *parts] if (prefix or parts) else [given.name], text))
     else:
         if given.suffix.lower() not in (".py", ".pyw"):
             raise InputError(f"is not a Python file ({given.suffix or 'no extension'}): pass a .py file or a "
                              "directory", path=str(path))
         parts = _package_prefix(given.parent) + ([given.stem] if given.stem != "__init__" else [])
         sources.append((str(given), parts or [given.stem], read_text(given)))
-    report = analyze_sources(sources)
-    report.skipped = skipped
+    report = analyze_sources(sources, skip_invalid=given.is_dir())
+    report.skipped = skipped + [f"{file}: {why}" for file, why in unreadable] + report.skipped
+    for file, why in unreadable:
+        report.complete = False
+        report.findings.append(analysis_incomplete(DETECTOR, f"{file} could not be read ({why}); it was left out",
+                                                   {"file": file}))
     return report
 
 
-def analyze_sources(sources: list[tuple[str, list[str], str]]) -> BlockingReport:
+def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: bool = False) -> BlockingReport:
     """Analyse already-read sources: ``(path, module name parts, text)`` each (see :func:`analyze_path`).
 
+    Args:
+        sources: the files.
+        skip_invalid: a source that is not valid Python for this interpreter (newer syntax, a template) is left
+            out and named in ``skipped`` and in a warning finding of kind ``analysis_incomplete`` (its calls
+            were not followed), instead of refusing everything (a directory: the rest is still worth checking).
+
     Raises:
-        InputError: a source is not valid Python.
+        InputError: a source is not valid Python (unless ``skip_invalid``).
     """
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.reach import Reachability
 
     modules = {}
     unfinished: list[tuple[str, dict[str, Any]]] = []
+    invalid: list[str] = []
     for path, parts, source in sources:
-        tree = _parse(source, path)
+        try:
+            tree = _parse(source, path)
+        except InputError as exc:
+            if not skip_invalid:
+                raise
+            invalid.append(f"{path}:{exc.line or 1}: {exc.message}")
+            unfinished.append((f"{path} is not valid Python for this interpreter (line {exc.line or 1}); it was "
+                               "left out", {"file": path, "line": exc.line or 1}))
+            continue
         try:
             module = build_module(".".join(parts), path, source, tree)
         except RecursionError:
@@ -198,7 +246,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]]) -> BlockingReport
     if not reach.complete:
         unfinished.append(("the analysis stopped at its operation budget or recursion limit; some calls were not "
                            "followed", {}))
-    report = BlockingReport(files=[p for p, _, _ in sources], complete=not unfinished)
+    report = BlockingReport(files=[p for p, _, _ in sources], complete=not unfinished, skipped=invalid)
     seen = {id(m): m for m in modules.values()}
     report.async_functions = sum(f.is_async for m in seen.values() for f in m.all_functions)
     report.loop_callbacks = len(reach.callbacks)

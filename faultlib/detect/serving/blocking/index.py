@@ -17,8 +17,8 @@ import ast
 import builtins
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static, _own_nodes,
-                                            build_module, dotted)
+from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
+                                                   aliases, build_module, dotted)
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -34,7 +34,11 @@ class Index:
 
     def __init__(self, modules: dict[str, Module]):
         self.modules = modules
+        self.vocab = vocab.vocabulary()
         self._subclasses: dict[int, list[Klass]] | None = None
+        self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}
+        self._type: dict[tuple[int, int], Type | None] = {}
+        self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
 
     # -- names ------------------------------------------------------------------------------------
     def lookup(self, name: str, depth: int = 0) -> Func | Klass | Module | str:
@@ -143,16 +147,26 @@ class Index:
         if func._types is not None:
             return func._types
         func._types = types = {}
+        self._inferring += 1
+        try:
+            self._infer_locals(func, types)
+        finally:
+            self._inferring -= 1
+        return types
+
+    def _infer_locals(self, func: Func, types: dict[str, Type]) -> None:
         args = func.node.args
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         for i, arg in enumerate(params):
             if i == 0 and func.cls is not None and not _is_static(func.node):
-                types[arg.arg] = func.cls
+                if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
+                    types[arg.arg] = func.cls
                 continue
             found = self.annotation_type(arg.annotation, func.module)
             if found is not None:
                 types[arg.arg] = found
-        for node in _own_nodes(func.node):
+        nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
+        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):  # source order: x = A(); y = x | z
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name) and target.id not in types:
@@ -168,9 +182,10 @@ class Index:
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
                         found = self.type_of(item.context_expr, func)
+                        if isinstance(node, ast.AsyncWith) and isinstance(found, str):
+                            found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
-        return types
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
@@ -184,7 +199,7 @@ class Index:
                     attrs[stmt.target.id] = found
         for method in klass.methods.values():
             self_name = method.node.args.args[0].arg if method.node.args.args else None
-            for node in _own_nodes(method.node):
+            for node in method.nodes:
                 targets = node.targets if isinstance(node, ast.Assign) else (
                     [node.target] if isinstance(node, ast.AnnAssign) else [])
                 for target in targets:
@@ -234,9 +249,23 @@ class Index:
         return out
 
     def type_of(self, expr: ast.expr, func: Func | None, depth: int = 0) -> Type | None:
-        """The type of the value of ``expr`` evaluated in ``func``, when the analysis can tell."""
+        """The type of the value of ``expr`` evaluated in ``func``, when the analysis can tell (memoised per node)."""
         if depth > MAX_RESOLVE_DEPTH:
             return None
+        if func is not None and func._types is None:
+            self.local_types(func)  # first, so that no placeholder below stands in for one of its answers
+        key = (id(expr), id(func))
+        if key in self._type:
+            return self._type[key]
+        self._type[key] = None  # a cycle (x = x.y) answers "unknown"
+        found = self._type_of(expr, func, depth)
+        if self._inferring:
+            del self._type[key]
+        else:
+            self._type[key] = found
+        return found
+
+    def _type_of(self, expr: ast.expr, func: Func | None, depth: int) -> Type | None:
         module = func.module if func is not None else None
         if isinstance(expr, ast.Name):
             if func is not None:
@@ -246,10 +275,20 @@ class Index:
             if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
                 return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
             return None
-        if isinstance(expr, ast.Attribute):
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
-            if isinstance(owner, Klass):
+            if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
                 return self.attribute_type(owner, expr.attr)
+            if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
+                return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
+            return None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
+            return "pathlib.Path" if self.type_of(expr.left, func, depth + 1) == "pathlib.Path" else None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):  # LangChain: prompt | model | parser
+            for side in (expr.left, expr.right):
+                found = self.type_of(side, func, depth + 1)
+                if isinstance(found, str) and found.startswith("langchain"):
+                    return "langchain_core.runnables.base.RunnableSequence"
             return None
         if isinstance(expr, ast.Await):
             return None
@@ -259,23 +298,34 @@ class Index:
                 owner = self.type_of(callee.value, func, depth + 1)
                 if owner is not None and callee.attr in vocab.SAME_TYPE_METHODS:
                     return owner
+                if callee.attr in vocab.METHOD_RETURNS:
+                    return vocab.METHOD_RETURNS[callee.attr]
             target = self.callee(callee, func, depth + 1) if func is not None else None
             if isinstance(target, Klass):
                 return target
             if isinstance(target, Func):
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
-                if target in vocab.RETURNS:
-                    return vocab.RETURNS[target]
-                last = target.rpartition(".")[2]
+                if target in self.vocab.returns:
+                    return self.vocab.returns[target]
+                owner, _, last = target.rpartition(".")
+                if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
+                    return target  # a sub-client's method returns a request of the same client: api.people().get()
+                if last == "from_pretrained" and owner.startswith("transformers."):
+                    return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
+                            else "transformers.PreTrainedModel")
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
+            if target is None and func is not None and not isinstance(callee, ast.Lambda):
+                instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
+                if isinstance(instance, str):
+                    return self.vocab.returns.get(f"{instance}.__call__")
         return None
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
-        for node in _own_nodes(func.node):
+        for node in func.nodes:
             if isinstance(node, ast.Return) and node.value is not None:
                 found = self.type_of(node.value, func, depth + 1)
                 if found is not None:
@@ -284,14 +334,51 @@ class Index:
 
     def callee(self, expr: ast.expr, func: Func | None, depth: int = 0) -> Func | Klass | Module | str | None:
         """What a call of ``expr`` calls: a function or class of the analysed files, a dotted name
-        (``time.sleep``; ``requests.Session.get`` for a method of a typed instance), or None."""
+        (``time.sleep``; ``requests.Session.get`` for a method of a typed instance), or None. A local bound to a
+        function value (``loader=joblib.load``, ``functools.partial(f, ...)``, ``getattr(obj, "name")``) calls
+        what it is bound to. Memoised per node."""
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
+        if func is not None and func._types is None:
+            self.local_types(func)
+        key = (id(expr), id(func))
+        if key in self._callee:
+            return self._callee[key]
+        self._callee[key] = None  # a cycle of aliases answers "unknown"
+        found = self._callee_of(expr, func, depth)
+        if self._inferring:
+            del self._callee[key]
+        else:
+            self._callee[key] = found
+        return found
+
+    def _callee_of(self, expr: ast.expr, func: Func | None, depth: int) -> Func | Klass | Module | str | None:
         module = func.module if func is not None else None
+        if isinstance(expr, ast.Call):  # functools.partial(f, ...)(...), getattr(obj, "name")(...)
+            parts = dotted(expr.func)
+            if parts and parts[-1] == "partial" and expr.args:
+                return self.callee(expr.args[0], func, depth + 1)
+            if (parts == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
+                    and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
+                attr = ast.Attribute(value=expr.args[0], attr=expr.args[1].value, ctx=ast.Load())
+                ast.copy_location(attr, expr)
+                expr.__dict__.setdefault("_faultlib_getattr", attr)  # keep the node alive: memo keys are ids
+                return self.callee(expr.__dict__["_faultlib_getattr"], func, depth + 1)
+            return None
         if isinstance(expr, ast.Name):
+            if func is not None and _is_local(func, expr.id):
+                bound = aliases(func).get(expr.id)
+                if bound is not None:
+                    return self.callee(bound, func, depth + 1)
+                if _is_cls(func, expr.id):
+                    return func.cls
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None
         if not isinstance(expr, ast.Attribute):
             return None
+        if isinstance(expr.value, ast.Name) and func is not None and _is_cls(func, expr.value.id):
+            return self.method(func.cls, expr.attr)
         if (isinstance(expr.value, ast.Call) and isinstance(expr.value.func, ast.Name) and expr.value.func.id == "super"
                 and func is not None and func.cls is not None):
             for base in self.bases(func.cls):
@@ -331,3 +418,15 @@ def _module_func(func: Func) -> Func | None:
         decorator_list=[], lineno=1, col_offset=0), "<module>", _types={})
 
 
+
+
+def _is_classmethod(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list)
+
+
+def _is_cls(func: Func, name: str) -> bool:
+    """``name`` is the ``cls`` parameter of a classmethod of the analysed files (the class, not an instance)."""
+    if func.cls is None or not _is_classmethod(func.node):
+        return False
+    params = [*func.node.args.posonlyargs, *func.node.args.args]
+    return bool(params) and params[0].arg == name

@@ -22,6 +22,16 @@ class Func:
     parent: "Func | None" = None
     nested: dict[str, "Func"] = field(default_factory=dict)
     _types: dict[str, "Type"] | None = None
+    _locals: frozenset[str] | None = None
+    _aliases: dict[str, ast.expr] | None = None
+    _nodes: list[ast.AST] | None = None
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the body (not descending into nested functions, lambdas or classes), listed once."""
+        if self._nodes is None:
+            self._nodes = list(_own_nodes(self.node))
+        return self._nodes
 
     @property
     def is_async(self) -> bool:
@@ -61,6 +71,24 @@ class Module:
     classes: dict[str, Klass] = field(default_factory=dict)
     globals: dict[str, ast.expr] = field(default_factory=dict)
     all_functions: list[Func] = field(default_factory=list)
+    _lines: list[str] | None = None
+
+    def segment(self, node: ast.AST) -> str | None:
+        """The source text of ``node`` (as :func:`ast.get_source_segment`, the file split into lines once)."""
+        if self._lines is None:
+            self._lines = self.source.splitlines(keepends=True)
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1
+            start, end = node.col_offset, node.end_col_offset
+        except AttributeError:
+            return None
+        if last >= len(self._lines) or first < 0 or end is None:
+            return None
+        if first == last:
+            return self._lines[first].encode()[start:end].decode(errors="replace")
+        parts = [self._lines[first].encode()[start:].decode(errors="replace"), *self._lines[first + 1:last],
+                 self._lines[last].encode()[:end].decode(errors="replace")]
+        return "".join(parts)
 
     @property
     def package(self) -> str:
@@ -159,10 +187,53 @@ def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def _is_local(func: Func, name: str) -> bool:
+    """Whether ``name`` is a parameter or an assigned local of ``func`` (computed once per function)."""
+    if func._locals is None:
+        args = func.node.args
+        names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        names.update(n.id for n in func.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        func._locals = frozenset(names)
+    return name in func._locals
+
+
+def aliases(func: Func) -> dict[str, ast.expr]:
+    """Locals bound to a *function value*, not a call's result: a parameter's default (``loader=joblib.load``)
+    or the only assignment of a name (``fetch = requests.get``, ``wait = functools.partial(time.sleep, 1)``,
+    ``op = getattr(client, "query")``). Names assigned more than once are left out (unknown)."""
+    if func._aliases is not None:
+        return func._aliases
     args = func.node.args
-    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
-        return True
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _own_nodes(func.node))
+    found: dict[str, ast.expr] = {}
+    positional = [*args.posonlyargs, *args.args]
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        found[arg.arg] = default
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is not None:
+            found[arg.arg] = default
+    counts: dict[str, int] = {}
+    for node in func.nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    for node in func.nodes:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and counts.get(node.targets[0].id) == 1):
+            found[node.targets[0].id] = node.value
+    func._aliases = {name: value for name, value in found.items() if is_function_value(value)}
+    return func._aliases
+
+
+def is_function_value(expr: ast.expr) -> bool:
+    """A reference to a function (``a.b``), ``functools.partial(f, ...)`` or ``getattr(obj, "name")``."""
+    if isinstance(expr, ast.Attribute):
+        return dotted(expr) is not None
+    if isinstance(expr, ast.Call) and expr.args:
+        parts = dotted(expr.func)
+        if parts and parts[-1] == "partial":
+            return True
+        return (parts == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
+                and isinstance(expr.args[1].value, str))
+    return False
 
 
 def _own_nodes(node: ast.AST):

@@ -68,6 +68,9 @@ class Reachability:
     _memo: dict[int, list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
     _busy: set[int] = field(default_factory=set)
     _offload_seen: set[tuple] = field(default_factory=set)
+    _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
+    _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
+    _guarded: set[int] = field(default_factory=set)
 
     def run(self) -> None:
         funcs = [f for m in _unique(self.index.modules.values()) for f in m.all_functions]
@@ -136,12 +139,17 @@ class Reachability:
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index
+        if id(call) in self._awaited(func) or id(call) in self._guarded:
+            return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
-            known = vocab.BY_NAME.get(target)
+            known = index.vocab.calls.get(target)
             if known is not None:
-                return Site(known[0], known[1], func, call)
+                return Site(known[0], target.removeprefix("builtins."), func, call)
             owner, _, method = target.rpartition(".")
+            family = index.vocab.family_kind(owner, method) if owner else None
+            if family is not None:
+                return Site(family[0], target, func, call)
             if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
@@ -152,6 +160,10 @@ class Reachability:
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
+        if isinstance(instance, str):
+            family = index.vocab.family_kind(instance, "__call__")
+            if family is not None:
+                return Site(family[0], f"{instance}.__call__", func, call)
         if isinstance(instance, Klass):
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
@@ -172,9 +184,18 @@ class Reachability:
         return None
 
     # -- the calls a function's body makes on the loop ---------------------------------------------------
-    def _calls(self, func: Func):
+    def _calls(self, func: Func) -> list[tuple[ast.Call, bool]]:
         """``(call, in_inference_context)`` for every call ``func``'s body makes when it runs, in source
-        order; lambdas passed to an executor and nested defs/classes left out."""
+        order; lambdas passed to an executor and nested defs/classes left out. Computed once per function."""
+        found = self._calls_memo.get(id(func))
+        if found is None:
+            found = self._calls_memo[id(func)] = list(self._walk_calls(func))
+        self.operations += len(found)
+        if self.operations > MAX_OPERATIONS:
+            raise Budget()
+        return found
+
+    def _walk_calls(self, func: Func):
         inference = any(self._is_inference(d, func) for d in func.node.decorator_list)
         todo: list[tuple[ast.AST, bool]] = [(stmt, inference) for stmt in reversed(func.node.body)]
         while todo:
@@ -182,20 +203,34 @@ class Reachability:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             children = list(ast.iter_child_nodes(node))
+            if isinstance(node, ast.If):
+                self._guard(node)
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     self._is_inference(item.context_expr, func) for item in node.items):
                 todo.extend((stmt, True) for stmt in reversed(node.body))
                 todo.extend((item, inside) for item in reversed(node.items))
                 continue
             if isinstance(node, ast.Call):
-                self.operations += 1
-                if self.operations > MAX_OPERATIONS:
-                    raise Budget()
                 yield node, inside
                 skip = self._offloaded_arg(node, func)
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))
+
+    def _guard(self, node: ast.If) -> None:
+        """``if hasattr(x, "ainvoke"): await x.ainvoke(...) else: x.invoke(...)``: the sync call of the ``else``
+        branch runs only for objects without the async twin; it is no finding (the async one is preferred)."""
+        test = node.test
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr"
+                and len(test.args) == 2 and isinstance(test.args[1], ast.Constant)
+                and isinstance(test.args[1].value, str) and test.args[1].value.startswith("a")):
+            return
+        receiver, method = ast.dump(test.args[0]), test.args[1].value[1:]
+        for stmt in node.orelse:
+            for sub in ast.walk(stmt):
+                if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == method
+                        and ast.dump(sub.func.value) == receiver):
+                    self._guarded.add(id(sub))
 
     def _is_inference(self, expr: ast.expr, func: Func) -> bool:
         call = expr.func if isinstance(expr, ast.Call) else expr
@@ -205,10 +240,13 @@ class Reachability:
     def _offloaded_arg(self, call: ast.Call, func: Func) -> ast.expr | None:
         """The function argument ``call`` runs in a worker thread (recorded in :attr:`offloaded`), or None."""
         position, via = None, None
+        if not _may_offload(call.func, func):
+            return None
         target = self.index.callee(call.func, func)
         if isinstance(target, str) and target in vocab.OFFLOAD:
             position, via = vocab.OFFLOAD[target], target
-        elif isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS:
+        elif (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS
+              and (call.func.attr != "submit" or self._is_executor(call, func))):
             position, via = vocab.OFFLOAD_METHODS[call.func.attr], call.func.attr
         if position is None or len(call.args) <= position:
             return None
@@ -227,6 +265,27 @@ class Reachability:
             self.offloaded.append(Offload(shown, via, func, call.lineno))
         return arg if isinstance(arg, ast.Lambda) else None
 
+    def _is_executor(self, call: ast.Call, func: Func) -> bool:
+        """``x.submit(fn)`` hands ``fn`` to an executor: ``x`` is a :class:`concurrent.futures.Executor` (by type,
+        or a class of the analysed files deriving from one), or of unknown type with a ``submit`` that is not
+        awaited (an object's own ``async def submit`` is a coroutine, not an executor)."""
+        owner = self.index.type_of(call.func.value, func)
+        if isinstance(owner, Klass):
+            method = self.index.method(owner, "submit")
+            if method is not None and method.is_async:
+                return False
+            return self.index.subclass_of(owner, vocab.is_executor) or method is None
+        if isinstance(owner, str):
+            return vocab.is_executor(owner)
+        return id(call) not in self._awaited(func)
+
+    def _awaited(self, func: Func) -> set[int]:
+        found = self._awaited_memo.get(id(func))
+        if found is None:
+            found = {id(n.value) for n in func.nodes if isinstance(n, ast.Await)}
+            self._awaited_memo[id(func)] = found
+        return found
+
     def _loop_callback(self, call: ast.Call, func: Func) -> Func | None:
         if not (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.LOOP_CALLBACK_METHODS):
             return None
@@ -237,8 +296,23 @@ class Reachability:
         return target if isinstance(target, Func) else None
 
 
+_OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))
+
+
+def _may_offload(expr: ast.expr, func: Func) -> bool:
+    """A cheap test before resolving the callee: the called name ends like an offloading function, or is a name
+    imported under another name (``from asyncio import to_thread as off``), or a local alias of one."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in _OFFLOAD_LAST
+    if isinstance(expr, ast.Name):
+        return (expr.id in _OFFLOAD_LAST or expr.id in func.module.imports
+                or (func.parent is None and func._aliases is not None and expr.id in func._aliases)
+                or func._locals is None or expr.id in func._locals)
+    return isinstance(expr, ast.Call)
+
+
 def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
-    text = ast.get_source_segment(func.module.source, node) or ast.unparse(node)
+    text = func.module.segment(node) or ast.unparse(node)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 

@@ -1,0 +1,274 @@
+"""`faultlib check blocking` measured on public async services (labels only; the code stays outside).
+
+The corpus is described by ``benchmarks/labels/blocking_corpus.json`` (one entry per service:
+``name``, ``repository``, ``commit``, ``scan`` -- the folder of the checkout that is the service --,
+``checkout`` -- the checkout's folder name when it is not ``name`` --, ``heldout`` -- measured only after
+the tool's last change --,
+``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
+"blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}); the verdicts are
+``benchmarks/labels/blocking.jsonl`` (one object a line: ``repository``, ``commit``, ``path``
+(relative to the checkout), ``line``, ``kind``, ``verdict`` -- ``tp`` a blocker the tool reports,
+``fp`` a report that is not a blocker, ``fn`` a blocker found by reading that the tool missed
+when it was labelled --, ``why``). Labels are judged by reading the code; a finding is matched
+to a label by path and line.
+
+Each service is copied (``.py`` files only) into a temporary folder without its tests
+(``tests/``/``test/`` folders, ``test_*.py``, ``*_test.py``, ``conftest.py``: a blocking call in a
+test's own ``async def`` is not a service blocker) and without ``exclude``; it is analysed once,
+in-process, with the analysis timed. Reported per service: files, findings, tp/fp/unlabelled,
+misses, precision, recall, files refused (not valid Python for this interpreter), seconds. Then
+overall precision = tp / (tp + fp) over labelled findings and recall = found / (tp + fn labels).
+Peers, when installed (benchmark tools, not project dependencies): ruff's ``ASYNC2xx`` rules and
+flake8-async's ``ASYNC2xx`` (their blocking-call rules), scored against the same labels.
+
+Speed: the entry with ``"speed": true`` is also scanned as shipped (its tests included), and the
+largest file of it alone; the ratio printed is the analysis time over the time to parse the same
+files with :func:`ast.parse`, both measured in this run. Goals (issue 17): precision >= 0.95,
+recall >= 0.90, the ~220-file service < 5 s, one file < 0.5 s. The script always exits 0.
+
+Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
+[--no-peers] [--json]``; CORPUS_ROOT holds one checkout per service, named ``P + name``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from faultlib.detect.serving.blocking import analyze_path
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "labels" / "blocking_corpus.json"
+LABELS = HERE / "labels" / "blocking.jsonl"
+TEST_DIRS = {"tests", "test", "testing"}
+PEER_CODES = ("ASYNC2",)  # the blocking-call rules of ruff and flake8-async (ASYNC210...ASYNC251)
+GOALS = {"precision": 0.95, "recall": 0.90, "service_s": 5.0, "file_s": 0.5}
+
+
+def _is_test(rel: Path) -> bool:
+    name = rel.name
+    return (any(p in TEST_DIRS for p in rel.parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
+            or name == "conftest.py")
+
+
+def copy_service(src: Path, dest: Path, exclude: list[str], keep_tests: bool = False) -> int:
+    """Copy the ``.py`` files of ``src`` into ``dest`` (tests and ``exclude`` folders left out); how many."""
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if d not in exclude and not d.startswith(".")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(src)
+            if not name.endswith(".py") or path.is_symlink() or (not keep_tests and _is_test(rel)):
+                continue
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest / rel)
+            count += 1
+    return count
+
+
+def load_labels() -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
+    labels: dict[tuple[str, str], dict[tuple[str, int], dict]] = {}
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
+    return labels
+
+
+def score(found: set[tuple[str, int]], labels: dict[tuple[str, int], dict]) -> dict:
+    positive = {k for k, r in labels.items() if r["verdict"] in ("tp", "fn")}
+    negative = {k for k, r in labels.items() if r["verdict"] == "fp"}
+    tp, fp = found & positive, found & negative
+    missed = sorted(positive - found)
+    return {"tp": len(tp), "fp": len(fp), "unlabelled": sorted(found - positive - negative), "missed": missed,
+            "positives": len(positive), "precision": len(tp) / (len(tp) + len(fp)) if tp or fp else None,
+            "recall": len(tp) / len(positive) if positive else None}
+
+
+def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
+    from faultlib.errors import InputError
+
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        report = analyze_path(root)
+    except InputError as exc:  # the whole service refused (before per-file skipping)
+        n = sum(1 for _ in root.rglob("*.py"))
+        return set(), {"files": n, "seconds": time.perf_counter() - start, "cpu_s": time.process_time() - cpu,
+                       "refused": n, "complete": False, "findings": 0, "kinds": {}, "error": str(exc)}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    found: set[tuple[str, int]] = set()
+    kinds: dict[tuple[str, int], str] = {}
+    for f in report.findings:
+        if f.kind == "analysis_incomplete" or "file" not in f.location:
+            continue
+        rel = Path(f.location["file"]).relative_to(root)
+        key = ((Path(scan) / rel).as_posix(), int(f.location["line"]))
+        found.add(key)
+        kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
+    refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
+    return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
+                   "complete": report.complete, "findings": len(found), "kinds": kinds}
+
+
+def run_peer(argv: list[str], root: Path, scan: str, timeout: float = 600) -> set[tuple[str, int]] | str | None:
+    """The peer's blocking-call findings; None when it is not installed, ``"timeout"`` when it ran out of time."""
+    beside = Path(sys.executable).parent / argv[0]  # the benchmark's own environment first
+    exe = str(beside) if beside.is_file() else shutil.which(argv[0])
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, *argv[1:], str(root)], capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    found = set()
+    for line in proc.stdout.splitlines():  # path:line:col: CODE message
+        parts = line.split(":", 3)
+        if len(parts) == 4 and parts[3].strip().startswith(PEER_CODES) and parts[1].isdigit():
+            rel = Path(parts[0]).resolve().relative_to(root.resolve())
+            found.add(((Path(scan) / rel).as_posix(), int(parts[1])))
+    return found
+
+
+PEERS = {"ruff ASYNC": ["ruff", "check", "--isolated", "--no-cache", "--select", "ASYNC", "--output-format",
+                        "concise", "--exit-zero"],
+         "flake8-async": ["flake8", "--select", "ASYNC", "--exit-zero"]}
+
+
+def speed(checkout: Path, entry: dict) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / Path(entry["scan"]).name
+        n = copy_service(checkout / entry["scan"], root, entry.get("exclude", []), keep_tests=True)
+        files = sorted(root.rglob("*.py"))
+        start = time.process_time()
+        for f in files:
+            try:
+                ast.parse(f.read_text(encoding="utf-8", errors="replace"))
+            except SyntaxError:
+                pass
+        parse_s = time.process_time() - start
+        start, wall = time.process_time(), time.perf_counter()
+        report = analyze_path(root)
+        scan_s, wall = time.process_time() - start, time.perf_counter() - wall
+        biggest = max(files, key=lambda f: f.stat().st_size)
+        start = time.process_time()
+        analyze_path(biggest)
+        file_s = time.process_time() - start
+        return {"service": entry["name"], "files": n, "analysed": len(report.files), "scan_s": scan_s, "wall_s": wall,
+                "parse_s": parse_s, "ratio": scan_s / parse_s if parse_s else None, "biggest_file": biggest.name,
+                "biggest_lines": len(biggest.read_text(encoding="utf-8", errors="replace").splitlines()),
+                "file_s": file_s}
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus_root", type=Path)
+    parser.add_argument("--prefix", default="", help="checkout folder name = PREFIX + service name")
+    parser.add_argument("--only", nargs="*", help="only these services")
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--peer", action="append", choices=sorted(PEERS),
+                        help="run only this peer (repeatable; flake8-async is slow: ~10 min for 1,500 files)")
+    parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per service for a peer")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    labels = load_labels()
+    peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}
+    tools = {"faultlib": None} | peers
+    totals = {t: {"tp": 0, "fp": 0, "positives": 0, "unlabelled": 0} for t in tools}
+    rows, fixes, speeds, absent = [], [], [], []
+    for entry in corpus:
+        if args.only and entry["name"] not in args.only:
+            continue
+        checkout = args.corpus_root / f"{args.prefix}{entry.get('checkout', entry['name'])}"
+        if not (checkout / entry["scan"]).is_dir() and not (checkout / entry["scan"]).is_file():
+            absent.append(entry["name"])
+            continue
+        inside = "" if entry["scan"] in (".", "") else entry["scan"].rstrip("/") + "/"
+        own = {k: v for k, v in labels.get((entry["repository"], entry["commit"]), {}).items()
+               if k[0].startswith(inside) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
+        row = {"service": entry["name"], "repository": entry["repository"], "commit": entry["commit"]}
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / (Path(entry["scan"]).name or "service")
+            copy_service(checkout / entry["scan"], root, entry.get("exclude", []))
+            for tool, cmd in tools.items():
+                if cmd is None:
+                    found, meta = run_tool(root, entry["scan"])
+                    kinds = meta.pop("kinds")
+                    row.update(meta)
+                else:
+                    found = run_peer(cmd, root, entry["scan"], args.peer_timeout)
+                    if found is None:
+                        continue
+                    if found == "timeout":
+                        row[tool] = "timeout"
+                        totals[tool]["timeouts"] = totals[tool].get("timeouts", 0) + 1
+                        continue
+                s = score(found, own)
+                if cmd is None:
+                    s["unlabelled"] = [(*key, kinds[key]) for key in s["unlabelled"]]
+                row[tool] = s
+                for k in ("tp", "fp", "positives"):
+                    totals[tool][k] += s[k]
+                totals[tool]["unlabelled"] += len(s["unlabelled"])
+                if tool == "faultlib" and entry.get("fix"):
+                    fix = entry["fix"]
+                    want = {(fix["path"], line) for line in fix["lines"]}
+                    fixes.append({"service": entry["name"], "fixed_in": fix["commit"], "lines": sorted(want),
+                                  "found": sorted(want & found), "missed": sorted(want - found)})
+        rows.append(row)
+        if entry.get("speed"):
+            speeds.append(speed(checkout, entry))
+    overall = {t: {**v, "precision": v["tp"] / (v["tp"] + v["fp"]) if v["tp"] + v["fp"] else None,
+                   "recall": v["tp"] / v["positives"] if v["positives"] else None} for t, v in totals.items()}
+    result = {"services": rows, "overall": overall, "fixes": fixes, "speed": speeds, "absent": absent,
+              "goals": GOALS}
+    if args.json:
+        print(json.dumps(result, indent=1, default=list))
+        return 0
+    print(f"{'service':<22} {'files':>5} {'ref':>3} {'tp':>4} {'fp':>3} {'new':>3} {'fn':>3} {'prec':>5} "
+          f"{'recall':>6} {'sec':>6}")
+    for r in rows:
+        s = r["faultlib"]
+        print(f"{r['service'][:22]:<22} {r['files']:>5} {r['refused']:>3} {s['tp']:>4} {s['fp']:>3} "
+              f"{len(s['unlabelled']):>3} {len(s['missed']):>3} {_fmt(s['precision']):>5} {_fmt(s['recall']):>6} "
+              f"{r['cpu_s']:>6.2f}")
+    print("\n(ref = files not valid Python here, left out; new = findings without a label; fn = labelled "
+          "blockers not reported; sec = CPU seconds of the analysis)")
+    for tool, o in overall.items():
+        print(f"{tool:<13} precision {_fmt(o['precision'])}  recall {_fmt(o['recall'])}  "
+              f"(tp {o['tp']}, fp {o['fp']}, blockers {o['positives']}, unlabelled {o['unlabelled']})"
+              + (f"; timed out on {o['timeouts']} service(s), left out of its numbers" if o.get("timeouts") else ""))
+    for f in fixes:
+        print(f"fix {f['fixed_in'][:10]} ({f['service']}): fixed lines {len(f['lines'])}, found {len(f['found'])}"
+              + (f", missed {f['missed']}" if f["missed"] else ""))
+    for s in speeds:
+        print(f"speed {s['service']}: {s['files']} files in {s['scan_s']:.2f} s CPU ({s['wall_s']:.2f} s wall; goal < "
+              f"{GOALS['service_s']} s; "
+              f"{_fmt(s['ratio'])}x the time to parse them, {s['parse_s']:.2f} s); biggest file {s['biggest_file']} "
+              f"({s['biggest_lines']} lines) alone {s['file_s']:.2f} s (goal < {GOALS['file_s']} s)")
+    for r in rows:
+        for path, line, kind in r["faultlib"]["unlabelled"]:
+            print(f"unlabelled {r['service']}: {path}:{line} {kind}")
+        for key in r["faultlib"]["missed"]:
+            print(f"missed {r['service']}: {key[0]}:{key[1]}")
+    if absent:
+        print(f"not in {args.corpus_root}: {', '.join(absent)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
