@@ -157,3 +157,34 @@ def test_a_shape_mismatch_that_the_backend_accepts_is_named(world, tmp_path):
                                                                       "1": _line_of("another shape")}
     assert [f["kind"] for f in out["findings"]] == ["collective_mismatch"] and out["waiting_ranks"] == []
     assert "shape differs" in out["findings"][0]["message"] and "[2, 4]" in out["findings"][0]["message"]
+
+
+def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_restores(tmp_path):
+    import torch
+    import torch.distributed as dist
+
+    from faultlib.detect import FlightRecorder
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    try:
+        original, handler = dist.all_reduce, signal.getsignal(signal.SIGUSR1)
+        with FlightRecorder(tmp_path, capacity=4, watchdog_s=None) as rec:
+            assert dist.all_reduce is not original and dist.all_reduce.__wrapped__ is original
+            for _ in range(5):
+                dist.all_reduce(torch.ones(2, 3, dtype=torch.float64))
+            dist.all_reduce(torch.ones(1), async_op=True).wait()
+            with pytest.raises(RuntimeError, match="already installed"):
+                FlightRecorder(tmp_path).install()
+        assert dist.all_reduce is original and signal.getsignal(signal.SIGUSR1) == handler
+        doc = json.loads((tmp_path / "rank0.json").read_text())
+        assert doc["reason"] == "exit" and doc["dropped"] == 2 and rec.dumps == 1
+        assert [e["seq"] for e in doc["entries"]] == [2, 3, 4, 5]
+        assert doc["entries"][0]["tensors"] == [{"shape": [2, 3], "dtype": "torch.float64"}]
+        assert doc["entries"][-1]["async_op"] is True
+        deadline = time.monotonic() + 5
+        while rec.entries()[-1]["state"] != "completed" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert rec.entries()[-1]["state"] == "completed"
+        assert doc["entries"][0]["call_site"]["file"] == __file__
+    finally:
+        dist.destroy_process_group()

@@ -11,7 +11,10 @@ window every member still holds (a ring drops its oldest entries), and reports:
 - ``collective_extra`` (error): a rank issued a collective the others did not;
 - ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes or call site;
 - ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
-  or failed (the backend raised, e.g. its timeout).
+  or failed (the backend raised, e.g. its timeout);
+- ``dump_missing`` (warning): a rank listed in a recorded group left no dump (SIGKILL, or a backend that
+  aborts the process: gloo's ``EnforceNotMet`` on a size mismatch calls ``std::terminate``); its
+  collectives are unknown and not compared.
 
 Raises :class:`~faultlib.errors.InputError` (exit 2) for a dump that is not a flight-recorder dump, naming
 the file and the field.
@@ -33,7 +36,8 @@ DETECTOR = "collectives"
 KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its group issued",
          "collective_extra": "a rank issued a collective the other ranks of its group did not",
          "collective_mismatch": "the same sequence number with another op, shape, dtype or call site",
-         "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed"}
+         "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed",
+         "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
 DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
 LIMITS = Limits(max_bytes=256 * MiB, max_depth=16, max_nodes=20_000_000)
 STATES = ("started", "completed", "failed")
@@ -275,6 +279,11 @@ def analyse(dumps: list[Dump]) -> CollectivesReport:
             listed = e["group"].get("ranks")
             members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
     findings: list[Finding] = []
+    for r in sorted(set().union(*members.values()) - set(ranks)) if members else []:
+        findings.append(Finding(DETECTOR, Severity.WARNING,
+                                f"rank {r} is in a recorded process group but left no rank{r}.json: it was killed or "
+                                f"aborted before it could dump (its stderr says why)",
+                                evidence={"rank": r}, kind="dump_missing"))
     divergences = []
     summary: dict[str, dict[str, Any]] = {}
     for name in sorted(groups):
