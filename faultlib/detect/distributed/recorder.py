@@ -9,7 +9,9 @@ enters the backend, one entry::
      "tensors": [{"shape": [4], "dtype": "torch.float32"}],
      "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
-     "error": str | null}
+     "error": str | null, "bucket": int | null}
+
+``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
 
 ``seq`` counts the collectives of one process group on this rank, from 0, as every backend does (NCCL's
 ``seq`` in its own recorder): a healthy job issues the same ``seq`` with the same op and shapes on every
@@ -233,7 +235,8 @@ class FlightRecorder:
         info = self._group(dist, group)
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
                  "call_site": self._call_site(), "start_ns": time.monotonic_ns(), "end_ns": None,
-                 "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None}
+                 "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
+                 "bucket": getattr(self._local, "bucket", None)}
         if self._rank_world is None:
             self._rank()
         with self._lock:
@@ -249,6 +252,31 @@ class FlightRecorder:
         import torch.distributed as dist
 
         return self._record(op, dist, tuple(tensors), {"group": group} if group is not None else {})
+
+    def ddp_comm_hook(self) -> Callable:
+        """A DDP communication hook (``ddp_model.register_comm_hook(None, recorder.ddp_comm_hook())``) that runs
+        DDP's default bucketed gradient all-reduce (``default_hooks.allreduce_hook``, the same mean over ranks)
+        through ``dist.all_reduce``, so every bucket is recorded like a Python-API call, with ``bucket`` (DDP's
+        bucket index) set and the call site of the user's ``backward()``. Without it DDP's reducer calls the
+        process group from C++ and its all-reduces are not seen.
+
+        Returns:
+            ``hook(state, bucket) -> torch.futures.Future[torch.Tensor]``.
+        """
+        import torch
+        import torch.distributed as dist
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+        def hook(state, bucket):  # type: ignore[no-untyped-def]
+            self._local.bucket = bucket.index()
+            try:
+                return default_hooks.allreduce_hook(state, bucket)
+            finally:
+                self._local.bucket = None
+
+        # DDP checks the annotations as objects (this module's are strings under `from __future__ import annotations`)
+        hook.__annotations__ = {"state": object, "bucket": dist.GradBucket, "return": torch.futures.Future[torch.Tensor]}
+        return hook
 
     @staticmethod
     def complete(entry: dict[str, Any], error: str | None = None) -> None:

@@ -38,6 +38,11 @@ def main() -> None:
         if scenario == "shape" and step == 2:
             dist.all_reduce(torch.ones(2, 4) if rank == 0 else torch.ones(8))  # same bytes, another shape
         dist.broadcast(torch.zeros(3), src=0)
+    if scenario == "healthy":  # two DDP steps, their bucketed gradient all-reduces recorded through the hook
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+        model.register_comm_hook(None, recorder.ddp_comm_hook())
+        for _ in range(2):
+            model(torch.ones(3, 4)).sum().backward()  # DDP's gradient all-reduce
     dist.barrier()
     dist.destroy_process_group()
     print(f"rank {rank} done after {recorder.dumps} dump(s)", flush=True)
