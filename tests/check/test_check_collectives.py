@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from tests.check.test_fuzz_checks import JSONISH, SETTINGS, run_check
 from tests.conftest import cli
 
 G = "train.py"
@@ -165,3 +168,17 @@ def test_not_json_and_an_empty_or_missing_directory_exit_2(tmp_path):
     assert proc.returncode == 2 and "rank0.json" in proc.stdout + proc.stderr
     proc, _ = check(tmp_path / "nope")
     assert proc.returncode == 2
+
+
+FIELDS = st.sampled_from(["seq", "op", "group", "tensors", "call_site", "state", "error", "async_op"])
+
+
+@SETTINGS
+@given(field=FIELDS, value=JSONISH, at=st.integers(0, 3))
+def test_no_dump_makes_the_check_print_a_traceback(tmp_path_factory, field, value, at):
+    dir_ = tmp_path_factory.mktemp("fuzz")
+    write(dir_, 0, loop(2, skip_at=1))
+    entries = loop(2)
+    entries[at] = entries[at] | {field: value}
+    write(dir_, 1, entries)
+    run_check("collectives", str(dir_))

@@ -81,12 +81,20 @@ def _load_dump(path: Path, root: Path) -> Dump:
         group = _need(e.get("group"), dict, path, f"{at}.group", "an object")
         _need(group.get("name"), str, path, f"{at}.group.name", "a string")
         if group.get("ranks") is not None:
-            _need(group["ranks"], list, path, f"{at}.group.ranks", "a list of ranks or null")
+            for k, r in enumerate(_need(group["ranks"], list, path, f"{at}.group.ranks", "a list of ranks or null")):
+                _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer")
         for j, t in enumerate(_need(e.get("tensors"), list, path, f"{at}.tensors", "a list")):
             _need(t, dict, path, f"{at}.tensors[{j}]", "an object")
-            _need(t.get("shape"), list, path, f"{at}.tensors[{j}].shape", "a list")
+            for k, n in enumerate(_need(t.get("shape"), list, path, f"{at}.tensors[{j}].shape", "a list")):
+                _need(n, int, path, f"{at}.tensors[{j}].shape[{k}]", "an integer")
             _need(t.get("dtype"), str, path, f"{at}.tensors[{j}].dtype", "a string")
-        _need(e.get("call_site"), dict, path, f"{at}.call_site", "an object")
+        cs = _need(e.get("call_site"), dict, path, f"{at}.call_site", "an object")
+        for key, types, what in (("file", (str, type(None)), "a string or null"),
+                                 ("line", (int, type(None)), "an integer or null"),
+                                 ("function", (str, type(None)), "a string or null")):
+            _need(cs.get(key), types, path, f"{at}.call_site.{key}", what)
+        if e.get("error") is not None:
+            _need(e["error"], str, path, f"{at}.error", "a string or null")
         if e.get("state") not in STATES:
             raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
                              field=f"{at}.state")
