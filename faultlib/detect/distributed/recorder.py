@@ -48,13 +48,13 @@ VERSION = 1
 OPS = ("all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor",
        "reduce", "gather", "scatter", "all_to_all", "all_to_all_single", "barrier", "all_gather_object",
        "broadcast_object_list", "send", "recv")
-_FAULTLIB_DIR = str(Path(__file__).resolve().parents[2])
+_FAULTLIB_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # a sibling "faultlib_train.py" is user code
 
 
 def _torch_dir() -> str:
     import torch
 
-    return str(Path(torch.__file__).resolve().parent)
+    return str(Path(torch.__file__).resolve().parent) + os.sep
 
 
 def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
