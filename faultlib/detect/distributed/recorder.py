@@ -395,4 +395,8 @@ class FlightRecorder:
             except Exception as exc:
                 print(f"faultlib flight recorder: watchdog dump failed: {exc}", file=sys.stderr, flush=True)
             if self.on_timeout is not None:
-                self.on_timeout(dict(late[0]))
+                try:
+                    self.on_timeout(dict(late[0]))
+                except Exception as exc:  # the watchdog keeps watching
+                    print(f"faultlib flight recorder: on_timeout raised {type(exc).__name__}: {exc}",
+                          file=sys.stderr, flush=True)
