@@ -1,0 +1,69 @@
+"""``faultlib check collectives DUMP_DIR``: where the ranks of a torch.distributed job stopped agreeing.
+
+DUMP_DIR holds one ``rank<R>.json`` per rank, written by
+:class:`faultlib.detect.distributed.FlightRecorder` (at exit, on ``SIGUSR1``, or by its watchdog when a
+collective waited past its deadline). The ranks' collectives are aligned by sequence number per process
+group (see :mod:`faultlib.detect.distributed.collectives`).
+
+JSON fields (besides ``detector``, ``ok``, ``findings``):
+
+- ``first_divergence``: ``{seq, group, op, kind, ranks, call_sites}`` or ``null``: the lowest sequence number
+  where the ranks disagree, ``ranks`` the rank(s) at fault (the one that skipped, added or changed the
+  collective), ``call_sites`` ``{rank: {file, line, function} | null}`` for every rank of the group;
+- ``waiting_ranks``: ``[{rank, seq, group, op, state, call_site, error}]``: collectives started and never
+  completed (``state`` ``started``: still waiting at the dump; ``failed``: the backend raised);
+- ``ranks``: the ranks dumped; ``groups``: ``{name: {ranks, last_seq}}``.
+
+Kinds: ``collective_missing``, ``collective_extra``, ``collective_mismatch`` (errors) and
+``collective_pending`` (warning).
+
+Exit codes: 0 when the ranks agree and nothing is pending, 1 when a finding reaches ``--fail-on``, 2 when
+DUMP_DIR is missing, holds no dump, or a dump is not a flight-recorder dump (file and field named).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from faultlib.check.base import CheckResult, check_command
+from faultlib.detect.distributed.collectives import KINDS
+
+__all__ = ["KINDS", "command"]
+
+
+def _summary(result: CheckResult) -> list[tuple[str, str]]:
+    f = result.fields
+    lines = [("ranks", ", ".join(str(r) for r in f["ranks"]))]
+    first = f["first_divergence"]
+    if first:
+        sites = "; ".join(f"rank {r}: {s['file']}:{s['line']}" if s else f"rank {r}: (never reached)"
+                          for r, s in first["call_sites"].items())
+        lines.append(("first divergence", f"group {first['group']} seq {first['seq']} ({first['op']}): "
+                                          f"{first['kind']} on rank(s) {first['ranks']}"))
+        lines.append(("call sites", sites))
+    else:
+        lines.append(("first divergence", "none: every rank issued the same collectives"))
+    waiting = f["waiting_ranks"]
+    lines.append(("waiting", ", ".join(f"rank {w['rank']} in {w['op']} seq {w['seq']} ({w['state']})"
+                                       for w in waiting) if waiting else "no rank"))
+    return lines
+
+
+@check_command("collectives", summary=_summary,
+               help="Compare the flight recorder's per-rank dumps (DUMP_DIR/rank<R>.json): the first sequence "
+                    "number where the ranks' collectives disagree (a missing, extra or mismatched op, shape, "
+                    "dtype or call site), the rank(s) at fault with their call sites, and the ranks still "
+                    "waiting in a collective.")
+@click.argument("dump_dir", metavar="DUMP_DIR", type=click.Path(path_type=Path, file_okay=False))
+def command(dump_dir: Path) -> CheckResult:
+    """Check DUMP_DIR (see the module docstring).
+
+    Raises:
+        InputError: DUMP_DIR missing or without dumps, or a malformed dump (exit 2).
+    """
+    from faultlib.detect.distributed.collectives import analyse, load_dumps
+
+    report = analyse(load_dumps(dump_dir))
+    return CheckResult("collectives", report.findings, report.fields())

@@ -1,0 +1,19 @@
+"""Distributed training (``distributed.*``): faults between the ranks of a ``torch.distributed`` job.
+
+- :mod:`.recorder`: :class:`FlightRecorder`, per rank a bounded ring of every collective issued (op,
+  process group, shapes, dtypes, call site, times, state), dumped at exit, on ``SIGUSR1`` and by a watchdog
+  with its own deadline;
+- :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
+  ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
+
+Importing this package imports no torch; each name loads its module on first use.
+"""
+
+from faultlib.lazy import lazy_exports
+
+_EXPORTS = {
+    "FlightRecorder": "recorder",
+    "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

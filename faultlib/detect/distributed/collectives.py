@@ -1,0 +1,327 @@
+"""Align the flight recorder's per-rank dumps and name where the ranks stopped agreeing.
+
+Every rank of a process group must issue the same collectives in the same order: the ``seq``-th
+collective of group G on every member has the same op, tensor shapes and dtypes, and (all ranks running
+the same program) the same call site. This module reads ``rank<R>.json`` dumps
+(:mod:`faultlib.detect.distributed.recorder`), compares the members of each group ``seq`` by ``seq`` over the
+window every member still holds (a ring drops its oldest entries), and reports:
+
+- ``collective_missing`` (error): a rank lacks a collective the others issued (it skipped it: its later
+  entries match the others' shifted by one), or never reached it;
+- ``collective_extra`` (error): a rank issued a collective the others did not;
+- ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes or call site;
+- ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
+  or failed (the backend raised, e.g. its timeout);
+- ``dump_missing`` (warning): a rank listed in a recorded group left no dump (SIGKILL, or a backend that
+  aborts the process: gloo's ``EnforceNotMet`` on a size mismatch calls ``std::terminate``); its
+  collectives are unknown and not compared.
+
+Raises :class:`~faultlib.errors.InputError` (exit 2) for a dump that is not a flight-recorder dump, naming
+the file and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from faultlib.errors import InputError
+from faultlib.findings import Finding, Severity
+from faultlib.readers.files import Limits, MiB, inside
+from faultlib.readers.jsondoc import load_json_file
+
+DETECTOR = "collectives"
+KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its group issued",
+         "collective_extra": "a rank issued a collective the other ranks of its group did not",
+         "collective_mismatch": "the same sequence number with another op, shape, dtype or call site",
+         "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed",
+         "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
+DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
+LIMITS = Limits(max_bytes=256 * MiB, max_depth=16, max_nodes=20_000_000)
+STATES = ("started", "completed", "failed")
+_LOOKAHEAD = 8
+
+
+@dataclass
+class Dump:
+    """One rank's dump: ``rank``, ``path`` and its ``entries`` (validated)."""
+
+    rank: int
+    path: Path
+    reason: str
+    dropped: int
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _need(value: Any, types: type | tuple, path: Path, where: str, what: str) -> Any:
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in (types if isinstance(types, tuple)
+                                                                                  else (types,)):
+        raise InputError(f"{where} must be {what}, got {type(value).__name__}: this is not a faultlib flight "
+                         f"recorder dump (FlightRecorder.dump writes one)", path=str(path), field=where)
+    return value
+
+
+def _load_dump(path: Path, root: Path) -> Dump:
+    doc = load_json_file(path, limits=LIMITS, root=root)
+    _need(doc, dict, path, "(document)", "an object")
+    if doc.get("format") != "faultlib.flight_recorder":
+        raise InputError(f"format is {doc.get('format')!r}, expected 'faultlib.flight_recorder'", path=str(path),
+                         field="format")
+    rank = _need(doc.get("rank"), int, path, "rank", "an integer")
+    if rank < 0:
+        raise InputError(f"rank is {rank}: must be >= 0", path=str(path), field="rank")
+    entries = _need(doc.get("entries"), list, path, "entries", "a list")
+    for i, e in enumerate(entries):
+        at = f"entries[{i}]"
+        _need(e, dict, path, at, "an object")
+        _need(e.get("seq"), int, path, f"{at}.seq", "an integer")
+        _need(e.get("op"), str, path, f"{at}.op", "a string")
+        group = _need(e.get("group"), dict, path, f"{at}.group", "an object")
+        _need(group.get("name"), str, path, f"{at}.group.name", "a string")
+        if group.get("ranks") is not None:
+            for k, r in enumerate(_need(group["ranks"], list, path, f"{at}.group.ranks", "a list of ranks or null")):
+                _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer")
+        for j, t in enumerate(_need(e.get("tensors"), list, path, f"{at}.tensors", "a list")):
+            _need(t, dict, path, f"{at}.tensors[{j}]", "an object")
+            for k, n in enumerate(_need(t.get("shape"), list, path, f"{at}.tensors[{j}].shape", "a list")):
+                _need(n, int, path, f"{at}.tensors[{j}].shape[{k}]", "an integer")
+            _need(t.get("dtype"), str, path, f"{at}.tensors[{j}].dtype", "a string")
+        cs = _need(e.get("call_site"), dict, path, f"{at}.call_site", "an object")
+        for key, types, what in (("file", (str, type(None)), "a string or null"),
+                                 ("line", (int, type(None)), "an integer or null"),
+                                 ("function", (str, type(None)), "a string or null")):
+            _need(cs.get(key), types, path, f"{at}.call_site.{key}", what)
+        if e.get("error") is not None:
+            _need(e["error"], str, path, f"{at}.error", "a string or null")
+        if e.get("state") not in STATES:
+            raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
+                             field=f"{at}.state")
+    return Dump(rank, path, str(doc.get("reason", "")), int(doc.get("dropped") or 0), entries)
+
+
+def load_dumps(dump_dir: Path | str) -> list[Dump]:
+    """Every ``rank<R>.json`` of ``dump_dir`` (not below), validated, by rank.
+
+    Raises:
+        InputError: the directory is missing or holds no dump, a dump is unreadable or malformed (file and
+            field), or two dumps claim the same rank.
+    """
+    root = Path(dump_dir)
+    if not root.is_dir():
+        raise InputError("is not a directory: give the flight recorder's dump directory", path=str(root))
+    paths = sorted(p for p in root.iterdir() if DUMP_NAME.fullmatch(p.name))
+    if not paths:
+        raise InputError("holds no rank<R>.json dump: point at the FlightRecorder's dump_dir", path=str(root))
+    dumps: dict[int, Dump] = {}
+    for p in paths:
+        d = _load_dump(inside(root, p.name), root)
+        if d.rank in dumps:
+            raise InputError(f"claims rank {d.rank}, as {dumps[d.rank].path.name} does", path=str(p), field="rank")
+        dumps[d.rank] = d
+    return [dumps[r] for r in sorted(dumps)]
+
+
+def _site(e: dict[str, Any]) -> dict[str, Any]:
+    cs = e["call_site"]
+    return {"file": cs.get("file"), "line": cs.get("line"), "function": cs.get("function")}
+
+
+def _signature(e: dict[str, Any]) -> tuple:
+    cs = e["call_site"]
+    return (e["op"], tuple((tuple(t["shape"]), t["dtype"]) for t in e["tensors"]), cs.get("file"), cs.get("line"))
+
+
+def _what_differs(a: tuple, b: tuple) -> str:
+    if a[0] != b[0]:
+        return "op"
+    if [s for s, _ in a[1]] != [s for s, _ in b[1]]:
+        return "shape"
+    if [d for _, d in a[1]] != [d for _, d in b[1]]:
+        return "dtype"
+    return "call_site"
+
+
+def _describe(e: dict[str, Any]) -> str:
+    shapes = ", ".join(f"{t['dtype'].replace('torch.', '')}{t['shape']}" for t in e["tensors"]) or "no tensor"
+    cs = e["call_site"]
+    return f"{e['op']}({shapes}) at {cs.get('file')}:{cs.get('line')}"
+
+
+@dataclass
+class CollectivesReport:
+    """What :func:`analyse` found: findings, the first divergence and the waiting ranks."""
+
+    findings: list[Finding]
+    first_divergence: dict[str, Any] | None
+    waiting_ranks: list[dict[str, Any]]
+    ranks: list[int]
+    groups: dict[str, dict[str, Any]]
+
+    def fields(self) -> dict[str, Any]:
+        return {"first_divergence": self.first_divergence, "waiting_ranks": self.waiting_ranks,
+                "ranks": self.ranks, "groups": self.groups}
+
+
+def _issued(sigs: list) -> int:
+    """How many entries a rank holds from the window's start (its list is padded with None)."""
+    n = len(sigs)
+    while n and sigs[n - 1] is None:
+        n -= 1
+    return n
+
+
+def _shifted_match(mine: list, others: list, start: int) -> bool:
+    """True when ``mine[start:]`` equals ``others[start+1:]`` over the lookahead window both hold: ``mine``
+    skipped ``others[start]``."""
+    n = min(_LOOKAHEAD, _issued(mine) - start, _issued(others) - start - 1)
+    return n > 0 and all(mine[start + k] == others[start + 1 + k] for k in range(n))
+
+
+def _skippers(sigs: dict[int, list], present: list[int], majority: list[int], tie: bool, i: int) -> list[int]:
+    """The ranks that skipped the collective the others issued at window index ``i``. With a strict majority it
+    is the reference; on a tie (2 ranks) a skip by one is an extra on the other: the rank that issued fewer
+    collectives in all is named."""
+    if not tie:
+        return [r for r in present if r not in majority and _shifted_match(sigs[r], sigs[majority[0]], i)]
+    cands = [r for r in present if any(_shifted_match(sigs[r], sigs[o], i) for o in present if o != r)]
+    if len(cands) > 1:
+        fewest = min(_issued(sigs[r]) for r in cands)
+        cands = [r for r in cands if _issued(sigs[r]) == fewest]
+    return sorted(cands) if len(cands) < len(present) else []
+
+
+def _site_key(sig: tuple) -> tuple:
+    return sig[0], sig[2], sig[3]  # op, file, line
+
+
+def _off_path(sigs: dict[int, list], present: list[int], i: int) -> tuple[list[int], set]:
+    """The ranks whose step into window index ``i`` (previous call site -> this one) was never taken before by
+    any rank, when some but not all ranks took a known step; and the call sites seen before ``i``. A loop's
+    collectives follow each other in one order; the rank that left it is the one a data-dependent branch
+    took elsewhere (it skipped a collective when its site is a known one, or issued an extra one)."""
+    steps, known = set(), set()
+    for v in sigs.values():
+        for k in range(1, min(i, _issued(v))):
+            steps.add((_site_key(v[k - 1]), _site_key(v[k])))
+        known.update(_site_key(x) for x in v[:i] if x is not None)
+    novel = [r for r in present if sigs[r][i - 1] is not None
+             and (_site_key(sigs[r][i - 1]), _site_key(sigs[r][i])) not in steps]
+    return (novel, known) if 0 < len(novel) < len(present) else ([], known)
+
+
+def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict[str, Any] | None, Finding | None]:
+    """The first divergent seq of one group, as ``(first_divergence, finding)``."""
+    lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
+    hi = max((max(s) for s in by_rank.values() if s), default=-1)
+    sigs = {r: [_signature(s[q]) if q in s else None for q in range(lo, hi + 1)] for r, s in by_rank.items()}
+    for i in range(hi - lo + 1):
+        seq = lo + i
+        present = {r: v[i] for r, v in sigs.items() if v[i] is not None}
+        absent = sorted(r for r, v in sigs.items() if v[i] is None)
+        if not absent and len(set(present.values())) <= 1:
+            continue
+        counts: dict[tuple, list[int]] = {}
+        for r, sig in present.items():
+            counts.setdefault(sig, []).append(r)
+        sizes = sorted((len(v) for v in counts.values()), reverse=True)
+        tie = len(sizes) > 1 and sizes[0] == sizes[1]
+        majority = max(counts.values(), key=len) if counts else []
+        skipped = _skippers(sigs, sorted(present), majority, tie, i)
+        novel: list[int] = []
+        if tie and not skipped and i > 0:  # both ranks stuck at the divergence: which one left the usual path
+            novel, known = _off_path(sigs, sorted(present), i)
+            skipped = [r for r in novel if _site_key(sigs[r][i]) in known]
+        if (skipped or novel) and tie:
+            majority = [r for r in present if r not in (skipped or novel)]
+        odd = sorted(r for r in present if r not in majority)
+        ref = majority[0] if majority else None
+        entry_of = {r: by_rank[r][seq] for r in present}
+        if absent and not odd:  # ranks that never reached this seq
+            kind, culprits = "collective_missing", absent
+            msg = (f"group {name} seq {seq}: rank(s) {absent} never issued {_describe(entry_of[ref])}, which "
+                   f"rank(s) {sorted(present)} did")
+        else:
+            extra = novel if novel and not skipped else [] if skipped or tie else [
+                r for r in odd if _shifted_match(sigs[ref], sigs[r], i)]
+            if skipped:
+                kind, culprits = "collective_missing", skipped
+                msg = (f"group {name} seq {seq}: rank(s) {skipped} skipped {_describe(entry_of[ref])} and issued "
+                       f"{_describe(entry_of[skipped[0]])} in its place; rank(s) {sorted(majority)} did not skip")
+            elif extra:
+                kind, culprits = "collective_extra", extra
+                msg = (f"group {name} seq {seq}: rank(s) {extra} issued an extra {_describe(entry_of[extra[0]])} "
+                       f"that rank(s) {sorted(majority)} did not")
+            else:
+                kind, culprits = "collective_mismatch", odd or absent
+                what = _what_differs(_signature(entry_of[odd[0]]), _signature(entry_of[ref])) if odd else "presence"
+                msg = (f"group {name} seq {seq}: {what} differs: rank(s) {odd} issued "
+                       f"{_describe(entry_of[odd[0]]) if odd else '-'}, rank(s) {sorted(majority)} issued "
+                       f"{_describe(entry_of[ref])}")
+        sites = {str(r): _site(e) for r, e in sorted(entry_of.items())}
+        for r in absent:
+            sites[str(r)] = None
+        op = entry_of[ref]["op"] if ref is not None else None
+        divergence = {"seq": seq, "group": name, "op": op, "ranks": culprits, "kind": kind, "call_sites": sites}
+        first = entry_of[culprits[0]] if culprits[0] in entry_of else entry_of[ref]
+        loc = {k: v for k, v in (("file", first["call_site"].get("file")), ("line", first["call_site"].get("line")),
+                                  ("function", first["call_site"].get("function")), ("op", first["op"]),
+                                  ("index", seq)) if v is not None}
+        finding = Finding(DETECTOR, Severity.ERROR, msg, location=loc,
+                          evidence={"group": name, "seq": seq, "ranks": culprits, "call_sites": sites}, kind=kind)
+        return divergence, finding
+    return None, None
+
+
+def analyse(dumps: list[Dump]) -> CollectivesReport:
+    """Compare the dumps (see the module docstring). Clocks differ across hosts, so the first divergence over
+    several groups is the lowest ``(seq, group name)``."""
+    groups: dict[str, dict[int, dict[int, dict]]] = {}
+    members: dict[str, set[int]] = {}
+    ranks = [d.rank for d in dumps]
+    for d in dumps:
+        for e in d.entries:
+            name = e["group"]["name"]
+            groups.setdefault(name, {}).setdefault(d.rank, {})[e["seq"]] = e
+            listed = e["group"].get("ranks")
+            members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
+    findings: list[Finding] = []
+    for r in sorted(set().union(*members.values()) - set(ranks)) if members else []:
+        findings.append(Finding(DETECTOR, Severity.WARNING,
+                                f"rank {r} is in a recorded process group but left no rank{r}.json: it was killed or "
+                                f"aborted before it could dump (its stderr says why)",
+                                evidence={"rank": r}, kind="dump_missing"))
+    divergences = []
+    summary: dict[str, dict[str, Any]] = {}
+    for name in sorted(groups):
+        by_rank = {r: groups[name].get(r, {}) for r in sorted(members[name]) if r in ranks}
+        summary[name] = {"ranks": sorted(by_rank), "last_seq": {str(r): max(s) if s else None
+                                                                 for r, s in by_rank.items()}}
+        divergence, finding = _compare_group(name, by_rank)
+        if divergence:
+            divergences.append(divergence)
+            findings.append(finding)
+    waiting = []
+    for d in dumps:
+        for e in d.entries:
+            if e["state"] != "completed":
+                waiting.append({"rank": d.rank, "seq": e["seq"], "group": e["group"]["name"], "op": e["op"],
+                                "state": e["state"], "call_site": _site(e), "error": e.get("error")})
+                cs = e["call_site"]
+                findings.append(Finding(
+                    DETECTOR, Severity.WARNING,
+                    f"rank {d.rank} {'is waiting in' if e['state'] == 'started' else 'failed in'} "
+                    f"{_describe(e)} (group {e['group']['name']} seq {e['seq']})"
+                    + (f": {e['error']}" if e.get("error") else ""),
+                    location={k: v for k, v in (("file", cs.get("file")), ("line", cs.get("line")),
+                                                ("function", cs.get("function")), ("op", e["op"]),
+                                                ("index", e["seq"])) if v is not None},
+                    evidence={"rank": d.rank, "group": e["group"]["name"], "seq": e["seq"], "state": e["state"]},
+                    kind="collective_pending"))
+    first = min(divergences, key=lambda v: (v["seq"], v["group"])) if divergences else None
+    return CollectivesReport(findings, first, waiting, ranks, summary)
+
+
+analyse_collectives = analyse
+load_collective_dumps = load_dumps

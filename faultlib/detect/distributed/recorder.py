@@ -1,0 +1,402 @@
+"""The collective flight recorder: per rank, a bounded ring of every collective the job issues.
+
+PyTorch's own flight recorder (``TORCH_NCCL_TRACE_BUFFER_SIZE``) records NCCL only; this one sits on the
+Python API, so it works the same on gloo (CPU) and NCCL. Installing it wraps the collectives of
+``torch.distributed`` (:data:`OPS`); uninstalling restores the originals. Each call records, before it
+enters the backend, one entry::
+
+    {"seq": int, "op": "all_reduce", "group": {"name": "0", "size": 2, "ranks": [0, 1]},
+     "tensors": [{"shape": [4], "dtype": "torch.float32"}],
+     "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
+     "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
+     "error": str | null, "bucket": int | null}
+
+``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
+
+``seq`` counts the collectives of one process group on this rank, from 0, as every backend does (NCCL's
+``seq`` in its own recorder): a healthy job issues the same ``seq`` with the same op and shapes on every
+rank of the group, which is what ``faultlib check collectives`` compares. ``call_site`` is the first frame
+outside torch and faultlib (the user's line). Times are ``time.monotonic_ns()`` (ns, per host).
+
+Cost: a frame walk and the tensors' ``shape``/``dtype`` (metadata only: no tensor data is read, no device
+synchronisation); async work (``async_op=True``) is marked completed from its future's callback.
+
+Dumps (``<dump_dir>/rank<R>.json``, written atomically: temp file + ``os.replace``) happen on
+:meth:`FlightRecorder.dump`, at interpreter exit, on ``SIGUSR1`` (main thread only), and from a watchdog
+thread when a collective has been pending longer than ``watchdog_s`` (once per pending collective), well
+before the backend's own timeout (gloo/NCCL default 10-30 min).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import itertools
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+FORMAT = "faultlib.flight_recorder"
+VERSION = 1
+#: the ``torch.distributed`` functions wrapped at install (those present in the installed torch)
+OPS = ("all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor",
+       "reduce", "gather", "scatter", "all_to_all", "all_to_all_single", "barrier", "all_gather_object",
+       "broadcast_object_list", "send", "recv")
+_FAULTLIB_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # a sibling "faultlib_train.py" is user code
+
+
+def _torch_dir() -> str:
+    import torch
+
+    return str(Path(torch.__file__).resolve().parent) + os.sep
+
+
+def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
+    """Shape and dtype of every tensor among the arguments (one level of lists): metadata only."""
+    out: list[dict[str, Any]] = []
+    for value in itertools.chain(args, kwargs.values()):
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            shape = getattr(item, "shape", None)
+            dtype = getattr(item, "dtype", None)
+            if shape is not None and dtype is not None:
+                out.append({"shape": list(shape), "dtype": str(dtype)})
+    return out
+
+
+class FlightRecorder:
+    """Record every collective this rank issues in a bounded ring and dump it when it matters.
+
+    Args:
+        dump_dir: where ``rank<R>.json`` is written (created if missing).
+        capacity: entries kept (oldest dropped first; ``dropped`` in the dump counts them). Default 2,048,
+            as PyTorch's NCCL flight recorder's usual buffer size.
+        watchdog_s: seconds a collective may stay pending before the watchdog dumps (``None``: no watchdog).
+            Keep it well below the backend's timeout, above the longest healthy wait (e.g. a slow first step).
+        poll_s: how often the watchdog looks (seconds; default ``min(0.5, watchdog_s / 4)``).
+        on_timeout: called from the watchdog thread with the pending entry after its dump (e.g. to abort).
+        signum: signal that dumps (default ``SIGUSR1``; ``None``: no handler).
+
+    Use ``with FlightRecorder(dir, watchdog_s=60): train()`` or :meth:`install` / :meth:`uninstall`.
+
+    Raises:
+        RuntimeError: :meth:`install` when another recorder is installed, or torch.distributed is unavailable.
+    """
+
+    _active: "FlightRecorder | None" = None
+
+    def __init__(self, dump_dir: str | os.PathLike, *, capacity: int = 2048, watchdog_s: float | None = 600.0,
+                 poll_s: float | None = None, on_timeout: Callable[[dict], None] | None = None,
+                 signum: int | None = signal.SIGUSR1):
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        if watchdog_s is not None and not watchdog_s > 0:
+            raise ValueError(f"watchdog_s must be > 0 seconds or None, got {watchdog_s}")
+        self.dump_dir = Path(dump_dir)
+        self.capacity = capacity
+        self.watchdog_s = watchdog_s
+        self.poll_s = poll_s if poll_s is not None else (min(0.5, watchdog_s / 4) if watchdog_s else 0.5)
+        self.on_timeout = on_timeout
+        self.signum = signum
+        self._ring: collections.deque[dict] = collections.deque(maxlen=capacity)
+        self._recorded = 0
+        self._seq: dict[str, int] = {}
+        self._groups: dict[int, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._originals: dict[str, Callable] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._old_handler: Any = None
+        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR,)
+        self._rank_world: tuple[int, int] | None = None
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+        self.dumps = 0
+
+    # -- install / uninstall -------------------------------------------------------------------------------
+    def install(self) -> "FlightRecorder":
+        """Wrap ``torch.distributed``'s collectives, register the exit and signal dumps, start the watchdog."""
+        import torch.distributed as dist
+
+        if not dist.is_available():
+            raise RuntimeError("torch.distributed is not available in this torch build")
+        if FlightRecorder._active is not None:
+            raise RuntimeError("a FlightRecorder is already installed in this process: uninstall it first")
+        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir())
+        for name in OPS:
+            original = getattr(dist, name, None)
+            if original is not None:
+                self._originals[name] = original
+                setattr(dist, name, self._wrap(name, original))
+        FlightRecorder._active = self
+        atexit.register(self._dump_at_exit)
+        if self.signum is not None and threading.current_thread() is threading.main_thread():
+            self._old_handler = signal.signal(self.signum, self._on_signal)
+            self._listen_for_signal()
+        if self.watchdog_s is not None or self._wake is not None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._watch, name="faultlib-flight-recorder", daemon=True)
+            self._thread.start()
+        return self
+
+    def uninstall(self) -> None:
+        """Restore the original functions, the signal handler and stop the watchdog (no dump)."""
+        import torch.distributed as dist
+
+        for name, original in self._originals.items():
+            setattr(dist, name, original)
+        self._originals.clear()
+        atexit.unregister(self._dump_at_exit)
+        if self._old_handler is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(self.signum, self._old_handler)
+            self._old_handler = None
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self._wake is not None:
+            if threading.current_thread() is threading.main_thread():
+                signal.set_wakeup_fd(-1)
+            for sock in self._wake:
+                sock.close()
+            self._wake = None
+        if FlightRecorder._active is self:
+            FlightRecorder._active = None
+
+    def __enter__(self) -> "FlightRecorder":
+        return self.install()
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.dump("exit")
+        finally:
+            self.uninstall()
+
+    # -- recording -----------------------------------------------------------------------------------------
+    def _call_site(self) -> dict[str, Any]:
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith(self._skip_dirs):
+            frame = frame.f_back
+        if frame is None:
+            return {"file": None, "line": None, "function": None}
+        return {"file": frame.f_code.co_filename, "line": frame.f_lineno, "function": frame.f_code.co_name}
+
+    def _group(self, dist: Any, group: Any) -> dict[str, Any]:
+        pg = group if group is not None else dist.GroupMember.WORLD
+        key = id(pg)
+        info = self._groups.get(key)
+        if info is None:
+            try:
+                ranks = list(dist.get_process_group_ranks(pg))
+                info = {"name": str(pg.group_name), "size": int(pg.size()), "ranks": ranks}
+            except Exception:  # not initialised, or a torch without these names: the call itself will say
+                info = {"name": "?", "size": None, "ranks": None}
+            self._groups[key] = info
+        return info
+
+    def _wrap(self, name: str, original: Callable) -> Callable:
+        import torch.distributed as dist
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            if getattr(self._local, "inside", False):  # a collective built from others: record the outer one
+                return original(*args, **kwargs)
+            entry = self._record(name, dist, args, kwargs)
+            self._local.inside = True
+            try:
+                result = original(*args, **kwargs)
+            except BaseException as exc:
+                entry.update(state="failed", end_ns=time.monotonic_ns(), error=f"{type(exc).__name__}: {exc}"[:500])
+                raise
+            finally:
+                self._local.inside = False
+            if entry["async_op"] and result is not None and hasattr(result, "get_future"):
+                try:
+                    result.get_future().add_done_callback(lambda _f: entry.update(state="completed",
+                                                                                  end_ns=time.monotonic_ns()))
+                    return result
+                except Exception:  # a backend without futures: completion unknown; count it issued
+                    pass
+            entry.update(state="completed", end_ns=time.monotonic_ns())
+            return result
+
+        recorded.__wrapped__ = original  # type: ignore[attr-defined]
+        recorded.__name__ = original.__name__
+        recorded.__doc__ = original.__doc__
+        return recorded
+
+    def _record(self, name: str, dist: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
+        group = kwargs.get("group")
+        info = self._group(dist, group)
+        entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
+                 "call_site": self._call_site(), "start_ns": time.monotonic_ns(), "end_ns": None,
+                 "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
+                 "bucket": getattr(self._local, "bucket", None)}
+        if self._rank_world is None:
+            self._rank()
+        with self._lock:
+            entry["seq"] = self._seq.get(info["name"], 0)
+            self._seq[info["name"]] = entry["seq"] + 1
+            self._ring.append(entry)
+            self._recorded += 1
+        return entry
+
+    def record(self, op: str, tensors: list, *, group: Any = None) -> dict[str, Any]:
+        """Record a collective issued outside the wrapped functions (a DDP communication hook); returns the
+        entry, to be marked with :meth:`complete`."""
+        import torch.distributed as dist
+
+        return self._record(op, dist, tuple(tensors), {"group": group} if group is not None else {})
+
+    def ddp_comm_hook(self) -> Callable:
+        """A DDP communication hook (``ddp_model.register_comm_hook(None, recorder.ddp_comm_hook())``) that runs
+        DDP's default bucketed gradient all-reduce (``default_hooks.allreduce_hook``, the same mean over ranks)
+        through ``dist.all_reduce``, so every bucket is recorded like a Python-API call, with ``bucket`` (DDP's
+        bucket index) set and the call site of the user's ``backward()``. Without it DDP's reducer calls the
+        process group from C++ and its all-reduces are not seen.
+
+        Returns:
+            ``hook(state, bucket) -> torch.futures.Future[torch.Tensor]``.
+        """
+        import torch
+        import torch.distributed as dist
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+        def hook(state, bucket):  # type: ignore[no-untyped-def]
+            self._local.bucket = bucket.index()
+            try:
+                return default_hooks.allreduce_hook(state, bucket)
+            finally:
+                self._local.bucket = None
+
+        # DDP checks the annotations as objects (this module's are strings under `from __future__ import annotations`)
+        hook.__annotations__ = {"state": object, "bucket": dist.GradBucket, "return": torch.futures.Future[torch.Tensor]}
+        return hook
+
+    @staticmethod
+    def complete(entry: dict[str, Any], error: str | None = None) -> None:
+        entry.update(state="failed" if error else "completed", end_ns=time.monotonic_ns(), error=error)
+
+    # -- dumping -------------------------------------------------------------------------------------------
+    def entries(self) -> list[dict[str, Any]]:
+        """A copy of the ring, oldest first."""
+        with self._lock:
+            return [dict(e) for e in self._ring]
+
+    def _rank(self) -> tuple[int, int | None]:
+        """This process's rank and world size: from the default group while it exists (kept, so a dump after
+        ``destroy_process_group`` still knows), else ``RANK``/``WORLD_SIZE`` as torchrun sets them."""
+        try:
+            import torch.distributed as dist
+
+            if dist.is_initialized():
+                self._rank_world = (dist.get_rank(), dist.get_world_size())
+        except Exception:
+            pass
+        if self._rank_world is not None:
+            return self._rank_world
+        return int(os.environ.get("RANK", "0")), (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
+
+    def dump(self, reason: str = "manual") -> Path:
+        """Write ``<dump_dir>/rank<R>.json`` atomically and return its path.
+
+        Args:
+            reason: ``manual``, ``exit``, ``signal`` or ``watchdog`` (kept in the dump).
+        """
+        rank, world = self._rank()
+        entries = self.entries()
+        doc = {"format": FORMAT, "version": VERSION, "rank": rank, "world_size": world, "pid": os.getpid(),
+               "host": socket.gethostname(), "reason": reason, "dumped_at_ns": time.monotonic_ns(),
+               "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
+        self.dump_dir.mkdir(parents=True, exist_ok=True)
+        path = self.dump_dir / f"rank{rank}.json"
+        tmp = self.dump_dir / f".rank{rank}.{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+        self.dumps += 1
+        return path
+
+    def _dump_at_exit(self) -> None:
+        try:
+            self.dump("exit")
+        except Exception as exc:  # never turn a clean exit into a traceback
+            print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
+
+    def _listen_for_signal(self) -> None:
+        """Dump on the signal from the recorder's thread: a Python signal handler runs only when the main thread
+        returns to the interpreter, never while it waits inside a collective, so the C-level handler's wakeup
+        fd (``signal.set_wakeup_fd``) is read by the thread. When the fd is taken (an asyncio loop), the dump
+        stays in the handler."""
+        r, w = socket.socketpair()
+        w.setblocking(False)
+        r.setblocking(False)
+        try:
+            previous = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
+        except ValueError:
+            previous = None
+        if previous != -1:
+            if previous is not None:
+                signal.set_wakeup_fd(previous)
+            r.close()
+            w.close()
+            return
+        self._wake = (r, w)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self._wake is None:  # else the thread dumped already
+            self.dump("signal")
+        if callable(self._old_handler) and self._old_handler not in (signal.SIG_DFL, signal.SIG_IGN):
+            self._old_handler(signum, frame)
+
+    def _signalled(self) -> bool:
+        """Wait up to ``poll_s`` for the wakeup fd; True when our signal arrived (dumped)."""
+        import select
+
+        if self._wake is None:
+            return self._stop.wait(self.poll_s) and False
+        ready, _, _ = select.select([self._wake[0]], [], [], self.poll_s)
+        if not ready:
+            return False
+        try:
+            data = self._wake[0].recv(512)
+        except OSError:
+            return False
+        if self.signum is not None and self.signum in data:
+            try:
+                self.dump("signal")
+            except Exception as exc:
+                print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
+            return True
+        return False
+
+    def _watch(self) -> None:
+        tripped: set[int] = set()
+        while not self._stop.is_set():
+            self._signalled()
+            if self.watchdog_s is None or self._stop.is_set():
+                continue
+            now = time.monotonic_ns()
+            with self._lock:
+                late = [e for e in self._ring if e["state"] == "started" and id(e) not in tripped
+                        and now - e["start_ns"] > self.watchdog_s * 1e9]
+            if not late:
+                continue
+            tripped.update(id(e) for e in late)
+            try:
+                path = self.dump("watchdog")
+                print(f"faultlib flight recorder: {late[0]['op']} seq {late[0]['seq']} pending over "
+                      f"{self.watchdog_s:g} s at {late[0]['call_site']['file']}:{late[0]['call_site']['line']}; "
+                      f"dumped {path}", file=sys.stderr, flush=True)
+            except Exception as exc:
+                print(f"faultlib flight recorder: watchdog dump failed: {exc}", file=sys.stderr, flush=True)
+            if self.on_timeout is not None:
+                try:
+                    self.on_timeout(dict(late[0]))
+                except Exception as exc:  # the watchdog keeps watching
+                    print(f"faultlib flight recorder: on_timeout raised {type(exc).__name__}: {exc}",
+                          file=sys.stderr, flush=True)

@@ -1,0 +1,194 @@
+"""The collective flight recorder on the real engine: 2 gloo ranks on 127.0.0.1, one process each.
+
+Each test starts its world once (tests/detect/worlds/collective_world.py), reads the dumps the recorder
+wrote (at exit, by its watchdog, on SIGUSR1) and checks them with ``faultlib check collectives``; every rank
+process is killed at the end, whatever happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, cli
+
+pytest.importorskip("torch")
+WORLD = Path(__file__).parent / "worlds" / "collective_world.py"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class World:
+    """Two rank processes of one scenario; :meth:`kill` ends both (by pid, with their groups)."""
+
+    def __init__(self, scenario: str, dump_dir: Path, log_dir: Path, **env: str):
+        port = str(_free_port())
+        self.procs = []
+        for rank in range(2):
+            e = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
+                 "MASTER_PORT": port, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", **env}
+            log = open(log_dir / f"rank{rank}.log", "w")
+            self.procs.append(subprocess.Popen([sys.executable, str(WORLD), scenario, str(dump_dir)], env=e,
+                                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            log.close()
+        self.log_dir = log_dir
+
+    def logs(self) -> str:
+        return "\n".join((self.log_dir / f"rank{r}.log").read_text() for r in range(2))
+
+    def wait(self, timeout: float) -> list[int | None]:
+        deadline = time.monotonic() + timeout
+        for p in self.procs:
+            try:
+                p.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        return [p.poll() for p in self.procs]
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=10)
+
+
+@pytest.fixture
+def world(tmp_path):
+    started: list[World] = []
+
+    def start(scenario: str, **env: str) -> World:
+        w = World(scenario, tmp_path / "dumps", tmp_path, **env)
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.kill()
+
+
+def _dump(path: Path, reason: str | None = None, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            doc = json.loads(path.read_text())
+            if reason is None or doc["reason"] == reason:
+                return doc
+        time.sleep(0.05)
+    raise AssertionError(f"no {reason or ''} dump at {path} within {timeout} s")
+
+
+def _check(dump_dir: Path):
+    proc = cli("check", "collectives", str(dump_dir), "--json", cwd=dump_dir.parent, timeout=120)
+    return proc, json.loads(proc.stdout) if proc.stdout.strip() else None
+
+
+def _line_of(text: str) -> int:
+    return next(i for i, line in enumerate(WORLD.read_text().splitlines(), 1) if text in line)
+
+
+def test_a_healthy_world_dumps_agreeing_rings_at_exit_and_the_check_passes(world, tmp_path):
+    w = world("healthy")
+    assert w.wait(120) == [0, 0], w.logs()
+    dumps = [_dump(tmp_path / "dumps" / f"rank{r}.json", "exit") for r in range(2)]
+    for r, doc in enumerate(dumps):
+        assert doc["rank"] == r and doc["world_size"] == 2 and doc["dropped"] == 0
+        ops = [e["op"] for e in doc["entries"]]
+        assert ops == ["all_reduce", "all_reduce", "broadcast"] * 5 + ["all_reduce"] * 2 + ["barrier"]
+        assert [e["seq"] for e in doc["entries"]] == list(range(18))
+        ddp = doc["entries"][15:17]
+        assert [e["bucket"] for e in ddp] == [0, 0] and [e["async_op"] for e in ddp] == [True, True]
+        assert ddp[0]["tensors"] == [{"shape": [10], "dtype": "torch.float32"}]  # one bucket: 4*2 weights + 2 biases
+        assert ddp[0]["call_site"]["line"] == _line_of("DDP's gradient all-reduce")
+        assert all(e["state"] == "completed" and e["end_ns"] >= e["start_ns"] for e in doc["entries"])
+        first = doc["entries"][0]
+        assert first["tensors"] == [{"shape": [8], "dtype": "torch.float32"}]
+        assert first["group"]["size"] == 2 and first["group"]["ranks"] == [0, 1]
+        assert first["call_site"]["file"] == str(WORLD) and first["call_site"]["function"] == "main"
+        assert first["call_site"]["line"] == _line_of("dist.all_reduce(grad)")
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert out["ok"] is True and out["first_divergence"] is None and out["waiting_ranks"] == []
+    assert out["findings"] == [] and out["ranks"] == [0, 1]
+
+
+def test_a_rank_that_skips_an_all_reduce_is_named_from_the_watchdog_dumps(world, tmp_path):
+    w = world("skip", GLOO_TIMEOUT_S="120")
+    stuck = [_dump(tmp_path / "dumps" / f"rank{r}.json", "watchdog") for r in range(2)]
+    assert [w.poll() for w in w.procs] == [None, None]  # both ranks still hang
+    pending = [[e for e in doc["entries"] if e["state"] == "started"] for doc in stuck]
+    assert [[e["seq"] for e in p] for p in pending] == [[7], [7]]
+    for doc, (e,) in zip(stuck, pending):  # dumped after the 2 s deadline, long before gloo's 120 s timeout
+        assert 2e9 <= doc["dumped_at_ns"] - e["start_ns"] < 60e9
+    os.kill(w.procs[1].pid, signal.SIGUSR1)  # a dump on demand, from the signal handler
+    assert _dump(tmp_path / "dumps" / "rank1.json", "signal")["entries"][-1]["state"] == "started"
+    w.kill()
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    first = out["first_divergence"]
+    assert first == {"seq": 7, "group": first["group"], "op": "all_reduce", "ranks": [1], "kind": "collective_missing",
+                     "call_sites": first["call_sites"]}
+    assert first["call_sites"]["0"]["line"] == _line_of("the loss sum, skipped")
+    assert first["call_sites"]["1"]["line"] == _line_of("dist.broadcast(torch.zeros(3), src=0)")
+    waiting = [(r["rank"], r["seq"], r["state"]) for r in out["waiting_ranks"]]
+    # rank 0 is killed first; rank 1 may see its peer go (its exit dump then says the wait failed) before its kill
+    assert waiting in ([(0, 7, "started"), (1, 7, "started")], [(0, 7, "started"), (1, 7, "failed")])
+    assert sorted(f["kind"] for f in out["findings"]) == ["collective_missing", "collective_pending",
+                                                          "collective_pending"]
+    human = cli("check", "collectives", str(tmp_path / "dumps"), cwd=tmp_path)
+    assert human.returncode == 1 and "seq 7" in human.stdout and "rank 1" in human.stdout
+
+
+def test_a_shape_mismatch_that_the_backend_accepts_is_named(world, tmp_path):
+    w = world("shape")
+    assert w.wait(120) == [0, 0], w.logs()  # silent: same number of bytes, gloo sums them
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    first = out["first_divergence"]
+    assert first["kind"] == "collective_mismatch" and first["seq"] == 8 and first["op"] == "all_reduce"
+    assert {r: s["line"] for r, s in first["call_sites"].items()} == {"0": _line_of("another shape"),
+                                                                      "1": _line_of("another shape")}
+    assert [f["kind"] for f in out["findings"]] == ["collective_mismatch"] and out["waiting_ranks"] == []
+    assert "shape differs" in out["findings"][0]["message"] and "[2, 4]" in out["findings"][0]["message"]
+
+
+def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_restores(tmp_path):
+    import torch
+    import torch.distributed as dist
+
+    from faultlib.detect import FlightRecorder
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    try:
+        original, handler = dist.all_reduce, signal.getsignal(signal.SIGUSR1)
+        with FlightRecorder(tmp_path, capacity=4, watchdog_s=None) as rec:
+            assert dist.all_reduce is not original and dist.all_reduce.__wrapped__ is original
+            for _ in range(5):
+                dist.all_reduce(torch.ones(2, 3, dtype=torch.float64))
+            dist.all_reduce(torch.ones(1), async_op=True).wait()
+            with pytest.raises(RuntimeError, match="already installed"):
+                FlightRecorder(tmp_path).install()
+        assert dist.all_reduce is original and signal.getsignal(signal.SIGUSR1) == handler
+        doc = json.loads((tmp_path / "rank0.json").read_text())
+        assert doc["reason"] == "exit" and doc["dropped"] == 2 and rec.dumps == 1
+        assert [e["seq"] for e in doc["entries"]] == [2, 3, 4, 5]
+        assert doc["entries"][0]["tensors"] == [{"shape": [2, 3], "dtype": "torch.float64"}]
+        assert doc["entries"][-1]["async_op"] is True
+        deadline = time.monotonic() + 5
+        while rec.entries()[-1]["state"] != "completed" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert rec.entries()[-1]["state"] == "completed"
+        assert doc["entries"][0]["call_site"]["file"] == __file__
+    finally:
+        dist.destroy_process_group()

@@ -1,0 +1,52 @@
+"""One rank of a tiny 2-rank gloo job under the flight recorder (run by tests, one process per rank).
+
+Usage: python collective_world.py SCENARIO DUMP_DIR   (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the env)
+
+Scenarios:
+  healthy  5 steps of a gradient all_reduce plus a broadcast, a final barrier, clean exit;
+  skip     every step all-reduces the loss sum, except on rank 1 at step 2, whose batch is empty (a
+           data-dependent branch): rank 1 goes on to the broadcast, rank 0 waits in the all-reduce, and
+           both hang until the watchdogs dump (the gloo timeout is far later);
+  shape    at step 2 the ranks all-reduce tensors of one size but different shapes: gloo (like NCCL) sums
+           the bytes and nobody notices; the run ends cleanly.
+"""
+
+import datetime
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+from faultlib.detect import FlightRecorder
+
+
+def empty_batch(rank: int, step: int) -> bool:
+    return rank == 1 and step == 2
+
+
+def main() -> None:
+    scenario, dump_dir = sys.argv[1], sys.argv[2]
+    rank = int(os.environ["RANK"])
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=float(os.environ.get("GLOO_TIMEOUT_S", "20"))))
+    recorder = FlightRecorder(dump_dir, watchdog_s=float(os.environ.get("WATCHDOG_S", "2")), poll_s=0.1).install()
+    grad = torch.ones(8)
+    for step in range(5):
+        dist.all_reduce(grad)  # the gradient all-reduce
+        if not (scenario == "skip" and empty_batch(rank, step)):
+            dist.all_reduce(torch.ones(1))  # the loss sum, skipped on an empty batch
+        if scenario == "shape" and step == 2:
+            dist.all_reduce(torch.ones(2, 4) if rank == 0 else torch.ones(8))  # same bytes, another shape
+        dist.broadcast(torch.zeros(3), src=0)
+    if scenario == "healthy":  # two DDP steps, their bucketed gradient all-reduces recorded through the hook
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+        model.register_comm_hook(None, recorder.ddp_comm_hook())
+        for _ in range(2):
+            model(torch.ones(3, 4)).sum().backward()  # DDP's gradient all-reduce
+    dist.barrier()
+    dist.destroy_process_group()
+    print(f"rank {rank} done after {recorder.dumps} dump(s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
