@@ -14,7 +14,9 @@ JSON fields (besides ``detector``, ``ok``, ``findings``): ``checkpoint``, ``form
 unexpected}`` counts without the remap), ``missing``, ``unexpected``, ``shape_mismatch`` (``{model
 key: {checkpoint, model, checkpoint_key}}``) after the remap, ``renamed`` (keys the remap changes),
 ``optimizer`` (``{location, source, parameters, groups, order_ok, moved, moved_count, mismatched,
-count_problem}`` or ``null``).
+count_problem}`` or ``null``); with ``--optimizer``, ``rebuilt_optimizer`` (``{location, saved_sizes,
+current_sizes, misplaced, misplaced_count, mapping, mapping_source}``, see
+:mod:`faultlib.check.optimizer_groups`).
 
 Importing the user's file is what ``--model`` is for: ``FILE.py`` is read through the hardened
 reader and executed with importlib as a fresh module, its directory first on ``sys.path`` while it
@@ -108,6 +110,11 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
         o = f["optimizer"]
         lines.append(("optimizer", f"{o['location']}: {o['parameters']} parameters, order "
                                    f"{'ok' if o['order_ok'] else 'differs'} ({o['source']})"))
+    if f.get("rebuilt_optimizer"):
+        r = f["rebuilt_optimizer"]
+        lines.append(("rebuilt optimizer", f"groups {r['current_sizes']} vs saved {r['saved_sizes']}, "
+                                           f"{r['misplaced_count']} misplaced"
+                                           + (f", mapping by {r['mapping_source']}" if r["mapping"] else "")))
     return lines
 
 
@@ -122,7 +129,11 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--reference", metavar="CKPT2", default=None, help="Compare with this checkpoint's state dict instead.")
 @click.option("--key", metavar="PATH", default=None,
               help="Where the state dict is inside CKPT (dotted: state_dict, model, checkpoint.model); default: found.")
-def command(checkpoint: str, model_target: str | None, reference: str | None, key: str | None) -> CheckResult:
+@click.option("--optimizer", "optimizer_target", metavar="FILE.py:FACTORY", default=None,
+              help="With --model: FACTORY(model) rebuilds the optimizer as the resume code does; the saved optimizer "
+                   "state's group count, group sizes and per-parameter state are checked against it.")
+def command(checkpoint: str, model_target: str | None, reference: str | None, key: str | None,
+            optimizer_target: str | None = None) -> CheckResult:
     """Compare CKPT with the model or the reference (see the module docstring).
 
     Raises:
@@ -146,5 +157,12 @@ def command(checkpoint: str, model_target: str | None, reference: str | None, ke
         params = reference_params(other.content, dict(state_dict))
         described = {"checkpoint": reference, "state_dict_location": location}
     report = compare(loaded.content, shapes, params=params, key=key, path=checkpoint)
-    return CheckResult("state-dict", report.findings(),
-                       {"checkpoint": checkpoint, "format": loaded.format, "reference": described, **report.fields()})
+    result = CheckResult("state-dict", report.findings(),
+                         {"checkpoint": checkpoint, "format": loaded.format, "reference": described, **report.fields()})
+    if optimizer_target is not None:
+        from faultlib.check.optimizer_groups import check_rebuilt_optimizer
+
+        if model_target is None:
+            raise InputError("--optimizer needs --model (FACTORY(model) builds the optimizer)", field="--optimizer")
+        check_rebuilt_optimizer(result, loaded.content, model, optimizer_target, report.remap.rules)
+    return result

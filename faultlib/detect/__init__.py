@@ -7,6 +7,7 @@ family             what it inspects
 ``checkpoints``    checkpoint files, state_dicts, optimizer state: loads, keys, shapes, resume
 ``data``           label maps, batches, joins, preprocessing leakage, covariate drift
 ``serving``        ONNX models, blocking calls in async services, latency, GPU memory, feature configs
+``training``       resume completeness, GradScaler and mixed-precision misuse, optimizer state on resume
 =================  ==========================================================================
 
 A detector sits with what it inspects, not with the case that uses it. Every detector has the same
@@ -18,12 +19,12 @@ This module is the public door: every family's public names are importable from 
 numpy, pandas, onnx or asyncio: each name loads its module on first use.
 """
 
-from faultlib.detect import checkpoints, data, numerics, serving
+from faultlib.detect import checkpoints, data, numerics, serving, training
 from faultlib.findings import Finding as Finding, Severity as Severity  # re-exported
 from faultlib.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {}
-for _family in (numerics, checkpoints, data, serving):
+for _family in (numerics, checkpoints, data, serving, training):
     for _name, _module in _family._EXPORTS.items():
         if _name in _EXPORTS:
             raise ImportError(f"faultlib.detect: {_name!r} is exported by two families")

@@ -101,6 +101,7 @@ def test_leakage_and_blocking(tmp_path, source):
     (tmp_path / "s.py").write_text(source)
     run_check("leakage", str(tmp_path / "s.py"))
     run_check("blocking", str(tmp_path / "s.py"))
+    run_check("resume", str(tmp_path / "s.py"))
     notebook = {"cells": [{"cell_type": "code", "source": source}], "nbformat": 4}
     (tmp_path / "n.ipynb").write_text(json.dumps(notebook))
     run_check("leakage", str(tmp_path / "n.ipynb"))

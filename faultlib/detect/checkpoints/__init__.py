@@ -25,6 +25,7 @@ _EXPORTS = {
     "Remap": "remap", "RemapRule": "remap", "apply_rules": "remap", "infer_remap": "remap",
     "OptimizerReport": "optimizer_state", "Param": "optimizer_state", "align_optimizer_state": "optimizer_state",
     "check_optimizer_order": "optimizer_state",
+    "GroupReport": "optimizer_state", "check_optimizer_groups": "optimizer_state",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)

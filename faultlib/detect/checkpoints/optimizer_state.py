@@ -232,3 +232,131 @@ def align_optimizer_state(optimizer: Mapping[str, Any], saved_names: Sequence[st
     if "param_names" in group:
         group["param_names"] = list(current_names)
     return {"state": new_state, "param_groups": [group]}
+
+
+GROUP_KINDS = {
+    "optimizer_group_count": "the saved optimizer state has another number of parameter groups than the rebuilt "
+                             "optimizer: optimizer.load_state_dict raises without saying which group is new",
+    "optimizer_group_size": "a saved parameter group holds another number of parameters than the rebuilt one (a "
+                            "backbone unfrozen, a head added, a weight-decay split changed): load_state_dict raises",
+    "optimizer_state_misplaced": "same group sizes, but the state at a position belongs to another parameter (by "
+                                 "param_names, or its shape does not fit): load_state_dict puts Adam moments on the "
+                                 "wrong tensors, silently when the shapes agree",
+}
+
+
+@dataclass
+class GroupReport:
+    """What :func:`check_optimizer_groups` found.
+
+    Attributes:
+        location: where the optimizer state is in the checkpoint.
+        saved_sizes / current_sizes: parameters per group, saved and rebuilt.
+        misplaced: ``[{group, index, current, saved, state_shapes, param_shape}]``: position ``index`` of group
+            ``group`` would load the state saved for ``saved`` (a name, or ``None`` without ``param_names``)
+            into ``current`` whose shape is ``param_shape``.
+        mapping: proposed ``{current parameter: [saved group, saved index]}``, by ``param_names`` when the
+            checkpoint has them, else by state shapes where a shape is unique; ``None`` when neither decides.
+        mapping_source: ``param_names``, ``unique_shapes`` or ``None``.
+    """
+
+    location: str
+    saved_sizes: list[int]
+    current_sizes: list[int]
+    misplaced: list[dict[str, Any]] = field(default_factory=list)
+    mapping: dict[str, list[int]] | None = None
+    mapping_source: str | None = None
+    detector: str = "state-dict"
+
+    def fields(self) -> dict[str, Any]:
+        return {"location": self.location, "saved_sizes": self.saved_sizes, "current_sizes": self.current_sizes,
+                "misplaced": self.misplaced[:MAX_LISTED], "misplaced_count": len(self.misplaced),
+                "mapping": self.mapping, "mapping_source": self.mapping_source}
+
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        fix = (f"; proposed mapping by {self.mapping_source}: re-key the saved state so each parameter gets its own "
+               "(evidence.mapping)" if self.mapping else "; no mapping is decidable (no param_names, shapes not "
+               "unique): rebuild the optimizer with the saved groups")
+        evidence = {"location": self.location, "saved_sizes": self.saved_sizes, "current_sizes": self.current_sizes,
+                    "mapping": self.mapping}
+        if len(self.saved_sizes) != len(self.current_sizes):
+            out.append(Finding(self.detector, Severity.ERROR,
+                               f"the saved optimizer state ({self.location}) has {len(self.saved_sizes)} parameter "
+                               f"group(s) of sizes {self.saved_sizes}, the rebuilt optimizer "
+                               f"{len(self.current_sizes)} of sizes {self.current_sizes}{fix}", {}, evidence,
+                               kind="optimizer_group_count"))
+            return out
+        for g, (saved, current) in enumerate(zip(self.saved_sizes, self.current_sizes)):
+            if saved != current:
+                out.append(Finding(self.detector, Severity.ERROR,
+                                   f"parameter group {g}: saved with {saved} parameters, rebuilt with {current}: "
+                                   f"optimizer.load_state_dict raises{fix}", {"index": g}, evidence,
+                                   kind="optimizer_group_size"))
+        if self.misplaced:
+            first = self.misplaced[0]
+            silent = sum(1 for m in self.misplaced if all(s == m["param_shape"] for s in m["state_shapes"].values()))
+            saved = f"the state saved for `{first['saved']}`" if first["saved"] else \
+                f"state of shape {first['state_shapes']}"
+            out.append(Finding(self.detector, Severity.ERROR,
+                               f"{len(self.misplaced)} parameter(s) would receive another parameter's optimizer "
+                               f"state ({silent} silently, same shapes): group {first['group']} position "
+                               f"{first['index']}, `{first['current']}` {first['param_shape']}, would get {saved}{fix}",
+                               {"key": first["current"], "index": first["group"]},
+                               {**evidence, "misplaced": self.misplaced[:MAX_LISTED], "silent": silent},
+                               kind="optimizer_state_misplaced"))
+        return out
+
+
+def check_optimizer_groups(optimizer: Mapping[str, Any], current: Sequence[Sequence[Param]], *,
+                           location: str = "optimizer", rename=lambda name: name,
+                           detector: str = "state-dict") -> GroupReport:
+    """Compare a saved optimizer state with the optimizer the code rebuilds (group count, sizes, per-position state).
+
+    ``optimizer.load_state_dict`` pairs groups by index and parameters by position inside each group
+    (PyTorch ``Optimizer.load_state_dict``); this check says which group and parameter would get the
+    wrong state, before a run does.
+
+    Args:
+        optimizer: the saved ``optimizer.state_dict()``.
+        current: the rebuilt optimizer's groups, each its parameters in order (name, shape).
+        location: where the state is in the checkpoint, for messages.
+        rename: maps a saved ``param_names`` entry to the current model's name (the checkpoint's key remap).
+        detector: the ``detector`` of the findings.
+
+    Returns:
+        :class:`GroupReport`; its ``findings()`` are of the kinds in :data:`GROUP_KINDS`.
+    """
+    groups = optimizer["param_groups"]
+    state = optimizer["state"]
+    report = GroupReport(location, [len(g["params"]) for g in groups], [len(g) for g in current], detector=detector)
+    named = all(isinstance(g.get("param_names"), (list, tuple)) and len(g["param_names"]) == len(g["params"])
+                for g in groups)
+    saved_slots = [(gi, i, slot, rename(str(g["param_names"][i])) if named else None,
+                    _state_shapes(state.get(slot))) for gi, g in enumerate(groups) for i, slot in enumerate(g["params"])]
+    # the mapping: by name when the checkpoint has names, else by a state shape that only one parameter has
+    params = [p for group in current for p in group]
+    if named:
+        where = {name: [gi, i] for gi, i, _, name, _ in saved_slots}
+        if {p.name for p in params} <= set(where):
+            report.mapping, report.mapping_source = {p.name: where[p.name] for p in params}, "param_names"
+    else:
+        by_shape: dict[tuple, list] = {}
+        for gi, i, _, _, shapes in saved_slots:
+            if shapes:
+                by_shape.setdefault(tuple(next(iter(shapes.values()))), []).append([gi, i])
+        counts: dict[tuple, int] = {}
+        for p in params:
+            counts[tuple(p.shape)] = counts.get(tuple(p.shape), 0) + 1
+        if params and all(counts[tuple(p.shape)] == 1 and len(by_shape.get(tuple(p.shape), [])) == 1 for p in params):
+            report.mapping = {p.name: by_shape[tuple(p.shape)][0] for p in params}
+            report.mapping_source = "unique_shapes"
+    if report.saved_sizes != report.current_sizes:
+        return report
+    for (gi, i, _, saved_name, shapes), param in zip(saved_slots, params):
+        wrong_name = named and saved_name != param.name
+        wrong_shape = any(s != list(param.shape) for s in shapes.values())
+        if wrong_name or wrong_shape:
+            report.misplaced.append({"group": gi, "index": i, "current": param.name, "saved": saved_name,
+                                     "state_shapes": shapes, "param_shape": list(param.shape)})
+    return report

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from faultlib.detect.checkpoints.optimizer_state import OptimizerReport, Param, check_optimizer_order, is_optimizer_state
+from faultlib.detect.checkpoints.optimizer_state import (GROUP_KINDS, OptimizerReport, Param, check_optimizer_order,
+                                                        is_optimizer_state)
 from faultlib.detect.checkpoints.remap import Remap, RemapRule, apply_rules, describe, evaluate, infer_remap
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
@@ -50,6 +51,7 @@ KINDS = {
     "optimizer_state_order": "the saved optimizer state would land on other parameters: load_state_dict matches by "
                              "position and the layers were declared in another order",
     "optimizer_state_mismatch": "the saved optimizer state does not fit the model's parameters (count or shapes)",
+    **GROUP_KINDS,  # check state-dict --optimizer: the rebuilt optimizer's groups
 }
 #: where trainers keep the model's state dict, tried in this order
 STATE_DICT_NAMES = ("state_dict", "model_state_dict", "model", "module", "model_state", "net", "network", "weights",

@@ -1,0 +1,111 @@
+"""Child side of the resume-equivalence probe: record every optimizer step of a script, then run it.
+
+Started as ``python -m faultlib.detect.training.probe_boot SCRIPT ARGS...`` with ``FAULTLIB_PROBE_OUT``
+(a JSON Lines file). Global optimizer step hooks (``torch.optim.optimizer.register_optimizer_step_pre_hook``
+/ ``..._post_hook``, the ones ``faultlib trace`` uses) write one line per step of the first optimizer the
+script steps: ``{"i", "lr", "loss_scale", "loss", "data", "params_before", "params", "t"}``, where
+``data`` is a BLAKE2b-64 digest of the first tensor the step's first model call received (the batch),
+``params_before``/``params`` digests of the optimizer's parameters before and after the step, ``loss``
+the value of the last ``backward()`` root before the step and ``loss_scale`` the newest GradScaler's scale.
+Cost per step: one hash of the parameters' bytes (twice) and of the first batch, one ``.item()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import runpy
+import sys
+import time
+import weakref
+from typing import Any
+
+
+def digest(tensors) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for t in tensors:
+        h.update(t.detach().cpu().contiguous().reshape(-1).view(-1).numpy().tobytes())
+    return h.hexdigest()
+
+
+class Recorder:
+    """The hooks (see the module docstring)."""
+
+    def __init__(self, out: str):
+        import torch
+
+        self.torch = torch
+        self.file = open(out, "a", buffering=1, encoding="utf-8")
+        self.optimizer: Any = None
+        self.steps = 0
+        self.loss: float | None = None
+        self.data: str | None = None
+        self.before: str | None = None
+        self.scalers: list = []
+        self._patch()
+
+    def _patch(self) -> None:
+        torch = self.torch
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        register_optimizer_step_pre_hook(self._pre)
+        register_optimizer_step_post_hook(self._post)
+        torch.nn.modules.module.register_module_forward_pre_hook(self._forward)
+        backward = torch.Tensor.backward
+        recorder = self
+
+        def recording_backward(tensor, *args, **kwargs):
+            if tensor.numel() == 1:
+                recorder.loss = float(tensor.detach().float())
+            return backward(tensor, *args, **kwargs)
+
+        torch.Tensor.backward = recording_backward
+        init = torch.amp.GradScaler.__init__
+
+        def scaler_init(scaler, *args, **kwargs):
+            init(scaler, *args, **kwargs)
+            recorder.scalers.append(weakref.ref(scaler))
+
+        torch.amp.GradScaler.__init__ = scaler_init
+
+    def _params(self, optimizer) -> list:
+        return [p for g in optimizer.param_groups for p in g["params"]]
+
+    def _forward(self, module, args) -> None:
+        if self.data is None and args and isinstance(args[0], self.torch.Tensor):
+            self.data = digest([args[0]])
+
+    def _pre(self, optimizer, args, kwargs) -> None:
+        if self.optimizer is None:
+            self.optimizer = weakref.ref(optimizer)
+        if self.optimizer() is optimizer:
+            self.before = digest(self._params(optimizer))
+
+    def _post(self, optimizer, args, kwargs) -> None:
+        if self.optimizer is None or self.optimizer() is not optimizer:
+            return
+        scaler = next((s() for s in reversed(self.scalers) if s() is not None), None)
+        scale = None
+        if scaler is not None and scaler.is_enabled() and getattr(scaler, "_scale", None) is not None:
+            scale = float(scaler.get_scale())
+        line = {"i": self.steps, "lr": float(optimizer.param_groups[0]["lr"]), "loss_scale": scale,
+                "loss": self.loss, "data": self.data, "params_before": self.before,
+                "params": digest(self._params(optimizer)), "t": time.time()}
+        self.file.write(json.dumps(line) + "\n")
+        self.steps += 1
+        self.data, self.loss = None, None
+
+
+def main(argv: list[str]) -> int:
+    out = os.environ["FAULTLIB_PROBE_OUT"]
+    Recorder(out)
+    script, *args = argv
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
