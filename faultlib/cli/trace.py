@@ -116,9 +116,27 @@ def _announce_replay(step: int, quiet: bool) -> None:
     stderr.print(Text(f"──── faultlib trace: replaying the script to locate step {step}; {then} ────"))
 
 
+def _print_findings(findings: list[dict]) -> None:
+    """GradScaler and mixed-precision misuse: one row per kind and call site, then each fix as a note."""
+    if not findings:
+        return
+    table = Table(title="GradScaler / mixed-precision misuse", show_edge=False)
+    for column in ("kind", "where", "times", "first step"):
+        table.add_column(column, overflow="fold")
+    for f in findings:
+        where = f["location"].get("file")
+        where = f"{Path(where).name}:{f['location'].get('line')}" if where else "-"
+        e = f["evidence"]
+        table.add_row(Text(f["kind"]), Text(where), Text(str(e.get("count", 1))), Text(str(e.get("first_step", "-"))))
+    stdout.print(table)
+    for f in findings:
+        stderr.print(Text(f"note: {f['severity']}: {f['message']}"))
+
+
 def _print_trace(report) -> None:
     for note in report.notes:
         stderr.print(Text(f"note: {note}"))
+    _print_findings(report.findings)
     if report.ok:
         stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"))
         return
