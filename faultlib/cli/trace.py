@@ -29,6 +29,10 @@ watchdog on every asyncio event loop; each time a loop is blocked past --thresho
 50 ms, the W3C Long Tasks threshold) its stack is sampled, and the report names the function,
 file, line and call that blocked it (exit code 1). No NaN checks then, and torch is not needed.
 
+GradScaler misuse (clipping before scaler.unscale_, scaler.step without a scaled backward,
+fp16 master weights, an eps that is 0 in the dtype) is listed as findings with your file and
+line and the fix; it does not change the exit code.
+
 \b
 Exit codes:
 """ + "\n".join(textwrap.fill(meaning, 96, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
