@@ -29,6 +29,10 @@ watchdog on every asyncio event loop; each time a loop is blocked past --thresho
 50 ms, the W3C Long Tasks threshold) its stack is sampled, and the report names the function,
 file, line and call that blocked it (exit code 1). No NaN checks then, and torch is not needed.
 
+GradScaler misuse (clipping before scaler.unscale_, scaler.step without a scaled backward,
+fp16 master weights, an eps that is 0 in the dtype) is listed as findings with your file and
+line and the fix; it does not change the exit code.
+
 \b
 Exit codes:
 """ + "\n".join(textwrap.fill(meaning, 96, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
@@ -118,9 +122,27 @@ def _announce_replay(step: int, quiet: bool) -> None:
     sys.stderr.flush()  # before the replay's own output and the result table
 
 
+def _print_findings(findings: list[dict]) -> None:
+    """GradScaler and mixed-precision misuse: one row per kind and call site, then each fix as a note."""
+    if not findings:
+        return
+    table = Table(title="GradScaler / mixed-precision misuse", show_edge=False)
+    for column in ("kind", "where", "times", "first step"):
+        table.add_column(column, overflow="fold")
+    for f in findings:
+        where = f["location"].get("file")
+        where = f"{Path(where).name}:{f['location'].get('line')}" if where else "-"
+        e = f["evidence"]
+        table.add_row(Text(f["kind"]), Text(where), Text(str(e.get("count", 1))), Text(str(e.get("first_step", "-"))))
+    stdout.print(table)
+    for f in findings:
+        stderr.print(Text(f"note: {f['severity']}: {f['message']}"))
+
+
 def _print_trace(report) -> None:
     for note in report.notes:
         stderr.print(Text(f"note: {note}"))
+    _print_findings(report.findings)
     if report.ok:
         stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"))
         return

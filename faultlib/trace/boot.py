@@ -11,7 +11,8 @@ The result file holds ``{"started": true}`` while the script runs, then (see :fu
 ``interrupted``: KeyboardInterrupt; ``stopped``: the tracer stopped it), ``script_exit`` (its
 exit status when ``end`` is ``exit`` or ``raised``, else null), ``error`` (one line), ``trip``
 (the watch check that tripped first), ``event`` (the armed pass's first non-finite value),
-``dump``, ``dump_error``, ``tripped_steps`` and ``notes`` (sentences for the report).
+``dump``, ``dump_error``, ``tripped_steps``, ``notes`` (sentences for the report) and ``findings``
+(the GradScaler audits' :class:`faultlib.findings.Finding` JSON: misuse, usually with every value finite).
 
 The replay stops at the end of the step that holds its first non-finite value: after
 ``backward()``, at ``optimizer.step()``, or at the next model call, so the dump holds the whole
@@ -84,6 +85,7 @@ class Tracer:
         self._loss_type = torch.nn.modules.loss._Loss
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
+        self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -141,6 +143,7 @@ class Tracer:
 
         torch.optim.Optimizer.__init__ = init
         self._undo.append(lambda: setattr(torch.optim.Optimizer, "__init__", original_init))
+        self._patch_scaler()
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         self._undo += [register_optimizer_step_pre_hook(self._before_step).remove,
@@ -157,6 +160,34 @@ class Tracer:
 
         torch.Tensor.backward = backward
         self._patch_clip()
+
+    def _patch_scaler(self) -> None:
+        """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
+        subclass): a :class:`~faultlib.detect.training.scaler_audit.GradScalerAudit` made in ``__init__``, before the
+        script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A forked child's
+        scalers stay unaudited, as the child stays untraced."""
+        from faultlib.detect.training.scaler_audit import GradScalerAudit
+
+        scaler_type = getattr(getattr(self.torch, "amp", None), "GradScaler", None)
+        if scaler_type is None:
+            return
+        tracer, original_init = self, scaler_type.__init__
+
+        def init(scaler, *args, **kwargs):
+            original_init(scaler, *args, **kwargs)
+            if os.getpid() == tracer.pid and not any(a.scaler is scaler for a in tracer.audits):
+                tracer.audits.append(GradScalerAudit(scaler))  # once, also when a subclass calls super().__init__
+
+        init.__wrapped__ = original_init  # type: ignore[attr-defined]
+        scaler_type.__init__ = init
+        self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
+
+    def scaler_findings(self) -> list[dict[str, Any]]:
+        """The GradScaler audits' findings (``Finding.to_json()``), their wrappers removed (latest first)."""
+        found = [f.to_json() for audit in self.audits for f in audit.findings()]
+        while self.audits:
+            self.audits.pop().close()
+        return found
 
     def _patch_clip(self) -> None:
         """Read the total norm ``clip_grad_norm_`` computes (one host read): a non-finite norm is the trip, and a
@@ -412,7 +443,7 @@ class Tracer:
         self.disarm()
         event = self.first_event()
         result = {"trip": self.trip, "event": event, "dump": None, "dump_error": None,
-                  "tripped_steps": len(self.tripped_steps), "notes": []}
+                  "tripped_steps": len(self.tripped_steps), "notes": [], "findings": self.scaler_findings()}
         if self.forks:
             result["notes"].append(f"the script forked {self.forks} child process(es) (DataLoader workers, "
                                    "multiprocessing): they ran untraced, a non-finite value there is not reported")

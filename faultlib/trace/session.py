@@ -140,6 +140,11 @@ class TraceReport:
             or None.
         tripped_steps: steps in which the watch pass saw a non-finite value (>1 only with ``--continue``).
         notes: what else the user should know, in sentences.
+        findings: the first run's GradScaler and mixed-precision misuse
+            (:class:`faultlib.detect.training.scaler_audit.GradScalerAudit`: ``clip_scaled_gradients``,
+            ``step_without_scaled_backward``, ``fp16_master_weights``, ``eps_underflow``), each a
+            ``Finding`` JSON with the call site (``location.file``/``line``) and the fix. They do not
+            change ``ok``, ``reason`` or the exit code: 1 means a non-finite value, and only that.
     """
 
     reason: Reason | None = None
@@ -152,6 +157,7 @@ class TraceReport:
     error: str | None = None
     tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -167,7 +173,8 @@ class TraceReport:
         return {"ok": self.ok, "reason": self.reason.value if self.reason else None, "exit_code": self.exit_code,
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
-                "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes}
+                "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
+                "findings": self.findings}
 
 
 @dataclass
@@ -320,7 +327,7 @@ def _from_trip(trip: dict[str, Any]) -> dict[str, Any]:
 
 def _watch_report(watch: _Pass) -> TraceReport:
     report = TraceReport(script_exit=watch.script_exit, stopped_by_trace=watch.end == "stopped", error=watch.error,
-                         tripped_steps=watch.tripped_steps)
+                         tripped_steps=watch.tripped_steps, findings=list((watch.raw or {}).get("findings") or []))
     failed = {"could_not_start": Reason.COULD_NOT_START, "interrupted": Reason.INTERRUPTED,
               "raised": Reason.SCRIPT_RAISED}.get(watch.end)
     if failed is None and watch.end == "exit" and (watch.script_exit or 0) % 256:

@@ -1,0 +1,58 @@
+"""`faultlib trace` reports GradScaler misuse (the GradScalerAudit hook in the traced process) as findings at the
+user's call site, without turning a finite run into exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli
+
+torch = pytest.importorskip("torch")
+
+SCRIPT = Path(__file__).with_name("scaler_script.py")
+SOURCE = SCRIPT.read_text().splitlines()
+
+
+def line_of(snippet: str) -> int:
+    return next(i for i, line in enumerate(SOURCE, 1) if snippet in line)
+
+
+def test_clip_before_unscale_is_reported_at_the_clip_line_and_exit_stays_0(tmp_path):
+    proc = cli("trace", "--json", "--", "python", str(SCRIPT), "clip_before", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] and report["first_nonfinite"] is None
+    [finding] = report["findings"]
+    assert (finding["detector"], finding["kind"], finding["severity"]) == (
+        "gradscaler", "clip_scaled_gradients", "error")
+    assert Path(finding["location"]["file"]).name == SCRIPT.name
+    assert finding["location"]["line"] == line_of("# CLIP SCALED")
+    assert finding["evidence"]["count"] == 4 and finding["evidence"]["loss_scale"] == 1024.0
+    assert "scaler.unscale_" in finding["message"]
+
+
+def test_clip_after_unscale_reports_no_misuse(tmp_path):
+    proc = cli("trace", "--", "python", str(SCRIPT), "clip_after", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "clip_scaled_gradients" not in proc.stdout + proc.stderr
+    assert "ok: no non-finite value" in proc.stdout
+
+
+def test_the_hook_is_removed_cleanly():
+    from faultlib.trace.boot import Tracer
+
+    original = torch.amp.GradScaler.__init__
+    clip = torch.nn.utils.clip_grad_norm_
+    tracer = Tracer(arm_at=None, keep_going=False, dump_path=None)
+    tracer.install()
+    try:
+        scaler = torch.amp.GradScaler("cpu")
+        assert [a.scaler for a in tracer.audits] == [scaler] and "step" in scaler.__dict__
+        assert tracer.results()["findings"] == []
+        assert "step" not in scaler.__dict__ and not tracer.audits
+    finally:
+        tracer.uninstall()
+    assert torch.amp.GradScaler.__init__ is original and torch.nn.utils.clip_grad_norm_ is clip
