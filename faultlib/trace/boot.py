@@ -182,6 +182,13 @@ class Tracer:
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
 
+    def scaler_handles_overflow(self) -> bool:
+        """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow
+        (``GradScaler.step`` skips ``optimizer.step()`` and ``update()`` lowers the loss scale; torch/amp/
+        grad_scaler.py), not a fault to stop the script for. A NaN that reaches the weights or the loss is still
+        caught by the other checks."""
+        return any(audit.scaler.is_enabled() for audit in self.audits)
+
     def scaler_findings(self) -> list[dict[str, Any]]:
         """The GradScaler audits' findings (``Finding.to_json()``), their wrappers removed (latest first)."""
         found = [f.to_json() for audit in self.audits for f in audit.findings()]
@@ -212,7 +219,7 @@ class Tracer:
             if tracer.locator is None and isinstance(norm, torch.Tensor):
                 if math.isfinite(norm.item()):
                     tracer.clipped = frozenset(map(id, params))
-                else:
+                elif not tracer.scaler_handles_overflow():
                     tracer._clip_tripped(params, norm)
             return norm
 

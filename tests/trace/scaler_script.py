@@ -1,8 +1,9 @@
 """A tiny mixed-precision loop (CPU autocast float16 + torch.amp.GradScaler('cpu')) for `faultlib trace`.
 
-Usage: python scaler_script.py clip_before|clip_after. ``clip_before`` clips the gradients while they are
-still multiplied by the loss scale (no ``scaler.unscale_`` first); ``clip_after`` is the healthy order.
-Every value stays finite in both.
+Usage: python scaler_script.py clip_before|clip_after [INIT_SCALE]. ``clip_before`` clips the gradients while
+they are still multiplied by the loss scale (no ``scaler.unscale_`` first); ``clip_after`` is the healthy order.
+With INIT_SCALE 1024 every value stays finite; with GradScaler's default 65536 the fp16 backward overflows at
+step 0, which GradScaler handles itself (it skips that step and halves the scale): healthy mixed precision.
 """
 
 import sys
@@ -14,7 +15,8 @@ mode = sys.argv[1]
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)  # 65536 overflows fp16 here at step 0
+init_scale = float(sys.argv[2]) if len(sys.argv) > 2 else 65536.0
+scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
 step = scaler.step  # bound early, as some loops do: still audited
 x, y = torch.randn(32, 8), torch.randn(32, 1)
 for _ in range(4):
