@@ -145,6 +145,9 @@ def _run(cmd: list[str], cwd: Path, log: Path, *, until: int | Callable[[list[di
     that step is on disk and stable) or its end; kill its process group. Returns ``{steps, seconds, end,
     exit_code, checkpoint}``."""
     env = {**os.environ, "FAULTLIB_PROBE_OUT": str(log), "PYTHONUNBUFFERED": "1"}
+    env.pop("FAULTLIB_PROBE_HOLD_AT", None)
+    if stop_on_checkpoint and isinstance(until, int):
+        env["FAULTLIB_PROBE_HOLD_AT"] = str(until)  # the child pauses there until the checkpoint is seen
     started = time.monotonic()
     with open(cwd.parent / f"{cwd.name}.stderr", "wb") as err:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)

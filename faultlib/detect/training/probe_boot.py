@@ -22,6 +22,10 @@ import weakref
 from typing import Any
 
 
+HOLD_S = 10.0
+"""How long the preempted run pauses at the stop step for the probe to see its checkpoint (seconds)."""
+
+
 def digest(tensors) -> str:
     h = hashlib.blake2b(digest_size=8)
     for t in tensors:
@@ -43,6 +47,8 @@ class Recorder:
         self.data: str | None = None
         self.before: str | None = None
         self.scalers: list = []
+        hold = os.environ.get("FAULTLIB_PROBE_HOLD_AT")
+        self.hold_at = int(hold) if hold else None
         self._patch()
 
     def _patch(self) -> None:
@@ -80,7 +86,17 @@ class Recorder:
         if self.optimizer is None:
             self.optimizer = weakref.ref(optimizer)
         if self.optimizer() is optimizer:
+            if self.hold_at is not None and self.steps == self.hold_at:
+                self._hold()
             self.before = digest(self._params(optimizer))
+
+    def _hold(self) -> None:
+        """Before step ``hold_at`` (0-based, so after ``hold_at`` steps and whatever the script saved after the
+        last of them), wait up to ``HOLD_S`` for the probe to see the checkpoint and kill this process group;
+        then go on (the script may save its checkpoint later). Without the pause a fast script runs past the
+        stop step between two polls."""
+        self.file.flush()
+        time.sleep(HOLD_S)
 
     def _post(self, optimizer, args, kwargs) -> None:
         if self.optimizer is None or self.optimizer() is not optimizer:
