@@ -25,7 +25,7 @@ def test_errors_that_say_a_value_was_not_finite():
     said = nonfinite_error(raised(lambda: torch.multinomial(probs, 1)), HERE)
     assert said["error"].startswith("RuntimeError: probability tensor contains") and said["file"] == HERE
     logits = torch.tensor([float("nan"), 0.0])
-    said = nonfinite_error(raised(lambda: torch.distributions.Categorical(logits=logits)), HERE)
+    said = nonfinite_error(raised(lambda: torch.distributions.Categorical(logits=logits, validate_args=True)), HERE)
     assert said is not None and said["error"].startswith("ValueError: Expected parameter")
     loss = torch.tensor(float("inf"))
 

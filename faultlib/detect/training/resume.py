@@ -522,16 +522,20 @@ def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
     Raises:
         InputError: not valid Python (line and column named).
     """
-    analysis = _Analysis(source, path)
+    from faultlib.findings import analysis_incomplete
+
+    too_deep = "the script is nested too deeply to follow"
+    try:
+        analysis = _Analysis(source, path)
+    except RecursionError:  # the index itself could not be built: nothing was analysed
+        return ResumeReport(path, findings=[analysis_incomplete(DETECTOR, too_deep, {"file": path})], complete=False)
     try:
         analysis.find_objects()
         analysis.find_saves_and_loads()
         analysis.judge()
     except RecursionError:
-        from faultlib.findings import analysis_incomplete
         analysis.report.complete = False
-        analysis.report.findings.append(analysis_incomplete(DETECTOR, "the script is nested too deeply to follow",
-                                                            {"file": path}))
+        analysis.report.findings.append(analysis_incomplete(DETECTOR, too_deep, {"file": path}))
     for obj in analysis.objects.values():
         obj.saved, obj.restored = sorted(set(obj.saved)), sorted(set(obj.restored))
     analysis.report.objects = sorted(analysis.objects.values(), key=lambda o: (o.line, o.name))
