@@ -83,6 +83,10 @@ def summary_lines(fields: dict[str, Any]) -> list[tuple[str, str]]:
     return lines
 
 
+MTIME_SLACK_S = 0.05
+"""File times come from the kernel's coarse clock (one tick, 1-10 ms, behind ``time.time()``): a checkpoint written
+just after step K's post-hook can carry an mtime before the time that hook recorded (seconds)."""
+
 MAX_COPY_BYTES = 512 * 2 ** 20
 """Largest working directory the probe copies for each run (beyond it, name the output dir with ``output_dir``)."""
 
@@ -165,7 +169,7 @@ def _run(cmd: list[str], cwd: Path, log: Path, *, until: int | Callable[[list[di
                     break
                 if stop_on_checkpoint and len(steps) >= target:
                     reached_at = reached_at or steps[target - 1]["t"]
-                    found = _checkpoints(cwd, reached_at)
+                    found = _checkpoints(cwd, reached_at - MTIME_SLACK_S)
                     if found:
                         size = found[-1].stat().st_size
                         if seen == (found[-1], size):  # stable for one poll: the write is over
