@@ -14,6 +14,8 @@ traceback, never after hours or gigabytes:
   one bad line is reported with its number and does not hide the others;
 - :mod:`~faultlib.readers.keypath`: ``FILE#dotted.key.path``, a value inside a parsed document;
 - :mod:`~faultlib.readers.junit`: an assertion suite's JUnit XML, bounded, by expat (no entity expansion).
+- :mod:`~faultlib.readers.pysource`: Python source parsed (never run) for the static checks; a syntax error
+  names its line and column.
 """
 
 from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative

@@ -39,8 +39,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from faultlib.detect.training.source import Index, Scope, enclosing_loops, parse, tail
+from faultlib.detect.training.source import Index, Scope, enclosing_loops, tail
 from faultlib.findings import Finding, Severity
+from faultlib.readers.pysource import parse_python
 
 DETECTOR = "resume"
 KINDS = {
@@ -168,7 +169,7 @@ def _classify(index: Index, call: ast.Call) -> str | None:
 class _Analysis:
     def __init__(self, source: str, path: str):
         self.path = path
-        self.tree = parse(source, path)
+        self.tree = parse_python(source, path)
         self.index = Index(self.tree)
         self.loops = enclosing_loops(self.tree)
         self.objects: dict[str, StateObject] = {}

@@ -16,26 +16,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from faultlib.errors import InputError
 
 MAX_CLOSURE = 4_000
 """Most names one closure collects before it stops growing (a bound on pathological files)."""
-
-
-def parse(source: str, path: str) -> ast.Module:
-    """Parse ``source``; a syntax error is bad input (exit 2) naming the line and column.
-
-    Raises:
-        InputError: not valid Python, or nested too deeply to parse.
-    """
-    try:
-        return ast.parse(source, filename=path)
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
-                         line=line) from None
-    except (RecursionError, ValueError, MemoryError) as exc:
-        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
 
 
 def tail(node: ast.AST) -> str | None:

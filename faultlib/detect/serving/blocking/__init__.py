@@ -48,6 +48,7 @@ from typing import Any
 
 from faultlib.errors import InputError
 from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
+from faultlib.readers.pysource import parse_python
 
 DETECTOR = "blocking"
 MAX_FILES = 2_000
@@ -103,17 +104,6 @@ class BlockingReport:
     def fields(self) -> dict[str, Any]:
         return {"files": self.files, "async_functions": self.async_functions, "loop_callbacks": self.loop_callbacks,
                 "offloaded": self.offloaded, "skipped": self.skipped, "complete": self.complete}
-
-
-def _parse(source: str, path: str) -> ast.Module:
-    try:
-        return ast.parse(source, filename=path)
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
-                         line=line) from None
-    except (RecursionError, ValueError, MemoryError) as exc:
-        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
 
 
 def _package_prefix(directory: Path) -> list[str]:
@@ -221,7 +211,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     invalid: list[str] = []
     for path, parts, source in sources:
         try:
-            tree = _parse(source, path)
+            tree = parse_python(source, path)
         except InputError as exc:
             if not skip_invalid:
                 raise

@@ -1,0 +1,28 @@
+"""Parsing a user's Python source for the static checks (``check blocking``, ``check resume``).
+
+The text comes through :func:`faultlib.readers.read_text` (bounded, UTF-8, no symlinks); this module turns it into
+an :mod:`ast` tree or an :class:`~faultlib.errors.InputError` (exit 2) naming the file, line and column. The
+source is parsed, never compiled or run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.errors import InputError
+
+
+def parse_python(source: str, path: str) -> ast.Module:
+    """Parse ``source``; a syntax error is bad input (exit 2) naming the line and column.
+
+    Raises:
+        InputError: not valid Python, or nested too deeply (or too large) for the parser.
+    """
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
+                         line=line) from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
