@@ -95,6 +95,9 @@ class ReproContext:
         mirror_steps: the steps where the faulted phase's fault window changes (control phase only):
             a metrics snapshot is written as each begins, so the control has the same window boundaries.
         evidence: the :class:`Recorder` (counters, gauges, histograms, spans, log).
+        rank, world_size: this process's rank and the world size in a distributed repro (``RANK`` and
+            ``WORLD_SIZE``, set by torchrun and by a PyTorchJob); ``None`` and 1 otherwise. Every metric
+            point then carries the label ``rank``, every span and log the resource attribute ``faultlib.rank``.
     """
 
     def __init__(self, *, run_dir: Path, run_id: str, case_id: str, phase: str, seed: int,
@@ -110,7 +113,9 @@ class ReproContext:
         self.attempt = attempt
         self.model = None
         self.step_index: int | None = None
-        self.evidence = Recorder(run_dir, service=case_id, phase=phase, run_id=run_id, attempt=attempt)
+        self.rank, self.world_size = _rank_from_env()
+        self.evidence = Recorder(run_dir, service=case_id, phase=phase, run_id=run_id, attempt=attempt,
+                                 rank=self.rank)
         self.log = self.evidence.log
         self._root = None
         self._routes: dict[str, Callable[[tuple[str, int]], tuple[str, int]]] = {}
@@ -248,6 +253,24 @@ class _Target:
         ctx.evidence.flush()  # written at once, with every span before it: the fault may end the process
         ctx.log.warning("fault %s: %s", injector, " ".join(f"{k}={v}" for k, v in attributes.items()),
                         extra={"faultlib.injector": injector})
+
+
+def _rank_from_env() -> tuple[int | None, int]:
+    """``(RANK, WORLD_SIZE)`` as torchrun and the Kubeflow training operator set them; ``(None, 1)`` outside a world.
+
+    Raises:
+        InjectionError: ``RANK`` or ``WORLD_SIZE`` is set but not a non-negative integer.
+    """
+    rank, size = os.environ.get("RANK"), os.environ.get("WORLD_SIZE")
+    if rank is None:
+        return None, 1
+    try:
+        rank_i, size_i = int(rank), int(size or "1")
+    except ValueError:
+        raise InjectionError(f"RANK={rank!r} WORLD_SIZE={size!r}: both must be integers (torchrun sets them)") from None
+    if not 0 <= rank_i < max(size_i, 1):
+        raise InjectionError(f"RANK={rank_i} is outside the world of WORLD_SIZE={size_i}")
+    return rank_i, size_i
 
 
 def _faults_from_env(raw: str) -> InjectorSet:

@@ -282,7 +282,8 @@ class Runner:
                             params=case.params, faults=shims, attempt=number, mirror=mirror)
             outcome = self.backend.run_phase(script=case.script, run_dir=run_dir, phase=phase, env=env,
                                              timeout_s=budget_s,
-                                             on_step=lambda s, t, p=phase: self.events.step(p, s, t))
+                                             on_step=lambda s, t, p=phase: self.events.step(p, s, t),
+                                             world=case.world)
             attempts.append(Attempt(number, outcome.exit_code, signal_name(outcome.exit_code), outcome.duration_s))
             out_of_time = time.monotonic() - started >= timeout_s
             if outcome.timed_out or out_of_time or not case.restarts.allows(outcome.exit_code, number):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from faultlib.processes import ProcessOutcome
 
 if TYPE_CHECKING:
-    from faultlib.cases import Case
+    from faultlib.cases import Case, World
 
 
 class Backend:
@@ -45,7 +45,7 @@ class Backend:
         yield
 
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
-                  on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
+                  on_step: Callable[[int, int | None], None], world: "World | None" = None) -> ProcessOutcome:
         """Run one phase of the repro; its output goes to ``run_dir``'s stdout.txt and stderr.txt.
 
         Args:
@@ -55,6 +55,7 @@ class Backend:
             env: the phase's variables (:func:`faultlib.repro.phase_env`).
             timeout_s: the phase's budget in seconds (``repro.timeout_s`` or ``--timeout``).
             on_step: called with (step, total) as step spans finish, where the backend can see them.
+            world: ``repro.world`` of a distributed case (every rank is started, and killed, with the phase).
 
         Returns:
             How the phase ended (exit code, timed out, duration).

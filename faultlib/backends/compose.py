@@ -40,7 +40,7 @@ from faultlib.errors import BackendUnavailable, CaseError, FaultlibError, requir
 from faultlib.evidence import layout
 
 if TYPE_CHECKING:
-    from faultlib.cases import Case
+    from faultlib.cases import Case, World
 
 BASE_FILE = Path("compose") / "compose.yaml"
 COLLECTOR_SERVICE = "otel-collector"
@@ -221,8 +221,11 @@ class ComposeBackend(Backend):
         Raises:
             BackendUnavailable: no Docker engine answers (exit 3).
             MissingDependency: the docker SDK is not installed.
-            CaseError, FaultlibError: see :meth:`plan`.
+            CaseError, FaultlibError: see :meth:`plan`; a distributed case (``repro.world``).
         """
+        if case.world is not None:
+            raise CaseError(f"{case.id}: a distributed case (repro.world, {case.world.ranks} ranks) runs with "
+                            "--backend local (torchrun) or --backend kubernetes (a PyTorchJob), not compose")
         self.check_engine()
         self._plan = self.plan(case)
 
@@ -291,7 +294,7 @@ class ComposeBackend(Backend):
     # -- phases ------------------------------------------------------------------------------------
 
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
-                  on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
+                  on_step: Callable[[int, int | None], None], world: "World | None" = None) -> ProcessOutcome:
         """Run one phase in a fresh container of the repro service (``docker compose run --rm``).
 
         The run directory is bind-mounted at ``/faultlib/run`` and the container runs as the caller's

@@ -50,7 +50,7 @@ from faultlib.errors import BackendUnavailable, FaultlibError
 from faultlib.evidence import layout
 
 if TYPE_CHECKING:
-    from faultlib.cases import Case
+    from faultlib.cases import Case, World
 
 PROVISIONAL_RUN_ID = "00000000T000000Z-000000"
 FILE_ARCHIVE_NOTE = ("the archive is not s3://, and a pod cannot write into a directory of this machine: the pods' "
@@ -303,7 +303,7 @@ class KubernetesBackend(Backend):
     # -- phases ------------------------------------------------------------------------------------
 
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
-                  on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
+                  on_step: Callable[[int, int | None], None], world: "World | None" = None) -> ProcessOutcome:
         """Run one phase as a Job; in the faulted phase, inject the chaos objects while its pod runs.
 
         The pods' logs (stdout and stderr together) go to stdout.txt; what the backend did, and why

@@ -20,7 +20,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from faultlib.backends.base import Backend
 from faultlib.processes import ProcessOutcome, repro_environment, run_process
@@ -29,6 +29,9 @@ from faultlib.errors import InputError
 from faultlib.evidence import layout
 from faultlib.evidence.seal import open_append
 from faultlib.readers import load_json
+
+if TYPE_CHECKING:
+    from faultlib.cases import World
 
 TAIL_MAX_BYTES = 8 << 20  # the most of traces.jsonl read per poll; the rest waits for the next poll
 TAIL_LINE_MAX_BYTES = 4 << 20  # a longer partial line is dropped (step spans are a few hundred bytes)
@@ -109,10 +112,14 @@ class LocalBackend(Backend):
     name = "local"
 
     def run_phase(self, *, script: Path, run_dir: Path, phase: str, env: dict[str, str], timeout_s: float,
-                  on_step: Callable[[int, int | None], None]) -> ProcessOutcome:
+                  on_step: Callable[[int, int | None], None], world: "World | None" = None) -> ProcessOutcome:
         """Run one phase; stdout/stderr are appended to the run's ``stdout.txt``/``stderr.txt``
         after a ``# faultlib phase=NAME`` header (``# faultlib phase=NAME attempt=N`` for the
-        restarts of a phase, N >= 2), streamed so a killed phase keeps its output."""
+        restarts of a phase, N >= 2), streamed so a killed phase keeps its output.
+
+        A distributed case (``world``) starts every rank at once through ``torchrun --standalone``
+        (:meth:`~faultlib.cases.World.launcher_argv`); the ranks are the launcher's children, in the
+        phase's process tree, so every rank is killed when the phase ends or times out."""
         from faultlib.repro import ENV_ATTEMPT
 
         full_env = {**repro_environment(), **env, "PYTHONUNBUFFERED": "1"}
@@ -123,7 +130,10 @@ class LocalBackend(Backend):
             for fh in (out, err):
                 fh.write(f"{header}\n".encode())
                 fh.flush()
-            outcome = run_process([sys.executable, str(script)], env=full_env, cwd=script.parent,
+            argv = world.launcher_argv(sys.executable, str(script)) if world else [sys.executable, str(script)]
+            if world:
+                full_env.setdefault("OMP_NUM_THREADS", "1")  # torchrun's default too; said here, not warned
+            outcome = run_process(argv, env=full_env, cwd=script.parent,
                                   stdout=out, stderr=err, timeout_s=timeout_s, on_poll=tail.poll)
             if outcome.timed_out:
                 note = f"# faultlib: phase {phase} killed after {timeout_s:g} s (repro.timeout_s)\n"

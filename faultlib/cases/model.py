@@ -42,6 +42,39 @@ class RestartPolicy:
 
 
 @dataclass(frozen=True)
+class World:
+    """``repro.world``: the repro is one rank of a ``torch.distributed`` job.
+
+    The local backend starts the world once per phase with ``torchrun --standalone`` (PyTorch's
+    elastic launcher: ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``/``MASTER_PORT`` in each
+    rank's environment, no restarts); on Kubernetes the ranks are the pods of a Kubeflow
+    ``PyTorchJob``. Every rank writes into the one run directory; metrics and spans carry ``rank``.
+
+    Attributes:
+        ranks: world size (processes), 2-64.
+        backend: the process-group backend the repro is written for (``gloo`` on CPU, ``nccl`` on GPUs).
+    """
+
+    ranks: int
+    backend: str = "gloo"
+
+    def launcher_argv(self, python: str, script: str) -> list[str]:
+        """The command that starts every rank of ``script`` on one machine (no shell).
+
+        ``--max-restarts 0``: a failed rank fails the phase (the runner's restarts, not torchrun's);
+        ``--monitor-interval 0.5`` s: a dead rank ends the world within half a second.
+        """
+        return [python, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
+                "--nproc-per-node", str(self.ranks), "--max-restarts", "0", "--monitor-interval", "0.5", script]
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any] | None) -> "World | None":
+        if not data:
+            return None
+        return cls(ranks=int(data["ranks"]), backend=str(data.get("backend", "gloo")))
+
+
+@dataclass(frozen=True)
 class Shim:
     """One entry of ``inject.local``: a registered injector name and its parameters."""
 
@@ -83,6 +116,7 @@ class Case:
     requires: dict[str, Any]
     raw: dict[str, Any] = field(repr=False)
     restarts: RestartPolicy = RestartPolicy()
+    world: World | None = None
 
     @property
     def test_file(self) -> Path:
@@ -114,4 +148,5 @@ class Case:
             requires=dict(data["requires"]),
             raw=data,
             restarts=RestartPolicy.from_data(repro.get("restarts")),
+            world=World.from_data(repro.get("world")),
         )

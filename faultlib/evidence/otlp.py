@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -39,23 +40,30 @@ def to_json_line(message) -> str:
 
 
 class JsonLinesFile:
-    """Append-only, line-buffered, thread-safe writer; each line is flushed at once so a
-    killed process leaves every completed record on disk."""
+    """Append-only, thread-safe writer of whole lines; each line is one ``write(2)`` on an
+    ``O_APPEND`` descriptor, so a killed process leaves every completed record on disk and the ranks
+    of a distributed repro, appending to the same file, never interleave inside a line (Linux
+    serialises writes to one regular file)."""
 
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
-        self._fh = open(path, "a", encoding="utf-8", buffering=1)
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
 
     def write(self, line: str) -> None:
+        data = (line + "\n").encode("utf-8")
         with self._lock:
-            if not self._fh.closed:
-                self._fh.write(line + "\n")
-                self._fh.flush()
+            if self._fd is None:
+                return
+            view = memoryview(data)
+            while view:  # a regular file takes the whole line at once; loop for the rare short write
+                view = view[os.write(self._fd, view):]
 
     def close(self) -> None:
         with self._lock:
-            self._fh.close()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 def make_span_exporter(path: Path):

@@ -63,7 +63,7 @@ class Metric:
         self.kind = kind
 
     def _attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        return {"window": self._recorder.window, **attrs}
+        return {"window": self._recorder.window, **self._recorder.labels, **attrs}
 
     def add(self, value: float = 1, **attrs: Any) -> None:
         """Counter: add ``value`` (>= 0)."""
@@ -95,7 +95,7 @@ class Watermark(Metric):
     def _attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # no ``window`` label: a gauge series keeps its last value in every later snapshot, so a past
         # window's series would report its extreme for the rest of the run; the samples' times place them
-        return dict(attrs)
+        return {**self._recorder.labels, **attrs}
 
     def observe(self, value: float, **attrs: Any) -> None:
         """Observe ``value``; the gauge holds the extreme of this interval's observations."""
@@ -125,7 +125,8 @@ class Recorder:
     Call :meth:`close` exactly once (the repro context does).
     """
 
-    def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str, attempt: int = 1):
+    def __init__(self, run_dir: Path, *, service: str, phase: str, run_id: str, attempt: int = 1,
+                 rank: int | None = None):
         from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
         from opentelemetry.sdk.metrics import MeterProvider
@@ -137,8 +138,11 @@ class Recorder:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.phase = phase
         self._window = "none"
+        #: labels on every metric point: ``rank`` in a distributed repro (several processes write these files)
+        self.labels: dict[str, Any] = {} if rank is None else {"rank": rank}
         resource = Resource.create({"service.name": service, "faultlib.phase": phase, "faultlib.run_id": run_id,
-                                    "faultlib.attempt": attempt})
+                                    "faultlib.attempt": attempt,
+                                    **({} if rank is None else {"faultlib.rank": rank})})
         self._tracer_provider = TracerProvider(resource=resource)
         self._tracer_provider.add_span_processor(BatchSpanProcessor(
             otlp.make_span_exporter(self.run_dir / layout.TRACES), schedule_delay_millis=SPAN_BATCH_DELAY_MS,
