@@ -34,7 +34,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from faultlib import runlock
 from faultlib.archive import Archive
 from faultlib.backends import Backend, get_backend
-from faultlib.processes import repro_environment, run_process
+from faultlib.processes import ProcessOutcome, repro_environment, run_process
 from faultlib.cases import Case
 from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
 from faultlib.cases.model import signal_name
@@ -153,6 +153,31 @@ def _write_error_junit(junit: Path, case: Case, message: str) -> None:
                            file=f"test_case.py::{assertion.test}")
         ET.SubElement(tc, "error", message=message)
     write_atomic(junit.parent, junit.name, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
+
+
+def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, junit: Path, output) -> ProcessOutcome:
+    """Run ``case``'s assertion suite (its test_case.py under pytest, with :mod:`faultlib.cases.fixture`)
+    on the evidence in ``run_dir``.
+
+    Args:
+        status: each phase's :meth:`PhaseResult.to_json` (``{"control": {...}, "faulted": {...}}``); a control
+            whose status is ``skipped`` (``--no-control``) skips the ``when: before`` assertions and every
+            test that reads the control's evidence.
+        junit: where pytest writes its JUnit XML.
+        output: an open binary file for pytest's output.
+
+    Returns:
+        how the suite's process ended (pytest's exit code: 0 passed, 1 some failed; bounded by
+        :data:`ASSERTION_TIMEOUT_S` seconds).
+    """
+    env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
+           ENV_PARAMS: json.dumps(case.params)}
+    if status["control"].get("status") == PhaseStatus.SKIPPED.value:  # what needs the control is skipped
+        env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
+    argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
+            "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
+            f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
+    return run_process(argv, env=env, cwd=case.path, stdout=output, stderr=output, timeout_s=ASSERTION_TIMEOUT_S)
 
 
 class Runner:
@@ -307,17 +332,8 @@ class Runner:
             return
         self.events.assertions_started(len(case.assertions))
         status = {p: getattr(record, p).to_json() for p in layout.PHASES}
-        env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
-               ENV_PARAMS: json.dumps(case.params)}
-        if record.control.status is PhaseStatus.SKIPPED:  # --no-control: what needs the control is skipped
-            env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
-
-        argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
-                "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
-                f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
         with open_append(run_dir, layout.ASSERTIONS_LOG) as out:
-            outcome = run_process(argv, env=env, cwd=case.path, stdout=out, stderr=out,
-                                  timeout_s=ASSERTION_TIMEOUT_S)
+            outcome = run_assertion_suite(case, run_dir, status, junit=junit, output=out)
         passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
         _name_junit(junit, case)
         record.assertions = {"passed": passed, "failed": failed, "skipped": skipped, "failures": failures}

@@ -223,3 +223,27 @@ def cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
 
 def run_json(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
+
+
+def assert_passes_without_control(case_dir: Path, record: dict, tmp_path: Path) -> None:
+    """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made:
+    the case's assertion suite runs again over the same run directory with the control marked skipped
+    (the runner's own :func:`faultlib.runner.run_assertion_suite`; the faulted phase is the same process
+    either way, so it is not run a second time). The ``when: before`` assertions and every test reading
+    the control are skipped, at least one assertion still passes, none fails. The runner's own
+    ``--no-control`` path is tested on a tiny case (tests/test_runner.py)."""
+    from faultlib.cases import load_case
+    from faultlib.runner import _junit_results, run_assertion_suite
+
+    case = load_case(case_dir)
+    run_dir = Path(record["archive_uri"].removeprefix("file://"))
+    status = {"control": {"status": "skipped", "exit_code": None, "duration_s": 0.0, "findings": [], "attempts": []},
+              "faulted": record["faulted"]}
+    junit = tmp_path / "no-control-junit.xml"
+    with open(tmp_path / "no-control-assertions.txt", "wb") as out:
+        outcome = run_assertion_suite(case, run_dir, status, junit=junit, output=out)
+    passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
+    log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
+    assert suite_ok and outcome.exit_code == 0 and not failed, (failures, log)
+    assert {a.id for a in case.assertions if a.when == "before"} <= set(skipped), log
+    assert passed, "a case must keep at least one assertion without its control"

@@ -1,5 +1,6 @@
 """End to end: every catalog case without its own tests/test_e2e_<id>.py passes `faultlib run --json`
-with a silent control run and a verifiable manifest."""
+with a silent control run and a verifiable manifest, and would pass `--no-control` on the same faulted
+evidence (:func:`tests.conftest.assert_passes_without_control`; the cases with their own test check it there)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from faultlib.archive.manifest import verify
 from faultlib.cases import discover
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -30,3 +31,4 @@ def test_case_passes_with_silent_control(case_dir, tmp_path):
     assert verify(run_dir) == []
     if PROMETHEUS:  # every PromQL query of the case evaluates in a real Prometheus
         assert [q["error"] for q in json.loads((run_dir / "promql.json").read_text())["queries"] if q["error"]] == []
+    assert_passes_without_control(case_dir, record, tmp_path)

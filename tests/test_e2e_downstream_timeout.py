@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.cases import load_case
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("sklearn")
@@ -44,3 +44,4 @@ def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
                      r'status="timeout",window="during"\} ' + re.escape(str(float(during))), prom)
     assert 'code="5' not in prom.replace('code="504"', ""), "a 5xx other than the documented 504"
     assert "faultlib_request_duration_ms_bucket" in prom
+    assert_passes_without_control(REPO / "cases" / "downstream_timeout", record, tmp_path)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.archive.manifest import verify
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("aiohttp")
@@ -29,3 +29,4 @@ def test_event_loop_blocking_passes_and_its_control_is_silent_or_said_inconclusi
     infer = [f for f in record["faulted"]["findings"] if f["location"].get("function") == "ModelService.infer"]
     assert len(infer) == 1 and infer[0]["kind"] == "loop_blocked"
     assert verify(Path(record["archive_uri"].removeprefix("file://"))) == []
+    assert_passes_without_control(REPO / "cases" / "event_loop_blocking", record, tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -37,3 +37,4 @@ def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
     run = f'run_id="{record["run_id"]}"'
     assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="faulted",{run},window="during"}} 5.0' in prom
     assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="control",{run},window="none"}} 0.0' in prom
+    assert_passes_without_control(REPO / "cases" / "fp16_overflow", record, tmp_path)

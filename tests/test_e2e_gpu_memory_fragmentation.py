@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.archive.manifest import verify
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 CASE = REPO / "cases" / "gpu_memory_fragmentation"
 
@@ -38,6 +38,7 @@ def test_case_passes_with_silent_control_on_cuda(tmp_path):
     assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
     assert record["control"]["findings"] == [] and record["faulted"]["findings"]
     assert verify(Path(record["archive_uri"].removeprefix("file://"))) == []
+    assert_passes_without_control(CASE, record, tmp_path)
 
 
 @pytest.mark.skipif(_cuda(), reason="a CUDA device is present: the case runs instead")

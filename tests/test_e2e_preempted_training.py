@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROMETHEUS, REPO, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -39,3 +39,4 @@ def test_preempted_training_case_passes_with_verifiable_evidence(tmp_path):
              for phase in ("control", "faulted")}
     for key, tensor in final["control"]["model"].items():  # two preemptions later, the very same weights
         assert torch.equal(tensor, final["faulted"]["model"][key]), key
+    assert_passes_without_control(REPO / "cases" / "preempted_training", record, tmp_path)
