@@ -154,6 +154,8 @@ class Reachability:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
+                return Site("blocking_cpu", f"{owner}.{method}", func, call)
             return None
         if isinstance(target, (Func, Klass)):
             return None
@@ -283,6 +285,8 @@ class Reachability:
         found = self._awaited_memo.get(id(func))
         if found is None:
             found = {id(n.value) for n in func.nodes if isinstance(n, ast.Await)}
+            found.update(id(n.iter) for n in func.nodes if isinstance(n, ast.AsyncFor))  # an async generator
+            found.update(id(i.context_expr) for n in func.nodes if isinstance(n, ast.AsyncWith) for i in n.items)
             self._awaited_memo[id(func)] = found
         return found
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Mapping
 
 ENTRY_POINT_GROUP = "faultlib.blocking_calls"
+_ASYNC_PARTS = ("Async", "aio", "asyncio", "asynchronous")
 HTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request")
 
 
@@ -41,6 +42,13 @@ class Family:
         except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
         resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
         prefix: ``types`` are name prefixes (``transformers.``) rather than exact names.
+        package: ``types`` are package names: the family owns every module and class beneath them
+            (``wolframalpha`` owns ``wolframalpha.Client``) except their async twins (a name part starting
+            with ``Async``, ``aio``, ``asyncio`` or ``asynchronous``); with ``*`` it also owns the package's
+            functions (``whois.query``) but never a class called as a constructor (``gtts.gTTS(...)``) nor a
+            method whose name says it is async (``ask_async``).
+        functions: with ``package``, the package's module-level functions are owned too (``whois.query``);
+            False: only instances of its classes.
     """
 
     types: tuple[str, ...]
@@ -49,15 +57,29 @@ class Family:
     except_: frozenset[str] = frozenset()
     resources: bool = False
     prefix: bool = False
+    package: bool = False
+    functions: bool = True
 
     def owns(self, type_name: str) -> bool:
+        if self.package:
+            if not self.functions and not type_name.rpartition(".")[2][:1].isupper():
+                return False  # only the package's classes: its helper functions do no I/O (gspread.utils...)
+            return (type_name.startswith(tuple(f"{t}." for t in self.types)) or type_name in self.types) and not any(
+                p.startswith(_ASYNC_PARTS) for p in type_name.split("."))
         if self.prefix:
             return type_name.startswith(self.types)
-        return type_name in self.types or (self.resources and type_name.startswith(tuple(f"{t}." for t in self.types)))
+        if type_name in self.types:
+            return True
+        for base in self.types if self.resources else ():  # a sub-client, not its async twin (`client.aio.models`)
+            if type_name.startswith(f"{base}."):
+                return not any(p.startswith(_ASYNC_PARTS) for p in type_name[len(base) + 1:].split("."))
+        return False
 
     def kind_of(self, method: str) -> str | None:
         if method in self.except_ or (method.startswith("_") and method != "__call__"):
             return None
+        if self.package and (method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
+            return None  # a constructor (no I/O) or the SDK's own coroutine
         return self.methods.get(method, self.methods.get("*"))
 
 
@@ -308,6 +330,9 @@ SAME_TYPE_METHODS = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "fl
 ESTIMATOR_METHODS = frozenset({"fit", "predict", "predict_proba", "predict_log_proba", "decision_function",
                                "transform", "fit_transform", "fit_predict", "score", "kneighbors"})
 TORCH_MODULE_METHODS = frozenset({"forward", "generate"})
+MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe"})
+"""Model calls of any third-party model class (``Blade2Blade(...).predict``, a speech model's ``transcribe``): the
+inference runs in the calling thread (an async model's call is awaited, and an awaited call is no blocker)."""
 
 OFFLOAD: dict[str, int] = {"asyncio.to_thread": 0, "anyio.to_thread.run_sync": 0, "trio.to_thread.run_sync": 0,
                            "starlette.concurrency.run_in_threadpool": 0, "fastapi.concurrency.run_in_threadpool": 0,
@@ -386,7 +411,9 @@ def vocabulary() -> Merged:
     point that fails to load is left out and named in ``failed``, with a :class:`UserWarning`)."""
     from importlib.metadata import entry_points
 
-    tables, plugins, failed = list(BUILTIN), [], []
+    from faultlib.detect.serving.blocking.sdks import SDKS  # it imports this module's Family
+
+    tables, plugins, failed = [*BUILTIN, SDKS], [], []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             value = ep.load()
@@ -424,6 +451,12 @@ def is_torch_module(type_name: str | None) -> bool:
 def is_estimator(type_name: str | None) -> bool:
     """A scikit-learn estimator type (``sklearn.*`` class)."""
     return bool(type_name) and type_name.startswith("sklearn.") and type_name.rpartition(".")[2][:1].isupper()
+
+
+def is_third_party_instance(type_name: str | None) -> bool:
+    """An instance of a class outside the standard library's ``builtins``/``typing`` (``blade2blade.Blade2Blade``)."""
+    return bool(type_name) and "." in type_name and type_name.rpartition(".")[2][:1].isupper() and not (
+        type_name.startswith(("builtins.", "typing.", "unittest.")))
 
 
 def is_executor(type_name: str | None) -> bool:
