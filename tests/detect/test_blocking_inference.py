@@ -193,3 +193,64 @@ def test_the_sdk_table_registers_through_the_entry_point_group_and_names_its_sou
     assert merged.family_kind("duckduckgo_search.AsyncDDGS", "text") is None
     assert merged.family_kind("google.genai.Client.aio.models", "generate_content") is None
     assert merged.family_kind("google.genai.Client.models", "generate_content")[0] == "blocking_http"
+
+
+def test_model_loaders_document_parsers_inherited_client_methods_and_imported_globals(tmp_path):
+    pkg = tmp_path / "svc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "store.py").write_text(textwrap.dedent("""
+        from typing import Generic, TypeVar
+        import redis
+        from langchain_core.runnables import RunnableSerializable
+
+        T = TypeVar("T")
+
+        class Indexer(RunnableSerializable[str, list]):
+            def invoke(self, text, config=None):
+                return [text]
+
+        class Plain(Generic[T]):
+            def batch(self, items):
+                return items
+
+        class Store(redis.Redis):
+            pass
+
+        indexer = Indexer().with_config(run_name="ingest")
+        plain = Plain()
+        store = Store()
+    """))
+    (pkg / "app.py").write_text(textwrap.dedent("""
+        import spacy
+        import stripe
+        import zipfile
+        from llama_cpp import Llama
+        from transformers import AutoModel
+        from svc.store import indexer, plain, store
+
+        async def ingest(texts, path, pdf_pages):
+            indexer.batch(texts)
+            plain.batch(texts)
+            store.get("k")
+            model = Llama(model_path=path)
+            encoder = AutoModel.from_pretrained(path)
+            nlp = spacy.blank("en")
+            doc = nlp(texts[0])
+            customer = stripe.Customer.retrieve("cus_1")
+            event = stripe.Webhook.construct_event(b"", "sig", "secret")
+            words = [page.extract_text() for page in pdf_pages]
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+            return model, encoder, doc, customer, event, words, names
+    """))
+    report = analyze_path(pkg)
+    lines = (pkg / "app.py").read_text().splitlines()
+    found = {(f.kind, lines[f.location["line"] - 1].strip()) for f in report.findings}
+    assert found == {
+        ("blocking_http", "indexer.batch(texts)"), ("blocking_db", 'store.get("k")'),
+        ("blocking_file_io", "model = Llama(model_path=path)"),
+        ("blocking_file_io", "encoder = AutoModel.from_pretrained(path)"), ("blocking_cpu", "doc = nlp(texts[0])"),
+        ("blocking_http", 'customer = stripe.Customer.retrieve("cus_1")'),
+        ("blocking_cpu", "words = [page.extract_text() for page in pdf_pages]"),
+        ("blocking_file_io", "with zipfile.ZipFile(path) as archive:")}  # plain.batch and construct_event: no I/O

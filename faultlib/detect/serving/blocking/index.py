@@ -85,7 +85,7 @@ class Index:
         if klass._bases is None:
             klass._bases = []
             for base in klass.node.bases:
-                parts = dotted(base)
+                parts = dotted(base.value if isinstance(base, ast.Subscript) else base)  # Runnable[In, Out]
                 if parts:
                     found = self.resolve_parts(parts, klass.module, None)
                     if isinstance(found, (Klass, str)):
@@ -281,6 +281,8 @@ class Index:
                     return self.type_of(expr, outer, depth + 1)
             if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
                 return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
+            if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
+                return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
             return None
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
@@ -347,6 +349,14 @@ class Index:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def _imported_global(self, name: str, depth: int) -> Type | None:
+        """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
+        owner, _, last = name.rpartition(".")
+        module = self.modules.get(owner)
+        if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
+            return None
+        return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)

@@ -156,6 +156,8 @@ class Reachability:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+                return Site("blocking_file_io", f"{owner}.{method}", func, call)
             return None
         if isinstance(target, (Func, Klass)):
             return None
@@ -178,11 +180,30 @@ class Reachability:
                     return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
                 if method in vocab.ESTIMATOR_METHODS and index.subclass_of(owner, vocab.is_estimator):
                     return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
+                inherited = self._inherited(owner, method)  # class Store(redis.Redis): store.get(...)
+                if inherited is not None:
+                    return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
         if inference and target is None and dotted(call.func) is not None:
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
+        return None
+
+    def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
+        """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
+        ``klass`` whose family blocks on it (a LangChain ``Runnable``'s ``batch``, a redis client's ``get``)."""
+        if depth > 8 or self.index.method(klass, method) is not None:
+            return None
+        for base in self.index.bases(klass):
+            if isinstance(base, str):
+                found = self.index.vocab.family_kind(base, method)
+                if found is not None:
+                    return found[0], base
+            elif isinstance(base, Klass):
+                found = self._inherited(base, method, depth + 1)
+                if found is not None:
+                    return found
         return None
 
     # -- the calls a function's body makes on the loop ---------------------------------------------------

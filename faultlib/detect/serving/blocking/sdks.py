@@ -49,6 +49,27 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
         "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
 }
 
+_MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
+    "llama_cpp.Llama": "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/#llama_cpp.Llama "
+                       "(loads the GGUF file)",
+    "llama_cpp.llama_chat_format.Llava15ChatHandler": "https://llama-cpp-python.readthedocs.io/en/latest/"
+                                                      "#multi-modal-models (loads the CLIP model)",
+    "llama_cpp.llama_chat_format.Llava16ChatHandler": "https://llama-cpp-python.readthedocs.io/en/latest/"
+                                                      "#multi-modal-models (loads the CLIP model)",
+    "sentence_transformers.SentenceTransformer": "https://sbert.net/docs/quickstart.html (loads or downloads the "
+                                                 "model)",
+    "sentence_transformers.CrossEncoder": "https://sbert.net/docs/cross_encoder/usage/usage.html",
+    "transformers.pipeline": "https://huggingface.co/docs/transformers/main_classes/pipelines (loads the model)",
+    "spacy.load": "https://spacy.io/api/top-level#spacy.load",
+    "gpt4all.GPT4All": "https://docs.gpt4all.io/gpt4all_python/ref.html (loads or downloads the model)",
+    "ultralytics.YOLO": "https://docs.ultralytics.com/usage/python/ (loads the weights)",
+    "easyocr.Reader": "https://www.jaided.ai/easyocr/documentation/ (loads the detection and recognition models)",
+    "fasttext.load_model": "https://fasttext.cc/docs/en/python-module.html",
+    "torch.hub.load": "https://pytorch.org/docs/stable/hub.html#torch.hub.load",
+    "open_clip.create_model_and_transforms": "https://github.com/mlfoundations/open_clip#usage",
+    "clip.load": "https://github.com/openai/CLIP#api",
+}
+
 SDKS = Vocabulary(
     families=(
         _pkg("wolframalpha", "https://github.com/jaraco/wolframalpha#usage"),
@@ -129,6 +150,18 @@ SDKS = Vocabulary(
         Family(("gtts.gTTS", "gtts.tts.gTTS"), {m: H for m in ("save", "write_to_fp", "stream")},
                "https://gtts.readthedocs.io/en/latest/module.html (requests Google Translate's TTS API)"),
         *(Family(types, _CLIENT_METHODS, source, resources=True) for types, source in _CLIENTS.items()),
+        _pkg("stripe", "https://docs.stripe.com/api?lang=python (every resource call is an HTTPS request; the "
+             "*_async methods are the twins)", methods=(
+                 "create", "retrieve", "modify", "delete", "list", "search", "cancel", "confirm", "capture", "pay",
+                 "finalize_invoice", "void_invoice", "list_line_items", "upcoming", "auto_paging_iter", "expire",
+                 "create_reversal", "list_payment_methods", "retrieve_payment_method", "detach", "attach")),
+        _pkg("faiss", "https://github.com/facebookresearch/faiss/wiki/Getting-started (add/search/train run the "
+             "index's CPU kernels in the calling thread)", methods=("add", "add_with_ids", "search", "train",
+                                                                   "range_search", "reconstruct_n"), kind=C,
+             functions=False),
+        Family(("spacy.language.Language", "spacy.Language"), {"__call__": C, "pipe": C},
+               "https://spacy.io/usage/processing-pipelines (nlp(text) runs the whole pipeline in the calling "
+               "thread)"),
         Family(("whisper.model.Whisper", "faster_whisper.WhisperModel"), {m: C for m in (
             "transcribe", "detect_language", "decode")}, "https://github.com/openai/whisper#python-usage"),
         Family(("pydub.AudioSegment",), {m: S for m in (
@@ -142,6 +175,18 @@ SDKS = Vocabulary(
         "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
         "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
         "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
+        **{name: (F, source) for name, source in _MODEL_LOADERS.items()},
+        "docx.Document": (F, "https://python-docx.readthedocs.io/en/latest/api/document.html (opens and parses)"),
+        "openpyxl.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html#loading-from-a-file"),
+        "openpyxl.reader.excel.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html"),
+        "textract.process": (S, "https://textract.readthedocs.io/en/stable/python_package.html (runs the parser "
+                                "programs: pdftotext, tesseract, antiword...)"),
+        "zipfile.ZipFile": (F, "https://docs.python.org/3/library/zipfile.html#zipfile-objects (opens the file)"),
+        "tarfile.open": (F, "https://docs.python.org/3/library/tarfile.html#tarfile.open"),
+        **{f"google.oauth2.id_token.{f}": (H, "https://googleapis.dev/python/google-auth/latest/reference/"
+                                            "google.oauth2.id_token.html (fetches Google's certificates with the "
+                                            "given sync transport)")
+           for f in ("verify_oauth2_token", "verify_token", "verify_firebase_token", "fetch_id_token")},
         "smtplib.SMTP": ("blocking_socket_io", "https://docs.python.org/3/library/smtplib.html (connects to host)"),
         "smtplib.SMTP_SSL": ("blocking_socket_io", "https://docs.python.org/3/library/smtplib.html"),
         **{f"huggingface_hub.{f}": (H, "https://huggingface.co/docs/huggingface_hub/guides/download") for f in (
@@ -150,6 +195,9 @@ SDKS = Vocabulary(
     },
     returns={
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
+        "spacy.blank": "spacy.language.Language", "spacy.load": "spacy.language.Language",
+        "llama_cpp.Llama": "llama_cpp.Llama",
+        "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",
         "gtts.gTTS": "gtts.gTTS", "gtts.tts.gTTS": "gtts.gTTS",  # a class with a lower-case name
         "docker.from_env": "docker.DockerClient", "pyttsx3.init": "pyttsx3.Engine",
         **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in ("from_file", "from_mp3", "from_wav", "from_ogg")},

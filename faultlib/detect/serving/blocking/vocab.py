@@ -111,7 +111,8 @@ STDLIB = Vocabulary(
         **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
         **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
                  "read_bytes", "write_bytes"),
-        **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copytree", "rmtree",
+        **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
+                 "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
                  "SpooledTemporaryFile", "mkstemp"),
@@ -320,17 +321,23 @@ METHOD_RETURNS: dict[str, str] = {"delay": "celery.result.AsyncResult", "apply_a
 
 METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "blocking_file_io",
                                 "read_bytes": "blocking_file_io", "write_bytes": "blocking_file_io",
-                                "forward": "blocking_cpu"}
-"""Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``)."""
+                                "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
+"""Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
+``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
 
 SAME_TYPE_METHODS = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "requires_grad_",
-                               "fit"})
-"""Methods of a torch module (``fit`` of an estimator) that return the object itself."""
+                               "fit", "configurable_fields", "configurable_alternatives", "with_config", "with_retry",
+                               "with_fallbacks", "with_types", "with_listeners"})
+"""Methods of a torch module (``fit`` of an estimator, LangChain's ``with_config``/``configurable_fields``: a
+runnable of the same behaviour) that return the object itself (or one that calls it)."""
 
 ESTIMATOR_METHODS = frozenset({"fit", "predict", "predict_proba", "predict_log_proba", "decision_function",
                                "transform", "fit_transform", "fit_predict", "score", "kneighbors"})
 TORCH_MODULE_METHODS = frozenset({"forward", "generate"})
 MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe"})
+LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
+"""Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
+``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
 """Model calls of any third-party model class (``Blade2Blade(...).predict``, a speech model's ``transcribe``): the
 inference runs in the calling thread (an async model's call is awaited, and an awaited call is no blocker)."""
 
