@@ -254,3 +254,59 @@ def test_model_loaders_document_parsers_inherited_client_methods_and_imported_gl
         ("blocking_http", 'customer = stripe.Customer.retrieve("cus_1")'),
         ("blocking_cpu", "words = [page.extract_text() for page in pdf_pages]"),
         ("blocking_file_io", "with zipfile.ZipFile(path) as archive:")}  # plain.batch and construct_event: no I/O
+
+
+def test_globals_set_in_a_startup_hook_state_attributes_and_handlers_stored_on_an_object(tmp_path):
+    found = flagged(tmp_path, """
+        import logging
+        import onnxruntime
+        import torch
+        from fastapi import FastAPI
+
+        app = FastAPI()
+        log = logging.getLogger(__name__)
+
+        def segment(image):
+            return onnxruntime.InferenceSession("seg.onnx").run(None, {"x": image})
+
+        def passthrough(image):
+            return image
+
+        class Pipeline:
+            def __init__(self):
+                self.handler = passthrough
+
+            def __call__(self, image):
+                return self.handler(image)
+
+        def choose(pipeline, name):
+            if name == "segment":
+                pipeline.handler = segment
+
+        class Tagger:
+            def tag(self, text):
+                return open("tags.txt").read()
+
+        @app.on_event("startup")
+        async def load():
+            global tagger
+            tagger = Tagger()
+            app.state.pipeline = Pipeline()
+
+        async def handle(image, text):
+            tags = tagger.tag(text)
+            return app.state.pipeline(image), tags
+
+        @torch.no_grad()
+        def decode(model, tokens):
+            log.info("decoding %d", len(tokens))
+            out = tokens.narrow(0, 0, 1)
+            return model(out)
+
+        async def run(model, tokens):
+            return decode(model, tokens)
+    """)
+    assert found == {
+        ("blocking_file_io", 'return onnxruntime.InferenceSession("seg.onnx").run(None, {"x": image})'),
+        ("blocking_cpu", 'return onnxruntime.InferenceSession("seg.onnx").run(None, {"x": image})'),
+        ("blocking_file_io", 'return open("tags.txt").read()'), ("blocking_cpu", "return model(out)")}

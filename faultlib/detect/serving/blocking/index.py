@@ -292,6 +292,8 @@ class Index:
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+            if owner is None and func is not None:  # app.state.model = Model() in a startup hook
+                return self.infer.stored_attribute(expr, func)
             return None
         if isinstance(expr, ast.IfExp):  # Wrapper(x) if x else None
             return self.type_of(expr.body, func, depth + 1) or self.type_of(expr.orelse, func, depth + 1)

@@ -35,6 +35,7 @@ class Inference:
         self._wrapped: dict[int, list[Func]] | None = None
         self._params: dict[tuple[int, str], "Type | None"] = {}
         self._module_funcs: dict[int, Func] = {}
+        self._attr_callees: dict[tuple[int, str], list] = {}
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
@@ -158,6 +159,38 @@ class Inference:
             found = self._module_funcs[id(module)] = Func(module, node, "<module>", _types={})
         return found
 
+    # -- attributes stored from outside ------------------------------------------------------------------
+    def stored_attribute(self, expr: ast.Attribute, func: Func) -> "Type | None":
+        """The type of ``a.b.c`` assigned by that same dotted path somewhere in the module (``app.state.chat =
+        Chat()`` in a startup hook, read in an endpoint)."""
+        parts = dotted(expr)
+        value = func.module.attr_values.get(".".join(parts)) if parts and parts[0] not in ("self", "cls") else None
+        return self.index.type_of(value, self.module_func(func.module)) if value is not None else None
+
+    def attribute_callees(self, klass, attr: str) -> list:
+        """The functions of the analysed files stored in attribute ``attr`` of ``klass``'s instances: by its own
+        methods (``self.handler = extract``) and, when it owns such an attribute, by anyone (``creator.handler =
+        other``): a handler picked at run time may be any of them."""
+        key = (id(klass), attr)
+        found = self._attr_callees.get(key)
+        if found is not None:
+            return found
+        self._attr_callees[key] = found = []
+        own = [v for m in klass.methods.values() for n in m.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
+               for v in _self_stores(n, m, attr)]
+        if not own:
+            return found
+        values = [(v, self.module_func(klass.module)) for v in own]
+        for module in _unique(self.index.modules.values()):
+            values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
+        for value, scope in values:
+            if dotted(value) is None:
+                continue
+            target = self.index.callee(value, scope)
+            if target is not None and all(target is not t for t in found):
+                found.append(target)
+        return found
+
     # -- containers -------------------------------------------------------------------------------------
     def element_type(self, container: ast.expr, func: Func) -> "Type | None":
         """The type the values of a literal container (bound to ``container``) share."""
@@ -212,6 +245,16 @@ class Inference:
 def literal_scope_is_func(container: ast.expr, func: Func) -> bool:
     return not (isinstance(container, ast.Name) and _single_assignment(func, container.id) is None
                 and container.id in func.module.globals)
+
+
+def _self_stores(node: ast.Assign | ast.AnnAssign, method: Func, attr: str) -> list[ast.expr]:
+    """The value of ``self.<attr> = value`` in ``method``."""
+    params = _positional(method.node)
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if node.value is None or not params:
+        return []
+    return [node.value for t in targets if isinstance(t, ast.Attribute) and t.attr == attr
+            and isinstance(t.value, ast.Name) and t.value.id == params[0]]
 
 
 def _values(literal: ast.expr) -> list[ast.expr]:

@@ -135,6 +135,11 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
+            if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
+                owner = index.type_of(call.func.value, func)
+                if isinstance(owner, Klass):
+                    return [f for f in index.infer.attribute_callees(owner, call.func.attr)
+                            if isinstance(f, Func) and not f.is_async]
         return []
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
@@ -185,7 +190,7 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and dotted(call.func) is not None:
+        if inference and target is None and vocab.may_be_forward(dotted(call.func)):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None

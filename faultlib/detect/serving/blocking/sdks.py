@@ -68,6 +68,8 @@ _MODEL_LOADERS = {  # constructors and functions that read a model's weights fro
     "torch.hub.load": "https://pytorch.org/docs/stable/hub.html#torch.hub.load",
     "open_clip.create_model_and_transforms": "https://github.com/mlfoundations/open_clip#usage",
     "clip.load": "https://github.com/openai/CLIP#api",
+    "onnxruntime.InferenceSession": "https://onnxruntime.ai/docs/api/python/api_summary.html#inferencesession "
+                                    "(reads and optimises the model)",
 }
 
 SDKS = Vocabulary(
@@ -159,6 +161,10 @@ SDKS = Vocabulary(
              "index's CPU kernels in the calling thread)", methods=("add", "add_with_ids", "search", "train",
                                                                    "range_search", "reconstruct_n"), kind=C,
              functions=False),
+        Family(("onnxruntime.InferenceSession", "onnxruntime.capi.onnxruntime_inference_collection.InferenceSession"),
+               {"run": C, "run_with_iobinding": C, "run_with_ort_values": C},
+               "https://onnxruntime.ai/docs/api/python/api_summary.html#inferencesession (run executes the model "
+               "in the calling thread; run_async is the callback variant)"),
         Family(("spacy.language.Language", "spacy.Language"), {"__call__": C, "pipe": C},
                "https://spacy.io/usage/processing-pipelines (nlp(text) runs the whole pipeline in the calling "
                "thread)"),
@@ -196,7 +202,7 @@ SDKS = Vocabulary(
     returns={
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
         "spacy.blank": "spacy.language.Language", "spacy.load": "spacy.language.Language",
-        "llama_cpp.Llama": "llama_cpp.Llama",
+        "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
         "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",
         "gtts.gTTS": "gtts.gTTS", "gtts.tts.gTTS": "gtts.gTTS",  # a class with a lower-case name
         "docker.from_env": "docker.DockerClient", "pyttsx3.init": "pyttsx3.Engine",

@@ -334,7 +334,7 @@ runnable of the same behaviour) that return the object itself (or one that calls
 ESTIMATOR_METHODS = frozenset({"fit", "predict", "predict_proba", "predict_log_proba", "decision_function",
                                "transform", "fit_transform", "fit_predict", "score", "kneighbors"})
 TORCH_MODULE_METHODS = frozenset({"forward", "generate"})
-MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe"})
+MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe", "detect", "infer", "inference"})
 LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
 """Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
 ``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
@@ -446,13 +446,39 @@ def vocabulary() -> Merged:
 
 def is_torch_module(type_name: str | None) -> bool:
     """A torch ``nn.Module`` type: ``torch.nn.Module``, ``torch.nn.Linear``, ``torch.nn.modules.*``,
-    ``torch.jit.ScriptModule``."""
+    ``torch.jit.ScriptModule``, and a Hugging Face model class (``transformers.LlamaModel``,
+    ``transformers.BertForSequenceClassification``: every one is an ``nn.Module``)."""
     if not type_name:
         return False
     if type_name in ("torch.nn.Module", "torch.jit.ScriptModule", "torch.jit.RecursiveScriptModule"):
         return True
     head, _, last = type_name.rpartition(".")
+    if head.startswith("transformers") and last[:1].isupper() and (last.endswith("Model") or "For" in last) and not (
+            last.startswith(("TF", "Flax"))):
+        return True
     return head.startswith("torch.nn") and last[:1].isupper() and "functional" not in head
+
+
+NOT_FORWARD = frozenset({
+    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
+    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
+    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
+    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
+    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | SAME_TYPE_METHODS
+"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
+logging."""
+
+
+def may_be_forward(parts: list[str] | None) -> bool:
+    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
+    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
+    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
+    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
+        return False
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
+    return not any("log" in p.lower() for p in parts)
 
 
 def is_estimator(type_name: str | None) -> bool:
