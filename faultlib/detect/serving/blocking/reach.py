@@ -190,7 +190,7 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and vocab.may_be_forward(dotted(call.func)):
+        if inference and target is None and may_be_forward(dotted(call.func)):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
@@ -324,6 +324,28 @@ class Reachability:
             return None
         target = self.index.callee(call.args[position], func)
         return target if isinstance(target, Func) else None
+
+
+NOT_FORWARD = frozenset({
+    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
+    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
+    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
+    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
+    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
+"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
+logging."""
+
+
+def may_be_forward(parts: list[str] | None) -> bool:
+    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
+    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
+    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
+    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
+        return False
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
+    return not any("log" in p.lower() for p in parts)
 
 
 _OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))

@@ -459,27 +459,6 @@ def is_torch_module(type_name: str | None) -> bool:
     return head.startswith("torch.nn") and last[:1].isupper() and "functional" not in head
 
 
-NOT_FORWARD = frozenset({
-    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
-    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
-    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
-    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
-    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
-    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | SAME_TYPE_METHODS
-"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
-logging."""
-
-
-def may_be_forward(parts: list[str] | None) -> bool:
-    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
-    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
-    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
-    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
-        return False
-    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
-        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
-    return not any("log" in p.lower() for p in parts)
-
 
 def is_estimator(type_name: str | None) -> bool:
     """A scikit-learn estimator type (``sklearn.*`` class)."""
