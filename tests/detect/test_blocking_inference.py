@@ -310,3 +310,29 @@ def test_globals_set_in_a_startup_hook_state_attributes_and_handlers_stored_on_a
         ("blocking_file_io", 'return onnxruntime.InferenceSession("seg.onnx").run(None, {"x": image})'),
         ("blocking_cpu", 'return onnxruntime.InferenceSession("seg.onnx").run(None, {"x": image})'),
         ("blocking_file_io", 'return open("tags.txt").read()'), ("blocking_cpu", "return model(out)")}
+
+
+def test_classes_passed_in_and_tokenizers_are_no_forward_but_audio_loaders_block(tmp_path):
+    found = flagged(tmp_path, """
+        import librosa
+        import torch
+        from torch.nn import Linear
+
+        class Block(torch.nn.Module):
+            @torch.no_grad()
+            def __init__(self, d, linear_cls: torch.nn.Module = Linear, tokenizer=None):
+                super().__init__()
+                self.proj = linear_cls(d, d)
+                self.ids = tokenizer("hello")
+
+        @torch.no_grad()
+        def speak(model, path):
+            wav, rate = librosa.load(path, sr=16000)
+            return model(wav)
+
+        async def handle(model, path):
+            Block(4)
+            return speak(model, path)
+    """)
+    assert found == {("blocking_file_io", "wav, rate = librosa.load(path, sr=16000)"),
+                     ("blocking_cpu", "return model(wav)")}

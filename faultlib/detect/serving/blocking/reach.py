@@ -167,6 +167,8 @@ class Reachability:
         if isinstance(target, (Func, Klass)):
             return None
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
+        if _class_parameter(call.func, func):
+            return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
         if isinstance(instance, str):
@@ -337,6 +339,21 @@ NOT_FORWARD = frozenset({
 logging."""
 
 
+def _class_parameter(expr: ast.expr, func: Func) -> bool:
+    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
+    says so (``norm_cls``, ``model_class``)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    args = func.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+        return False
+    default = dotted(defaults[expr.id]) if expr.id in defaults else None
+    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
+
+
 def may_be_forward(parts: list[str] | None) -> bool:
     """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
     directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
@@ -345,7 +362,7 @@ def may_be_forward(parts: list[str] | None) -> bool:
         return False
     if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
         return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
-    return not any("log" in p.lower() for p in parts)
+    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
 
 
 _OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))

@@ -72,6 +72,14 @@ _MODEL_LOADERS = {  # constructors and functions that read a model's weights fro
                                     "(reads and optimises the model)",
 }
 
+_AUDIO_LOADERS = {  # read and decode an audio file (decoders, resampling) in the calling thread
+    "librosa.load": "https://librosa.org/doc/latest/generated/librosa.load.html",
+    "torchaudio.load": "https://pytorch.org/audio/stable/generated/torchaudio.load.html",
+    "soundfile.read": "https://python-soundfile.readthedocs.io/en/latest/#soundfile.read",
+    "scipy.io.wavfile.read": "https://docs.scipy.org/doc/scipy/reference/generated/scipy.io.wavfile.read.html",
+    "audioread.audio_open": "https://github.com/beetbox/audioread#audioread",
+}
+
 SDKS = Vocabulary(
     families=(
         _pkg("wolframalpha", "https://github.com/jaraco/wolframalpha#usage"),
@@ -182,6 +190,7 @@ SDKS = Vocabulary(
         "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
         "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
         **{name: (F, source) for name, source in _MODEL_LOADERS.items()},
+        **{name: (F, source) for name, source in _AUDIO_LOADERS.items()},
         "docx.Document": (F, "https://python-docx.readthedocs.io/en/latest/api/document.html (opens and parses)"),
         "openpyxl.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html#loading-from-a-file"),
         "openpyxl.reader.excel.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html"),
