@@ -336,3 +336,16 @@ def test_classes_passed_in_and_tokenizers_are_no_forward_but_audio_loaders_block
     """)
     assert found == {("blocking_file_io", "wav, rate = librosa.load(path, sr=16000)"),
                      ("blocking_cpu", "return model(wav)")}
+
+
+def test_a_folder_without_init_is_still_imported_by_its_name(tmp_path):
+    api = tmp_path / "api"
+    (api / "models").mkdir(parents=True)
+    (api / "models" / "__init__.py").write_text("from api.models.store import Store\n")
+    (api / "models" / "store.py").write_text("import redis\n\nclass Store:\n    def __init__(self):\n"
+                                             "        self.r = redis.Redis()\n\n    def read(self, k):\n"
+                                             "        return self.r.get(k)\n")
+    (api / "routes.py").write_text("from api.models import Store\n\nasync def read(store: Store, k):\n"
+                                   "    return store.read(k)\n")
+    report = analyze_path(api)
+    assert [(f.kind, f.location["function"]) for f in report.findings] == [("blocking_db", "Store.read")]

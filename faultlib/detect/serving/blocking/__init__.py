@@ -173,7 +173,8 @@ def analyze_path(path: str | Path) -> BlockingReport:
         files = _python_files(given, skipped)
         if not files:
             raise InputError("holds no Python file (*.py): pass a file or a directory of Python code", path=str(path))
-        prefix = _package_prefix(given)
+        # a folder that is no package may still be imported by its name (a namespace package: `from api.rag import`)
+        prefix = _package_prefix(given) or ([given.resolve().name] if given.resolve().name.isidentifier() else [])
         for file in files:
             rel = file.relative_to(given)
             parts = list(rel.with_suffix("").parts)
