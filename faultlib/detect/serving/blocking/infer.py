@@ -14,12 +14,9 @@ Each answer is memoised per function and name; a cycle or disagreement answers "
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
-from faultlib.detect.serving.blocking.model import Func, Module, _is_static, dotted
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted
 
-if TYPE_CHECKING:
-    from faultlib.detect.serving.blocking.index import Index, Type
 
 MAX_SITES = 40        # call sites examined for one parameter
 MAX_NESTING = 3       # call-site inference inside call-site inference
@@ -29,17 +26,17 @@ CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 class Inference:
     """The inferences above over one :class:`~faultlib.detect.serving.blocking.index.Index`."""
 
-    def __init__(self, index: "Index"):
+    def __init__(self, index):  # an index.Index (not imported: it imports this module)
         self.index = index
         self._sites: dict[str, list[tuple[ast.Call, Func]]] | None = None
         self._wrapped: dict[int, list[Func]] | None = None
-        self._params: dict[tuple[int, str], "Type | None"] = {}
+        self._params: dict[tuple[int, str], Type | None] = {}
         self._module_funcs: dict[int, Func] = {}
         self._attr_callees: dict[tuple[int, str], list] = {}
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
-    def parameter(self, func: Func, name: str) -> "Type | None":
+    def parameter(self, func: Func, name: str) -> Type | None:
         """The type of ``func``'s unannotated parameter ``name`` from its wrappers' or its call sites' arguments."""
         key = (id(func), name)
         if key in self._params:
@@ -56,7 +53,7 @@ class Inference:
         self._params[key] = found
         return found
 
-    def callable_return(self, func: Func, name: str) -> "Type | None":
+    def callable_return(self, func: Func, name: str) -> Type | None:
         """``name`` is a parameter annotated ``Callable[..., T]``: the ``T`` a call of it returns."""
         args = func.node.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
@@ -66,7 +63,7 @@ class Inference:
                     return self.index.annotation_type(note.slice.elts[1], func.module)
         return None
 
-    def _from_calls(self, func: Func, name: str, params: list[str]) -> "Type | None":
+    def _from_calls(self, func: Func, name: str, params: list[str]) -> Type | None:
         if func.parent is not None:
             return None  # a nested def is called where it is defined: its arguments are its parent's business
         klass = func.cls
@@ -81,7 +78,7 @@ class Inference:
         position = params.index(name) - offset
         if position < 0:
             return None
-        found: list["Type"] = []
+        found: list[Type] = []
         for call, caller in self.sites().get(key, [])[:MAX_SITES]:
             if self.index.callee(call.func, caller) is not want:
                 continue
@@ -94,7 +91,7 @@ class Inference:
             found.append(typed)
         return _agreed(found, strict=True)
 
-    def _from_wrapped(self, func: Func, position: int) -> "Type | None":
+    def _from_wrapped(self, func: Func, position: int) -> Type | None:
         if func.parent is None:
             return None
         found = []
@@ -160,7 +157,7 @@ class Inference:
         return found
 
     # -- attributes stored from outside ------------------------------------------------------------------
-    def stored_attribute(self, expr: ast.Attribute, func: Func) -> "Type | None":
+    def stored_attribute(self, expr: ast.Attribute, func: Func) -> Type | None:
         """The type of ``a.b.c`` assigned by that same dotted path somewhere in the module (``app.state.chat =
         Chat()`` in a startup hook, read in an endpoint)."""
         parts = dotted(expr)
@@ -192,7 +189,7 @@ class Inference:
         return found
 
     # -- containers -------------------------------------------------------------------------------------
-    def element_type(self, container: ast.expr, func: Func) -> "Type | None":
+    def element_type(self, container: ast.expr, func: Func) -> Type | None:
         """The type the values of a literal container (bound to ``container``) share."""
         literal = self.literal(container, func)
         if literal is None:

@@ -15,7 +15,7 @@ Three forms:
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.vocab import Family, Vocabulary
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 
 H, S, C, F = "blocking_http", "blocking_subprocess", "blocking_cpu", "blocking_file_io"
 _ALL_HTTP = {"*": H}
