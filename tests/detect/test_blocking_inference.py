@@ -349,3 +349,23 @@ def test_a_folder_without_init_is_still_imported_by_its_name(tmp_path):
                                    "    return store.read(k)\n")
     report = analyze_path(api)
     assert [(f.kind, f.location["function"]) for f in report.findings] == [("blocking_db", "Store.read")]
+
+
+def test_openai_compatible_sync_sdks_block_and_their_async_clients_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        class Bot:
+            def __init__(self, key):
+                from zhipuai import ZhipuAI
+                from somevendor import AsyncVendor
+                self.client = ZhipuAI(api_key=key)
+                self.aclient = AsyncVendor(api_key=key)
+                self.notes = {"chat": None}
+
+            async def ask(self, messages):
+                reply = self.client.chat.completions.create(model="m", messages=messages)
+                stream = self.aclient.chat.completions.create(model="m", messages=messages, stream=True)
+                async for part in stream:
+                    print(part)
+                return reply
+    """)
+    assert found == {("blocking_http", 'reply = self.client.chat.completions.create(model="m", messages=messages)')}

@@ -179,6 +179,9 @@ class Reachability:
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
             return None
+        shape = _openai_shape(call.func, func, index)
+        if shape is not None:
+            return Site("blocking_http", shape, func, call)
         if isinstance(call.func, ast.Attribute):
             owner = index.type_of(call.func.value, func)
             method = call.func.attr
@@ -337,6 +340,28 @@ NOT_FORWARD = frozenset({
     "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
 """Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
 logging."""
+
+
+def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
+    """``client.chat.completions.create(...)`` (or another path of the OpenAI API's shape) on an instance of a
+    third-party client class that is not an async twin: the OpenAI-compatible sync SDKs (ZhipuAI, Ark, ...)."""
+    path: list[str] = []
+    bases: list[ast.expr] = []
+    while isinstance(expr, ast.Attribute) and len(path) < 3:
+        path.insert(0, expr.attr)
+        expr = expr.value
+        bases.append(expr)
+    for size in (3, 2):  # the longest shape first: chat.completions.create before completions.create
+        if len(path) >= size and tuple(path[-size:]) in vocab.OPENAI_SHAPES:
+            path, expr = path[-size:], bases[size - 1]
+            break
+    else:
+        return None
+    root = index.type_of(expr, func)
+    if not (isinstance(root, str) and vocab.is_third_party_instance(root)) or any(
+            p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
+        return None
+    return f"{root}.{'.'.join(path)}"
 
 
 def _class_parameter(expr: ast.expr, func: Func) -> bool:

@@ -165,6 +165,8 @@ SDKS = Vocabulary(
                  "create", "retrieve", "modify", "delete", "list", "search", "cancel", "confirm", "capture", "pay",
                  "finalize_invoice", "void_invoice", "list_line_items", "upcoming", "auto_paging_iter", "expire",
                  "create_reversal", "list_payment_methods", "retrieve_payment_method", "detach", "attach")),
+        _pkg("dashscope", "https://help.aliyun.com/zh/model-studio/developer-reference/use-qwen-by-calling-api "
+             "(Generation.call is a sync HTTPS request; AioGeneration the async twin)", methods=("call",)),
         _pkg("faiss", "https://github.com/facebookresearch/faiss/wiki/Getting-started (add/search/train run the "
              "index's CPU kernels in the calling thread)", methods=("add", "add_with_ids", "search", "train",
                                                                    "range_search", "reconstruct_n"), kind=C,

@@ -274,6 +274,11 @@ ESTIMATOR_METHODS = frozenset({"fit", "predict", "predict_proba", "predict_log_p
                                "transform", "fit_transform", "fit_predict", "score", "kneighbors"})
 TORCH_MODULE_METHODS = frozenset({"forward", "generate"})
 MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe", "detect", "infer", "inference"})
+OPENAI_SHAPES = frozenset({("chat", "completions", "create"), ("completions", "create"), ("embeddings", "create"),
+                           ("images", "generate"), ("messages", "create"), ("transcriptions", "create"),
+                           ("responses", "create")})
+"""Call paths of the OpenAI API's shape; many SDKs copy it (https://platform.openai.com/docs/api-reference): on a
+sync client instance the call is a blocking HTTPS request."""
 LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
 """Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
 ``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
