@@ -369,3 +369,13 @@ def test_openai_compatible_sync_sdks_block_and_their_async_clients_do_not(tmp_pa
                 return reply
     """)
     assert found == {("blocking_http", 'reply = self.client.chat.completions.create(model="m", messages=messages)')}
+
+
+def test_names_from_a_star_import_of_an_analysed_module(tmp_path):
+    pkg = tmp_path / "app"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "handlers.py").write_text("import requests\n\ndef fetch(url):\n    return requests.get(url)\n")
+    (pkg / "main.py").write_text("from app.handlers import *\n\nasync def serve(url):\n    return fetch(url)\n")
+    report = analyze_path(pkg)
+    assert [(f.kind, f.location["function"]) for f in report.findings] == [("blocking_http", "fetch")]

@@ -115,6 +115,9 @@ class Index:
             return self.lookup(".".join([module.imports[head], *rest]))
         if head in module.globals or (func is not None and _is_local(func, head)):
             return None
+        for found in filter(None, map(self.modules.get, module.star_imports)):  # from pkg.mod import *
+            if found is not module and (head in found.functions or head in found.classes):
+                return self.member(found, parts)
         if hasattr(builtins, head):
             return ".".join(["builtins", head, *rest])
         return None

@@ -72,6 +72,7 @@ class Module:
     globals: dict[str, ast.expr] = field(default_factory=dict)
     attr_values: dict[str, ast.expr] = field(default_factory=dict)
     attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
 
@@ -150,6 +151,8 @@ class _Collector(ast.NodeVisitor):
             package = package[:len(package) - (node.level - 1)] if node.level > 1 else package
             base = ".".join([*package, *([node.module] if node.module else [])])
         for alias in node.names:
+            if alias.name == "*" and base:
+                self.m.star_imports.append(base)  # from pkg.mod import *: names resolved there when not found here
             if alias.name != "*":
                 self.m.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
