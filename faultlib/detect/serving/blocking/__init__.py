@@ -29,11 +29,20 @@ the thread pool and is no entry.
 Types come from constructors, annotations (parameters, attributes, return types), ``self.x = ...``,
 return statements, ``with`` targets and factories (``sqlite3.connect`` -> ``sqlite3.Connection``); a
 local bound to a function value (``loader=joblib.load``, ``functools.partial(f, ...)``,
-``getattr(obj, "literal")``) calls what it is bound to; ``cls(...)`` in a classmethod constructs.
+``getattr(obj, "literal")``) calls what it is bound to; ``cls(...)`` in a classmethod constructs. Where the
+code writes no type (:mod:`~faultlib.detect.serving.blocking.infer`): a parameter without annotation takes
+the type its call sites pass (when they agree), a decorator's wrapper the decorated function's (its ``self``
+is the decorated method's instance), a ``Callable[..., T]`` parameter returns a ``T``, a closure's free
+variable its enclosing function's type, ``A(x) if x else None`` an ``A``, and an element of a literal dict or
+list of loaders (``{"pdf": PdfLoader(p), ...}.get(ext)``) or of functions the type or callee its values share.
+Third-party SDKs (:mod:`~faultlib.detect.serving.blocking.sdks`): whole sync packages (wolframalpha, whois,
+duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors, sync clients with
+sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a third-party model's
+``predict``/``transcribe``.
 
-Limits: a model whose type is unknown (a parameter without annotation) is recognised only when it is
-called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``; callbacks stored
-in dicts, decorators that move work elsewhere and properties are not followed; a single FILE is
+Limits: a model whose type is unknown (a parameter without annotation and no typed call site) is recognised
+only when it is called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``;
+decorators that move work elsewhere and properties are not followed; a single FILE is
 analysed alone (pass the directory to follow its imports). In a directory, a file that is not valid
 Python for this interpreter is left out with a warning finding of kind ``analysis_incomplete``.
 """
@@ -164,7 +173,8 @@ def analyze_path(path: str | Path) -> BlockingReport:
         files = _python_files(given, skipped)
         if not files:
             raise InputError("holds no Python file (*.py): pass a file or a directory of Python code", path=str(path))
-        prefix = _package_prefix(given)
+        # a folder that is no package may still be imported by its name (a namespace package: `from api.rag import`)
+        prefix = _package_prefix(given) or ([given.resolve().name] if given.resolve().name.isidentifier() else [])
         for file in files:
             rel = file.relative_to(given)
             parts = list(rel.with_suffix("").parts)

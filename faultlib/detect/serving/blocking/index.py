@@ -17,6 +17,7 @@ import ast
 import builtins
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
 
@@ -39,6 +40,7 @@ class Index:
         self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}
         self._type: dict[tuple[int, int], Type | None] = {}
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
+        self.infer = Inference(self)
 
     # -- names ------------------------------------------------------------------------------------
     def lookup(self, name: str, depth: int = 0) -> Func | Klass | Module | str:
@@ -83,7 +85,7 @@ class Index:
         if klass._bases is None:
             klass._bases = []
             for base in klass.node.bases:
-                parts = dotted(base)
+                parts = dotted(base.value if isinstance(base, ast.Subscript) else base)  # Runnable[In, Out]
                 if parts:
                     found = self.resolve_parts(parts, klass.module, None)
                     if isinstance(found, (Klass, str)):
@@ -113,6 +115,9 @@ class Index:
             return self.lookup(".".join([module.imports[head], *rest]))
         if head in module.globals or (func is not None and _is_local(func, head)):
             return None
+        for found in filter(None, map(self.modules.get, module.star_imports)):  # from pkg.mod import *
+            if found is not module and (head in found.functions or head in found.classes):
+                return self.member(found, parts)
         if hasattr(builtins, head):
             return ".".join(["builtins", head, *rest])
         return None
@@ -272,8 +277,15 @@ class Index:
                 found = self.local_types(func).get(expr.id)
                 if found is not None:
                     return found
+                if _unannotated_param(func, expr.id):  # from the call sites, or the function it wraps
+                    return self.infer.parameter(func, expr.id)
+                outer = _enclosing_scope(func, expr.id)
+                if outer is not None:  # a closure's free variable: the enclosing function's local
+                    return self.type_of(expr, outer, depth + 1)
             if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
                 return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
+            if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
+                return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
             return None
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
@@ -281,6 +293,18 @@ class Index:
                 return self.attribute_type(owner, expr.attr)
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
+            if owner is None and isinstance(expr, ast.Subscript) and func is not None:
+                return self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+            if owner is None and func is not None:  # app.state.model = Model() in a startup hook
+                return self.infer.stored_attribute(expr, func)
+            return None
+        if isinstance(expr, ast.IfExp):  # Wrapper(x) if x else None
+            return self.type_of(expr.body, func, depth + 1) or self.type_of(expr.orelse, func, depth + 1)
+        if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):  # client or Client()
+            for value in expr.values:
+                found = self.type_of(value, func, depth + 1)
+                if found is not None:
+                    return found
             return None
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
             return "pathlib.Path" if self.type_of(expr.left, func, depth + 1) == "pathlib.Path" else None
@@ -300,6 +324,16 @@ class Index:
                     return owner
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
+                if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
+                    found = self.infer.element_type(callee.value, func)  # loaders.get(ext)
+                    if found is not None:
+                        return found
+            elif isinstance(callee, ast.Name) and func is not None:
+                scope = func if _is_local(func, callee.id) else _enclosing_scope(func, callee.id)
+                if scope is not None and _unannotated_param(scope, callee.id, False):
+                    found = self.infer.callable_return(scope, callee.id)  # factory: Callable[..., Session]
+                    if found is not None:
+                        return found
             target = self.callee(callee, func, depth + 1) if func is not None else None
             if isinstance(target, Klass):
                 return target
@@ -320,6 +354,14 @@ class Index:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def _imported_global(self, name: str, depth: int) -> Type | None:
+        """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
+        owner, _, last = name.rpartition(".")
+        module = self.modules.get(owner)
+        if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
+            return None
+        return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
@@ -364,7 +406,11 @@ class Index:
                 ast.copy_location(attr, expr)
                 expr.__dict__.setdefault("_faultlib_getattr", attr)  # keep the node alive: memo keys are ids
                 return self.callee(expr.__dict__["_faultlib_getattr"], func, depth + 1)
+            if isinstance(expr.func, ast.Attribute) and expr.func.attr in CONTAINER_GETTERS and func is not None:
+                return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
             return None
+        if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...)
+            return self.infer.element_callee(expr.value, func)
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)
@@ -418,6 +464,27 @@ def _module_func(func: Func) -> Func | None:
         decorator_list=[], lineno=1, col_offset=0), "<module>", _types={})
 
 
+
+
+def _unannotated_param(func: Func, name: str, only_unannotated: bool = True) -> bool:
+    """``name`` is a parameter of ``func`` (without an annotation when ``only_unannotated``)."""
+    args = func.node.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == name:
+            return arg.annotation is None or not only_unannotated
+    return False
+
+
+def _enclosing_scope(func: Func, name: str) -> Func | None:
+    """The innermost enclosing function of which ``name`` (not local to ``func``) is a local or parameter."""
+    if _is_local(func, name):
+        return None
+    scope = func.parent
+    while scope is not None:
+        if _is_local(scope, name):
+            return scope
+        scope = scope.parent
+    return None
 
 
 def _is_classmethod(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

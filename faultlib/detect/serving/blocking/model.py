@@ -70,6 +70,9 @@ class Module:
     functions: dict[str, Func] = field(default_factory=dict)
     classes: dict[str, Klass] = field(default_factory=dict)
     globals: dict[str, ast.expr] = field(default_factory=dict)
+    attr_values: dict[str, ast.expr] = field(default_factory=dict)
+    attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
 
@@ -148,20 +151,46 @@ class _Collector(ast.NodeVisitor):
             package = package[:len(package) - (node.level - 1)] if node.level > 1 else package
             base = ".".join([*package, *([node.module] if node.module else [])])
         for alias in node.names:
+            if alias.name == "*" and base:
+                self.m.star_imports.append(base)  # from pkg.mod import *: names resolved there when not found here
             if alias.name != "*":
                 self.m.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        if not self.stack:
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    self.m.globals[target.id] = node.value
+        for target in node.targets:
+            self._store(target, node.value)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if not self.stack and isinstance(node.target, ast.Name) and node.value is not None:
-            self.m.globals[node.target.id] = node.value
+        if node.value is not None:
+            self._store(node.target, node.value)
         self.generic_visit(node)
+
+    def _store(self, target: ast.expr, value: ast.expr) -> None:
+        """Module globals (also those a function declares ``global`` and assigns, when the module level binds
+        none or ``None``), ``a.b.c = value`` by dotted path (``app.state.model = Model()``), and every
+        ``x.attr = value`` by attribute name (a handler stored on an object)."""
+        top = self.stack[-1] if self.stack else None
+        if isinstance(target, ast.Name):
+            if top is None:
+                self.m.globals[target.id] = value
+            elif isinstance(top, Func) and target.id in _declared_global(top):
+                old = self.m.globals.get(target.id)
+                if old is None or (isinstance(old, ast.Constant) and old.value is None):
+                    self.m.globals[target.id] = value
+        elif isinstance(target, ast.Attribute):
+            self.m.attr_stores.append((target.attr, value))
+            parts = dotted(target)
+            if parts and parts[0] not in ("self", "cls"):
+                self.m.attr_values.setdefault(".".join(parts), value)
+
+
+def _declared_global(func: Func) -> frozenset[str]:
+    found = func.__dict__.get("_global_names")
+    if found is None:
+        found = func.__dict__["_global_names"] = frozenset(
+            name for n in func.nodes if isinstance(n, ast.Global) for name in n.names)
+    return found
 
 
 def build_module(name: str, path: str, source: str, tree: ast.Module) -> Module:

@@ -135,6 +135,11 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
+            if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
+                owner = index.type_of(call.func.value, func)
+                if isinstance(owner, Klass):
+                    return [f for f in index.infer.attribute_callees(owner, call.func.attr)
+                            if isinstance(f, Func) and not f.is_async]
         return []
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
@@ -154,10 +159,16 @@ class Reachability:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
+                return Site("blocking_cpu", f"{owner}.{method}", func, call)
+            if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+                return Site("blocking_file_io", f"{owner}.{method}", func, call)
             return None
         if isinstance(target, (Func, Klass)):
             return None
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
+        if _class_parameter(call.func, func):
+            return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
         if isinstance(instance, str):
@@ -168,6 +179,9 @@ class Reachability:
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
             return None
+        shape = _openai_shape(call.func, func, index)
+        if shape is not None:
+            return Site("blocking_http", shape, func, call)
         if isinstance(call.func, ast.Attribute):
             owner = index.type_of(call.func.value, func)
             method = call.func.attr
@@ -176,11 +190,30 @@ class Reachability:
                     return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
                 if method in vocab.ESTIMATOR_METHODS and index.subclass_of(owner, vocab.is_estimator):
                     return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
+                inherited = self._inherited(owner, method)  # class Store(redis.Redis): store.get(...)
+                if inherited is not None:
+                    return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and dotted(call.func) is not None:
+        if inference and target is None and may_be_forward(dotted(call.func)):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
+        return None
+
+    def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
+        """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
+        ``klass`` whose family blocks on it (a LangChain ``Runnable``'s ``batch``, a redis client's ``get``)."""
+        if depth > 8 or self.index.method(klass, method) is not None:
+            return None
+        for base in self.index.bases(klass):
+            if isinstance(base, str):
+                found = self.index.vocab.family_kind(base, method)
+                if found is not None:
+                    return found[0], base
+            elif isinstance(base, Klass):
+                found = self._inherited(base, method, depth + 1)
+                if found is not None:
+                    return found
         return None
 
     # -- the calls a function's body makes on the loop ---------------------------------------------------
@@ -283,6 +316,8 @@ class Reachability:
         found = self._awaited_memo.get(id(func))
         if found is None:
             found = {id(n.value) for n in func.nodes if isinstance(n, ast.Await)}
+            found.update(id(n.iter) for n in func.nodes if isinstance(n, ast.AsyncFor))  # an async generator
+            found.update(id(i.context_expr) for n in func.nodes if isinstance(n, ast.AsyncWith) for i in n.items)
             self._awaited_memo[id(func)] = found
         return found
 
@@ -294,6 +329,65 @@ class Reachability:
             return None
         target = self.index.callee(call.args[position], func)
         return target if isinstance(target, Func) else None
+
+
+NOT_FORWARD = frozenset({
+    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
+    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
+    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
+    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
+    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
+"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
+logging."""
+
+
+def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
+    """``client.chat.completions.create(...)`` (or another path of the OpenAI API's shape) on an instance of a
+    third-party client class that is not an async twin: the OpenAI-compatible sync SDKs (ZhipuAI, Ark, ...)."""
+    path: list[str] = []
+    bases: list[ast.expr] = []
+    while isinstance(expr, ast.Attribute) and len(path) < 3:
+        path.insert(0, expr.attr)
+        expr = expr.value
+        bases.append(expr)
+    for size in (3, 2):  # the longest shape first: chat.completions.create before completions.create
+        if len(path) >= size and tuple(path[-size:]) in vocab.OPENAI_SHAPES:
+            path, expr = path[-size:], bases[size - 1]
+            break
+    else:
+        return None
+    root = index.type_of(expr, func)
+    if not (isinstance(root, str) and vocab.is_third_party_instance(root)) or any(
+            p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
+        return None
+    return f"{root}.{'.'.join(path)}"
+
+
+def _class_parameter(expr: ast.expr, func: Func) -> bool:
+    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
+    says so (``norm_cls``, ``model_class``)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    args = func.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+        return False
+    default = dotted(defaults[expr.id]) if expr.id in defaults else None
+    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
+
+
+def may_be_forward(parts: list[str] | None) -> bool:
+    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
+    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
+    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
+    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
+        return False
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
+    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
 
 
 _OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))

@@ -21,53 +21,14 @@ estimators are recognised by type (:func:`is_torch_module`, :func:`is_estimator`
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary  # re-exported: the plugin API
+from faultlib.detect.serving.blocking.sdks import SDKS
 
 ENTRY_POINT_GROUP = "faultlib.blocking_calls"
 HTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "request")
-
-
-@dataclass(frozen=True)
-class Family:
-    """Methods of client types that block.
-
-    Attributes:
-        types: exact dotted type names (``redis.Redis``) or, ending in ``.``, a package prefix
-            (``langchain`` matches ``langchain_core.prompts.PromptTemplate`` too when given as ``langchain``).
-        methods: ``{method: kind}``; the key ``*`` means every method not in ``except_``.
-        source: the documentation that says these calls block (URL).
-        except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
-        resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
-        prefix: ``types`` are name prefixes (``transformers.``) rather than exact names.
-    """
-
-    types: tuple[str, ...]
-    methods: Mapping[str, str]
-    source: str
-    except_: frozenset[str] = frozenset()
-    resources: bool = False
-    prefix: bool = False
-
-    def owns(self, type_name: str) -> bool:
-        if self.prefix:
-            return type_name.startswith(self.types)
-        return type_name in self.types or (self.resources and type_name.startswith(tuple(f"{t}." for t in self.types)))
-
-    def kind_of(self, method: str) -> str | None:
-        if method in self.except_ or (method.startswith("_") and method != "__call__"):
-            return None
-        return self.methods.get(method, self.methods.get("*"))
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """A table of blocking calls (see the module docstring)."""
-
-    calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    families: tuple[Family, ...] = ()
-    returns: Mapping[str, str] = field(default_factory=dict)
 
 
 def _names(kind: str, source: str, prefix: str, *members: str) -> dict[str, tuple[str, str]]:
@@ -89,7 +50,8 @@ STDLIB = Vocabulary(
         **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
         **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
                  "read_bytes", "write_bytes"),
-        **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copytree", "rmtree",
+        **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
+                 "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
                  "SpooledTemporaryFile", "mkstemp"),
@@ -298,16 +260,30 @@ METHOD_RETURNS: dict[str, str] = {"delay": "celery.result.AsyncResult", "apply_a
 
 METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "blocking_file_io",
                                 "read_bytes": "blocking_file_io", "write_bytes": "blocking_file_io",
-                                "forward": "blocking_cpu"}
-"""Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``)."""
+                                "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
+"""Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
+``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
 
 SAME_TYPE_METHODS = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "requires_grad_",
-                               "fit"})
-"""Methods of a torch module (``fit`` of an estimator) that return the object itself."""
+                               "fit", "configurable_fields", "configurable_alternatives", "with_config", "with_retry",
+                               "with_fallbacks", "with_types", "with_listeners"})
+"""Methods of a torch module (``fit`` of an estimator, LangChain's ``with_config``/``configurable_fields``: a
+runnable of the same behaviour) that return the object itself (or one that calls it)."""
 
 ESTIMATOR_METHODS = frozenset({"fit", "predict", "predict_proba", "predict_log_proba", "decision_function",
                                "transform", "fit_transform", "fit_predict", "score", "kneighbors"})
 TORCH_MODULE_METHODS = frozenset({"forward", "generate"})
+MODEL_METHODS = frozenset({"predict", "predict_proba", "transcribe", "detect", "infer", "inference"})
+OPENAI_SHAPES = frozenset({("chat", "completions", "create"), ("completions", "create"), ("embeddings", "create"),
+                           ("images", "generate"), ("messages", "create"), ("transcriptions", "create"),
+                           ("responses", "create")})
+"""Call paths of the OpenAI API's shape; many SDKs copy it (https://platform.openai.com/docs/api-reference): on a
+sync client instance the call is a blocking HTTPS request."""
+LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
+"""Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
+``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
+"""Model calls of any third-party model class (``Blade2Blade(...).predict``, a speech model's ``transcribe``): the
+inference runs in the calling thread (an async model's call is awaited, and an awaited call is no blocker)."""
 
 OFFLOAD: dict[str, int] = {"asyncio.to_thread": 0, "anyio.to_thread.run_sync": 0, "trio.to_thread.run_sync": 0,
                            "starlette.concurrency.run_in_threadpool": 0, "fastapi.concurrency.run_in_threadpool": 0,
@@ -386,7 +362,7 @@ def vocabulary() -> Merged:
     point that fails to load is left out and named in ``failed``, with a :class:`UserWarning`)."""
     from importlib.metadata import entry_points
 
-    tables, plugins, failed = list(BUILTIN), [], []
+    tables, plugins, failed = [*BUILTIN, SDKS], [], []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             value = ep.load()
@@ -412,18 +388,29 @@ def vocabulary() -> Merged:
 
 def is_torch_module(type_name: str | None) -> bool:
     """A torch ``nn.Module`` type: ``torch.nn.Module``, ``torch.nn.Linear``, ``torch.nn.modules.*``,
-    ``torch.jit.ScriptModule``."""
+    ``torch.jit.ScriptModule``, and a Hugging Face model class (``transformers.LlamaModel``,
+    ``transformers.BertForSequenceClassification``: every one is an ``nn.Module``)."""
     if not type_name:
         return False
     if type_name in ("torch.nn.Module", "torch.jit.ScriptModule", "torch.jit.RecursiveScriptModule"):
         return True
     head, _, last = type_name.rpartition(".")
+    if head.startswith("transformers") and last[:1].isupper() and (last.endswith("Model") or "For" in last) and not (
+            last.startswith(("TF", "Flax"))):
+        return True
     return head.startswith("torch.nn") and last[:1].isupper() and "functional" not in head
+
 
 
 def is_estimator(type_name: str | None) -> bool:
     """A scikit-learn estimator type (``sklearn.*`` class)."""
     return bool(type_name) and type_name.startswith("sklearn.") and type_name.rpartition(".")[2][:1].isupper()
+
+
+def is_third_party_instance(type_name: str | None) -> bool:
+    """An instance of a class outside the standard library's ``builtins``/``typing`` (``blade2blade.Blade2Blade``)."""
+    return bool(type_name) and "." in type_name and type_name.rpartition(".")[2][:1].isupper() and not (
+        type_name.startswith(("builtins.", "typing.", "unittest.")))
 
 
 def is_executor(type_name: str | None) -> bool:

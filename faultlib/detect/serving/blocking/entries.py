@@ -1,0 +1,74 @@
+"""The entries of ``check blocking``'s vocabulary: :class:`Family` rules and :class:`Vocabulary` tables.
+
+Third-party packages build these and register them in the entry-point group ``faultlib.blocking_calls``
+(see :mod:`faultlib.detect.serving.blocking.vocab`, which re-exports both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+_ASYNC_PARTS = ("Async", "aio", "asyncio", "asynchronous")
+
+
+@dataclass(frozen=True)
+class Family:
+    """Methods of client types that block.
+
+    Attributes:
+        types: exact dotted type names (``redis.Redis``) or, ending in ``.``, a package prefix
+            (``langchain`` matches ``langchain_core.prompts.PromptTemplate`` too when given as ``langchain``).
+        methods: ``{method: kind}``; the key ``*`` means every method not in ``except_``.
+        source: the documentation that says these calls block (URL).
+        except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
+        resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
+        prefix: ``types`` are name prefixes (``transformers.``) rather than exact names.
+        package: ``types`` are package names: the family owns every module and class beneath them
+            (``wolframalpha`` owns ``wolframalpha.Client``) except their async twins (a name part starting
+            with ``Async``, ``aio``, ``asyncio`` or ``asynchronous``); with ``*`` it also owns the package's
+            functions (``whois.query``) but never a class called as a constructor (``gtts.gTTS(...)``) nor a
+            method whose name says it is async (``ask_async``).
+        functions: with ``package``, the package's module-level functions are owned too (``whois.query``);
+            False: only instances of its classes.
+    """
+
+    types: tuple[str, ...]
+    methods: Mapping[str, str]
+    source: str
+    except_: frozenset[str] = frozenset()
+    resources: bool = False
+    prefix: bool = False
+    package: bool = False
+    functions: bool = True
+
+    def owns(self, type_name: str) -> bool:
+        if self.package:
+            if not self.functions and not type_name.rpartition(".")[2][:1].isupper():
+                return False  # only the package's classes: its helper functions do no I/O (gspread.utils...)
+            return (type_name.startswith(tuple(f"{t}." for t in self.types)) or type_name in self.types) and not any(
+                p.startswith(_ASYNC_PARTS) for p in type_name.split("."))
+        if self.prefix:
+            return type_name.startswith(self.types)
+        if type_name in self.types:
+            return True
+        for base in self.types if self.resources else ():  # a sub-client, not its async twin (`client.aio.models`)
+            if type_name.startswith(f"{base}."):
+                return not any(p.startswith(_ASYNC_PARTS) for p in type_name[len(base) + 1:].split("."))
+        return False
+
+    def kind_of(self, method: str) -> str | None:
+        if method in self.except_ or (method.startswith("_") and method != "__call__"):
+            return None
+        if self.package and (method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
+            return None  # a constructor (no I/O) or the SDK's own coroutine
+        return self.methods.get(method, self.methods.get("*"))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """A table of blocking calls (see the module docstring)."""
+
+    calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    families: tuple[Family, ...] = ()
+    returns: Mapping[str, str] = field(default_factory=dict)

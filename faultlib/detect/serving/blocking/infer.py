@@ -1,0 +1,335 @@
+"""Types the code does not write down, inferred from how the analysed files use a function or a container.
+
+* A parameter without annotation takes the type of the arguments passed at the call sites of the analysed
+  files (``Conductor(self)`` types ``Conductor.__init__``'s ``researcher``), when every typed argument agrees.
+* The wrapper a decorator returns receives the decorated function's arguments: its ``self`` is an instance of
+  the class whose methods the decorator wraps, its other parameters take the decorated parameters' types.
+* A parameter annotated ``Callable[..., T]`` returns a ``T`` when called.
+* An element of a literal container (``{"pdf": PdfLoader(p), "txt": TextLoader(p)}[ext]``, ``.get(ext)``) has
+  the type its values share; a container of functions or classes calls what its values call.
+
+Each answer is memoised per function and name; a cycle or disagreement answers "unknown".
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted
+
+
+MAX_SITES = 40        # call sites examined for one parameter
+MAX_NESTING = 3       # call-site inference inside call-site inference
+CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
+class Inference:
+    """The inferences above over one :class:`~faultlib.detect.serving.blocking.index.Index`."""
+
+    def __init__(self, index):  # an index.Index (not imported: it imports this module)
+        self.index = index
+        self._sites: dict[str, list[tuple[ast.Call, Func]]] | None = None
+        self._wrapped: dict[int, list[Func]] | None = None
+        self._params: dict[tuple[int, str], Type | None] = {}
+        self._module_funcs: dict[int, Func] = {}
+        self._attr_callees: dict[tuple[int, str], list] = {}
+        self._nesting = 0
+
+    # -- parameters -------------------------------------------------------------------------------------
+    def parameter(self, func: Func, name: str) -> Type | None:
+        """The type of ``func``'s unannotated parameter ``name`` from its wrappers' or its call sites' arguments."""
+        key = (id(func), name)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = None  # a cycle answers "unknown"
+        params = _positional(func.node)
+        found = None
+        if name in params and self._nesting < MAX_NESTING:
+            self._nesting += 1
+            try:
+                found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
+            finally:
+                self._nesting -= 1
+        self._params[key] = found
+        return found
+
+    def callable_return(self, func: Func, name: str) -> Type | None:
+        """``name`` is a parameter annotated ``Callable[..., T]``: the ``T`` a call of it returns."""
+        args = func.node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            note = arg.annotation
+            if arg.arg == name and isinstance(note, ast.Subscript) and (dotted(note.value) or [""])[-1] == "Callable":
+                if isinstance(note.slice, ast.Tuple) and len(note.slice.elts) == 2:
+                    return self.index.annotation_type(note.slice.elts[1], func.module)
+        return None
+
+    def _from_calls(self, func: Func, name: str, params: list[str]) -> Type | None:
+        if func.parent is not None:
+            return None  # a nested def is called where it is defined: its arguments are its parent's business
+        klass = func.cls
+        if klass is not None and func.node.name == "__init__":
+            key, offset, want = klass.node.name, 1, klass
+        elif klass is None:
+            key, offset, want = func.node.name, 0, func
+        elif not _is_static(func.node):
+            key, offset, want = func.node.name, 1, func
+        else:
+            key, offset, want = func.node.name, 0, func
+        position = params.index(name) - offset
+        if position < 0:
+            return None
+        found: list[Type] = []
+        for call, caller in self.sites().get(key, [])[:MAX_SITES]:
+            if self.index.callee(call.func, caller) is not want:
+                continue
+            arg = _argument(call, name, position)
+            if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
+                continue
+            typed = self.index.type_of(arg, caller)
+            if typed is None:
+                continue
+            found.append(typed)
+        return _agreed(found, strict=True)
+
+    def _from_wrapped(self, func: Func, position: int) -> Type | None:
+        if func.parent is None:
+            return None
+        found = []
+        for wrapped in self.wrapped().get(id(func), []):
+            params = _positional(wrapped.node)
+            if position >= len(params):
+                continue
+            if position == 0 and wrapped.cls is not None and not _is_static(wrapped.node):
+                found.append(wrapped.cls)
+                continue
+            typed = self.index.local_types(wrapped).get(params[position])
+            if typed is not None:
+                found.append(typed)
+        return _agreed(found, strict=True)
+
+    # -- tables built once ------------------------------------------------------------------------------
+    def sites(self) -> dict[str, list[tuple[ast.Call, Func]]]:
+        """Every call of the analysed files by the last name of what it calls (``a.b.Service(...)`` under
+        ``Service``), with the function it is made in (a module's top level as a function of its own)."""
+        if self._sites is None:
+            self._sites = sites = {}
+            for module in _unique(self.index.modules.values()):
+                scopes = [(f, f.nodes) for f in module.all_functions]
+                scopes.append((self.module_func(module), _top_level_nodes(module.tree)))
+                for scope, nodes in scopes:
+                    for node in nodes:
+                        if isinstance(node, ast.Call):
+                            parts = dotted(node.func)
+                            if parts:
+                                sites.setdefault(parts[-1], []).append((node, scope))
+        return self._sites
+
+    def wrapped(self) -> dict[int, list[Func]]:
+        """Wrapper function (by id) -> the functions decorated with the decorator that returns it."""
+        if self._wrapped is None:
+            self._wrapped = table = {}
+            for module in _unique(self.index.modules.values()):
+                for func in module.all_functions:
+                    for decorator in func.node.decorator_list:
+                        for wrapper in self._wrappers(decorator, func):
+                            table.setdefault(id(wrapper), []).append(func)
+        return self._wrapped
+
+    def _wrappers(self, decorator: ast.expr, func: Func) -> list[Func]:
+        scope = func.parent or self.module_func(func.module)
+        factory = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if dotted(factory) is None:
+            return []
+        target = self.index.callee(factory, scope)
+        if not isinstance(target, Func):
+            return []
+        decorators = _returned(target) if isinstance(decorator, ast.Call) else [target]
+        return [w for d in decorators for w in _returned(d)]
+
+    def module_func(self, module: Module) -> Func:
+        """A module's top level seen as a function without locals (its names are the module's globals)."""
+        found = self._module_funcs.get(id(module))
+        if found is None:
+            node = ast.FunctionDef(name="<module>", args=ast.arguments(
+                posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                body=[], decorator_list=[], lineno=1, col_offset=0)
+            found = self._module_funcs[id(module)] = Func(module, node, "<module>", _types={})
+        return found
+
+    # -- attributes stored from outside ------------------------------------------------------------------
+    def stored_attribute(self, expr: ast.Attribute, func: Func) -> Type | None:
+        """The type of ``a.b.c`` assigned by that same dotted path somewhere in the module (``app.state.chat =
+        Chat()`` in a startup hook, read in an endpoint)."""
+        parts = dotted(expr)
+        value = func.module.attr_values.get(".".join(parts)) if parts and parts[0] not in ("self", "cls") else None
+        return self.index.type_of(value, self.module_func(func.module)) if value is not None else None
+
+    def attribute_callees(self, klass, attr: str) -> list:
+        """The functions of the analysed files stored in attribute ``attr`` of ``klass``'s instances: by its own
+        methods (``self.handler = extract``) and, when it owns such an attribute, by anyone (``creator.handler =
+        other``): a handler picked at run time may be any of them."""
+        key = (id(klass), attr)
+        found = self._attr_callees.get(key)
+        if found is not None:
+            return found
+        self._attr_callees[key] = found = []
+        own = [v for m in klass.methods.values() for n in m.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
+               for v in _self_stores(n, m, attr)]
+        if not own:
+            return found
+        values = [(v, self.module_func(klass.module)) for v in own]
+        for module in _unique(self.index.modules.values()):
+            values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
+        for value, scope in values:
+            if dotted(value) is None:
+                continue
+            target = self.index.callee(value, scope)
+            if target is not None and all(target is not t for t in found):
+                found.append(target)
+        return found
+
+    # -- containers -------------------------------------------------------------------------------------
+    def element_type(self, container: ast.expr, func: Func) -> Type | None:
+        """The type the values of a literal container (bound to ``container``) share."""
+        literal = self.literal(container, func)
+        if literal is None:
+            return None
+        scope = func if literal_scope_is_func(container, func) else self.module_func(func.module)
+        found = []
+        for value in _values(literal):
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            typed = self.index.type_of(value, scope)
+            if typed is None:
+                return None
+            found.append(typed)
+        return _agreed(found, strict=False)
+
+    def element_callee(self, container: ast.expr, func: Func):
+        """What calling a value of a literal container of functions/classes calls, when the values agree."""
+        literal = self.literal(container, func)
+        if literal is None:
+            return None
+        scope = func if literal_scope_is_func(container, func) else self.module_func(func.module)
+        found = []
+        for value in _values(literal):
+            if dotted(value) is None:
+                return None
+            target = self.index.callee(value, scope)
+            if target is None:
+                return None
+            found.append(target)
+        if not found:
+            return None
+        if all(t is found[0] or t == found[0] for t in found):
+            return found[0]
+        if all(isinstance(t, str) and t in self.index.vocab.calls for t in found):
+            return found[0]  # every value is a blocking call of the vocabulary
+        return _agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
+
+    def literal(self, expr: ast.expr, func: Func) -> ast.expr | None:
+        """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""
+        if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+            return expr
+        if not isinstance(expr, ast.Name):
+            return None
+        bound = _single_assignment(func, expr.id)
+        if bound is None and expr.id in func.module.globals and not _assigned_in(func, expr.id):
+            bound = func.module.globals[expr.id]
+        return bound if isinstance(bound, (ast.Dict, ast.List, ast.Tuple, ast.Set)) else None
+
+
+def literal_scope_is_func(container: ast.expr, func: Func) -> bool:
+    return not (isinstance(container, ast.Name) and _single_assignment(func, container.id) is None
+                and container.id in func.module.globals)
+
+
+def _self_stores(node: ast.Assign | ast.AnnAssign, method: Func, attr: str) -> list[ast.expr]:
+    """The value of ``self.<attr> = value`` in ``method``."""
+    params = _positional(method.node)
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if node.value is None or not params:
+        return []
+    return [node.value for t in targets if isinstance(t, ast.Attribute) and t.attr == attr
+            and isinstance(t.value, ast.Name) and t.value.id == params[0]]
+
+
+def _values(literal: ast.expr) -> list[ast.expr]:
+    return list(literal.values) if isinstance(literal, ast.Dict) else list(literal.elts)
+
+
+def _agreed(found: list, *, strict: bool):
+    """One type when every candidate is the same; with ``strict`` False, also when all are dotted names of one
+    top-level package (``langchain_community.document_loaders.PyMuPDFLoader``, ``...TextLoader``)."""
+    if not found:
+        return None
+    first = found[0]
+    if all(t is first or t == first for t in found):
+        return first
+    if not strict and all(isinstance(t, str) for t in found):
+        heads = {t.split(".")[0] for t in found}
+        return first if len(heads) == 1 and first.split(".")[0] not in ("builtins", "typing") else None
+    return None
+
+
+def _positional(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+
+
+def _argument(call: ast.Call, name: str, position: int) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return call.args[position]
+    return None
+
+
+def _returned(func: Func) -> list[Func]:
+    """The nested functions ``func`` returns by name (a decorator's wrapper, a decorator factory's decorator)."""
+    found = []
+    for node in func.nodes:
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id in func.nested:
+            found.append(func.nested[node.value.id])
+    return found
+
+
+def _single_assignment(func: Func, name: str) -> ast.expr | None:
+    """The value of the one ``name = value`` of ``func`` (None when ``name`` is stored more than once)."""
+    table = func.__dict__.get("_single")
+    if table is None:
+        stores: dict[str, int] = {}
+        for n in func.nodes:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        table = {n.targets[0].id: n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and stores.get(n.targets[0].id) == 1}
+        func.__dict__["_single"] = table
+        func.__dict__["_stored"] = frozenset(stores)
+    return table.get(name)
+
+
+def _assigned_in(func: Func, name: str) -> bool:
+    _single_assignment(func, name)
+    return name in func.__dict__["_stored"]
+
+
+def _top_level_nodes(tree: ast.Module):
+    """The nodes of a module's top level, not descending into functions, lambdas or classes' methods."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _unique(modules):
+    seen = set()
+    for m in modules:
+        if id(m) not in seen:
+            seen.add(id(m))
+            yield m
+
+
+__all__ = ["Inference"]

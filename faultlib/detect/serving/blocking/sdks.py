@@ -1,0 +1,232 @@
+"""Third-party SDKs whose calls block: synchronous network, speech, search and storage clients.
+
+Part of ``check blocking``'s vocabulary (:mod:`faultlib.detect.serving.blocking.vocab`), registered in the
+entry-point group ``faultlib.blocking_calls`` as ``sdks``. Each entry names the documentation that says the
+call is synchronous (or that the SDK ships a separate async client, which is the same statement).
+
+Three forms:
+
+* a *package* family (``Family(..., package=True)``): every class and function of the package is the sync
+  client; its async twins (``AsyncTavilyClient``, ``...aio...``) and its constructors are left out, and so
+  are methods whose name says they are async (``ask_async``); an awaited call is never a blocker anyway;
+* an exact client type with sub-clients (``resources=True``): ``client.chat.completions.create``;
+* exact calls (``feedparser.parse``) with the type they return.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+H, S, C, F = "blocking_http", "blocking_subprocess", "blocking_cpu", "blocking_file_io"
+_ALL_HTTP = {"*": H}
+
+
+def _pkg(name: str, source: str, methods=None, except_=(), kind: str = H, functions: bool = True) -> Family:
+    """Every function and method of package ``name`` (or only ``methods``) blocks with ``kind``; with
+    ``functions`` False only the methods of its classes."""
+    table = {"*": kind} if methods is None else {m: kind for m in methods}
+    return Family((name,), table, source, except_=frozenset({"close", "__call__", *except_}), package=True,
+                  functions=functions)
+
+
+_LLM_METHODS = {m: H for m in ("create", "complete", "stream", "generate", "retrieve", "list", "delete", "parse",
+                                "chat", "embed", "rerank", "classify", "tokenize", "detokenize")}
+
+_CLIENT_METHODS = {**_LLM_METHODS, **{m: H for m in (
+    "generate_content", "generate_content_stream", "embed_content", "count_tokens", "send_message",
+    "chat_postMessage", "files_upload", "files_upload_v2", "conversations_history", "api_call", "users_info",
+    "fetch", "update", "run", "get", "pull", "build", "logs", "exec_run")}}
+_CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`), each beside its async twin
+    ("groq.Groq",): "https://github.com/groq/groq-python#async-usage",
+    ("mistralai.Mistral", "mistralai.client.MistralClient"): "https://github.com/mistralai/client-python#sdk-usage",
+    ("together.Together",): "https://github.com/togethercomputer/together-python#async-usage",
+    ("fireworks.client.Fireworks",): "https://docs.fireworks.ai/tools-sdks/python-client/sdk-reference",
+    ("cohere.Client", "cohere.ClientV2"): "https://github.com/cohere-ai/cohere-python#async-client",
+    ("google.genai.Client",): "https://googleapis.github.io/python-genai/#async (client.aio is the twin)",
+    ("docker.DockerClient", "docker.client.DockerClient"): "https://docker-py.readthedocs.io/en/stable/client.html",
+    ("twilio.rest.Client",): "https://www.twilio.com/docs/libraries/reference/twilio-python/#asynchronous-api-requests",
+    ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient"):
+        "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
+}
+
+_MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
+    "llama_cpp.Llama": "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/#llama_cpp.Llama "
+                       "(loads the GGUF file)",
+    "llama_cpp.llama_chat_format.Llava15ChatHandler": "https://llama-cpp-python.readthedocs.io/en/latest/"
+                                                      "#multi-modal-models (loads the CLIP model)",
+    "llama_cpp.llama_chat_format.Llava16ChatHandler": "https://llama-cpp-python.readthedocs.io/en/latest/"
+                                                      "#multi-modal-models (loads the CLIP model)",
+    "sentence_transformers.SentenceTransformer": "https://sbert.net/docs/quickstart.html (loads or downloads the "
+                                                 "model)",
+    "sentence_transformers.CrossEncoder": "https://sbert.net/docs/cross_encoder/usage/usage.html",
+    "transformers.pipeline": "https://huggingface.co/docs/transformers/main_classes/pipelines (loads the model)",
+    "spacy.load": "https://spacy.io/api/top-level#spacy.load",
+    "gpt4all.GPT4All": "https://docs.gpt4all.io/gpt4all_python/ref.html (loads or downloads the model)",
+    "ultralytics.YOLO": "https://docs.ultralytics.com/usage/python/ (loads the weights)",
+    "easyocr.Reader": "https://www.jaided.ai/easyocr/documentation/ (loads the detection and recognition models)",
+    "fasttext.load_model": "https://fasttext.cc/docs/en/python-module.html",
+    "torch.hub.load": "https://pytorch.org/docs/stable/hub.html#torch.hub.load",
+    "open_clip.create_model_and_transforms": "https://github.com/mlfoundations/open_clip#usage",
+    "clip.load": "https://github.com/openai/CLIP#api",
+    "onnxruntime.InferenceSession": "https://onnxruntime.ai/docs/api/python/api_summary.html#inferencesession "
+                                    "(reads and optimises the model)",
+}
+
+_AUDIO_LOADERS = {  # read and decode an audio file (decoders, resampling) in the calling thread
+    "librosa.load": "https://librosa.org/doc/latest/generated/librosa.load.html",
+    "torchaudio.load": "https://pytorch.org/audio/stable/generated/torchaudio.load.html",
+    "soundfile.read": "https://python-soundfile.readthedocs.io/en/latest/#soundfile.read",
+    "scipy.io.wavfile.read": "https://docs.scipy.org/doc/scipy/reference/generated/scipy.io.wavfile.read.html",
+    "audioread.audio_open": "https://github.com/beetbox/audioread#audioread",
+}
+
+SDKS = Vocabulary(
+    families=(
+        _pkg("wolframalpha", "https://github.com/jaraco/wolframalpha#usage"),
+        _pkg("whois", "https://pypi.org/project/python-whois/ (runs a socket query or the whois command)", kind=S),
+        _pkg("revChatGPT", "https://github.com/acheong08/ChatGPT/wiki (Chatbot.ask is sync; ask_async the twin)",
+             methods=("ask", "ask_stream", "get_chat_response", "refresh_session", "get_conversations",
+                      "get_msg_history", "gen_title", "change_title", "delete_conversation", "clear_conversations",
+                      "login")),
+        _pkg("wikipedia", "https://wikipedia.readthedocs.io/en/latest/code.html",
+             except_=("set_lang", "set_rate_limiting", "set_user_agent")),
+        _pkg("yfinance", "https://ranaroussi.github.io/yfinance/", except_=("enable_debug_mode", "set_tz_cache_location")),
+        _pkg("duckduckgo_search", "https://pypi.org/project/duckduckgo-search/ (DDGS is sync; AsyncDDGS the twin)"),
+        _pkg("youtube_transcript_api", "https://github.com/jdepoix/youtube-transcript-api#api"),
+        _pkg("serpapi", "https://serpapi.com/integrations/python"),
+        _pkg("tavily", "https://docs.tavily.com/sdk/python/reference (TavilyClient sync, AsyncTavilyClient)"),
+        _pkg("replicate", "https://replicate.com/docs/get-started/python (run is sync; async_run the twin)"),
+        _pkg("speech_recognition", "https://github.com/Uberi/speech_recognition/blob/master/reference/"
+             "library-reference.rst (recognize_* are HTTP requests, listen/record read the device)"),
+        _pkg("tweepy", "https://docs.tweepy.org/en/stable/asyncclient.html (tweepy.asynchronous is the async twin)",
+             except_=("set_access_token",), functions=False),
+        _pkg("spotipy", "https://spotipy.readthedocs.io/en/latest/#api-reference", functions=False,
+             except_=("get_authorize_url", "parse_response_code")),
+        _pkg("deep_translator", "https://deep-translator.readthedocs.io/en/latest/usage.html"),
+        _pkg("googletrans", "https://py-googletrans.readthedocs.io/en/latest/ (3.x/4.0 rc: sync httpx)"),
+        _pkg("newspaper", "https://newspaper.readthedocs.io/en/latest/user_guide/quickstart.html",
+             methods=("download", "parse", "nlp", "build", "fulltext")),
+        _pkg("yt_dlp", "https://github.com/yt-dlp/yt-dlp#embedding-yt-dlp",
+             methods=("download", "extract_info", "process_info", "urlopen")),
+        _pkg("youtube_dl", "https://github.com/ytdl-org/youtube-dl#embedding-youtube-dl",
+             methods=("download", "extract_info", "process_info", "urlopen")),
+        _pkg("ollama", "https://github.com/ollama/ollama-python#async-client (Client sync, AsyncClient)"),
+        _pkg("elevenlabs", "https://github.com/elevenlabs/elevenlabs-python#async-client (ElevenLabs sync)"),
+        _pkg("paramiko", "https://docs.paramiko.org/en/stable/api/client.html", except_=(
+            "set_missing_host_key_policy", "get_transport", "set_log_channel"), kind="blocking_socket_io",
+             functions=False),
+        _pkg("gspread", "https://docs.gspread.org/en/latest/api/index.html", functions=False),
+        _pkg("sendgrid", "https://github.com/sendgrid/sendgrid-python#quick-start", methods=("send", "post", "get")),
+        _pkg("minio", "https://min.io/docs/minio/linux/developers/python/API.html",
+             except_=("presigned_get_object", "presigned_put_object", "presigned_url", "get_presigned_url"),
+             functions=False),
+        _pkg("azure.storage.blob", "https://learn.microsoft.com/en-us/python/api/overview/azure/storage-blob-readme "
+             "(azure.storage.blob.aio is the async twin)",
+             methods=("upload_blob", "download_blob", "delete_blob", "delete_blobs", "list_blobs", "walk_blobs",
+                      "create_container", "delete_container", "list_containers", "get_blob_properties",
+                      "get_container_properties", "set_blob_metadata", "start_copy_from_url", "exists", "readall",
+                      "readinto", "content_as_bytes", "content_as_text", "get_user_delegation_key",
+                      "upload_blob_from_url", "stage_block", "commit_block_list")),
+        _pkg("google.cloud.storage", "https://cloud.google.com/python/docs/reference/storage/latest", methods=(
+            "upload_from_filename", "upload_from_string", "upload_from_file", "download_to_filename",
+            "download_as_bytes", "download_as_string", "download_as_text", "download_to_file", "get_bucket",
+            "list_blobs", "list_buckets", "create_bucket", "exists", "reload", "make_public", "compose", "rewrite")),
+        _pkg("google.generativeai", "https://ai.google.dev/api/python/google/generativeai/GenerativeModel "
+             "(generate_content is sync; generate_content_async the twin)", methods=(
+                 "generate_content", "send_message", "embed_content", "count_tokens", "upload_file", "list_models",
+                 "get_model", "generate_text", "chat")),
+        Family(("huggingface_hub.InferenceClient", "huggingface_hub.HfApi", "huggingface_hub.HfFileSystem"),
+               {"*": H}, "https://huggingface.co/docs/huggingface_hub/guides/inference (InferenceClient sync, "
+               "AsyncInferenceClient); HfApi and HfFileSystem are HTTP calls to the Hub",
+               except_=frozenset({"close", "get_token", "unstrip_protocol"})),
+        _pkg("pinecone", "https://docs.pinecone.io/reference/python-sdk (PineconeAsyncio is the async twin)", methods=(
+            "upsert", "query", "delete", "fetch", "update", "describe_index_stats", "create_index", "list_indexes",
+            "delete_index", "describe_index", "has_index", "upsert_records", "search")),
+        _pkg("qdrant_client", "https://python-client.qdrant.tech/ (QdrantClient sync, AsyncQdrantClient)",
+             functions=False),
+        _pkg("chromadb", "https://docs.trychroma.com/reference/python/client", methods=(
+            "add", "query", "get", "upsert", "update", "delete", "count", "peek", "get_or_create_collection",
+            "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat")),
+        _pkg("llama_index", "https://docs.llamaindex.ai/en/stable/module_guides/deploying/query_engine/ "
+             "(query/chat are sync; aquery/achat the twins)", methods=(
+                 "query", "chat", "stream_chat", "complete", "stream_complete", "retrieve", "from_documents",
+                 "insert", "load_data", "get_text_embedding", "get_query_embedding", "persist")),
+        _pkg("smtplib", "https://docs.python.org/3/library/smtplib.html", kind="blocking_socket_io",
+             except_=("set_debuglevel",), functions=False),
+        _pkg("ftplib", "https://docs.python.org/3/library/ftplib.html", kind="blocking_socket_io",
+             except_=("set_debuglevel", "set_pasv"), functions=False),
+        _pkg("imaplib", "https://docs.python.org/3/library/imaplib.html", kind="blocking_socket_io", functions=False),
+        _pkg("poplib", "https://docs.python.org/3/library/poplib.html", kind="blocking_socket_io", functions=False),
+        Family(("gtts.gTTS", "gtts.tts.gTTS"), {m: H for m in ("save", "write_to_fp", "stream")},
+               "https://gtts.readthedocs.io/en/latest/module.html (requests Google Translate's TTS API)"),
+        *(Family(types, _CLIENT_METHODS, source, resources=True) for types, source in _CLIENTS.items()),
+        _pkg("stripe", "https://docs.stripe.com/api?lang=python (every resource call is an HTTPS request; the "
+             "*_async methods are the twins)", methods=(
+                 "create", "retrieve", "modify", "delete", "list", "search", "cancel", "confirm", "capture", "pay",
+                 "finalize_invoice", "void_invoice", "list_line_items", "upcoming", "auto_paging_iter", "expire",
+                 "create_reversal", "list_payment_methods", "retrieve_payment_method", "detach", "attach")),
+        _pkg("dashscope", "https://help.aliyun.com/zh/model-studio/developer-reference/use-qwen-by-calling-api "
+             "(Generation.call is a sync HTTPS request; AioGeneration the async twin)", methods=("call",)),
+        _pkg("faiss", "https://github.com/facebookresearch/faiss/wiki/Getting-started (add/search/train run the "
+             "index's CPU kernels in the calling thread)", methods=("add", "add_with_ids", "search", "train",
+                                                                   "range_search", "reconstruct_n"), kind=C,
+             functions=False),
+        Family(("onnxruntime.InferenceSession", "onnxruntime.capi.onnxruntime_inference_collection.InferenceSession"),
+               {"run": C, "run_with_iobinding": C, "run_with_ort_values": C},
+               "https://onnxruntime.ai/docs/api/python/api_summary.html#inferencesession (run executes the model "
+               "in the calling thread; run_async is the callback variant)"),
+        Family(("spacy.language.Language", "spacy.Language"), {"__call__": C, "pipe": C},
+               "https://spacy.io/usage/processing-pipelines (nlp(text) runs the whole pipeline in the calling "
+               "thread)"),
+        Family(("whisper.model.Whisper", "faster_whisper.WhisperModel"), {m: C for m in (
+            "transcribe", "detect_language", "decode")}, "https://github.com/openai/whisper#python-usage"),
+        Family(("pydub.AudioSegment",), {m: S for m in (
+            "from_file", "from_mp3", "from_wav", "from_ogg", "export")},
+               "https://github.com/jiaaro/pydub/blob/master/API.markdown (runs ffmpeg and waits)"),
+        Family(("pyttsx3.Engine", "pyttsx3.engine.Engine"), {"runAndWait": F, "save_to_file": F},
+               "https://pyttsx3.readthedocs.io/en/latest/engine.html"),
+    ),
+    calls={
+        "feedparser.parse": (H, "https://feedparser.readthedocs.io/en/latest/introduction.html (fetches a URL)"),
+        "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
+        "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
+        "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
+        **{name: (F, source) for name, source in _MODEL_LOADERS.items()},
+        **{name: (F, source) for name, source in _AUDIO_LOADERS.items()},
+        "docx.Document": (F, "https://python-docx.readthedocs.io/en/latest/api/document.html (opens and parses)"),
+        "openpyxl.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html#loading-from-a-file"),
+        "openpyxl.reader.excel.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html"),
+        "textract.process": (S, "https://textract.readthedocs.io/en/stable/python_package.html (runs the parser "
+                                "programs: pdftotext, tesseract, antiword...)"),
+        "zipfile.ZipFile": (F, "https://docs.python.org/3/library/zipfile.html#zipfile-objects (opens the file)"),
+        "tarfile.open": (F, "https://docs.python.org/3/library/tarfile.html#tarfile.open"),
+        **{f"google.oauth2.id_token.{f}": (H, "https://googleapis.dev/python/google-auth/latest/reference/"
+                                            "google.oauth2.id_token.html (fetches Google's certificates with the "
+                                            "given sync transport)")
+           for f in ("verify_oauth2_token", "verify_token", "verify_firebase_token", "fetch_id_token")},
+        "smtplib.SMTP": ("blocking_socket_io", "https://docs.python.org/3/library/smtplib.html (connects to host)"),
+        "smtplib.SMTP_SSL": ("blocking_socket_io", "https://docs.python.org/3/library/smtplib.html"),
+        **{f"huggingface_hub.{f}": (H, "https://huggingface.co/docs/huggingface_hub/guides/download") for f in (
+            "hf_hub_download", "snapshot_download", "upload_file", "upload_folder", "create_repo", "list_models",
+            "model_info", "list_repo_files")},
+    },
+    returns={
+        "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
+        "spacy.blank": "spacy.language.Language", "spacy.load": "spacy.language.Language",
+        "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
+        "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",
+        "gtts.gTTS": "gtts.gTTS", "gtts.tts.gTTS": "gtts.gTTS",  # a class with a lower-case name
+        "docker.from_env": "docker.DockerClient", "pyttsx3.init": "pyttsx3.Engine",
+        **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in ("from_file", "from_mp3", "from_wav", "from_ogg")},
+        **{f"chromadb.{c}.{m}": "chromadb.Collection" for c in ("Client", "PersistentClient", "HttpClient")
+           for m in ("get_or_create_collection", "create_collection", "get_collection")},
+        "google.cloud.storage.Client.bucket": "google.cloud.storage.Bucket",
+        "google.cloud.storage.Client.get_bucket": "google.cloud.storage.Bucket",
+        "google.cloud.storage.Bucket.blob": "google.cloud.storage.Blob",
+        "google.cloud.storage.Bucket.get_blob": "google.cloud.storage.Blob",
+        "google.generativeai.GenerativeModel.start_chat": "google.generativeai.ChatSession",
+        "pinecone.Pinecone.Index": "pinecone.Index", "gspread.service_account": "gspread.Client",
+        "gspread.Client.open": "gspread.Spreadsheet", "gspread.Client.open_by_key": "gspread.Spreadsheet",
+        "gspread.Spreadsheet.worksheet": "gspread.Worksheet", "gspread.Spreadsheet.sheet1": "gspread.Worksheet",
+    },
+)
