@@ -159,7 +159,7 @@ def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str 
     """
     from faultlib.detect.serving.onnx import (
         DEFAULT_ATOL, DEFAULT_RTOL, check_model, compare_outputs, load_model, load_sample, parse_target)
-    from faultlib.detect.serving.onnx.check import unverified_kernels
+    from faultlib.detect.serving.onnx.check import check_file, unverified_kernels
 
     if (factory is None) != (sample is None):
         raise InputError("--compare-torch FILE.py:FACTORY and --input SAMPLE.npy go together", field="--compare-torch")
@@ -168,8 +168,11 @@ def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str 
     target = parse_target(target_spec)
     reports = []
     for model_path in model_paths:
-        loaded = load_model(Path(model_path), load_external=factory is not None)
-        report = check_model(loaded, target)
+        if factory is None:
+            loaded, report = check_file(Path(model_path), target)
+        else:
+            loaded = load_model(Path(model_path), load_external=True)
+            report = check_model(loaded, target)
         if target is None:
             report.findings.insert(0, unverified_kernels("onnxruntime is not installed and no --target was given",
                                                          None))

@@ -15,19 +15,22 @@
 
 Each node and the model get a level (:data:`LEVELS`): ``blocked``, ``unverified``, ``likely``, ``verified``.
 
-Cost: one pass over the nodes plus one shape inference; no weights are read.
+Cost: one pass over the nodes plus one shape inference; no weights are read. :func:`check_file` skips the
+onnx import (and the inference) when the model declares every value's type.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
+from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs, load_model
 from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
-from faultlib.detect.serving.onnx.valuetypes import value_types_of_graph
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, is_onnx_free
+from faultlib.detect.serving.onnx.valuetypes import declared_types, value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
 from faultlib.detect.serving.onnx.targets import Target
@@ -116,7 +119,14 @@ class OnnxReport:
 
 def value_types(model) -> dict[str, str]:
     """``{value name: type}`` for every value whose type is declared or inferred (``onnx.shape_inference``;
-    when inference fails on a broken node, only the declared ones)."""
+    when inference fails on a broken node, only the declared ones).
+
+    Raises:
+        NeedsOnnx: ``model`` was parsed without onnx and declares too little for inference to add nothing
+            (:func:`~faultlib.detect.serving.onnx.valuetypes.declared_types`).
+    """
+    if is_onnx_free(model):
+        return declared_types(model)
     import onnx
 
     try:
@@ -295,6 +305,8 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
     report.level = min(levels or [default_level], key=LEVELS.index)
     limit = target.max_opset.get("") if target is not None else None
     if try_fix and limit is not None and opsets.get("", 0) > limit:
+        if loaded.onnx_free:
+            raise NeedsOnnx("onnx.version_converter is tried on this model")
         converter = _try_converter(model, limit)
         advice = (f"onnx.version_converter.convert_version(model, {limit}) works: check and compare its outputs, "
                   f"or export with opset_version={limit}" if converter["ok"] else
@@ -302,3 +314,27 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                   f"opset_version={limit}")
         report.fix = {"opset": limit, "version_converter": converter, "advice": advice}
     return report
+
+
+def check_file(path: Path | str, target: Target | None = None, *, try_fix: bool = True) -> tuple[LoadedModel,
+                                                                                                   OnnxReport]:
+    """:func:`load_model` and :func:`check_model` without importing onnx when the model allows it.
+
+    The file is parsed with ``google.protobuf`` and the cached descriptor, and checked against the cached
+    specification (:mod:`~faultlib.detect.serving.onnx.specdata`); a model that needs the onnx package
+    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: undeclared value types for shape inference, a
+    function body to build, the version converter to try, bytes that do not parse) is loaded and checked again
+    the way that imports it. Both ways give the same report (``tests/detect/test_onnx_fast.py``).
+
+    Returns:
+        ``(loaded, report)``; ``loaded.onnx_free`` says which way it went.
+
+    Raises:
+        InputError, MissingDependency: as :func:`load_model`.
+    """
+    try:
+        loaded = load_model(path, onnx_free=True)
+        return loaded, check_model(loaded, target, try_fix=try_fix)
+    except NeedsOnnx:
+        loaded = load_model(path)
+        return loaded, check_model(loaded, target, try_fix=try_fix)

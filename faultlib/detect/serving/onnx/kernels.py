@@ -18,6 +18,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.registry import KernelRegistry
 from faultlib.detect.serving.onnx.schemas import (
     STANDARD_DOMAINS, NodeRef, has_function, is_variadic, shown, spec_index, type_str)
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, is_onnx_free
 from faultlib.detect.serving.onnx.valuetypes import type_proto, value_types_of_graph
 from faultlib.findings import Finding
 
@@ -89,11 +90,13 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
         LookupError: the specification gives no body for these inputs (the message says why).
     """
     import onnx
-    from onnx import helper, inliner, shape_inference
+    from onnx import defs, helper, inliner, shape_inference
 
-
-    schema = spec_index().at(domain, node.op_type, version)
-    if schema is None:
+    try:  # the package's own schema: its function builders are what onnxruntime inlines
+        schema = defs.get_schema(node.op_type, version, domain)
+    except defs.SchemaError:
+        schema = None
+    if schema is None or int(schema.since_version) != version:
         raise LookupError(f"the installed onnx has no {node.op_type}-{version}")
     in_types = []
     for name in node.input:
@@ -242,6 +245,8 @@ def _body_findings(node, ref: NodeRef, version: int, opset: int, registry: Kerne
         return [ref.finding("function_body_unverified", "warning",
                             f"{ref.op}-{version} runs as a function body nested {depth} deep: not expanded further",
                             runtime=rt, schema_version=version)]
+    if is_onnx_free(node):
+        raise NeedsOnnx(f"{ref.op}-{version} runs as a function body, which only the onnx package builds")
     try:
         body, body_opsets, body_types = _function_body(node, version, opset, ref.domain, types)
     except BodyTypeError as exc:

@@ -10,15 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.serving.onnx.load import iter_graphs
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, data_type_name, is_onnx_free
 
 
 def _type_string(type_proto) -> str | None:
     """onnxruntime's spelling of a value type: ``tensor(float)``, ``seq(tensor(int64))``."""
-    from onnx import TensorProto
-
     which = type_proto.WhichOneof("value")
     if which == "tensor_type" and type_proto.tensor_type.elem_type:
-        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
+        return f"tensor({data_type_name(type_proto, type_proto.tensor_type.elem_type).lower()})"
     if which == "sequence_type":
         inner = _type_string(type_proto.sequence_type.elem_type)
         return f"seq({inner})" if inner else None
@@ -26,6 +25,20 @@ def _type_string(type_proto) -> str | None:
         inner = _type_string(type_proto.optional_type.elem_type)
         return f"optional({inner})" if inner else None
     return None
+
+
+def _complete(type_proto) -> bool:
+    """Whether a declared type leaves nothing for shape inference to fill in (every element type set)."""
+    which = type_proto.WhichOneof("value")
+    if which in ("tensor_type", "sparse_tensor_type"):
+        return getattr(type_proto, which).elem_type != 0
+    if which in ("sequence_type", "optional_type"):
+        inner = getattr(type_proto, which)
+        return inner.HasField("elem_type") and _complete(inner.elem_type)
+    if which == "map_type":
+        return type_proto.map_type.key_type != 0 and type_proto.map_type.HasField("value_type") \
+            and _complete(type_proto.map_type.value_type)
+    return False
 
 
 class TypeMap(dict):
@@ -37,22 +50,42 @@ class TypeMap(dict):
 
 def value_types_of_graph(model) -> TypeMap:
     """``{value name: type}`` of the values ``model`` declares (initializers, inputs, outputs, value_info),
-    subgraphs included."""
-    import onnx
-    from onnx import helper
-
+    subgraphs included. ``protos`` is filled for an ``onnx.ModelProto`` only (function bodies need it)."""
+    protos = not is_onnx_free(model)
+    if protos:
+        from onnx import helper
     types = TypeMap()
     types.protos = {}
     for _, graph, _ in iter_graphs(model.graph):
         for t in graph.initializer:
-            types[t.name] = f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
-            types.protos[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
+            types[t.name] = f"tensor({data_type_name(t, t.data_type).lower()})"
+            if protos:
+                types.protos[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
         for vi in [*graph.input, *graph.output, *graph.value_info]:
             found = _type_string(vi.type)
             if found:
                 types[vi.name] = found
                 types.protos[vi.name] = vi.type
     return types
+
+
+def declared_types(model) -> TypeMap:
+    """:func:`value_types_of_graph` when shape inference could add nothing to it: every graph input and output
+    and every node output (declared in its own graph) has a complete type (:func:`_complete`).
+
+    Raises:
+        NeedsOnnx: some value's type is missing or partial: only ``onnx.shape_inference`` can give it.
+    """
+    for path, graph, _ in iter_graphs(model.graph):
+        if graph.sparse_initializer:
+            raise NeedsOnnx(f"graph {path or 'main'} has sparse initializers")
+        declared = {vi.name: vi.type for vi in [*graph.input, *graph.output, *graph.value_info]}
+        wanted = [vi.name for vi in [*graph.input, *graph.output]]
+        wanted += [o for node in graph.node for o in node.output if o]
+        for name in wanted:
+            if name not in declared or not _complete(declared[name]):
+                raise NeedsOnnx(f"the type of {name!r} is not declared: shape inference is needed")
+    return value_types_of_graph(model)
 
 
 def elem_type(type_str: str) -> int:
