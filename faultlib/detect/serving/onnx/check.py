@@ -16,7 +16,7 @@
 Each node and the model get a level (:data:`LEVELS`): ``blocked``, ``unverified``, ``likely``, ``verified``.
 
 Cost: one pass over the nodes plus one shape inference; no weights are read. :func:`check_file` skips the
-onnx import (and the inference) when the model declares every value's type.
+onnx package (shape inference and the version converter run from its C++ extension alone).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from typing import Any
 from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs, load_model
 from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
-from faultlib.detect.serving.onnx.specdata import NeedsOnnx, is_onnx_free
-from faultlib.detect.serving.onnx.valuetypes import declared_types, value_types_of_graph
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, is_onnx_free, onnx_extension
+from faultlib.detect.serving.onnx.valuetypes import value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
 from faultlib.detect.serving.onnx.targets import Target
@@ -122,11 +122,17 @@ def value_types(model) -> dict[str, str]:
     when inference fails on a broken node, only the declared ones).
 
     Raises:
-        NeedsOnnx: ``model`` was parsed without onnx and declares too little for inference to add nothing
-            (:func:`~faultlib.detect.serving.onnx.valuetypes.declared_types`).
+        NeedsOnnx: ``model`` was parsed without onnx and onnx's C++ extension does not load by itself.
     """
-    if is_onnx_free(model):
-        return declared_types(model)
+    if is_onnx_free(model):  # the same C++ inference on the same bytes, without the package
+        try:
+            raw = onnx_extension().shape_inference.infer_shapes(model.SerializeToString(), False, False, False)
+            inferred = type(model).FromString(raw)
+        except NeedsOnnx:
+            raise
+        except Exception:  # noqa: BLE001 - as below
+            inferred = model
+        return value_types_of_graph(inferred)
     import onnx
 
     try:
@@ -172,10 +178,17 @@ def _table_findings(ref: NodeRef, schema, target: Target) -> list[Finding]:
 
 
 def _try_converter(model, opset: int) -> dict[str, Any]:
-    from onnx import version_converter
+    """``onnx.version_converter.convert_version(model, opset)``; for an onnx-free model, the C++ call it makes on
+    the same bytes."""
+    if is_onnx_free(model):
+        extension = onnx_extension()
 
+        def converter(m, v: int):
+            return type(m).FromString(extension.version_converter.convert_version(m.SerializeToString(), v))
+    else:
+        from onnx.version_converter import convert_version as converter
     try:
-        converted = version_converter.convert_version(model, opset)
+        converted = converter(model, opset)
     except Exception as exc:  # noqa: BLE001 - the converter raises RuntimeError with the adapter's message
         return {"ok": False, "error": str(exc).splitlines()[-1].split("failed: ")[-1][:300]}
     return {"ok": True, "error": None, "opset": _opsets(converted).get("", opset)}
@@ -305,8 +318,6 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
     report.level = min(levels or [default_level], key=LEVELS.index)
     limit = target.max_opset.get("") if target is not None else None
     if try_fix and limit is not None and opsets.get("", 0) > limit:
-        if loaded.onnx_free:
-            raise NeedsOnnx("onnx.version_converter is tried on this model")
         converter = _try_converter(model, limit)
         advice = (f"onnx.version_converter.convert_version(model, {limit}) works: check and compare its outputs, "
                   f"or export with opset_version={limit}" if converter["ok"] else
@@ -321,10 +332,11 @@ def check_file(path: Path | str, target: Target | None = None, *, try_fix: bool 
     """:func:`load_model` and :func:`check_model` without importing onnx when the model allows it.
 
     The file is parsed with ``google.protobuf`` and the cached descriptor, and checked against the cached
-    specification (:mod:`~faultlib.detect.serving.onnx.specdata`); a model that needs the onnx package
-    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: undeclared value types for shape inference, a
-    function body to build, the version converter to try, bytes that do not parse) is loaded and checked again
-    the way that imports it. Both ways give the same report (``tests/detect/test_onnx_fast.py``).
+    specification (:mod:`~faultlib.detect.serving.onnx.specdata`), shape inference and the version converter run
+    from onnx's C++ extension alone; a model that needs the onnx package itself
+    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: a function body to build, bytes that do not parse,
+    an extension that does not load by itself) is loaded and checked again the way that imports it. Both ways
+    give the same report (``tests/detect/test_onnx_fast.py``).
 
     Returns:
         ``(loaded, report)``; ``loaded.onnx_free`` says which way it went.

@@ -13,8 +13,10 @@ atomically, a corrupt or foreign file is rebuilt):
   pool: the same schema and the same parser (upb) as ``onnx.load_model_from_string``, so a file parses to
   the same fields, or fails, exactly as it does there.
 
-The installed version is read with ``importlib.metadata`` (no import). Function bodies, shape inference and
-``onnx.version_converter`` still need the package: :class:`NeedsOnnx` says a check must go that way.
+Shape inference and the version converter are onnx's C++ code: :func:`onnx_extension` loads that extension
+alone (the same functions the package's wrappers call, on the same serialized bytes). The installed version
+is read with ``importlib.metadata`` (no import). Function bodies are built with the package's Python helpers:
+:class:`NeedsOnnx` says a check must go the way that imports it.
 """
 
 from __future__ import annotations
@@ -174,6 +176,45 @@ def model_class() -> type:
 def is_onnx_free(message: Any) -> bool:
     """Whether ``message`` is of :func:`model_class`'s pool, not one of the onnx package's classes."""
     return bool(_POOL) and message.DESCRIPTOR.file.pool is _POOL[0]
+
+
+_EXTENSION = "onnx.onnx_cpp2py_export"
+
+
+@functools.cache
+def onnx_extension() -> Any:
+    """onnx's C++ extension (``onnx.onnx_cpp2py_export``: ``shape_inference.infer_shapes`` and
+    ``version_converter.convert_version`` on serialized models, what ``onnx.shape_inference.infer_shapes`` and
+    ``onnx.version_converter.convert_version`` call), loaded by itself: ~5 ms, against ~0.8 s for the package,
+    whose ``__init__`` imports numpy, ml_dtypes and every helper. It is registered under its own name, so a later
+    ``import onnx`` uses this same module.
+
+    Raises:
+        NeedsOnnx: the extension is not where this onnx release keeps it, or does not load.
+    """
+    import importlib.machinery
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if _EXTENSION in sys.modules:
+        return sys.modules[_EXTENSION]
+    found = importlib.util.find_spec("onnx")
+    folders = list(found.submodule_search_locations or []) if found is not None else []
+    paths = [Path(d) / f"onnx_cpp2py_export{suffix}" for d in folders for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    path = next((p for p in paths if p.is_file()), None)
+    if path is None:
+        raise NeedsOnnx("onnx's C++ extension was not found beside the package")
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(_EXTENSION, str(path))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(_EXTENSION, path,
+                                                                                          loader=loader))
+        loader.exec_module(module)
+        module.shape_inference.infer_shapes, module.version_converter.convert_version  # noqa: B018 - both there
+    except (ImportError, AttributeError, OSError) as exc:
+        raise NeedsOnnx(f"onnx's C++ extension does not load by itself ({exc})") from None
+    sys.modules[_EXTENSION] = module
+    return module
 
 
 def data_type_name(message: Any, data_type: int) -> str:

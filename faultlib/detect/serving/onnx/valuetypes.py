@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.serving.onnx.load import iter_graphs
-from faultlib.detect.serving.onnx.specdata import NeedsOnnx, data_type_name, is_onnx_free
+from faultlib.detect.serving.onnx.specdata import data_type_name, is_onnx_free
 
 
 def _type_string(type_proto) -> str | None:
@@ -25,20 +25,6 @@ def _type_string(type_proto) -> str | None:
         inner = _type_string(type_proto.optional_type.elem_type)
         return f"optional({inner})" if inner else None
     return None
-
-
-def _complete(type_proto) -> bool:
-    """Whether a declared type leaves nothing for shape inference to fill in (every element type set)."""
-    which = type_proto.WhichOneof("value")
-    if which in ("tensor_type", "sparse_tensor_type"):
-        return getattr(type_proto, which).elem_type != 0
-    if which in ("sequence_type", "optional_type"):
-        inner = getattr(type_proto, which)
-        return inner.HasField("elem_type") and _complete(inner.elem_type)
-    if which == "map_type":
-        return type_proto.map_type.key_type != 0 and type_proto.map_type.HasField("value_type") \
-            and _complete(type_proto.map_type.value_type)
-    return False
 
 
 class TypeMap(dict):
@@ -67,25 +53,6 @@ def value_types_of_graph(model) -> TypeMap:
                 types[vi.name] = found
                 types.protos[vi.name] = vi.type
     return types
-
-
-def declared_types(model) -> TypeMap:
-    """:func:`value_types_of_graph` when shape inference could add nothing to it: every graph input and output
-    and every node output (declared in its own graph) has a complete type (:func:`_complete`).
-
-    Raises:
-        NeedsOnnx: some value's type is missing or partial: only ``onnx.shape_inference`` can give it.
-    """
-    for path, graph, _ in iter_graphs(model.graph):
-        if graph.sparse_initializer:
-            raise NeedsOnnx(f"graph {path or 'main'} has sparse initializers")
-        declared = {vi.name: vi.type for vi in [*graph.input, *graph.output, *graph.value_info]}
-        wanted = [vi.name for vi in [*graph.input, *graph.output]]
-        wanted += [o for node in graph.node for o in node.output if o]
-        for name in wanted:
-            if name not in declared or not _complete(declared[name]):
-                raise NeedsOnnx(f"the type of {name!r} is not declared: shape inference is needed")
-    return value_types_of_graph(model)
 
 
 def elem_type(type_str: str) -> int:
