@@ -21,8 +21,10 @@ package has it, even where ``PYTHONDONTWRITEBYTECODE`` is set.
 The models (default, found without importing anything): the ONNX package's ``backend/test/data/light/``
 networks (AlexNet, DenseNet-121, Inception v1/v2, ResNet-50, ShuffleNet, SqueezeNet, VGG-19, ZFNet-512; real
 graphs, weights stripped) and onnxruntime's ``datasets/logreg_iris.onnx``; the single model is
-``light_resnet50.onnx`` (415 nodes). Goal (issue 18): ``check_warm`` < 0.5 s, CPU and wall; the script exits 1
-when it is missed.
+``light_resnet50.onnx`` (415 nodes). Goals (issue 18): ``check_warm`` < 0.5 s of CPU, and (same run, load
+independent) < 0.5x the CPU of ``import onnx``; the script exits 1 when one is missed. CPU, not wall: the
+check is one thread doing little I/O, so on an idle machine its wall time is its CPU time, while on a shared
+one the wall time measures the load (the table prints both).
 
 Differential: every ``*.onnx`` under the directories is checked by ``check_file`` (onnx-free when it can)
 and by ``load_model`` + ``check_model`` (the onnx package, ``onnx.shape_inference``), for the installed
@@ -46,6 +48,8 @@ import time
 from pathlib import Path
 
 GOAL_S = 0.5
+#: the same-run ratio: a warm check costs less than half of ``import onnx`` alone (before, it paid all of it)
+GOAL_RATIO = 0.5
 
 
 def default_models() -> list[Path]:
@@ -94,11 +98,12 @@ def speed(models: list[Path], repeats: int) -> dict:
         samples["check_warm_10"].append(measure([faultlib, "check", "onnx", *map(str, ten)], env))
     cpu = {k: statistics.median(c for c, _ in v) for k, v in samples.items()}
     wall = {k: statistics.median(w for _, w in v) for k, v in samples.items()}
-    met = cpu["check_warm"] < GOAL_S and wall["check_warm"] < GOAL_S
+    ratio = cpu["check_warm"] / cpu["import_onnx"]
+    met = cpu["check_warm"] < GOAL_S and ratio < GOAL_RATIO
     return {"model": str(single), "models_10": [str(m) for m in ten], "cpu_s": cpu, "wall_s": wall,
             "check_warm_over_help_cpu": cpu["check_warm"] / cpu["help"],
-            "check_warm_over_python_start_cpu": cpu["check_warm"] / cpu["python_start"],
-            "goal_s": GOAL_S, "met": met,
+            "check_warm_over_import_onnx_cpu": ratio,
+            "goal_s": GOAL_S, "goal_ratio": GOAL_RATIO, "met": met,
             "meta": {"repeats": repeats, "load1": os.getloadavg()[0], "cpus": os.cpu_count()}}
 
 
@@ -168,9 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"model: {result['model']} (check_warm_10: {len(result['models_10'])} models in one call)")
         for name in result["cpu_s"]:
             print(f"  {name:<15} cpu {result['cpu_s'][name]:6.3f} s   wall {result['wall_s'][name]:6.3f} s")
-        print(f"  check_warm / help: {result['check_warm_over_help_cpu']:.2f}x CPU; / python -c pass: "
-              f"{result['check_warm_over_python_start_cpu']:.1f}x")
-        print(f"  goal: check_warm < {GOAL_S} s CPU and wall: {'met' if result['met'] else 'MISSED'}")
+        print(f"  check_warm / help: {result['check_warm_over_help_cpu']:.2f}x CPU; / import onnx: "
+              f"{result['check_warm_over_import_onnx_cpu']:.2f}x (goal < {GOAL_RATIO})")
+        print(f"  goal: check_warm < {GOAL_S} s CPU and < {GOAL_RATIO}x the onnx import: "
+              f"{'met' if result['met'] else 'MISSED'}")
     return 0 if result["met"] else 1
 
 
