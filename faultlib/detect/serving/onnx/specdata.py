@@ -13,10 +13,11 @@ atomically, a corrupt or foreign file is rebuilt):
   pool: the same schema and the same parser (upb) as ``onnx.load_model_from_string``, so a file parses to
   the same fields, or fails, exactly as it does there.
 
-Shape inference and the version converter are onnx's C++ code: :func:`onnx_extension` loads that extension
-alone (the same functions the package's wrappers call, on the same serialized bytes). The installed version
-is read with ``importlib.metadata`` (no import). Function bodies are built with the package's Python helpers:
-:class:`NeedsOnnx` says a check must go the way that imports it.
+Shape inference, the version converter, function bodies and the inliner are onnx's C++ code:
+:func:`onnx_extension` loads that extension alone (the same functions the package's wrappers call, on the
+same serialized bytes; the messages around them built as ``onnx.helper`` builds them, :class:`Messages`).
+The installed version is read with ``importlib.metadata`` (no import). :class:`NeedsOnnx` says a check must
+go the way that imports the package (bytes that do not parse, an extension that does not load by itself).
 """
 
 from __future__ import annotations
@@ -217,17 +218,46 @@ def onnx_extension() -> Any:
     return module
 
 
+class Messages:
+    """The ONNX message classes of one descriptor pool (onnx's own, or :func:`model_class`'s): ``.TypeProto``,
+    ``.FunctionProto``... by name, ``data_types`` (``TensorProto.DataType``, an ``EnumTypeWrapper`` like
+    ``onnx.TensorProto.DataType``) and ``ir_version`` (``onnx.IR_VERSION``)."""
+
+    def __init__(self, pool: Any):
+        from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
+
+        self.pool = pool
+        self.data_types = EnumTypeWrapper(pool.FindEnumTypeByName("onnx.TensorProto.DataType"))
+        self.ir_version = pool.FindEnumTypeByName("onnx.Version").values_by_name["IR_VERSION"].number
+
+    def __getattr__(self, name: str) -> type:
+        from google.protobuf import message_factory
+
+        if not name.endswith("Proto"):
+            raise AttributeError(name)
+        cls = message_factory.GetMessageClass(self.pool.FindMessageTypeByName(f"onnx.{name}"))
+        setattr(self, name, cls)
+        return cls
+
+
+@functools.cache
+def _messages_of(pool: Any) -> Messages:
+    return Messages(pool)
+
+
+def messages(message: Any | None = None) -> Messages:
+    """The :class:`Messages` of ``message``'s pool; without one, the onnx package's own (imports onnx)."""
+    if message is None:
+        import onnx
+
+        message = onnx.TypeProto()
+    return _messages_of(message.DESCRIPTOR.file.pool)
+
+
 def data_type_name(message: Any, data_type: int) -> str:
     """The ``TensorProto.DataType`` name of ``data_type`` (``FLOAT``), from ``message``'s own descriptor pool.
 
     Raises:
         ValueError: no such data type (as ``onnx.TensorProto.DataType.Name`` raises).
     """
-    return _data_types(message.DESCRIPTOR.file.pool).Name(data_type)
-
-
-@functools.cache
-def _data_types(pool: Any) -> Any:
-    from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
-
-    return EnumTypeWrapper(pool.FindEnumTypeByName("onnx.TensorProto.DataType"))
+    return messages(message).data_types.Name(data_type)
