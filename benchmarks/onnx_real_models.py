@@ -123,7 +123,7 @@ def main() -> int:
         print(f"  refused by reason: {r['refused_by_reason']}")
         print("  excluded: " + ", ".join(f"{k} {v}" for k, v in sorted(r["excluded_by_reason"].items())))
         print(f"  levels: {r['levels']}; checked without the onnx package: {r['onnx_free']} of {r['counted']} "
-              "(the others: a function body)")
+              "(the others: imported it)")
         for d in r["disagreements"]:
             print(f"  disagree: {d['model']}: runtime {d['runtime']}, check {d['check']}")
     return 0

@@ -18,8 +18,8 @@ Each node and the model get a level: ``blocked`` (the target refuses it: an erro
 specification for ``opset=N``), ``verified`` (the installed onnxruntime's own kernel registry).
 
 Once the specification and the kernel registry are cached (first run), a check imports neither onnx nor
-onnxruntime (:func:`faultlib.detect.serving.onnx.check_file`; an op that runs as a function body loads
-onnx): ~0.25 s for a 400-node model (``benchmarks/onnx_speed.py``).
+onnxruntime (:func:`faultlib.detect.serving.onnx.check_file`: ``google.protobuf`` and onnx's C++ extension
+alone): ~0.25 s for a 400-node model (``benchmarks/onnx_speed.py``).
 
 Several models (``check onnx a.onnx b.onnx``): one summary row per model; JSON ``{"detector": "onnx",
 "ok", "findings": [every finding, the model as ``location.file``], "models": [{file, level, worst, findings,

@@ -16,7 +16,7 @@
 Each node and the model get a level (:data:`LEVELS`): ``blocked``, ``unverified``, ``likely``, ``verified``.
 
 Cost: one pass over the nodes plus one shape inference; no weights are read. :func:`check_file` skips the
-onnx package (shape inference and the version converter run from its C++ extension alone).
+onnx package (shape inference, function bodies and the version converter run from its C++ extension alone).
 """
 
 from __future__ import annotations
@@ -332,11 +332,11 @@ def check_file(path: Path | str, target: Target | None = None, *, try_fix: bool 
     """:func:`load_model` and :func:`check_model` without importing onnx when the model allows it.
 
     The file is parsed with ``google.protobuf`` and the cached descriptor, and checked against the cached
-    specification (:mod:`~faultlib.detect.serving.onnx.specdata`), shape inference and the version converter run
-    from onnx's C++ extension alone; a model that needs the onnx package itself
-    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: a function body to build, bytes that do not parse,
-    an extension that does not load by itself) is loaded and checked again the way that imports it. Both ways
-    give the same report (``tests/detect/test_onnx_fast.py``).
+    specification (:mod:`~faultlib.detect.serving.onnx.specdata`); shape inference, function bodies and the
+    version converter run from onnx's C++ extension alone. A model that needs the onnx package itself
+    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: bytes that do not parse, for onnx's own error
+    message, or an extension that does not load by itself) is loaded and checked again the way that imports
+    it. Both ways give the same report (``tests/detect/test_onnx_fast.py``).
 
     Returns:
         ``(loaded, report)``; ``loaded.onnx_free`` says which way it went.

@@ -35,8 +35,8 @@ CACHE_FORMAT = 1
 
 
 class NeedsOnnx(Exception):
-    """This model needs the ``onnx`` package itself (shape inference, a function body, the version converter,
-    or bytes the onnx-free parser leaves to onnx): check it on the path that imports onnx."""
+    """This model needs the ``onnx`` package itself (bytes that do not parse: onnx words the error; onnx's C++
+    extension does not load by itself): check it on the path that imports onnx."""
 
 
 @dataclass(frozen=True)
