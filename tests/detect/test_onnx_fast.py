@@ -190,10 +190,13 @@ def test_a_corrupt_spec_cache_is_rebuilt(tmp_path, monkeypatch):
         fresh = specdata.spec_schemas()
         path = tmp_path / "own" / "onnx" / f"onnx-{specdata.onnx_version()}.json"
         assert path.is_file()
-        path.write_text('{"format": 1, "onnx": "' + specdata.onnx_version() + '", "schemas": [[1]]}')
-        specdata.spec_data.cache_clear()
-        assert specdata.spec_schemas() == fresh  # rebuilt from onnx, and written again whole
-        assert json.loads(path.read_text())["schemas"][0] == fresh[0].to_json()
+        whole = json.loads(path.read_text())
+        for broken in ('{"format": 1, "onnx": "' + specdata.onnx_version() + '", "schemas": [[1]]}',
+                       json.dumps({**whole, "descriptor": "bm90IGEgZGVzY3JpcHRvcg=="}), "{"):
+            path.write_text(broken)
+            specdata.spec_data.cache_clear()
+            assert specdata.spec_schemas() == fresh  # rebuilt from onnx, and written again whole
+            assert json.loads(path.read_text()) == whole
     finally:
         specdata.spec_data.cache_clear()
 

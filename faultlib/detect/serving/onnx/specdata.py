@@ -143,15 +143,32 @@ def spec_data() -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("onnx") == version:
-            schemas = [SpecSchema.from_json(row) for row in data["schemas"]]
-            descriptor = base64.b64decode(data["descriptor"], validate=True)
-            return {"schemas": schemas, "descriptor": descriptor}
+            return {"schemas": [SpecSchema.from_json(row) for row in data["schemas"]],
+                    "descriptor": _descriptor(data["descriptor"])}
     except (OSError, ValueError, KeyError, TypeError):
         pass  # missing, corrupt, or another layout: rebuilt below
     data = _build(version)
     write_atomic(path, data)
     return {"schemas": [SpecSchema.from_json(row) for row in data["schemas"]],
-            "descriptor": base64.b64decode(data["descriptor"])}
+            "descriptor": _descriptor(data["descriptor"])}
+
+
+def _descriptor(text: str) -> Any:
+    """The ``FileDescriptorProto`` of onnx-ml.proto from its cached base64 text.
+
+    Raises:
+        ValueError: not base64, not a file descriptor, or not onnx-ml.proto's.
+    """
+    from google.protobuf import descriptor_pb2
+    from google.protobuf.message import DecodeError
+
+    try:
+        proto = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(text, validate=True))
+    except DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    if proto.package != "onnx" or "ModelProto" not in {m.name for m in proto.message_type}:
+        raise ValueError("not the descriptor of onnx-ml.proto")
+    return proto
 
 
 def spec_schemas() -> list[SpecSchema]:
@@ -166,10 +183,10 @@ _POOL: list[Any] = []  # the private descriptor pool, once built
 def model_class() -> type:
     """``onnx.ModelProto`` built from the cached descriptor with ``google.protobuf`` (no onnx import), in its own
     descriptor pool (so it never clashes with onnx's classes when onnx is imported too)."""
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import descriptor_pool, message_factory
 
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(descriptor_pb2.FileDescriptorProto.FromString(spec_data()["descriptor"]))
+    pool.Add(spec_data()["descriptor"])
     _POOL.append(pool)
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("onnx.ModelProto"))
 
