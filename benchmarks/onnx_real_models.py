@@ -3,12 +3,13 @@
 Every ``*.onnx`` under the given directories (for example the ONNX repository's backend test data, checked
 out outside this repository, and the models that installed packages ship) is:
 
-1. read with :func:`faultlib.detect.serving.onnx.load_model` (a model it refuses as corrupt is counted apart);
+1. read and checked as ``faultlib check onnx`` does (``check_file``: without the onnx package where it can; a
+   model it refuses as corrupt is counted apart);
 2. given to each runtime in a probe worker (:class:`faultlib.detect.serving.onnx.oracle.Worker`), fed the
    model's own test inputs (``test_data_set_0/input_*.pb`` beside it) when it has them, else generated ones;
    the answer is sorted by :func:`~faultlib.detect.serving.onnx.oracle.classify` (only compatibility failures
    count as "refused"; the rest are excluded, by reason);
-3. predicted by ``check_model`` with the matching target: the installed onnxruntime (its own registry) and
+3. predicted by that check with the matching target: the installed onnxruntime (its own registry) and
    ``onnxruntime==1.16.3`` (the release table shipped with faultlib; that runtime is never imported here).
 
 Usage: ``python benchmarks/onnx_real_models.py DIR... [--ort116 PYTHON] [--json] [--disagreements N]``.
@@ -25,7 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-from faultlib.detect.serving.onnx import check_model, load_model, oracle, parse_target
+from faultlib.detect.serving.onnx import oracle, parse_target
+from faultlib.detect.serving.onnx.check import check_file
 from faultlib.errors import InputError
 from faultlib.findings import Severity
 
@@ -62,14 +64,14 @@ def _npz(model_path: Path) -> bytes:
 def measure(paths: list[Path], python: str, spec: str | None, show: int) -> dict:
     target = parse_target(spec)
     worker = oracle.Worker(python)
-    counts, excluded, refused_why, levels = (collections.Counter() for _ in range(4))
+    counts, excluded, refused_why, levels, onnx_free = (collections.Counter() for _ in range(5))
     wrong, corrupt = [], []
     start = time.monotonic()
     for i, path in enumerate(paths):
         if i % 200 == 0:
             print(f"[{spec or 'installed'}] {i}/{len(paths)} models, {time.monotonic() - start:.0f} s", file=sys.stderr)
         try:
-            loaded = load_model(path)
+            loaded, report = check_file(path, target, try_fix=False)
         except InputError as exc:
             corrupt.append(f"{path}: {exc.message[:120]}")
             continue
@@ -84,7 +86,7 @@ def measure(paths: list[Path], python: str, spec: str | None, show: int) -> dict
         refused = truth.startswith("refused:")
         if refused:
             refused_why[truth.split(":", 1)[1]] += 1
-        report = check_model(loaded, target, try_fix=False)
+        onnx_free[loaded.onnx_free] += 1
         blocked = any(f.severity >= Severity.ERROR for f in report.findings)
         levels[report.level] += 1
         counts[("t" if blocked == refused else "f") + ("p" if blocked else "n")] += 1
@@ -98,7 +100,7 @@ def measure(paths: list[Path], python: str, spec: str | None, show: int) -> dict
             "refused": tp + fn, "tp": tp, "fp": fp, "fn": fn, "tn": counts["tn"],
             "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
             "refused_by_reason": dict(refused_why), "excluded_by_reason": dict(excluded), "levels": dict(levels),
-            "corrupt": corrupt, "disagreements": wrong[:show], "seconds": round(time.monotonic() - start, 1)}
+            "onnx_free": onnx_free[True], "needed_onnx_package": onnx_free[False], "corrupt": corrupt, "disagreements": wrong[:show], "seconds": round(time.monotonic() - start, 1)}
 
 
 def main() -> int:
@@ -120,7 +122,8 @@ def main() -> int:
               f"fn {r['fn']}; {len(r['corrupt'])} refused as corrupt by load_model; {r['seconds']} s)")
         print(f"  refused by reason: {r['refused_by_reason']}")
         print("  excluded: " + ", ".join(f"{k} {v}" for k, v in sorted(r["excluded_by_reason"].items())))
-        print(f"  levels: {r['levels']}")
+        print(f"  levels: {r['levels']}; checked without the onnx package: {r['onnx_free']} of {r['counted']} "
+              "(the others: imported it)")
         for d in r["disagreements"]:
             print(f"  disagree: {d['model']}: runtime {d['runtime']}, check {d['check']}")
     return 0

@@ -17,6 +17,10 @@ Each node and the model get a level: ``blocked`` (the target refuses it: an erro
 (nothing covers it: a warning finding says why), ``likely`` (a release table shipped with faultlib, or the
 specification for ``opset=N``), ``verified`` (the installed onnxruntime's own kernel registry).
 
+Once the specification and the kernel registry are cached (first run), a check imports neither onnx nor
+onnxruntime (:func:`faultlib.detect.serving.onnx.check_file`: ``google.protobuf`` and onnx's C++ extension
+alone): ~0.25 s for a 400-node model (``benchmarks/onnx_speed.py``).
+
 Several models (``check onnx a.onnx b.onnx``): one summary row per model; JSON ``{"detector": "onnx",
 "ok", "findings": [every finding, the model as ``location.file``], "models": [{file, level, worst, findings,
 ...the fields below}]}``; exit 1 when any model has a finding at ``--fail-on``.
@@ -158,7 +162,7 @@ def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str 
         MissingDependency: onnx (or, for --compare-torch, onnxruntime and torch) is not installed.
     """
     from faultlib.detect.serving.onnx import (
-        DEFAULT_ATOL, DEFAULT_RTOL, check_model, compare_outputs, load_model, load_sample, parse_target)
+        DEFAULT_ATOL, DEFAULT_RTOL, check_file, check_model, compare_outputs, load_model, load_sample, parse_target)
     from faultlib.detect.serving.onnx.check import unverified_kernels
 
     if (factory is None) != (sample is None):
@@ -168,8 +172,11 @@ def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str 
     target = parse_target(target_spec)
     reports = []
     for model_path in model_paths:
-        loaded = load_model(Path(model_path), load_external=factory is not None)
-        report = check_model(loaded, target)
+        if factory is None:
+            loaded, report = check_file(Path(model_path), target)
+        else:
+            loaded = load_model(Path(model_path), load_external=True)
+            report = check_model(loaded, target)
         if target is None:
             report.findings.insert(0, unverified_kernels("onnxruntime is not installed and no --target was given",
                                                          None))

@@ -50,7 +50,7 @@ def test_a_corrupt_or_foreign_cache_file_is_rebuilt(cache, content):
 def test_concurrent_writers_leave_one_whole_file(cache):
     data = {"format": registry.CACHE_FORMAT, "payload": list(range(20000))}
     target = cache / "race.json"
-    threads = [threading.Thread(target=registry._write_atomic, args=(target, data)) for _ in range(8)]
+    threads = [threading.Thread(target=registry.write_atomic, args=(target, data)) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:

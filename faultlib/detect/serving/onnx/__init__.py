@@ -5,6 +5,9 @@
 - :func:`parse_target` turns ``onnxruntime==X.Y`` / ``triton==YY.MM`` / ``opset=N`` into a
   :class:`Target` (the installed onnxruntime's own kernel registry when it is that release, else the
   cited tables in :mod:`~faultlib.detect.serving.onnx.targets`);
+- :func:`check_file` loads and checks a file without importing onnx where it can (the spec and the protobuf
+  schema cached per onnx version, :mod:`~faultlib.detect.serving.onnx.specdata`), the same report as
+  :func:`load_model` + :func:`check_model`;
 - :func:`check_model` reports, per node (``location.node``, ``location.op``), every kind in
   :data:`KINDS`: ops newer than the imported opset, attributes and inputs the schema at that opset does
   not have, a model opset or IR version newer than the target's, ops and types the target has no kernel for;
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from faultlib.detect.serving.onnx.check import KINDS, OnnxReport, check_model, value_types
+from faultlib.detect.serving.onnx.check import KINDS, OnnxReport, check_file, check_model, value_types
 from faultlib.detect.serving.onnx.compare import (
     DEFAULT_ATOL, DEFAULT_RTOL, Comparison, OutputDiff, compare_outputs, load_sample)
 from faultlib.detect.serving.onnx.load import ExternalRef, LoadedModel, load_model
@@ -35,8 +38,8 @@ from faultlib.detect.serving.onnx.targets import ORT_RELEASES, TRITON_RELEASES, 
 from faultlib.errors import DetectorError
 
 __all__ = ["DEFAULT_ATOL", "DEFAULT_RTOL", "KINDS", "ORT_RELEASES", "TRITON_RELEASES", "Comparison", "ExternalRef",
-           "KernelRegistry", "LoadedModel", "OnnxReport", "OutputDiff", "Target", "check_model", "compare_outputs",
-           "downgrade", "load_model", "load_sample", "parse_target", "value_types"]
+           "KernelRegistry", "LoadedModel", "OnnxReport", "OutputDiff", "Target", "check_file", "check_model",
+           "compare_outputs", "downgrade", "load_model", "load_sample", "parse_target", "value_types"]
 
 
 def downgrade(model: Any, opset: int) -> Any:

@@ -15,18 +15,21 @@
 
 Each node and the model get a level (:data:`LEVELS`): ``blocked``, ``unverified``, ``likely``, ``verified``.
 
-Cost: one pass over the nodes plus one shape inference; no weights are read.
+Cost: one pass over the nodes plus one shape inference; no weights are read. :func:`check_file` skips the
+onnx package (shape inference, function bodies and the version converter run from its C++ extension alone).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs
+from faultlib.detect.serving.onnx.load import LoadedModel, iter_graphs, load_model
 from faultlib.detect.serving.onnx.attributes import constant_sizes, value_findings
 from faultlib.detect.serving.onnx.kernels import bind_types, kernel_findings
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, is_onnx_free, onnx_extension
 from faultlib.detect.serving.onnx.valuetypes import value_types_of_graph
 from faultlib.detect.serving.onnx.schemas import (
     DETECTOR, STANDARD_DOMAINS, NodeRef, check_node, norm_domain, shown, spec_index)
@@ -116,7 +119,20 @@ class OnnxReport:
 
 def value_types(model) -> dict[str, str]:
     """``{value name: type}`` for every value whose type is declared or inferred (``onnx.shape_inference``;
-    when inference fails on a broken node, only the declared ones)."""
+    when inference fails on a broken node, only the declared ones).
+
+    Raises:
+        NeedsOnnx: ``model`` was parsed without onnx and onnx's C++ extension does not load by itself.
+    """
+    if is_onnx_free(model):  # the same C++ inference on the same bytes, without the package
+        try:
+            raw = onnx_extension().shape_inference.infer_shapes(model.SerializeToString(), False, False, False)
+            inferred = type(model).FromString(raw)
+        except NeedsOnnx:
+            raise
+        except Exception:  # noqa: BLE001 - as below
+            inferred = model
+        return value_types_of_graph(inferred)
     import onnx
 
     try:
@@ -162,10 +178,17 @@ def _table_findings(ref: NodeRef, schema, target: Target) -> list[Finding]:
 
 
 def _try_converter(model, opset: int) -> dict[str, Any]:
-    from onnx import version_converter
+    """``onnx.version_converter.convert_version(model, opset)``; for an onnx-free model, the C++ call it makes on
+    the same bytes."""
+    if is_onnx_free(model):
+        extension = onnx_extension()
 
+        def converter(m, v: int):
+            return type(m).FromString(extension.version_converter.convert_version(m.SerializeToString(), v))
+    else:
+        from onnx.version_converter import convert_version as converter
     try:
-        converted = version_converter.convert_version(model, opset)
+        converted = converter(model, opset)
     except Exception as exc:  # noqa: BLE001 - the converter raises RuntimeError with the adapter's message
         return {"ok": False, "error": str(exc).splitlines()[-1].split("failed: ")[-1][:300]}
     return {"ok": True, "error": None, "opset": _opsets(converted).get("", opset)}
@@ -302,3 +325,28 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                   f"opset_version={limit}")
         report.fix = {"opset": limit, "version_converter": converter, "advice": advice}
     return report
+
+
+def check_file(path: Path | str, target: Target | None = None, *, try_fix: bool = True) -> tuple[LoadedModel,
+                                                                                                   OnnxReport]:
+    """:func:`load_model` and :func:`check_model` without importing onnx when the model allows it.
+
+    The file is parsed with ``google.protobuf`` and the cached descriptor, and checked against the cached
+    specification (:mod:`~faultlib.detect.serving.onnx.specdata`); shape inference, function bodies and the
+    version converter run from onnx's C++ extension alone. A model that needs the onnx package itself
+    (:class:`~faultlib.detect.serving.onnx.specdata.NeedsOnnx`: bytes that do not parse, for onnx's own error
+    message, or an extension that does not load by itself) is loaded and checked again the way that imports
+    it. Both ways give the same report (``tests/detect/test_onnx_fast.py``).
+
+    Returns:
+        ``(loaded, report)``; ``loaded.onnx_free`` says which way it went.
+
+    Raises:
+        InputError, MissingDependency: as :func:`load_model`.
+    """
+    try:
+        loaded = load_model(path, onnx_free=True)
+        return loaded, check_model(loaded, target, try_fix=try_fix)
+    except NeedsOnnx:
+        loaded = load_model(path)
+        return loaded, check_model(loaded, target, try_fix=try_fix)

@@ -5,9 +5,9 @@ serves it under onnxruntime's rule (:meth:`~faultlib.detect.serving.onnx.registr
 list the node's input/output types. When no kernel serves it and the ONNX specification defines the op as a
 function (``Bernoulli``, ``CastLike``, ``Gelu``...), onnxruntime inlines the function body instead
 (``onnxruntime/core/graph/graph.cc``, function inlining): then every node of that body needs a kernel in
-turn, checked here the same way (the body comes from the installed ``onnx``: ``OpSchema.function_body`` or
-its context-dependent builder at the node's opset, inlined with ``onnx.inliner`` so attribute references
-resolve, types from ``onnx.shape_inference``).
+turn, checked here the same way (the body comes from the installed ``onnx``'s C++ extension:
+``OpSchema.function_body`` or its context-dependent builder at the node's opset, inlined with its inliner so
+attribute references resolve, types from its shape inference).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from faultlib.detect.serving.onnx.registry import KernelRegistry
 from faultlib.detect.serving.onnx.schemas import (
     STANDARD_DOMAINS, NodeRef, has_function, is_variadic, shown, spec_index, type_str)
+from faultlib.detect.serving.onnx.specdata import NeedsOnnx, messages, onnx_extension
 from faultlib.detect.serving.onnx.valuetypes import type_proto, value_types_of_graph
 from faultlib.findings import Finding
 
@@ -85,22 +86,29 @@ def type_conflict(schema, node, types: dict[str, str]) -> str | None:
 def _function_body(node, version: int, opset: int, domain: str, types: dict[str, str]) -> tuple[list, dict, dict]:
     """``(body nodes, their opsets, value types)`` of the function ``node`` runs as.
 
+    Built with onnx's C++ extension (:func:`~faultlib.detect.serving.onnx.specdata.onnx_extension`: the schema's
+    function builders, the inliner, shape inference; what ``onnx.defs``/``onnx.inliner``/``onnx.shape_inference``
+    call) and messages of ``node``'s own classes, as ``onnx.helper`` builds them.
+
     Raises:
         LookupError: the specification gives no body for these inputs (the message says why).
+        NeedsOnnx: the extension does not load by itself.
     """
-    import onnx
-    from onnx import helper, inliner, shape_inference
-
-
-    schema = spec_index().at(domain, node.op_type, version)
-    if schema is None:
+    extension = onnx_extension()
+    classes = messages(node)
+    try:  # the package's own schema: its function builders are what onnxruntime inlines
+        schema = extension.defs.get_schema(node.op_type, version, domain)
+    except extension.defs.SchemaError:
+        schema = None
+    if schema is None or int(schema.since_version) != version:
         raise LookupError(f"the installed onnx has no {node.op_type}-{version}")
     in_types = []
     for name in node.input:
         if name and name not in types:
             raise LookupError(f"the type of input {name!r} is unknown")
         known = getattr(types, "protos", {}).get(name) if name else None
-        in_types.append(known if known is not None else type_proto(types[name]) if name else onnx.TypeProto())
+        in_types.append(known if known is not None else type_proto(types[name], classes) if name
+                        else classes.TypeProto())
     body = None
     def newest(versions: list[int]) -> int:  # the body for an opset is the newest one defined at or below it
         return max((v for v in versions if v <= opset), default=opset)
@@ -111,14 +119,12 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
         raw = schema.get_context_dependent_function_with_opset_version(
             defined_at, node.SerializeToString(), [t.SerializeToString() for t in in_types])
         if raw:
-            body = onnx.FunctionProto()
-            body.ParseFromString(raw)
+            body = classes.FunctionProto.FromString(raw)
     if (body is None or not body.node) and getattr(schema, "has_function", False):
         defined_at = newest(list(schema.function_opset_versions))
         raw = schema.get_function_with_opset_version(defined_at)
         if raw:
-            body = onnx.FunctionProto()
-            body.ParseFromString(raw)
+            body = classes.FunctionProto.FromString(raw)
     if body is None or not body.node:
         raise NoBody(f"the ONNX specification gives no function body for {node.op_type}-{version} at opset {opset}")
     # onnx's OpSchema::ValidateReferencedOpsInFuncton, which onnxruntime relies on: a body defined at opset f
@@ -130,24 +136,30 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
                 raise NoBody(f"the function body of {node.op_type} is defined at opset {defined_at} and uses "
                              f"{sub.op_type}, which changed at opset {changed[0]}: no body at opset {opset}")
     body.name, body.domain = f"{node.op_type}_body", "faultlib.expand"
-    inputs = [helper.make_value_info(f"i{k}", t) for k, t in enumerate(in_types) if node.input[k]]
-    call = helper.make_node(body.name, [f"i{k}" if n else "" for k, n in enumerate(node.input)],
-                            [f"o{k}" for k in range(len(node.output))], domain=body.domain)
+    inputs = [_value_info(classes, f"i{k}", t) for k, t in enumerate(in_types) if node.input[k]]
+    call = classes.NodeProto(op_type=body.name, input=[f"i{k}" if n else "" for k, n in enumerate(node.input)],
+                             output=[f"o{k}" for k in range(len(node.output))], domain=body.domain)
     call.attribute.extend(node.attribute)
     imports = {o.domain: o.version for o in body.opset_import}
     imports.setdefault(domain, opset)
-    graph = helper.make_graph([call], "expand", inputs,
-                              [helper.make_value_info(f"o{k}", onnx.TypeProto()) for k in range(len(node.output))])
-    model = helper.make_model(graph, functions=[body], opset_imports=[
-        *[helper.make_opsetid(d, v) for d, v in imports.items()], helper.make_opsetid(body.domain, 1)])
-    flat = inliner.inline_local_functions(model)
+    model = classes.ModelProto(ir_version=classes.ir_version)  # onnx.helper.make_model + make_graph
+    model.graph.node.append(call)
+    model.graph.name = "expand"
+    model.graph.input.extend(inputs)
+    model.graph.output.extend(_value_info(classes, f"o{k}", classes.TypeProto()) for k in range(len(node.output)))
+    model.opset_import.extend(classes.OperatorSetIdProto(domain=d, version=v)
+                              for d, v in [*imports.items(), (body.domain, 1)])
+    model.functions.append(body)
+    flat = classes.ModelProto.FromString(extension.inliner.inline_local_functions(model.SerializeToString(), False))
     try:
-        flat = shape_inference.infer_shapes(flat, check_type=True, strict_mode=True)
+        flat = classes.ModelProto.FromString(extension.shape_inference.infer_shapes(flat.SerializeToString(), True,
+                                                                                     True, False))
     except Exception as exc:  # noqa: BLE001 - onnx's InferenceError/ValidationError
         if _TYPE_ERROR.search(str(exc)):
             raise BodyTypeError(str(exc).strip().splitlines()[-1][:300]) from None
         try:
-            flat = shape_inference.infer_shapes(flat, check_type=False, strict_mode=False)
+            flat = classes.ModelProto.FromString(extension.shape_inference.infer_shapes(flat.SerializeToString(),
+                                                                                         False, False, False))
         except Exception:  # noqa: BLE001 - types stay partial; kernels are still matched by version
             pass
     opsets = {("" if o.domain in ("", "ai.onnx") else o.domain): int(o.version) for o in flat.opset_import}
@@ -163,6 +175,13 @@ def _function_body(node, version: int, opset: int, domain: str, types: dict[str,
         if conflict:
             raise BodyTypeError(conflict)
     return list(flat.graph.node), opsets, body_types
+
+
+def _value_info(classes, name: str, type_proto) -> Any:
+    """``onnx.helper.make_value_info(name, type_proto)`` with ``classes``' ``ValueInfoProto``."""
+    info = classes.ValueInfoProto(name=name)
+    info.type.CopyFrom(type_proto)
+    return info
 
 
 def kernel_findings(node, ref: NodeRef, opsets: dict[str, int], registry: KernelRegistry, types: dict[str, str],
@@ -250,6 +269,8 @@ def _body_findings(node, ref: NodeRef, version: int, opset: int, registry: Kerne
                             f"type-check for these types: {exc}", runtime=rt, schema_version=version, types=binding)]
     except NoBody:
         return _no_kernel(ref, version, registry, binding, rt)
+    except NeedsOnnx:
+        raise
     except Exception as exc:  # noqa: BLE001 - onnx's own errors building/inlining the body
         return [ref.finding("function_body_unverified", "warning",
                             f"{rt} has no kernel for {ref.op}-{version} and runs its function body, which could not "

@@ -26,6 +26,8 @@ from faultlib.readers import Limits, inside, read_bytes
 MAX_MODEL_BYTES = (2 << 30) - 1
 #: one external data file (weights) read for running the model
 MAX_EXTERNAL_BYTES = 16 << 30
+#: ``TensorProto.DataLocation.EXTERNAL`` (onnx/onnx-ml.proto)
+EXTERNAL = 1
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class LoadedModel:
 
     Attributes:
         path: the ``.onnx`` file.
-        model: the ``onnx.ModelProto`` (external data not loaded unless asked).
+        model: the ``onnx.ModelProto`` (external data not loaded unless asked), or a message of the same schema
+            (:attr:`onnx_free`).
         size: bytes of the ``.onnx`` file.
         external: tensors whose data lives in other files of the same directory.
     """
@@ -56,6 +59,14 @@ class LoadedModel:
     model: Any
     size: int
     external: list[ExternalRef] = field(default_factory=list)
+
+    @property
+    def onnx_free(self) -> bool:
+        """Whether ``model`` was parsed without the onnx package (``load_model(onnx_free=True)``): a message of
+        the same schema, not an ``onnx.ModelProto`` (shape inference and the version converter refuse it)."""
+        from faultlib.detect.serving.onnx.specdata import is_onnx_free
+
+        return is_onnx_free(self.model)
 
     @property
     def opsets(self) -> dict[str, int]:
@@ -133,15 +144,13 @@ _PACKED_4BIT = {21, 22, 23}  # two per int32_data entry
 
 def _size_problem(tensor) -> str | None:
     """Why ``tensor``'s declared dims contradict the data it holds (the ONNX spec's TensorProto rules), or None."""
-    from onnx import TensorProto
-
     if any(d < 0 for d in tensor.dims):
         return f"declares a negative dimension {list(tensor.dims)}"
     count = 1
     for d in tensor.dims:
         count *= d
     dtype = tensor.data_type
-    if tensor.data_location == TensorProto.EXTERNAL:
+    if tensor.data_location == EXTERNAL:
         length = {e.key: e.value for e in tensor.external_data}.get("length")
         if length and dtype in _BITS and str(length).isdigit() and int(length) != (count * _BITS[dtype] + 7) // 8:
             return (f"declares dims {list(tensor.dims)} ({count:,} elements, {(count * _BITS[dtype] + 7) // 8:,} "
@@ -179,12 +188,10 @@ def _sizes(model, path: Path) -> None:
 
 
 def _external(model, path: Path) -> list[ExternalRef]:
-    from onnx import TensorProto
-
     refs = []
     directory = path.resolve().parent
     for tensor in _tensors(model):
-        if tensor.data_location != TensorProto.EXTERNAL:
+        if tensor.data_location != EXTERNAL:
             continue
         info = {e.key: e.value for e in tensor.external_data}
         location = info.get("location", "")
@@ -223,7 +230,8 @@ def _external(model, path: Path) -> list[ExternalRef]:
     return refs
 
 
-def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int = MAX_MODEL_BYTES) -> LoadedModel:
+def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int = MAX_MODEL_BYTES,
+               onnx_free: bool = False) -> LoadedModel:
     """Read and parse an ``.onnx`` file, checking what the module docstring lists.
 
     Args:
@@ -231,6 +239,9 @@ def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int 
         load_external: also read every external data file (bounded, through the hardened reader) into
             the tensors, so the model can run from memory.
         max_bytes: largest ``.onnx`` file accepted (default: protobuf's limit, 2 GiB - 1).
+        onnx_free: parse with :func:`~faultlib.detect.serving.onnx.specdata.model_class` (``google.protobuf`` and
+            the cached descriptor of onnx-ml.proto: the same parser, no ``import onnx``); the model is then
+            not an ``onnx.ModelProto`` (:attr:`LoadedModel.onnx_free`).
 
     Returns:
         The :class:`LoadedModel`.
@@ -239,16 +250,27 @@ def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int 
         InputError: unreadable, not ONNX, truncated or corrupt (sizes that contradict the data included), or
             external data missing, short or
             outside the model's directory (exit 2, naming the file and the tensor).
+        NeedsOnnx: ``onnx_free`` and the bytes do not parse, or ``load_external`` was asked too: load it
+            without ``onnx_free`` (which gives the error in onnx's words).
         MissingDependency: ``onnx`` is not installed (``pip install 'faultlib-ml[onnx]'``).
     """
-    onnx = require("onnx", "onnx")
+    if onnx_free:
+        from faultlib.detect.serving.onnx.specdata import NeedsOnnx, model_class
+
+        if load_external:
+            raise NeedsOnnx("external data is loaded into onnx.ModelProto only")
+        parse = model_class().FromString
+    else:
+        parse = require("onnx", "onnx").load_model_from_string
     path = Path(path)
     data = read_bytes(path, limits=Limits(max_bytes=max_bytes))
     if not data:
         raise InputError("is empty, not an ONNX model", path=path)
     try:
-        model = onnx.load_model_from_string(data)
+        model = parse(data)
     except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, or a RuntimeError from the C++ parser
+        if onnx_free:
+            raise NeedsOnnx("does not parse: onnx.load_model_from_string words the error") from None
         raise InputError(f"is not an ONNX model: it does not parse as onnx.ModelProto ({exc}); the file is "
                          "truncated, corrupt or of another type", path=path) from None
     _structure(model, path)
@@ -261,12 +283,10 @@ def load_model(path: Path | str, *, load_external: bool = False, max_bytes: int 
 
 
 def _load_external(loaded: LoadedModel) -> None:
-    from onnx import TensorProto
-
     directory = loaded.path.resolve().parent
     cache: dict[str, bytes] = {}
     for tensor in _tensors(loaded.model):
-        if tensor.data_location != TensorProto.EXTERNAL:
+        if tensor.data_location != EXTERNAL:
             continue
         info = {e.key: e.value for e in tensor.external_data}
         location = info["location"]
@@ -276,4 +296,4 @@ def _load_external(loaded: LoadedModel) -> None:
         length = int(info["length"]) if info.get("length") else len(cache[location]) - offset
         tensor.raw_data = cache[location][offset:offset + length]
         del tensor.external_data[:]
-        tensor.data_location = TensorProto.DEFAULT
+        tensor.data_location = 0  # TensorProto.DEFAULT

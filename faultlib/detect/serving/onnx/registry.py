@@ -148,7 +148,9 @@ def cache_dir() -> Path:
     return Path(base) / "faultlib"
 
 
-def _write_atomic(path: Path, data: dict[str, Any]) -> None:
+def write_atomic(path: Path, data: dict[str, Any]) -> None:
+    """``data`` as JSON at ``path``, written to a temporary name and renamed (atomic on POSIX); a read-only or full
+    cache directory is no error."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
@@ -220,7 +222,7 @@ def installed_registry(providers: tuple[str, ...] = DEFAULT_PROVIDERS) -> Kernel
         from faultlib.detect.serving.onnx.probe import dump_registry
 
         data = {"format": CACHE_FORMAT, **dump_registry(providers), "max_ir_version": _probe_max_ir()}
-        _write_atomic(path, data)
+        write_atomic(path, data)
     source = (f"the installed onnxruntime {version}'s own kernel registry "
               "(onnxruntime.capi._pybind_state.get_all_opkernel_def)")
     try:

@@ -89,10 +89,11 @@ class SchemaIndex:
 
 @functools.cache
 def spec_index() -> SchemaIndex:
-    """The :class:`SchemaIndex` of the installed ``onnx`` package's specification."""
-    import onnx.defs
+    """The :class:`SchemaIndex` of the installed ``onnx`` package's specification, from the on-disk cache
+    (:func:`~faultlib.detect.serving.onnx.specdata.spec_schemas`: no onnx import once cached)."""
+    from faultlib.detect.serving.onnx.specdata import spec_schemas
 
-    return SchemaIndex(onnx.defs.get_all_schemas_with_history())
+    return SchemaIndex(spec_schemas())
 
 
 def type_str(param: Any) -> str:
