@@ -95,7 +95,8 @@ EPOCHS = textwrap.dedent("""
 
 def test_probe_epochs_pth_tar_folder_and_a_run_that_never_resumes(tmp_path, monkeypatch):
     """An epoch-based script saving ``*.pth.tar`` into a folder per epoch resumes through {checkpoint_dir};
-    resumed without its shuffle generator, the data differs at the first step after the resume; the same script resumed without its argument trains from step 0 again: ``resume_restarted``, although the
+    resumed without its shuffle generator, the data differs at the first step after the resume; the same
+    script resumed without its argument trains from step 0 again: ``resume_restarted``, although the
     seeded rerun matches the straight run step for step."""
     (tmp_path / "fit.py").write_text(EPOCHS)
     monkeypatch.chdir(tmp_path)
