@@ -8,9 +8,10 @@ list: once per item); ``if``/``else`` branches run in order.
 
 What a library call, a method of a library object, an item of a data value or a value's name *mean* is
 left to a subclass (the hooks ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
-``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_class_value``): the leakage analysis
-(:mod:`faultlib.detect.data.leakage.static`) gives them scikit-learn's meaning; another analysis (which
-stateful objects a training script saves and restores) can give them its own.
+``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_opaque``, ``_may_become_container``,
+``_class_value``): the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them
+scikit-learn's meaning; another analysis (which stateful objects a training script saves and restores) can
+give them its own.
 
 Budgets: :data:`MAX_OPERATIONS` abstract evaluations per module and :data:`MAX_DEPTH` nested inlined
 calls; past either, the report says ``complete: false`` and where it stopped (``stopped``).
@@ -22,8 +23,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup)
+from faultlib.pyflow.values import UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup
 
 MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
 MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
@@ -92,7 +92,7 @@ class Interpreter:
             if i == 0 and func.owner is not None and name in ("self", "cls"):
                 values.append(Instance(func.owner))
             else:
-                values.append(Opaque(name, func.node.lineno))
+                values.append(self._opaque(name, func.node.lineno))
         try:
             self._invoke(func, values, {}, func.node.lineno)
         except Return:
@@ -183,14 +183,10 @@ class Interpreter:
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> Any:
         qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
-        cls = ClassVal(node, qual)
+        cls = ClassVal(node, qual, bases=frozenset(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases))
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 cls.methods[item.name] = Func(item, f"{qual}.{item.name}", owner=cls)
-        bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
-        if {"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"} & bases or (
-                "fit" in cls.methods and "transform" in cls.methods):
-            cls.transformer = True
         return cls
 
     def _for(self, node: ast.For, frame: Frame) -> None:
@@ -230,8 +226,7 @@ class Interpreter:
             key = self._expr(target.slice, frame)
             if isinstance(owner, Container) and isinstance(key, Const):
                 owner.items[key.value] = value
-            elif isinstance(target.value, ast.Name) and isinstance(key, Const) and (
-                    owner is UNKNOWN or isinstance(owner, Opaque) and not owner.used_as_data):
+            elif isinstance(target.value, ast.Name) and isinstance(key, Const) and self._may_become_container(owner):
                 self._store(target.value.id, Container({key.value: value}), frame)  # d = {}; d['train'] = ...
             else:
                 self._bind_item(target, owner, value, frame, line)
@@ -431,7 +426,16 @@ class Interpreter:
     # ------------------------------------------------------------------ hooks (a subclass gives them meaning)
 
     def _named(self, name: str, value: Any, line: int) -> Any:
-        return Opaque(name, line) if value is UNKNOWN else value
+        return self._opaque(name, line) if value is UNKNOWN else value
+
+    def _opaque(self, name: str, line: int) -> Opaque:
+        """The unknown value a name gets (an uncalled function's parameter, an unmodelled result)."""
+        return Opaque(name, line)
+
+    def _may_become_container(self, owner: Any) -> bool:
+        """Whether ``name[key] = v`` on a name holding ``owner`` makes the name a :class:`Container`
+        (``d = load(); d['train'] = ...``)."""
+        return owner is UNKNOWN or isinstance(owner, Opaque)
 
     def _combine(self, values: list[Any]) -> Any:
         return UNKNOWN
