@@ -12,7 +12,7 @@ function, saved, restored, implicit}]``), ``saves`` and ``loads`` (``[{line, fun
 ``accelerate``), ``complete``; with ``--checkpoint``: ``checkpoint`` (``{path, format, keys: [{key,
 holds}]}``, read with the hardened reader, ``weights_only=True``; keys one level deep as ``rng.torch``),
 where ``holds`` is ``optimizer``, ``scheduler``, ``grad_scaler``, ``rng``, ``counter``, ``model``,
-``group`` or ``other`` (:func:`faultlib.detect.training.resume.state_kind`).
+``group`` or ``other`` (:func:`faultlib.detect.training.checkpoint_state.state_kind`).
 
 Probe (:mod:`faultlib.detect.training.probe`): see ``--help``; fields ``mode`` (``probe``) and the probe's.
 """
@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.training.resume import KINDS as RESUME_KINDS
+from faultlib.detect.training.vocab import KINDS as RESUME_KINDS
 
 KINDS = {
     **RESUME_KINDS,
@@ -104,7 +104,7 @@ def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: i
     findings = list(report.findings)
     if checkpoint is not None:
         from faultlib.detect import read_checkpoint
-        from faultlib.detect.training.resume import checkpoint_coverage
+        from faultlib.detect.training.checkpoint_state import checkpoint_coverage
 
         ckpt = read_checkpoint(checkpoint)
         keys, lacking = checkpoint_coverage(report, ckpt.content, str(checkpoint))
