@@ -94,4 +94,15 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-__all__ = ["UNKNOWN", "Bound", "ClassVal", "Const", "Container", "Func", "Instance", "Opaque", "Ref", "Tup"]
+
+def functions_of(value: Any) -> list[Func]:
+    """The functions a module-level value holds: itself, or a class's methods."""
+    if isinstance(value, Func):
+        return [value]
+    if isinstance(value, ClassVal):
+        return list(value.methods.values())
+    return []
+
+
+__all__ = ["UNKNOWN", "Bound", "ClassVal", "Const", "Container", "Func", "Instance", "Opaque", "Ref", "Tup",
+           "functions_of"]

@@ -94,3 +94,28 @@ def test_hooks_for_unknowns_containers_and_classes():
     assert isinstance(custom.globals["d"], Named) and custom.globals["d"].name == "d"
     cls = custom.globals["A"]
     assert isinstance(cls, ClassVal) and cls.bases == frozenset({"Mixin"})
+
+
+def test_a_return_in_a_branch_of_unknown_truth_ends_the_function_only_by_default():
+    source = ("import lib\ndef main(args):\n    if args.eval:\n        return lib.evaluate()\n    lib.train()\n"
+              "main(lib.parse())\n")
+
+    class Calls(Interpreter):
+        def __init__(self, tree):
+            super().__init__(tree)
+            self.calls = []
+
+        def _library(self, ref, args, kwargs, node, frame):
+            self.calls.append(ref.name)
+            return UNKNOWN
+
+    stops = Calls(ast.parse(source))
+    stops.interpret()
+    assert stops.calls == ["lib.parse", "lib.evaluate"]
+
+    class GoesOn(Calls):
+        follow_branch_returns = True
+
+    goes_on = GoesOn(ast.parse(source))
+    goes_on.interpret()
+    assert goes_on.calls == ["lib.parse", "lib.evaluate", "lib.train"]

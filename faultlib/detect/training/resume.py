@@ -17,7 +17,8 @@ what it recognises is :mod:`~faultlib.detect.training.vocab`, what a checkpoint 
    ``random.*``) and seeds them; counters from ``for epoch in range(...)`` loops around an optimizer step
    and ``global_step += 1``;
 2. **saved**: what the first argument of ``torch.save`` / ``save_file`` / ``fabric.save`` /
-   ``dcp.save`` carries (:meth:`~faultlib.detect.training.source.Index.closure`); ``accelerator.save_state``
+   ``dcp.save`` carries, by value flow on the shared interpreter (:mod:`~faultlib.detect.training.flow`:
+   through variables, containers, instances, returns and parameters); ``accelerator.save_state``
    saves everything given to ``accelerator.prepare`` or ``register_for_checkpointing`` and the RNGs;
 3. **restored**: ``X.load_state_dict(...)``, ``X = torch.load(...)``, ``torch.set_rng_state`` and its
    numpy/python/cuda/Generator twins, ``accelerator.load_state``; a counter is restored when its
@@ -29,9 +30,10 @@ what it recognises is :mod:`~faultlib.detect.training.vocab`, what a checkpoint 
 Lightning (``Trainer.fit``) and Hugging Face ``Trainer.train`` save and restore their state
 implicitly: the report says so and raises nothing about the objects they own.
 
-Limits: names are matched by their last identifier (``self.sched`` and ``sched`` are one object); a
-helper is followed one call level up; state saved through a library this vocabulary does not know
-(DeepSpeed's ``save_checkpoint``) counts as implicit only where listed in :data:`IMPLICIT_SAVES`.
+Limits: objects are named by the last identifier they are assigned to (``self.sched`` and ``sched`` are one
+object); a checkpoint helper defined in another file is known by its name only (``SAVE_HELPERS``,
+``LOAD_HELPERS`` in :mod:`~faultlib.detect.training.vocab`); state saved through a library this vocabulary
+does not know (DeepSpeed's ``save_checkpoint``) is not seen as saved.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.training.flow import StateFlow
 from faultlib.detect.training.source import Index, Scope, enclosing_loops, tail
 from faultlib.detect.training.state import ResumeReport, StateObject
 from faultlib.detect.training.verdicts import judge
@@ -71,10 +74,12 @@ class _Analysis:
         self.path = path
         self.tree = parse_python(source, path)
         self.index = Index(self.tree)
+        self.flow = StateFlow(self.tree)
         self.loops = enclosing_loops(self.tree)
         self.objects: dict[str, StateObject] = {}
         self.creations: dict[str, list[tuple[int, Scope]]] = {}
         self.report = ResumeReport(path)
+        self.unreached: list[ast.AST] = []
 
     def where(self, line: int, scope: Scope) -> dict[str, Any]:
         return {"file": self.path, "line": line, "function": scope.name}
@@ -203,6 +208,7 @@ class _Analysis:
     # -- 2./3. saves, loads, implicit frameworks ------------------------------------------------------
     def find_saves_and_loads(self) -> None:
         idx = self.index
+        self.flow.interpret()
         prepared: set[str] = set()
         for call, scope in idx.calls:
             name = idx.dotted(call.func)
@@ -236,8 +242,8 @@ class _Analysis:
                             "obj", "state_dict", "tensors", "state")), None))
                 if arg is None:
                     continue
-                carried = idx.closure(arg, scope)
-                carried |= {s for a in call.args[1:2] for s in idx.closure(a, scope)} & {
+                carried = self._carried(arg)
+                carried |= {s for a in call.args[1:2] for s in self._carried(a)} & {
                     n for n, o in self.objects.items() if o.kind == "counter"}
                 self.report.saves.append(entry)
                 self._mark(carried, "saved", call.lineno, scope)
@@ -253,7 +259,7 @@ class _Analysis:
                 self.report.loads.append(entry)
                 self._implicit(prepared, "accelerate", "restored", call.lineno)
             elif attr == "load_state_dict" and (target := tail(call.func.value)):
-                for obj_name in self._through_params(target, scope):
+                for obj_name in {target} | (self.flow.receiver(call) or set()):
                     if obj_name in self.objects:
                         self.objects[obj_name].restored.append(call.lineno)
             elif short in RNG_SET:
@@ -285,11 +291,16 @@ class _Analysis:
             return obj if obj is not None and obj.kind == "generator" else None
         return next((o for o in self.objects.values() if o.kind == kind), None)
 
-    def _through_params(self, name: str, scope: Scope) -> set[str]:
-        names = {name}
-        if name in scope.params:
-            names |= self.index.callers_names(scope, name)
-        return names
+    def _carried(self, expr: ast.AST) -> set[str]:
+        """Names a save's argument carried (:class:`~faultlib.detect.training.flow.StateFlow`); a helper's
+        arguments gathered in one tuple carry what each does."""
+        if isinstance(expr, ast.Tuple) and not hasattr(expr, "lineno"):  # the helper's arguments, gathered here
+            return set().union(*(self._carried(e) for e in expr.elts))
+        found = self.flow.carried(expr)
+        if found is None:
+            self.unreached.append(expr)
+            return set()
+        return found
 
     def _mark(self, carried: set[str], what: str, line: int, scope: Scope) -> None:
         for name, obj in self.objects.items():
@@ -353,6 +364,10 @@ def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
         analysis.find_objects()
         analysis.find_saves_and_loads()
         judge(analysis.objects, analysis.report, analysis.creations)
+        if not analysis.flow.complete:  # saves and restores past where it stopped were not seen
+            analysis.report.complete = False
+            analysis.report.findings.append(analysis_incomplete(DETECTOR, f"value flow {analysis.flow.stopped}",
+                                                                {"file": path}))
     except RecursionError:
         analysis.report.complete = False
         analysis.report.findings.append(analysis_incomplete(DETECTOR, too_deep, {"file": path}))
