@@ -381,3 +381,22 @@ def restore(net, opt, sched, ckpt):
     current.load_state_dict(ckpt["s"])
 """)
     assert kinds(source) == [("state_not_saved", "scaler")]
+
+
+@pytest.mark.parametrize("flag, expected", [("resume", [("state_not_saved", "optimizer")]), ("load", [])])
+def test_weights_only_restore_is_a_resume_only_when_the_script_says_so(flag, expected):
+    """``if args.resume: model.load_state_dict(...)`` with the optimizer never saved: the resumed run restarts its
+    moments (makemore's --resume). The same restore under ``--load`` is a fine-tuning start: silent."""
+    source = script(f"""
+def main(args):
+    model = nn.Linear(4, 2)
+    if args.{flag}:
+        model.load_state_dict(torch.load("model.pt", weights_only=True))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    torch.save(model.state_dict(), "model.pt")
+""")
+    assert kinds(source) == expected

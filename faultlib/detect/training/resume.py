@@ -80,6 +80,7 @@ class _Analysis:
         self.creations: dict[str, list[tuple[int, Scope]]] = {}
         self.report = ResumeReport(path)
         self.unreached: list[ast.AST] = []
+        self.resume_flag = False  # some state is restored under `if args.resume:`: the script says it resumes
 
     def where(self, line: int, scope: Scope) -> dict[str, Any]:
         return {"file": self.path, "line": line, "function": scope.name}
@@ -209,6 +210,7 @@ class _Analysis:
     def find_saves_and_loads(self) -> None:
         idx = self.index
         self.flow.interpret()
+        guarded = _resume_guarded(self.tree)
         prepared: set[str] = set()
         for call, scope in idx.calls:
             name = idx.dotted(call.func)
@@ -262,6 +264,7 @@ class _Analysis:
                 for obj_name in {target} | (self.flow.receiver(call) or set()):
                     if obj_name in self.objects:
                         self.objects[obj_name].restored.append(call.lineno)
+                        self.resume_flag = self.resume_flag or id(call) in guarded
             elif short in RNG_SET:
                 rng = self._rng_for(name, short)
                 if rng is None:
@@ -339,6 +342,16 @@ class _Analysis:
                 self.report.implicit.append("transformers.Trainer")
 
 
+def _resume_guarded(tree: ast.Module) -> set[int]:
+    """Ids of the calls inside an ``if`` whose test names a resume (``if args.resume:``, ``if resume_from:``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any("resume" in (getattr(n, "id", None) or getattr(n, "attr", "")).lower()
+                                            for n in ast.walk(node.test)):
+            out |= {id(c) for stmt in node.body for c in ast.walk(stmt) if isinstance(c, ast.Call)}
+    return out
+
+
 def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
     """Analyse one training script's source.
 
@@ -363,7 +376,7 @@ def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
     try:
         analysis.find_objects()
         analysis.find_saves_and_loads()
-        judge(analysis.objects, analysis.report, analysis.creations)
+        judge(analysis.objects, analysis.report, analysis.creations, claims_resume=analysis.resume_flag)
         if not analysis.flow.complete:  # saves and restores past where it stopped were not seen
             analysis.report.complete = False
             analysis.report.findings.append(analysis_incomplete(DETECTOR, f"value flow {analysis.flow.stopped}",

@@ -12,10 +12,12 @@ from faultlib.findings import Finding, Severity
 
 
 def judge(objects: dict[str, StateObject], report: ResumeReport,
-          creations: dict[str, list[tuple[int, Scope]]]) -> None:
+          creations: dict[str, list[tuple[int, Scope]]], *, claims_resume: bool = False) -> None:
     """Add the findings to ``report``: nothing under Lightning or the HF Trainer (their state is implicit);
     ``no_resume_path`` when checkpoints are written and nothing is restored; else, for each object,
-    ``state_not_saved`` / ``state_not_restored`` and the order findings of :func:`order`."""
+    ``state_not_saved`` / ``state_not_restored`` and the order findings of :func:`order`. A script that
+    restores only its weights is judged as resuming when it says so (``claims_resume``: the restore sits under
+    ``if args.resume:``); restoring weights under another name (``--load``, fine-tuning) is not a resume."""
     path = report.file
     objs = objects.values()
     framework = next((f for f in report.implicit if f != "accelerate"), None)
@@ -25,7 +27,7 @@ def judge(objects: dict[str, StateObject], report: ResumeReport,
         return
     checkpointing = any(o.saved for o in objs if o.kind in ("optimizer", "counter", "scheduler", "grad_scaler"))
     resuming = any(o.restored for o in objs if o.kind in ("optimizer", "scheduler", "grad_scaler", "ema")) or (
-        report.loads and any(o.kind == "counter" and o.restored for o in objs))
+        report.loads and any(o.kind == "counter" and o.restored for o in objs)) or claims_resume
     if not checkpointing and not resuming:
         return
     add = report.findings.append
