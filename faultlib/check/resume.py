@@ -12,7 +12,7 @@ function, saved, restored, implicit}]``), ``saves`` and ``loads`` (``[{line, fun
 ``accelerate``), ``complete``; with ``--checkpoint``: ``checkpoint`` (``{path, format, keys: [{key,
 holds}]}``, read with the hardened reader, ``weights_only=True``; keys one level deep as ``rng.torch``),
 where ``holds`` is ``optimizer``, ``scheduler``, ``grad_scaler``, ``rng``, ``counter``, ``model``,
-``group`` or ``other`` (:func:`faultlib.detect.training.resume.state_kind`).
+``group`` or ``other`` (:func:`faultlib.detect.training.checkpoint_state.state_kind`).
 
 Probe (:mod:`faultlib.detect.training.probe`): see ``--help``; fields ``mode`` (``probe``) and the probe's.
 """
@@ -24,12 +24,14 @@ from typing import Any
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.training.resume import KINDS as RESUME_KINDS
+from faultlib.detect.training.vocab import KINDS as RESUME_KINDS
 
 KINDS = {
     **RESUME_KINDS,
     "resume_diverged": "(probe) the resumed run differs from the straight run at a step: lr, loss scale, loss, "
                        "data or parameters",
+    "resume_restarted": "(probe) the resumed run started from the initial parameters: it did not load the "
+                        "checkpoint (no resume code, or --resume-arg is not how the script resumes)",
     "probe_failed": "(probe) a run of the command failed or never wrote the checkpoint the probe waited for",
 }
 __all__ = ["KINDS", "command"]
@@ -70,7 +72,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--stop-at", type=click.IntRange(1, 100_000), default=None,
               help="(probe) stop the second run once its checkpoint for this step is on disk (default: steps/2).")
 @click.option("--resume-arg", default="--resume {checkpoint}", show_default=True,
-              help="(probe) arguments appended to CMD to resume; {checkpoint} is the newest checkpoint file.")
+              help="(probe) arguments appended to CMD to resume; {checkpoint} is the newest checkpoint file, "
+                   "{checkpoint_dir} the folder holding it; '' for a script that resumes from a fixed place.")
 @click.option("--output-dir", metavar="DIR", default=None,
               help="(probe) where CMD writes its checkpoints, relative to its working directory; the probe runs "
                    "each run in a temporary copy of the current directory; only this directory is copied when the "
@@ -101,7 +104,7 @@ def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: i
     findings = list(report.findings)
     if checkpoint is not None:
         from faultlib.detect import read_checkpoint
-        from faultlib.detect.training.resume import checkpoint_coverage
+        from faultlib.detect.training.checkpoint_state import checkpoint_coverage
 
         ckpt = read_checkpoint(checkpoint)
         keys, lacking = checkpoint_coverage(report, ckpt.content, str(checkpoint))

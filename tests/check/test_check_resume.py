@@ -342,3 +342,61 @@ def main(args):
     healthy = body.replace("SCALER", ', "scaler": scaler.state_dict()').replace(
         "optimizer, model)", "optimizer, model, scaler)")
     assert kinds(script(healthy)) == []
+
+
+def test_state_followed_by_value_through_instances_parameters_and_past_an_early_return():
+    """Saves and restores are followed by value on the shared interpreter: the scheduler reaches ``torch.save``
+    two calls deep under other names (``write(box, ...)`` -> ``Box.state()`` -> ``self.s``) and is restored
+    through an alias of a parameter (``current = sched``: the name-matching index called it not restored), and
+    the training loop after ``if args.eval: ...; return`` is still read. Only the GradScaler is not saved."""
+    source = script(SETUP + """
+    if args.eval:
+        print(model(torch.zeros(1, 4)))
+        return
+    if args.resume:
+        ckpt = torch.load(args.resume, weights_only=True)
+        restore(model, optimizer, scheduler, ckpt)
+        start = ckpt["epoch"]
+    box = Box(model, optimizer, scheduler)
+""" + LOOP + """
+        write(box, epoch + 1, "last.pt")
+
+
+class Box:
+    def __init__(self, m, o, s):
+        self.m, self.o, self.s = m, o, s
+
+    def state(self, at):
+        return {"m": self.m.state_dict(), "o": self.o.state_dict(), "s": self.s.state_dict(), "at": at}
+
+
+def write(holder, at, path):
+    torch.save(holder.state(at), path)
+
+
+def restore(net, opt, sched, ckpt):
+    net.load_state_dict(ckpt["m"])
+    opt.load_state_dict(ckpt["o"])
+    current = sched  # an alias: the same object, under a name no creation has
+    current.load_state_dict(ckpt["s"])
+""")
+    assert kinds(source) == [("state_not_saved", "scaler")]
+
+
+@pytest.mark.parametrize("flag, expected", [("resume", [("state_not_saved", "optimizer")]), ("load", [])])
+def test_weights_only_restore_is_a_resume_only_when_the_script_says_so(flag, expected):
+    """``if args.resume: model.load_state_dict(...)`` with the optimizer never saved: the resumed run restarts its
+    moments (makemore's --resume). The same restore under ``--load`` is a fine-tuning start: silent."""
+    source = script(f"""
+def main(args):
+    model = nn.Linear(4, 2)
+    if args.{flag}:
+        model.load_state_dict(torch.load("model.pt", weights_only=True))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    torch.save(model.state_dict(), "model.pt")
+""")
+    assert kinds(source) == expected

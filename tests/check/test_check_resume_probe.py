@@ -55,3 +55,61 @@ def test_probe_names_the_first_step_and_object_that_differ(tmp_path, monkeypatch
     good = probe_resume(["python", "train.py"], steps=16, stop_at=8)
     assert good.findings == [] and good.compared == 8 and good.first_difference is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]  # nothing written beside the user's script
+
+
+EPOCHS = textwrap.dedent("""
+    import argparse, os
+    import torch
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--from-dir")
+    p.add_argument("--forget-order", action="store_true")
+    a = p.parse_args()
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 4), torch.randn(64, 1)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    shuffle = torch.Generator().manual_seed(3)
+    first = 0
+    if a.from_dir:
+        state = torch.load(os.path.join(a.from_dir, "last.pth.tar"), weights_only=True)
+        model.load_state_dict(state["net"])
+        opt.load_state_dict(state["adam"])
+        if not a.forget_order:
+            shuffle.set_state(state["shuffle"])
+        first = state["epoch"] + 1
+    for epoch in range(first, 4):
+        with torch.no_grad():  # a held-out look before each epoch: the same batch in every run
+            model(x[:8])
+        order = torch.randperm(64, generator=shuffle)
+        for i in range(0, 64, 16):
+            opt.zero_grad()
+            idx = order[i:i + 16]
+            torch.nn.functional.mse_loss(model(x[idx]), y[idx]).backward()
+            opt.step()
+        os.makedirs(f"runs/epoch{epoch}", exist_ok=True)
+        torch.save({"net": model.state_dict(), "adam": opt.state_dict(), "epoch": epoch,
+                    "shuffle": shuffle.get_state()}, f"runs/epoch{epoch}/last.pth.tar")
+""")
+
+
+def test_probe_epochs_pth_tar_folder_and_a_run_that_never_resumes(tmp_path, monkeypatch):
+    """An epoch-based script saving ``*.pth.tar`` into a folder per epoch resumes through {checkpoint_dir};
+    resumed without its shuffle generator, the data differs at the first step after the resume; the same
+    script resumed without its argument trains from step 0 again: ``resume_restarted``, although the
+    seeded rerun matches the straight run step for step."""
+    (tmp_path / "fit.py").write_text(EPOCHS)
+    monkeypatch.chdir(tmp_path)
+    good = probe_resume(["python", "fit.py"], steps=12, stop_at=8, resume_arg="--from-dir {checkpoint_dir}")
+    assert good.checkpoint == "runs/epoch1/last.pth.tar" and good.resumed_at == 8
+    assert good.findings == [] and good.compared >= 4  # steps 8..11 at least (the run may end before its kill)
+    reshuffled = probe_resume(["python", "fit.py"], steps=12, stop_at=8,
+                              resume_arg="--from-dir {checkpoint_dir} --forget-order")
+    [finding] = reshuffled.findings  # the batch under no_grad before the step is not the step's batch
+    assert finding.kind == "resume_diverged" and finding.location == {"step": 8}
+    assert finding.evidence["fields"][0] == "data" and "data order" in finding.message
+    restarted = probe_resume(["python", "fit.py"], steps=12, stop_at=8, resume_arg="")
+    [finding] = restarted.findings
+    assert finding.kind == "resume_restarted" and restarted.resumed_at == 0
+    assert "runs/epoch1/last.pth.tar" in finding.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fit.py"]

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from faultlib.detect.data.leakage import analyze_file
-from faultlib.detect.data.leakage import interp
+from faultlib.pyflow import interp
 from faultlib.findings import Severity
 
 HEADER = """\

@@ -66,3 +66,43 @@ def test_the_hook_is_removed_cleanly():
     finally:
         tracer.uninstall()
     assert torch.amp.GradScaler.__init__ is original and torch.nn.utils.clip_grad_norm_ is clip
+
+
+def test_step_without_scaled_backward_is_reported_at_the_step_and_exit_stays_0(tmp_path):
+    """``scaler.scale(loss)`` made but the raw loss backwarded: ``scaler.step`` divides the raw gradients by the
+    scale (1024) and training crawls, every value finite."""
+    proc = cli("trace", "--json", "--", "python", str(SCRIPT), "no_scale", "1024", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] and report["first_nonfinite"] is None
+    [finding] = report["findings"]
+    assert (finding["kind"], finding["severity"]) == ("step_without_scaled_backward", "error")
+    assert Path(finding["location"]["file"]).name == SCRIPT.name
+    assert finding["location"]["line"] == line_of("# STEP UNSCALED")
+    assert finding["evidence"]["count"] == 4 and finding["evidence"]["loss_scale"] == 1024.0
+
+
+def test_fp16_parameters_under_an_enabled_scaler_are_named_before_unscale_refuses_them(tmp_path):
+    """GradScaler.unscale_ raises on float16 gradients (the script dies, exit 4): the finding names why, at the
+    user's step call."""
+    proc = cli("trace", "--json", "--", "python", str(SCRIPT), "fp16", "1024", cwd=tmp_path)
+    assert proc.returncode == 4
+    report = json.loads(proc.stdout)
+    assert "Attempting to unscale FP16 gradients" in report["error"]
+    [finding] = report["findings"]
+    assert (finding["kind"], finding["evidence"]["parameter_dtype"]) == ("fp16_master_weights", "float16")
+    assert finding["location"]["line"] == line_of("# STEP HALF")
+    assert "float32" in finding["evidence"]["fix"]
+
+
+def test_eps_that_rounds_to_0_beside_a_disabled_scaler(tmp_path):
+    """float16 parameters, Adam eps 1e-8 (0 in float16), GradScaler(enabled=False): the audit names the eps (not
+    fp16 master weights "under a GradScaler": there is none in effect) and trace's own non-finite report agrees."""
+    proc = cli("trace", "--json", "--", "python", str(SCRIPT), "eps", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr  # the NaN/inf Adam makes
+    report = json.loads(proc.stdout)
+    assert report["first_nonfinite"]["optimizer"]["eps"] == 1e-8
+    [finding] = report["findings"]
+    assert (finding["kind"], finding["evidence"]["eps"]) == ("eps_underflow", 1e-8)
+    assert finding["evidence"]["smallest_normal"] == pytest.approx(6.1035e-05, rel=1e-3)
+    assert finding["location"]["line"] == line_of("# STEP HALF")

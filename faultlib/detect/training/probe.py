@@ -9,9 +9,11 @@ user's is written; the copies are removed at the end.
 
 1. **straight**: to ``steps`` optimizer steps (then the process group is stopped);
 2. **preempted**: stopped (SIGKILL to its process group) once it has made ``stop_at`` steps and a new
-   checkpoint file (``*.pt``, ``*.pth``, ``*.ckpt``, ``*.safetensors``, ``*.bin``) is on disk and stable;
+   checkpoint file (:data:`CHECKPOINT_SUFFIXES`) is on disk and stable;
 3. **resumed**: a fresh process in a copy of run 2's directory, the command plus ``resume_arg`` with
-   ``{checkpoint}`` replaced by the newest checkpoint, to the end of the straight run.
+   ``{checkpoint}`` replaced by the newest checkpoint file and ``{checkpoint_dir}`` by the folder that holds it
+   (Hugging Face ``checkpoint-N/``, accelerate ``save_state``), to the end of the straight run. A script that
+   resumes from a fixed place (``--resume`` without a path, ``init_from='resume'``) takes neither.
 
 Each step is observed from inside the process through global optimizer hooks
 (:mod:`~faultlib.detect.training.probe_boot`): learning rate, loss scale, loss, a digest of the step's
@@ -20,7 +22,11 @@ before its first step equal the straight run's after some step (so the checkpoin
 known); from there every step is compared and the first difference is a ``resume_diverged`` finding
 naming the field and the object responsible (lr: the LR scheduler; loss scale: the GradScaler; data:
 the sampler/RNG that orders the data; parameters: model or optimizer state; loss with everything else
-equal: the RNG of dropout or augmentation). Temporary directories are removed at the end.
+equal: the RNG of dropout or augmentation). A resumed run whose first step starts from the straight run's
+initial parameters did not resume at all (no resume code, or ``resume_arg`` not understood): that is
+``resume_restarted``, even when a seeded script then replays the straight run step for step.
+Epoch-based scripts are probed in optimizer steps: ``stop_at`` = epochs x steps per epoch.
+Temporary directories are removed at the end.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from typing import Any, Callable
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
 
-CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin")
+CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".safetensors", ".bin", ".pth.tar", ".pt.tar")
+"""Name endings of the files the probe takes for checkpoints (``.pth.tar``: pytorch/examples' imagenet, MoCo)."""
 FIELDS = ("params_before", "data", "lr", "loss_scale", "loss", "params")
 BLAME = {"params_before": "model or optimizer state (the parameters the step starts from differ)",
          "data": "the data order (sampler epoch, generator or global RNG state)",
@@ -62,12 +69,14 @@ class ProbeReport:
     findings: list[Finding] = field(default_factory=list)
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     checkpoint: str | None = None
+    resume_args: list[str] = field(default_factory=list)
     resumed_at: int | None = None
     compared: int = 0
     first_difference: dict[str, Any] | None = None
 
     def fields(self) -> dict[str, Any]:
-        return {"command": self.command, "steps": self.steps, "stop_at": self.stop_at, "runs": self.runs,
+        return {"command": self.command, "steps": self.steps, "stop_at": self.stop_at,
+                "resume_args": self.resume_args, "runs": self.runs,
                 "checkpoint": self.checkpoint, "resumed_at": self.resumed_at, "compared_steps": self.compared,
                 "first_difference": self.first_difference}
 
@@ -79,7 +88,8 @@ def summary_lines(fields: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(("resumed at", f"straight step {fields['resumed_at']} (from {fields['checkpoint']})"))
     lines.append(("compared", f"{fields['compared_steps']} steps"))
     diff = fields["first_difference"]
-    lines.append(("first difference", "none" if diff is None else f"step {diff['step']}: {', '.join(diff['fields'])}"))
+    lines.append(("first difference", "not compared" if not fields["compared_steps"] else "none" if diff is None
+                  else f"step {diff['step']}: {', '.join(diff['fields'])}"))
     return lines
 
 
@@ -122,7 +132,7 @@ def _checkpoints(root: Path, since: float) -> list[Path]:
     for dirpath, _, files in os.walk(root):
         for f in files:
             p = Path(dirpath) / f
-            if p.suffix in CHECKPOINT_SUFFIXES and not p.is_symlink():
+            if f.endswith(CHECKPOINT_SUFFIXES) and not p.is_symlink():
                 try:
                     if p.stat().st_mtime >= since:
                         found.append(p)
@@ -199,13 +209,15 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
         steps: optimizer steps of the straight run (and of the resumed run, counted from the start).
         stop_at: stop the preempted run after this many steps, once its next checkpoint is on disk.
         resume_arg: appended to ``cmd`` for the resumed run (split like a shell); ``{checkpoint}``, when
-            present, is the checkpoint's path (a script that resumes from a fixed place needs none).
+            present, is the checkpoint file's path, ``{checkpoint_dir}`` the folder holding it (a script that
+            resumes from a fixed place needs neither).
         output_dir: with a working directory over :data:`MAX_COPY_BYTES`, the one directory (relative to
             the current one) copied for each run.
         timeout_s: per run.
 
     Returns:
-        :class:`ProbeReport`: ``resume_diverged`` at the first step that differs, or ``probe_failed``.
+        :class:`ProbeReport`: ``resume_diverged`` at the first step that differs, ``resume_restarted`` when
+        the resumed run starts from the initial parameters, or ``probe_failed``.
 
     Raises:
         InputError: not a ``python SCRIPT`` command, ``stop_at >= steps``, or a working directory too large
@@ -241,7 +253,10 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
         shutil.copytree(dirs["preempted"], base / "resumed", symlinks=True)
         relative = Path(ckpt)
         report.checkpoint = ckpt
-        extra = [a.replace("{checkpoint}", str(base / "resumed" / relative)) for a in shlex.split(resume_arg)]
+        report.resume_args = shlex.split(resume_arg)
+        where = base / "resumed" / relative
+        extra = [a.replace("{checkpoint_dir}", str(where.parent)).replace("{checkpoint}", str(where))
+                 for a in shlex.split(resume_arg)]
         straight = _read(base / "straight.jsonl")
         resumed_log = base / "resumed.jsonl"
         after = {s["params"]: s["i"] + 1 for s in straight}
@@ -270,6 +285,18 @@ def _compare(report: ProbeReport, straight: list[dict], resumed: list[dict]) -> 
         return
     after = {s["params"]: s["i"] + 1 for s in straight}
     start = after.get(resumed[0]["params_before"])
+    initial = straight[0]["params_before"]
+    moved = any(s["params"] != initial for s in straight[:report.stop_at])  # not all of them skipped (GradScaler)
+    if moved and resumed[0]["params_before"] == initial:
+        report.resumed_at = 0
+        report.findings.append(Finding(
+            "resume", Severity.ERROR,
+            f"the resumed run started from the initial parameters, not from {report.checkpoint} (written after "
+            f"step {report.stop_at}): it trained from step 0 again; the script has no resume code, or "
+            f"--resume-arg {shlex.join(report.resume_args)!r} is not how it resumes",
+            {"step": 0}, {"checkpoint": report.checkpoint, "resume_args": report.resume_args},
+            kind="resume_restarted"))
+        return
     if start is None:  # the resumed parameters are no straight step's: align by count and blame the parameters
         start = max(0, report.steps - len(resumed)) if len(resumed) < report.steps else 0
     report.resumed_at = start

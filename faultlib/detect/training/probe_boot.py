@@ -4,7 +4,8 @@ Started as ``python -m faultlib.detect.training.probe_boot SCRIPT ARGS...`` with
 (a JSON Lines file). Global optimizer step hooks (``torch.optim.optimizer.register_optimizer_step_pre_hook``
 / ``..._post_hook``, the ones ``faultlib trace`` uses) write one line per step of the first optimizer the
 script steps: ``{"i", "lr", "loss_scale", "loss", "data", "params_before", "params", "t"}``, where
-``data`` is a BLAKE2b-64 digest of the first tensor the step's first model call received (the batch),
+``data`` is a BLAKE2b-64 digest of the first tensor the step's first model call with autograd enabled
+received (the training batch, not an evaluation batch under ``no_grad``),
 ``params_before``/``params`` digests of the optimizer's parameters before and after the step, ``loss``
 the value of the last ``backward()`` root before the step and ``loss_scale`` the newest GradScaler's scale.
 Cost per step: one hash of the parameters' bytes (twice) and of the first batch, one ``.item()``.
@@ -79,7 +80,9 @@ class Recorder:
         return [p for g in optimizer.param_groups for p in g["params"]]
 
     def _forward(self, module, args) -> None:
-        if self.data is None and args and isinstance(args[0], self.torch.Tensor):
+        # the training batch: the first call with autograd on (an evaluation under no_grad before the step, as in
+        # llama2.c's estimate_loss, would otherwise stand for the batch)
+        if self.data is None and args and isinstance(args[0], self.torch.Tensor) and self.torch.is_grad_enabled():
             self.data = digest([args[0]])
 
     def _pre(self, optimizer, args, kwargs) -> None:

@@ -6,7 +6,9 @@ restarts its warm-up), the GradScaler (without it the loss scale restarts at 655
 steps are skipped), EMA weights, ``torch.Generator`` objects and the global RNGs (data order,
 dropout masks, augmentation), and the epoch/step counters (which also drive ``sampler.set_epoch``).
 
-The analysis (:func:`analyze_resume_source`) parses the script with :mod:`ast` (never imports or runs it):
+The analysis (:func:`analyze_resume_source`) parses the script with :mod:`ast` (never imports or runs it);
+what it recognises is :mod:`~faultlib.detect.training.vocab`, what a checkpoint file holds
+:mod:`~faultlib.detect.training.checkpoint_state`:
 
 1. **objects** the loop uses: created by a call the vocabulary recognises (``torch.optim.*``,
    ``lr_scheduler.*``/``get_*_schedule*``, ``GradScaler``, EMA classes, ``torch.Generator``; the model
@@ -15,7 +17,8 @@ The analysis (:func:`analyze_resume_source`) parses the script with :mod:`ast` (
    ``random.*``) and seeds them; counters from ``for epoch in range(...)`` loops around an optimizer step
    and ``global_step += 1``;
 2. **saved**: what the first argument of ``torch.save`` / ``save_file`` / ``fabric.save`` /
-   ``dcp.save`` carries (:meth:`~faultlib.detect.training.source.Index.closure`); ``accelerator.save_state``
+   ``dcp.save`` carries, by value flow on the shared interpreter (:mod:`~faultlib.detect.training.flow`:
+   through variables, containers, instances, returns and parameters); ``accelerator.save_state``
    saves everything given to ``accelerator.prepare`` or ``register_for_checkpointing`` and the RNGs;
 3. **restored**: ``X.load_state_dict(...)``, ``X = torch.load(...)``, ``torch.set_rng_state`` and its
    numpy/python/cuda/Generator twins, ``accelerator.load_state``; a counter is restored when its
@@ -27,125 +30,25 @@ The analysis (:func:`analyze_resume_source`) parses the script with :mod:`ast` (
 Lightning (``Trainer.fit``) and Hugging Face ``Trainer.train`` save and restore their state
 implicitly: the report says so and raises nothing about the objects they own.
 
-Limits: names are matched by their last identifier (``self.sched`` and ``sched`` are one object); a
-helper is followed one call level up; state saved through a library this vocabulary does not know
-(DeepSpeed's ``save_checkpoint``) counts as implicit only where listed in :data:`IMPLICIT_SAVES`.
+Limits: objects are named by the last identifier they are assigned to (``self.sched`` and ``sched`` are one
+object); a checkpoint helper defined in another file is known by its name only (``SAVE_HELPERS``,
+``LOAD_HELPERS`` in :mod:`~faultlib.detect.training.vocab`); state saved through a library this vocabulary
+does not know (DeepSpeed's ``save_checkpoint``) is not seen as saved.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from faultlib.detect.training.flow import StateFlow
 from faultlib.detect.training.source import Index, Scope, enclosing_loops, tail
-from faultlib.findings import Finding, Severity
+from faultlib.detect.training.state import ResumeReport, StateObject
+from faultlib.detect.training.verdicts import judge
+from faultlib.detect.training.vocab import (
+    COUNTER, DETECTOR, EMAS, GENERATORS, LOAD_CALLS, LOAD_HELPERS, OPTIMIZERS, RNG_DRAWS, RNG_SET, SAVE_CALLS,
+    SAVE_HELPERS, SCALERS, SCHEDULERS, SEEDS, STEPPED)
 from faultlib.readers.pysource import parse_python
-
-DETECTOR = "resume"
-KINDS = {
-    "state_not_saved": "a stateful object the training loop uses is in no checkpoint the script writes: a resumed "
-                       "run restarts it (lr warm-up again, loss scale 65536, fresh moments, data order from the start)",
-    "state_not_restored": "a checkpoint holds the object's state but the resume path never loads it back",
-    "restored_before_created": "state restored and then reset: the object is created again after its restore, or "
-                               "a scheduler is created after its optimizer's state was loaded and never restored "
-                               "(it starts its schedule over on the resumed optimizer)",
-    "no_resume_path": "the script writes training checkpoints (optimizer or counters) but nothing loads them back",
-    "checkpoint_lacks_state": "a checkpoint file holds no state of an object the loop uses (checked against the "
-                              "file itself, read with weights_only=True)",
-}
-
-OPTIMIZERS = re.compile(r"^(SGD|ASGD|Adam\w*|NAdam|RAdam|Adagrad|Adadelta|Adamax|RMSprop|Rprop|LBFGS|SparseAdam|"
-                        r"Lion|Lamb|LAMB|LARS|Adafactor|Muon|Shampoo|\w*Optimizer|(create|build|get|make|configure)_optim\w*)$")
-SCHEDULERS = re.compile(r"^(\w*LR|\w*Scheduler\w*|\w*_scheduler|get_\w*schedule\w*|\w*Warmup\w*|"
-                        r"(create|build|get|make)_(lr_)?sched\w*)$")
-SCALERS = {"GradScaler", "ShardedGradScaler"}
-EMAS = re.compile(r"^(ModelEma\w*|\w*EMA\w*|\w*Ema|ExponentialMovingAverage|AveragedModel)$")
-GENERATORS = {"torch.Generator", "numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
-COUNTER = re.compile(r"^(?!local_)((\w+_)?(epoch|step|iter|iteration|update)(s|_num|_idx|_count)?|ep|e|it|itr|"
-                     r"gstep|n_iter|num_updates)$")
-STEPPED = {"step", "update", "scale", "set_epoch", "update_parameters", "apply_shadow", "zero_grad"}
-
-SAVE_HELPERS = re.compile(r"^save_on_master$|^save\w*_(checkpoint|ckpt|model|state|state_dict)$")
-"""Checkpoint helpers defined in other files (``utils.save_on_master(dict, path)``, ``misc.save_model(model=...,
-optimizer=...)``): everything passed to them is saved."""
-LOAD_HELPERS = re.compile(r"^(?=\w*(load|resume|restore|restart))(?=\w*(checkpoint|ckpt|state|model|resume|ema))\w+$")
-"""Restore helpers defined in other files (``utils.restart_from_checkpoint(path, optimizer=...)``,
-``smart_resume(ckpt, optimizer, ema)``, ``misc.load_model(optimizer=...)``): every object passed to them is restored."""
-SAVE_CALLS = {"torch.save": 0, "safetensors.torch.save_file": 0, "save_file": 0, "xm.save": 0,
-              "torch.distributed.checkpoint.save": 0, "dcp.save": 0, "torch_xla.core.xla_model.save": 0}
-LOAD_CALLS = {"torch.load", "safetensors.torch.load_file", "load_file", "torch.distributed.checkpoint.load",
-              "dcp.load"}
-RNG_GET = {"get_rng_state": "rng_torch", "get_rng_state_all": "rng_cuda", "getstate": "rng_python",
-           "get_state": "rng_numpy"}
-RNG_SET = {"set_rng_state": "rng_torch", "set_rng_state_all": "rng_cuda", "setstate": "rng_python",
-           "set_state": "rng_numpy"}
-RNG_DRAWS = {
-    "rng_torch": re.compile(r"^torch\.(rand\w*|randperm|normal|bernoulli|multinomial|utils\.data\.random_split)$"
-                            r"|(^|\.)(RandomSampler|Dropout\w*|random_split|Random\w+)$"),
-    "rng_numpy": re.compile(r"^numpy\.random\.(?!seed$|get_state$|set_state$|default_rng$|RandomState$)\w+$"),
-    "rng_python": re.compile(r"^random\.(random|randint|choice|choices|shuffle|sample|uniform|gauss|randrange)$"),
-}
-SEEDS = {"rng_torch": ("torch.manual_seed", "torch.random.manual_seed", "torch.seed"),
-         "rng_numpy": ("numpy.random.seed",), "rng_python": ("random.seed",),
-         "rng_cuda": ("torch.cuda.manual_seed", "torch.cuda.manual_seed_all")}
-SEVERITY = {"rng_torch": Severity.INFO, "rng_numpy": Severity.INFO, "rng_python": Severity.INFO,
-            "rng_cuda": Severity.INFO}
-WHY = {"optimizer": "its moments and step counts restart from zero",
-       "scheduler": "the learning rate restarts its schedule (warm-up again, no decay so far)",
-       "grad_scaler": "the loss scale restarts at its initial value (65536): the first resumed steps overflow "
-                      "and are skipped",
-       "ema": "the EMA weights restart from the current weights",
-       "model": "the weights restart from their initialisation",
-       "generator": "its random stream restarts (data order or augmentation differs from the straight run)",
-       "counter": "the loop restarts from 0 (and sampler.set_epoch repeats the first epochs' order)",
-       "rng_torch": "torch's global RNG restarts: data order, dropout masks and augmentation differ",
-       "rng_numpy": "NumPy's global RNG restarts: its draws differ from the straight run",
-       "rng_python": "Python's random restarts: its draws differ from the straight run",
-       "rng_cuda": "the CUDA RNGs restart: dropout masks on the GPU differ"}
-
-
-@dataclass
-class StateObject:
-    """One piece of training state.
-
-    Attributes:
-        name: its identifier in the script (``scheduler``; ``torch`` RNG as ``torch.random``).
-        kind: ``model``, ``optimizer``, ``scheduler``, ``grad_scaler``, ``ema``, ``generator``, ``counter``,
-            ``rng_torch``, ``rng_numpy``, ``rng_python`` or ``rng_cuda``.
-        line: where it is created (the loop for a counter, the first draw for an RNG).
-        function: the qualified function (``<module>`` at top level).
-        saved: lines of the saves that carry it.
-        restored: lines that restore it.
-        implicit: the framework that saves and restores it (``lightning``, ``transformers.Trainer``,
-            ``accelerate``), or ``None``.
-    """
-
-    name: str
-    kind: str
-    line: int
-    function: str
-    saved: list[int] = field(default_factory=list)
-    restored: list[int] = field(default_factory=list)
-    implicit: str | None = None
-
-
-@dataclass
-class ResumeReport:
-    """What :func:`analyze_resume_source` found (``objects``, ``saves``/``loads`` as ``{line, function, call}``)."""
-
-    file: str
-    findings: list[Finding] = field(default_factory=list)
-    objects: list[StateObject] = field(default_factory=list)
-    saves: list[dict[str, Any]] = field(default_factory=list)
-    loads: list[dict[str, Any]] = field(default_factory=list)
-    implicit: list[str] = field(default_factory=list)
-    complete: bool = True
-
-    def fields(self) -> dict[str, Any]:
-        return {"file": self.file, "objects": [asdict(o) for o in self.objects], "saves": self.saves,
-                "loads": self.loads, "implicit": self.implicit, "complete": self.complete}
 
 
 def _classify(index: Index, call: ast.Call) -> str | None:
@@ -171,10 +74,13 @@ class _Analysis:
         self.path = path
         self.tree = parse_python(source, path)
         self.index = Index(self.tree)
+        self.flow = StateFlow(self.tree)
         self.loops = enclosing_loops(self.tree)
         self.objects: dict[str, StateObject] = {}
         self.creations: dict[str, list[tuple[int, Scope]]] = {}
         self.report = ResumeReport(path)
+        self.unreached: list[ast.AST] = []
+        self.resume_flag = False  # some state is restored under `if args.resume:`: the script says it resumes
 
     def where(self, line: int, scope: Scope) -> dict[str, Any]:
         return {"file": self.path, "line": line, "function": scope.name}
@@ -303,6 +209,8 @@ class _Analysis:
     # -- 2./3. saves, loads, implicit frameworks ------------------------------------------------------
     def find_saves_and_loads(self) -> None:
         idx = self.index
+        self.flow.interpret()
+        guarded = _resume_guarded(self.tree)
         prepared: set[str] = set()
         for call, scope in idx.calls:
             name = idx.dotted(call.func)
@@ -336,8 +244,8 @@ class _Analysis:
                             "obj", "state_dict", "tensors", "state")), None))
                 if arg is None:
                     continue
-                carried = idx.closure(arg, scope)
-                carried |= {s for a in call.args[1:2] for s in idx.closure(a, scope)} & {
+                carried = self._carried(arg)
+                carried |= {s for a in call.args[1:2] for s in self._carried(a)} & {
                     n for n, o in self.objects.items() if o.kind == "counter"}
                 self.report.saves.append(entry)
                 self._mark(carried, "saved", call.lineno, scope)
@@ -353,9 +261,10 @@ class _Analysis:
                 self.report.loads.append(entry)
                 self._implicit(prepared, "accelerate", "restored", call.lineno)
             elif attr == "load_state_dict" and (target := tail(call.func.value)):
-                for obj_name in self._through_params(target, scope):
+                for obj_name in {target} | (self.flow.receiver(call) or set()):
                     if obj_name in self.objects:
                         self.objects[obj_name].restored.append(call.lineno)
+                        self.resume_flag = self.resume_flag or id(call) in guarded
             elif short in RNG_SET:
                 rng = self._rng_for(name, short)
                 if rng is None:
@@ -385,11 +294,16 @@ class _Analysis:
             return obj if obj is not None and obj.kind == "generator" else None
         return next((o for o in self.objects.values() if o.kind == kind), None)
 
-    def _through_params(self, name: str, scope: Scope) -> set[str]:
-        names = {name}
-        if name in scope.params:
-            names |= self.index.callers_names(scope, name)
-        return names
+    def _carried(self, expr: ast.AST) -> set[str]:
+        """Names a save's argument carried (:class:`~faultlib.detect.training.flow.StateFlow`); a helper's
+        arguments gathered in one tuple carry what each does."""
+        if isinstance(expr, ast.Tuple) and not hasattr(expr, "lineno"):  # the helper's arguments, gathered here
+            return set().union(*(self._carried(e) for e in expr.elts))
+        found = self.flow.carried(expr)
+        if found is None:
+            self.unreached.append(expr)
+            return set()
+        return found
 
     def _mark(self, carried: set[str], what: str, line: int, scope: Scope) -> None:
         for name, obj in self.objects.items():
@@ -427,86 +341,15 @@ class _Analysis:
             if hf and attr == "train" and "transformers.Trainer" not in self.report.implicit:
                 self.report.implicit.append("transformers.Trainer")
 
-    # -- 4. findings ----------------------------------------------------------------------------------
-    def judge(self) -> None:
-        objs = self.objects.values()
-        framework = next((f for f in self.report.implicit if f != "accelerate"), None)
-        if framework:
-            for obj in objs:
-                obj.implicit = obj.implicit or framework
-            return
-        checkpointing = any(o.saved for o in objs if o.kind in ("optimizer", "counter", "scheduler", "grad_scaler"))
-        resuming = any(o.restored for o in objs if o.kind in ("optimizer", "scheduler", "grad_scaler", "ema")) or (
-            self.report.loads and any(o.kind == "counter" and o.restored for o in objs))
-        if not checkpointing and not resuming:
-            return
-        add = self.report.findings.append
-        if checkpointing and not resuming:
-            first = self.report.saves[0]
-            add(Finding(DETECTOR, Severity.INFO, "the script writes training checkpoints but nothing loads them back "
-                        "(no load_state_dict of an optimizer, scheduler or scaler): a preempted run restarts from 0",
-                        {"file": self.path, "line": first["line"], "function": first["function"]},
-                        {"saved": sorted(o.name for o in objs if o.saved)}, kind="no_resume_path"))
-            return
-        load_at = next(iter(sorted(self.report.loads, key=lambda e: e["line"])), None)
-        order = self._order()
-        named = {f.evidence["object"] for f in order}
-        for obj in sorted(objs, key=lambda o: o.line):
-            if obj.name in named:
-                continue
-            severity = SEVERITY.get(obj.kind, Severity.WARNING)
-            loc = {"file": self.path, "line": obj.line, "function": obj.function}
-            evidence = {"object": obj.name, "object_kind": obj.kind, "saved": obj.saved, "restored": obj.restored}
-            if not obj.saved and not obj.restored:  # restored from elsewhere: scheduler.last_epoch = epoch
-                add(Finding(DETECTOR, severity, f"{obj.kind} {obj.name!r} is in no checkpoint and never "
-                            f"restored: after a resume, "
-                            f"{WHY[obj.kind]}", loc, evidence, kind="state_not_saved"))
-            elif not obj.restored:
-                at = {"file": self.path, "line": load_at["line"], "function": load_at["function"]} if load_at else loc
-                add(Finding(DETECTOR, severity, f"{obj.kind} {obj.name!r} is saved (line {obj.saved[0]}) but the "
-                            f"resume path never restores it: {WHY[obj.kind]}", at, evidence,
-                            kind="state_not_restored"))
-        self.report.findings.extend(order)
 
-    def _order(self) -> list[Finding]:
-        """Objects restored and then created again; schedulers created after their optimizer's load and
-        never restored (their constructor starts the schedule over: lr back at its first value)."""
-        found: list[Finding] = []
-        optimizers = {n: o for n, o in self.objects.items() if o.kind == "optimizer"}
-        for name, obj in self.objects.items():
-            for line, scope in self.creations.get(name, []):
-                before = [r for r in obj.restored if r < line and self._in(r, scope)]
-                after = [r for r in obj.restored if r > line and self._in(r, scope)]
-                if after:
-                    continue
-                if before:
-                    found.append(Finding(
-                        DETECTOR, Severity.WARNING, f"{obj.kind} {name!r} is restored at line {before[-1]} and then "
-                        f"created again at line {line}: the new object starts fresh, {WHY.get(obj.kind, '')}",
-                        {"file": self.path, "line": line, "function": scope.name},
-                        {"object": name, "object_kind": obj.kind, "restored": before, "created": line},
-                        kind="restored_before_created"))
-                    continue
-                if obj.kind != "scheduler" or obj.restored:
-                    continue
-                for opt_name, opt in optimizers.items():
-                    loaded = [r for r in opt.restored if r < line and self._in(r, scope)]
-                    if loaded:
-                        found.append(Finding(
-                            DETECTOR, Severity.WARNING, f"scheduler {name!r} is created at line {line}, after "
-                            f"optimizer {opt_name!r} was restored (line {loaded[-1]}), and never restored itself: "
-                            "it starts its schedule over (warm-up again, no decay so far) on the resumed optimizer; "
-                            "save scheduler.state_dict() and load it after creating the scheduler",
-                            {"file": self.path, "line": line, "function": scope.name},
-                            {"object": name, "object_kind": "scheduler", "optimizer": opt_name,
-                             "optimizer_restored": loaded[-1], "created": line}, kind="restored_before_created"))
-                        break
-        return found
-
-    def _in(self, line: int, scope: Scope) -> bool:
-        node = scope.node
-        end = getattr(node, "end_lineno", None)
-        return isinstance(node, ast.Module) or (node.lineno <= line <= (end or line))
+def _resume_guarded(tree: ast.Module) -> set[int]:
+    """Ids of the calls inside an ``if`` whose test names a resume (``if args.resume:``, ``if resume_from:``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any("resume" in (getattr(n, "id", None) or getattr(n, "attr", "")).lower()
+                                            for n in ast.walk(node.test)):
+            out |= {id(c) for stmt in node.body for c in ast.walk(stmt) if isinstance(c, ast.Call)}
+    return out
 
 
 def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
@@ -518,7 +361,7 @@ def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
 
     Returns:
         A :class:`ResumeReport`: objects with the lines that save and restore them, the saves and loads
-        seen, implicit frameworks, and findings of the kinds in :data:`KINDS`.
+        seen, implicit frameworks, and findings of the kinds in :data:`~faultlib.detect.training.vocab.KINDS`.
 
     Raises:
         InputError: not valid Python (line and column named).
@@ -533,7 +376,11 @@ def analyze_resume_source(source: str, path: str = "<string>") -> ResumeReport:
     try:
         analysis.find_objects()
         analysis.find_saves_and_loads()
-        analysis.judge()
+        judge(analysis.objects, analysis.report, analysis.creations, claims_resume=analysis.resume_flag)
+        if not analysis.flow.complete:  # saves and restores past where it stopped were not seen
+            analysis.report.complete = False
+            analysis.report.findings.append(analysis_incomplete(DETECTOR, f"value flow {analysis.flow.stopped}",
+                                                                {"file": path}))
     except RecursionError:
         analysis.report.complete = False
         analysis.report.findings.append(analysis_incomplete(DETECTOR, too_deep, {"file": path}))
@@ -560,89 +407,3 @@ def analyze_resume_file(path: str) -> ResumeReport:
     if not source.strip():
         raise InputError("is empty: expected a Python training script", path=path)
     return analyze_resume_source(source, str(path))
-
-
-
-WANTS = {"optimizer": "optimizer", "scheduler": "scheduler", "grad_scaler": "grad_scaler", "ema": "model",
-         "model": "model", "counter": "counter", "generator": "rng", "rng_torch": "rng", "rng_numpy": "rng",
-         "rng_python": "rng", "rng_cuda": "rng"}
-
-
-def state_kind(value: Any) -> str:
-    """What a checkpoint value holds: ``optimizer`` (``state`` + ``param_groups``), ``scheduler``
-    (``last_epoch``/``base_lrs``), ``grad_scaler`` (``scale`` + ``growth_factor``), ``model`` (a dict of
-    tensors), ``rng`` (a uint8 state tensor, ``random.getstate()``/``np.random.get_state()`` tuples),
-    ``counter`` (a number), ``group`` (a dict of such values) or ``other``."""
-    import torch
-
-    if isinstance(value, dict):
-        keys = set(value)
-        if {"state", "param_groups"} <= keys:
-            return "optimizer"
-        if keys & {"last_epoch", "base_lrs", "_last_lr"}:
-            return "scheduler"
-        if {"scale", "growth_factor"} <= keys:
-            return "grad_scaler"
-        if value and all(isinstance(v, torch.Tensor) for v in value.values()):
-            return "model"
-        return "group" if value else "other"
-    if isinstance(value, torch.Tensor):
-        return "rng" if value.dtype == torch.uint8 and value.dim() == 1 else "other"
-    if isinstance(value, (tuple, list)) and value and (
-            all(isinstance(v, torch.Tensor) and v.dtype == torch.uint8 for v in value)
-            or (isinstance(value[0], (int, str)) and len(value) in (3, 5))):
-        return "rng"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return "counter"
-    return "other"
-
-
-def checkpoint_keys(content: Any, *, depth: int = 2) -> list[dict[str, str]]:
-    """``[{key, holds}]`` for a loaded checkpoint: top-level keys, and the keys of a ``group`` one level down
-    (``rng.torch``); a bare state_dict is one entry with key ``""``."""
-    if not isinstance(content, dict) or state_kind(content) != "group":
-        return [{"key": "", "holds": state_kind(content)}]
-    out: list[dict[str, str]] = []
-    for key, value in content.items():
-        holds = state_kind(value)
-        if holds == "group" and depth > 1:
-            out.extend({"key": f"{key}.{k['key']}", "holds": k["holds"]} for k in checkpoint_keys(value, depth=1)
-                       if k["key"])
-        else:
-            out.append({"key": str(key), "holds": holds})
-    return out
-
-
-def checkpoint_coverage(report: ResumeReport, content: Any, path: str) -> tuple[list[dict[str, str]], list[Finding]]:
-    """Compare the objects the loop uses with what one loaded checkpoint holds.
-
-    An object is covered when a key holds its kind of state (for a ``torch.Generator`` and the global RNGs:
-    an ``rng`` key; for a generator, one whose path names it). Objects a framework saves implicitly are
-    not judged.
-
-    Args:
-        report: :func:`analyze_resume_source`'s report of the script that wrote the checkpoint.
-        content: the checkpoint as loaded with ``weights_only=True``.
-        path: the checkpoint's name, for locations and messages.
-
-    Returns:
-        ``(keys, findings)``: :func:`checkpoint_keys` and one ``checkpoint_lacks_state`` finding per object
-        not covered (warning; info for the global RNGs).
-    """
-    keys = checkpoint_keys(content)
-    findings: list[Finding] = []
-    for obj in report.objects:
-        wanted = WANTS.get(obj.kind)
-        if wanted is None or obj.implicit:
-            continue
-        matching = [k["key"] for k in keys if k["holds"] == wanted]
-        if obj.kind == "generator":
-            matching = [k for k in matching if obj.name.lower() in k.lower()]
-        if matching:
-            continue
-        findings.append(Finding(DETECTOR, SEVERITY.get(obj.kind, Severity.WARNING),
-                                f"{path} holds no {wanted} state for {obj.kind} {obj.name!r} (line {obj.line}), "
-                                f"which the loop uses: a run resumed from it {WHY[obj.kind]}",
-                                {"file": path}, {"object": obj.name, "object_kind": obj.kind,
-                                                 "keys": [k["key"] for k in keys]}, kind="checkpoint_lacks_state"))
-    return keys, findings

@@ -10,11 +10,12 @@
   (PyTorch AMP examples, "Working with Unscaled Gradients");
 - ``step_without_scaled_backward``: ``scaler.step(optimizer)`` with no backward through
   ``scaler.scale(loss)`` since the last ``update()``: ``step`` divides unscaled gradients by S;
-- ``fp16_master_weights``: the optimizer holds float16 (or bfloat16) parameters under a GradScaler:
+- ``fp16_master_weights``: the optimizer holds float16 (or bfloat16) parameters under an enabled GradScaler:
   ``unscale_`` refuses fp16 gradients ("Attempting to unscale FP16 gradients"), and updates smaller
   than the weight's resolution are lost; autocast wants float32 master weights;
 - ``eps_underflow``: an optimizer's ``eps`` rounds to 0 in its parameters' dtype (1e-8 in float16): a
-  parameter whose second moment is 0 divides by 0.
+  parameter whose second moment is 0 divides by 0. Reported whether or not the scaler is enabled (a
+  ``GradScaler(enabled=dtype == "float16")`` switched off beside float16 parameters still trains them).
 
 Whether an optimizer was unscaled is read from the scaler's own per-optimizer stage (what
 ``GradScaler.step`` itself consults), so an ``unscale_`` that did not happen is not counted. Each
@@ -46,7 +47,8 @@ FIX = {
                              "clipping",
     "step_without_scaled_backward": "backward through the scaled loss: scaler.scale(loss).backward()",
     "fp16_master_weights": "keep the model in float32 and let torch.autocast run the ops in float16",
-    "eps_underflow": "keep float32 parameters, or use an eps representable in the dtype (>= 6e-8 in float16)",
+    "eps_underflow": "keep float32 master weights (torch.autocast runs the ops in float16), or an eps at or above the "
+                     "dtype's smallest normal number (6.1e-05 in float16; 1e-4 is usual for float16 Adam)",
 }
 _SKIP = (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep,)
 _CLIPS = ("clip_grad_norm_", "clip_grad_value_")
@@ -164,7 +166,7 @@ class GradScalerAudit:
         site = call_site()
         for index, group in enumerate(optimizer.param_groups):
             dtypes = {p.dtype for p in group["params"]}
-            for dtype in sorted(dtypes & {torch.float16, torch.bfloat16}, key=str):
+            for dtype in sorted(dtypes & {torch.float16, torch.bfloat16} if self.scaler.is_enabled() else (), key=str):
                 self._record("fp16_master_weights", Severity.ERROR,
                              f"{type(optimizer).__name__} param group {index} holds {str(dtype)[6:]} parameters "
                              "under a GradScaler: unscale_ refuses fp16 gradients and small updates are lost",
@@ -175,8 +177,9 @@ class GradScalerAudit:
                     if dtype.is_floating_point and float(torch.tensor(eps, dtype=dtype)) == 0.0:
                         self._record("eps_underflow", Severity.ERROR,
                                      f"{type(optimizer).__name__} param group {index}: eps={eps:g} is 0 in "
-                                     f"{str(dtype)[6:]}: a zero second moment divides by 0 (NaN)", site, group=index,
-                                     eps=eps, parameter_dtype=str(dtype)[6:])
+                                     f"{str(dtype)[6:]}: a zero second moment divides by 0 (NaN); its smallest "
+                                     f"normal number is {torch.finfo(dtype).tiny:.2g}", site, group=index,
+                                     eps=eps, parameter_dtype=str(dtype)[6:], smallest_normal=torch.finfo(dtype).tiny)
 
     def _is_unscaled(self, optimizer: Any) -> bool:
         states = getattr(self.scaler, "_per_optimizer_states", None)

@@ -1,24 +1,16 @@
-"""The small AST toolkit behind the resume analysis: scopes, imports, dotted names, and value flow.
+"""The syntactic index behind the resume analysis: scopes, imports, dotted names, calls and loops.
 
-A script is parsed once (:func:`parse`); each function (and the module body) is a :class:`Scope`
-whose assignments are indexed, so that :meth:`Index.closure` can answer "which names and string
-keys does this expression carry?", following local variables (``ckpt = {...}; ckpt["x"] = y``),
-the return values of the file's own functions and methods (``trainer.state(step)``) and, one call
-level up, the arguments bound to a function's parameters (``save(model, opt, path)``).
-
-This is deliberately a name-based over-approximation (an identifier ``scheduler`` anywhere in the
-dict handed to ``torch.save`` counts as saving the object named ``scheduler``), which is how people
-write checkpoint code; it never imports or runs the user's code.
+A script is parsed once; each function (and the module body) is a :class:`Scope` whose assignments
+(by the target's last identifier), parameters and returns are indexed, with every call and the scope it
+is in. Where values flow (what a checkpoint's contents carry, which object a ``load_state_dict`` reaches
+through parameters) is the shared interpreter's job (:mod:`faultlib.detect.training.flow`); this index
+answers where things are written. It never imports or runs the user's code.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-
-
-MAX_CLOSURE = 4_000
-"""Most names one closure collects before it stops growing (a bound on pathological files)."""
 
 
 def tail(node: ast.AST) -> str | None:
@@ -120,62 +112,6 @@ class Index:
 
     def scope(self, node: ast.AST) -> Scope:
         return self.scope_of.get(id(node)) or self.scopes["<module>"]
-
-    def closure(self, expr: ast.AST, scope: Scope, *, up: int = 1) -> set[str]:
-        """Identifiers and string constants ``expr`` carries, through local assignments, the file's own
-        functions' returns and (``up`` levels) the arguments callers bind to ``scope``'s parameters."""
-        seen: set[str] = set()
-        visited: set[tuple[str, str]] = set()
-        self._collect(expr, scope, seen, visited, up)
-        return seen
-
-    def _collect(self, expr: ast.AST, scope: Scope, seen: set[str], visited: set, up: int) -> None:
-        stack: list[tuple[ast.AST, Scope]] = [(expr, scope)]
-        while stack and len(seen) < MAX_CLOSURE:
-            node, sc = stack.pop()
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name):
-                    name = sub.id
-                elif isinstance(sub, ast.Attribute):
-                    name = sub.attr
-                elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and len(sub.value) < 80:
-                    seen.add(sub.value)
-                    continue
-                else:
-                    if isinstance(sub, ast.Call):
-                        callee = tail(sub.func)
-                        for fn in self.by_short.get(callee or "", [])[:4]:
-                            if ("ret", fn.name) not in visited:
-                                visited.add(("ret", fn.name))
-                                stack.extend((r, fn) for r in fn.returns)
-                    continue
-                seen.add(name)
-                if (sc.name, name) in visited:
-                    continue
-                visited.add((sc.name, name))
-                stack.extend((value, sc) for _, value in sc.assigns.get(name, []))
-                if up > 0 and name in sc.params:
-                    for arg in self.bound_args(sc, name):
-                        stack.append(arg)
-
-    def bound_args(self, scope: Scope, param: str) -> list[tuple[ast.AST, Scope]]:
-        """The argument expressions callers pass for ``param`` of ``scope`` (by position or keyword)."""
-        short = scope.name.rsplit(".", 1)[-1]
-        is_method = bool(scope.params) and scope.params[0] in ("self", "cls")
-        out: list[tuple[ast.AST, Scope]] = []
-        index = scope.params.index(param)
-        for call, caller in self.calls:
-            if tail(call.func) != short:
-                continue
-            position = index - 1 if is_method else index
-            if 0 <= position < len(call.args) and not isinstance(call.args[position], ast.Starred):
-                out.append((call.args[position], caller))
-            out.extend((k.value, caller) for k in call.keywords if k.arg == param)
-        return out
-
-    def callers_names(self, scope: Scope, param: str) -> set[str]:
-        """Tail names callers pass for ``param`` (``save(net, ...)`` -> ``{"net"}``)."""
-        return {t for arg, _ in self.bound_args(scope, param) if (t := tail(arg))}
 
 
 def enclosing_loops(tree: ast.AST) -> dict[int, list[ast.AST]]:

@@ -26,8 +26,9 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import UNKNOWN, Const, Data, Est, Opaque, Ref, Tup, parts
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData, parts
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
 _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
 
@@ -47,7 +48,7 @@ class DesignChecks:
     # ------------------------------------------------------------------ notes on a data root
 
     def _roots(self, value: Any) -> list:
-        data = value._data if isinstance(value, Opaque) else value if isinstance(value, Data) else None
+        data = value._data if isinstance(value, MaybeData) else value if isinstance(value, Data) else None
         return [p.root for p in parts(data.rows)] if data is not None else []
 
     def _note(self, value: Any, what: str, item: str) -> None:
@@ -75,7 +76,7 @@ class DesignChecks:
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
 
-        data = _as_data(receiver) if isinstance(receiver, (Data, Opaque)) or _maybe_data(receiver) else None
+        data = _as_data(receiver) if isinstance(receiver, (Data, MaybeData)) or _maybe_data(receiver) else None
         if data is None:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())

@@ -15,9 +15,10 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Bound, Const, Data, Enum, Est, FitRef, FoldIter, Func, Indexer, Opaque, Ref, RowUnion, Rows, Step, Tup,
-    covers, disjoint, is_training_part, new_id, parts, test_step)
+    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
+    new_id, parts, test_step)
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.values import UNKNOWN, Bound, Const, Func, Ref, Tup
 
 DETECTOR = "leakage"
 
@@ -387,9 +388,9 @@ class EstimatorSemantics:
 
 def _maybe_data(value: Any) -> Data | None:
     """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
-    if isinstance(value, Opaque):
+    if isinstance(value, MaybeData):
         return value._data
-    if isinstance(value, Bound) and isinstance(value.receiver, (Data, Opaque)):
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
         return _maybe_data(value.receiver)
     return _as_data(value)
 
@@ -399,11 +400,11 @@ def _as_data(value: Any) -> Data | None:
     of an opaque object (``df.price``, ``ds.data`` of a scikit-learn ``Bunch``) is data with the same rows."""
     if isinstance(value, Data):
         return value
-    if isinstance(value, Opaque):
+    if isinstance(value, MaybeData):
         return value.as_data()
     if isinstance(value, Indexer):
         return value.data
-    if isinstance(value, Bound) and isinstance(value.receiver, (Data, Opaque)):
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
         return _as_data(value.receiver)
     return None
 

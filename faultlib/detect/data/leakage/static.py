@@ -1,6 +1,6 @@
 """Static leakage analysis of a Python script or notebook: the abstract interpreter with scikit-learn's meaning.
 
-:class:`~faultlib.detect.data.leakage.interp.Interpreter` runs the module abstractly; here every data
+:class:`~faultlib.pyflow.interp.Interpreter` runs the module abstractly; here every data
 value carries its row set and the fits that shaped it (:mod:`faultlib.detect.data.leakage.values`), an
 estimator its latest fit, and :mod:`~faultlib.detect.data.leakage.semantics` gives library calls their
 meaning. So a scaler fitted inside a helper and returned through two calls is still the same fit, and
@@ -33,15 +33,16 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
-from faultlib.detect.data.leakage.interp import Frame, Interpreter
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Bound, Data, Est, FoldIdx, FoldIter, Indexer, Opaque, RowUnion, Rows, Step, Tup, has_split, is_test_rows,
-    new_id, parts)
+    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
 from faultlib.findings import Finding
+from faultlib.pyflow.interp import Frame, Interpreter
+from faultlib.pyflow.values import UNKNOWN, Bound, Tup
 
 DETECTOR = "leakage"
+TRANSFORMER_BASES = frozenset({"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"})
 
 
 @dataclass
@@ -84,9 +85,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
     # ------------------------------------------------------------------ data-specific hooks
 
     def _named(self, name: str, value: Any, line: int) -> Any:
-        if value is UNKNOWN or isinstance(value, Opaque) and not value.used_as_data and vocab.looks_like_test(name) \
+        if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
-            return Opaque(name, line)  # an unknown value first seen under a held-out name is held out
+            return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name):
@@ -100,7 +101,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         return value
 
     def _attribute_value(self, base: Any, attr: str) -> Any:
-        if isinstance(base, Bound) and isinstance(base.receiver, (Data, Opaque)):
+        if isinstance(base, Bound) and isinstance(base.receiver, (Data, MaybeData)):
             base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
             return Indexer(_as_data(base))
@@ -108,8 +109,8 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
             return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
-        if isinstance(base, (Est, Data, Opaque, Indexer)):
-            if isinstance(base, (Data, Opaque)):
+        if isinstance(base, (Est, Data, MaybeData, Indexer)):
+            if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
             return Bound(base, attr)  # a method, or a column / a Bunch field (``ds.data``) when used as data
         return UNKNOWN
@@ -177,7 +178,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         if not isinstance(inner, FoldIter):
             return False
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
-        self._bind(node.target, Tup((Opaque("i", node.lineno), pair)) if inner is not source and not isinstance(
+        self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if inner is not source and not isinstance(
             source, Est) else pair, frame, node.lineno)
         frame.loops.append((inner.loop, node.lineno))
         try:
@@ -187,7 +188,16 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         return True
 
     def _class_value(self, cls: Any) -> Any:
-        return Est(cls.node.name, "transformer", preprocessing=True) if cls.transformer else None
+        """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``fit`` and
+        ``transform``) is an estimator; any other class gives an instance."""
+        transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
+        return Est(cls.node.name, "transformer", preprocessing=True) if transformer else None
+
+    def _opaque(self, name: str, line: int) -> MaybeData:
+        return MaybeData(name, line)
+
+    def _may_become_container(self, owner: Any) -> bool:
+        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data
 
     def _bound(self, node: ast.expr | None, frame: Frame) -> Any:
         if node is None:

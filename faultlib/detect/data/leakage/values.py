@@ -15,6 +15,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from faultlib.pyflow.values import Opaque
+
 _ids = itertools.count(1)
 
 
@@ -225,37 +227,11 @@ class Est:
     uid: int = field(default_factory=new_id)
 
 
-@dataclass(frozen=True)
-class Const:
-    value: Any
-
-
-@dataclass(frozen=True)
-class Tup:
-    items: tuple
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A name imported or global that the analysis does not model (``numpy.concatenate``, ``print``)."""
-
-    name: str
-
-    @property
-    def last(self) -> str:
-        return self.name.rsplit(".", 1)[-1]
-
-    @property
-    def module(self) -> str:
-        return self.name.rsplit(".", 1)[0] if "." in self.name else ""
-
-
-class Opaque:
+class MaybeData(Opaque):
     """An unknown value bound to a variable; it becomes a data root the first time it is used as data."""
 
     def __init__(self, name: str, line: int):
-        self.name = name
-        self.line = line
+        super().__init__(name, line)
         self._data: Data | None = None
 
     @property
@@ -293,55 +269,8 @@ class Enum:
     inner: Any
 
 
-@dataclass
-class Func:
-    node: Any
-    qualname: str
-    owner: Any = None  # the ClassVal of a method
-
-
-@dataclass
-class ClassVal:
-    node: Any
-    qualname: str
-    methods: dict[str, Func] = field(default_factory=dict)
-    transformer: bool = False  # a user-defined transformer (TransformerMixin, or fit + transform)
-
-
-@dataclass
-class Instance:
-    cls: ClassVal
-    attrs: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Bound:
-    """``receiver.name`` waiting to be called."""
-
-    receiver: Any
-    name: str
-
-
 @dataclass(frozen=True)
 class Indexer:
     """``df.iloc`` / ``df.loc``: subscripting it selects rows of ``data``."""
 
     data: Data
-
-
-@dataclass
-class Container:
-    """A dict (or an object used as one) holding values by constant key: ``data['train'], data['test'] = ...``.
-
-    Mutable: assigning an item changes it, as in Python.
-    """
-
-    items: dict[Any, Any] = field(default_factory=dict)
-
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN = _Unknown()

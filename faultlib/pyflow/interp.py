@@ -8,9 +8,10 @@ list: once per item); ``if``/``else`` branches run in order.
 
 What a library call, a method of a library object, an item of a data value or a value's name *mean* is
 left to a subclass (the hooks ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
-``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_class_value``): the leakage analysis
-(:mod:`faultlib.detect.data.leakage.static`) gives them scikit-learn's meaning; another analysis (which
-stateful objects a training script saves and restores) can give them its own.
+``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_opaque``, ``_may_become_container``,
+``_class_value``): the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them
+scikit-learn's meaning; another analysis (which stateful objects a training script saves and restores) can
+give them its own.
 
 Budgets: :data:`MAX_OPERATIONS` abstract evaluations per module and :data:`MAX_DEPTH` nested inlined
 calls; past either, the report says ``complete: false`` and where it stopped (``stopped``).
@@ -22,8 +23,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from faultlib.detect.data.leakage.values import (
-    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup)
+from faultlib.pyflow.syntax import fold, is_main_guard
+from faultlib.pyflow.values import (
+    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup, functions_of)
 
 MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
 MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
@@ -43,6 +45,7 @@ class Frame:
     locals: dict[str, Any]
     qualname: str
     loops: list[tuple[int, int]] = field(default_factory=list)  # (loop id, line) of open loops a subclass tracks
+    returned: Any = None  # what a `return` in a branch that may not run gave (see Interpreter.follow_branch_returns)
 
 
 class Interpreter:
@@ -51,6 +54,10 @@ class Interpreter:
     Attributes:
         complete: False once a budget ran out or a construct was not modelled; ``stopped`` says why.
     """
+
+    follow_branch_returns = False
+    """Whether the code after an ``if`` whose test is unknown still runs when that branch returns (the function
+    may well go on); off, the first ``return`` reached ends the function."""
 
     def __init__(self, tree: ast.Module, describe=lambda line: f"line {line}"):
         self.tree = tree
@@ -69,7 +76,7 @@ class Interpreter:
         try:
             self._block(self.tree.body, frame)
             for value in list(self.globals.values()):  # functions and methods the module never called
-                for func in _functions_of(value):
+                for func in functions_of(value):
                     if id(func.node) not in self._executed:
                         self._call_opaque(func)
         except Budget:
@@ -92,7 +99,7 @@ class Interpreter:
             if i == 0 and func.owner is not None and name in ("self", "cls"):
                 values.append(Instance(func.owner))
             else:
-                values.append(Opaque(name, func.node.lineno))
+                values.append(self._opaque(name, func.node.lineno))
         try:
             self._invoke(func, values, {}, func.node.lineno)
         except Return:
@@ -129,15 +136,15 @@ class Interpreter:
             known = self._truth(node.test, frame)
             if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
                 self._block(node.body if known else node.orelse, frame)
-            elif not node.orelse or _is_main_guard(node.test):
-                self._block(node.body, frame)
+            elif not node.orelse or is_main_guard(node.test):
+                self._branch(node.body, frame)
             else:  # both branches from the same state, then what either may have bound
                 before = dict(frame.locals)
-                self._block(node.body, frame)
+                self._branch(node.body, frame)
                 after_body = dict(frame.locals)
                 frame.locals.clear()
                 frame.locals.update(before)
-                self._block(node.orelse, frame)
+                self._branch(node.orelse, frame)
                 for name, value in after_body.items():
                     other = frame.locals.get(name, UNKNOWN)
                     if other is not value:
@@ -181,16 +188,24 @@ class Interpreter:
             for case in node.cases:
                 self._block(case.body, frame)
 
+    def _branch(self, body: list[ast.stmt], frame: Frame) -> None:
+        """A branch whose test is unknown: with :attr:`follow_branch_returns`, a ``return`` in it does not end
+        the function (``if args.eval: evaluate(); return`` before the training loop)."""
+        if not self.follow_branch_returns:
+            self._block(body, frame)
+            return
+        try:
+            self._block(body, frame)
+        except Return as ret:
+            if frame.returned is None:
+                frame.returned = ret.value
+
     def _class(self, node: ast.ClassDef, frame: Frame) -> Any:
         qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
-        cls = ClassVal(node, qual)
+        cls = ClassVal(node, qual, bases=frozenset(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases))
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 cls.methods[item.name] = Func(item, f"{qual}.{item.name}", owner=cls)
-        bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
-        if {"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"} & bases or (
-                "fit" in cls.methods and "transform" in cls.methods):
-            cls.transformer = True
         return cls
 
     def _for(self, node: ast.For, frame: Frame) -> None:
@@ -230,8 +245,7 @@ class Interpreter:
             key = self._expr(target.slice, frame)
             if isinstance(owner, Container) and isinstance(key, Const):
                 owner.items[key.value] = value
-            elif isinstance(target.value, ast.Name) and isinstance(key, Const) and (
-                    owner is UNKNOWN or isinstance(owner, Opaque) and not owner.used_as_data):
+            elif isinstance(target.value, ast.Name) and isinstance(key, Const) and self._may_become_container(owner):
                 self._store(target.value.id, Container({key.value: value}), frame)  # d = {}; d['train'] = ...
             else:
                 self._bind_item(target, owner, value, frame, line)
@@ -266,7 +280,7 @@ class Interpreter:
         if isinstance(node, ast.BinOp):
             left, right = self._expr(node.left, frame), self._expr(node.right, frame)
             if isinstance(left, Const) and isinstance(right, Const):
-                return _fold(node.op, left.value, right.value)
+                return fold(node.op, left.value, right.value)
             return self._combine([left, right])
         if isinstance(node, ast.UnaryOp):
             operand = self._expr(node.operand, frame)
@@ -336,8 +350,7 @@ class Interpreter:
                 return base.attrs[attr]
             if attr in base.cls.methods:
                 return Bound(base, attr)
-            return UNKNOWN
-        return self._attribute_value(base, attr)
+        return self._attribute_value(base, attr)  # also an instance's attribute its class does not define
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
         if isinstance(base, (Tup, Container)):
@@ -369,9 +382,10 @@ class Interpreter:
         if isinstance(func, ClassVal):
             return self._instantiate(func, args, kwargs, line)
         if isinstance(func, Bound):
-            if isinstance(func.receiver, Instance):
-                method = func.receiver.cls.methods.get(func.name)
-                return self._invoke(method, [func.receiver, *args], kwargs, line) if method else UNKNOWN
+            method = func.receiver.cls.methods.get(func.name) if isinstance(func.receiver, Instance) else None
+            if method is not None:
+                return self._invoke(method, [func.receiver, *args], kwargs, line)
+            # a library object's method, or one a user class inherits from a library base (nn.Module.state_dict)
             return self._method_value(func.receiver, func.name, args, kwargs, node, frame)
         if isinstance(func, Ref):
             return self._library(func, args, kwargs, node, frame)
@@ -416,7 +430,7 @@ class Interpreter:
             return ret.value
         finally:
             self._stack.pop()
-        return Const(None)
+        return frame.returned if frame.returned is not None else Const(None)
 
     def _instantiate(self, cls: ClassVal, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         special = self._class_value(cls)
@@ -431,7 +445,16 @@ class Interpreter:
     # ------------------------------------------------------------------ hooks (a subclass gives them meaning)
 
     def _named(self, name: str, value: Any, line: int) -> Any:
-        return Opaque(name, line) if value is UNKNOWN else value
+        return self._opaque(name, line) if value is UNKNOWN else value
+
+    def _opaque(self, name: str, line: int) -> Opaque:
+        """The unknown value a name gets (an uncalled function's parameter, an unmodelled result)."""
+        return Opaque(name, line)
+
+    def _may_become_container(self, owner: Any) -> bool:
+        """Whether ``name[key] = v`` on a name holding ``owner`` makes the name a :class:`Container`
+        (``d = load(); d['train'] = ...``)."""
+        return owner is UNKNOWN or isinstance(owner, Opaque)
 
     def _combine(self, values: list[Any]) -> Any:
         return UNKNOWN
@@ -468,31 +491,6 @@ class Interpreter:
     def _class_value(self, cls: ClassVal) -> Any:
         """What calling a user class gives, if not an :class:`Instance` (``None``: an instance)."""
         return None
-
-
-def _functions_of(value: Any) -> list[Func]:
-    if isinstance(value, Func):
-        return [value]
-    if isinstance(value, ClassVal):
-        return list(value.methods.values())
-    return []
-
-
-def _fold(op: ast.operator, a: Any, b: Any) -> Any:
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
-        return UNKNOWN
-    try:
-        value = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                 ast.FloorDiv: lambda: a // b}.get(type(op), lambda: None)()
-    except (ZeroDivisionError, OverflowError):
-        return UNKNOWN
-    return UNKNOWN if value is None else Const(value)
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__")
 
 
 __all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]
