@@ -9,7 +9,9 @@ Each rank times every step in three phases (milliseconds):
 
 In synchronous data parallelism a slow rank shows a *longer* own phase (data or compute) and a *shorter*
 collective wait, while every healthy rank waits for it inside the next collective (DDP's backward all-reduce):
-its lost time reappears as the others' collective wait. The detector uses both sides of that signature.
+its lost time reappears as the others' collective wait. The detector uses both sides of that signature (a
+rank's whole backward wall time cannot tell: DDP's all-reduce inside it equalises it across ranks, as
+traceopt-ai/traceml#252 found; the collective time is subtracted from the phase it overlapped).
 
 Every ``every`` steps each rank reduces its last window to one median per phase and the ranks exchange those
 four numbers with one ``all_gather`` (32 bytes per rank); every rank then runs the same deterministic
@@ -19,7 +21,7 @@ mitigation, such as rebalancing the shards, needs no further agreement).
 Method (per window, per rank ``r`` and own phase ``p`` in ``data``/``compute``), after Minder (Deng et al.,
 "Minder: Faulty Machine Detection for Large-scale Distributed Model Training", NSDI 2025), which compares each
 machine's metrics with the other machines' (similarity) and alerts only on a deviation that persists
-(continuity); we use robust statistics in place of its learned denoising:
+(continuity), arXiv:2411.01791; we use robust statistics in place of its per-metric LSTM-VAE denoising:
 
 1. *excess*: ``x[r,p] - median(x[s,p] for s != r)`` exceeds ``max(min_excess_ms, rel_excess * busy_ref)``,
    ``busy_ref`` the other ranks' median data + compute time per step (a rank must cost the job a real share of
@@ -228,9 +230,12 @@ class StragglerMonitor:
         flight_recorder: the installed :class:`FlightRecorder` whose entries give the collective wait; without
             one, time collectives yourself with ``phase("collective")`` (else rule 3 can never hold).
         evidence: a faultlib evidence ``Recorder`` (``ctx.evidence``): metrics
-            ``faultlib_step_phase_duration_ms{phase}`` (histogram, per step), ``faultlib_step_phase_window_ms{phase}``
-            (gauge, window median) and ``faultlib_straggler_flagged{phase}`` (gauge, 1 on the named rank), each point
-            with the recorder's ``rank`` label.
+            ``faultlib_step_phase_duration_ms{step_phase}`` (histogram, per step),
+            ``faultlib_step_phase_window_ms{step_phase}`` (gauge, window median),
+            ``faultlib_straggler_flagged{step_phase}`` (watermark gauge, 1 on the named rank while the verdict is
+            in force) and ``faultlib_straggler_verdicts_total{step_phase}`` (counter on the named rank), each with
+            the recorder's ``rank`` label (``step_phase``, not ``phase``: the evidence's ``phase`` is
+            control/faulted).
         exchange: ``row -> table`` (one row per rank); default: ``torch.distributed.all_gather`` of a float64
             tensor on the default group (recorded by the flight recorder like any collective).
         detector: a :class:`StragglerDetector` (default: its defaults with ``persist``).
@@ -262,10 +267,14 @@ class StragglerMonitor:
         self._window: list[dict[str, float]] = []
         self._metrics = None
         if evidence is not None:
+            flagged = "1 while the straggler detector names this rank in this phase (highest since the last snapshot)"
             self._metrics = (
                 evidence.histogram("faultlib_step_phase_duration_ms", "time per step in each phase on this rank", "ms"),
                 evidence.gauge("faultlib_step_phase_window_ms", "median time per step in each phase over the last window", "ms"),
-                evidence.gauge("faultlib_straggler_flagged", "1 while the straggler detector names this rank in this phase"))
+                evidence.watermark("faultlib_straggler_flagged", flagged, keep="max"),
+                evidence.counter("faultlib_straggler_verdicts_total", "straggler verdicts naming this rank, by phase"))
+            for p in OWN_PHASES:
+                self._metrics[3].add(0, step_phase=p)
         self._warned = False
 
     def begin_step(self, step: int) -> None:
@@ -318,7 +327,7 @@ class StragglerMonitor:
         self._window.append(row)
         if self._metrics is not None:
             for p in PHASES:
-                self._metrics[0].record(times[p], phase=p)
+                self._metrics[0].record(times[p], step_phase=p)
         step, self._step = self._step, None
         if len(self._window) < self.every:
             return None
@@ -333,10 +342,12 @@ class StragglerMonitor:
             me = _own_rank()
             active = self.detector.active
             for p, v in zip(PHASES, mine):
-                self._metrics[1].set(v, phase=p)
+                self._metrics[1].set(v, step_phase=p)
             for p in OWN_PHASES:
-                self._metrics[2].set(1.0 if active is not None and (active.rank, active.phase) == (me, p) else 0.0,
-                                     phase=p)
+                self._metrics[2].observe(1.0 if active is not None and (active.rank, active.phase) == (me, p) else 0.0,
+                                         step_phase=p)
+            if verdict is not None and verdict.rank == me:
+                self._metrics[3].add(1, step_phase=verdict.phase)
         return verdict
 
     def _check_wait_measured(self, table: list[list[float]]) -> None:
