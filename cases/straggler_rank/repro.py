@@ -9,7 +9,7 @@ mean over ranks is the global batch's mean whatever the shard sizes: rebalancing
 The faulted phase's ``rank_slowdown`` shim adds a per-sample wait to rank 1's data path from step
 ``inject.start_step``. The StragglerMonitor times data / compute / collective wait per step, exchanges the
 window medians every ``every`` steps and names the slow rank and phase (the same verdict on both ranks at the
-same step); rank 0 reports it. Mitigation (``rebalance: true``): the ranks split the global batch so that each
+same step); rank 0 reports it. Mitigation (``apply_mitigation: true``): the ranks split the global batch so that each
 rank's predicted busy time is equal (``faultlib.remedies.rebalance_shards``: the named phase costs per sample,
 the other per step, from the exchanged window medians), so the slow rank loads fewer samples and nobody waits
 as long.
@@ -89,7 +89,7 @@ def main() -> None:
                     if rank == 0:
                         ctx.report(verdict.to_finding())
                     span.event("straggler", rank=verdict.rank, phase=verdict.phase)
-                    if p["rebalance"]:
+                    if p["apply_mitigation"]:
                         shares = rebalanced(monitor.last_table, shares, total, verdict.phase)
                         rebalances.add(1)
                         span.event("rebalance", shares=str(shares))
