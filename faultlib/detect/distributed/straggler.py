@@ -33,8 +33,10 @@ machine's metrics with the other machines' (similarity) and alerts only on a dev
 4. *persistence*: the same (rank, phase) wins ``persist`` consecutive windows (a per-step median per window
    already ignores single-step spikes).
 
-Detection latency is bounded: a slowdown that starts at step ``k`` is named by the end of window
-``ceil((k + 1) / every) + persist - 1``, i.e. within ``every * (persist + 1) - 1`` steps of its start.
+Detection latency is bounded: a slowdown that starts at step ``k`` and breaks rules 1-3 in every window it
+touches is named within ``every * (persist + 1) - 1`` steps of its start (the window holding ``k`` may be
+diluted, then ``persist`` whole windows). A marginal one (an excess near the floors, with jitter) can miss a
+window and take ``every`` steps more per miss (benchmarks/straggler.py: at most 20 steps at 1.5x).
 The window medians cost about 20 µs per step; the exchange is one small collective every ``every`` steps.
 """
 
