@@ -173,8 +173,9 @@ def judge_threshold(ranks: list[dict], wall: bool) -> list[dict]:
         for p, name in ((0, "data"), (1, "compute")):
             for r, row in enumerate(table):
                 others = statistics.median(t[p] for i, t in enumerate(table) if i != r)
-                if row[p] > NAIVE_RATIO * others and row[p] - others > 0.5 and (best is None or row[p] - others > best[2]):
-                    best = (r, name, row[p] - others)
+                excess = row[p] - others
+                if row[p] > NAIVE_RATIO * others and excess > 0.5 and (best is None or excess > best[2]):
+                    best = (r, name, excess)
         key = best[:2] if best else None
         if key and key != last:
             found.append({"rank": key[0], "phase": key[1], "step": hi})

@@ -82,8 +82,8 @@ def main() -> None:
                 own = monitor.history[-1]
                 samples_total.add(len(mine))
                 share_gauge.set(shares[rank])
-                span.set(rank=rank, loss=float(loss) * total / world / len(mine), samples=len(mine), data_ms=own["data"],
-                         compute_ms=own["compute"], collective_ms=own["collective"],
+                span.set(rank=rank, loss=float(loss) * total / world / len(mine), samples=len(mine),
+                         data_ms=own["data"], compute_ms=own["compute"], collective_ms=own["collective"],
                          step_ms=(time.perf_counter() - t0) * 1000)
                 if verdict is not None:
                     if rank == 0:

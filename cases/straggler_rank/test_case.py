@@ -118,4 +118,5 @@ def test_promql_shows_the_straggler(evidence):
     assert evidence.promql("straggler_verdicts", phase="faulted", window="before").max() == 0
     assert evidence.promql("straggler_verdicts", phase="control").max() == 0
     assert evidence.promql("straggler_flagged", phase="control").max() == 0
-    assert evidence.promql("shard_share", phase="control").min() == evidence.promql("shard_share", phase="control").max()
+    shares = evidence.promql("shard_share", phase="control")
+    assert shares.min() == shares.max() == SHARE

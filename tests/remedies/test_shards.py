@@ -31,8 +31,9 @@ def test_the_predicted_step_time_drops_against_equal_shares():
     assert sum(shares) == 64 and max(busy(per_sample, fixed, shares)) < max(busy(per_sample, fixed, [32, 32])) / 5
 
 
-@pytest.mark.parametrize("args, match", [(([1], [1, 2], 4), "one value per rank"), (([-1, 1], [1, 1], 4), "finite"),
-                                         (([1, float("nan")], [1, 1], 4), "finite"), (([1, 1], [1, 1], 1), "cannot give")])
+@pytest.mark.parametrize("args, match", [
+    (([1], [1, 2], 4), "one value per rank"), (([-1, 1], [1, 1], 4), "finite"),
+    (([1, float("nan")], [1, 1], 4), "finite"), (([1, 1], [1, 1], 1), "cannot give")])
 def test_bad_input_is_refused(args, match):
     with pytest.raises(ValueError, match=match):
         rebalance_shards(*args)

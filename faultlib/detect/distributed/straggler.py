@@ -110,7 +110,8 @@ class StragglerDetector:
 
     Args:
         persist: consecutive windows the same (rank, phase) must win before the verdict (default 2).
-        min_excess_ms: smallest excess that can count, per step (default 2 ms: a rank descheduled for a few ms is jitter).
+        min_excess_ms: smallest excess that can count, per step (default 2 ms: a rank descheduled for a few ms
+            is jitter).
         rel_excess: smallest excess as a share of the other ranks' data + compute time per step (default 0.25).
         wait_share: share of the excess the other ranks must have waited in collectives (default 0.5).
         z_threshold: modified z-score for worlds of 3 or more ranks (default 3.5, Iglewicz & Hoaglin 1993).
@@ -165,7 +166,8 @@ class StragglerDetector:
                     best = (r, p, excess, wait, values[r] / ref if ref > 0 else float("inf"))
         return best
 
-    def observe(self, table: Sequence[Sequence[float]], *, step: int, first_step: int | None = None) -> Straggler | None:
+    def observe(self, table: Sequence[Sequence[float]], *, step: int,
+                first_step: int | None = None) -> Straggler | None:
         """Feed one window; returns a *new* verdict on the window that confirms it, else None.
 
         Args:
@@ -187,7 +189,8 @@ class StragglerDetector:
         else:
             self._streak, self._count = (rank, phase), 1
             self._first_step = step if first_step is None else first_step
-        if self._count < self.persist or (self.active is not None and (self.active.rank, self.active.phase) == (rank, phase)):
+        in_force = self.active is not None and (self.active.rank, self.active.phase) == (rank, phase)
+        if self._count < self.persist or in_force:
             return None
         rows = [{name: round(float(v), 3) for name, v in zip(COLUMNS, row)} for row in table]
         self.active = Straggler(rank=rank, phase=phase, step=step, first_step=self._first_step, excess_ms=excess,
@@ -272,7 +275,8 @@ class StragglerMonitor:
             flagged = "1 while the straggler detector names this rank in this phase (highest since the last snapshot)"
             self._metrics = (
                 evidence.histogram("faultlib_step_phase_duration_ms", "time per step in each phase on this rank", "ms"),
-                evidence.gauge("faultlib_step_phase_window_ms", "median time per step in each phase over the last window", "ms"),
+                evidence.gauge("faultlib_step_phase_window_ms",
+                               "median time per step in each phase over the last window", "ms"),
                 evidence.watermark("faultlib_straggler_flagged", flagged, keep="max"),
                 evidence.counter("faultlib_straggler_verdicts_total", "straggler verdicts naming this rank, by phase"))
             for p in OWN_PHASES:
