@@ -94,7 +94,7 @@ def _rank_main(rank: int, world: int, spec: dict, out: str) -> None:
     for step in range(spec["steps"]):
         seg = next((g for g in spec["segments"] if g["start"] <= step < g["stop"]), None)
         if seg is not None and base is None:  # the healthy step time, measured on this rank before any slowdown
-            base = statistics.median(h["step_ms"] for h in monitor.history[WARMUP:])
+            base = statistics.median(h["step_ms"] for h in list(monitor.history)[WARMUP:])
         delay = (seg["factor"] - 1) * base if seg is not None and seg["rank"] == rank else 0.0
         phase = seg["phase"] if seg is not None else None
         starts.append(time.monotonic())
@@ -120,7 +120,7 @@ def _rank_main(rank: int, world: int, spec: dict, out: str) -> None:
     dist.destroy_process_group()
     recorder.uninstall()
     Path(out, f"rank{rank}.json").write_text(json.dumps(
-        {"verdicts": verdicts, "history": monitor.history, "wall": wall, "starts": starts, "base_ms": base}))
+        {"verdicts": verdicts, "history": list(monitor.history), "wall": wall, "starts": starts, "base_ms": base}))
 
 
 def run_world(world: int, spec: dict) -> list[dict]:

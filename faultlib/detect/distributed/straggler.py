@@ -42,6 +42,7 @@ The window medians cost about 20 µs per step; the exchange is one small collect
 
 from __future__ import annotations
 
+import collections
 import statistics
 import time
 import warnings
@@ -245,17 +246,20 @@ class StragglerMonitor:
             tensor on the default group (recorded by the flight recorder like any collective).
         detector: a :class:`StragglerDetector` (default: its defaults with ``persist``).
         persist: windows to confirm (default 2), when ``detector`` is not given.
+        keep: steps of :attr:`history` kept (default 10,000; oldest dropped first).
         warmup: steps whose windows are exchanged but not judged (default ``every``: the first window holds
             one-off costs, e.g. DDP's first iteration and the allocator's warm-up).
 
     Attributes:
         last_table: the latest exchanged window (rows of :data:`COLUMNS`), or None.
-        history: every step's own times ``{"step", "data", "compute", "collective", "step_ms"}`` (ms), this rank.
+        history: the last ``keep`` steps' own times ``{"step", "data", "compute", "collective", "step_ms"}`` (ms),
+            this rank (a ``collections.deque``).
     """
 
     def __init__(self, *, every: int = 5, flight_recorder: Any = None, evidence: Any = None,
                  exchange: Callable[[list[float]], list[list[float]]] | None = None,
-                 detector: StragglerDetector | None = None, persist: int = 2, warmup: int | None = None):
+                 detector: StragglerDetector | None = None, persist: int = 2, warmup: int | None = None,
+                 keep: int = 10_000):
         if every < 1:
             raise ValueError(f"every must be >= 1 step, got {every}")
         self.every = every
@@ -264,7 +268,7 @@ class StragglerMonitor:
         self.recorder = flight_recorder
         self.detector = detector or StragglerDetector(persist=persist)
         self._exchange = exchange or _all_gather
-        self.history: list[dict[str, float]] = []
+        self.history: collections.deque[dict[str, float]] = collections.deque(maxlen=max(keep, every))
         self.last_table: list[list[float]] | None = None
         self._step: int | None = None
         self._start = 0

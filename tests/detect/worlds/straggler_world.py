@@ -58,7 +58,7 @@ def main() -> None:
                              "first_step": verdict.first_step, "excess_ms": verdict.excess_ms})
     dist.destroy_process_group()
     recorder.uninstall()
-    Path(out, f"rank{rank}.json").write_text(json.dumps({"verdicts": verdicts, "history": monitor.history}))
+    Path(out, f"rank{rank}.json").write_text(json.dumps({"verdicts": verdicts, "history": list(monitor.history)}))
 
 
 if __name__ == "__main__":
