@@ -94,8 +94,9 @@ def test_rebalanced_shards_recover_throughput(evidence):
     def throughput_ratio(lo, hi):
         return median(steps(control, 0), "step_ms", lo, hi) / median(steps(faulted, 0), "step_ms", lo, hi)
     unmitigated, mitigated = throughput_ratio(START, verdict + 1), throughput_ratio(after, steps_total)
-    assert mitigated > 1.5 * unmitigated, (mitigated, unmitigated)
-    assert mitigated > 0.5, f"rebalanced throughput is {mitigated:.2f} of the control's"
+    # measured: 0.18 -> 1.18 on an idle machine, 0.09 -> 0.33 at a load of 9 on 2 cores (the slow rank's one
+    # remaining sleep then costs a scheduler wake-up of milliseconds); without the rebalance the two are equal
+    assert mitigated > 2 * unmitigated, f"throughput vs control: {unmitigated:.2f} before, {mitigated:.2f} after"
 
 
 def test_accuracy_matches_control(evidence):
