@@ -9,6 +9,8 @@
 - :func:`normalise_keys` / :func:`key_strings`: join keys as comparable text (int vs string ids, zero
   padding, whitespace, case); :func:`parse_times` / :func:`to_utc`: timestamps read as written (naive
   vs aware) and brought to UTC, naive ones localised in the zone they were written in.
+- :func:`rebalance_shards`: per-rank shares of a global batch that equalise the ranks' busy time (a straggler
+  gets fewer samples).
 
 ``faultlib check batching`` (:mod:`faultlib.detect.data.batching`) reports which batches a collate function
 cannot stack and what these two remedies would cost; ``faultlib check align`` (:mod:`faultlib.detect.data.alignment`)
@@ -19,7 +21,8 @@ pandas; the functions import what they need when called.
 from faultlib.remedies.bucketing import BucketBatchSampler, PaddingWaste, padding_waste
 from faultlib.remedies.keys import key_strings, normalise_keys
 from faultlib.remedies.padding import PaddedBatch, pad_collate
+from faultlib.remedies.shards import rebalance_shards
 from faultlib.remedies.times import ParsedTimes, parse_times, to_utc
 
 __all__ = ["BucketBatchSampler", "PaddedBatch", "PaddingWaste", "ParsedTimes", "key_strings", "normalise_keys",
-           "pad_collate", "padding_waste", "parse_times", "to_utc"]
+           "pad_collate", "padding_waste", "parse_times", "to_utc", "rebalance_shards"]

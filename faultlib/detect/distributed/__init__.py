@@ -5,6 +5,8 @@
   with its own deadline;
 - :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
   ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
+- :mod:`.straggler`: :class:`StragglerMonitor`, per-rank step-phase times (data, compute, collective wait)
+  exchanged every few steps, and :class:`StragglerDetector`, which names the slow rank and phase.
 
 Importing this package imports no torch; each name loads its module on first use.
 """
@@ -14,6 +16,7 @@ from faultlib.lazy import lazy_exports
 _EXPORTS = {
     "FlightRecorder": "recorder",
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
+    "StragglerMonitor": "straggler", "StragglerDetector": "straggler", "Straggler": "straggler",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)

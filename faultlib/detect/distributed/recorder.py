@@ -288,6 +288,17 @@ class FlightRecorder:
         with self._lock:
             return [dict(e) for e in self._ring]
 
+    def entries_since(self, start_ns: int) -> list[dict[str, Any]]:
+        """Copies of the entries started at or after ``start_ns`` (``time.monotonic_ns()``), oldest first; reads
+        only the ring's tail (a per-step reader such as the straggler monitor pays for one step's collectives)."""
+        out: list[dict[str, Any]] = []
+        with self._lock:
+            for entry in reversed(self._ring):
+                if entry["start_ns"] < start_ns:
+                    break
+                out.append(dict(entry))
+        return out[::-1]
+
     def _rank(self) -> tuple[int, int | None]:
         """This process's rank and world size: from the default group while it exists (kept, so a dump after
         ``destroy_process_group`` still knows), else ``RANK``/``WORLD_SIZE`` as torchrun sets them."""
