@@ -5,6 +5,8 @@
   with its own deadline;
 - :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
   ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
+- :mod:`.workers`: :class:`WorkerWatch`, DataLoader worker faults: the worker, rank, dataset index, sample
+  and traceback of a worker that raised, or the signal and likely cause of one that was killed.
 
 Importing this package imports no torch; each name loads its module on first use.
 """
@@ -14,6 +16,7 @@ from faultlib.lazy import lazy_exports
 _EXPORTS = {
     "FlightRecorder": "recorder",
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
+    "WorkerWatch": "workers", "WorkerFault": "worker_report", "WorkerFaultReport": "worker_report",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)
