@@ -43,6 +43,7 @@ import signal
 import sys
 import sysconfig
 import threading
+import time
 import traceback
 from typing import Any, Callable, Iterator
 
@@ -54,6 +55,7 @@ _STATE, _PID, _INDEX, _NBATCH, _HEAD = 0, 1, 2, 3, 4
 _IDLE, _FETCHING, _RAISED = 0, 1, 2
 _NO_INDEX = -1
 MAX_REPORTED_BATCH = 64
+DEATH_WAIT_S = 1.0  # after an error from the loader, how long to wait for a dying worker to become waitable
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
                        sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])})
 _FAULTLIB_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))) + os.sep
@@ -265,14 +267,16 @@ class WorkerWatch:
             return next(it)
         except WorkerFault:
             raise
-        except RuntimeError as exc:  # PyTorch's own "exited unexpectedly" (no SIGCHLD handler in a thread)
+        except Exception as exc:  # PyTorch's own "exited unexpectedly", or a batch the dead worker still owned
             if isinstance(exc.__cause__, WorkerFault):  # ours, raised inside PyTorch's queue wait
                 raise exc.__cause__ from exc
-            dead = self._dead or self._find_dead()
+            dead = self._dead or self._find_dead(wait_s=DEATH_WAIT_S)
             if dead is None:
                 raise
             self._dead = None
-            raise WorkerFault(dataclasses.replace(dead, torch_message=str(exc).splitlines()[0])) from exc
+            first = (str(exc).strip().splitlines() or [""])[0]
+            said = first if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {first}"
+            raise WorkerFault(dataclasses.replace(dead, torch_message=said)) from exc
         finally:
             self._in_next = False
 
@@ -345,19 +349,33 @@ class WorkerWatch:
             exception=headline[:400], traceback=original[-8192:], torch_message=torch_message)
 
     # -- dead workers: SIGCHLD ----------------------------------------------------------------------------
-    def _find_dead(self) -> WorkerFaultReport | None:
+    def _find_dead(self, wait_s: float = 0.0) -> WorkerFaultReport | None:
+        """A watched worker that ended badly; polls up to ``wait_s`` seconds (a worker being killed closes
+        its sockets, which the main process may see as an error, a moment before it becomes waitable)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            found = self._find_dead_once()
+            if found is not None or time.monotonic() >= deadline:
+                return found
+            time.sleep(0.02)
+
+    def _find_dead_once(self, include_reported: bool = False) -> WorkerFaultReport | None:
         for wid, proc in self._procs.items():
-            if proc.pid in self._reported:
+            if proc.pid in self._reported and not include_reported:
                 continue
             try:
                 info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:  # already reaped (by PyTorch's is_alive): the Process knows its end
                 code = proc.exitcode
+                if code and include_reported:
+                    return True  # type: ignore[return-value]
                 if code:
                     return self._dead_report(wid, proc.pid, -code if code < 0 else None, code if code > 0 else None)
                 continue
             if info is None or (info.si_code == os.CLD_EXITED and info.si_status == 0):
                 continue
+            if include_reported:
+                return True  # type: ignore[return-value]
             killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
             return self._dead_report(wid, proc.pid, info.si_status if killed else None,
                                      None if killed else info.si_status)
@@ -386,7 +404,8 @@ class WorkerWatch:
     def _on_sigchld(self, signum: int, frame: Any) -> None:
         dead = self._find_dead() if self._dead is None else self._dead
         if dead is None:
-            if callable(self._previous):
+            # PyTorch's handler would raise its own message for a worker of ours already reported
+            if callable(self._previous) and not self._find_dead_once(include_reported=True):
                 self._previous(signum, frame)
             return
         self._dead = dead
