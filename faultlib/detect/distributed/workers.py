@@ -265,7 +265,7 @@ class WorkerWatch:
         self._in_next = True
         try:
             return next(it)
-        except WorkerFault:
+        except (WorkerFault, StopIteration):
             raise
         except Exception as exc:  # PyTorch's own "exited unexpectedly", or a batch the dead worker still owned
             if isinstance(exc.__cause__, WorkerFault):  # ours, raised inside PyTorch's queue wait
