@@ -211,6 +211,10 @@ class WorkerFaultReport:
                  else f"a batch of epoch {self.epoch}") + f" ({self.batch_size} indices)"
         if self.kind == "worker_raised":
             return f"{who} raised {self.exception} on {where}, {batch}"
+        if self.index is None and self.batch_size == 0 and self.kind != "worker_raised":
+            how = f"killed by {self.signal}" if self.kind == "worker_killed" else f"exited with status {self.exit_code}"
+            tail = f": {self.cause.get('cause', '')}" if self.cause.get("cause") else ""
+            return f"{who} was {how} while idle (no sample in flight), epoch {self.epoch}{tail}"
         if self.kind == "worker_killed":
             return f"{who} was killed by {self.signal} while loading {where}, {batch}: {self.cause.get('cause', '')}"
         return f"{who} exited with status {self.exit_code} while loading {where}, {batch}"

@@ -213,8 +213,9 @@ class WorkerWatch:
             ValueError: ``loader`` is not built on this watch's dataset, or has more than ``max_workers``.
             WorkerFault: a worker raised, was killed or exited, beyond ``skip_budget``.
         """
-        if loader.dataset is not self.dataset:
-            raise ValueError("build the DataLoader on watch.dataset (the wrapped dataset), not on the original")
+        if not self._reaches(loader.dataset):
+            raise ValueError("build the DataLoader on watch.dataset (the wrapped dataset, or a Subset/random_split "
+                             "of it), not on the original")
         if loader.num_workers > self.max_workers:
             raise ValueError(f"DataLoader has {loader.num_workers} workers; WorkerWatch(max_workers="
                              f"{self.max_workers}) has slots for fewer")
@@ -247,6 +248,17 @@ class WorkerWatch:
             raise
         finally:
             self._restore_handler()
+
+    def _reaches(self, dataset: Any) -> bool:
+        """Whether ``dataset`` is :attr:`dataset` or wraps it through ``.dataset`` (``Subset``, ``random_split``):
+        indices in reports are then the watched dataset's own."""
+        for _ in range(8):
+            if dataset is self.dataset:
+                return True
+            dataset = getattr(dataset, "dataset", None)
+            if dataset is None:
+                return False
+        return False
 
     def findings(self) -> list:
         """Every report as a :class:`faultlib.findings.Finding` (detector ``distributed.dataloader_worker``)."""
