@@ -149,3 +149,22 @@ def test_the_note_is_in_pytorchs_own_message_without_iterate(tmp_path):
     assert run.returncode == 1
     assert "Caught KeyError in DataLoader worker process 0" in run.stderr
     assert 'faultlib.worker_fault: {"rank": 1, "worker_id": 0' in run.stderr and '"index": 9' in run.stderr
+
+
+class Exits(Digits):
+    def __getitem__(self, i):
+        if i == 9 and torch.utils.data.get_worker_info() is not None:
+            os._exit(3)
+        return super().__getitem__(i)
+
+
+def test_an_exit_through_a_random_split_is_named_with_the_base_index_and_status():
+    watch = WorkerWatch(Exits())
+    train, _ = torch.utils.data.random_split(watch.dataset, [48, 16], generator=torch.Generator().manual_seed(0))
+    loader = DataLoader(train, batch_size=8, num_workers=2)
+    with pytest.raises(WorkerFault) as caught:
+        list(watch.iterate(loader))
+    report = caught.value.report
+    assert (report.kind, report.exit_code, report.signal, report.index) == ("worker_exited", 3, None, 9)
+    assert 9 in report.batch and set(report.batch) <= set(train.indices)  # the watched dataset's own indices
+    assert "exited with status 3" in report.message()
