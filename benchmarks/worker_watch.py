@@ -9,10 +9,14 @@ alternated each round), each round one epoch over the 1,797 samples (28 batches)
   hidden behind the training step when loading is not the bottleneck; here there is no training step, so
   the loader is the bottleneck and the ratio is an upper bound).
 
+* ``fetch``: what a worker runs per batch, without the queues around it (the wrapper's exact cost).
+
 For each, ``baseline`` (the plain dataset, plain iteration) and ``watched`` (``WorkerWatch(dataset).dataset``
 iterated through ``watch.iterate``). Reported: the median per-batch time of each (us), the paired median ratio
-watched / baseline over rounds, and the per-batch cost in us (watched - baseline). Goal: ratio <= 1.05 with
-the main-process loader (the worst case), i.e. cheap enough to leave on. Always exits 0.
+watched / baseline over rounds, and the per-batch cost in us (watched - baseline). Goal: ratio <= 1.05 for
+``fetch`` and the main-process loader (the wrapper on the critical path), i.e. cheap enough to leave on. The
+``workers`` ratio is dominated by inter-process scheduling on a loaded machine (measured 1.04-1.44 at load 7-12
+on 2 cores, with ``fetch`` at 0.96-1.04 in the same hour): read it as an upper bound. Always exits 0.
 
 Usage: ``python benchmarks/worker_watch.py [--rounds N] [--json]``.
 """
@@ -51,13 +55,35 @@ def _epoch(loader, watch=None) -> float:
     return time.perf_counter() - t0
 
 
+def _fetch(data: Images, rounds: int) -> dict:
+    """What a worker runs per batch, without the IPC around it: ``[data[i] for i in batch]`` vs the watched
+    dataset's ``__getitems__`` (slot writes included), 64 indices, interleaved, 50 calls per round."""
+    watched, idx = WorkerWatch(data).dataset, list(range(64))
+    base_t, watch_t = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(50):
+            [data[i] for i in idx]
+        t1 = time.perf_counter()
+        for _ in range(50):
+            watched.__getitems__(idx)
+        t2 = time.perf_counter()
+        base_t.append((t1 - t0) / 50)
+        watch_t.append((t2 - t1) / 50)
+    base, wat = statistics.median(base_t) * 1e6, statistics.median(watch_t) * 1e6
+    ratio = statistics.median(w / b for w, b in zip(watch_t, base_t))
+    return {"batches_per_epoch": None, "baseline_us_per_batch": round(base, 1), "watched_us_per_batch": round(wat, 1),
+            "cost_us_per_batch": round(wat - base, 1), "cost_us_per_sample": round((wat - base) / 64, 3),
+            "paired_ratio": round(ratio, 4), "goal": GOAL, "meets_goal": ratio <= GOAL}
+
+
 def measure(rounds: int) -> dict:
     from sklearn.datasets import load_digits
 
     torch.set_num_threads(1)
     x, y = load_digits(return_X_y=True)
     data = Images(torch.tensor(x, dtype=torch.float32) / 16.0, torch.tensor(y))
-    out = {}
+    out = {"fetch": _fetch(data, rounds)}
     for name, workers in (("main", 0), ("workers", 2)):
         watch = WorkerWatch(data)
         kw = {"batch_size": 64, "shuffle": True, "num_workers": workers, "persistent_workers": workers > 0}
