@@ -65,10 +65,7 @@ if rank == 1:  # poison the 6th sample of rank 1's 4th batch (epoch 0): a datase
     os.environ["POISON_INDEX"] = str(train_set.indices[list(sampler)[16 * 3 + 5]])
     print(f"rank1 poison-index={os.environ['POISON_INDEX']}", flush=True)
 loader = DataLoader(train_set, batch_size=16, pin_memory=True, shuffle=False, num_workers=2, sampler=sampler)
-if watched:  # the watch wraps the base dataset; the loader reads it through random_split's Subset
-    pass
 print(f"rank{rank} workers-ready pid={os.getpid()}", flush=True)
-it = loader
 for step, (x, y) in enumerate(watch.iterate(loader) if watched else loader):
     _, loss = model(x, y)
     opt.zero_grad(); loss.backward(); opt.step()

@@ -168,3 +168,15 @@ def test_an_exit_through_a_random_split_is_named_with_the_base_index_and_status(
     assert (report.kind, report.exit_code, report.signal, report.index) == ("worker_exited", 3, None, 9)
     assert 9 in report.batch and set(report.batch) <= set(train.indices)  # the watched dataset's own indices
     assert "exited with status 3" in report.message()
+
+
+def test_a_sample_is_described_bounded_and_a_bus_error_points_at_dev_shm():
+    from faultlib.detect.distributed.worker_report import likely_cause, summary
+
+    big = summary({"image": torch.zeros(3, 224, 224), "path": "x" * 5000, "ids": list(range(100))})
+    assert big["image"] == {"type": "Tensor", "shape": [3, 224, 224], "dtype": "torch.float32"}  # no values
+    assert len(big["path"]) < 260 and big["path"].endswith("(5000 chars)")
+    assert len(big["ids"]) == 9 and big["ids"][-1] == "... (100 items)"
+    bus = likely_cause(signal.SIGBUS, None, None, None)
+    assert "/dev/shm" in bus["cause"] and bus.get("dev_shm_size_bytes", 1) > 0
+    assert "exited with status 3" in likely_cause(None, 3, None, None)["cause"]
