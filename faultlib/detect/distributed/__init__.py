@@ -7,6 +7,8 @@
   ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
 - :mod:`.straggler`: :class:`StragglerMonitor`, per-rank step-phase times (data, compute, collective wait)
   exchanged every few steps, and :class:`StragglerDetector`, which names the slow rank and phase.
+- :mod:`.workers`: :class:`WorkerWatch`, DataLoader worker faults: the worker, rank, dataset index, sample
+  and traceback of a worker that raised, or the signal and likely cause of one that was killed.
 
 Importing this package imports no torch; each name loads its module on first use.
 """
@@ -17,6 +19,7 @@ _EXPORTS = {
     "FlightRecorder": "recorder",
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
     "StragglerMonitor": "straggler", "StragglerDetector": "straggler", "Straggler": "straggler",
+    "WorkerWatch": "workers", "WorkerFault": "worker_report", "WorkerFaultReport": "worker_report",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)
