@@ -54,7 +54,7 @@ class Tracer:
     """
 
     def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None,
-                 trip_step: int | None = None):
+                 trip_step: int | None = None, world: bool = False):
         import torch
 
         self.torch = torch
@@ -86,6 +86,9 @@ class Tracer:
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
         self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
+        self.world = world  # one rank of a torch.distributed world: stop only at a step's end (see _stop)
+        self.stop_pending = False
+        self.collectives: Any = None  # world: CollectiveNonFiniteWatch (received / sent through collectives)
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -98,7 +101,17 @@ class Tracer:
     def _stop(self) -> None:
         """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing)
         runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
-        if os.getpid() == self.pid:
+        if os.getpid() != self.pid:
+            return
+        if self.world:  # the other ranks wait in this step's collectives: stop where every rank stops
+            self.stop_pending = True
+            return
+        raise _Stop()
+
+    def _step_boundary(self) -> None:
+        """World: the end of an optimizer step (or, without an optimizer, the next model call), where a rank
+        that found its value stops; every rank that received it through the step's all-reduce stops there too."""
+        if self.stop_pending and os.getpid() == self.pid:
             raise _Stop()
 
     def _forked(self) -> None:
@@ -160,6 +173,11 @@ class Tracer:
 
         torch.Tensor.backward = backward
         self._patch_clip()
+        if self.world:
+            from faultlib.detect.distributed.nonfinite import CollectiveNonFiniteWatch
+
+            self.collectives = CollectiveNonFiniteWatch(step=lambda: tracer.step).install()
+            self._undo.append(self.collectives.uninstall)
 
     def _patch_scaler(self) -> None:
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
@@ -306,6 +324,8 @@ class Tracer:
             return  # a loss module is part of the step, not a model call
         if self.locator is not None:
             self._stop_if_found()  # the next model call ends the step the armed pass found
+        if not (self.has_optimizer or self.opt_steps):
+            self._step_boundary()
         index = self.forwards
         self.forwards += 1
         if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
@@ -393,6 +413,7 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
+        self._step_boundary()
 
     def _check_update(self, optimizer) -> None:
         """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the
@@ -430,6 +451,8 @@ class Tracer:
                     p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
                     for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
                 self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
+            if self.collectives is not None:
+                self.collectives.saw(step, where, phase=phase, module=module)
         if not self.keep_going:
             self._stop()
 
@@ -443,6 +466,8 @@ class Tracer:
             self.trip = {"step": self.step, "phase": "forward", "module": None,
                          "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
                          "input": self._nan_input(), "file": said["file"], "line": said["line"]}
+            if self.collectives is not None:
+                self.collectives.saw(self.step, self.trip["where"], phase="forward", module=None)
 
     # -- results ----------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
@@ -457,6 +482,8 @@ class Tracer:
         if self.spawned:
             result["notes"].append(f"the script started {self.spawned} multiprocessing process(es) by spawn or "
                                    "forkserver: they ran untraced, a non-finite value there is not reported")
+        if self.collectives is not None:
+            result["world"] = self.collectives.summary()
         inf = self.inputs.inf_seen if self.inputs is not None else None
         if event is not None and event["source"] == "op" and inf is not None:
             result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "
@@ -485,8 +512,20 @@ def main(argv: list[str]) -> int:
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
     trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
-                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None)
+                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
+                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1")
     tracer.install()
+    if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
+        import threading
+
+        lock = threading.Lock()
+
+        def partial(_event: dict[str, Any]) -> None:
+            with lock:
+                _write_result(result_path, {"started": True, "trip": tracer.trip,
+                                            "world": tracer.collectives.summary()})
+
+        tracer.collectives.on_event = partial
     result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)
     if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
         if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt

@@ -145,6 +145,12 @@ class TraceReport:
             ``step_without_scaled_backward``, ``fp16_master_weights``, ``eps_underflow``), each a
             ``Finding`` JSON with the call site (``location.file``/``line``) and the fix. They do not
             change ``ok``, ``reason`` or the exit code: 1 means a non-finite value, and only that.
+        ranks: a torchrun world (:mod:`faultlib.trace.world`): one row per rank, ``{rank, role (producer|
+            received|clean), step, phase, module, seen_in, received, sent, end, script_exit, error}``;
+            ``received``/``sent``: the first collective that brought the value in / carried it out
+            (``{op, seq, group, call_site, step, order}``, ``seq`` per process group); null for one process.
+        first_rank: the rank that produced the value first (``first_nonfinite.rank``); null when no rank did
+            (one process, or the collective made it).
     """
 
     reason: Reason | None = None
@@ -158,6 +164,8 @@ class TraceReport:
     tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
     findings: list[dict[str, Any]] = field(default_factory=list)
+    ranks: list[dict[str, Any]] | None = None
+    first_rank: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -174,7 +182,7 @@ class TraceReport:
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
-                "findings": self.findings}
+                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank}
 
 
 @dataclass
@@ -392,10 +400,16 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         the :class:`TraceReport`; a failure of the script is in it (``reason``), never raised.
 
     Raises:
-        ScriptError: the command is not ``python SCRIPT.py ...``, or the script or interpreter is missing.
+        ScriptError: the command is not ``python SCRIPT.py ...`` or ``torchrun ... SCRIPT.py ...`` (a world:
+            :func:`faultlib.trace.world.trace_world`), or the script or interpreter is missing.
         InputError: ``dump_dir`` cannot be written.
         (Both before the script runs.)
     """
+    from faultlib.trace.world import is_world_command, trace_world
+
+    if is_world_command(command):
+        return trace_world(command, keep_going=keep_going, dump_dir=dump_dir, stdout=stdout, stderr=stderr,
+                           quiet_replay=quiet_replay, on_replay=on_replay)
     python, script, args = resolve_command(command)
     dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
     check_writable_dir(dump_dir, "--dump-dir")

@@ -4,7 +4,9 @@
   process group, shapes, dtypes, call site, times, state), dumped at exit, on ``SIGUSR1`` and by a watchdog
   with its own deadline;
 - :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
-  ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
+  ranks disagree on, who skipped it, and who is still waiting (``check collectives``);
+- :mod:`.nonfinite`: :class:`CollectiveNonFiniteWatch`, per rank the collective that brought a NaN/inf in
+  (received) or carried it out (sent); :func:`first_culprit` names the rank that made it first.
 
 Importing this package imports no torch; each name loads its module on first use.
 """
@@ -14,6 +16,7 @@ from faultlib.lazy import lazy_exports
 _EXPORTS = {
     "FlightRecorder": "recorder",
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
+    "CollectiveNonFiniteWatch": "nonfinite", "first_culprit": "nonfinite",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)
