@@ -16,7 +16,7 @@ from faultlib.lazy import lazy_exports
 _EXPORTS = {
     "FlightRecorder": "recorder",
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
-    "CollectiveNonFiniteWatch": "nonfinite", "first_culprit": "nonfinite",
+    "CollectiveNonFiniteWatch": "nonfinite", "first_culprit": "nonfinite", "first_consumer": "nonfinite",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)

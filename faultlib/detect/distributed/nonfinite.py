@@ -324,3 +324,52 @@ def first_culprit(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     if any(r["role"] == "received" for r in ranks):
         return {"first_rank": None, "source": "collective", "ranks": ranks}
     return {"first_rank": None, "source": None, "ranks": ranks}
+
+
+def first_consumer(model: Any, fn: Callable[[], Any]) -> dict[str, Any] | None:
+    """Run ``fn`` (a forward of ``model``) and name the first aten op that consumed a non-finite input: where a
+    value that was already in the data (a poisoned sample, not born in an op, so
+    :class:`faultlib.detect.numerics.nan_locator.NonFiniteLocator` names no op) entered the model.
+
+    Returns:
+        ``{"module": dotted name of the innermost module running (None outside any), "op": "aten::addmm",
+        "file", "line": the user's source line}``, or None when no op saw a non-finite input.
+    """
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_leaves
+
+    from faultlib.detect.numerics.nan_locator import user_frame
+
+    names = {id(m): n for n, m in model.named_modules()}
+    stack: list[str] = []
+    found: dict[str, Any] = {}
+
+    def enter(module: Any, _args: Any) -> None:
+        stack.append(names[id(module)])
+
+    def leave(_module: Any, _args: Any, _output: Any) -> None:
+        stack.pop()
+
+    hooks = [m.register_forward_pre_hook(enter) for m in model.modules()]
+    hooks += [m.register_forward_hook(leave) for m in model.modules()]
+
+    class Consumer(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if not found:
+                for t in tree_leaves((args, kwargs or {})):
+                    if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel() and \
+                            not bool(torch.isfinite(t).all()):
+                        file, line = user_frame()
+                        found.update(module=stack[-1] if stack else None,
+                                     op=f"aten::{func._schema.name.split('::')[-1]}", file=file, line=line)
+                        break
+            return func(*args, **(kwargs or {}))
+
+    try:
+        with torch.no_grad(), Consumer():
+            fn()
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return found or None
