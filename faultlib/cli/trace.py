@@ -63,7 +63,7 @@ Exit codes:
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
           watch_loops: bool, threshold_ms: float | None, command: tuple[str, ...]) -> int:
-    from faultlib.trace import trace_script
+    from faultlib.trace import trace_command
 
     state["json"] = as_json
     if watch_loops:
@@ -80,7 +80,7 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
         report = trace_asyncio(list(command), threshold_ms=threshold_ms or 50.0,
                                stdout=sys.stderr if as_json else None)
     else:
-        report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
+        report = trace_command(list(command), keep_going=keep_going, dump_dir=dump_dir,
                               stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay,
                               on_replay=_announce_replay)
     data = report.to_json()

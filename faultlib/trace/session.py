@@ -210,7 +210,7 @@ def resolve_command(command: list[str]) -> tuple[str, Path, list[str]]:
         ScriptError: not ``python SCRIPT.py ...``; the script or the interpreter does not exist.
     """
     if len(command) < 2 or not Path(command[0]).name.startswith("python"):
-        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
+        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...` or `-- torchrun OPTIONS SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
     python, script, args = command[0], Path(command[1]), command[2:]
     if script.suffix != ".py":
         raise ScriptError(f"{script}: not a Python script (expected SCRIPT.py)")
@@ -400,16 +400,11 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         the :class:`TraceReport`; a failure of the script is in it (``reason``), never raised.
 
     Raises:
-        ScriptError: the command is not ``python SCRIPT.py ...`` or ``torchrun ... SCRIPT.py ...`` (a world:
-            :func:`faultlib.trace.world.trace_world`), or the script or interpreter is missing.
+        ScriptError: the command is not ``python SCRIPT.py ...`` (a torchrun world:
+            :func:`faultlib.trace.world.trace_command`), or the script or interpreter is missing.
         InputError: ``dump_dir`` cannot be written.
         (Both before the script runs.)
     """
-    from faultlib.trace.world import is_world_command, trace_world
-
-    if is_world_command(command):
-        return trace_world(command, keep_going=keep_going, dump_dir=dump_dir, stdout=stdout, stderr=stderr,
-                           quiet_replay=quiet_replay, on_replay=on_replay)
     python, script, args = resolve_command(command)
     dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
     check_writable_dir(dump_dir, "--dump-dir")

@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 from faultlib.errors import ScriptError
 from faultlib.trace.session import (REPLAY_FACTOR, REPLAY_MARGIN_S, Reason, TraceReport, _add_replay, _from_trip,
-                                    _Pass, _seconds, check_writable_dir, resolve_command)
+                                    _Pass, _seconds, check_writable_dir, resolve_command,
+                                    trace_script)
 
 WORLD_GRACE_S = 10.0
 """Seconds the other ranks may run on once a rank stopped at its value before the world is ended
@@ -252,3 +253,11 @@ def trace_world(command: list[str], *, keep_going: bool = False, dump_dir: Path 
         report.dump = str(dump_dir.resolve())
     return report
 
+
+
+def trace_command(command: list[str], **options: Any) -> TraceReport:
+    """``faultlib trace -- COMMAND``: a torchrun world (:func:`trace_world`) or one process
+    (:func:`faultlib.trace.session.trace_script`); ``options`` as theirs."""
+    if is_world_command(command):
+        return trace_world(command, **options)
+    return trace_script(command, **options)

@@ -82,6 +82,17 @@ def _finite(tensors: list) -> bool:
     return True
 
 
+def _user_line() -> tuple[str | None, int | None]:
+    """File and line of the innermost frame outside torch, faultlib and the standard library."""
+    import torch
+
+    skip = (_FAULTLIB_DIR, str(Path(torch.__file__).resolve().parent) + os.sep, os.path.dirname(os.__file__) + os.sep)
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith(skip) or frame.f_code.co_filename.startswith("<")):
+        frame = frame.f_back
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
+
+
 class CollectiveNonFiniteWatch:
     """Per rank: the collectives that brought a non-finite value in (received) or carried one out (sent).
 
@@ -339,8 +350,6 @@ def first_consumer(model: Any, fn: Callable[[], Any]) -> dict[str, Any] | None:
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_leaves
 
-    from faultlib.detect.numerics.nan_locator import user_frame
-
     names = {id(m): n for n, m in model.named_modules()}
     stack: list[str] = []
     found: dict[str, Any] = {}
@@ -360,7 +369,7 @@ def first_consumer(model: Any, fn: Callable[[], Any]) -> dict[str, Any] | None:
                 for t in tree_leaves((args, kwargs or {})):
                     if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel() and \
                             not bool(torch.isfinite(t).all()):
-                        file, line = user_frame()
+                        file, line = _user_line()
                         found.update(module=stack[-1] if stack else None,
                                      op=f"aten::{func._schema.name.split('::')[-1]}", file=file, line=line)
                         break
