@@ -89,6 +89,8 @@ class Tracer:
         self.world = world  # one rank of a torch.distributed world: stop only at a step's end (see _stop)
         self.stop_pending = False
         self.collectives: Any = None  # world: CollectiveNonFiniteWatch (received / sent through collectives)
+        self.rank: int | None = None  # a torch.multiprocessing.spawn child: its process index (torchrun: RANK)
+        self.spawn_dir: str | None = None  # the traced parent: where its spawned ranks write their results
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -135,6 +137,29 @@ class Tracer:
 
         multiprocessing.process.BaseProcess.start = start
         self._undo.append(lambda: setattr(multiprocessing.process.BaseProcess, "start", original))
+        self._trace_spawned_ranks()
+
+    def _trace_spawned_ranks(self) -> None:
+        """``torch.multiprocessing.spawn`` / ``start_processes``: each child runs ``fn(i, *args)`` under its own
+        world tracer (:func:`run_spawned_rank`), writing ``rank<i>.json`` into :attr:`spawn_dir`."""
+        import sys as _sys
+
+        module = _sys.modules.get("torch.multiprocessing.spawn")
+        result_path = os.environ.get("FAULTLIB_TRACE_RESULT")
+        if module is None or result_path is None or self.world:
+            return
+        tracer, original = self, module.start_processes
+
+        def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+            if os.getpid() != tracer.pid:
+                return original(fn, args, nprocs, join, daemon, start_method)
+            tracer.spawn_dir = f"{result_path}.ranks"
+            os.makedirs(tracer.spawn_dir, exist_ok=True)
+            tracer.spawned -= nprocs if start_method != "fork" else 0  # traced: not "ran untraced"
+            return original(SpawnedRank(fn, tracer.spawn_dir), args, nprocs, join, daemon, start_method)
+
+        module.start_processes = start_processes
+        self._undo.append(lambda: setattr(module, "start_processes", original))
 
     def install(self) -> None:
         """Install the hooks of this pass (global: every model, optimizer and backward of the process)."""
@@ -483,7 +508,16 @@ class Tracer:
             result["notes"].append(f"the script started {self.spawned} multiprocessing process(es) by spawn or "
                                    "forkserver: they ran untraced, a non-finite value there is not reported")
         if self.collectives is not None:
-            result["world"] = self.collectives.summary()
+            result["world"] = self.collectives.summary(self.rank)
+        if self.spawn_dir is not None:
+            import json
+
+            ranks = {}
+            for name in sorted(os.listdir(self.spawn_dir)):
+                if name.startswith("rank") and name.endswith(".json"):
+                    with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
+                        ranks[name[4:-5]] = json.load(fh)
+            result["spawned_ranks"] = ranks
         inf = self.inputs.inf_seen if self.inputs is not None else None
         if event is not None and event["source"] == "op" and inf is not None:
             result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "
@@ -500,6 +534,50 @@ class Tracer:
             except (OSError, RuntimeError) as exc:
                 result["dump_error"] = f"{self.dump_path}: {exc}"
         return result
+
+
+class SpawnedRank:
+    """What ``torch.multiprocessing.spawn`` runs in each child under ``faultlib trace``: ``fn(i, *args)`` under a
+    world tracer (picklable: ``fn`` is pickled by reference, as spawn does)."""
+
+    def __init__(self, fn: Callable, spawn_dir: str):
+        self.fn, self.spawn_dir = fn, spawn_dir
+
+    def __call__(self, index: int, *args: Any) -> None:
+        run_spawned_rank(self.fn, index, args, self.spawn_dir)
+
+
+def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str) -> None:
+    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`main` writes it; the rank's own
+    exception is raised again after it is written (``spawn`` reports it in the parent as it would)."""
+    import json
+
+    result_path = os.path.join(spawn_dir, f"rank{index}.json")
+    os.environ["FAULTLIB_TRACE_RESULT"] = result_path
+    plan = json.loads(os.environ.get("FAULTLIB_TRACE_PLAN") or "{}").get(str(index)) or {}
+    _write_result(result_path, {"started": True})
+    tracer = Tracer(arm_at=plan.get("arm_at", 0) if plan else None, keep_going=False, dump_path=plan.get("dump"),
+                    trip_step=plan.get("trip_step"), world=True)
+    tracer.rank = index
+    tracer.install()
+    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
+    failure: BaseException | None = None
+    try:
+        fn(index, *args)
+    except _Stop:
+        result.update(end="stopped", script_exit=None)
+    except SystemExit as exc:
+        result.update(script_exit=exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1))
+        failure = exc if result["script_exit"] else None
+    except BaseException as exc:  # noqa: BLE001 - the rank's own failure, raised again below
+        tracer.script_failed(exc, getattr(getattr(fn, "__code__", None), "co_filename", ""))
+        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
+        failure = exc
+    result.update(tracer.results())
+    _write_result(result_path, result)
+    tracer.uninstall()
+    if failure is not None:
+        raise failure
 
 
 def main(argv: list[str]) -> int:
@@ -523,7 +601,7 @@ def main(argv: list[str]) -> int:
         def partial(_event: dict[str, Any]) -> None:
             with lock:
                 _write_result(result_path, {"started": True, "trip": tracer.trip,
-                                            "world": tracer.collectives.summary()})
+                                            "world": tracer.collectives.summary(tracer.rank)})
 
         tracer.collectives.on_event = partial
     result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)

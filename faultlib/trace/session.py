@@ -382,7 +382,8 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
 
 def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None,
                  stdout=None, stderr=None, quiet_replay: bool = False,
-                 on_replay: Callable[[int, bool], None] | None = None) -> TraceReport:
+                 on_replay: Callable[[int, bool], None] | None = None,
+                 on_watch: Callable[..., TraceReport | None] | None = None) -> TraceReport:
     """Trace ``command`` (``["python", "SCRIPT.py", ARGS...]``): the watch pass, then, if it saw a
     non-finite value and was not interrupted, the replay.
 
@@ -395,6 +396,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         stdout, stderr: where the script's output goes (default: inherited).
         quiet_replay: discard the replay's stdout and stderr.
         on_replay: called as ``fn(step, quiet_replay)`` just before the replay starts.
+        on_watch: called as ``fn(watch, python, script, args, dump_dir)`` after the watch pass; a report it
+            returns is the answer (the ranks a ``torch.multiprocessing.spawn`` started: :mod:`faultlib.trace.world`).
 
     Returns:
         the :class:`TraceReport`; a failure of the script is in it (``reason``), never raised.
@@ -411,6 +414,10 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
     watch = _run_pass(python, script, args, env_extra=keep, stdout=stdout, stderr=stderr,
                       stdin=None)  # the first run reads the user's stdin, as the script would; the replay cannot
+    if on_watch is not None:
+        answer = on_watch(watch, python, script, args, dump_dir)
+        if answer is not None:
+            return answer
     report = _watch_report(watch)
     if watch.trip is None:
         return report

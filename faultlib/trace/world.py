@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 from faultlib.errors import ScriptError
 from faultlib.trace.session import (REPLAY_FACTOR, REPLAY_MARGIN_S, Reason, TraceReport, _add_replay, _from_trip,
-                                    _Pass, _seconds, check_writable_dir, resolve_command,
+                                    _Pass, _run_pass, _seconds, check_writable_dir,
+                                    resolve_command,
                                     trace_script)
 
 WORLD_GRACE_S = 10.0
@@ -216,43 +217,58 @@ def trace_world(command: list[str], *, keep_going: bool = False, dump_dir: Path 
     Raises:
         ScriptError, InputError: as :func:`~faultlib.trace.session.trace_script`, before the world starts.
     """
-    python, options, script, args = resolve_world(command)
+    python, launcher_options, script, args = resolve_world(command)
     dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
     check_writable_dir(dump_dir, "--dump-dir")
     from torch.distributed.run import get_args_parser
 
-    nproc = str(get_args_parser().parse_args([*options, str(script)]).nproc_per_node)
-    nnodes = str(get_args_parser().parse_args([*options, str(script)]).nnodes)
+    parsed = get_args_parser().parse_args([*launcher_options, str(script)])
+    nproc, nnodes = str(parsed.nproc_per_node), str(parsed.nnodes)
     world_size = int(nproc) * int(nnodes.split(":")[-1]) if nproc.isdigit() and nnodes.split(":")[-1].isdigit() \
         else 1
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
     started = time.monotonic()
-    code, ended, ranks = _run_world(python, options, script, args, env_extra=keep, stdout=stdout, stderr=stderr)
+    code, ended, ranks = _run_world(python, launcher_options, script, args, env_extra=keep, stdout=stdout,
+                                    stderr=stderr)
     duration = time.monotonic() - started
     report, passes, culprit = _world_report(ranks, code, ended, max(world_size, len(ranks)))
-    report.dump = str(dump_dir.resolve())
     _write_rank_files(dump_dir, ranks)
-    if report.reason is not Reason.NONFINITE or ended == "interrupted" or report.first_rank is None:
+    options = {"stdout": stdout, "stderr": stderr, "quiet_replay": quiet_replay, "on_replay": on_replay}
+
+    def again(env: dict[str, str], out, err, bound: float) -> tuple[str | None, dict[int, dict]]:
+        _, replay_ended, replay_ranks = _run_world(python, launcher_options, script, args, env_extra=env,
+                                                   stdout=out, stderr=err, timeout_s=bound)
+        return replay_ended, replay_ranks
+
+    if ended == "interrupted":
+        report.dump = str(dump_dir.resolve())
+        return report
+    return _replay_world(report, passes, dump_dir, duration, options, again)
+
+
+def _replay_world(report: TraceReport, passes: dict[int, _Pass], dump_dir: Path, duration: float,
+                  options: dict[str, Any], run_again: Callable) -> TraceReport:
+    """The world again with the producing rank armed; its answer (op, module, line, dump) into ``report``."""
+    report.dump = str(dump_dir.resolve())
+    if report.reason is not Reason.NONFINITE or report.first_rank is None:
         return report
     rank = report.first_rank
     trip = passes[rank].trip
-    if on_replay is not None:
-        on_replay(trip.get("update_step", trip["step"]), quiet_replay)
+    if options.get("on_replay") is not None:
+        options["on_replay"](trip.get("update_step", trip["step"]), options.get("quiet_replay", False))
     plan = {str(rank): {"arm_at": trip["arm_at"], "trip_step": trip["step"],
                         "dump": str((dump_dir / f"rank{rank}" / "dump.pt").resolve())}}
-    quiet = subprocess.DEVNULL if quiet_replay else None
+    quiet = subprocess.DEVNULL if options.get("quiet_replay") else None
     bound = REPLAY_FACTOR * duration + _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)
-    _, replay_ended, replay_ranks = _run_world(python, options, script, args,
-                                               env_extra={"FAULTLIB_TRACE_PLAN": json.dumps(plan)},
-                                               stdout=quiet or stdout, stderr=quiet or stderr, timeout_s=bound)
+    replay_ended, replay_ranks = run_again({"FAULTLIB_TRACE_PLAN": json.dumps(plan)}, quiet or options.get("stdout"),
+                                           quiet or options.get("stderr"), bound)
     replay = _rank_pass(replay_ranks.get(rank), replay_ended)
     first = report.first_nonfinite
     _add_replay(report, trip, replay)
     report.first_nonfinite = {**(report.first_nonfinite or first), "rank": rank}
-    if report.dump is None or not report.replayed:
+    if not report.replayed:
         report.dump = str(dump_dir.resolve())
     return report
-
 
 
 def trace_command(command: list[str], **options: Any) -> TraceReport:
@@ -260,4 +276,26 @@ def trace_command(command: list[str], **options: Any) -> TraceReport:
     (:func:`faultlib.trace.session.trace_script`); ``options`` as theirs."""
     if is_world_command(command):
         return trace_world(command, **options)
-    return trace_script(command, **options)
+
+    def spawned(watch: _Pass, python: str, script: Path, args: list[str], dump_dir: Path) -> TraceReport | None:
+        ranks = {int(r): raw for r, raw in ((watch.raw or {}).get("spawned_ranks") or {}).items()}
+        if not ranks:
+            return None
+        code = watch.script_exit if watch.end == "exit" else None
+        report, passes, _ = _world_report(ranks, code, None, len(ranks))
+        if report.reason is None and (watch.end != "exit" or (watch.script_exit or 0) % 256):
+            report.reason = {"raised": Reason.SCRIPT_RAISED, "interrupted": Reason.INTERRUPTED,
+                             "could_not_start": Reason.COULD_NOT_START}.get(watch.end, Reason.SCRIPT_EXIT)
+            report.error, report.script_exit = watch.error, watch.script_exit
+        _write_rank_files(dump_dir, ranks)
+        return _replay_world(report, passes, dump_dir, watch.duration_s, options,
+                             lambda env, out, err, bound: _spawned_pass(python, script, args, env, out, err, bound))
+
+    return trace_script(command, **options, on_watch=spawned)
+
+
+def _spawned_pass(python: str, script: Path, args: list[str], env: dict[str, str], stdout, stderr,
+                  bound: float) -> tuple[str | None, dict[int, dict]]:
+    replay = _run_pass(python, script, args, env_extra=env, stdout=stdout, stderr=stderr, timeout_s=bound)
+    ranks = {int(r): raw for r, raw in ((replay.raw or {}).get("spawned_ranks") or {}).items()}
+    return (replay.error if replay.end == "interrupted" else None), ranks

@@ -80,3 +80,16 @@ def test_the_merge_orders_producers_by_step_then_collective_position_not_by_rank
     # every rank received it from finite inputs: the collective made it (an all-reduce's sum overflowed)
     both = first_culprit([_summary(r, seen(3, 6, 1), received=got) for r in (0, 1)])
     assert both["first_rank"] is None and both["source"] == "collective"
+
+
+def test_a_world_torch_multiprocessing_spawn_starts_from_plain_python_is_traced_rank_by_rank(tmp_path):
+    proc, report = trace_json("--quiet-replay", "--dump-dir", str(tmp_path / "dumps"), "--", "python",
+                              str(Path(__file__).parent / "spawn_script.py"), "poison", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    first = report["first_nonfinite"]
+    assert report["first_rank"] == first["rank"] == 1 and first["step"] == 2 and first["source"] == "input"
+    rows = {r["rank"]: r for r in report["ranks"]}
+    assert rows[0]["role"] == "received" and rows[0]["received"]["op"] == "all_reduce"
+    assert rows[0]["received"]["seq"] == rows[1]["sent"]["seq"] == 2
+    assert report["replayed"] and Path(report["dump"]).parent.name == "rank1"
+    assert not any("ran untraced" in note for note in report["notes"])
