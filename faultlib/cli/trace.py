@@ -33,6 +33,8 @@ A torchrun world (faultlib trace -- torchrun --nproc-per-node 2 train.py ARGS, o
 torch.distributed.run ...): every rank is watched and its collectives checked; the report names
 the rank that produced the value first and, for each other rank, the collective that brought it
 (op, sequence number); the replay runs the world again. Per-rank results: DUMP_DIR/rank<R>.json.
+A plain python script that starts its world with torch.multiprocessing.spawn is traced the same
+way, rank by rank.
 
 GradScaler misuse (clipping before scaler.unscale_, scaler.step without a scaled backward,
 fp16 master weights, an eps that is 0 in the dtype) is listed as findings with your file and
