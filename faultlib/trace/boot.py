@@ -91,6 +91,7 @@ class Tracer:
         self.collectives: Any = None  # world: CollectiveNonFiniteWatch (received / sent through collectives)
         self.rank: int | None = None  # a torch.multiprocessing.spawn child: its process index (torchrun: RANK)
         self.spawn_dir: str | None = None  # the traced parent: where its spawned ranks write their results
+        self.spawn_ended: str | None = None  # why the traced parent ended its spawned ranks, if it did
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -156,7 +157,11 @@ class Tracer:
             tracer.spawn_dir = f"{result_path}.ranks"
             os.makedirs(tracer.spawn_dir, exist_ok=True)
             tracer.spawned -= nprocs if start_method != "fork" else 0  # traced: not "ran untraced"
-            return original(SpawnedRank(fn, tracer.spawn_dir), args, nprocs, join, daemon, start_method)
+            context = original(SpawnedRank(fn, tracer.spawn_dir), args, nprocs, False, daemon, start_method)
+            if not join:
+                return context
+            tracer._join_spawned(context)
+            return None
 
         module.start_processes = start_processes
         self._undo.append(lambda: setattr(module, "start_processes", original))
@@ -224,6 +229,37 @@ class Tracer:
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
+
+    def _join_spawned(self, context: Any) -> None:
+        """``spawn``'s join (``while not context.join()``, which raises a rank's failure), but once a rank stopped at
+        its value and the others run on past ``FAULTLIB_TRACE_WORLD_GRACE_S`` (10 s; they wait in a collective
+        the stopped rank will never issue), the others are terminated and the script goes on."""
+        import json
+        import time
+
+        try:
+            grace = float(os.environ.get("FAULTLIB_TRACE_WORLD_GRACE_S") or 10.0)
+        except ValueError:
+            grace = 10.0
+        stopped_at = None
+        while not context.join(timeout=0.2):
+            if stopped_at is None:
+                for name in os.listdir(self.spawn_dir):
+                    try:
+                        with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
+                            if json.load(fh).get("end") == "stopped":
+                                stopped_at = time.monotonic()
+                    except (OSError, ValueError):
+                        continue
+            elif time.monotonic() - stopped_at > grace:
+                for process in context.processes:
+                    if process.is_alive():
+                        process.terminate()
+                for process in context.processes:
+                    process.join(5)
+                self.spawn_ended = (f"a rank stopped at its value and the others ran on for {grace:g} s: they "
+                                    "were terminated")
+                return
 
     def scaler_handles_overflow(self) -> bool:
         """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow
@@ -518,6 +554,8 @@ class Tracer:
                     with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
                         ranks[name[4:-5]] = json.load(fh)
             result["spawned_ranks"] = ranks
+            if self.spawn_ended:
+                result["notes"].append(self.spawn_ended)
         inf = self.inputs.inf_seen if self.inputs is not None else None
         if event is not None and event["source"] == "op" and inf is not None:
             result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "

@@ -1,5 +1,6 @@
 """A 2-rank DDP world started with torch.multiprocessing.spawn from a plain `python spawn_script.py MODE` (tests):
-MODE poison: rank 1's batch holds a NaN at step 2; clean: no fault."""
+MODE poison: rank 1's batch holds a NaN at step 2; alone: rank 1's NaN never reaches rank 0 (a separate model),
+which waits in a barrier rank 1 never joins; clean: no fault."""
 
 import socket
 import sys
@@ -21,6 +22,15 @@ def train(rank, port, mode):
         x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 1, generator=gen)
         if mode == "poison" and rank == 1 and step == 2:
             x[0, 0] = float("nan")
+        if mode == "alone":
+            head = nn.Linear(4, 1)
+            local = torch.optim.SGD(head.parameters(), lr=0.05)
+            if rank == 1 and step == 2:
+                x[0, 0] = float("nan")
+            nn.functional.mse_loss(head(x), y).backward()
+            local.step()
+            dist.barrier()
+            continue
         loss = nn.functional.mse_loss(model(x), y)
         opt.zero_grad()
         loss.backward()

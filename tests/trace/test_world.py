@@ -93,3 +93,14 @@ def test_a_world_torch_multiprocessing_spawn_starts_from_plain_python_is_traced_
     assert rows[0]["received"]["seq"] == rows[1]["sent"]["seq"] == 2
     assert report["replayed"] and Path(report["dump"]).parent.name == "rank1"
     assert not any("ran untraced" in note for note in report["notes"])
+
+
+def test_a_value_that_stays_on_its_rank_is_found_and_the_peer_it_left_behind_is_not_blamed(tmp_path):
+    proc = cli("trace", "--json", "--quiet-replay", "--", "python", str(Path(__file__).parent / "spawn_script.py"),
+               "alone", cwd=tmp_path)
+    report = json.loads(proc.stdout)  # spawn's join raises rank 0's failure through the tracer's join
+    assert proc.returncode == 1, proc.stderr[-3000:]  # found, though rank 0 then died waiting for rank 1
+    assert report["reason"] == "nonfinite" and report["first_rank"] == 1 and report["replayed"]
+    rows = {r["rank"]: r for r in report["ranks"]}
+    assert rows[0]["role"] == "clean" and rows[0]["received"] is None  # no collective carried it
+    assert rows[1]["role"] == "producer" and rows[1]["end"] == "stopped"
