@@ -29,6 +29,13 @@ watchdog on every asyncio event loop; each time a loop is blocked past --thresho
 50 ms, the W3C Long Tasks threshold) its stack is sampled, and the report names the function,
 file, line and call that blocked it (exit code 1). No NaN checks then, and torch is not needed.
 
+A torchrun world (faultlib trace -- torchrun --nproc-per-node 2 train.py ARGS, or python -m
+torch.distributed.run ...): every rank is watched and its collectives checked; the report names
+the rank that produced the value first and, for each other rank, the collective that brought it
+(op, sequence number); the replay runs the world again. Per-rank results: DUMP_DIR/rank<R>.json.
+A plain python script that starts its world with torch.multiprocessing.spawn is traced the same
+way, rank by rank.
+
 GradScaler misuse (clipping before scaler.unscale_, scaler.step without a scaled backward,
 fp16 master weights, an eps that is 0 in the dtype) is listed as findings with your file and
 line and the fix; it does not change the exit code.
@@ -58,7 +65,7 @@ Exit codes:
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
           watch_loops: bool, threshold_ms: float | None, command: tuple[str, ...]) -> int:
-    from faultlib.trace import trace_script
+    from faultlib.trace import trace_command
 
     state["json"] = as_json
     if watch_loops:
@@ -75,7 +82,7 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
         report = trace_asyncio(list(command), threshold_ms=threshold_ms or 50.0,
                                stdout=sys.stderr if as_json else None)
     else:
-        report = trace_script(list(command), keep_going=keep_going, dump_dir=dump_dir,
+        report = trace_command(list(command), keep_going=keep_going, dump_dir=dump_dir,
                               stdout=sys.stderr if as_json else None, quiet_replay=quiet_replay,
                               on_replay=_announce_replay)
     data = report.to_json()
@@ -153,7 +160,8 @@ def _print_trace(report) -> None:
     first = report.first_nonfinite
     tensor = first.get("tensor") or {}
     kind = "NaN" if tensor.get("nan") else ("inf" if tensor else "non-finite value")
-    rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}")]
+    rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}"
+             + (f", rank {first['rank']}" if first.get("rank") is not None else ""))]
     if first["source"] in ("input", "parameter"):
         where = "the input batch" if first["source"] == "input" else "the model's parameters"
         rows.append(("source", f"already in {where}: {first['input']}"
@@ -170,6 +178,7 @@ def _print_trace(report) -> None:
         rows.append(("replay step", f"{report.replay_step} (a second run: not the answer)"))
     if report.tripped_steps > 1:
         rows.append(("steps with non-finite", str(report.tripped_steps)))
+    rows += _rank_rows(report)
     rows.append(("dump", report.dump or "-"))
     if report.stopped_by_trace:
         rows.append(("script", "stopped by faultlib trace at the first non-finite value"))
@@ -179,6 +188,26 @@ def _print_trace(report) -> None:
     for key, value in rows:
         table.add_row(Text(key), Text(value))
     stdout.print(table)
+
+
+def _rank_rows(report) -> list[tuple[str, str]]:
+    """A torchrun world: the rank that produced the value, then how each other rank got it."""
+    rows = []
+    for row in report.ranks or ():
+        got = row["received"]
+        if row["rank"] == report.first_rank:
+            what = f"produced it at step {row['step']} ({row['seen_in']})"
+        elif got is not None:
+            site = got["call_site"]
+            where = f", {Path(site['file']).name}:{site['line']}" if site.get("file") else ""
+            what = (f"received it through {got['op']} seq {got['seq']} (group {got['group']}) at step "
+                    f"{got['step']}{where}")
+        elif row["role"] == "producer":
+            what = f"also produced one, at step {row['step']} ({row['seen_in']})"
+        else:
+            what = f"saw none ({row['end']})"
+        rows.append((f"rank {row['rank']}", what))
+    return rows
 
 
 def _cause_rows(first: dict) -> list[tuple[str, str]]:

@@ -21,10 +21,14 @@ Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
 A script that runs the same way twice (seeded) replays the same step. When the replay sees the
 value at another step or not at all, the report keeps the first run's step (``replay_step`` and
 a note say what the replay saw). Exit codes: :data:`faultlib.trace.session.EXIT_CODES`.
+
+A torchrun world (``faultlib trace -- torchrun ... SCRIPT.py``): :mod:`faultlib.trace.world`, every rank
+watched through :mod:`faultlib.trace.rank`; :func:`trace_command` picks one or the other.
 """
 
 from faultlib.trace.session import (EXIT_CODES, EXIT_FOUND, EXIT_OK, EXIT_SCRIPT_FAILED, EXIT_USAGE, Reason,
                                     ScriptError, TraceReport, trace_script)
+from faultlib.trace.world import trace_command, trace_world
 
 __all__ = ["EXIT_CODES", "EXIT_FOUND", "EXIT_OK", "EXIT_SCRIPT_FAILED", "EXIT_USAGE", "Reason", "ScriptError",
-           "TraceReport", "trace_script"]
+           "TraceReport", "trace_command", "trace_script", "trace_world"]

@@ -54,7 +54,7 @@ class Tracer:
     """
 
     def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None,
-                 trip_step: int | None = None):
+                 trip_step: int | None = None, world: bool = False):
         import torch
 
         self.torch = torch
@@ -86,6 +86,12 @@ class Tracer:
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
         self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
+        self.world = world  # one rank of a torch.distributed world: stop only at a step's end (see _stop)
+        self.stop_pending = False
+        self.collectives: Any = None  # world: CollectiveNonFiniteWatch (received / sent through collectives)
+        self.rank: int | None = None  # a torch.multiprocessing.spawn child: its process index (torchrun: RANK)
+        self.spawn_dir: str | None = None  # the traced parent: where its spawned ranks write their results
+        self.spawn_ended: str | None = None  # why the traced parent ended its spawned ranks, if it did
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -98,7 +104,17 @@ class Tracer:
     def _stop(self) -> None:
         """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing)
         runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
-        if os.getpid() == self.pid:
+        if os.getpid() != self.pid:
+            return
+        if self.world:  # the other ranks wait in this step's collectives: stop where every rank stops
+            self.stop_pending = True
+            return
+        raise _Stop()
+
+    def _step_boundary(self) -> None:
+        """World: the end of an optimizer step (or, without an optimizer, the next model call), where a rank
+        that found its value stops; every rank that received it through the step's all-reduce stops there too."""
+        if self.stop_pending and os.getpid() == self.pid:
             raise _Stop()
 
     def _forked(self) -> None:
@@ -122,6 +138,33 @@ class Tracer:
 
         multiprocessing.process.BaseProcess.start = start
         self._undo.append(lambda: setattr(multiprocessing.process.BaseProcess, "start", original))
+        self._trace_spawned_ranks()
+
+    def _trace_spawned_ranks(self) -> None:
+        """``torch.multiprocessing.spawn`` / ``start_processes``: each child runs ``fn(i, *args)`` under its own
+        world tracer (:func:`run_spawned_rank`), writing ``rank<i>.json`` into :attr:`spawn_dir`."""
+        import sys as _sys
+
+        module = _sys.modules.get("torch.multiprocessing.spawn")
+        result_path = os.environ.get("FAULTLIB_TRACE_RESULT")
+        if module is None or result_path is None or self.world:
+            return
+        tracer, original = self, module.start_processes
+
+        def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+            if os.getpid() != tracer.pid:
+                return original(fn, args, nprocs, join, daemon, start_method)
+            tracer.spawn_dir = f"{result_path}.ranks"
+            os.makedirs(tracer.spawn_dir, exist_ok=True)
+            tracer.spawned -= nprocs if start_method != "fork" else 0  # traced: not "ran untraced"
+            context = original(SpawnedRank(fn, tracer.spawn_dir), args, nprocs, False, daemon, start_method)
+            if not join:
+                return context
+            tracer._join_spawned(context)
+            return None
+
+        module.start_processes = start_processes
+        self._undo.append(lambda: setattr(module, "start_processes", original))
 
     def install(self) -> None:
         """Install the hooks of this pass (global: every model, optimizer and backward of the process)."""
@@ -160,6 +203,11 @@ class Tracer:
 
         torch.Tensor.backward = backward
         self._patch_clip()
+        if self.world:
+            from faultlib.detect.distributed.nonfinite import CollectiveNonFiniteWatch
+
+            self.collectives = CollectiveNonFiniteWatch(step=lambda: tracer.step).install()
+            self._undo.append(self.collectives.uninstall)
 
     def _patch_scaler(self) -> None:
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
@@ -181,6 +229,37 @@ class Tracer:
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
+
+    def _join_spawned(self, context: Any) -> None:
+        """``spawn``'s join (``while not context.join()``, which raises a rank's failure), but once a rank stopped at
+        its value and the others run on past ``FAULTLIB_TRACE_WORLD_GRACE_S`` (10 s; they wait in a collective
+        the stopped rank will never issue), the others are terminated and the script goes on."""
+        import json
+        import time
+
+        try:
+            grace = float(os.environ.get("FAULTLIB_TRACE_WORLD_GRACE_S") or 10.0)
+        except ValueError:
+            grace = 10.0
+        stopped_at = None
+        while not context.join(timeout=0.2):
+            if stopped_at is None:
+                for name in os.listdir(self.spawn_dir):
+                    try:
+                        with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
+                            if json.load(fh).get("end") == "stopped":
+                                stopped_at = time.monotonic()
+                    except (OSError, ValueError):
+                        continue
+            elif time.monotonic() - stopped_at > grace:
+                for process in context.processes:
+                    if process.is_alive():
+                        process.terminate()
+                for process in context.processes:
+                    process.join(5)
+                self.spawn_ended = (f"a rank stopped at its value and the others ran on for {grace:g} s: they "
+                                    "were terminated")
+                return
 
     def scaler_handles_overflow(self) -> bool:
         """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow
@@ -306,6 +385,8 @@ class Tracer:
             return  # a loss module is part of the step, not a model call
         if self.locator is not None:
             self._stop_if_found()  # the next model call ends the step the armed pass found
+        if not (self.has_optimizer or self.opt_steps):
+            self._step_boundary()
         index = self.forwards
         self.forwards += 1
         if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
@@ -393,6 +474,7 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
+        self._step_boundary()
 
     def _check_update(self, optimizer) -> None:
         """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the
@@ -430,6 +512,8 @@ class Tracer:
                     p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
                     for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
                 self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
+            if self.collectives is not None:
+                self.collectives.saw(step, where, phase=phase, module=module)
         if not self.keep_going:
             self._stop()
 
@@ -443,6 +527,8 @@ class Tracer:
             self.trip = {"step": self.step, "phase": "forward", "module": None,
                          "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
                          "input": self._nan_input(), "file": said["file"], "line": said["line"]}
+            if self.collectives is not None:
+                self.collectives.saw(self.step, self.trip["where"], phase="forward", module=None)
 
     # -- results ----------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
@@ -457,6 +543,19 @@ class Tracer:
         if self.spawned:
             result["notes"].append(f"the script started {self.spawned} multiprocessing process(es) by spawn or "
                                    "forkserver: they ran untraced, a non-finite value there is not reported")
+        if self.collectives is not None:
+            result["world"] = self.collectives.summary(self.rank)
+        if self.spawn_dir is not None:
+            import json
+
+            ranks = {}
+            for name in sorted(os.listdir(self.spawn_dir)):
+                if name.startswith("rank") and name.endswith(".json"):
+                    with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
+                        ranks[name[4:-5]] = json.load(fh)
+            result["spawned_ranks"] = ranks
+            if self.spawn_ended:
+                result["notes"].append(self.spawn_ended)
         inf = self.inputs.inf_seen if self.inputs is not None else None
         if event is not None and event["source"] == "op" and inf is not None:
             result["notes"].append(f"the step's input already held inf before {event['op']} made the non-finite "
@@ -475,6 +574,50 @@ class Tracer:
         return result
 
 
+class SpawnedRank:
+    """What ``torch.multiprocessing.spawn`` runs in each child under ``faultlib trace``: ``fn(i, *args)`` under a
+    world tracer (picklable: ``fn`` is pickled by reference, as spawn does)."""
+
+    def __init__(self, fn: Callable, spawn_dir: str):
+        self.fn, self.spawn_dir = fn, spawn_dir
+
+    def __call__(self, index: int, *args: Any) -> None:
+        run_spawned_rank(self.fn, index, args, self.spawn_dir)
+
+
+def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str) -> None:
+    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`main` writes it; the rank's own
+    exception is raised again after it is written (``spawn`` reports it in the parent as it would)."""
+    import json
+
+    result_path = os.path.join(spawn_dir, f"rank{index}.json")
+    os.environ["FAULTLIB_TRACE_RESULT"] = result_path
+    plan = json.loads(os.environ.get("FAULTLIB_TRACE_PLAN") or "{}").get(str(index)) or {}
+    _write_result(result_path, {"started": True})
+    tracer = Tracer(arm_at=plan.get("arm_at", 0) if plan else None, keep_going=False, dump_path=plan.get("dump"),
+                    trip_step=plan.get("trip_step"), world=True)
+    tracer.rank = index
+    tracer.install()
+    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
+    failure: BaseException | None = None
+    try:
+        fn(index, *args)
+    except _Stop:
+        result.update(end="stopped", script_exit=None)
+    except SystemExit as exc:
+        result.update(script_exit=exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1))
+        failure = exc if result["script_exit"] else None
+    except BaseException as exc:  # noqa: BLE001 - the rank's own failure, raised again below
+        tracer.script_failed(exc, getattr(getattr(fn, "__code__", None), "co_filename", ""))
+        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
+        failure = exc
+    result.update(tracer.results())
+    _write_result(result_path, result)
+    tracer.uninstall()
+    if failure is not None:
+        raise failure
+
+
 def main(argv: list[str]) -> int:
     """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
 
@@ -485,8 +628,20 @@ def main(argv: list[str]) -> int:
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
     trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
-                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None)
+                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
+                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1")
     tracer.install()
+    if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
+        import threading
+
+        lock = threading.Lock()
+
+        def partial(_event: dict[str, Any]) -> None:
+            with lock:
+                _write_result(result_path, {"started": True, "trip": tracer.trip,
+                                            "world": tracer.collectives.summary(tracer.rank)})
+
+        tracer.collectives.on_event = partial
     result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)
     if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
         if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt

@@ -145,6 +145,12 @@ class TraceReport:
             ``step_without_scaled_backward``, ``fp16_master_weights``, ``eps_underflow``), each a
             ``Finding`` JSON with the call site (``location.file``/``line``) and the fix. They do not
             change ``ok``, ``reason`` or the exit code: 1 means a non-finite value, and only that.
+        ranks: a torchrun world (:mod:`faultlib.trace.world`): one row per rank, ``{rank, role (producer|
+            received|clean), step, phase, module, seen_in, received, sent, end, script_exit, error}``;
+            ``received``/``sent``: the first collective that brought the value in / carried it out
+            (``{op, seq, group, call_site, step, order}``, ``seq`` per process group); null for one process.
+        first_rank: the rank that produced the value first (``first_nonfinite.rank``); null when no rank did
+            (one process, or the collective made it).
     """
 
     reason: Reason | None = None
@@ -158,6 +164,8 @@ class TraceReport:
     tripped_steps: int = 0
     notes: list[str] = field(default_factory=list)
     findings: list[dict[str, Any]] = field(default_factory=list)
+    ranks: list[dict[str, Any]] | None = None
+    first_rank: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -174,7 +182,7 @@ class TraceReport:
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
-                "findings": self.findings}
+                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank}
 
 
 @dataclass
@@ -202,7 +210,7 @@ def resolve_command(command: list[str]) -> tuple[str, Path, list[str]]:
         ScriptError: not ``python SCRIPT.py ...``; the script or the interpreter does not exist.
     """
     if len(command) < 2 or not Path(command[0]).name.startswith("python"):
-        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
+        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...` or `-- torchrun OPTIONS SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
     python, script, args = command[0], Path(command[1]), command[2:]
     if script.suffix != ".py":
         raise ScriptError(f"{script}: not a Python script (expected SCRIPT.py)")
@@ -374,7 +382,8 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
 
 def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None,
                  stdout=None, stderr=None, quiet_replay: bool = False,
-                 on_replay: Callable[[int, bool], None] | None = None) -> TraceReport:
+                 on_replay: Callable[[int, bool], None] | None = None,
+                 on_watch: Callable[..., TraceReport | None] | None = None) -> TraceReport:
     """Trace ``command`` (``["python", "SCRIPT.py", ARGS...]``): the watch pass, then, if it saw a
     non-finite value and was not interrupted, the replay.
 
@@ -387,12 +396,15 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         stdout, stderr: where the script's output goes (default: inherited).
         quiet_replay: discard the replay's stdout and stderr.
         on_replay: called as ``fn(step, quiet_replay)`` just before the replay starts.
+        on_watch: called as ``fn(watch, python, script, args, dump_dir)`` after the watch pass; a report it
+            returns is the answer (the ranks a ``torch.multiprocessing.spawn`` started: :mod:`faultlib.trace.world`).
 
     Returns:
         the :class:`TraceReport`; a failure of the script is in it (``reason``), never raised.
 
     Raises:
-        ScriptError: the command is not ``python SCRIPT.py ...``, or the script or interpreter is missing.
+        ScriptError: the command is not ``python SCRIPT.py ...`` (a torchrun world:
+            :func:`faultlib.trace.world.trace_command`), or the script or interpreter is missing.
         InputError: ``dump_dir`` cannot be written.
         (Both before the script runs.)
     """
@@ -402,6 +414,10 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
     watch = _run_pass(python, script, args, env_extra=keep, stdout=stdout, stderr=stderr,
                       stdin=None)  # the first run reads the user's stdin, as the script would; the replay cannot
+    if on_watch is not None:
+        answer = on_watch(watch, python, script, args, dump_dir)
+        if answer is not None:
+            return answer
     report = _watch_report(watch)
     if watch.trip is None:
         return report

@@ -4,11 +4,13 @@
   process group, shapes, dtypes, call site, times, state), dumped at exit, on ``SIGUSR1`` and by a watchdog
   with its own deadline;
 - :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
-  ranks disagree on, who skipped it, and who is still waiting (``check collectives``).
+  ranks disagree on, who skipped it, and who is still waiting (``check collectives``);
 - :mod:`.straggler`: :class:`StragglerMonitor`, per-rank step-phase times (data, compute, collective wait)
-  exchanged every few steps, and :class:`StragglerDetector`, which names the slow rank and phase.
+  exchanged every few steps, and :class:`StragglerDetector`, which names the slow rank and phase;
 - :mod:`.workers`: :class:`WorkerWatch`, DataLoader worker faults: the worker, rank, dataset index, sample
-  and traceback of a worker that raised, or the signal and likely cause of one that was killed.
+  and traceback of a worker that raised, or the signal and likely cause of one that was killed;
+- :mod:`.nonfinite`: :class:`CollectiveNonFiniteWatch`, per rank the collective that brought a NaN/inf in
+  (received) or carried it out (sent); :func:`first_culprit` names the rank that made it first.
 
 Importing this package imports no torch; each name loads its module on first use.
 """
@@ -20,6 +22,7 @@ _EXPORTS = {
     "CollectivesReport": "collectives", "analyse_collectives": "collectives", "load_collective_dumps": "collectives",
     "StragglerMonitor": "straggler", "StragglerDetector": "straggler", "Straggler": "straggler",
     "WorkerWatch": "workers", "WorkerFault": "worker_report", "WorkerFaultReport": "worker_report",
+    "CollectiveNonFiniteWatch": "nonfinite", "first_culprit": "nonfinite", "first_consumer": "nonfinite",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(_EXPORTS)

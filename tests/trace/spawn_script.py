@@ -1,0 +1,46 @@
+"""A 2-rank DDP world started with torch.multiprocessing.spawn from a plain `python spawn_script.py MODE` (tests):
+MODE poison: rank 1's batch holds a NaN at step 2; alone: rank 1's NaN never reaches rank 0 (a separate model),
+which waits in a barrier rank 1 never joins; clean: no fault."""
+
+import socket
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch import nn
+
+
+def train(rank, port, mode):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    torch.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    gen = torch.Generator().manual_seed(rank + 1)
+    for step in range(5):
+        x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 1, generator=gen)
+        if mode == "poison" and rank == 1 and step == 2:
+            x[0, 0] = float("nan")
+        if mode == "alone":
+            head = nn.Linear(4, 1)
+            local = torch.optim.SGD(head.parameters(), lr=0.05)
+            if rank == 1 and step == 2:
+                x[0, 0] = float("nan")
+            nn.functional.mse_loss(head(x), y).backward()
+            local.step()
+            dist.barrier()
+            continue
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    mp.spawn(train, args=(free, sys.argv[1]), nprocs=2)
+    print("spawned world done", flush=True)
