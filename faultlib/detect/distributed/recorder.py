@@ -70,6 +70,17 @@ def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
     return out
 
 
+def _finish(entry: dict[str, Any], future: Any) -> None:
+    """Mark an async collective's entry from its future: completed, or failed with the backend's error
+    (a peer that left, an aborted process group)."""
+    try:
+        future.value()
+    except Exception as exc:
+        entry.update(state="failed", end_ns=time.monotonic_ns(), error=f"{type(exc).__name__}: {exc}"[:500])
+        return
+    entry.update(state="completed", end_ns=time.monotonic_ns())
+
+
 class FlightRecorder:
     """Record every collective this rank issues in a bounded ring and dump it when it matters.
 
@@ -217,8 +228,7 @@ class FlightRecorder:
                 self._local.inside = False
             if entry["async_op"] and result is not None and hasattr(result, "get_future"):
                 try:
-                    result.get_future().add_done_callback(lambda _f: entry.update(state="completed",
-                                                                                  end_ns=time.monotonic_ns()))
+                    result.get_future().add_done_callback(lambda f: _finish(entry, f))
                     return result
                 except Exception:  # a backend without futures: completion unknown; count it issued
                     pass
@@ -283,6 +293,12 @@ class FlightRecorder:
         entry.update(state="failed" if error else "completed", end_ns=time.monotonic_ns(), error=error)
 
     # -- dumping -------------------------------------------------------------------------------------------
+    def sequence_numbers(self) -> dict[str, int]:
+        """``{process group name: collectives issued so far}`` on this rank (the next ``seq`` of each group):
+        cheap (no copy of the ring), for a per-step metric. Ranks whose counts differ are out of step."""
+        with self._lock:
+            return dict(self._seq)
+
     def entries(self) -> list[dict[str, Any]]:
         """A copy of the ring, oldest first."""
         with self._lock:
