@@ -9,9 +9,13 @@ enters the backend, one entry::
      "tensors": [{"shape": [4], "dtype": "torch.float32"}],
      "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
-     "error": str | null, "bucket": int | null}
+     "error": str | null, "bucket": int | null, "step": int}
 
 ``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
+``step`` is the number of ``optimizer.step()`` calls this rank had made when it issued the collective
+(``torch.optim``'s global step pre-hook, counted from install): identical collectives of different training
+steps (DDP's bucket all-reduces) are told apart by it, so a rank that skipped one step's collective and
+paired its next one with the others' (gloo and NCCL match by order, silently) is found where it happened.
 
 ``seq`` counts the collectives of one process group on this rank, from 0, as every backend does (NCCL's
 ``seq`` in its own recorder): a healthy job issues the same ``seq`` with the same op and shapes on every
@@ -128,6 +132,8 @@ class FlightRecorder:
         self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR,)
         self._rank_world: tuple[int, int] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
+        self._steps = 0
+        self._step_hook: Any = None
         self.dumps = 0
 
     # -- install / uninstall -------------------------------------------------------------------------------
@@ -146,6 +152,9 @@ class FlightRecorder:
                 self._originals[name] = original
                 setattr(dist, name, self._wrap(name, original))
         FlightRecorder._active = self
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+        self._step_hook = register_optimizer_step_pre_hook(self._count_step)
         atexit.register(self._dump_at_exit)
         if self.signum is not None and threading.current_thread() is threading.main_thread():
             self._old_handler = signal.signal(self.signum, self._on_signal)
@@ -163,6 +172,9 @@ class FlightRecorder:
         for name, original in self._originals.items():
             setattr(dist, name, original)
         self._originals.clear()
+        if self._step_hook is not None:
+            self._step_hook.remove()
+            self._step_hook = None
         atexit.unregister(self._dump_at_exit)
         if self._old_handler is not None and threading.current_thread() is threading.main_thread():
             signal.signal(self.signum, self._old_handler)
@@ -190,6 +202,8 @@ class FlightRecorder:
             self.uninstall()
 
     # -- recording -----------------------------------------------------------------------------------------
+    def _count_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self._steps += 1
     def _call_site(self) -> dict[str, Any]:
         frame = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith(self._skip_dirs):
@@ -246,7 +260,7 @@ class FlightRecorder:
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
                  "call_site": self._call_site(), "start_ns": time.monotonic_ns(), "end_ns": None,
                  "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
-                 "bucket": getattr(self._local, "bucket", None)}
+                 "bucket": getattr(self._local, "bucket", None), "step": self._steps}
         if self._rank_world is None:
             self._rank()
         with self._lock:
