@@ -43,7 +43,8 @@ def _overlap(a: dict, b: dict) -> bool:
 def test_the_checked_in_dashboards_are_the_generators_output():
     proc = cli("dashboards", "--check", cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert {p.name for p in BOARDS} == {f"faultlib-{f}.json" for f in ("data", "infra", "model", "numerics", "serving")}
+    assert {p.name for p in BOARDS} == {f"faultlib-{f}.json" for f in ("data", "distributed", "infra", "model", "numerics",
+                                                                    "serving")}
 
 
 @pytest.mark.parametrize("path", BOARDS, ids=[p.name for p in BOARDS])
@@ -97,7 +98,8 @@ def test_check_fails_after_a_query_changes_and_generation_brings_it_back(tmp_pat
     first = cli("dashboards", str(cases), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     removed = sorted(line.rsplit("/", 1)[1] for line in first.stdout.splitlines() if line.startswith("removed"))
-    assert removed == ["faultlib-data.json", "faultlib-infra.json", "faultlib-model.json", "faultlib-serving.json"]
+    assert removed == ["faultlib-data.json", "faultlib-distributed.json", "faultlib-infra.json", "faultlib-model.json",
+                       "faultlib-serving.json"]
     assert sorted(p.name for p in out.iterdir()) == ["faultlib-numerics.json", "notes.json"]
     assert (out / "faultlib-numerics.json").read_text() == (REPO / "compose/grafana/dashboards/faultlib-numerics.json"
                                                               ).read_text()
