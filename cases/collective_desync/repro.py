@@ -3,10 +3,10 @@ the class-0 metric only when its batch holds a 0, skips it on the first batch wi
 hangs: rank 0 waits in the metric all-reduce, the other rank in the next step's gradient all-reduce.
 
 Every rank runs the collective flight recorder with a short watchdog (``watchdog_s``, far below gloo's
-30-minute default): when a collective stays pending that long, the rank dumps its ring, waits (bounded)
-until every rank has dumped, and aborts its process groups. The collective each main thread is stuck in
-then fails, the ranks leave their loops, rank 0 names the rank, sequence number and call site (the
-analysis of ``faultlib check collectives``), and the world exits: nobody sits until the phase's timeout.
+30-minute default): when a collective stays pending that long, the rank dumps its ring and waits (bounded)
+until every rank has dumped; rank 0 names the rank, sequence number and call site (the analysis of
+``faultlib check collectives``) as a finding; each rank writes its evidence out and ends its process with 0
+(:class:`Abort`): the world exits within a watchdog poll, nobody sits until the phase's timeout.
 
 The metric is reduced over its own gloo group (a CPU group for metrics, as many codebases keep beside the
 gradient group), so a skipped metric all-reduce never pairs with a gradient all-reduce of another size
