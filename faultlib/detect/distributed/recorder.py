@@ -97,6 +97,8 @@ class FlightRecorder:
         poll_s: how often the watchdog looks (seconds; default ``min(0.5, watchdog_s / 4)``).
         on_timeout: called from the watchdog thread with the pending entry after its dump (e.g. to abort).
         signum: signal that dumps (default ``SIGUSR1``; ``None``: no handler).
+        skip_paths: files or directories whose frames are not the call site (a launcher or wrapper of the
+            training script), besides torch's and faultlib's own.
 
     Use ``with FlightRecorder(dir, watchdog_s=60): train()`` or :meth:`install` / :meth:`uninstall`.
 
@@ -108,7 +110,7 @@ class FlightRecorder:
 
     def __init__(self, dump_dir: str | os.PathLike, *, capacity: int = 2048, watchdog_s: float | None = 600.0,
                  poll_s: float | None = None, on_timeout: Callable[[dict], None] | None = None,
-                 signum: int | None = signal.SIGUSR1):
+                 signum: int | None = signal.SIGUSR1, skip_paths: tuple[str, ...] = ()):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         if watchdog_s is not None and not watchdog_s > 0:
@@ -129,7 +131,8 @@ class FlightRecorder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._old_handler: Any = None
-        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR,)
+        self._extra_skips = tuple(str(Path(x).resolve()) for x in skip_paths)
+        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR, *self._extra_skips)
         self._rank_world: tuple[int, int] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self._steps = 0
@@ -145,7 +148,7 @@ class FlightRecorder:
             raise RuntimeError("torch.distributed is not available in this torch build")
         if FlightRecorder._active is not None:
             raise RuntimeError("a FlightRecorder is already installed in this process: uninstall it first")
-        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir())
+        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir(), *self._extra_skips)
         for name in OPS:
             original = getattr(dist, name, None)
             if original is not None:
