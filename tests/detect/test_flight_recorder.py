@@ -208,5 +208,14 @@ def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_r
             time.sleep(0.01)
         assert rec.entries()[-1]["state"] == "completed"
         assert doc["entries"][0]["call_site"]["file"] == __file__
+        assert rec.sequence_numbers() == {"0": 6}
+        wrapper = tmp_path / "wrapper.py"  # a launcher's frame is not the call site when skip_paths names it
+        wrapper.write_text("def reduce(dist, t):\n    dist.all_reduce(t)\n")
+        namespace: dict = {}
+        exec(compile(wrapper.read_text(), str(wrapper), "exec"), namespace)
+        for skip, expected in (((), str(wrapper)), ((str(wrapper),), __file__)):
+            with FlightRecorder(tmp_path / "w", watchdog_s=None, skip_paths=skip) as rec:
+                namespace["reduce"](dist, torch.ones(1))  # this line calls the wrapper
+            assert rec.entries()[-1]["call_site"]["file"] == expected
     finally:
         dist.destroy_process_group()
