@@ -43,7 +43,8 @@ from faultlib.backends.kube_names import (CASE_MOUNT, CONTAINER, DEFAULT_IMAGE, 
                                           POD_START_GRACE_S, STATE_MOUNT, claim_name, configmap_name, job_name,
                                           pod_label_selector, run_labels, secret_name)
 from faultlib.backends.kube_topology import Topology, host_names, load_topology, pod_environment, render_services
-from faultlib.chaos.render import GROUP, chaos_entries, render_chaos
+from faultlib.backends.kube_world import rank_of, render_world, world_pods
+from faultlib.chaos.render import GROUP, LABEL_RANK, chaos_entries, render_chaos, translate_rank
 from faultlib.chaos.selectors import pod_selectors, selects
 from faultlib.errors import CaseError, CaseValidationError, FaultlibError
 
@@ -123,8 +124,9 @@ def render_configmap(case: "Case", *, run_id: str, namespace: str) -> dict[str, 
 
 
 def render_volume_claim(case: "Case", *, run_id: str, settings: RunSettings) -> dict[str, Any]:
-    """The run's PersistentVolumeClaim (ReadWriteOnce: the phases' pods use it one after the other)."""
-    spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": settings.volume_size}}}
+    """The run's PersistentVolumeClaim: ReadWriteOnce (the phases' pods use it one after the other), or
+    ReadWriteMany for a distributed case (every rank's pod mounts it at once, maybe on different nodes)."""
+    spec: dict[str, Any] = {"accessModes": ["ReadWriteMany" if case.world else "ReadWriteOnce"], "resources": {"requests": {"storage": settings.volume_size}}}
     if settings.storage_class is not None:
         spec["storageClassName"] = settings.storage_class
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
@@ -262,9 +264,17 @@ def phase_variables(case: "Case", *, run_id: str, phase: str, seed: int) -> dict
 
 
 def pod_templates(objects: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, str]]]:
-    """``(object name, namespace, pod labels)`` of every pod the objects would run, Jobs and Deployments."""
-    return [(o["metadata"]["name"], o["metadata"]["namespace"], o["spec"]["template"]["metadata"]["labels"])
-            for o in objects if o["kind"] in ("Job", "Deployment")]
+    """``(object name, namespace, pod labels)`` of every pod the objects would run, Jobs and Deployments; a
+    distributed case's PyTorchJob or Indexed Job gives one entry per rank (:func:`~faultlib.backends.kube_world.world_pods`:
+    the pod's name and the labels its controller adds)."""
+    pods = []
+    for o in objects:
+        per_rank = world_pods(o)
+        if per_rank:
+            pods += per_rank
+        elif o["kind"] in ("Job", "Deployment"):
+            pods.append((o["metadata"]["name"], o["metadata"]["namespace"], o["spec"]["template"]["metadata"]["labels"]))
+    return pods
 
 
 def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[str, str, dict[str, str]]]) -> None:
@@ -276,9 +286,21 @@ def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[
     from faultlib.readers import dotted, load_yaml_file
 
     found: list[tuple[list[str | int], str]] = []
+    workload = _workload_of(pods)
     for index, obj in enumerate(chaos):
         for selector in pod_selectors(obj):
-            if any(selects(selector.selector, namespace=ns, labels=labels) for _, ns, labels in pods):
+            hit = [(name, labels) for name, ns, labels in pods if selects(selector.selector, namespace=ns, labels=labels)]
+            written = _case_selector(case, index, selector.path)
+            if case.world and LABEL_RANK in written:
+                rank = written[LABEL_RANK]
+                if len(hit) != 1 or workload is None or str(rank_of(hit[0][1], workload, case.world.ranks)) != rank:
+                    found.append((["inject", "kubernetes", "chaos", index, *selector.path, "labelSelectors", LABEL_RANK],
+                                  f"this {selector.kind} selector names rank {rank} of a world of {case.world.ranks} "
+                                  f"ranks and selects {len(hit)} pod(s) ({', '.join(n for n, _ in hit) or 'none'}), "
+                                  "not exactly that rank's pod: a rank is 0 to ranks - 1, and the other labels must "
+                                  "be the rank pods' own"))
+                continue
+            if hit:
                 continue
             described = "; ".join(f"{name} in {ns}: {labels}" for name, ns, labels in pods)
             found.append((["inject", "kubernetes", "chaos", index, *selector.path],
@@ -292,10 +314,35 @@ def check_selectors(case: "Case", chaos: list[dict[str, Any]], pods: list[tuple[
                                    for loc, message in found])
 
 
+def _workload_of(pods: list[tuple[str, str, dict[str, str]]]) -> str | None:
+    """Which world workload the rendered pods belong to (None: no world among them)."""
+    for _, _, labels in pods:
+        if "training.kubeflow.org/replica-type" in labels:
+            return "pytorchjob"
+        if "batch.kubernetes.io/job-completion-index" in labels:
+            return "indexed-job"
+    return None
+
+
+def _case_selector(case: "Case", index: int, path: tuple) -> dict[str, Any]:
+    """The labelSelectors the case itself wrote at ``path`` of chaos entry ``index`` (before rendering)."""
+    node: Any = case.raw["inject"]["kubernetes"]["chaos"][index]
+    for key in path:
+        if not isinstance(node, (dict, list)):
+            return {}
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return {}
+    labels = node.get("labelSelectors") if isinstance(node, dict) else None
+    return labels if isinstance(labels, dict) else {}
+
+
 def manifests(case: "Case", *, run_id: str, image: str = DEFAULT_IMAGE, namespace: str = DEFAULT_NAMESPACE,
               seed: int | None = None, timeout_s: float | None = None, control: bool = True,
               start_grace_s: float = POD_START_GRACE_S, storage_class: str | None = None,
-              volume_size: str = DEFAULT_VOLUME_SIZE, archive: str | None = None) -> list[dict[str, Any]]:
+              volume_size: str = DEFAULT_VOLUME_SIZE, archive: str | None = None,
+              world_workload: str = "pytorchjob") -> list[dict[str, Any]]:
     """Every object a run would create, in creation order (see the module docstring).
 
     Args:
@@ -305,6 +352,9 @@ def manifests(case: "Case", *, run_id: str, image: str = DEFAULT_IMAGE, namespac
         seed: the run's seed (default ``repro.seed``).
         timeout_s: the per-phase budget (default ``repro.timeout_s``).
         control: include the control phase's Job (``--no-control`` leaves it out).
+        world_workload: a distributed case's ranks as a ``pytorchjob`` (default) or an ``indexed-job`` with a
+            headless Service (:mod:`faultlib.backends.kube_world`); the chaos selectors' ``faultlib.dev/rank``
+            labels become that workload's pod labels.
 
     Returns:
         The objects; the Secret (s3:// archives only) with redacted values.
@@ -328,9 +378,15 @@ def manifests(case: "Case", *, run_id: str, image: str = DEFAULT_IMAGE, namespac
     jobs = {phase: render_job(case, run_id=run_id, phase=phase, timeout_s=timeout_s, settings=settings,
                               env=phase_variables(case, run_id=run_id, phase=phase, seed=seed), topology=topology)
             for phase in (("control", "faulted") if control else ("faulted",))}
-    chaos = render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=namespace)
-    check_selectors(case, chaos, pod_templates([*services, jobs["faulted"]]))  # chaos exists in the faulted phase only
-    return objects + services + list(jobs.values()) + chaos
+    workload = world_workload if case.world else None
+    phases = {phase: render_world(job, case.world, world_workload) if case.world else [job]
+              for phase, job in jobs.items()}
+    try:
+        chaos = render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=namespace, workload=workload)
+    except ValueError as exc:  # a faultlib.dev/rank that is not a rank
+        raise CaseError(str(exc), path=case.path / "case.yaml", field="inject.kubernetes.chaos") from None
+    check_selectors(case, chaos, pod_templates([*services, *phases["faulted"]]))  # chaos exists in the faulted phase only
+    return objects + services + [o for objs in phases.values() for o in objs] + chaos
 
 
 def is_chaos(obj: Mapping[str, Any]) -> bool:

@@ -43,6 +43,7 @@ from faultlib.backends.kube_manifests import (CONTAINER, DEFAULT_IMAGE, DEFAULT_
                                               render_archive_secret, render_configmap, render_job,
                                               render_volume_claim, to_yaml)
 from faultlib.backends.kube_topology import load_topology, render_services
+from faultlib.backends.kube_world import check_workload
 from faultlib.processes import ProcessOutcome
 from faultlib.chaos import PLURALS, CrdSchemas, chaos_entries, render_chaos, validate_case_chaos
 from faultlib.chaos.render import POD_KINDS
@@ -78,6 +79,9 @@ class KubernetesBackend(Backend):
             pod the Job may start.
         deadline_margin_s: how long past ``activeDeadlineSeconds`` to wait for the Job to report
             ``DeadlineExceeded`` before giving up on it as timed out.
+        world_workload: a distributed case's ranks as a Kubeflow ``pytorchjob`` (default) or an ``indexed-job``
+            with a headless Service (:mod:`faultlib.backends.kube_world`); rendered (``--dry-run``) only: running
+            a distributed case on a cluster is refused in :meth:`preflight`.
 
     Raises:
         FaultlibError: a namespace, storage class or volume size Kubernetes would reject (exit 2).
@@ -89,7 +93,7 @@ class KubernetesBackend(Backend):
                  crd_dir: str | Path | None = None, storage_class: str | None = None, volume_size: str | None = None,
                  archive: str | None = None, api_client: Any = None, poll_s: float = 2.0,
                  inject_timeout_s: float = 120.0, start_timeout_s: float = POD_START_GRACE_S,
-                 deadline_margin_s: float = 60.0):
+                 deadline_margin_s: float = 60.0, world_workload: str = "pytorchjob"):
         self.settings = RunSettings(image=image or DEFAULT_IMAGE, namespace=namespace or DEFAULT_NAMESPACE,
                                     storage_class=storage_class, volume_size=volume_size or DEFAULT_VOLUME_SIZE,
                                     archive=archive, start_grace_s=start_timeout_s)
@@ -99,6 +103,7 @@ class KubernetesBackend(Backend):
         self.inject_timeout_s = inject_timeout_s
         self.start_timeout_s = start_timeout_s
         self.deadline_margin_s = deadline_margin_s
+        self.world_workload = check_workload(world_workload)
         self.api = KubeApi(self.namespace, api_client)
         self._case: Case | None = None
         self._run_id = ""
@@ -121,15 +126,17 @@ class KubernetesBackend(Backend):
         Raises:
             CaseValidationError: a chaos object breaks its CRD schema, or a selector selects none of
                 the run's pods.
-            CaseError: ``keep_local`` or the topology is wrong.
+            CaseError: ``keep_local`` or the topology is wrong, or a ``faultlib.dev/rank`` selector does not select
+                exactly that rank's pod.
         """
         if self.crd_dir is not None:
-            chaos = render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=self.namespace)
+            chaos = render_chaos(chaos_entries(case), case_id=case.id, run_id=run_id, namespace=self.namespace,
+                                 workload=self.world_workload if case.world else None)
             validate_case_chaos(case, chaos, CrdSchemas(self.crd_dir))
         s = self.settings
         return manifests(case, run_id=run_id, image=s.image, namespace=s.namespace, seed=seed, timeout_s=timeout_s,
                          control=control, start_grace_s=s.start_grace_s, storage_class=s.storage_class,
-                         volume_size=s.volume_size, archive=s.archive)
+                         volume_size=s.volume_size, archive=s.archive, world_workload=self.world_workload)
 
     # -- preflight and session ---------------------------------------------------------------------
 
@@ -138,11 +145,17 @@ class KubernetesBackend(Backend):
 
         Raises:
             CaseValidationError, CaseError: see :meth:`render` (exit 2).
+            FaultlibError: a distributed case (``repro.world``): rendered, not run on a cluster yet (exit 2).
             ArchiveError: an s3:// archive without endpoint or keys in the environment (exit 2).
             MissingDependency: the kubernetes client is not installed.
             BackendUnavailable: no configuration, or the API server does not answer (exit 3).
         """
         self.render(case, run_id=PROVISIONAL_RUN_ID)
+        if case.world is not None:
+            raise FaultlibError(
+                f"{case.id} is a distributed case (repro.world, {case.world.ranks} ranks): the kubernetes backend renders "
+                f"its world (`faultlib run {case.path} --backend kubernetes --dry-run` prints the {self.world_workload} "
+                "and the chaos objects, for kubectl apply) but does not run it yet; run it here with --backend local")
         if self.settings.s3_archive:
             from faultlib.archive.credentials import environ
 

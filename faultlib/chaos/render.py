@@ -12,6 +12,9 @@ belongs to one run of the case:
   the Kubernetes backend puts on its Job's pods), plus any ``pod_labels`` given. Inside a
   ``Schedule`` the embedded spec of its ``type`` gets it; inside a ``Workflow`` every chaos template
   does.
+- in a distributed case (``repro.world``), the label ``faultlib.dev/rank: "R"`` of a case-written selector
+  becomes the labels of rank R's pod in the world's workload (:func:`rank_pod_labels`: the training
+  operator's replica type and index in a PyTorchJob, the completion index in an Indexed Job);
 - a selector the case wrote itself (``spec.selector``, and a NetworkChaos's ``spec.target.selector``)
   keeps every condition it states and is *scoped to the run*: it gets the run's ``namespaces`` when
   it names none, and the label ``faultlib.dev/run-id: <run id>``. ``app: feature-service`` alone
@@ -41,6 +44,17 @@ LABEL_RUN_ID = "faultlib.dev/run-id"
 LABEL_PHASE = "faultlib.dev/phase"
 MANAGED_BY = "faultlib"
 FAULTED_PHASE = "faulted"
+
+#: a distributed case's selectors name one rank's pod with this label; rendering translates it into the labels
+#: the pods of the world's workload carry (:func:`rank_pod_labels`)
+LABEL_RANK = "faultlib.dev/rank"
+#: the Kubeflow training operator's pod labels (kubeflow/common pkg/apis/common/v1/constants.go)
+LABEL_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+LABEL_REPLICA_INDEX = "training.kubeflow.org/replica-index"
+#: the pod label of an Indexed Job's completion index (Kubernetes >= 1.28; older clusters have only the annotation)
+LABEL_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+#: how a distributed case's ranks run on Kubernetes
+WORLD_WORKLOADS = ("pytorchjob", "indexed-job")
 
 #: kind -> resource plural in the API (``/apis/chaos-mesh.org/v1alpha1/namespaces/NS/<plural>``)
 PLURALS = {
@@ -111,6 +125,48 @@ def run_selector(*, namespace: str, run_id: str, pod_labels: Mapping[str, str] |
     return {"namespaces": [namespace], "labelSelectors": labels}
 
 
+def rank_pod_labels(rank: int, workload: str) -> dict[str, str]:
+    """The labels that pick rank ``rank``'s pod among a world's pods.
+
+    Args:
+        rank: the rank (0-based).
+        workload: ``pytorchjob`` (rank 0 is the Master replica, rank r >= 1 Worker replica r - 1: the training
+            operator labels its pods ``training.kubeflow.org/replica-type: master|worker`` and
+            ``training.kubeflow.org/replica-index``) or ``indexed-job`` (rank r is completion index r).
+
+    Raises:
+        ValueError: an unknown workload or a negative rank.
+    """
+    if rank < 0 or workload not in WORLD_WORKLOADS:
+        raise ValueError(f"rank {rank} of workload {workload!r}: rank >= 0, workload one of {WORLD_WORKLOADS}")
+    if workload == "indexed-job":
+        return {LABEL_COMPLETION_INDEX: str(rank)}
+    return {LABEL_REPLICA_TYPE: "master", LABEL_REPLICA_INDEX: "0"} if rank == 0 else \
+        {LABEL_REPLICA_TYPE: "worker", LABEL_REPLICA_INDEX: str(rank - 1)}
+
+
+def translate_rank(selector: Mapping[str, Any], workload: str | None) -> dict[str, Any]:
+    """``selector`` with its ``faultlib.dev/rank: "R"`` label replaced by :func:`rank_pod_labels` and the faulted
+    phase's label (a new dict).
+
+    Args:
+        selector: a Chaos Mesh ``PodSelectorSpec``.
+        workload: the world's workload; None (not a distributed case): the selector is returned unchanged.
+
+    Raises:
+        ValueError: ``faultlib.dev/rank`` is not a non-negative integer in a string.
+    """
+    labels = dict(selector.get("labelSelectors") or {}) if isinstance(selector.get("labelSelectors"), Mapping) else {}
+    if workload is None or LABEL_RANK not in labels:
+        return dict(selector)
+    value = labels.pop(LABEL_RANK)
+    if not (isinstance(value, str) and value.isdigit()):
+        raise ValueError(f"{LABEL_RANK}: {value!r} is not a rank: write it as a quoted integer, e.g. \"1\"")
+    # the faulted phase's pod of that rank: the control's world has a pod with the same rank labels
+    return {**selector, "labelSelectors": {**labels, **rank_pod_labels(int(value), workload),
+                                           LABEL_PHASE: FAULTED_PHASE}}
+
+
 def scope_selector(selector: Mapping[str, Any], *, namespace: str, run_id: str) -> dict[str, Any]:
     """A case-written selector narrowed to one run's pods (a new dict; the case is not touched).
 
@@ -130,33 +186,36 @@ def scope_selector(selector: Mapping[str, Any], *, namespace: str, run_id: str) 
 
 
 def _fill_selectors(kind: str, spec: dict[str, Any], selector: dict[str, Any], *, namespace: str,
-                    run_id: str) -> None:
+                    run_id: str, workload: str | None = None) -> None:
     """Give every pod-acting spec under ``spec`` (of ``kind``) the run's ``selector`` when it has none,
     and scope the selectors it has (:func:`scope_selector`)."""
     if kind in POD_KINDS:
         if not spec.get("selector"):
             spec["selector"] = copy.deepcopy(selector)
         else:
-            spec["selector"] = scope_selector(spec["selector"], namespace=namespace, run_id=run_id)
+            spec["selector"] = scope_selector(translate_rank(spec["selector"], workload), namespace=namespace,
+                                              run_id=run_id)
         target = spec.get("target")
         if kind == "NetworkChaos" and isinstance(target, dict) and target.get("selector"):
-            target["selector"] = scope_selector(target["selector"], namespace=namespace, run_id=run_id)
+            target["selector"] = scope_selector(translate_rank(target["selector"], workload), namespace=namespace,
+                                                run_id=run_id)
     elif kind == "Schedule":
         inner = spec.get("type")
         embedded = spec.get(EMBEDDED_FIELDS.get(inner, ""))
         if isinstance(embedded, dict):
-            _fill_selectors(inner, embedded, selector, namespace=namespace, run_id=run_id)
+            _fill_selectors(inner, embedded, selector, namespace=namespace, run_id=run_id, workload=workload)
     elif kind == "Workflow":
         for template in spec.get("templates") or []:
             if not isinstance(template, dict):
                 continue
             for inner, field in EMBEDDED_FIELDS.items():
                 if isinstance(template.get(field), dict):
-                    _fill_selectors(inner, template[field], selector, namespace=namespace, run_id=run_id)
+                    _fill_selectors(inner, template[field], selector, namespace=namespace, run_id=run_id,
+                                    workload=workload)
 
 
 def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namespace: str,
-                 pod_labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                 pod_labels: Mapping[str, str] | None = None, workload: str | None = None) -> list[dict[str, Any]]:
     """Render chaos entries into Chaos Mesh custom resources for one run.
 
     Args:
@@ -165,6 +224,8 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
         run_id: the run id (label ``faultlib.dev/run-id``; its suffix ends every name).
         namespace: where the objects and the run's pods live.
         pod_labels: extra labels the default selector requires (default none).
+        workload: a distributed case's world workload (:data:`WORLD_WORKLOADS`): every ``faultlib.dev/rank``
+            label of a case-written selector becomes that rank's pod labels (:func:`translate_rank`).
 
     Returns:
         One dict per entry, in order: ``apiVersion``, ``kind``, ``metadata``, ``spec`` (every selector
@@ -176,7 +237,7 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
     objects = []
     for entry in entries:
         spec = copy.deepcopy(dict(entry.spec))
-        _fill_selectors(entry.kind, spec, selector, namespace=namespace, run_id=run_id)
+        _fill_selectors(entry.kind, spec, selector, namespace=namespace, run_id=run_id, workload=workload)
         objects.append({
             "apiVersion": API_VERSION,
             "kind": entry.kind,

@@ -18,6 +18,7 @@ from faultlib.cases import discover, load_case
 from faultlib.chaos import CrdSchemas
 from faultlib.errors import CaseError, CaseValidationError, FaultlibError
 from tests.backends.test_kubernetes_backend import DELAY, chaos_case, cli, k8s_validate
+from tests.backends.test_kube_world import pytorchjob_problems
 from tests.conftest import CRDS, REPO, needs_crds, tiny_case_data, write_case
 
 RUN_ID = "20261130T120048Z-3fa2c1"
@@ -79,6 +80,8 @@ def validate_all(objects):
     for obj in objects:
         if obj["apiVersion"].startswith("chaos-mesh.org/"):
             assert CrdSchemas(CRDS).problems(obj) == []
+        elif obj["kind"] == "PyTorchJob":
+            assert pytorchjob_problems(obj) == []
         else:
             k8s_validate(obj)
 
@@ -88,7 +91,8 @@ def test_every_object_of_every_catalog_case_is_valid_with_every_option(case_dir)
     objects = manifests(load_case(case_dir), run_id=RUN_ID, namespace="ml", storage_class="fast-ssd",
                         volume_size="20Gi", archive="s3://runs/nightly", image="registry.example/t:1")
     kinds = {o["kind"] for o in objects}
-    assert {"Secret", "ConfigMap", "PersistentVolumeClaim", "Job"} <= kinds
+    workload = "PyTorchJob" if load_case(case_dir).world else "Job"  # a distributed case's ranks: tests/backends/test_kube_world.py
+    assert {"Secret", "ConfigMap", "PersistentVolumeClaim", workload} <= kinds
     validate_all(objects)
 
 

@@ -31,6 +31,7 @@ kubernetes_validate = pytest.importorskip("kubernetes_validate", reason="kuberne
                                                                         "pip install kubernetes-validate")
 
 CATALOG = discover(REPO / "cases")
+SINGLE = [c for c in CATALOG if load_case(c).world is None]  # one pod per phase (worlds: test_kube_world.py)
 # a Kubernetes version whose OpenAPI schemas kubernetes-validate ships (1.32 to 1.37 in 1.37.0); offline
 KUBERNETES_VERSION = "1.33.0"
 DELAY = {"action": "delay", "mode": "all", "delay": {"latency": "200ms", "jitter": "20ms"}, "duration": "30s"}
@@ -85,13 +86,19 @@ def test_catalog_jobs_and_configmap_validate_against_the_kubernetes_schemas(case
     case = load_case(case_dir)
     objects = manifests(case, run_id="20261130T120048Z-3fa2c1", image="registry.example/trainer:1.0",
                         namespace="ml")
-    jobs = [o for o in objects if o["kind"] == "Job"]
+    jobs = [o for o in objects if o["kind"] == ("PyTorchJob" if case.world else "Job")]
     assert [j["metadata"]["labels"]["faultlib.dev/phase"] for j in jobs] == ["control", "faulted"]
     for obj in objects:
         if obj["apiVersion"].startswith("chaos-mesh.org/"):
             assert CrdSchemas(CRDS).problems(obj) == []
+        elif obj["kind"] == "PyTorchJob":
+            from tests.backends.test_kube_world import pytorchjob_problems
+
+            assert pytorchjob_problems(obj) == []
         else:
             k8s_validate(obj)
+    if case.world:  # the rank pods' template (Master and Worker share it)
+        jobs = [{**j, "spec": {"template": j["spec"]["pytorchReplicaSpecs"]["Master"]["template"]}} for j in jobs]
     for job in jobs:
         pod = job["spec"]["template"]
         assert pod["metadata"]["labels"]["faultlib.dev/run-id"] == "20261130T120048Z-3fa2c1"
@@ -117,7 +124,7 @@ def test_catalog_jobs_and_configmap_validate_against_the_kubernetes_schemas(case
 
 
 def test_the_kubernetes_schema_check_is_real():
-    case = load_case(CATALOG[0])
+    case = load_case(SINGLE[0])
     job = next(o for o in manifests(case, run_id="20261130T120048Z-3fa2c1") if o["kind"] == "Job")
     job["spec"]["template"]["spec"]["containers"][0]["bogus"] = 1
     with pytest.raises(kubernetes_validate.ValidationError):
@@ -269,7 +276,7 @@ def test_cli_dry_run_prints_valid_yaml_documents_without_a_cluster(tmp_path):
                                                                            "Job", "NetworkChaos"]
     assert "not validated: pass --crd-dir" in no_control.stderr
 
-    catalog = cli("run", str(CATALOG[0]), "--backend", "kubernetes", "--dry-run", cwd=tmp_path)
+    catalog = cli("run", str(SINGLE[0]), "--backend", "kubernetes", "--dry-run", cwd=tmp_path)
     assert catalog.returncode == 0 and all(d["kind"] in BUILT_IN_KINDS or d["apiVersion"].startswith(
         "chaos-mesh.org/") for d in yaml.safe_load_all(catalog.stdout))
 

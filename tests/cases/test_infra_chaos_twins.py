@@ -101,9 +101,16 @@ def selectors_of(kind, spec, where=("spec",)):
 
 
 def pods_of(objects):
-    """(name, namespace, labels) of the pod template of every Job and Deployment."""
-    return [(o["metadata"]["name"], o["metadata"]["namespace"], o["spec"]["template"]["metadata"]["labels"])
+    """(name, namespace, labels) of the pod template of every Job and Deployment, and of every rank pod of a
+    PyTorchJob with the labels the Kubeflow training operator adds (replica type in lower case, replica index)."""
+    pods = [(o["metadata"]["name"], o["metadata"]["namespace"], o["spec"]["template"]["metadata"]["labels"])
             for o in objects if o["kind"] in ("Job", "Deployment")]
+    for o in objects:
+        for rtype, spec in (o["spec"].get("pytorchReplicaSpecs") or {}).items() if o["kind"] == "PyTorchJob" else ():
+            pods += [(f"{o['metadata']['name']}-{rtype.lower()}-{i}", o["metadata"]["namespace"],
+                      {**spec["template"]["metadata"]["labels"], "training.kubeflow.org/replica-type": rtype.lower(),
+                       "training.kubeflow.org/replica-index": str(i)}) for i in range(spec["replicas"])]
+    return pods
 
 
 def selected(selector, pods):
@@ -114,11 +121,14 @@ def selected(selector, pods):
 
 
 def faulted_job(objects):
-    return next(o for o in objects if o["kind"] == "Job" and o["metadata"]["labels"]["faultlib.dev/phase"] == "faulted")
+    return next(o for o in objects if o["kind"] in ("Job", "PyTorchJob")
+                and o["metadata"]["labels"]["faultlib.dev/phase"] == "faulted")
 
 
 def env_of(job):
-    return {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    template = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"] if job["kind"] == "PyTorchJob" \
+        else job["spec"]["template"]
+    return {e["name"]: e.get("value") for e in template["spec"]["containers"][0]["env"]}
 
 
 def test_the_catalog_has_twins_to_check():
@@ -141,6 +151,8 @@ def test_every_chaos_selector_selects_pods_the_run_renders(case_dir):
             assert selector["labelSelectors"][LABEL_RUN_ID] == RUN_ID, f"{where}: not scoped to the run"
             picks[where] = selected(selector, pods)
             assert picks[where], f"{obj['kind']} {'.'.join(map(str, where))} selects none of {pods}"
+            if case.world and "training.kubeflow.org/replica-type" in selector["labelSelectors"]:
+                assert len(picks[where]) == 1, f"{where}: a rank selector picks exactly one rank's pod, not {picks[where]}"
         source = picks.get(("spec", "selector"))
         target = picks.get(("spec", "target", "selector"))
         if source and target:  # netem acts on the selected pods' interface towards the target's: two sets of pods
@@ -170,7 +182,7 @@ def test_every_topology_service_the_repro_reaches_is_rendered(case_dir):
 def test_no_fault_is_applied_twice(case_dir):
     case, objects = run_objects(case_dir)
     kept = case.raw["inject"]["kubernetes"].get("keep_local") or []
-    jobs = {o["metadata"]["labels"]["faultlib.dev/phase"]: o for o in objects if o["kind"] == "Job"}
+    jobs = {o["metadata"]["labels"]["faultlib.dev/phase"]: o for o in objects if o["kind"] in ("Job", "PyTorchJob")}
     in_pod = [f["shim"] for f in json.loads(env_of(jobs["faulted"])["FAULTLIB_FAULTS"])]
     assert in_pod == [s.name for s in case.shims if s.name in kept], "a shim the twin replaces is still in the pod"
     assert json.loads(env_of(jobs["control"])["FAULTLIB_FAULTS"]) == []

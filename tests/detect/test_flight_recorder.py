@@ -163,6 +163,24 @@ def test_a_shape_mismatch_that_the_backend_accepts_is_named(world, tmp_path):
     assert "shape differs" in out["findings"][0]["message"] and "[2, 4]" in out["findings"][0]["message"]
 
 
+def test_a_rank_that_skips_one_ddp_backward_is_named_at_the_step_it_skipped(world, tmp_path):
+    w = world("ddp_skip")
+    codes = w.wait(120)
+    assert codes[1] == 0 and codes[0] != 0, w.logs()  # rank 0's last all-reduce failed when rank 1 left
+    dumps = [_dump(tmp_path / "dumps" / f"rank{r}.json", "exit") for r in range(2)]
+    assert [e["step"] for e in dumps[0]["entries"]] == [0, 1, 2, 3]  # optimizer steps before each bucket
+    assert [e["step"] for e in dumps[1]["entries"]] == [0, 2, 3]
+    assert dumps[0]["entries"][-1]["state"] == "failed"  # the future failed: not marked completed
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 1
+    first = out["first_divergence"]
+    assert (first["seq"], first["ranks"], first["kind"], first["steps"]) == (1, [1], "collective_missing",
+                                                                            {"0": 1, "1": 2})
+    assert first["call_sites"]["0"]["line"] == _line_of("the skipped step's gradient all-reduce")
+    finding = next(f for f in out["findings"] if f["kind"] == "collective_missing")
+    assert finding["location"]["step"] == 1 and "issued none in step 1" in finding["message"]
+
+
 def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_restores(tmp_path):
     import torch
     import torch.distributed as dist
@@ -190,5 +208,14 @@ def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_r
             time.sleep(0.01)
         assert rec.entries()[-1]["state"] == "completed"
         assert doc["entries"][0]["call_site"]["file"] == __file__
+        assert rec.sequence_numbers() == {"0": 6}
+        wrapper = tmp_path / "wrapper.py"  # a launcher's frame is not the call site when skip_paths names it
+        wrapper.write_text("def reduce(dist, t):\n    dist.all_reduce(t)\n")
+        namespace: dict = {}
+        exec(compile(wrapper.read_text(), str(wrapper), "exec"), namespace)
+        for skip, expected in (((), str(wrapper)), ((str(wrapper),), __file__)):
+            with FlightRecorder(tmp_path / "w", watchdog_s=None, skip_paths=skip) as rec:
+                namespace["reduce"](dist, torch.ones(1))  # this line calls the wrapper
+            assert rec.entries()[-1]["call_site"]["file"] == expected
     finally:
         dist.destroy_process_group()

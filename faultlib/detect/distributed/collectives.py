@@ -7,7 +7,9 @@ the same program) the same call site. This module reads ``rank<R>.json`` dumps
 window every member still holds (a ring drops its oldest entries), and reports:
 
 - ``collective_missing`` (error): a rank lacks a collective the others issued (it skipped it: its later
-  entries match the others' shifted by one), or never reached it;
+  entries match the others' shifted by one), or never reached it, or issued the same collective at a later
+  optimizer step (``step``) than the others: it skipped an identical one of an earlier step (a DDP gradient
+  all-reduce), and the backend silently paired each later one with another step's;
 - ``collective_extra`` (error): a rank issued a collective the others did not;
 - ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes or call site;
 - ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
@@ -95,6 +97,8 @@ def _load_dump(path: Path, root: Path) -> Dump:
             _need(cs.get(key), types, path, f"{at}.call_site.{key}", what)
         if e.get("error") is not None:
             _need(e["error"], str, path, f"{at}.error", "a string or null")
+        if e.get("step") is not None:
+            _need(e["step"], int, path, f"{at}.step", "an integer or null")
         if e.get("state") not in STATES:
             raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
                              field=f"{at}.state")
@@ -211,6 +215,35 @@ def _off_path(sigs: dict[int, list], present: list[int], i: int) -> tuple[list[i
     return (novel, known) if 0 < len(novel) < len(present) else ([], known)
 
 
+def _step_shift(name: str, seq: int, entry_of: dict[int, dict]) -> tuple[dict[str, Any], Finding] | None:
+    """Ranks that issued the same collective at the same ``seq`` but at different optimizer steps (``step``): the
+    rank(s) ahead skipped a collective of an earlier step and every later one pairs with another step's. None when
+    the steps agree or a dump predates ``step``."""
+    steps = {r: e.get("step") for r, e in entry_of.items()}
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in steps.values()) or len(set(steps.values())) <= 1:
+        return None
+    counts: dict[int, list[int]] = {}
+    for r, v in steps.items():
+        counts.setdefault(v, []).append(r)
+    usual = max(counts, key=lambda v: (len(counts[v]), -v))  # the majority's step; a tie: the earliest
+    ahead = sorted(r for r, v in steps.items() if v > usual)
+    culprits = ahead or sorted(r for r, v in steps.items() if v != usual)
+    ref = entry_of[counts[usual][0]]
+    by_step = ", ".join(f"rank {r} at step {v}" for r, v in sorted(steps.items()))
+    msg = (f"group {name} seq {seq}: the ranks issued {_describe(ref)} at different optimizer steps ({by_step}): "
+           f"rank(s) {culprits} issued none in step {usual} (a skipped collective), and each later one paired with "
+           f"another step's: gloo and NCCL match collectives by order and report nothing")
+    sites = {str(r): _site(e) for r, e in sorted(entry_of.items())}
+    divergence = {"seq": seq, "group": name, "op": ref["op"], "ranks": culprits, "kind": "collective_missing",
+                  "call_sites": sites, "steps": {str(r): v for r, v in sorted(steps.items())}}
+    cs = ref["call_site"]
+    loc = {k: v for k, v in (("file", cs.get("file")), ("line", cs.get("line")), ("function", cs.get("function")),
+                             ("op", ref["op"]), ("index", seq), ("step", usual)) if v is not None}
+    return divergence, Finding(DETECTOR, Severity.ERROR, msg, location=loc,
+                               evidence={"group": name, "seq": seq, "ranks": culprits, "call_sites": sites,
+                                         "steps": divergence["steps"]}, kind="collective_missing")
+
+
 def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict[str, Any] | None, Finding | None]:
     """The first divergent seq of one group, as ``(first_divergence, finding)``."""
     lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
@@ -221,6 +254,9 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict
         present = {r: v[i] for r, v in sigs.items() if v[i] is not None}
         absent = sorted(r for r, v in sigs.items() if v[i] is None)
         if not absent and len(set(present.values())) <= 1:
+            shifted = _step_shift(name, seq, {r: by_rank[r][seq] for r in present})
+            if shifted:
+                return shifted
             continue
         counts: dict[tuple, list[int]] = {}
         for r, sig in present.items():

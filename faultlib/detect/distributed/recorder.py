@@ -9,9 +9,13 @@ enters the backend, one entry::
      "tensors": [{"shape": [4], "dtype": "torch.float32"}],
      "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
-     "error": str | null, "bucket": int | null}
+     "error": str | null, "bucket": int | null, "step": int}
 
 ``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
+``step`` is the number of ``optimizer.step()`` calls this rank had made when it issued the collective
+(``torch.optim``'s global step pre-hook, counted from install): identical collectives of different training
+steps (DDP's bucket all-reduces) are told apart by it, so a rank that skipped one step's collective and
+paired its next one with the others' (gloo and NCCL match by order, silently) is found where it happened.
 
 ``seq`` counts the collectives of one process group on this rank, from 0, as every backend does (NCCL's
 ``seq`` in its own recorder): a healthy job issues the same ``seq`` with the same op and shapes on every
@@ -70,6 +74,17 @@ def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
     return out
 
 
+def _finish(entry: dict[str, Any], future: Any) -> None:
+    """Mark an async collective's entry from its future: completed, or failed with the backend's error
+    (a peer that left, an aborted process group)."""
+    try:
+        future.value()
+    except Exception as exc:
+        entry.update(state="failed", end_ns=time.monotonic_ns(), error=f"{type(exc).__name__}: {exc}"[:500])
+        return
+    entry.update(state="completed", end_ns=time.monotonic_ns())
+
+
 class FlightRecorder:
     """Record every collective this rank issues in a bounded ring and dump it when it matters.
 
@@ -82,6 +97,8 @@ class FlightRecorder:
         poll_s: how often the watchdog looks (seconds; default ``min(0.5, watchdog_s / 4)``).
         on_timeout: called from the watchdog thread with the pending entry after its dump (e.g. to abort).
         signum: signal that dumps (default ``SIGUSR1``; ``None``: no handler).
+        skip_paths: files or directories whose frames are not the call site (a launcher or wrapper of the
+            training script), besides torch's and faultlib's own.
 
     Use ``with FlightRecorder(dir, watchdog_s=60): train()`` or :meth:`install` / :meth:`uninstall`.
 
@@ -93,7 +110,7 @@ class FlightRecorder:
 
     def __init__(self, dump_dir: str | os.PathLike, *, capacity: int = 2048, watchdog_s: float | None = 600.0,
                  poll_s: float | None = None, on_timeout: Callable[[dict], None] | None = None,
-                 signum: int | None = signal.SIGUSR1):
+                 signum: int | None = signal.SIGUSR1, skip_paths: tuple[str, ...] = ()):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         if watchdog_s is not None and not watchdog_s > 0:
@@ -114,9 +131,12 @@ class FlightRecorder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._old_handler: Any = None
-        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR,)
+        self._extra_skips = tuple(str(Path(x).resolve()) for x in skip_paths)
+        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR, *self._extra_skips)
         self._rank_world: tuple[int, int] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
+        self._steps = 0
+        self._step_hook: Any = None
         self.dumps = 0
 
     # -- install / uninstall -------------------------------------------------------------------------------
@@ -128,13 +148,16 @@ class FlightRecorder:
             raise RuntimeError("torch.distributed is not available in this torch build")
         if FlightRecorder._active is not None:
             raise RuntimeError("a FlightRecorder is already installed in this process: uninstall it first")
-        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir())
+        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir(), *self._extra_skips)
         for name in OPS:
             original = getattr(dist, name, None)
             if original is not None:
                 self._originals[name] = original
                 setattr(dist, name, self._wrap(name, original))
         FlightRecorder._active = self
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+        self._step_hook = register_optimizer_step_pre_hook(self._count_step)
         atexit.register(self._dump_at_exit)
         if self.signum is not None and threading.current_thread() is threading.main_thread():
             self._old_handler = signal.signal(self.signum, self._on_signal)
@@ -152,6 +175,9 @@ class FlightRecorder:
         for name, original in self._originals.items():
             setattr(dist, name, original)
         self._originals.clear()
+        if self._step_hook is not None:
+            self._step_hook.remove()
+            self._step_hook = None
         atexit.unregister(self._dump_at_exit)
         if self._old_handler is not None and threading.current_thread() is threading.main_thread():
             signal.signal(self.signum, self._old_handler)
@@ -179,6 +205,8 @@ class FlightRecorder:
             self.uninstall()
 
     # -- recording -----------------------------------------------------------------------------------------
+    def _count_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self._steps += 1
     def _call_site(self) -> dict[str, Any]:
         frame = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith(self._skip_dirs):
@@ -217,8 +245,7 @@ class FlightRecorder:
                 self._local.inside = False
             if entry["async_op"] and result is not None and hasattr(result, "get_future"):
                 try:
-                    result.get_future().add_done_callback(lambda _f: entry.update(state="completed",
-                                                                                  end_ns=time.monotonic_ns()))
+                    result.get_future().add_done_callback(lambda f: _finish(entry, f))
                     return result
                 except Exception:  # a backend without futures: completion unknown; count it issued
                     pass
@@ -236,7 +263,7 @@ class FlightRecorder:
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
                  "call_site": self._call_site(), "start_ns": time.monotonic_ns(), "end_ns": None,
                  "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
-                 "bucket": getattr(self._local, "bucket", None)}
+                 "bucket": getattr(self._local, "bucket", None), "step": self._steps}
         if self._rank_world is None:
             self._rank()
         with self._lock:
@@ -283,6 +310,12 @@ class FlightRecorder:
         entry.update(state="failed" if error else "completed", end_ns=time.monotonic_ns(), error=error)
 
     # -- dumping -------------------------------------------------------------------------------------------
+    def sequence_numbers(self) -> dict[str, int]:
+        """``{process group name: collectives issued so far}`` on this rank (the next ``seq`` of each group):
+        cheap (no copy of the ring), for a per-step metric. Ranks whose counts differ are out of step."""
+        with self._lock:
+            return dict(self._seq)
+
     def entries(self) -> list[dict[str, Any]]:
         """A copy of the ring, oldest first."""
         with self._lock:

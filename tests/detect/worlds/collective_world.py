@@ -8,7 +8,8 @@ Scenarios:
            data-dependent branch): rank 1 goes on to the broadcast, rank 0 waits in the all-reduce, and
            both hang until the watchdogs dump (the gloo timeout is far later);
   shape    at step 2 the ranks all-reduce tensors of one size but different shapes: gloo (like NCCL) sums
-           the bytes and nobody notices; the run ends cleanly.
+           the bytes and nobody notices; the run ends cleanly;
+  ddp_skip rank 1 skips one step's backward under DDP: identical bucket all-reduces pair across steps.
 """
 
 import datetime
@@ -25,11 +26,30 @@ def empty_batch(rank: int, step: int) -> bool:
     return rank == 1 and step == 2
 
 
+def ddp_skip(recorder, rank: int) -> None:
+    """Rank 1 skips step 1's backward (a per-rank `continue` on a bad batch) and still steps its optimizer: its
+    later gradient all-reduces pair with rank 0's of the step before (same bucket, same shape: gloo says
+    nothing), until rank 0 waits for one rank 1 never issues; rank 1 leaves, rank 0's all-reduce fails."""
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+    model.register_comm_hook(None, recorder.ddp_comm_hook())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(4):
+        loss = model(torch.ones(3, 4)).sum()
+        if not (rank == 1 and step == 1):
+            loss.backward()  # the skipped step's gradient all-reduce
+        optimizer.step()
+        optimizer.zero_grad()
+    print(f"rank {rank} finished its loop", flush=True)
+
+
 def main() -> None:
     scenario, dump_dir = sys.argv[1], sys.argv[2]
     rank = int(os.environ["RANK"])
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=float(os.environ.get("GLOO_TIMEOUT_S", "20"))))
     recorder = FlightRecorder(dump_dir, watchdog_s=float(os.environ.get("WATCHDOG_S", "2")), poll_s=0.1).install()
+    if scenario == "ddp_skip":
+        ddp_skip(recorder, rank)
+        return
     grad = torch.ones(8)
     for step in range(5):
         dist.all_reduce(grad)  # the gradient all-reduce
