@@ -176,7 +176,8 @@ class Tracer:
         def init(scaler, *args, **kwargs):
             original_init(scaler, *args, **kwargs)
             if os.getpid() == tracer.pid and not any(a.scaler is scaler for a in tracer.audits):
-                tracer.audits.append(GradScalerAudit(scaler))  # once, also when a subclass calls super().__init__
+                tracer.audits.append(GradScalerAudit(scaler, patch_clips=False))  # once, also for a subclass's super()
+                # (trace's own clip wrappers, installed before the script, call the audits: see _patch_clip)
 
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
@@ -197,18 +198,31 @@ class Tracer:
         return found
 
     def _patch_clip(self) -> None:
-        """Read the total norm ``clip_grad_norm_`` computes (one host read): a non-finite norm is the trip, and a
-        finite one proves the step's gradients finite, so the gradient check at ``optimizer.step()`` is skipped."""
+        """Wrap ``clip_grad_norm_`` and ``clip_grad_value_`` (in ``torch.nn.utils`` and its ``clip_grad`` module)
+        before the script runs, so a script that imports them by name (``from torch.nn.utils import
+        clip_grad_norm_`` at its top, before any GradScaler exists) calls the wrappers too. Every call goes
+        through the GradScaler audits alive at that moment (clipping still-scaled gradients). ``clip_grad_norm_``'s
+        total norm is read (one host read): a non-finite norm is the trip, and a finite one proves the step's
+        gradients finite, so the gradient check at ``optimizer.step()`` is skipped."""
         import torch.nn.utils as nn_utils
         import torch.nn.utils.clip_grad as clip_grad
 
-        tracer, torch, original = self, self.torch, clip_grad.clip_grad_norm_
+        tracer, torch = self, self.torch
+        originals = {name: getattr(clip_grad, name) for name in ("clip_grad_norm_", "clip_grad_value_")}
+        exported = {name: getattr(nn_utils, name) for name in originals}
+
+        def audited(name: str, params: list, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+            for audit in tracer.audits:
+                args, kwargs = audit.check_clip(name, params, args, kwargs)
+            return args, kwargs
 
         def clip_grad_norm_(parameters, *args, **kwargs):
             params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
+            if tracer.audits:
+                args, kwargs = audited("clip_grad_norm_", params, args, kwargs)
             before = len(tracer.locator.events) if tracer.locator is not None else None
             try:
-                norm = original(params, *args, **kwargs)
+                norm = originals["clip_grad_norm_"](params, *args, **kwargs)
             except RuntimeError as exc:  # error_if_nonfinite=True
                 if "non-finite" in str(exc):
                     tracer._clip_tripped(params, None)
@@ -223,13 +237,22 @@ class Tracer:
                     tracer._clip_tripped(params, norm)
             return norm
 
-        clip_grad_norm_.__wrapped__ = original
-        clip_grad_norm_.__doc__ = original.__doc__
-        before = nn_utils.clip_grad_norm_
-        clip_grad.clip_grad_norm_ = nn_utils.clip_grad_norm_ = clip_grad_norm_
+        def clip_grad_value_(parameters, *args, **kwargs):
+            params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
+            if tracer.audits:
+                args, kwargs = audited("clip_grad_value_", params, args, kwargs)
+            return originals["clip_grad_value_"](params, *args, **kwargs)
+
+        for wrapper in (clip_grad_norm_, clip_grad_value_):
+            wrapper.__wrapped__ = originals[wrapper.__name__]
+            wrapper.__doc__ = originals[wrapper.__name__].__doc__
+            setattr(clip_grad, wrapper.__name__, wrapper)
+            setattr(nn_utils, wrapper.__name__, wrapper)
 
         def undo() -> None:
-            clip_grad.clip_grad_norm_, nn_utils.clip_grad_norm_ = original, before
+            for name, original in originals.items():
+                setattr(clip_grad, name, original)
+                setattr(nn_utils, name, exported[name])
 
         self._undo.append(undo)
 
