@@ -81,8 +81,9 @@ class Tracer:
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False)  # the watch pass tracks outermost calls only
         self.has_optimizer = False
-        self.step_args: tuple[Any, tuple, int] | None = None  # watch: the model call that began the step
+        self.step_args: list[tuple[Any, tuple, int]] = []  # watch: the model calls of the step (kept to blame a NaN)
         self._loss_type = torch.nn.modules.loss._Loss
+        self._tensor_type = torch.Tensor
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
         self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
@@ -154,6 +155,9 @@ class Tracer:
         def backward(tensor, *args, **kwargs):
             tracer._before_backward(tensor)
             out = original_backward(tensor, *args, **kwargs)
+            if tracer.locator is None:  # the watch pass: nothing else to do after a backward
+                tracer.clipped = None
+                return out
             tracer._after_backward()
             tracer._stop_if_found()
             return out
@@ -334,7 +338,7 @@ class Tracer:
         if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
             self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
-            self.step_args = []
+            self.step_args.clear()  # reused: no list allocated per step
             self.loss = None
             if self.inputs is not None:
                 self.inputs.begin_step(index)
@@ -358,13 +362,20 @@ class Tracer:
 
     def _finite(self, t) -> bool:
         """Whether every element of ``t`` is finite: one sum and one read (NaN and inf survive a sum), checked
-        element-wise only when the sum is not finite (a sum of finite values can overflow)."""
-        t = t.detach()
-        if math.isfinite((t if t.dim() == 0 else t.sum()).item()):
+        element-wise only when the sum is not finite (a sum of finite values can overflow). A 0-dim tensor (a
+        loss) is one read."""
+        if t.dim() == 0:
+            if math.isfinite(t.item()):
+                return True
+        elif math.isfinite(t.detach().sum().item()):
             return True
-        return bool(self.torch.isfinite(t).all())
+        return bool(self.torch.isfinite(t.detach()).all())
 
     def _root_output(self, module, output) -> None:
+        if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
+            if output.is_floating_point() and not self._finite(output):
+                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
+            return
         torch = self.torch
         tensors = [output] if isinstance(output, torch.Tensor) else [
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
@@ -395,9 +406,11 @@ class Tracer:
                     id(p) for group in optimizer.param_groups for p in group["params"])
             if ids <= clipped:
                 return  # clip_grad_norm_ found the total norm finite: every gradient is
+        sentinel = self.sentinels.get(id(optimizer))
+        if sentinel is not None and sentinel.tripped() is False:
+            return  # the common step: one fused kernel over every gradient, one flag read
         if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
             return
-        sentinel = self.sentinels.get(id(optimizer))
         if sentinel is None:
             names = {id(p): n for root in self.modules.roots.values() for n, p in root.named_parameters()}
             params = [(names.get(id(p), f"param{i}"), p)

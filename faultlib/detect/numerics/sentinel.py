@@ -60,6 +60,7 @@ from faultlib.findings import Finding, Severity
 FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest finite value
 
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
+_GRAD = operator.attrgetter("grad")
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
 
 
@@ -132,6 +133,15 @@ class GradientCheck:
         return Finding(detector, severity, message, {k: v for k, v in location.items() if v is not None},
                        {"nonfinite": list(self.nonfinite), "saturated": list(self.saturated),
                         "counts": self.counts})
+
+
+def _healthy(step: int | None, detector: str) -> "GradientCheck":
+    """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
+    calls, the largest Python cost of a checked step): the same fields, set at once."""
+    check = object.__new__(GradientCheck)
+    check.__dict__.update(step=step, nonfinite=(), saturated=(), counts={}, nonfinite_outputs=(), detector=detector,
+                          checked=True, norm_overflow=None)
+    return check
 
 
 class _FusedGroup:
@@ -305,31 +315,44 @@ class GradientSentinel:
         if total_norm is not None and not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
-                return GradientCheck(step)
+                return _healthy(step, self.name)
             self.overflow_steps += 1
             explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
                                       tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
             return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts, detector=self.name,
                                  norm_overflow=norm)
-        every = [p.grad for p in self._tensors]
+        if self._output_flags or (optimizer is not None and self.scaler is not None):
+            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+        found = self.tripped()
+        if found is None:
+            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+        if not found:
+            return _healthy(step, self.name)
+        self.overflow_steps += 1
+        return self._explain(step, None)
+
+    def tripped(self) -> bool | None:
+        """The common case of :meth:`check` in as few Python steps as possible (each is paid inside the training
+        loop), with no :class:`GradientCheck` built: whether any gradient holds inf/NaN now, by one call of the
+        fused kernel and a read of its flag (cleared again). ``None`` where that path does not apply yet or here:
+        before the first :meth:`check` has planned the layout, a missing gradient, several devices or dtypes, the
+        fp16 saturation test, watched outputs, gradients that require grad (``create_graph``). Ignores
+        ``check_every`` and counts nothing: :meth:`check` is the counted, explained call.
+        """
         fast = self._fast
-        # The common case in as few Python steps as possible (each one is paid inside the training
-        # loop): every gradient present, one device and dtype, no scaler verdict to read, no fp16
-        # saturation test, no watched outputs, no create_graph.
-        if (fast is not None and not self._output_flags and (optimizer is None or self.scaler is None)
-                and not any(map(_IS_NONE, every)) and not any(map(_REQUIRES_GRAD, every))):
-            try:
-                self._fused_op(every, fast.found_inf, fast.inv_scale)
-            except RuntimeError:  # a parameter moved to another device: rebuild the plan
-                fast.found_inf.zero_()
-                self._fast = None
-                self._fused_plans.pop(None, None)
-                return self._check(step, optimizer, every)
-            if not fast.found():
-                return GradientCheck(step)
-            self.overflow_steps += 1
-            return self._explain(step, None)
-        return self._check(step, optimizer, every)
+        if fast is None or self._output_flags:
+            return None
+        every = list(map(_GRAD, self._tensors))
+        if any(map(_IS_NONE, every)) or any(map(_REQUIRES_GRAD, every)):
+            return None
+        try:
+            self._fused_op(every, fast.found_inf, fast.inv_scale)
+        except RuntimeError:  # a parameter moved to another device: rebuild the plan
+            fast.found_inf.zero_()
+            self._fast = None
+            self._fused_plans.pop(None, None)
+            return None
+        return fast.found()
 
     def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
         """:meth:`check` for every layout: missing gradients, scaler, fp16 test, watched outputs."""
