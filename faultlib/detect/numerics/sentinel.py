@@ -213,7 +213,8 @@ class GradientSentinel:
             result is reused (reads GradScaler's per-optimizer state; falls back to the
             sentinel's own pass when that state is not there).
         watch_outputs: a module whose submodules' forward outputs are checked too (optional;
-            one reduction per module per forward, read back once in :meth:`check`; with
+            one sum per module per forward (fp16/bf16 accumulated in fp32), all read back with one host read
+            in :meth:`check`, per module only when the total is not finite; with
             ``check_every`` > 1 only the forwards before a checked step are watched).
         check_every: check one step in ``k`` (default 1: every step). The first call of
             :meth:`check` is checked, then every ``k``-th call; ``check(force=True)`` checks
@@ -271,12 +272,15 @@ class GradientSentinel:
     def _output_hook(self, module_name: str):
         import torch
 
+        accumulate = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
+
         def hook(_module, _inputs, output):
             if self.calls % self.check_every:
                 return None  # the next check() is not a checked step
             if isinstance(output, torch.Tensor) and output.is_floating_point():
-                # no host sync here: the flag is read once per step in check()
-                self._output_flags.append((module_name, torch.isfinite(output).all()))
+                # one reduction, no host sync: NaN and inf survive a sum (fp16/bf16 summed in fp32, so finite
+                # values cannot overflow it); the sums are read once per step in check()
+                self._output_flags.append((module_name, output.detach().sum(dtype=accumulate.get(output.dtype))))
             return None
 
         return hook
@@ -366,11 +370,13 @@ class GradientSentinel:
         if not tensors:
             raise DetectorError(f"{type(self).__name__}.check() found no gradients: call loss.backward() first")
         outputs, self._output_flags = self._output_flags, []
-        if outputs:
-            finite = torch.stack([flag for _, flag in outputs])
-            if not bool(finite.all()):
+        if outputs and not math.isfinite(torch.stack([total for _, total in outputs]).sum().item()):
+            # one read for every watched output; per output only when the total is not finite (the sum of sums
+            # can overflow where no output does; an fp32/fp64 output whose own values sum past the dtype's max,
+            # ~3.4e38 in fp32, counts as non-finite)
+            bad = [name for name, total in outputs if not math.isfinite(total.item())]
+            if bad:
                 self.overflow_steps += 1
-                bad = [name for (name, _), ok in zip(outputs, finite.tolist()) if not ok]
                 explained = self._explain(step, present)
                 return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
                                      tuple(dict.fromkeys(bad)), self.name)
