@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 import weakref
 from typing import Any, Callable
 
@@ -31,6 +32,7 @@ from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, 
 from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
+from faultlib.trace.sampling import GradientSampler
 from faultlib.trace.script import _write_result, run_script
 
 
@@ -87,6 +89,7 @@ class Tracer:
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
         self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
+        self.sampler = GradientSampler(enabled=not keep_going)  # which steps' gradients the watch pass checks
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -406,8 +409,17 @@ class Tracer:
                     id(p) for group in optimizer.param_groups for p in group["params"])
             if ids <= clipped:
                 return  # clip_grad_norm_ found the total norm finite: every gradient is
+        sampler = self.sampler
+        if sampler.skip():
+            return  # a tiny step: checked one in sampler.every (see faultlib.trace.sampling)
+        started = time.perf_counter_ns()
+        if sampler.skipped and not sampler.params_finite(optimizer):
+            self._cheap_trip("optimizer", None, f"the parameters at optimizer.step() (gradients checked every "
+                             f"{sampler.every} steps)")
+            return
         sentinel = self.sentinels.get(id(optimizer))
         if sentinel is not None and sentinel.tripped() is False:
+            sampler.clean(self.step, self.step_first_forward, optimizer, started)
             return  # the common step: one fused kernel over every gradient, one flag read
         if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
             return
@@ -419,6 +431,8 @@ class Tracer:
         check = sentinel.check(self.step)
         if check.overflow:
             self._cheap_trip("backward", check.finding().location.get("module"), "the gradients at optimizer.step()")
+        else:
+            sampler.clean(self.step, self.step_first_forward, optimizer, started)
 
     def _after_step(self, optimizer, args, kwargs) -> None:
         if self.locator is not None:
@@ -462,10 +476,14 @@ class Tracer:
             nan_input = self._nan_input()
             self.trip = {"step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
+            sampler = self.sampler
             if self.prev_step_first_forward is not None and nan_input is None and any(
                     p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
                     for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
-                self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
+                if sampler.skipped and sampler.clean_forward is not None:  # unchecked steps since the clean one
+                    self.trip.update(arm_at=sampler.clean_forward, update_step=sampler.clean_step)
+                else:
+                    self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
         if not self.keep_going:
             self._stop()
 
