@@ -17,7 +17,7 @@ SCRIPT = Path(__file__).with_name("sampled_script.py")
 NAN_LINE = next(i for i, line in enumerate(SCRIPT.read_text().splitlines(), 1) if "# NAN IN BACKWARD" in line)
 
 
-@pytest.mark.parametrize("every", ["1", "4"])
+@pytest.mark.parametrize("every", ["4"])  # steps 21-23, 25-27, ... unchecked
 def test_nan_in_an_unread_row_at_an_unchecked_step_is_named_at_its_step(tmp_path, monkeypatch, every):
     monkeypatch.setenv("FAULTLIB_TRACE_CHECK_EVERY", every)  # k fixed after the warm-up: steps 21-23, 25-27... skipped
     proc = cli("trace", "--json", "--", "python", str(SCRIPT), cwd=tmp_path)
