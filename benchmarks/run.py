@@ -25,7 +25,9 @@ the same repeat, the range of that ratio over repeats, and the paired ratio (med
 rounds of all repeats of the variant's round median over the baseline's, which cancels drift)
 with a bootstrap 95 % interval.
 
-Goal: the sentinel adds under 3 % per step (ratio < 1.03). The script always exits 0: timings
+Goal (issue 18): the sentinel at ``check_every=1`` adds at most 2 % per step (ratio <= 1.02; the table prints
+it). The load average before and after is printed: at more runnable processes than CPUs the ratios are mostly
+noise. The script always exits 0: timings
 are reported, not enforced; the last lines say, per workload, whether ``check_every=1`` meets the
 goal and the smallest k that does. Usage:
 ``python benchmarks/run.py [--steps N] [--repeats R] [--quick] [--json]``.
@@ -46,10 +48,11 @@ import torch
 from torch import nn
 
 from faultlib.detect import GradientSentinel
+from trace_overhead import loadavg  # benchmarks/ is the script's directory, first on sys.path
 from faultlib.workloads import digits_split
 
 ROOT = Path(__file__).resolve().parent.parent
-GOAL = 1.03
+GOAL = 1.02
 CHECK_EVERY = (1, 2, 4, 8)  # the k of the sentinel variants; k = 1 is the "sentinel" variant
 SENTINELS = {("sentinel" if k == 1 else f"sentinel_k{k}"): k for k in CHECK_EVERY}
 VARIANTS = ("baseline", *SENTINELS, "sentinel_outputs", "anomaly", "baseline_clip", "sentinel_clip")
@@ -176,7 +179,7 @@ def summarise(repeats: list[dict]) -> dict:
 
 def smallest_k(result: dict) -> int | None:
     """The smallest ``check_every`` whose median ratio meets the goal, or None."""
-    return next((k for v, k in SENTINELS.items() if result[v]["ratio"] < GOAL), None)
+    return next((k for v, k in SENTINELS.items() if result[v]["ratio"] <= GOAL), None)
 
 
 def main() -> None:
@@ -195,6 +198,7 @@ def main() -> None:
     torch.set_num_threads(1)
     all_workloads = workloads()
     x, y, _, _ = digits_split(SEED)
+    load_before = loadavg()
     results = {}
     for name, (build, amp) in all_workloads.items():
         if args.workload and name not in args.workload:
@@ -202,16 +206,18 @@ def main() -> None:
         repeats = [measure(build, amp, x, y, steps=args.steps, rounds=max(1, args.rounds), warmup=args.warmup)
                    for _ in range(max(1, args.repeats))]
         results[name] = summarise(repeats)
-    ok = all(r["sentinel"]["ratio"] < GOAL for r in results.values())
+    ok = all(r["sentinel"]["ratio"] <= GOAL for r in results.values())
     goal = {"sentinel_ratio_below": GOAL, "ok": ok,
             "smallest_check_every": {name: smallest_k(r) for name, r in results.items()}}
     meta = {"steps_per_variant": args.steps, "rounds": args.rounds, "warmup": args.warmup, "repeats": args.repeats,
-            "torch": torch.__version__, "threads": torch.get_num_threads()}
+            "torch": torch.__version__, "threads": torch.get_num_threads(), "loadavg_before": load_before,
+            "loadavg_after": loadavg()}
     if args.json:
         print(json.dumps({"workloads": results, "goal": goal, "meta": meta}))
         return
     print(f"{args.steps} steps/variant in {args.rounds} interleaved rounds, {args.warmup} warm-up, "
-          f"{args.repeats} repeat(s), torch {torch.__version__}, 1 thread; ratio = median over repeats")
+          f"{args.repeats} repeat(s), torch {torch.__version__}, 1 thread; ratio = median over repeats; "
+          f"load average {load_before} before, {meta['loadavg_after']} after")
     for name, result in results.items():
         print(f"\n{name}")
         print(f"{'variant':<19}{'k':>3}{'median_us':>11}{'ratio':>8}{'range':>15}{'paired':>9}{'paired_95%':>15}")
@@ -220,10 +226,10 @@ def main() -> None:
             span = f"{r['ratio_range'][0]:.3f}-{r['ratio_range'][1]:.3f}"
             ci = f"{r['paired_ci95'][0]:.3f}-{r['paired_ci95'][1]:.3f}"
             print(f"{v:<19}{k:>3}{r['median_us']:>11.1f}{r['ratio']:>8.3f}{span:>15}{r['paired_ratio']:>9.3f}{ci:>15}")
-    print(f"\ngoal: sentinel < {GOAL:.2f} per step")
+    print(f"\ngoal (issue 18): sentinel at check_every=1 <= {GOAL:.2f} per step")
     for name, result in results.items():
         k = goal["smallest_check_every"][name]
-        verdict = "OK" if result["sentinel"]["ratio"] < GOAL else "ABOVE GOAL"
+        verdict = "OK" if result["sentinel"]["ratio"] <= GOAL else "ABOVE GOAL"
         print(f"  {name:<12} every step: {result['sentinel']['ratio']:.3f} {verdict:<10} "
               f"smallest k under the goal: {k if k is not None else f'none of {list(CHECK_EVERY)}'}")
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 import weakref
 from typing import Any, Callable
 
@@ -31,6 +32,8 @@ from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, 
 from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
+from faultlib.trace.clip import patch_clip
+from faultlib.trace.sampling import GradientSampler
 from faultlib.trace.script import _write_result, run_script
 
 
@@ -81,8 +84,9 @@ class Tracer:
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False)  # the watch pass tracks outermost calls only
         self.has_optimizer = False
-        self.step_args: tuple[Any, tuple, int] | None = None  # watch: the model call that began the step
+        self.step_args: list[tuple[Any, tuple, int]] = []  # watch: the model calls of the step (kept to blame a NaN)
         self._loss_type = torch.nn.modules.loss._Loss
+        self._tensor_type = torch.Tensor
         self._undo: list[Callable[[], None]] = []
         self._at_fork = False
         self.audits: list[Any] = []  # GradScalerAudit per GradScaler created (see _patch_scaler)
@@ -92,6 +96,7 @@ class Tracer:
         self.rank: int | None = None  # a torch.multiprocessing.spawn child: its process index (torchrun: RANK)
         self.spawn_dir: str | None = None  # the traced parent: where its spawned ranks write their results
         self.spawn_ended: str | None = None  # why the traced parent ended its spawned ranks, if it did
+        self.sampler = GradientSampler(enabled=not keep_going and not world)  # which steps' gradients the watch pass checks
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -197,12 +202,15 @@ class Tracer:
         def backward(tensor, *args, **kwargs):
             tracer._before_backward(tensor)
             out = original_backward(tensor, *args, **kwargs)
+            if tracer.locator is None:  # the watch pass: nothing else to do after a backward
+                tracer.clipped = None
+                return out
             tracer._after_backward()
             tracer._stop_if_found()
             return out
 
         torch.Tensor.backward = backward
-        self._patch_clip()
+        patch_clip(self)
         if self.world:
             from faultlib.detect.distributed.nonfinite import CollectiveNonFiniteWatch
 
@@ -224,7 +232,8 @@ class Tracer:
         def init(scaler, *args, **kwargs):
             original_init(scaler, *args, **kwargs)
             if os.getpid() == tracer.pid and not any(a.scaler is scaler for a in tracer.audits):
-                tracer.audits.append(GradScalerAudit(scaler))  # once, also when a subclass calls super().__init__
+                tracer.audits.append(GradScalerAudit(scaler, patch_clips=False))  # once, also for a subclass's super()
+                # (trace's own clip wrappers, installed before the script, call the audits: see faultlib.trace.clip)
 
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
@@ -275,62 +284,11 @@ class Tracer:
             self.audits.pop().close()
         return found
 
-    def _patch_clip(self) -> None:
-        """Read the total norm ``clip_grad_norm_`` computes (one host read): a non-finite norm is the trip, and a
-        finite one proves the step's gradients finite, so the gradient check at ``optimizer.step()`` is skipped."""
-        import torch.nn.utils as nn_utils
-        import torch.nn.utils.clip_grad as clip_grad
-
-        tracer, torch, original = self, self.torch, clip_grad.clip_grad_norm_
-
-        def clip_grad_norm_(parameters, *args, **kwargs):
-            params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
-            before = len(tracer.locator.events) if tracer.locator is not None else None
-            try:
-                norm = original(params, *args, **kwargs)
-            except RuntimeError as exc:  # error_if_nonfinite=True
-                if "non-finite" in str(exc):
-                    tracer._clip_tripped(params, None)
-                raise
-            if before == 0 and tracer.locator.events and tracer.first_event()["source"] == "op":
-                tracer.extra.setdefault("kind", "grad_norm_overflow")  # born in the norm: finite gradients
-                tracer.extra.setdefault("phase", "optimizer")
-            if tracer.locator is None and isinstance(norm, torch.Tensor):
-                if math.isfinite(norm.item()):
-                    tracer.clipped = frozenset(map(id, params))
-                elif not tracer.scaler_handles_overflow():
-                    tracer._clip_tripped(params, norm)
-            return norm
-
-        clip_grad_norm_.__wrapped__ = original
-        clip_grad_norm_.__doc__ = original.__doc__
-        before = nn_utils.clip_grad_norm_
-        clip_grad.clip_grad_norm_ = nn_utils.clip_grad_norm_ = clip_grad_norm_
-
-        def undo() -> None:
-            clip_grad.clip_grad_norm_, nn_utils.clip_grad_norm_ = original, before
-
-        self._undo.append(undo)
-
     def uninstall(self) -> None:
         """Remove what :meth:`install` installed (the armed modes first); the pass's findings stay readable."""
         self.disarm()
         while self._undo:
             self._undo.pop()()
-
-    def _clip_tripped(self, params, norm) -> None:
-        """Watch: the total norm is not finite. With every gradient finite it overflowed (the sum of squares passed
-        the dtype's maximum) and clip_grad_norm_ scaled every gradient by max_norm / inf = 0: its own kind."""
-        torch = self.torch
-        grads_finite = all(bool(torch.isfinite(p.grad).all()) for p in params
-                           if p.grad is not None and p.grad.is_floating_point())
-        where = "the total norm clip_grad_norm_ computed"
-        if grads_finite and norm is not None:
-            file, line = user_frame()
-            self._cheap_trip("optimizer", None, where, kind="grad_norm_overflow", file=file, line=line,
-                             op="clip_grad_norm_", tensor=tensor_json(norm))
-        else:
-            self._cheap_trip("optimizer", None, where)
 
     # -- arming -----------------------------------------------------------------------------
     def _arm(self) -> None:
@@ -392,7 +350,7 @@ class Tracer:
         if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
             self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
-            self.step_args = []
+            self.step_args.clear()  # reused: no list allocated per step
             self.loss = None
             if self.inputs is not None:
                 self.inputs.begin_step(index)
@@ -416,13 +374,20 @@ class Tracer:
 
     def _finite(self, t) -> bool:
         """Whether every element of ``t`` is finite: one sum and one read (NaN and inf survive a sum), checked
-        element-wise only when the sum is not finite (a sum of finite values can overflow)."""
-        t = t.detach()
-        if math.isfinite((t if t.dim() == 0 else t.sum()).item()):
+        element-wise only when the sum is not finite (a sum of finite values can overflow). A 0-dim tensor (a
+        loss) is one read."""
+        if t.dim() == 0:
+            if math.isfinite(t.item()):
+                return True
+        elif math.isfinite(t.detach().sum().item()):
             return True
-        return bool(self.torch.isfinite(t).all())
+        return bool(self.torch.isfinite(t.detach()).all())
 
     def _root_output(self, module, output) -> None:
+        if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
+            if output.is_floating_point() and not self._finite(output):
+                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
+            return
         torch = self.torch
         tensors = [output] if isinstance(output, torch.Tensor) else [
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
@@ -453,9 +418,20 @@ class Tracer:
                     id(p) for group in optimizer.param_groups for p in group["params"])
             if ids <= clipped:
                 return  # clip_grad_norm_ found the total norm finite: every gradient is
-        if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
+        sampler = self.sampler
+        if sampler.skip():
+            return  # a tiny step: checked one in sampler.every (see faultlib.trace.sampling)
+        started = time.perf_counter_ns()
+        if sampler.skipped and not sampler.params_finite(optimizer):
+            self._cheap_trip("optimizer", None, f"the parameters at optimizer.step() (gradients checked every "
+                             f"{sampler.every} steps)")
             return
         sentinel = self.sentinels.get(id(optimizer))
+        if sentinel is not None and sentinel.tripped() is False:
+            sampler.clean(self.step, self.step_first_forward, optimizer, started)
+            return  # the common step: one fused kernel over every gradient, one flag read
+        if not any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
+            return
         if sentinel is None:
             names = {id(p): n for root in self.modules.roots.values() for n, p in root.named_parameters()}
             params = [(names.get(id(p), f"param{i}"), p)
@@ -464,6 +440,8 @@ class Tracer:
         check = sentinel.check(self.step)
         if check.overflow:
             self._cheap_trip("backward", check.finding().location.get("module"), "the gradients at optimizer.step()")
+        else:
+            sampler.clean(self.step, self.step_first_forward, optimizer, started)
 
     def _after_step(self, optimizer, args, kwargs) -> None:
         if self.locator is not None:
@@ -508,10 +486,14 @@ class Tracer:
             nan_input = self._nan_input()
             self.trip = {"step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
+            sampler = self.sampler
             if self.prev_step_first_forward is not None and nan_input is None and any(
                     p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
                     for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
-                self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
+                if sampler.skipped and sampler.clean_forward is not None:  # unchecked steps since the clean one
+                    self.trip.update(arm_at=sampler.clean_forward, update_step=sampler.clean_step)
+                else:
+                    self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
             if self.collectives is not None:
                 self.collectives.saw(step, where, phase=phase, module=module)
         if not self.keep_going:

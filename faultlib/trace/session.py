@@ -357,7 +357,8 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     step, event = trip["step"], replay.event
     seen = event or replay.trip
     report.replay_step = seen["step"] if seen else None
-    if event is not None and event["step"] in (step, trip.get("update_step")):
+    first = trip.get("update_step", step)  # the earliest step the value can be from (an update, or unchecked steps)
+    if event is not None and (event["step"] == step or (first is not None and first <= event["step"] <= step)):
         report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
         report.replayed, report.dump = True, replay.dump
         report.notes.extend(n for n in replay.notes if n not in report.notes)

@@ -136,6 +136,34 @@ def test_watch_outputs_names_the_first_module_with_a_nonfinite_output():
     assert not model[0]._forward_hooks
 
 
+def test_watched_outputs_are_one_read_per_step_and_large_finite_fp16_outputs_are_not_overflow():
+    """Each watched output is summed (fp16 in fp32) and the sums read once: fp16 outputs near the fp16 maximum sum
+    far past it, and still do not trip; a NaN in one output names that module only."""
+    class Scale(torch.nn.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = factor
+
+        def forward(self, x):
+            return x * self.factor
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 64), Scale(60000.0), Scale(1.0)).half()
+    sentinel = GradientSentinel(model.named_parameters(), watch_outputs=model)
+    with torch.no_grad():
+        model[0].weight.fill_(0.25)
+        model[0].bias.zero_()
+    out = model(torch.ones(8, 4, dtype=torch.float16))
+    assert out.isfinite().all() and float(out.detach().float().sum()) > 65504 * 100  # each value finite, their sum is not
+    out.float().sum().backward()
+    assert sentinel._output_flags and all(total.dim() == 0 for _, total in sentinel._output_flags)
+    assert not sentinel.check(0).nonfinite_outputs
+    model.zero_grad()
+    model[2].factor = math.nan
+    model(torch.ones(8, 4, dtype=torch.float16)).float().sum().backward()
+    assert sentinel.check(1).nonfinite_outputs == ("2",)
+    sentinel.close()
+
+
 # -- the fused pass (fp32/fp16/bf16 training without GradScaler) and check_every -----------------
 
 def _spy_on_fused_op(monkeypatch):

@@ -34,6 +34,23 @@ def test_clip_before_unscale_is_reported_at_the_clip_line_and_exit_stays_0(tmp_p
     assert "scaler.unscale_" in finding["message"]
 
 
+@pytest.mark.parametrize("mode, marker, call, limit", [("clip_before_named", "# CLIP NAMED", "clip_grad_norm_", 1.0),
+                                                       ("value_before_named", "# CLIP VALUE NAMED",
+                                                        "clip_grad_value_", 0.5)])
+def test_clipping_imported_by_name_before_any_gradscaler_is_audited(tmp_path, mode, marker, call, limit):
+    """``from torch.nn.utils import clip_grad_norm_`` at the script's top binds the function before the GradScaler
+    (and its audit) exists: trace's own wrapper, installed before the script, still routes the call to the audit."""
+    proc = cli("trace", "--json", "--", "python", str(SCRIPT), mode, "1024", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] and report["first_nonfinite"] is None
+    [finding] = report["findings"]
+    assert (finding["kind"], finding["evidence"]["call"]) == ("clip_scaled_gradients", call)
+    assert finding["location"]["line"] == line_of(marker) and Path(finding["location"]["file"]).name == SCRIPT.name
+    assert finding["evidence"]["count"] == 4
+    assert finding["evidence"]["max_norm"] == limit and finding["evidence"]["effective_max_norm"] == limit / 1024
+
+
 def test_clip_after_unscale_reports_no_misuse(tmp_path):
     proc = cli("trace", "--", "python", str(SCRIPT), "clip_after", "1024", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -55,7 +72,7 @@ def test_the_hook_is_removed_cleanly():
     from faultlib.trace.boot import Tracer
 
     original = torch.amp.GradScaler.__init__
-    clip = torch.nn.utils.clip_grad_norm_
+    clip, value = torch.nn.utils.clip_grad_norm_, torch.nn.utils.clip_grad.clip_grad_value_
     tracer = Tracer(arm_at=None, keep_going=False, dump_path=None)
     tracer.install()
     try:
@@ -66,6 +83,7 @@ def test_the_hook_is_removed_cleanly():
     finally:
         tracer.uninstall()
     assert torch.amp.GradScaler.__init__ is original and torch.nn.utils.clip_grad_norm_ is clip
+    assert torch.nn.utils.clip_grad.clip_grad_value_ is value
 
 
 def test_step_without_scaled_backward_is_reported_at_the_step_and_exit_stays_0(tmp_path):

@@ -60,6 +60,7 @@ from faultlib.findings import Finding, Severity
 FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest finite value
 
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
+_GRAD = operator.attrgetter("grad")
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
 
 
@@ -134,6 +135,15 @@ class GradientCheck:
                         "counts": self.counts})
 
 
+def _healthy(step: int | None, detector: str) -> "GradientCheck":
+    """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
+    calls, the largest Python cost of a checked step): the same fields, set at once."""
+    check = object.__new__(GradientCheck)
+    check.__dict__.update(step=step, nonfinite=(), saturated=(), counts={}, nonfinite_outputs=(), detector=detector,
+                          checked=True, norm_overflow=None)
+    return check
+
+
 class _FusedGroup:
     """Gradients of one device and dtype, checked by one call of the fused op."""
 
@@ -203,7 +213,8 @@ class GradientSentinel:
             result is reused (reads GradScaler's per-optimizer state; falls back to the
             sentinel's own pass when that state is not there).
         watch_outputs: a module whose submodules' forward outputs are checked too (optional;
-            one reduction per module per forward, read back once in :meth:`check`; with
+            one sum per module per forward (fp16/bf16 accumulated in fp32), all read back with one host read
+            in :meth:`check`, per module only when the total is not finite; with
             ``check_every`` > 1 only the forwards before a checked step are watched).
         check_every: check one step in ``k`` (default 1: every step). The first call of
             :meth:`check` is checked, then every ``k``-th call; ``check(force=True)`` checks
@@ -261,12 +272,15 @@ class GradientSentinel:
     def _output_hook(self, module_name: str):
         import torch
 
+        accumulate = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
+
         def hook(_module, _inputs, output):
             if self.calls % self.check_every:
                 return None  # the next check() is not a checked step
             if isinstance(output, torch.Tensor) and output.is_floating_point():
-                # no host sync here: the flag is read once per step in check()
-                self._output_flags.append((module_name, torch.isfinite(output).all()))
+                # one reduction, no host sync: NaN and inf survive a sum (fp16/bf16 summed in fp32, so finite
+                # values cannot overflow it); the sums are read once per step in check()
+                self._output_flags.append((module_name, output.detach().sum(dtype=accumulate.get(output.dtype))))
             return None
 
         return hook
@@ -305,31 +319,44 @@ class GradientSentinel:
         if total_norm is not None and not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
-                return GradientCheck(step)
+                return _healthy(step, self.name)
             self.overflow_steps += 1
             explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
                                       tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
             return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts, detector=self.name,
                                  norm_overflow=norm)
-        every = [p.grad for p in self._tensors]
+        if self._output_flags or (optimizer is not None and self.scaler is not None):
+            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+        found = self.tripped()
+        if found is None:
+            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+        if not found:
+            return _healthy(step, self.name)
+        self.overflow_steps += 1
+        return self._explain(step, None)
+
+    def tripped(self) -> bool | None:
+        """The common case of :meth:`check` in as few Python steps as possible (each is paid inside the training
+        loop), with no :class:`GradientCheck` built: whether any gradient holds inf/NaN now, by one call of the
+        fused kernel and a read of its flag (cleared again). ``None`` where that path does not apply yet or here:
+        before the first :meth:`check` has planned the layout, a missing gradient, several devices or dtypes, the
+        fp16 saturation test, watched outputs, gradients that require grad (``create_graph``). Ignores
+        ``check_every`` and counts nothing: :meth:`check` is the counted, explained call.
+        """
         fast = self._fast
-        # The common case in as few Python steps as possible (each one is paid inside the training
-        # loop): every gradient present, one device and dtype, no scaler verdict to read, no fp16
-        # saturation test, no watched outputs, no create_graph.
-        if (fast is not None and not self._output_flags and (optimizer is None or self.scaler is None)
-                and not any(map(_IS_NONE, every)) and not any(map(_REQUIRES_GRAD, every))):
-            try:
-                self._fused_op(every, fast.found_inf, fast.inv_scale)
-            except RuntimeError:  # a parameter moved to another device: rebuild the plan
-                fast.found_inf.zero_()
-                self._fast = None
-                self._fused_plans.pop(None, None)
-                return self._check(step, optimizer, every)
-            if not fast.found():
-                return GradientCheck(step)
-            self.overflow_steps += 1
-            return self._explain(step, None)
-        return self._check(step, optimizer, every)
+        if fast is None or self._output_flags:
+            return None
+        every = list(map(_GRAD, self._tensors))
+        if any(map(_IS_NONE, every)) or any(map(_REQUIRES_GRAD, every)):
+            return None
+        try:
+            self._fused_op(every, fast.found_inf, fast.inv_scale)
+        except RuntimeError:  # a parameter moved to another device: rebuild the plan
+            fast.found_inf.zero_()
+            self._fast = None
+            self._fused_plans.pop(None, None)
+            return None
+        return fast.found()
 
     def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
         """:meth:`check` for every layout: missing gradients, scaler, fp16 test, watched outputs."""
@@ -343,11 +370,13 @@ class GradientSentinel:
         if not tensors:
             raise DetectorError(f"{type(self).__name__}.check() found no gradients: call loss.backward() first")
         outputs, self._output_flags = self._output_flags, []
-        if outputs:
-            finite = torch.stack([flag for _, flag in outputs])
-            if not bool(finite.all()):
+        if outputs and not math.isfinite(torch.stack([total for _, total in outputs]).sum().item()):
+            # one read for every watched output; per output only when the total is not finite (the sum of sums
+            # can overflow where no output does; an fp32/fp64 output whose own values sum past the dtype's max,
+            # ~3.4e38 in fp32, counts as non-finite)
+            bad = [name for name, total in outputs if not math.isfinite(total.item())]
+            if bad:
                 self.overflow_steps += 1
-                bad = [name for (name, _), ok in zip(outputs, finite.tolist()) if not ok]
                 explained = self._explain(step, present)
                 return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
                                      tuple(dict.fromkeys(bad)), self.name)

@@ -93,6 +93,10 @@ class GradScalerAudit:
         repair: the mitigation for ``clip_scaled_gradients``: clip scaled gradients with the threshold
             multiplied by the loss scale, which clips exactly as unscaling first would (a norm and every
             value scale linearly), still reporting the call. Settable at any time.
+        patch_clips: wrap ``torch.nn.utils.clip_grad_norm_``/``clip_grad_value_`` (default True). A caller that
+            already wraps them from before the script runs (``faultlib trace``: a script's
+            ``from torch.nn.utils import clip_grad_norm_`` binds the function present at import time, before any
+            GradScaler exists) passes False and calls :meth:`check_clip` from its own wrappers.
 
     Attributes:
         step: the number of ``scaler.update()`` calls so far (the step a finding is located at).
@@ -102,6 +106,7 @@ class GradScalerAudit:
     scaler: Any
     optimizers: Iterable[Any] = ()
     repair: bool = False
+    patch_clips: bool = True
     step: int = field(default=0, init=False)
     repaired: int = field(default=0, init=False)
     _records: dict[tuple, _Record] = field(default_factory=dict, init=False, repr=False)
@@ -119,7 +124,7 @@ class GradScalerAudit:
         for method in ("scale", "unscale_", "step", "update"):
             self._originals[method] = getattr(self.scaler, method)
             setattr(self.scaler, method, getattr(self, f"_{method.rstrip('_')}"))
-        for module in (torch.nn.utils, torch.nn.utils.clip_grad):
+        for module in (torch.nn.utils, torch.nn.utils.clip_grad) if self.patch_clips else ():
             for name in _CLIPS:
                 original = getattr(module, name, None)
                 if original is not None:
@@ -227,33 +232,40 @@ class GradScalerAudit:
         self._unscaled.clear()
         return result
 
+    def check_clip(self, name: str, params: list[Any], args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Audit one call of the clipping function ``name`` (``clip_grad_norm_``/``clip_grad_value_``) on
+        ``params`` (a list of tensors), made with ``args``/``kwargs``; return the arguments to call it with
+        (the threshold multiplied by the loss scale when :attr:`repair` applies, else unchanged)."""
+        if self._scaled_backward and self.scaler.is_enabled():
+            owners = self._owners(params)
+            scaled = [o for o in owners if not self._is_unscaled(o)] if owners else (
+                [] if any(self._is_unscaled(o) for o in self._known.values()) else [None])
+            if scaled:
+                scale = self.scaler.get_scale()
+                limit = args[0] if args else kwargs.get("max_norm", kwargs.get("clip_value"))
+                evidence = {"call": name, "loss_scale": scale}
+                if isinstance(limit, (int, float)):
+                    evidence.update(max_norm=float(limit), effective_max_norm=float(limit) / scale)
+                self._record("clip_scaled_gradients", Severity.ERROR,
+                             f"{name} clips gradients still multiplied by the loss scale {scale:g} (no "
+                             f"scaler.unscale_ before it): the effective threshold is "
+                             f"{evidence.get('max_norm', 0) / scale:.3g}, so every update is cut to a sliver",
+                             call_site(), **evidence)
+                if self.repair and isinstance(limit, (int, float)):
+                    self.repaired += 1
+                    if args:
+                        args = (float(limit) * scale, *args[1:])
+                    else:
+                        kwargs = {**kwargs, ("max_norm" if "max_norm" in kwargs else "clip_value"):
+                                  float(limit) * scale}
+        return args, kwargs
+
     def _clip_wrapper(self, original: Any, name: str) -> Any:
         def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
             import torch
 
             params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
-            if self._scaled_backward and self.scaler.is_enabled():
-                owners = self._owners(params)
-                scaled = [o for o in owners if not self._is_unscaled(o)] if owners else (
-                    [] if any(self._is_unscaled(o) for o in self._known.values()) else [None])
-                if scaled:
-                    scale = self.scaler.get_scale()
-                    limit = args[0] if args else kwargs.get("max_norm", kwargs.get("clip_value"))
-                    evidence = {"call": name, "loss_scale": scale}
-                    if isinstance(limit, (int, float)):
-                        evidence.update(max_norm=float(limit), effective_max_norm=float(limit) / scale)
-                    self._record("clip_scaled_gradients", Severity.ERROR,
-                                 f"{name} clips gradients still multiplied by the loss scale {scale:g} (no "
-                                 f"scaler.unscale_ before it): the effective threshold is "
-                                 f"{evidence.get('max_norm', 0) / scale:.3g}, so every update is cut to a sliver",
-                                 call_site(), **evidence)
-                    if self.repair and isinstance(limit, (int, float)):
-                        self.repaired += 1
-                        if args:
-                            args = (float(limit) * scale, *args[1:])
-                        else:
-                            kwargs = {**kwargs, ("max_norm" if "max_norm" in kwargs else "clip_value"):
-                                      float(limit) * scale}
+            args, kwargs = self.check_clip(name, params, args, kwargs)
             return original(params, *args, **kwargs)
 
         clip.__wrapped__ = original  # type: ignore[attr-defined]

@@ -1,0 +1,107 @@
+"""How often the watch pass checks the gradients at ``optimizer.step()``: every step while that is cheap, one step in
+``k`` when the check would cost more than :data:`BUDGET` of the step (tiny CPU steps).
+
+The check is one fused kernel over every gradient (:meth:`GradientSentinel.tripped`), ~10 us on CPU with the
+gradients just written: 2-4 % of a 0.3-0.5 ms step, nothing on a GPU step. Skipping it on some steps loses nothing
+the replay needs, because without a GradScaler (with one, trace does not stop for a non-finite gradient) a
+non-finite gradient does not go away: ``optimizer.step()`` writes it into the parameter (SGD ``p - lr * nan``, Adam
+``nan / sqrt(nan)``) and it stays there. So on a checked step after skipped ones the parameters are checked too
+(one more fused kernel), and a trip arms the replay from the last step checked clean: the op-level replay then
+names the step, op and line as it would have with every step checked (``update_step`` in the trip: the first step
+the value can be from). A parameter a later forward does not read (an embedding row no batch uses) is found by the
+parameter check, not left for the loss to show much later.
+
+Rules: the first :data:`WARMUP` steps are all checked (scripts of a few steps, and tests, see every step); then
+``k = ceil(check time / (BUDGET x step time))``, at most :data:`MAX_EVERY`, measured on each checked step
+(``time.perf_counter_ns``); ``--continue`` (counting every step that trips) checks every step, and so do scripts
+with several optimizers (a GAN) and parameters of several dtypes or devices in one optimizer.
+``FAULTLIB_TRACE_CHECK_EVERY=k`` fixes ``k`` after the warm-up (``1``: every step; tests use it to be independent
+of the machine's speed).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+
+BUDGET = 0.01
+"""The share of a step the gradient check may take on average (1 %)."""
+WARMUP = 20
+"""Optimizer steps always checked before ``k`` may grow."""
+MAX_EVERY = 16
+"""The largest ``k``: a trip arms the replay at most this many steps before it (the op-level replay costs several
+times a plain step)."""
+
+
+class GradientSampler:
+    """Which steps the watch pass checks, and the last step it found clean (see the module docstring).
+
+    Args:
+        enabled: False keeps ``k = 1`` (``--continue``).
+
+    Attributes:
+        every: the current ``k``.
+        clean_step, clean_forward: the last checked step whose gradients (and parameters, when steps were
+            skipped before it) were finite, and the model forward that began it; None before any.
+        skipped: whether steps went unchecked since ``clean_step`` (a trip then arms from ``clean_forward``).
+    """
+
+    def __init__(self, *, enabled: bool = True):
+        self.enabled = enabled
+        self.every = 1
+        forced = os.environ.get("FAULTLIB_TRACE_CHECK_EVERY", "")
+        self._forced = int(forced) if forced.isdigit() and int(forced) >= 1 else None
+        self.clean_step: int | None = None
+        self.clean_forward: int | None = None
+        self.skipped = False
+        self._left = 0  # steps still to skip
+        self._checked_ns: int | None = None  # when the last check began
+        self._checked_step = 0
+        self._params: dict[int, tuple[list[Any], Any, Any] | None] = {}
+        self._optimizers: set[int] = set()
+
+    def skip(self) -> bool:
+        """Whether this step's check is skipped (call once per ``optimizer.step()``; counts it down)."""
+        if self._left:
+            self._left -= 1
+            self.skipped = True
+            return True
+        return False
+
+    def params_finite(self, optimizer: Any) -> bool:
+        """After skipped steps: whether every parameter of ``optimizer`` is finite (one fused kernel, under
+        ``no_grad``; the values are written back unchanged, as the optimizer's own in-place update is about to)."""
+        import torch
+
+        plan = self._params.get(id(optimizer), False)
+        if plan is False:
+            params = [p for g in optimizer.param_groups for p in g["params"] if p.is_floating_point()]
+            kinds = {(p.device, p.dtype) for p in params}
+            plan = self._params[id(optimizer)] = None if len(kinds) != 1 else (
+                params, torch.zeros(1, device=params[0].device), torch.ones(1, device=params[0].device))
+        if plan is None:
+            return all(bool(torch.isfinite(p.detach()).all()) for g in optimizer.param_groups for p in g["params"]
+                       if p.is_floating_point())
+        params, found, one = plan
+        with torch.no_grad():
+            torch._amp_foreach_non_finite_check_and_unscale_(params, found, one)
+        if found.item():
+            found.zero_()
+            return False
+        return True
+
+    def clean(self, step: int, forward: int | None, optimizer: Any, started_ns: int) -> None:
+        """The check that began at ``started_ns`` found step ``step`` clean: remember it and choose the next ``k``."""
+        self.clean_step, self.clean_forward, self.skipped = step, forward, False
+        now = time.perf_counter_ns()
+        self._optimizers.add(id(optimizer))
+        if len(self._optimizers) > 1:  # one count for several optimizers could skip one of them every time
+            self.enabled, self.every = False, 1
+        if self._checked_ns is not None and step > self._checked_step:
+            step_ns = (started_ns - self._checked_ns) / (step - self._checked_step)
+            if self.enabled and step >= WARMUP and step_ns > 0 and self._params.get(id(optimizer), 0) is not None:
+                self.every = self._forced or min(MAX_EVERY, max(1, math.ceil((now - started_ns) / (BUDGET * step_ns))))
+        self._checked_ns, self._checked_step = started_ns, step
+        self._left = self.every - 1
