@@ -34,6 +34,7 @@ from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, tensor_json, write_dump
 from faultlib.trace.clip import patch_clip
 from faultlib.trace.sampling import GradientSampler
+from faultlib.trace.spawn import patch_spawn
 from faultlib.trace.script import _write_result, run_script
 
 
@@ -143,33 +144,7 @@ class Tracer:
 
         multiprocessing.process.BaseProcess.start = start
         self._undo.append(lambda: setattr(multiprocessing.process.BaseProcess, "start", original))
-        self._trace_spawned_ranks()
-
-    def _trace_spawned_ranks(self) -> None:
-        """``torch.multiprocessing.spawn`` / ``start_processes``: each child runs ``fn(i, *args)`` under its own
-        world tracer (:func:`run_spawned_rank`), writing ``rank<i>.json`` into :attr:`spawn_dir`."""
-        import sys as _sys
-
-        module = _sys.modules.get("torch.multiprocessing.spawn")
-        result_path = os.environ.get("FAULTLIB_TRACE_RESULT")
-        if module is None or result_path is None or self.world:
-            return
-        tracer, original = self, module.start_processes
-
-        def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
-            if os.getpid() != tracer.pid:
-                return original(fn, args, nprocs, join, daemon, start_method)
-            tracer.spawn_dir = f"{result_path}.ranks"
-            os.makedirs(tracer.spawn_dir, exist_ok=True)
-            tracer.spawned -= nprocs if start_method != "fork" else 0  # traced: not "ran untraced"
-            context = original(SpawnedRank(fn, tracer.spawn_dir), args, nprocs, False, daemon, start_method)
-            if not join:
-                return context
-            tracer._join_spawned(context)
-            return None
-
-        module.start_processes = start_processes
-        self._undo.append(lambda: setattr(module, "start_processes", original))
+        patch_spawn(self, _Stop)
 
     def install(self) -> None:
         """Install the hooks of this pass (global: every model, optimizer and backward of the process)."""
@@ -238,37 +213,6 @@ class Tracer:
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
-
-    def _join_spawned(self, context: Any) -> None:
-        """``spawn``'s join (``while not context.join()``, which raises a rank's failure), but once a rank stopped at
-        its value and the others run on past ``FAULTLIB_TRACE_WORLD_GRACE_S`` (10 s; they wait in a collective
-        the stopped rank will never issue), the others are terminated and the script goes on."""
-        import json
-        import time
-
-        try:
-            grace = float(os.environ.get("FAULTLIB_TRACE_WORLD_GRACE_S") or 10.0)
-        except ValueError:
-            grace = 10.0
-        stopped_at = None
-        while not context.join(timeout=0.2):
-            if stopped_at is None:
-                for name in os.listdir(self.spawn_dir):
-                    try:
-                        with open(os.path.join(self.spawn_dir, name), encoding="utf-8") as fh:
-                            if json.load(fh).get("end") == "stopped":
-                                stopped_at = time.monotonic()
-                    except (OSError, ValueError):
-                        continue
-            elif time.monotonic() - stopped_at > grace:
-                for process in context.processes:
-                    if process.is_alive():
-                        process.terminate()
-                for process in context.processes:
-                    process.join(5)
-                self.spawn_ended = (f"a rank stopped at its value and the others ran on for {grace:g} s: they "
-                                    "were terminated")
-                return
 
     def scaler_handles_overflow(self) -> bool:
         """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow
@@ -554,50 +498,6 @@ class Tracer:
             except (OSError, RuntimeError) as exc:
                 result["dump_error"] = f"{self.dump_path}: {exc}"
         return result
-
-
-class SpawnedRank:
-    """What ``torch.multiprocessing.spawn`` runs in each child under ``faultlib trace``: ``fn(i, *args)`` under a
-    world tracer (picklable: ``fn`` is pickled by reference, as spawn does)."""
-
-    def __init__(self, fn: Callable, spawn_dir: str):
-        self.fn, self.spawn_dir = fn, spawn_dir
-
-    def __call__(self, index: int, *args: Any) -> None:
-        run_spawned_rank(self.fn, index, args, self.spawn_dir)
-
-
-def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str) -> None:
-    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`main` writes it; the rank's own
-    exception is raised again after it is written (``spawn`` reports it in the parent as it would)."""
-    import json
-
-    result_path = os.path.join(spawn_dir, f"rank{index}.json")
-    os.environ["FAULTLIB_TRACE_RESULT"] = result_path
-    plan = json.loads(os.environ.get("FAULTLIB_TRACE_PLAN") or "{}").get(str(index)) or {}
-    _write_result(result_path, {"started": True})
-    tracer = Tracer(arm_at=plan.get("arm_at", 0) if plan else None, keep_going=False, dump_path=plan.get("dump"),
-                    trip_step=plan.get("trip_step"), world=True)
-    tracer.rank = index
-    tracer.install()
-    result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
-    failure: BaseException | None = None
-    try:
-        fn(index, *args)
-    except _Stop:
-        result.update(end="stopped", script_exit=None)
-    except SystemExit as exc:
-        result.update(script_exit=exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1))
-        failure = exc if result["script_exit"] else None
-    except BaseException as exc:  # noqa: BLE001 - the rank's own failure, raised again below
-        tracer.script_failed(exc, getattr(getattr(fn, "__code__", None), "co_filename", ""))
-        result.update(end="raised", script_exit=1, error=f"{type(exc).__name__}: {exc}".rstrip(": "))
-        failure = exc
-    result.update(tracer.results())
-    _write_result(result_path, result)
-    tracer.uninstall()
-    if failure is not None:
-        raise failure
 
 
 def main(argv: list[str]) -> int:
