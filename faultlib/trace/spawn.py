@@ -83,7 +83,7 @@ class SpawnedRank:
 
 def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str, tracer_type: type,
                      stop: type[BaseException]) -> None:
-    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`main` writes it; the rank's own
+    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`faultlib.trace.boot.main` writes it; the rank's own
     exception is raised again after it is written (``spawn`` reports it in the parent as it would)."""
     import json
 
@@ -91,8 +91,8 @@ def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str, trac
     os.environ["FAULTLIB_TRACE_RESULT"] = result_path
     plan = json.loads(os.environ.get("FAULTLIB_TRACE_PLAN") or "{}").get(str(index)) or {}
     _write_result(result_path, {"started": True})
-    tracer = tracer_type(arm_at=plan.get("arm_at", 0) if plan else None, keep_going=False, dump_path=plan.get("dump"),
-                    trip_step=plan.get("trip_step"), world=True)
+    tracer = tracer_type(arm_at=plan.get("arm_at", 0) if plan else None, keep_going=False,
+                         dump_path=plan.get("dump"), trip_step=plan.get("trip_step"), world=True)
     tracer.rank = index
     tracer.install()
     result: dict[str, Any] = {"started": True, "end": "exit", "script_exit": 0, "error": None}
