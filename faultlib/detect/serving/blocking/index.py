@@ -42,6 +42,10 @@ class Index:
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
         self.infer = Inference(self)
 
+    def distinct_modules(self) -> list[Module]:
+        """Every analysed module once (:attr:`modules` may register one under several names)."""
+        return list({id(m): m for m in self.modules.values()}.values())
+
     # -- names ------------------------------------------------------------------------------------
     def lookup(self, name: str, depth: int = 0) -> Func | Klass | Module | str:
         """What the dotted ``name`` denotes: a function, class or module of the analysed files,
@@ -240,7 +244,7 @@ class Index:
         """Classes of the analysed files that have ``klass`` among their bases (transitively)."""
         if self._subclasses is None:
             self._subclasses = {}
-            every = {id(k): k for m in self.modules.values() for k in _all_classes(m)}
+            every = {id(k): k for m in self.distinct_modules() for k in _all_classes(m)}
             for k in every.values():
                 for base in self.bases(k):
                     if isinstance(base, Klass):

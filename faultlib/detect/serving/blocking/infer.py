@@ -113,7 +113,7 @@ class Inference:
         ``Service``), with the function it is made in (a module's top level as a function of its own)."""
         if self._sites is None:
             self._sites = sites = {}
-            for module in _unique(self.index.modules.values()):
+            for module in self.index.distinct_modules():
                 scopes = [(f, f.nodes) for f in module.all_functions]
                 scopes.append((self.module_func(module), _top_level_nodes(module.tree)))
                 for scope, nodes in scopes:
@@ -128,7 +128,7 @@ class Inference:
         """Wrapper function (by id) -> the functions decorated with the decorator that returns it."""
         if self._wrapped is None:
             self._wrapped = table = {}
-            for module in _unique(self.index.modules.values()):
+            for module in self.index.distinct_modules():
                 for func in module.all_functions:
                     for decorator in func.node.decorator_list:
                         for wrapper in self._wrappers(decorator, func):
@@ -178,7 +178,7 @@ class Inference:
         if not own:
             return found
         values = [(v, self.module_func(klass.module)) for v in own]
-        for module in _unique(self.index.modules.values()):
+        for module in self.index.distinct_modules():
             values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
         for value, scope in values:
             if dotted(value) is None:
@@ -322,14 +322,6 @@ def _top_level_nodes(tree: ast.Module):
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(node))
-
-
-def _unique(modules):
-    seen = set()
-    for m in modules:
-        if id(m) not in seen:
-            seen.add(id(m))
-            yield m
 
 
 __all__ = ["Inference"]

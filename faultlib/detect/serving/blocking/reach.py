@@ -73,7 +73,7 @@ class Reachability:
     _guarded: set[int] = field(default_factory=set)
 
     def run(self) -> None:
-        funcs = [f for m in _unique(self.index.modules.values()) for f in m.all_functions]
+        funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
         entries = [f for f in funcs if f.is_async]
         try:
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
@@ -410,10 +410,3 @@ def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
-
-def _unique(modules):
-    seen = set()
-    for m in modules:
-        if id(m) not in seen:
-            seen.add(id(m))
-            yield m
