@@ -29,8 +29,9 @@ import math
 import os
 import sys
 import threading
-from pathlib import Path
 from typing import Any, Callable
+
+from faultlib.detect.distributed.sites import FAULTLIB_DIR, torch_dir, user_call_site
 
 #: the ``torch.distributed`` functions whose tensors are checked: op -> (inputs, outputs), each a tuple of
 #: (position, keyword) of the arguments that hold this rank's contribution and what the collective writes
@@ -49,7 +50,6 @@ TENSOR_OPS: dict[str, tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], 
     "send": (((0, "tensor"),), ()),
     "recv": ((), ((0, "tensor"),)),
 }
-_FAULTLIB_DIR = str(Path(__file__).resolve().parents[2]) + os.sep
 
 
 def _leaves(value: Any) -> list:
@@ -84,9 +84,7 @@ def _finite(tensors: list) -> bool:
 
 def _user_line() -> tuple[str | None, int | None]:
     """File and line of the innermost frame outside torch, faultlib and the standard library."""
-    import torch
-
-    skip = (_FAULTLIB_DIR, str(Path(torch.__file__).resolve().parent) + os.sep, os.path.dirname(os.__file__) + os.sep)
+    skip = (FAULTLIB_DIR, torch_dir(), os.path.dirname(os.__file__) + os.sep)
     frame = sys._getframe(1)
     while frame is not None and (frame.f_code.co_filename.startswith(skip) or frame.f_code.co_filename.startswith("<")):
         frame = frame.f_back
@@ -123,17 +121,16 @@ class CollectiveNonFiniteWatch:
         self._local = threading.local()
         self._originals: dict[str, Callable] = {}
         self._undo: list[Callable[[], None]] = []
-        self._skip = (_FAULTLIB_DIR,)
+        self._skip = (FAULTLIB_DIR,)
 
     # -- install -------------------------------------------------------------------------------------------
     def install(self) -> "CollectiveNonFiniteWatch":
         """Wrap the collectives and DDP's construction (see the module docstring)."""
-        import torch
         import torch.distributed as dist
 
         if not dist.is_available():
             raise RuntimeError("torch.distributed is not available in this torch build")
-        self._skip = (_FAULTLIB_DIR, str(Path(torch.__file__).resolve().parent) + os.sep)
+        self._skip = (FAULTLIB_DIR, torch_dir())
         for name, io in TENSOR_OPS.items():
             original = getattr(dist, name, None)
             if original is not None:
@@ -201,14 +198,6 @@ class CollectiveNonFiniteWatch:
         self._undo.append(undo)
 
     # -- checking ------------------------------------------------------------------------------------------
-    def _call_site(self) -> dict[str, Any]:
-        frame = sys._getframe(2)
-        while frame is not None and frame.f_code.co_filename.startswith(self._skip):
-            frame = frame.f_back
-        if frame is None:
-            return {"file": None, "line": None, "function": None}
-        return {"file": frame.f_code.co_filename, "line": frame.f_lineno, "function": frame.f_code.co_name}
-
     def _next_seq(self, dist: Any, group: Any) -> tuple[str, int]:
         pg = group if group is not None else dist.GroupMember.WORLD
         try:
@@ -228,7 +217,7 @@ class CollectiveNonFiniteWatch:
                 return original(*args, **kwargs)
             tensors, outputs = _pick(args, kwargs, io[0]), _pick(args, kwargs, io[1])
             group, seq = self._next_seq(dist, kwargs.get("group"))
-            site = self._call_site()
+            site = user_call_site(self._skip)
             finite_in = _finite(tensors)
             base = {"op": name, "seq": seq, "group": group, "call_site": site, "step": self.step()}
             if not finite_in:

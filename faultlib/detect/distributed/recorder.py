@@ -46,19 +46,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from faultlib.detect.distributed.sites import FAULTLIB_DIR, torch_dir, user_call_site
+
 FORMAT = "faultlib.flight_recorder"
 VERSION = 1
 #: the ``torch.distributed`` functions wrapped at install (those present in the installed torch)
 OPS = ("all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor",
        "reduce", "gather", "scatter", "all_to_all", "all_to_all_single", "barrier", "all_gather_object",
        "broadcast_object_list", "send", "recv")
-_FAULTLIB_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # a sibling "faultlib_train.py" is user code
-
-
-def _torch_dir() -> str:
-    import torch
-
-    return str(Path(torch.__file__).resolve().parent) + os.sep
 
 
 def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
@@ -132,7 +127,7 @@ class FlightRecorder:
         self._thread: threading.Thread | None = None
         self._old_handler: Any = None
         self._extra_skips = tuple(str(Path(x).resolve()) for x in skip_paths)
-        self._skip_dirs: tuple[str, ...] = (_FAULTLIB_DIR, *self._extra_skips)
+        self._skip_dirs: tuple[str, ...] = (FAULTLIB_DIR, *self._extra_skips)
         self._rank_world: tuple[int, int] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self._steps = 0
@@ -148,7 +143,7 @@ class FlightRecorder:
             raise RuntimeError("torch.distributed is not available in this torch build")
         if FlightRecorder._active is not None:
             raise RuntimeError("a FlightRecorder is already installed in this process: uninstall it first")
-        self._skip_dirs = (_FAULTLIB_DIR, _torch_dir(), *self._extra_skips)
+        self._skip_dirs = (FAULTLIB_DIR, torch_dir(), *self._extra_skips)
         for name in OPS:
             original = getattr(dist, name, None)
             if original is not None:
@@ -207,13 +202,6 @@ class FlightRecorder:
     # -- recording -----------------------------------------------------------------------------------------
     def _count_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         self._steps += 1
-    def _call_site(self) -> dict[str, Any]:
-        frame = sys._getframe(2)
-        while frame is not None and frame.f_code.co_filename.startswith(self._skip_dirs):
-            frame = frame.f_back
-        if frame is None:
-            return {"file": None, "line": None, "function": None}
-        return {"file": frame.f_code.co_filename, "line": frame.f_lineno, "function": frame.f_code.co_name}
 
     def _group(self, dist: Any, group: Any) -> dict[str, Any]:
         pg = group if group is not None else dist.GroupMember.WORLD
@@ -261,7 +249,7 @@ class FlightRecorder:
         group = kwargs.get("group")
         info = self._group(dist, group)
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
-                 "call_site": self._call_site(), "start_ns": time.monotonic_ns(), "end_ns": None,
+                 "call_site": user_call_site(self._skip_dirs), "start_ns": time.monotonic_ns(), "end_ns": None,
                  "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
                  "bucket": getattr(self._local, "bucket", None), "step": self._steps}
         if self._rank_world is None:

@@ -47,6 +47,7 @@ import time
 import traceback
 from typing import Any, Callable, Iterator
 
+from faultlib.detect.distributed.sites import FAULTLIB_DIR
 from faultlib.detect.distributed.worker_report import (NOTE_PREFIX, WorkerFault, WorkerFaultReport,
                                                        describe_index, likely_cause, oom_kills, summary,
                                                        torch_worker_id)
@@ -58,7 +59,6 @@ MAX_REPORTED_BATCH = 64
 DEATH_WAIT_S = 1.0  # after an error from the loader, how long to wait for a dying worker to become waitable
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
                        sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])})
-_FAULTLIB_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))) + os.sep
 
 
 def _user_frame_locals(tb: Any) -> dict[str, Any] | None:
@@ -66,7 +66,7 @@ def _user_frame_locals(tb: Any) -> dict[str, Any] | None:
     chosen = None
     while tb is not None:
         path = os.path.realpath(tb.tb_frame.f_code.co_filename)
-        if not path.startswith(_LIBRARY_DIRS) and not path.startswith(_FAULTLIB_DIR):
+        if not path.startswith(_LIBRARY_DIRS) and not path.startswith(FAULTLIB_DIR):
             chosen = tb.tb_frame
         tb = tb.tb_next
     if chosen is None:
