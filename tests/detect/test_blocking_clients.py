@@ -5,21 +5,10 @@ look-alike silent. Every example is written for this test."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from faultlib.detect.serving.blocking import analyze_path
-
-
-def flagged(tmp_path: Path, source: str, name: str = "svc.py") -> set[tuple[str, str]]:
-    """``(kind, the stripped source line)`` of every finding in ``source``."""
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source))
-    lines = path.read_text().splitlines()
-    report = analyze_path(path)
-    assert report.complete
-    return {(f.kind, lines[f.location["line"] - 1].strip()) for f in report.findings}
+from tests.detect.blocking_source import flagged
 
 
 def test_database_drivers_and_orms(tmp_path):
