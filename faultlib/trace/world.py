@@ -45,12 +45,16 @@ def is_world_command(command: list[str]) -> bool:
     return Path(command[0]).name.startswith("python") and command[1:3] == ["-m", "torch.distributed.run"]
 
 
+#: the words torchrun accepts for --nproc-per-node besides a number (torch/distributed/run.py, determine_local_world_size)
+_NPROC_WORDS = frozenset({"auto", "cpu", "gpu", "xpu"})
+
+
 def resolve_world(command: list[str]) -> tuple[str, list[str], Path, list[str]]:
     """Split a torchrun command into (python, torchrun options, script, script args), parsed by torchrun's own
     parser (``torch.distributed.run.get_args_parser``).
 
     Raises:
-        ScriptError: no script, a script that is not ``.py`` or missing, ``--module``/``--no-python``/``--run-path``
+        ScriptError: no script, a script that is not ``.py`` or missing, an ``--nproc-per-node`` torchrun refuses, ``--module``/``--no-python``/``--run-path``
             (trace needs the script), an interpreter that does not exist.
     """
     if Path(command[0]).name == "torchrun":
@@ -67,6 +71,10 @@ def resolve_world(command: list[str]) -> tuple[str, list[str], Path, list[str]]:
     except SystemExit as exc:
         raise ScriptError(f"torchrun cannot parse `{' '.join(rest)}` (exit {exc.code}): expected "
                           "`torchrun OPTIONS SCRIPT.py ARGS...`") from None
+    nproc = str(parsed.nproc_per_node)
+    if not (nproc in _NPROC_WORDS or (nproc.isdigit() and int(nproc) > 0)):
+        raise ScriptError(f"--nproc-per-node {nproc!r}: expected a positive number of processes or one of "
+                          f"{', '.join(sorted(_NPROC_WORDS))} (torchrun's values)")
     refused = [name for name in _REFUSED if getattr(parsed, name, False)]
     if refused:
         raise ScriptError(f"faultlib trace runs a script: drop --{refused[0].replace('_', '-')} and pass SCRIPT.py")

@@ -56,6 +56,8 @@ def test_a_rank_that_exits_by_itself_is_the_worlds_failure_not_a_finding(tmp_pat
     (["torchrun", "--nproc-per-node", "2", "-m", "pkg.train"], "--module"),
     (["torchrun", "--nproc-per-node", "2", "missing.py"], "no such script"),
     (["python", "-m", "torch.distributed.run", "--bogus-flag", "x.py"], "cannot parse"),
+    (["torchrun", "--nproc-per-node", "nan", "x.py"], "--nproc-per-node 'nan'"),
+    (["torchrun", "--nproc-per-node", "0", "x.py"], "positive number"),
 ])
 def test_a_world_command_trace_cannot_run_is_refused_before_it_starts(tmp_path, command, says):
     from faultlib.trace.world import resolve_world
