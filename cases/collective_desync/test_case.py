@@ -42,9 +42,12 @@ def _first_step_without_zero(rank: int) -> int:
 
 
 def _steps_by_rank(phase):
+    """The steps each rank completed: a step that raised (its peer gone while the world was ended) closed its
+    span before recording anything and is not a measurement."""
     out = {}
     for span in phase.steps():
-        out.setdefault(span.attributes["rank"], {})[span.attributes["faultlib.step"]] = span.attributes
+        if "class0_local" in span.attributes:
+            out.setdefault(span.attributes["rank"], {})[span.attributes["faultlib.step"]] = span.attributes
     return out
 
 
