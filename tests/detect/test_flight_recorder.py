@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,7 @@ def test_a_healthy_world_dumps_agreeing_rings_at_exit_and_the_check_passes(world
         assert [e["seq"] for e in doc["entries"]] == list(range(18))
         ddp = doc["entries"][15:17]
         assert [e["bucket"] for e in ddp] == [0, 0] and [e["async_op"] for e in ddp] == [True, True]
+        assert all(e["wait_ns"] is not None for e in ddp)  # DDP's own C++ all-reduce, timed per backward
         assert ddp[0]["tensors"] == [{"shape": [10], "dtype": "torch.float32"}]  # one bucket: 4*2 weights + 2 biases
         assert ddp[0]["call_site"]["line"] == _line_of("DDP's gradient all-reduce")
         assert all(e["state"] == "completed" and e["end_ns"] >= e["start_ns"] for e in doc["entries"])
@@ -219,3 +221,69 @@ def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_r
             assert rec.entries()[-1]["call_site"]["file"] == expected
     finally:
         dist.destroy_process_group()
+
+
+def _mlp():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
+                               torch.nn.Linear(256, 4))
+
+
+def test_ddp_buckets_on_the_builtin_path_are_recorded_per_backward_and_the_hook_is_opt_in(tmp_path):
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from faultlib.detect import FlightRecorder
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    pg = dist.distributed_c10d._get_default_group()
+    try:
+        forward, backward = DDP.forward, torch.autograd.backward
+        # a first bucket of 1 MiB (DDP's default) and a 0.25 MiB cap: several buckets, rebuilt after step 1
+        model = DDP(_mlp(), bucket_cap_mb=0.25)
+        x = torch.randn(8, 64)
+        with FlightRecorder(tmp_path, watchdog_s=None) as rec, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert DDP.forward is not forward and model._comm_hooks == []  # no Python hook put on DDP
+            seqs = []
+            for step in range(3):
+                before = pg._get_sequence_number_for_group()
+                model(x).sum().backward()  # the built-in bucket all-reduces
+                seqs.append(pg._get_sequence_number_for_group() - before)
+                if step == 1:
+                    with model.no_sync():  # gradient accumulation: no all-reduce, no entry
+                        model(x).sum().backward()
+            entries = rec.entries()
+        layout_warnings = [w for w in caught if "bucket layout" in str(w.message)]
+        assert DDP.forward is forward and torch.autograd.backward is backward  # uninstall restores
+        steps = [[e for e in entries if e["start_ns"] == t] for t in sorted({e["start_ns"] for e in entries})]
+        issued = [s - (2 if i == 1 else 0) for i, s in enumerate(seqs)]  # DDP's bucket-rebuild broadcasts, step 2
+        # one entry per bucket the C++ side issued: 1 bucket at first, more once DDP rebuilt them in step 2
+        assert [len(s) for s in steps] == issued and issued[-1] >= 2 and not layout_warnings
+        total = sum(p.numel() for p in model.parameters())
+        for group in steps:
+            assert [e["bucket"] for e in group] == list(range(len(group)))
+            assert sum(e["tensors"][0]["shape"][0] for e in group) == total
+            assert all(e["state"] == "completed" and e["op"] == "all_reduce" and e["async_op"] for e in group)
+            assert all(0 <= e["wait_ns"] <= e["end_ns"] - e["start_ns"] for e in group)
+            assert group[0]["call_site"]["line"] == _line_of_test("the built-in bucket all-reduces")
+        assert [e["seq"] for e in entries] == list(range(len(entries)))
+
+        hooked = DDP(_mlp(), bucket_cap_mb=0.25)
+        with FlightRecorder(tmp_path / "h", watchdog_s=None, ddp_per_bucket=True) as rec:
+            for _ in range(2):
+                hooked(x).sum().backward()
+            per_bucket = rec.entries()[1:]  # the second backward's, after DDP rebuilt its buckets
+        assert len(hooked._comm_hooks) == 1  # the opt-in: DDP's buckets through the recorder's Python hook
+        assert [e["bucket"] for e in per_bucket] == list(range(len(per_bucket))) and len(per_bucket) >= 2
+        assert all("wait_ns" not in e for e in per_bucket)  # timed per bucket by the hook's futures
+        assert len({e["start_ns"] for e in per_bucket}) == len(per_bucket)
+    finally:
+        dist.destroy_process_group()
+
+
+def _line_of_test(text: str) -> int:
+    return next(i for i, line in enumerate(Path(__file__).read_text().splitlines(), 1) if text in line)

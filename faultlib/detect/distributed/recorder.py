@@ -11,7 +11,10 @@ enters the backend, one entry::
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
      "error": str | null, "bucket": int | null, "step": int}
 
-``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
+``bucket`` is DDP's gradient bucket index. DDP's bucket all-reduces stay on DDP's built-in C++ path and are
+recorded per backward (:mod:`.ddp_buckets`: one entry per bucket, ``wait_ns`` = the time the rank blocked in
+DDP's wait after its last gradient); ``ddp_per_bucket=True`` routes them through the Python comm hook
+(:meth:`FlightRecorder.ddp_comm_hook`) for per-bucket times, at that hook's cost per step.
 ``step`` is the number of ``optimizer.step()`` calls this rank had made when it issued the collective
 (``torch.optim``'s global step pre-hook, counted from install): identical collectives of different training
 steps (DDP's bucket all-reduces) are told apart by it, so a rank that skipped one step's collective and
@@ -26,15 +29,18 @@ Cost: a frame walk and the tensors' ``shape``/``dtype`` (metadata only: no tenso
 synchronisation); async work (``async_op=True``) is marked completed from its future's callback.
 
 Dumps (``<dump_dir>/rank<R>.json``, written atomically: temp file + ``os.replace``) happen on
-:meth:`FlightRecorder.dump`, at interpreter exit, on ``SIGUSR1`` (main thread only), and from a watchdog
-thread when a collective has been pending longer than ``watchdog_s`` (once per pending collective), well
-before the backend's own timeout (gloo/NCCL default 10-30 min).
+:meth:`FlightRecorder.dump`, at interpreter exit, on ``SIGUSR1`` (main thread only), on ``SIGTERM``/``SIGINT``
+(torchrun's stop signal to its workers; the dump comes first, then the signal's previous action: its handler,
+or death by the signal under the default action, so the exit status is the same as without the recorder),
+and from a watchdog thread when a collective has been pending longer than ``watchdog_s`` (once per pending
+collective), well before the backend's own timeout (gloo/NCCL default 10-30 min).
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import ctypes
 import itertools
 import json
 import os
@@ -92,6 +98,11 @@ class FlightRecorder:
         poll_s: how often the watchdog looks (seconds; default ``min(0.5, watchdog_s / 4)``).
         on_timeout: called from the watchdog thread with the pending entry after its dump (e.g. to abort).
         signum: signal that dumps (default ``SIGUSR1``; ``None``: no handler).
+        stop_signals: signals that dump and then take their previous action (default ``SIGTERM``, ``SIGINT``;
+            a signal whose disposition is ``SIG_IGN`` or was set outside Python is left alone).
+        ddp_per_bucket: route DDP's bucket all-reduces through the Python comm hook (registered on each DDP
+            model at its first forward) for per-bucket start/end times; default off: they stay on DDP's C++
+            path and are recorded per backward (:mod:`.ddp_buckets`).
         skip_paths: files or directories whose frames are not the call site (a launcher or wrapper of the
             training script), besides torch's and faultlib's own.
 
@@ -105,7 +116,8 @@ class FlightRecorder:
 
     def __init__(self, dump_dir: str | os.PathLike, *, capacity: int = 2048, watchdog_s: float | None = 600.0,
                  poll_s: float | None = None, on_timeout: Callable[[dict], None] | None = None,
-                 signum: int | None = signal.SIGUSR1, skip_paths: tuple[str, ...] = ()):
+                 signum: int | None = signal.SIGUSR1, skip_paths: tuple[str, ...] = (),
+                 stop_signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT), ddp_per_bucket: bool = False):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         if watchdog_s is not None and not watchdog_s > 0:
@@ -116,6 +128,10 @@ class FlightRecorder:
         self.poll_s = poll_s if poll_s is not None else (min(0.5, watchdog_s / 4) if watchdog_s else 0.5)
         self.on_timeout = on_timeout
         self.signum = signum
+        self.stop_signals = tuple(stop_signals)
+        self._stop_old: dict[int, Any] = {}
+        self._ddp: Any = None
+        self.ddp_per_bucket = ddp_per_bucket
         self._ring: collections.deque[dict] = collections.deque(maxlen=capacity)
         self._recorded = 0
         self._seq: dict[str, int] = {}
@@ -153,10 +169,20 @@ class FlightRecorder:
         from torch.optim.optimizer import register_optimizer_step_pre_hook
 
         self._step_hook = register_optimizer_step_pre_hook(self._count_step)
+        from faultlib.detect.distributed.ddp_buckets import DdpBucketTap
+
+        self._ddp = DdpBucketTap(self, per_bucket=self.ddp_per_bucket)
+        self._ddp.install()
         atexit.register(self._dump_at_exit)
-        if self.signum is not None and threading.current_thread() is threading.main_thread():
-            self._old_handler = signal.signal(self.signum, self._on_signal)
-            self._listen_for_signal()
+        if threading.current_thread() is threading.main_thread():
+            if self.signum is not None:
+                self._old_handler = signal.signal(self.signum, self._on_signal)
+            for stop in self.stop_signals:
+                old = signal.getsignal(stop)
+                if old is not None and old is not signal.SIG_IGN and stop != self.signum:
+                    self._stop_old[stop] = signal.signal(stop, self._on_stop)
+            if self.signum is not None or self._stop_old:
+                self._listen_for_signal()
         if self.watchdog_s is not None or self._wake is not None:
             self._stop.clear()
             self._thread = threading.Thread(target=self._watch, name="faultlib-flight-recorder", daemon=True)
@@ -173,10 +199,17 @@ class FlightRecorder:
         if self._step_hook is not None:
             self._step_hook.remove()
             self._step_hook = None
+        if self._ddp is not None:
+            self._ddp.uninstall()
+            self._ddp = None
         atexit.unregister(self._dump_at_exit)
-        if self._old_handler is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(self.signum, self._old_handler)
-            self._old_handler = None
+        if threading.current_thread() is threading.main_thread():
+            if self._old_handler is not None:
+                signal.signal(self.signum, self._old_handler)
+                self._old_handler = None
+            for stop, old in self._stop_old.items():
+                signal.signal(stop, old)
+            self._stop_old.clear()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -261,6 +294,32 @@ class FlightRecorder:
             self._recorded += 1
         return entry
 
+    def _record_buckets(self, layout: list[dict[str, Any]], group: Any) -> tuple[list[dict[str, Any]], int]:
+        """One ``started`` async all-reduce entry per DDP bucket (``layout``: shape/dtype per bucket), one call site
+        and start time for all; returns them and the group's next ``seq`` after them (see :mod:`.ddp_buckets`)."""
+        import torch.distributed as dist
+
+        info = self._group(dist, group)
+        site, now = user_call_site(self._skip_dirs), time.monotonic_ns()
+        if self._rank_world is None:
+            self._rank()
+        entries = [{"seq": 0, "op": "all_reduce", "group": info, "tensors": [dict(t)], "call_site": site,
+                    "start_ns": now, "end_ns": None, "state": "started", "async_op": True, "error": None,
+                    "bucket": i, "step": self._steps, "wait_ns": None} for i, t in enumerate(layout)]
+        with self._lock:
+            seq = self._seq.get(info["name"], 0)
+            for entry in entries:
+                entry["seq"] = seq
+                seq += 1
+                self._ring.append(entry)
+            self._seq[info["name"]] = seq
+            self._recorded += len(entries)
+        return entries, seq
+
+    def _issued(self, group_name: str) -> int:
+        """The next ``seq`` of a process group on this rank (collectives recorded on it so far)."""
+        return self._seq.get(group_name, 0)
+
     def record(self, op: str, tensors: list, *, group: Any = None) -> dict[str, Any]:
         """Record a collective issued outside the wrapped functions (a DDP communication hook); returns the
         entry, to be marked with :meth:`complete`."""
@@ -288,6 +347,8 @@ class FlightRecorder:
                 return default_hooks.allreduce_hook(state, bucket)
             finally:
                 self._local.bucket = None
+
+        setattr(hook, "_faultlib_flight_recorder", True)
 
         # DDP checks the annotations as objects (this module's are strings under `from __future__ import annotations`)
         hook.__annotations__ = {"state": object, "bucket": dist.GradBucket, "return": torch.futures.Future[torch.Tensor]}
@@ -334,16 +395,18 @@ class FlightRecorder:
             return self._rank_world
         return int(os.environ.get("RANK", "0")), (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
 
-    def dump(self, reason: str = "manual") -> Path:
+    def dump(self, reason: str = "manual", *, signum: int | None = None) -> Path:
         """Write ``<dump_dir>/rank<R>.json`` atomically and return its path.
 
         Args:
             reason: ``manual``, ``exit``, ``signal`` or ``watchdog`` (kept in the dump).
+            signum: the signal that asked for the dump (its name is kept as ``signal``).
         """
         rank, world = self._rank()
         entries = self.entries()
         doc = {"format": FORMAT, "version": VERSION, "rank": rank, "world_size": world, "pid": os.getpid(),
-               "host": socket.gethostname(), "reason": reason, "dumped_at_ns": time.monotonic_ns(),
+               "host": socket.gethostname(), "reason": reason,
+               "signal": signal.Signals(signum).name if signum is not None else None, "dumped_at_ns": time.monotonic_ns(),
                "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         path = self.dump_dir / f"rank{rank}.json"
@@ -381,9 +444,37 @@ class FlightRecorder:
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         if self._wake is None:  # else the thread dumped already
-            self.dump("signal")
+            self.dump("signal", signum=signum)
         if callable(self._old_handler) and self._old_handler not in (signal.SIG_DFL, signal.SIG_IGN):
             self._old_handler(signum, frame)
+
+    def _on_stop(self, signum: int, frame: Any) -> None:
+        """A stop signal in the main thread: dump (again if the thread did: both are complete files, and the
+        process may end before the thread's is), then the previous action."""
+        try:
+            self.dump("signal", signum=signum)
+        except Exception as exc:
+            print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
+        old = self._stop_old.get(signum, signal.SIG_DFL)
+        if callable(old) and old is not signal.SIG_DFL:
+            old(signum, frame)  # e.g. Python's default SIGINT handler: KeyboardInterrupt
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)  # the default action: the process ends by this signal, as without us
+
+    def _stop_from_thread(self, signum: int) -> None:
+        """A stop signal seen by the thread while the main thread may be blocked in a collective (its Python
+        handler then never runs): dump, and under the default action end the process by that signal (the C-level
+        disposition reset with libc's ``signal()``: Python's ``signal.signal`` is main-thread only). A Python
+        handler is left to the main thread."""
+        try:
+            self.dump("signal", signum=signum)
+        except Exception as exc:
+            print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
+        if self._stop_old.get(signum) is signal.SIG_DFL:
+            sys.stderr.flush()
+            ctypes.CDLL(None).signal(ctypes.c_int(signum), ctypes.c_void_p(0))  # SIG_DFL
+            os.kill(os.getpid(), signum)
 
     def _signalled(self) -> bool:
         """Wait up to ``poll_s`` for the wakeup fd; True when our signal arrived (dumped)."""
@@ -398,9 +489,13 @@ class FlightRecorder:
             data = self._wake[0].recv(512)
         except OSError:
             return False
+        for stop in self._stop_old:
+            if stop in data:
+                self._stop_from_thread(stop)
+                return True
         if self.signum is not None and self.signum in data:
             try:
-                self.dump("signal")
+                self.dump("signal", signum=self.signum)
             except Exception as exc:
                 print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
             return True

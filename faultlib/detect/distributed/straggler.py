@@ -5,7 +5,10 @@ Each rank times every step in three phases (milliseconds):
 - ``data``: waiting for the next batch (the ``DataLoader``, decoding, a slow file system);
 - ``compute``: forward, backward and the optimizer step, *minus* the time spent inside collectives;
 - ``collective``: time inside collectives issued during the step (the :class:`FlightRecorder`'s entries: the
-  Python API and DDP's bucketed all-reduces through its communication hook), as the union of their intervals.
+  Python API, and DDP's bucketed all-reduces), as the union of their intervals. DDP's buckets stay on DDP's C++
+  all-reduce by default, so their wait is measured per backward (``wait_ns``: from the last gradient to the end
+  of DDP's wait for every bucket), not per bucket; ``FlightRecorder(ddp_per_bucket=True)`` gives per-bucket
+  intervals through DDP's Python comm hook instead.
 
 In synchronous data parallelism a slow rank shows a *longer* own phase (data or compute) and a *shorter*
 collective wait, while every healthy rank waits for it inside the next collective (DDP's backward all-reduce):
@@ -220,8 +223,7 @@ class StragglerMonitor:
     ``every`` ranks must call :meth:`end_step` the same number of times (it issues one ``all_gather`` every
     ``every`` steps)::
 
-        recorder = FlightRecorder(dump_dir).install()
-        ddp.register_comm_hook(None, recorder.ddp_comm_hook())
+        recorder = FlightRecorder(dump_dir).install()   # records DDP's bucket all-reduces too
         monitor = StragglerMonitor(flight_recorder=recorder, evidence=ctx.evidence)
         for step in range(steps):
             monitor.begin_step(step)
@@ -314,7 +316,13 @@ class StragglerMonitor:
     def _collectives(self, lo: int, hi: int) -> list[tuple[int, int]]:
         if self.recorder is None:
             return []
-        return [(e["start_ns"], e["end_ns"] or hi) for e in self.recorder.entries_since(lo) if e["start_ns"] < hi]
+        out = []
+        for e in self.recorder.entries_since(lo):
+            if e["start_ns"] >= hi:
+                continue
+            wait = e.get("wait_ns")  # DDP's built-in buckets: the rank's wait after its last gradient
+            out.append((e["end_ns"] - wait, e["end_ns"]) if wait is not None and e["end_ns"] else (e["start_ns"], e["end_ns"] or hi))
+        return out
 
     def end_step(self) -> Straggler | None:
         """Close the step; at each window's end exchange the medians and run the detector.
@@ -364,7 +372,7 @@ class StragglerMonitor:
         if not self._warned and len(table) > 1 and all(row[2] == 0 for row in table):
             self._warned = True
             warnings.warn("StragglerMonitor: no collective time measured on any rank: give it the installed "
-                          "FlightRecorder (and DDP's recorder.ddp_comm_hook()) or time collectives with "
+                          "FlightRecorder or time collectives with "
                           "phase('collective'); without it no straggler can be named", RuntimeWarning, stacklevel=3)
 
 

@@ -31,8 +31,7 @@ def ddp_skip(recorder, rank: int) -> None:
     """Rank 1 skips step 1's backward (a per-rank `continue` on a bad batch) and still steps its optimizer: its
     later gradient all-reduces pair with rank 0's of the step before (same bucket, same shape: gloo says
     nothing), until rank 0 waits for one rank 1 never issues; rank 1 leaves, rank 0's all-reduce fails."""
-    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
-    model.register_comm_hook(None, recorder.ddp_comm_hook())
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))  # its built-in C++ all-reduce
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for step in range(4):
         loss = model(torch.ones(3, 4)).sum()
@@ -59,9 +58,8 @@ def main() -> None:
         if scenario == "shape" and step == 2:
             dist.all_reduce(torch.ones(2, 4) if rank == 0 else torch.ones(8))  # same bytes, another shape
         dist.broadcast(torch.zeros(3), src=0)
-    if scenario == "healthy":  # two DDP steps, their bucketed gradient all-reduces recorded through the hook
+    if scenario == "healthy":  # two DDP steps: their bucketed gradient all-reduces, DDP's own C++ path
         model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
-        model.register_comm_hook(None, recorder.ddp_comm_hook())
         for _ in range(2):
             model(torch.ones(3, 4)).sum().backward()  # DDP's gradient all-reduce
     dist.barrier()
