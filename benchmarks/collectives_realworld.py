@@ -5,7 +5,8 @@ Runs ``train.py`` unchanged under ``torchrun --standalone --nproc-per-node 2`` o
 config (2 layers, width 64, context 32, batch 4, 12 iterations, ``data/rand``: generated tokens; prepare it in
 the checkout as ``data/rand/{train,val}.bin`` + ``meta.pkl`` with vocab 64), twice: healthy, then with rank 1
 skipping one ``backward()`` (a per-rank ``continue`` on a batch). This file is also each rank's wrapper (env
-``FR_WRAPPED=1``): it installs :class:`FlightRecorder` with DDP's buckets through ``ddp_comm_hook()``, maps
+``FR_WRAPPED=1``): it installs :class:`FlightRecorder` (DDP's buckets on DDP's built-in all-reduce, recorded per
+backward; ``--per-bucket``: through the recorder's Python comm hook), maps
 nanoGPT's CUDA-only DDP device (``cuda:LOCAL_RANK``) onto the CPU, and injects the skip. Prints, per run,
 torchrun's exit code, the wall time and what ``check collectives`` reports.
 
@@ -37,7 +38,8 @@ def rank_wrapper() -> None:
     from faultlib.detect.distributed import FlightRecorder
 
     rank = int(os.environ["RANK"])
-    recorder = FlightRecorder(os.environ["FR_DUMP"], watchdog_s=5.0, skip_paths=(__file__,)).install()
+    FlightRecorder(os.environ["FR_DUMP"], watchdog_s=5.0, skip_paths=(__file__,),
+                   ddp_per_bucket=os.environ.get("FR_PER_BUCKET") == "1").install()
     torch.cuda.set_device = lambda *a, **k: None
     torch.Tensor.pin_memory = lambda self, *a, **k: self
 
@@ -56,7 +58,6 @@ def rank_wrapper() -> None:
     def init(self, module, *a, **k):
         k.pop("device_ids", None)
         ddp_init(self, module, *a, **k)
-        self.register_comm_hook(None, recorder.ddp_comm_hook())
 
     DDP.__init__ = init
     skip_at, backward, calls = int(os.environ.get("FR_SKIP_AT", "-1")), torch.Tensor.backward, [0]
@@ -74,12 +75,12 @@ def rank_wrapper() -> None:
     runpy.run_path(sys.argv[0], run_name="__main__")
 
 
-def run(checkout: str, skip_at: int | None) -> dict:
+def run(checkout: str, skip_at: int | None, per_bucket: bool = False) -> dict:
     from faultlib.detect.distributed import analyse_collectives, load_collective_dumps
 
     with tempfile.TemporaryDirectory(prefix="faultlib-nanogpt-") as tmp:
         env = {**os.environ, "FR_WRAPPED": "1", "FR_DUMP": os.path.join(tmp, "dumps"), "NANOGPT": checkout,
-               "FR_SKIP_AT": str(skip_at if skip_at is not None else -1)}
+               "FR_SKIP_AT": str(skip_at if skip_at is not None else -1), "FR_PER_BUCKET": "1" if per_bucket else "0"}
         argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
                 "--max-restarts", "0", "--monitor-interval", "0.5", os.path.abspath(__file__), *CONFIG,
                 f"--out_dir={os.path.join(tmp, 'out')}"]
@@ -99,9 +100,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkout", help="a local checkout of karpathy/nanoGPT (with data/rand prepared)")
     parser.add_argument("--skip-at", type=int, default=6, help="rank 1 skips its N-th backward() (default 6: iteration 5)")
+    parser.add_argument("--per-bucket", action="store_true", help="DDP's buckets through the recorder's Python hook")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results = [run(args.checkout, None), run(args.checkout, args.skip_at)]
+    results = [run(args.checkout, None, args.per_bucket), run(args.checkout, args.skip_at, args.per_bucket)]
     if args.json:
         print(json.dumps(results))
         return

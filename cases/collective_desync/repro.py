@@ -122,7 +122,6 @@ def main() -> None:
 
         torch.manual_seed(ctx.seed)
         model = torch.nn.parallel.DistributedDataParallel(build_model(p["hidden"]))
-        model.register_comm_hook(None, recorder.ddp_comm_hook())
         trainer = Trainer(model, metric_group)
         ctx.attach(trainer)
         optimizer = torch.optim.SGD(model.parameters(), lr=p["lr"])

@@ -2,7 +2,7 @@
 
 Every step draws one global batch from the same seeded permutation on every rank; rank r takes its shard
 (``shares[r]`` samples, equal at first). Each rank loads its shard (the fault point ``data.load``), runs
-forward/backward through DDP (whose gradient all-reduce goes through the flight recorder's communication hook)
+forward/backward through DDP (its built-in gradient all-reduce, recorded per backward by the flight recorder)
 and steps the optimizer. The loss is the shard's summed cross-entropy times world / global batch, so DDP's
 mean over ranks is the global batch's mean whatever the shard sizes: rebalancing never changes the gradient.
 
@@ -47,7 +47,6 @@ def main() -> None:
         recorder = FlightRecorder(ctx.dump_dir / "collectives", watchdog_s=60).install()
         model = nn.Sequential(nn.Linear(64, int(p["hidden"])), nn.ReLU(), nn.Linear(int(p["hidden"]), 10))
         ddp = nn.parallel.DistributedDataParallel(model)
-        ddp.register_comm_hook(None, recorder.ddp_comm_hook())
         ctx.attach(ddp)  # the faulted phase's shim subscribes to data.load on the slow rank
         optimizer = torch.optim.SGD(ddp.parameters(), lr=float(p["lr"]), momentum=0.9)
         detector = StragglerDetector(persist=int(p["persist"]), min_excess_ms=float(p["min_excess_ms"]))

@@ -17,12 +17,14 @@ BACKENDS = ("local", "compose", "kubernetes")
 
 #: the backends each backend option applies to (what --help says, and what the error says)
 OPTION_BACKENDS = {"--image": ("compose", "kubernetes"), "--namespace": ("kubernetes",),
-                   "--crd-dir": ("kubernetes",), "--storage-class": ("kubernetes",), "--volume-size": ("kubernetes",)}
+                   "--crd-dir": ("kubernetes",), "--storage-class": ("kubernetes",), "--volume-size": ("kubernetes",),
+                   "--world-workload": ("kubernetes",)}
 
 
 def get_backend(name: str, *, image: str | None = None, namespace: str | None = None,
                 crd_dir: str | Path | None = None, storage_class: str | None = None,
-                volume_size: str | None = None, archive: str | None = None) -> Backend:
+                volume_size: str | None = None, archive: str | None = None,
+                world_workload: str | None = None) -> Backend:
     """The backend called ``name``, configured for a run.
 
     Args:
@@ -35,6 +37,8 @@ def get_backend(name: str, *, image: str | None = None, namespace: str | None = 
         volume_size: kubernetes only: size of the run's volume (default ``1Gi``).
         archive: the run's archive URI; kubernetes brings the pods' evidence back from an ``s3://`` one.
             Every backend takes it.
+        world_workload: kubernetes only: a distributed case's ranks as a Kubeflow ``pytorchjob`` (default) or
+            an ``indexed-job`` with a headless Service (a cluster without the training operator).
 
     Raises:
         FaultlibError: an unknown name, or an option the backend does not take (exit 2).
@@ -42,7 +46,7 @@ def get_backend(name: str, *, image: str | None = None, namespace: str | None = 
     if name not in BACKENDS:
         raise FaultlibError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
     given = {"--image": image, "--namespace": namespace, "--crd-dir": crd_dir, "--storage-class": storage_class,
-             "--volume-size": volume_size}
+             "--volume-size": volume_size, "--world-workload": world_workload}
     for option, value in given.items():
         if value is not None and name not in OPTION_BACKENDS[option]:
             allowed = " or ".join(f"--backend {b}" for b in OPTION_BACKENDS[option])
@@ -56,7 +60,7 @@ def get_backend(name: str, *, image: str | None = None, namespace: str | None = 
     from faultlib.backends.kubernetes import KubernetesBackend
 
     return KubernetesBackend(image=image, namespace=namespace, crd_dir=crd_dir, storage_class=storage_class,
-                             volume_size=volume_size, archive=archive)
+                             volume_size=volume_size, archive=archive, world_workload=world_workload or "pytorchjob")
 
 
 __all__ = ["BACKENDS", "Backend", "LocalBackend", "get_backend"]

@@ -38,3 +38,14 @@ class FiniteFloat(click.ParamType):
 
 TIMEOUT_S = FiniteFloat(0.0, MAX_TIMEOUT_S, unit=" seconds")
 SEED = click.IntRange(0, MAX_SEED)
+
+
+def world_workload_option(command):  # type: ignore[no-untyped-def]
+    """``--world-workload``: how ``--backend kubernetes`` renders a distributed case's ranks (``repro.world``)."""
+    from faultlib.chaos.render import WORLD_WORKLOADS  # no third-party import: --help stays fast
+
+    return click.option(
+        "--world-workload", type=click.Choice(WORLD_WORKLOADS), default=None,
+        help="kubernetes only: a distributed case's ranks as a Kubeflow PyTorchJob (pytorchjob, the default; "
+             "needs the training operator) or an Indexed Job with a headless Service (indexed-job; Kubernetes "
+             ">= 1.28, no operator).")(command)

@@ -20,7 +20,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.params import SEED, TIMEOUT_S
+from faultlib.cli.params import SEED, TIMEOUT_S, world_workload_option
 from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_file
@@ -189,10 +189,11 @@ def print_summary(console: Console, result: RegressResult, written: list[str]) -
               help="kubernetes only: Chaos Mesh CRD manifests to validate the chaos objects against.")
 @click.option("--storage-class", metavar="CLASS", default=None, help="kubernetes only: StorageClass of run volumes.")
 @click.option("--volume-size", metavar="SIZE", default=None, help="kubernetes only: size of each run's volume.")
+@world_workload_option
 def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, backend: str, archive: str | None,
             junit_path: Path | None, report_path: Path | None, as_json: bool, no_control: bool, prometheus: bool,
             seed: int | None, timeout: float | None, image: str | None, namespace: str | None, crd_dir: Path | None,
-            storage_class: str | None, volume_size: str | None) -> int:
+            storage_class: str | None, volume_size: str | None, world_workload: str | None) -> int:
     """Run every case of the catalog (default ./cases): control and faulted run, assertions, evidence.
 
     Exit code 0 when every case passed (or was skipped: a device this machine lacks), 1 when a case
@@ -210,7 +211,7 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
     junit_out = output_file(junit_path, "--junit", parents=True) if junit_path is not None else None
     report_out = output_file(report_path, "--report", parents=True) if report_path is not None else None
     options = {"image": image, "namespace": namespace, "crd_dir": crd_dir, "storage_class": storage_class,
-               "volume_size": volume_size}
+               "volume_size": volume_size, "world_workload": world_workload}
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
     selection = plan(cases_dir, fault_class=fault_class, shard=shard)
     open_archive(archive).preflight()  # once, before any case: unreachable is exit 3, unusable exit 2

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from faultlib.cli.params import SEED, TIMEOUT_S
+from faultlib.cli.params import SEED, TIMEOUT_S, world_workload_option
 from faultlib.cli.root import CASE_DIR, app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.errors import RunNotArchived
@@ -60,9 +60,11 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
               help="kubernetes only: StorageClass of the run's volume (default: the cluster's default class).")
 @click.option("--volume-size", metavar="SIZE", default=None,
               help="kubernetes only: size of the run's volume, a Kubernetes quantity (default 1Gi).")
+@world_workload_option
 def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, seed: int | None,
         timeout: float | None, prometheus: bool, as_json: bool, dry_run: bool, image: str | None,
-        namespace: str | None, crd_dir: Path | None, storage_class: str | None, volume_size: str | None) -> int:
+        namespace: str | None, crd_dir: Path | None, storage_class: str | None, volume_size: str | None,
+        world_workload: str | None) -> int:
     """Run a case: control run, faulted run, assertion suite; archive the evidence.
 
     Exit code 0 when the verdict is passed, 1 when it is failed or error, 3 when it passed but the
@@ -83,7 +85,8 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
 
         require_binaries()  # exit 3 before the run, not a finding after it
     runner_backend = get_backend(backend, image=image, namespace=namespace, crd_dir=crd_dir,
-                                 storage_class=storage_class, volume_size=volume_size, archive=archive)
+                                 storage_class=storage_class, volume_size=volume_size, archive=archive,
+                                 world_workload=world_workload)
     if dry_run:
         return _print_run_objects(case, runner_backend, seed=seed, timeout=timeout, control=not no_control,
                                   as_json=as_json)

@@ -63,7 +63,7 @@ class RunOptions:
     Attributes:
         archive: the archive URI (None: ``file://.faultlib/runs``).
         backend: ``local``, ``compose`` or ``kubernetes``.
-        backend_options: ``image``, ``namespace``, ``crd_dir``, ``storage_class``, ``volume_size`` (as
+        backend_options: ``image``, ``namespace``, ``crd_dir``, ``storage_class``, ``volume_size``, ``world_workload`` (as
             :func:`faultlib.backends.get_backend` takes them; None values are left out).
         control: run the control phase.
         seed: override every case's ``repro.seed``.

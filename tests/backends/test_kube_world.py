@@ -164,6 +164,24 @@ def test_the_cli_dry_run_prints_the_world_and_a_real_run_is_refused_before_any_c
         get_backend("kubernetes").preflight(load_case(REPO / "cases" / "collective_desync"))
 
 
+def test_the_cli_chooses_the_indexed_job_world_and_refuses_the_choice_off_kubernetes(tmp_path):
+    from tests.conftest import cli
+
+    case = str(REPO / "cases" / "collective_desync")
+    proc = cli("run", case, "--backend", "kubernetes", "--dry-run", "--world-workload", "indexed-job",
+               cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    docs = list(yaml.safe_load_all(proc.stdout))
+    jobs = [d for d in docs if d["kind"] == "Job" and d["spec"].get("completionMode") == "Indexed"]
+    services = [d for d in docs if d["kind"] == "Service" and d["spec"].get("clusterIP") == "None"]
+    assert len(jobs) == 2 and len(services) == 2 and not any(d["kind"] == "PyTorchJob" for d in docs)
+    assert all(j["spec"]["completions"] == j["spec"]["parallelism"] == 2 for j in jobs)
+    local = cli("run", case, "--world-workload", "indexed-job", cwd=tmp_path)
+    assert local.returncode == 2 and "--world-workload applies to --backend kubernetes" in local.stderr
+    unknown = cli("regress", "--backend", "kubernetes", "--world-workload", "mpijob", cwd=tmp_path)
+    assert unknown.returncode == 2 and "pytorchjob" in unknown.stderr and "indexed-job" in unknown.stderr
+
+
 @pytest.mark.skip(reason="needs a Kubernetes cluster with the Kubeflow training operator (PyTorchJob v1) and Chaos "
                          "Mesh: neither is on this machine, and the backend renders distributed cases without running them")
 def test_the_world_runs_on_a_cluster():  # pragma: no cover

@@ -64,11 +64,24 @@ def test_jitter_that_does_not_persist_or_that_nobody_waited_for_is_not_a_straggl
     assert det.candidate([row(1, 10, 6.5), row(6.5, 10, 1)])[:2] == (1, "data")
 
 
+def test_a_slow_phase_over_a_near_zero_one_is_said_in_ms_not_as_a_ratio():
+    # rank 1's batches take 41 ms; rank 0's are ready (0.1 ms): "410x" would be timer noise over a near-zero base
+    verdict = StragglerDetector(persist=1).observe([row(0.1, 5, 40), row(41, 5, 1)], step=9)
+    assert (verdict.rank, verdict.phase) == (1, "data") and verdict.ratio == pytest.approx(410)
+    message = verdict.to_finding().message
+    assert "data loading 41.0 ms/step vs 0.1 ms on the others" in message and "410" not in message
+    assert verdict.others_ms == pytest.approx(0.1)
+    # the others at 0 ms (a ratio of inf): the same wording, no "infx"
+    inf = StragglerDetector(persist=1).observe([row(0, 5, 40), row(41, 5, 1)], step=9)
+    assert "data loading 41.0 ms/step vs 0.0 ms on the others" in inf.to_finding().message
+
+
 def test_four_ranks_compute_straggler_and_the_modified_z_score():
     det = StragglerDetector(persist=1)
     table = [row(1, 5, 30), row(1, 5.5, 29), row(1, 35, 1), row(1, 4.8, 30)]
     verdict = det.observe(table, step=9)
     assert (verdict.rank, verdict.phase) == (2, "compute") and verdict.ratio == pytest.approx(35 / 5)
+    assert "+30.0 ms per step (7.00x the other ranks)" in verdict.to_finding().message  # a base of 5 ms: a ratio
     # two of four ranks equally slow: neither is an outlier of the four (the median moves with them)
     assert det.candidate([row(1, 5, 30), row(1, 35, 1), row(1, 35, 1), row(1, 5, 30)]) is None
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import ctypes
 import itertools
 import json
 import os
@@ -129,7 +128,6 @@ class FlightRecorder:
         self.on_timeout = on_timeout
         self.signum = signum
         self.stop_signals = tuple(stop_signals)
-        self._stop_old: dict[int, Any] = {}
         self._ddp: Any = None
         self.ddp_per_bucket = ddp_per_bucket
         self._ring: collections.deque[dict] = collections.deque(maxlen=capacity)
@@ -141,11 +139,10 @@ class FlightRecorder:
         self._originals: dict[str, Callable] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._old_handler: Any = None
+        self._signals: Any = None
         self._extra_skips = tuple(str(Path(x).resolve()) for x in skip_paths)
         self._skip_dirs: tuple[str, ...] = (FAULTLIB_DIR, *self._extra_skips)
         self._rank_world: tuple[int, int] | None = None
-        self._wake: tuple[socket.socket, socket.socket] | None = None
         self._steps = 0
         self._step_hook: Any = None
         self.dumps = 0
@@ -175,15 +172,10 @@ class FlightRecorder:
         self._ddp.install()
         atexit.register(self._dump_at_exit)
         if threading.current_thread() is threading.main_thread():
-            if self.signum is not None:
-                self._old_handler = signal.signal(self.signum, self._on_signal)
-            for stop in self.stop_signals:
-                old = signal.getsignal(stop)
-                if old is not None and old is not signal.SIG_IGN and stop != self.signum:
-                    self._stop_old[stop] = signal.signal(stop, self._on_stop)
-            if self.signum is not None or self._stop_old:
-                self._listen_for_signal()
-        if self.watchdog_s is not None or self._wake is not None:
+            from faultlib.detect.distributed.dump_signals import DumpSignals
+
+            self._signals = DumpSignals(self.dump, self.signum, self.stop_signals).install()
+        if self.watchdog_s is not None or (self._signals is not None and self._signals.listening):
             self._stop.clear()
             self._thread = threading.Thread(target=self._watch, name="faultlib-flight-recorder", daemon=True)
             self._thread.start()
@@ -203,23 +195,13 @@ class FlightRecorder:
             self._ddp.uninstall()
             self._ddp = None
         atexit.unregister(self._dump_at_exit)
-        if threading.current_thread() is threading.main_thread():
-            if self._old_handler is not None:
-                signal.signal(self.signum, self._old_handler)
-                self._old_handler = None
-            for stop, old in self._stop_old.items():
-                signal.signal(stop, old)
-            self._stop_old.clear()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-        if self._wake is not None:
-            if threading.current_thread() is threading.main_thread():
-                signal.set_wakeup_fd(-1)
-            for sock in self._wake:
-                sock.close()
-            self._wake = None
+        if self._signals is not None and threading.current_thread() is threading.main_thread():
+            self._signals.uninstall()
+            self._signals = None
         if FlightRecorder._active is self:
             FlightRecorder._active = None
 
@@ -348,8 +330,6 @@ class FlightRecorder:
             finally:
                 self._local.bucket = None
 
-        setattr(hook, "_faultlib_flight_recorder", True)
-
         # DDP checks the annotations as objects (this module's are strings under `from __future__ import annotations`)
         hook.__annotations__ = {"state": object, "bucket": dist.GradBucket, "return": torch.futures.Future[torch.Tensor]}
         return hook
@@ -406,7 +386,8 @@ class FlightRecorder:
         entries = self.entries()
         doc = {"format": FORMAT, "version": VERSION, "rank": rank, "world_size": world, "pid": os.getpid(),
                "host": socket.gethostname(), "reason": reason,
-               "signal": signal.Signals(signum).name if signum is not None else None, "dumped_at_ns": time.monotonic_ns(),
+               "signal": signal.Signals(signum).name if signum is not None else None,
+               "dumped_at_ns": time.monotonic_ns(),
                "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         path = self.dump_dir / f"rank{rank}.json"
@@ -422,89 +403,13 @@ class FlightRecorder:
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
 
-    def _listen_for_signal(self) -> None:
-        """Dump on the signal from the recorder's thread: a Python signal handler runs only when the main thread
-        returns to the interpreter, never while it waits inside a collective, so the C-level handler's wakeup
-        fd (``signal.set_wakeup_fd``) is read by the thread. When the fd is taken (an asyncio loop), the dump
-        stays in the handler."""
-        r, w = socket.socketpair()
-        w.setblocking(False)
-        r.setblocking(False)
-        try:
-            previous = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
-        except ValueError:
-            previous = None
-        if previous != -1:
-            if previous is not None:
-                signal.set_wakeup_fd(previous)
-            r.close()
-            w.close()
-            return
-        self._wake = (r, w)
-
-    def _on_signal(self, signum: int, frame: Any) -> None:
-        if self._wake is None:  # else the thread dumped already
-            self.dump("signal", signum=signum)
-        if callable(self._old_handler) and self._old_handler not in (signal.SIG_DFL, signal.SIG_IGN):
-            self._old_handler(signum, frame)
-
-    def _on_stop(self, signum: int, frame: Any) -> None:
-        """A stop signal in the main thread: dump (again if the thread did: both are complete files, and the
-        process may end before the thread's is), then the previous action."""
-        try:
-            self.dump("signal", signum=signum)
-        except Exception as exc:
-            print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
-        old = self._stop_old.get(signum, signal.SIG_DFL)
-        if callable(old) and old is not signal.SIG_DFL:
-            old(signum, frame)  # e.g. Python's default SIGINT handler: KeyboardInterrupt
-            return
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)  # the default action: the process ends by this signal, as without us
-
-    def _stop_from_thread(self, signum: int) -> None:
-        """A stop signal seen by the thread while the main thread may be blocked in a collective (its Python
-        handler then never runs): dump, and under the default action end the process by that signal (the C-level
-        disposition reset with libc's ``signal()``: Python's ``signal.signal`` is main-thread only). A Python
-        handler is left to the main thread."""
-        try:
-            self.dump("signal", signum=signum)
-        except Exception as exc:
-            print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
-        if self._stop_old.get(signum) is signal.SIG_DFL:
-            sys.stderr.flush()
-            ctypes.CDLL(None).signal(ctypes.c_int(signum), ctypes.c_void_p(0))  # SIG_DFL
-            os.kill(os.getpid(), signum)
-
-    def _signalled(self) -> bool:
-        """Wait up to ``poll_s`` for the wakeup fd; True when our signal arrived (dumped)."""
-        import select
-
-        if self._wake is None:
-            return self._stop.wait(self.poll_s) and False
-        ready, _, _ = select.select([self._wake[0]], [], [], self.poll_s)
-        if not ready:
-            return False
-        try:
-            data = self._wake[0].recv(512)
-        except OSError:
-            return False
-        for stop in self._stop_old:
-            if stop in data:
-                self._stop_from_thread(stop)
-                return True
-        if self.signum is not None and self.signum in data:
-            try:
-                self.dump("signal", signum=self.signum)
-            except Exception as exc:
-                print(f"faultlib flight recorder: signal dump failed: {exc}", file=sys.stderr, flush=True)
-            return True
-        return False
-
     def _watch(self) -> None:
         tripped: set[int] = set()
         while not self._stop.is_set():
-            self._signalled()
+            if self._signals is not None and self._signals.listening:
+                self._signals.poll(self.poll_s)
+            else:
+                self._stop.wait(self.poll_s)
             if self.watchdog_s is None or self._stop.is_set():
                 continue
             now = time.monotonic_ns()

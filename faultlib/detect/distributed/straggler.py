@@ -61,6 +61,10 @@ OWN_PHASES = ("data", "compute")
 #: columns of one rank's window row: the three phases and the whole step (ms, medians over the window)
 COLUMNS = (*PHASES, "step")
 DETECTOR = "straggler"
+#: a ratio of phase times is shown only over a base of at least this much (ms per step) ...
+RATIO_BASE_MS = 1.0
+#: ... and up to this ratio; past either, the finding gives both times in ms
+RATIO_MAX = 10.0
 
 
 @dataclass(frozen=True)
@@ -90,14 +94,29 @@ class Straggler:
     windows: int
     table: list[dict[str, float]] = field(default_factory=list)
 
+    @property
+    def others_ms(self) -> float:
+        """The other ranks' median time in this phase, per step (ms; from ``excess_ms`` and ``ratio``)."""
+        return 0.0 if self.ratio == float("inf") or self.ratio <= 1 else self.excess_ms / (self.ratio - 1)
+
+    def _how_slow(self) -> str:
+        """``+E ms per step (Rx the other ranks)`` while the others' time is a base a ratio means something
+        (>= :data:`RATIO_BASE_MS` and the ratio <= :data:`RATIO_MAX`); else the times themselves: a ratio over a
+        near-zero phase (a DataLoader whose batches are ready) magnifies timer noise ("326x")."""
+        others = self.others_ms
+        if others >= RATIO_BASE_MS and self.ratio <= RATIO_MAX:
+            return f"+{self.excess_ms:.1f} ms per step ({self.ratio:.2f}x the other ranks)"
+        label = {"data": "data loading"}.get(self.phase, self.phase)
+        return f"{label} {others + self.excess_ms:.1f} ms/step vs {others:.1f} ms on the others"
+
     def to_finding(self, *, severity: Severity = Severity.WARNING) -> Finding:
         """The verdict as a :class:`Finding` (kind ``straggler_rank``; ``location.step``; rank and phase in
         ``evidence``)."""
         return Finding(
             detector=DETECTOR, kind="straggler_rank", severity=severity,
-            message=(f"rank {self.rank} is a straggler in its {self.phase} phase: +{self.excess_ms:.1f} ms per step "
-                     f"({self.ratio:.2f}x the other ranks), while they wait {self.wait_ms:.1f} ms longer in "
-                     f"collectives; confirmed over {self.windows} windows ending at step {self.step}"),
+            message=(f"rank {self.rank} is a straggler in its {self.phase} phase: {self._how_slow()}, while they wait "
+                     f"{self.wait_ms:.1f} ms longer in collectives; confirmed over {self.windows} windows ending at "
+                     f"step {self.step}"),
             location={"step": self.step},
             evidence={"rank": self.rank, "phase": self.phase, "first_step": self.first_step,
                       "excess_ms": round(self.excess_ms, 3), "wait_ms": round(self.wait_ms, 3),
@@ -321,7 +340,10 @@ class StragglerMonitor:
             if e["start_ns"] >= hi:
                 continue
             wait = e.get("wait_ns")  # DDP's built-in buckets: the rank's wait after its last gradient
-            out.append((e["end_ns"] - wait, e["end_ns"]) if wait is not None and e["end_ns"] else (e["start_ns"], e["end_ns"] or hi))
+            if wait is not None and e["end_ns"]:
+                out.append((e["end_ns"] - wait, e["end_ns"]))
+            else:
+                out.append((e["start_ns"], e["end_ns"] or hi))
         return out
 
     def end_step(self) -> Straggler | None:

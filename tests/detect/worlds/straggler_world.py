@@ -35,7 +35,6 @@ def main() -> None:
     torch.manual_seed(0)
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Sequential(
         torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)))
-    model.register_comm_hook(None, recorder.ddp_comm_hook())
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     gen = torch.Generator().manual_seed(rank)
     monitor = StragglerMonitor(every=5, flight_recorder=recorder)
