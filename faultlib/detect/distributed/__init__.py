@@ -1,8 +1,9 @@
 """Distributed training (``distributed.*``): faults between the ranks of a ``torch.distributed`` job.
 
 - :mod:`.recorder`: :class:`FlightRecorder`, per rank a bounded ring of every collective issued (op,
-  process group, shapes, dtypes, call site, times, state), dumped at exit, on ``SIGUSR1`` and by a watchdog
-  with its own deadline;
+  process group, shapes, dtypes, call site, times, state), dumped at exit, on ``SIGUSR1``, on
+  ``SIGTERM``/``SIGINT`` before their own action (:mod:`.dump_signals`) and by a watchdog with its own
+  deadline; DDP's bucket all-reduces recorded per backward on DDP's C++ path (:mod:`.ddp_buckets`);
 - :mod:`.collectives`: the dumps aligned by sequence number per process group; the first collective the
   ranks disagree on, who skipped it, and who is still waiting (``check collectives``);
 - :mod:`.straggler`: :class:`StragglerMonitor`, per-rank step-phase times (data, compute, collective wait)
