@@ -1,8 +1,8 @@
 """``faultlib check collectives DUMP_DIR``: where the ranks of a torch.distributed job stopped agreeing.
 
 DUMP_DIR holds one ``rank<R>.json`` per rank, written by
-:class:`faultlib.detect.distributed.FlightRecorder` (at exit, on ``SIGUSR1``, or by its watchdog when a
-collective waited past its deadline). The ranks' collectives are aligned by sequence number per process
+:class:`faultlib.detect.distributed.FlightRecorder` (at exit, on ``SIGUSR1``, on ``SIGTERM``/``SIGINT``, or by
+its watchdog when a collective waited past its deadline). The ranks' collectives are aligned by sequence number per process
 group (see :mod:`faultlib.detect.distributed.collectives`).
 
 JSON fields (besides ``detector``, ``ok``, ``findings``):

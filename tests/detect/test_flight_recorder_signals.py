@@ -59,25 +59,29 @@ def test_sigterm_from_torchrun_dumps_every_hung_rank_then_ends_it_by_the_signal(
     assert sorted(r["rank"] for r in out["waiting_ranks"]) == [0, 1]
 
 
-def test_sigterm_under_the_default_action_ends_the_rank_with_its_status_after_the_dump(tmp_path):
-    """A single process (no world): SIGTERM while the main thread runs Python, and while it sleeps in C."""
+def test_stop_signals_dump_then_take_their_previous_action_and_exit_status(tmp_path):
+    """One process, no world: SIGTERM under its default action while the main thread runs Python (the process
+    still dies by SIGTERM), and SIGINT under Python's own handler while it sleeps (KeyboardInterrupt, as without
+    the recorder)."""
     code = ("import sys, time\nfrom faultlib.detect import FlightRecorder\n"
             "FlightRecorder(sys.argv[1], watchdog_s=None).install()\nprint('ready', flush=True)\n"
             "while sys.argv[2] == 'busy':\n    pass\ntime.sleep(60)\n")
-    for mode in ("sleep", "busy"):
+    for mode, signum in (("busy", signal.SIGTERM), ("sleep", signal.SIGINT)):
         out = tmp_path / mode
-        proc = subprocess.Popen([sys.executable, "-c", code, str(out), mode], stdout=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONPATH": str(REPO)})
+        proc = subprocess.Popen([sys.executable, "-c", code, str(out), mode], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
         try:
             assert proc.stdout.readline().strip() == "ready"
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=30) == -signal.SIGTERM  # the status the default action gives: not swallowed
+            proc.send_signal(signum)
+            assert proc.wait(timeout=30) == -signum  # the status it would have had: the signal not swallowed
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
         doc = json.loads((out / "rank0.json").read_text())
-        assert (doc["reason"], doc["signal"]) == ("signal", "SIGTERM")
+        assert (doc["reason"], doc["signal"]) == ("signal", signal.Signals(signum).name)
+        if signum == signal.SIGINT:
+            assert "KeyboardInterrupt" in proc.stderr.read()  # Python's handler ran after the dump
     human = cli("check", "collectives", str(tmp_path / "busy"), cwd=tmp_path)
     assert human.returncode == 0, human.stdout + human.stderr
 
