@@ -135,6 +135,27 @@ def test_monitor_subtracts_collective_time_from_the_phase_it_overlapped():
     assert len(tables) == 1 and monitor.last_table == [tables[0], tables[0]]
 
 
+def test_ddp_buckets_recorded_per_backward_count_only_their_wait_as_collective_time():
+    """DDP's built-in buckets (``wait_ns`` set): the whole backward is not collective time, only the wait after
+    the last gradient; an entry without ``wait_ns`` (Python API, the per-bucket hook) counts start to end."""
+    ms = 1_000_000
+
+    class Ring:
+        items: list = []
+
+        def entries_since(self, start_ns):
+            return [e for e in self.items if e["start_ns"] >= start_ns]
+
+    monitor = StragglerMonitor(every=100, flight_recorder=Ring())
+    Ring.items = [{"start_ns": 10 * ms, "end_ns": 40 * ms, "wait_ns": 5 * ms},  # two buckets of one backward
+                  {"start_ns": 10 * ms, "end_ns": 40 * ms, "wait_ns": 5 * ms},
+                  {"start_ns": 50 * ms, "end_ns": 52 * ms},  # the loss all-reduce
+                  {"start_ns": 60 * ms, "end_ns": None, "wait_ns": None}]  # a backward still waiting at the end
+    intervals = monitor._collectives(0, 70 * ms)
+    assert intervals == [(35 * ms, 40 * ms), (35 * ms, 40 * ms), (50 * ms, 52 * ms), (60 * ms, 70 * ms)]
+    assert _union_ms(intervals, 0, 70 * ms) == pytest.approx(17)
+
+
 @pytest.fixture
 def four_rank_world(tmp_path):
     with socket.socket() as s:
