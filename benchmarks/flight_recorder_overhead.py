@@ -4,7 +4,7 @@ Workload per rank (one thread, ``torch.set_num_threads(1)``): an MLP 256-1024-10
 DDP's gradient all-reduce of 5 MB in buckets), batch 64 of fixed random data, SGD; each step also all-reduces
 the loss for logging through the Python API, as training loops do.
 
-Variants, interleaved in one world on the same data (the order of the four rotates every round):
+Variants, interleaved in one world on the same data (the order of the five rotates every round):
 
 * ``baseline``: DDP as users run it, its built-in (C++) gradient all-reduce, the loss all-reduce unwrapped;
 * ``recorder``: :class:`faultlib.detect.distributed.FlightRecorder` installed (watchdog on, 60 s) with its
@@ -13,7 +13,9 @@ Variants, interleaved in one world on the same data (the order of the four rotat
 * ``hook``: DDP's gradient all-reduce through PyTorch's own Python ``default_hooks.allreduce_hook``, no
   recorder: the cost of leaving DDP's C++ path, apart from the recorder's;
 * ``recorder_hook``: the recorder with ``ddp_per_bucket=True`` (the opt-in: buckets through the Python hook,
-  per-bucket times): what the recorder cost before ``ddp_buckets``.
+  per-bucket times): what the recorder cost before ``ddp_buckets``;
+* ``baseline_copy``: a second plain DDP model, nothing wrapped (an A/A control: how far two identical variants
+  differ on this machine, e.g. from where their tensors sit in memory).
 
 A DDP model takes one comm hook for life, so each variant has its own DDP model (same architecture, same
 initial weights). A round is ``--steps`` steps (default 10). Rank 0 times each round (the collectives keep the
@@ -44,7 +46,7 @@ import torch.multiprocessing as mp
 
 GOAL = 1.02
 SIZES = (256, 1024, 1024, 10)
-VARIANTS = ("baseline", "recorder", "hook", "recorder_hook")
+VARIANTS = ("baseline", "recorder", "hook", "recorder_hook", "baseline_copy")
 CLOCKS = ("wall", "thread_cpu", "process_cpu")
 
 

@@ -97,7 +97,7 @@ class DdpBucketTap:
             if tap.per_bucket and ddp not in tap._hooked:
                 tap._register_hook(ddp)
             out = forward(ddp, *args, **kwargs)
-            if torch.is_grad_enabled() and ddp.require_backward_grad_sync and not ddp._comm_hooks:
+            if torch.is_grad_enabled() and ddp.require_backward_grad_sync and not getattr(ddp, "_comm_hooks", None):
                 tap._arm(ddp, out)
             return out
 
@@ -125,7 +125,7 @@ class DdpBucketTap:
     # -- the per-step path -------------------------------------------------------------------------------------
     def _register_hook(self, ddp: Any) -> None:
         self._hooked.add(ddp)
-        if ddp._comm_hooks:
+        if getattr(ddp, "_comm_hooks", None):
             return
         try:
             ddp.register_comm_hook(None, self.recorder.ddp_comm_hook())
