@@ -219,3 +219,46 @@ def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_r
             assert rec.entries()[-1]["call_site"]["file"] == expected
     finally:
         dist.destroy_process_group()
+
+
+def _divergence_and_findings(tmp_path: Path):
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    return out["first_divergence"], {f["kind"]: f for f in out["findings"]}
+
+
+def test_a_rank_that_ran_out_of_batches_is_named_with_its_last_step(world, tmp_path):
+    w = world("uneven")
+    codes = w.wait(120)
+    assert codes[0] == 0 and codes[1] != 0, w.logs()  # rank 1's fourth all-reduce fails when rank 0 leaves
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["ranks"], first["kind"]) == (3, [0], "collective_missing")
+    assert first["ended"] == {"0": {"cause": "uneven_inputs", "reason": "exit", "last_seq": 2, "last_step": 0,
+                                    "exit_error": None}}
+    message = by_kind["collective_missing"]["message"]
+    assert "rank 0 ran out of batches" in message and "after its seq 2" in message and "join()" in message
+    assert by_kind["collective_pending"]["evidence"]["rank"] == 1
+
+
+def test_a_rank_that_raised_is_told_from_one_that_ran_out_of_batches(world, tmp_path):
+    w = world("raise")
+    assert w.wait(120)[1] == 1, w.logs()
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["ranks"]) == (2, [1])
+    ended = first["ended"]["1"]
+    assert ended["cause"] == "rank_raised" and ended["exit_error"] == "ValueError: corrupt record in batch 2"
+    assert "rank 1 raised ValueError: corrupt record in batch 2" in by_kind["collective_missing"]["message"]
+
+
+def test_a_rank_aborted_by_a_dtype_mismatch_is_placed_at_the_collective_the_other_was_in(world, tmp_path):
+    w = world("dtype")
+    codes = w.wait(120)
+    assert sorted(c != 0 for c in codes) == [True, True], w.logs()  # one aborted, the other lost its peer
+    dumped = [r for r in range(2) if (tmp_path / "dumps" / f"rank{r}.json").exists()]
+    assert len(dumped) == 1, w.logs()  # gloo's abort leaves no dump: only what the survivor recorded says where
+    gone = 1 - dumped[0]
+    _, out = _check(tmp_path / "dumps")
+    missing = next(f for f in out["findings"] if f["kind"] == "dump_missing")
+    assert missing["evidence"]["rank"] == gone and missing["evidence"]["seq"] == 1
+    assert missing["location"]["line"] == _line_of("the logged loss's dtype")
+    assert f"rank {gone} died in or before that collective" in missing["message"]

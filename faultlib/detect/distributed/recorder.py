@@ -334,17 +334,22 @@ class FlightRecorder:
             return self._rank_world
         return int(os.environ.get("RANK", "0")), (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
 
-    def dump(self, reason: str = "manual") -> Path:
+    def dump(self, reason: str = "manual", *, exit_error: str | None = None) -> Path:
         """Write ``<dump_dir>/rank<R>.json`` atomically and return its path.
 
         Args:
             reason: ``manual``, ``exit``, ``signal`` or ``watchdog`` (kept in the dump).
+            exit_error: the uncaught exception that ended the process (``"Type: message"``, at most 500
+                characters), kept as ``exit_error``: ``check collectives`` tells a rank that raised from one that
+                ran out of batches.
         """
         rank, world = self._rank()
         entries = self.entries()
         doc = {"format": FORMAT, "version": VERSION, "rank": rank, "world_size": world, "pid": os.getpid(),
                "host": socket.gethostname(), "reason": reason, "dumped_at_ns": time.monotonic_ns(),
                "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
+        if exit_error is not None:
+            doc["exit_error"] = exit_error[:500]
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         path = self.dump_dir / f"rank{rank}.json"
         tmp = self.dump_dir / f".rank{rank}.{os.getpid()}.{threading.get_ident()}.tmp"
@@ -354,8 +359,10 @@ class FlightRecorder:
         return path
 
     def _dump_at_exit(self) -> None:
+        # an uncaught exception is printed (and kept as sys.last_exc / sys.last_value) before the exit handlers run
+        exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
         try:
-            self.dump("exit")
+            self.dump("exit", exit_error=f"{type(exc).__name__}: {exc}" if exc is not None else None)
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
 
