@@ -262,3 +262,32 @@ def test_a_rank_aborted_by_a_dtype_mismatch_is_placed_at_the_collective_the_othe
     assert missing["evidence"]["rank"] == gone and missing["evidence"]["seq"] == 1
     assert missing["location"]["line"] == _line_of("the logged loss's dtype")
     assert f"rank {gone} died in or before that collective" in missing["message"]
+
+
+def test_the_root_of_a_broadcast_is_recorded_and_ranks_that_pass_different_roots_disagree(tmp_path):
+    import torch
+    import torch.distributed as dist
+
+    from faultlib.detect import FlightRecorder
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    try:
+        with FlightRecorder(tmp_path / "dumps", watchdog_s=None):
+            dist.broadcast(torch.zeros(1), 0)
+            dist.broadcast(torch.zeros(1), src=0)
+            dist.reduce(torch.zeros(1), dst=0)
+            dist.all_reduce(torch.zeros(1))
+    finally:
+        dist.destroy_process_group()
+    doc = json.loads((tmp_path / "dumps" / "rank0.json").read_text())
+    assert [e["root"] for e in doc["entries"]] == [0, 0, 0, None]
+    # as ranks 0 and 1 of a 2-rank job whose line says src=local_rank: the same broadcast, its own rank as the root
+    for e in doc["entries"]:
+        e["group"] = dict(e["group"], size=2, ranks=[0, 1])
+    (tmp_path / "dumps" / "rank0.json").write_text(json.dumps(doc))
+    doc.update(rank=1, entries=[dict(e, root=1) if e["seq"] == 1 else e for e in doc["entries"]])
+    (tmp_path / "dumps" / "rank1.json").write_text(json.dumps(doc))
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["op"], first["kind"]) == (1, "broadcast", "collective_mismatch")
+    message = by_kind["collective_mismatch"]["message"]
+    assert "root (src/dst) differs" in message and "src=1" in message and "src=0" in message

@@ -11,7 +11,8 @@ window every member still holds (a ring drops its oldest entries), and reports:
   optimizer step (``step``) than the others: it skipped an identical one of an earlier step (a DDP gradient
   all-reduce), and the backend silently paired each later one with another step's;
 - ``collective_extra`` (error): a rank issued a collective the others did not;
-- ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes or call site;
+- ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes, root (``src``/``dst``) or
+  call site;
 - ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
   or failed (the backend raised, e.g. its timeout);
 - ``dump_missing`` (warning): a rank listed in a recorded group left no dump (SIGKILL, or a backend that
@@ -39,7 +40,7 @@ from faultlib.readers.jsondoc import load_json_file
 DETECTOR = "collectives"
 KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its group issued",
          "collective_extra": "a rank issued a collective the other ranks of its group did not",
-         "collective_mismatch": "the same sequence number with another op, shape, dtype or call site",
+         "collective_mismatch": "the same sequence number with another op, shape, dtype, root (src/dst) or call site",
          "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed",
          "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
 DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
@@ -102,6 +103,8 @@ def _load_dump(path: Path, root: Path) -> Dump:
             _need(e["error"], str, path, f"{at}.error", "a string or null")
         if e.get("step") is not None:
             _need(e["step"], int, path, f"{at}.step", "an integer or null")
+        if e.get("root") is not None:
+            _need(e["root"], int, path, f"{at}.root", "an integer or null")
         if e.get("state") not in STATES:
             raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
                              field=f"{at}.state")
@@ -139,7 +142,8 @@ def _site(e: dict[str, Any]) -> dict[str, Any]:
 
 def _signature(e: dict[str, Any]) -> tuple:
     cs = e["call_site"]
-    return (e["op"], tuple((tuple(t["shape"]), t["dtype"]) for t in e["tensors"]), cs.get("file"), cs.get("line"))
+    return (e["op"], tuple((tuple(t["shape"]), t["dtype"]) for t in e["tensors"]), cs.get("file"), cs.get("line"),
+            e.get("root"))
 
 
 def _what_differs(a: tuple, b: tuple) -> str:
@@ -149,6 +153,8 @@ def _what_differs(a: tuple, b: tuple) -> str:
         return "shape"
     if [d for _, d in a[1]] != [d for _, d in b[1]]:
         return "dtype"
+    if a[4] != b[4]:
+        return "root (src/dst)"
     return "call_site"
 
 

@@ -31,7 +31,8 @@ def describe(e: dict[str, Any]) -> str:
     """``op(dtype[shape], ...) at file:line``: one collective as the reports print it."""
     shapes = ", ".join(f"{t['dtype'].replace('torch.', '')}{t['shape']}" for t in e["tensors"]) or "no tensor"
     cs = e["call_site"]
-    return f"{e['op']}({shapes}) at {cs.get('file')}:{cs.get('line')}"
+    root = f", {'dst' if e['op'] in ('reduce', 'gather') else 'src'}={e['root']}" if e.get("root") is not None else ""
+    return f"{e['op']}({shapes}{root}) at {cs.get('file')}:{cs.get('line')}"
 
 
 def why_absent(rank: int, entries: dict[int, dict[str, Any]], missing: dict[str, Any], reason: str,

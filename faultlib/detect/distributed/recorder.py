@@ -9,8 +9,9 @@ enters the backend, one entry::
      "tensors": [{"shape": [4], "dtype": "torch.float32"}],
      "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
-     "error": str | null, "bucket": int | null, "step": int}
+     "error": str | null, "bucket": int | null, "step": int, "root": int | null}
 
+``root`` is the ``src``/``dst`` rank of a rooted collective (broadcast, reduce, gather, scatter), else null.
 ``bucket`` is DDP's gradient bucket index for the all-reduces of :meth:`FlightRecorder.ddp_comm_hook`.
 ``step`` is the number of ``optimizer.step()`` calls this rank had made when it issued the collective
 (``torch.optim``'s global step pre-hook, counted from install): identical collectives of different training
@@ -67,6 +68,21 @@ def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
             if shape is not None and dtype is not None:
                 out.append({"shape": list(shape), "dtype": str(dtype)})
     return out
+
+
+#: the root rank argument of rooted collectives: ``op -> (keyword, position)`` in ``torch.distributed``'s signatures
+ROOTS = {"broadcast": ("src", 1), "reduce": ("dst", 1), "gather": ("dst", 2), "scatter": ("src", 2),
+         "broadcast_object_list": ("src", 1)}
+
+
+def _root(name: str, args: tuple, kwargs: dict) -> int | None:
+    """The root rank a rooted collective was given (``src``/``dst``, global rank), else None: ranks that pass
+    different roots to one broadcast all wait as senders (gloo) or mix data, and their ops and shapes agree."""
+    spec = ROOTS.get(name)
+    if spec is None:
+        return None
+    value = kwargs.get(spec[0], args[spec[1]] if len(args) > spec[1] else None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _finish(entry: dict[str, Any], future: Any) -> None:
@@ -251,7 +267,7 @@ class FlightRecorder:
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
                  "call_site": user_call_site(self._skip_dirs), "start_ns": time.monotonic_ns(), "end_ns": None,
                  "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
-                 "bucket": getattr(self._local, "bucket", None), "step": self._steps}
+                 "bucket": getattr(self._local, "bucket", None), "step": self._steps, "root": _root(name, args, kwargs)}
         if self._rank_world is None:
             self._rank()
         with self._lock:
