@@ -60,7 +60,8 @@ def why_absent(rank: int, entries: dict[int, dict[str, Any]], missing: dict[str,
              + (f", optimizer step {last['step']})" if isinstance(last.get("step"), int) else ")")
              if last else "before its first collective")
     if exit_error:
-        return "rank_raised", f"rank {rank} raised {exit_error} and exited {where}", facts
+        first_line = exit_error.strip().splitlines()[0] if exit_error.strip() else exit_error
+        return "rank_raised", f"rank {rank} raised {first_line} and exited {where}", facts
     if _key(missing) in {_key(e) for e in entries.values()}:
         return "uneven_inputs", (
             f"rank {rank} ran out of batches: it left its loop and exited cleanly {where}, while the others issued "
