@@ -391,6 +391,9 @@ class WorkerWatch:
                     exit_code = int(m.group(3))
             exc = exc.__cause__ or exc.__context__
         for pid in pids:
+            if signum is None and exit_code is None:  # "exited unexpectedly" alone: PyTorch reaped it; its Process knows
+                code = next((c.exitcode for c in getattr(multiprocessing.process, "_children", ()) if c.pid == pid), None)
+                signum, exit_code = (-code, None) if code is not None and code < 0 else (None, code)
             for wid in range(self.max_workers):
                 if self._slots[wid * self._width + _PID] == pid:
                     said = f"DataLoader worker (pid {pid}) " + (f"is killed by signal: {signal.strsignal(signum)}."
