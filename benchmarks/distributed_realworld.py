@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -104,6 +105,38 @@ def _patch(path: str, edits: list[tuple[str, str]], prefix: str = "") -> None:
         f.write(prefix + text)
 
 
+def _watchdog_dumps(dump_dir: str | None) -> list[dict]:
+    docs = []
+    for name in sorted(os.listdir(dump_dir)) if dump_dir and os.path.isdir(dump_dir) else []:
+        if name.startswith("rank") and name.endswith(".json"):
+            try:
+                with open(os.path.join(dump_dir, name), encoding="utf-8") as f:
+                    doc = json.load(f)
+            except (OSError, ValueError):  # being replaced
+                continue
+            if doc.get("reason") == "watchdog":
+                docs.append(doc)
+    return docs
+
+
+def _wait(proc: subprocess.Popen, dump_dir: str | None, start: float, limit_s: float = 300) -> dict:
+    """Wait for the world; when every rank's watchdog has dumped (a hang), note how long after the pending
+    collective began, then end the world (the backend would wait out its timeout)."""
+    while proc.poll() is None and time.monotonic() - start < limit_s:
+        docs = _watchdog_dumps(dump_dir)
+        if docs and len(docs) == docs[0].get("world_size"):
+            pending = [e["start_ns"] for d in docs for e in d["entries"] if e["state"] == "started"]
+            detect_s = max(d["dumped_at_ns"] for d in docs) - min(pending) if pending else None
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return {"hang_named_after_s": round(detect_s / 1e9, 2) if detect_s else None}
+        time.sleep(0.2)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return {}
+
+
 def run(checkout: str, fault: str) -> dict:
     mode, edits, data = FAULTS[fault]
     with tempfile.TemporaryDirectory(prefix="faultlib-ddp-") as tmp:
@@ -119,9 +152,14 @@ def run(checkout: str, fault: str) -> dict:
         else:
             argv = [sys.executable, "-m", "faultlib", "trace", "--", *argv]
         start = time.monotonic()
-        proc = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
-        out = {"fault": fault, "mode": mode, "exit_code": proc.returncode, "seconds": round(time.monotonic() - start, 1)}
-        text = proc.stdout + proc.stderr
+        log = os.path.join(tmp, "world.log")
+        with open(log, "w") as sink:
+            proc = subprocess.Popen(argv, cwd=tmp, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+            detect = _wait(proc, env.get("FR_DUMP"), start)
+        out = {"fault": fault, "mode": mode, "exit_code": proc.returncode, "seconds": round(time.monotonic() - start, 1),
+               **detect}
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
         out["faultlib_says"] = [line.strip()[:300] for line in text.splitlines()
                                 if line.startswith(("STRAGGLER", "[rank1]: faultlib.worker_fault", "[rank0]: faultlib.worker_fault"))
                                 or "first non-finite" in line or "received it through" in line or line.startswith("error:")][:3]
@@ -144,7 +182,8 @@ def main() -> None:
         results.append(run(args.checkout, fault))
         if not args.json:
             r = results[-1]
-            print(f"{fault} ({r['mode']}): exit {r['exit_code']} in {r['seconds']} s", flush=True)
+            hang = f", hang named {r['hang_named_after_s']} s after it began (world ended)" if "hang_named_after_s" in r else ""
+            print(f"{fault} ({r['mode']}): exit {r['exit_code']} in {r['seconds']} s{hang}", flush=True)
             for line in r["faultlib_says"] + r.get("check_collectives", []):
                 print(f"  {line}", flush=True)
     if args.json:
