@@ -161,7 +161,7 @@ def run(checkout: str, fault: str) -> dict:
         with open(log, encoding="utf-8", errors="replace") as f:
             text = f.read()
         out["faultlib_says"] = [line.strip()[:300] for line in text.splitlines()
-                                if line.startswith(("STRAGGLER", "[rank1]: faultlib.worker_fault", "[rank0]: faultlib.worker_fault"))
+                                if line.startswith("STRAGGLER") or "faultlib.worker_fault" in line
                                 or "first non-finite" in line or "received it through" in line or line.startswith("error:")][:3]
         if mode == "fr" and os.path.isdir(env["FR_DUMP"]):
             check = subprocess.run([sys.executable, "-m", "faultlib", "check", "collectives", env["FR_DUMP"], "--json"],
