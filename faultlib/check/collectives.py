@@ -1,6 +1,7 @@
 """``faultlib check collectives DUMP_DIR``: where the ranks of a torch.distributed job stopped agreeing.
 
-DUMP_DIR holds one ``rank<R>.json`` per rank, written by
+DUMP_DIR holds one ``rank<R>.json`` per rank (and ``rank<R>.fatal``, faulthandler's trace, for a rank that died on
+a fatal signal: gloo's abort on a size or dtype mismatch), written by
 :class:`faultlib.detect.distributed.FlightRecorder` (at exit, on ``SIGUSR1``, or by its watchdog when a
 collective waited past its deadline). The ranks' collectives are aligned by sequence number per process
 group (see :mod:`faultlib.detect.distributed.collectives`).
@@ -68,7 +69,7 @@ def command(dump_dir: Path) -> CheckResult:
     Raises:
         InputError: DUMP_DIR missing or without dumps, or a malformed dump (exit 2).
     """
-    from faultlib.detect.distributed.collectives import analyse, load_dumps
+    from faultlib.detect.distributed.collectives import analyse, load_dumps, load_fatal
 
-    report = analyse(load_dumps(dump_dir))
+    report = analyse(load_dumps(dump_dir), load_fatal(dump_dir))
     return CheckResult("collectives", report.findings, report.fields())

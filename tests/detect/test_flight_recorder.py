@@ -101,6 +101,7 @@ def _line_of(text: str) -> int:
 def test_a_healthy_world_dumps_agreeing_rings_at_exit_and_the_check_passes(world, tmp_path):
     w = world("healthy")
     assert w.wait(120) == [0, 0], w.logs()
+    assert sorted(p.name for p in (tmp_path / "dumps").iterdir()) == ["rank0.json", "rank1.json"]  # no .fatal left
     dumps = [_dump(tmp_path / "dumps" / f"rank{r}.json", "exit") for r in range(2)]
     for r, doc in enumerate(dumps):
         assert doc["rank"] == r and doc["world_size"] == 2 and doc["dropped"] == 0
@@ -262,6 +263,9 @@ def test_a_rank_aborted_by_a_dtype_mismatch_is_placed_at_the_collective_the_othe
     assert missing["evidence"]["rank"] == gone and missing["evidence"]["seq"] == 1
     assert missing["location"]["line"] == _line_of("the logged loss's dtype")
     assert f"rank {gone} died in or before that collective" in missing["message"]
+    fatal = missing["evidence"]["fatal"]  # faulthandler's trace of the aborted rank: the same collective and line
+    assert (fatal["error"], fatal["op"], fatal["line"]) == ("Aborted", "all_reduce", _line_of("the logged loss's dtype"))
+    assert "the same collective, so the ranks passed it different sizes or dtypes" in missing["message"]
 
 
 def test_the_root_of_a_broadcast_is_recorded_and_ranks_that_pass_different_roots_disagree(tmp_path):

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from faultlib.detect.distributed import fatal as _fatal
 from faultlib.detect.distributed.departures import describe as _describe
 from faultlib.detect.distributed.departures import vanished, why_absent
+from faultlib.detect.distributed.recorder import OPS
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
-from faultlib.readers.files import Limits, MiB, inside
+from faultlib.readers.files import Limits, MiB, inside, read_text
 from faultlib.readers.jsondoc import load_json_file
 
 DETECTOR = "collectives"
@@ -133,6 +135,20 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
             raise InputError(f"claims rank {d.rank}, as {dumps[d.rank].path.name} does", path=str(p), field="rank")
         dumps[d.rank] = d
     return [dumps[r] for r in sorted(dumps)]
+
+
+def load_fatal(dump_dir: Path | str) -> dict[int, str]:
+    """``{rank: text}`` of the non-empty ``rank<R>.fatal`` files of ``dump_dir`` (faulthandler's trace of a rank that
+    died on a fatal signal; :mod:`faultlib.detect.distributed.fatal`), each read bounded (1 MiB)."""
+    root = Path(dump_dir)
+    out: dict[int, str] = {}
+    for p in sorted(root.iterdir()) if root.is_dir() else []:
+        m = _fatal.NAME.fullmatch(p.name)
+        if m:
+            text = read_text(inside(root, p.name), limits=Limits(max_bytes=MiB), root=root)
+            if text.strip():
+                out[int(m.group(1))] = text
+    return out
 
 
 def _site(e: dict[str, Any]) -> dict[str, Any]:
@@ -328,9 +344,10 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]],
     return None, None
 
 
-def analyse(dumps: list[Dump]) -> CollectivesReport:
+def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> CollectivesReport:
     """Compare the dumps (see the module docstring). Clocks differ across hosts, so the first divergence over
-    several groups is the lowest ``(seq, group name)``."""
+    several groups is the lowest ``(seq, group name)``. ``fatal`` (:func:`load_fatal`) places a rank that died on a
+    fatal signal at the collective and line its faulthandler trace shows."""
     groups: dict[str, dict[int, dict[int, dict]]] = {}
     members: dict[str, set[int]] = {}
     ranks = [d.rank for d in dumps]
@@ -344,6 +361,13 @@ def analyse(dumps: list[Dump]) -> CollectivesReport:
     for r in sorted(set().union(*members.values()) - set(ranks)) if members else []:
         shared = {d.rank: [e for e in d.entries if r in (e["group"].get("ranks") or [])] for d in dumps}
         note, at = vanished(r, shared)
+        died = _fatal.site((fatal or {}).get(r, ""), set(OPS))
+        if died:
+            same = at is not None and (died["op"], died["file"], died["line"]) == (
+                at["op"], at["call_site"].get("file"), at["call_site"].get("line"))
+            note += (f"; its rank{r}.fatal (faulthandler) says: Fatal Python error: {died['error']} in "
+                     f"{died['op'] or 'a call'} at {died['file']}:{died['line']}"
+                     + (": the same collective, so the ranks passed it different sizes or dtypes" if same else ""))
         cs = at["call_site"] if at else {}
         findings.append(Finding(DETECTOR, Severity.WARNING,
                                 f"rank {r} is in a recorded process group but left no rank{r}.json: it was killed or "
@@ -352,7 +376,8 @@ def analyse(dumps: list[Dump]) -> CollectivesReport:
                                                             ("op", at and at["op"]), ("index", at and at["seq"]))
                                           if v is not None},
                                 evidence={"rank": r, **({"seq": at["seq"], "op": at["op"], "tensors": at["tensors"]}
-                                                        if at else {})}, kind="dump_missing"))
+                                                        if at else {}), **({"fatal": died} if died else {})},
+                                kind="dump_missing"))
     divergences = []
     summary: dict[str, dict[str, Any]] = {}
     for name in sorted(groups):

@@ -26,6 +26,11 @@ outside torch and faultlib (the user's line). Times are ``time.monotonic_ns()`` 
 Cost: a frame walk and the tensors' ``shape``/``dtype`` (metadata only: no tensor data is read, no device
 synchronisation); async work (``async_op=True``) is marked completed from its future's callback.
 
+A rank that dies on a fatal signal (SIGABRT from gloo's ``std::terminate`` on a size or dtype mismatch, SIGSEGV,
+SIGFPE, SIGBUS, SIGILL) runs no Python and writes no dump; :mod:`faulthandler` (enabled at install unless the
+program enabled it) then writes its Python stacks to ``<dump_dir>/rank<R>.fatal``, which ``check collectives``
+reads (an empty one is removed at exit).
+
 Dumps (``<dump_dir>/rank<R>.json``, written atomically: temp file + ``os.replace``) happen on
 :meth:`FlightRecorder.dump`, at interpreter exit, on ``SIGUSR1`` (main thread only), and from a watchdog
 thread when a collective has been pending longer than ``watchdog_s`` (once per pending collective), well
@@ -47,6 +52,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from faultlib.detect.distributed import fatal
 from faultlib.detect.distributed.sites import FAULTLIB_DIR, torch_dir, user_call_site
 
 FORMAT = "faultlib.flight_recorder"
@@ -148,6 +154,7 @@ class FlightRecorder:
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self._steps = 0
         self._step_hook: Any = None
+        self._fatal: Any = None
         self.dumps = 0
 
     # -- install / uninstall -------------------------------------------------------------------------------
@@ -169,6 +176,7 @@ class FlightRecorder:
         from torch.optim.optimizer import register_optimizer_step_pre_hook
 
         self._step_hook = register_optimizer_step_pre_hook(self._count_step)
+        self._fatal = fatal.enable(self.dump_dir, self._rank()[0])
         atexit.register(self._dump_at_exit)
         if self.signum is not None and threading.current_thread() is threading.main_thread():
             self._old_handler = signal.signal(self.signum, self._on_signal)
@@ -203,6 +211,7 @@ class FlightRecorder:
             for sock in self._wake:
                 sock.close()
             self._wake = None
+        self._fatal = fatal.close(self._fatal)
         if FlightRecorder._active is self:
             FlightRecorder._active = None
 
@@ -379,6 +388,7 @@ class FlightRecorder:
         exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
         try:
             self.dump("exit", exit_error=f"{type(exc).__name__}: {exc}" if exc is not None else None)
+            self._fatal = fatal.close(self._fatal)
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
 
