@@ -1,6 +1,7 @@
 """``faultlib check collectives DUMP_DIR``: where the ranks of a torch.distributed job stopped agreeing.
 
-DUMP_DIR holds one ``rank<R>.json`` per rank, written by
+DUMP_DIR holds one ``rank<R>.json`` per rank (and ``rank<R>.fatal``, faulthandler's trace, for a rank that died on
+a fatal signal: gloo's abort on a size or dtype mismatch), written by
 :class:`faultlib.detect.distributed.FlightRecorder` (at exit, on ``SIGUSR1``, on ``SIGTERM``/``SIGINT``, or by
 its watchdog when a collective waited past its deadline). The ranks' collectives are aligned by sequence number per process
 group (see :mod:`faultlib.detect.distributed.collectives`).
@@ -9,7 +10,9 @@ JSON fields (besides ``detector``, ``ok``, ``findings``):
 
 - ``first_divergence``: ``{seq, group, op, kind, ranks, call_sites}`` or ``null``: the lowest sequence number
   where the ranks disagree, ``ranks`` the rank(s) at fault (the one that skipped, added or changed the
-  collective), ``call_sites`` ``{rank: {file, line, function} | null}`` for every rank of the group;
+  collective), ``call_sites`` ``{rank: {file, line, function} | null}`` for every rank of the group, and for a
+  rank that never reached ``seq`` and exited, ``ended`` ``{rank: {cause, reason, last_seq, last_step,
+  exit_error}}`` (``cause``: ``uneven_inputs`` | ``rank_raised`` | ``rank_exited``);
 - ``waiting_ranks``: ``[{rank, seq, group, op, state, call_site, error}]``: collectives started and never
   completed (``state`` ``started``: still waiting at the dump; ``failed``: the backend raised);
 - ``ranks``: the ranks dumped; ``groups``: ``{name: {ranks, last_seq}}``.
@@ -43,6 +46,9 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
         lines.append(("first divergence", f"group {first['group']} seq {first['seq']} ({first['op']}): "
                                           f"{first['kind']} on rank(s) {first['ranks']}"))
         lines.append(("call sites", sites))
+        for r, e in (first.get("ended") or {}).items():
+            lines.append((f"rank {r} ended", f"{e['cause']} after its seq {e['last_seq']}"
+                                             + (f": {e['exit_error']}" if e.get("exit_error") else "")))
     else:
         lines.append(("first divergence", "none: every rank issued the same collectives"))
     waiting = f["waiting_ranks"]
@@ -63,7 +69,7 @@ def command(dump_dir: Path) -> CheckResult:
     Raises:
         InputError: DUMP_DIR missing or without dumps, or a malformed dump (exit 2).
     """
-    from faultlib.detect.distributed.collectives import analyse, load_dumps
+    from faultlib.detect.distributed.collectives import analyse, load_dumps, load_fatal
 
-    report = analyse(load_dumps(dump_dir))
+    report = analyse(load_dumps(dump_dir), load_fatal(dump_dir))
     return CheckResult("collectives", report.findings, report.fields())

@@ -140,6 +140,8 @@ def test_a_rank_without_a_dump_is_reported(tmp_path):
     ({"entries": [entry(0) | {"group": {"name": 0}}]}, "entries[0].group.name"),
     ({"rank": True}, "rank"),
     ({"rank": 0}, "rank"),  # two dumps claim rank 0
+    ({"entries": [entry(0) | {"root": "0"}]}, "entries[0].root"),
+    ({"exit_error": 3}, "exit_error"),
 ])
 def test_a_bad_dump_is_refused_naming_file_and_field(tmp_path, doc, field):
     from faultlib.errors import InputError

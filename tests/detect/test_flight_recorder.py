@@ -102,6 +102,7 @@ def _line_of(text: str) -> int:
 def test_a_healthy_world_dumps_agreeing_rings_at_exit_and_the_check_passes(world, tmp_path):
     w = world("healthy")
     assert w.wait(120) == [0, 0], w.logs()
+    assert sorted(p.name for p in (tmp_path / "dumps").iterdir()) == ["rank0.json", "rank1.json"]  # no .fatal left
     dumps = [_dump(tmp_path / "dumps" / f"rank{r}.json", "exit") for r in range(2)]
     for r, doc in enumerate(dumps):
         assert doc["rank"] == r and doc["world_size"] == 2 and doc["dropped"] == 0
@@ -287,3 +288,78 @@ def test_ddp_buckets_on_the_builtin_path_are_recorded_per_backward_and_the_hook_
 
 def _line_of_test(text: str) -> int:
     return next(i for i, line in enumerate(Path(__file__).read_text().splitlines(), 1) if text in line)
+
+
+def _divergence_and_findings(tmp_path: Path):
+    proc, out = _check(tmp_path / "dumps")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    return out["first_divergence"], {f["kind"]: f for f in out["findings"]}
+
+
+def test_a_rank_that_ran_out_of_batches_is_named_with_its_last_step(world, tmp_path):
+    w = world("uneven")
+    codes = w.wait(120)
+    assert codes[0] == 0 and codes[1] != 0, w.logs()  # rank 1's fourth all-reduce fails when rank 0 leaves
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["ranks"], first["kind"]) == (3, [0], "collective_missing")
+    assert first["ended"] == {"0": {"cause": "uneven_inputs", "reason": "exit", "last_seq": 2, "last_step": 0,
+                                    "exit_error": None}}
+    message = by_kind["collective_missing"]["message"]
+    assert "rank 0 ran out of batches" in message and "after its seq 2" in message and "join()" in message
+    assert by_kind["collective_pending"]["evidence"]["rank"] == 1
+
+
+def test_a_rank_that_raised_is_told_from_one_that_ran_out_of_batches(world, tmp_path):
+    w = world("raise")
+    assert w.wait(120)[1] == 1, w.logs()
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["ranks"]) == (2, [1])
+    ended = first["ended"]["1"]
+    assert ended["cause"] == "rank_raised" and ended["exit_error"] == "ValueError: corrupt record in batch 2"
+    assert "rank 1 raised ValueError: corrupt record in batch 2" in by_kind["collective_missing"]["message"]
+
+
+def test_a_rank_aborted_by_a_dtype_mismatch_is_placed_at_the_collective_the_other_was_in(world, tmp_path):
+    w = world("dtype")
+    codes = w.wait(120)
+    assert sorted(c != 0 for c in codes) == [True, True], w.logs()  # one aborted, the other lost its peer
+    dumped = [r for r in range(2) if (tmp_path / "dumps" / f"rank{r}.json").exists()]
+    assert len(dumped) == 1, w.logs()  # gloo's abort leaves no dump: only what the survivor recorded says where
+    gone = 1 - dumped[0]
+    _, out = _check(tmp_path / "dumps")
+    missing = next(f for f in out["findings"] if f["kind"] == "dump_missing")
+    assert missing["evidence"]["rank"] == gone and missing["evidence"]["seq"] == 1
+    assert missing["location"]["line"] == _line_of("the logged loss's dtype")
+    assert f"rank {gone} died in or before that collective" in missing["message"]
+    fatal = missing["evidence"]["fatal"]  # faulthandler's trace of the aborted rank: the same collective and line
+    assert (fatal["error"], fatal["op"], fatal["line"]) == ("Aborted", "all_reduce", _line_of("the logged loss's dtype"))
+    assert "the same collective, so the ranks passed it different sizes or dtypes" in missing["message"]
+
+
+def test_the_root_of_a_broadcast_is_recorded_and_ranks_that_pass_different_roots_disagree(tmp_path):
+    import torch
+    import torch.distributed as dist
+
+    from faultlib.detect import FlightRecorder
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    try:
+        with FlightRecorder(tmp_path / "dumps", watchdog_s=None):
+            dist.broadcast(torch.zeros(1), 0)
+            dist.broadcast(torch.zeros(1), src=0)
+            dist.reduce(torch.zeros(1), dst=0)
+            dist.all_reduce(torch.zeros(1))
+    finally:
+        dist.destroy_process_group()
+    doc = json.loads((tmp_path / "dumps" / "rank0.json").read_text())
+    assert [e["root"] for e in doc["entries"]] == [0, 0, 0, None]
+    # as ranks 0 and 1 of a 2-rank job whose line says src=local_rank: the same broadcast, its own rank as the root
+    for e in doc["entries"]:
+        e["group"] = dict(e["group"], size=2, ranks=[0, 1])
+    (tmp_path / "dumps" / "rank0.json").write_text(json.dumps(doc))
+    doc.update(rank=1, entries=[dict(e, root=1) if e["seq"] == 1 else e for e in doc["entries"]])
+    (tmp_path / "dumps" / "rank1.json").write_text(json.dumps(doc))
+    first, by_kind = _divergence_and_findings(tmp_path)
+    assert (first["seq"], first["op"], first["kind"]) == (1, "broadcast", "collective_mismatch")
+    message = by_kind["collective_mismatch"]["message"]
+    assert "root (src/dst) differs" in message and "src=1" in message and "src=0" in message

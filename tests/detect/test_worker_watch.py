@@ -180,3 +180,41 @@ def test_a_sample_is_described_bounded_and_a_bus_error_points_at_dev_shm():
     bus = likely_cause(signal.SIGBUS, None, None, None)
     assert "/dev/shm" in bus["cause"] and bus.get("dev_shm_size_bytes", 1) > 0
     assert "exited with status 3" in likely_cause(None, 3, None, None)["cause"]
+
+
+def test_a_worker_killed_outside_iterate_is_explained_and_reported_when_uncaught(tmp_path):
+    """A ``next(iter(loader))`` peek (pytorch/examples' DDP tutorial reads the batch size so) is not iterate():
+    PyTorch's message has only the pid, the worker's slot still has the index."""
+    watch = WorkerWatch(Digits(kill=1), rank=0)
+    it = iter(DataLoader(watch.dataset, batch_size=4, num_workers=2))
+    try:
+        with pytest.raises(RuntimeError, match="DataLoader worker") as caught:
+            next(it)
+    finally:
+        it._shutdown_workers()
+    report = watch.explain(caught.value)
+    assert (report.kind, report.signal, report.worker_id, report.index) == ("worker_killed", "SIGKILL", 0, 1)
+    assert report.batch == [0, 1, 2, 3] and watch.reports == [report]
+    assert watch.explain(RuntimeError("CUDA out of memory")) is None
+    script = tmp_path / "peek.py"
+    script.write_text(textwrap.dedent('''
+        import os, signal, torch
+        from torch.utils.data import DataLoader, Dataset
+        from faultlib.detect import WorkerWatch
+
+        class Killer(Dataset):
+            def __len__(self): return 16
+            def __getitem__(self, i):
+                if i == 6: os.kill(os.getpid(), signal.SIGKILL)
+                return torch.zeros(2)
+
+        if __name__ == "__main__":
+            loader = DataLoader(WorkerWatch(Killer(), rank=1).dataset, batch_size=4, num_workers=2)
+            b_sz = len(next(iter(loader))[0]) + len(list(loader))
+    '''))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 1 and "is killed by signal: Killed" in run.stderr
+    tail = run.stderr[run.stderr.rindex("faultlib.worker_fault: "):]
+    assert '"kind": "worker_killed", "rank": 1, "worker_id": 1' in tail and '"index": 6' in tail
+    assert "rank 1 DataLoader worker 1" in tail and "SIGKILL while loading dataset index 6" in tail

@@ -11,7 +11,8 @@ window every member still holds (a ring drops its oldest entries), and reports:
   optimizer step (``step``) than the others: it skipped an identical one of an earlier step (a DDP gradient
   all-reduce), and the backend silently paired each later one with another step's;
 - ``collective_extra`` (error): a rank issued a collective the others did not;
-- ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes or call site;
+- ``collective_mismatch`` (error): the same ``seq`` with another op, shapes, dtypes, root (``src``/``dst``) or
+  call site;
 - ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
   or failed (the backend raised, e.g. its timeout);
 - ``dump_missing`` (warning): a rank listed in a recorded group left no dump (SIGKILL, or a backend that
@@ -29,15 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from faultlib.detect.distributed import fatal as _fatal
+from faultlib.detect.distributed.departures import describe as _describe
+from faultlib.detect.distributed.departures import vanished, why_absent
+from faultlib.detect.distributed.recorder import OPS
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
-from faultlib.readers.files import Limits, MiB, inside
+from faultlib.readers.files import Limits, MiB, inside, read_text
 from faultlib.readers.jsondoc import load_json_file
 
 DETECTOR = "collectives"
 KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its group issued",
          "collective_extra": "a rank issued a collective the other ranks of its group did not",
-         "collective_mismatch": "the same sequence number with another op, shape, dtype or call site",
+         "collective_mismatch": "the same sequence number with another op, shape, dtype, root (src/dst) or call site",
          "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed",
          "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
 DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
@@ -55,6 +60,7 @@ class Dump:
     reason: str
     dropped: int
     entries: list[dict[str, Any]] = field(default_factory=list)
+    exit_error: str | None = None
 
 
 def _need(value: Any, types: type | tuple, path: Path, where: str, what: str) -> Any:
@@ -99,10 +105,14 @@ def _load_dump(path: Path, root: Path) -> Dump:
             _need(e["error"], str, path, f"{at}.error", "a string or null")
         if e.get("step") is not None:
             _need(e["step"], int, path, f"{at}.step", "an integer or null")
+        if e.get("root") is not None:
+            _need(e["root"], int, path, f"{at}.root", "an integer or null")
         if e.get("state") not in STATES:
             raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
                              field=f"{at}.state")
-    return Dump(rank, path, str(doc.get("reason", "")), int(doc.get("dropped") or 0), entries)
+    if doc.get("exit_error") is not None:
+        _need(doc["exit_error"], str, path, "exit_error", "a string or null")
+    return Dump(rank, path, str(doc.get("reason", "")), int(doc.get("dropped") or 0), entries, doc.get("exit_error"))
 
 
 def load_dumps(dump_dir: Path | str) -> list[Dump]:
@@ -127,6 +137,20 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
     return [dumps[r] for r in sorted(dumps)]
 
 
+def load_fatal(dump_dir: Path | str) -> dict[int, str]:
+    """``{rank: text}`` of the non-empty ``rank<R>.fatal`` files of ``dump_dir`` (faulthandler's trace of a rank that
+    died on a fatal signal; :mod:`faultlib.detect.distributed.fatal`), each read bounded (1 MiB)."""
+    root = Path(dump_dir)
+    out: dict[int, str] = {}
+    for p in sorted(root.iterdir()) if root.is_dir() else []:
+        m = _fatal.NAME.fullmatch(p.name)
+        if m:
+            text = read_text(inside(root, p.name), limits=Limits(max_bytes=MiB), root=root)
+            if text.strip():
+                out[int(m.group(1))] = text
+    return out
+
+
 def _site(e: dict[str, Any]) -> dict[str, Any]:
     cs = e["call_site"]
     return {"file": cs.get("file"), "line": cs.get("line"), "function": cs.get("function")}
@@ -134,7 +158,8 @@ def _site(e: dict[str, Any]) -> dict[str, Any]:
 
 def _signature(e: dict[str, Any]) -> tuple:
     cs = e["call_site"]
-    return (e["op"], tuple((tuple(t["shape"]), t["dtype"]) for t in e["tensors"]), cs.get("file"), cs.get("line"))
+    return (e["op"], tuple((tuple(t["shape"]), t["dtype"]) for t in e["tensors"]), cs.get("file"), cs.get("line"),
+            e.get("root"))
 
 
 def _what_differs(a: tuple, b: tuple) -> str:
@@ -144,13 +169,9 @@ def _what_differs(a: tuple, b: tuple) -> str:
         return "shape"
     if [d for _, d in a[1]] != [d for _, d in b[1]]:
         return "dtype"
+    if a[4] != b[4]:
+        return "root (src/dst)"
     return "call_site"
-
-
-def _describe(e: dict[str, Any]) -> str:
-    shapes = ", ".join(f"{t['dtype'].replace('torch.', '')}{t['shape']}" for t in e["tensors"]) or "no tensor"
-    cs = e["call_site"]
-    return f"{e['op']}({shapes}) at {cs.get('file')}:{cs.get('line')}"
 
 
 @dataclass
@@ -244,8 +265,10 @@ def _step_shift(name: str, seq: int, entry_of: dict[int, dict]) -> tuple[dict[st
                                          "steps": divergence["steps"]}, kind="collective_missing")
 
 
-def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict[str, Any] | None, Finding | None]:
-    """The first divergent seq of one group, as ``(first_divergence, finding)``."""
+def _compare_group(name: str, by_rank: dict[int, dict[int, dict]],
+                   dumps: dict[int, Dump] | None = None) -> tuple[dict[str, Any] | None, Finding | None]:
+    """The first divergent seq of one group, as ``(first_divergence, finding)``; ``dumps`` (by rank) say why a rank
+    that never reached a seq stopped (:func:`~faultlib.detect.distributed.departures.why_absent`)."""
     lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
     hi = max((max(s) for s in by_rank.values() if s), default=-1)
     sigs = {r: [_signature(s[q]) if q in s else None for q in range(lo, hi + 1)] for r, s in by_rank.items()}
@@ -274,10 +297,17 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict
         odd = sorted(r for r in present if r not in majority)
         ref = majority[0] if majority else None
         entry_of = {r: by_rank[r][seq] for r in present}
+        ended: dict[str, Any] = {}
         if absent and not odd:  # ranks that never reached this seq
             kind, culprits = "collective_missing", absent
             msg = (f"group {name} seq {seq}: rank(s) {absent} never issued {_describe(entry_of[ref])}, which "
                    f"rank(s) {sorted(present)} did")
+            for r in absent:
+                d = (dumps or {}).get(r)
+                why = why_absent(r, by_rank[r], entry_of[ref], d.reason, d.exit_error) if d else None
+                if why:
+                    ended[str(r)] = {"cause": why[0], **why[2]}
+                    msg += f"; {why[1]}"
         else:
             extra = novel if novel and not skipped else [] if skipped or tie else [
                 r for r in odd if _shifted_match(sigs[ref], sigs[r], i)]
@@ -300,19 +330,24 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict
             sites[str(r)] = None
         op = entry_of[ref]["op"] if ref is not None else None
         divergence = {"seq": seq, "group": name, "op": op, "ranks": culprits, "kind": kind, "call_sites": sites}
+        if ended:
+            divergence["ended"] = ended
         first = entry_of[culprits[0]] if culprits[0] in entry_of else entry_of[ref]
         loc = {k: v for k, v in (("file", first["call_site"].get("file")), ("line", first["call_site"].get("line")),
                                   ("function", first["call_site"].get("function")), ("op", first["op"]),
                                   ("index", seq)) if v is not None}
-        finding = Finding(DETECTOR, Severity.ERROR, msg, location=loc,
-                          evidence={"group": name, "seq": seq, "ranks": culprits, "call_sites": sites}, kind=kind)
+        evidence = {"group": name, "seq": seq, "ranks": culprits, "call_sites": sites}
+        if ended:
+            evidence["ended"] = ended
+        finding = Finding(DETECTOR, Severity.ERROR, msg, location=loc, evidence=evidence, kind=kind)
         return divergence, finding
     return None, None
 
 
-def analyse(dumps: list[Dump]) -> CollectivesReport:
+def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> CollectivesReport:
     """Compare the dumps (see the module docstring). Clocks differ across hosts, so the first divergence over
-    several groups is the lowest ``(seq, group name)``."""
+    several groups is the lowest ``(seq, group name)``. ``fatal`` (:func:`load_fatal`) places a rank that died on a
+    fatal signal at the collective and line its faulthandler trace shows."""
     groups: dict[str, dict[int, dict[int, dict]]] = {}
     members: dict[str, set[int]] = {}
     ranks = [d.rank for d in dumps]
@@ -324,17 +359,32 @@ def analyse(dumps: list[Dump]) -> CollectivesReport:
             members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
     findings: list[Finding] = []
     for r in sorted(set().union(*members.values()) - set(ranks)) if members else []:
+        shared = {d.rank: [e for e in d.entries if r in (e["group"].get("ranks") or [])] for d in dumps}
+        note, at = vanished(r, shared)
+        died = _fatal.site((fatal or {}).get(r, ""), set(OPS))
+        if died:
+            same = at is not None and (died["op"], died["file"], died["line"]) == (
+                at["op"], at["call_site"].get("file"), at["call_site"].get("line"))
+            note += (f"; its rank{r}.fatal (faulthandler) says: Fatal Python error: {died['error']} in "
+                     f"{died['op'] or 'a call'} at {died['file']}:{died['line']}"
+                     + (": the same collective, so the ranks passed it different sizes or dtypes" if same else ""))
+        cs = at["call_site"] if at else {}
         findings.append(Finding(DETECTOR, Severity.WARNING,
                                 f"rank {r} is in a recorded process group but left no rank{r}.json: it was killed or "
-                                f"aborted before it could dump (its stderr says why)",
-                                evidence={"rank": r}, kind="dump_missing"))
+                                f"aborted before it could dump (its stderr says why){note}",
+                                location={k: v for k, v in (("file", cs.get("file")), ("line", cs.get("line")),
+                                                            ("op", at and at["op"]), ("index", at and at["seq"]))
+                                          if v is not None},
+                                evidence={"rank": r, **({"seq": at["seq"], "op": at["op"], "tensors": at["tensors"]}
+                                                        if at else {}), **({"fatal": died} if died else {})},
+                                kind="dump_missing"))
     divergences = []
     summary: dict[str, dict[str, Any]] = {}
     for name in sorted(groups):
         by_rank = {r: groups[name].get(r, {}) for r in sorted(members[name]) if r in ranks}
         summary[name] = {"ranks": sorted(by_rank), "last_seq": {str(r): max(s) if s else None
                                                                  for r, s in by_rank.items()}}
-        divergence, finding = _compare_group(name, by_rank)
+        divergence, finding = _compare_group(name, by_rank, {d.rank: d for d in dumps})
         if divergence:
             divergences.append(divergence)
             findings.append(finding)

@@ -9,8 +9,9 @@ enters the backend, one entry::
      "tensors": [{"shape": [4], "dtype": "torch.float32"}],
      "call_site": {"file": "/abs/train.py", "line": 42, "function": "step"},
      "start_ns": int, "end_ns": int | null, "state": "started|completed|failed", "async_op": bool,
-     "error": str | null, "bucket": int | null, "step": int}
+     "error": str | null, "bucket": int | null, "step": int, "root": int | null}
 
+``root`` is the ``src``/``dst`` rank of a rooted collective (broadcast, reduce, gather, scatter), else null.
 ``bucket`` is DDP's gradient bucket index. DDP's bucket all-reduces stay on DDP's built-in C++ path and are
 recorded per backward (:mod:`.ddp_buckets`: one entry per bucket, ``wait_ns`` = the time the rank blocked in
 DDP's wait after its last gradient); ``ddp_per_bucket=True`` routes them through the Python comm hook
@@ -27,6 +28,11 @@ outside torch and faultlib (the user's line). Times are ``time.monotonic_ns()`` 
 
 Cost: a frame walk and the tensors' ``shape``/``dtype`` (metadata only: no tensor data is read, no device
 synchronisation); async work (``async_op=True``) is marked completed from its future's callback.
+
+A rank that dies on a fatal signal (SIGABRT from gloo's ``std::terminate`` on a size or dtype mismatch, SIGSEGV,
+SIGFPE, SIGBUS, SIGILL) runs no Python and writes no dump; :mod:`faulthandler` (enabled at install unless the
+program enabled it) then writes its Python stacks to ``<dump_dir>/rank<R>.fatal``, which ``check collectives``
+reads (an empty one is removed at exit).
 
 Dumps (``<dump_dir>/rank<R>.json``, written atomically: temp file + ``os.replace``) happen on
 :meth:`FlightRecorder.dump`, at interpreter exit, on ``SIGUSR1`` (main thread only), on ``SIGTERM``/``SIGINT``
@@ -51,6 +57,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from faultlib.detect.distributed import fatal
 from faultlib.detect.distributed.sites import FAULTLIB_DIR, torch_dir, user_call_site
 
 FORMAT = "faultlib.flight_recorder"
@@ -72,6 +79,21 @@ def _tensors(args: tuple, kwargs: dict) -> list[dict[str, Any]]:
             if shape is not None and dtype is not None:
                 out.append({"shape": list(shape), "dtype": str(dtype)})
     return out
+
+
+#: the root rank argument of rooted collectives: ``op -> (keyword, position)`` in ``torch.distributed``'s signatures
+ROOTS = {"broadcast": ("src", 1), "reduce": ("dst", 1), "gather": ("dst", 2), "scatter": ("src", 2),
+         "broadcast_object_list": ("src", 1)}
+
+
+def _root(name: str, args: tuple, kwargs: dict) -> int | None:
+    """The root rank a rooted collective was given (``src``/``dst``, global rank), else None: ranks that pass
+    different roots to one broadcast all wait as senders (gloo) or mix data, and their ops and shapes agree."""
+    spec = ROOTS.get(name)
+    if spec is None:
+        return None
+    value = kwargs.get(spec[0], args[spec[1]] if len(args) > spec[1] else None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _finish(entry: dict[str, Any], future: Any) -> None:
@@ -145,6 +167,7 @@ class FlightRecorder:
         self._rank_world: tuple[int, int] | None = None
         self._steps = 0
         self._step_hook: Any = None
+        self._fatal: Any = None
         self.dumps = 0
 
     # -- install / uninstall -------------------------------------------------------------------------------
@@ -170,6 +193,7 @@ class FlightRecorder:
 
         self._ddp = DdpBucketTap(self, per_bucket=self.ddp_per_bucket)
         self._ddp.install()
+        self._fatal = fatal.enable(self.dump_dir, self._rank()[0])
         atexit.register(self._dump_at_exit)
         if threading.current_thread() is threading.main_thread():
             from faultlib.detect.distributed.dump_signals import DumpSignals
@@ -202,6 +226,7 @@ class FlightRecorder:
         if self._signals is not None and threading.current_thread() is threading.main_thread():
             self._signals.uninstall()
             self._signals = None
+        self._fatal = fatal.close(self._fatal)
         if FlightRecorder._active is self:
             FlightRecorder._active = None
 
@@ -266,7 +291,7 @@ class FlightRecorder:
         entry = {"seq": 0, "op": name, "group": info, "tensors": _tensors(args, kwargs),
                  "call_site": user_call_site(self._skip_dirs), "start_ns": time.monotonic_ns(), "end_ns": None,
                  "state": "started", "async_op": bool(kwargs.get("async_op", False)), "error": None,
-                 "bucket": getattr(self._local, "bucket", None), "step": self._steps}
+                 "bucket": getattr(self._local, "bucket", None), "step": self._steps, "root": _root(name, args, kwargs)}
         if self._rank_world is None:
             self._rank()
         with self._lock:
@@ -375,12 +400,15 @@ class FlightRecorder:
             return self._rank_world
         return int(os.environ.get("RANK", "0")), (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
 
-    def dump(self, reason: str = "manual", *, signum: int | None = None) -> Path:
+    def dump(self, reason: str = "manual", *, signum: int | None = None, exit_error: str | None = None) -> Path:
         """Write ``<dump_dir>/rank<R>.json`` atomically and return its path.
 
         Args:
             reason: ``manual``, ``exit``, ``signal`` or ``watchdog`` (kept in the dump).
             signum: the signal that asked for the dump (its name is kept as ``signal``).
+            exit_error: the uncaught exception that ended the process (``"Type: message"``, at most 500
+                characters), kept as ``exit_error``: ``check collectives`` tells a rank that raised from one that
+                ran out of batches.
         """
         rank, world = self._rank()
         entries = self.entries()
@@ -389,6 +417,8 @@ class FlightRecorder:
                "signal": signal.Signals(signum).name if signum is not None else None,
                "dumped_at_ns": time.monotonic_ns(),
                "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
+        if exit_error is not None:
+            doc["exit_error"] = exit_error[:500]
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         path = self.dump_dir / f"rank{rank}.json"
         tmp = self.dump_dir / f".rank{rank}.{os.getpid()}.{threading.get_ident()}.tmp"
@@ -398,8 +428,11 @@ class FlightRecorder:
         return path
 
     def _dump_at_exit(self) -> None:
+        # an uncaught exception is printed (and kept as sys.last_exc / sys.last_value) before the exit handlers run
+        exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
         try:
-            self.dump("exit")
+            self.dump("exit", exit_error=f"{type(exc).__name__}: {exc}" if exc is not None else None)
+            self._fatal = fatal.close(self._fatal)
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
 

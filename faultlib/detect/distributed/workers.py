@@ -35,10 +35,12 @@ Map-style datasets only (an ``IterableDataset`` has no index).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import sysconfig
@@ -57,6 +59,11 @@ _IDLE, _FETCHING, _RAISED = 0, 1, 2
 _NO_INDEX = -1
 MAX_REPORTED_BATCH = 64
 DEATH_WAIT_S = 1.0  # after an error from the loader, how long to wait for a dying worker to become waitable
+#: PyTorch's messages for a dead worker: "(pid 42) is killed by signal: Killed." / "(pid(s) 42) exited unexpectedly"
+_TORCH_DEAD = re.compile(r"DataLoader worker \(pid(?:\(s\))? ([\d, ]+)\) (?:is killed by signal: ([^.\n]+)"
+                         r"|exited unexpectedly(?: with exit code (-?\d+))?)")
+#: the latest watches, held (a user may keep only ``watch.dataset``), bounded: older ones are not explained
+_WATCHES: "collections.deque[WorkerWatch]" = collections.deque(maxlen=8)
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
                        sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])})
 
@@ -200,6 +207,7 @@ class WorkerWatch:
         self._reported: set[int] = set()  # pids of dead workers already reported
         self._in_next = False
         self._position = (0, 0)
+        _report_uncaught(self)
 
     # -- the main process -------------------------------------------------------------------------------
     def iterate(self, loader: Any, *, epoch: int | None = None) -> Iterator[Any]:
@@ -360,6 +368,42 @@ class WorkerWatch:
             batch_number=batch_number, sample=sample, frame_locals=info.get("frame_locals"),
             exception=headline[:400], traceback=original[-8192:], torch_message=torch_message)
 
+    def explain(self, exc: BaseException) -> WorkerFaultReport | None:
+        """The report for PyTorch's dead-worker error raised outside :meth:`iterate` (a ``next(iter(loader))``
+        peek at the batch size, an evaluation loop): the pid in PyTorch's message (``__cause__`` and
+        ``__context__`` followed) finds the worker's shared-memory slot, which still holds the index it was
+        loading. Appended to :attr:`reports`; also printed for an uncaught exception (``sys.excepthook``).
+
+        Returns:
+            The ``worker_killed`` / ``worker_exited`` report, or None when ``exc`` is not about a worker of this
+            watch.
+        """
+        pids: list[int] = []
+        signum = exit_code = None
+        seen: set[int] = set()
+        while exc is not None and id(exc) not in seen and len(seen) < 8:
+            seen.add(id(exc))
+            for m in _TORCH_DEAD.finditer(str(exc)):
+                pids += [int(p) for p in re.findall(r"\d+", m.group(1))]
+                if m.group(2):
+                    signum = next((int(s) for s in signal.Signals if signal.strsignal(s) == m.group(2).strip()), signum)
+                if m.group(3):
+                    exit_code = int(m.group(3))
+            exc = exc.__cause__ or exc.__context__
+        for pid in pids:
+            if signum is None and exit_code is None:  # "exited unexpectedly" alone: PyTorch reaped it; its Process knows
+                code = next((c.exitcode for c in getattr(multiprocessing.process, "_children", ()) if c.pid == pid), None)
+                signum, exit_code = (-code, None) if code is not None and code < 0 else (None, code)
+            for wid in range(self.max_workers):
+                if self._slots[wid * self._width + _PID] == pid:
+                    said = f"DataLoader worker (pid {pid}) " + (f"is killed by signal: {signal.strsignal(signum)}."
+                                                                if signum else "exited unexpectedly")
+                    report = dataclasses.replace(self._dead_report(wid, pid, signum, None if signum else exit_code),
+                                                 torch_message=said)
+                    self.reports.append(report)
+                    return report
+        return None
+
     # -- dead workers: SIGCHLD ----------------------------------------------------------------------------
     def _find_dead(self, wait_s: float = 0.0) -> WorkerFaultReport | None:
         """A watched worker that ended badly; polls up to ``wait_s`` seconds (a worker being killed closes
@@ -439,3 +483,24 @@ class WorkerWatch:
             signal.signal(signal.SIGCHLD, self._previous)
 
     _previous: Any = None
+
+
+def _report_uncaught(watch: WorkerWatch) -> None:
+    """Register ``watch`` with the process's ``sys.excepthook`` (chained, installed once): an uncaught dead-worker
+    error from a loader iterated outside :meth:`WorkerWatch.iterate` is followed by the worker's report."""
+    _WATCHES.append(watch)
+    if getattr(sys.excepthook, "_faultlib_worker_watch", False):
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type, value: BaseException, tb: Any) -> None:
+        previous(kind, value, tb)
+        for w in reversed(_WATCHES):
+            report = w.explain(value)
+            if report is not None:
+                print(NOTE_PREFIX + json.dumps(report.to_json(), default=str) + "\n" + report.render(),
+                      file=sys.stderr, flush=True)
+                return
+
+    hook._faultlib_worker_watch = True  # type: ignore[attr-defined]
+    sys.excepthook = hook

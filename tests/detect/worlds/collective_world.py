@@ -9,7 +9,12 @@ Scenarios:
            both hang until the watchdogs dump (the gloo timeout is far later);
   shape    at step 2 the ranks all-reduce tensors of one size but different shapes: gloo (like NCCL) sums
            the bytes and nobody notices; the run ends cleanly;
-  ddp_skip rank 1 skips one step's backward under DDP: identical bucket all-reduces pair across steps.
+  ddp_skip rank 1 skips one step's backward under DDP: identical bucket all-reduces pair across steps;
+  uneven   rank 1 has one batch more than rank 0 (3 vs 4): rank 0 leaves its loop and exits cleanly while
+           rank 1 all-reduces a fourth time;
+  raise    rank 1 raises on its batch of step 2 while rank 0 waits in that step's all-reduce;
+  dtype    at step 1 rank 1 all-reduces float64 where rank 0 passes float32 (a loss logged through numpy):
+           gloo aborts one process (std::terminate), which leaves no dump.
 """
 
 import atexit
@@ -42,6 +47,13 @@ def ddp_skip(recorder, rank: int) -> None:
     print(f"rank {rank} finished its loop", flush=True)
 
 
+def uneven_or_raise(scenario: str, rank: int) -> None:
+    for step in range(3 + rank if scenario == "uneven" else 4):
+        if scenario == "raise" and rank == 1 and step == 2:
+            raise ValueError("corrupt record in batch 2")
+        dist.all_reduce(torch.ones(4))  # one batch's gradient all-reduce
+
+
 def main() -> None:
     scenario, dump_dir = sys.argv[1], sys.argv[2]
     rank = int(os.environ["RANK"])
@@ -49,6 +61,13 @@ def main() -> None:
     recorder = FlightRecorder(dump_dir, watchdog_s=float(os.environ.get("WATCHDOG_S", "2")), poll_s=0.1).install()
     if scenario == "ddp_skip":
         ddp_skip(recorder, rank)
+        return
+    if scenario in ("uneven", "raise"):
+        uneven_or_raise(scenario, rank)
+        return
+    if scenario == "dtype":
+        dist.all_reduce(torch.ones(4))
+        dist.all_reduce(torch.ones(4, dtype=torch.float64 if rank else torch.float32))  # the logged loss's dtype
         return
     grad = torch.ones(8)
     for step in range(5):
