@@ -84,7 +84,9 @@ def _load_dump(path: Path, root: Path) -> Dump:
         _need(group.get("name"), str, path, f"{at}.group.name", "a string")
         if group.get("ranks") is not None:
             for k, r in enumerate(_need(group["ranks"], list, path, f"{at}.group.ranks", "a list of ranks or null")):
-                _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer")
+                if _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer") < 0:
+                    raise InputError(f"{at}.group.ranks[{k}] is {r}: ranks are >= 0", path=str(path),
+                                     field=f"{at}.group.ranks[{k}]")
         for j, t in enumerate(_need(e.get("tensors"), list, path, f"{at}.tensors", "a list")):
             _need(t, dict, path, f"{at}.tensors[{j}]", "an object")
             for k, n in enumerate(_need(t.get("shape"), list, path, f"{at}.tensors[{j}].shape", "a list")):
@@ -102,7 +104,8 @@ def _load_dump(path: Path, root: Path) -> Dump:
         if e.get("state") not in STATES:
             raise InputError(f"{at}.state is {e.get('state')!r}: one of {', '.join(STATES)}", path=str(path),
                              field=f"{at}.state")
-    return Dump(rank, path, str(doc.get("reason", "")), int(doc.get("dropped") or 0), entries)
+    dropped = _need(doc.get("dropped", 0), (int, type(None)), path, "dropped", "an integer or null") or 0
+    return Dump(rank, path, str(doc.get("reason", "")), dropped, entries)
 
 
 def load_dumps(dump_dir: Path | str) -> list[Dump]:
@@ -247,10 +250,10 @@ def _step_shift(name: str, seq: int, entry_of: dict[int, dict]) -> tuple[dict[st
 def _compare_group(name: str, by_rank: dict[int, dict[int, dict]]) -> tuple[dict[str, Any] | None, Finding | None]:
     """The first divergent seq of one group, as ``(first_divergence, finding)``."""
     lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
-    hi = max((max(s) for s in by_rank.values() if s), default=-1)
-    sigs = {r: [_signature(s[q]) if q in s else None for q in range(lo, hi + 1)] for r, s in by_rank.items()}
-    for i in range(hi - lo + 1):
-        seq = lo + i
+    # the seqs some rank recorded, not every number up to the largest: a dump's seq of 10^15 costs nothing
+    seqs = sorted({q for s in by_rank.values() for q in s if q >= lo})
+    sigs = {r: [_signature(s[q]) if q in s else None for q in seqs] for r, s in by_rank.items()}
+    for i, seq in enumerate(seqs):
         present = {r: v[i] for r, v in sigs.items() if v[i] is not None}
         absent = sorted(r for r, v in sigs.items() if v[i] is None)
         if not absent and len(set(present.values())) <= 1:

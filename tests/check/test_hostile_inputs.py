@@ -1,0 +1,66 @@
+"""Hostile inputs found by attacking the checks by hand (the hostile-input wave): each kind that once crashed,
+hung or read the file wrongly, now bad input (exit 2, file and field) or measured as data, in-process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from faultlib.errors import InputError
+from tests.check.test_check_collectives import entry, write
+from tests.check.test_fuzz_checks import SETTINGS, run_check
+
+
+@pytest.mark.parametrize("extra, field", [({"dropped": "lots"}, "dropped"), ({"dropped": [1]}, "dropped")])
+def test_a_dump_whose_dropped_count_is_not_a_number_is_bad_input(tmp_path, extra, field):
+    write(tmp_path / "d", 0, [entry(0)])
+    write(tmp_path / "d", 1, [entry(0)], **extra)  # was int("lots"): a ValueError traceback
+    code, out = run_check("collectives", str(tmp_path / "d"))
+    assert code == 2 and out["field"] == field and out["file"].endswith("rank1.json")
+
+
+def test_a_negative_rank_in_a_group_is_bad_input(tmp_path):
+    write(tmp_path / "d", 0, [entry(0, ranks=(0, -5))])
+    write(tmp_path / "d", 1, [entry(0)])
+    code, out = run_check("collectives", str(tmp_path / "d"))
+    assert code == 2 and out["field"] == "entries[0].group.ranks[1]"
+
+
+@SETTINGS
+@given(far=st.integers(10 ** 6, 10 ** 17))
+def test_a_far_sequence_number_is_compared_not_counted_up_to(tmp_path_factory, far):
+    """A seq of 10^15 in one dump made the comparison build a list of every number below it (a hang); the
+    helper writes start_ns = 10 * seq, so seq stays below int64 / 10."""
+    d = tmp_path_factory.mktemp("d")
+    write(d, 0, [entry(0, ranks=(0, 1)), entry(far, ranks=(0, 1))])
+    write(d, 1, [entry(0, ranks=(0, 1))])
+    code, out = run_check("collectives", str(d))
+    assert code == 1
+    assert [(f["kind"], f["evidence"]["seq"]) for f in out["findings"]] == [("collective_missing", far)]
+
+
+def test_a_class_index_beyond_any_output_layer_is_bad_input(tmp_path):
+    (tmp_path / "train.json").write_text(json.dumps({"0": "cat", "99999999999999999999": "dog"}))
+    (tmp_path / "serve.json").write_text(json.dumps(["cat", "dog"]))
+    code, out = run_check("labels", str(tmp_path / "train.json"), str(tmp_path / "serve.json"))
+    assert code == 2 and "larger than 4,194,303" in out["message"]  # was range(10^20): killed for memory
+
+
+def test_a_sparse_label_map_reports_its_first_holes_without_listing_all(tmp_path):
+    (tmp_path / "train.json").write_text(json.dumps({"0": "cat", "5000": "dog"}))
+    (tmp_path / "serve.json").write_text(json.dumps(["cat", "dog"]))
+    code, out = run_check("labels", str(tmp_path / "train.json"), str(tmp_path / "serve.json"))
+    gap = next(f for f in out["findings"] if f["kind"] == "index_gap")
+    assert code == 1 and gap["evidence"]["missing_indices"] == list(range(1, 101))
+    assert gap["evidence"]["max_index"] == 5000
+
+
+def test_parse_index_bound_is_inclusive():
+    from faultlib.detect.data.label_maps import MAX_INDEX, parse_index
+
+    assert parse_index(str(MAX_INDEX), "k", None) == MAX_INDEX
+    with pytest.raises(InputError):
+        parse_index(MAX_INDEX + 1, "k", None)
