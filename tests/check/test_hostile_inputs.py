@@ -64,3 +64,22 @@ def test_parse_index_bound_is_inclusive():
     assert parse_index(str(MAX_INDEX), "k", None) == MAX_INDEX
     with pytest.raises(InputError):
         parse_index(MAX_INDEX + 1, "k", None)
+
+
+def test_an_error_without_a_file_names_no_made_up_file():
+    """A command-line value or option combination has no file: the message says the field, not '<input>:'."""
+    assert str(InputError("give one of --model or --reference", field="--model")) == \
+        "--model: give one of --model or --reference"
+    assert str(InputError("no complete run of 'x'")) == "no complete run of 'x'"
+    assert str(InputError("bad", path="t.json", line=3, field="a")) == "t.json:3: a: bad"
+
+
+def test_new_from_a_trace_without_any_call_names_the_trace_file(tmp_path):
+    from tests.conftest import cli
+
+    span = {"traceId": "ab" * 16, "spanId": "01" * 8, "name": "GET /", "kind": 2, "startTimeUnixNano": "1",
+            "endTimeUnixNano": "2"}
+    (tmp_path / "t.json").write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    proc = cli("new", "incident", "--from-trace", "t.json", "--out", "cases", cwd=tmp_path)
+    assert proc.returncode == 2 and "t.json: the trace has no parent -> child call" in proc.stderr
+    assert not (tmp_path / "cases" / "incident").exists()
