@@ -83,3 +83,39 @@ def test_new_from_a_trace_without_any_call_names_the_trace_file(tmp_path):
     proc = cli("new", "incident", "--from-trace", "t.json", "--out", "cases", cwd=tmp_path)
     assert proc.returncode == 2 and "t.json: the trace has no parent -> child call" in proc.stderr
     assert not (tmp_path / "cases" / "incident").exists()
+
+
+def _commands(group, prefix=()):
+    """Every command below ``group``, lazily loaded ones (`faultlib check` plugins) included."""
+    import click
+
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        yield (*prefix, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+
+
+def test_no_float_option_of_any_command_lets_nan_or_inf_through():
+    """click.FloatRange passes 'nan' through any bound (`--atol nan` turned a comparison off, `--min-reserved-mib
+    inf` was an OverflowError traceback): every float option is a FiniteFloat, `faultlib check` plugins too."""
+    import click
+
+    from faultlib.cli.app import app
+
+    commands = dict(_commands(app))
+    assert ("check", "onnx") in commands and ("trace",) in commands
+    loose = [(" ".join(path), p.name) for path, command in commands.items() for p in command.params
+             if isinstance(p.type, (click.FloatRange,)) or p.type is click.FLOAT]
+    assert not loose, loose
+
+
+@pytest.mark.parametrize("argv", [["check", "memory", "s.pickle", "--min-reserved-mib", "inf"],
+                                  ["check", "onnx", "m.onnx", "--rtol", "nan"],
+                                  ["trace", "--asyncio", "--threshold-ms", "nan", "--", "python", "a.py"]])
+def test_a_non_finite_option_is_bad_usage(tmp_path, argv):
+    from tests.conftest import cli
+
+    proc = cli(*argv, cwd=tmp_path)
+    assert proc.returncode == 2 and "is not a finite number" in proc.stderr and "Traceback" not in proc.stderr
