@@ -142,15 +142,21 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
 
 def _header(text: str, sep: str) -> list[str]:
     """The header's column names as the file writes them (quoted names may hold the separator)."""
-    return next(csv.reader(io.StringIO(text.lstrip("\r\n")), delimiter=sep), [])
+    try:  # newline="": a quoted name may hold a line break, as in the rows
+        return next(csv.reader(io.StringIO(text.lstrip("\r\n"), newline=""), delimiter=sep), [])
+    except csv.Error:  # pandas reports what is wrong with the header, with its line
+        return []
 
 
 def _first_wide_row(text: str, sep: str, width: int) -> int | None:
     """The line of the first row with more than ``width`` fields (only read when pandas said there is one)."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
-    for row in reader:
-        if len(row) > width and reader.line_num > 1:
-            return reader.line_num
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        for row in reader:
+            if len(row) > width and reader.line_num > 1:
+                return reader.line_num
+    except csv.Error:
+        return None
     return None
 
 

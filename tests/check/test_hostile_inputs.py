@@ -119,3 +119,13 @@ def test_a_non_finite_option_is_bad_usage(tmp_path, argv):
 
     proc = cli(*argv, cwd=tmp_path)
     assert proc.returncode == 2 and "is not a finite number" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("setting, value", [("permutations", 10 ** 11), ("mmd_features", 10 ** 8)])
+def test_a_drift_setting_whose_cost_grows_with_it_is_bounded(setting, value):
+    """--permutations 10^11 was numpy's 291 TiB allocation error as a traceback: now bad input, named."""
+    from faultlib.detect.data.drift.config import DriftConfig
+    from faultlib.errors import DetectorError
+
+    with pytest.raises(DetectorError, match=f"{setting} must be at most"):
+        DriftConfig(**{setting: value})

@@ -51,11 +51,11 @@ CELLS = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_c
        rows=st.lists(st.lists(CELLS, min_size=0, max_size=5), min_size=0, max_size=5))
 def test_any_csv_is_read_as_written_or_refused_with_a_reason(tmp_path, header, rows):
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180: a CR or LF inside a field is quoted
     writer.writerow(header)
     writer.writerows(rows)
     path = tmp_path / "t.csv"
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    path.write_bytes(buffer.getvalue().encode("utf-8", "surrogatepass"))
     try:
         frame = read_table(path)
     except InputError as exc:
@@ -66,3 +66,19 @@ def test_any_csv_is_read_as_written_or_refused_with_a_reason(tmp_path, header, r
     assert list(frame.columns) == [h or f"Unnamed: {i}" for i, h in enumerate(header)]
     assert len(set(header)) == len(header)
     assert frame.index.equals(__import__("pandas").RangeIndex(len(frame)))
+
+
+def test_a_name_the_system_refuses_is_bad_input_not_a_traceback(tmp_path):
+    """A NUL byte (from a document that names a file) and a name too long for the system: InputError."""
+    from faultlib.readers.files import read_bytes
+    from faultlib.readers.jsondoc import iter_json_lines
+    from faultlib.readers.keypath import split_source
+
+    with pytest.raises(InputError, match="NUL byte"):
+        read_bytes(tmp_path / "a\x00b.json")
+    with pytest.raises(InputError, match="NUL byte"):
+        list(iter_json_lines(tmp_path / "a\x00b.jsonl"))
+    with pytest.raises(InputError, match="too long"):
+        read_bytes(tmp_path / ("x" * 5000))
+    key = ".a" * 5000  # a key path longer than any file name: os.stat raised ENAMETOOLONG
+    assert split_source(f"{tmp_path}/t.yaml#{key}") == (f"{tmp_path}/t.yaml", key)
