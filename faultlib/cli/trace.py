@@ -76,7 +76,8 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
             raise click.UsageError(f"{', '.join(given)} go(es) with the NaN trace, not with --asyncio")
     elif threshold_ms is not None:
         raise click.UsageError("--threshold-ms goes with --asyncio")
-    target = output_file(out, "--out", parents=True) if out is not None else None  # before the script runs
+    reads = tuple(arg for arg in command if arg.endswith(".py"))  # --out train.py would replace the script
+    target = output_file(out, "--out", parents=True, reads=reads) if out is not None else None  # before it runs
     if watch_loops:
         from faultlib.trace.loop import trace_asyncio
 

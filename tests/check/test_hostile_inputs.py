@@ -129,3 +129,25 @@ def test_a_drift_setting_whose_cost_grows_with_it_is_bounded(setting, value):
 
     with pytest.raises(DetectorError, match=f"{setting} must be at most"):
         DriftConfig(**{setting: value})
+
+
+def test_an_output_file_is_never_one_of_the_inputs(tmp_path):
+    """`regress --report cases/x/case.yaml` replaced the case.yaml it ran with the HTML report: refused before
+    anything runs, for a file inside what the command reads and for that input itself."""
+    from faultlib.outputs import output_file
+    from tests.conftest import cli
+
+    catalog = tmp_path / "cases"
+    (catalog / "a").mkdir(parents=True)
+    (catalog / "a" / "case.yaml").write_text("id: a\n")
+    for target in (catalog / "a" / "case.yaml", catalog / "report.html"):
+        with pytest.raises(InputError, match="this command reads"):
+            output_file(target, "--report", reads=(catalog,))
+    script = tmp_path / "train.py"
+    script.write_text("pass\n")
+    with pytest.raises(InputError, match="would replace the input"):
+        output_file(script, "--out", reads=(script,))
+    assert output_file(tmp_path / "report.html", "--report", reads=(catalog, script)).path == tmp_path / "report.html"
+    proc = cli("regress", "cases", "--report", "cases/a/case.yaml", cwd=tmp_path)
+    assert proc.returncode == 2 and "--report" in proc.stderr and "would replace the input" in proc.stderr
+    assert (catalog / "a" / "case.yaml").read_text() == "id: a\n"
