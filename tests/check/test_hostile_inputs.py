@@ -151,3 +151,10 @@ def test_an_output_file_is_never_one_of_the_inputs(tmp_path):
     proc = cli("regress", "cases", "--report", "cases/a/case.yaml", cwd=tmp_path)
     assert proc.returncode == 2 and "--report" in proc.stderr and "would replace the input" in proc.stderr
     assert (catalog / "a" / "case.yaml").read_text() == "id: a\n"
+
+
+@pytest.mark.parametrize("check", ["blocking", "resume"])
+def test_source_nested_past_the_parser_is_bad_input_that_says_what_to_do(tmp_path, check):
+    (tmp_path / "deep.py").write_text("import time\nasync def h():\n    x = a" + ".b" * 3000 + "\n")
+    code, out = run_check(check, str(tmp_path / "deep.py"))
+    assert code == 2 and "nested too deeply" in out["message"] and "split it" in out["message"]
