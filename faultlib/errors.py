@@ -65,16 +65,17 @@ class InputError(FaultlibError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        """``file[:line]: [field:] message``; a path or field the message already names is not said twice."""
-        where = self.path or "<input>"
-        if self.line is not None:
+        """``file[:line]: [field:] message``; a path or field the message already names is not said twice; without
+        a file (a command-line value, a combination of options), ``[field:] message``."""
+        where = self.path or ""
+        if self.line is not None and self.path:
             where += f":{self.line}"
         message = self.message
         if self.path and message.startswith(self.path) and message[len(self.path):][:1] in (" ", ":"):
             message = message[len(self.path):].lstrip(" :")
         named = self.field and message.startswith((f"{self.field}:", f"{self.field} "))
         field = f" {self.field}:" if self.field and not named else ""
-        return f"{where}:{field} {message}"
+        return f"{where}:{field} {message}" if where else f"{field.lstrip()} {message}".lstrip()
 
     def to_json(self) -> dict:
         return {"error": type(self).__name__, "message": self.message, "file": self.path,

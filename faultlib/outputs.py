@@ -106,7 +106,8 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, parents: bool = False) -> OutputFile:
+def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, parents: bool = False,
+                reads: tuple[str | Path, ...] = ()) -> OutputFile:
     """Check ``path`` as an output target named by ``option`` (see the module docstring).
 
     Args:
@@ -115,18 +116,27 @@ def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, 
         probe: create and remove a file in the target's directory to prove it can be written (the check a
             command makes when it starts).
         parents: create the target's missing parent directories (``--junit reports/all.xml``).
+        reads: the files and directories the command reads (a catalog, a script): the target may be none of
+            them and lie inside none of them (``regress --report cases/x/case.yaml`` replaced a case.yaml).
 
     Returns:
         The :class:`OutputFile` to write at the end.
 
     Raises:
         InputError: a symbolic link, directory, socket, block device or read-only file, a missing
-            directory, or a directory where no file can be created (naming ``option``).
+            directory, a directory where no file can be created, or one of ``reads`` (naming ``option``).
     """
     path = Path(path)
 
     def refuse(message: str) -> InputError:
         return InputError(message, path=str(path), field=option)
+
+    target = Path(os.path.realpath(path))
+    for source in reads:
+        source = Path(os.path.realpath(source))
+        if target == source or target.is_relative_to(source) and source.is_dir():
+            what = "is a file" if target == source else f"is inside {source}, which"
+            raise refuse(f"{what} this command reads: {option} would replace the input; write it elsewhere")
 
     if len(os.fsencode(path.name)) > 255:
         raise refuse(f"its name is {len(os.fsencode(path.name))} bytes long; a file name is at most 255 bytes")

@@ -119,6 +119,31 @@ def _promql_problems(data, problem, *, promtool: str | None, notes: list[str]) -
     notes.extend(result.notes)
 
 
+def _requires_problems(data, problem) -> None:
+    """``requires``: each package a distribution name and each version a PEP 440 specifier (``packaging``), so
+    that a case that names ``--index-url`` or ``>=2; os.system(1)`` is refused when validated, not when run."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.utils import InvalidName, canonicalize_name
+
+    def spec(value, loc) -> None:
+        if isinstance(value, str):
+            try:
+                SpecifierSet(value)
+            except InvalidSpecifier:
+                problem(f"{value!r} is not a PEP 440 version specifier (e.g. '>=2.3,<3')", loc)
+
+    spec(_get(data, "requires", "python"), ["requires", "python"])
+    packages = _get(data, "requires", "packages")
+    for name, value in packages.items() if isinstance(packages, dict) else []:
+        try:
+            canonicalize_name(name, validate=True)
+        except InvalidName:
+            problem(f"{name!r} is not a package (distribution) name: letters, digits, '.', '-' and '_', starting "
+                    "and ending with a letter or digit", ["requires", "packages", name])
+            continue
+        spec(value, ["requires", "packages", name])
+
+
 def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path, *, promtool: str | None = None,
                        notes: list[str] | None = None) -> list[CaseError]:
     """Consistency checks across fields and files; each runs on whatever parts are well-formed,
@@ -159,6 +184,7 @@ def _semantic_problems(doc: PositionedYaml, case_dir: Path, path: Path, *, promt
             continue
         for sub, message in errors:
             problem(f"shim {shim['shim']!r}: {message}", ["inject", "local", i, "params", *sub])
+    _requires_problems(data, problem)
     query_ids = {_get(q, "id") for _, q in _items(data, "observability", "promql")}
     for i, panel in _items(data, "observability", "grafana", "panels"):
         query = _get(panel, "query")

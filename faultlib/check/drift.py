@@ -31,6 +31,7 @@ import click
 
 from faultlib.check.base import CheckResult, check_command
 from faultlib.errors import InputError
+from faultlib.readers.options import FiniteFloat
 
 KINDS = {
     "column_drift": "a column's distribution changed significantly (BH-adjusted p <= alpha); severity by its PSI: "
@@ -121,10 +122,10 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
               help="Treat these numeric columns as categories (codes, ids).")
 @click.option("--thresholds", metavar="FILE[#KEY.PATH]",
               help="YAML/JSON mapping of drift settings, e.g. cases/covariate_shift/case.yaml#repro.params.drift.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", type=FiniteFloat(0, 1),
               help="Significance after Benjamini-Hochberg [default: 0.05].")
-@click.option("--alert-psi", type=click.FloatRange(0), help="PSI of an alert [default: 0.1, rule of thumb].")
-@click.option("--freeze-psi", type=click.FloatRange(0), help="PSI of freeze-and-retrain [default: 0.25, rule of thumb].")
+@click.option("--alert-psi", type=FiniteFloat(0, min_open=False), help="PSI of an alert [default: 0.1, rule of thumb].")
+@click.option("--freeze-psi", type=FiniteFloat(0, min_open=False), help="PSI of freeze-and-retrain [default: 0.25, rule of thumb].")
 @click.option("--bins", type=click.IntRange(2), help="Most reference-quantile bins per numeric column [default: 10].")
 @click.option("--permutations", type=click.IntRange(19), help="MMD permutations [default: 500].")
 @click.option("--seed", type=click.IntRange(0), help="Seed of the MMD permutations and features [default: 0].")

@@ -32,6 +32,7 @@ import click
 
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.serving.memory.snapshot import KINDS
+from faultlib.readers.options import FiniteFloat
 
 __all__ = ["KINDS", "command"]
 MiB = 1 << 20
@@ -63,9 +64,9 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                    "fragmentation timeline below it (matplotlib, Agg).")
 @click.option("--device", type=click.IntRange(min=0), default=None,
               help="CUDA device index to analyse (default: the one with the most segments and trace entries).")
-@click.option("--threshold", type=click.FloatRange(0, 1, min_open=True), default=0.15, show_default=True,
+@click.option("--threshold", type=FiniteFloat(0, 1), default=0.15, show_default=True,
               help="Fragmentation (split free / reserved) at or above which memory counts as fragmented.")
-@click.option("--min-reserved-mib", type=click.FloatRange(min=0), default=64.0, show_default=True,
+@click.option("--min-reserved-mib", type=FiniteFloat(0, min_open=False), default=64.0, show_default=True,
               help="Below this much reserved memory nothing is reported as fragmented.")
 @click.option("--points", type=click.IntRange(min=2, max=5000), default=240, show_default=True,
               help="Timeline points (and heatmap columns).")

@@ -50,6 +50,7 @@ import click
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.serving.onnx.check import KINDS as _KINDS
 from faultlib.errors import InputError
+from faultlib.readers.options import FiniteFloat
 
 KINDS = dict(_KINDS)
 
@@ -150,8 +151,8 @@ def _factory(target: str):
               help="A zero-argument function in FILE.py returning the torch model the ONNX file was exported from.")
 @click.option("--input", "sample", metavar="SAMPLE.npy", default=None,
               help="A real input (.npy, loaded with allow_pickle=False) for --compare-torch.")
-@click.option("--atol", type=click.FloatRange(min=0), default=None, help="Absolute tolerance (default 1e-5).")
-@click.option("--rtol", type=click.FloatRange(min=0), default=None, help="Relative tolerance (default 1e-3).")
+@click.option("--atol", type=FiniteFloat(0, min_open=False), default=None, help="Absolute tolerance (default 1e-5).")
+@click.option("--rtol", type=FiniteFloat(0, min_open=False), default=None, help="Relative tolerance (default 1e-3).")
 def command(model_paths: tuple[str, ...], target_spec: str | None, factory: str | None, sample: str | None,
             atol: float | None, rtol: float | None) -> CheckResult:
     """Check MODEL.onnx (see the module docstring).

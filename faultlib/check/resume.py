@@ -25,6 +25,7 @@ import click
 
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.training.vocab import KINDS as RESUME_KINDS
+from faultlib.readers.options import FiniteFloat
 
 KINDS = {
     **RESUME_KINDS,
@@ -78,7 +79,7 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
               help="(probe) where CMD writes its checkpoints, relative to its working directory; the probe runs "
                    "each run in a temporary copy of the current directory; only this directory is copied when the "
                    "current one holds over 512 MiB.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 86_400), default=600, show_default=True,
+@click.option("--timeout", "timeout_s", type=FiniteFloat(1, 86_400, min_open=False), default=600, show_default=True,
               help="(probe) seconds each run may take.")
 def command(args: tuple[str, ...], checkpoint: str | None, probe: bool, steps: int, stop_at: int | None,
             resume_arg: str, output_dir: str | None, timeout_s: float) -> CheckResult:

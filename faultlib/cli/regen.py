@@ -193,8 +193,8 @@ def regen(since: Path, cases_dir: Path, traces: Path | None, crd_dir: Path | Non
 
     options = {"crd_dir": crd_dir if backend == "kubernetes" else None}
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs
-    junit_out = output_file(junit_path, "--junit", parents=True) if junit_path is not None else None
-    report_out = output_file(report_path, "--report", parents=True) if report_path is not None else None
+    junit_out = output_file(junit_path, "--junit", parents=True, reads=(cases_dir,)) if junit_path else None
+    report_out = output_file(report_path, "--report", parents=True, reads=(cases_dir,)) if report_path else None
     if not as_json:
         _print_selection(since, diff, known, selection)
     result, outcomes = None, []

@@ -208,8 +208,8 @@ def regress(cases_dir: Path, fault_class: str | None, shard: Shard, jobs: int, b
 
     state["json"] = as_json
     state["writes_evidence"] = True  # an interrupted run keeps what it wrote (said on Ctrl-C or SIGTERM)
-    junit_out = output_file(junit_path, "--junit", parents=True) if junit_path is not None else None
-    report_out = output_file(report_path, "--report", parents=True) if report_path is not None else None
+    junit_out = output_file(junit_path, "--junit", parents=True, reads=(cases_dir,)) if junit_path else None
+    report_out = output_file(report_path, "--report", parents=True, reads=(cases_dir,)) if report_path else None
     options = {"image": image, "namespace": namespace, "crd_dir": crd_dir, "storage_class": storage_class,
                "volume_size": volume_size, "world_workload": world_workload}
     get_backend(backend, archive=archive, **options)  # unknown or misapplied options: exit 2 before anything runs

@@ -12,6 +12,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from faultlib.cli.params import FiniteFloat
 from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_file
@@ -60,7 +61,7 @@ Exit codes:
               "then appears once).")
 @click.option("--asyncio", "watch_loops", is_flag=True, help="Watch the script's asyncio event loops instead: "
               "report every call that blocked a loop past --threshold-ms (function, file, line, call).")
-@click.option("--threshold-ms", type=click.FloatRange(min=1.0, max=60_000.0), default=None, metavar="MS",
+@click.option("--threshold-ms", type=FiniteFloat(1.0, 60_000.0, min_open=False), default=None, metavar="MS",
               help="With --asyncio: a loop this late is blocked, in ms (default 50, the W3C Long Tasks threshold).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | None, quiet_replay: bool,
@@ -75,7 +76,8 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
             raise click.UsageError(f"{', '.join(given)} go(es) with the NaN trace, not with --asyncio")
     elif threshold_ms is not None:
         raise click.UsageError("--threshold-ms goes with --asyncio")
-    target = output_file(out, "--out", parents=True) if out is not None else None  # before the script runs
+    reads = tuple(arg for arg in command if arg.endswith(".py"))  # --out train.py would replace the script
+    target = output_file(out, "--out", parents=True, reads=reads) if out is not None else None  # before it runs
     if watch_loops:
         from faultlib.trace.loop import trace_asyncio
 

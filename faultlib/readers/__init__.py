@@ -16,6 +16,9 @@ traceback, never after hours or gigabytes:
 - :mod:`~faultlib.readers.junit`: an assertion suite's JUnit XML, bounded, by expat (no entity expansion).
 - :mod:`~faultlib.readers.pysource`: Python source parsed (never run) for the static checks; a syntax error
   names its line and column.
+- :mod:`~faultlib.readers.tables`: tables by extension; a CSV header's names kept as written (a name written
+  twice, or a row wider than the header, is refused with the line, never renamed or turned into an index).
+- :mod:`~faultlib.readers.options`: numbers from the command line (:class:`FiniteFloat`: ``nan``/``inf`` refused).
 """
 
 from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative

@@ -141,18 +141,29 @@ def map_file(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | N
         raise InputError(f"cannot be mapped: {exc}", path=str(path)) from None
 
 
-def _open_regular(path: Path, limits: Limits) -> int:
-    """A descriptor of ``path`` opened without following a symlink, checked to be a regular file within
-    ``limits.max_bytes`` (the caller closes it)."""
+def open_nofollow(path: Path) -> int:
+    """A read-only descriptor of ``path`` opened without following a symlink (no check of its kind yet).
+
+    Raises:
+        InputError: missing, a symbolic link, a name the system cannot open (a NUL byte, too long), unreadable.
+    """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise InputError("file not found", path=str(path)) from None
+    except ValueError:  # os.open refuses a NUL byte before the system sees the name
+        raise InputError("is not a file name: it contains a NUL byte", path=repr(str(path))) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError("is a symbolic link: faultlib does not follow links; pass the file itself",
                              path=str(path)) from None
         raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+
+
+def _open_regular(path: Path, limits: Limits) -> int:
+    """A descriptor of ``path`` opened without following a symlink, checked to be a regular file within
+    ``limits.max_bytes`` (the caller closes it)."""
+    fd = open_nofollow(path)
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):

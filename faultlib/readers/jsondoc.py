@@ -7,7 +7,6 @@ with the file and line, and bounds the last.
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from faultlib.errors import InputError
-from faultlib.readers.files import DEFAULT, Limits, MiB, inside
+from faultlib.readers.files import DEFAULT, Limits, MiB, inside, open_nofollow
 
 INT64 = 1 << 63
 #: JSON Lines evidence: one line (an OTLP batch, a finding) up to 64 MiB, the file up to 4 GiB
@@ -142,12 +141,11 @@ def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | st
     """
     path = inside(root, path) if root is not None else Path(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        why = "is a symbolic link: not followed" if exc.errno == errno.ELOOP else f"cannot read: {exc.strerror}"
-        raise InputError(why, path=str(path)) from None
+        fd = open_nofollow(path)
+    except InputError:
+        if not os.path.lexists(path) and "\x00" not in str(path):
+            return
+        raise
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)

@@ -23,10 +23,18 @@ def split_source(spec: str) -> tuple[str, str | None]:
     A path that exists as given (even with ``#`` in its name) is taken whole; otherwise the text
     after the last ``#`` is the key path.
     """
-    if "#" not in spec or Path(spec).exists():
+    if "#" not in spec or _exists(spec):
         return spec, None
     path, key = spec.rsplit("#", 1)
     return path, key or None
+
+
+def _exists(spec: str) -> bool:
+    """Whether ``spec`` names an existing file; a name the system refuses (too long, a NUL byte) names none."""
+    try:
+        return Path(spec).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def parse_key_path(key: str, path: str) -> list[str | int]:

@@ -24,5 +24,8 @@ def parse_python(source: str, path: str) -> ast.Module:
         line = exc.lineno or 1
         raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
                          line=line) from None
-    except (RecursionError, ValueError, MemoryError) as exc:
+    except RecursionError:  # CPython's own compiler refuses such a file too ("too complex")
+        raise InputError("cannot be parsed as Python: an expression is nested too deeply for the parser (thousands "
+                         "of chained calls, attributes or operators): split it into statements", path=path) from None
+    except (ValueError, MemoryError) as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None

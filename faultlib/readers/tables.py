@@ -13,9 +13,11 @@ nullable ``Int64``) instead of silently becoming float. Every file goes through
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,10 +109,26 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     if not text.strip():
         raise InputError("is empty: expected a header line and rows", path=str(path))
     _check_width(text.lstrip().split("\n", 1)[0], path, sep)
+    header = _header(text, sep)
+    twice = sorted({name for name in header if header.count(name) > 1})
+    if twice:  # pandas would rename the second 'id' to 'id.1', a column the file does not have
+        raise InputError(f"column names appear twice in the header: {twice}: rename one", path=str(path), line=1)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""],
-                            engine="c")
+        with warnings.catch_warnings():  # a row wider than the header: pandas warns (index_col=False), or silently
+            warnings.simplefilter("error", pd.errors.ParserWarning)  # makes its first fields the index without it
+            frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""],
+                                engine="c", index_col=False)
+    except pd.errors.ParserWarning:
+        line = _first_wide_row(text, sep, len(header))
+        raise InputError(f"a row has more fields than the header's {len(header)}: quote the field that holds a "
+                         f"{'comma' if sep == ',' else 'tab'}, or add the missing column name", path=str(path),
+                         line=line) from None
     except pd.errors.ParserError as exc:
+        wide = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if wide:
+            raise InputError(f"a row has more fields than the header's {wide.group(1)} ({wide.group(3)}): quote the "
+                             f"field that holds a {'comma' if sep == ',' else 'tab'}, or add the missing column name",
+                             path=str(path), line=int(wide.group(2))) from None
         found = re.search(r"line (\d+)", str(exc))
         raise InputError(f"rows do not match the header: {exc}", path=str(path),
                          line=int(found.group(1)) if found else None) from None
@@ -120,6 +138,26 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     for name in frame.columns:
         frame[name] = _decide(frame[name])
     return frame
+
+
+def _header(text: str, sep: str) -> list[str]:
+    """The header's column names as the file writes them (quoted names may hold the separator)."""
+    try:  # newline="": a quoted name may hold a line break, as in the rows
+        return next(csv.reader(io.StringIO(text.lstrip("\r\n"), newline=""), delimiter=sep), [])
+    except csv.Error:  # pandas reports what is wrong with the header, with its line
+        return []
+
+
+def _first_wide_row(text: str, sep: str, width: int) -> int | None:
+    """The line of the first row with more than ``width`` fields (only read when pandas said there is one)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        for row in reader:
+            if len(row) > width and reader.line_num > 1:
+                return reader.line_num
+    except csv.Error:
+        return None
+    return None
 
 
 def _records(rows: list, path: Path) -> "pandas.DataFrame":

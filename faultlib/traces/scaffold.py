@@ -426,7 +426,10 @@ def render(name: str, trace: Path | str, *, first_panel_id: int = 1) -> Scaffold
     spans: list[TraceSpan] = load_spans(trace)
     _check_names(spans, trace)
     graph = build_graph(spans)
-    suspect = pick_suspect(graph, spans)
+    try:
+        suspect = pick_suspect(graph, spans)
+    except InputError as exc:  # what the trace holds is wrong: name the trace file
+        raise InputError(exc.message, path=exc.path or trace, line=exc.line, field=exc.field) from None
     # the delay the trace showed, at least MIN_LATENCY_MS so the deadline (half of it) leaves a loaded machine room
     latency_ms = latency_ms_for(max(suspect.stats["p99_ms"], suspect.threshold_ms))
     deadline_ms = max(50, latency_ms // 2)

@@ -20,6 +20,9 @@ LABEL_KEYS = ("id2label", "label2id", "class_names", "classes", "labels", "names
 TEXT_SUFFIXES = (".txt", ".labels", ".names", ".lst", ".list")
 YAML_SUFFIXES = (".yaml", ".yml")
 _INDEX = re.compile(r"[+-]?[0-9]+")
+#: largest class index read (2^22 - 1): above the largest output layers in use (LLM vocabularies, ~256k), below
+#: what a dense 0..max list of labels (:meth:`LabelMap.ordered`) can hold; an id of 10^19 is not a class index
+MAX_INDEX = (1 << 22) - 1
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,9 @@ def parse_index(value: Any, where: str, path: str | None) -> int:
         raise InputError(f"{where}: index {value!r} is not an integer", path=path, field=where)
     if index < 0:
         raise InputError(f"{where}: index {index} is negative", path=path, field=where)
+    if index > MAX_INDEX:
+        raise InputError(f"{where}: index {index} is larger than {MAX_INDEX:,}: a class index counts the model's "
+                         "outputs from 0 (is this an id or a hash, not an index?)", path=path, field=where)
     return index
 
 

@@ -139,7 +139,12 @@ def _gap_finding(side: str, m: LabelMap) -> Finding | None:
     indices = sorted(m.labels)
     if indices == list(range(len(indices))):
         return None
-    holes = sorted(set(range(indices[-1] + 1)) - set(indices))
+    present, holes = set(indices), []
+    for i in range(indices[-1] + 1):  # the first 100 holes, not a set of every index up to the largest
+        if i not in present:
+            holes.append(i)
+            if len(holes) > 100:
+                break
     return Finding(DETECTOR, Severity.WARNING,
                    f"the {side} map's indices are not 0..{len(indices) - 1}: missing {holes[:10]}"
                    f"{' ...' if len(holes) > 10 else ''} (an offset or a removed class)",

@@ -90,7 +90,9 @@ def _load_dump(path: Path, root: Path) -> Dump:
         _need(group.get("name"), str, path, f"{at}.group.name", "a string")
         if group.get("ranks") is not None:
             for k, r in enumerate(_need(group["ranks"], list, path, f"{at}.group.ranks", "a list of ranks or null")):
-                _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer")
+                if _need(r, int, path, f"{at}.group.ranks[{k}]", "an integer") < 0:
+                    raise InputError(f"{at}.group.ranks[{k}] is {r}: ranks are >= 0", path=str(path),
+                                     field=f"{at}.group.ranks[{k}]")
         for j, t in enumerate(_need(e.get("tensors"), list, path, f"{at}.tensors", "a list")):
             _need(t, dict, path, f"{at}.tensors[{j}]", "an object")
             for k, n in enumerate(_need(t.get("shape"), list, path, f"{at}.tensors[{j}].shape", "a list")):
@@ -112,7 +114,8 @@ def _load_dump(path: Path, root: Path) -> Dump:
                              field=f"{at}.state")
     if doc.get("exit_error") is not None:
         _need(doc["exit_error"], str, path, "exit_error", "a string or null")
-    return Dump(rank, path, str(doc.get("reason", "")), int(doc.get("dropped") or 0), entries, doc.get("exit_error"))
+    dropped = _need(doc.get("dropped", 0), (int, type(None)), path, "dropped", "an integer or null") or 0
+    return Dump(rank, path, str(doc.get("reason", "")), dropped, entries, doc.get("exit_error"))
 
 
 def load_dumps(dump_dir: Path | str) -> list[Dump]:
@@ -270,10 +273,10 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]],
     """The first divergent seq of one group, as ``(first_divergence, finding)``; ``dumps`` (by rank) say why a rank
     that never reached a seq stopped (:func:`~faultlib.detect.distributed.departures.why_absent`)."""
     lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
-    hi = max((max(s) for s in by_rank.values() if s), default=-1)
-    sigs = {r: [_signature(s[q]) if q in s else None for q in range(lo, hi + 1)] for r, s in by_rank.items()}
-    for i in range(hi - lo + 1):
-        seq = lo + i
+    # the seqs some rank recorded, not every number up to the largest: a dump's seq of 10^15 costs nothing
+    seqs = sorted({q for s in by_rank.values() for q in s if q >= lo})
+    sigs = {r: [_signature(s[q]) if q in s else None for q in seqs] for r, s in by_rank.items()}
+    for i, seq in enumerate(seqs):
         present = {r: v[i] for r, v in sigs.items() if v[i] is not None}
         absent = sorted(r for r, v in sigs.items() if v[i] is None)
         if not absent and len(set(present.values())) <= 1:

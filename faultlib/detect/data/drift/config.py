@@ -127,12 +127,16 @@ class DriftConfig:
                 problems.append(f"{name} must be a finite number >= 0, got {value!r}")
         if not problems and self.alert_psi > self.freeze_psi:
             problems.append(f"alert_psi ({self.alert_psi}) must not exceed freeze_psi ({self.freeze_psi})")
-        for name, low in (("bins", 2), ("permutations", 19), ("mmd_features", 1), ("mmd_exact_max", 0),
-                          ("mmd_permutation_max", 0), ("mmd_max_rows", 2),
-                          ("seed", 0)):
+        # upper bounds where the work or memory grows with the value (an N x P permutation matrix, N x D features):
+        # 10^11 permutations was a 291 TiB allocation traceback; 100,000 resolve p-values to 1e-5
+        for name, low, high in (("bins", 2, None), ("permutations", 19, 100_000), ("mmd_features", 1, 65_536),
+                                ("mmd_exact_max", 0, None), ("mmd_permutation_max", 0, None), ("mmd_max_rows", 2, None),
+                                ("seed", 0, None)):
             value = getattr(self, name)
             if not (isinstance(value, int) and not isinstance(value, bool) and value >= low):
                 problems.append(f"{name} must be an integer >= {low}, got {value!r}")
+            elif high is not None and value > high:
+                problems.append(f"{name} must be at most {high:,}, got {value:,}")
         if problems:
             raise DetectorError("; ".join(problems))
 

@@ -1,0 +1,84 @@
+"""Delimited tables as the file writes them: a header's names are kept exactly, a name written twice and a row
+wider than the header are bad input (exit 2, with the line), never a renamed column or a silent index."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from faultlib.errors import InputError
+
+pytest.importorskip("pandas")
+
+from faultlib.readers.tables import read_table  # noqa: E402
+
+
+def test_a_column_name_written_twice_is_refused_on_line_1(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("id,x,id\n1,2,3\n4,5,6\n")
+    with pytest.raises(InputError, match=r"appear twice in the header: \['id'\]") as exc:
+        read_table(path)
+    assert exc.value.line == 1  # pandas alone would have read 'id' and 'id.1', a column the file does not have
+
+
+def test_a_first_row_wider_than_the_header_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("id\tx\n1\t2\n3\t4\t5\t6\n")
+    with pytest.raises(InputError, match="more fields than the header's 2") as exc:
+        read_table(path)
+    assert exc.value.line == 3
+    path.write_text("id\tx\n3\t4\t5\t6\n1\t2\n")  # pandas alone: the first two fields silently become the index
+    with pytest.raises(InputError, match="more fields than the header's 2") as exc:
+        read_table(path)
+    assert exc.value.line == 2
+
+
+def test_a_quoted_separator_in_a_name_is_one_column(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('"a,b",c\n1,2\n3,4\n')
+    assert list(read_table(path).columns) == ["a,b", "c"]
+
+
+CELLS = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header=st.lists(CELLS, min_size=1, max_size=4),
+       rows=st.lists(st.lists(CELLS, min_size=0, max_size=5), min_size=0, max_size=5))
+def test_any_csv_is_read_as_written_or_refused_with_a_reason(tmp_path, header, rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180: a CR or LF inside a field is quoted
+    writer.writerow(header)
+    writer.writerows(rows)
+    path = tmp_path / "t.csv"
+    path.write_bytes(buffer.getvalue().encode("utf-8", "surrogatepass"))
+    try:
+        frame = read_table(path)
+    except InputError as exc:
+        assert exc.path and str(exc)
+        return
+    # read: the header's names exactly as written (no 'x.1' renames, no row fields turned into an index)
+    # (an empty name is pandas' "Unnamed: <position>", as `DataFrame.to_csv` files with an index column expect)
+    assert list(frame.columns) == [h or f"Unnamed: {i}" for i, h in enumerate(header)]
+    assert len(set(header)) == len(header)
+    assert frame.index.equals(__import__("pandas").RangeIndex(len(frame)))
+
+
+def test_a_name_the_system_refuses_is_bad_input_not_a_traceback(tmp_path):
+    """A NUL byte (from a document that names a file) and a name too long for the system: InputError."""
+    from faultlib.readers.files import read_bytes
+    from faultlib.readers.jsondoc import iter_json_lines
+    from faultlib.readers.keypath import split_source
+
+    with pytest.raises(InputError, match="NUL byte"):
+        read_bytes(tmp_path / "a\x00b.json")
+    with pytest.raises(InputError, match="NUL byte"):
+        list(iter_json_lines(tmp_path / "a\x00b.jsonl"))
+    with pytest.raises(InputError, match="too long"):
+        read_bytes(tmp_path / ("x" * 5000))
+    key = ".a" * 5000  # a key path longer than any file name: os.stat raised ENAMETOOLONG
+    assert split_source(f"{tmp_path}/t.yaml#{key}") == (f"{tmp_path}/t.yaml", key)
