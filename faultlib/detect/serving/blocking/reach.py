@@ -126,7 +126,11 @@ class Reachability:
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
-            return [] if target.is_async else [target]
+            found = [] if target.is_async else [target]
+            if target.cls is not None and _abstract(target) and not _is_super_call(call.func):
+                found += [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
+                          if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+            return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):
             return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
                     if m is not None and not m.is_async]
@@ -154,7 +158,8 @@ class Reachability:
             owner, _, method = target.rpartition(".")
             family = index.vocab.family_kind(owner, method) if owner else None
             if family is not None:
-                return Site(family[0], target, func, call)
+                return None if family[0] == "blocking_task" and _non_blocking(call) else Site(
+                    family[0], target, func, call)
             if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
@@ -362,6 +367,34 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
             p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
         return None
     return f"{root}.{'.'.join(path)}"
+
+
+def _abstract(func: Func) -> bool:
+    """Whether a method only declares an interface: ``@abstractmethod``, or a body of a docstring, ``pass``,
+    ``...`` or ``raise NotImplementedError``."""
+    if any((dotted(d) or [""])[-1] in ("abstractmethod", "abstractproperty") for d in func.node.decorator_list):
+        return True
+    for stmt in func.node.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.Raise) and "NotImplementedError" in ast.dump(stmt):
+            continue
+        return False
+    return True
+
+
+def _is_super_call(expr: ast.expr) -> bool:
+    """``super().method``: the base's own body runs, not the overrides."""
+    return (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Call)
+            and isinstance(expr.value.func, ast.Name) and expr.value.func.id == "super")
+
+
+def _non_blocking(call: ast.Call) -> bool:
+    """``q.get(False)``, ``q.get(block=False)``, ``q.get(timeout=0)``, ``event.wait(0)``: a poll, not a wait."""
+    def falsy(node: ast.expr | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value in (False, 0)
+    return (falsy(call.args[0]) if call.args else False) or any(
+        k.arg in ("block", "timeout") and falsy(k.value) for k in call.keywords)
 
 
 def _class_parameter(expr: ast.expr, func: Func) -> bool:

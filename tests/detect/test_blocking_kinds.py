@@ -1,0 +1,169 @@
+"""check blocking: kinds first seen on unseen services (issue 17, wave 8) -- an abstract method that runs its
+subclasses' overrides, waits on another thread (queue, event, join, future), a directory walk, Pillow
+re-encoding, an ffmpeg-python pipeline and a model engine whose constructor loads weights. Each blocker is found
+at its line; each healthy look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+def test_an_abstract_method_runs_the_overrides_of_its_subclasses(tmp_path):
+    found = flagged(tmp_path, """
+        from abc import ABC, abstractmethod
+        import subprocess
+        import time
+
+        class Engine(ABC):
+            @abstractmethod
+            def run(self, text):
+                \"\"\"Turn text into audio.\"\"\"
+
+            def label(self):
+                return "engine"
+
+        class Shell(Engine):
+            def run(self, text):
+                return subprocess.run(["say", text])
+
+            def label(self):
+                time.sleep(1)
+                return "shell"
+
+        class Echo(Engine):
+            def run(self, text):
+                return text
+
+        def make() -> Engine:
+            return Shell()
+
+        engine = make()
+
+        async def speak(text):
+            return engine.run(text)
+
+        async def name():
+            return engine.label()
+    """)
+    # the concrete Engine.label has a body of its own: the override behind it is not assumed
+    assert found == {("blocking_subprocess", 'return subprocess.run(["say", text])')}
+
+
+def test_super_call_to_an_abstract_method_does_not_reach_siblings(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+
+        class Base:
+            def step(self):
+                raise NotImplementedError
+
+        class Noisy(Base):
+            def step(self):
+                subprocess.run(["true"])
+
+        class Quiet(Base):
+            async def go(self):
+                return super().step()
+    """)
+    assert found == set()
+
+
+def test_waiting_on_another_thread_blocks_and_a_poll_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import queue
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(2)
+
+        async def answer(job):
+            replies = queue.Queue()
+            ready = threading.Event()
+            worker = threading.Thread(target=job, args=(replies, ready))
+            worker.start()
+            ready.wait()
+            first = replies.get()
+            maybe = replies.get(block=False)
+            nothing = replies.get_nowait()
+            ready.wait(0)
+            worker.join()
+            return pool.submit(job).result(), first, maybe, nothing
+    """)
+    assert found == {("blocking_task", "ready.wait()"), ("blocking_task", "first = replies.get()"),
+                     ("blocking_task", "worker.join()"),
+                     ("blocking_task", "return pool.submit(job).result(), first, maybe, nothing")}
+
+
+def test_an_asyncio_queue_is_awaited_not_waited_on(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        async def consume(q: asyncio.Queue, done: asyncio.Event):
+            item = await q.get()
+            await done.wait()
+            return item
+    """)
+    assert found == set()
+
+
+def test_a_directory_walk_blocks_a_path_join_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+
+        async def folder_size(root):
+            total = 0
+            for folder, _, files in os.walk(root):
+                total += len(files)
+            return os.path.join(root, "x"), total
+    """)
+    assert found == {("blocking_file_io", "for folder, _, files in os.walk(root):")}
+
+
+def test_pillow_re_encoding_blocks_reading_its_size_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from PIL import Image
+
+        async def shrink(data: bytes):
+            image = Image.open(io.BytesIO(data)).convert("RGB")
+            width, height = image.size
+            out = io.BytesIO()
+            image.resize((width // 2, height // 2)).save(out, format="JPEG")
+            return out.getvalue()
+    """)
+    assert found == {("blocking_file_io", 'image.resize((width // 2, height // 2)).save(out, format="JPEG")')}
+
+
+def test_an_ffmpeg_python_pipeline_blocks_at_run_not_at_run_async(tmp_path):
+    found = flagged(tmp_path, """
+        import ffmpeg
+
+        async def decode(data: bytes):
+            out, _ = ffmpeg.input("pipe:").output("-", format="s16le").run(input=data, capture_stdout=True)
+            info = ffmpeg.probe("clip.wav")
+            process = ffmpeg.input("pipe:").output("-", format="s16le").run_async(pipe_stdin=True)
+            return out, info, process
+    """)
+    assert found == {
+        ("blocking_subprocess", 'out, _ = ffmpeg.input("pipe:").output("-", format="s16le").run(input=data, '
+                                'capture_stdout=True)'),
+        ("blocking_subprocess", 'info = ffmpeg.probe("clip.wav")')}
+
+
+def test_an_engine_built_in_async_code_loads_its_model_its_coroutines_do_not_block(tmp_path):
+    found = flagged(tmp_path, """
+        from infinity_emb import AsyncEmbeddingEngine, EngineArgs
+        import whisperx
+
+        async def load(path):
+            engine = AsyncEmbeddingEngine.from_args(EngineArgs(model_name_or_path=path))
+            await engine.astart()
+            vectors, usage = await engine.embed(sentences=["a"])
+            return engine, vectors
+
+        async def align(segments, model, meta, audio):
+            return whisperx.align(segments, model, meta, audio, "cpu")
+    """)
+    assert found == {
+        ("blocking_file_io", "engine = AsyncEmbeddingEngine.from_args(EngineArgs(model_name_or_path=path))"),
+        ("blocking_cpu", 'return whisperx.align(segments, model, meta, audio, "cpu")')}
