@@ -5,6 +5,7 @@ at its line; each healthy look-alike stays silent. Every example is written for 
 
 from __future__ import annotations
 
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -167,3 +168,40 @@ def test_an_engine_built_in_async_code_loads_its_model_its_coroutines_do_not_blo
     assert found == {
         ("blocking_file_io", "engine = AsyncEmbeddingEngine.from_args(EngineArgs(model_name_or_path=path))"),
         ("blocking_cpu", 'return whisperx.align(segments, model, meta, audio, "cpu")')}
+
+
+def test_a_sync_generator_runs_where_it_is_iterated_not_where_it_is_made(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+        from contextlib import contextmanager
+        from starlette.responses import StreamingResponse
+
+        def chunks(n):
+            for i in range(n):
+                time.sleep(0.1)
+                yield b"x"
+
+        @contextmanager
+        def opened(path):
+            handle = open(path)
+            yield handle
+
+        async def streamed(n):
+            return StreamingResponse(chunks(n))
+
+        async def gathered(n):
+            return b"".join(chunks(n))
+
+        async def stepped(n):
+            parts = chunks(n)
+            for part in parts:
+                pass
+
+        async def read(path):
+            with opened(path) as handle:
+                return handle.name
+    """)
+    # Starlette iterates the generator handed to StreamingResponse in its thread pool: only the other three block
+    assert found == {("blocking_sleep", "time.sleep(0.1)"), ("blocking_file_io", "handle = open(path)")}
+    sleep = next(f for f in analyze_path(tmp_path / "svc.py").findings if f.kind == "blocking_sleep")
+    assert sorted(sleep.evidence["entries"]) == ["gathered", "stepped"]

@@ -70,6 +70,7 @@ class Reachability:
     _offload_seen: set[tuple] = field(default_factory=set)
     _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
+    _iterated_memo: dict[int, set[int]] = field(default_factory=dict)
     _guarded: set[int] = field(default_factory=set)
 
     def run(self) -> None:
@@ -126,6 +127,8 @@ class Reachability:
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
+            if _is_generator(target) and id(call) not in self._iterated(func):
+                return []  # gen(): only makes the generator; its body runs where it is iterated
             found = [] if target.is_async else [target]
             if target.cls is not None and _abstract(target) and not _is_super_call(call.func):
                 found += [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
@@ -317,6 +320,36 @@ class Reachability:
             return vocab.is_executor(owner)
         return id(call) not in self._awaited(func)
 
+    def _iterated(self, func: Func) -> set[int]:
+        """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's ``in``,
+        ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and iterated
+        so (``g = gen()`` then ``for x in g``)."""
+        found = self._iterated_memo.get(id(func))
+        if found is not None:
+            return found
+        consumed: list[ast.expr] = []
+        for n in func.nodes:
+            if isinstance(n, ast.For):
+                consumed.append(n.iter)
+            elif isinstance(n, ast.comprehension):
+                consumed.append(n.iter)
+            elif isinstance(n, ast.YieldFrom):
+                consumed.append(n.value)
+            elif isinstance(n, ast.With):  # a @contextmanager generator runs to its yield on entry
+                consumed.extend(item.context_expr for item in n.items)
+            elif isinstance(n, ast.Call) and n.args and (
+                    (isinstance(n.func, ast.Name) and n.func.id in _CONSUMERS)
+                    or (isinstance(n.func, ast.Attribute) and n.func.attr in ("join", "extend", "update"))):
+                consumed.append(n.args[0])
+        names = {c.id for c in consumed if isinstance(c, ast.Name)}
+        found = {id(c) for c in consumed if isinstance(c, ast.Call)}
+        for n in func.nodes:
+            if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and n.targets[0].id in names):
+                found.add(id(n.value))
+        self._iterated_memo[id(func)] = found
+        return found
+
     def _awaited(self, func: Func) -> set[int]:
         found = self._awaited_memo.get(id(func))
         if found is None:
@@ -367,6 +400,14 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
             p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
         return None
     return f"{root}.{'.'.join(path)}"
+
+
+_CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
+                        "next", "enumerate", "zip", "map", "filter", "reversed"})
+
+
+def _is_generator(func: Func) -> bool:
+    return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
 
 
 def _abstract(func: Func) -> bool:
