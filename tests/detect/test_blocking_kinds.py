@@ -205,3 +205,81 @@ def test_a_sync_generator_runs_where_it_is_iterated_not_where_it_is_made(tmp_pat
     assert found == {("blocking_sleep", "time.sleep(0.1)"), ("blocking_file_io", "handle = open(path)")}
     sleep = next(f for f in analyze_path(tmp_path / "svc.py").findings if f.kind == "blocking_sleep")
     assert sorted(sleep.evidence["entries"]) == ["gathered", "stepped"]
+
+
+def test_remote_code_chat_methods_and_triton_sync_bls_block_their_async_twins_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        import triton_python_backend_utils as pb_utils
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained("some/chat-model", trust_remote_code=True)
+
+        async def reply(tokenizer, query):
+            answer, history = model.chat(tokenizer, query, history=[])
+            return answer
+
+        class TritonPythonModel:
+            async def execute(self, requests):
+                first = pb_utils.InferenceRequest(model_name="tokenizer", requested_output_names=["ids"], inputs=[])
+                waited = first.exec()
+                second = pb_utils.InferenceRequest(model_name="vocoder", requested_output_names=["wav"], inputs=[])
+                answered = await second.async_exec()
+                return [waited, answered]
+    """)
+    assert found == {("blocking_cpu", "answer, history = model.chat(tokenizer, query, history=[])"),
+                     ("blocking_task", "waited = first.exec()")}
+
+
+def test_a_framework_helper_inherited_under_inference_mode_is_no_forward(tmp_path):
+    found = flagged(tmp_path, """
+        import torch
+        from jina import Executor
+
+        class Encoder(Executor):
+            def __init__(self, net):
+                self.net = net
+
+            async def encode(self, batch):
+                with torch.inference_mode():
+                    with self.monitor(name="encode_seconds"):
+                        return self.net(batch)
+    """)
+    assert found == {("blocking_cpu", "return self.net(batch)")}
+
+
+def test_a_method_only_the_subclasses_define_runs_theirs(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+
+        class Model:
+            def __new__(cls, name):
+                if cls is Model and name == "shell":
+                    return super().__new__(Shell)
+                return super().__new__(cls)
+
+        class Shell(Model):
+            def encode(self, text):
+                return subprocess.run(["encode", text])
+
+        class Plain(Model):
+            def encode(self, text):
+                return text.encode()
+
+        model = Model("shell")
+
+        async def handle(text):
+            return model.encode(text)
+    """)
+    assert found == {("blocking_subprocess", 'return subprocess.run(["encode", text])')}
+
+
+def test_side_by_side_script_folders_import_their_own_helper_module(tmp_path):
+    for folder, body in (("demo_a", "def work():\n    return 1\n"),
+                         ("demo_b", "import time\n\ndef work():\n    time.sleep(1)\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "helpers.py").write_text(body)
+        (tmp_path / folder / "server.py").write_text("from helpers import work\n\nasync def serve():\n"
+                                                     "    return work()\n")
+    findings = analyze_path(tmp_path).findings
+    assert [(f.kind, f.location["file"].endswith("demo_b/helpers.py")) for f in findings] == [("blocking_sleep", True)]
+    assert findings[0].evidence["chain"][0]["function"] == "serve"

@@ -237,6 +237,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
             continue
         for cut in range(len(parts)):  # reachable by its full name and by its name inside the analysed tree
             modules.setdefault(".".join(parts[cut:]), module)
+    _prefer_siblings(modules)
     index = Index(modules)
     reach = Reachability(index)
     try:
@@ -256,6 +257,23 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
+
+
+def _prefer_siblings(modules: dict) -> None:
+    """``from utils import f`` in a folder that has its own ``utils.py``, when several analysed folders do (demo
+    scripts side by side): the script's folder comes first on ``sys.path``, so the sibling is meant."""
+    owners: dict[str, set[int]] = {}
+    for name, module in modules.items():
+        owners.setdefault(name, set()).add(id(module))
+    full = {module.name: module for module in modules.values()}
+    shared = {name.rpartition(".")[2] for name in full} & {n for n, ids in owners.items() if "." not in n}
+    ambiguous = {n for n in shared if sum(1 for m in full if m.rpartition(".")[2] == n) > 1}
+    for module in full.values():
+        for alias, target in list(module.imports.items()):
+            head, _, rest = target.partition(".")
+            sibling = f"{module.package}.{head}" if module.package else head
+            if head in ambiguous and sibling in full and sibling != module.name:
+                module.imports[alias] = f"{sibling}.{rest}" if rest else sibling
 
 
 def _finding(site, path, entries: list[str], callbacks) -> Finding:

@@ -145,8 +145,13 @@ class Reachability:
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):
-                    return [f for f in index.infer.attribute_callees(owner, call.func.attr)
-                            if isinstance(f, Func) and not f.is_async]
+                    stored = [f for f in index.infer.attribute_callees(owner, call.func.attr)
+                              if isinstance(f, Func) and not f.is_async]
+                    if stored or index.method(owner, call.func.attr) is not None:
+                        return stored
+                    # a base that leaves the method to its subclasses (a factory `__new__` picking one by name)
+                    return [sub.methods[call.func.attr] for sub in index.subclasses(owner)
+                            if call.func.attr in sub.methods and not sub.methods[call.func.attr].is_async]
         return []
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
@@ -203,10 +208,25 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and may_be_forward(dotted(call.func)):
+        if inference and target is None and may_be_forward(dotted(call.func)) and not self._inherited_call(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _inherited_call(self, call: ast.Call, func: Func) -> bool:
+        """``self.monitor(...)`` in a class with a third-party base and no ``self.monitor = ...`` anywhere in its
+        analysed classes: a method inherited from that base (a framework's helper), not a stored model."""
+        parts = dotted(call.func)
+        klass = func.cls
+        if klass is None or parts is None or len(parts) != 2 or parts[0] != "self":
+            return False
+        chain, todo = [], [klass]
+        while todo and len(chain) < 16:
+            k = todo.pop()
+            chain.append(k)
+            todo.extend(b for b in self.index.bases(k) if isinstance(b, Klass) and b not in chain)
+        third_party = any(isinstance(b, str) for k in chain for b in self.index.bases(k))
+        return third_party and not any(_stores(k, parts[1]) for k in [*chain, *self.index.subclasses(klass)])
 
     def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
         """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
@@ -404,6 +424,16 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
 
 _CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
                         "next", "enumerate", "zip", "map", "filter", "reversed"})
+
+
+def _stores(klass: Klass, attr: str) -> bool:
+    """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
+    for stmt in klass.node.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == attr for t in getattr(stmt, "targets", [stmt.target])):
+            return True
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
+               for method in klass.methods.values() for n in method.nodes)
 
 
 def _is_generator(func: Func) -> bool:

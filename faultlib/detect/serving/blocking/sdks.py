@@ -193,6 +193,9 @@ SDKS = Vocabulary(
                                                             "transcribe"), kind=C),
         Family(("ffmpeg.Stream",), {"run": S}, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run (runs ffmpeg "
                "and waits; run_async returns the Popen)", resources=True),  # ffmpeg.input(...).output(...).run()
+        Family(("triton_python_backend_utils.InferenceRequest",), {"exec": "blocking_task"},
+               "https://github.com/triton-inference-server/python_backend#business-logic-scripting (exec waits for "
+               "the other model; async_exec is the coroutine for an async execute)"),
         Family(("PIL.Image.Image",), {"save": F}, "https://pillow.readthedocs.io/en/stable/reference/Image.html"
                "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
     ),

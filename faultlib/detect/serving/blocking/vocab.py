@@ -247,6 +247,10 @@ MODELS = Vocabulary(
                "https://huggingface.co/docs/transformers/main_classes/pipelines"),
         Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in ("__call__", "generate", "forward")},
                "https://huggingface.co/docs/transformers/main_classes/text_generation"),
+        Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in (
+            "chat", "stream_chat", "chat_stream", "stream_generate")},
+               "https://huggingface.co/THUDM/chatglm3-6b and https://huggingface.co/Qwen/Qwen-7B-Chat (the chat "
+               "methods of trust_remote_code models run the whole generation, or yield it, in the calling thread)"),
         Family(("keras.Model", "tensorflow.keras.Model"),
                {m: "blocking_cpu" for m in ("predict", "fit", "evaluate", "__call__", "predict_on_batch")},
                "https://keras.io/api/models/model_training_apis/"),
