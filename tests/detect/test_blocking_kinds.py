@@ -283,3 +283,128 @@ def test_side_by_side_script_folders_import_their_own_helper_module(tmp_path):
     findings = analyze_path(tmp_path).findings
     assert [(f.kind, f.location["file"].endswith("demo_b/helpers.py")) for f in findings] == [("blocking_sleep", True)]
     assert findings[0].evidence["chain"][0]["function"] == "serve"
+
+
+def test_handlers_registered_by_a_decorator_run_where_the_registry_dispatches(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        class Router:
+            def __init__(self):
+                self.handlers = {}
+
+            def on(self, kind):
+                def decorator(func):
+                    self.handlers[kind] = func
+                    return func
+                return decorator
+
+            async def dispatch(self, kind, event):
+                handler = self.handlers[kind]
+                return handler(event)
+
+        class Journal:
+            def __init__(self):
+                self.entries = {}
+
+            def on(self, kind):
+                def decorator(func):
+                    return func
+                return decorator
+
+        router = Router()
+        journal = Journal()
+
+        @router.on("audio")
+        def on_audio(event):
+            time.sleep(0.5)
+
+        @journal.on("note")
+        def on_note(event):
+            open("notes.txt").write(event)
+    """)
+    # Journal.on stores nothing: its decorated function is never dispatched by Router
+    assert found == {("blocking_sleep", "time.sleep(0.5)")}
+
+
+def test_abstract_call_on_self_dispatches_only_when_one_subclass_overrides_it(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+        import time
+
+        class Manager:
+            def _load(self):
+                raise NotImplementedError
+
+            def get(self):
+                return self._load()
+
+        class Audio(Manager):
+            def _load(self):
+                time.sleep(1)
+
+        class Video(Manager):
+            def _load(self):
+                subprocess.run(["load"])
+
+        class Base:
+            def _open(self):
+                ...
+
+            def get(self):
+                return self._open()
+
+        class Only(Base):
+            def _open(self):
+                return open("weights.bin", "rb")
+
+        async def serve(audio: Audio, only: Only):
+            return audio.get(), only.get()
+    """)
+    # which of Audio/Video `self` is inside Manager.get was not tracked: neither is assumed
+    assert found == {("blocking_file_io", 'return open("weights.bin", "rb")')}
+
+
+def test_files_with_python_3_12_type_syntax_are_analysed_at_their_lines(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        type Reply = dict[str, str]
+
+        class Box[T]:
+            def __init__(self, item: T):
+                self.item = item
+
+        def wait[T: (int, float)](
+            seconds: T,
+        ) -> None:
+            time.sleep(seconds)
+
+        async def answer() -> Reply:
+            wait(1)
+            return {}
+    """)
+    assert found == {("blocking_sleep", "time.sleep(seconds)")}
+
+
+def test_an_async_base_method_reaches_every_override_of_its_self_call(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class Auth:
+            def key(self, token):
+                raise NotImplementedError
+
+            async def __call__(self, token):
+                return self.key(token)
+
+        class Remote(Auth):
+            def key(self, token):
+                return requests.get("https://issuer.example/keys").json()
+
+        class Local(Auth):
+            def key(self, token):
+                return "secret"
+    """)
+    # the framework calls __call__ on whichever Auth it was given: Remote's override blocks
+    assert found == {("blocking_http", 'return requests.get("https://issuer.example/keys").json()')}

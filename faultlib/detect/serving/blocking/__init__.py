@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,9 +224,11 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     for path, parts, source in sources:
         try:
             tree = parse_python(source, path)
-        except InputError as exc:
+        except InputError as error:
+            exc, tree = error, _parse_pep695(source, path)  # 3.12's `type X = ...`, `def f[T]`, `class C[T]`
+        if tree is None:
             if not skip_invalid:
-                raise
+                raise exc
             invalid.append(f"{path}:{exc.line or 1}: {exc.message}")
             unfinished.append((f"{path} is not valid Python for this interpreter (line {exc.line or 1}); it was "
                                "left out", {"file": path, "line": exc.line or 1}))
@@ -257,6 +261,36 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
+
+
+_PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.M)
+
+
+def _parse_pep695(source: str, path: str) -> ast.Module | None:
+    """The tree of ``source`` with PEP 695 syntax (Python 3.12: ``type Alias = ...``, ``def f[T](...)``,
+    ``class C[T]:``) rewritten for an older parser, every line kept in place (an alias becomes an assignment, type
+    parameter lists are dropped); None when that is not enough to parse it (the caller's error stands)."""
+    if sys.version_info >= (3, 12) or not _PEP695.search(source):
+        return None
+    out, last = [], 0
+    for match in _PEP695.finditer(source):
+        out.append(source[last:match.start()])
+        out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
+        last = match.end()
+        if source.startswith("[", last):  # drop the type parameters, newlines kept
+            depth, end = 0, last
+            while end < len(source):
+                depth += {"[": 1, "]": -1}.get(source[end], 0)
+                end += 1
+                if depth == 0:
+                    break
+            out.append("\n" * source.count("\n", last, end))
+            last = end
+    out.append(source[last:])
+    try:
+        return ast.parse("".join(out), filename=path)
+    except (SyntaxError, RecursionError, ValueError, MemoryError):
+        return None
 
 
 def _prefer_siblings(modules: dict) -> None:

@@ -131,8 +131,12 @@ class Reachability:
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             found = [] if target.is_async else [target]
             if target.cls is not None and _abstract(target) and not _is_super_call(call.func):
-                found += [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
-                          if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+                overrides = [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
+                             if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+                if not _on_self(call.func, func) or func.is_async or len(overrides) == 1:
+                    # `self.load()` in a base's sync helper: which subclass `self` is there is not tracked; an
+                    # async method is an entry the framework may call on an instance of any subclass
+                    found += overrides
             return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):
             return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
@@ -142,6 +146,11 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
+            registry = _registry(call.func, func)
+            if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
+                owner = index.type_of(registry.value, func)
+                if isinstance(owner, Klass):
+                    return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):
@@ -426,6 +435,20 @@ _CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "
                         "next", "enumerate", "zip", "map", "filter", "reversed"})
 
 
+def _registry(expr: ast.expr, func: Func) -> ast.Attribute | None:
+    """The ``x.handlers`` of ``x.handlers[key](...)``, ``x.handlers.get(key)(...)``, or of a local assigned once from
+    one of those and then called."""
+    if isinstance(expr, ast.Name):
+        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
+        expr = bound[0] if len(bound) == 1 else expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
+        expr = ast.Subscript(value=expr.func.value, slice=expr.args[0] if expr.args else ast.Constant(None))
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute):
+        return expr.value
+    return None
+
+
 def _stores(klass: Klass, attr: str) -> bool:
     """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
     for stmt in klass.node.body:
@@ -452,6 +475,13 @@ def _abstract(func: Func) -> bool:
             continue
         return False
     return True
+
+
+def _on_self(expr: ast.expr, func: Func) -> bool:
+    """``self.method``: the receiver is the calling method's own instance."""
+    params = func.node.args.args
+    return (func.cls is not None and bool(params) and isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg)
 
 
 def _is_super_call(expr: ast.expr) -> bool:
