@@ -408,3 +408,22 @@ def test_an_async_base_method_reaches_every_override_of_its_self_call(tmp_path):
     """)
     # the framework calls __call__ on whichever Auth it was given: Remote's override blocks
     assert found == {("blocking_http", 'return requests.get("https://issuer.example/keys").json()')}
+
+
+def test_a_model_verb_on_a_parameter_under_no_grad_is_model_work(tmp_path):
+    found = flagged(tmp_path, """
+        import torch
+
+        @torch.no_grad()
+        def decode_batch(model, tokenizer, codes):
+            ids = tokenizer.encode("prefix")
+            return model.decode(codes), ids
+
+        def describe(model, codes):
+            return model.decode(codes)
+
+        async def endpoint(model, tokenizer, codes):
+            return decode_batch(model, tokenizer, codes), describe(model, codes)
+    """)
+    # outside no_grad an untyped `model.decode` may be anything (a codec, a bytes object): silent
+    assert found == {("blocking_cpu", "return model.decode(codes), ids")}

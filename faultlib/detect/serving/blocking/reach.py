@@ -217,7 +217,8 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and may_be_forward(dotted(call.func)) and not self._inherited_call(call, func):
+        if inference and target is None and (may_be_forward(dotted(call.func)) or _model_verb_on_parameter(
+                call.func, func)) and not self._inherited_call(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
@@ -511,6 +512,22 @@ def _class_parameter(expr: ast.expr, func: Func) -> bool:
         return False
     default = dotted(defaults[expr.id]) if expr.id in defaults else None
     return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
+
+
+MODEL_VERBS = frozenset({"encode", "decode", "generate", "infer", "inference", "predict", "embed", "encode_image",
+                         "encode_text", "transcribe"})
+"""What a model passed in as a parameter is asked to do under ``torch.no_grad()`` (``model.encode(audio)``)."""
+
+
+def _model_verb_on_parameter(expr: ast.expr, func: Func) -> bool:
+    """``model.decode(z)`` inside ``torch.no_grad()``/``inference_mode()`` with ``model`` a parameter of the
+    function (untyped: the caller's model): a model's work, not a tokenizer's or a logger's."""
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.attr in MODEL_VERBS):
+        return False
+    name = expr.value.id
+    params = [a.arg for a in (*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs)]
+    return name in params[1 if func.cls is not None else 0:] and not any(w in name.lower() for w in (
+        "token", "log", "codec", "json", "processor"))
 
 
 def may_be_forward(parts: list[str] | None) -> bool:
