@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, is_abstract, is_generator, is_poll, is_super_call,
+                                                       model_verb_on_parameter, on_self, registry_of, stores)
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -127,13 +129,13 @@ class Reachability:
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
-            if _is_generator(target) and id(call) not in self._iterated(func):
+            if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             found = [] if target.is_async else [target]
-            if target.cls is not None and _abstract(target) and not _is_super_call(call.func):
+            if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
                 overrides = [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
                              if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
-                if not _on_self(call.func, func) or func.is_async or len(overrides) == 1:
+                if not on_self(call.func, func) or func.is_async or len(overrides) == 1:
                     # `self.load()` in a base's sync helper: which subclass `self` is there is not tracked; an
                     # async method is an entry the framework may call on an instance of any subclass
                     found += overrides
@@ -146,7 +148,7 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
-            registry = _registry(call.func, func)
+            registry = registry_of(call.func, func)
             if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
                 owner = index.type_of(registry.value, func)
                 if isinstance(owner, Klass):
@@ -175,7 +177,7 @@ class Reachability:
             owner, _, method = target.rpartition(".")
             family = index.vocab.family_kind(owner, method) if owner else None
             if family is not None:
-                return None if family[0] == "blocking_task" and _non_blocking(call) else Site(
+                return None if family[0] == "blocking_task" and is_poll(call) else Site(
                     family[0], target, func, call)
             if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
@@ -217,7 +219,7 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and (may_be_forward(dotted(call.func)) or _model_verb_on_parameter(
+        if inference and target is None and (may_be_forward(dotted(call.func)) or model_verb_on_parameter(
                 call.func, func)) and not self._inherited_call(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
@@ -236,7 +238,7 @@ class Reachability:
             chain.append(k)
             todo.extend(b for b in self.index.bases(k) if isinstance(b, Klass) and b not in chain)
         third_party = any(isinstance(b, str) for k in chain for b in self.index.bases(k))
-        return third_party and not any(_stores(k, parts[1]) for k in [*chain, *self.index.subclasses(klass)])
+        return third_party and not any(stores(k, parts[1]) for k in [*chain, *self.index.subclasses(klass)])
 
     def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
         """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
@@ -351,8 +353,8 @@ class Reachability:
         return id(call) not in self._awaited(func)
 
     def _iterated(self, func: Func) -> set[int]:
-        """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's ``in``,
-        ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and iterated
+        """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's
+        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and iterated
         so (``g = gen()`` then ``for x in g``)."""
         found = self._iterated_memo.get(id(func))
         if found is not None:
@@ -368,7 +370,7 @@ class Reachability:
             elif isinstance(n, ast.With):  # a @contextmanager generator runs to its yield on entry
                 consumed.extend(item.context_expr for item in n.items)
             elif isinstance(n, ast.Call) and n.args and (
-                    (isinstance(n.func, ast.Name) and n.func.id in _CONSUMERS)
+                    (isinstance(n.func, ast.Name) and n.func.id in CONSUMERS)
                     or (isinstance(n.func, ast.Attribute) and n.func.attr in ("join", "extend", "update"))):
                 consumed.append(n.args[0])
         names = {c.id for c in consumed if isinstance(c, ast.Name)}
@@ -432,73 +434,6 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
     return f"{root}.{'.'.join(path)}"
 
 
-_CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
-                        "next", "enumerate", "zip", "map", "filter", "reversed"})
-
-
-def _registry(expr: ast.expr, func: Func) -> ast.Attribute | None:
-    """The ``x.handlers`` of ``x.handlers[key](...)``, ``x.handlers.get(key)(...)``, or of a local assigned once from
-    one of those and then called."""
-    if isinstance(expr, ast.Name):
-        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
-        expr = bound[0] if len(bound) == 1 else expr
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
-        expr = ast.Subscript(value=expr.func.value, slice=expr.args[0] if expr.args else ast.Constant(None))
-    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute):
-        return expr.value
-    return None
-
-
-def _stores(klass: Klass, attr: str) -> bool:
-    """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
-    for stmt in klass.node.body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
-                isinstance(t, ast.Name) and t.id == attr for t in getattr(stmt, "targets", [stmt.target])):
-            return True
-    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
-               for method in klass.methods.values() for n in method.nodes)
-
-
-def _is_generator(func: Func) -> bool:
-    return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
-
-
-def _abstract(func: Func) -> bool:
-    """Whether a method only declares an interface: ``@abstractmethod``, or a body of a docstring, ``pass``,
-    ``...`` or ``raise NotImplementedError``."""
-    if any((dotted(d) or [""])[-1] in ("abstractmethod", "abstractproperty") for d in func.node.decorator_list):
-        return True
-    for stmt in func.node.body:
-        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
-            continue
-        if isinstance(stmt, ast.Raise) and "NotImplementedError" in ast.dump(stmt):
-            continue
-        return False
-    return True
-
-
-def _on_self(expr: ast.expr, func: Func) -> bool:
-    """``self.method``: the receiver is the calling method's own instance."""
-    params = func.node.args.args
-    return (func.cls is not None and bool(params) and isinstance(expr, ast.Attribute)
-            and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg)
-
-
-def _is_super_call(expr: ast.expr) -> bool:
-    """``super().method``: the base's own body runs, not the overrides."""
-    return (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Call)
-            and isinstance(expr.value.func, ast.Name) and expr.value.func.id == "super")
-
-
-def _non_blocking(call: ast.Call) -> bool:
-    """``q.get(False)``, ``q.get(block=False)``, ``q.get(timeout=0)``, ``event.wait(0)``: a poll, not a wait."""
-    def falsy(node: ast.expr | None) -> bool:
-        return isinstance(node, ast.Constant) and node.value in (False, 0)
-    return (falsy(call.args[0]) if call.args else False) or any(
-        k.arg in ("block", "timeout") and falsy(k.value) for k in call.keywords)
-
-
 def _class_parameter(expr: ast.expr, func: Func) -> bool:
     """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
     says so (``norm_cls``, ``model_class``)."""
@@ -512,22 +447,6 @@ def _class_parameter(expr: ast.expr, func: Func) -> bool:
         return False
     default = dotted(defaults[expr.id]) if expr.id in defaults else None
     return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
-
-
-MODEL_VERBS = frozenset({"encode", "decode", "generate", "infer", "inference", "predict", "embed", "encode_image",
-                         "encode_text", "transcribe"})
-"""What a model passed in as a parameter is asked to do under ``torch.no_grad()`` (``model.encode(audio)``)."""
-
-
-def _model_verb_on_parameter(expr: ast.expr, func: Func) -> bool:
-    """``model.decode(z)`` inside ``torch.no_grad()``/``inference_mode()`` with ``model`` a parameter of the
-    function (untyped: the caller's model): a model's work, not a tokenizer's or a logger's."""
-    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.attr in MODEL_VERBS):
-        return False
-    name = expr.value.id
-    params = [a.arg for a in (*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs)]
-    return name in params[1 if func.cls is not None else 0:] and not any(w in name.lower() for w in (
-        "token", "log", "codec", "json", "processor"))
 
 
 def may_be_forward(parts: list[str] | None) -> bool:
