@@ -354,8 +354,8 @@ class Reachability:
 
     def _iterated(self, func: Func) -> set[int]:
         """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's
-        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and iterated
-        so (``g = gen()`` then ``for x in g``)."""
+        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and
+        iterated so (``g = gen()`` then ``for x in g``)."""
         found = self._iterated_memo.get(id(func))
         if found is not None:
             return found
