@@ -427,3 +427,33 @@ def test_a_model_verb_on_a_parameter_under_no_grad_is_model_work(tmp_path):
     """)
     # outside no_grad an untyped `model.decode` may be anything (a codec, a bytes object): silent
     assert found == {("blocking_cpu", "return model.decode(codes), ids")}
+
+
+def test_a_model_wrapper_called_under_inference_mode_runs_its_wrapped_model(tmp_path):
+    found = flagged(tmp_path, """
+        import torch
+        from somewhere import load_weights
+
+        class Wrapper:
+            def __init__(self, path):
+                self.model = load_weights(path)
+                self.tokenizer = load_weights(path + ".tok")
+
+            def encode_image(self, pixels):
+                return self.model.encode_image(pixels)
+
+            def encode_text(self, text):
+                return self.tokenizer.encode(text)
+
+        wrapper = Wrapper("clip.bin")
+
+        async def embed(pixels, text):
+            with torch.inference_mode():
+                image = wrapper.encode_image(pixels)
+                ids = wrapper.encode_text(text)
+            return image, ids, wrapper.encode_image(pixels)
+    """)
+    # the wrapped model's call blocks when the caller runs it under inference_mode; the tokenizer does not
+    assert found == {("blocking_cpu", "return self.model.encode_image(pixels)")}
+    site = next(f for f in analyze_path(tmp_path / "svc.py").findings)
+    assert [step["line"] for step in site.evidence["chain"]] == [20, 11]  # the call under inference_mode

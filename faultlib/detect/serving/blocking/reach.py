@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.shapes import (CONSUMERS, is_abstract, is_generator, is_poll, is_super_call,
-                                                       model_verb_on_parameter, on_self, registry_of, stores)
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, is_abstract, is_generator, is_poll,
+                                                       is_super_call, model_verb_on_parameter, on_self, registry_of,
+                                                       stores)
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -67,8 +68,8 @@ class Reachability:
     callbacks: list[Func] = field(default_factory=list)
     complete: bool = True
     operations: int = 0
-    _memo: dict[int, list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
-    _busy: set[int] = field(default_factory=set)
+    _memo: dict[tuple[int, bool], list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
+    _busy: set[tuple[int, bool]] = field(default_factory=set)
     _offload_seen: set[tuple] = field(default_factory=set)
     _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
@@ -97,9 +98,10 @@ class Reachability:
             self.complete = False
 
     # -- walking one function ------------------------------------------------------------------------
-    def _reach(self, func: Func, *, direct: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
-        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first)."""
-        key = id(func)
+    def _reach(self, func: Func, *, direct: bool = False, under: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
+        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
+        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``."""
+        key = (id(func), under)
         if not direct and key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -109,11 +111,14 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
+                targets = self._followed(call, func) if site is None else []
+                if site is None and under and not inference and not targets:
+                    site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
                     continue
-                for target in self._followed(call, func):
-                    for inner, path in self._reach(target):
+                for target in targets:
+                    for inner, path in self._reach(target, under=inference or under):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
@@ -224,6 +229,21 @@ class Reachability:
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _wrapped_model(self, call: ast.Call, func: Func) -> Site | None:
+        """In a method run from inside ``torch.no_grad()`` elsewhere (a model wrapper's ``encode_image``): the
+        wrapped model's work, ``self.model.encode_image(x)`` or ``self.model(x)`` on an attribute the class sets."""
+        if self.index.callee(call.func, func) is not None or func.cls is None:
+            return None
+        parts = dotted(call.func)
+        if not parts or parts[0] != "self" or len(parts) not in (2, 3) or any("token" in p.lower() for p in parts):
+            return None
+        if len(parts) == 3 and parts[2] not in MODEL_VERBS:
+            return None
+        if not stores(func.cls, parts[1]) or (len(parts) == 2 and not may_be_forward(parts)):
+            return None
+        return Site("blocking_cpu", f"{'.'.join(parts)}(...) run under torch.no_grad()/inference_mode() by its caller",
+                    func, call)
 
     def _inherited_call(self, call: ast.Call, func: Func) -> bool:
         """``self.monitor(...)`` in a class with a third-party base and no ``self.monitor = ...`` anywhere in its

@@ -28,12 +28,14 @@ def registry_of(expr: ast.expr, func: Func) -> ast.Attribute | None:
 
 def stores(klass: Klass, attr: str) -> bool:
     """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
-    for stmt in klass.node.body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
-                isinstance(t, ast.Name) and t.id == attr for t in getattr(stmt, "targets", [stmt.target])):
-            return True
-    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
-               for method in klass.methods.values() for n in method.nodes)
+    names = klass.__dict__.get("_faultlib_stored")
+    if names is None:
+        names = {t.id for stmt in klass.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                 for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
+        names |= {n.attr for method in klass.methods.values() for n in method.nodes
+                  if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+        klass.__dict__["_faultlib_stored"] = names
+    return attr in names
 
 
 def is_generator(func: Func) -> bool:
