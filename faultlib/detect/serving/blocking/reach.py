@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, is_abstract, is_generator, is_poll,
-                                                       is_super_call, model_verb_on_parameter, on_self, registry_of,
-                                                       stores)
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
+                                                       is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       on_self, registry_of, stores)
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -196,7 +196,7 @@ class Reachability:
         if isinstance(target, (Func, Klass)):
             return None
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
-        if _class_parameter(call.func, func):
+        if class_parameter(call.func, func):
             return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
@@ -421,17 +421,6 @@ class Reachability:
         return target if isinstance(target, Func) else None
 
 
-NOT_FORWARD = frozenset({
-    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
-    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
-    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
-    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
-    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
-    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
-"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
-logging."""
-
-
 def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
     """``client.chat.completions.create(...)`` (or another path of the OpenAI API's shape) on an instance of a
     third-party client class that is not an async twin: the OpenAI-compatible sync SDKs (ZhipuAI, Ark, ...)."""
@@ -452,32 +441,6 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
             p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
         return None
     return f"{root}.{'.'.join(path)}"
-
-
-def _class_parameter(expr: ast.expr, func: Func) -> bool:
-    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
-    says so (``norm_cls``, ``model_class``)."""
-    if not isinstance(expr, ast.Name):
-        return False
-    args = func.node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
-        return False
-    default = dotted(defaults[expr.id]) if expr.id in defaults else None
-    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
-
-
-def may_be_forward(parts: list[str] | None) -> bool:
-    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
-    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
-    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
-    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
-        return False
-    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
-        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
-    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
 
 
 _OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))

@@ -1,11 +1,12 @@
 """Shapes of calls and functions that decide how ``check blocking`` follows a call (used by
 :mod:`faultlib.detect.serving.blocking.reach`): generators and what iterates them, abstract methods and ``self``
-receivers, registry decorators, polls of a queue, a model verb on a parameter under ``torch.no_grad()``."""
+receivers, registry decorators, polls of a queue, what may be a model's forward under ``torch.no_grad()``."""
 
 from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
@@ -91,3 +92,40 @@ def model_verb_on_parameter(expr: ast.expr, func: Func) -> bool:
     params = [a.arg for a in (*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs)]
     return name in params[1 if func.cls is not None else 0:] and not any(w in name.lower() for w in (
         "token", "log", "codec", "json", "processor"))
+
+
+NOT_FORWARD = frozenset({
+    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
+    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
+    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
+    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
+    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
+"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
+logging."""
+
+
+def class_parameter(expr: ast.expr, func: Func) -> bool:
+    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
+    says so (``norm_cls``, ``model_class``)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    args = func.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+        return False
+    default = dotted(defaults[expr.id]) if expr.id in defaults else None
+    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
+
+
+def may_be_forward(parts: list[str] | None) -> bool:
+    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
+    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
+    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
+    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
+        return False
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
+    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
