@@ -457,3 +457,30 @@ def test_a_model_wrapper_called_under_inference_mode_runs_its_wrapped_model(tmp_
     assert found == {("blocking_cpu", "return self.model.encode_image(pixels)")}
     site = next(f for f in analyze_path(tmp_path / "svc.py").findings)
     assert [step["line"] for step in site.evidence["chain"]] == [20, 11]  # the call under inference_mode
+
+
+def test_a_function_picked_by_name_from_a_dict_of_loaders_may_be_any_of_them(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+        import time
+
+        def start_server(name):
+            subprocess.run(["server", name])
+
+        def load_local(name):
+            time.sleep(1)
+
+        def describe(name):
+            return name.upper()
+
+        LOADERS = {"server": start_server, "local": load_local}
+
+        async def load(kind, name):
+            return LOADERS[kind](name)
+
+        async def label(name):
+            names = {"a": describe, "b": describe}
+            return names.get("a")(name)
+    """)
+    assert found == {("blocking_subprocess", 'subprocess.run(["server", name])'),
+                     ("blocking_sleep", "time.sleep(1)")}

@@ -153,6 +153,9 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
+            choices = self._choices(call.func, func)
+            if choices:  # loaders[name](x): any function of the literal dict may be the one picked
+                return choices
             registry = registry_of(call.func, func)
             if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
                 owner = index.type_of(registry.value, func)
@@ -229,6 +232,25 @@ class Reachability:
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
+        """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
+        calls, when they are not all the same one (:meth:`Index.callee` answers that case)."""
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
+            container = expr.func.value
+        elif isinstance(expr, ast.Subscript):
+            container = expr.value
+        else:
+            return []
+        literal = self.index.infer.literal(container, func)
+        if not isinstance(literal, ast.Dict):
+            return []
+        found = []
+        for value in literal.values:
+            target = self.index.callee(value, func) if dotted(value) else None
+            if isinstance(target, Func) and not target.is_async and target not in found:
+                found.append(target)
+        return found
 
     def _wrapped_model(self, call: ast.Call, func: Func) -> Site | None:
         """In a method run from inside ``torch.no_grad()`` elsewhere (a model wrapper's ``encode_image``): the
