@@ -484,3 +484,15 @@ def test_a_function_picked_by_name_from_a_dict_of_loaders_may_be_any_of_them(tmp
     """)
     assert found == {("blocking_subprocess", 'subprocess.run(["server", name])'),
                      ("blocking_sleep", "time.sleep(1)")}
+
+
+def test_a_real_syntax_error_after_python_3_12_syntax_is_named_at_its_own_line(tmp_path):
+    import pytest
+
+    from faultlib.errors import InputError
+
+    path = tmp_path / "broken.py"
+    path.write_text("type Alias = int\n\nclass Box[T]:\n    def get(self) -> T\n        return 1\n")
+    with pytest.raises(InputError) as caught:
+        analyze_path(path)
+    assert caught.value.line == 4

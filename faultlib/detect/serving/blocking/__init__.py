@@ -225,7 +225,11 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
         try:
             tree = parse_python(source, path)
         except InputError as error:
-            exc, tree = error, _parse_pep695(source, path)  # 3.12's `type X = ...`, `def f[T]`, `class C[T]`
+            exc, tree = error, None
+            try:
+                tree = _parse_pep695(source, path)  # 3.12's `type X = ...`, `def f[T]`, `class C[T]`
+            except InputError as rewritten:  # the rewrite parsed past the 3.12 syntax: its error is the real one
+                exc = rewritten
         if tree is None:
             if not skip_invalid:
                 raise exc
@@ -269,7 +273,11 @@ _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ 
 def _parse_pep695(source: str, path: str) -> ast.Module | None:
     """The tree of ``source`` with PEP 695 syntax (Python 3.12: ``type Alias = ...``, ``def f[T](...)``,
     ``class C[T]:``) rewritten for an older parser, every line kept in place (an alias becomes an assignment, type
-    parameter lists are dropped); None when that is not enough to parse it (the caller's error stands)."""
+    parameter lists are dropped); None when ``source`` has none of that syntax.
+
+    Raises:
+        InputError: the rewritten source is still not valid Python (its line: the rewrite keeps lines in place).
+    """
     if sys.version_info >= (3, 12) or not _PEP695.search(source):
         return None
     out, last = [], 0
@@ -287,10 +295,7 @@ def _parse_pep695(source: str, path: str) -> ast.Module | None:
             out.append("\n" * source.count("\n", last, end))
             last = end
     out.append(source[last:])
-    try:
-        return ast.parse("".join(out), filename=path)
-    except (SyntaxError, RecursionError, ValueError, MemoryError):
-        return None
+    return parse_python("".join(out), path)
 
 
 def _prefer_siblings(modules: dict) -> None:
