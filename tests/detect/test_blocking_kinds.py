@@ -5,7 +5,10 @@ at its line; each healthy look-alike stays silent. Every example is written for 
 
 from __future__ import annotations
 
+import pytest
+
 from faultlib.detect.serving.blocking import analyze_path
+from faultlib.errors import InputError
 from tests.detect.blocking_source import flagged
 
 
@@ -487,10 +490,6 @@ def test_a_function_picked_by_name_from_a_dict_of_loaders_may_be_any_of_them(tmp
 
 
 def test_a_real_syntax_error_after_python_3_12_syntax_is_named_at_its_own_line(tmp_path):
-    import pytest
-
-    from faultlib.errors import InputError
-
     path = tmp_path / "broken.py"
     path.write_text("type Alias = int\n\nclass Box[T]:\n    def get(self) -> T\n        return 1\n")
     with pytest.raises(InputError) as caught:
