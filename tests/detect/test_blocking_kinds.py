@@ -1,7 +1,9 @@
-"""check blocking: kinds first seen on unseen services (issue 17, wave 8) -- an abstract method that runs its
-subclasses' overrides, waits on another thread (queue, event, join, future), a directory walk, Pillow
-re-encoding, an ffmpeg-python pipeline and a model engine whose constructor loads weights. Each blocker is found
-at its line; each healthy look-alike stays silent. Every example is written for this test."""
+"""check blocking: kinds first seen on unseen services (issue 17, waves 8-10) -- abstract methods and methods only
+subclasses define, waits on another thread (queue, event, join, future), directory walks, Pillow re-encoding,
+ffmpeg-python pipelines, model engines whose constructor loads weights, sync generators and where they run,
+remote-code chat methods, Triton BLS, decorator registries, Python 3.12 syntax, model wrappers under
+inference_mode, dicts of loader functions. Each blocker is found at its line; each healthy look-alike stays
+silent. Every example is written for this test."""
 
 from __future__ import annotations
 
