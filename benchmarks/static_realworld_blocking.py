@@ -180,6 +180,11 @@ def _wave(entry: dict) -> str:
     return "tuning" if not wave else f"held-out {wave}"
 
 
+def _wave_order(name: str) -> tuple[int, int]:
+    """``held-out 2`` before ``held-out 10``; ``tuning`` last."""
+    return (1, 0) if name == "tuning" else (0, int(name.rpartition(" ")[2]))
+
+
 def _fmt(x) -> str:
     return "-" if x is None else f"{x:.2f}"
 
@@ -252,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     overall = {t: {**v, "precision": v["tp"] / (v["tp"] + v["fp"]) if v["tp"] + v["fp"] else None,
                    "recall": v["tp"] / v["positives"] if v["positives"] else None} for t, v in totals.items()}
     waves = {g: {**v, "precision": v["tp"] / (v["tp"] + v["fp"]) if v["tp"] + v["fp"] else None,
-                 "recall": v["tp"] / v["positives"] if v["positives"] else None} for g, v in sorted(groups.items())}
+                 "recall": v["tp"] / v["positives"] if v["positives"] else None} for g, v in sorted(groups.items(), key=lambda item: _wave_order(item[0]))}
     result = {"services": rows, "overall": overall, "waves": waves, "fixes": fixes, "speed": speeds,
               "absent": absent, "goals": GOALS}
     if args.json:
