@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,9 +224,15 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     for path, parts, source in sources:
         try:
             tree = parse_python(source, path)
-        except InputError as exc:
+        except InputError as error:
+            exc, tree = error, None
+            try:
+                tree = _parse_pep695(source, path)  # 3.12's `type X = ...`, `def f[T]`, `class C[T]`
+            except InputError as rewritten:  # the rewrite parsed past the 3.12 syntax: its error is the real one
+                exc = rewritten
+        if tree is None:
             if not skip_invalid:
-                raise
+                raise exc
             invalid.append(f"{path}:{exc.line or 1}: {exc.message}")
             unfinished.append((f"{path} is not valid Python for this interpreter (line {exc.line or 1}); it was "
                                "left out", {"file": path, "line": exc.line or 1}))
@@ -237,6 +245,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
             continue
         for cut in range(len(parts)):  # reachable by its full name and by its name inside the analysed tree
             modules.setdefault(".".join(parts[cut:]), module)
+    _prefer_siblings(modules)
     index = Index(modules)
     reach = Reachability(index)
     try:
@@ -256,6 +265,54 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
+
+
+_PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.M)
+
+
+def _parse_pep695(source: str, path: str) -> ast.Module | None:
+    """The tree of ``source`` with PEP 695 syntax (Python 3.12: ``type Alias = ...``, ``def f[T](...)``,
+    ``class C[T]:``) rewritten for an older parser, every line kept in place (an alias becomes an assignment, type
+    parameter lists are dropped); None when ``source`` has none of that syntax.
+
+    Raises:
+        InputError: the rewritten source is still not valid Python (its line: the rewrite keeps lines in place).
+    """
+    if sys.version_info >= (3, 12) or not _PEP695.search(source):
+        return None
+    out, last = [], 0
+    for match in _PEP695.finditer(source):
+        out.append(source[last:match.start()])
+        out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
+        last = match.end()
+        if source.startswith("[", last):  # drop the type parameters, newlines kept
+            depth, end = 0, last
+            while end < len(source):
+                depth += {"[": 1, "]": -1}.get(source[end], 0)
+                end += 1
+                if depth == 0:
+                    break
+            out.append("\n" * source.count("\n", last, end))
+            last = end
+    out.append(source[last:])
+    return parse_python("".join(out), path)
+
+
+def _prefer_siblings(modules: dict) -> None:
+    """``from utils import f`` in a folder that has its own ``utils.py``, when several analysed folders do (demo
+    scripts side by side): the script's folder comes first on ``sys.path``, so the sibling is meant."""
+    owners: dict[str, set[int]] = {}
+    for name, module in modules.items():
+        owners.setdefault(name, set()).add(id(module))
+    full = {module.name: module for module in modules.values()}
+    shared = {name.rpartition(".")[2] for name in full} & {n for n, ids in owners.items() if "." not in n}
+    ambiguous = {n for n in shared if sum(1 for m in full if m.rpartition(".")[2] == n) > 1}
+    for module in full.values():
+        for alias, target in list(module.imports.items()):
+            head, _, rest = target.partition(".")
+            sibling = f"{module.package}.{head}" if module.package else head
+            if head in ambiguous and sibling in full and sibling != module.name:
+                module.imports[alias] = f"{sibling}.{rest}" if rest else sibling
 
 
 def _finding(site, path, entries: list[str], callbacks) -> Finding:

@@ -188,6 +188,38 @@ class Inference:
                 found.append(target)
         return found
 
+    def registered(self, klass, attr: str) -> list:
+        """The functions a registry decorator of ``klass`` stores in ``self.<attr>[key]``: a method returning a
+        nested ``decorator(func)`` that does ``self.<attr>[key] = func``, applied as ``@router.<method>(...)`` to
+        functions anywhere in the analysed files (``router`` typed ``klass`` or a subclass)."""
+        key = (id(klass), "[]" + attr)
+        found = self._attr_callees.get(key)
+        if found is not None:
+            return found
+        self._attr_callees[key] = found = []
+        decorators = set()
+        for method in klass.methods.values():
+            owner = _positional(method.node)[:1]
+            for nested in method.nested.values():
+                params = set(_positional(nested.node))
+                if any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in params
+                       and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute)
+                               and t.value.attr == attr and dotted(t.value.value) == owner for t in n.targets)
+                       for n in nested.nodes):
+                    decorators.add(method.node.name)
+        if not decorators:
+            return found
+        for module in self.index.distinct_modules():
+            scope = self.module_func(module)
+            for func in module.all_functions:
+                for decorator in func.node.decorator_list:
+                    applied = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    if isinstance(applied, ast.Attribute) and applied.attr in decorators:
+                        router = self.index.type_of(applied.value, scope)
+                        if router is klass or any(router is sub for sub in self.index.subclasses(klass)):
+                            found.append(func)
+        return found
+
     # -- containers -------------------------------------------------------------------------------------
     def element_type(self, container: ast.expr, func: Func) -> Type | None:
         """The type the values of a literal container (bound to ``container``) share."""

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
+                                                       is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       on_self, registry_of, stores)
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -65,11 +68,12 @@ class Reachability:
     callbacks: list[Func] = field(default_factory=list)
     complete: bool = True
     operations: int = 0
-    _memo: dict[int, list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
-    _busy: set[int] = field(default_factory=set)
+    _memo: dict[tuple[int, bool], list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
+    _busy: set[tuple[int, bool]] = field(default_factory=set)
     _offload_seen: set[tuple] = field(default_factory=set)
     _calls_memo: dict[int, list[tuple[ast.Call, bool]]] = field(default_factory=dict)
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
+    _iterated_memo: dict[int, set[int]] = field(default_factory=dict)
     _guarded: set[int] = field(default_factory=set)
 
     def run(self) -> None:
@@ -94,9 +98,10 @@ class Reachability:
             self.complete = False
 
     # -- walking one function ------------------------------------------------------------------------
-    def _reach(self, func: Func, *, direct: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
-        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first)."""
-        key = id(func)
+    def _reach(self, func: Func, *, direct: bool = False, under: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
+        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
+        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``."""
+        key = (id(func), under)
         if not direct and key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -106,11 +111,14 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
+                targets = self._followed(call, func) if site is None else []
+                if site is None and under and not inference and not targets:
+                    site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
                     continue
-                for target in self._followed(call, func):
-                    for inner, path in self._reach(target):
+                for target in targets:
+                    for inner, path in self._reach(target, under=inference or under):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
@@ -126,7 +134,17 @@ class Reachability:
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
-            return [] if target.is_async else [target]
+            if is_generator(target) and id(call) not in self._iterated(func):
+                return []  # gen(): only makes the generator; its body runs where it is iterated
+            found = [] if target.is_async else [target]
+            if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
+                overrides = [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
+                             if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+                if not on_self(call.func, func) or func.is_async or len(overrides) == 1:
+                    # `self.load()` in a base's sync helper: which subclass `self` is there is not tracked; an
+                    # async method is an entry the framework may call on an instance of any subclass
+                    found += overrides
+            return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):
             return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
                     if m is not None and not m.is_async]
@@ -135,11 +153,24 @@ class Reachability:
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")
                 return [method] if method is not None and not method.is_async else []
+            choices = self._choices(call.func, func)
+            if choices:  # loaders[name](x): any function of the literal dict may be the one picked
+                return choices
+            registry = registry_of(call.func, func)
+            if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
+                owner = index.type_of(registry.value, func)
+                if isinstance(owner, Klass):
+                    return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):
-                    return [f for f in index.infer.attribute_callees(owner, call.func.attr)
-                            if isinstance(f, Func) and not f.is_async]
+                    stored = [f for f in index.infer.attribute_callees(owner, call.func.attr)
+                              if isinstance(f, Func) and not f.is_async]
+                    if stored or index.method(owner, call.func.attr) is not None:
+                        return stored
+                    # a base that leaves the method to its subclasses (a factory `__new__` picking one by name)
+                    return [sub.methods[call.func.attr] for sub in index.subclasses(owner)
+                            if call.func.attr in sub.methods and not sub.methods[call.func.attr].is_async]
         return []
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
@@ -154,7 +185,8 @@ class Reachability:
             owner, _, method = target.rpartition(".")
             family = index.vocab.family_kind(owner, method) if owner else None
             if family is not None:
-                return Site(family[0], target, func, call)
+                return None if family[0] == "blocking_task" and is_poll(call) else Site(
+                    family[0], target, func, call)
             if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
                 return Site("blocking_cpu", f"{owner}.{method}", func, call)
             if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
@@ -167,7 +199,7 @@ class Reachability:
         if isinstance(target, (Func, Klass)):
             return None
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
-        if _class_parameter(call.func, func):
+        if class_parameter(call.func, func):
             return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
         if isinstance(instance, str) and vocab.is_torch_module(instance):
             return Site("blocking_cpu", f"{instance} forward", func, call)
@@ -195,10 +227,60 @@ class Reachability:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             elif owner is None and method in vocab.METHOD_NAMES:
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
-        if inference and target is None and may_be_forward(dotted(call.func)):
+        if inference and target is None and (may_be_forward(dotted(call.func)) or model_verb_on_parameter(
+                call.func, func)) and not self._inherited_call(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
+        """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
+        calls, when they are not all the same one (:meth:`Index.callee` answers that case)."""
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
+            container = expr.func.value
+        elif isinstance(expr, ast.Subscript):
+            container = expr.value
+        else:
+            return []
+        literal = self.index.infer.literal(container, func)
+        if not isinstance(literal, ast.Dict):
+            return []
+        found = []
+        for value in literal.values:
+            target = self.index.callee(value, func) if dotted(value) else None
+            if isinstance(target, Func) and not target.is_async and target not in found:
+                found.append(target)
+        return found
+
+    def _wrapped_model(self, call: ast.Call, func: Func) -> Site | None:
+        """In a method run from inside ``torch.no_grad()`` elsewhere (a model wrapper's ``encode_image``): the
+        wrapped model's work, ``self.model.encode_image(x)`` or ``self.model(x)`` on an attribute the class sets."""
+        if self.index.callee(call.func, func) is not None or func.cls is None:
+            return None
+        parts = dotted(call.func)
+        if not parts or parts[0] != "self" or len(parts) not in (2, 3) or any("token" in p.lower() for p in parts):
+            return None
+        if len(parts) == 3 and parts[2] not in MODEL_VERBS:
+            return None
+        if not stores(func.cls, parts[1]) or (len(parts) == 2 and not may_be_forward(parts)):
+            return None
+        return Site("blocking_cpu", f"{'.'.join(parts)}(...) run under torch.no_grad()/inference_mode() by its caller",
+                    func, call)
+
+    def _inherited_call(self, call: ast.Call, func: Func) -> bool:
+        """``self.monitor(...)`` in a class with a third-party base and no ``self.monitor = ...`` anywhere in its
+        analysed classes: a method inherited from that base (a framework's helper), not a stored model."""
+        parts = dotted(call.func)
+        klass = func.cls
+        if klass is None or parts is None or len(parts) != 2 or parts[0] != "self":
+            return False
+        chain, todo = [], [klass]
+        while todo and len(chain) < 16:
+            k = todo.pop()
+            chain.append(k)
+            todo.extend(b for b in self.index.bases(k) if isinstance(b, Klass) and b not in chain)
+        third_party = any(isinstance(b, str) for k in chain for b in self.index.bases(k))
+        return third_party and not any(stores(k, parts[1]) for k in [*chain, *self.index.subclasses(klass)])
 
     def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
         """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
@@ -312,6 +394,36 @@ class Reachability:
             return vocab.is_executor(owner)
         return id(call) not in self._awaited(func)
 
+    def _iterated(self, func: Func) -> set[int]:
+        """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's
+        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and
+        iterated so (``g = gen()`` then ``for x in g``)."""
+        found = self._iterated_memo.get(id(func))
+        if found is not None:
+            return found
+        consumed: list[ast.expr] = []
+        for n in func.nodes:
+            if isinstance(n, ast.For):
+                consumed.append(n.iter)
+            elif isinstance(n, ast.comprehension):
+                consumed.append(n.iter)
+            elif isinstance(n, ast.YieldFrom):
+                consumed.append(n.value)
+            elif isinstance(n, ast.With):  # a @contextmanager generator runs to its yield on entry
+                consumed.extend(item.context_expr for item in n.items)
+            elif isinstance(n, ast.Call) and n.args and (
+                    (isinstance(n.func, ast.Name) and n.func.id in CONSUMERS)
+                    or (isinstance(n.func, ast.Attribute) and n.func.attr in ("join", "extend", "update"))):
+                consumed.append(n.args[0])
+        names = {c.id for c in consumed if isinstance(c, ast.Name)}
+        found = {id(c) for c in consumed if isinstance(c, ast.Call)}
+        for n in func.nodes:
+            if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and n.targets[0].id in names):
+                found.add(id(n.value))
+        self._iterated_memo[id(func)] = found
+        return found
+
     def _awaited(self, func: Func) -> set[int]:
         found = self._awaited_memo.get(id(func))
         if found is None:
@@ -329,17 +441,6 @@ class Reachability:
             return None
         target = self.index.callee(call.args[position], func)
         return target if isinstance(target, Func) else None
-
-
-NOT_FORWARD = frozenset({
-    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
-    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
-    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
-    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
-    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
-    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
-"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
-logging."""
 
 
 def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
@@ -362,32 +463,6 @@ def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:
             p.startswith(("Async", "aio")) for p in [*root.split("."), *path]):
         return None
     return f"{root}.{'.'.join(path)}"
-
-
-def _class_parameter(expr: ast.expr, func: Func) -> bool:
-    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
-    says so (``norm_cls``, ``model_class``)."""
-    if not isinstance(expr, ast.Name):
-        return False
-    args = func.node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
-        return False
-    default = dotted(defaults[expr.id]) if expr.id in defaults else None
-    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
-
-
-def may_be_forward(parts: list[str] | None) -> bool:
-    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
-    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
-    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
-    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
-        return False
-    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
-        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
-    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
 
 
 _OFFLOAD_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD} | set(vocab.OFFLOAD_METHODS))

@@ -70,6 +70,9 @@ _MODEL_LOADERS = {  # constructors and functions that read a model's weights fro
     "clip.load": "https://github.com/openai/CLIP#api",
     "onnxruntime.InferenceSession": "https://onnxruntime.ai/docs/api/python/api_summary.html#inferencesession "
                                     "(reads and optimises the model)",
+    **{f"infinity_emb.{c}": "https://michaelfeil.eu/infinity/latest/python_engine/ (the engine's constructor "
+                            "loads the model in the calling thread; only astart/embed are coroutines)"
+       for c in ("AsyncEmbeddingEngine", "AsyncEmbeddingEngine.from_args", "AsyncEngineArray.from_args")},
 }
 
 _AUDIO_LOADERS = {  # read and decode an audio file (decoders, resampling) in the calling thread
@@ -185,8 +188,20 @@ SDKS = Vocabulary(
                "https://github.com/jiaaro/pydub/blob/master/API.markdown (runs ffmpeg and waits)"),
         Family(("pyttsx3.Engine", "pyttsx3.engine.Engine"), {"runAndWait": F, "save_to_file": F},
                "https://pyttsx3.readthedocs.io/en/latest/engine.html"),
+        _pkg("whisperx", "https://github.com/m-bain/whisperX#python-usage (transcription, alignment and model "
+             "loading run in the calling thread)", methods=("load_model", "load_align_model", "align", "load_audio",
+                                                            "transcribe"), kind=C),
+        Family(("ffmpeg.Stream",), {"run": S}, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run (runs ffmpeg "
+               "and waits; run_async returns the Popen)", resources=True),  # ffmpeg.input(...).output(...).run()
+        Family(("triton_python_backend_utils.InferenceRequest",), {"exec": "blocking_task"},
+               "https://github.com/triton-inference-server/python_backend#business-logic-scripting (exec waits for "
+               "the other model; async_exec is the coroutine for an async execute)"),
+        Family(("PIL.Image.Image",), {"save": F}, "https://pillow.readthedocs.io/en/stable/reference/Image.html"
+               "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
     ),
     calls={
+        "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
+        "ffmpeg.probe": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.probe (runs ffprobe and waits)"),
         "feedparser.parse": (H, "https://feedparser.readthedocs.io/en/latest/introduction.html (fetches a URL)"),
         "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
         "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
@@ -216,7 +231,10 @@ SDKS = Vocabulary(
         "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
         "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",
         "gtts.gTTS": "gtts.gTTS", "gtts.tts.gTTS": "gtts.gTTS",  # a class with a lower-case name
-        "docker.from_env": "docker.DockerClient", "pyttsx3.init": "pyttsx3.Engine",
+        "docker.from_env": "docker.DockerClient", "ffmpeg.input": "ffmpeg.Stream",
+        **{f"PIL.Image.{f}": "PIL.Image.Image" for f in ("open", "new", "fromarray", "frombytes")},
+        **{f"PIL.Image.Image.{m}": "PIL.Image.Image" for m in ("convert", "resize", "rotate", "crop", "copy",
+                                                              "transpose", "filter")}, "pyttsx3.init": "pyttsx3.Engine",
         **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in ("from_file", "from_mp3", "from_wav", "from_ogg")},
         **{f"chromadb.{c}.{m}": "chromadb.Collection" for c in ("Client", "PersistentClient", "HttpClient")
            for m in ("get_or_create_collection", "create_collection", "get_collection")},

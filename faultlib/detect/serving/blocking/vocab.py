@@ -48,6 +48,7 @@ STDLIB = Vocabulary(
         "builtins.open": ("blocking_file_io", PY + "functions.html#open"),
         "io.open": ("blocking_file_io", PY + "io.html#io.open"),
         **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
+        "os.walk": ("blocking_file_io", PY + "os.html#os.walk (lists a whole directory tree)"),
         **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
                  "read_bytes", "write_bytes"),
         **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
@@ -84,7 +85,21 @@ STDLIB = Vocabulary(
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
         "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
         "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
+        **{f"concurrent.futures.{e}.submit": "concurrent.futures.Future"
+           for e in ("ThreadPoolExecutor", "ProcessPoolExecutor", "Executor")},
     },
+    families=(  # waiting for another thread or process: the loop stops until it answers
+        Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
+                     ("Queue", "LifoQueue", "PriorityQueue", "SimpleQueue", "JoinableQueue")),
+               {"get": "blocking_task", "join": "blocking_task"},
+               PY + "queue.html#queue.Queue.get (blocks until an item is available unless block=False)"),
+        Family(("threading.Event", "threading.Condition", "threading.Barrier", "multiprocessing.Event"),
+               {"wait": "blocking_task", "wait_for": "blocking_task"}, PY + "threading.html#threading.Event.wait"),
+        Family(("threading.Thread", "multiprocessing.Process"), {"join": "blocking_task"},
+               PY + "threading.html#threading.Thread.join"),
+        Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
+               PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+    ),
 )
 
 REQUESTS = "https://requests.readthedocs.io/en/latest/api/"
@@ -232,6 +247,10 @@ MODELS = Vocabulary(
                "https://huggingface.co/docs/transformers/main_classes/pipelines"),
         Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in ("__call__", "generate", "forward")},
                "https://huggingface.co/docs/transformers/main_classes/text_generation"),
+        Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in (
+            "chat", "stream_chat", "chat_stream", "stream_generate")},
+               "https://huggingface.co/THUDM/chatglm3-6b and https://huggingface.co/Qwen/Qwen-7B-Chat (the chat "
+               "methods of trust_remote_code models run the whole generation, or yield it, in the calling thread)"),
         Family(("keras.Model", "tensorflow.keras.Model"),
                {m: "blocking_cpu" for m in ("predict", "fit", "evaluate", "__call__", "predict_on_batch")},
                "https://keras.io/api/models/model_training_apis/"),

@@ -1,0 +1,131 @@
+"""Shapes of calls and functions that decide how ``check blocking`` follows a call (used by
+:mod:`faultlib.detect.serving.blocking.reach`): generators and what iterates them, abstract methods and ``self``
+receivers, registry decorators, polls of a queue, what may be a model's forward under ``torch.no_grad()``."""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+
+CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
+                        "next", "enumerate", "zip", "map", "filter", "reversed"})
+
+
+def registry_of(expr: ast.expr, func: Func) -> ast.Attribute | None:
+    """The ``x.handlers`` of ``x.handlers[key](...)``, ``x.handlers.get(key)(...)``, or of a local assigned once from
+    one of those and then called."""
+    if isinstance(expr, ast.Name):
+        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
+        expr = bound[0] if len(bound) == 1 else expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
+        expr = ast.Subscript(value=expr.func.value, slice=expr.args[0] if expr.args else ast.Constant(None))
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute):
+        return expr.value
+    return None
+
+
+def stores(klass: Klass, attr: str) -> bool:
+    """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
+    names = klass.__dict__.get("_faultlib_stored")
+    if names is None:
+        names = {t.id for stmt in klass.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                 for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
+        names |= {n.attr for method in klass.methods.values() for n in method.nodes
+                  if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+        klass.__dict__["_faultlib_stored"] = names
+    return attr in names
+
+
+def is_generator(func: Func) -> bool:
+    return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
+
+
+def is_abstract(func: Func) -> bool:
+    """Whether a method only declares an interface: ``@abstractmethod``, or a body of a docstring, ``pass``,
+    ``...`` or ``raise NotImplementedError``."""
+    if any((dotted(d) or [""])[-1] in ("abstractmethod", "abstractproperty") for d in func.node.decorator_list):
+        return True
+    for stmt in func.node.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.Raise) and "NotImplementedError" in ast.dump(stmt):
+            continue
+        return False
+    return True
+
+
+def on_self(expr: ast.expr, func: Func) -> bool:
+    """``self.method``: the receiver is the calling method's own instance."""
+    params = func.node.args.args
+    return (func.cls is not None and bool(params) and isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg)
+
+
+def is_super_call(expr: ast.expr) -> bool:
+    """``super().method``: the base's own body runs, not the overrides."""
+    return (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Call)
+            and isinstance(expr.value.func, ast.Name) and expr.value.func.id == "super")
+
+
+def is_poll(call: ast.Call) -> bool:
+    """``q.get(False)``, ``q.get(block=False)``, ``q.get(timeout=0)``, ``event.wait(0)``: a poll, not a wait."""
+    def falsy(node: ast.expr | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value in (False, 0)
+    return (falsy(call.args[0]) if call.args else False) or any(
+        k.arg in ("block", "timeout") and falsy(k.value) for k in call.keywords)
+
+
+MODEL_VERBS = frozenset({"encode", "decode", "generate", "infer", "inference", "predict", "embed", "encode_image",
+                         "encode_text", "transcribe"})
+"""What a model passed in as a parameter is asked to do under ``torch.no_grad()`` (``model.encode(audio)``)."""
+
+
+def model_verb_on_parameter(expr: ast.expr, func: Func) -> bool:
+    """``model.decode(z)`` inside ``torch.no_grad()``/``inference_mode()`` with ``model`` a parameter of the
+    function (untyped: the caller's model): a model's work, not a tokenizer's or a logger's."""
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.attr in MODEL_VERBS):
+        return False
+    name = expr.value.id
+    params = [a.arg for a in (*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs)]
+    return name in params[1 if func.cls is not None else 0:] and not any(w in name.lower() for w in (
+        "token", "log", "codec", "json", "processor"))
+
+
+NOT_FORWARD = frozenset({
+    "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "named_buffers", "modules",
+    "register_buffer", "register_parameter", "apply", "zero_grad", "keys", "items", "values", "get", "append",
+    "extend", "update", "pop", "format", "join", "split", "strip", "size", "dim", "item", "tolist", "numpy",
+    "detach", "clone", "contiguous", "view", "reshape", "unsqueeze", "squeeze", "permute", "transpose",
+    "set", "add", "copy", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+    "isinstance", "len", "range", "print", "enumerate", "zip", "min", "max", "sum"}) | vocab.SAME_TYPE_METHODS
+"""Calls inside ``torch.no_grad()`` that are never a model's forward: module bookkeeping, tensor views, containers,
+logging."""
+
+
+def class_parameter(expr: ast.expr, func: Func) -> bool:
+    """``expr`` names a parameter that holds a class: its default is a class (``layer_cls=Linear``) or its name
+    says so (``norm_cls``, ``model_class``)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    args = func.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    if expr.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+        return False
+    default = dotted(defaults[expr.id]) if expr.id in defaults else None
+    return expr.id.endswith(("_cls", "_class", "_type")) or bool(default and default[-1][:1].isupper())
+
+
+def may_be_forward(parts: list[str] | None) -> bool:
+    """A call of unknown target inside ``torch.no_grad()``/``inference_mode()`` that may run a model: a value called
+    directly (``model(x)``, ``self.encoder(x)``), not a method of some object (``t.narrow()``, ``finish.any()``),
+    bookkeeping (``self.logger.info``, ``self.eval()``) or a class (``self.Outputs(...)``)."""
+    if not parts or parts[-1] in NOT_FORWARD or parts[-1].startswith("_") or parts[-1][:1].isupper():
+        return False
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+        return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
+    return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
