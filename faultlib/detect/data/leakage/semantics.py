@@ -18,7 +18,7 @@ from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
 from faultlib.findings import Finding, Severity
-from faultlib.pyflow.values import UNKNOWN, Bound, Const, Func, Ref, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
 DETECTOR = "leakage"
 
@@ -90,6 +90,10 @@ class EstimatorSemantics:
             return Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
         if vocab.is_model(name, ref.module):
             return Est(name, "model")
+        if name in vocab.FILE_READERS and self._separate_test_file:
+            stem = _file_stem(args, node)
+            if stem is not None and vocab.looks_like_train(stem):
+                return MaybeData(stem, line)  # train.csv beside a test.csv: its rows are a training part
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
@@ -166,7 +170,7 @@ class EstimatorSemantics:
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
             if _maybe_data(result) is not None:
                 data = data.with_(taints=data.taints | _maybe_data(result).taints)
-        others = [d for d in (_maybe_data(a) for a in [*args, *kwargs.values()]) if d is not None]
+        others = [d for d in (_maybe_data(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
@@ -191,6 +195,8 @@ class EstimatorSemantics:
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if name in vocab.SELECTION_ATTRIBUTES:
+            return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
                 est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
@@ -221,6 +227,8 @@ class EstimatorSemantics:
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
                 x = x.with_(taints=x.taints | {est.fit})
+            if est.fit is not None and _predicts(est):
+                self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
@@ -336,6 +344,23 @@ class EstimatorSemantics:
                                    f"the model on {self.smap.describe(line)}")
                     break
 
+    def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
+        """A model (or a search) scores held-out rows ``x`` that it was trained on: ``grid.fit(X, y)`` on all
+        rows, then ``grid.score(X_test, y_test)`` (the ASE'22 paper's *overlap leakage*)."""
+        if not x.is_test:
+            return
+        for f in parts(fit.rows):
+            if f.root.test:
+                continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
+            p = next((p for p in parts(x.rows) if covers(f, p) and (test_step(p) is not None or any(
+                covers(t, p) for t in self._test_parts))), None)  # held out by a split, not by a name alone
+            if p is not None:
+                self._reached.add((fit.line, fit.column))
+                self._emit("trained_on_test", fit, line=line, data=x,
+                           why=f"{how} on {self.smap.describe(line)} then scores the held-out rows {p.describe()} "
+                               "among them: the score is measured on rows the model was trained on")
+                return
+
     def _check_cv(self, data: Data | None, line: int, how: str) -> None:
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
         if data is None:
@@ -366,11 +391,12 @@ class EstimatorSemantics:
             "fit_on_test": "fit it on the training rows only and only transform the test rows",
             "fit_outside_cv": "put it inside the Pipeline you cross-validate so each fold refits it",
             "reused_across_folds": "refit it on each fold's training rows, or put it in a Pipeline",
+            "trained_on_test": "fit (or search) on the training part only and score the held-out part once",
         }[kind]
         verb = "computed" if fit.handwritten else "fitted"
         message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
                    f"{why}. Fix: {advice}")
-        severity = Severity.ERROR if fit.supervised else Severity.WARNING
+        severity = Severity.ERROR if fit.supervised or kind == "trained_on_test" else Severity.WARNING
         if not reached:
             severity = Severity.INFO
             message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "
@@ -384,6 +410,40 @@ class EstimatorSemantics:
                     "test_only": kind == "fit_on_test" and bool(parts(fit.rows)) and all(
                         p_.root.test or test_step(p_) is not None for p_ in parts(fit.rows))}
         return Finding(DETECTOR, severity, message, location, evidence, kind=kind)
+
+
+def selection(est: Est) -> Any:
+    """``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit."""
+    return Data(None, frozenset({est.fit}), False) if est.fit is not None else UNKNOWN
+
+
+def _predicts(est: Est) -> bool:
+    return est.category in ("model", "search") or est.category == "pipeline" and any(
+        not e.preprocessing for e in est.steps)
+
+
+def _flatten(values: list[Any]) -> list[Any]:
+    """Arguments with the items of tuples and dicts among them (``s.replace({0: s.median()})``)."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, Tup):
+            out.extend(v.items)
+        elif isinstance(v, Container):
+            out.extend(v.items.values())
+        else:
+            out.append(v)
+    return out
+
+
+def _file_stem(args: list[Any], node: ast.Call) -> str | None:
+    """The data file a reader call names: a constant argument, or a literal inside the expression
+    (``os.path.join(DIR, 'train.csv')``, ``f'{DIR}/train.csv'``)."""
+    if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+        return vocab.data_file_stem(args[0].value)
+    for sub in ast.walk(node.args[0]) if node.args else ():
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and vocab.data_file_stem(sub.value):
+            return vocab.data_file_stem(sub.value)
+    return None
 
 
 def _maybe_data(value: Any) -> Data | None:

@@ -1,0 +1,128 @@
+"""The static leakage analysis on the kinds a second wave of public code showed (issue 17, i17leak2), each in both
+directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # a statistic of all rows passed inside a dict argument: replace({0: median})
+    "median_in_a_replace_dict": ("""\
+        table['bp'] = table['bp'].replace({0: table['bp'].median()})
+        X2 = table.drop(columns=['label'])
+        A, B, ya, yb = train_test_split(X2, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 1)),
+    # a selector fitted on all rows chooses the columns by its support_, then the split
+    "columns_chosen_by_rfe_support": ("""\
+        from sklearn.feature_selection import RFE
+        rfe = RFE(LogisticRegression(), n_features_to_select=3)
+        rfe.fit(X, y)
+        kept = X.columns[rfe.support_]
+        A, B, ya, yb = train_test_split(X[kept], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 3)),
+    "columns_chosen_by_get_support": ("""\
+        from sklearn.feature_selection import SelectKBest
+        skb = SelectKBest(k=4).fit(X.values, y)
+        narrow = X.values[:, skb.get_support()]
+        A, B, ya, yb = train_test_split(narrow, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
+    # a search fitted on every row, then scored on the held-out part it already saw
+    "search_fitted_on_all_rows_then_scored": ("""\
+        A, B, ya, yb = train_test_split(X, y, test_size=0.2)
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5)
+        search.fit(X, y)
+        print(search.score(B, yb))
+        """, ("trained_on_test", 3)),
+    "model_refitted_on_all_rows_then_scored": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        clf = LogisticRegression()
+        print(cross_val_score(clf, X, y, cv=5).mean())
+        clf.fit(X, y)
+        print(clf.score(B, yb))
+        """, ("trained_on_test", 4)),
+}
+
+HEALTHY = {
+    "median_of_the_training_part_in_a_dict": """\
+        A, B, ya, yb = train_test_split(X, y)
+        fill = A['bp'].median()
+        A = A.replace({0: fill})
+        B = B.replace({0: fill})
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    "rfe_fitted_on_the_training_part": """\
+        from sklearn.feature_selection import RFE
+        A, B, ya, yb = train_test_split(X, y)
+        rfe = RFE(LogisticRegression(), n_features_to_select=3).fit(A, ya)
+        kept = A.columns[rfe.support_]
+        LogisticRegression().fit(A[kept], ya).score(B[kept], yb)
+        """,
+    "search_fitted_on_the_training_part": """\
+        A, B, ya, yb = train_test_split(X, y)
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(A, ya)
+        print(search.score(B, yb), search.score(A, ya))
+        """,
+    # recency: days since the last date of all rows is a reference point, not a learnt statistic
+    "recency_from_the_latest_date": """\
+        import datetime
+        ref = table.visit_date.max() + datetime.timedelta(days=1)
+        table['recency'] = (ref - table.visit_date).dt.days
+        last = np.max(table['signup_date'])
+        table['age'] = (last - table['signup_date']).dt.days
+        A, B, ya, yb = train_test_split(table[['recency', 'age']], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # Kaggle layout: train.csv holds training rows only, the test rows are test.csv; its split is validation
+    "scaler_on_the_competition_training_file": """\
+        comp = pd.read_csv("../input/train.csv")
+        submit_rows = pd.read_csv("../input/test.csv")
+        feats = StandardScaler().fit_transform(comp.drop(columns=["label"]))
+        A, V, ya, yv = train_test_split(feats, comp["label"])
+        LogisticRegression().fit(A, ya).score(V, yv)
+        """,
+    # a model and its forecast horizon from one opaque generator: named for test, not held out by a split
+    "in_sample_fit_and_out_of_sample_forecast": """\
+        from statsmodels.tsa.deterministic import DeterministicProcess
+        dp = DeterministicProcess(index=table.index, order=1)
+        Xd = dp.in_sample()
+        model = Ridge().fit(Xd, y)
+        X_future = dp.out_of_sample(steps=7)
+        model.predict(X_future)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_each_leak_of_the_second_wave_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert expected in alarms(tmp_path, body)
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_each_healthy_look_alike_of_the_second_wave_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_a_statistic_of_a_numeric_column_is_still_a_fit_next_to_a_date(tmp_path):
+    body = """\
+        ref = table.visit_date.max()
+        table['spend01'] = (table.spend - table.spend.min()) / (table.spend.max() - table.spend.min())
+        A, B, ya, yb = train_test_split(table[['spend01']], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """
+    assert ("fit_before_split", 2) in alarms(tmp_path, body)
+
+
+def test_a_training_file_without_a_separate_test_file_is_still_split_into_test(tmp_path):
+    body = """\
+        comp = pd.read_csv("../input/train.csv")
+        feats = StandardScaler().fit_transform(comp.drop(columns=["label"]))
+        A, V, ya, yv = train_test_split(feats, comp["label"])
+        LogisticRegression().fit(A, ya).score(V, yv)
+        """
+    assert ("fit_before_split", 2) in alarms(tmp_path, body)
