@@ -45,6 +45,28 @@ LEAKS = {
         clf.fit(X, y)
         print(clf.score(B, yb))
         """, ("trained_on_test", 4)),
+    # hyperparameters chosen by cross-validating candidates over every row, the test part among them
+    "depth_chosen_by_cross_validation_over_all_rows": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        for depth in range(1, 8):
+            print(depth, cross_val_score(DecisionTreeClassifier(max_depth=depth), X, y, cv=5).mean())
+        DecisionTreeClassifier(max_depth=4).fit(A, ya).score(B, yb)
+        """, ("trained_on_test", 4)),
+    "best_params_of_a_search_over_all_rows": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5)
+        search.fit(X, y)
+        LogisticRegression(C=search.best_params_["C"]).fit(A, ya).predict(B)
+        """, ("trained_on_test", 3)),
+    # SelectFromModel(prefit=True) selects by a forest fitted on every row that is then cross-validated
+    "prefit_selector_outside_cross_validation": ("""\
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.feature_selection import SelectFromModel
+        forest = RandomForestClassifier().fit(X, y)
+        narrow = SelectFromModel(forest, prefit=True).transform(X)
+        cross_val_score(LogisticRegression(), narrow, y, cv=5)
+        """, ("fit_outside_cv", 3)),
 }
 
 HEALTHY = {
@@ -66,6 +88,19 @@ HEALTHY = {
         A, B, ya, yb = train_test_split(X, y)
         search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(A, ya)
         print(search.score(B, yb), search.score(A, ya))
+        """,
+    # one cross-validated score beside a split, for comparison: nothing is chosen with it
+    "a_single_cross_validated_score_for_comparison": """\
+        A, B, ya, yb = train_test_split(X, y)
+        clf = LogisticRegression().fit(A, ya)
+        print(clf.score(B, yb), cross_val_score(clf, X, y, cv=5).mean())
+        """,
+    "depth_chosen_on_the_training_part": """\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        for depth in range(1, 8):
+            print(depth, cross_val_score(DecisionTreeClassifier(max_depth=depth), A, ya, cv=5).mean())
+        DecisionTreeClassifier(max_depth=4).fit(A, ya).score(B, yb)
         """,
     # recency: days since the last date of all rows is a reference point, not a learnt statistic
     "recency_from_the_latest_date": """\

@@ -52,6 +52,9 @@ class EstimatorSemantics:
             self._reach(x)
             self._check_cv(_as_data(x), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame)
+            if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans):
+                # cross-validating candidates in a loop (or a validation curve) chooses one; a single score does not
+                self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
             return UNKNOWN
         special = self._library_design(ref, args, kwargs, node, frame)
         if special is not None:
@@ -87,7 +90,11 @@ class EstimatorSemantics:
             return Est(name, "search")
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
             pre = vocab.is_preprocessing(name)
-            return Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            prefit = kwargs.get("prefit")
+            if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
+                est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
+            return est
         if vocab.is_model(name, ref.module):
             return Est(name, "model")
         if name in vocab.FILE_READERS and self._separate_test_file:
@@ -210,6 +217,7 @@ class EstimatorSemantics:
             if name == vocab.FIT:
                 if est.category == "search" and x is not None:
                     self._check_cv(x, line, f"{est.cls}.fit()")
+                    self._note_selection(est, x, f"{est.cls}.fit", node, frame)
                 return est
             out = self._apply(est, fit, x, line, frame)
             if name in vocab.FIT_RESAMPLE:
@@ -229,6 +237,8 @@ class EstimatorSemantics:
                 x = x.with_(taints=x.taints | {est.fit})
             if est.fit is not None and _predicts(est):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
+            if _predicts(est):
+                self._check_selected_on(x, line, f"{est.cls}.{name}()")
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
@@ -360,6 +370,28 @@ class EstimatorSemantics:
                            why=f"{how} on {self.smap.describe(line)} then scores the held-out rows {p.describe()} "
                                "among them: the score is measured on rows the model was trained on")
                 return
+
+    def _note_selection(self, est: Any, x: Data | None, how: str, node: ast.Call, frame: Any) -> None:
+        """A cross-validation or a search over rows that hold a part an earlier split set aside: remembered, and
+        reported when a model later scores that part (the test rows helped choose the model)."""
+        if x is None:
+            return
+        held = [t for t in self._test_parts if any(covers(p, t) and p != t for p in parts(x.rows))]
+        if held:
+            fit = FitRef(est.cls if isinstance(est, Est) else how, getattr(est, "variable", None), x.rows, True,
+                         node.lineno, node.col_offset + 1, frame.qualname, how,
+                         tuple(loop for loop, _ in frame.loops))
+            self._selections.append((fit, held))
+
+    def _check_selected_on(self, x: Data, line: int, how: str) -> None:
+        for fit, held in self._selections:
+            p = next((p for p in parts(x.rows) if any(covers(t, p) for t in held)), None)
+            if p is not None:
+                self._reached.add((fit.line, fit.column))
+                self._emit("trained_on_test", fit, line=line, data=x,
+                           why=f"it cross-validates rows that include the held-out rows {p.describe()}, which "
+                               f"{how} on {self.smap.describe(line)} then scores: the test rows helped choose the "
+                               "model")
 
     def _check_cv(self, data: Data | None, line: int, how: str) -> None:
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""

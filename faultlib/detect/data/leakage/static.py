@@ -75,6 +75,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         self._reached: set[tuple[int, int]] = set()  # fit sites whose output reached a model or was saved
         self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
+        self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
+        self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
+            n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
         self._separate_test_file = any(
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
