@@ -67,6 +67,14 @@ LEAKS = {
         narrow = SelectFromModel(forest, prefit=True).transform(X)
         cross_val_score(LogisticRegression(), narrow, y, cv=5)
         """, ("fit_outside_cv", 3)),
+    # a learning curve trained on random samples of every row, scored on a held-out part of those rows
+    "trained_on_a_sample_of_all_rows": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        for frac in (0.25, 0.5, 1.0):
+            part = table.sample(frac=frac)
+            model = Ridge().fit(part.drop(columns=["label"]), part["label"])
+            print(frac, model.score(B, yb))
+        """, ("trained_on_test", 4)),
 }
 
 HEALTHY = {
@@ -101,6 +109,20 @@ HEALTHY = {
         for depth in range(1, 8):
             print(depth, cross_val_score(DecisionTreeClassifier(max_depth=depth), A, ya, cv=5).mean())
         DecisionTreeClassifier(max_depth=4).fit(A, ya).score(B, yb)
+        """,
+    "trained_on_a_sample_of_the_training_part": """\
+        A, B, ya, yb = train_test_split(table, y)
+        for frac in (0.25, 0.5, 1.0):
+            part = A.sample(frac=frac)
+            model = Ridge().fit(part.drop(columns=["label"]), part["label"])
+            print(frac, model.score(B.drop(columns=["label"]), yb))
+        """,
+    # train and test chosen by the index of a split made on another table (a time-series tutorial)
+    "parts_chosen_by_split_indices": """\
+        idx_a, idx_b = train_test_split(y.index, shuffle=False)
+        A, B = X.loc[idx_a, :], X.loc[idx_b, :]
+        model = Ridge().fit(A, y.loc[idx_a])
+        model.predict(B)
         """,
     # recency: days since the last date of all rows is a reference point, not a learnt statistic
     "recency_from_the_latest_date": """\
@@ -161,3 +183,24 @@ def test_a_training_file_without_a_separate_test_file_is_still_split_into_test(t
         LogisticRegression().fit(A, ya).score(V, yv)
         """
     assert ("fit_before_split", 2) in alarms(tmp_path, body)
+
+
+def test_an_nbformat_3_notebook_is_read_with_its_cell_numbers(tmp_path):
+    import json
+
+    from faultlib.detect.data.leakage import analyze_file
+
+    code = ["import pandas as pd\n", "from sklearn.preprocessing import StandardScaler\n",
+            "from sklearn.model_selection import train_test_split\n", "from sklearn.svm import SVC\n",
+            "frame = pd.read_csv('t.csv')\n", "y = frame.pop('label')\n"]
+    leak = ["Z = StandardScaler().fit_transform(frame)\n", "A, B, ya, yb = train_test_split(Z, y)\n",
+            "SVC().fit(A, ya).score(B, yb)\n"]
+    doc = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "markdown", "source": ["# old notebook\n"]},
+        {"cell_type": "code", "language": "python", "input": code, "outputs": []},
+        {"cell_type": "code", "language": "python", "input": leak, "outputs": []}]}]}
+    path = tmp_path / "old.ipynb"
+    path.write_text(json.dumps(doc))
+    report, _ = analyze_file(str(path))
+    assert [(f.kind, f.location["index"], f.location["line"]) for f in report.findings] == [
+        ("fit_before_split", 3, 1)]

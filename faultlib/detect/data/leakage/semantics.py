@@ -171,7 +171,8 @@ class EstimatorSemantics:
             frac = kwargs.get("frac")
             if name == "sample" and isinstance(frac, Const) and frac.value == 1:
                 return data
-            return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample" if name == "sample"
+                                                                 else None, line=line)), line)
         for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
                                                                        "pipe", "map", "applymap") else []:
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
@@ -362,6 +363,8 @@ class EstimatorSemantics:
         for f in parts(fit.rows):
             if f.root.test:
                 continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
+            while f.steps and f.steps[-1].part == "sample":  # df.sample(frac=.5): a random subset of rows
+                f = Rows(f.root, f.steps[:-1])                  # drawn regardless of the split holds test rows too
             p = next((p for p in parts(x.rows) if covers(f, p) and (test_step(p) is not None or any(
                 covers(t, p) for t in self._test_parts))), None)  # held out by a split, not by a name alone
             if p is not None:
