@@ -124,6 +124,13 @@ HEALTHY = {
         model = Ridge().fit(A, y.loc[idx_a])
         model.predict(B)
         """,
+    # a count named `val` (a value, not validation rows) over a frame a median filled
+    "a_count_named_val_is_a_number": """\
+        table['stay'] = table['stay'].fillna(table['stay'].median())
+        for lo, hi in [(0, 3), (3, 7)]:
+            val = table[(table['stay'] > lo) & (table['stay'] < hi)]['stay'].count()
+            print(val)
+        """,
     # recency: days since the last date of all rows is a reference point, not a learnt statistic
     "recency_from_the_latest_date": """\
         import datetime

@@ -158,6 +158,8 @@ class EstimatorSemantics:
             data = _as_data(receiver) if known else _maybe_data(receiver)
         if data is None:
             return UNKNOWN
+        if name in vocab.REDUCTIONS and not _columns_axis(kwargs):
+            return Data(None, data.taints, False)  # val = df[mask]['price'].count(): a number, not held-out rows
         if name == "head":
             n = args[0] if args else kwargs.get("n", Const(5))
             hi = n.value if isinstance(n, Const) else ast.unparse(node.args[0]) if node.args else None

@@ -83,6 +83,9 @@ DATA_ATTRIBUTES = frozenset({"values", "array", "str", "dt", "cat"})
 MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
                   "Perceptron", "KMeans", "Classifier", "Forest", "Boosting", "LinearSVC", "LinearSVR", "Lars")
 ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lightgbm", "catboost")
+#: reductions to one value per column (``df[mask]['price'].count()``): a number, not rows that could be held out
+REDUCTIONS = frozenset({"count", "sum", "nunique", "any", "all", "prod", "idxmax", "idxmin", "item", "size",
+                        "value_counts"})
 #: what a fitted selector tells about the columns it kept (``X.columns[rfe.support_]``): the choice carries its fit
 SELECTION_ATTRIBUTES = frozenset({"support_", "ranking_", "get_support", "get_feature_names_out", "scores_",
                                   "pvalues_"})
