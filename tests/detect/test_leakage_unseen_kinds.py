@@ -75,6 +75,17 @@ LEAKS = {
             model = Ridge().fit(part.drop(columns=["label"]), part["label"])
             print(frac, model.score(B, yb))
         """, ("trained_on_test", 4)),
+    # selection on draws of a random generator, then cross-validated: the held-out draws are other rows
+    "selector_on_random_draws_then_cross_validated": ("""\
+        from sklearn.feature_selection import SelectPercentile, f_regression
+        rnd = np.random.RandomState(0)
+        Xr = rnd.normal(size=(100, 1000))
+        Xr_test = rnd.normal(size=(100, 1000))
+        yr = rnd.normal(size=100)
+        sel = SelectPercentile(f_regression, percentile=5).fit(Xr, yr)
+        cross_val_score(Ridge(), sel.transform(Xr), yr)
+        sel.transform(Xr_test)
+        """, ("fit_outside_cv", 6)),
 }
 
 HEALTHY = {
@@ -130,6 +141,19 @@ HEALTHY = {
         for lo, hi in [(0, 3), (3, 7)]:
             val = table[(table['stay'] > lo) & (table['stay'] < hi)]['stay'].count()
             print(val)
+        """,
+    # X_train = X[:n] beside X_test = X[n:]: a split of X_train carves validation rows, not the test set
+    "validation_split_of_a_sliced_training_part": """\
+        def load():
+            n = 500
+            X_tr, X_te = X.values[:n], X.values[n:]
+            mu = X_tr.mean(axis=0)
+            return X_tr - mu, X_te - mu
+        X_tr, X_te = load()
+        A, V, ya, yv = train_test_split(X_tr, y[:500])
+        clf = LogisticRegression().fit(A, ya)
+        clf.predict(V)
+        clf.predict(X_te)
         """,
     # recency: days since the last date of all rows is a reference point, not a learnt statistic
     "recency_from_the_latest_date": """\

@@ -85,7 +85,11 @@ class DesignChecks:
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
 
-        data = _as_data(receiver) if isinstance(receiver, (Data, MaybeData)) or _maybe_data(receiver) else None
+        data = _maybe_data(receiver)
+        if data is None and isinstance(receiver, MaybeData) and (
+                name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
+                                                                                "groupby")):
+            data = _as_data(receiver)  # df.mean(): an unknown value used as data; rng.normal(...) is not
         if data is None:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())

@@ -119,7 +119,10 @@ class EstimatorSemantics:
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
         # splitting rows that are already a training part carves out validation rows, not the test set
-        second = "val" if any(d is not None and is_training_part(d.rows) for d in datas) else "test"
+        # ... and so does splitting rows provably apart from a part already held out (X_train = X[:n] beside
+        # X_test = X[n:])
+        second = "val" if any(d is not None and (is_training_part(d.rows) or self._apart_from_held_out(d.rows))
+                              for d in datas) else "test"
         for data in datas:
             if data is None:
                 out.extend([UNKNOWN, UNKNOWN])
@@ -245,6 +248,10 @@ class EstimatorSemantics:
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
+
+    def _apart_from_held_out(self, rows: Any) -> bool:
+        ps = parts(rows)
+        return bool(ps) and all(any(disjoint(p, t) for t in self._test_parts) for p in ps)
 
     def _apart(self, x: Data, fit: FitRef) -> bool:
         fit_parts = parts(fit.rows)
