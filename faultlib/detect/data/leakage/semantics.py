@@ -17,6 +17,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
+from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -38,7 +39,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics:
+class EstimatorSemantics(ScoringChecks):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -241,17 +242,13 @@ class EstimatorSemantics:
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
                 x = x.with_(taints=x.taints | {est.fit})
-            if est.fit is not None and _predicts(est):
+            if est.fit is not None and predicts(est):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
-            if _predicts(est):
+            if predicts(est):
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
-
-    def _apart_from_held_out(self, rows: Any) -> bool:
-        ps = parts(rows)
-        return bool(ps) and all(any(disjoint(p, t) for t in self._test_parts) for p in ps)
 
     def _apart(self, x: Data, fit: FitRef) -> bool:
         fit_parts = parts(fit.rows)
@@ -364,47 +361,6 @@ class EstimatorSemantics:
                                    f"the model on {self.smap.describe(line)}")
                     break
 
-    def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
-        """A model (or a search) scores held-out rows ``x`` that it was trained on: ``grid.fit(X, y)`` on all
-        rows, then ``grid.score(X_test, y_test)`` (the ASE'22 paper's *overlap leakage*)."""
-        if not x.is_test:
-            return
-        for f in parts(fit.rows):
-            if f.root.test:
-                continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
-            while f.steps and f.steps[-1].part == "sample":  # df.sample(frac=.5): a random subset of rows
-                f = Rows(f.root, f.steps[:-1])                  # drawn regardless of the split holds test rows too
-            p = next((p for p in parts(x.rows) if covers(f, p) and (test_step(p) is not None or any(
-                covers(t, p) for t in self._test_parts))), None)  # held out by a split, not by a name alone
-            if p is not None:
-                self._reached.add((fit.line, fit.column))
-                self._emit("trained_on_test", fit, line=line, data=x,
-                           why=f"{how} on {self.smap.describe(line)} then scores the held-out rows {p.describe()} "
-                               "among them: the score is measured on rows the model was trained on")
-                return
-
-    def _note_selection(self, est: Any, x: Data | None, how: str, node: ast.Call, frame: Any) -> None:
-        """A cross-validation or a search over rows that hold a part an earlier split set aside: remembered, and
-        reported when a model later scores that part (the test rows helped choose the model)."""
-        if x is None:
-            return
-        held = [t for t in self._test_parts if any(covers(p, t) and p != t for p in parts(x.rows))]
-        if held:
-            fit = FitRef(est.cls if isinstance(est, Est) else how, getattr(est, "variable", None), x.rows, True,
-                         node.lineno, node.col_offset + 1, frame.qualname, how,
-                         tuple(loop for loop, _ in frame.loops))
-            self._selections.append((fit, held))
-
-    def _check_selected_on(self, x: Data, line: int, how: str) -> None:
-        for fit, held in self._selections:
-            p = next((p for p in parts(x.rows) if any(covers(t, p) for t in held)), None)
-            if p is not None:
-                self._reached.add((fit.line, fit.column))
-                self._emit("trained_on_test", fit, line=line, data=x,
-                           why=f"it cross-validates rows that include the held-out rows {p.describe()}, which "
-                               f"{how} on {self.smap.describe(line)} then scores: the test rows helped choose the "
-                               "model")
-
     def _check_cv(self, data: Data | None, line: int, how: str) -> None:
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
         if data is None:
@@ -454,16 +410,6 @@ class EstimatorSemantics:
                     "test_only": kind == "fit_on_test" and bool(parts(fit.rows)) and all(
                         p_.root.test or test_step(p_) is not None for p_ in parts(fit.rows))}
         return Finding(DETECTOR, severity, message, location, evidence, kind=kind)
-
-
-def selection(est: Est) -> Any:
-    """``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit."""
-    return Data(None, frozenset({est.fit}), False) if est.fit is not None else UNKNOWN
-
-
-def _predicts(est: Est) -> bool:
-    return est.category in ("model", "search") or est.category == "pipeline" and any(
-        not e.preprocessing for e in est.steps)
 
 
 def _flatten(values: list[Any]) -> list[Any]:

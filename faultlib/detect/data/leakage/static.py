@@ -34,7 +34,8 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.semantics import (
-    EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child, selection)
+    EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
+from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
     Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
