@@ -235,3 +235,17 @@ def test_an_nbformat_3_notebook_is_read_with_its_cell_numbers(tmp_path):
     report, _ = analyze_file(str(path))
     assert [(f.kind, f.location["index"], f.location["line"]) for f in report.findings] == [
         ("fit_before_split", 3, 1)]
+
+
+def test_a_python2_print_ending_in_a_semicolon_inside_a_block_is_read(tmp_path):
+    from faultlib.detect.data.leakage import analyze_file
+
+    path = tmp_path / "py2.py"
+    path.write_text("import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
+                    "from sklearn.model_selection import train_test_split\nfrom sklearn.svm import SVC\n"
+                    "frame = pd.read_csv('t.csv')\ny = frame.pop('label')\n"
+                    "try:\n    Z = StandardScaler().fit_transform(frame)\n    print 'scaled: ', Z.shape;\n"
+                    "except IOError:\n    pass\n"
+                    "A, B, ya, yb = train_test_split(Z, y)\nSVC().fit(A, ya).score(B, yb)\n")
+    report, _ = analyze_file(str(path))
+    assert [(f.kind, f.location["line"]) for f in report.findings] == [("fit_before_split", 8)]

@@ -207,7 +207,7 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
             lineno = exc.lineno or 1
             py2 = _PY2_PRINT.match(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
             if py2 and "Missing parentheses" in str(exc.msg):  # Python 2 ``print x``: read as print(x)
-                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(',')})"
+                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(';').rstrip().rstrip(',')})"
                 continue
             after = re.search(r"after '\w+' statement on line (\d+)", str(exc.msg))
             if after:  # the statement whose body is missing (a magic removed by a converter)
