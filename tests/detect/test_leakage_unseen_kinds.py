@@ -86,6 +86,16 @@ LEAKS = {
         cross_val_score(Ridge(), sel.transform(Xr), yr)
         sel.transform(Xr_test)
         """, ("fit_outside_cv", 6)),
+    # a subsample whose held-out part is thrown away (`_`), then the real train/test split of that sample
+    "refit_on_the_test_part_of_a_subsample": ("""\
+        sample = {}
+        sample['X'], _, sample['y'], _ = train_test_split(X, y, train_size=0.1)
+        A, B, ya, yb = train_test_split(sample['X'], sample['y'], test_size=0.2)
+        scaler = MinMaxScaler()
+        A1 = scaler.fit_transform(A)
+        B1 = scaler.fit_transform(B)
+        LogisticRegression().fit(A1, ya).score(B1, yb)
+        """, ("fit_on_test", 6)),
 }
 
 HEALTHY = {
@@ -154,6 +164,13 @@ HEALTHY = {
         clf = LogisticRegression().fit(A, ya)
         clf.predict(V)
         clf.predict(X_te)
+        """,
+    # a train/validation split of the training part, the test part kept: the validation rows are not the test set
+    "validation_split_of_a_kept_training_part": """\
+        A, B, ya, yb = train_test_split(X, y, test_size=0.2)
+        A2, V, ya2, yv = train_test_split(A, ya, test_size=0.2)
+        scaler = MinMaxScaler().fit(A)
+        LogisticRegression().fit(scaler.transform(A2), ya2).score(scaler.transform(V), yv)
         """,
     # recency: days since the last date of all rows is a reference point, not a learnt statistic
     "recency_from_the_latest_date": """\

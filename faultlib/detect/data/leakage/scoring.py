@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Est, FitRef, Rows, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
 
@@ -28,9 +29,17 @@ from faultlib.pyflow.values import UNKNOWN
 class ScoringChecks:
     """Models scored on rows they (or the choice of them) already saw (see the module docstring)."""
 
+    def _subsample(self, rows: Any) -> bool:
+        """Rows that are a training part only by splits whose held-out part was discarded (``data, _ = split``):
+        a subsample of the data, so splitting them makes the test set."""
+        trains = [s for p in parts(rows) for s in p.steps if s.kind == "split" and s.part == "train"]
+        return bool(trains) and all(s.ident in self._discarded for s in trains) and not any(
+            vocab.looks_like_train(p.root.name) for p in parts(rows))
+
     def _apart_from_held_out(self, rows: Any) -> bool:
+        held = [t for t in self._test_parts if getattr(test_step(t), "ident", None) not in self._discarded]
         ps = parts(rows)
-        return bool(ps) and all(any(disjoint(p, t) for t in self._test_parts) for p in ps)
+        return bool(ps) and all(any(disjoint(p, t) for t in held) for p in ps)
 
     def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
         """A model (or a search) scores held-out rows ``x`` that it was trained on: ``grid.fit(X, y)`` on all

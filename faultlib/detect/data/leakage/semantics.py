@@ -122,8 +122,8 @@ class EstimatorSemantics(ScoringChecks):
         # splitting rows that are already a training part carves out validation rows, not the test set
         # ... and so does splitting rows provably apart from a part already held out (X_train = X[:n] beside
         # X_test = X[n:])
-        second = "val" if any(d is not None and (is_training_part(d.rows) or self._apart_from_held_out(d.rows))
-                              for d in datas) else "test"
+        second = "val" if any(d is not None and (is_training_part(d.rows) and not self._subsample(d.rows)
+                                                 or self._apart_from_held_out(d.rows)) for d in datas) else "test"
         for data in datas:
             if data is None:
                 out.extend([UNKNOWN, UNKNOWN])

@@ -77,6 +77,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
+        self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
@@ -94,6 +95,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
     # ------------------------------------------------------------------ data-specific hooks
 
     def _named(self, name: str, value: Any, line: int) -> Any:
+        if name == "_" and isinstance(value, Data):  # data, _, y, _ = train_test_split(...): a subsample
+            self._discarded.update(s.ident for p in parts(value.rows) for s in p.steps[-1:]
+                                   if s.kind == "split" and s.part in ("test", "val"))
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
