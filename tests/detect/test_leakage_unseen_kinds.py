@@ -96,6 +96,27 @@ LEAKS = {
         B1 = scaler.fit_transform(B)
         LogisticRegression().fit(A1, ya).score(B1, yb)
         """, ("fit_on_test", 6)),
+    # estimators taken from a dict in a loop; the scaler refitted on the test part inside it
+    "refit_on_test_inside_a_loop_over_a_dict_of_estimators": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        embedders = {'pca': PCA(n_components=2), 'scale': MinMaxScaler()}
+        for name, emb in embedders.items():
+            scaler = StandardScaler()
+            A1 = scaler.fit_transform(A)
+            B1 = scaler.fit_transform(B)
+            emb.fit(A1)
+            LogisticRegression().fit(emb.transform(A1), ya).score(emb.transform(B1), yb)
+        """, ("fit_on_test", 6)),
+    # a helper refits a scaler on whatever it is given, the test rows too
+    "helper_refits_on_each_input": ("""\
+        def pooled(x):
+            x = MinMaxScaler().fit_transform(x)
+            return x
+        A, B, ya, yb = train_test_split(X, y)
+        A_pool = pooled(np.log1p(A))
+        B_pool_test = pooled(np.log1p(B))
+        LogisticRegression().fit(A_pool, ya).score(B_pool_test, yb)
+        """, ("fit_on_test", 2)),
 }
 
 HEALTHY = {

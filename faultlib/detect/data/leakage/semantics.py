@@ -141,6 +141,9 @@ class EstimatorSemantics(ScoringChecks):
         line = node.lineno
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, Container) and name in ("items", "values") and 0 < len(receiver.items) <= 8:
+            # for name, est in {'PCA': PCA(), ...}.items(): the loop runs once per entry, as for a short list
+            return Tup(tuple(Tup((Const(k), v)) if name == "items" else v for k, v in receiver.items.items()))
         special = self._method_design(receiver, name, args, kwargs, node, frame)
         if special is not None:
             return special
@@ -324,7 +327,8 @@ class EstimatorSemantics(ScoringChecks):
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
                         continue  # this part of a stack is not the held-out one
-                    if f.root.test or test_step(f) is not None:
+                    if f.root.test or test_step(f) is not None or (f == p and not f.steps and data.test):
+                        # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({f.describe()})")
                         break

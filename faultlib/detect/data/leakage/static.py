@@ -41,7 +41,7 @@ from faultlib.detect.data.leakage.values import (
     Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
-from faultlib.pyflow.values import UNKNOWN, Bound, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
 
 DETECTOR = "leakage"
 TRANSFORMER_BASES = frozenset({"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"})
@@ -122,6 +122,8 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
             return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
+        if isinstance(base, Container) and attr in ("items", "values"):
+            return Bound(base, attr)  # methods.items(): see EstimatorSemantics._method_value
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
         if isinstance(base, (Est, Data, MaybeData, Indexer)):
