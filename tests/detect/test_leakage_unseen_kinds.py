@@ -112,9 +112,13 @@ LEAKS = {
         def pooled(x):
             x = MinMaxScaler().fit_transform(x)
             return x
+        def conv(images):
+            return np.array([np.convolve(img, [1, 0, -1]) for img in images])
         A, B, ya, yb = train_test_split(X, y)
-        A_pool = pooled(np.log1p(A))
-        B_pool_test = pooled(np.log1p(B))
+        A_conv = conv(A)
+        B_conv = conv(B)
+        A_pool = pooled(A_conv)
+        B_pool_test = pooled(B_conv)
         LogisticRegression().fit(A_pool, ya).score(B_pool_test, yb)
         """, ("fit_on_test", 2)),
 }
