@@ -32,6 +32,9 @@ KINDS = {
                       "fold is scored on rows that shaped its features",
     "reused_across_folds": "one fitted transformer is applied in every fold instead of being refitted on each "
                            "fold's training rows",
+    "trained_on_test": "a model, a search or a cross-validation that chooses one runs on rows that include the "
+                       "held-out rows a model is then scored on (GridSearchCV.fit or cross_val_score on all rows, then "
+                       "a score on the test part: ASE'22's overlap leakage)",
     "fitted_rows_unknown": "a saved scaler's statistics match neither the training table, the test table nor both: "
                            "it was fitted on other rows",
     "shuffled_time_split": "rows of a time series (lag or rolling features) are split or cross-validated with "

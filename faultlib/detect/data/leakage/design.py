@@ -38,6 +38,15 @@ def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     return isinstance(axis, Const) and axis.value in (1, "columns", -1)
 
 
+def _date_column(expr: ast.expr) -> bool:
+    """``df.InvoiceDate``, ``df['order_date']``, ``pd.to_datetime(df.ts)``: a column named for a date or time."""
+    while isinstance(expr, ast.Call):  # pd.to_datetime(df.date), df.date.dropna()
+        expr = expr.args[0] if expr.args else expr.func.value if isinstance(expr.func, ast.Attribute) else expr.func
+    name = expr.attr if isinstance(expr, ast.Attribute) else expr.slice.value if isinstance(
+        expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) else None
+    return isinstance(name, str) and bool(vocab.DATE_COLUMN.search(name))
+
+
 class DesignChecks:
     """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
 
@@ -76,7 +85,11 @@ class DesignChecks:
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
 
-        data = _as_data(receiver) if isinstance(receiver, (Data, MaybeData)) or _maybe_data(receiver) else None
+        data = _maybe_data(receiver)
+        if data is None and isinstance(receiver, MaybeData) and (
+                name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
+                                                                                "groupby")):
+            data = _as_data(receiver)  # df.mean(): an unknown value used as data; rng.normal(...) is not
         if data is None:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())
@@ -84,6 +97,8 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        if name in ("max", "min") and inner is not None and _date_column(inner):
+            return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
@@ -107,6 +122,8 @@ class DesignChecks:
         from faultlib.detect.data.leakage.semantics import _as_data
 
         name, top = ref.last, ref.module.split(".")[0]
+        if name in ("max", "min", "amax", "amin") and node.args and _date_column(node.args[0]):
+            return UNKNOWN  # np.max(df['date']): a reference date
         if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, 1):
             data = _as_data(args[0])
             if data is not None:

@@ -17,8 +17,9 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
+from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.findings import Finding, Severity
-from faultlib.pyflow.values import UNKNOWN, Bound, Const, Func, Ref, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
 DETECTOR = "leakage"
 
@@ -38,7 +39,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics:
+class EstimatorSemantics(ScoringChecks):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -52,6 +53,9 @@ class EstimatorSemantics:
             self._reach(x)
             self._check_cv(_as_data(x), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame)
+            if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans):
+                # cross-validating candidates in a loop (or a validation curve) chooses one; a single score does not
+                self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
             return UNKNOWN
         special = self._library_design(ref, args, kwargs, node, frame)
         if special is not None:
@@ -87,9 +91,17 @@ class EstimatorSemantics:
             return Est(name, "search")
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
             pre = vocab.is_preprocessing(name)
-            return Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            prefit = kwargs.get("prefit")
+            if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
+                est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
+            return est
         if vocab.is_model(name, ref.module):
             return Est(name, "model")
+        if name in vocab.FILE_READERS and self._separate_test_file:
+            stem = _file_stem(args, node)
+            if stem is not None and vocab.looks_like_train(stem):
+                return MaybeData(stem, line)  # train.csv beside a test.csv: its rows are a training part
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
@@ -108,7 +120,10 @@ class EstimatorSemantics:
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
         # splitting rows that are already a training part carves out validation rows, not the test set
-        second = "val" if any(d is not None and is_training_part(d.rows) for d in datas) else "test"
+        # ... and so does splitting rows provably apart from a part already held out (X_train = X[:n] beside
+        # X_test = X[n:])
+        second = "val" if any(d is not None and (is_training_part(d.rows) and not self._subsample(d.rows)
+                                                 or self._apart_from_held_out(d.rows)) for d in datas) else "test"
         for data in datas:
             if data is None:
                 out.extend([UNKNOWN, UNKNOWN])
@@ -126,6 +141,9 @@ class EstimatorSemantics:
         line = node.lineno
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, Container) and name in ("items", "values") and 0 < len(receiver.items) <= 8:
+            # for name, est in {'PCA': PCA(), ...}.items(): the loop runs once per entry, as for a short list
+            return Tup(tuple(Tup((Const(k), v)) if name == "items" else v for k, v in receiver.items.items()))
         special = self._method_design(receiver, name, args, kwargs, node, frame)
         if special is not None:
             return special
@@ -147,6 +165,8 @@ class EstimatorSemantics:
             data = _as_data(receiver) if known else _maybe_data(receiver)
         if data is None:
             return UNKNOWN
+        if name in vocab.REDUCTIONS and not _columns_axis(kwargs):
+            return Data(None, data.taints, False)  # val = df[mask]['price'].count(): a number, not held-out rows
         if name == "head":
             n = args[0] if args else kwargs.get("n", Const(5))
             hi = n.value if isinstance(n, Const) else ast.unparse(node.args[0]) if node.args else None
@@ -160,13 +180,14 @@ class EstimatorSemantics:
             frac = kwargs.get("frac")
             if name == "sample" and isinstance(frac, Const) and frac.value == 1:
                 return data
-            return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample" if name == "sample"
+                                                                 else None, line=line)), line)
         for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
                                                                        "pipe", "map", "applymap") else []:
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
             if _maybe_data(result) is not None:
                 data = data.with_(taints=data.taints | _maybe_data(result).taints)
-        others = [d for d in (_maybe_data(a) for a in [*args, *kwargs.values()]) if d is not None]
+        others = [d for d in (_maybe_data(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
@@ -191,6 +212,8 @@ class EstimatorSemantics:
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if name in vocab.SELECTION_ATTRIBUTES:
+            return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
                 est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
@@ -204,6 +227,7 @@ class EstimatorSemantics:
             if name == vocab.FIT:
                 if est.category == "search" and x is not None:
                     self._check_cv(x, line, f"{est.cls}.fit()")
+                    self._note_selection(est, x, f"{est.cls}.fit", node, frame)
                 return est
             out = self._apply(est, fit, x, line, frame)
             if name in vocab.FIT_RESAMPLE:
@@ -221,6 +245,10 @@ class EstimatorSemantics:
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
                 x = x.with_(taints=x.taints | {est.fit})
+            if est.fit is not None and predicts(est):
+                self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
+            if predicts(est):
+                self._check_selected_on(x, line, f"{est.cls}.{name}()")
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
@@ -299,7 +327,8 @@ class EstimatorSemantics:
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
                         continue  # this part of a stack is not the held-out one
-                    if f.root.test or test_step(f) is not None:
+                    if f.root.test or test_step(f) is not None or (f == p and not f.steps and data.test):
+                        # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({f.describe()})")
                         break
@@ -366,11 +395,12 @@ class EstimatorSemantics:
             "fit_on_test": "fit it on the training rows only and only transform the test rows",
             "fit_outside_cv": "put it inside the Pipeline you cross-validate so each fold refits it",
             "reused_across_folds": "refit it on each fold's training rows, or put it in a Pipeline",
+            "trained_on_test": "fit (or search) on the training part only and score the held-out part once",
         }[kind]
         verb = "computed" if fit.handwritten else "fitted"
         message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
                    f"{why}. Fix: {advice}")
-        severity = Severity.ERROR if fit.supervised else Severity.WARNING
+        severity = Severity.ERROR if fit.supervised or kind == "trained_on_test" else Severity.WARNING
         if not reached:
             severity = Severity.INFO
             message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "
@@ -384,6 +414,30 @@ class EstimatorSemantics:
                     "test_only": kind == "fit_on_test" and bool(parts(fit.rows)) and all(
                         p_.root.test or test_step(p_) is not None for p_ in parts(fit.rows))}
         return Finding(DETECTOR, severity, message, location, evidence, kind=kind)
+
+
+def _flatten(values: list[Any]) -> list[Any]:
+    """Arguments with the items of tuples and dicts among them (``s.replace({0: s.median()})``)."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, Tup):
+            out.extend(v.items)
+        elif isinstance(v, Container):
+            out.extend(v.items.values())
+        else:
+            out.append(v)
+    return out
+
+
+def _file_stem(args: list[Any], node: ast.Call) -> str | None:
+    """The data file a reader call names: a constant argument, or a literal inside the expression
+    (``os.path.join(DIR, 'train.csv')``, ``f'{DIR}/train.csv'``)."""
+    if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+        return vocab.data_file_stem(args[0].value)
+    for sub in ast.walk(node.args[0]) if node.args else ():
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and vocab.data_file_stem(sub.value):
+            return vocab.data_file_stem(sub.value)
+    return None
 
 
 def _maybe_data(value: Any) -> Data | None:

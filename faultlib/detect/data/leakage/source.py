@@ -1,7 +1,8 @@
 """What the static analysis reads: a script, or a notebook's code cells as one module, and :class:`SourceMap`
 from its lines back to the user's file and cells.
 
-The ``.ipynb`` file is JSON (nbformat 4): ``{"cells": [{"cell_type": "code", "source": str | [str]}, ...]}``.
+The ``.ipynb`` file is JSON (nbformat 4): ``{"cells": [{"cell_type": "code", "source": str | [str]}, ...]}``;
+nbformat 3 (``{"worksheets": [{"cells": [{"cell_type": "code", "input": ...}]}]}``) is read too.
 It is read with the hardened JSON reader. Code cells are joined in order; IPython syntax that is not
 Python (``%magic``, ``!shell``, ``x = !cmd``, ``?help``, a ``%%cell magic``) becomes a no-op of the same
 indentation (``pass``, or ``x = None`` for an assignment), so a magic inside ``try:``/``if:`` keeps its
@@ -73,17 +74,18 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
     Raises:
         InputError: not a notebook (no ``cells`` list), a cell without a valid ``source``, or no code cells.
     """
-    if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
+    all_cells = _v3_cells(doc)
+    if all_cells is None and (not isinstance(doc, dict) or not isinstance(doc.get("cells"), list)):
         raise InputError("is not a Jupyter notebook: expected a JSON object with a 'cells' list", path=path,
                          field="cells")
     lines: list[str] = []
     cells: list[tuple[int, int, int]] = []
-    for number, cell in enumerate(doc["cells"], 1):
+    for number, cell in enumerate(doc["cells"] if all_cells is None else all_cells, 1):
         if not isinstance(cell, dict):
             raise InputError(f"cell {number} is not an object", path=path, field=f"cells[{number - 1}]")
         if cell.get("cell_type") != "code":
             continue
-        text = _text(cell.get("source", ""), path, number)
+        text = _text(cell.get("source", cell.get("input", "")), path, number)
         cell_lines = text.splitlines() or [""]
         if cell_lines[0].lstrip().startswith("%%"):
             cell_lines = [""] * len(cell_lines)
@@ -91,6 +93,15 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
         cells.append((number, len(lines) + 1, len(cleaned)))
         lines.extend(cleaned)
     return "\n".join(lines) + "\n", SourceMap(path, cells)
+
+
+def _v3_cells(doc: Any) -> list | None:
+    """The cells of an nbformat 3 notebook (``{"worksheets": [{"cells": [...]}]}``, code in ``input``), in order;
+    ``None`` for any other document."""
+    if not isinstance(doc, dict) or "cells" in doc or not isinstance(doc.get("worksheets"), list):
+        return None
+    sheets = [w.get("cells") for w in doc["worksheets"] if isinstance(w, dict)]
+    return [c for sheet in sheets if isinstance(sheet, list) for c in sheet]
 
 
 _ASSIGN_SHELL = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
@@ -196,7 +207,7 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
             lineno = exc.lineno or 1
             py2 = _PY2_PRINT.match(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
             if py2 and "Missing parentheses" in str(exc.msg):  # Python 2 ``print x``: read as print(x)
-                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(',')})"
+                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(';').rstrip().rstrip(',')})"
                 continue
             after = re.search(r"after '\w+' statement on line (\d+)", str(exc.msg))
             if after:  # the statement whose body is missing (a magic removed by a converter)

@@ -33,13 +33,15 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
-from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
+from faultlib.detect.data.leakage.semantics import (
+    EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
+from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
     Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
-from faultlib.pyflow.values import UNKNOWN, Bound, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
 
 DETECTOR = "leakage"
 TRANSFORMER_BASES = frozenset({"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"})
@@ -74,6 +76,14 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         self._reached: set[tuple[int, int]] = set()  # fit sites whose output reached a model or was saved
         self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
+        self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
+        self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
+        self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
+            n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
+        # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
+        self._separate_test_file = any(
+            vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         DesignChecks.__init__(self)
 
     def run(self) -> StaticReport:
@@ -85,6 +95,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
     # ------------------------------------------------------------------ data-specific hooks
 
     def _named(self, name: str, value: Any, line: int) -> Any:
+        if name == "_" and isinstance(value, Data):  # data, _, y, _ = train_test_split(...): a subsample
+            self._discarded.update(s.ident for p in parts(value.rows) for s in p.steps[-1:]
+                                   if s.kind == "split" and s.part in ("test", "val"))
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
@@ -109,6 +122,10 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
             return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
+        if isinstance(base, Container) and attr in ("items", "values"):
+            return Bound(base, attr)  # methods.items(): see EstimatorSemantics._method_value
+        if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
+            return selection(base)
         if isinstance(base, (Est, Data, MaybeData, Indexer)):
             if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
@@ -118,10 +135,19 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
         data = base.data if isinstance(base, Indexer) else _as_data(base)
         if data is None:
-            self._expr(index_node, frame)
-            return UNKNOWN
+            index = _maybe_data(self._expr(index_node, frame))
+            # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
+            return Data(None, index.taints) if index is not None and index.rows is None and index.taints else UNKNOWN
+        chosen: frozenset = frozenset()
         if isinstance(index_node, ast.Tuple) and index_node.elts:
+            for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
+                picked = _maybe_data(self._expr(col, frame))
+                chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
+        out = self._subscript_rows(data, index_node, frame, line)
+        return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
+
+    def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
         if isinstance(index_node, ast.Slice):
             if index_node.lower is None and index_node.upper is None:
                 return data
@@ -137,6 +163,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
             return data  # a column, or columns
+        picked = _maybe_data(index)
+        if picked is not None and picked.rows is None and picked.taints:
+            return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
@@ -250,7 +279,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
 
     def _finalize(self) -> None:
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
-        order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv")
+        order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
         for p in self._pending:
             by_site.setdefault((p["fit"].line, p["fit"].column), []).append(p)

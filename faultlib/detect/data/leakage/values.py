@@ -61,7 +61,7 @@ class Step:
             return f"[{self.kind}@{self.line}:{self.part}]"
         if self.kind == "slice":
             return f"[{'' if self.lo is None else self.lo}:{'' if self.hi is None else self.hi}]"
-        return f"[filter@{self.line}]"
+        return f"[sample@{self.line}]" if self.part == "sample" else f"[filter@{self.line}]"
 
 
 @dataclass(frozen=True)

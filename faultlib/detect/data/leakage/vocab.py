@@ -83,6 +83,28 @@ DATA_ATTRIBUTES = frozenset({"values", "array", "str", "dt", "cat"})
 MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
                   "Perceptron", "KMeans", "Classifier", "Forest", "Boosting", "LinearSVC", "LinearSVR", "Lars")
 ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lightgbm", "catboost")
+#: reductions to one value per column (``df[mask]['price'].count()``): a number, not rows that could be held out
+REDUCTIONS = frozenset({"count", "sum", "nunique", "any", "all", "prod", "idxmax", "idxmin", "item", "size",
+                        "value_counts"})
+#: what a fitted selector tells about the columns it kept (``X.columns[rfe.support_]``): the choice carries its fit
+SELECTION_ATTRIBUTES = frozenset({"support_", "ranking_", "get_support", "get_feature_names_out", "scores_",
+                                  "pvalues_"})
+#: readers of a table from a file: ``pd.read_csv('train.csv')`` names the rows by the file (a Kaggle layout)
+FILE_READERS = frozenset({"read_csv", "read_table", "read_parquet", "read_excel", "read_json", "read_feather",
+                          "read_pickle", "read_hdf", "loadtxt", "genfromtxt", "load"})
+_DATA_FILE = re.compile(r"([^/\\]+?)\.(?:csv|tsv|txt|data|parquet|pq|jsonl?|xlsx?|feather|pkl|pickle|h5|hdf5?|npy|npz)"
+                        r"(?:\.(?:gz|zip|bz2|xz))?$", re.IGNORECASE)
+#: a column named for a date or time: its ``max()``/``min()`` is a reference date (recency = ref - last order), not
+#: a statistic learnt from the rows' values
+DATE_COLUMN = re.compile(r"date|timestamp|(^|_)(at|dt|ts|time)$", re.IGNORECASE)
+
+
+def data_file_stem(path: str) -> str | None:
+    """``'../input/train.csv'`` -> ``'train'``; ``None`` when ``path`` does not name a data file."""
+    match = _DATA_FILE.search(path.strip())
+    return match.group(1) if match else None
+
+
 _TRAIN_TOKENS = frozenset({"train", "tr", "trn", "training", "trainval", "fit"})
 #: reductions whose value is a statistic of the rows they run over (a hand-written fit: ``df.fillna(df.mean())``)
 STATISTICS = frozenset({"mean", "std", "var", "median", "min", "max", "quantile", "mode", "sem", "nanmean", "nanstd",

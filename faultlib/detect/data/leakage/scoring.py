@@ -1,0 +1,93 @@
+"""How a model is scored, for the static leakage analysis: ``trained_on_test`` and the columns a selector chose.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_test_parts``, ``_selections``,
+``_reached``, ``_emit`` and ``smap`` from there):
+
+* a model or a search **trained on rows that include the held-out rows it then scores**: ``grid.fit(X, y)`` on
+  all rows, then ``grid.score(X_test, y_test)``; a model trained on ``df.sample(frac)`` of rows that hold the
+  test part (a learning curve); the ASE'22 paper's *overlap leakage* (Yang et al., "Data leakage in notebooks:
+  static detection and better processes", ASE 2022);
+* a **choice made with the test rows**: candidates cross-validated in a loop (or a ``validation_curve``, or a
+  search) over rows holding a part an earlier split set aside, then a model scored on that part. One
+  cross-validated score beside a split (for comparison) chooses nothing and is not reported;
+* ``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit, so
+  ``X[X.columns[rfe.support_]]`` before a split is a fit before the split;
+* splitting rows provably apart from a part already held out (``X[:n]`` beside ``X_test = X[n:]``) carves
+  validation rows, not the test set.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Est, FitRef, Rows, covers, disjoint, parts, test_step
+from faultlib.pyflow.values import UNKNOWN
+
+
+class ScoringChecks:
+    """Models scored on rows they (or the choice of them) already saw (see the module docstring)."""
+
+    def _subsample(self, rows: Any) -> bool:
+        """Rows that are a training part only by splits whose held-out part was discarded (``data, _ = split``):
+        a subsample of the data, so splitting them makes the test set."""
+        trains = [s for p in parts(rows) for s in p.steps if s.kind == "split" and s.part == "train"]
+        return bool(trains) and all(s.ident in self._discarded for s in trains) and not any(
+            vocab.looks_like_train(p.root.name) for p in parts(rows))
+
+    def _apart_from_held_out(self, rows: Any) -> bool:
+        held = [t for t in self._test_parts if getattr(test_step(t), "ident", None) not in self._discarded]
+        ps = parts(rows)
+        return bool(ps) and all(any(disjoint(p, t) for t in held) for p in ps)
+
+    def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
+        """A model (or a search) scores held-out rows ``x`` that it was trained on: ``grid.fit(X, y)`` on all
+        rows, then ``grid.score(X_test, y_test)`` (the ASE'22 paper's *overlap leakage*)."""
+        if not x.is_test:
+            return
+        for f in parts(fit.rows):
+            if f.root.test:
+                continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
+            while f.steps and f.steps[-1].part == "sample":  # df.sample(frac=.5): a random subset of rows
+                f = Rows(f.root, f.steps[:-1])                  # drawn regardless of the split holds test rows too
+            p = next((p for p in parts(x.rows) if covers(f, p) and (test_step(p) is not None or any(
+                covers(t, p) for t in self._test_parts))), None)  # held out by a split, not by a name alone
+            if p is not None:
+                self._reached.add((fit.line, fit.column))
+                self._emit("trained_on_test", fit, line=line, data=x,
+                           why=f"{how} on {self.smap.describe(line)} then scores the held-out rows {p.describe()} "
+                               "among them: the score is measured on rows the model was trained on")
+                return
+
+    def _note_selection(self, est: Any, x: Data | None, how: str, node: ast.Call, frame: Any) -> None:
+        """A cross-validation or a search over rows that hold a part an earlier split set aside: remembered, and
+        reported when a model later scores that part (the test rows helped choose the model)."""
+        if x is None:
+            return
+        held = [t for t in self._test_parts if any(covers(p, t) and p != t for p in parts(x.rows))]
+        if held:
+            fit = FitRef(est.cls if isinstance(est, Est) else how, getattr(est, "variable", None), x.rows, True,
+                         node.lineno, node.col_offset + 1, frame.qualname, how,
+                         tuple(loop for loop, _ in frame.loops))
+            self._selections.append((fit, held))
+
+    def _check_selected_on(self, x: Data, line: int, how: str) -> None:
+        for fit, held in self._selections:
+            p = next((p for p in parts(x.rows) if any(covers(t, p) for t in held)), None)
+            if p is not None:
+                self._reached.add((fit.line, fit.column))
+                self._emit("trained_on_test", fit, line=line, data=x,
+                           why=f"it cross-validates rows that include the held-out rows {p.describe()}, which "
+                               f"{how} on {self.smap.describe(line)} then scores: the test rows helped choose the "
+                               "model")
+
+
+def selection(est: Est) -> Any:
+    """``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit."""
+    return Data(None, frozenset({est.fit}), False) if est.fit is not None else UNKNOWN
+
+
+def predicts(est: Est) -> bool:
+    return est.category in ("model", "search") or est.category == "pipeline" and any(
+        not e.preprocessing for e in est.steps)
