@@ -78,6 +78,12 @@ class GradientCheck:
         detector: name of the sentinel that produced the check.
         checked: False when ``check_every`` > 1 skipped this step (nothing was looked at,
             so ``overflow`` is False and says nothing about the step).
+        norm_overflow: the total norm given as ``check(total_norm=...)`` when it is not finite while every
+            gradient is (it overflowed); ``None`` otherwise.
+        every_nan: every gradient checked (two or more) is NaN in every element, so no parameter is where the NaN began: a
+            NaN loss does this, and so does ``clip_grad_norm_`` with a NaN total norm (it multiplies every
+            gradient by ``max_norm / NaN``). ``nonfinite`` then lists every parameter, and the finding names
+            none of them.
     """
 
     step: int | None
@@ -88,6 +94,7 @@ class GradientCheck:
     detector: str = "gradient_sentinel"
     checked: bool = True
     norm_overflow: float | None = None
+    every_nan: bool = False
 
     @property
     def overflow(self) -> bool:
@@ -104,7 +111,7 @@ class GradientCheck:
             location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
             return Finding(detector, Severity.ERROR,
                            f"the total gradient norm is {self.norm_overflow} at step {self.step} while every gradient "
-                           "is finite: it overflowed, and clip_grad_norm_ scaled every gradient by max_norm / inf = 0 "
+                           "is finite: it overflowed, and clipping with it scales every gradient by max_norm / inf = 0 "
                            "(the update is lost): lower the learning rate or clip per parameter",
                            location, {"total_norm": str(self.norm_overflow)},
                            kind="grad_norm_overflow")
@@ -117,6 +124,16 @@ class GradientCheck:
                            f"non-finite forward output of module {first} at step {self.step}",
                            location, {"nonfinite_outputs": list(self.nonfinite_outputs),
                                       "nonfinite": list(self.nonfinite), "counts": self.counts})
+        if self.every_nan:
+            location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
+            return Finding(detector, Severity.ERROR,
+                           f"every gradient ({len(self.nonfinite)} parameters) is NaN in every element at step "
+                           f"{self.step}: the update must be skipped. No parameter is where it began: a NaN loss "
+                           "does this, and so does clip_grad_norm_ with a NaN total norm (it multiplies every gradient "
+                           "by max_norm / NaN). To name the parameter, check before clipping: norm = "
+                           "torch.nn.utils.get_total_norm(grads); sentinel.check(step, total_norm=norm); then "
+                           "torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)",
+                           location, {"nonfinite": list(self.nonfinite), "counts": self.counts})
         if self.nonfinite:
             first = self.nonfinite[0]
             message = (f"non-finite gradients in {len(self.nonfinite)} parameter(s) at step {self.step}, "
@@ -137,10 +154,10 @@ class GradientCheck:
 
 def _healthy(step: int | None, detector: str) -> "GradientCheck":
     """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
-    calls, the largest Python cost of a checked step): the same fields, set at once."""
+    calls, the largest Python cost of a checked step): the fields with a plain default are the class's own
+    attributes, so the instance holds only ``step``, its own empty ``counts`` and ``detector``."""
     check = object.__new__(GradientCheck)
-    check.__dict__.update(step=step, nonfinite=(), saturated=(), counts={}, nonfinite_outputs=(), detector=detector,
-                          checked=True, norm_overflow=None)
+    check.__dict__.update(step=step, counts={}, detector=detector)
     return check
 
 
@@ -316,7 +333,15 @@ class GradientSentinel:
         if calls % self.check_every and not force:
             return GradientCheck(step, detector=self.name, checked=False)
         self.steps_checked += 1
-        if total_norm is not None and not self._output_flags and self.fp16_limit is None:
+        if total_norm is None:
+            if self._fast is not None and (optimizer is None or self.scaler is None):
+                found = self.tripped()  # the common step: one fused kernel, one flag read
+                if found is False:
+                    return _healthy(step, self.name)
+                if found:
+                    self.overflow_steps += 1
+                    return self._explain(step, None)
+        elif not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
                 return _healthy(step, self.name)
@@ -324,16 +349,9 @@ class GradientSentinel:
             explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
                                       tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
             return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts, detector=self.name,
-                                 norm_overflow=norm)
-        if self._output_flags or (optimizer is not None and self.scaler is not None):
-            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
-        found = self.tripped()
-        if found is None:
-            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
-        if not found:
-            return _healthy(step, self.name)
-        self.overflow_steps += 1
-        return self._explain(step, None)
+                                 norm_overflow=None if explained.nonfinite else norm,
+                                 every_nan=explained.every_nan)
+        return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
 
     def tripped(self) -> bool | None:
         """The common case of :meth:`check` in as few Python steps as possible (each is paid inside the training
@@ -347,15 +365,20 @@ class GradientSentinel:
         if fast is None or self._output_flags:
             return None
         every = list(map(_GRAD, self._tensors))
-        if any(map(_IS_NONE, every)) or any(map(_REQUIRES_GRAD, every)):
-            return None
         try:
+            if any(map(_REQUIRES_GRAD, every)):  # backward(create_graph=True): leave the gradients alone
+                return None
             self._fused_op(every, fast.found_inf, fast.inv_scale)
+        except AttributeError:  # a parameter without a gradient this step (None has no requires_grad)
+            return None
         except RuntimeError:  # a parameter moved to another device: rebuild the plan
             fast.found_inf.zero_()
             self._fast = None
             self._fused_plans.pop(None, None)
             return None
+        host = fast.host
+        if host is not None and not host[0]:
+            return False
         return fast.found()
 
     def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
@@ -379,7 +402,7 @@ class GradientSentinel:
                 self.overflow_steps += 1
                 explained = self._explain(step, present)
                 return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
-                                     tuple(dict.fromkeys(bad)), self.name)
+                                     tuple(dict.fromkeys(bad)), self.name, every_nan=explained.every_nan)
         half = [g for g in tensors if g.dtype == torch.float16] if self.fp16_limit is not None else []
         found_inf = self._scaler_found_inf(optimizer)
         if found_inf is None:
@@ -476,7 +499,8 @@ class GradientSentinel:
                 counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
                                 "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
                                 "dtype": str(grad.dtype).replace("torch.", ""), "numel": numel}
-        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name)
+        every_nan = len(nonfinite) == len(indices) > 1 and all(counts[n]["nan"] == counts[n]["numel"] for n in nonfinite)
+        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name, every_nan=every_nan)
 
 
 class OverflowSentinel(GradientSentinel):
