@@ -273,7 +273,7 @@ class GradientSentinel:
         self.scaler = scaler
         self.check_every = check_every
         self.calls = 0
-        self.steps_checked = 0
+        self._forced = 0  # calls that check_every would have skipped but force=True checked
         self.overflow_steps = 0
         self._tensors = [p for _, p in self.params]
         self._fused_plans: dict[tuple[int, ...] | None, _FusedPlan] = {}
@@ -330,9 +330,10 @@ class GradientSentinel:
         """
         calls = self.calls
         self.calls = calls + 1
-        if calls % self.check_every and not force:
-            return GradientCheck(step, detector=self.name, checked=False)
-        self.steps_checked += 1
+        if calls % self.check_every:
+            if not force:
+                return GradientCheck(step, detector=self.name, checked=False)
+            self._forced += 1
         if total_norm is None:
             if self._fast is not None and (optimizer is None or self.scaler is None):
                 found = self.tripped()  # the common step: one fused kernel, one flag read
@@ -352,6 +353,13 @@ class GradientSentinel:
                                  norm_overflow=None if explained.nonfinite else norm,
                                  every_nan=explained.every_nan)
         return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+
+    @property
+    def steps_checked(self) -> int:
+        """How many calls of :meth:`check` looked at the gradients: every ``check_every``-th call from the first,
+        plus the calls ``force=True`` checked off the period (counted, not stored per step: the per-step path
+        does as little as it can)."""
+        return -(-self.calls // self.check_every) + self._forced
 
     def tripped(self) -> bool | None:
         """The common case of :meth:`check` in as few Python steps as possible (each is paid inside the training
