@@ -10,7 +10,7 @@ import math
 import pytest
 
 from faultlib.detect import GradientSentinel
-from faultlib.detect.numerics.sentinel import GradientCheck
+from faultlib.detect.numerics.gradient_check import GradientCheck
 
 torch = pytest.importorskip("torch")
 

@@ -19,7 +19,10 @@ The cheap pass, the first that applies:
    all gradients is finite exactly when every gradient is, unless it overflowed (the sum of squares passed
    the dtype's maximum with every gradient finite: then ``clip_grad_norm_`` scaled every gradient by
    ``max_norm / inf = 0`` and the update is lost, reported as ``grad_norm_overflow``). One host read of a
-   0-dim tensor, no pass over the gradients.
+   0-dim tensor, no pass over the gradients. A NaN total norm makes ``clip_grad_norm_`` multiply every gradient
+   by NaN, so the parameter where it began can no longer be told apart (``every_nan``); to keep it nameable,
+   split the clip: ``norm = torch.nn.utils.get_total_norm(grads)``, ``check(step, total_norm=norm)``, then
+   ``torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)`` (the two halves of ``clip_grad_norm_``).
 1. **GradScaler's verdict.** After ``scaler.unscale_(optimizer)`` GradScaler has checked every
    gradient for inf/NaN; the sentinel reads that result (one host read per device).
 2. **GradScaler's fused kernel, run by the sentinel** (fp32 or bf16 training, or before
@@ -38,11 +41,14 @@ The cheap pass, the first that applies:
 fp16 gradients additionally get one max-abs per tensor for the saturation test. Per-parameter
 counts are computed only when the cheap pass trips.
 
-Cost (``benchmarks/run.py``, CPU, one thread; ``benchmarks/README.md`` has the table): inside a
-training loop each extra op pays ~10-25 µs of cold dispatch, so what counts is dispatches, not
-bytes. On the fp32 digits MLP (a ~0.5 ms step here) the reduction pass (n+3 dispatches for n
-gradients) cost ~10 % and the fused pass ~3-5 %; reusing GradScaler's verdict under AMP ~1 %.
-``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
+Cost (``benchmarks/run.py``, ``benchmarks/sentinel_paths.py``, CPU, one thread; ``benchmarks/README.md`` has
+the tables): inside a training loop each extra op pays ~5-25 µs of cold dispatch and every line of Python
+several times its tight-loop cost, so what counts is dispatches and Python, not bytes. On the fp32 digits MLP
+(a ~0.45 ms step here) the reduction pass (n+3 dispatches for n gradients) costs ~9 %, the fused kernel alone
+with no Python around it ~3.5-4.5 % (the floor of any per-step read measured: per-gradient hooks, ``foreach``
+reductions, one flattened copy all cost more, and the parameters after the step cost as much), and
+:meth:`GradientSentinel.check` ~1-3 % above that; reusing GradScaler's verdict under AMP ~1 %, the clip's
+total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
 cost in detection latency that :class:`GradientSentinel` spells out.
 """
 
@@ -51,114 +57,16 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from faultlib.detect.numerics.gradient_check import FP16_MAX, GradientCheck, healthy_check
 from faultlib.errors import DetectorError
-from faultlib.findings import Finding, Severity
 
-FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest finite value
+__all__ = ["FP16_MAX", "GradientCheck", "GradientSentinel", "OverflowSentinel"]
 
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
 _GRAD = operator.attrgetter("grad")
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
-
-
-@dataclass(frozen=True)
-class GradientCheck:
-    """Result of :meth:`GradientSentinel.check` for one step.
-
-    Attributes:
-        step: the step checked (``None`` if not given).
-        nonfinite: names of parameters whose gradient holds nan or inf, in model order.
-        saturated: names of fp16 parameters whose gradient reaches the fp16 limit.
-        counts: ``{name: {"nan": int, "inf": int, "max_abs": float}}`` for the offenders.
-        nonfinite_outputs: watched modules whose forward output held nan/inf, in the order
-            their forward finished (the first is where the value surfaced first).
-        detector: name of the sentinel that produced the check.
-        checked: False when ``check_every`` > 1 skipped this step (nothing was looked at,
-            so ``overflow`` is False and says nothing about the step).
-        norm_overflow: the total norm given as ``check(total_norm=...)`` when it is not finite while every
-            gradient is (it overflowed); ``None`` otherwise.
-        every_nan: every gradient checked (two or more) is NaN in every element, so no parameter is where the NaN began: a
-            NaN loss does this, and so does ``clip_grad_norm_`` with a NaN total norm (it multiplies every
-            gradient by ``max_norm / NaN``). ``nonfinite`` then lists every parameter, and the finding names
-            none of them.
-    """
-
-    step: int | None
-    nonfinite: tuple[str, ...] = ()
-    saturated: tuple[str, ...] = ()
-    counts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    nonfinite_outputs: tuple[str, ...] = ()
-    detector: str = "gradient_sentinel"
-    checked: bool = True
-    norm_overflow: float | None = None
-    every_nan: bool = False
-
-    @property
-    def overflow(self) -> bool:
-        """True when the step must not be applied (non-finite values, saturated fp16 gradients, or a total norm
-        that overflowed)."""
-        return bool(self.nonfinite or self.saturated or self.nonfinite_outputs or self.norm_overflow is not None)
-
-    def finding(self, detector: str | None = None) -> Finding | None:
-        """The :class:`Finding` for this step, or ``None`` for a healthy (or unchecked) step."""
-        detector = detector or self.detector
-        if not self.overflow:
-            return None
-        if self.norm_overflow is not None and not self.nonfinite:
-            location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
-            return Finding(detector, Severity.ERROR,
-                           f"the total gradient norm is {self.norm_overflow} at step {self.step} while every gradient "
-                           "is finite: it overflowed, and clipping with it scales every gradient by max_norm / inf = 0 "
-                           "(the update is lost): lower the learning rate or clip per parameter",
-                           location, {"total_norm": str(self.norm_overflow)},
-                           kind="grad_norm_overflow")
-        if self.nonfinite_outputs:
-            first = self.nonfinite_outputs[0]
-            location = {"module": first, "phase": "forward"}
-            if self.step is not None:
-                location["step"] = self.step
-            return Finding(detector, Severity.ERROR,
-                           f"non-finite forward output of module {first} at step {self.step}",
-                           location, {"nonfinite_outputs": list(self.nonfinite_outputs),
-                                      "nonfinite": list(self.nonfinite), "counts": self.counts})
-        if self.every_nan:
-            location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
-            return Finding(detector, Severity.ERROR,
-                           f"every gradient ({len(self.nonfinite)} parameters) is NaN in every element at step "
-                           f"{self.step}: the update must be skipped. No parameter is where it began: a NaN loss "
-                           "does this, and so does clip_grad_norm_ with a NaN total norm (it multiplies every gradient "
-                           "by max_norm / NaN). To name the parameter, check before clipping: norm = "
-                           "torch.nn.utils.get_total_norm(grads); sentinel.check(step, total_norm=norm); then "
-                           "torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)",
-                           location, {"nonfinite": list(self.nonfinite), "counts": self.counts})
-        if self.nonfinite:
-            first = self.nonfinite[0]
-            message = (f"non-finite gradients in {len(self.nonfinite)} parameter(s) at step {self.step}, "
-                       f"first {first}: the update must be skipped")
-            severity = Severity.ERROR
-        else:
-            first = self.saturated[0]
-            message = (f"fp16 gradients at the fp16 limit {FP16_MAX:g} in {len(self.saturated)} parameter(s) "
-                       f"at step {self.step}, first {first}")
-            severity = Severity.WARNING
-        location = {"module": first.rpartition(".")[0] or None, "phase": "backward"}
-        if self.step is not None:
-            location["step"] = self.step
-        return Finding(detector, severity, message, {k: v for k, v in location.items() if v is not None},
-                       {"nonfinite": list(self.nonfinite), "saturated": list(self.saturated),
-                        "counts": self.counts})
-
-
-def _healthy(step: int | None, detector: str) -> "GradientCheck":
-    """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
-    calls, the largest Python cost of a checked step): the fields with a plain default are the class's own
-    attributes, so the instance holds only ``step``, its own empty ``counts`` and ``detector``."""
-    check = object.__new__(GradientCheck)
-    check.__dict__.update(step=step, counts={}, detector=detector)
-    return check
 
 
 class _FusedGroup:
@@ -338,14 +246,14 @@ class GradientSentinel:
             if self._fast is not None and (optimizer is None or self.scaler is None):
                 found = self.tripped()  # the common step: one fused kernel, one flag read
                 if found is False:
-                    return _healthy(step, self.name)
+                    return healthy_check(step, self.name)
                 if found:
                     self.overflow_steps += 1
                     return self._explain(step, None)
         elif not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
-                return _healthy(step, self.name)
+                return healthy_check(step, self.name)
             self.overflow_steps += 1
             explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
                                       tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
