@@ -44,11 +44,11 @@ counts are computed only when the cheap pass trips.
 Cost (``benchmarks/run.py``, ``benchmarks/sentinel_paths.py``, CPU, one thread; ``benchmarks/README.md`` has
 the tables): inside a training loop each extra op pays ~5-25 µs of cold dispatch and every line of Python
 several times its tight-loop cost, so what counts is dispatches and Python, not bytes. On the fp32 digits MLP
-(a ~0.45 ms step here) the reduction pass (n+3 dispatches for n gradients) costs ~9 %, the fused kernel alone
-with no Python around it ~3.5-4.5 % (the floor of any per-step read measured: per-gradient hooks, ``foreach``
-reductions, one flattened copy all cost more, and the parameters after the step cost as much), and
-:meth:`GradientSentinel.check` ~1-3 % above that; reusing GradScaler's verdict under AMP ~1 %, the clip's
-total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
+(a ~0.45 ms step here) the reduction pass (n+3 dispatches for n gradients) costs ~9-12 %, the fused kernel
+alone with no Python around it ~3.5-6 % (load average 1-9; the floor of every per-step read measured:
+per-gradient hooks, ``foreach`` reductions, one flattened copy all cost more, and the parameters after the step
+cost as much), and :meth:`GradientSentinel.check` ~1-3 % above that; reusing GradScaler's verdict under AMP
+~1 %, the clip's total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
 cost in detection latency that :class:`GradientSentinel` spells out.
 """
 
