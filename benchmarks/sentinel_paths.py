@@ -46,8 +46,8 @@ from faultlib.workloads import digits_split
 from run import BATCH, LR, SEED, fp16_case  # benchmarks/ is the script's directory, first on sys.path
 from trace_overhead import _ci, loadavg
 
-VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums", "foreach_max", "flatten",
-            "params_after")
+VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums",
+            "foreach_max", "flatten", "params_after")
 GRAD = operator.attrgetter("grad")
 
 

@@ -27,9 +27,9 @@ class GradientCheck:
             so ``overflow`` is False and says nothing about the step).
         norm_overflow: the total norm given as ``check(total_norm=...)`` when it is not finite while every
             gradient is (it overflowed); ``None`` otherwise.
-        every_nan: every gradient checked (two or more) is NaN in every element, so no parameter is where the NaN began: a
-            NaN loss does this, and so does ``clip_grad_norm_`` with a NaN total norm (it multiplies every
-            gradient by ``max_norm / NaN``). ``nonfinite`` then lists every parameter, and the finding names
+        every_nan: every gradient checked (two or more) is NaN in every element, so no parameter is where the
+            NaN began: a NaN loss does this, and so does ``clip_grad_norm_`` with a NaN total norm (it multiplies
+            every gradient by ``max_norm / NaN``). ``nonfinite`` then lists every parameter, and the finding names
             none of them.
     """
 

@@ -48,8 +48,8 @@ several times its tight-loop cost, so what counts is dispatches and Python, not 
 alone with no Python around it ~3.5-6 % (load average 1-9; the floor of every per-step read measured:
 per-gradient hooks, ``foreach`` reductions, one flattened copy all cost more, and the parameters after the step
 cost as much), and :meth:`GradientSentinel.check` ~1-3 % above that; reusing GradScaler's verdict under AMP
-~1 %, the clip's total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
-cost in detection latency that :class:`GradientSentinel` spells out.
+~1 %, the clip's total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still
+too much, at a cost in detection latency that :class:`GradientSentinel` spells out.
 """
 
 from __future__ import annotations
@@ -227,7 +227,9 @@ class GradientSentinel:
             total_norm: what ``torch.nn.utils.clip_grad_norm_`` returned for these parameters this step (a 0-dim
                 tensor or a float), when the script clips: its finiteness is the check (one host read). A
                 non-finite norm is explained per parameter; with every gradient finite it overflowed
-                (``norm_overflow``).
+                (``norm_overflow``). ``torch.nn.utils.get_total_norm`` before ``clip_grads_with_norm_`` keeps a
+                NaN's parameter nameable: after ``clip_grad_norm_`` a NaN norm has made every gradient NaN
+                (``every_nan``).
 
         Returns:
             A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update, and
@@ -415,7 +417,8 @@ class GradientSentinel:
                 counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
                                 "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
                                 "dtype": str(grad.dtype).replace("torch.", ""), "numel": numel}
-        every_nan = len(nonfinite) == len(indices) > 1 and all(counts[n]["nan"] == counts[n]["numel"] for n in nonfinite)
+        every_nan = len(nonfinite) == len(indices) > 1 and all(counts[n]["nan"] == counts[n]["numel"]
+                                                               for n in nonfinite)
         return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name, every_nan=every_nan)
 
 
