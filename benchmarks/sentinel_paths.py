@@ -35,6 +35,7 @@ import argparse
 import json
 import math
 import operator
+import os
 import statistics
 import time
 
@@ -43,8 +44,7 @@ from torch import nn
 
 from faultlib.detect import GradientSentinel
 from faultlib.workloads import digits_split
-from run import BATCH, LR, SEED, fp16_case  # benchmarks/ is the script's directory, first on sys.path
-from trace_overhead import _ci, loadavg
+from run import BATCH, LR, SEED, bootstrap_median_ci, fp16_case  # benchmarks/ is first on sys.path
 
 VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums",
             "foreach_max", "flatten", "params_after")
@@ -75,8 +75,11 @@ class Bench:
         assert not self.sentinel.check(self.i, self.opt).overflow
 
     def _tripped(self):
-        if self.sentinel.tripped() is None:  # the first step plans the layout
+        found = self.sentinel.tripped()
+        if found is None:  # the first step plans the layout
             self._check()
+        elif found:
+            raise AssertionError("a healthy workload tripped")
 
     def _kernel(self):
         self.kernel(list(map(GRAD, self.params)))
@@ -125,6 +128,16 @@ class Bench:
             for handle in handles:
                 handle.remove()
         return times
+
+
+def _ci(ratios: list[float]) -> list[float]:
+    """95 % bootstrap interval of the median of ``ratios``, rounded."""
+    return [round(float(v), 4) for v in bootstrap_median_ci(ratios)]
+
+
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages."""
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def measure(variants, rounds: int, per_round: int, warmup: int) -> dict:
