@@ -15,7 +15,7 @@ Importing this package imports no torch; each name loads its module on first use
 from faultlib.lazy import lazy_exports
 
 _EXPORTS = {
-    "FP16_MAX": "sentinel", "GradientCheck": "sentinel", "GradientSentinel": "sentinel", "OverflowSentinel": "sentinel",
+    "FP16_MAX": "gradient_check", "GradientCheck": "gradient_check", "GradientSentinel": "sentinel", "OverflowSentinel": "sentinel",
     "BreakerAction": "amp_breaker", "BreakerDecision": "amp_breaker", "OverflowCircuitBreaker": "amp_breaker",
     "ClippingComparison": "gradients", "ExplodingGradientDetector": "gradients", "GradientNorms": "gradients",
     "compare_clipping": "gradients", "gradient_norms": "gradients",

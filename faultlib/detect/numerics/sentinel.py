@@ -19,7 +19,10 @@ The cheap pass, the first that applies:
    all gradients is finite exactly when every gradient is, unless it overflowed (the sum of squares passed
    the dtype's maximum with every gradient finite: then ``clip_grad_norm_`` scaled every gradient by
    ``max_norm / inf = 0`` and the update is lost, reported as ``grad_norm_overflow``). One host read of a
-   0-dim tensor, no pass over the gradients.
+   0-dim tensor, no pass over the gradients. A NaN total norm makes ``clip_grad_norm_`` multiply every gradient
+   by NaN, so the parameter where it began can no longer be told apart (``every_nan``); to keep it nameable,
+   split the clip: ``norm = torch.nn.utils.get_total_norm(grads)``, ``check(step, total_norm=norm)``, then
+   ``torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)`` (the two halves of ``clip_grad_norm_``).
 1. **GradScaler's verdict.** After ``scaler.unscale_(optimizer)`` GradScaler has checked every
    gradient for inf/NaN; the sentinel reads that result (one host read per device).
 2. **GradScaler's fused kernel, run by the sentinel** (fp32 or bf16 training, or before
@@ -38,12 +41,15 @@ The cheap pass, the first that applies:
 fp16 gradients additionally get one max-abs per tensor for the saturation test. Per-parameter
 counts are computed only when the cheap pass trips.
 
-Cost (``benchmarks/run.py``, CPU, one thread; ``benchmarks/README.md`` has the table): inside a
-training loop each extra op pays ~10-25 µs of cold dispatch, so what counts is dispatches, not
-bytes. On the fp32 digits MLP (a ~0.5 ms step here) the reduction pass (n+3 dispatches for n
-gradients) cost ~10 % and the fused pass ~3-5 %; reusing GradScaler's verdict under AMP ~1 %.
-``check_every=k`` checks one step in ``k`` for workloads where that is still too much, at a
-cost in detection latency that :class:`GradientSentinel` spells out.
+Cost (``benchmarks/run.py``, ``benchmarks/sentinel_paths.py``, CPU, one thread; ``benchmarks/README.md`` has
+the tables): inside a training loop each extra op pays ~5-25 µs of cold dispatch and every line of Python
+several times its tight-loop cost, so what counts is dispatches and Python, not bytes. On the fp32 digits MLP
+(a ~0.45 ms step here) the reduction pass (n+3 dispatches for n gradients) costs ~9-12 %, the fused kernel
+alone with no Python around it ~3.5-6 % (load average 1-9; the floor of every per-step read measured:
+per-gradient hooks, ``foreach`` reductions, one flattened copy all cost more, and the parameters after the step
+cost as much), and :meth:`GradientSentinel.check` ~1-3 % above that; reusing GradScaler's verdict under AMP
+~1 %, the clip's total norm ~0 %. ``check_every=k`` checks one step in ``k`` for workloads where that is still
+too much, at a cost in detection latency that :class:`GradientSentinel` spells out.
 """
 
 from __future__ import annotations
@@ -51,97 +57,16 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from faultlib.detect.numerics.gradient_check import FP16_MAX, GradientCheck, healthy_check
 from faultlib.errors import DetectorError
-from faultlib.findings import Finding, Severity
 
-FP16_MAX = 65504.0  # torch.finfo(torch.float16).max; IEEE 754 binary16 largest finite value
+__all__ = ["FP16_MAX", "GradientCheck", "GradientSentinel", "OverflowSentinel"]
 
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
 _GRAD = operator.attrgetter("grad")
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
-
-
-@dataclass(frozen=True)
-class GradientCheck:
-    """Result of :meth:`GradientSentinel.check` for one step.
-
-    Attributes:
-        step: the step checked (``None`` if not given).
-        nonfinite: names of parameters whose gradient holds nan or inf, in model order.
-        saturated: names of fp16 parameters whose gradient reaches the fp16 limit.
-        counts: ``{name: {"nan": int, "inf": int, "max_abs": float}}`` for the offenders.
-        nonfinite_outputs: watched modules whose forward output held nan/inf, in the order
-            their forward finished (the first is where the value surfaced first).
-        detector: name of the sentinel that produced the check.
-        checked: False when ``check_every`` > 1 skipped this step (nothing was looked at,
-            so ``overflow`` is False and says nothing about the step).
-    """
-
-    step: int | None
-    nonfinite: tuple[str, ...] = ()
-    saturated: tuple[str, ...] = ()
-    counts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    nonfinite_outputs: tuple[str, ...] = ()
-    detector: str = "gradient_sentinel"
-    checked: bool = True
-    norm_overflow: float | None = None
-
-    @property
-    def overflow(self) -> bool:
-        """True when the step must not be applied (non-finite values, saturated fp16 gradients, or a total norm
-        that overflowed)."""
-        return bool(self.nonfinite or self.saturated or self.nonfinite_outputs or self.norm_overflow is not None)
-
-    def finding(self, detector: str | None = None) -> Finding | None:
-        """The :class:`Finding` for this step, or ``None`` for a healthy (or unchecked) step."""
-        detector = detector or self.detector
-        if not self.overflow:
-            return None
-        if self.norm_overflow is not None and not self.nonfinite:
-            location = {"phase": "backward"} if self.step is None else {"phase": "backward", "step": self.step}
-            return Finding(detector, Severity.ERROR,
-                           f"the total gradient norm is {self.norm_overflow} at step {self.step} while every gradient "
-                           "is finite: it overflowed, and clip_grad_norm_ scaled every gradient by max_norm / inf = 0 "
-                           "(the update is lost): lower the learning rate or clip per parameter",
-                           location, {"total_norm": str(self.norm_overflow)},
-                           kind="grad_norm_overflow")
-        if self.nonfinite_outputs:
-            first = self.nonfinite_outputs[0]
-            location = {"module": first, "phase": "forward"}
-            if self.step is not None:
-                location["step"] = self.step
-            return Finding(detector, Severity.ERROR,
-                           f"non-finite forward output of module {first} at step {self.step}",
-                           location, {"nonfinite_outputs": list(self.nonfinite_outputs),
-                                      "nonfinite": list(self.nonfinite), "counts": self.counts})
-        if self.nonfinite:
-            first = self.nonfinite[0]
-            message = (f"non-finite gradients in {len(self.nonfinite)} parameter(s) at step {self.step}, "
-                       f"first {first}: the update must be skipped")
-            severity = Severity.ERROR
-        else:
-            first = self.saturated[0]
-            message = (f"fp16 gradients at the fp16 limit {FP16_MAX:g} in {len(self.saturated)} parameter(s) "
-                       f"at step {self.step}, first {first}")
-            severity = Severity.WARNING
-        location = {"module": first.rpartition(".")[0] or None, "phase": "backward"}
-        if self.step is not None:
-            location["step"] = self.step
-        return Finding(detector, severity, message, {k: v for k, v in location.items() if v is not None},
-                       {"nonfinite": list(self.nonfinite), "saturated": list(self.saturated),
-                        "counts": self.counts})
-
-
-def _healthy(step: int | None, detector: str) -> "GradientCheck":
-    """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
-    calls, the largest Python cost of a checked step): the same fields, set at once."""
-    check = object.__new__(GradientCheck)
-    check.__dict__.update(step=step, nonfinite=(), saturated=(), counts={}, nonfinite_outputs=(), detector=detector,
-                          checked=True, norm_overflow=None)
-    return check
 
 
 class _FusedGroup:
@@ -256,7 +181,7 @@ class GradientSentinel:
         self.scaler = scaler
         self.check_every = check_every
         self.calls = 0
-        self.steps_checked = 0
+        self._forced = 0  # calls that check_every would have skipped but force=True checked
         self.overflow_steps = 0
         self._tensors = [p for _, p in self.params]
         self._fused_plans: dict[tuple[int, ...] | None, _FusedPlan] = {}
@@ -302,7 +227,9 @@ class GradientSentinel:
             total_norm: what ``torch.nn.utils.clip_grad_norm_`` returned for these parameters this step (a 0-dim
                 tensor or a float), when the script clips: its finiteness is the check (one host read). A
                 non-finite norm is explained per parameter; with every gradient finite it overflowed
-                (``norm_overflow``).
+                (``norm_overflow``). ``torch.nn.utils.get_total_norm`` before ``clip_grads_with_norm_`` keeps a
+                NaN's parameter nameable: after ``clip_grad_norm_`` a NaN norm has made every gradient NaN
+                (``every_nan``).
 
         Returns:
             A :class:`GradientCheck`; ``.overflow`` tells whether to skip the update, and
@@ -313,27 +240,36 @@ class GradientSentinel:
         """
         calls = self.calls
         self.calls = calls + 1
-        if calls % self.check_every and not force:
-            return GradientCheck(step, detector=self.name, checked=False)
-        self.steps_checked += 1
-        if total_norm is not None and not self._output_flags and self.fp16_limit is None:
+        if calls % self.check_every:
+            if not force:
+                return GradientCheck(step, detector=self.name, checked=False)
+            self._forced += 1
+        if total_norm is None:
+            if self._fast is not None and (optimizer is None or self.scaler is None):
+                found = self.tripped()  # the common step: one fused kernel, one flag read
+                if found is False:
+                    return healthy_check(step, self.name)
+                if found:
+                    self.overflow_steps += 1
+                    return self._explain(step, None)
+        elif not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
-                return _healthy(step, self.name)
+                return healthy_check(step, self.name)
             self.overflow_steps += 1
             explained = self._explain(step, None if all(p.grad is not None for p in self._tensors) else
                                       tuple(i for i, p in enumerate(self._tensors) if p.grad is not None))
             return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts, detector=self.name,
-                                 norm_overflow=norm)
-        if self._output_flags or (optimizer is not None and self.scaler is not None):
-            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
-        found = self.tripped()
-        if found is None:
-            return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
-        if not found:
-            return _healthy(step, self.name)
-        self.overflow_steps += 1
-        return self._explain(step, None)
+                                 norm_overflow=None if explained.nonfinite else norm,
+                                 every_nan=explained.every_nan)
+        return self._check(step, optimizer, list(map(_GRAD, self._tensors)))
+
+    @property
+    def steps_checked(self) -> int:
+        """How many calls of :meth:`check` looked at the gradients: every ``check_every``-th call from the first,
+        plus the calls ``force=True`` checked off the period (counted, not stored per step: the per-step path
+        does as little as it can)."""
+        return -(-self.calls // self.check_every) + self._forced
 
     def tripped(self) -> bool | None:
         """The common case of :meth:`check` in as few Python steps as possible (each is paid inside the training
@@ -347,15 +283,20 @@ class GradientSentinel:
         if fast is None or self._output_flags:
             return None
         every = list(map(_GRAD, self._tensors))
-        if any(map(_IS_NONE, every)) or any(map(_REQUIRES_GRAD, every)):
-            return None
         try:
+            if any(map(_REQUIRES_GRAD, every)):  # backward(create_graph=True): leave the gradients alone
+                return None
             self._fused_op(every, fast.found_inf, fast.inv_scale)
+        except AttributeError:  # a parameter without a gradient this step (None has no requires_grad)
+            return None
         except RuntimeError:  # a parameter moved to another device: rebuild the plan
             fast.found_inf.zero_()
             self._fast = None
             self._fused_plans.pop(None, None)
             return None
+        host = fast.host
+        if host is not None and not host[0]:
+            return False
         return fast.found()
 
     def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
@@ -379,7 +320,7 @@ class GradientSentinel:
                 self.overflow_steps += 1
                 explained = self._explain(step, present)
                 return GradientCheck(step, explained.nonfinite, explained.saturated, explained.counts,
-                                     tuple(dict.fromkeys(bad)), self.name)
+                                     tuple(dict.fromkeys(bad)), self.name, every_nan=explained.every_nan)
         half = [g for g in tensors if g.dtype == torch.float16] if self.fp16_limit is not None else []
         found_inf = self._scaler_found_inf(optimizer)
         if found_inf is None:
@@ -476,7 +417,9 @@ class GradientSentinel:
                 counts[name] = {"nan": int(torch.isnan(grad).sum()), "inf": int(torch.isinf(grad).sum()),
                                 "max_abs": max_abs if math.isfinite(max_abs) else str(max_abs),
                                 "dtype": str(grad.dtype).replace("torch.", ""), "numel": numel}
-        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name)
+        every_nan = len(nonfinite) == len(indices) > 1 and all(counts[n]["nan"] == counts[n]["numel"]
+                                                               for n in nonfinite)
+        return GradientCheck(step, tuple(nonfinite), tuple(saturated), counts, detector=self.name, every_nan=every_nan)
 
 
 class OverflowSentinel(GradientSentinel):
