@@ -82,6 +82,7 @@ class Tracer:
         self.locator: NonFiniteLocator | None = None
         self.inputs: StepInputs | None = None
         self.loss = None
+        self.pending: tuple[Any, Any] | None = None  # watch: (module, output) of a step whose output check waits
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False)  # the watch pass tracks outermost calls only
         self.has_optimizer = False
@@ -295,7 +296,7 @@ class Tracer:
             self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
             self.step_args.clear()  # reused: no list allocated per step
-            self.loss = None
+            self.loss = self.pending = None
             if self.inputs is not None:
                 self.inputs.begin_step(index)
         if self.arm_at is not None and index >= self.arm_at:
@@ -328,24 +329,33 @@ class Tracer:
         return bool(self.torch.isfinite(t.detach()).all())
 
     def _root_output(self, module, output) -> None:
+        """Watch: the outermost module's output is finite. On a training step whose gradient check the sampler
+        skips, it is kept for the loss read instead (see :mod:`faultlib.trace.sampling`): the reduction would cost
+        as much as the gradient check the sampler saves."""
+        if self.sampler.left and self.torch.is_grad_enabled():
+            self.pending = (module, output)
+        elif not self._output_finite(output):
+            self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
+
+    def _output_finite(self, output) -> bool:
         if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
-            if output.is_floating_point() and not self._finite(output):
-                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
-            return
+            return not output.is_floating_point() or self._finite(output)
         torch = self.torch
         tensors = [output] if isinstance(output, torch.Tensor) else [
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
-        for t in tensors:
-            if t.is_floating_point() and not self._finite(t):
-                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
-                return
+        return all(self._finite(t) for t in tensors if t.is_floating_point())
 
     def _before_backward(self, tensor) -> None:
         self.loss = tensor
         if self.locator is not None:
             self._stop_if_found()
         if tensor.is_floating_point() and not self._finite(tensor):
-            self._cheap_trip("forward", None, "the tensor backward() was called on")
+            pending, self.pending = self.pending, None
+            if pending is not None and not self._output_finite(pending[1]):  # the check the output skipped
+                self._cheap_trip("forward", self.modules.name_of(pending[0]), "the output of the outermost module")
+            else:
+                self._cheap_trip("forward", None, "the tensor backward() was called on")
+        self.pending = None
 
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""

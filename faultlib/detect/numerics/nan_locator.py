@@ -169,6 +169,10 @@ class ModuleStack:
 
     A wrapper, not torch's global module hooks: a global hook sends every module of the model through
     ``Module._call_impl``'s slow path, which costs several times the wrapper's one Python frame per call.
+    Where ``Module.__call__`` is torch's own ``_wrapped_call_impl`` (torch >= 2.1), the wrapper takes its place
+    rather than calling it (it runs ``_compiled_call_impl`` or ``_call_impl`` as that function does), so a module
+    call costs the same number of Python frames as without the wrapper: a nested call in the watch pass pays two
+    attribute reads, nothing else.
     """
 
     def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None, *,
@@ -186,16 +190,26 @@ class ModuleStack:
         from torch import nn
 
         original, stack, tracker = nn.Module.__call__, self.stack, self
+        direct = original is getattr(nn.Module, "_wrapped_call_impl", None)  # else another wrapper, an older torch
 
-        def __call__(module, *args, **kwargs):
+        def __call__(module, *args, **kwargs):  # in place of torch's _wrapped_call_impl, plus the tracking
             if tracker._patched is None or (stack and not tracker.every_module):
-                return original(module, *args, **kwargs)
+                if not direct:
+                    return original(module, *args, **kwargs)
+                if module._compiled_call_impl is not None:
+                    return module._compiled_call_impl(*args, **kwargs)
+                return module._call_impl(*args, **kwargs)
             root = not stack
             if root:
                 tracker._root(module, args)
             stack.append(module)
             try:
-                out = original(module, *args, **kwargs)
+                if not direct:
+                    out = original(module, *args, **kwargs)
+                elif module._compiled_call_impl is not None:
+                    out = module._compiled_call_impl(*args, **kwargs)
+                else:
+                    out = module._call_impl(*args, **kwargs)
             finally:
                 if stack and stack[-1] is module:
                     stack.pop()
