@@ -332,9 +332,14 @@ class Tracer:
         """Watch: the outermost module's output is finite. On a training step whose gradient check the sampler
         skips, it is kept for the loss read instead (see :mod:`faultlib.trace.sampling`): the reduction would cost
         as much as the gradient check the sampler saves."""
-        if self.sampler.left and self.torch.is_grad_enabled():
+        sampler = self.sampler
+        if sampler.left and self.torch.is_grad_enabled():
             self.pending = (module, output)
-        elif not self._output_finite(output):
+            return
+        started = time.perf_counter_ns()
+        finite = self._output_finite(output)
+        sampler.output_ns = time.perf_counter_ns() - started  # counted in the check's cost that sets k
+        if not finite:
             self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
 
     def _output_finite(self, output) -> bool:
@@ -349,7 +354,8 @@ class Tracer:
         self.loss = tensor
         if self.locator is not None:
             self._stop_if_found()
-        if tensor.is_floating_point() and not self._finite(tensor):
+        if tensor.is_floating_point() and not (  # a loss: one read, inline (each call is paid every step)
+                math.isfinite(tensor.item()) if tensor.dim() == 0 else self._finite(tensor)):
             pending, self.pending = self.pending, None
             if pending is not None and not self._output_finite(pending[1]):  # the check the output skipped
                 self._cheap_trip("forward", self.modules.name_of(pending[0]), "the output of the outermost module")
@@ -406,7 +412,8 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
-        self._step_boundary()
+        if self.stop_pending:  # (tested here: one call fewer per step)
+            self._step_boundary()
 
     def _check_update(self, optimizer) -> None:
         """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the

@@ -18,7 +18,7 @@ names the output as it would have; a non-finite output that reaches neither the 
 loss indexes away) is seen only on a checked step.
 
 Rules: the first :data:`WARMUP` steps are all checked (scripts of a few steps, and tests, see every step); then
-``k = ceil(check time / (BUDGET x step time))``, at most :data:`MAX_EVERY`, measured on each checked step
+``k = ceil(check time / (BUDGET x step time))`` (the check: gradients, parameters and output), at most :data:`MAX_EVERY`, measured on each checked step
 (``time.perf_counter_ns``); ``--continue`` (counting every step that trips) checks every step, and so do scripts
 with several optimizers (a GAN) and parameters of several dtypes or devices in one optimizer.
 ``FAULTLIB_TRACE_CHECK_EVERY=k`` fixes ``k`` after the warm-up (``1``: every step; tests use it to be independent
@@ -66,6 +66,7 @@ class GradientSampler:
         self.clean_forward: int | None = None
         self.skipped = False
         self.left = 0
+        self.output_ns = 0  # what the step's output check took (set by the tracer), part of the check's cost
         self._checked_ns: int | None = None  # when the last check began
         self._checked_step = 0
         self._params: dict[int, tuple[list[Any], Any, Any] | None] = {}
@@ -111,6 +112,8 @@ class GradientSampler:
         if self._checked_ns is not None and step > self._checked_step:
             step_ns = (started_ns - self._checked_ns) / (step - self._checked_step)
             if self.enabled and step >= WARMUP and step_ns > 0 and self._params.get(id(optimizer), 0) is not None:
-                self.every = self._forced or min(MAX_EVERY, max(1, math.ceil((now - started_ns) / (BUDGET * step_ns))))
+                cost = now - started_ns + self.output_ns
+                self.every = self._forced or min(MAX_EVERY, max(1, math.ceil(cost / (BUDGET * step_ns))))
+        self.output_ns = 0
         self._checked_ns, self._checked_step = started_ns, step
         self.left = self.every - 1

@@ -51,7 +51,7 @@ NESTED = Path(__file__).with_name("nested_script.py")
 LOG_LINE = next(i for i, line in enumerate(NESTED.read_text().splitlines(), 1) if "# LOG OF ZERO" in line)
 
 
-@pytest.mark.parametrize("every", ["4", "1"])  # 4: step 25's output check is left to the loss read; 1: it runs
+@pytest.mark.parametrize("every", ["4"])  # step 25 unchecked: its output check is left to the loss read
 def test_a_nan_born_in_a_nested_module_is_named_by_path_and_step_after_the_cheap_first_pass(tmp_path, monkeypatch,
                                                                                              every):
     """The watch pass tracks only the outermost module and, on a step whose gradient check is skipped, reads only
@@ -81,7 +81,7 @@ def test_a_skipped_training_step_reads_the_loss_only_and_names_its_output_when_t
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x, y = torch.randn(16, 4), torch.randn(16, 1)
     tracer = boot.Tracer(arm_at=None, keep_going=False, dump_path=None)
-    reads: list[tuple[int, int]] = []  # (step, dims of the tensor checked)
+    reads: list[tuple[int, int]] = []  # (step, dims of the tensor reduced): the outputs (the loss is read inline)
     finite = tracer._finite
     monkeypatch.setattr(tracer, "_finite", lambda t: reads.append((tracer.step, t.dim())) or finite(t))
     tracer.install()
@@ -95,9 +95,7 @@ def test_a_skipped_training_step_reads_the_loss_only_and_names_its_output_when_t
                 opt.step()
     finally:
         tracer.uninstall()
-    outputs = {s for s, dims in reads if dims == 2}
-    assert outputs == set(range(WARMUP + 1)) | {24, 25}  # 25: only after its loss read NaN
-    assert {s for s, dims in reads if dims == 0} == set(range(26))  # the loss, every step
+    assert {s for s, dims in reads if dims == 2} == set(range(WARMUP + 1)) | {24, 25}  # 25: after its loss read NaN
     assert {k: tracer.trip[k] for k in ("step", "phase", "module", "where", "arm_at")} == {
         "step": 25, "phase": "forward", "module": "Sequential", "where": "the output of the outermost module",
         "arm_at": 25}

@@ -201,7 +201,11 @@ class ModuleStack:
                 return module._call_impl(*args, **kwargs)
             root = not stack
             if root:
-                tracker._root(module, args)
+                if id(module) not in tracker.roots:
+                    tracker._new_root(module)
+                tracker.forward_count += 1
+                if tracker._on_root_forward is not None:
+                    tracker._on_root_forward(module, args)
             stack.append(module)
             try:
                 if not direct:
@@ -231,14 +235,10 @@ class ModuleStack:
             if nn.Module.__call__ is ours:
                 nn.Module.__call__ = original
 
-    def _root(self, module, args) -> None:
-        if id(module) not in self.roots:
-            self.roots[id(module)] = module
-            for name, sub in module.named_modules():
-                self.names.setdefault(id(sub), name or type(module).__name__)
-        self.forward_count += 1
-        if self._on_root_forward is not None:
-            self._on_root_forward(module, args)
+    def _new_root(self, module) -> None:
+        self.roots[id(module)] = module
+        for name, sub in module.named_modules():
+            self.names.setdefault(id(sub), name or type(module).__name__)
 
     def name_of(self, module) -> str:
         return self.names.get(id(module), type(module).__name__)
