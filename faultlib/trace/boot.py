@@ -82,7 +82,7 @@ class Tracer:
         self.locator: NonFiniteLocator | None = None
         self.inputs: StepInputs | None = None
         self.loss = None
-        self.pending: tuple[Any, Any] | None = None  # watch: (module, output) of a step whose output check waits
+        self.pending: list[tuple[Any, Any]] = []  # watch: (module, output) of the model calls whose check waits
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False)  # the watch pass tracks outermost calls only
         self.has_optimizer = False
@@ -296,7 +296,8 @@ class Tracer:
             self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
             self.step_args.clear()  # reused: no list allocated per step
-            self.loss = self.pending = None
+            self.loss = None
+            self.pending.clear()
             if self.inputs is not None:
                 self.inputs.begin_step(index)
         if self.arm_at is not None and index >= self.arm_at:
@@ -334,7 +335,8 @@ class Tracer:
         as much as the gradient check the sampler saves."""
         sampler = self.sampler
         if sampler.left and self.torch.is_grad_enabled():
-            self.pending = (module, output)
+            if len(self.pending) < MAX_KEPT_CALLS:
+                self.pending.append((module, output))
             return
         started = time.perf_counter_ns()
         finite = self._output_finite(output)
@@ -356,12 +358,13 @@ class Tracer:
             self._stop_if_found()
         if tensor.is_floating_point() and not (  # a loss: one read, inline (each call is paid every step)
                 math.isfinite(tensor.item()) if tensor.dim() == 0 else self._finite(tensor)):
-            pending, self.pending = self.pending, None
-            if pending is not None and not self._output_finite(pending[1]):  # the check the output skipped
-                self._cheap_trip("forward", self.modules.name_of(pending[0]), "the output of the outermost module")
+            bad = next((module for module, output in self.pending if not self._output_finite(output)), None)
+            if bad is not None:  # the first output whose check waited
+                self._cheap_trip("forward", self.modules.name_of(bad), "the output of the outermost module")
             else:
                 self._cheap_trip("forward", None, "the tensor backward() was called on")
-        self.pending = None
+        if self.pending:
+            self.pending.clear()
 
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""

@@ -190,7 +190,9 @@ class ModuleStack:
         from torch import nn
 
         original, stack, tracker = nn.Module.__call__, self.stack, self
-        direct = original is getattr(nn.Module, "_wrapped_call_impl", None)  # else another wrapper, an older torch
+        # in place of torch's own only while it is what this copies (else: another wrapper, another torch)
+        direct = original is getattr(nn.Module, "_wrapped_call_impl", None) and set(
+            original.__code__.co_names) == {"_compiled_call_impl", "_call_impl"}
 
         def __call__(module, *args, **kwargs):  # in place of torch's _wrapped_call_impl, plus the tracking
             if tracker._patched is None or (stack and not tracker.every_module):
