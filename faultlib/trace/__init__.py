@@ -3,7 +3,8 @@
 Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
 
 1. **watch**: cheap checks installed globally: the outermost module's output (one sum and one
-   read per forward), the tensor ``backward()`` is called on, the total norm ``clip_grad_norm_``
+   read per forward; on a training step whose gradient check :mod:`faultlib.trace.sampling` skips,
+   only when the loss is not finite), the tensor ``backward()`` is called on, the total norm ``clip_grad_norm_``
    returns (a non-finite one trips; a finite one stands for the gradient check) or else every
    optimizer's gradients before ``step()`` (global optimizer step pre-hook), and an uncaught
    exception that says a value was not finite (:mod:`faultlib.trace.causes`). The model's

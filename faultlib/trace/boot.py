@@ -82,6 +82,7 @@ class Tracer:
         self.locator: NonFiniteLocator | None = None
         self.inputs: StepInputs | None = None
         self.loss = None
+        self.pending: list[tuple[Any, Any]] = []  # watch: (module, output) of the model calls whose check waits
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False)  # the watch pass tracks outermost calls only
         self.has_optimizer = False
@@ -296,6 +297,7 @@ class Tracer:
             self.step_first_forward = index  # without an optimizer, each model call is a step
             self.step_args.clear()  # reused: no list allocated per step
             self.loss = None
+            self.pending.clear()
             if self.inputs is not None:
                 self.inputs.begin_step(index)
         if self.arm_at is not None and index >= self.arm_at:
@@ -328,24 +330,41 @@ class Tracer:
         return bool(self.torch.isfinite(t.detach()).all())
 
     def _root_output(self, module, output) -> None:
-        if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
-            if output.is_floating_point() and not self._finite(output):
-                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
+        """Watch: the outermost module's output is finite. On a training step whose gradient check the sampler
+        skips, it is kept for the loss read instead (see :mod:`faultlib.trace.sampling`): the reduction would cost
+        as much as the gradient check the sampler saves."""
+        sampler = self.sampler
+        if sampler.left and self.torch.is_grad_enabled():
+            if len(self.pending) < MAX_KEPT_CALLS:
+                self.pending.append((module, output))
             return
+        started = time.perf_counter_ns()
+        finite = self._output_finite(output)
+        sampler.output_ns = time.perf_counter_ns() - started  # counted in the check's cost that sets k
+        if not finite:
+            self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
+
+    def _output_finite(self, output) -> bool:
+        if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
+            return not output.is_floating_point() or self._finite(output)
         torch = self.torch
         tensors = [output] if isinstance(output, torch.Tensor) else [
             t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
-        for t in tensors:
-            if t.is_floating_point() and not self._finite(t):
-                self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
-                return
+        return all(self._finite(t) for t in tensors if t.is_floating_point())
 
     def _before_backward(self, tensor) -> None:
         self.loss = tensor
         if self.locator is not None:
             self._stop_if_found()
-        if tensor.is_floating_point() and not self._finite(tensor):
-            self._cheap_trip("forward", None, "the tensor backward() was called on")
+        if tensor.is_floating_point() and not (  # a loss: one read, inline (each call is paid every step)
+                math.isfinite(tensor.item()) if tensor.dim() == 0 else self._finite(tensor)):
+            bad = next((module for module, output in self.pending if not self._output_finite(output)), None)
+            if bad is not None:  # the first output whose check waited
+                self._cheap_trip("forward", self.modules.name_of(bad), "the output of the outermost module")
+            else:
+                self._cheap_trip("forward", None, "the tensor backward() was called on")
+        if self.pending:
+            self.pending.clear()
 
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""
@@ -396,7 +415,8 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
-        self._step_boundary()
+        if self.stop_pending:  # (tested here: one call fewer per step)
+            self._step_boundary()
 
     def _check_update(self, optimizer) -> None:
         """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the

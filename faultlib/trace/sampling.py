@@ -11,8 +11,14 @@ names the step, op and line as it would have with every step checked (``update_s
 the value can be from). A parameter a later forward does not read (an embedding row no batch uses) is found by the
 parameter check, not left for the loss to show much later.
 
+The outermost module's output is checked on the same steps (another reduction and read, as costly as the gradient
+check inside a 0.3 ms step). On a skipped step of training (the output requires grad) the loss ``backward()`` is
+called on is still read every step, and when it is not finite the step's output is checked then, so the trip
+names the output as it would have; a non-finite output that reaches neither the loss nor the gradients (rows the
+loss indexes away) is seen only on a checked step.
+
 Rules: the first :data:`WARMUP` steps are all checked (scripts of a few steps, and tests, see every step); then
-``k = ceil(check time / (BUDGET x step time))``, at most :data:`MAX_EVERY`, measured on each checked step
+``k = ceil(check time / (BUDGET x step time))`` (the check: gradients, parameters and output), at most :data:`MAX_EVERY`, measured on each checked step
 (``time.perf_counter_ns``); ``--continue`` (counting every step that trips) checks every step, and so do scripts
 with several optimizers (a GAN) and parameters of several dtypes or devices in one optimizer.
 ``FAULTLIB_TRACE_CHECK_EVERY=k`` fixes ``k`` after the warm-up (``1``: every step; tests use it to be independent
@@ -46,6 +52,9 @@ class GradientSampler:
         clean_step, clean_forward: the last checked step whose gradients (and parameters, when steps were
             skipped before it) were finite, and the model forward that began it; None before any.
         skipped: whether steps went unchecked since ``clean_step`` (a trip then arms from ``clean_forward``).
+        left: steps still to skip; read at a model forward, ``left > 0`` says the current step's gradients go
+            unchecked (the watch pass then leaves that step's output to the loss check, see
+            :meth:`faultlib.trace.boot.Tracer._root_output`).
     """
 
     def __init__(self, *, enabled: bool = True):
@@ -56,7 +65,8 @@ class GradientSampler:
         self.clean_step: int | None = None
         self.clean_forward: int | None = None
         self.skipped = False
-        self._left = 0  # steps still to skip
+        self.left = 0
+        self.output_ns = 0  # what the step's output check took (set by the tracer), part of the check's cost
         self._checked_ns: int | None = None  # when the last check began
         self._checked_step = 0
         self._params: dict[int, tuple[list[Any], Any, Any] | None] = {}
@@ -64,8 +74,8 @@ class GradientSampler:
 
     def skip(self) -> bool:
         """Whether this step's check is skipped (call once per ``optimizer.step()``; counts it down)."""
-        if self._left:
-            self._left -= 1
+        if self.left:
+            self.left -= 1
             self.skipped = True
             return True
         return False
@@ -102,6 +112,8 @@ class GradientSampler:
         if self._checked_ns is not None and step > self._checked_step:
             step_ns = (started_ns - self._checked_ns) / (step - self._checked_step)
             if self.enabled and step >= WARMUP and step_ns > 0 and self._params.get(id(optimizer), 0) is not None:
-                self.every = self._forced or min(MAX_EVERY, max(1, math.ceil((now - started_ns) / (BUDGET * step_ns))))
+                cost = now - started_ns + self.output_ns
+                self.every = self._forced or min(MAX_EVERY, max(1, math.ceil(cost / (BUDGET * step_ns))))
+        self.output_ns = 0
         self._checked_ns, self._checked_step = started_ns, step
-        self._left = self.every - 1
+        self.left = self.every - 1

@@ -45,3 +45,58 @@ def test_the_sampler_skips_after_the_warmup_and_keeps_every_step_with_continue(m
     with torch.no_grad():
         opt.param_groups[0]["params"][0][1] = float("nan")
     assert not GradientSampler().params_finite(opt)
+
+
+NESTED = Path(__file__).with_name("nested_script.py")
+LOG_LINE = next(i for i, line in enumerate(NESTED.read_text().splitlines(), 1) if "# LOG OF ZERO" in line)
+
+
+@pytest.mark.parametrize("every", ["4"])  # step 25 unchecked: its output check is left to the loss read
+def test_a_nan_born_in_a_nested_module_is_named_by_path_and_step_after_the_cheap_first_pass(tmp_path, monkeypatch,
+                                                                                             every):
+    """The watch pass tracks only the outermost module and, on a step whose gradient check is skipped, reads only
+    the loss: the trip still says the output, and the replay (every module tracked from the tripped step's
+    first model call) names the nested module's path, the op, the line and the step."""
+    monkeypatch.setenv("FAULTLIB_TRACE_CHECK_EVERY", every)
+    proc = cli("trace", "--json", "--", "python", str(NESTED), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    first = report["first_nonfinite"]
+    assert report["replayed"] and report["replay_step"] == 25
+    assert (first["step"], first["phase"], first["module"], first["op"], first["line"]) == (
+        25, "forward", "body.1", "aten::log", LOG_LINE)
+    assert first["seen_in"] == "the output of the outermost module" and first["source"] == "op"
+
+
+def test_a_skipped_training_step_reads_the_loss_only_and_names_its_output_when_the_loss_is_not_finite(monkeypatch):
+    """In process: with k = 4 after the warm-up, steps 21-23 and 25-27 reduce no output (one read: the loss), checked
+    steps reduce it; at step 25 the NaN output makes the loss NaN and the trip names the output, the step and the
+    model call that began it (what the replay arms at)."""
+    from faultlib.trace import boot
+    from faultlib.trace.sampling import WARMUP
+
+    monkeypatch.setenv("FAULTLIB_TRACE_CHECK_EVERY", "4")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    tracer = boot.Tracer(arm_at=None, keep_going=False, dump_path=None)
+    reads: list[tuple[int, int]] = []  # (step, dims of the tensor reduced): the outputs (the loss is read inline)
+    finite = tracer._finite
+    monkeypatch.setattr(tracer, "_finite", lambda t: reads.append((tracer.step, t.dim())) or finite(t))
+    tracer.install()
+    try:
+        with pytest.raises(boot._Stop):
+            for step in range(30):
+                out = model(x * (float("nan") if step == 25 else 1.0))
+                loss = torch.nn.functional.mse_loss(out, y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    finally:
+        tracer.uninstall()
+    assert {s for s, dims in reads if dims == 2} == set(range(WARMUP + 1)) | {24, 25}  # 25: after its loss read NaN
+    assert {k: tracer.trip[k] for k in ("step", "phase", "module", "where", "arm_at")} == {
+        "step": 25, "phase": "forward", "module": "Sequential", "where": "the output of the outermost module",
+        "arm_at": 25}
+    assert tracer.trip["input"]["input"] == "args[0] of Sequential.forward"

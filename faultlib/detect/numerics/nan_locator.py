@@ -169,6 +169,10 @@ class ModuleStack:
 
     A wrapper, not torch's global module hooks: a global hook sends every module of the model through
     ``Module._call_impl``'s slow path, which costs several times the wrapper's one Python frame per call.
+    Where ``Module.__call__`` is torch's own ``_wrapped_call_impl`` (torch >= 2.1), the wrapper takes its place
+    rather than calling it (it runs ``_compiled_call_impl`` or ``_call_impl`` as that function does), so a module
+    call costs the same number of Python frames as without the wrapper: a nested call in the watch pass pays two
+    attribute reads, nothing else.
     """
 
     def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None, *,
@@ -186,16 +190,32 @@ class ModuleStack:
         from torch import nn
 
         original, stack, tracker = nn.Module.__call__, self.stack, self
+        # in place of torch's own only while it is what this copies (else: another wrapper, another torch)
+        direct = original is getattr(nn.Module, "_wrapped_call_impl", None) and set(
+            original.__code__.co_names) == {"_compiled_call_impl", "_call_impl"}
 
-        def __call__(module, *args, **kwargs):
+        def __call__(module, *args, **kwargs):  # in place of torch's _wrapped_call_impl, plus the tracking
             if tracker._patched is None or (stack and not tracker.every_module):
-                return original(module, *args, **kwargs)
+                if not direct:
+                    return original(module, *args, **kwargs)
+                if module._compiled_call_impl is not None:
+                    return module._compiled_call_impl(*args, **kwargs)
+                return module._call_impl(*args, **kwargs)
             root = not stack
             if root:
-                tracker._root(module, args)
+                if id(module) not in tracker.roots:
+                    tracker._new_root(module)
+                tracker.forward_count += 1
+                if tracker._on_root_forward is not None:
+                    tracker._on_root_forward(module, args)
             stack.append(module)
             try:
-                out = original(module, *args, **kwargs)
+                if not direct:
+                    out = original(module, *args, **kwargs)
+                elif module._compiled_call_impl is not None:
+                    out = module._compiled_call_impl(*args, **kwargs)
+                else:
+                    out = module._call_impl(*args, **kwargs)
             finally:
                 if stack and stack[-1] is module:
                     stack.pop()
@@ -217,14 +237,10 @@ class ModuleStack:
             if nn.Module.__call__ is ours:
                 nn.Module.__call__ = original
 
-    def _root(self, module, args) -> None:
-        if id(module) not in self.roots:
-            self.roots[id(module)] = module
-            for name, sub in module.named_modules():
-                self.names.setdefault(id(sub), name or type(module).__name__)
-        self.forward_count += 1
-        if self._on_root_forward is not None:
-            self._on_root_forward(module, args)
+    def _new_root(self, module) -> None:
+        self.roots[id(module)] = module
+        for name, sub in module.named_modules():
+            self.names.setdefault(id(sub), name or type(module).__name__)
 
     def name_of(self, module) -> str:
         return self.names.get(id(module), type(module).__name__)
