@@ -1,7 +1,7 @@
 """CTC loss with inputs shorter than their labels need (ypwhs/captcha_break#29).
 
-A label of 6 characters with repeats needs at least 7 frames; the model emits 6. zero_infinity is off, so
-the loss is inf from the first batch. Own script: a tiny CRNN-like head on generated sequences.
+A label of 6 characters with two repeats needs 8 frames (a blank between repeats); the model emits 6.
+zero_infinity is off, so the loss is inf from the first batch. Own script: a tiny CRNN-like head on generated sequences.
 """
 import torch
 import torch.nn as nn
