@@ -11,8 +11,19 @@ RL scripts import ``gym`` (0.26 API) and seed nothing: ``--gym-shim`` puts a gen
 (pip-installable, pure Python; ``--pythonpath`` names where it is installed) and a ``sitecustomize`` seeding torch,
 random and numpy on the child's path, so a replay runs the same way (trace's replay needs a deterministic script).
 
+Image trainers import torchvision (its PyPI wheel does not load with the CPU torch here) and tqdm: ``--vision-shim``
+puts generated stand-ins on the child's path: ``datasets.MNIST`` of 256 generated 28x28 images in [0, 1] (seeded),
+``transforms`` (``ToTensor``, ``Normalize``, ``Compose``), ``utils.save_image``/``make_grid`` that write nothing, and a
+``tqdm`` that only iterates. A row may also name ``args`` (after the script), ``file_edits`` (``{file: edits}`` for the
+script's sibling modules, all ``*.py`` beside it are copied) and ``data: "words"`` (a generated word corpus in
+``data/wikitext-2/{train,valid,test}.txt``: language-model examples read that folder).
+
+Rows whose repository is ``own`` are our own reproductions of public bug reports (``source`` is the report's URL):
+``--reports`` runs them from ``benchmarks/trace_reports/``.
+
 Usage: ``python benchmarks/trace_realworld.py --checkout seungeunrho/minimalRL=DIR --gym-shim --pythonpath SITE``
-``[--only NAME] [--json]``. Prints one row per case and precision/recall of "trace found the injected fault"
+``[--checkout pytorch/examples=DIR --vision-shim] [--reports] [--only NAME] [--json]``. Prints one row per case
+and precision/recall of "trace found the injected fault"
 (a healthy run that trips is a false alarm). Exits 0 (a measurement, not a test).
 """
 
@@ -54,6 +65,65 @@ import torch
 _SEED = int(os.environ.get("FAULTLIB_CORPUS_SEED", "0"))
 random.seed(_SEED); np.random.seed(_SEED); torch.manual_seed(_SEED)
 '''
+VISION_SHIM = {
+    "torchvision/__init__.py": "from . import datasets, transforms, utils  # noqa: F401\n",
+    "torchvision/datasets.py": '''"""MNIST stand-in: generated 28x28 images in [0, 1] (seeded); never downloads."""
+import torch
+
+
+class MNIST(torch.utils.data.Dataset):
+    def __init__(self, root, train=True, download=False, transform=None):
+        g = torch.Generator().manual_seed(0 if train else 1)
+        self.data = torch.rand(256 if train else 64, 28, 28, generator=g)
+        self.targets = torch.randint(0, 10, (len(self.data),), generator=g)
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        x = self.data[i]
+        return (self.transform(x) if self.transform else x), int(self.targets[i])
+''',
+    "torchvision/transforms.py": '''"""ToTensor, Normalize and Compose over the generated images."""
+
+
+class ToTensor:
+    def __call__(self, x):
+        return x.unsqueeze(0) if x.dim() == 2 else x
+
+
+class Normalize:
+    def __init__(self, mean, std):
+        self.mean = mean[0] if isinstance(mean, (tuple, list)) else mean
+        self.std = std[0] if isinstance(std, (tuple, list)) else std
+
+    def __call__(self, x):
+        return (x - self.mean) / self.std
+
+
+class Compose:
+    def __init__(self, ts):
+        self.ts = ts
+
+    def __call__(self, x):
+        for t in self.ts:
+            x = t(x)
+        return x
+''',
+    "torchvision/utils.py": "def save_image(*a, **k):\n    pass\n\n\ndef make_grid(x, *a, **k):\n    return x\n",
+    "tqdm.py": '''class tqdm:
+    def __init__(self, it=None, *a, **k):
+        self.it = it
+
+    def __iter__(self):
+        return iter(self.it)
+
+    def set_description(self, *a, **k):
+        pass
+''',
+}
+WORDS = "the of and to in a is was for on as with by he at from his an were are which".split()
 FIELDS = ("kind", "step", "phase", "module", "op", "file", "line")
 
 
@@ -82,17 +152,37 @@ def judge(expected: dict, report: dict) -> bool:
     got = said(report)
     if expected.get("ok"):
         return bool(report.get("ok")) and got is None
+    if expected.get("script_error"):  # no tensor is non-finite, the script dies of its own error: no finding
+        return got is None and expected["script_error"] in str(report.get("error"))
     return got is not None and all(got.get(k) == v for k, v in expected.items())
+
+
+def write_words(folder: Path) -> None:
+    """A generated word corpus (seeded) in ``folder/{train,valid,test}.txt``."""
+    import random
+
+    rng = random.Random(0)
+    folder.mkdir(parents=True)
+    for name, lines in (("train", 60), ("valid", 12), ("test", 12)):
+        text = "\n".join(" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(lines))
+        (folder / f"{name}.txt").write_text(text + "\n")
 
 
 def run_row(row: dict, checkout: Path, env: dict, timeout_s: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="trace-realworld-") as tmp:
         script = Path(row["script"]).name
-        text = (checkout / row["script"]).read_text()
-        (Path(tmp) / script).write_text(apply_edits(text, row["edits"], row["script"]))
+        here = (checkout / row["script"]).parent
+        edits = {script: row.get("edits", []), **row.get("file_edits", {})}
+        for source in sorted(here.glob("*.py")):
+            text = source.read_text()
+            if source.name in edits:
+                text = apply_edits(text, edits[source.name], str(source.relative_to(checkout)))
+            (Path(tmp) / source.name).write_text(text)
+        if row.get("data") == "words":
+            write_words(Path(tmp) / "data" / "wikitext-2")
         proc = subprocess.run([sys.executable, "-m", "faultlib", "trace", "--json", "--dump-dir", str(Path(tmp) / "dump"),
-                               "--", "python", script], cwd=tmp, env=env, capture_output=True, text=True,
-                              timeout=timeout_s)
+                               "--", "python", script, *row.get("args", [])], cwd=tmp, env=env,
+                              capture_output=True, text=True, timeout=timeout_s)
     try:
         report = json.loads(proc.stdout[proc.stdout.index("{"):])
     except ValueError:
@@ -104,16 +194,22 @@ def run_row(row: dict, checkout: Path, env: dict, timeout_s: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", action="append", default=[], metavar="OWNER/NAME=DIR", required=True,
+    parser.add_argument("--checkout", action="append", default=[], metavar="OWNER/NAME=DIR",
                         help="a local checkout of a repository the rows name (repeatable)")
     parser.add_argument("--gym-shim", action="store_true", help="generated gym-over-gymnasium module and seeding")
+    parser.add_argument("--vision-shim", action="store_true", help="generated torchvision (MNIST) and tqdm stand-ins")
+    parser.add_argument("--reports", action="store_true",
+                        help="our reproductions of public bug reports (repository own)")
     parser.add_argument("--pythonpath", default="", help="prepended to the child's PYTHONPATH (e.g. gymnasium's)")
     parser.add_argument("--only", action="append", help="only the rows of these names (repeatable)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per trace (default 600)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     args = parser.parse_args()
     checkouts = dict(item.split("=", 1) for item in args.checkout)
-    rows = [r for r in json.loads(CORPUS.read_text())["rows"] if r.get("edits") and r["repository"] in checkouts
+    if args.reports:
+        checkouts["own"] = str(Path(__file__).resolve().parent.parent)
+    rows = [r for r in json.loads(CORPUS.read_text())["rows"]
+            if (r.get("edits") or r.get("args") or r["repository"] == "own") and r["repository"] in checkouts
             and (not args.only or r["name"] in args.only)]
     with tempfile.TemporaryDirectory(prefix="trace-realworld-path-") as shim:
         path = [args.pythonpath] if args.pythonpath else []
@@ -121,6 +217,12 @@ def main() -> None:
             Path(shim, "gym.py").write_text(GYM_SHIM)
             Path(shim, "sitecustomize.py").write_text(SEEDING)
             path.insert(0, shim)
+        if args.vision_shim:
+            for name, text in VISION_SHIM.items():
+                Path(shim, name).parent.mkdir(exist_ok=True)
+                Path(shim, name).write_text(text)
+            if shim not in path:
+                path.insert(0, shim)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(path + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
         results = []
         for row in rows:
@@ -130,8 +232,9 @@ def main() -> None:
                 s = r["said"] or {}
                 what = "ok" if not s else f"{s['kind']} step {s['step']} {s['module'] or '-'} {s['op']} :{s['line']}"
                 print(f"{r['name']:<16} exit {r['exit']}  {what:<46} {'right' if r['right'] else 'WRONG'}", flush=True)
-    faults = [(row, r) for row, r in zip(rows, results) if not row["expected"].get("ok")]
-    healthy = [(row, r) for row, r in zip(rows, results) if row["expected"].get("ok")]
+    quiet = ("ok", "script_error")  # rows where no finding is right
+    faults = [(row, r) for row, r in zip(rows, results) if not any(row["expected"].get(k) for k in quiet)]
+    healthy = [(row, r) for row, r in zip(rows, results) if any(row["expected"].get(k) for k in quiet)]
     found = sum(r["right"] for _, r in faults)
     alarms = sum(r["said"] is not None for _, r in healthy)
     flagged = sum(r["said"] is not None for _, r in faults) + alarms

@@ -215,12 +215,14 @@ def _rank_rows(report) -> list[tuple[str, str]]:
 def _cause_rows(first: dict) -> list[tuple[str, str]]:
     """The kind when it is not a plain value, one step upstream, the optimizer's update, the gradients reached."""
     rows = []
+    if (first.get("seen_in") or "").startswith("buffer "):  # no output showed it: the end-of-run buffer check
+        rows.append(("seen in", first["seen_in"]))
     if first.get("kind") == "grad_norm_overflow":
         rows.append(("kind", "grad_norm_overflow: the total gradient norm overflowed with every gradient finite; "
                              "clip_grad_norm_ scaled them all by max_norm / inf = 0 (the update was lost)"))
     for up in first.get("upstream") or []:
         rows.append((f"upstream: {up['what']}", str(up["count"]) if "count" in up else
-                     f"{up['op']} at {up['file']}:{up['line']}"
+                     f"{up['op']}" + (f" at {up['file']}:{up['line']}" if up.get("file") else "")
                      + (f", from buffer {up['from_buffer']}" if up.get("from_buffer") else "")))
     update = first.get("optimizer")
     if update:

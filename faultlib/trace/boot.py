@@ -84,7 +84,9 @@ class Tracer:
         self.loss = None
         self.pending: list[tuple[Any, Any]] = []  # watch: (module, output) of the model calls whose check waits
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
-                                   every_module=False)  # the watch pass tracks outermost calls only
+                                   every_module=False,  # the watch pass tracks outermost calls only
+                                   on_new_root=self._new_root)
+        self.finite_buffers: list[tuple[Any, list[str], int, int]] = []  # (root, finite float buffers, forward, step)
         self.has_optimizer = False
         self.step_args: list[tuple[Any, tuple, int]] = []  # watch: the model calls of the step (kept to blame a NaN)
         self._loss_type = torch.nn.modules.loss._Loss
@@ -182,7 +184,8 @@ class Tracer:
                 tracer.clipped = None
                 return out
             tracer._after_backward()
-            tracer._stop_if_found()
+            if not tracer.scaler_handles_overflow():  # else the step goes on: GradScaler.step skips an overflow,
+                tracer._stop_if_found()  # an optimizer.step() past it applies it (see _step_past_scaler)
             return out
 
         torch.Tensor.backward = backward
@@ -252,6 +255,8 @@ class Tracer:
     def first_event(self) -> dict[str, Any] | None:
         """The armed pass's first non-finite value: a NaN already there (it precedes any op's,
         see :mod:`faultlib.trace.batch`), else the first value an op produced."""
+        if self.update_event is not None and self.update_event.get("first"):  # a step past the GradScaler
+            return {**{k: v for k, v in self.update_event.items() if k != "first"}, "kind": "value", **self.extra}
         if self.inputs is not None and self.inputs.event is not None:
             return {**self.inputs.event, "kind": "value", **self.extra}
         if self.locator is not None and self.locator.events:
@@ -273,7 +278,15 @@ class Tracer:
             self._stop()
 
     def _named(self) -> list[tuple[str, Any]]:
-        return [(n, p) for root in self.modules.roots.values() for n, p in root.named_parameters()]
+        """The traced models' parameters by name, then any other parameter an optimizer holds (a module the script
+        only indexes, ``emb.weight[i]``, is never called: ``SGD.param_groups[g][i]``)."""
+        named = [(n, p) for root in self.modules.roots.values() for n, p in root.named_parameters()]
+        seen = {id(p) for _, p in named}
+        for opt in self.optimizers:
+            for g, group in enumerate(opt.param_groups):
+                named += [(f"{type(opt).__name__}.param_groups[{g}][{i}]", p)
+                          for i, p in enumerate(group["params"]) if id(p) not in seen]
+        return named
 
     def _after_backward(self) -> None:
         """Replay: name the parameters whose gradient the first non-finite value reached."""
@@ -303,9 +316,29 @@ class Tracer:
         if self.arm_at is not None and index >= self.arm_at:
             if self.locator is None:
                 self._arm()
+            self.inputs.paused = False
             self.inputs.add_batch(module, args, index)
         elif len(self.step_args) < MAX_KEPT_CALLS:
             self.step_args.append((module, args, index))  # checked for a NaN only if the step trips
+
+    def _new_root(self, module) -> None:
+        """Watch: the float buffers of a model that are finite before its first forward (checked at the end)."""
+        if self.arm_at is None:
+            self.finite_buffers.append((module, causes.finite_buffers(module), self.forwards, self.step))
+
+    def check_buffers_at_end(self) -> None:
+        """Watch, once the script ended without a trip: a buffer that :func:`causes.corrupted_buffer` finds was
+        written non-finite; the replay arms from its model's first forward."""
+        found = None if self.trip is not None or self.locator is not None else \
+            causes.corrupted_buffer(self.finite_buffers)
+        if found is not None:
+            module, name, first, first_step = found
+            root = self.modules.name_of(module)
+            self.tripped_steps.add(self.step)
+            self.trip = {"step": self.step, "phase": "forward", "module": root, "arm_at": first,
+                         "update_step": first_step,  # the replay's first value may be at any step since
+                         "where": f"buffer {name} of {root} at the script's end (finite before its first forward)",
+                         "input": None}
 
     def _nan_input(self) -> dict[str, Any] | None:
         """Watch, when a step trips: the first NaN in the positional arguments of its model calls."""
@@ -369,6 +402,8 @@ class Tracer:
     def _before_step(self, optimizer, args, kwargs) -> None:
         """The gradient sentinel over this optimizer's parameters (named from the modules seen)."""
         if self.locator is not None:
+            if self.update_event is None and self.scaler_handles_overflow() and not causes.inside_scaler_step():
+                self._step_past_scaler(optimizer)
             self._stop_if_found()
             self._events_before_step = len(self.locator.events)
             self.inputs.paused = True
@@ -415,8 +450,29 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
+        elif self.arm_at is not None and self.forwards == self.arm_at:
+            self._arm()  # replay: from the end of the step before, so the locator sees what the script computes
+            self.inputs.begin_step(self.forwards)  # before its first model call (a batch standardised by a zero
+            self.inputs.paused = True  # std); the step's inputs are sorted from that call on, as before
         if self.stop_pending:  # (tested here: one call fewer per step)
             self._step_boundary()
+
+    def _step_past_scaler(self, optimizer) -> None:
+        """Replay: ``optimizer.step()`` outside the enabled GradScaler's ``step()`` with non-finite gradients is what
+        the step went wrong at; the overflow the locator saw in the scaled backward is the scaler's ordinary one
+        (kept as ``upstream``)."""
+        found = causes.step_past_scaler(optimizer, {id(p): n for n, p in self._named()})
+        if found is None:
+            return
+        found, grad = found
+        file, line = user_frame()
+        overflow = [{"what": "the scaler's skipped overflow", "op": e.op,
+                     "file": e.file, "line": e.line} for e in self.locator.events[:1]]
+        self.extra.update(kind="optimizer_update", phase="optimizer", optimizer=found)
+        self.update_event = {"step": self.step, "phase": "optimizer", "module": None, "op": None, "aten_op": None,
+                             "file": file, "line": line, "tensor": tensor_json(grad), "source": "gradient",
+                             "input": None, "batch_index": self.inputs.forward_index, "upstream": overflow,
+                             "first": True}
 
     def _check_update(self, optimizer) -> None:
         """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the
@@ -553,6 +609,8 @@ def main(argv: list[str]) -> int:
             os.kill(os.getpid(), signal.SIGINT)
         code = result.get("script_exit")
         sys.exit(1 if code is None else code)
+    if result["end"] != "stopped":
+        tracer.check_buffers_at_end()
     result.update(tracer.results())
     _write_result(result_path, result)
     return 0

@@ -9,6 +9,10 @@
   the optimizer, its param group, the parameter and the known cause (an ``eps`` that rounds to 0 in the
   parameter's dtype, a second moment of 0 under it, an ``lr`` that is not finite or overflows the dtype).
 * :func:`nonfinite_grads`: the parameters a backward NaN reached.
+* :func:`step_past_scaler`: ``optimizer.step()`` called outside ``GradScaler.step()`` on gradients the scaler
+  found non-finite (it skipped its own step): the call that applies them.
+* :func:`corrupted_buffer`: a model buffer finite before the model's first forward that holds NaN or +inf at the
+  script's end: written under ``no_grad`` where no output, gradient or loss showed it.
 """
 
 from __future__ import annotations
@@ -114,3 +118,80 @@ def optimizer_update(optimizer, names: dict[int, str]) -> dict[str, Any] | None:
     return {"optimizer": type(optimizer).__name__, "param_group": index,
             "parameter": names.get(id(param), f"param_groups[{index}] parameter"), "dtype": dtype, "lr": lr,
             "eps": eps, "nonfinite_params": len(bad), "cause": cause}
+
+
+def inside_scaler_step() -> bool:
+    """Whether the caller runs inside ``GradScaler.step()`` (a frame of torch/amp/grad_scaler.py on the stack)."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.endswith(os.path.join("amp", "grad_scaler.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def step_past_scaler(optimizer, names: dict[int, str]) -> tuple[dict[str, Any], Any] | None:
+    """``optimizer.step()`` about to run outside ``GradScaler.step()`` with non-finite gradients, while a GradScaler
+    is enabled: the scaler treats those gradients as its ordinary overflow and skips its own step (torch/amp/
+    grad_scaler.py: ``step`` calls ``optimizer.step()`` only when no inf/NaN was found), so this call is what writes
+    them into the weights (FlyEgle/imageclassification#1: a second ``optimizer.step()`` after ``scaler.step``).
+
+    Returns:
+        ``(fields, gradient)``: the fields of :func:`optimizer_update` for the first parameter whose gradient is not
+        finite (``cause`` says the above) and that gradient; None when every gradient is finite.
+    """
+    import torch
+
+    for index, group in enumerate(optimizer.param_groups):
+        for param in group["params"]:
+            grad = param.grad
+            if grad is None or not grad.is_floating_point() or bool(torch.isfinite(grad).all()):
+                continue
+            lr, eps = group.get("lr"), group.get("eps")
+            return {"optimizer": type(optimizer).__name__, "param_group": index,
+                    "parameter": names.get(id(param), f"param_groups[{index}] parameter"),
+                    "dtype": str(param.dtype).replace("torch.", ""),
+                    "lr": float(lr) if isinstance(lr, (int, float, torch.Tensor)) else None,
+                    "eps": float(eps) if isinstance(eps, (int, float)) else None,
+                    "nonfinite_params": sum(1 for g in optimizer.param_groups for p in g["params"]
+                                            if p.grad is not None and p.grad.is_floating_point()
+                                            and not bool(torch.isfinite(p.grad).all())),
+                    "cause": "optimizer.step() called outside GradScaler.step() on gradients the scaler found "
+                             "non-finite: the scaler skips such a step (its ordinary overflow; it then lowers the "
+                             "loss scale), this call applies them. Step only through scaler.step(optimizer)"}, grad
+    return None
+
+
+def finite_buffers(module) -> list[str]:
+    """Names of the floating-point buffers of ``module`` (recursively) whose every element is finite."""
+    import torch
+
+    return [n for n, b in module.named_buffers() if b.is_floating_point() and bool(torch.isfinite(b).all())]
+
+
+def corrupted_buffer(watched) -> tuple[Any, str, int, int] | None:
+    """The first buffer, finite when it was watched, that now holds NaN or +inf.
+
+    A buffer is state a model writes itself, usually under ``no_grad`` (an EMA codebook renormalised by a count of 0
+    in fp16: ZhikangNiu/encodec-pytorch#8; BatchNorm's running statistics); a non-finite value there can stay
+    out of every output, gradient and loss while the model silently stops learning. ``-inf`` alone is not counted
+    (a mask filled in on purpose, e.g. a causal mask built after the first forward).
+
+    Args:
+        watched: ``(module, names, forward_index, step)`` per model: the names from :func:`finite_buffers` before
+            its first forward, that forward's index and the step it ran in.
+
+    Returns:
+        ``(module, name, forward_index, step)`` of the first such buffer, or None.
+    """
+    import torch
+
+    for module, names, first, first_step in watched:
+        buffers = dict(module.named_buffers())
+        for name in names:
+            b = buffers.get(name)
+            if b is not None and b.is_floating_point() and bool((torch.isnan(b) | torch.isposinf(b)).any()):
+                return module, name, first, first_step
+    return None

@@ -112,12 +112,16 @@ class TraceReport:
             elements), ``source`` (``op``: produced by an op of the step; ``input``: already in
             the batch the step consumed, the model's arguments or another tensor from outside
             the step such as the loss's target; ``parameter``: already in the model's
-            parameters or buffers; null: not confirmed by the replay), ``input`` (which tensor,
+            parameters or buffers; ``gradient``: the gradients an ``optimizer.step()`` outside
+            ``GradScaler.step()`` applied, see :func:`faultlib.trace.causes.step_past_scaler`;
+            null: not confirmed by the replay), ``input`` (which tensor,
             e.g. ``args[0] of Net.forward``, ``argument 1 of torch.nn.functional.mse_loss``,
             a parameter's name), ``batch_index`` (0-based index of the model call whose batch
             the step was processing: the DataLoader batch index in a one-epoch loop with one
             call per batch), ``seen_in`` (the watch check that tripped; ``the script's error (...)``
-            when the script died of a non-finite value), ``kind`` (``value``; ``grad_norm_overflow``:
+            when the script died of a non-finite value; ``buffer NAME of MODEL at the script's end``
+            when a buffer finite before its model's first forward held NaN or +inf at the end, written
+            under no_grad where no output or gradient showed it), ``kind`` (``value``; ``grad_norm_overflow``:
             ``clip_grad_norm_``'s total norm overflowed with every gradient finite; ``optimizer_update``:
             ``optimizer.step()`` wrote it, ``phase`` ``optimizer``), ``upstream`` (one step upstream of
             the op: where the non-finite values of its inputs and its mask were written, see

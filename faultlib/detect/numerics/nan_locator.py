@@ -12,7 +12,8 @@ tracks the innermost running module (a wrapper of ``torch.nn.Module.__call__``).
 from inputs (tensors and scalars) that are all finite. A ``-inf`` written on purpose
 (``masked_fill(mask, -inf)``: the scalar is already non-finite) is not born; the NaN a softmax
 makes of a fully masked row is. Ops that return uninitialised memory (``aten::empty*``) are
-skipped.
+skipped, and so is ``aten::lift_fresh`` (``torch.tensor(...)``, ``x[i] = float("nan")``: a constant
+the script wrote, like the ``-inf`` above, is data, not a value an op made).
 
 Cost: one Python callback and a reduction per op while active (several times slower than
 the bare step), which is why the sentinels arm it only for the step that tripped them.
@@ -30,7 +31,7 @@ from typing import Any, Callable
 
 from faultlib.findings import Finding, Severity
 
-_SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_")
+_SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_", "lift_fresh")
 _INTERNAL_DIRS: tuple[str, ...] = ()
 
 
@@ -166,6 +167,7 @@ class ModuleStack:
         every_module: track every module call (:attr:`current` is the innermost module); False tracks only
             the outermost calls (one Python call per nested module, no hooks: the cheap mode of
             ``faultlib trace``'s watch pass). It may be switched on while installed.
+        on_new_root: called as ``fn(module)`` once per outermost module, before its first forward.
 
     A wrapper, not torch's global module hooks: a global hook sends every module of the model through
     ``Module._call_impl``'s slow path, which costs several times the wrapper's one Python frame per call.
@@ -176,10 +178,11 @@ class ModuleStack:
     """
 
     def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None, *,
-                 every_module: bool = True):
+                 every_module: bool = True, on_new_root: Callable | None = None):
         self.stack: list[Any] = []
         self.names: dict[int, str] = {}
         self.roots: dict[int, Any] = {}
+        self._on_new_root = on_new_root  # fn(module): once per outermost module, before its first forward
         self.forward_count = 0  # outermost forwards started (the current one included)
         self.every_module = every_module
         self._on_root_forward = on_root_forward
@@ -241,6 +244,8 @@ class ModuleStack:
         self.roots[id(module)] = module
         for name, sub in module.named_modules():
             self.names.setdefault(id(sub), name or type(module).__name__)
+        if self._on_new_root is not None:
+            self._on_new_root(module)
 
     def name_of(self, module) -> str:
         return self.names.get(id(module), type(module).__name__)
