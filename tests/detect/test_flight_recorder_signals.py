@@ -63,7 +63,10 @@ def test_stop_signals_dump_then_take_their_previous_action_and_exit_status(tmp_p
     """One process, no world: SIGTERM under its default action while the main thread runs Python (the process
     still dies by SIGTERM), and SIGINT under Python's own handler while it sleeps (KeyboardInterrupt, as without
     the recorder)."""
-    code = ("import sys, time\nfrom faultlib.detect import FlightRecorder\n"
+    # Python's own SIGINT handler set explicitly: a child of a background job inherits SIGINT ignored, and
+    # Python then installs none (the previous action the recorder must take would be "ignore")
+    code = ("import signal, sys, time\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from faultlib.detect import FlightRecorder\n"
             "FlightRecorder(sys.argv[1], watchdog_s=None).install()\nprint('ready', flush=True)\n"
             "while sys.argv[2] == 'busy':\n    pass\ntime.sleep(60)\n")
     for mode, signum in (("busy", signal.SIGTERM), ("sleep", signal.SIGINT)):

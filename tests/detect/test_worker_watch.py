@@ -3,6 +3,7 @@ SIGKILLed on one sample are told apart, and the report names the worker, index, 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -186,12 +187,17 @@ def test_a_worker_killed_outside_iterate_is_explained_and_reported_when_uncaught
     """A ``next(iter(loader))`` peek (pytorch/examples' DDP tutorial reads the batch size so) is not iterate():
     PyTorch's message has only the pid, the worker's slot still has the index."""
     watch = WorkerWatch(Digits(kill=1), rank=0)
-    it = iter(DataLoader(watch.dataset, batch_size=4, num_workers=2))
+    loader, it = DataLoader(watch.dataset, batch_size=4, num_workers=2), None
     try:
         with pytest.raises(RuntimeError, match="DataLoader worker") as caught:
+            it = iter(loader)  # the worker can die before the iterator has finished starting (PyTorch raises here)
             next(it)
     finally:
-        it._shutdown_workers()
+        if it is not None:
+            it._shutdown_workers()
+        for worker in multiprocessing.active_children():  # an iterator that raised while starting keeps its others
+            worker.terminate()
+            worker.join(5)
     report = watch.explain(caught.value)
     assert (report.kind, report.signal, report.worker_id, report.index) == ("worker_killed", "SIGKILL", 0, 1)
     assert report.batch == [0, 1, 2, 3] and watch.reports == [report]

@@ -150,6 +150,7 @@ class FlightRecorder:
         self.on_timeout = on_timeout
         self.signum = signum
         self.stop_signals = tuple(stop_signals)
+        self._stopped_by: int | None = None  # the stop signal this process is ending by (kept in the exit dump)
         self._ddp: Any = None
         self.ddp_per_bucket = ddp_per_bucket
         self._ring: collections.deque[dict] = collections.deque(maxlen=capacity)
@@ -410,6 +411,8 @@ class FlightRecorder:
                 characters), kept as ``exit_error``: ``check collectives`` tells a rank that raised from one that
                 ran out of batches.
         """
+        if reason == "signal" and signum in self.stop_signals:
+            self._stopped_by = signum
         rank, world = self._rank()
         entries = self.entries()
         doc = {"format": FORMAT, "version": VERSION, "rank": rank, "world_size": world, "pid": os.getpid(),
@@ -431,7 +434,11 @@ class FlightRecorder:
         # an uncaught exception is printed (and kept as sys.last_exc / sys.last_value) before the exit handlers run
         exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
         try:
-            self.dump("exit", exit_error=f"{type(exc).__name__}: {exc}" if exc is not None else None)
+            error = f"{type(exc).__name__}: {exc}" if exc is not None else None
+            if self._stopped_by is not None:  # ending by a stop signal (SIGINT's KeyboardInterrupt): say so again
+                self.dump("signal", signum=self._stopped_by, exit_error=error)
+            else:
+                self.dump("exit", exit_error=error)
             self._fatal = fatal.close(self._fatal)
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
