@@ -84,7 +84,6 @@ def _rank_main(rank: int, world: int, spec: dict, out: str) -> None:
     recorder = FlightRecorder(Path(out) / "dumps", watchdog_s=None, signum=None).install()
     ddp = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(64, 512), nn.ReLU(), nn.Linear(512, 512),
                                                             nn.ReLU(), nn.Linear(512, 10)))
-    ddp.register_comm_hook(None, recorder.ddp_comm_hook())
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     monitor = StragglerMonitor(every=EVERY, persist=PERSIST, warmup=WARMUP, flight_recorder=recorder)
     rng = random.Random(spec["seed"] * 1000 + rank)
