@@ -44,6 +44,7 @@ def test_sigterm_from_torchrun_dumps_every_hung_rank_then_ends_it_by_the_signal(
             assert (doc["reason"], doc["signal"], doc["pid"]) == ("signal", "SIGTERM", pids[r]), log_text
             assert doc["dumped_at_ns"] > hung[r]["dumped_at_ns"]
         assert not any(_alive(pid) for pid in pids)  # the signal was not swallowed by the hung ranks
+        assert sorted(p.name for p in dumps.iterdir()) == ["rank0.json", "rank1.json"]  # no empty fatal trace left
     finally:
         if agent.poll() is None:
             os.killpg(agent.pid, signal.SIGKILL)

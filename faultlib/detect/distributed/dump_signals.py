@@ -38,10 +38,14 @@ class DumpSignals:
         dump: ``dump(reason, signum=...)``, the recorder's dump.
         signum: the signal that only dumps (``None``: none).
         stop_signals: signals that dump and then take their previous action.
+        before_death: called after the dump when a stop signal's default action is about to end the process (no
+            exit handler runs then): the recorder closes its fatal-signal trace there.
     """
 
-    def __init__(self, dump: Callable[..., Any], signum: int | None, stop_signals: tuple[int, ...]):
+    def __init__(self, dump: Callable[..., Any], signum: int | None, stop_signals: tuple[int, ...],
+                 before_death: Callable[[], Any] | None = None):
         self._dump = dump
+        self._before_death = before_death
         self.signum = signum
         self.stop_signals = stop_signals
         self._old: Any = None
@@ -110,7 +114,15 @@ class DumpSignals:
             old(signum, frame)  # e.g. Python's default SIGINT handler: KeyboardInterrupt
             return
         signal.signal(signum, signal.SIG_DFL)
+        self._dying()
         os.kill(os.getpid(), signum)  # the default action: the process ends by this signal, as without us
+
+    def _dying(self) -> None:
+        if self._before_death is not None:
+            try:
+                self._before_death()
+            except Exception as exc:
+                _say("cleanup before the signal", exc)
 
     # -- the recorder's thread -----------------------------------------------------------------------------------
     def poll(self, timeout_s: float) -> bool:
@@ -145,4 +157,5 @@ class DumpSignals:
         if self._stop_old.get(signum) is signal.SIG_DFL:
             sys.stderr.flush()
             ctypes.CDLL(None).signal(ctypes.c_int(signum), ctypes.c_void_p(0))  # SIG_DFL, at the C level
+            self._dying()
             os.kill(os.getpid(), signum)

@@ -199,7 +199,8 @@ class FlightRecorder:
         if threading.current_thread() is threading.main_thread():
             from faultlib.detect.distributed.dump_signals import DumpSignals
 
-            self._signals = DumpSignals(self.dump, self.signum, self.stop_signals).install()
+            self._signals = DumpSignals(self.dump, self.signum, self.stop_signals,
+                                        before_death=self._close_fatal).install()
         if self.watchdog_s is not None or (self._signals is not None and self._signals.listening):
             self._stop.clear()
             self._thread = threading.Thread(target=self._watch, name="faultlib-flight-recorder", daemon=True)
@@ -430,6 +431,10 @@ class FlightRecorder:
         self.dumps += 1
         return path
 
+    def _close_fatal(self) -> None:
+        """Stop the fatal-signal trace, removing it when empty (at exit, and before a stop signal ends the process)."""
+        self._fatal = fatal.close(self._fatal)
+
     def _dump_at_exit(self) -> None:
         # an uncaught exception is printed (and kept as sys.last_exc / sys.last_value) before the exit handlers run
         exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
@@ -439,7 +444,7 @@ class FlightRecorder:
                 self.dump("signal", signum=self._stopped_by, exit_error=error)
             else:
                 self.dump("exit", exit_error=error)
-            self._fatal = fatal.close(self._fatal)
+            self._close_fatal()
         except Exception as exc:  # never turn a clean exit into a traceback
             print(f"faultlib flight recorder: exit dump failed: {exc}", file=sys.stderr)
 
