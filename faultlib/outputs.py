@@ -12,12 +12,27 @@ once at the end (:meth:`OutputFile.write_bytes`):
   name whose directory does not exist is refused with :class:`~faultlib.errors.InputError` (exit 2)
   naming the option.
 
-Run directories have their own writer (:mod:`faultlib.evidence.seal`): this one is for files outside them.
+Directories (:func:`output_dir`: ``new --out``, ``--archive file://DIR``, ``--dump-dir``, the spool, the
+directories of a file target above) follow one rule, **the path as typed holds no link**:
+
+- each component of the path the user typed is opened without following links (``openat`` +
+  ``O_NOFOLLOW``, created one by one when missing); a component that is a **symbolic link** is refused with
+  exit 2, naming the link and where it points, and saying which real path to name instead (a cloned
+  repository's ``cases -> /etc`` never routes a write outside it). What the user did not type is trusted:
+  the current directory for a relative path, the home directory for ``~``;
+- a path that goes **down and back up** (``reports/../../etc``) is refused: it looks like it is inside a
+  directory it is not in (write its normal form); a leading ``..`` (``../reports``) is plain and kept;
+- a component that is a file, or a directory that cannot be entered or written, is refused naming it.
+
+Caches (``~/.cache/faultlib``) are not named by the user: they are written by temp file and rename, never
+through a link at the file itself, and a failure there is no error. Run directories have their own writer
+(:mod:`faultlib.evidence.seal`): this one is for files and directories outside them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import uuid
@@ -25,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from faultlib.errors import InputError
 
-__all__ = ["OutputFile", "output_file"]
+__all__ = ["OutputFile", "output_dir", "output_file", "replace_file"]
 
 
 @dataclass(frozen=True)
@@ -57,20 +72,10 @@ class OutputFile:
         """
         if output_file(self.path, self.option, probe=False).stream:
             return self._stream(data, os.O_WRONLY)
-        tmp = self.path.parent / f".{self.path.name[:64]}.{uuid.uuid4().hex[:12]}.tmp"  # short: NAME_MAX is 255
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
+            return replace_file(self.path, data)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
             raise self._error(f"cannot be written: {exc.strerror}") from None
-        return len(data)
 
     def append_text(self, text: str) -> int:
         """Append ``text`` (UTF-8): to the end of a regular file (created when missing), or to a FIFO or device
@@ -98,6 +103,35 @@ class OutputFile:
 
     def _error(self, message: str) -> InputError:
         return InputError(message, path=str(self.path), field=self.option)
+
+
+def replace_file(path: str | Path, data: bytes, *, fsync: bool = True) -> int:
+    """Write ``data`` to ``path`` atomically: a new temp file beside it (``O_EXCL | O_NOFOLLOW``: never an
+    existing file or a link planted at its name), then ``os.replace`` (a link at ``path`` is replaced, never
+    written through). The one way faultlib replaces a file outside a run directory.
+
+    Returns:
+        The bytes written.
+
+    Raises:
+        OSError: the directory refused the temp file or the rename (the temp file is removed).
+    """
+    path = Path(path)
+    tmp = path.parent / f".{path.name[:64]}.{uuid.uuid4().hex[:12]}.tmp"  # short: NAME_MAX is 255
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            _write_all(fd, data)
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+    return len(data)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -160,11 +194,7 @@ def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, 
         if not mode & 0o222:  # mode bits, not access(): root may write anything
             raise refuse("is read-only: not replaced")
     parent = path.parent
-    if parents and not os.path.lexists(parent):
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise refuse(f"its directory cannot be created ({exc.strerror or exc})") from None
+    output_dir(parent, option, create=parents)  # no link, no down-and-up on the way
     if not parent.is_dir():
         what = "is not a directory" if os.path.lexists(parent) else "does not exist"
         raise refuse(f"{parent} {what}: create the directory first, or choose another {option}")
@@ -176,3 +206,90 @@ def output_file(path: str | Path, option: str = "--out", *, probe: bool = True, 
         except OSError as exc:
             raise refuse(f"cannot be written there ({parent}: {exc.strerror})") from None
     return OutputFile(path, option, stream=False)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def output_dir(path: str | Path, option: str = "--out", *, create: bool = True) -> Path:
+    """Check (and with ``create``, make) the directory ``path`` that ``option`` names for writing.
+
+    The rule is the module docstring's: every component of ``path`` as typed is walked with ``openat`` and
+    ``O_NOFOLLOW`` (so a link swapped in during the walk is refused too) and created when missing.
+
+    Args:
+        path: the directory as the user typed it (``~`` allowed).
+        option: the option or variable that named it, for messages.
+        create: create the missing components (``mkdir``, mode 0o777 less the umask); otherwise stop at the
+            first missing one (the caller says whether a missing directory is an error).
+
+    Returns:
+        ``path`` with ``~`` expanded.
+
+    Raises:
+        InputError: a component is a symbolic link, a file, or cannot be entered or created; the path
+            holds a NUL byte, is empty, or goes down and back up with ``..``. The message names the component.
+    """
+    raw = os.fspath(path)
+
+    def refuse(message: str, where: str = raw) -> InputError:
+        return InputError(message, path=where, field=option)
+
+    if not raw or "\x00" in raw:
+        raise refuse("is not a usable directory (empty, or a NUL byte in it)")
+    if raw.startswith("~"):
+        head, _, rest = raw.partition("/")
+        anchor, shown = os.path.realpath(os.path.expanduser(head)), head
+    else:
+        anchor, rest, shown = ("/" if raw.startswith("/") else "."), raw, ("/" if raw.startswith("/") else "")
+    parts = [p for p in rest.split("/") if p not in ("", ".")]
+    named = False
+    for part in parts:
+        if part == ".." and named:
+            raise refuse(f"goes down and back up with '..' (it is {os.path.normpath(raw)}): "
+                         f"name {os.path.normpath(raw)} itself")
+        named = named or part != ".."
+    try:
+        fd = os.open(anchor, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    except OSError as exc:
+        raise refuse(f"cannot be entered: {exc.strerror}") from None
+    walked = shown
+    try:
+        for part in parts:
+            walked = os.path.join(walked, part)
+            try:
+                nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    break
+                try:
+                    with contextlib.suppress(FileExistsError):  # another process (a rank) made it meanwhile
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a link or file swapped in meanwhile
+                        raise _component_error(exc, fd, part, walked, raw, refuse) from None
+                    raise refuse(f"cannot be created ({walked}: {exc.strerror})") from None
+            except OSError as exc:
+                raise _component_error(exc, fd, part, walked, raw, refuse) from None
+            os.close(fd)
+            fd = nxt
+    finally:
+        os.close(fd)
+    return Path(os.path.expanduser(raw))
+
+
+def _component_error(exc: OSError, dir_fd: int, part: str, walked: str, raw: str, refuse) -> InputError:
+    """Words for a component of an output directory that could not be opened as a directory."""
+    try:
+        mode = os.stat(part, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISLNK(mode):
+        target = os.readlink(part, dir_fd=dir_fd)
+        real = os.path.realpath(os.path.expanduser(raw))
+        return refuse(f"{walked} is a symbolic link (to {target}): faultlib never writes through a link; "
+                      f"name the real directory ({real}) if you mean it")
+    if mode and not stat.S_ISDIR(mode):
+        return refuse(f"is not a directory ({walked} is in the way): choose another path")
+    return refuse(f"{walked} cannot be entered: {exc.strerror}")

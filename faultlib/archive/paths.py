@@ -6,21 +6,28 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from faultlib.errors import ArchiveError
+from faultlib.errors import ArchiveError, InputError
+from faultlib.outputs import output_dir
 
 #: kernel pseudo-filesystems: they look like directories but store nothing
 PSEUDO_ROOTS = (Path("/proc"), Path("/sys"))
 
 
 def local_path(text: str | os.PathLike, *, what: str) -> Path:
-    """``text`` as an absolute path (``~`` expanded, symlinks resolved), without resolving it twice later.
+    """``text`` as an absolute path (``~`` expanded), without resolving it twice later. The path as typed holds no
+    symbolic link (:func:`faultlib.outputs.output_dir`'s rule: ``--archive file://LINK`` never writes through it).
 
     Raises:
-        ArchiveError: empty, or holds a NUL byte.
+        ArchiveError: empty, holds a NUL byte, a component is a symbolic link or a file, or it goes down and
+            back up with ``..``.
     """
     raw = os.fspath(text)
     if not raw or "\x00" in raw:
         raise ArchiveError(f"{what} {raw!r} is not a usable path (empty, or a NUL byte in it)")
+    try:
+        output_dir(raw, what, create=False)
+    except InputError as exc:
+        raise ArchiveError(str(exc)) from None
     try:
         return Path(os.path.realpath(os.path.expanduser(raw)))
     except (OSError, ValueError) as exc:

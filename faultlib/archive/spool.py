@@ -22,6 +22,7 @@ from faultlib.archive.manifest import safe_id
 from faultlib.archive.paths import check_writable_dir, local_path
 from faultlib.errors import ArchiveError
 from faultlib.evidence import layout
+from faultlib.outputs import output_dir
 
 ENV_SPOOL = "FAULTLIB_SPOOL"
 DEFAULT_ROOT = Path(".faultlib") / "spool"
@@ -53,17 +54,15 @@ def _is_dir(path: Path) -> bool:
 
 
 def make_run_dir(path: Path) -> Path:
-    """Create the new run directory ``path`` and its parents.
+    """Create the new run directory ``path`` and its parents (none of them a symbolic link).
 
     Raises:
+        InputError: a parent is a symbolic link (``runs/<case> -> /etc``) or a file (exit 2, naming it).
         FileExistsError: ``path`` exists already (run ids are unique).
         FileNotFoundError: a parent was removed meanwhile (try again).
         OSError: a parent cannot be created (a file in the way, not writable).
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError as exc:  # a file where a directory should be
-        raise NotADirectoryError(exc.errno, f"{path.parent} is not a directory") from None
+    output_dir(path.parent, "run directory")  # created one component at a time, never through a link
     path.mkdir()
     return path
 

@@ -15,6 +15,7 @@ import click
 from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stdout
 from faultlib.errors import InputError
+from faultlib.outputs import output_dir
 
 
 @app.command("new")
@@ -37,6 +38,7 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
 
     state["json"] = as_json
     check_name(name)
+    output_dir(out, "--out", create=False)  # no symbolic link on the way (``cases -> /etc`` in a cloned repository)
     if (out / name).exists() or (out / name).is_symlink():
         raise InputError("already exists: faultlib new never overwrites a case; pick another NAME or remove it",
                          path=str(out / name))

@@ -15,7 +15,7 @@ from rich.text import Text
 from faultlib.cli.params import FiniteFloat
 from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
-from faultlib.outputs import output_file
+from faultlib.outputs import output_dir, output_file
 from faultlib.trace.session import EXIT_CODES
 
 TRACE_HELP = """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
@@ -78,6 +78,8 @@ def trace(as_json: bool, out: Path | None, keep_going: bool, dump_dir: Path | No
         raise click.UsageError("--threshold-ms goes with --asyncio")
     reads = tuple(arg for arg in command if arg.endswith(".py"))  # --out train.py would replace the script
     target = output_file(out, "--out", parents=True, reads=reads) if out is not None else None  # before it runs
+    if dump_dir is not None:
+        output_dir(dump_dir, "--dump-dir", create=False)  # no symbolic link on the way (faultlib.outputs' rule)
     if watch_loops:
         from faultlib.trace.loop import trace_asyncio
 

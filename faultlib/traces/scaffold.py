@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from faultlib.errors import InputError
+from faultlib.outputs import output_dir
 from faultlib.traces.codegen import md_code, promql_string, python_command, python_module, yaml_document
 from faultlib.traces.graph import SpanGraph, build_graph
 from faultlib.traces.load import TraceSpan, load_spans
@@ -469,7 +470,7 @@ def write(scaffold: Scaffold, out: Path | str, *, check: Callable[[Path], object
         raise InputError("already exists: faultlib new never overwrites a case; pick another NAME or remove it",
                          path=str(target))
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        output_dir(out, "--out")  # created one component at a time, never through a symbolic link
         staging = Path(tempfile.mkdtemp(prefix=f".{scaffold.name}.", dir=out))
     except OSError as exc:
         raise InputError(f"cannot create the case directory: {exc.strerror}", path=str(out)) from None

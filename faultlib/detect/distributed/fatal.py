@@ -35,7 +35,8 @@ def enable(dump_dir: Path, rank: int) -> IO[str] | None:
         return None
     try:
         dump_dir.mkdir(parents=True, exist_ok=True)
-        file = open(dump_dir / f"rank{rank}.fatal", "w", encoding="utf-8")
+        file = open(dump_dir / f"rank{rank}.fatal", "w", encoding="utf-8",  # never through a link planted there
+                    opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW, 0o644))
         faulthandler.enable(file=file, all_threads=True)
         return file
     except OSError as exc:  # the recorder still records; only this trace is lost

@@ -59,6 +59,7 @@ from typing import Any, Callable
 
 from faultlib.detect.distributed import fatal
 from faultlib.detect.distributed.sites import FAULTLIB_DIR, torch_dir, user_call_site
+from faultlib.outputs import output_dir, replace_file
 
 FORMAT = "faultlib.flight_recorder"
 VERSION = 1
@@ -194,6 +195,7 @@ class FlightRecorder:
 
         self._ddp = DdpBucketTap(self, per_bucket=self.ddp_per_bucket)
         self._ddp.install()
+        output_dir(self.dump_dir, "dump_dir")  # created now; a symbolic link on the way: InputError
         self._fatal = fatal.enable(self.dump_dir, self._rank()[0])
         atexit.register(self._dump_at_exit)
         if threading.current_thread() is threading.main_thread():
@@ -423,11 +425,9 @@ class FlightRecorder:
                "capacity": self.capacity, "dropped": self._recorded - len(entries), "entries": entries}
         if exit_error is not None:
             doc["exit_error"] = exit_error[:500]
-        self.dump_dir.mkdir(parents=True, exist_ok=True)
+        self.dump_dir.mkdir(parents=True, exist_ok=True)  # checked for links at install (output_dir)
         path = self.dump_dir / f"rank{rank}.json"
-        tmp = self.dump_dir / f".rank{rank}.{os.getpid()}.{threading.get_ident()}.tmp"
-        tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        replace_file(path, json.dumps(doc, indent=1).encode("utf-8"), fsync=False)
         self.dumps += 1
         return path
 
