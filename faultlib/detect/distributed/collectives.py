@@ -25,6 +25,7 @@ the file and the field.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,8 @@ DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
 LIMITS = Limits(max_bytes=256 * MiB, max_depth=16, max_nodes=20_000_000)
 STATES = ("started", "completed", "failed")
 _LOOKAHEAD = 8
+#: ranks without a dump named one finding each; beyond, one finding counts the rest
+MAX_MISSING_NAMED = 64
 
 
 @dataclass
@@ -80,6 +83,10 @@ def _load_dump(path: Path, root: Path) -> Dump:
     rank = _need(doc.get("rank"), int, path, "rank", "an integer")
     if rank < 0:
         raise InputError(f"rank is {rank}: must be >= 0", path=str(path), field="rank")
+    named = DUMP_NAME.fullmatch(path.name)
+    if named and int(named.group(1)) != rank:  # the recorder names each dump after its rank
+        raise InputError(f"rank is {rank} in a file named {path.name}: a renamed or hand-made dump; name it "
+                         f"rank{rank}.json or restore the recorder's file", path=str(path), field="rank")
     entries = _need(doc.get("entries"), list, path, "entries", "a list")
     for i, e in enumerate(entries):
         at = f"entries[{i}]"
@@ -192,8 +199,29 @@ class CollectivesReport:
                 "ranks": self.ranks, "groups": self.groups}
 
 
-def _issued(sigs: list) -> int:
+class _Row:
+    """One rank's signatures over a group's recorded seqs (None where it has no entry), computed when read: a
+    list of every rank x every seq was 2.5 GB for 300 ranks whose 2,048 entries each held seqs no other rank had."""
+
+    def __init__(self, entries: dict[int, dict], seqs: list[int]):
+        self.entries, self.seqs = entries, seqs
+        last = max(entries, default=None)
+        self.issued = 0 if last is None else bisect.bisect_right(seqs, last)
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def __getitem__(self, i: int | slice):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self.seqs)))]
+        e = self.entries.get(self.seqs[i])
+        return None if e is None else _signature(e)
+
+
+def _issued(sigs: list | _Row) -> int:
     """How many entries a rank holds from the window's start (its list is padded with None)."""
+    if isinstance(sigs, _Row):
+        return sigs.issued
     n = len(sigs)
     while n and sigs[n - 1] is None:
         n -= 1
@@ -275,10 +303,11 @@ def _compare_group(name: str, by_rank: dict[int, dict[int, dict]],
     lo = max(min(s) for s in by_rank.values() if s) if all(by_rank.values()) else 0
     # the seqs some rank recorded, not every number up to the largest: a dump's seq of 10^15 costs nothing
     seqs = sorted({q for s in by_rank.values() for q in s if q >= lo})
-    sigs = {r: [_signature(s[q]) if q in s else None for q in seqs] for r, s in by_rank.items()}
+    sigs = {r: _Row(s, seqs) for r, s in by_rank.items()}  # computed on demand: ranks x seqs can be 10^10
     for i, seq in enumerate(seqs):
-        present = {r: v[i] for r, v in sigs.items() if v[i] is not None}
-        absent = sorted(r for r, v in sigs.items() if v[i] is None)
+        row = {r: v[i] for r, v in sigs.items()}
+        present = {r: sig for r, sig in row.items() if sig is not None}
+        absent = sorted(r for r, sig in row.items() if sig is None)
         if not absent and len(set(present.values())) <= 1:
             shifted = _step_shift(name, seq, {r: by_rank[r][seq] for r in present})
             if shifted:
@@ -361,7 +390,9 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
             listed = e["group"].get("ranks")
             members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
     findings: list[Finding] = []
-    for r in sorted(set().union(*members.values()) - set(ranks)) if members else []:
+    missing = sorted(set().union(*members.values()) - set(ranks)) if members else []
+    missing, rest = missing[:MAX_MISSING_NAMED], missing[MAX_MISSING_NAMED:]  # 10^6 listed ranks took > 2 min
+    for r in missing:
         shared = {d.rank: [e for e in d.entries if r in (e["group"].get("ranks") or [])] for d in dumps}
         note, at = vanished(r, shared)
         died = _fatal.site((fatal or {}).get(r, ""), set(OPS))
@@ -381,6 +412,11 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
                                 evidence={"rank": r, **({"seq": at["seq"], "op": at["op"], "tensors": at["tensors"]}
                                                         if at else {}), **({"fatal": died} if died else {})},
                                 kind="dump_missing"))
+    if rest:
+        findings.append(Finding(DETECTOR, Severity.WARNING,
+                                f"{len(rest)} more ranks of the recorded process groups left no dump "
+                                f"(ranks {rest[0]}..{rest[-1]}); the first {MAX_MISSING_NAMED} are named above",
+                                evidence={"count": len(rest), "first": rest[0], "last": rest[-1]}, kind="dump_missing"))
     divergences = []
     summary: dict[str, dict[str, Any]] = {}
     for name in sorted(groups):

@@ -1,0 +1,49 @@
+"""Hostile inputs of the second pass (the newest readers): each kind that hung, blew up memory or read the input
+wrongly, now bad input (exit 2, file and field) or measured as data, in-process."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+from faultlib.detect.distributed.collectives import MAX_MISSING_NAMED, analyse, load_dumps
+from tests.check.test_check_collectives import entry, write
+from tests.check.test_fuzz_checks import run_check
+
+
+def test_a_group_claiming_a_huge_world_names_the_first_absent_ranks_and_counts_the_rest(tmp_path):
+    """A group listing 10^6 ranks with two dumps took over two minutes (one finding per absent rank)."""
+    world = range(100_000)
+    for rank in (0, 1):
+        write(tmp_path / "d", rank, [entry(s, ranks=world) for s in range(2)])
+    code, out = run_check("collectives", str(tmp_path / "d"))
+    missing = [f for f in out["findings"] if f["kind"] == "dump_missing"]
+    assert code == 1 and len(missing) == MAX_MISSING_NAMED + 1
+    assert missing[-1]["evidence"] == {"count": 100_000 - 2 - MAX_MISSING_NAMED, "first": 2 + MAX_MISSING_NAMED,
+                                       "last": 99_999}
+
+
+def test_a_dump_whose_rank_is_not_its_file_name_is_bad_input(tmp_path):
+    write(tmp_path / "d", 0, [entry(0, ranks=(0, 1))])
+    write(tmp_path / "d", 1, [entry(0, ranks=(0, 1))], rank=10 ** 9)  # rank1.json claiming rank 10^9
+    code, out = run_check("collectives", str(tmp_path / "d"))
+    assert code == 2 and out["field"] == "rank" and out["file"].endswith("rank1.json")
+    assert "rank1000000000.json" in out["message"]
+
+
+def test_ranks_with_seqs_no_other_rank_holds_are_compared_without_a_ranks_by_seqs_table(tmp_path):
+    """Each rank's entries beyond seq 0 are its own: the comparison built a list of every rank x every seq
+    (2.5 GB for 300 ranks x 2,048); now what it reads is computed on demand, and the verdict is the same."""
+    ranks, per_rank = 100, 200
+    group = range(ranks)
+    for rank in group:
+        write(tmp_path / "d", rank, [entry(0, ranks=group)]
+              + [entry(1 + rank * per_rank + k, ranks=group) for k in range(per_rank - 1)])
+    dumps = load_dumps(tmp_path / "d")
+    tracemalloc.start()
+    try:
+        report = analyse(dumps)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.first_divergence["seq"] == 1 and report.first_divergence["kind"] == "collective_missing"
+    assert peak < ranks * ranks * per_rank * 8 / 4, peak  # a quarter of the table's pointers alone
