@@ -47,3 +47,44 @@ def test_ranks_with_seqs_no_other_rank_holds_are_compared_without_a_ranks_by_seq
         tracemalloc.stop()
     assert report.first_divergence["seq"] == 1 and report.first_divergence["kind"] == "collective_missing"
     assert peak < ranks * ranks * per_rank * 8 / 4, peak  # a quarter of the table's pointers alone
+
+
+PLUGIN = '''
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+def raises(): raise RuntimeError("boom")
+def exits(): raise SystemExit(0)
+def junk(): return Vocabulary(calls={"time.sleep": None, 1: "x"})
+def junk_family(): return Vocabulary(families=("not a family",))
+def bad_family(): return Vocabulary(families=(Family(types="redis.Redis", methods=["get"], source=None),))
+nothing = None
+def good(): return Vocabulary(calls={"mypkg.fetch": ("blocking_http", "https://example.org/docs")})
+'''
+
+
+def test_blocking_call_plugins_that_raise_exit_or_return_junk_are_left_out_and_named(tmp_path, monkeypatch):
+    """A plugin's sys.exit(0) ended `check blocking` with exit 0 and no output; a junk table replaced the
+    built-in time.sleep entry (its finding vanished); a str among the families crashed with a traceback."""
+    import importlib.metadata as md
+
+    from faultlib.detect.serving.blocking import vocab
+
+    (tmp_path / "hostile_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = ["raises", "exits", "junk", "junk_family", "bad_family", "nothing", "good"]
+    eps = md.EntryPoints(md.EntryPoint(n, f"hostile_plugin:{n}", vocab.ENTRY_POINT_GROUP) for n in names)
+    real = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: eps if group == vocab.ENTRY_POINT_GROUP
+                        else real(group=group, **kw) if group else real(**kw))
+    (tmp_path / "svc.py").write_text("import time, mypkg\nasync def handler():\n    time.sleep(1)\n"
+                                     "    mypkg.fetch()\n")
+    vocab.vocabulary.cache_clear()
+    try:
+        with __import__("pytest").warns(UserWarning):
+            merged = vocab.vocabulary()
+        assert merged.plugins == ("good",)
+        assert sorted(f.split(":")[0] for f in merged.failed) == sorted(n for n in names if n != "good")
+        code, out = run_check("blocking", str(tmp_path / "svc.py"))
+    finally:
+        vocab.vocabulary.cache_clear()
+    assert code == 1 and sorted(f["location"]["line"] for f in out["findings"]) == [3, 4]
+

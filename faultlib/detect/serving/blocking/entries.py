@@ -72,3 +72,32 @@ class Vocabulary:
     calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     families: tuple[Family, ...] = ()
     returns: Mapping[str, str] = field(default_factory=dict)
+
+    def problem(self) -> str | None:
+        """What makes this table unusable (a plugin's table is checked before it joins the vocabulary), or None.
+
+        ``calls`` maps dotted names to ``(kind, source)`` string pairs, ``returns`` dotted names to type names,
+        ``families`` holds :class:`Family` objects whose ``types`` are strings and ``methods`` maps strings to
+        strings. A junk entry (``{"time.sleep": None}``) once replaced the built-in one and hid its findings."""
+        def strs(value) -> bool:
+            return isinstance(value, str) and bool(value)
+
+        if not isinstance(self.calls, Mapping) or not isinstance(self.returns, Mapping):
+            return "calls and returns must be mappings"
+        for name, entry in self.calls.items():
+            if not strs(name) or not (isinstance(entry, tuple) and len(entry) == 2 and all(map(strs, entry))):
+                return f"calls[{name!r}] must map a dotted name to a (kind, source) pair of strings, got {entry!r}"
+        for name, type_name in self.returns.items():
+            if not (strs(name) and strs(type_name)):
+                return f"returns[{name!r}] must map a dotted name to a type name, got {type_name!r}"
+        if not isinstance(self.families, tuple):
+            return "families must be a tuple of Family"
+        for i, fam in enumerate(self.families):
+            if not isinstance(fam, Family):
+                return f"families[{i}] is a {type(fam).__name__}, not a Family"
+            if not (isinstance(fam.types, tuple) and all(map(strs, fam.types)) and strs(fam.source)
+                    and isinstance(fam.methods, Mapping)
+                    and all(strs(m) and strs(k) for m, k in fam.methods.items())):
+                return (f"families[{i}] needs types (a tuple of names), methods ({{method: kind}} strings) and a "
+                        "source URL")
+        return None

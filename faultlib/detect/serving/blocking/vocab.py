@@ -388,7 +388,9 @@ def vocabulary() -> Merged:
             value = value() if callable(value) and not isinstance(value, Vocabulary) else value
             if not isinstance(value, Vocabulary):
                 raise TypeError(f"is a {type(value).__name__}, not a faultlib Vocabulary")
-        except Exception as exc:  # a third-party plugin's failure must not stop the analysis
+            if value.problem():  # junk entries would replace built-in ones and hide their findings
+                raise TypeError(value.problem())
+        except (Exception, SystemExit) as exc:  # a plugin's failure (even sys.exit) must not stop or end the analysis
             failed.append(f"{ep.name}: {type(exc).__name__}: {exc}")
             warnings.warn(f"{ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) not loaded: {exc}", stacklevel=2)
             continue
