@@ -178,23 +178,47 @@ def _open_regular(path: Path, limits: Limits) -> int:
     return fd
 
 
-def decode_text(data: bytes, path: Path | str) -> str:
-    """``data`` as UTF-8 text without NUL bytes.
+def decode_text(data: bytes, path: Path | str, encoding: str = "utf-8") -> str:
+    """``data`` as text without NUL bytes, in ``encoding`` (UTF-8 unless a Python file declares another).
 
     Raises:
-        InputError: invalid UTF-8 or a NUL byte (with the line where it is).
+        InputError: invalid in that encoding, or a NUL byte (with the line where it is).
     """
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): save it as UTF-8",
+        what = "UTF-8" if encoding.startswith("utf-8") else f"{encoding} (as its coding declaration says)"
+        raise InputError(f"is not valid {what} (byte 0x{data[exc.start]:02x} at offset {exc.start}): save it as UTF-8",
                          path=str(path), line=line) from None
     if "\x00" in text:
         raise InputError("contains a NUL byte: remove it", path=str(path), line=text.count("\n", 0, text.index("\x00")) + 1)
     return text.removeprefix("\ufeff")
 
 
+def python_encoding(data: bytes, path: Path | str) -> str:
+    """The encoding of Python source ``data`` as Python reads it (PEP 263: a BOM, or a ``# -*- coding: NAME -*-``
+    comment on line 1 or 2; UTF-8 otherwise), from :func:`tokenize.detect_encoding`.
+
+    Raises:
+        InputError: an unknown encoding, or a BOM with a declaration of another encoding (Python refuses both).
+    """
+    import io
+    import tokenize
+
+    try:
+        return tokenize.detect_encoding(io.BytesIO(data[:4096]).readline)[0]
+    except SyntaxError as exc:
+        if "invalid or missing" in str(exc):  # undeclared bytes that are not UTF-8: decode_text says where
+            return "utf-8"
+        bom = " (a UTF-8 BOM and a declaration of another encoding)" if data.startswith(b"\xef\xbb\xbf") else ""
+        raise InputError(f"has a coding declaration Python refuses: {exc}{bom}",
+                         path=str(path), line=data[:4096].count(b"\n", 0, data.find(b"coding")) + 1) from None
+
+
 def read_text(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> str:
-    """A regular file's UTF-8 text (see :func:`read_bytes` and :func:`decode_text`)."""
-    return decode_text(read_bytes(path, limits=limits, root=root), path)
+    """A regular file's UTF-8 text (see :func:`read_bytes` and :func:`decode_text`); a Python file (``.py``,
+    ``.pyw``) in the encoding its coding declaration names (:func:`python_encoding`), as Python runs it."""
+    data = read_bytes(path, limits=limits, root=root)
+    encoding = python_encoding(data, path) if str(path).endswith((".py", ".pyw")) else "utf-8"
+    return decode_text(data, path, encoding)
