@@ -19,6 +19,11 @@ traceback, never after hours or gigabytes:
 - :mod:`~faultlib.readers.tables`: tables by extension; a CSV header's names kept as written (a name written
   twice, or a row wider than the header, is refused with the line, never renamed or turned into an index).
 - :mod:`~faultlib.readers.options`: numbers from the command line (:class:`FiniteFloat`: ``nan``/``inf`` refused).
+- :mod:`~faultlib.readers.notebook`: Jupyter notebooks, with bounds of their own (outputs make them tens of MB).
+- Python source (``.py``) is decoded as Python reads it (:func:`~faultlib.readers.files.python_encoding`, PEP 263).
+
+Writes have one rule too, beside these readers: :mod:`faultlib.outputs` (no symbolic link in the path as typed,
+atomic replacement, never through a link at the file).
 """
 
 from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import tracemalloc
 
+import pytest
+
 from faultlib.detect.distributed.collectives import MAX_MISSING_NAMED, analyse, load_dumps
 from tests.check.test_check_collectives import entry, write
 from tests.check.test_fuzz_checks import run_check
@@ -33,7 +35,7 @@ def test_a_dump_whose_rank_is_not_its_file_name_is_bad_input(tmp_path):
 def test_ranks_with_seqs_no_other_rank_holds_are_compared_without_a_ranks_by_seqs_table(tmp_path):
     """Each rank's entries beyond seq 0 are its own: the comparison built a list of every rank x every seq
     (2.5 GB for 300 ranks x 2,048); now what it reads is computed on demand, and the verdict is the same."""
-    ranks, per_rank = 100, 200
+    ranks, per_rank = 80, 120
     group = range(ranks)
     for rank in group:
         write(tmp_path / "d", rank, [entry(0, ranks=group)]
@@ -88,3 +90,27 @@ def test_blocking_call_plugins_that_raise_exit_or_return_junk_are_left_out_and_n
         vocab.vocabulary.cache_clear()
     assert code == 1 and sorted(f["location"]["line"] for f in out["findings"]) == [3, 4]
 
+
+
+LEAK = ("from sklearn.datasets import load_iris\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.model_selection import train_test_split\nfrom sklearn.linear_model import LogisticRegression\n"
+        "X, y = load_iris(return_X_y=True)\nX = StandardScaler().fit_transform(X)\n"
+        "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))\n")
+
+
+def test_a_notebook_made_large_by_its_plots_is_analysed_and_an_oversized_one_says_clear_the_outputs(tmp_path):
+    """A notebook over 4 MiB (the bound for configs) was refused, though its plots are what weigh."""
+    import json
+
+    from faultlib.errors import InputError
+    from faultlib.readers.files import Limits
+    from faultlib.readers.notebook import load_notebook
+
+    plot = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBOR" + "A" * (6 << 20)}}
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": LEAK, "outputs": [plot]}
+    path = tmp_path / "plots.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}))
+    code, out = run_check("leakage", str(path))
+    assert code == 1 and [f["kind"] for f in out["findings"]] == ["fit_before_split"]
+    with pytest.raises(InputError, match=r"the limit is 1000 bytes: clear its outputs first \(jupyter nbconvert"):
+        load_notebook(path, limits=Limits(max_bytes=1000))

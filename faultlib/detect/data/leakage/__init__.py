@@ -81,14 +81,15 @@ def analyze_file(path: str):
 
     from faultlib.detect.data.leakage.source import SourceMap, clean_lines, notebook_source
     from faultlib.errors import InputError
-    from faultlib.readers import load_json, read_bytes, read_text
+    from faultlib.readers import read_text
+    from faultlib.readers.notebook import load_notebook
 
     suffix = Path(path).suffix.lower()
     if suffix == ".ipynb":
-        data = read_bytes(path)
-        if not data.strip():
+        doc = load_notebook(path)  # its own bounds: outputs (plots) make notebooks tens of MB
+        if doc is None:
             return _nothing(path)
-        source, smap = notebook_source(load_json(data, path), path)
+        source, smap = notebook_source(doc, path)
         if not smap.cells:
             return _nothing(path, smap)
     elif suffix in (".py", ".pyw"):
