@@ -151,14 +151,20 @@ def _str(value: Any, what: str) -> str:
 
 
 def _time(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TypeError(f"{what} is not an integer")
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or isinstance(value, str) and not (
+            value.isascii() and value.isdigit() and len(value) <= 20) or isinstance(value, int) and not (
+            0 <= value < 2 ** 64):  # int("1e400") said "invalid literal..."; OTLP times are fixed64
+        raise TypeError(f"{what} is {str(value)[:40]!r}: OTLP times are integers of nanoseconds (a string of digits)")
     return int(value)
 
 
 def _decode(doc: Any, path: Path, line: int) -> list[TraceSpan]:
     if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans", doc.get("batches")), list):
         what = "an object" if isinstance(doc, dict) else f"a {type(doc).__name__}"
+        if isinstance(doc, dict) and {"first_nonfinite", "exit_code"} <= doc.keys():
+            raise InputError("is a `faultlib trace` report (the NaN trace of a script), not an incident trace: "
+                             "--from-trace takes OTLP/JSON spans (an OpenTelemetry Collector file export, a run's "
+                             "traces.jsonl)", path=str(path), line=line)
         raise InputError(f"not OTLP/JSON traces: expected an object with a 'resourceSpans' list, got {what}"
                          + (f" with keys {sorted(doc)[:5]}" if isinstance(doc, dict) else ""), path=str(path), line=line)
     out = []

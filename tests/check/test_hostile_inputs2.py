@@ -114,3 +114,29 @@ def test_a_notebook_made_large_by_its_plots_is_analysed_and_an_oversized_one_say
     assert code == 1 and [f["kind"] for f in out["findings"]] == ["fit_before_split"]
     with pytest.raises(InputError, match=r"the limit is 1000 bytes: clear its outputs first \(jupyter nbconvert"):
         load_notebook(path, limits=Limits(max_bytes=1000))
+
+
+@pytest.mark.parametrize("start", ["1e400", "-5", -5, "١٢٣", "9" * 21])
+def test_a_span_time_that_is_not_unsigned_nanoseconds_names_the_field(tmp_path, start):
+    import json
+
+    from faultlib.errors import InputError
+    from faultlib.traces.load import load_spans
+
+    span = {"traceId": "a", "spanId": "b", "name": "x", "startTimeUnixNano": start, "endTimeUnixNano": "5"}
+    (tmp_path / "t.json").write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    with pytest.raises(InputError, match=r"t.json:1: not OTLP/JSON traces: startTimeUnixNano is .* integers of "
+                                         r"nanoseconds"):
+        load_spans(tmp_path / "t.json")
+
+
+def test_a_faultlib_trace_report_given_to_new_from_trace_is_named_as_one(tmp_path):
+    import json
+
+    from faultlib.errors import InputError
+    from faultlib.traces.load import load_spans
+
+    report = {"ok": True, "exit_code": 0, "first_nonfinite": None, "findings": [], "dump": None}
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    with pytest.raises(InputError, match=r"is a `faultlib trace` report .* takes OTLP/JSON spans"):
+        load_spans(tmp_path / "report.json")
