@@ -43,7 +43,7 @@ line and the fix; it does not change the exit code.
 
 \b
 Exit codes:
-""" + "\n".join(textwrap.fill(meaning, 96, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
+""" + "\n".join(textwrap.fill(meaning, 76, initial_indent=f"  {code:<6} ", subsequent_indent=" " * 9)
                 for code, meaning in EXIT_CODES.items())
 
 

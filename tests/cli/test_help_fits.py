@@ -1,0 +1,45 @@
+"""Every command's --help fits an 80-column terminal and loads no heavy library (a careless new user reads them
+all first: `faultlib trace --help` printed its exit-code table 97 columns wide)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import click
+
+from faultlib.cli.app import app
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = [prefix]
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            out += _commands(command, (*prefix, name))
+        elif command is not None:
+            out.append((*prefix, name))
+    return out
+
+
+def test_every_help_fits_80_columns_and_imports_nothing_heavy():
+    """One process walks every --help (COLUMNS=80, as a terminal sets it) and then reports the heavy modules."""
+    commands = _commands(app)
+    assert len(commands) > 20 and ("check", "onnx") in commands
+    probe = (
+        "import sys, json\nfrom click.testing import CliRunner\nfrom faultlib.cli.app import app\n"
+        f"out = {{}}\nfor argv in {commands!r}:\n"
+        "    r = CliRunner().invoke(app, [*argv, '--help'], terminal_width=80)\n"
+        "    out[' '.join(argv)] = [r.exit_code, max(map(len, r.output.splitlines()))]\n"
+        "heavy = sorted(m for m in ('torch', 'pandas', 'numpy', 'onnx', 'onnxruntime', 'sklearn', 'scipy', 'minio')"
+        " if m in sys.modules)\nprint(json.dumps({'help': out, 'heavy': heavy}))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+
+    result = json.loads(proc.stdout)
+    wide = {argv: width for argv, (code, width) in result["help"].items() if code != 0 or width > 80}
+    assert wide == {}, wide
+    assert result["heavy"] == []
