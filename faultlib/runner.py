@@ -175,7 +175,8 @@ def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, j
     if status["control"].get("status") == PhaseStatus.SKIPPED.value:  # what needs the control is skipped
         env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
     argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
-            "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(case.path), "-q",
+            "-p", "no:cacheprovider", "-p", "no:benchmark",  # neither writes into the catalog (.benchmarks/)
+            "-c", os.devnull, "--rootdir", str(case.path), "-q",
             f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
     return run_process(argv, env=env, cwd=case.path, stdout=output, stderr=output, timeout_s=ASSERTION_TIMEOUT_S)
 

@@ -43,7 +43,10 @@ def _run(case_dir, tmp_path, **kwargs):
 
 
 def test_passing_run_writes_valid_record_and_complete_manifest(tiny_case, tmp_path):
-    record, run_dir, listener = _run(tiny_case(), tmp_path)
+    case_dir = tiny_case()
+    catalog = sorted(p.name for p in case_dir.iterdir())
+    record, run_dir, listener = _run(case_dir, tmp_path)
+    assert sorted(p.name for p in case_dir.iterdir()) == catalog  # pytest-benchmark left .benchmarks/ there
     assert record.verdict is Verdict.PASSED, record.error
     assert record.control.status is PhaseStatus.OK and record.faulted.exit_code == 0
     assert sorted(record.assertions["passed"]) == ["asked_to_fail", "control_silent", "steps_recorded"]
