@@ -80,6 +80,9 @@ def run(case_dir: Path, backend: str, archive: str | None, no_control: bool, see
     state["json"] = as_json
     state["writes_evidence"] = True  # an interrupted run keeps what it wrote (said on Ctrl-C or SIGTERM)
     case = load_case(case_dir)
+    if world_workload and case.world is None:  # was ignored without a word
+        raise click.UsageError(f"--world-workload applies to a distributed case (repro.world in case.yaml); "
+                               f"{case.id} runs one process")
     if prometheus and not dry_run:
         from faultlib.observability.prometheus import require_binaries
 

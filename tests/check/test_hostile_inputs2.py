@@ -140,3 +140,15 @@ def test_a_faultlib_trace_report_given_to_new_from_trace_is_named_as_one(tmp_pat
     (tmp_path / "report.json").write_text(json.dumps(report))
     with pytest.raises(InputError, match=r"is a `faultlib trace` report .* takes OTLP/JSON spans"):
         load_spans(tmp_path / "report.json")
+
+
+def test_world_workload_on_a_one_process_case_is_a_usage_error(tmp_path):
+    """`run fp16_overflow --backend kubernetes --world-workload indexed-job` ignored the option without a word."""
+    from pathlib import Path
+
+    from tests.conftest import cli
+
+    case = Path(__file__).parents[2] / "cases" / "fp16_overflow"
+    proc = cli("run", str(case), "--backend", "kubernetes", "--dry-run", "--world-workload", "indexed-job",
+               cwd=tmp_path)
+    assert proc.returncode == 2 and "applies to a distributed case (repro.world" in proc.stderr
