@@ -152,3 +152,15 @@ def test_world_workload_on_a_one_process_case_is_a_usage_error(tmp_path):
     proc = cli("run", str(case), "--backend", "kubernetes", "--dry-run", "--world-workload", "indexed-job",
                cwd=tmp_path)
     assert proc.returncode == 2 and "applies to a distributed case (repro.world" in proc.stderr
+
+
+def test_a_fatal_trace_of_a_rank_no_group_names_is_a_finding_not_ok(tmp_path):
+    """rank2.fatal said "Fatal Python error: Aborted" but no recorded group listed rank 2: the check said ok."""
+    write(tmp_path / "d", 0, [entry(0, ranks=(0, 1))])
+    write(tmp_path / "d", 1, [entry(0, ranks=(0, 1))])
+    (tmp_path / "d" / "rank2.fatal").write_text('Fatal Python error: Aborted\n\nCurrent thread 0x1 (most recent call '
+                                                'first):\n  File "train.py", line 5 in all_reduce\n')
+    code, out = run_check("collectives", str(tmp_path / "d"))
+    [finding] = out["findings"]
+    assert code == 1 and finding["kind"] == "dump_missing" and finding["evidence"]["rank"] == 2
+    assert finding["message"].startswith("rank 2 died on a fatal signal but left no rank2.json")

@@ -391,6 +391,10 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
             members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
     findings: list[Finding] = []
     missing = sorted(set().union(*members.values()) - set(ranks)) if members else []
+    # a rank that died on a fatal signal before any recorded group named it: its rank<R>.fatal still counts
+    grouped = set(missing)
+    missing = sorted({*missing, *(r for r, text in (fatal or {}).items() if r not in ranks
+                                  and _fatal.site(text, set(OPS)))})
     missing, rest = missing[:MAX_MISSING_NAMED], missing[MAX_MISSING_NAMED:]  # 10^6 listed ranks took > 2 min
     for r in missing:
         shared = {d.rank: [e for e in d.entries if r in (e["group"].get("ranks") or [])] for d in dumps}
@@ -404,7 +408,8 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
                      + (": the same collective, so the ranks passed it different sizes or dtypes" if same else ""))
         cs = at["call_site"] if at else {}
         findings.append(Finding(DETECTOR, Severity.WARNING,
-                                f"rank {r} is in a recorded process group but left no rank{r}.json: it was killed or "
+                                f"rank {r} {'is in a recorded process group' if r in grouped else 'died on a fatal signal'}"
+                                f" but left no rank{r}.json: it was killed or "
                                 f"aborted before it could dump (its stderr says why){note}",
                                 location={k: v for k, v in (("file", cs.get("file")), ("line", cs.get("line")),
                                                             ("op", at and at["op"]), ("index", at and at["seq"]))
