@@ -38,9 +38,10 @@ import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 from faultlib.errors import InputError
 
-__all__ = ["OutputFile", "output_dir", "output_file", "replace_file"]
+__all__ = ["OutputFile", "open_new", "output_dir", "output_file", "replace_file"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,16 @@ def replace_file(path: str | Path, data: bytes, *, fsync: bool = True) -> int:
             tmp.unlink(missing_ok=True)
         raise
     return len(data)
+
+
+def open_new(path: str | Path) -> BinaryIO:
+    """``path`` opened for writing in binary (created or truncated), never through a link planted at its name
+    (``O_NOFOLLOW``): for large streams (a ``torch.save`` dump) that :func:`replace_file` would hold in memory.
+
+    Raises:
+        OSError: ``ELOOP`` when ``path`` is a symbolic link, or what the OS says.
+    """
+    return open(path, "wb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -182,3 +182,26 @@ def test_a_directory_another_process_creates_meanwhile_is_used(tmp_path, monkeyp
 
     monkeypatch.setattr(os, "mkdir", racing_mkdir)
     assert output_dir(tmp_path / "dumps" / "job").is_dir()
+
+
+def test_nan_dumps_never_write_through_a_link_planted_at_their_name(tmp_path):
+    """`trace --dump-dir DIR` where DIR/dump.pt links to a file of the user's: torch.save(path) truncated it."""
+    import torch
+
+    from faultlib.detect.numerics.nan_locator import write_dump as locator_dump
+    from faultlib.outputs import open_new
+    from faultlib.trace.batch import write_dump as trace_dump
+
+    precious = tmp_path / "precious"
+    precious.write_text("keep")
+    (tmp_path / "dump.pt").symlink_to(precious)
+    for write in (lambda p: locator_dump(p, step=1, event=None, batch=torch.ones(2), loss=torch.tensor(1.0),
+                                         model_state={}, optimizer_state=None),
+                  lambda p: trace_dump(p, step=1, event=None, inputs=None, loss=torch.tensor(1.0), model_state={},
+                                       optimizer_state=None)):
+        with pytest.raises(OSError):
+            write(str(tmp_path / "dump.pt"))
+        assert precious.read_text() == "keep"
+    with open_new(tmp_path / "new.pt") as fh:
+        fh.write(b"x")
+    assert (tmp_path / "new.pt").read_bytes() == b"x"

@@ -220,13 +220,16 @@ def write_dump(path: str, *, step: int | None, event: dict | None, inputs: StepI
     import torch
     from torch.utils._pytree import tree_map
 
+    from faultlib.outputs import open_new
+
     def detach(v):
         return v.detach().clone() if isinstance(v, torch.Tensor) else v
 
     batch = [] if inputs is None else inputs.batch
     consumed = [] if inputs is None else [{k: detach(v) for k, v in c.items()} for c in inputs.consumed]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    torch.save({"step": step, "event": event, "batch": tree_map(detach, batch[0] if len(batch) == 1 else batch),
-                "consumed": consumed, "loss": detach(loss), "model_state": tree_map(detach, model_state),
-                "optimizer_state": optimizer_state}, path)
+    with open_new(path) as fh:  # never through a link planted at the dump's name
+        torch.save({"step": step, "event": event, "batch": tree_map(detach, batch[0] if len(batch) == 1 else batch),
+                    "consumed": consumed, "loss": detach(loss), "model_state": tree_map(detach, model_state),
+                    "optimizer_state": optimizer_state}, fh)
     return str(path)

@@ -499,11 +499,14 @@ def write_dump(path, *, step: int | None, event: NonFiniteEvent | None, batch: A
     import torch
     from torch.utils._pytree import tree_map
 
+    from faultlib.outputs import open_new
+
     def detach(v):
         return v.detach().clone() if isinstance(v, torch.Tensor) else v
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    torch.save({"step": step, "event": event.to_json() if event else None, "batch": tree_map(detach, batch),
-                "loss": detach(loss), "model_state": tree_map(detach, model_state),
-                "optimizer_state": optimizer_state}, path)
+    with open_new(path) as fh:  # never through a link planted at the dump's name
+        torch.save({"step": step, "event": event.to_json() if event else None, "batch": tree_map(detach, batch),
+                    "loss": detach(loss), "model_state": tree_map(detach, model_state),
+                    "optimizer_state": optimizer_state}, fh)
     return str(path)
