@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,12 @@ def test_nan_dumps_never_write_through_a_link_planted_at_their_name(tmp_path):
     with open_new(tmp_path / "new.pt") as fh:
         fh.write(b"x")
     assert (tmp_path / "new.pt").read_bytes() == b"x"
+
+
+def test_trace_default_dump_dir_under_a_linked_faultlib_folder_is_refused_before_the_script_runs(elsewhere):
+    target, work = elsewhere
+    (work / ".faultlib").symlink_to(target)
+    (work / "s.py").write_text("print('ran')\n")
+    proc = cli("trace", "--", sys.executable, "s.py", cwd=work, timeout=120)
+    assert proc.returncode == 2 and ".faultlib is a symbolic link" in proc.stderr and "ran" not in proc.stdout
+    assert _everything(target) == []

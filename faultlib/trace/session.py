@@ -236,8 +236,12 @@ def check_writable_dir(path: Path, option: str) -> None:
     """Check that ``path`` is, or can be created as, a directory this process can write in.
 
     Raises:
-        InputError: ``path`` or an ancestor is a file, or the nearest existing directory is not writable.
+        InputError: ``path`` or an ancestor is a file, or the nearest existing directory is not writable, or a
+            component is a symbolic link (the default ``.faultlib/trace`` too: :func:`faultlib.outputs.output_dir`).
     """
+    from faultlib.outputs import output_dir
+
+    output_dir(path, option, create=False)
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
