@@ -215,3 +215,13 @@ def test_trace_default_dump_dir_under_a_linked_faultlib_folder_is_refused_before
     proc = cli("trace", "--", sys.executable, "s.py", cwd=work, timeout=120)
     assert proc.returncode == 2 and ".faultlib is a symbolic link" in proc.stderr and "ran" not in proc.stdout
     assert _everything(target) == []
+
+
+def test_trace_world_rank_files_replace_a_planted_link_never_write_through_it(tmp_path):
+    from faultlib.trace.world import _write_rank_files
+
+    precious = tmp_path / "precious"
+    precious.write_text("keep")
+    (tmp_path / "rank0.json").symlink_to(precious)
+    _write_rank_files(tmp_path, {0: {"rank": 0}, 1: {"rank": 1}})
+    assert precious.read_text() == "keep" and json.loads((tmp_path / "rank0.json").read_text()) == {"rank": 0}

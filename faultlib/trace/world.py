@@ -211,9 +211,11 @@ def _world_report(ranks: dict[int, dict], code: int | None, ended: str | None, w
 
 
 def _write_rank_files(dump_dir: Path, ranks: dict[int, dict]) -> None:
+    from faultlib.outputs import replace_file  # never through a link planted at rank<R>.json
+
     dump_dir.mkdir(parents=True, exist_ok=True)
     for rank, raw in ranks.items():
-        (dump_dir / f"rank{rank}.json").write_text(json.dumps(raw, indent=1, default=str), encoding="utf-8")
+        replace_file(dump_dir / f"rank{rank}.json", json.dumps(raw, indent=1, default=str).encode(), fsync=False)
 
 
 def trace_world(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None, stdout=None,
