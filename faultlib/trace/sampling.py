@@ -70,7 +70,7 @@ class GradientSampler:
         self._checked_ns: int | None = None  # when the last check began
         self._checked_step = 0
         self._params: dict[int, tuple[list[Any], Any, Any] | None] = {}
-        self._optimizers: set[int] = set()
+        self.optimizers: set[int] = set()  # ids of the optimizers whose steps were checked
 
     def skip(self) -> bool:
         """Whether this step's check is skipped (call once per ``optimizer.step()``; counts it down)."""
@@ -106,8 +106,8 @@ class GradientSampler:
         """The check that began at ``started_ns`` found step ``step`` clean: remember it and choose the next ``k``."""
         self.clean_step, self.clean_forward, self.skipped = step, forward, False
         now = time.perf_counter_ns()
-        self._optimizers.add(id(optimizer))
-        if len(self._optimizers) > 1:  # one count for several optimizers could skip one of them every time
+        self.optimizers.add(id(optimizer))
+        if len(self.optimizers) > 1:  # one count for several optimizers could skip one of them every time
             self.enabled, self.every = False, 1
         if self._checked_ns is not None and step > self._checked_step:
             step_ns = (started_ns - self._checked_ns) / (step - self._checked_step)
