@@ -184,12 +184,16 @@ class Tracer(Watch, Replay):
         self._patch_scaler()
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-        self._undo += [register_optimizer_step_pre_hook(self._before_step).remove,
-                       register_optimizer_step_post_hook(self._after_step).remove]
+        hooks = register_optimizer_step_pre_hook(self._before_step), register_optimizer_step_post_hook(self._after_step)
+        self._undo += [hook.remove for hook in hooks]
         original_backward = torch.Tensor.backward
         self._undo.append(lambda: setattr(torch.Tensor, "backward", original_backward))
 
+        lean = self.lean
+
         def backward(tensor, *args, **kwargs):
+            if lean.active:  # a lean step: torch's own (a flag, not a swap: see faultlib.trace.lean)
+                return original_backward(tensor, *args, **kwargs)
             tracer._before_backward(tensor)
             out = original_backward(tensor, *args, **kwargs)
             if tracer.locator is None:  # the watch pass: nothing else to do after a backward
@@ -202,7 +206,7 @@ class Tracer(Watch, Replay):
 
         torch.Tensor.backward = backward
         if self.arm_at is None and self.arm_step is None:  # the watch pass
-            self.lean.install(self.modules, [(torch.Tensor, "backward", original_backward, backward)])
+            self.lean.install(self.modules, *hooks)
         patch_clip(self)
         if self.world:
             from faultlib.detect.distributed.nonfinite import CollectiveNonFiniteWatch

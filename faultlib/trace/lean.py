@@ -3,9 +3,13 @@ nothing of the tracer runs but its two optimizer hooks.
 
 At the end of ``optimizer.step()`` (the post-hook), when the next step's checks are skipped, the module wrapper
 (:class:`~faultlib.detect.numerics.nan_locator.ModuleStack`) is paused (every call passes straight through) and the
-``Tensor.backward`` wrapper is swapped out for torch's own; at the end of the step before a checked one both come
-back. On a tiny CPU step (0.3 ms) the wrappers' callbacks, the outermost output kept and the loss read cost ~5 % of
-the step; on a lean step what is left is the two optimizer hooks and the paused wrapper's one flag test per call.
+``Tensor.backward`` wrapper calls torch's own at once; at the end of the step before a checked one both check again.
+Flags, not swaps of class attributes: assigning ``nn.Module.__call__`` costs ~20 us (the interpreter's caches of
+every subclass are invalidated) and assigning ``Tensor.backward`` deoptimises every ``Tensor`` attribute read the
+optimizer's Python code makes. On a tiny CPU step (0.3 ms) the wrappers' callbacks, the outermost output kept and
+the loss read cost ~5 % of the step; on a lean step what is left is one optimizer post-hook (the pre-hook is taken
+out of torch's global hook dict, its count-down done by the post-hook) and one flag test per model call and per
+``backward()``.
 
 What the watch pass then relies on (see :meth:`LeanSteps.settle`):
 
@@ -21,8 +25,9 @@ What the watch pass then relies on (see :meth:`LeanSteps.settle`):
   gradient) is seen only when it recurs on a checked step: the same trade the gradient sampling makes for outputs
   the loss indexes away.
 * Model calls outside training (an evaluation loop under ``torch.no_grad()``, ``torch.inference_mode()`` or
-  ``torch.set_grad_enabled(False)``, or after ``model.eval()``) put the wrappers back for the rest of the step, so
-  their outputs are checked as before (not from inside a model call: that call's outermost output is not seen).
+  ``torch.set_grad_enabled(False)``) put the wrappers back for the rest of the step, so their outputs are checked as
+  before (not from inside a model call: that call's outermost output is not seen). A model call with gradients on
+  (``model.eval()`` alone) was left to the loss read on a skipped step before, and is not checked on a lean one.
 * Never lean: the replay, ``--continue``, a torch.distributed rank, a script with an enabled GradScaler (its
   skipped steps leave the parameters finite: the loss read is the check), several optimizers, a script with no
   optimizer, and the first :data:`~faultlib.trace.sampling.WARMUP` steps (the sampler checks them all).
@@ -39,7 +44,7 @@ class LeanSteps:
     """The lean-step switch of one :class:`~faultlib.trace.boot.Tracer` (watch pass only).
 
     Attributes:
-        active: whether this step is lean (the wrappers paused or swapped out).
+        active: whether this step is lean (the wrappers paused).
         since: the optimizer step after which the first lean step ran (model calls are not counted from then on);
             None while every step ran the wrappers.
     """
@@ -50,17 +55,30 @@ class LeanSteps:
         self.enabled = False  # installed: the watch pass
         self.since: int | None = None
         self.optimizer: Any = None  # the optimizer whose steps are counted (checked at the script's end)
-        self._swaps: list[tuple[Any, str, Any, Any]] = []  # (owner, attribute, torch's, ours)
         self._modules: Any = None  # the tracer's ModuleStack: paused, not swapped (see ModuleStack.pause)
         self._inside: tuple[Any, ...] = ()
+        self._hooks: tuple[Any, ...] = ()  # (pre-hook handle, its function, post-hook handle, its function)
+        self._lean_post: Any = None
 
-    def install(self, modules: Any, swaps: list[tuple[Any, str, Any, Any]]) -> None:
-        """Take the module tracker to pause and the wrappers to swap (``(owner, name, original, ours)``), and
-        watch evaluation's entries."""
+    def install(self, modules: Any, pre: Any, post: Any) -> None:
+        """Take the module tracker to pause and the tracer's optimizer hooks (``torch.utils.hooks.RemovableHandle``
+        of the global step pre- and post-hook), and watch evaluation's entries (the tracer's ``Tensor.backward``
+        wrapper reads :attr:`active` itself)."""
         import torch
         from torch.autograd import grad_mode
 
-        self._modules, self._swaps, self.enabled = modules, swaps, True
+        self._modules, self.enabled = modules, True
+        self._hooks = (pre, pre.hooks_dict_ref()[pre.id], post, post.hooks_dict_ref()[post.id])
+        tracer, sampler = self.tracer, self.tracer.sampler
+
+        def lean_post(optimizer, args, kwargs):  # a lean step's one hook: what the pair does on a skipped step
+            tracer.opt_steps += 1
+            sampler.skipped = True
+            sampler.left -= 1
+            if not sampler.left:  # the next step is checked
+                self.full()
+
+        self._lean_post = lean_post
         self._inside = (torch.nn.Module._call_impl.__code__, torch.nn.Module._wrapped_call_impl.__code__)
         lean, undo = self, self.tracer._undo
         for owner in (grad_mode.no_grad, grad_mode.inference_mode):
@@ -82,15 +100,6 @@ class LeanSteps:
 
         grad_mode.set_grad_enabled.__enter__ = entered_mode
         undo.append(lambda: setattr(grad_mode.set_grad_enabled, "__enter__", enter_mode))
-        train = torch.nn.Module.train
-
-        def train_mode(module, mode: bool = True):
-            if lean.active and not mode:
-                lean.evaluation()
-            return train(module, mode)
-
-        torch.nn.Module.train = train_mode
-        undo.append(lambda: setattr(torch.nn.Module, "train", train))
         undo.append(self.full)  # before the wrappers themselves are removed
 
     def _allowed(self) -> bool:
@@ -99,17 +108,17 @@ class LeanSteps:
                 and not tracer.keep_going and not tracer.world and len(tracer.optimizers) <= 1
                 and len(tracer.sampler.optimizers) == 1
                 and not tracer.scaler_handles_overflow() and not tracer.modules.stack and os.getpid() == tracer.pid
-                and not self._modules.passing
-                and all(getattr(owner, name) is ours for owner, name, _, ours in self._swaps))
+                and not self._modules.passing)
 
     def after_step(self, left: int, optimizer: Any) -> None:
         """At the end of ``optimizer.step()``: ``left`` steps are still to be skipped (the next one is if > 0)."""
         if left:
             if not self.active and self.enabled and self._allowed():
                 self.optimizer = optimizer
-                for owner, name, original, _ in self._swaps:
-                    setattr(owner, name, original)
                 self._modules.pause()
+                pre, _, post, _ = self._hooks
+                pre.hooks_dict_ref().pop(pre.id, None)  # the pre-hook's work on a skipped step is in lean_post
+                post.hooks_dict_ref()[post.id] = self._lean_post
                 self.active = True
                 if self.since is None:
                     self.since = self.tracer.opt_steps
@@ -122,17 +131,21 @@ class LeanSteps:
             self.full()
 
     def full(self) -> None:
-        """Swap the wrappers back in (a wrapper someone else put over torch's own since stays, and so does lean)."""
-        if not self.active:
-            return
-        if all(getattr(owner, name) is original for owner, name, original, _ in self._swaps):
-            for owner, name, _, ours in self._swaps:
-                setattr(owner, name, ours)
+        """Back to a full step: the wrappers track and check again."""
+        if self.active:
             self._modules.resume()
+            pre, pre_hook, post, post_hook = self._hooks
+            hooks = pre.hooks_dict_ref()
+            if hooks is not None:
+                hooks[pre.id] = pre_hook
+            hooks = post.hooks_dict_ref()
+            if hooks is not None and post.id in hooks:
+                hooks[post.id] = post_hook
+            self.tracer.clipped = None
             self.active = False
 
     def evaluation(self) -> None:
-        """An evaluation may start (``no_grad``, ``inference_mode``, ``eval()``) on a lean step: its model calls are
+        """An evaluation may start (``no_grad``, ``inference_mode``, ``set_grad_enabled(False)``) on a lean step: its model calls are
         checked as before, unless it is inside a model call (that call's outermost output is not seen anyway)."""
         frame, inside = sys._getframe(2), self._inside
         while frame is not None:

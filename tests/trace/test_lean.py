@@ -26,9 +26,11 @@ class Pair(torch.nn.Module):
         self.enc, self.head = torch.nn.Linear(4, 8), torch.nn.Linear(8, 1)
 
 
-def _train(tracer, steps, *, bad_step=None, eval_every=None, eval_bad=None, two_roots=False, seen=None):
-    """SGD steps under ``tracer``; the input of ``bad_step`` holds a NaN; an evaluation under ``no_grad`` (``eval()``
-    first) after each ``eval_every``-th step, its input NaN after step ``eval_bad``. Returns the steps run."""
+def _train(tracer, steps, *, bad_step=None, eval_every=None, eval_bad=None, two_roots=False, seen=None,
+           evaluate=torch.no_grad):
+    """SGD steps under ``tracer``; the input of ``bad_step`` holds a NaN; an evaluation under ``evaluate()``
+    (``eval()`` first) after each ``eval_every``-th step, its input NaN after step ``eval_bad``. Returns the steps run
+    (the step it stopped at)."""
     torch.manual_seed(0)
     pair = Pair()
     model = torch.nn.Sequential(pair.enc, torch.nn.ReLU(), pair.head)
@@ -48,7 +50,7 @@ def _train(tracer, steps, *, bad_step=None, eval_every=None, eval_bad=None, two_
                 seen.append((step, tracer.lean.active))
             if eval_every and step % eval_every == eval_every - 1:
                 model.eval()
-                with torch.no_grad():
+                with evaluate():
                     model(x * (float("nan") if eval_bad is not None and step >= eval_bad else 1.0))
     except boot._Stop:
         return step
@@ -64,10 +66,12 @@ def _watch():
 def test_steps_the_sampler_skips_run_lean_and_a_healthy_script_does_not_trip():
     seen: list[tuple[int, bool]] = []
     tracer = _watch()
+    torch_own = (torch.nn.Module.__call__, torch.set_grad_enabled.__enter__, torch.Tensor.backward, torch.no_grad.__enter__)
     assert _train(tracer, 40, seen=seen) == 40 and tracer.trip is None
     lean_after = {step for step, active in seen if active}  # lean from the end of this step to the next one's end
     assert lean_after == {s for s in range(WARMUP, 40) if (s - WARMUP) % 4 != 3} and tracer.lean.since == WARMUP + 1
-    assert torch.nn.Module.__call__ is not tracer.modules._patched and tracer.modules.passing  # all removed
+    assert (torch.nn.Module.__call__, torch.set_grad_enabled.__enter__, torch.Tensor.backward, torch.no_grad.__enter__) == \
+        torch_own and not tracer.lean.active  # all removed
 
 
 def test_a_nan_at_a_lean_step_trips_at_the_next_checked_step_and_the_replay_names_its_step():
@@ -93,11 +97,14 @@ def test_a_nan_at_a_lean_step_near_the_end_is_found_at_the_scripts_end():
     assert tracer.trip["where"].startswith("the parameters at the script's end")
 
 
-def test_an_evaluation_between_lean_steps_is_checked_as_before():
-    """``eval()`` and ``no_grad`` put the wrappers back for the rest of the step: a NaN output of an evaluation
-    after step 22 (lean) trips at once, at step 23, on the outermost output."""
-    tracer = _watch()
-    assert _train(tracer, 40, eval_every=1, eval_bad=22) == 22
+@pytest.mark.parametrize("evaluate", [torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)],
+                         ids=["no_grad", "inference_mode", "set_grad_enabled"])
+def test_an_evaluation_between_lean_steps_is_checked_as_before(evaluate):
+    """Evaluation puts the wrappers back for the rest of the step: a NaN output of an evaluation after step 22
+    (lean) trips at once, at step 23, on the outermost output."""
+    tracer, seen = _watch(), []
+    assert _train(tracer, 40, eval_every=1, eval_bad=22, evaluate=evaluate, seen=seen) == 22
+    assert seen[-1] == (22, True)  # lean when the evaluation began
     assert (tracer.trip["step"], tracer.trip["where"], tracer.trip["module"]) == (
         23, "the output of the outermost module", "Sequential")
 
