@@ -1,10 +1,12 @@
 """``faultlib trace -- python SCRIPT.py``: find the first non-finite value in an unmodified script.
 
-Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
+Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`: the hooks; :mod:`faultlib.trace.watch`
+and :mod:`faultlib.trace.replay`: each run's side):
 
 1. **watch**: cheap checks installed globally: the outermost module's output (one sum and one
-   read per forward; on a training step whose gradient check :mod:`faultlib.trace.sampling` skips,
-   only when the loss is not finite), the tensor ``backward()`` is called on, the total norm ``clip_grad_norm_``
+   read per forward; a training step whose checks :mod:`faultlib.trace.sampling` skips runs lean,
+   :mod:`faultlib.trace.lean`: none of these checks run on it), the tensor ``backward()`` is called on, the total
+   norm ``clip_grad_norm_``
    returns (a non-finite one trips; a finite one stands for the gradient check) or else every
    optimizer's gradients before ``step()`` (global optimizer step pre-hook), and an uncaught
    exception that says a value was not finite (:mod:`faultlib.trace.causes`). The model's
@@ -12,7 +14,8 @@ Two runs of the script, each in its own process (:mod:`faultlib.trace.boot`):
    The first check that trips records the step and the model call that began it (the previous
    step's, when a parameter is already non-finite: the update wrote it), and stops the script
    (``--continue`` keeps going and counts the steps that tripped).
-2. **replay**: the script runs again; from the model call that began the tripped step,
+2. **replay**: the script runs again; from the model call that began the tripped step (after lean steps: from the
+   end of the optimizer step before it, or before the last step checked clean),
    :class:`faultlib.detect.numerics.nan_locator.NonFiniteLocator` checks every op and
    :class:`faultlib.trace.batch.StepInputs` sorts every tensor the step consumes, so the report
    names the op that made the value, or the input (batch, loss target, parameter) that already

@@ -3,7 +3,8 @@ was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by :data:`faultlib.trace.s
 as ``python -c LAUNCHER SCRIPT ARGS...``.
 
 Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (index of the
-model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_CONTINUE``
+model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_ARM_STEP`` (instead: the optimizer
+step from whose start to check every op, see :mod:`faultlib.trace.lean`), ``FAULTLIB_TRACE_CONTINUE``
 (``1``: count instead of stopping), ``FAULTLIB_TRACE_DUMP`` (path of the dump to write).
 
 The result file holds ``{"started": true}`` while the script runs, then (see :func:`main`):
@@ -28,14 +29,17 @@ import time
 import weakref
 from typing import Any, Callable
 
-from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, user_frame
+from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator
 from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace import causes
-from faultlib.trace.batch import StepInputs, tensor_json, write_dump
+from faultlib.trace.batch import StepInputs, write_dump
 from faultlib.trace.clip import patch_clip
+from faultlib.trace.lean import LeanSteps
+from faultlib.trace.replay import Replay
 from faultlib.trace.sampling import GradientSampler
 from faultlib.trace.spawn import patch_spawn
 from faultlib.trace.script import _write_result, run_script
+from faultlib.trace.watch import Watch
 
 
 MAX_KEPT_CALLS = 64
@@ -47,7 +51,7 @@ class _Stop(BaseException):
     """Stops the script: the watch pass tripped, or the armed pass finished the step it found."""
 
 
-class Tracer:
+class Tracer(Watch, Replay):
     """The global hooks of one pass (see :mod:`faultlib.trace`).
 
     Args:
@@ -55,14 +59,20 @@ class Tracer:
             which every op is checked; None for the watch pass.
         keep_going: watch pass: count the steps that trip instead of stopping at the first.
         dump_path: where the armed pass writes the dump, or None.
+        trip_step: replay: the step the watch pass tripped at.
+        world: one rank of a torch.distributed world (stops only at a step's end).
+        arm_step: replay: arm at the end of optimizer step ``arm_step - 1`` (0: from the start) instead of at a
+            model forward; ``arm_at`` is then the replay's own count of model forwards there (a watch pass that ran
+            lean steps does not count them, see :mod:`faultlib.trace.lean`).
     """
 
     def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None,
-                 trip_step: int | None = None, world: bool = False):
+                 trip_step: int | None = None, world: bool = False, arm_step: int | None = None):
         import torch
 
         self.torch = torch
-        self.arm_at = arm_at
+        self.arm_step = arm_step  # replay: arm at the end of optimizer step arm_step - 1 (see faultlib.trace.lean)
+        self.arm_at = 0 if arm_step == 0 else (None if arm_step is not None else arm_at)
         self.trip_step = trip_step  # replay: the step the watch pass tripped at
         self.keep_going = keep_going
         self.dump_path = dump_path
@@ -101,6 +111,8 @@ class Tracer:
         self.spawn_dir: str | None = None  # the traced parent: where its spawned ranks write their results
         self.spawn_ended: str | None = None  # why the traced parent ended its spawned ranks, if it did
         self.sampler = GradientSampler(enabled=not keep_going and not world)  # which steps' gradients the watch pass checks
+        self.lean = LeanSteps(self)  # watch: the wrappers swapped out on the steps the sampler skips
+        self.watch_saw: dict[str, int] = {}  # replay: the step whose outermost output / loss was not finite
 
     # -- clock ------------------------------------------------------------------------------
     @property
@@ -172,12 +184,16 @@ class Tracer:
         self._patch_scaler()
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-        self._undo += [register_optimizer_step_pre_hook(self._before_step).remove,
-                       register_optimizer_step_post_hook(self._after_step).remove]
+        hooks = register_optimizer_step_pre_hook(self._before_step), register_optimizer_step_post_hook(self._after_step)
+        self._undo += [hook.remove for hook in hooks]
         original_backward = torch.Tensor.backward
         self._undo.append(lambda: setattr(torch.Tensor, "backward", original_backward))
 
+        lean = self.lean
+
         def backward(tensor, *args, **kwargs):
+            if lean.active:  # a lean step: torch's own (a flag, not a swap: see faultlib.trace.lean)
+                return original_backward(tensor, *args, **kwargs)
             tracer._before_backward(tensor)
             out = original_backward(tensor, *args, **kwargs)
             if tracer.locator is None:  # the watch pass: nothing else to do after a backward
@@ -189,6 +205,8 @@ class Tracer:
             return out
 
         torch.Tensor.backward = backward
+        if self.arm_at is None and self.arm_step is None:  # the watch pass
+            self.lean.install(self.modules, *hooks)
         patch_clip(self)
         if self.world:
             from faultlib.detect.distributed.nonfinite import CollectiveNonFiniteWatch
@@ -239,62 +257,6 @@ class Tracer:
             self._undo.pop()()
 
     # -- arming -----------------------------------------------------------------------------
-    def _arm(self) -> None:
-        self.modules.every_module = True  # the op-level check names the innermost module
-        self.locator = NonFiniteLocator(modules=self.modules, step=lambda: self.step, stop=False)
-        self.locator.__enter__()
-        self.inputs = StepInputs(self.modules, self.locator, lambda: self.step).__enter__()
-
-    def disarm(self) -> None:
-        """Leave the torch modes (innermost first), so the dump and the result are written unchecked."""
-        if self.inputs is not None:
-            self.inputs.__exit__(None, None, None)
-        if self.locator is not None:
-            self.locator.__exit__(None, None, None)
-
-    def first_event(self) -> dict[str, Any] | None:
-        """The armed pass's first non-finite value: a NaN already there (it precedes any op's,
-        see :mod:`faultlib.trace.batch`), else the first value an op produced."""
-        if self.update_event is not None and self.update_event.get("first"):  # a step past the GradScaler
-            return {**{k: v for k, v in self.update_event.items() if k != "first"}, "kind": "value", **self.extra}
-        if self.inputs is not None and self.inputs.event is not None:
-            return {**self.inputs.event, "kind": "value", **self.extra}
-        if self.locator is not None and self.locator.events:
-            return {**self.locator.events[0].to_json(), "source": "op", "input": None,
-                    "batch_index": self.inputs.forward_index if self.inputs is not None else None,
-                    "kind": "value", **self.extra}
-        if self.update_event is not None:
-            return {**self.update_event, "kind": "value", **self.extra}
-        if self.extra.get("inf_input"):
-            return {**self.inputs.inf_seen, "kind": "value",
-                    **{k: v for k, v in self.extra.items() if k != "inf_input"}}
-        return None
-
-    def _stop_if_found(self) -> None:
-        if self.first_event() is None and self.inputs is not None and self.inputs.inf_seen is not None \
-                and self.step == self.trip_step:
-            self.extra["inf_input"] = True  # the step ends: the inf from outside it is what the watch pass saw
-        if self.first_event() is not None:
-            self._stop()
-
-    def _named(self) -> list[tuple[str, Any]]:
-        """The traced models' parameters by name, then any other parameter an optimizer holds (a module the script
-        only indexes, ``emb.weight[i]``, is never called: ``SGD.param_groups[g][i]``)."""
-        named = [(n, p) for root in self.modules.roots.values() for n, p in root.named_parameters()]
-        seen = {id(p) for _, p in named}
-        for opt in self.optimizers:
-            for g, group in enumerate(opt.param_groups):
-                named += [(f"{type(opt).__name__}.param_groups[{g}][{i}]", p)
-                          for i, p in enumerate(group["params"]) if id(p) not in seen]
-        return named
-
-    def _after_backward(self) -> None:
-        """Replay: name the parameters whose gradient the first non-finite value reached."""
-        self.clipped = None
-        if self.locator is not None and self.first_event() is not None and "gradients_reached" not in self.extra:
-            names, count = causes.nonfinite_grads(self._named())
-            self.extra["gradients_reached"] = {"parameters": names, "count": count}
-
     # -- hooks ------------------------------------------------------------------------------
     def _root_forward(self, module, args) -> None:
         if isinstance(module, self._loss_type):
@@ -321,52 +283,15 @@ class Tracer:
         elif len(self.step_args) < MAX_KEPT_CALLS:
             self.step_args.append((module, args, index))  # checked for a NaN only if the step trips
 
-    def _new_root(self, module) -> None:
-        """Watch: the float buffers of a model that are finite before its first forward (checked at the end)."""
-        if self.arm_at is None:
-            self.finite_buffers.append((module, causes.finite_buffers(module), self.forwards, self.step))
-
-    def check_buffers_at_end(self) -> None:
-        """Watch, once the script ended without a trip: a buffer that :func:`causes.corrupted_buffer` finds was
-        written non-finite; the replay arms from its model's first forward."""
-        found = None if self.trip is not None or self.locator is not None else \
-            causes.corrupted_buffer(self.finite_buffers)
-        if found is not None:
-            module, name, first, first_step = found
-            root = self.modules.name_of(module)
-            self.tripped_steps.add(self.step)
-            self.trip = {"step": self.step, "phase": "forward", "module": root, "arm_at": first,
-                         "update_step": first_step,  # the replay's first value may be at any step since
-                         "where": f"buffer {name} of {root} at the script's end (finite before its first forward)",
-                         "input": None}
-
-    def _nan_input(self) -> dict[str, Any] | None:
-        """Watch, when a step trips: the first NaN in the positional arguments of its model calls."""
-        torch = self.torch
-        for module, args, index in self.step_args or ():
-            for i, arg in enumerate(args):
-                for t in torch.utils._pytree.tree_leaves(arg):
-                    if isinstance(t, torch.Tensor) and t.is_floating_point() and bool(torch.isnan(t).any()):
-                        return {"input": f"args[{i}] of {self.modules.name_of(module)}.forward", "batch_index": index,
-                                "tensor": tensor_json(t)}
-        return None
-
-    def _finite(self, t) -> bool:
-        """Whether every element of ``t`` is finite: one sum and one read (NaN and inf survive a sum), checked
-        element-wise only when the sum is not finite (a sum of finite values can overflow). A 0-dim tensor (a
-        loss) is one read."""
-        if t.dim() == 0:
-            if math.isfinite(t.item()):
-                return True
-        elif math.isfinite(t.detach().sum().item()):
-            return True
-        return bool(self.torch.isfinite(t.detach()).all())
-
     def _root_output(self, module, output) -> None:
         """Watch: the outermost module's output is finite. On a training step whose gradient check the sampler
         skips, it is kept for the loss read instead (see :mod:`faultlib.trace.sampling`): the reduction would cost
         as much as the gradient check the sampler saves."""
         sampler = self.sampler
+        if self.locator is not None:  # replay: where a watch pass checking this step would have seen it
+            if "output" not in self.watch_saw and not self._unchecked(output):
+                self.watch_saw["output"] = self.step
+            return
         if sampler.left and self.torch.is_grad_enabled():
             if len(self.pending) < MAX_KEPT_CALLS:
                 self.pending.append((module, output))
@@ -377,17 +302,11 @@ class Tracer:
         if not finite:
             self._cheap_trip("forward", self.modules.name_of(module), "the output of the outermost module")
 
-    def _output_finite(self, output) -> bool:
-        if type(output) is self._tensor_type:  # the common case: one plain tensor, no pytree walk
-            return not output.is_floating_point() or self._finite(output)
-        torch = self.torch
-        tensors = [output] if isinstance(output, torch.Tensor) else [
-            t for t in torch.utils._pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
-        return all(self._finite(t) for t in tensors if t.is_floating_point())
-
     def _before_backward(self, tensor) -> None:
         self.loss = tensor
         if self.locator is not None:
+            if "loss" not in self.watch_saw and tensor.is_floating_point() and not self._unchecked(tensor):
+                self.watch_saw["loss"] = self.step  # where a watch pass checking this step would have seen it
             self._stop_if_found()
         if tensor.is_floating_point() and not (  # a loss: one read, inline (each call is paid every step)
                 math.isfinite(tensor.item()) if tensor.dim() == 0 else self._finite(tensor)):
@@ -450,93 +369,28 @@ class Tracer:
         self.prev_step_first_forward, self.step_first_forward = self.step_first_forward, None
         if self.locator is not None:
             self._stop_if_found()
-        elif self.arm_at is not None and self.forwards == self.arm_at:
-            self._arm()  # replay: from the end of the step before, so the locator sees what the script computes
+        elif self.arm_at is not None and self.forwards == self.arm_at or self.arm_step == self.opt_steps:
+            self.arm_at = self.forwards  # replay: from the end of the step before, so the locator sees what the
+            self._arm()  # script computes
             self.inputs.begin_step(self.forwards)  # before its first model call (a batch standardised by a zero
             self.inputs.paused = True  # std); the step's inputs are sorted from that call on, as before
+        if self.sampler.left:  # the next step goes unchecked: lean (see faultlib.trace.lean)
+            if not self.lean.active:
+                self.lean.after_step(self.sampler.left, optimizer)
+            self.clipped = None
+        elif self.lean.active:
+            self.lean.full()
         if self.stop_pending:  # (tested here: one call fewer per step)
             self._step_boundary()
-
-    def _step_past_scaler(self, optimizer) -> None:
-        """Replay: ``optimizer.step()`` outside the enabled GradScaler's ``step()`` with non-finite gradients is what
-        the step went wrong at; the overflow the locator saw in the scaled backward is the scaler's ordinary one
-        (kept as ``upstream``)."""
-        found = causes.step_past_scaler(optimizer, {id(p): n for n, p in self._named()})
-        if found is None:
-            return
-        found, grad = found
-        file, line = user_frame()
-        overflow = [{"what": "the scaler's skipped overflow", "op": e.op,
-                     "file": e.file, "line": e.line} for e in self.locator.events[:1]]
-        self.extra.update(kind="optimizer_update", phase="optimizer", optimizer=found)
-        self.update_event = {"step": self.step, "phase": "optimizer", "module": None, "op": None, "aten_op": None,
-                             "file": file, "line": line, "tensor": tensor_json(grad), "source": "gradient",
-                             "input": None, "batch_index": self.inputs.forward_index, "upstream": overflow,
-                             "first": True}
-
-    def _check_update(self, optimizer) -> None:
-        """Replay: the parameters right after ``optimizer.step()``; a non-finite one that no earlier value of the
-        step explains was written by the update: name the optimizer, group, parameter and cause."""
-        earlier = self._events_before_step or (self.inputs is not None and self.inputs.event is not None)
-        if earlier:
-            return
-        update = causes.optimizer_update(optimizer, {id(p): n for n, p in self._named()})
-        if update is None:
-            return
-        self.extra.update(kind="optimizer_update", phase="optimizer", optimizer=update)
-        if not self.locator.events:  # no op made it from finite inputs (an lr that is inf): the parameter itself
-            param = next(p for p in (p for g in optimizer.param_groups for p in g["params"])
-                         if p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all()))
-            file, line = user_frame()
-            self.update_event = {"step": self.step, "phase": "optimizer", "module": None, "op": None,
-                                 "aten_op": None, "file": file, "line": line, "tensor": tensor_json(param),
-                                 "source": "op", "input": None, "batch_index": self.inputs.forward_index}
-
-    def _cheap_trip(self, phase: str, module: str | None, where: str, **found: Any) -> None:
-        """Watch: a check tripped. ``found`` adds what the watch pass knows itself (``kind``, ``file``, ``line``,
-        ``op``, ``tensor``). When a parameter is already non-finite and the previous step's gradients were
-        finite, the previous ``optimizer.step()`` wrote it: the replay arms from that step."""
-        if self.locator is not None:
-            return  # the op-level check is armed: it reports
-        step = self.step
-        if step in self.tripped_steps:
-            return
-        self.tripped_steps.add(step)
-        if self.trip is None:
-            nan_input = self._nan_input()
-            self.trip = {"step": step, "phase": phase, "module": module, "where": where,
-                         "arm_at": self.step_first_forward, "input": nan_input, **found}
-            sampler = self.sampler
-            if self.prev_step_first_forward is not None and nan_input is None and any(
-                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
-                    for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
-                if sampler.skipped and sampler.clean_forward is not None:  # unchecked steps since the clean one
-                    self.trip.update(arm_at=sampler.clean_forward, update_step=sampler.clean_step)
-                else:
-                    self.trip.update(arm_at=self.prev_step_first_forward, update_step=step - 1)
-            if self.collectives is not None:
-                self.collectives.saw(step, where, phase=phase, module=module)
-        if not self.keep_going:
-            self._stop()
-
-    def script_failed(self, exc: BaseException, script: str) -> None:
-        """Watch: the script dies of an exception; when it says a value was not finite, that is the trip."""
-        if self.trip is not None or self.locator is not None:
-            return
-        said = causes.nonfinite_error(exc, script)
-        if said is not None:
-            self.tripped_steps.add(self.step)
-            self.trip = {"step": self.step, "phase": "forward", "module": None,
-                         "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
-                         "input": self._nan_input(), "file": said["file"], "line": said["line"]}
-            if self.collectives is not None:
-                self.collectives.saw(self.step, self.trip["where"], phase="forward", module=None)
 
     # -- results ----------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
         """``trip``, ``event``, ``dump``, ``dump_error``, ``tripped_steps`` of this pass (modes left first)."""
         self.disarm()
         event = self.first_event()
+        if event is not None and self.watch_saw.get("loss") == event["step"]:  # for a deferred trip (faultlib.trace.lean)
+            event["seen_in"] = ("the output of the outermost module" if self.watch_saw.get("output") == event["step"]
+                                else "the tensor backward() was called on")
         result = {"trip": self.trip, "event": event, "dump": None, "dump_error": None,
                   "tripped_steps": len(self.tripped_steps), "notes": [], "findings": self.scaler_findings()}
         if self.forks:
@@ -585,9 +439,10 @@ def main(argv: list[str]) -> int:
     _write_result(result_path, {"started": True})
     arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
     trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
+    arm_step = os.environ.get("FAULTLIB_TRACE_ARM_STEP")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
-                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1")
+                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
     tracer.install()
     if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
         import threading

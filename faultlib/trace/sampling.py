@@ -12,10 +12,12 @@ the value can be from). A parameter a later forward does not read (an embedding 
 parameter check, not left for the loss to show much later.
 
 The outermost module's output is checked on the same steps (another reduction and read, as costly as the gradient
-check inside a 0.3 ms step). On a skipped step of training (the output requires grad) the loss ``backward()`` is
-called on is still read every step, and when it is not finite the step's output is checked then, so the trip
-names the output as it would have; a non-finite output that reaches neither the loss nor the gradients (rows the
-loss indexes away) is seen only on a checked step.
+check inside a 0.3 ms step). A skipped step of training runs lean where it may (:mod:`faultlib.trace.lean`, which
+says what that relies on: nothing is checked on it, a non-finite loss is found through the gradients it poisons).
+Elsewhere (an enabled GradScaler, a step inside an evaluation's reach) the loss ``backward()`` is called on is still
+read every step, and when it is not finite the step's output is checked then, so the trip names the output as it
+would have; a non-finite output that reaches neither the loss nor the gradients (rows the loss indexes away) is seen
+only on a checked step.
 
 Rules: the first :data:`WARMUP` steps are all checked (scripts of a few steps, and tests, see every step); then
 ``k = ceil(check time / (BUDGET x step time))`` (the check: gradients, parameters and output), at most :data:`MAX_EVERY`, measured on each checked step
@@ -70,7 +72,7 @@ class GradientSampler:
         self._checked_ns: int | None = None  # when the last check began
         self._checked_step = 0
         self._params: dict[int, tuple[list[Any], Any, Any] | None] = {}
-        self._optimizers: set[int] = set()
+        self.optimizers: set[int] = set()  # ids of the optimizers whose steps were checked
 
     def skip(self) -> bool:
         """Whether this step's check is skipped (call once per ``optimizer.step()``; counts it down)."""
@@ -106,8 +108,8 @@ class GradientSampler:
         """The check that began at ``started_ns`` found step ``step`` clean: remember it and choose the next ``k``."""
         self.clean_step, self.clean_forward, self.skipped = step, forward, False
         now = time.perf_counter_ns()
-        self._optimizers.add(id(optimizer))
-        if len(self._optimizers) > 1:  # one count for several optimizers could skip one of them every time
+        self.optimizers.add(id(optimizer))
+        if len(self.optimizers) > 1:  # one count for several optimizers could skip one of them every time
             self.enabled, self.every = False, 1
         if self._checked_ns is not None and step > self._checked_step:
             step_ns = (started_ns - self._checked_ns) / (step - self._checked_step)

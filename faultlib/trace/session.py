@@ -367,7 +367,9 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     report.replay_step = seen["step"] if seen else None
     first = trip.get("update_step", step)  # the earliest step the value can be from (an update, or unchecked steps)
     if event is not None and (event["step"] == step or (first is not None and first <= event["step"] <= step)):
-        report.first_nonfinite = {k: {**event, "seen_in": trip["where"]}.get(k) for k in FIRST_NONFINITE_FIELDS}
+        seen_in = event.get("seen_in") if trip.get("deferred") else None  # where a checked step shows it
+        report.first_nonfinite = {k: {**event, "seen_in": seen_in or trip["where"]}.get(k)
+                                  for k in FIRST_NONFINITE_FIELDS}
         report.replayed, report.dump = True, replay.dump
         report.notes.extend(n for n in replay.notes if n not in report.notes)
     elif seen is None and replay.end in ("interrupted", "could_not_start"):
@@ -437,6 +439,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         on_replay(watch.trip.get("update_step", watch.trip["step"]), quiet_replay)  # from the update that wrote it
     env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(watch.trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
+    if watch.trip.get("arm_step") is not None:  # counted by optimizer steps (see faultlib.trace.lean)
+        env["FAULTLIB_TRACE_ARM_STEP"] = str(watch.trip["arm_step"])
     quiet = subprocess.DEVNULL if quiet_replay else None
     margin = _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)
     bound = REPLAY_FACTOR * watch.duration_s + margin  # the first run reached the trip in duration_s

@@ -68,35 +68,44 @@ def test_a_nan_born_in_a_nested_module_is_named_by_path_and_step_after_the_cheap
     assert first["seen_in"] == "the output of the outermost module" and first["source"] == "op"
 
 
-def test_a_skipped_training_step_reads_the_loss_only_and_names_its_output_when_the_loss_is_not_finite(monkeypatch):
-    """In process: with k = 4 after the warm-up, steps 21-23 and 25-27 reduce no output (one read: the loss), checked
-    steps reduce it; at step 25 the NaN output makes the loss NaN and the trip names the output, the step and the
-    model call that began it (what the replay arms at)."""
+def test_a_skipped_training_step_runs_lean_and_its_nan_output_is_named_by_the_replay_at_its_step(monkeypatch):
+    """In process: with k = 4 after the warm-up, steps 21-23 and 25-27 run lean (no output reduced, no loss read:
+    see faultlib.trace.lean), checked steps reduce the output. The NaN input of step 25 reaches the gradients, SGD
+    writes it into the parameters, and checked step 28 trips on them (its output), armed from the last step checked clean (24)
+    and deferred; the replay, armed by optimizer step, names step 25 and the script's op that made the NaN."""
     from faultlib.trace import boot
     from faultlib.trace.sampling import WARMUP
 
     monkeypatch.setenv("FAULTLIB_TRACE_CHECK_EVERY", "4")
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x, y = torch.randn(16, 4), torch.randn(16, 1)
+
+    def run(tracer, reads=None):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        x, y = torch.randn(16, 4), torch.randn(16, 1)
+        if reads is not None:
+            finite = tracer._finite
+            monkeypatch.setattr(tracer, "_finite", lambda t: reads.append((tracer.step, t.dim())) or finite(t))
+        tracer.install()
+        try:
+            with pytest.raises(boot._Stop):
+                for step in range(30):
+                    out = model(x * (float("nan") if step == 25 else 1.0))
+                    loss = torch.nn.functional.mse_loss(out, y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        finally:
+            tracer.uninstall()
+
     tracer = boot.Tracer(arm_at=None, keep_going=False, dump_path=None)
     reads: list[tuple[int, int]] = []  # (step, dims of the tensor reduced): the outputs (the loss is read inline)
-    finite = tracer._finite
-    monkeypatch.setattr(tracer, "_finite", lambda t: reads.append((tracer.step, t.dim())) or finite(t))
-    tracer.install()
-    try:
-        with pytest.raises(boot._Stop):
-            for step in range(30):
-                out = model(x * (float("nan") if step == 25 else 1.0))
-                loss = torch.nn.functional.mse_loss(out, y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-    finally:
-        tracer.uninstall()
-    assert {s for s, dims in reads if dims == 2} == set(range(WARMUP + 1)) | {24, 25}  # 25: after its loss read NaN
-    assert {k: tracer.trip[k] for k in ("step", "phase", "module", "where", "arm_at")} == {
-        "step": 25, "phase": "forward", "module": "Sequential", "where": "the output of the outermost module",
-        "arm_at": 25}
-    assert tracer.trip["input"]["input"] == "args[0] of Sequential.forward"
+    run(tracer, reads)
+    assert {s for s, dims in reads if dims == 2} == set(range(WARMUP + 1)) | {24, 28}
+    assert {k: tracer.trip.get(k) for k in ("step", "phase", "where", "arm_at", "arm_step", "update_step", "deferred")} \
+        == {"step": 28, "phase": "forward", "where": "the output of the outermost module", "arm_at": None,
+            "arm_step": 24, "update_step": 24, "deferred": True}  # the parameters' NaN reaches step 28's output
+    replay = boot.Tracer(arm_at=None, keep_going=False, dump_path=None, trip_step=28, arm_step=24)
+    run(replay)
+    event = replay.results()["event"]
+    assert (event["step"], event["phase"], event["op"]) == (25, "forward", "aten::mul")

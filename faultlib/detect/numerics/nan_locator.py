@@ -188,6 +188,17 @@ class ModuleStack:
         self._on_root_forward = on_root_forward
         self._on_root_output = on_root_output
         self._patched: tuple[Any, Any] | None = None
+        self.passing = True  # every call passes straight through: not installed, or paused (see pause)
+
+    def pause(self) -> None:
+        """Let every module call pass straight through (tracking nothing) until :meth:`resume`: one flag, not a
+        swap of ``Module.__call__`` (assigning a class attribute of ``nn.Module`` invalidates the interpreter's
+        caches of every subclass: ~20 us with torch.nn imported)."""
+        self.passing = True
+
+    def resume(self) -> None:
+        """Track again after :meth:`pause` (nothing while not installed)."""
+        self.passing = self._patched is None
 
     def install(self) -> "ModuleStack":
         from torch import nn
@@ -198,7 +209,7 @@ class ModuleStack:
             original.__code__.co_names) == {"_compiled_call_impl", "_call_impl"}
 
         def __call__(module, *args, **kwargs):  # in place of torch's _wrapped_call_impl, plus the tracking
-            if tracker._patched is None or (stack and not tracker.every_module):
+            if tracker.passing or (stack and not tracker.every_module):
                 if not direct:
                     return original(module, *args, **kwargs)
                 if module._compiled_call_impl is not None:
@@ -227,6 +238,7 @@ class ModuleStack:
             return out
 
         self._patched = (original, __call__)
+        self.passing = False
         nn.Module.__call__ = __call__
         return self
 
@@ -237,6 +249,7 @@ class ModuleStack:
         if self._patched is not None:
             original, ours = self._patched
             self._patched = None
+            self.passing = True
             if nn.Module.__call__ is ours:
                 nn.Module.__call__ = original
 
