@@ -60,6 +60,7 @@ from typing import Any
 from faultlib.errors import InputError
 from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
 from faultlib.readers.pysource import parse_python
+from faultlib.detect.serving.blocking.generics import TYPE_PARAMS
 
 DETECTOR = "blocking"
 MAX_FILES = 2_000
@@ -280,7 +281,7 @@ def _parse_pep695(source: str, path: str) -> ast.Module | None:
     """
     if sys.version_info >= (3, 12) or not _PEP695.search(source):
         return None
-    out, last = [], 0
+    out, last, params = [], 0, {}
     for match in _PEP695.finditer(source):
         out.append(source[last:match.start()])
         out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
@@ -292,10 +293,15 @@ def _parse_pep695(source: str, path: str) -> ast.Module | None:
                 end += 1
                 if depth == 0:
                     break
+            if match.group(0).lstrip().startswith("class"):  # class C[T]: its parameters, for the generics rules
+                params[source.count("\n", 0, match.start()) + 1] = re.findall(
+                    r"(?:^|,)\s*\**(\w+)", source[last + 1:end - 1].replace("\n", " "))
             out.append("\n" * source.count("\n", last, end))
             last = end
     out.append(source[last:])
-    return parse_python("".join(out), path)
+    tree = parse_python("".join(out), path)
+    tree.__dict__[TYPE_PARAMS] = params
+    return tree
 
 
 def _prefer_siblings(modules: dict) -> None:

@@ -17,6 +17,7 @@ import ast
 import builtins
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
@@ -41,6 +42,7 @@ class Index:
         self._type: dict[tuple[int, int], Type | None] = {}
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
         self.infer = Inference(self)
+        self.generics = Generics(self)
 
     def distinct_modules(self) -> list[Module]:
         """Every analysed module once (:attr:`modules` may register one under several names)."""
@@ -139,7 +141,7 @@ class Index:
             parts = dotted(node.value)
             if parts and parts[-1] == "Optional":
                 return self.annotation_type(node.slice, module)
-            return None
+            return self.generics.subscripted(node, module)  # Handle[SileroVad]: a generic class of the files
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
             left = self.annotation_type(node.left, module)
             return left if left is not None else self.annotation_type(node.right, module)
@@ -190,11 +192,25 @@ class Index:
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
-                        found = self.type_of(item.context_expr, func)
+                        found = self._entered(item.context_expr, func)
                         if isinstance(node, ast.AsyncWith) and isinstance(found, str):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
+
+    def _entered(self, expr: ast.expr, func: Func) -> Type | None:
+        """The value ``with expr as x`` binds: a ``@contextmanager`` function's ``Iterator[X]`` annotation, what a
+        class of the analysed files' ``__enter__`` says it returns, else the manager itself (``with Session() as s``:
+        SQLAlchemy's, like most, returns itself)."""
+        if isinstance(expr, ast.Call):
+            target = self.callee(expr.func, func)
+            if isinstance(target, Func):
+                owner = self.type_of(expr.func.value, func) if isinstance(expr.func, ast.Attribute) else None
+                found = self.generics.yielded(target, owner if isinstance(owner, Klass) else None)
+                if found is not None:
+                    return found
+        manager = self.type_of(expr, func)
+        return self.generics.entered(manager) or manager
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
@@ -249,7 +265,7 @@ class Index:
                 for base in self.bases(k):
                     if isinstance(base, Klass):
                         self._subclasses.setdefault(id(base), []).append(k)
-        out, todo = [], list(self._subclasses.get(id(klass), []))
+        out, todo = [], list(self._subclasses.get(id(origin(klass)), []))
         while todo and len(out) < 64:
             k = todo.pop(0)
             if k not in out:
@@ -342,6 +358,10 @@ class Index:
             if isinstance(target, Klass):
                 return target
             if isinstance(target, Func):
+                if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
+                    found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
+                    if found is not None:
+                        return found
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
                 if target in self.vocab.returns:

