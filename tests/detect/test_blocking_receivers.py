@@ -163,3 +163,69 @@ def test_a_generic_managers_type_parameter_is_the_model_it_yields(tmp_path):
     report = analyze_path(tmp_path / "svc.py")
     assert [f.evidence["entries"] for f in report.findings] == [["detect"]]
     assert {o["function"] for o in report.offloaded} == {"detect_sync"}
+
+
+def test_a_dict_attribute_of_models_has_the_type_stored_under_its_key(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import speechkit
+        from speechkit import Diarizer
+
+        class Engine:
+            def __init__(self):
+                self.models = {"asr": None, "diarizer": None, "cache": {}}
+                self.notes: dict[str, Note] = {}
+
+            def load(self):
+                self.models["asr"] = speechkit.load_asr_model("base")
+                self.models["diarizer"] = Diarizer()
+
+            async def transcribe(self, audio):
+                text = self.models["asr"].transcribe(audio)
+                self.models["cache"].get(audio)
+                self.notes["last"].write(text)
+                return text
+
+            async def transcribe_offloaded(self, audio):
+                return await asyncio.to_thread(self.models["asr"].transcribe, audio)
+
+        class Note:
+            def write(self, text):
+                with open("notes.txt", "a") as out:
+                    out.write(text)
+
+        class Pool:
+            def __init__(self):
+                self.clients = {}
+
+            def add(self, name):
+                self.clients[name] = Note()
+
+            async def handle(self, name, text):
+                self.clients[name].write(text)
+                self.clients.get(name).write(text)
+    """)
+    assert found == {("blocking_cpu", 'text = self.models["asr"].transcribe(audio)'),
+                     ("blocking_file_io", 'with open("notes.txt", "a") as out:')}
+    report = analyze_path(tmp_path / "svc.py")
+    opened = [f for f in report.findings if f.kind == "blocking_file_io"]
+    assert sorted(opened[0].evidence["entries"]) == ["Engine.transcribe", "Pool.handle"]
+
+
+def test_a_module_dict_filled_by_a_loader_types_its_elements(tmp_path):
+    found = flagged(tmp_path, """
+        import redis
+
+        CLIENTS = {}
+        NAMES = {}
+
+        def connect(name, url):
+            CLIENTS[name] = redis.Redis.from_url(url)
+            NAMES[name] = name.upper()
+
+        async def count(name):
+            NAMES[name].lower()
+            return CLIENTS[name].incr("hits")
+    """)
+    assert found == {("blocking_db", 'return CLIENTS[name].incr("hits")')}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.generics import Generics, origin
@@ -24,6 +25,8 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
+_LOADED_MODEL = re.compile(r"^load_(?:\w+_)?model$")
+"""A third-party function that loads and returns a model object whose class the code does not name."""
 MAX_RESOLVE_DEPTH = 12  # re-exports followed, bases walked, nested type inference
 
 
@@ -314,7 +317,8 @@ class Index:
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
-                return self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                        or self.infer.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None:  # app.state.model = Model() in a startup hook
                 return self.infer.stored_attribute(expr, func)
             return None
@@ -345,7 +349,8 @@ class Index:
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
-                    found = self.infer.element_type(callee.value, func)  # loaders.get(ext)
+                    found = self.infer.element_type(callee.value, func) or self.infer.stored_element(
+                        callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
                     if found is not None:
                         return found
             elif isinstance(callee, ast.Name) and func is not None:
@@ -372,6 +377,8 @@ class Index:
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PreTrainedModel")
+                if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
+                    return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory

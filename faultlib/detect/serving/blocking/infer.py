@@ -7,6 +7,9 @@
 * A parameter annotated ``Callable[..., T]`` returns a ``T`` when called.
 * An element of a literal container (``{"pdf": PdfLoader(p), "txt": TextLoader(p)}[ext]``, ``.get(ext)``) has
   the type its values share; a container of functions or classes calls what its values call.
+* An element of a dict held in an attribute or a module global and filled elsewhere (``self.models[k] = Asr(...)``
+  in a loader, ``self.models: dict[str, Asr]``, ``MODELS["vad"] = load()``) has the type stored under that
+  constant key, else the type every store agrees on (:meth:`Inference.stored_element`).
 
 Each answer is memoised per function and name; a cycle or disagreement answers "unknown".
 """
@@ -33,6 +36,7 @@ class Inference:
         self._params: dict[tuple[int, str], Type | None] = {}
         self._module_funcs: dict[int, Func] = {}
         self._attr_callees: dict[tuple[int, str], list] = {}
+        self._stores: dict[tuple[int, str], list[tuple[ast.expr | None, ast.expr, Func]]] = {}
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
@@ -259,6 +263,95 @@ class Inference:
             return found[0]  # every value is a blocking call of the vocabulary
         return _agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
 
+    def stored_element(self, container: ast.expr, key: ast.expr | None, func: Func) -> Type | None:
+        """The type of ``container[key]`` (or ``container.get(key)``) for a dict kept in ``self.<attr>`` of a class
+        of the analysed files or in a module global, from what the code stores in it: ``self.<attr>[k] = value``
+        in any method (of the class, its bases or subclasses), ``self.<attr> = {k: value, ...}``, a
+        ``dict[K, V]`` annotation, ``NAME[k] = value`` anywhere in the module. A constant ``key`` reads the
+        values stored under that key first; the values must agree (``None`` placeholders left out)."""
+        stores = self._container_stores(container, func)
+        if not stores:
+            return None
+        wanted = key.value if isinstance(key, ast.Constant) else None
+        chosen = [s for s in stores if wanted is not None and isinstance(s[0], ast.Constant) and s[0].value == wanted]
+        if not chosen:
+            chosen = [s for s in stores if not (wanted is not None and isinstance(s[0], ast.Constant))]
+        found = []
+        for _, value, scope in chosen:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            if isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and not value.__dict__.get("_faultlib_note"):
+                return None  # a nested container: its elements are another matter
+            typed = (self.index.annotation_type(value, scope.module) if value.__dict__.get("_faultlib_note")
+                     else self.index.type_of(value, scope))
+            if typed is None:
+                return None
+            found.append(typed)
+        return _agreed(found, strict=False)
+
+    def _container_stores(self, container: ast.expr, func: Func) -> list[tuple[ast.expr | None, ast.expr, Func]]:
+        """``(key or None, value, scope)`` of every store into the dict ``container`` names (see
+        :meth:`stored_element`); an annotation's value type appears as a value marked ``_faultlib_note``."""
+        if isinstance(container, ast.Attribute) and isinstance(container.value, ast.Name):
+            owner = self.index.type_of(container.value, func)
+            if owner is None or isinstance(owner, str):
+                return []
+            key = (id(getattr(owner, "origin", None) or owner), container.attr)
+            if key not in self._stores:
+                classes = [owner, *self._bases_of(owner), *self.index.subclasses(owner)]
+                self._stores[key] = [s for k in classes for s in self._class_stores(k, container.attr)]
+            return self._stores[key]
+        if isinstance(container, ast.Name) and container.id in func.module.globals and not _assigned_in(
+                func, container.id):
+            key = (id(func.module), container.id)
+            if key not in self._stores:
+                scopes = [*func.module.all_functions, self.module_func(func.module)]
+                found = self._stores[key] = []
+                for scope in scopes:
+                    nodes = scope.nodes if scope.node.name != "<module>" else _top_level_nodes(func.module.tree)
+                    for node in nodes:
+                        if isinstance(node, ast.Assign):
+                            for target in node.targets:
+                                if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                                        and target.value.id == container.id and (
+                                            scope.node.name == "<module>" or not _is_param_or_local(scope, container.id))):
+                                    found.append((target.slice, node.value, scope))
+                value = func.module.globals[container.id]
+                if isinstance(value, ast.Dict):
+                    found.extend((k, v, self.module_func(func.module)) for k, v in zip(value.keys, value.values))
+            return self._stores[key]
+        return []
+
+    def _bases_of(self, klass) -> list:
+        out, todo = [], list(self.index.bases(klass))
+        while todo and len(out) < 16:
+            base = todo.pop()
+            if not isinstance(base, str) and base not in out:
+                out.append(base)
+                todo.extend(self.index.bases(base))
+        return out
+
+    def _class_stores(self, klass, attr: str) -> list[tuple[ast.expr | None, ast.expr, Func]]:
+        found = []
+        for stmt in klass.node.body:  # models: dict[str, Asr]
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                found.extend(_noted_values(stmt.annotation, self.module_func(klass.module)))
+        for method in klass.methods.values():
+            params = _positional(method.node)
+            if not params:
+                continue
+            for node in method.nodes:
+                if isinstance(node, ast.AnnAssign) and _is_self_attr(node.target, params[0], attr):
+                    found.extend(_noted_values(node.annotation, method))
+                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                    continue
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(target, ast.Subscript) and _is_self_attr(target.value, params[0], attr):
+                        found.append((target.slice, node.value, method))
+                    elif _is_self_attr(target, params[0], attr) and isinstance(node.value, ast.Dict):
+                        found.extend((k, v, method) for k, v in zip(node.value.keys, node.value.values))
+        return found
+
     def literal(self, expr: ast.expr, func: Func) -> ast.expr | None:
         """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""
         if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
@@ -284,6 +377,29 @@ def _self_stores(node: ast.Assign | ast.AnnAssign, method: Func, attr: str) -> l
         return []
     return [node.value for t in targets if isinstance(t, ast.Attribute) and t.attr == attr
             and isinstance(t.value, ast.Name) and t.value.id == params[0]]
+
+
+def _is_self_attr(node: ast.expr, self_name: str, attr: str) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+            and node.value.id == self_name)
+
+
+def _is_param_or_local(func: Func, name: str) -> bool:
+    from faultlib.detect.serving.blocking.model import _is_local
+    return _is_local(func, name)
+
+
+MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict"})
+
+
+def _noted_values(annotation: ast.expr, scope: Func) -> list[tuple[None, ast.expr, Func]]:
+    """``dict[str, Asr]`` (or ``Mapping``/``OrderedDict``/...): the value type's node, marked as an annotation."""
+    if isinstance(annotation, ast.Subscript) and (dotted(annotation.value) or [""])[-1] in MAPPINGS and isinstance(
+            annotation.slice, ast.Tuple) and len(annotation.slice.elts) == 2:
+        note = annotation.slice.elts[1]
+        note.__dict__["_faultlib_note"] = True
+        return [(None, note, scope)]
+    return []
 
 
 def _values(literal: ast.expr) -> list[ast.expr]:
