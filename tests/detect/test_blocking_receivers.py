@@ -229,3 +229,112 @@ def test_a_module_dict_filled_by_a_loader_types_its_elements(tmp_path):
             return CLIENTS[name].incr("hits")
     """)
     assert found == {("blocking_db", 'return CLIENTS[name].incr("hits")')}
+
+
+def test_a_module_global_set_from_a_loaders_tuple_in_another_module(tmp_path):
+    found = flagged_dir(tmp_path / "svc", {
+        "state.py": """
+            model = None
+            tokenizer = None
+            cache = None
+        """,
+        "loading.py": """
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            class Cache:
+                def lookup(self, key):
+                    return key
+
+            def load(name):
+                model = AutoModelForCausalLM.from_pretrained(name)
+                tokenizer = AutoTokenizer.from_pretrained(name)
+                return model, tokenizer
+
+            def fresh_cache():
+                return Cache(), None
+        """,
+        "main.py": """
+            import asyncio
+
+            import state
+            from loading import fresh_cache, load
+
+            def startup(name):
+                state.model, state.tokenizer = load(name)
+                state.cache, _ = fresh_cache()
+
+            def reply(prompt):
+                ids = state.tokenizer(prompt)
+                state.cache.lookup(prompt)
+                return state.model.generate(ids)
+
+            async def chat(prompt):
+                return reply(prompt)
+
+            async def chat_offloaded(prompt):
+                return await asyncio.to_thread(reply, prompt)
+        """,
+    })
+    assert found == {("main.py", "blocking_cpu", "return state.model.generate(ids)")}
+
+
+def test_a_class_chosen_at_run_time_and_a_factorys_closure(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import subprocess
+
+        import onnxruntime
+
+        class Backend:
+            def run(self, x):
+                raise NotImplementedError
+
+        class OnnxBackend(Backend):
+            def __init__(self, path):
+                self.session = onnxruntime.InferenceSession(path)
+
+            def run(self, x):
+                return self.session.run(None, {"x": x})
+
+        class EchoBackend(Backend):
+            def __init__(self, path):
+                self.path = path
+
+            def run(self, x):
+                return x
+
+        def make_runner(path):
+            def run(x):
+                return subprocess.run(["engine", path, x])
+            return run
+
+        def make_echo(path):
+            def echo(x):
+                return x
+            return echo
+
+        class Service:
+            def __init__(self, path):
+                self.runner = make_runner(path)
+                self.echo = make_echo(path)
+
+            async def call(self, x):
+                self.echo(x)
+                return self.runner(x)
+
+        async def predict(path, x, fast):
+            Chosen = OnnxBackend if fast else EchoBackend
+            backend = Chosen(path)
+            return backend.run(x)
+
+        async def echo_only(path, x):
+            local = make_echo(path)
+            return local(x)
+
+        async def predict_offloaded(path, x):
+            runner = make_runner(path)
+            return await asyncio.to_thread(runner, x)
+    """)
+    assert found == {("blocking_file_io", "self.session = onnxruntime.InferenceSession(path)"),
+                     ("blocking_cpu", 'return self.session.run(None, {"x": x})'),
+                     ("blocking_subprocess", 'return subprocess.run(["engine", path, x])')}

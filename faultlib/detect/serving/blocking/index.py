@@ -187,6 +187,12 @@ class Index:
                         found = self.type_of(node.value, func)
                         if found is not None:
                             types[target.id] = found
+                    elif isinstance(target, (ast.Tuple, ast.List)):  # model, tokenizer = load(name)
+                        for i, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Name) and elt.id not in types:
+                                found = self.infer.unpacked(node.value, i, func)
+                                if found is not None:
+                                    types[elt.id] = found
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 found = self.annotation_type(node.annotation, func.module) or (
                     self.type_of(node.value, func) if node.value is not None else None)
@@ -259,6 +265,23 @@ class Index:
                     return found
         return None
 
+    def common_base(self, classes: list[Klass]) -> Klass | None:
+        """The nearest class of the analysed files that every one of ``classes`` is or derives from (a class chosen
+        at run time among them is at least that), or None."""
+        def lineage(klass: Klass) -> list[Klass]:
+            out, todo = [], [origin(klass)]
+            while todo and len(out) < 32:
+                k = todo.pop(0)
+                if all(k is not seen for seen in out):
+                    out.append(k)
+                    todo.extend(b for b in self.bases(k) if isinstance(b, Klass))
+            return out
+        first, *rest = [lineage(k) for k in classes]
+        for candidate in first:
+            if all(any(candidate is k for k in other) for other in rest):
+                return candidate
+        return None
+
     def subclasses(self, klass: Klass) -> list[Klass]:
         """Classes of the analysed files that have ``klass`` among their bases (transitively)."""
         if self._subclasses is None:
@@ -319,6 +342,10 @@ class Index:
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
                         or self.infer.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
+            if owner is None and func is not None and isinstance(expr, ast.Attribute):
+                holder = self._module_of(expr.value, func)
+                if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
+                    return self.infer.module_attribute(holder, expr.attr)
             if owner is None and func is not None:  # app.state.model = Model() in a startup hook
                 return self.infer.stored_attribute(expr, func)
             return None
@@ -386,6 +413,14 @@ class Index:
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
 
+    def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
+        """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""
+        parts = dotted(expr)
+        if not parts or _is_local(func, parts[0]) or parts[0] not in func.module.imports:
+            return None
+        found = self.resolve_parts(parts, func.module, func)
+        return found if isinstance(found, Module) else None
+
     def _imported_global(self, name: str, depth: int) -> Type | None:
         """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
         owner, _, last = name.rpartition(".")
@@ -442,6 +477,11 @@ class Index:
             return None
         if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...)
             return self.infer.element_callee(expr.value, func)
+        if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
+            sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
+            if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):
+                return sides[0]
+            return self.common_base(sides) if all(isinstance(s, Klass) for s in sides) else None
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)

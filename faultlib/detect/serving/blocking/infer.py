@@ -37,6 +37,7 @@ class Inference:
         self._module_funcs: dict[int, Func] = {}
         self._attr_callees: dict[tuple[int, str], list] = {}
         self._stores: dict[tuple[int, str], list[tuple[ast.expr | None, ast.expr, Func]]] = {}
+        self._writes: dict[str, list] | None = None
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
@@ -186,10 +187,27 @@ class Inference:
             values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
         for value, scope in values:
             if dotted(value) is None:
+                found.extend(f for f in self.made_functions(value, scope) if all(f is not t for t in found))
                 continue
             target = self.index.callee(value, scope)
             if target is not None and all(target is not t for t in found):
                 found.append(target)
+        return found
+
+    def made_functions(self, value: ast.expr, scope: Func) -> list[Func]:
+        """The nested functions a factory of the analysed files returns, when ``value`` calls one
+        (``engine = load_engine(path)`` returning its inner ``def run(inputs)``): calling ``engine`` runs them."""
+        if not isinstance(value, ast.Call):
+            return []
+        target = self.index.callee(value.func, scope)
+        if not isinstance(target, Func):
+            return []
+        found = _returned(target)
+        for node in target.nodes:  # `return generate_stream`: a function of the files returned by name
+            if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                named = self.index.callee(node.value, target)
+                if isinstance(named, Func) and all(named is not f for f in found):
+                    found.append(named)
         return found
 
     def registered(self, klass, attr: str) -> list:
@@ -223,6 +241,68 @@ class Inference:
                         if router is klass or any(router is sub for sub in self.index.subclasses(klass)):
                             found.append(func)
         return found
+
+    def module_attribute(self, module: Module, attr: str) -> Type | None:
+        """The type of ``module.attr`` (a module global read as ``shared.model`` in another module): its value at
+        the module's top level or in a ``global`` statement's function, and every ``alias.attr = value`` or
+        ``alias.attr, other = value`` anywhere in the analysed files where ``alias`` names that module; the
+        types must agree (``None`` placeholders left out)."""
+        key = (id(module), "." + attr)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = None  # a cycle answers "unknown"
+        found: list[Type] = []
+        value = module.globals.get(attr)
+        if value is not None and not (isinstance(value, ast.Constant) and value.value is None):
+            typed = self.index.type_of(value, self.module_func(module))
+            if typed is None:
+                return None
+            found.append(typed)
+        if self._writes is None:
+            self._writes = {}
+            for other in self.index.distinct_modules():
+                for write in other.attr_writes:
+                    self._writes.setdefault(write[0].attr, []).append((other, write))
+        for other, (target, value, position, scope) in self._writes.get(attr, []):
+            if not (isinstance(value, ast.Constant) and value.value is None):
+                scope = scope or self.module_func(other)
+                if self.index._module_of(target.value, scope) is not module:
+                    continue
+                typed = (self.index.type_of(value, scope) if position is None
+                         else self.unpacked(value, position, scope))
+                if typed is None:
+                    return None
+                found.append(typed)
+        self._params[key] = result = _agreed(found, strict=False)
+        return result
+
+    def unpacked(self, value: ast.expr, position: int, func: Func) -> Type | None:
+        """The type of item ``position`` of ``value`` unpacked (``a, b = value``): a tuple display's item, or the
+        item every ``return x, y`` of the called function of the analysed files agrees on."""
+        if isinstance(value, (ast.Tuple, ast.List)):
+            items = value.elts
+            return self.index.type_of(items[position], func) if position < len(items) else None
+        if not isinstance(value, ast.Call):
+            return None
+        target = self.index.callee(value.func, func)
+        if not isinstance(target, Func) or self._nesting >= MAX_NESTING:
+            return None
+        found = []
+        self._nesting += 1
+        try:
+            for node in target.nodes:
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+                    items = node.value.elts
+                    if position >= len(items) or (isinstance(items[position], ast.Constant)
+                                                  and items[position].value is None):
+                        continue
+                    typed = self.index.type_of(items[position], target)
+                    if typed is None:
+                        return None
+                    found.append(typed)
+        finally:
+            self._nesting -= 1
+        return _agreed(found, strict=False)
 
     # -- containers -------------------------------------------------------------------------------------
     def element_type(self, container: ast.expr, func: Func) -> Type | None:

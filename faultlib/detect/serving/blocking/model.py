@@ -72,6 +72,8 @@ class Module:
     globals: dict[str, ast.expr] = field(default_factory=dict)
     attr_values: dict[str, ast.expr] = field(default_factory=dict)
     attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
+    attr_writes: list[tuple[ast.Attribute, ast.expr, int | None, "Func | None"]] = field(default_factory=list)
+    """Every ``x.attr = value`` (and ``x.a, y.b = value``: the position in the tuple) with the function it is in."""
     star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
@@ -157,8 +159,14 @@ class _Collector(ast.NodeVisitor):
                 self.m.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        scope = self.stack[-1] if self.stack and isinstance(self.stack[-1], Func) else None
         for target in node.targets:
             self._store(target, node.value)
+            if isinstance(target, ast.Attribute):
+                self.m.attr_writes.append((target, node.value, None, scope))
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                self.m.attr_writes.extend((elt, node.value, i, scope) for i, elt in enumerate(target.elts)
+                                          if isinstance(elt, ast.Attribute))
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -253,9 +261,12 @@ def aliases(func: Func) -> dict[str, ast.expr]:
 
 
 def is_function_value(expr: ast.expr) -> bool:
-    """A reference to a function (``a.b``), ``functools.partial(f, ...)`` or ``getattr(obj, "name")``."""
+    """A reference to a function (``a.b``), ``functools.partial(f, ...)``, ``getattr(obj, "name")``, or a class
+    chosen at run time (``Loader = FastLoader if fast else SlowLoader``)."""
     if isinstance(expr, ast.Attribute):
         return dotted(expr) is not None
+    if isinstance(expr, ast.IfExp):
+        return all(isinstance(side, ast.Name) or is_function_value(side) for side in (expr.body, expr.orelse))
     if isinstance(expr, ast.Call) and expr.args:
         parts = dotted(expr.func)
         if parts and parts[-1] == "partial":

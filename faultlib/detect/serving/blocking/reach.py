@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
                                                        is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
@@ -179,8 +180,11 @@ class Reachability:
                     found += overrides
             return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):
-            return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
-                    if m is not None and not m.is_async]
+            chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
+            classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
+                chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
+            return [m for k in classes if isinstance(k, Klass)
+                    for m in (index.method(k, "__init__"), index.method(k, "__new__")) if m is not None and not m.is_async]
         if target is None and not isinstance(call.func, ast.Lambda):
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
@@ -189,6 +193,9 @@ class Reachability:
             choices = self._choices(call.func, func)
             if choices:  # loaders[name](x): any function of the literal dict may be the one picked
                 return choices
+            made = self._made(call.func, func)
+            if made:  # run = make_runner(path); run(x): the closure the factory returned
+                return made
             registry = registry_of(call.func, func)
             if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
                 owner = index.type_of(registry.value, func)
@@ -265,6 +272,16 @@ class Reachability:
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _made(self, expr: ast.expr, func: Func) -> list[Func]:
+        """The sync closures a factory returned into the local ``expr`` (assigned once) and ``expr(...)`` runs."""
+        if not isinstance(expr, ast.Name):
+            return []
+        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
+        if len(bound) != 1:
+            return []
+        return [f for f in self.index.infer.made_functions(bound[0], func) if not f.is_async]
 
     def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
         """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
