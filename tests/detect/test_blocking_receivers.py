@@ -338,3 +338,112 @@ def test_a_class_chosen_at_run_time_and_a_factorys_closure(tmp_path):
     assert found == {("blocking_file_io", "self.session = onnxruntime.InferenceSession(path)"),
                      ("blocking_cpu", 'return self.session.run(None, {"x": x})'),
                      ("blocking_subprocess", 'return subprocess.run(["engine", path, x])')}
+
+
+def test_a_union_receiver_runs_each_members_method(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import time
+        from typing import Optional, Union
+
+        class Slow:
+            def generate(self, prompt):
+                time.sleep(1)
+                yield prompt
+
+        class Quick:
+            def generate(self, prompt):
+                yield prompt
+
+        class Other:
+            def generate(self, prompt):
+                yield prompt
+
+        async def complete(model: Union[Slow, Quick], prompt):
+            return [token for token in model.generate(prompt)]
+
+        async def complete_quick(model: Optional[Quick | Other], prompt):
+            return [token for token in model.generate(prompt)]
+
+        async def complete_offloaded(model: Union[Slow, Quick], prompt):
+            return await asyncio.to_thread(lambda: list(model.generate(prompt)))
+    """)
+    assert found == {("blocking_sleep", "time.sleep(1)")}
+
+
+def test_parameters_filled_by_a_decorator_a_base_init_or_a_functions_own_import(tmp_path):
+    found = flagged(tmp_path, """
+        from functools import wraps
+
+        from sqlalchemy import create_engine
+        from sqlalchemy.orm import sessionmaker
+
+        Maker = sessionmaker(bind=create_engine("sqlite://"))
+
+        def with_session(func):
+            @wraps(func)
+            def wrapper(*args, **kwargs):
+                kwargs["session"] = Maker()
+                return func(*args, **kwargs)
+            return wrapper
+
+        @with_session
+        def add_row(row, session):
+            session.add(row)
+            session.commit()
+
+        def plain_add(row, session):
+            session.append(row)
+
+        async def create(row):
+            plain_add(row, [])
+            return add_row(row)
+
+        class Engine:
+            def __init__(self, model):
+                self.model = model
+
+            def complete(self, prompt):
+                return self.model.create_completion(prompt)
+
+        class TextEngine(Engine):
+            def __init__(self, model):
+                super().__init__(model)
+
+        def Llama(path):
+            from llama_cpp import Llama
+            return TextEngine(Llama(model_path=path))
+
+        async def answer(path, prompt):
+            engine = Llama(path)
+            return engine.complete(prompt)
+    """)
+    assert ("blocking_db", "session.commit()") in found
+    assert ("blocking_cpu", "return self.model.create_completion(prompt)") in found
+    assert not any("append" in line for _, line in found)
+
+
+def test_in_memory_buffers_and_module_globals_unpacked_from_a_tuple(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+
+        import requests
+        import torch
+
+        def make_client():
+            return "cfg", requests.Session()
+
+        config, client = make_client()
+
+        async def snapshot(tensor, data, path):
+            buffer = io.BytesIO()
+            torch.save(tensor, buffer)
+            restored = torch.load(io.BytesIO(data), weights_only=True)
+            torch.save(tensor, path)
+            client.get("http://loopback/health")
+            config.upper()
+            return buffer.getvalue(), restored
+    """)
+    assert found == {("blocking_cpu", "restored = torch.load(io.BytesIO(data), weights_only=True)"),
+                     ("blocking_file_io", "torch.save(tensor, path)"),
+                     ("blocking_http", 'client.get("http://loopback/health")')}

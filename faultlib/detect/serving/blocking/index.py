@@ -20,7 +20,7 @@ import re
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
-from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
+from faultlib.detect.serving.blocking.model import (UNPACKED, Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
@@ -114,9 +114,12 @@ class Index:
         """A dotted reference (``time.sleep``, ``helper``, ``Service``) from inside ``func`` of ``module``."""
         head, rest = parts[0], parts[1:]
         scope = func
-        while scope is not None:  # nested defs of the enclosing functions
+        while scope is not None:  # nested defs of the enclosing functions, and their own imports
             if head in scope.nested:
                 return scope.nested[head] if not rest else None
+            imported = _local_imports(scope).get(head)
+            if imported is not None:  # `from llama_cpp import Llama` inside a function named Llama
+                return self.lookup(".".join([imported, *rest]))
             scope = scope.parent
         if head in module.functions or head in module.classes:
             return self.member(module, parts)
@@ -333,6 +336,8 @@ class Index:
             if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
                 return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
             return None
+        if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
+            return self.infer.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
@@ -412,6 +417,36 @@ class Index:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def union_members(self, expr: ast.expr, func: Func) -> list[Klass]:
+        """The classes of the analysed files a name annotated ``Union[A, B]``/``A | B`` (a parameter, or a local
+        annotated where it is assigned) may hold; empty for anything else."""
+        if not isinstance(expr, ast.Name):
+            return []
+        args = func.node.args
+        notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == expr.id]
+        notes += [n.annotation for n in func.nodes if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+                  and n.target.id == expr.id]
+        found: list[Klass] = []
+        todo = [n for n in notes if n is not None]
+        while todo and len(found) < 8:
+            note = todo.pop(0)
+            if isinstance(note, ast.Constant) and isinstance(note.value, str):
+                try:
+                    note = ast.parse(note.value, mode="eval").body
+                except SyntaxError:
+                    continue
+            if isinstance(note, ast.BinOp) and isinstance(note.op, ast.BitOr):
+                todo += [note.left, note.right]
+            elif isinstance(note, ast.Subscript) and (dotted(note.value) or [""])[-1] in ("Union", "Optional"):
+                todo += list(note.slice.elts) if isinstance(note.slice, ast.Tuple) else [note.slice]
+            elif len(notes) == 1 and note is notes[0]:
+                return []  # a plain annotation: type_of answers it
+            else:
+                klass = self.annotation_type(note, func.module)
+                if isinstance(klass, Klass) and all(klass is not k for k in found):
+                    found.append(klass)
+        return found if len(found) > 1 else []
 
     def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
         """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""
@@ -526,6 +561,29 @@ def _all_classes(module: Module):
     for klass in module.classes.values():
         seen.setdefault(id(klass), klass)
     return seen.values()
+
+
+def _local_imports(func: Func) -> dict[str, str]:
+    """Names a function binds with its own ``import``/``from ... import`` statements (absolute ones; a relative
+    one as the module's own import of that name), computed once per function."""
+    found = func.__dict__.get("_faultlib_imports")
+    if found is None:
+        found = func.__dict__["_faultlib_imports"] = {}
+        for node in func.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        found[alias.asname] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    name = alias.asname or alias.name
+                    if alias.name == "*":
+                        continue
+                    if node.level == 0 and node.module:
+                        found[name] = f"{node.module}.{alias.name}"
+                    elif name in func.module.imports:
+                        found[name] = func.module.imports[name]
+    return found
 
 
 def _module_func(func: Func) -> Func | None:

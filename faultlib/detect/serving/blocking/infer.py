@@ -49,14 +49,32 @@ class Inference:
         self._params[key] = None  # a cycle answers "unknown"
         params = _positional(func.node)
         found = None
-        if name in params and self._nesting < MAX_NESTING:
+        if self._nesting < MAX_NESTING:
             self._nesting += 1
             try:
-                found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
+                found = self._injected(func, name)
+                if found is None and name in params:
+                    found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
             finally:
                 self._nesting -= 1
         self._params[key] = found
         return found
+
+    def _injected(self, func: Func, name: str) -> Type | None:
+        """A parameter a decorator's wrapper supplies itself: ``kwargs["session"] = get_session()`` before
+        ``return func(*args, **kwargs)`` types the decorated function's ``session``."""
+        found = []
+        for decorator in func.node.decorator_list:
+            for wrapper in self._wrappers(decorator, self.module_func(func.module) if func.parent is None else func):
+                star = wrapper.node.args.kwarg.arg if wrapper.node.args.kwarg is not None else None
+                for node in wrapper.nodes if star else []:
+                    if isinstance(node, ast.Assign) and any(
+                            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == star
+                            and isinstance(t.slice, ast.Constant) and t.slice.value == name for t in node.targets):
+                        typed = self.index.type_of(node.value, wrapper)
+                        if typed is not None:
+                            found.append(typed)
+        return _agreed(found, strict=True)
 
     def callable_return(self, func: Func, name: str) -> Type | None:
         """``name`` is a parameter annotated ``Callable[..., T]``: the ``T`` a call of it returns."""
@@ -84,8 +102,15 @@ class Inference:
         if position < 0:
             return None
         found: list[Type] = []
-        for call, caller in self.sites().get(key, [])[:MAX_SITES]:
-            if self.index.callee(call.func, caller) is not want:
+        sites = [(call, caller, want) for call, caller in self.sites().get(key, [])[:MAX_SITES]]
+        if klass is not None and func.node.name == "__init__":  # super().__init__(model) in a subclass
+            for sub in self.index.subclasses(klass)[:MAX_SITES]:
+                init = sub.methods.get("__init__")
+                sites += [(n, init, func) for n in (init.nodes if init is not None else []) if isinstance(n, ast.Call)
+                          and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+                          and isinstance(n.func.value, ast.Call) and dotted(n.func.value.func) == ["super"]]
+        for call, caller, expected in sites:
+            if self.index.callee(call.func, caller) is not expected:
                 continue
             arg = _argument(call, name, position)
             if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):

@@ -179,6 +179,12 @@ class _Collector(ast.NodeVisitor):
         none or ``None``), ``a.b.c = value`` by dotted path (``app.state.model = Model()``), and every
         ``x.attr = value`` by attribute name (a handler stored on an object)."""
         top = self.stack[-1] if self.stack else None
+        if isinstance(target, (ast.Tuple, ast.List)) and top is None:  # model, kwargs = Model.load(...)
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Name):
+                    item = ast.Subscript(value=value, slice=ast.Constant(i), ctx=ast.Load())
+                    item.__dict__[UNPACKED] = i  # the item of an unpacked value: see Inference.unpacked
+                    self.m.globals[elt.id] = ast.copy_location(item, value)
         if isinstance(target, ast.Name):
             if top is None:
                 self.m.globals[target.id] = value
@@ -191,6 +197,9 @@ class _Collector(ast.NodeVisitor):
             parts = dotted(target)
             if parts and parts[0] not in ("self", "cls"):
                 self.m.attr_values.setdefault(".".join(parts), value)
+
+
+UNPACKED = "_faultlib_unpacked"
 
 
 def _declared_global(func: Func) -> frozenset[str]:

@@ -21,6 +21,9 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
                                                        is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
 
+IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
+WRITERS = ("save", "dump", "write")
+"""A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
 
@@ -148,6 +151,9 @@ class Reachability:
             return constructed
         if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
             owner = self.index.type_of(call.func.value, func)
+            if owner is None:  # a Union receiver: the member whose method this is
+                owner = next((k for k in self.index.union_members(call.func.value, func)
+                              if self.index.method(k, target.node.name) is target), None)
             return owner if isinstance(owner, Klass) else None
         return None
 
@@ -201,6 +207,11 @@ class Reachability:
                 owner = index.type_of(registry.value, func)
                 if isinstance(owner, Klass):
                     return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
+            if isinstance(call.func, ast.Attribute):  # model: Union[A, B]; model.generate(): A's or B's
+                members = index.union_members(call.func.value, func)
+                if members:
+                    return [m for k in members for m in [index.method(k, call.func.attr)]
+                            if m is not None and not m.is_async]
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):
@@ -220,6 +231,11 @@ class Reachability:
         target = index.callee(call.func, func)
         if isinstance(target, str):
             known = index.vocab.calls.get(target)
+            if known is not None and known[0] == "blocking_file_io" and self._in_memory(call, func):
+                # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+                last = target.rpartition(".")[2]
+                return None if last.startswith(WRITERS) else Site(
+                    "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
             if known is not None:
                 return Site(known[0], target.removeprefix("builtins."), func, call)
             owner, _, method = target.rpartition(".")
@@ -282,6 +298,16 @@ class Reachability:
         if len(bound) != 1:
             return []
         return [f for f in self.index.infer.made_functions(bound[0], func) if not f.is_async]
+
+    def _in_memory(self, call: ast.Call, func: Func) -> bool:
+        """An argument of ``call`` is an in-memory file (``io.BytesIO``/``io.StringIO``): the file call reads or
+        writes memory, not a disk."""
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Starred):
+                continue
+            if self.index.type_of(arg, func) in IN_MEMORY_FILES:
+                return True
+        return False
 
     def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
         """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
