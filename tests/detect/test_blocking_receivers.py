@@ -447,3 +447,36 @@ def test_in_memory_buffers_and_module_globals_unpacked_from_a_tuple(tmp_path):
     assert found == {("blocking_cpu", "restored = torch.load(io.BytesIO(data), weights_only=True)"),
                      ("blocking_file_io", "torch.save(tensor, path)"),
                      ("blocking_http", 'client.get("http://loopback/health")')}
+
+
+def test_a_global_switched_between_models_may_be_any_of_them(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from sentence_transformers import SentenceTransformer
+        from transformers import AutoModel
+
+        embedder = None
+        labels = None
+
+        def load(name, fast):
+            global embedder, labels
+            if fast:
+                embedder = AutoModel.from_pretrained(name)
+            else:
+                embedder = SentenceTransformer(name)
+            labels = ["a", "b"]
+
+        def current():
+            return embedder
+
+        async def embed(texts):
+            model = current()
+            labels.index("a")
+            return model.encode(texts)
+
+        async def embed_offloaded(texts):
+            model = current()
+            return await asyncio.to_thread(model.encode, texts)
+    """)
+    assert found == {("blocking_cpu", "return model.encode(texts)")}

@@ -38,6 +38,7 @@ class Inference:
         self._attr_callees: dict[tuple[int, str], list] = {}
         self._stores: dict[tuple[int, str], list[tuple[ast.expr | None, ast.expr, Func]]] = {}
         self._writes: dict[str, list] | None = None
+        self._candidates: dict[tuple[int, int], list[Type]] = {}
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
@@ -300,6 +301,50 @@ class Inference:
                 found.append(typed)
         self._params[key] = result = _agreed(found, strict=False)
         return result
+
+    def candidates(self, expr: ast.expr, func: Func) -> list[Type]:
+        """Every type a global, a module's attribute or ``self.<attr>`` is assigned somewhere (up to 8), for a value
+        whose assignments disagree (``model = AutoModel.from_pretrained(...)`` in one branch, ``SentenceTransformer
+        (...)`` in another): the call on it may run any of them."""
+        key = (id(expr), id(func))
+        found = self._candidates.get(key)
+        if found is not None:
+            return found
+        self._candidates[key] = found = []
+        values: list[tuple[ast.expr, Func | None, int | None]] = []
+        if isinstance(expr, ast.Name) and not _is_param_or_local(func, expr.id):
+            values = [(v, s, None) for v, s in func.module.global_values.get(expr.id, [])]
+        elif isinstance(expr, ast.Name) and isinstance(_single_assignment(func, expr.id), ast.Call):
+            made = self.index.callee(_single_assignment(func, expr.id).func, func)  # m = get_model(): its global
+            if isinstance(made, Func) and self._nesting < MAX_NESTING:
+                self._nesting += 1
+                try:
+                    for node in made.nodes:
+                        if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                            found.extend(t for t in self.candidates(node.value, made)
+                                         if all(t is not f and t != f for f in found))
+                finally:
+                    self._nesting -= 1
+                return found[:8]
+        elif isinstance(expr, ast.Attribute):
+            holder = self.index._module_of(expr.value, func)
+            if holder is not None:
+                values = [(v, s, None) for v, s in holder.global_values.get(expr.attr, [])]
+                self.module_attribute(holder, expr.attr)  # builds the table of writes
+                values += [(v, s or self.module_func(m), p) for m, (t, v, p, s) in (self._writes or {}).get(
+                    expr.attr, []) if self.index._module_of(t.value, s or self.module_func(m)) is holder]
+            elif isinstance(expr.value, ast.Name) and func.cls is not None and _positional(func.node)[:1] == [
+                    expr.value.id]:
+                values = [(v, m, None) for m in func.cls.methods.values() for n in m.nodes
+                          if isinstance(n, (ast.Assign, ast.AnnAssign)) for v in _self_stores(n, m, expr.attr)]
+        for value, scope, position in values[:32]:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            scope = scope or self.module_func(func.module)
+            typed = self.index.type_of(value, scope) if position is None else self.unpacked(value, position, scope)
+            if typed is not None and all(typed is not t and typed != t for t in found) and len(found) < 8:
+                found.append(typed)
+        return found
 
     def unpacked(self, value: ast.expr, position: int, func: Func) -> Type | None:
         """The type of item ``position`` of ``value`` unpacked (``a, b = value``): a tuple display's item, or the

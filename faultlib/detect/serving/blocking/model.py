@@ -73,6 +73,8 @@ class Module:
     attr_values: dict[str, ast.expr] = field(default_factory=dict)
     attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
     attr_writes: list[tuple[ast.Attribute, ast.expr, int | None, "Func | None"]] = field(default_factory=list)
+    global_values: dict[str, list[tuple[ast.expr, "Func | None"]]] = field(default_factory=dict)
+    """Every value a module global is assigned: at the top level (None) or in a function declaring it global."""
     """Every ``x.attr = value`` (and ``x.a, y.b = value``: the position in the tuple) with the function it is in."""
     star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
@@ -186,6 +188,8 @@ class _Collector(ast.NodeVisitor):
                     item.__dict__[UNPACKED] = i  # the item of an unpacked value: see Inference.unpacked
                     self.m.globals[elt.id] = ast.copy_location(item, value)
         if isinstance(target, ast.Name):
+            if top is None or (isinstance(top, Func) and target.id in _declared_global(top)):
+                self.m.global_values.setdefault(target.id, []).append((value, top))
             if top is None:
                 self.m.globals[target.id] = value
             elif isinstance(top, Func) and target.id in _declared_global(top):

@@ -230,30 +230,58 @@ class Reachability:
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
-            known = index.vocab.calls.get(target)
-            if known is not None and known[0] == "blocking_file_io" and self._in_memory(call, func):
-                # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
-                last = target.rpartition(".")[2]
-                return None if last.startswith(WRITERS) else Site(
-                    "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
-            if known is not None:
-                return Site(known[0], target.removeprefix("builtins."), func, call)
-            owner, _, method = target.rpartition(".")
-            family = index.vocab.family_kind(owner, method) if owner else None
-            if family is not None:
-                return None if family[0] == "blocking_task" and is_poll(call) else Site(
-                    family[0], target, func, call)
-            if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
-                return Site("blocking_file_io", f"{owner}.{method}", func, call)
-            return None
+            site = self._named(target, call, func)
+            return site if site is not None or not isinstance(call.func, ast.Attribute) else self._any_of(call, func)
         if isinstance(target, (Func, Klass)):
             return None
+        site = self._typed(call, func, inference, target)
+        return site if site is not None or target is not None else self._any_of(call, func)
+
+    def _named(self, target: str, call: ast.Call, func: Func) -> Site | None:
+        """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
+        index = self.index
+        known = index.vocab.calls.get(target)
+        if known is not None and known[0] == "blocking_file_io" and self._in_memory(call, func):
+            # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+            last = target.rpartition(".")[2]
+            return None if last.startswith(WRITERS) else Site(
+                "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
+        if known is not None:
+            return Site(known[0], target.removeprefix("builtins."), func, call)
+        owner, _, method = target.rpartition(".")
+        family = index.vocab.family_kind(owner, method) if owner else None
+        if family is not None:
+            return None if family[0] == "blocking_task" and is_poll(call) else Site(
+                family[0], target, func, call)
+        if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
+            return Site("blocking_cpu", f"{owner}.{method}", func, call)
+        if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
+            return Site("blocking_cpu", f"{owner}.{method}", func, call)
+        if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
+            return Site("blocking_cpu", f"{owner}.{method}", func, call)
+        if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+            return Site("blocking_file_io", f"{owner}.{method}", func, call)
+        return None
+
+    def _any_of(self, call: ast.Call, func: Func) -> Site | None:
+        """A call on a global or attribute whose assignments give it several types (a model switched at run time):
+        the first of them for which the call blocks (see :meth:`Inference.candidates`)."""
+        if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                         and class_parameter(call.func.value, func)):
+            for typed in self.index.infer.candidates(call.func.value, func):
+                site = self._named(f"{typed}.{call.func.attr}", call, func) if isinstance(typed, str) else None
+                if site is not None:
+                    return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
+                                "is assigned)", func, call)
+        if isinstance(call.func, (ast.Name, ast.Attribute)):
+            for typed in self.index.infer.candidates(call.func, func):
+                if isinstance(typed, str) and vocab.is_torch_module(typed):
+                    return Site("blocking_cpu", f"{typed} forward (one of the values `{_segment(func, call.func)}` "
+                                "is assigned)", func, call)
+        return None
+
+    def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
+        index = self.index
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
         if class_parameter(call.func, func):
             return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
