@@ -38,7 +38,7 @@ class Inference:
         self._attr_callees: dict[tuple[int, str], list] = {}
         self._stores: dict[tuple[int, str], list[tuple[ast.expr | None, ast.expr, Func]]] = {}
         self._writes: dict[str, list] | None = None
-        self._candidates: dict[tuple[int, int], list[Type]] = {}
+        self._candidates: dict[tuple, list[Type]] = {}
         self._nesting = 0
 
     # -- parameters -------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ class Inference:
         """Every type a global, a module's attribute or ``self.<attr>`` is assigned somewhere (up to 8), for a value
         whose assignments disagree (``model = AutoModel.from_pretrained(...)`` in one branch, ``SentenceTransformer
         (...)`` in another): the call on it may run any of them."""
-        key = (id(expr), id(func))
+        key = _candidate_key(expr, func)
         found = self._candidates.get(key)
         if found is not None:
             return found
@@ -335,8 +335,7 @@ class Inference:
                     expr.attr, []) if self.index._module_of(t.value, s or self.module_func(m)) is holder]
             elif isinstance(expr.value, ast.Name) and func.cls is not None and _positional(func.node)[:1] == [
                     expr.value.id]:
-                values = [(v, m, None) for m in func.cls.methods.values() for n in m.nodes
-                          if isinstance(n, (ast.Assign, ast.AnnAssign)) for v in _self_stores(n, m, expr.attr)]
+                values = [(v, m, None) for v, m in self._self_values(func.cls).get(expr.attr, [])]
         for value, scope, position in values[:32]:
             if isinstance(value, ast.Constant) and value.value is None:
                 continue
@@ -345,6 +344,21 @@ class Inference:
             if typed is not None and all(typed is not t and typed != t for t in found) and len(found) < 8:
                 found.append(typed)
         return found
+
+    def _self_values(self, klass) -> dict[str, list[tuple[ast.expr, Func]]]:
+        """``attr -> [(value, method)]`` of every ``self.attr = value`` in ``klass``'s methods (built once)."""
+        table = klass.__dict__.get("_faultlib_self_values")
+        if table is None:
+            table = klass.__dict__["_faultlib_self_values"] = {}
+            for method in klass.methods.values():
+                params = _positional(method.node)
+                for node in method.nodes if params else []:
+                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                    and target.value.id == params[0]):
+                                table.setdefault(target.attr, []).append((node.value, method))
+        return table
 
     def unpacked(self, value: ast.expr, position: int, func: Func) -> Type | None:
         """The type of item ``position`` of ``value`` unpacked (``a, b = value``): a tuple display's item, or the
@@ -527,6 +541,16 @@ def _self_stores(node: ast.Assign | ast.AnnAssign, method: Func, attr: str) -> l
         return []
     return [node.value for t in targets if isinstance(t, ast.Attribute) and t.attr == attr
             and isinstance(t.value, ast.Name) and t.value.id == params[0]]
+
+
+def _candidate_key(expr: ast.expr, func: Func) -> tuple:
+    """What :meth:`Inference.candidates` answers depends on: ``self.attr`` on the class, a global on the module."""
+    if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and func.cls is not None
+            and _positional(func.node)[:1] == [expr.value.id]):
+        return ("self", id(func.cls), expr.attr)
+    if isinstance(expr, ast.Name) and not _is_param_or_local(func, expr.id):
+        return ("global", id(func.module), expr.id)
+    return (id(expr), id(func))
 
 
 def _is_self_attr(node: ast.expr, self_name: str, attr: str) -> bool:
