@@ -480,3 +480,35 @@ def test_a_global_switched_between_models_may_be_any_of_them(tmp_path):
             return await asyncio.to_thread(model.encode, texts)
     """)
     assert found == {("blocking_cpu", "return model.encode(texts)")}
+
+
+def test_a_class_reference_chosen_in_branches(tmp_path):
+    found = flagged(tmp_path, """
+        from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM
+
+        class Echo:
+            @classmethod
+            def from_pretrained(cls, name):
+                return cls()
+
+        class Quiet:
+            @classmethod
+            def from_pretrained(cls, name):
+                return cls()
+
+        async def load(name, seq2seq):
+            if seq2seq:
+                Loader = AutoModelForSeq2SeqLM
+            else:
+                Loader = AutoModelForCausalLM
+            return Loader.from_pretrained(name)
+
+        async def load_local(name, quiet):
+            if quiet:
+                Loader = Quiet
+            else:
+                Loader = Echo
+            return Loader.from_pretrained(name)
+    """)
+    assert found == {("blocking_file_io", "return Loader.from_pretrained(name)")}
+    assert [f.location["function"] for f in analyze_path(tmp_path / "svc.py").findings] == ["load"]

@@ -524,6 +524,10 @@ class Index:
                     return self.callee(bound, func, depth + 1)
                 if _is_cls(func, expr.id):
                     return func.cls
+                chosen = self._chosen(func, expr.id)
+                if chosen:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
+                    return chosen[0] if all(c is chosen[0] or c == chosen[0] for c in chosen) else (
+                        self.common_base(chosen) if all(isinstance(c, Klass) for c in chosen) else chosen[0])
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None
@@ -548,11 +552,39 @@ class Index:
         if isinstance(owner, str):
             return f"{owner}.{expr.attr}"
         parts = dotted(expr)
+        if parts and len(parts) == 2 and func is not None and _is_local(func, parts[0]):
+            chosen = self._chosen(func, parts[0])  # LoaderClass.from_pretrained(...), LoaderClass chosen in branches
+            for klass in chosen:
+                found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
+                if found is not None:
+                    return found
         if parts and module is not None and not (func is not None and parts[0] in self.local_types(func)):
             found = self.resolve_parts(parts, module, func)
             if found is not None:
                 return found
         return None
+
+    def _chosen(self, func: Func, name: str) -> list:
+        """The classes a local assigned more than once, each time a class reference (``Loader = AutoModel`` in one
+        branch, ``Loader = AutoModelForCausalLM`` in another), may hold: every value, when each names a class."""
+        table = func.__dict__.setdefault("_faultlib_chosen", {})
+        if name in table:
+            return table[name]
+        table[name] = found = []
+        values = [n.value for n in func.nodes if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+        if len(values) < 2 or sum(1 for n in func.nodes if isinstance(n, ast.Name) and n.id == name
+                                  and isinstance(n.ctx, ast.Store)) != len(values):
+            return found
+        for value in values:
+            parts = dotted(value)
+            target = self.resolve_parts(parts, func.module, func) if parts and parts[0] != name else None
+            if not (isinstance(target, Klass) or (isinstance(target, str) and target.rpartition(".")[2][:1].isupper()
+                                                  and not target.startswith("builtins."))):
+                found.clear()
+                return found
+            found.append(target)
+        return found
 
 
 def _all_classes(module: Module):
