@@ -149,6 +149,20 @@ class Generics:
         first = note.slice.elts[0] if isinstance(note.slice, ast.Tuple) and note.slice.elts else note.slice
         return self.annotation(first, func.module, self.bindings(receiver) if receiver is not None else None)
 
+    def bound_by_with(self, expr: ast.expr, func: Func) -> Type | None:
+        """The value ``with expr as x`` binds: a ``@contextmanager`` function's ``Iterator[X]`` annotation, what a
+        class of the analysed files' ``__enter__`` says it returns, else the manager itself (``with Session() as s``:
+        SQLAlchemy's, like most, returns itself)."""
+        if isinstance(expr, ast.Call):
+            target = self.index.callee(expr.func, func)
+            if isinstance(target, Func):
+                owner = self.index.type_of(expr.func.value, func) if isinstance(expr.func, ast.Attribute) else None
+                found = self.yielded(target, owner if isinstance(owner, Klass) else None)
+                if found is not None:
+                    return found
+        manager = self.index.type_of(expr, func)
+        return self.entered(manager) or manager
+
     def entered(self, manager: Type | None) -> Type | None:
         """``with manager as x``: what ``__enter__`` of a class of the analysed files returns (its annotation,
         its type parameters substituted); None when it does not say."""

@@ -20,8 +20,10 @@ import re
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
+from faultlib.detect.serving.blocking.stores import Stores
+from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.model import (UNPACKED, Func, Klass, Module, Type, _is_local, _is_static,
-                                                   aliases, build_module, dotted)
+                                                   aliases, build_module, dotted, local_imports)
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -46,6 +48,7 @@ class Index:
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
         self.infer = Inference(self)
         self.generics = Generics(self)
+        self.stores = Stores(self)
 
     def distinct_modules(self) -> list[Module]:
         """Every analysed module once (:attr:`modules` may register one under several names)."""
@@ -117,7 +120,7 @@ class Index:
         while scope is not None:  # nested defs of the enclosing functions, and their own imports
             if head in scope.nested:
                 return scope.nested[head] if not rest else None
-            imported = _local_imports(scope).get(head)
+            imported = local_imports(scope).get(head)
             if imported is not None:  # `from llama_cpp import Llama` inside a function named Llama
                 return self.lookup(".".join([imported, *rest]))
             scope = scope.parent
@@ -193,7 +196,7 @@ class Index:
                     elif isinstance(target, (ast.Tuple, ast.List)):  # model, tokenizer = load(name)
                         for i, elt in enumerate(target.elts):
                             if isinstance(elt, ast.Name) and elt.id not in types:
-                                found = self.infer.unpacked(node.value, i, func)
+                                found = self.stores.unpacked(node.value, i, func)
                                 if found is not None:
                                     types[elt.id] = found
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -204,25 +207,11 @@ class Index:
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
-                        found = self._entered(item.context_expr, func)
+                        found = self.generics.bound_by_with(item.context_expr, func)
                         if isinstance(node, ast.AsyncWith) and isinstance(found, str):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
-
-    def _entered(self, expr: ast.expr, func: Func) -> Type | None:
-        """The value ``with expr as x`` binds: a ``@contextmanager`` function's ``Iterator[X]`` annotation, what a
-        class of the analysed files' ``__enter__`` says it returns, else the manager itself (``with Session() as s``:
-        SQLAlchemy's, like most, returns itself)."""
-        if isinstance(expr, ast.Call):
-            target = self.callee(expr.func, func)
-            if isinstance(target, Func):
-                owner = self.type_of(expr.func.value, func) if isinstance(expr.func, ast.Attribute) else None
-                found = self.generics.yielded(target, owner if isinstance(owner, Klass) else None)
-                if found is not None:
-                    return found
-        manager = self.type_of(expr, func)
-        return self.generics.entered(manager) or manager
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
@@ -266,23 +255,6 @@ class Index:
                 found = self.attributes(sub).get(name)
                 if found is not None:
                     return found
-        return None
-
-    def common_base(self, classes: list[Klass]) -> Klass | None:
-        """The nearest class of the analysed files that every one of ``classes`` is or derives from (a class chosen
-        at run time among them is at least that), or None."""
-        def lineage(klass: Klass) -> list[Klass]:
-            out, todo = [], [origin(klass)]
-            while todo and len(out) < 32:
-                k = todo.pop(0)
-                if all(k is not seen for seen in out):
-                    out.append(k)
-                    todo.extend(b for b in self.bases(k) if isinstance(b, Klass))
-            return out
-        first, *rest = [lineage(k) for k in classes]
-        for candidate in first:
-            if all(any(candidate is k for k in other) for other in rest):
-                return candidate
         return None
 
     def subclasses(self, klass: Klass) -> list[Klass]:
@@ -337,7 +309,7 @@ class Index:
                 return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
             return None
         if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
-            return self.infer.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
+            return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
@@ -346,11 +318,11 @@ class Index:
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
-                        or self.infer.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
+                        or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute):
                 holder = self._module_of(expr.value, func)
                 if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
-                    return self.infer.module_attribute(holder, expr.attr)
+                    return self.stores.module_attribute(holder, expr.attr)
             if owner is None and func is not None:  # app.state.model = Model() in a startup hook
                 return self.infer.stored_attribute(expr, func)
             return None
@@ -381,7 +353,7 @@ class Index:
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
-                    found = self.infer.element_type(callee.value, func) or self.infer.stored_element(
+                    found = self.infer.element_type(callee.value, func) or self.stores.stored_element(
                         callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
                     if found is not None:
                         return found
@@ -417,36 +389,6 @@ class Index:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
-
-    def union_members(self, expr: ast.expr, func: Func) -> list[Klass]:
-        """The classes of the analysed files a name annotated ``Union[A, B]``/``A | B`` (a parameter, or a local
-        annotated where it is assigned) may hold; empty for anything else."""
-        if not isinstance(expr, ast.Name):
-            return []
-        args = func.node.args
-        notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == expr.id]
-        notes += [n.annotation for n in func.nodes if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-                  and n.target.id == expr.id]
-        found: list[Klass] = []
-        todo = [n for n in notes if n is not None]
-        while todo and len(found) < 8:
-            note = todo.pop(0)
-            if isinstance(note, ast.Constant) and isinstance(note.value, str):
-                try:
-                    note = ast.parse(note.value, mode="eval").body
-                except SyntaxError:
-                    continue
-            if isinstance(note, ast.BinOp) and isinstance(note.op, ast.BitOr):
-                todo += [note.left, note.right]
-            elif isinstance(note, ast.Subscript) and (dotted(note.value) or [""])[-1] in ("Union", "Optional"):
-                todo += list(note.slice.elts) if isinstance(note.slice, ast.Tuple) else [note.slice]
-            elif len(notes) == 1 and note is notes[0]:
-                return []  # a plain annotation: type_of answers it
-            else:
-                klass = self.annotation_type(note, func.module)
-                if isinstance(klass, Klass) and all(klass is not k for k in found):
-                    found.append(klass)
-        return found if len(found) > 1 else []
 
     def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
         """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""
@@ -516,7 +458,7 @@ class Index:
             sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
             if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):
                 return sides[0]
-            return self.common_base(sides) if all(isinstance(s, Klass) for s in sides) else None
+            return common_base(self, sides) if all(isinstance(s, Klass) for s in sides) else None
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)
@@ -524,10 +466,10 @@ class Index:
                     return self.callee(bound, func, depth + 1)
                 if _is_cls(func, expr.id):
                     return func.cls
-                chosen = self._chosen(func, expr.id)
-                if chosen:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
-                    return chosen[0] if all(c is chosen[0] or c == chosen[0] for c in chosen) else (
-                        self.common_base(chosen) if all(isinstance(c, Klass) for c in chosen) else chosen[0])
+                picked = chosen(self, func, expr.id)
+                if picked:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
+                    return picked[0] if all(c is picked[0] or c == picked[0] for c in picked) else (
+                        common_base(self, picked) if all(isinstance(c, Klass) for c in picked) else picked[0])
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None
@@ -553,8 +495,7 @@ class Index:
             return f"{owner}.{expr.attr}"
         parts = dotted(expr)
         if parts and len(parts) == 2 and func is not None and _is_local(func, parts[0]):
-            chosen = self._chosen(func, parts[0])  # LoaderClass.from_pretrained(...), LoaderClass chosen in branches
-            for klass in chosen:
+            for klass in chosen(self, func, parts[0]):  # LoaderClass.from_pretrained(...), chosen in branches
                 found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
                 if found is not None:
                     return found
@@ -564,58 +505,12 @@ class Index:
                 return found
         return None
 
-    def _chosen(self, func: Func, name: str) -> list:
-        """The classes a local assigned more than once, each time a class reference (``Loader = AutoModel`` in one
-        branch, ``Loader = AutoModelForCausalLM`` in another), may hold: every value, when each names a class."""
-        table = func.__dict__.setdefault("_faultlib_chosen", {})
-        if name in table:
-            return table[name]
-        table[name] = found = []
-        values = [n.value for n in func.nodes if isinstance(n, ast.Assign)
-                  and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-        if len(values) < 2 or sum(1 for n in func.nodes if isinstance(n, ast.Name) and n.id == name
-                                  and isinstance(n.ctx, ast.Store)) != len(values):
-            return found
-        for value in values:
-            parts = dotted(value)
-            target = self.resolve_parts(parts, func.module, func) if parts and parts[0] != name else None
-            if not (isinstance(target, Klass) or (isinstance(target, str) and target.rpartition(".")[2][:1].isupper()
-                                                  and not target.startswith("builtins."))):
-                found.clear()
-                return found
-            found.append(target)
-        return found
-
-
 def _all_classes(module: Module):
     """Every class of ``module``, nested ones included (methods' classes are reached through their functions)."""
     seen = {id(f.cls): f.cls for f in module.all_functions if f.cls is not None}
     for klass in module.classes.values():
         seen.setdefault(id(klass), klass)
     return seen.values()
-
-
-def _local_imports(func: Func) -> dict[str, str]:
-    """Names a function binds with its own ``import``/``from ... import`` statements (absolute ones; a relative
-    one as the module's own import of that name), computed once per function."""
-    found = func.__dict__.get("_faultlib_imports")
-    if found is None:
-        found = func.__dict__["_faultlib_imports"] = {}
-        for node in func.nodes:
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        found[alias.asname] = alias.name
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    name = alias.asname or alias.name
-                    if alias.name == "*":
-                        continue
-                    if node.level == 0 and node.module:
-                        found[name] = f"{node.module}.{alias.name}"
-                    elif name in func.module.imports:
-                        found[name] = func.module.imports[name]
-    return found
 
 
 def _module_func(func: Func) -> Func | None:

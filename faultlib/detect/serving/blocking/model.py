@@ -297,3 +297,26 @@ def _own_nodes(node: ast.AST):
         yield child
         if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(child))
+
+
+def local_imports(func: Func) -> dict[str, str]:
+    """Names a function binds with its own ``import``/``from ... import`` statements (absolute ones; a relative
+    one as the module's own import of that name), computed once per function."""
+    found = func.__dict__.get("_faultlib_imports")
+    if found is None:
+        found = func.__dict__["_faultlib_imports"] = {}
+        for node in func.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        found[alias.asname] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    name = alias.asname or alias.name
+                    if alias.name == "*":
+                        continue
+                    if node.level == 0 and node.module:
+                        found[name] = f"{node.module}.{alias.name}"
+                    elif name in func.module.imports:
+                        found[name] = func.module.imports[name]
+    return found

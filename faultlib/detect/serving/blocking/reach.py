@@ -16,34 +16,19 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.choices import union_members
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
-                                                       is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
+from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
-IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
-WRITERS = ("save", "dump", "write")
-"""A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
 
 
 class Budget(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Site:
-    """A blocking call: ``kind`` (:data:`faultlib.detect.serving.blocking.KINDS`), what it calls, where."""
-
-    kind: str
-    what: str
-    func: Func
-    node: ast.AST
-
-    @property
-    def key(self) -> tuple:
-        return (self.func.module.path, self.node.lineno, self.node.col_offset, self.kind)
 
 
 Step = tuple[Func, int]
@@ -152,7 +137,7 @@ class Reachability:
         if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
             owner = self.index.type_of(call.func.value, func)
             if owner is None:  # a Union receiver: the member whose method this is
-                owner = next((k for k in self.index.union_members(call.func.value, func)
+                owner = next((k for k in union_members(self.index, call.func.value, func)
                               if self.index.method(k, target.node.name) is target), None)
             return owner if isinstance(owner, Klass) else None
         return None
@@ -208,7 +193,7 @@ class Reachability:
                 if isinstance(owner, Klass):
                     return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
             if isinstance(call.func, ast.Attribute):  # model: Union[A, B]; model.generate(): A's or B's
-                members = index.union_members(call.func.value, func)
+                members = union_members(index, call.func.value, func)
                 if members:
                     return [m for k in members for m in [index.method(k, call.func.attr)]
                             if m is not None and not m.is_async]
@@ -230,55 +215,12 @@ class Reachability:
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
-            site = self._named(target, call, func)
-            return site if site is not None or not isinstance(call.func, ast.Attribute) else self._any_of(call, func)
+            site = named_site(index, target, call, func)
+            return site if site is not None or not isinstance(call.func, ast.Attribute) else any_of_site(index, call, func)
         if isinstance(target, (Func, Klass)):
             return None
         site = self._typed(call, func, inference, target)
-        return site if site is not None or target is not None else self._any_of(call, func)
-
-    def _named(self, target: str, call: ast.Call, func: Func) -> Site | None:
-        """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
-        index = self.index
-        known = index.vocab.calls.get(target)
-        if known is not None and known[0] == "blocking_file_io" and self._in_memory(call, func):
-            # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
-            last = target.rpartition(".")[2]
-            return None if last.startswith(WRITERS) else Site(
-                "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
-        if known is not None:
-            return Site(known[0], target.removeprefix("builtins."), func, call)
-        owner, _, method = target.rpartition(".")
-        family = index.vocab.family_kind(owner, method) if owner else None
-        if family is not None:
-            return None if family[0] == "blocking_task" and is_poll(call) else Site(
-                family[0], target, func, call)
-        if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
-            return Site("blocking_cpu", f"{owner}.{method}", func, call)
-        if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
-            return Site("blocking_cpu", f"{owner}.{method}", func, call)
-        if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
-            return Site("blocking_cpu", f"{owner}.{method}", func, call)
-        if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
-            return Site("blocking_file_io", f"{owner}.{method}", func, call)
-        return None
-
-    def _any_of(self, call: ast.Call, func: Func) -> Site | None:
-        """A call on a global or attribute whose assignments give it several types (a model switched at run time):
-        the first of them for which the call blocks (see :meth:`Inference.candidates`)."""
-        if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
-                                                         and class_parameter(call.func.value, func)):
-            for typed in self.index.infer.candidates(call.func.value, func):
-                site = self._named(f"{typed}.{call.func.attr}", call, func) if isinstance(typed, str) else None
-                if site is not None:
-                    return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
-                                "is assigned)", func, call)
-        if isinstance(call.func, (ast.Name, ast.Attribute)):
-            for typed in self.index.infer.candidates(call.func, func):
-                if isinstance(typed, str) and vocab.is_torch_module(typed):
-                    return Site("blocking_cpu", f"{typed} forward (one of the values `{_segment(func, call.func)}` "
-                                "is assigned)", func, call)
-        return None
+        return site if site is not None or target is not None else any_of_site(index, call, func)
 
     def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
         index = self.index
@@ -326,16 +268,6 @@ class Reachability:
         if len(bound) != 1:
             return []
         return [f for f in self.index.infer.made_functions(bound[0], func) if not f.is_async]
-
-    def _in_memory(self, call: ast.Call, func: Func) -> bool:
-        """An argument of ``call`` is an in-memory file (``io.BytesIO``/``io.StringIO``): the file call reads or
-        writes memory, not a disk."""
-        for arg in [*call.args, *(k.value for k in call.keywords)]:
-            if isinstance(arg, ast.Starred):
-                continue
-            if self.index.type_of(arg, func) in IN_MEMORY_FILES:
-                return True
-        return False
 
     def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
         """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
@@ -582,10 +514,3 @@ def _may_offload(expr: ast.expr, func: Func) -> bool:
                 or (func.parent is None and func._aliases is not None and expr.id in func._aliases)
                 or func._locals is None or expr.id in func._locals)
     return isinstance(expr, ast.Call)
-
-
-def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
-    text = func.module.segment(node) or ast.unparse(node)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
