@@ -34,7 +34,18 @@ code writes no type (:mod:`~faultlib.detect.serving.blocking.infer`): a paramete
 the type its call sites pass (when they agree), a decorator's wrapper the decorated function's (its ``self``
 is the decorated method's instance), a ``Callable[..., T]`` parameter returns a ``T``, a closure's free
 variable its enclosing function's type, ``A(x) if x else None`` an ``A``, and an element of a literal dict or
-list of loaders (``{"pdf": PdfLoader(p), ...}.get(ext)``) or of functions the type or callee its values share.
+list of loaders (``{"pdf": PdfLoader(p), ...}.get(ext)``) or of functions the type or callee its values share;
+a parameter a decorator's wrapper fills (``kwargs["session"] = ...``) or a subclass passes to ``super().__init__``
+that value's type. Values stored in one place and read in another (:mod:`~faultlib.detect.serving.blocking.stores`):
+a dict of models filled elsewhere (per constant key, ``dict[K, V]``), ``shared.model`` set by
+``shared.model, shared.tok = load(name)`` in another module, globals unpacked from a tuple, and a value assigned
+several types (a call on it blocks when it blocks for any). Generic classes
+(:mod:`~faultlib.detect.serving.blocking.generics`: ``Manager[T]``, ``__enter__ -> T``, ``Iterator[T]``), several
+classes (:mod:`~faultlib.detect.serving.blocking.choices`: ``Union[A, B]``, ``Loader = A if x else B`` or assigned in
+branches: either runs). Along a call path the class of ``self`` is carried: a base's sync helper calling
+``self.load()`` runs the override of the receiver's class (of every subclass when the receiver is only known as
+the base). A factory's returned function (``run = make_runner(path)``) runs where it is called. File calls on an
+``io.BytesIO``: writing into one is a memory copy (silent), reading one parses it (``blocking_cpu``).
 Third-party SDKs (:mod:`~faultlib.detect.serving.blocking.sdks`): whole sync packages (wolframalpha, whois,
 duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors, sync clients with
 sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a third-party model's
