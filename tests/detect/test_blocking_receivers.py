@@ -512,3 +512,46 @@ def test_a_class_reference_chosen_in_branches(tmp_path):
     """)
     assert found == {("blocking_file_io", "return Loader.from_pretrained(name)")}
     assert [f.location["function"] for f in analyze_path(tmp_path / "svc.py").findings] == ["load"]
+
+
+def test_an_override_reached_through_the_base_runs_its_subclasses_overrides(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+        from abc import ABC, abstractmethod
+
+        class Model(ABC):
+            @abstractmethod
+            def step(self, batch): ...
+
+        class Causal(Model):
+            def step(self, batch):
+                return self.forward(batch)
+
+            def forward(self, batch):
+                return batch
+
+        class Vision(Causal):
+            def forward(self, batch):
+                time.sleep(0.5)
+                return batch
+
+        class Plain(Model):
+            def step(self, batch):
+                return self.forward(batch)
+
+            def forward(self, batch):
+                return batch
+
+        class Service:
+            def __init__(self, model: Model):
+                self.model = model
+
+            async def prefill(self, batch):
+                return self.model.step(batch)
+
+        async def plain_only(model: Plain, batch):
+            return model.step(batch)
+    """)
+    # Causal.step's `self` may be a Vision: its forward runs there
+    assert found == {("blocking_sleep", "time.sleep(0.5)")}
+    assert [f.evidence["entries"] for f in analyze_path(tmp_path / "svc.py").findings] == [["Service.prefill"]]

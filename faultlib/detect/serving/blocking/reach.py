@@ -130,7 +130,7 @@ class Reachability:
         if target.cls is None:
             return None
         if (on_self(call.func, func) or is_super_call(call.func)) and receiver is not None:
-            return receiver
+            return self._narrowed(receiver, target)
         constructed = self.index.callee(call.func, func)
         if isinstance(constructed, Klass):
             return constructed
@@ -139,8 +139,25 @@ class Reachability:
             if owner is None:  # a Union receiver: the member whose method this is
                 owner = next((k for k in union_members(self.index, call.func.value, func)
                               if self.index.method(k, target.node.name) is target), None)
-            return owner if isinstance(owner, Klass) else None
+            return self._narrowed(owner, target) if isinstance(owner, Klass) else None
         return None
+
+    def _narrowed(self, receiver: Klass, target: Func) -> Klass:
+        """Inside ``target`` (a method of a subclass of ``receiver``: an override reached through the base),
+        ``self`` is at least ``target``'s class."""
+        if target.cls is not None and target.cls is not receiver and any(
+                receiver is base for base in self._ancestors(target.cls)):
+            return target.cls
+        return receiver
+
+    def _ancestors(self, klass: Klass) -> list[Klass]:
+        out, todo = [], [b for b in self.index.bases(klass) if isinstance(b, Klass)]
+        while todo and len(out) < 32:
+            k = todo.pop()
+            if all(k is not o for o in out):
+                out.append(k)
+                todo.extend(b for b in self.index.bases(k) if isinstance(b, Klass))
+        return out
 
     def _dispatch(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Func:
         """``self.m()`` in a method whose ``self`` the call path knows to be a ``receiver``: the ``m`` of that class
@@ -160,6 +177,11 @@ class Reachability:
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             target = self._dispatch(call, func, target, receiver)
             found = [] if target.is_async else [target]
+            if (receiver is not None and target.cls is not None and on_self(call.func, func)
+                    and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
+                name = target.node.name
+                found += [sub.methods[name] for sub in index.subclasses(receiver) if name in sub.methods
+                          and not sub.methods[name].is_async and sub.methods[name] is not target]
             if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
                 known = receiver if on_self(call.func, func) and receiver is not None else None
                 overrides = [sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
