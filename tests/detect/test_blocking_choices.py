@@ -235,10 +235,9 @@ def test_a_class_reference_chosen_in_branches(tmp_path):
             return Loader.from_pretrained(name)
 
         async def load_local(name, quiet):
+            Loader = Echo
             if quiet:
                 Loader = Quiet
-            else:
-                Loader = Echo
             return Loader.from_pretrained(name)
     """)
     assert found == {("blocking_file_io", "return Loader.from_pretrained(name)")}
