@@ -319,3 +319,29 @@ def test_an_override_reached_through_the_base_runs_its_subclasses_overrides(tmp_
     # Causal.step's `self` may be a Vision: its forward runs there
     assert found == {("blocking_sleep", "time.sleep(0.5)")}
     assert [f.evidence["entries"] for f in analyze_path(tmp_path / "svc.py").findings] == [["Service.prefill"]]
+
+
+def test_reading_a_property_runs_its_getter(tmp_path):
+    found = flagged(tmp_path, """
+        import json
+        from functools import cached_property
+
+        class Settings:
+            @property
+            def values(self):
+                with open("settings.json") as f:
+                    return json.load(f)
+
+            @cached_property
+            def name(self):
+                return "svc"
+
+            def reload(self):
+                return self.values
+
+        async def handler(settings: Settings):
+            name = settings.name
+            reload = settings.reload
+            return settings.values[name], reload
+    """)
+    assert found == {("blocking_file_io", 'with open("settings.json") as f:')}

@@ -51,9 +51,11 @@ duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors
 sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a third-party model's
 ``predict``/``transcribe``.
 
+Reading a ``@property``/``cached_property`` of a class of the analysed files runs its getter.
+
 Limits: a model whose type is unknown (a parameter without annotation and no typed call site) is recognised
 only when it is called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``;
-decorators that move work elsewhere and properties are not followed; a single FILE is
+decorators that move work elsewhere are not followed; a single FILE is
 analysed alone (pass the directory to follow its imports). In a directory, a file that is not valid
 Python for this interpreter is left out with a warning finding of kind ``analysis_incomplete``.
 """

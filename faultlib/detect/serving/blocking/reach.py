@@ -19,7 +19,7 @@ from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import union_members
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
-                                                       is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       is_property, is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
@@ -64,6 +64,7 @@ class Reachability:
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
     _iterated_memo: dict[int, set[int]] = field(default_factory=dict)
     _guarded: set[int] = field(default_factory=set)
+    _property_memo: dict[int, list] = field(default_factory=dict)
 
     def run(self) -> None:
         funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
@@ -117,10 +118,32 @@ class Reachability:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
                             self.complete = False
+            for node, getter, owner in self._properties(func):  # self.data: the getter runs on the spot
+                for inner, path in self._reach(getter, under=under, receiver=owner):
+                    if len(path) < MAX_CHAIN:
+                        found.append((inner, ((func, node.lineno), *path)))
+                    else:
+                        self.complete = False
         finally:
             self._busy.discard(key)
         if not direct:
             self._memo[key] = found
+        return found
+
+    def _properties(self, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]:
+        """``obj.name`` reads in ``func`` (not calls of it) where ``name`` is a sync ``@property``/``cached_property``
+        of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function)."""
+        found = self._property_memo.get(id(func))
+        if found is None:
+            found = self._property_memo[id(func)] = []
+            called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
+            for node in func.nodes:
+                if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)) or id(node) in called:
+                    continue
+                owner = self.index.type_of(node.value, func)
+                getter = self.index.method(owner, node.attr) if isinstance(owner, Klass) else None
+                if getter is not None and not getter.is_async and is_property(getter):
+                    found.append((node, getter, owner))
         return found
 
     def _receiver(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Klass | None:
