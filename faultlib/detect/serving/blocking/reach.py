@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import union_members
+from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
-                                                       is_property, is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
@@ -64,7 +65,6 @@ class Reachability:
     _awaited_memo: dict[int, set[int]] = field(default_factory=dict)
     _iterated_memo: dict[int, set[int]] = field(default_factory=dict)
     _guarded: set[int] = field(default_factory=set)
-    _property_memo: dict[int, list] = field(default_factory=dict)
 
     def run(self) -> None:
         funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
@@ -93,7 +93,7 @@ class Reachability:
         """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
         call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``; ``receiver``: the class the
         call path knows ``self`` to be (an instance of it or of a subclass), for a method: ``self.m()`` inside
-        runs that class's ``m`` (see :meth:`_dispatch`)."""
+        runs that class's ``m`` (see :func:`~faultlib.detect.serving.blocking.dispatch.dispatched`)."""
         receiver = receiver if func.cls is not None else None
         key = (id(func), under, id(receiver) if receiver is not None else 0)
         if not direct and key in self._memo:
@@ -113,12 +113,12 @@ class Reachability:
                     continue
                 for target in targets:
                     for inner, path in self._reach(target, under=inference or under,
-                                                   receiver=self._receiver(call, func, target, receiver)):
+                                                   receiver=receiver_in(self.index, call, func, target, receiver)):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
                             self.complete = False
-            for node, getter, owner in self._properties(func):  # self.data: the getter runs on the spot
+            for node, getter, owner in property_reads(self.index, func):  # self.data: the getter runs on the spot
                 for inner, path in self._reach(getter, under=under, receiver=owner):
                     if len(path) < MAX_CHAIN:
                         found.append((inner, ((func, node.lineno), *path)))
@@ -130,66 +130,6 @@ class Reachability:
             self._memo[key] = found
         return found
 
-    def _properties(self, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]:
-        """``obj.name`` reads in ``func`` (not calls of it) where ``name`` is a sync ``@property``/``cached_property``
-        of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function)."""
-        found = self._property_memo.get(id(func))
-        if found is None:
-            found = self._property_memo[id(func)] = []
-            called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
-            for node in func.nodes:
-                if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)) or id(node) in called:
-                    continue
-                owner = self.index.type_of(node.value, func)
-                getter = self.index.method(owner, node.attr) if isinstance(owner, Klass) else None
-                if getter is not None and not getter.is_async and is_property(getter):
-                    found.append((node, getter, owner))
-        return found
-
-    def _receiver(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Klass | None:
-        """The class ``self`` is known to be inside ``target`` when ``call`` (made in ``func``, whose ``self`` is
-        a ``receiver``) runs it: the same object for ``self.m()`` and ``super().m()``, the constructed class for
-        a constructor, the receiver's inferred class for ``obj.m()``; None when not known."""
-        if target.cls is None:
-            return None
-        if (on_self(call.func, func) or is_super_call(call.func)) and receiver is not None:
-            return self._narrowed(receiver, target)
-        constructed = self.index.callee(call.func, func)
-        if isinstance(constructed, Klass):
-            return constructed
-        if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
-            owner = self.index.type_of(call.func.value, func)
-            if owner is None:  # a Union receiver: the member whose method this is
-                owner = next((k for k in union_members(self.index, call.func.value, func)
-                              if self.index.method(k, target.node.name) is target), None)
-            return self._narrowed(owner, target) if isinstance(owner, Klass) else None
-        return None
-
-    def _narrowed(self, receiver: Klass, target: Func) -> Klass:
-        """Inside ``target`` (a method of a subclass of ``receiver``: an override reached through the base),
-        ``self`` is at least ``target``'s class."""
-        if target.cls is not None and target.cls is not receiver and any(
-                receiver is base for base in self._ancestors(target.cls)):
-            return target.cls
-        return receiver
-
-    def _ancestors(self, klass: Klass) -> list[Klass]:
-        out, todo = [], [b for b in self.index.bases(klass) if isinstance(b, Klass)]
-        while todo and len(out) < 32:
-            k = todo.pop()
-            if all(k is not o for o in out):
-                out.append(k)
-                todo.extend(b for b in self.index.bases(k) if isinstance(b, Klass))
-        return out
-
-    def _dispatch(self, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Func:
-        """``self.m()`` in a method whose ``self`` the call path knows to be a ``receiver``: the ``m`` of that class
-        (an override in a subclass of the class ``func`` is written in), not the one of ``func``'s own class."""
-        if receiver is None or target.cls is None or not on_self(call.func, func) or receiver is func.cls:
-            return target
-        actual = self.index.method(receiver, target.node.name)
-        return actual if actual is not None else target
-
     def _followed(self, call: ast.Call, func: Func, receiver: Klass | None = None) -> list[Func]:
         """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: see
         :meth:`_reach`)."""
@@ -198,7 +138,7 @@ class Reachability:
         if isinstance(target, Func):
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
-            target = self._dispatch(call, func, target, receiver)
+            target = dispatched(self.index, call, func, target, receiver)
             found = [] if target.is_async else [target]
             if (receiver is not None and target.cls is not None and on_self(call.func, func)
                     and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
