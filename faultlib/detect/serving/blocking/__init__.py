@@ -34,15 +34,28 @@ code writes no type (:mod:`~faultlib.detect.serving.blocking.infer`): a paramete
 the type its call sites pass (when they agree), a decorator's wrapper the decorated function's (its ``self``
 is the decorated method's instance), a ``Callable[..., T]`` parameter returns a ``T``, a closure's free
 variable its enclosing function's type, ``A(x) if x else None`` an ``A``, and an element of a literal dict or
-list of loaders (``{"pdf": PdfLoader(p), ...}.get(ext)``) or of functions the type or callee its values share.
+list of loaders (``{"pdf": PdfLoader(p), ...}.get(ext)``) or of functions the type or callee its values share;
+a parameter a decorator's wrapper fills (``kwargs["session"] = ...``) or a subclass passes to ``super().__init__``
+that value's type. Values stored in one place and read in another (:mod:`~faultlib.detect.serving.blocking.stores`):
+a dict of models filled elsewhere (per constant key, ``dict[K, V]``), ``shared.model`` set by
+``shared.model, shared.tok = load(name)`` in another module, globals unpacked from a tuple, and a value assigned
+several types (a call on it blocks when it blocks for any). Generic classes
+(:mod:`~faultlib.detect.serving.blocking.generics`: ``Manager[T]``, ``__enter__ -> T``, ``Iterator[T]``), several
+classes (:mod:`~faultlib.detect.serving.blocking.choices`: ``Union[A, B]``, ``Loader = A if x else B`` or assigned in
+branches: either runs). Along a call path the class of ``self`` is carried: a base's sync helper calling
+``self.load()`` runs the override of the receiver's class (of every subclass when the receiver is only known as
+the base). A factory's returned function (``run = make_runner(path)``) runs where it is called. File calls on an
+``io.BytesIO``: writing into one is a memory copy (silent), reading one parses it (``blocking_cpu``).
 Third-party SDKs (:mod:`~faultlib.detect.serving.blocking.sdks`): whole sync packages (wolframalpha, whois,
 duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors, sync clients with
 sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a third-party model's
 ``predict``/``transcribe``.
 
+Reading a ``@property``/``cached_property`` of a class of the analysed files runs its getter.
+
 Limits: a model whose type is unknown (a parameter without annotation and no typed call site) is recognised
 only when it is called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``;
-decorators that move work elsewhere and properties are not followed; a single FILE is
+decorators that move work elsewhere are not followed; a single FILE is
 analysed alone (pass the directory to follow its imports). In a directory, a file that is not valid
 Python for this interpreter is left out with a warning finding of kind ``analysis_incomplete``.
 """
@@ -60,6 +73,7 @@ from typing import Any
 from faultlib.errors import InputError
 from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
 from faultlib.readers.pysource import parse_python
+from faultlib.detect.serving.blocking.generics import TYPE_PARAMS
 
 DETECTOR = "blocking"
 MAX_FILES = 2_000
@@ -280,7 +294,7 @@ def _parse_pep695(source: str, path: str) -> ast.Module | None:
     """
     if sys.version_info >= (3, 12) or not _PEP695.search(source):
         return None
-    out, last = [], 0
+    out, last, params = [], 0, {}
     for match in _PEP695.finditer(source):
         out.append(source[last:match.start()])
         out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
@@ -292,10 +306,15 @@ def _parse_pep695(source: str, path: str) -> ast.Module | None:
                 end += 1
                 if depth == 0:
                     break
+            if match.group(0).lstrip().startswith("class"):  # class C[T]: its parameters, for the generics rules
+                params[source.count("\n", 0, match.start()) + 1] = re.findall(
+                    r"(?:^|,)\s*\**(\w+)", source[last + 1:end - 1].replace("\n", " "))
             out.append("\n" * source.count("\n", last, end))
             last = end
     out.append(source[last:])
-    return parse_python("".join(out), path)
+    tree = parse_python("".join(out), path)
+    tree.__dict__[TYPE_PARAMS] = params
+    return tree
 
 
 def _prefer_siblings(modules: dict) -> None:

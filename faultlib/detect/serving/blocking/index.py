@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
-from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
-                                                   aliases, build_module, dotted)
+from faultlib.detect.serving.blocking.stores import Stores
+from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.model import (UNPACKED, Func, Klass, Module, Type, _is_local, _is_static,
+                                                   aliases, build_module, dotted, local_imports)
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
+_LOADED_MODEL = re.compile(r"^load_(?:\w+_)?model$")
+"""A third-party function that loads and returns a model object whose class the code does not name."""
 MAX_RESOLVE_DEPTH = 12  # re-exports followed, bases walked, nested type inference
 
 
@@ -41,6 +47,8 @@ class Index:
         self._type: dict[tuple[int, int], Type | None] = {}
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
         self.infer = Inference(self)
+        self.generics = Generics(self)
+        self.stores = Stores(self)
 
     def distinct_modules(self) -> list[Module]:
         """Every analysed module once (:attr:`modules` may register one under several names)."""
@@ -109,9 +117,12 @@ class Index:
         """A dotted reference (``time.sleep``, ``helper``, ``Service``) from inside ``func`` of ``module``."""
         head, rest = parts[0], parts[1:]
         scope = func
-        while scope is not None:  # nested defs of the enclosing functions
+        while scope is not None:  # nested defs of the enclosing functions, and their own imports
             if head in scope.nested:
                 return scope.nested[head] if not rest else None
+            imported = local_imports(scope).get(head)
+            if imported is not None:  # `from llama_cpp import Llama` inside a function named Llama
+                return self.lookup(".".join([imported, *rest]))
             scope = scope.parent
         if head in module.functions or head in module.classes:
             return self.member(module, parts)
@@ -139,7 +150,7 @@ class Index:
             parts = dotted(node.value)
             if parts and parts[-1] == "Optional":
                 return self.annotation_type(node.slice, module)
-            return None
+            return self.generics.subscripted(node, module)  # Handle[SileroVad]: a generic class of the files
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
             left = self.annotation_type(node.left, module)
             return left if left is not None else self.annotation_type(node.right, module)
@@ -182,6 +193,12 @@ class Index:
                         found = self.type_of(node.value, func)
                         if found is not None:
                             types[target.id] = found
+                    elif isinstance(target, (ast.Tuple, ast.List)):  # model, tokenizer = load(name)
+                        for i, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Name) and elt.id not in types:
+                                found = self.stores.unpacked(node.value, i, func)
+                                if found is not None:
+                                    types[elt.id] = found
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 found = self.annotation_type(node.annotation, func.module) or (
                     self.type_of(node.value, func) if node.value is not None else None)
@@ -190,7 +207,7 @@ class Index:
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
-                        found = self.type_of(item.context_expr, func)
+                        found = self.generics.bound_by_with(item.context_expr, func)
                         if isinstance(node, ast.AsyncWith) and isinstance(found, str):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
@@ -249,7 +266,7 @@ class Index:
                 for base in self.bases(k):
                     if isinstance(base, Klass):
                         self._subclasses.setdefault(id(base), []).append(k)
-        out, todo = [], list(self._subclasses.get(id(klass), []))
+        out, todo = [], list(self._subclasses.get(id(origin(klass)), []))
         while todo and len(out) < 64:
             k = todo.pop(0)
             if k not in out:
@@ -291,6 +308,8 @@ class Index:
             if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
                 return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
             return None
+        if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
+            return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
@@ -298,7 +317,12 @@ class Index:
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
-                return self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                        or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
+            if owner is None and func is not None and isinstance(expr, ast.Attribute):
+                holder = self._module_of(expr.value, func)
+                if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
+                    return self.stores.module_attribute(holder, expr.attr)
             if owner is None and func is not None:  # app.state.model = Model() in a startup hook
                 return self.infer.stored_attribute(expr, func)
             return None
@@ -329,7 +353,8 @@ class Index:
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
-                    found = self.infer.element_type(callee.value, func)  # loaders.get(ext)
+                    found = self.infer.element_type(callee.value, func) or self.stores.stored_element(
+                        callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
                     if found is not None:
                         return found
             elif isinstance(callee, ast.Name) and func is not None:
@@ -342,6 +367,10 @@ class Index:
             if isinstance(target, Klass):
                 return target
             if isinstance(target, Func):
+                if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
+                    found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
+                    if found is not None:
+                        return found
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
                 if target in self.vocab.returns:
@@ -352,12 +381,22 @@ class Index:
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PreTrainedModel")
+                if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
+                    return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
+        """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""
+        parts = dotted(expr)
+        if not parts or _is_local(func, parts[0]) or parts[0] not in func.module.imports:
+            return None
+        found = self.resolve_parts(parts, func.module, func)
+        return found if isinstance(found, Module) else None
 
     def _imported_global(self, name: str, depth: int) -> Type | None:
         """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
@@ -415,6 +454,11 @@ class Index:
             return None
         if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...)
             return self.infer.element_callee(expr.value, func)
+        if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
+            sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
+            if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):
+                return sides[0]
+            return common_base(self, sides) if all(isinstance(s, Klass) for s in sides) else None
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)
@@ -422,6 +466,10 @@ class Index:
                     return self.callee(bound, func, depth + 1)
                 if _is_cls(func, expr.id):
                     return func.cls
+                picked = chosen(self, func, expr.id)
+                if picked:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
+                    return picked[0] if all(c is picked[0] or c == picked[0] for c in picked) else (
+                        common_base(self, picked) if all(isinstance(c, Klass) for c in picked) else picked[0])
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None
@@ -446,12 +494,16 @@ class Index:
         if isinstance(owner, str):
             return f"{owner}.{expr.attr}"
         parts = dotted(expr)
+        if parts and len(parts) == 2 and func is not None and _is_local(func, parts[0]):
+            for klass in chosen(self, func, parts[0]):  # LoaderClass.from_pretrained(...), chosen in branches
+                found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
+                if found is not None:
+                    return found
         if parts and module is not None and not (func is not None and parts[0] in self.local_types(func)):
             found = self.resolve_parts(parts, module, func)
             if found is not None:
                 return found
         return None
-
 
 def _all_classes(module: Module):
     """Every class of ``module``, nested ones included (methods' classes are reached through their functions)."""

@@ -7,6 +7,7 @@
 * A parameter annotated ``Callable[..., T]`` returns a ``T`` when called.
 * An element of a literal container (``{"pdf": PdfLoader(p), "txt": TextLoader(p)}[ext]``, ``.get(ext)``) has
   the type its values share; a container of functions or classes calls what its values call.
+* (Values stored in one place and read in another: :mod:`~faultlib.detect.serving.blocking.stores`.)
 
 Each answer is memoised per function and name; a cycle or disagreement answers "unknown".
 """
@@ -44,14 +45,32 @@ class Inference:
         self._params[key] = None  # a cycle answers "unknown"
         params = _positional(func.node)
         found = None
-        if name in params and self._nesting < MAX_NESTING:
+        if self._nesting < MAX_NESTING:
             self._nesting += 1
             try:
-                found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
+                found = self._injected(func, name)
+                if found is None and name in params:
+                    found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
             finally:
                 self._nesting -= 1
         self._params[key] = found
         return found
+
+    def _injected(self, func: Func, name: str) -> Type | None:
+        """A parameter a decorator's wrapper supplies itself: ``kwargs["session"] = get_session()`` before
+        ``return func(*args, **kwargs)`` types the decorated function's ``session``."""
+        found = []
+        for decorator in func.node.decorator_list:
+            for wrapper in self._wrappers(decorator, self.module_func(func.module) if func.parent is None else func):
+                star = wrapper.node.args.kwarg.arg if wrapper.node.args.kwarg is not None else None
+                for node in wrapper.nodes if star else []:
+                    if isinstance(node, ast.Assign) and any(
+                            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == star
+                            and isinstance(t.slice, ast.Constant) and t.slice.value == name for t in node.targets):
+                        typed = self.index.type_of(node.value, wrapper)
+                        if typed is not None:
+                            found.append(typed)
+        return _agreed(found, strict=True)
 
     def callable_return(self, func: Func, name: str) -> Type | None:
         """``name`` is a parameter annotated ``Callable[..., T]``: the ``T`` a call of it returns."""
@@ -79,8 +98,15 @@ class Inference:
         if position < 0:
             return None
         found: list[Type] = []
-        for call, caller in self.sites().get(key, [])[:MAX_SITES]:
-            if self.index.callee(call.func, caller) is not want:
+        sites = [(call, caller, want) for call, caller in self.sites().get(key, [])[:MAX_SITES]]
+        if klass is not None and func.node.name == "__init__":  # super().__init__(model) in a subclass
+            for sub in self.index.subclasses(klass)[:MAX_SITES]:
+                init = sub.methods.get("__init__")
+                sites += [(n, init, func) for n in (init.nodes if init is not None else []) if isinstance(n, ast.Call)
+                          and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+                          and isinstance(n.func.value, ast.Call) and dotted(n.func.value.func) == ["super"]]
+        for call, caller, expected in sites:
+            if self.index.callee(call.func, caller) is not expected:
                 continue
             arg = _argument(call, name, position)
             if arg is None or (isinstance(arg, ast.Constant) and arg.value is None):
@@ -182,10 +208,27 @@ class Inference:
             values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
         for value, scope in values:
             if dotted(value) is None:
+                found.extend(f for f in self.made_functions(value, scope) if all(f is not t for t in found))
                 continue
             target = self.index.callee(value, scope)
             if target is not None and all(target is not t for t in found):
                 found.append(target)
+        return found
+
+    def made_functions(self, value: ast.expr, scope: Func) -> list[Func]:
+        """The nested functions a factory of the analysed files returns, when ``value`` calls one
+        (``engine = load_engine(path)`` returning its inner ``def run(inputs)``): calling ``engine`` runs them."""
+        if not isinstance(value, ast.Call):
+            return []
+        target = self.index.callee(value.func, scope)
+        if not isinstance(target, Func):
+            return []
+        found = _returned(target)
+        for node in target.nodes:  # `return generate_stream`: a function of the files returned by name
+            if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                named = self.index.callee(node.value, target)
+                if isinstance(named, Func) and all(named is not f for f in found):
+                    found.append(named)
         return found
 
     def registered(self, klass, attr: str) -> list:

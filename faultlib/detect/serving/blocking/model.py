@@ -72,6 +72,10 @@ class Module:
     globals: dict[str, ast.expr] = field(default_factory=dict)
     attr_values: dict[str, ast.expr] = field(default_factory=dict)
     attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
+    attr_writes: list[tuple[ast.Attribute, ast.expr, int | None, "Func | None"]] = field(default_factory=list)
+    global_values: dict[str, list[tuple[ast.expr, "Func | None"]]] = field(default_factory=dict)
+    """Every value a module global is assigned: at the top level (None) or in a function declaring it global."""
+    """Every ``x.attr = value`` (and ``x.a, y.b = value``: the position in the tuple) with the function it is in."""
     star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
@@ -157,8 +161,14 @@ class _Collector(ast.NodeVisitor):
                 self.m.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        scope = self.stack[-1] if self.stack and isinstance(self.stack[-1], Func) else None
         for target in node.targets:
             self._store(target, node.value)
+            if isinstance(target, ast.Attribute):
+                self.m.attr_writes.append((target, node.value, None, scope))
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                self.m.attr_writes.extend((elt, node.value, i, scope) for i, elt in enumerate(target.elts)
+                                          if isinstance(elt, ast.Attribute))
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -171,7 +181,15 @@ class _Collector(ast.NodeVisitor):
         none or ``None``), ``a.b.c = value`` by dotted path (``app.state.model = Model()``), and every
         ``x.attr = value`` by attribute name (a handler stored on an object)."""
         top = self.stack[-1] if self.stack else None
+        if isinstance(target, (ast.Tuple, ast.List)) and top is None:  # model, kwargs = Model.load(...)
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Name):
+                    item = ast.Subscript(value=value, slice=ast.Constant(i), ctx=ast.Load())
+                    item.__dict__[UNPACKED] = i  # the item of an unpacked value: see Inference.unpacked
+                    self.m.globals[elt.id] = ast.copy_location(item, value)
         if isinstance(target, ast.Name):
+            if top is None or (isinstance(top, Func) and target.id in _declared_global(top)):
+                self.m.global_values.setdefault(target.id, []).append((value, top))
             if top is None:
                 self.m.globals[target.id] = value
             elif isinstance(top, Func) and target.id in _declared_global(top):
@@ -183,6 +201,9 @@ class _Collector(ast.NodeVisitor):
             parts = dotted(target)
             if parts and parts[0] not in ("self", "cls"):
                 self.m.attr_values.setdefault(".".join(parts), value)
+
+
+UNPACKED = "_faultlib_unpacked"
 
 
 def _declared_global(func: Func) -> frozenset[str]:
@@ -253,9 +274,12 @@ def aliases(func: Func) -> dict[str, ast.expr]:
 
 
 def is_function_value(expr: ast.expr) -> bool:
-    """A reference to a function (``a.b``), ``functools.partial(f, ...)`` or ``getattr(obj, "name")``."""
+    """A reference to a function (``a.b``), ``functools.partial(f, ...)``, ``getattr(obj, "name")``, or a class
+    chosen at run time (``Loader = FastLoader if fast else SlowLoader``)."""
     if isinstance(expr, ast.Attribute):
         return dotted(expr) is not None
+    if isinstance(expr, ast.IfExp):
+        return all(isinstance(side, ast.Name) or is_function_value(side) for side in (expr.body, expr.orelse))
     if isinstance(expr, ast.Call) and expr.args:
         parts = dotted(expr.func)
         if parts and parts[-1] == "partial":
@@ -273,3 +297,26 @@ def _own_nodes(node: ast.AST):
         yield child
         if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(child))
+
+
+def local_imports(func: Func) -> dict[str, str]:
+    """Names a function binds with its own ``import``/``from ... import`` statements (absolute ones; a relative
+    one as the module's own import of that name), computed once per function."""
+    found = func.__dict__.get("_faultlib_imports")
+    if found is None:
+        found = func.__dict__["_faultlib_imports"] = {}
+        for node in func.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        found[alias.asname] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    name = alias.asname or alias.name
+                    if alias.name == "*":
+                        continue
+                    if node.level == 0 and node.module:
+                        found[name] = f"{node.module}.{alias.name}"
+                    elif name in func.module.imports:
+                        found[name] = func.module.imports[name]
+    return found

@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.choices import union_members
+from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
+from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
-                                                       is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
+                                                       is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
+from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -26,20 +30,6 @@ MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says compl
 
 class Budget(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Site:
-    """A blocking call: ``kind`` (:data:`faultlib.detect.serving.blocking.KINDS`), what it calls, where."""
-
-    kind: str
-    what: str
-    func: Func
-    node: ast.AST
-
-    @property
-    def key(self) -> tuple:
-        return (self.func.module.path, self.node.lineno, self.node.col_offset, self.kind)
 
 
 Step = tuple[Func, int]
@@ -86,7 +76,7 @@ class Reachability:
                     if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
                         self.callbacks.append(target)
             for entry in [*entries, *self.callbacks]:
-                for site, path in self._reach(entry, direct=True):
+                for site, path in self._reach(entry, direct=True, receiver=entry.cls):
                     key = site.key
                     old = self.hits.get(key)
                     if old is None or len(path) < len(old[1]):
@@ -98,10 +88,14 @@ class Reachability:
             self.complete = False
 
     # -- walking one function ------------------------------------------------------------------------
-    def _reach(self, func: Func, *, direct: bool = False, under: bool = False) -> list[tuple[Site, tuple[Step, ...]]]:
+    def _reach(self, func: Func, *, direct: bool = False, under: bool = False,
+               receiver: Klass | None = None) -> list[tuple[Site, tuple[Step, ...]]]:
         """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
-        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``."""
-        key = (id(func), under)
+        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``; ``receiver``: the class the
+        call path knows ``self`` to be (an instance of it or of a subclass), for a method: ``self.m()`` inside
+        runs that class's ``m`` (see :func:`~faultlib.detect.serving.blocking.dispatch.dispatched`)."""
+        receiver = receiver if func.cls is not None else None
+        key = (id(func), under, id(receiver) if receiver is not None else 0)
         if not direct and key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -111,43 +105,62 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
-                targets = self._followed(call, func) if site is None else []
+                targets = self._followed(call, func, receiver) if site is None else []
                 if site is None and under and not inference and not targets:
                     site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
                     continue
                 for target in targets:
-                    for inner, path in self._reach(target, under=inference or under):
+                    for inner, path in self._reach(target, under=inference or under,
+                                                   receiver=receiver_in(self.index, call, func, target, receiver)):
                         if len(path) < MAX_CHAIN:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
                             self.complete = False
+            for node, getter, owner in property_reads(self.index, func):  # self.data: the getter runs on the spot
+                for inner, path in self._reach(getter, under=under, receiver=owner):
+                    if len(path) < MAX_CHAIN:
+                        found.append((inner, ((func, node.lineno), *path)))
+                    else:
+                        self.complete = False
         finally:
             self._busy.discard(key)
         if not direct:
             self._memo[key] = found
         return found
 
-    def _followed(self, call: ast.Call, func: Func) -> list[Func]:
-        """The sync functions of the analysed files that ``call`` runs on the spot."""
+    def _followed(self, call: ast.Call, func: Func, receiver: Klass | None = None) -> list[Func]:
+        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: see
+        :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
+            target = dispatched(self.index, call, func, target, receiver)
             found = [] if target.is_async else [target]
+            if (receiver is not None and target.cls is not None and on_self(call.func, func)
+                    and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
+                name = target.node.name
+                found += [sub.methods[name] for sub in index.subclasses(receiver) if name in sub.methods
+                          and not sub.methods[name].is_async and sub.methods[name] is not target]
             if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
-                overrides = [sub.methods[target.node.name] for sub in index.subclasses(target.cls)
+                known = receiver if on_self(call.func, func) and receiver is not None else None
+                overrides = [sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
                              if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
-                if not on_self(call.func, func) or func.is_async or len(overrides) == 1:
-                    # `self.load()` in a base's sync helper: which subclass `self` is there is not tracked; an
-                    # async method is an entry the framework may call on an instance of any subclass
+                if not on_self(call.func, func) or func.is_async or len(overrides) == 1 or known is not None:
+                    # `self.load()` in a base's sync helper reached without a known `self` class: left; an
+                    # async method is an entry the framework may call on an instance of any subclass; a
+                    # receiver known on the call path (`self` is an S, or a subclass of S): S's subclasses
                     found += overrides
             return found  # an abstract method runs the override of whichever subclass the instance is
         if isinstance(target, Klass):
-            return [m for m in (index.method(target, "__init__"), index.method(target, "__new__"))
-                    if m is not None and not m.is_async]
+            chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
+            classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
+                chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
+            return [m for k in classes if isinstance(k, Klass)
+                    for m in (index.method(k, "__init__"), index.method(k, "__new__")) if m is not None and not m.is_async]
         if target is None and not isinstance(call.func, ast.Lambda):
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
@@ -156,11 +169,19 @@ class Reachability:
             choices = self._choices(call.func, func)
             if choices:  # loaders[name](x): any function of the literal dict may be the one picked
                 return choices
+            made = self._made(call.func, func)
+            if made:  # run = make_runner(path); run(x): the closure the factory returned
+                return made
             registry = registry_of(call.func, func)
             if registry is not None:  # handler = self.handlers[kind]; handler(ctx): whatever @x.register stored
                 owner = index.type_of(registry.value, func)
                 if isinstance(owner, Klass):
                     return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
+            if isinstance(call.func, ast.Attribute):  # model: Union[A, B]; model.generate(): A's or B's
+                members = union_members(index, call.func.value, func)
+                if members:
+                    return [m for k in members for m in [index.method(k, call.func.attr)]
+                            if m is not None and not m.is_async]
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):
@@ -179,25 +200,15 @@ class Reachability:
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
-            known = index.vocab.calls.get(target)
-            if known is not None:
-                return Site(known[0], target.removeprefix("builtins."), func, call)
-            owner, _, method = target.rpartition(".")
-            family = index.vocab.family_kind(owner, method) if owner else None
-            if family is not None:
-                return None if family[0] == "blocking_task" and is_poll(call) else Site(
-                    family[0], target, func, call)
-            if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
-                return Site("blocking_cpu", f"{owner}.{method}", func, call)
-            if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
-                return Site("blocking_file_io", f"{owner}.{method}", func, call)
-            return None
+            site = named_site(index, target, call, func)
+            return site if site is not None or not isinstance(call.func, ast.Attribute) else any_of_site(index, call, func)
         if isinstance(target, (Func, Klass)):
             return None
+        site = self._typed(call, func, inference, target)
+        return site if site is not None or target is not None else any_of_site(index, call, func)
+
+    def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
+        index = self.index
         instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
         if class_parameter(call.func, func):
             return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
@@ -232,6 +243,16 @@ class Reachability:
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
+
+    def _made(self, expr: ast.expr, func: Func) -> list[Func]:
+        """The sync closures a factory returned into the local ``expr`` (assigned once) and ``expr(...)`` runs."""
+        if not isinstance(expr, ast.Name):
+            return []
+        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
+        if len(bound) != 1:
+            return []
+        return [f for f in self.index.infer.made_functions(bound[0], func) if not f.is_async]
 
     def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
         """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
@@ -478,10 +499,3 @@ def _may_offload(expr: ast.expr, func: Func) -> bool:
                 or (func.parent is None and func._aliases is not None and expr.id in func._aliases)
                 or func._locals is None or expr.id in func._locals)
     return isinstance(expr, ast.Call)
-
-
-def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
-    text = func.module.segment(node) or ast.unparse(node)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-

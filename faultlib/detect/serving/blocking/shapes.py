@@ -43,6 +43,11 @@ def is_generator(func: Func) -> bool:
     return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
 
 
+def is_property(func: Func) -> bool:
+    """A ``@property`` (or ``functools.cached_property``) getter: reading the attribute runs it."""
+    return any((dotted(d) or [""])[-1] in ("property", "cached_property") for d in func.node.decorator_list)
+
+
 def is_abstract(func: Func) -> bool:
     """Whether a method only declares an interface: ``@abstractmethod``, or a body of a docstring, ``pass``,
     ``...`` or ``raise NotImplementedError``."""

@@ -1,0 +1,79 @@
+"""Which method runs on a receiver the call path knows: the class ``self`` is in a method reached from an entry
+or through a typed receiver (:func:`receiver_in`, :func:`narrowed`), the override ``self.m()`` runs there
+(:func:`dispatched`), and the property getters a function's attribute reads run (:func:`property_reads`). Used by
+:mod:`~faultlib.detect.serving.blocking.reach`."""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.choices import union_members
+from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
+
+__all__ = ["dispatched", "narrowed", "property_reads", "receiver_in"]
+
+
+def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]:
+    """``obj.name`` reads in ``func`` (not calls of it) where ``name`` is a sync ``@property``/``cached_property``
+    of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function)."""
+    found = func.__dict__.get("_faultlib_properties")
+    if found is None:
+        found = func.__dict__["_faultlib_properties"] = []
+        called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
+        for node in func.nodes:
+            if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)) or id(node) in called:
+                continue
+            owner = index.type_of(node.value, func)
+            getter = index.method(owner, node.attr) if isinstance(owner, Klass) else None
+            if getter is not None and not getter.is_async and is_property(getter):
+                found.append((node, getter, owner))
+    return found
+
+
+def receiver_in(index, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Klass | None:
+    """The class ``self`` is known to be inside ``target`` when ``call`` (made in ``func``, whose ``self`` is
+    a ``receiver``) runs it: the same object for ``self.m()`` and ``super().m()``, the constructed class for
+    a constructor, the receiver's inferred class for ``obj.m()``; None when not known."""
+    if target.cls is None:
+        return None
+    if (on_self(call.func, func) or is_super_call(call.func)) and receiver is not None:
+        return narrowed(index, receiver, target)
+    constructed = index.callee(call.func, func)
+    if isinstance(constructed, Klass):
+        return constructed
+    if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
+        owner = index.type_of(call.func.value, func)
+        if owner is None:  # a Union receiver: the member whose method this is
+            owner = next((k for k in union_members(index, call.func.value, func)
+                          if index.method(k, target.node.name) is target), None)
+        return narrowed(index, owner, target) if isinstance(owner, Klass) else None
+    return None
+
+
+def narrowed(index, receiver: Klass, target: Func) -> Klass:
+    """Inside ``target`` (a method of a subclass of ``receiver``: an override reached through the base),
+    ``self`` is at least ``target``'s class."""
+    if target.cls is not None and target.cls is not receiver and any(
+            receiver is base for base in _ancestors(index, target.cls)):
+        return target.cls
+    return receiver
+
+
+def _ancestors(index, klass: Klass) -> list[Klass]:
+    out, todo = [], [b for b in index.bases(klass) if isinstance(b, Klass)]
+    while todo and len(out) < 32:
+        k = todo.pop()
+        if all(k is not o for o in out):
+            out.append(k)
+            todo.extend(b for b in index.bases(k) if isinstance(b, Klass))
+    return out
+
+
+def dispatched(index, call: ast.Call, func: Func, target: Func, receiver: Klass | None) -> Func:
+    """``self.m()`` in a method whose ``self`` the call path knows to be a ``receiver``: the ``m`` of that class
+    (an override in a subclass of the class ``func`` is written in), not the one of ``func``'s own class."""
+    if receiver is None or target.cls is None or not on_self(call.func, func) or receiver is func.cls:
+        return target
+    actual = index.method(receiver, target.node.name)
+    return actual if actual is not None else target

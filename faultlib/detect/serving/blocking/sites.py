@@ -1,0 +1,95 @@
+"""What a call blocks on once the analysis knows what it calls: a dotted name of the vocabulary (a function, or a method
+of a typed third-party instance), a value assigned several types (any of them), and file calls on an in-memory
+buffer (``torch.save(t, io.BytesIO())`` copies into memory; reading one parses it: CPU work). Used by
+:mod:`~faultlib.detect.serving.blocking.reach`."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
+
+__all__ = ["Site", "any_of_site", "in_memory", "named_site"]
+
+
+@dataclass(frozen=True)
+class Site:
+    """A blocking call: ``kind`` (:data:`faultlib.detect.serving.blocking.KINDS`), what it calls, where."""
+
+    kind: str
+    what: str
+    func: Func
+    node: ast.AST
+
+    @property
+    def key(self) -> tuple:
+        return (self.func.module.path, self.node.lineno, self.node.col_offset, self.kind)
+
+
+IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
+WRITERS = ("save", "dump", "write")
+"""A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
+
+
+def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
+    """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
+    known = index.vocab.calls.get(target)
+    if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
+        # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+        last = target.rpartition(".")[2]
+        return None if last.startswith(WRITERS) else Site(
+            "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
+    if known is not None:
+        return Site(known[0], target.removeprefix("builtins."), func, call)
+    owner, _, method = target.rpartition(".")
+    family = index.vocab.family_kind(owner, method) if owner else None
+    if family is not None:
+        return None if family[0] == "blocking_task" and is_poll(call) else Site(
+            family[0], target, func, call)
+    if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
+        return Site("blocking_cpu", f"{owner}.{method}", func, call)
+    if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
+        return Site("blocking_cpu", f"{owner}.{method}", func, call)
+    if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):
+        return Site("blocking_cpu", f"{owner}.{method}", func, call)
+    if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+        return Site("blocking_file_io", f"{owner}.{method}", func, call)
+    return None
+
+
+def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
+    """A call on a global or attribute whose assignments give it several types (a model switched at run time):
+    the first of them for which the call blocks (see :meth:`Stores.candidates`)."""
+    if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                     and class_parameter(call.func.value, func)):
+        for typed in index.stores.candidates(call.func.value, func):
+            site = named_site(index, f"{typed}.{call.func.attr}", call, func) if isinstance(typed, str) else None
+            if site is not None:
+                return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
+                            "is assigned)", func, call)
+    if isinstance(call.func, (ast.Name, ast.Attribute)):
+        for typed in index.stores.candidates(call.func, func):
+            if isinstance(typed, str) and vocab.is_torch_module(typed):
+                return Site("blocking_cpu", f"{typed} forward (one of the values `{_segment(func, call.func)}` "
+                            "is assigned)", func, call)
+    return None
+
+
+def in_memory(index, call: ast.Call, func: Func) -> bool:
+    """An argument of ``call`` is an in-memory file (``io.BytesIO``/``io.StringIO``): the file call reads or
+    writes memory, not a disk."""
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(arg, ast.Starred):
+            continue
+        if index.type_of(arg, func) in IN_MEMORY_FILES:
+            return True
+    return False
+
+
+def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:
+    text = func.module.segment(node) or ast.unparse(node)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
