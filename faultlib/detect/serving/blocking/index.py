@@ -20,6 +20,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
+from faultlib.detect.serving.blocking.shapes import sets_attributes
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -144,8 +145,8 @@ class Index:
             left = self.annotation_type(node.left, module)
             return left if left is not None else self.annotation_type(node.right, module)
         parts = dotted(node)
-        if not parts:
-            return None
+        if not parts or parts[-1] in ("Any", "object"):
+            return None  # says nothing: the call sites' arguments may (see _unannotated_param)
         found = self.resolve_parts(parts, module, None)
         return found if isinstance(found, (Klass, str)) and not (isinstance(found, str) and
                                                                  found.startswith("builtins.")) else None
@@ -220,6 +221,12 @@ class Index:
                         found = found or (self.type_of(value, method) if value is not None else None)
                         if found is not None:
                             attrs[target.attr] = found
+                if sets_attributes(node, self_name):  # self.register_modules(unet=unet): self.unet
+                    for keyword in node.keywords:
+                        if keyword.arg and keyword.arg not in attrs:
+                            found = self.type_of(keyword.value, method)
+                            if found is not None:
+                                attrs[keyword.arg] = found
         return attrs
 
     def attribute_type(self, klass: Klass, name: str, depth: int = 0) -> Type | None:
@@ -352,6 +359,8 @@ class Index:
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PreTrainedModel")
+                if last in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+                    return owner  # the convention: AutoencoderKL.from_pretrained(...) is an AutoencoderKL
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
@@ -471,12 +480,15 @@ def _module_func(func: Func) -> Func | None:
 
 
 def _unannotated_param(func: Func, name: str, only_unannotated: bool = True) -> bool:
-    """``name`` is a parameter of ``func`` (without an annotation when ``only_unannotated``)."""
+    """``name`` is a parameter of ``func`` (without an annotation when ``only_unannotated``; ``Any`` and
+    ``object`` say nothing about the type, so they count as none)."""
     args = func.node.args
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if arg.arg == name:
-            return arg.annotation is None or not only_unannotated
+            return not only_unannotated or arg.annotation is None or (dotted(arg.annotation) or [""])[-1] in (
+                "Any", "object")
     return False
+
 
 
 def _enclosing_scope(func: Func, name: str) -> Func | None:

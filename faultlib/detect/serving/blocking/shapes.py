@@ -35,8 +35,18 @@ def stores(klass: Klass, attr: str) -> bool:
                  for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
         names |= {n.attr for method in klass.methods.values() for n in method.nodes
                   if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+        names |= {k.arg for method in klass.methods.values() for n in method.nodes  # self.register_modules(unet=...)
+                  if sets_attributes(n, None) for k in n.keywords if k.arg}
         klass.__dict__["_faultlib_stored"] = names
     return attr in names
+
+
+def sets_attributes(node: ast.AST, self_name: str | None) -> bool:
+    """``self.<setter>(name=value, ...)`` with a setter of :data:`vocab.ATTRIBUTE_SETTERS` (diffusers'
+    ``register_modules``); ``self_name`` None: any receiver named ``self``."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in
+            vocab.ATTRIBUTE_SETTERS and isinstance(node.func.value, ast.Name) and node.func.value.id == (
+                self_name or "self"))
 
 
 def is_generator(func: Func) -> bool:

@@ -55,7 +55,7 @@ STDLIB = Vocabulary(
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
-                 "SpooledTemporaryFile", "mkstemp"),
+                 "SpooledTemporaryFile", "mkstemp", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
@@ -82,7 +82,8 @@ STDLIB = Vocabulary(
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
-        "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
+        "asyncio.new_event_loop": "asyncio.AbstractEventLoop", "tempfile.SpooledTemporaryFile":
+            "tempfile.SpooledTemporaryFile",
         "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
         "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
         **{f"concurrent.futures.{e}.submit": "concurrent.futures.Future"
@@ -99,6 +100,11 @@ STDLIB = Vocabulary(
                PY + "threading.html#threading.Thread.join"),
         Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
                PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+        Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (
+            "read", "readline", "readlines", "write", "writelines", "truncate", "flush", "rollover")},
+               PY + "tempfile.html#tempfile.SpooledTemporaryFile (a real file on disk past max_size); Starlette's "
+               "UploadFile.file is one: https://www.starlette.io/requests/#request-files (the async read/write "
+               "methods run these in a thread pool)"),
     ),
 )
 
@@ -166,6 +172,12 @@ DATABASES = Vocabulary(
                    "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
                    "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
                    "drop_database", "command")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+        Family(("tinydb.TinyDB", "tinydb.database.TinyDB", "tinydb.table.Table", "tinydb.Table"),
+               {m: "blocking_file_io" for m in (
+                   "insert", "insert_multiple", "all", "search", "get", "contains", "update", "update_multiple",
+                   "upsert", "remove", "truncate", "count", "tables", "drop_table", "drop_tables", "close")},
+               "https://tinydb.readthedocs.io/en/latest/usage.html#storage-middleware (the default JSONStorage "
+               "reads the JSON file on every query and rewrites it on every change, in the calling thread)"),
         Family(("elasticsearch.Elasticsearch", "opensearchpy.OpenSearch"), {"*": "blocking_http"},
                "https://elasticsearch-py.readthedocs.io/en/stable/async.html", resources=True,
                except_=frozenset({"options"})),
@@ -188,6 +200,7 @@ DATABASES = Vocabulary(
         "redis.from_url": "redis.Redis", "redis.Redis.from_url": "redis.Redis", "redis.StrictRedis": "redis.Redis",
         "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
         "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
+        "tinydb.TinyDB": "tinydb.TinyDB", "tinydb.TinyDB.table": "tinydb.table.Table",
     },
 )
 
@@ -257,6 +270,13 @@ MODELS = Vocabulary(
         Family(("llama_cpp.Llama",), {m: "blocking_cpu" for m in (
             "__call__", "create_completion", "create_chat_completion", "create_embedding", "embed", "generate",
             "eval")}, "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/"),
+        Family(("diffusers.",), {"__call__": "blocking_cpu"},
+               "https://huggingface.co/docs/diffusers/api/pipelines/overview#diffusers.DiffusionPipeline (calling a "
+               "pipeline runs the whole denoising loop in the calling thread)", prefix=True, suffix="Pipeline"),
+        Family(("diffusers.",), {m: "blocking_cpu" for m in ("encode", "decode", "__call__", "forward")},
+               "https://huggingface.co/docs/diffusers/api/models/overview (diffusers models are torch.nn.Module "
+               "subclasses; AutoencoderKL.encode/decode run the VAE)", prefix=True,
+               suffix=("Model", "AutoencoderKL", "AutoencoderTiny", "VQModel")),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
@@ -282,6 +302,18 @@ METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "
                                 "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
 """Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
 ``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
+
+ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
+    name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
+        "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")}
+"""Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
+behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O)."""
+
+ATTRIBUTE_SETTERS: dict[str, str] = {
+    "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
+                        "register_modules(name=module, ...) sets each keyword as an attribute of the pipeline)"}
+"""Methods that store their keyword arguments as attributes of ``self`` (``self.register_modules(unet=unet)`` makes
+``self.unet``): the attribute has the argument's type."""
 
 SAME_TYPE_METHODS = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "requires_grad_",
                                "fit", "configurable_fields", "configurable_alternatives", "with_config", "with_retry",
@@ -368,6 +400,8 @@ class Merged:
                 return f"{type_name}.{attr}"
         if type_name == "pathlib.Path" and attr == "parent":
             return "pathlib.Path"
+        if attr in ATTRIBUTE_TYPES.get(type_name, {}):
+            return ATTRIBUTE_TYPES[type_name][attr]
         if type_name in ("pymongo.MongoClient", "pymongo.mongo_client.MongoClient"):
             return "pymongo.database.Database"
         if type_name == "pymongo.database.Database":
