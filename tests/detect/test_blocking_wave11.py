@@ -1,6 +1,6 @@
 """check blocking: kinds first seen on unseen services in wave 11 (issue 17) -- diffusers pipelines and models
 (``register_modules`` attributes, ``from_pretrained`` instances), TinyDB, Starlette's ``UploadFile.file``,
-``tempfile.TemporaryDirectory``, and parameters annotated ``Any`` typed from their call sites. Each blocker is
+``tempfile.TemporaryDirectory``/``mkdtemp``, and parameters annotated ``Any`` typed from their call sites. Each blocker is
 found at its line; each healthy look-alike (the async twin, the offloaded call) stays silent. Every example is
 written for this test."""
 
@@ -132,7 +132,7 @@ def test_reading_an_upload_through_its_file_blocks_and_awaiting_its_read_does_no
     assert found == {("blocking_file_io", "return upload.file.read()")}
 
 
-def test_a_temporary_directory_blocks_but_mkdtemp_alone_is_not_reported(tmp_path):
+def test_a_temporary_directory_blocks_and_its_offloaded_twin_does_not(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
         import tempfile
@@ -147,10 +147,14 @@ def test_a_temporary_directory_blocks_but_mkdtemp_alone_is_not_reported(tmp_path
         async def scratch():
             return tempfile.mkdtemp()
 
+        async def scratch_off_loop():
+            return await asyncio.to_thread(tempfile.mkdtemp)
+
         async def on_click_off_loop(code):
             return await asyncio.to_thread(render, code)
     """)
-    assert found == {("blocking_file_io", "with tempfile.TemporaryDirectory() as folder:")}
+    assert found == {("blocking_file_io", "with tempfile.TemporaryDirectory() as folder:"),
+                     ("blocking_file_io", "return tempfile.mkdtemp()")}
 
 
 def test_a_parameter_annotated_any_takes_the_type_its_callers_pass(tmp_path):

@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.shapes import sets_attributes
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
+MAX_IMPLEMENTATIONS = 8  # classes taken as a typing.Protocol's implementations (structural match)
 MAX_RESOLVE_DEPTH = 12  # re-exports followed, bases walked, nested type inference
 
 
@@ -256,6 +257,15 @@ class Index:
                 for base in self.bases(k):
                     if isinstance(base, Klass):
                         self._subclasses.setdefault(id(base), []).append(k)
+            for protocol in every.values():  # typing.Protocol: its implementations need not subclass it (PEP 544)
+                wanted = {n for n in protocol.methods if not n.startswith("_")}
+                if not wanted or not any(isinstance(b, str) and b.rpartition(".")[2] == "Protocol"
+                                         for b in self.bases(protocol)):
+                    continue
+                known = self._subclasses.setdefault(id(protocol), [])
+                found = [k for k in every.values() if k is not protocol and k not in known and wanted <= set(k.methods)]
+                if len(found) <= MAX_IMPLEMENTATIONS:  # more: a name too common to say which classes implement it
+                    known += found
         out, todo = [], list(self._subclasses.get(id(klass), []))
         while todo and len(out) < 64:
             k = todo.pop(0)
@@ -353,6 +363,9 @@ class Index:
             if isinstance(target, str):
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
+                instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
+                if isinstance(instance, str):
+                    return self.vocab.returns.get(f"{instance}.__call__")
                 owner, _, last = target.rpartition(".")
                 if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
                     return target  # a sub-client's method returns a request of the same client: api.people().get()

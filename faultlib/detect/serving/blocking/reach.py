@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, flush_listeners, flushes,
+                                                      is_abstract, is_generator,
                                                        is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
                                                        on_self, registry_of, stores)
 
@@ -116,7 +117,7 @@ class Reachability:
                     site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
-                    continue
+                    targets = flush_listeners(self.index) if flushes(site, call) else []  # ORM listeners run inside
                 for target in targets:
                     for inner, path in self._reach(target, under=inference or under):
                         if len(path) < MAX_CHAIN:

@@ -139,3 +139,28 @@ def may_be_forward(parts: list[str] | None) -> bool:
     if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
         return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
     return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
+
+
+def flushes(site, call: ast.Call) -> bool:
+    """``session.commit()``/``flush()`` on a sync SQLAlchemy session: the ORM's flush-time listeners run inside it."""
+    return (site.kind == "blocking_db" and isinstance(call.func, ast.Attribute) and call.func.attr in
+            vocab.FLUSHING_METHODS and site.what.startswith(("sqlalchemy.", "sqlmodel.")))
+
+
+def flush_listeners(index) -> list[Func]:
+    """The sync functions of the analysed files registered with ``@event.listens_for(target, "<flush event>")``
+    (:data:`vocab.FLUSH_EVENTS`): SQLAlchemy calls them from inside the flush of a commit."""
+    found = index.__dict__.get("_faultlib_flush_listeners")
+    if found is None:
+        found = []
+        for module in index.distinct_modules():
+            for func in module.all_functions:
+                for decorator in func.node.decorator_list:
+                    if (not func.is_async and isinstance(decorator, ast.Call) and len(decorator.args) >= 2
+                            and (dotted(decorator.func) or [""])[-1] == "listens_for"
+                            and isinstance(decorator.args[1], ast.Constant)
+                            and decorator.args[1].value in vocab.FLUSH_EVENTS):
+                        found.append(func)
+                        break
+        index.__dict__["_faultlib_flush_listeners"] = found
+    return found

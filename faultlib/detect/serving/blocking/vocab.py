@@ -55,7 +55,7 @@ STDLIB = Vocabulary(
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
-                 "SpooledTemporaryFile", "mkstemp", "TemporaryDirectory"),
+                 "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
@@ -140,6 +140,8 @@ HTTP_CLIENTS = Vocabulary(
 )
 
 SQLA = "https://docs.sqlalchemy.org/en/20/orm/extensions/asyncio.html"
+DUCKDB = ("https://duckdb.org/docs/stable/clients/python/dbapi (the Python client is synchronous: a query and its "
+          "fetch run in the calling thread)")
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
                                           "commit", "rollback", "close")}
 DATABASES = Vocabulary(
@@ -149,6 +151,13 @@ DATABASES = Vocabulary(
         **_names("blocking_db", "https://pymysql.readthedocs.io/en/latest/modules/connections.html", "pymysql",
                  "connect"),
         **_names("blocking_db", SQLA, "sqlalchemy.engine.Engine", "connect", "begin", "execute", "raw_connection"),
+        **_names("blocking_db", DUCKDB, "duckdb", "connect", "sql", "query", "execute", "read_csv", "read_parquet",
+                 "read_json", "from_csv_auto", "from_parquet"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/ (paginate on a "
+                 "sync Session runs the count and page queries; apaginate is the async twin)",
+                 "fastapi_pagination.ext.sqlalchemy", "paginate"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/",
+                 "fastapi_pagination.ext.sqlmodel", "paginate"),
     },
     families=(
         Family(("psycopg2.extensions.connection", "psycopg2.extensions.cursor", "psycopg.Connection", "psycopg.Cursor",
@@ -172,6 +181,12 @@ DATABASES = Vocabulary(
                    "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
                    "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
                    "drop_database", "command")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+        Family(("duckdb.DuckDBPyConnection", "duckdb.DuckDBPyRelation"), {m: "blocking_db" for m in (
+            "execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df",
+            "df", "fetchnumpy", "fetch_arrow_table", "arrow", "pl", "fetch_record_batch", "read_csv", "read_parquet",
+            "read_json", "from_csv_auto", "from_parquet", "from_df", "install_extension", "load_extension", "commit",
+            "rollback", "register", "table", "view", "create", "insert_into", "to_table", "write_csv", "to_csv",
+            "write_parquet", "to_parquet", "show", "aggregate", "count", "close")}, DUCKDB),
         Family(("tinydb.TinyDB", "tinydb.database.TinyDB", "tinydb.table.Table", "tinydb.Table"),
                {m: "blocking_file_io" for m in (
                    "insert", "insert_multiple", "all", "search", "get", "contains", "update", "update_multiple",
@@ -201,6 +216,12 @@ DATABASES = Vocabulary(
         "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
         "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
         "tinydb.TinyDB": "tinydb.TinyDB", "tinydb.TinyDB.table": "tinydb.table.Table",
+        "duckdb.connect": "duckdb.DuckDBPyConnection", "duckdb.DuckDBPyConnection.execute": "duckdb.DuckDBPyConnection",
+        "duckdb.DuckDBPyConnection.executemany": "duckdb.DuckDBPyConnection",
+        **{f"duckdb.{c}.{m}": "duckdb.DuckDBPyRelation" for c in ("DuckDBPyConnection", "DuckDBPyRelation")
+           for m in ("sql", "query", "table", "view", "read_csv", "read_parquet", "read_json", "from_df", "filter",
+                     "project", "order", "limit", "aggregate", "join")},
+        **{f"duckdb.{f}": "duckdb.DuckDBPyRelation" for f in ("sql", "query", "read_csv", "read_parquet", "read_json")},
     },
 )
 
@@ -302,6 +323,12 @@ METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "
                                 "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
 """Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
 ``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
+
+FLUSHING_METHODS = frozenset({"commit", "flush"})
+FLUSH_EVENTS = frozenset({"before_insert", "after_insert", "before_update", "after_update", "before_delete",
+                          "after_delete", "before_flush", "after_flush", "after_flush_postexec", "before_commit"})
+"""SQLAlchemy mapper and session events run inside the flush of ``session.commit()``/``flush()``, in the calling
+thread (https://docs.sqlalchemy.org/en/20/orm/events.html#mapper-events: "called ... within the flush process")."""
 
 ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
