@@ -1,11 +1,15 @@
 """check blocking: kinds first seen on unseen services in wave 11 (issue 17) -- diffusers pipelines and models
 (``register_modules`` attributes, ``from_pretrained`` instances), TinyDB, Starlette's ``UploadFile.file``,
-``tempfile.TemporaryDirectory``/``mkdtemp``, and parameters annotated ``Any`` typed from their call sites. Each blocker is
+``tempfile.TemporaryDirectory``/``mkdtemp``, parameters annotated ``Any`` typed from their call sites, and
+``request.app.state.x`` set in another module. Each blocker is
 found at its line; each healthy look-alike (the async twin, the offloaded call) stays silent. Every example is
 written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -184,3 +188,50 @@ def test_a_parameter_annotated_any_takes_the_type_its_callers_pass(tmp_path):
             return sync_store.count(), await async_store.count("docs")
     """)
     assert found == {("blocking_http", "return self.client.count(self.name)")}
+
+
+def test_the_app_state_set_in_one_module_types_request_app_state_in_another(tmp_path):
+    root = tmp_path / "svc"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "main.py").write_text(textwrap.dedent("""
+        from contextlib import asynccontextmanager
+        from fastapi import FastAPI
+        from svc.store import AsyncStore, Store
+
+        @asynccontextmanager
+        async def lifespan(app: FastAPI):
+            app.state.store = Store()
+            app.state.fast_store = AsyncStore()
+            yield
+
+        app = FastAPI(lifespan=lifespan)
+    """))
+    (root / "store.py").write_text(textwrap.dedent("""
+        import requests
+
+        class Store:
+            def fetch(self, key):
+                return requests.get(f"http://kv/{key}").json()
+
+        class AsyncStore:
+            async def fetch(self, key):
+                return key
+    """))
+    (root / "routes.py").write_text(textwrap.dedent("""
+        from fastapi import APIRouter, Request
+
+        router = APIRouter()
+
+        @router.get("/slow/{key}")
+        async def slow(request: Request, key: str):
+            return request.app.state.store.fetch(key)
+
+        @router.get("/fast/{key}")
+        async def fast(request: Request, key: str):
+            return await request.app.state.fast_store.fetch(key)
+    """))
+    report = analyze_path(root)
+    assert report.complete
+    found = {(f.kind, f.location["file"].rpartition("/")[2], f.location["line"]) for f in report.findings}
+    assert found == {("blocking_http", "store.py", 6)}
