@@ -1,6 +1,6 @@
 """check blocking: kinds first seen on unseen services in wave 11 (issue 17) -- diffusers pipelines and models
 (``register_modules`` attributes, ``from_pretrained`` instances), TinyDB, Starlette's ``UploadFile.file``,
-``tempfile.TemporaryDirectory``/``mkdtemp``, parameters annotated ``Any`` typed from their call sites, and
+``tempfile.TemporaryDirectory``, parameters annotated ``Any`` typed from their call sites, and
 ``request.app.state.x`` set in another module. Each blocker is
 found at its line; each healthy look-alike (the async twin, the offloaded call) stays silent. Every example is
 written for this test."""
@@ -136,7 +136,7 @@ def test_reading_an_upload_through_its_file_blocks_and_awaiting_its_read_does_no
     assert found == {("blocking_file_io", "return upload.file.read()")}
 
 
-def test_a_temporary_directory_blocks_and_its_offloaded_twin_does_not(tmp_path):
+def test_a_temporary_directory_blocks_but_mkdtemp_alone_is_not_reported(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
         import tempfile
@@ -157,8 +157,8 @@ def test_a_temporary_directory_blocks_and_its_offloaded_twin_does_not(tmp_path):
         async def on_click_off_loop(code):
             return await asyncio.to_thread(render, code)
     """)
-    assert found == {("blocking_file_io", "with tempfile.TemporaryDirectory() as folder:"),
-                     ("blocking_file_io", "return tempfile.mkdtemp()")}
+    # mkdtemp is one mkdir (single-inode metadata, like os.makedirs); the directory's removal is what costs
+    assert found == {("blocking_file_io", "with tempfile.TemporaryDirectory() as folder:")}
 
 
 def test_a_parameter_annotated_any_takes_the_type_its_callers_pass(tmp_path):

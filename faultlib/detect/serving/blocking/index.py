@@ -20,11 +20,10 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted)
-from faultlib.detect.serving.blocking.shapes import sets_attributes
+from faultlib.detect.serving.blocking.shapes import protocol_implementations, sets_attributes
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
-MAX_IMPLEMENTATIONS = 8  # classes taken as a typing.Protocol's implementations (structural match)
 MAX_RESOLVE_DEPTH = 12  # re-exports followed, bases walked, nested type inference
 
 
@@ -257,15 +256,9 @@ class Index:
                 for base in self.bases(k):
                     if isinstance(base, Klass):
                         self._subclasses.setdefault(id(base), []).append(k)
-            for protocol in every.values():  # typing.Protocol: its implementations need not subclass it (PEP 544)
-                wanted = {n for n in protocol.methods if not n.startswith("_")}
-                if not wanted or not any(isinstance(b, str) and b.rpartition(".")[2] == "Protocol"
-                                         for b in self.bases(protocol)):
-                    continue
+            for protocol, found in protocol_implementations(self, list(every.values())):
                 known = self._subclasses.setdefault(id(protocol), [])
-                found = [k for k in every.values() if k is not protocol and k not in known and wanted <= set(k.methods)]
-                if len(found) <= MAX_IMPLEMENTATIONS:  # more: a name too common to say which classes implement it
-                    known += found
+                known += [k for k in found if k not in known]
         out, todo = [], list(self._subclasses.get(id(klass), []))
         while todo and len(out) < 64:
             k = todo.pop(0)

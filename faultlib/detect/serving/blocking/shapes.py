@@ -49,6 +49,25 @@ def sets_attributes(node: ast.AST, self_name: str | None) -> bool:
                 self_name or "self"))
 
 
+MAX_IMPLEMENTATIONS = 8  # classes taken as a typing.Protocol's implementations (structural match)
+
+
+def protocol_implementations(index, classes: list[Klass]) -> list[tuple[Klass, list[Klass]]]:
+    """``(protocol, implementations)`` for each ``typing.Protocol`` of ``classes``: the classes that define all of its
+    public methods, subclass or not (PEP 544 structural subtyping), unless more than :data:`MAX_IMPLEMENTATIONS` do
+    (a name too common to say which classes implement it)."""
+    out = []
+    for protocol in classes:
+        wanted = {n for n in protocol.methods if not n.startswith("_")}
+        if not wanted or not any(isinstance(b, str) and b.rpartition(".")[2] == "Protocol"
+                                 for b in index.bases(protocol)):
+            continue
+        found = [k for k in classes if k is not protocol and wanted <= set(k.methods)]
+        if len(found) <= MAX_IMPLEMENTATIONS:
+            out.append((protocol, found))
+    return out
+
+
 def is_generator(func: Func) -> bool:
     return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
 

@@ -55,7 +55,7 @@ STDLIB = Vocabulary(
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
-                 "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"),
+                 "SpooledTemporaryFile", "mkstemp", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
