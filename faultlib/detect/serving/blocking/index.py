@@ -207,27 +207,37 @@ class Index:
                 found = self.annotation_type(stmt.annotation, klass.module)
                 if found is not None:
                     attrs[stmt.target.id] = found
-        for method in klass.methods.values():
-            self_name = method.node.args.args[0].arg if method.node.args.args else None
-            for node in method.nodes:
-                targets = node.targets if isinstance(node, ast.Assign) else (
-                    [node.target] if isinstance(node, ast.AnnAssign) else [])
-                for target in targets:
-                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == self_name and target.attr not in attrs):
-                        found = (self.annotation_type(node.annotation, klass.module)
-                                 if isinstance(node, ast.AnnAssign) else None)
-                        value = getattr(node, "value", None)
-                        found = found or (self.type_of(value, method) if value is not None else None)
-                        if found is not None:
-                            attrs[target.attr] = found
-                if sets_attributes(node, self_name):  # self.register_modules(unet=unet): self.unet
-                    for keyword in node.keywords:
-                        if keyword.arg and keyword.arg not in attrs:
-                            found = self.type_of(keyword.value, method)
-                            if found is not None:
-                                attrs[keyword.arg] = found
+        self._inferring += 1  # partial answers (an attribute typed from one not typed yet) are not memoised
+        try:
+            for _ in range(2):  # a second pass types `self.b = self.a.x()` written before `self.a = ...` is known
+                for method in klass.methods.values():
+                    self._store_attributes(method, attrs, klass)
+        finally:
+            self._inferring -= 1
         return attrs
+
+    def _store_attributes(self, method: Func, attrs: dict[str, Type], klass: Klass) -> None:
+        """Add to ``attrs`` the types of the ``self.X = ...`` (and ``self.register_modules(X=...)``) in ``method``
+        that are not typed yet."""
+        self_name = method.node.args.args[0].arg if method.node.args.args else None
+        for node in method.nodes:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, ast.AnnAssign) else [])
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == self_name and target.attr not in attrs):
+                    found = (self.annotation_type(node.annotation, klass.module)
+                             if isinstance(node, ast.AnnAssign) else None)
+                    value = getattr(node, "value", None)
+                    found = found or (self.type_of(value, method) if value is not None else None)
+                    if found is not None:
+                        attrs[target.attr] = found
+            if sets_attributes(node, self_name):  # self.register_modules(unet=unet): self.unet
+                for keyword in node.keywords:
+                    if keyword.arg and keyword.arg not in attrs:
+                        found = self.type_of(keyword.value, method)
+                        if found is not None:
+                            attrs[keyword.arg] = found
 
     def attribute_type(self, klass: Klass, name: str, depth: int = 0) -> Type | None:
         """The type of ``self.<name>`` for an instance of ``klass``: its own attributes, then its bases',

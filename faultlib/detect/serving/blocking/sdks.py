@@ -230,6 +230,9 @@ SDKS = Vocabulary(
     ),
     calls={
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
+        **{f"faiss.{f}": (F, "https://github.com/facebookresearch/faiss/wiki/Index-IO,-cloning-and-hyper-parameter-"
+                             "tuning (read_index/write_index read or write the whole index file)")
+           for f in ("read_index", "write_index")},
         **{f"mem0.{c}.from_config": (H, "https://docs.mem0.ai/open-source/python-quickstart (builds the LLM, embedder "
                                        "and vector store clients; the store connects and creates its collection)")
            for c in ("Memory", "memory.main.Memory")},
@@ -260,7 +263,8 @@ SDKS = Vocabulary(
     },
     returns={
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
-        "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory", "mem0.MemoryClient": "mem0.MemoryClient",
+        "faiss.read_index": "faiss.Index", "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory",
+        "mem0.MemoryClient": "mem0.MemoryClient",
         "spacy.blank": "spacy.language.Language", "spacy.load": "spacy.language.Language",
         "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
         "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",

@@ -68,6 +68,10 @@ STDLIB = Vocabulary(
         **_names("blocking_subprocess", PY + "os.html#os.system", "os", "system", "popen", "wait", "waitpid"),
         **_names("blocking_cpu", PY + "hashlib.html#key-derivation", "hashlib", "pbkdf2_hmac", "scrypt"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3", "connect"),
+        **{f"{m}.connect": ("blocking_db", "https://github.com/rigglemania/pysqlcipher3 and "
+                                          "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
+                                          "sqlite3 interface, same connection and cursor)")
+           for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2", "pysqlite2.dbapi2")},
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Connection", "execute", "executemany", "executescript",
                  "commit", "rollback", "backup"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Cursor", "execute", "executemany", "executescript",
@@ -80,6 +84,8 @@ STDLIB = Vocabulary(
                                                         "with_stem", "joinpath", "expanduser", "__truediv__")},
         "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
+        **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
+                                                          "pysqlite2.dbapi2")},
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop", "tempfile.SpooledTemporaryFile":
@@ -118,6 +124,9 @@ HTTP_CLIENTS = Vocabulary(
         **_names("blocking_http", REQUESTS, "requests.Session", *HTTP_VERBS, "send"),
         **_names("blocking_http", REQUESTS, "requests.sessions.Session", *HTTP_VERBS, "send"),
         **_names("blocking_http", "https://urllib3.readthedocs.io/en/stable/reference/", "urllib3", "request"),
+        **_names("blocking_http", "https://github.com/spyoungtech/grequests#usage (map/imap send the requests "
+                 "with gevent and wait for them in the calling thread)", "grequests", "map", "imap",
+                 "imap_enumerated"),
         **_names("blocking_http", "https://urllib3.readthedocs.io/en/stable/reference/", "urllib3.PoolManager",
                  "request", "urlopen"),
         **_names("blocking_http", HTTPX, "httpx", *HTTP_VERBS, "stream"),
@@ -164,7 +173,9 @@ DATABASES = Vocabulary(
                 "pymysql.connections.Connection", "pymysql.cursors.Cursor"), _SQL_CURSOR,
                "https://peps.python.org/pep-0249/"),
         Family(("sqlalchemy.orm.Session", "sqlalchemy.orm.session.Session", "sqlmodel.Session",
-                "sqlmodel.orm.session.Session", "sqlalchemy.engine.Connection", "sqlalchemy.engine.base.Connection"),
+                "sqlmodel.orm.session.Session", "sqlalchemy.engine.Connection", "sqlalchemy.engine.base.Connection",
+                # scoped_session proxies its Session's methods (orm/contextual.html#implicit-method-access)
+                "sqlalchemy.orm.scoped_session", "sqlalchemy.orm.scoping.scoped_session"),
                {m: "blocking_db" for m in ("execute", "exec", "scalars", "scalar", "commit", "rollback", "flush",
                                            "refresh", "get", "merge", "exec_driver_sql", "connection")}, SQLA),
         Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),
@@ -209,6 +220,8 @@ DATABASES = Vocabulary(
         "sqlalchemy.orm.sessionmaker.__call__": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.sessionmaker.begin": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.Session.query": "sqlalchemy.orm.Query", "sqlmodel.Session.query": "sqlalchemy.orm.Query",
+        "sqlalchemy.orm.scoped_session": "sqlalchemy.orm.scoped_session",
+        "sqlalchemy.orm.scoped_session.query": "sqlalchemy.orm.Query",
         **{f"sqlalchemy.orm.Query.{m}": "sqlalchemy.orm.Query" for m in (  # the fluent Query API returns a Query
             "filter", "filter_by", "order_by", "limit", "offset", "join", "outerjoin", "options", "where",
             "group_by", "having", "distinct", "with_entities", "select_from")},
