@@ -85,3 +85,39 @@ def test_reading_a_faiss_index_blocks_and_reading_it_off_the_loop_does_not(tmp_p
     """)
     assert found == {("blocking_file_io", "index = faiss.read_index(path)"),
                      ("blocking_cpu", "return index.search(query, 5)")}
+
+
+def test_a_stream_opened_in_a_thread_but_iterated_on_the_loop_blocks_and_one_consumed_in_the_thread_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from llama_cpp import Llama
+        from openai import OpenAI
+
+        llm = Llama(model_path="m.gguf")
+        client = OpenAI()
+
+        async def tokens(prompt):
+            def open_stream():
+                return llm(prompt=prompt, stream=True)
+
+            stream = await asyncio.get_running_loop().run_in_executor(None, open_stream)
+            for chunk in stream:
+                yield chunk["choices"][0]["text"]
+
+        async def chat(messages):
+            stream = await asyncio.to_thread(client.chat.completions.create, model="m", messages=messages,
+                                             stream=True)
+            for chunk in stream:
+                yield chunk
+
+        async def whole(prompt):
+            chunks = await asyncio.to_thread(lambda: list(llm(prompt=prompt, stream=True)))
+            for chunk in chunks:
+                yield chunk
+
+        async def not_a_stream(prompt):
+            result = await asyncio.to_thread(llm, prompt=prompt)
+            for choice in result["choices"]:
+                yield choice
+    """)
+    assert found == {("blocking_cpu", "for chunk in stream:"), ("blocking_http", "for chunk in stream:")}

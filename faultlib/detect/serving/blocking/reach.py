@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, flush_listeners, flushes,
-                                                      is_abstract, is_generator,
-                                                       is_poll, is_super_call, may_be_forward, model_verb_on_parameter,
-                                                       on_self, registry_of, stores)
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
+                                                     flush_listeners, flushes, is_abstract, is_generator, is_poll,
+                                                     is_super_call, may_be_forward, model_verb_on_parameter, on_self,
+                                                     registry_of, stores)
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -124,6 +124,9 @@ class Reachability:
                             found.append((inner, ((func, call.lineno), *path)))
                         else:  # not followed further: never a silent "ok"
                             self.complete = False
+            for loop, opened in consumed_streams(func, self.index, self._blocking):  # a stream opened off the loop
+                found.append((Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop),
+                              ((func, loop.lineno),)))
         finally:
             self._busy.discard(key)
         if not direct:

@@ -183,3 +183,51 @@ def flush_listeners(index) -> list[Func]:
                         break
         index.__dict__["_faultlib_flush_listeners"] = found
     return found
+
+
+def _is_stream(call: ast.Call) -> bool:
+    return any(k.arg == "stream" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def _stream_opened(offload: ast.Call, func: Func, index) -> tuple[ast.Call, Func] | None:
+    """The call behind ``await asyncio.to_thread(...)``/``loop.run_in_executor(...)`` that opens a stream
+    (``stream=True``): passed through (``to_thread(client.create, ..., stream=True)``), a lambda's body, or what a
+    local function returns. ``(call, the function it is in)``, or None."""
+    target = index.callee(offload.func, func)
+    if isinstance(target, str) and target in vocab.OFFLOAD:
+        position = vocab.OFFLOAD[target]
+    elif isinstance(offload.func, ast.Attribute) and offload.func.attr == "run_in_executor":
+        position = 1
+    else:
+        return None
+    if len(offload.args) <= position:
+        return None
+    fn = offload.args[position]
+    if _is_stream(offload):
+        return ast.copy_location(ast.Call(func=fn, args=offload.args[position + 1:], keywords=offload.keywords),
+                                 offload), func
+    if isinstance(fn, ast.Lambda) and isinstance(fn.body, ast.Call) and _is_stream(fn.body):
+        return fn.body, func
+    opener = index.callee(fn, func)
+    if isinstance(opener, Func) and not opener.is_async:
+        for node in opener.nodes:
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and _is_stream(node.value):
+                return node.value, opener
+    return None
+
+
+def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]]:
+    """``for chunk in stream`` on the loop where ``stream = await <offload>(...)`` opened a sync stream in a worker
+    thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop.
+    ``(the for, the blocking site of the opening call)`` via ``blocking(call, func, False)``."""
+    opened = {n.targets[0].id: n.value.value for n in func.nodes
+              if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+              and isinstance(n.value, ast.Await) and isinstance(n.value.value, ast.Call)}
+    found = []
+    for node in func.nodes:
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in opened:
+            inner = _stream_opened(opened[node.iter.id], func, index)
+            site = blocking(*inner, False) if inner is not None else None
+            if site is not None:
+                found.append((node, site))
+    return found
