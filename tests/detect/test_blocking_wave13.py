@@ -1,123 +1,192 @@
-"""check blocking: kinds first seen on unseen services in wave 13 (issue 17) -- SQLCipher's sqlite3 modules behind an
-if/else import, ``self.b = self.a.x()`` typed in source order, SQLAlchemy's ``scoped_session``, grequests, and
-FAISS index files. Each blocker is found at its line; each healthy look-alike (the async driver, the offloaded call)
-stays silent. Every example is written for this test."""
+"""check blocking: kinds first seen on unseen services in wave 13 (issue 17) -- a sessionmaker imported from
+another module and called there, ``typing.Protocol`` implementations that do not subclass the protocol, DuckDB,
+fastapi-pagination's sync ``paginate``, Apple MLX generation, the mem0 client, and SQLAlchemy listeners that run
+inside a commit's flush. Each blocker is found at its line; each healthy look-alike (the async twin, the
+offloaded call) stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
-def test_a_sqlcipher_or_sqlite_connection_chosen_by_an_if_blocks(tmp_path):
+def _package(tmp_path, files: dict[str, str]) -> set[tuple[str, str, str]]:
+    """``(file, kind, stripped line)`` of every finding over a package written from ``files``."""
+    root = tmp_path / "svc"
+    for name, source in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(source))
+    report = analyze_path(root)
+    assert report.complete
+    return {(f.location["file"].rpartition("svc/")[2], f.kind,
+             (root / f.location["file"].rpartition("svc/")[2]).read_text().splitlines()[f.location["line"] - 1].strip())
+            for f in report.findings}
+
+
+def test_a_session_factory_imported_from_another_module_makes_sync_sessions(tmp_path):
+    found = _package(tmp_path, {
+        "__init__.py": "",
+        "database.py": """
+            from sqlalchemy import create_engine
+            from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+            from sqlalchemy.orm import sessionmaker
+
+            SessionLocal = sessionmaker(bind=create_engine("sqlite:///app.db"))
+            AsyncSessionLocal = async_sessionmaker(create_async_engine("sqlite+aiosqlite:///app.db"))
+        """,
+        "tools.py": """
+            from svc.database import AsyncSessionLocal, SessionLocal
+
+            async def count_users():
+                db = SessionLocal()
+                try:
+                    return db.execute("SELECT count(*) FROM users").scalar()
+                finally:
+                    db.close()
+
+            async def count_users_async():
+                async with AsyncSessionLocal() as db:
+                    return (await db.execute("SELECT count(*) FROM users")).scalar()
+        """,
+    })
+    assert found == {("tools.py", "blocking_db", 'return db.execute("SELECT count(*) FROM users").scalar()')}
+
+
+def test_a_protocol_call_runs_the_classes_that_implement_it_without_subclassing(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
-        import os
+        from typing import Protocol
+        import duckdb
 
-        if os.environ.get("ENCRYPT"):
-            from pysqlcipher3 import dbapi2 as sqlite3
-        else:
-            import sqlite3
+        class Warehouse(Protocol):
+            def run(self, sql: str) -> list: ...
+            def tables(self) -> list: ...
 
-        class Store:
+        class DuckWarehouse:
             def __init__(self, path):
-                self.connect = sqlite3.connect(path)
-                self.cursor = self.connect.cursor()
+                self.conn = duckdb.connect(path)
 
-            def count(self):
-                return self.cursor.execute("SELECT count(*) FROM items").fetchone()
+            def run(self, sql):
+                return self.conn.execute(sql).fetchall()
 
-        store = Store("shop.db")
+            def tables(self):
+                return ["t"]
 
-        async def on_message(text):
-            return store.count()
+        class Other:
+            def run(self, sql):
+                return sql
 
-        async def on_message_off_loop(text):
-            return await asyncio.to_thread(store.count)
+        def make_tools(store: Warehouse):
+            async def query(sql):
+                return store.run(sql)
+
+            async def query_off_loop(sql):
+                return await asyncio.to_thread(store.run, sql)
+
+            return query, query_off_loop
     """)
-    assert found == {("blocking_db", 'return self.cursor.execute("SELECT count(*) FROM items").fetchone()')}
+    # Other lacks `tables`: it does not implement Warehouse, and its own run blocks nothing anyway
+    assert found == {("blocking_db", "return self.conn.execute(sql).fetchall()")}
 
 
-def test_a_scoped_session_proxies_its_session_and_an_async_session_does_not_block(tmp_path):
-    found = flagged(tmp_path, """
-        from sqlalchemy import create_engine
-        from sqlalchemy.ext.asyncio import AsyncSession
-        from sqlalchemy.orm import scoped_session, sessionmaker
-
-        def start() -> scoped_session:
-            return scoped_session(sessionmaker(bind=create_engine("sqlite:///files.db")))
-
-        SESSION = start()
-
-        async def get_flag(user_id, model):
-            row = SESSION.query(model).get(user_id)
-            SESSION.commit()
-            return row
-
-        async def get_flag_async(db: AsyncSession, user_id, model):
-            return await db.get(model, user_id)
-    """)
-    assert found == {("blocking_db", "row = SESSION.query(model).get(user_id)"), ("blocking_db", "SESSION.commit()")}
-
-
-def test_grequests_map_waits_and_creating_the_requests_does_not(tmp_path):
-    found = flagged(tmp_path, """
-        import grequests
-
-        async def prices(urls):
-            pending = [grequests.get(u) for u in urls]
-            return grequests.map(pending)
-    """)
-    assert found == {("blocking_http", "return grequests.map(pending)")}
-
-
-def test_reading_a_faiss_index_blocks_and_reading_it_off_the_loop_does_not(tmp_path):
+def test_duckdb_queries_block_and_an_offloaded_query_does_not(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
-        import faiss
+        import duckdb
 
-        async def search(query, path):
-            index = faiss.read_index(path)
-            return index.search(query, 5)
+        con = duckdb.connect("analytics.duckdb")
 
-        async def search_off_loop(query, path):
-            index = await asyncio.to_thread(faiss.read_index, path)
-            return await asyncio.to_thread(index.search, query, 5)
+        async def top(n):
+            return con.sql(f"SELECT * FROM events LIMIT {n}").fetchall()
+
+        async def top_off_loop(n):
+            return await asyncio.to_thread(lambda: con.sql(f"SELECT * FROM events LIMIT {n}").fetchall())
     """)
-    assert found == {("blocking_file_io", "index = faiss.read_index(path)"),
-                     ("blocking_cpu", "return index.search(query, 5)")}
+    assert found == {("blocking_db", 'return con.sql(f"SELECT * FROM events LIMIT {n}").fetchall()')}
 
 
-def test_a_stream_opened_in_a_thread_but_iterated_on_the_loop_blocks_and_one_consumed_in_the_thread_does_not(tmp_path):
+def test_fastapi_pagination_sync_paginate_blocks_and_awaited_apaginate_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        from fastapi_pagination.ext.sqlalchemy import apaginate, paginate
+        from sqlalchemy import select
+
+        async def list_items(db, async_db):
+            page = paginate(db, select(1))
+            other = await apaginate(async_db, select(1))
+            return page, other
+    """)
+    assert found == {("blocking_db", "page = paginate(db, select(1))")}
+
+
+def test_mlx_generation_blocks_and_the_offloaded_generation_does_not(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
-        from llama_cpp import Llama
+        from mlx_lm import generate, load
+
+        model, tokenizer = None, None
+
+        async def startup():
+            global model, tokenizer
+            model, tokenizer = await asyncio.to_thread(load, "some/model")
+
+        async def complete(prompt):
+            return generate(model, tokenizer, prompt=prompt, max_tokens=64)
+
+        async def complete_off_loop(prompt):
+            return await asyncio.to_thread(generate, model, tokenizer, prompt=prompt)
+    """)
+    assert found == {("blocking_cpu", "return generate(model, tokenizer, prompt=prompt, max_tokens=64)")}
+
+
+def test_the_sync_mem0_client_blocks_and_the_async_one_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        from mem0 import AsyncMemory, Memory
+
+        memory = Memory()
+        async_memory = AsyncMemory()
+
+        async def remember(text, user):
+            return memory.add(text, user_id=user)
+
+        async def recall(query, user):
+            return await async_memory.search(query, user_id=user)
+    """)
+    assert found == {("blocking_http", "return memory.add(text, user_id=user)")}
+
+
+def test_listeners_of_flush_events_run_inside_a_sync_commit(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
         from openai import OpenAI
+        from sqlalchemy import event
+        from sqlalchemy.orm import Session
 
-        llm = Llama(model_path="m.gguf")
         client = OpenAI()
 
-        async def tokens(prompt):
-            def open_stream():
-                return llm(prompt=prompt, stream=True)
+        class Note:
+            pass
 
-            stream = await asyncio.get_running_loop().run_in_executor(None, open_stream)
-            for chunk in stream:
-                yield chunk["choices"][0]["text"]
+        def describe(note):
+            return client.chat.completions.create(model="m", messages=[])
 
-        async def chat(messages):
-            stream = await asyncio.to_thread(client.chat.completions.create, model="m", messages=messages,
-                                             stream=True)
-            for chunk in stream:
-                yield chunk
+        @event.listens_for(Note, "after_insert")
+        def tag(mapper, connection, target):
+            describe(target)
 
-        async def whole(prompt):
-            chunks = await asyncio.to_thread(lambda: list(llm(prompt=prompt, stream=True)))
-            for chunk in chunks:
-                yield chunk
+        @event.listens_for(Note, "load")
+        def loaded(target, context):
+            time.sleep(1)
 
-        async def not_a_stream(prompt):
-            result = await asyncio.to_thread(llm, prompt=prompt)
-            for choice in result["choices"]:
-                yield choice
+        async def save(db: Session, note):
+            db.add(note)
+            db.commit()
+
+        async def read(db: Session, note_id):
+            return db.get(Note, note_id)
     """)
-    assert found == {("blocking_cpu", "for chunk in stream:"), ("blocking_http", "for chunk in stream:")}
+    # `load` is no flush event: it runs when rows are loaded, which this rule does not follow
+    assert found == {("blocking_db", "db.commit()"), ("blocking_db", "return db.get(Note, note_id)"),
+                     ("blocking_http", 'return client.chat.completions.create(model="m", messages=[])')}
