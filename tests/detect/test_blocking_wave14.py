@@ -122,3 +122,41 @@ def test_a_stream_opened_in_a_thread_but_iterated_on_the_loop_blocks_and_one_con
                 yield choice
     """)
     assert found == {("blocking_cpu", "for chunk in stream:"), ("blocking_http", "for chunk in stream:")}
+
+
+def test_a_fastapi_dependency_passes_what_it_yields_whatever_the_annotation_says(tmp_path):
+    found = flagged(tmp_path, """
+        from fastapi import Depends, FastAPI
+        from requests import Session  # the wrong Session: FastAPI passes what get_db yields
+        from sqlalchemy import create_engine
+        from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+        from sqlalchemy.orm import sessionmaker
+
+        app = FastAPI()
+        SessionLocal = sessionmaker(bind=create_engine("sqlite:///app.db"))
+        AsyncSessionLocal = async_sessionmaker(create_async_engine("sqlite+aiosqlite:///app.db"))
+
+        def get_db():
+            db = SessionLocal()
+            try:
+                yield db
+            finally:
+                db.close()
+
+        async def get_async_db():
+            async with AsyncSessionLocal() as db:
+                yield db
+
+        @app.get("/sync-session")
+        async def rows(db: Session = Depends(get_db)):
+            return db.execute("SELECT 1").all()
+
+        @app.get("/async-session")
+        async def rows_async(db: AsyncSession = Depends(get_async_db)):
+            return (await db.execute("SELECT 1")).all()
+
+        @app.get("/threadpool")
+        def rows_in_threadpool(db: Session = Depends(get_db)):
+            return db.execute("SELECT 2").all()
+    """)
+    assert found == {("blocking_db", 'return db.execute("SELECT 1").all()')}

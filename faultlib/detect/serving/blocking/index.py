@@ -167,12 +167,15 @@ class Index:
     def _infer_locals(self, func: Func, types: dict[str, Type]) -> None:
         args = func.node.args
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         for i, arg in enumerate(params):
             if i == 0 and func.cls is not None and not _is_static(func.node):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self.annotation_type(arg.annotation, func.module)
+            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
             if found is not None:
                 types[arg.arg] = found
         nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
@@ -391,6 +394,25 @@ class Index:
         if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
             return None
         return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
+
+    def _dependency(self, default: ast.expr | None, func: Func) -> Type | None:
+        """``param = Depends(dep)``: FastAPI passes what ``dep`` returns (or yields), whatever the annotation says
+        (https://fastapi.tiangolo.com/tutorial/dependencies/dependencies-with-yield/)."""
+        if not (isinstance(default, ast.Call) and default.args and (dotted(default.func) or [""])[-1] == "Depends"):
+            return None
+        if not str(self.callee(default.func, func) or "").startswith("fastapi."):
+            return None
+        dep = self.callee(default.args[0], func)
+        if isinstance(dep, Klass):
+            return dep
+        if not isinstance(dep, Func):
+            return None
+        for node in dep.nodes:
+            if isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+                found = self.type_of(node.value, dep)
+                if found is not None:
+                    return found
+        return self.return_type(dep)
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
