@@ -190,3 +190,21 @@ def test_listeners_of_flush_events_run_inside_a_sync_commit(tmp_path):
     # `load` is no flush event: it runs when rows are loaded, which this rule does not follow
     assert found == {("blocking_db", "db.commit()"), ("blocking_db", "return db.get(Note, note_id)"),
                      ("blocking_http", 'return client.chat.completions.create(model="m", messages=[])')}
+
+
+def test_getattr_with_a_literal_name_and_a_default_has_the_attribute_type(tmp_path):
+    found = flagged(tmp_path, """
+        from mem0 import AsyncMemory, Memory
+
+        client = Memory()
+        async_client = AsyncMemory()
+
+        async def restore(vec, payload):
+            store = getattr(client, "vector_store", None) if client else None
+            store.insert(vectors=[vec], payloads=[payload])
+
+        async def restore_async(query):
+            memories = getattr(async_client, "search", None)
+            return await memories(query)
+    """)
+    assert found == {("blocking_http", "store.insert(vectors=[vec], payloads=[payload])")}

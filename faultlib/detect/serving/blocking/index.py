@@ -345,6 +345,11 @@ class Index:
             return None
         if isinstance(expr, ast.Call):
             callee = expr.func
+            if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
+                    and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
+                attr = expr.__dict__.setdefault("_faultlib_getattr", ast.copy_location(ast.Attribute(
+                    value=expr.args[0], attr=expr.args[1].value, ctx=ast.Load()), expr))  # getattr(x, "a", None)
+                return self.type_of(attr, func, depth + 1)
             if isinstance(callee, ast.Attribute):
                 owner = self.type_of(callee.value, func, depth + 1)
                 if owner is not None and callee.attr in vocab.SAME_TYPE_METHODS:
