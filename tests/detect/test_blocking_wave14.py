@@ -1,8 +1,8 @@
-"""check blocking: kinds first seen on unseen services in wave 14 (issue 17) -- SQLCipher's sqlite3 modules
+"""check blocking: kinds first seen on unseen services in waves 14-16 (issue 17) -- SQLCipher's sqlite3 modules
 behind an if/else import, ``self.b = self.a.x()`` written before ``self.a`` is typed, SQLAlchemy's
-``scoped_session``, grequests, FAISS index files, and a ``stream=True`` call opened in a worker thread but
-iterated on the loop. Each blocker is found at its line; each healthy look-alike (the async driver, the offloaded
-call) stays silent. Every example is written for this test."""
+``scoped_session``, grequests, FAISS index files, a ``stream=True`` call opened in a worker thread but iterated on
+the loop (wave 14); FastAPI ``Depends`` (15); tokenizer files (16). Each blocker is found at its line; each healthy
+look-alike (the async driver, the offloaded call) stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
@@ -160,3 +160,24 @@ def test_a_fastapi_dependency_passes_what_it_yields_whatever_the_annotation_says
             return db.execute("SELECT 2").all()
     """)
     assert found == {("blocking_db", 'return db.execute("SELECT 1").all()')}
+
+
+def test_reading_a_tokenizer_file_blocks_and_encoding_with_a_loaded_one_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from tokenizers import Tokenizer
+
+        TOKENIZER = Tokenizer.from_file("tokenizer.json")
+
+        async def count(text):
+            return len(TOKENIZER.encode(text).ids)
+
+        async def count_with(path, text):
+            tokenizer = Tokenizer.from_file(path)
+            return len(tokenizer.encode(text).ids)
+
+        async def count_with_off_loop(path, text):
+            tokenizer = await asyncio.to_thread(Tokenizer.from_file, path)
+            return len(tokenizer.encode(text).ids)
+    """)
+    assert found == {("blocking_file_io", "tokenizer = Tokenizer.from_file(path)")}

@@ -230,6 +230,9 @@ SDKS = Vocabulary(
     ),
     calls={
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
+        **{f"tokenizers.{c}.from_file": (F, "https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers."
+                                            "Tokenizer.from_file (reads and parses the tokenizer JSON file)")
+           for c in ("Tokenizer", "implementations.BaseTokenizer")},
         **{f"faiss.{f}": (F, "https://github.com/facebookresearch/faiss/wiki/Index-IO,-cloning-and-hyper-parameter-"
                              "tuning (read_index/write_index read or write the whole index file)")
            for f in ("read_index", "write_index")},
