@@ -31,6 +31,7 @@ class Family:
             method whose name says it is async (``ask_async``).
         functions: with ``package``, the package's module-level functions are owned too (``whois.query``);
             False: only instances of its classes.
+        suffix: with ``prefix``, only class names ending so (``Pipeline``: ``diffusers.StableDiffusionPipeline``).
     """
 
     types: tuple[str, ...]
@@ -41,6 +42,7 @@ class Family:
     prefix: bool = False
     package: bool = False
     functions: bool = True
+    suffix: str | tuple[str, ...] = ()
 
     def owns(self, type_name: str) -> bool:
         if self.package:
@@ -49,7 +51,7 @@ class Family:
             return (type_name.startswith(tuple(f"{t}." for t in self.types)) or type_name in self.types) and not any(
                 p.startswith(_ASYNC_PARTS) for p in type_name.split("."))
         if self.prefix:
-            return type_name.startswith(self.types)
+            return type_name.startswith(self.types) and (not self.suffix or type_name.endswith(self.suffix))
         if type_name in self.types:
             return True
         for base in self.types if self.resources else ():  # a sub-client, not its async twin (`client.aio.models`)

@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.model import (UNPACKED, Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports)
+from faultlib.detect.serving.blocking.shapes import protocol_implementations, sets_attributes
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -155,8 +156,8 @@ class Index:
             left = self.annotation_type(node.left, module)
             return left if left is not None else self.annotation_type(node.right, module)
         parts = dotted(node)
-        if not parts:
-            return None
+        if not parts or parts[-1] in ("Any", "object"):
+            return None  # says nothing: the call sites' arguments may (see _unannotated_param)
         found = self.resolve_parts(parts, module, None)
         return found if isinstance(found, (Klass, str)) and not (isinstance(found, str) and
                                                                  found.startswith("builtins.")) else None
@@ -177,12 +178,15 @@ class Index:
     def _infer_locals(self, func: Func, types: dict[str, Type]) -> None:
         args = func.node.args
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         for i, arg in enumerate(params):
             if i == 0 and func.cls is not None and not _is_static(func.node):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self.annotation_type(arg.annotation, func.module)
+            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
             if found is not None:
                 types[arg.arg] = found
         nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
@@ -223,21 +227,37 @@ class Index:
                 found = self.annotation_type(stmt.annotation, klass.module)
                 if found is not None:
                     attrs[stmt.target.id] = found
-        for method in klass.methods.values():
-            self_name = method.node.args.args[0].arg if method.node.args.args else None
-            for node in method.nodes:
-                targets = node.targets if isinstance(node, ast.Assign) else (
-                    [node.target] if isinstance(node, ast.AnnAssign) else [])
-                for target in targets:
-                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == self_name and target.attr not in attrs):
-                        found = (self.annotation_type(node.annotation, klass.module)
-                                 if isinstance(node, ast.AnnAssign) else None)
-                        value = getattr(node, "value", None)
-                        found = found or (self.type_of(value, method) if value is not None else None)
-                        if found is not None:
-                            attrs[target.attr] = found
+        self._inferring += 1  # partial answers (an attribute typed from one not typed yet) are not memoised
+        try:
+            for _ in range(2):  # a second pass types `self.b = self.a.x()` written before `self.a = ...` is known
+                for method in klass.methods.values():
+                    self._store_attributes(method, attrs, klass)
+        finally:
+            self._inferring -= 1
         return attrs
+
+    def _store_attributes(self, method: Func, attrs: dict[str, Type], klass: Klass) -> None:
+        """Add to ``attrs`` the types of the ``self.X = ...`` (and ``self.register_modules(X=...)``) in ``method``
+        that are not typed yet."""
+        self_name = method.node.args.args[0].arg if method.node.args.args else None
+        for node in method.nodes:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, ast.AnnAssign) else [])
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == self_name and target.attr not in attrs):
+                    found = (self.annotation_type(node.annotation, klass.module)
+                             if isinstance(node, ast.AnnAssign) else None)
+                    value = getattr(node, "value", None)
+                    found = found or (self.type_of(value, method) if value is not None else None)
+                    if found is not None:
+                        attrs[target.attr] = found
+            if sets_attributes(node, self_name):  # self.register_modules(unet=unet): self.unet
+                for keyword in node.keywords:
+                    if keyword.arg and keyword.arg not in attrs:
+                        found = self.type_of(keyword.value, method)
+                        if found is not None:
+                            attrs[keyword.arg] = found
 
     def attribute_type(self, klass: Klass, name: str, depth: int = 0) -> Type | None:
         """The type of ``self.<name>`` for an instance of ``klass``: its own attributes, then its bases',
@@ -266,6 +286,9 @@ class Index:
                 for base in self.bases(k):
                     if isinstance(base, Klass):
                         self._subclasses.setdefault(id(base), []).append(k)
+            for protocol, found in protocol_implementations(self, list(every.values())):
+                known = self._subclasses.setdefault(id(protocol), [])
+                known += [k for k in found if k not in known]
         out, todo = [], list(self._subclasses.get(id(origin(klass)), []))
         while todo and len(out) < 64:
             k = todo.pop(0)
@@ -346,6 +369,11 @@ class Index:
             return None
         if isinstance(expr, ast.Call):
             callee = expr.func
+            if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
+                    and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
+                attr = expr.__dict__.setdefault("_faultlib_getattr", ast.copy_location(ast.Attribute(
+                    value=expr.args[0], attr=expr.args[1].value, ctx=ast.Load()), expr))  # getattr(x, "a", None)
+                return self.type_of(attr, func, depth + 1)
             if isinstance(callee, ast.Attribute):
                 owner = self.type_of(callee.value, func, depth + 1)
                 if owner is not None and callee.attr in vocab.SAME_TYPE_METHODS:
@@ -375,12 +403,17 @@ class Index:
             if isinstance(target, str):
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
+                instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
+                if isinstance(instance, str):
+                    return self.vocab.returns.get(f"{instance}.__call__")
                 owner, _, last = target.rpartition(".")
                 if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PreTrainedModel")
+                if last in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+                    return owner  # the convention: AutoencoderKL.from_pretrained(...) is an AutoencoderKL
                 if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
                     return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
@@ -405,6 +438,25 @@ class Index:
         if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
             return None
         return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
+
+    def _dependency(self, default: ast.expr | None, func: Func) -> Type | None:
+        """``param = Depends(dep)``: FastAPI passes what ``dep`` returns (or yields), whatever the annotation says
+        (https://fastapi.tiangolo.com/tutorial/dependencies/dependencies-with-yield/)."""
+        if not (isinstance(default, ast.Call) and default.args and (dotted(default.func) or [""])[-1] == "Depends"):
+            return None
+        if not str(self.callee(default.func, func) or "").startswith("fastapi."):
+            return None
+        dep = self.callee(default.args[0], func)
+        if isinstance(dep, Klass):
+            return dep
+        if not isinstance(dep, Func):
+            return None
+        for node in dep.nodes:
+            if isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+                found = self.type_of(node.value, dep)
+                if found is not None:
+                    return found
+        return self.return_type(dep)
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
@@ -523,12 +575,15 @@ def _module_func(func: Func) -> Func | None:
 
 
 def _unannotated_param(func: Func, name: str, only_unannotated: bool = True) -> bool:
-    """``name`` is a parameter of ``func`` (without an annotation when ``only_unannotated``)."""
+    """``name`` is a parameter of ``func`` (without an annotation when ``only_unannotated``; ``Any`` and
+    ``object`` say nothing about the type, so they count as none)."""
     args = func.node.args
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if arg.arg == name:
-            return arg.annotation is None or not only_unannotated
+            return not only_unannotated or arg.annotation is None or (dotted(arg.annotation) or [""])[-1] in (
+                "Any", "object")
     return False
+
 
 
 def _enclosing_scope(func: Func, name: str) -> Func | None:

@@ -188,7 +188,24 @@ class Inference:
         Chat()`` in a startup hook, read in an endpoint)."""
         parts = dotted(expr)
         value = func.module.attr_values.get(".".join(parts)) if parts and parts[0] not in ("self", "cls") else None
-        return self.index.type_of(value, self.module_func(func.module)) if value is not None else None
+        if value is not None:
+            return self.index.type_of(value, self.module_func(func.module))
+        if parts and len(parts) >= 3 and parts[-3:-1] == ["app", "state"]:  # request.app.state.x: the one app's state
+            return self._app_state(parts[-1])
+        return None
+
+    def _app_state(self, name: str) -> Type | None:
+        """The type of ``<app>.state.<name>`` assigned in any analysed module (a startup hook in ``main.py``, read
+        as ``request.app.state.<name>`` in a router): Starlette keeps one ``State`` per application
+        (https://www.starlette.io/applications/#storing-state-on-the-app-instance)."""
+        found = []
+        for module in self.index.distinct_modules():
+            for key, value in module.attr_values.items():
+                if key.split(".")[-3:] == ["app", "state", name]:
+                    typed = self.index.type_of(value, self.module_func(module))
+                    if typed is not None:
+                        found.append(typed)
+        return _agreed(found, strict=True)
 
     def attribute_callees(self, klass, attr: str) -> list:
         """The functions of the analysed files stored in attribute ``attr`` of ``klass``'s instances: by its own

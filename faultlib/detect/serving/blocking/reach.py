@@ -19,9 +19,10 @@ from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
-from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, is_abstract, is_generator,
-                                                       is_super_call, may_be_forward, model_verb_on_parameter,
-                                                       on_self, registry_of, stores)
+from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
+                                                     flush_listeners, flushes, is_abstract, is_generator, is_poll,
+                                                     is_super_call, may_be_forward, model_verb_on_parameter, on_self,
+                                                     registry_of, stores)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
@@ -110,7 +111,7 @@ class Reachability:
                     site = self._wrapped_model(call, func)
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
-                    continue
+                    targets = flush_listeners(self.index) if flushes(site, call) else []  # ORM listeners run inside
                 for target in targets:
                     for inner, path in self._reach(target, under=inference or under,
                                                    receiver=receiver_in(self.index, call, func, target, receiver)):
@@ -124,6 +125,9 @@ class Reachability:
                         found.append((inner, ((func, node.lineno), *path)))
                     else:
                         self.complete = False
+            for loop, opened in consumed_streams(func, self.index, self._blocking):  # a stream opened off the loop
+                found.append((Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop),
+                              ((func, loop.lineno),)))
         finally:
             self._busy.discard(key)
         if not direct:

@@ -75,6 +75,26 @@ _MODEL_LOADERS = {  # constructors and functions that read a model's weights fro
        for c in ("AsyncEmbeddingEngine", "AsyncEmbeddingEngine.from_args", "AsyncEngineArray.from_args")},
 }
 
+_MLX = {  # Apple MLX: generation, transcription and loading run in the calling thread (the libraries have no async API)
+    **{f"{pkg}.{f}": (C, src) for pkg, src in (
+        ("mlx_lm", "https://github.com/ml-explore/mlx-lm#python-api"),
+        ("mlx_lm.generate", "https://github.com/ml-explore/mlx-lm#python-api"),
+        ("mlx_vlm", "https://github.com/Blaizzy/mlx-vlm#python-script"),
+        ("mlx_vlm.generate", "https://github.com/Blaizzy/mlx-vlm#python-script"))
+       for f in ("generate", "stream_generate", "batch_generate")},
+    **{f"{pkg}.load": (F, src) for pkg, src in (
+        ("mlx_lm", "https://github.com/ml-explore/mlx-lm#python-api (reads or downloads the weights)"),
+        ("mlx_lm.utils", "https://github.com/ml-explore/mlx-lm#python-api"),
+        ("mlx_vlm", "https://github.com/Blaizzy/mlx-vlm#python-script"),
+        ("mlx_vlm.utils", "https://github.com/Blaizzy/mlx-vlm#python-script"),
+        ("mlx_embeddings", "https://github.com/Blaizzy/mlx-embeddings#usage"),
+        ("mlx_embeddings.utils", "https://github.com/Blaizzy/mlx-embeddings#usage"))},
+    **{f"mlx_whisper.{f}": (C, "https://github.com/ml-explore/mlx-examples/tree/main/whisper#usage")
+       for f in ("transcribe", "transcribe.transcribe")},
+}
+"""A library generator (``stream_generate``) is reported where it is called: its tokens are computed as the
+caller iterates it, which is where the call's result goes in every use seen."""
+
 _AUDIO_LOADERS = {  # read and decode an audio file (decoders, resampling) in the calling thread
     "librosa.load": "https://librosa.org/doc/latest/generated/librosa.load.html",
     "torchaudio.load": "https://pytorch.org/audio/stable/generated/torchaudio.load.html",
@@ -196,11 +216,29 @@ SDKS = Vocabulary(
         Family(("triton_python_backend_utils.InferenceRequest",), {"exec": "blocking_task"},
                "https://github.com/triton-inference-server/python_backend#business-logic-scripting (exec waits for "
                "the other model; async_exec is the coroutine for an async execute)"),
+        Family(("mem0.Memory", "mem0.memory.main.Memory", "mem0.MemoryClient", "mem0.client.main.MemoryClient"),
+               {m: H for m in ("add", "search", "get", "get_all", "update", "delete", "delete_all", "history", "reset",
+                               "chat", "embed", "insert", "list", "users", "delete_users", "batch_update",
+                               "batch_delete")},
+               "https://docs.mem0.ai/open-source/features/async-memory (Memory and MemoryClient are synchronous: each "
+               "call runs the LLM, the embedder and the vector store in the calling thread; AsyncMemory and "
+               "AsyncMemoryClient are the twins)", resources=True),
+        _pkg("mflux", "https://github.com/filipstrand/mflux#python-api (generate_image runs the diffusion loop in "
+             "the calling thread)", methods=("generate_image",), kind=C, functions=False),
         Family(("PIL.Image.Image",), {"save": F}, "https://pillow.readthedocs.io/en/stable/reference/Image.html"
                "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
     ),
     calls={
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
+        **{f"tokenizers.{c}.from_file": (F, "https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers."
+                                            "Tokenizer.from_file (reads and parses the tokenizer JSON file)")
+           for c in ("Tokenizer", "implementations.BaseTokenizer")},
+        **{f"faiss.{f}": (F, "https://github.com/facebookresearch/faiss/wiki/Index-IO,-cloning-and-hyper-parameter-"
+                             "tuning (read_index/write_index read or write the whole index file)")
+           for f in ("read_index", "write_index")},
+        **{f"mem0.{c}.from_config": (H, "https://docs.mem0.ai/open-source/python-quickstart (builds the LLM, embedder "
+                                       "and vector store clients; the store connects and creates its collection)")
+           for c in ("Memory", "memory.main.Memory")},
         "ffmpeg.probe": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.probe (runs ffprobe and waits)"),
         "feedparser.parse": (H, "https://feedparser.readthedocs.io/en/latest/introduction.html (fetches a URL)"),
         "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
@@ -208,6 +246,7 @@ SDKS = Vocabulary(
         "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
         **{name: (F, source) for name, source in _MODEL_LOADERS.items()},
         **{name: (F, source) for name, source in _AUDIO_LOADERS.items()},
+        **_MLX,
         "docx.Document": (F, "https://python-docx.readthedocs.io/en/latest/api/document.html (opens and parses)"),
         "openpyxl.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html#loading-from-a-file"),
         "openpyxl.reader.excel.load_workbook": (F, "https://openpyxl.readthedocs.io/en/stable/tutorial.html"),
@@ -227,6 +266,8 @@ SDKS = Vocabulary(
     },
     returns={
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
+        "faiss.read_index": "faiss.Index", "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory",
+        "mem0.MemoryClient": "mem0.MemoryClient",
         "spacy.blank": "spacy.language.Language", "spacy.load": "spacy.language.Language",
         "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
         "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",

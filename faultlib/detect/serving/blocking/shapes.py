@@ -35,8 +35,37 @@ def stores(klass: Klass, attr: str) -> bool:
                  for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
         names |= {n.attr for method in klass.methods.values() for n in method.nodes
                   if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+        names |= {k.arg for method in klass.methods.values() for n in method.nodes  # self.register_modules(unet=...)
+                  if sets_attributes(n, None) for k in n.keywords if k.arg}
         klass.__dict__["_faultlib_stored"] = names
     return attr in names
+
+
+def sets_attributes(node: ast.AST, self_name: str | None) -> bool:
+    """``self.<setter>(name=value, ...)`` with a setter of :data:`vocab.ATTRIBUTE_SETTERS` (diffusers'
+    ``register_modules``); ``self_name`` None: any receiver named ``self``."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in
+            vocab.ATTRIBUTE_SETTERS and isinstance(node.func.value, ast.Name) and node.func.value.id == (
+                self_name or "self"))
+
+
+MAX_IMPLEMENTATIONS = 8  # classes taken as a typing.Protocol's implementations (structural match)
+
+
+def protocol_implementations(index, classes: list[Klass]) -> list[tuple[Klass, list[Klass]]]:
+    """``(protocol, implementations)`` for each ``typing.Protocol`` of ``classes``: the classes that define all of its
+    public methods, subclass or not (PEP 544 structural subtyping), unless more than :data:`MAX_IMPLEMENTATIONS` do
+    (a name too common to say which classes implement it)."""
+    out = []
+    for protocol in classes:
+        wanted = {n for n in protocol.methods if not n.startswith("_")}
+        if not wanted or not any(isinstance(b, str) and b.rpartition(".")[2] == "Protocol"
+                                 for b in index.bases(protocol)):
+            continue
+        found = [k for k in classes if k is not protocol and wanted <= set(k.methods)]
+        if len(found) <= MAX_IMPLEMENTATIONS:
+            out.append((protocol, found))
+    return out
 
 
 def is_generator(func: Func) -> bool:
@@ -134,3 +163,76 @@ def may_be_forward(parts: list[str] | None) -> bool:
     if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
         return False  # a method of some object (t.narrow, finish.any): a tensor op, not a module's forward
     return not any("log" in p.lower() or "token" in p.lower() for p in parts)  # logging; a tokenizer's call
+
+
+def flushes(site, call: ast.Call) -> bool:
+    """``session.commit()``/``flush()`` on a sync SQLAlchemy session: the ORM's flush-time listeners run inside it."""
+    return (site.kind == "blocking_db" and isinstance(call.func, ast.Attribute) and call.func.attr in
+            vocab.FLUSHING_METHODS and site.what.startswith(("sqlalchemy.", "sqlmodel.")))
+
+
+def flush_listeners(index) -> list[Func]:
+    """The sync functions of the analysed files registered with ``@event.listens_for(target, "<flush event>")``
+    (:data:`vocab.FLUSH_EVENTS`): SQLAlchemy calls them from inside the flush of a commit."""
+    found = index.__dict__.get("_faultlib_flush_listeners")
+    if found is None:
+        found = []
+        for module in index.distinct_modules():
+            for func in module.all_functions:
+                for decorator in func.node.decorator_list:
+                    if (not func.is_async and isinstance(decorator, ast.Call) and len(decorator.args) >= 2
+                            and (dotted(decorator.func) or [""])[-1] == "listens_for"
+                            and isinstance(decorator.args[1], ast.Constant)
+                            and decorator.args[1].value in vocab.FLUSH_EVENTS):
+                        found.append(func)
+                        break
+        index.__dict__["_faultlib_flush_listeners"] = found
+    return found
+
+
+def _is_stream(call: ast.Call) -> bool:
+    return any(k.arg == "stream" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def _stream_opened(offload: ast.Call, func: Func, index) -> tuple[ast.Call, Func] | None:
+    """The call behind ``await asyncio.to_thread(...)``/``loop.run_in_executor(...)`` that opens a stream
+    (``stream=True``): passed through (``to_thread(client.create, ..., stream=True)``), a lambda's body, or what a
+    local function returns. ``(call, the function it is in)``, or None."""
+    target = index.callee(offload.func, func)
+    if isinstance(target, str) and target in vocab.OFFLOAD:
+        position = vocab.OFFLOAD[target]
+    elif isinstance(offload.func, ast.Attribute) and offload.func.attr == "run_in_executor":
+        position = 1
+    else:
+        return None
+    if len(offload.args) <= position:
+        return None
+    fn = offload.args[position]
+    if _is_stream(offload):
+        return ast.copy_location(ast.Call(func=fn, args=offload.args[position + 1:], keywords=offload.keywords),
+                                 offload), func
+    if isinstance(fn, ast.Lambda) and isinstance(fn.body, ast.Call) and _is_stream(fn.body):
+        return fn.body, func
+    opener = index.callee(fn, func)
+    if isinstance(opener, Func) and not opener.is_async:
+        for node in opener.nodes:
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and _is_stream(node.value):
+                return node.value, opener
+    return None
+
+
+def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]]:
+    """``for chunk in stream`` on the loop where ``stream = await <offload>(...)`` opened a sync stream in a worker
+    thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop.
+    ``(the for, the blocking site of the opening call)`` via ``blocking(call, func, False)``."""
+    opened = {n.targets[0].id: n.value.value for n in func.nodes
+              if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+              and isinstance(n.value, ast.Await) and isinstance(n.value.value, ast.Call)}
+    found = []
+    for node in func.nodes:
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in opened:
+            inner = _stream_opened(opened[node.iter.id], func, index)
+            site = blocking(*inner, False) if inner is not None else None
+            if site is not None:
+                found.append((node, site))
+    return found

@@ -55,7 +55,7 @@ STDLIB = Vocabulary(
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
-                 "SpooledTemporaryFile", "mkstemp"),
+                 "SpooledTemporaryFile", "mkstemp", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
@@ -68,6 +68,10 @@ STDLIB = Vocabulary(
         **_names("blocking_subprocess", PY + "os.html#os.system", "os", "system", "popen", "wait", "waitpid"),
         **_names("blocking_cpu", PY + "hashlib.html#key-derivation", "hashlib", "pbkdf2_hmac", "scrypt"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3", "connect"),
+        **{f"{m}.connect": ("blocking_db", "https://github.com/rigglemania/pysqlcipher3 and "
+                                          "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
+                                          "sqlite3 interface, same connection and cursor)")
+           for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2", "pysqlite2.dbapi2")},
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Connection", "execute", "executemany", "executescript",
                  "commit", "rollback", "backup"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Cursor", "execute", "executemany", "executescript",
@@ -80,9 +84,12 @@ STDLIB = Vocabulary(
                                                         "with_stem", "joinpath", "expanduser", "__truediv__")},
         "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
+        **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
+                                                          "pysqlite2.dbapi2")},
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
-        "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
+        "asyncio.new_event_loop": "asyncio.AbstractEventLoop", "tempfile.SpooledTemporaryFile":
+            "tempfile.SpooledTemporaryFile",
         "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
         "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
         **{f"concurrent.futures.{e}.submit": "concurrent.futures.Future"
@@ -99,6 +106,11 @@ STDLIB = Vocabulary(
                PY + "threading.html#threading.Thread.join"),
         Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
                PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+        Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (
+            "read", "readline", "readlines", "write", "writelines", "truncate", "flush", "rollover")},
+               PY + "tempfile.html#tempfile.SpooledTemporaryFile (a real file on disk past max_size); Starlette's "
+               "UploadFile.file is one: https://www.starlette.io/requests/#request-files (the async read/write "
+               "methods run these in a thread pool)"),
     ),
 )
 
@@ -112,6 +124,9 @@ HTTP_CLIENTS = Vocabulary(
         **_names("blocking_http", REQUESTS, "requests.Session", *HTTP_VERBS, "send"),
         **_names("blocking_http", REQUESTS, "requests.sessions.Session", *HTTP_VERBS, "send"),
         **_names("blocking_http", "https://urllib3.readthedocs.io/en/stable/reference/", "urllib3", "request"),
+        **_names("blocking_http", "https://github.com/spyoungtech/grequests#usage (map/imap send the requests "
+                 "with gevent and wait for them in the calling thread)", "grequests", "map", "imap",
+                 "imap_enumerated"),
         **_names("blocking_http", "https://urllib3.readthedocs.io/en/stable/reference/", "urllib3.PoolManager",
                  "request", "urlopen"),
         **_names("blocking_http", HTTPX, "httpx", *HTTP_VERBS, "stream"),
@@ -134,6 +149,8 @@ HTTP_CLIENTS = Vocabulary(
 )
 
 SQLA = "https://docs.sqlalchemy.org/en/20/orm/extensions/asyncio.html"
+DUCKDB = ("https://duckdb.org/docs/stable/clients/python/dbapi (the Python client is synchronous: a query and its "
+          "fetch run in the calling thread)")
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
                                           "commit", "rollback", "close")}
 DATABASES = Vocabulary(
@@ -143,13 +160,22 @@ DATABASES = Vocabulary(
         **_names("blocking_db", "https://pymysql.readthedocs.io/en/latest/modules/connections.html", "pymysql",
                  "connect"),
         **_names("blocking_db", SQLA, "sqlalchemy.engine.Engine", "connect", "begin", "execute", "raw_connection"),
+        **_names("blocking_db", DUCKDB, "duckdb", "connect", "sql", "query", "execute", "read_csv", "read_parquet",
+                 "read_json", "from_csv_auto", "from_parquet"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/ (paginate on a "
+                 "sync Session runs the count and page queries; apaginate is the async twin)",
+                 "fastapi_pagination.ext.sqlalchemy", "paginate"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/",
+                 "fastapi_pagination.ext.sqlmodel", "paginate"),
     },
     families=(
         Family(("psycopg2.extensions.connection", "psycopg2.extensions.cursor", "psycopg.Connection", "psycopg.Cursor",
                 "pymysql.connections.Connection", "pymysql.cursors.Cursor"), _SQL_CURSOR,
                "https://peps.python.org/pep-0249/"),
         Family(("sqlalchemy.orm.Session", "sqlalchemy.orm.session.Session", "sqlmodel.Session",
-                "sqlmodel.orm.session.Session", "sqlalchemy.engine.Connection", "sqlalchemy.engine.base.Connection"),
+                "sqlmodel.orm.session.Session", "sqlalchemy.engine.Connection", "sqlalchemy.engine.base.Connection",
+                # scoped_session proxies its Session's methods (orm/contextual.html#implicit-method-access)
+                "sqlalchemy.orm.scoped_session", "sqlalchemy.orm.scoping.scoped_session"),
                {m: "blocking_db" for m in ("execute", "exec", "scalars", "scalar", "commit", "rollback", "flush",
                                            "refresh", "get", "merge", "exec_driver_sql", "connection")}, SQLA),
         Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),
@@ -166,6 +192,18 @@ DATABASES = Vocabulary(
                    "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
                    "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
                    "drop_database", "command")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+        Family(("duckdb.DuckDBPyConnection", "duckdb.DuckDBPyRelation"), {m: "blocking_db" for m in (
+            "execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df",
+            "df", "fetchnumpy", "fetch_arrow_table", "arrow", "pl", "fetch_record_batch", "read_csv", "read_parquet",
+            "read_json", "from_csv_auto", "from_parquet", "from_df", "install_extension", "load_extension", "commit",
+            "rollback", "register", "table", "view", "create", "insert_into", "to_table", "write_csv", "to_csv",
+            "write_parquet", "to_parquet", "show", "aggregate", "count", "close")}, DUCKDB),
+        Family(("tinydb.TinyDB", "tinydb.database.TinyDB", "tinydb.table.Table", "tinydb.Table"),
+               {m: "blocking_file_io" for m in (
+                   "insert", "insert_multiple", "all", "search", "get", "contains", "update", "update_multiple",
+                   "upsert", "remove", "truncate", "count", "tables", "drop_table", "drop_tables", "close")},
+               "https://tinydb.readthedocs.io/en/latest/usage.html#storage-middleware (the default JSONStorage "
+               "reads the JSON file on every query and rewrites it on every change, in the calling thread)"),
         Family(("elasticsearch.Elasticsearch", "opensearchpy.OpenSearch"), {"*": "blocking_http"},
                "https://elasticsearch-py.readthedocs.io/en/stable/async.html", resources=True,
                except_=frozenset({"options"})),
@@ -182,12 +220,21 @@ DATABASES = Vocabulary(
         "sqlalchemy.orm.sessionmaker.__call__": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.sessionmaker.begin": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.Session.query": "sqlalchemy.orm.Query", "sqlmodel.Session.query": "sqlalchemy.orm.Query",
+        "sqlalchemy.orm.scoped_session": "sqlalchemy.orm.scoped_session",
+        "sqlalchemy.orm.scoped_session.query": "sqlalchemy.orm.Query",
         **{f"sqlalchemy.orm.Query.{m}": "sqlalchemy.orm.Query" for m in (  # the fluent Query API returns a Query
             "filter", "filter_by", "order_by", "limit", "offset", "join", "outerjoin", "options", "where",
             "group_by", "having", "distinct", "with_entities", "select_from")},
         "redis.from_url": "redis.Redis", "redis.Redis.from_url": "redis.Redis", "redis.StrictRedis": "redis.Redis",
         "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
         "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
+        "tinydb.TinyDB": "tinydb.TinyDB", "tinydb.TinyDB.table": "tinydb.table.Table",
+        "duckdb.connect": "duckdb.DuckDBPyConnection", "duckdb.DuckDBPyConnection.execute": "duckdb.DuckDBPyConnection",
+        "duckdb.DuckDBPyConnection.executemany": "duckdb.DuckDBPyConnection",
+        **{f"duckdb.{c}.{m}": "duckdb.DuckDBPyRelation" for c in ("DuckDBPyConnection", "DuckDBPyRelation")
+           for m in ("sql", "query", "table", "view", "read_csv", "read_parquet", "read_json", "from_df", "filter",
+                     "project", "order", "limit", "aggregate", "join")},
+        **{f"duckdb.{f}": "duckdb.DuckDBPyRelation" for f in ("sql", "query", "read_csv", "read_parquet", "read_json")},
     },
 )
 
@@ -257,6 +304,13 @@ MODELS = Vocabulary(
         Family(("llama_cpp.Llama",), {m: "blocking_cpu" for m in (
             "__call__", "create_completion", "create_chat_completion", "create_embedding", "embed", "generate",
             "eval")}, "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/"),
+        Family(("diffusers.",), {"__call__": "blocking_cpu"},
+               "https://huggingface.co/docs/diffusers/api/pipelines/overview#diffusers.DiffusionPipeline (calling a "
+               "pipeline runs the whole denoising loop in the calling thread)", prefix=True, suffix="Pipeline"),
+        Family(("diffusers.",), {m: "blocking_cpu" for m in ("encode", "decode", "__call__", "forward")},
+               "https://huggingface.co/docs/diffusers/api/models/overview (diffusers models are torch.nn.Module "
+               "subclasses; AutoencoderKL.encode/decode run the VAE)", prefix=True,
+               suffix=("Model", "AutoencoderKL", "AutoencoderTiny", "VQModel")),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
@@ -282,6 +336,24 @@ METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "
                                 "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
 """Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
 ``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
+
+FLUSHING_METHODS = frozenset({"commit", "flush"})
+FLUSH_EVENTS = frozenset({"before_insert", "after_insert", "before_update", "after_update", "before_delete",
+                          "after_delete", "before_flush", "after_flush", "after_flush_postexec", "before_commit"})
+"""SQLAlchemy mapper and session events run inside the flush of ``session.commit()``/``flush()``, in the calling
+thread (https://docs.sqlalchemy.org/en/20/orm/events.html#mapper-events: "called ... within the flush process")."""
+
+ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
+    name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
+        "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")}
+"""Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
+behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O)."""
+
+ATTRIBUTE_SETTERS: dict[str, str] = {
+    "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
+                        "register_modules(name=module, ...) sets each keyword as an attribute of the pipeline)"}
+"""Methods that store their keyword arguments as attributes of ``self`` (``self.register_modules(unet=unet)`` makes
+``self.unet``): the attribute has the argument's type."""
 
 SAME_TYPE_METHODS = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "requires_grad_",
                                "fit", "configurable_fields", "configurable_alternatives", "with_config", "with_retry",
@@ -368,6 +440,8 @@ class Merged:
                 return f"{type_name}.{attr}"
         if type_name == "pathlib.Path" and attr == "parent":
             return "pathlib.Path"
+        if attr in ATTRIBUTE_TYPES.get(type_name, {}):
+            return ATTRIBUTE_TYPES[type_name][attr]
         if type_name in ("pymongo.MongoClient", "pymongo.mongo_client.MongoClient"):
             return "pymongo.database.Database"
         if type_name == "pymongo.database.Database":
