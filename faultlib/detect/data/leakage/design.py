@@ -128,6 +128,9 @@ class DesignChecks:
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        binned = self._binning(name, top, args, kwargs, node, frame)
+        if binned is not None:
+            return binned
         if name in vocab.FUNCTIONAL_TRANSFORMS and top in ("sklearn", "") and args and _as_data(args[0]) is not None \
                 and not _row_wise(args, kwargs, 99):
             data = _as_data(args[0])
@@ -150,6 +153,35 @@ class DesignChecks:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args:
             self._note(_as_data(args[0]), "temporal", name)
+        return None
+
+    def _binning(self, name: str, top: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                 frame: Any) -> Any:
+        """``pd.qcut(col, 4)`` (quantile edges), ``pd.cut(col, 5)`` (equal-width edges from the column's range) and
+        patsy ``dmatrix``/``dmatrices`` with ``C(...)`` (category levels) or a stateful transform (``standardize``,
+        ``center``, ``scale``): edges, levels or moments learnt from the rows given. ``pd.cut`` with the edges
+        given (``bins=[0, 18, 65, 120]``) learns nothing."""
+        from faultlib.detect.data.leakage.semantics import _as_data
+
+        if name in ("qcut", "cut") and top in ("pandas", "pd", "") and args:
+            data = _as_data(args[0])
+            bins = args[1] if len(args) > 1 else kwargs.get("q" if name == "qcut" else "bins")
+            if data is None or name == "cut" and not (isinstance(bins, Const) and isinstance(bins.value, int)):
+                return None
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
+            retbins = kwargs.get("retbins")
+            if isinstance(retbins, Const) and retbins.value is True:  # (binned, edges): the edges carry the fit
+                return Tup((out, Data(None, out.taints, False)))
+            return out
+        if name in ("dmatrix", "dmatrices") and top == "patsy" and args:
+            formula = args[0].value if isinstance(args[0], Const) and isinstance(args[0].value, str) else ""
+            data = _as_data(args[1] if len(args) > 1 else kwargs.get("data"))
+            if data is None or not any(f in formula for f in ("C(", "standardize(", "center(", "scale(")):
+                return None
+            est = Est(f"patsy.{name}", "transformer", preprocessing=True)
+            fit = self._fit(est, data, False, name, node, frame)
+            out = Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
+            return Tup((out, out)) if name == "dmatrices" else out
         return None
 
     # ------------------------------------------------------------------ the split's design

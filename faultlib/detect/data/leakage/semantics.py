@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import feature_encoding
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
@@ -217,6 +218,8 @@ class EstimatorSemantics(ScoringChecks):
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
                 est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
+        if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
@@ -249,6 +252,7 @@ class EstimatorSemantics(ScoringChecks):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
             if predicts(est):
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
+                self._check_tuned(est, x, node, frame)
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN

@@ -1,0 +1,169 @@
+"""The static leakage analysis on the kinds named after the fourth wave (issue 17, i17leak3), each in both
+directions: choices made on the test rows, binning and formula levels learnt from all rows, a feature's
+LabelEncoder, and the look-alikes that are not leaks (an inversion, a validation part, the target's codes,
+dummies made per table). Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # a hyperparameter swept and scored on the test rows, the best kept by a comparison
+    "neighbours_chosen_by_test_accuracy": ("""\
+        from sklearn.neighbors import KNeighborsClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        best, best_k = 0, None
+        for k in range(1, 25):
+            knn = KNeighborsClassifier(n_neighbors=k).fit(A, ya)
+            acc = knn.score(B, yb)
+            if acc > best:
+                best, best_k = acc, k
+        print(best_k, best)
+        """, ("tuned_on_test", 6)),
+    # an error curve over the test rows, its minimum read off and typed back in
+    "elbow_read_off_a_test_error_curve": ("""\
+        from sklearn.neighbors import KNeighborsClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        errors = []
+        for k in range(1, 40):
+            knn = KNeighborsClassifier(n_neighbors=k)
+            knn.fit(A, ya)
+            errors.append(np.mean(knn.predict(B) != yb))
+        knn = KNeighborsClassifier(n_neighbors=11).fit(A, ya)
+        print(knn.score(B, yb))
+        """, ("tuned_on_test", 7)),
+    # models compared on the test rows inside a helper, the best by max()
+    "model_chosen_by_test_scores_in_a_helper": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        def test_score(model):
+            model.fit(A, ya)
+            return model.score(B, yb)
+        results = {}
+        for name, model in {"tree": DecisionTreeClassifier(), "lr": LogisticRegression()}.items():
+            results[name] = test_score(model)
+        print(max(results, key=results.get))
+        """, ("tuned_on_test", 5)),
+    # quartile edges learnt from every row, then split
+    "quartile_bands_of_all_rows": ("""\
+        table["band"] = pd.qcut(table["income"], 4, labels=False)
+        A, B, ya, yb = train_test_split(table[["band", "age"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 1)),
+    "equal_width_bins_with_their_edges": ("""\
+        table["bucket"], edges = pd.cut(table["age"], 6, retbins=True, labels=False)
+        A, B, ya, yb = train_test_split(table[["bucket"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 1)),
+    # patsy learns the levels of C(...) from every row
+    "patsy_levels_of_all_rows": ("""\
+        import patsy
+        design = patsy.dmatrix("~ C(region) + C(plan)", table)
+        A, B, ya, yb = train_test_split(design, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
+    # a feature's categories learnt by a LabelEncoder from every row
+    "label_encoder_on_a_feature_of_all_rows": ("""\
+        from sklearn.preprocessing import LabelEncoder
+        enc = LabelEncoder()
+        table["city"] = enc.fit_transform(table["city"])
+        A, B, ya, yb = train_test_split(table.drop(columns=["label"]), y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 3)),
+}
+
+HEALTHY = {
+    # an inversion (a negative image) per set: each difference between rows is kept
+    "pixel_inversion_per_set": """\
+        from sklearn.neighbors import KNeighborsClassifier
+        A, B, ya, yb = train_test_split(X.values, y)
+        A_inv = A.max() - A
+        B_inv = B.max() - B
+        KNeighborsClassifier().fit(A_inv, ya).score(B_inv, yb)
+        """,
+    "constant_inversion": """\
+        A, B, ya, yb = train_test_split(X.values, y)
+        LogisticRegression().fit(255 - A, ya).score(255 - B, yb)
+        """,
+    # the same sweep scored on a validation part carved from the training rows
+    "neighbours_chosen_on_a_validation_part": """\
+        from sklearn.neighbors import KNeighborsClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        A2, X_val, ya2, y_val = train_test_split(A, ya)
+        best, best_k = 0, None
+        for k in range(1, 25):
+            acc = KNeighborsClassifier(n_neighbors=k).fit(A2, ya2).score(X_val, y_val)
+            if acc > best:
+                best, best_k = acc, k
+        print(KNeighborsClassifier(n_neighbors=best_k).fit(A, ya).score(B, yb))
+        """,
+    # models scored on the test rows in a loop and printed, nothing kept
+    "models_compared_and_printed": """\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        for model in (DecisionTreeClassifier(), LogisticRegression()):
+            model.fit(A, ya)
+            print(type(model).__name__, model.score(B, yb))
+        """,
+    # the best fold of a cross-validation loop is not a choice on the test rows
+    "best_fold_of_a_cv_loop": """\
+        scores = []
+        for tr, te in KFold(5).split(X):
+            m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])
+            scores.append(m.score(X.iloc[te], y.iloc[te]))
+        print(max(scores))
+        """,
+    # bins with their edges given learn nothing from the rows
+    "cut_with_given_edges": """\
+        table["age_group"] = pd.cut(table["age"], [0, 18, 40, 65, 120], labels=False)
+        A, B, ya, yb = train_test_split(table[["age_group"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    "patsy_formula_of_numbers_only": """\
+        import patsy
+        design = patsy.dmatrix("~ age + income", table)
+        A, B, ya, yb = train_test_split(design, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # the target's codes are a relabelling, not a feature
+    "label_encoder_on_the_target": """\
+        from sklearn.preprocessing import LabelEncoder
+        target = LabelEncoder().fit_transform(table["label"])
+        A, B, ya, yb = train_test_split(X, target)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    "label_encoder_on_the_column_used_as_y": """\
+        from sklearn.preprocessing import LabelEncoder
+        le = LabelEncoder()
+        table["outcome"] = le.fit_transform(table["outcome"])
+        A, B, ya, yb = train_test_split(table.drop(columns=["outcome"]), table["outcome"])
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # dummies made per table after the split: columns may differ (a bug), nothing is learnt across tables
+    "dummies_per_table": """\
+        A, B, ya, yb = train_test_split(table.drop(columns=["label"]), y)
+        A, B = pd.get_dummies(A), pd.get_dummies(B)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_each_named_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert expected in alarms(tmp_path, body)
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_each_healthy_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_scaling_by_the_test_rows_own_range_is_still_a_fit(tmp_path):
+    body = """\
+        A, B, ya, yb = train_test_split(X.values, y)
+        LogisticRegression().fit(A / A.max(), ya).score(B / B.max(), yb)
+        """
+    assert ("fit_on_test", 2) in alarms(tmp_path, body)
