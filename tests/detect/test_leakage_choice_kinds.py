@@ -46,6 +46,15 @@ LEAKS = {
             results[name] = test_score(model)
         print(max(results, key=results.get))
         """, ("tuned_on_test", 5)),
+    # a feature column taken by position from the feature matrix (the target by another position)
+    "label_encoder_on_a_column_of_the_feature_matrix": ("""\
+        from sklearn.preprocessing import LabelEncoder
+        M = table.iloc[:, :-1].values
+        target = table.iloc[:, -1].values
+        M[:, 2] = LabelEncoder().fit_transform(M[:, 2])
+        A, B, ya, yb = train_test_split(M, target)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 4)),
     # quartile edges learnt from every row, then split
     "quartile_bands_of_all_rows": ("""\
         table["band"] = pd.qcut(table["income"], 4, labels=False)
@@ -141,6 +150,20 @@ HEALTHY = {
         A, B, ya, yb = train_test_split(table.drop(columns=["outcome"]), table["outcome"])
         LogisticRegression().fit(A, ya).score(B, yb)
         """,
+    # a column transformer whose only part is stateless learns nothing from the rows
+    "column_transformer_of_a_stateless_part": """\
+        from sklearn.compose import ColumnTransformer
+        from sklearn.preprocessing import FunctionTransformer
+        logs = ColumnTransformer([("log", FunctionTransformer(np.log1p), ["fare"])], remainder="passthrough")
+        cross_val_score(LogisticRegression(), logs.fit_transform(X), y, cv=5)
+        """,
+    # categories written out: the encoder learns nothing from the rows it is fitted on
+    "encoder_with_its_categories_given": """\
+        from sklearn.preprocessing import OrdinalEncoder
+        A, B, ya, yb = train_test_split(table[["grade"]], y)
+        enc = OrdinalEncoder(categories=[["low", "mid", "high"]])
+        LogisticRegression().fit(enc.fit_transform(A), ya).score(enc.fit_transform(B), yb)
+        """,
     # dummies made per table after the split: columns may differ (a bug), nothing is learnt across tables
     "dummies_per_table": """\
         A, B, ya, yb = train_test_split(table.drop(columns=["label"]), y)
@@ -161,9 +184,35 @@ def test_each_healthy_look_alike_is_silent(tmp_path, name):
     assert alarms(tmp_path, HEALTHY[name]) == []
 
 
+def test_a_column_transformer_with_a_scaler_part_is_still_a_fit(tmp_path):
+    body = """\
+        from sklearn.compose import ColumnTransformer
+        from sklearn.preprocessing import FunctionTransformer
+        parts = ColumnTransformer([("log", FunctionTransformer(np.log1p), ["fare"]), ("z", StandardScaler(), ["age"])])
+        cross_val_score(LogisticRegression(), parts.fit_transform(X), y, cv=5)
+        """
+    assert ("fit_outside_cv", 4) in alarms(tmp_path, body)
+
+
 def test_scaling_by_the_test_rows_own_range_is_still_a_fit(tmp_path):
     body = """\
         A, B, ya, yb = train_test_split(X.values, y)
         LogisticRegression().fit(A / A.max(), ya).score(B / B.max(), yb)
         """
     assert ("fit_on_test", 2) in alarms(tmp_path, body)
+
+
+def test_a_label_encoder_is_not_called_a_features_when_the_target_is_taken_by_position(tmp_path):
+    from faultlib.detect.data.leakage import analyze_file
+
+    path = tmp_path / "flowers.py"
+    path.write_text(
+        "import pandas as pd\nfrom sklearn.preprocessing import LabelEncoder\n"
+        "from sklearn.model_selection import train_test_split\nfrom sklearn.linear_model import LogisticRegression\n"
+        "frame = pd.read_csv('flowers.csv')\nframe['kind'] = LabelEncoder().fit_transform(frame['kind'])\n"
+        "A, B, ya, yb = train_test_split(frame.iloc[:, :-1], frame.iloc[:, -1])\n"
+        "LogisticRegression().fit(A, ya).score(B, yb)\n")
+    assert analyze_file(str(path))[0].findings == []
+    path.write_text(path.read_text().replace("frame.iloc[:, :-1], frame.iloc[:, -1]",
+                                             "frame.drop(columns=['label']), frame['label']"))
+    assert [(f.kind, f.location["line"]) for f in analyze_file(str(path))[0].findings] == [("fit_before_split", 6)]

@@ -45,6 +45,9 @@ _TYPED_BACK_WITHIN = 60
 _RANGE_BOUNDS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin"})
 _LABEL_TOKENS = frozenset({"y", "yy", "target", "targets", "label", "labels", "outcome", "class", "classes"})
 _VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
+#: attributes of a frame that are not columns (``df.iloc[:, -1]``, ``df.values``, ``s.astype(str)``)
+_ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "columns", "shape", "str", "dt", "cat",
+                        "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
 
 
 def _tokens(name: str) -> list[str]:
@@ -173,9 +176,34 @@ def _candidate(value: Any, iterable: ast.expr) -> bool:
     return True
 
 
+#: transformers made of other transformers: they learn only what their parts learn
+COMPOSITES = frozenset({"ColumnTransformer", "make_column_transformer", "FeatureUnion", "make_union"})
+
+
+def composite_learns(args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """``ColumnTransformer([('log', FunctionTransformer(np.log1p), ['Fare'])], remainder='passthrough')`` learns
+    nothing from the rows (a stateless part, the rest passed through): its fit is no leak. ``True`` when a part
+    learns from rows or when the parts are not known."""
+    from faultlib.pyflow.values import Tup
+
+    found: list[Est] = []
+
+    def walk(value: Any, depth: int = 0) -> None:
+        if isinstance(value, Est):
+            found.append(value)
+        elif isinstance(value, Tup) and depth < 4:
+            for item in value.items:
+                walk(item, depth + 1)
+
+    for value in [*args, *kwargs.values()]:
+        walk(value)
+    return not found or any(e.preprocessing for e in found)
+
+
 def feature_encoding(call: ast.Call, assigned: dict[int, list[str]], targets: set[str]) -> bool:
     """``le.fit_transform(df['city'])`` (or of ``df[col]``, or of train and test values stacked): a feature
-    column, not the target (a column the script uses as ``y``, pops or names like a label)."""
+    column, not the target (a column the script uses as ``y``, pops or names like a label). Only when the script
+    names its target column elsewhere: with ``y = df.iloc[:, -1]`` which column is the target is unknown."""
     if not call.args or any(label_like(n) for n in assigned.get(id(call), [])):
         return False
     columns: list[str | None] = []
@@ -186,27 +214,50 @@ def feature_encoding(call: ast.Call, assigned: dict[int, list[str]], targets: se
                 columns.append(key.value)
             elif isinstance(key, ast.Name):
                 columns.append(None)  # df[col] in a loop over columns
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in (
-                "values", "astype", "str", "fillna", "append", "unique", "tolist"):
+            elif _position(key) is not None and _position(key) >= 0:
+                # X[:, 3], dataset.iloc[:, 2]: a column by position; a feature when taken from a feature matrix
+                # (X) or when the target is taken at another position
+                base = n.value.value if isinstance(n.value, ast.Attribute) else n.value
+                matrix = isinstance(base, ast.Name) and _tokens(base.id)[:1] in (["x"], ["features"], ["feats"])
+                positions = {t for t in targets if isinstance(t, int)}
+                if not matrix and (not positions or _position(key) in positions):
+                    return False
+                columns.append(None)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
             if not label_like(n.value.id):
                 columns.append(n.attr)
-    if isinstance(call.args[0], ast.Name):
-        return False  # a bare name: which column it holds is unknown
+    if isinstance(call.args[0], ast.Name) or any(isinstance(c, str) for c in columns) and not any(
+            isinstance(t, str) for t in targets):
+        return False  # a bare name, or a named column while the target is unnamed: which is the label is unknown
     return bool(columns) and all(c is None or c not in targets and not label_like(c) for c in columns)
 
 
-def target_columns(tree: ast.Module) -> tuple[set[str], dict[int, list[str]]]:
-    """Columns the script uses as the target (``y = df['Survived']``, ``df.pop('label')``, ``fit(X, df.price)``),
-    and, for every call on the right of an assignment, the names it is assigned to."""
-    targets: set[str] = set()
+def _position(key: ast.expr) -> int | None:
+    """``[:, 3]`` -> 3, ``[:, -1]`` -> -1: the column position of a ``[rows, column]`` subscript."""
+    if not (isinstance(key, ast.Tuple) and len(key.elts) == 2):
+        return None
+    col = key.elts[1]
+    if isinstance(col, ast.UnaryOp) and isinstance(col.op, ast.USub) and isinstance(col.operand, ast.Constant):
+        return -col.operand.value if isinstance(col.operand.value, int) else None
+    return col.value if isinstance(col, ast.Constant) and isinstance(col.value, int) else None
+
+
+def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
+    """Columns the script uses as the target (``y = df['Survived']``, ``df.pop('label')``, ``fit(X, df.price)``;
+    an ``int`` for a position, ``y = df.iloc[:, -1]``), and, for every call on the right of an assignment, the
+    names it is assigned to."""
+    targets: set = set()
     assigned: dict[int, list[str]] = {}
 
     def cols(node: ast.AST) -> set[str]:
         out = set()
+        called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}  # clf.predict(...) is no column
         for n in ast.walk(node):
+            if id(n) in called:
+                continue
             if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
                 out.add(n.slice.value)
-            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
                 out.add(n.attr)
         return out
 
@@ -218,14 +269,22 @@ def target_columns(tree: ast.Module) -> tuple[set[str], dict[int, list[str]]]:
                 assigned[id(n.value)] = names
             if any(label_like(x) for x in names) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 targets |= cols(n.value)
+                targets |= {_position(s.slice) for s in ast.walk(n.value) if isinstance(s, ast.Subscript)} - {None}
+            elif len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) and isinstance(n.value, ast.Tuple) and \
+                    len(n.targets[0].elts) == len(n.value.elts):  # X, y = df.drop(columns=['t']), df['t']
+                for t, v in zip(n.targets[0].elts, n.value.elts):
+                    if isinstance(t, ast.Name) and label_like(t.id):
+                        targets |= cols(v)
         elif isinstance(n, ast.Call):
             name = _call_name(n)
             if name == "pop" and n.args and isinstance(n.args[0], ast.Constant):
                 targets.add(str(n.args[0].value))
-            elif name == "fit" and len(n.args) > 1:
-                targets |= cols(n.args[1])
+            elif name in ("fit", *vocab.SPLIT_FUNCTIONS) and len(n.args) > 1:
+                targets |= cols(n.args[1])  # fit(X, df.price), train_test_split(X, df['label'])
+            elif name in vocab.CV_FUNCTIONS and len(n.args) > 2:
+                targets |= cols(n.args[2])
             for k in n.keywords:
-                if k.arg == "y":
+                if k.arg in ("y", "label", "target"):  # fit(y=...), lgb.Dataset(X, label=...)
                     targets |= cols(k.value)
     return targets, assigned
 

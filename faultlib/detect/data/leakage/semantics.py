@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import feature_encoding
+from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
@@ -91,7 +91,8 @@ class EstimatorSemantics(ScoringChecks):
         if vocab.is_search(name):
             return Est(name, "search")
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
-            pre = vocab.is_preprocessing(name)
+            pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
+                name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
