@@ -55,6 +55,13 @@ LEAKS = {
         A, B, ya, yb = train_test_split(M, target)
         LogisticRegression().fit(A, ya).score(B, yb)
         """, ("fit_before_split", 4)),
+    # columns chosen by a list built from .columns: a max per column of every row, then split
+    "max_scaling_of_columns_listed_from_columns": ("""\
+        predictors = list(set(table.columns) - {"label"})
+        table[predictors] = table[predictors] / table[predictors].max()
+        A, B, ya, yb = train_test_split(table[predictors].values, table["label"].values)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
     # quartile edges learnt from every row, then split
     "quartile_bands_of_all_rows": ("""\
         table["band"] = pd.qcut(table["income"], 4, labels=False)
@@ -163,6 +170,15 @@ HEALTHY = {
         A, B, ya, yb = train_test_split(table[["grade"]], y)
         enc = OrdinalEncoder(categories=[["low", "mid", "high"]])
         LogisticRegression().fit(enc.fit_transform(A), ya).score(enc.fit_transform(B), yb)
+        """,
+    # a sample and its complement: the training sample never meets the rows held out by name
+    "sample_and_its_complement_with_listed_columns": """\
+        train = table.sample(frac=0.8)
+        test = table.loc[~table.index.isin(train.index)]
+        cols = list(train.columns)
+        cols.remove("label")
+        model = Ridge().fit(train[cols], train["label"])
+        model.predict(test[cols])
         """,
     # dummies made per table after the split: columns may differ (a bug), nothing is learnt across tables
     "dummies_per_table": """\

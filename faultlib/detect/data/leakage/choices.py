@@ -42,6 +42,8 @@ _CHOOSERS = frozenset({"max", "min", "argmax", "argmin", "nanargmax", "nanargmin
 _NOT_HYPERPARAMETERS = frozenset({"random_state", "seed", "verbose", "n_jobs", "warm_start"})
 #: how far after a sweep (lines of the module; notebook cells joined) a value typed back in counts as read off it
 _TYPED_BACK_WITHIN = 60
+#: ... and how soon the model built with it must be scored on the rows the sweep scored (the claim is about that score)
+_SCORED_WITHIN = 15
 _RANGE_BOUNDS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin"})
 _LABEL_TOKENS = frozenset({"y", "yy", "target", "targets", "label", "labels", "outcome", "class", "classes"})
 _VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
@@ -114,6 +116,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
     """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts)."""
     out: list[LoopFacts] = []
     later_calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in ast.walk(tree)
+               if isinstance(a, ast.Assign) for c in ast.walk(a.value) if isinstance(c, ast.Call)}
     for loop in (n for n in ast.walk(tree) if isinstance(n, ast.For)):
         targets = _names(loop.target)
         end = loop.end_lineno or loop.lineno
@@ -146,6 +150,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
                     isinstance(op, (ast.Gt, ast.Lt, ast.GtE, ast.LtE)) for op in n.test.ops) and any(
                     isinstance(s, (ast.Assign, ast.AugAssign)) for s in n.body):
                 chooses = chooses or n.lineno  # if score > best: best = score
+        scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
+                  for name in _names(n.args[0])}  # what the loop scores each candidate on
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
         for call in later_calls:
             if call.lineno <= end or chooses:
@@ -157,11 +163,25 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
                 typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
                 if any(k.arg in varied[name] and isinstance(k.value, ast.Constant) and _candidate(k.value.value,
                                                                                                 loop.iter)
-                       for k in call.keywords):
+                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders):
                     chooses = call.lineno
         out.append(LoopFacts(loop.lineno, end, targets, bool(varied), chooses, cv, varied))
     out.sort(key=lambda f: f.start - f.end)  # innermost first
     return out
+
+
+def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]]) -> bool:
+    """The model built by ``call`` (chained, or through the variable it is assigned to) is scored soon after on the
+    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``)."""
+    names = holders.get(id(call), set())
+    for c in calls:
+        if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or _call_name(c) not in vocab.EVALUATE or \
+                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute):
+            continue
+        receiver = c.func.value
+        if any(n is call for n in ast.walk(receiver)) or _names(receiver) & names:
+            return True
+    return False
 
 
 def _candidate(value: Any, iterable: ast.expr) -> bool:
@@ -178,6 +198,27 @@ def _candidate(value: Any, iterable: ast.expr) -> bool:
 
 #: transformers made of other transformers: they learn only what their parts learn
 COMPOSITES = frozenset({"ColumnTransformer", "make_column_transformer", "FeatureUnion", "make_union"})
+
+
+def names_columns(index: ast.expr, bindings: dict[str, ast.expr], depth: int = 2) -> bool:
+    """``df[predictors]`` with ``predictors = list(set(df.columns) - {'y'})``, ``df[df.columns[2:]]``: the index is
+    built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows."""
+    for n in ast.walk(index):
+        if isinstance(n, ast.Attribute) and n.attr == "columns":
+            return True
+        if depth and isinstance(n, ast.Name) and n.id in bindings and names_columns(bindings[n.id], bindings, depth - 1):
+            return True
+    return False
+
+
+def bindings(tree: ast.Module) -> dict[str, ast.expr]:
+    """The expression each simple name is assigned (the last assignment in the module wins; a syntactic map for
+    :func:`names_columns`)."""
+    out: dict[str, ast.expr] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            out[n.targets[0].id] = n.value
+    return out
 
 
 def composite_learns(args: list[Any], kwargs: dict[str, Any]) -> bool:

@@ -35,7 +35,8 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
-from faultlib.detect.data.leakage.choices import ChoiceChecks, loop_facts, reflection, target_columns
+from faultlib.detect.data.leakage.choices import (
+    ChoiceChecks, bindings, loop_facts, names_columns, reflection, target_columns)
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
@@ -89,6 +90,7 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._targets, self._assigned = target_columns(tree)
+        self._bindings = bindings(tree)
         DesignChecks.__init__(self)
 
     def run(self) -> StaticReport:
@@ -174,6 +176,8 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
+        if _maybe_data(index) is None and names_columns(index_node, self._bindings):
+            return data  # df[predictors], predictors = list(set(df.columns) - {...}): columns, not rows
         selector = _as_data(index)
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows
