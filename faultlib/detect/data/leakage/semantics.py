@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding
+from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
@@ -328,6 +328,7 @@ class EstimatorSemantics(ScoringChecks):
                 continue
             for f in parts(fit.rows):
                 for p in parts(data.rows):
+                    f = masked_before_split(f, p)
                     if not covers(f, p) or not data.is_test and test_step(p, len(f.steps), val=True) is None:
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
@@ -406,6 +407,10 @@ class EstimatorSemantics(ScoringChecks):
         message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
                    f"{why}. Fix: {advice}")
         severity = Severity.ERROR if fit.supervised or kind == "trained_on_test" else Severity.WARNING
+        if fit.estimator == "LabelEncoder" and reached:  # a feature's category set only (see choices.py)
+            severity = Severity.INFO
+            message += (" (info: a LabelEncoder learns only the category names of the feature, no statistic and no "
+                        "label; fit it on the training rows, or use OrdinalEncoder(handle_unknown=...) in a Pipeline)")
         if not reached:
             severity = Severity.INFO
             message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "
