@@ -60,6 +60,32 @@ LEAKS = {
         A, B, ya, yb = train_test_split(table.drop(columns=["label"]), y)
         LogisticRegression().fit(A, ya).score(B, yb)
         """, ("fit_before_split", 2)),
+    # models compared on the test rows, the table sorted and its first row taken as the best
+    "best_model_is_the_first_row_of_sorted_test_scores": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        rows = []
+        for name, model in {"tree": DecisionTreeClassifier(), "lr": LogisticRegression()}.items():
+            model.fit(A, ya)
+            rows.append({"model": name, "acc": model.score(B, yb)})
+        board = pd.DataFrame(rows).sort_values("acc", ascending=False)
+        print(board.iloc[0]["model"])
+        """, ("tuned_on_test", 6)),
+    "best_model_by_idxmax_of_a_score_table": ("""\
+        from sklearn.tree import DecisionTreeRegressor
+        A, B, ya, yb = train_test_split(X, y)
+        scores = {}
+        for depth in (2, 4, 8):
+            scores[depth] = DecisionTreeRegressor(max_depth=depth).fit(A, ya).score(B, yb)
+        table_of_scores = pd.Series(scores)
+        print(table_of_scores.idxmax())
+        """, ("tuned_on_test", 5)),
+    # a per-group standardisation over every row (groupby().transform with a function), then split
+    "group_standardisation_of_all_rows": ("""\
+        table["z"] = table.groupby("city")["pm"].transform(lambda s: (s - s.mean()) / s.std())
+        A, B, ya, yb = train_test_split(table[["z"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 1)),
     # quartile edges learnt from every row, then split
     "quartile_bands_of_all_rows": ("""\
         table["band"] = pd.qcut(table["income"], 4, labels=False)
@@ -112,6 +138,15 @@ HEALTHY = {
         for model in (DecisionTreeClassifier(), LogisticRegression()):
             model.fit(A, ya)
             print(type(model).__name__, model.score(B, yb))
+        """,
+    # the first row of an unsorted score table is not a choice
+    "first_row_of_an_unsorted_table": """\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        rows = []
+        for model in (DecisionTreeClassifier(), LogisticRegression()):
+            rows.append(model.fit(A, ya).score(B, yb))
+        print(pd.Series(rows).iloc[0])
         """,
     # the best fold of a cross-validation loop is not a choice on the test rows
     "best_fold_of_a_cv_loop": """\

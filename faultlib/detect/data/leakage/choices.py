@@ -35,7 +35,8 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
 
-#: calls that pick the best of the collected scores (a sort is left out: it orders a table or a plot, it picks nothing)
+#: calls that pick the best of the collected scores (a sort alone orders a table or a plot; its first row, ``.iloc[0]``,
+#: picks one)
 _CHOOSERS = frozenset({"max", "min", "argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin", "nlargest",
                        "nsmallest"})
 #: keywords that vary a run, not the model (a seed sweep shows the variance of one model)
@@ -115,10 +116,24 @@ class LoopFacts:
 def loop_facts(tree: ast.Module) -> list[LoopFacts]:
     """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts)."""
     out: list[LoopFacts] = []
-    later_calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
-    holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in ast.walk(tree)
-               if isinstance(a, ast.Assign) for c in ast.walk(a.value) if isinstance(c, ast.Call)}
-    for loop in (n for n in ast.walk(tree) if isinstance(n, ast.For)):
+    nodes = list(ast.walk(tree))
+    loops = [n for n in nodes if isinstance(n, ast.For)]
+    if not loops:
+        return out
+    later_calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    names_of: dict[int, set[str]] = {}
+
+    def names(node: ast.AST) -> set[str]:  # cached: every loop looks at the same later calls
+        if id(node) not in names_of:
+            names_of[id(node)] = _names(node)
+        return names_of[id(node)]
+
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    firsts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
+              and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
+    holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
+               for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
+    for loop in loops:
         targets = _names(loop.target)
         end = loop.end_lineno or loop.lineno
         body = [n for stmt in loop.body for n in ast.walk(stmt)]
@@ -152,12 +167,17 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
                 chooses = chooses or n.lineno  # if score > best: best = score
         scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
                   for name in _names(n.args[0])}  # what the loop scores each candidate on
+        for a in (a for a in assigns if a.lineno > end):
+            if kept & names(a.value):  # results_df = pd.DataFrame(results): the same scores
+                kept |= {t.id for t in a.targets if isinstance(t, ast.Name)}
+        if not chooses and kept:
+            chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
         for call in later_calls:
             if call.lineno <= end or chooses:
                 continue
             name = _call_name(call)
-            if name in _CHOOSERS and kept & _names(call):
+            if name in _CHOOSERS and kept & names(call):
                 chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
             elif name in varied and name not in typed_back and kept and call.lineno - end <= _TYPED_BACK_WITHIN:
                 typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
@@ -168,6 +188,22 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
         out.append(LoopFacts(loop.lineno, end, targets, bool(varied), chooses, cv, varied))
     out.sort(key=lambda f: f.start - f.end)  # innermost first
     return out
+
+
+def _first_row(key: ast.expr) -> bool:
+    first = key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key
+    return isinstance(first, ast.Constant) and first.value == 0
+
+
+def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: set[str], end: int,
+                     names: Any = None) -> int:
+    """``results_df.sort_values('acc').iloc[0]`` (or of a name the sort was assigned to): the first row of the sorted
+    scores is the best one; the line where it is taken, else 0."""
+    names = names or _names
+    if not any(c.lineno > end and _call_name(c) in ("sort_values", "sort", "sorted") and kept & names(c)
+               for c in calls):
+        return 0
+    return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
 
 
 def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]]) -> bool:
@@ -215,7 +251,7 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
     return fit
 
 
-def names_columns(index: ast.expr, bindings: dict[str, ast.expr], depth: int = 2) -> bool:
+def names_columns(index: ast.expr, bindings: dict[str, ast.expr], depth: int = 3) -> bool:
     """``df[predictors]`` with ``predictors = list(set(df.columns) - {'y'})``, ``df[df.columns[2:]]``: the index is
     built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows."""
     for n in ast.walk(index):

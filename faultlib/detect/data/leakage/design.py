@@ -47,6 +47,16 @@ def _date_column(expr: ast.expr) -> bool:
     return isinstance(name, str) and bool(vocab.DATE_COLUMN.search(name))
 
 
+def _statistic_lambda(node: ast.expr) -> bool:
+    """``lambda s: (s - s.mean()) / s.std()``: a function that takes a statistic of its own argument (the rows it is
+    given: a column, a group)."""
+    if not isinstance(node, ast.Lambda) or not node.args.args:
+        return False
+    param = node.args.args[0].arg
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in vocab.STATISTICS
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body))
+
+
 class DesignChecks:
     """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
 
@@ -101,6 +111,9 @@ class DesignChecks:
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
+                args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 args[0].value in vocab.STATISTICS:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,

@@ -153,8 +153,9 @@ class EstimatorSemantics(ScoringChecks):
             data = _as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
-        if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or \
-                name in vocab.MODEL_METHODS:
+        frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
+        if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
+                name in vocab.MODEL_METHODS) and not frame_transform:
             if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
                 self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))
             return UNKNOWN
