@@ -1,11 +1,13 @@
 """Choices made with the test rows, and look-alikes that are not fits, for the static leakage analysis.
 
 A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``report``, ``smap`` and the
-syntactic facts :func:`loop_facts` computes once per module) and three syntactic helpers:
+syntactic facts :func:`loop_facts` computes once per module) and syntactic helpers:
 
 * ``tuned_on_test``: a loop tries candidates (a hyperparameter, a model, a feature set), scores each on the
-  test rows and keeps the best (``if score > best``, ``max(scores)``, ``np.argmax(errors)``, or the value read
-  off the curve typed back in: ``KNeighborsClassifier(n_neighbors=7)`` after ``for k in range(1, 30)``). The
+  test rows and keeps the best (``if score > best``, ``max(scores)``, ``np.argmax(errors)``, ``idxmax()`` or
+  ``sort_values(...).iloc[0]`` of a table built from the scores, or the value read off the curve typed into
+  the next model, which is then scored on the same rows: ``KNeighborsClassifier(n_neighbors=7)`` after
+  ``for k in range(1, 30)``). The
   reported score is then the maximum of several noisy test scores: optimistic, as a score on training rows
   is (ASE'22's *multi-test leakage*: Yang, Brower-Sinning, Lewis, Kästner, "Data leakage in notebooks: static
   detection and better processes", ASE 2022; Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model
@@ -22,6 +24,10 @@ syntactic facts :func:`loop_facts` computes once per module) and three syntactic
   ``LabelEncoder`` per column of all rows before ``train_test_split``), and scikit-learn documents the class for
   targets ("This transformer should be used to encode target values, i.e. y, and not the input X", API
   reference). On the target it is silent.
+* :func:`masked_before_split`: a statistic of a masked subset (``df.loc[df.y == 0, 'chol'].median()``) taken
+  before the split of the rows it was masked from saw some of the held-out rows; :func:`names_columns`:
+  ``df[predictors]`` with ``predictors`` built from ``df.columns`` selects columns, not rows; a
+  ``ColumnTransformer`` of stateless parts (:func:`composite_learns`) learns nothing.
 """
 
 from __future__ import annotations
