@@ -257,26 +257,27 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
     return fit
 
 
-def names_columns(index: ast.expr, bindings: dict[str, ast.expr], depth: int = 3) -> bool:
+def names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> bool:
     """``df[predictors]`` with ``predictors = list(set(df.columns) - {'y'})``, ``df[df.columns[2:]]``: the index is
     built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows."""
     for n in ast.walk(index):
         if isinstance(n, ast.Attribute) and n.attr == "columns":
             return True
-        if depth and isinstance(n, ast.Name) and n.id in bindings and names_columns(bindings[n.id], bindings, depth - 1):
+        if depth and isinstance(n, ast.Name) and any(names_columns(b, bindings, depth - 1)
+                                                      for b in bindings.get(n.id, ())):
             return True
     return False
 
 
-def bindings(tree: ast.Module) -> dict[str, ast.expr]:
-    """The expression each simple name is assigned (the last assignment in the module wins; a syntactic map for
-    :func:`names_columns`)."""
-    out: dict[str, ast.expr] = {}
+def bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """The expressions each simple name is assigned anywhere in the module (a syntactic map for
+    :func:`names_columns`; ``col`` is reused by many loops)."""
+    out: dict[str, list[ast.expr]] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            out[n.targets[0].id] = n.value
+            out.setdefault(n.targets[0].id, []).append(n.value)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
-            out[n.target.id] = n.iter  # for col in df.columns: df[col] is a column
+            out.setdefault(n.target.id, []).append(n.iter)  # for col in df.columns: df[col] is a column
     return out
 
 
