@@ -219,7 +219,8 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
                                                        "reused_across_folds", "fitted_rows_unknown",
                                                        "shuffled_time_split", "entity_across_split",
                                                        "duplicate_rows_across_split", "code_not_parsed",
-                                                       "analysis_incomplete", "trained_on_test"}
+                                                       "analysis_incomplete", "trained_on_test",
+                                                       "tuned_on_test"}
 
 
 def test_the_case_example_files(tmp_path):

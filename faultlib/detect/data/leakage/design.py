@@ -47,6 +47,16 @@ def _date_column(expr: ast.expr) -> bool:
     return isinstance(name, str) and bool(vocab.DATE_COLUMN.search(name))
 
 
+def _statistic_lambda(node: ast.expr) -> bool:
+    """``lambda s: (s - s.mean()) / s.std()``: a function that takes a statistic of its own argument (the rows it is
+    given: a column, a group)."""
+    if not isinstance(node, ast.Lambda) or not node.args.args:
+        return False
+    param = node.args.args[0].arg
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in vocab.STATISTICS
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body))
+
+
 class DesignChecks:
     """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
 
@@ -101,6 +111,9 @@ class DesignChecks:
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
+                args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 args[0].value in vocab.STATISTICS:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
@@ -128,6 +141,9 @@ class DesignChecks:
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        binned = self._binning(name, top, args, kwargs, node, frame)
+        if binned is not None:
+            return binned
         if name in vocab.FUNCTIONAL_TRANSFORMS and top in ("sklearn", "") and args and _as_data(args[0]) is not None \
                 and not _row_wise(args, kwargs, 99):
             data = _as_data(args[0])
@@ -150,6 +166,35 @@ class DesignChecks:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args:
             self._note(_as_data(args[0]), "temporal", name)
+        return None
+
+    def _binning(self, name: str, top: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                 frame: Any) -> Any:
+        """``pd.qcut(col, 4)`` (quantile edges), ``pd.cut(col, 5)`` (equal-width edges from the column's range) and
+        patsy ``dmatrix``/``dmatrices`` with ``C(...)`` (category levels) or a stateful transform (``standardize``,
+        ``center``, ``scale``): edges, levels or moments learnt from the rows given. ``pd.cut`` with the edges
+        given (``bins=[0, 18, 65, 120]``) learns nothing."""
+        from faultlib.detect.data.leakage.semantics import _as_data
+
+        if name in ("qcut", "cut") and top in ("pandas", "pd", "") and args:
+            data = _as_data(args[0])
+            bins = args[1] if len(args) > 1 else kwargs.get("q" if name == "qcut" else "bins")
+            if data is None or name == "cut" and not (isinstance(bins, Const) and isinstance(bins.value, int)):
+                return None
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
+            retbins = kwargs.get("retbins")
+            if isinstance(retbins, Const) and retbins.value is True:  # (binned, edges): the edges carry the fit
+                return Tup((out, Data(None, out.taints, False)))
+            return out
+        if name in ("dmatrix", "dmatrices") and top == "patsy" and args:
+            formula = args[0].value if isinstance(args[0], Const) and isinstance(args[0].value, str) else ""
+            data = _as_data(args[1] if len(args) > 1 else kwargs.get("data"))
+            if data is None or not any(f in formula for f in ("C(", "standardize(", "center(", "scale(")):
+                return None
+            est = Est(f"patsy.{name}", "transformer", preprocessing=True)
+            fit = self._fit(est, data, False, name, node, frame)
+            out = Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
+            return Tup((out, out)) if name == "dmatrices" else out
         return None
 
     # ------------------------------------------------------------------ the split's design

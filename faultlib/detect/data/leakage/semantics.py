@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
@@ -90,7 +91,8 @@ class EstimatorSemantics(ScoringChecks):
         if vocab.is_search(name):
             return Est(name, "search")
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
-            pre = vocab.is_preprocessing(name)
+            pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
+                name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
@@ -151,8 +153,9 @@ class EstimatorSemantics(ScoringChecks):
             data = _as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
-        if name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or \
-                name in vocab.MODEL_METHODS:
+        frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
+        if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
+                name in vocab.MODEL_METHODS) and not frame_transform:
             if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
                 self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))
             return UNKNOWN
@@ -217,6 +220,8 @@ class EstimatorSemantics(ScoringChecks):
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
                 est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
+        if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
@@ -249,6 +254,7 @@ class EstimatorSemantics(ScoringChecks):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
             if predicts(est):
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
+                self._check_tuned(est, x, node, frame)
             self._check_test(x, line, f"{est.cls}.{name}()")
             return UNKNOWN
         return UNKNOWN
@@ -323,6 +329,7 @@ class EstimatorSemantics(ScoringChecks):
                 continue
             for f in parts(fit.rows):
                 for p in parts(data.rows):
+                    f = masked_before_split(f, p)
                     if not covers(f, p) or not data.is_test and test_step(p, len(f.steps), val=True) is None:
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
@@ -401,6 +408,10 @@ class EstimatorSemantics(ScoringChecks):
         message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
                    f"{why}. Fix: {advice}")
         severity = Severity.ERROR if fit.supervised or kind == "trained_on_test" else Severity.WARNING
+        if fit.estimator == "LabelEncoder" and reached:  # a feature's category set only (see choices.py)
+            severity = Severity.INFO
+            message += (" (info: a LabelEncoder learns only the category names of the feature, no statistic and no "
+                        "label; fit it on the training rows, or use OrdinalEncoder(handle_unknown=...) in a Pipeline)")
         if not reached:
             severity = Severity.INFO
             message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "

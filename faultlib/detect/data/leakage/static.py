@@ -35,6 +35,8 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
+from faultlib.detect.data.leakage.choices import (
+    ChoiceChecks, bindings, loop_facts, names_columns, reflection, target_columns)
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
@@ -57,7 +59,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
+class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -84,6 +86,11 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         self._separate_test_file = any(
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
+        self._loop_facts = loop_facts(tree)  # loops that try candidates and keep the best (tuned_on_test)
+        self._call_lines: list[int] = []  # lines of the user-function calls running now
+        self._tuned: set[int] = set()
+        self._targets, self._assigned = target_columns(tree)
+        self._bindings = bindings(tree)
         DesignChecks.__init__(self)
 
     def run(self) -> StaticReport:
@@ -169,6 +176,8 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
+        if _maybe_data(index) is None and names_columns(index_node, self._bindings):
+            return data  # df[predictors], predictors = list(set(df.columns) - {...}): columns, not rows
         selector = _as_data(index)
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows
@@ -186,6 +195,18 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         self._rebind_base(target.value, value, frame)
+
+    def _expr(self, node: ast.expr | None, frame: Frame) -> Any:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and reflection(node):
+            return self._expr(node.right, frame)  # x.max() - x: an inversion, not a statistic applied (see below)
+        return Interpreter._expr(self, node, frame)
+
+    def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        self._call_lines.append(line)
+        try:
+            return Interpreter._invoke(self, func, args, kwargs, line)
+        finally:
+            self._call_lines.pop()
 
     def _is_object(self, value: Any) -> bool:
         return isinstance(value, Est) or Interpreter._is_object(self, value)

@@ -1,0 +1,428 @@
+"""Choices made with the test rows, and look-alikes that are not fits, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``report``, ``smap`` and the
+syntactic facts :func:`loop_facts` computes once per module) and syntactic helpers:
+
+* ``tuned_on_test``: a loop tries candidates (a hyperparameter, a model, a feature set), scores each on the
+  test rows and keeps the best (``if score > best``, ``max(scores)``, ``np.argmax(errors)``, ``idxmax()`` or
+  ``sort_values(...).iloc[0]`` of a table built from the scores, or the value read off the curve typed into
+  the next model, which is then scored on the same rows: ``KNeighborsClassifier(n_neighbors=7)`` after
+  ``for k in range(1, 30)``). The
+  reported score is then the maximum of several noisy test scores: optimistic, as a score on training rows
+  is (ASE'22's *multi-test leakage*: Yang, Brower-Sinning, Lewis, Kästner, "Data leakage in notebooks: static
+  detection and better processes", ASE 2022; Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model
+  selection and subsequent selection bias in performance evaluation"). Choosing on a part named for
+  validation (``X_val``, ``X_dev``) is the intended practice and stays silent, as do cross-validation folds.
+* :func:`reflection`: ``x.max() - x`` (``np.max(img) - img``) inverts values (a negative image). It uses the
+  set's own range only as a mirror: every difference between two rows is kept (an isometry), so the same
+  reflection of train and test rows, or of all rows before a split, tells a model nothing about the test
+  rows. It is not a fitted statistic; scaling by the range (``x / x.max()``) still is.
+* :func:`feature_encoding`: ``LabelEncoder`` fitted on a *feature* column (not the target) of rows a later
+  split divides learns the category set of the test rows too. Reported at ``info``, not as a leak: it learns
+  no statistic of the values and nothing of the target (a test-only category gets a code instead of an error);
+  the ASE'22 authors' own expectations count such a notebook clean (``tests/inputs/nb_277256.py``, a
+  ``LabelEncoder`` per column of all rows before ``train_test_split``), and scikit-learn documents the class for
+  targets ("This transformer should be used to encode target values, i.e. y, and not the input X", API
+  reference). On the target it is silent.
+* :func:`masked_before_split`: a statistic of a masked subset (``df.loc[df.y == 0, 'chol'].median()``) taken
+  before the split of the rows it was masked from saw some of the held-out rows; :func:`names_columns`:
+  ``df[predictors]`` with ``predictors`` built from ``df.columns`` selects columns, not rows; a
+  ``ColumnTransformer`` of stateless parts (:func:`composite_learns`) learns nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
+from faultlib.findings import Finding, Severity
+
+#: calls that pick the best of the collected scores (a sort alone orders a table or a plot; its first row, ``.iloc[0]``,
+#: picks one)
+_CHOOSERS = frozenset({"max", "min", "argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin", "nlargest",
+                       "nsmallest"})
+#: keywords that vary a run, not the model (a seed sweep shows the variance of one model)
+_NOT_HYPERPARAMETERS = frozenset({"random_state", "seed", "verbose", "n_jobs", "warm_start"})
+#: how far after a sweep (lines of the module; notebook cells joined) a value typed back in counts as read off it
+_TYPED_BACK_WITHIN = 60
+#: ... and how soon the model built with it must be scored on the rows the sweep scored (the claim is about that score)
+_SCORED_WITHIN = 15
+_RANGE_BOUNDS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin"})
+_LABEL_TOKENS = frozenset({"y", "yy", "target", "targets", "label", "labels", "outcome", "class", "classes"})
+_VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
+#: attributes of a frame that are not columns (``df.iloc[:, -1]``, ``df.values``, ``s.astype(str)``)
+_ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "columns", "shape", "str", "dt", "cat",
+                        "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
+
+
+def _tokens(name: str) -> list[str]:
+    return [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
+
+
+def label_like(name: str | None) -> bool:
+    """``y``, ``y_train``, ``ytest``, ``target``, ``labels``, ``class``: a name for the target."""
+    if not name:
+        return False
+    tokens = _tokens(name)
+    first = tokens[0] if tokens else ""
+    return first in _LABEL_TOKENS or any(t in _LABEL_TOKENS - {"y", "yy", "class", "classes"} for t in tokens) or (
+        first[:1] == "y" and first[1:] in ("train", "test", "trn", "tst", "val", "valid", "pred", "true"))
+
+
+def validation_named(node: ast.expr | None) -> bool:
+    """``X_val``, ``x_valid[:, cols]``, ``X_dev``: an argument named for validation rows."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return isinstance(node, ast.Name) and any(
+        t in _VALIDATION_TOKENS or t[:1] in "xy" and t[1:] in _VALIDATION_TOKENS for t in _tokens(node.id))
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def reflection(node: ast.BinOp) -> bool:
+    """``x.max() - x``, ``np.max(x) - x``: the range bound of ``x`` minus ``x`` itself (see the module docstring)."""
+    left = node.left
+    if not isinstance(left, ast.Call) or _call_name(left) not in _RANGE_BOUNDS or any(
+            k.arg == "axis" for k in left.keywords):
+        return False
+    if isinstance(left.func, ast.Attribute) and not left.args:
+        inner = left.func.value
+    elif left.args and len(left.args) == 1:
+        inner = left.args[0]
+    else:
+        return False
+    return ast.dump(inner) == ast.dump(node.right)
+
+
+@dataclass
+class LoopFacts:
+    """What one ``for`` loop does, read from the syntax: ``varies`` (a constructor or ``set_params`` call takes
+    the loop variable: a candidate per iteration), ``chooses`` (it keeps the best), ``targets`` (its variables)."""
+
+    start: int
+    end: int
+    targets: set[str]
+    varies: bool
+    chooses: int  # the line where the best is kept (0: nowhere)
+    cv: bool
+    varied: dict[str, set[str]] = field(default_factory=dict)  # constructor -> keywords that take the loop variable
+
+
+def loop_facts(tree: ast.Module) -> list[LoopFacts]:
+    """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts)."""
+    out: list[LoopFacts] = []
+    nodes = list(ast.walk(tree))
+    loops = [n for n in nodes if isinstance(n, ast.For)]
+    if not loops:
+        return out
+    later_calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    names_of: dict[int, set[str]] = {}
+
+    def names(node: ast.AST) -> set[str]:  # cached: every loop looks at the same later calls
+        if id(node) not in names_of:
+            names_of[id(node)] = _names(node)
+        return names_of[id(node)]
+
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    firsts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
+              and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
+    holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
+               for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
+    for loop in loops:
+        targets = _names(loop.target)
+        end = loop.end_lineno or loop.lineno
+        body = [n for stmt in loop.body for n in ast.walk(stmt)]
+        cv = any(isinstance(n, ast.Call) and (_call_name(n) == "split" or _call_name(n) in vocab.SPLITTERS)
+                 for n in ast.walk(loop.iter))
+        varied: dict[str, set[str]] = {}
+        for call in (n for n in body if isinstance(n, ast.Call)):
+            name = _call_name(call)
+            if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"):
+                continue
+            keys = {k.arg or "" for k in call.keywords if _names(k.value) & targets} - _NOT_HYPERPARAMETERS
+            if keys or any(_names(a) & targets for a in call.args) and not any(
+                    k.arg in _NOT_HYPERPARAMETERS and _names(k.value) & targets for k in call.keywords):
+                varied.setdefault(name, set()).update(keys)
+        kept: set[str] = set()  # names the loop body appends to or stores into
+        chooses = 0
+        for n in body:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
+                    and isinstance(n.func.value, ast.Name):
+                kept.add(n.func.value.id)
+            elif isinstance(n, (ast.Assign, ast.AugAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    base = t
+                    while isinstance(base, (ast.Subscript, ast.Attribute)):
+                        base = base.value
+                    if isinstance(base, ast.Name) and base is not t:
+                        kept.add(base.id)
+            elif isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and any(
+                    isinstance(op, (ast.Gt, ast.Lt, ast.GtE, ast.LtE)) for op in n.test.ops) and any(
+                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in n.body):
+                chooses = chooses or n.lineno  # if score > best: best = score
+        scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
+                  for name in _names(n.args[0])}  # what the loop scores each candidate on
+        for a in (a for a in assigns if a.lineno > end):
+            if kept & names(a.value):  # results_df = pd.DataFrame(results): the same scores
+                kept |= {t.id for t in a.targets if isinstance(t, ast.Name)}
+        if not chooses and kept:
+            chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
+        typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
+        for call in later_calls:
+            if call.lineno <= end or chooses:
+                continue
+            name = _call_name(call)
+            if name in _CHOOSERS and kept & names(call):
+                chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
+            elif name in varied and name not in typed_back and kept and call.lineno - end <= _TYPED_BACK_WITHIN:
+                typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
+                if any(k.arg in varied[name] and isinstance(k.value, ast.Constant) and _candidate(k.value.value,
+                                                                                                loop.iter)
+                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders):
+                    chooses = call.lineno
+        out.append(LoopFacts(loop.lineno, end, targets, bool(varied), chooses, cv, varied))
+    out.sort(key=lambda f: f.start - f.end)  # innermost first
+    return out
+
+
+def _first_row(key: ast.expr) -> bool:
+    first = key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key
+    return isinstance(first, ast.Constant) and first.value == 0
+
+
+def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: set[str], end: int,
+                     names: Any = None) -> int:
+    """``results_df.sort_values('acc').iloc[0]`` (or of a name the sort was assigned to): the first row of the sorted
+    scores is the best one; the line where it is taken, else 0."""
+    names = names or _names
+    if not any(c.lineno > end and _call_name(c) in ("sort_values", "sort", "sorted") and kept & names(c)
+               for c in calls):
+        return 0
+    return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
+
+
+def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]]) -> bool:
+    """The model built by ``call`` (chained, or through the variable it is assigned to) is scored soon after on the
+    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``)."""
+    names = holders.get(id(call), set())
+    for c in calls:
+        if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or _call_name(c) not in vocab.EVALUATE or \
+                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute):
+            continue
+        receiver = c.func.value
+        if any(n is call for n in ast.walk(receiver)) or _names(receiver) & names:
+            return True
+    return False
+
+
+def _candidate(value: Any, iterable: ast.expr) -> bool:
+    """``value`` is among the loop's candidates when they are written out (``range(1, 40)``, ``[1, 3, 5]``);
+    candidates held in a variable are taken as unknown (any value)."""
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return any(isinstance(e, ast.Constant) and e.value == value for e in iterable.elts) or not all(
+            isinstance(e, ast.Constant) for e in iterable.elts)
+    if isinstance(iterable, ast.Call) and _call_name(iterable) == "range" and all(
+            isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
+        return isinstance(value, int) and value in range(*[a.value for a in iterable.args])
+    return True
+
+
+#: transformers made of other transformers: they learn only what their parts learn
+COMPOSITES = frozenset({"ColumnTransformer", "make_column_transformer", "FeatureUnion", "make_union"})
+
+
+def masked_before_split(fit: Rows, held: Rows) -> Rows:
+    """``df.loc[df.y == 0, 'chol'].median()`` fills rows of ``df`` that a later ``train_test_split(df)`` sends to
+    both sides: a statistic of a masked subset, taken before the split of the rows it was masked from, saw some of
+    the held-out rows. Returns the rows the mask was drawn from in that case (so the split's test part is covered),
+    else ``fit`` unchanged."""
+    k = 0
+    while k < min(len(fit.steps), len(held.steps)) and fit.steps[k] == held.steps[k]:
+        k += 1
+    rest, after = fit.steps[k:], held.steps[k:]
+    if fit.root == held.root and rest and all(s.kind == "filter" and s.part is None for s in rest) and after and \
+            after[0].kind == "split" and after[0].part == "test" and all(s.line < after[0].line for s in rest):
+        return Rows(fit.root, fit.steps[:k])
+    return fit
+
+
+def names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> bool:
+    """``df[predictors]`` with ``predictors = list(set(df.columns) - {'y'})``, ``df[df.columns[2:]]``: the index is
+    built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows."""
+    for n in ast.walk(index):
+        if isinstance(n, ast.Attribute) and n.attr == "columns":
+            return True
+        if depth and isinstance(n, ast.Name) and any(names_columns(b, bindings, depth - 1)
+                                                      for b in bindings.get(n.id, ())):
+            return True
+    return False
+
+
+def bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """The expressions each simple name is assigned anywhere in the module (a syntactic map for
+    :func:`names_columns`; ``col`` is reused by many loops)."""
+    out: dict[str, list[ast.expr]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            out.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
+            out.setdefault(n.target.id, []).append(n.iter)  # for col in df.columns: df[col] is a column
+    return out
+
+
+def composite_learns(args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """``ColumnTransformer([('log', FunctionTransformer(np.log1p), ['Fare'])], remainder='passthrough')`` learns
+    nothing from the rows (a stateless part, the rest passed through): its fit is no leak. ``True`` when a part
+    learns from rows or when the parts are not known."""
+    from faultlib.pyflow.values import Tup
+
+    found: list[Est] = []
+
+    def walk(value: Any, depth: int = 0) -> None:
+        if isinstance(value, Est):
+            found.append(value)
+        elif isinstance(value, Tup) and depth < 4:
+            for item in value.items:
+                walk(item, depth + 1)
+
+    for value in [*args, *kwargs.values()]:
+        walk(value)
+    return not found or any(e.preprocessing for e in found)
+
+
+def feature_encoding(call: ast.Call, assigned: dict[int, list[str]], targets: set[str]) -> bool:
+    """``le.fit_transform(df['city'])`` (or of ``df[col]``, or of train and test values stacked): a feature
+    column, not the target (a column the script uses as ``y``, pops or names like a label). Only when the script
+    names its target column elsewhere: with ``y = df.iloc[:, -1]`` which column is the target is unknown."""
+    if not call.args or any(label_like(n) for n in assigned.get(id(call), [])):
+        return False
+    columns: list[str | None] = []
+    for n in ast.walk(call.args[0]):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, (ast.Name, ast.Attribute)):
+            key = n.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                columns.append(key.value)
+            elif isinstance(key, ast.Name):
+                columns.append(None)  # df[col] in a loop over columns
+            elif _position(key) is not None and _position(key) >= 0:
+                # X[:, 3], dataset.iloc[:, 2]: a column by position; a feature when taken from a feature matrix
+                # (X) or when the target is taken at another position
+                base = n.value.value if isinstance(n.value, ast.Attribute) else n.value
+                matrix = isinstance(base, ast.Name) and _tokens(base.id)[:1] in (["x"], ["features"], ["feats"])
+                positions = {t for t in targets if isinstance(t, int)}
+                if not matrix and (not positions or _position(key) in positions):
+                    return False
+                columns.append(None)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
+            if not label_like(n.value.id):
+                columns.append(n.attr)
+    if isinstance(call.args[0], ast.Name) or any(isinstance(c, str) for c in columns) and not any(
+            isinstance(t, str) for t in targets):
+        return False  # a bare name, or a named column while the target is unnamed: which is the label is unknown
+    return bool(columns) and all(c is None or c not in targets and not label_like(c) for c in columns)
+
+
+def _position(key: ast.expr) -> int | None:
+    """``[:, 3]`` -> 3, ``[:, -1]`` -> -1: the column position of a ``[rows, column]`` subscript."""
+    if not (isinstance(key, ast.Tuple) and len(key.elts) == 2):
+        return None
+    col = key.elts[1]
+    if isinstance(col, ast.UnaryOp) and isinstance(col.op, ast.USub) and isinstance(col.operand, ast.Constant):
+        return -col.operand.value if isinstance(col.operand.value, int) else None
+    return col.value if isinstance(col, ast.Constant) and isinstance(col.value, int) else None
+
+
+def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
+    """Columns the script uses as the target (``y = df['Survived']``, ``df.pop('label')``, ``fit(X, df.price)``;
+    an ``int`` for a position, ``y = df.iloc[:, -1]``), and, for every call on the right of an assignment, the
+    names it is assigned to."""
+    targets: set = set()
+    assigned: dict[int, list[str]] = {}
+
+    def cols(node: ast.AST) -> set[str]:
+        out = set()
+        called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}  # clf.predict(...) is no column
+        for n in ast.walk(node):
+            if id(n) in called:
+                continue
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                out.add(n.slice.value)
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
+                out.add(n.attr)
+        return out
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            names = [t.id for t in n.targets if isinstance(t, ast.Name)] + [
+                e.id for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)]
+            if isinstance(n.value, ast.Call):
+                assigned[id(n.value)] = names
+            if any(label_like(x) for x in names) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                targets |= cols(n.value)
+                targets |= {_position(s.slice) for s in ast.walk(n.value) if isinstance(s, ast.Subscript)} - {None}
+            elif len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) and isinstance(n.value, ast.Tuple) and \
+                    len(n.targets[0].elts) == len(n.value.elts):  # X, y = df.drop(columns=['t']), df['t']
+                for t, v in zip(n.targets[0].elts, n.value.elts):
+                    if isinstance(t, ast.Name) and label_like(t.id):
+                        targets |= cols(v)
+        elif isinstance(n, ast.Call):
+            name = _call_name(n)
+            if name == "pop" and n.args and isinstance(n.args[0], ast.Constant):
+                targets.add(str(n.args[0].value))
+            elif name in ("fit", *vocab.SPLIT_FUNCTIONS) and len(n.args) > 1:
+                targets |= cols(n.args[1])  # fit(X, df.price), train_test_split(X, df['label'])
+            elif name in vocab.CV_FUNCTIONS and len(n.args) > 2:
+                targets |= cols(n.args[2])
+            for k in n.keywords:
+                if k.arg in ("y", "label", "target"):  # fit(y=...), lgb.Dataset(X, label=...)
+                    targets |= cols(k.value)
+    return targets, assigned
+
+
+class ChoiceChecks:
+    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``."""
+
+    def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
+        if not x.test and not any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
+                and not any(p.root.test for p in parts(x.rows)):
+            return
+        arg = node.args[0] if node.args else None
+        if validation_named(arg):
+            return
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        lines = [node.lineno, *self._call_lines]
+        for facts in self._loop_facts:
+            if facts.cv or not facts.chooses or not any(facts.start <= ln <= facts.end for ln in lines):
+                continue
+            by_loop = receiver is not None and _names(receiver) & facts.targets or (
+                arg is not None and _names(arg) & facts.targets and facts.start <= node.lineno <= facts.end)
+            if not (facts.varies or by_loop):
+                continue
+            if facts.start in self._tuned:
+                return
+            self._tuned.add(facts.start)
+            where = self.smap.where(node.lineno)
+            self.report.findings.append(Finding(
+                "leakage", Severity.WARNING,
+                f"{est.cls}.{_call_name(node)}() scores the test rows inside the loop on "
+                f"{self.smap.describe(facts.start)}, which tries candidates, and the best is kept by that score "
+                f"({self.smap.describe(facts.chooses)}): the "
+                "test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "
+                "choose on a validation part or by cross-validation on the training part, then score the test "
+                "part once",
+                {**where, "column": node.col_offset + 1, "function": frame.qualname},
+                {"estimator": est.cls, "loop": self.smap.where(facts.start), "kept": self.smap.where(facts.chooses),
+                 "held_out_rows":
+                 x.rows.describe() if x.rows is not None else None}, kind="tuned_on_test"))
+            return
