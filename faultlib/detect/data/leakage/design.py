@@ -26,7 +26,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData, parts
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
@@ -36,6 +36,18 @@ _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     axis = kwargs.get("axis", args[position] if len(args) > position else None)
     return isinstance(axis, Const) and axis.value in (1, "columns", -1)
+
+
+#: reductions of a pandas ``GroupBy`` to one row per group (pandas API, "GroupBy": aggregation)
+_GROUP_REDUCTIONS = frozenset({"agg", "aggregate", "apply", "size", "count", "sum", "first", "last", "nunique",
+                               "prod"})
+
+
+def _on_groups(expr: ast.expr) -> bool:
+    """``df.groupby(k)`` or ``df.groupby(k)[cols]``: the receiver of an aggregation is a pandas GroupBy."""
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby"
 
 
 def _date_column(expr: ast.expr) -> bool:
@@ -97,6 +109,12 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        if inner is not None and _on_groups(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
+            # df.groupby('ImageId')[cols].mean() / .agg(list): one row per group, a new table whose rows are the
+            # groups (a statistic taints it; merged back onto the rows it is a per-group fit of those rows)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame) \
+                if name in vocab.STATISTICS else data
+            return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:

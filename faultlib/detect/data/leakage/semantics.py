@@ -100,14 +100,20 @@ class EstimatorSemantics(ScoringChecks):
             return Est(name, "model")
         if name in vocab.FILE_READERS and self._separate_test_file:
             stem = _file_stem(args, node)
-            if stem is not None and vocab.looks_like_train(stem):
-                return MaybeData(stem, line)  # train.csv beside a test.csv: its rows are a training part
+            if stem is not None and (vocab.looks_like_train(stem) or vocab.looks_like_test(stem)):
+                # train.csv beside a test.csv: its rows are a training part; test.csv's rows are held out
+                # whatever the variable is called (``testing = pd.read_csv('test.csv')``)
+                return MaybeData(stem, line)
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
         for a in [*args, *kwargs.values()]:
             flat.extend(a.items if isinstance(a, Tup) else [a])
         out = self._combine(flat)
+        if name in vocab.GRIDS and isinstance(out, Data):
+            # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
+            # from numbers, not rows: no row of it (and no feature) is a statistic's output
+            return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
         if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
             # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
             out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
@@ -147,6 +153,9 @@ class EstimatorSemantics(ScoringChecks):
         special = self._method_design(receiver, name, args, kwargs, node, frame)
         if special is not None:
             return special
+        framed = self._frame_method(receiver, name, args, kwargs, node, frame)  # lists, column drops, stacks
+        if framed is not None:
+            return framed
         if name == "split" and args and _as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = _as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
@@ -212,6 +221,8 @@ class EstimatorSemantics(ScoringChecks):
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
+            name = "fit_transform" if name == "fit_predict" else "transform"  # cluster ids: a feature column
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
@@ -478,3 +489,4 @@ def _columns_axis(kwargs: dict[str, Any]) -> bool:
 
 def _drops_columns(kwargs: dict[str, Any]) -> bool:
     return "columns" in kwargs or _columns_axis(kwargs)
+

@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.frames import FrameSemantics
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
 from faultlib.detect.data.leakage.scoring import selection
@@ -57,7 +58,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
+class Analyzer(DesignChecks, FrameSemantics, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -85,6 +86,7 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         DesignChecks.__init__(self)
+        FrameSemantics.__init__(self)
 
     def run(self) -> StaticReport:
         self.interpret()
@@ -122,8 +124,15 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
             return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
-        if isinstance(base, Container) and attr in ("items", "values"):
-            return Bound(base, attr)  # methods.items(): see EstimatorSemantics._method_value
+        if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
+                "append", "extend"):
+            return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
+        if isinstance(base, Est) and attr == "best_estimator_" and base.category == "search":
+            # search.best_estimator_ is refitted on the rows the search saw (scikit-learn ``refit=True``)
+            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable)
+        if isinstance(base, Est) and attr == "labels_" and base.cls in vocab.CLUSTERERS and base.fit is not None:
+            fit = base.fit  # km.fit(X).labels_: X's rows, each with the cluster id the fit gave it
+            return Data(fit.rows, frozenset({fit}), False)
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
         if isinstance(base, (Est, Data, MaybeData, Indexer)):
@@ -148,6 +157,9 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        stacked = self._stack_part(data, index_node, frame)  # concat([train, test]).loc[test.index]: the test part
+        if stacked is not None:
+            return stacked
         if isinstance(index_node, ast.Slice):
             if index_node.lower is None and index_node.upper is None:
                 return data
@@ -185,7 +197,11 @@ class Analyzer(DesignChecks, EstimatorSemantics, Interpreter):
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
+        before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
+            target.value, ast.Name) else None
         self._rebind_base(target.value, value, frame)
+        if isinstance(target, ast.Subscript) and before is not None:
+            self._record_column(before, target.slice.value, _maybe_data(value))
 
     def _is_object(self, value: Any) -> bool:
         return isinstance(value, Est) or Interpreter._is_object(self, value)

@@ -36,6 +36,17 @@ SUPERVISED_TRANSFORMERS = frozenset({
     "ClusterCentroids", "CondensedNearestNeighbour", "OneSidedSelection", "NeighbourhoodCleaningRule",
     "InstanceHardnessThreshold", "AllKNN", "RepeatedEditedNearestNeighbours",
 })
+#: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
+#: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
+CLUSTERERS = frozenset({
+    "KMeans", "MiniBatchKMeans", "BisectingKMeans", "GaussianMixture", "BayesianGaussianMixture",
+    "AgglomerativeClustering", "DBSCAN", "HDBSCAN", "OPTICS", "Birch", "MeanShift", "SpectralClustering",
+    "AffinityPropagation",
+})
+#: NumPy / pandas constructors of a grid from its ends and step (``np.arange(start, stop, step)``): numbers in,
+#: evenly spaced values out, so statistics passed to them are a grid's ends, not a feature (NumPy, pandas API)
+GRIDS = frozenset({"arange", "linspace", "logspace", "geomspace", "date_range", "period_range",
+                   "timedelta_range", "interval_range", "bdate_range"})
 #: transformers whose output does not depend on the rows they were fitted on (no leak possible)
 STATELESS = frozenset({
     "Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "PolynomialFeatures", "RBFSampler",
@@ -122,7 +133,7 @@ ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mo
 #: splitters that keep each group on one side
 GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
                              "LeavePGroupsOut"})
-_TEST_TOKENS = frozenset({"test", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
+_TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev"})
 
 
@@ -130,7 +141,8 @@ def is_preprocessing(name: str) -> bool:
     """A transformer whose fit learns from rows (scalers, imputers, encoders, selectors, samplers...)."""
     if name in STATELESS:
         return False
-    return (name in LEARNING_TRANSFORMERS or name in SUPERVISED_TRANSFORMERS or name.startswith("Select")
+    return (name in LEARNING_TRANSFORMERS or name in SUPERVISED_TRANSFORMERS or name in CLUSTERERS
+            or name.startswith("Select")
             or name.endswith(("Scaler", "Imputer", "Encoder", "Vectorizer", "Discretizer", "PCA", "Sampler")))
 
 

@@ -1,0 +1,140 @@
+"""The static leakage analysis on the kinds a fifth fresh wave of public code showed (issue 17, i17leakwave:
+Kaggle kernels, time-series windows, clustering features), each in both directions: the leak found at its line,
+the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # a whole series scaled, then cut by position into windows: the later windows are the test set
+    "series_scaled_then_windowed_by_position": ("""\
+        scaler = MinMaxScaler()
+        def windows(frame, width):
+            xs = []
+            for i in range(len(frame) - width):
+                xs.append(frame.iloc[i:i + width].values)
+            return np.array(xs)
+        series = scaler.fit_transform(table[["load"]])
+        cut = int(len(series) * 0.8)
+        x_fit = windows(pd.DataFrame(series[:cut]), 24)
+        x_test = windows(pd.DataFrame(series[cut:]), 24)
+        """, [("fit_before_split", 7)]),
+    # Kaggle layout: the rows read from test.csv are held out whatever the variable is called
+    "a_competition_test_file_filled_with_its_own_median": ("""\
+        from sklearn.ensemble import RandomForestClassifier
+        training = pd.read_csv("../input/train.csv")
+        testing = pd.read_csv("../input/test.csv")
+        testing["age"] = testing["age"].fillna(testing["age"].median())
+        forest = RandomForestClassifier().fit(training[["age"]], training["label"])
+        forest.predict(testing[["age"]])
+        """, [("fit_on_test", 4)]),
+    # cluster ids learnt on the held-out rows become their feature
+    "clusters_refitted_on_the_test_file": ("""\
+        from sklearn.cluster import KMeans
+        from sklearn.ensemble import RandomForestClassifier
+        fit_rows = pd.read_csv("train.csv")
+        held = pd.read_csv("test.csv")
+        km = KMeans(n_clusters=3)
+        fit_rows["grp"] = km.fit(fit_rows[["a", "b"]]).labels_
+        held["grp"] = km.fit(held[["a", "b"]]).labels_
+        forest = RandomForestClassifier().fit(fit_rows[["a", "b", "grp"]], fit_rows["label"])
+        forest.predict(held[["a", "b", "grp"]])
+        """, [("fit_on_test", 7)]),
+    # cluster ids of all rows as a feature, then a split
+    "cluster_ids_of_all_rows_then_split": ("""\
+        from sklearn.cluster import KMeans
+        table["grp"] = KMeans(n_clusters=4).fit_predict(X)
+        A, B, ya, yb = train_test_split(table.drop(columns=["label"]), y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 2)]),
+    # a search's best estimator predicts the competition rows its own statistic filled
+    "best_estimator_predicts_rows_filled_with_their_own_mean": ("""\
+        comp = pd.read_csv("train.csv")
+        later = pd.read_csv("test.csv")
+        later["fare"] = later["fare"].fillna(later["fare"].mean())
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(comp[["fare"]], comp["label"])
+        best = search.best_estimator_
+        best.predict(later[["fare"]])
+        """, [("fit_on_test", 3)]),
+}
+
+HEALTHY = {
+    # the scaler fitted on the first part of the series only, windows cut afterwards
+    "series_split_by_position_then_scaled": """\
+        def windows(frame, width):
+            xs = []
+            for i in range(len(frame) - width):
+                xs.append(frame.iloc[i:i + width].values)
+            return np.array(xs)
+        n = len(table)
+        fit_part, test_part = table[:int(n * 0.8)], table[int(n * 0.8):]
+        scaler = MinMaxScaler().fit(fit_part[["load"]])
+        x_fit = windows(pd.DataFrame(scaler.transform(fit_part[["load"]])), 24)
+        x_test = windows(pd.DataFrame(scaler.transform(test_part[["load"]])), 24)
+        """,
+    # clusters learnt on the training file, only applied to the test file
+    "clusters_learnt_on_training_rows_applied_to_test_rows": """\
+        from sklearn.cluster import KMeans
+        from sklearn.ensemble import RandomForestClassifier
+        fit_rows = pd.read_csv("train.csv")
+        held = pd.read_csv("test.csv")
+        km = KMeans(n_clusters=3).fit(fit_rows[["a", "b"]])
+        fit_rows["grp"] = km.labels_
+        held["grp"] = km.predict(held[["a", "b"]])
+        forest = RandomForestClassifier().fit(fit_rows[["a", "b", "grp"]], fit_rows["label"])
+        forest.predict(held[["a", "b", "grp"]])
+        """,
+    # a cluster column added for a plot, dropped before the features are chosen
+    "cluster_column_dropped_before_modelling": """\
+        from sklearn.cluster import KMeans
+        shown = table.copy()
+        shown["grp"] = KMeans(n_clusters=4).fit_predict(X)
+        feats = pd.get_dummies(shown)
+        feats.drop(["grp"], axis=1, inplace=True)
+        A, B, ya, yb = train_test_split(feats.drop(columns=["label"]), y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # a grid whose step is a statistic of the targets: numbers, not a feature
+    "grid_step_from_a_median": """\
+        levels = np.sort(table["label"].unique())
+        step = np.median(levels[1:] - levels[:-1])
+        grid = np.arange(levels[0] - 10 * step, levels[-1] + 10 * step, step)
+        A, B, ya, yb = train_test_split(X, y)
+        snapped = grid[np.searchsorted(grid, Ridge().fit(A, ya).predict(B))]
+        """,
+    # one row per image from its own segments, then the images are split: no row crosses
+    "per_image_aggregate_then_split_by_image": """\
+        per_image = table.groupby("image_id")[["height", "width"]].mean()
+        masks = table.groupby("image_id")["mask"].agg(list)
+        images = masks.to_frame().join(per_image)
+        for fit_idx, held_idx in KFold(5).split(images):
+            Ridge().fit(images.iloc[fit_idx][["height"]], images.iloc[fit_idx]["width"])
+        """,
+    # train and test stacked for shared cleaning, the test rows taken out again before an encoder is fitted
+    "test_rows_dropped_from_a_stack_before_fitting": """\
+        from sklearn.preprocessing import OrdinalEncoder
+        comp = pd.read_csv("train.csv")
+        later = pd.read_csv("test.csv")
+        both = pd.concat([comp, later])
+        both["city"] = both["city"].str.lower()
+        later = both.loc[later.index, :]
+        both.drop(later.index, inplace=True)
+        enc = OrdinalEncoder().fit(both[["city"]])
+        model = LogisticRegression().fit(enc.transform(both[["city"]]), both["label"])
+        model.predict(enc.transform(later[["city"]]))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_each_leak_of_the_fifth_wave_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert alarms(tmp_path, body) == expected
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_each_healthy_look_alike_of_the_fifth_wave_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
