@@ -59,6 +59,31 @@ LEAKS = {
         best = search.best_estimator_
         best.predict(later[["fare"]])
         """, [("fit_on_test", 3)]),
+    # rows of numbers built from per-sample statistics are a matrix of their own: scaled, then split
+    "matrix_of_per_sample_statistics_scaled_then_split": ("""\
+        def summarise(sample):
+            feats = []
+            feats.append(np.mean(sample))
+            feats.append(np.std(sample))
+            return feats
+        def matrix(samples):
+            rows = []
+            for sample in samples:
+                rows.append(summarise(sample))
+            return np.array(rows)
+        M = matrix(np.split(table["signal"].values, 100))
+        scaler = MinMaxScaler().fit(M)
+        A, B, ya, yb = train_test_split(scaler.transform(M), np.arange(100))
+        Ridge().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 12)]),
+    # batches (not entities) grouped after a whole-table statistic: the folds of the batches hold those rows
+    "statistic_then_batches_grouped_and_cut": ("""\
+        table["signal"] = (table["signal"] - table["signal"].mean()) / table["signal"].std()
+        batches = np.array(list(table.groupby("batch").apply(lambda b: b.values)))
+        fit_b, valid_b = batches[:80], batches[80:]
+        model = Ridge().fit(fit_b, np.zeros(80))
+        model.predict(valid_b)
+        """, [("fit_before_split", 1), ("fit_before_split", 1)]),
 }
 
 HEALTHY = {

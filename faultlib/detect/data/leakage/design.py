@@ -43,11 +43,15 @@ _GROUP_REDUCTIONS = frozenset({"agg", "aggregate", "apply", "size", "count", "su
                                "prod"})
 
 
-def _on_groups(expr: ast.expr) -> bool:
-    """``df.groupby(k)`` or ``df.groupby(k)[cols]``: the receiver of an aggregation is a pandas GroupBy."""
+def _by_id(expr: ast.expr) -> bool:
+    """``df.groupby('image_id')`` or ``df.groupby('ImageId')[cols]``: the receiver of an aggregation is a pandas
+    GroupBy over an id column (one group per entity)."""
     if isinstance(expr, ast.Subscript):
         expr = expr.value
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby"
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby"
+            and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str)):
+        return False
+    return bool(vocab.ID_COLUMN.search(expr.args[0].value))
 
 
 def _date_column(expr: ast.expr) -> bool:
@@ -109,9 +113,9 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
-        if inner is not None and _on_groups(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
-            # df.groupby('ImageId')[cols].mean() / .agg(list): one row per group, a new table whose rows are the
-            # groups (a statistic taints it; merged back onto the rows it is a per-group fit of those rows)
+        if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
+            # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
+            # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame) \
                 if name in vocab.STATISTICS else data
             return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)

@@ -36,7 +36,7 @@ class FrameSemantics:
         target = node.func.value.id if isinstance(node.func, ast.Attribute) and isinstance(
             node.func.value, ast.Name) else None
         if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
-                args[0], Data) and (args[0].rows is not None or args[0].taints):
+                args[0], Data) and args[0].rows is not None:
             self._store(target, args[0].with_(test=False), frame)  # the list now holds those rows
             return UNKNOWN
         from faultlib.detect.data.leakage.semantics import _maybe_data

@@ -222,7 +222,8 @@ class EstimatorSemantics(ScoringChecks):
         if name in ("set_params", "set_output"):
             return est
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
-            name = "fit_transform" if name == "fit_predict" else "transform"  # cluster ids: a feature column
+            self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
+            name = "fit_transform" if name == "fit_predict" else "transform"
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \

@@ -130,6 +130,9 @@ TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_chang
 ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mouse|donor|individual|"
                            r"recording|sensor|hospital)_?id$|^(patient|subject|participant|session)$",
                            re.IGNORECASE)
+#: a column naming one entity per value (``image_id``, ``ImageId``, ``PassengerId``, ``user_ID``): grouping by it
+#: makes one row per entity
+ID_COLUMN = re.compile(r"(^|_)(id|ID|Id)$|[a-z](Id|ID)$")
 #: splitters that keep each group on one side
 GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
                              "LeavePGroupsOut"})
