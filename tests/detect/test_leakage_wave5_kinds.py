@@ -84,6 +84,35 @@ LEAKS = {
         model = Ridge().fit(fit_b, np.zeros(80))
         model.predict(valid_b)
         """, [("fit_before_split", 1), ("fit_before_split", 1)]),
+    # univariate scores of all rows choose the columns, then the split
+    "columns_ranked_by_mutual_information_of_all_rows": ("""\
+        from sklearn.feature_selection import mutual_info_classif
+        names = [c for c in X.columns if c != "visit_id"]
+        scores = mutual_info_classif(X[names], y)
+        ranked = pd.DataFrame({"name": names, "score": scores}).sort_values("score", ascending=False)
+        keep = ranked.head(5)["name"].tolist()
+        A, B, ya, yb = train_test_split(X[keep], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 3)]),
+    # a forest's importances on all rows choose the columns of the model scored on the test part
+    "columns_ranked_by_importances_of_a_forest_on_all_rows": ("""\
+        from sklearn.ensemble import RandomForestClassifier
+        forest = RandomForestClassifier().fit(X, y)
+        order = pd.Series(forest.feature_importances_, index=X.columns).sort_values()
+        keep = list(order.index[-5:])
+        A, B, ya, yb = train_test_split(X[keep], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 2)]),
+    # tsfresh: imputation and relevance filtering of all rows, then the split
+    "tsfresh_impute_and_select_on_all_rows": ("""\
+        from tsfresh import extract_features, select_features
+        from tsfresh.utilities.dataframe_functions import impute
+        feats = extract_features(table, column_id="visit_id")
+        impute(feats)
+        feats = select_features(feats, y)
+        A, B, ya, yb = train_test_split(feats, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 4), ("fit_before_split", 5)]),
 }
 
 HEALTHY = {
@@ -150,6 +179,30 @@ HEALTHY = {
         enc = OrdinalEncoder().fit(both[["city"]])
         model = LogisticRegression().fit(enc.transform(both[["city"]]), both["label"])
         model.predict(enc.transform(later[["city"]]))
+        """,
+    # the scores computed on the training part only
+    "columns_ranked_on_the_training_part": """\
+        from sklearn.feature_selection import mutual_info_classif
+        A, B, ya, yb = train_test_split(X, y)
+        scores = mutual_info_classif(A, ya)
+        keep = pd.Series(scores, index=A.columns).sort_values().index[-5:]
+        LogisticRegression().fit(A[keep], ya).score(B[keep], yb)
+        """,
+    # importances only plotted, the model uses every column
+    "importances_only_plotted": """\
+        from sklearn.ensemble import RandomForestClassifier
+        forest = RandomForestClassifier().fit(X, y)
+        pd.Series(forest.feature_importances_, index=X.columns).plot.barh()
+        A, B, ya, yb = train_test_split(X, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # tsfresh features of each series alone (no imputation across rows), selected on the training part
+    "tsfresh_features_selected_on_the_training_part": """\
+        from tsfresh import extract_features, select_features
+        feats = extract_features(table, column_id="visit_id")
+        A, B, ya, yb = train_test_split(feats, y)
+        A = select_features(A, ya)
+        LogisticRegression().fit(A, ya).score(B[A.columns], yb)
         """,
 }
 

@@ -58,6 +58,11 @@ class FrameSemantics:
             self._store(target, out, frame)
         return out
 
+    def _expr(self, node: ast.expr | None, frame: Any) -> Any:
+        if isinstance(node, ast.ListComp) and _names_columns(node):
+            return Tup(())  # [c for c in df.columns if ...]: column names (selecting them keeps every row)
+        return super()._expr(node, frame)
+
     def _record_column(self, before: Data | None, column: Any, value: Any) -> None:
         """``df[column] = value`` made ``before`` (the frame) carry ``value``'s fits: remember which came in."""
         if before is not None and isinstance(value, Data) and isinstance(column, str):
@@ -100,6 +105,14 @@ class FrameSemantics:
 
         other = _maybe_data(self._expr(index_node.value, frame))
         return {p.root for p in parts(other.rows)} if other is not None else set()
+
+
+def _names_columns(node: ast.ListComp) -> bool:
+    """``[c for c in df.columns ...]`` / ``[c for c in cols ...]`` over a frame's ``columns`` attribute."""
+    source = node.generators[0].iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("list", "sorted"):
+        source = source.args[0] if source.args else source
+    return isinstance(source, ast.Attribute) and source.attr == "columns" and isinstance(node.elt, ast.Name)
 
 
 def _dropped_columns(args: list[Any], kwargs: dict[str, Any]) -> list[str]:

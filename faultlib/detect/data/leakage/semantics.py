@@ -58,6 +58,8 @@ class EstimatorSemantics(ScoringChecks):
                 self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
             return UNKNOWN
         special = self._library_design(ref, args, kwargs, node, frame)
+        if special is None:
+            special = self._library_fit(ref, args, kwargs, node, frame)  # scores, tsfresh selection / impute
         if special is not None:
             return special
         if name in vocab.PIPELINES:
@@ -108,7 +110,8 @@ class EstimatorSemantics(ScoringChecks):
             return UNKNOWN
         flat = []
         for a in [*args, *kwargs.values()]:
-            flat.extend(a.items if isinstance(a, Tup) else [a])
+            # pd.DataFrame({"feature": cols, "score": scores}): the table holds what its columns hold
+            flat.extend(a.items if isinstance(a, Tup) else list(a.items.values()) if isinstance(a, Container) else [a])
         out = self._combine(flat)
         if name in vocab.GRIDS and isinstance(out, Data):
             # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built

@@ -34,6 +34,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.frames import FrameSemantics
+from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
 from faultlib.detect.data.leakage.scoring import selection
@@ -58,7 +59,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, FrameSemantics, EstimatorSemantics, Interpreter):
+class Analyzer(DesignChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -120,6 +121,8 @@ class Analyzer(DesignChecks, FrameSemantics, EstimatorSemantics, Interpreter):
             base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
             return Indexer(_as_data(base))
+        if attr in ("index", "columns") and isinstance(base, Data) and base.rows is None and base.taints:
+            return base  # pd.Series(scores, index=X.columns).sort_values().index[-5:]: names a fit ranked
         if attr in ("shape", "columns", "dtypes", "index", "size", "ndim", "dtype"):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
@@ -133,6 +136,8 @@ class Analyzer(DesignChecks, FrameSemantics, EstimatorSemantics, Interpreter):
         if isinstance(base, Est) and attr == "labels_" and base.cls in vocab.CLUSTERERS and base.fit is not None:
             fit = base.fit  # km.fit(X).labels_: X's rows, each with the cluster id the fit gave it
             return Data(fit.rows, frozenset({fit}), False)
+        if isinstance(base, Est) and attr in IMPORTANCES and self._importances(base) is not None:
+            return self._importances(base)  # columns ranked by a model fitted on these rows carry its fit
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
         if isinstance(base, (Est, Data, MaybeData, Indexer)):
