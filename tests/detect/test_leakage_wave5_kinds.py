@@ -113,6 +113,16 @@ LEAKS = {
         A, B, ya, yb = train_test_split(feats, y)
         LogisticRegression().fit(A, ya).score(B, yb)
         """, [("fit_before_split", 4), ("fit_before_split", 5)]),
+    # an undersample drawn from all rows trains the model that is then scored on a split of all rows
+    "undersample_of_all_rows_scored_on_the_full_test_part": ("""\
+        A, B, ya, yb = train_test_split(X, y, test_size=0.3)
+        rare = np.array(table[table.label == 1].index)
+        drawn = np.random.choice(table[table.label == 0].index, len(rare), replace=False)
+        few = table.iloc[np.concatenate([rare, drawn]), :]
+        A2, B2, ya2, yb2 = train_test_split(few.drop(columns=["label"]), few["label"])
+        model = LogisticRegression().fit(A2, ya2)
+        model.predict(B)
+        """, [("trained_on_test", 6)]),
 }
 
 HEALTHY = {
@@ -203,6 +213,22 @@ HEALTHY = {
         A, B, ya, yb = train_test_split(feats, y)
         A = select_features(A, ya)
         LogisticRegression().fit(A, ya).score(B[A.columns], yb)
+        """,
+    # the undersample split into its own parts, trained and scored there only
+    "undersample_trained_and_scored_within_itself": """\
+        rare = np.array(table[table.label == 1].index)
+        drawn = np.random.choice(table[table.label == 0].index, len(rare), replace=False)
+        few = table.iloc[np.concatenate([rare, drawn]), :]
+        A2, B2, ya2, yb2 = train_test_split(few.drop(columns=["label"]), few["label"])
+        LogisticRegression().fit(A2, ya2).score(B2, yb2)
+        """,
+    # the undersample drawn from the training part only, scored on the untouched test part
+    "undersample_of_the_training_part_scored_on_the_test_part": """\
+        A, B, ya, yb = train_test_split(table, y, test_size=0.3)
+        drawn = np.random.choice(A[A.label == 0].index, 50, replace=False)
+        few = A.loc[np.concatenate([np.array(A[A.label == 1].index), drawn])]
+        model = LogisticRegression().fit(few.drop(columns=["label"]), few["label"])
+        model.predict(B.drop(columns=["label"]))
         """,
 }
 

@@ -19,8 +19,41 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.values import Data, RowUnion, parts
-from faultlib.pyflow.values import UNKNOWN, Const, Tup
+from faultlib.detect.data.leakage.values import Data, RowUnion, Rows, parts
+from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
+
+#: NumPy / Python random draws of positions or labels (``np.random.choice(idx, n)``, ``np.random.permutation(n)``)
+_DRAWS = frozenset({"choice", "permutation", "sample"})
+
+
+class Drawn(Opaque):
+    """Index labels or positions drawn at random: the rows they pick are a random subset of a table."""
+
+    def __init__(self, line: int):
+        super().__init__("drawn", line)
+
+
+def draws(ref: Ref, args: list[Any]) -> Any:
+    """``Drawn`` for a random draw, or a stack holding one (``np.concatenate([kept, drawn])``), else ``None``."""
+    if ref.last in _DRAWS and "random" in ref.module.split(".") and not any(
+            isinstance(a, Data) and a.taints for a in args):
+        return Drawn(0)  # (values drawn around a statistic, choice(stats), keep that statistic's fit instead)
+    items = args[0].items if args and isinstance(args[0], Tup) else args
+    if ref.last in ("concatenate", "hstack", "append", "union1d", "r_") and any(isinstance(i, Drawn) for i in items):
+        return Drawn(0)
+    if ref.last in ("array", "asarray", "sort", "list", "tuple") and args and isinstance(args[0], Drawn):
+        return args[0]
+    return None
+
+
+def before_sample(fit_rows: Rows, held: Rows) -> Rows:
+    """The rows a random subset was drawn from, when ``held`` did not go through that same draw: a model trained
+    on part of a sample of all rows (an undersample) has seen rows of any part a split of all rows set aside."""
+    for i, step in enumerate(fit_rows.steps):
+        if step.part == "sample":
+            return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
+                                                                                      fit_rows.steps[:i])
+    return fit_rows
 
 
 class FrameSemantics:

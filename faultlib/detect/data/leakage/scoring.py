@@ -22,7 +22,8 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, Est, FitRef, Rows, covers, disjoint, parts, test_step
+from faultlib.detect.data.leakage.frames import before_sample
+from faultlib.detect.data.leakage.values import Data, Est, FitRef, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
 
 
@@ -49,9 +50,8 @@ class ScoringChecks:
         for f in parts(fit.rows):
             if f.root.test:
                 continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
-            while f.steps and f.steps[-1].part == "sample":  # df.sample(frac=.5): a random subset of rows
-                f = Rows(f.root, f.steps[:-1])                  # drawn regardless of the split holds test rows too
-            p = next((p for p in parts(x.rows) if covers(f, p) and (test_step(p) is not None or any(
+            # df.sample(frac=.5), an undersample: a random subset drawn regardless of the split holds test rows too
+            p = next((p for p in parts(x.rows) if covers(before_sample(f, p), p) and (test_step(p) is not None or any(
                 covers(t, p) for t in self._test_parts))), None)  # held out by a split, not by a name alone
             if p is not None:
                 self._reached.add((fit.line, fit.column))

@@ -17,6 +17,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
+from faultlib.detect.data.leakage.frames import draws
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
@@ -80,6 +81,9 @@ class EstimatorSemantics(ScoringChecks):
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
+        drawn = draws(ref, args)  # np.random.choice(index, n): a random subset's positions
+        if drawn is not None:
+            return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
             items = args[0].items if args and isinstance(args[0], Tup) else args
             datas = [d for d in (_as_data(i) for i in items) if d is not None]

@@ -33,7 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
-from faultlib.detect.data.leakage.frames import FrameSemantics
+from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
@@ -183,6 +183,8 @@ class Analyzer(DesignChecks, FrameSemantics, FunctionalFits, EstimatorSemantics,
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
             return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
+        if isinstance(index, Drawn):  # data.iloc[np.random.choice(idx, n)]: a random subset, like df.sample(n)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample", line=line)), line)
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
