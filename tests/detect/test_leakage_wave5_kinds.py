@@ -123,6 +123,22 @@ LEAKS = {
         model = LogisticRegression().fit(A2, ya2)
         model.predict(B)
         """, [("trained_on_test", 6)]),
+    # a vocabulary fitted on the training and the test texts joined as Python lists
+    "vectorizer_fitted_on_two_lists_joined": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        A, B, ya, yb = train_test_split(table["note"].values, y)
+        vec = CountVectorizer().fit(list(A) + list(B))
+        LogisticRegression().fit(vec.transform(A), ya).score(vec.transform(B), yb)
+        """, [("fit_on_test", 3)]),
+    # the Keras Tokenizer's vocabulary learnt from every text, then the split
+    "keras_tokenizer_fitted_on_every_text": ("""\
+        from tensorflow.keras.preprocessing.text import Tokenizer
+        tok = Tokenizer(num_words=5000)
+        tok.fit_on_texts(list(table["note"]))
+        seqs = tok.texts_to_sequences(list(table["note"]))
+        A, B, ya, yb = train_test_split(seqs, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 3)]),
 }
 
 HEALTHY = {
@@ -229,6 +245,19 @@ HEALTHY = {
         few = A.loc[np.concatenate([np.array(A[A.label == 1].index), drawn])]
         model = LogisticRegression().fit(few.drop(columns=["label"]), few["label"])
         model.predict(B.drop(columns=["label"]))
+        """,
+    # the Tokenizer fitted on the training texts; validation rows sliced from them are not the test set
+    "keras_tokenizer_on_training_texts_then_validation_slice": """\
+        from tensorflow.keras.preprocessing.text import Tokenizer
+        train_texts = pd.read_csv("reviews_train.csv")["text"]
+        test_texts = pd.read_csv("reviews_test.csv")["text"]
+        tok = Tokenizer(num_words=5000)
+        tok.fit_on_texts(train_texts)
+        seqs = np.array(tok.texts_to_sequences(train_texts))
+        x_fit, x_val = seqs[:-500], seqs[-500:]
+        model = LogisticRegression().fit(x_fit, y[:-500])
+        model.score(x_val, y[-500:])
+        model.score(np.array(tok.texts_to_sequences(test_texts)), y[:100])
         """,
 }
 

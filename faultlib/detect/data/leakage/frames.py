@@ -94,6 +94,15 @@ class FrameSemantics:
     def _expr(self, node: ast.expr | None, frame: Any) -> Any:
         if isinstance(node, ast.ListComp) and _names_columns(node):
             return Tup(())  # [c for c in df.columns if ...]: column names (selecting them keeps every row)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_list(node.left) and _is_list(
+                node.right):
+            # list(X_train) + list(X_test): the rows of both lists, one after the other
+            from faultlib.detect.data.leakage.semantics import _maybe_data
+
+            left, right = _maybe_data(self._expr(node.left, frame)), _maybe_data(self._expr(node.right, frame))
+            if left is not None and right is not None and left.rows is not None and right.rows is not None:
+                return Data(RowUnion(tuple(parts(left.rows)) + tuple(parts(right.rows))), left.taints | right.taints,
+                            False)
         return super()._expr(node, frame)
 
     def _record_column(self, before: Data | None, column: Any, value: Any) -> None:
@@ -138,6 +147,14 @@ class FrameSemantics:
 
         other = _maybe_data(self._expr(index_node.value, frame))
         return {p.root for p in parts(other.rows)} if other is not None else set()
+
+
+def _is_list(node: ast.expr) -> bool:
+    """``list(x)``, ``x.tolist()`` or another ``+`` of them: a Python list, whose ``+`` appends rows."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_list(node.left) and _is_list(node.right)
+    return isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == "list" or isinstance(
+        node.func, ast.Attribute) and node.func.attr == "tolist")
 
 
 def _names_columns(node: ast.ListComp) -> bool:

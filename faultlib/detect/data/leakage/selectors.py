@@ -11,7 +11,10 @@ Each is a fit without an estimator object, so the class-based vocabulary does no
 * **tsfresh** (``tsfresh.select_features``, ``tsfresh.extract_relevant_features``: a relevance test of every
   feature against ``y``; ``tsfresh.utilities.dataframe_functions.impute`` and ``impute_dataframe_range``:
   NaN -> column median, +-inf -> column max/min, in place; ``extract_features(..., impute_function=impute)``):
-  tsfresh documentation, "Feature filtering" and "Data formats / impute".
+  tsfresh documentation, "Feature filtering" and "Data formats / impute";
+* the **Keras** ``Tokenizer``: ``fit_on_texts`` builds the vocabulary (the ``num_words`` most frequent words) from
+  the texts it is given, ``texts_to_sequences`` / ``texts_to_matrix`` apply it (Keras API,
+  ``keras.preprocessing.text.Tokenizer``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ _TSFRESH_SELECTORS = frozenset({"select_features", "extract_relevant_features"})
 _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 #: attributes of a fitted model that rank its input columns
 IMPORTANCES = frozenset({"feature_importances_"})
+#: the Keras Tokenizer's fit and its transforms, by the scikit-learn method they stand for
+KERAS_METHODS = {"fit_on_texts": "fit", "fit_on_sequences": "fit", "texts_to_sequences": "transform",
+                 "texts_to_matrix": "transform", "sequences_to_matrix": "transform"}
 
 
 class FunctionalFits:
@@ -39,6 +45,8 @@ class FunctionalFits:
         from faultlib.detect.data.leakage.semantics import _as_data
 
         name, top = ref.last, ref.module.split(".")[0]
+        if name == "Tokenizer" and top in ("keras", "tensorflow", "tf"):
+            return Est(name, "transformer", preprocessing=True)  # fit_on_texts: a vocabulary of the top words
         if name not in _SCORE_FUNCTIONS | _TSFRESH_SELECTORS | _TSFRESH_IMPUTERS | {"extract_features"}:
             return None
         if name in _SCORE_FUNCTIONS and top not in ("sklearn", ""):

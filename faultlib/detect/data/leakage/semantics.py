@@ -19,6 +19,7 @@ from faultlib.detect.data.leakage.values import (
     new_id, parts, test_step)
 from faultlib.detect.data.leakage.frames import draws
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
+from faultlib.detect.data.leakage.selectors import KERAS_METHODS
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -228,6 +229,8 @@ class EstimatorSemantics(ScoringChecks):
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if est.cls == "Tokenizer" and name in KERAS_METHODS:
+            name = KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
             self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
             name = "fit_transform" if name == "fit_predict" else "transform"
@@ -259,7 +262,7 @@ class EstimatorSemantics(ScoringChecks):
             if x is None:
                 return UNKNOWN
             if est.fit is not None and not x.is_test and self._apart(x, est.fit) and not any(
-                    s.part == "val" for p in parts(x.rows) for s in p.steps):
+                    s.part == "val" for p in parts(x.rows) for s in p.steps) and not is_training_part(x.rows):
                 x = x.with_(test=True)  # evaluated on rows provably apart from those it was fitted on: held out
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)

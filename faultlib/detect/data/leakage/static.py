@@ -40,7 +40,8 @@ from faultlib.detect.data.leakage.semantics import (
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
-    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
+    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, is_training_part,
+    new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
@@ -106,7 +107,9 @@ class Analyzer(DesignChecks, FrameSemantics, FunctionalFits, EstimatorSemantics,
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
         if isinstance(value, Est):
             value.variable = name
-        if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name):
+        if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
+                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)):
+            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
                 value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))

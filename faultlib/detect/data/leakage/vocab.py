@@ -177,6 +177,13 @@ def looks_like_train(name: str | None) -> bool:
         not any(t in _TEST_TOKENS or t[:1] in "xy" and t[1:] in _TEST_TOKENS - {"te"} for t in tokens)
 
 
+def looks_like_validation(name: str | None) -> bool:
+    """``x_val``, ``valid_df``, ``X_dev``: rows named for validation (a part of the training rows, not the test)."""
+    tokens = [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name or "") if t]
+    return any(t in ("val", "valid", "validation", "dev") or t[:1] in "xy" and t[1:] in ("val", "valid")
+               for t in tokens)
+
+
 def looks_like_test(name: str | None) -> bool:
     """``X_test``, ``x_val``, ``test_df``, ``Xtest``, ``y_holdout``: a variable named for held-out rows."""
     if not name:
