@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.values import Data, RowUnion, Rows, parts
+from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
 
 #: NumPy / Python random draws of positions or labels (``np.random.choice(idx, n)``, ``np.random.permutation(n)``)
@@ -33,7 +33,7 @@ class Drawn(Opaque):
         super().__init__("drawn", line)
 
 
-def draws(ref: Ref, args: list[Any]) -> Any:
+def _draws(ref: Ref, args: list[Any]) -> Any:
     """``Drawn`` for a random draw, or a stack holding one (``np.concatenate([kept, drawn])``), else ``None``."""
     if ref.last in _DRAWS and "random" in ref.module.split(".") and not any(
             isinstance(a, Data) and a.taints for a in args):
@@ -46,22 +46,16 @@ def draws(ref: Ref, args: list[Any]) -> Any:
     return None
 
 
-def before_sample(fit_rows: Rows, held: Rows) -> Rows:
-    """The rows a random subset was drawn from, when ``held`` did not go through that same draw: a model trained
-    on part of a sample of all rows (an undersample) has seen rows of any part a split of all rows set aside."""
-    for i, step in enumerate(fit_rows.steps):
-        if step.part == "sample":
-            return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
-                                                                                      fit_rows.steps[:i])
-    return fit_rows
-
-
 class FrameSemantics:
     """Row-keeping list building, column drops and index lookups into stacks (see the module docstring)."""
 
     def __init__(self) -> None:
         # fits that entered a frame only through one added column: (frame's root uids, column) -> fits
         self._column_fits: dict[tuple[frozenset, str], set] = {}
+
+    def _drawn(self, ref: Ref, args: list[Any]) -> Any:
+        """``Drawn`` for a random draw of positions, or a stack or array of one, else ``None``."""
+        return _draws(ref, args)
 
     def _frame_method(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:

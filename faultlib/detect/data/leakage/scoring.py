@@ -22,8 +22,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.frames import before_sample
-from faultlib.detect.data.leakage.values import Data, Est, FitRef, covers, disjoint, parts, test_step
+from faultlib.detect.data.leakage.values import Data, Est, FitRef, before_sample, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
 
 

@@ -32,9 +32,6 @@ _TSFRESH_SELECTORS = frozenset({"select_features", "extract_relevant_features"})
 _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 #: attributes of a fitted model that rank its input columns
 IMPORTANCES = frozenset({"feature_importances_"})
-#: the Keras Tokenizer's fit and its transforms, by the scikit-learn method they stand for
-KERAS_METHODS = {"fit_on_texts": "fit", "fit_on_sequences": "fit", "texts_to_sequences": "transform",
-                 "texts_to_matrix": "transform", "sequences_to_matrix": "transform"}
 
 
 class FunctionalFits:

@@ -17,9 +17,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
-from faultlib.detect.data.leakage.frames import draws
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
-from faultlib.detect.data.leakage.selectors import KERAS_METHODS
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -82,7 +80,7 @@ class EstimatorSemantics(ScoringChecks):
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
-        drawn = draws(ref, args)  # np.random.choice(index, n): a random subset's positions
+        drawn = self._drawn(ref, args)  # np.random.choice(index, n): a random subset's positions
         if drawn is not None:
             return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
@@ -229,8 +227,8 @@ class EstimatorSemantics(ScoringChecks):
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
-        if est.cls == "Tokenizer" and name in KERAS_METHODS:
-            name = KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
+        if est.cls == "Tokenizer" and name in vocab.KERAS_METHODS:
+            name = vocab.KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
             self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
             name = "fit_transform" if name == "fit_predict" else "transform"

@@ -274,3 +274,13 @@ class Indexer:
     """``df.iloc`` / ``df.loc``: subscripting it selects rows of ``data``."""
 
     data: Data
+
+
+def before_sample(fit_rows: Rows, held: Rows) -> Rows:
+    """The rows a random subset was drawn from, when ``held`` did not go through that same draw: a model trained
+    on part of a sample of all rows (an undersample) has seen rows of any part a split of all rows set aside."""
+    for i, step in enumerate(fit_rows.steps):
+        if step.part == "sample":
+            return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
+                                                                                      fit_rows.steps[:i])
+    return fit_rows

@@ -43,6 +43,9 @@ CLUSTERERS = frozenset({
     "AgglomerativeClustering", "DBSCAN", "HDBSCAN", "OPTICS", "Birch", "MeanShift", "SpectralClustering",
     "AffinityPropagation",
 })
+#: the Keras Tokenizer's (``keras.preprocessing.text.Tokenizer``) fit and its transforms, by the scikit-learn method they stand for
+KERAS_METHODS = {"fit_on_texts": "fit", "fit_on_sequences": "fit", "texts_to_sequences": "transform",
+                 "texts_to_matrix": "transform", "sequences_to_matrix": "transform"}
 #: NumPy / pandas constructors of a grid from its ends and step (``np.arange(start, stop, step)``): numbers in,
 #: evenly spaced values out, so statistics passed to them are a grid's ends, not a feature (NumPy, pandas API)
 GRIDS = frozenset({"arange", "linspace", "logspace", "geomspace", "date_range", "period_range",
