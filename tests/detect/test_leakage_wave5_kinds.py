@@ -139,6 +139,30 @@ LEAKS = {
         A, B, ya, yb = train_test_split(seqs, y)
         LogisticRegression().fit(A, ya).score(B, yb)
         """, [("fit_before_split", 3)]),
+    # competition files marked with a source column, stacked, filled with a median of both
+    "marked_files_stacked_then_filled": ("""\
+        from sklearn.ensemble import RandomForestClassifier
+        fit_rows = pd.read_csv("Train_2020.csv")
+        held = pd.read_csv("Test_2020.csv")
+        fit_rows["source"] = "train"
+        held["source"] = "test"
+        both = pd.concat([fit_rows, held], ignore_index=True)
+        both["fare"].fillna(both["fare"].median(), inplace=True)
+        fit_rows = both.loc[both["source"] == "train"]
+        held = both.loc[both["source"] == "test"]
+        forest = RandomForestClassifier().fit(fit_rows[["fare"]], fit_rows["label"])
+        forest.predict(held[["fare"]])
+        """, [("fit_on_test", 7)]),
+    # a per-item average over train and test stacked, read back through a lambda
+    "pivot_table_average_read_through_a_lambda": ("""\
+        from sklearn.ensemble import RandomForestClassifier
+        fit_rows = pd.read_csv("train.csv")
+        held = pd.read_csv("test.csv")
+        both = pd.concat([fit_rows, held], ignore_index=True)
+        avg = both.pivot_table(values="weight", index="item_id")
+        both["weight"] = both["item_id"].apply(lambda k: avg[k])
+        both.to_csv("prepared.csv")
+        """, [("fit_on_test", 5)]),
 }
 
 HEALTHY = {
@@ -258,6 +282,17 @@ HEALTHY = {
         model = LogisticRegression().fit(x_fit, y[:-500])
         model.score(x_val, y[-500:])
         model.score(np.array(tok.texts_to_sequences(test_texts)), y[:100])
+        """,
+    # the per-item average of the training file only, read back through a lambda on both files
+    "pivot_table_average_of_the_training_file": """\
+        from sklearn.ensemble import RandomForestClassifier
+        fit_rows = pd.read_csv("train.csv")
+        held = pd.read_csv("test.csv")
+        avg = fit_rows.pivot_table(values="weight", index="item_id")
+        fit_rows["weight"] = fit_rows["item_id"].apply(lambda k: avg[k])
+        held["weight"] = held["item_id"].apply(lambda k: avg[k])
+        forest = RandomForestClassifier().fit(fit_rows[["weight"]], fit_rows["label"])
+        forest.predict(held[["weight"]])
         """,
 }
 

@@ -68,6 +68,15 @@ class FrameSemantics:
             return UNKNOWN
         from faultlib.detect.data.leakage.semantics import _maybe_data
 
+        lam = next((a for a in node.args if isinstance(a, ast.Lambda)), None)
+        if name in ("apply", "map", "applymap", "transform") and lam is not None and _maybe_data(receiver) is not None:
+            # s.apply(lambda k: avg[k]): each row takes a value from what the lambda reads besides its argument
+            data, own = _maybe_data(receiver), {a.arg for a in lam.args.args}
+            free = {n.id for n in ast.walk(lam.body) if isinstance(n, ast.Name) and n.id not in own}
+            read = [_maybe_data(self._lookup(n, frame)) for n in sorted(free)]
+            taints = frozenset().union(*(r.taints for r in read if r is not None))
+            if taints - data.taints:
+                return data.with_(taints=data.taints | taints)
         receiver = _maybe_data(receiver) if name == "drop" else None
         if receiver is None or receiver.rows is None:
             return None

@@ -108,7 +108,9 @@ class EstimatorSemantics(ScoringChecks):
             if stem is not None and (vocab.looks_like_train(stem) or vocab.looks_like_test(stem)):
                 # train.csv beside a test.csv: its rows are a training part; test.csv's rows are held out
                 # whatever the variable is called (``testing = pd.read_csv('test.csv')``)
-                return MaybeData(stem, line)
+                table = MaybeData(stem, line)
+                table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
+                return table
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []

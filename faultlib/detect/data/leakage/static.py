@@ -252,7 +252,8 @@ class Analyzer(DesignChecks, FrameSemantics, FunctionalFits, EstimatorSemantics,
         return MaybeData(name, line)
 
     def _may_become_container(self, owner: Any) -> bool:
-        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data
+        # (a table read from a file stays a table when a column is set: ``train['source'] = 'train'``)
+        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file
 
     def _bound(self, node: ast.expr | None, frame: Frame) -> Any:
         if node is None:

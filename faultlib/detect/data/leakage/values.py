@@ -233,6 +233,7 @@ class MaybeData(Opaque):
     def __init__(self, name: str, line: int):
         super().__init__(name, line)
         self._data: Data | None = None
+        self.from_file = False  # read by a file reader (a table, never a dict of parts)
 
     @property
     def used_as_data(self) -> bool:
