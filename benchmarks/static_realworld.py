@@ -26,7 +26,8 @@ Usage::
     python benchmarks/static_realworld.py CORPUS_ROOT --scan REPO_DIR...   # every alarm, for labelling
 
 A repository ``owner/name`` is looked up under ``CORPUS_ROOT`` as ``owner+name``, ``name``,
-``i17leak-name``, ``i17leak2-name``, ``i17leak2-owner+name``, ``i17leak3-name`` or ``owner/name``. Labelled at commits given in the labels; a checkout at another commit
+``i17leak-name``, ``i17leak2-name``, ``i17leak2-owner+name``, ``i17leak3-name``, ``i17leakwave-name``
+or ``owner/name``. Labelled at commits given in the labels; a checkout at another commit
 is measured anyway, and the output says so. When ``benchmarks/static_realworld_blocking.py`` exists it is
 run afterwards with the same ``CORPUS_ROOT``, so one command prints both halves. Always exits 0 (a
 measurement, not a test).
@@ -54,7 +55,8 @@ GOAL = {"precision": 0.95, "recall": 0.85, "refused": 0.01}
 def _repo_dir(root: Path, repo: str) -> Path | None:
     owner, _, name = repo.partition("/")
     for cand in (root / f"{owner}+{name}", root / f"i17leak2-{owner}+{name}", root / name, root / f"i17leak-{name}",
-                 root / f"i17leak2-{name}", root / f"i17leak3-{name}", root / owner / name):
+                 root / f"i17leak2-{name}", root / f"i17leak3-{name}", root / f"i17leakwave-{name}",
+                 root / owner / name):
         if cand.is_dir():
             return cand
     return None

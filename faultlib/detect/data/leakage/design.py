@@ -26,7 +26,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData, parts
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
@@ -36,6 +36,22 @@ _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     axis = kwargs.get("axis", args[position] if len(args) > position else None)
     return isinstance(axis, Const) and axis.value in (1, "columns", -1)
+
+
+#: reductions of a pandas ``GroupBy`` to one row per group (pandas API, "GroupBy": aggregation)
+_GROUP_REDUCTIONS = frozenset({"agg", "aggregate", "apply", "size", "count", "sum", "first", "last", "nunique",
+                               "prod"})
+
+
+def _by_id(expr: ast.expr) -> bool:
+    """``df.groupby('image_id')`` or ``df.groupby('ImageId')[cols]``: the receiver of an aggregation is a pandas
+    GroupBy over an id column (one group per entity)."""
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby"
+            and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str)):
+        return False
+    return bool(vocab.ID_COLUMN.search(expr.args[0].value))
 
 
 def _date_column(expr: ast.expr) -> bool:
@@ -107,6 +123,14 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
+            # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
+            # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame) \
+                if name in vocab.STATISTICS else data
+            return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
+        if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:

@@ -22,7 +22,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, Est, FitRef, Rows, covers, disjoint, parts, test_step
+from faultlib.detect.data.leakage.values import Data, Est, FitRef, before_sample, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
 
 
@@ -49,13 +49,11 @@ class ScoringChecks:
         for f in parts(fit.rows):
             if f.root.test:
                 continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
-            drawn = f
-            while drawn.steps and drawn.steps[-1].part == "sample":  # df.sample(frac=.5): a random subset of rows
-                drawn = Rows(drawn.root, drawn.steps[:-1])           # drawn regardless of a split holds its test rows
+            # df.sample(frac=.5), an undersample: a random subset drawn regardless of the split holds test rows too
             # held out by a split, not by a name alone; rows selected by a filter (test = df[~df.index.isin(
             # train.index)], the complement of the sample) are not shown to meet a sample
-            p = next((p for p in parts(x.rows) if test_step(p) is not None and covers(drawn, p) or covers(f, p) and any(
-                covers(t, p) for t in self._test_parts)), None)
+            p = next((p for p in parts(x.rows) if test_step(p) is not None and covers(before_sample(f, p), p) or covers(
+                f, p) and any(covers(t, p) for t in self._test_parts)), None)
             if p is not None:
                 self._reached.add((fit.line, fit.column))
                 self._emit("trained_on_test", fit, line=line, data=x,

@@ -59,6 +59,8 @@ class EstimatorSemantics(ScoringChecks):
                 self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
             return UNKNOWN
         special = self._library_design(ref, args, kwargs, node, frame)
+        if special is None:
+            special = self._library_fit(ref, args, kwargs, node, frame)  # scores, tsfresh selection / impute
         if special is not None:
             return special
         if name in vocab.PIPELINES:
@@ -79,6 +81,9 @@ class EstimatorSemantics(ScoringChecks):
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
+        drawn = self._drawn(ref, args)  # np.random.choice(index, n): a random subset's positions
+        if drawn is not None:
+            return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
             items = args[0].items if args and isinstance(args[0], Tup) else args
             datas = [d for d in (_as_data(i) for i in items) if d is not None]
@@ -102,14 +107,23 @@ class EstimatorSemantics(ScoringChecks):
             return Est(name, "model")
         if name in vocab.FILE_READERS and self._separate_test_file:
             stem = _file_stem(args, node)
-            if stem is not None and vocab.looks_like_train(stem):
-                return MaybeData(stem, line)  # train.csv beside a test.csv: its rows are a training part
+            if stem is not None and (vocab.looks_like_train(stem) or vocab.looks_like_test(stem)):
+                # train.csv beside a test.csv: its rows are a training part; test.csv's rows are held out
+                # whatever the variable is called (``testing = pd.read_csv('test.csv')``)
+                table = MaybeData(stem, line)
+                table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
+                return table
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
         for a in [*args, *kwargs.values()]:
-            flat.extend(a.items if isinstance(a, Tup) else [a])
+            # pd.DataFrame({"feature": cols, "score": scores}): the table holds what its columns hold
+            flat.extend(a.items if isinstance(a, Tup) else list(a.items.values()) if isinstance(a, Container) else [a])
         out = self._combine(flat)
+        if name in vocab.GRIDS and isinstance(out, Data):
+            # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
+            # from numbers, not rows: no row of it (and no feature) is a statistic's output
+            return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
         if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
             # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
             out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
@@ -149,6 +163,9 @@ class EstimatorSemantics(ScoringChecks):
         special = self._method_design(receiver, name, args, kwargs, node, frame)
         if special is not None:
             return special
+        framed = self._frame_method(receiver, name, args, kwargs, node, frame)  # lists, column drops, stacks
+        if framed is not None:
+            return framed
         if name == "split" and args and _as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = _as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
@@ -215,6 +232,11 @@ class EstimatorSemantics(ScoringChecks):
             return UNKNOWN
         if name in ("set_params", "set_output"):
             return est
+        if est.cls == "Tokenizer" and name in vocab.KERAS_METHODS:
+            name = vocab.KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
+        if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
+            self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
+            name = "fit_transform" if name == "fit_predict" else "transform"
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
@@ -245,7 +267,7 @@ class EstimatorSemantics(ScoringChecks):
             if x is None:
                 return UNKNOWN
             if est.fit is not None and not x.is_test and self._apart(x, est.fit) and not any(
-                    s.part == "val" for p in parts(x.rows) for s in p.steps):
+                    s.part == "val" for p in parts(x.rows) for s in p.steps) and not is_training_part(x.rows):
                 x = x.with_(test=True)  # evaluated on rows provably apart from those it was fitted on: held out
             if est.preprocessing and est.fit is not None:
                 self._reuse(est.fit, x, line, frame)
@@ -489,3 +511,4 @@ def _columns_axis(kwargs: dict[str, Any]) -> bool:
 
 def _drops_columns(kwargs: dict[str, Any]) -> bool:
     return "columns" in kwargs or _columns_axis(kwargs)
+

@@ -33,6 +33,8 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
 from faultlib.detect.data.leakage.choices import (
@@ -40,7 +42,8 @@ from faultlib.detect.data.leakage.choices import (
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
-    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, new_id, parts)
+    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, is_training_part,
+    new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
@@ -59,7 +62,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
+class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -92,6 +95,7 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         self._targets, self._assigned = target_columns(tree)
         self._bindings = bindings(tree)
         DesignChecks.__init__(self)
+        FrameSemantics.__init__(self)
 
     def run(self) -> StaticReport:
         self.interpret()
@@ -110,7 +114,9 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
         if isinstance(value, Est):
             value.variable = name
-        if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name):
+        if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
+                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)):
+            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
                 value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))
@@ -125,12 +131,23 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
             base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
             return Indexer(_as_data(base))
+        if attr in ("index", "columns") and isinstance(base, Data) and base.rows is None and base.taints:
+            return base  # pd.Series(scores, index=X.columns).sort_values().index[-5:]: names a fit ranked
         if attr in ("shape", "columns", "dtypes", "index", "size", "ndim", "dtype"):
             return UNKNOWN
         if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
             return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
-        if isinstance(base, Container) and attr in ("items", "values"):
-            return Bound(base, attr)  # methods.items(): see EstimatorSemantics._method_value
+        if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
+                "append", "extend"):
+            return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
+        if isinstance(base, Est) and attr == "best_estimator_" and base.category == "search":
+            # search.best_estimator_ is refitted on the rows the search saw (scikit-learn ``refit=True``)
+            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable)
+        if isinstance(base, Est) and attr == "labels_" and base.cls in vocab.CLUSTERERS and base.fit is not None:
+            fit = base.fit  # km.fit(X).labels_: X's rows, each with the cluster id the fit gave it
+            return Data(fit.rows, frozenset({fit}), False)
+        if isinstance(base, Est) and attr in IMPORTANCES and self._importances(base) is not None:
+            return self._importances(base)  # columns ranked by a model fitted on these rows carry its fit
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
         if isinstance(base, (Est, Data, MaybeData, Indexer)):
@@ -155,6 +172,9 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        stacked = self._stack_part(data, index_node, frame)  # concat([train, test]).loc[test.index]: the test part
+        if stacked is not None:
+            return stacked
         if isinstance(index_node, ast.Slice):
             if index_node.lower is None and index_node.upper is None:
                 return data
@@ -173,6 +193,8 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
             return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
+        if isinstance(index, Drawn):  # data.iloc[np.random.choice(idx, n)]: a random subset, like df.sample(n)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample", line=line)), line)
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
@@ -194,12 +216,16 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
+        before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
+            target.value, ast.Name) else None
         self._rebind_base(target.value, value, frame)
+        if isinstance(target, ast.Subscript) and before is not None:
+            self._record_column(before, target.slice.value, _maybe_data(value))
 
     def _expr(self, node: ast.expr | None, frame: Frame) -> Any:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and reflection(node):
             return self._expr(node.right, frame)  # x.max() - x: an inversion, not a statistic applied (see below)
-        return Interpreter._expr(self, node, frame)
+        return super()._expr(node, frame)  # FrameSemantics first (list(A) + list(B))
 
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         self._call_lines.append(line)
@@ -247,7 +273,8 @@ class Analyzer(DesignChecks, ChoiceChecks, EstimatorSemantics, Interpreter):
         return MaybeData(name, line)
 
     def _may_become_container(self, owner: Any) -> bool:
-        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data
+        # (a table read from a file stays a table when a column is set: ``train['source'] = 'train'``)
+        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file
 
     def _bound(self, node: ast.expr | None, frame: Frame) -> Any:
         if node is None:

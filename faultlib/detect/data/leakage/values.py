@@ -233,6 +233,7 @@ class MaybeData(Opaque):
     def __init__(self, name: str, line: int):
         super().__init__(name, line)
         self._data: Data | None = None
+        self.from_file = False  # read by a file reader (a table, never a dict of parts)
 
     @property
     def used_as_data(self) -> bool:
@@ -274,3 +275,13 @@ class Indexer:
     """``df.iloc`` / ``df.loc``: subscripting it selects rows of ``data``."""
 
     data: Data
+
+
+def before_sample(fit_rows: Rows, held: Rows) -> Rows:
+    """The rows a random subset was drawn from, when ``held`` did not go through that same draw: a model trained
+    on part of a sample of all rows (an undersample) has seen rows of any part a split of all rows set aside."""
+    for i, step in enumerate(fit_rows.steps):
+        if step.part == "sample":
+            return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
+                                                                                      fit_rows.steps[:i])
+    return fit_rows

@@ -36,6 +36,20 @@ SUPERVISED_TRANSFORMERS = frozenset({
     "ClusterCentroids", "CondensedNearestNeighbour", "OneSidedSelection", "NeighbourhoodCleaningRule",
     "InstanceHardnessThreshold", "AllKNN", "RepeatedEditedNearestNeighbours",
 })
+#: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
+#: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
+CLUSTERERS = frozenset({
+    "KMeans", "MiniBatchKMeans", "BisectingKMeans", "GaussianMixture", "BayesianGaussianMixture",
+    "AgglomerativeClustering", "DBSCAN", "HDBSCAN", "OPTICS", "Birch", "MeanShift", "SpectralClustering",
+    "AffinityPropagation",
+})
+#: the Keras Tokenizer's (``keras.preprocessing.text.Tokenizer``) fit and its transforms, by the scikit-learn method they stand for
+KERAS_METHODS = {"fit_on_texts": "fit", "fit_on_sequences": "fit", "texts_to_sequences": "transform",
+                 "texts_to_matrix": "transform", "sequences_to_matrix": "transform"}
+#: NumPy / pandas constructors of a grid from its ends and step (``np.arange(start, stop, step)``): numbers in,
+#: evenly spaced values out, so statistics passed to them are a grid's ends, not a feature (NumPy, pandas API)
+GRIDS = frozenset({"arange", "linspace", "logspace", "geomspace", "date_range", "period_range",
+                   "timedelta_range", "interval_range", "bdate_range"})
 #: transformers whose output does not depend on the rows they were fitted on (no leak possible)
 STATELESS = frozenset({
     "Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "PolynomialFeatures", "RBFSampler",
@@ -119,10 +133,13 @@ TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_chang
 ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mouse|donor|individual|"
                            r"recording|sensor|hospital)_?id$|^(patient|subject|participant|session)$",
                            re.IGNORECASE)
+#: a column naming one entity per value (``image_id``, ``ImageId``, ``PassengerId``, ``user_ID``): grouping by it
+#: makes one row per entity
+ID_COLUMN = re.compile(r"(^|_)(id|ID|Id)$|[a-z](Id|ID)$")
 #: splitters that keep each group on one side
 GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
                              "LeavePGroupsOut"})
-_TEST_TOKENS = frozenset({"test", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
+_TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev"})
 
 
@@ -130,7 +147,8 @@ def is_preprocessing(name: str) -> bool:
     """A transformer whose fit learns from rows (scalers, imputers, encoders, selectors, samplers...)."""
     if name in STATELESS:
         return False
-    return (name in LEARNING_TRANSFORMERS or name in SUPERVISED_TRANSFORMERS or name.startswith("Select")
+    return (name in LEARNING_TRANSFORMERS or name in SUPERVISED_TRANSFORMERS or name in CLUSTERERS
+            or name.startswith("Select")
             or name.endswith(("Scaler", "Imputer", "Encoder", "Vectorizer", "Discretizer", "PCA", "Sampler")))
 
 
@@ -160,6 +178,13 @@ def looks_like_train(name: str | None) -> bool:
     tokens = _tokens(name)
     return any(t in _TRAIN_TOKENS - {"fit", "tr"} or t[:1] in "xy" and t[1:] in ("train", "trn") for t in tokens) and \
         not any(t in _TEST_TOKENS or t[:1] in "xy" and t[1:] in _TEST_TOKENS - {"te"} for t in tokens)
+
+
+def looks_like_validation(name: str | None) -> bool:
+    """``x_val``, ``valid_df``, ``X_dev``: rows named for validation (a part of the training rows, not the test)."""
+    tokens = [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name or "") if t]
+    return any(t in ("val", "valid", "validation", "dev") or t[:1] in "xy" and t[1:] in ("val", "valid")
+               for t in tokens)
 
 
 def looks_like_test(name: str | None) -> bool:

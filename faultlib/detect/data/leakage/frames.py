@@ -1,0 +1,177 @@
+"""How pandas frames and Python lists carry rows and fits, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_expr``, ``_lookup``, ``_store``
+and ``_rebind_base`` from there). Each rule is named for what the pandas API does (pandas user guide,
+"Indexing and selecting data", "Merge, join, concatenate"):
+
+* a **list built in a loop** (``xs = []; xs.append(frame.iloc[i:i + w].values)``) holds those rows: windows
+  of a series cut by position keep the rows they came from, so ``x_test`` built from ``frame[cut:]`` is that
+  part of the frame;
+* a **column dropped takes away the fits that entered only through it**
+  (``df['Clusters'] = km.fit_predict(X)`` ... ``df.drop(['Clusters'], axis=1)``): one column, one fit; a fit
+  that shaped other columns too stays;
+* a **stack's parts come apart again by index**: ``df = pd.concat([train, test])``, then
+  ``df.loc[test.index]`` is the test part and ``df.drop(test.index)`` is the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import Data, RowUnion, parts
+from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
+
+#: NumPy / Python random draws of positions or labels (``np.random.choice(idx, n)``, ``np.random.permutation(n)``)
+_DRAWS = frozenset({"choice", "permutation", "sample"})
+
+
+class Drawn(Opaque):
+    """Index labels or positions drawn at random: the rows they pick are a random subset of a table."""
+
+    def __init__(self, line: int):
+        super().__init__("drawn", line)
+
+
+def _draws(ref: Ref, args: list[Any]) -> Any:
+    """``Drawn`` for a random draw, or a stack holding one (``np.concatenate([kept, drawn])``), else ``None``."""
+    if ref.last in _DRAWS and "random" in ref.module.split(".") and not any(
+            isinstance(a, Data) and a.taints for a in args):
+        return Drawn(0)  # (values drawn around a statistic, choice(stats), keep that statistic's fit instead)
+    items = args[0].items if args and isinstance(args[0], Tup) else args
+    if ref.last in ("concatenate", "hstack", "append", "union1d", "r_") and any(isinstance(i, Drawn) for i in items):
+        return Drawn(0)
+    if ref.last in ("array", "asarray", "sort", "list", "tuple") and args and isinstance(args[0], Drawn):
+        return args[0]
+    return None
+
+
+class FrameSemantics:
+    """Row-keeping list building, column drops and index lookups into stacks (see the module docstring)."""
+
+    def __init__(self) -> None:
+        # fits that entered a frame only through one added column: (frame's root uids, column) -> fits
+        self._column_fits: dict[tuple[frozenset, str], set] = {}
+
+    def _drawn(self, ref: Ref, args: list[Any]) -> Any:
+        """``Drawn`` for a random draw of positions, or a stack or array of one, else ``None``."""
+        return _draws(ref, args)
+
+    def _frame_method(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        """The value of ``receiver.name(*args)`` when one of this module's rules decides it, else ``None``."""
+        target = node.func.value.id if isinstance(node.func, ast.Attribute) and isinstance(
+            node.func.value, ast.Name) else None
+        if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
+                args[0], Data) and args[0].rows is not None:
+            self._store(target, args[0].with_(test=False), frame)  # the list now holds those rows
+            return UNKNOWN
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        lam = next((a for a in node.args if isinstance(a, ast.Lambda)), None)
+        if name in ("apply", "map", "applymap", "transform") and lam is not None and _maybe_data(receiver) is not None:
+            # s.apply(lambda k: avg[k]): each row takes a value from what the lambda reads besides its argument
+            data, own = _maybe_data(receiver), {a.arg for a in lam.args.args}
+            free = {n.id for n in ast.walk(lam.body) if isinstance(n, ast.Name) and n.id not in own}
+            read = [_maybe_data(self._lookup(n, frame)) for n in sorted(free)]
+            taints = frozenset().union(*(r.taints for r in read if r is not None))
+            if taints - data.taints:
+                return data.with_(taints=data.taints | taints)
+        receiver = _maybe_data(receiver) if name == "drop" else None
+        if receiver is None or receiver.rows is None:
+            return None
+        dropped = _dropped_columns(args, kwargs)
+        if dropped:
+            out = receiver.with_(taints=receiver.taints - self._dropped_fits(receiver, dropped))
+        elif isinstance(receiver.rows, RowUnion) and "columns" not in kwargs:
+            out = self._without_parts(receiver, node, frame)
+            if out is None:
+                return None
+        else:
+            return None
+        inplace = kwargs.get("inplace")
+        if target and isinstance(inplace, Const) and inplace.value is True:
+            self._store(target, out, frame)
+        return out
+
+    def _expr(self, node: ast.expr | None, frame: Any) -> Any:
+        if isinstance(node, ast.ListComp) and _names_columns(node):
+            return Tup(())  # [c for c in df.columns if ...]: column names (selecting them keeps every row)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_list(node.left) and _is_list(
+                node.right):
+            # list(X_train) + list(X_test): the rows of both lists, one after the other
+            from faultlib.detect.data.leakage.semantics import _maybe_data
+
+            left, right = _maybe_data(self._expr(node.left, frame)), _maybe_data(self._expr(node.right, frame))
+            if left is not None and right is not None and left.rows is not None and right.rows is not None:
+                return Data(RowUnion(tuple(parts(left.rows)) + tuple(parts(right.rows))), left.taints | right.taints,
+                            False)
+        return super()._expr(node, frame)
+
+    def _record_column(self, before: Data | None, column: Any, value: Any) -> None:
+        """``df[column] = value`` made ``before`` (the frame) carry ``value``'s fits: remember which came in."""
+        if before is not None and isinstance(value, Data) and isinstance(column, str):
+            key = (frozenset(p.root.uid for p in parts(before.rows)), column)
+            self._column_fits.setdefault(key, set()).update(value.taints - before.taints)
+
+    def _dropped_fits(self, data: Data, columns: list[str]) -> frozenset:
+        """Fits that shaped ``data`` only through ``columns``."""
+        roots = frozenset(p.root.uid for p in parts(data.rows))
+        kept = {f for (r, c), fits in self._column_fits.items() if r == roots and c not in columns for f in fits}
+        return frozenset(f for (r, c), fits in self._column_fits.items() if r == roots and c in columns
+                         for f in fits if f not in kept)
+
+    def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
+        """``stack.loc[other.index]``: the parts of ``stack`` that are ``other``'s rows (``None``: not a stack of
+        them)."""
+        if not (isinstance(index_node, ast.Attribute) and index_node.attr == "index"
+                and isinstance(data.rows, RowUnion)):
+            return None
+        roots = self._index_roots(index_node, frame)
+        picked = tuple(p for p in data.rows.parts if p.root in roots)
+        if not picked or len(picked) == len(data.rows.parts):
+            return None
+        return Data(picked[0] if len(picked) == 1 else RowUnion(picked), data.taints, any(p.root.test for p in picked))
+
+    def _without_parts(self, data: Data, node: ast.Call, frame: Any) -> Data | None:
+        """``stack.drop(other.index)``: ``stack`` without ``other``'s parts (``None``: not a part of it)."""
+        index = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("index", "labels")),
+                                                    None)
+        if not (isinstance(index, ast.Attribute) and index.attr == "index"):
+            return None
+        roots = self._index_roots(index, frame)
+        kept = tuple(p for p in parts(data.rows) if p.root not in roots)
+        if not kept or len(kept) == len(parts(data.rows)):
+            return None
+        return Data(kept[0] if len(kept) == 1 else RowUnion(kept), data.taints, False)
+
+    def _index_roots(self, index_node: ast.Attribute, frame: Any) -> set:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        other = _maybe_data(self._expr(index_node.value, frame))
+        return {p.root for p in parts(other.rows)} if other is not None else set()
+
+
+def _is_list(node: ast.expr) -> bool:
+    """``list(x)``, ``x.tolist()`` or another ``+`` of them: a Python list, whose ``+`` appends rows."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_list(node.left) and _is_list(node.right)
+    return isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == "list" or isinstance(
+        node.func, ast.Attribute) and node.func.attr == "tolist")
+
+
+def _names_columns(node: ast.ListComp) -> bool:
+    """``[c for c in df.columns ...]`` / ``[c for c in cols ...]`` over a frame's ``columns`` attribute."""
+    source = node.generators[0].iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("list", "sorted"):
+        source = source.args[0] if source.args else source
+    return isinstance(source, ast.Attribute) and source.attr == "columns" and isinstance(node.elt, ast.Name)
+
+
+def _dropped_columns(args: list[Any], kwargs: dict[str, Any]) -> list[str]:
+    """The column names ``df.drop(['a', 'b'], axis=1)`` / ``df.drop(columns='a')`` removes (``[]``: not columns)."""
+    axis = kwargs.get("axis")
+    by_axis = isinstance(axis, Const) and axis.value in (1, "columns")
+    named = kwargs.get("columns", args[0] if args and by_axis else None)
+    items = named.items if isinstance(named, Tup) else (named,)
+    return [i.value for i in items if isinstance(i, Const) and isinstance(i.value, str)]

@@ -1,0 +1,74 @@
+"""Functions and attributes that learn from the rows they are given, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``_store`` from there).
+Each is a fit without an estimator object, so the class-based vocabulary does not see it:
+
+* **univariate scores** (scikit-learn ``sklearn.feature_selection``: ``mutual_info_classif``,
+  ``mutual_info_regression``, ``f_classif``, ``f_regression``, ``r_regression``, ``chi2``): a score per column
+  computed from ``X`` and ``y``; the columns chosen by it (``X[top]``) carry that fit, as ``rfe.support_`` does;
+* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm): the same, when
+  the importances choose the columns of the model that is later scored;
+* **tsfresh** (``tsfresh.select_features``, ``tsfresh.extract_relevant_features``: a relevance test of every
+  feature against ``y``; ``tsfresh.utilities.dataframe_functions.impute`` and ``impute_dataframe_range``:
+  NaN -> column median, +-inf -> column max/min, in place; ``extract_features(..., impute_function=impute)``):
+  tsfresh documentation, "Feature filtering" and "Data formats / impute";
+* the **Keras** ``Tokenizer``: ``fit_on_texts`` builds the vocabulary (the ``num_words`` most frequent words) from
+  the texts it is given, ``texts_to_sequences`` / ``texts_to_matrix`` apply it (Keras API,
+  ``keras.preprocessing.text.Tokenizer``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Est
+from faultlib.pyflow.values import Ref
+
+_SCORE_FUNCTIONS = frozenset({"mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression",
+                              "r_regression", "chi2"})
+_TSFRESH_SELECTORS = frozenset({"select_features", "extract_relevant_features"})
+_TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
+#: attributes of a fitted model that rank its input columns
+IMPORTANCES = frozenset({"feature_importances_"})
+
+
+class FunctionalFits:
+    """Fits made by a function call or read from a model's importances (see the module docstring)."""
+
+    def _library_fit(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        """The value of a call this module knows as a fit, else ``None``."""
+        from faultlib.detect.data.leakage.semantics import _as_data
+
+        name, top = ref.last, ref.module.split(".")[0]
+        if name == "Tokenizer" and top in ("keras", "tensorflow", "tf"):
+            return Est(name, "transformer", preprocessing=True)  # fit_on_texts: a vocabulary of the top words
+        if name not in _SCORE_FUNCTIONS | _TSFRESH_SELECTORS | _TSFRESH_IMPUTERS | {"extract_features"}:
+            return None
+        if name in _SCORE_FUNCTIONS and top not in ("sklearn", ""):
+            return None
+        if name not in _SCORE_FUNCTIONS and top not in ("tsfresh", ""):
+            return None
+        x = _as_data(args[0] if args else kwargs.get("X", kwargs.get("timeseries_container")))
+        if x is None:
+            return None
+        if name == "extract_features":
+            imputer = kwargs.get("impute_function")
+            if not (isinstance(imputer, Ref) and imputer.last in _TSFRESH_IMPUTERS):
+                return None  # features of each series alone: nothing learnt across rows
+        supervised = name in _SCORE_FUNCTIONS or name in _TSFRESH_SELECTORS
+        est = Est(f"{name}()", "transformer", preprocessing=True, supervised=supervised)
+        fit = self._fit(est, x, supervised, name, node, frame)
+        if name in _SCORE_FUNCTIONS:
+            return Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column: a choice
+        out = Data(x.rows, x.taints | ({fit} if fit else set()), x.test)
+        if name in _TSFRESH_IMPUTERS and node.args and isinstance(node.args[0], ast.Name):
+            self._store(node.args[0].id, out, frame)  # impute(df) fills df in place
+        return out
+
+    def _importances(self, est: Est) -> Data | None:
+        """``model.feature_importances_``: the ranking carries the model's fit (``None``: not fitted here)."""
+        if est.fit is None or not (vocab.is_model(est.cls) or est.category in ("model", "search")):
+            return None
+        return Data(None, frozenset({est.fit}), False)
