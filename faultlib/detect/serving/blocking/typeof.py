@@ -1,0 +1,191 @@
+"""The type of an expression in the analysed code (see :mod:`~faultlib.detect.serving.blocking.index`):
+a :class:`Klass` of the analysed files or a dotted name, inferred from constructors, annotations,
+assignments, returns, loaders and the vocabulary's return types. Mixed into
+:class:`~faultlib.detect.serving.blocking.index.Index`."""
+
+from __future__ import annotations
+
+
+import ast
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
+from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
+from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
+                                                    _unannotated_param)
+
+
+class TypeOf:
+    """Expression types over the index's modules (the methods :class:`Index` needs ``self`` to provide)."""
+
+    def type_of(self, expr: ast.expr, func: Func | None, depth: int = 0) -> Type | None:
+        """The type of the value of ``expr`` evaluated in ``func``, when the analysis can tell (memoised per node)."""
+        if depth > MAX_RESOLVE_DEPTH:
+            return None
+        if func is not None and func._types is None:
+            self.local_types(func)  # first, so that no placeholder below stands in for one of its answers
+        key = (id(expr), id(func))
+        if key in self._type:
+            return self._type[key]
+        self._type[key] = None  # a cycle (x = x.y) answers "unknown"
+        found = self._type_of(expr, func, depth)
+        if self._inferring:
+            del self._type[key]
+        else:
+            self._type[key] = found
+        return found
+
+    def _type_of(self, expr: ast.expr, func: Func | None, depth: int) -> Type | None:
+        module = func.module if func is not None else None
+        if isinstance(expr, ast.Name):
+            if func is not None:
+                found = self.local_types(func).get(expr.id)
+                if found is not None:
+                    return found
+                if _unannotated_param(func, expr.id):  # from the call sites, or the function it wraps
+                    return self.infer.parameter(func, expr.id)
+                outer = _enclosing_scope(func, expr.id)
+                if outer is not None:  # a closure's free variable: the enclosing function's local
+                    return self.type_of(expr, outer, depth + 1)
+            if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
+                return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
+            if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
+                return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
+            return None
+        if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
+            return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
+            owner = self.type_of(expr.value, func, depth + 1)
+            if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
+                return self.attribute_type(owner, expr.attr)
+            if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
+                return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
+            if owner is None and isinstance(expr, ast.Subscript) and func is not None:
+                return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                        or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
+            if owner is None and func is not None and isinstance(expr, ast.Attribute):
+                holder = self._module_of(expr.value, func)
+                if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
+                    return self.stores.module_attribute(holder, expr.attr)
+            if owner is None and func is not None:  # app.state.model = Model() in a startup hook
+                return self.infer.stored_attribute(expr, func)
+            return None
+        if isinstance(expr, ast.IfExp):  # Wrapper(x) if x else None
+            return self.type_of(expr.body, func, depth + 1) or self.type_of(expr.orelse, func, depth + 1)
+        if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):  # client or Client()
+            for value in expr.values:
+                found = self.type_of(value, func, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
+            return "pathlib.Path" if self.type_of(expr.left, func, depth + 1) == "pathlib.Path" else None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):  # LangChain: prompt | model | parser
+            for side in (expr.left, expr.right):
+                found = self.type_of(side, func, depth + 1)
+                if isinstance(found, str) and found.startswith("langchain"):
+                    return "langchain_core.runnables.base.RunnableSequence"
+            return None
+        if isinstance(expr, ast.Await):
+            return None
+        if isinstance(expr, ast.Call):
+            callee = expr.func
+            if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
+                    and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
+                attr = expr.__dict__.setdefault("_faultlib_getattr", ast.copy_location(ast.Attribute(
+                    value=expr.args[0], attr=expr.args[1].value, ctx=ast.Load()), expr))  # getattr(x, "a", None)
+                return self.type_of(attr, func, depth + 1)
+            if isinstance(callee, ast.Attribute):
+                owner = self.type_of(callee.value, func, depth + 1)
+                if owner is not None and callee.attr in vocab.SAME_TYPE_METHODS:
+                    return owner
+                if callee.attr in vocab.METHOD_RETURNS:
+                    return vocab.METHOD_RETURNS[callee.attr]
+                if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
+                    found = self.infer.element_type(callee.value, func) or self.stores.stored_element(
+                        callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
+                    if found is not None:
+                        return found
+            elif isinstance(callee, ast.Name) and func is not None:
+                scope = func if _is_local(func, callee.id) else _enclosing_scope(func, callee.id)
+                if scope is not None and _unannotated_param(scope, callee.id, False):
+                    found = self.infer.callable_return(scope, callee.id)  # factory: Callable[..., Session]
+                    if found is not None:
+                        return found
+            target = self.callee(callee, func, depth + 1) if func is not None else None
+            if isinstance(target, Klass):
+                return target
+            if isinstance(target, Func):
+                if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
+                    found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
+                    if found is not None:
+                        return found
+                return self.return_type(target, depth + 1)
+            if isinstance(target, str):
+                if target in self.vocab.returns:
+                    return self.vocab.returns[target]
+                instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
+                if isinstance(instance, str):
+                    return self.vocab.returns.get(f"{instance}.__call__")
+                owner, _, last = target.rpartition(".")
+                if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
+                    return target  # a sub-client's method returns a request of the same client: api.people().get()
+                if last == "from_pretrained" and owner.startswith("transformers."):
+                    return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
+                            else "transformers.PreTrainedModel")
+                if last in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
+                    return owner  # the convention: AutoencoderKL.from_pretrained(...) is an AutoencoderKL
+                if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
+                    return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
+                return target if last[:1].isupper() and not target.startswith("builtins.") else None
+            if target is None and func is not None and not isinstance(callee, ast.Lambda):
+                instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
+                if isinstance(instance, str):
+                    return self.vocab.returns.get(f"{instance}.__call__")
+        return None
+
+    def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
+        """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""
+        parts = dotted(expr)
+        if not parts or _is_local(func, parts[0]) or parts[0] not in func.module.imports:
+            return None
+        found = self.resolve_parts(parts, func.module, func)
+        return found if isinstance(found, Module) else None
+
+    def _imported_global(self, name: str, depth: int) -> Type | None:
+        """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
+        owner, _, last = name.rpartition(".")
+        module = self.modules.get(owner)
+        if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
+            return None
+        return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
+
+    def _dependency(self, default: ast.expr | None, func: Func) -> Type | None:
+        """``param = Depends(dep)``: FastAPI passes what ``dep`` returns (or yields), whatever the annotation says
+        (https://fastapi.tiangolo.com/tutorial/dependencies/dependencies-with-yield/)."""
+        if not (isinstance(default, ast.Call) and default.args and (dotted(default.func) or [""])[-1] == "Depends"):
+            return None
+        if not str(self.callee(default.func, func) or "").startswith("fastapi."):
+            return None
+        dep = self.callee(default.args[0], func)
+        if isinstance(dep, Klass):
+            return dep
+        if not isinstance(dep, Func):
+            return None
+        for node in dep.nodes:
+            if isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+                found = self.type_of(node.value, dep)
+                if found is not None:
+                    return found
+        return self.return_type(dep)
+
+    def return_type(self, func: Func, depth: int = 0) -> Type | None:
+        found = self.annotation_type(func.node.returns, func.module)
+        if found is not None or depth > MAX_RESOLVE_DEPTH:
+            return found
+        for node in func.nodes:
+            if isinstance(node, ast.Return) and node.value is not None:
+                found = self.type_of(node.value, func, depth + 1)
+                if found is not None:
+                    return found
+        return None
