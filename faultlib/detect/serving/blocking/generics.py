@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from faultlib.detect.serving.blocking.model import Func, Klass, Module, Type, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, Module, Type, dotted, unquoted
 
 GENERIC_BASES = frozenset({"Generic", "Protocol"})
 ITERATOR_HINTS = frozenset({"Iterator", "Generator", "Iterable", "ContextManager", "AbstractContextManager",
@@ -90,13 +90,9 @@ class Generics:
     def annotation(self, node: ast.expr | None, module: Module, bindings: dict[str, Type] | None,
                    depth: int = 0) -> Type | None:
         """The type an annotation denotes with the type parameters in ``bindings`` substituted."""
+        node = unquoted(node)
         if node is None or depth > MAX_DEPTH:
             return None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
         if isinstance(node, ast.Name) and bindings and node.id in bindings:
             return bindings[node.id]
         if isinstance(node, ast.Subscript):

@@ -22,7 +22,8 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
-                                                   aliases, build_module, dotted, local_imports)
+                                                   aliases, build_module, dotted, local_imports,
+                                                   unquoted)
 from faultlib.detect.serving.blocking.shapes import protocol_implementations, sets_attributes
 
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
@@ -138,13 +139,9 @@ class Index(TypeOf):
 
     # -- types ------------------------------------------------------------------------------------
     def annotation_type(self, node: ast.expr | None, module: Module) -> Type | None:
+        node = unquoted(node)
         if node is None:
             return None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
         if isinstance(node, ast.Subscript):  # Optional[X], list[X]: only Optional is a value of X
             parts = dotted(node.value)
             if parts and parts[-1] == "Optional":

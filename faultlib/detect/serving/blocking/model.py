@@ -220,6 +220,17 @@ def build_module(name: str, path: str, source: str, tree: ast.Module) -> Module:
     return module
 
 
+def unquoted(node: ast.expr | None) -> ast.expr | None:
+    """An annotation with a string annotation (``"Model"``, PEP 484 forward reference) parsed into its
+    expression; ``None`` for no annotation or a string that is not an expression."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return node
+
+
 def dotted(expr: ast.expr) -> list[str] | None:
     """``a.b.c`` as ``["a", "b", "c"]``; None for anything but names and attributes."""
     parts = []
