@@ -33,7 +33,6 @@ syntactic facts :func:`loop_facts` computes once per module) and syntactic helpe
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,15 +58,11 @@ _ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "col
                         "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
 
 
-def _tokens(name: str) -> list[str]:
-    return [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
-
-
 def label_like(name: str | None) -> bool:
     """``y``, ``y_train``, ``ytest``, ``target``, ``labels``, ``class``: a name for the target."""
     if not name:
         return False
-    tokens = _tokens(name)
+    tokens = vocab.name_tokens(name)
     first = tokens[0] if tokens else ""
     return first in _LABEL_TOKENS or any(t in _LABEL_TOKENS - {"y", "yy", "class", "classes"} for t in tokens) or (
         first[:1] == "y" and first[1:] in ("train", "test", "trn", "tst", "val", "valid", "pred", "true"))
@@ -78,7 +73,7 @@ def validation_named(node: ast.expr | None) -> bool:
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
     return isinstance(node, ast.Name) and any(
-        t in _VALIDATION_TOKENS or t[:1] in "xy" and t[1:] in _VALIDATION_TOKENS for t in _tokens(node.id))
+        t in _VALIDATION_TOKENS or t[:1] in "xy" and t[1:] in _VALIDATION_TOKENS for t in vocab.name_tokens(node.id))
 
 
 def _call_name(node: ast.Call) -> str:
@@ -319,7 +314,7 @@ def feature_encoding(call: ast.Call, assigned: dict[int, list[str]], targets: se
                 # X[:, 3], dataset.iloc[:, 2]: a column by position; a feature when taken from a feature matrix
                 # (X) or when the target is taken at another position
                 base = n.value.value if isinstance(n.value, ast.Attribute) else n.value
-                matrix = isinstance(base, ast.Name) and _tokens(base.id)[:1] in (["x"], ["features"], ["feats"])
+                matrix = isinstance(base, ast.Name) and vocab.name_tokens(base.id)[:1] in (["x"], ["features"], ["feats"])
                 positions = {t for t in targets if isinstance(t, int)}
                 if not matrix and (not positions or _position(key) in positions):
                     return False

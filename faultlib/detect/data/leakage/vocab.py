@@ -167,7 +167,8 @@ def is_model(name: str, module: str = "") -> bool:
     return name[:1].isupper() and (name.endswith(MODEL_SUFFIXES) or module.split(".")[0] in ESTIMATOR_MODULES)
 
 
-def _tokens(name: str) -> list[str]:
+def name_tokens(name: str) -> list[str]:
+    """``X_trainScaled`` -> ``["x", "train", "scaled"]``: a variable name split at underscores and case changes."""
     return [t.lower() for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
 
 
@@ -175,7 +176,7 @@ def looks_like_train(name: str | None) -> bool:
     """``train``, ``X_train``, ``df_train``, ``Xtrain``: a variable named for training rows (and nothing held out)."""
     if not name:
         return False
-    tokens = _tokens(name)
+    tokens = name_tokens(name)
     return any(t in _TRAIN_TOKENS - {"fit", "tr"} or t[:1] in "xy" and t[1:] in ("train", "trn") for t in tokens) and \
         not any(t in _TEST_TOKENS or t[:1] in "xy" and t[1:] in _TEST_TOKENS - {"te"} for t in tokens)
 
