@@ -1,7 +1,8 @@
 """Assertion suite of straggler_rank; the `evidence` fixture comes from faultlib.cases.fixture.
 
-Step spans carry ``rank``; both ranks' spans are in the one run directory. Timing assertions compare the
-faulted run with the control on the same machine (ratios of median step times over the same steps).
+Step spans carry ``rank``; both ranks' spans are in the one run directory. Timing assertions compare medians
+of step times measured in the same run: the faulted run after the onset with its own steps before it (the
+same process and load), the slow rank's phases with the healthy rank's.
 """
 
 import statistics
@@ -32,6 +33,14 @@ def events(phase, rank, name):
     return [step for step, s in steps(phase, rank).items() if any(e[0] == name for e in s.events)]
 
 
+def onset_baseline(evidence):
+    """Rank 0's median step time in the faulted run before the onset (steps ``EVERY``..``START``, after the
+    warm-up): the reference for the slowdown and its recovery. The same process minutes apart at most, so a
+    busy runner loads it as it loads the steps after; the control ran earlier, and measured under a varying
+    load its step time over a 15-step stretch moved by up to 3.5x (while the faulted run's own did not)."""
+    return median(steps(evidence.faulted, 0), "step_ms", EVERY, START)
+
+
 def verdict_step(evidence):
     [finding] = evidence.faulted.findings
     return finding.location["step"]
@@ -51,7 +60,7 @@ def test_control_names_no_straggler(evidence):
 
 
 def test_the_slow_rank_drags_the_job_and_the_other_waits(evidence):
-    faulted, control = evidence.faulted, evidence.control
+    faulted = evidence.faulted
     end = verdict_step(evidence) + 1  # the unmitigated stretch: onset to verdict
     slow, healthy = steps(faulted, SLOW), steps(faulted, 1 - SLOW)
     assert median(slow, "data_ms", START, end) > 0.8 * SLOW_MS
@@ -61,8 +70,8 @@ def test_the_slow_rank_drags_the_job_and_the_other_waits(evidence):
     assert median(healthy, "compute_ms", START, end) < 0.5 * SLOW_MS
     before = median(slow, "data_ms", EVERY, START)
     assert before < 0.2 * SLOW_MS, "rank 1 was slow before the shim started"
-    ratio = median(steps(faulted, 0), "step_ms", START, end) / median(steps(control, 0), "step_ms", START, end)
-    assert ratio > 1.5, f"faulted/control step time {ratio:.2f} over steps {START}-{end - 1}"
+    ratio = median(steps(faulted, 0), "step_ms", START, end) / onset_baseline(evidence)
+    assert ratio > 1.5, f"step time over steps {START}-{end - 1} is {ratio:.2f}x the steps before the onset"
 
 
 def test_detector_names_rank_1_data_within_the_bound(evidence):
@@ -80,7 +89,7 @@ def test_detector_names_rank_1_data_within_the_bound(evidence):
 
 
 def test_rebalanced_shards_recover_throughput(evidence):
-    faulted, control = evidence.faulted, evidence.control
+    faulted = evidence.faulted
     verdict = verdict_step(evidence)
     assert events(faulted, 0, "rebalance") == events(faulted, 1, "rebalance") == [verdict]
     after = verdict + 1
@@ -88,15 +97,16 @@ def test_rebalanced_shards_recover_throughput(evidence):
     fast_share = {s.attributes["samples"] for st, s in steps(faulted, 1 - SLOW).items() if st >= after}
     assert len(slow_share) == len(fast_share) == 1 and slow_share.pop() + fast_share.pop() == PARAMS["global_batch"]
     assert faulted.metric("faultlib_shard_share", rank=SLOW, window="during") < SHARE / 2
-    # throughput = global batch / step time; ratio to the control over the same steps, same machine
-    steps_total = PARAMS["steps"]
-
-    def throughput_ratio(lo, hi):
-        return median(steps(control, 0), "step_ms", lo, hi) / median(steps(faulted, 0), "step_ms", lo, hi)
-    unmitigated, mitigated = throughput_ratio(START, verdict + 1), throughput_ratio(after, steps_total)
-    # measured: 0.18 -> 1.18 on an idle machine, 0.09 -> 0.33 at a load of 9 on 2 cores (the slow rank's one
-    # remaining sleep then costs a scheduler wake-up of milliseconds); without the rebalance the two are equal
-    assert mitigated > 2 * unmitigated, f"throughput vs control: {unmitigated:.2f} before, {mitigated:.2f} after"
+    # The rebalance must remove at least half of the excess step time the straggler added, both measured
+    # against the faulted run's own steps before the onset (same run, same load). Measured (rank 0, ms/step):
+    # idle 16.9 -> -0.1; three runs at a load of ~10 on 2 cores 24.5 -> 5.7, 19.4 -> 6.1, 15.3 -> -3.9.
+    # Without the rebalance (apply_mitigation: false), at a load of ~8: 15.4 -> 13.9 and 16.9 -> 20.1: fails.
+    base = onset_baseline(evidence)
+    excess_before = median(steps(faulted, 0), "step_ms", START, verdict + 1) - base
+    excess_after = median(steps(faulted, 0), "step_ms", after, PARAMS["steps"]) - base
+    assert excess_after < 0.5 * excess_before, \
+        f"excess step time over the {base:.1f} ms before the onset: {excess_before:.1f} ms before the rebalance, " \
+        f"{excess_after:.1f} ms after"
 
 
 def test_accuracy_matches_control(evidence):

@@ -224,3 +224,56 @@ def test_a_worker_killed_outside_iterate_is_explained_and_reported_when_uncaught
     tail = run.stderr[run.stderr.rindex("faultlib.worker_fault: "):]
     assert '"kind": "worker_killed", "rank": 1, "worker_id": 1' in tail and '"index": 6' in tail
     assert "rank 1 DataLoader worker 1" in tail and "SIGKILL while loading dataset index 6" in tail
+
+
+def _die_after(seconds):
+    import time
+
+    time.sleep(seconds)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class HandoffResetLoader:
+    """Stands in for a DataLoader whose next batch was queued by a worker killed right after: PyTorch fetches
+    the batch's tensors as file descriptors from that worker (``rebuild_storage_fd``) and gets a connection
+    reset while the worker, a real child process here, takes 1.5 s more to end (a loaded machine)."""
+
+    num_workers = 1
+
+    def __init__(self, dataset, worker):
+        self.dataset, self._workers = dataset, [worker]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+
+def test_a_reset_while_receiving_a_batch_waits_for_the_sender_to_die_and_names_it():
+    watch = WorkerWatch(Digits(), rank=1)
+    worker = multiprocessing.get_context("fork").Process(target=_die_after, args=(1.5,))
+    worker.start()
+    try:
+        with pytest.raises(WorkerFault) as caught:
+            list(watch.iterate(HandoffResetLoader(watch.dataset, worker)))
+    finally:
+        worker.join(timeout=30)
+    report = caught.value.report
+    assert report.kind == "worker_killed" and report.signal == "SIGKILL" and report.pid == worker.pid
+    assert report.worker_id == 0 and report.rank == 1
+
+
+def test_a_reset_with_every_worker_alive_is_not_a_worker_fault(monkeypatch):
+    from faultlib.detect.distributed import workers
+
+    monkeypatch.setattr(workers, "HANDOFF_WAIT_S", 1.5)  # how long it waits is the point above, not here
+    watch = WorkerWatch(Digits())
+    worker = multiprocessing.get_context("fork").Process(target=_die_after, args=(60,))
+    worker.start()
+    try:
+        with pytest.raises(ConnectionResetError):
+            list(watch.iterate(HandoffResetLoader(watch.dataset, worker)))
+    finally:
+        worker.kill()
+        worker.join(timeout=30)

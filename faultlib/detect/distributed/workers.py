@@ -59,6 +59,10 @@ _IDLE, _FETCHING, _RAISED = 0, 1, 2
 _NO_INDEX = -1
 MAX_REPORTED_BATCH = 64
 DEATH_WAIT_S = 1.0  # after an error from the loader, how long to wait for a dying worker to become waitable
+#: after a reset or EOF while receiving a batch's tensors (PyTorch hands them over as file descriptors through
+#: the sending worker's multiprocessing resource sharer: the sender died after it queued the batch), how long
+#: to wait for that worker to become waitable: a loaded machine can keep a killed process from its exit's end
+HANDOFF_WAIT_S = 10.0
 #: PyTorch's messages for a dead worker: "(pid 42) is killed by signal: Killed." / "(pid(s) 42) exited unexpectedly"
 _TORCH_DEAD = re.compile(r"DataLoader worker \(pid(?:\(s\))? ([\d, ]+)\) (?:is killed by signal: ([^.\n]+)"
                          r"|exited unexpectedly(?: with exit code (-?\d+))?)")
@@ -291,6 +295,8 @@ class WorkerWatch:
             if isinstance(exc.__cause__, WorkerFault):  # ours, raised inside PyTorch's queue wait
                 raise exc.__cause__ from exc
             dead = self._dead or self._find_dead(wait_s=DEATH_WAIT_S)
+            if dead is None and _handoff_broke(exc):
+                dead = self._find_dead(wait_s=HANDOFF_WAIT_S - DEATH_WAIT_S)
             if dead is None:
                 raise
             self._dead = None
@@ -483,6 +489,19 @@ class WorkerWatch:
             signal.signal(signal.SIGCHLD, self._previous)
 
     _previous: Any = None
+
+
+def _handoff_broke(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from) is the connection to a batch's sender breaking: a
+    ``ConnectionError`` or ``EOFError`` while PyTorch rebuilds a tensor shared by file descriptor
+    (``torch.multiprocessing.reductions.rebuild_storage_fd``), which happens when the worker that queued
+    the batch is killed before the main process fetched its descriptors."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, (ConnectionError, EOFError)):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def _report_uncaught(watch: WorkerWatch) -> None:
