@@ -22,7 +22,9 @@ a kind in ``mitigate_on`` (default: an OOM or a sustained throughput drop, i.e. 
 drop is measured first) the service applies the case's mitigation: ``torch.cuda.empty_cache()`` and
 ``mitigation`` as allocator settings
 (``expandable_segments:True``: one segment per stream that grows and unmaps free pages, so slivers no
-longer strand physical memory). The allocator's history is recorded; ``dumps/<phase>/`` gets
+longer strand physical memory). A later damage episode, after ``2 x sustain`` quiet steps
+(``drain_on_recurrence``), stops admitting requests until the in-flight ones are done, then releases
+the cache: the split heap can outlive the traffic that split it. The allocator's history is recorded; ``dumps/<phase>/`` gets
 ``snapshot-window.pickle`` (the last step before the mitigation, or the same step in the control)
 and ``snapshot-end.pickle`` for ``faultlib check memory``, and ``memory.json`` (every sample).
 """
@@ -117,7 +119,7 @@ def main() -> None:
 
     with repro.context() as ctx:
         p = ctx.params
-        device = torch.device("cuda")
+        device = torch.device("cuda", torch.cuda.current_device())  # set_per_process_memory_fraction needs an index
         total = torch.cuda.get_device_properties(device).total_memory
         torch.cuda.set_per_process_memory_fraction(min(1.0, p["cap_mib"] * MiB / total), device)
         torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python",
@@ -154,6 +156,9 @@ def main() -> None:
         g_mitigated.set(0)
         steps = p["steps"]
         mitigated_at = None
+        draining_since = None  # a later damage episode: admit nothing until the in-flight requests are done
+        drains = []
+        last_damage = None  # the last step with a damage finding: a new episode comes after a quiet stretch
         dumps = ctx.dump_dir
         window_dumped = False
         previous = None
@@ -165,7 +170,13 @@ def main() -> None:
                 rows, shed = 0, False
                 try:
                     service.retire(p["turnover"] if service.in_flight else 0)
-                    service.admit(p["turnover"] if service.in_flight else p["requests"])
+                    if draining_since is not None and not service.in_flight:  # drained: every segment is free
+                        torch.cuda.empty_cache()
+                        drains.append([draining_since, step])
+                        span.event("drained", since=draining_since)
+                        draining_since = None
+                    if draining_since is None:
+                        service.admit(p["turnover"] if service.in_flight else p["requests"])
                     predicted = service.serve(batch)
                     correct += int((predicted == truth).sum())
                     rows = p["batch_rows"]
@@ -179,8 +190,18 @@ def main() -> None:
                 for finding in findings:
                     ctx.report(finding)
                 window = ctx.faults.window(step)
-                trigger = bool(mitigated_at is None and p.get("mitigation")
-                               and {f.kind for f in findings} & set(p.get("mitigate_on", MITIGATING)))
+                damage = bool(p.get("mitigation") and {f.kind for f in findings} & set(p.get("mitigate_on", MITIGATING)))
+                trigger = damage and mitigated_at is None
+                recurred = damage and last_damage is not None and step - last_damage > 2 * p.get("sustain", 3)
+                last_damage = step if damage else last_damage
+                if recurred and not trigger and draining_since is None and p.get("drain_on_recurrence", True):
+                    # Measured on an H200 (torch 2.11): expandable segments switched on at run time stop the
+                    # damage under the varying traffic, but the heap it left stays split: when the traffic turns
+                    # uniform again (24 MiB, first-in first-out) every request finds only smaller holes and, at the
+                    # cap, OOMs each step. A later episode (after
+                    # 2 x sustain quiet steps) drains the in-flight requests and releases the cache.
+                    draining_since = step
+                    span.event("drain", reason=sorted({f.kind for f in findings}))
                 if not window_dumped and (trigger or step == p.get("window_snapshot_step", steps - 1)):
                     torch.cuda.memory._dump_snapshot(str(dumps / "snapshot-window.pickle"))  # before the mitigation
                     window_dumped = True
@@ -215,7 +236,8 @@ def main() -> None:
         rates = [s.throughput for s in monitor.samples if s.throughput]
         summary = {"steps": steps, "served_rows": served, "accuracy": correct / served if served else 0.0,
                    "median_throughput": statistics.median(rates) if rates else 0.0,
-                   "mitigated_at": -1 if mitigated_at is None else mitigated_at,
+                   "mitigated_at": -1 if mitigated_at is None else mitigated_at, "drains": len(drains),
+                   "last_drained_at": drains[-1][1] if drains else -1,
                    **{k: v for k, v in monitor.summary().items() if isinstance(v, (int, float)) and v is not None}}
         print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in summary.items()))
         ctx.summary(**summary)

@@ -92,7 +92,13 @@ def test_service_recovers_after_the_window(evidence):
     control, faulted = _steps(evidence.control), _steps(evidence.faulted)
     after = range(WINDOW.stop, PARAMS["steps"])
     assert abs(_median_rate(faulted, after) / _median_rate(control, after) - 1) <= 0.2
-    assert faulted[after.stop - 1]["ooms"] == faulted[after.start]["ooms"]
+    # the split heap can outlive the traffic that split it (seen on an H200); a damage episode after the window is
+    # met by a drain and a cache release, after which the service runs without OOMs or shed batches
+    drained = evidence.faulted.summary["last_drained_at"]
+    settled = range(max(WINDOW.stop, drained + 1), PARAMS["steps"])
+    assert len(settled) >= 5, f"the service was drained only at step {drained}"
+    assert faulted[settled.stop - 1]["ooms"] == faulted[settled.start]["ooms"]
+    assert not any(faulted[i]["shed"] for i in settled)
 
 
 def _check(*args):

@@ -28,6 +28,8 @@ SEGMENT_ADD = ("segment_alloc", "segment_map")
 SEGMENT_DROP = ("segment_free", "segment_unmap")
 EXAMPLES = 5
 PEAK_WINDOW = 5
+FLUSH_CHURN_BURSTS = 2
+"""Separate bursts of segment frees, each followed by new segments, that make a flush churn (a warning)."""
 
 
 @dataclass
@@ -334,13 +336,18 @@ def _findings(r: SnapshotReport, threshold: float, min_reserved: int) -> list[Fi
                            {"file": path, "key": f"device_traces[{d}][{first['index']}]", "index": first["index"]},
                            {"count": len(r.ooms), "examples": r.ooms[:EXAMPLES]}, kind="cuda_oom"))
     if r.flush["segment_frees"] and r.flush["segment_allocs_after"]:
+        # churn is a flush that recurs: one burst is one empty_cache() (after loading a model, say) or one retried
+        # cudaMalloc, and reserving afterwards is the warm-up that follows it (seen on an H200: a service's own
+        # empty_cache() after training, then its request buffers' 66 segments)
         f = r.flush
-        out.append(Finding(DETECTOR, Severity.WARNING,
+        churn = f["bursts"] >= FLUSH_CHURN_BURSTS
+        out.append(Finding(DETECTOR, Severity.WARNING if churn else Severity.INFO,
                            f"the allocator returned {f['segment_frees']} cached segment(s) ({_mib(f['freed_bytes'])}) "
                            f"in {f['bursts']} burst(s) and reserved {f['segment_allocs_after']} new one(s) afterwards: "
-                           "cudaFree/cudaMalloc churn (a failed cudaMalloc retried after flushing the cache, or "
-                           "empty_cache() in a loop)", {"file": path, "key": f"device_traces[{d}]"}, dict(f),
-                           kind="cache_flush"))
+                           + ("cudaFree/cudaMalloc churn (failed cudaMallocs retried after flushing the cache, or "
+                              "empty_cache() in a loop)" if churn else
+                              "one flush (an empty_cache() call or one retried cudaMalloc); churn if it recurs"),
+                           {"file": path, "key": f"device_traces[{d}]"}, dict(f), kind="cache_flush"))
     if r.events.get("unknown_references"):
         out.append(Finding(DETECTOR, Severity.INFO,
                            f"{r.events['unknown_references']} trace entries refer to blocks or segments the replay "
