@@ -265,9 +265,9 @@ def test_a_reset_while_receiving_a_batch_waits_for_the_sender_to_die_and_names_i
 
 
 def test_a_reset_with_every_worker_alive_is_not_a_worker_fault(monkeypatch):
-    from faultlib.detect.distributed import workers
+    from faultlib.detect.distributed import worker_deaths
 
-    monkeypatch.setattr(workers, "HANDOFF_WAIT_S", 1.5)  # how long it waits is the point above, not here
+    monkeypatch.setattr(worker_deaths, "HANDOFF_WAIT_S", 1.5)  # how long it waits is the point above, not here
     watch = WorkerWatch(Digits())
     worker = multiprocessing.get_context("fork").Process(target=_die_after, args=(60,))
     worker.start()
