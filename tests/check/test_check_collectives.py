@@ -184,3 +184,14 @@ def test_no_dump_makes_the_check_print_a_traceback(tmp_path_factory, field, valu
     entries[at] = entries[at] | {field: value}
     write(dir_, 1, entries)
     run_check("collectives", str(dir_))
+
+
+def test_dumps_too_large_together_are_refused_before_any_is_read(tmp_path):
+    dumps = tmp_path / "dumps"
+    write(dumps, 0, loop(2))
+    with open(dumps / "rank1.json", "wb") as f:  # sparse: 4.5 GiB claimed, nothing on disk
+        f.truncate(4608 * 1024 * 1024)
+    proc, error = check(dumps)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "dumps hold 4,608 MiB together" in error["message"] and "into a directory of their own" in error["message"]
+    assert error["file"] == str(dumps) and "Traceback" not in proc.stderr

@@ -48,6 +48,9 @@ KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its
          "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
 DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
 LIMITS = Limits(max_bytes=256 * MiB, max_depth=16, max_nodes=20_000_000)
+#: all dumps of one directory together (each is parsed into memory at several times its size): 4,096 ranks of
+#: the recorder's default 2,048 entries (about 0.5 MiB each) fit
+MAX_TOTAL_BYTES = 4 * 1024 * MiB
 STATES = ("started", "completed", "failed")
 _LOOKAHEAD = 8
 #: ranks without a dump named one finding each; beyond, one finding counts the rest
@@ -129,8 +132,9 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
     """Every ``rank<R>.json`` of ``dump_dir`` (not below), validated, by rank.
 
     Raises:
-        InputError: the directory is missing or holds no dump, a dump is unreadable or malformed (file and
-            field), or two dumps claim the same rank.
+        InputError: the directory is missing or holds no dump, the dumps together exceed
+            :data:`MAX_TOTAL_BYTES`, a dump is unreadable or malformed (file and field), or two dumps claim the
+            same rank.
     """
     root = Path(dump_dir)
     if not root.is_dir():
@@ -138,6 +142,12 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
     paths = sorted(p for p in root.iterdir() if DUMP_NAME.fullmatch(p.name))
     if not paths:
         raise InputError("holds no rank<R>.json dump: point at the FlightRecorder's dump_dir", path=str(root))
+    total = sum(p.lstat().st_size for p in paths)
+    if total > MAX_TOTAL_BYTES:
+        raise InputError(f"its {len(paths)} dumps hold {total / MiB:,.0f} MiB together, over the "
+                         f"{MAX_TOTAL_BYTES / MiB:,.0f} MiB read at once: copy the dumps of the ranks in question "
+                         "(one group, or the ranks a first look named) into a directory of their own and check that",
+                         path=str(root))
     dumps: dict[int, Dump] = {}
     for p in paths:
         d = _load_dump(inside(root, p.name), root)
