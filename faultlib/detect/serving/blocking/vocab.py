@@ -48,10 +48,12 @@ FLUSH_EVENTS = frozenset({"before_insert", "after_insert", "before_update", "aft
 thread (https://docs.sqlalchemy.org/en/20/orm/events.html#mapper-events: "called ... within the flush process")."""
 
 ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
-    name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
-        "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")}
+    **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
+        "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
+    "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
-behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O)."""
+behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
+``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase)."""
 
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."

@@ -13,6 +13,9 @@ from faultlib.detect.serving.blocking.libraries.names import names as _names
 SQLA = "https://docs.sqlalchemy.org/en/20/orm/extensions/asyncio.html"
 DUCKDB = ("https://duckdb.org/docs/stable/clients/python/dbapi (the Python client is synchronous: a query and its "
           "fetch run in the calling thread)")
+DDL = ("https://docs.sqlalchemy.org/en/20/core/metadata.html#sqlalchemy.schema.MetaData.create_all (create_all/"
+       "drop_all/reflect run the DDL statements, or read the catalog, on the given engine; SQLModel.metadata is a "
+       "MetaData: https://sqlmodel.tiangolo.com/tutorial/create-db-and-table/)")
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
                                           "commit", "rollback", "close")}
 DATABASES = Vocabulary(
@@ -29,6 +32,7 @@ DATABASES = Vocabulary(
                  "fastapi_pagination.ext.sqlalchemy", "paginate"),
         **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/",
                  "fastapi_pagination.ext.sqlmodel", "paginate"),
+        **_names("blocking_db", DDL, "sqlmodel.SQLModel.metadata", "create_all", "drop_all", "reflect"),
     },
     families=(
         Family(("psycopg2.extensions.connection", "psycopg2.extensions.cursor", "psycopg.Connection", "psycopg.Cursor",
@@ -40,6 +44,8 @@ DATABASES = Vocabulary(
                 "sqlalchemy.orm.scoped_session", "sqlalchemy.orm.scoping.scoped_session"),
                {m: "blocking_db" for m in ("execute", "exec", "scalars", "scalar", "commit", "rollback", "flush",
                                            "refresh", "get", "merge", "exec_driver_sql", "connection")}, SQLA),
+        Family(("sqlalchemy.MetaData", "sqlalchemy.schema.MetaData", "sqlalchemy.sql.schema.MetaData"),
+               {m: "blocking_db" for m in ("create_all", "drop_all", "reflect")}, DDL),
         Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),
                {m: "blocking_db" for m in ("all", "first", "one", "one_or_none", "scalar", "count", "get", "delete",
                                            "update")}, SQLA),
@@ -78,6 +84,8 @@ DATABASES = Vocabulary(
         "sqlalchemy.create_engine": "sqlalchemy.engine.Engine", "sqlmodel.create_engine": "sqlalchemy.engine.Engine",
         "sqlalchemy.engine.Engine.connect": "sqlalchemy.engine.Connection",
         "sqlalchemy.engine.Engine.begin": "sqlalchemy.engine.Connection",
+        **{f"sqlalchemy.{m}.declarative_base": "sqlalchemy.orm.DeclarativeBase" for m in ("orm", "ext.declarative")},
+        "sqlalchemy.MetaData": "sqlalchemy.MetaData", "sqlalchemy.schema.MetaData": "sqlalchemy.MetaData",
         "sqlalchemy.orm.sessionmaker": "sqlalchemy.orm.sessionmaker",
         "sqlalchemy.orm.sessionmaker.__call__": "sqlalchemy.orm.Session",
         "sqlalchemy.orm.sessionmaker.begin": "sqlalchemy.orm.Session",
