@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 
@@ -38,16 +39,19 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
-        # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+        # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it; an archive
+        # or document object opened over one (zipfile.ZipFile(buf, "w"), tarfile.open(fileobj=buf)) only wraps it:
+        # the work is in its methods (writestr, extractall)
         last = target.rpartition(".")[2]
-        return None if last.startswith(WRITERS) else Site(
+        return None if last.startswith(WRITERS) or last[:1].isupper() or last == "open" else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        return Site(known[0], target.removeprefix("builtins."), func, call)
+        return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,
+                                                                   call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
     if family is not None:
-        return None if family[0] == "blocking_task" and is_poll(call) else Site(
+        return None if (family[0] == "blocking_task" and is_poll(call)) or only_creates(target, call, func) else Site(
             family[0], target, func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)

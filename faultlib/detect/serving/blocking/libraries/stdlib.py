@@ -29,8 +29,9 @@ STDLIB = Vocabulary(
         **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
+        # mkstemp/mkdtemp only create (one inode); the others are blockers where used (see blocking.creations)
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
-                 "SpooledTemporaryFile", "mkstemp", "TemporaryDirectory"),
+                 "SpooledTemporaryFile", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
@@ -63,7 +64,8 @@ STDLIB = Vocabulary(
                                                           "pysqlite2.dbapi2")},
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
-        "asyncio.new_event_loop": "asyncio.AbstractEventLoop", "tempfile.SpooledTemporaryFile":
+        "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
+        "tempfile.TemporaryDirectory": "tempfile.TemporaryDirectory", "tempfile.SpooledTemporaryFile":
             "tempfile.SpooledTemporaryFile",
         "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
         "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
@@ -81,6 +83,8 @@ STDLIB = Vocabulary(
                PY + "threading.html#threading.Thread.join"),
         Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
                PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+        Family(("tempfile.TemporaryDirectory",), {"cleanup": "blocking_file_io"},
+               PY + "tempfile.html#tempfile.TemporaryDirectory (cleanup removes the directory and everything in it)"),
         Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (
             "read", "readline", "readlines", "write", "writelines", "truncate", "flush", "rollover")},
                PY + "tempfile.html#tempfile.SpooledTemporaryFile (a real file on disk past max_size); Starlette's "
