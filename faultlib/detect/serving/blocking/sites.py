@@ -39,11 +39,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
-        # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it; an archive
-        # or document object opened over one (zipfile.ZipFile(buf, "w"), tarfile.open(fileobj=buf)) only wraps it:
-        # the work is in its methods (writestr, extractall)
+        # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         last = target.rpartition(".")[2]
-        return None if last.startswith(WRITERS) or last[:1].isupper() or last == "open" else Site(
+        return None if last.startswith(WRITERS) else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
         return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,
@@ -53,8 +51,13 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if family is not None:
         return None if (family[0] == "blocking_task" and is_poll(call)) or only_creates(target, call, func) else Site(
             family[0], target, func, call)
+    constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
+    if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
+        return Site(constructed[0], f"{target} (constructing it loads the model)", func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
+    if vocab.runs_remote_model(owner, method):
+        return Site("blocking_cpu", f"{owner}.{method} (the model's own code)", func, call)
     if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):

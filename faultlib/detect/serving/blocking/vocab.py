@@ -76,6 +76,19 @@ OPENAI_SHAPES = frozenset({("chat", "completions", "create"), ("completions", "c
                            ("responses", "create")})
 """Call paths of the OpenAI API's shape; many SDKs copy it (https://platform.openai.com/docs/api-reference): on a
 sync client instance the call is a blocking HTTPS request."""
+MODULE_HOUSEKEEPING = frozenset({
+    # torch.nn.Module (https://pytorch.org/docs/stable/generated/torch.nn.Module.html): no forward runs
+    "add_module", "apply", "bfloat16", "buffers", "children", "compile", "cpu", "cuda", "double", "eval", "extra_repr",
+    "float", "half", "ipu", "load_state_dict", "modules", "mtia", "parameters", "requires_grad_", "share_memory",
+    "state_dict", "to", "to_empty", "train", "type", "xpu", "zero_grad",
+    # transformers.PreTrainedModel (https://huggingface.co/docs/transformers/main_classes/model): set-up and I/O
+    "active_adapters", "dequantize", "floating_point_ops", "estimate_tokens", "post_init", "push_to_hub",
+    "save_pretrained", "from_pretrained", "tie_weights", "prune_heads", "can_generate", "generation_config"})
+MODULE_HOUSEKEEPING_PREFIXES = ("get_", "set_", "enable_", "disable_", "register_", "named_", "add_", "prepare_",
+                                "print_", "num_", "init_", "is_", "has_", "can_", "resize_", "load_", "gradient_")
+"""Methods of a model that set it up or describe it; any other method called on a model whose class the code does
+not name (``AutoModelForCausalLM.from_pretrained(..., trust_remote_code=True)``: the repository's own class) runs
+the model: its ``encode_image``, ``streaming_generate``, a submodule's forward (``model.vision_proj(x)``)."""
 LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
 """Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
 ``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
@@ -201,6 +214,14 @@ def is_torch_module(type_name: str | None) -> bool:
         return True
     return head.startswith("torch.nn") and last[:1].isupper() and "functional" not in head
 
+
+
+def runs_remote_model(type_name: str | None, method: str) -> bool:
+    """``method`` called on a Hugging Face model of an unnamed class (``transformers.PreTrainedModel``: what
+    ``AutoModel*.from_pretrained`` gives, a remote-code class among them) runs the model (see
+    :data:`MODULE_HOUSEKEEPING`)."""
+    return type_name == "transformers.PreTrainedModel" and not method.startswith("_") and (
+        method not in MODULE_HOUSEKEEPING and not method.startswith(MODULE_HOUSEKEEPING_PREFIXES))
 
 
 def is_estimator(type_name: str | None) -> bool:

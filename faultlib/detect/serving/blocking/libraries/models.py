@@ -54,6 +54,11 @@ MODELS = Vocabulary(
                "https://huggingface.co/docs/diffusers/api/models/overview (diffusers models are torch.nn.Module "
                "subclasses; AutoencoderKL.encode/decode run the VAE)", prefix=True,
                suffix=("Model", "AutoencoderKL", "AutoencoderTiny", "VQModel")),
+        Family(("transformers.TextIteratorStreamer", "transformers.generation.streamers.TextIteratorStreamer"),
+               {"__next__": "blocking_task"},
+               "https://huggingface.co/docs/transformers/internal/generation_utils#transformers.TextIteratorStreamer "
+               "(iterating waits on a queue for each token of the generating thread; AsyncTextIteratorStreamer is "
+               "the async twin)"),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
@@ -63,6 +68,8 @@ MODELS = Vocabulary(
         "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
         "pickle.load": "sklearn.base.BaseEstimator", "pickle.loads": "sklearn.base.BaseEstimator",  # a pickled model:
         "cloudpickle.load": "sklearn.base.BaseEstimator",  # only its predict/transform/fit calls are blockers
+        **{f"transformers.{m}TextIteratorStreamer": "transformers.TextIteratorStreamer" for m in (
+            "", "generation.streamers.", "generation.")},
         "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
         "tensorflow.keras.models.load_model": "keras.Model",
     },

@@ -29,7 +29,7 @@ STDLIB = Vocabulary(
         **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
                  "copytree", "rmtree",
                  "move", "make_archive", "unpack_archive"),
-        # mkstemp/mkdtemp only create (one inode); the others are blockers where used (see blocking.creations)
+        # mkstemp/mkdtemp only create (one inode); TemporaryDirectory where it is removed (blocking.creations)
         **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
                  "SpooledTemporaryFile", "TemporaryDirectory"),
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
