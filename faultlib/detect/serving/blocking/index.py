@@ -215,7 +215,7 @@ class Index(TypeOf):
                             types.setdefault(item.optional_vars.id, found)
         for node in func.nodes:  # for page in doc: a library object whose iteration yields a known type
             if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and (
-                    node.target.id not in types):
+                    node.target.id not in types) and isinstance(node.iter, (ast.Name, ast.Attribute)):
                 owner = self.type_of(node.iter, func)
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[node.target.id] = self.vocab.returns[f"{owner}.__iter__"]

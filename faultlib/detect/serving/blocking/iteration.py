@@ -21,7 +21,8 @@ def waiting_iterations(func: Func, index) -> list[Site]:
     """A site for each sync ``for``/comprehension in ``func`` over a value whose ``__next__`` blocks."""
     found = []
     for node in func.nodes:
-        if not isinstance(node, (ast.For, ast.comprehension)) or getattr(node, "is_async", 0):
+        if not isinstance(node, (ast.For, ast.comprehension)) or getattr(node, "is_async", 0) or not isinstance(
+                node.iter, (ast.Name, ast.Attribute)):  # a value (streamer, self.streamer), not a call's result
             continue
         owner = index.type_of(node.iter, func)
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
