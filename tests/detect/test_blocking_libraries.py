@@ -130,3 +130,17 @@ def test_ddl_on_a_sync_engine_blocks_and_run_sync_on_an_async_engine_does_not(tm
     """)
     assert found == {("blocking_db", "SQLModel.metadata.create_all(engine)"),
                      ("blocking_db", "Base.metadata.create_all(bind=engine)")}
+
+
+def test_a_torchaudio_transform_runs_a_module_forward_and_torchaudio_functional_is_not_typed_as_one(tmp_path):
+    found = flagged(tmp_path, """
+        import torchaudio
+
+        async def to_16k(wave, rate):
+            resampler = torchaudio.transforms.Resample(orig_freq=rate, new_freq=16000)
+            return resampler(wave)
+
+        async def gain(wave):
+            return torchaudio.functional.gain(wave, 3.0)
+    """)
+    assert found == {("blocking_cpu", "return resampler(wave)")}

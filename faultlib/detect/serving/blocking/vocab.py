@@ -202,7 +202,7 @@ def vocabulary() -> Merged:
 
 def is_torch_module(type_name: str | None) -> bool:
     """A torch ``nn.Module`` type: ``torch.nn.Module``, ``torch.nn.Linear``, ``torch.nn.modules.*``,
-    ``torch.jit.ScriptModule``, and a Hugging Face model class (``transformers.LlamaModel``,
+    ``torch.jit.ScriptModule``, a torchaudio transform (``Resample``, ``MelSpectrogram``), and a Hugging Face model class (``transformers.LlamaModel``,
     ``transformers.BertForSequenceClassification``: every one is an ``nn.Module``)."""
     if not type_name:
         return False
@@ -212,6 +212,8 @@ def is_torch_module(type_name: str | None) -> bool:
     if head.startswith("transformers") and last[:1].isupper() and (last.endswith("Model") or "For" in last) and not (
             last.startswith(("TF", "Flax"))):
         return True
+    if head.startswith("torchaudio.transforms") and last[:1].isupper():
+        return True  # "implemented using torch.nn.Module" (https://pytorch.org/audio/stable/transforms.html)
     return head.startswith("torch.nn") and last[:1].isupper() and "functional" not in head
 
 
