@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.generics import origin
+from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 __all__ = ["chosen", "common_base", "union_members"]
@@ -82,4 +83,27 @@ def chosen(index, func: Func, name: str) -> list:
             found.clear()
             return found
         found.append(target)
+    return found
+
+
+def picked(index, expr: ast.expr, func: Func) -> list:
+    """What a call of ``expr`` may run when ``expr`` picks from a literal dict of functions or classes:
+    ``loaders[name]``, ``loaders.get(name)``, a local bound once to either (``cls = self.CLASSES[name]``), the dict
+    a name or the class body binds. The callees of the values (:class:`Func`, :class:`Klass`), in order."""
+    if isinstance(expr, ast.Name):  # cls = self.CLASSES[name]; cls(path): the same choice, through a local
+        expr = _single_assignment(func, expr.id)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
+        container = expr.func.value
+    elif isinstance(expr, ast.Subscript):
+        container = expr.value
+    else:
+        return []
+    literal = index.infer.literal(container, func)
+    if not isinstance(literal, ast.Dict):
+        return []
+    found = []
+    for value in literal.values:
+        target = index.callee(value, func) if dotted(value) else None
+        if isinstance(target, (Func, Klass)) and all(target is not f for f in found):
+            found.append(target)
     return found

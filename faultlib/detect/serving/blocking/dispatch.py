@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.choices import union_members
+from faultlib.detect.serving.blocking.choices import common_base, picked, union_members
 from faultlib.detect.serving.blocking.model import Func, Klass
 from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
 
@@ -42,6 +42,9 @@ def receiver_in(index, call: ast.Call, func: Func, target: Func, receiver: Klass
     constructed = index.callee(call.func, func)
     if isinstance(constructed, Klass):
         return constructed
+    classes = [k for k in picked(index, call.func, func) if isinstance(k, Klass)] if constructed is None else []
+    if classes:  # self.CLASSES[name](path): `self` is at least the chosen classes' nearest common base
+        return common_base(index, classes)
     if isinstance(call.func, ast.Attribute) and not on_self(call.func, func):
         owner = index.type_of(call.func.value, func)
         if owner is None:  # a Union receiver: the member whose method this is

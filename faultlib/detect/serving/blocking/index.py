@@ -133,6 +133,8 @@ class Index(TypeOf):
         for found in filter(None, map(self.modules.get, module.star_imports)):  # from pkg.mod import *
             if found is not module and (head in found.functions or head in found.classes):
                 return self.member(found, parts)
+            if found is not module and head in found.imports and _star_exported(found, head):
+                return self.lookup(".".join([found.imports[head], *rest]))  # its `import mido` comes along
         if hasattr(builtins, head):
             return ".".join(["builtins", head, *rest])
         return None
@@ -211,6 +213,12 @@ class Index(TypeOf):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
+        for node in func.nodes:  # for page in doc: a library object whose iteration yields a known type
+            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and (
+                    node.target.id not in types) and isinstance(node.iter, (ast.Name, ast.Attribute)):
+                owner = self.type_of(node.iter, func)
+                if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
+                    types[node.target.id] = self.vocab.returns[f"{owner}.__iter__"]
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
@@ -379,3 +387,12 @@ class Index(TypeOf):
             if found is not None:
                 return found
         return None
+
+
+def _star_exported(module: Module, name: str) -> bool:
+    """Whether ``from module import *`` binds ``name``: listed in a literal ``__all__``, or, without one, any
+    name not starting with ``_`` (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement)."""
+    listed = module.globals.get("__all__")
+    if isinstance(listed, (ast.List, ast.Tuple)):
+        return any(isinstance(e, ast.Constant) and e.value == name for e in listed.elts)
+    return not name.startswith("_")

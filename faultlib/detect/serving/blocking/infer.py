@@ -323,6 +323,12 @@ class Inference:
         """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""
         if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
             return expr
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") \
+                and func.cls is not None:  # self.CLASSES: a display the class body binds
+            bound = next((n.value for n in func.cls.node.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                          and any(isinstance(t, ast.Name) and t.id == expr.attr
+                                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))), None)
+            return bound if isinstance(bound, (ast.Dict, ast.List, ast.Tuple, ast.Set)) else None
         if not isinstance(expr, ast.Name):
             return None
         bound = _single_assignment(func, expr.id)

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.choices import union_members
+from faultlib.detect.serving.blocking.choices import picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
+from faultlib.detect.serving.blocking.iteration import waiting_iterations
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -125,9 +126,10 @@ class Reachability:
                         found.append((inner, ((func, node.lineno), *path)))
                     else:
                         self.complete = False
-            for loop, opened in consumed_streams(func, self.index, self._blocking):  # a stream opened off the loop
-                found.append((Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop),
-                              ((func, loop.lineno),)))
+            streams = [Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop)
+                       for loop, opened in consumed_streams(func, self.index, self._blocking)]  # opened off the loop
+            for site in [*streams, *waiting_iterations(func, self.index)]:  # for text in streamer: each next() waits
+                found.append((site, ((func, site.node.lineno),)))
         finally:
             self._busy.discard(key)
         if not direct:
@@ -259,22 +261,13 @@ class Reachability:
         return [f for f in self.index.infer.made_functions(bound[0], func) if not f.is_async]
 
     def _choices(self, expr: ast.expr, func: Func) -> list[Func]:
-        """The sync functions of a literal dict (or list) of functions that ``d[key](...)``/``d.get(key)(...)``
-        calls, when they are not all the same one (:meth:`Index.callee` answers that case)."""
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
-            container = expr.func.value
-        elif isinstance(expr, ast.Subscript):
-            container = expr.value
-        else:
-            return []
-        literal = self.index.infer.literal(container, func)
-        if not isinstance(literal, ast.Dict):
-            return []
-        found = []
-        for value in literal.values:
-            target = self.index.callee(value, func) if dotted(value) else None
-            if isinstance(target, Func) and not target.is_async and target not in found:
-                found.append(target)
+        """The sync functions (or chosen classes' constructors) of a literal dict a call picks from (see
+        :func:`~faultlib.detect.serving.blocking.choices.picked`)."""
+        found: list[Func] = []
+        for target in picked(self.index, expr, func):
+            inits = [self.index.method(target, m) for m in ("__init__", "__new__")] if isinstance(target, Klass) else [
+                target]  # {"fast": FastModel, ...}[name](...): the chosen class's constructor
+            found.extend(t for t in inits if isinstance(t, Func) and not t.is_async and t not in found)
         return found
 
     def _wrapped_model(self, call: ast.Call, func: Func) -> Site | None:

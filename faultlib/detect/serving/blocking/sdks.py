@@ -225,6 +225,11 @@ SDKS = Vocabulary(
                "AsyncMemoryClient are the twins)", resources=True),
         _pkg("mflux", "https://github.com/filipstrand/mflux#python-api (generate_image runs the diffusion loop in "
              "the calling thread)", methods=("generate_image",), kind=C, functions=False),
+        Family(("mflux.",), {"__init__": F}, "https://github.com/filipstrand/mflux#python-api (constructing a model "
+               "class reads its weights, quantising them when asked, in the calling thread)", prefix=True,
+               suffix=("Flux1", "Flux1Kontext", "Flux1Fill", "Flux1Depth", "Flux1Redux", "Flux1Controlnet",
+                       "Flux1InContextLoRA", "QwenImage", "QwenImageEdit", "ZImageTurbo", "FIBO", "Flux2Klein",
+                       "Flux2KleinEdit")),
         Family(("PIL.Image.Image",), {"save": F}, "https://pillow.readthedocs.io/en/stable/reference/Image.html"
                "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
     ),

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 
@@ -43,14 +44,20 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if last.startswith(WRITERS) else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        return Site(known[0], target.removeprefix("builtins."), func, call)
+        return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,
+                                                                   call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
     if family is not None:
-        return None if family[0] == "blocking_task" and is_poll(call) else Site(
+        return None if (family[0] == "blocking_task" and is_poll(call)) or only_creates(target, call, func) else Site(
             family[0], target, func, call)
+    constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
+    if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
+        return Site(constructed[0], f"{target} (constructing it loads the model)", func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
+    if vocab.runs_remote_model(owner, method):
+        return Site("blocking_cpu", f"{owner}.{method} (the model's own code)", func, call)
     if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if method in vocab.MODEL_METHODS and vocab.is_third_party_instance(owner):

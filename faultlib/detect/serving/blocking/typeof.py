@@ -132,6 +132,7 @@ class TypeOf:
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and owner.startswith("transformers."):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
+                            else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")
                 if last in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
                     return owner  # the convention: AutoencoderKL.from_pretrained(...) is an AutoencoderKL

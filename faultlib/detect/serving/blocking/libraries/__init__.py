@@ -1,0 +1,24 @@
+"""The registry of ``check blocking``'s built-in vocabulary: one module per library family.
+
+Each module holds one :class:`~faultlib.detect.serving.blocking.entries.Vocabulary` of the calls that block in
+its family, every entry with the documentation that says so. :data:`BUILTIN` lists them all; the same tables are
+registered in the entry-point group ``faultlib.blocking_calls`` (``pyproject.toml``), where third parties add
+theirs, and :func:`faultlib.detect.serving.blocking.vocab.vocabulary` merges them. A new family is a new module
+here plus one line in :data:`BUILTIN` and one entry point.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
+from faultlib.detect.serving.blocking.libraries.databases import DATABASES
+from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
+from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
+from faultlib.detect.serving.blocking.libraries.models import MODELS
+from faultlib.detect.serving.blocking.libraries.speech import SPEECH
+from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
+from faultlib.detect.serving.blocking.sdks import SDKS
+
+BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS)
+"""Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
+
+__all__ = ["BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "SDKS", "SPEECH", "STDLIB"]

@@ -1,0 +1,38 @@
+"""Cloud SDKs and task results: boto3, Google API clients, Celery results, password hashing.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
+each entry names the documentation that says the call blocks the calling thread.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+BOTO3 = "https://boto3.amazonaws.com/v1/documentation/api/latest/guide/clients.html"
+CELERY = "https://docs.celeryq.dev/en/stable/reference/celery.result.html#celery.result.AsyncResult.get"
+CLOUD_AND_TASKS = Vocabulary(
+    families=(
+        Family(("botocore.client.BaseClient",), {"*": "blocking_http"}, BOTO3,
+               except_=frozenset({"get_paginator", "get_waiter", "can_paginate", "generate_presigned_url",
+                                  "generate_presigned_post", "close", "meta", "exceptions"})),
+        Family(("boto3.resources.base.ServiceResource",),
+               {m: "blocking_http" for m in ("upload_file", "download_file", "upload_fileobj", "download_fileobj",
+                                             "put", "get", "delete", "load", "reload", "copy", "create_bucket")},
+               "https://boto3.amazonaws.com/v1/documentation/api/latest/guide/resources.html", resources=True),
+        Family(("googleapiclient.discovery.Resource",), {"execute": "blocking_http"},
+               "https://googleapis.github.io/google-api-python-client/docs/thread_safety.html", resources=True),
+        Family(("celery.result.AsyncResult", "celery.result.GroupResult"),
+               {m: "blocking_task" for m in ("get", "wait", "join", "join_native", "collect")}, CELERY),
+        Family(("passlib.context.CryptContext",), {m: "blocking_cpu" for m in ("hash", "verify", "verify_and_update")},
+               "https://passlib.readthedocs.io/en/stable/lib/passlib.context.html"),
+    ),
+    calls={"bcrypt.hashpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage"),
+           "bcrypt.checkpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage")},
+    returns={"googleapiclient.discovery.build": "googleapiclient.discovery.Resource",
+             "boto3.client": "botocore.client.BaseClient", "boto3.session.Session.client": "botocore.client.BaseClient",
+             "boto3.Session.client": "botocore.client.BaseClient",
+             "boto3.resource": "boto3.resources.base.ServiceResource",
+             "boto3.Session.resource": "boto3.resources.base.ServiceResource",
+             "celery.result.AsyncResult": "celery.result.AsyncResult",
+             "passlib.context.CryptContext": "passlib.context.CryptContext"},
+)

@@ -1,0 +1,109 @@
+"""Synchronous database drivers and ORMs: psycopg, PyMySQL, SQLAlchemy/SQLModel, redis, pymongo, DuckDB,
+TinyDB, Elasticsearch/OpenSearch.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
+each entry names the documentation that says the call blocks the calling thread.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.libraries.names import names as _names
+
+SQLA = "https://docs.sqlalchemy.org/en/20/orm/extensions/asyncio.html"
+DUCKDB = ("https://duckdb.org/docs/stable/clients/python/dbapi (the Python client is synchronous: a query and its "
+          "fetch run in the calling thread)")
+DDL = ("https://docs.sqlalchemy.org/en/20/core/metadata.html#sqlalchemy.schema.MetaData.create_all (create_all/"
+       "drop_all/reflect run the DDL statements, or read the catalog, on the given engine; SQLModel.metadata is a "
+       "MetaData: https://sqlmodel.tiangolo.com/tutorial/create-db-and-table/)")
+_SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
+                                          "commit", "rollback", "close")}
+DATABASES = Vocabulary(
+    calls={
+        **_names("blocking_db", "https://www.psycopg.org/docs/module.html", "psycopg2", "connect"),
+        **_names("blocking_db", "https://www.psycopg.org/psycopg3/docs/advanced/async.html", "psycopg", "connect"),
+        **_names("blocking_db", "https://pymysql.readthedocs.io/en/latest/modules/connections.html", "pymysql",
+                 "connect"),
+        **_names("blocking_db", SQLA, "sqlalchemy.engine.Engine", "connect", "begin", "execute", "raw_connection"),
+        **_names("blocking_db", DUCKDB, "duckdb", "connect", "sql", "query", "execute", "read_csv", "read_parquet",
+                 "read_json", "from_csv_auto", "from_parquet"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/ (paginate on a "
+                 "sync Session runs the count and page queries; apaginate is the async twin)",
+                 "fastapi_pagination.ext.sqlalchemy", "paginate"),
+        **_names("blocking_db", "https://uriyyo-fastapi-pagination.netlify.app/integrations/sqlalchemy/",
+                 "fastapi_pagination.ext.sqlmodel", "paginate"),
+        **_names("blocking_db", DDL, "sqlmodel.SQLModel.metadata", "create_all", "drop_all", "reflect"),
+    },
+    families=(
+        Family(("psycopg2.extensions.connection", "psycopg2.extensions.cursor", "psycopg.Connection", "psycopg.Cursor",
+                "pymysql.connections.Connection", "pymysql.cursors.Cursor"), _SQL_CURSOR,
+               "https://peps.python.org/pep-0249/"),
+        Family(("sqlalchemy.orm.Session", "sqlalchemy.orm.session.Session", "sqlmodel.Session",
+                "sqlmodel.orm.session.Session", "sqlalchemy.engine.Connection", "sqlalchemy.engine.base.Connection",
+                # scoped_session proxies its Session's methods (orm/contextual.html#implicit-method-access)
+                "sqlalchemy.orm.scoped_session", "sqlalchemy.orm.scoping.scoped_session"),
+               {m: "blocking_db" for m in ("execute", "exec", "scalars", "scalar", "commit", "rollback", "flush",
+                                           "refresh", "get", "merge", "exec_driver_sql", "connection")}, SQLA),
+        Family(("sqlalchemy.MetaData", "sqlalchemy.schema.MetaData", "sqlalchemy.sql.schema.MetaData"),
+               {m: "blocking_db" for m in ("create_all", "drop_all", "reflect")}, DDL),
+        Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),
+               {m: "blocking_db" for m in ("all", "first", "one", "one_or_none", "scalar", "count", "get", "delete",
+                                           "update")}, SQLA),
+        Family(("redis.Redis", "redis.StrictRedis", "redis.client.Redis", "redis.client.Pipeline"),
+               {"*": "blocking_db"}, "https://redis.readthedocs.io/en/stable/examples/asyncio_examples.html",
+               except_=frozenset({"pipeline", "pubsub", "lock", "register_script", "from_url", "client"})),
+        Family(("pymongo.MongoClient", "pymongo.mongo_client.MongoClient", "pymongo.database.Database",
+                "pymongo.collection.Collection"),
+               {m: "blocking_db" for m in (
+                   "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one",
+                   "delete_one", "delete_many", "aggregate", "count_documents", "estimated_document_count",
+                   "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
+                   "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
+                   "drop_database", "command")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+        Family(("duckdb.DuckDBPyConnection", "duckdb.DuckDBPyRelation"), {m: "blocking_db" for m in (
+            "execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df",
+            "df", "fetchnumpy", "fetch_arrow_table", "arrow", "pl", "fetch_record_batch", "read_csv", "read_parquet",
+            "read_json", "from_csv_auto", "from_parquet", "from_df", "install_extension", "load_extension", "commit",
+            "rollback", "register", "table", "view", "create", "insert_into", "to_table", "write_csv", "to_csv",
+            "write_parquet", "to_parquet", "show", "aggregate", "count", "close")}, DUCKDB),
+        Family(("tinydb.TinyDB", "tinydb.database.TinyDB", "tinydb.table.Table", "tinydb.Table"),
+               {m: "blocking_file_io" for m in (
+                   "insert", "insert_multiple", "all", "search", "get", "contains", "update", "update_multiple",
+                   "upsert", "remove", "truncate", "count", "tables", "drop_table", "drop_tables", "close")},
+               "https://tinydb.readthedocs.io/en/latest/usage.html#storage-middleware (the default JSONStorage "
+               "reads the JSON file on every query and rewrites it on every change, in the calling thread)"),
+        Family(("elasticsearch.Elasticsearch", "opensearchpy.OpenSearch"), {"*": "blocking_http"},
+               "https://elasticsearch-py.readthedocs.io/en/stable/async.html", resources=True,
+               except_=frozenset({"options"})),
+    ),
+    returns={
+        "psycopg2.connect": "psycopg2.extensions.connection", "psycopg2.extensions.connection.cursor":
+            "psycopg2.extensions.cursor", "psycopg.connect": "psycopg.Connection",
+        "psycopg.Connection.cursor": "psycopg.Cursor", "pymysql.connect": "pymysql.connections.Connection",
+        "pymysql.connections.Connection.cursor": "pymysql.cursors.Cursor",
+        "sqlalchemy.create_engine": "sqlalchemy.engine.Engine", "sqlmodel.create_engine": "sqlalchemy.engine.Engine",
+        "sqlalchemy.engine.Engine.connect": "sqlalchemy.engine.Connection",
+        "sqlalchemy.engine.Engine.begin": "sqlalchemy.engine.Connection",
+        **{f"sqlalchemy.{m}.declarative_base": "sqlalchemy.orm.DeclarativeBase" for m in ("orm", "ext.declarative")},
+        "sqlalchemy.MetaData": "sqlalchemy.MetaData", "sqlalchemy.schema.MetaData": "sqlalchemy.MetaData",
+        "sqlalchemy.orm.sessionmaker": "sqlalchemy.orm.sessionmaker",
+        "sqlalchemy.orm.sessionmaker.__call__": "sqlalchemy.orm.Session",
+        "sqlalchemy.orm.sessionmaker.begin": "sqlalchemy.orm.Session",
+        "sqlalchemy.orm.Session.query": "sqlalchemy.orm.Query", "sqlmodel.Session.query": "sqlalchemy.orm.Query",
+        "sqlalchemy.orm.scoped_session": "sqlalchemy.orm.scoped_session",
+        "sqlalchemy.orm.scoped_session.query": "sqlalchemy.orm.Query",
+        **{f"sqlalchemy.orm.Query.{m}": "sqlalchemy.orm.Query" for m in (  # the fluent Query API returns a Query
+            "filter", "filter_by", "order_by", "limit", "offset", "join", "outerjoin", "options", "where",
+            "group_by", "having", "distinct", "with_entities", "select_from")},
+        "redis.from_url": "redis.Redis", "redis.Redis.from_url": "redis.Redis", "redis.StrictRedis": "redis.Redis",
+        "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
+        "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
+        "tinydb.TinyDB": "tinydb.TinyDB", "tinydb.TinyDB.table": "tinydb.table.Table",
+        "duckdb.connect": "duckdb.DuckDBPyConnection", "duckdb.DuckDBPyConnection.execute": "duckdb.DuckDBPyConnection",
+        "duckdb.DuckDBPyConnection.executemany": "duckdb.DuckDBPyConnection",
+        **{f"duckdb.{c}.{m}": "duckdb.DuckDBPyRelation" for c in ("DuckDBPyConnection", "DuckDBPyRelation")
+           for m in ("sql", "query", "table", "view", "read_csv", "read_parquet", "read_json", "from_df", "filter",
+                     "project", "order", "limit", "aggregate", "join")},
+        **{f"duckdb.{f}": "duckdb.DuckDBPyRelation" for f in ("sql", "query", "read_csv", "read_parquet", "read_json")},
+    },
+)

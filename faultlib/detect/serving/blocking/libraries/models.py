@@ -1,0 +1,76 @@
+"""Model libraries: torch/numpy/pandas/joblib files, Keras, LangChain, transformers, llama.cpp, diffusers,
+sentence-transformers.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
+each entry names the documentation that says the call blocks the calling thread.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.libraries.names import names as _names
+
+LANGCHAIN = "https://python.langchain.com/docs/concepts/runnables/#asynchronous-support"
+MODELS = Vocabulary(
+    calls={
+        **_names("blocking_file_io", "https://pytorch.org/docs/stable/generated/torch.load.html", "torch", "load",
+                 "save"),
+        **_names("blocking_file_io", "https://numpy.org/doc/stable/reference/routines.io.html", "numpy", "load", "save",
+                 "savez", "loadtxt", "savetxt", "fromfile"),
+        **_names("blocking_file_io", "https://pandas.pydata.org/docs/reference/io.html", "pandas", "read_csv",
+                 "read_parquet", "read_json", "read_excel", "read_pickle"),
+        **_names("blocking_file_io", "https://joblib.readthedocs.io/en/stable/persistence.html", "joblib", "load",
+                 "dump"),
+        **{f"{m}.load_model": ("blocking_file_io", "https://keras.io/api/models/model_saving_apis/model_saving_and_loading/")
+           for m in ("keras.models", "keras.saving", "tensorflow.keras.models")},
+    },
+    families=(
+        Family(("langchain",), {m: "blocking_http" for m in (
+            "invoke", "batch", "stream", "predict", "predict_messages", "run", "__call__", "get_relevant_documents",
+            "similarity_search", "similarity_search_with_score", "max_marginal_relevance_search", "add_documents",
+            "add_texts", "embed_query", "embed_documents", "generate")} | {
+            "load": "blocking_file_io", "load_and_split": "blocking_file_io", "lazy_load": "blocking_file_io"},
+            LANGCHAIN, prefix=True),
+        Family(("transformers.",), {"from_pretrained": "blocking_file_io", "save_pretrained": "blocking_file_io"},
+               "https://huggingface.co/docs/transformers/main_classes/model", prefix=True),
+        Family(("transformers.Pipeline", "transformers.pipelines.base.Pipeline"), {"__call__": "blocking_cpu"},
+               "https://huggingface.co/docs/transformers/main_classes/pipelines"),
+        Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in ("__call__", "generate", "forward")},
+               "https://huggingface.co/docs/transformers/main_classes/text_generation"),
+        Family(("transformers.PreTrainedModel",), {m: "blocking_cpu" for m in (
+            "chat", "stream_chat", "chat_stream", "stream_generate")},
+               "https://huggingface.co/THUDM/chatglm3-6b and https://huggingface.co/Qwen/Qwen-7B-Chat (the chat "
+               "methods of trust_remote_code models run the whole generation, or yield it, in the calling thread)"),
+        Family(("keras.Model", "tensorflow.keras.Model"),
+               {m: "blocking_cpu" for m in ("predict", "fit", "evaluate", "__call__", "predict_on_batch")},
+               "https://keras.io/api/models/model_training_apis/"),
+        Family(("llama_cpp.Llama",), {m: "blocking_cpu" for m in (
+            "__call__", "create_completion", "create_chat_completion", "create_embedding", "embed", "generate",
+            "eval")}, "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/"),
+        Family(("diffusers.",), {"__call__": "blocking_cpu"},
+               "https://huggingface.co/docs/diffusers/api/pipelines/overview#diffusers.DiffusionPipeline (calling a "
+               "pipeline runs the whole denoising loop in the calling thread)", prefix=True, suffix="Pipeline"),
+        Family(("diffusers.",), {m: "blocking_cpu" for m in ("encode", "decode", "__call__", "forward")},
+               "https://huggingface.co/docs/diffusers/api/models/overview (diffusers models are torch.nn.Module "
+               "subclasses; AutoencoderKL.encode/decode run the VAE)", prefix=True,
+               suffix=("Model", "AutoencoderKL", "AutoencoderTiny", "VQModel")),
+        Family(("transformers.TextIteratorStreamer", "transformers.generation.streamers.TextIteratorStreamer"),
+               {"__next__": "blocking_task"},
+               "https://huggingface.co/docs/transformers/internal/generation_utils#transformers.TextIteratorStreamer "
+               "(iterating waits on a queue for each token of the generating thread; AsyncTextIteratorStreamer is "
+               "the async twin)"),
+        Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
+               "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
+    ),
+    returns={
+        "torch.load": "torch.nn.Module", "torch.jit.load": "torch.nn.Module", "torch.jit.script": "torch.nn.Module",
+        "torch.jit.trace": "torch.nn.Module", "torch.compile": "torch.nn.Module",
+        "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
+        "pickle.load": "sklearn.base.BaseEstimator", "pickle.loads": "sklearn.base.BaseEstimator",  # a pickled model:
+        "cloudpickle.load": "sklearn.base.BaseEstimator",  # only its predict/transform/fit calls are blockers
+        **{f"transformers.{m}TextIteratorStreamer": "transformers.TextIteratorStreamer" for m in (
+            "", "generation.streamers.", "generation.")},
+        "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
+        "tensorflow.keras.models.load_model": "keras.Model",
+    },
+)

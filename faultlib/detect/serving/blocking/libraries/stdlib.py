@@ -1,0 +1,94 @@
+"""The standard library: sleeps, urllib/http.client, files, sockets, subprocesses, sqlite3, queues and
+thread/process waits, key derivation.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
+each entry names the documentation that says the call blocks the calling thread.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.libraries.names import names as _names
+
+PY = "https://docs.python.org/3/library/"
+STDLIB = Vocabulary(
+    calls={
+        "time.sleep": ("blocking_sleep", PY + "time.html#time.sleep"),
+        **_names("blocking_http", PY + "urllib.request.html", "urllib.request", "urlopen", "urlretrieve"),
+        **_names("blocking_http", PY + "urllib.request.html", "urllib.request.OpenerDirector", "open"),
+        **_names("blocking_http", PY + "http.client.html", "http.client.HTTPConnection", "request", "getresponse",
+                 "connect"),
+        **_names("blocking_http", PY + "http.client.html", "http.client.HTTPSConnection", "request", "getresponse",
+                 "connect"),
+        "builtins.open": ("blocking_file_io", PY + "functions.html#open"),
+        "io.open": ("blocking_file_io", PY + "io.html#io.open"),
+        **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
+        "os.walk": ("blocking_file_io", PY + "os.html#os.walk (lists a whole directory tree)"),
+        **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
+                 "read_bytes", "write_bytes"),
+        **_names("blocking_file_io", PY + "shutil.html", "shutil", "copy", "copy2", "copyfile", "copyfileobj",
+                 "copytree", "rmtree",
+                 "move", "make_archive", "unpack_archive"),
+        # mkstemp/mkdtemp only create (one inode); TemporaryDirectory where it is removed (blocking.creations)
+        **_names("blocking_file_io", PY + "tempfile.html", "tempfile", "NamedTemporaryFile", "TemporaryFile",
+                 "SpooledTemporaryFile", "TemporaryDirectory"),
+        **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
+        **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
+                 "gethostbyname", "gethostbyaddr"),
+        **_names("blocking_socket_io", PY + "socket.html", "socket.socket", "connect", "accept", "recv", "recv_into",
+                 "recvfrom", "send", "sendall", "sendto", "sendfile"),
+        "select.select": ("blocking_socket_io", PY + "select.html#select.select"),
+        **_names("blocking_subprocess", PY + "subprocess.html", "subprocess", "run", "call", "check_call",
+                 "check_output", "getoutput", "getstatusoutput"),
+        **_names("blocking_subprocess", PY + "subprocess.html", "subprocess.Popen", "wait", "communicate"),
+        **_names("blocking_subprocess", PY + "os.html#os.system", "os", "system", "popen", "wait", "waitpid"),
+        **_names("blocking_cpu", PY + "hashlib.html#key-derivation", "hashlib", "pbkdf2_hmac", "scrypt"),
+        **_names("blocking_db", PY + "sqlite3.html", "sqlite3", "connect"),
+        **{f"{m}.connect": ("blocking_db", "https://github.com/rigglemania/pysqlcipher3 and "
+                                          "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
+                                          "sqlite3 interface, same connection and cursor)")
+           for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2", "pysqlite2.dbapi2")},
+        **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Connection", "execute", "executemany", "executescript",
+                 "commit", "rollback", "backup"),
+        **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Cursor", "execute", "executemany", "executescript",
+                 "fetchone", "fetchall", "fetchmany"),
+    },
+    returns={
+        "socket.create_connection": "socket.socket", "socket.socket": "socket.socket",
+        "urllib.request.build_opener": "urllib.request.OpenerDirector", "pathlib.Path": "pathlib.Path",
+        **{f"pathlib.Path.{m}": "pathlib.Path" for m in ("resolve", "absolute", "with_suffix", "with_name",
+                                                        "with_stem", "joinpath", "expanduser", "__truediv__")},
+        "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
+        "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
+        **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
+                                                          "pysqlite2.dbapi2")},
+        "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
+        "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
+        "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
+        "tempfile.TemporaryDirectory": "tempfile.TemporaryDirectory", "tempfile.SpooledTemporaryFile":
+            "tempfile.SpooledTemporaryFile",
+        "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
+        "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
+        **{f"concurrent.futures.{e}.submit": "concurrent.futures.Future"
+           for e in ("ThreadPoolExecutor", "ProcessPoolExecutor", "Executor")},
+    },
+    families=(  # waiting for another thread or process: the loop stops until it answers
+        Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
+                     ("Queue", "LifoQueue", "PriorityQueue", "SimpleQueue", "JoinableQueue")),
+               {"get": "blocking_task", "join": "blocking_task"},
+               PY + "queue.html#queue.Queue.get (blocks until an item is available unless block=False)"),
+        Family(("threading.Event", "threading.Condition", "threading.Barrier", "multiprocessing.Event"),
+               {"wait": "blocking_task", "wait_for": "blocking_task"}, PY + "threading.html#threading.Event.wait"),
+        Family(("threading.Thread", "multiprocessing.Process"), {"join": "blocking_task"},
+               PY + "threading.html#threading.Thread.join"),
+        Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
+               PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+        Family(("tempfile.TemporaryDirectory",), {"cleanup": "blocking_file_io"},
+               PY + "tempfile.html#tempfile.TemporaryDirectory (cleanup removes the directory and everything in it)"),
+        Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (
+            "read", "readline", "readlines", "write", "writelines", "truncate", "flush", "rollover")},
+               PY + "tempfile.html#tempfile.SpooledTemporaryFile (a real file on disk past max_size); Starlette's "
+               "UploadFile.file is one: https://www.starlette.io/requests/#request-files (the async read/write "
+               "methods run these in a thread pool)"),
+    ),
+)
