@@ -22,7 +22,7 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
-                                                     registry_of, stores)
+                                                     registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
@@ -345,6 +345,7 @@ class Reachability:
             children = list(ast.iter_child_nodes(node))
             if isinstance(node, ast.If):
                 self._guard(node)
+                children = taken(node, children)
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     self._is_inference(item.context_expr, func) for item in node.items):
                 todo.extend((stmt, True) for stmt in reversed(node.body))
