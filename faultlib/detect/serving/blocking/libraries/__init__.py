@@ -14,9 +14,10 @@ from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
+from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
-BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS)
+BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, VOICE)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "HTTP_CLIENTS", "MODELS", "SDKS", "STDLIB"]
+__all__ = ["BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "HTTP_CLIENTS", "MODELS", "SDKS", "STDLIB", "VOICE"]
