@@ -177,3 +177,81 @@ def test_clients_that_connect_or_open_files_when_built_block_when_built_on_the_l
     assert found == {("blocking_file_io", 'probe = chromadb.PersistentClient(path="vectors")'),
                      ("blocking_http", "return probe.heartbeat()"), ("blocking_http", "app = Client(url)"),
                      ("blocking_http", 'return app.predict(text, api_name="/tts"), job')}
+
+
+def test_a_function_decorated_to_run_in_an_executor_is_off_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import time
+        from functools import partial, wraps
+
+        import requests
+
+        def in_thread(fn):
+            @wraps(fn)
+            async def run(*args, **kwargs):
+                job = partial(fn, *args, **kwargs)
+                return await asyncio.get_event_loop().run_in_executor(None, job)
+            return run
+
+        def via_to_thread(fn):
+            async def run(*args):
+                return await asyncio.to_thread(lambda: fn(*args))
+            return run
+
+        def still_inline(fn):
+            async def run(*args):
+                return fn(*args)
+            return run
+
+        @in_thread
+        def render(prompt):
+            time.sleep(1)
+            return requests.post("http://sd.local/txt2img", json={"prompt": prompt}).json()
+
+        @via_to_thread
+        def pause():
+            time.sleep(2)
+
+        @still_inline
+        def fetch(url):
+            return requests.get(url).text
+
+        async def on_message(prompt, url):
+            image = await render(prompt)
+            await pause()
+            return image, await fetch(url)
+    """)
+    assert found == {("blocking_http", "return requests.get(url).text")}
+
+
+def test_a_model_read_through_a_property_is_typed_by_what_the_property_returns(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from sentence_transformers import SentenceTransformer
+
+        class Embedder:
+            def __init__(self, name):
+                self.name = name
+                self._model = None
+
+            @property
+            def model(self) -> SentenceTransformer:
+                if self._model is None:
+                    self._model = SentenceTransformer(self.name)
+                return self._model
+
+            @property
+            def size(self):
+                return 384
+
+            async def embed(self, text):
+                vector = self.model.encode(text)
+                return vector.tolist(), self.size
+
+            async def embed_off_loop(self, text):
+                return await asyncio.to_thread(lambda: self.model.encode(text))
+    """)
+    assert found == {("blocking_file_io", "self._model = SentenceTransformer(self.name)"),
+                     ("blocking_cpu", "vector = self.model.encode(text)")}

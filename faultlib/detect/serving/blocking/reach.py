@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.wrappers import on_loop
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -106,7 +107,7 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
-                targets = self._followed(call, func, receiver) if site is None else []
+                targets = on_loop(self.index, self._followed(call, func, receiver)) if site is None else []
                 if site is None and under and not inference and not targets:
                     site = self._wrapped_model(call, func)
                 if site is not None:
