@@ -255,3 +255,43 @@ def test_a_model_read_through_a_property_is_typed_by_what_the_property_returns(t
     """)
     assert found == {("blocking_file_io", "self._model = SentenceTransformer(self.name)"),
                      ("blocking_cpu", "vector = self.model.encode(text)")}
+
+
+def test_openvino_models_run_and_compile_in_the_caller(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import numpy as np
+        import openvino as ov
+        from optimum.intel import OVModelForFeatureExtraction
+
+        class Recognizer:
+            def __init__(self, folder):
+                self.core = ov.Core()
+                self.encoder = self.core.compile_model(folder + "/encoder.xml", "CPU")
+                self.decoder = self.core.compile_model(folder + "/decoder.xml", "CPU").create_infer_request()
+
+            def step(self, features):
+                hidden = self.encoder([features])
+                self.decoder.set_input_tensor(0, ov.Tensor(np.zeros(4)))
+                self.decoder.infer()
+                return hidden, self.decoder.get_output_tensor(0).data
+
+        class Embedder:
+            def load(self, path):
+                self.model = OVModelForFeatureExtraction.from_pretrained(path)
+
+            async def embed(self, batch):
+                return self.model(**batch)
+
+        async def hear(rec: Recognizer, features):
+            return rec.step(features)
+
+        async def hear_off_loop(rec: Recognizer, features):
+            return await asyncio.to_thread(rec.step, features)
+
+        async def reload(folder):
+            return await asyncio.to_thread(Recognizer, folder)
+    """)
+    assert found == {("blocking_cpu", "hidden = self.encoder([features])"), ("blocking_cpu", "self.decoder.infer()"),
+                     ("blocking_cpu", "return self.model(**batch)")}

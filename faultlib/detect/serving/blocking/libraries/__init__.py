@@ -13,11 +13,12 @@ from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
 from faultlib.detect.serving.blocking.libraries.models import MODELS
+from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
-BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, VOICE)
+BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, VOICE, OPENVINO)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "HTTP_CLIENTS", "MODELS", "SDKS", "STDLIB", "VOICE"]
+__all__ = ["BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "HTTP_CLIENTS", "MODELS", "OPENVINO", "SDKS", "STDLIB", "VOICE"]
