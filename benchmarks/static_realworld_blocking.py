@@ -7,7 +7,10 @@ in which the service was first measured only after the tool's rules were frozen;
 have been fixed on an earlier wave's misses, so only the newest wave is unseen; scores are printed per
 wave --,
 ``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
-"blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}); the verdicts are
+"blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}: a fixed line counts as found when
+a finding is at it or when a finding's call path from its ``async def`` runs through it -- a fix made at the
+caller, ``await asyncio.to_thread(helper, ...)`` or an ``async def`` turned into a ``def``, the line of that
+``async def`` included); the verdicts are
 ``benchmarks/labels/blocking.jsonl`` (one object a line: ``repository``, ``commit``, ``path``
 (relative to the checkout), ``line``, ``kind``, ``verdict`` -- ``tp`` a blocker the tool reports,
 ``fp`` a report that is not a blocker, ``fn`` a blocker found by reading that the tool missed
@@ -110,6 +113,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found: set[tuple[str, int]] = set()
     kinds: dict[tuple[str, int], str] = {}
+    via: set[tuple[str, int]] = set()  # the call sites on the findings' paths from their async def
     for f in report.findings:
         if f.kind == "analysis_incomplete" or "file" not in f.location:
             continue
@@ -117,9 +121,35 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
         key = ((Path(scan) / rel).as_posix(), int(f.location["line"]))
         found.add(key)
         kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
+        for step in f.evidence.get("chain", []):
+            if step.get("file") and step.get("line"):
+                via.add(((Path(scan) / Path(step["file"]).relative_to(root)).as_posix(), int(step["line"])))
+        if f.evidence.get("entry_file") and f.evidence.get("entry"):  # the `async def` line of the entry itself
+            entry_file = Path(f.evidence["entry_file"])
+            line = _def_line(entry_file, f.evidence["entry"])
+            if line is not None:
+                via.add(((Path(scan) / entry_file.relative_to(root)).as_posix(), line))
     refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
     return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
-                   "complete": report.complete, "findings": len(found), "kinds": kinds}
+                   "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via}
+
+
+def _def_line(path: Path, qualname: str) -> int | None:
+    """The line of the ``def``/``async def`` named ``qualname`` (``Class.method``) in ``path``, or None."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return None
+    todo = [(node, "") for node in tree.body]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = prefix + node.name
+            if name == qualname and not isinstance(node, ast.ClassDef):
+                return node.lineno
+            inner = name + (".<locals>." if not isinstance(node, ast.ClassDef) else ".")
+            todo.extend((child, inner) for child in node.body)
+    return None
 
 
 def run_peer(argv: list[str], root: Path, scan: str, timeout: float = 600) -> set[tuple[str, int]] | str | None:
@@ -224,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             for tool, cmd in tools.items():
                 if cmd is None:
                     found, meta = run_tool(root, entry["scan"])
-                    kinds = meta.pop("kinds")
+                    kinds, via = meta.pop("kinds"), meta.pop("via")
                     row.update(meta)
                 else:
                     found = run_peer(cmd, root, entry["scan"], args.peer_timeout)
@@ -249,8 +279,9 @@ def main(argv: list[str] | None = None) -> int:
                 if tool == "faultlib" and entry.get("fix"):
                     fix = entry["fix"]
                     want = {(fix["path"], line) for line in fix["lines"]}
+                    hit = want & (found | via)  # reported there, or a reported blocker's path runs through the line
                     fixes.append({"service": entry["name"], "fixed_in": fix["commit"], "lines": sorted(want),
-                                  "found": sorted(want & found), "missed": sorted(want - found)})
+                                  "found": sorted(hit), "missed": sorted(want - hit)})
         rows.append(row)
         if entry.get("speed"):
             speeds.append(speed(checkout, entry))

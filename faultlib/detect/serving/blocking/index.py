@@ -24,7 +24,7 @@ from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
-from faultlib.detect.serving.blocking.shapes import protocol_implementations, sets_attributes
+from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
@@ -235,6 +235,11 @@ class Index(TypeOf):
             for _ in range(2):  # a second pass types `self.b = self.a.x()` written before `self.a = ...` is known
                 for method in klass.methods.values():
                     self._store_attributes(method, attrs, klass)
+            for name, getter in klass.methods.items():  # `self.model` read through a @property: what it returns
+                if name not in attrs and not getter.is_async and is_property(getter):
+                    found = self.return_type(getter)
+                    if found is not None:
+                        attrs[name] = found
         finally:
             self._inferring -= 1
         return attrs

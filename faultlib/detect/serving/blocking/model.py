@@ -25,6 +25,7 @@ class Func:
     _locals: frozenset[str] | None = None
     _aliases: dict[str, ast.expr] | None = None
     _nodes: list[ast.AST] | None = None
+    _off_loop: bool | None = None  # decorated to run in a worker thread (wrappers.runs_off_loop)
 
     @property
     def nodes(self) -> list[ast.AST]:

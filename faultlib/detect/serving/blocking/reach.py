@@ -23,8 +23,9 @@ from faultlib.detect.serving.blocking.iteration import waiting_iterations
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
-                                                     registry_of, stores)
+                                                     registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.wrappers import on_loop
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -107,7 +108,7 @@ class Reachability:
         try:
             for call, inference in self._calls(func):
                 site = self._blocking(call, func, inference)
-                targets = self._followed(call, func, receiver) if site is None else []
+                targets = on_loop(self.index, self._followed(call, func, receiver)) if site is None else []
                 if site is None and under and not inference and not targets:
                     site = self._wrapped_model(call, func)
                 if site is not None:
@@ -338,6 +339,7 @@ class Reachability:
             children = list(ast.iter_child_nodes(node))
             if isinstance(node, ast.If):
                 self._guard(node)
+                children = taken(node, children)
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     self._is_inference(item.context_expr, func) for item in node.items):
                 todo.extend((stmt, True) for stmt in reversed(node.body))

@@ -29,6 +29,9 @@ def _pkg(name: str, source: str, methods=None, except_=(), kind: str = H, functi
                   functions=functions)
 
 
+GRADIO = ("https://www.gradio.app/docs/python-client/client (Client(src) fetches the app's config and API info "
+          "over HTTP; predict sends the job and waits for its result; submit returns a Job without waiting)")
+
 _LLM_METHODS = {m: H for m in ("create", "complete", "stream", "generate", "retrieve", "list", "delete", "parse",
                                 "chat", "embed", "rerank", "classify", "tokenize", "detokenize")}
 
@@ -167,6 +170,7 @@ SDKS = Vocabulary(
             "delete_index", "describe_index", "has_index", "upsert_records", "search")),
         _pkg("qdrant_client", "https://python-client.qdrant.tech/ (QdrantClient sync, AsyncQdrantClient)",
              functions=False),
+        Family(("gradio_client.Client",), {m: H for m in ("predict", "view_api", "duplicate")}, GRADIO),
         _pkg("chromadb", "https://docs.trychroma.com/reference/python/client", methods=(
             "add", "query", "get", "upsert", "update", "delete", "count", "peek", "get_or_create_collection",
             "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat")),
@@ -234,6 +238,9 @@ SDKS = Vocabulary(
                "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
     ),
     calls={
+        "gradio_client.Client": (H, GRADIO),
+        "chromadb.PersistentClient": (F, "https://docs.trychroma.com/reference/python/client#persistentclient (opens "
+                                         "the SQLite store and the index files in the path given)"),
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
         **{f"tokenizers.{c}.from_file": (F, "https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers."
                                             "Tokenizer.from_file (reads and parses the tokenizer JSON file)")
@@ -270,6 +277,7 @@ SDKS = Vocabulary(
             "model_info", "list_repo_files")},
     },
     returns={
+        "gradio_client.Client": "gradio_client.Client", "chromadb.PersistentClient": "chromadb.PersistentClient",
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
         "faiss.read_index": "faiss.Index", "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory",
         "mem0.MemoryClient": "mem0.MemoryClient",

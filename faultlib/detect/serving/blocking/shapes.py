@@ -27,6 +27,18 @@ def registry_of(expr: ast.expr, func: Func) -> ast.Attribute | None:
     return None
 
 
+def taken(node: ast.If, children: list[ast.AST]) -> list[ast.AST]:
+    """``children`` of ``node`` less the statements that never run because its test is a literal: the body of
+    ``if False:`` / ``if 0:`` / ``if None:`` (debug code switched off by hand), the ``else`` of ``if True:``.
+    Python itself drops those branches when it compiles them (a constant test picks the same branch every time:
+    https://docs.python.org/3/reference/compound_stmts.html#the-if-statement)."""
+    test = node.test
+    if not isinstance(test, ast.Constant) or isinstance(test.value, str | bytes):
+        return children
+    dead = node.orelse if test.value else node.body
+    return [c for c in children if not any(c is d for d in dead)]
+
+
 def stores(klass: Klass, attr: str) -> bool:
     """Whether ``klass`` sets ``attr``: at class level or as ``self.attr = ...`` in one of its methods."""
     names = klass.__dict__.get("_faultlib_stored")
