@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
@@ -62,13 +63,16 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, Interpreter):
+class Analyzer(EmbeddingSemantics, DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics,
+               Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
         tree: the parsed module.
         smap: maps lines back to the user's file (and notebook cells).
     """
+
+    join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
         Interpreter.__init__(self, tree, smap.describe)
@@ -127,6 +131,9 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         return value
 
     def _attribute_value(self, base: Any, attr: str) -> Any:
+        special = self._embedding_attribute(base, attr)
+        if special is not None:
+            return special
         if isinstance(base, Bound) and isinstance(base.receiver, (Data, MaybeData)):
             base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
@@ -157,6 +164,9 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         return UNKNOWN
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        special = self._stacked_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b]
+        if special is not None:
+            return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)
         if data is None:
             index = _maybe_data(self._expr(index_node, frame))

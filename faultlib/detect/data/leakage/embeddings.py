@@ -1,0 +1,114 @@
+"""Word embeddings trained on texts, NumPy's index stacks, and aliases of a short loop, for the static leakage
+analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``_expr``, ``_store`` and
+``_lookup`` from there). Each rule is named for what the library does:
+
+* **gensim embeddings** (``gensim.models.Word2Vec``, ``FastText``, ``Doc2Vec``): the constructor given a corpus
+  (``sentences``, ``corpus_iterable``, ``documents``) builds the vocabulary and trains the vectors on it, as
+  ``build_vocab(texts)`` followed by ``train(texts)`` does (gensim API, "models.word2vec": "If you supply
+  sentences, the model will be initialized with them"). A vector read from the model (``model[w]``,
+  ``model.wv[w]``, ``model.wv.get_vector(w)``, ``model.infer_vector(words)``) carries that fit: document features
+  averaged from vectors trained on every text, then split, are a fit before the split. A model loaded from a
+  file (``KeyedVectors.load_word2vec_format``, pretrained vectors) learnt nothing from these rows;
+* **NumPy index stacks** ``np.c_[a, b]`` / ``np.r_[a, b]`` (NumPy "Indexing routines"): columns or rows of the
+  arrays listed, so the result holds what its parts hold (``np.column_stack`` is already a call);
+* **a short loop over named tables** (``for part in [train, test]: part['Age'] = part['Age'].fillna(
+  part['Age'].median())``, the Kaggle "combine" idiom): pandas item assignment changes the frame the loop
+  variable names, which is the table ``train`` or ``test`` names too (Python binds names to objects, the loop
+  makes no copy); what the loop variable holds at the end of a pass is written back to the names that held that
+  table, so a statistic the test table computed of itself reaches the model that scores it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.pyflow.values import UNKNOWN, Ref, Tup
+
+#: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
+EMBEDDINGS = frozenset({"Word2Vec", "FastText", "Doc2Vec"})
+_CORPUS_KEYWORDS = ("sentences", "corpus_iterable", "documents", "corpus_file")
+#: methods that train an embedding model on the texts they are given (gensim ``build_vocab``, ``train``)
+_TRAIN = frozenset({"build_vocab", "train"})
+#: methods and attributes that read vectors out of a trained model
+_VECTORS = frozenset({"get_vector", "word_vec", "get_mean_vector", "infer_vector", "__getitem__"})
+_VIEWS = frozenset({"wv", "dv", "vectors"})
+#: NumPy index objects that stack the arrays listed in their brackets
+_INDEX_STACKS = frozenset({"c_", "r_"})
+
+
+class EmbeddingSemantics:
+    """Embedding models, NumPy index stacks and loop aliases (see the module docstring)."""
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if ref.last in EMBEDDINGS and ref.module.split(".")[0] in ("gensim", ""):
+            est = Est(ref.last, "transformer", preprocessing=True)
+            corpus = args[0] if args else next((kwargs[k] for k in _CORPUS_KEYWORDS if k in kwargs), None)
+            self._train_embedding(est, corpus, node, frame)
+            return est
+        return super()._library(ref, args, kwargs, node, frame)
+
+    def _train_embedding(self, est: Est, corpus: Any, node: ast.Call, frame: Any) -> None:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        data = _maybe_data(corpus)
+        if data is None and isinstance(corpus, MaybeData):
+            data = corpus.as_data()
+        if data is not None:
+            self._fit(est, data, False, "train", node, frame)
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        if isinstance(receiver, Est) and receiver.cls in EMBEDDINGS:
+            if name in _TRAIN:
+                corpus = args[0] if args else next((kwargs[k] for k in _CORPUS_KEYWORDS if k in kwargs), None)
+                self._train_embedding(receiver, corpus, node, frame)
+                return UNKNOWN
+            if name in _VECTORS:
+                return self._vectors(receiver, args[:1])
+        return super()._method_value(receiver, name, args, kwargs, node, frame)
+
+    def _vectors(self, est: Est, keys: list[Any]) -> Any:
+        """What reading vectors of ``keys`` out of a trained ``est`` gives: the keys' rows, with its fit."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if est.fit is None:
+            return UNKNOWN
+        key = _maybe_data(keys[0]) if keys else None
+        return Data(key.rows if key is not None else None, frozenset({est.fit}) | (key.taints if key else frozenset()),
+                    False)
+
+    def _embedding_attribute(self, base: Any, attr: str) -> Any:
+        """``model.wv`` of a trained embedding: the model itself (its vectors); ``None``: not one of these."""
+        if isinstance(base, Est) and base.cls in EMBEDDINGS and attr in _VIEWS:
+            return base
+        return None
+
+    def _stacked_subscript(self, base: Any, index_node: ast.expr, frame: Any) -> Any:
+        """``model[word]`` of a trained embedding, ``np.c_[a, b]``; ``None``: not one of these."""
+        if isinstance(base, Est) and base.cls in EMBEDDINGS:
+            return self._vectors(base, [self._expr(index_node, frame)])
+        if isinstance(base, Ref) and base.last in _INDEX_STACKS and base.module.split(".")[0] in ("numpy", "np"):
+            items = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
+            return self._combine([self._expr(i, frame) for i in items if not isinstance(i, ast.Slice)])
+        return None
+
+    def _loop_item_done(self, item: Any, after: Any, frame: Any) -> None:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if after is item or not isinstance(item, (Data, MaybeData)):
+            return
+        new, old = _maybe_data(after), _maybe_data(item)
+        if new is None or old is None or new.rows != old.rows or not new.taints - old.taints:
+            return  # a rebinding to other rows (part = part[mask]) makes a new table, not a change of this one
+        scopes = [frame.locals] if frame.locals is self.globals else [frame.locals, self.globals]
+        for scope in scopes:
+            for name, value in list(scope.items()):
+                if value is item:
+                    scope[name] = after
+
+
+__all__ = ["EMBEDDINGS", "EmbeddingSemantics"]
