@@ -258,10 +258,42 @@ def names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: i
     for n in ast.walk(index):
         if isinstance(n, ast.Attribute) and n.attr == "columns":
             return True
+        if isinstance(n, ast.Attribute) and n.attr == "index" and per_column(n.value, bindings, depth):
+            return True
         if depth and isinstance(n, ast.Name) and any(names_columns(b, bindings, depth - 1)
                                                       for b in bindings.get(n.id, ())):
             return True
     return False
+
+
+#: reductions whose result has one value per column (pandas ``DataFrame.sum()``, ``.isnull().sum()``, ``.dtypes``):
+#: its index is the column names
+_PER_COLUMN = frozenset({"sum", "count", "mean", "median", "std", "var", "min", "max", "nunique", "skew", "kurt",
+                         "any", "all"})
+#: methods that keep a Series' index labels (a sort, a cut, a filter)
+_KEEPS_LABELS = frozenset({"sort_values", "head", "tail", "nlargest", "nsmallest", "dropna", "abs", "round"})
+
+
+def per_column(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> bool:
+    """``missing = df.isnull().sum(); missing[missing > 0].sort_values()``: a Series of one value per column of a
+    frame, so its ``.index`` holds column names (pandas: a reduction over ``axis=0``, the default)."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS_LABELS:
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, ast.Attribute) and node.attr == "dtypes":
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PER_COLUMN:
+        if any(isinstance(n, ast.Attribute) and n.attr in ("groupby", "resample", "rolling", "pivot_table", "T")
+               for n in ast.walk(node.func.value)):
+            return False  # df.groupby(k).mean(): one row per group, its index the group keys
+        return not any(k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns")
+                       for k in node.keywords)
+    return bool(depth) and isinstance(node, ast.Name) and any(per_column(b, bindings, depth - 1)
+                                                              for b in bindings.get(node.id, ()))
 
 
 def bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:

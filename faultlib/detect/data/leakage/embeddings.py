@@ -11,6 +11,15 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
   ``model.wv[w]``, ``model.wv.get_vector(w)``, ``model.infer_vector(words)``) carries that fit: document features
   averaged from vectors trained on every text, then split, are a fit before the split. A model loaded from a
   file (``KeyedVectors.load_word2vec_format``, pretrained vectors) learnt nothing from these rows;
+* **comprehensions** (``[np.mean([m.wv[w] for w in d], axis=0) for d in docs]``): the element is evaluated once
+  with its names bound to unknown values, and the list carries the fits of what it iterates and of its element;
+  over a column (``table['text']``, ``table['text'].values``, ``.tolist()``) it has its rows, one item a row
+  (over anything else the rows are not known: iterating a frame gives its column names, ``df.col.iloc[i]`` one
+  cell's items); an empty list appended a vector of unknown
+  rows in a loop (``out.append(vector)``) carries the embedding's fit;
+* **arrays split together are aligned** (scikit-learn ``train_test_split(*arrays)``: "allowed inputs are lists,
+  numpy arrays ... with same shape[0]", split by the same indices): an array of unknown rows (document vectors
+  built in a loop) split beside the labels of a table has that table's rows;
 * **NumPy index stacks** ``np.c_[a, b]`` / ``np.r_[a, b]`` (NumPy "Indexing routines"): columns or rows of the
   arrays listed, so the result holds what its parts hold (``np.column_stack`` is already a call);
 * **a short loop over named tables** (``for part in [train, test]: part['Age'] = part['Age'].fillna(
@@ -69,6 +78,12 @@ class EmbeddingSemantics:
                 return UNKNOWN
             if name in _VECTORS:
                 return self._vectors(receiver, args[:1])
+        if name in ("append", "extend") and isinstance(receiver, Tup) and not receiver.items and args and \
+                isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            item = args[0]
+            if isinstance(item, Data) and item.rows is None and any(f.estimator in EMBEDDINGS for f in item.taints):
+                self._store(node.func.value.id, item, frame)  # out = []; out.append(vector): a list of vectors
+                return UNKNOWN
         return super()._method_value(receiver, name, args, kwargs, node, frame)
 
     def _vectors(self, est: Est, keys: list[Any]) -> Any:
@@ -80,6 +95,49 @@ class EmbeddingSemantics:
         key = _maybe_data(keys[0]) if keys else None
         return Data(key.rows if key is not None else None, frozenset({est.fit}) | (key.taints if key else frozenset()),
                     False)
+
+    def _expr(self, node: ast.expr | None, frame: Any) -> Any:
+        from faultlib.detect.data.leakage.frames import _names_columns
+
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and not (
+                isinstance(node, ast.ListComp) and _names_columns(node)):
+            return self._comprehension(node, frame)
+        return super()._expr(node, frame)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Any:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {n: frame.locals[n] for n in names if n in frame.locals}
+        values = []
+        try:
+            for gen in node.generators:
+                values.append(self._expr(gen.iter, frame))
+                self._bind(gen.target, UNKNOWN, frame, node.lineno)
+                for cond in gen.ifs:
+                    self._expr(cond, frame)
+            values.append(self._expr(node.elt, frame))
+        finally:
+            for n in names:
+                frame.locals.pop(n, None)
+            frame.locals.update(saved)
+        taints = frozenset().union(*(d.taints for d in (_maybe_data(v) for v in values) if d is not None))
+        first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) else None
+        if first is not None and first.rows is not None:
+            return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
+        return Data(None, taints, False) if taints else UNKNOWN
+
+    def _aligned(self, args: list[Any]) -> list[Any]:
+        """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with
+        them (one table's rows; else the arguments as they are)."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        datas = [_maybe_data(a) for a in args]
+        known = {d.rows for d in datas if d is not None and d.rows is not None}
+        if len(known) != 1 or not any(d is not None and d.rows is None and d.taints for d in datas):
+            return args
+        rows = next(iter(known))
+        return [Data(rows, d.taints, d.test) if d is not None and d.rows is None else a for a, d in zip(args, datas)]
 
     def _embedding_attribute(self, base: Any, attr: str) -> Any:
         """``model.wv`` of a trained embedding: the model itself (its vectors); ``None``: not one of these."""
@@ -109,6 +167,16 @@ class EmbeddingSemantics:
             for name, value in list(scope.items()):
                 if value is item:
                     scope[name] = after
+
+
+def _one_item_a_row(node: ast.expr) -> bool:
+    """``table['text']``, ``table['text'].values``, ``table['text'].tolist()``: a column, iterated value by value."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist":
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr == "values":
+        node = node.value
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
+        node.slice.value, str)
 
 
 __all__ = ["EMBEDDINGS", "EmbeddingSemantics"]

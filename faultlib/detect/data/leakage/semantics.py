@@ -113,6 +113,9 @@ class EstimatorSemantics(ScoringChecks):
                 table = MaybeData(stem, line)
                 table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
                 return table
+        if name in ("int", "float", "round") and args and isinstance(args[0], Data) and args[0].rows is None and \
+                args[0].taints:
+            return args[0]  # int(part['age'].median() / 0.5 + 0.5): still the statistic, rounded
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
@@ -131,6 +134,7 @@ class EstimatorSemantics(ScoringChecks):
         return out
 
     def _split(self, args: list[Any], line: int) -> Any:
+        args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
         self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
         ident = new_id()
         out: list[Any] = []

@@ -253,8 +253,12 @@ class Analyzer(EmbeddingSemantics, DesignChecks, ChoiceChecks, FrameSemantics, F
             expr = expr.value
         if new is None or not new.taints or not isinstance(expr, ast.Name):
             return
-        current = _maybe_data(self._lookup(expr.id, frame))
-        if current is not None and not new.taints <= current.taints:
+        held = self._lookup(expr.id, frame)
+        current = _maybe_data(held)
+        if current is None and new.rows is None and isinstance(held, MaybeData):
+            # guesses = np.zeros((2, 3)); guesses[i, j] = part['age'].median(): a table of statistics
+            self._store(expr.id, new, frame)
+        elif current is not None and not new.taints <= current.taints:
             self._store(expr.id, current.with_(taints=current.taints | new.taints), frame)
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:

@@ -1,0 +1,199 @@
+"""The static leakage analysis on the kinds left after stop 28 (issue 17, leak29old), each in both directions:
+word vectors trained on every text, a loop over ``[train, test]`` that fills each table from itself, a
+statistic reset across an ``if``, clusters of a stacked array as a feature, and columns chosen by a per-column
+count. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # word vectors trained on every document; averaged per document, then split
+    "word_vectors_trained_on_every_text": ("""\
+        from gensim.models import Word2Vec
+        docs = [t.lower().split() for t in table["review"]]
+        wv = Word2Vec(docs, vector_size=32, min_count=1)
+        feats = np.array([np.mean([wv.wv[w] for w in d], axis=0) for d in docs])
+        A, B, ya, yb = train_test_split(feats, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 3)),
+    # the same, with the document vectors built in a helper's loops and split beside the table's labels
+    "word_vectors_averaged_in_a_helper": ("""\
+        from gensim.models import FastText
+        ft = FastText(table["words"].values, min_count=2)
+        def average(docs):
+            out = []
+            for doc in docs:
+                total = np.zeros(100)
+                for w in doc:
+                    total += ft.wv.get_vector(w)
+                out.append(total)
+            return out
+        A, B, ya, yb = train_test_split(average(table["words"].values), table["label"].values)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
+    # vocabulary built and trained in two calls on every text
+    "vocabulary_built_then_trained_on_every_text": ("""\
+        from gensim.models import Word2Vec
+        wv = Word2Vec(vector_size=16)
+        wv.build_vocab(table["words"])
+        wv.train(table["words"], total_examples=len(table), epochs=3)
+        feats = [wv.wv[w[0]] for w in table["words"]]
+        A, B, ya, yb = train_test_split(feats, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 4)),
+    # the Kaggle "combine" loop: each table, the test file included, filled with its own median
+    "each_table_filled_with_its_own_median": ("""\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        for frame in [train, test]:
+            frame["fare"] = frame["fare"].fillna(frame["fare"].median())
+        m = LogisticRegression().fit(train[["fare"]], train["survived"])
+        pd.DataFrame({"p": m.predict(test[["fare"]])}).to_csv("out.csv")
+        """, ("fit_on_test", 4)),
+    # ... with the guesses kept in a small array cell by cell, rounded with int()
+    "guesses_per_group_from_each_table": ("""\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        pair = [train, test]
+        guess = np.zeros(3)
+        for frame in pair:
+            for k in range(3):
+                guess[k] = int(frame[frame["cls"] == k + 1]["age"].dropna().median())
+            for k in range(3):
+                frame.loc[frame.age.isnull() & (frame.cls == k + 1), "age"] = guess[k]
+        m = LogisticRegression().fit(train[["age"]], train["survived"])
+        pd.DataFrame({"p": m.predict(test[["age"]])}).to_csv("out.csv")
+        """, ("fit_on_test", 7)),
+    # a median that an if without else may reset to 0: the median still fills the rows when it is a number
+    "median_reset_when_missing_still_fills": ("""\
+        fill = table["dose"].median()
+        if pd.isna(fill):
+            fill = 0
+        table["dose"] = table["dose"].fillna(fill)
+        A, B, ya, yb = train_test_split(table[["dose"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 1)),
+    # clusters of every row's coordinates, stacked with np.c_ in a helper, become a feature
+    "clusters_of_stacked_coordinates_as_a_feature": ("""\
+        from sklearn.cluster import KMeans
+        def to_xy(a, b):
+            return np.c_[np.cos(a), np.sin(b)]
+        km = KMeans(n_clusters=4).fit(to_xy(table["lat"].values, table["lon"].values))
+        table["region"] = km.labels_
+        A, B, ya, yb = train_test_split(table[["region", "depth"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 4)),
+    # columns chosen by a per-column count of missing values, filled with their mode over every row
+    "mode_of_columns_chosen_by_a_missing_count": ("""\
+        gaps = table.isnull().sum()
+        small = gaps[(gaps > 0) & (gaps < 10)].sort_values()
+        table = table.fillna(table[small.index].mode().iloc[0])
+        first, rest = table[:800], table[800:]
+        m = Ridge().fit(first.drop(columns=["label"]), first["label"])
+        m.predict(rest.drop(columns=["label"]))
+        """, ("fit_before_split", 3)),
+}
+
+HEALTHY = {
+    # word vectors trained on the training texts only
+    "word_vectors_trained_on_the_training_part": """\
+        from gensim.models import Word2Vec
+        A, B, ya, yb = train_test_split(table["review"], y)
+        wv = Word2Vec([t.split() for t in A], vector_size=32)
+        def embed(texts):
+            return np.array([np.mean([wv.wv[w] for w in t.split()], axis=0) for t in texts])
+        LogisticRegression().fit(embed(A), ya).score(embed(B), yb)
+        """,
+    # vectors loaded from a file learnt nothing from these rows
+    "pretrained_vectors": """\
+        from gensim.models import KeyedVectors
+        kv = KeyedVectors.load_word2vec_format("wiki.bin", binary=True)
+        feats = [np.mean([kv[w] for w in d], axis=0) for d in table["words"]]
+        A, B, ya, yb = train_test_split(feats, y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # the loop fills both tables with the training median
+    "each_table_filled_with_the_training_median": """\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        med = train["fare"].median()
+        for frame in [train, test]:
+            frame["fare"] = frame["fare"].fillna(med)
+        m = LogisticRegression().fit(train[["fare"]], train["survived"])
+        pd.DataFrame({"p": m.predict(test[["fare"]])}).to_csv("out.csv")
+        """,
+    # a constant set in each table by a loop learns nothing
+    "a_constant_column_per_table": """\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        for frame in [train, test]:
+            frame["alone"] = 0
+        m = LogisticRegression().fit(train[["alone"]], train["survived"])
+        pd.DataFrame({"p": m.predict(test[["alone"]])}).to_csv("out.csv")
+        """,
+    # the median reset across an if, computed on the training part
+    "median_of_the_training_part_reset_when_missing": """\
+        A, B, ya, yb = train_test_split(table[["dose"]], y)
+        fill = A["dose"].median()
+        if pd.isna(fill):
+            fill = 0
+        LogisticRegression().fit(A.fillna(fill), ya).score(B.fillna(fill), yb)
+        """,
+    # clusters fitted on the training coordinates only
+    "clusters_of_the_training_part": """\
+        from sklearn.cluster import KMeans
+        A, B, ya, yb = train_test_split(table[["lat", "lon"]], y)
+        km = KMeans(n_clusters=4).fit(np.c_[A["lat"], A["lon"]])
+        LogisticRegression().fit(km.predict(np.c_[A["lat"], A["lon"]]).reshape(-1, 1), ya)
+        """,
+    # columns chosen by a count, filled with the mode of the training slice
+    "mode_of_the_training_slice": """\
+        first, rest = table[:800], table[800:]
+        gaps = first.isnull().sum()
+        small = gaps[gaps > 0].index
+        modes = first[small].mode().iloc[0]
+        first, rest = first.fillna(modes), rest.fillna(modes)
+        m = Ridge().fit(first.drop(columns=["label"]), first["label"])
+        m.predict(rest.drop(columns=["label"]))
+        """,
+    # items of one cell per row (a clip's frames), averaged per id: each row summarised from itself
+    "per_id_mean_of_each_rows_own_items": """\
+        test = pd.read_json("test.json")
+        parts = []
+        for i in range(len(test)):
+            part = pd.DataFrame([v for v in test.frames.iloc[i]])
+            part["clip"] = test.clip.iloc[i]
+            parts.append(part)
+        per_clip = pd.concat(parts).groupby("clip").mean()
+        per_clip.to_csv("clips.csv")
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_each_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert expected in alarms(tmp_path, body)
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_each_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_a_per_group_mean_index_is_not_read_as_columns():
+    """``df.groupby(k).mean().index`` holds group keys, ``df.isnull().sum().index`` column names."""
+    import ast
+
+    from faultlib.detect.data.leakage.choices import names_columns
+
+    def index(src: str) -> ast.expr:
+        return ast.parse(src, mode="eval").body
+
+    assert names_columns(index("c.index"), {"c": [index("df.isnull().sum()")]})
+    assert names_columns(index("df.dtypes[df.dtypes == 'object'].index"), {})
+    assert not names_columns(index("g.index"), {"g": [index("df.groupby('k')['v'].mean()")]})
+    assert not names_columns(index("s.index"), {"s": [index("df.sum(axis=1)")]})
