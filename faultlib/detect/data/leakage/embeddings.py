@@ -20,6 +20,7 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
 * **arrays split together are aligned** (scikit-learn ``train_test_split(*arrays)``: "allowed inputs are lists,
   numpy arrays ... with same shape[0]", split by the same indices): an array of unknown rows (document vectors
   built in a loop) split beside the labels of a table has that table's rows;
+* **a statistic rounded** (``int(s.median())``, ``round(s.mean(), 1)``) is still that statistic;
 * **NumPy index stacks** ``np.c_[a, b]`` / ``np.r_[a, b]`` (NumPy "Indexing routines"): columns or rows of the
   arrays listed, so the result holds what its parts hold (``np.column_stack`` is already a call);
 * **a short loop over named tables** (``for part in [train, test]: part['Age'] = part['Age'].fillna(
@@ -58,6 +59,9 @@ class EmbeddingSemantics:
             corpus = args[0] if args else next((kwargs[k] for k in _CORPUS_KEYWORDS if k in kwargs), None)
             self._train_embedding(est, corpus, node, frame)
             return est
+        if ref.name in ("int", "float", "round") and args and isinstance(args[0], Data) and args[0].rows is None \
+                and args[0].taints:
+            return args[0]  # int(part['age'].median() / 0.5 + 0.5): still the statistic, rounded
         return super()._library(ref, args, kwargs, node, frame)
 
     def _train_embedding(self, est: Est, corpus: Any, node: ast.Call, frame: Any) -> None:

@@ -113,9 +113,6 @@ class EstimatorSemantics(ScoringChecks):
                 table = MaybeData(stem, line)
                 table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
                 return table
-        if name in ("int", "float", "round") and args and isinstance(args[0], Data) and args[0].rows is None and \
-                args[0].taints:
-            return args[0]  # int(part['age'].median() / 0.5 + 0.5): still the statistic, rounded
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
         flat = []
