@@ -95,9 +95,50 @@ LEAKS = {
         m = Ridge().fit(first.drop(columns=["label"]), first["label"])
         m.predict(rest.drop(columns=["label"]))
         """, ("fit_before_split", 3)),
+    # features ranked on the rows with a label, then a second matrix masked by the same condition is split
+    "ranking_then_the_same_mask_written_again": ("""\
+        from sklearn.feature_selection import mutual_info_regression
+        names = [c for c in table.columns if c != "label"]
+        F, t = table[names].fillna(0), table["label"].ffill()
+        has = ~t.isna()
+        F, t = F[has], t[has]
+        board = pd.DataFrame({"name": names, "mi": mutual_info_regression(F, t)}).sort_values("mi")
+        top = board.tail(4)["name"].tolist()
+        G, u = table[top].fillna(0), table["label"].ffill()
+        again = ~u.isna()
+        G, u = G[again], u[again]
+        A, B, ya, yb = train_test_split(G, u, shuffle=False)
+        Ridge().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 6)),
+    # yearly totals (one row per year) scaled by their own maximum, then split
+    "yearly_totals_scaled_then_split": ("""\
+        per_year = table.groupby("year")["kwh"].sum().reset_index()
+        per_year["kwh"] = per_year["kwh"] / per_year["kwh"].max()
+        A, B, ya, yb = train_test_split(per_year[["kwh"]], per_year["kwh"].shift(-1).fillna(0), shuffle=False)
+        Ridge().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
 }
 
 HEALTHY = {
+    # two masks of different conditions keep different rows: a scaler of the early rows scores the late ones
+    "masks_of_different_conditions": """\
+        early, late = table[table["year"] < 2015], table[table["year"] >= 2015]
+        s = StandardScaler().fit(early[["x"]])
+        Ridge().fit(s.transform(early[["x"]]), early["label"]).score(s.transform(late[["x"]]), late["label"])
+        """,
+    # a mask named "valid" (rows with a value) is not a validation set
+    "a_mask_named_valid": """\
+        top = table["x"].max()
+        table["x"] = table["x"] / top
+        valid = table["x"].notna()
+        Ridge().fit(table.loc[valid, ["x"]], table.loc[valid, "label"])
+        """,
+    # years counted from the first year of the calendar: a reference, not a statistic of the rows' values
+    "years_since_the_first_year": """\
+        table["age"] = table["year"] - table["year"].min()
+        A, B, ya, yb = train_test_split(table[["age"]], y, shuffle=False)
+        Ridge().fit(A, ya).score(B, yb)
+        """,
     # word vectors trained on the training texts only
     "word_vectors_trained_on_the_training_part": """\
         from gensim.models import Word2Vec

@@ -21,6 +21,9 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
   numpy arrays ... with same shape[0]", split by the same indices): an array of unknown rows (document vectors
   built in a loop) split beside the labels of a table has that table's rows;
 * **a statistic rounded** (``int(s.median())``, ``round(s.mean(), 1)``) is still that statistic;
+* **a table built from reduced values** (``pd.DataFrame({'v': df.sum(axis=0).values})``: one row per column of
+  ``df``; ``df.groupby('year')['v'].sum()``: one row per group) is a new table with rows of its own, not a number
+  (a count or a sum carries no fit; a group mean stays a statistic: a target encoding);
 * **NumPy index stacks** ``np.c_[a, b]`` / ``np.r_[a, b]`` (NumPy "Indexing routines"): columns or rows of the
   arrays listed, so the result holds what its parts hold (``np.column_stack`` is already a call);
 * **a short loop over named tables** (``for part in [train, test]: part['Age'] = part['Age'].fillna(
@@ -35,6 +38,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.pyflow.values import UNKNOWN, Ref, Tup
 
@@ -62,7 +66,10 @@ class EmbeddingSemantics:
         if ref.name in ("int", "float", "round") and args and isinstance(args[0], Data) and args[0].rows is None \
                 and args[0].taints:
             return args[0]  # int(part['age'].median() / 0.5 + 0.5): still the statistic, rounded
-        return super()._library(ref, args, kwargs, node, frame)
+        out = super()._library(ref, args, kwargs, node, frame)
+        if ref.last in ("DataFrame", "Series") and isinstance(out, Data) and out.rows is None and not out.taints:
+            return UNKNOWN  # pd.DataFrame({'v': totals.values}) of per-column sums: a new table, rows of its own
+        return out
 
     def _train_embedding(self, est: Est, corpus: Any, node: ast.Call, frame: Any) -> None:
         from faultlib.detect.data.leakage.semantics import _maybe_data
@@ -82,6 +89,13 @@ class EmbeddingSemantics:
                 return UNKNOWN
             if name in _VECTORS:
                 return self._vectors(receiver, args[:1])
+        if name in vocab.REDUCTIONS and isinstance(node.func, ast.Attribute) and any(
+                isinstance(n, ast.Attribute) and n.attr == "groupby" for n in ast.walk(node.func.value)):
+            from faultlib.detect.data.leakage.semantics import _maybe_data
+
+            data = _maybe_data(receiver)
+            if data is None or not data.taints:
+                return UNKNOWN  # df.groupby('Year')['v'].sum(): one row per group, a table of its own
         if name in ("append", "extend") and isinstance(receiver, Tup) and not receiver.items and args and \
                 isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             item = args[0]

@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
@@ -63,8 +64,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(EmbeddingSemantics, DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics,
-               Interpreter):
+class Analyzer(EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits,
+               EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -119,7 +120,8 @@ class Analyzer(EmbeddingSemantics, DesignChecks, ChoiceChecks, FrameSemantics, F
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
-                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)):
+                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
+                not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
             # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
@@ -216,7 +218,7 @@ class Analyzer(EmbeddingSemantics, DesignChecks, ChoiceChecks, FrameSemantics, F
                 chosen = next((s for s in reversed(p.steps) if s.kind in ("split", "fold")), None)
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
-        return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+        return self._derive(data, data_rows_child(data, self._filter_step(index_node, line)), line)  # masks.py
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
