@@ -117,9 +117,40 @@ LEAKS = {
         A, B, ya, yb = train_test_split(per_year[["kwh"]], per_year["kwh"].shift(-1).fillna(0), shuffle=False)
         Ridge().fit(A, ya).score(B, yb)
         """, ("fit_before_split", 2)),
+    # a selector asked for three columns, its choice printed and typed into a list of three names, then split
+    "selector_choice_typed_by_hand": ("""\
+        from sklearn.feature_selection import RFE
+        chooser = RFE(LogisticRegression(), n_features_to_select=3).fit(X, y)
+        print(chooser.support_)
+        picked = ["age", "income", "visits"]
+        A, B, ya, yb = train_test_split(table[picked], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
+    "best_k_typed_by_hand": ("""\
+        from sklearn.feature_selection import SelectKBest
+        SelectKBest(k=2).fit(X, y)
+        A, B, ya, yb = train_test_split(table[["age", "income"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, ("fit_before_split", 2)),
 }
 
 HEALTHY = {
+    # a list of another length than the selector kept is another choice
+    "typed_list_of_another_size": """\
+        from sklearn.feature_selection import RFE
+        chooser = RFE(LogisticRegression(), n_features_to_select=3).fit(X, y)
+        print(chooser.support_)
+        A, B, ya, yb = train_test_split(table[["age", "income"]], y)
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
+    # the selector fitted on the training part only
+    "selector_of_the_training_part": """\
+        from sklearn.feature_selection import RFE
+        A, B, ya, yb = train_test_split(X, y)
+        chooser = RFE(LogisticRegression(), n_features_to_select=2).fit(A, ya)
+        print(chooser.support_)
+        LogisticRegression().fit(A[["age", "income"]], ya).score(B[["age", "income"]], yb)
+        """,
     # two masks of different conditions keep different rows: a scaler of the early rows scores the late ones
     "masks_of_different_conditions": """\
         early, late = table[table["year"] < 2015], table[table["year"] >= 2015]

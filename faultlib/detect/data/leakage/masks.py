@@ -38,7 +38,7 @@ class MaskIdentity:
         return self._mask_steps[text]
 
     def _binds_a_mask(self, name: str, line: int) -> bool:
-        """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a valid value), not rows named for validation."""
+        """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a value), not rows named for validation."""
         if not hasattr(self, "_mask_names"):
             self._mask_names = {(t.id, n.lineno) for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
                                 and _is_mask(n.value) for t in n.targets if isinstance(t, ast.Name)}

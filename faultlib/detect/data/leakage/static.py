@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
@@ -64,8 +65,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits,
-               EstimatorSemantics, Interpreter):
+class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics,
+               FunctionalFits, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -201,7 +202,7 @@ class Analyzer(EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, Fra
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
-            return data  # a column, or columns
+            return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
             return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
