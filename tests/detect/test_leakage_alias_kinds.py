@@ -132,9 +132,28 @@ LEAKS = {
         A, B, ya, yb = train_test_split(table[["age", "income"]], y)
         LogisticRegression().fit(A, ya).score(B, yb)
         """, ("fit_before_split", 2)),
+    # a depth swept by cross-validation over all rows (the test part among them), then a tree scored on the test
+    "depth_swept_by_cv_over_all_rows": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        means = []
+        for d in range(1, 8):
+            means.append(cross_val_score(DecisionTreeClassifier(max_depth=d), X, y, cv=5).mean())
+        DecisionTreeClassifier(max_depth=int(np.argmax(means)) + 1).fit(A, ya).score(B, yb)
+        """, ("trained_on_test", 5)),
 }
 
 HEALTHY = {
+    # a fixed list of models cross-validated over all rows, the scores only shown: nothing is chosen by them
+    "cv_scores_of_a_model_list_only_shown": """\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        means = []
+        for model in [DecisionTreeClassifier(), LogisticRegression()]:
+            means.append(cross_val_score(model, X, y, cv=5).mean())
+        print(pd.DataFrame({"cv": means}))
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """,
     # a list of another length than the selector kept is another choice
     "typed_list_of_another_size": """\
         from sklearn.feature_selection import RFE

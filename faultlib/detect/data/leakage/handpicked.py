@@ -8,6 +8,10 @@ columns (scikit-learn ``RFE(estimator, n_features_to_select=n)``, ``SequentialFe
 n_features_to_select=n)``, ``SelectKBest(k=n)``, ``SelectFromModel(..., max_features=n)``) and, after its fit, a
 literal list of exactly ``n`` column names selects columns of the table it was fitted on. A selector whose size
 is not written as a number, or a list of another length, is left alone (precision first).
+
+The other way round, a cross-validation over all rows inside a loop of candidates is a choice (the test rows among
+them helped pick the model) only when the loop sweeps a hyperparameter or keeps the best one; a fixed list of models
+whose scores are only shown is not.
 """
 
 from __future__ import annotations
@@ -45,6 +49,14 @@ class HandPicked:
                 self._selector_fits: list[tuple[int, Any]] = []
             self._selector_fits.append((receiver.options["selects"], receiver.fit))
         return out
+
+    def _loop_keeps_a_choice(self, line: int) -> bool:
+        """A cross-validation on ``line`` inside a ``for`` loop chooses a candidate when the loop sweeps a
+        hyperparameter (a curve read by eye) or keeps the best (a comparison, ``max``/``argmax``, a sorted table's
+        first row: ``LoopFacts.chooses``); scores of a fixed list of models collected into a table that is only
+        shown choose nothing. Loops the syntax does not describe (a comprehension, a ``while``) count as choosing."""
+        facts = next((f for f in self._loop_facts if f.start <= line <= f.end), None)
+        return facts is None or facts.varies or bool(facts.chooses)
 
     def _typed_choice(self, out: Any, index: Any, index_node: ast.expr) -> Any:
         """``df[cols]`` (``out``) with ``cols`` a literal list of as many names as a selector fitted on ``df``'s
