@@ -141,6 +141,16 @@ LEAKS = {
             means.append(cross_val_score(DecisionTreeClassifier(max_depth=d), X, y, cv=5).mean())
         DecisionTreeClassifier(max_depth=int(np.argmax(means)) + 1).fit(A, ya).score(B, yb)
         """, ("trained_on_test", 5)),
+    # a helper that rebuilds its input with a comprehension, then refits a scaler on it: the test rows too
+    "scaler_refit_on_a_rebuilt_input_in_a_helper": ("""\
+        def pool(x):
+            x = np.array([v[::2] for v in x])
+            return MinMaxScaler().fit_transform(x)
+        x_train, x_test, y_train, y_test = train_test_split(X.values, y)
+        x_train_pooled = pool(StandardScaler().fit_transform(x_train))
+        x_test_pooled = pool(StandardScaler().fit_transform(x_test))
+        Ridge().fit(x_train_pooled, y_train).score(x_test_pooled, y_test)
+        """, ("fit_on_test", 3)),
 }
 
 HEALTHY = {

@@ -12,10 +12,10 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
   averaged from vectors trained on every text, then split, are a fit before the split. A model loaded from a
   file (``KeyedVectors.load_word2vec_format``, pretrained vectors) learnt nothing from these rows;
 * **comprehensions** (``[np.mean([m.wv[w] for w in d], axis=0) for d in docs]``): the element is evaluated once
-  with its names bound to unknown values, and the list carries the fits of what it iterates and of its element;
+  with its names bound to unknown values, and the list carries the fits of its element;
   over a column (``table['text']``, ``table['text'].values``, ``.tolist()``) it has its rows, one item a row
-  (over anything else the rows are not known: iterating a frame gives its column names, ``df.col.iloc[i]`` one
-  cell's items); an empty list appended a vector of unknown
+  and the fits of the column (over anything else the rows are not known, and the list is a new value as before:
+  iterating a frame gives its column names, ``df.col.iloc[i]`` one cell's items); an empty list appended a vector of unknown
   rows in a loop (``out.append(vector)``) carries the embedding's fit;
 * **arrays split together are aligned** (scikit-learn ``train_test_split(*arrays)``: "allowed inputs are lists,
   numpy arrays ... with same shape[0]", split by the same indices): an array of unknown rows (document vectors
@@ -143,7 +143,8 @@ class EmbeddingSemantics:
         first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) else None
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
-        return Data(None, taints, False) if taints else UNKNOWN
+        element = _maybe_data(values[-1])  # rows unknown: only what the element adds (a vector read from a model)
+        return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 
     def _aligned(self, args: list[Any]) -> list[Any]:
         """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with
