@@ -151,9 +151,33 @@ LEAKS = {
         x_test_pooled = pool(StandardScaler().fit_transform(x_test))
         Ridge().fit(x_train_pooled, y_train).score(x_test_pooled, y_test)
         """, ("fit_on_test", 3)),
+    # a depth curve on the test rows, a second curve of the same tree, then a depth typed in from the first
+    "depth_typed_in_after_two_sweeps": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        first = []
+        for d in range(1, 6):
+            first.append(DecisionTreeClassifier(max_depth=d).fit(A, ya).score(B, yb))
+        second = []
+        for d in range(1, 6):
+            second.append(DecisionTreeClassifier(max_depth=d, criterion="entropy").fit(A, ya).score(B, yb))
+        DecisionTreeClassifier(max_depth=3).fit(A, ya).score(B, yb)
+        """, ("tuned_on_test", 5)),
 }
 
 HEALTHY = {
+    # two curves, then a depth that none of them tried
+    "depth_outside_both_sweeps": """\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        first = []
+        for d in range(1, 6):
+            first.append(DecisionTreeClassifier(max_depth=d).fit(A, ya).score(B, yb))
+        second = []
+        for d in range(1, 6):
+            second.append(DecisionTreeClassifier(max_depth=d, criterion="entropy").fit(A, ya).score(B, yb))
+        DecisionTreeClassifier(max_depth=12).fit(A, ya).score(B, yb)
+        """,
     # a fixed list of models cross-validated over all rows, the scores only shown: nothing is chosen by them
     "cv_scores_of_a_model_list_only_shown": """\
         from sklearn.tree import DecisionTreeClassifier

@@ -174,13 +174,22 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
         if not chooses and kept:
             chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
+        since = end
+
+        def sweep_of(call: ast.Call, this: ast.For = loop) -> ast.For | None:
+            return next((o for o in loops if o is not this and o.lineno <= call.lineno <= (o.end_lineno or o.lineno)
+                         and _names(call) & _names(o.target)), None)
         for call in later_calls:
             if call.lineno <= end or chooses:
                 continue
             name = _call_name(call)
             if name in _CHOOSERS and kept & names(call):
                 chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
-            elif name in varied and name not in typed_back and kept and call.lineno - end <= _TYPED_BACK_WITHIN:
+            elif name in varied and name not in typed_back and kept and sweep_of(call) is not None:
+                # the same constructor swept again by a later loop: a new curve, not a value typed back (the value
+                # typed after that curve may still be read off this one: the window runs from its end)
+                since = max(since, sweep_of(call).end_lineno or call.lineno)
+            elif name in varied and name not in typed_back and kept and call.lineno - since <= _TYPED_BACK_WITHIN:
                 typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
                 if any(k.arg in varied[name] and isinstance(k.value, ast.Constant) and _candidate(k.value.value,
                                                                                                 loop.iter)
