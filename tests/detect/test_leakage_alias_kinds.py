@@ -166,6 +166,19 @@ LEAKS = {
 }
 
 HEALTHY = {
+    # after a k curve on the test rows, a model of one k is scored in a loop of fresh splits: another experiment
+    "next_model_scored_over_fresh_splits": """\
+        from sklearn.neighbors import KNeighborsClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        curve = []
+        for k in range(1, 15):
+            curve.append(KNeighborsClassifier(n_neighbors=k).fit(A, ya).score(B, yb))
+        knn = KNeighborsClassifier(n_neighbors=5)
+        for share in (0.5, 0.3, 0.2):
+            A, B, ya, yb = train_test_split(X, y, test_size=share)
+            knn.fit(A, ya)
+            print(share, knn.score(B, yb))
+        """,
     # two curves, then a depth that none of them tried
     "depth_outside_both_sweeps": """\
         from sklearn.tree import DecisionTreeClassifier

@@ -134,6 +134,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
               and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
                for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
+    resplit = tuple((o.lineno, o.end_lineno or o.lineno) for o in loops if any(
+        isinstance(n, ast.Call) and _call_name(n) in vocab.SPLIT_FUNCTIONS for n in ast.walk(o)))
     for loop in loops:
         targets = _names(loop.target)
         end = loop.end_lineno or loop.lineno
@@ -193,7 +195,7 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
                 typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
                 if any(k.arg in varied[name] and isinstance(k.value, ast.Constant) and _candidate(k.value.value,
                                                                                                 loop.iter)
-                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders):
+                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders, resplit):
                     chooses = call.lineno
         out.append(LoopFacts(loop.lineno, end, targets, bool(varied), chooses, cv, varied))
     out.sort(key=lambda f: f.start - f.end)  # innermost first
@@ -216,13 +218,17 @@ def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: s
     return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
 
 
-def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]]) -> bool:
+def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]],
+                  resplit: tuple[tuple[int, int], ...] = ()) -> bool:
     """The model built by ``call`` (chained, or through the variable it is assigned to) is scored soon after on the
-    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``)."""
+    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``). A score inside a
+    loop that splits the rows anew each pass (``resplit``: how the score varies with the split) is another
+    experiment, not the swept one's test rows."""
     names = holders.get(id(call), set())
     for c in calls:
         if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or _call_name(c) not in vocab.EVALUATE or \
-                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute):
+                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute) or any(
+                    a <= c.lineno <= b for a, b in resplit):
             continue
         receiver = c.func.value
         if any(n is call for n in ast.walk(receiver)) or _names(receiver) & names:
