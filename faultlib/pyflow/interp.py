@@ -59,6 +59,10 @@ class Interpreter:
     """Whether the code after an ``if`` whose test is unknown still runs when that branch returns (the function
     may well go on); off, the first ``return`` reached ends the function."""
 
+    join_one_armed_if = False
+    """Whether a name an ``if`` without ``else`` rebinds is joined with its value before the ``if`` (the test may
+    be false: ``fill = s.median()``, then ``if isna(fill): fill = 0``); off, the branch's value replaces it."""
+
     def __init__(self, tree: ast.Module, describe=lambda line: f"line {line}"):
         self.tree = tree
         self.describe_line = describe
@@ -136,8 +140,14 @@ class Interpreter:
             known = self._truth(node.test, frame)
             if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
                 self._block(node.body if known else node.orelse, frame)
-            elif not node.orelse or is_main_guard(node.test):
+            elif is_main_guard(node.test) or not node.orelse and not self.join_one_armed_if:
                 self._branch(node.body, frame)
+            elif not node.orelse:  # the branch may not run: what it rebinds joins what was there
+                before = dict(frame.locals)
+                self._branch(node.body, frame)
+                for name, value in list(frame.locals.items()):
+                    if name in before and before[name] is not value:
+                        frame.locals[name] = self._join(value, before[name])
             else:  # both branches from the same state, then what either may have bound
                 before = dict(frame.locals)
                 self._branch(node.body, frame)
@@ -217,6 +227,8 @@ class Interpreter:
                 for i, item in enumerate(inner.items):  # a short literal list: run the body once per item
                     self._bind(node.target, Tup((Const(i), item)) if enumerated else item, frame, node.lineno)
                     self._block(node.body, frame)
+                    if isinstance(node.target, ast.Name) and not enumerated:
+                        self._loop_item_done(item, frame.locals.get(node.target.id), frame)
             else:
                 self._bind(node.target, UNKNOWN, frame, node.lineno)
                 self._block(node.body, frame)
@@ -483,6 +495,10 @@ class Interpreter:
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``owner[key] = value`` / ``owner.attr = value`` where ``owner`` is not a container or an instance the
         interpreter models."""
+
+    def _loop_item_done(self, item: Any, after: Any, frame: Frame) -> None:
+        """The body of ``for name in [a, b]`` ran with ``name`` bound to ``item`` and left it bound to ``after``
+        (a subclass may write a change made through the alias back to the names that hold ``item``)."""
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         """Run a ``for`` loop over ``source`` in a subclass's own way; False to let the interpreter do it."""

@@ -119,3 +119,39 @@ def test_a_return_in_a_branch_of_unknown_truth_ends_the_function_only_by_default
     goes_on = GoesOn(ast.parse(source))
     goes_on.interpret()
     assert goes_on.calls == ["lib.parse", "lib.evaluate", "lib.train"]
+
+
+def test_an_if_without_else_joins_what_it_rebinds_only_when_asked():
+    source = "import lib\nx = lib.stat()\nif lib.check(x):\n    x = 0\n"
+
+    class Named(Interpreter):
+        def _library(self, ref, args, kwargs, node, frame):
+            return Made(ref.name, node.lineno) if ref.name == "lib.stat" else UNKNOWN
+
+    replaced = Named(ast.parse(source))
+    replaced.interpret()
+    assert replaced.globals["x"] == Const(0)  # the branch's value replaces it (the default)
+
+    class Joins(Named):
+        join_one_armed_if = True
+
+    joined = Joins(ast.parse(source))
+    joined.interpret()
+    assert isinstance(joined.globals["x"], Made)  # the base join keeps the value that is not a constant
+
+
+def test_a_short_loop_reports_each_item_and_what_the_loop_variable_holds_after_it():
+    source = "import lib\na = lib.make()\nb = lib.make()\nfor t in [a, b]:\n    t = lib.change(t)\n"
+    seen = []
+
+    class Loop(Interpreter):
+        def _library(self, ref, args, kwargs, node, frame):
+            return Made(ref.name, node.lineno)
+
+        def _loop_item_done(self, item, after, frame):
+            seen.append((item, after))
+
+    loop = Loop(ast.parse(source))
+    loop.interpret()
+    assert [i for i, _ in seen] == [loop.globals["a"], loop.globals["b"]]
+    assert all(isinstance(after, Made) and after.name == "lib.change" for _, after in seen)

@@ -134,6 +134,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
               and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
                for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
+    resplit = tuple((o.lineno, o.end_lineno or o.lineno) for o in loops if any(
+        isinstance(n, ast.Call) and _call_name(n) in vocab.SPLIT_FUNCTIONS for n in ast.walk(o)))
     for loop in loops:
         targets = _names(loop.target)
         end = loop.end_lineno or loop.lineno
@@ -174,17 +176,26 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
         if not chooses and kept:
             chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
+        since = end
+
+        def sweep_of(call: ast.Call, this: ast.For = loop) -> ast.For | None:
+            return next((o for o in loops if o is not this and o.lineno <= call.lineno <= (o.end_lineno or o.lineno)
+                         and _names(call) & _names(o.target)), None)
         for call in later_calls:
             if call.lineno <= end or chooses:
                 continue
             name = _call_name(call)
             if name in _CHOOSERS and kept & names(call):
                 chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
-            elif name in varied and name not in typed_back and kept and call.lineno - end <= _TYPED_BACK_WITHIN:
+            elif name in varied and name not in typed_back and kept and sweep_of(call) is not None:
+                # the same constructor swept again by a later loop: a new curve, not a value typed back (the value
+                # typed after that curve may still be read off this one: the window runs from its end)
+                since = max(since, sweep_of(call).end_lineno or call.lineno)
+            elif name in varied and name not in typed_back and kept and call.lineno - since <= _TYPED_BACK_WITHIN:
                 typed_back.add(name)  # the scores were collected (a curve), the next model takes one value of it
                 if any(k.arg in varied[name] and isinstance(k.value, ast.Constant) and _candidate(k.value.value,
                                                                                                 loop.iter)
-                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders):
+                       for k in call.keywords) and _scored_again(call, scored, later_calls, holders, resplit):
                     chooses = call.lineno
         out.append(LoopFacts(loop.lineno, end, targets, bool(varied), chooses, cv, varied))
     out.sort(key=lambda f: f.start - f.end)  # innermost first
@@ -207,13 +218,17 @@ def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: s
     return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
 
 
-def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]]) -> bool:
+def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]],
+                  resplit: tuple[tuple[int, int], ...] = ()) -> bool:
     """The model built by ``call`` (chained, or through the variable it is assigned to) is scored soon after on the
-    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``)."""
+    rows the sweep scored (``knn = KNN(n_neighbors=9); knn.fit(...); knn.score(X_test, y_test)``). A score inside a
+    loop that splits the rows anew each pass (``resplit``: how the score varies with the split) is another
+    experiment, not the swept one's test rows."""
     names = holders.get(id(call), set())
     for c in calls:
         if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or _call_name(c) not in vocab.EVALUATE or \
-                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute):
+                not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute) or any(
+                    a <= c.lineno <= b for a, b in resplit):
             continue
         receiver = c.func.value
         if any(n is call for n in ast.walk(receiver)) or _names(receiver) & names:
@@ -258,10 +273,42 @@ def names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: i
     for n in ast.walk(index):
         if isinstance(n, ast.Attribute) and n.attr == "columns":
             return True
+        if isinstance(n, ast.Attribute) and n.attr == "index" and per_column(n.value, bindings, depth):
+            return True
         if depth and isinstance(n, ast.Name) and any(names_columns(b, bindings, depth - 1)
                                                       for b in bindings.get(n.id, ())):
             return True
     return False
+
+
+#: reductions whose result has one value per column (pandas ``DataFrame.sum()``, ``.isnull().sum()``, ``.dtypes``):
+#: its index is the column names
+_PER_COLUMN = frozenset({"sum", "count", "mean", "median", "std", "var", "min", "max", "nunique", "skew", "kurt",
+                         "any", "all"})
+#: methods that keep a Series' index labels (a sort, a cut, a filter)
+_KEEPS_LABELS = frozenset({"sort_values", "head", "tail", "nlargest", "nsmallest", "dropna", "abs", "round"})
+
+
+def per_column(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> bool:
+    """``missing = df.isnull().sum(); missing[missing > 0].sort_values()``: a Series of one value per column of a
+    frame, so its ``.index`` holds column names (pandas: a reduction over ``axis=0``, the default)."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS_LABELS:
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, ast.Attribute) and node.attr == "dtypes":
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PER_COLUMN:
+        if any(isinstance(n, ast.Attribute) and n.attr in ("groupby", "resample", "rolling", "pivot_table", "T")
+               for n in ast.walk(node.func.value)):
+            return False  # df.groupby(k).mean(): one row per group, its index the group keys
+        return not any(k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns")
+                       for k in node.keywords)
+    return bool(depth) and isinstance(node, ast.Name) and any(per_column(b, bindings, depth - 1)
+                                                              for b in bindings.get(node.id, ()))
 
 
 def bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:

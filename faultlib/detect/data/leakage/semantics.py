@@ -54,7 +54,8 @@ class EstimatorSemantics(ScoringChecks):
             self._reach(x)
             self._check_cv(_as_data(x), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame)
-            if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans):
+            if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans) and \
+                    self._loop_keeps_a_choice(line):  # scores printed in a loop choose nothing (handpicked.py)
                 # cross-validating candidates in a loop (or a validation curve) chooses one; a single score does not
                 self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
             return UNKNOWN
@@ -131,6 +132,7 @@ class EstimatorSemantics(ScoringChecks):
         return out
 
     def _split(self, args: list[Any], line: int) -> Any:
+        args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
         self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
         ident = new_id()
         out: list[Any] = []

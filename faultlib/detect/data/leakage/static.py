@@ -33,7 +33,10 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.handpicked import HandPicked
+from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
@@ -62,13 +65,16 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, Interpreter):
+class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics,
+               FunctionalFits, EstimatorSemantics, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
         tree: the parsed module.
         smap: maps lines back to the user's file (and notebook cells).
     """
+
+    join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
         Interpreter.__init__(self, tree, smap.describe)
@@ -115,7 +121,8 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
-                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)):
+                and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
+                not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
             # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
@@ -127,6 +134,9 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         return value
 
     def _attribute_value(self, base: Any, attr: str) -> Any:
+        special = self._embedding_attribute(base, attr)
+        if special is not None:
+            return special
         if isinstance(base, Bound) and isinstance(base.receiver, (Data, MaybeData)):
             base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
         if attr in ("iloc", "loc") and _as_data(base) is not None:
@@ -157,6 +167,9 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         return UNKNOWN
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        special = self._stacked_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b]
+        if special is not None:
+            return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)
         if data is None:
             index = _maybe_data(self._expr(index_node, frame))
@@ -189,7 +202,7 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
-            return data  # a column, or columns
+            return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
             return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
@@ -206,7 +219,7 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
                 chosen = next((s for s in reversed(p.steps) if s.kind in ("split", "fold")), None)
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
-        return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=line)), line)
+        return self._derive(data, data_rows_child(data, self._filter_step(index_node, line)), line)  # masks.py
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
@@ -243,8 +256,12 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
             expr = expr.value
         if new is None or not new.taints or not isinstance(expr, ast.Name):
             return
-        current = _maybe_data(self._lookup(expr.id, frame))
-        if current is not None and not new.taints <= current.taints:
+        held = self._lookup(expr.id, frame)
+        current = _maybe_data(held)
+        if current is None and new.rows is None and isinstance(held, MaybeData):
+            # guesses = np.zeros((2, 3)); guesses[i, j] = part['age'].median(): a table of statistics
+            self._store(expr.id, new, frame)
+        elif current is not None and not new.taints <= current.taints:
             self._store(expr.id, current.with_(taints=current.taints | new.taints), frame)
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:

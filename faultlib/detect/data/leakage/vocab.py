@@ -108,9 +108,9 @@ FILE_READERS = frozenset({"read_csv", "read_table", "read_parquet", "read_excel"
                           "read_pickle", "read_hdf", "loadtxt", "genfromtxt", "load"})
 _DATA_FILE = re.compile(r"([^/\\]+?)\.(?:csv|tsv|txt|data|parquet|pq|jsonl?|xlsx?|feather|pkl|pickle|h5|hdf5?|npy|npz)"
                         r"(?:\.(?:gz|zip|bz2|xz))?$", re.IGNORECASE)
-#: a column named for a date or time: its ``max()``/``min()`` is a reference date (recency = ref - last order), not
-#: a statistic learnt from the rows' values
-DATE_COLUMN = re.compile(r"date|timestamp|(^|_)(at|dt|ts|time)$", re.IGNORECASE)
+#: a column named for a date or time: its ``max()``/``min()`` is a reference date (recency = ref - last order; the
+#: first year of a calendar, ``year - year.min()``), not a statistic learnt from the rows' values
+DATE_COLUMN = re.compile(r"date|timestamp|(^|_)(at|dt|ts|time|year)$", re.IGNORECASE)
 
 
 def data_file_stem(path: str) -> str | None:

@@ -1,0 +1,201 @@
+"""Word embeddings trained on texts, NumPy's index stacks, and aliases of a short loop, for the static leakage
+analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``_expr``, ``_store`` and
+``_lookup`` from there). Each rule is named for what the library does:
+
+* **gensim embeddings** (``gensim.models.Word2Vec``, ``FastText``, ``Doc2Vec``): the constructor given a corpus
+  (``sentences``, ``corpus_iterable``, ``documents``) builds the vocabulary and trains the vectors on it, as
+  ``build_vocab(texts)`` followed by ``train(texts)`` does (gensim API, "models.word2vec": "If you supply
+  sentences, the model will be initialized with them"). A vector read from the model (``model[w]``,
+  ``model.wv[w]``, ``model.wv.get_vector(w)``, ``model.infer_vector(words)``) carries that fit: document features
+  averaged from vectors trained on every text, then split, are a fit before the split. A model loaded from a
+  file (``KeyedVectors.load_word2vec_format``, pretrained vectors) learnt nothing from these rows;
+* **comprehensions** (``[np.mean([m.wv[w] for w in d], axis=0) for d in docs]``): the element is evaluated once
+  with its names bound to unknown values, and the list carries the fits of its element;
+  over a column (``table['text']``, ``table['text'].values``, ``.tolist()``) it has its rows, one item a row
+  and the fits of the column (over anything else the rows are not known, and the list is a new value as before:
+  iterating a frame gives its column names, ``df.col.iloc[i]`` one cell's items); an empty list appended a vector of unknown
+  rows in a loop (``out.append(vector)``) carries the embedding's fit;
+* **arrays split together are aligned** (scikit-learn ``train_test_split(*arrays)``: "allowed inputs are lists,
+  numpy arrays ... with same shape[0]", split by the same indices): an array of unknown rows (document vectors
+  built in a loop) split beside the labels of a table has that table's rows;
+* **a statistic rounded** (``int(s.median())``, ``round(s.mean(), 1)``) is still that statistic;
+* **a table built from reduced values** (``pd.DataFrame({'v': df.sum(axis=0).values})``: one row per column of
+  ``df``; ``df.groupby('year')['v'].sum()``: one row per group) is a new table with rows of its own, not a number
+  (a count or a sum carries no fit; a group mean stays a statistic: a target encoding);
+* **NumPy index stacks** ``np.c_[a, b]`` / ``np.r_[a, b]`` (NumPy "Indexing routines"): columns or rows of the
+  arrays listed, so the result holds what its parts hold (``np.column_stack`` is already a call);
+* **a short loop over named tables** (``for part in [train, test]: part['Age'] = part['Age'].fillna(
+  part['Age'].median())``, the Kaggle "combine" idiom): pandas item assignment changes the frame the loop
+  variable names, which is the table ``train`` or ``test`` names too (Python binds names to objects, the loop
+  makes no copy); what the loop variable holds at the end of a pass is written back to the names that held that
+  table, so a statistic the test table computed of itself reaches the model that scores it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.pyflow.values import UNKNOWN, Ref, Tup
+
+#: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
+EMBEDDINGS = frozenset({"Word2Vec", "FastText", "Doc2Vec"})
+_CORPUS_KEYWORDS = ("sentences", "corpus_iterable", "documents", "corpus_file")
+#: methods that train an embedding model on the texts they are given (gensim ``build_vocab``, ``train``)
+_TRAIN = frozenset({"build_vocab", "train"})
+#: methods and attributes that read vectors out of a trained model
+_VECTORS = frozenset({"get_vector", "word_vec", "get_mean_vector", "infer_vector", "__getitem__"})
+_VIEWS = frozenset({"wv", "dv", "vectors"})
+#: NumPy index objects that stack the arrays listed in their brackets
+_INDEX_STACKS = frozenset({"c_", "r_"})
+
+
+class EmbeddingSemantics:
+    """Embedding models, NumPy index stacks and loop aliases (see the module docstring)."""
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if ref.last in EMBEDDINGS and ref.module.split(".")[0] in ("gensim", ""):
+            est = Est(ref.last, "transformer", preprocessing=True)
+            corpus = args[0] if args else next((kwargs[k] for k in _CORPUS_KEYWORDS if k in kwargs), None)
+            self._train_embedding(est, corpus, node, frame)
+            return est
+        if ref.name in ("int", "float", "round") and args and isinstance(args[0], Data) and args[0].rows is None \
+                and args[0].taints:
+            return args[0]  # int(part['age'].median() / 0.5 + 0.5): still the statistic, rounded
+        out = super()._library(ref, args, kwargs, node, frame)
+        if ref.last in ("DataFrame", "Series") and isinstance(out, Data) and out.rows is None and not out.taints:
+            return UNKNOWN  # pd.DataFrame({'v': totals.values}) of per-column sums: a new table, rows of its own
+        return out
+
+    def _train_embedding(self, est: Est, corpus: Any, node: ast.Call, frame: Any) -> None:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        data = _maybe_data(corpus)
+        if data is None and isinstance(corpus, MaybeData):
+            data = corpus.as_data()
+        if data is not None:
+            self._fit(est, data, False, "train", node, frame)
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        if isinstance(receiver, Est) and receiver.cls in EMBEDDINGS:
+            if name in _TRAIN:
+                corpus = args[0] if args else next((kwargs[k] for k in _CORPUS_KEYWORDS if k in kwargs), None)
+                self._train_embedding(receiver, corpus, node, frame)
+                return UNKNOWN
+            if name in _VECTORS:
+                return self._vectors(receiver, args[:1])
+        if name in vocab.REDUCTIONS and isinstance(node.func, ast.Attribute) and any(
+                isinstance(n, ast.Attribute) and n.attr == "groupby" for n in ast.walk(node.func.value)):
+            from faultlib.detect.data.leakage.semantics import _maybe_data
+
+            data = _maybe_data(receiver)
+            if data is None or not data.taints:
+                return UNKNOWN  # df.groupby('Year')['v'].sum(): one row per group, a table of its own
+        if name in ("append", "extend") and isinstance(receiver, Tup) and not receiver.items and args and \
+                isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            item = args[0]
+            if isinstance(item, Data) and item.rows is None and any(f.estimator in EMBEDDINGS for f in item.taints):
+                self._store(node.func.value.id, item, frame)  # out = []; out.append(vector): a list of vectors
+                return UNKNOWN
+        return super()._method_value(receiver, name, args, kwargs, node, frame)
+
+    def _vectors(self, est: Est, keys: list[Any]) -> Any:
+        """What reading vectors of ``keys`` out of a trained ``est`` gives: the keys' rows, with its fit."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if est.fit is None:
+            return UNKNOWN
+        key = _maybe_data(keys[0]) if keys else None
+        return Data(key.rows if key is not None else None, frozenset({est.fit}) | (key.taints if key else frozenset()),
+                    False)
+
+    def _expr(self, node: ast.expr | None, frame: Any) -> Any:
+        from faultlib.detect.data.leakage.frames import _names_columns
+
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and not (
+                isinstance(node, ast.ListComp) and _names_columns(node)):
+            return self._comprehension(node, frame)
+        return super()._expr(node, frame)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Any:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {n: frame.locals[n] for n in names if n in frame.locals}
+        values = []
+        try:
+            for gen in node.generators:
+                values.append(self._expr(gen.iter, frame))
+                self._bind(gen.target, UNKNOWN, frame, node.lineno)
+                for cond in gen.ifs:
+                    self._expr(cond, frame)
+            values.append(self._expr(node.elt, frame))
+        finally:
+            for n in names:
+                frame.locals.pop(n, None)
+            frame.locals.update(saved)
+        taints = frozenset().union(*(d.taints for d in (_maybe_data(v) for v in values) if d is not None))
+        first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) else None
+        if first is not None and first.rows is not None:
+            return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
+        element = _maybe_data(values[-1])  # rows unknown: only what the element adds (a vector read from a model)
+        return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
+
+    def _aligned(self, args: list[Any]) -> list[Any]:
+        """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with
+        them (one table's rows; else the arguments as they are)."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        datas = [_maybe_data(a) for a in args]
+        known = {d.rows for d in datas if d is not None and d.rows is not None}
+        if len(known) != 1 or not any(d is not None and d.rows is None and d.taints for d in datas):
+            return args
+        rows = next(iter(known))
+        return [Data(rows, d.taints, d.test) if d is not None and d.rows is None else a for a, d in zip(args, datas)]
+
+    def _embedding_attribute(self, base: Any, attr: str) -> Any:
+        """``model.wv`` of a trained embedding: the model itself (its vectors); ``None``: not one of these."""
+        if isinstance(base, Est) and base.cls in EMBEDDINGS and attr in _VIEWS:
+            return base
+        return None
+
+    def _stacked_subscript(self, base: Any, index_node: ast.expr, frame: Any) -> Any:
+        """``model[word]`` of a trained embedding, ``np.c_[a, b]``; ``None``: not one of these."""
+        if isinstance(base, Est) and base.cls in EMBEDDINGS:
+            return self._vectors(base, [self._expr(index_node, frame)])
+        if isinstance(base, Ref) and base.last in _INDEX_STACKS and base.module.split(".")[0] in ("numpy", "np"):
+            items = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
+            return self._combine([self._expr(i, frame) for i in items if not isinstance(i, ast.Slice)])
+        return None
+
+    def _loop_item_done(self, item: Any, after: Any, frame: Any) -> None:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if after is item or not isinstance(item, (Data, MaybeData)):
+            return
+        new, old = _maybe_data(after), _maybe_data(item)
+        if new is None or old is None or new.rows != old.rows or not new.taints - old.taints:
+            return  # a rebinding to other rows (part = part[mask]) makes a new table, not a change of this one
+        scopes = [frame.locals] if frame.locals is self.globals else [frame.locals, self.globals]
+        for scope in scopes:
+            for name, value in list(scope.items()):
+                if value is item:
+                    scope[name] = after
+
+
+def _one_item_a_row(node: ast.expr) -> bool:
+    """``table['text']``, ``table['text'].values``, ``table['text'].tolist()``: a column, iterated value by value."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist":
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr == "values":
+        node = node.value
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
+        node.slice.value, str)
+
+
+__all__ = ["EMBEDDINGS", "EmbeddingSemantics"]

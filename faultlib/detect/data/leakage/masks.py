@@ -1,0 +1,106 @@
+"""Row masks written twice, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``tree``). A boolean mask selects the
+rows for which it is true (pandas user guide, "Boolean indexing"): the same expression over the same table,
+written twice before anything changes it, keeps the same rows. Scripts do this when they prepare one matrix for a
+feature ranking and another for the model (``valid = ~y.isna(); X = X[valid]`` ... later ``ok = ~y2.isna();
+X2 = X2[ok]`` with ``y`` and ``y2`` both ``df['value'].ffill()``): the ranking saw the rows the model's split
+then holds out. Each name in a mask is replaced by the expression it was last bound to before that line (three
+levels deep); two masks whose expanded text is the same are one row selection. A name bound by a ``for`` loop,
+or one never bound in the module, keeps its own text, so masks inside a loop over columns never match by
+accident unless their text is the same too.
+
+A mask is not a part of the rows either: ``valid = ~y.isna()`` names the rows with a valid value, not a validation
+set, so the name does not make it held out.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import Step, new_id
+
+
+class MaskIdentity:
+    """Filters by the same written mask are the same rows (see the module docstring)."""
+
+    def _filter_step(self, index_node: ast.expr, line: int) -> Step:
+        """The row selection ``data[index_node]`` makes: a fresh one, or the one an identical mask made."""
+        if not hasattr(self, "_mask_steps"):
+            self._mask_steps: dict[str, Step] = {}
+            self._mask_bindings = _line_bindings(self.tree)
+        text = _expanded(index_node, line, self._mask_bindings, 3)
+        if text is None:
+            return Step("filter", new_id(), line=line)
+        if text not in self._mask_steps:
+            self._mask_steps[text] = Step("filter", new_id(), line=line)
+        return self._mask_steps[text]
+
+    def _binds_a_mask(self, name: str, line: int) -> bool:
+        """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a value), not rows named for validation."""
+        if not hasattr(self, "_mask_names"):
+            self._mask_names = {(t.id, n.lineno) for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+                                and _is_mask(n.value) for t in n.targets if isinstance(t, ast.Name)}
+        return (name, line) in self._mask_names
+
+
+_MASK_METHODS = frozenset({"isna", "isnull", "notna", "notnull", "isin", "between", "duplicated"})
+
+
+def _is_mask(value: ast.expr) -> bool:
+    """``~y.isna()``, ``df.a > 0``, ``(a > 0) & b.notna()``: an expression whose value is a boolean row mask."""
+    if isinstance(value, ast.Compare):
+        return True
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.Invert, ast.Not)):
+        return _is_mask(value.operand)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_mask(value.left) or _is_mask(value.right)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MASK_METHODS
+
+
+def _line_bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.expr | None]]]:
+    """``name -> [(line, value)]`` of every simple assignment (``None`` for a ``for`` target or an augmented one)."""
+    out: dict[str, list[tuple[int, ast.expr | None]]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                pairs = zip(t.elts, n.value.elts) if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and \
+                    len(t.elts) == len(n.value.elts) else [(t, n.value)]  # a, b = x, y: each its own value
+                for target, value in pairs:
+                    for name in (e for e in ast.walk(target) if isinstance(e, ast.Name)):
+                        out.setdefault(name.id, []).append((n.lineno, value if target is name else None))
+        elif isinstance(n, (ast.For, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.comprehension)):
+            target = n.target
+            for name in (e for e in ast.walk(target) if isinstance(e, ast.Name)):
+                out.setdefault(name.id, []).append((getattr(n, "lineno", 0), None))
+    for binds in out.values():
+        binds.sort(key=lambda b: b[0])
+    return out
+
+
+def _expanded(node: ast.expr, line: int, binds: dict[str, list[tuple[int, ast.expr | None]]], depth: int
+              ) -> str | None:
+    """``node``'s text with each name replaced by what it was last bound to before ``line``; ``None`` when the
+    mask is a bare name nothing expands (its rows cannot be told apart from any other's)."""
+    if isinstance(node, ast.Name):
+        before = [b for b in binds.get(node.id, ()) if b[0] < line]
+        if not before or before[-1][1] is None or not depth:
+            return None
+        return _expanded(before[-1][1], before[-1][0], binds, depth - 1)
+    if not any(isinstance(n, (ast.Compare, ast.UnaryOp, ast.Call)) for n in ast.walk(node)):
+        return None  # not a mask (a slice, a constant, a list of positions)
+
+    class Expand(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> Any:
+            before = [b for b in binds.get(name.id, ()) if b[0] < line]
+            if depth and before and before[-1][1] is not None and not isinstance(before[-1][1], ast.Name) and any(
+                    isinstance(n, (ast.Subscript, ast.Call, ast.Attribute)) for n in ast.walk(before[-1][1])):
+                text = _expanded(before[-1][1], before[-1][0], binds, depth - 1) or ast.unparse(before[-1][1])
+                return ast.Name(id=f"({text})", ctx=ast.Load())
+            return name
+
+    return ast.unparse(Expand().visit(ast.parse(ast.unparse(node), mode="eval")).body)
+
+
+__all__ = ["MaskIdentity"]
