@@ -17,7 +17,12 @@ scikit-learn's digits, batch 64, SGD momentum 0.9, CPU, one thread): zero_grad, 
   ``flatten``: the gradients copied into one flat tensor, one sum, one read;
 * ``params_after``: the kernel over the parameters after ``optimizer.step()`` (a non-finite gradient makes the
   updated parameter non-finite for SGD and Adam): what reading the optimizer's output instead of the gradients
-  would cost. It comes after the update (too late to skip it) and reads as many tensors, so it is timed only.
+  would cost. It comes after the update (too late to skip it) and reads as many tensors, so it is timed only;
+* ``shard2`` / ``shard4``: the kernel over a rotating shard, 1/k of the gradients (split by element count, largest
+  first onto the lightest shard), a different shard each step, so every gradient is read every k steps; next to
+  ``every2`` / ``every4``: the kernel over all gradients on one step in k (``check_every=k``). Both read each
+  gradient once per k steps and trip within k steps of a value that stays; they differ in cost only (the
+  kernel's fixed cost paid every step, or once per k steps).
 
 Method (as in ``trace_overhead.py``): every variant trains the same model with the same optimizer (separate models
 sit at different addresses, which alone moved ratios by 1-2 % here); after a warm-up the variants run interleaved
@@ -47,7 +52,7 @@ from faultlib.workloads import digits_split
 from run import BATCH, LR, SEED, bootstrap_median_ci, fp16_case  # benchmarks/ is first on sys.path
 
 VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums",
-            "foreach_max", "flatten", "params_after")
+            "foreach_max", "flatten", "params_after", "shard2", "every2", "shard4", "every4")
 GRAD = operator.attrgetter("grad")
 
 
@@ -65,6 +70,7 @@ class Bench:
         self.flag, self.one = torch.zeros(1), torch.ones(1)
         self.host = self.flag.numpy()
         self.kernel_op = torch._amp_foreach_non_finite_check_and_unscale_
+        self.shards = {k: shards(self.params, k) for k in (2, 4)}  # parameter indices per shard
 
     def kernel(self, tensors) -> None:
         self.kernel_op(tensors, self.flag, self.one)
@@ -83,6 +89,24 @@ class Bench:
 
     def _kernel(self):
         self.kernel(list(map(GRAD, self.params)))
+
+    def _shard(self, k: int):
+        grads = list(map(GRAD, self.params))
+        self.kernel([grads[i] for i in self.shards[k][self.i % k]])
+
+    def _shard2(self):
+        self._shard(2)
+
+    def _shard4(self):
+        self._shard(4)
+
+    def _every2(self):
+        if not self.i % 2:
+            self._kernel()
+
+    def _every4(self):
+        if not self.i % 4:
+            self._kernel()
 
     def _grad_hooks(self):
         if self.host[0]:
@@ -128,6 +152,17 @@ class Bench:
             for handle in handles:
                 handle.remove()
         return times
+
+
+def shards(params: list, k: int) -> list[list[int]]:
+    """``k`` lists of parameter indices with element counts as even as a greedy split makes them (largest first,
+    each onto the shard with fewest elements so far)."""
+    loads, members = [0] * k, [[] for _ in range(k)]
+    for i in sorted(range(len(params)), key=lambda i: -params[i].numel()):
+        j = loads.index(min(loads))
+        loads[j] += params[i].numel()
+        members[j].append(i)
+    return [sorted(m) for m in members]
 
 
 def _ci(ratios: list[float]) -> list[float]:

@@ -23,7 +23,8 @@ so load disturbs it less, though a loaded machine's shared caches still slow bot
 (``/proc/loadavg``): a ratio measured with more runnable processes than CPUs is mostly noise.
 
 Goals (issue 18), printed with the table: ``generate`` <= 1.10, training steps <= 1.03. The script always exits 0.
-Columns: ``us`` the baseline's fast-quarter unit time, then each ratio and its interval; verdict ``OK`` (paired
+Columns: ``us`` the baseline's fast-quarter unit time, then each ratio and its interval, ``k`` the watch pass's
+gradient-check period at the end (one step in k checked; 1 where the script clips or has no optimizer); verdict ``OK`` (paired
 ratio within the goal), ``OK fq`` (only the fast quarter is), ``ABOVE``.
 Usage: ``python benchmarks/trace_overhead.py [--rounds N] [--quick] [--json]``.
 """
@@ -170,6 +171,7 @@ def measure(name: str, rounds: int, warmup: int, units: int | None = None) -> di
             "paired_ratio": round(statistics.median(ratios), 4), "paired_ci95": _ci(ratios),
             "fast_quarter_ratio": round(statistics.median(fast), 4), "fast_quarter_ci95": _ci(fast),
             "cpu_ratio": round(statistics.median(cpu_ratios), 4), "cpu_ci95": _ci(cpu_ratios),
+            "check_every": tracer.sampler.every,  # the watch pass's k at the end (faultlib.trace.sampling)
             "units_per_round": work.units, "goal": goal, "ok": statistics.median(ratios) <= goal, "ok_fast_quarter": statistics.median(fast) <= goal}
 
 
@@ -207,12 +209,13 @@ def main() -> None:
     print(f"{args.rounds} interleaved rounds per variant, torch {torch.__version__}, 1 thread, {meta['cpus']} CPUs")
     print(f"load average {meta['loadavg_before']} before, {meta['loadavg_after']} after")
     print("goals (issue 18): " + ", ".join(f"{name} <= {goal:.2f}x" for name, goal in GOALS.items()))
-    print(f"{'workload':<10}{'us':>6}{'paired':>7}{'95%':>12}{'fastq':>6}{'95%':>12}{'cpu':>6}{'95%':>12}  verdict")
+    print(f"{'workload':<10}{'us':>6}{'paired':>7}{'95%':>12}{'fastq':>6}{'95%':>12}{'cpu':>6}{'95%':>12}{'k':>4}"
+          "  verdict")
     for name, r in results.items():
         ci, fci, cci = (f"{r[key][0]:.3f}-{r[key][1]:.3f}" for key in ("paired_ci95", "fast_quarter_ci95", "cpu_ci95"))
         verdict = "OK" if r["ok"] else ("OK fq" if r["ok_fast_quarter"] else "ABOVE")
         print(f"{name:<10}{r['unit_us']:>6.0f}{r['paired_ratio']:>7.3f}{ci:>12}{r['fast_quarter_ratio']:>6.3f}{fci:>12}"
-              f"{r['cpu_ratio']:>6.3f}{cci:>12}  {verdict}")
+              f"{r['cpu_ratio']:>6.3f}{cci:>12}{r['check_every']:>4}  {verdict}")
 
 
 if __name__ == "__main__":

@@ -165,6 +165,7 @@ class Tracer(Watch, Replay):
         """Install the hooks of this pass (global: every model, optimizer and backward of the process)."""
         torch = self.torch
         self.pid, self.forks, self.spawned = os.getpid(), 0, 0
+        self.sampler.restart()
         if not self._at_fork:
             os.register_at_fork(after_in_parent=self._forked)  # cannot be undone: counts only while installed
             self._at_fork = True
@@ -380,6 +381,8 @@ class Tracer(Watch, Replay):
             self.clipped = None
         elif self.lean.active:
             self.lean.full()
+        if self.sampler.checked:  # a checked step ended: what it cost beyond a lean one (faultlib.trace.sampling)
+            self.sampler.window(time.perf_counter_ns(), self.lean.active)
         if self.stop_pending:  # (tested here: one call fewer per step)
             self._step_boundary()
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import sys
+from time import perf_counter_ns
 from typing import Any
 
 
@@ -76,6 +77,7 @@ class LeanSteps:
             sampler.skipped = True
             sampler.left -= 1
             if not sampler.left:  # the next step is checked
+                sampler.lean_end_ns = perf_counter_ns()  # what the checked step costs beyond a lean one: window()
                 self.full()
 
         self._lean_post = lean_post

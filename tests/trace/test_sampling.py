@@ -5,6 +5,7 @@ from the last step checked clean, names the step, op and line as if every step h
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,52 @@ def test_a_skipped_training_step_runs_lean_and_its_nan_output_is_named_by_the_re
     run(replay)
     event = replay.results()["event"]
     assert (event["step"], event["phase"], event["op"]) == (25, "forward", "aten::mul")
+
+
+def _simulate(monkeypatch, lean_ns, checked_extra_ns, check_ns, steps, lean_ns_of=None):
+    """Drive a GradientSampler through ``steps`` optimizer steps on a fake clock, as the watch pass does: a skipped
+    step runs lean (its end stamped when it is the last of its window), a checked step takes ``lean_ns`` plus
+    ``checked_extra_ns``, of which the check itself (between the pre-hook and clean()) is ``check_ns``. Returns the
+    sampler's ``every`` after each checked step."""
+    from faultlib.trace import sampling
+
+    clock = [10**9]
+    monkeypatch.setattr(sampling.time, "perf_counter_ns", lambda: clock[0])
+    monkeypatch.delenv("FAULTLIB_TRACE_CHECK_EVERY", raising=False)
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.1)
+    sampler, seen = sampling.GradientSampler(), []
+    for step in range(steps):
+        if sampler.skip():
+            clock[0] += lean_ns if lean_ns_of is None else lean_ns_of(step)
+            if not sampler.left:
+                sampler.lean_end_ns = clock[0]
+            continue
+        clock[0] += lean_ns // 2  # the forward and backward before optimizer.step()
+        started = clock[0]
+        clock[0] += check_ns
+        sampler.clean(step, step, opt, started)
+        clock[0] += lean_ns - lean_ns // 2 + checked_extra_ns - check_ns
+        sampler.window(clock[0], lean=sampler.left > 0)
+        seen.append(sampler.every)
+    return seen
+
+
+def test_k_counts_what_a_checked_step_costs_beyond_a_lean_one(monkeypatch):
+    """A 300 us lean step, a checked step 90 us longer of which the kernels are 20 us: k is set by the 90 us once
+    lean windows ran (ceil(90 / (1 % of 300)) = 30), not by the 20 us the kernels alone take (6)."""
+    from faultlib.trace.sampling import BUDGET, MAX_EVERY, WARMUP
+
+    seen = _simulate(monkeypatch, 300_000, 90_000, 20_000, 600)
+    assert seen[WARMUP] == math.ceil(20_000 / (BUDGET * 390_000))  # before any lean window: the kernels' time
+    assert seen[-1] == 30 <= MAX_EVERY
+    # a slower machine's costlier checked step: k stops at MAX_EVERY
+    assert _simulate(monkeypatch, 300_000, 900_000, 20_000, 600)[-1] == MAX_EVERY
+
+
+def test_interrupted_lean_steps_never_leave_k_at_one(monkeypatch):
+    """Lean steps an interruption made 3x longer than the checked step: the measured difference is negative, and k
+    falls back to what the kernels' own time gives instead of 1 (which would leave no lean window to measure again)."""
+    from faultlib.trace.sampling import WARMUP
+
+    seen = _simulate(monkeypatch, 300_000, 90_000, 20_000, 400, lean_ns_of=lambda step: 1_200_000)
+    assert min(seen[WARMUP:]) > 1
