@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
@@ -62,7 +63,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, Interpreter):
+class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, EstimatorSemantics, ScopeAliases,
+               Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -243,9 +245,12 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
             expr = expr.value
         if new is None or not new.taints or not isinstance(expr, ast.Name):
             return
-        current = _maybe_data(self._lookup(expr.id, frame))
+        held = self._lookup(expr.id, frame)
+        current = _maybe_data(held)
         if current is not None and not new.taints <= current.taints:
-            self._store(expr.id, current.with_(taints=current.taints | new.taints), frame)
+            updated = current.with_(taints=current.taints | new.taints)
+            self._store(expr.id, updated, frame)
+            self._rebind_aliases((held, current), updated, frame)  # the helper's argument is the module's frame
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         inner = getattr(source, "inner", source)
