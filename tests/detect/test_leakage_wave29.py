@@ -41,6 +41,21 @@ LEAKS = {
         A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
         Ridge().fit(A, ya).score(B, yb)
         """, [("fit_before_split", 2)]),
+    # column names built from .columns travel through two helpers' parameters: part[col] selects a column, so
+    # the quantiles are of every row the later cross-validation scores (not of a row subset)
+    "column_names_through_helper_parameters_then_cv": ("""\
+        numeric = [c for c in table.columns if table[c].dtype != 'O']
+        def cap(part, col):
+            top = part[col].quantile(0.99)
+            table[col] = part[col].clip(upper=top)
+            return part
+        def cap_all(frame, cols):
+            for c in cols:
+                out = cap(frame, c)
+            return out
+        capped = cap_all(table, numeric)
+        print(cross_val_score(Ridge(), capped.drop(columns=['label']), capped['label'], cv=5).mean())
+        """, [("fit_outside_cv", 3)]),
 }
 
 HEALTHY = {
@@ -74,6 +89,16 @@ HEALTHY = {
         same = fences(table, 'age')
         A, B, ya, yb = train_test_split(same.drop(columns=['label']), same['label'])
         Ridge().fit(A, ya).score(B, yb)
+        """),
+    # the same helpers with a boolean mask for a parameter: part[rows] selects rows, their quantile is of a subset
+    # the cross-validation does not score (the old reading, kept where the argument is not column names)
+    "row_mask_through_a_helper_parameter_then_cv_of_other_rows": ("""\
+        def top_of(part, rows):
+            return part[rows]['age'].quantile(0.99)
+        adults = table['age'] > 17
+        limit = top_of(table, adults)
+        children = table[table['age'] <= 17]
+        print(cross_val_score(Ridge(), children.drop(columns=['label']), children['label'], cv=5).mean(), limit)
         """),
 }
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
+from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
@@ -96,6 +97,8 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         self._tuned: set[int] = set()
         self._targets, self._assigned = target_columns(tree)
         self._bindings = bindings(tree)
+        # column names also reach a helper through its parameters (what its calls pass)
+        self._column_names = column_names(self._bindings, parameter_bindings(tree))
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
@@ -200,7 +203,8 @@ class Analyzer(DesignChecks, ChoiceChecks, FrameSemantics, FunctionalFits, Estim
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
-        if _maybe_data(index) is None and names_columns(index_node, self._bindings):
+        if _maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
+                index_node, self._column_names)):
             return data  # df[predictors], predictors = list(set(df.columns) - {...}): columns, not rows
         selector = _as_data(index)
         if selector is not None:
