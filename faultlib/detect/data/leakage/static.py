@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.aliases import ScopeAliases
+from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
@@ -66,7 +68,7 @@ class StaticReport:
 
 
 class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics,
-               FunctionalFits, EstimatorSemantics, Interpreter):
+               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -100,6 +102,8 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         self._tuned: set[int] = set()
         self._targets, self._assigned = target_columns(tree)
         self._bindings = bindings(tree)
+        # column names also reach a helper through its parameters (what its calls pass)
+        self._column_names = column_names(self._bindings, parameter_bindings(tree))
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
@@ -211,7 +215,8 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
-        if _maybe_data(index) is None and names_columns(index_node, self._bindings):
+        if _maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
+                index_node, self._column_names)):
             return data  # df[predictors], predictors = list(set(df.columns) - {...}): columns, not rows
         selector = _as_data(index)
         if selector is not None:
@@ -262,7 +267,9 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
             # guesses = np.zeros((2, 3)); guesses[i, j] = part['age'].median(): a table of statistics
             self._store(expr.id, new, frame)
         elif current is not None and not new.taints <= current.taints:
-            self._store(expr.id, current.with_(taints=current.taints | new.taints), frame)
+            updated = current.with_(taints=current.taints | new.taints)
+            self._store(expr.id, updated, frame)
+            self._rebind_aliases((held, current), updated, frame)  # the helper's argument is the module's frame
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         inner = getattr(source, "inner", source)
