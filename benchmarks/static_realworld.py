@@ -43,8 +43,10 @@ import json
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
 from pathlib import Path
+
+from faultlib.readers.files import safe_relative
+from faultlib.readers.jsondoc import iter_json_lines
 
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "labels" / "leakage.jsonl"
@@ -54,6 +56,7 @@ GOAL = {"precision": 0.95, "recall": 0.85, "refused": 0.01}
 
 def _repo_dir(root: Path, repo: str) -> Path | None:
     owner, _, name = repo.partition("/")
+    owner, name = safe_relative(owner, what="label repo owner"), safe_relative(name, what="label repo name")
     for cand in (root / f"{owner}+{name}", root / f"i17leak2-{owner}+{name}", root / name, root / f"i17leak-{name}",
                  root / f"i17leak2-{name}", root / f"i17leak3-{name}", root / f"i17leakwave-{name}",
                  root / owner / name):
@@ -228,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.scan:
         scan(args.scan)
         return 0
-    labels = [json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
+    labels = []
+    for line in iter_json_lines(args.labels):  # the project's hardened reader: bounded, no links, finite numbers
+        if line.error is not None:
+            raise line.error
+        labels.append(line.value)
     out = measure(args.root, labels)
     if args.json:
         print(json.dumps(out, indent=1))

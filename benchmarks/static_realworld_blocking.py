@@ -50,6 +50,8 @@ import time
 from pathlib import Path
 
 from faultlib.detect.serving.blocking import analyze_path
+from faultlib.readers.files import safe_relative
+from faultlib.readers.jsondoc import iter_json_lines, load_json_file
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "labels" / "blocking_corpus.json"
@@ -83,10 +85,11 @@ def copy_service(src: Path, dest: Path, exclude: list[str], keep_tests: bool = F
 
 def load_labels() -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
     labels: dict[tuple[str, str], dict[tuple[str, int], dict]] = {}
-    for line in LABELS.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
+    for line in iter_json_lines(LABELS):  # the project's hardened reader: bounded, no links, finite numbers
+        if line.error is not None:
+            raise line.error
+        row = line.value
+        labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
     return labels
 
 
@@ -230,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per service for a peer")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    corpus = load_json_file(CORPUS)
     labels = load_labels()
     peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}
     tools = {"faultlib": None} | peers
@@ -240,7 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     for entry in corpus:
         if args.only and entry["name"] not in args.only:
             continue
-        checkout = args.corpus_root / f"{args.prefix}{entry.get('checkout', entry['name'])}"
+        checkout = args.corpus_root / safe_relative(f"{args.prefix}{entry.get('checkout', entry['name'])}",
+                                                    what="corpus checkout")
+        if entry["scan"] not in (".", ""):  # a folder inside the checkout, never one beside it
+            safe_relative(entry["scan"].rstrip("/"), what=f"{entry['name']}: scan")
         if not (checkout / entry["scan"]).is_dir() and not (checkout / entry["scan"]).is_file():
             absent.append(entry["name"])
             continue
