@@ -41,7 +41,8 @@ def test_names_time_sleep_in_a_sync_helper_with_its_call_and_route(mode):
         return watchdog
 
     watchdog = asyncio.run(main())
-    (event,) = watchdog.events
+    # exactly one stall in load_config; a busy machine may add stalls of its own elsewhere (descheduled loop)
+    (event,) = [e for e in watchdog.events if e.function == "load_config" or e.line == line_of("time.sleep(0.15)")]
     assert event.kind == "loop_blocked" and event.ended
     assert (event.file, event.line, event.function) == (__file__, line_of("time.sleep(0.15)"), "load_config")
     assert event.call == "time.sleep(0.15)"
@@ -50,8 +51,8 @@ def test_names_time_sleep_in_a_sync_helper_with_its_call_and_route(mode):
     assert watchdog.mode == mode and event.samples >= 1 and event.site_samples == event.samples
     assert (150 if mode == "iteration" else 140) <= event.blocked_ms <= 400  # heartbeat: up to 10 ms short
     assert event.loop_cpu_ms < 0.5 * event.blocked_ms  # sleeping, not computing
-    (finding,) = watchdog.check()
-    assert finding.kind == "loop_blocked" and finding.severity is Severity.WARNING
+    (finding,) = [f for f in watchdog.check() if f.kind == "loop_blocked" and f.location.get("line") == event.line]
+    assert finding.severity is Severity.WARNING
     assert finding.location == {"file": __file__, "line": event.line, "function": "load_config"}
     assert finding.evidence["blocks"] == 1 and finding.evidence["call"] == "time.sleep(0.15)"
     assert "load_config" in finding.message and "time.sleep(0.15)" in finding.message
