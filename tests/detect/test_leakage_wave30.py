@@ -1,0 +1,62 @@
+"""The static leakage analysis on the kinds a new wave of public code showed (issue 17, stop 30), each in both
+directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # the two files stacked with the list passed by keyword (pandas names it ``objs``): a statistic of the stack
+    # covers the competition test rows the model later scores
+    "files_stacked_by_keyword_then_filled": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        both = pd.concat(objs=[shop, later], axis=0)
+        both['spend'] = both['spend'].fillna(both['spend'].median())
+        known = both[both['label'].notnull()]
+        unknown = both[both['label'].isnull()]
+        model = Ridge().fit(known.drop(columns=['label']), known['label'])
+        model.predict(unknown.drop(columns=['label']))
+        """, [("fit_on_test", 4)]),
+    # NumPy's stacks name their sequence ``tup``: a scaler fitted on the stack saw the test rows
+    "arrays_stacked_by_keyword_then_scaled": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        scaler = StandardScaler().fit(np.vstack(tup=(A, B)))
+        Ridge().fit(scaler.transform(A), ya).score(scaler.transform(B), yb)
+        """, [("fit_on_test", 2)]),
+}
+
+HEALTHY = {
+    # the same stack, filled with the median of the training file alone (taken before stacking)
+    "files_stacked_by_keyword_filled_from_the_training_file": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        middle = shop['spend'].median()
+        both = pd.concat(objs=[shop, later], axis=0)
+        both['spend'] = both['spend'].fillna(middle)
+        known = both[both['label'].notnull()]
+        unknown = both[both['label'].isnull()]
+        model = Ridge().fit(known.drop(columns=['label']), known['label'])
+        model.predict(unknown.drop(columns=['label']))
+        """),
+    # columns joined side by side by keyword (``axis=1``): the rows are the training part's own
+    "columns_joined_by_keyword_on_the_training_part": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        wide = pd.concat(objs=[A, A.rank()], axis=1)
+        scaler = StandardScaler().fit(wide)
+        Ridge().fit(scaler.transform(wide), ya).score(scaler.transform(pd.concat(objs=[B, B.rank()], axis=1)), yb)
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert alarms(tmp_path, body) == expected
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_healthy_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
