@@ -26,6 +26,24 @@ LEAKS = {
         scaler = StandardScaler().fit(np.vstack(tup=(A, B)))
         Ridge().fit(scaler.transform(A), ya).score(scaler.transform(B), yb)
         """, [("fit_on_test", 2)]),
+    # a 0/1 feature cut at the table's own median, made by a helper that runs on the test file too: the cut
+    # point of the test rows is computed from them (as pd.qcut would be)
+    "flag_cut_at_its_own_median_in_a_helper_run_on_test": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        def features(part):
+            part = part.copy()
+            part['busy'] = (part['visits'] > part['visits'].median()).astype(int)
+            return part
+        model = Ridge().fit(features(shop).drop(columns=['label']), shop['label'])
+        model.predict(features(later))
+        """, [("fit_on_test", 5)]),
+    # a flag cut at a quantile of every row, then split
+    "flag_cut_at_a_quantile_of_all_rows_then_split": ("""\
+        table['big_spender'] = table['spend'] > table['spend'].quantile(0.9)
+        A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 1)]),
 }
 
 HEALTHY = {
@@ -47,6 +65,28 @@ HEALTHY = {
         wide = pd.concat(objs=[A, A.rank()], axis=1)
         scaler = StandardScaler().fit(wide)
         Ridge().fit(scaler.transform(wide), ya).score(scaler.transform(pd.concat(objs=[B, B.rank()], axis=1)), yb)
+        """),
+    # the cut point taken from the training part and applied to both parts
+    "flag_cut_at_the_training_median": ("""\
+        A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        cut = A['visits'].median()
+        A['busy'] = A['visits'] > cut
+        B['busy'] = B['visits'] > cut
+        Ridge().fit(A, ya).score(B, yb)
+        """),
+    # the comparison makes the target (named through a module constant), not a feature
+    "label_cut_at_the_median_named_by_a_constant": ("""\
+        GOAL = 'frequent'
+        table['frequent'] = (table['visits'] > table['visits'].median()).astype(int)
+        target = table[GOAL]
+        A, B, ya, yb = train_test_split(table.drop(columns=[GOAL, 'label']), target)
+        Ridge().fit(A, ya).score(B, yb)
+        """),
+    # a row mask built from a statistic: rows are picked, no column is computed from it
+    "rows_masked_at_the_median_then_split": ("""\
+        table.loc[table['visits'] > table['visits'].median(), 'visits'] = 0
+        A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(A, ya).score(B, yb)
         """),
 }
 
