@@ -11,10 +11,7 @@ and ``_rebind_base`` from there). Each rule is named for what the pandas API doe
   (``df['Clusters'] = km.fit_predict(X)`` ... ``df.drop(['Clusters'], axis=1)``): one column, one fit; a fit
   that shaped other columns too stays;
 * a **stack's parts come apart again by index**: ``df = pd.concat([train, test])``, then
-  ``df.loc[test.index]`` is the test part and ``df.drop(test.index)`` is the rest;
-* the **tables a stack lists** may come by keyword: ``pd.concat(objs=[train, test])`` (pandas names the
-  parameter ``objs``), ``np.vstack(tup=(a, b))``, ``np.concatenate(arrays=...)``; ``axis=1`` /
-  ``axis='columns'`` joins columns side by side, not rows.
+  ``df.loc[test.index]`` is the test part and ``df.drop(test.index)`` is the rest.
 """
 
 from __future__ import annotations
@@ -178,26 +175,3 @@ def _dropped_columns(args: list[Any], kwargs: dict[str, Any]) -> list[str]:
     named = kwargs.get("columns", args[0] if args and by_axis else None)
     items = named.items if isinstance(named, Tup) else (named,)
     return [i.value for i in items if isinstance(i, Const) and isinstance(i.value, str)]
-
-
-#: keywords naming the sequence a stacking call joins (pandas ``concat(objs)``, NumPy ``vstack(tup)``, ``concatenate``)
-_STACK_KEYWORDS = ("objs", "tup", "arrays")
-
-
-def stacked_items(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
-    """The values a row stack joins: the items of its first argument when that is a list or tuple literal
-    (given by position or by keyword, ``pd.concat(objs=[a, b])``), else the positional arguments
-    (``np.append(a, b)``)."""
-    first = args[0] if args else next((kwargs[k] for k in _STACK_KEYWORDS if k in kwargs), None)
-    return list(first.items) if isinstance(first, Tup) else list(args)
-
-
-def columns_axis(kwargs: dict[str, Any]) -> bool:
-    """``axis=1`` / ``axis='columns'``: the call works along columns, not rows."""
-    axis = kwargs.get("axis")
-    return isinstance(axis, Const) and axis.value in (1, "columns")
-
-
-def drops_columns(kwargs: dict[str, Any]) -> bool:
-    """``df.drop(columns=...)`` / ``df.drop(cols, axis=1)``: columns go, the rows stay."""
-    return "columns" in kwargs or columns_axis(kwargs)
