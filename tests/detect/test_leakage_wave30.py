@@ -44,6 +44,21 @@ LEAKS = {
         A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
         Ridge().fit(A, ya).score(B, yb)
         """, [("fit_before_split", 1)]),
+    # texts cleaned one message at a time (the words rewritten item by item under their own name), the vocabulary
+    # learnt from every message, then split
+    "vocabulary_of_messages_cleaned_word_by_word_then_split": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        def stem(word):
+            return word[:6]
+        notes = []
+        for i in range(len(table)):
+            words = table['note'][i].lower().split()
+            words = [stem(w) for w in words if len(w) > 2]
+            notes.append(' '.join(words))
+        counts = CountVectorizer(max_features=500).fit_transform(notes).toarray()
+        A, B, ya, yb = train_test_split(counts, table['label'])
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 9)]),
 }
 
 HEALTHY = {
@@ -87,6 +102,20 @@ HEALTHY = {
         table.loc[table['visits'] > table['visits'].median(), 'visits'] = 0
         A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
         Ridge().fit(A, ya).score(B, yb)
+        """),
+    # the same cleaned messages split first, the vocabulary learnt from the training messages only
+    "vocabulary_of_the_training_messages_cleaned_word_by_word": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        def stem(word):
+            return word[:6]
+        notes = []
+        for i in range(len(table)):
+            words = table['note'][i].lower().split()
+            words = [stem(w) for w in words if len(w) > 2]
+            notes.append(' '.join(words))
+        A, B, ya, yb = train_test_split(notes, table['label'])
+        vocab = CountVectorizer(max_features=500).fit(A)
+        LogisticRegression().fit(vocab.transform(A), ya).score(vocab.transform(B), yb)
         """),
 }
 
