@@ -14,7 +14,9 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
 * **comprehensions** (``[np.mean([m.wv[w] for w in d], axis=0) for d in docs]``): the element is evaluated once
   with its names bound to unknown values, and the list carries the fits of its element;
   over a column (``table['text']``, ``table['text'].values``, ``.tolist()``) it has its rows, one item a row
-  and the fits of the column (over anything else the rows are not known, and the list is a new value as before:
+  and the fits of the column; so does a value rewritten item by item under its own name
+  (``words = [stem(w) for w in words]``: the words of one message stay that message's row)
+  (over anything else the rows are not known, and the list is a new value as before:
   iterating a frame gives its column names, ``df.col.iloc[i]`` one cell's items); an empty list appended a vector of unknown
   rows in a loop (``out.append(vector)``) carries the embedding's fit;
 * **arrays split together are aligned** (scikit-learn ``train_test_split(*arrays)``: "allowed inputs are lists,
@@ -56,6 +58,8 @@ _INDEX_STACKS = frozenset({"c_", "r_"})
 
 class EmbeddingSemantics:
     """Embedding models, NumPy index stacks and loop aliases (see the module docstring)."""
+
+    _in_place: frozenset[int] = frozenset()  # comprehensions that rewrite the value they iterate (see in_place)
 
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         if ref.last in EMBEDDINGS and ref.module.split(".")[0] in ("gensim", ""):
@@ -140,7 +144,8 @@ class EmbeddingSemantics:
                 frame.locals.pop(n, None)
             frame.locals.update(saved)
         taints = frozenset().union(*(d.taints for d in (_maybe_data(v) for v in values) if d is not None))
-        first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) else None
+        first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) or id(node) in self._in_place \
+            else None
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
         element = _maybe_data(values[-1])  # rows unknown: only what the element adds (a vector read from a model)
@@ -188,6 +193,23 @@ class EmbeddingSemantics:
                     scope[name] = after
 
 
+def in_place(tree: ast.Module) -> frozenset[int]:
+    """Ids of the comprehensions assigned back to the name they iterate, each item passed through a call:
+    ``words = [stem(w) for w in words if w not in stops]`` rewrites one value item by item (the words of one
+    message stay that message's row)."""
+    out = set()
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and
+                isinstance(n.value, ast.ListComp) and len(n.value.generators) == 1):
+            continue
+        gen, name = n.value.generators[0], n.targets[0].id
+        if isinstance(gen.iter, ast.Name) and gen.iter.id == name and isinstance(n.value.elt, ast.Call) and \
+                isinstance(gen.target, ast.Name) and not any(
+                    isinstance(s, ast.Subscript) for part in (n.value.elt, *gen.ifs) for s in ast.walk(part)):
+            out.add(id(n.value))
+    return frozenset(out)
+
+
 def _one_item_a_row(node: ast.expr) -> bool:
     """``table['text']``, ``table['text'].values``, ``table['text'].tolist()``: a column, iterated value by value."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist":
@@ -198,4 +220,4 @@ def _one_item_a_row(node: ast.expr) -> bool:
         node.slice.value, str)
 
 
-__all__ = ["EMBEDDINGS", "EmbeddingSemantics"]
+__all__ = ["EMBEDDINGS", "EmbeddingSemantics", "in_place"]

@@ -15,6 +15,8 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
+from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
+    stacked_items
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
     new_id, parts, test_step)
@@ -86,7 +88,7 @@ class EstimatorSemantics(ScoringChecks):
         if drawn is not None:
             return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
-            items = args[0].items if args and isinstance(args[0], Tup) else args
+            items = stacked_items(args, kwargs)  # pd.concat([a, b]), pd.concat(objs=[a, b]), np.vstack(tup=...)
             datas = [d for d in (_as_data(i) for i in items) if d is not None]
             if len(datas) > 1:
                 for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
@@ -504,13 +506,4 @@ def data_rows_child(data: Data, step: Step) -> Any:
     if isinstance(data.rows, RowUnion):
         return RowUnion(tuple(p.child(step) for p in data.rows.parts))
     return None
-
-
-def _columns_axis(kwargs: dict[str, Any]) -> bool:
-    axis = kwargs.get("axis")
-    return isinstance(axis, Const) and axis.value in (1, "columns")
-
-
-def _drops_columns(kwargs: dict[str, Any]) -> bool:
-    return "columns" in kwargs or _columns_axis(kwargs)
 

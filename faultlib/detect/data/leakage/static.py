@@ -35,7 +35,8 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.design import DesignChecks
-from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics
+from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
+from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -67,8 +68,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics,
-               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks,
+               FrameSemantics, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -101,6 +102,8 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._targets, self._assigned = target_columns(tree)
+        self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
+        self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))

@@ -1,0 +1,79 @@
+"""Flag features thresholded at a statistic, for the static leakage analysis.
+
+A comparison with a statistic usually makes a *label* (``df['expensive'] = df.price > df.price.mean()``, the
+target of a homework) or a *row mask* (``df[df.age > df.age.median()]``), and then the statistic is not a
+feature computed from held-out rows (:meth:`faultlib.detect.data.leakage.static.Analyzer._compare` drops it).
+One use is a feature: the comparison's result stored into a named **feature column** of a table,
+
+    df['high_rate'] = (df['rate'] > df['rate'].median()).astype(int)
+    df['large_loan'] = df['loan'] > df['loan'].quantile(0.75)
+
+is a 0/1 column whose cut point was computed from the table's own rows, exactly like ``pd.qcut(df['rate'], 2)``
+(pandas "Discretization and quantiling"): run on the test table, or on all rows before a split, the cut point
+saw the held-out rows. Such a comparison keeps its statistic when the stored column is not the target: not a
+column the script uses as ``y`` (:func:`faultlib.detect.data.leakage.choices.target_columns`, or
+``y = df[TARGET]`` with ``TARGET = 'paid'`` a module constant), not named like a label, and only when the script
+names its target column somewhere (else which column is the label is unknown).
+A comparison inside a subscript (a row mask, ``df.loc[df.a > m, 'b'] = 0``) stays a mask.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_expr`` and ``_combine``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.choices import label_like
+
+
+class FlagFeatures:
+    """Comparisons stored as feature columns keep the statistics they compare with (see the module docstring)."""
+
+    _flag_compares: frozenset[int] = frozenset()
+
+    def _expr(self, node: ast.expr | None, frame: Any) -> Any:
+        if isinstance(node, ast.Compare) and id(node) in self._flag_compares:
+            return self._combine([self._expr(v, frame) for v in [node.left, *node.comparators]])
+        return super()._expr(node, frame)  # type: ignore[misc]
+
+
+def flag_compares(tree: ast.Module, targets: set) -> frozenset[int]:
+    """Ids of the comparison nodes whose result is stored into a named feature column (``t['c'] = <...>``)."""
+    targets = targets | _constant_targets(tree)
+    if not any(isinstance(t, str) for t in targets):
+        return frozenset()
+    out: set[int] = set()
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Assign) or len(n.targets) != 1:
+            continue
+        column = _feature_column(n.targets[0])
+        if column is None or column in targets or label_like(column):
+            continue
+        masks = {id(c) for s in ast.walk(n.value) if isinstance(s, ast.Subscript) for c in ast.walk(s.slice)}
+        out |= {id(c) for c in ast.walk(n.value) if isinstance(c, ast.Compare) and id(c) not in masks}
+    return frozenset(out)
+
+
+def _constant_targets(tree: ast.Module) -> set[str]:
+    """Target columns named through a module constant: ``TARGET = 'paid'`` ... ``y = train[TARGET]``."""
+    consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+              and isinstance(n.value.value, str) for t in n.targets if isinstance(t, ast.Name)}
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and label_like(t.id) for t in n.targets):
+            out |= {consts[s.slice.id] for s in ast.walk(n.value) if isinstance(s, ast.Subscript) and isinstance(
+                s.slice, ast.Name) and s.slice.id in consts}
+    return out
+
+
+def _feature_column(target: ast.expr) -> str | None:
+    """``table['name']`` (a whole column set by name): that name; anything else (a mask store, ``x.loc[m, 'c']``,
+    a plain variable): ``None``."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)) and isinstance(
+            target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return target.slice.value
+    return None
+
+
+__all__ = ["FlagFeatures", "flag_compares"]
