@@ -95,3 +95,47 @@ def test_tinygrad_lazy_tensor_building_and_a_project_realize_stay_silent(tmp_pat
             return plan, host
     """)
     assert found == set()
+
+
+def test_a_library_class_built_by_its_from_constructor_and_a_chain_factory_block(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain.chains import RetrievalQA, create_retrieval_chain
+
+        qa = RetrievalQA.from_chain_type(llm=None, retriever=None)
+
+        def make_chain(retriever, combine):
+            return create_retrieval_chain(retriever, combine)
+
+        async def ask(question):
+            return qa.run(question)
+
+        async def rag(retriever, combine, question):
+            chain = make_chain(retriever, combine)
+            return chain.invoke({"input": question})
+    """)
+    assert found == {("blocking_http", "return qa.run(question)"),
+                     ("blocking_http", 'return chain.invoke({"input": question})')}
+
+
+def test_a_project_class_from_constructor_and_an_offloaded_chain_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from langchain.chains import RetrievalQA
+
+        class Answerer:
+            @classmethod
+            def from_settings(cls, settings):
+                return cls()
+
+            def run(self, question):
+                return question.upper()
+
+        qa = RetrievalQA.from_chain_type(llm=None, retriever=None)
+
+        async def ask(question):
+            local = Answerer.from_settings({})
+            first = local.run(question)
+            return first, await asyncio.to_thread(qa.run, question)
+    """)
+    assert found == set()

@@ -72,5 +72,8 @@ MODELS = Vocabulary(
             "", "generation.streamers.", "generation.")},
         "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
         "tensorflow.keras.models.load_model": "keras.Model",
+        **{f"{m}.{f}": "langchain.chains.base.Chain" for m in ("langchain.chains", "langchain.chains.combine_documents")
+           for f in ("create_retrieval_chain", "create_history_aware_retriever", "create_stuff_documents_chain",
+                     "create_sql_query_chain", "load_qa_chain", "load_summarize_chain")},  # LANGCHAIN: Runnables
     },
 )
