@@ -139,3 +139,69 @@ def test_a_project_class_from_constructor_and_an_offloaded_chain_stay_silent(tmp
             return first, await asyncio.to_thread(qa.run, question)
     """)
     assert found == set()
+
+
+def _entry_calls(tmp_path, source):
+    import textwrap
+
+    from faultlib.detect.serving.blocking import analyze_path
+
+    path = tmp_path / "svc.py"
+    path.write_text(textwrap.dedent(source))
+    report = analyze_path(path)
+    return {f.location["line"]: {(c["function"], c["line"]) for c in f.evidence["entry_calls"]}
+            for f in report.findings}
+
+
+def test_every_line_where_a_coroutine_calls_into_a_blocker_is_named(tmp_path):
+    found = _entry_calls(tmp_path, """
+        import time
+
+        def slow(x):
+            time.sleep(x)
+
+        async def first(x):
+            slow(x)
+            if x > 1:
+                slow(x * 2)
+
+        async def second(x):
+            slow(x)
+    """)
+    assert found == {5: {("first", 8), ("first", 10), ("second", 13)}}
+
+
+def test_an_offloaded_call_line_is_not_named_among_the_callers(tmp_path):
+    found = _entry_calls(tmp_path, """
+        import asyncio
+        import time
+
+        def slow(x):
+            time.sleep(x)
+
+        async def first(x):
+            await asyncio.to_thread(slow, x)
+            slow(x)
+    """)
+    assert found == {6: {("first", 10)}}
+
+
+def test_a_community_pgvector_store_built_in_a_coroutine_blocks_a_project_one_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from langchain_community.vectorstores.pgvector import PGVector
+
+        class Shelf:
+            def __init__(self, url):
+                self.url = url
+
+        async def search(url, question, embeddings):
+            shelf = Shelf(url)
+            offloaded = await asyncio.to_thread(PGVector, collection_name="notes", connection_string=url,
+                                                embedding_function=embeddings)
+            store = PGVector(collection_name="docs", connection_string=url, embedding_function=embeddings)
+            return shelf, offloaded, store
+    """)
+    assert found == {("blocking_db", 'store = PGVector(collection_name="docs", connection_string=url, '
+                                     'embedding_function=embeddings)')}

@@ -11,6 +11,9 @@ from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 LANGCHAIN = "https://python.langchain.com/docs/concepts/runnables/#asynchronous-support"
+PGVECTOR = ("https://python.langchain.com/api_reference/community/vectorstores/langchain_community.vectorstores.pgvector."
+            "PGVector.html (the constructor connects with a synchronous engine and creates the extension, tables and "
+            "collection)")
 MODELS = Vocabulary(
     calls={
         **_names("blocking_file_io", "https://pytorch.org/docs/stable/generated/torch.load.html", "torch", "load",
@@ -23,6 +26,7 @@ MODELS = Vocabulary(
                  "dump"),
         **{f"{m}.load_model": ("blocking_file_io", "https://keras.io/api/models/model_saving_apis/model_saving_and_loading/")
            for m in ("keras.models", "keras.saving", "tensorflow.keras.models")},
+        **{f"langchain_community.vectorstores.{m}PGVector": ("blocking_db", PGVECTOR) for m in ("", "pgvector.")},
     },
     families=(
         Family(("langchain",), {m: "blocking_http" for m in (
