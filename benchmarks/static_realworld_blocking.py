@@ -8,7 +8,8 @@ have been fixed on an earlier wave's misses, so only the newest wave is unseen; 
 wave --,
 ``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
 "blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}: a fixed line counts as found when
-a finding is at it or when a finding's call path from its ``async def`` runs through it -- a fix made at the
+a finding is at it, when a finding's call path from its ``async def`` runs through it, or when it is one of the
+lines where another coroutine calls into that path (the finding's ``entry_calls``) -- a fix made at the
 caller, ``await asyncio.to_thread(helper, ...)`` or an ``async def`` turned into a ``def``, the line of that
 ``async def`` included); the verdicts are
 ``benchmarks/labels/blocking.jsonl`` (one object a line: ``repository``, ``commit``, ``path``
@@ -125,6 +126,9 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
         found.add(key)
         kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
         for step in f.evidence.get("chain", []):
+            if step.get("file") and step.get("line"):
+                via.add(((Path(scan) / Path(step["file"]).relative_to(root)).as_posix(), int(step["line"])))
+        for step in f.evidence.get("entry_calls", []):  # where each other coroutine calls into the blocker
             if step.get("file") and step.get("line"):
                 via.add(((Path(scan) / Path(step["file"]).relative_to(root)).as_posix(), int(step["line"])))
         if f.evidence.get("entry_file") and f.evidence.get("entry"):  # the `async def` line of the entry itself

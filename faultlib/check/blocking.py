@@ -14,8 +14,9 @@ left out, e.g. symbolic links) and ``complete`` (false when the analysis stopped
 Each finding's ``evidence``: ``call`` (the source of the call), ``calls`` (what it calls,
 canonically: ``time.sleep``, ``requests.Session.get``), ``entry``/``entry_kind``/``entry_file``/
 ``entry_line`` (the ``async def`` or loop callback it is reached from, and the line of its first
-call on the way), ``chain`` (``[{function, file, line}]`` from the entry to the call) and
-``entries`` (every entry that reaches it).
+call on the way), ``chain`` (``[{function, file, line}]`` from the entry to the call),
+``entries`` (every entry that reaches it) and ``entry_calls`` (``[{function, file, line}]``: each line
+where an entry calls into the way to the blocker, up to 32: where a fix at the caller goes).
 """
 
 from __future__ import annotations

@@ -275,7 +275,8 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     report.loop_callbacks = len(reach.callbacks)
     report.offloaded = [{"function": o.function, "via": o.via, "file": o.func.module.path, "line": o.line,
                          "in_function": o.func.qualname} for o in reach.offloaded]
-    report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks)
+    report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
+                                reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
@@ -334,7 +335,7 @@ def _prefer_siblings(modules: dict) -> None:
                 module.imports[alias] = f"{sibling}.{rest}" if rest else sibling
 
 
-def _finding(site, path, entries: list[str], callbacks) -> Finding:
+def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[str, int, str]]) -> Finding:
     from faultlib.detect.serving.blocking import vocab
     from faultlib.detect.serving.blocking.reach import _segment
 
@@ -356,5 +357,6 @@ def _finding(site, path, entries: list[str], callbacks) -> Finding:
                    {"file": func.module.path, "line": node.lineno, "column": node.col_offset + 1,
                     "function": func.qualname},
                    {"call": call, "calls": site.what, "entry": entry.qualname, "entry_kind": how,
-                    "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries},
+                    "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries,
+                    "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls]},
                    kind=site.kind)

@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.callers import note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
@@ -57,6 +58,7 @@ class Reachability:
     index: Index
     hits: dict[tuple, tuple[Site, tuple[Step, ...]]] = field(default_factory=dict)
     entries: dict[tuple, list[str]] = field(default_factory=dict)
+    entry_calls: dict[tuple, list[tuple[str, int, str]]] = field(default_factory=dict)  # callers.note_entry
     offloaded: list[Offload] = field(default_factory=list)
     callbacks: list[Func] = field(default_factory=list)
     complete: bool = True
@@ -84,9 +86,7 @@ class Reachability:
                     old = self.hits.get(key)
                     if old is None or len(path) < len(old[1]):
                         self.hits[key] = (site, path)
-                    names = self.entries.setdefault(key, [])
-                    if entry.qualname not in names:
-                        names.append(entry.qualname)
+                    note_entry(self.entries, self.entry_calls, key, entry, path)
         except Budget:
             self.complete = False
 

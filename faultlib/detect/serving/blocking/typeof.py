@@ -134,8 +134,8 @@ class TypeOf:
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")
-                if last in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
-                    return owner  # the convention: AutoencoderKL.from_pretrained(...) is an AutoencoderKL
+                if (last in vocab.LOAD_METHODS or last.startswith("from_")) and vocab.is_third_party_instance(owner):
+                    return owner  # the convention: AutoencoderKL.from_pretrained(...), RetrievalQA.from_chain_type(...)
                 if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
                     return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None

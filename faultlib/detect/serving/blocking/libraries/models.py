@@ -11,6 +11,9 @@ from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 LANGCHAIN = "https://python.langchain.com/docs/concepts/runnables/#asynchronous-support"
+PGVECTOR = ("https://python.langchain.com/api_reference/community/vectorstores/langchain_community.vectorstores.pgvector."
+            "PGVector.html (the constructor connects with a synchronous engine and creates the extension, tables and "
+            "collection)")
 MODELS = Vocabulary(
     calls={
         **_names("blocking_file_io", "https://pytorch.org/docs/stable/generated/torch.load.html", "torch", "load",
@@ -23,6 +26,7 @@ MODELS = Vocabulary(
                  "dump"),
         **{f"{m}.load_model": ("blocking_file_io", "https://keras.io/api/models/model_saving_apis/model_saving_and_loading/")
            for m in ("keras.models", "keras.saving", "tensorflow.keras.models")},
+        **{f"langchain_community.vectorstores.{m}PGVector": ("blocking_db", PGVECTOR) for m in ("", "pgvector.")},
     },
     families=(
         Family(("langchain",), {m: "blocking_http" for m in (
@@ -72,5 +76,8 @@ MODELS = Vocabulary(
             "", "generation.streamers.", "generation.")},
         "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
         "tensorflow.keras.models.load_model": "keras.Model",
+        **{f"{m}.{f}": "langchain.chains.base.Chain" for m in ("langchain.chains", "langchain.chains.combine_documents")
+           for f in ("create_retrieval_chain", "create_history_aware_retriever", "create_stuff_documents_chain",
+                     "create_sql_query_chain", "load_qa_chain", "load_summarize_chain")},  # LANGCHAIN: Runnables
     },
 )

@@ -1,0 +1,28 @@
+"""Which coroutines reach a blocker, and where each of them calls into it: the first step of every path from an
+``async def`` (or a loop callback) to the blocking site. A finding names its shortest path; the other lines are
+where a caller-side fix goes too (``await asyncio.to_thread(helper, ...)`` at each of them). Used by
+:mod:`~faultlib.detect.serving.blocking.reach`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_CALLS = 32
+"""Call lines kept per blocking site (the rest are still counted in the site's entries)."""
+
+__all__ = ["MAX_CALLS", "note_entry"]
+
+
+def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[str, int, str]]], key: tuple,
+               entry: Any, path: tuple) -> None:
+    """Record that ``entry`` reaches the site ``key`` along ``path`` (``((func, line), ...)``, the entry's own
+    call line first): its qualified name once in ``entries[key]``, that line once in ``calls[key]`` as
+    ``(file, line, function)``."""
+    names = entries.setdefault(key, [])
+    if entry.qualname not in names:
+        names.append(entry.qualname)
+    func, line = path[0]
+    step = (func.module.path, line, func.qualname)
+    kept = calls.setdefault(key, [])
+    if step not in kept and len(kept) < MAX_CALLS:
+        kept.append(step)
