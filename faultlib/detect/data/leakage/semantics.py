@@ -16,9 +16,10 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.values import (
-    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
-    new_id, parts, test_step)
+    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
+    is_training_part, new_id, parts, test_step)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
+from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -106,13 +107,9 @@ class EstimatorSemantics(ScoringChecks):
             return est
         if vocab.is_model(name, ref.module):
             return Est(name, "model")
-        if name in vocab.FILE_READERS and self._separate_test_file:
-            stem = _file_stem(args, node)
-            if stem is not None and (vocab.looks_like_train(stem) or vocab.looks_like_test(stem)):
-                # train.csv beside a test.csv: its rows are a training part; test.csv's rows are held out
-                # whatever the variable is called (``testing = pd.read_csv('test.csv')``)
-                table = MaybeData(stem, line)
-                table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
+        if name in vocab.FILE_READERS:
+            table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
+            if table is not None:
                 return table
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
@@ -276,6 +273,7 @@ class EstimatorSemantics(ScoringChecks):
                 x = x.with_(taints=x.taints | {est.fit})
             if est.fit is not None and predicts(est):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
+                self._check_validation(x, line, f"{est.cls}.{name}()")  # validation.py
             if predicts(est):
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
                 self._check_tuned(est, x, node, frame)
@@ -464,17 +462,6 @@ def _flatten(values: list[Any]) -> list[Any]:
     return out
 
 
-def _file_stem(args: list[Any], node: ast.Call) -> str | None:
-    """The data file a reader call names: a constant argument, or a literal inside the expression
-    (``os.path.join(DIR, 'train.csv')``, ``f'{DIR}/train.csv'``)."""
-    if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
-        return vocab.data_file_stem(args[0].value)
-    for sub in ast.walk(node.args[0]) if node.args else ():
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and vocab.data_file_stem(sub.value):
-            return vocab.data_file_stem(sub.value)
-    return None
-
-
 def _maybe_data(value: Any) -> Data | None:
     """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
     if isinstance(value, MaybeData):
@@ -495,14 +482,6 @@ def _as_data(value: Any) -> Data | None:
         return value.data
     if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
         return _as_data(value.receiver)
-    return None
-
-
-def data_rows_child(data: Data, step: Step) -> Any:
-    if isinstance(data.rows, Rows):
-        return data.rows.child(step)
-    if isinstance(data.rows, RowUnion):
-        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
     return None
 
 

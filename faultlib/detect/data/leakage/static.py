@@ -40,6 +40,8 @@ from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
+from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
+from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
 from faultlib.detect.data.leakage.choices import (
@@ -68,7 +70,7 @@ class StaticReport:
 
 
 class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics,
-               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -97,6 +99,7 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         self._separate_test_file = any(
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
+        self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._loop_facts = loop_facts(tree)  # loops that try candidates and keep the best (tuned_on_test)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
@@ -119,6 +122,8 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         if name == "_" and isinstance(value, Data):  # data, _, y, _ = train_test_split(...): a subsample
             self._discarded.update(s.ident for p in parts(value.rows) for s in p.steps[-1:]
                                    if s.kind == "split" and s.part in ("test", "val"))
+        if isinstance(value, MaybeData) and value.whole and not value.used_as_data and value.name != name:
+            value = renamed_whole(value, name, line)  # train_df = pd.read_csv(only_file): rows named by the variable
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
@@ -356,7 +361,8 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         for p in self._pending:
             by_site.setdefault((p["fit"].line, p["fit"].column), []).append(p)
         for site, found in by_site.items():
-            found.sort(key=lambda p: order.index(p["kind"]))
+            # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
+            found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
             reached = site in self._reached or not self.report.complete or (
                 site in self._reached_weak and not fit.handwritten)

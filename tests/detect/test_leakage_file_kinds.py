@@ -1,0 +1,147 @@
+"""The static leakage analysis on what a notebook's data files say about its rows (issue 17, leak30old), each in
+both directions: a table named for training read from the script's only data file is all the data (its split makes
+the test set), and a fit on the whole training file beside a competition test file, then a split of it whose
+validation part scores the models, is preprocessing leakage (the policy of stop 30, see ``leakage/validation.py``).
+Every example is written for this test."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.detect.data.leakage.sole_file import sole_data_file
+from faultlib.findings import Severity
+
+HEADER = """\
+import numpy as np
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split, cross_val_score
+"""
+H = HEADER.count("\n")
+
+
+def alarms(tmp_path, body):
+    """(kind, line in the snippet) of every finding at warning or above."""
+    path = tmp_path / "notebook.py"
+    path.write_text(HEADER + textwrap.dedent(body))
+    report, _ = analyze_file(str(path))
+    assert report.complete, report.stopped
+    return [(f.kind, f.location["line"] - H) for f in report.findings if f.severity >= Severity.WARNING]
+
+
+LEAKS = {
+    # the only file is named for training; a word counter learns its vocabulary from every row, then the split
+    "vocabulary_of_the_only_file_named_train": ("""\
+        reviews_train = pd.read_csv("reviews_train.csv")
+        counts = CountVectorizer(max_features=300).fit_transform(reviews_train["body"])
+        a, b, ya, yb = train_test_split(counts, reviews_train["stars"])
+        LogisticRegression().fit(a, ya).score(b, yb)
+        """, ("fit_before_split", 2)),
+    # the same with a hand-written statistic of a column
+    "mean_of_the_only_file_named_train": ("""\
+        train = pd.read_csv("data/train_rows.csv")
+        train["dose"] = train["dose"].fillna(train["dose"].mean())
+        Xa, Xb, ya, yb = train_test_split(train[["dose"]], train["cured"])
+        RandomForestClassifier().fit(Xa, ya).score(Xb, yb)
+        """, ("fit_before_split", 2)),
+    # policy: the whole training file scaled, split, two models compared on the validation part
+    "training_file_scaled_then_models_compared_on_validation": ("""\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        target = train.pop("outcome")
+        scaled = StandardScaler().fit_transform(train)
+        X_tr, X_va, y_tr, y_va = train_test_split(scaled, target, test_size=0.25)
+        results = {}
+        for model in [LogisticRegression(), RandomForestClassifier()]:
+            model.fit(X_tr, y_tr)
+            results[type(model).__name__] = accuracy_score(y_va, model.predict(X_va))
+        """, ("fit_before_split", 4)),
+    # policy, ranked: the same fit also shaped a cross-validation over the training file: that is the finding
+    "training_file_scaled_then_cross_validated_and_validated": ("""\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        target = train.pop("outcome")
+        scaled = StandardScaler().fit_transform(train)
+        cross_val_score(LogisticRegression(), scaled, target, cv=5)
+        X_tr, X_va, y_tr, y_va = train_test_split(scaled, target)
+        LogisticRegression().fit(X_tr, y_tr).score(X_va, y_va)
+        """, ("fit_outside_cv", 4)),
+}
+
+HEALTHY = {
+    # the only file named for training, but the counter learns from the training part only
+    "vocabulary_of_the_training_part": """\
+        reviews_train = pd.read_csv("reviews_train.csv")
+        a, b, ya, yb = train_test_split(reviews_train["body"], reviews_train["stars"])
+        vec = CountVectorizer(max_features=300).fit(a)
+        LogisticRegression().fit(vec.transform(a), ya).score(vec.transform(b), yb)
+        """,
+    # a second file of another kind (an archive) may hold the test rows: the name stays in charge, as before
+    "a_second_file_beside_the_training_file": """\
+        train = pd.read_csv("train_rows.csv")
+        holdout_images = "holdout_images.zip"
+        counts = CountVectorizer().fit_transform(train["body"])
+        a, b, ya, yb = train_test_split(counts, train["stars"])
+        LogisticRegression().fit(a, ya).score(b, yb)
+        """,
+    # policy: the training file split first, the scaler fitted on its training part only
+    "training_file_split_then_scaled_on_its_training_part": """\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        target = train.pop("outcome")
+        X_tr, X_va, y_tr, y_va = train_test_split(train, target)
+        scaler = StandardScaler().fit(X_tr)
+        model = LogisticRegression().fit(scaler.transform(X_tr), y_tr)
+        accuracy_score(y_va, model.predict(scaler.transform(X_va)))
+        """,
+    # policy: the validation part is set aside but no model is scored on it (only the test file is predicted)
+    "training_file_scaled_validation_never_scored": """\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        target = train.pop("outcome")
+        scaler = StandardScaler().fit(train)
+        X_tr, X_va, y_tr, y_va = train_test_split(scaler.transform(train), target)
+        model = LogisticRegression().fit(X_tr, y_tr)
+        pd.DataFrame({"outcome": model.predict(scaler.transform(test))}).to_csv("submission.csv")
+        """,
+    # the issue's look-alike: a training *part* (of a split whose test part is held out) scaled, then split again
+    "training_part_of_a_split_scaled_then_split_for_validation": """\
+        rows = pd.read_csv("records.csv")
+        X_train, X_test, y_train, y_test = train_test_split(rows.drop(columns=["y"]), rows["y"])
+        Z = StandardScaler().fit_transform(X_train)
+        X_fit, X_val, y_fit, y_val = train_test_split(Z, y_train)
+        LogisticRegression().fit(X_fit, y_fit).score(X_val, y_val)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_each_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    found = alarms(tmp_path, body)
+    assert expected in found, found
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_each_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_the_only_data_file_is_named_once():
+    import ast
+
+    def sole(src: str) -> str | None:
+        return sole_data_file(ast.parse(textwrap.dedent(src)))
+
+    assert sole("t = pd.read_csv('../in/train.csv')\nu = 'x'") == "../in/train.csv"
+    assert sole("t = pd.read_csv('train.csv')\nt.to_csv('train.csv')") == "train.csv"  # the same file twice
+    assert sole("t = pd.read_csv('train.csv')\nm = 'model.pkl'") is None  # a second file of any kind
+    assert sole("t = pd.read_csv('test.csv')") is None  # named for held-out rows: the name rules apply
+    assert sole("print('no file here')") is None
