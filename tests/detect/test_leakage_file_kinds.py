@@ -2,6 +2,8 @@
 both directions: a table named for training read from the script's only data file is all the data (its split makes
 the test set), and a fit on the whole training file beside a competition test file, then a split of it whose
 validation part scores the models, is preprocessing leakage (the policy of stop 30, see ``leakage/validation.py``).
+Also the parts of such a split matched by column (``X_train.align(X_test, axis=1)``) keep their rows: stacked back
+for a final refit they are the training file again (a search over the stack makes it ``fit_outside_cv``).
 Every example is written for this test."""
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import accuracy_score
-from sklearn.model_selection import train_test_split, cross_val_score
+from sklearn.model_selection import train_test_split, cross_val_score, GridSearchCV
 """
 H = HEADER.count("\n")
 
@@ -73,9 +75,32 @@ LEAKS = {
         X_tr, X_va, y_tr, y_va = train_test_split(scaled, target)
         LogisticRegression().fit(X_tr, y_tr).score(X_va, y_va)
         """, ("fit_outside_cv", 4)),
+    # train.csv beside test.csv, split into train/validation, the parts matched by column (``align``) and stacked
+    # back; the scaler refitted on the stack, a search cross-validates it: fit_outside_cv (it was fit_on_test while
+    # ``align`` made two new tables, the second one named for testing)
+    "refit_on_the_rejoined_training_file_then_searched": ("""\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        X_train, X_test, y_train, y_test = train_test_split(train.drop(columns=["y"]), train["y"])
+        X_train, X_test = X_train.align(X_test, axis=1, fill_value=0)
+        everything = pd.concat([X_train, X_test])
+        everything = StandardScaler().fit_transform(everything)
+        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=4).fit(everything, pd.concat([y_train, y_test]))
+        """, ("fit_outside_cv", 6)),
 }
 
 HEALTHY = {
+    # the same layout: validated first, then the final model refitted on the parts stacked back, nothing scored
+    "final_refit_on_the_rejoined_training_file": """\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        X_train, X_test, y_train, y_test = train_test_split(train.drop(columns=["y"]), train["y"])
+        X_train, X_test = X_train.align(X_test, axis=1, fill_value=0)
+        scaler = StandardScaler().fit(X_train)
+        LogisticRegression().fit(scaler.transform(X_train), y_train).score(scaler.transform(X_test), y_test)
+        everything = StandardScaler().fit_transform(pd.concat([X_train, X_test]))
+        final = LogisticRegression().fit(everything, pd.concat([y_train, y_test]))
+        """,
     # the only file named for training, but the counter learns from the training part only
     "vocabulary_of_the_training_part": """\
         reviews_train = pd.read_csv("reviews_train.csv")
