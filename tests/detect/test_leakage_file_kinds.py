@@ -3,7 +3,8 @@ both directions: a table named for training read from the script's only data fil
 the test set), and a fit on the whole training file beside a competition test file, then a split of it whose
 validation part scores the models, is preprocessing leakage (the policy of stop 30, see ``leakage/validation.py``).
 Also the parts of such a split matched by column (``X_train.align(X_test, axis=1)``) keep their rows: stacked back
-for a final refit they are the training file again (a search over the stack makes it ``fit_outside_cv``).
+for a final refit they are the training file again (a search over the stack makes it ``fit_outside_cv``); and a
+subset of rows a split already divided, named for testing afterwards, is not held out by its name.
 Every example is written for this test."""
 
 from __future__ import annotations
@@ -87,6 +88,26 @@ LEAKS = {
         everything = StandardScaler().fit_transform(everything)
         GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=4).fit(everything, pd.concat([y_train, y_test]))
         """, ("fit_outside_cv", 6)),
+    # a capping bound of the whole training file, a search over its training part; a subset of the same rows named
+    # for testing afterwards is not held out (the split said what is): fit_outside_cv, not fit_before_split
+    "cap_then_search_then_a_subset_named_for_testing": ("""\
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        train["dose"] = train["dose"].clip(upper=train["dose"].quantile(0.99))
+        X_tr, X_va, y_tr, y_va = train_test_split(train.drop(columns=["y"]), train["y"])
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3).fit(X_tr, y_tr)
+        X_test_positive = train[train["y"] == 1].drop(columns=["y"])
+        search.predict(X_test_positive)
+        """, ("fit_outside_cv", 3)),
+    # no split of the table at all: rows named for testing are held out by their name, as before
+    "a_subset_named_for_testing_without_a_split": ("""\
+        visits = pd.read_csv("visits.csv")
+        visits["dose"] = visits["dose"].fillna(visits["dose"].mean())
+        X_fit = visits[visits["year"] < 2020].drop(columns=["y"])
+        X_test_late = visits[visits["year"] == 2020].drop(columns=["y"])
+        model = LogisticRegression().fit(X_fit, visits.loc[visits["year"] < 2020, "y"])
+        model.predict(X_test_late)
+        """, ("fit_before_split", 2)),
 }
 
 HEALTHY = {

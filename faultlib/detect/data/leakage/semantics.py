@@ -145,6 +145,7 @@ class EstimatorSemantics(ScoringChecks):
                 continue
             train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
             test = Data(data_rows_child(data, Step("split", ident, second, line=line)), data.taints, second == "test")
+            self._split_roots.update(p.root for p in parts(data.rows))  # (static.py: a split says what is held out)
             if second == "test":
                 self._test_parts.extend(parts(test.rows))
             self._check_test(test, line, "train_test_split")

@@ -91,6 +91,7 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         self._reached: set[tuple[int, int]] = set()  # fit sites whose output reached a model or was saved
         self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
+        self._split_roots: set[Any] = set()  # roots whose rows a split divided (into train/test or train/validation)
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
@@ -130,9 +131,11 @@ class Analyzer(HandPicked, EmbeddingSemantics, MaskIdentity, DesignChecks, Choic
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
+                and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
-            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
+            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set; nor is
+            # X_test_old = df[df.y == 1] after df was split: a subset of rows a split divided, named after the fact)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
                 value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))
