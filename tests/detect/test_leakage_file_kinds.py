@@ -4,7 +4,8 @@ the test set), and a fit on the whole training file beside a competition test fi
 validation part scores the models, is preprocessing leakage (the policy of stop 30, see ``leakage/validation.py``).
 Also the parts of such a split matched by column (``X_train.align(X_test, axis=1)``) keep their rows: stacked back
 for a final refit they are the training file again (a search over the stack makes it ``fit_outside_cv``); and a
-subset of rows a split already divided, named for testing afterwards, is not held out by its name.
+subset of rows a split already divided, named for testing afterwards, is not held out by its name. Patsy category
+levels of the test file alone learn nothing from training rows (like ``get_dummies`` on each part).
 Every example is written for this test."""
 
 from __future__ import annotations
@@ -108,9 +109,39 @@ LEAKS = {
         model = LogisticRegression().fit(X_fit, visits.loc[visits["year"] < 2020, "y"])
         model.predict(X_test_late)
         """, ("fit_before_split", 2)),
+    # patsy category levels of the training and test files stacked: still a fit on the test rows
+    "patsy_levels_of_train_and_test_stacked": ("""\
+        from patsy import dmatrices
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        both = pd.concat([train, test])
+        y_all, X_all = dmatrices("y ~ C(port) + age", data=both, return_type="dataframe")
+        model = LogisticRegression().fit(X_all[:len(train)], y_all[:len(train)])
+        model.predict(X_all[len(train):])
+        """, ("fit_on_test", 5)),
+    # a stateful transform of the test file alone: the test rows' own moments
+    "patsy_standardize_of_the_test_file_alone": ("""\
+        from patsy import dmatrices
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        y_tr, X_tr = dmatrices("y ~ standardize(age)", data=train, return_type="dataframe")
+        model = LogisticRegression().fit(X_tr, y_tr)
+        y_te, X_te = dmatrices("y ~ standardize(age)", data=test, return_type="dataframe")
+        model.predict(X_te)
+        """, ("fit_on_test", 6)),
 }
 
 HEALTHY = {
+    # patsy category levels of the test file alone (like get_dummies on each part): no training row, no statistic
+    "patsy_levels_of_the_test_file_alone": """\
+        from patsy import dmatrices
+        train = pd.read_csv("input/train.csv")
+        test = pd.read_csv("input/test.csv")
+        y_tr, X_tr = dmatrices("y ~ C(port) + age", data=train, return_type="dataframe")
+        model = LogisticRegression().fit(X_tr, y_tr)
+        y_te, X_te = dmatrices("y ~ C(port) + age", data=test, return_type="dataframe")
+        model.predict(X_te)
+        """,
     # the same layout: validated first, then the final model refitted on the parts stacked back, nothing scored
     "final_refit_on_the_rejoined_training_file": """\
         train = pd.read_csv("input/train.csv")
