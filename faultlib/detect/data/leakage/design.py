@@ -26,7 +26,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts, test_step
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
@@ -215,6 +215,11 @@ class DesignChecks:
             data = _as_data(args[1] if len(args) > 1 else kwargs.get("data"))
             if data is None or not any(f in formula for f in ("C(", "standardize(", "center(", "scale(")):
                 return None
+            if data.is_test and all(p.root.test or test_step(p) for p in parts(data.rows)) and not any(
+                    f in formula for f in ("standardize(", "center(", "scale(")):
+                # levels only, of the held-out rows alone: like pd.get_dummies on each part (a column-matching
+                # risk, not a leak: no training row and no statistic); stacked or before a split it is a fit
+                return Tup((data, data)) if name == "dmatrices" else data
             est = Est(f"patsy.{name}", "transformer", preprocessing=True)
             fit = self._fit(est, data, False, name, node, frame)
             out = Data(data.rows, data.taints | ({fit} if fit else set()), data.test)

@@ -77,6 +77,12 @@ class FrameSemantics:
             taints = frozenset().union(*(r.taints for r in read if r is not None))
             if taints - data.taints:
                 return data.with_(taints=data.taints | taints)
+        axis = kwargs.get("axis")
+        if name == "align" and args and getattr(axis, "value", None) in (1, "columns"):
+            # X_train, X_test = X_train.align(X_test, axis=1): the same two tables, their columns matched
+            pair = _maybe_data(receiver), _maybe_data(args[0])
+            if None not in pair:
+                return Tup(pair)
         receiver = _maybe_data(receiver) if name == "drop" else None
         if receiver is None or receiver.rows is None:
             return None

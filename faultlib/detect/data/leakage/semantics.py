@@ -18,9 +18,10 @@ from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, f
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
 from faultlib.detect.data.leakage.values import (
-    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, disjoint, is_training_part,
-    new_id, parts, test_step)
+    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
+    is_training_part, new_id, parts, test_step)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
+from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -108,13 +109,9 @@ class EstimatorSemantics(ScoringChecks):
             return est
         if vocab.is_model(name, ref.module):
             return Est(name, "model")
-        if name in vocab.FILE_READERS and self._separate_test_file:
-            stem = _file_stem(args, node)
-            if stem is not None and (vocab.looks_like_train(stem) or vocab.looks_like_test(stem)):
-                # train.csv beside a test.csv: its rows are a training part; test.csv's rows are held out
-                # whatever the variable is called (``testing = pd.read_csv('test.csv')``)
-                table = MaybeData(stem, line)
-                table.from_file = True  # a table: ``train['source'] = 'train'`` adds a column, not a dict key
+        if name in vocab.FILE_READERS:
+            table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
+            if table is not None:
                 return table
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
             return UNKNOWN
@@ -150,6 +147,7 @@ class EstimatorSemantics(ScoringChecks):
                 continue
             train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
             test = Data(data_rows_child(data, Step("split", ident, second, line=line)), data.taints, second == "test")
+            self._split_roots.update(p.root for p in parts(data.rows))  # (static.py: a split says what is held out)
             if second == "test":
                 self._test_parts.extend(parts(test.rows))
             self._check_test(test, line, "train_test_split")
@@ -278,6 +276,7 @@ class EstimatorSemantics(ScoringChecks):
                 x = x.with_(taints=x.taints | {est.fit})
             if est.fit is not None and predicts(est):
                 self._check_trained_on(est.fit, x, line, f"{est.cls}.{name}()")
+                self._check_validation(x, line, f"{est.cls}.{name}()")  # validation.py
             if predicts(est):
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
                 self._check_tuned(est, x, node, frame)
@@ -466,17 +465,6 @@ def _flatten(values: list[Any]) -> list[Any]:
     return out
 
 
-def _file_stem(args: list[Any], node: ast.Call) -> str | None:
-    """The data file a reader call names: a constant argument, or a literal inside the expression
-    (``os.path.join(DIR, 'train.csv')``, ``f'{DIR}/train.csv'``)."""
-    if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
-        return vocab.data_file_stem(args[0].value)
-    for sub in ast.walk(node.args[0]) if node.args else ():
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and vocab.data_file_stem(sub.value):
-            return vocab.data_file_stem(sub.value)
-    return None
-
-
 def _maybe_data(value: Any) -> Data | None:
     """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
     if isinstance(value, MaybeData):
@@ -498,12 +486,3 @@ def _as_data(value: Any) -> Data | None:
     if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
         return _as_data(value.receiver)
     return None
-
-
-def data_rows_child(data: Data, step: Step) -> Any:
-    if isinstance(data.rows, Rows):
-        return data.rows.child(step)
-    if isinstance(data.rows, RowUnion):
-        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
-    return None
-

@@ -41,6 +41,8 @@ from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
+from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
+from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
 from faultlib.detect.data.leakage.choices import (
@@ -69,7 +71,7 @@ class StaticReport:
 
 
 class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks,
-               FrameSemantics, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -90,6 +92,7 @@ class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, Desig
         self._reached: set[tuple[int, int]] = set()  # fit sites whose output reached a model or was saved
         self._reached_weak: set[tuple[int, int]] = set()  # ... or only reached rows named for testing
         self._test_parts: list[Rows] = []  # every held-out part a split made so far
+        self._split_roots: set[Any] = set()  # roots whose rows a split divided (into train/test or train/validation)
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
@@ -98,6 +101,7 @@ class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, Desig
         self._separate_test_file = any(
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
+        self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._loop_facts = loop_facts(tree)  # loops that try candidates and keep the best (tuned_on_test)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
@@ -122,15 +126,19 @@ class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, Desig
         if name == "_" and isinstance(value, Data):  # data, _, y, _ = train_test_split(...): a subsample
             self._discarded.update(s.ident for p in parts(value.rows) for s in p.steps[-1:]
                                    if s.kind == "split" and s.part in ("test", "val"))
+        if isinstance(value, MaybeData) and value.whole and not value.used_as_data and value.name != name:
+            value = renamed_whole(value, name, line)  # train_df = pd.read_csv(only_file): rows named by the variable
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
+                and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
-            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set)
+            # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set; nor is
+            # X_test_old = df[df.y == 1] after df was split: a subset of rows a split divided, named after the fact)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
             if isinstance(value.rows, Rows) and not value.rows.steps:  # a whole table named for test: its rows are
                 value = value.with_(rows=Rows(dataclasses.replace(value.rows.root, test=True)))
@@ -359,7 +367,8 @@ class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, Desig
         for p in self._pending:
             by_site.setdefault((p["fit"].line, p["fit"].column), []).append(p)
         for site, found in by_site.items():
-            found.sort(key=lambda p: order.index(p["kind"]))
+            # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
+            found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
             reached = site in self._reached or not self.report.complete or (
                 site in self._reached_weak and not fit.handwritten)

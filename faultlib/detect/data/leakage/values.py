@@ -33,6 +33,10 @@ class Root:
     line: int
     test: bool = field(default=False, compare=False)  # learnt from a name later: still the same rows
     uid: int = field(default_factory=new_id)
+    # every row there is: the table read from the script's only data file (``train_df`` from ``news_train.csv`` with
+    # no test file beside it is all the data, whatever it is called; see :mod:`.sole_file`)
+    whole: bool = field(default=False, compare=False)
+    from_file: bool = field(default=False, compare=False)  # read by a file reader (``pd.read_csv('train.csv')``)
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,17 @@ def is_training_part(rows: RowSet | None) -> bool:
 
     ps = parts(rows)
     return bool(ps) and all(any(s.kind == "split" and s.part == "train" for s in p.steps) or (
-        looks_like_train(p.root.name) and not any(s.part == "test" for s in p.steps)) for p in ps)
+        looks_like_train(p.root.name) and not p.root.whole and not any(s.part == "test" for s in p.steps))
+        for p in ps)
+
+
+def data_rows_child(data: "Data", step: Step) -> Any:
+    """``data``'s rows after one more selection ``step`` (each part of a stack), or ``None`` when unknown."""
+    if isinstance(data.rows, Rows):
+        return data.rows.child(step)
+    if isinstance(data.rows, RowUnion):
+        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
+    return None
 
 
 def is_test_rows(rows: RowSet | None) -> bool:
@@ -234,6 +248,7 @@ class MaybeData(Opaque):
         super().__init__(name, line)
         self._data: Data | None = None
         self.from_file = False  # read by a file reader (a table, never a dict of parts)
+        self.whole = False  # read from the script's only data file: all the rows there are (Root.whole)
 
     @property
     def used_as_data(self) -> bool:
@@ -243,7 +258,8 @@ class MaybeData(Opaque):
         if self._data is None:
             from faultlib.detect.data.leakage.vocab import looks_like_test
 
-            self._data = Data(Rows(Root(self.name, self.line, looks_like_test(self.name))))
+            self._data = Data(Rows(Root(self.name, self.line, looks_like_test(self.name), whole=self.whole,
+                                   from_file=self.from_file)))
         return self._data
 
 
