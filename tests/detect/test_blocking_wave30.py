@@ -62,3 +62,61 @@ def test_a_generated_stub_on_an_asyncio_channel_or_called_off_the_loop_is_silent
             return rpc.ForecastServiceServicer().Today(pb.City(name=city), None)
     """)
     assert found == set()
+
+
+def test_a_join_after_a_loop_that_ends_only_with_the_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import threading
+
+        async def render(job):
+            worker = threading.Thread(target=job)
+            worker.start()
+            while True:
+                worker.join(0.0)
+                if not worker.is_alive():
+                    break
+                await asyncio.sleep(0.1)
+            worker.join()
+
+        async def render_polled(job):
+            worker = threading.Thread(target=job)
+            worker.start()
+            while worker.is_alive():
+                await asyncio.sleep(0.1)
+            worker.join()
+    """)
+    assert found == set()
+
+
+def test_a_join_after_a_loop_with_another_exit_still_waits(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import threading
+
+        async def render(job, deadline):
+            worker = threading.Thread(target=job)
+            other = threading.Thread(target=job)
+            worker.start()
+            other.start()
+            while True:
+                if not worker.is_alive():
+                    break
+                if deadline():
+                    break
+                await asyncio.sleep(0.1)
+            worker.join()
+            while worker.is_alive():
+                await asyncio.sleep(0.1)
+            other.join()
+
+        async def render_bounded(job):
+            drawer = threading.Thread(target=job)
+            drawer.start()
+            while drawer.is_alive():
+                await asyncio.sleep(0.1)
+                break
+            drawer.join()
+    """)
+    assert found == {("blocking_task", "worker.join()"), ("blocking_task", "other.join()"),
+                     ("blocking_task", "drawer.join()")}
