@@ -45,7 +45,8 @@ class Inference:
         self._params[key] = None  # a cycle answers "unknown"
         params = _positional(func.node)
         found = None
-        if self._nesting < MAX_NESTING:
+        cut = self._nesting >= MAX_NESTING  # too deep to look here: "unknown" for now, not for good
+        if not cut:
             self._nesting += 1
             try:
                 found = self._injected(func, name)
@@ -53,7 +54,10 @@ class Inference:
                     found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
             finally:
                 self._nesting -= 1
-        self._params[key] = found
+        if cut:
+            del self._params[key]
+        else:
+            self._params[key] = found
         return found
 
     def _injected(self, func: Func, name: str) -> Type | None:
