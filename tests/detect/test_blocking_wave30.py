@@ -120,3 +120,108 @@ def test_a_join_after_a_loop_with_another_exit_still_waits(tmp_path):
     """)
     assert found == {("blocking_task", "worker.join()"), ("blocking_task", "other.join()"),
                      ("blocking_task", "drawer.join()")}
+
+
+def test_a_parameter_first_asked_about_too_deep_is_typed_when_walked(tmp_path):
+    # `s.stop()` in fourth is resolved first (the scan for loop callbacks reads every call), from the bottom of
+    # the chain: the call-site lookup runs out of nesting at first's `s`. That "unknown" must not stick: walked
+    # from the entry, first's `s` is a Speaker and its play() waits.
+    found = flagged(tmp_path, """
+        import threading
+
+        def fourth(s):
+            s.stop()
+
+        def third(s):
+            fourth(s)
+
+        def second(s):
+            third(s)
+
+        def first(s):
+            second(s)
+            s.play()
+
+        class Speaker:
+            def play(self):
+                worker = threading.Thread(target=print)
+                worker.start()
+                worker.join()
+
+            def stop(self):
+                pass
+
+        async def speak():
+            first(Speaker())
+    """)
+    assert found == {("blocking_task", "worker.join()")}
+
+
+def test_a_chain_whose_callers_pass_no_typed_value_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        def fifth(s):
+            s.play()
+
+        def fourth(s):
+            fifth(s)
+
+        def third(s):
+            fourth(s)
+
+        def second(s):
+            third(s)
+
+        def first(s):
+            second(s)
+
+        async def speak(anything):
+            first(anything)
+    """)
+    assert found == set()
+
+
+def test_a_realtime_recorder_s_text_and_a_stream_s_play_wait_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from RealtimeSTT import AudioToTextRecorder
+        from RealtimeTTS import SystemEngine, TextToAudioStream
+
+        recorder = AudioToTextRecorder(model="tiny.en", use_microphone=False)
+        voice = TextToAudioStream(SystemEngine())
+
+        async def listen(chunk: bytes):
+            recorder.feed_audio(chunk)
+            heard = recorder.text()
+            voice.feed(heard)
+            voice.play()
+            voice.play_async()
+            return heard
+
+        async def listen_off_loop():
+            heard = await asyncio.to_thread(recorder.text)
+            voice.feed(heard)
+            await asyncio.to_thread(voice.play)
+    """)
+    assert found == {("blocking_cpu", "heard = recorder.text()"), ("blocking_task", "voice.play()")}
+
+
+def test_a_function_bound_with_methodtype_reads_the_object_it_is_bound_to(tmp_path):
+    found = flagged(tmp_path, """
+        import types
+        import requests
+        from assistant import agent
+
+        def start():
+            agent.http = requests.Session()
+            agent.cache = {}
+
+            async def answer(self, question):
+                self.cache.get(question)
+                return self.http.get("https://example.org/ask", params={"q": question})
+
+            async def unbound(self, question):
+                return self.http.get("https://example.org/ask")
+
+            agent.answer = types.MethodType(answer, agent)
+    """)
+    assert found == {("blocking_http", 'return self.http.get("https://example.org/ask", params={"q": question})')}
