@@ -225,3 +225,4 @@ def test_a_function_bound_with_methodtype_reads_the_object_it_is_bound_to(tmp_pa
             agent.answer = types.MethodType(answer, agent)
     """)
     assert found == {("blocking_http", 'return self.http.get("https://example.org/ask", params={"q": question})')}
+
