@@ -226,3 +226,39 @@ def test_a_function_bound_with_methodtype_reads_the_object_it_is_bound_to(tmp_pa
     """)
     assert found == {("blocking_http", 'return self.http.get("https://example.org/ask", params={"q": question})')}
 
+
+
+def test_a_dict_of_clients_read_through_a_chain_of_attributes_is_typed_by_what_it_holds(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class Shelf:
+            def __init__(self, name):
+                self.http = requests.Session()
+                self.name = name
+
+            def fetch(self, key):
+                return self.http.get("https://example.org/" + self.name + "/" + key)
+
+            def label(self):
+                return self.name.upper()
+
+        class Library:
+            def __init__(self):
+                self.shelves = {}
+                for name in ["books", "maps"]:
+                    self.shelves[name] = Shelf(name)
+
+        class App:
+            def __init__(self):
+                self.library = Library()
+
+        app = App()
+
+        async def lookup(kind: str, key: str):
+            return app.library.shelves[kind].fetch(key)
+
+        async def title(kind: str):
+            return app.library.shelves[kind].label()
+    """)
+    assert found == {("blocking_http", 'return self.http.get("https://example.org/" + self.name + "/" + key)')}
