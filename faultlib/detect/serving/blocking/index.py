@@ -318,9 +318,8 @@ class Index(TypeOf):
         if key in self._callee:
             return self._callee[key]
         self._callee[key] = None  # a cycle of aliases answers "unknown"
-        cuts = self.infer.cuts
         found = self._callee_of(expr, func, depth)
-        if self._inferring or self.infer.cuts != cuts:
+        if self._inferring:
             del self._callee[key]
         else:
             self._callee[key] = found

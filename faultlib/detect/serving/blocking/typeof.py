@@ -29,9 +29,8 @@ class TypeOf:
         if key in self._type:
             return self._type[key]
         self._type[key] = None  # a cycle (x = x.y) answers "unknown"
-        cuts = self.infer.cuts
         found = self._type_of(expr, func, depth)
-        if self._inferring or self.infer.cuts != cuts:  # provisional, or built on a lookup cut short
+        if self._inferring:
             del self._type[key]
         else:
             self._type[key] = found
