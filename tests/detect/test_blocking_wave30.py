@@ -1,5 +1,7 @@
-"""check blocking: the kinds stop 29 left (issue 17) -- synchronous gRPC stubs, ... Each blocker is found at its
-line; each look-alike stays silent. Every example is written for this test."""
+"""check blocking: the kinds stop 29 left (issue 17) -- synchronous gRPC stubs, a join after a loop that ends only
+with the thread, a parameter first asked about too deep in the call-site lookup, RealtimeSTT/RealtimeTTS waits, a
+function bound with types.MethodType, a dict of clients read through a chain of attributes. Each blocker is found
+at its line; each look-alike stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
