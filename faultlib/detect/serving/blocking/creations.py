@@ -4,8 +4,11 @@ The labelling rules (``benchmarks/labels``) leave single-inode metadata out, as 
 ``mkdtemp`` are not in the vocabulary. A ``tempfile.TemporaryDirectory`` is one ``mkdir`` when made; its I/O is
 the removal of the whole tree, on a ``with`` exit or ``cleanup()``: so the call is a blocker when it is entered by
 a ``with`` or the object it made is cleaned up in the same function, and not when it is only kept for later (then
-``TemporaryDirectory.cleanup`` is the blocker). A ``NamedTemporaryFile`` made for another writer stays a blocker:
-the labels count it so in 13 services and against it in 2 (kokoro, cheshire), which are left as they are.
+``TemporaryDirectory.cleanup`` is the blocker). A ``NamedTemporaryFile`` is ``mkstemp`` with a file object around
+it: made for another writer (only its ``.name`` read, or it closed: a close or the ``with`` exit flushes nothing
+it wrote), it only creates the file, and the writer's own call is the blocker if it blocks; written or read through
+the object (``tmp.write(...)``, passed on as a file), it is file I/O on the spot (stop 30 made the labels agree:
+they had counted the first case both ways).
 ``connect`` on a UDP socket (``SOCK_DGRAM``) only records the peer and picks a local address: no packet is sent
 (https://man7.org/linux/man-pages/man2/connect.2.html). Used by :func:`~faultlib.detect.serving.blocking.sites.named_site`.
 """
@@ -17,6 +20,9 @@ import ast
 from faultlib.detect.serving.blocking.model import Func, dotted
 
 TEMP_MAKERS = frozenset({"tempfile.TemporaryDirectory"})
+NAMED_FILES = frozenset({"tempfile.NamedTemporaryFile"})
+NAME_ONLY = frozenset({"name", "close"})
+"""What a named temp file made for another writer is used for: its path, and closing it."""
 FILE_USES = frozenset({"cleanup"})
 """Methods of a temp directory that do its I/O."""
 
@@ -25,6 +31,8 @@ def only_creates(target: str, call: ast.Call, func: Func) -> bool:
     """Whether the vocabulary call ``target`` at ``call`` only creates (see the module docstring)."""
     if target in TEMP_MAKERS:
         return not _entered(call, func) and not _used(call, func)
+    if target in NAMED_FILES:
+        return _name_only(call, func)
     if target == "socket.socket.connect" and isinstance(call.func, ast.Attribute):
         return _datagram(call.func.value, func)
     return False
@@ -56,6 +64,17 @@ def _used(call: ast.Call, func: Func) -> bool:
             if owner is call or ".".join(dotted(owner) or []) in names:
                 return True
     return False
+
+
+def _name_only(call: ast.Call, func: Func) -> bool:
+    """The file ``call`` makes is bound to a name in ``func`` and every read of that name is ``.name`` or
+    ``.close``: no byte goes through the object here."""
+    names = _bound_names(call, func)
+    if not names:
+        return False
+    allowed = {id(n.value) for n in func.nodes if isinstance(n, ast.Attribute) and n.attr in NAME_ONLY}
+    return all(id(n) in allowed for n in func.nodes if isinstance(n, (ast.Name, ast.Attribute))
+               and isinstance(n.ctx, ast.Load) and ".".join(dotted(n) or []) in names)
 
 
 def _datagram(receiver: ast.expr, func: Func) -> bool:

@@ -35,6 +35,7 @@ class Inference:
         self._module_funcs: dict[int, Func] = {}
         self._attr_callees: dict[tuple[int, str], list] = {}
         self._nesting = 0
+        self.cuts = 0  # lookups cut short by MAX_NESTING so far: an answer built on one is not memoised
 
     # -- parameters -------------------------------------------------------------------------------------
     def parameter(self, func: Func, name: str) -> Type | None:
@@ -45,7 +46,10 @@ class Inference:
         self._params[key] = None  # a cycle answers "unknown"
         params = _positional(func.node)
         found = None
-        if self._nesting < MAX_NESTING:
+        cuts = self.cuts
+        if self._nesting >= MAX_NESTING:  # too deep to look here: "unknown" for now, not for good
+            self.cuts += 1
+        else:
             self._nesting += 1
             try:
                 found = self._injected(func, name)
@@ -53,7 +57,10 @@ class Inference:
                     found = self._from_wrapped(func, params.index(name)) or self._from_calls(func, name, params)
             finally:
                 self._nesting -= 1
-        self._params[key] = found
+        if self.cuts != cuts:  # this answer, or one it was built on, was cut short: ask again next time
+            del self._params[key]
+        else:
+            self._params[key] = found
         return found
 
     def _injected(self, func: Func, name: str) -> Type | None:
@@ -185,8 +192,12 @@ class Inference:
     # -- attributes stored from outside ------------------------------------------------------------------
     def stored_attribute(self, expr: ast.Attribute, func: Func) -> Type | None:
         """The type of ``a.b.c`` assigned by that same dotted path somewhere in the module (``app.state.chat =
-        Chat()`` in a startup hook, read in an endpoint)."""
+        Chat()`` in a startup hook, read in an endpoint); in a function bound to an object with
+        ``types.MethodType(func, obj)``, its first parameter is ``obj``."""
         parts = dotted(expr)
+        bound = _bound_object(func) if parts and _positional(func.node)[:1] == parts[:1] else None
+        if bound:  # types.MethodType(func, interpreter): its `self.stt` is `interpreter.stt`
+            parts = [*bound, *parts[1:]]
         value = func.module.attr_values.get(".".join(parts)) if parts and parts[0] not in ("self", "cls") else None
         if value is not None:
             return self.index.type_of(value, self.module_func(func.module))
@@ -423,3 +434,16 @@ def _top_level_nodes(tree: ast.Module):
 
 
 __all__ = ["Inference"]
+
+
+def _bound_object(func: Func) -> list[str] | None:
+    """The dotted name ``obj`` of ``types.MethodType(func, obj)`` in ``func``'s module (the function bound to an
+    object as a method: https://docs.python.org/3/library/types.html#types.MethodType), or None."""
+    bindings = func.module.__dict__.get("_faultlib_method_types")
+    if bindings is None:
+        bindings = func.module.__dict__["_faultlib_method_types"] = {}
+        for node in ast.walk(func.module.tree):
+            if (isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
+                    and isinstance(node.args[0], ast.Name) and dotted(node.args[1])):
+                bindings.setdefault(node.args[0].id, dotted(node.args[1]))
+    return bindings.get(func.node.name)

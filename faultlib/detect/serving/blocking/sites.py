@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 
@@ -49,7 +50,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
     if family is not None:
-        return None if (family[0] == "blocking_task" and is_poll(call)) or only_creates(target, call, func) else Site(
+        waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
+        return None if not waits or only_creates(target, call, func) else Site(
             family[0], target, func, call)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights

@@ -182,7 +182,7 @@ class Stores:
     def _container_stores(self, container: ast.expr, func: Func) -> list[tuple[ast.expr | None, ast.expr, Func]]:
         """``(key or None, value, scope)`` of every store into the dict ``container`` names (see
         :meth:`stored_element`); an annotation's value type appears as a value marked ``_faultlib_note``."""
-        if isinstance(container, ast.Attribute) and isinstance(container.value, ast.Name):
+        if isinstance(container, ast.Attribute):  # self.models, or a chain to its owner: stray.memory.models
             owner = self.index.type_of(container.value, func)
             if owner is None or isinstance(owner, str):
                 return []

@@ -10,6 +10,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
+from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
@@ -138,6 +139,12 @@ class TypeOf:
                     return owner  # the convention: AutoencoderKL.from_pretrained(...), RetrievalQA.from_chain_type(...)
                 if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
                     return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
+                if last.endswith("Stub") and func is not None:  # a generated gRPC stub: its channel decides
+                    channel = expr.args[0] if expr.args else next((k.value for k in expr.keywords
+                                                                   if k.arg == "channel"), None)
+                    stub = rpc.stub_type(target, channel and self.type_of(channel, func, depth + 1))
+                    if stub is not None:
+                        return stub
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory

