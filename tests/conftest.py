@@ -69,10 +69,18 @@ def _ours() -> list[processes.ProcInfo]:
 
 def pytest_collection_modifyitems(config, items):
     """Every test of a ``tests/test_e2e_*.py`` module runs catalog cases end to end: marked ``slow``
-    (``python -m pytest -m "not slow"`` is the quick first check the README offers)."""
+    (``python -m pytest -m "not slow"`` is the quick first check the README offers).
+
+    The ``slow`` tests run first (a stable sort: the rest keep their order). They are the longest (30-120 s
+    each on 2 cores); collected in file order they came last, one after another on one pytest-xdist worker,
+    and the suite's end waited for them. First, under ``--dist worksteal`` (pyproject's addopts), the worker
+    holding them is relieved of its short tests by the other one (which steals from the end of its queue),
+    so both end within one short test of each other. Every worker sorts the same collection the same way
+    (xdist requires one order)."""
     for item in items:
         if item.path.name.startswith("test_e2e_"):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)
