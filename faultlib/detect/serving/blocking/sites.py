@@ -34,6 +34,8 @@ class Site:
 IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
 WRITERS = ("save", "dump", "write")
 """A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
+COPIES = frozenset({"wave.open"})
+"""File openers that over an in-memory buffer only copy bytes either way (a WAV header and raw frames: no decoding)."""
 
 
 def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
@@ -42,7 +44,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         last = target.rpartition(".")[2]
-        return None if last.startswith(WRITERS) else Site(
+        return None if last.startswith(WRITERS) or target in COPIES else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
         return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,

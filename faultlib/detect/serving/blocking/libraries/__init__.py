@@ -19,13 +19,14 @@ from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
+from faultlib.detect.serving.blocking.libraries.streams import STREAMS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC)
+           ARRAYS, RPC, STREAMS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "OPENVINO",
-           "RPC", "SDKS", "SPEECH",
+           "RPC", "SDKS", "SPEECH", "STREAMS",
            "STDLIB", "VOICE"]

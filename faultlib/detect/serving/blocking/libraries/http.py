@@ -1,4 +1,4 @@
-"""Synchronous HTTP clients: requests, urllib3, httpx, grequests, the OpenAI and Anthropic sync clients.
+"""Synchronous HTTP clients: requests, urllib3, httpx, grequests, the OpenAI, Anthropic and Cartesia sync clients.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
 each entry names the documentation that says the call blocks the calling thread.
@@ -13,6 +13,8 @@ from faultlib.detect.serving.blocking.libraries.names import names as _names
 REQUESTS = "https://requests.readthedocs.io/en/latest/api/"
 HTTPX = "https://www.python-httpx.org/async/"
 OPENAI = "https://github.com/openai/openai-python#async-usage"
+CARTESIA = ("https://github.com/cartesia-ai/cartesia-python#async-usage (Cartesia is the sync client: tts.bytes, "
+            "tts.sse, voices.* are HTTP requests in the calling thread; AsyncCartesia is the twin)")
 HTTP_CLIENTS = Vocabulary(
     calls={
         **_names("blocking_http", REQUESTS, "requests", *HTTP_VERBS), **_names("blocking_http", REQUESTS,
@@ -32,13 +34,26 @@ HTTP_CLIENTS = Vocabulary(
            for r in ("ChatCompletion", "Completion", "Embedding", "Image", "Edit", "Moderation")},
         **_names("blocking_http", "https://github.com/openai/openai-python/blob/v0.28.1/README.md", "openai.Audio",
                  "transcribe", "translate"),
+        **{f"diffusers.utils.{m}load_image": ("blocking_http", "https://huggingface.co/docs/diffusers/api/utilities#"
+                                              "diffusers.utils.load_image (a URL is fetched with requests, a path "
+                                              "read from disk)") for m in ("", "loading_utils.")},
     },
     families=(
         Family(("openai.OpenAI", "openai.AzureOpenAI", "openai.Client", "anthropic.Anthropic", "anthropic.Client"),
                {"create": "blocking_http", "generate": "blocking_http", "retrieve": "blocking_http",
                 "list": "blocking_http", "delete": "blocking_http", "parse": "blocking_http",
                 "stream": "blocking_http", "create_variation": "blocking_http", "edit": "blocking_http",
-                "upload": "blocking_http", "content": "blocking_http"}, OPENAI, resources=True),
+                "upload": "blocking_http", "content": "blocking_http",
+                # the SDK's other resource verbs (each one request) and its polling helpers, which request and
+                # sleep until the run, batch, upload or vector-store file reaches a final state
+                **{m: "blocking_http" for m in (
+                    "update", "cancel", "pause", "resume", "retrieve_content", "list_events", "count_tokens",
+                    "results", "submit_tool_outputs", "create_and_run", "poll", "create_and_poll",
+                    "create_and_run_poll", "submit_tool_outputs_and_poll", "upload_and_poll", "create_and_stream",
+                    "create_and_run_stream", "submit_tool_outputs_stream", "wait_for_processing")}},
+               OPENAI, resources=True),
+        Family(("cartesia.Cartesia",), {"*": "blocking_http"}, CARTESIA, resources=True,
+               except_=frozenset({"close", "with_options", "with_raw_response", "with_streaming_response"})),
     ),
     returns={"requests.session": "requests.Session", "requests.Session": "requests.Session",
              "httpx.Client": "httpx.Client", "urllib3.PoolManager": "urllib3.PoolManager"},

@@ -22,6 +22,8 @@ STDLIB = Vocabulary(
                  "connect"),
         "builtins.open": ("blocking_file_io", PY + "functions.html#open"),
         "io.open": ("blocking_file_io", PY + "io.html#io.open"),
+        "wave.open": ("blocking_file_io", PY + "wave.html#wave.open (opens the file; writeframes/readframes then "
+                      "write and read it)"),
         **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
         "os.walk": ("blocking_file_io", PY + "os.html#os.walk (lists a whole directory tree)"),
         **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
