@@ -21,6 +21,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.pyflow.values import Const
 
+
 def file_stem(args: list[Any], node: ast.Call) -> str | None:
     """The data file a reader call names: a constant argument, or a literal inside the expression
     (``os.path.join(DIR, 'train.csv')``, ``f'{DIR}/train.csv'``)."""

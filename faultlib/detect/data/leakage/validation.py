@@ -50,7 +50,7 @@ class ValidationChecks:
                 continue
             split = p.steps[i]
             for fit in x.taints:
-                seen = [f for f in (masked_before_split(f, p) for f in parts(fit.rows))]
+                seen = [masked_before_split(f, p) for f in parts(fit.rows)]
                 key = ("validation", fit.line, fit.column)
                 if fit.resampler or key in self._seen or not any(covers(f, p) and len(f.steps) <= i for f in seen):
                     continue
