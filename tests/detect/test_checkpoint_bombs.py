@@ -21,7 +21,13 @@ try:
     result = {"format": loaded.format, "tensors": len(loaded.content)}
 except InputError as exc:
     result = {"error": exc.message, "kind": getattr(exc, "kind", None)}
-result["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+# VmHWM is this program's own high-water mark; ru_maxrss would also count the parent's resident memory at
+# fork (Linux keeps it across exec), so a 1 GiB pytest worker made a 60 MiB read look like 1.1 GiB.
+try:
+    status = open("/proc/self/status").read()
+    result["peak_mib"] = int(status.split("VmHWM:")[1].split()[0]) // 1024
+except OSError:
+    result["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 print(__import__("json").dumps(result))
 """
 
