@@ -26,7 +26,8 @@ import weakref
 from dataclasses import asdict
 from typing import Any
 
-from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator, TensorStats, user_frame
+from faultlib.detect.numerics.module_stack import ModuleStack
+from faultlib.detect.numerics.nan_locator import NonFiniteLocator, TensorStats, user_frame
 
 MAX_KEPT_BYTES = 256 * 2**20
 """A tensor consumed from outside the step larger than this (bytes) is described in the dump, not copied."""

@@ -29,7 +29,8 @@ import time
 import weakref
 from typing import Any, Callable
 
-from faultlib.detect.numerics.nan_locator import ModuleStack, NonFiniteLocator
+from faultlib.detect.numerics.module_stack import ModuleStack
+from faultlib.detect.numerics.nan_locator import NonFiniteLocator
 from faultlib.detect.numerics.sentinel import GradientSentinel
 from faultlib.trace import causes
 from faultlib.trace.batch import StepInputs, write_dump

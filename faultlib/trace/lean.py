@@ -2,7 +2,7 @@
 nothing of the tracer runs but its two optimizer hooks.
 
 At the end of ``optimizer.step()`` (the post-hook), when the next step's checks are skipped, the module wrapper
-(:class:`~faultlib.detect.numerics.nan_locator.ModuleStack`) is paused (every call passes straight through) and the
+(:class:`~faultlib.detect.numerics.module_stack.ModuleStack`) is paused (every call passes straight through) and the
 ``Tensor.backward`` wrapper calls torch's own at once; at the end of the step before a checked one both check again.
 Flags, not swaps of class attributes: assigning ``nn.Module.__call__`` costs ~20 us (the interpreter's caches of
 every subclass are invalidated) and assigning ``Tensor.backward`` deoptimises every ``Tensor`` attribute read the

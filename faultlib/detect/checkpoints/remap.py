@@ -1,6 +1,7 @@
 """The key remap that makes a checkpoint's state dict fit a model: inferred from keys and shapes alone.
 
 One algorithm (the steps below), kept whole in one module: its helpers share the search state and read in order.
+The rules themselves and the result type are in :mod:`~faultlib.detect.checkpoints.remap_rules`.
 
 A state dict saved from a wrapped model does not load into the bare one, and the other way round:
 ``nn.DataParallel`` and ``DistributedDataParallel`` put ``module.`` in front of every key,
@@ -44,141 +45,19 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-Shape = tuple[int, ...]
+from faultlib.detect.checkpoints.remap_rules import (RULE_KINDS, WRAPPERS, Remap, RemapRule, Shape, apply_rules,
+                                                      as_prefix, describe, key_segments)
 
-RULE_KINDS = ("prefix", "infix", "rename")
-#: wrapper attribute names and what puts them there
-WRAPPERS = {
-    "module": "DataParallel/DistributedDataParallel",
-    "_orig_mod": "torch.compile",
-    "_fsdp_wrapped_module": "FullyShardedDataParallel",
-    "_checkpoint_wrapped_module": "activation checkpointing",
-}
+__all__ = ["RULE_KINDS", "WRAPPERS", "Remap", "RemapRule", "apply_rules", "describe", "evaluate", "infer_remap"]
+
 #: most candidates tried per round; most model keys one shared tail may vote for
 MAX_CANDIDATES = 64
 MAX_FANOUT = 8
 MAX_INFIX_SEGMENTS = 3
 MAX_ROUNDS = 32
 MAX_COLLAPSE = 256  # renames beyond this are left as they are (collapsing is quadratic in their number)
-
-
-def _segments(text: str) -> list[str]:
-    return [s for s in text.strip(".").split(".") if s] if text.strip(".") else []
-
-
-def _joined(segments: Sequence[str]) -> str:
-    """Segments as a prefix: ``""`` or ``a.b.``."""
-    return "".join(f"{s}." for s in segments)
-
-
-@dataclass(frozen=True)
-class RemapRule:
-    """One rewrite of checkpoint keys (see the module docstring for the three kinds).
-
-    Attributes:
-        kind: ``prefix``, ``infix`` or ``rename``.
-        source: ``from``: for ``prefix``/``rename`` ``""`` or segments ending in ``.``; for ``infix``
-            a segment run written with dots on both sides (``.module.``).
-        target: ``to``, in the same form (``""`` / ``.`` for nothing).
-        cause: what most likely produced the difference, for people.
-        keys: how many checkpoint keys this rule rewrote (0 when built by hand).
-
-    Raises:
-        ValueError: an unknown kind, or ``from``/``to`` not in the form of its kind.
-    """
-
-    kind: str
-    source: str
-    target: str
-    cause: str = ""
-    keys: int = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in RULE_KINDS:
-            raise ValueError(f"remap rule kind {self.kind!r} must be one of {RULE_KINDS}")
-        for name, value in (("from", self.source), ("to", self.target)):
-            if not isinstance(value, str) or ".." in value:
-                raise ValueError(f"remap rule {name} {value!r} must be dotted segments")
-            if self.kind == "infix":
-                if not (value.startswith(".") and value.endswith(".")) or (name == "from" and value == "."):
-                    raise ValueError(f"infix rule {name} {value!r} must be written '.seg.' ('.' alone only for 'to')")
-            elif value and (value.startswith(".") or not value.endswith(".")):
-                raise ValueError(f"{self.kind} rule {name} {value!r} must be '' or segments ending in '.'")
-        if self.source == self.target:
-            raise ValueError(f"remap rule from and to are both {self.source!r}")
-
-    def apply(self, key: str) -> str:
-        """``key`` after this rule (unchanged when the rule does not match it)."""
-        if self.kind != "infix":
-            return self.target + key[len(self.source):] if key.startswith(self.source) else key
-        segments = key.split(".")
-        path, leaf = segments[:-1], segments[-1]
-        source, target = _segments(self.source), _segments(self.target)
-        out: list[str] = []
-        i = 0
-        while i < len(path):
-            if path[i:i + len(source)] == source:
-                out.extend(target)
-                i += len(source)
-            else:
-                out.append(path[i])
-                i += 1
-        return ".".join([*out, leaf])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "from": self.source, "to": self.target, "cause": self.cause, "keys": self.keys}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "RemapRule":
-        """A rule from ``{"from", "to"}`` (``kind`` defaults to ``prefix``; ``cause``/``keys`` optional).
-
-        Raises:
-            ValueError: a missing field or a malformed rule.
-        """
-        if not isinstance(data, Mapping) or "from" not in data or "to" not in data:
-            raise ValueError(f"a remap rule needs 'from' and 'to', got {data!r}")
-        return cls(str(data.get("kind", "prefix")), data["from"], data["to"], str(data.get("cause", "")),
-                   int(data.get("keys", 0)))
-
-
-def apply_rules(rules: Iterable[RemapRule], key: str) -> str:
-    """``key`` after every rule, in order."""
-    for rule in rules:
-        key = rule.apply(key)
-    return key
-
-
-@dataclass
-class Remap:
-    """The result of :func:`infer_remap`.
-
-    Attributes:
-        rules: the rules, in the order they apply.
-        mapping: every checkpoint key -> its key after the rules (injective).
-        missing: model keys no checkpoint key lands on, in model order.
-        unexpected: checkpoint keys (as in the file) that land on no model key, in checkpoint order.
-        shape_mismatch: model key -> ``{"checkpoint": [dims], "model": [dims], "checkpoint_key": str}``.
-        before: ``{"missing": n, "unexpected": n}`` comparing the keys as they are.
-    """
-
-    rules: list[RemapRule]
-    mapping: dict[str, str]
-    missing: list[str]
-    unexpected: list[str]
-    shape_mismatch: dict[str, dict[str, Any]]
-    before: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def fits(self) -> bool:
-        """True when every model key gets a checkpoint tensor of its shape and nothing is left over."""
-        return not (self.missing or self.unexpected or self.shape_mismatch)
-
-    def renamed(self) -> dict[str, str]:
-        """Only the checkpoint keys the rules change: ``{checkpoint key: model key}``."""
-        return {k: v for k, v in self.mapping.items() if k != v}
 
 
 class _State:
@@ -215,42 +94,6 @@ class _State:
     def accept(self, rule: RemapRule, new: dict[str, str], moved: int, rules: list[RemapRule]) -> None:
         self.current = new
         rules.append(RemapRule(rule.kind, rule.source, rule.target, rule.cause, moved))
-
-
-def describe(kind: str, source: str, target: str) -> tuple[str, str]:
-    """``(finding kind, cause)`` of a rule: ``wrapper_prefix``, ``key_infix`` or ``renamed_layer``."""
-
-    def wrappers(segments: Sequence[str]) -> str:
-        named = [f"{WRAPPERS[s]} (`{s}.`)" if s in WRAPPERS else f"a wrapper attribute `{s}.`" for s in segments]
-        return " around ".join(named) if named else "nothing"
-
-    s, t = _segments(source), _segments(target)
-    if kind == "rename":
-        return "renamed_layer", f"layer `{source.rstrip('.')}` is `{target.rstrip('.')}` in the model (matched by " \
-                                "parameter names, shapes and position: confirm it is the same layer)"
-    if kind == "infix":
-        if not t:
-            return "key_infix", f"{wrappers(s)} inside the module path of the saved model"
-        if len(s) == len(t) == 1 and s[0] not in WRAPPERS and t[0] not in WRAPPERS:
-            return "renamed_layer", f"layers called `{s[0]}` are called `{t[0]}` in the model (matched by the rest " \
-                                    "of their keys)"
-        return "key_infix", f"the segment `{'.'.join(s)}` is `{'.'.join(t)}` in the model's module paths"
-    common = 0
-    while common < min(len(s), len(t)) and s[common] == t[common]:
-        common += 1
-    if common:
-        under = ".".join(s[:common])
-        rest_s, rest_t = s[common:], t[common:]
-        if not rest_t:
-            return "key_infix", f"{wrappers(rest_s)} wrapped `{under}` when the checkpoint was saved"
-        if not rest_s:
-            return "key_infix", f"the model wraps `{under}` in {wrappers(rest_t)}; the checkpoint has the bare module"
-        return "key_infix", f"`{under}.{'.'.join(rest_s)}` is `{under}.{'.'.join(rest_t)}` in the model"
-    if not t:
-        return "wrapper_prefix", f"the checkpoint was saved through {wrappers(s)}"
-    if not s:
-        return "wrapper_prefix", f"the model is wrapped in {wrappers(t)}; the checkpoint has the bare module"
-    return "wrapper_prefix", f"the saved model's wrapper `{'.'.join(s)}.` is `{'.'.join(t)}.` in the model"
 
 
 def _rule(kind: str, source: str, target: str) -> RemapRule:
@@ -292,9 +135,9 @@ def _candidates(unmatched_c: Mapping[str, str], unmatched_m: Mapping[str, Shape]
                     msegs = m.split(".")
                     if len(tail) == 1 and i and j:
                         continue  # a bare parameter name under two different paths says nothing
-                    vote("prefix", _joined(segs[:i]), _joined(msegs[:j]), original, m, seen)
+                    vote("prefix", as_prefix(segs[:i]), as_prefix(msegs[:j]), original, m, seen)
                     if len(tail) >= 2:
-                        vote("prefix", _joined(segs[:i + 1]), _joined(msegs[:j + 1]), original, m, seen)
+                        vote("prefix", as_prefix(segs[:i + 1]), as_prefix(msegs[:j + 1]), original, m, seen)
             break  # the longest shared tail only
         path = segs[:-1]
         for i in range(len(path)):
@@ -392,13 +235,13 @@ def _collapse(rules: list[RemapRule], checkpoint_keys: Sequence[str]) -> list[Re
     while changed:
         changed = False
         for rule in [r for r in rules if r.kind == "rename"]:
-            s, t = _segments(rule.source), _segments(rule.target)
+            s, t = key_segments(rule.source), key_segments(rule.target)
             k = 0
             while k < min(len(s), len(t)) - 1 and s[-1 - k] == t[-1 - k]:
                 k += 1
             if not k:
                 continue
-            parent = _rule("rename", _joined(s[:-k]), _joined(t[:-k]))
+            parent = _rule("rename", as_prefix(s[:-k]), as_prefix(t[:-k]))
             members = [r for r in rules if r.kind == "rename" and r.source.startswith(parent.source)
                        and r.target.startswith(parent.target)
                        and r.source[len(parent.source):] == r.target[len(parent.target):]]
@@ -430,7 +273,7 @@ def infer_remap(checkpoint: Mapping[str, Sequence[int]], model: Mapping[str, Seq
     rules: list[RemapRule] = []
     wrappers = _common_wrappers(list(state.unmatched()[0].values()), model)
     if wrappers:
-        rule = _rule("prefix", _joined(wrappers), "")
+        rule = _rule("prefix", as_prefix(wrappers), "")
         outcome = state.trial(rule, need_gain=False)
         if outcome is not None:
             state.accept(rule, *outcome, rules)

@@ -5,8 +5,8 @@ every aten op (a ``TorchDispatchMode``, below autograd, so it also sees the ops 
 in backward and values that are produced and then discarded, e.g. the NaN branch of an unsafe
 ``torch.where``) and records where each autograd node was created (a ``TorchFunctionMode``,
 above autograd), so a value born in backward is attributed to the module, the source line and
-the autograd node (``SqrtBackward0``) of the forward op it differentiates. :class:`ModuleStack`
-tracks the innermost running module (a wrapper of ``torch.nn.Module.__call__``).
+the autograd node (``SqrtBackward0``) of the forward op it differentiates.
+:class:`~faultlib.detect.numerics.module_stack.ModuleStack` tracks the innermost running module.
 
 "Born" means: a NaN produced by an op none of whose inputs holds a NaN, or an inf produced
 from inputs (tensors and scalars) that are all finite. A ``-inf`` written on purpose
@@ -29,6 +29,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
+from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.findings import Finding, Severity
 
 _SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_", "lift_fresh")
@@ -156,116 +157,6 @@ class NonFiniteFound(BaseException):
     def __init__(self, event: NonFiniteEvent):
         super().__init__(f"non-finite value born in {event.phase}: {event.op}")
         self.event = event
-
-
-class ModuleStack:
-    """Innermost running module, for every module and no code change: ``torch.nn.Module.__call__`` is wrapped.
-
-    Args:
-        on_root_forward: called as ``fn(module, args)`` before each outermost forward.
-        on_root_output: called as ``fn(module, output)`` after each outermost forward that returned.
-        every_module: track every module call (:attr:`current` is the innermost module); False tracks only
-            the outermost calls (one Python call per nested module, no hooks: the cheap mode of
-            ``faultlib trace``'s watch pass). It may be switched on while installed.
-        on_new_root: called as ``fn(module)`` once per outermost module, before its first forward.
-
-    A wrapper, not torch's global module hooks: a global hook sends every module of the model through
-    ``Module._call_impl``'s slow path, which costs several times the wrapper's one Python frame per call.
-    Where ``Module.__call__`` is torch's own ``_wrapped_call_impl`` (torch >= 2.1), the wrapper takes its place
-    rather than calling it (it runs ``_compiled_call_impl`` or ``_call_impl`` as that function does), so a module
-    call costs the same number of Python frames as without the wrapper: a nested call in the watch pass pays two
-    attribute reads, nothing else.
-    """
-
-    def __init__(self, on_root_forward: Callable | None = None, on_root_output: Callable | None = None, *,
-                 every_module: bool = True, on_new_root: Callable | None = None):
-        self.stack: list[Any] = []
-        self.names: dict[int, str] = {}
-        self.roots: dict[int, Any] = {}
-        self._on_new_root = on_new_root  # fn(module): once per outermost module, before its first forward
-        self.forward_count = 0  # outermost forwards started (the current one included)
-        self.every_module = every_module
-        self._on_root_forward = on_root_forward
-        self._on_root_output = on_root_output
-        self._patched: tuple[Any, Any] | None = None
-        self.passing = True  # every call passes straight through: not installed, or paused (see pause)
-
-    def pause(self) -> None:
-        """Let every module call pass straight through (tracking nothing) until :meth:`resume`: one flag, not a
-        swap of ``Module.__call__`` (assigning a class attribute of ``nn.Module`` invalidates the interpreter's
-        caches of every subclass: ~20 us with torch.nn imported)."""
-        self.passing = True
-
-    def resume(self) -> None:
-        """Track again after :meth:`pause` (nothing while not installed)."""
-        self.passing = self._patched is None
-
-    def install(self) -> "ModuleStack":
-        from torch import nn
-
-        original, stack, tracker = nn.Module.__call__, self.stack, self
-        # in place of torch's own only while it is what this copies (else: another wrapper, another torch)
-        direct = original is getattr(nn.Module, "_wrapped_call_impl", None) and set(
-            original.__code__.co_names) == {"_compiled_call_impl", "_call_impl"}
-
-        def __call__(module, *args, **kwargs):  # in place of torch's _wrapped_call_impl, plus the tracking
-            if tracker.passing or (stack and not tracker.every_module):
-                if not direct:
-                    return original(module, *args, **kwargs)
-                if module._compiled_call_impl is not None:
-                    return module._compiled_call_impl(*args, **kwargs)
-                return module._call_impl(*args, **kwargs)
-            root = not stack
-            if root:
-                if id(module) not in tracker.roots:
-                    tracker._new_root(module)
-                tracker.forward_count += 1
-                if tracker._on_root_forward is not None:
-                    tracker._on_root_forward(module, args)
-            stack.append(module)
-            try:
-                if not direct:
-                    out = original(module, *args, **kwargs)
-                elif module._compiled_call_impl is not None:
-                    out = module._compiled_call_impl(*args, **kwargs)
-                else:
-                    out = module._call_impl(*args, **kwargs)
-            finally:
-                if stack and stack[-1] is module:
-                    stack.pop()
-            if root and tracker._on_root_output is not None:
-                tracker._on_root_output(module, out)
-            return out
-
-        self._patched = (original, __call__)
-        self.passing = False
-        nn.Module.__call__ = __call__
-        return self
-
-    def remove(self) -> None:
-        """Undo :meth:`install` (a wrapper installed after this one stays, and passes through this one)."""
-        from torch import nn
-
-        if self._patched is not None:
-            original, ours = self._patched
-            self._patched = None
-            self.passing = True
-            if nn.Module.__call__ is ours:
-                nn.Module.__call__ = original
-
-    def _new_root(self, module) -> None:
-        self.roots[id(module)] = module
-        for name, sub in module.named_modules():
-            self.names.setdefault(id(sub), name or type(module).__name__)
-        if self._on_new_root is not None:
-            self._on_new_root(module)
-
-    def name_of(self, module) -> str:
-        return self.names.get(id(module), type(module).__name__)
-
-    @property
-    def current(self) -> str | None:
-        return self.name_of(self.stack[-1]) if self.stack else None
 
 
 def _tensors(tree) -> list:
