@@ -87,8 +87,10 @@ class TypeOf:
                 if isinstance(found, str) and found.startswith("langchain"):
                     return "langchain_core.runnables.base.RunnableSequence"
             return None
-        if isinstance(expr, ast.Await):
-            return None
+        if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: its annotated type
+            call = self.awaited_call(expr, func)
+            target = None if call is None else self.callee(call.func, func)
+            return None if target is None else self.annotation_type(target.node.returns, target.module)
         if isinstance(expr, ast.Call):
             callee = expr.func
             if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
@@ -151,6 +153,14 @@ class TypeOf:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def awaited_call(self, expr: ast.expr, func: Func | None) -> ast.Call | None:
+        """The call in ``await f(...)`` when ``f`` is an ``async def`` of the analysed files (what it returns is the
+        awaited value), else None: an awaitable of a library or a task may resolve to anything."""
+        if not (isinstance(expr, ast.Await) and isinstance(expr.value, ast.Call)) or func is None:
+            return None
+        target = self.callee(expr.value.func, func)
+        return expr.value if isinstance(target, Func) and isinstance(target.node, ast.AsyncFunctionDef) else None
 
     def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
         """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""

@@ -1,0 +1,100 @@
+"""check blocking: the kinds stop 30 left (issue 17) -- RealtimeTTS/RealtimeSTT objects whose construction loads a
+model. Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+def test_building_a_local_realtime_tts_engine_or_recorder_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from RealtimeTTS import KokoroEngine, TextToAudioStream
+        from RealtimeTTS.engines.coqui_engine import CoquiEngine
+        try:
+            from RealtimeSTT import AudioToTextRecorder
+        except ImportError:
+            AudioToTextRecorder = None
+
+        class Speaker:
+            def __init__(self, kind):
+                if kind == "kokoro":
+                    self.engine = KokoroEngine(voice="af_sky")
+                else:
+                    self.engine = CoquiEngine(voice="narrator.wav")
+                self.stream = TextToAudioStream(self.engine)
+
+        async def startup(app, options):
+            app.speaker = Speaker(options.kind)
+            app.ears = AudioToTextRecorder(model="tiny.en", spinner=False)
+    """)
+    assert found == {("blocking_file_io", 'self.engine = KokoroEngine(voice="af_sky")'),
+                     ("blocking_file_io", 'self.engine = CoquiEngine(voice="narrator.wav")'),
+                     ("blocking_file_io", 'app.ears = AudioToTextRecorder(model="tiny.en", spinner=False)')}
+
+
+def test_a_realtime_engine_built_off_the_loop_or_a_cloud_engine_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from RealtimeTTS import KokoroEngine, OpenAIEngine, TextToAudioStream
+
+        def build():
+            return TextToAudioStream(KokoroEngine(voice="af_sky"))
+
+        async def startup(app):
+            app.stream = await asyncio.to_thread(build)
+            app.cloud = TextToAudioStream(OpenAIEngine(voice="alloy"))
+    """)
+    assert found == set()
+
+
+def test_resizing_an_uploaded_image_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from PIL import Image
+
+        async def decode(upload) -> Image.Image:
+            return Image.open(io.BytesIO(await upload.read()))
+
+        async def shrink(upload, factor):
+            picture = await decode(upload)
+            picture = picture.resize((picture.width // factor, picture.height // factor), Image.LANCZOS)
+            return picture
+
+        async def preview(upload):
+            icon = Image.open(io.BytesIO(await upload.read())).convert("RGB")
+            icon.thumbnail((128, 128))
+            return icon
+
+        async def named(upload):
+            return Image.open(io.BytesIO(await upload.read())), upload.filename
+
+        async def banner(upload):
+            art, title = await named(upload)
+            return art.resize((1200, 300)), title
+    """)
+    assert found == {("blocking_cpu", "picture = picture.resize((picture.width // factor, picture.height // factor), "
+                                      "Image.LANCZOS)"),
+                     ("blocking_cpu", "icon.thumbnail((128, 128))"),
+                     ("blocking_cpu", "return art.resize((1200, 300)), title")}
+
+
+def test_resizing_off_the_loop_or_a_non_image_resize_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import io
+        from PIL import Image
+
+        def shrink(data, size):
+            picture = Image.open(io.BytesIO(data))
+            return picture.resize(size)
+
+        class Window:
+            def resize(self, size):
+                self.size = size
+
+        async def handle(upload, window: Window):
+            window.resize((640, 480))
+            return await asyncio.to_thread(shrink, await upload.read(), (64, 64))
+    """)
+    assert found == set()
+
