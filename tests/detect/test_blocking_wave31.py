@@ -98,3 +98,42 @@ def test_resizing_off_the_loop_or_a_non_image_resize_is_silent(tmp_path):
     """)
     assert found == set()
 
+
+_VISION_MODEL = """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    class Backend:
+        def __init__(self, repo):
+            self.model = AutoModelForCausalLM.from_pretrained(repo, trust_remote_code=True)
+            self.tokenizer = AutoTokenizer.from_pretrained(repo)
+"""
+
+
+def test_a_remote_code_helper_that_only_tokenises_the_prompt_is_silent(tmp_path):
+    found = flagged(tmp_path, _VISION_MODEL + """
+        async def reply(self, prompt, history, pictures):
+            if pictures:
+                features = self.model.encode_image(pictures) if pictures else None
+            else:
+                features = None
+            ids = self.model.tokenizer_image_token(prompt, self.tokenizer, -200)
+            text = self.model.build_inputs(self.tokenizer, prompt, history)
+            embeds = self.model.input_embeds(prompt, features, self.tokenizer)
+            return ids, text, embeds
+    """)
+    assert found == {("blocking_cpu", "features = self.model.encode_image(pictures) if pictures else None")}
+
+
+def test_a_remote_code_helper_handed_a_raw_image_or_generating_still_blocks(tmp_path):
+    found = flagged(tmp_path, _VISION_MODEL + """
+        async def reply(self, prompt, history, image):
+            ids = self.model.build_input_ids(self.tokenizer, prompt, images=[image])
+            embeds = self.model.input_embeds(prompt, image, self.tokenizer)
+            answer = self.model.chat(self.tokenizer, prompt, history=history)
+            batch = self.model.prepare_inputs(prompt)
+            return ids, embeds, answer, batch
+    """)
+    assert found == {("blocking_cpu", "ids = self.model.build_input_ids(self.tokenizer, prompt, images=[image])"),
+                     ("blocking_cpu", "embeds = self.model.input_embeds(prompt, image, self.tokenizer)"),
+                     ("blocking_cpu", "answer = self.model.chat(self.tokenizer, prompt, history=history)")}
