@@ -137,3 +137,52 @@ def test_a_remote_code_helper_handed_a_raw_image_or_generating_still_blocks(tmp_
     assert found == {("blocking_cpu", "ids = self.model.build_input_ids(self.tokenizer, prompt, images=[image])"),
                      ("blocking_cpu", "embeds = self.model.input_embeds(prompt, image, self.tokenizer)"),
                      ("blocking_cpu", "answer = self.model.chat(self.tokenizer, prompt, history=history)")}
+
+
+def test_a_blocker_in_a_branch_no_caller_takes_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        def render(frames, mode, progress=False, dump_to=None):
+            if mode == "draft":
+                time.sleep(0.5)
+            elif mode != "final":
+                time.sleep(1.0)
+            if progress:
+                time.sleep(0.1)
+            if dump_to is not None:
+                with open(dump_to, "w") as out:
+                    out.write(str(frames))
+            if not frames:
+                time.sleep(2.0)
+            return frames
+
+        async def handler(frames):
+            return render(frames, "final") + render([], mode="final", progress=False)
+    """)
+    assert found == {("blocking_sleep", "time.sleep(2.0)")}
+
+
+def test_a_branch_some_caller_may_take_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import threading
+        import time
+
+        def render(mode, progress=False):
+            if mode == "draft":
+                time.sleep(0.5)
+            if progress:
+                time.sleep(0.1)
+
+        def stamp(path=None):
+            if path:
+                time.sleep(0.3)
+
+        async def handler(request):
+            render("final", progress=request.verbose)
+            render("draft")
+            stamp()
+            threading.Thread(target=stamp, args=("log.txt",)).start()
+    """)
+    assert found == {("blocking_sleep", "time.sleep(0.5)"), ("blocking_sleep", "time.sleep(0.1)"),
+                     ("blocking_sleep", "time.sleep(0.3)")}
