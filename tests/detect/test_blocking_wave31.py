@@ -186,3 +186,40 @@ def test_a_branch_some_caller_may_take_still_blocks(tmp_path):
     """)
     assert found == {("blocking_sleep", "time.sleep(0.5)"), ("blocking_sleep", "time.sleep(0.1)"),
                      ("blocking_sleep", "time.sleep(0.3)")}
+
+
+def test_an_lcel_chain_started_by_a_runnable_class_method_blocks_when_invoked(tmp_path):
+    found = flagged(tmp_path, """
+        from operator import itemgetter
+        from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+        def recall(inputs):
+            return inputs["question"]
+
+        async def answer(question, prompt, model):
+            with_history = RunnablePassthrough.assign(history=RunnableLambda(recall) | itemgetter("text"))
+            chain = with_history | {"question": itemgetter("question")} | prompt | model
+            first = chain.invoke({"question": question})
+            rest = chain.batch([{"question": q} for q in ("a", "b")])
+            streamed = await chain.ainvoke({"question": question})
+            return first, rest, streamed
+    """)
+    assert found == {("blocking_http", 'first = chain.invoke({"question": question})'),
+                     ("blocking_http", 'rest = chain.batch([{"question": q} for q in ("a", "b")])')}
+
+
+def test_an_lcel_chain_awaited_or_a_plain_set_union_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_core.runnables import RunnablePassthrough
+
+        class Tags:
+            def invoke(self, other):
+                return other
+
+        async def answer(question, prompt, model):
+            chain = RunnablePassthrough.assign(q=lambda x: x) | prompt | model
+            tags = {"a"} | {"b"}
+            Tags().invoke(tags)
+            return await chain.ainvoke({"question": question}), [c async for c in chain.astream({})]
+    """)
+    assert found == set()

@@ -147,6 +147,8 @@ class TypeOf:
                     stub = rpc.stub_type(target, channel and self.type_of(channel, func, depth + 1))
                     if stub is not None:
                         return stub
+                if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
+                    return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
