@@ -178,14 +178,20 @@ def test_a_branch_some_caller_may_take_still_blocks(tmp_path):
             if path:
                 time.sleep(0.3)
 
+        class Printer:
+            def page(self, mode):
+                if mode == "proof":
+                    time.sleep(0.2)
+
         async def handler(request):
             render("final", progress=request.verbose)
             render("draft")
             stamp()
             threading.Thread(target=stamp, args=("log.txt",)).start()
+            Printer.page(None, "proof")
     """)
     assert found == {("blocking_sleep", "time.sleep(0.5)"), ("blocking_sleep", "time.sleep(0.1)"),
-                     ("blocking_sleep", "time.sleep(0.3)")}
+                     ("blocking_sleep", "time.sleep(0.3)"), ("blocking_sleep", "time.sleep(0.2)")}
 
 
 def test_an_lcel_chain_started_by_a_runnable_class_method_blocks_when_invoked(tmp_path):

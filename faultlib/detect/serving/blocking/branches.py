@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 MAX_CALLS = 40
 """Calls under one name looked at; more: the parameter's values are taken as unknown."""
@@ -75,6 +75,9 @@ class Branches:
                 continue
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return None
+            if bound and isinstance(call.func, ast.Attribute) and isinstance(
+                    self.index.callee(call.func.value, caller), Klass):
+                return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
             seen = True
             value = _constant(_argument(call, param, position), default)
             if value is _UNKNOWN:
