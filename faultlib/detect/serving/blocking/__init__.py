@@ -229,6 +229,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     Raises:
         InputError: a source is not valid Python (unless ``skip_invalid``).
     """
+    from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.reach import Reachability
 
@@ -275,9 +276,11 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     report.loop_callbacks = len(reach.callbacks)
     report.offloaded = [{"function": o.function, "via": o.via, "file": o.func.module.path, "line": o.line,
                          "in_function": o.func.qualname} for o in reach.offloaded]
+    branches = Branches(index)  # a call in a branch no caller's arguments take blocks nothing
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
-                       for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)]
+                       for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
+                       if not branches.never_taken(site.node, site.func)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
 

@@ -12,6 +12,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 
 __all__ = ["Site", "any_of_site", "in_memory", "named_site"]
@@ -60,7 +61,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site(constructed[0], f"{target} (constructing it loads the model)", func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
-    if vocab.runs_remote_model(owner, method):
+    if vocab.runs_remote_model(owner, method) and not prepares_text(index, call, func):
         return Site("blocking_cpu", f"{owner}.{method} (the model's own code)", func, call)
     if vocab.is_estimator(owner) and method in vocab.ESTIMATOR_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)

@@ -131,6 +131,7 @@ class Stores:
         if isinstance(value, (ast.Tuple, ast.List)):
             items = value.elts
             return self.index.type_of(items[position], func) if position < len(items) else None
+        value = self.index.awaited_call(value, func) or value  # a, b = await load(...)
         if not isinstance(value, ast.Call):
             return None
         target = self.index.callee(value.func, func)

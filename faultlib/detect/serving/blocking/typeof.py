@@ -87,8 +87,10 @@ class TypeOf:
                 if isinstance(found, str) and found.startswith("langchain"):
                     return "langchain_core.runnables.base.RunnableSequence"
             return None
-        if isinstance(expr, ast.Await):
-            return None
+        if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: its annotated type
+            call = self.awaited_call(expr, func)
+            target = None if call is None else self.callee(call.func, func)
+            return None if target is None else self.annotation_type(target.node.returns, target.module)
         if isinstance(expr, ast.Call):
             callee = expr.func
             if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
@@ -145,12 +147,22 @@ class TypeOf:
                     stub = rpc.stub_type(target, channel and self.type_of(channel, func, depth + 1))
                     if stub is not None:
                         return stub
+                if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
+                    return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def awaited_call(self, expr: ast.expr, func: Func | None) -> ast.Call | None:
+        """The call in ``await f(...)`` when ``f`` is an ``async def`` of the analysed files (what it returns is the
+        awaited value), else None: an awaitable of a library or a task may resolve to anything."""
+        if not (isinstance(expr, ast.Await) and isinstance(expr.value, ast.Call)) or func is None:
+            return None
+        target = self.callee(expr.value.func, func)
+        return expr.value if isinstance(target, Func) and isinstance(target.node, ast.AsyncFunctionDef) else None
 
     def _module_of(self, expr: ast.expr, func: Func) -> Module | None:
         """The analysed module ``expr`` names (``shared`` after ``from modules import shared``), or None."""

@@ -32,6 +32,10 @@ REALTIME_STT = ("https://github.com/KoljaB/RealtimeSTT#automatic-recording (text
                  "and ended, then transcribes it, before it returns)")
 REALTIME_TTS = ("https://github.com/KoljaB/RealtimeTTS#playback (play() is synchronous: it synthesises and plays "
                 "until the stream is finished; play_async() returns at once)")
+REALTIME_ENGINES = ("https://github.com/KoljaB/RealtimeTTS#engine-requirements (the local engines -- Coqui, Kokoro, "
+                    "Orpheus, Parler, StyleTTS -- load their model when built: Coqui starts its synthesis process and "
+                    "waits until the model is loaded); https://github.com/KoljaB/RealtimeSTT#configuration "
+                    "(AudioToTextRecorder(...) loads the whisper model(s) and the VAD before it returns)")
 
 _SHERPA_FACTORIES = ("from_transducer", "from_paraformer", "from_nemo_ctc", "from_nemo_transducer", "from_whisper",
                      "from_sense_voice", "from_moonshine", "from_tdnn_ctc", "from_wenet_ctc", "from_zipformer_ctc",
@@ -47,6 +51,10 @@ _UVR = tuple(f"uvr.models.{c}" for c in ("MDX", "MDXC", "Demucs", "VrNetwork"))
 _SEPARATOR = ("audio_separator.separator.Separator",)
 _REALTIME_STT = ("RealtimeSTT.AudioToTextRecorder", "RealtimeSTT.audio_recorder.AudioToTextRecorder")
 _REALTIME_TTS = ("RealtimeTTS.TextToAudioStream", "RealtimeTTS.text_to_stream.TextToAudioStream")
+_REALTIME_ENGINES = tuple(f"RealtimeTTS.{m}{e}Engine" for e, mod in (("Coqui", "coqui"), ("Kokoro", "kokoro"),
+                                                                     ("Orpheus", "orpheus"), ("Parler", "parler"),
+                                                                     ("StyleTTS", "style"))
+                          for m in ("", f"engines.{mod}_engine."))
 
 SPEECH = Vocabulary(
     calls={
@@ -62,6 +70,7 @@ SPEECH = Vocabulary(
         **{f"faster_whisper.{f}": (C, FASTER_WHISPER) for f in ("decode_audio", "audio.decode_audio",
                                                                "vad.get_speech_timestamps")},
         **{f"faster_whisper.{f}": (F, FASTER_WHISPER) for f in ("vad.get_vad_model", "vad.SileroVADModel")},
+        **{name: (F, REALTIME_ENGINES) for name in (*_REALTIME_ENGINES, *_REALTIME_STT)},
     },
     families=(
         Family(("kokoro.KPipeline",), {m: C for m in ("__call__", "generate_from_tokens", "infer")}, KOKORO),

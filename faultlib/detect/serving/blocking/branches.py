@@ -1,0 +1,163 @@
+"""Blocking calls in a branch that no caller's arguments take: the branch never runs, so it blocks nothing.
+
+``if output_path: open(output_path, "wb")`` in a helper whose every call leaves ``output_path`` at its default
+``None``; ``if resize_mode == 0:`` in a helper every caller calls with ``1``; ``if progress:`` where the only call
+passes ``False``. The test must be on a parameter of the call's own function -- ``p``, ``not p``, ``p == c``,
+``p != c``, ``p is c``, ``p is not c`` with a constant ``c`` -- and what that parameter holds must be known at
+every call: each call of the analysed files that may be this function (every call under its name that does not
+resolve to another function) passes a constant or leaves a constant default, there is at least one such call, the
+function is never used other than called (handed to a thread, a decorator, ``partial``) and has no decorator that
+may call it differently. Anything else keeps the call a blocker.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+
+MAX_CALLS = 40
+"""Calls under one name looked at; more: the parameter's values are taken as unknown."""
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_UNKNOWN = object()
+
+
+class Branches:
+    """Per analysis: which blocking calls sit in branches no caller takes (see the module docstring)."""
+
+    def __init__(self, index) -> None:
+        self.index = index
+        self._values: dict[tuple[int, str], list | None] = {}
+        self._as_values: set[str] | None = None
+
+    def never_taken(self, call: ast.AST, func: Func) -> bool:
+        """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes."""
+        if func.parent is not None or any(not _plain(d) for d in func.node.decorator_list):
+            return False
+        for test, in_body in _guards(func.node.body, call):
+            param, check = _parameter_test(test)
+            if param is None:
+                continue
+            values = self._passed(func, param)
+            if values is None:
+                continue
+            outcomes = {check(v) for v in values}
+            if (True if in_body else False) not in outcomes:
+                return True
+        return False
+
+    def _passed(self, func: Func, param: str) -> list | None:
+        key = (id(func), param)
+        if key not in self._values:
+            self._values[key] = self._compute(func, param)
+        return self._values[key]
+
+    def _compute(self, func: Func, param: str) -> list | None:
+        args = func.node.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
+            return None
+        default = _default(args, param)
+        name = func.node.name
+        if name in self._used_as_value():
+            return None
+        bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
+        position = positional.index(param) - (1 if bound else 0) if param in positional else None
+        calls = self.index.infer.sites().get(name, [])
+        if not calls or len(calls) > MAX_CALLS:
+            return None
+        values, seen = [], False
+        for call, caller in calls:
+            target = self.index.callee(call.func, caller)
+            if target is not func:
+                if target is None:
+                    return None  # may be this function, through a receiver of unknown type
+                continue
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return None
+            if bound and isinstance(call.func, ast.Attribute) and isinstance(
+                    self.index.callee(call.func.value, caller), Klass):
+                return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
+            seen = True
+            value = _constant(_argument(call, param, position), default)
+            if value is _UNKNOWN:
+                return None
+            values.append(value)
+        return values if seen else None
+
+    def _used_as_value(self) -> set[str]:
+        """Names of the analysed files read other than as a call's callee (``Thread(target=self.play)``)."""
+        if self._as_values is None:
+            names: set[str] = set()
+            for module in self.index.distinct_modules():
+                callees = set()
+                for node in ast.walk(module.tree):
+                    if isinstance(node, ast.Call):
+                        callees.add(id(node.func))
+                    elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and (
+                            id(node) not in callees):
+                        names.add(node.id if isinstance(node, ast.Name) else node.attr)
+            self._as_values = names
+        return self._as_values
+
+
+def _plain(decorator: ast.expr) -> bool:
+    return dotted(decorator) is not None and dotted(decorator)[-1] in _PLAIN_DECORATORS
+
+
+def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]:
+    """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _contains(stmt, call):
+            continue
+        if isinstance(stmt, ast.If) and not _contains(stmt.test, call):
+            in_body = any(_contains(s, call) for s in stmt.body)
+            return [(stmt.test, in_body), *_guards(stmt.body if in_body else stmt.orelse, call)]
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(stmt, field, None) or []
+            for part in inner:
+                found = _guards(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part], call)
+                if found:
+                    return found
+        return []
+    return []
+
+
+def _contains(node: ast.AST, call: ast.AST) -> bool:
+    return any(n is call for n in ast.walk(node))
+
+
+def _parameter_test(test: ast.expr):
+    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``."""
+    if isinstance(test, ast.Name):
+        return test.id, bool
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id, lambda v: not v
+    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1
+            and isinstance(test.comparators[0], ast.Constant)):
+        c, op = test.comparators[0].value, test.ops[0]
+        same = lambda v: type(v) is type(c) and v == c  # noqa: E731 -- `1 == True` must not count
+        checks = {ast.Eq: same, ast.Is: same, ast.NotEq: lambda v: not same(v), ast.IsNot: lambda v: not same(v)}
+        if type(op) in checks:
+            return test.left.id, checks[type(op)]
+    return None, None
+
+
+def _default(args: ast.arguments, param: str):
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return defaults.get(param, _UNKNOWN)
+
+
+def _argument(call: ast.Call, param: str, position: int | None) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    return call.args[position] if position is not None and 0 <= position < len(call.args) else None
+
+
+def _constant(arg: ast.expr | None, default):
+    if arg is None:
+        return default.value if isinstance(default, ast.Constant) else _UNKNOWN
+    return arg.value if isinstance(arg, ast.Constant) else _UNKNOWN
