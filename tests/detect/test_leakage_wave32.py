@@ -1,0 +1,95 @@
+"""The static leakage analysis on the kinds wave 32new of public code showed (issue 17, stop 32), each in both
+directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # the max over the rows' axis (0) of a stacked cube is a statistic of every row, taken before the split
+    "max_over_the_rows_axis_of_a_cube_then_split": ("""\
+        cube = np.stack([X.values, np.log1p(X.values)], axis=2)
+        flat = cube[:, :, 0] / cube.max(0)[:, 0]
+        A, B, ya, yb = train_test_split(flat, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 2)]),
+    # a tuple of axes that includes the rows' axis still reduces over the rows
+    "max_over_a_tuple_of_axes_with_the_rows_then_split": ("""\
+        cube = np.stack([X.values, np.log1p(X.values)], axis=2)
+        flat = X.values / cube.max(axis=(0, 2))
+        A, B, ya, yb = train_test_split(flat, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 2)]),
+    # pandas names the rows' axis 'index': a column maximum of every row
+    "max_over_the_index_axis_then_split": ("""\
+        Z = X / X.max(axis='index')
+        A, B, ya, yb = train_test_split(Z, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 1)]),
+    # a strength swept over the test rows, the best kept by a score: the guard compares a score, not a counter
+    "strength_swept_on_the_test_rows_best_kept": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        best = 0
+        for i, c in enumerate([0.1, 1.0, 10.0]):
+            acc = LogisticRegression(C=c).fit(A, ya).score(B, yb)
+            if acc > best:
+                best = acc
+        print(best)
+        """, [("tuned_on_test", 4)]),
+}
+
+HEALTHY = {
+    # the max over a third axis of a stacked cube: one value per row and column, nothing learnt across rows
+    "max_over_a_third_axis_then_split": ("""\
+        cube = np.stack([X.values, np.log1p(X.values)], axis=2)
+        flat = cube.max(2)
+        A, B, ya, yb = train_test_split(flat, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """),
+    # the same with NumPy's function and the axis by keyword
+    "numpy_mean_over_a_third_axis_then_split": ("""\
+        cube = np.stack([X.values, np.log1p(X.values)], axis=2)
+        flat = np.mean(cube, axis=2)
+        A, B, ya, yb = train_test_split(flat, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """),
+    # every axis but the rows': each row's own spread
+    "spread_over_the_other_axes_of_each_row_then_split": ("""\
+        cube = np.stack([X.values, np.log1p(X.values)], axis=2)
+        flat = X.values / cube.std(axis=(1, 2))[:, None]
+        A, B, ya, yb = train_test_split(flat, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """),
+    # one model per label column, a fold loop inside; `if k > 0` only sums the folds' predictions of the
+    # unlabelled file: nothing is chosen by a score
+    "one_model_per_label_fold_predictions_summed_under_a_counter_guard": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        strengths = [0.5, 2.0]
+        for j, name in enumerate(['spam', 'ham']):
+            clf = LogisticRegression(C=strengths[j])
+            total = 0
+            for k, (tr, va) in enumerate(KFold(5).split(shop)):
+                clf.fit(shop.iloc[tr], shop[name].iloc[tr])
+                p = clf.predict_proba(later)[:, 1]
+                if k > 0:
+                    total = total + p
+                else:
+                    total = p
+            later[name] = total / 5
+        later.to_csv('out.csv')
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert sorted(set(alarms(tmp_path, body))) == expected
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_healthy_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
