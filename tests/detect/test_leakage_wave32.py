@@ -38,6 +38,27 @@ LEAKS = {
                 best = acc
         print(best)
         """, [("tuned_on_test", 4)]),
+    # a helper module's function (the scripts import it; it calls none of its functions) fits the encoder on the
+    # fold's training and validation rows stacked and returns both parts: the caller scores the validation part
+    "helper_returns_parts_encoded_on_training_and_validation_stacked": ("""\
+        from sklearn.preprocessing import OneHotEncoder
+        def encode(part_train, part_valid, cols):
+            enc = OneHotEncoder(handle_unknown='ignore')
+            enc.fit(pd.concat([part_train[cols], part_valid[cols]], axis=0))
+            return enc.transform(part_train[cols]), enc.transform(part_valid[cols])
+        """, [("fit_on_test", 4)]),
+    # vocabulary learnt from the training and test files stacked; the matrices are written (scipy.sparse.save_npz)
+    # for the script that trains and predicts
+    "vocabulary_of_both_files_written_with_save_npz": ("""\
+        from scipy.sparse import save_npz
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        words = TfidfVectorizer(max_features=300)
+        words.fit(pd.concat([shop['note'], later['note']]))
+        save_npz('train_words.npz', words.transform(shop['note']))
+        save_npz('test_words.npz', words.transform(later['note']))
+        """, [("fit_on_test", 6)]),
 }
 
 HEALTHY = {
@@ -80,6 +101,37 @@ HEALTHY = {
                     total = p
             later[name] = total / 5
         later.to_csv('out.csv')
+        """),
+    # the helper fits on the training part only and transforms both
+    "helper_encodes_with_the_training_part_only": ("""\
+        from sklearn.preprocessing import OneHotEncoder
+        def encode(part_train, part_valid, cols):
+            enc = OneHotEncoder(handle_unknown='ignore').fit(part_train[cols])
+            return enc.transform(part_train[cols]), enc.transform(part_valid[cols])
+        """),
+    # a helper draws both files in one projection and returns the axes: no model input leaves it
+    "helper_returns_the_axes_of_a_projection_of_both_files": ("""\
+        import matplotlib.pyplot as plt
+        def draw(part_train, part_test):
+            pts = PCA(n_components=2).fit_transform(pd.concat([part_train, part_test]))
+            fig, ax = plt.subplots()
+            ax.scatter(pts[:, 0], pts[:, 1])
+            return ax
+        """),
+    # a helper returns a summary statistic of both files (a report, not a model input)
+    "helper_returns_the_mean_of_both_files": ("""\
+        def summary(part_train, part_test):
+            return pd.concat([part_train, part_test])['spend'].mean()
+        """),
+    # the file stacked with itself only, written out: no held-out rows
+    "vocabulary_of_the_training_file_written_with_save_npz": ("""\
+        from scipy.sparse import save_npz
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        words = TfidfVectorizer(max_features=300).fit(shop['note'])
+        save_npz('train_words.npz', words.transform(shop['note']))
+        save_npz('test_words.npz', words.transform(later['note']))
         """),
 }
 
