@@ -59,6 +59,12 @@ LEAKS = {
         save_npz('train_words.npz', words.transform(shop['note']))
         save_npz('test_words.npz', words.transform(later['note']))
         """, [("fit_on_test", 6)]),
+    # validation and test parameters stacked: the test rows shaped the scaler the helper hands back
+    "helper_returns_parts_scaled_on_validation_and_test_stacked": ("""\
+        def prepare(x_valid, x_test):
+            sc = StandardScaler().fit(np.vstack([x_valid, x_test]))
+            return sc.transform(x_valid), sc.transform(x_test)
+        """, [("fit_on_test", 2)]),
 }
 
 HEALTHY = {
@@ -132,6 +138,20 @@ HEALTHY = {
         words = TfidfVectorizer(max_features=300).fit(shop['note'])
         save_npz('train_words.npz', words.transform(shop['note']))
         save_npz('test_words.npz', words.transform(later['note']))
+        """),
+    # a helper fits a calibrator on the validation part alone and applies it to the test part: what a validation
+    # part is for (Platt scaling), not a fit on held-out rows
+    "helper_calibrates_on_the_validation_part": ("""\
+        class Platt:
+            def fit(self, labels, proba):
+                self.lr = LogisticRegression().fit(proba.reshape(-1, 1), labels)
+                return self
+            def transform(self, proba):
+                return self.lr.predict_proba(proba.reshape(-1, 1))[:, 1]
+        def calibrate(y_val, proba_val, proba_test):
+            platt = Platt()
+            platt.fit(y_val, proba_val)
+            return platt.transform(proba_test), platt
         """),
 }
 
