@@ -95,8 +95,7 @@ class Interpreter:
         if self.complete:
             self.complete, self.stopped = False, why
 
-    def _call_opaque(self, func: Func) -> Any:
-        """Run a function the module never calls, on opaque arguments; returns what it returns."""
+    def _call_opaque(self, func: Func) -> Any:  # a function the module never calls, on opaque arguments: its return
         args = func.node.args
         names = [a.arg for a in args.posonlyargs + args.args]
         values: list[Any] = []
