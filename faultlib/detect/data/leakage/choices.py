@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.guards import counter_guard, counters
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
 
@@ -130,6 +131,7 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
         return names_of[id(node)]
 
     assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    counted = counters(tree)  # if k > 0: a fold counter's guard, not a choice (guards.py)
     firsts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
               and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
@@ -166,7 +168,7 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
                         kept.add(base.id)
             elif isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and any(
                     isinstance(op, (ast.Gt, ast.Lt, ast.GtE, ast.LtE)) for op in n.test.ops) and any(
-                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in n.body):
+                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in n.body) and not counter_guard(n.test, counted):
                 chooses = chooses or n.lineno  # if score > best: best = score
         scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
                   for name in _names(n.args[0])}  # what the loop scores each candidate on

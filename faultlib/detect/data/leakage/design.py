@@ -34,8 +34,17 @@ _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
 
 
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
+    """The reduction keeps one value per row: ``axis=1``/``"columns"``/``-1``, or any axis (or tuple of axes) that is
+    not the rows' axis 0 (``preds.max(2)``: the max over a third axis of stacked predictions, one per row and
+    column; NumPy reference, "ufunc.reduce": the named axes are the ones reduced)."""
     axis = kwargs.get("axis", args[position] if len(args) > position else None)
-    return isinstance(axis, Const) and axis.value in (1, "columns", -1)
+    if isinstance(axis, Tup):
+        axes = [a.value if isinstance(a, Const) else None for a in axis.items]
+        return bool(axes) and all(isinstance(a, int) and not isinstance(a, bool) and a > 0 for a in axes)
+    if not isinstance(axis, Const):
+        return False
+    value = axis.value
+    return value in ("columns", -1) or isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 #: reductions of a pandas ``GroupBy`` to one row per group (pandas API, "GroupBy": aggregation)

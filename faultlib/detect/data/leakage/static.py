@@ -39,6 +39,7 @@ from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
+from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -70,8 +71,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, DesignChecks,
+               ChoiceChecks, FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases,
+               Interpreter):
     """Run the leakage analysis of one module.
 
     Args:

@@ -85,7 +85,7 @@ MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evalu
                            "predict_classes", "partial_fit"})
 #: functions and methods that save data or a fitted object (its use is elsewhere: it counts as used)
 SAVES = frozenset({"to_csv", "to_parquet", "to_pickle", "to_feather", "to_hdf", "to_json", "save", "savez",
-                   "savez_compressed", "savetxt", "dump", "save_model"})
+                   "savez_compressed", "savetxt", "dump", "save_model", "save_npz"})  # save_npz: scipy.sparse
 #: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
 ROW_METHODS = frozenset({
     "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
