@@ -125,9 +125,28 @@ LEAKS = {
             Z_holdout = Z[out_idx]
             Ridge().fit(Z[fit_idx], t[fit_idx]).predict(Z_holdout)
         """, [("fit_outside_cv", 2)]),
+    # SciPy's Box-Cox estimates its lambda from the values it is given: train and test stacked
+    "boxcox_lambda_estimated_on_train_and_test_stacked": ("""\
+        from scipy.stats import boxcox
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        n = shop.shape[0]
+        both = pd.concat((shop, later)).reset_index(drop=True)
+        both['spend'], lam = boxcox(both['spend'] + 1)
+        Ridge().fit(both[:n][['spend']], shop['label']).predict(both[n:][['spend']])
+        """, [("fit_on_test", 6)]),
 }
 
 HEALTHY = {
+    # the lambda estimated on the training file, then given to the transform of the test file
+    "boxcox_lambda_of_the_training_file_given_to_the_test_file": ("""\
+        from scipy.stats import boxcox
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        shop['spend'], lam = boxcox(shop['spend'] + 1)
+        later['spend'] = boxcox(later['spend'] + 1, lmbda=lam)
+        Ridge().fit(shop[['spend']], shop['label']).predict(later[['spend']])
+        """),
     # the cut points of the training part only
     "training_medians_as_cut_points_in_a_helper_run_by_a_pool": ("""\
         from multiprocessing import Pool

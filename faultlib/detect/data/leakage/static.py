@@ -43,6 +43,7 @@ from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.masks import MaskIdentity
+from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
@@ -74,8 +75,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(HandPicked, FlagFeatures, FoldColumns, EvalSets, InputFunctions, EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+class Analyzer(HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions, EmbeddingSemantics,
+               MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
