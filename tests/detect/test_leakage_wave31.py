@@ -135,9 +135,25 @@ LEAKS = {
         both['spend'], lam = boxcox(both['spend'] + 1)
         Ridge().fit(both[:n][['spend']], shop['label']).predict(both[n:][['spend']])
         """, [("fit_on_test", 6)]),
+    # a bare 'subject' whose groups make features: the rows of one subject repeat, a row-wise split divides them
+    "features_per_subject_then_a_row_wise_split": ("""\
+        table['subject_mean'] = table.groupby('subject')['a'].transform(lambda s: s.rolling(3).mean())
+        A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        """, [("entity_across_split", 2)]),
+    # an id column counted per value for a chart still names an entity
+    "rows_per_subject_id_plotted_then_a_row_wise_split": ("""\
+        table.groupby(['subject_id'])['a'].count().plot(kind='bar')
+        A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        """, [("entity_across_split", 2)]),
 }
 
 HEALTHY = {
+    # news articles counted per subject (their topic) for a bar chart: a category's size, not an entity
+    "articles_counted_per_subject_for_a_chart": ("""\
+        table.groupby(['subject'])['text'].count().plot(kind='bar')
+        print(table.groupby(['subject'])['text'].count())
+        A, B, ya, yb = train_test_split(table['text'], table['label'])
+        """),
     # the lambda estimated on the training file, then given to the transform of the test file
     "boxcox_lambda_of_the_training_file_given_to_the_test_file": ("""\
         from scipy.stats import boxcox
