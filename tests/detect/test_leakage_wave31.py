@@ -145,9 +145,29 @@ LEAKS = {
         table.groupby(['subject_id'])['a'].count().plot(kind='bar')
         A, B, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
         """, [("entity_across_split", 2)]),
+    # pandas' DataFrame.append of the test file (read, not used yet): the stack holds the test rows, and a variance
+    # per group of the stack, merged back as a feature, saw them
+    "group_variance_over_the_training_file_appended_with_the_test_file": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        n = len(shop)
+        def add_var(df, cols, counted, name):
+            gp = df[cols + [counted]].groupby(cols)[counted].var().reset_index().rename(columns={counted: name})
+            return df.merge(gp, on=cols, how='left')
+        both = add_var(shop.append(later), ['store', 'city'], 'hour', 'store_city_var')
+        Ridge().fit(both[:n][['store_city_var']], shop['label']).predict(both[n:][['store_city_var']])
+        """, [("fit_on_test", 5)]),
 }
 
 HEALTHY = {
+    # the same variance per group, of the training file alone
+    "group_variance_over_the_training_file_alone": ("""\
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        gp = shop.groupby(['store', 'city'])['hour'].var().reset_index().rename(columns={'hour': 'v'})
+        shop, later = shop.merge(gp, on=['store', 'city']), later.merge(gp, on=['store', 'city'])
+        Ridge().fit(shop[['v']], shop['label']).predict(later[['v']])
+        """),
     # news articles counted per subject (their topic) for a bar chart: a category's size, not an entity
     "articles_counted_per_subject_for_a_chart": ("""\
         table.groupby(['subject'])['text'].count().plot(kind='bar')

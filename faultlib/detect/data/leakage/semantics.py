@@ -213,7 +213,8 @@ class EstimatorSemantics(ScoringChecks):
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
             if _maybe_data(result) is not None:
                 data = data.with_(taints=data.taints | _maybe_data(result).taints)
-        others = [d for d in (_maybe_data(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
+        use = _as_data if name == "append" else _maybe_data  # df.append(test_df): a table read but not used yet
+        others = [d for d in (use(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
