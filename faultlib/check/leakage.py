@@ -60,7 +60,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                     "selectors fitted before the split, on test rows, outside cross-validation, or reused across "
                     "folds. Several .py files run in the order given as one program (one session: %run a.py, then "
                     "b.py); one .py script is joined with the sibling scripts it imports (from helpers import f) or "
-                    "calls functions of without defining them (a framework run first), unless --alone. Fitted: --fitted PARAMS.json --train T --test T says which rows a saved scaler "
+                    "calls functions of without defining them (a framework run first), unless --alone. Fitted: "
+                    "--fitted PARAMS.json --train T --test T says which rows a saved scaler "
                     "(mean_, var_/scale_, n_samples_seen_) was fitted on. Data: --train T --test T [--group COL] "
                     "counts test rows that also appear in the training table and, with --group, entity ids "
                     "(patient, user, session) on both sides.")

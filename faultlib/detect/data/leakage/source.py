@@ -58,7 +58,9 @@ class SourceMap:
         at = self.where(line)
         if "index" in at:
             return f"cell {at['index']} line {at['line']}"
-        return f"{at['file'].replace(chr(92), '/').rsplit('/', 1)[-1]} line {at['line']}" if self.files else f"line {line}"
+        if not self.files:
+            return f"line {line}"
+        return f"{at['file'].replace(chr(92), '/').rsplit('/', 1)[-1]} line {at['line']}"
 
     def order(self, file: str | None) -> int:
         """Where ``file`` runs in a session (0 for a single file or notebook): findings are sorted by it."""

@@ -76,7 +76,8 @@ class StaticReport:
 
 
 class Analyzer(HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions, EmbeddingSemantics,
-               MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks, FunctionalFits,
+               EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
