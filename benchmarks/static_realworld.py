@@ -87,6 +87,17 @@ def _alarm_key(repo: str, path: str, f: dict) -> tuple:
     return repo, path, loc.get("index"), loc.get("line")
 
 
+def _other_script(base: Path, target: Path, f: dict) -> str | None:
+    """The repository path of the script a finding is in, when that is not the analysed ``target``."""
+    where = f.get("location", {}).get("file")
+    if not where or Path(where) == target:
+        return None
+    try:
+        return Path(where).relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 3) if b else None
 
@@ -104,6 +115,7 @@ def measure(root: Path, labels: list[dict]) -> dict:
     missing_repos: set[str] = set()
     refused, incomplete, seconds, n = [], [], 0.0, 0
     alarms_by_file: dict[tuple[str, str], list[dict]] = {}
+    elsewhere_alarms: dict[tuple[str, str], list[dict]] = {}
     for (repo, path), _commit in sorted(files.items()):
         base = _repo_dir(root, repo)
         if base is None:
@@ -120,10 +132,25 @@ def measure(root: Path, labels: list[dict]) -> dict:
             refused.append({"repo": repo, "path": path, "why": why})
         if not complete:
             incomplete.append({"repo": repo, "path": path})
-        alarms_by_file[(repo, path)] = [f for f in findings if f["severity"] != "info"
-                                        and f["kind"] != "analysis_incomplete"]
-    tp = fp = 0
+        alarms = [f for f in findings if f["severity"] != "info" and f["kind"] != "analysis_incomplete"]
+        for f in alarms:  # a session (several scripts as one program): a finding names its own script
+            elsewhere = _other_script(base, target, f)
+            if elsewhere is not None:
+                elsewhere_alarms.setdefault((repo, elsewhere), []).append(f)
+        alarms_by_file[(repo, path)] = [f for f in alarms if _other_script(base, target, f) is None]
     unjudged: list[dict] = []
+    for key, extra in elsewhere_alarms.items():
+        have = {(_alarm_key(*key, f), f["kind"]) for f in alarms_by_file.get(key, [])}
+        for f in extra:
+            if (_alarm_key(*key, f), f["kind"]) in have:
+                continue
+            have.add((_alarm_key(*key, f), f["kind"]))
+            if key in alarms_by_file:
+                alarms_by_file[key].append(f)
+            else:  # a script no label covers
+                unjudged.append({"repo": key[0], "path": key[1], "cell": None, "line": f["location"].get("line"),
+                                 "kind": f["kind"]})
+    tp = fp = 0
     hit: set[tuple] = set()
     fps: list[dict] = []
     for (repo, path), alarms in alarms_by_file.items():

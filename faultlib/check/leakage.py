@@ -2,12 +2,16 @@
 
 Two modes (exactly one per call)::
 
-    faultlib check leakage FILE.py|NOTEBOOK.ipynb
+    faultlib check leakage FILE.py|NOTEBOOK.ipynb [--alone]
+    faultlib check leakage FIRST.py ... LAST.py
     faultlib check leakage --fitted PARAMS.json --train TRAIN --test TEST [--allow-pickle]
     faultlib check leakage --train TRAIN --test TEST [--group COL]
 
 JSON fields (besides ``detector``, ``ok``, ``findings``): ``mode`` (``static`` or ``fitted``).
-Static: ``file``, ``cells`` (code cells of a notebook, else ``null``), ``complete`` (false when the
+Static: ``file`` (the script asked about: the one given, or the last of several), ``files`` (every script analysed,
+in the order they ran: several given, or the siblings one script needs, see
+:mod:`faultlib.detect.data.leakage.session`; each finding's ``location.file`` names its own), ``cells`` (code cells of
+a notebook, else ``null``), ``complete`` (false when the
 analysis stopped early: its operation budget, or a construct it does not model), ``stopped`` (why, or ``null``), ``fits`` (every fit of a preprocessing step the analysis
 saw: ``estimator``, ``variable``, ``file``, ``line``, ``index`` (cell), ``function``, ``rows``,
 ``supervised``). Fitted: ``fitted_on`` (``train``, ``test``, ``train+test``, a slice such as
@@ -24,7 +28,7 @@ from __future__ import annotations
 import click
 
 from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.leakage import KINDS, analyze_file
+from faultlib.detect.data.leakage import KINDS, analyze_file, analyze_session
 
 __all__ = ["KINDS", "command"]
 
@@ -46,21 +50,28 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                                        f"{' (match)' if c['matches'] else ''}"))
         return lines
     lines = [("preprocessing fits seen", str(len(f["fits"])))]
+    if len(f["files"]) > 1:
+        lines.append(("analysed as one program", ", then ".join(f["files"])))
     return lines
 
 
 @check_command("leakage", summary=_summary,
                help="Find preprocessing leakage. Static: FILE.py or NOTEBOOK.ipynb, analysed for transformers and "
                     "selectors fitted before the split, on test rows, outside cross-validation, or reused across "
-                    "folds. Fitted: --fitted PARAMS.json --train T --test T says which rows a saved scaler "
+                    "folds. Several .py files run in the order given as one program (one session: %run a.py, then "
+                    "b.py); one .py script is joined with the sibling scripts it imports (from helpers import f) or "
+                    "calls functions of without defining them (a framework run first), unless --alone. Fitted: "
+                    "--fitted PARAMS.json --train T --test T says which rows a saved scaler "
                     "(mean_, var_/scale_, n_samples_seen_) was fitted on. Data: --train T --test T [--group COL] "
                     "counts test rows that also appear in the training table and, with --group, entity ids "
                     "(patient, user, session) on both sides.")
-@click.argument("file", required=False)
+@click.argument("files", nargs=-1)
 @click.option("--fitted", "fitted_path", metavar="PARAMS", default=None,
               help="A fitted scaler's statistics: JSON/YAML (FILE#key.path), or a pickle with --allow-pickle.")
 @click.option("--train", "train_path", metavar="TABLE", default=None, help="The training table.")
 @click.option("--test", "test_path", metavar="TABLE", default=None, help="The test table.")
+@click.option("--alone", is_flag=True,
+              help="Static: analyse the one script by itself, without the sibling scripts it imports or needs.")
 @click.option("--allow-pickle", is_flag=True, help="Allow --fitted to be a pickle (runs code from it: trusted files only).")
 @click.option("--features", "features", metavar="COL[,COL...]", default=None,
               help="With --fitted: the columns the scaler was fitted on, in order (default: its saved "
@@ -68,8 +79,14 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--group", "group", metavar="COL", default=None,
               help="Data mode: an entity id column (patient, user, session, device) whose ids must not be on both "
                    "sides.")
-def command(file: str | None, fitted_path: str | None, train_path: str | None, test_path: str | None,
-            allow_pickle: bool, features: str | None = None, group: str | None = None) -> CheckResult:
+def command(files: tuple[str, ...], fitted_path: str | None, train_path: str | None, test_path: str | None,
+            allow_pickle: bool, features: str | None = None, group: str | None = None,
+            alone: bool = False) -> CheckResult:
+    file = files[-1] if files else None
+    if len(files) > 1 and fitted_path is not None:
+        raise click.UsageError("give either FILE.py ... or --fitted, not both")
+    if alone and (len(files) != 1 or fitted_path is not None):
+        raise click.UsageError("--alone goes with one FILE.py")
     if fitted_path is None and file is None and (train_path or test_path):
         if features:
             raise click.UsageError("--features goes with --fitted")
@@ -82,8 +99,9 @@ def command(file: str | None, fitted_path: str | None, train_path: str | None, t
                                    "--train TABLE --test TABLE")
         if train_path or test_path or allow_pickle or features:
             raise click.UsageError("--train, --test, --features and --allow-pickle go with --fitted")
-        report, smap = analyze_file(file)
-        fields = {"mode": "static", "file": file, "cells": len(smap.cells) if smap.cells else None,
+        report, smap = analyze_session(list(files)) if len(files) > 1 else analyze_file(file, alone=alone)
+        fields = {"mode": "static", "file": file, "files": [f for f, _, _ in smap.files] if smap.files else [file],
+                  "cells": len(smap.cells) if smap.cells else None,
                   "complete": report.complete, "stopped": report.stopped, "fits": [f.to_json() for f in report.fits]}
         return CheckResult("leakage", report.findings, fields)
     if file is not None:

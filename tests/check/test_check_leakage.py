@@ -31,7 +31,7 @@ HEALTHY = textwrap.dedent("""\
     X, y = load_wine(return_X_y=True)
     print(cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X, y).mean())
     """)
-STATIC_FIELDS = {"detector", "ok", "findings", "mode", "file", "cells", "complete", "stopped", "fits"}
+STATIC_FIELDS = {"detector", "ok", "findings", "mode", "file", "files", "cells", "complete", "stopped", "fits"}
 FITTED_FIELDS = {"detector", "ok", "findings", "mode", "fitted_on", "scaler", "features", "columns", "n_samples_seen",
                  "candidates", "missing_values"}
 
@@ -285,3 +285,38 @@ def test_data_mode_tables_without_a_common_column_are_bad_input():
 def test_data_mode_usage_errors_exit_2(tmp_path, args):
     proc = cli("check", "leakage", *args, cwd=tmp_path)
     assert proc.returncode == 2 and "Usage" in proc.stderr + proc.stdout
+
+
+SESSION_HELPERS = """\
+from sklearn.linear_model import LogisticRegression
+
+def score_fold(frame, k):
+    fit_part = frame[frame['fold'] != k]
+    held = frame[frame['fold'] == k]
+    return LogisticRegression().fit(fit_part[['a', 'b']], fit_part['y']).score(held[['a', 'b']], held['y'])
+"""
+
+SESSION_MAIN = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+rows = pd.read_csv("rows_with_folds.csv")
+rows[['a', 'b']] = StandardScaler().fit_transform(rows[['a', 'b']])
+print([score_fold(rows, k) for k in range(5)])
+"""
+
+
+def test_scripts_given_together_run_as_one_program_and_findings_name_their_script(tmp_path):
+    (tmp_path / "helpers.py").write_text(SESSION_HELPERS)
+    (tmp_path / "main.py").write_text(SESSION_MAIN)
+    proc, out = run(tmp_path, "helpers.py", "main.py", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert out["file"] == "main.py" and out["files"] == ["helpers.py", "main.py"]
+    [finding] = out["findings"]
+    assert finding["kind"] == "fit_outside_cv" and finding["location"]["file"] == "main.py"
+    assert finding["location"]["line"] == 4
+    # one script: the sibling that defines score_fold is found and run first, unless --alone
+    proc, out = run(tmp_path, "main.py", "--json")
+    assert proc.returncode == 1 and out["files"] == ["helpers.py", "main.py"]
+    proc, out = run(tmp_path, "main.py", "--alone", "--json")
+    assert proc.returncode == 0 and out["files"] == ["main.py"] and out["findings"] == []
+    assert run(tmp_path, "main.py", "helpers.py", "--alone")[0].returncode == 2

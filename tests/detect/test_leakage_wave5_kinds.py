@@ -83,7 +83,7 @@ LEAKS = {
         fit_b, valid_b = batches[:80], batches[80:]
         model = Ridge().fit(fit_b, np.zeros(80))
         model.predict(valid_b)
-        """, [("fit_before_split", 1), ("fit_before_split", 1)]),
+        """, [("fit_before_split", 1)]),
     # univariate scores of all rows choose the columns, then the split
     "columns_ranked_by_mutual_information_of_all_rows": ("""\
         from sklearn.feature_selection import mutual_info_classif

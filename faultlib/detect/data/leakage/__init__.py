@@ -59,14 +59,17 @@ _LAZY = {
     "compare_tables": "faultlib.detect.data.leakage.overlap", "OverlapReport": "faultlib.detect.data.leakage.overlap",
 }
 
-__all__ = ["KINDS", "analyze_file", "analyze_source", *sorted(_LAZY)]
+__all__ = ["KINDS", "analyze_file", "analyze_session", "analyze_source", *sorted(_LAZY)]
 
 
-def analyze_file(path: str):
+def analyze_file(path: str, *, alone: bool = False):
     """Statically analyse a ``.py`` script or an ``.ipynb`` notebook for preprocessing leakage.
 
     Args:
         path: the file; read through :mod:`faultlib.readers` (bounded, UTF-8, no symlinks).
+        alone: do not join the sibling scripts a ``.py`` script imports or needs (see
+            :mod:`~faultlib.detect.data.leakage.session`); by default they run before it as one program and
+            ``smap.files`` names them.
 
     Returns:
         ``(report, smap)``: the :class:`~faultlib.detect.data.leakage.static.StaticReport` and the
@@ -82,6 +85,7 @@ def analyze_file(path: str):
     """
     from pathlib import Path
 
+    from faultlib.detect.data.leakage.session import session_members
     from faultlib.detect.data.leakage.source import SourceMap, clean_lines, notebook_source
     from faultlib.errors import InputError
     from faultlib.readers import read_text
@@ -99,6 +103,9 @@ def analyze_file(path: str):
         source, smap = read_text(path), SourceMap(str(path))
         if not source.strip():
             return _nothing(path, smap)
+        members = [] if alone else session_members(path)
+        if len(members) > 1:
+            return analyze_session(members, entry=str(path))
         source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
     else:
         raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
@@ -114,6 +121,39 @@ def analyze_file(path: str):
     except (RecursionError, ValueError, MemoryError) as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
     return report, smap
+
+
+def analyze_session(paths: list[str], *, entry: str | None = None):
+    """Statically analyse ``.py`` scripts that run in order in one interpreter as one program.
+
+    Args:
+        paths: the scripts, in the order they run (``%run a.py`` then ``%run b.py``; see
+            :mod:`~faultlib.detect.data.leakage.session`).
+        entry: the script the report is about (default: the last); findings name their own script.
+
+    Returns:
+        ``(report, smap)`` as :func:`analyze_file`; ``smap.files`` lists the scripts and their lines.
+
+    Raises:
+        InputError: a file that is not a ``.py`` script, unreadable, or nothing in the scripts valid Python.
+    """
+    from pathlib import Path
+
+    from faultlib.detect.data.leakage.session import join_scripts
+    from faultlib.errors import InputError
+
+    for p in paths:
+        if Path(p).suffix.lower() not in (".py", ".pyw"):
+            raise InputError("scripts analysed together must be .py files (pass a notebook alone)", path=str(p))
+    source, smap = join_scripts(list(paths), entry)
+    try:
+        return analyze_source(source, smap), smap
+    except SyntaxError as exc:
+        at = smap.where(exc.lineno or 1)
+        raise InputError(f"is not valid Python (line {at['line']}, column {exc.offset or 0}): {exc.msg}",
+                         path=at["file"], line=at["line"]) from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=smap.file) from None
 
 
 def _nothing(path: str, smap=None):
@@ -151,13 +191,15 @@ def analyze_source(source: str, smap):
         if "index" in skip:
             what, location = f"cell {skip['index']}", {"file": smap.file, "index": skip["index"], "line": 1}
         else:
-            what, location = f"lines {skip['line']}-{skip['end_line']}", {"file": smap.file, "line": skip["line"]}
+            at, end = smap.where(skip["line"]), smap.where(skip["end_line"])
+            what, location = f"lines {at['line']}-{end['line']}", at
         report.findings.append(Finding("leakage", Severity.INFO, f"{what} is not valid Python 3 ({skip['message']}): "
                                        "skipped, the rest was analysed", location, dict(skip), kind="code_not_parsed"))
     if not report.complete:  # never "ok" for what was not analysed (DESIGN)
         report.findings.append(analysis_incomplete("leakage", f"the analysis {report.stopped}; later code was not "
                                                    "analysed", {"file": smap.file}))
-    report.findings.sort(key=lambda f: (f.location.get("index", 0), f.location.get("line", 0), f.kind))
+    report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
+                                        f.location.get("line", 0), f.kind))
     return report
 
 

@@ -26,11 +26,14 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts, test_step
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
 _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
+#: entity names without ``_id`` that also name a category (a news article's subject): see entities.py
+_BARE_ENTITIES = frozenset({"subject", "session"})
 
 
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
@@ -116,6 +119,11 @@ class DesignChecks:
         fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)
 
+    def _counted_groupbys(self) -> frozenset[int]:
+        if not hasattr(self, "_display_groupbys"):
+            self._display_groupbys = display_only_groupbys(self.tree)
+        return self._display_groupbys
+
     def _method_design(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
@@ -154,8 +162,9 @@ class DesignChecks:
         if name == "groupby":
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:
-                if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value):
-                    self._note(data, "grouped", key.value)
+                if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \
+                        and not (key.value.lower() in _BARE_ENTITIES and id(node) in self._counted_groupbys()):
+                    self._note(data, "grouped", key.value)  # (a bare 'subject' counted for a chart: entities.py)
         if name in vocab.TEMPORAL:
             self._note(data, "temporal", name)
         if name in vocab.SAVES:

@@ -68,12 +68,24 @@ def _constant_targets(tree: ast.Module) -> set[str]:
 
 
 def _feature_column(target: ast.expr) -> str | None:
-    """``table['name']`` (a whole column set by name): that name; anything else (a mask store, ``x.loc[m, 'c']``,
-    a plain variable): ``None``."""
-    if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)) and isinstance(
-            target.slice, ast.Constant) and isinstance(target.slice.value, str):
+    """``table['name']`` (a whole column set by name): that name; a name built per column (``df[c + '_above_median']``,
+    ``df[f'{c}_high']``): its written part; anything else (a mask store, ``x.loc[m, 'c']``, a plain variable):
+    ``None``."""
+    if not isinstance(target, ast.Subscript) or not isinstance(target.value, (ast.Name, ast.Attribute)):
+        return None
+    if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
         return target.slice.value
+    if isinstance(target.slice, (ast.BinOp, ast.JoinedStr)) and not any(
+            isinstance(n, (ast.Compare, ast.Call)) and not _is_str_call(n) for n in ast.walk(target.slice)):
+        written = "".join(n.value for n in ast.walk(target.slice) if isinstance(n, ast.Constant) and isinstance(
+            n.value, str))
+        return written or None
     return None
+
+
+def _is_str_call(node: ast.AST) -> bool:
+    """``str('_suffix')`` / ``str(k)``: text, not a row selection."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str"
 
 
 __all__ = ["FlagFeatures", "flag_compares"]

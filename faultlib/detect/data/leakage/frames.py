@@ -33,6 +33,15 @@ class Drawn(Opaque):
         super().__init__("drawn", line)
 
 
+def _with_block(held: Data, block: Data) -> Data:
+    """A list of blocks after one more: the same rows (blocks of columns for one ``hstack``) keep them, other rows
+    join them; the block's fits come in either way."""
+    mine = parts(held.rows)
+    rows = held.rows if block.rows is None or all(p in mine for p in parts(block.rows)) else (
+        block.rows if held.rows is None else RowUnion(mine + tuple(p for p in parts(block.rows) if p not in mine)))
+    return Data(rows, held.taints | block.taints, held.test)
+
+
 def _draws(ref: Ref, args: list[Any]) -> Any:
     """``Drawn`` for a random draw, or a stack holding one (``np.concatenate([kept, drawn])``), else ``None``."""
     if ref.last in _DRAWS and "random" in ref.module.split(".") and not any(
@@ -65,6 +74,12 @@ class FrameSemantics:
         if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
                 args[0], Data) and args[0].rows is not None:
             self._store(target, args[0].with_(test=False), frame)  # the list now holds those rows
+            return UNKNOWN
+        if name in ("append", "extend") and isinstance(receiver, Data) and target and args and isinstance(
+                args[0], Data) and self._result_discarded(node):
+            # blocks.append(piece) as a statement: a list that already holds blocks (pandas' append returns a new
+            # frame, so only a list's append is written for its effect); the next block's fits come with it
+            self._store(target, _with_block(receiver, args[0]), frame)
             return UNKNOWN
         from faultlib.detect.data.leakage.semantics import _maybe_data
 
@@ -99,6 +114,13 @@ class FrameSemantics:
         if target and isinstance(inplace, Const) and inplace.value is True:
             self._store(target, out, frame)
         return out
+
+    def _result_discarded(self, node: ast.Call) -> bool:
+        """``node`` is a whole statement (``xs.append(x)``): its value is not used."""
+        if not hasattr(self, "_statement_calls"):
+            self._statement_calls = {id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Expr)
+                                     and isinstance(n.value, ast.Call)}
+        return id(node) in self._statement_calls
 
     def _expr(self, node: ast.expr | None, frame: Any) -> Any:
         if isinstance(node, ast.ListComp) and _names_columns(node):

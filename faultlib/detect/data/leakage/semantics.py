@@ -157,6 +157,9 @@ class EstimatorSemantics(ScoringChecks):
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                 frame: Any) -> Any:
         line = node.lineno
+        through = self._through_functions(name, args, kwargs, line)  # train(input_fn=f), pool.map(f, rows)
+        if through is not None:
+            return through
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, Container) and name in ("items", "values") and 0 < len(receiver.items) <= 8:
@@ -176,7 +179,7 @@ class EstimatorSemantics(ScoringChecks):
         if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
                 name in vocab.MODEL_METHODS) and not frame_transform:
             if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
-                self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))
+                self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x", kwargs.get("generator")))]))
             return UNKNOWN
         # a method of a known data-frame/array operation makes its receiver data; any other method
         # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
@@ -200,8 +203,9 @@ class EstimatorSemantics(ScoringChecks):
         if name in ("sample", "query") or (name == "drop" and not _drops_columns(kwargs) and not (
                 args and isinstance(args[0], (Tup, Const)))):
             frac = kwargs.get("frac")
-            if name == "sample" and isinstance(frac, Const) and frac.value == 1:
-                return data
+            if name == "sample" and isinstance(frac, Const) and frac.value == 1:  # a shuffle: every row, new order
+                return Data(data_rows_child(data, Step("filter", new_id(), "shuffle", line=line)), data.taints,
+                            data.test)
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample" if name == "sample"
                                                                  else None, line=line)), line)
         for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
@@ -209,7 +213,8 @@ class EstimatorSemantics(ScoringChecks):
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
             if _maybe_data(result) is not None:
                 data = data.with_(taints=data.taints | _maybe_data(result).taints)
-        others = [d for d in (_maybe_data(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
+        use = _as_data if name == "append" else _maybe_data  # df.append(test_df): a table read but not used yet
+        others = [d for d in (use(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)

@@ -32,13 +32,21 @@ class SourceMap:
         file: the file the user passed.
         cells: for a notebook, ``(cell number, first line in the joined text, line count)`` per code cell
             (cell numbers count every cell from 1, as a notebook shows them).
+        files: for scripts analysed as one session (:mod:`~faultlib.detect.data.leakage.session`), ``(file, first
+            line in the joined text, line count)`` per script, in the order they run; ``file`` is then the one the
+            user asked about.
     """
 
     file: str
     cells: list[tuple[int, int, int]] | None = None
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    files: list[tuple[str, int, int]] | None = None
 
     def where(self, line: int) -> dict[str, Any]:
+        if self.files:
+            for name, start, count in self.files:
+                if start <= line < start + count:
+                    return {"file": name, "line": line - start + 1}
         if not self.cells:
             return {"file": self.file, "line": line}
         for number, start, count in self.cells:
@@ -48,7 +56,15 @@ class SourceMap:
 
     def describe(self, line: int) -> str:
         at = self.where(line)
-        return f"cell {at['index']} line {at['line']}" if "index" in at else f"line {line}"
+        if "index" in at:
+            return f"cell {at['index']} line {at['line']}"
+        if not self.files:
+            return f"line {line}"
+        return f"{at['file'].replace(chr(92), '/').rsplit('/', 1)[-1]} line {at['line']}"
+
+    def order(self, file: str | None) -> int:
+        """Where ``file`` runs in a session (0 for a single file or notebook): findings are sorted by it."""
+        return next((i for i, (name, _, _) in enumerate(self.files or ()) if name == file), 0)
 
 
 def _text(source: Any, path: str, number: int) -> str:

@@ -37,12 +37,17 @@ from faultlib.detect.data.leakage.params import column_names, parameter_bindings
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
+from faultlib.detect.data.leakage.evalsets import EvalSets
+from faultlib.detect.data.leakage.foldcols import FoldColumns
+from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.masks import MaskIdentity
+from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
+from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
@@ -71,9 +76,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, EmbeddingSemantics, MaskIdentity, DesignChecks,
-               ChoiceChecks, FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases,
-               Interpreter):
+class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+               EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
+               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -237,7 +242,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, EmbeddingSemantics, M
                 chosen = next((s for s in reversed(p.steps) if s.kind in ("split", "fold")), None)
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
-        return self._derive(data, data_rows_child(data, self._filter_step(index_node, line)), line)  # masks.py
+        step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
+        return self._derive(data, data_rows_child(data, step), line)
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
@@ -261,9 +267,13 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, EmbeddingSemantics, M
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         self._call_lines.append(line)
         try:
-            return Interpreter._invoke(self, func, args, kwargs, line)
+            out = Interpreter._invoke(self, func, args, kwargs, line)
         finally:
             self._call_lines.pop()
+        if _is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
+            rows = self._combine([a for a in [*args, *kwargs.values()] if _maybe_data(a) is not None])
+            return rows if rows is not UNKNOWN else out
+        return out
 
     def _is_object(self, value: Any) -> bool:
         return isinstance(value, Est) or Interpreter._is_object(self, value)
@@ -366,18 +376,36 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, EmbeddingSemantics, M
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
         order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
-        for p in self._pending:
-            by_site.setdefault((p["fit"].line, p["fit"].column), []).append(p)
+        starts = statement_starts(self.tree)
+        for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
+            fit = p["fit"]
+            by_site.setdefault(starts.get(fit.line, (fit.line, fit.column)) + (-1,) if fit.handwritten else (
+                fit.line, fit.column), []).append(p)
         for site, found in by_site.items():
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
             found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
-            reached = site in self._reached or not self.report.complete or (
-                site in self._reached_weak and not fit.handwritten)
+            sites = {(p["fit"].line, p["fit"].column) for p in found}
+            reached = bool(sites & self._reached) or not self.report.complete or (
+                bool(sites & self._reached_weak) and not fit.handwritten)
+            if len(site) == 3:  # reported where the statement starts
+                best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
             if not reached and fit.handwritten:
                 continue  # a statistic printed, plotted or used in a metric, never used to train or score
             also = sorted({p["kind"] for p in found[1:]} - {best["kind"]})
             self.report.findings.append(self._finding(best, reached, also))
+
+
+def _is_generator(node: ast.AST) -> bool:
+    """A function whose own body yields (not a nested function's)."""
+    todo = list(getattr(node, "body", []))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _is_str(value: Any) -> bool:

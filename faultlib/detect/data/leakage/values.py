@@ -65,7 +65,7 @@ class Step:
             return f"[{self.kind}@{self.line}:{self.part}]"
         if self.kind == "slice":
             return f"[{'' if self.lo is None else self.lo}:{'' if self.hi is None else self.hi}]"
-        return f"[sample@{self.line}]" if self.part == "sample" else f"[filter@{self.line}]"
+        return f"[{self.part}@{self.line}]" if self.part in ("sample", "shuffle") else f"[filter@{self.line}]"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,41 @@
+"""Power transforms estimated by SciPy, for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`. ``scipy.stats.boxcox(x)`` and
+``scipy.stats.yeojohnson(x)`` called without ``lmbda`` estimate the transform's lambda from ``x`` by maximum
+likelihood and return ``(transformed, lambda)`` (SciPy reference, ``scipy.stats.boxcox``): a fit on the rows of
+``x``, like scikit-learn's ``PowerTransformer``. Run on train and test stacked, or on all rows before a split, the
+lambda saw the held-out rows. With ``lmbda`` given (or ``scipy.special.boxcox(x, lmbda)``, which always takes it)
+nothing is learnt from the rows.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.pyflow.values import Tup
+
+#: SciPy's power transforms that estimate their lambda when none is given
+POWER_TRANSFORMS = frozenset({"boxcox", "yeojohnson"})
+
+
+class PowerFits:
+    """``boxcox(x)`` without ``lmbda`` is a fit on ``x`` (see the module docstring)."""
+
+    def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if ref.last in POWER_TRANSFORMS and ref.module.startswith("scipy.stats") and len(args) == 1 and \
+                "lmbda" not in kwargs:
+            from faultlib.detect.data.leakage.semantics import _as_data
+            from faultlib.detect.data.leakage.values import Data, Est
+
+            data = _as_data(args[0])
+            if data is not None:
+                est = Est(ref.last, "transformer", preprocessing=True)
+                fit = self._fit(est, data, False, ref.last, node, frame)
+                taints = data.taints | ({fit} if fit else set())
+                # (transformed, lambda): the values keep x's rows; lambda is one number estimated from them
+                return Tup((Data(data.rows, taints, data.test), Data(None, taints)))
+        return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+
+
+__all__ = ["POWER_TRANSFORMS", "PowerFits"]

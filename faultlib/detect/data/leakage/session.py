@@ -1,0 +1,238 @@
+"""Scripts that run as one program, for the static leakage analysis: a *session*.
+
+Data science code is often split over scripts that share one interpreter: a framework script defines
+``train_model(train, features, fold)`` and is run first (``%run framework.py``, Spyder's "run file", ``exec``),
+then each experiment script prepares features and calls it once per fold; or a script does
+``from helpers import prepare``. Read alone, the experiment fits a PCA on every training row and the
+cross-validation that scores those rows is invisible: it sits in the other file. Analysed together, the fit
+and the folds are one program, and the leak is found where it is (:func:`join_scripts`).
+
+Which scripts make a session:
+
+* given: ``faultlib check leakage a.py b.py`` runs them in that order, as ``%run a.py`` then ``%run b.py``;
+* discovered (:func:`session_members`), for one script: a sibling ``.py`` in its folder that it imports
+  (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``), and a sibling that
+  defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
+  builtins (a script that would stop with ``NameError`` unless something ran first). When several siblings define
+  such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
+  is taken; a tie is left out (ambiguous). Discovery follows the chosen siblings' own needs, up to
+  :data:`MAX_MEMBERS` scripts, and runs each before the scripts that need it.
+
+The joined text keeps every line in place (:class:`~faultlib.detect.data.leakage.source.SourceMap` ``files`` maps
+each line back to its script); ``from member import ...`` lines become ``pass`` (the names are the member's own,
+already defined), and an imported member's ``if __name__ == "__main__":`` block is blanked (an import does not run
+it; ``%run`` does, so a discovered framework's block is kept).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from functools import lru_cache
+from pathlib import Path
+
+from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
+
+#: the most scripts one session joins (the script asked about included)
+MAX_MEMBERS = 8
+#: siblings read for discovery at most (a folder of hundreds of scripts is not a session)
+MAX_SIBLINGS = 200
+_BUILTINS = frozenset(dir(builtins))
+
+
+@lru_cache(maxsize=512)
+def _module(path: str, mtime: float) -> ast.Module | None:
+    from faultlib.errors import InputError
+    from faultlib.readers import read_text
+
+    try:
+        text = "\n".join(clean_lines(read_text(path).split("\n")))
+        return parse_tolerant(text, SourceMap(path))  # a Python 2 print among the functions: the rest is read
+    except (InputError, SyntaxError, ValueError, RecursionError, MemoryError, OSError):
+        return None
+
+
+def _parsed(path: Path) -> ast.Module | None:
+    try:
+        return _module(str(path), path.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def _defined(tree: ast.Module) -> dict[str, tuple[int, int, bool]]:
+    """Top-level functions and classes: ``name -> (required positional, most positional, takes *args)``."""
+    out: dict[str, tuple[int, int, bool]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            most = len(a.posonlyargs) + len(a.args)
+            out[node.name] = (most - len(a.defaults), most, a.vararg is not None)
+        elif isinstance(node, ast.ClassDef):
+            out[node.name] = (0, 1 << 30, True)
+    return out
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    """Every name the module binds anywhere (assignments, defs, classes, imports, parameters, loop targets)."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
+    """Names called but never bound nor builtin: ``name -> [positional argument count of each call]``."""
+    bound = _bound(tree)
+    out: dict[str, list[int]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in bound and \
+                n.func.id not in _BUILTINS:
+            starred = any(isinstance(a, ast.Starred) for a in n.args)
+            out.setdefault(n.func.id, []).append(-1 if starred else len(n.args))
+    return out
+
+
+def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
+    """Siblings the module imports with ``from NAME import ...`` (``NAME.py`` in ``folder``)."""
+    out: list[Path] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1 and "." not in n.module:
+            cand = folder / f"{n.module}.py"
+            if cand.is_file() and cand not in out:
+                out.append(cand)
+    return out
+
+
+def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
+    required, most, star = sig
+    return all(c < 0 or (c >= required and (star or c <= most)) for c in counts)
+
+
+def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
+    """The siblings that define what ``tree`` calls and does not bind (see the module docstring)."""
+    missing = _missing_calls(tree)
+    if not missing:
+        return []
+    siblings = sorted(p for p in path.parent.glob("*.py") if p != path and p not in taken)[:MAX_SIBLINGS]
+    covers: dict[Path, set[str]] = {}
+    for sib in siblings:
+        parsed = _parsed(sib)
+        if parsed is None:
+            continue
+        defs = _defined(parsed)
+        names = {m for m, counts in missing.items() if m in defs and _accepts(defs[m], counts)}
+        if names:
+            covers[sib] = names
+    chosen: list[Path] = []
+    left = set(missing)
+    while covers:
+        best = max(len(names & left) for names in covers.values())
+        if not best:
+            break
+        top = [p for p, names in covers.items() if len(names & left) == best]
+        if len(top) > 1:
+            left -= set().union(*(covers[p] for p in top))  # ambiguous: two siblings define the same names
+            for p in top:
+                del covers[p]
+            continue
+        chosen.append(top[0])
+        left -= covers.pop(top[0])
+    return chosen
+
+
+def session_members(path: str | Path) -> list[Path]:
+    """The scripts to run with ``path`` as one session, in run order, ``path`` last (see the module docstring).
+
+    Returns ``[path]`` alone when it needs no sibling (most scripts), or when it is not a parsable ``.py``.
+    """
+    path = Path(path)
+    order: list[Path] = []
+
+    def visit(p: Path, depth: int) -> None:
+        tree = _parsed(p)
+        if tree is not None and depth < MAX_MEMBERS:
+            for dep in _imported_siblings(tree, p.parent) + _definers(tree, p, order + [path]):
+                if dep not in order and dep != path and len(order) < MAX_MEMBERS - 1:
+                    order.append(dep)  # claimed before its own needs are visited (no cycles)
+                    visit(dep, depth + 1)
+                    order.remove(dep)
+                    order.append(dep)  # ... and runs after them
+
+    if path.suffix.lower() in (".py", ".pyw"):
+        visit(path, 0)
+    return [*order, path]
+
+
+def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str, SourceMap]:
+    """One program from ``paths`` run in order; the map says which script each line is from.
+
+    Args:
+        paths: ``.py`` scripts (read through :mod:`faultlib.readers`), in the order they run.
+        entry: the file the report is about (default: the last).
+
+    Raises:
+        InputError: a script cannot be read.
+    """
+    from faultlib.readers import read_text
+
+    names = {Path(p).stem for p in paths}
+    lines: list[str] = []
+    files: list[tuple[str, int, int]] = []
+    imported = set()
+    texts = []
+    for p in paths:
+        text = clean_lines(read_text(str(p)).split("\n"))
+        texts.append(text)
+        tree = _tree("\n".join(text))
+        if tree is not None:
+            imported.update(n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module in names)
+    for p, text in zip(paths, texts):
+        tree = _tree("\n".join(text))
+        if tree is not None:
+            _blank_joined_imports(text, tree, names)
+            if Path(p).stem in imported:
+                _blank_main(text, tree)
+        files.append((str(p), len(lines) + 1, len(text)))
+        lines.extend(text)
+    return "\n".join(lines) + "\n", SourceMap(entry or str(paths[-1]), None, files=files)
+
+
+def _tree(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # parse_tolerant reports what does not parse
+
+
+def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
+    first = node.lineno - 1
+    indent = text[first][:len(text[first]) - len(text[first].lstrip())]
+    text[first] = f"{indent}{keep}"
+    for i in range(first + 1, node.end_lineno or node.lineno):
+        text[i] = ""
+
+
+def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) -> None:
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module in names and n.level <= 1:
+            _blank(text, n, "pass")
+
+
+def _blank_main(text: list[str], tree: ast.Module) -> None:
+    for n in tree.body:
+        if isinstance(n, ast.If) and "__name__" in ast.unparse(n.test) and "__main__" in ast.unparse(n.test):
+            _blank(text, n, "pass")
+
+
+__all__ = ["MAX_MEMBERS", "join_scripts", "session_members"]
