@@ -124,3 +124,39 @@ def test_requires_are_checked_before_anything_is_written(tiny_case, tmp_path):
         Runner(FileArchive(tmp_path / "archive")).run(case)
     assert info.value.field == "requires.packages.no-such-package-xyz"
     assert not (tmp_path / "archive").exists()
+
+
+PLUGINS_TEST = """
+from importlib.metadata import entry_points
+
+
+def test_only_pytest_and_faultlib_plugins(request):
+    installed = {ep.name for ep in entry_points(group="pytest11")}
+    loaded = {name for name, _ in request.config.pluginmanager.list_name_plugin()}
+    assert not installed & loaded, sorted(installed & loaded)
+    assert request.config.pluginmanager.has_plugin("faultlib.cases.fixture")
+"""
+
+
+def test_the_assertion_suite_loads_no_installed_pytest_plugin(tmp_path):
+    """Plugins installed beside pytest (hypothesis, xdist, benchmark here) stay out of a case's suite:
+    they could change its verdict, and starting them costs every run (hypothesis' alone ~1 s of CPU)."""
+    from importlib.metadata import entry_points
+
+    from faultlib.runner import _junit_results, run_assertion_suite
+    from tests.conftest import tiny_case_data, write_case
+
+    if not list(entry_points(group="pytest11")):
+        pytest.skip("no pytest plugin is installed in this environment: nothing to keep out")
+    data = tiny_case_data()
+    data["assertions"] = [{"id": "plugins", "when": "after", "test": "test_only_pytest_and_faultlib_plugins",
+                           "description": "d"}]
+    case = load_case(write_case(tmp_path / "cases", data, test=PLUGINS_TEST))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    status = {p: {"status": "ok", "exit_code": 0, "duration_s": 0.0, "findings": [], "attempts": []}
+              for p in ("control", "faulted")}
+    with open(tmp_path / "suite.txt", "wb") as out:
+        outcome = run_assertion_suite(case, run_dir, status, junit=tmp_path / "junit.xml", output=out)
+    passed, failed, *_ = _junit_results(tmp_path / "junit.xml", case)
+    assert outcome.exit_code == 0 and passed == ["plugins"], (tmp_path / "suite.txt").read_text()[-2000:]
