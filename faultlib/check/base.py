@@ -83,7 +83,10 @@ def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult]
 
     if result.findings:
         table = Table(show_edge=False)
-        for column in ("severity", "kind", "where", "message"):
+        codes = {"severity": [f.severity.value for f in result.findings], "kind": [f.kind for f in result.findings]}
+        for column, values in codes.items():  # codes users grep and look up: never cut or folded (80 columns)
+            table.add_column(column, no_wrap=True, min_width=max(map(len, values)))
+        for column in ("where", "message"):
             table.add_column(column, overflow="fold")
         styles = {"info": "dim", "warning": "yellow", "error": "red", "critical": "bold red"}
         for f in result.findings:

@@ -45,8 +45,9 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
         emit_json({"cases": rows, "invalid": [str(e) for e in broken]})
     else:
         table = Table(show_edge=False)
-        for column in ("id", "version", "fault_class", "severity", "needs"):
-            table.add_column(column, no_wrap=True)
+        for column in ("id", "version", "fault_class", "severity", "needs"):  # id: what `faultlib run` takes, whole
+            table.add_column(column, no_wrap=True, min_width=max((len(r[column]) for r in rows), default=0)
+                             if column in ("id", "severity") else None)
         table.add_column("title")
         styles = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
         for row in rows:

@@ -45,6 +45,12 @@ class ShardParam(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+def _assertion_counts(counts: dict[str, int]) -> str:
+    """``9 passed, 1 skipped of 10 assertions``: every count said (``9/10 passed`` read as one failure)."""
+    said = [f"{counts[k]} {k}" for k in ("passed", "failed", "skipped") if counts[k] or k == "passed"]
+    return f"{', '.join(said)} of {sum(counts.values())} assertions"
+
+
 class RegressProgress(RegressListener):
     """A live table of every case (state, elapsed time, verdict) on a terminal; one line per
     started and finished case otherwise. Every text from a case reaches rich as :class:`Text`."""
@@ -111,7 +117,7 @@ class RegressProgress(RegressListener):
             self.console.print(Text.assemble(
                 f"[{self.done}/{len(self.order)}] {result.id}: ", (result.verdict.value.upper(),
                                                                   _STYLE.get(result.verdict.value, "")),
-                f" in {result.duration_s:.1f} s ({counts['passed']}/{len(result.assertions)} assertions passed)"),
+                f" in {result.duration_s:.1f} s ({_assertion_counts(counts)})"),
                 highlight=False)
 
     def close(self) -> None:

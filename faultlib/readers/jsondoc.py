@@ -77,7 +77,7 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
     """Parse one JSON document.
 
     Args:
-        data: the document (bytes must be UTF-8).
+        data: the document (bytes must be UTF-8; one leading byte order mark is ignored, as ``read_text`` does).
         path: the file it came from (for messages).
         line: for JSON Lines, the 1-based line ``data`` is; errors then name it.
         limits: size, depth and value-count bounds.
@@ -95,6 +95,7 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
         except UnicodeDecodeError as exc:
             raise InputError(f"is not valid UTF-8 (offset {exc.start})", path=str(path),
                              line=line if line is not None else data.count(b"\n", 0, exc.start) + 1) from None
+    data = data.removeprefix("\ufeff")  # a UTF-8 BOM (Windows editors, PowerShell): RFC 8259 lets parsers ignore it
     try:
         value = json.loads(data, parse_float=_float, parse_int=_int, parse_constant=_constant,
                            object_pairs_hook=_pairs)

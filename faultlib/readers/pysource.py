@@ -27,5 +27,9 @@ def parse_python(source: str, path: str) -> ast.Module:
     except RecursionError:  # CPython's own compiler refuses such a file too ("too complex")
         raise InputError("cannot be parsed as Python: an expression is nested too deeply for the parser (thousands "
                          "of chained calls, attributes or operators): split it into statements", path=path) from None
-    except (ValueError, MemoryError) as exc:
+    except MemoryError:  # CPython's parser stack overflows on deeply nested lambdas, brackets or indentation
+        raise InputError("cannot be parsed as Python: it is nested too deeply for the parser (the parser's stack "
+                         "ran out: thousands of nested lambdas, brackets or blocks): split it into statements",
+                         path=path) from None
+    except ValueError as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None

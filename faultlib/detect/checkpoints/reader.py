@@ -195,7 +195,8 @@ def _load(data, path: Path, fd_path: str | None) -> Checkpoint:
         if names:
             raise UnloadableCheckpoint(
                 f"is a plain pickle (not written by torch.save) that imports {', '.join(sorted(names)[:8])} when "
-                "unpickled; faultlib never unpickles it: save a state_dict with torch.save or safetensors",
+                "unpickled; faultlib never unpickles it: save a state_dict with torch.save or safetensors"
+                + ("; it would run a command or code on load: never unpickle it" if any(map(runs_code, names)) else ""),
                 path=path, kind="unsafe_globals", format="pickle", unsafe_globals=names)
         raise UnloadableCheckpoint("is a plain pickle, not a torch.save file: re-save it with torch.save",
                                    path=path, kind="not_a_checkpoint", format="pickle")
@@ -262,12 +263,41 @@ def _load_zip(data, path: Path, fd_path: str | None) -> Any:
     return _load_torch(data, path, "torch_zip", fd_path)
 
 
+#: modules whose functions run commands, code or file and network operations when a pickle calls them (``posix``
+#: and ``nt`` are what ``os.system`` pickles as)
+_CODE_MODULES = ("os", "posix", "nt", "subprocess", "sys", "shutil", "socket", "importlib", "runpy", "pty", "ctypes",
+                 "code", "codeop", "pickle", "_pickle", "marshal", "webbrowser", "multiprocessing", "tempfile",
+                 "urllib", "http", "asyncio")
+#: functions of otherwise harmless modules (``builtins``, ``operator``, ``io``, ``types``) that reach arbitrary
+#: code or files from a pickle (``pathlib.PosixPath``, ``io.BytesIO``, ``types.SimpleNamespace`` stay allowable)
+_CODE_FUNCTIONS = {"eval", "exec", "compile", "__import__", "open", "getattr", "setattr", "delattr", "globals",
+                   "locals", "vars", "breakpoint", "input", "apply", "execfile", "file", "reload", "attrgetter",
+                   "methodcaller", "FileIO", "open_code", "FunctionType", "CodeType", "LambdaType"}
+
+
+def runs_code(name: str) -> bool:
+    """Whether the pickled global ``name`` (``module.qualname``, e.g. ``posix.system``) runs a command, code or a
+    file or network operation when a pickle calls it: such a global is never to be allowed, whoever sent the file."""
+    module, _, attr = name.rpartition(".")
+    top = module.split(".")[0]
+    if top in ("builtins", "__builtin__", "operator", "_operator", "io", "_io", "types"):
+        return attr in _CODE_FUNCTIONS
+    return top in _CODE_MODULES
+
+
 def _unsafe(path: Path, fmt: str, names: Iterable[str]) -> UnloadableCheckpoint:
     names = sorted(set(names))
     whole = any(n.startswith("torch.nn.modules.") for n in names)
-    hint = ("it holds a whole pickled model (torch.save(model)): save model.state_dict() instead" if whole else
-            "weights_only=True refuses them; if you trust the file, allow them with "
-            "torch.serialization.add_safe_globals([...]) or re-save without them")
+    dangerous = [n for n in names if runs_code(n)]
+    if dangerous:
+        hint = (f"{', '.join(dangerous[:4])} would run a command or code on load (what a malicious pickle does): "
+                "never allow it with add_safe_globals or weights_only=False; ask the sender for a state_dict "
+                "or a safetensors file")
+    elif whole:
+        hint = "it holds a whole pickled model (torch.save(model)): save model.state_dict() instead"
+    else:
+        hint = ("weights_only=True refuses them; if you trust the file, allow them with "
+                "torch.serialization.add_safe_globals([...]) or re-save without them")
     return UnloadableCheckpoint(f"imports {', '.join(names[:8])}{' ...' if len(names) > 8 else ''} when unpickled; "
                                 f"{hint}", path=path, kind="unsafe_globals", format=fmt, unsafe_globals=names)
 
