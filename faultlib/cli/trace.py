@@ -154,6 +154,10 @@ def _print_trace(report) -> None:
     for note in report.notes:
         stderr.print(Text(f"note: {note}"))
     _print_findings(report.findings)
+    if report.ok and report.nothing_watched:
+        stdout.print(Text.assemble(("nothing watched", "yellow"), ": the script ran no model forward and no "
+                                   "optimizer step in this process (see the note above)"))
+        return
     if report.ok:
         stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"))
         return

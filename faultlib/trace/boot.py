@@ -396,7 +396,8 @@ class Tracer(Watch, Replay):
             event["seen_in"] = ("the output of the outermost module" if self.watch_saw.get("output") == event["step"]
                                 else "the tensor backward() was called on")
         result = {"trip": self.trip, "event": event, "dump": None, "dump_error": None,
-                  "tripped_steps": len(self.tripped_steps), "notes": [], "findings": self.scaler_findings()}
+                  "tripped_steps": len(self.tripped_steps), "notes": [], "findings": self.scaler_findings(),
+                  "watched": {"forwards": self.forwards, "optimizer_steps": self.opt_steps}}
         if self.forks:
             result["notes"].append(f"the script forked {self.forks} child process(es) (DataLoader workers, "
                                    "multiprocessing): they ran untraced, a non-finite value there is not reported")

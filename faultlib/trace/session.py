@@ -155,6 +155,8 @@ class TraceReport:
             (``{op, seq, group, call_site, step, order}``, ``seq`` per process group); null for one process.
         first_rank: the rank that produced the value first (``first_nonfinite.rank``); null when no rank did
             (one process, or the collective made it).
+        watched: ``{"forwards", "optimizer_steps"}`` the watch pass saw in the traced process (null for a world of
+            ranks); both 0: nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
     """
 
     reason: Reason | None = None
@@ -170,6 +172,13 @@ class TraceReport:
     findings: list[dict[str, Any]] = field(default_factory=list)
     ranks: list[dict[str, Any]] | None = None
     first_rank: int | None = None
+    watched: dict[str, int] | None = None
+
+    @property
+    def nothing_watched(self) -> bool:
+        """The traced process ran no model forward and no optimizer step: "no non-finite value" then means
+        nothing was looked at (a launcher whose training runs in a child it started, a script without torch)."""
+        return bool(self.watched) and not (self.watched.get("forwards") or self.watched.get("optimizer_steps"))
 
     @property
     def ok(self) -> bool:
@@ -186,7 +195,7 @@ class TraceReport:
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
-                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank}
+                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank, "watched": self.watched}
 
 
 @dataclass
@@ -357,6 +366,13 @@ def _watch_report(watch: _Pass) -> TraceReport:
     else:
         report.reason = failed
     report.notes.extend(watch.notes)
+    raw = watch.raw or {}
+    if "world" not in raw and "spawned_ranks" not in raw:  # a world counts per rank (faultlib.trace.world)
+        report.watched = raw.get("watched")
+    if report.nothing_watched and watch.trip is None:
+        report.notes.append("nothing was watched: the script ran no torch.nn module forward and no optimizer step in "
+                            "this process; a script that trains in a child it starts (subprocess, os.exec*) is not "
+                            "traced there: trace the training script itself (faultlib trace -- python train.py)")
     return report
 
 

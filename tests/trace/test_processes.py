@@ -120,3 +120,38 @@ def test_a_child_killed_by_keyboardinterrupt_dies_of_sigint_and_stdin_reaches_th
     assert "child status -2" in plain.stdout and "stdin 'hi\\n'" in plain.stdout
     assert "child status -2" in traced.stdout + traced.stderr, traced.stdout + traced.stderr
     assert "stdin 'hi\\n'" in traced.stdout + traced.stderr
+
+
+LAUNCHER = '''
+import subprocess, sys
+# the training runs in a child this script starts: the traced process itself runs no model
+done = subprocess.run([sys.executable, "-c", "print('step 4 nan')"], capture_output=True, text=True)
+print(done.stdout.strip(), flush=True)
+'''
+
+ONE_STEP = '''
+import torch
+model = torch.nn.Linear(2, 1)
+model(torch.ones(4, 2)).pow(2).mean().backward()
+'''
+
+
+def test_a_launcher_whose_training_runs_in_a_child_is_said_to_have_watched_nothing(tmp_path):
+    (tmp_path / "launcher.py").write_text(LAUNCHER)
+    proc = cli("trace", "--json", "--", "python", "launcher.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["watched"] == {"forwards": 0, "optimizer_steps": 0}, report
+    assert any(note.startswith("nothing was watched") for note in report["notes"]), report["notes"]
+    human = cli("trace", "--", "python", "launcher.py", cwd=tmp_path)
+    assert "nothing watched" in human.stdout and "ok:" not in human.stdout, human.stdout
+
+
+def test_a_script_that_runs_its_model_is_not_said_to_have_watched_nothing(tmp_path):
+    (tmp_path / "one_step.py").write_text(ONE_STEP)
+    proc = cli("trace", "--json", "--", "python", "one_step.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] and report["watched"]["forwards"] == 1, report
+    assert not any(note.startswith("nothing was watched") for note in report["notes"]), report["notes"]
+    assert "ok:" in cli("trace", "--", "python", "one_step.py", cwd=tmp_path).stdout
