@@ -36,6 +36,8 @@ WRITERS = ("save", "dump", "write")
 """A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
 COPIES = frozenset({"wave.open"})
 """File openers that over an in-memory buffer only copy bytes either way (a WAV header and raw frames: no decoding)."""
+REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
+"""A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
 
 def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
@@ -57,7 +59,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
             family[0], target, func, call)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
-        return Site(constructed[0], f"{target} (constructing it loads the model)", func, call)
+        what = "connects to its server" if constructed[0] in REMOTE_KINDS else "loads the model"
+        return Site(constructed[0], f"{target} (constructing it {what})", func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if vocab.runs_remote_model(owner, method):

@@ -9,6 +9,7 @@ here plus one line in :data:`BUILTIN` and one entry point.
 
 from __future__ import annotations
 
+from faultlib.detect.serving.blocking.libraries.agents import AGENTS
 from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
@@ -20,13 +21,14 @@ from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
+from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC, STREAMS)
+           ARRAYS, RPC, STREAMS, VECTORS, AGENTS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "OPENVINO",
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "OPENVINO",
            "RPC", "SDKS", "SPEECH", "STREAMS",
-           "STDLIB", "VOICE"]
+           "STDLIB", "VECTORS", "VOICE"]

@@ -1,0 +1,103 @@
+"""check blocking: kinds first seen on unseen services in wave 24 (issue 17) -- a Milvus collection searched
+through pymilvus's synchronous ORM or client, an Atomic Agents agent answering through ``run``. Each blocker is
+found at its line; each healthy look-alike (the offloaded call, the async twin, a project's own class with the
+same method names) stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+def test_milvus_orm_connect_collection_and_search_on_the_loop_block(tmp_path):
+    found = flagged(tmp_path, """
+        from pymilvus import Collection, MilvusClient, connections, utility
+
+        def lookup(vector, name):
+            connections.connect(alias="default", host="vectors", port="19530")
+            shelf = Collection(name)
+            shelf.load()
+            return shelf.search(data=[vector], anns_field="emb", param={}, limit=3)
+
+        async def nearest(vector):
+            return lookup(vector, "notes")
+
+        async def count(name):
+            client = MilvusClient(uri="http://vectors:19530")
+            if utility.has_collection(name):
+                return client.query(collection_name=name, filter="id > 0")
+    """)
+    assert found == {("blocking_db", 'connections.connect(alias="default", host="vectors", port="19530")'),
+                     ("blocking_db", "shelf = Collection(name)"),
+                     ("blocking_db", "shelf.load()"),
+                     ("blocking_db", 'return shelf.search(data=[vector], anns_field="emb", param={}, limit=3)'),
+                     ("blocking_db", "if utility.has_collection(name):"),
+                     ("blocking_db", 'return client.query(collection_name=name, filter="id > 0")')}
+
+
+def test_milvus_offloaded_the_async_client_and_a_schema_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from pymilvus import AsyncMilvusClient, Collection, CollectionSchema, DataType, FieldSchema
+
+        def lookup(vector):
+            shelf = Collection("notes")
+            return shelf.search(data=[vector], anns_field="emb", param={}, limit=3)
+
+        class Shelf:
+            def search(self, vector):
+                return [vector]
+
+            def load(self):
+                return None
+
+        async def nearest(vector, shelf: Shelf):
+            schema = CollectionSchema([FieldSchema("id", DataType.INT64, is_primary=True)])
+            shelf.load()
+            local = shelf.search(vector)
+            hits = await asyncio.to_thread(lookup, vector)
+            client = AsyncMilvusClient(uri="http://vectors:19530")
+            more = await client.search(collection_name="notes", data=[vector], limit=3)
+            return schema, local, hits, more
+    """)
+    assert found == set()
+
+
+def test_atomic_agent_run_on_the_loop_blocks_for_a_subclass_too(tmp_path):
+    found = flagged(tmp_path, """
+        from atomic_agents import AgentConfig, AtomicAgent
+
+        class Helper(AtomicAgent):
+            pass
+
+        def make(config: AgentConfig) -> AtomicAgent:
+            return AtomicAgent(config)
+
+        async def reply(config: AgentConfig, question):
+            agent = make(config)
+            return agent.run(question)
+
+        async def reply_helper(helper: Helper, question):
+            return helper.run(question)
+    """)
+    assert found == {("blocking_http", "return agent.run(question)"),
+                     ("blocking_http", "return helper.run(question)")}
+
+
+def test_atomic_agent_run_async_offloaded_run_and_an_own_run_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from atomic_agents import AgentConfig, AtomicAgent
+
+        class Job:
+            def run(self, question):
+                return question
+
+        async def reply(config: AgentConfig, question, job: Job):
+            agent = AtomicAgent(config)
+            first = await agent.run_async(question)
+            second = await asyncio.to_thread(agent.run, question)
+            return first, second, job.run(question)
+    """)
+    assert found == set()
