@@ -101,3 +101,89 @@ def test_atomic_agent_run_async_offloaded_run_and_an_own_run_stay_silent(tmp_pat
             return first, second, job.run(question)
     """)
     assert found == set()
+
+
+def test_a_subscripted_third_party_generic_is_an_instance_of_its_class(tmp_path):
+    found = flagged(tmp_path, """
+        from atomic_agents import AtomicAgent, BaseIOSchema
+
+        class Ask(BaseIOSchema):
+            text: str
+
+        def make(config) -> AtomicAgent[Ask, Ask]:
+            return AtomicAgent[Ask, Ask](config)
+
+        async def reply(config, question):
+            agent = make(config)
+            spare = AtomicAgent[Ask, Ask](config)
+            return agent.run(question), spare.run(question)
+    """)
+    assert found == {("blocking_http", "return agent.run(question), spare.run(question)")}
+
+
+def test_subscripted_containers_typing_forms_and_lookups_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import Annotated, Generic, TypeVar
+
+        from atomic_agents import AtomicAgent
+
+        T = TypeVar("T")
+
+        class Box(Generic[T]):
+            def run(self, item):
+                return item
+
+        def pick(boxes: dict[str, Box[int]], name) -> Box[int]:
+            return boxes[name]
+
+        async def reply(boxes: dict[str, Box[int]], runners: list[AtomicAgent], note: Annotated[str, "text"],
+                        makers, question):
+            box = pick(boxes, "a")
+            made = makers["fast"](question)
+            return box.run(question), runners.count(None), note.upper(), made
+    """)
+    assert found == set()
+
+
+def test_package_resources_read_on_the_loop_block(tmp_path):
+    found = flagged(tmp_path, """
+        import importlib.resources as bundled
+        import pkgutil
+        from importlib import resources
+        from importlib.resources import files
+
+        def render():
+            with resources.files("shop.web").joinpath("page.html").open("r", encoding="utf-8") as f:
+                page = f.read()
+            style = bundled.files("shop").joinpath("static", "site.css").read_text()
+            icon = (files("shop") / "icon.svg").read_bytes()
+            return page, style, icon
+
+        async def home():
+            return render(), pkgutil.get_data("shop", "banner.txt")
+    """)
+    assert found == {
+        ("blocking_file_io",
+         'with resources.files("shop.web").joinpath("page.html").open("r", encoding="utf-8") as f:'),
+        ("blocking_file_io", 'style = bundled.files("shop").joinpath("static", "site.css").read_text()'),
+        ("blocking_file_io", 'icon = (files("shop") / "icon.svg").read_bytes()'),
+        ("blocking_file_io", 'return render(), pkgutil.get_data("shop", "banner.txt")')}
+
+
+def test_package_resources_located_only_or_read_off_the_loop_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from importlib.resources import files
+
+        PAGE = files("shop.web").joinpath("page.html").read_text()
+
+        def read(name):
+            return files("shop").joinpath(name).read_text()
+
+        async def home():
+            where = files("shop") / "static"
+            name = files("shop").joinpath("page.html").name
+            style = await asyncio.to_thread(read, "site.css")
+            return PAGE, str(where), name, style
+    """)
+    assert found == set()

@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
+from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
@@ -26,9 +27,8 @@ from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC, STREAMS, VECTORS, AGENTS)
+           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "OPENVINO",
-           "RPC", "SDKS", "SPEECH", "STREAMS",
-           "STDLIB", "VECTORS", "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS",
+           "OPENVINO", "RESOURCES", "RPC", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS", "VOICE"]
