@@ -187,3 +187,55 @@ def test_package_resources_located_only_or_read_off_the_loop_stay_silent(tmp_pat
             return PAGE, str(where), name, style
     """)
     assert found == set()
+
+
+def test_ctranslate2_model_loaded_and_run_on_the_loop_block(tmp_path):
+    found = flagged(tmp_path, """
+        from dataclasses import dataclass
+
+        import ctranslate2
+
+        @dataclass
+        class Bundle:
+            translator: ctranslate2.Translator
+
+        def load(folder):
+            return Bundle(translator=ctranslate2.Translator(folder, device="cpu"))
+
+        class Session:
+            def __init__(self, bundle: Bundle):
+                self.bundle = bundle
+
+            def render(self, pieces):
+                return self.bundle.translator.translate_batch([pieces], target_prefix=[["fra_Latn"]])
+
+        async def start(folder):
+            return Session(load(folder))
+
+        async def turn(session: Session, pieces):
+            return session.render(pieces)
+    """)
+    assert found == {("blocking_file_io", 'return Bundle(translator=ctranslate2.Translator(folder, device="cpu"))'),
+                     ("blocking_cpu",
+                      'return self.bundle.translator.translate_batch([pieces], target_prefix=[["fra_Latn"]])')}
+
+
+def test_ctranslate2_work_in_a_thread_and_an_own_translator_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import ctranslate2
+
+        class Translator:
+            def translate_batch(self, batch):
+                return batch
+
+        def render(folder, pieces):
+            model = ctranslate2.Translator(folder)
+            return model.translate_batch([pieces])
+
+        async def turn(folder, pieces, mine: Translator):
+            done = await asyncio.to_thread(render, folder, pieces)
+            return done, mine.translate_batch([pieces])
+    """)
+    assert found == set()

@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
+from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
@@ -27,8 +28,8 @@ from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES)
+           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS",
-           "OPENVINO", "RESOURCES", "RPC", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS", "VOICE"]
+           "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS", "VOICE"]
