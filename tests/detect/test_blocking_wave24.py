@@ -239,3 +239,42 @@ def test_ctranslate2_work_in_a_thread_and_an_own_translator_stay_silent(tmp_path
             return done, mine.translate_batch([pieces])
     """)
     assert found == set()
+
+
+def test_an_image_a_diffusers_pipeline_returned_saved_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from diffusers import StableDiffusionPipeline
+
+        async def paint(prompt, folder):
+            pipe = StableDiffusionPipeline.from_pretrained(folder)
+            first = pipe(prompt).images[0]
+            first.save("first.png")
+            legacy = pipe(prompt, guidance_scale=7.0)["sample"][0]
+            legacy.save("legacy.png")
+    """)
+    assert found == {("blocking_file_io", "pipe = StableDiffusionPipeline.from_pretrained(folder)"),
+                     ("blocking_cpu", "first = pipe(prompt).images[0]"),
+                     ("blocking_file_io", 'first.save("first.png")'),
+                     ("blocking_cpu", 'legacy = pipe(prompt, guidance_scale=7.0)["sample"][0]'),
+                     ("blocking_file_io", 'legacy.save("legacy.png")')}
+
+
+def test_pipeline_images_saved_in_a_thread_or_kept_in_memory_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import io
+
+        from diffusers import StableDiffusionPipeline
+
+        def paint(pipe: StableDiffusionPipeline, prompt):
+            image = pipe(prompt).images[0]
+            image.save("out.png")
+            return image
+
+        async def serve(pipe: StableDiffusionPipeline, prompt):
+            image = await asyncio.to_thread(paint, pipe, prompt)
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            return image.size, buffer.getvalue()
+    """)
+    assert found == set()

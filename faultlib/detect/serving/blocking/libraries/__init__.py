@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
+from faultlib.detect.serving.blocking.libraries.images import IMAGES
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
@@ -28,8 +29,10 @@ from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES)
+           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
+           IMAGES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS",
-           "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS", "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "IMAGES",
+           "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS",
+           "VOICE"]
