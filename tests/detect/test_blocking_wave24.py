@@ -278,3 +278,63 @@ def test_pipeline_images_saved_in_a_thread_or_kept_in_memory_stay_silent(tmp_pat
             return image.size, buffer.getvalue()
     """)
     assert found == set()
+
+
+def test_an_unlisted_client_by_its_class_name_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from acme_reports import ReportsClient
+        from acme_store.db import StoreConnection
+
+        reports = ReportsClient(token="t")
+
+        def fetch(view):
+            return reports.get_view(view)
+
+        async def show(view, dsn):
+            rows = StoreConnection(dsn).select("SELECT 1")
+            return fetch(view), rows
+    """)
+    assert found == {("blocking_http", "return reports.get_view(view)"),
+                     ("blocking_db", 'rows = StoreConnection(dsn).select("SELECT 1")')}
+
+
+def test_async_twins_chat_frameworks_awaited_calls_and_local_state_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import discord
+        from acme_reports import AsyncReportsClient, ReportsClient
+        from acme_reports.aio import ReportsSession
+
+        async def show(view, bot: discord.Client, session: ReportsSession):
+            quick = AsyncReportsClient(token="t")
+            first = await quick.get_view(view)
+            second = await session.get_view(view)
+            channel = bot.get_channel(7)
+            client = ReportsClient(token="t")
+            client.close()
+            return first, second, channel, await client.fetch_async(view)
+    """)
+    assert found == set()
+
+
+def test_an_instructor_wrapped_sync_client_blocks_and_the_async_one_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import instructor
+        from openai import AsyncOpenAI, OpenAI
+
+        class Classifier:
+            def __init__(self):
+                self.sync = instructor.from_openai(OpenAI(base_url="http://llm"), mode=instructor.Mode.JSON)
+                self.quick = instructor.from_openai(AsyncOpenAI())
+
+            def label(self, text):
+                return self.sync.chat.completions.create(model="m", messages=[text], response_model=str)
+
+            async def label_async(self, text):
+                return await self.quick.chat.completions.create(model="m", messages=[text], response_model=str)
+
+        async def route(text):
+            judge = Classifier()
+            return judge.label(text), await judge.label_async(text)
+    """)
+    assert found == {
+        ("blocking_http", 'return self.sync.chat.completions.create(model="m", messages=[text], response_model=str)')}

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.client_names import client_kind
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
@@ -53,6 +54,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
                                                                    call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
+    if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
+        family = client_kind(index.vocab, owner, method)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(

@@ -148,6 +148,13 @@ class Merged:
             found = cache[type_name] = [f for f in self.families if f.owns(type_name)]
         return found
 
+    def owned(self, type_name: str) -> bool:
+        """Whether a family owns ``type_name`` or ``calls`` names one of its methods (the vocabulary describes it)."""
+        prefixes = self.__dict__.get("_owners")
+        if prefixes is None:  # every "pkg.Type" that has a "pkg.Type.method" entry
+            prefixes = self.__dict__["_owners"] = frozenset(name.rpartition(".")[0] for name in self.calls)
+        return type_name in prefixes or bool(self._families_of(type_name))
+
     def family_kind(self, type_name: str, method: str) -> tuple[str, str] | None:
         """``(kind, source)`` of ``type_name.method`` by a family rule, or None."""
         for family in self._families_of(type_name):
