@@ -338,3 +338,63 @@ def test_an_instructor_wrapped_sync_client_blocks_and_the_async_one_does_not(tmp
     """)
     assert found == {
         ("blocking_http", 'return self.sync.chat.completions.create(model="m", messages=[text], response_model=str)')}
+
+
+def test_an_instance_a_factory_made_from_either_class_runs_either_method(tmp_path):
+    found = flagged(tmp_path, """
+        class QuickEngine:
+            def step(self, chunk):
+                return chunk
+
+        class DiskEngine:
+            def step(self, chunk):
+                with open("spool.bin", "ab") as f:
+                    f.write(chunk)
+
+        def make_engine(kind):
+            if kind == "quick":
+                engine = QuickEngine()
+            else:
+                engine = DiskEngine()
+            return engine
+
+        class Stream:
+            def __init__(self, kind):
+                self.engine = make_engine(kind)
+
+            async def feed(self, chunk):
+                return self.engine.step(chunk)
+    """)
+    assert found == {("blocking_file_io", 'with open("spool.bin", "ab") as f:')}
+
+
+def test_a_factory_of_one_class_or_a_step_offloaded_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        class QuickEngine:
+            def step(self, chunk):
+                return chunk
+
+        class DiskEngine:
+            def step(self, chunk):
+                with open("spool.bin", "ab") as f:
+                    f.write(chunk)
+
+        def make_quick(kind):
+            engine = QuickEngine()
+            return engine
+
+        def make_engine(kind):
+            return QuickEngine() if kind == "quick" else DiskEngine()
+
+        class Stream:
+            def __init__(self, kind):
+                self.quick = make_quick(kind)
+                self.engine = make_engine(kind)
+
+            async def feed(self, chunk):
+                await asyncio.to_thread(self.engine.step, chunk)
+                return self.quick.step(chunk)
+    """)
+    assert found == set()
