@@ -1,6 +1,7 @@
 """Receivers that may hold one of several classes: a ``Union[A, B]``/``A | B`` annotation, a local assigned a class
-reference in several branches (``Loader = AutoModel`` / ``Loader = AutoModelForCausalLM``), and the nearest common
-base of classes chosen at run time. Used by :mod:`~faultlib.detect.serving.blocking.index` (callees) and
+reference in several branches (``Loader = AutoModel`` / ``Loader = AutoModelForCausalLM``), the nearest common
+base of classes chosen at run time, and an instance a factory made from one of several classes (one per branch).
+Used by :mod:`~faultlib.detect.serving.blocking.index` (callees) and
 :mod:`~faultlib.detect.serving.blocking.reach` (a Union receiver runs each member's method)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["chosen", "common_base", "union_members"]
+__all__ = ["chosen", "common_base", "factory_choices", "union_members"]
 
 
 def common_base(index, classes: list[Klass]) -> Klass | None:
@@ -106,4 +107,54 @@ def picked(index, expr: ast.expr, func: Func) -> list:
         target = index.callee(value, func) if dotted(value) else None
         if isinstance(target, (Func, Klass)) and all(target is not f for f in found):
             found.append(target)
+    return found
+
+
+def factory_choices(index, call: ast.Call, func: Func, target: Func) -> list[Func]:
+    """``target`` and the same method of the other classes a factory may have returned into the receiver:
+    ``self.online = make(args)`` where ``make`` returns ``A(...)`` on one branch and ``B(...)`` on another (a local
+    assigned on each, or a return on each); ``self.online.step()`` runs ``A.step`` or ``B.step``."""
+    if not (isinstance(call.func, ast.Attribute) and target.cls is not None):
+        return [target]
+    classes = _returned_classes(index, _receiver_value(call.func.value, func), func)
+    if len(classes) < 2 or all(origin(target.cls) is not origin(k) for k in classes):
+        return [target]
+    others = [index.method(k, target.node.name) for k in classes if origin(k) is not origin(target.cls)]
+    return [target, *[m for m in others if isinstance(m, Func) and m is not target]]
+
+
+def _receiver_value(expr: ast.expr, func: Func) -> ast.expr | None:
+    """The one value a local (``x = v``) or an attribute of ``self`` (``self.x = v`` in any method of the class)
+    is assigned, or None."""
+    if isinstance(expr, ast.Name):
+        return _single_assignment(func, expr.id)
+    parts = dotted(expr)
+    if not parts or len(parts) != 2 or parts[0] != "self" or func.cls is None:
+        return None
+    table = func.cls.__dict__.get("_faultlib_factory_receivers")
+    if table is None:  # attribute -> every value `self.attr = value` stores, once per class
+        table = func.cls.__dict__["_faultlib_factory_receivers"] = {}
+        for method in func.cls.methods.values():
+            for n in method.nodes:
+                for t in n.targets if isinstance(n, ast.Assign) else ():
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        table.setdefault(t.attr, []).append(n.value)
+    values = table.get(parts[1], [])
+    return values[0] if len(values) == 1 else None
+
+
+def _returned_classes(index, value: ast.expr | None, func: Func) -> list[Klass]:
+    """The classes of the analysed files a call ``value`` of a factory function may return, or []."""
+    factory = index.callee(value.func, func) if isinstance(value, ast.Call) else None
+    if not isinstance(factory, Func):
+        return []
+    returned = [n.value for n in factory.nodes if isinstance(n, ast.Return) and n.value is not None]
+    made = [n.value for n in factory.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name) and any(isinstance(r, ast.Name) and r.id == n.targets[0].id
+                                                            for r in returned)]
+    found: list[Klass] = []
+    for candidate in [*returned, *made]:
+        klass = index.callee(candidate.func, factory) if isinstance(candidate, ast.Call) else None
+        if isinstance(klass, Klass) and all(origin(klass) is not origin(k) for k in found):
+            found.append(klass)
     return found

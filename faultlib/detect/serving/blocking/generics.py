@@ -20,6 +20,9 @@ GENERIC_BASES = frozenset({"Generic", "Protocol"})
 ITERATOR_HINTS = frozenset({"Iterator", "Generator", "Iterable", "ContextManager", "AbstractContextManager",
                             "AsyncIterator", "AsyncGenerator"})
 MAX_DEPTH = 8
+NOT_CLASSES = ("builtins.", "typing.", "typing_extensions.", "collections.", "types.")
+"""Subscripted names that are containers or typing forms (``list[X]``, ``Dict[K, V]``, ``Annotated[X, ...]``), not
+an instance of a generic class."""
 TYPE_PARAMS = "_faultlib_type_params"
 """Key of the ``{class line: [type parameter names]}`` table the PEP 695 rewrite leaves on a module's tree."""
 
@@ -76,6 +79,8 @@ class Generics:
         ``X`` that resolve (a type parameter of the enclosing class through ``bindings``)."""
         parts = dotted(node.value)
         found = self.index.resolve_parts(parts, module, None) if parts else None
+        if isinstance(found, str) and found.rpartition(".")[2][:1].isupper() and not found.startswith(NOT_CLASSES):
+            return found  # a third-party generic class (atomic_agents.AtomicAgent[In, Out]): an instance of it
         if not isinstance(found, Klass):
             return None
         names = type_params(found)

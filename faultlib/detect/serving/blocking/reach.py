@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.callers import note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
-from faultlib.detect.serving.blocking.choices import picked, union_members
+from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import waiting_iterations
@@ -146,7 +146,7 @@ class Reachability:
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             target = dispatched(self.index, call, func, target, receiver)
-            found = [] if target.is_async else [target]
+            found = [t for t in factory_choices(index, call, func, target) if not t.is_async]  # A or B
             if (receiver is not None and target.cls is not None and on_self(call.func, func)
                     and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
                 name = target.node.name

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.client_names import client_kind
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
@@ -37,6 +38,8 @@ WRITERS = ("save", "dump", "write")
 """A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
 COPIES = frozenset({"wave.open"})
 """File openers that over an in-memory buffer only copy bytes either way (a WAV header and raw frames: no decoding)."""
+REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
+"""A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
 
 def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
@@ -52,13 +55,16 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
                                                                    call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
+    if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
+        family = client_kind(index.vocab, owner, method)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
             family[0], target, func, call)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
-        return Site(constructed[0], f"{target} (constructing it loads the model)", func, call)
+        what = "connects to its server" if constructed[0] in REMOTE_KINDS else "loads the model"
+        return Site(constructed[0], f"{target} (constructing it {what})", func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if vocab.runs_remote_model(owner, method) and not prepares_text(index, call, func):

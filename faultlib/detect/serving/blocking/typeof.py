@@ -80,7 +80,8 @@ class TypeOf:
                     return found
             return None
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
-            return "pathlib.Path" if self.type_of(expr.left, func, depth + 1) == "pathlib.Path" else None
+            left = self.type_of(expr.left, func, depth + 1)  # files("pkg") / "page.html": a Traversable
+            return left if left in ("pathlib.Path", "importlib.resources.abc.Traversable") else None
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):  # LangChain: prompt | model | parser
             for side in (expr.left, expr.right):
                 found = self.type_of(side, func, depth + 1)
@@ -92,7 +93,7 @@ class TypeOf:
             target = None if call is None else self.callee(call.func, func)
             return None if target is None else self.annotation_type(target.node.returns, target.module)
         if isinstance(expr, ast.Call):
-            callee = expr.func
+            callee = _generic_origin(expr.func)  # AtomicAgent[In, Out](config): an AtomicAgent
             if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
                     and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
                 attr = expr.__dict__.setdefault("_faultlib_getattr", ast.copy_location(ast.Attribute(
@@ -209,3 +210,11 @@ class TypeOf:
                 if found is not None:
                     return found
         return None
+
+
+def _generic_origin(callee: ast.expr) -> ast.expr:
+    """The class of a subscripted generic called as a constructor (``Agent[In, Out]`` -> ``Agent``: a name whose
+    last part is capitalised), else ``callee`` itself (``handlers[name]`` stays a lookup)."""
+    if isinstance(callee, ast.Subscript) and (dotted(callee.value) or [""])[-1][:1].isupper():
+        return callee.value
+    return callee

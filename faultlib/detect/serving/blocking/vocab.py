@@ -50,10 +50,14 @@ thread (https://docs.sqlalchemy.org/en/20/orm/events.html#mapper-events: "called
 ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
-    "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"}}
+    "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
+    "diffusers.utils.BaseOutput": {k: "diffusers.utils.BaseOutput.images" for k in ("images", "[]")},
+    "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
-``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase)."""
+``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
+a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.images`` (or ``out["images"]``,
+``out[0]``): https://huggingface.co/docs/diffusers/api/outputs."""
 
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
@@ -143,6 +147,13 @@ class Merged:
         if found is None:
             found = cache[type_name] = [f for f in self.families if f.owns(type_name)]
         return found
+
+    def owned(self, type_name: str) -> bool:
+        """Whether a family owns ``type_name`` or ``calls`` names one of its methods (the vocabulary describes it)."""
+        prefixes = self.__dict__.get("_owners")
+        if prefixes is None:  # every "pkg.Type" that has a "pkg.Type.method" entry
+            prefixes = self.__dict__["_owners"] = frozenset(name.rpartition(".")[0] for name in self.calls)
+        return type_name in prefixes or bool(self._families_of(type_name))
 
     def family_kind(self, type_name: str, method: str) -> tuple[str, str] | None:
         """``(kind, source)`` of ``type_name.method`` by a family rule, or None."""

@@ -9,24 +9,30 @@ here plus one line in :data:`BUILTIN` and one entry point.
 
 from __future__ import annotations
 
+from faultlib.detect.serving.blocking.libraries.agents import AGENTS
 from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
+from faultlib.detect.serving.blocking.libraries.images import IMAGES
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
+from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
+from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
+from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
-           ARRAYS, RPC, STREAMS)
+           ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
+           IMAGES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "MODELS", "OPENVINO",
-           "RPC", "SDKS", "SPEECH", "STREAMS",
-           "STDLIB", "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "IMAGES",
+           "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS",
+           "VOICE"]

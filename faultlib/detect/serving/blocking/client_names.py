@@ -1,0 +1,65 @@
+"""Synchronous clients the vocabulary does not list, known by their class name (the issue 17 rule "a sync method of
+a class whose name says Client/Session/Connection").
+
+A third-party class named ``...Client``, ``...Session`` or ``...Connection`` that no vocabulary family owns is taken
+for a synchronous network client: its public methods send a request and wait for the answer (langsmith's
+``Client.create_feedback``, ``jwt.PyJWKClient.get_signing_key``, a vendor's ``AnalyticsClient``). Left out: the
+async twins (a name part starting with ``Async``, ``aio``, ``asyncio``, ``asynchronous``; their calls are awaited
+anyway, and awaited calls are never blockers), the standard library (described call by call), packages whose
+clients are asyncio-first (chat frameworks, MCP, websockets' default API), and methods that only read state the
+client holds. Used by :mod:`~faultlib.detect.serving.blocking.sites` after the vocabulary has had its say; a
+family that owns the type (even one that leaves the method out) always wins. Measured on the labelled corpus
+(104 services): 9 right, 2 wrong (tritonclient's ``start_stream``, which only opens the stream; a local
+recorder's ``feed_audio`` on the branch where the receiver is not the client).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
+
+__all__ = ["client_kind"]
+
+SUFFIXES = {"Client": "blocking_http", "Session": "blocking_http", "Connection": "blocking_db"}
+"""Class-name endings that say "synchronous client", with the kind their calls get."""
+
+ASYNC_FIRST = ("discord.", "nextcord.", "disnake.", "hikari.", "interactions.", "telethon.", "pyrogram.", "aiogram.",
+               "telegram.", "mcp.", "fastmcp.", "websockets.", "asyncpg.", "motor.", "socketio.", "engineio.",
+               "livekit.", "starlette.", "fastapi.", "anyio.", "trio.", "tornado.", "sanic.", "quart.", "uvicorn.",
+               "httpx.", "aiohttp.", "requests.", "builtins.", "typing.", "unittest.", "asyncio.")
+"""Packages whose clients are coroutine-based or whose sessions hold no connection (a web framework's request
+session), and packages the vocabulary already describes method by method."""
+
+NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "cursor", "get_channel", "get_user",
+                   "get_guild", "event", "command", "on", "handler", "register", "set_debuglevel", "copy", "keys",
+                   "values", "items", "setdefault", "add_handler", "remove_handler", "listen", "subscribe",
+                   "middleware", "mount", "url_for", "run",
+                   # a pydantic model named *Session (parse_raw...): data, not a connection
+                   "parse_raw", "parse_obj", "model_validate", "model_validate_json", "model_dump", "model_dump_json",
+                   "dict", "json", "construct", "model_construct", "schema", "model_json_schema"})
+"""Methods of such clients that read or register local state (``get_channel`` reads a cache; ``run`` starts the
+client's own loop from a script's main, never from a coroutine), and a data model's own methods. A method named
+``get_..._client`` builds a sub-client without a request (``get_file_client``, ``get_blob_client``)."""
+
+SOURCE = ("issue 17 heuristic: a third-party class named *Client/*Session/*Connection, not described by the "
+          "vocabulary, is a synchronous client whose methods wait on the network (measured on the labelled corpus)")
+
+
+def client_kind(vocabulary, type_name: str, method: str) -> tuple[str, str] | None:
+    """``(kind, source)`` of ``type_name.method`` when ``type_name`` looks like a synchronous client (see the module
+    docstring), or None."""
+    if method.startswith("_") or method in NO_IO or "async" in method.lower() or not type_name:
+        return None
+    if method.startswith("get_") and method.endswith("_client"):
+        return None
+    if type_name.startswith(ASYNC_FIRST) or "." not in type_name or type_name.split(".")[0] in sys.stdlib_module_names:
+        return None  # the standard library's blocking calls are in the vocabulary, one by one
+    parts = type_name.split(".")
+    if any(p.startswith(_ASYNC_PARTS) for p in parts):
+        return None
+    last = parts[-1]
+    kind = next((k for suffix, k in SUFFIXES.items() if last.endswith(suffix)), None)
+    if kind is None or not last[:1].isupper() or vocabulary.owned(type_name):
+        return None
+    return kind, SOURCE

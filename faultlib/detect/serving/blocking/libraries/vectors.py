@@ -1,0 +1,46 @@
+"""Vector databases reached over a synchronous client: Milvus (``pymilvus``).
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; Qdrant,
+Chroma, Pinecone and FAISS are in :mod:`faultlib.detect.serving.blocking.sdks`). ``pymilvus``'s ORM talks to the
+server over a blocking gRPC channel: ``connections.connect`` opens it, building a ``Collection`` asks the server
+whether it exists (and creates it when given a schema), ``load``/``search``/``query``/``insert``... wait for the
+server's answer; ``MilvusClient`` does the same with one object (``AsyncMilvusClient`` is its async twin, left
+out). Each entry names the documentation of the call.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.libraries.names import names
+
+D = "blocking_db"
+
+MILVUS_CONNECT = ("https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/Connections/connect.md (connects to the "
+                  "server over gRPC before it returns)")
+MILVUS_COLLECTION = ("https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/Collection/Collection.md (the "
+                     "constructor checks the collection on the server, creating it when a schema is given; load, "
+                     "search, query, insert... are gRPC requests that wait for the server)")
+MILVUS_UTILITY = "https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/utility/has_collection.md (gRPC requests)"
+MILVUS_CLIENT = ("https://milvus.io/api-reference/pymilvus/v2.4.x/MilvusClient/Client/MilvusClient.md (every "
+                 "method is a gRPC request; AsyncMilvusClient is the async twin)")
+
+_COLLECTION_METHODS = ("__init__", "load", "release", "search", "hybrid_search", "query", "search_iterator",
+                       "query_iterator", "insert", "upsert", "delete", "flush", "compact", "create_index",
+                       "drop_index", "drop", "create_partition", "drop_partition", "has_partition",
+                       "wait_for_compaction_completed", "get_compaction_state")
+
+VECTORS = Vocabulary(
+    calls={
+        **names(D, MILVUS_CONNECT, "pymilvus.connections", "connect"),
+        **names(D, MILVUS_UTILITY, "pymilvus.utility", "has_collection", "list_collections", "drop_collection",
+                "wait_for_loading_complete", "loading_progress", "wait_for_index_building_complete",
+                "index_building_progress", "rename_collection", "flush_all"),
+    },
+    families=(
+        Family(("pymilvus.Collection", "pymilvus.orm.collection.Collection"),
+               {m: D for m in _COLLECTION_METHODS}, MILVUS_COLLECTION),
+        Family(("pymilvus.MilvusClient", "pymilvus.milvus_client.MilvusClient"), {"*": D}, MILVUS_CLIENT,
+               except_=frozenset({"close"})),
+    ),
+    returns={},
+)
