@@ -3,6 +3,8 @@
 Commands come from the README's ```bash blocks; ``/tmp/`` is moved into the test's temp directory so
 the suite writes nothing outside it. A `faultlib check` example exits 1 (it shows findings) unless
 its comment says `# exit 0` (so does `faultlib trace`); everything else exits 0; nothing prints a traceback.
+One test per command (a command reading what an earlier one wrote runs after it, in the same test), so xdist
+spreads them; the few commands a stronger test elsewhere runs from the README (RUN_ELSEWHERE) run there only.
 """
 
 from __future__ import annotations
@@ -39,18 +41,74 @@ def _commands() -> list[str]:
 
 COMMANDS = _commands()
 
+# README commands another test runs (as written, plus --json, through :func:`readme_argv`) and asserts more on:
+# run there, not twice. test_commands_run_elsewhere_are_run_there keeps each entry honest.
+RUN_ELSEWHERE = {
+    "python cases/onnx_op_compat/examples/make_model.py": "tests/check/test_check_onnx.py",
+    "faultlib check onnx": "tests/check/test_check_onnx.py",
+    "faultlib trace --asyncio": "tests/trace/test_asyncio.py",
+    "faultlib new inventory_delay": "tests/traces/test_new_cli.py",
+    "faultlib validate /tmp/cases/inventory_delay": "tests/traces/test_new_cli.py",
+}
+
+
+def _run_elsewhere(line: str) -> bool:
+    return line.startswith(tuple(RUN_ELSEWHERE))
+
+
+def _groups() -> list[list[str]]:
+    """The commands in README order, one group per command, except that a command naming a ``/tmp/`` path
+    an earlier command wrote joins that command's group (make_checkpoints.py then the checks of its files):
+    groups are independent of each other, so xdist can spread them."""
+    groups: dict[str, list[str]] = {}
+    for line in COMMANDS:
+        if _run_elsewhere(line):
+            continue
+        tmp = re.search(r"/tmp/([^/\s.]+)", line)
+        groups.setdefault(tmp.group(1) if tmp else line, []).append(line)
+    return list(groups.values())
+
+
+GROUPS = _groups()
+
+
+def readme_argv(prefix: str, tmp_path, *flags: str) -> list[str]:
+    """The one README command starting with ``prefix``, split as a shell would, ``/tmp/`` moved into ``tmp_path``
+    and ``flags`` added before its ``--`` (or at its end); ``faultlib`` stays the first word: run the rest with
+    :func:`tests.conftest.cli`, a ``python`` one with ``sys.executable``."""
+    (line,) = [c for c in COMMANDS if c.startswith(prefix)]
+    argv = [a.replace("/tmp/", f"{tmp_path}/") for a in shlex.split(line, comments=True)]
+    at = argv.index("--") if "--" in argv else len(argv)
+    return argv[:at] + list(flags) + argv[at:]
+
 
 def test_the_readme_has_cheap_commands_to_run():
     assert any(c.startswith("faultlib check ") for c in COMMANDS) and len(COMMANDS) >= 10
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"README commands name the shared folder {SHARED}")
-def test_readme_commands_run_as_written(tmp_path):
+def test_commands_run_elsewhere_are_run_there():
+    """Every README command is run by some test: here (GROUPS) or by a test of the file RUN_ELSEWHERE names,
+    which takes it from the README through readme_argv (so a changed README command is what that test runs)."""
+    assert sorted(line for group in GROUPS for line in group) == sorted(c for c in COMMANDS if not _run_elsewhere(c))
+    for prefix, test_file in RUN_ELSEWHERE.items():
+        assert sum(c.startswith(prefix) for c in COMMANDS) == 1, prefix  # still in the README, once
+        assert f'readme_argv("{prefix}"' in (REPO / test_file).read_text(), (prefix, test_file)
+
+
+def _group_id(group: list[str]) -> str:
+    """The README position of the group's first command and its first words: ``11 faultlib check state-dict``."""
+    return f"{COMMANDS.index(group[0]):02d} {' '.join(group[0].split()[:3])[:40]}"
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=[_group_id(g) for g in GROUPS])
+def test_readme_commands_run_as_written(group, tmp_path):
+    if any("shared/" in line for line in group) and not SHARED.is_dir():
+        pytest.skip(f"the README command names the shared folder {SHARED}")
     pytest.importorskip("torch")
     before = sorted(os.listdir(REPO))
     bin_dir = os.path.dirname(sys.executable)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "COLUMNS": "200"}
-    for line in COMMANDS:
+    for line in group:
         finds = line.startswith(("faultlib check ", "faultlib trace "))  # exit 1: they show what they found
         expected = 0 if (not finds or re.search(r"#\s*exit 0", line) or "--list-kinds" in line) else 1
         argv = [a.replace("/tmp/", f"{tmp_path}/") for a in shlex.split(line, comments=True)]

@@ -248,17 +248,18 @@ def test_kinds_are_listed(files):
 
 
 def test_readme_example_runs_from_the_repository(tmp_path):
-    """The README's command: a generator script in the case writes the model and the sample."""
+    """The README's two commands, taken from it (tests/test_readme.py leaves them to this test): a generator
+    script in the case writes the model and the sample, then the check, as written plus --json."""
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, str(REPO / "cases/onnx_op_compat/examples/make_model.py"),
-                           str(tmp_path / "demo")], capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    proc = cli("check", "onnx", str(tmp_path / "demo/model.onnx"), "--target", "triton==23.12", "--compare-torch",
-               "cases/onnx_op_compat/examples/tiny_model.py:build", "--input", str(tmp_path / "demo/sample.npy"),
-               "--json", cwd=REPO, timeout=180)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    from tests.test_readme import readme_argv
+
+    make = readme_argv("python cases/onnx_op_compat/examples/make_model.py", tmp_path)
+    proc = subprocess.run([sys.executable, *make[1:]], cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    proc = cli(*readme_argv("faultlib check onnx", tmp_path, "--json")[1:], cwd=REPO, timeout=180)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     out = out_of(proc)
     assert sorted({f["kind"] for f in out["findings"]}) == FAULT_KINDS
     assert out["comparison"]["ok"] is True and out["comparison"]["max_abs_error"] < 1e-4

@@ -7,10 +7,10 @@ process is killed at the end, whatever happened.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,26 +20,23 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, cli
+from tests.rendezvous import agent_store, one_rank_store
 
 pytest.importorskip("torch")
 WORLD = Path(__file__).parent / "worlds" / "collective_world.py"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class World:
-    """Two rank processes of one scenario; :meth:`kill` ends both (by pid, with their groups)."""
+    """Two rank processes of one scenario; :meth:`kill` ends both (by pid, with their groups), then the store they
+    met at (hosted here, on a port the OS picked as it bound it: tests/rendezvous.py)."""
 
     def __init__(self, scenario: str, dump_dir: Path, log_dir: Path, **env: str):
-        port = str(_free_port())
+        self._store = contextlib.ExitStack()
+        rendezvous = self._store.enter_context(agent_store())
         self.procs = []
         for rank in range(2):
-            e = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
-                 "MASTER_PORT": port, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", **env}
+            e = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "2", **rendezvous,
+                 "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", **env}
             log = open(log_dir / f"rank{rank}.log", "w")
             self.procs.append(subprocess.Popen([sys.executable, str(WORLD), scenario, str(dump_dir)], env=e,
                                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
@@ -63,6 +60,7 @@ class World:
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
             p.wait(timeout=10)
+        self._store.close()
 
 
 @pytest.fixture
@@ -190,7 +188,7 @@ def test_in_one_process_the_ring_is_bounded_async_work_completes_and_uninstall_r
 
     from faultlib.detect import FlightRecorder
 
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    dist.init_process_group("gloo", store=one_rank_store(), rank=0, world_size=1)
     try:
         original, handler = dist.all_reduce, signal.getsignal(signal.SIGUSR1)
         with FlightRecorder(tmp_path, capacity=4, watchdog_s=None) as rec:
@@ -239,7 +237,7 @@ def test_ddp_buckets_on_the_builtin_path_are_recorded_per_backward_and_the_hook_
 
     from faultlib.detect import FlightRecorder
 
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    dist.init_process_group("gloo", store=one_rank_store(), rank=0, world_size=1)
     pg = dist.distributed_c10d._get_default_group()
     try:
         forward, backward = DDP.forward, torch.autograd.backward
@@ -344,7 +342,7 @@ def test_the_root_of_a_broadcast_is_recorded_and_ranks_that_pass_different_roots
 
     from faultlib.detect import FlightRecorder
 
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    dist.init_process_group("gloo", store=one_rank_store(), rank=0, world_size=1)
     try:
         with FlightRecorder(tmp_path / "dumps", watchdog_s=None):
             dist.broadcast(torch.zeros(1), 0)

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.conftest import REPO, cli
-from tests.detect.test_flight_recorder import WORLD, _check, _dump, _free_port, _line_of
+from tests.detect.test_flight_recorder import WORLD, _check, _dump, _line_of
 
 pytest.importorskip("torch")
 
@@ -27,7 +27,7 @@ def test_sigterm_from_torchrun_dumps_every_hung_rank_then_ends_it_by_the_signal(
     env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "WATCHDOG_S": "1", "GLOO_TIMEOUT_S": "120"}
     log = open(tmp_path / "torchrun.log", "w")
     agent = subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-                              "--master-addr", "127.0.0.1", "--master-port", str(_free_port()),
+                              "--standalone",  # the agent binds its store on a port the OS picks (no port race)
                               str(WORLD), "skip", str(dumps)], env=env, stdout=log, stderr=subprocess.STDOUT,
                              start_new_session=True)
     log.close()

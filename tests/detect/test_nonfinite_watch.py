@@ -6,7 +6,6 @@ the model. The two-rank "received" path runs in tests/trace/test_world.py and th
 from __future__ import annotations
 
 import math
-import socket
 from collections import OrderedDict
 
 import pytest
@@ -15,17 +14,12 @@ torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
 
 from faultlib.detect import CollectiveNonFiniteWatch, first_consumer  # noqa: E402
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.rendezvous import one_rank_store  # noqa: E402
 
 
 @pytest.fixture
 def one_rank_world():
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_port()}", rank=0, world_size=1)
+    dist.init_process_group("gloo", store=one_rank_store(), rank=0, world_size=1)  # no port to race for
     try:
         yield
     finally:

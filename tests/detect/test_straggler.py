@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from faultlib.detect import Straggler, StragglerDetector, StragglerMonitor
 from faultlib.detect.distributed.straggler import _union_ms
 from tests.conftest import REPO
+from tests.rendezvous import agent_store
 
 WORLD = Path(__file__).parent / "worlds" / "straggler_world.py"
 
@@ -158,22 +158,20 @@ def test_ddp_buckets_recorded_per_backward_count_only_their_wait_as_collective_t
 
 @pytest.fixture
 def four_rank_world(tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = str(s.getsockname()[1])
     procs = []
     faults = ["2:data:10:30:15", "1:compute:30:55:15"]
-    for rank in range(4):
-        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "4", "LOCAL_RANK": str(rank), "MASTER_ADDR": "127.0.0.1",
-               "MASTER_PORT": port, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
-        with open(tmp_path / f"rank{rank}.log", "w") as log:
-            procs.append(subprocess.Popen([sys.executable, str(WORLD), str(tmp_path), "55", *faults], env=env,
-                                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-    yield tmp_path, procs
-    for p in procs:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-        p.wait(timeout=10)
+    with agent_store() as rendezvous:  # hosted here on a port the OS picks as it binds (tests/rendezvous.py)
+        for rank in range(4):
+            env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "4", "LOCAL_RANK": str(rank), **rendezvous,
+                   "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+            with open(tmp_path / f"rank{rank}.log", "w") as log:
+                procs.append(subprocess.Popen([sys.executable, str(WORLD), str(tmp_path), "55", *faults], env=env,
+                                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        yield tmp_path, procs
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=10)
 
 
 def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_rank_world):

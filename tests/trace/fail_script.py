@@ -1,4 +1,7 @@
-"""A real torch training step, then one way for a script to end.
+"""Real torch training steps (forward, backward, a hand-written SGD update), then one way for a script to end.
+
+No torch.optim: its first step imports torch._dynamo (1-3 s per process), and what these tests check is
+how the script ends, not the optimizer (without one, trace counts each model call as a step: one per step here).
 
 Usage: python fail_script.py MODE   (MODE: healthy, raise, exit_1, exit_3, exit_message, os_exit_5,
 keyboard_interrupt, sigkill, sleep, nan_then_raise). Plain user code: faultlib is not imported.
@@ -15,15 +18,16 @@ from torch import nn
 MODE = sys.argv[1]
 torch.manual_seed(0)
 model = nn.Linear(3, 1)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for step in range(3):
     x = torch.randn(4, 3)
     loss = model(x).pow(2).mean()
     if MODE == "nan_then_raise" and step == 1:
         loss = loss * float("nan")
-    optimizer.zero_grad()
+    model.zero_grad()
     loss.backward()
-    optimizer.step()
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= 0.1 * p.grad
 print("trained", flush=True)
 
 if MODE == "raise" or MODE == "nan_then_raise":

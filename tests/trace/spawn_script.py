@@ -2,7 +2,6 @@
 MODE poison: rank 1's batch holds a NaN at step 2; alone: rank 1's NaN never reaches rank 0 (a separate model),
 which waits in a barrier rank 1 never joins; clean: no fault."""
 
-import socket
 import sys
 
 import torch
@@ -13,7 +12,8 @@ from torch import nn
 
 def train(rank, port, mode):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    store = dist.TCPStore("127.0.0.1", port, 2, False)  # the parent's: bound before the ranks start
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=2)
     torch.manual_seed(0)
     model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)))
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
@@ -39,8 +39,8 @@ def train(rank, port, mode):
 
 
 if __name__ == "__main__":
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
-    mp.spawn(train, args=(free, sys.argv[1]), nprocs=2)
+    # the ranks meet at a store this process binds on a port the OS picks: no port picked, released, then
+    # bound by rank 0 seconds later (another test's world could take it meanwhile)
+    server = dist.TCPStore("127.0.0.1", 0, None, True, wait_for_workers=False)
+    mp.spawn(train, args=(server.port, sys.argv[1]), nprocs=2)
     print("spawned world done", flush=True)

@@ -140,12 +140,14 @@ def test_bad_usage_exits_2_before_the_script_runs(tmp_path):
     assert proc.returncode == 2 and "no such script" in proc.stderr
 
 
-def test_the_readme_example_names_inference_in_the_inline_service():
+def test_the_readme_example_names_inference_in_the_inline_service(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("sklearn")
-    proc = cli("trace", "--asyncio", "--json", "--", "python", "cases/event_loop_blocking/inline_service.py", cwd=REPO)
+    from tests.test_readme import readme_argv  # the README's command (test_readme leaves it to this test), --json
+
+    proc = cli(*readme_argv("faultlib trace --asyncio", tmp_path, "--json")[1:], cwd=REPO)
     report = json.loads(proc.stdout)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     (finding,) = [f for f in report["findings"] if f["kind"] == "loop_blocked"]
     assert finding["location"]["function"] == "InlineModelService.infer"
     assert finding["evidence"]["call"] == "self.model(batch)"

@@ -159,12 +159,13 @@ def test_the_readme_example_trace_runs_as_documented(tmp_path):
     """README's `faultlib new --from-trace` example uses tests/traces/data/incident.jsonl, a real trace
     recorded from tests/traces/twoservice.py (20 orders, ids 8-12 slow in inventory)."""
     from tests.conftest import REPO
+    from tests.test_readme import readme_argv  # the README's commands, as written (test_readme leaves them here)
 
-    proc = cli("new", "inventory_delay", "--from-trace", str(REPO / "tests/traces/data/incident.jsonl"),
-               "--out", str(tmp_path / "cases"), cwd=REPO)
-    assert proc.returncode == 0, proc.stderr
+    proc = cli(*readme_argv("faultlib new inventory_delay", tmp_path)[1:], cwd=REPO)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "latency_outlier on frontend/inventory.get -> inventory/inventory.lookup" in proc.stdout
-    assert cli("validate", str(tmp_path / "cases" / "inventory_delay"), cwd=REPO).returncode == 0
+    proc = cli(*readme_argv("faultlib validate /tmp/cases/inventory_delay", tmp_path)[1:], cwd=REPO)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     again = cli("new", "inventory_delay", "--from-trace", str(REPO / "tests/traces/data/incident.jsonl"),
                 "--out", str(tmp_path / "cases"), cwd=REPO)
     assert again.returncode == 2 and "already exists" in again.stderr

@@ -57,7 +57,11 @@ def uneven_or_raise(scenario: str, rank: int) -> None:
 def main() -> None:
     scenario, dump_dir = sys.argv[1], sys.argv[2]
     rank = int(os.environ["RANK"])
-    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=float(os.environ.get("GLOO_TIMEOUT_S", "20"))))
+    # gloo's timeout also bounds the rendezvous: on a loaded machine one rank may import torch 20-30 s after the
+    # other, and a 20 s timeout then failed both ranks before the recorder was installed (no dumps; rank 1 still
+    # exits 1, as in the raise scenario). No scenario ends by this timeout (a rank whose peer left fails at once)
+    timeout = datetime.timedelta(seconds=float(os.environ.get("GLOO_TIMEOUT_S", "120")))
+    dist.init_process_group("gloo", timeout=timeout)
     recorder = FlightRecorder(dump_dir, watchdog_s=float(os.environ.get("WATCHDOG_S", "2")), poll_s=0.1).install()
     if scenario == "ddp_skip":
         ddp_skip(recorder, rank)
