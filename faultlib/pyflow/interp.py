@@ -7,7 +7,7 @@ the module never calls are analysed afterwards with opaque arguments. Loops run 
 list: once per item); ``if``/``else`` branches run in order.
 
 What a library call, a method of a library object, an item of a data value or a value's name *mean* is
-left to a subclass (the hooks ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
+left to a subclass (the hooks of :class:`~faultlib.pyflow.hooks.SemanticHooks`: ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
 ``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_opaque``, ``_may_become_container``,
 ``_class_value``): the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them
 scikit-learn's meaning; another analysis (which stateful objects a training script saves and restores) can
@@ -23,9 +23,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from faultlib.pyflow.hooks import SemanticHooks
 from faultlib.pyflow.syntax import fold, is_main_guard
 from faultlib.pyflow.values import (
-    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup, functions_of)
+    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Ref, Tup, functions_of)
 
 MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
 MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
@@ -48,7 +49,7 @@ class Frame:
     returned: Any = None  # what a `return` in a branch that may not run gave (see Interpreter.follow_branch_returns)
 
 
-class Interpreter:
+class Interpreter(SemanticHooks):
     """Abstract interpretation of one module (subclass it to give library calls a meaning).
 
     Attributes:
@@ -453,60 +454,6 @@ class Interpreter:
         if init is not None:
             self._invoke(init, [instance, *args], kwargs, line)
         return instance
-
-    # ------------------------------------------------------------------ hooks (a subclass gives them meaning)
-
-    def _named(self, name: str, value: Any, line: int) -> Any:
-        return self._opaque(name, line) if value is UNKNOWN else value
-
-    def _opaque(self, name: str, line: int) -> Opaque:
-        """The unknown value a name gets (an uncalled function's parameter, an unmodelled result)."""
-        return Opaque(name, line)
-
-    def _may_become_container(self, owner: Any) -> bool:
-        """Whether ``name[key] = v`` on a name holding ``owner`` makes the name a :class:`Container`
-        (``d = load(); d['train'] = ...``)."""
-        return owner is UNKNOWN or isinstance(owner, Opaque)
-
-    def _combine(self, values: list[Any]) -> Any:
-        return UNKNOWN
-
-    def _compare(self, values: list[Any]) -> Any:
-        return self._combine(values)
-
-    def _join(self, a: Any, b: Any) -> Any:
-        """The value of a name after ``if``/``else`` bound it to ``a`` in one branch and ``b`` in the other."""
-        return a if b is UNKNOWN or isinstance(b, (Opaque, Const)) and not isinstance(a, (Opaque, Const)) else b
-
-    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Frame) -> Any:
-        return UNKNOWN
-
-    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
-                      frame: Frame) -> Any:
-        return UNKNOWN
-
-    def _attribute_value(self, base: Any, attr: str) -> Any:
-        return UNKNOWN
-
-    def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
-        self._expr(index_node, frame)
-        return UNKNOWN
-
-    def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
-        """``owner[key] = value`` / ``owner.attr = value`` where ``owner`` is not a container or an instance the
-        interpreter models."""
-
-    def _loop_item_done(self, item: Any, after: Any, frame: Frame) -> None:
-        """The body of ``for name in [a, b]`` ran with ``name`` bound to ``item`` and left it bound to ``after``
-        (a subclass may write a change made through the alias back to the names that hold ``item``)."""
-
-    def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
-        """Run a ``for`` loop over ``source`` in a subclass's own way; False to let the interpreter do it."""
-        return False
-
-    def _class_value(self, cls: ClassVal) -> Any:
-        """What calling a user class gives, if not an :class:`Instance` (``None``: an instance)."""
-        return None
 
 
 __all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]
