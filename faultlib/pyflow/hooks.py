@@ -5,12 +5,11 @@ the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them sci
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from faultlib.pyflow.values import UNKNOWN, ClassVal, Const, Opaque, Ref
 
-if TYPE_CHECKING:
-    from faultlib.pyflow.interp import Frame
+Frame = Any  # faultlib.pyflow.interp.Frame (not imported: interp imports this module)
 
 __all__ = ["SemanticHooks"]
 
