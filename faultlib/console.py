@@ -44,9 +44,11 @@ class SafeConsole(Console):
 
 
 def _console(*, to_stderr: bool) -> Console:
-    """Paths and ids are never broken mid-name (soft wrap); piped output is 200 columns wide, not 80."""
-    stream = sys.stderr if to_stderr else sys.stdout
-    return SafeConsole(stderr=to_stderr, soft_wrap=True, width=None if stream.isatty() else 200)
+    """Paths and ids are never broken mid-name (soft wrap). Tables are for people, so they fit the width people
+    read them at, asked at each print: ``COLUMNS`` when set (``COLUMNS=200 faultlib list | grep ...``), else
+    the terminal's (also when only stdin or stderr is one: ``faultlib list | less``), else 80 (a CI log, a
+    file); the conventional rule (``shutil.get_terminal_size``, rich). Programs read ``--json``, never a table."""
+    return SafeConsole(stderr=to_stderr, soft_wrap=True, width=None)
 
 
 stdout = _console(to_stderr=False)

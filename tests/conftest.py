@@ -40,6 +40,10 @@ try:
 except ImportError:  # pragma: no cover - hypothesis is a dev dependency
     pass
 
+# Tables fit COLUMNS, else the terminal's width, else 80 (faultlib/console.py): the suite reads every command's
+# output at one width, whatever terminal pytest runs in (tests of narrow output make their own console or env)
+os.environ["COLUMNS"] = "200"
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"  # the project's shared folder beside the checkout (CI has it; a plain clone may not)
 CRDS = SHARED / "chaos-mesh-crds"

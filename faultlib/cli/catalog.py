@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -22,7 +23,7 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
 
     Columns: id, version, fault class, severity (critical: results silently wrong; error: fails visibly;
     warning: degraded), needs (devices beyond a CPU, e.g. cuda: such a case is skipped where there is none)
-    and title.
+    and title (on a narrow terminal, on the line under its case).
     """
     from faultlib.cases import discover, load_case
     state["json"] = as_json
@@ -44,20 +45,53 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
     if as_json:
         emit_json({"cases": rows, "invalid": [str(e) for e in broken]})
     else:
-        table = Table(show_edge=False)
-        for column in ("id", "version", "fault_class", "severity", "needs"):  # id: what `faultlib run` takes, whole
-            table.add_column(column, no_wrap=True, min_width=max((len(r[column]) for r in rows), default=0)
-                             if column in ("id", "severity") else None)
-        table.add_column("title")
-        styles = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
-        for row in rows:
-            table.add_row(Text(row["id"]), Text(row["version"]), Text(row["fault_class"]),
-                          Text(row["severity"], styles.get(row["severity"], "")),
-                          Text(", ".join(row["needs"]) or "-", "bold" if row["needs"] else "dim"), Text(row["title"]))
-        stdout.print(table)
+        _print_cases(rows)
         for exc in broken:
             stderr.print(f"invalid case: {printable(str(exc))}", markup=False, highlight=False)
     return 2 if broken else 0
+
+
+CODES = ("id", "version", "fault_class", "severity", "needs")
+SEVERITY_STYLES = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
+#: narrowest title column worth a table; below it each title goes on its own line under its case
+MIN_TITLE = 24
+
+
+def _print_cases(rows: list[dict]) -> None:
+    """The catalog for people: id, version, fault class, severity and needs are codes a user copies (never cut or
+    folded); the title fills the rest of the line, or, where the codes leave less than :data:`MIN_TITLE`
+    columns (an 80-column terminal), goes on the next line, indented and wrapped."""
+    cells = [{"needs": ", ".join(row["needs"]) or "-", **{c: printable(row[c]) for c in CODES if c != "needs"},
+              "title": row["title"]} for row in rows]
+    widths = {c: max([len(c)] + [cell_len(printable(cell[c])) for cell in cells]) for c in CODES}
+    table_width = sum(w + 3 for w in widths.values()) + MIN_TITLE + 2  # rich: 1 space each side, 1 rule between
+    if stdout.width >= table_width:
+        table = Table(show_edge=False)
+        for column in CODES:
+            table.add_column(column, no_wrap=True, min_width=widths[column])
+        table.add_column("title")
+        for cell in cells:
+            table.add_row(*_styled(cell), Text(cell["title"]))
+        stdout.print(table)
+        return
+    gap = 2 if sum(widths.values()) + 2 * (len(CODES) - 1) <= stdout.width else 1
+    stdout.print(Text((" " * gap).join(c.ljust(widths[c]) for c in CODES).rstrip(), "bold"))
+    for cell in cells:
+        line = Text()
+        for column, text in zip(CODES, _styled(cell)):
+            line.append_text(text)
+            line.append(" " * (widths[column] - cell_len(printable(cell[column])) + gap))
+        line.rstrip()
+        stdout.print(line, highlight=False)
+        for part in Text(printable(cell["title"])).wrap(stdout, max(stdout.width - 4, MIN_TITLE)):
+            part.rstrip()
+            stdout.print(Text("    ").append_text(part), highlight=False)
+
+
+def _styled(cell: dict) -> list[Text]:
+    return [Text(cell["id"]), Text(cell["version"]), Text(cell["fault_class"]),
+            Text(cell["severity"], SEVERITY_STYLES.get(cell["severity"], "")),
+            Text(cell["needs"], "dim" if cell["needs"] == "-" else "bold")]
 
 
 def needs(case) -> list[str]:
