@@ -11,6 +11,13 @@ def printable(text: str) -> str:
                    c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def inline(text: str) -> str:
+    """``text`` as one line: :func:`printable`, with newlines and tabs escaped too (``\\n``). For a value that
+    is one line by nature (a file, service or case name, a table cell's location): a newline in it (a file
+    named ``a\\nfake: ok.py``, a trace's ``service.name``) cannot forge a line of output or split a row."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def first_line(text: str | None, limit: int = 300) -> str:
     """The first non-empty line of ``text`` (stripped), cut to ``limit`` characters (``...`` marks the cut):
     the one-line reason a summary prints (an assertion's ``AssertionError: assert 167.97 < 50``)."""

@@ -14,6 +14,7 @@ import click
 
 from faultlib.console import state
 from faultlib.findings import Finding, Severity
+from faultlib.text import inline
 
 SEVERITIES = [s.value for s in Severity]
 
@@ -75,7 +76,8 @@ def _location(finding: Finding) -> str:
 
 
 def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult], list[tuple[str, str]]] | None) -> None:
-    """The human output: a table of findings, then the check's summary lines (all user text as plain Text)."""
+    """The human output: a table of findings, then the check's summary lines (all user text as plain Text, one
+    line per value: :func:`faultlib.text.inline`)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -90,11 +92,13 @@ def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult]
             table.add_column(column, overflow="fold")
         styles = {"info": "dim", "warning": "yellow", "error": "red", "critical": "bold red"}
         for f in result.findings:
-            table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(f.kind), Text(_location(f)),
-                          Text(f.message))
+            # user text escaped before rich measures it (an escaped ESC is 4 columns wide), each cell one line
+            # that rich wraps (a file named ``a\nfake: ok.py`` must not forge a second location in its row)
+            table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind)),
+                          Text(inline(_location(f))), Text(inline(f.message)))
         stdout.print(table)
     for key, value in (summary(result) if summary else []):
-        stdout.print(Text.assemble((f"{key}: ", "bold"), str(value)), highlight=False)
+        stdout.print(Text.assemble((f"{key}: ", "bold"), inline(str(value))), highlight=False)
     stdout.print(Text.assemble(f"{result.detector}: ", *verdict_parts(result, fail_on)))
 
 

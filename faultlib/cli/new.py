@@ -13,9 +13,10 @@ from pathlib import Path
 import click
 
 from faultlib.cli.root import app
-from faultlib.console import emit_json, printable, state, stdout
+from faultlib.console import emit_json, state, stdout
 from faultlib.errors import InputError
 from faultlib.outputs import output_dir
+from faultlib.text import inline
 
 
 @app.command("new")
@@ -53,11 +54,12 @@ def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
                              "child": {"service": child[0], "operation": child[1]}, **suspect.stats},
                     "todo": scaffold.todo})
         return 0
-    stdout.print(printable(f"created {target}: {suspect.reason} on {parent[0]}/{parent[1]} -> {child[0]}/{child[1]} "
-                           f"(endpoint {suspect.endpoint}, {suspect.stats['count']} calls, "
-                           f"{suspect.stats['errors']} failed, P99 {suspect.stats['p99_ms']} ms)"),
+    # names from the trace are one line each: a newline in a service.name must not forge a line of output
+    stdout.print(f"created {inline(str(target))}: {inline(suspect.reason)} on {inline(parent[0])}/{inline(parent[1])} -> "
+                 f"{inline(child[0])}/{inline(child[1])} (endpoint {inline(suspect.endpoint)}, "
+                 f"{suspect.stats['count']} calls, {suspect.stats['errors']} failed, P99 {suspect.stats['p99_ms']} ms)",
                  markup=False, highlight=False)
     stdout.print("still to fill in (also in README.md):", markup=False)
     for line in scaffold.todo:
-        stdout.print(printable(f"  - {line}"), markup=False, highlight=False)
+        stdout.print(f"  - {inline(line)}", markup=False, highlight=False)
     return 0
