@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from faultlib.errors import InputError
+from faultlib.readers.sizes import FileTooLarge, allowed
 
 MiB = 1 << 20
 
@@ -18,7 +19,8 @@ class Limits:
     """Bounds applied before and while a document is parsed.
 
     Attributes:
-        max_bytes: largest file accepted, in bytes (default 4 MiB: case.yaml files are a few KB).
+        max_bytes: largest file accepted, in bytes (default 4 MiB: case.yaml files are a few KB); a reader
+            applies the larger of it and ``FAULTLIB_MAX_FILE_BYTES`` (:mod:`faultlib.readers.sizes`).
         max_depth: deepest nesting of mappings/sequences (default 64).
         max_nodes: most nodes after alias expansion (YAML) or values (JSON) (default 200,000).
     """
@@ -81,6 +83,7 @@ def read_bytes(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str |
     """
     path = inside(root, path) if root is not None else Path(path)
     fd = _open_regular(path, limits)
+    bound = allowed(limits.max_bytes)
     try:
         chunks, total = [], 0
         while True:
@@ -88,8 +91,8 @@ def read_bytes(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str |
             if not chunk:
                 break
             total += len(chunk)
-            if total > limits.max_bytes:  # grew while being read
-                raise InputError(f"is over the limit of {limits.max_bytes} bytes", path=str(path))
+            if total > bound:  # grew while being read
+                raise FileTooLarge(path, total, bound, at_least=True)
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:
@@ -170,8 +173,8 @@ def _open_regular(path: Path, limits: Limits) -> int:
             raise InputError("is a directory, not a file", path=str(path))
         if not stat.S_ISREG(info.st_mode):
             raise InputError("is not a regular file (a FIFO, socket or device)", path=str(path))
-        if info.st_size > limits.max_bytes:
-            raise InputError(f"is {info.st_size} bytes; the limit is {limits.max_bytes} bytes", path=str(path))
+        if info.st_size > allowed(limits.max_bytes):
+            raise FileTooLarge(path, info.st_size, allowed(limits.max_bytes))
     except BaseException:
         os.close(fd)
         raise

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 from faultlib.errors import InputError
 from faultlib.readers.files import DEFAULT, Limits, MiB, inside, open_nofollow
+from faultlib.readers.sizes import FileTooLarge, allowed
 
 INT64 = 1 << 63
 #: JSON Lines evidence: one line (an OTLP batch, a finding) up to 64 MiB, the file up to 4 GiB
@@ -87,8 +88,8 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
             duplicate key (with the line and column where the parser found it).
     """
     size = len(data)
-    if size > limits.max_bytes:
-        raise InputError(f"is {size} bytes; the limit is {limits.max_bytes}", path=str(path), line=line)
+    if size > allowed(limits.max_bytes):
+        raise FileTooLarge(path, size, allowed(limits.max_bytes), subject="line" if line else "", line=line)
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -153,19 +154,19 @@ def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | st
         what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
         raise InputError(f"is {what}, not a JSON Lines file", path=str(path))
     with os.fdopen(fd, "rb") as fh:
-        if info.st_size > max_file_bytes:
-            raise InputError(f"is {info.st_size} bytes; the limit is {max_file_bytes}", path=str(path))
-        number = 0
+        if info.st_size > allowed(max_file_bytes):
+            raise FileTooLarge(path, info.st_size, allowed(max_file_bytes))
+        number, line_bound = 0, allowed(limits.max_bytes)
         while True:
-            raw = fh.readline(limits.max_bytes + 1)
+            raw = fh.readline(line_bound + 1)
             if not raw:
                 return
             number += 1
-            if len(raw) > limits.max_bytes and not raw.endswith(b"\n"):
+            if len(raw) > line_bound and not raw.endswith(b"\n"):
                 while raw and not raw.endswith(b"\n"):  # skip the rest of the oversized line
                     raw = fh.readline(1 << 20)
-                yield JsonLine(number, error=InputError(f"line longer than {limits.max_bytes} bytes",
-                                                        path=str(path), line=number))
+                yield JsonLine(number, error=FileTooLarge(path, line_bound + 1, line_bound, subject="line", line=number,
+                                                          at_least=True))
                 continue
             if not raw.strip():
                 continue

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from faultlib.errors import InputError
 from faultlib.readers.files import Limits, MiB, read_bytes
+from faultlib.readers.sizes import FileTooLarge
 from faultlib.readers.jsondoc import load_json
 
 #: a notebook's bounds: 256 MiB (outputs included), 64 levels, 5 million JSON values
@@ -28,10 +28,8 @@ def load_notebook(path: Path | str, *, limits: Limits = NOTEBOOK) -> Any | None:
     """
     try:
         data = read_bytes(path, limits=limits)
-    except InputError as exc:
-        if "the limit is" in exc.message:
-            raise InputError(f"{exc.message}: {CLEAR}", path=exc.path, field=exc.field) from None
-        raise
+    except FileTooLarge as exc:
+        raise FileTooLarge(path, exc.size, exc.limit, advice=CLEAR) from None
     if not data.strip():
         return None
     return load_json(data, path, limits=limits)
