@@ -21,6 +21,7 @@ onnx package (shape inference, function bodies and the version converter run fro
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,8 +167,8 @@ def _table_findings(ref: NodeRef, schema, target: Target) -> list[Finding]:
         return []
     older = [v for v in spec_index().versions(ref.domain, ref.op) if v <= limit]
     if older:
-        how = (f"{ref.op}-{older[-1]} exists at opset {limit}: onnx.version_converter can rewrite the node, or "
-               f"export with opset_version={limit}")
+        how = (f"{ref.op}-{older[-1]} exists at opset {limit}: export with opset_version={limit}, or convert the "
+               "model with onnx.version_converter where it has an adapter (the report's fix says whether it does)")
     else:
         how = (f"{ref.op} does not exist before opset {version}: export with opset_version={limit} so the exporter "
                "decomposes it (onnx.version_converter cannot)")
@@ -175,6 +176,27 @@ def _table_findings(ref: NodeRef, schema, target: Target) -> list[Finding]:
                         f"{ref.op}-{version} needs {shown(ref.domain)} opset >= {version}; {target.spec} implements "
                         f"up to {limit}. {how}", schema_version=version, target_opset=limit,
                         older_versions=older)]
+
+
+#: onnx.version_converter's refusals (its convert.h), each in our words
+_CONVERTER_REFUSALS = [
+    (re.compile(r"No Adapter From Version \$?(?P<version>\d+) for (?P<op>\S+)"),
+     "it has no adapter to convert {op} from its opset-{version} version to an older one"),
+    (re.compile(r"No Adapter To Version \$?(?P<version>\d+) for (?P<op>\S+)"),
+     "it has no adapter to convert {op} to its opset-{version} version"),
+    (re.compile(r"No Previous Version of (?P<op>\S+)"),
+     "{op} has no older version to convert to"),
+]
+
+
+def converter_reason(error: str | None) -> str:
+    """Why ``onnx.version_converter`` refused, in words: ``No Adapter From Version $14 for Div`` becomes "it has
+    no adapter to convert Div from its opset-14 version to an older one"; an unknown message is quoted."""
+    for pattern, words in _CONVERTER_REFUSALS:
+        match = pattern.search(error or "")
+        if match:
+            return words.format(**match.groupdict())
+    return f"it failed ({error})"
 
 
 def _try_converter(model, opset: int) -> dict[str, Any]:
@@ -321,8 +343,8 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
         converter = _try_converter(model, limit)
         advice = (f"onnx.version_converter.convert_version(model, {limit}) works: check and compare its outputs, "
                   f"or export with opset_version={limit}" if converter["ok"] else
-                  f"onnx.version_converter cannot go down to {limit} ({converter['error']}): export again with "
-                  f"opset_version={limit}")
+                  f"onnx.version_converter cannot take the model down to opset {limit}: "
+                  f"{converter_reason(converter['error'])}; export again with opset_version={limit}")
         report.fix = {"opset": limit, "version_converter": converter, "advice": advice}
     return report
 
