@@ -226,6 +226,11 @@ def _read(case_dir: str | Path) -> tuple[Path, Path, PositionedYaml]:
     """
     case_dir = Path(case_dir).resolve()
     path = case_dir / CASE_FILE
+    if case_dir.name == CASE_FILE and case_dir.is_file():  # `faultlib run cases/x/case.yaml`: the file, not its folder
+        raise CaseError(f"is the case's {CASE_FILE}: pass the directory holding it ({case_dir.parent})", path=case_dir)
+    if case_dir.exists() and not case_dir.is_dir():
+        raise CaseError(f"is a file, not a case directory: pass a directory holding {CASE_FILE} "
+                        "(faultlib list shows the catalog's)", path=case_dir)
     if not case_dir.is_dir():
         raise CaseError("case directory not found: pass a directory holding case.yaml", path=case_dir)
     if not path.is_file():
