@@ -17,7 +17,8 @@ saw: ``estimator``, ``variable``, ``file``, ``line``, ``index`` (cell), ``functi
 ``supervised``). Fitted: ``fitted_on`` (``train``, ``test``, ``train+test``, a slice such as
 ``(train+test)[:800]``, or ``unknown``), ``scaler``, ``features``, ``columns``, ``n_samples_seen``,
 ``candidates`` (``{name: {rows, matches, max_mean_error, max_var_error, n_samples_match,
-includes_test}}``). Data (``--train``/``--test`` without ``--fitted``): ``rows`` (``{train, test}``),
+includes_test}}``), and with ``--allow-pickle`` ``pickle_globals`` (what the pickle imports, listed on stderr
+before it is unpickled). Data (``--train``/``--test`` without ``--fitted``): ``rows`` (``{train, test}``),
 ``columns`` (compared), ``duplicates`` (``{test_rows_in_train, distinct_rows, share, examples}``),
 ``group`` (``{column, shared_ids, train_ids, test_ids, test_rows, examples}`` or ``null``); kinds
 ``duplicate_rows_across_split``, ``entity_across_split``.
@@ -29,6 +30,7 @@ import click
 
 from faultlib.check.base import CheckResult, check_command
 from faultlib.detect.data.leakage import KINDS, analyze_file, analyze_session
+from faultlib.text import inline
 
 __all__ = ["KINDS", "command"]
 
@@ -111,11 +113,47 @@ def command(files: tuple[str, ...], fitted_path: str | None, train_path: str | N
     from faultlib.detect.data.leakage.fitted import compare_fitted, load_fitted
     from faultlib.readers.tables import read_table
 
+    imports = _list_pickle_globals(fitted_path) if allow_pickle else None
     fitted = load_fitted(fitted_path, allow_pickle=allow_pickle)
     train, test = read_table(train_path), read_table(test_path)
     names = [n.strip() for n in features.split(",") if n.strip()] if features else None
     report = compare_fitted(fitted, train, test, train_path=train_path, test_path=test_path, features=names)
-    return CheckResult("leakage", report.findings, {"mode": "fitted", **report.fields()})
+    extra = {"pickle_globals": imports} if imports is not None else {}
+    return CheckResult("leakage", report.findings, {"mode": "fitted", **report.fields(), **extra})
+
+
+def _list_pickle_globals(spec: str) -> list[str] | None:
+    """Before ``--allow-pickle`` unpickles ``spec``: the globals the pickle imports (and may call), found statically
+    (:func:`~faultlib.detect.checkpoints.reader.pickle_globals`, nothing run) and printed on stderr, those that run
+    a command or code first; the file is then loaded as the flag says. None for a file that is no pickle.
+
+    A compressed joblib file (zlib, gzip, bz2, xz) is listed as what it is: its pickle is not read here."""
+    from faultlib.console import stderr
+    from faultlib.detect.checkpoints.reader import pickle_globals, runs_code
+    from faultlib.detect.data.leakage.fitted import PICKLE_SUFFIXES
+    from faultlib.readers import read_bytes
+    from faultlib.readers.keypath import split_source
+
+    path, _ = split_source(spec)
+    if not path.lower().endswith(PICKLE_SUFFIXES):
+        return None
+    data = read_bytes(path)
+    compressed = next((name for magic, name in _COMPRESSED if data.startswith(magic)), None)
+    found = [] if compressed else pickle_globals(data)
+    dangerous = [name for name in found if runs_code(name)]
+    listed = ", ".join(dangerous + [name for name in found if name not in dangerous]) or "none"
+    stderr.print(f"--allow-pickle: unpickling {inline(path)}, which imports and may call: "
+                 + (f"(not listed: {compressed}-compressed)" if compressed else inline(listed)),
+                 markup=False, highlight=False)
+    if dangerous:
+        stderr.print(f"warning: {inline(', '.join(dangerous))}: a command or code run on unpickling, which a saved "
+                     "scaler never needs (loading it anyway, as --allow-pickle asks)", markup=False, highlight=False,
+                     style="red")
+    return found
+
+
+#: magic numbers of the compressors joblib writes with (``joblib.dump(..., compress=...)``)
+_COMPRESSED = [(b"\x78", "zlib"), (b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ", "xz"), (b"\x5d\x00\x00", "lzma")]
 
 
 def _data_mode(train_path: str | None, test_path: str | None, group: str | None, allow_pickle: bool) -> CheckResult:
