@@ -74,3 +74,17 @@ def _widest(extra_env: dict) -> int:
 def test_tables_off_a_terminal_are_80_wide_or_as_wide_as_columns():
     assert _widest({}) <= 80
     assert 80 < _widest({"COLUMNS": "120"}) <= 120
+
+
+def test_a_shims_docstring_is_reflowed_between_words_at_80_columns(narrow):
+    """`faultlib shims tcp_latency` printed its docstring's source lines (up to 97 columns) as they were, and its
+    parameter table left the descriptions 15 columns: one parameter per line there, each word whole."""
+    from faultlib.inject.registry import describe
+
+    shims_cli.shims.callback(("tcp_latency",), False)
+    text = narrow.getvalue()
+    assert max(map(len, text.splitlines())) <= 80, text
+    shim = describe("tcp_latency")
+    assert _words(text).count("``feature_service``.") == 2, text  # the parameter's description and the docstring's
+    assert [w for w in _words(shim["doc"]) if w not in _words(text)] == [], text
+    assert "    latency_ms (number): added delay in milliseconds, >= 0." in text.splitlines(), text
