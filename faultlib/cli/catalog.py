@@ -12,6 +12,7 @@ from rich.text import Text
 from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
 from faultlib.console import emit_json, printable, state, stderr, stdout
 from faultlib.errors import CaseError, FaultlibError
+from faultlib.text import inline
 
 
 @app.command("list")
@@ -61,9 +62,9 @@ def _print_cases(rows: list[dict]) -> None:
     """The catalog for people: id, version, fault class, severity and needs are codes a user copies (never cut or
     folded); the title fills the rest of the line, or, where the codes leave less than :data:`MIN_TITLE`
     columns (an 80-column terminal), goes on the next line, indented and wrapped."""
-    cells = [{"needs": ", ".join(row["needs"]) or "-", **{c: printable(row[c]) for c in CODES if c != "needs"},
+    cells = [{"needs": ", ".join(row["needs"]) or "-", **{c: inline(row[c]) for c in CODES if c != "needs"},
               "title": row["title"]} for row in rows]
-    widths = {c: max([len(c)] + [cell_len(printable(cell[c])) for cell in cells]) for c in CODES}
+    widths = {c: max([len(c)] + [cell_len(cell[c]) for cell in cells]) for c in CODES}
     table_width = sum(w + 3 for w in widths.values()) + MIN_TITLE + 2  # rich: 1 space each side, 1 rule between
     if stdout.width >= table_width:
         table = Table(show_edge=False)
@@ -71,7 +72,7 @@ def _print_cases(rows: list[dict]) -> None:
             table.add_column(column, no_wrap=True, min_width=widths[column])
         table.add_column("title")
         for cell in cells:
-            table.add_row(*_styled(cell), Text(cell["title"]))
+            table.add_row(*_styled(cell), Text(inline(cell["title"])))  # escaped before rich measures it
         stdout.print(table)
         return
     gap = 2 if sum(widths.values()) + 2 * (len(CODES) - 1) <= stdout.width else 1
@@ -80,10 +81,10 @@ def _print_cases(rows: list[dict]) -> None:
         line = Text()
         for column, text in zip(CODES, _styled(cell)):
             line.append_text(text)
-            line.append(" " * (widths[column] - cell_len(printable(cell[column])) + gap))
+            line.append(" " * (widths[column] - cell_len(cell[column]) + gap))
         line.rstrip()
         stdout.print(line, highlight=False)
-        for part in Text(printable(cell["title"])).wrap(stdout, max(stdout.width - 4, MIN_TITLE)):
+        for part in Text(inline(cell["title"])).wrap(stdout, max(stdout.width - 4, MIN_TITLE)):
             part.rstrip()
             stdout.print(Text("    ").append_text(part), highlight=False)
 

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stdout
+from faultlib.text import inline
 
 
 #: narrowest column a summary wraps in beside its shim's name (else it goes under the name)
@@ -22,7 +23,7 @@ def _print_summary(name: str, summary: str) -> None:
     """``name  summary``, the summary wrapped between words under itself (or under the name, when the name
     leaves it too little room)."""
     indent = len(name) + 2 if stdout.width - len(name) - 2 >= SUMMARY_MIN else 2
-    lines = Text(printable(summary)).wrap(stdout, max(stdout.width - indent, SUMMARY_MIN))
+    lines = Text(inline(summary)).wrap(stdout, max(stdout.width - indent, SUMMARY_MIN))
     first = Text.assemble((name, "bold"), "  " if indent > 2 else "")
     if indent == 2:
         stdout.print(first)
@@ -70,7 +71,7 @@ def _print_params(params: list[dict]) -> None:
     (``name  type, required, default D, range``) with its description wrapped under it."""
     rows = [_cells(p) for p in params]
     caps = (None, 12, None, 12, None)  # an enum or a list as default wraps at 12 columns
-    widths = [min(max([len(h)] + [len(printable(r[i])) for r in rows]), caps[i] or 10**6)
+    widths = [min(max([len(h)] + [len(inline(r[i])) for r in rows]), caps[i] or 10**6)
               for i, h in enumerate(COLUMNS[:-1])]
     if stdout.width - 2 - sum(widths) - 2 * len(widths) >= DESCRIPTION_MIN:
         table = Table(show_edge=False, box=None, padding=(0, 1), pad_edge=False)
@@ -78,14 +79,14 @@ def _print_params(params: list[dict]) -> None:
             table.add_column(column, no_wrap=column in ("param", "required", "range"), overflow="fold", max_width=cap)
         table.add_column(COLUMNS[-1], overflow="fold")  # folds only a word longer than the column
         for row in rows:
-            table.add_row(*map(Text, row))
+            table.add_row(*(Text(inline(cell)) for cell in row))  # escaped before rich measures it
         stdout.print(Padding(table, (0, 0, 0, 2)), soft_wrap=False)
         return
     for name, kind, required, default, bounds, description in rows:
         about = ", ".join(x for x in (kind, "required" if required else "", default and f"default {default}",
                                       bounds and f"range {bounds}") if x)
-        stdout.print(Text.assemble("  ", (name, "bold"), f"  {printable(about)}"), highlight=False)
-        for line in _wrapped("      " + printable(description), stdout.width):
+        stdout.print(Text.assemble("  ", (inline(name), "bold"), f"  {inline(about)}"), highlight=False)
+        for line in _wrapped("      " + inline(description), stdout.width):
             stdout.print(Text(line), highlight=False)
 
 

@@ -49,3 +49,17 @@ def test_a_check_table_row_holds_a_hostile_file_name_in_line(tmp_path):
     assert len({tuple(i for i, c in enumerate(row) if c == "│") for row in rows}) == 1, proc.stdout
     assert not [line for line in proc.stdout.splitlines() if line.lstrip(" │").startswith("fake: ok.py")], proc.stdout
     assert "nl\\nfake: ok.py:5" in proc.stdout and "x\\x1b[2Jclear.py:5" in proc.stdout, proc.stdout
+
+
+def test_a_case_title_with_a_newline_and_an_escape_keeps_the_list_in_line(tmp_path):
+    from tests.conftest import tiny_case_data, write_case
+
+    data = tiny_case_data("odd_title")
+    data["title"] = "first line\n forged_case  9.9.9  infra.fake  critical  -  and \x1b[2J a clear"
+    write_case(tmp_path / "cases", data)
+    write_case(tmp_path / "cases", tiny_case_data("plain_title"))
+    proc = cli("list", "cases", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if "│" in line]
+    assert len(rows) == 2 and len({tuple(i for i, c in enumerate(r) if c == "│") for r in rows}) == 1, proc.stdout
+    assert "first line\\n forged_case" in proc.stdout and "\\x1b[2J" in proc.stdout, proc.stdout
