@@ -1,8 +1,12 @@
-"""End to end: `faultlib run cases/fp16_overflow --json` on real AMP training, evidence verified by sha256."""
+"""End to end: `faultlib run cases/fp16_overflow --json` on real AMP training, evidence verified by sha256;
+with Prometheus installed, the case's own overflow_rate query says what the fault did (0 before the fault,
+> 0 during it, 0 in the control) and the run's summary draws it (one run serves both: it is the same
+`faultlib run --prometheus` either way)."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from pathlib import Path
 
@@ -13,11 +17,12 @@ from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli,
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 
+CASE = REPO / "cases" / "fp16_overflow"
+
 
 def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
     archive = tmp_path / "runs"
-    proc = cli("run", str(REPO / "cases" / "fp16_overflow"), *PROMETHEUS, "--archive", f"file://{archive}", "--json",
-               cwd=tmp_path, timeout=600)
+    proc = cli("run", str(CASE), *PROMETHEUS, "--archive", f"file://{archive}", "--json", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
     assert record["verdict"] == "passed", record["assertions"]
@@ -37,4 +42,41 @@ def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
     run = f'run_id="{record["run_id"]}"'
     assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="faulted",{run},window="during"}} 5.0' in prom
     assert f'faultlib_overflow_steps_total{{case="fp16_overflow",phase="control",{run},window="none"}} 0.0' in prom
-    assert_passes_without_control(REPO / "cases" / "fp16_overflow", record, tmp_path)
+    if PROMETHEUS:
+        assert_the_overflow_rate_is_zero_before_positive_during_and_zero_in_the_control(record, run_dir)
+    assert_passes_without_control(CASE, record, tmp_path)
+
+
+def assert_the_overflow_rate_is_zero_before_positive_during_and_zero_in_the_control(record: dict, run_dir: Path):
+    """The run's metrics backfilled into a real Prometheus (``--prometheus``): promql.json holds every query
+    the case declares, without errors, and the summary ``faultlib run`` prints (without ``--json``) draws them."""
+    from rich.console import Console
+
+    from faultlib import schemas
+    from faultlib.cli.progress import print_summary
+    from faultlib.evidence import layout, read_run
+    from faultlib.readers import load_yaml_file
+    from faultlib.record import RunRecord
+
+    document = json.loads((run_dir / layout.PROMQL).read_text())
+    assert list(schemas.validator("promql").iter_errors(document)) == []
+    declared = [q["id"] for q in load_yaml_file(CASE / "case.yaml").data["observability"]["promql"]]
+    assert list(dict.fromkeys(q["id"] for q in document["queries"])) == declared
+    assert all(q["error"] is None for q in document["queries"])
+
+    evidence = read_run(run_dir)
+    rate = "overflow_rate"  # the case's own query: rate(overflows[5m]) / rate(steps[5m]) by phase
+    assert evidence.promql(rate, phase="faulted", window="before").max() == 0
+    assert evidence.promql(rate, phase="faulted", window="during").max() > 0
+    assert evidence.promql(rate, phase="control").max() == 0
+    during = evidence.promql(rate, phase="faulted", window="during")
+    assert during.result.end - during.result.start < 1.0, "8 steps of about a millisecond each, not the whole run"
+
+    console = Console(record=True, width=200, file=io.StringIO())  # what `faultlib run` prints (faultlib/cli/run.py), here from --json's record
+    print_summary(console, RunRecord.from_json(record), record["archive_uri"])
+    lines = console.export_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("promql (Prometheus 2."))
+    first, second = lines[header + 1].split(), lines[header + 2].split()
+    assert first[:2] == ["overflow_rate", "control"] and first[-4:] == ["min", "0", "max", "0"]
+    assert second[0] == "faulted" and second[1].count("|") == 2 and second[-4:-1] == ["min", "0", "max"]
+    assert float(second[-1]) > 0
