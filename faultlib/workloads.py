@@ -16,6 +16,8 @@ import io
 import os
 import zipfile
 
+from faultlib.cache import cache_dir
+
 #: the arrays a cached split holds, in :func:`digits_split`'s order
 _ARRAYS = ("x_train", "y_train", "x_test", "y_test")
 _MAX_CACHE_BYTES = 4 << 20  # the split is about 0.95 MB
@@ -59,12 +61,11 @@ def _cache_path(seed: int, test_size: float) -> str | None:
         versions = [metadata.version("scikit-learn"), metadata.version("numpy")]
     except metadata.PackageNotFoundError:
         return None
-    root = os.environ.get("FAULTLIB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "faultlib")
-    if root.startswith("~"):
+    root = cache_dir()
+    if root is None:
         return None
     key = hashlib.sha256(repr(("digits", 1, int(seed), float(test_size), *versions)).encode()).hexdigest()[:32]
-    return os.path.join(root, f"digits-split-{key}.npz")
+    return str(root / f"digits-split-{key}.npz")
 
 
 def _read_cache(path: str):

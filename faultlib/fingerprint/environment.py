@@ -34,6 +34,8 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from faultlib.cache import cache_dir
+
 FORMAT = 1
 """Version of the fingerprint's shape (the ``format`` key)."""
 UNKNOWN: dict[str, Any] = {"format": FORMAT, "python": None, "implementation": None, "platform": None, "machine": None,
@@ -115,9 +117,8 @@ def _gpu_possible() -> bool:
 
 
 def _cache_file(key: str) -> str | None:
-    root = os.environ.get("FAULTLIB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "faultlib")
-    return None if root.startswith("~") else os.path.join(root, f"torch-build-{key}.json")
+    root = cache_dir()
+    return None if root is None else str(root / f"torch-build-{key}.json")
 
 
 _BUILD_KEYS = {"version": str, "cuda": (str, type(None)), "cudnn": (str, type(None)), "debug": bool,

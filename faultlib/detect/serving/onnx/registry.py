@@ -3,8 +3,7 @@
 Two sources, one form (:class:`KernelRegistry`):
 
 - the installed onnxruntime's own registries (``verified``), read once per onnxruntime version and kept
-  on disk in the user's cache directory (:func:`cache_dir`: ``$FAULTLIB_CACHE_DIR``, else
-  ``$XDG_CACHE_HOME/faultlib``, else ``~/.cache/faultlib``). A cache file is written to a temporary name
+  on disk in the user's cache directory (:func:`faultlib.cache.cache_dir`). A cache file is written to a temporary name
   and renamed into place (atomic on POSIX: concurrent writers each leave a whole file); one that does not
   parse or is of another format or version is rebuilt;
 - a release table shipped with faultlib (``likely``): ``tables/onnxruntime-X.Y.Z.json.gz``, measured by
@@ -29,6 +28,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from faultlib.cache import cache_dir
 
 #: ``INT_MAX``: the end version of a kernel registered without one
 OPEN_END = 2**31 - 1
@@ -140,14 +141,6 @@ class KernelRegistry:
         return [k for k in self.kernels.get((domain, op), []) if k.serves(version)]
 
 
-def cache_dir() -> Path:
-    """``$FAULTLIB_CACHE_DIR``, else ``$XDG_CACHE_HOME/faultlib``, else ``~/.cache/faultlib``."""
-    if os.environ.get("FAULTLIB_CACHE_DIR"):
-        return Path(os.environ["FAULTLIB_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "faultlib"
-
-
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
     """``data`` as JSON at ``path``, written to a temporary name and renamed (atomic on POSIX); a read-only or full
     cache directory is no error."""
@@ -216,19 +209,22 @@ def installed_registry(providers: tuple[str, ...] = DEFAULT_PROVIDERS) -> Kernel
     version = _installed_version()
     if version is None:
         return None
-    path = cache_dir() / "onnx" / f"onnxruntime-{version}-{'-'.join(providers)}.json"
-    data = _read_cache(path, version, providers)
+    root = cache_dir()
+    path = root / "onnx" / f"onnxruntime-{version}-{'-'.join(providers)}.json" if root else None
+    data = _read_cache(path, version, providers) if path else None
     if data is None:
         from faultlib.detect.serving.onnx.probe import dump_registry
 
         data = {"format": CACHE_FORMAT, **dump_registry(providers), "max_ir_version": _probe_max_ir()}
-        write_atomic(path, data)
+        if path:
+            write_atomic(path, data)
     source = (f"the installed onnxruntime {version}'s own kernel registry "
               "(onnxruntime.capi._pybind_state.get_all_opkernel_def)")
     try:
         return KernelRegistry.from_data(data, verified=True, source=source)
     except (KeyError, TypeError, ValueError):
-        path.unlink(missing_ok=True)
+        if path:
+            path.unlink(missing_ok=True)
         installed_registry.cache_clear()
         raise
 

@@ -2,7 +2,7 @@
 
 ``import onnx`` costs ~0.8 s (ml_dtypes, numpy, the C++ extension), more than the rest of a check. Two things
 come from it, both fixed for one ``onnx`` release, so both are read from it once and cached per version
-(``<cache_dir>/onnx/onnx-<version>.json``, :func:`~faultlib.detect.serving.onnx.registry.cache_dir`; written
+(``<cache_dir>/onnx/onnx-<version>.json``, :func:`faultlib.cache.cache_dir`; written
 atomically, a corrupt or foreign file is rebuilt):
 
 - every operator schema's fields the check reads (:class:`SpecSchema`: since_version, deprecated, attributes
@@ -28,7 +28,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from faultlib.detect.serving.onnx.registry import Param, cache_dir, write_atomic
+from faultlib.cache import cache_dir
+from faultlib.detect.serving.onnx.registry import Param, write_atomic
 
 #: version of the cache file layout; another value is rebuilt
 CACHE_FORMAT = 1
@@ -139,8 +140,11 @@ def spec_data() -> dict[str, Any]:
     version = onnx_version()
     if version is None:
         raise MissingDependency("onnx", "onnx")
-    path = cache_dir() / "onnx" / f"onnx-{version}.json"
+    root = cache_dir()
+    path = root / "onnx" / f"onnx-{version}.json" if root else None
     try:
+        if path is None:
+            raise OSError("no cache directory (no home directory)")
         data = json.loads(path.read_text())
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("onnx") == version:
             return {"schemas": [SpecSchema.from_json(row) for row in data["schemas"]],
@@ -148,7 +152,8 @@ def spec_data() -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError):
         pass  # missing, corrupt, or another layout: rebuilt below
     data = _build(version)
-    write_atomic(path, data)
+    if path:
+        write_atomic(path, data)
     return {"schemas": [SpecSchema.from_json(row) for row in data["schemas"]],
             "descriptor": _descriptor(data["descriptor"])}
 
