@@ -6,6 +6,10 @@ example is written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -139,4 +143,266 @@ def test_a_hub_model_offloaded_and_a_local_load_function_stay_silent(tmp_path):
                 boxes = await asyncio.to_thread(self.net, request.image)
                 return boxes, self.fake(request.image)
     """)
+    assert found == set()
+
+
+def test_a_protocol_implementation_with_an_inherited_method_is_followed(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import Protocol
+
+        from transformers import pipeline
+
+        class Scorer(Protocol):
+            def score(self, texts: list) -> list: ...
+            def stats(self) -> dict: ...
+
+        class Counting:
+            def stats(self):
+                return {"calls": 0}
+
+        class Sentiment(Counting):
+            def __init__(self):
+                self.pipe = pipeline("sentiment-analysis")
+
+            def score(self, texts):
+                return self.pipe(texts)
+
+        class Batcher:
+            def __init__(self, scorer: Scorer):
+                self.scorer = scorer
+
+            async def flush(self, texts):
+                return self.scorer.score(texts)
+    """)
+    assert found == {("blocking_cpu", "return self.pipe(texts)")}
+
+
+def test_a_class_missing_a_protocol_method_is_not_an_implementation(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import Protocol
+
+        from transformers import pipeline
+
+        class Scorer(Protocol):
+            def score(self, texts: list) -> list: ...
+            def stats(self) -> dict: ...
+
+        class Counting:
+            def reset(self):
+                return None
+
+        class Sentiment(Counting):
+            def __init__(self):
+                self.pipe = pipeline("sentiment-analysis")
+
+            def score(self, texts):
+                return self.pipe(texts)
+
+        async def flush(scorer: Scorer, texts):
+            return scorer.score(texts)
+    """)
+    assert found == set()
+
+
+def test_a_class_passed_to_an_async_runner_is_constructed_there(tmp_path):
+    found = flagged(tmp_path, """
+        import torch
+
+        class Upscaler:
+            def __init__(self):
+                self.net = torch.hub.load("someone/upscaler", "x4")
+
+        class Echo:
+            def __init__(self):
+                self.net = None
+
+        async def serve(handler_cls, port):
+            handler = handler_cls()
+            return handler, port
+
+        async def scale_up():
+            await serve(handler_cls=Upscaler, port=7001)
+
+        async def main():
+            await serve(Echo, 7000)
+    """)
+    assert found == {("blocking_file_io", 'self.net = torch.hub.load("someone/upscaler", "x4")')}
+
+
+def test_a_parameter_called_with_a_lambda_or_rebound_is_left_unknown(tmp_path):
+    found = flagged(tmp_path, """
+        import torch
+
+        class Upscaler:
+            def __init__(self):
+                self.net = torch.hub.load("someone/upscaler", "x4")
+
+        async def serve(handler_cls, port):
+            return handler_cls(), port
+
+        async def rebind(handler_cls):
+            handler_cls = dict
+            return handler_cls()
+
+        async def main():
+            await serve(handler_cls=Upscaler, port=7001)
+            await serve(lambda: None, 7000)
+            await rebind(Upscaler)
+    """)
+    assert found == set()
+
+
+def test_a_module_type_alias_in_an_annotation_is_what_it_names(tmp_path):
+    found = flagged(tmp_path, """
+        from concurrent.futures import Future
+        from typing import Optional
+
+        try:
+            WeightsFuture = Future[dict]
+        except TypeError:
+            WeightsFuture = Future
+
+        class Slot:
+            def __init__(self, pending):
+                self._pending: Optional[WeightsFuture] = pending
+
+            def weights(self):
+                return self._pending.result()
+
+        async def answer(slot: Slot):
+            return slot.weights()
+    """)
+    assert found == {("blocking_task", "return self._pending.result()")}
+
+
+def test_an_alias_of_a_local_class_or_a_global_value_is_not_a_future(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import Optional
+
+        class Ready:
+            def result(self):
+                return {}
+
+        Pending = Ready
+        DEFAULT = dict(name="x")
+
+        class Slot:
+            def __init__(self, pending, other):
+                self._pending: Optional[Pending] = pending
+                self._other: DEFAULT = other
+
+            def weights(self):
+                return self._pending.result(), self._other.result()
+
+        async def answer(slot: Slot):
+            return slot.weights()
+    """)
+    assert found == set()
+
+
+def test_a_factory_of_one_provider_is_not_a_request_of_another(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import boto3
+        from azure.storage.blob import BlobServiceClient
+        from google.cloud import storage
+
+        class Lake:
+            def __init__(self, provider, conn):
+                if provider == "s3":
+                    self.store = boto3.client("s3")
+                elif provider == "gcs":
+                    self.store = storage.Client()
+                else:
+                    self.store = BlobServiceClient.from_connection_string(conn)
+
+            async def put_gcs(self, name, path, data):
+                bucket = self.store.bucket(name)
+                blob = bucket.blob(path)
+                await asyncio.to_thread(blob.upload_from_string, data)
+
+            async def put_azure(self, name, path, data):
+                box = self.store.get_container_client(name)
+                await asyncio.to_thread(box.upload_blob, path, data)
+
+            async def put_s3(self, name, path, data):
+                self.store.put_object(Bucket=name, Key=path, Body=data)
+    """)
+    assert found == {("blocking_http", "self.store.put_object(Bucket=name, Key=path, Body=data)")}
+
+
+def test_an_azure_sub_client_operation_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from azure.storage.blob import BlobServiceClient
+
+        service = BlobServiceClient.from_connection_string("UseDevelopmentStorage=true")
+
+        async def put(name, path, data):
+            box = service.get_container_client(name)
+            box.get_blob_client(path).upload_blob(data)
+    """)
+    assert found == {("blocking_http", "box.get_blob_client(path).upload_blob(data)")}
+
+
+def _dir_flagged(tmp_path, files: dict[str, str]) -> set[tuple[str, str, str]]:
+    for name, source in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(source))
+    report = analyze_path(tmp_path)
+    assert report.complete
+    return {(f.kind, Path(f.location["file"]).name,
+             (tmp_path / Path(f.location["file"]).name).read_text().splitlines()[f.location["line"] - 1].strip())
+            for f in report.findings}
+
+
+_CONTRACTS = """
+    from typing import Protocol
+
+    class Scorer(Protocol):
+        def score(self, texts: list) -> list: ...
+"""
+_BACKEND = """
+    from transformers import pipeline
+
+    class Sentiment:
+        def __init__(self):
+            self.pipe = pipeline("sentiment-analysis")
+
+        def score(self, texts):
+            return self.pipe(texts)
+"""
+
+
+def test_a_type_checking_import_wins_over_its_runtime_fallback(tmp_path):
+    found = _dir_flagged(tmp_path, {"contracts.py": _CONTRACTS, "backend.py": _BACKEND, "batcher.py": """
+        from typing import TYPE_CHECKING, Any
+
+        if TYPE_CHECKING:
+            from contracts import Scorer
+        else:
+            Scorer = Any
+
+        class Batcher:
+            def __init__(self, scorer: Scorer):
+                self.scorer = scorer
+
+            async def flush(self, texts):
+                return self.scorer.score(texts)
+    """})
+    assert found == {("blocking_cpu", "backend.py", "return self.pipe(texts)")}
+
+
+def test_an_any_alias_without_an_import_says_nothing(tmp_path):
+    found = _dir_flagged(tmp_path, {"contracts.py": _CONTRACTS, "backend.py": _BACKEND, "batcher.py": """
+        from typing import Any
+
+        Scorer = Any
+
+        class Batcher:
+            def __init__(self, scorer: Scorer):
+                self.scorer = scorer
+
+            async def flush(self, texts):
+                return self.scorer.score(texts)
+    """})
     assert found == set()

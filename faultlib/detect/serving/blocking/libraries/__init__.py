@@ -26,6 +26,7 @@ from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
+from faultlib.detect.serving.blocking.libraries.storage import STORAGE
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
@@ -33,9 +34,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA)
+           IMAGES, HELPDESK, KAFKA, STORAGE)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HELPDESK", "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED",
-           "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS",
-           "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HELPDESK", "HTTP_CLIENTS",
+           "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH",
+           "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE"]
