@@ -406,3 +406,37 @@ def test_an_any_alias_without_an_import_says_nothing(tmp_path):
                 return self.scorer.score(texts)
     """})
     assert found == set()
+
+
+def test_building_a_langchain_chroma_store_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain.vectorstores import Chroma
+
+        def open_store(path, embeddings):
+            return Chroma(persist_directory=path, embedding_function=embeddings)
+
+        async def retriever(path, embeddings):
+            store = open_store(path, embeddings)
+            return store.as_retriever()
+    """)
+    assert found == {("blocking_db", "return Chroma(persist_directory=path, embedding_function=embeddings)")}
+
+
+def test_a_chroma_store_built_off_the_loop_and_a_local_chroma_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from langchain_community.vectorstores import Chroma
+
+        class Palette:
+            def __init__(self, colours):
+                self.colours = colours
+
+        def Chroma_of(colours):
+            return Palette(colours)
+
+        async def retriever(path, embeddings):
+            store = await asyncio.to_thread(Chroma, persist_directory=path, embedding_function=embeddings)
+            return store, Chroma_of(["red"])
+    """)
+    assert found == set()
