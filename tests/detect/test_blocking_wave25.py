@@ -440,3 +440,43 @@ def test_a_chroma_store_built_off_the_loop_and_a_local_chroma_stay_silent(tmp_pa
             return store, Chroma_of(["red"])
     """)
     assert found == set()
+
+
+_SCALER = """
+    import json
+
+    class Scaler:
+        def load_state(self, path):
+            with open(path) as f:
+                return json.load(f)
+"""
+
+
+def test_an_import_wins_over_its_except_fallback_when_the_module_is_analysed(tmp_path):
+    found = _dir_flagged(tmp_path, {"scaler.py": _SCALER, "stream.py": """
+        try:
+            from scaler import Scaler
+        except ImportError:
+            class Scaler:
+                def load_state(self, path):
+                    return None
+
+        async def restore(path):
+            Scaler().load_state(path)
+    """})
+    assert found == {("blocking_file_io", "scaler.py", "with open(path) as f:")}
+
+
+def test_the_fallback_stands_when_the_import_is_not_analysed(tmp_path):
+    found = _dir_flagged(tmp_path, {"stream.py": """
+        try:
+            from missing_scaler import Scaler
+        except ImportError:
+            class Scaler:
+                def load_state(self, path):
+                    return None
+
+        async def restore(path):
+            Scaler().load_state(path)
+    """})
+    assert found == set()

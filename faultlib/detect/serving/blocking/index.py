@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -126,6 +127,10 @@ class Index(TypeOf):
                 return self.lookup(".".join([imported, *rest]))
             scope = scope.parent
         if head in module.functions or head in module.classes:
+            if head in module.imports and head in fallback_names(module):  # the stub of a failed import: not here
+                imported = self.lookup(".".join([module.imports[head], *rest]))
+                if isinstance(imported, (Func, Klass)):
+                    return imported
             return self.member(module, parts)
         if head in module.imports:
             return self.lookup(".".join([module.imports[head], *rest]))
