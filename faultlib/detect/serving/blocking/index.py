@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -28,6 +29,7 @@ from faultlib.detect.serving.blocking.shapes import is_property, protocol_implem
 
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
+from faultlib.detect.serving.blocking.typealiases import type_alias
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -125,6 +127,10 @@ class Index(TypeOf):
                 return self.lookup(".".join([imported, *rest]))
             scope = scope.parent
         if head in module.functions or head in module.classes:
+            if head in module.imports and head in fallback_names(module):  # the stub of a failed import: not here
+                imported = self.lookup(".".join([module.imports[head], *rest]))
+                if isinstance(imported, (Func, Klass)):
+                    return imported
             return self.member(module, parts)
         if head in module.imports:
             return self.lookup(".".join([module.imports[head], *rest]))
@@ -140,18 +146,21 @@ class Index(TypeOf):
         return None
 
     # -- types ------------------------------------------------------------------------------------
-    def annotation_type(self, node: ast.expr | None, module: Module) -> Type | None:
+    def annotation_type(self, node: ast.expr | None, module: Module, depth: int = 0) -> Type | None:
         node = unquoted(node)
-        if node is None:
+        if node is None or depth > MAX_RESOLVE_DEPTH:
             return None
+        alias = type_alias(node, module)
+        if alias is not None:  # ModelFuture = Future[Model] at module level, then `x: Optional[ModelFuture]`
+            return self.annotation_type(alias, module, depth + 1)
         if isinstance(node, ast.Subscript):  # Optional[X], list[X]: only Optional is a value of X
             parts = dotted(node.value)
             if parts and parts[-1] == "Optional":
-                return self.annotation_type(node.slice, module)
+                return self.annotation_type(node.slice, module, depth + 1)
             return self.generics.subscripted(node, module)  # Handle[SileroVad]: a generic class of the files
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
-            left = self.annotation_type(node.left, module)
-            return left if left is not None else self.annotation_type(node.right, module)
+            left = self.annotation_type(node.left, module, depth + 1)
+            return left if left is not None else self.annotation_type(node.right, module, depth + 1)
         parts = dotted(node)
         if not parts or parts[-1] in ("Any", "object"):
             return None  # says nothing: the call sites' arguments may (see _unannotated_param)

@@ -52,7 +52,7 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
         "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
 }
 
-_MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
+MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
     "llama_cpp.Llama": "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/#llama_cpp.Llama "
                        "(loads the GGUF file)",
     "llama_cpp.llama_chat_format.Llava15ChatHandler": "https://llama-cpp-python.readthedocs.io/en/latest/"
@@ -259,7 +259,7 @@ SDKS = Vocabulary(
         "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
         "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
         "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
-        **{name: (F, source) for name, source in _MODEL_LOADERS.items()},
+        **{name: (F, source) for name, source in MODEL_LOADERS.items()},
         **{name: (F, source) for name, source in _AUDIO_LOADERS.items()},
         **_MLX,
         "docx.Document": (F, "https://python-docx.readthedocs.io/en/latest/api/document.html (opens and parses)"),

@@ -65,16 +65,18 @@ MAX_IMPLEMENTATIONS = 8  # classes taken as a typing.Protocol's implementations 
 
 
 def protocol_implementations(index, classes: list[Klass]) -> list[tuple[Klass, list[Klass]]]:
-    """``(protocol, implementations)`` for each ``typing.Protocol`` of ``classes``: the classes that define all of its
-    public methods, subclass or not (PEP 544 structural subtyping), unless more than :data:`MAX_IMPLEMENTATIONS` do
-    (a name too common to say which classes implement it)."""
+    """``(protocol, implementations)`` for each ``typing.Protocol`` of ``classes``: the classes that have all of its
+    public methods, defined or inherited from a base of the analysed files (a metrics mixin), subclass or not (PEP
+    544 structural subtyping), unless more than :data:`MAX_IMPLEMENTATIONS` do (a name too common to say which
+    classes implement it)."""
     out = []
     for protocol in classes:
         wanted = {n for n in protocol.methods if not n.startswith("_")}
         if not wanted or not any(isinstance(b, str) and b.rpartition(".")[2] == "Protocol"
                                  for b in index.bases(protocol)):
             continue
-        found = [k for k in classes if k is not protocol and wanted <= set(k.methods)]
+        found = [k for k in classes if k is not protocol
+                 and all(n in k.methods or index.method(k, n) is not None for n in wanted)]
         if len(found) <= MAX_IMPLEMENTATIONS:
             out.append((protocol, found))
     return out

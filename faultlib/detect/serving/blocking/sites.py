@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.client_names import client_kind
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.preparation import prepares_text
@@ -44,6 +45,8 @@ REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
 
 def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
+    if documented_factory(index, call, func):
+        return None  # self.storage.bucket(name): the GCS client's factory, though `storage` may be a boto3 client
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it

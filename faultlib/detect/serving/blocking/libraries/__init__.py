@@ -14,8 +14,11 @@ from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
+from faultlib.detect.serving.blocking.libraries.helpdesk import HELPDESK
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
 from faultlib.detect.serving.blocking.libraries.images import IMAGES
+from faultlib.detect.serving.blocking.libraries.kafka import KAFKA
+from faultlib.detect.serving.blocking.libraries.loaded import LOADED
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
@@ -23,16 +26,17 @@ from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
+from faultlib.detect.serving.blocking.libraries.storage import STORAGE
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.sdks import SDKS
 
-BUILTIN = (STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
+BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES)
+           IMAGES, HELPDESK, KAFKA, STORAGE)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HTTP_CLIENTS", "IMAGES",
-           "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH", "STREAMS", "STDLIB", "VECTORS",
-           "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HELPDESK", "HTTP_CLIENTS",
+           "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH",
+           "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE"]

@@ -1,11 +1,13 @@
-"""Vector databases reached over a synchronous client: Milvus (``pymilvus``).
+"""Vector databases reached over a synchronous client: Milvus (``pymilvus``), and LangChain's Chroma store.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; Qdrant,
 Chroma, Pinecone and FAISS are in :mod:`faultlib.detect.serving.blocking.sdks`). ``pymilvus``'s ORM talks to the
 server over a blocking gRPC channel: ``connections.connect`` opens it, building a ``Collection`` asks the server
 whether it exists (and creates it when given a schema), ``load``/``search``/``query``/``insert``... wait for the
 server's answer; ``MilvusClient`` does the same with one object (``AsyncMilvusClient`` is its async twin, left
-out). Each entry names the documentation of the call.
+out). Building LangChain's ``Chroma`` opens chromadb's client and its collection (SQLite on disk when persisted);
+its searches are in the LangChain family of :mod:`faultlib.detect.serving.blocking.libraries.models`. Each entry
+names the documentation of the call.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ MILVUS_UTILITY = "https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/utility/ha
 MILVUS_CLIENT = ("https://milvus.io/api-reference/pymilvus/v2.4.x/MilvusClient/Client/MilvusClient.md (every "
                  "method is a gRPC request; AsyncMilvusClient is the async twin)")
 
+LANGCHAIN_CHROMA = ("https://python.langchain.com/api_reference/chroma/vectorstores/langchain_chroma.vectorstores."
+                    "Chroma.html (the constructor builds a chromadb client -- a PersistentClient on persist_directory "
+                    "or client_settings -- and gets or creates the collection in its SQLite store)")
+_LANGCHAIN_CHROMA = ("langchain_chroma.Chroma", "langchain_chroma.vectorstores.Chroma",
+                     *(f"{p}.vectorstores{m}.Chroma" for p in ("langchain", "langchain_community")
+                       for m in ("", ".chroma")))
+
 _COLLECTION_METHODS = ("__init__", "load", "release", "search", "hybrid_search", "query", "search_iterator",
                        "query_iterator", "insert", "upsert", "delete", "flush", "compact", "create_index",
                        "drop_index", "drop", "create_partition", "drop_partition", "has_partition",
@@ -41,6 +50,7 @@ VECTORS = Vocabulary(
                {m: D for m in _COLLECTION_METHODS}, MILVUS_COLLECTION),
         Family(("pymilvus.MilvusClient", "pymilvus.milvus_client.MilvusClient"), {"*": D}, MILVUS_CLIENT,
                except_=frozenset({"close"})),
+        Family(_LANGCHAIN_CHROMA, {"__init__": D}, LANGCHAIN_CHROMA),
     ),
     returns={},
 )

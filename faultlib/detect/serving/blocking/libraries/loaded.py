@@ -1,0 +1,39 @@
+"""The object a model loader returns, when its type is not otherwise known, runs the model when it is used.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`). A
+function listed in :data:`faultlib.detect.serving.blocking.sdks.MODEL_LOADERS` reads a model's weights (from disk
+or a hub); what it hands back is the model. Where no table gives that object a precise type (``transformers.pipeline``
+returns a ``Pipeline``, ``spacy.load`` a ``Language``...), it gets :data:`LOADED_MODEL`: calling it, or calling one of
+its inference methods (:data:`INFERENCE`), runs the model in the calling thread -- ``torch.hub.load`` returns a
+``torch.nn.Module`` (or a hub entry point's own model object, such as YOLOv5's ``AutoShape``), ``fasttext.load_model``
+a ``FastText`` model. Only loader *functions* are mapped: a loader class's constructor or factory keeps its own type.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.libraries.models import MODELS
+from faultlib.detect.serving.blocking.sdks import MODEL_LOADERS, SDKS
+
+LOADED_MODEL = "faultlib.loaded_model"
+"""The pseudo-type of a loader's result (never a real module: no import can name it)."""
+
+INFERENCE = ("__call__", "predict", "predict_proba", "forward", "generate", "encode", "transcribe", "infer",
+             "detect", "embed", "classify", "recognize", "translate", "synthesize")
+"""The methods of a loaded model that run it (attribute reads, ``eval``, ``to``... are not inference)."""
+
+SOURCE = ("https://pytorch.org/docs/stable/hub.html#torch.hub.load (returns the model the hub entry point builds, "
+          "with its weights loaded; calling it runs the forward pass in the calling thread) and "
+          "https://fasttext.cc/docs/en/python-module.html (load_model returns the model whose predict runs it)")
+
+
+def _loader_functions() -> dict[str, str]:
+    typed = set(MODELS.returns) | set(SDKS.returns)
+    return {name: LOADED_MODEL for name in MODEL_LOADERS
+            if name not in typed and not any(part[:1].isupper() for part in name.split("."))}
+
+
+LOADED = Vocabulary(
+    families=(Family((LOADED_MODEL,), {m: "blocking_cpu" for m in INFERENCE}, SOURCE),),
+    returns=_loader_functions(),
+)

@@ -1,0 +1,77 @@
+"""A parameter that is called (``servicer_cls()``, ``make(path)``) runs what the callers pass for it.
+
+``async def run_server(servicer_cls, port)`` that calls ``servicer_cls()`` constructs whichever class its callers
+hand it (``run_server(servicer_cls=DetectService, port=50052)``): the constructor of each, with the model it loads,
+runs on the loop. :func:`passed_callees` answers with the functions and classes of the analysed files that every call
+site of the function passes for that parameter by reference (a name or dotted name, positionally or by keyword; the
+default for a call site that leaves it out). One call site passing anything else (a lambda, a call's result, ``*args``)
+or a caller that cannot be resolved answers nothing: the parameter stays unknown. Used by
+:func:`~faultlib.detect.serving.blocking.choices.picked`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+
+__all__ = ["passed_callees"]
+
+MAX_CALLERS = 24      # call sites examined for one parameter
+MAX_CALLEES = 8       # distinct functions or classes passed for it
+
+
+def passed_callees(index, func: Func, name: str) -> list[Func | Klass]:
+    """The functions and classes the call sites of ``func`` pass for its parameter ``name`` when ``func`` calls that
+    parameter and never rebinds it (empty when unknown; memoised per function and name)."""
+    table = func.__dict__.setdefault("_faultlib_passed", {})
+    if name not in table:
+        table[name] = _compute(index, func, name)
+    return table[name]
+
+
+def _compute(index, func: Func, name: str) -> list[Func | Klass]:
+    args = func.node.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    keyword_only = [a.arg for a in args.kwonlyargs]
+    if name not in positional and name not in keyword_only:
+        return []
+    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in func.nodes):
+        return []  # rebound in the body: not only what the callers pass
+    bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
+    position = positional.index(name) - (1 if bound else 0) if name in positional else None
+    default = _default(args, name)
+    calls = index.infer.sites().get(func.node.name, [])
+    if not calls or len(calls) > MAX_CALLERS:
+        return []
+    found: list[Func | Klass] = []
+    for call, caller in calls:
+        target = index.callee(call.func, caller)
+        if target is not func:
+            if target is None:
+                return []  # may be this function, through a receiver of unknown type
+            continue
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return []
+        value = next((k.value for k in call.keywords if k.arg == name), None)
+        if value is None and position is not None and 0 <= position < len(call.args):
+            value = call.args[position]
+        if value is None:
+            value, caller = default, func
+        passed = index.callee(value, caller) if value is not None and dotted(value) else None
+        if not isinstance(passed, (Func, Klass)):
+            return []
+        if all(passed is not f for f in found):
+            found.append(passed)
+    return found if len(found) <= MAX_CALLEES else []
+
+
+def _default(args: ast.arguments, name: str) -> ast.expr | None:
+    positional = [*args.posonlyargs, *args.args]
+    for arg, value in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if arg.arg == name:
+            return value
+    for arg, value in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == name:
+            return value
+    return None
