@@ -34,7 +34,9 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.evalsets import EvalSets
@@ -76,7 +78,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(SizeCalls, FreshTables, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
                FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
@@ -135,6 +137,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
                                    if s.kind == "split" and s.part in ("test", "val"))
         if isinstance(value, MaybeData) and value.whole and not value.used_as_data and value.name != name:
             value = renamed_whole(value, name, line)  # train_df = pd.read_csv(only_file): rows named by the variable
+        if still_empty(value):
+            return FreshTable(name, line)  # feat = pd.DataFrame(): empty until a column fills it (fresh.py)
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
@@ -251,6 +255,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
         whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
+        if self._fill_fresh(target, owner, value, frame):
+            return
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
@@ -321,7 +327,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
 
     def _may_become_container(self, owner: Any) -> bool:
         # (a table read from a file stays a table when a column is set: ``train['source'] = 'train'``)
-        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file
+        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file \
+            and not still_empty(owner)  # (feat = pd.DataFrame(); feat['a'] = ...: a column, fresh.py)
 
     def _bound(self, node: ast.expr | None, frame: Frame) -> Any:
         if node is None:

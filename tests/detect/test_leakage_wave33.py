@@ -1,0 +1,131 @@
+"""The static leakage analysis on the kinds last stop left open (issue 17, stop 33: closing31's "Remaining"), each in
+both directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+LEAKS = {
+    # rows per shop counted over the orders and the held-out orders stacked, merged back as a feature: the count a
+    # training row gets depends on how many held-out rows share its key (a frequency encoding of the test rows)
+    "group_size_over_train_and_test_stacked": ("""\
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        both = pd.concat([orders, later])
+        per_shop = both.groupby(['shop']).size().rename('shop_n').reset_index()
+        both = both.merge(per_shop, on=['shop'], how='left')
+        fit_part, held = both[:len(orders)], both[len(orders):]
+        m = Ridge().fit(fit_part.drop(columns=['sold']), fit_part['sold'])
+        m.predict(held.drop(columns=['sold']))
+        """, [("fit_on_test", 4)]),
+    # distinct items per shop over both files, inside a helper the script calls
+    "group_nunique_in_a_helper_over_train_and_test_stacked": ("""\
+        def distinct(frame, keys, col, out):
+            g = frame[keys + [col]].groupby(keys)[col].nunique().reset_index().rename(columns={col: out})
+            return frame.merge(g, on=keys, how='left')
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        both = pd.concat([orders, later])
+        both = distinct(both, ['shop'], 'item', 'shop_items')
+        fit_part, held = both[:len(orders)], both[len(orders):]
+        m = Ridge().fit(fit_part.drop(columns=['sold']), fit_part['sold'])
+        m.predict(held.drop(columns=['sold']))
+        """, [("fit_on_test", 2)]),
+    # a count per value of a column, mapped back onto every row, before a split
+    "value_counts_mapped_before_a_split": ("""\
+        table['city_n'] = table['city'].map(table['city'].value_counts())
+        a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(a, ya).score(b, yb)
+        """, [("fit_before_split", 1)]),
+    # the same count through transform
+    "group_transform_count_before_a_split": ("""\
+        table['city_n'] = table.groupby('city')['age'].transform('count')
+        a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(a, ya).score(b, yb)
+        """, [("fit_before_split", 1)]),
+    # a helper builds a fresh table column by column from rows a scaler fitted on both files shaped; the training
+    # part's table trains the model, the held-out part's is scored
+    "fresh_table_filled_column_by_column_from_stacked_scaled_rows": ("""\
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        both = pd.concat([orders, later])
+        both['price'] = StandardScaler().fit_transform(both[['price']])
+        def derived(rows):
+            out = pd.DataFrame()
+            out['p2'] = np.tanh(rows['price'] * 2.0)
+            out['gap'] = rows['price'] - rows['cost']
+            return out
+        m = Ridge().fit(derived(both[:len(orders)]), orders['sold'])
+        m.predict(derived(both[len(orders):]))
+        """, [("fit_on_test", 4)]),
+    # the same, the fresh table written to a file for the script that trains
+    "fresh_table_of_stacked_scaled_rows_saved": ("""\
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        both = pd.concat([orders, later])
+        both['price'] = StandardScaler().fit_transform(both[['price']])
+        feat = pd.DataFrame()
+        feat['p2'] = both['price'] ** 2
+        feat.to_csv('features.csv')
+        """, [("fit_on_test", 4)]),
+}
+
+HEALTHY = {
+    # the fresh table is filled from the training file scaled on its own rows
+    "fresh_table_filled_from_training_rows_scaled_alone": ("""\
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        sc = StandardScaler().fit(orders[['price']])
+        def derived(rows):
+            out = pd.DataFrame()
+            out['p'] = sc.transform(rows[['price']])[:, 0]
+            out['gap'] = rows['price'] - rows['cost']
+            return out
+        m = Ridge().fit(derived(orders), orders['sold'])
+        m.predict(derived(later))
+        """),
+    # a fresh table of results (a score per candidate) filled column by column: no rows of the data in it
+    "fresh_table_of_scores": ("""\
+        a, b, ya, yb = train_test_split(X, y)
+        results = pd.DataFrame()
+        results['alpha'] = [0.1, 1.0]
+        results['score'] = [Ridge(alpha=0.1).fit(a, ya).score(b, yb), Ridge(alpha=1.0).fit(a, ya).score(b, yb)]
+        print(results)
+        """),
+    # rows per shop counted on the training file only: the held-out rows get the training counts
+    "group_size_of_the_training_rows_only": ("""\
+        orders = pd.read_csv("orders_train.csv")
+        later = pd.read_csv("orders_test.csv")
+        per_shop = orders.groupby(['shop']).size().rename('shop_n').reset_index()
+        orders = orders.merge(per_shop, on=['shop'], how='left')
+        later = later.merge(per_shop, on=['shop'], how='left')
+        m = Ridge().fit(orders.drop(columns=['sold']), orders['sold'])
+        m.predict(later.drop(columns=['sold']))
+        """),
+    # counts printed and plotted: nothing reaches a model
+    "value_counts_shown_only": ("""\
+        print(table['city'].value_counts())
+        table.groupby('city').size().plot(kind='bar')
+        a, b, ya, yb = train_test_split(X, y)
+        Ridge().fit(a, ya).score(b, yb)
+        """),
+    # the number of distinct labels sizes an output layer: a count of classes, not of rows per key
+    "number_of_distinct_labels_only": ("""\
+        n_classes = table['label'].nunique()
+        a, b, ya, yb = train_test_split(X, y)
+        LogisticRegression(max_iter=n_classes * 100).fit(a, ya).score(b, yb)
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_leak_is_found_at_its_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert sorted(set(alarms(tmp_path, body))) == expected
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_healthy_look_alike_is_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
