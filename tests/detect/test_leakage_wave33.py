@@ -70,9 +70,47 @@ LEAKS = {
         feat['p2'] = both['price'] ** 2
         feat.to_csv('features.csv')
         """, [("fit_on_test", 4)]),
+    # quartile edges of every row shown, typed back as a band by hand, the band itself dropped: the hand-made
+    # band has the qcut's edges, learnt from rows the split later holds out
+    "qcut_edges_of_all_rows_typed_back_then_split": ("""\
+        table['age_q'] = pd.qcut(table['age'], 4)
+        print(table[['age_q', 'label']].groupby('age_q').mean())
+        table.loc[table['age'] <= 30, 'age_band'] = 0
+        table.loc[(table['age'] > 30) & (table['age'] <= 45), 'age_band'] = 1
+        table.loc[table['age'] > 45, 'age_band'] = 2
+        table = table.drop(['age_q'], axis=1)
+        a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(a, ya).score(b, yb)
+        """, [("fit_before_split", 1)]),
 }
 
 HEALTHY = {
+    # edges of the training part's quartiles typed back on both parts: learnt from training rows only
+    "qcut_edges_of_the_training_part_typed_back": ("""\
+        tr, te = train_test_split(table)
+        tr['age_q'] = pd.qcut(tr['age'], 4)
+        print(tr[['age_q', 'label']].groupby('age_q').mean())
+        for part in [tr, te]:
+            part.loc[part['age'] <= 30, 'age_band'] = 0
+            part.loc[part['age'] > 30, 'age_band'] = 1
+        tr = tr.drop(['age_q'], axis=1)
+        Ridge().fit(tr.drop(columns=['label']), tr['label']).score(te.drop(columns=['label']), te['label'])
+        """),
+    # a domain's own cut-offs typed without any binning before them: nothing learnt from the rows
+    "typed_cut_offs_without_a_binning": ("""\
+        table.loc[table['age'] < 18, 'minor'] = 1
+        table.loc[table['age'] >= 18, 'minor'] = 0
+        a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(a, ya).score(b, yb)
+        """),
+    # a band looked at and dropped, no edge typed back: nothing of it reaches the model
+    "qcut_shown_and_dropped": ("""\
+        table['age_q'] = pd.qcut(table['age'], 4)
+        print(table[['age_q', 'label']].groupby('age_q').mean())
+        table = table.drop(['age_q'], axis=1)
+        a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
+        Ridge().fit(a, ya).score(b, yb)
+        """),
     # the fresh table is filled from the training file scaled on its own rows
     "fresh_table_filled_from_training_rows_scaled_alone": ("""\
         orders = pd.read_csv("orders_train.csv")
