@@ -82,9 +82,33 @@ LEAKS = {
         a, b, ya, yb = train_test_split(table.drop(columns=['label']), table['label'])
         Ridge().fit(a, ya).score(b, yb)
         """, [("fit_before_split", 1)]),
+    # the whole training file scaled, then split: its validation part is Keras' validation_data, scored each epoch
+    "keras_validation_data_of_a_training_file_scaled_whole": ("""\
+        from keras.models import Sequential
+        from keras.layers import Dense
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        feats = StandardScaler().fit_transform(shop.drop(columns=['sold']))
+        f_tr, f_val, s_tr, s_val = train_test_split(feats, shop['sold'])
+        net = Sequential([Dense(1)])
+        net.compile(optimizer='sgd', loss='mse')
+        net.fit(f_tr, s_tr, validation_data=(f_val, s_val), epochs=5)
+        """, [("fit_before_split", 5)]),
 }
 
 HEALTHY = {
+    # the scaler fitted on the training part only; the validation part is only transformed
+    "keras_validation_data_scaled_with_the_training_part": ("""\
+        from keras.models import Sequential
+        from keras.layers import Dense
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        f_tr, f_val, s_tr, s_val = train_test_split(shop.drop(columns=['sold']), shop['sold'])
+        sc = StandardScaler().fit(f_tr)
+        net = Sequential([Dense(1)])
+        net.compile(optimizer='sgd', loss='mse')
+        net.fit(sc.transform(f_tr), s_tr, validation_data=(sc.transform(f_val), s_val), epochs=5)
+        """),
     # edges of the training part's quartiles typed back on both parts: learnt from training rows only
     "qcut_edges_of_the_training_part_typed_back": ("""\
         tr, te = train_test_split(table)
