@@ -94,9 +94,41 @@ LEAKS = {
         net.compile(optimizer='sgd', loss='mse')
         net.fit(f_tr, s_tr, validation_data=(f_val, s_val), epochs=5)
         """, [("fit_before_split", 5)]),
+    # overlapping windows of one series (consecutive starts), then a shuffled split: training windows hold the
+    # test windows' targets
+    "overlapping_windows_then_shuffled_split": ("""\
+        series = pd.read_csv("meter.csv")['kwh']
+        wins, nxt = [], []
+        for i in range(len(series) - 24 - 1):
+            wins.append(series[i:i + 24])
+            nxt.append(series[i + 24 + 1])
+        W, N = np.array(wins), np.array(nxt)
+        a, b, ya, yb = train_test_split(W, N, test_size=0.2)
+        Ridge().fit(a, ya).score(b, yb)
+        """, [("shuffled_time_split", 7)]),
 }
 
 HEALTHY = {
+    # the same windows split in time order
+    "overlapping_windows_split_in_time_order": ("""\
+        series = pd.read_csv("meter.csv")['kwh']
+        wins, nxt = [], []
+        for i in range(len(series) - 24 - 1):
+            wins.append(series[i:i + 24])
+            nxt.append(series[i + 24 + 1])
+        W, N = np.array(wins), np.array(nxt)
+        a, b, ya, yb = train_test_split(W, N, test_size=0.2, shuffle=False)
+        Ridge().fit(a, ya).score(b, yb)
+        """),
+    # mini-batches (a step as large as the slice) of a table, then a shuffled split: no window overlaps
+    "mini_batches_then_shuffled_split": ("""\
+        parts = []
+        for i in range(0, len(X), 64):
+            parts.append(X.values[i:i + 64] * 2.0)
+        Z = np.vstack(parts)
+        a, b, ya, yb = train_test_split(Z, y)
+        Ridge().fit(a, ya).score(b, yb)
+        """),
     # the scaler fitted on the training part only; the validation part is only transformed
     "keras_validation_data_scaled_with_the_training_part": ("""\
         from keras.models import Sequential

@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
@@ -118,6 +119,7 @@ class Analyzer(SizeCalls, FreshTables, ReturnedToCaller, HandPicked, FlagFeature
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
+        self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))
         DesignChecks.__init__(self)
@@ -197,6 +199,8 @@ class Analyzer(SizeCalls, FreshTables, ReturnedToCaller, HandPicked, FlagFeature
         if special is not None:
             return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)
+        if data is not None and id(index_node) in self._windows:
+            self._note(data, "temporal", "sliding windows")  # s[i:i + n] for consecutive i (windows.py)
         if data is None:
             index = _maybe_data(self._expr(index_node, frame))
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
