@@ -33,6 +33,16 @@ LEAKS = {
         m = Ridge().fit(fit_part.drop(columns=['sold']), fit_part['sold'])
         m.predict(held.drop(columns=['sold']))
         """, [("fit_on_test", 2)]),
+    # a helper fits a scaler on whatever it is given; given the test file, the fit is on held-out rows
+    "helper_fits_on_the_test_file_it_is_given": ("""\
+        def prep(rows):
+            return StandardScaler().fit_transform(rows)
+        shop = pd.read_csv("shop_train.csv")
+        later = pd.read_csv("shop_test.csv")
+        Z_tr = prep(shop.drop(columns=['sold']))
+        Z_test = prep(later)
+        Ridge().fit(Z_tr, shop['sold']).predict(Z_test)
+        """, [("fit_on_test", 2)]),
     # a count per value of a column, mapped back onto every row, before a split
     "value_counts_mapped_before_a_split": ("""\
         table['city_n'] = table['city'].map(table['city'].value_counts())
@@ -109,6 +119,20 @@ LEAKS = {
 }
 
 HEALTHY = {
+    # the "test" features are the training words vectorized again (a copy-paste bug): every row named for training,
+    # no held-out row in the fit
+    "test_features_named_for_a_refit_on_the_training_words": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        def bow(words_train, words_test):
+            vec = CountVectorizer(max_features=50)
+            f_train = vec.fit_transform(words_train)
+            f_test = vec.fit_transform(words_train)
+            return f_train, f_test
+        docs_train = pd.read_csv("docs_train.csv")['text']
+        docs_test = pd.read_csv("docs_test.csv")['text']
+        f_train, f_test = bow(docs_train, docs_test)
+        print(f_train.shape, f_test.shape)
+        """),
     # the same windows split in time order
     "overlapping_windows_split_in_time_order": ("""\
         series = pd.read_csv("meter.csv")['kwh']

@@ -149,7 +149,10 @@ class Analyzer(SizeCalls, FreshTables, ReturnedToCaller, HandPicked, FlagFeature
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
-                not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
+                not self._binds_a_mask(name, line) and \
+                not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
+                    value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
+            # words_train): every row of a table named for training, named for testing by mistake, is not held out
             # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set; nor is
             # X_test_old = df[df.y == 1] after df was split: a subset of rows a split divided, named after the fact)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
