@@ -43,6 +43,18 @@ LEAKS = {
         Z_test = prep(later)
         Ridge().fit(Z_tr, shop['sold']).predict(Z_test)
         """, [("fit_on_test", 2)]),
+    # rows scaled on every row, then an optuna objective splits them and scores the held-out part (the name is
+    # rebound afterwards: the objective ran on the scaled rows)
+    "scaled_then_optuna_objective_splits": ("""\
+        import optuna
+        feats = StandardScaler().fit_transform(X)
+        def objective(trial):
+            a, b, ya, yb = train_test_split(feats, y)
+            return Ridge(alpha=trial.suggest_float('alpha', 0.1, 10.0)).fit(a, ya).score(b, yb)
+        study = optuna.create_study(direction='maximize')
+        study.optimize(objective, n_trials=20)
+        feats = X.values
+        """, [("fit_before_split", 2)]),
     # a count per value of a column, mapped back onto every row, before a split
     "value_counts_mapped_before_a_split": ("""\
         table['city_n'] = table['city'].map(table['city'].value_counts())
@@ -119,6 +131,19 @@ LEAKS = {
 }
 
 HEALTHY = {
+    # the objective of an optuna study splits the table and scores its held-out part; it runs at optimize(), before
+    # the table is rescaled on all rows for the final model (no split comes after that refit)
+    "optuna_objective_runs_before_the_final_refit": ("""\
+        import optuna
+        def objective(trial):
+            a, b, ya, yb = train_test_split(feats, y)
+            return Ridge(alpha=trial.suggest_float('alpha', 0.1, 10.0)).fit(a, ya).score(b, yb)
+        feats = X.copy()
+        study = optuna.create_study(direction='maximize')
+        study.optimize(objective, n_trials=20)
+        feats = StandardScaler().fit_transform(X)
+        final = Ridge(alpha=study.best_params['alpha']).fit(feats, y)
+        """),
     # the "test" features are the training words vectorized again (a copy-paste bug): every row named for training,
     # no held-out row in the fit
     "test_features_named_for_a_refit_on_the_training_words": ("""\
