@@ -55,6 +55,19 @@ LEAKS = {
         study.optimize(objective, n_trials=20)
         feats = X.values
         """, [("fit_before_split", 2)]),
+    # candidates cross-validated over all rows (the test part among them), the table of scores sorted by the CV
+    # column and its first row kept: the CV chose the model
+    "candidates_sorted_by_their_cv_over_all_rows": ("""\
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        rows = []
+        for name, clf in {'lr': LogisticRegression(), 'tree': DecisionTreeClassifier()}.items():
+            cv = cross_val_score(clf, X, y, cv=5).mean()
+            rows.append({'model': name, 'cv': cv})
+        board = pd.DataFrame(rows).sort_values('cv', ascending=False)
+        print(board.iloc[0])
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("trained_on_test", 5)]),
     # a count per value of a column, mapped back onto every row, before a split
     "value_counts_mapped_before_a_split": ("""\
         table['city_n'] = table['city'].map(table['city'].value_counts())
@@ -272,3 +285,22 @@ def test_leak_is_found_at_its_line(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(HEALTHY))
 def test_healthy_look_alike_is_silent(tmp_path, name):
     assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_cv_beside_the_score_that_chooses_is_no_choice(tmp_path):
+    """The same CV shown beside a test score that the rows are sorted by: the test score chose (tuned_on_test at its
+    line), the CV's mean picked nothing (no trained_on_test)."""
+    body = """\
+        from sklearn.metrics import f1_score
+        from sklearn.tree import DecisionTreeClassifier
+        A, B, ya, yb = train_test_split(X, y)
+        rows = []
+        for name, clf in {'lr': LogisticRegression(), 'tree': DecisionTreeClassifier()}.items():
+            clf.fit(A, ya)
+            f1 = f1_score(yb, clf.predict(B))
+            cv = cross_val_score(clf, X, y, cv=5).mean()
+            rows.append({'model': name, 'f1': f1, 'cv': cv})
+        board = pd.DataFrame(rows).sort_values('f1', ascending=False)
+        print(board.iloc[0])
+        """
+    assert sorted(set(alarms(tmp_path, body))) == [("tuned_on_test", 7)]
