@@ -304,3 +304,50 @@ def test_cv_beside_the_score_that_chooses_is_no_choice(tmp_path):
         print(board.iloc[0])
         """
     assert sorted(set(alarms(tmp_path, body))) == [("tuned_on_test", 7)]
+
+
+# ---------------------------------------------------------------------- a sibling imported as a module
+
+FOLDS = """\
+from sklearn.linear_model import Ridge
+
+def score_fold(frame, cols, k):
+    inner = frame[frame['fold_no'] != k]
+    outer = frame[frame['fold_no'] == k]
+    return Ridge().fit(inner[cols], inner['target']).score(outer[cols], outer['target'])
+"""
+
+
+def _session_warnings(tmp_path, main: str) -> list[tuple[str, str, int]]:
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    (tmp_path / "foldtools.py").write_text(FOLDS)
+    (tmp_path / "run.py").write_text(main)
+    report, smap = analyze_file(str(tmp_path / "run.py"))
+    assert smap.files is not None and [f.rsplit("/", 1)[-1] for f, _, _ in smap.files] == ["foldtools.py", "run.py"]
+    return [(f.kind, f.location["file"].rsplit("/", 1)[-1], f.location["line"]) for f in report.findings
+            if f.severity >= Severity.WARNING]
+
+
+def test_sibling_imported_as_a_module_joins_and_its_folds_find_the_fit(tmp_path):
+    main = """\
+import pandas as pd
+import foldtools as ft
+from sklearn.decomposition import PCA
+table = pd.read_csv("rows_with_folds.csv")
+table['pc'] = PCA(n_components=1).fit_transform(table[['u', 'v']])[:, 0]
+print([ft.score_fold(table, ['u', 'v', 'pc'], k) for k in range(5)])
+"""
+    assert _session_warnings(tmp_path, main) == [("fit_outside_cv", "run.py", 5)]
+
+
+def test_sibling_imported_as_a_module_healthy_features_stay_silent(tmp_path):
+    main = """\
+import pandas as pd
+import foldtools
+table = pd.read_csv("rows_with_folds.csv")
+table['ratio'] = table['u'] / table['v']
+print([foldtools.score_fold(table, ['u', 'v', 'ratio'], k) for k in range(5)])
+"""
+    assert _session_warnings(tmp_path, main) == []
