@@ -144,6 +144,14 @@ LEAKS = {
 }
 
 HEALTHY = {
+    # cells per notebook id: each row's count comes from its own notebook's rows (an entity's size), then the
+    # notebooks are split by group
+    "count_per_id_then_group_split": ("""\
+        table['n_cells'] = table.groupby('id')['cell'].transform('count')
+        tr, te = next(GroupShuffleSplit(n_splits=1).split(table, groups=table['id']))
+        Ridge().fit(table.iloc[tr][['n_cells']], table.iloc[tr]['label']).score(table.iloc[te][['n_cells']],
+                                                                               table.iloc[te]['label'])
+        """),
     # the objective of an optuna study splits the table and scores its held-out part; it runs at optimize(), before
     # the table is rescaled on all rows for the final model (no split comes after that refit)
     "optuna_objective_runs_before_the_final_refit": ("""\

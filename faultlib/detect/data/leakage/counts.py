@@ -11,7 +11,10 @@ al., "Data leakage in notebooks", Sec. 2) defines preprocessing leakage as train
 information from the test data; a frequency (count) encoding is that transform, with the row counts as what is
 learnt. Reported only when the count reaches a model (the same rule as every hand-written statistic): a count
 printed or plotted is a look at the data, and a single number of distinct values (``y.nunique()``: how many classes)
-is no count per key, so it stays silent.
+is no count per key, so it stays silent. A count per *id* (``groupby('id')['cell'].transform('count')``: cells per
+notebook, visits per ``patient_id``; an id column as the analysis names them) is the entity's own number of rows, a
+property of that entity like its other values, not a statistic learnt across entities: not a fit (whether one
+entity's rows sit on both sides of a split is ``entity_across_split``'s question).
 """
 
 from __future__ import annotations

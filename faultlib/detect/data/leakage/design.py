@@ -141,12 +141,15 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
-        counted = counts_per_key(name, inner)  # groupby(k).size(), value_counts(): rows per key (counts.py)
+        # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
+        # patient_id) a count is the entity's own size, no statistic of other rows
+        per_id = inner is not None and _by_id(inner)
+        counted = counts_per_key(name, inner) and not per_id
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
             # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame) \
-                if name in vocab.STATISTICS or counted else data
+                if name in vocab.STATISTICS else data
             return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
         if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
@@ -158,7 +161,7 @@ class DesignChecks:
                 args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
-                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS):
+                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id):
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
                                    per_row=name == "transform")
         if name == "groupby":
