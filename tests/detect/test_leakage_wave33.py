@@ -359,3 +359,51 @@ table['ratio'] = table['u'] / table['v']
 print([foldtools.score_fold(table, ['u', 'v', 'ratio'], k) for k in range(5)])
 """
     assert _session_warnings(tmp_path, main) == []
+
+
+# ---------------------------------------------------------------------- scripts that hand data over in files
+
+PREP_ALL_ROWS = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+visits = pd.read_csv("visits.csv")
+visits[['age', 'dose']] = StandardScaler().fit_transform(visits[['age', 'dose']])
+visits.to_csv('../work/visits_scaled.csv', index=False)
+"""
+
+PREP_RAW = """\
+import pandas as pd
+visits = pd.read_csv("visits.csv")
+visits['dose_per_age'] = visits['dose'] / visits['age']
+visits.to_csv('../work/visits_scaled.csv', index=False)
+"""
+
+MODEL = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+rows = pd.read_csv('../work/visits_scaled.csv')
+a, b, ya, yb = train_test_split(rows[['age', 'dose']], rows['label'])
+sc = StandardScaler().fit(a)
+Ridge().fit(sc.transform(a), ya).score(sc.transform(b), yb)
+"""
+
+
+def _two_scripts(tmp_path, prep: str) -> list[tuple[str, str, int]]:
+    from faultlib.detect.data.leakage import analyze_session
+    from faultlib.findings import Severity
+
+    (tmp_path / "prep.py").write_text(prep)
+    (tmp_path / "model.py").write_text(MODEL)
+    report, _ = analyze_session([str(tmp_path / "prep.py"), str(tmp_path / "model.py")])
+    return [(f.kind, f.location["file"].rsplit("/", 1)[-1], f.location["line"]) for f in report.findings
+            if f.severity >= Severity.WARNING]
+
+
+def test_table_scaled_by_one_script_and_split_by_the_next_is_found(tmp_path):
+    assert _two_scripts(tmp_path, PREP_ALL_ROWS) == [("fit_before_split", "prep.py", 4)]
+
+
+def test_table_handed_over_raw_and_scaled_after_the_split_is_silent(tmp_path):
+    assert _two_scripts(tmp_path, PREP_RAW) == []

@@ -37,6 +37,7 @@ from faultlib.detect.data.leakage.params import column_names, parameter_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
+from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
@@ -79,7 +80,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(SizeCalls, FreshTables, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
                FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
