@@ -8,7 +8,8 @@ Two modes (exactly one per call)::
     faultlib check leakage --train TRAIN --test TEST [--group COL]
 
 JSON fields (besides ``detector``, ``ok``, ``findings``): ``mode`` (``static`` or ``fitted``).
-Static: ``file`` (the script asked about: the one given, or the last of several), ``files`` (every script analysed,
+Static: ``file`` (the script asked about when one is given, even if siblings joined it; ``null`` when several are
+given: the report is about all of them, none is *the* file), ``files`` (every script analysed,
 in the order they ran: several given, or the siblings one script needs, see
 :mod:`faultlib.detect.data.leakage.session`; each finding's ``location.file`` names its own), ``cells`` (code cells of
 a notebook, else ``null``), ``complete`` (false when the
@@ -102,7 +103,7 @@ def command(files: tuple[str, ...], fitted_path: str | None, train_path: str | N
         if train_path or test_path or allow_pickle or features:
             raise click.UsageError("--train, --test, --features and --allow-pickle go with --fitted")
         report, smap = analyze_session(list(files)) if len(files) > 1 else analyze_file(file, alone=alone)
-        fields = {"mode": "static", "file": file, "files": [f for f, _, _ in smap.files] if smap.files else [file],
+        fields = {"mode": "static", "file": file if len(files) == 1 else None, "files": [f for f, _, _ in smap.files] if smap.files else [file],
                   "cells": len(smap.cells) if smap.cells else None,
                   "complete": report.complete, "stopped": report.stopped, "fits": [f.to_json() for f in report.fits]}
         return CheckResult("leakage", report.findings, fields)

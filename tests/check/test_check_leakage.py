@@ -310,13 +310,15 @@ def test_scripts_given_together_run_as_one_program_and_findings_name_their_scrip
     (tmp_path / "main.py").write_text(SESSION_MAIN)
     proc, out = run(tmp_path, "helpers.py", "main.py", "--json")
     assert proc.returncode == 1, proc.stderr
-    assert out["file"] == "main.py" and out["files"] == ["helpers.py", "main.py"]
+    # several given: no one of them is the file the report is about (it was the last, which read as if the
+    # others were only context); each finding names its own script
+    assert out["file"] is None and out["files"] == ["helpers.py", "main.py"]
     [finding] = out["findings"]
     assert finding["kind"] == "fit_outside_cv" and finding["location"]["file"] == "main.py"
     assert finding["location"]["line"] == 4
     # one script: the sibling that defines score_fold is found and run first, unless --alone
     proc, out = run(tmp_path, "main.py", "--json")
-    assert proc.returncode == 1 and out["files"] == ["helpers.py", "main.py"]
+    assert proc.returncode == 1 and out["files"] == ["helpers.py", "main.py"] and out["file"] == "main.py"
     proc, out = run(tmp_path, "main.py", "--alone", "--json")
     assert proc.returncode == 0 and out["files"] == ["main.py"] and out["findings"] == []
     assert run(tmp_path, "main.py", "helpers.py", "--alone")[0].returncode == 2

@@ -26,6 +26,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts, test_step
 from faultlib.findings import Finding, Severity
@@ -140,6 +141,10 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
+        # patient_id) a count is the entity's own size, no statistic of other rows
+        per_id = inner is not None and _by_id(inner)
+        counted = counts_per_key(name, inner) and not per_id
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
             # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
@@ -150,13 +155,13 @@ class DesignChecks:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
-        if name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
+        if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
                 args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
-                args[0].value in vocab.STATISTICS:
+                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id):
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
                                    per_row=name == "transform")
         if name == "groupby":

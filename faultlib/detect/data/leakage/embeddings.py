@@ -41,6 +41,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.pyflow.values import UNKNOWN, Ref, Tup
 
@@ -94,7 +95,8 @@ class EmbeddingSemantics:
             if name in _VECTORS:
                 return self._vectors(receiver, args[:1])
         if name in vocab.REDUCTIONS and isinstance(node.func, ast.Attribute) and any(
-                isinstance(n, ast.Attribute) and n.attr == "groupby" for n in ast.walk(node.func.value)):
+                isinstance(n, ast.Attribute) and n.attr == "groupby" for n in ast.walk(node.func.value)) and \
+                not counts_per_key(name, node.func.value):  # (a count per group is a statistic: counts.py)
             from faultlib.detect.data.leakage.semantics import _maybe_data
 
             data = _maybe_data(receiver)

@@ -1,6 +1,7 @@
 """Evaluation sets a booster is scored on while it trains, for the static leakage analysis.
 
-A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`. Gradient-boosting libraries evaluate the model
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`. Gradient-boosting libraries (and Keras, with
+``validation_data``) evaluate the model
 on held-aside rows after every round and print the metric: ``xgboost.train(params, dtrain, rounds, evals)`` (also
 passed as a ``watchlist``), ``lightgbm.train(params, train_set, valid_sets=[...])``, and the scikit-learn style
 ``model.fit(X, y, eval_set=[(X_val, y_val)])`` of XGBoost, LightGBM and CatBoost (their API references). With
@@ -20,8 +21,10 @@ from typing import Any
 
 from faultlib.pyflow.values import Container, Tup
 
-#: keywords that take the evaluation sets (xgboost ``evals``, lightgbm ``valid_sets``, the fit API's ``eval_set``)
-EVAL_KEYWORDS = ("evals", "valid_sets", "eval_set", "watchlist")
+#: keywords that take the evaluation sets (xgboost ``evals``, lightgbm ``valid_sets``, the fit API's ``eval_set``;
+#: Keras ``Model.fit(validation_data=(x_val, y_val))``: "data on which to evaluate the loss and any model metrics at
+#: the end of each epoch", Keras API reference)
+EVAL_KEYWORDS = ("evals", "valid_sets", "eval_set", "watchlist", "validation_data")
 _BOOSTERS = ("xgboost", "lightgbm", "catboost")
 #: the boosters' own data holders (``xgboost.DMatrix``, ``lightgbm.Dataset``, ``catboost.Pool``): their first
 #: argument's rows
@@ -46,7 +49,8 @@ class EvalSets:
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
         if name == "fit" and any(k in kwargs for k in EVAL_KEYWORDS):
-            self._scored_sets([kwargs.get(k) for k in EVAL_KEYWORDS], node.lineno, "fit(eval_set=...)")
+            used = next(k for k in EVAL_KEYWORDS if k in kwargs)
+            self._scored_sets([kwargs.get(k) for k in EVAL_KEYWORDS], node.lineno, f"fit({used}=...)")
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _scored_sets(self, values: list[Any], line: int, how: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
 
@@ -146,8 +147,11 @@ class FrameSemantics:
         """Fits that shaped ``data`` only through ``columns``."""
         roots = frozenset(p.root.uid for p in parts(data.rows))
         kept = {f for (r, c), fits in self._column_fits.items() if r == roots and c not in columns for f in fits}
+        if not hasattr(self, "_copied_bands"):
+            self._copied_bands = copied_bands(self.tree)
         return frozenset(f for (r, c), fits in self._column_fits.items() if r == roots and c in columns
-                         for f in fits if f not in kept)
+                         for f in fits if f not in kept and not (  # edges typed back by hand stay (bands.py)
+                             f.handwritten and f.method in ("qcut", "cut") and f.line in self._copied_bands))
 
     def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
         """``stack.loc[other.index]``: the parts of ``stack`` that are ``other``'s rows (``None``: not a stack of

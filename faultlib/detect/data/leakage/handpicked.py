@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.sortkeys import chosen_by_another_score
 from faultlib.detect.data.leakage.values import Data, Est, parts
 from faultlib.pyflow.values import Const, Tup
 
@@ -56,6 +57,9 @@ class HandPicked:
         first row: ``LoopFacts.chooses``); scores of a fixed list of models collected into a table that is only
         shown choose nothing. Loops the syntax does not describe (a comprehension, a ``while``) count as choosing."""
         facts = next((f for f in self._loop_facts if f.start <= line <= f.end), None)
+        if facts is not None and not facts.varies and facts.chooses and chosen_by_another_score(
+                self.tree, facts.start, facts.end, line):
+            return False  # the rows are sorted by another score: the CV's column is only shown (sortkeys.py)
         return facts is None or facts.varies or bool(facts.chooses)
 
     def _typed_choice(self, out: Any, index: Any, index_node: ast.expr) -> Any:

@@ -7,7 +7,7 @@ also ``tf.compat.v1``) never takes arrays: ``train``, ``evaluate`` and ``predict
 of no arguments that builds a ``tf.data.Dataset`` from the rows (TensorFlow guide, "Premade Estimators"). The rows
 that function reads are the rows the model trains on or is scored on, so the function is run (with the
 arguments ``functools.partial`` or a ``lambda`` bound, as the interpreter sees them) and what it returns reaches
-the model.
+the model. An optuna study's ``optimize(objective)`` runs the objective there and then, once per trial.
 """
 
 from __future__ import annotations
@@ -28,6 +28,12 @@ class InputFunctions:
     def _through_functions(self, name: str, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         """The value of a method call that hands data to a function (see the module docstring), else ``None``."""
         if self._input_functions(kwargs, line):
+            return UNKNOWN
+        objective = args[0] if args else kwargs.get("func")
+        if name == "optimize" and isinstance(objective, Func):
+            # study.optimize(objective, n_trials=n) (optuna): the objective runs now, on the rows as they are now
+            # (read later as an uncalled function it would see the module's final tables, a refit's included)
+            self._invoke(objective, [self._opaque("trial", line)], {}, line)
             return UNKNOWN
         return self._mapped(name, args, line)
 

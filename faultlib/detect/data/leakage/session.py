@@ -11,7 +11,8 @@ Which scripts make a session:
 
 * given: ``faultlib check leakage a.py b.py`` runs them in that order, as ``%run a.py`` then ``%run b.py``;
 * discovered (:func:`session_members`), for one script: a sibling ``.py`` in its folder that it imports
-  (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``), and a sibling that
+  (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``, or ``import helpers
+  [as h]`` with its functions called as ``helpers.f(...)``), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
   builtins (a script that would stop with ``NameError`` unless something ran first). When several siblings define
   such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
@@ -20,7 +21,7 @@ Which scripts make a session:
 
 The joined text keeps every line in place (:class:`~faultlib.detect.data.leakage.source.SourceMap` ``files`` maps
 each line back to its script); ``from member import ...`` lines become ``pass`` (the names are the member's own,
-already defined), and an imported member's ``if __name__ == "__main__":`` block is blanked (an import does not run
+already defined; ``import member [as m]`` lines too, and ``m.f`` becomes ``f`` in place), and an imported member's ``if __name__ == "__main__":`` block is blanked (an import does not run
 it; ``%run`` does, so a discovered framework's block is kept).
 """
 
@@ -31,6 +32,7 @@ import builtins
 from functools import lru_cache
 from pathlib import Path
 
+from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
 
 #: the most scripts one session joins (the script asked about included)
@@ -104,12 +106,15 @@ def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
 
 
 def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
-    """Siblings the module imports with ``from NAME import ...`` (``NAME.py`` in ``folder``)."""
+    """Siblings the module imports with ``from NAME import ...`` or ``import NAME [as alias]`` (``NAME.py`` in
+    ``folder``)."""
     out: list[Path] = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1 and "." not in n.module:
-            cand = folder / f"{n.module}.py"
-            if cand.is_file() and cand not in out:
+        modules = [n.module] if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1 else [
+            a.name for a in n.names] if isinstance(n, ast.Import) else []
+        for module in modules:
+            cand = folder / f"{module}.py"
+            if "." not in module and cand.is_file() and cand not in out:
                 out.append(cand)
     return out
 
@@ -197,9 +202,14 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
         tree = _tree("\n".join(text))
         if tree is not None:
             imported.update(n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module in names)
+            imported.update(a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+                            if a.name in names)
+    defined = {Path(p).stem: set(_defined(t)) if (t := _tree("\n".join(text))) is not None else set()
+               for p, text in zip(paths, texts)}
     for p, text in zip(paths, texts):
         tree = _tree("\n".join(text))
         if tree is not None:
+            unqualify_members(text, tree, defined)  # import helpers; helpers.f(x) -> f(x) (qualified.py)
             _blank_joined_imports(text, tree, names)
             if Path(p).stem in imported:
                 _blank_main(text, tree)
@@ -227,6 +237,8 @@ def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) ->
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and n.module in names and n.level <= 1:
             _blank(text, n, "pass")
+    for n in blank_module_imports(tree, names):
+        _blank(text, n, "pass")
 
 
 def _blank_main(text: list[str], tree: ast.Module) -> None:

@@ -34,7 +34,11 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.design import DesignChecks
+from faultlib.detect.data.leakage.windows import window_starts
+from faultlib.detect.data.leakage.handoff import FileHandoff
+from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.evalsets import EvalSets
@@ -76,7 +80,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
                FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
@@ -116,6 +120,7 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
+        self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))
         DesignChecks.__init__(self)
@@ -135,6 +140,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
                                    if s.kind == "split" and s.part in ("test", "val"))
         if isinstance(value, MaybeData) and value.whole and not value.used_as_data and value.name != name:
             value = renamed_whole(value, name, line)  # train_df = pd.read_csv(only_file): rows named by the variable
+        if still_empty(value):
+            return FreshTable(name, line)  # feat = pd.DataFrame(): empty until a column fills it (fresh.py)
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name):
             return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
@@ -143,7 +150,10 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
-                not self._binds_a_mask(name, line):  # valid = ~y.isna(): a mask, not validation rows (masks.py)
+                not self._binds_a_mask(name, line) and \
+                not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
+                    value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
+            # words_train): every row of a table named for training, named for testing by mistake, is not held out
             # (x_val = train_rows[-n:]: validation rows carved from a training part are not the test set; nor is
             # X_test_old = df[df.y == 1] after df was split: a subset of rows a split divided, named after the fact)
             value = value.with_(test=True)  # a split says what is held out; a name only where no split did
@@ -193,6 +203,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
         if special is not None:
             return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)
+        if data is not None and id(index_node) in self._windows:
+            self._note(data, "temporal", "sliding windows")  # s[i:i + n] for consecutive i (windows.py)
         if data is None:
             index = _maybe_data(self._expr(index_node, frame))
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
@@ -251,6 +263,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
         whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
+        if self._fill_fresh(target, owner, value, frame):
+            return
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
@@ -321,7 +335,8 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
 
     def _may_become_container(self, owner: Any) -> bool:
         # (a table read from a file stays a table when a column is set: ``train['source'] = 'train'``)
-        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file
+        return owner is UNKNOWN or isinstance(owner, MaybeData) and not owner.used_as_data and not owner.from_file \
+            and not still_empty(owner)  # (feat = pd.DataFrame(); feat['a'] = ...: a column, fresh.py)
 
     def _bound(self, node: ast.expr | None, frame: Frame) -> Any:
         if node is None:

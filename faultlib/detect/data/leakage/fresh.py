@@ -1,0 +1,61 @@
+"""A fresh, empty table filled column by column, for the static leakage analysis.
+
+``feat = pd.DataFrame()`` holds no rows yet; ``feat['a'] = np.tanh(data['x'] * 2)`` gives it the rows of ``data``
+and whatever shaped them (a scaler fitted on train and test stacked). Without this, the interpreter read the empty
+table as an unknown name becoming a dict (``d = {}; d['train'] = ...``), and the fits that shaped its columns were
+lost before the table reached a model or a file. The first column filled from data gives the table its rows; later
+columns add their fits (:meth:`~faultlib.detect.data.leakage.static.Analyzer._bind_item`, as for any table).
+
+Only a constructor given no data counts (``pd.DataFrame()``, ``pd.DataFrame(columns=[...])``); a table built from
+data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its source's rows.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import Data, MaybeData
+from faultlib.pyflow.values import Ref
+
+#: keyword arguments of ``pandas.DataFrame`` that give it no rows (pandas API, ``DataFrame``)
+_NO_ROWS = frozenset({"columns", "dtype", "copy"})
+
+
+class FreshTable(MaybeData):
+    """``pd.DataFrame()``: a table with no rows yet, named by the variable it is bound to."""
+
+
+def _empty_constructor(ref: Ref, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    return ref.last == "DataFrame" and ref.module.split(".")[0] in ("pandas", "pd") and not args \
+        and set(kwargs) <= _NO_ROWS
+
+
+class FreshTables:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if _empty_constructor(ref, args, kwargs):
+            return FreshTable("DataFrame()", node.lineno)
+        return super()._library(ref, args, kwargs, node, frame)
+
+    def _fill_fresh(self, target: ast.expr, owner: Any, value: Any, frame: Any) -> bool:
+        """``feat['a'] = data_expr`` on a still empty table: the table takes that column's rows and fits (the
+        Analyzer's ``_bind_item`` asks this first). Returns whether it did."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        new = _maybe_data(value)
+        if still_empty(owner) and isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and new is not None and new.rows is not None:
+            self._store(target.value.id, Data(new.rows, new.taints, new.test), frame)
+            return True
+        return False
+
+
+def still_empty(value: Any) -> bool:
+    """``value`` is a fresh table no column has filled yet (``feat['a'] = ...`` on it sets a column, it does not
+    make a dict)."""
+    return isinstance(value, FreshTable) and not value.used_as_data
+
+
+__all__ = ["FreshTable", "FreshTables", "still_empty"]
