@@ -114,3 +114,16 @@ def test_kinds_are_listed_and_the_case_files_give_the_documented_answers(tmp_pat
     assert proc.returncode == 1 and "InlineModelService.infer" in proc.stdout
     proc = cli("check", "blocking", str(case / "repro.py"), "--json", cwd=tmp_path)
     assert proc.returncode == 0 and json.loads(proc.stdout)["offloaded"][0]["function"] == "ModelService.infer"
+
+
+def test_a_symlinked_directory_is_listed_under_skipped_like_a_symlinked_file(tmp_path):
+    app = tmp_path / "svc" / "pkg"
+    app.mkdir(parents=True)
+    (app / "handlers.py").write_text("import time\n\n\nasync def handle():\n    time.sleep(2)\n")
+    (app / "again").symlink_to("..")                     # a loop back up
+    (tmp_path / "svc" / "vendored").symlink_to(tmp_path)  # out of the tree
+    (tmp_path / "svc" / "shadow.py").symlink_to(app / "handlers.py")
+    proc = cli("check", "blocking", "svc", "--json", cwd=tmp_path)
+    skipped = json.loads(proc.stdout)["skipped"]
+    assert sorted(s.split(":")[0] for s in skipped) == ["svc/pkg/again", "svc/shadow.py", "svc/vendored"], skipped
+    assert any("symbolic link to a directory" in s for s in skipped), skipped

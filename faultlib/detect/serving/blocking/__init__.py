@@ -144,8 +144,15 @@ def _package_prefix(directory: Path) -> list[str]:
 def _python_files(root: Path, skipped: list[str]) -> list[Path]:
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-                             and not os.path.islink(os.path.join(dirpath, d)))
+        kept = []
+        for d in sorted(dirnames):
+            if d.startswith(".") or d in SKIP_DIRS:
+                continue
+            if os.path.islink(os.path.join(dirpath, d)):  # said, as a linked file is: its code was not read
+                skipped.append(f"{os.path.join(dirpath, d)}: a symbolic link to a directory (not followed)")
+                continue
+            kept.append(d)
+        dirnames[:] = kept
         for name in sorted(filenames):
             if not name.endswith((".py", ".pyw")):
                 continue
