@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
+from faultlib.detect.serving.blocking.tasks import sent_task
 
 __all__ = ["Site", "any_of_site", "in_memory", "named_site"]
 
@@ -80,7 +81,11 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
 
 def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     """A call on a global or attribute whose assignments give it several types (a model switched at run time):
-    the first of them for which the call blocks (see :meth:`Stores.candidates`)."""
+    the first of them for which the call blocks (see :meth:`Stores.candidates`); a Celery task sent
+    (:mod:`~faultlib.detect.serving.blocking.tasks`)."""
+    sent = sent_task(index, call, func)
+    if sent is not None:
+        return Site("blocking_socket_io", sent, func, call)
     if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
                                                      and class_parameter(call.func.value, func)):
         for typed in index.stores.candidates(call.func.value, func):
