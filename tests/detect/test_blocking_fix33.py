@@ -189,3 +189,33 @@ def test_a_plain_class_built_with_a_from_constructor_is_silent(tmp_path):
             return service.get(key)
     """)
     assert found == set()
+
+
+def test_a_framework_verb_on_an_untyped_value_blocks_where_the_module_imports_the_framework(tmp_path):
+    found = flagged(tmp_path, """
+        from tinygrad import Tensor
+        from registry import build_model
+
+        class Engine:
+            def __init__(self, path):
+                self.model = build_model(path)
+
+            async def infer(self, tokens):
+                out = self.model(Tensor([tokens])).realize()
+                return out.tolist()
+    """)
+    assert found == {("blocking_cpu", "out = self.model(Tensor([tokens])).realize()")}
+
+
+def test_the_same_verb_without_the_framework_imported_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from registry import build_plan
+
+        class Planner:
+            def __init__(self, path):
+                self.plan = build_plan(path)
+
+            async def run(self):
+                return self.plan.realize()
+    """)
+    assert found == set()
