@@ -175,3 +175,33 @@ def test_an_attribute_stored_from_a_quiet_override_is_silent(tmp_path):
             return backend.rows()
     """)
     assert found == set()
+
+
+BRANCHED = """
+    import io
+
+    def encode(pixels, out_path=None):
+        data = io.BytesIO(pixels).getvalue()
+        if out_path:
+            with open(out_path, "wb") as f:
+                f.write(data)
+        return data
+
+    def main(argv):
+        encode(b"...", argv[1])
+
+    async def upload(pixels):
+        return encode(pixels, None)
+"""
+
+
+def test_a_branch_only_a_command_line_caller_takes_blocks_nothing_on_the_loop(tmp_path):
+    assert flagged(tmp_path, BRANCHED) == set()
+
+
+def test_a_branch_a_caller_on_the_loop_takes_still_blocks(tmp_path):
+    found = flagged(tmp_path, BRANCHED + """
+    async def save(pixels, path):
+        return encode(pixels, path)
+""")
+    assert found == {("blocking_file_io", 'with open(out_path, "wb") as f:')}

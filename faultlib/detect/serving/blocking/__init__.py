@@ -276,7 +276,9 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     report.loop_callbacks = len(reach.callbacks)
     report.offloaded = [{"function": o.function, "via": o.via, "file": o.func.module.path, "line": o.line,
                          "in_function": o.func.qualname} for o in reach.offloaded]
-    branches = Branches(index)  # a call in a branch no caller's arguments take blocks nothing
+    on_loop = {key[0] for key in reach._memo} | {id(f) for f in reach.callbacks} | {  # every function walked
+        id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
+    branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
