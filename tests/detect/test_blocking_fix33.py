@@ -221,3 +221,43 @@ def test_the_same_verb_without_the_framework_imported_is_silent(tmp_path):
                 return self.plan.realize()
     """)
     assert found == set()
+
+
+EMBEDDERS = """
+    class EmbedderSettings:
+        name = "openai"
+
+        @classmethod
+        def build(cls, config):
+            return cls.provider(**config)
+
+    def load_embedder(config) -> EmbedderSettings:
+        return EmbedderSettings.build(config)
+
+    class Memory:
+        def __init__(self, config):
+            self.embedder = load_embedder(config)
+
+        async def recall(self, text):
+            return self.embedder.embed_query(text)
+
+        async def store(self, texts):
+            return self.embedder.aembed_documents(texts)
+"""
+
+
+def test_a_sync_embedding_call_on_a_wrongly_typed_or_untyped_embedder_blocks(tmp_path):
+    found = flagged(tmp_path, EMBEDDERS)
+    assert found == {("blocking_http", "return self.embedder.embed_query(text)")}
+
+
+def test_embed_query_of_a_class_that_defines_it_is_followed_not_guessed(tmp_path):
+    found = flagged(tmp_path, """
+        class Hasher:
+            def embed_query(self, text):
+                return [hash(text) % 7]
+
+        async def recall(hasher: Hasher, text):
+            return hasher.embed_query(text)
+    """)
+    assert found == set()
