@@ -133,7 +133,10 @@ def test_celery_results_waited_on_the_loop(tmp_path):
             return resized, pending.id
     """)
     assert found == {("blocking_task", "resized = resize.delay(image_id).get(timeout=10)"),
-                     ("blocking_task", "AsyncResult(job_id).get()")}
+                     ("blocking_task", "AsyncResult(job_id).get()"),
+                     # sending publishes to the broker on the loop: a blocker since stop 33 (blocking/tasks.py)
+                     ("blocking_socket_io", "resized = resize.delay(image_id).get(timeout=10)"),
+                     ("blocking_socket_io", "pending = resize.delay(image_id)")}
 
 
 def test_model_calls_pipeline_keras_llama_cpp(tmp_path):

@@ -53,6 +53,14 @@ sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a 
 
 Reading a ``@property``/``cached_property`` of a class of the analysed files runs its getter.
 
+A receiver assigned several classes of the analysed files -- ``self.asr`` set from a factory whose branches build
+different backends, an unannotated parameter whose callers pass different ones, ``A() if x else B()`` -- runs the
+method of each (:mod:`~faultlib.detect.serving.blocking.holders`); an attribute a base stores from a method a
+subclass overrides has the override's type. Sending a Celery task of the analysed files (``task.delay``) blocks
+(:mod:`~faultlib.detect.serving.blocking.tasks`); an array framework's verb (``realize``, ``load_weights``) on an
+untyped value blocks in a module importing that framework (:mod:`~faultlib.detect.serving.blocking.framework_verbs`).
+A branch no caller on the loop takes blocks nothing (:mod:`~faultlib.detect.serving.blocking.branches`).
+
 Limits: a model whose type is unknown (a parameter without annotation and no typed call site) is recognised
 only when it is called inside ``torch.no_grad()``/``torch.inference_mode()`` or through ``.forward()``;
 decorators that move work elsewhere are not followed; a single FILE is
@@ -283,7 +291,9 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     report.loop_callbacks = len(reach.callbacks)
     report.offloaded = [{"function": o.function, "via": o.via, "file": o.func.module.path, "line": o.line,
                          "in_function": o.func.qualname} for o in reach.offloaded]
-    branches = Branches(index)  # a call in a branch no caller's arguments take blocks nothing
+    on_loop = {key[0] for key in reach._memo} | {id(f) for f in reach.callbacks} | {  # every function walked
+        id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
+    branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)

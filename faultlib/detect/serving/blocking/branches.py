@@ -7,7 +7,9 @@ passes ``False``. The test must be on a parameter of the call's own function -- 
 every call: each call of the analysed files that may be this function (every call under its name that does not
 resolve to another function) passes a constant or leaves a constant default, there is at least one such call, the
 function is never used other than called (handed to a thread, a decorator, ``partial``) and has no decorator that
-may call it differently. Anything else keeps the call a blocker.
+may call it differently. Only the calls made on the loop count (in a function the analysis reached from an ``async
+def``): a command-line script of the same package may pass a path where every request passes ``None``. Anything
+else keeps the call a blocker.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ _UNKNOWN = object()
 class Branches:
     """Per analysis: which blocking calls sit in branches no caller takes (see the module docstring)."""
 
-    def __init__(self, index) -> None:
+    def __init__(self, index, reached: set[int] | None = None) -> None:
         self.index = index
+        self.reached = reached  # ids of the functions run on the loop: other callers do not count
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: set[str] | None = None
 
@@ -68,6 +71,8 @@ class Branches:
             return None
         values, seen = [], False
         for call, caller in calls:
+            if self.reached is not None and id(caller) not in self.reached:
+                continue  # a command-line script's call: what it passes never reaches the loop
             target = self.index.callee(call.func, caller)
             if target is not func:
                 if target is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.generics import origin
+from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.passed import passed_callees
@@ -123,6 +124,8 @@ def factory_choices(index, call: ast.Call, func: Func, target: Func) -> list[Fun
     if not (isinstance(call.func, ast.Attribute) and target.cls is not None):
         return [target]
     classes = _returned_classes(index, _receiver_value(call.func.value, func), func)
+    if len(classes) < 2 and not (isinstance(call.func.value, ast.Name) and call.func.value.id in ("self", "cls")):
+        classes = held_classes(index, call.func.value, func)  # self.asr assigned A(...) here, B(...) there
     if len(classes) < 2 or all(origin(target.cls) is not origin(k) for k in classes):
         return [target]
     others = [index.method(k, target.node.name) for k in classes if origin(k) is not origin(target.cls)]

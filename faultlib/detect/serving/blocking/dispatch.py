@@ -11,7 +11,7 @@ from faultlib.detect.serving.blocking.choices import common_base, picked, union_
 from faultlib.detect.serving.blocking.model import Func, Klass
 from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
 
-__all__ = ["dispatched", "narrowed", "property_reads", "receiver_in"]
+__all__ = ["dispatched", "lacks", "narrowed", "property_reads", "receiver_in"]
 
 
 def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]:
@@ -80,3 +80,26 @@ def dispatched(index, call: ast.Call, func: Func, target: Func, receiver: Klass 
         return target
     actual = index.method(receiver, target.node.name)
     return actual if actual is not None else target
+
+
+def lacks(index, klass, method: str) -> bool:
+    """Whether a receiver typed ``klass`` cannot have ``method``: neither the class nor any base defines it, every
+    base is a class of the analysed files (a third-party base may define anything), and it has no ``__getattr__``
+    nor an attribute of that name. Then the type is wrong -- an annotation naming the settings class whose factory
+    builds the real object (``-> EmbedderSettings`` over a LangChain embedder) -- and the call is read as on a
+    receiver of unknown type."""
+    if not isinstance(klass, Klass):
+        return False
+    todo, seen = [klass], 0
+    while todo and seen < 16:
+        k = todo.pop()
+        seen += 1
+        if method in k.methods or "__getattr__" in k.methods or method in index.attributes(k):
+            return False
+        for base in index.bases(k):
+            if not isinstance(base, Klass):
+                if str(base).rpartition(".")[2] not in ("object", "BaseModel", "BaseSettings", "ABC"):
+                    return False
+                continue
+            todo.append(base)
+    return True

@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
+from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -282,6 +283,10 @@ class Index(TypeOf):
         found = self.attributes(klass).get(name)
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
+        if depth == 0:  # self.model = self.load_model() in a base; this class's load_model says what it is
+            found = overridden_store(self, klass, name)
+            if found is not None:
+                return found
         for base in self.bases(klass):
             if isinstance(base, Klass):
                 found = self.attribute_type(base, name, depth + 1)

@@ -18,7 +18,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.callers import note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
-from faultlib.detect.serving.blocking.dispatch import dispatched, property_reads, receiver_in
+from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import waiting_iterations
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
@@ -243,7 +243,7 @@ class Reachability:
                 inherited = self._inherited(owner, method)  # class Store(redis.Redis): store.get(...)
                 if inherited is not None:
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
-            elif owner is None and method in vocab.METHOD_NAMES:
+            if method in vocab.METHOD_NAMES and (owner is None or lacks(index, owner, method)):
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
         if inference and target is None and (may_be_forward(dotted(call.func)) or model_verb_on_parameter(
                 call.func, func)) and not self._inherited_call(call, func):

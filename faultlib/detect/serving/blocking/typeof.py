@@ -151,6 +151,11 @@ class TypeOf:
                 if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
                     return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
                 return target if last[:1].isupper() and not target.startswith("builtins.") else None
+            if (target is None and func is not None and isinstance(callee, ast.Attribute)
+                    and (callee.attr.startswith("from_") or callee.attr in vocab.LOAD_METHODS)):
+                made = self.callee(callee.value, func, depth + 1)  # MyCLIP.from_pretrained(name): a MyCLIP, the
+                if isinstance(made, Klass):  # constructor classmethod inherited from a base outside the files
+                    return made
             if target is None and func is not None and not isinstance(callee, ast.Lambda):
                 instance = self.type_of(callee, func, depth + 1)  # calling an instance: a sessionmaker() factory
                 if isinstance(instance, str):

@@ -37,9 +37,13 @@ METHOD_RETURNS: dict[str, str] = {"delay": "celery.result.AsyncResult", "apply_a
 
 METHOD_NAMES: dict[str, str] = {"read_text": "blocking_file_io", "write_text": "blocking_file_io",
                                 "read_bytes": "blocking_file_io", "write_bytes": "blocking_file_io",
-                                "forward": "blocking_cpu", "extract_text": "blocking_cpu"}
+                                "forward": "blocking_cpu", "extract_text": "blocking_cpu",
+                                "embed_query": "blocking_http", "embed_documents": "blocking_http"}
 """Method names distinctive enough to flag on a receiver of unknown type (pathlib's I/O; ``forward``; a PDF page's
-``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html)."""
+``extract_text`` in pypdf/pdfplumber: https://pypdf.readthedocs.io/en/stable/user/extract-text.html; LangChain's
+sync ``Embeddings`` interface, whose async twins are ``aembed_query``/``aembed_documents``: an embedding API call or
+a local model's forward, https://python.langchain.com/api_reference/core/embeddings/langchain_core.embeddings.
+embeddings.Embeddings.html)."""
 
 FLUSHING_METHODS = frozenset({"commit", "flush"})
 FLUSH_EVENTS = frozenset({"before_insert", "after_insert", "before_update", "after_update", "before_delete",

@@ -13,6 +13,7 @@ from faultlib.detect.serving.blocking.libraries.agents import AGENTS
 from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
+from faultlib.detect.serving.blocking.libraries.devices import DEVICES
 from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
 from faultlib.detect.serving.blocking.libraries.helpdesk import HELPDESK
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
@@ -30,13 +31,14 @@ from faultlib.detect.serving.blocking.libraries.storage import STORAGE
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
+from faultlib.detect.serving.blocking.libraries.weights import WEIGHTS
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA, STORAGE)
+           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DOCUMENTS", "HELPDESK", "HTTP_CLIENTS",
-           "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS", "SPEECH",
-           "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE"]
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DEVICES", "DOCUMENTS", "HELPDESK",
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS",
+           "SPEECH", "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE", "WEIGHTS"]

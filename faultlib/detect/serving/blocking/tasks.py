@@ -1,0 +1,36 @@
+"""Sending a Celery task from the loop: ``task.delay(...)`` / ``task.apply_async(...)`` of a function of the
+analysed files decorated as a task (``@app.task``, ``@celery.task(name=...)``, ``@shared_task``).
+
+Decision (stop 33): a blocker, ``blocking_socket_io``. Sending publishes the task message to the broker through
+kombu's synchronous producer in the calling thread: the first send connects (TCP and the AMQP/Redis handshake),
+every send writes to the broker's socket, and with the default ``retry=True`` a lost connection is retried with
+sleeps under ``retry_policy`` (https://docs.celeryq.dev/en/stable/userguide/calling.html#message-sending-retry).
+It is one round trip when the broker is near and healthy, and the whole retry policy when it is not; a loop of
+sends (one per URL) multiplies it. The result's ``.get()`` is in the vocabulary already (``celery.result``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, dotted
+
+__all__ = ["SENDS", "sent_task"]
+
+SENDS = frozenset({"delay", "apply_async"})
+_TASK_DECORATORS = frozenset({"task", "shared_task"})
+
+
+def sent_task(index, call: ast.Call, func: Func) -> str | None:
+    """What ``call`` does when it sends a Celery task of the analysed files (see the module docstring), or None."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in SENDS):
+        return None
+    task = index.callee(call.func.value, func) if dotted(call.func.value) else None
+    if not (isinstance(task, Func) and any(_is_task_decorator(d) for d in task.node.decorator_list)):
+        return None
+    return f"Celery {task.node.name}.{call.func.attr} (publishes the task message to the broker synchronously)"
+
+
+def _is_task_decorator(decorator: ast.expr) -> bool:
+    parts = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+    return bool(parts) and parts[-1] in _TASK_DECORATORS
