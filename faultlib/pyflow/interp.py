@@ -333,6 +333,12 @@ class Interpreter(SemanticHooks):
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             inner = self._truth(test.left, frame)
             result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
+                and isinstance(test.comparators[0], ast.Constant) and isinstance(test.left, ast.Name):
+            # `if suffix == '':` with suffix a literal the caller passed: only the branch that runs
+            value, literal = self._expr(test.left, frame), test.comparators[0].value
+            known = isinstance(value, Const) and isinstance(value.value, (str, int)) and isinstance(literal, (str, int))
+            result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
         elif isinstance(test, ast.Name):
             value = self._expr(test, frame)
             if isinstance(value, Const) and value.value is None:
