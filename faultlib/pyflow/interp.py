@@ -180,7 +180,7 @@ class Interpreter(SemanticHooks):
             self._block(node.finalbody, frame)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
-            frame.locals[node.name] = Func(node, qual)
+            frame.locals[node.name] = Func(node, qual, closure=None if frame.qualname == "<module>" else frame.locals)
         elif isinstance(node, ast.ClassDef):
             frame.locals[node.name] = self._class(node, frame)
         elif isinstance(node, ast.Import):
@@ -385,7 +385,11 @@ class Interpreter(SemanticHooks):
     # ------------------------------------------------------------------ calls
 
     def _args(self, node: ast.Call, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
-        args = [self._expr(a.value if isinstance(a, ast.Starred) else a, frame) for a in node.args]
+        args: list[Any] = []
+        for a in node.args:
+            value = self._expr(a.value if isinstance(a, ast.Starred) else a, frame)
+            # f(*pair) with pair a known tuple (train, test = g(); Model(*g())): its items are the arguments
+            args.extend(value.items if isinstance(a, ast.Starred) and isinstance(value, Tup) else [value])
         kwargs = {k.arg: self._expr(k.value, frame) for k in node.keywords if k.arg is not None}
         for k in node.keywords:
             if k.arg is None:
@@ -421,7 +425,7 @@ class Interpreter(SemanticHooks):
             return UNKNOWN
         params = func.node.args
         positional = params.posonlyargs + params.args
-        local: dict[str, Any] = {}
+        local: dict[str, Any] = dict(func.closure) if func.closure else {}  # the enclosing call's names, then params
         defaults = [None] * (len(positional) - len(params.defaults)) + list(params.defaults)
         outer = Frame(self.globals, func.qualname)
         for i, param in enumerate(positional):

@@ -29,6 +29,68 @@ LEAKS = {
             GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}).fit(Z, target)
         tune(X, y)
         """, [("fit_outside_cv", 5)]),
+    # polars: a statistic written as an expression is evaluated on the frame it is given to (with_columns)
+    "polars_median_fill_of_every_row_then_split": ("""\
+        import polars as pl
+        cars = pl.read_csv("cars.csv")
+        cars = cars.with_columns(pl.col("km").fill_null(pl.col("km").median()).alias("km_f"))
+        A, B = train_test_split(cars, test_size=0.2)
+        Ridge().fit(A.select(["km_f"]).to_numpy(), A["price"].to_numpy()).score(
+            B.select(["km_f"]).to_numpy(), B["price"].to_numpy())
+        """, [("fit_before_split", 3)]),
+    # polars: the test file filled with its own means (fill_null's "mean" strategy)
+    "polars_test_file_filled_with_its_own_means": ("""\
+        import polars as pl
+        shop = pl.read_csv("shop_train.csv")
+        later = pl.read_csv("shop_test.csv")
+        later = later.fill_null(strategy="mean")
+        m = Ridge().fit(shop.select(["km"]).to_numpy(), shop["price"].to_numpy())
+        m.predict(later.select(["km"]).to_numpy())
+        """, [("fit_on_test", 4)]),
+    # polars: a target mean per maker over every training row, joined back, then cross-validated
+    "polars_target_mean_per_group_then_cross_validated": ("""\
+        import polars as pl
+        shop = pl.read_csv("shop_train.csv")
+        enc = shop.group_by("maker").agg(pl.mean("price").alias("maker_price"))
+        shop = shop.join(enc, on="maker", how="left")
+        cross_val_score(Ridge(), shop.select(["maker_price"]).to_numpy(), shop["price"].to_numpy(), cv=5)
+        """, [("fit_outside_cv", 3)]),
+    # a helper defined inside a method reads the method's `self` (a closure): its target mean per group is of every
+    # training row, which the caller then cross-validates
+    "helper_nested_in_a_method_reads_self": ("""\
+        class Feats:
+            def __init__(self, frame):
+                self.frame = frame
+            def make(self):
+                def encode(cols):
+                    for c in cols:
+                        self.frame = self.frame.assign(te=self.frame.groupby(c)['label'].transform('mean'))
+                encode(['shop', 'city'])
+                return self.frame
+        wide = Feats(table).make()
+        cross_val_score(Ridge(), wide.drop(columns=['label']), wide['label'], cv=5)
+        """, [("fit_outside_cv", 7)]),
+    # a pair returned by a function and unpacked into the call (f(*pair)): its items are the arguments
+    "pair_unpacked_into_the_cross_validation": ("""\
+        def parts():
+            Z = X / X.max()
+            return Z, y
+        cross_val_score(Ridge(), *parts(), cv=5)
+        """, [("fit_outside_cv", 2)]),
+    # polars: a projection fitted on the training and test files stacked, set beside the ids (hstack), joined back
+    "polars_projection_of_both_files_beside_the_ids": ("""\
+        import polars as pl
+        from sklearn.decomposition import TruncatedSVD
+        shop = pl.read_csv("shop_train.csv")
+        later = pl.read_csv("shop_test.csv")
+        both = pl.concat([shop.select(["id", "maker"]), later.select(["id", "maker"])]).to_dummies(["maker"])
+        red = TruncatedSVD(n_components=3).fit_transform(both.drop("id").to_numpy())
+        red = both.select("id").hstack(pl.DataFrame(red, schema=["s0", "s1", "s2"]))
+        shop = shop.join(red, on="id", how="left")
+        later = later.join(red, on="id", how="left")
+        m = Ridge().fit(shop.select(["s0"]).to_numpy(), shop["price"].to_numpy())
+        m.predict(later.select(["s0"]).to_numpy())
+        """, [("fit_on_test", 6)]),
 }
 
 HEALTHY = {
@@ -61,6 +123,45 @@ HEALTHY = {
         A, B, ya, yb = train_test_split(X, y)
         Ridge().fit(prep(A, 'train'), ya).score(prep(B, 'test'), yb)
         """),
+    # polars: the median of the training part fills both parts
+    "polars_median_of_the_training_part_fills_both": ("""\
+        import polars as pl
+        A, B = train_test_split(pl.read_csv("cars.csv"), test_size=0.2)
+        med = A["km"].median()
+        A = A.with_columns(pl.col("km").fill_null(med))
+        B = B.with_columns(pl.col("km").fill_null(med))
+        Ridge().fit(A.select(["km"]).to_numpy(), A["price"].to_numpy()).score(
+            B.select(["km"]).to_numpy(), B["price"].to_numpy())
+        """),
+    # polars: a mean across columns of each row (mean_horizontal) and a forward fill are not statistics of the rows
+    "polars_row_wise_mean_and_forward_fill_then_split": ("""\
+        import polars as pl
+        cars = pl.read_csv("cars.csv")
+        cars = cars.with_columns(pl.mean_horizontal("km", "age").alias("both"), pl.col("km").fill_null(strategy="forward"))
+        A, B = train_test_split(cars, test_size=0.2)
+        Ridge().fit(A.select(["both"]).to_numpy(), A["price"].to_numpy()).score(
+            B.select(["both"]).to_numpy(), B["price"].to_numpy())
+        """),
+    # the nested helper reads `self` too, but the statistic is of the training part only
+    "helper_nested_in_a_method_fits_the_training_part": ("""\
+        class Feats:
+            def __init__(self, part_train, part_test):
+                self.part_train, self.part_test = part_train, part_test
+            def make(self):
+                def scale():
+                    mu = self.part_train.mean()
+                    return self.part_train - mu, self.part_test - mu
+                return scale()
+        A, B, ya, yb = train_test_split(X, y)
+        A2, B2 = Feats(A, B).make()
+        Ridge().fit(A2, ya).score(B2, yb)
+        """),
+    # a pair unpacked into the search: nothing was fitted before it
+    "pair_unpacked_into_the_search_unscaled": ("""\
+        def parts():
+            return X, y
+        GridSearchCV(make_pipeline(StandardScaler(), Ridge()), {"ridge__alpha": [0.1, 1.0]}).fit(*parts())
+        """),
 }
 
 
@@ -92,3 +193,38 @@ def test_python2_rewrite_leaves_other_lines(line):
     lines = [line]
     assert rewrite_print(lines, 1) is False
     assert lines == [line]
+
+
+HELPER = """\
+import pandas as pd
+def encode(frame):
+    frame = {body}
+    return frame
+"""
+CALLER = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import cross_val_score
+from tools.prep import encode
+table = pd.read_csv("visits.csv")
+X = encode(table.drop(columns=["label"]))
+cross_val_score(Ridge(), X, table["label"], cv=5)
+"""
+
+
+@pytest.mark.parametrize(("body", "expected"), [("(frame - frame.mean()) / frame.std()", [("fit_outside_cv", "prep.py", 3)]),
+                                               ("frame.fillna(0)", [])])
+def test_module_of_a_project_package_joins_the_session(tmp_path, body, expected):
+    # `from tools.prep import encode` with tools/prep.py beside the script: the statistic in the package's module
+    # is seen, in its own file (and nothing when the helper does not take it)
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "prep.py").write_text(HELPER.format(body=body))
+    (tmp_path / "run.py").write_text(CALLER)
+    report, _ = analyze_file(str(tmp_path / "run.py"))
+    found = sorted({(f.kind, f.location["file"].rsplit("/", 1)[-1], f.location["line"]) for f in report.findings
+                    if f.severity >= Severity.WARNING})
+    assert found == expected
+

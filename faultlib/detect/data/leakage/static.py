@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.foldcols import FoldColumns
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -182,7 +183,7 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
             return self._importances(base)  # columns ranked by a model fitted on these rows carry its fit
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
-        if isinstance(base, (Est, Data, MaybeData, Indexer)):
+        if isinstance(base, (Est, Data, MaybeData, Indexer, PlExpr)):  # (PlExpr: polars_exprs.py)
             if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
             return Bound(base, attr)  # a method, or a column / a Bunch field (``ds.data``) when used as data
