@@ -162,6 +162,24 @@ HEALTHY = {
             return X, y
         GridSearchCV(make_pipeline(StandardScaler(), Ridge()), {"ridge__alpha": [0.1, 1.0]}).fit(*parts())
         """),
+    # rows with a value (dropna(subset=...)) train the model that predicts the rows without it (isna mask): two
+    # selections of one table, named for training and testing, with no row in both
+    "rows_with_a_value_train_rows_without_it_are_predicted": ("""\
+        I_test = table[table['city'].isna()]
+        y_test = I_test['label']
+        I_train = table.dropna(subset=['city'])
+        clf = LogisticRegression().fit(I_train.drop(columns=['label', 'city']), I_train['label'])
+        print(clf.score(I_test.drop(columns=['label', 'city']), y_test))
+        """),
+    # columns whose range (min/max over every row) fits in 8 bits are cast to int8 to save memory: the statistic
+    # picks a dtype for columns, their values do not change
+    "columns_chosen_by_their_range_cast_to_a_smaller_dtype": ("""\
+        lo, hi = X.min(), X.max()
+        small = lo[(lo > -128) & (hi < 127)].index
+        X[small] = X[small].astype(np.int8)
+        A, B, ya, yb = train_test_split(X, y)
+        Ridge().fit(A, ya).score(B, yb)
+        """),
 }
 
 
@@ -228,3 +246,14 @@ def test_module_of_a_project_package_joins_the_session(tmp_path, body, expected)
                     if f.severity >= Severity.WARNING})
     assert found == expected
 
+
+def test_model_fitted_on_the_whole_table_still_scores_a_selection_of_it(tmp_path):
+    # the guard of the look-alike above: the whole table (not its dropna(subset=...) rows) trains the model that
+    # then scores the rows named for testing: trained_on_test, as before
+    body = """\
+        I_test = table[table['city'].isna()]
+        I_train = table.dropna(subset=['city'])
+        clf = LogisticRegression().fit(table.drop(columns=['label']), table['label'])
+        print(clf.score(I_test.drop(columns=['label']), I_test['label']))
+        """
+    assert sorted(set(alarms(tmp_path, body))) == [("trained_on_test", 3)]

@@ -27,7 +27,8 @@ from typing import Any
 
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.entities import display_only_groupbys
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts, test_step
+from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
+                                                  test_step)
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
@@ -143,6 +144,10 @@ class DesignChecks:
                 out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
             return out
         data = _maybe_data(receiver)
+        if name == "dropna" and "subset" in kwargs and data is not None and data.rows is not None:
+            # survey.dropna(subset=['marital']): the rows with that value, a selection like survey[mask] (beside
+            # survey[survey['marital'].isna()], the rows to impute, it is another selection, not all the rows)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=node.lineno)), node.lineno)
         if data is None and isinstance(receiver, MaybeData) and (
                 name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
                                                                                 "groupby")):

@@ -228,7 +228,10 @@ class Analyzer(ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
-            return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
+            # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
+            # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
+            fits = frozenset(f for f in picked.taints if not f.handwritten)
+            return data.with_(taints=data.taints | fits) if fits else data
         if isinstance(index, Drawn):  # data.iloc[np.random.choice(idx, n)]: a random subset, like df.sample(n)
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample", line=line)), line)
         if isinstance(index, FoldIdx):
