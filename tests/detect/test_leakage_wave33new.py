@@ -137,7 +137,8 @@ HEALTHY = {
     "polars_row_wise_mean_and_forward_fill_then_split": ("""\
         import polars as pl
         cars = pl.read_csv("cars.csv")
-        cars = cars.with_columns(pl.mean_horizontal("km", "age").alias("both"), pl.col("km").fill_null(strategy="forward"))
+        cars = cars.with_columns(pl.mean_horizontal("km", "age").alias("both"),
+                                 pl.col("km").fill_null(strategy="forward"))
         A, B = train_test_split(cars, test_size=0.2)
         Ridge().fit(A.select(["both"]).to_numpy(), A["price"].to_numpy()).score(
             B.select(["both"]).to_numpy(), B["price"].to_numpy())
@@ -230,8 +231,10 @@ cross_val_score(Ridge(), X, table["label"], cv=5)
 """
 
 
-@pytest.mark.parametrize(("body", "expected"), [("(frame - frame.mean()) / frame.std()", [("fit_outside_cv", "prep.py", 3)]),
-                                               ("frame.fillna(0)", [])])
+@pytest.mark.parametrize(("body", "expected"), [
+    ("(frame - frame.mean()) / frame.std()", [("fit_outside_cv", "prep.py", 3)]),
+    ("frame.fillna(0)", []),
+])
 def test_module_of_a_project_package_joins_the_session(tmp_path, body, expected):
     # `from tools.prep import encode` with tools/prep.py beside the script: the statistic in the package's module
     # is seen, in its own file (and nothing when the helper does not take it)
