@@ -260,3 +260,33 @@ def test_model_fitted_on_the_whole_table_still_scores_a_selection_of_it(tmp_path
         print(clf.score(I_test.drop(columns=['label']), I_test['label']))
         """
     assert sorted(set(alarms(tmp_path, body))) == [("trained_on_test", 3)]
+
+
+PY2_CALLER = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import cross_val_score
+from prep import encode
+table = pd.read_csv("visits.csv")
+print "rows:", len(table)
+X = encode(table.drop(columns=["label"]))
+cross_val_score(Ridge(), X, table["label"], cv=5)
+"""
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("(frame - frame.mean()) / frame.std()", [("fit_outside_cv", "prep.py", 3)]),
+    ("frame.fillna(0)", []),
+])
+def test_python2_script_joins_its_helper(tmp_path, body, expected):
+    # a Python 2 script (a print statement) importing a sibling helper: its `from prep import encode` is still
+    # replaced by the helper's own definition, so the statistic in the helper is seen
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    (tmp_path / "prep.py").write_text(HELPER.format(body=body))
+    (tmp_path / "run.py").write_text(PY2_CALLER)
+    report, _ = analyze_file(str(tmp_path / "run.py"))
+    found = sorted({(f.kind, f.location["file"].rsplit("/", 1)[-1], f.location["line"]) for f in report.findings
+                    if f.severity >= Severity.WARNING})
+    assert found == expected

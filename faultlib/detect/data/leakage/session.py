@@ -215,10 +215,12 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
 
 
 def _tree(text: str) -> ast.Module | None:
+    """The script's statements, for its imports and main guard: Python 2 ``print`` lines read as calls and any
+    other statement that does not parse left out (line numbers kept); ``None`` when nothing parses."""
     try:
-        return ast.parse(text)
+        return parse_tolerant(text, SourceMap("<session member>"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # parse_tolerant reports what does not parse
+        return None  # parse_tolerant reports what does not parse (when the member is analysed)
 
 
 def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
