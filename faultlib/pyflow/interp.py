@@ -180,7 +180,7 @@ class Interpreter(SemanticHooks):
             self._block(node.finalbody, frame)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
-            frame.locals[node.name] = Func(node, qual)
+            frame.locals[node.name] = Func(node, qual, closure=None if frame.qualname == "<module>" else frame.locals)
         elif isinstance(node, ast.ClassDef):
             frame.locals[node.name] = self._class(node, frame)
         elif isinstance(node, ast.Import):
@@ -333,6 +333,12 @@ class Interpreter(SemanticHooks):
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             inner = self._truth(test.left, frame)
             result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
+                and isinstance(test.comparators[0], ast.Constant) and isinstance(test.left, ast.Name):
+            # `if suffix == '':` with suffix a literal the caller passed: only the branch that runs
+            value, literal = self._expr(test.left, frame), test.comparators[0].value
+            known = isinstance(value, Const) and isinstance(value.value, (str, int)) and isinstance(literal, (str, int))
+            result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
         elif isinstance(test, ast.Name):
             value = self._expr(test, frame)
             if isinstance(value, Const) and value.value is None:
@@ -379,7 +385,11 @@ class Interpreter(SemanticHooks):
     # ------------------------------------------------------------------ calls
 
     def _args(self, node: ast.Call, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
-        args = [self._expr(a.value if isinstance(a, ast.Starred) else a, frame) for a in node.args]
+        args: list[Any] = []
+        for a in node.args:
+            value = self._expr(a.value if isinstance(a, ast.Starred) else a, frame)
+            # f(*pair) with pair a known tuple (train, test = g(); Model(*g())): its items are the arguments
+            args.extend(value.items if isinstance(a, ast.Starred) and isinstance(value, Tup) else [value])
         kwargs = {k.arg: self._expr(k.value, frame) for k in node.keywords if k.arg is not None}
         for k in node.keywords:
             if k.arg is None:
@@ -415,7 +425,7 @@ class Interpreter(SemanticHooks):
             return UNKNOWN
         params = func.node.args
         positional = params.posonlyargs + params.args
-        local: dict[str, Any] = {}
+        local: dict[str, Any] = dict(func.closure) if func.closure else {}  # the enclosing call's names, then params
         defaults = [None] * (len(positional) - len(params.defaults)) + list(params.defaults)
         outer = Frame(self.globals, func.qualname)
         for i, param in enumerate(positional):

@@ -51,6 +51,8 @@ class Func:
     node: Any
     qualname: str
     owner: Any = None  # the ClassVal of a method
+    #: a nested function's view of the enclosing call's variables (``self`` in a helper defined inside a method)
+    closure: dict | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -25,10 +25,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData, Root, Rows, parts, test_step
+from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
+                                                  test_step)
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
@@ -129,7 +130,25 @@ class DesignChecks:
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
 
+        if isinstance(receiver, polars_exprs.PlExpr):  # pl.col('km').median(): a statistic once evaluated
+            return polars_exprs.method_expr(receiver, name, args, kwargs, node)
+        if name == "hstack" and args and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+            base = _maybe_data(receiver) or _as_data(receiver)  # polars' ids.hstack(features): columns side by side
+            sides = [_as_data(a) for a in (args[0].items if isinstance(args[0], Tup) else args[:1])]
+            return base.with_(taints=base.taints.union(*(d.taints for d in sides if d is not None)))
+        if name == "group_by" and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+            return receiver  # polars' df.group_by(k): its .agg(...) reduces df's rows per group
+        reduced = polars_exprs.context_stats(name, args, kwargs, node)
+        if reduced and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+            out = _maybe_data(receiver) or _as_data(receiver)  # df.with_columns(<expr>.median()): a fit of df
+            for stat in reduced:
+                out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
+            return out
         data = _maybe_data(receiver)
+        if name == "dropna" and "subset" in kwargs and data is not None and data.rows is not None:
+            # survey.dropna(subset=['marital']): the rows with that value, a selection like survey[mask] (beside
+            # survey[survey['marital'].isna()], the rows to impute, it is another selection, not all the rows)
+            return self._derive(data, data_rows_child(data, Step("filter", new_id(), line=node.lineno)), node.lineno)
         if data is None and isinstance(receiver, MaybeData) and (
                 name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
                                                                                 "groupby")):
@@ -182,6 +201,9 @@ class DesignChecks:
         from faultlib.detect.data.leakage.semantics import _as_data
 
         name, top = ref.last, ref.module.split(".")[0]
+        expr = polars_exprs.library_expr(ref.module, name, args, kwargs, node)
+        if expr is not None:
+            return expr
         if name in ("max", "min", "amax", "amin") and node.args and _date_column(node.args[0]):
             return UNKNOWN  # np.max(df['date']): a reference date
         if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, 1):

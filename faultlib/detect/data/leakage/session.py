@@ -12,7 +12,8 @@ Which scripts make a session:
 * given: ``faultlib check leakage a.py b.py`` runs them in that order, as ``%run a.py`` then ``%run b.py``;
 * discovered (:func:`session_members`), for one script: a sibling ``.py`` in its folder that it imports
   (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``, or ``import helpers
-  [as h]`` with its functions called as ``helpers.f(...)``), and a sibling that
+  [as h]`` with its functions called as ``helpers.f(...)``; a package's module, ``from pkg.helpers import f``, is
+  ``pkg/helpers.py`` under the folder or its parent), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
   builtins (a script that would stop with ``NameError`` unless something ran first). When several siblings define
   such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
@@ -107,14 +108,21 @@ def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
 
 def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
     """Siblings the module imports with ``from NAME import ...`` or ``import NAME [as alias]`` (``NAME.py`` in
-    ``folder``)."""
+    ``folder``), and modules of a package in the project it imports with ``from PKG.NAME import ...``
+    (``PKG/NAME.py`` under ``folder`` or its parent: a script in ``classifier/`` importing
+    ``preprocessing.preprocess`` from the project root)."""
     out: list[Path] = []
     for n in ast.walk(tree):
-        modules = [n.module] if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1 else [
-            a.name for a in n.names] if isinstance(n, ast.Import) else []
-        for module in modules:
-            cand = folder / f"{module}.py"
-            if "." not in module and cand.is_file() and cand not in out:
+        cands: list[Path] = []
+        if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1:
+            parts = n.module.split(".")
+            roots = [folder] if len(parts) == 1 or n.level else [folder, folder.parent]
+            cand = next((c for c in (r.joinpath(*parts[:-1], f"{parts[-1]}.py") for r in roots) if c.is_file()), None)
+            cands = [cand] if cand is not None else []
+        elif isinstance(n, ast.Import):
+            cands = [c for a in n.names if "." not in a.name and (c := folder / f"{a.name}.py").is_file()]
+        for cand in cands:
+            if cand not in out:
                 out.append(cand)
     return out
 
@@ -201,7 +209,8 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
         texts.append(text)
         tree = _tree("\n".join(text))
         if tree is not None:
-            imported.update(n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module in names)
+            imported.update(_last(n.module) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                            and _last(n.module) in names)
             imported.update(a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
                             if a.name in names)
     defined = {Path(p).stem: set(_defined(t)) if (t := _tree("\n".join(text))) is not None else set()
@@ -219,10 +228,12 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
 
 
 def _tree(text: str) -> ast.Module | None:
+    """The script's statements, for its imports and main guard: Python 2 ``print`` lines read as calls and any
+    other statement that does not parse left out (line numbers kept); ``None`` when nothing parses."""
     try:
-        return ast.parse(text)
+        return parse_tolerant(text, SourceMap("<session member>"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # parse_tolerant reports what does not parse
+        return None  # parse_tolerant reports what does not parse (when the member is analysed)
 
 
 def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
@@ -235,10 +246,15 @@ def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
 
 def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) -> None:
     for n in ast.walk(tree):
-        if isinstance(n, ast.ImportFrom) and n.module in names and n.level <= 1:
+        if isinstance(n, ast.ImportFrom) and _last(n.module) in names and n.level <= 1:
             _blank(text, n, "pass")
     for n in blank_module_imports(tree, names):
         _blank(text, n, "pass")
+
+
+def _last(module: str | None) -> str:
+    """``'exp.features'`` -> ``'features'``: the stem of the joined script a ``from ... import`` names."""
+    return (module or "").rsplit(".", 1)[-1]
 
 
 def _blank_main(text: list[str], tree: ast.Module) -> None:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from faultlib.detect.data.leakage.py2print import rewrite_print
 from faultlib.errors import InputError
 
 
@@ -121,7 +122,6 @@ def _v3_cells(doc: Any) -> list | None:
 
 
 _ASSIGN_SHELL = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
-_PY2_PRINT = re.compile(r"^(\s*)print\s+([^=(].*)$")
 _DOCTEST = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
 
 
@@ -221,9 +221,8 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
         except SyntaxError as exc:
             first = first or exc
             lineno = exc.lineno or 1
-            py2 = _PY2_PRINT.match(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
-            if py2 and "Missing parentheses" in str(exc.msg):  # Python 2 ``print x``: read as print(x)
-                lines[lineno - 1] = f"{py2.group(1)}print({py2.group(2).rstrip().rstrip(';').rstrip().rstrip(',')})"
+            if ("Missing parentheses" in str(exc.msg) or "invalid syntax" in str(exc.msg)) \
+                    and rewrite_print(lines, lineno):  # Python 2 ``print x`` (one line or several): print(x)
                 continue
             after = re.search(r"after '\w+' statement on line (\d+)", str(exc.msg))
             if after:  # the statement whose body is missing (a magic removed by a converter)

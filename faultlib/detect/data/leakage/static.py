@@ -45,6 +45,7 @@ from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.foldcols import FoldColumns
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
+from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -192,7 +193,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
             return self._importances(base)  # columns ranked by a model fitted on these rows carry its fit
         if isinstance(base, Est) and attr in vocab.SELECTION_ATTRIBUTES and attr.endswith("_"):
             return selection(base)
-        if isinstance(base, (Est, Data, MaybeData, Indexer)):
+        if isinstance(base, (Est, Data, MaybeData, Indexer, PlExpr)):  # (PlExpr: polars_exprs.py)
             if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
             return Bound(base, attr)  # a method, or a column / a Bunch field (``ds.data``) when used as data
@@ -239,7 +240,10 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
         picked = _maybe_data(index)
         if picked is not None and picked.rows is None and picked.taints:
-            return data.with_(taints=data.taints | picked.taints)  # X[cols] with cols = X.columns[rfe.support_]
+            # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
+            # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
+            fits = frozenset(f for f in picked.taints if not f.handwritten)
+            return data.with_(taints=data.taints | fits) if fits else data
         if isinstance(index, Drawn):  # data.iloc[np.random.choice(idx, n)]: a random subset, like df.sample(n)
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample", line=line)), line)
         if isinstance(index, FoldIdx):

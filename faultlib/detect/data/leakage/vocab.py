@@ -92,6 +92,9 @@ ROW_METHODS = frozenset({
     "replace", "clip", "abs", "round", "apply", "map", "applymap", "assign", "select_dtypes", "dropna", "reshape",
     "squeeze", "toarray", "todense", "tocsr", "tocsc", "where", "mask", "pipe", "infer_objects", "convert_dtypes",
     "filter", "add_prefix", "add_suffix", "rank", "to_frame", "get_dummies", "join", "merge",
+    # polars DataFrame methods that keep the frame's rows (polars API reference, "DataFrame")
+    "select", "with_columns", "with_column", "fill_null", "fill_nan", "to_dummies", "cast", "hstack", "to_pandas",
+    "lazy", "collect", "drop_nulls", "with_row_index", "with_row_count",
 })
 DATA_ATTRIBUTES = frozenset({"values", "array", "str", "dt", "cat"})
 MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Lasso", "Ridge", "ElasticNet",
