@@ -1,17 +1,18 @@
 """Python children of a traced script (``subprocess``, ``os.exec*``, multiprocessing ``spawn``/``forkserver``),
-armed through the environment; the child side (the parent side, which merges their reports: :mod:`faultlib.trace.family`).
+armed through the environment: the traced process's side (the child's: :mod:`faultlib.trace.childboot`; the parent's,
+which merges their reports: :mod:`faultlib.trace.family`).
 
 The traced process (:func:`arm_children`, from :func:`faultlib.trace.boot.main`) writes :data:`SITECUSTOMIZE` into
 ``<FAULTLIB_TRACE_CHILDREN>/boot/`` and puts that folder first on ``PYTHONPATH``: every Python interpreter started
 below it with its environment runs that ``sitecustomize`` (which runs any ``sitecustomize`` the interpreter had
 before, takes its folder off ``sys.path`` again and does nothing without ``FAULTLIB_TRACE_CHILD_DIR``). In the child,
-:func:`boot_child` installs a :class:`faultlib.trace.boot.Tracer` right after the child imports torch (a child
-that never imports torch pays for no torch import) and writes ``child-<pid>.json`` at its exit.
+:func:`faultlib.trace.childboot.boot_child` installs a :class:`faultlib.trace.boot.Tracer` right after the child
+imports torch (a child that never imports torch pays for no torch import) and writes ``child-<pid>.json`` at its exit.
 
 On the watch pass a child counts instead of stopping (``--continue``): its control flow and exit code are its own.
 On the replay, the one child named by ``FAULTLIB_TRACE_CHILD_PLAN`` (``{"key", "nth", "arm_at", "trip_step",
-"arm_step", "dump"}``: its ``sys.argv`` as JSON and which start of that command it is, 0-based) is armed and stops at
-the end of the step it found, as the traced script itself does.
+"arm_step", "dump"}``: its ``sys.argv`` as JSON and which start of that command it is, 0-based) is armed; at the end
+of the step it found it writes its report and uninstalls its tracer, and the child runs on untraced.
 
 Every start the traced process or a traced child makes through ``subprocess.Popen``, ``os.execv``/``os.execve``
 (every ``os.exec*`` ends there) or a multiprocessing ``Process.start`` without fork is written as
@@ -55,13 +56,14 @@ def _faultlib_trace_child():
     if not _os.environ.get("FAULTLIB_TRACE_CHILD_DIR") or _os.environ.get("FAULTLIB_TRACE_CHILD_OFF"):
         return
     try:
-        from faultlib.trace.children import boot_child
+        from faultlib.trace.childboot import boot_child
     except ImportError as exc:  # an interpreter without faultlib: said in its report, the child runs on
         import json
         path = _os.path.join(_os.environ["FAULTLIB_TRACE_CHILD_DIR"], "child-%d.json" % _os.getpid())
         try:
             with open(path, "w") as fh:
-                json.dump({"pid": _os.getpid(), "argv": _sys.argv, "could_not_arm": "%s: %s" % (type(exc).__name__, exc)}, fh)
+                json.dump({"pid": _os.getpid(), "argv": _sys.argv,
+                           "could_not_arm": "%s: %s" % (type(exc).__name__, exc)}, fh)
         except OSError:
             pass
         return
@@ -81,7 +83,7 @@ def arm_children() -> bool:
         return False
     boot = os.path.join(folder, "boot")
     os.makedirs(boot, exist_ok=True)
-    _write(os.path.join(boot, "sitecustomize.py"), SITECUSTOMIZE)
+    write_atomic(os.path.join(boot, "sitecustomize.py"), SITECUSTOMIZE)
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = boot + (os.pathsep + path if path else "")
     os.environ[ENV_ARMED] = folder
@@ -94,7 +96,7 @@ def armed() -> bool:
     return bool(os.environ.get(ENV_ARMED)) and not os.environ.get(ENV_OFF)
 
 
-def _write(path: str, text: str) -> None:
+def write_atomic(path: str, text: str) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -108,7 +110,7 @@ def _record(folder: str, pid: int | None, argv: Any, executable: str | None, env
     record = {"pid": pid, "argv": [str(a) for a in argv] if isinstance(argv, (list, tuple)) else [str(argv)],
               "executable": str(executable) if executable else None, "env_kept": kept, "t": time.time()}
     try:
-        _write(os.path.join(folder, f"launch-{pid}.json"), json.dumps(record))
+        write_atomic(os.path.join(folder, f"launch-{pid}.json"), json.dumps(record))
     except OSError:
         pass  # the session already ended (a child that outlived the traced script)
 
@@ -150,136 +152,3 @@ def record_launches(folder: str) -> None:
         return out
 
     multiprocessing.process.BaseProcess.start = start
-
-
-def _claim(folder: str, key: str) -> int:
-    """Which start of the command ``key`` this child is (0-based), in the order the starts reach this line."""
-    import hashlib
-
-    stem = hashlib.sha1(key.encode()).hexdigest()[:16]
-    nth = 0
-    while True:
-        try:
-            os.close(os.open(os.path.join(folder, f"seq-{stem}-{nth}"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            return nth
-        except FileExistsError:
-            nth += 1
-        except OSError:
-            return nth
-
-
-class _Child:
-    """One armed child: its report, its tracer once torch is imported."""
-
-    def __init__(self, folder: str):
-        self.folder, self.pid = folder, os.getpid()
-        self.key = json.dumps(sys.argv)
-        self.nth = _claim(folder, self.key)
-        self.path = os.path.join(folder, f"child-{self.pid}.json")
-        plan = json.loads(os.environ.get(ENV_PLAN) or "null")
-        self.plan = plan if plan and plan.get("key") == self.key and plan.get("nth") == self.nth else None
-        self.state: dict[str, Any] = {"pid": self.pid, "ppid": os.getppid(), "argv": list(sys.argv), "key": self.key,
-                                      "nth": self.nth, "started": True, "end": "exit", "error": None,
-                                      "armed": self.plan is not None}
-        self.tracer: Any = None
-        self.found: dict[str, Any] | None = None  # the replay: what the armed tracer found, written when it stopped
-        self.save(self.state)
-
-    def save(self, result: dict[str, Any]) -> None:
-        try:
-            _write(self.path, json.dumps(result, default=str))
-        except OSError:
-            pass
-
-    def start(self) -> None:
-        """Install the tracer (torch was just imported)."""
-        from faultlib.trace.boot import Tracer, _Stop
-
-        plan = self.plan or {}
-        arm_at, arm_step = plan.get("arm_at"), plan.get("arm_step")
-        self.tracer = Tracer(arm_at=arm_at if self.plan else None, keep_going=self.plan is None,
-                             dump_path=plan.get("dump"), trip_step=plan.get("trip_step"),
-                             arm_step=arm_step if self.plan else None)
-        self.tracer.install()
-        if self.plan is not None:
-            self.tracer._stop = self.stopped  # the step is finished: report and step aside, never stop the child
-        original = sys.excepthook
-        child = self
-
-        def excepthook(kind, exc, tb):
-            if isinstance(exc, _Stop):  # the replay stopped this child at the end of its step
-                child.state.update(end="stopped")
-                return
-            child.state.update(end="raised", error=f"{kind.__name__}: {exc}".rstrip(": "))
-            main = getattr(sys.modules.get("__main__"), "__file__", None) or ""
-            child.tracer.script_failed(exc, os.path.abspath(main) if main else "")
-            original(kind, exc, tb)
-
-        sys.excepthook = excepthook
-
-    def stopped(self) -> None:
-        """The replay's armed tracer found its value and finished the step: write what it found and uninstall it,
-        so the child runs on untraced (its parent may wait for it: a worker, a launcher) with its own exit code."""
-        if os.getpid() != self.pid or self.found is not None:
-            return
-        self.found = {**self.state, "end": "stopped", **self.tracer.results()}
-        self.tracer.uninstall()
-        self.save(self.found)
-
-    def finish(self) -> None:
-        """At the child's exit: its report (a forked grandchild leaves it to the child)."""
-        if os.getpid() != self.pid:
-            return
-        result = {**self.state, "argv": list(sys.argv)}
-        if self.found is not None:
-            result = {**self.found, "end": "stopped", "error": self.state["error"]}
-        elif self.tracer is None:
-            result.update(watched={"forwards": 0, "optimizer_steps": 0}, torch=False)
-        else:
-            if result["end"] != "stopped":
-                self.tracer.check_buffers_at_end()
-            result.update(self.tracer.results())
-        self.save(result)
-
-
-def boot_child() -> None:
-    """In a Python child (from :data:`SITECUSTOMIZE`): report, record launches, trace once torch is imported."""
-    import atexit
-
-    folder = os.environ[ENV_ARMED]
-    for name in ("FAULTLIB_TRACE_RESULT", "FAULTLIB_TRACE_ARM_AT", "FAULTLIB_TRACE_ARM_STEP",
-                 "FAULTLIB_TRACE_TRIP_STEP", "FAULTLIB_TRACE_DUMP", "FAULTLIB_TRACE_CONTINUE"):
-        os.environ.pop(name, None)  # the traced process's own pass: not this child's (and not torch.mp.spawn's)
-    child = _Child(folder)
-    record_launches(folder)
-    atexit.register(child.finish)
-    if "torch" in sys.modules:
-        child.start()
-    else:
-        sys.meta_path.insert(0, _AfterImport("torch", child.start))
-
-
-class _AfterImport:
-    """A meta path finder that calls ``then()`` once the module ``name`` has been executed, then steps aside."""
-
-    def __init__(self, name: str, then):
-        self.name, self.then = name, then
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.name:
-            return None
-        import importlib.util
-
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        loader, then = spec.loader, self.then
-        original = loader.exec_module
-
-        def exec_module(module):
-            original(module)
-            then()
-
-        loader.exec_module = exec_module
-        return spec

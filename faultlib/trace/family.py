@@ -70,8 +70,8 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
         launch, report = launches.get(pid) or {}, reports.get(pid)
         if not launch and report and report.get("torch") is False:
             continue  # a helper the script did not start itself (multiprocessing's resource tracker) and no torch
-        row: dict[str, Any] = {"pid": int(pid), "argv": launch.get("argv") or (report or {}).get("argv"), "traced": False,
-                               "why_not": None, "watched": None, "end": None, "error": None, "first_nonfinite": None,
+        row: dict[str, Any] = {"pid": int(pid), "argv": launch.get("argv") or (report or {}).get("argv"),
+                               "traced": False, "why_not": None, "watched": None, "end": None, "error": None, "first_nonfinite": None,
                                "tripped_steps": 0}
         if report is None:
             row["why_not"] = _why_not(launch)
