@@ -11,6 +11,9 @@ from typing import Any
 
 from faultlib.trace.children import ENV_ARMED, ENV_PLAN, record_launches, write_atomic
 
+MULTIPROCESSING_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+"""The ``-c`` commands of multiprocessing's helper processes (started with ``spawnv_passfds``): never armed."""
+
 
 def _claim(folder: str, key: str) -> int:
     """Which start of the command ``key`` this child is (0-based), in the order the starts reach this line."""
@@ -106,6 +109,9 @@ def boot_child() -> None:
     """In a Python child (from :data:`SITECUSTOMIZE`): report, record launches, trace once torch is imported."""
     import atexit
 
+    command = getattr(sys, "orig_argv", sys.argv)
+    if any(helper in arg for arg in command for helper in MULTIPROCESSING_HELPERS):
+        return  # multiprocessing's own server process: no user code, and ended by a signal at its parent's exit
     folder = os.environ[ENV_ARMED]
     for name in ("FAULTLIB_TRACE_RESULT", "FAULTLIB_TRACE_ARM_AT", "FAULTLIB_TRACE_ARM_STEP",
                  "FAULTLIB_TRACE_TRIP_STEP", "FAULTLIB_TRACE_DUMP", "FAULTLIB_TRACE_CONTINUE"):

@@ -99,3 +99,14 @@ def test_children_that_cannot_be_armed_are_listed_as_not_traced(tmp_path):
     assert "not a Python interpreter" in rows["sh"]["why_not"]
     assert any(note.startswith("3 child process(es) not traced") for note in report["notes"]), report["notes"]
     assert "isolated ran" in proc.stderr and "bare env ran" in proc.stderr and "shell ran" in proc.stderr
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["python3", "-u", "-I", "train.py"], "-I"), (["python", "-Es", "train.py"], "-E"), (["python", "-S"], "-S"),
+    (["python", "train.py", "-I"], None),  # the script's own argument
+    (["python", "-c", "import sys", "-I"], None), (["python", "-W", "ignore", "train.py"], None),
+])
+def test_the_options_that_keep_a_child_from_being_armed_are_read_up_to_the_script(argv, flag):
+    from faultlib.trace.family import _isolated
+
+    assert _isolated(argv) == flag
