@@ -71,8 +71,8 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
         if not launch and report and report.get("torch") is False:
             continue  # a helper the script did not start itself (multiprocessing's resource tracker) and no torch
         row: dict[str, Any] = {"pid": int(pid), "argv": launch.get("argv") or (report or {}).get("argv"),
-                               "traced": False, "why_not": None, "watched": None, "end": None, "error": None, "first_nonfinite": None,
-                               "tripped_steps": 0}
+                               "traced": False, "why_not": None, "watched": None, "end": None, "error": None,
+                               "first_nonfinite": None, "tripped_steps": 0}
         if report is None:
             row["why_not"] = _why_not(launch)
         elif report.get("could_not_arm"):
@@ -106,9 +106,15 @@ def process_of(row: dict[str, Any]) -> dict[str, Any]:
     return {"pid": row["pid"], "argv": row["argv"]}
 
 
-def first_tripped(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The first child (in start order) whose watch saw a non-finite value."""
-    return next((row for row in rows if row.get("trip") is not None), None)
+def first_tripped(rows: list[dict[str, Any]], before: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The child whose watch saw a non-finite value first (wall clock: ``trip.time``), when it saw it before the trip
+    ``before`` of the traced process itself (or that one saw none). Hogwild children that write a NaN into shared
+    weights trip before the parent evaluates them: the children's value is the first."""
+    tripped = sorted((row for row in rows if row.get("trip") is not None),
+                     key=lambda row: row["trip"].get("time") or 0.0)
+    if not tripped or (before is not None and (tripped[0]["trip"].get("time") or 0.0) >= (before.get("time") or 0.0)):
+        return None
+    return tripped[0]
 
 
 def plan_for(row: dict[str, Any], dump: Path) -> str:

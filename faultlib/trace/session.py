@@ -162,8 +162,8 @@ class TraceReport:
             nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
         children: the processes the script started (:mod:`faultlib.trace.family`: ``{pid, argv, traced, why_not,
             watched, end, error, first_nonfinite, tripped_steps}``), null when it started none. Python children are
-            traced through the environment (:mod:`faultlib.trace.children`); when the script itself saw no
-            non-finite value and a child did, that child's is ``first_nonfinite``, with ``process: {pid, argv}``.
+            traced through the environment (:mod:`faultlib.trace.children`); a child's value seen before any the
+            script saw is ``first_nonfinite`` (``process: {pid, argv}``)
     """
 
     reason: Reason | None = None
@@ -370,11 +370,13 @@ def _watch_report(watch: _Pass) -> TraceReport:
               "raised": Reason.SCRIPT_RAISED}.get(watch.end)
     if failed is None and watch.end == "exit" and (watch.script_exit or 0) % 256:
         failed = Reason.SCRIPT_EXIT
-    child = family.first_tripped(watch.children) if watch.trip is None else None  # the script itself saw none
+    child = family.first_tripped(watch.children, before=watch.trip)  # a child saw one first (or the script none)
     if watch.trip is not None or child is not None:
         report.reason = Reason.NONFINITE
         report.first_nonfinite = _from_trip(watch.trip) if child is None else {
             **_from_trip(child["trip"]), "process": family.process_of(child)}  # a child's value is the answer
+        if child is not None and watch.trip is not None:
+            report.notes.append(f"the script saw one later, at step {watch.trip['step']} ({watch.trip['where']})")
         if failed is not None:
             report.notes.append(f"the script also failed after it ({failed.value}"
                                 + (f": {watch.error}" if watch.error else f", exit code {watch.script_exit}") + ")")
@@ -466,8 +468,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         if answer is not None:
             return answer
     report = _watch_report(watch)
-    child = family.first_tripped(watch.children) if watch.trip is None else None
-    trip = watch.trip or (child or {}).get("trip")
+    child = family.first_tripped(watch.children, before=watch.trip)
+    trip = child["trip"] if child is not None else watch.trip
     if trip is None:
         return report
     if watch.end == "interrupted":

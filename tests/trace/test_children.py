@@ -79,6 +79,26 @@ def test_a_healthy_launcher_is_ok_with_its_child_counted_as_watched(tmp_path, mo
     assert "own site yes" in proc.stderr and "trainer exit code 0" in proc.stderr, proc.stderr
 
 
+THEN_ITS_OWN = '''
+import subprocess, sys
+import torch
+subprocess.run([sys.executable, "trainer.py"])       # its child's NaN comes first
+probe = torch.nn.Linear(3, 1)
+probe(torch.full((2, 3), float("nan")))               # then one of its own
+'''
+
+
+def test_a_child_value_seen_before_the_script_own_is_the_answer(tmp_path):
+    _write(tmp_path, broken=True)
+    (tmp_path / "then_own.py").write_text(THEN_ITS_OWN)
+    proc = cli("trace", "--json", "--quiet-replay", "--", "python", "then_own.py", cwd=tmp_path, timeout=400)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    first = report["first_nonfinite"]
+    assert first["process"] is not None and (first["op"], first["line"]) == ("aten::sqrt", 10), first
+    assert any(note.startswith("the script saw one later, at step 0") for note in report["notes"]), report["notes"]
+
+
 UNARMABLE = '''
 import os, subprocess, sys
 subprocess.run([sys.executable, "-I", "-c", "print('isolated ran')"], check=True)
