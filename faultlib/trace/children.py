@@ -103,10 +103,20 @@ def write_atomic(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _arms(env: Any, folder: str) -> bool:
+    """Whether an environment given to a child still arms it: faultlib's variable and the boot folder on PYTHONPATH."""
+    try:
+        text = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
+                for k, v in env.items()}
+    except (AttributeError, UnicodeDecodeError):
+        return True  # not a mapping we can read: say nothing about it
+    return bool(text.get(ENV_ARMED)) and os.path.join(folder, "boot") in text.get("PYTHONPATH", "").split(os.pathsep)
+
+
 def _record(folder: str, pid: int | None, argv: Any, executable: str | None, env: Any) -> None:
     if pid is None or not armed():
         return
-    kept = env is None or bool(env.get(ENV_ARMED) or env.get(ENV_ARMED.encode()))  # None: this environment
+    kept = env is None or _arms(env, folder)  # None: this environment
     record = {"pid": pid, "argv": [str(a) for a in argv] if isinstance(argv, (list, tuple)) else [str(argv)],
               "executable": str(executable) if executable else None, "env_kept": kept, "t": time.time()}
     try:

@@ -54,7 +54,8 @@ def _why_not(launch: dict[str, Any]) -> str:
     if flag is not None:
         return f"an isolated interpreter ({flag}: no site customisation or PYTHONPATH)"
     if not launch.get("env_kept", True):
-        return "started with an environment that does not keep faultlib's variables (env=...)"
+        return ("started with an environment (env=...) without faultlib's variable or its PYTHONPATH entry "
+                "(a PYTHONPATH replaced, not extended)")
     return "it never reported: killed before its first line, or it exited through os._exit before Python's exit"
 
 

@@ -104,6 +104,8 @@ import os, subprocess, sys
 subprocess.run([sys.executable, "-I", "-c", "print('isolated ran')"], check=True)
 subprocess.run([sys.executable, "-c", "print('bare env ran')"], env={"PATH": os.environ.get("PATH", "")}, check=True)
 subprocess.run(["sh", "-c", "echo shell ran"], check=True)
+own_path = {**os.environ, "PYTHONPATH": "libs"}  # replaced, not extended
+subprocess.run([sys.executable, "-u", "-c", "print('own path ran')"], env=own_path, check=True)
 '''
 
 
@@ -113,12 +115,12 @@ def test_children_that_cannot_be_armed_are_listed_as_not_traced(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     rows = {row["argv"][1] if row["argv"][0] == sys.executable else row["argv"][0]: row for row in report["children"]}
-    assert set(rows) == {"-I", "-c", "sh"}, rows
+    assert set(rows) == {"-I", "-c", "sh", "-u"}, rows
     assert not any(row["traced"] for row in rows.values())
     assert "isolated" in rows["-I"]["why_not"] and "environment" in rows["-c"]["why_not"]
-    assert "not a Python interpreter" in rows["sh"]["why_not"]
-    assert any(note.startswith("3 child process(es) not traced") for note in report["notes"]), report["notes"]
-    assert "isolated ran" in proc.stderr and "bare env ran" in proc.stderr and "shell ran" in proc.stderr
+    assert "not a Python interpreter" in rows["sh"]["why_not"] and "PYTHONPATH replaced" in rows["-u"]["why_not"]
+    assert any(note.startswith("4 child process(es) not traced") for note in report["notes"]), report["notes"]
+    assert all(f"{what} ran" in proc.stderr for what in ("isolated", "bare env", "shell", "own path")), proc.stderr
 
 
 @pytest.mark.parametrize("argv, flag", [
