@@ -39,11 +39,9 @@ class _Child:
         self.key = json.dumps(sys.argv)
         self.nth = _claim(folder, self.key)
         self.path = os.path.join(folder, f"child-{self.pid}.json")
-        plan = json.loads(os.environ.get(ENV_PLAN) or "null")
-        self.plan = plan if plan and plan.get("key") == self.key and plan.get("nth") == self.nth else None
         self.state: dict[str, Any] = {"pid": self.pid, "ppid": os.getppid(), "argv": list(sys.argv), "key": self.key,
-                                      "nth": self.nth, "started": True, "end": "exit", "error": None,
-                                      "armed": self.plan is not None}
+                                      "nth": self.nth, "started": True, "end": "exit", "error": None, "armed": False}
+        self.plan: dict[str, Any] | None = None
         self.tracer: Any = None
         self.found: dict[str, Any] | None = None  # the replay: what the armed tracer found, written when it stopped
         self.save(self.state)
@@ -58,6 +56,15 @@ class _Child:
         """Install the tracer (torch was just imported)."""
         from faultlib.trace.boot import Tracer, _Stop
 
+        if "--multiprocessing-fork" in sys.argv:  # every spawn child has the same argv: its name is who it is
+            import multiprocessing  # (set by spawn's prepare() before the child's main module imports torch)
+
+            self.key = json.dumps(["multiprocessing", multiprocessing.current_process().name])
+            self.nth = _claim(self.folder, self.key)
+            self.state.update(key=self.key, nth=self.nth)
+        plan = json.loads(os.environ.get(ENV_PLAN) or "null")
+        self.plan = plan if plan and plan.get("key") == self.key and plan.get("nth") == self.nth else None
+        self.state["armed"] = self.plan is not None
         plan = self.plan or {}
         arm_at, arm_step = plan.get("arm_at"), plan.get("arm_step")
         self.tracer = Tracer(arm_at=arm_at if self.plan else None, keep_going=self.plan is None,

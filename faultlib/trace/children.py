@@ -11,8 +11,9 @@ imports torch (a child that never imports torch pays for no torch import) and wr
 
 On the watch pass a child counts instead of stopping (``--continue``): its control flow and exit code are its own.
 On the replay, the one child named by ``FAULTLIB_TRACE_CHILD_PLAN`` (``{"key", "nth", "arm_at", "trip_step",
-"arm_step", "dump"}``: its ``sys.argv`` as JSON and which start of that command it is, 0-based) is armed; at the end
-of the step it found it writes its report and uninstalls its tracer, and the child runs on untraced.
+"arm_step", "dump"}``: its ``sys.argv`` as JSON, or a multiprocessing child's process name, and which start of that
+it is, 0-based) is armed; at the end of the step it found it writes its report and uninstalls its tracer, and the
+child runs on untraced.
 
 Every start the traced process or a traced child makes through ``subprocess.Popen``, ``os.execv``/``os.execve``
 (every ``os.exec*`` ends there) or a multiprocessing ``Process.start`` without fork is written as
