@@ -159,7 +159,9 @@ def _print_trace(report) -> None:
                                    "optimizer step in this process (see the note above)"))
         return
     if report.ok:
-        stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"))
+        processes = (report.watched or {}).get("processes", 1)
+        stdout.print(Text.assemble(("ok", "green"), ": no non-finite value in any forward, backward or optimizer step"
+                                   + (f" ({processes} processes traced)" if processes > 1 else "")))
         return
     if report.first_nonfinite is None:
         stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code}); no non-finite value seen "
@@ -170,6 +172,8 @@ def _print_trace(report) -> None:
     kind = "NaN" if tensor.get("nan") else ("inf" if tensor else "non-finite value")
     rows = [("first non-finite", f"{kind} at step {first['step']}, {first['phase']}"
              + (f", rank {first['rank']}" if first.get("rank") is not None else ""))]
+    if first.get("process"):
+        rows.append(("process", f"child pid {first['process']['pid']}: {' '.join(first['process']['argv'] or [])}"))
     if first["source"] in ("input", "parameter"):
         where = "the input batch" if first["source"] == "input" else "the model's parameters"
         rows.append(("source", f"already in {where}: {first['input']}"

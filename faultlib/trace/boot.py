@@ -32,7 +32,7 @@ from typing import Any, Callable
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.detect.numerics.nan_locator import NonFiniteLocator
 from faultlib.detect.numerics.sentinel import GradientSentinel
-from faultlib.trace import causes
+from faultlib.trace import causes, children
 from faultlib.trace.batch import StepInputs, write_dump
 from faultlib.trace.clip import patch_clip
 from faultlib.trace.lean import LeanSteps
@@ -154,8 +154,8 @@ class Tracer(Watch, Replay):
         def start(process, *args, **kwargs):
             method = getattr(process, "_start_method", None) or \
                 multiprocessing.get_start_method(allow_none=True) or "fork"
-            if method != "fork" and os.getpid() == tracer.pid:
-                tracer.spawned += 1
+            if method != "fork" and os.getpid() == tracer.pid and not children.armed():
+                tracer.spawned += 1  # armed: a traced child (faultlib.trace.children), in the report's children
             return original(process, *args, **kwargs)
 
         multiprocessing.process.BaseProcess.start = start
@@ -449,6 +449,8 @@ def main(argv: list[str]) -> int:
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
                     world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
     tracer.install()
+    if not tracer.world:
+        children.arm_children()  # its Python children report to the session (faultlib.trace.children)
     if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
         import threading
 

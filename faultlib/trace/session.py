@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from faultlib.errors import InputError, ScriptError
+from faultlib.trace import family
 
 #: the replay runs the script again up to the step that tripped: it may take this many times as long as the
 #: first run took to trip, plus the margin (seconds); an endless script is then stopped and said to be
@@ -142,7 +143,8 @@ class TraceReport:
         stopped_by_trace: faultlib trace stopped the script at the first non-finite value.
         error: the script's failure in one line (``ValueError: bad config``, ``killed by SIGKILL``)
             or None.
-        tripped_steps: steps in which the watch pass saw a non-finite value (>1 only with ``--continue``).
+        tripped_steps: steps in which the watch pass saw a non-finite value (>1 only with ``--continue``, or in a
+            child: the watch never stops one).
         notes: what else the user should know, in sentences.
         findings: the first run's GradScaler and mixed-precision misuse
             (:class:`faultlib.detect.training.scaler_audit.GradScalerAudit`: ``clip_scaled_gradients``,
@@ -155,8 +157,13 @@ class TraceReport:
             (``{op, seq, group, call_site, step, order}``, ``seq`` per process group); null for one process.
         first_rank: the rank that produced the value first (``first_nonfinite.rank``); null when no rank did
             (one process, or the collective made it).
-        watched: ``{"forwards", "optimizer_steps"}`` the watch pass saw in the traced process (null for a world of
-            ranks); both 0: nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
+        watched: ``{"forwards", "optimizer_steps", "processes"}`` the watch pass saw in the traced process and the
+            Python children it started (``processes``: how many were traced; null for a world of ranks); both 0:
+            nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
+        children: the processes the script started (:mod:`faultlib.trace.family`: ``{pid, argv, traced, why_not,
+            watched, end, error, first_nonfinite, tripped_steps}``), null when it started none. Python children are
+            traced through the environment (:mod:`faultlib.trace.children`); a child's value seen before any the
+            script saw is ``first_nonfinite`` (``process: {pid, argv}``)
     """
 
     reason: Reason | None = None
@@ -173,6 +180,7 @@ class TraceReport:
     ranks: list[dict[str, Any]] | None = None
     first_rank: int | None = None
     watched: dict[str, int] | None = None
+    children: list[dict[str, Any]] | None = None
 
     @property
     def nothing_watched(self) -> bool:
@@ -195,7 +203,8 @@ class TraceReport:
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
-                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank, "watched": self.watched}
+                "findings": self.findings, "ranks": self.ranks, "first_rank": self.first_rank, "watched": self.watched,
+                "children": self.children}
 
 
 @dataclass
@@ -213,6 +222,7 @@ class _Pass:
     notes: list[str] = field(default_factory=list)
     raw: dict[str, Any] | None = None  # the whole result file (``--asyncio`` reads its own keys from it)
     duration_s: float = 0.0
+    children: list[dict[str, Any]] = field(default_factory=list)  # faultlib.trace.family.read_children
 
 
 # -- checks before anything runs -----------------------------------------------------------------
@@ -295,8 +305,11 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
     """Run the script once under ``launcher`` (``PYTHON -c LAUNCHER SCRIPT ARGS...``) and read its result file;
     past ``timeout_s`` (the replay's bound) it is interrupted."""
     started = time.monotonic()
-    outcome = _run_pass_once(python, script, args, env_extra=env_extra, stdout=stdout, stderr=stderr,
-                             launcher=launcher, needs=needs, timeout_s=timeout_s, stdin=stdin)
+    with tempfile.TemporaryDirectory(prefix="faultlib-trace-children-") as kids:  # its Python children report here
+        outcome = _run_pass_once(python, script, args, env_extra={**env_extra, **family.env_for(Path(kids))},
+                                 stdout=stdout, stderr=stderr, launcher=launcher, needs=needs, timeout_s=timeout_s,
+                                 stdin=stdin)
+        outcome.children = family.read_children(Path(kids))
     outcome.duration_s = time.monotonic() - started
     if timeout_s is not None and outcome.duration_s >= timeout_s and outcome.end == "interrupted":
         outcome.error = f"stopped after {timeout_s:.0f} s, the replay's bound"
@@ -357,9 +370,13 @@ def _watch_report(watch: _Pass) -> TraceReport:
               "raised": Reason.SCRIPT_RAISED}.get(watch.end)
     if failed is None and watch.end == "exit" and (watch.script_exit or 0) % 256:
         failed = Reason.SCRIPT_EXIT
-    if watch.trip is not None:
+    child = family.first_tripped(watch.children, before=watch.trip)  # a child saw one first (or the script none)
+    if watch.trip is not None or child is not None:
         report.reason = Reason.NONFINITE
-        report.first_nonfinite = _from_trip(watch.trip)
+        report.first_nonfinite = _from_trip(watch.trip) if child is None else {
+            **_from_trip(child["trip"]), "process": family.process_of(child)}  # a child's value is the answer
+        if child is not None and watch.trip is not None:
+            report.notes.append(f"the script saw one later, at step {watch.trip['step']} ({watch.trip['where']})")
         if failed is not None:
             report.notes.append(f"the script also failed after it ({failed.value}"
                                 + (f": {watch.error}" if watch.error else f", exit code {watch.script_exit}") + ")")
@@ -368,11 +385,16 @@ def _watch_report(watch: _Pass) -> TraceReport:
     report.notes.extend(watch.notes)
     raw = watch.raw or {}
     if "world" not in raw and "spawned_ranks" not in raw:  # a world counts per rank (faultlib.trace.world)
-        report.watched = raw.get("watched")
-    if report.nothing_watched and watch.trip is None:
-        report.notes.append("nothing was watched: the script ran no torch.nn module forward and no optimizer step in "
-                            "this process; a script that trains in a child it starts (subprocess, os.exec*) is not "
-                            "traced there: trace the training script itself (faultlib trace -- python train.py)")
+        report.watched = family.watched_total(raw.get("watched"), watch.children)
+    if watch.children:
+        report.children = [family.public(row) for row in watch.children]
+        report.notes.extend(family.summary_notes(watch.children) + (child or {}).get("notes", []))
+        report.findings += [f for row in watch.children for f in row.get("findings") or []]
+        report.tripped_steps = (child or {}).get("tripped_steps", report.tripped_steps)
+    if report.nothing_watched and report.reason is not Reason.NONFINITE:
+        report.notes.append("nothing was watched: the script ran no torch.nn module forward and no optimizer step, "
+                            "and neither did a Python child it started (children are traced through the "
+                            "environment: see `children`)")
     return report
 
 
@@ -446,21 +468,32 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         if answer is not None:
             return answer
     report = _watch_report(watch)
-    if watch.trip is None:
+    child = family.first_tripped(watch.children, before=watch.trip)
+    trip = child["trip"] if child is not None else watch.trip
+    if trip is None:
         return report
     if watch.end == "interrupted":
         report.notes.append("interrupted before the replay: the op and source line are unknown")
         return report
     if on_replay is not None:
-        on_replay(watch.trip.get("update_step", watch.trip["step"]), quiet_replay)  # from the update that wrote it
-    env = {"FAULTLIB_TRACE_ARM_AT": str(watch.trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(watch.trip["step"]),
+        on_replay(trip.get("update_step", trip["step"]), quiet_replay)  # from the update that wrote it
+    env = {"FAULTLIB_TRACE_ARM_AT": str(trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
-    if watch.trip.get("arm_step") is not None:  # counted by optimizer steps (see faultlib.trace.lean)
-        env["FAULTLIB_TRACE_ARM_STEP"] = str(watch.trip["arm_step"])
+    if trip.get("arm_step") is not None:  # counted by optimizer steps (see faultlib.trace.lean)
+        env["FAULTLIB_TRACE_ARM_STEP"] = str(trip["arm_step"])
+    if child is not None:  # the script runs again unarmed; only that child is armed (faultlib.trace.children)
+        env = {family.ENV_PLAN: family.plan_for(child, dump_dir / "dump.pt")}
     quiet = subprocess.DEVNULL if quiet_replay else None
     margin = _seconds(os.environ.get("FAULTLIB_TRACE_REPLAY_MARGIN_S"), REPLAY_MARGIN_S)
     bound = REPLAY_FACTOR * watch.duration_s + margin  # the first run reached the trip in duration_s
     replay = _run_pass(python, script, args, env_extra=env, stdout=quiet or stdout, stderr=quiet or stderr,
                        timeout_s=bound)
-    _add_replay(report, watch.trip, replay)
+    if child is not None:
+        again = family.replayed_row(replay.children, child)
+        replay = _Pass("interrupted", error=replay.error or "the child did not run again") if again is None else \
+            _Pass(again["end"] or "exit", None, again["error"], again["trip"], again["event"], again["dump"],
+                  again["dump_error"], again["tripped_steps"], again["notes"], again)
+    _add_replay(report, trip, replay)
+    if child is not None:
+        report.first_nonfinite["process"] = family.process_of(child)
     return report

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from faultlib.trace.children import ENV_OFF
 from faultlib.trace.script import _write_result
 
 
@@ -28,7 +29,12 @@ def patch_spawn(tracer: Any, stop: type[BaseException]) -> None:
         tracer.spawn_dir = f"{result_path}.ranks"
         os.makedirs(tracer.spawn_dir, exist_ok=True)
         tracer.spawned -= nprocs if start_method != "fork" else 0  # traced: not "ran untraced"
-        context = original(SpawnedRank(fn, tracer.spawn_dir, type(tracer), stop), args, nprocs, False, daemon, start_method)
+        os.environ[ENV_OFF] = "1"  # each rank runs under its own world tracer, not as an armed child
+        try:
+            context = original(SpawnedRank(fn, tracer.spawn_dir, type(tracer), stop), args, nprocs, False, daemon,
+                               start_method)
+        finally:
+            os.environ.pop(ENV_OFF, None)
         if not join:
             return context
         join_spawned(tracer, context)

@@ -9,6 +9,7 @@ A mixin: the hooks that call these are :class:`~faultlib.trace.boot.Tracer`'s.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from faultlib.trace import causes
@@ -34,7 +35,8 @@ class Watch:
                 if not sampler.params_finite(optimizer):
                     step = max(self.opt_steps - 1, sampler.clean_step or 0)
                     self.tripped_steps.add(step)
-                    self.trip = {"step": step, "phase": "optimizer", "module": None, "arm_at": None, "input": None,
+                    self.trip = {"time": time.time(), "step": step, "phase": "optimizer", "module": None,
+                                 "arm_at": None, "input": None,
                                  "where": f"the parameters at the script's end (gradients checked every "
                                           f"{sampler.every} steps)"}
                     self.lean.settle(self.trip)
@@ -44,7 +46,7 @@ class Watch:
             module, name, first, first_step = found
             root = self.modules.name_of(module)
             self.tripped_steps.add(self.step)
-            self.trip = {"step": self.step, "phase": "forward", "module": root, "arm_at": first,
+            self.trip = {"time": time.time(), "step": self.step, "phase": "forward", "module": root, "arm_at": first,
                          "update_step": first_step,  # the replay's first value may be at any step since
                          "where": f"buffer {name} of {root} at the script's end (finite before its first forward)",
                          "input": None}
@@ -93,7 +95,7 @@ class Watch:
         self.tripped_steps.add(step)
         if self.trip is None:
             nan_input = self._nan_input()
-            self.trip = {"step": step, "phase": phase, "module": module, "where": where,
+            self.trip = {"time": time.time(), "step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
             sampler = self.sampler
             if self.prev_step_first_forward is not None and nan_input is None and any(
@@ -116,7 +118,7 @@ class Watch:
         said = causes.nonfinite_error(exc, script)
         if said is not None:
             self.tripped_steps.add(self.step)
-            self.trip = {"step": self.step, "phase": "forward", "module": None,
+            self.trip = {"time": time.time(), "step": self.step, "phase": "forward", "module": None,
                          "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
                          "input": self._nan_input(), "file": said["file"], "line": said["line"]}
             self.lean.settle(self.trip)

@@ -91,13 +91,15 @@ if __name__ == "__main__":
 '''
 
 
-def test_a_spawned_worker_is_named_as_untraced(tmp_path):
+def test_a_spawned_worker_is_traced_as_a_child(tmp_path):
     (tmp_path / "spawning.py").write_text(SPAWNING)
     proc = cli("trace", "--json", "--", "python", "spawning.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert "worker said 42" in proc.stderr
-    assert any("1 multiprocessing process(es) by spawn" in note for note in report["notes"]), report["notes"]
+    [worker] = report["children"]  # armed through the environment (faultlib.trace.children), not "untraced"
+    assert worker["traced"] and worker["argv"] == ["multiprocessing spawn: SpawnProcess-1 (work)"], worker
+    assert not any("untraced" in note for note in report["notes"]), report["notes"]
 
 
 INTERRUPTED_CHILD = '''
@@ -143,7 +145,7 @@ def test_a_launcher_whose_training_runs_in_a_child_is_said_to_have_watched_nothi
     proc = cli("trace", "--json", "--", "python", "launcher.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["watched"] == {"forwards": 0, "optimizer_steps": 0}, report
+    assert report["watched"] == {"forwards": 0, "optimizer_steps": 0, "processes": 2}, report  # the child: no torch
     assert any(note.startswith("nothing was watched") for note in report["notes"]), report["notes"]
     human = cli("trace", "--", "python", "launcher.py", cwd=tmp_path)
     assert "nothing watched" in human.stdout and "ok:" not in human.stdout, human.stdout
