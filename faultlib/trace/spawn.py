@@ -47,16 +47,32 @@ def patch_spawn(tracer: Any, stop: type[BaseException]) -> None:
 def join_spawned(tracer: Any, context: Any) -> None:
     """``spawn``'s join (``while not context.join()``, which raises a rank's failure), but once a rank stopped at
     its value and the others run on past ``FAULTLIB_TRACE_WORLD_GRACE_S`` (10 s; they wait in a collective
-    the stopped rank will never issue), the others are terminated and the script goes on."""
+    the stopped rank will never issue), the others are terminated and the script goes on. A rank that stopped at
+    its value and whose process then died at teardown is the tool's stop too, never the script's failure."""
     import json
     import time
+
+    from torch.multiprocessing.spawn import ProcessExitedException
 
     try:
         grace = float(os.environ.get("FAULTLIB_TRACE_WORLD_GRACE_S") or 10.0)
     except ValueError:
         grace = 10.0
+
     stopped_at = None
-    while not context.join(timeout=0.2):
+    while True:
+        try:
+            if context.join(timeout=0.2):
+                return
+        except ProcessExitedException as exc:
+            if _end(tracer.spawn_dir, exc.error_index) != "stopped":
+                raise  # the rank's own failure, as spawn reports it
+            # the rank wrote its result and then died at teardown (a gloo thread still joinable at exit is a
+            # C++ std::terminate: SIGABRT); spawn's join has already terminated the other ranks
+            tracer.spawn_ended = (f"rank {exc.error_index} stopped at its value, then its process ended with "
+                                  f"{exc.signal_name or f'exit code {exc.exit_code}'} at teardown; the others "
+                                  "were terminated")
+            return
         if stopped_at is None:
             for name in os.listdir(tracer.spawn_dir):
                 try:
@@ -74,6 +90,17 @@ def join_spawned(tracer: Any, context: Any) -> None:
             tracer.spawn_ended = (f"a rank stopped at its value and the others ran on for {grace:g} s: they "
                                 "were terminated")
             return
+
+
+def _end(spawn_dir: str, index: int) -> str | None:
+    """How rank ``index`` said it ended (``rank<index>.json``'s ``end``); None when it wrote nothing readable."""
+    import json
+
+    try:
+        with open(os.path.join(spawn_dir, f"rank{index}.json"), encoding="utf-8") as fh:
+            return json.load(fh).get("end")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 class SpawnedRank:

@@ -1,7 +1,10 @@
 """A 2-rank DDP world started with torch.multiprocessing.spawn from a plain `python spawn_script.py MODE` (tests):
 MODE poison: rank 1's batch holds a NaN at step 2; alone: rank 1's NaN never reaches rank 0 (a separate model),
-which waits in a barrier rank 1 never joins; clean: no fault."""
+which waits in a barrier rank 1 never joins; poison_abort: poison, and rank 1's process aborts when it exits (as a
+gloo thread still joinable at exit does, SIGABRT); clean: no fault."""
 
+import atexit
+import os
 import sys
 
 import torch
@@ -12,6 +15,8 @@ from torch import nn
 
 def train(rank, port, mode):
     torch.set_num_threads(1)
+    if mode == "poison_abort" and rank == 1:
+        atexit.register(os.abort)
     store = dist.TCPStore("127.0.0.1", port, 2, False)  # the parent's: bound before the ranks start
     dist.init_process_group("gloo", store=store, rank=rank, world_size=2)
     torch.manual_seed(0)
@@ -20,7 +25,7 @@ def train(rank, port, mode):
     gen = torch.Generator().manual_seed(rank + 1)
     for step in range(5):
         x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 1, generator=gen)
-        if mode == "poison" and rank == 1 and step == 2:
+        if mode in ("poison", "poison_abort") and rank == 1 and step == 2:
             x[0, 0] = float("nan")
         if mode == "alone":
             head = nn.Linear(4, 1)

@@ -97,6 +97,14 @@ def test_a_world_torch_multiprocessing_spawn_starts_from_plain_python_is_traced_
     assert not any("ran untraced" in note for note in report["notes"])
 
 
+def test_a_rank_that_stopped_at_its_value_and_died_at_teardown_is_the_tools_stop_not_the_scripts_failure(tmp_path):
+    proc, report = trace_json("--quiet-replay", "--", "python", str(Path(__file__).parent / "spawn_script.py"),
+                              "poison_abort", cwd=tmp_path)  # trace_json: no traceback through faultlib's code
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert report["first_rank"] == report["first_nonfinite"]["rank"] == 1 and report["first_nonfinite"]["step"] == 2
+    assert "spawned world done" in proc.stderr  # the script went on past spawn (its output: stderr under --json)
+
+
 def test_a_value_that_stays_on_its_rank_is_found_and_the_peer_it_left_behind_is_not_blamed(tmp_path):
     proc = cli("trace", "--json", "--quiet-replay", "--", "python", str(Path(__file__).parent / "spawn_script.py"),
                "alone", cwd=tmp_path)
