@@ -18,8 +18,9 @@ _PRINT = re.compile(r"^(\s*)print(?:\s+|(?=[\"']))(?!\s*[=(])(.*)$")
 _REDIRECT = re.compile(r"^>>\s*[\w.\[\]'\"()]+\s*,\s*")
 
 
-def _scan(line: str) -> tuple[int, int]:
-    """(opened minus closed brackets, where a comment starts or ``len(line)``), outside quotes."""
+def scan_brackets(line: str) -> tuple[int, int]:
+    """(opened minus closed brackets, where a comment starts or ``len(line)``), outside quotes (an estimate for
+    one line: no triple quotes)."""
     change, quote = 0, ""
     for i, ch in enumerate(line):
         if quote:
@@ -55,16 +56,16 @@ def rewrite_print(lines: list[str], lineno: int) -> bool:
     last, depth = lineno, 0
     text = rest
     while True:
-        change, _ = _scan(text)
+        change, _ = scan_brackets(text)
         depth += change
-        continued = text[:_scan(text)[1]].rstrip().endswith("\\")
+        continued = text[:scan_brackets(text)[1]].rstrip().endswith("\\")
         if (depth <= 0 and not continued) or last >= len(lines):
             break
         last += 1
         text = lines[last - 1]
     lines[lineno - 1] = f"{indent}print({rest}"
     end_text = lines[last - 1]
-    cut = _scan(end_text)[1]
+    cut = scan_brackets(end_text)[1]
     code, comment = end_text[:cut].rstrip(), end_text[cut:]
     code = code.rstrip(";").rstrip()
     if code.endswith(",") and depth <= 0:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from faultlib.detect.data.leakage.py2print import rewrite_print
+from faultlib.detect.data.leakage.py2print import rewrite_print, scan_brackets
 from faultlib.errors import InputError
 
 
@@ -141,7 +141,7 @@ def clean_lines(lines: list[str]) -> list[str]:
         stripped = line.lstrip()
         indent = line[:len(line) - len(stripped)]
         inside = depth > 0 or continued  # `print("..."\n      % args)`: a continuation, not a magic
-        depth = max(0, depth + _bracket_change(line))
+        depth = max(0, depth + scan_brackets(line)[0])
         continued = line.rstrip().endswith("\\")
         if inside and not (doctest and in_example):
             out.append(line)
@@ -165,24 +165,6 @@ def clean_lines(lines: list[str]) -> list[str]:
         else:
             out.append(line)
     return out
-
-
-def _bracket_change(line: str) -> int:
-    """Opened minus closed brackets on ``line``, outside quotes and comments (an estimate: no triple quotes)."""
-    change, quote = 0, ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote and line[i - 1] != "\\":
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#":
-            break
-        elif ch in "([{":
-            change += 1
-        elif ch in ")]}":
-            change -= 1
-    return change
 
 
 def _chunk(lines: list[str], lineno: int) -> tuple[int, int]:
