@@ -16,6 +16,7 @@ from faultlib.cli.params import FiniteFloat
 from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_dir, output_file
+from faultlib.text import inline
 from faultlib.trace.session import EXIT_CODES
 
 TRACE_HELP = """Find the first NaN/inf in an unmodified script: faultlib trace -- python train.py ARGS.
@@ -114,7 +115,7 @@ def _print_loop_trace(report) -> None:
             table.add_column(column, overflow="fold")
         for f in blocked:
             e = f.evidence
-            table.add_row(Text(f.location["function"] or "?"), Text(f"{f.location['file']}:{f.location['line']}"),
+            table.add_row(Text(f.location["function"] or "?"), Text(inline(f"{f.location['file']}:{f.location['line']}")),
                           Text(e.get("call") or "-"), Text(str(e["blocks"])), Text(f"{e['max_blocked_ms']:.0f} ms"))
         stdout.print(table)
     it = report.iterations
@@ -144,7 +145,7 @@ def _print_findings(findings: list[dict]) -> None:
         where = f["location"].get("file")
         where = f"{Path(where).name}:{f['location'].get('line')}" if where else "-"
         e = f["evidence"]
-        table.add_row(Text(f["kind"]), Text(where), Text(str(e.get("count", 1))), Text(str(e.get("first_step", "-"))))
+        table.add_row(Text(f["kind"]), Text(inline(where)), Text(str(e.get("count", 1))), Text(str(e.get("first_step", "-"))))
     stdout.print(table)
     for f in findings:
         stderr.print(Text(f"note: {f['severity']}: {f['message']}"))
@@ -198,7 +199,7 @@ def _print_trace(report) -> None:
     table.add_column(style="bold")
     table.add_column()
     for key, value in rows:
-        table.add_row(Text(key), Text(value))
+        table.add_row(Text(key), Text(inline(value)))  # a file or argv with a newline cannot split the row
     stdout.print(table)
 
 

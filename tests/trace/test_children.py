@@ -132,3 +132,12 @@ def test_the_options_that_keep_a_child_from_being_armed_are_read_up_to_the_scrip
     from faultlib.trace.family import _isolated
 
     assert _isolated(argv) == flag
+
+
+def test_a_script_name_with_a_newline_stays_on_its_row_of_the_report(tmp_path):
+    name = "bad\nname.py"
+    (tmp_path / name).write_text("import torch\nm = torch.nn.Linear(2, 1)\nm(torch.tensor([[float('nan'), 1.0]]))\n")
+    proc = cli("trace", "--quiet-replay", "--", "python", name, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    row = next(line for line in proc.stdout.splitlines() if "source line" in line)
+    assert "bad\\nname.py:3" in row and not any(line.strip().startswith("name.py") for line in proc.stdout.splitlines())
