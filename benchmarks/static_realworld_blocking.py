@@ -7,7 +7,8 @@ in which the service was first measured only after the tool's rules were frozen;
 have been fixed on an earlier wave's misses, so only the newest wave is unseen; scores are printed per
 wave --,
 ``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
-"blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``}: a fixed line counts as found when
+"blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``, and ``also`` {path: lines} for a fix
+that changed more files}: a fixed line counts as found when
 a finding is at it, when a finding's call path from its ``async def`` runs through it, or when it is one of the
 lines where another coroutine calls into that path (the finding's ``entry_calls``) -- a fix made at the
 caller, ``await asyncio.to_thread(helper, ...)`` or an ``async def`` turned into a ``def``, the line of that
@@ -288,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 totals[tool]["unlabelled"] += len(s["unlabelled"])
                 if tool == "faultlib" and entry.get("fix"):
                     fix = entry["fix"]
-                    want = {(fix["path"], line) for line in fix["lines"]}
+                    want = {(fix["path"], line) for line in fix["lines"]} | {
+                        (path, line) for path, lines in fix.get("also", {}).items() for line in lines}
                     hit = want & (found | via)  # reported there, or a reported blocker's path runs through the line
                     fixes.append({"service": entry["name"], "fixed_in": fix["commit"], "lines": sorted(want),
                                   "found": sorted(hit), "missed": sorted(want - hit)})
