@@ -13,6 +13,7 @@ from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.passed import passed_callees
+from faultlib.detect.serving.blocking.registries import registered
 
 __all__ = ["chosen", "common_base", "factory_choices", "union_members"]
 
@@ -107,9 +108,9 @@ def picked(index, expr: ast.expr, func: Func) -> list:
     else:
         return []
     literal = index.infer.literal(container, func)
+    found = list(registered(index, container, func))  # TOOLS[name] = fn elsewhere: a registry a decorator fills
     if not isinstance(literal, ast.Dict):
-        return []
-    found = []
+        return found
     for value in literal.values:
         target = index.callee(value, func) if dotted(value) else None
         if isinstance(target, (Func, Klass)) and all(target is not f for f in found):

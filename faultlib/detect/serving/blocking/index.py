@@ -19,6 +19,7 @@ import builtins
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
+from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
@@ -223,12 +224,11 @@ class Index(TypeOf):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
-        for node in func.nodes:  # for page in doc: a library object whose iteration yields a known type
-            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and (
-                    node.target.id not in types) and isinstance(node.iter, (ast.Name, ast.Attribute)):
-                owner = self.type_of(node.iter, func)
+        for node in func.nodes:  # for page in doc / enumerate(doc): a library object whose items have a known type
+            for name, source in iterated(node) if isinstance(node, (ast.For, ast.comprehension)) else ():
+                owner = self.type_of(source, func) if name not in types else None
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
-                    types[node.target.id] = self.vocab.returns[f"{owner}.__iter__"]
+                    types[name] = self.vocab.returns[f"{owner}.__iter__"]
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.loop_streams import opened_on_loop
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
@@ -237,7 +238,8 @@ def _stream_opened(offload: ast.Call, func: Func, index) -> tuple[ast.Call, Func
 
 def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]]:
     """``for chunk in stream`` on the loop where ``stream = await <offload>(...)`` opened a sync stream in a worker
-    thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop.
+    thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop;
+    also a stream opened on the loop itself (:func:`~faultlib.detect.serving.blocking.loop_streams.opened_on_loop`).
     ``(the for, the blocking site of the opening call)`` via ``blocking(call, func, False)``."""
     opened = {n.targets[0].id: n.value.value for n in func.nodes
               if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
@@ -249,4 +251,4 @@ def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]
             site = blocking(*inner, False) if inner is not None else None
             if site is not None:
                 found.append((node, site))
-    return found
+    return found + opened_on_loop(func, blocking)  # stream = client.create(stream=True) on the loop, then iterated

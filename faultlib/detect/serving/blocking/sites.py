@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.tasks import sent_task
@@ -70,6 +71,12 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
         what = "connects to its server" if constructed[0] in REMOTE_KINDS else "loads the model"
         return Site(constructed[0], f"{target} (constructing it {what})", func, call)
+    loads = constructed_site(index, target, call, func) if method[:1].isupper() else None
+    if loads is not None:  # INSTRUCTOR("hkunlp/instructor-large"): a model class built from a model reference
+        return Site("blocking_file_io", loads, func, call)
+    if owner and run_site(index, owner, method):
+        return Site("blocking_cpu", f"{owner}.{method} (a model class: the code builds it from a model reference)",
+                    func, call)
     if vocab.is_torch_module(owner) and method in vocab.TORCH_MODULE_METHODS:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if vocab.runs_remote_model(owner, method) and not prepares_text(index, call, func):
