@@ -241,3 +241,55 @@ def test_a_model_built_at_import_time_marks_its_class(tmp_path):
             return ENCODER.encode(texts)
     """)
     assert found == {("blocking_cpu", "return ENCODER.encode(texts)")}
+
+
+def test_colbert_kenlm_whisper_audio_adapters_and_old_openai_embeddings_block(tmp_path):
+    found = flagged(tmp_path, """
+        import kenlm
+        import whisper
+        from colbert import Searcher
+        from openai.embeddings_utils import get_embedding
+        from transformers import Wav2Vec2ForCTC
+
+        class Service:
+            def __init__(self):
+                self.searcher = Searcher(index="/srv/passages-index")
+                self.lm = kenlm.Model(self.lm_path())
+                self.asr = Wav2Vec2ForCTC.from_pretrained(self.asr_path())
+                self.asr.load_adapter("fra")
+
+            def lm_path(self):
+                return "/srv/lm"
+
+            def asr_path(self):
+                return "/srv/asr"
+
+            async def answer(self, query, wav):
+                audio = whisper.load_audio(wav)
+                vector = get_embedding(query, engine="text-embedding-ada-002")
+                return self.searcher.search(query, k=5), audio, vector
+
+        async def startup():
+            return Service()
+    """)
+    assert {("blocking_file_io", 'self.searcher = Searcher(index="/srv/passages-index")'),
+            ("blocking_file_io", "self.lm = kenlm.Model(self.lm_path())"),
+            ("blocking_file_io", 'self.asr.load_adapter("fra")'),
+            ("blocking_subprocess", "audio = whisper.load_audio(wav)"),
+            ("blocking_http", 'vector = get_embedding(query, engine="text-embedding-ada-002")'),
+            ("blocking_cpu", "return self.searcher.search(query, k=5), audio, vector")} <= found
+
+
+def test_kenlm_scoring_and_the_async_embedding_twin_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from openai.embeddings_utils import aget_embedding
+
+        class Scorer:
+            def __init__(self, model):
+                self.model = model
+
+            async def score(self, sentence):
+                vector = await aget_embedding(sentence, engine="text-embedding-ada-002")
+                return self.model.score(sentence), vector
+    """)
+    assert found == set()

@@ -97,9 +97,11 @@ MODULE_HOUSEKEEPING_PREFIXES = ("get_", "set_", "enable_", "disable_", "register
 """Methods of a model that set it up or describe it; any other method called on a model whose class the code does
 not name (``AutoModelForCausalLM.from_pretrained(..., trust_remote_code=True)``: the repository's own class) runs
 the model: its ``encode_image``, ``streaming_generate``, a submodule's forward (``model.vision_proj(x)``)."""
-LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file"})
+LOAD_METHODS = frozenset({"from_pretrained", "load_from_checkpoint", "from_single_file", "load_adapter"})
 """Class methods of any third-party model class that read weights from disk or the Hub (the Hugging Face
-``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``)."""
+``from_pretrained`` convention, Lightning's ``load_from_checkpoint``, diffusers' ``from_single_file``), and the
+adapter loader of a built model (``load_adapter``: transformers' PEFT integration and Wav2Vec2's language
+adapters read the adapter's weights, https://huggingface.co/docs/transformers/peft)."""
 """Model calls of any third-party model class (``Blade2Blade(...).predict``, a speech model's ``transcribe``): the
 inference runs in the calling thread (an async model's call is awaited, and an awaited call is no blocker)."""
 

@@ -23,6 +23,7 @@ from faultlib.detect.serving.blocking.libraries.loaded import LOADED
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
+from faultlib.detect.serving.blocking.libraries.retrieval import RETRIEVAL
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
@@ -36,9 +37,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES)
+           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RPC", "RUNTIMES", "SDKS",
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC", "RUNTIMES", "SDKS",
            "SPEECH", "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE", "WEIGHTS"]

@@ -17,6 +17,9 @@ CARTESIA = ("https://github.com/cartesia-ai/cartesia-python#async-usage (Cartesi
             "tts.sse, voices.* are HTTP requests in the calling thread; AsyncCartesia is the twin)")
 HTTP_CLIENTS = Vocabulary(
     calls={
+        # openai < 1.0: embeddings_utils.get_embedding(s) call the sync Embedding.create (aget_embedding is the twin)
+        **_names("blocking_http", "https://github.com/openai/openai-python/blob/v0.28.1/openai/embeddings_utils.py",
+                 "openai.embeddings_utils", "get_embedding", "get_embeddings"),
         **_names("blocking_http", REQUESTS, "requests", *HTTP_VERBS), **_names("blocking_http", REQUESTS,
                                                                                "requests.api", *HTTP_VERBS),
         **_names("blocking_http", REQUESTS, "requests.Session", *HTTP_VERBS, "send"),

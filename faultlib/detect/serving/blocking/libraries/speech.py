@@ -70,6 +70,9 @@ SPEECH = Vocabulary(
         **{f"faster_whisper.{f}": (C, FASTER_WHISPER) for f in ("decode_audio", "audio.decode_audio",
                                                                "vad.get_speech_timestamps")},
         **{f"faster_whisper.{f}": (F, FASTER_WHISPER) for f in ("vad.get_vad_model", "vad.SileroVADModel")},
+        **{f"whisper.{f}": ("blocking_subprocess", "https://github.com/openai/whisper/blob/main/whisper/audio.py "
+                            "(load_audio decodes the file by running ffmpeg with subprocess.run)")
+           for f in ("load_audio", "audio.load_audio")},
         **{name: (F, REALTIME_ENGINES) for name in (*_REALTIME_ENGINES, *_REALTIME_STT)},
     },
     families=(
