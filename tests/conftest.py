@@ -237,6 +237,21 @@ def run_json(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
 
 
+def inconclusive_assertions(run_dir: Path) -> dict[str, str]:
+    """``{assertion id: reason}`` of the assertions a run's suite reported inconclusive (skipped with a reason
+    starting ``inconclusive:``: a timing check that could not tell the fault from the machine,
+    faultlib.evidence.timing), from the run's junit.xml (testcases named ``case_id::assertion_id``)."""
+    import xml.etree.ElementTree as ET
+
+    out = {}
+    for tc in ET.parse(run_dir / "junit.xml").getroot().iter("testcase"):
+        for child in tc:
+            reason = child.get("message") or ""
+            if child.tag == "skipped" and reason.startswith("inconclusive"):
+                out[tc.get("name", "").split("::")[-1]] = reason
+    return out
+
+
 def assert_passes_without_control(case_dir: Path, record: dict, tmp_path: Path) -> None:
     """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made:
     the case's assertion suite runs again over the same run directory with the control marked skipped
