@@ -252,25 +252,55 @@ def inconclusive_assertions(run_dir: Path) -> dict[str, str]:
     return out
 
 
+def control_uses(run_dir: Path) -> dict[str, set[str]]:
+    """``{test function: uses}`` of a run's suite from its junit.xml: ``read`` (it read the control's evidence)
+    and/or ``asked`` (whether the control ran), as :mod:`faultlib.cases.fixture` notes them."""
+    import xml.etree.ElementTree as ET
+
+    from faultlib.cases.fixture import CONTROL_USE
+
+    out: dict[str, set[str]] = {}
+    for tc in ET.parse(run_dir / "junit.xml").getroot().iter("testcase"):
+        test = tc.get("file", "").rpartition("::")[2].split("[")[0]
+        out.setdefault(test, set()).update(p.get("value") for p in tc.iter("property") if p.get("name") == CONTROL_USE)
+    return out
+
+
 def assert_passes_without_control(case_dir: Path, record: dict, tmp_path: Path) -> None:
-    """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made:
-    the case's assertion suite runs again over the same run directory with the control marked skipped
-    (the runner's own :func:`faultlib.runner.run_assertion_suite`; the faulted phase is the same process
-    either way, so it is not run a second time). The ``when: before`` assertions and every test reading
-    the control are skipped, at least one assertion still passes, none fails. The runner's own
-    ``--no-control`` path is tested on a tiny case (tests/test_runner.py)."""
+    """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made
+    (the faulted phase is the same process either way, so it is not run a second time): the ``when: before``
+    assertions and every test reading the control are skipped, at least one assertion still passes, none fails.
+
+    Only what can change is run again. The run's suite noted each test's use of the control
+    (:mod:`faultlib.cases.fixture`): a test that never used it sees the same evidence and keeps its outcome; one
+    that read it without asking whether the control ran takes the same path up to its first read, where the
+    fixture skips it; a ``when: before`` assertion is skipped by the runner. The tests that asked
+    (``has_control``, ``phases``, the timing references: :mod:`faultlib.evidence.timing`) take another path
+    without the control: those run again, through the runner's own :func:`faultlib.runner.run_assertion_suite`
+    with the control marked skipped. The runner's own ``--no-control`` path is tested on a tiny case
+    (tests/test_runner.py)."""
     from faultlib.cases import load_case
     from faultlib.runner import _junit_results, run_assertion_suite
 
     case = load_case(case_dir)
     run_dir = Path(record["archive_uri"].removeprefix("file://"))
-    status = {"control": {"status": "skipped", "exit_code": None, "duration_s": 0.0, "findings": [], "attempts": []},
-              "faulted": record["faulted"]}
-    junit = tmp_path / "no-control-junit.xml"
-    with open(tmp_path / "no-control-assertions.txt", "wb") as out:
-        outcome = run_assertion_suite(case, run_dir, status, junit=junit, output=out)
-    passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
-    log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
-    assert suite_ok and outcome.exit_code == 0 and not failed, (failures, log)
-    assert {a.id for a in case.assertions if a.when == "before"} <= set(skipped), log
-    assert passed, "a case must keep at least one assertion without its control"
+    uses = control_uses(run_dir)
+    first = record["assertions"]
+    outcome = {a.id: "skipped" if a.when == "before" or "read" in uses.get(a.test, ()) else
+               "passed" if a.id in first["passed"] else "skipped" if a.id in first["skipped"] else "failed"
+               for a in case.assertions}
+    again = {a.test: a.id for a in case.assertions if a.when != "before" and "asked" in uses.get(a.test, ())}
+    log = ""
+    if again:
+        status = {"control": {"status": "skipped", "exit_code": None, "duration_s": 0.0, "findings": [],
+                              "attempts": []}, "faulted": record["faulted"]}
+        junit = tmp_path / "no-control-junit.xml"
+        with open(tmp_path / "no-control-assertions.txt", "wb") as out:
+            ran = run_assertion_suite(case, run_dir, status, junit=junit, output=out, tests=sorted(again))
+        passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
+        log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
+        assert suite_ok and ran.exit_code == 0, (failures, log)
+        for ident in again.values():
+            outcome[ident] = "passed" if ident in passed else "skipped" if ident in skipped else "failed"
+    assert [i for i, o in outcome.items() if o == "failed"] == [], (outcome, uses, log)
+    assert "passed" in outcome.values(), "a case must keep at least one assertion without its control"
