@@ -14,6 +14,7 @@ of ``/proc`` per test (a few ms).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -235,6 +236,34 @@ def cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
 
 def run_json(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def catalog_run(tmp_path_factory):
+    """Factory: ``catalog_run(case_id)`` is the ``subprocess.CompletedProcess`` of one
+    ``faultlib run cases/<case_id> [--prometheus] --archive file://... --json``, made once per suite run and
+    shared by every test and pytest-xdist worker that asks for it: the first runs it under a lock file in the
+    folder the workers' temp dirs share, the others wait for it and read the result. Its run directory
+    (``archive_uri`` in the record) is read-only for its users: each test checks what it needs of the same
+    evidence (the end-to-end test of the case, and tests that only need a real run of it), and writes only
+    under its own tmp_path."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "catalog-runs"
+    root.mkdir(exist_ok=True)
+
+    def run(case_id: str) -> subprocess.CompletedProcess:
+        work, argv = root / case_id, ["run", str(REPO / "cases" / case_id), *PROMETHEUS]
+        with open(root / f"{case_id}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not (work / "proc.json").is_file():
+                work.mkdir()
+                proc = cli(*argv, "--archive", f"file://{work / 'runs'}", "--json", cwd=work, timeout=600)
+                (work / "proc.json").write_text(json.dumps({"returncode": proc.returncode, "stdout": proc.stdout,
+                                                            "stderr": proc.stderr}))
+        done = json.loads((work / "proc.json").read_text())
+        return subprocess.CompletedProcess(["faultlib", *argv], done["returncode"], done["stdout"], done["stderr"])
+
+    return run
 
 
 def inconclusive_assertions(run_dir: Path) -> dict[str, str]:
