@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -155,7 +156,8 @@ def _write_error_junit(junit: Path, case: Case, message: str) -> None:
     write_atomic(junit.parent, junit.name, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
 
-def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, junit: Path, output) -> ProcessOutcome:
+def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, junit: Path, output,
+                        tests: Sequence[str] | None = None) -> ProcessOutcome:
     """Run ``case``'s assertion suite (its test_case.py under pytest, with :mod:`faultlib.cases.fixture`)
     on the evidence in ``run_dir``.
 
@@ -165,6 +167,7 @@ def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, j
             test that reads the control's evidence.
         junit: where pytest writes its JUnit XML.
         output: an open binary file for pytest's output.
+        tests: run only these test functions of test_case.py (default: every test).
 
     Returns:
         how the suite's process ended (pytest's exit code: 0 passed, 1 some failed; bounded by
@@ -179,7 +182,8 @@ def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, j
            ENV_PARAMS: json.dumps(case.params), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     if status["control"].get("status") == PhaseStatus.SKIPPED.value:  # what needs the control is skipped
         env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
-    argv = [sys.executable, "-m", "pytest", str(case.test_file), "-p", "faultlib.cases.fixture",
+    selected = [str(case.test_file)] if tests is None else [f"{case.test_file}::{test}" for test in tests]
+    argv = [sys.executable, "-m", "pytest", *selected, "-p", "faultlib.cases.fixture",
             "-p", "no:cacheprovider",  # writes no .pytest_cache into the catalog
             "-c", os.devnull, "--rootdir", str(case.path), "-q",
             f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]

@@ -14,6 +14,7 @@ of ``/proc`` per test (a few ms).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -237,25 +238,98 @@ def run_json(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.fixture(scope="session")
+def catalog_run(tmp_path_factory):
+    """Factory: ``catalog_run(case_id)`` is the ``subprocess.CompletedProcess`` of one
+    ``faultlib run cases/<case_id> [--prometheus] --archive file://... --json``, made once per suite run and
+    shared by every test and pytest-xdist worker that asks for it: the first runs it under a lock file in the
+    folder the workers' temp dirs share, the others wait for it and read the result. Its run directory
+    (``archive_uri`` in the record) is read-only for its users: each test checks what it needs of the same
+    evidence (the end-to-end test of the case, and tests that only need a real run of it), and writes only
+    under its own tmp_path."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "catalog-runs"
+    root.mkdir(exist_ok=True)
+
+    def run(case_id: str) -> subprocess.CompletedProcess:
+        work, argv = root / case_id, ["run", str(REPO / "cases" / case_id), *PROMETHEUS]
+        with open(root / f"{case_id}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not (work / "proc.json").is_file():
+                work.mkdir()
+                proc = cli(*argv, "--archive", f"file://{work / 'runs'}", "--json", cwd=work, timeout=600)
+                (work / "proc.json").write_text(json.dumps({"returncode": proc.returncode, "stdout": proc.stdout,
+                                                            "stderr": proc.stderr}))
+        done = json.loads((work / "proc.json").read_text())
+        return subprocess.CompletedProcess(["faultlib", *argv], done["returncode"], done["stdout"], done["stderr"])
+
+    return run
+
+
+def inconclusive_assertions(run_dir: Path) -> dict[str, str]:
+    """``{assertion id: reason}`` of the assertions a run's suite reported inconclusive (skipped with a reason
+    starting ``inconclusive:``: a timing check that could not tell the fault from the machine,
+    faultlib.evidence.timing), from the run's junit.xml (testcases named ``case_id::assertion_id``)."""
+    import xml.etree.ElementTree as ET
+
+    out = {}
+    for tc in ET.parse(run_dir / "junit.xml").getroot().iter("testcase"):
+        for child in tc:
+            reason = child.get("message") or ""
+            if child.tag == "skipped" and reason.startswith("inconclusive"):
+                out[tc.get("name", "").split("::")[-1]] = reason
+    return out
+
+
+def control_uses(run_dir: Path) -> dict[str, set[str]]:
+    """``{test function: uses}`` of a run's suite from its junit.xml: ``read`` (it read the control's evidence)
+    and/or ``asked`` (whether the control ran), as :mod:`faultlib.cases.fixture` notes them."""
+    import xml.etree.ElementTree as ET
+
+    from faultlib.cases.fixture import CONTROL_USE
+
+    out: dict[str, set[str]] = {}
+    for tc in ET.parse(run_dir / "junit.xml").getroot().iter("testcase"):
+        test = tc.get("file", "").rpartition("::")[2].split("[")[0]
+        out.setdefault(test, set()).update(p.get("value") for p in tc.iter("property") if p.get("name") == CONTROL_USE)
+    return out
+
+
 def assert_passes_without_control(case_dir: Path, record: dict, tmp_path: Path) -> None:
-    """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made:
-    the case's assertion suite runs again over the same run directory with the control marked skipped
-    (the runner's own :func:`faultlib.runner.run_assertion_suite`; the faulted phase is the same process
-    either way, so it is not run a second time). The ``when: before`` assertions and every test reading
-    the control are skipped, at least one assertion still passes, none fails. The runner's own
-    ``--no-control`` path is tested on a tiny case (tests/test_runner.py)."""
+    """What `faultlib run CASE --no-control` decides, checked on the faulted evidence of a run already made
+    (the faulted phase is the same process either way, so it is not run a second time): the ``when: before``
+    assertions and every test reading the control are skipped, at least one assertion still passes, none fails.
+
+    Only what can change is run again. The run's suite noted each test's use of the control
+    (:mod:`faultlib.cases.fixture`): a test that never used it sees the same evidence and keeps its outcome; one
+    that read it without asking whether the control ran takes the same path up to its first read, where the
+    fixture skips it; a ``when: before`` assertion is skipped by the runner. The tests that asked
+    (``has_control``, ``phases``, the timing references: :mod:`faultlib.evidence.timing`) take another path
+    without the control: those run again, through the runner's own :func:`faultlib.runner.run_assertion_suite`
+    with the control marked skipped. The runner's own ``--no-control`` path is tested on a tiny case
+    (tests/test_runner.py)."""
     from faultlib.cases import load_case
     from faultlib.runner import _junit_results, run_assertion_suite
 
     case = load_case(case_dir)
     run_dir = Path(record["archive_uri"].removeprefix("file://"))
-    status = {"control": {"status": "skipped", "exit_code": None, "duration_s": 0.0, "findings": [], "attempts": []},
-              "faulted": record["faulted"]}
-    junit = tmp_path / "no-control-junit.xml"
-    with open(tmp_path / "no-control-assertions.txt", "wb") as out:
-        outcome = run_assertion_suite(case, run_dir, status, junit=junit, output=out)
-    passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
-    log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
-    assert suite_ok and outcome.exit_code == 0 and not failed, (failures, log)
-    assert {a.id for a in case.assertions if a.when == "before"} <= set(skipped), log
-    assert passed, "a case must keep at least one assertion without its control"
+    uses = control_uses(run_dir)
+    first = record["assertions"]
+    outcome = {a.id: "skipped" if a.when == "before" or "read" in uses.get(a.test, ()) else
+               "passed" if a.id in first["passed"] else "skipped" if a.id in first["skipped"] else "failed"
+               for a in case.assertions}
+    again = {a.test: a.id for a in case.assertions if a.when != "before" and "asked" in uses.get(a.test, ())}
+    log = ""
+    if again:
+        status = {"control": {"status": "skipped", "exit_code": None, "duration_s": 0.0, "findings": [],
+                              "attempts": []}, "faulted": record["faulted"]}
+        junit = tmp_path / "no-control-junit.xml"
+        with open(tmp_path / "no-control-assertions.txt", "wb") as out:
+            ran = run_assertion_suite(case, run_dir, status, junit=junit, output=out, tests=sorted(again))
+        passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
+        log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
+        assert suite_ok and ran.exit_code == 0, (failures, log)
+        for ident in again.values():
+            outcome[ident] = "passed" if ident in passed else "skipped" if ident in skipped else "failed"
+    assert [i for i, o in outcome.items() if o == "failed"] == [], (outcome, uses, log)
+    assert "passed" in outcome.values(), "a case must keep at least one assertion without its control"

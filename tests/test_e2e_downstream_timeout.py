@@ -11,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from faultlib.cases import load_case
-from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
+from tests.conftest import REPO, assert_passes_without_control, run_json
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("sklearn")
 
 
-def test_downstream_timeout_case_passes_with_verifiable_evidence(tmp_path):
-    archive = tmp_path / "runs"
-    proc = cli("run", str(REPO / "cases" / "downstream_timeout"), *PROMETHEUS, "--archive", f"file://{archive}",
-               "--json", cwd=tmp_path, timeout=600)
+def test_downstream_timeout_case_passes_with_verifiable_evidence(catalog_run, tmp_path):
+    proc = catalog_run("downstream_timeout")  # shared with tests/regen/test_regen_cli.py's recorded trace
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
     assert record["verdict"] == "passed", record["assertions"]

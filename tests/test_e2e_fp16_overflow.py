@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, run_json
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -20,9 +20,8 @@ pytest.importorskip("sklearn")
 CASE = REPO / "cases" / "fp16_overflow"
 
 
-def test_fp16_overflow_case_passes_with_verifiable_evidence(tmp_path):
-    archive = tmp_path / "runs"
-    proc = cli("run", str(CASE), *PROMETHEUS, "--archive", f"file://{archive}", "--json", cwd=tmp_path, timeout=600)
+def test_fp16_overflow_case_passes_with_verifiable_evidence(catalog_run, tmp_path):
+    proc = catalog_run("fp16_overflow")  # shared with tests/observability/test_validate_observability.py
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
     assert record["verdict"] == "passed", record["assertions"]

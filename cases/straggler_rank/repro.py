@@ -9,7 +9,9 @@ mean over ranks is the global batch's mean whatever the shard sizes: rebalancing
 The faulted phase's ``rank_slowdown`` shim adds a per-sample wait to rank 1's data path from step
 ``inject.start_step``. The StragglerMonitor times data / compute / collective wait per step, exchanges the
 window medians every ``every`` steps and names the slow rank and phase (the same verdict on both ranks at the
-same step); rank 0 reports it. Mitigation (``apply_mitigation: true``): the ranks split the global batch so that each
+same step); rank 0 reports it. Each step span also carries ``waited_ms``, how long the rank waited for a CPU in
+that step (the monitor's run-queue wait), so the assertion suite can tell a rank the machine starved from a
+slow one. Mitigation (``apply_mitigation: true``): the ranks split the global batch so that each
 rank's predicted busy time is equal (``faultlib.remedies.rebalance_shards``: the named phase costs per sample,
 the other per step, from the exchanged window medians), so the slow rank loads fewer samples and nobody waits
 as long.
@@ -83,7 +85,7 @@ def main() -> None:
                 share_gauge.set(shares[rank])
                 span.set(rank=rank, loss=float(loss) * total / world / len(mine), samples=len(mine),
                          data_ms=own["data"], compute_ms=own["compute"], collective_ms=own["collective"],
-                         step_ms=(time.perf_counter() - t0) * 1000)
+                         step_ms=(time.perf_counter() - t0) * 1000, waited_ms=own["waited_ms"])
                 if verdict is not None:
                     if rank == 0:
                         ctx.report(verdict.to_finding())

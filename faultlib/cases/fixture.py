@@ -15,6 +15,12 @@ as skipped with the measured reason. ``evidence.has_control`` says whether the c
 ``evidence.promql(query_id, phase=..., window=...)`` reads the case's PromQL as a real Prometheus
 evaluated it (``promql.json``); in a run made without ``--prometheus`` a test that reads it is reported
 as skipped, with the reason "run with --prometheus".
+
+Each test's use of the control is noted in the JUnit XML (a ``<property name="faultlib.control">`` of its
+testcase): ``read`` when it read the control's evidence (``evidence.control``, ``phase("control")``,
+``promql(..., phase="control")``), ``asked`` when it asked whether the control ran (``has_control``,
+``phases``). What the same evidence decides without its control follows: a test that did neither gets the
+same outcome; one that only read it is skipped at its first read; only one that asked takes another path.
 """
 
 from __future__ import annotations
@@ -28,6 +34,37 @@ ENV_EVIDENCE = "FAULTLIB_EVIDENCE_DIR"
 ENV_PHASES = "FAULTLIB_PHASE_STATUS"
 ENV_SKIP = "FAULTLIB_SKIP_TESTS"  # {test function: reason}, set by the runner
 NO_CONTROL = "skipped (no control run)"
+CONTROL_USE = "faultlib.control"  # the JUnit property: "read" and/or "asked" (see the module docstring)
+_running = None  # the test item being set up, run or torn down: uses of the control are noted on it
+
+
+def _note(use: str) -> None:
+    if _running is not None and (CONTROL_USE, use) not in _running.user_properties:
+        _running.user_properties.append((CONTROL_USE, use))
+
+
+class _Watched:
+    """A :class:`RunEvidence` with its control: every use of the control is noted on the running test."""
+
+    def __init__(self, evidence):
+        self._evidence = evidence
+
+    def __getattr__(self, name: str):
+        if name == "control":
+            _note("read")
+        elif name in ("has_control", "phases"):
+            _note("asked")
+        return getattr(self._evidence, name)
+
+    def phase(self, name: str):
+        if name == "control":
+            _note("read")
+        return self._evidence.phase(name)
+
+    def promql(self, query_id: str, *, phase: str, window: str = "run"):
+        if phase == "control":
+            _note("read")
+        return self._evidence.promql(query_id, phase=phase, window=window)
 
 
 class _WithoutControl:
@@ -60,6 +97,18 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    global _running
+    _running = item
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item) -> None:
+    global _running
+    _running = None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """A test that reads PromQL results of a run made without ``--prometheus``, or whose timing assertion
@@ -84,7 +133,7 @@ def evidence():
     run = read_run(run_dir, status)
     if (status.get("control") or {}).get("status") == "skipped":
         return _WithoutControl(run)
-    return run
+    return _Watched(run)
 
 
 @pytest.fixture(scope="session")

@@ -224,7 +224,7 @@ def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_r
     # some rank waited >= STARVED_MS per step for a CPU, and each such window may cost `persist` windows (it
     # breaks the streak). At load 14-18 rank 1's slowdown from step 30 was named at step 54; on an idle machine
     # no window may be lost, and the verdict comes by step 44.
-    waited = [d["waited_ms"] for d in docs]
+    waited = [[h["waited_ms"] for h in d["history"]] for d in docs]
     for rank, phase, start in ((2, "data", 10), (1, "compute", 30)):
         assert (rank, phase) in named, verdicts[0]
         step = named[(rank, phase)]
@@ -244,6 +244,24 @@ def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_r
         return values[len(values) // 2]
     assert med(2, "data") > 12 and all(med(r, "data") < 3 for r in (0, 1, 3))
     assert all(med(r, "collective") > med(2, "collective") + 7 for r in (0, 1, 3))
+
+
+def test_each_step_records_how_long_the_rank_waited_for_a_cpu(monkeypatch):
+    """``waited_ms`` in the history is the kernel's run-queue wait between begin_step and end_step (read through
+    the one helper, run_queue_wait_ms), None where the kernel does not count it; nothing of it is exchanged."""
+    from faultlib.detect.distributed import straggler
+
+    assert isinstance(straggler.run_queue_wait_ms(), float)  # Linux with schedstats, as the suite's runners
+    readings = iter([100.0, 107.25, 107.25, 107.25, None, 110.0])
+    monkeypatch.setattr(straggler, "run_queue_wait_ms", lambda: next(readings))
+    tables = []
+    monitor = StragglerMonitor(every=3, exchange=lambda r: tables.append(r) or [r, r])
+    with pytest.warns(RuntimeWarning, match="no collective time measured"):
+        for step in range(3):
+            monitor.begin_step(step)
+            monitor.end_step()
+    assert [h["waited_ms"] for h in monitor.history] == [7.25, 0.0, None]
+    assert len(tables) == 1 and len(tables[0]) == len(COLUMNS)
 
 
 def test_history_is_bounded_and_every_rank_exchanges_once_per_window():

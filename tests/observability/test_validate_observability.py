@@ -14,16 +14,15 @@ from tests.conftest import REPO, cli, edit_case_yaml, run_json
 
 
 @pytest.fixture(scope="module")
-def archived(tmp_path_factory) -> tuple[str, str]:
-    """``(archive URI, run id)`` of one real fp16_overflow run (faulted phase only: ~5 s)."""
+def archived(catalog_run) -> tuple[str, str]:
+    """``(archive URI, run id)`` of one real fp16_overflow run: the suite's shared one (tests/conftest.py's
+    catalog_run, also checked end to end by tests/test_e2e_fp16_overflow.py), read, never written."""
     pytest.importorskip("torch")
     pytest.importorskip("sklearn")
-    root = tmp_path_factory.mktemp("archive")
-    proc = cli("run", str(REPO / "cases" / "fp16_overflow"), "--archive", f"file://{root}", "--no-control",
-               "--json", cwd=root, timeout=300)
-    record = run_json(proc)
-    assert (root / "fp16_overflow" / record["run_id"] / layout.MANIFEST).is_file(), proc.stderr[-2000:]
-    return f"file://{root}", record["run_id"]
+    proc = catalog_run("fp16_overflow")
+    run_dir = Path(run_json(proc)["archive_uri"].removeprefix("file://"))
+    assert (run_dir / layout.MANIFEST).is_file(), proc.stderr[-2000:]
+    return f"file://{run_dir.parent.parent}", run_dir.name
 
 
 def _repo(root: Path, *, dashboards: bool = True) -> Path:

@@ -218,14 +218,14 @@ def test_bad_traces_exit_2_before_any_case_runs(catalog, old_fingerprint, tmp_pa
 
 
 @pytest.fixture(scope="module")
-def recorded_trace(tmp_path_factory):
-    """A real trace: the traces.jsonl of a run of cases/downstream_timeout, followed by 30 orders through the
+def recorded_trace(tmp_path_factory, catalog_run):
+    """A real trace: the traces.jsonl of a run of cases/downstream_timeout (the suite's shared run, also checked
+    end to end by tests/test_e2e_downstream_timeout.py; read, never written), followed by 30 orders through the
     instrumented two-service app (frontend -> inventory, 3 of them failing), as one OTLP/JSON Lines file."""
     work = tmp_path_factory.mktemp("regen_trace")
-    shutil.copytree(REPO / "cases" / "downstream_timeout", work / "downstream_timeout")
-    run = cli("run", str(work / "downstream_timeout"), "--archive", f"file://{work / 'runs'}", "--json", cwd=work)
+    run = catalog_run("downstream_timeout")
     assert run.returncode == 0, run.stderr
-    run_dir = work / "runs" / "downstream_timeout" / json.loads(run.stdout)["run_id"]
+    run_dir = Path(json.loads(run.stdout)["archive_uri"].removeprefix("file://"))
     app = record(work / "twoservice.jsonl", broken={20, 21, 22})
     trace = work / "incident.jsonl"
     trace.write_bytes((run_dir / "traces.jsonl").read_bytes() + app.read_bytes())

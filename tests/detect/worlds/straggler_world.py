@@ -3,10 +3,10 @@
 Usage: python straggler_world.py OUT_DIR STEPS [RANK:PHASE:FROM:TO:MS ...]
 (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the env). Each slowdown makes rank RANK spend MS more per
 step in PHASE for steps FROM <= step < TO: ``data`` sleeps (a slow file system), ``compute`` spins the CPU (a
-slower core). No slowdown: a healthy world. Writes OUT_DIR/rank<R>.json: every verdict, the step history and,
-per step, how long this rank's main thread waited for a CPU (``waited_ms``: the run-queue wait the kernel counts
-in /proc/thread-self/schedstat; None where the kernel does not count it), so a test can tell a rank the
-scheduler starved from a healthy one.
+slower core). No slowdown: a healthy world. Writes OUT_DIR/rank<R>.json: every verdict and the monitor's step
+history, whose ``waited_ms`` is how long this rank's main thread waited for a CPU in each step (the run-queue
+wait the monitor reads from the kernel: faultlib.detect.distributed.straggler.run_queue_wait_ms), so a test can
+tell a rank the scheduler starved from a healthy one.
 """
 
 import atexit
@@ -28,14 +28,6 @@ def spin(ms: float) -> None:
         pass
 
 
-def run_queue_wait_ms() -> float | None:
-    """Milliseconds this thread has spent runnable but not running (waiting for a CPU) since it started."""
-    try:
-        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e6
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def main() -> None:
     out, steps = sys.argv[1], int(sys.argv[2])
     faults = [(int(r), p, int(a), int(b), float(ms)) for r, p, a, b, ms in (f.split(":") for f in sys.argv[3:])]
@@ -49,9 +41,8 @@ def main() -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     gen = torch.Generator().manual_seed(rank)
     monitor = StragglerMonitor(every=5, flight_recorder=recorder)
-    verdicts, waited = [], []
+    verdicts = []
     for step in range(steps):
-        wait0 = run_queue_wait_ms()
         monitor.begin_step(step)
         slow = {p: ms for r, p, a, b, ms in faults if r == rank and a <= step < b}
         with monitor.phase("data"):
@@ -65,15 +56,12 @@ def main() -> None:
             opt.step()
             opt.zero_grad()
         verdict = monitor.end_step()
-        wait1 = run_queue_wait_ms()
-        waited.append(None if wait0 is None or wait1 is None else round(wait1 - wait0, 3))
         if verdict is not None:
             verdicts.append({"rank": verdict.rank, "phase": verdict.phase, "step": verdict.step,
                              "first_step": verdict.first_step, "excess_ms": verdict.excess_ms})
     dist.destroy_process_group()
     recorder.uninstall()
-    Path(out, f"rank{rank}.json").write_text(json.dumps({"verdicts": verdicts, "history": list(monitor.history),
-                                                        "waited_ms": waited}))
+    Path(out, f"rank{rank}.json").write_text(json.dumps({"verdicts": verdicts, "history": list(monitor.history)}))
 
 
 if __name__ == "__main__":
