@@ -26,6 +26,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import polars_exprs, vocab
+from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
@@ -183,6 +184,9 @@ class DesignChecks:
                 (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id):
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
                                    per_row=name == "transform")
+        if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id
+                                                for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
         if name == "groupby":
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:

@@ -90,5 +90,5 @@ def selection(est: Est) -> Any:
 
 
 def predicts(est: Est) -> bool:
-    return est.category in ("model", "search") or est.category == "pipeline" and any(
-        not e.preprocessing for e in est.steps)
+    return est.category in ("model", "search") or est.cls in vocab.PREDICTING_TRANSFORMERS or \
+        est.category == "pipeline" and any(not e.preprocessing for e in est.steps)

@@ -247,7 +247,8 @@ class EstimatorSemantics(ScoringChecks):
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
         if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
-                est.category == "pipeline" and any(not e.preprocessing for e in est.steps):
+                est.category == "pipeline" and any(not e.preprocessing for e in est.steps) or \
+                est.cls in vocab.PREDICTING_TRANSFORMERS and name in vocab.EVALUATE:  # lda.predict(X): a model
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories

@@ -7,7 +7,8 @@ It is read with the hardened JSON reader. Code cells are joined in order; IPytho
 Python (``%magic``, ``!shell``, ``x = !cmd``, ``?help``, a ``%%cell magic``) becomes a no-op of the same
 indentation (``pass``, or ``x = None`` for an assignment), so a magic inside ``try:``/``if:`` keeps its
 block valid, every other line keeps its place and a finding names its cell and line (a ``%%`` cell is
-skipped whole). Doctest text (``>>> `` and ``... `` prompts, output lines) keeps only its code.
+skipped whole, except a cell magic that runs its body as Python: ``%%time``, ``%%capture``, ...).
+Doctest text (``>>> `` and ``... `` prompts, output lines) keeps only its code.
 
 :func:`parse_tolerant` parses the joined text and skips what does not parse: a notebook cell, or a
 script's top-level statement (Python 2 ``print x``, a pasted fragment), each reported back so the caller
@@ -104,7 +105,7 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
             continue
         text = _text(cell.get("source", cell.get("input", "")), path, number)
         cell_lines = text.splitlines() or [""]
-        if cell_lines[0].lstrip().startswith("%%"):
+        if cell_lines[0].lstrip().startswith("%%") and not runs_python(cell_lines[0]):
             cell_lines = [""] * len(cell_lines)
         cleaned = clean_lines(cell_lines)
         cells.append((number, len(lines) + 1, len(cleaned)))
@@ -119,6 +120,19 @@ def _v3_cells(doc: Any) -> list | None:
         return None
     sheets = [w.get("cells") for w in doc["worksheets"] if isinstance(w, dict)]
     return [c for sheet in sheets if isinstance(sheet, list) for c in sheet]
+
+
+#: cell magics whose body IPython runs as Python in the user's namespace (IPython "Built-in magic commands":
+#: ``%%time``, ``%%timeit``, ``%%capture``, ``%%prun``, ``%%debug``; memory_profiler's ``%%memit``). Their first line
+#: becomes a no-op and the body is analysed; any other ``%%`` cell (``%%bash``, ``%%writefile``, ``%%sql``,
+#: ``%%html``, ...) holds no Python and is skipped whole.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
+
+
+def runs_python(first_line: str) -> bool:
+    """``first_line`` (a cell's, starting with ``%%``) names a cell magic that runs the cell body as Python."""
+    words = first_line.strip()[2:].split()
+    return bool(words) and words[0] in PYTHON_CELL_MAGICS
 
 
 _ASSIGN_SHELL = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")

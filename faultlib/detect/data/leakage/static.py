@@ -53,6 +53,7 @@ from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
+from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import (
     EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
@@ -69,6 +70,7 @@ from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
 
 DETECTOR = "leakage"
 TRANSFORMER_BASES = frozenset({"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"})
+MODEL_BASES = frozenset({"ClassifierMixin", "RegressorMixin"})
 
 
 @dataclass
@@ -121,6 +123,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
+        self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))
@@ -151,7 +155,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
-                not self._binds_a_mask(name, line) and \
+                not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
             # words_train): every row of a table named for training, named for testing by mistake, is not held out
@@ -165,6 +169,13 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
             self._test_parts.extend(p for p in parts(value.rows) if p.steps and p.steps[-1].line == line)
             self._check_test(value, line, "the variable name")
         return value
+
+    def _parameter_rows(self, name: str, line: int, value: Data) -> bool:
+        """``def encode(tr, col, te)`` called as ``encode(half_a, col, half_b)`` with two halves of the training
+        rows (out-of-fold target encoding): a parameter's name states the helper's role, not that the caller's
+        rows are held out, and neither does rebinding it in the helper (``te = te.merge(...)``). Rows passed in
+        keep what the caller's data says (a split's test part, a test file, a held-out name at the call)."""
+        return bool(parts(value.rows)) and any(p == name and start <= line <= end for p, start, end in self._parameters)
 
     def _attribute_value(self, base: Any, attr: str) -> Any:
         special = self._embedding_attribute(base, attr)
@@ -250,8 +261,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
         if _maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
-                index_node, self._column_names)):
-            return data  # df[predictors], predictors = list(set(df.columns) - {...}): columns, not rows
+                index_node, self._column_names) or formatted_text(index_node, self._bindings)):
+            return data  # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]: columns
         selector = _as_data(index)
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows
@@ -330,9 +341,15 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
 
     def _class_value(self, cls: Any) -> Any:
         """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``fit`` and
-        ``transform``) is an estimator; any other class gives an instance."""
+        ``transform``) or model (a classifier/regressor mixin, or ``fit`` and ``predict``/``predict_proba``:
+        the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
+        any other class gives an instance."""
         transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
-        return Est(cls.node.name, "transformer", preprocessing=True) if transformer else None
+        if transformer:
+            return Est(cls.node.name, "transformer", preprocessing=True)
+        if MODEL_BASES & cls.bases or "fit" in cls.methods and {"predict", "predict_proba"} & set(cls.methods):
+            return Est(cls.node.name, "model", supervised=True)
+        return None
 
     def _opaque(self, name: str, line: int) -> MaybeData:
         return MaybeData(name, line)

@@ -36,6 +36,9 @@ SUPERVISED_TRANSFORMERS = frozenset({
     "ClusterCentroids", "CondensedNearestNeighbour", "OneSidedSelection", "NeighbourhoodCleaningRule",
     "InstanceHardnessThreshold", "AllKNN", "RepeatedEditedNearestNeighbours",
 })
+#: transformers that are predictors too (scikit-learn: ``LinearDiscriminantAnalysis`` is a classifier, the
+#: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows
+PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA"})
 #: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
 #: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
 CLUSTERERS = frozenset({
