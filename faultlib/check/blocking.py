@@ -16,7 +16,9 @@ canonically: ``time.sleep``, ``requests.Session.get``), ``entry``/``entry_kind``
 ``entry_line`` (the ``async def`` or loop callback it is reached from, and the line of its first
 call on the way), ``chain`` (``[{function, file, line}]`` from the entry to the call),
 ``entries`` (every entry that reaches it) and ``entry_calls`` (``[{function, file, line}]``: each line
-where an entry calls into the way to the blocker, up to 32: where a fix at the caller goes).
+where an entry calls into the way to the blocker, up to 32: where a fix at the caller goes), and ``guess``
+only when no vocabulary entry documents the call and the verdict is guessed (a third-party class whose name
+ends in ``Client``/``Session``/``Connection``): what it is guessed from, also said in the message.
 """
 
 from __future__ import annotations

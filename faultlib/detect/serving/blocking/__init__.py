@@ -378,5 +378,6 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
                     "function": func.qualname},
                    {"call": call, "calls": site.what, "entry": entry.qualname, "entry_kind": how,
                     "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries,
-                    "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls]},
+                    "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls],
+                    **({"guess": site.guess} if site.guess else {})},
                    kind=site.kind)

@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.client_names import client_kind
+from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
@@ -30,6 +30,9 @@ class Site:
     what: str
     func: Func
     node: ast.AST
+    guess: str | None = None
+    """What the verdict is guessed from, when no vocabulary entry says the call blocks (a class name ending in
+    ``Client``): said in the message and as ``evidence.guess``."""
 
     @property
     def key(self) -> tuple:
@@ -60,12 +63,14 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
                                                                    call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
+    guess = None
     if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
         family = client_kind(index.vocab, owner, method)
+        guess = name_guess(owner) if family is not None else None
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
-            family[0], target, func, call)
+            family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
         what = "connects to its server" if constructed[0] in REMOTE_KINDS else "loads the model"
@@ -100,7 +105,7 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
             site = named_site(index, f"{typed}.{call.func.attr}", call, func) if isinstance(typed, str) else None
             if site is not None:
                 return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
-                            "is assigned)", func, call)
+                            "is assigned)", func, call, site.guess)
     if isinstance(call.func, (ast.Name, ast.Attribute)):
         for typed in index.stores.candidates(call.func, func):
             if isinstance(typed, str) and vocab.is_torch_module(typed):

@@ -1,0 +1,60 @@
+"""check blocking: kinds stop 32 left (issue 17), fixed at stop 34. Each blocker is found at its line; each
+look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.serving.blocking import analyze_path
+from tests.detect.blocking_source import flagged
+
+
+def findings_in(tmp_path: Path, files: dict[str, str], scan: str = "."):
+    """The findings of ``scan`` (a folder under ``tmp_path``) once ``files`` (relative path -> source) exist."""
+    for name, source in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+    report = analyze_path(tmp_path / scan)
+    assert report.complete
+    return report
+
+
+def lines_of(report) -> set[tuple[str, str, str]]:
+    """``(file name, kind, stripped line)`` of each finding."""
+    return {(Path(f.location["file"]).name, f.kind,
+             Path(f.location["file"]).read_text().splitlines()[f.location["line"] - 1].strip())
+            for f in report.findings if "line" in f.location}
+
+
+# -- a client known only by its class name says so ---------------------------------------------------------------
+def test_a_client_known_only_by_its_class_name_is_called_a_guess(tmp_path):
+    path = tmp_path / "svc.py"
+    path.write_text(textwrap.dedent("""
+        from weatherco import ForecastClient
+
+        forecasts = ForecastClient(token="t")
+
+        async def today(city):
+            return forecasts.fetch_day(city)
+    """))
+    report = analyze_path(path)
+    [finding] = report.findings
+    assert finding.kind == "blocking_http"
+    assert "guess from the class name" in finding.message and "`ForecastClient`" in finding.message
+    assert "ForecastClient" in finding.evidence["guess"]
+    assert "guess" in json.loads(json.dumps(finding.evidence))
+
+
+def test_a_documented_client_is_no_guess(tmp_path):
+    path = tmp_path / "svc.py"
+    path.write_text(textwrap.dedent("""
+        import requests
+
+        async def today(city):
+            return requests.get("https://example.invalid/" + city)
+    """))
+    [finding] = analyze_path(path).findings
+    assert "guess" not in finding.evidence and "guess" not in finding.message
