@@ -58,3 +58,72 @@ def test_a_documented_client_is_no_guess(tmp_path):
     """))
     [finding] = analyze_path(path).findings
     assert "guess" not in finding.evidence and "guess" not in finding.message
+
+
+# -- a parameter annotated with one library's type while its callers pass another's ------------------------------
+SHOP_DB = """
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+
+    engine = create_engine("sqlite:///shop.db")
+    Local = sessionmaker(bind=engine)
+
+    def open_db():
+        db = Local()
+        try:
+            yield db
+        finally:
+            db.close()
+"""
+
+
+def test_callers_sessions_beat_a_slipped_annotation(tmp_path):
+    report = findings_in(tmp_path, {"shop/__init__.py": "", "shop/db.py": SHOP_DB, "shop/orders.py": """
+        class Order:
+            def __init__(self, item):
+                self.item = item
+
+            def keep(self, db):
+                db.add(self)
+                db.commit()
+    """, "shop/routes.py": """
+        from fastapi import APIRouter, Depends
+        from requests import Session
+
+        from shop.db import open_db
+        from shop.orders import Order
+
+        router = APIRouter()
+
+        async def known(item: str, db: Session) -> bool:
+            return db.query(Order).filter(Order.item == item).first() is not None
+
+        @router.post("/orders")
+        async def place(item: str, db: Session = Depends(open_db)):
+            if await known(item, db):
+                return {"ok": False}
+            Order(item).keep(db)
+            return {"ok": True}
+    """}, scan="shop")
+    assert lines_of(report) == {
+        ("routes.py", "blocking_db", "return db.query(Order).filter(Order.item == item).first() is not None"),
+        ("orders.py", "blocking_db", "db.commit()")}
+
+
+def test_an_annotation_stands_when_callers_disagree_or_agree_with_it(tmp_path):
+    report = findings_in(tmp_path, {"svc.py": """
+        import httpx
+        import requests
+
+        async def status(client: httpx.AsyncClient) -> int:
+            reply = await client.get("https://example.invalid/health")
+            return reply.status_code
+
+        async def both():
+            await status(httpx.AsyncClient())
+            await status(requests.Session())
+
+        async def one():
+            return await status(httpx.AsyncClient())
+    """})
+    assert lines_of(report) == set()
