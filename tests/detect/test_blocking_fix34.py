@@ -127,3 +127,64 @@ def test_an_annotation_stands_when_callers_disagree_or_agree_with_it(tmp_path):
             return await status(httpx.AsyncClient())
     """})
     assert lines_of(report) == set()
+
+
+# -- the repository's own packages outside the scanned folder -----------------------------------------------------
+SHARED = {
+    "shared/__init__.py": "from .store import load_profile\n",
+    "shared/store.py": """
+        import json
+
+        def load_profile(name):
+            with open(f"profiles/{name}.json") as handle:
+                return json.load(handle)
+    """,
+    "shared/jobs.py": """
+        import time
+
+        async def nightly_cleanup():
+            time.sleep(30)
+    """,
+    "shared/tests/test_store.py": """
+        import time
+
+        async def test_slow():
+            time.sleep(1)
+    """,
+    "svc/app.py": """
+        from shared import load_profile
+
+        async def profile(name):
+            return load_profile(name)
+    """,
+}
+
+
+def test_a_package_beside_the_scanned_folder_in_the_repository_is_followed(tmp_path):
+    (tmp_path / ".git").mkdir()
+    report = findings_in(tmp_path, SHARED, scan="svc")
+    assert lines_of(report) == {("store.py", "blocking_file_io", 'with open(f"profiles/{name}.json") as handle:')}
+    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in report.added) == [
+        "shared/__init__.py", "shared/jobs.py", "shared/store.py"]  # its tests left out
+    assert report.fields()["added"] == report.added
+
+
+def test_outside_the_repository_nothing_above_the_parent_is_read(tmp_path):
+    files = {f"repo/{name}": source for name, source in SHARED.items()}
+    files["repo/svc/app.py"] = files["repo/svc/app.py"].replace("from shared", "from common")
+    files["common/__init__.py"] = "def load_profile(name):\n    return open(name).read()\n"
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    report = findings_in(tmp_path, files, scan="repo/svc")
+    assert lines_of(report) == set() and report.added == []
+
+
+def test_a_single_file_names_the_imports_of_its_project_it_did_not_follow(tmp_path):
+    (tmp_path / ".git").mkdir()
+    for name, source in SHARED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(source))
+    report = analyze_path(tmp_path / "svc" / "app.py")
+    assert report.findings == [] and report.not_followed == ["shared"]
+    quiet = tmp_path / "svc" / "plain.py"
+    quiet.write_text("import json\n\nasync def f():\n    return json.dumps({})\n")
+    assert analyze_path(quiet).not_followed == []

@@ -23,6 +23,7 @@ from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
+from faultlib.detect.serving.blocking.overruled import overruled
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -44,6 +45,7 @@ class Index(TypeOf):
 
     def __init__(self, modules: dict[str, Module]):
         self.modules = modules
+        self.outside: frozenset[str] = frozenset()  # paths of modules read from outside the scanned directory
         self.vocab = vocab.vocabulary()
         self._subclasses: dict[int, list[Klass]] | None = None
         self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}
@@ -193,7 +195,8 @@ class Index(TypeOf):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
+            found = self._dependency(defaults.get(arg.arg), func) or overruled(
+                self, func, arg.arg, self.annotation_type(arg.annotation, func.module))
             if found is not None:
                 types[arg.arg] = found
         nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
