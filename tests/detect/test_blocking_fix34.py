@@ -188,3 +188,52 @@ def test_a_single_file_names_the_imports_of_its_project_it_did_not_follow(tmp_pa
     quiet = tmp_path / "svc" / "plain.py"
     quiet.write_text("import json\n\nasync def f():\n    return json.dumps({})\n")
     assert analyze_path(quiet).not_followed == []
+
+
+# -- a coroutine driven on a worker thread's own loop ------------------------------------------------------------
+SESSION = """
+    import asyncio
+    import requests
+    from fastapi import FastAPI
+    from fastapi.concurrency import run_in_threadpool
+
+    app = FastAPI()
+
+    async def lookup(word):
+        return requests.get("https://dictionary.invalid/" + word).json()
+
+    class Chat:
+        def __init__(self):
+            self.loop = asyncio.new_event_loop()
+
+        async def reply(self, text):
+            return await lookup(text)
+
+        def run(self, text):
+            return self.loop.run_until_complete(self.reply(text))
+
+    @app.post("/chat")
+    async def chat(text: str):
+        session = Chat()
+        return await run_in_threadpool(session.run, text)
+"""
+
+
+def test_a_coroutine_run_on_a_worker_threads_own_loop_is_silent(tmp_path):
+    assert flagged(tmp_path, SESSION) == set()
+
+
+def test_the_same_coroutine_awaited_on_the_servers_loop_blocks(tmp_path):
+    also = SESSION + """
+    @app.get("/define")
+    async def define(word: str):
+        return await lookup(word)
+    """
+    assert flagged(tmp_path, also) == {
+        ("blocking_http", 'return requests.get("https://dictionary.invalid/" + word).json()')}
+
+
+def test_a_loop_driven_outside_a_worker_thread_is_still_the_loop(tmp_path):
+    script = SESSION.replace("return await run_in_threadpool(session.run, text)", "return session.run(text)")
+    assert flagged(tmp_path, script) == {
+        ("blocking_http", 'return requests.get("https://dictionary.invalid/" + word).json()')}
