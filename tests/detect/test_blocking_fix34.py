@@ -237,3 +237,46 @@ def test_a_loop_driven_outside_a_worker_thread_is_still_the_loop(tmp_path):
     script = SESSION.replace("return await run_in_threadpool(session.run, text)", "return session.run(text)")
     assert flagged(tmp_path, script) == {
         ("blocking_http", 'return requests.get("https://dictionary.invalid/" + word).json()')}
+
+
+# -- a cache that import time has already filled -----------------------------------------------------------------
+MODELS = """
+    from transformers import AutoModel
+
+    KNOWN = ["acme/tiny-encoder", "acme/small-encoder"]
+    _loaded = {}
+
+    def model_for(name):
+        if name not in _loaded:
+            if name not in KNOWN:
+                raise ValueError(f"unknown model {name}")
+            _loaded[name] = AutoModel.from_pretrained(name)
+        return _loaded[name]
+
+    def warm_up():
+        for name in KNOWN:
+            model_for(name)
+"""
+APP = """
+    from fastapi import FastAPI
+    from models import model_for, warm_up
+
+    warm_up()
+    app = FastAPI()
+
+    @app.get("/embed")
+    async def embed(name: str):
+        return model_for(name).config.hidden_size
+"""
+
+
+def test_a_cache_filled_at_import_time_for_every_admitted_name_is_silent(tmp_path):
+    assert lines_of(findings_in(tmp_path, {"models.py": MODELS, "app.py": APP})) == set()
+
+
+def test_a_cache_filled_only_by_a_script_or_without_an_allow_list_still_blocks(tmp_path):
+    blocker = {("models.py", "blocking_file_io", "_loaded[name] = AutoModel.from_pretrained(name)")}
+    script = APP.replace("warm_up()\n", 'if __name__ == "__main__":\n        warm_up()\n')
+    assert lines_of(findings_in(tmp_path / "a", {"models.py": MODELS, "app.py": script})) == blocker
+    open_ended = MODELS.replace("if name not in KNOWN:", "if not name:")
+    assert lines_of(findings_in(tmp_path / "b", {"models.py": open_ended, "app.py": APP})) == blocker

@@ -264,6 +264,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.reach import Reachability
+    from faultlib.detect.serving.blocking.warm_caches import WarmCaches
 
     modules = {}
     unfinished: list[tuple[str, dict[str, Any]]] = []
@@ -312,10 +313,11 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     on_loop = {key[0] for key in reach._memo} | {id(f) for f in reach.callbacks} | {  # every function walked
         id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
     branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
+    warm = WarmCaches(index)  # nor one in a cache's filling branch that import time has already run
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
-                       if not branches.never_taken(site.node, site.func)]
+                       if not branches.never_taken(site.node, site.func) and not warm.warmed(path)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
 
