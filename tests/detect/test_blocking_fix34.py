@@ -280,3 +280,37 @@ def test_a_cache_filled_only_by_a_script_or_without_an_allow_list_still_blocks(t
     assert lines_of(findings_in(tmp_path / "a", {"models.py": MODELS, "app.py": script})) == blocker
     open_ended = MODELS.replace("if name not in KNOWN:", "if not name:")
     assert lines_of(findings_in(tmp_path / "b", {"models.py": open_ended, "app.py": APP})) == blocker
+
+
+# -- a branch the caller's **options never take ------------------------------------------------------------------
+SPEAKER = """
+    import threading
+
+    class Speaker:
+        def say(self, text, speed=1.0, record_to=None):
+            if record_to:
+                self.file = open(record_to, "wb")
+            return text
+
+        def say_later(self, text):
+            threading.Thread(target=self.say, args=(text, 1.0, "later.wav")).start()
+
+    speaker = Speaker()
+
+    async def speak(text):
+        options = {"speed": 1.2, "text": text}
+        return speaker.say(**options)
+"""
+
+
+def test_a_branch_the_callers_options_never_take_is_silent(tmp_path):
+    assert flagged(tmp_path, SPEAKER) == set()
+
+
+def test_options_that_take_the_branch_or_change_later_still_block(tmp_path):
+    blocker = {("blocking_file_io", 'self.file = open(record_to, "wb")')}
+    recorded = SPEAKER.replace('"text": text}', '"text": text, "record_to": "take.wav"}')
+    assert flagged(tmp_path, recorded) == blocker
+    changed = SPEAKER.replace("return speaker.say(**options)", 'options["record_to"] = text\n        '
+                                                                   "return speaker.say(**options)")
+    assert flagged(tmp_path, changed) == blocker
