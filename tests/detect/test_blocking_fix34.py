@@ -314,3 +314,38 @@ def test_options_that_take_the_branch_or_change_later_still_block(tmp_path):
     changed = SPEAKER.replace("return speaker.say(**options)", 'options["record_to"] = text\n        '
                                                                    "return speaker.say(**options)")
     assert flagged(tmp_path, changed) == blocker
+
+
+# -- a call that blocks only for some values of one argument -----------------------------------------------------
+def test_sampling_cpu_use_over_an_interval_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import psutil
+
+        async def health(window):
+            busy = psutil.cpu_percent(interval=1)
+            spread = psutil.cpu_times_percent(0.5)
+            recent = psutil.cpu_percent(interval=window)
+            return busy, spread, recent
+    """)
+    assert found == {("blocking_sleep", "busy = psutil.cpu_percent(interval=1)"),
+                     ("blocking_sleep", "spread = psutil.cpu_times_percent(0.5)"),
+                     ("blocking_sleep", "recent = psutil.cpu_percent(interval=window)")}
+
+
+def test_reading_cpu_use_since_the_last_call_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import psutil
+
+        async def health():
+            return psutil.cpu_percent(), psutil.cpu_percent(interval=None), psutil.cpu_times_percent(0.0)
+    """)
+    assert found == set()
+
+
+def test_a_plugin_table_can_say_when_a_call_blocks():
+    from faultlib.detect.serving.blocking.vocab import BlocksWhen, Vocabulary
+
+    assert Vocabulary(calls={"m.f": ("blocking_sleep", "https://example.invalid")},
+                      when={"m.f": BlocksWhen("wait", 0, "true")}).problem() is None
+    assert "BlocksWhen" in Vocabulary(when={"m.f": BlocksWhen("wait", 0, "sometimes")}).problem()
+    assert "BlocksWhen" in Vocabulary(when={"m.f": ("wait", 0)}).problem()

@@ -59,8 +59,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if last.startswith(WRITERS) or target in COPIES else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,
-                                                                   call)
+        if only_creates(target, call, func) or not _argument_blocks(index, target, call):
+            return None
+        return Site(known[0], target.removeprefix("builtins."), func, call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
     guess = None
@@ -112,6 +113,23 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
                 return Site("blocking_cpu", f"{typed} forward (one of the values `{_segment(func, call.func)}` "
                             "is assigned)", func, call)
     return None
+
+
+def _argument_blocks(index, target: str, call: ast.Call) -> bool:
+    """Whether the vocabulary call ``target`` blocks with the arguments ``call`` passes (always, unless the
+    vocabulary says it blocks only for some values of one: :class:`~faultlib.detect.serving.blocking.entries.
+    BlocksWhen`)."""
+    condition = index.vocab.when.get(target)
+    if condition is None:
+        return True
+    return condition.blocks(list(call.args), {k.arg: k.value for k in call.keywords}, _literal)
+
+
+def _literal(expr: ast.expr):
+    try:
+        return ast.literal_eval(expr)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise ValueError("not a literal") from exc
 
 
 def in_memory(index, call: ast.Call, func: Func) -> bool:
