@@ -349,3 +349,16 @@ def test_a_plugin_table_can_say_when_a_call_blocks():
                       when={"m.f": BlocksWhen("wait", 0, "true")}).problem() is None
     assert "BlocksWhen" in Vocabulary(when={"m.f": BlocksWhen("wait", 0, "sometimes")}).problem()
     assert "BlocksWhen" in Vocabulary(when={"m.f": ("wait", 0)}).problem()
+
+
+def test_a_process_sampled_over_an_interval_blocks_and_at_once_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import psutil
+
+        async def usage():
+            me = psutil.Process()
+            sampled = me.cpu_percent(interval=0.2)
+            since_last = me.cpu_percent()
+            return sampled, since_last
+    """)
+    assert found == {("blocking_sleep", "sampled = me.cpu_percent(interval=0.2)")}
