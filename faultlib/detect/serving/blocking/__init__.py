@@ -264,6 +264,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.reach import Reachability
+    from faultlib.detect.serving.blocking.private_loops import private_entries
     from faultlib.detect.serving.blocking.warm_caches import WarmCaches
 
     modules = {}
@@ -314,12 +315,22 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
         id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
     branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
     warm = WarmCaches(index)  # nor one in a cache's filling branch that import time has already run
+    private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
-                       if not branches.never_taken(site.node, site.func) and not warm.warmed(path)]
+                       if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
+                       and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
+
+
+def _only_private(reach, key: tuple, private: frozenset[tuple[str, str]]) -> bool:
+    """Every entry that reaches the site ``key`` is a coroutine run on a worker thread's own loop."""
+    calls = reach.entry_calls.get(key, [])
+    names = set(reach.entries.get(key, []))
+    return bool(private) and bool(calls) and all((file, q) in private for file, _, q in calls) and names <= {
+        q for _, q in private}
 
 
 _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.M)

@@ -29,14 +29,9 @@ def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[st
 
 
 def scanned_entry(index: Any, func: Any) -> bool:
-    """Whether the coroutine ``func`` is an entry of the scan: any of the scanned files' (but one that only runs on a
-    worker thread's own loop, :mod:`~faultlib.detect.serving.blocking.private_loops`), and one of a package read
+    """Whether the coroutine ``func`` is an entry of the scan: any of the scanned files', and one of a package read
     from outside the scanned directory (:mod:`~faultlib.detect.serving.blocking.outside`) only when a scanned file
     calls a function of its name (the framework that drives the outside package's own coroutines is not the scan's)."""
-    from faultlib.detect.serving.blocking.private_loops import private_coroutines
-
-    if id(func) in private_coroutines(index):
-        return False  # driven by run_until_complete on a worker thread's own loop
     if func.module.path not in index.outside:
         return True
     return any(caller.module.path not in index.outside for _, caller in index.infer.sites().get(func.node.name, []))

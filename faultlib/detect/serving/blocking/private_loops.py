@@ -10,7 +10,8 @@ in the analysed files is such a drive, and so is a coroutine every call of which
 (awaited there: the same private loop). A coroutine nothing in the analysed files calls stays an entry (a
 framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
 function that is not handed to a thread may be the program's main loop: no exemption. Used by
-:func:`~faultlib.detect.serving.blocking.callers.scanned_entry`.
+:func:`~faultlib.detect.serving.blocking.analyze_sources` after the walk (a finding every entry of which is
+private is left out): computed before it, the callee lookups here would settle types the walk had not finished.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import ast
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["private_coroutines"]
+__all__ = ["private_coroutines", "private_entries"]
 
 MAX_ROUNDS = 16
 THREAD_STARTERS = frozenset({"threading.Thread"})
@@ -34,6 +35,15 @@ def private_coroutines(index) -> frozenset[int]:
     if found is None:
         found = index._private_coroutines = frozenset(_compute(index))
     return found
+
+
+def private_entries(index) -> frozenset[tuple[str, str]]:
+    """``(module path, qualified name)`` of each private coroutine (see :func:`private_coroutines`)."""
+    private = private_coroutines(index)
+    if not private:
+        return frozenset()
+    return frozenset((f.module.path, f.qualname) for m in index.distinct_modules() for f in m.all_functions
+                     if id(f) in private)
 
 
 def _compute(index) -> set[int]:
