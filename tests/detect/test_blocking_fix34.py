@@ -362,3 +362,39 @@ def test_a_process_sampled_over_an_interval_blocks_and_at_once_does_not(tmp_path
             return sampled, since_last
     """)
     assert found == {("blocking_sleep", "sampled = me.cpu_percent(interval=0.2)")}
+
+
+# -- an image of unknown type encoded into memory ----------------------------------------------------------------
+def test_an_untyped_image_encoded_into_a_buffer_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from upscaler import Upscaler
+
+        upscale = Upscaler("x4")
+
+        async def sharpen(photo):
+            bigger = upscale.run(photo)
+            out = io.BytesIO()
+            bigger.save(out, format="WEBP")
+            with io.BytesIO() as thumb:
+                bigger.save(thumb, "png")
+                return out.getvalue(), thumb.getvalue()
+    """)
+    assert found == {("blocking_cpu", 'bigger.save(out, format="WEBP")'), ("blocking_cpu", 'bigger.save(thumb, "png")')}
+
+
+def test_saves_that_are_no_image_encoding_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from notes import Notebook
+
+        book = Notebook()
+
+        async def keep(text, draft):
+            out = io.BytesIO()
+            draft.save(out)
+            draft.save(out, "notes-v2")
+            book.save("shelf", format="PNG")
+            return out.getvalue()
+    """)
+    assert found == set()

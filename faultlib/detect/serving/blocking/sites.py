@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.encodes import image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
@@ -97,6 +98,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
+    encoded = image_encoding(index, call, func)  # sr.save(buffer, format="JPEG"): the encoder runs here
+    if encoded is not None:
+        return Site("blocking_cpu", encoded, func, call)
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad
     if verb is not None and index.type_of(call.func.value, func) is None:
         return Site(verb[0], verb[1], func, call)
