@@ -23,7 +23,7 @@ from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
-from faultlib.detect.serving.blocking.overruled import overruled
+from faultlib.detect.serving.blocking.overruled import overrule
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -195,8 +195,7 @@ class Index(TypeOf):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self._dependency(defaults.get(arg.arg), func) or overruled(
-                self, func, arg.arg, self.annotation_type(arg.annotation, func.module))
+            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
             if found is not None:
                 types[arg.arg] = found
         nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
@@ -232,6 +231,7 @@ class Index(TypeOf):
                 owner = self.type_of(node.iter, func)
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[node.target.id] = self.vocab.returns[f"{owner}.__iter__"]
+        overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""

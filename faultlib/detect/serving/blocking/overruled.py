@@ -3,21 +3,34 @@
 An annotation is a claim nobody checks at run time; what arrives is what the callers pass. When every call site of
 the analysed files passes a value whose type the analysis knows (a FastAPI ``Depends(get_db)`` session, a client
 built with its constructor) and that type belongs to another top-level package than the annotation's, the
-annotation is a slip -- ``from requests import Session`` in a module whose ``db: Session`` parameters receive
-SQLAlchemy sessions (Shaunwei/RealChar; its own fix commit adbf307 treats them as database sessions) -- and the
-callers' type is the one whose calls run. A caller passing a subclass or an object of the annotation's own package
+annotation may be a slip -- ``from requests import Session`` in a module whose ``db: Session`` parameters receive
+SQLAlchemy sessions (Shaunwei/RealChar; its own fix commit adbf307 treats them as database sessions). The evidence
+that it is one: a method the function calls on the parameter (``db.query``) is one the vocabulary knows for the
+callers' type and not for the annotated one; then the callers' type is the one whose calls run. Otherwise the
+annotation stands (``model: PreTrainedModel`` receiving a wrapper library's model: the annotation describes its
+``stream_generate``). A caller passing a subclass or an object of the annotation's own package
 changes nothing (that is what the annotation allows); standard-library and builtin annotations are never overruled
 (their values are what they say, and a wrong one breaks the program at once). Used by
-:meth:`~faultlib.detect.serving.blocking.index.Index.local_types`.
+:meth:`~faultlib.detect.serving.blocking.index.Index.local_types`, once the function's other locals are known.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["overruled"]
+__all__ = ["overrule", "overruled"]
+
+
+def overrule(index, func: Func, types: dict, annotated: list[str]) -> None:
+    """Settle each parameter of ``annotated`` (annotated, without a default) in ``func``'s finished local ``types``
+    (see :func:`overruled`): asked once every local is known, so that the callers' own inference, which may come
+    back to ``func``'s return type, never sees it half done."""
+    for name in annotated:
+        if name in types:
+            types[name] = overruled(index, func, name, types[name])
 
 
 def overruled(index, func: Func, name: str, annotated):
@@ -28,7 +41,20 @@ def overruled(index, func: Func, name: str, annotated):
     head = annotated.partition(".")[0]
     if head in sys.stdlib_module_names or head in ("builtins", "typing", "typing_extensions"):
         return annotated
+    used = {n.func.attr for n in func.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == name}
+    if not used or all(_known(index, annotated, m) for m in used):
+        return annotated  # every method it calls is the annotated type's: no contradiction to settle
     passed = index.infer.parameter(func, name)
-    if isinstance(passed, str) and passed.partition(".")[0] not in (head, "builtins", "typing"):
+    if (isinstance(passed, str) and passed.partition(".")[0] not in (head, "builtins", "typing")
+            and any(_known(index, passed, m) and not _known(index, annotated, m) for m in used)):
         return passed
     return annotated
+
+
+def _known(index, type_name: str, method: str) -> bool:
+    """The vocabulary describes ``type_name.method`` (it blocks, or it returns a known type)."""
+    name = f"{type_name}.{method}"
+    vocabulary = index.vocab
+    return (name in vocabulary.calls or name in vocabulary.returns
+            or vocabulary.family_kind(type_name, method) is not None)
