@@ -5,8 +5,8 @@ the analysed files passes a value whose type the analysis knows (a FastAPI ``Dep
 built with its constructor) and that type belongs to another top-level package than the annotation's, the
 annotation may be a slip -- ``from requests import Session`` in a module whose ``db: Session`` parameters receive
 SQLAlchemy sessions (Shaunwei/RealChar; its own fix commit adbf307 treats them as database sessions). The evidence
-that it is one: a method the function calls on the parameter (``db.query``) is one the vocabulary knows for the
-callers' type and not for the annotated one; then the callers' type is the one whose calls run. Otherwise the
+that it is one: the vocabulary describes the annotated type, and a method the function calls on the parameter
+(``db.query``) is one it knows for the callers' type and not for the annotated one; then the callers' type is the one whose calls run. Otherwise the
 annotation stands (``model: PreTrainedModel`` receiving a wrapper library's model: the annotation describes its
 ``stream_generate``). A caller passing a subclass or an object of the annotation's own package
 changes nothing (that is what the annotation allows); standard-library and builtin annotations are never overruled
@@ -43,8 +43,8 @@ def overruled(index, func: Func, name: str, annotated):
         return annotated
     used = {n.func.attr for n in func.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and isinstance(n.func.value, ast.Name) and n.func.value.id == name}
-    if not used or all(_known(index, annotated, m) for m in used):
-        return annotated  # every method it calls is the annotated type's: no contradiction to settle
+    if not used or not index.vocab.owned(annotated) or all(_known(index, annotated, m) for m in used):
+        return annotated  # the vocabulary cannot tell, or every method it calls is the annotated type's
     passed = index.infer.parameter(func, name)
     if (isinstance(passed, str) and passed.partition(".")[0] not in (head, "builtins", "typing")
             and any(_known(index, passed, m) and not _known(index, annotated, m) for m in used)):
