@@ -6,7 +6,9 @@ The corpus is described by ``benchmarks/labels/blocking_corpus.json`` (one entry
 in which the service was first measured only after the tool's rules were frozen; a later wave's rules may
 have been fixed on an earlier wave's misses, so only the newest wave is unseen; scores are printed per
 wave --,
-``exclude`` -- folder names left out --, and for a snapshot taken just before a documented
+``exclude`` -- folder names left out --, ``outside`` -- top-level folders of the checkout beside a one-level
+``scan`` that the service imports (the repository's own packages): copied beside it, as in the repository, so that
+the tool finds them there, and their labels count --, and for a snapshot taken just before a documented
 "blocking the event loop" fix, ``fix`` {``commit``, ``path``, ``lines``, and ``also`` {path: lines} for a fix
 that changed more files}: a fixed line counts as found when
 a finding is at it, when a finding's call path from its ``async def`` runs through it, or when it is one of the
@@ -105,6 +107,14 @@ def score(found: set[tuple[str, int]], labels: dict[tuple[str, int], dict]) -> d
             "recall": len(tp) / len(positive) if positive else None}
 
 
+def _key_path(file: str | Path, root: Path, scan: str) -> str:
+    """A reported file's path in the checkout: under the scanned folder, or beside it (``outside``)."""
+    try:
+        return (Path(scan) / Path(file).relative_to(root)).as_posix()
+    except ValueError:  # a package of the repository read from beside the scanned folder
+        return Path(file).relative_to(root.parent).as_posix()
+
+
 def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
     from faultlib.errors import InputError
 
@@ -122,21 +132,20 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
     for f in report.findings:
         if f.kind == "analysis_incomplete" or "file" not in f.location:
             continue
-        rel = Path(f.location["file"]).relative_to(root)
-        key = ((Path(scan) / rel).as_posix(), int(f.location["line"]))
+        key = (_key_path(f.location["file"], root, scan), int(f.location["line"]))
         found.add(key)
         kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
         for step in f.evidence.get("chain", []):
             if step.get("file") and step.get("line"):
-                via.add(((Path(scan) / Path(step["file"]).relative_to(root)).as_posix(), int(step["line"])))
+                via.add((_key_path(step["file"], root, scan), int(step["line"])))
         for step in f.evidence.get("entry_calls", []):  # where each other coroutine calls into the blocker
             if step.get("file") and step.get("line"):
-                via.add(((Path(scan) / Path(step["file"]).relative_to(root)).as_posix(), int(step["line"])))
+                via.add((_key_path(step["file"], root, scan), int(step["line"])))
         if f.evidence.get("entry_file") and f.evidence.get("entry"):  # the `async def` line of the entry itself
             entry_file = Path(f.evidence["entry_file"])
             line = _def_line(entry_file, f.evidence["entry"])
             if line is not None:
-                via.add(((Path(scan) / entry_file.relative_to(root)).as_posix(), line))
+                via.add((_key_path(entry_file, root, scan), line))
     refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
     return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
                    "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via}
@@ -256,11 +265,16 @@ def main(argv: list[str] | None = None) -> int:
             absent.append(entry["name"])
             continue
         inside = "" if entry["scan"] in (".", "") else entry["scan"].rstrip("/") + "/"
+        beside = tuple(f"{safe_relative(o, what='outside folder')}/" for o in entry.get("outside", []))
         own = {k: v for k, v in labels.get((entry["repository"], entry["commit"]), {}).items()
-               if k[0].startswith(inside) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
+               if k[0].startswith((inside, *beside)) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
         row = {"service": entry["name"], "repository": entry["repository"], "commit": entry["commit"]}
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / (Path(entry["scan"]).name or "service")
+            if entry.get("outside"):  # the repository's packages beside the scanned folder, where the tool looks
+                root = Path(tmp) / "checkout" / Path(entry["scan"]).name
+                for folder in entry["outside"]:
+                    copy_service(checkout / folder, root.parent / folder, entry.get("exclude", []))
             copy_service(checkout / entry["scan"], root, entry.get("exclude", []))
             for tool, cmd in tools.items():
                 if cmd is None:

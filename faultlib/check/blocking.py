@@ -10,13 +10,17 @@ JSON fields (besides ``detector``, ``ok``, ``findings``): ``path`` (as given), `
 analysed), ``async_functions`` (how many ``async def``), ``loop_callbacks`` (sync functions the loop
 runs as callbacks), ``offloaded`` (``[{function, via, file, line, in_function}]``: functions handed to
 ``asyncio.to_thread``/``run_in_executor``/``submit``, which run off the loop), ``skipped`` (files
-left out, e.g. symbolic links) and ``complete`` (false when the analysis stopped at its budget).
+left out, e.g. symbolic links), ``complete`` (false when the analysis stopped at its budget), ``added`` (files
+read from outside DIR: the repository's own packages its code imports, found beside DIR or above it up to the git
+repository's root) and ``not_followed`` (for a single FILE: the imports of its own project it names, not followed).
 Each finding's ``evidence``: ``call`` (the source of the call), ``calls`` (what it calls,
 canonically: ``time.sleep``, ``requests.Session.get``), ``entry``/``entry_kind``/``entry_file``/
 ``entry_line`` (the ``async def`` or loop callback it is reached from, and the line of its first
 call on the way), ``chain`` (``[{function, file, line}]`` from the entry to the call),
 ``entries`` (every entry that reaches it) and ``entry_calls`` (``[{function, file, line}]``: each line
-where an entry calls into the way to the blocker, up to 32: where a fix at the caller goes).
+where an entry calls into the way to the blocker, up to 32: where a fix at the caller goes), and ``guess``
+only when no vocabulary entry documents the call and the verdict is guessed (a third-party class whose name
+ends in ``Client``/``Session``/``Connection``): what it is guessed from, also said in the message.
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
         lines.append(("off the loop", f"{off['function']} via {off['via']} ({off['file']}:{off['line']})"))
     for skipped in f["skipped"]:
         lines.append(("skipped", skipped))
+    if f.get("added"):
+        lines.append(("also read", f"{len(f['added'])} file(s) of the repository's own packages outside "
+                                   f"{f['path']} that its code imports: " + ", ".join(f["added"][:8])
+                      + (", ..." if len(f["added"]) > 8 else "")))
+    if f.get("not_followed"):
+        lines.append(("not followed", "imports of its own project (a single file is analysed alone; pass the "
+                                      "directory to follow them): " + ", ".join(f["not_followed"])))
     return lines
 
 

@@ -122,6 +122,9 @@ class BlockingReport:
         loop_callbacks: sync functions handed to the loop as callbacks (``call_soon``, ``add_done_callback``...).
         offloaded: functions handed to an executor from code on the loop: ``{function, via, file, line, in_function}``.
         skipped: files left out (symbolic links), with why.
+        added: files read from outside the scanned directory: the repository's own packages its code imports
+            (:mod:`~faultlib.detect.serving.blocking.outside`).
+        not_followed: for a single FILE, the imports of its own project that were not followed (pass the directory).
         complete: False when the analysis did not finish (its operation budget, a file nested too deeply): then
             a warning finding of kind ``analysis_incomplete`` says where.
     """
@@ -133,10 +136,13 @@ class BlockingReport:
     offloaded: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     complete: bool = True
+    added: list[str] = field(default_factory=list)
+    not_followed: list[str] = field(default_factory=list)
 
     def fields(self) -> dict[str, Any]:
         return {"files": self.files, "async_functions": self.async_functions, "loop_callbacks": self.loop_callbacks,
-                "offloaded": self.offloaded, "skipped": self.skipped, "complete": self.complete}
+                "offloaded": self.offloaded, "skipped": self.skipped, "complete": self.complete,
+                "added": self.added, "not_followed": self.not_followed}
 
 
 def _package_prefix(directory: Path) -> list[str]:
@@ -189,6 +195,7 @@ def analyze_path(path: str | Path) -> BlockingReport:
         InputError: the path does not exist, is a link, is not a ``.py`` file, a directory holds no
             Python file, or a file is unreadable or not valid Python (with its line).
     """
+    from faultlib.detect.serving.blocking.outside import outside_sources, own_imports
     from faultlib.readers import read_text
 
     given = Path(path)
@@ -217,13 +224,20 @@ def analyze_path(path: str | Path) -> BlockingReport:
                 unreadable.append((str(file), exc.message))
                 continue
             sources.append((str(file), [*prefix, *parts] if (prefix or parts) else [given.name], text))
+        added, left = outside_sources(given, sources, lambda rel, base: read_text(rel, root=base))
+        skipped += left
+        sources += added
     else:
         if given.suffix.lower() not in (".py", ".pyw"):
             raise InputError(f"is not a Python file ({given.suffix or 'no extension'}): pass a .py file or a "
                              "directory", path=str(path))
         parts = _package_prefix(given.parent) + ([given.stem] if given.stem != "__init__" else [])
         sources.append((str(given), parts or [given.stem], read_text(given)))
-    report = analyze_sources(sources, skip_invalid=given.is_dir())
+        added = []
+    report = analyze_sources(sources, skip_invalid=given.is_dir(), outside={path for path, _, _ in added})
+    report.added = [path for path, _, _ in added]
+    if not given.is_dir():
+        report.not_followed = own_imports(given, sources[0][2], sources[0][1])
     report.skipped = skipped + [f"{file}: {why}" for file, why in unreadable] + report.skipped
     for file, why in unreadable:
         report.complete = False
@@ -232,7 +246,8 @@ def analyze_path(path: str | Path) -> BlockingReport:
     return report
 
 
-def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: bool = False) -> BlockingReport:
+def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: bool = False,
+                    outside: set[str] | frozenset[str] = frozenset()) -> BlockingReport:
     """Analyse already-read sources: ``(path, module name parts, text)`` each (see :func:`analyze_path`).
 
     Args:
@@ -240,6 +255,8 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
         skip_invalid: a source that is not valid Python for this interpreter (newer syntax, a template) is left
             out and named in ``skipped`` and in a warning finding of kind ``analysis_incomplete`` (its calls
             were not followed), instead of refusing everything (a directory: the rest is still worth checking).
+        outside: paths of sources read from outside the scanned directory: their coroutines are entries only
+            where the scanned code calls them (:func:`~faultlib.detect.serving.blocking.callers.scanned_entry`).
 
     Raises:
         InputError: a source is not valid Python (unless ``skip_invalid``).
@@ -247,6 +264,8 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.reach import Reachability
+    from faultlib.detect.serving.blocking.private_loops import private_entries
+    from faultlib.detect.serving.blocking.warm_caches import WarmCaches
 
     modules = {}
     unfinished: list[tuple[str, dict[str, Any]]] = []
@@ -277,6 +296,7 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
             modules.setdefault(".".join(parts[cut:]), module)
     _prefer_siblings(modules)
     index = Index(modules)
+    index.outside = frozenset(outside)
     reach = Reachability(index)
     try:
         reach.run()
@@ -294,12 +314,23 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     on_loop = {key[0] for key in reach._memo} | {id(f) for f in reach.callbacks} | {  # every function walked
         id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
     branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
+    warm = WarmCaches(index)  # nor one in a cache's filling branch that import time has already run
+    private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
-                       if not branches.never_taken(site.node, site.func)]
+                       if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
+                       and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     return report
+
+
+def _only_private(reach, key: tuple, private: frozenset[tuple[str, str]]) -> bool:
+    """Every entry that reaches the site ``key`` is a coroutine run on a worker thread's own loop."""
+    calls = reach.entry_calls.get(key, [])
+    names = set(reach.entries.get(key, []))
+    return bool(private) and bool(calls) and all((file, q) in private for file, _, q in calls) and names <= {
+        q for _, q in private}
 
 
 _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.M)
@@ -378,5 +409,6 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
                     "function": func.qualname},
                    {"call": call, "calls": site.what, "entry": entry.qualname, "entry_kind": how,
                     "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries,
-                    "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls]},
+                    "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls],
+                    **({"guess": site.guess} if site.guess else {})},
                    kind=site.kind)

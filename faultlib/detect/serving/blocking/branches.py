@@ -7,7 +7,10 @@ passes ``False``. The test must be on a parameter of the call's own function -- 
 every call: each call of the analysed files that may be this function (every call under its name that does not
 resolve to another function) passes a constant or leaves a constant default, there is at least one such call, the
 function is never used other than called (handed to a thread, a decorator, ``partial``) and has no decorator that
-may call it differently. Only the calls made on the loop count (in a function the analysis reached from an ``async
+may call it differently. A ``**options`` argument counts when ``options`` is a dict display with constant keys built
+once in the caller and never changed (a parameter it leaves out takes its default), and a function handed to
+``threading.Thread(target=...)`` is not "used other than called" for this (that thread is off the loop). Only the
+calls made on the loop count (in a function the analysis reached from an ``async
 def``): a command-line script of the same package may pass a path where every request passes ``None``. Anything
 else keeps the call a blocker.
 """
@@ -78,13 +81,14 @@ class Branches:
                 if target is None:
                     return None  # may be this function, through a receiver of unknown type
                 continue
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            spread = _spread(call, caller)  # f(**opts) with `opts = {"k": v, ...}` built once in the caller
+            if any(isinstance(a, ast.Starred) for a in call.args) or spread is None:
                 return None
             if bound and isinstance(call.func, ast.Attribute) and isinstance(
                     self.index.callee(call.func.value, caller), Klass):
                 return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
             seen = True
-            value = _constant(_argument(call, param, position), default)
+            value = _constant(_argument(call, param, position) or spread.get(param), default)
             if value is _UNKNOWN:
                 return None
             values.append(value)
@@ -99,6 +103,8 @@ class Branches:
                 for node in ast.walk(module.tree):
                     if isinstance(node, ast.Call):
                         callees.add(id(node.func))
+                        if (dotted(node.func) or [""])[-1] == "Thread":  # Thread(target=self.play): off the loop
+                            callees.update(id(k.value) for k in node.keywords if k.arg == "target")
                     elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and (
                             id(node) not in callees):
                         names.add(node.id if isinstance(node, ast.Name) else node.attr)
@@ -146,6 +152,31 @@ def _parameter_test(test: ast.expr):
         if type(op) in checks:
             return test.left.id, checks[type(op)]
     return None, None
+
+
+def _spread(call: ast.Call, caller: Func) -> dict[str, ast.expr] | None:
+    """The keywords ``call`` passes through ``**name``, each ``name`` a local of ``caller`` bound once to a dict
+    display with constant string keys and never changed (``opts = {"language": lang}``; ``f(**opts)``), as
+    ``{key: value}``; ``{}`` when it has no ``**``; None when some ``**`` is anything else."""
+    found: dict[str, ast.expr] = {}
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            continue
+        if not isinstance(keyword.value, ast.Name):
+            return None
+        name = keyword.value.id
+        bound = [n for n in caller.nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        if len(bound) != 1 or not isinstance(bound[0], ast.Assign) or not isinstance(bound[0].value, ast.Dict):
+            return None
+        display = bound[0].value
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in display.keys):
+            return None  # a `**other` inside the display, or a computed key
+        if any(isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name) and n.value.id == name
+               and not (isinstance(n, ast.Attribute) and n.attr == "get") for n in caller.nodes):
+            return None  # opts["x"] = ..., opts.update(...): changed after it was built
+        found.update(zip((k.value for k in display.keys), display.values))
+    return found
 
 
 def _default(args: ast.arguments, param: str):

@@ -10,7 +10,7 @@ from typing import Any
 MAX_CALLS = 32
 """Call lines kept per blocking site (the rest are still counted in the site's entries)."""
 
-__all__ = ["MAX_CALLS", "note_entry"]
+__all__ = ["MAX_CALLS", "note_entry", "scanned_entry"]
 
 
 def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[str, int, str]]], key: tuple,
@@ -26,3 +26,12 @@ def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[st
     kept = calls.setdefault(key, [])
     if step not in kept and len(kept) < MAX_CALLS:
         kept.append(step)
+
+
+def scanned_entry(index: Any, func: Any) -> bool:
+    """Whether the coroutine ``func`` is an entry of the scan: any of the scanned files', and one of a package read
+    from outside the scanned directory (:mod:`~faultlib.detect.serving.blocking.outside`) only when a scanned file
+    calls a function of its name (the framework that drives the outside package's own coroutines is not the scan's)."""
+    if func.module.path not in index.outside:
+        return True
+    return any(caller.module.path not in index.outside for _, caller in index.infer.sites().get(func.node.name, []))

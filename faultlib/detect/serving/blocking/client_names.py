@@ -19,7 +19,7 @@ import sys
 
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 
-__all__ = ["client_kind"]
+__all__ = ["client_kind", "name_guess"]
 
 SUFFIXES = {"Client": "blocking_http", "Session": "blocking_http", "Connection": "blocking_db"}
 """Class-name endings that say "synchronous client", with the kind their calls get."""
@@ -63,3 +63,12 @@ def client_kind(vocabulary, type_name: str, method: str) -> tuple[str, str] | No
     if kind is None or not last[:1].isupper() or vocabulary.owned(type_name):
         return None
     return kind, SOURCE
+
+
+def name_guess(type_name: str) -> str:
+    """The words a finding from this rule carries: its verdict is a guess from the class name, not a documented
+    call (a user reading the finding should know which)."""
+    last = type_name.rpartition(".")[2]
+    suffix = next((s for s in SUFFIXES if last.endswith(s)), "")
+    return (f"a guess from the class name: `{last}` ends in `{suffix}` and no vocabulary entry describes "
+            f"{type_name.partition('.')[0]}")

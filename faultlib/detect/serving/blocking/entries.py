@@ -71,13 +71,57 @@ class Family:
         return self.methods.get(method, self.methods.get("*"))
 
 
+TESTS = ("positive", "true", "given")
+"""What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``."""
+
+
+@dataclass(frozen=True)
+class BlocksWhen:
+    """A call of ``calls`` that blocks only for some values of one argument (``psutil.cpu_percent(interval=1)``
+    sleeps a second; without ``interval`` it returns at once).
+
+    Attributes:
+        name: the argument's keyword.
+        position: its position when passed positionally (None: keyword only).
+        test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking.
+        absent: whether the call blocks when the argument is left out (its default's verdict).
+    """
+
+    name: str
+    position: int | None = None
+    test: str = "positive"
+    absent: bool = False
+
+    def blocks(self, args: list, keywords: dict, literal) -> bool:
+        """Whether a call passing ``args`` (positional expressions) and ``keywords`` (``{name: expression}``; a
+        ``**`` spread under ``None``) blocks. ``literal(expr)`` is the expression's constant value, or raises
+        ``ValueError`` when it is not one."""
+        if self.name in keywords:
+            value = keywords[self.name]
+        elif self.position is not None and self.position < len(args):
+            value = args[self.position]
+        else:
+            return self.absent if None not in keywords else True  # f(**opts): unknown, may pass it
+        try:
+            constant = literal(value)
+        except ValueError:
+            return True  # a variable: may be anything the test accepts
+        if self.test == "positive":
+            return isinstance(constant, (int, float)) and not isinstance(constant, bool) and constant > 0
+        if self.test == "true":
+            return bool(constant)
+        return constant is not None
+
+
 @dataclass(frozen=True)
 class Vocabulary:
-    """A table of blocking calls (see the module docstring)."""
+    """A table of blocking calls (see the module docstring); ``when``: ``{dotted name of calls: BlocksWhen}``, the
+    entries of ``calls`` that block only for some values of an argument."""
 
     calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     families: tuple[Family, ...] = ()
     returns: Mapping[str, str] = field(default_factory=dict)
+    when: Mapping[str, BlocksWhen] = field(default_factory=dict)
 
     def problem(self) -> str | None:
         """What makes this table unusable (a plugin's table is checked before it joins the vocabulary), or None.
@@ -96,6 +140,12 @@ class Vocabulary:
         for name, type_name in self.returns.items():
             if not (strs(name) and strs(type_name)):
                 return f"returns[{name!r}] must map a dotted name to a type name, got {type_name!r}"
+        if not isinstance(self.when, Mapping):
+            return "when must be a mapping"
+        for name, cond in self.when.items():
+            if not (strs(name) and isinstance(cond, BlocksWhen) and strs(cond.name) and cond.test in TESTS
+                    and (cond.position is None or (isinstance(cond.position, int) and cond.position >= 0))):
+                return f"when[{name!r}] must be a BlocksWhen with a name, a position >= 0 or None, a test in {TESTS}"
         if not isinstance(self.families, tuple):
             return "families must be a tuple of Family"
         for i, fam in enumerate(self.families):

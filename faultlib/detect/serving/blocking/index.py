@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
+from faultlib.detect.serving.blocking.overruled import overrule
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -45,6 +46,7 @@ class Index(TypeOf):
 
     def __init__(self, modules: dict[str, Module]):
         self.modules = modules
+        self.outside: frozenset[str] = frozenset()  # paths of modules read from outside the scanned directory
         self.vocab = vocab.vocabulary()
         self._subclasses: dict[int, list[Klass]] | None = None
         self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}
@@ -229,6 +231,7 @@ class Index(TypeOf):
                 owner = self.type_of(source, func) if name not in types else None
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
+        overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""

@@ -152,9 +152,10 @@ class Inference:
                 for scope, nodes in scopes:
                     for node in nodes:
                         if isinstance(node, ast.Call):
-                            parts = dotted(node.func)
-                            if parts:
-                                sites.setdefault(parts[-1], []).append((node, scope))
+                            parts = dotted(node.func)  # Model(...).save(db): by its attribute's name too
+                            last = parts[-1] if parts else getattr(node.func, "attr", None)
+                            if last:
+                                sites.setdefault(last, []).append((node, scope))
         return self._sites
 
     def wrapped(self) -> dict[int, list[Func]]:

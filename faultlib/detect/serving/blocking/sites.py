@@ -9,8 +9,9 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.client_names import client_kind
+from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.encodes import image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
@@ -31,6 +32,9 @@ class Site:
     what: str
     func: Func
     node: ast.AST
+    guess: str | None = None
+    """What the verdict is guessed from, when no vocabulary entry says the call blocks (a class name ending in
+    ``Client``): said in the message and as ``evidence.guess``."""
 
     @property
     def key(self) -> tuple:
@@ -57,16 +61,19 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if last.startswith(WRITERS) or target in COPIES else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        return None if only_creates(target, call, func) else Site(known[0], target.removeprefix("builtins."), func,
-                                                                   call)
+        if only_creates(target, call, func) or not _argument_blocks(index, target, call):
+            return None
+        return Site(known[0], target.removeprefix("builtins."), func, call)
     owner, _, method = target.rpartition(".")
     family = index.vocab.family_kind(owner, method) if owner else None
+    guess = None
     if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
         family = client_kind(index.vocab, owner, method)
+        guess = name_guess(owner) if family is not None else None
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
-            family[0], target, func, call)
+            family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights
         what = "connects to its server" if constructed[0] in REMOTE_KINDS else "loads the model"
@@ -98,6 +105,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
+    encoded = image_encoding(index, call, func)  # sr.save(buffer, format="JPEG"): the encoder runs here
+    if encoded is not None:
+        return Site("blocking_cpu", encoded, func, call)
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad
     if verb is not None and index.type_of(call.func.value, func) is None:
         return Site(verb[0], verb[1], func, call)
@@ -107,13 +117,30 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
             site = named_site(index, f"{typed}.{call.func.attr}", call, func) if isinstance(typed, str) else None
             if site is not None:
                 return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
-                            "is assigned)", func, call)
+                            "is assigned)", func, call, site.guess)
     if isinstance(call.func, (ast.Name, ast.Attribute)):
         for typed in index.stores.candidates(call.func, func):
             if isinstance(typed, str) and vocab.is_torch_module(typed):
                 return Site("blocking_cpu", f"{typed} forward (one of the values `{_segment(func, call.func)}` "
                             "is assigned)", func, call)
     return None
+
+
+def _argument_blocks(index, target: str, call: ast.Call) -> bool:
+    """Whether the vocabulary call ``target`` blocks with the arguments ``call`` passes (always, unless the
+    vocabulary says it blocks only for some values of one: :class:`~faultlib.detect.serving.blocking.entries.
+    BlocksWhen`)."""
+    condition = index.vocab.when.get(target)
+    if condition is None:
+        return True
+    return condition.blocks(list(call.args), {k.arg: k.value for k in call.keywords}, _literal)
+
+
+def _literal(expr: ast.expr):
+    try:
+        return ast.literal_eval(expr)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise ValueError("not a literal") from exc
 
 
 def in_memory(index, call: ast.Call, func: Func) -> bool:

@@ -22,10 +22,10 @@ recognised by type (:func:`is_torch_module`, :func:`is_estimator`).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from faultlib.detect.serving.blocking.entries import Family, Vocabulary  # re-exported: the plugin API
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary  # noqa: F401 (the plugin API)
 from faultlib.detect.serving.blocking.libraries import (  # noqa: F401 (re-exported: older entry-point paths)
     BUILTIN, CLOUD_AND_TASKS, DATABASES, HTTP_CLIENTS, MODELS, STDLIB)
 
@@ -139,13 +139,15 @@ ADVICE = {
 @dataclass(frozen=True)
 class Merged:
     """Every loaded :class:`Vocabulary` merged: ``calls``, ``families``, ``returns``, ``plugins`` (entry points
-    loaded) and ``failed`` (``name: why`` for entry points that could not be loaded)."""
+    loaded), ``failed`` (``name: why`` for entry points that could not be loaded) and ``when`` (the calls that block
+    only for some values of an argument: :class:`BlocksWhen`)."""
 
     calls: dict[str, tuple[str, str]]
     families: tuple[Family, ...]
     returns: dict[str, str]
     plugins: tuple[str, ...]
     failed: tuple[str, ...]
+    when: dict[str, BlocksWhen] = field(default_factory=dict)
 
     def _families_of(self, type_name: str) -> list[Family]:
         cache = self.__dict__.setdefault("_by_type", {})  # frozen dataclass: a per-type memo of matching families
@@ -210,11 +212,15 @@ def vocabulary() -> Merged:
     calls: dict[str, tuple[str, str]] = {}
     returns: dict[str, str] = {}
     families: list[Family] = []
+    when: dict[str, BlocksWhen] = {}
     for table in tables:
         calls.update(table.calls)
         returns.update(table.returns)
         families.extend(table.families)
-    return Merged(calls, tuple(families), returns, tuple(plugins), tuple(failed))
+        for name in table.calls:  # a later table's entry replaces the condition too
+            when.pop(name, None)
+        when.update(getattr(table, "when", {}))
+    return Merged(calls, tuple(families), returns, tuple(plugins), tuple(failed), when)
 
 
 def is_torch_module(type_name: str | None) -> bool:

@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.storage import STORAGE
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
+from faultlib.detect.serving.blocking.libraries.system import SYSTEM
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.libraries.weights import WEIGHTS
@@ -37,9 +38,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL)
+           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC", "RUNTIMES", "SDKS",
-           "SPEECH", "STDLIB", "STORAGE", "STREAMS", "VECTORS", "VOICE", "WEIGHTS"]
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
+           "RUNTIMES", "SDKS", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VECTORS", "VOICE", "WEIGHTS"]

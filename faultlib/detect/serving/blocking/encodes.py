@@ -1,0 +1,35 @@
+"""An image encoded into memory by a receiver of unknown type: ``img.save(buffer, "PNG")``/``format="JPEG"``.
+
+Pillow's ``Image.save(fp, format=None, **params)`` compresses the pixels in the calling thread whether ``fp`` is a
+file or an ``io.BytesIO`` (https://pillow.readthedocs.io/en/stable/reference/Image.html#PIL.Image.Image.save): a
+PNG or JPEG of a generated 512x512 (or upscaled 2048x2048) image is tens of milliseconds of CPU on the loop, not a
+memory copy. When the image comes from where the analysis cannot type it (a model wrapper's ``predict``, a
+pipeline subclass of the analysed files returning a dict), the call's own shape says it: a method named ``save``
+on an untyped receiver whose first argument is an in-memory file and whose format (``format=`` or the second
+positional argument) is an image format's literal name. ``torch.save``/``numpy.save`` are functions of a module,
+not methods of an untyped value, and pass no image format. Used by
+:func:`~faultlib.detect.serving.blocking.sites.any_of_site`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func
+
+__all__ = ["image_encoding"]
+
+IMAGE_FORMATS = frozenset({"PNG", "JPEG", "JPG", "WEBP", "GIF", "BMP", "TIFF", "ICO", "AVIF", "HEIC"})
+IN_MEMORY = frozenset({"io.BytesIO"})
+
+
+def image_encoding(index, call: ast.Call, func: Func) -> str | None:
+    """What the call encodes (for the finding's ``calls``) when it has the shape above, else None."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "save" and call.args):
+        return None
+    fmt = next((k.value for k in call.keywords if k.arg == "format"), call.args[1] if len(call.args) > 1 else None)
+    if not (isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and fmt.value.upper() in IMAGE_FORMATS):
+        return None
+    if index.type_of(call.args[0], func) not in IN_MEMORY or index.type_of(call.func.value, func) is not None:
+        return None
+    return f".save(<in-memory buffer>, {fmt.value!r}) (encoding an image, as Pillow's Image.save does)"

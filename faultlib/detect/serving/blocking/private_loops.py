@@ -1,0 +1,100 @@
+"""Coroutines that run on a private event loop in a worker thread, never on the server's: not entries.
+
+A sync function handed to a worker thread (``run_in_threadpool``, ``asyncio.to_thread``, ``run_in_executor``, an
+executor's ``submit``, ``threading.Thread(target=...)``) that drives a coroutine with ``loop.run_until_complete(
+coro(...))`` runs that coroutine on a loop of its own, in that thread: whatever it blocks is that one call's thread
+(cheshire-cat-ai/core: ``StrayCat.run`` makes ``asyncio.new_event_loop()`` per session and is itself handed to
+``run_in_threadpool`` by both message routes). ``run_until_complete`` cannot run a loop that is already running, so
+such a coroutine is never on the server's loop while it serves. Such a coroutine is private when every call of it
+in the analysed files is such a drive, and so is a coroutine every call of which is made inside private coroutines
+(awaited there: the same private loop). A coroutine nothing in the analysed files calls stays an entry (a
+framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
+function that is not handed to a thread may be the program's main loop: no exemption. Used by
+:func:`~faultlib.detect.serving.blocking.analyze_sources` after the walk (a finding every entry of which is
+private is left out): computed before it, the callee lookups here would settle types the walk had not finished.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.model import Func
+
+__all__ = ["private_coroutines", "private_entries"]
+
+MAX_ROUNDS = 16
+THREAD_STARTERS = frozenset({"threading.Thread"})
+_LAST = frozenset({n.rpartition(".")[2] for n in [*vocab.OFFLOAD, *THREAD_STARTERS]} | set(vocab.OFFLOAD_METHODS))
+
+
+def private_coroutines(index) -> frozenset[int]:
+    """``id``s of the coroutines of the analysed files that only run on a worker thread's own loop (computed once
+    per index)."""
+    found = getattr(index, "_private_coroutines", None)
+    if found is None:
+        found = index._private_coroutines = frozenset(_compute(index))
+    return found
+
+
+def private_entries(index) -> frozenset[tuple[str, str]]:
+    """``(module path, qualified name)`` of each private coroutine (see :func:`private_coroutines`)."""
+    private = private_coroutines(index)
+    if not private:
+        return frozenset()
+    return frozenset((f.module.path, f.qualname) for m in index.distinct_modules() for f in m.all_functions
+                     if id(f) in private)
+
+
+def _compute(index) -> set[int]:
+    sites = index.infer.sites()
+    drives = sites.get("run_until_complete", [])
+    if not drives:
+        return set()
+    threaded = _threaded(index, sites)
+    driven: set[int] = set()  # the coroutine calls passed to run_until_complete in threaded functions
+    candidates: dict[int, Func] = {}
+    for call, caller in drives:
+        if id(caller) in threaded and call.args and isinstance(call.args[0], ast.Call):
+            target = index.callee(call.args[0].func, caller)
+            if isinstance(target, Func) and target.is_async:
+                driven.add(id(call.args[0]))
+                candidates[id(target)] = target
+    private: set[int] = set()
+    for _ in range(MAX_ROUNDS):
+        grown = False
+        for target in list(candidates.values()):
+            if id(target) in private:
+                continue
+            calls = [(c, f) for c, f in sites.get(target.node.name, []) if index.callee(c.func, f) is target]
+            if calls and all(id(c) in driven or id(f) in private for c, f in calls):
+                private.add(id(target))
+                grown = True
+                for node in target.nodes:  # what it awaits may be private too
+                    if isinstance(node, ast.Call):
+                        inner = index.callee(node.func, target)
+                        if isinstance(inner, Func) and inner.is_async and id(inner) not in private:
+                            candidates.setdefault(id(inner), inner)
+        if not grown:
+            break
+    return private
+
+
+def _threaded(index, sites) -> set[int]:
+    """``id``s of the functions handed to a worker thread anywhere in the analysed files."""
+    found: set[int] = set()
+    for name in _LAST:
+        for call, caller in sites.get(name, []):
+            target = index.callee(call.func, caller)
+            arg = None
+            if isinstance(target, str) and target in vocab.OFFLOAD and len(call.args) > vocab.OFFLOAD[target]:
+                arg = call.args[vocab.OFFLOAD[target]]
+            elif isinstance(target, str) and target in THREAD_STARTERS:
+                arg = next((k.value for k in call.keywords if k.arg == "target"), None)
+            elif isinstance(call.func, ast.Attribute) and call.func.attr in vocab.OFFLOAD_METHODS:
+                position = vocab.OFFLOAD_METHODS[call.func.attr]
+                arg = call.args[position] if len(call.args) > position else None
+            handed = index.callee(arg, caller) if arg is not None else None
+            if isinstance(handed, Func):
+                found.add(id(handed))
+    return found
