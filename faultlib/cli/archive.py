@@ -129,7 +129,9 @@ def _latest(archive, case_id: str) -> str:
                    "as the first argument.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Write the run into OUT/CASE_ID/RUN_ID/.")
-def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> int:
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"case", "run_id", "path", "files"} on stdout (run_id resolved for latest).')
+def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path, as_json: bool) -> int:
     """Download a run and verify every file against its manifest (size and sha256).
 
     RUN_ID `latest` is the case's newest complete run. The archive is URI (first argument) or
@@ -143,6 +145,7 @@ def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> in
     """
     from faultlib.archive import open_archive
 
+    state["json"] = as_json
     if len(args) == 3:
         if archive_uri is not None:
             raise click.UsageError("give the archive once: as URI (the first argument) or as --archive")
@@ -156,7 +159,10 @@ def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> in
         run_id = _latest(archive, case_id)
     run_dir = archive.get(case_id, run_id, out)
     count = sum(1 for p in run_dir.rglob("*") if p.is_file())
-    _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
+    if as_json:
+        emit_json({"case": case_id, "run_id": run_id, "path": str(run_dir), "files": count})
+    else:
+        _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
     return 0
 
 

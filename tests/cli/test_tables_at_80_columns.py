@@ -94,3 +94,28 @@ def test_archive_ls_keeps_case_and_run_ids_whole(tmp_path):
     assert max(map(len, text.splitlines())) <= 80, text
     wide = ls(200)
     assert "2026-12-04T23:17:19+00:00" in wide and "started_at" in wide, wide
+
+
+def test_archive_get_prints_json_with_the_resolved_run_id(tmp_path):
+    """`archive get CASE latest` had no --json: a script could not learn which run `latest` was nor where it went
+    (every other archive command has one; DESIGN: scripts read --json). Errors are JSON too."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "runs"
+    _archived(root, "label_mapping_drift", "20261204T231719Z-c563ff", "passed")
+    _archived(root, "label_mapping_drift", "20261204T231755Z-0e048d", "passed")
+
+    def get(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "faultlib", "archive", "get", f"file://{root}", *args, "--json"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120, env=dict(os.environ))
+
+    got = get("label_mapping_drift", "latest", "--out", str(tmp_path / "out"))
+    assert got.returncode == 0, got.stderr
+    report = json.loads(got.stdout)
+    assert report == {"case": "label_mapping_drift", "run_id": "20261204T231755Z-0e048d", "files": 3,
+                      "path": str(tmp_path / "out" / "label_mapping_drift" / "20261204T231755Z-0e048d")}
+    missing = get("no_such_case", "latest", "--out", str(tmp_path / "out2"))
+    assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "InputError", missing.stdout
