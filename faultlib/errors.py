@@ -65,8 +65,14 @@ class InputError(FaultlibError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        """``file[:line]: [field:] message``; a path or field the message already names is not said twice; without
-        a file (a command-line value, a combination of options), ``[field:] message``."""
+        """``file[:line]: [field:] message`` on one line: a newline or tab from a case id, a file name or a key is
+        shown as ``\\n`` / ``\\t`` (as :func:`faultlib.text.inline` does; the console escapes every other control
+        character where it prints), so it cannot start a forged line of a problem list. A path or field the message
+        already names is not said twice; without a file (a command-line value, a combination of options),
+        ``[field:] message``."""
+        return self._render().replace("\n", "\\n").replace("\t", "\\t")
+
+    def _render(self) -> str:
         where = self.path or ""
         if self.line is not None and self.path:
             where += f":{self.line}"

@@ -6,6 +6,7 @@ Every backend follows :class:`~faultlib.backends.base.Backend`: ``preflight(case
 kubernetes modules load on demand, and load docker / kubernetes only when they talk to them.
 """
 
+import re
 from pathlib import Path
 
 from faultlib.backends.base import Backend
@@ -13,6 +14,28 @@ from faultlib.backends.local import LocalBackend
 from faultlib.errors import FaultlibError
 
 BACKENDS = ("local", "compose", "kubernetes")
+
+
+#: an image reference as Docker and Kubernetes parse it (the distribution project's reference grammar):
+#: [registry[:port]/]path[:tag][@digest], path components lower-case
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_HOST = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*"
+IMAGE_REFERENCE = re.compile(rf"(?:{_HOST}(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?"
+                             r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?")
+
+
+def check_image(image: str) -> str:
+    """``image`` when it is an image reference a cluster or Docker accepts (``faultlib/trainer:0.1``,
+    ``registry.example:5000/ml/trainer@sha256:...``).
+
+    Raises:
+        FaultlibError: anything else (exit 2, before any backend is reached): a newline or space, upper case in
+            the path, an empty tag; it used to reach the rendered Job and compose file as it was.
+    """
+    if len(image) > 255 or not IMAGE_REFERENCE.fullmatch(image):
+        raise FaultlibError(f"--image {image!r} is not an image reference: write [REGISTRY[:PORT]/]NAME[:TAG]"
+                            "[@DIGEST], the name in lower case (e.g. faultlib/trainer:0.1)")
+    return image
 
 
 #: the backends each backend option applies to (what --help says, and what the error says)
@@ -51,6 +74,8 @@ def get_backend(name: str, *, image: str | None = None, namespace: str | None = 
         if value is not None and name not in OPTION_BACKENDS[option]:
             allowed = " or ".join(f"--backend {b}" for b in OPTION_BACKENDS[option])
             raise FaultlibError(f"{option} applies to {allowed}, not {name}")
+    if image is not None:
+        check_image(image)
     if name == "local":
         return LocalBackend()
     if name == "compose":

@@ -392,6 +392,10 @@ def validate_case(case_dir: str | Path, context: ValidationContext) -> CaseRepor
     return CaseReport(case_dir, None if problems else Case.from_data(case_dir, doc.data), problems, notes)
 
 
+#: what `list` and `regress` say of a folder without any case directory (the wrong folder, most likely)
+NO_CASES = "no case directories (folders holding case.yaml) here: pass the catalog, e.g. cases/"
+
+
 def discover(root: str | Path) -> list[Path]:
     """Case directories under ``root`` (those holding a case.yaml), sorted by name."""
     root = Path(root)

@@ -121,7 +121,8 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
 @click.option("--categorical", multiple=True, metavar="NAME[,NAME...]",
               help="Treat these numeric columns as categories (codes, ids).")
 @click.option("--thresholds", metavar="FILE[#KEY.PATH]",
-              help="YAML/JSON mapping of drift settings, e.g. cases/covariate_shift/case.yaml#repro.params.drift.")
+              help="YAML/JSON mapping of drift settings (alpha, alert_psi, freeze_psi, bins, ...), e.g. "
+                   "case.yaml#repro.params.drift in cases/covariate_shift.")
 @click.option("--alpha", type=FiniteFloat(0, 1),
               help="Significance after Benjamini-Hochberg [default: 0.05].")
 @click.option("--alert-psi", type=FiniteFloat(0, min_open=False), help="PSI of an alert [default: 0.1, rule of thumb].")

@@ -27,14 +27,46 @@ def _say(console, text: str) -> None:
     console.print(Text(_plain(text)), highlight=False, soft_wrap=True)
 
 
+#: columns of prose, wrapped to the width left; every other column holds a code a user copies (a case id, a run
+#: id, a verdict) and is never cut or folded
+PROSE = ("detail", "note", "started_at")
+
+
+def _cells(rows: list[tuple]) -> list[list[Text]]:
+    """Every cell as plain text (never markup; or :class:`Text` already styled)."""
+    return [[cell if isinstance(cell, Text) else Text(_plain(str(cell))) for cell in row] for row in rows]
+
+
+def _code_width(columns: tuple[str, ...], cells: list[list[Text]]) -> dict[str, int]:
+    """The width each code column needs to show its header and every cell whole."""
+    return {column: max([len(column)] + [row[i].cell_len for row in cells])
+            for i, column in enumerate(columns) if column not in PROSE}
+
+
 def _table(columns: tuple[str, ...], rows: list[tuple]) -> Table:
-    """A table whose cells are plain text (never markup; or :class:`Text` already styled)."""
+    """A table of plain-text cells whose code columns (ids, verdicts) are at least as wide as their longest cell:
+    on a narrow terminal rich shrinks the prose columns (:data:`PROSE`), never an id (it used to crop
+    ``20261204T231719Z-c563ff`` to ``20261204T231719Z-c56`` at 80 columns, an id no command accepts)."""
+    cells = _cells(rows)
+    widths = _code_width(columns, cells)
     table = Table(show_edge=False)
     for column in columns:
-        table.add_column(column, no_wrap=column not in ("detail", "note"), overflow="fold")
-    for row in rows:
-        table.add_row(*(cell if isinstance(cell, Text) else Text(_plain(str(cell))) for cell in row))
+        if column in PROSE:
+            table.add_column(column, overflow="fold")
+        else:
+            table.add_column(column, no_wrap=True, min_width=widths[column])
+    for row in cells:
+        table.add_row(*row)
     return table
+
+
+def _fits(columns: tuple[str, ...], rows: list[tuple]) -> bool:
+    """Whether every column of ``columns`` but ``note`` (which wraps, from at least 10 columns) fits :data:`stdout`'s
+    width whole (rich: one space each side of a cell, one rule between cells)."""
+    cells = _cells(rows)
+    widths = [10 if column == "note" else max([len(column)] + [row[i].cell_len for row in cells])
+              for i, column in enumerate(columns)]
+    return sum(w + 3 for w in widths) - 1 <= stdout.width
 
 
 @app.group("archive")
@@ -50,7 +82,8 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
 
     A run without manifest.json is incomplete: killed, or still being written (`faultlib archive
     repair` finishes those whose runner is gone). A run.json that cannot be read shows verdict `?`
-    and a note. Exit code 2 when there is no archive at URI or a run's manifest is malformed (the
+    and a note. Ids are never cut: where started_at does not fit (80 columns), it is left out (the run id
+    holds the start time, UTC). Exit code 2 when there is no archive at URI or a run's manifest is malformed (the
     run is listed, its note names the field), 3 when the store cannot be reached.
     """
     from faultlib.archive import open_archive
@@ -66,6 +99,8 @@ def archive_ls(uri: str | None, as_json: bool) -> int:
         columns = ("case", "run_id", "complete", "started_at", "verdict", "note")
         if not any(r.note for r in runs):
             columns, rows = columns[:-1], [row[:-1] for row in rows]
+        if not _fits(columns, rows):  # the run id says when it started (UTC, to the second): the codes come first
+            columns, rows = columns[:3] + columns[4:], [row[:3] + row[4:] for row in rows]
         stdout.print(_table(columns, rows))
         for run in damaged:
             _say(stderr, f"error: {run.case}/{run.run_id}: {run.note}")
@@ -94,7 +129,9 @@ def _latest(archive, case_id: str) -> str:
                    "as the first argument.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Write the run into OUT/CASE_ID/RUN_ID/.")
-def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> int:
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"case", "run_id", "path", "files"} on stdout (run_id resolved for latest).')
+def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path, as_json: bool) -> int:
     """Download a run and verify every file against its manifest (size and sha256).
 
     RUN_ID `latest` is the case's newest complete run. The archive is URI (first argument) or
@@ -108,6 +145,7 @@ def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> in
     """
     from faultlib.archive import open_archive
 
+    state["json"] = as_json
     if len(args) == 3:
         if archive_uri is not None:
             raise click.UsageError("give the archive once: as URI (the first argument) or as --archive")
@@ -121,7 +159,10 @@ def archive_get(args: tuple[str, ...], archive_uri: str | None, out: Path) -> in
         run_id = _latest(archive, case_id)
     run_dir = archive.get(case_id, run_id, out)
     count = sum(1 for p in run_dir.rglob("*") if p.is_file())
-    _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
+    if as_json:
+        emit_json({"case": case_id, "run_id": run_id, "path": str(run_dir), "files": count})
+    else:
+        _say(stdout, f"{case_id}/{run_id}: {count} files verified -> {run_dir}")
     return 0
 
 

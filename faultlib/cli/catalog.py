@@ -26,13 +26,16 @@ def list_cases(cases_dir: Path, fault_class: str | None, as_json: bool) -> int:
     warning: degraded), needs (devices beyond a CPU, e.g. cuda: such a case is skipped where there is none)
     and title (on a narrow terminal, on the line under its case).
     """
-    from faultlib.cases import discover, load_case
+    from faultlib.cases.loader import NO_CASES, discover, load_case
     state["json"] = as_json
     if not cases_dir.is_dir():
         raise CaseError("catalog directory not found: pass the folder holding the case directories",
                         path=cases_dir)
+    paths = discover(cases_dir)
+    if not paths:  # an empty table, exit 0, for the wrong folder: say so, as regress does
+        raise CaseError(NO_CASES, path=cases_dir)
     cases, broken = [], []
-    for path in discover(cases_dir):
+    for path in paths:
         try:
             case = load_case(path)
         except FaultlibError as exc:

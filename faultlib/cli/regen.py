@@ -263,7 +263,8 @@ def _dry_run(since: Path, diff, known, selection, current, found, crd_dir: Path 
         else:
             _line(stdout, (entry["case"], "bold"), f": if it passes, version {entry['version'][0]} -> "
                                                    f"{entry['version'][1]}:")
-            stdout.print(_text(entry["diff"]), highlight=False, soft_wrap=True, end="")
+            for line in entry["diff"].splitlines():  # a unified diff is read line by line: each one escaped alone
+                stdout.print(_text(line), highlight=False, soft_wrap=True)
     if found is not None:
         _print_proposals(found, crd_dir)
     _line(stdout, "dry run: nothing was run or written")

@@ -74,7 +74,7 @@ def _version(text: str | None) -> Version | None:
         return None
     try:
         return Version(text)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a release number of more digits than int() converts
         return None
 
 

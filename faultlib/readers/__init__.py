@@ -19,6 +19,8 @@ traceback, never after hours or gigabytes:
 - :mod:`~faultlib.readers.tables`: tables by extension; a CSV header's names kept as written (a name written
   twice, or a row wider than the header, is refused with the line, never renamed or turned into an index).
 - :mod:`~faultlib.readers.options`: numbers from the command line (:class:`FiniteFloat`: ``nan``/``inf`` refused).
+- :mod:`~faultlib.readers.integers`: integers spelled in your text (a key path index, a size, an opset), bounded
+  before ``int()`` (a run of 5,000 digits is out of range, not a traceback).
 - :mod:`~faultlib.readers.notebook`: Jupyter notebooks, with bounds of their own (outputs make them tens of MB).
 - Python source (``.py``) is decoded as Python reads it (:func:`~faultlib.readers.files.python_encoding`, PEP 263).
 

@@ -2,7 +2,8 @@
 
 ``json.loads`` accepts ``NaN``, ``Infinity`` and ``1e999`` (which becomes ``inf``), silently keeps the
 last of two equal keys, and recurses once per nesting level; this module refuses the first three
-with the file and line, and bounds the last.
+with the file and line, and bounds the last. The parser's hooks are not told where they are, so the line of a
+refused number or key is found afterwards by :func:`_refused_line`, on the error path only.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,53 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: JSON's tokens, in order (a string whole, escapes included); whitespace and anything else is skipped
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+
+
+def _refused(token: str) -> bool:
+    """Whether the parse hooks refuse the number or constant ``token``."""
+    try:
+        if token in ("NaN", "Infinity", "-Infinity"):
+            _constant(token)
+        elif any(c in token for c in ".eE"):
+            _float(token)
+        else:
+            _int(token)
+    except _Refused:
+        return True
+    return False
+
+
+def _refused_line(text: str) -> int | None:
+    """The 1-based line of the first thing the parse hooks refuse in ``text`` (a document that parses as JSON
+    otherwise), in the order the parser meets them: a number or constant where it stands, a duplicate key when its
+    object closes (``object_pairs_hook`` runs then) at the line of the key's second occurrence. None when none is
+    found."""
+    stack: list[tuple[set[str], list[int]] | None] = []  # per open object: its keys, the line of its duplicate
+    previous = None
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == ":" and previous is not None and previous.group().startswith('"') and stack and stack[-1]:
+            keys, duplicate = stack[-1]
+            key = json.loads(previous.group())
+            if key in keys and not duplicate:
+                duplicate.append(text.count("\n", 0, previous.start()) + 1)
+            keys.add(key)
+        elif token == "{":
+            stack.append((set(), []))
+        elif token == "[":
+            stack.append(None)
+        elif token in "}]":
+            closed = stack.pop() if stack else None
+            if closed and closed[1]:
+                return closed[1][0]
+        elif not token.startswith('"') and token != ":" and _refused(token):
+            return text.count("\n", 0, match.start()) + 1
+        previous = match
+    return None
+
+
 def _check_shape(value: Any, limits: Limits) -> str | None:
     """Why ``value`` is too deep or too large, or None (iterative: no recursion)."""
     stack, nodes = [(value, 1)], 0
@@ -104,7 +153,7 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
         where = line if line is not None else exc.lineno
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path), line=where) from None
     except _Refused as exc:
-        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line) from None
+        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line or _refused_line(data)) from None
     except RecursionError:
         raise InputError(f"invalid JSON: nested more than {limits.max_depth} levels deep", path=str(path),
                          line=line) from None

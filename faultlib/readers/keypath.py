@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.errors import InputError
+from faultlib.readers.integers import decimal
 
 _INDEX = re.compile(r"[+-]?[0-9]+")
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -37,6 +38,11 @@ def _exists(spec: str) -> bool:
         return False
 
 
+def _short(text: str) -> str:
+    """``text``, or its first 40 characters and its length when longer (a key path of 5,000 digits)."""
+    return text if len(text) <= 40 else f"{text[:40]}... ({len(text):,} characters)"
+
+
 def parse_key_path(key: str, path: str) -> list[str | int]:
     parts: list[str | int] = []
     pos = 0
@@ -44,7 +50,11 @@ def parse_key_path(key: str, path: str) -> list[str | int]:
         gap = key[pos:match.start()]
         if gap not in ("", "."):
             break
-        parts.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        index = decimal(match.group(2)) if match.group(1) is None else None
+        if match.group(1) is None and index is None:
+            raise InputError(f"key path {_short(key)!r}: index [{_short(match.group(2))}] is larger than any list",
+                             path=path, field=_short(key))
+        parts.append(match.group(1) if match.group(1) is not None else index)
         pos = match.end()
     if pos != len(key) or not parts:
         raise InputError(f"key path {key!r} is not a dotted path (a.b.c, a.list[0].b)", path=path, field=key)
@@ -70,7 +80,7 @@ def resolve_key_path(doc: Any, key: str, path: str, line_of=None) -> Any:
                                  line=line_of(walked) if line_of else None, field=key)
             here = here[step]
         elif isinstance(here, list):
-            index = part if isinstance(part, int) else (int(part) if _INDEX.fullmatch(str(part)) else None)
+            index = part if isinstance(part, int) else (decimal(part) if _INDEX.fullmatch(str(part)) else None)
             if index is None or not 0 <= index < len(here):
                 raise InputError(f"key path {key!r}: {part!r} is not an index of the list of {len(here)} items "
                                  f"at {'.'.join(map(str, walked)) or 'the top level'}", path=path,

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from faultlib.errors import InputError
+from faultlib.readers.integers import decimal
 
 #: raises every bound on the size of a file (or a JSON line) that faultlib reads; never lowers one
 MAX_FILE_BYTES_ENV = "FAULTLIB_MAX_FILE_BYTES"
@@ -45,7 +46,11 @@ def parse_size(raw: str, *, field: str = MAX_FILE_BYTES_ENV) -> int:
         InputError: not a positive size (naming ``field``, the variable it came from).
     """
     match = _SIZE.fullmatch(raw.strip())
-    size = int(match[1]) * _UNITS[(match[2] or "").upper()] if match else 0
+    count = decimal(match[1]) if match else 0
+    if count is None:
+        raise InputError(f"is a number of {len(match[1]):,} digits, larger than any file: write bytes or a number "
+                         "with a unit (2GiB, 512MiB)", field=field)
+    size = count * _UNITS[(match[2] or "").upper()] if match else 0
     if size < 1:
         raise InputError(f"is {raw!r}, not a size: write bytes or a number with a unit (2GiB, 512MiB)", field=field)
     return size

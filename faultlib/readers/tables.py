@@ -195,9 +195,15 @@ def _jsonl(path: Path, limits: Limits = TABLES) -> "pandas.DataFrame":
     return _records(rows, path)
 
 
-def _npy(data: bytes, path: Path, member: str | None = None):
+def read_npy(data: bytes, path: Path | str, member: str | None = None):
     """One ``.npy`` array from ``data``: the header is read first, and an array whose declared shape and dtype
-    need more or fewer bytes than the data holds is refused as corrupt (numpy would allocate the declared size)."""
+    need more or fewer bytes than the data holds is refused as corrupt (numpy would allocate the declared size).
+    The one ``.npy`` reader: tables and ``check onnx --input`` both read through it. The array is read-only (a
+    view of ``data``).
+
+    Raises:
+        InputError: not a ``.npy`` array, an object array (pickle), or a header that contradicts the data.
+    """
     import numpy as np
     from numpy.lib import format as npformat
 
@@ -255,7 +261,7 @@ def _npz(data: bytes, path: Path) -> dict:
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
             raise InputError(f"is not a valid .npz file: member {member.filename!r}: {exc}", path=str(path)) from None
         name = member.filename[:-4] if member.filename.endswith(".npy") else member.filename
-        arrays[name] = _npy(b"".join(chunks), path, member.filename)
+        arrays[name] = read_npy(b"".join(chunks), path, member.filename)
     return arrays
 
 
@@ -272,7 +278,7 @@ def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
                                  path=str(path))
             return pd.DataFrame(arrays)
     else:
-        loaded = _npy(data, path)
+        loaded = read_npy(data, path)
     if loaded.dtype.names:
         return pd.DataFrame({name: loaded[name] for name in loaded.dtype.names})
     if loaded.ndim == 1:

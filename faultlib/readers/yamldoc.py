@@ -172,9 +172,13 @@ class PositionedYaml:
             if not math.isfinite(value):
                 raise self._fail(f"non-finite number {node.value!r}: use a finite number", node, path)
         elif node.tag == _TAG + "int":
-            value = yaml.SafeLoader.construct_yaml_int(yaml.SafeLoader(""), node)
+            try:
+                value = yaml.SafeLoader.construct_yaml_int(yaml.SafeLoader(""), node)
+            except ValueError:  # more digits than Python converts (4,300): far outside the range too
+                value = INT64
             if not -INT64 <= value < INT64:
-                raise self._fail(f"integer {node.value!r} is out of range (signed 64-bit)", node, path)
+                shown = node.value if len(node.value) <= 24 else f"{node.value[:24]}... ({len(node.value):,} characters)"
+                raise self._fail(f"integer {shown!r} is out of range (signed 64-bit)", node, path)
 
     def line_of(self, path: list[Any] | tuple) -> int | None:
         """Line of the deepest existing node on ``path`` (a missing field reports its parent)."""

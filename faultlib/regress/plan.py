@@ -144,6 +144,7 @@ def plan(catalog: str | Path, *, fault_class: str | None = None, shard: Shard = 
             ``fault_class`` (exit 2; the message lists the fault classes there are).
     """
     from faultlib.cases import discover, load_case
+    from faultlib.cases.loader import NO_CASES
 
     root = Path(catalog)
     if not root.is_dir():
@@ -155,8 +156,7 @@ def plan(catalog: str | Path, *, fault_class: str | None = None, shard: Shard = 
         except FaultlibError as exc:
             entries.append(PlannedCase(path.name, path.resolve(), error=exc))
     if not entries:
-        raise CaseError("no case directories (folders holding case.yaml) here: pass the catalog, e.g. cases/",
-                        path=root)
+        raise CaseError(NO_CASES, path=root)
     if fault_class:
         known = sorted({e.fault_class for e in entries if e.case})
         kept, matched = [], False

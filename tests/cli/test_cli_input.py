@@ -86,3 +86,17 @@ def test_symlinked_suite_leaving_the_case_fails_validate(tmp_path):
     (case_dir / "test_case.py").symlink_to(outside)
     proc = cli("validate", str(case_dir), cwd=tmp_path)
     assert proc.returncode == 2 and "symbolic link" in proc.stderr
+
+
+def test_list_of_a_folder_without_cases_says_so_like_regress(tmp_path):
+    """`faultlib list FOLDER` on a folder holding no case directory (the wrong folder, most likely) printed an
+    empty table and exited 0; regress and dashboards already refused it. Now all say the same (exit 2); a filter
+    that matches nothing in a real catalog is still an empty answer."""
+    (tmp_path / "notes").mkdir()
+    for command in (("list",), ("list", "--json"), ("regress",)):
+        got = cli(*command, str(tmp_path / "notes"), cwd=tmp_path)
+        assert got.returncode == 2, (command, got.stdout, got.stderr)
+        assert "no case directories" in got.stdout + got.stderr, command
+    write_case(tmp_path / "cases", tiny_case_data("good_case"))
+    got = cli("list", str(tmp_path / "cases"), "--fault-class", "nothing.", "--json", cwd=tmp_path)
+    assert got.returncode == 0 and run_json(got)["cases"] == [], got.stderr

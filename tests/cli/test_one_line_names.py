@@ -63,3 +63,28 @@ def test_a_case_title_with_a_newline_and_an_escape_keeps_the_list_in_line(tmp_pa
     rows = [line for line in proc.stdout.splitlines() if "│" in line]
     assert len(rows) == 2 and len({tuple(i for i, c in enumerate(r) if c == "│") for r in rows}) == 1, proc.stdout
     assert "first line\\n forged_case" in proc.stdout and "\\x1b[2J" in proc.stdout, proc.stdout
+
+
+def test_a_problem_is_one_line_whatever_the_case_id_holds(tmp_path):
+    """`faultlib dashboards --check` named a colliding case by its id as written: an id holding a newline
+    (``lab<ESC>[31mX<newline>forged: ok``) started a forged line of the problem list. Every problem (an
+    InputError's ``file:line: field: message``) is one line; the id is shown with ``\\n``."""
+    import shutil
+    from pathlib import Path
+
+    from faultlib.errors import CaseError
+
+    problem = CaseError("id 'a\nforged: ok' is taken", path="cases/x\ty/case.yaml", line=1, field="id\nz")
+    assert "\n" not in problem.render() and "\t" not in problem.render()
+    assert "a\\nforged: ok" in problem.render() and "x\\ty" in problem.render()
+
+    source = Path(__file__).resolve().parents[2] / "cases" / "label_mapping_drift"
+    catalog = tmp_path / "cases"
+    for name in ("label_mapping_drift", "copy_of_labels"):
+        shutil.copytree(source, catalog / name)
+    case_yaml = catalog / "copy_of_labels" / "case.yaml"
+    case_yaml.write_text(case_yaml.read_text().replace("id: label_mapping_drift", 'id: "lab\\e[31mX\\nforged: ok"', 1))
+    got = cli("dashboards", str(catalog), "--check", "--out", str(tmp_path / "boards"), cwd=tmp_path)
+    assert got.returncode == 2, got.stderr
+    assert "lab\\x1b[31mX\\nforged: ok" in got.stderr, got.stderr
+    assert not any(line.startswith("forged") for line in got.stderr.splitlines()), got.stderr

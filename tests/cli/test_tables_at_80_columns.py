@@ -52,3 +52,70 @@ def test_case_ids_and_severities_stay_whole_in_the_list(narrow):
     for case in cases:
         assert re.search(rf"(^| ){case.id} ", text, re.M), (case.id, text)
     assert "critical" in text and "warning" in text, text
+
+
+def _archived(root: Path, case: str, run: str, verdict: str) -> None:
+    """One complete run of ``case`` in the file:// archive ``root`` (run.json, traces.jsonl, manifest.json)."""
+    import json
+
+    from faultlib.evidence import layout
+    from faultlib.evidence.seal import write_manifest
+
+    run_dir = root / case / run
+    run_dir.mkdir(parents=True)
+    (run_dir / layout.TRACES).write_text("{}\n")
+    (run_dir / layout.RUN).write_text(json.dumps({"verdict": verdict, "started_at": "2026-12-04T23:17:19+00:00"}))
+    write_manifest(run_dir, run_id=run, case_id=case)
+
+
+def test_archive_ls_keeps_case_and_run_ids_whole(tmp_path):
+    """`archive ls` cropped every column at 80 (``label_mapping_dr``, ``20261204T231719Z-c56``, ``pass``): the run
+    id it printed was one `archive get` refuses. The ids and the verdict stay whole; the start time (which the run
+    id holds) is left out when it does not fit."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "runs"
+    runs = {("gpu_memory_fragmentation", "20261204T231719Z-c563ff", "interrupted"),
+            ("label_mapping_drift", "20261204T231755Z-0e048d", "passed")}
+    for case, run, verdict in runs:
+        _archived(root, case, run, verdict)
+
+    def ls(width: int) -> str:
+        got = subprocess.run([sys.executable, "-m", "faultlib", "archive", "ls", f"file://{root}"], cwd=tmp_path,
+                             env={**os.environ, "COLUMNS": str(width)}, capture_output=True, text=True, timeout=120)
+        assert got.returncode == 0, got.stderr
+        return got.stdout
+
+    text = ls(80)
+    for case, run, verdict in runs:
+        assert re.search(rf"(^| ){case} .* {run} .* {verdict}( |$)", text, re.M), text
+    assert max(map(len, text.splitlines())) <= 80, text
+    wide = ls(200)
+    assert "2026-12-04T23:17:19+00:00" in wide and "started_at" in wide, wide
+
+
+def test_archive_get_prints_json_with_the_resolved_run_id(tmp_path):
+    """`archive get CASE latest` had no --json: a script could not learn which run `latest` was nor where it went
+    (every other archive command has one; DESIGN: scripts read --json). Errors are JSON too."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "runs"
+    _archived(root, "label_mapping_drift", "20261204T231719Z-c563ff", "passed")
+    _archived(root, "label_mapping_drift", "20261204T231755Z-0e048d", "passed")
+
+    def get(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "faultlib", "archive", "get", f"file://{root}", *args, "--json"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120, env=dict(os.environ))
+
+    got = get("label_mapping_drift", "latest", "--out", str(tmp_path / "out"))
+    assert got.returncode == 0, got.stderr
+    report = json.loads(got.stdout)
+    assert report == {"case": "label_mapping_drift", "run_id": "20261204T231755Z-0e048d", "files": 3,
+                      "path": str(tmp_path / "out" / "label_mapping_drift" / "20261204T231755Z-0e048d")}
+    missing = get("no_such_case", "latest", "--out", str(tmp_path / "out2"))
+    assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "InputError", missing.stdout

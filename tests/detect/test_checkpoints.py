@@ -300,6 +300,8 @@ def test_a_symlink_in_the_directory_is_reported_not_followed(tmp_path):
     result = scan([tmp_path / "run"])
     assert result.files[0].file.endswith("ckpt-000500.pt") and result.files[0].kind == "unreadable"
     assert result.newest_loadable.step == 300
+    said = next(f.message for f in result.findings() if f.kind == "unreadable")
+    assert said.startswith("ckpt-000500.pt is a symbolic link") and said.count("ckpt-000500.pt") == 1, said
 
 
 def test_resume_latest_skips_what_does_not_load(tmp_path):

@@ -408,8 +408,14 @@ def test_runtime_failures_are_findings_and_bad_samples_are_input_errors(tmp_path
     with pytest.raises(InputError, match="2 graph inputs"):
         compare_outputs(loaded(two), model, sample)
     np.save(tmp_path / "objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
-    with pytest.raises(InputError, match="allow_pickle=False"):
+    with pytest.raises(InputError, match="object array: it needs pickle, which is refused"):
         load_sample(tmp_path / "objects.npy")
+    # a header that declares far more than the file holds: refused before numpy allocates it (36 TiB here)
+    np.save(tmp_path / "lying.npy", np.zeros((3, 4), np.float32))
+    (tmp_path / "lying.npy").write_bytes((tmp_path / "lying.npy").read_bytes().replace(
+        b"'shape': (3, 4), ", b"'shape': (99999999, 99999), "))
+    with pytest.raises(InputError, match=r"is corrupt: its header declares shape \(99999999, 99999\)"):
+        load_sample(tmp_path / "lying.npy")
     (tmp_path / "sample.csv").write_text("1,2\n")
     with pytest.raises(InputError, match="not a .npy"):
         load_sample(tmp_path / "sample.csv")

@@ -178,6 +178,9 @@ def test_a_dry_run_prints_the_selection_the_known_changes_and_the_diffs(catalog,
     assert "https://scikit-learn.org/" in proc.stdout
     version = load_yaml(before["label_mapping_drift"].decode(), "l").data["version"]
     assert f"+version: {bump_patch(version)}" in proc.stdout and "dry run: nothing was run or written" in proc.stdout
+    # the diff is printed as a diff, one line each (it was one line with its breaks shown as \n)
+    assert f"\n-version: {version}\n+version: {bump_patch(version)}\n" in proc.stdout, proc.stdout
+    assert "\\n" not in proc.stdout, proc.stdout
     assert _case_yamls(root) == before
 
 

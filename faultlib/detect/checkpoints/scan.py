@@ -141,6 +141,12 @@ def _failed(path: Path, exc: InputError, size: int | None, mtime: int | None) ->
                             None, mtime)
 
 
+def _named(name: str, message: str) -> str:
+    """``message`` about the file ``name``, naming it once (a reader's own message, a symbolic link refused,
+    already starts with the name: it read ``d.pt d.pt is a symbolic link``)."""
+    return message if message.startswith(f"{name} ") else f"{name} {message}"
+
+
 def checkpoint_files(directory: Path | str) -> list[Path]:
     """Files in ``directory`` (not below) whose name has a checkpoint suffix anywhere after its first
     character (``.pt``, ``.pth``, ``.ckpt``, ``.bin``, ``.safetensors``, ``.tar``, ``.pkl``), temporary
@@ -189,7 +195,7 @@ class CheckpointScan:
 
     def findings(self) -> list[Finding]:
         """One error per file that does not load, plus ``newest_not_loadable`` / ``no_loadable_checkpoint``."""
-        out = [Finding(DETECTOR, Severity.ERROR, f"{Path(s.file).name} {s.message}", {"file": s.file},
+        out = [Finding(DETECTOR, Severity.ERROR, _named(Path(s.file).name, s.message), {"file": s.file},
                        {"format": s.format, "bytes": s.bytes, "unsafe_globals": s.unsafe_globals, "step": s.step},
                        kind=s.kind or "corrupt") for s in self.files if not s.loads]
         best, newest = self.newest_loadable, self.newest

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.errors import InputError
+from faultlib.readers.integers import decimal
 from faultlib.readers.keypath import parse_key_path, resolve_key_path, split_source
 
 LABEL_KEYS = ("id2label", "label2id", "class_names", "classes", "labels", "names", "classes_")
@@ -82,7 +83,10 @@ def parse_index(value: Any, where: str, path: str | None) -> int:
     elif isinstance(value, float) and value.is_integer():
         index = int(value)
     elif isinstance(value, str) and _INDEX.fullmatch(value.strip()):
-        index = int(value.strip())
+        index = decimal(value)
+        if index is None:
+            raise InputError(f"{where}: index of {len(value.strip()):,} digits is larger than {MAX_INDEX:,}: a class "
+                             "index counts the model's outputs from 0", path=path, field=where)
     else:
         raise InputError(f"{where}: index {value!r} is not an integer", path=path, field=where)
     if index < 0:

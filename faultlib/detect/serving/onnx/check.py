@@ -66,6 +66,8 @@ KINDS = {
     "opset_unknown_to_onnx": "the model imports an opset newer than the installed onnx package knows: schema "
                              "checks used the newest it knows",
     "custom_op_unchecked": "an op of a custom domain; without the target's kernel registry it cannot be checked",
+    "local_function_recursive": "a model-local function calls itself (directly or through others): it cannot be "
+                                "inlined, and onnxruntime refuses the model (INVALID_GRAPH)",
     "attribute_value_unsupported": "an attribute or constant input value the target's kernel refuses although the "
                                    "schema allows it (RNN/GRU/LSTM layout=1, per-channel ConvInteger/MatMulInteger "
                                    "zero points)",
@@ -260,6 +262,34 @@ def unverified_kernels(why: str, spec: str | None) -> Finding:
                    {"target": spec}, kind="kernels_unverified")
 
 
+def _recursive_functions(model) -> list[Finding]:
+    """One ``local_function_recursive`` error per model-local function on a call cycle (``A`` calls ``B`` calls
+    ``A``): nothing can inline it, and onnxruntime refuses such a model while every op of it looked served."""
+    local = {(norm_domain(f.domain), f.name): f for f in model.functions}
+    calls = {key: {(norm_domain(n.domain), n.op_type) for n in f.node} & local.keys() for key, f in local.items()}
+    found = []
+    for start in sorted(local):
+        path, stack, seen = None, [(start, (start,))], set()
+        while stack and path is None:  # depth-first from ``start``, each function once: back to start is a cycle
+            key, trail = stack.pop()
+            for callee in sorted(calls[key]):
+                if callee == start:
+                    path = trail + (start,)
+                    break
+                if callee not in seen:
+                    seen.add(callee)
+                    stack.append((callee, trail + (callee,)))
+        if path is not None:
+            shown_path = " -> ".join(f"{shown(d)}::{name}" for d, name in path)
+            found.append(Finding(DETECTOR, Severity.ERROR,
+                                 f"the model-local function {shown(start[0])}::{start[1]} calls itself "
+                                 f"({shown_path}): it cannot be inlined, and onnxruntime refuses the model "
+                                 "(INVALID_GRAPH); unroll the recursion", {"function": f"{shown(start[0])}::{start[1]}"},
+                                 {"cycle": [f"{shown(d)}::{name}" for d, name in path]},
+                                 kind="local_function_recursive"))
+    return found
+
+
 def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: bool = True) -> OnnxReport:
     """Check a loaded model statically against the ONNX specification and ``target``.
 
@@ -308,6 +338,7 @@ def check_model(loaded: LoadedModel, target: Target | None = None, *, try_fix: b
                                  kind="ir_version_unsupported"))
     if target is not None and target.registry is None and target.kind != "opset" and target.has_onnx_backend:
         found.append(unverified_kernels(target.source, target.spec))
+    found.extend(_recursive_functions(model))
     model_level = level_of(found)
     default_level = _default_level(target)
     local_functions = {(norm_domain(f.domain), f.name) for f in model.functions}

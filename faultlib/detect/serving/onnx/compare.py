@@ -13,7 +13,6 @@ absolute error is the meaningful one.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from faultlib.detect.serving.onnx.schemas import DETECTOR
 from faultlib.errors import InputError, require
 from faultlib.findings import Finding, Severity
 from faultlib.readers import Limits, read_bytes
+from faultlib.readers.tables import read_npy
 
 DEFAULT_ATOL = 1e-5
 DEFAULT_RTOL = 1e-3
@@ -97,13 +97,7 @@ def load_sample(path: Path | str) -> Any:
     if path.suffix.lower() != ".npy":
         raise InputError("--input: not a .npy file (save the sample with numpy.save)", path=path)
     data = read_bytes(path, limits=Limits(max_bytes=MAX_SAMPLE_BYTES))
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        raise InputError(f"is not a plain .npy array ({exc}); object arrays are refused (allow_pickle=False)",
-                         path=path) from None
-    except Exception as exc:  # noqa: BLE001 - numpy raises OSError/EOFError/UnpicklingError on bad headers
-        raise InputError(f"is not a readable .npy file: {exc}", path=path) from None
+    array = read_npy(data, path).copy()  # the tables' reader: a header whose shape contradicts the data is refused
     if not isinstance(array, np.ndarray) or array.dtype.kind not in "biuf":
         raise InputError(f"holds {getattr(array, 'dtype', type(array))}, not numbers", path=path)
     return array

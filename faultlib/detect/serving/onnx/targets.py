@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.serving.onnx.registry import KernelRegistry, installed_registry, table_registry, table_versions
 from faultlib.errors import InputError
+from faultlib.readers.integers import decimal
 
 ORT_MATRIX_URL = "https://onnxruntime.ai/docs/reference/compatibility.html"
 TRITON_BUILD_URL = "https://github.com/triton-inference-server/server/blob/r{release}/build.py"
@@ -185,8 +186,9 @@ def parse_target(spec: str | None) -> Target | None:
         return _ort_target(spec, ort_version, kind="triton",
                            source_prefix=f"Triton {release} ships onnxruntime {ort_version} ({source}); ")
     if m := _OPSET.fullmatch(text):
-        opset = int(m.group(1))
-        if not 1 <= opset <= 1000:
-            raise InputError(f"opset {opset} is out of range", field="--target")
+        opset = decimal(m.group(1))
+        if opset is None or not 1 <= opset <= 1000:
+            shown = opset if opset is not None else f"of {len(m.group(1)):,} digits"
+            raise InputError(f"opset {shown} is out of range (1 to 1000)", field="--target")
         return Target(spec, "opset", None, {"": opset}, None, None, f"a runtime implementing ai.onnx opset {opset}")
     raise InputError(f"{spec!r} is not a target: use onnxruntime==X.Y, triton==YY.MM or opset=N", field="--target")
