@@ -196,7 +196,7 @@ def test_fitted_on_other_rows_is_a_warning(tables):
      "has 6 numeric columns but the scaler was fitted on 2 features"),
     (lambda d, t: (d / "p.json").write_text('{"mean_": [1], "var_": [1], "feature_names_in_": ["pH"]}'),
      "has no column 'pH'"),
-    (lambda d, t: (d / "p.json").write_text('{"mean_": [NaN], "var_": [1]}'), "p.json: invalid JSON: NaN is not a JSON number"),
+    (lambda d, t: (d / "p.json").write_text('{"mean_": [NaN], "var_": [1]}'), "p.json:1: invalid JSON: NaN is not a JSON number"),
     (lambda d, t: ((d / "p.json").write_text(json.dumps(_params(t[0])[0])),
                    (d / "test.csv").write_text("a,b\n1,2\n")), "test.csv: mean_radius: has no column 'mean_radius'"),
     (lambda d, t: ((d / "p.json").write_text(json.dumps(_params(t[0])[0])),
