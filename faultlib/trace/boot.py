@@ -124,8 +124,8 @@ class Tracer(Watch, Replay):
         return max(self.forwards - 1, 0)
 
     def _stop(self) -> None:
-        """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing)
-        runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
+        """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing;
+        traced as a child of its own, :mod:`faultlib.trace.forks`) runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
         if os.getpid() != self.pid:
             return
         if self.world:  # the other ranks wait in this step's collectives: stop where every rank stops
@@ -140,7 +140,7 @@ class Tracer(Watch, Replay):
             raise _Stop()
 
     def _forked(self) -> None:
-        if self._undo:  # installed
+        if self._undo and not children.armed():  # installed, and the fork not traced (faultlib.trace.forks)
             self.forks += 1
 
     def _count_started_processes(self) -> None:
@@ -435,6 +435,12 @@ class Tracer(Watch, Replay):
         return result
 
 
+def _here(tracer: Tracer) -> Tracer:
+    """The tracer of this process: a traced fork's own (:mod:`faultlib.trace.forks`), else ``tracer``."""
+    forks = sys.modules.get("faultlib.trace.forks")
+    return tracer if forks is None else forks.tracer_here(tracer)
+
+
 def main(argv: list[str]) -> int:
     """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
 
@@ -449,8 +455,10 @@ def main(argv: list[str]) -> int:
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
                     world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
     tracer.install()
-    if not tracer.world:
-        children.arm_children()  # its Python children report to the session (faultlib.trace.children)
+    if not tracer.world and children.arm_children():  # its Python children report to the session
+        from faultlib.trace import forks  # (faultlib.trace.children), its forks too (faultlib.trace.forks)
+
+        forks.trace_forks(os.environ[children.ENV_FOLDER], forks.ScriptOwner(tracer))
     if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
         import threading
 
@@ -462,8 +470,10 @@ def main(argv: list[str]) -> int:
                                             "world": tracer.collectives.summary(tracer.rank)})
 
         tracer.collectives.on_event = partial
-    result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)
+    result = run_script(argv, stop=_Stop, on_error=lambda exc, script: _here(tracer).script_failed(exc, script))
     if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
+        if "faultlib.trace.forks" in sys.modules:
+            sys.modules["faultlib.trace.forks"].script_ended(result)  # its report (faultlib.trace.forks)
         if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt
             import signal
 

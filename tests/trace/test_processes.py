@@ -1,5 +1,5 @@
-"""`faultlib trace` never changes what the script does: a forked child runs untraced with its own exit code
-(the report says children were not traced), and a replay that never reaches the step is stopped and said."""
+"""`faultlib trace` never changes what the script does: a forked child is traced as a child of its own, never
+stopped (its exit code and control flow are its own), and a replay that never reaches the step is stopped and said."""
 
 from __future__ import annotations
 
@@ -54,14 +54,16 @@ while True:
 '''
 
 
-def test_a_forked_child_runs_untraced_and_keeps_its_exit_code(tmp_path):
+def test_a_forked_child_is_traced_and_keeps_its_exit_code_and_control_flow(tmp_path):
     (tmp_path / "forking.py").write_text(FORKING)
-    proc = cli("trace", "--json", "--", "python", "forking.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = cli("trace", "--json", "--quiet-replay", "--", "python", "forking.py", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
-    assert "child exit 7" in proc.stderr and "child caught" not in proc.stderr
-    assert report["ok"] is True
-    assert any("forked 1 child process" in note and "untraced" in note for note in report["notes"])
+    assert "child exit 7" in proc.stderr and "child caught" not in proc.stderr  # no tool exception in its except
+    [child] = report["children"]
+    assert child["traced"] and child["end"] == "exit" and child["first_nonfinite"]["phase"] == "backward", child
+    assert report["first_nonfinite"]["process"]["pid"] == child["pid"], report["first_nonfinite"]
+    assert report["watched"]["processes"] == 2 and not any("untraced" in note for note in report["notes"])
 
 
 def test_a_replay_that_never_reaches_the_step_is_stopped_and_said(tmp_path, monkeypatch):
