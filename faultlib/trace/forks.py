@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Any
 
-from faultlib.trace import children
+from faultlib.trace import childboot, children  # imported before the fork: a fork pays for no import
 
 _lineage: "_Lineage | None" = None  # this process: who it is and how many forks it made
 _exit_wrapped = False
@@ -75,6 +75,10 @@ def _after_in_child() -> None:
     lineage = _lineage
     if lineage is None or lineage.pid == os.getpid() or not children.armed() or _runs_preexec():
         return
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()  # a collection here would touch (copy) every page of the parent's heap: tens of ms
     try:
         _follow(lineage)
     except Exception as exc:  # noqa: BLE001 - never the child's failure: its row says it could not be armed
@@ -84,13 +88,14 @@ def _after_in_child() -> None:
                  "could_not_arm": f"{type(exc).__name__}: {exc}"}))
         except OSError:
             pass
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _follow(lineage: _Lineage) -> None:
     """In the fork: step the inherited tracer aside and trace this process as a child of its own."""
     import atexit
-
-    from faultlib.trace import childboot
 
     global _lineage
     owner = lineage.owner
@@ -129,8 +134,6 @@ def _wrap_exit() -> None:
     if _exit_wrapped:
         return
     _exit_wrapped = True
-    from faultlib.trace import childboot
-
     original = os._exit
 
     def _exit(code, _original=original):
@@ -151,8 +154,6 @@ def _wrap_exit() -> None:
 def script_ended(result: dict[str, Any]) -> None:
     """In a fork of the traced process whose copy of the script ended (``runpy`` returned or raised): how, in its
     report, written now (a fork that dies of SIGINT next runs no ``atexit``)."""
-    from faultlib.trace import childboot
-
     child = childboot.CURRENT
     if child is None or not child.forked or child.pid != os.getpid():
         return
@@ -163,8 +164,6 @@ def script_ended(result: dict[str, Any]) -> None:
 
 def tracer_here(default: Any) -> Any:
     """The tracer of this process: a fork's own, else ``default`` (the traced process's)."""
-    from faultlib.trace import childboot
-
     child = childboot.CURRENT
     if child is not None and child.forked and child.pid == os.getpid() and child.tracer is not None:
         return child.tracer
