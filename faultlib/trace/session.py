@@ -68,6 +68,9 @@ sys.exit(main(sys.argv[1:]))
 """
 """Run as ``PYTHON -c LAUNCHER SCRIPT ARGS...``: an interpreter without torch or faultlib says so in the result file."""
 
+NOTHING_WATCHED = "nothing watched: no torch module/optimizer ran"
+"""The start of the note of a report that is not :attr:`TraceReport.complete`."""
+
 FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
                           "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
 
@@ -159,7 +162,8 @@ class TraceReport:
             (one process, or the collective made it).
         watched: ``{"forwards", "optimizer_steps", "processes"}`` the watch pass saw in the traced process and the
             Python children it started (``processes``: how many were traced; null for a world of ranks); both 0:
-            nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
+            nothing was watched (:attr:`nothing_watched`: ``complete`` false, a note, and the CLI says so instead of
+            "ok"; ``ok`` and the exit code keep their meaning).
         children: the processes the script started (:mod:`faultlib.trace.family`: ``{pid, argv, traced, why_not,
             watched, end, error, first_nonfinite, tripped_steps}``), null when it started none. Python children are
             traced through the environment (:mod:`faultlib.trace.children`); a child's value seen before any the
@@ -189,6 +193,13 @@ class TraceReport:
         return bool(self.watched) and not (self.watched.get("forwards") or self.watched.get("optimizer_steps"))
 
     @property
+    def complete(self) -> bool:
+        """Whether the analysis covered anything (``complete`` in the JSON, DESIGN.md): false when nothing was
+        watched (:attr:`nothing_watched`), so an ``ok`` there says no value was seen, not that the training was
+        checked. ``ok`` and the exit code do not depend on it (1 always means a non-finite value was found)."""
+        return not self.nothing_watched
+
+    @property
     def ok(self) -> bool:
         """The script ran to its end, exit code 0, and every value stayed finite."""
         return self.reason is None
@@ -199,7 +210,8 @@ class TraceReport:
         return exit_code_for(self.reason, self.script_exit, found=Reason.NONFINITE)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "reason": self.reason.value if self.reason else None, "exit_code": self.exit_code,
+        return {"ok": self.ok, "complete": self.complete, "reason": self.reason.value if self.reason else None,
+                "exit_code": self.exit_code,
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
@@ -392,7 +404,7 @@ def _watch_report(watch: _Pass) -> TraceReport:
         report.findings += [f for row in watch.children for f in row.get("findings") or []]
         report.tripped_steps = (child or {}).get("tripped_steps", report.tripped_steps)
     if report.nothing_watched and report.reason is not Reason.NONFINITE:
-        report.notes.append("nothing was watched: the script ran no torch.nn module forward and no optimizer step, "
+        report.notes.append(f"{NOTHING_WATCHED}: the script ran no torch.nn module forward and no optimizer step, "
                             "and neither did a Python child it started (children are traced through the "
                             "environment: see `children`)")
     return report
