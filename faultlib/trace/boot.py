@@ -1,13 +1,13 @@
-"""Child side of ``faultlib trace``: install the checks, run the script with ``runpy``, write what
-was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by :data:`faultlib.trace.session.LAUNCHER`
-as ``python -c LAUNCHER SCRIPT ARGS...``.
+"""Child side of ``faultlib trace``: the checks (:class:`Tracer`); :func:`faultlib.trace.launch.main` installs them,
+runs the script with ``runpy`` and writes what was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by
+:data:`faultlib.trace.session.LAUNCHER` as ``python -c LAUNCHER SCRIPT ARGS...``.
 
 Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (index of the
 model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_ARM_STEP`` (instead: the optimizer
 step from whose start to check every op, see :mod:`faultlib.trace.lean`), ``FAULTLIB_TRACE_CONTINUE``
 (``1``: count instead of stopping), ``FAULTLIB_TRACE_DUMP`` (path of the dump to write).
 
-The result file holds ``{"started": true}`` while the script runs, then (see :func:`main`):
+The result file holds ``{"started": true}`` while the script runs, then (see :func:`faultlib.trace.launch.main`):
 ``end`` (``exit``: the script ended by itself, ran off its end included; ``raised``;
 ``interrupted``: KeyboardInterrupt; ``stopped``: the tracer stopped it), ``script_exit`` (its
 exit status when ``end`` is ``exit`` or ``raised``, else null), ``error`` (one line), ``trip``
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 import weakref
 from typing import Any, Callable
@@ -39,7 +38,6 @@ from faultlib.trace.lean import LeanSteps
 from faultlib.trace.replay import Replay
 from faultlib.trace.sampling import GradientSampler
 from faultlib.trace.spawn import patch_spawn
-from faultlib.trace.script import _write_result, run_script
 from faultlib.trace.watch import Watch
 
 
@@ -433,60 +431,3 @@ class Tracer(Watch, Replay):
             except (OSError, RuntimeError) as exc:
                 result["dump_error"] = f"{self.dump_path}: {exc}"
         return result
-
-
-def _here(tracer: Tracer) -> Tracer:
-    """The tracer of this process: a traced fork's own (:mod:`faultlib.trace.forks`), else ``tracer``."""
-    forks = sys.modules.get("faultlib.trace.forks")
-    return tracer if forks is None else forks.tracer_here(tracer)
-
-
-def main(argv: list[str]) -> int:
-    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
-
-    Returns 0: how the script ended is in the result file, read by :mod:`faultlib.trace.session`.
-    """
-    result_path = os.environ["FAULTLIB_TRACE_RESULT"]
-    _write_result(result_path, {"started": True})
-    arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
-    trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
-    arm_step = os.environ.get("FAULTLIB_TRACE_ARM_STEP")
-    tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
-                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
-                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
-    tracer.install()
-    if not tracer.world and children.arm_children():  # its Python children report to the session
-        from faultlib.trace import forks  # (faultlib.trace.children), its forks too (faultlib.trace.forks)
-
-        forks.trace_forks(os.environ[children.ENV_FOLDER], forks.ScriptOwner(tracer))
-    if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
-        import threading
-
-        lock = threading.Lock()
-
-        def partial(_event: dict[str, Any]) -> None:
-            with lock:
-                _write_result(result_path, {"started": True, "trip": tracer.trip,
-                                            "world": tracer.collectives.summary(tracer.rank)})
-
-        tracer.collectives.on_event = partial
-    result = run_script(argv, stop=_Stop, on_error=lambda exc, script: _here(tracer).script_failed(exc, script))
-    if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
-        if "faultlib.trace.forks" in sys.modules:
-            sys.modules["faultlib.trace.forks"].script_ended(result)  # its report (faultlib.trace.forks)
-        if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt
-            import signal
-
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
-        code = result.get("script_exit")
-        sys.exit(1 if code is None else code)
-    if result["end"] != "stopped":
-        tracer.check_buffers_at_end()
-    result.update(tracer.results())
-    _write_result(result_path, result)
-    return 0
-
-
-if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)
-    sys.exit(main(sys.argv[1:]))

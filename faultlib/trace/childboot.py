@@ -156,22 +156,21 @@ def forget_pass() -> None:
         os.environ.pop(name, None)
 
 
-def boot_child() -> None:
-    """In a Python child (from :data:`SITECUSTOMIZE`): report, record launches, trace once torch is imported."""
+def boot_child() -> "_Child | None":
+    """In a Python child (from :data:`SITECUSTOMIZE`, through :func:`faultlib.trace.forks.boot_child`): report,
+    record launches, trace once torch is imported. Returns the child, or None for multiprocessing's helpers."""
     import atexit
 
     command = getattr(sys, "orig_argv", sys.argv)
     if any(helper in arg for arg in command for helper in MULTIPROCESSING_HELPERS):
-        return  # multiprocessing's own server process: no user code, and ended by a signal at its parent's exit
+        return None  # multiprocessing's own server process: no user code, and ended by a signal at its parent's exit
     folder = os.environ[ENV_ARMED]
     forget_pass()
     child = _Child(folder)
     record_launches(folder)
     atexit.register(child.finish)
-    from faultlib.trace.forks import trace_forks
-
-    trace_forks(folder, child)  # its forks are traced children too
     child.arm()
+    return child
 
 
 class _AfterImport:

@@ -56,6 +56,14 @@ def trace_forks(folder: str, owner: Any) -> None:
         os.register_at_fork(after_in_parent=_after_in_parent, after_in_child=_after_in_child)
 
 
+def boot_child() -> None:
+    """What the children's ``sitecustomize`` runs (:data:`faultlib.trace.children.SITECUSTOMIZE`): the child's boot
+    (:func:`faultlib.trace.childboot.boot_child`), and its forks followed from then on."""
+    child = childboot.boot_child()
+    if child is not None:
+        trace_forks(child.folder, child)
+
+
 def _after_in_parent() -> None:
     lineage = _lineage
     if lineage is not None and lineage.pid == os.getpid():
@@ -66,8 +74,11 @@ def _runs_preexec() -> bool:
     """Whether this fork is ``subprocess``'s child that runs a ``preexec_fn`` and then ``exec``s."""
     import subprocess
 
-    frame = sys._getframe(2)
-    return frame is not None and frame.f_code.co_name == "_execute_child" and \
+    try:
+        frame = sys._getframe(2)
+    except ValueError:  # forked with no Python caller
+        return False
+    return frame.f_code.co_name == "_execute_child" and \
         frame.f_code.co_filename == subprocess.__file__
 
 

@@ -11,18 +11,17 @@ from __future__ import annotations
 import enum
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from faultlib.errors import InputError, ScriptError
+from faultlib.errors import ScriptError  # noqa: F401 - faultlib.trace exports it from here
 from faultlib.trace import family
+from faultlib.trace.command import check_writable_dir, resolve_command
 
 #: the replay runs the script again up to the step that tripped: it may take this many times as long as the
 #: first run took to trip, plus the margin (seconds); an endless script is then stopped and said to be
@@ -59,7 +58,7 @@ LAUNCHER = """\
 import json, os, sys
 try:
     import torch
-    from faultlib.trace.boot import main
+    from faultlib.trace.launch import main
 except ImportError as exc:
     with open(os.environ["FAULTLIB_TRACE_RESULT"], "w") as fh:
         json.dump({"could_not_start": f"{type(exc).__name__}: {exc}"}, fh)
@@ -235,56 +234,6 @@ class _Pass:
     raw: dict[str, Any] | None = None  # the whole result file (``--asyncio`` reads its own keys from it)
     duration_s: float = 0.0
     children: list[dict[str, Any]] = field(default_factory=list)  # faultlib.trace.family.read_children
-
-
-# -- checks before anything runs -----------------------------------------------------------------
-def resolve_command(command: list[str]) -> tuple[str, Path, list[str]]:
-    """Split ``[PYTHON, SCRIPT.py, ARGS...]``; a bare ``python``/``python3`` is this interpreter.
-
-    Raises:
-        ScriptError: not ``python SCRIPT.py ...``; the script or the interpreter does not exist.
-    """
-    if len(command) < 2 or not Path(command[0]).name.startswith("python"):
-        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...` or `-- torchrun OPTIONS SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
-    python, script, args = command[0], Path(command[1]), command[2:]
-    if script.suffix != ".py":
-        raise ScriptError(f"{script}: not a Python script (expected SCRIPT.py)")
-    if not script.is_file():
-        raise ScriptError(f"{script}: no such script")
-    if python in ("python", "python3"):
-        return sys.executable, script, args  # the interpreter faultlib runs in: torch and faultlib are there
-    if os.sep in python:
-        if not (Path(python).is_file() and os.access(python, os.X_OK)):
-            raise ScriptError(f"{python}: no such interpreter (or not executable)")
-        return python, script, args
-    found = shutil.which(python)
-    if found is None:
-        raise ScriptError(f"{python}: no such interpreter on PATH")
-    return found, script, args
-
-
-def check_writable_dir(path: Path, option: str) -> None:
-    """Check that ``path`` is, or can be created as, a directory this process can write in.
-
-    Raises:
-        InputError: ``path`` or an ancestor is a file, or the nearest existing directory is not writable, or a
-            component is a symbolic link (the default ``.faultlib/trace`` too: :func:`faultlib.outputs.output_dir`).
-    """
-    from faultlib.outputs import output_dir
-
-    output_dir(path, option, create=False)
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        what = "is a file, not a directory" if existing == path else f"cannot be created: {existing} is a file"
-        raise InputError(f"{what}: pass a directory", path=path, field=option)
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise InputError(f"cannot write in {existing} ({exc.strerror or exc}): pass a writable directory",
-                         path=path, field=option) from exc
 
 
 # -- the passes ----------------------------------------------------------------------------------
