@@ -217,8 +217,9 @@ class Tracer(Watch, Replay):
     def _patch_scaler(self) -> None:
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
         subclass): a :class:`~faultlib.detect.training.scaler_audit.GradScalerAudit` made in ``__init__``, before the
-        script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A forked child's
-        scalers stay unaudited, as the child stays untraced."""
+        script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A fork's own
+        tracer audits the scalers the fork creates (:mod:`faultlib.trace.forks`); one created before the fork stays
+        with the parent's audit."""
         from faultlib.detect.training.scaler_audit import GradScalerAudit
 
         scaler_type = getattr(getattr(self.torch, "amp", None), "GradScaler", None)
