@@ -128,3 +128,24 @@ def test_a_dataloader_with_two_forked_workers_is_ok_with_the_workers_traced(tmp_
                for row in workers), workers
     assert report["watched"]["processes"] == 5 and report["watched"]["optimizer_steps"] == 8, report["watched"]
     assert not any("untraced" in note or "not traced" in note for note in report["notes"]), report["notes"]
+
+
+PREEXEC = '''
+import os, subprocess, sys
+import torch
+subprocess.run(["sh", "-c", "echo shell ran"], preexec_fn=os.setsid, check=True)
+subprocess.run([sys.executable, "-c", "import torch; torch.nn.Linear(2, 1)(torch.ones(1, 2)); print('python ran')"],
+               preexec_fn=lambda: None, check=True)
+torch.nn.Linear(2, 1)(torch.ones(1, 2))
+'''
+
+
+def test_the_fork_subprocess_makes_for_a_preexec_fn_is_not_taken_for_a_child(tmp_path):
+    (tmp_path / "preexec.py").write_text(PREEXEC)
+    proc = cli("trace", "--json", "--", "python", "preexec.py", cwd=tmp_path, timeout=400)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    shell, python = report["children"]  # the programs exec'd, each once: the fork before exec is no child of its own
+    assert shell["argv"][0] == "sh" and not shell["traced"] and "not a Python interpreter" in shell["why_not"], shell
+    assert python["traced"] and python["watched"]["forwards"] == 1, python
+    assert "shell ran" in proc.stderr and "python ran" in proc.stderr
