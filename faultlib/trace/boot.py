@@ -1,13 +1,13 @@
-"""Child side of ``faultlib trace``: install the checks, run the script with ``runpy``, write what
-was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by :data:`faultlib.trace.session.LAUNCHER`
-as ``python -c LAUNCHER SCRIPT ARGS...``.
+"""Child side of ``faultlib trace``: the checks (:class:`Tracer`); :func:`faultlib.trace.launch.main` installs them,
+runs the script with ``runpy`` and writes what was seen to ``FAULTLIB_TRACE_RESULT`` (JSON). Started by
+:data:`faultlib.trace.session.LAUNCHER` as ``python -c LAUNCHER SCRIPT ARGS...``.
 
 Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (index of the
 model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_ARM_STEP`` (instead: the optimizer
 step from whose start to check every op, see :mod:`faultlib.trace.lean`), ``FAULTLIB_TRACE_CONTINUE``
 (``1``: count instead of stopping), ``FAULTLIB_TRACE_DUMP`` (path of the dump to write).
 
-The result file holds ``{"started": true}`` while the script runs, then (see :func:`main`):
+The result file holds ``{"started": true}`` while the script runs, then (see :func:`faultlib.trace.launch.main`):
 ``end`` (``exit``: the script ended by itself, ran off its end included; ``raised``;
 ``interrupted``: KeyboardInterrupt; ``stopped``: the tracer stopped it), ``script_exit`` (its
 exit status when ``end`` is ``exit`` or ``raised``, else null), ``error`` (one line), ``trip``
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 import weakref
 from typing import Any, Callable
@@ -39,7 +38,6 @@ from faultlib.trace.lean import LeanSteps
 from faultlib.trace.replay import Replay
 from faultlib.trace.sampling import GradientSampler
 from faultlib.trace.spawn import patch_spawn
-from faultlib.trace.script import _write_result, run_script
 from faultlib.trace.watch import Watch
 
 
@@ -124,8 +122,8 @@ class Tracer(Watch, Replay):
         return max(self.forwards - 1, 0)
 
     def _stop(self) -> None:
-        """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing)
-        runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
+        """Stop the script, in the traced process only: a forked child (a DataLoader worker, multiprocessing;
+        traced as a child of its own, :mod:`faultlib.trace.forks`) runs on untouched, so the tracer's control flow never reaches its code and its exit code stays its own."""
         if os.getpid() != self.pid:
             return
         if self.world:  # the other ranks wait in this step's collectives: stop where every rank stops
@@ -140,7 +138,7 @@ class Tracer(Watch, Replay):
             raise _Stop()
 
     def _forked(self) -> None:
-        if self._undo:  # installed
+        if self._undo and not children.armed():  # installed, and the fork not traced (faultlib.trace.forks)
             self.forks += 1
 
     def _count_started_processes(self) -> None:
@@ -219,8 +217,9 @@ class Tracer(Watch, Replay):
     def _patch_scaler(self) -> None:
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
         subclass): a :class:`~faultlib.detect.training.scaler_audit.GradScalerAudit` made in ``__init__``, before the
-        script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A forked child's
-        scalers stay unaudited, as the child stays untraced."""
+        script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A fork's own
+        tracer audits the scalers the fork creates (:mod:`faultlib.trace.forks`); one created before the fork stays
+        with the parent's audit."""
         from faultlib.detect.training.scaler_audit import GradScalerAudit
 
         scaler_type = getattr(getattr(self.torch, "amp", None), "GradScaler", None)
@@ -433,50 +432,3 @@ class Tracer(Watch, Replay):
             except (OSError, RuntimeError) as exc:
                 result["dump_error"] = f"{self.dump_path}: {exc}"
         return result
-
-
-def main(argv: list[str]) -> int:
-    """Run ``argv`` (``SCRIPT ARGS...``) as ``python SCRIPT ARGS...`` would, under the tracer.
-
-    Returns 0: how the script ended is in the result file, read by :mod:`faultlib.trace.session`.
-    """
-    result_path = os.environ["FAULTLIB_TRACE_RESULT"]
-    _write_result(result_path, {"started": True})
-    arm_at = os.environ.get("FAULTLIB_TRACE_ARM_AT")
-    trip_step = os.environ.get("FAULTLIB_TRACE_TRIP_STEP")
-    arm_step = os.environ.get("FAULTLIB_TRACE_ARM_STEP")
-    tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
-                    dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
-                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
-    tracer.install()
-    if not tracer.world:
-        children.arm_children()  # its Python children report to the session (faultlib.trace.children)
-    if tracer.collectives is not None:  # a rank killed later (the world torn down) still says what it saw
-        import threading
-
-        lock = threading.Lock()
-
-        def partial(_event: dict[str, Any]) -> None:
-            with lock:
-                _write_result(result_path, {"started": True, "trip": tracer.trip,
-                                            "world": tracer.collectives.summary(tracer.rank)})
-
-        tracer.collectives.on_event = partial
-    result = run_script(argv, stop=_Stop, on_error=tracer.script_failed)
-    if os.getpid() != tracer.pid:  # a forked child that ran off the script's end: it exits as it would untraced
-        if result["end"] == "interrupted":  # Python dies of SIGINT after an uncaught KeyboardInterrupt
-            import signal
-
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
-        code = result.get("script_exit")
-        sys.exit(1 if code is None else code)
-    if result["end"] != "stopped":
-        tracer.check_buffers_at_end()
-    result.update(tracer.results())
-    _write_result(result_path, result)
-    return 0
-
-
-if __name__ == "__main__":  # python -m faultlib.trace.boot SCRIPT ARGS... (the launcher is what trace uses)
-    sys.exit(main(sys.argv[1:]))

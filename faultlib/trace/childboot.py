@@ -1,12 +1,13 @@
 """The child side of :mod:`faultlib.trace.children`: what the ``sitecustomize`` runs in an armed Python child
 (:func:`boot_child`): its report ``child-<pid>.json``, its launches, and a :class:`faultlib.trace.boot.Tracer`
-installed right after the child imports torch."""
+installed right after the child imports torch. A forked child is one too (:mod:`faultlib.trace.forks`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from faultlib.trace.children import ENV_ARMED, ENV_PLAN, record_launches, write_atomic
@@ -31,19 +32,34 @@ def _claim(folder: str, key: str) -> int:
             return nth
 
 
-class _Child:
-    """One armed child: its report, its tracer once torch is imported."""
+CURRENT: "_Child | None" = None
+"""This process's armed child (a fork replaces its parent's: :mod:`faultlib.trace.forks`), read by the hooks that
+outlive one (``sys.excepthook``, ``os._exit``)."""
 
-    def __init__(self, folder: str):
-        self.folder, self.pid = folder, os.getpid()
-        self.key = json.dumps(sys.argv)
+
+class _Child:
+    """One armed child: its report, its tracer once torch is imported.
+
+    Args:
+        folder: where the children of the pass report.
+        forked: a forked child (:mod:`faultlib.trace.forks`): ``(key, argv)``, its identity across the passes
+            (its parent's and which fork of it) and what its row shows; else the child's ``sys.argv`` is both.
+    """
+
+    def __init__(self, folder: str, forked: tuple[str, list[str]] | None = None):
+        global CURRENT
+        self.folder, self.pid, self.forked = folder, os.getpid(), forked is not None
+        self.key, argv = forked or (json.dumps(sys.argv), list(sys.argv))
         self.nth = _claim(folder, self.key)
         self.path = os.path.join(folder, f"child-{self.pid}.json")
-        self.state: dict[str, Any] = {"pid": self.pid, "ppid": os.getppid(), "argv": list(sys.argv), "key": self.key,
-                                      "nth": self.nth, "started": True, "end": "exit", "error": None, "armed": False}
+        self.state: dict[str, Any] = {"pid": self.pid, "ppid": os.getppid(), "argv": argv, "key": self.key,
+                                      "nth": self.nth, "started": True, "end": "exit", "error": None, "armed": False,
+                                      "forked": self.forked, "t": time.time()}
         self.plan: dict[str, Any] | None = None
         self.tracer: Any = None
         self.found: dict[str, Any] | None = None  # the replay: what the armed tracer found, written when it stopped
+        self.done = False
+        CURRENT = self
         self.save(self.state)
 
     def save(self, result: dict[str, Any]) -> None:
@@ -56,7 +72,7 @@ class _Child:
         """Install the tracer (torch was just imported)."""
         from faultlib.trace.boot import Tracer, _Stop
 
-        if "--multiprocessing-fork" in sys.argv:  # every spawn child has the same argv: its name is who it is
+        if not self.forked and "--multiprocessing-fork" in sys.argv:  # every spawn child has the same argv: its name is who it is
             import multiprocessing  # (set by spawn's prepare() before the child's main module imports torch)
 
             self.key = json.dumps(["multiprocessing", multiprocessing.current_process().name])
@@ -73,19 +89,36 @@ class _Child:
         self.tracer.install()
         if self.plan is not None:
             self.tracer._stop = self.stopped  # the step is finished: report and step aside, never stop the child
+        if getattr(sys.excepthook, "_faultlib_child", False):
+            return  # a fork's: its parent's hook reads CURRENT
         original = sys.excepthook
-        child = self
 
         def excepthook(kind, exc, tb):
+            child = CURRENT
+            if child is None or child.pid != os.getpid():
+                return original(kind, exc, tb)
             if isinstance(exc, _Stop):  # the replay stopped this child at the end of its step
                 child.state.update(end="stopped")
                 return
-            child.state.update(end="raised", error=f"{kind.__name__}: {exc}".rstrip(": "))
-            main = getattr(sys.modules.get("__main__"), "__file__", None) or ""
-            child.tracer.script_failed(exc, os.path.abspath(main) if main else "")
+            child.raised(exc)
             original(kind, exc, tb)
 
+        excepthook._faultlib_child = True  # type: ignore[attr-defined]
         sys.excepthook = excepthook
+
+    def arm(self) -> None:
+        """Install the tracer now if torch is imported, else right after the child imports it."""
+        if "torch" in sys.modules:
+            self.start()
+        else:
+            sys.meta_path.insert(0, _AfterImport("torch", self.start))
+
+    def raised(self, exc: BaseException) -> None:
+        """The child's script raised ``exc`` (uncaught): said in its report, and a trip when it names a value."""
+        self.state.update(end="raised", error=f"{type(exc).__name__}: {exc}".rstrip(": "))
+        if self.tracer is not None:
+            main = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+            self.tracer.script_failed(exc, os.path.abspath(main) if main else "")
 
     def stopped(self) -> None:
         """The replay's armed tracer found its value and finished the step: write what it found and uninstall it,
@@ -97,10 +130,11 @@ class _Child:
         self.save(self.found)
 
     def finish(self) -> None:
-        """At the child's exit: its report (a forked grandchild leaves it to the child)."""
-        if os.getpid() != self.pid:
+        """At the child's exit: its report (a forked grandchild leaves it to the child; written once)."""
+        if os.getpid() != self.pid or self.done:
             return
-        result = {**self.state, "argv": list(sys.argv)}
+        self.done = True
+        result = {**self.state, "argv": self.state["argv"] if self.forked else list(sys.argv)}
         if self.found is not None:
             result = {**self.found, "end": "stopped", "error": self.state["error"]}
         elif self.tracer is None:
@@ -112,24 +146,31 @@ class _Child:
         self.save(result)
 
 
-def boot_child() -> None:
-    """In a Python child (from :data:`SITECUSTOMIZE`): report, record launches, trace once torch is imported."""
+PASS_VARIABLES = ("FAULTLIB_TRACE_RESULT", "FAULTLIB_TRACE_ARM_AT", "FAULTLIB_TRACE_ARM_STEP",
+                  "FAULTLIB_TRACE_TRIP_STEP", "FAULTLIB_TRACE_DUMP", "FAULTLIB_TRACE_CONTINUE")
+
+
+def forget_pass() -> None:
+    """Drop the traced process's own pass from the environment: not this child's (and not torch.mp.spawn's)."""
+    for name in PASS_VARIABLES:
+        os.environ.pop(name, None)
+
+
+def boot_child() -> "_Child | None":
+    """In a Python child (from :data:`SITECUSTOMIZE`, through :func:`faultlib.trace.forks.boot_child`): report,
+    record launches, trace once torch is imported. Returns the child, or None for multiprocessing's helpers."""
     import atexit
 
     command = getattr(sys, "orig_argv", sys.argv)
     if any(helper in arg for arg in command for helper in MULTIPROCESSING_HELPERS):
-        return  # multiprocessing's own server process: no user code, and ended by a signal at its parent's exit
+        return None  # multiprocessing's own server process: no user code, and ended by a signal at its parent's exit
     folder = os.environ[ENV_ARMED]
-    for name in ("FAULTLIB_TRACE_RESULT", "FAULTLIB_TRACE_ARM_AT", "FAULTLIB_TRACE_ARM_STEP",
-                 "FAULTLIB_TRACE_TRIP_STEP", "FAULTLIB_TRACE_DUMP", "FAULTLIB_TRACE_CONTINUE"):
-        os.environ.pop(name, None)  # the traced process's own pass: not this child's (and not torch.mp.spawn's)
+    forget_pass()
     child = _Child(folder)
     record_launches(folder)
     atexit.register(child.finish)
-    if "torch" in sys.modules:
-        child.start()
-    else:
-        sys.meta_path.insert(0, _AfterImport("torch", child.start))
+    child.arm()
+    return child
 
 
 class _AfterImport:

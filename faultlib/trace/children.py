@@ -2,11 +2,11 @@
 armed through the environment: the traced process's side (the child's: :mod:`faultlib.trace.childboot`; the parent's,
 which merges their reports: :mod:`faultlib.trace.family`).
 
-The traced process (:func:`arm_children`, from :func:`faultlib.trace.boot.main`) writes :data:`SITECUSTOMIZE` into
+The traced process (:func:`arm_children`, from :func:`faultlib.trace.launch.main`) writes :data:`SITECUSTOMIZE` into
 ``<FAULTLIB_TRACE_CHILDREN>/boot/`` and puts that folder first on ``PYTHONPATH``: every Python interpreter started
 below it with its environment runs that ``sitecustomize`` (which runs any ``sitecustomize`` the interpreter had
 before, takes its folder off ``sys.path`` again and does nothing without ``FAULTLIB_TRACE_CHILD_DIR``). In the child,
-:func:`faultlib.trace.childboot.boot_child` installs a :class:`faultlib.trace.boot.Tracer` right after the child
+:func:`faultlib.trace.childboot.boot_child` (through :func:`faultlib.trace.forks.boot_child`) installs a :class:`faultlib.trace.boot.Tracer` right after the child
 imports torch (a child that never imports torch pays for no torch import) and writes ``child-<pid>.json`` at its exit.
 
 On the watch pass a child counts instead of stopping (``--continue``): its control flow and exit code are its own.
@@ -20,8 +20,8 @@ Every start the traced process or a traced child makes through ``subprocess.Pope
 ``launch-<pid>.json`` (``{"pid", "argv", "executable", "env_kept", "t"}``) before or right after it starts, so a
 child that never reports (not Python, ``-I``/``-S``/``-E``, its environment replaced) is listed as not traced.
 Children started another way (``os.system``, ``os.posix_spawn``) are armed all the same but never listed when they
-do not report. Forked children (``fork`` start method, ``os.fork``) run untraced: the note of
-:meth:`faultlib.trace.boot.Tracer.results`.
+do not report. Forked children (``fork`` start method, ``os.fork``, DataLoader workers) are traced by
+:mod:`faultlib.trace.forks`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _faultlib_trace_child():
     if not _os.environ.get("FAULTLIB_TRACE_CHILD_DIR") or _os.environ.get("FAULTLIB_TRACE_CHILD_OFF"):
         return
     try:
-        from faultlib.trace.childboot import boot_child
+        from faultlib.trace.forks import boot_child
     except ImportError as exc:  # an interpreter without faultlib: said in its report, the child runs on
         import json
         path = _os.path.join(_os.environ["FAULTLIB_TRACE_CHILD_DIR"], "child-%d.json" % _os.getpid())

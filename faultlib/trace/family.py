@@ -67,9 +67,12 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
     launches = {p.name[7:-5]: _load(p) for p in folder.glob("launch-*.json")}
     reports = {p.name[6:-5]: _load(p) for p in folder.glob("child-*.json")}
     rows = []
-    for pid in sorted(set(launches) | set(reports), key=lambda pid: ((launches.get(pid) or {}).get("t", 0), pid)):
+    def started(pid: str) -> tuple[float, int]:
+        return (launches.get(pid) or reports.get(pid) or {}).get("t", 0), int(pid)
+
+    for pid in sorted(set(launches) | set(reports), key=started):
         launch, report = launches.get(pid) or {}, reports.get(pid)
-        if not launch and report and report.get("torch") is False:
+        if not launch and report and report.get("torch") is False and not report.get("forked"):
             continue  # a helper the script did not start itself (multiprocessing's resource tracker) and no torch
         row: dict[str, Any] = {"pid": int(pid), "argv": launch.get("argv") or (report or {}).get("argv"),
                                "traced": False, "why_not": None, "watched": None, "end": None, "error": None,
@@ -77,7 +80,8 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
         if report is None:
             row["why_not"] = _why_not(launch)
         elif report.get("could_not_arm"):
-            row["why_not"] = f"its interpreter cannot import faultlib ({report['could_not_arm']})"
+            row["why_not"] = (f"the fork could not be armed ({report['could_not_arm']})" if report.get("forked") else
+                              f"its interpreter cannot import faultlib ({report['could_not_arm']})")
         else:
             trip = report.get("trip")
             row.update(traced=True, watched=report.get("watched"), end=report.get("end"), error=report.get("error"),

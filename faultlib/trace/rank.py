@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     if plan:
         os.environ.update(FAULTLIB_TRACE_ARM_AT=str(plan["arm_at"] or 0), FAULTLIB_TRACE_TRIP_STEP=str(plan["trip_step"]),
                           FAULTLIB_TRACE_DUMP=plan["dump"])
-    from faultlib.trace.boot import main as boot
+    from faultlib.trace.launch import main as boot
 
     return boot(argv)
 

@@ -11,18 +11,17 @@ from __future__ import annotations
 import enum
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from faultlib.errors import InputError, ScriptError
+from faultlib.errors import ScriptError  # noqa: F401 - faultlib.trace exports it from here
 from faultlib.trace import family
+from faultlib.trace.command import check_writable_dir, resolve_command
 
 #: the replay runs the script again up to the step that tripped: it may take this many times as long as the
 #: first run took to trip, plus the margin (seconds); an endless script is then stopped and said to be
@@ -59,7 +58,7 @@ LAUNCHER = """\
 import json, os, sys
 try:
     import torch
-    from faultlib.trace.boot import main
+    from faultlib.trace.launch import main
 except ImportError as exc:
     with open(os.environ["FAULTLIB_TRACE_RESULT"], "w") as fh:
         json.dump({"could_not_start": f"{type(exc).__name__}: {exc}"}, fh)
@@ -67,6 +66,9 @@ except ImportError as exc:
 sys.exit(main(sys.argv[1:]))
 """
 """Run as ``PYTHON -c LAUNCHER SCRIPT ARGS...``: an interpreter without torch or faultlib says so in the result file."""
+
+NOTHING_WATCHED = "nothing watched: no torch module/optimizer ran"
+"""The start of the note of a report that is not :attr:`TraceReport.complete`."""
 
 FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
                           "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
@@ -159,7 +161,8 @@ class TraceReport:
             (one process, or the collective made it).
         watched: ``{"forwards", "optimizer_steps", "processes"}`` the watch pass saw in the traced process and the
             Python children it started (``processes``: how many were traced; null for a world of ranks); both 0:
-            nothing was watched (:attr:`nothing_watched`, a note, and the CLI says so instead of "ok").
+            nothing was watched (:attr:`nothing_watched`: ``complete`` false, a note, and the CLI says so instead of
+            "ok"; ``ok`` and the exit code keep their meaning).
         children: the processes the script started (:mod:`faultlib.trace.family`: ``{pid, argv, traced, why_not,
             watched, end, error, first_nonfinite, tripped_steps}``), null when it started none. Python children are
             traced through the environment (:mod:`faultlib.trace.children`); a child's value seen before any the
@@ -189,6 +192,13 @@ class TraceReport:
         return bool(self.watched) and not (self.watched.get("forwards") or self.watched.get("optimizer_steps"))
 
     @property
+    def complete(self) -> bool:
+        """Whether the analysis covered anything (``complete`` in the JSON, DESIGN.md): false when nothing was
+        watched (:attr:`nothing_watched`), so an ``ok`` there says no value was seen, not that the training was
+        checked. ``ok`` and the exit code do not depend on it (1 always means a non-finite value was found)."""
+        return not self.nothing_watched
+
+    @property
     def ok(self) -> bool:
         """The script ran to its end, exit code 0, and every value stayed finite."""
         return self.reason is None
@@ -199,7 +209,8 @@ class TraceReport:
         return exit_code_for(self.reason, self.script_exit, found=Reason.NONFINITE)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "reason": self.reason.value if self.reason else None, "exit_code": self.exit_code,
+        return {"ok": self.ok, "complete": self.complete, "reason": self.reason.value if self.reason else None,
+                "exit_code": self.exit_code,
                 "first_nonfinite": self.first_nonfinite, "replay_step": self.replay_step, "replayed": self.replayed,
                 "dump": self.dump, "script_exit": self.script_exit, "stopped_by_trace": self.stopped_by_trace,
                 "error": self.error, "tripped_steps": self.tripped_steps, "notes": self.notes,
@@ -223,56 +234,6 @@ class _Pass:
     raw: dict[str, Any] | None = None  # the whole result file (``--asyncio`` reads its own keys from it)
     duration_s: float = 0.0
     children: list[dict[str, Any]] = field(default_factory=list)  # faultlib.trace.family.read_children
-
-
-# -- checks before anything runs -----------------------------------------------------------------
-def resolve_command(command: list[str]) -> tuple[str, Path, list[str]]:
-    """Split ``[PYTHON, SCRIPT.py, ARGS...]``; a bare ``python``/``python3`` is this interpreter.
-
-    Raises:
-        ScriptError: not ``python SCRIPT.py ...``; the script or the interpreter does not exist.
-    """
-    if len(command) < 2 or not Path(command[0]).name.startswith("python"):
-        raise ScriptError(f"expected `-- python SCRIPT.py ARGS...` or `-- torchrun OPTIONS SCRIPT.py ARGS...`, got {' '.join(command) or 'nothing'}")
-    python, script, args = command[0], Path(command[1]), command[2:]
-    if script.suffix != ".py":
-        raise ScriptError(f"{script}: not a Python script (expected SCRIPT.py)")
-    if not script.is_file():
-        raise ScriptError(f"{script}: no such script")
-    if python in ("python", "python3"):
-        return sys.executable, script, args  # the interpreter faultlib runs in: torch and faultlib are there
-    if os.sep in python:
-        if not (Path(python).is_file() and os.access(python, os.X_OK)):
-            raise ScriptError(f"{python}: no such interpreter (or not executable)")
-        return python, script, args
-    found = shutil.which(python)
-    if found is None:
-        raise ScriptError(f"{python}: no such interpreter on PATH")
-    return found, script, args
-
-
-def check_writable_dir(path: Path, option: str) -> None:
-    """Check that ``path`` is, or can be created as, a directory this process can write in.
-
-    Raises:
-        InputError: ``path`` or an ancestor is a file, or the nearest existing directory is not writable, or a
-            component is a symbolic link (the default ``.faultlib/trace`` too: :func:`faultlib.outputs.output_dir`).
-    """
-    from faultlib.outputs import output_dir
-
-    output_dir(path, option, create=False)
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        what = "is a file, not a directory" if existing == path else f"cannot be created: {existing} is a file"
-        raise InputError(f"{what}: pass a directory", path=path, field=option)
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise InputError(f"cannot write in {existing} ({exc.strerror or exc}): pass a writable directory",
-                         path=path, field=option) from exc
 
 
 # -- the passes ----------------------------------------------------------------------------------
@@ -392,7 +353,7 @@ def _watch_report(watch: _Pass) -> TraceReport:
         report.findings += [f for row in watch.children for f in row.get("findings") or []]
         report.tripped_steps = (child or {}).get("tripped_steps", report.tripped_steps)
     if report.nothing_watched and report.reason is not Reason.NONFINITE:
-        report.notes.append("nothing was watched: the script ran no torch.nn module forward and no optimizer step, "
+        report.notes.append(f"{NOTHING_WATCHED}: the script ran no torch.nn module forward and no optimizer step, "
                             "and neither did a Python child it started (children are traced through the "
                             "environment: see `children`)")
     return report

@@ -116,7 +116,7 @@ class SpawnedRank:
 
 def run_spawned_rank(fn: Callable, index: int, args: tuple, spawn_dir: str, tracer_type: type,
                      stop: type[BaseException]) -> None:
-    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`faultlib.trace.boot.main` writes it; the rank's own
+    """One spawned rank: the result file ``<spawn_dir>/rank<index>.json`` as :func:`faultlib.trace.launch.main` writes it; the rank's own
     exception is raised again after it is written (``spawn`` reports it in the parent as it would)."""
     import json
 

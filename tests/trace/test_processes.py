@@ -1,5 +1,5 @@
-"""`faultlib trace` never changes what the script does: a forked child runs untraced with its own exit code
-(the report says children were not traced), and a replay that never reaches the step is stopped and said."""
+"""`faultlib trace` never changes what the script does: a forked child is traced as a child of its own, never
+stopped (its exit code and control flow are its own), and a replay that never reaches the step is stopped and said."""
 
 from __future__ import annotations
 
@@ -54,14 +54,16 @@ while True:
 '''
 
 
-def test_a_forked_child_runs_untraced_and_keeps_its_exit_code(tmp_path):
+def test_a_forked_child_is_traced_and_keeps_its_exit_code_and_control_flow(tmp_path):
     (tmp_path / "forking.py").write_text(FORKING)
-    proc = cli("trace", "--json", "--", "python", "forking.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = cli("trace", "--json", "--quiet-replay", "--", "python", "forking.py", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
-    assert "child exit 7" in proc.stderr and "child caught" not in proc.stderr
-    assert report["ok"] is True
-    assert any("forked 1 child process" in note and "untraced" in note for note in report["notes"])
+    assert "child exit 7" in proc.stderr and "child caught" not in proc.stderr  # no tool exception in its except
+    [child] = report["children"]
+    assert child["traced"] and child["end"] == "exit" and child["first_nonfinite"]["phase"] == "backward", child
+    assert report["first_nonfinite"]["process"]["pid"] == child["pid"], report["first_nonfinite"]
+    assert report["watched"]["processes"] == 2 and not any("untraced" in note for note in report["notes"])
 
 
 def test_a_replay_that_never_reaches_the_step_is_stopped_and_said(tmp_path, monkeypatch):
@@ -146,7 +148,8 @@ def test_a_launcher_whose_training_runs_in_a_child_is_said_to_have_watched_nothi
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["watched"] == {"forwards": 0, "optimizer_steps": 0, "processes": 2}, report  # the child: no torch
-    assert any(note.startswith("nothing was watched") for note in report["notes"]), report["notes"]
+    assert report["ok"] is True and report["complete"] is False, report  # no value seen; nothing covered
+    assert any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), report["notes"]
     human = cli("trace", "--", "python", "launcher.py", cwd=tmp_path)
     assert "nothing watched" in human.stdout and "ok:" not in human.stdout, human.stdout
 
@@ -156,6 +159,6 @@ def test_a_script_that_runs_its_model_is_not_said_to_have_watched_nothing(tmp_pa
     proc = cli("trace", "--json", "--", "python", "one_step.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["ok"] and report["watched"]["forwards"] == 1, report
-    assert not any(note.startswith("nothing was watched") for note in report["notes"]), report["notes"]
+    assert report["ok"] and report["complete"] is True and report["watched"]["forwards"] == 1, report
+    assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), report["notes"]
     assert "ok:" in cli("trace", "--", "python", "one_step.py", cwd=tmp_path).stdout
