@@ -15,7 +15,8 @@ Which scripts make a session:
   [as h]`` with its functions called as ``helpers.f(...)``; a package's module, ``from pkg.helpers import f``, is
   ``pkg/helpers.py`` under the folder or its parent), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
-  builtins (a script that would stop with ``NameError`` unless something ran first). When several siblings define
+  builtins (a script that would stop with ``NameError`` unless something ran first), or that assigns at top level
+  a variable the script reads and never sets (``X``, ``y`` left by a preparation script: :mod:`.needed`). When several siblings define
   such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
   is taken; a tie is left out (ambiguous). Discovery follows the chosen siblings' own needs, up to
   :data:`MAX_MEMBERS` scripts, and runs each before the scripts that need it.
@@ -33,6 +34,7 @@ import builtins
 from functools import lru_cache
 from pathlib import Path
 
+from faultlib.detect.data.leakage.needed import needed_variables, provided_variables
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
 
@@ -135,7 +137,8 @@ def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
 def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
     """The siblings that define what ``tree`` calls and does not bind (see the module docstring)."""
     missing = _missing_calls(tree)
-    if not missing:
+    variables = needed_variables(tree, _bound(tree), path.parent) - set(missing)  # X, y set by prep.py (needed.py)
+    if not missing and not variables:
         return []
     siblings = sorted(p for p in path.parent.glob("*.py") if p != path and p not in taken)[:MAX_SIBLINGS]
     covers: dict[Path, set[str]] = {}
@@ -145,10 +148,11 @@ def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
             continue
         defs = _defined(parsed)
         names = {m for m, counts in missing.items() if m in defs and _accepts(defs[m], counts)}
+        names |= variables & provided_variables(parsed) if variables else set()
         if names:
             covers[sib] = names
     chosen: list[Path] = []
-    left = set(missing)
+    left = set(missing) | variables
     while covers:
         best = max(len(names & left) for names in covers.values())
         if not best:
