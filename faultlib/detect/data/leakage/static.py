@@ -49,6 +49,7 @@ from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.masks import MaskIdentity
+from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -82,8 +83,8 @@ class StaticReport:
 
 
 class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
-               EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
-               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -259,7 +260,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
         step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
-        return self._derive(data, data_rows_child(data, step), line)
+        # df[(df.x >= q1 - 1.5 * iqr) & ...]: the rows kept were chosen by statistics of the rows (outliers.py)
+        return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index))
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
@@ -360,7 +362,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         if not datas:
             return UNKNOWN
         first = next((d for d in datas if d.rows is not None), datas[0])
-        return Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test)
+        return self._masks_joined(values, Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test))
 
     def _join(self, a: Any, b: Any) -> Any:
         da, db = _maybe_data(a), _maybe_data(b)
@@ -373,7 +375,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
         out = self._combine(values)
         if isinstance(out, Data) and any(f.handwritten for f in out.taints):
-            out = out.with_(taints=frozenset(f for f in out.taints if not f.handwritten))
+            kept = frozenset(f for f in out.taints if not f.handwritten)
+            out = self._mask_cut_at(out.with_(taints=kept), out.taints - kept)  # a row mask's bounds (outliers.py)
         return out
 
     # ------------------------------------------------------------------ results
