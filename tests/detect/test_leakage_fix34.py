@@ -214,3 +214,28 @@ def test_messages_say_rows_in_words_and_json_keeps_the_notation(tmp_path):
     # --json keeps the notation it always had (a contract)
     assert by_line[8].evidence["fit_rows"] == "table[filter@6][split@7:test]"
     assert by_line[11].evidence["held_out_rows"].endswith("[fold@10:test]")
+
+
+# ---------------------------------------------------------------- a sibling's function imported under an alias
+
+HELPERS = "def prepare(t):\n    return t.fillna({fill})\n"
+ALIASED = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
+from helpers import prepare as prep
+table = prep(pd.read_csv("visits.csv"))
+A, B, ya, yb = train_test_split(table.drop(columns=["label"]), table["label"])
+print(Ridge().fit(A, ya).score(B, yb))
+"""
+
+
+def test_a_function_imported_from_a_sibling_under_an_alias_is_followed(tmp_path):
+    found, files = _session(tmp_path, {"helpers.py": HELPERS.format(fill="t.mean()"), "model.py": ALIASED})
+    assert files == ["helpers.py", "model.py"]
+    assert found == [("fit_before_split", "helpers.py", 2)]
+
+
+def test_the_aliased_function_without_a_statistic_is_silent(tmp_path):
+    found, files = _session(tmp_path, {"helpers.py": HELPERS.format(fill="0"), "model.py": ALIASED})
+    assert files == ["helpers.py", "model.py"] and found == []

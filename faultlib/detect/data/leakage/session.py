@@ -251,7 +251,9 @@ def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
 def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) -> None:
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and _last(n.module) in names and n.level <= 1:
-            _blank(text, n, "pass")
+            # from helpers import prepare as prep: the member's own name, under the alias the script calls
+            renamed = [f"{a.asname} = {a.name}" for a in n.names if a.asname and a.asname != a.name and a.name != "*"]
+            _blank(text, n, "; ".join(renamed) or "pass")
     for n in blank_module_imports(tree, names):
         _blank(text, n, "pass")
 
