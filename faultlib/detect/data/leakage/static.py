@@ -48,6 +48,7 @@ from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
+from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.powerfits import PowerFits
@@ -84,7 +85,7 @@ class StaticReport:
 
 class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
-               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -122,6 +123,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
+        self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))
@@ -221,6 +223,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        if id(index_node) in self._every_row:  # t['msg'][i] for i in range(len(t)): every row (loopitems.py)
+            return data
         stacked = self._stack_part(data, index_node, frame)  # concat([train, test]).loc[test.index]: the test part
         if stacked is not None:
             return stacked
@@ -302,10 +306,16 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         new = _maybe_data(value)
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             expr = expr.value
-        if new is None or not new.taints or not isinstance(expr, ast.Name):
+        if new is None or not isinstance(expr, ast.Name):
             return
         held = self._lookup(expr.id, frame)
         current = _maybe_data(held)
+        if current is not None and current.rows is None and current.taints and new.rows is not None:
+            # vectors['label'] = table['label']: a column set beside them aligns rows of unknown identity with it
+            self._store(expr.id, current.with_(rows=new.rows, taints=current.taints | new.taints), frame)
+            return
+        if not new.taints:
+            return
         if current is None and new.rows is None and isinstance(held, MaybeData):
             # guesses = np.zeros((2, 3)); guesses[i, j] = part['age'].median(): a table of statistics
             self._store(expr.id, new, frame)
@@ -319,7 +329,11 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         if isinstance(inner, Est) and inner.category == "splitter":
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
-            return False
+            item = self._row_items(source, node) if isinstance(node.target, ast.Name) else None
+            if item is None:
+                return False
+            self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
+            return True
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
         self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if inner is not source and not isinstance(
             source, Est) else pair, frame, node.lineno)
