@@ -65,6 +65,37 @@ LEAKS = {
         for tr, va in GroupKFold(5).split(past, groups=group):
             Ridge().fit(past.iloc[tr], past['label'].iloc[tr]).score(past.iloc[va], past['label'].iloc[va])
         """, [("shuffled_time_split", 5)]),
+    # messages cleaned in a for loop over the column (the loop form of a comprehension), vocabulary before the split
+    "texts_cleaned_in_a_loop_over_the_column_then_vocabulary_before_the_split": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        docs = []
+        for text in table['note']:
+            docs.append(text.lower())
+        vec = CountVectorizer().fit_transform(docs)
+        A, B, ya, yb = train_test_split(vec, table['label'])
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 5)]),
+    # every index of the table read in a loop, sentences of each note in an inner loop, an embedding trained on all of
+    # them, document vectors appended to an empty table, the label column set beside them, then the split
+    "embedding_of_every_note_sentence_then_rows_appended_to_an_empty_table": ("""\
+        from gensim.models import Word2Vec
+        notes = []
+        for i in range(len(table)):
+            notes.append(table['note'][i].lower())
+        sentences = []
+        for note in notes:
+            parts = note.split('.')
+            for part in parts:
+                sentences.append(part.split())
+        wv = Word2Vec(sentences)
+        vectors = [np.mean([wv.wv[w] for w in s], axis=0) for s in sentences]
+        frame = pd.DataFrame()
+        for i in range(len(vectors)):
+            frame = frame.append(pd.DataFrame(vectors[i].reshape(1, -1)))
+        frame['label'] = table['label']
+        A, B, ya, yb = train_test_split(frame.drop(columns=['label']), frame['label'])
+        LogisticRegression().fit(A, ya).score(B, yb)
+        """, [("fit_before_split", 10)]),
 }
 
 HEALTHY = {
@@ -109,6 +140,16 @@ HEALTHY = {
         past = table[table['date'] < '2016-04-25']
         for tr, va in GroupKFold(5).split(past, groups=past['store_id']):
             Ridge().fit(past.iloc[tr], past['label'].iloc[tr]).score(past.iloc[va], past['label'].iloc[va])
+        """),
+    # the split first, the loop over the training notes only, the vocabulary of the training notes
+    "training_notes_cleaned_in_a_loop_after_the_split": ("""\
+        from sklearn.feature_extraction.text import CountVectorizer
+        A, B, ya, yb = train_test_split(table, table['label'])
+        docs = []
+        for text in A['note']:
+            docs.append(text.lower())
+        vec = CountVectorizer().fit(docs)
+        LogisticRegression().fit(vec.transform(docs), ya).score(vec.transform(B['note']), yb)
         """),
 }
 
@@ -239,3 +280,24 @@ def test_a_function_imported_from_a_sibling_under_an_alias_is_followed(tmp_path)
 def test_the_aliased_function_without_a_statistic_is_silent(tmp_path):
     found, files = _session(tmp_path, {"helpers.py": HELPERS.format(fill="0"), "model.py": ALIASED})
     assert files == ["helpers.py", "model.py"] and found == []
+
+
+# ---------------------------------------------------------------- the best score of a sweep only printed
+
+SWEEP = """\
+from sklearn.neighbors import KNeighborsClassifier
+A, B, ya, yb = train_test_split(X, y)
+scores = pd.Series(dtype=float)
+for k in range(1, 11):
+    scores = scores.append(pd.Series(KNeighborsClassifier(n_neighbors=k).fit(A, ya).score(B, yb)))
+print('accuracies', scores.values, 'best', {shown})
+"""
+
+
+def test_the_best_candidate_of_a_test_sweep_printed_is_a_choice(tmp_path):
+    found = alarms(tmp_path, SWEEP.format(shown="np.argmax(scores.values) + 1"))
+    assert [k for k, _ in found] == ["tuned_on_test"]
+
+
+def test_the_best_score_of_a_test_sweep_only_printed_keeps_nothing(tmp_path):
+    assert alarms(tmp_path, SWEEP.format(shown="scores.values.max()")) == []
