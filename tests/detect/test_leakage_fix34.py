@@ -151,6 +151,19 @@ HEALTHY = {
         vec = CountVectorizer().fit(docs)
         LogisticRegression().fit(vec.transform(docs), ya).score(vec.transform(B['note']), yb)
         """),
+    # lags within each breath and folds grouped by breath: every series whole on one side of each fold
+    "lags_within_each_series_then_group_folds_by_series": ("""\
+        table['lag1'] = table.groupby('breath_id')['flow'].shift(1)
+        for tr, va in GroupKFold(5).split(table, groups=table['breath_id']):
+            Ridge().fit(table.iloc[tr], table['label'].iloc[tr]).score(table.iloc[va], table['label'].iloc[va])
+        """),
+    # the last period held out by the maximum of the period column: a cut-off, not an outlier fence
+    "last_period_held_out_by_its_maximum": ("""\
+        blocks = table['block']
+        last = blocks.max()
+        A, B = table.loc[blocks < last], table.loc[blocks == last]
+        Ridge().fit(A.drop(columns=['label']), A['label']).score(B.drop(columns=['label']), B['label'])
+        """),
 }
 
 

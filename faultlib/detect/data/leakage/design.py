@@ -300,7 +300,8 @@ class DesignChecks:
                 ordered: bool = False, calendar: list[str] | None = None) -> None:
         temporal = self._noted(x, "temporal")
         cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
-        if not ordered and (temporal or cutoff is not None):  # timeorder.py: the policy and why
+        whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
+        if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why
             order = "with shuffling" if shuffled else f"in folds of calendar periods ({', '.join(calendar)})" \
                 if calendar else "in folds that are not in time order"
             shown = f"rows built with time-ordered features ({', '.join(sorted(temporal))})" if temporal else \

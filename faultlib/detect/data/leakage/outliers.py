@@ -7,7 +7,8 @@ rows: which rows survive to be scored depends on the test rows' own values, exac
 (``df[c].clip(q1 - 1.5 * iqr, q3 + 1.5 * iqr)``, long reported) changes their values. Both use the same statistic;
 one keeps the row and moves its value, the other drops the row: the analysis treats them alike. The fences of the
 training part alone, applied afterwards to the test part, are no leak (the statistic's rows decide, as for every
-fit). A **fixed threshold** written in the code (``df[df.price < 1e6]``, domain knowledge) learns nothing and
+fit). A mask at the **maximum or minimum** (``df[df.block < df.block.max()]``: every period but the last) is a
+cut-off, not a fence, and stays silent. A **fixed threshold** written in the code (``df[df.price < 1e6]``, domain knowledge) learns nothing and
 stays silent, as does a comparison with a statistic that makes a *label* or a feature column (:mod:`.flags`).
 
 How: a comparison with a statistic written by hand drops the statistic from its result (a mask or a label is no
@@ -21,6 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
+
+
+#: statistics that are an end of the range: a mask at them picks a period or the extreme row, not a fence
+_RANGE_ENDS = frozenset({"max", "min", "amax", "amin", "nanmax", "nanmin"})
 
 
 class OutlierMasks:
@@ -37,7 +42,9 @@ class OutlierMasks:
         return entry[1] if entry is not None and entry[0] is value else frozenset()
 
     def _mask_cut_at(self, mask: Any, stripped: frozenset) -> Any:
-        """``mask`` is a comparison's result with the hand-written statistics ``stripped`` from it: keep them aside."""
+        """``mask`` is a comparison's result with the hand-written statistics ``stripped`` from it: keep them aside
+        (not a maximum or minimum: ``dates < dates.max()`` holds out the last period, a cut-off, not a fence)."""
+        stripped = frozenset(f for f in stripped if f.method not in _RANGE_ENDS)
         if stripped and isinstance(mask, Data):
             self._bounds_registry()[id(mask)] = (mask, stripped)
         return mask

@@ -14,6 +14,11 @@ be valid for a purely autoregressive model whose residuals are uncorrelated: the
 condition, the scikit-learn user guide ("Cross-validation of time series data") and the ASE'22 leakage taxonomy
 ("time series split with shuffling", issue 17) ask for a walk-forward, and a walk-forward is never wrong.
 
+Folds of **whole series** keep each series' past and future on one side: ``GroupKFold`` (or any ``groups=``) over
+a series id (a breath, a patient, a store) scores series the model never saw, the lags of a row are its own
+series' past, and time order across series does not matter. Groups that are calendar periods split one
+timeline instead, and stay a leak.
+
 What shows a series:
 
 * time-ordered features computed in the script (:data:`~faultlib.detect.data.leakage.vocab.TEMPORAL`, sliding
