@@ -13,11 +13,11 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from faultlib.detect.data.leakage.words import rows_in_words
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
+from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
     is_training_part, new_id, parts, test_step)
@@ -44,7 +44,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics(ScoringChecks):
+class EstimatorSemantics(PlainRows, ScoringChecks):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -412,10 +412,6 @@ class EstimatorSemantics(ScoringChecks):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
                                "is scored on rows that shaped its features")
-
-    def _words(self, rows: Any) -> str:
-        """Rows in plain words for a message (words.py); ``--json`` keeps the notation."""
-        return rows_in_words(rows, self.smap.describe)
 
     def _emit(self, kind: str, fit: FitRef, *, line: int, data: Data, why: str) -> None:
         key = (kind, fit.line, fit.column)

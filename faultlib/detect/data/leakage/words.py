@@ -55,4 +55,11 @@ def rows_in_words(rows: RowSet | None, where: Callable[[int], str]) -> str:
     return "; and ".join(_one(p, where) for p in found)
 
 
-__all__ = ["rows_in_words"]
+class PlainRows:
+    """A mixin of the static analyzer (needs ``smap``): ``self._words(rows)`` for messages."""
+
+    def _words(self, rows: RowSet | None) -> str:
+        return rows_in_words(rows, self.smap.describe)  # type: ignore[attr-defined]
+
+
+__all__ = ["PlainRows", "rows_in_words"]
