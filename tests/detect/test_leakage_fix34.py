@@ -96,6 +96,13 @@ LEAKS = {
         A, B, ya, yb = train_test_split(frame.drop(columns=['label']), frame['label'])
         LogisticRegression().fit(A, ya).score(B, yb)
         """, [("fit_before_split", 10)]),
+    # decision (3): an oversampler fitted on the held-out part makes synthetic test rows from test rows; the score
+    # is measured on them (a leak, not only a scoring error: the evaluation rows are shaped by a fit on themselves)
+    "smote_fitted_on_the_test_part_then_scored_on_its_output": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        Bs, ybs = SMOTE().fit_resample(B, yb)
+        LogisticRegression().fit(A, ya).score(Bs, ybs)
+        """, [("fit_on_test", 2)]),
 }
 
 HEALTHY = {
@@ -163,6 +170,12 @@ HEALTHY = {
         last = blocks.max()
         A, B = table.loc[blocks < last], table.loc[blocks == last]
         Ridge().fit(A.drop(columns=['label']), A['label']).score(B.drop(columns=['label']), B['label'])
+        """),
+    # decision (3), the healthy way: oversample the training part only, score the untouched test part
+    "smote_on_the_training_part_only": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        As, yas = SMOTE().fit_resample(A, ya)
+        LogisticRegression().fit(As, yas).score(B, yb)
         """),
 }
 

@@ -9,7 +9,10 @@ helpers, ``_reach`` and ``report`` from there):
   statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
   a split, copies of one row land on both sides (imbalanced-learn's samplers are in
-  :mod:`~faultlib.detect.data.leakage.vocab`).
+  :mod:`~faultlib.detect.data.leakage.vocab`). Policy (owner's decision, stop 34): an oversampler fitted on the
+  *test* part (``SMOTE().fit_resample(X_test, y_test)``, then a score on its output) is ``fit_on_test``, a leak
+  and not only a scoring error: the synthetic rows are interpolated between test rows, so the score is measured on
+  rows a fit on the test rows made (and the class balance of the test set is no longer the population's).
 * ``shuffled_time_split``: rows of a series (lag or rolling features: ``shift``, ``rolling``, ``diff``,
   ``ewm``, ``expanding``, ``pct_change``) split with shuffling (``train_test_split``'s default,
   ``KFold(shuffle=True)``, ``ShuffleSplit``): the model is trained on the future of the rows it is scored on
