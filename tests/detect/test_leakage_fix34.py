@@ -307,23 +307,3 @@ def test_the_aliased_function_without_a_statistic_is_silent(tmp_path):
     found, files = _session(tmp_path, {"helpers.py": HELPERS.format(fill="0"), "model.py": ALIASED})
     assert files == ["helpers.py", "model.py"] and found == []
 
-
-# ---------------------------------------------------------------- the best score of a sweep only printed
-
-SWEEP = """\
-from sklearn.neighbors import KNeighborsClassifier
-A, B, ya, yb = train_test_split(X, y)
-scores = pd.Series(dtype=float)
-for k in range(1, 11):
-    scores = scores.append(pd.Series(KNeighborsClassifier(n_neighbors=k).fit(A, ya).score(B, yb)))
-print('accuracies', scores.values, 'best', {shown})
-"""
-
-
-def test_the_best_candidate_of_a_test_sweep_printed_is_a_choice(tmp_path):
-    found = alarms(tmp_path, SWEEP.format(shown="np.argmax(scores.values) + 1"))
-    assert [k for k, _ in found] == ["tuned_on_test"]
-
-
-def test_the_best_score_of_a_test_sweep_only_printed_keeps_nothing(tmp_path):
-    assert alarms(tmp_path, SWEEP.format(shown="scores.values.max()")) == []

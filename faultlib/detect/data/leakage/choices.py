@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.shown import shown_only
 from faultlib.detect.data.leakage.guards import counter_guard, counters
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
@@ -124,7 +123,6 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
     if not loops:
         return out
     later_calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
-    shown = shown_only(tree)  # a maximum only printed keeps nothing (shown.py)
     names_of: dict[int, set[str]] = {}
 
     def names(node: ast.AST) -> set[str]:  # cached: every loop looks at the same later calls
@@ -189,8 +187,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
             if call.lineno <= end or chooses:
                 continue
             name = _call_name(call)
-            if name in _CHOOSERS and kept & names(call) and id(call) not in shown:
-                chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks)); not print(max(...))
+            if name in _CHOOSERS and kept & names(call):
+                chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
             elif name in varied and name not in typed_back and kept and sweep_of(call) is not None:
                 # the same constructor swept again by a later loop: a new curve, not a value typed back (the value
                 # typed after that curve may still be read off this one: the window runs from its end)
