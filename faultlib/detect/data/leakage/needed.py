@@ -10,6 +10,9 @@ defines the functions a script calls does (the same choice: the one that covers 
 A name counts as *needed* when the script loads it and binds it nowhere (no assignment, parameter, loop target,
 import, ``def`` or ``class``), it is not a builtin nor a module dunder (``__file__``), and the script has no star
 import of a module outside its folder (``from pylab import *`` may define anything: then nothing is needed).
+Only a script that fits, splits or scores one of those names needs them (a missing constant says nothing of run
+order), and a sibling is joined for them only when it provides **every** one (read alone after it, the script
+would run without ``NameError``; a sibling that sets ``epochs`` but not ``X_train`` is another experiment).
 A sibling *provides* a name it assigns outside any function or class (``X = ...``, ``X, y = ...``, ``for X in``,
 ``with ... as X``, ``X += ...``); importing a name is not providing it.
 """
@@ -29,22 +32,56 @@ def _star_import_elsewhere(tree: ast.Module, folder: Path) -> bool:
                for n in ast.walk(tree))
 
 
+#: calls whose arguments are data a model is fitted, split or scored on (scikit-learn, Keras, LightGBM names)
+_DATA_CALLS = frozenset({"fit", "fit_transform", "fit_resample", "train_test_split", "cross_val_score",
+                         "cross_validate", "cross_val_predict", "split", "score", "predict", "train", "Dataset",
+                         "DMatrix"})
+
+
+def _data_arguments(tree: ast.Module) -> set[str]:
+    """Names passed (at any depth) as an argument of a fit, a split or a score."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(
+                n.func, "id", None)) in _DATA_CALLS:
+            for arg in [*n.args, *(k.value for k in n.keywords)]:
+                out |= {m.id for m in ast.walk(arg) if isinstance(m, ast.Name)}
+    return out
+
+
 def needed_variables(tree: ast.Module, bound: set[str], folder: Path) -> set[str]:
-    """Names ``tree`` loads as values but never binds (see the module docstring); ``bound``: every name it binds."""
+    """Names ``tree`` loads as values but never binds (see the module docstring); ``bound``: every name it binds.
+    Empty unless one of them is data the script fits, splits or scores (``train_test_split(X, y)``): a missing
+    constant (``img_size``) says nothing about which script ran first."""
     if _star_import_elsewhere(tree, folder):
         return set()
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and id(n) not in called and n.id not in bound and n.id not in _BUILTINS
-            and not (n.id.startswith("__") and n.id.endswith("__"))}
+    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+           and id(n) not in called and n.id not in bound and n.id not in _BUILTINS
+           and not (n.id.startswith("__") and n.id.endswith("__"))}
+    return out if out & _data_arguments(tree) else set()
 
 
 def _targets(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def provided_variables(tree: ast.Module) -> set[str]:
-    """Names ``tree`` assigns outside any function or class."""
+_PROVIDED: dict[int, tuple[ast.Module, frozenset[str]]] = {}  # id(tree) -> (tree, names): siblings are read often
+
+
+def provided_variables(tree: ast.Module) -> frozenset[str]:
+    """Names ``tree`` assigns outside any function or class (remembered per parsed tree)."""
+    hit = _PROVIDED.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    if len(_PROVIDED) > 1024:
+        _PROVIDED.clear()
+    out = frozenset(_assigned_outside_functions(tree))
+    _PROVIDED[id(tree)] = (tree, out)
+    return out
+
+
+def _assigned_outside_functions(tree: ast.Module) -> set[str]:
     out: set[str] = set()
     todo: list[ast.AST] = list(tree.body)
     while todo:

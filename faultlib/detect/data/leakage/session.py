@@ -148,7 +148,7 @@ def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
             continue
         defs = _defined(parsed)
         names = {m for m, counts in missing.items() if m in defs and _accepts(defs[m], counts)}
-        names |= variables & provided_variables(parsed) if variables else set()
+        names |= variables if variables and variables <= provided_variables(parsed) else set()  # all (needed.py)
         if names:
             covers[sib] = names
     chosen: list[Path] = []
