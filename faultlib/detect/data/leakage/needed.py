@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import builtins
 from pathlib import Path
+from typing import Callable
 
 _BUILTINS = frozenset(dir(builtins)) | frozenset({"get_ipython", "display", "In", "Out"})
 
@@ -49,17 +50,31 @@ def _data_arguments(tree: ast.Module) -> set[str]:
     return out
 
 
-def needed_variables(tree: ast.Module, bound: set[str], folder: Path) -> set[str]:
-    """Names ``tree`` loads as values but never binds (see the module docstring); ``bound``: every name it binds.
+_NEEDED: dict[tuple[int, str], tuple[ast.Module, frozenset[str]]] = {}
+
+
+def needed_variables(tree: ast.Module, bound_of: Callable[[ast.Module], set[str]], folder: Path) -> set[str]:
+    """Names ``tree`` loads as values but never binds (see the module docstring); ``bound_of(tree)``: every name it
+    binds (asked only when not remembered).
     Empty unless one of them is data the script fits, splits or scores (``train_test_split(X, y)``): a missing
     constant (``img_size``) says nothing about which script ran first."""
-    if _star_import_elsewhere(tree, folder):
-        return set()
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-           and id(n) not in called and n.id not in bound and n.id not in _BUILTINS
-           and not (n.id.startswith("__") and n.id.endswith("__"))}
-    return out if out & _data_arguments(tree) else set()
+    key = (id(tree), str(folder))
+    hit = _NEEDED.get(key)
+    if hit is not None and hit[0] is tree:
+        return set(hit[1])
+    if len(_NEEDED) > 1024:
+        _NEEDED.clear()
+    out: set[str] = set()
+    if not _star_import_elsewhere(tree, folder):
+        nodes = list(ast.walk(tree))
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        bound = bound_of(tree)
+        out = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+               and id(n) not in called and n.id not in bound and n.id not in _BUILTINS
+               and not (n.id.startswith("__") and n.id.endswith("__"))}
+        out = out if out and out & _data_arguments(tree) else set()
+    _NEEDED[key] = (tree, frozenset(out))  # (the discovery reads the same siblings for every script of a folder)
+    return out
 
 
 def _targets(node: ast.AST) -> set[str]:

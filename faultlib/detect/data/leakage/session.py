@@ -137,7 +137,7 @@ def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
 def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
     """The siblings that define what ``tree`` calls and does not bind (see the module docstring)."""
     missing = _missing_calls(tree)
-    variables = needed_variables(tree, _bound(tree), path.parent) - set(missing)  # X, y set by prep.py (needed.py)
+    variables = needed_variables(tree, _bound, path.parent) - set(missing)  # X, y set by prep.py (needed.py)
     if not missing and not variables:
         return []
     siblings = sorted(p for p in path.parent.glob("*.py") if p != path and p not in taken)[:MAX_SIBLINGS]
