@@ -9,7 +9,10 @@ helpers, ``_reach`` and ``report`` from there):
   statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
   a split, copies of one row land on both sides (imbalanced-learn's samplers are in
-  :mod:`~faultlib.detect.data.leakage.vocab`).
+  :mod:`~faultlib.detect.data.leakage.vocab`). Policy (owner's decision, stop 34): an oversampler fitted on the
+  *test* part (``SMOTE().fit_resample(X_test, y_test)``, then a score on its output) is ``fit_on_test``, a leak
+  and not only a scoring error: the synthetic rows are interpolated between test rows, so the score is measured on
+  rows a fit on the test rows made (and the class balance of the test set is no longer the population's).
 * ``shuffled_time_split``: rows of a series (lag or rolling features: ``shift``, ``rolling``, ``diff``,
   ``ewm``, ``expanding``, ``pct_change``) split with shuffling (``train_test_split``'s default,
   ``KFold(shuffle=True)``, ``ShuffleSplit``): the model is trained on the future of the rows it is scored on
@@ -29,6 +32,7 @@ from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
                                                   test_step)
 from faultlib.findings import Finding, Severity
@@ -210,7 +214,9 @@ class DesignChecks:
             return expr
         if name in ("max", "min", "amax", "amin") and node.args and _date_column(node.args[0]):
             return UNKNOWN  # np.max(df['date']): a reference date
-        if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, 1):
+        # np.percentile(a, q, axis): the second argument of a quantile is q, its axis the third
+        axis_at = 2 if name in ("percentile", "nanpercentile", "quantile", "nanquantile") else 1
+        if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, axis_at):
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
@@ -280,10 +286,12 @@ class DesignChecks:
     def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any) -> None:
         shuffle = kwargs.get("shuffle", Const(True))
         shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
-        for arg in args[:1]:
-            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split")
+        for arg in args[:1]:  # shuffle=False holds out the last rows: a cut-off, in time order
+            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split",
+                         ordered=not shuffled)
 
-    def _check_cv_design(self, cv: Any, has_groups: bool, x: Any, line: int, frame: Any = None) -> None:
+    def _check_cv_design(self, cv: Any, has_groups: bool, x: Any, line: int, frame: Any = None,
+                         node: ast.Call | None = None) -> None:
         if not isinstance(cv, Est) or cv.category != "splitter":
             shuffled, grouped = False, has_groups
         else:
@@ -292,15 +300,24 @@ class DesignChecks:
                 isinstance(shuffle, Const) and shuffle.value is True)
             grouped = has_groups or cv.cls in vocab.GROUP_SPLITTERS or cv.cls in ("TimeSeriesSplit", "PredefinedSplit")
         self._design(x, line, frame, shuffled=shuffled, grouped=grouped,
-                     how=f"{cv.cls}" if isinstance(cv, Est) else "cross-validation")
+                     how=f"{cv.cls}" if isinstance(cv, Est) else "cross-validation", ordered=keeps_time_order(cv),
+                     calendar=calendar_groups(groups_argument(node), self.tree))
 
-    def _design(self, x: Any, line: int, frame: Any, *, shuffled: bool, grouped: bool, how: str) -> None:
+    def _design(self, x: Any, line: int, frame: Any, *, shuffled: bool, grouped: bool, how: str,
+                ordered: bool = False, calendar: list[str] | None = None) -> None:
         temporal = self._noted(x, "temporal")
-        if shuffled and temporal:
+        cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
+        whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
+        if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why
+            order = "with shuffling" if shuffled else f"in folds of calendar periods ({', '.join(calendar)})" \
+                if calendar else "in folds that are not in time order"
+            shown = f"rows built with time-ordered features ({', '.join(sorted(temporal))})" if temporal else \
+                f"rows of a forecast (the held-out rows are those after the date cut-off on " \
+                f"{self.smap.describe(cutoff)})"
             self._design_finding("shuffled_time_split", line, frame,
-                                 f"rows built with time-ordered features ({', '.join(sorted(temporal))}) are split by "
-                                 f"{how} with shuffling: the model trains on the future of the rows it is scored on. "
-                                 "Fix: split by time (shuffle=False, TimeSeriesSplit)", {"features": sorted(temporal)})
+                                 f"{shown} are split by {how} {order}: the model trains on the future of the rows it "
+                                 "is scored on. Fix: split by time (TimeSeriesSplit, a date cut-off)",
+                                 {"features": sorted(temporal), **({"groups": calendar} if calendar else {})})
         entity = self._noted(x, "grouped")
         if entity and not grouped:
             self._design_finding("entity_across_split", line, frame,

@@ -6,7 +6,8 @@ table as an unknown name becoming a dict (``d = {}; d['train'] = ...``), and the
 lost before the table reached a model or a file. The first column filled from data gives the table its rows; later
 columns add their fits (:meth:`~faultlib.detect.data.leakage.static.Analyzer._bind_item`, as for any table).
 
-Only a constructor given no data counts (``pd.DataFrame()``, ``pd.DataFrame(columns=[...])``); a table built from
+Rows appended to the empty table (``df = df.append(pd.DataFrame(vec.reshape(1, -1)))`` in a loop, pandas < 2) make
+it those rows, as a first column does. Only a constructor given no data counts (``pd.DataFrame()``, ``pd.DataFrame(columns=[...])``); a table built from
 data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its source's rows.
 """
 
@@ -38,6 +39,14 @@ class FreshTables:
         if _empty_constructor(ref, args, kwargs):
             return FreshTable("DataFrame()", node.lineno)
         return super()._library(ref, args, kwargs, node, frame)
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if name == "append" and still_empty(receiver) and args and _maybe_data(args[0]) is not None:
+            return _maybe_data(args[0])  # df = df.append(row_frame): the empty table becomes the rows appended
+        return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _fill_fresh(self, target: ast.expr, owner: Any, value: Any, frame: Any) -> bool:
         """``feat['a'] = data_expr`` on a still empty table: the table takes that column's rows and fits (the

@@ -79,7 +79,7 @@ class ScoringChecks:
             if p is not None:
                 self._reached.add((fit.line, fit.column))
                 self._emit("trained_on_test", fit, line=line, data=x,
-                           why=f"it cross-validates rows that include the held-out rows {p.describe()}, which "
+                           why=f"it cross-validates rows that include the held-out rows ({self._words(p)}), which "
                                f"{how} on {self.smap.describe(line)} then scores: the test rows helped choose the "
                                "model")
 

@@ -17,6 +17,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
+from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
     is_training_part, new_id, parts, test_step)
@@ -43,7 +44,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics(ScoringChecks):
+class EstimatorSemantics(PlainRows, ScoringChecks):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -56,7 +57,7 @@ class EstimatorSemantics(ScoringChecks):
             x = args[1] if len(args) > 1 else kwargs.get("X")
             self._reach(x)
             self._check_cv(_as_data(x), line, f"{name}()")
-            self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame)
+            self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame, node)
             if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans) and \
                     self._loop_keeps_a_choice(line):  # scores printed in a loop choose nothing (handpicked.py)
                 # cross-validating candidates in a loop (or a validation curve) chooses one; a single score does not
@@ -234,7 +235,7 @@ class EstimatorSemantics(ScoringChecks):
             if name == "split" and x is not None:
                 self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
-                self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame)
+                self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)
                 return FoldIter(new_id(), line, x)
             return UNKNOWN
         if name in ("set_params", "set_output"):
@@ -317,7 +318,7 @@ class EstimatorSemantics(ScoringChecks):
                 if p.root.test or test_step(p) is not None or named is not None:
                     step = test_step(p)
                     self._emit("fit_on_test", fit, line=node.lineno, data=x,
-                               why=f"those rows are held out ({p.describe()}"
+                               why=f"those rows are held out ({self._words(p)}"
                                    f"{', ' + self.smap.describe(step.line) if step else ''})")
                     break
             else:
@@ -368,7 +369,7 @@ class EstimatorSemantics(ScoringChecks):
                     if f.root.test or test_step(f) is not None or (f == p and not f.steps and data.test):
                         # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
-                                   why=f"it was fitted on held-out rows ({f.describe()})")
+                                   why=f"it was fitted on held-out rows ({self._words(f)})")
                         break
                     step = test_step(p, len(f.steps), val=fit.resampler)
                     if step is not None and step.kind == "fold":
@@ -381,10 +382,10 @@ class EstimatorSemantics(ScoringChecks):
                         what = "train_test_split" if step.kind == "split" else "a row selection"
                         self._emit("fit_before_split", fit, line=step.line, data=data,
                                    why=f"{what} on {self.smap.describe(step.line)} then sends some of those rows to "
-                                       f"test ({p.describe()})")
+                                       f"test ({self._words(p)})")
                     else:
                         self._emit("fit_before_split", fit, line=line, data=data,
-                                   why=f"rows {p.describe()} among them are then held out ({how}, "
+                                   why=f"{self._words(p)} among them are then held out ({how}, "
                                        f"{self.smap.describe(line)})")
                     break
 
@@ -398,7 +399,7 @@ class EstimatorSemantics(ScoringChecks):
                 if held is not None:
                     step = test_step(held)
                     self._emit("fit_before_split", fit, line=line, data=data,
-                               why=f"its rows include the held-out rows {held.describe()} (split on "
+                               why=f"its rows include the held-out rows ({self._words(held)}; split on "
                                    f"{self.smap.describe(step.line if step else line)}) and what it computed trains "
                                    f"the model on {self.smap.describe(line)}")
                     break
@@ -422,7 +423,7 @@ class EstimatorSemantics(ScoringChecks):
 
     def _finding(self, p: dict[str, Any], reached: bool, also: list[str]) -> Finding:
         kind, fit, data, why = p["kind"], p["fit"], p["data"], p["why"]
-        rows = fit.rows.describe() if fit.rows is not None else "unknown rows"
+        rows = fit.rows.describe() if fit.rows is not None else "unknown rows"  # --json: the notation (a contract)
         if fit.handwritten:
             name = f"a statistic written by hand (`{fit.estimator}`)"
         else:
@@ -436,7 +437,7 @@ class EstimatorSemantics(ScoringChecks):
             "trained_on_test": "fit (or search) on the training part only and score the held-out part once",
         }[kind]
         verb = "computed" if fit.handwritten else "fitted"
-        message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on rows {rows}{labels}; "
+        message = (f"{name} is {verb} ({fit.method} on {self.smap.describe(fit.line)}) on {self._words(fit.rows)}{labels}; "
                    f"{why}. Fix: {advice}")
         severity = Severity.ERROR if fit.supervised or kind == "trained_on_test" else Severity.WARNING
         if fit.estimator == "LabelEncoder" and reached:  # a feature's category set only (see choices.py)

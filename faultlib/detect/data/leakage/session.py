@@ -15,7 +15,8 @@ Which scripts make a session:
   [as h]`` with its functions called as ``helpers.f(...)``; a package's module, ``from pkg.helpers import f``, is
   ``pkg/helpers.py`` under the folder or its parent), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
-  builtins (a script that would stop with ``NameError`` unless something ran first). When several siblings define
+  builtins (a script that would stop with ``NameError`` unless something ran first), or that assigns at top level
+  a variable the script reads and never sets (``X``, ``y`` left by a preparation script: :mod:`.needed`). When several siblings define
   such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
   is taken; a tie is left out (ambiguous). Discovery follows the chosen siblings' own needs, up to
   :data:`MAX_MEMBERS` scripts, and runs each before the scripts that need it.
@@ -33,6 +34,7 @@ import builtins
 from functools import lru_cache
 from pathlib import Path
 
+from faultlib.detect.data.leakage.needed import needed_variables, provided_variables
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
 
@@ -135,7 +137,8 @@ def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
 def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
     """The siblings that define what ``tree`` calls and does not bind (see the module docstring)."""
     missing = _missing_calls(tree)
-    if not missing:
+    variables = needed_variables(tree, _bound, path.parent) - set(missing)  # X, y set by prep.py (needed.py)
+    if not missing and not variables:
         return []
     siblings = sorted(p for p in path.parent.glob("*.py") if p != path and p not in taken)[:MAX_SIBLINGS]
     covers: dict[Path, set[str]] = {}
@@ -145,10 +148,11 @@ def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
             continue
         defs = _defined(parsed)
         names = {m for m, counts in missing.items() if m in defs and _accepts(defs[m], counts)}
+        names |= variables if variables and variables <= provided_variables(parsed) else set()  # all (needed.py)
         if names:
             covers[sib] = names
     chosen: list[Path] = []
-    left = set(missing)
+    left = set(missing) | variables
     while covers:
         best = max(len(names & left) for names in covers.values())
         if not best:
@@ -247,7 +251,9 @@ def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
 def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) -> None:
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom) and _last(n.module) in names and n.level <= 1:
-            _blank(text, n, "pass")
+            # from helpers import prepare as prep: the member's own name, under the alias the script calls
+            renamed = [f"{a.asname} = {a.name}" for a in n.names if a.asname and a.asname != a.name and a.name != "*"]
+            _blank(text, n, "; ".join(renamed) or "pass")
     for n in blank_module_imports(tree, names):
         _blank(text, n, "pass")
 

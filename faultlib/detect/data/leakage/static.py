@@ -48,7 +48,9 @@ from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
+from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
+from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -84,8 +86,8 @@ class StaticReport:
 
 
 class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
-               EmbeddingSemantics, MaskIdentity, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
-               FunctionalFits, EstimatorSemantics, ScopeAliases, Interpreter):
+               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -125,6 +127,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         self._bindings = bindings(tree)
         self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
+        self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
         # column names also reach a helper through its parameters (what its calls pass)
         self._column_names = column_names(self._bindings, parameter_bindings(tree))
@@ -231,6 +234,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
+        if id(index_node) in self._every_row:  # t['msg'][i] for i in range(len(t)): every row (loopitems.py)
+            return data
         stacked = self._stack_part(data, index_node, frame)  # concat([train, test]).loc[test.index]: the test part
         if stacked is not None:
             return stacked
@@ -270,7 +275,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
         step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
-        return self._derive(data, data_rows_child(data, step), line)
+        # df[(df.x >= q1 - 1.5 * iqr) & ...]: the rows kept were chosen by statistics of the rows (outliers.py)
+        return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index))
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
@@ -311,10 +317,16 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         new = _maybe_data(value)
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             expr = expr.value
-        if new is None or not new.taints or not isinstance(expr, ast.Name):
+        if new is None or not isinstance(expr, ast.Name):
             return
         held = self._lookup(expr.id, frame)
         current = _maybe_data(held)
+        if current is not None and current.rows is None and current.taints and new.rows is not None:
+            # vectors['label'] = table['label']: a column set beside them aligns rows of unknown identity with it
+            self._store(expr.id, current.with_(rows=new.rows, taints=current.taints | new.taints), frame)
+            return
+        if not new.taints:
+            return
         if current is None and new.rows is None and isinstance(held, MaybeData):
             # guesses = np.zeros((2, 3)); guesses[i, j] = part['age'].median(): a table of statistics
             self._store(expr.id, new, frame)
@@ -328,7 +340,11 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         if isinstance(inner, Est) and inner.category == "splitter":
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
-            return False
+            item = self._row_items(source, node) if isinstance(node.target, ast.Name) else None
+            if item is None:
+                return False
+            self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
+            return True
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
         self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if inner is not source and not isinstance(
             source, Est) else pair, frame, node.lineno)
@@ -377,7 +393,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         if not datas:
             return UNKNOWN
         first = next((d for d in datas if d.rows is not None), datas[0])
-        return Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test)
+        return self._masks_joined(values, Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test))
 
     def _join(self, a: Any, b: Any) -> Any:
         da, db = _maybe_data(a), _maybe_data(b)
@@ -390,7 +406,8 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
         out = self._combine(values)
         if isinstance(out, Data) and any(f.handwritten for f in out.taints):
-            out = out.with_(taints=frozenset(f for f in out.taints if not f.handwritten))
+            kept = frozenset(f for f in out.taints if not f.handwritten)
+            out = self._mask_cut_at(out.with_(taints=kept), out.taints - kept)  # a row mask's bounds (outliers.py)
         return out
 
     # ------------------------------------------------------------------ results

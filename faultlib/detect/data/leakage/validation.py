@@ -58,7 +58,7 @@ class ValidationChecks:
                 self._pending.append({
                     "kind": "fit_before_split", "fit": fit, "line": split.line, "data": x, "validation": True,
                     "why": f"train_test_split on {self.smap.describe(split.line)} then sets some of the training "
-                           f"file's rows aside for validation ({p.describe()}), and {how} on "
+                           f"file's rows aside for validation ({self._words(p)}), and {how} on "
                            f"{self.smap.describe(line)} scores a model on them: the validation scores, this "
                            "notebook's only labelled evaluation, come from rows that shaped the fit"})
 

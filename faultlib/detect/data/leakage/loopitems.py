@@ -1,0 +1,106 @@
+"""A ``for`` loop over a column, or over a list built item by item, for the static leakage analysis.
+
+``for text in table['message']: words.append(clean(text))`` is the loop form of
+``words = [clean(t) for t in table['message']]``: one item a row (:mod:`.embeddings` reads the comprehension so).
+Each pass binds one row of the column, and what the body appends from it carries those rows: a vocabulary or an
+embedding trained on ``words`` before the split is a fit of every message. The same holds for a loop over a list
+the script built by appending (``corpus = []`` ... ``corpus.append(review)``, then ``for sent in corpus:``): its
+items are the rows appended.
+
+``for i in range(len(table)): text = table['msg'][i]`` visits every index: over the loop, ``table['msg'][i]`` reads
+every row (the whole column), not a row selection. Inside a loop over rows, a loop over a call on the row (``for sent in sent_tokenize(text)``: its sentences) binds parts
+of that row, the same rows. Only these sources bind the loop variable to the rows: iterating a frame gives its column names, an array its
+rows of numbers whose identity the analysis does not follow, anything else an unknown value (as before).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.embeddings import _one_item_a_row
+
+
+def built_lists(tree: ast.Module) -> frozenset[str]:
+    """Names assigned an empty list (``corpus = []``) and appended to (``corpus.append(x)``) in ``tree``."""
+    empty = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
+             and not n.value.elts for t in n.targets if isinstance(t, ast.Name)}
+    appended = {n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "append" and isinstance(n.func.value, ast.Name)}
+    return frozenset(empty & appended)
+
+
+def every_row_indices(tree: ast.Module) -> frozenset[int]:
+    """Ids of the index expressions ``t[i]`` (``t['msg'][i]``) inside ``for i in range(len(...))`` /
+    ``range(0, len(...))``: the loop visits every index, so over the whole loop ``t[i]`` reads every row of ``t``,
+    not a selection of them."""
+    out: set[int] = set()
+    for loop in ast.walk(tree):
+        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+            continue
+        args = loop.iter.args
+        every = len(args) == 1 or len(args) == 2 and isinstance(args[0], ast.Constant) and args[0].value == 0
+        if not (every and isinstance(args[-1], ast.Call) and isinstance(args[-1].func, ast.Name)
+                and args[-1].func.id == "len"):
+            continue
+        var = loop.target.id
+        out |= {id(n.slice) for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Name) and n.slice.id == var}
+    return frozenset(out)
+
+
+def _call_assignments(tree: ast.Module) -> dict[str, list[ast.Call]]:
+    """``name -> [call, ...]`` for every ``name = call(...)`` in ``tree``."""
+    out: dict[str, list[ast.Call]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    out.setdefault(t.id, []).append(n.value)
+    return out
+
+
+class LoopItems:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
+
+    def _row_items(self, source: Any, node: ast.For) -> Any:
+        """The loop variable's value when ``node`` iterates a column or a built list of rows; ``None`` otherwise."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if not hasattr(self, "_built_lists"):
+            self._built_lists = built_lists(self.tree)
+        data = _maybe_data(source)
+        if data is None or data.rows is None:
+            return None
+        if _one_item_a_row(node.iter) or isinstance(node.iter, ast.Name) and node.iter.id in self._built_lists \
+                or self._of_a_row(node.iter):
+            return data
+        return None
+
+    def _of_a_row(self, expr: ast.expr) -> bool:
+        """``sent_tokenize(text)`` / ``text.split('.')`` inside a loop over rows: the parts of one row (its
+        sentences) are items of that row."""
+        active = getattr(self, "_row_loop_names", set())
+        if isinstance(expr, ast.Name):  # sent_token = sent_tokenize(sent); for s in sent_token
+            if not hasattr(self, "_call_assigned"):
+                self._call_assigned = _call_assignments(self.tree)
+            return any(self._of_a_row(value) for value in self._call_assigned.get(expr.id, ()))
+        return isinstance(expr, ast.Call) and any(isinstance(n, ast.Name) and n.id in active for n in ast.walk(expr))
+
+    def _run_row_loop(self, node: ast.For, item: Any, frame: Any) -> None:
+        """Bind one row to the loop variable and run the body once (names of such loops are active inside it)."""
+        if not hasattr(self, "_row_loop_names"):
+            self._row_loop_names: set[str] = set()
+        name = node.target.id  # type: ignore[attr-defined]
+        fresh = name not in self._row_loop_names
+        self._row_loop_names.add(name)
+        try:
+            self._bind(node.target, item, frame, node.lineno)  # type: ignore[attr-defined]
+            self._block(node.body, frame)  # type: ignore[attr-defined]
+        finally:
+            if fresh:
+                self._row_loop_names.discard(name)
+
+
+__all__ = ["LoopItems", "built_lists", "every_row_indices"]
