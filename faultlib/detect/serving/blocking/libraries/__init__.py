@@ -13,6 +13,7 @@ from faultlib.detect.serving.blocking.libraries.agents import AGENTS
 from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
+from faultlib.detect.serving.blocking.libraries.dataframes import DATAFRAMES
 from faultlib.detect.serving.blocking.libraries.devices import DEVICES
 from faultlib.detect.serving.blocking.libraries.documents import DOCUMENTS
 from faultlib.detect.serving.blocking.libraries.helpdesk import HELPDESK
@@ -38,9 +39,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM)
+           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DEVICES", "DOCUMENTS", "HELPDESK",
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
            "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VECTORS", "VOICE", "WEIGHTS"]
