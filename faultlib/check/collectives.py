@@ -32,9 +32,9 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.distributed.collectives import KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 
+__getattr__ = lazy_kinds("faultlib.detect.distributed.collectives")
 __all__ = ["KINDS", "command"]
 
 
