@@ -28,12 +28,11 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.detect.data.alignment.join import HOW, VALIDATE
-from faultlib.detect.data.alignment.report import KINDS as _KINDS
 from faultlib.errors import InputError
 
-KINDS = dict(_KINDS)
+__getattr__ = lazy_kinds("faultlib.detect.data.alignment.report")
 _LINE_OF_ROW_0 = {".csv": 2, ".tsv": 2, ".jsonl": 1, ".ndjson": 1}
 
 

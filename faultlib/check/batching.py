@@ -25,12 +25,11 @@ from typing import Any
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.batching import KINDS as _KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.errors import DetectorError, InputError
 from faultlib.readers.pymodule import load_module, resolve, split_target, user_code, user_line
 
-KINDS = dict(_KINDS)
+__getattr__ = lazy_kinds("faultlib.detect.data.batching")
 
 
 def _definition_line(obj: Any) -> int | None:

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.serving.blocking import KINDS, analyze_path
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 
+__getattr__ = lazy_kinds("faultlib.detect.serving.blocking")
 __all__ = ["KINDS", "command"]
 
 
@@ -61,5 +61,7 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                     "Packages extend the vocabulary through the entry-point group faultlib.blocking_calls.")
 @click.argument("path", metavar="FILE.py|DIR")
 def command(path: str) -> CheckResult:
+    from faultlib.detect.serving.blocking import analyze_path
+
     report = analyze_path(path)
     return CheckResult("blocking", report.findings, {"path": path, **report.fields()})

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.checkpoints.scan import KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 
+__getattr__ = lazy_kinds("faultlib.detect.checkpoints.scan")
 __all__ = ["KINDS", "command"]
 
 

@@ -17,11 +17,13 @@ JSON fields (besides ``detector``, ``ok``, ``findings``):
   completed (``state`` ``started``: still waiting at the dump; ``failed``: the backend raised);
 - ``ranks``: the ranks dumped; ``groups``: ``{name: {ranks, last_seq}}``.
 
-Kinds: ``collective_missing``, ``collective_extra``, ``collective_mismatch`` (errors) and
-``collective_pending`` (warning).
+Kinds: ``collective_missing``, ``collective_extra``, ``collective_mismatch`` (errors), ``collective_pending`` and
+``dump_missing`` (warnings: a rank of a recorded group, or any rank below the dumps' ``world_size``, left no dump).
 
 Exit codes: 0 when the ranks agree and nothing is pending, 1 when a finding reaches ``--fail-on``, 2 when
-DUMP_DIR is missing, holds no dump, or a dump is not a flight-recorder dump (file and field named).
+DUMP_DIR is missing, holds no dump, or a dump is not a flight-recorder dump, or the dumps disagree on
+``world_size`` (two jobs, or two generations of an elastic job, in one directory) or a rank is outside its
+``world_size`` (file and field named).
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.distributed.collectives import KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 
+__getattr__ = lazy_kinds("faultlib.detect.distributed.collectives")
 __all__ = ["KINDS", "command"]
 
 

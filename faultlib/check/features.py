@@ -34,10 +34,10 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.serving.features.diff import KINDS as _KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 
-KINDS = {k: v for k, v in _KINDS.items() if k != "predictions_changed"}  # that one comes from attribution only
+# predictions_changed comes from attribution only
+__getattr__ = lazy_kinds("faultlib.detect.serving.features.diff", drop=("predictions_changed",))
 
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:

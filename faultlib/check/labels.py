@@ -13,12 +13,11 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.labels import KINDS, compare_label_maps, decode_accuracy
-from faultlib.detect.data.label_maps import load_label_map
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
 
+__getattr__ = lazy_kinds("faultlib.detect.data.labels")
 __all__ = ["KINDS", "command", "read_prediction_rows", "read_predictions"]
 
 PREDICTION_COLUMNS = ["true_label", "predicted_index"]
@@ -147,6 +146,9 @@ def command(train: str, serving: str, predictions: str | None, true_col: str | N
             pred_col: str | None) -> CheckResult:
     if predictions is None and (true_col or pred_col):
         raise click.UsageError("--true-col and --pred-col go with --predictions")
+    from faultlib.detect.data.label_maps import load_label_map
+    from faultlib.detect.data.labels import compare_label_maps, decode_accuracy
+
     train_map = load_label_map(train)
     serving_map = load_label_map(serving)
     report = compare_label_maps(train_map, serving_map)

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.data.leakage import KINDS, analyze_file, analyze_session
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.text import inline
 
+__getattr__ = lazy_kinds("faultlib.detect.data.leakage")
 __all__ = ["KINDS", "command"]
 
 
@@ -102,6 +102,8 @@ def command(files: tuple[str, ...], fitted_path: str | None, train_path: str | N
                                    "--train TABLE --test TABLE")
         if train_path or test_path or allow_pickle or features:
             raise click.UsageError("--train, --test, --features and --allow-pickle go with --fitted")
+        from faultlib.detect.data.leakage import analyze_file, analyze_session
+
         report, smap = analyze_session(list(files)) if len(files) > 1 else analyze_file(file, alone=alone)
         fields = {"mode": "static", "file": file if len(files) == 1 else None, "files": [f for f, _, _ in smap.files] if smap.files else [file],
                   "cells": len(smap.cells) if smap.cells else None,

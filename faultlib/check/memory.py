@@ -30,10 +30,10 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.serving.memory.snapshot import KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.readers.options import FiniteFloat
 
+__getattr__ = lazy_kinds("faultlib.detect.serving.memory.snapshot")
 __all__ = ["KINDS", "command"]
 MiB = 1 << 20
 

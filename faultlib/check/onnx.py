@@ -47,12 +47,11 @@ from pathlib import Path
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.serving.onnx.check import KINDS as _KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.errors import InputError
 from faultlib.readers.options import FiniteFloat
 
-KINDS = dict(_KINDS)
+__getattr__ = lazy_kinds("faultlib.detect.serving.onnx.check")
 
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:

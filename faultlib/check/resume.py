@@ -23,18 +23,16 @@ from typing import Any
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.training.vocab import KINDS as RESUME_KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.readers.options import FiniteFloat
 
-KINDS = {
-    **RESUME_KINDS,
+__getattr__ = lazy_kinds("faultlib.detect.training.vocab", extra={
     "resume_diverged": "(probe) the resumed run differs from the straight run at a step: lr, loss scale, loss, "
                        "data or parameters",
     "resume_restarted": "(probe) the resumed run started from the initial parameters: it did not load the "
                         "checkpoint (no resume code, or --resume-arg is not how the script resumes)",
     "probe_failed": "(probe) a run of the command failed or never wrote the checkpoint the probe waited for",
-}
+})
 __all__ = ["KINDS", "command"]
 
 

@@ -36,10 +36,10 @@ from typing import Any
 
 import click
 
-from faultlib.check.base import CheckResult, check_command
-from faultlib.detect.checkpoints.state_dict import KINDS
+from faultlib.check.base import CheckResult, check_command, lazy_kinds
 from faultlib.errors import InputError
 
+__getattr__ = lazy_kinds("faultlib.detect.checkpoints.state_dict")
 __all__ = ["KINDS", "command", "load_model", "reference_params"]
 
 BUFFER_LEAVES = ("running_mean", "running_var", "num_batches_tracked", "_extra_state")

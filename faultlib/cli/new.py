@@ -1,4 +1,4 @@
-"""``faultlib new NAME --from-trace TRACE``: a new case directory from an incident trace.
+"""``faultlib new NAME [--from-trace TRACE]``: a new case directory from an incident trace, or without one.
 
 Nothing is written before the trace has been read and every file rendered; an existing directory
 is never overwritten (exit 2), and a failure leaves no partial case (see
@@ -21,13 +21,14 @@ from faultlib.text import inline
 
 @app.command("new")
 @click.argument("name")
-@click.option("--from-trace", "trace", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="OTLP/JSON trace of the incident (Collector file export, traces.jsonl, or one JSON document; gzip ok).")
+@click.option("--from-trace", "trace", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="OTLP/JSON trace of the incident (Collector file export, traces.jsonl, or one JSON document; gzip ok). "
+                   "Without it: the same case between two placeholder services, to rename.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("cases"), show_default=True,
               help="Directory to create the case in (as OUT/NAME).")
 @click.option("--json", "as_json", is_flag=True, help="Print {case_dir, edge, reason, todo} as JSON on stdout.")
-def new(name: str, trace: Path, out: Path, as_json: bool) -> int:
-    """Create the case NAME (snake_case) from an incident trace.
+def new(name: str, trace: Path | None, out: Path, as_json: bool) -> int:
+    """Create the case NAME (snake_case) from an incident trace (or, without one, placeholder services).
 
     Picks the failing or slowest call in the trace, and writes case.yaml (a tcp_latency shim on
     that call's endpoint and its NetworkChaos twin, PromQL for the spans seen), compose.yaml,

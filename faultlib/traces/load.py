@@ -213,3 +213,16 @@ def load_spans(path: Path | str) -> list[TraceSpan]:
         raise InputError("holds no spans: export the traces of the incident (resourceSpans[].scopeSpans[].spans)",
                          path=str(path))
     return spans
+
+
+#: the services of a case made without a trace (``faultlib new NAME``): a person renames them
+PLACEHOLDER_CALLER, PLACEHOLDER_CALLEE = ("gateway", "handle_request"), ("upstream", "call_upstream")
+
+
+def placeholder_spans() -> list[TraceSpan]:
+    """The spans :func:`faultlib.traces.scaffold.render` reads when there is no trace: one request of
+    :data:`PLACEHOLDER_CALLER` (1.2 s) whose call to :data:`PLACEHOLDER_CALLEE` took 1 s, so the case is the same
+    as from a trace that showed one slow downstream call, with names a person replaces."""
+    ms = 1_000_000
+    return [TraceSpan(*PLACEHOLDER_CALLER, "0" * 31 + "1", "0" * 15 + "1", "", 0, 1200 * ms),
+            TraceSpan(*PLACEHOLDER_CALLEE, "0" * 31 + "1", "0" * 15 + "2", "0" * 15 + "1", 100 * ms, 1100 * ms)]

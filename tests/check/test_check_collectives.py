@@ -131,6 +131,46 @@ def test_a_rank_without_a_dump_is_reported(tmp_path):
     assert [(f["kind"], f["evidence"]["rank"]) for f in out["findings"]] == [("dump_missing", 1)]
 
 
+def test_a_rank_below_world_size_that_no_group_lists_and_that_left_no_dump_is_reported(tmp_path):
+    pair = [entry(s, ranks=(0, 1)) for s in range(3)]  # the job has 3 ranks; the recorded group holds two
+    write(tmp_path / "d", 0, pair)
+    write(tmp_path / "d", 1, pair)
+    proc, out = check(tmp_path / "d")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert [(f["kind"], f["evidence"]["rank"]) for f in out["findings"]] == [("dump_missing", 2)]
+    assert "one of the job's 3 ranks (world_size 3)" in out["findings"][0]["message"]
+    write(tmp_path / "e", 0, pair, world_size=2)  # the same dumps from a 2-rank job: nothing is missing
+    write(tmp_path / "e", 1, pair, world_size=2)
+    assert check(tmp_path / "e")[0].returncode == 0
+    write(tmp_path / "f", 0, pair, world_size=None)  # a recorder that did not know the world size
+    write(tmp_path / "f", 1, pair, world_size=None)
+    assert analyse(tmp_path / "f")[1]["findings"] == []
+
+
+def test_a_huge_world_size_names_the_first_missing_ranks_and_counts_the_rest(tmp_path):
+    from faultlib.detect.distributed.collectives import MAX_MISSING_NAMED
+
+    write(tmp_path / "d", 0, loop(1), world_size=10**9)
+    write(tmp_path / "d", 5, loop(1), world_size=10**9)
+    findings = analyse(tmp_path / "d")[1]["findings"]
+    named = [f["evidence"]["rank"] for f in findings if "rank" in f["evidence"]]
+    assert named == [r for r in range(MAX_MISSING_NAMED + 2) if r not in (0, 5)]
+    assert findings[-1]["evidence"] == {"count": 10**9 - 2 - MAX_MISSING_NAMED, "first": MAX_MISSING_NAMED + 2,
+                                        "last": 10**9 - 1}
+
+
+def test_dumps_of_different_world_sizes_or_a_rank_outside_its_world_exit_2_naming_the_field(tmp_path):
+    write(tmp_path / "d", 0, loop(1))
+    write(tmp_path / "d", 1, loop(1), world_size=4)  # an elastic restart at another size, or another job
+    proc, error = check(tmp_path / "d")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert error["field"] == "world_size" and "rank0.json says 3" in error["message"]
+    write(tmp_path / "e", 0, loop(1))
+    write(tmp_path / "e", 3, loop(1))  # world_size 3: ranks 0..2
+    proc, error = check(tmp_path / "e")
+    assert proc.returncode == 2 and error["field"] == "world_size" and error["file"].endswith("rank3.json")
+
+
 @pytest.mark.parametrize("doc, field", [
     ({"format": "other"}, "format"),
     ({"entries": "x"}, "entries"),

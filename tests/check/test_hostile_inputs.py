@@ -35,8 +35,8 @@ def test_a_far_sequence_number_is_compared_not_counted_up_to(tmp_path_factory, f
     """A seq of 10^15 in one dump made the comparison build a list of every number below it (a hang); the
     helper writes start_ns = 10 * seq, so seq stays below int64 / 10."""
     d = tmp_path_factory.mktemp("d")
-    write(d, 0, [entry(0, ranks=(0, 1)), entry(far, ranks=(0, 1))])
-    write(d, 1, [entry(0, ranks=(0, 1))])
+    write(d, 0, [entry(0, ranks=(0, 1)), entry(far, ranks=(0, 1))], world_size=2)
+    write(d, 1, [entry(0, ranks=(0, 1))], world_size=2)
     code, out = run_check("collectives", str(d))
     assert code == 1
     assert [(f["kind"], f["evidence"]["seq"]) for f in out["findings"]] == [("collective_missing", far)]

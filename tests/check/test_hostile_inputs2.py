@@ -39,7 +39,7 @@ def test_ranks_with_seqs_no_other_rank_holds_are_compared_without_a_ranks_by_seq
     group = range(ranks)
     for rank in group:
         write(tmp_path / "d", rank, [entry(0, ranks=group)]
-              + [entry(1 + rank * per_rank + k, ranks=group) for k in range(per_rank - 1)])
+              + [entry(1 + rank * per_rank + k, ranks=group) for k in range(per_rank - 1)], world_size=ranks)
     dumps = load_dumps(tmp_path / "d")
     tracemalloc.start()
     try:

@@ -61,3 +61,22 @@ def test_no_option_help_holds_a_word_click_must_break_at_80_columns():
                 if len(word) > 44:
                     long[f"{' '.join(argv)} {param.opts[0]}"] = word
     assert long == {}, long
+
+
+def test_check_help_lists_every_check_without_importing_their_detectors():
+    """`faultlib check --help` took twice as long as any other --help: each check module read its KINDS from its
+    detector at import. Only align's --how/--validate choices still come from its detector package."""
+    probe = ("import sys, json\nfrom click.testing import CliRunner\nfrom faultlib.cli.app import app\n"
+             "r = CliRunner().invoke(app, ['check', '--help'], terminal_width=80)\n"
+             "loaded = sorted(m for m in sys.modules if m.startswith('faultlib.detect.')"
+             " and not m.startswith('faultlib.detect.data.alignment'))\n"
+             "from faultlib.check.collectives import KINDS\n"
+             "print(json.dumps({'code': r.exit_code, 'help': r.output, 'loaded': loaded, 'kinds': sorted(KINDS)}))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+
+    result = json.loads(proc.stdout)
+    assert result["code"] == 0 and "collectives" in result["help"] and "state-dict" in result["help"]
+    assert [m for m in result["loaded"] if m.count(".") > 2] == []  # package doors (lazy) only
+    assert "dump_missing" in result["kinds"]  # and KINDS is still there when read

@@ -358,6 +358,7 @@ def test_the_root_of_a_broadcast_is_recorded_and_ranks_that_pass_different_roots
     # as ranks 0 and 1 of a 2-rank job whose line says src=local_rank: the same broadcast, its own rank as the root
     for e in doc["entries"]:
         e["group"] = dict(e["group"], size=2, ranks=[0, 1])
+    doc["world_size"] = 2  # recorded in a 1-rank world: rank 1 of world_size 1 is refused (exit 2)
     (tmp_path / "dumps" / "rank0.json").write_text(json.dumps(doc))
     doc.update(rank=1, entries=[dict(e, root=1) if e["seq"] == 1 else e for e in doc["entries"]])
     (tmp_path / "dumps" / "rank1.json").write_text(json.dumps(doc))

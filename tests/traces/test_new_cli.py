@@ -59,6 +59,26 @@ def test_new_from_a_real_slow_trace_writes_a_case_that_validates(real_traces, tm
 
 
 @needs_crds
+def test_new_without_a_trace_writes_the_same_case_between_placeholder_services(tmp_path):
+    """DESIGN gives `faultlib new NAME [--from-trace TRACE.json]`: without a trace, the same files and schema,
+    between two services the README tells a person to rename."""
+    proc = cli("new", "my_case", "--out", "cases", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    case_dir = tmp_path / "cases" / "my_case"
+    assert out["case_dir"] == "cases/my_case" and out["edge"]["child"]["service"] == "upstream"
+    assert sorted(p.name for p in case_dir.iterdir()) == ["README.md", "case.yaml", "compose.yaml", "repro.py",
+                                                           "test_case.py"]
+    assert "placeholders, rename them" in (case_dir / "README.md").read_text()
+    valid = cli("validate", str(case_dir), cwd=tmp_path)
+    assert valid.returncode == 0, valid.stderr
+    data = yaml.safe_load((case_dir / "case.yaml").read_text())
+    assert data["id"] == "my_case" and data["fault_class"] == "infra.network_delay"
+    [shim] = data["inject"]["local"]
+    assert shim["shim"] == "tcp_latency" and shim["params"]["endpoint"] == "upstream"
+    ast.parse((case_dir / "repro.py").read_text())
+
+
 def test_the_generated_network_chaos_twin_passes_the_real_crd_schema(real_traces, tmp_path):
     from faultlib.chaos import CrdSchemas, render_chaos, validate_case_chaos
     from faultlib.chaos.render import chaos_entries

@@ -15,17 +15,20 @@ window every member still holds (a ring drops its oldest entries), and reports:
   call site;
 - ``collective_pending`` (warning): a collective started and never completed (the rank is waiting in it),
   or failed (the backend raised, e.g. its timeout);
-- ``dump_missing`` (warning): a rank listed in a recorded group left no dump (SIGKILL, or a backend that
-  aborts the process: gloo's ``EnforceNotMet`` on a size mismatch calls ``std::terminate``); its
-  collectives are unknown and not compared.
+- ``dump_missing`` (warning): a rank listed in a recorded group, or any rank below the dumps' ``world_size``,
+  left no dump (SIGKILL, or a backend that aborts the process: gloo's ``EnforceNotMet`` on a size mismatch
+  calls ``std::terminate``); its collectives are unknown and not compared.
 
 Raises :class:`~faultlib.errors.InputError` (exit 2) for a dump that is not a flight-recorder dump, naming
-the file and the field.
+the file and the field, and for dumps of different jobs in one directory: two ``world_size`` values (an elastic
+restart at another size leaves the old generation's dumps beside the new ones), or a rank at or above its
+``world_size``.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +36,7 @@ from typing import Any
 
 from faultlib.detect.distributed import fatal as _fatal
 from faultlib.detect.distributed.departures import describe as _describe
-from faultlib.detect.distributed.departures import vanished, why_absent
+from faultlib.detect.distributed.departures import absent_ranks, vanished, why_absent, why_expected
 from faultlib.detect.distributed.recorder import OPS
 from faultlib.errors import InputError
 from faultlib.findings import Finding, Severity
@@ -45,7 +48,8 @@ KINDS = {"collective_missing": "a rank lacks a collective the other ranks of its
          "collective_extra": "a rank issued a collective the other ranks of its group did not",
          "collective_mismatch": "the same sequence number with another op, shape, dtype, root (src/dst) or call site",
          "collective_pending": "a collective started and never completed (the rank is waiting in it) or failed",
-         "dump_missing": "a rank of a recorded group left no dump (killed, or aborted by the backend, before it wrote one)"}
+         "dump_missing": "a rank of a recorded group or of the job's world_size left no dump (killed, or aborted by the "
+                         "backend, before it wrote one)"}
 DUMP_NAME = re.compile(r"rank(\d{1,6})\.json")
 LIMITS = Limits(max_bytes=256 * MiB, max_depth=16, max_nodes=20_000_000)
 #: all dumps of one directory together (each is parsed into memory at several times its size): 4,096 ranks of
@@ -67,6 +71,8 @@ class Dump:
     dropped: int
     entries: list[dict[str, Any]] = field(default_factory=list)
     exit_error: str | None = None
+    #: the job's number of ranks when the rank dumped (``None``: the recorder did not know it)
+    world_size: int | None = None
 
 
 def _need(value: Any, types: type | tuple, path: Path, where: str, what: str) -> Any:
@@ -125,7 +131,11 @@ def _load_dump(path: Path, root: Path) -> Dump:
     if doc.get("exit_error") is not None:
         _need(doc["exit_error"], str, path, "exit_error", "a string or null")
     dropped = _need(doc.get("dropped", 0), (int, type(None)), path, "dropped", "an integer or null") or 0
-    return Dump(rank, path, str(doc.get("reason", "")), dropped, entries, doc.get("exit_error"))
+    world = _need(doc.get("world_size"), (int, type(None)), path, "world_size", "an integer or null")
+    if world is not None and not 0 <= rank < world:
+        raise InputError(f"rank is {rank} with world_size {world}: ranks run from 0 to world_size - 1",
+                         path=str(path), field="world_size")
+    return Dump(rank, path, str(doc.get("reason", "")), dropped, entries, doc.get("exit_error"), world)
 
 
 def load_dumps(dump_dir: Path | str) -> list[Dump]:
@@ -134,7 +144,8 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
     Raises:
         InputError: the directory is missing or holds no dump, the dumps together exceed
             :data:`MAX_TOTAL_BYTES`, a dump is unreadable or malformed (file and field), or two dumps claim the
-            same rank.
+            same rank, or two dumps give different ``world_size`` values (dumps of two jobs, or of two generations of
+            an elastic job: their collectives cannot be compared).
     """
     root = Path(dump_dir)
     if not root.is_dir():
@@ -154,6 +165,12 @@ def load_dumps(dump_dir: Path | str) -> list[Dump]:
         if d.rank in dumps:
             raise InputError(f"claims rank {d.rank}, as {dumps[d.rank].path.name} does", path=str(p), field="rank")
         dumps[d.rank] = d
+    sized = [d for d in dumps.values() if d.world_size is not None]
+    other = next((d for d in sized if d.world_size != sized[0].world_size), None)
+    if other is not None:
+        raise InputError(f"world_size is {other.world_size} but {sized[0].path.name} says {sized[0].world_size}: the "
+                         "dumps come from different jobs (or generations of an elastic job); check each job's dumps "
+                         "in a directory of their own", path=str(other.path), field="world_size")
     return [dumps[r] for r in sorted(dumps)]
 
 
@@ -400,12 +417,20 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
             listed = e["group"].get("ranks")
             members.setdefault(name, set()).update(r for r in (listed or [d.rank]) if isinstance(r, int))
     findings: list[Finding] = []
-    missing = sorted(set().union(*members.values()) - set(ranks)) if members else []
+    have = set(ranks)
+    grouped = set().union(*members.values()) - have if members else set()
     # a rank that died on a fatal signal before any recorded group named it: its rank<R>.fatal still counts
-    grouped = set(missing)
-    missing = sorted({*missing, *(r for r, text in (fatal or {}).items() if r not in ranks
-                                  and _fatal.site(text, set(OPS)))})
-    missing, rest = missing[:MAX_MISSING_NAMED], missing[MAX_MISSING_NAMED:]  # 10^6 listed ranks took > 2 min
+    died_alone = {r for r, text in (fatal or {}).items() if r not in have and _fatal.site(text, set(OPS))}
+    # and every rank of the job (load_dumps made the dumps agree on world_size) that left nothing at all
+    world = max((d.world_size for d in dumps if d.world_size is not None), default=0)
+    extra = sorted(grouped | died_alone)
+    absent = absent_ranks(world, have, extra)
+    missing = list(itertools.islice(absent, MAX_MISSING_NAMED))  # 10^6 listed ranks took > 2 min
+    count = world - sum(r < world for r in have) + sum(r >= world for r in extra)
+    rest = []
+    if count > len(missing):
+        top = next((r for r in range(world - 1, -1, -1) if r not in have), -1)
+        rest = [next(absent), max(top, extra[-1] if extra else -1)]
     for r in missing:
         shared = {d.rank: [e for e in d.entries if r in (e["group"].get("ranks") or [])] for d in dumps}
         note, at = vanished(r, shared)
@@ -418,7 +443,7 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
                      + (": the same collective, so the ranks passed it different sizes or dtypes" if same else ""))
         cs = at["call_site"] if at else {}
         findings.append(Finding(DETECTOR, Severity.WARNING,
-                                f"rank {r} {'is in a recorded process group' if r in grouped else 'died on a fatal signal'}"
+                                f"rank {r} {why_expected(r, grouped, died_alone, world)}"
                                 f" but left no rank{r}.json: it was killed or "
                                 f"aborted before it could dump (its stderr says why){note}",
                                 location={k: v for k, v in (("file", cs.get("file")), ("line", cs.get("line")),
@@ -429,9 +454,11 @@ def analyse(dumps: list[Dump], fatal: dict[int, str] | None = None) -> Collectiv
                                 kind="dump_missing"))
     if rest:
         findings.append(Finding(DETECTOR, Severity.WARNING,
-                                f"{len(rest)} more ranks of the recorded process groups left no dump "
-                                f"(ranks {rest[0]}..{rest[-1]}); the first {MAX_MISSING_NAMED} are named above",
-                                evidence={"count": len(rest), "first": rest[0], "last": rest[-1]}, kind="dump_missing"))
+                                f"{count - len(missing)} more ranks of the recorded process groups or of world_size "
+                                f"{world} left no dump (ranks {rest[0]}..{rest[-1]}); the first {MAX_MISSING_NAMED} "
+                                "are named above",
+                                evidence={"count": count - len(missing), "first": rest[0], "last": rest[-1]},
+                                kind="dump_missing"))
     divergences = []
     summary: dict[str, dict[str, Any]] = {}
     for name in sorted(groups):

@@ -8,7 +8,8 @@ issued; this module reads that rank's own dump to say why, as users report these
   (pytorch/pytorch#33148, Lightning-AI/pytorch-lightning#20404: the others hang in DDP's next all-reduce);
 - ``rank_raised``: the rank's exit dump carries the uncaught exception that ended it (``exit_error``);
 - ``rank_exited``: a clean exit before a call site it never issued (an early return, a rank-conditional exit);
-- a rank that left no dump at all (SIGKILL, or gloo's ``std::terminate`` on a size or dtype mismatch between the
+- a rank that left no dump at all (:func:`absent_ranks` lists them, :func:`why_expected` says why each
+  should have one; SIGKILL, or gloo's ``std::terminate`` on a size or dtype mismatch between the
   ranks of one collective, NVIDIA/nccl#1394): :func:`vanished` names the collective the others were in when it
   went.
 
@@ -17,6 +18,8 @@ The functions take validated dump entries (``seq``, ``op``, ``tensors``, ``call_
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from typing import Any
 
 CAUSES = ("uneven_inputs", "rank_raised", "rank_exited")
@@ -93,3 +96,22 @@ def vanished(rank: int, others: dict[int, list[dict[str, Any]]]) -> tuple[str, d
             f"{rank} died in or before that collective. gloo aborts a process (gloo::EnforceNotMet, "
             f"std::terminate) when the ranks pass different sizes or dtypes to one collective: compare what each "
             f"rank passes there"), e
+
+
+def why_expected(rank: int, grouped: set[int], died: set[int], world: int) -> str:
+    """Why a rank without a dump should have one (the start of its ``dump_missing`` message)."""
+    if rank in grouped:
+        return "is in a recorded process group"
+    if rank in died:
+        return "died on a fatal signal"
+    return f"is one of the job's {world} ranks (world_size {world})"
+
+
+def absent_ranks(world: int, have: set[int], extra: list[int]) -> Iterator[int]:
+    """Ranks without a dump, ascending, lazily (a world_size of 10^9 costs nothing): every rank below ``world`` not in
+    ``have``, merged with ``extra`` (sorted ranks known missing otherwise: listed by a group, or a ``.fatal``)."""
+    last = None
+    for r in heapq.merge(extra, (r for r in range(world) if r not in have)):
+        if r != last:
+            yield r
+            last = r
