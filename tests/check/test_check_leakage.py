@@ -218,7 +218,7 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
     assert set(json.loads(proc.stdout)["leakage"]) == {"fit_before_split", "fit_on_test", "fit_outside_cv",
                                                        "reused_across_folds", "fitted_rows_unknown",
                                                        "shuffled_time_split", "entity_across_split",
-                                                       "duplicate_rows_across_split", "code_not_parsed",
+                                                       "duplicate_rows_across_split", "code_not_parsed", "inputs_not_assigned",
                                                        "analysis_incomplete", "trained_on_test",
                                                        "tuned_on_test"}
 

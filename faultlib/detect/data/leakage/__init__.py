@@ -45,6 +45,9 @@ KINDS = {
     "entity_across_split": "rows of one entity (a patient, subject or session id the script groups by; in data "
                            "mode the --group column) are on both sides of the split (use a group split)",
     "duplicate_rows_across_split": "test rows that also appear, value for value, in the training table (data mode)",
+    "inputs_not_assigned": "(info) a script fits, splits or scores data it never assigns, and no readable sibling "
+                           "script assigns it all: what happened to those rows before is not analysed (pass the "
+                           "scripts together: check leakage prep.py model.py)",
     "code_not_parsed": "(info) a notebook cell or a script's top-level statement is not valid Python 3 (a Python 2 "
                        "print, a pasted fragment): it was skipped and the rest analysed",
     ANALYSIS_INCOMPLETE: ANALYSIS_INCOMPLETE_MEANS,
@@ -120,7 +123,29 @@ def analyze_file(path: str, *, alone: bool = False):
                          line=at["line"]) from None
     except (RecursionError, ValueError, MemoryError) as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
+    if suffix != ".ipynb":
+        _note_unassigned(report, path, alone)
     return report, smap
+
+
+def _note_unassigned(report, path: str, alone: bool) -> None:
+    """An ``info`` finding ``inputs_not_assigned`` when the script fits, splits or scores data it never assigns
+    (:func:`~faultlib.detect.data.leakage.session.unresolved_inputs`): "ok" must not read as "the rows were clean
+    before this script"."""
+    from faultlib.detect.data.leakage.session import unresolved_inputs
+    from faultlib.findings import Finding, Severity
+
+    names, unreadable = unresolved_inputs(path)
+    if not names:
+        return
+    shown = ", ".join(f"`{n}`" for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    why = ("--alone was given" if alone else "no sibling script in its folder assigns them all" + (
+        f"; {len(unreadable)} could not be read: {', '.join(unreadable[:5])}" if unreadable else ""))
+    report.findings.append(Finding(
+        "leakage", Severity.INFO, f"{shown} are fitted, split or scored here but never assigned ({why}): what was "
+        "done to those rows before this script is not analysed; pass the scripts together (faultlib check leakage "
+        "prep.py model.py)", {"file": str(path)}, {"variables": names, "unreadable_siblings": unreadable},
+        kind="inputs_not_assigned"))
 
 
 def analyze_session(paths: list[str], *, entry: str | None = None):

@@ -117,4 +117,10 @@ def _assigned_outside_functions(tree: ast.Module) -> set[str]:
     return out
 
 
-__all__ = ["needed_variables", "provided_variables"]
+def unassigned_data(tree: ast.Module, bound_of: Callable[[ast.Module], set[str]], folder: Path) -> set[str]:
+    """Of :func:`needed_variables`, the names the script itself fits, splits or scores (``X``, ``y``): what it
+    reads as data without ever assigning it, so whatever was done to those rows before is out of sight."""
+    return needed_variables(tree, bound_of, folder) & _data_arguments(tree)
+
+
+__all__ = ["needed_variables", "provided_variables", "unassigned_data"]

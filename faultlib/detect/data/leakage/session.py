@@ -34,7 +34,7 @@ import builtins
 from functools import lru_cache
 from pathlib import Path
 
-from faultlib.detect.data.leakage.needed import needed_variables, provided_variables
+from faultlib.detect.data.leakage.needed import needed_variables, provided_variables, unassigned_data
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
 
@@ -269,4 +269,18 @@ def _blank_main(text: list[str], tree: ast.Module) -> None:
             _blank(text, n, "pass")
 
 
-__all__ = ["MAX_MEMBERS", "join_scripts", "session_members"]
+def unresolved_inputs(path: str | Path) -> tuple[list[str], list[str]]:
+    """For a ``.py`` script analysed alone: the data it fits, splits or scores but never assigns (``X``, ``y`` left
+    by a script that ran before it), sorted, and the sibling ``.py`` files that could not be read or parsed (not
+    UTF-8, a symbolic link, too large, not Python), which may be where those names come from. ``([], [])`` when the
+    script assigns all its data."""
+    path = Path(path)
+    tree = _parsed(path)
+    names = unassigned_data(tree, _bound, path.parent) if tree is not None else set()
+    if not names:
+        return [], []
+    siblings = sorted(p for p in path.parent.glob("*.py") if p != path)[:MAX_SIBLINGS]
+    return sorted(names), [p.name for p in siblings if _parsed(p) is None]
+
+
+__all__ = ["MAX_MEMBERS", "join_scripts", "session_members", "unresolved_inputs"]
