@@ -328,8 +328,10 @@ def assert_passes_without_control(case_dir: Path, record: dict, tmp_path: Path) 
             ran = run_assertion_suite(case, run_dir, status, junit=junit, output=out, tests=sorted(again))
         passed, failed, skipped, failures, suite_ok = _junit_results(junit, case)
         log = (tmp_path / "no-control-assertions.txt").read_text(errors="replace")[-3000:]
-        assert suite_ok and ran.exit_code == 0, (failures, log)
+        # a string, not a tuple: pytest shortens a non-string message's repr from the middle (what failed
+        # would be cut out on a long log)
+        assert suite_ok and ran.exit_code == 0, f"failed again without the control: {failures}\n{log}"
         for ident in again.values():
             outcome[ident] = "passed" if ident in passed else "skipped" if ident in skipped else "failed"
-    assert [i for i, o in outcome.items() if o == "failed"] == [], (outcome, uses, log)
+    assert [i for i, o in outcome.items() if o == "failed"] == [], f"outcomes {outcome}; uses {uses}\n{log}"
     assert "passed" in outcome.values(), "a case must keep at least one assertion without its control"
