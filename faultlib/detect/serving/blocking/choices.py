@@ -11,6 +11,7 @@ import ast
 from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
+from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.passed import passed_callees
 from faultlib.detect.serving.blocking.registries import registered
@@ -93,13 +94,17 @@ def chosen(index, func: Func, name: str) -> list:
 def picked(index, expr: ast.expr, func: Func) -> list:
     """What a call of ``expr`` may run when ``expr`` picks from a literal dict of functions or classes:
     ``loaders[name]``, ``loaders.get(name)``, a local bound once to either (``cls = self.CLASSES[name]``), the dict
-    a name or the class body binds; or a parameter the callers pass functions or classes for
+    a name or the class body binds; a loop variable bound from a literal table
+    (:func:`~faultlib.detect.serving.blocking.loop_items.loop_callees`); or a parameter the callers pass functions or classes for
     (:func:`~faultlib.detect.serving.blocking.passed.passed_callees`). The callees (:class:`Func`, :class:`Klass`),
     in order."""
     if isinstance(expr, ast.Name):
         passed = passed_callees(index, func, expr.id)
         if passed:  # servicer_cls(): what the callers pass for the parameter
             return passed
+        looped = loop_callees(index, func, expr.id)
+        if looped:  # for label, parse in [("md", parse_md), ...]: parse(path)
+            return looped
         expr = _single_assignment(func, expr.id)  # cls = self.CLASSES[name]; cls(path): the same choice, via a local
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get":
         container = expr.func.value
