@@ -22,16 +22,19 @@ from faultlib.detect.serving.blocking.libraries.images import IMAGES
 from faultlib.detect.serving.blocking.libraries.kafka import KAFKA
 from faultlib.detect.serving.blocking.libraries.loaded import LOADED
 from faultlib.detect.serving.blocking.libraries.models import MODELS
+from faultlib.detect.serving.blocking.libraries.ocr import OCR
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.retrieval import RETRIEVAL
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
 from faultlib.detect.serving.blocking.libraries.runtimes import RUNTIMES
+from faultlib.detect.serving.blocking.libraries.spark import SPARK
 from faultlib.detect.serving.blocking.libraries.speech import SPEECH
 from faultlib.detect.serving.blocking.libraries.stdlib import STDLIB
 from faultlib.detect.serving.blocking.libraries.storage import STORAGE
 from faultlib.detect.serving.blocking.libraries.streams import STREAMS
 from faultlib.detect.serving.blocking.libraries.system import SYSTEM
+from faultlib.detect.serving.blocking.libraries.vcs import VCS
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.libraries.weights import WEIGHTS
@@ -39,9 +42,10 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
-           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES)
+           IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
+           SPARK, VCS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
-           "RUNTIMES", "SDKS", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VECTORS", "VOICE", "WEIGHTS"]
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
+           "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]

@@ -1,4 +1,4 @@
-"""Document and media file libraries: PDF (PyMuPDF) and MIDI (mido) files opened, parsed and written.
+"""Document and media file libraries: PDF (PyMuPDF), EPUB (EbookLib) and MIDI (mido) files opened, parsed and written.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
 Opening reads and parses the file in the calling thread; page text extraction and rendering are CPU work.
@@ -12,6 +12,8 @@ C, F = "blocking_cpu", "blocking_file_io"
 
 PYMUPDF = ("https://pymupdf.readthedocs.io/en/latest/document.html (open/Document read and parse the file or "
            "stream; Page.get_text and get_pixmap extract and render in the calling thread; save writes)")
+EBOOKLIB = ("https://docs.sourcefabric.org/projects/ebooklib/en/latest/tutorial.html#reading-epub (read_epub opens "
+            "the EPUB zip and parses every item; write_epub writes the whole book)")
 MIDO = ("https://mido.readthedocs.io/en/stable/files/midi.html (MidiFile(filename or file=) reads and parses the "
         "whole file; save writes it)")
 
@@ -23,6 +25,7 @@ DOCUMENTS = Vocabulary(
     calls={
         **{f"{p}.{f}": (F, PYMUPDF) for p in _PDF_PACKAGES for f in ("open", "Document")},
         **{f"mido.{c}": (F, MIDO) for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
+        **{f"ebooklib.epub.{f}": (F, EBOOKLIB) for f in ("read_epub", "write_epub")},
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,

@@ -1,0 +1,33 @@
+"""Version control from Python: GitPython, whose operations run the ``git`` program and wait for it.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
+GitPython drives the ``git`` executable: ``Repo.clone_from``/``Repo.clone`` run ``git clone`` (a network transfer
+for a remote URL), a ``Remote``'s ``fetch``/``pull``/``push`` run those commands, and every method of ``repo.git``
+(a ``git.cmd.Git``) runs the git subcommand of its name, each as a child process the call waits for. Each entry
+names the documentation.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+P = "blocking_subprocess"
+
+CLONE = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.repo.base.Repo.clone_from (\"Create a clone "
+         "from the given URL\": runs git clone)")
+REMOTE = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.remote.Remote.fetch (fetch, pull and push "
+          "run the git command and wait for it)")
+GIT_CMD = ("https://gitpython.readthedocs.io/en/stable/tutorial.html#using-git-directly (each method of repo.git "
+           "executes the git subcommand of that name)")
+
+_REPO = ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")
+
+VCS = Vocabulary(
+    calls={f"{r}.{m}": (P, CLONE) for r in _REPO for m in ("clone_from", "clone")},
+    families=(
+        Family(("git.Remote", "git.remote.Remote"), {m: P for m in ("fetch", "pull", "push")}, REMOTE),
+        Family(("git.cmd.Git", "git.Git"), {"*": P}, GIT_CMD,
+               except_=frozenset({"set_persistent_git_options", "refresh", "clear_cache"})),
+    ),
+    returns={**{f"{r}.clone_from": "git.Repo" for r in _REPO}, **{f"{r}.clone": "git.Repo" for r in _REPO}},
+)
