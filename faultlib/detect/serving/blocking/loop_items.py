@@ -23,10 +23,21 @@ LIMIT = 32
 
 
 def loop_callees(index, func: Func, name: str) -> list:
-    """The functions and classes ``name`` may be when a ``for`` of ``func`` binds it from a literal table."""
+    """The functions and classes ``name`` may be when a ``for`` of ``func`` binds it from a literal table
+    (remembered per function and name)."""
+    table = func.__dict__.setdefault("_faultlib_loop_callees", {})
+    if name not in table:
+        table[name] = _callees(index, func, name)
+    return table[name]
+
+
+def _callees(index, func: Func, name: str) -> list:
+    loops = func.__dict__.get("_faultlib_loops")
+    if loops is None:  # the function's for-loops, found once
+        loops = func.__dict__["_faultlib_loops"] = [n for n in func.nodes if isinstance(n, ast.For)]
     found: list = []
-    for node in func.nodes:
-        if not isinstance(node, ast.For) or not _binds(node.target, name):
+    for node in loops:
+        if not _binds(node.target, name):
             continue
         for value in _items(index, node, func, name):
             target = index.callee(value, func) if dotted(value) else None
