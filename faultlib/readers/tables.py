@@ -129,6 +129,10 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
             raise InputError(f"a row has more fields than the header's {wide.group(1)} ({wide.group(3)}): quote the "
                              f"field that holds a {'comma' if sep == ',' else 'tab'}, or add the missing column name",
                              path=str(path), line=int(wide.group(2))) from None
+        if "EOF inside string" in str(exc):  # pandas counts that 'row' its own way (blank lines in, quoted breaks out)
+            raise InputError("a quoted field is never closed: its '\"' opens here and every line after it is read "
+                             "as part of one value: close the quote, or double a '\"' meant literally ('\"\"')",
+                             path=str(path), line=_last_row_line(text, sep)) from None
         found = re.search(r"line (\d+)", str(exc))
         raise InputError(f"rows do not match the header: {exc}", path=str(path),
                          line=int(found.group(1)) if found else None) from None
@@ -146,6 +150,20 @@ def _header(text: str, sep: str) -> list[str]:
         return next(csv.reader(io.StringIO(text.lstrip("\r\n"), newline=""), delimiter=sep), [])
     except csv.Error:  # pandas reports what is wrong with the header, with its line
         return []
+
+
+def _last_row_line(text: str, sep: str) -> int | None:
+    """The line on which the file's last row starts, as :mod:`csv` splits rows (a quoted line break stays in its
+    row); where a quote is never closed, that row is the one that opened it and ran to the end of the file.
+    None where a field is over :mod:`csv`'s size limit (the row that hit it cannot be told)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    start, before = None, 0
+    try:
+        for _ in reader:
+            start, before = before + 1, reader.line_num
+    except csv.Error:
+        return None
+    return start
 
 
 def _first_wide_row(text: str, sep: str, width: int) -> int | None:

@@ -82,3 +82,22 @@ def test_a_name_the_system_refuses_is_bad_input_not_a_traceback(tmp_path):
         read_bytes(tmp_path / ("x" * 5000))
     key = ".a" * 5000  # a key path longer than any file name: os.stat raised ENAMETOOLONG
     assert split_source(f"{tmp_path}/t.yaml#{key}") == (f"{tmp_path}/t.yaml", key)
+
+
+@pytest.mark.parametrize("text, line", [
+    ('id,a\n1,2\n"3,4\n5,6\n', 3),  # the quote opens on line 3 and swallows the rest
+    ('id,a\n"one\ntwo",2\n5,6\n7,"8\n', 5),  # a closed quoted line break before it: pandas says 'row 3'
+    ('id,a\n1,2\n\n\n3,"4\n', 5),  # blank lines before it
+])
+def test_a_quote_never_closed_is_refused_with_the_line_that_opens_it(tmp_path, text, line):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match="quoted field is never closed") as exc:
+        read_table(path)
+    assert exc.value.line == line
+
+
+def test_closed_quotes_around_line_breaks_and_doubled_quotes_still_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('id,a\n1,"two\nlines"\n2,"say ""hi"""\n')
+    assert list(read_table(path)["a"]) == ["two\nlines", 'say "hi"']
