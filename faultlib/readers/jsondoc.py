@@ -186,9 +186,10 @@ class JsonLine:
 
 
 def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | str | None = None,
-                    max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[JsonLine]:
+                    max_file_bytes: int = LINES_FILE_MAX_BYTES, nonfinite: bool = False) -> Iterator[JsonLine]:
     """Every non-blank line of a JSON Lines file, parsed on its own: a bad line is reported
-    (``JsonLine.error``) and the next one is read. A missing file yields nothing.
+    (``JsonLine.error``) and the next one is read. A missing file yields nothing. ``nonfinite``: as in
+    :func:`load_json`.
 
     Raises:
         InputError: the file cannot be opened safely (a symlink, not a regular file, outside
@@ -224,6 +225,6 @@ def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | st
             if not raw.strip():
                 continue
             try:
-                yield JsonLine(number, value=load_json(raw, path, line=number, limits=limits))
+                yield JsonLine(number, value=load_json(raw, path, line=number, limits=limits, nonfinite=nonfinite))
             except InputError as exc:
                 yield JsonLine(number, error=exc)

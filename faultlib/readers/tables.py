@@ -6,7 +6,8 @@ Formats: ``.csv``, ``.tsv``, ``.json`` (a list of records, or ``{column: [values
 
 Text formats are read as strings first and each column's type is decided afterwards, so a
 zero-padded id (``"007"``) stays a string and an integer column with a gap stays integer (pandas'
-nullable ``Int64``) instead of silently becoming float. Every file goes through
+nullable ``Int64``) instead of silently becoming float. A JSON table's ``NaN`` and ``±Infinity`` (as Python's
+``json.dumps`` writes them) are values, as ``nan``/``inf`` are in a CSV: data, never bad input. Every file goes through
 :func:`faultlib.readers.files.read_bytes` (bounded, no symlinks) and every problem is an
 :class:`~faultlib.errors.InputError` naming the file and, where it applies, the line or column.
 """
@@ -189,7 +190,7 @@ def _records(rows: list, path: Path) -> "pandas.DataFrame":
 
 def _json(data: bytes, path: Path) -> "pandas.DataFrame":
     pd = _pandas()
-    doc = load_json(data, path, limits=TABLES)
+    doc = load_json(data, path, limits=TABLES, nonfinite=True)  # NaN, ±Infinity (json.dumps'): data, not errors
     if isinstance(doc, list):
         if not doc:
             raise InputError("is an empty list: no rows", path=str(path))
@@ -204,7 +205,7 @@ def _json(data: bytes, path: Path) -> "pandas.DataFrame":
 
 def _jsonl(path: Path, limits: Limits = TABLES) -> "pandas.DataFrame":
     rows = []
-    for line in iter_json_lines(path, limits=Limits(max_bytes=limits.max_bytes, max_depth=16)):
+    for line in iter_json_lines(path, limits=Limits(max_bytes=limits.max_bytes, max_depth=16), nonfinite=True):
         if line.error:
             raise line.error
         rows.append(line.value)

@@ -101,3 +101,22 @@ def test_closed_quotes_around_line_breaks_and_doubled_quotes_still_read(tmp_path
     path = tmp_path / "t.csv"
     path.write_text('id,a\n1,"two\nlines"\n2,"say ""hi"""\n')
     assert list(read_table(path)["a"]) == ["two\nlines", 'say "hi"']
+
+
+@pytest.mark.parametrize("name, text", [
+    ("t.json", '[{"x": 1.5, "y": NaN}, {"x": Infinity, "y": 2.0}, {"x": -Infinity, "y": 3.0}]'),
+    ("t.jsonl", '{"x": 1.5, "y": NaN}\n{"x": Infinity, "y": 2.0}\n{"x": -Infinity, "y": 3.0}\n'),
+])
+def test_nan_and_infinity_in_a_json_table_are_values_not_bad_input(tmp_path, name, text):
+    path = tmp_path / name  # what json.dumps writes for float('nan') and float('inf'): data (DESIGN), never refused
+    path.write_text(text)
+    frame = read_table(path)
+    assert list(frame["x"]) == [1.5, float("inf"), float("-inf")]
+    assert frame["y"].isna().tolist() == [True, False, False]
+
+
+def test_a_json_table_keeps_refusing_what_is_not_json(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('[{"x": 1e999}]')  # a literal beyond float is not a value anyone wrote on purpose
+    with pytest.raises(InputError, match="out of range"):
+        read_table(path)
