@@ -17,6 +17,9 @@ from faultlib.findings import Finding, Severity
 from faultlib.text import inline
 
 SEVERITIES = [s.value for s in Severity]
+#: the table shows this many findings of one kind and severity, then one row counting the rest (``--json`` lists
+#: every one): 10,000 nodes of an op the target lacks made 130,000 lines and 26 s of table
+TABLE_ROWS_PER_KIND = 25
 
 
 @dataclass
@@ -83,23 +86,42 @@ def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult]
 
     from faultlib.console import stdout
 
-    if result.findings:
+    shown, hidden = _table_rows(result.findings)
+    if shown:
         table = Table(show_edge=False)
-        codes = {"severity": [f.severity.value for f in result.findings], "kind": [f.kind for f in result.findings]}
+        codes = {"severity": [f.severity.value for f in shown], "kind": [f.kind for f in shown]}
         for column, values in codes.items():  # codes users grep and look up: never cut or folded (80 columns)
             table.add_column(column, no_wrap=True, min_width=max(map(len, values)))
         for column in ("where", "message"):
             table.add_column(column, overflow="fold")
         styles = {"info": "dim", "warning": "yellow", "error": "red", "critical": "bold red"}
-        for f in result.findings:
+        for f in shown:
             # user text escaped before rich measures it (an escaped ESC is 4 columns wide), each cell one line
             # that rich wraps (a file named ``a\nfake: ok.py`` must not forge a second location in its row)
             table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind)),
                           Text(inline(_location(f))), Text(inline(f.message)))
+            if hidden.get(id(f)):
+                table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind)), Text("..."),
+                              Text(f"and {hidden[id(f)]:,} more like these, not shown (--json lists every one)"))
         stdout.print(table)
     for key, value in (summary(result) if summary else []):
         stdout.print(Text.assemble((f"{key}: ", "bold"), inline(str(value))), highlight=False)
     stdout.print(Text.assemble(f"{result.detector}: ", *verdict_parts(result, fail_on)))
+
+
+def _table_rows(findings: list[Finding]) -> tuple[list[Finding], dict[int, int]]:
+    """The findings the table shows (the first :data:`TABLE_ROWS_PER_KIND` of each severity and kind, in order), and
+    for the last one shown of a group that has more, how many are left out (``{id(finding): count}``)."""
+    seen: dict[tuple[str, str], int] = {}
+    last: dict[tuple[str, str], Finding] = {}
+    shown = []
+    for f in findings:
+        group = (f.severity.value, f.kind)
+        seen[group] = seen.get(group, 0) + 1
+        if seen[group] <= TABLE_ROWS_PER_KIND:
+            shown.append(f)
+            last[group] = f
+    return shown, {id(last[g]): n - TABLE_ROWS_PER_KIND for g, n in seen.items() if n > TABLE_ROWS_PER_KIND}
 
 
 def verdict_parts(result: CheckResult, fail_on: str) -> list[tuple[str, str] | str]:

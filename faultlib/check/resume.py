@@ -51,6 +51,9 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                                                      for k in f["checkpoint"]["keys"]) or "no named keys"))
     if f["implicit"]:
         lines.append(("implicit state", ", ".join(f["implicit"])))
+    if not f["implicit"] and not any(o["saved"] or o["restored"] or o["implicit"] for o in f["objects"]):
+        lines.append(("checkpointing", "none found: the script saves and restores none of this state, so there is "
+                                       "no resume to check (a preempted run starts again from step 0)"))
     return lines
 
 

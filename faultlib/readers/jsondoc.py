@@ -2,7 +2,8 @@
 
 ``json.loads`` accepts ``NaN``, ``Infinity`` and ``1e999`` (which becomes ``inf``), silently keeps the
 last of two equal keys, and recurses once per nesting level; this module refuses the first three
-with the file and line, and bounds the last. The parser's hooks are not told where they are, so the line of a
+with the file and line (``nonfinite=True`` keeps ``NaN`` and ``±Infinity``, as Python's ``json.dumps`` writes
+them, for documents where they are data; ``1e999`` stays refused), and bounds the last. The parser's hooks are not told where they are, so the line of a
 refused number or key is found afterwards by :func:`_refused_line`, on the error path only.
 """
 
@@ -64,11 +65,12 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 
 
-def _refused(token: str) -> bool:
+def _refused(token: str, nonfinite: bool = False) -> bool:
     """Whether the parse hooks refuse the number or constant ``token``."""
     try:
         if token in ("NaN", "Infinity", "-Infinity"):
-            _constant(token)
+            if not nonfinite:
+                _constant(token)
         elif any(c in token for c in ".eE"):
             _float(token)
         else:
@@ -78,7 +80,7 @@ def _refused(token: str) -> bool:
     return False
 
 
-def _refused_line(text: str) -> int | None:
+def _refused_line(text: str, nonfinite: bool = False) -> int | None:
     """The 1-based line of the first thing the parse hooks refuse in ``text`` (a document that parses as JSON
     otherwise), in the order the parser meets them: a number or constant where it stands, a duplicate key when its
     object closes (``object_pairs_hook`` runs then) at the line of the key's second occurrence. None when none is
@@ -101,7 +103,7 @@ def _refused_line(text: str) -> int | None:
             closed = stack.pop() if stack else None
             if closed and closed[1]:
                 return closed[1][0]
-        elif not token.startswith('"') and token != ":" and _refused(token):
+        elif not token.startswith('"') and token != ":" and _refused(token, nonfinite):
             return text.count("\n", 0, match.start()) + 1
         previous = match
     return None
@@ -123,7 +125,8 @@ def _check_shape(value: Any, limits: Limits) -> str | None:
     return None
 
 
-def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, limits: Limits = DEFAULT) -> Any:
+def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, limits: Limits = DEFAULT,
+              nonfinite: bool = False) -> Any:
     """Parse one JSON document.
 
     Args:
@@ -131,6 +134,7 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
         path: the file it came from (for messages).
         line: for JSON Lines, the 1-based line ``data`` is; errors then name it.
         limits: size, depth and value-count bounds.
+        nonfinite: keep ``NaN``, ``Infinity`` and ``-Infinity`` as floats instead of refusing them.
 
     Raises:
         InputError: not UTF-8, not JSON, too large or deep, a non-finite or out-of-range number, a
@@ -147,13 +151,13 @@ def load_json(data: bytes | str, path: Path | str, *, line: int | None = None, l
                              line=line if line is not None else data.count(b"\n", 0, exc.start) + 1) from None
     data = data.removeprefix("\ufeff")  # a UTF-8 BOM (Windows editors, PowerShell): RFC 8259 lets parsers ignore it
     try:
-        value = json.loads(data, parse_float=_float, parse_int=_int, parse_constant=_constant,
+        value = json.loads(data, parse_float=_float, parse_int=_int, parse_constant=float if nonfinite else _constant,
                            object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(path), line=where) from None
     except _Refused as exc:
-        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line or _refused_line(data)) from None
+        raise InputError(f"invalid JSON: {exc}", path=str(path), line=line or _refused_line(data, nonfinite)) from None
     except RecursionError:
         raise InputError(f"invalid JSON: nested more than {limits.max_depth} levels deep", path=str(path),
                          line=line) from None
@@ -182,9 +186,10 @@ class JsonLine:
 
 
 def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | str | None = None,
-                    max_file_bytes: int = LINES_FILE_MAX_BYTES) -> Iterator[JsonLine]:
+                    max_file_bytes: int = LINES_FILE_MAX_BYTES, nonfinite: bool = False) -> Iterator[JsonLine]:
     """Every non-blank line of a JSON Lines file, parsed on its own: a bad line is reported
-    (``JsonLine.error``) and the next one is read. A missing file yields nothing.
+    (``JsonLine.error``) and the next one is read. A missing file yields nothing. ``nonfinite``: as in
+    :func:`load_json`.
 
     Raises:
         InputError: the file cannot be opened safely (a symlink, not a regular file, outside
@@ -220,6 +225,6 @@ def iter_json_lines(path: Path | str, *, limits: Limits = LINES, root: Path | st
             if not raw.strip():
                 continue
             try:
-                yield JsonLine(number, value=load_json(raw, path, line=number, limits=limits))
+                yield JsonLine(number, value=load_json(raw, path, line=number, limits=limits, nonfinite=nonfinite))
             except InputError as exc:
                 yield JsonLine(number, error=exc)

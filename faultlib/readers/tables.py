@@ -6,7 +6,8 @@ Formats: ``.csv``, ``.tsv``, ``.json`` (a list of records, or ``{column: [values
 
 Text formats are read as strings first and each column's type is decided afterwards, so a
 zero-padded id (``"007"``) stays a string and an integer column with a gap stays integer (pandas'
-nullable ``Int64``) instead of silently becoming float. Every file goes through
+nullable ``Int64``) instead of silently becoming float. A JSON table's ``NaN`` and ``±Infinity`` (as Python's
+``json.dumps`` writes them) are values, as ``nan``/``inf`` are in a CSV: data, never bad input. Every file goes through
 :func:`faultlib.readers.files.read_bytes` (bounded, no symlinks) and every problem is an
 :class:`~faultlib.errors.InputError` naming the file and, where it applies, the line or column.
 """
@@ -129,6 +130,10 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
             raise InputError(f"a row has more fields than the header's {wide.group(1)} ({wide.group(3)}): quote the "
                              f"field that holds a {'comma' if sep == ',' else 'tab'}, or add the missing column name",
                              path=str(path), line=int(wide.group(2))) from None
+        if "EOF inside string" in str(exc):  # pandas counts that 'row' its own way (blank lines in, quoted breaks out)
+            raise InputError("a quoted field is never closed: its '\"' opens here and every line after it is read "
+                             "as part of one value: close the quote, or double a '\"' meant literally ('\"\"')",
+                             path=str(path), line=_last_row_line(text, sep)) from None
         found = re.search(r"line (\d+)", str(exc))
         raise InputError(f"rows do not match the header: {exc}", path=str(path),
                          line=int(found.group(1)) if found else None) from None
@@ -146,6 +151,20 @@ def _header(text: str, sep: str) -> list[str]:
         return next(csv.reader(io.StringIO(text.lstrip("\r\n"), newline=""), delimiter=sep), [])
     except csv.Error:  # pandas reports what is wrong with the header, with its line
         return []
+
+
+def _last_row_line(text: str, sep: str) -> int | None:
+    """The line on which the file's last row starts, as :mod:`csv` splits rows (a quoted line break stays in its
+    row); where a quote is never closed, that row is the one that opened it and ran to the end of the file.
+    None where a field is over :mod:`csv`'s size limit (the row that hit it cannot be told)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    start, before = None, 0
+    try:
+        for _ in reader:
+            start, before = before + 1, reader.line_num
+    except csv.Error:
+        return None
+    return start
 
 
 def _first_wide_row(text: str, sep: str, width: int) -> int | None:
@@ -171,7 +190,7 @@ def _records(rows: list, path: Path) -> "pandas.DataFrame":
 
 def _json(data: bytes, path: Path) -> "pandas.DataFrame":
     pd = _pandas()
-    doc = load_json(data, path, limits=TABLES)
+    doc = load_json(data, path, limits=TABLES, nonfinite=True)  # NaN, ±Infinity (json.dumps'): data, not errors
     if isinstance(doc, list):
         if not doc:
             raise InputError("is an empty list: no rows", path=str(path))
@@ -186,7 +205,7 @@ def _json(data: bytes, path: Path) -> "pandas.DataFrame":
 
 def _jsonl(path: Path, limits: Limits = TABLES) -> "pandas.DataFrame":
     rows = []
-    for line in iter_json_lines(path, limits=Limits(max_bytes=limits.max_bytes, max_depth=16)):
+    for line in iter_json_lines(path, limits=Limits(max_bytes=limits.max_bytes, max_depth=16), nonfinite=True):
         if line.error:
             raise line.error
         rows.append(line.value)

@@ -7,7 +7,8 @@ Refused, each with the line (and field) where it is:
   to 10^9 nodes), and aliases that contain themselves (recursive aliases);
 - mapping keys that are not strings (``1:``, ``true:``, ``~:``, a mapping as a key) and duplicate keys;
 - scalars that are not JSON values: timestamps, binary, sets, ordered maps, any explicit tag;
-- non-finite floats (``.nan``, ``.inf``) and integers outside the signed 64-bit range;
+- non-finite floats (``.nan``, ``.inf``; kept as floats with ``nonfinite=True``, for documents where they are
+  data: an open-ended bin edge) and integers outside the signed 64-bit range;
 - invalid UTF-8, NUL bytes and other characters YAML does not allow.
 """
 
@@ -55,6 +56,7 @@ class PositionedYaml:
         text: its content.
         limits: depth, expanded-node and (for files) size bounds.
         int_keys: also accept integer mapping keys (``id2label: {0: cat}``), kept as ``int``.
+        nonfinite: keep ``.inf``, ``-.inf`` and ``.nan`` as floats instead of refusing them.
 
     Attributes:
         data: the document as JSON values (dict, list, str, int, float, bool, None).
@@ -64,10 +66,12 @@ class PositionedYaml:
             (with the line, column and field of the problem).
     """
 
-    def __init__(self, path: Path | str, text: str, *, limits: Limits = DEFAULT, int_keys: bool = False):
+    def __init__(self, path: Path | str, text: str, *, limits: Limits = DEFAULT, int_keys: bool = False,
+                 nonfinite: bool = False):
         self.path = path
         self.limits = limits
         self.int_keys = int_keys
+        self.nonfinite = nonfinite
         self._lines: dict[tuple, int] = {}
         with _translated(path, text, limits):
             self._check_depth(text, SAFE_LOADER)
@@ -169,7 +173,7 @@ class PositionedYaml:
                              "null (quote it to make it a string)", node, path)
         if node.tag == _TAG + "float":
             value = yaml.SafeLoader.construct_yaml_float(yaml.SafeLoader(""), node)
-            if not math.isfinite(value):
+            if not math.isfinite(value) and not getattr(self, "nonfinite", False):
                 raise self._fail(f"non-finite number {node.value!r}: use a finite number", node, path)
         elif node.tag == _TAG + "int":
             try:
@@ -213,9 +217,10 @@ def _translated(path: Path | str, text: str, limits: Limits) -> Iterator[None]:
         raise InputError(f"invalid YAML: nested too deeply (limit {limits.max_depth})", path=path) from None
 
 
-def load_yaml(text: str, path: Path | str, *, limits: Limits = DEFAULT, int_keys: bool = False) -> PositionedYaml:
+def load_yaml(text: str, path: Path | str, *, limits: Limits = DEFAULT, int_keys: bool = False,
+              nonfinite: bool = False) -> PositionedYaml:
     """Parse YAML ``text`` (from ``path``, for messages) within ``limits``; see :class:`PositionedYaml`."""
-    return PositionedYaml(path, text, limits=limits, int_keys=int_keys)
+    return PositionedYaml(path, text, limits=limits, int_keys=int_keys, nonfinite=nonfinite)
 
 
 def load_yaml_file(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None,

@@ -400,3 +400,22 @@ def main(args):
     torch.save(model.state_dict(), "model.pt")
 """)
     assert kinds(source) == expected
+
+
+def test_a_script_that_never_checkpoints_says_so_instead_of_a_bare_ok(tmp_path):
+    train = tmp_path / "train.py"  # a loop with a model, an optimizer and a step counter, and no torch.save at all
+    train.write_text(textwrap.dedent("""\
+        import torch
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        step = 0
+        for x in torch.randn(10, 4):
+            opt.zero_grad(); model(x).sum().backward(); opt.step(); step += 1
+        """))
+    result = cli("check", "resume", str(train), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "checkpointing: none found" in result.stdout and "no resume to check" in result.stdout
+    saving = tmp_path / "saving.py"
+    saving.write_text(train.read_text() + "    torch.save({'model': model.state_dict(), 'opt': opt.state_dict(), "
+                      "'step': step}, 'ckpt.pt')\n")
+    assert "checkpointing: none found" not in cli("check", "resume", str(saving), cwd=tmp_path).stdout

@@ -312,6 +312,12 @@ def test_parse_tolerance():
     for bad in ("500", "fast", "-1s", 3):
         with pytest.raises(InputError, match="tolerance"):
             parse_tolerance(bad)
+    for missing in ("nan", "NaT"):  # pandas reads both as NaT: not a duration (was 'must be >= 0')
+        with pytest.raises(InputError, match=f"'{missing}' is not a duration"):
+            parse_tolerance(missing)
+    with pytest.raises(InputError, match="'-1s' must be >= 0"):
+        parse_tolerance("-1s")
+    assert parse_tolerance("0s") == 0
 
 
 def test_key_strings_and_normalise_keys():

@@ -107,6 +107,10 @@ def test_files_written_by_the_safetensors_library_read_the_same(tmp_path):
     (lambda: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4'}", "not_a_checkpoint", "NumPy"),
     (lambda: b"step,loss\n1,0.5\n", "not_a_checkpoint", "a text file"),
     (lambda: bytes(range(7, 200)), "not_a_checkpoint", "unknown bytes"),
+    (lambda: b"\0\0\0\0abc\n" * 8, "not_a_checkpoint", "unknown bytes 00 00 00 00"),  # UTF-8, but NULs: not text
+    (lambda: struct.pack("<Q", 1 << 62) + b'{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}',
+     "corrupt", "declare a 4611686018427387904-byte header"),  # was 'a text file'
+    (lambda: struct.pack("<Q", 1) + b'{"w": {}}', "corrupt", "declare a 1-byte header"),
     (lambda: safetensors_bytes({"w": torch.ones(4)})[:-3], "truncated", "safetensors file cut off"),
     (lambda: struct.pack("<Q", 500) + b'{"w": {', "truncated", "inside its 500-byte header"),
 ])

@@ -71,7 +71,8 @@ def test_json_gets_lines_when_pyyaml_reads_it_to_the_same_data(tmp_path):
     ("features: 3\n", "must be a list or a mapping", 1),
     ("age: {bins: [1]}\nsex: 3\n", "not a feature config", 1),
     ("just a string\n", "not a feature config", 1),
-    ("features:\n  - {name: age, bins: [.nan]}\n", "non-finite number", 2),
+    ("features:\n  - {name: age, bins: [.nan]}\n", "a bin edge is NaN", 2),
+    ("age:\n  bins: [0, 18,\n         .nan]\n", "a bin edge is NaN", 3),
     ("a: &a [*a]\n", "recursive alias", 1),
 ])
 def test_files_that_are_not_feature_configs_are_input_errors_with_the_line(tmp_path, text, phrase, line):
@@ -339,3 +340,26 @@ def test_the_shim_swaps_the_config_inside_its_window_and_reverts():
     assert service.config["features"][0]["fill_value"] == 1
     with pytest.raises(InjectionError, match="leave the config unchanged"):
         FeatureConfigEdit(edits=[{"feature": "b", "set": {}}], start_step=0).apply(_Target(Service()))
+
+
+def test_infinite_bin_edges_and_nan_values_are_config_not_bad_input(tmp_path):
+    training = write(tmp_path, "train.yaml", """\
+        features:
+          - name: age
+            bins: [-.inf, 18, 65, .inf]
+            missing_values: .nan
+        """)
+    dumped = tmp_path / "serve.json"  # what json.dumps writes for the same config: Infinity and NaN
+    dumped.write_text(json.dumps({"features": [{"name": "age", "bins": [float("-inf"), 18, 65, float("inf")],
+                                                "missing_values": float("nan")}]}))
+    assert "Infinity" in dumped.read_text()
+    assert diff_feature_configs(load_feature_config(training), load_feature_config(dumped)).findings == ()
+    moved = write(tmp_path, "moved.yaml", """\
+        features:
+          - name: age
+            bins: [-.inf, 21, 65, .inf]
+            missing_values: .nan
+        """)
+    findings = diff_feature_configs(load_feature_config(training), load_feature_config(moved)).findings
+    assert [(f.kind, f.evidence["moved_edges"]) for f in findings] == [
+        ("bin_edges_changed", [{"index": 1, "old": 18, "new": 21}])]

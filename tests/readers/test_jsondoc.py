@@ -81,3 +81,17 @@ def test_a_refused_number_or_key_in_a_pretty_printed_document_names_its_line(doc
     (the parser's hooks are not told where they are); DESIGN: the message names the file and the line."""
     err = pytest.raises(InputError, load_json, document, "f.json").value
     assert err.line == line and what in err.message, (err.line, err.message)
+
+
+def test_nan_and_infinity_are_refused_unless_the_caller_keeps_them():
+    text = '{"edges": [0, Infinity],\n "fill": -Infinity, "missing": NaN}'
+    with pytest.raises(InputError, match="Infinity is not a JSON number") as exc:
+        load_json(text, "c.json")
+    assert exc.value.line == 1
+    data = load_json(text, "c.json", nonfinite=True)
+    assert data["edges"] == [0, float("inf")] and data["fill"] == float("-inf") and data["missing"] != data["missing"]
+    with pytest.raises(InputError, match="out of range"):  # a literal beyond float stays refused
+        load_json('{"x": 1e999}', "c.json", nonfinite=True)
+    with pytest.raises(InputError, match="duplicate key 'x'") as exc:  # the line is the key's, not the NaN's
+        load_json('{"a": NaN,\n "x": 1,\n "x": 2}', "c.json", nonfinite=True)
+    assert exc.value.line == 3

@@ -82,3 +82,41 @@ def test_a_name_the_system_refuses_is_bad_input_not_a_traceback(tmp_path):
         read_bytes(tmp_path / ("x" * 5000))
     key = ".a" * 5000  # a key path longer than any file name: os.stat raised ENAMETOOLONG
     assert split_source(f"{tmp_path}/t.yaml#{key}") == (f"{tmp_path}/t.yaml", key)
+
+
+@pytest.mark.parametrize("text, line", [
+    ('id,a\n1,2\n"3,4\n5,6\n', 3),  # the quote opens on line 3 and swallows the rest
+    ('id,a\n"one\ntwo",2\n5,6\n7,"8\n', 5),  # a closed quoted line break before it: pandas says 'row 3'
+    ('id,a\n1,2\n\n\n3,"4\n', 5),  # blank lines before it
+])
+def test_a_quote_never_closed_is_refused_with_the_line_that_opens_it(tmp_path, text, line):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match="quoted field is never closed") as exc:
+        read_table(path)
+    assert exc.value.line == line
+
+
+def test_closed_quotes_around_line_breaks_and_doubled_quotes_still_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('id,a\n1,"two\nlines"\n2,"say ""hi"""\n')
+    assert list(read_table(path)["a"]) == ["two\nlines", 'say "hi"']
+
+
+@pytest.mark.parametrize("name, text", [
+    ("t.json", '[{"x": 1.5, "y": NaN}, {"x": Infinity, "y": 2.0}, {"x": -Infinity, "y": 3.0}]'),
+    ("t.jsonl", '{"x": 1.5, "y": NaN}\n{"x": Infinity, "y": 2.0}\n{"x": -Infinity, "y": 3.0}\n'),
+])
+def test_nan_and_infinity_in_a_json_table_are_values_not_bad_input(tmp_path, name, text):
+    path = tmp_path / name  # what json.dumps writes for float('nan') and float('inf'): data (DESIGN), never refused
+    path.write_text(text)
+    frame = read_table(path)
+    assert list(frame["x"]) == [1.5, float("inf"), float("-inf")]
+    assert frame["y"].isna().tolist() == [True, False, False]
+
+
+def test_a_json_table_keeps_refusing_what_is_not_json(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('[{"x": 1e999}]')  # a literal beyond float is not a value anyone wrote on purpose
+    with pytest.raises(InputError, match="out of range"):
+        read_table(path)

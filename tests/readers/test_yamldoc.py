@@ -147,3 +147,12 @@ def test_integer_keys_only_where_asked():
     assert "not a string" in refused(text).message
     assert load_yaml(text, "labels.yaml", int_keys=True).data == {"id2label": {0: "cat", 1: "dog"}}
     assert "not a string" in refused("a:\n  true: x\n", int_keys=True).message
+
+
+def test_non_finite_numbers_are_refused_unless_the_caller_keeps_them():
+    text = "edges: [0, .inf]\nfill: -.inf\nmissing: .nan\n"
+    with pytest.raises(InputError, match="non-finite number '.inf'") as exc:
+        load_yaml("edges: [0, 1]\nfill: .inf\n", "c.yaml")
+    assert exc.value.line == 2 and exc.value.field == "fill"
+    data = load_yaml(text, "c.yaml", nonfinite=True).data
+    assert data["edges"] == [0, float("inf")] and data["fill"] == float("-inf") and data["missing"] != data["missing"]

@@ -190,6 +190,11 @@ def _load(data, path: Path, fd_path: str | None) -> Checkpoint:
     if header is not None:
         content, metadata = _load_safetensors(data, header, path)
         return Checkpoint(path, "safetensors", len(data), content, metadata)
+    if len(data) >= 10 and data[8:9] == b"{":  # a JSON header after 8 bytes, with a size safetensors never writes
+        raise UnloadableCheckpoint(
+            f"is a safetensors file whose first 8 bytes declare a {int.from_bytes(data[:8], 'little')}-byte header "
+            f"(safetensors allows 2 to {MAX_SAFETENSORS_HEADER}; the file has {len(data)} bytes): the size is damaged",
+            path=path, kind="corrupt", format="safetensors")
     if data[:1] == b"\x80":
         names = pickle_globals(data[:PICKLE_SCAN_BYTES])
         if names:
@@ -219,6 +224,8 @@ def _what_it_is(data: bytes) -> str:
     if head.startswith(b"PK\x05\x06"):
         return "an empty zip archive"
     try:
+        if b"\0" in head:  # valid UTF-8, but no text file holds NUL bytes
+            raise UnicodeDecodeError("utf-8", head, 0, 1, "NUL")
         head.decode("utf-8")
         return "a text file"
     except UnicodeDecodeError:

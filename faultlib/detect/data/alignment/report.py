@@ -105,7 +105,9 @@ def parse_tolerance(text: str | int | float) -> int:
     except (ValueError, TypeError):
         raise InputError(f"tolerance {raw!r} is not a duration: write e.g. 500ms, 2s or 1min",
                          field="--tolerance") from None
-    if value < pd.Timedelta(0) or pd.isna(value):
+    if pd.isna(value):  # 'nan' and 'NaT' parse as NaT, no duration at all
+        raise InputError(f"tolerance {raw!r} is not a duration: write e.g. 500ms, 2s or 1min", field="--tolerance")
+    if value < pd.Timedelta(0):
         raise InputError(f"tolerance {raw!r} must be >= 0", field="--tolerance")
     return int(value.value)
 

@@ -2,7 +2,8 @@
 
 A feature pipeline is usually driven by a config file: bins, fill values, windows, vocabularies,
 scaler parameters, and the order of the features. :func:`load_feature_config` reads one through
-:mod:`faultlib.readers` (bounded, no symlinks, finite numbers, no duplicate keys) in any of these shapes:
+:mod:`faultlib.readers` (bounded, no symlinks, no duplicate keys; ``.inf``/``.nan`` and JSON's ``Infinity``/``NaN``
+are values here: an open-ended last bin edge, an imputer's ``missing_values``) in any of these shapes:
 
 * a list of features: ``- {name: age, bins: [...]}`` (also a bare name, or ``- age: {bins: [...]}``);
 * a document ``{features: [...] | {name: spec}, ...other settings}`` (also ``feature_columns``, ``inputs``);
@@ -38,6 +39,8 @@ from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml
 CONFIG_LIMITS = Limits(max_bytes=64 * MiB, max_depth=64, max_nodes=5_000_000)
 
 FEATURE_LIST_KEYS = ("features", "feature_columns", "inputs")
+#: the keys that hold a feature's bin edges
+BIN_KEYS = ("bins", "bin_edges", "edges", "boundaries", "bin_boundaries", "splits", "cutpoints")
 _ONE_HOT = {"onehot", "one_hot", "one-hot", "onehot_dense", "dummy", "indicator", "multi_hot"}
 _SINGLE = {"ordinal", "index", "integer", "label", "int", "bucket_id", "none", "raw"}
 _CATEGORICAL_TYPES = {"categorical", "category", "bucketized", "bucketize", "binned", "bins", "discretized",
@@ -106,6 +109,16 @@ def _fail(message: str, path: str, doc: PositionedYaml | None, key: tuple) -> In
                       field=dotted(list(key)) if key else None)
 
 
+def _check_edges(spec: dict, path: str, doc: PositionedYaml | None, key: tuple) -> None:
+    """Refuse a NaN bin edge (edges are ordered numbers; ``±.inf`` close an open-ended bin and are kept)."""
+    for name in BIN_KEYS:
+        edges = spec.get(name)
+        for i, edge in enumerate(edges if isinstance(edges, list) else []):
+            if isinstance(edge, float) and edge != edge:
+                raise _fail("a bin edge is NaN: edges are ordered numbers (.inf and -.inf close an open-ended bin)",
+                            path, doc, key + (name, i))
+
+
 def _features_of(items: Any, path: str, doc: PositionedYaml | None, base: tuple) -> list[Feature]:
     out: list[Feature] = []
     seen: dict[str, tuple] = {}
@@ -127,6 +140,7 @@ def _features_of(items: Any, path: str, doc: PositionedYaml | None, base: tuple)
                 raise _fail(f"feature {name!r} appears twice (also at {dotted(list(seen[name]))}): keep one",
                             path, doc, key)
             seen[name] = key
+            _check_edges(spec, path, doc, key if isinstance(item, dict) and "name" in item else key + (name,))
             out.append(Feature(name, dict(spec), i, key))
     elif isinstance(items, dict):
         for i, (name, spec) in enumerate(items.items()):
@@ -134,6 +148,7 @@ def _features_of(items: Any, path: str, doc: PositionedYaml | None, base: tuple)
             if not isinstance(spec, dict):
                 raise _fail(f"feature {name!r} must map to its definition (a mapping), found {type(spec).__name__}",
                             path, doc, key)
+            _check_edges(spec, path, doc, key)
             out.append(Feature(name, {k: v for k, v in spec.items() if k != "name"}, i, key))
     else:
         raise _fail(f"the feature list must be a list or a mapping, found {type(items).__name__}", path, doc, base)
@@ -166,8 +181,9 @@ def parse_feature_config(data: Any, *, path: str = "<config>", fmt: str = "data"
 def load_feature_config(path: str | Path) -> FeatureConfig:
     """Read a feature config file: ``.json`` through the JSON reader, anything else as YAML.
 
-    Both go through :mod:`faultlib.readers` (bounded size and depth, no symlinks, finite numbers, no
-    duplicate keys). A JSON file also gets line numbers when PyYAML reads it to the same data.
+    Both go through :mod:`faultlib.readers` (bounded size and depth, no symlinks, no duplicate keys; non-finite
+    numbers are kept: ``bins: [0, 18, 65, .inf]`` is a config, not bad input; a NaN bin edge is refused). A JSON
+    file also gets line numbers when PyYAML reads it to the same data.
 
     Raises:
         InputError: unreadable, not UTF-8, YAML/JSON that does not parse (with the line), or not a
@@ -177,14 +193,14 @@ def load_feature_config(path: str | Path) -> FeatureConfig:
     raw = read_bytes(path, limits=CONFIG_LIMITS)
     text = decode_text(raw, path)
     if Path(path).suffix.lower() == ".json":
-        data = load_json(raw, path, limits=CONFIG_LIMITS)
-        try:
-            doc = load_yaml(text, path, limits=CONFIG_LIMITS)
+        data = load_json(raw, path, limits=CONFIG_LIMITS, nonfinite=True)
+        try:  # YAML reads JSON's NaN/Infinity as strings: then the data differ and the lines are not used
+            doc = load_yaml(text, path, limits=CONFIG_LIMITS, nonfinite=True)
             doc = doc if doc.data == data else None
         except InputError:
             doc = None
         return parse_feature_config(data, path=path, fmt="json", text=text, doc=doc)
-    doc = load_yaml(text, path, limits=CONFIG_LIMITS)
+    doc = load_yaml(text, path, limits=CONFIG_LIMITS, nonfinite=True)
     return parse_feature_config(doc.data, path=path, fmt="yaml", text=text, doc=doc)
 
 
@@ -212,7 +228,7 @@ def encoded_width(spec: dict[str, Any]) -> int | None:
     kind = _first(spec, ("type", "kind", "feature_type"))
     kind = kind.lower() if isinstance(kind, str) else None
     vocab = _first(spec, ("vocabulary", "vocab", "categories", "classes", "tokens", "levels"))
-    bins = _first(spec, ("bins", "bin_edges", "edges", "boundaries", "bin_boundaries", "splits", "cutpoints"))
+    bins = _first(spec, BIN_KEYS)
     n_bins = _int(_first(spec, ("n_bins", "num_bins")))
     hashed = _int(_first(spec, ("hash_buckets", "num_buckets")))
     if encoding in _SINGLE:

@@ -131,7 +131,8 @@ def _value_paths(old: Any, new: Any) -> list[tuple[tuple, str]]:
     deepdiff = require("deepdiff", "features")
     from deepdiff.helper import notpresent
 
-    diff = deepdiff.DeepDiff(old, new, ignore_numeric_type_changes=True, view="tree", verbose_level=2)
+    diff = deepdiff.DeepDiff(old, new, ignore_numeric_type_changes=True, ignore_nan_inequality=True, view="tree",
+                             verbose_level=2)
     out: dict[tuple, str] = {}
     for _report, levels in diff.items():
         for level in levels:
@@ -224,13 +225,18 @@ class Change:
                 "change": self.change, "line": self.line, "position": self.position, "key_path": self.doc_key}
 
 
+def _same_number(a: Any, b: Any) -> bool:
+    """``a == b``, with NaN equal to NaN (a config's ``.nan`` written twice is no change)."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
+
+
 def _detail(kind: str, old: Any, new: Any) -> dict[str, Any]:
     """What a finding adds beyond old/new: moved bin edges, tokens added/removed."""
     if kind == "bin_edges_changed" and isinstance(old, list) and isinstance(new, list):
         detail: dict[str, Any] = {"old_buckets": len(old) + 1, "new_buckets": len(new) + 1}
         if len(old) == len(new):
             detail["moved_edges"] = [{"index": i, "old": a, "new": b}
-                                     for i, (a, b) in enumerate(zip(old, new)) if a != b]
+                                     for i, (a, b) in enumerate(zip(old, new)) if not _same_number(a, b)]
         return detail
     if kind == "vocabulary_changed" and isinstance(old, list) and isinstance(new, list):
         old_set, new_set = {repr(v) for v in old}, {repr(v) for v in new}
