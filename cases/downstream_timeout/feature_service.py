@@ -5,10 +5,10 @@ breast_cancer feature table (scikit-learn's copy of the Wisconsin diagnostic dat
                         |   404 {"status": "not_found"}
     GET /healthz        ->  200 {"status": "ok", "rows": 569}
 
-``run_queue_wait_ms``: how long this process's threads waited for a CPU since its previous answer
-(:func:`faultlib.runqueue.run_queue_wait_ms`; null where the kernel does not count it). Between two answers
-it sleeps, waiting for the next request; so it is this request's share: the wake-up on its arrival and the
-handling, which a loaded machine lengthens (the model service passes it on to the client).
+``run_queue_wait_ms``: how long the serving thread (the event loop's) waited for a CPU since its previous
+answer (:func:`faultlib.runqueue.run_queue_wait_ms`; null where the kernel does not count it). Between two
+answers it sleeps, waiting for the next request; so it is this request's share: the wake-up on its arrival
+and the handling, which a loaded machine lengthens (the model service passes it on to the client).
 
 Run by the repro as a separate process (``--port 0``: a free port, printed as the first line
 ``listening HOST:PORT`` on stdout), or as the ``feature-service`` container of compose.yaml.
@@ -29,10 +29,10 @@ from faultlib.runqueue import run_queue_wait_ms
 
 def build_app() -> web.Application:
     table = load_breast_cancer().data
-    last_reading = [run_queue_wait_ms("process")]
+    last_reading = [run_queue_wait_ms()]
 
     def waited_since_last_answer() -> float | None:
-        now, before = run_queue_wait_ms("process"), last_reading[0]
+        now, before = run_queue_wait_ms(), last_reading[0]
         last_reading[0] = now
         return None if now is None or before is None else round(now - before, 3)
 

@@ -10,11 +10,12 @@ Three real processes' worth of parts, all on 127.0.0.1:
   span each, comparing every answer with the model called directly.
 
 Each request's span also holds how long the processes on its path waited for a CPU while it was
-served (the kernel's run-queue wait, :func:`faultlib.runqueue.run_queue_wait_ms`): this process's
-threads (client, model service, the shim's proxy) as ``run_queue_wait_ms``, the feature service's as
-``downstream_run_queue_wait_ms`` (it reports it in its answer; the model service passes it on). On a
-loaded machine a request can take 80 ms for want of a core; the assertion suite tells that from the
-service (faultlib.evidence.timing, ``waits``).
+served (the kernel's run-queue wait, :func:`faultlib.runqueue.run_queue_wait_ms`): this process's main
+thread, whose event loop runs the client and the model service, as ``run_queue_wait_ms``; the feature
+service's serving thread as ``downstream_run_queue_wait_ms`` (it reports it in its answer; the model
+service passes it on). Not the shim proxy's thread, nor threads serving no request (exporters, BLAS
+workers spinning between calls). On a loaded machine a request can take 80 ms for want of a core; the
+assertion suite tells that from the service (faultlib.evidence.timing, ``waits``).
 
 The model service has a per-request deadline (``deadline_ms``). Contract, documented in
 case.yaml: it answers ``200 {"status": "ok", "label", "proba", ...}`` in time, and when the
@@ -223,7 +224,7 @@ async def run(ctx) -> None:
                 with ctx.step(i, total=requests, name="serve.request") as span:
                     headers: dict[str, str] = {}
                     propagate.inject(headers)
-                    waited_before = run_queue_wait_ms("process")
+                    waited_before = run_queue_wait_ms()
                     started = time.perf_counter()
                     try:
                         async with client.post(url, json={"id": item_id}, headers=headers) as resp:
@@ -233,7 +234,7 @@ async def run(ctx) -> None:
                         code, body, status = 0, {}, "client_error"
                         span.event("client_error", error=type(exc).__name__)
                     latency_ms = (time.perf_counter() - started) * 1e3
-                    waited_after = run_queue_wait_ms("process")
+                    waited_after = run_queue_wait_ms()
                     late = slo.observe(latency_ms, timed_out=status == "timeout", step=i)
                     if late is not None:
                         ctx.report(late)

@@ -22,14 +22,16 @@ def in_window(spans, first, last):
 
 
 def cpu_waits(spans):
-    """Each request's latency with how long the processes on its path waited for a CPU meanwhile (the repro's
-    threads, and the feature service's as it reported; a timeout has no feature service answer: its own part
-    only): the waits faultlib.evidence.timing takes off a latency above its bound before calling it a failure."""
+    """Each request's latency with how long it waited for a CPU: the larger of the waits of the repro's main thread
+    (client and model service) and of the feature service's thread as it reported (none in a timeout's answer).
+    The larger, not the sum: measured on a loaded machine the two overlap (a process preempted on its way to sleep
+    waits beside the one it just woke), and a sum would count those milliseconds twice. faultlib.evidence.timing
+    takes it off a latency above its bound before calling that a failure."""
     out = []
     for span in spans:
         a = span.attributes
         own, downstream = a.get("run_queue_wait_ms"), a.get("downstream_run_queue_wait_ms")
-        out.append(Waited(a["latency_ms"], None if own is None else own + (downstream or 0.0),
+        out.append(Waited(a["latency_ms"], None if own is None else max(own, downstream or 0.0),
                           f"request {a['faultlib.step']}"))
     return out
 
