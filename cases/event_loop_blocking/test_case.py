@@ -98,7 +98,7 @@ def test_control_health_latency_stays_low(evidence):
     # with inference in the executor a probe never waits behind one: its P99 stays a fraction of an
     # inference measured in the same run (a ratio, so a loaded machine slows both alike)
     inference_ms = statistics.median(s.attributes["inference_ms"] for s in rounds(evidence.control))
-    assert summary["health_p99_ms"] < inference_ms / 2, (summary["health_p99_ms"], inference_ms)
+    assert summary["health_p99_ms"] < inference_ms / 2, f'{summary["health_p99_ms"]}; {inference_ms}'
 
 
 def test_rounds_before_the_fault_are_normal(evidence):
@@ -106,8 +106,8 @@ def test_rounds_before_the_fault_are_normal(evidence):
     assert len(before) == min(WINDOW)
     for span in before:
         a = span.attributes
-        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor", a
-        assert not infer_stalls(evidence.faulted, step(span)), a
+        assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor", f"{a}"
+        assert not infer_stalls(evidence.faulted, step(span)), f"{a}"
     faulted = evidence.faulted.summary
     health_reference(evidence).assert_restored(faulted["health_p99_before_ms"], faulted=faulted["health_p99_during_ms"],
                                                what="/health P99 before the fault")
@@ -121,14 +121,14 @@ def test_health_waits_behind_inference_on_the_loop(evidence):
     faulted = evidence.faulted.summary
     assert inference_ms >= THRESHOLD_MS, f"inference took {inference_ms:.1f} ms: too short to matter"
     # a probe sent while an inference runs on the loop waits for it: the P99 is at least one inference
-    assert faulted["health_p99_during_ms"] >= 0.8 * inference_ms, (faulted, inference_ms)
+    assert faulted["health_p99_during_ms"] >= 0.8 * inference_ms, f"{faulted}; {inference_ms}"
     health_reference(evidence).assert_raised(faulted["health_p99_during_ms"], factor=3,
                                              what="/health P99 during the fault")
 
 
 def test_watchdog_names_the_blocking_call(evidence):
     findings = blocked_findings(evidence.faulted)
-    assert len(findings) == 1, [f.message for f in findings]
+    assert len(findings) == 1, f"{[f.message for f in findings]}"
     (finding,) = findings
     loc, ev = finding.location, finding.evidence
     assert Path(loc["file"]).name == "repro.py" and loc["line"] == INFER_LINE, loc
@@ -140,14 +140,14 @@ def test_watchdog_names_the_blocking_call(evidence):
     assert len(WINDOW) <= ev["blocks"] <= PARAMS["predicts"] * len(WINDOW), ev["blocks"]
     inline_ms = sum(s.attributes["inference_total_ms"] for s in rounds(evidence.faulted) if step(s) in WINDOW)
     # the stalls are the inferences (each stall: one or two of them, and the loop's own bit of work)
-    assert ev["total_blocked_ms"] >= 0.9 * inline_ms, (ev["total_blocked_ms"], inline_ms)
+    assert ev["total_blocked_ms"] >= 0.9 * inline_ms, f'{ev["total_blocked_ms"]}; {inline_ms}'
     assert ev["site_samples"] >= ev["blocks"]  # at least one stack sample per stall named this line
     # the loop thread was computing, not waiting: its CPU share during the stalls is of the order of the
     # share an inference got in the executor on this machine now (1.0 idle, ~0.2 with 8 busy processes
     # on 2 cores); a sleeping or lock-waiting loop would show ~0
     loop_share = ev["loop_cpu_ms"] / ev["total_blocked_ms"]
     reference = cpu_share_reference(evidence)
-    assert loop_share > 0.25 * reference.median, (loop_share, reference.describe())
+    assert loop_share > 0.25 * reference.median, f"{loop_share}; {reference.describe()}"
     assert "ModelService.infer" in finding.message and "self.model(batch)" in finding.message
 
 
@@ -162,8 +162,8 @@ def test_executor_restores_health_latency(evidence):
     assert summary["health_p99_after_ms"] * 3 < summary["health_p99_during_ms"]
     for span in after:  # and why: inference is back in the executor, the loop never stalls
         a = span.attributes
-        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor", a
-        assert not infer_stalls(evidence.faulted, step(span)), a
+        assert a["faultlib.fault.window"] == "after" and a["placement"] == "executor", f"{a}"
+        assert not infer_stalls(evidence.faulted, step(span)), f"{a}"
     events = infer_stalls(evidence.faulted)
     assert events and all(e.attributes["faultlib.step"] in WINDOW for e in events)
 
@@ -174,7 +174,7 @@ def test_every_answer_is_correct_and_nothing_crashes(evidence):
         assert phase.summary["errors"] == 0 and phase.summary["wrong_labels"] == 0
         assert phase.summary["model_accuracy"] >= 0.93
         for span in rounds(phase):
-            assert set(span.attributes["predict_codes"].split(",")) == {"200"}, span.attributes
+            assert set(span.attributes["predict_codes"].split(",")) == {"200"}, f"{span.attributes}"
         served = phase.spans_named("model_service.predict")
         assert served and all(s.attributes["http.status_code"] == 200 for s in served)
     stderr = (evidence.path / "stderr.txt").read_text()
@@ -209,7 +209,7 @@ def test_check_blocking_finds_the_inline_version_and_passes_the_isolated_one():
     assert finding["evidence"]["call"] == "self.model(batch)"
     assert finding["evidence"]["entry"] == "InlineModelService.predict"
     code, report = _check(HERE / "repro.py")
-    assert code == 0 and report["ok"] and report["findings"] == [], report["findings"]
+    assert code == 0 and report["ok"] and report["findings"] == [], f'{report["findings"]}'
     assert {"function": "ModelService.infer", "via": "run_in_executor"}.items() <= report["offloaded"][0].items()
 
 

@@ -157,7 +157,7 @@ def test_detector_names_rank_1_data_within_the_bound(evidence):
     noise = machine_verdicts(faulted, (SLOW, "data"))  # any other verdict: on a starved rank
     assert finding.detector == "straggler" and finding.kind == "straggler_rank"
     step = finding.location["step"]
-    assert START <= step <= START + BOUND, (step, START + BOUND)
+    assert START <= step <= START + BOUND, f"{step}; {START + BOUND}"
     assert finding.evidence["excess_ms"] > 0.5 * SLOW_MS and finding.evidence["wait_ms"] > 0.5 * SLOW_MS
     mine = (SLOW, "data")
     named = injected_steps(evidence)  # [step], or with a repeat after a rebalance that left part of it
@@ -181,10 +181,10 @@ def test_rebalanced_shards_recover_throughput(evidence):
     for lo, hi in zip(rebalanced, rebalanced[1:] + [last + 1]):
         slow_share = {s.attributes["samples"] for st, s in steps(faulted, SLOW).items() if lo < st <= hi}
         fast_share = {s.attributes["samples"] for st, s in steps(faulted, 1 - SLOW).items() if lo < st <= hi}
-        assert len(slow_share) == len(fast_share) <= 1, (lo, hi, slow_share, fast_share)
+        assert len(slow_share) == len(fast_share) <= 1, f"{lo}; {hi}; {slow_share}; {fast_share}"
         if slow_share:
             (slow,), (fast,) = slow_share, fast_share
-            assert slow + fast == PARAMS["global_batch"], (lo, hi, slow, fast)
+            assert slow + fast == PARAMS["global_batch"], f"{lo}; {hi}; {slow}; {fast}"
     assert faulted.metric("faultlib_shard_share", rank=SLOW, window="during") < SHARE / 2
     # The rebalance must remove at least half of the excess step time the straggler added, both measured
     # against the faulted run's own steps before the onset (same run; inconclusive where the ranks' run-queue

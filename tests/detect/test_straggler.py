@@ -217,7 +217,7 @@ def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_r
         found = detector.observe(table, step=first + EVERY - 1, first_step=first)
         if found is not None:
             replay.append((found.rank, found.phase, found.step))
-    assert replay == verdicts[0], (replay, verdicts[0])
+    assert replay == verdicts[0], f"{replay}; {verdicts[0]}"
     # the latency bound, every * (persist + 1) - 1 steps after the slowdown starts (the window holding its
     # start may be diluted, then `persist` whole windows), holds for unstarved ranks: between the window
     # holding the start and the verdict, every window the slow (rank, phase) did not win must be one in which
