@@ -18,13 +18,24 @@ from pathlib import Path
 __all__ = ["run_queue_wait_ms"]
 
 _THREAD = Path("/proc/thread-self/schedstat")
+_TASKS = Path("/proc/self/task")
 
 
-def run_queue_wait_ms() -> float | None:
-    """Milliseconds the calling thread has spent runnable but not running (waiting for a CPU) since it started:
-    the kernel's run-queue wait, field 2 (ns) of ``/proc/thread-self/schedstat``. Cumulative: subtract an earlier
-    reading of the same thread. None where the kernel does not count it (not Linux, or no schedstats)."""
+def run_queue_wait_ms(native_id: int | None = None) -> float | None:
+    """Milliseconds a thread of this process has spent runnable but not running (waiting for a CPU) since it
+    started: the kernel's run-queue wait, field 2 (ns) of its ``schedstat``. Cumulative: subtract an earlier
+    reading of the same thread.
+
+    Args:
+        native_id: the thread's kernel id (``threading.get_native_id()`` in it; ``Thread.native_id``), for a
+            thread other than the calling one; None: the calling thread (``/proc/thread-self/schedstat``).
+
+    Returns:
+        the wait in ms, or None where the kernel does not count it (not Linux, or no schedstats) or the thread
+        has ended.
+    """
+    path = _THREAD if native_id is None else _TASKS / str(native_id) / "schedstat"
     try:
-        return int(_THREAD.read_text().split()[1]) / 1e6
+        return int(path.read_text().split()[1]) / 1e6
     except (OSError, IndexError, ValueError):
         return None
