@@ -243,6 +243,7 @@ async def run(ctx) -> None:
                     latencies.setdefault(ctx.faults.window(i), []).append(latency_ms)
                     span.set(**{"http.status_code": code, "status": status, "latency_ms": latency_ms,
                                 "deadline_ms": deadline_ms, "downstream_ms": body.get("downstream_ms"),
+                                "service_elapsed_ms": body.get("elapsed_ms"),   # a timeout's, on the service's clock
                                 "item_id": item_id, "label": body.get("label"), "proba": body.get("proba"),
                                 "run_queue_wait_ms": None if waited_before is None or waited_after is None
                                 else waited_after - waited_before,
