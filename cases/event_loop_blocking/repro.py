@@ -14,6 +14,11 @@ Parts, all in this process, on 127.0.0.1:
   ``probe_interval_ms`` for ``round_ms`` (latency measured from each probe's scheduled send time, as
   wrk2 does, so a stalled server cannot hide its stall by delaying the probes: no coordinated omission).
 
+Each round's span lists its probes' latencies (``health_ms``) and, for each, how long it waited for a CPU
+(``health_run_queue_wait_ms``: the larger of the run-queue waits of the service's loop thread and of the
+load generator's thread while the probe was in flight, :func:`faultlib.runqueue.run_queue_wait_ms`), so a
+probe a loaded machine delayed is told from one the service delayed.
+
 Faulted phase: the ``inline_executor`` shim swaps the service's executor for one that runs the work
 inline, on the loop, for rounds ``start_step`` .. ``start_step + steps - 1`` (a service that lost its
 executor); before and after the window the real executor is in place: after the window is the
@@ -39,6 +44,7 @@ from faultlib import repro
 from faultlib.detect import LoopWatchdog
 from faultlib.detect.serving.latency import percentile
 from faultlib.inject.loop import InlineExecutor
+from faultlib.runqueue import run_queue_wait_ms
 
 START_TIMEOUT_S = 10.0
 
@@ -86,10 +92,12 @@ class ModelService:
         self.inference_ms = ctx.evidence.histogram("faultlib_inference_duration_ms", "model inference per predict "
                                                    "request, by where it ran (loop or executor)", "ms")
         self.loop_thread: int | None = None
+        self.loop_native_id: int | None = None   # the loop thread's kernel id, to read its run-queue wait
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> tuple[str, int]:
         self.loop_thread = threading.get_ident()
+        self.loop_native_id = threading.get_native_id()
         app = web.Application()
         app.add_routes([web.get("/health", self.health), web.post("/predict", self.predict)])
         self._runner = web.AppRunner(app, access_log=None)
@@ -155,7 +163,15 @@ class LoadGenerator:
     def run(self) -> None:
         asyncio.run(self._main())
 
-    async def _get(self, client: aiohttp.ClientSession, intended: float) -> float | None:
+    def _waits(self) -> tuple[float | None, float | None]:
+        """Run-queue waits so far (ms) of this thread and of the service's loop thread."""
+        return run_queue_wait_ms(), run_queue_wait_ms(self.service.loop_native_id)
+
+    async def _get(self, client: aiohttp.ClientSession, intended: float) -> tuple[float, float | None] | None:
+        """One /health probe: (latency from its intended send time in ms, how long it waited for a CPU: the larger
+        of this thread's and the loop thread's run-queue waits meanwhile, None where not measured), or None
+        when it got no 200."""
+        waits_before = self._waits()
         try:
             async with client.get(f"{self.url}/health") as resp:
                 await resp.read()
@@ -166,7 +182,10 @@ class LoadGenerator:
         if code != 200:
             self.errors += 1
             return None
-        return (time.perf_counter() - intended) * 1e3
+        latency_ms = (time.perf_counter() - intended) * 1e3
+        deltas = [after - before for before, after in zip(waits_before, self._waits())
+                  if before is not None and after is not None]
+        return latency_ms, max(deltas) if len(deltas) == 2 else None
 
     async def _predict(self, client: aiohttp.ClientSession) -> dict:
         headers: dict[str, str] = {}
@@ -208,7 +227,9 @@ class LoadGenerator:
             intended = start + k * self.interval_s
             await asyncio.sleep(max(0.0, intended - time.perf_counter()))
             probes.append(asyncio.ensure_future(self._get(client, intended)))
-        health = [v for v in await asyncio.gather(*probes) if v is not None]
+        answered = [v for v in await asyncio.gather(*probes) if v is not None]
+        health = [latency for latency, _ in answered]
+        waited = [w for _, w in answered]
         answers = await asyncio.gather(*predicts)
         for value in health:
             self.health_ms.record(value, route="/health")
@@ -217,6 +238,8 @@ class LoadGenerator:
         span.set(**{"health_probes": len(health), "health_p50_ms": percentile(health, 50) if health else None,
                     "health_p99_ms": percentile(health, 99) if health else None,
                     "health_max_ms": max(health, default=None), "placement": ",".join(placements),
+                    "health_ms": health,
+                    "health_run_queue_wait_ms": waited if None not in waited else None,
                     "inference_ms": max((a.get("inference_ms") or 0.0) for a in answers),
                     "inference_total_ms": sum((a.get("inference_ms") or 0.0) for a in answers),
                     "inference_cpu_ms": sum((a.get("inference_cpu_ms") or 0.0) for a in answers),

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from faultlib.errors import TimingInconclusive
-from faultlib.evidence.timing import step_reference
+from faultlib.evidence.timing import Waited, step_reference
 from faultlib.readers import load_yaml_file
 
 HERE = Path(__file__).parent
@@ -75,6 +75,18 @@ def cpu_share_reference(evidence):
                           if a.get("inference_total_ms") else None, what="inference CPU share per round", unit="")
 
 
+def probe_waits(spans):
+    """Each /health probe of these rounds with how long it waited for a CPU (the larger of the service loop's and
+    the load generator's run-queue waits while it was in flight; None where the repro did not measure it)."""
+    out = []
+    for span in spans:
+        a = span.attributes
+        waits = a.get("health_run_queue_wait_ms") or [None] * len(a.get("health_ms", ()))
+        out += [Waited(latency, waited, f"round {step(span)} probe {k}")
+                for k, (latency, waited) in enumerate(zip(a.get("health_ms", ()), waits))]
+    return out
+
+
 def test_control_raises_no_finding(evidence):
     control = evidence.control
     noise = machine_stalls(control)
@@ -109,8 +121,9 @@ def test_rounds_before_the_fault_are_normal(evidence):
         assert a["faultlib.fault.window"] == "before" and a["placement"] == "executor", f"{a}"
         assert not infer_stalls(evidence.faulted, step(span)), f"{a}"
     faulted = evidence.faulted.summary
+    # before the fault nothing the fault does can hide in a wait for a CPU: the probes' waits are the machine's
     health_reference(evidence).assert_restored(faulted["health_p99_before_ms"], faulted=faulted["health_p99_during_ms"],
-                                               what="/health P99 before the fault")
+                                               what="/health P99 before the fault", waits=probe_waits(before))
 
 
 def test_health_waits_behind_inference_on_the_loop(evidence):
@@ -157,6 +170,8 @@ def test_executor_restores_health_latency(evidence):
     summary = evidence.faulted.summary
     # what the clients see first: /health's P99 is back to what the same machine showed without the
     # fault (a reference measured in this run, not an absolute number of ms) and far below the window's
+    # no waits= here: without the mitigation the inference stays on the loop after the window, and on a busy
+    # machine the loop thread computing it waits for a CPU most of the time: taking those waits off would excuse it
     health_reference(evidence).assert_restored(summary["health_p99_after_ms"], faulted=summary["health_p99_during_ms"],
                                                what="/health P99 after the fault")
     assert summary["health_p99_after_ms"] * 3 < summary["health_p99_during_ms"]
