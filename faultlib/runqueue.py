@@ -13,6 +13,7 @@ No third-party import: a repro's helper process (a feature service in its own co
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 __all__ = ["run_queue_wait_ms"]
@@ -35,7 +36,12 @@ def run_queue_wait_ms(native_id: int | None = None) -> float | None:
         has ended.
     """
     path = _THREAD if native_id is None else _TASKS / str(native_id) / "schedstat"
-    try:
-        return int(path.read_text().split()[1]) / 1e6
+    try:  # os.read, not Path.read_text: a third of the cost, for a reading taken around every request
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fields = os.read(fd, 256).split()
+        finally:
+            os.close(fd)
+        return int(fields[1]) / 1e6
     except (OSError, IndexError, ValueError):
         return None
