@@ -17,7 +17,11 @@ Parts, all in this process, on 127.0.0.1:
 Each round's span lists its probes' latencies (``health_ms``) and, for each, how long it waited for a CPU
 (``health_run_queue_wait_ms``: the larger of the run-queue waits of the service's loop thread and of the
 load generator's thread while the probe was in flight, :func:`faultlib.runqueue.run_queue_wait_ms`), so a
-probe a loaded machine delayed is told from one the service delayed.
+probe a loaded machine delayed is told from one the service delayed. Each ``loop.blocked`` span holds the
+loop thread's run-queue wait during that stall (``run_queue_wait_ms``: from the load generator's last
+reading of it before the stall to the loop thread's own as it recovers, so up to two probe intervals
+more than the stall), so a stall the scheduler made (the loop thread runnable, not run) is told from one
+the code made.
 
 Faulted phase: the ``inline_executor`` shim swaps the service's executor for one that runs the work
 inline, on the loop, for rounds ``start_step`` .. ``start_step + steps - 1`` (a service that lost its
@@ -28,6 +32,7 @@ mitigation. Control: the executor from the start to the end.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +98,8 @@ class ModelService:
                                                    "request, by where it ran (loop or executor)", "ms")
         self.loop_thread: int | None = None
         self.loop_native_id: int | None = None   # the loop thread's kernel id, to read its run-queue wait
+        #: (time.monotonic(), the loop thread's run-queue wait so far in ms), read by the load generator per probe
+        self.loop_waits: collections.deque[tuple[float, float]] = collections.deque(maxlen=20_000)
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> tuple[str, int]:
@@ -164,8 +171,12 @@ class LoadGenerator:
         asyncio.run(self._main())
 
     def _waits(self) -> tuple[float | None, float | None]:
-        """Run-queue waits so far (ms) of this thread and of the service's loop thread."""
-        return run_queue_wait_ms(), run_queue_wait_ms(self.service.loop_native_id)
+        """Run-queue waits so far (ms) of this thread and of the service's loop thread (kept, timed, for the
+        stalls: ModelService.loop_waits)."""
+        now, loop_wait = time.monotonic(), run_queue_wait_ms(self.service.loop_native_id)
+        if loop_wait is not None:
+            self.service.loop_waits.append((now, loop_wait))
+        return run_queue_wait_ms(), loop_wait
 
     async def _get(self, client: aiohttp.ClientSession, intended: float) -> tuple[float, float | None] | None:
         """One /health probe: (latency from its intended send time in ms, how long it waited for a CPU: the larger
@@ -259,13 +270,26 @@ async def run(ctx, model: nn.Module, features: torch.Tensor, accuracy: float, ex
     blocked_ms = ctx.evidence.histogram("faultlib_loop_blocked_ms", "loop stalls past the watchdog threshold", "ms")
     stalls = ctx.evidence.counter("faultlib_loop_stalls_total", "loop stalls past the threshold, by kind and function")
 
+    def waited_since(started: float) -> float | None:
+        """The loop thread's run-queue wait (ms) from the load generator's last reading of it before ``started``
+        (time.monotonic(), at most two probe intervals before) to now, read on the loop thread; None without
+        such a reading (between rounds no probe reads it)."""
+        before = [(t, w) for t, w in list(service.loop_waits) if t <= started]
+        now = run_queue_wait_ms()
+        if not before or now is None or started - before[-1][0] > 2 * p["probe_interval_ms"] / 1e3:
+            return None
+        return now - before[-1][1]
+
     def on_block(event) -> None:  # on the service's loop thread, as the loop recovers
+        waited = waited_since(time.monotonic() - event.blocked_ms / 1e3)
         blocked_ms.record(event.blocked_ms, function=event.function or "none")
         stalls.add(1, kind=event.kind, function=event.function or "none")
         end_ns = time.time_ns()
         attributes = {"kind": event.kind, "blocked_ms": event.blocked_ms, "function": event.function or "",
                       "file": event.file or "", "line": event.line or 0, "call": event.call or "",
                       "samples": event.samples, "faultlib.step": -1 if event.step is None else event.step}
+        if waited is not None:
+            attributes["run_queue_wait_ms"] = waited
         span = ctx.evidence.tracer.start_span("loop.blocked", start_time=end_ns - int(event.blocked_ms * 1e6),
                                               attributes=attributes)
         span.end(end_time=end_ns)

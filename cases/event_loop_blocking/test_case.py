@@ -33,15 +33,38 @@ INFER = "ModelService.infer"
 
 
 def machine_stalls(phase):
-    """loop_blocked findings the machine caused, not the code: not at the inference, never twice the
-    threshold, and the loop thread used under 10 % of a core meanwhile (no CPU reading: no stack sample
-    caught code either). On a loaded machine the scheduler can leave the loop runnable but not running
-    for 50+ ms in any callback (measured: 57 ms in _SelectorSocketTransport.write with 0.4 ms of CPU at
-    load ~20); the watchdog's threshold is an absolute 50 ms, so it names that stall."""
+    """loop_blocked findings the machine caused, not the code: not at the inference, the loop thread used under
+    10 % of a core meanwhile (no CPU reading: no stack sample caught code either) or the site inside asyncio,
+    and each stall never twice the threshold or past it by no more than the loop thread waited for a CPU
+    during it (the repro's reading on its loop.blocked span). On a loaded machine the scheduler can leave the
+    loop runnable but not running for 50+ ms in any callback (measured: 57 ms in
+    _SelectorSocketTransport.write with 0.4 ms of CPU at load ~20; 112 ms there at load 22); the watchdog's
+    threshold is an absolute 50 ms, so it names that stall."""
     return [f for f in phase.findings if f.kind == "loop_blocked" and f.location.get("function") != INFER
-            and f.evidence["max_blocked_ms"] < 2 * THRESHOLD_MS
+            and (f.evidence["max_blocked_ms"] < 2 * THRESHOLD_MS or waited_for_a_cpu(phase, f))
             and ((f.evidence.get("loop_cpu_ms") or 0.0) < 0.1 * f.evidence["total_blocked_ms"]
                  or in_asyncio(f.location.get("file")))]
+
+
+def site_spans(phase, finding):
+    """The loop.blocked spans' attributes at ``finding``'s site (function, file, line; none sampled: empty)."""
+    site = {k: finding.location.get(k) for k in ("function", "file", "line")}
+    return [s.attributes for s in phase.spans_named("loop.blocked")
+            if all((s.attributes.get(k) or None) == (v or None) for k, v in site.items())]
+
+
+def waited_for_a_cpu_text(phase, finding):
+    waited = [a["run_queue_wait_ms"] for a in site_spans(phase, finding) if a.get("run_queue_wait_ms") is not None]
+    return f" (the loop thread waited up to {max(waited):.0f} ms for a CPU in a stall)" if waited else ""
+
+
+def waited_for_a_cpu(phase, finding):
+    """Every stall at ``finding``'s site (its loop.blocked spans) under twice the threshold or past it by no
+    more than the loop thread's run-queue wait during it: the scheduler, not the code, held the loop."""
+    spans = site_spans(phase, finding)
+    waited = [a.get("run_queue_wait_ms") for a in spans]
+    return bool(spans) and all(a["blocked_ms"] < 2 * THRESHOLD_MS
+                               or (w is not None and a["blocked_ms"] - w <= THRESHOLD_MS) for a, w in zip(spans, waited))
 
 
 def in_asyncio(file):
@@ -96,11 +119,13 @@ def test_control_raises_no_finding(evidence):
     assert control.metric("faultlib_loop_stalls_total", kind="loop_blocked") == stalls
     assert not infer_stalls(control) and len(control.spans_named("loop.blocked")) == stalls
     assert {s.attributes["placement"] for s in rounds(control)} == {"executor"}
-    assert sum(s.attributes["loop_blocks"] for s in rounds(control)) == stalls
+    # a round counts the stalls the loop recovered from while it ran; a machine stall can end between two rounds
+    # (measured at load 26: 5 stalls, 4 in rounds); every stall here being the machine's (above), none is lost
+    assert sum(s.attributes["loop_blocks"] for s in rounds(control)) <= stalls
     if noise:
         raise TimingInconclusive("inconclusive: the control's watchdog saw " + "; ".join(
             f"{f.evidence['max_blocked_ms']:.0f} ms in {f.location.get('function') or 'no sampled frame'} with "
-            f"{f.evidence.get('loop_cpu_ms') or 0:.1f} ms of loop CPU" for f in noise)
+            f"{f.evidence.get('loop_cpu_ms') or 0:.1f} ms of loop CPU" + waited_for_a_cpu_text(control, f) for f in noise)
             + ": the machine did not run the loop (load), nothing blocked it; no stall at the inference")
 
 
