@@ -50,6 +50,6 @@ def test_the_case_from_the_page_validates_and_passes(tmp_path):
     ran = cli("run", "cases/my_first_case", "--json", *(["--prometheus"] if prometheus else []), cwd=tmp_path,
               timeout=300)
     record = run_json(ran)
-    assert record["verdict"] == "passed", (record["assertions"], record["error"], record["findings"])
+    assert record["verdict"] == "passed", f'{record["assertions"]}; {record["error"]}; {record["findings"]}'
     assert record["control"]["findings"] == [] and len(record["faulted"]["findings"]) == 3
     assert ("promql_shows_fault" in record["assertions"]["passed"]) is prometheus

@@ -26,13 +26,13 @@ def test_case_passes_with_silent_control(case_dir, tmp_path):
     proc = cli("run", str(case_dir), *PROMETHEUS, "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path,
                timeout=600)
     record = run_json(proc)
-    assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
+    assert proc.returncode == 0 and record["verdict"] == "passed", f'{record["assertions"]}; {record["error"]}'
     assert record["faulted"]["findings"]
     run_dir = Path(record["archive_uri"].removeprefix("file://"))
     if record["control"]["findings"]:  # excused only by the case itself: its control check said the machine's noise
         said = inconclusive_assertions(run_dir)  # (straggler_rank: a verdict on a rank the scheduler starved)
         before = {a.id for a in load_case(case_dir).assertions if a.when == "before"}
-        assert before & set(said), (record["control"]["findings"], said)
+        assert before & set(said), f'{record["control"]["findings"]}; {said}'
     assert verify(run_dir) == []
     if PROMETHEUS:  # every PromQL query of the case evaluates in a real Prometheus
         assert [q["error"] for q in json.loads((run_dir / "promql.json").read_text())["queries"] if q["error"]] == []

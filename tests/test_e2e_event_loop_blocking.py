@@ -20,7 +20,7 @@ def test_event_loop_blocking_passes_and_its_control_is_silent_or_said_inconclusi
     proc = cli("run", str(REPO / "cases" / "event_loop_blocking"), *PROMETHEUS, "--archive",
                f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path, timeout=600)
     record = run_json(proc)
-    assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
+    assert proc.returncode == 0 and record["verdict"] == "passed", f'{record["assertions"]}; {record["error"]}'
     control = record["control"]["findings"]
     if control:  # only the scheduler's stalls, outside the inference, and the case said so
         assert "control_silent" in record["assertions"]["skipped"], control

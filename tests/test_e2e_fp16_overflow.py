@@ -24,7 +24,7 @@ def test_fp16_overflow_case_passes_with_verifiable_evidence(catalog_run, tmp_pat
     proc = catalog_run("fp16_overflow")  # shared with tests/observability/test_validate_observability.py
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
-    assert record["verdict"] == "passed", record["assertions"]
+    assert record["verdict"] == "passed", f'{record["assertions"]}'
     assert record["control"]["findings"] == []
     detectors = [f["detector"] for f in record["faulted"]["findings"]]
     assert detectors[0] == "fp16_overflow" and "amp_circuit_breaker" in detectors

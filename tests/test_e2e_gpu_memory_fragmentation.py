@@ -35,7 +35,7 @@ def test_case_passes_with_silent_control_on_cuda(tmp_path):
     proc = cli("run", str(CASE), *PROMETHEUS, "--archive", f"file://{tmp_path / 'runs'}", "--json", cwd=tmp_path,
                timeout=900)
     record = run_json(proc)
-    assert proc.returncode == 0 and record["verdict"] == "passed", (record["assertions"], record["error"])
+    assert proc.returncode == 0 and record["verdict"] == "passed", f'{record["assertions"]}; {record["error"]}'
     assert record["control"]["findings"] == [] and record["faulted"]["findings"]
     assert verify(Path(record["archive_uri"].removeprefix("file://"))) == []
     assert_passes_without_control(CASE, record, tmp_path)

@@ -21,7 +21,7 @@ def test_preempted_training_case_passes_with_verifiable_evidence(tmp_path):
                "--json", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = run_json(proc)
-    assert record["verdict"] == "passed", record["assertions"]
+    assert record["verdict"] == "passed", f'{record["assertions"]}'
     assert record["control"]["findings"] == []
     assert [a["signal"] for a in record["control"]["attempts"]] == [None]
     assert [(a["exit_code"], a["signal"]) for a in record["faulted"]["attempts"]] == [

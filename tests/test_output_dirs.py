@@ -126,8 +126,8 @@ def test_cli_writers_refuse_a_linked_directory_with_exit_2_and_write_nothing(els
     }
     for what, args in attempts.items():
         proc = cli(*args, cwd=work, timeout=120)
-        assert proc.returncode == 2, (what, proc.stdout, proc.stderr)
-        assert "is a symbolic link" in proc.stderr and "cases" in proc.stderr, (what, proc.stderr)
+        assert proc.returncode == 2, f"{what}; {proc.stdout}; {proc.stderr}"
+        assert "is a symbolic link" in proc.stderr and "cases" in proc.stderr, f"{what}; {proc.stderr}"
         assert "ran" not in proc.stdout
     assert _everything(target) == []
 

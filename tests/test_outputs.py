@@ -121,7 +121,7 @@ def test_a_bad_out_fails_before_the_work(tmp_path):
                  ["fingerprint", "--out", "/proc/faultlib-test-output"],
                  ["trace", "--out", str(tmp_path / "link.json"), "--", "python", str(tmp_path / "never_run.py")]):
         proc = cli(*args, cwd=tmp_path)
-        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.returncode == 2, f"{args}; {proc.stderr}"
         assert "--out" in proc.stderr and "Traceback" not in proc.stderr
 
 

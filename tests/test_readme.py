@@ -92,7 +92,7 @@ def test_commands_run_elsewhere_are_run_there():
     assert sorted(line for group in GROUPS for line in group) == sorted(c for c in COMMANDS if not _run_elsewhere(c))
     for prefix, test_file in RUN_ELSEWHERE.items():
         assert sum(c.startswith(prefix) for c in COMMANDS) == 1, prefix  # still in the README, once
-        assert f'readme_argv("{prefix}"' in (REPO / test_file).read_text(), (prefix, test_file)
+        assert f'readme_argv("{prefix}"' in (REPO / test_file).read_text(), f"{prefix}; {test_file}"
 
 
 def _group_id(group: list[str]) -> str:
@@ -115,8 +115,8 @@ def test_readme_commands_run_as_written(group, tmp_path):
         if argv[0] == "python":
             argv[0] = sys.executable
         proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == expected, (line, proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:])
-        assert "Traceback" not in proc.stderr, (line, proc.stderr[-1500:])
+        assert proc.returncode == expected, f"{line}; {proc.returncode}; {proc.stdout[-1500:]}; {proc.stderr[-1500:]}"
+        assert "Traceback" not in proc.stderr, f"{line}; {proc.stderr[-1500:]}"
     assert sorted(os.listdir(REPO)) == before  # nothing written beside the checkout
 
 
@@ -135,4 +135,4 @@ def test_every_documented_import_works():
     assert any("faultlib.detect" in line for line in imports)
     code = "\n".join(imports)
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, (code, proc.stderr[-2000:])
+    assert proc.returncode == 0, f"{code}; {proc.stderr[-2000:]}"

@@ -63,7 +63,7 @@ def test_control_is_silent_and_agrees(evidence):
     dumps = load_collective_dumps(_dump_dir(evidence, "control"))
     assert sorted(d.rank for d in dumps) == [0, 1] and {d.reason for d in dumps} == {"exit"}
     report = analyse_collectives(dumps)
-    assert report.findings == [], [f.message for f in report.findings]
+    assert report.findings == [], f"{[f.message for f in report.findings]}"
     assert not (_dump_dir(evidence, "control") / "abort-rank0.json").exists(), "the watchdog fired in the control"
 
 
@@ -99,7 +99,7 @@ def test_detected_within_the_watchdog_deadline(evidence):
         dump = json.loads((_dump_dir(evidence, "faulted") / f"rank{rank}.json").read_text())
         assert dump["reason"] == "watchdog"
         record = json.loads((_dump_dir(evidence, "faulted") / f"abort-rank{rank}.json").read_text())
-        assert PARAMS["watchdog_s"] <= record["waited_s"] <= PARAMS["watchdog_s"] + 2.0, record
+        assert PARAMS["watchdog_s"] <= record["waited_s"] <= PARAMS["watchdog_s"] + 2.0, f"{record}"
         assert record["waited_s"] < GLOO_DEFAULT_TIMEOUT_S / 100
         assert record["dumps"] == [0, 1]  # every rank's ring was on disk before the world ended
 
@@ -111,7 +111,7 @@ def test_world_ended_cleanly_long_before_the_timeout(evidence):
     assert took < CASE["repro"]["timeout_s"] / 2
     if evidence.has_control:
         control = sum(a["duration_s"] for a in evidence.control.attempts)
-        assert took < control + 3 * PARAMS["watchdog_s"], (took, control)
+        assert took < control + 3 * PARAMS["watchdog_s"], f"{took}; {control}"
     run_id = evidence.path.name
     left = [pid for pid in process_table() if (environ_of(pid) or {}).get("FAULTLIB_RUN_ID") == run_id]
     assert left == [], "a rank (or the launcher) outlived its phase"

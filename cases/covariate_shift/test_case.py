@@ -74,7 +74,7 @@ def test_monitor_names_the_shifted_columns_within_one_window(evidence):
 def test_response_escalates_to_freeze(evidence):
     filling = [LEVELS.index(s.attributes["drift.response"]) for s in _steps(evidence.faulted, START,
                                                                             START + WINDOW_STEPS)]
-    assert filling == sorted(filling), filling          # never falls while shifted rows fill the window
+    assert filling == sorted(filling), f"{filling}"  # never falls while shifted rows fill the window
     assert filling[-1] == LEVELS.index("freeze")
     full = _steps(evidence.faulted, START + WINDOW_STEPS, STOP)
     assert {s.attributes["drift.response"] for s in full} == {"freeze"}

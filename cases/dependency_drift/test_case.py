@@ -99,7 +99,7 @@ def test_detector_names_the_unsafe_globals(evidence, capsys):
 def test_fingerprint_diff_names_the_cause(evidence):
     faulted = evidence.faulted
     causes = [f for f in faulted.findings if f.kind == "known_change_crossed"]
-    assert len(causes) == 1, [f.kind for f in faulted.findings]
+    assert len(causes) == 1, f"{[f.kind for f in faulted.findings]}"
     cause = causes[0]
     assert cause.detector == "fingerprint" and cause.severity.value == "error" and cause.location == {"key": "torch"}
     recorded = load(BEFORE)["packages"]["torch"]

@@ -35,7 +35,7 @@ def test_control_is_silent(evidence):
 
 def test_detector_names_the_producing_rank_and_op(evidence):
     merged = [f for f in evidence.faulted.findings if f.kind == "nan_rank"]
-    assert len(merged) == 1, evidence.faulted.findings
+    assert len(merged) == 1, f"{evidence.faulted.findings}"
     found = merged[0]
     assert found.evidence["first_rank"] == SHIM["rank"]
     assert found.location["step"] >= SHIM["start_step"]

@@ -9,6 +9,14 @@ Three real processes' worth of parts, all on 127.0.0.1:
 * a **client** (this process): a bounded, sequential loop of requests, one ``serve.request``
   span each, comparing every answer with the model called directly.
 
+Each request's span also holds how long the processes on its path waited for a CPU while it was
+served (the kernel's run-queue wait, :func:`faultlib.runqueue.run_queue_wait_ms`): this process's main
+thread, whose event loop runs the client and the model service, as ``run_queue_wait_ms``; the feature
+service's serving thread as ``downstream_run_queue_wait_ms`` (it reports it in its answer; the model
+service passes it on). Not the shim proxy's thread, nor threads serving no request (exporters, BLAS
+workers spinning between calls). On a loaded machine a request can take 80 ms for want of a core; the
+assertion suite tells that from the service (faultlib.evidence.timing, ``waits``).
+
 The model service has a per-request deadline (``deadline_ms``). Contract, documented in
 case.yaml: it answers ``200 {"status": "ok", "label", "proba", ...}`` in time, and when the
 downstream call cannot finish in time, ``504 {"status": "timeout", "deadline_ms", "elapsed_ms",
@@ -39,6 +47,7 @@ from sklearn.preprocessing import StandardScaler
 from faultlib import repro
 from faultlib.detect import DeadlineSLO
 from faultlib.detect.serving.latency import percentile
+from faultlib.runqueue import run_queue_wait_ms
 
 HERE = Path(__file__).resolve().parent
 INFERENCE_RESERVE_MS = 10.0   # of the deadline, kept for scoring and answering after the downstream call
@@ -112,7 +121,7 @@ class ModelService:
             budget_s = (self.deadline_ms - INFERENCE_RESERVE_MS) / 1e3 - (loop.time() - started)
             fetch_started = loop.time()
             try:
-                features = await asyncio.wait_for(self.fetch_features(item_id),
+                fetched = await asyncio.wait_for(self.fetch_features(item_id),
                                                   timeout=max(budget_s, 0.0) if self.enforce else None)
             except asyncio.TimeoutError:
                 waited_ms = (loop.time() - fetch_started) * 1e3
@@ -130,18 +139,21 @@ class ModelService:
             waited_ms = (loop.time() - fetch_started) * 1e3
             self.downstream_ms.record(waited_ms, outcome="ok")
             self.downstream_timeouts.add(0)  # the series exists from the first request on
-            if features is None:
+            if fetched is None:
                 span.set_attributes({"status": "not_found", "http.status_code": 404})
                 return web.json_response({"status": "not_found", "id": item_id}, status=404)
+            features, downstream_waited = fetched
             probabilities = self.model.predict_proba([features])[0]
             label = int(self.model.classes_[probabilities.argmax()])
             proba = float(probabilities[1])
             span.set_attributes({"status": "ok", "downstream_ms": waited_ms, "http.status_code": 200})
             return web.json_response({"status": "ok", "id": item_id, "label": label, "proba": proba,
-                                      "downstream_ms": round(waited_ms, 3)})
+                                      "downstream_ms": round(waited_ms, 3),
+                                      "downstream_run_queue_wait_ms": downstream_waited})
 
-    async def fetch_features(self, item_id: int) -> list[float] | None:
-        """GET the row's features from the feature service; None for an unknown id."""
+    async def fetch_features(self, item_id: int) -> tuple[list[float], float | None] | None:
+        """GET the row's features from the feature service: (features, the feature service's wait for a CPU
+        in ms, None when not measured); None for an unknown id."""
         host, port = self.feature_address
         with self.tracer.start_as_current_span("feature_service.fetch", kind=trace.SpanKind.CLIENT,
                                                attributes={"server.address": host, "server.port": port}):
@@ -149,7 +161,8 @@ class ModelService:
                 if resp.status == 404:
                     return None
                 resp.raise_for_status()
-                return (await resp.json())["features"]
+                body = await resp.json()
+                return body["features"], body.get("run_queue_wait_ms")
 
 
 async def start_feature_service() -> tuple[asyncio.subprocess.Process | None, tuple[str, int]]:
@@ -211,6 +224,7 @@ async def run(ctx) -> None:
                 with ctx.step(i, total=requests, name="serve.request") as span:
                     headers: dict[str, str] = {}
                     propagate.inject(headers)
+                    waited_before = run_queue_wait_ms()
                     started = time.perf_counter()
                     try:
                         async with client.post(url, json={"id": item_id}, headers=headers) as resp:
@@ -220,6 +234,7 @@ async def run(ctx) -> None:
                         code, body, status = 0, {}, "client_error"
                         span.event("client_error", error=type(exc).__name__)
                     latency_ms = (time.perf_counter() - started) * 1e3
+                    waited_after = run_queue_wait_ms()
                     late = slo.observe(latency_ms, timed_out=status == "timeout", step=i)
                     if late is not None:
                         ctx.report(late)
@@ -228,7 +243,11 @@ async def run(ctx) -> None:
                     latencies.setdefault(ctx.faults.window(i), []).append(latency_ms)
                     span.set(**{"http.status_code": code, "status": status, "latency_ms": latency_ms,
                                 "deadline_ms": deadline_ms, "downstream_ms": body.get("downstream_ms"),
+                                "service_elapsed_ms": body.get("elapsed_ms"),   # a timeout's, on the service's clock
                                 "item_id": item_id, "label": body.get("label"), "proba": body.get("proba"),
+                                "run_queue_wait_ms": None if waited_before is None or waited_after is None
+                                else waited_after - waited_before,
+                                "downstream_run_queue_wait_ms": body.get("downstream_run_queue_wait_ms"),
                                 "expected_label": expected, "true_label": int(labels[item_id])})
     finally:
         await service.stop()

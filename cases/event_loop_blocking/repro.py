@@ -14,6 +14,15 @@ Parts, all in this process, on 127.0.0.1:
   ``probe_interval_ms`` for ``round_ms`` (latency measured from each probe's scheduled send time, as
   wrk2 does, so a stalled server cannot hide its stall by delaying the probes: no coordinated omission).
 
+Each round's span lists its probes' latencies (``health_ms``) and, for each, how long it waited for a CPU
+(``health_run_queue_wait_ms``: the larger of the run-queue waits of the service's loop thread and of the
+load generator's thread while the probe was in flight, :func:`faultlib.runqueue.run_queue_wait_ms`), so a
+probe a loaded machine delayed is told from one the service delayed. Each ``loop.blocked`` span holds the
+loop thread's run-queue wait during that stall (``run_queue_wait_ms``: from the load generator's last
+reading of it before the stall to the loop thread's own as it recovers, so up to two probe intervals
+more than the stall), so a stall the scheduler made (the loop thread runnable, not run) is told from one
+the code made.
+
 Faulted phase: the ``inline_executor`` shim swaps the service's executor for one that runs the work
 inline, on the loop, for rounds ``start_step`` .. ``start_step + steps - 1`` (a service that lost its
 executor); before and after the window the real executor is in place: after the window is the
@@ -23,6 +32,7 @@ mitigation. Control: the executor from the start to the end.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +49,7 @@ from faultlib import repro
 from faultlib.detect import LoopWatchdog
 from faultlib.detect.serving.latency import percentile
 from faultlib.inject.loop import InlineExecutor
+from faultlib.runqueue import run_queue_wait_ms
 
 START_TIMEOUT_S = 10.0
 
@@ -86,10 +97,14 @@ class ModelService:
         self.inference_ms = ctx.evidence.histogram("faultlib_inference_duration_ms", "model inference per predict "
                                                    "request, by where it ran (loop or executor)", "ms")
         self.loop_thread: int | None = None
+        self.loop_native_id: int | None = None   # the loop thread's kernel id, to read its run-queue wait
+        #: (time.monotonic(), the loop thread's run-queue wait so far in ms), read by the load generator per probe
+        self.loop_waits: collections.deque[tuple[float, float]] = collections.deque(maxlen=20_000)
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> tuple[str, int]:
         self.loop_thread = threading.get_ident()
+        self.loop_native_id = threading.get_native_id()
         app = web.Application()
         app.add_routes([web.get("/health", self.health), web.post("/predict", self.predict)])
         self._runner = web.AppRunner(app, access_log=None)
@@ -155,7 +170,19 @@ class LoadGenerator:
     def run(self) -> None:
         asyncio.run(self._main())
 
-    async def _get(self, client: aiohttp.ClientSession, intended: float) -> float | None:
+    def _waits(self) -> tuple[float | None, float | None]:
+        """Run-queue waits so far (ms) of this thread and of the service's loop thread (kept, timed, for the
+        stalls: ModelService.loop_waits)."""
+        now, loop_wait = time.monotonic(), run_queue_wait_ms(self.service.loop_native_id)
+        if loop_wait is not None:
+            self.service.loop_waits.append((now, loop_wait))
+        return run_queue_wait_ms(), loop_wait
+
+    async def _get(self, client: aiohttp.ClientSession, intended: float) -> tuple[float, float | None] | None:
+        """One /health probe: (latency from its intended send time in ms, how long it waited for a CPU: the larger
+        of this thread's and the loop thread's run-queue waits meanwhile, None where not measured), or None
+        when it got no 200."""
+        waits_before = self._waits()
         try:
             async with client.get(f"{self.url}/health") as resp:
                 await resp.read()
@@ -166,7 +193,10 @@ class LoadGenerator:
         if code != 200:
             self.errors += 1
             return None
-        return (time.perf_counter() - intended) * 1e3
+        latency_ms = (time.perf_counter() - intended) * 1e3
+        deltas = [after - before for before, after in zip(waits_before, self._waits())
+                  if before is not None and after is not None]
+        return latency_ms, max(deltas) if len(deltas) == 2 else None
 
     async def _predict(self, client: aiohttp.ClientSession) -> dict:
         headers: dict[str, str] = {}
@@ -208,7 +238,9 @@ class LoadGenerator:
             intended = start + k * self.interval_s
             await asyncio.sleep(max(0.0, intended - time.perf_counter()))
             probes.append(asyncio.ensure_future(self._get(client, intended)))
-        health = [v for v in await asyncio.gather(*probes) if v is not None]
+        answered = [v for v in await asyncio.gather(*probes) if v is not None]
+        health = [latency for latency, _ in answered]
+        waited = [w for _, w in answered]
         answers = await asyncio.gather(*predicts)
         for value in health:
             self.health_ms.record(value, route="/health")
@@ -217,6 +249,8 @@ class LoadGenerator:
         span.set(**{"health_probes": len(health), "health_p50_ms": percentile(health, 50) if health else None,
                     "health_p99_ms": percentile(health, 99) if health else None,
                     "health_max_ms": max(health, default=None), "placement": ",".join(placements),
+                    "health_ms": health,
+                    "health_run_queue_wait_ms": waited if None not in waited else None,
                     "inference_ms": max((a.get("inference_ms") or 0.0) for a in answers),
                     "inference_total_ms": sum((a.get("inference_ms") or 0.0) for a in answers),
                     "inference_cpu_ms": sum((a.get("inference_cpu_ms") or 0.0) for a in answers),
@@ -236,13 +270,26 @@ async def run(ctx, model: nn.Module, features: torch.Tensor, accuracy: float, ex
     blocked_ms = ctx.evidence.histogram("faultlib_loop_blocked_ms", "loop stalls past the watchdog threshold", "ms")
     stalls = ctx.evidence.counter("faultlib_loop_stalls_total", "loop stalls past the threshold, by kind and function")
 
+    def waited_since(started: float) -> float | None:
+        """The loop thread's run-queue wait (ms) from the load generator's last reading of it before ``started``
+        (time.monotonic(), at most two probe intervals before) to now, read on the loop thread; None without
+        such a reading (between rounds no probe reads it)."""
+        before = [(t, w) for t, w in list(service.loop_waits) if t <= started]
+        now = run_queue_wait_ms()
+        if not before or now is None or started - before[-1][0] > 2 * p["probe_interval_ms"] / 1e3:
+            return None
+        return now - before[-1][1]
+
     def on_block(event) -> None:  # on the service's loop thread, as the loop recovers
+        waited = waited_since(time.monotonic() - event.blocked_ms / 1e3)
         blocked_ms.record(event.blocked_ms, function=event.function or "none")
         stalls.add(1, kind=event.kind, function=event.function or "none")
         end_ns = time.time_ns()
         attributes = {"kind": event.kind, "blocked_ms": event.blocked_ms, "function": event.function or "",
                       "file": event.file or "", "line": event.line or 0, "call": event.call or "",
                       "samples": event.samples, "faultlib.step": -1 if event.step is None else event.step}
+        if waited is not None:
+            attributes["run_queue_wait_ms"] = waited
         span = ctx.evidence.tracer.start_span("loop.blocked", start_time=end_ns - int(event.blocked_ms * 1e6),
                                               attributes=attributes)
         span.end(end_time=end_ns)

@@ -100,7 +100,7 @@ def test_attribution_explains_each_moved_prediction(evidence):
     every = {i for rows_ in report["rows_by_change"].values() for i in rows_}
     moved_by_bins = set(report["rows_by_change"]["age.bins"])
     moved_by_fill = set(report["rows_by_change"]["bp.fill_value"])
-    assert moved_by_fill and report["rows_by_change"]["layout"], report["by_change"]
+    assert moved_by_fill and report["rows_by_change"]["layout"], f'{report["by_change"]}'
     assert len(every | {r["row"] for r in rows if r["causes"] == ["combined"]}) >= len(rows)
     same_bucket = {r["row"] for r in rows if _bucket(r["age"], OLD_BINS) == _bucket(r["age"], NEW_BINS)}
     assert moved_by_bins.isdisjoint(same_bucket)
@@ -112,7 +112,7 @@ def test_attribution_explains_each_moved_prediction(evidence):
 def test_guarded_path_serves_the_training_configs_predictions(evidence):
     for phase in (evidence.control, evidence.faulted):
         for span in _batches(phase):
-            assert span.attributes["changed_guarded"] == 0, (phase.name, _step(span))
+            assert span.attributes["changed_guarded"] == 0, f"{phase.name}; {_step(span)}"
         assert phase.summary["accuracy_guarded"] == evidence.control.summary["accuracy_training"]
     assert evidence.faulted.metric("faultlib_feature_predictions_total", config="guarded", changed="true") == 0
 

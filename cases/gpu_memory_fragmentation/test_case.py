@@ -63,14 +63,14 @@ def test_fragmentation_rises_and_throughput_drops(evidence):
     assert max(faulted[i]["fragmentation"] for i in harmed) >= THRESHOLD
     assert faulted[end - 1]["alloc_retries"] > 0 or faulted[end - 1]["ooms"] > 0, "no retry and no OOM"
     worst = sorted(faulted[i]["throughput"] for i in harmed)[:PARAMS["sustain"]]
-    assert max(worst) <= 0.75 * _median_rate(control, harmed), (worst, _median_rate(control, harmed))
+    assert max(worst) <= 0.75 * _median_rate(control, harmed), f"{worst}; {_median_rate(control, harmed)}"
 
 
 def test_the_monitor_reports_fragmentation_inside_the_window(evidence):
     findings = [f for f in evidence.faulted.findings if f.detector == "memory"]
     kinds = {f.kind for f in findings}
     assert "allocator_fragmentation" in kinds and kinds & DAMAGE, kinds
-    assert all(f.location["step"] >= WINDOW.start for f in findings), [(f.kind, f.location) for f in findings]
+    assert all(f.location["step"] >= WINDOW.start for f in findings), f"{[(f.kind, f.location) for f in findings]}"
     fragmentation = next(f for f in findings if f.kind == "allocator_fragmentation")
     assert fragmentation.location["step"] in WINDOW
     assert fragmentation.evidence["fragmentation"] >= THRESHOLD

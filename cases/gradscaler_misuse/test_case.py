@@ -38,7 +38,7 @@ def test_learning_stalls_with_nothing_nonfinite(evidence):
     # over the unrepaired window the loss (10-step means at both ends) falls less than a fifth as much as the control's
     def drop(curve):
         return mean(curve[s] for s in range(START, START + 10)) - mean(curve[s] for s in range(REPAIRED - 10, REPAIRED))
-    assert drop(control) > 0 and drop(faulted) < 0.2 * drop(control), (drop(faulted), drop(control))
+    assert drop(control) > 0 and drop(faulted) < 0.2 * drop(control), f"{drop(faulted)}; {drop(control)}"
     assert mean(faulted[s] for s in range(REPAIRED - 10, REPAIRED)) > 2 * mean(
         control[s] for s in range(REPAIRED - 10, REPAIRED))
     # silent: every loss finite, the loss scale never moved, no step skipped
@@ -65,7 +65,7 @@ def test_repair_restores_the_control_curve(evidence):
     assert abs(faulted.summary["accuracy"] - control.summary["accuracy"]) <= 0.02
     tail_f = mean(v for s, v in losses(faulted).items() if s >= PARAMS["steps"] - 20)
     tail_c = mean(v for s, v in losses(control).items() if s >= PARAMS["steps"] - 20)
-    assert tail_f < 1.5 * tail_c + 0.05, (tail_f, tail_c)
+    assert tail_f < 1.5 * tail_c + 0.05, f"{tail_f}; {tail_c}"
 
 
 def test_declared_metrics_and_spans_are_in_the_evidence(evidence):

@@ -59,7 +59,7 @@ def test_served_accuracy_collapses_under_the_reordered_list(evidence):
 
 def test_detector_reports_the_permutation_at_the_first_drifted_batch(evidence):
     findings = [f for f in evidence.faulted.findings if f.detector == "labels"]
-    assert [f.kind for f in findings] == ["permutation"], [f.kind for f in findings]
+    assert [f.kind for f in findings] == ["permutation"], f"{[f.kind for f in findings]}"
     finding = findings[0]
     assert finding.location["step"] == min(WINDOW)
     assert finding.location["key"] == "postprocess.class_names"

@@ -52,7 +52,7 @@ def test_gate_reports_opset_ir_and_the_gelu_node(evidence):
     assert {o.domain: o.version for o in exported.opset_import}[""] == FAULT_OPSET
     assert exported.ir_version > TARGET_IR
     findings = _onnx(faulted)
-    assert {f.kind for f in findings} == FAULT_KINDS, [f.kind for f in findings]
+    assert {f.kind for f in findings} == FAULT_KINDS, f"{[f.kind for f in findings]}"
     assert all(f.severity.value == "error" for f in findings)
     by_kind = {f.kind: f for f in findings}
     assert by_kind["model_opset_unsupported"].evidence == {"opset": FAULT_OPSET, "target_opset": TARGET_OPSET,
@@ -92,7 +92,7 @@ def test_every_served_batch_matches_torch(evidence):
         batches = phase.steps("serve.batch")
         assert batches and sum(s.attributes["rows"] for s in batches) == phase.summary["served"]
         for span in batches:
-            assert span.attributes["max_abs_error"] <= 1e-4, span.attributes
+            assert span.attributes["max_abs_error"] <= 1e-4, f"{span.attributes}"
             assert span.attributes["same_predictions"] is True
         assert phase.summary["outputs_match"] is True
         assert phase.summary["accuracy_onnx"] == phase.summary["accuracy_torch"]

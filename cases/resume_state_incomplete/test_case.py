@@ -68,7 +68,7 @@ def test_mitigated_resume_matches_the_straight_run(evidence):
     assert sorted(resumed) == list(range(RESUMED, STEPS))
     for step, attrs in resumed.items():
         for key in ("lr", "loss_scale", "loss"):
-            assert same(attrs[key], control[step][key]), (step, key, attrs[key], control[step][key])
+            assert same(attrs[key], control[step][key]), f"{step}; {key}; {attrs[key]}; {control[step][key]}"
         assert attrs["first_ids"] == control[step]["first_ids"]
     assert evidence.faulted.summary["accuracy"] == evidence.control.summary["accuracy"]
 

@@ -49,8 +49,8 @@ def test_leakage_inflates_the_score(evidence):
     assert {_step(s) for s in during} == WINDOW
     for span in during:
         assert span.attributes["hoisted"]
-        assert span.attributes["accuracy_experiment"] >= 0.8, span.attributes
-        assert span.attributes["optimism"] >= 0.2, span.attributes
+        assert span.attributes["accuracy_experiment"] >= 0.8, f"{span.attributes}"
+        assert span.attributes["optimism"] >= 0.2, f"{span.attributes}"
         assert span.attributes["accuracy_reference"] <= 0.7
 
 

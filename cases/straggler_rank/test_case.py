@@ -151,14 +151,27 @@ def test_the_slow_rank_drags_the_job_and_the_other_waits(evidence):
     assert ratio > 1.5, f"step time over steps {START}-{end - 1} is {ratio:.2f}x the steps before the onset"
 
 
+def late_verdict_starved(evidence):
+    """Why the verdict came after the bound on this machine (a reason; "" where nothing but the detector explains
+    it): some rank waited STARVED_MS or more per step for a CPU (run-queue wait, median) from the onset to the
+    verdict, so the windows the rule needed held the machine's noise beside the SLOW_MS slowdown."""
+    step = verdict_step(evidence)
+    if step <= START + BOUND:
+        return ""
+    waited = {r: run_queue_wait(steps(evidence.faulted, r), START, step) for r in (0, 1)}
+    starved = [f"rank {r} {w:.1f} ms" for r, w in waited.items() if w >= STARVED_MS]
+    return (f"the verdict came at step {step}, after the bound {START + BOUND}, while this machine starved the job: "
+            f"run-queue wait per step over steps {START}-{step - 1} (median) {', '.join(starved)} (>= {STARVED_MS} ms; "
+            f"the slowdown adds {SLOW_MS:g} ms)") if starved else ""
+
+
 def test_detector_names_rank_1_data_within_the_bound(evidence):
     faulted = evidence.faulted
     finding = injected_verdict(evidence)  # rank 0 reports; both ranks reach the verdict
     noise = machine_verdicts(faulted, (SLOW, "data"))  # any other verdict: on a starved rank
     assert finding.detector == "straggler" and finding.kind == "straggler_rank"
     step = finding.location["step"]
-    assert START <= step <= START + BOUND, (step, START + BOUND)
-    assert finding.evidence["excess_ms"] > 0.5 * SLOW_MS and finding.evidence["wait_ms"] > 0.5 * SLOW_MS
+    assert START <= step, f"named at step {step}, before the slowdown's onset at {START}"
     mine = (SLOW, "data")
     named = injected_steps(evidence)  # [step], or with a repeat after a rebalance that left part of it
     assert events(faulted, 0, "straggler", mine) == events(faulted, 1, "straggler", mine) == named
@@ -167,6 +180,12 @@ def test_detector_names_rank_1_data_within_the_bound(evidence):
         f.evidence["rank"] == 1 - SLOW for f in noise)
     flagged = evidence.faulted.metric_series("faultlib_straggler_flagged", rank=SLOW, step_phase="data")
     assert any(v == 1 for series in flagged.values() for _, v in series)
+    # a rebalance before the onset (a verdict on a starved rank) shrank the slow rank's shard, so its slowdown
+    inconclusive_if(faulted, noise_before(evidence, START), "the slowdown's size and its verdict's step")
+    assert finding.evidence["excess_ms"] > 0.5 * SLOW_MS and finding.evidence["wait_ms"] > 0.5 * SLOW_MS
+    if late_verdict_starved(evidence):
+        raise TimingInconclusive("inconclusive: " + late_verdict_starved(evidence))
+    assert step <= START + BOUND, f"named at step {step}, later than {START + BOUND}: {finding.message}"
 
 
 def test_rebalanced_shards_recover_throughput(evidence):
@@ -181,10 +200,12 @@ def test_rebalanced_shards_recover_throughput(evidence):
     for lo, hi in zip(rebalanced, rebalanced[1:] + [last + 1]):
         slow_share = {s.attributes["samples"] for st, s in steps(faulted, SLOW).items() if lo < st <= hi}
         fast_share = {s.attributes["samples"] for st, s in steps(faulted, 1 - SLOW).items() if lo < st <= hi}
-        assert len(slow_share) == len(fast_share) <= 1, (lo, hi, slow_share, fast_share)
+        assert len(slow_share) == len(fast_share) <= 1, f"{lo}; {hi}; {slow_share}; {fast_share}"
         if slow_share:
             (slow,), (fast,) = slow_share, fast_share
-            assert slow + fast == PARAMS["global_batch"], (lo, hi, slow, fast)
+            assert slow + fast == PARAMS["global_batch"], f"{lo}; {hi}; {slow}; {fast}"
+    if late_verdict_starved(evidence):  # the rebalance came late, the fault window's share with it
+        raise TimingInconclusive("inconclusive: " + late_verdict_starved(evidence))
     assert faulted.metric("faultlib_shard_share", rank=SLOW, window="during") < SHARE / 2
     # The rebalance must remove at least half of the excess step time the straggler added, both measured
     # against the faulted run's own steps before the onset (same run; inconclusive where the ranks' run-queue

@@ -148,7 +148,8 @@ def test_ls_of_a_missing_or_impossible_archive_is_an_error(tmp_path):
                         (f"file://{tmp_path / 'a_file'}", "is not a directory"),
                         (str(tmp_path / "nonexistent"), "no archive at")):
         proc = cli("archive", "ls", uri, cwd=tmp_path)
-        assert proc.returncode == 2 and phrase in proc.stderr and "Traceback" not in proc.stderr, (uri, proc.stderr)
+        assert proc.returncode == 2 and phrase in proc.stderr and "Traceback" not in proc.stderr, \
+            f"{uri}; {proc.stderr}"
         assert proc.stdout == ""
         as_json = cli("archive", "ls", uri, "--json", cwd=tmp_path)
         assert as_json.returncode == 2 and phrase in as_json.stdout and "Traceback" not in as_json.stderr

@@ -131,7 +131,7 @@ def test_a_kubernetes_run_has_the_evidence_of_a_local_one_through_an_s3_archive(
             client.close()
     assert "FAULTLIB_S3_ENDPOINT names this machine (a loopback address)" in capsys.readouterr().err
     # the tiny case's step assertions pass: both phases' spans came back from the pods
-    assert record.verdict is Verdict.PASSED, (record.error, record.assertions)
+    assert record.verdict is Verdict.PASSED, f"{record.error}; {record.assertions}"
     assert record.control.findings == [] and record.faulted.findings == []
     secret_post = api.calls("POST", "/secrets")[0]
     assert set(secret_post.body["stringData"]) == {"FAULTLIB_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}

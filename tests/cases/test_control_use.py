@@ -38,7 +38,7 @@ def test_uses_of_the_control_are_noted_and_only_tests_that_asked_whether_it_ran_
     run = Runner(archive).run(load_case(case_dir))
     run_dir = archive.root / run.case["id"] / run.run_id
     record = {**json.loads((run_dir / "run.json").read_text()), "archive_uri": f"file://{run_dir}"}
-    assert record["verdict"] == "passed", record["assertions"]
+    assert record["verdict"] == "passed", f'{record["assertions"]}'
     assert control_uses(run_dir) == {
         "test_steps_recorded": {"read"}, "test_control_silent": {"read"}, "test_always_fails_when_asked": set(),
         "test_reference_is_the_control_or_the_steps_before": {"asked", "read"},

@@ -98,7 +98,7 @@ def test_missing_files_directories_and_bad_json_exit_2(configs):
                          ([".", "features_serving.yaml"], "is a directory"),
                          (["features_training.yaml", "bad.json"], "bad.json:3: invalid JSON")):
         proc = check(*args, cwd=configs)
-        assert proc.returncode == 2 and phrase in proc.stderr, (args, proc.stderr)
+        assert proc.returncode == 2 and phrase in proc.stderr, f"{args}; {proc.stderr}"
     assert check("features_training.yaml", cwd=configs).returncode == 2  # usage: V2 missing
 
 

@@ -95,8 +95,8 @@ def test_truncated_trailing_and_foreign_files_exit_2(snapshots, tmp_path):
                          ("list.pickle", "not a memory snapshot"), ("text.pickle", "not a readable pickle"),
                          ("missing.pickle", "file not found")):
         proc = check(name, cwd=tmp_path)
-        assert proc.returncode == 2, (name, proc.stdout)
-        assert f"{name}:" in proc.stderr and phrase in proc.stderr, (name, proc.stderr)
+        assert proc.returncode == 2, f"{name}; {proc.stdout}"
+        assert f"{name}:" in proc.stderr and phrase in proc.stderr, f"{name}; {proc.stderr}"
         assert "Traceback" not in proc.stderr
 
 

@@ -80,7 +80,7 @@ def test_rebuilt_in_the_saved_order_is_silent(files):
     """The positional check alone would flag the weight/bias split; the rebuilt optimizer says it is fine."""
     for ckpt, factory in (("saved_order.pt", "saved_order"), ("named.pt", "named")):
         code, out = check(files, ckpt, factory)
-        assert code == 0 and out["findings"] == [], out["findings"]
+        assert code == 0 and out["findings"] == [], f'{out["findings"]}'
         assert out["rebuilt_optimizer"]["current_sizes"] == out["rebuilt_optimizer"]["saved_sizes"] == [3, 3]
 
 

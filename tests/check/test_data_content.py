@@ -84,8 +84,8 @@ def test_nan_empty_and_inf_in_every_table_reading_check_are_data_not_bad_input(w
     results["labels"] = run_check("labels", str(path / "map.json"), str(path / "map.json"),
                                   "--predictions", str(path / "preds.csv"))
     for name, (code, out, err) in results.items():
-        assert code in (0, 1), (name, out, err[-2000:])
-        assert out["detector"] == name and "error" not in out, (name, out)
+        assert code in (0, 1), f"{name}; {out}; {err[-2000:]}"
+        assert out["detector"] == name and "error" not in out, f"{name}; {out}"
     drift = results["drift"][1]
     assert all(drift["columns"][c]["missing"]["current"]["null"] + drift["columns"][c]["missing"]["current"]["posinf"]
                + drift["columns"][c]["missing"]["current"]["neginf"] >= 3 for c in cols)
@@ -175,7 +175,7 @@ def test_a_feed_that_starts_sending_nulls_is_drift_and_an_all_null_column_a_free
     healthy.loc[healthy.index[7::50], "income"] = np.nan
     healthy.to_csv(tmp_path / "healthy.csv", index=False)
     code, out, _ = run_check("drift", str(tmp_path / "ref.csv"), str(tmp_path / "healthy.csv"))
-    assert code == 0 and out["findings"] == [], out["findings"]
+    assert code == 0 and out["findings"] == [], f'{out["findings"]}'
     assert out["columns"]["income"]["missing"]["reference_share"] == pytest.approx(0.02)
     nulls = frame(2, n=600)
     nulls.loc[nulls.index[:240], "income"] = np.nan               # 40 % missing: the upstream feed broke

@@ -41,7 +41,7 @@ def run_check(*argv: str) -> tuple[int, dict]:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     assert "Traceback" not in err.getvalue(), err.getvalue()[-3000:]
-    assert code in (0, 1, 2), (code, err.getvalue()[-2000:])
+    assert code in (0, 1, 2), f"{code}; {err.getvalue()[-2000:]}"
     return code, json.loads(out.getvalue())
 
 

@@ -47,7 +47,7 @@ def test_odd_yaml_values_give_exit_2_with_the_line(tmp_path, mutate, line_of, ph
     expected_line = next(i for i, line in enumerate(bad.splitlines(), 1) if line_of in line)
     for command in (("validate", str(case_dir)), ("run", str(case_dir)), ("list", str(case_dir.parent))):
         proc = cli(*command, cwd=tmp_path, timeout=60)
-        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert proc.returncode == 2, f"{command}; {proc.stdout}; {proc.stderr}"
         assert f"case.yaml:{expected_line}:" in proc.stderr and phrase in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
     assert not (tmp_path / ".faultlib").exists()  # nothing written for a case that does not validate
@@ -95,7 +95,7 @@ def test_list_of_a_folder_without_cases_says_so_like_regress(tmp_path):
     (tmp_path / "notes").mkdir()
     for command in (("list",), ("list", "--json"), ("regress",)):
         got = cli(*command, str(tmp_path / "notes"), cwd=tmp_path)
-        assert got.returncode == 2, (command, got.stdout, got.stderr)
+        assert got.returncode == 2, f"{command}; {got.stdout}; {got.stderr}"
         assert "no case directories" in got.stdout + got.stderr, command
     write_case(tmp_path / "cases", tiny_case_data("good_case"))
     got = cli("list", str(tmp_path / "cases"), "--fault-class", "nothing.", "--json", cwd=tmp_path)

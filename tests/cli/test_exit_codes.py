@@ -15,7 +15,7 @@ from tests.conftest import cli
 def test_debug_adds_a_traceback_and_keeps_exit_2(tmp_path):
     plain = cli("check", "labels", "missing.json", "other.json", cwd=tmp_path)
     debug = cli("--debug", "check", "labels", "missing.json", "other.json", cwd=tmp_path)
-    assert plain.returncode == debug.returncode == 2, (plain.stderr, debug.stderr)
+    assert plain.returncode == debug.returncode == 2, f"{plain.stderr}; {debug.stderr}"
     assert "Traceback" not in plain.stderr and "Traceback" in debug.stderr
     assert "error: " in debug.stderr
 

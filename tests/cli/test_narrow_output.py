@@ -45,9 +45,9 @@ def test_list_keeps_every_title_and_fault_class_at_80_columns(narrow):
     assert max(map(len, text.splitlines())) <= 80, text
     printed = _words(text)
     for case in cases:
-        assert case.fault_class in printed, (case.fault_class, text)
+        assert case.fault_class in printed, f"{case.fault_class}; {text}"
         at = printed.index(case.id)
-        assert printed[at + 5: at + 5 + len(_words(case.title))] == _words(case.title), (case.title, text)
+        assert printed[at + 5: at + 5 + len(_words(case.title))] == _words(case.title), f"{case.title}; {text}"
 
 
 def test_shims_wrap_between_words_at_80_columns(narrow):
@@ -60,7 +60,7 @@ def test_shims_wrap_between_words_at_80_columns(narrow):
     for shim in map(describe, available()):
         words = _words(shim["summary"]) + [w for p in shim["params"] for w in _words(p["description"])]
         short = [w for w in words if len(w) <= 18]  # a longer word may fold where codes leave 18 columns
-        assert not [w for w in short if w not in printed], (shim["name"], text)
+        assert not [w for w in short if w not in printed], f'{shim["name"]}; {text}'
     assert "``model.named_modules()``" in printed, text  # activation_scale's, folded at 80 columns before
 
 

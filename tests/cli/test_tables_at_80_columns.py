@@ -50,7 +50,7 @@ def test_case_ids_and_severities_stay_whole_in_the_list(narrow):
     catalog.list_cases.callback(REPO / "cases", None, False)
     text = narrow.getvalue()
     for case in cases:
-        assert re.search(rf"(^| ){case.id} ", text, re.M), (case.id, text)
+        assert re.search(rf"(^| ){case.id} ", text, re.M), f"{case.id}; {text}"
     assert "critical" in text and "warning" in text, text
 
 

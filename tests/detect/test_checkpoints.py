@@ -182,7 +182,7 @@ def test_unsafe_globals_are_listed_and_never_unpickled(tmp_path):
                 "zip_payload": ["io.open"]}
     for name, data in cases.items():
         kind, error = kind_of(data, tmp_path, f"{name}.pt")
-        assert kind == "unsafe_globals", (name, error.message)
+        assert kind == "unsafe_globals", f"{name}; {error.message}"
         assert [g.replace("builtins.", "io.") for g in error.unsafe_globals] == expected[name], name
         assert "when unpickled" in error.message
     assert not marker.exists(), "a checkpoint was unpickled with its globals"

@@ -312,7 +312,8 @@ def test_a_rank_that_raised_is_told_from_one_that_ran_out_of_batches(world, tmp_
     codes = w.wait(120)
     # rank 1 raised: Python exits 1, unless a gloo thread still joinable when the interpreter ends makes C++ call
     # std::terminate first ("terminate called without an active exception": SIGABRT, -6; seen in full suites)
-    assert codes[1] in (1, -signal.SIGABRT) and "ValueError: corrupt record in batch 2" in w.logs(), (codes, w.logs())
+    assert codes[1] in (1, -signal.SIGABRT) and "ValueError: corrupt record in batch 2" in w.logs(), \
+        f"{codes}; {w.logs()}"
     first, by_kind = _divergence_and_findings(tmp_path)
     said = (first, sorted(by_kind), w.logs())  # what to read when this fails (seen twice in loaded full suites)
     assert (first["seq"], first["ranks"]) == (2, [1]), said

@@ -130,7 +130,7 @@ def kinds(report):
 ])
 def test_static_analysis_finds_each_kind(tmp_path, body, expected):
     report = analyze(tmp_path, body)
-    assert kinds(report) == expected, [f.message for f in report.findings]
+    assert kinds(report) == expected, f"{[f.message for f in report.findings]}"
     finding = report.findings[0]
     assert finding.detector == "leakage" and finding.location["file"].endswith("script.py")
     assert finding.location["column"] >= 1 and finding.evidence["estimator"]
@@ -214,7 +214,7 @@ def test_static_finding_names_estimator_function_and_severity(tmp_path):
 ])
 def test_static_analysis_stays_silent_on_healthy_code(tmp_path, body):
     report = analyze(tmp_path, body)
-    assert report.findings == [], [f.message for f in report.findings]
+    assert report.findings == [], f"{[f.message for f in report.findings]}"
     assert report.complete
 
 

@@ -79,7 +79,8 @@ def test_fragmentation_retries_ooms_and_the_throughput_drop_are_reported_once_pe
     for f in found:
         by_kind.setdefault(f.kind, []).append(f)
     assert set(by_kind) == set(MONITOR_KINDS)
-    assert [len(v) for v in by_kind.values()] == [1, 1, 1, 1], {k: [f.location for f in v] for k, v in by_kind.items()}
+    assert [len(v) for v in by_kind.values()] == [1, 1, 1, 1], \
+        f"{ {k: [f.location for f in v] for k, v in by_kind.items()} }"
     frag = by_kind["allocator_fragmentation"][0]
     assert frag.location == {"step": 17} and frag.evidence["fragmentation"] >= 0.15  # 3rd sample at >= 15 %
     assert by_kind["alloc_retries"][0].location == {"step": 13}

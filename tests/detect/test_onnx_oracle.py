@@ -51,7 +51,7 @@ def test_check_onnx_agrees_with_the_installed_runtime_on_a_sample(sample):
     assert counted >= SAMPLE // 2 and tally["tp"] + tally["fn"] >= 40, tally  # both classes well represented
     precision = tally["tp"] / (tally["tp"] + tally["fp"])
     recall = tally["tp"] / (tally["tp"] + tally["fn"])
-    assert precision >= 0.98 and recall >= 0.95, (tally, wrong)
+    assert precision >= 0.98 and recall >= 0.95, f"{tally}; {wrong}"
 
 
 def test_the_release_table_never_imports_that_runtime(sample):

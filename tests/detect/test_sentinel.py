@@ -309,7 +309,7 @@ def test_check_every_reports_a_nan_at_the_first_checked_step_at_or_after_it(k):
                 break
             opt.step()  # an unchecked step is applied: the NaN reaches the weights, as in real training
         first_checked = -(-born // k) * k
-        assert reported is not None and reported.step == first_checked, (k, born)
+        assert reported is not None and reported.step == first_checked, f"{k}; {born}"
         assert first_checked - born <= k - 1
         assert reported.finding().location["step"] == first_checked
         assert sentinel.steps_checked == first_checked // k + 1

@@ -30,7 +30,7 @@ def rules_of(remap) -> list[tuple[str, str, str]]:
 
 def assert_restores(checkpoint: dict, model: dict, expected_rules=None):
     remap = infer_remap(checkpoint, model)
-    assert remap.fits, (rules_of(remap), remap.missing, remap.unexpected, remap.shape_mismatch)
+    assert remap.fits, f"{rules_of(remap)}; {remap.missing}; {remap.unexpected}; {remap.shape_mismatch}"
     assert sorted(remap.mapping.values()) == sorted(model)
     assert len(set(remap.mapping.values())) == len(remap.mapping)
     if expected_rules is not None:

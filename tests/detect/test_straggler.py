@@ -217,7 +217,7 @@ def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_r
         found = detector.observe(table, step=first + EVERY - 1, first_step=first)
         if found is not None:
             replay.append((found.rank, found.phase, found.step))
-    assert replay == verdicts[0], (replay, verdicts[0])
+    assert replay == verdicts[0], f"{replay}; {verdicts[0]}"
     # the latency bound, every * (persist + 1) - 1 steps after the slowdown starts (the window holding its
     # start may be diluted, then `persist` whole windows), holds for unstarved ranks: between the window
     # holding the start and the verdict, every window the slow (rank, phase) did not win must be one in which
@@ -249,11 +249,11 @@ def test_a_real_four_rank_job_names_the_slow_rank_and_phase_on_every_rank(four_r
 def test_each_step_records_how_long_the_rank_waited_for_a_cpu(monkeypatch):
     """``waited_ms`` in the history is the kernel's run-queue wait between begin_step and end_step (read through
     the one helper, run_queue_wait_ms), None where the kernel does not count it; nothing of it is exchanged."""
-    from faultlib.detect.distributed import straggler
+    from faultlib import runqueue
 
-    assert isinstance(straggler.run_queue_wait_ms(), float)  # Linux with schedstats, as the suite's runners
+    assert isinstance(runqueue.run_queue_wait_ms(), float)  # Linux with schedstats, as the suite's runners
     readings = iter([100.0, 107.25, 107.25, 107.25, None, 110.0])
-    monkeypatch.setattr(straggler, "run_queue_wait_ms", lambda: next(readings))
+    monkeypatch.setattr(runqueue, "run_queue_wait_ms", lambda: next(readings))
     tables = []
     monitor = StragglerMonitor(every=3, exchange=lambda r: tables.append(r) or [r, r])
     with pytest.warns(RuntimeWarning, match="no collective time measured"):

@@ -83,7 +83,7 @@ def clean_run(tmp_path_factory):
 
 def test_the_runner_writes_seals_and_lists_metrics_om_before_the_suite(clean_run):
     record, run_dir = clean_run
-    assert record.verdict.value == "passed", (record.error, [f.message for f in record.findings])
+    assert record.verdict.value == "passed", f"{record.error}; {[f.message for f in record.findings]}"
     assert record.assertions["passed"] == ["om"]
     listed = {a["name"]: a for a in json.loads((run_dir / layout.MANIFEST).read_text())["files"]}
     om = (run_dir / layout.METRICS_OM).read_bytes()
@@ -138,7 +138,7 @@ def test_a_repro_cannot_forge_metrics_om(tmp_path, forge, kind):
     record, run_dir = _run(tmp_path, forge=forge, secret=str(secret))
     assert record.assertions["passed"] == ["om"], "the suite read the runner's metrics.om"
     moved = [f for f in record.findings if f.kind == "moved_aside" and f.location["file"] == layout.METRICS_OM]
-    assert len(moved) == 1 and kind in moved[0].message, [f.message for f in record.findings]
+    assert len(moved) == 1 and kind in moved[0].message, f"{[f.message for f in record.findings]}"
     assert record.verdict.value == "error"
     assert (run_dir / layout.METRICS_OM).is_file() and not (run_dir / layout.METRICS_OM).is_symlink()
     assert secret.read_bytes() == b"never archived\n"

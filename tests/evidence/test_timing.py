@@ -13,7 +13,7 @@ import pytest
 from faultlib.cases.fixture import _WithoutControl
 from faultlib.errors import TimingInconclusive
 from faultlib.evidence.reader import PhaseEvidence, RunEvidence, Span
-from faultlib.evidence.timing import BEFORE, CONTROL, Reference, share, step_reference
+from faultlib.evidence.timing import BEFORE, CONTROL, Reference, Waited, assert_at_most, share, step_reference
 
 
 def _span(step: int, window: str, **attributes) -> Span:
@@ -80,6 +80,43 @@ def test_restored_means_nearer_to_the_reference_than_to_the_fault_as_a_ratio():
         ref.assert_restored(150.0, faulted=1000.0, what="P99 after")  # nearer to the faulted level
     with pytest.raises(TimingInconclusive, match="noise hides the fault"):
         ref.assert_restored(5.0, faulted=55.0, what="P99 after")  # the fault itself within 3x the noise
+
+
+def test_restored_above_the_allowed_value_only_by_a_wait_for_a_cpu_is_inconclusive():
+    """The P99 of a small window that one descheduled request decides: above the allowed 141 ms by less than that
+    request waited for a CPU (the kernel's run-queue wait), so the machine's load, not the service, put it there."""
+    ref = Reference((4.0, 5.0, 6.0, 20.0), CONTROL, "request latency")
+    window = [Waited(6.0, 0.0, "request 1"), Waited(210.0, 95.0, "request 2"), Waited(7.0, 1.0, "request 3")]
+    with pytest.raises(TimingInconclusive, match=r"inconclusive: P99 before is 200 ms, not back to .*allowed: 141.4 ms"
+                                                 r".*1 measurement\(s\) above 141.4 ms exceeded it by no more than they "
+                                                 r"waited for a CPU \(request 2: 210 ms, 95 ms of it waiting"):
+        ref.assert_restored(200.0, faulted=1000.0, what="P99 before", waits=window)
+    ref.assert_restored(20.0, faulted=1000.0, what="P99 before", waits=window)  # within: nothing to explain
+
+
+def test_restored_still_fails_when_the_requests_waited_on_the_fault_not_for_a_cpu():
+    """A mitigation that did nothing: the requests after the fault still take the faulted time, and what they
+    waited for a CPU covers a fraction of their excess; a wait not measured explains nothing either."""
+    ref = Reference((4.0, 5.0, 6.0, 20.0), CONTROL, "request latency")
+    nothing_done = [Waited(950.0, 30.0, "request 8"), Waited(900.0, 2.0, "request 9")]
+    with pytest.raises(AssertionError, match=r"P99 after is 940 ms, not back to .*; not explained by waiting for a CPU "
+                                             r"\(request 8: 950 ms, 30 ms of it waiting for a CPU; request 9: 900 ms"):
+        ref.assert_restored(940.0, faulted=1000.0, what="P99 after", waits=nothing_done)
+    partly = [Waited(6.0, 0.0, "request 1"), Waited(210.0, 95.0, "request 2"), Waited(180.0, 10.0, "request 3")]
+    with pytest.raises(AssertionError, match=r"request 3: 180 ms, 10 ms of it waiting for a CPU\)$"):
+        ref.assert_restored(200.0, faulted=1000.0, what="P99 before", waits=partly)
+    with pytest.raises(AssertionError, match="its wait for a CPU not measured"):
+        ref.assert_restored(200.0, faulted=1000.0, what="P99 before", waits=[Waited(210.0, None, "request 2")])
+    with pytest.raises(AssertionError, match="no measurement given is above it"):
+        ref.assert_restored(200.0, faulted=1000.0, what="P99 before", waits=[Waited(6.0, 0.0)])
+
+
+def test_at_most_without_waits_is_a_plain_bound():
+    assert_at_most(300.0, 300.0, what="request 25", bound="later than the deadline's allowance")
+    with pytest.raises(AssertionError, match=r"^request 25 is 301 ms, later than the deadline's allowance$"):
+        assert_at_most(301.0, 300.0, what="request 25", bound="later than the deadline's allowance")
+    with pytest.raises(TimingInconclusive, match=r"a measurement: 301 ms, 2 ms of it waiting for a CPU"):
+        assert_at_most(301.0, 300.0, what="request 25", bound="late", waits=[Waited(301.0, 2.0)])
 
 
 def test_allowance_adds_the_reference_noise_to_the_margin():

@@ -23,7 +23,7 @@ torch = pytest.importorskip("torch")
 def test_two_processes_print_byte_identical_fingerprints(tmp_path):
     first = cli("fingerprint", cwd=tmp_path)
     second = cli("fingerprint", "--out", "fp.json", "--json", cwd=tmp_path)
-    assert first.returncode == second.returncode == 0, (first.stderr, second.stderr)
+    assert first.returncode == second.returncode == 0, f"{first.stderr}; {second.stderr}"
     written = (tmp_path / "fp.json").read_text(encoding="utf-8")
     assert first.stdout == written and written.endswith("}\n")
     report = json.loads(second.stdout)

@@ -55,7 +55,7 @@ def test_each_dashboard_has_what_grafana_needs_and_no_panel_overlaps(path):
     panels = board["panels"]
     for i, a in enumerate(panels):
         for b in panels[i + 1:]:
-            assert not _overlap(a["gridPos"], b["gridPos"]), (a["id"], b["id"])
+            assert not _overlap(a["gridPos"], b["gridPos"]), f'{a["id"]}; {b["id"]}'
         assert 0 <= a["gridPos"]["x"] and a["gridPos"]["x"] + a["gridPos"]["w"] <= 24
 
 
@@ -140,7 +140,7 @@ def test_two_cases_of_a_family_claiming_one_panel_id_are_refused(tmp_path):
         (cases / case / "case.yaml").read_text())["observability"]["grafana"]["panels"])
     for command in (("validate", str(cases / "nan_gradient")), ("dashboards", str(cases))):
         proc = cli(*command, cwd=tmp_path)
-        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert proc.returncode == 2, f"{command}; {proc.stdout}; {proc.stderr}"
         assert (f"{case_yaml}:{line}: observability.grafana.panels[0].id: panel id 2 is also claimed by fp16_overflow "
                 f"({cases / 'fp16_overflow' / 'case.yaml'}:{fp16_line})") in proc.stderr
         assert (f"unique within the numerics family's dashboard faultlib-numerics (the next free id is {next_free})"

@@ -102,7 +102,7 @@ def run(tmp_path_factory):
 @needs_prometheus
 def test_the_run_passes_and_promql_json_is_valid_and_archived(run):
     _, record, run_dir = run
-    assert record.verdict.value == "passed", (record.error, record.findings, record.assertions)
+    assert record.verdict.value == "passed", f"{record.error}; {record.findings}; {record.assertions}"
     assert record.findings == []
     document = json.loads((run_dir / layout.PROMQL).read_text())
     assert list(schemas.validator("promql").iter_errors(document)) == []
@@ -121,7 +121,7 @@ def test_every_query_is_evaluated_per_phase_and_window(run):
     for q in document["queries"]:
         assert q["error"] is None
         points = round((q["end"] - q["start"]) / q["step"]) + 1
-        assert 2 <= points <= 60 if q["window"] == "during" else 20 <= points <= 60, (q["window"], points)
+        assert 2 <= points <= 60 if q["window"] == "during" else 20 <= points <= 60, f'{q["window"]}; {points}'
 
 
 @needs_prometheus
@@ -204,7 +204,7 @@ def test_a_query_that_fails_at_evaluation_turns_the_run_into_an_error(tmp_path):
     bad = {"id": "bad_regex", "query": 'label_replace(faultlib_tiny_requests_total, "x", "$1", "phase", "(")'}
     raw["observability"] = {**raw["observability"], "promql": [*QUERIES, bad]}
     record = Runner(FileArchive(tmp_path / "runs")).run(Case.from_data(case.path, raw), prometheus=True)
-    assert record.verdict.value == "error", (record.verdict, record.findings)
+    assert record.verdict.value == "error", f"{record.verdict}; {record.findings}"
     [finding] = [f for f in record.findings if f.kind == "promql_failed"]
     assert "bad_regex" in finding.message and "(" in finding.message
     assert record.assertions["passed"] == ["wrong_only_during", "served"], "the suite still ran"

@@ -136,7 +136,7 @@ def test_every_catalog_query_parses_and_reads_declared_metrics():
         obs = yaml.safe_load(path.read_text())["observability"]
         queries = [Query(i, q["id"], q["query"]) for i, q in enumerate(obs["promql"])]
         result = check_queries(queries, obs.get("metrics"), promtool=PROMTOOL)
-        assert result.problems == [], (path, result.problems)
+        assert result.problems == [], f"{path}; {result.problems}"
 
 
 @pytest.mark.parametrize("query,reason", [
@@ -153,7 +153,7 @@ def test_a_query_too_large_for_a_parser_is_refused_by_validate_and_the_rest_of_t
     data = yaml.safe_load((case_dir / "case.yaml").read_text())
     line = edit_case_yaml(case_dir, "query: min by (phase) (faultlib_amp_enabled)", f"query: {query}")
     proc = cli("validate", str(case_dir), cwd=tmp_path)
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-500:])
+    assert proc.returncode == 2, f"{proc.returncode}; {proc.stderr[-500:]}"
     assert f"{case_dir / 'case.yaml'}:{line}: observability.promql[3].query: query 'amp_enabled' " in proc.stderr
     assert reason in proc.stderr and len(proc.stderr) < 5_000, "the message quotes the query, shortened"
     listed = cli("list", str(tmp_path / "cases"), "--json", cwd=tmp_path)

@@ -80,7 +80,7 @@ def test_a_refused_number_or_key_in_a_pretty_printed_document_names_its_line(doc
     """A pretty-printed fingerprint, trace or config with a NaN on line 3 said only `f.json: invalid JSON: NaN ...`
     (the parser's hooks are not told where they are); DESIGN: the message names the file and the line."""
     err = pytest.raises(InputError, load_json, document, "f.json").value
-    assert err.line == line and what in err.message, (err.line, err.message)
+    assert err.line == line and what in err.message, f"{err.line}; {err.message}"
 
 
 def test_nan_and_infinity_are_refused_unless_the_caller_keeps_them():

@@ -128,7 +128,7 @@ def test_self_contained_and_escaped(tmp_path):
             value = (attrs.get(key) or "").strip().lower()
             if tag == "a" and attrs.get("class") == "evidence":
                 continue
-            assert not value.startswith(("http:", "https:", "//", "javascript:", "data:")), (tag, key, value)
+            assert not value.startswith(("http:", "https:", "//", "javascript:", "data:")), f"{tag}; {key}; {value}"
     assert "url(" not in html and "@import" not in html, "no stylesheet fetches anything"
     assert HOSTILE in " ".join(page.text), "hostile strings show as text"
     assert "<script>" not in html and "&lt;script&gt;" in html

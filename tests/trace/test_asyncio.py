@@ -135,7 +135,7 @@ def test_bad_usage_exits_2_before_the_script_runs(tmp_path):
                          (["--threshold-ms", "80"], "--threshold-ms goes with --asyncio"),
                          (["--asyncio", "--threshold-ms", "0"], "--threshold-ms")):
         proc = cli("trace", *args, "--", "python", str(path), cwd=tmp_path)
-        assert proc.returncode == 2 and phrase in proc.stderr and "served" not in proc.stderr, (args, proc.stderr)
+        assert proc.returncode == 2 and phrase in proc.stderr and "served" not in proc.stderr, f"{args}; {proc.stderr}"
     proc = cli("trace", "--asyncio", "--", "python", str(tmp_path / "missing.py"), cwd=tmp_path)
     assert proc.returncode == 2 and "no such script" in proc.stderr
 

@@ -52,8 +52,8 @@ def test_a_nan_in_the_child_a_launcher_starts_is_named_with_its_line_and_exit_1(
     report = json.loads(proc.stdout)
     first = report["first_nonfinite"]
     assert report["reason"] == "nonfinite" and report["replayed"] is True, report
-    assert (first["step"], first["op"], first["line"]) == (2, "aten::sqrt", 10), first
-    assert first["file"].endswith("trainer.py") and first["process"]["argv"][-1] == "trainer.py", first
+    assert (first["step"], first["op"], first["line"]) == (2, "aten::sqrt", 10), f"{first}"
+    assert first["file"].endswith("trainer.py") and first["process"]["argv"][-1] == "trainer.py", f"{first}"
     [child] = report["children"]
     assert child["traced"] and child["pid"] == first["process"]["pid"] and child["first_nonfinite"]["step"] == 2
     assert "trainer exit code 0" in proc.stderr  # the watch never stops a child: its exit code is its own
@@ -75,7 +75,8 @@ def test_a_healthy_launcher_is_ok_with_its_child_counted_as_watched(tmp_path, mo
     assert report["ok"] and report["watched"] == {"forwards": 5, "optimizer_steps": 0, "processes": 2}, report
     [child] = report["children"]
     assert child["traced"] and child["watched"]["forwards"] == 5 and child["first_nonfinite"] is None, child
-    assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), report["notes"]
+    assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), \
+        f'{report["notes"]}'
     assert "own site yes" in proc.stderr and "trainer exit code 0" in proc.stderr, proc.stderr
 
 
@@ -95,8 +96,9 @@ def test_a_child_value_seen_before_the_script_own_is_the_answer(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     first = report["first_nonfinite"]
-    assert first["process"] is not None and (first["op"], first["line"]) == ("aten::sqrt", 10), first
-    assert any(note.startswith("the script saw one later, at step 0") for note in report["notes"]), report["notes"]
+    assert first["process"] is not None and (first["op"], first["line"]) == ("aten::sqrt", 10), f"{first}"
+    assert any(note.startswith("the script saw one later, at step 0") for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 UNARMABLE = '''
@@ -119,7 +121,8 @@ def test_children_that_cannot_be_armed_are_listed_as_not_traced(tmp_path):
     assert not any(row["traced"] for row in rows.values())
     assert "isolated" in rows["-I"]["why_not"] and "environment" in rows["-c"]["why_not"]
     assert "not a Python interpreter" in rows["sh"]["why_not"] and "PYTHONPATH replaced" in rows["-u"]["why_not"]
-    assert any(note.startswith("4 child process(es) not traced") for note in report["notes"]), report["notes"]
+    assert any(note.startswith("4 child process(es) not traced") for note in report["notes"]), \
+        f'{report["notes"]}'
     assert all(f"{what} ran" in proc.stderr for what in ("isolated", "bare env", "shell", "own path")), proc.stderr
 
 

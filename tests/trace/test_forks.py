@@ -48,13 +48,14 @@ def test_a_nan_in_a_fork_started_trainer_is_named_with_its_process_and_line(tmp_
     report = json.loads(proc.stdout)
     first = report["first_nonfinite"]
     assert report["reason"] == "nonfinite" and report["replayed"] is True, report
-    assert (first["step"], first["op"], first["line"]) == (3, "aten::log", 13), first
-    assert first["file"].endswith("fork_trainer.py"), first
+    assert (first["step"], first["op"], first["line"]) == (3, "aten::log", 13), f"{first}"
+    assert first["file"].endswith("fork_trainer.py"), f"{first}"
     [worker] = report["children"]
-    assert worker["traced"] and worker["pid"] == first["process"]["pid"], report["children"]
+    assert worker["traced"] and worker["pid"] == first["process"]["pid"], f'{report["children"]}'
     assert worker["argv"][0] == "multiprocessing fork: ForkProcess-1 (train)", worker
     assert "worker exit code 0" in proc.stderr and "trainer done" in proc.stderr, proc.stderr
-    assert not any("untraced" in note for note in report["notes"]), report["notes"]
+    assert not any("untraced" in note for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 FORKED_WORLD = '''
@@ -87,9 +88,10 @@ def test_a_healthy_forked_world_is_ok_with_every_process_counted(tmp_path):
     report = json.loads(proc.stdout)
     assert report["ok"] and report["watched"] == {"forwards": 12, "optimizer_steps": 0, "processes": 3}, report
     assert "children exit codes [3, 4]" in proc.stderr, proc.stderr
-    assert [row["traced"] for row in report["children"]] == [True, True], report["children"]
+    assert [row["traced"] for row in report["children"]] == [True, True], f'{report["children"]}'
     assert all(row["watched"]["forwards"] == 4 and row["end"] == "exit" for row in report["children"])
-    assert not any("untraced" in note or "not traced" in note for note in report["notes"]), report["notes"]
+    assert not any("untraced" in note or "not traced" in note for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 LOADER = '''
@@ -126,8 +128,9 @@ def test_a_dataloader_with_two_forked_workers_is_ok_with_the_workers_traced(tmp_
     assert len(workers) == 4 and all(row["traced"] for row in workers), workers  # 2 workers x 2 epochs
     assert all(row["argv"][0].startswith("multiprocessing fork: ") and "_worker_loop" in row["argv"][0]
                for row in workers), workers
-    assert report["watched"]["processes"] == 5 and report["watched"]["optimizer_steps"] == 8, report["watched"]
-    assert not any("untraced" in note or "not traced" in note for note in report["notes"]), report["notes"]
+    assert report["watched"]["processes"] == 5 and report["watched"]["optimizer_steps"] == 8, f'{report["watched"]}'
+    assert not any("untraced" in note or "not traced" in note for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 PREEXEC = '''

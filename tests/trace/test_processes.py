@@ -73,7 +73,8 @@ def test_a_replay_that_never_reaches_the_step_is_stopped_and_said(tmp_path, monk
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
     assert report["first_nonfinite"]["step"] == 2 and report["replayed"] is False
-    assert any("replay's bound" in note for note in report["notes"]), report["notes"]
+    assert any("replay's bound" in note for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 SPAWNING = '''
@@ -101,7 +102,8 @@ def test_a_spawned_worker_is_traced_as_a_child(tmp_path):
     assert "worker said 42" in proc.stderr
     [worker] = report["children"]  # armed through the environment (faultlib.trace.children), not "untraced"
     assert worker["traced"] and worker["argv"] == ["multiprocessing spawn: SpawnProcess-1 (work)"], worker
-    assert not any("untraced" in note for note in report["notes"]), report["notes"]
+    assert not any("untraced" in note for note in report["notes"]), \
+        f'{report["notes"]}'
 
 
 INTERRUPTED_CHILD = '''
@@ -149,7 +151,8 @@ def test_a_launcher_whose_training_runs_in_a_child_is_said_to_have_watched_nothi
     report = json.loads(proc.stdout)
     assert report["watched"] == {"forwards": 0, "optimizer_steps": 0, "processes": 2}, report  # the child: no torch
     assert report["ok"] is True and report["complete"] is False, report  # no value seen; nothing covered
-    assert any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), report["notes"]
+    assert any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), \
+        f'{report["notes"]}'
     human = cli("trace", "--", "python", "launcher.py", cwd=tmp_path)
     assert "nothing watched" in human.stdout and "ok:" not in human.stdout, human.stdout
 
@@ -160,5 +163,6 @@ def test_a_script_that_runs_its_model_is_not_said_to_have_watched_nothing(tmp_pa
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["ok"] and report["complete"] is True and report["watched"]["forwards"] == 1, report
-    assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), report["notes"]
+    assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), \
+        f'{report["notes"]}'
     assert "ok:" in cli("trace", "--", "python", "one_step.py", cwd=tmp_path).stdout

@@ -54,7 +54,7 @@ def test_names_step_phase_module_op_and_line(cause, tmp_path):
     report = json.loads(proc.stdout)
     first = report["first_nonfinite"]
     step, phase, module, op, snippet = EXPECTED[cause]
-    assert (first["step"], first["phase"], first["module"], first["op"]) == (step, phase, module, op), first
+    assert (first["step"], first["phase"], first["module"], first["op"]) == (step, phase, module, op), f"{first}"
     assert Path(first["file"]).name == SCRIPT.name and first["line"] == line_of(snippet)
     tensor = first["tensor"]
     assert tensor["nan"] + tensor["inf"] > 0 and tensor["dtype"] in ("float32", "float16")

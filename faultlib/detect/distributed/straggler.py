@@ -51,9 +51,9 @@ import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from faultlib import runqueue
 from faultlib.findings import Finding, Severity
 
 PHASES = ("data", "compute", "collective")
@@ -127,18 +127,6 @@ class Straggler:
 
 def _median(values: Sequence[float]) -> float:
     return float(statistics.median(values)) if values else 0.0
-
-
-def run_queue_wait_ms() -> float | None:
-    """Milliseconds the calling thread has spent runnable but not running (waiting for a CPU) since it started:
-    the kernel's run-queue wait, field 2 (ns) of ``/proc/thread-self/schedstat``. None where the kernel does not
-    count it (not Linux, or no schedstats). A rank the scheduler starves shows a longer phase of its own (its
-    compute, typically) that is the machine's doing, not the rank's: the step history keeps this per step
-    (``waited_ms``) so a test or a report can tell the two apart."""
-    try:
-        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e6
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 class StragglerDetector:
@@ -288,8 +276,8 @@ class StragglerMonitor:
         last_table: the latest exchanged window (rows of :data:`COLUMNS`), or None.
         history: the last ``keep`` steps' own times ``{"step", "data", "compute", "collective", "step_ms"}`` (ms),
             this rank (a ``collections.deque``), and ``waited_ms``: how long this rank's thread waited for a CPU
-            between :meth:`begin_step` and :meth:`end_step` (:func:`run_queue_wait_ms`; None where the kernel
-            does not count it). Not exchanged and not judged: the detector sees what the job saw.
+            between :meth:`begin_step` and :meth:`end_step` (:func:`faultlib.runqueue.run_queue_wait_ms`; None
+            where the kernel does not count it). Not exchanged and not judged: the detector sees what the job saw.
     """
 
     def __init__(self, *, every: int = 5, flight_recorder: Any = None, evidence: Any = None,
@@ -328,7 +316,7 @@ class StragglerMonitor:
         """Start timing ``step`` (the steps of one rank must be in order)."""
         self._step = step
         self._spans = []
-        self._waited = run_queue_wait_ms()
+        self._waited = runqueue.run_queue_wait_ms()
         self._start = time.monotonic_ns()
 
     @contextmanager
@@ -372,7 +360,7 @@ class StragglerMonitor:
         if self._step is None:
             raise RuntimeError("end_step() without begin_step()")
         end = time.monotonic_ns()
-        waited = run_queue_wait_ms()
+        waited = runqueue.run_queue_wait_ms()
         comm = self._collectives(self._start, end)
         times = {p: 0.0 for p in PHASES}
         for name, lo, hi in self._spans:

@@ -5,7 +5,7 @@ Usage: python straggler_world.py OUT_DIR STEPS [RANK:PHASE:FROM:TO:MS ...]
 step in PHASE for steps FROM <= step < TO: ``data`` sleeps (a slow file system), ``compute`` spins the CPU (a
 slower core). No slowdown: a healthy world. Writes OUT_DIR/rank<R>.json: every verdict and the monitor's step
 history, whose ``waited_ms`` is how long this rank's main thread waited for a CPU in each step (the run-queue
-wait the monitor reads from the kernel: faultlib.detect.distributed.straggler.run_queue_wait_ms), so a test can
+wait the monitor reads from the kernel: faultlib.runqueue.run_queue_wait_ms), so a test can
 tell a rank the scheduler starved from a healthy one.
 """
 
