@@ -97,3 +97,91 @@ def test_renamed_module_needs_every_imported_name_defined_there(tmp_path):
     for text in ("from old.prep import cut, missing", "from old.prep import *", "from prep import cut",
                  "from .prep import cut"):
         assert renamed_module(ast.parse(text).body[0], tmp_path, lambda p: ast.parse(p.read_text())) is None
+
+
+# sliding windows cut by a comprehension over positions, then the last windows held out by slicing the list
+WINDOWS = """\
+import pandas as pd
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.linear_model import Ridge
+flow = pd.read_csv("river.csv")["m3s"].values.reshape(-1, 1)
+{fit}
+past = [{src}[i - 8:i, 0] for i in range(8, len({src}))]
+nxt = [{src}[i, 0] for i in range(8, len({src}))]
+fit_x, hold_x, fit_y, hold_y = past[:-30], past[-30:], nxt[:-30], nxt[-30:]
+{after}
+print(Ridge().fit({a}, fit_y).score({b}, hold_y))
+"""
+
+
+def test_series_scaled_then_windowed_by_a_comprehension_and_the_last_windows_held_out(tmp_path):
+    script = tmp_path / "river.py"
+    script.write_text(WINDOWS.format(fit="flow_s = MinMaxScaler().fit_transform(flow)", src="flow_s", after="",
+                                     a="fit_x", b="hold_x"))
+    assert ("fit_before_split", "river.py", 5) in _alarms(script)
+
+
+def test_windows_by_a_comprehension_scaled_on_the_training_windows_only_is_silent(tmp_path):
+    script = tmp_path / "river.py"
+    script.write_text(WINDOWS.format(fit="", src="flow", after="mm = MinMaxScaler().fit(fit_x)",
+                                     a="mm.transform(fit_x)", b="mm.transform(hold_x)"))
+    assert _alarms(script) == []
+
+
+# genes kept by a selector fitted on the training part, then a cross-validation over every sample
+SELECTED = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_selection import SelectKBest
+from sklearn.model_selection import train_test_split, cross_val_score
+expr = pd.read_csv("expression.csv")
+stage = expr.pop("stage")
+e_fit, e_out, s_fit, s_out = train_test_split(expr, stage, test_size=0.25, random_state=3)
+kb = SelectKBest(k=40).fit(e_fit, s_fit)
+genes = expr.columns[kb.get_support()]
+{last}
+"""
+
+
+def test_selector_fitted_on_the_training_part_then_every_sample_cross_validated(tmp_path):
+    script = tmp_path / "genes.py"
+    script.write_text(SELECTED.format(last="print(cross_val_score(RandomForestClassifier(), expr[genes], stage))"))
+    assert ("fit_outside_cv", "genes.py", 8) in _alarms(script)
+
+
+def test_selector_fitted_on_the_training_part_then_only_the_held_out_part_scored_is_silent(tmp_path):
+    script = tmp_path / "genes.py"
+    script.write_text(SELECTED.format(last="rf = RandomForestClassifier().fit(e_fit[genes], s_fit)\n"
+                                           "print(rf.score(e_out[genes], s_out))\n"
+                                           "print(cross_val_score(RandomForestClassifier(), e_out[genes], s_out))"))
+    assert _alarms(script) == []
+
+
+# a tuning-service trial: hyperparameters from the tuner, one score reported back
+TRIAL = """\
+import nni
+import torch
+import pandas as pd
+from sklearn.model_selection import train_test_split
+cfg = nni.get_next_parameter()
+meter = pd.read_csv("meter.csv")
+a_x, b_x, a_y, b_y = train_test_split(meter[["t", "h"]].values, meter["kwh"].values, shuffle=False)
+a_x, v_x, a_y, v_y = train_test_split(a_x, a_y, shuffle=False)
+net = torch.nn.Linear(2, cfg["width"])
+crit = torch.nn.MSELoss()
+held_score = crit(net(torch.Tensor(b_x)), torch.tensor(b_y)).item()
+check_score = crit(net(torch.Tensor(v_x)), torch.tensor(v_y)).item()
+nni.report_final_result({reported})
+"""
+
+
+def test_trial_reporting_the_score_of_the_held_out_part_to_the_tuner(tmp_path):
+    script = tmp_path / "trial.py"
+    script.write_text(TRIAL.format(reported="held_score"))
+    assert ("tuned_on_test", "trial.py", 13) in _alarms(script)
+
+
+def test_trial_reporting_the_validation_score_to_the_tuner_is_silent(tmp_path):
+    script = tmp_path / "trial.py"
+    script.write_text(TRIAL.format(reported="check_score"))
+    assert _alarms(script) == []
