@@ -43,6 +43,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.detect.data.leakage.windows import positional_items
 from faultlib.pyflow.values import UNKNOWN, Ref, Tup
 
 #: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
@@ -150,7 +151,10 @@ class EmbeddingSemantics:
             else None
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
-        element = _maybe_data(values[-1])  # rows unknown: only what the element adds (a vector read from a model)
+        element = _maybe_data(values[-1])
+        if element is not None and element.rows is not None and positional_items(node):
+            return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
+        # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 
     def _aligned(self, args: list[Any]) -> list[Any]:

@@ -20,7 +20,7 @@ from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, d
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
-    is_training_part, new_id, parts, test_step)
+    is_training_part, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.findings import Finding, Severity
@@ -408,8 +408,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
         if data is None:
             return
-        for fit in data.taints:
-            if self._overlaps(fit, data):
+        for fit in data.taints:  # fitted on these rows, or on the training part of a split of them
+            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
                                "is scored on rows that shaped its features")

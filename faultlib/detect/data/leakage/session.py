@@ -13,7 +13,8 @@ Which scripts make a session:
 * discovered (:func:`session_members`), for one script: a sibling ``.py`` in its folder that it imports
   (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``, or ``import helpers
   [as h]`` with its functions called as ``helpers.f(...)``; a package's module, ``from pkg.helpers import f``, is
-  ``pkg/helpers.py`` under the folder or its parent), and a sibling that
+  ``pkg/helpers.py`` under the folder or its parent, or, when ``pkg`` is not on disk, the tail of the path that
+  is and defines the names imported: :mod:`.renamed`), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
   builtins (a script that would stop with ``NameError`` unless something ran first), or that assigns at top level
   a variable the script reads and never sets (``X``, ``y`` left by a preparation script: :mod:`.needed`). When several siblings define
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from faultlib.detect.data.leakage.needed import needed_variables, provided_variables, unassigned_data
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
+from faultlib.detect.data.leakage.renamed import renamed_module
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
 
 #: the most scripts one session joins (the script asked about included)
@@ -120,6 +122,7 @@ def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
             parts = n.module.split(".")
             roots = [folder] if len(parts) == 1 or n.level else [folder, folder.parent]
             cand = next((c for c in (r.joinpath(*parts[:-1], f"{parts[-1]}.py") for r in roots) if c.is_file()), None)
+            cand = cand or renamed_module(n, folder, _parsed)  # a package renamed on disk (renamed.py)
             cands = [cand] if cand is not None else []
         elif isinstance(n, ast.Import):
             cands = [c for a in n.names if "." not in a.name and (c := folder / f"{a.name}.py").is_file()]

@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
+from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -85,7 +86,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
                ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
     """Run the leakage analysis of one module.

@@ -104,6 +104,18 @@ def covers(outer: Rows, inner: Rows) -> bool:
     return outer.root == inner.root and inner.steps[:len(outer.steps)] == outer.steps
 
 
+def training_part_of(outer: "RowSet | None", inner: "RowSet | None") -> bool:
+    """A part of ``inner`` is the training part of a split of a part of ``outer`` (``X_train`` of
+    ``train_test_split(X)``): a fit on ``inner`` saw most rows of ``outer``, so every fold of a cross-validation
+    over ``outer`` holds out rows that shaped it (a selector fitted on ``X_train``, then
+    ``cross_val_score(m, X[kept], y)`` over every row)."""
+    def split_off(o: Rows, i: Rows) -> bool:
+        extra = i.steps[len(o.steps):]
+        return covers(o, i) and bool(extra) and all(s.kind == "split" and s.part == "train" for s in extra)
+
+    return any(split_off(o, i) for o in parts(outer) for i in parts(inner))
+
+
 def _slices_disjoint(a: Step, b: Step) -> bool:
     def before(hi: Any, lo: Any) -> bool:  # every index < hi comes before every index >= lo
         if hi is None or lo is None:

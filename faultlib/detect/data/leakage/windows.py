@@ -47,4 +47,18 @@ def window_starts(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-__all__ = ["window_starts"]
+def positional_items(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> bool:
+    """A comprehension over positions whose item is a piece of one array cut at that position:
+    ``[s[i - w:i] for i in range(w, len(s))]`` (windows) or ``[s[i, 0] for i in range(len(s))]`` (rows). Like the
+    list built by ``append`` in a ``for i in range(...)`` loop (:mod:`.frames`), its items keep the rows they were
+    cut from, in order, so a slice of the list (``xs[-50:]``) is that part of the array."""
+    gen = node.generators[0] if len(node.generators) == 1 else None
+    if gen is None or gen.ifs or not isinstance(gen.target, ast.Name) or not (
+            isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"):
+        return False
+    elt = node.elt
+    return isinstance(elt, ast.Subscript) and any(
+        isinstance(n, ast.Name) and n.id == gen.target.id for n in ast.walk(elt.slice))
+
+
+__all__ = ["positional_items", "window_starts"]
