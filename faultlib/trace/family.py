@@ -126,7 +126,8 @@ def plan_for(row: dict[str, Any], dump: Path) -> str:
     """``FAULTLIB_TRACE_CHILD_PLAN`` for the replay of ``row``'s child (:mod:`faultlib.trace.children`)."""
     trip = row["trip"]
     return json.dumps({"key": row["key"], "nth": row["nth"], "arm_at": trip.get("arm_at") or 0,
-                       "trip_step": trip["step"], "arm_step": trip.get("arm_step"), "dump": str(dump.resolve())})
+                       "trip_step": trip["step"], "arm_step": trip.get("arm_step"),
+                       "arm_start": bool(trip.get("arm_start")), "dump": str(dump.resolve())})
 
 
 def replayed_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any] | None:
