@@ -228,8 +228,8 @@ class Tracer(Watch, Replay):
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
         subclass): a :class:`~faultlib.detect.training.scaler_audit.GradScalerAudit` made in ``__init__``, before the
         script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A fork's own
-        tracer audits the scalers the fork creates (:mod:`faultlib.trace.forks`); one created before the fork stays
-        with the parent's audit."""
+        tracer audits the scalers the fork creates, and those its parent's audited before the fork
+        (:meth:`adopt_scalers`, from :mod:`faultlib.trace.forks`)."""
         from faultlib.detect.training.scaler_audit import GradScalerAudit
 
         scaler_type = getattr(getattr(self.torch, "amp", None), "GradScaler", None)
@@ -246,6 +246,17 @@ class Tracer(Watch, Replay):
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
+
+    def adopt_scalers(self, audits: list[Any]) -> None:
+        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited;
+        their copies' wrappers are removed first, so each use is recorded once, by this process's audit."""
+        from faultlib.detect.training.scaler_audit import GradScalerAudit
+
+        for audit in audits:
+            audit.close()
+            if not any(a.scaler is audit.scaler for a in self.audits):
+                self.audits.append(GradScalerAudit(audit.scaler, patch_clips=False))
+        audits.clear()  # the copy's list: the parent's findings stay the parent's
 
     def scaler_handles_overflow(self) -> bool:
         """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow

@@ -125,6 +125,8 @@ def _follow(lineage: _Lineage) -> None:
     atexit.register(child.finish)
     _wrap_exit()
     child.arm()
+    if inherited is not None and inherited.audits and child.tracer is not None:
+        child.tracer.adopt_scalers(inherited.audits)  # a GradScaler made before the fork, used in it
 
 
 def _current_process() -> Any:
