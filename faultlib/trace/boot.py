@@ -4,7 +4,8 @@ runs the script with ``runpy`` and writes what was seen to ``FAULTLIB_TRACE_RESU
 
 Environment: ``FAULTLIB_TRACE_RESULT`` (path, required), ``FAULTLIB_TRACE_ARM_AT`` (index of the
 model forward from which to check every op; unset = watch pass), ``FAULTLIB_TRACE_ARM_STEP`` (instead: the optimizer
-step from whose start to check every op, see :mod:`faultlib.trace.lean`), ``FAULTLIB_TRACE_CONTINUE``
+step from whose start to check every op, see :mod:`faultlib.trace.lean`), ``FAULTLIB_TRACE_ARM_START`` (``1``:
+check every op from the script's start), ``FAULTLIB_TRACE_CONTINUE``
 (``1``: count instead of stopping), ``FAULTLIB_TRACE_DUMP`` (path of the dump to write).
 
 The result file holds ``{"started": true}`` while the script runs, then (see :func:`faultlib.trace.launch.main`):
@@ -63,13 +64,18 @@ class Tracer(Watch, Replay):
         arm_step: replay: arm at the end of optimizer step ``arm_step - 1`` (0: from the start) instead of at a
             model forward; ``arm_at`` is then the replay's own count of model forwards there (a watch pass that ran
             lean steps does not count them, see :mod:`faultlib.trace.lean`).
+        arm_start: replay: arm as soon as installed, before the script runs: the watch pass saw the value before any
+            model call and any optimizer step had ended (plain tensor ops), where no later point would be early
+            enough.
     """
 
     def __init__(self, *, arm_at: int | None, keep_going: bool, dump_path: str | None,
-                 trip_step: int | None = None, world: bool = False, arm_step: int | None = None):
+                 trip_step: int | None = None, world: bool = False, arm_step: int | None = None,
+                 arm_start: bool = False):
         import torch
 
         self.torch = torch
+        self.arm_start = arm_start  # replay: arm when installed (the value came before any model call or step)
         self.arm_step = arm_step  # replay: arm at the end of optimizer step arm_step - 1 (see faultlib.trace.lean)
         self.arm_at = 0 if arm_step == 0 else (None if arm_step is not None else arm_at)
         self.trip_step = trip_step  # replay: the step the watch pass tripped at
@@ -213,13 +219,17 @@ class Tracer(Watch, Replay):
 
             self.collectives = CollectiveNonFiniteWatch(step=lambda: tracer.step).install()
             self._undo.append(self.collectives.uninstall)
+        if self.arm_start:
+            self._arm()
+            self.inputs.begin_step(0)  # the step's inputs are sorted from its first model call on, if it makes one
+            self.inputs.paused = True
 
     def _patch_scaler(self) -> None:
         """Audit every ``torch.amp.GradScaler`` the traced process creates (``torch.cuda.amp.GradScaler`` is a
         subclass): a :class:`~faultlib.detect.training.scaler_audit.GradScalerAudit` made in ``__init__``, before the
         script can bind the scaler's methods; it learns the optimizers at ``unscale_``/``step``. A fork's own
-        tracer audits the scalers the fork creates (:mod:`faultlib.trace.forks`); one created before the fork stays
-        with the parent's audit."""
+        tracer audits the scalers the fork creates, and those its parent's audited before the fork
+        (:meth:`adopt_scalers`, from :mod:`faultlib.trace.forks`)."""
         from faultlib.detect.training.scaler_audit import GradScalerAudit
 
         scaler_type = getattr(getattr(self.torch, "amp", None), "GradScaler", None)
@@ -236,6 +246,17 @@ class Tracer(Watch, Replay):
         init.__wrapped__ = original_init  # type: ignore[attr-defined]
         scaler_type.__init__ = init
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
+
+    def adopt_scalers(self, audits: list[Any]) -> None:
+        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited;
+        their copies' wrappers are removed first, so each use is recorded once, by this process's audit."""
+        from faultlib.detect.training.scaler_audit import GradScalerAudit
+
+        for audit in audits:
+            audit.close()
+            if not any(a.scaler is audit.scaler for a in self.audits):
+                self.audits.append(GradScalerAudit(audit.scaler, patch_clips=False))
+        audits.clear()  # the copy's list: the parent's findings stay the parent's
 
     def scaler_handles_overflow(self) -> bool:
         """Whether an enabled GradScaler lives in this process: a non-finite gradient is then its ordinary overflow

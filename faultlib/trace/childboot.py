@@ -85,8 +85,14 @@ class _Child:
         arm_at, arm_step = plan.get("arm_at"), plan.get("arm_step")
         self.tracer = Tracer(arm_at=arm_at if self.plan else None, keep_going=self.plan is None,
                              dump_path=plan.get("dump"), trip_step=plan.get("trip_step"),
-                             arm_step=arm_step if self.plan else None)
+                             arm_step=arm_step if self.plan else None, arm_start=bool(plan.get("arm_start")))
         self.tracer.install()
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        from faultlib.trace.exits import Progress
+
+        handle = register_optimizer_step_post_hook(Progress(self.save, self.state, self.tracer))  # if it is killed
+        self.tracer._undo.append(handle.remove)
         if self.plan is not None:
             self.tracer._stop = self.stopped  # the step is finished: report and step aside, never stop the child
         if getattr(sys.excepthook, "_faultlib_child", False):

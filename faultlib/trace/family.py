@@ -3,7 +3,8 @@ wrote into the pass's folder, list them in the report (``children``), and take a
 the answer when the traced process itself saw none.
 
 One row per child process: ``{"pid", "argv", "traced", "why_not", "watched", "end", "error", "first_nonfinite",
-"tripped_steps"}``; ``traced`` false (with ``why_not``) for a start that never reported: not a Python interpreter,
+"tripped_steps", "exit_code"}`` (``exit_code``: what its parent reaped, negative for a signal, else null: see
+:mod:`faultlib.trace.exits`); ``traced`` false (with ``why_not``) for a start that never reported: not a Python interpreter,
 an isolated one (``-I``, ``-S``, ``-E``: no site customisation or no ``PYTHONPATH``), an environment replaced without
 faultlib's variables, or an interpreter that cannot import faultlib.
 """
@@ -15,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from faultlib.trace import exits
 from faultlib.trace.children import ENV_FOLDER, ENV_PLAN
 
 __all__ = ["ENV_PLAN", "env_for", "first_tripped", "plan_for", "process_of", "public", "read_children",
@@ -66,6 +68,7 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
         return []
     launches = {p.name[7:-5]: _load(p) for p in folder.glob("launch-*.json")}
     reports = {p.name[6:-5]: _load(p) for p in folder.glob("child-*.json")}
+    ended = {p.name[5:-5]: _load(p) for p in folder.glob("exit-*.json")}  # reaped by a parent (faultlib.trace.exits)
     rows = []
     def started(pid: str) -> tuple[float, int]:
         return (launches.get(pid) or reports.get(pid) or {}).get("t", 0), int(pid)
@@ -76,9 +79,12 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
             continue  # a helper the script did not start itself (multiprocessing's resource tracker) and no torch
         row: dict[str, Any] = {"pid": int(pid), "argv": launch.get("argv") or (report or {}).get("argv"),
                                "traced": False, "why_not": None, "watched": None, "end": None, "error": None,
-                               "first_nonfinite": None, "tripped_steps": 0}
+                               "first_nonfinite": None, "tripped_steps": 0, "exit_code": None}
+        code = (ended.get(pid) or {}).get("code")
+        if isinstance(code, int):
+            row["exit_code"] = code
         if report is None:
-            row["why_not"] = _why_not(launch)
+            row["why_not"] = _why_not(launch) + (f" ({exits.describe(code)})" if isinstance(code, int) else "")
         elif report.get("could_not_arm"):
             row["why_not"] = (f"the fork could not be armed ({report['could_not_arm']})" if report.get("forked") else
                               f"its interpreter cannot import faultlib ({report['could_not_arm']})")
@@ -89,8 +95,8 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
                        nth=report.get("nth"), trip=trip, event=report.get("event"), dump=report.get("dump"),
                        dump_error=report.get("dump_error"), notes=list(report.get("notes") or []),
                        findings=list(report.get("findings") or []))
-            if "watched" not in report:
-                row["why_not"] = "it ended before its report was written (killed, or os._exit)"
+            if "watched" not in report:  # only what it wrote while running: how it ended is not its own word
+                row.update(why_not=exits.why_ended(report, ended.get(pid)), end=None)
             if trip is not None:
                 row["first_nonfinite"] = {"step": trip["step"], "phase": trip["phase"], "module": trip["module"],
                                           "seen_in": trip["where"], "file": trip.get("file"), "line": trip.get("line")}
@@ -98,7 +104,8 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-PUBLIC = ("pid", "argv", "traced", "why_not", "watched", "end", "error", "first_nonfinite", "tripped_steps")
+PUBLIC = ("pid", "argv", "traced", "why_not", "watched", "end", "error", "first_nonfinite", "tripped_steps",
+          "exit_code")
 
 
 def public(row: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +133,8 @@ def plan_for(row: dict[str, Any], dump: Path) -> str:
     """``FAULTLIB_TRACE_CHILD_PLAN`` for the replay of ``row``'s child (:mod:`faultlib.trace.children`)."""
     trip = row["trip"]
     return json.dumps({"key": row["key"], "nth": row["nth"], "arm_at": trip.get("arm_at") or 0,
-                       "trip_step": trip["step"], "arm_step": trip.get("arm_step"), "dump": str(dump.resolve())})
+                       "trip_step": trip["step"], "arm_step": trip.get("arm_step"),
+                       "arm_start": bool(trip.get("arm_start")), "dump": str(dump.resolve())})
 
 
 def replayed_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any] | None:

@@ -7,7 +7,8 @@ in every armed child, inherited by their forks) uninstalls that tracer in the ch
 (:class:`faultlib.trace.childboot._Child`): its identity across the passes is its parent's and which fork of that
 parent it is (``["fork", parent key, parent nth, index]``, counted by ``after_in_parent``), its report is
 ``child-<pid>.json``, written at its exit (``sys.exit`` / running off the end: ``atexit``; multiprocessing's fork
-children and DataLoader workers leave through ``os._exit``, wrapped once to write it first), and the parent's session
+children and DataLoader workers leave through ``os._exit``, wrapped once in every armed child to write it first; a
+fork killed by a signal: :mod:`faultlib.trace.exits`), and the parent's session
 merges it like any child. On the watch pass its tracer counts instead of stopping; on the replay it is armed only
 when it is the child the plan names, and steps aside once it has named the value. Nothing of the tool raises into
 the child's code and its exit code is its own.
@@ -24,7 +25,7 @@ import os
 import sys
 from typing import Any
 
-from faultlib.trace import childboot, children  # imported before the fork: a fork pays for no import
+from faultlib.trace import childboot, children, exits  # imported before the fork: a fork pays for no import
 
 _lineage: "_Lineage | None" = None  # this process: who it is and how many forks it made
 _exit_wrapped = False
@@ -52,6 +53,7 @@ def trace_forks(folder: str, owner: Any) -> None:
     global _lineage
     first = _lineage is None
     _lineage = _Lineage(folder, owner)
+    exits.record_waits(folder)  # how the children it reaps ended (faultlib.trace.exits)
     if first:
         os.register_at_fork(after_in_parent=_after_in_parent, after_in_child=_after_in_child)
 
@@ -62,6 +64,7 @@ def boot_child() -> None:
     child = childboot.boot_child()
     if child is not None:
         trace_forks(child.folder, child)
+        _wrap_exit()  # a child that leaves through os._exit writes its report first
 
 
 def _after_in_parent() -> None:
@@ -122,6 +125,8 @@ def _follow(lineage: _Lineage) -> None:
     atexit.register(child.finish)
     _wrap_exit()
     child.arm()
+    if inherited is not None and inherited.audits and child.tracer is not None:
+        child.tracer.adopt_scalers(inherited.audits)  # a GradScaler made before the fork, used in it
 
 
 def _current_process() -> Any:
@@ -140,7 +145,8 @@ def _name(child: Any) -> list[str] | None:
 
 
 def _wrap_exit() -> None:
-    """``os._exit`` writes the forked child's report first (multiprocessing's fork children end through it)."""
+    """``os._exit`` writes the armed child's report first (multiprocessing's fork children end through it, and so
+    may any child)."""
     global _exit_wrapped
     if _exit_wrapped:
         return
@@ -149,9 +155,9 @@ def _wrap_exit() -> None:
 
     def _exit(code, _original=original):
         child = childboot.CURRENT
-        if child is not None and child.forked and child.pid == os.getpid() and not child.done:
+        if child is not None and child.pid == os.getpid() and not child.done:
             try:
-                named = _name(child)
+                named = _name(child) if child.forked else None
                 if named is not None:
                     child.state["argv"] = named
                 child.finish()

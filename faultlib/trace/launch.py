@@ -31,7 +31,8 @@ def main(argv: list[str]) -> int:
     arm_step = os.environ.get("FAULTLIB_TRACE_ARM_STEP")
     tracer = Tracer(arm_at=int(arm_at) if arm_at else None, keep_going=os.environ.get("FAULTLIB_TRACE_CONTINUE") == "1",
                     dump_path=os.environ.get("FAULTLIB_TRACE_DUMP"), trip_step=int(trip_step) if trip_step else None,
-                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None)
+                    world=os.environ.get("FAULTLIB_TRACE_WORLD") == "1", arm_step=int(arm_step) if arm_step else None,
+                    arm_start=os.environ.get("FAULTLIB_TRACE_ARM_START") == "1")
     tracer.install()
     if not tracer.world and children.arm_children():  # its Python children report to the session
         forks.trace_forks(os.environ[children.ENV_FOLDER], forks.ScriptOwner(tracer))

@@ -71,8 +71,10 @@ class Replay:
         """Replay: name the parameters whose gradient the first non-finite value reached."""
         self.clipped = None
         if self.locator is not None and self.first_event() is not None and "gradients_reached" not in self.extra:
-            names, count = causes.nonfinite_grads(self._named())
-            self.extra["gradients_reached"] = {"parameters": names, "count": count}
+            named = self._named()
+            if named:  # else no model or optimizer is known yet (a backward before both): nothing to name
+                names, count = causes.nonfinite_grads(named)
+                self.extra["gradients_reached"] = {"parameters": names, "count": count}
 
     def _unchecked(self, output) -> bool:
         """Replay: :meth:`_output_finite` with the locator's modes off (its own reductions are not the script's)."""

@@ -374,6 +374,10 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
     elif seen is None and replay.end in ("interrupted", "could_not_start"):
         report.notes.append(f"the replay stopped before it saw the value again ({replay.error}): the op and "
                             "source line are unknown")
+    elif seen is not None and event is None and seen["step"] == step:  # the same step, but no op seen making it
+        report.notes.append(f"the replay saw the non-finite value again at step {step} ({seen['where']}), but its "
+                            "op-level check saw no op make it (made before the check was armed): step "
+                            f"{step} is the answer; the op and source line are unknown")
     else:
         what = "a NaN already in the input batch" if trip.get("input") else "a non-finite value"
         again = (f"the replay saw one at step {report.replay_step} instead" if seen else
@@ -442,6 +446,8 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     if trip.get("arm_step") is not None:  # counted by optimizer steps (see faultlib.trace.lean)
         env["FAULTLIB_TRACE_ARM_STEP"] = str(trip["arm_step"])
+    if trip.get("arm_start"):  # made before any model call or step: armed from the script's start
+        env["FAULTLIB_TRACE_ARM_START"] = "1"
     if child is not None:  # the script runs again unarmed; only that child is armed (faultlib.trace.children)
         env = {family.ENV_PLAN: family.plan_for(child, dump_dir / "dump.pt")}
     quiet = subprocess.DEVNULL if quiet_replay else None

@@ -97,6 +97,8 @@ class Watch:
             nan_input = self._nan_input()
             self.trip = {"time": time.time(), "step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
+            if not (self.forwards or self.opt_steps):
+                self.trip["arm_start"] = True  # plain tensor ops before any model call or step: replay from the start
             sampler = self.sampler
             if self.prev_step_first_forward is not None and nan_input is None and any(
                     p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
@@ -121,6 +123,8 @@ class Watch:
             self.trip = {"time": time.time(), "step": self.step, "phase": "forward", "module": None,
                          "where": f"the script's error ({said['error']})", "arm_at": self.step_first_forward,
                          "input": self._nan_input(), "file": said["file"], "line": said["line"]}
+            if not (self.forwards or self.opt_steps):
+                self.trip["arm_start"] = True
             self.lean.settle(self.trip)
             if self.collectives is not None:
                 self.collectives.saw(self.step, self.trip["where"], phase="forward", module=None)

@@ -102,7 +102,8 @@ class GradientCheck:
 def healthy_check(step: int | None, detector: str) -> GradientCheck:
     """A healthy :class:`GradientCheck` without the frozen dataclass's ``__init__`` (eight ``object.__setattr__``
     calls, the largest Python cost of a checked step): the fields with a plain default are the class's own
-    attributes, so the instance holds only ``step``, its own empty ``counts`` and ``detector``."""
+    attributes, so the instance holds only ``step``, its own empty ``counts`` and ``detector`` (one dict, set as
+    the instance's ``__dict__``)."""
     check = object.__new__(GradientCheck)
-    check.__dict__.update(step=step, counts={}, detector=detector)
+    object.__setattr__(check, "__dict__", {"step": step, "counts": {}, "detector": detector})
     return check

@@ -31,7 +31,8 @@ The cheap pass, the first that applies:
    dtype (grouped as ``GradScaler._unscale_grads_`` does), one host read per device;
    ``found_inf`` is zeroed only after it trips. With an inverse scale of 1 PyTorch's CPU and
    CUDA kernels write each value back unchanged: finite and infinite values keep their bits, a
-   NaN stays a NaN (bf16 may change its sign and payload bits); the version counter moves.
+   NaN stays a NaN (bf16 may change its sign and payload bits); the op is outside autograd, so neither the
+   version counter nor the gradients' autograd history moves.
 3. **A reduction per gradient** where the kernel does not apply (sparse gradients; gradients
    that require grad after ``backward(create_graph=True)``, which an in-place write could
    break; devices without the op): each gradient reduced to one number whose finiteness is the
@@ -67,6 +68,7 @@ __all__ = ["FP16_MAX", "GradientCheck", "GradientSentinel", "OverflowSentinel"]
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
 _GRAD = operator.attrgetter("grad")
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
+_new, _setattr = object.__new__, object.__setattr__  # a healthy result without GradientCheck.__init__
 
 
 class _FusedGroup:
@@ -78,11 +80,11 @@ class _FusedGroup:
         self.indices = indices  # positions in the step's gradient list; None: all of them
         self.found_inf = found_inf  # shared by the groups of one device, as in GradScaler
         self.inv_scale = inv_scale
-        # on CPU a NumPy view of found_inf: reading it is a memory load, not a torch dispatch
+        # on CPU a memoryview of found_inf: reading it is a memory load (a Python float), not a torch dispatch
         self.host = None
         if found_inf.device.type == "cpu":
             try:
-                self.host = found_inf.numpy()
+                self.host = memoryview(found_inf.numpy())
             except (RuntimeError, TypeError):  # torch built without NumPy
                 self.host = None
 
@@ -244,15 +246,32 @@ class GradientSentinel:
             if not force:
                 return GradientCheck(step, detector=self.name, checked=False)
             self._forced += 1
-        if total_norm is None:
-            if self._fast is not None and (optimizer is None or self.scaler is None):
-                found = self.tripped()  # the common step: one fused kernel, one flag read
-                if found is False:
-                    return healthy_check(step, self.name)
-                if found:
+        fast = self._fast
+        if fast is not None and total_norm is None and (optimizer is None or self.scaler is None):
+            # the common step, in as little Python as a training loop can pay for (each line costs there several
+            # times its cost in a tight loop): one fused kernel over a fresh list of the gradients, one flag read
+            every = list(map(_GRAD, self._tensors))
+            try:
+                if any(map(_REQUIRES_GRAD, every)):  # backward(create_graph=True): _check leaves them alone
+                    fast = None
+                else:
+                    self._fused_op(every, fast.found_inf, fast.inv_scale)
+            except AttributeError:  # a parameter without a gradient (None): _check handles that layout
+                fast = None
+            except RuntimeError:  # a parameter moved to another device: plan again
+                self._forget_fast()
+                fast = None
+            if fast is not None:
+                host = fast.host
+                if host is not None and not host[0]:
+                    healthy = _new(GradientCheck)  # healthy_check(step, self.name) without a call
+                    _setattr(healthy, "__dict__", {"step": step, "counts": {}, "detector": self.name})
+                    return healthy
+                if fast.found():
                     self.overflow_steps += 1
                     return self._explain(step, None)
-        elif not self._output_flags and self.fp16_limit is None:
+                return healthy_check(step, self.name)
+        elif total_norm is not None and not self._output_flags and self.fp16_limit is None:
             norm = float(total_norm)
             if math.isfinite(norm):
                 return healthy_check(step, self.name)
@@ -280,7 +299,7 @@ class GradientSentinel:
         ``check_every`` and counts nothing: :meth:`check` is the counted, explained call.
         """
         fast = self._fast
-        if fast is None or self._output_flags:
+        if fast is None:
             return None
         every = list(map(_GRAD, self._tensors))
         try:
@@ -289,15 +308,19 @@ class GradientSentinel:
             self._fused_op(every, fast.found_inf, fast.inv_scale)
         except AttributeError:  # a parameter without a gradient this step (None has no requires_grad)
             return None
-        except RuntimeError:  # a parameter moved to another device: rebuild the plan
-            fast.found_inf.zero_()
-            self._fast = None
-            self._fused_plans.pop(None, None)
+        except RuntimeError:  # a parameter moved to another device: plan again
+            self._forget_fast()
             return None
         host = fast.host
         if host is not None and not host[0]:
             return False
         return fast.found()
+
+    def _forget_fast(self) -> None:
+        """Drop the one-group plan after the fused op refused it (its flag cleared): the next check plans again."""
+        self._fast.found_inf.zero_()
+        self._fast = None
+        self._fused_plans.pop(None, None)
 
     def _check(self, step: int | None, optimizer: Any, every: list[Any]) -> GradientCheck:
         """:meth:`check` for every layout: missing gradients, scaler, fp16 test, watched outputs."""
@@ -380,7 +403,7 @@ class GradientSentinel:
                     self._fused_plans[present] = _FusedPlan([])
                 plan = None
                 continue
-            if present is None and len(plan.groups) == 1 and self.fp16_limit is None:
+            if present is None and len(plan.groups) == 1 and self.fp16_limit is None and not self._hooks:
                 self._fast = plan.groups[0]  # check() takes its short path from the next step on
             return any([flag.found() for flag in plan.flags])  # one read per device; all cleared
         return None
