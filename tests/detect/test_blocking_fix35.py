@@ -1,0 +1,68 @@
+"""check blocking: kinds stop 34 left (issue 17), fixed at stop 35. Each blocker is found at its line; each
+look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- a generator a method returns, iterated by the caller on the loop ------------------------------------------
+TRANSCRIBER = """
+    import time
+
+    class Transcriber:
+        def _pieces(self, path):
+            for part in range(3):
+                time.sleep(0.5)
+                yield (path, part)
+
+        def __call__(self, path, stream=False):
+            if stream:
+                return self._pieces(path)
+            return "whole"
+{tail}
+"""
+
+
+def test_a_generator_returned_by_call_and_iterated_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, TRANSCRIBER.replace("{tail}", """
+    reader = Transcriber()
+
+    async def transcribe(path):
+        pieces = reader(path, stream=True)
+        return [p for p in pieces]
+    """))
+    assert ("blocking_sleep", "time.sleep(0.5)") in found
+
+
+def test_a_generator_returned_through_a_local_and_iterated_in_a_for_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        class Feed:
+            def _rows(self):
+                while True:
+                    time.sleep(1)
+                    yield 1
+
+            def rows(self):
+                made = self._rows()
+                return made
+
+        feed = Feed()
+
+        async def pump(out):
+            for row in feed.rows():
+                out.append(row)
+    """)
+    assert ("blocking_sleep", "time.sleep(1)") in found
+
+
+def test_a_returned_generator_handed_on_without_iterating_is_silent(tmp_path):
+    # the endpoint hands the generator to the framework (which iterates a sync one in its thread pool)
+    found = flagged(tmp_path, TRANSCRIBER.replace("{tail}", """
+    reader = Transcriber()
+
+    async def transcribe(path, respond):
+        return respond(reader(path, stream=True))
+    """))
+    assert found == set()
