@@ -66,3 +66,37 @@ def test_a_returned_generator_handed_on_without_iterating_is_silent(tmp_path):
         return respond(reader(path, stream=True))
     """))
     assert found == set()
+
+
+# -- a name narrowed by isinstance holds that class in the branch -------------------------------------------------
+def test_an_upload_found_by_isinstance_is_read_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from starlette.datastructures import UploadFile
+
+        async def parts_of(form, key):
+            out = []
+            for part in form.getlist(key):
+                if isinstance(part, UploadFile):
+                    out.append(part.file.read())
+                else:
+                    out.append(part)
+            return out
+    """)
+    assert ("blocking_file_io", "out.append(part.file.read())") in found
+
+
+def test_the_other_branch_and_a_rebound_name_are_not_narrowed(tmp_path):
+    found = flagged(tmp_path, """
+        from starlette.datastructures import UploadFile
+
+        async def parts_of(form, key, default):
+            out = []
+            for part in form.getlist(key):
+                if isinstance(part, UploadFile):
+                    part = default
+                    out.append(part.file.read())
+                elif part:
+                    out.append(part.file.read())
+            return out
+    """)
+    assert found == set()

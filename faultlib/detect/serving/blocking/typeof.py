@@ -11,6 +11,7 @@ import ast
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
+from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
@@ -40,7 +41,7 @@ class TypeOf:
         module = func.module if func is not None else None
         if isinstance(expr, ast.Name):
             if func is not None:
-                found = self.local_types(func).get(expr.id)
+                found = narrowed(self, expr, func) or self.local_types(func).get(expr.id)  # isinstance(x, T): a T
                 if found is not None:
                     return found
                 if _unannotated_param(func, expr.id):  # from the call sites, or the function it wraps
