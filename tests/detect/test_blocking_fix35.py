@@ -100,3 +100,42 @@ def test_the_other_branch_and_a_rebound_name_are_not_narrowed(tmp_path):
             return out
     """)
     assert found == set()
+
+
+# -- a function handed to a base's method and stored on self there ------------------------------------------------
+CACHED = """
+    from functools import lru_cache
+    import requests
+
+    class Cached:
+        def _remember(self, compute, enabled, size):
+            if enabled:
+                self._lookup = lru_cache(maxsize=size)(compute)
+            else:
+                self._lookup = compute
+
+    class Scorer(Cached):
+        def __init__(self):
+            super()._remember(self._score, True, 128)
+
+        def _score(self, text):
+            return requests.post("https://scores.example.invalid", json={{"t": text}}).json()
+
+        def score(self, text):
+            return {call}
+
+    scorer = Scorer()
+
+    async def rate(text):
+        return scorer.score(text)
+"""
+
+
+def test_a_method_handed_to_a_base_and_cached_on_self_runs_where_it_is_called(tmp_path):
+    found = flagged(tmp_path, CACHED.format(call="self._lookup(text)"))
+    assert ("blocking_http", 'return requests.post("https://scores.example.invalid", json={"t": text}).json()') \
+        in found
+
+
+def test_a_stored_function_never_called_blocks_nothing(tmp_path):
+    assert flagged(tmp_path, CACHED.format(call="self._lookup")) == set()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted
 
 
@@ -228,11 +229,12 @@ class Inference:
         if found is not None:
             return found
         self._attr_callees[key] = found = []
-        own = [v for m in klass.methods.values() for n in m.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
-               for v in _self_stores(n, m, attr)]
+        own = [(v, m) for k in lineage(self.index, klass) for m in k.methods.values() for n in m.nodes
+               if isinstance(n, (ast.Assign, ast.AnnAssign)) for v in _self_stores(n, m, attr)]  # a base's too
         if not own:
             return found
-        values = [(v, self.module_func(klass.module)) for v in own]
+        found.extend(f for v, m in own for f in stored_arguments(self.index, m, v))  # self._run = lru_cache()(fn)
+        values = [(v, self.module_func(klass.module)) for v, _ in own]
         for module in self.index.distinct_modules():
             values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
         for value, scope in values:
