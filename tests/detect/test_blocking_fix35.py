@@ -139,3 +139,49 @@ def test_a_method_handed_to_a_base_and_cached_on_self_runs_where_it_is_called(tm
 
 def test_a_stored_function_never_called_blocks_nothing(tmp_path):
     assert flagged(tmp_path, CACHED.format(call="self._lookup")) == set()
+
+
+# -- the items of a library loader's returned tuple ---------------------------------------------------------------
+def test_a_model_unpacked_from_a_loader_into_self_runs_its_forward_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from mlx_embeddings.utils import load
+
+        class Embedder:
+            def __init__(self, name):
+                self.net, self.vocab = load(name)
+
+            def vectors(self, ids):
+                return self.net(ids)
+
+        embedder = Embedder("some/embedding-model")
+
+        async def embed(ids):
+            return embedder.vectors(ids)
+    """)
+    assert ("blocking_cpu", "return self.net(ids)") in found
+
+
+def test_a_describer_model_unpacked_into_locals_generates_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from llava.model.builder import load_pretrained_model
+
+        tok, net, images, context = load_pretrained_model("some/llava", None, "llava")
+
+        async def describe(ids):
+            return net.generate(ids, max_new_tokens=64)
+    """)
+    assert ("blocking_cpu", "return net.generate(ids, max_new_tokens=64)") in found
+
+
+def test_the_other_items_and_an_unknown_loader_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from mlx_embeddings.utils import load
+        from shoplib import load_pair
+
+        net, vocab = load("some/embedding-model")
+        left, right = load_pair("x")
+
+        async def embed(text):
+            return vocab(text), right(text)
+    """)
+    assert found == set()

@@ -265,7 +265,11 @@ class Index(TypeOf):
             targets = node.targets if isinstance(node, ast.Assign) else (
                 [node.target] if isinstance(node, ast.AnnAssign) else [])
             for target in targets:
-                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                if isinstance(target, ast.Tuple) and self_name:  # self.tok, self.model = load(name)
+                    attrs.update((t.attr, typed) for i, t in enumerate(target.elts) if isinstance(t, ast.Attribute)
+                                 and dotted(t.value) == [self_name] and t.attr not in attrs
+                                 and (typed := self.stores.unpacked(node.value, i, method)) is not None)
+                elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == self_name and target.attr not in attrs):
                     found = (self.annotation_type(node.annotation, klass.module)
                              if isinstance(node, ast.AnnAssign) else None)
