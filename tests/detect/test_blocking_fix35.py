@@ -185,3 +185,52 @@ def test_the_other_items_and_an_unknown_loader_stay_silent(tmp_path):
             return vocab(text), right(text)
     """)
     assert found == set()
+
+
+# -- an isinstance branch no caller's argument type takes ---------------------------------------------------------
+RECOGNISER = """
+    import io
+    from typing import Union
+
+    import numpy as np
+    import soundfile as sf
+
+    class Recogniser:
+        def prepare(self, audio: Union[str, np.ndarray]):
+            def from_disk(path):
+                with open(path, "rb") as handle:
+                    return np.frombuffer(handle.read(), dtype=np.int16)
+
+            if isinstance(audio, np.ndarray):
+                return [audio]
+            if isinstance(audio, str):
+                return [from_disk(audio)]
+            raise TypeError(audio)
+
+        def __call__(self, audio):
+            return self.prepare(audio)
+
+    recogniser = Recogniser()
+
+    async def hear(samples):
+        return recogniser(samples)
+
+    async def upload(payload: bytes, name: str):
+        {body}
+"""
+
+
+def test_a_file_branch_every_caller_skips_with_an_array_is_silent(tmp_path):
+    found = flagged(tmp_path, RECOGNISER.replace("{body}", """samples, rate = sf.read(io.BytesIO(payload))
+        return await hear(samples)"""))
+    assert not any("handle.read()" in line or "open(path" in line for _, line in found), found
+
+
+def test_the_file_branch_blocks_when_a_caller_passes_a_path(tmp_path):
+    found = flagged(tmp_path, RECOGNISER.replace("{body}", """return await hear(f"/uploads/{name}.wav")"""))
+    assert ("blocking_file_io", 'with open(path, "rb") as handle:') in found
+
+
+def test_the_file_branch_blocks_when_an_argument_type_is_unknown(tmp_path):
+    found = flagged(tmp_path, RECOGNISER.replace("{body}", """return await hear(payload.decode_somehow())"""))
+    assert ("blocking_file_io", 'with open(path, "rb") as handle:') in found
