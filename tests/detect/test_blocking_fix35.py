@@ -234,3 +234,20 @@ def test_the_file_branch_blocks_when_a_caller_passes_a_path(tmp_path):
 def test_the_file_branch_blocks_when_an_argument_type_is_unknown(tmp_path):
     found = flagged(tmp_path, RECOGNISER.replace("{body}", """return await hear(payload.decode_somehow())"""))
     assert ("blocking_file_io", 'with open(path, "rb") as handle:') in found
+
+
+# -- spaCy add_pipe: a model-backed factory loads its model, a rule-based one does not ----------------------------
+def test_adding_a_model_backed_spacy_component_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import spacy
+
+        nlp = spacy.blank("en")
+
+        async def enable(kind):
+            nlp.add_pipe("coref_resolver_of_some_package")
+            nlp.add_pipe(kind)
+            nlp.add_pipe("sentencizer", config={"punct_chars": None})
+            return nlp.pipe_names
+    """)
+    assert found == {("blocking_file_io", 'nlp.add_pipe("coref_resolver_of_some_package")'),
+                     ("blocking_file_io", "nlp.add_pipe(kind)")}
