@@ -251,3 +251,19 @@ def test_adding_a_model_backed_spacy_component_on_the_loop_blocks(tmp_path):
     """)
     assert found == {("blocking_file_io", 'nlp.add_pipe("coref_resolver_of_some_package")'),
                      ("blocking_file_io", "nlp.add_pipe(kind)")}
+
+
+# -- a library's transformers-style model head loads and runs like a transformers model ---------------------------
+def test_a_library_causal_lm_head_from_pretrained_runs_its_methods_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from picturelm.model import PictureLlamaForCausalLM
+        from picturelm.prompts import PromptBook
+
+        model = PictureLlamaForCausalLM.from_pretrained("some/picture-llama")
+        book = PromptBook.from_pretrained("some/prompts")
+
+        async def look(pixels):
+            features = model.encode_image(pixels)
+            return features, book.render("describe")
+    """)
+    assert found == {("blocking_cpu", "features = model.encode_image(pixels)")}
