@@ -267,3 +267,20 @@ def test_a_library_causal_lm_head_from_pretrained_runs_its_methods_on_the_loop(t
             return features, book.render("describe")
     """)
     assert found == {("blocking_cpu", "features = model.encode_image(pixels)")}
+
+
+def test_a_dsp_local_model_built_per_request_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import dsp
+
+        class Answerer:
+            def __call__(self, model_name, question):
+                self.lm = dsp.HFModel(model_name)
+                return question
+
+        answerer = Answerer()
+
+        async def ask(model_name, question):
+            return answerer(model_name, question)
+    """)
+    assert found == {("blocking_file_io", "self.lm = dsp.HFModel(model_name)")}

@@ -252,6 +252,9 @@ SDKS = Vocabulary(
     calls={
         "gradio_client.Client": (H, GRADIO),
         **{f"spacy.{t}.add_pipe": SPACY_ADD_PIPE for t in ("language.Language", "Language")},
+        **{f"{pkg}.HFModel": (F, "https://dspy-docs.vercel.app/docs/deep-dive/language_model_clients/local_models/"
+                                 "HFModel (\"Initialize HFModel ... with the desired model to load in\": the "
+                                 "constructor loads the Hugging Face model and tokenizer)") for pkg in ("dsp", "dspy")},
         "chromadb.PersistentClient": (F, "https://docs.trychroma.com/reference/python/client#persistentclient (opens "
                                          "the SQLite store and the index files in the path given)"),
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
