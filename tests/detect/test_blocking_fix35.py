@@ -284,3 +284,35 @@ def test_a_dsp_local_model_built_per_request_blocks(tmp_path):
             return answerer(model_name, question)
     """)
     assert found == {("blocking_file_io", "self.lm = dsp.HFModel(model_name)")}
+
+
+# -- a class picked from a literal dict (of classes, or of (class, options) pairs) and constructed ----------------
+READERS = """
+    from langchain_community.document_loaders import CSVLoader, PyPDFLoader, TextLoader
+
+    BY_SUFFIX = {".pdf": PyPDFLoader, ".txt": TextLoader, ".csv": CSVLoader}
+    WITH_OPTIONS = {".pdf": (PyPDFLoader, {}), ".txt": (TextLoader, {"encoding": "utf8"})}
+    LABELS = {".pdf": ("PDF", 1), ".txt": ("text", 2)}
+
+    async def read_one(path, suffix):
+        {body}
+"""
+
+
+def test_a_loader_class_picked_from_a_dict_reads_the_file_on_the_loop(tmp_path):
+    found = flagged(tmp_path, READERS.replace("{body}", """reader = BY_SUFFIX[suffix]
+        return reader(path).load()"""))
+    assert ("blocking_file_io", "return reader(path).load()") in found
+
+
+def test_a_loader_class_unpacked_from_a_dict_of_pairs_reads_the_file_on_the_loop(tmp_path):
+    found = flagged(tmp_path, READERS.replace("{body}", """reader, options = WITH_OPTIONS[suffix]
+        loader = reader(path, **options)
+        return loader.load()"""))
+    assert ("blocking_file_io", "return loader.load()") in found
+
+
+def test_plain_values_unpacked_from_a_dict_of_pairs_stay_silent(tmp_path):
+    found = flagged(tmp_path, READERS.replace("{body}", """name, rank = LABELS[suffix]
+        return name.upper(), rank"""))
+    assert found == set()

@@ -361,8 +361,8 @@ class Index(TypeOf):
             if isinstance(expr.func, ast.Attribute) and expr.func.attr in CONTAINER_GETTERS and func is not None:
                 return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
             return None
-        if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...)
-            return self.infer.element_callee(expr.value, func)
+        if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...); pairs[ext][0](...)
+            return self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
         if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
             sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
             if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):

@@ -333,6 +333,22 @@ class Inference:
             return found[0]  # every value is a blocking call of the vocabulary
         return _agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
 
+    def item_callee(self, expr: ast.Subscript, func: Func):
+        """What calling ``container[key][i]`` calls when ``container`` is a literal whose values are all tuples or
+        lists (``{".pdf": (PdfLoader, {}), ".txt": (TextLoader, {"encoding": "utf8"})}``): item ``i`` of each,
+        when they agree as :meth:`element_callee` asks."""
+        if not (isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int)
+                and isinstance(expr.value, ast.Subscript)):
+            return None
+        literal = self.literal(expr.value.value, func)
+        rows = _values(literal) if literal is not None else []
+        if not rows or not all(isinstance(r, (ast.Tuple, ast.List)) and expr.slice.value < len(r.elts) for r in rows):
+            return None
+        column = ast.copy_location(ast.List(elts=[r.elts[expr.slice.value] for r in rows], ctx=ast.Load()), expr)
+        expr.__dict__["_faultlib_column"] = column  # kept alive: memo keys are node ids
+        scope = func if literal_scope_is_func(expr.value.value, func) else self.module_func(func.module)
+        return self.element_callee(column, scope)
+
     def literal(self, expr: ast.expr, func: Func) -> ast.expr | None:
         """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""
         if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
