@@ -316,3 +316,27 @@ def test_plain_values_unpacked_from_a_dict_of_pairs_stay_silent(tmp_path):
     found = flagged(tmp_path, READERS.replace("{body}", """name, rank = LABELS[suffix]
         return name.upper(), rank"""))
     assert found == set()
+
+
+def test_a_helper_only_a_type_branch_calls_never_runs_when_callers_pass_tensors(tmp_path):
+    source = """
+        import subprocess
+
+        import torch
+
+        def decode_file(path):
+            return subprocess.run(["ffmpeg", "-i", path, "-f", "s16le", "-"], capture_output=True).stdout
+
+        def features(audio):
+            if not torch.is_tensor(audio):
+                if isinstance(audio, str):
+                    audio = decode_file(audio)
+                audio = torch.from_numpy(audio)
+            return audio.abs()
+
+        async def step(chunks):
+            return features({arg})
+    """
+    assert flagged(tmp_path, source.replace("{arg}", "torch.cat(chunks)")) == set()
+    assert ("blocking_subprocess", 'return subprocess.run(["ffmpeg", "-i", path, "-f", "s16le", "-"], '
+            'capture_output=True).stdout') in flagged(tmp_path, source.replace("{arg}", '"/tmp/clip.wav"'))

@@ -63,7 +63,20 @@ class TypeBranches:
                 continue
             if (not negated) == in_body and True not in outcomes or (not negated) != in_body and False not in outcomes:
                 return True
-        return func.parent is not None and depth < MAX_DEPTH and self._never_runs(func, depth)
+        if depth >= MAX_DEPTH:
+            return False
+        return self._never_runs(func, depth) if func.parent is not None else self._never_called(func, depth)
+
+    def _never_called(self, func: Func, depth: int) -> bool:
+        """Every call made on the loop that runs ``func`` (a module function or a method) sits in a branch no caller
+        takes: ``load_audio(path)`` only under ``isinstance(audio, str)`` where every caller passes a tensor."""
+        key = -id(func)
+        if key not in self._never:
+            self._never[key] = False  # a cycle: "may run"
+            calls = None if func.node.name in self._used_as_value() or func.node.decorator_list else (
+                self._calls_of(func))
+            self._never[key] = bool(calls) and all(self.never_taken(c, f, depth + 1) for c, f in calls)
+        return self._never[key]
 
     def _never_runs(self, nested: Func, depth: int) -> bool:
         key = id(nested)
