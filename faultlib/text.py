@@ -27,21 +27,24 @@ def first_line(text: str | None, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
-#: the most characters of one input an error message repeats; a longer input is shown cut in the middle
-ECHO_LIMIT = 80
+#: the most characters of one input an error message repeats (a long real path fits); a longer input is cut
+ECHO_LIMIT = 300
+#: how many characters of a cut input are shown, half from its start and half from its end
+ECHO_SHOWN = 120
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.){%d,}'|\"(?:[^\"\\\n]|\\.){%d,}\"|[^\s'\"]{%d,}"
                      % (ECHO_LIMIT + 1, ECHO_LIMIT + 1, ECHO_LIMIT + 1))
 
 
 def echoed(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` (an input repeated in an error message) as it is when it has at most ``limit`` characters, else
-    its start and end around an ellipsis and its length: ``99999999…99999999 (5,000 characters)``. A quoted
-    input keeps its quotes. A message then stays a line a person reads, whatever was typed or read."""
+    :data:`ECHO_SHOWN` of its characters, half from each end, around an ellipsis, then its length:
+    ``99999999…99999999 (5,000 characters)``. A quoted input keeps its quotes. A message then stays a line a person
+    reads, whatever was typed or read."""
     if len(text) <= limit:
         return text
     quote = text[0] if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0] else ""
     inner = text[len(quote):len(text) - len(quote)]
-    half = max(1, (limit - 2 * len(quote)) // 2 - 1)
+    half = max(1, min(limit, ECHO_SHOWN) // 2 - 1)
     return f"{quote}{inner[:half]}…{inner[-half:]}{quote} ({len(inner):,} characters)"
 
 
