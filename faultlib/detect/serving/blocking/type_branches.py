@@ -73,9 +73,9 @@ class TypeBranches:
         key = -id(func)
         if key not in self._never:
             self._never[key] = False  # a cycle: "may run"
-            calls = None if func.node.name in self._used_as_value() or func.node.decorator_list else (
-                self._calls_of(func))
-            self._never[key] = bool(calls) and all(self.never_taken(c, f, depth + 1) for c, f in calls)
+            calls = None if func.node.decorator_list else self._calls_of(func)
+            self._never[key] = bool(calls) and all(self.never_taken(c, f, depth + 1) for c, f in calls) and (
+                func.node.name not in self._used_as_value())  # last: it walks every module once
         return self._never[key]
 
     def _never_runs(self, nested: Func, depth: int) -> bool:
