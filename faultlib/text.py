@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def printable(text: str) -> str:
     """``text`` with control characters (ESC, BEL, CR, C1, line/paragraph separators) shown as escapes
@@ -23,3 +25,38 @@ def first_line(text: str | None, limit: int = 300) -> str:
     the one-line reason a summary prints (an assertion's ``AssertionError: assert 167.97 < 50``)."""
     line = next((part.strip() for part in (text or "").splitlines() if part.strip()), "")
     return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+#: the most characters of one input an error message repeats (a long real path fits); a longer input is cut
+ECHO_LIMIT = 300
+#: how many characters of a cut input are shown, half from its start and half from its end
+ECHO_SHOWN = 120
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.){%d,}'|\"(?:[^\"\\\n]|\\.){%d,}\"|[^\s'\"]{%d,}"
+                     % (ECHO_LIMIT + 1, ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+
+
+def echoed(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` (an input repeated in an error message) as it is when it has at most ``limit`` characters, else
+    :data:`ECHO_SHOWN` of its characters, half from each end, around an ellipsis, then its length:
+    ``99999999…99999999 (5,000 characters)``. A quoted input keeps its quotes. A message then stays a line a person
+    reads, whatever was typed or read."""
+    if len(text) <= limit:
+        return text
+    quote = text[0] if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0] else ""
+    inner = text[len(quote):len(text) - len(quote)]
+    half = max(1, min(limit, ECHO_SHOWN) // 2 - 1)
+    return f"{quote}{inner[:half]}…{inner[-half:]}{quote} ({len(inner):,} characters)"
+
+
+def shorten_echoes(message: str, limit: int = ECHO_LIMIT) -> str:
+    """``message`` with every quoted value and every run of non-space characters longer than ``limit`` shown by
+    :func:`echoed`: the one place the CLI caps what an error repeats of its input (a 5,000-digit ``--volume-size``,
+    a case id of a megabyte), whichever reader or option the message came from."""
+    if len(message) <= limit:
+        return message
+    def cut(match: re.Match) -> str:
+        token = match.group(0)
+        bare = token.rstrip(":,;.)")  # `path:` keeps its colon after the cut
+        return echoed(bare, limit) + token[len(bare):]
+
+    return _QUOTED.sub(cut, message)

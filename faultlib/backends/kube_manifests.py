@@ -60,6 +60,27 @@ REDACTED = "<redacted: set from the runner's environment at run time>"
 POD_ENTRY = "faultlib.backends.kube_pod"
 
 
+#: the largest value a Kubernetes quantity holds: larger ones are capped to it (apimachinery resource.Quantity)
+MAX_QUANTITY = 2**63 - 1
+_SUFFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+           "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+
+
+def quantity_bytes(text: str) -> int | None:
+    """The bytes a quantity such as ``1Gi`` or ``1.5G`` stands for (rounded up, as Kubernetes rounds), or None when
+    ``text`` is not one (:data:`QUANTITY`). Any number of digits is accepted and compared exactly (no ``int()`` of
+    thousands of digits: a number too long to be <= :data:`MAX_QUANTITY` answers ``MAX_QUANTITY + 1``)."""
+    match = QUANTITY.match(text)
+    if not match:
+        return None
+    whole, _, fraction = match[0].rstrip("KMGTPEik").partition(".")
+    if len(whole.lstrip("0")) > 20:
+        return MAX_QUANTITY + 1
+    factor = _SUFFIX[match[2] or ""]
+    fraction = fraction[:24]  # beyond 24 decimals nothing changes a byte count of at most 2**63
+    return -(-(int(whole + fraction or "0") * factor) // 10 ** len(fraction))
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """How a run's objects are configured (the ``faultlib run`` options of the kubernetes backend).
@@ -90,9 +111,14 @@ class RunSettings:
         if self.storage_class is not None and not DNS_SUBDOMAIN.match(self.storage_class):
             raise FaultlibError(f"--storage-class {self.storage_class!r} is not a valid StorageClass name "
                                 "(lower-case DNS subdomain): see `kubectl get storageclass`")
-        if not QUANTITY.match(self.volume_size) or float(re.match(r"[0-9.]+", self.volume_size)[0]) <= 0:
+        size = quantity_bytes(self.volume_size)
+        if size is None or size <= 0:
             raise FaultlibError(f"--volume-size {self.volume_size!r} is not a positive Kubernetes quantity: "
                                 "write it like 1Gi, 500Mi or 10G")
+        if size > MAX_QUANTITY:
+            raise FaultlibError(f"--volume-size {self.volume_size!r} is larger than a Kubernetes quantity holds "
+                                "(2**63-1 bytes, about 8Ei; the API server would cap it silently): write the size "
+                                "the volume needs, like 20Gi")
 
     @property
     def s3_archive(self) -> str | None:

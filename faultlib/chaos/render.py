@@ -31,6 +31,8 @@ import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
+from faultlib.chaos.bounds import check_spec
+
 if TYPE_CHECKING:
     from faultlib.cases import Case
 
@@ -227,6 +229,9 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
         workload: a distributed case's world workload (:data:`WORLD_WORKLOADS`): every ``faultlib.dev/rank``
             label of a case-written selector becomes that rank's pod labels (:func:`translate_rank`).
 
+    Raises:
+        CaseError: a duration, percentage, size or count out of its Go type's range (:mod:`faultlib.chaos.bounds`).
+
     Returns:
         One dict per entry, in order: ``apiVersion``, ``kind``, ``metadata``, ``spec`` (every selector
         the run's default or scoped to the run, see the module docstring); ready to
@@ -235,7 +240,8 @@ def render_chaos(entries: list[ChaosEntry], *, case_id: str, run_id: str, namesp
     selector = run_selector(namespace=namespace, run_id=run_id, pod_labels=pod_labels)
     suffix = run_suffix(run_id)
     objects = []
-    for entry in entries:
+    for number, entry in enumerate(entries):
+        check_spec(entry.spec, where=f"inject.kubernetes.chaos[{number}].spec")  # a duration Go cannot hold ...
         spec = copy.deepcopy(dict(entry.spec))
         _fill_selectors(entry.kind, spec, selector, namespace=namespace, run_id=run_id, workload=workload)
         objects.append({

@@ -10,6 +10,7 @@ or bad input; 3 a backend or archive was unreachable.
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -17,7 +18,8 @@ import click
 from faultlib.cli import archive, catalog, check, dashboards, fingerprint, new, regen, regress, run, shims, trace  # noqa: F401,E501 (each registers its commands)
 from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stderr
-from faultlib.errors import FaultlibError
+from faultlib.errors import FaultlibError, InputError
+from faultlib.text import shorten_echoes
 
 __all__ = ["app", "main"]
 
@@ -27,6 +29,14 @@ def _terminate(signum, _frame) -> None:
     repro's process group is killed and the run is recorded with verdict error."""
     state["signal"] = signum
     raise KeyboardInterrupt
+
+
+def _capped(error: object) -> object:
+    """An error's JSON with each ``message`` through :func:`~faultlib.text.shorten_echoes` (a file, line and field
+    stay exact for a program to use)."""
+    if isinstance(error, dict):
+        return {k: shorten_echoes(v) if k == "message" and isinstance(v, str) else _capped(v) for k, v in error.items()}
+    return [_capped(v) for v in error] if isinstance(error, list) else error
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,10 +57,20 @@ def main(argv: list[str] | None = None) -> None:
 
             traceback.print_exc()
         if state["json"]:
-            emit_json(exc.to_json())
+            emit_json(_capped(exc.to_json()))
         else:
-            stderr.print(f"error: {printable(str(exc))}", markup=False, highlight=False)
+            stderr.print(f"error: {printable(shorten_echoes(str(exc)))}", markup=False, highlight=False)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # a path argument longer than the system takes (ENAMETOOLONG), from any command
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        error = InputError(f"is a path of {len(str(exc.filename or '')):,} characters, longer than this system "
+                           "takes: pass a shorter path", path=str(exc.filename or ""))
+        if state["json"]:
+            emit_json(_capped(error.to_json()))
+        else:
+            stderr.print(f"error: {printable(shorten_echoes(str(error)))}", markup=False, highlight=False)
+        sys.exit(error.exit_code)
     except click.exceptions.Abort:
         signum = state.get("signal") or signal.SIGINT
         kept = "; evidence written so far is kept" if state.get("writes_evidence") else ""
@@ -59,6 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        exc.message = shorten_echoes(exc.message)  # click repeats a bad option value in full
         exc.show()
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

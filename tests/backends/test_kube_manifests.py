@@ -194,7 +194,9 @@ def test_storage_class_and_volume_size_reach_the_claim(tmp_path):
 @pytest.mark.parametrize("kwargs, phrase", [({"namespace": "ML_team"}, "--namespace 'ML_team' is not a valid"),
                                             ({"storage_class": "Fast SSD"}, "--storage-class 'Fast SSD' is not"),
                                             ({"volume_size": "1 Gi"}, "--volume-size '1 Gi' is not a positive"),
-                                            ({"volume_size": "0Gi"}, "is not a positive")])
+                                            ({"volume_size": "0Gi"}, "is not a positive"),
+                                            ({"volume_size": "9" * 5000 + "Gi"}, "larger than a Kubernetes quantity"),
+                                            ({"volume_size": "8Ei"}, "larger than a Kubernetes quantity")])
 def test_settings_kubernetes_would_reject_are_refused(kwargs, phrase):
     with pytest.raises(FaultlibError, match=phrase):
         RunSettings(**kwargs)
@@ -251,3 +253,7 @@ def test_cli_dry_run_takes_the_volume_options_and_redacts_the_archive_secret(tmp
     bad = cli("run", str(chaos_case(tmp_path)), "--backend", "kubernetes", "--dry-run", "--volume-size", "lots",
               cwd=tmp_path)
     assert bad.returncode == 2 and "--volume-size 'lots' is not a positive Kubernetes quantity" in bad.stderr
+    huge = cli("run", str(chaos_case(tmp_path)), "--backend", "kubernetes", "--dry-run", "--volume-size",
+               "9" * 5000 + "Gi", cwd=tmp_path)
+    assert huge.returncode == 2 and "larger than a Kubernetes quantity holds" in huge.stderr
+    assert "(5,002 characters)" in huge.stderr and len(huge.stderr) < 600  # the input is not repeated in full

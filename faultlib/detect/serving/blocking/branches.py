@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.type_branches import TypeBranches
 
 MAX_CALLS = 40
 """Calls under one name looked at; more: the parameter's values are taken as unknown."""
@@ -35,10 +36,16 @@ class Branches:
         self.reached = reached  # ids of the functions run on the loop: other callers do not count
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: set[str] | None = None
+        self.types = TypeBranches(index, reached, _guards, self._used_as_value) if reached is not None else None
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
-        """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes."""
-        if func.parent is not None or any(not _plain(d) for d in func.node.decorator_list):
+        """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
+        test here, an ``isinstance`` test in :mod:`~faultlib.detect.serving.blocking.type_branches`)."""
+        if any(not _plain(d) for d in func.node.decorator_list):
+            return False
+        if self.types is not None and self.types.never_taken(call, func):
+            return True
+        if func.parent is not None:
             return False
         for test, in_body in _guards(func.node.body, call):
             param, check = _parameter_test(test)

@@ -71,8 +71,10 @@ class Family:
         return self.methods.get(method, self.methods.get("*"))
 
 
-TESTS = ("positive", "true", "given")
-"""What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``."""
+TESTS = ("positive", "true", "given", "other_than")
+"""What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
+value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
+name may load a model)."""
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,14 @@ class BlocksWhen:
         position: its position when passed positionally (None: keyword only).
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking.
         absent: whether the call blocks when the argument is left out (its default's verdict).
+        values: for the test ``other_than``, the literal values that do not block.
     """
 
     name: str
     position: int | None = None
     test: str = "positive"
     absent: bool = False
+    values: tuple = ()
 
     def blocks(self, args: list, keywords: dict, literal) -> bool:
         """Whether a call passing ``args`` (positional expressions) and ``keywords`` (``{name: expression}``; a
@@ -110,6 +114,8 @@ class BlocksWhen:
             return isinstance(constant, (int, float)) and not isinstance(constant, bool) and constant > 0
         if self.test == "true":
             return bool(constant)
+        if self.test == "other_than":
+            return constant not in self.values
         return constant is not None
 
 

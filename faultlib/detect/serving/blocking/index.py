@@ -265,7 +265,11 @@ class Index(TypeOf):
             targets = node.targets if isinstance(node, ast.Assign) else (
                 [node.target] if isinstance(node, ast.AnnAssign) else [])
             for target in targets:
-                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                if isinstance(target, ast.Tuple) and self_name:  # self.tok, self.model = load(name)
+                    attrs.update((t.attr, typed) for i, t in enumerate(target.elts) if isinstance(t, ast.Attribute)
+                                 and dotted(t.value) == [self_name] and t.attr not in attrs
+                                 and (typed := self.stores.unpacked(node.value, i, method)) is not None)
+                elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == self_name and target.attr not in attrs):
                     found = (self.annotation_type(node.annotation, klass.module)
                              if isinstance(node, ast.AnnAssign) else None)
@@ -357,8 +361,8 @@ class Index(TypeOf):
             if isinstance(expr.func, ast.Attribute) and expr.func.attr in CONTAINER_GETTERS and func is not None:
                 return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
             return None
-        if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...)
-            return self.infer.element_callee(expr.value, func)
+        if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...); pairs[ext][0](...)
+            return self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
         if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
             sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
             if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted
 
 
@@ -228,11 +229,12 @@ class Inference:
         if found is not None:
             return found
         self._attr_callees[key] = found = []
-        own = [v for m in klass.methods.values() for n in m.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
-               for v in _self_stores(n, m, attr)]
+        own = [(v, m) for k in lineage(self.index, klass) for m in k.methods.values() for n in m.nodes
+               if isinstance(n, (ast.Assign, ast.AnnAssign)) for v in _self_stores(n, m, attr)]  # a base's too
         if not own:
             return found
-        values = [(v, self.module_func(klass.module)) for v in own]
+        found.extend(f for v, m in own for f in stored_arguments(self.index, m, v))  # self._run = lru_cache()(fn)
+        values = [(v, self.module_func(klass.module)) for v, _ in own]
         for module in self.index.distinct_modules():
             values.extend((v, self.module_func(module)) for name, v in module.attr_stores if name == attr)
         for value, scope in values:
@@ -330,6 +332,22 @@ class Inference:
         if all(isinstance(t, str) and t in self.index.vocab.calls for t in found):
             return found[0]  # every value is a blocking call of the vocabulary
         return _agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
+
+    def item_callee(self, expr: ast.Subscript, func: Func):
+        """What calling ``container[key][i]`` calls when ``container`` is a literal whose values are all tuples or
+        lists (``{".pdf": (PdfLoader, {}), ".txt": (TextLoader, {"encoding": "utf8"})}``): item ``i`` of each,
+        when they agree as :meth:`element_callee` asks."""
+        if not (isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int)
+                and isinstance(expr.value, ast.Subscript)):
+            return None
+        literal = self.literal(expr.value.value, func)
+        rows = _values(literal) if literal is not None else []
+        if not rows or not all(isinstance(r, (ast.Tuple, ast.List)) and expr.slice.value < len(r.elts) for r in rows):
+            return None
+        column = ast.copy_location(ast.List(elts=[r.elts[expr.slice.value] for r in rows], ctx=ast.Load()), expr)
+        expr.__dict__["_faultlib_column"] = column  # kept alive: memo keys are node ids
+        scope = func if literal_scope_is_func(expr.value.value, func) else self.module_func(func.module)
+        return self.element_callee(column, scope)
 
     def literal(self, expr: ast.expr, func: Func) -> ast.expr | None:
         """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""

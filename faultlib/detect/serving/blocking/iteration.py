@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.shapes import is_generator
 from faultlib.detect.serving.blocking.sites import Site
 
-__all__ = ["waiting_iterations"]
+__all__ = ["handed_back", "waiting_iterations"]
 
 
 def waiting_iterations(func: Func, index) -> list[Site]:
@@ -30,3 +31,26 @@ def waiting_iterations(func: Func, index) -> list[Site]:
             at = node if isinstance(node, ast.For) else node.iter
             found.append(Site(kind[0], f"iterating a {owner} (each item waits)", func, at))
     return found
+
+
+def handed_back(index, target: Func | None, iterated: bool, itself: bool = False) -> list[Func]:
+    """The generator functions whose generator ``target`` returns (``return self._chunks(path)``, or a local bound
+    to such a call and returned), when the caller iterates what ``target`` returns on the spot (``iterated``):
+    ``for part in model(path, stream=True)`` runs ``_chunks``' body on the loop, a step at a time. A generator
+    ``target`` only makes and returns is otherwise never followed (its body runs where it is iterated).
+    ``itself``: ``target`` first (when it is a sync function; nothing at all for None or an ``async def``)."""
+    if target is None or target.is_async:
+        return []
+    if not iterated:
+        return [target] if itself else []
+    bound = {t.id: n.value for n in target.nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+             for t in n.targets if isinstance(t, ast.Name)}
+    found = []
+    for node in target.nodes:
+        value = node.value if isinstance(node, ast.Return) else None
+        if isinstance(value, ast.Name):
+            value = bound.get(value.id)
+        made = index.callee(value.func, target) if isinstance(value, ast.Call) else None
+        if isinstance(made, Func) and is_generator(made) and made not in found:
+            found.append(made)
+    return [target, *found] if itself else found

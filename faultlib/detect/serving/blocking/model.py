@@ -281,6 +281,12 @@ def aliases(func: Func) -> dict[str, ast.expr]:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and counts.get(node.targets[0].id) == 1):
             found[node.targets[0].id] = node.value
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+              and isinstance(node.value, ast.Subscript)):  # loader_class, options = LOADERS[ext]: item i of it
+            for i, elt in enumerate(node.targets[0].elts):
+                if isinstance(elt, ast.Name) and counts.get(elt.id) == 1:
+                    found[elt.id] = ast.copy_location(ast.Subscript(value=node.value, slice=ast.Constant(i),
+                                                                    ctx=ast.Load()), node.value)
     func._aliases = {name: value for name, value in found.items() if is_function_value(value)}
     return func._aliases
 
@@ -292,6 +298,8 @@ def is_function_value(expr: ast.expr) -> bool:
         return dotted(expr) is not None
     if isinstance(expr, ast.IfExp):
         return all(isinstance(side, ast.Name) or is_function_value(side) for side in (expr.body, expr.orelse))
+    if isinstance(expr, ast.Subscript):  # LOADERS[ext]: what it calls is known only when the container is a literal
+        return isinstance(expr.value, (ast.Name, ast.Attribute, ast.Subscript))
     if isinstance(expr, ast.Call) and expr.args:
         parts = dotted(expr.func)
         if parts and parts[-1] == "partial":

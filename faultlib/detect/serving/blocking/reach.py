@@ -20,7 +20,7 @@ from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
-from faultlib.detect.serving.blocking.iteration import waiting_iterations
+from faultlib.detect.serving.blocking.iteration import handed_back, waiting_iterations
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -83,8 +83,7 @@ class Reachability:
             for entry in [*entries, *self.callbacks]:
                 for site, path in self._reach(entry, direct=True, receiver=entry.cls):
                     key = site.key
-                    old = self.hits.get(key)
-                    if old is None or len(path) < len(old[1]):
+                    if key not in self.hits or len(path) < len(self.hits[key][1]):  # the shortest path kept
                         self.hits[key] = (site, path)
                     note_entry(self.entries, self.entry_calls, key, entry, path)
         except Budget:
@@ -146,7 +145,8 @@ class Reachability:
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             target = dispatched(self.index, call, func, target, receiver)
-            found = [t for t in factory_choices(index, call, func, target) if not t.is_async]  # A or B
+            found = [t for t in factory_choices(index, call, func, target) if not t.is_async] + handed_back(
+                index, target, id(call) in self._iterated(func))  # A or B; a generator it returns, iterated here
             if (receiver is not None and target.cls is not None and on_self(call.func, func)
                     and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
                 name = target.node.name
@@ -171,8 +171,8 @@ class Reachability:
         if target is None and not isinstance(call.func, ast.Lambda):
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
-                method = index.method(instance, "__call__")
-                return [method] if method is not None and not method.is_async else []
+                method = index.method(instance, "__call__")  # with a generator it returns, iterated here
+                return handed_back(index, method, id(call) in self._iterated(func), itself=True)
             choices = self._choices(call.func, func)
             if choices:  # loaders[name](x): any function of the literal dict may be the one picked
                 return choices

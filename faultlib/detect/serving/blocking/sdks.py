@@ -15,7 +15,7 @@ Three forms:
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary
 
 H, S, C, F = "blocking_http", "blocking_subprocess", "blocking_cpu", "blocking_file_io"
 _ALL_HTTP = {"*": H}
@@ -105,6 +105,15 @@ _AUDIO_LOADERS = {  # read and decode an audio file (decoders, resampling) in th
     "scipy.io.wavfile.read": "https://docs.scipy.org/doc/scipy/reference/generated/scipy.io.wavfile.read.html",
     "audioread.audio_open": "https://github.com/beetbox/audioread#audioread",
 }
+
+SPACY_RULE_BASED = ("sentencizer", "entity_ruler", "span_ruler", "attribute_ruler", "merge_noun_chunks",
+                    "merge_entities", "merge_subtokens", "token_splitter", "doc_cleaner", "entity_linker_ruler")
+"""spaCy's rule-based built-in factories: ``nlp.add_pipe(name)`` of one builds a component without weights. Any other
+factory (a trained built-in sourced from a package, a third party's such as ``fastcoref`` or
+``spacy-transformers``) creates its model, loading or downloading weights, in the calling thread
+(https://spacy.io/api/language#add_pipe, https://spacy.io/usage/processing-pipelines#built-in)."""
+SPACY_ADD_PIPE = ("blocking_file_io", "https://spacy.io/api/language#add_pipe (creates the component with its "
+                  "factory: a model-backed one loads its weights)")
 
 SDKS = Vocabulary(
     families=(
@@ -242,6 +251,10 @@ SDKS = Vocabulary(
     ),
     calls={
         "gradio_client.Client": (H, GRADIO),
+        **{f"spacy.{t}.add_pipe": SPACY_ADD_PIPE for t in ("language.Language", "Language")},
+        **{f"{pkg}.HFModel": (F, "https://dspy-docs.vercel.app/docs/deep-dive/language_model_clients/local_models/"
+                                 "HFModel (\"Initialize HFModel ... with the desired model to load in\": the "
+                                 "constructor loads the Hugging Face model and tokenizer)") for pkg in ("dsp", "dspy")},
         "chromadb.PersistentClient": (F, "https://docs.trychroma.com/reference/python/client#persistentclient (opens "
                                          "the SQLite store and the index files in the path given)"),
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
@@ -304,4 +317,6 @@ SDKS = Vocabulary(
         "gspread.Client.open": "gspread.Spreadsheet", "gspread.Client.open_by_key": "gspread.Spreadsheet",
         "gspread.Spreadsheet.worksheet": "gspread.Worksheet", "gspread.Spreadsheet.sheet1": "gspread.Worksheet",
     },
+    when={f"spacy.{t}.add_pipe": BlocksWhen("factory_name", position=0, test="other_than", values=SPACY_RULE_BASED)
+          for t in ("language.Language", "Language")},
 )

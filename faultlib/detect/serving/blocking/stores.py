@@ -17,6 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking.infer import (MAX_NESTING, _agreed, _assigned_in, _positional,
                                                      _single_assignment, _top_level_nodes)
+from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted
 
 __all__ = ["Stores"]
@@ -135,6 +136,8 @@ class Stores:
         if not isinstance(value, ast.Call):
             return None
         target = self.index.callee(value.func, func)
+        if isinstance(target, str):  # model, tokenizer = mlx_lm.load(repo): the library loader's items
+            return unpacked_item(target, position)
         if not isinstance(target, Func) or self._nesting >= MAX_NESTING:
             return None
         found = []

@@ -5,15 +5,23 @@ assignments, returns, loaders and the vocabulary's return types. Mixed into
 
 from __future__ import annotations
 
-
 import ast
+import re
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
+from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
+
+
+HF_HEAD = re.compile(r"For(CausalLM|ConditionalGeneration|Seq2SeqLM|MaskedLM|SequenceClassification|"
+                     r"TokenClassification|QuestionAnswering|ImageClassification|SpeechSeq2Seq|CTC)$")
+"""A model head named the transformers way (``<Architecture>For<Task>``, https://huggingface.co/docs/transformers/
+main/en/model_doc/auto): a library's subclass of a transformers model (LLaVA's ``LlavaLlamaForCausalLM``) loads and
+runs like one, so its ``from_pretrained`` returns a ``transformers.PreTrainedModel``."""
 
 
 class TypeOf:
@@ -40,7 +48,7 @@ class TypeOf:
         module = func.module if func is not None else None
         if isinstance(expr, ast.Name):
             if func is not None:
-                found = self.local_types(func).get(expr.id)
+                found = narrowed(self, expr, func) or self.local_types(func).get(expr.id)  # isinstance(x, T): a T
                 if found is not None:
                     return found
                 if _unannotated_param(func, expr.id):  # from the call sites, or the function it wraps
@@ -134,7 +142,7 @@ class TypeOf:
                 owner, _, last = target.rpartition(".")
                 if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
-                if last == "from_pretrained" and owner.startswith("transformers."):
+                if last == "from_pretrained" and (owner.startswith("transformers.") or HF_HEAD.search(owner)):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")

@@ -29,5 +29,9 @@ DEVICES = Vocabulary(
         "torch.cuda.default_stream": "torch.cuda.Stream",
         "torch.cuda.Stream": "torch.cuda.Stream",
         "torch.cuda.Event": "torch.cuda.Event",
+        # https://pytorch.org/docs/stable/torch.html#creation-ops and #indexing-slicing-joining-mutating-ops: each
+        # returns a Tensor (typed so that a branch on isinstance(x, str) is known not to take it)
+        **{f"torch.{f}": "torch.Tensor" for f in ("cat", "concat", "stack", "tensor", "as_tensor", "from_numpy",
+                                                  "zeros", "ones", "empty", "full", "arange", "randn", "rand")},
     },
 )
