@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
+from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.foldcols import FoldColumns
 from faultlib.detect.data.leakage.inputfns import InputFunctions
@@ -85,7 +86,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
                ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
     """Run the leakage analysis of one module.
@@ -121,6 +122,7 @@ class Analyzer(SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked
         self._loop_facts = loop_facts(tree)  # loops that try candidates and keep the best (tuned_on_test)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
+        self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
         self._targets, self._assigned = target_columns(tree)
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
