@@ -3,7 +3,10 @@ at its line, the healthy look-alike silent. Every example is written for this te
 
 * early stopping or a best-model callback driven by the test rows chooses the model by its test score
   (:mod:`faultlib.detect.data.leakage.earlystop`, ``tuned_on_test``); a validation part, a fold, or an evaluation
-  set that only prints stays silent.
+  set that only prints stays silent;
+* a function handed to an optimizer (optuna, hyperopt) is a loop over candidates that keeps the best
+  (:mod:`faultlib.detect.data.leakage.objectives`): scoring the test rows in it is ``tuned_on_test``; a validation
+  part or folds inside it stay silent.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import pytest
 from tests.detect.test_leakage_kinds import alarms
 
 IMPORTS = """\
+import optuna
+from hyperopt import fmin, hp, tpe
 from xgboost import XGBRegressor
 import lightgbm as lgb
 from catboost import CatBoostClassifier
@@ -81,6 +86,35 @@ LEAKS = {
                 callbacks=[EarlyStopping(patience=4, restore_best_weights=True)])
         print(net.evaluate(test_images))
         """, [("tuned_on_test", 3)]),
+    # optuna keeps the trial with the best test AUC; the tuned model is then scored on the same rows
+    "optuna_objective_returns_the_test_score": ("""\
+        X_train, X_test, y_train, y_test = train_test_split(X, y)
+        def objective(trial):
+            model = LogisticRegression(C=trial.suggest_float('C', 1e-3, 10.0, log=True))
+            model.fit(X_train, y_train)
+            return model.score(X_test, y_test)
+        study = optuna.create_study(direction='maximize')
+        study.optimize(objective, n_trials=200)
+        print(LogisticRegression(**study.best_params).fit(X_train, y_train).score(X_test, y_test))
+        """, [("tuned_on_test", 5)]),
+    # hyperopt minimising the test error of a forest, the objective handed by keyword
+    "hyperopt_minimises_the_test_error": ("""\
+        A, B, ya, yb = train_test_split(X, y)
+        def loss(space):
+            forest = Ridge(alpha=space['alpha']).fit(A, ya)
+            return ((forest.predict(B) - yb) ** 2).mean()
+        best = fmin(fn=loss, space={'alpha': hp.loguniform('alpha', -5, 2)}, algo=tpe.suggest, max_evals=100)
+        """, [("tuned_on_test", 4)]),
+    # a sweep scored on the part of train.csv the notebook names and reports as its test part
+    "sweep_scored_on_a_training_file_part_named_test": ("""\
+        labelled, unlabelled = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        X_train, X_test, y_train, y_test = train_test_split(labelled.drop(columns=['label']), labelled['label'])
+        best, best_alpha = -1.0, None
+        for alpha in [0.01, 0.1, 1.0, 10.0]:
+            r2 = Ridge(alpha=alpha).fit(X_train, y_train).score(X_test, y_test)
+            if r2 > best:
+                best, best_alpha = r2, alpha
+        """, [("tuned_on_test", 5)]),
 }
 
 HEALTHY = {
@@ -138,6 +172,46 @@ HEALTHY = {
         checked = ImageDataGenerator(rescale=1 / 255).flow_from_directory('pictures/valid')
         net = build_network()
         net.fit(train_images, validation_data=checked, callbacks=[EarlyStopping(patience=4)])
+        """,
+    # the optuna examples' practice: the objective scores a validation part
+    "optuna_objective_on_a_validation_part": """\
+        X_train, X_test, y_train, y_test = train_test_split(X, y)
+        train_x, valid_x, train_y, valid_y = train_test_split(X_train, y_train)
+        def objective(trial):
+            model = LogisticRegression(C=trial.suggest_float('C', 1e-3, 10.0, log=True)).fit(train_x, train_y)
+            return model.score(valid_x, valid_y)
+        study = optuna.create_study(direction='maximize')
+        study.optimize(objective, n_trials=200)
+        print(LogisticRegression(**study.best_params).fit(X_train, y_train).score(X_test, y_test))
+        """,
+    # folds inside the objective: out-of-fold scores of the training part
+    "optuna_objective_cross_validates_the_training_part": """\
+        X_train, X_test, y_train, y_test = train_test_split(X, y)
+        def objective(trial):
+            scores = []
+            for tr, te in KFold(5).split(X_train):
+                model = Ridge(alpha=trial.suggest_float('alpha', 0.01, 10)).fit(X_train.iloc[tr], y_train.iloc[tr])
+                scores.append(model.score(X_train.iloc[te], y_train.iloc[te]))
+            return np.mean(scores)
+        study = optuna.create_study()
+        study.optimize(objective, n_trials=50)
+        """,
+    # a function that scores the test rows once, never handed to an optimizer
+    "a_helper_that_scores_the_test_rows_once": """\
+        X_train, X_test, y_train, y_test = train_test_split(X, y)
+        def report(model):
+            return model.score(X_test, y_test)
+        print(report(LogisticRegression(C=1.0).fit(X_train, y_train)))
+        """,
+    # the same sweep on the part of train.csv named for validation
+    "sweep_scored_on_a_training_file_part_named_valid": """\
+        labelled, unlabelled = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+        X_fit, X_valid, y_fit, y_valid = train_test_split(labelled.drop(columns=['label']), labelled['label'])
+        best, best_alpha = -1.0, None
+        for alpha in [0.01, 0.1, 1.0, 10.0]:
+            r2 = Ridge(alpha=alpha).fit(X_fit, y_fit).score(X_valid, y_valid)
+            if r2 > best:
+                best, best_alpha = r2, alpha
         """,
     # early stopping on each fold's held-out part, for out-of-fold predictions
     "early_stopping_on_each_fold": """\

@@ -140,6 +140,15 @@ def held_out(x: Data, test_named: bool) -> bool:
         any(p.root.test for p in ps)
 
 
+def named_test_part(x: Data, arg: ast.expr | None) -> bool:
+    """``x`` is a validation part of a whole training file passed under a name for testing (``model.predict(X_test)``
+    after ``train_test_split`` of ``train.csv``): the rows the notebook reports as its test score."""
+    while isinstance(arg, (ast.Subscript, ast.Attribute)):
+        arg = arg.value
+    return isinstance(arg, ast.Name) and vocab.looks_like_test(arg.id) and not choosing_named(arg.id) and \
+        bool(parts(x.rows)) and all(_file_validation(p) is not None for p in parts(x.rows))
+
+
 class EarlyStops:
     """``tuned_on_test`` by early stopping or a best-model callback on the test rows (see the module docstring)."""
 
