@@ -29,8 +29,9 @@ Silent (the look-alikes):
 
 * the evaluation set is a **validation** part: a split of a training part (``train_test_split(X_train)``) or rows
   the script names for validation or evaluation (``X_val``, ``dvalid``, ``xgvalid``, ``X_dev``, ``ds_eval``; the
-  names of the evaluation-set argument and of what it was assigned from, three assignments deep, so a
-  ``watchlist`` of ``(dvalid, 'valid')`` is one): choosing on those rows is the intended practice. A validation
+  names of the evaluation-set argument and of what it was assigned from, three assignments deep, and the tags it
+  is given, ``[(dmatrix, 'valid')]`` or ``valid_names=['valid']``; so a ``watchlist`` of ``(dvalid, 'valid')`` is
+  one): choosing on those rows is the intended practice. A validation
   score printed after stopping on it is optimistic as well, but the script calls it a validation score, and in a
   competition notebook the test is the leaderboard's (``train.csv``/``valid`` split, early stopping, a
   submission): the policy stays silent there and speaks only where the stopping rows are the script's test part;
@@ -202,6 +203,9 @@ class EarlyStops:
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
         names = {n for s in sets for n in _names(s, self._bindings)}
+        tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
+        names |= {c.value for s in [*sets, *tags] for c in ast.walk(s)  # [(dval, 'valid')], valid_names=['valid']
+                  if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         if node.lineno in self._stopped or any(choosing_named(n) for n in names):
             return
         test_named = any(vocab.looks_like_test(n) for n in names)
