@@ -115,6 +115,13 @@ LEAKS = {
             if r2 > best:
                 best, best_alpha = r2, alpha
         """, [("tuned_on_test", 5)]),
+    # the objective splits inside, always the same way (random_state=0): every trial is scored on the same rows
+    "optuna_objective_splits_the_same_rows_every_trial": ("""\
+        def objective(trial):
+            A, B, ya, yb = train_test_split(X, y, test_size=0.2, random_state=0)
+            return Ridge(alpha=trial.suggest_float('alpha', 0.1, 10.0)).fit(A, ya).score(B, yb)
+        optuna.create_study(direction='maximize').optimize(objective, n_trials=50)
+        """, [("tuned_on_test", 3)]),
 }
 
 HEALTHY = {
@@ -212,6 +219,13 @@ HEALTHY = {
             r2 = Ridge(alpha=alpha).fit(X_fit, y_fit).score(X_valid, y_valid)
             if r2 > best:
                 best, best_alpha = r2, alpha
+        """,
+    # a fresh random hold-out at every trial (no fixed random_state): a repeated random validation
+    "optuna_objective_draws_a_new_split_every_trial": """\
+        def objective(trial):
+            A, B, ya, yb = train_test_split(X, y, test_size=0.2)
+            return Ridge(alpha=trial.suggest_float('alpha', 0.1, 10.0)).fit(A, ya).score(B, yb)
+        optuna.create_study(direction='maximize').optimize(objective, n_trials=50)
         """,
     # early stopping on each fold's held-out part, for out-of-fold predictions
     "early_stopping_on_each_fold": """\

@@ -12,15 +12,19 @@ returns: :func:`objective_facts` describes it as :class:`~faultlib.detect.data.l
 score then reported for the tuned model is the best of hundreds of looks at the same rows (Cawley & Talbot, JMLR
 11, 2010; ASE'22's multi-test leakage).
 
-Silent, as for a loop: scoring a part named for validation (``valid_x``: the optuna examples' own practice), and
-an objective that cross-validates (a ``for ... in cv.split(...)`` loop inside it: out-of-fold scores of the rows it
-was given). A function only defined, or handed to anything else, is not an objective.
+Silent, as for a loop: scoring a part named for validation (``valid_x``: the optuna examples' own practice), an
+objective that cross-validates (a ``for ... in cv.split(...)`` loop inside it: out-of-fold scores of the rows it
+was given), and one that draws a new split at every trial (``train_test_split`` inside it without a fixed
+``random_state``: a fresh random hold-out per candidate, a repeated random validation, so no fixed rows chose the
+model; with ``random_state=0`` every trial scores the same rows and it counts). A function only defined, or handed
+to anything else, is not an objective.
 """
 
 from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import LoopFacts
 
 #: optimizer calls and the argument that takes the objective: (position, keyword)
@@ -45,8 +49,15 @@ def _function_name(node: ast.expr | None) -> str | None:
 
 
 def _cross_validates(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(n, ast.For) and any(isinstance(c, ast.Call) and _called(c) == "split"
-                                              for c in ast.walk(n.iter)) for n in ast.walk(fn))
+    """Folds inside the objective, or a split drawn afresh at every trial (no fixed ``random_state``)."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.For) and any(isinstance(c, ast.Call) and _called(c) == "split" for c in ast.walk(n.iter)):
+            return True
+        if isinstance(n, ast.Call) and _called(n) in vocab.SPLIT_FUNCTIONS:
+            seed = next((k.value for k in n.keywords if k.arg == "random_state"), None)
+            if seed is None or isinstance(seed, ast.Constant) and seed.value is None:
+                return True
+    return False
 
 
 def objective_facts(tree: ast.Module) -> list[LoopFacts]:
