@@ -53,7 +53,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
-from faultlib.detect.data.leakage.validation import _file_validation
+from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.findings import Finding, Severity
 
@@ -66,18 +66,8 @@ CHECKPOINTS = frozenset({"ModelCheckpoint"})
 _BOOSTER_TRAIN = ("xgboost", "lightgbm", "catboost")
 #: calls that load a saved model or weights back (a best checkpoint is then what the script uses)
 _LOADERS = frozenset({"load_model", "load_weights"})
-#: name tokens of rows kept for choosing a model (``X_val``, ``dvalid``, ``xgvalid``, ``ds_eval``, ``X_dev``)
-_CHOOSING = ("validation", "valid", "val", "eval", "dev")
-#: ... and the longest prefix glued to one (``d``valid, ``xg``valid, ``lg``valid)
-_GLUED = 3
 
 
-def choosing_named(name: str) -> bool:
-    """A variable named for the rows a script chooses its model on (validation or evaluation rows)."""
-    for t in vocab.name_tokens(name):
-        if t in _CHOOSING or any(t.endswith(c) and len(t) - len(c) <= _GLUED for c in _CHOOSING):
-            return True
-    return False
 
 
 def _call_name(node: ast.expr) -> str:
@@ -127,27 +117,6 @@ def _stops(node: ast.Call) -> bool:
     return value is not None and not (isinstance(value, ast.Constant) and value.value in (None, 0, False))
 
 
-def held_out(x: Data, test_named: bool) -> bool:
-    """Rows of the test part: named for testing, a split's test part, or a test file; never a fold's part. A
-    validation part of a whole training file (``train.csv`` beside a ``test.csv`` without labels) is the test part
-    when the script names it so (``test_named``: ``X_test``): its score is then the notebook's reported test score
-    (:mod:`~faultlib.detect.data.leakage.validation`)."""
-    ps = parts(x.rows)
-    if any(s.kind == "fold" for p in ps for s in p.steps):
-        return False
-    if any(s.part == "val" for p in ps for s in p.steps):
-        return test_named and all(_file_validation(p) is not None for p in ps)
-    return x.test or any(s.kind == "split" and s.part == "test" for p in ps for s in p.steps) or \
-        any(p.root.test for p in ps)
-
-
-def named_test_part(x: Data, arg: ast.expr | None) -> bool:
-    """``x`` is a validation part of a whole training file passed under a name for testing (``model.predict(X_test)``
-    after ``train_test_split`` of ``train.csv``): the rows the notebook reports as its test score."""
-    while isinstance(arg, (ast.Subscript, ast.Attribute)):
-        arg = arg.value
-    return isinstance(arg, ast.Name) and vocab.looks_like_test(arg.id) and not choosing_named(arg.id) and \
-        bool(parts(x.rows)) and all(_file_validation(p) is not None for p in parts(x.rows))
 
 
 class EarlyStops:
@@ -271,4 +240,4 @@ def _names(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) 
     return out
 
 
-__all__ = ["CHECKPOINTS", "STOP_CALLBACKS", "STOP_KEYWORDS", "EarlyStops", "held_out"]
+__all__ = ["CHECKPOINTS", "STOP_CALLBACKS", "STOP_KEYWORDS", "EarlyStops"]
