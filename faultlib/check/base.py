@@ -81,29 +81,25 @@ def _location(finding: Finding) -> str:
 def render(result: CheckResult, fail_on: str, *, summary: Callable[[CheckResult], list[tuple[str, str]]] | None) -> None:
     """The human output: a table of findings, then the check's summary lines (all user text as plain Text, one
     line per value: :func:`faultlib.text.inline`)."""
-    from rich.table import Table
     from rich.text import Text
 
     from faultlib.console import stdout
+    from faultlib.tables import print_prose_table
 
     shown, hidden = _table_rows(result.findings)
     if shown:
-        table = Table(show_edge=False)
-        codes = {"severity": [f.severity.value for f in shown], "kind": [f.kind for f in shown]}
-        for column, values in codes.items():  # codes users grep and look up: never cut or folded (80 columns)
-            table.add_column(column, no_wrap=True, min_width=max(map(len, values)))
-        for column in ("where", "message"):
-            table.add_column(column, overflow="fold")
         styles = {"info": "dim", "warning": "yellow", "error": "red", "critical": "bold red"}
+        # user text escaped before rich measures it (an escaped ESC is 4 columns wide), each cell one line that rich
+        # wraps (a file named ``a\nfake: ok.py`` must not forge a second location in its row); severity and kind
+        # are codes users grep and look up: never cut or folded, nor a word of the message that fits (80 columns)
+        rows = []
         for f in shown:
-            # user text escaped before rich measures it (an escaped ESC is 4 columns wide), each cell one line
-            # that rich wraps (a file named ``a\nfake: ok.py`` must not forge a second location in its row)
-            table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind)),
-                          Text(inline(_location(f))), Text(inline(f.message)))
+            codes = [Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind))]
+            rows.append([*codes, Text(inline(_location(f))), Text(inline(f.message))])
             if hidden.get(id(f)):
-                table.add_row(Text(f.severity.value, styles[f.severity.value]), Text(inline(f.kind)), Text("..."),
-                              Text(f"and {hidden[id(f)]:,} more like these, not shown (--json lists every one)"))
-        stdout.print(table)
+                rows.append([*codes, Text("..."),
+                             Text(f"and {hidden[id(f)]:,} more like these, not shown (--json lists every one)")])
+        print_prose_table(["severity", "kind", "where", "message"], rows)
     for key, value in (summary(result) if summary else []):
         stdout.print(Text.assemble((f"{key}: ", "bold"), inline(str(value))), highlight=False)
     stdout.print(Text.assemble(f"{result.detector}: ", *verdict_parts(result, fail_on)))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stdout
+from faultlib.tables import print_prose_table
 
 
 class CheckGroup(click.Group):
@@ -59,11 +59,7 @@ def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None
     if as_json:
         emit_json(every)
         return 0
-    table = Table(show_edge=False)
-    for column in ("check", "kind", "meaning"):
-        table.add_column(column, overflow="fold")
-    for check, described in every.items():
-        for kind, meaning in described.items():
-            table.add_row(Text(check), Text(kind), Text(meaning))
-    stdout.print(table)
+    print_prose_table(["check", "kind", "meaning"], [[Text(check), Text(kind), Text(meaning)]
+                                                     for check, described in every.items()
+                                                     for kind, meaning in described.items()])
     return 0

@@ -119,3 +119,49 @@ def test_archive_get_prints_json_with_the_resolved_run_id(tmp_path):
                       "path": str(tmp_path / "out" / "label_mapping_drift" / "20261204T231755Z-0e048d")}
     missing = get("no_such_case", "latest", "--out", str(tmp_path / "out2"))
     assert missing.returncode == 2 and json.loads(missing.stdout)["error"] == "InputError", missing.stdout
+
+
+def test_no_word_of_a_check_message_that_fits_is_folded_at_80_columns(narrow):
+    """A message column ~20 wide beside the codes and the location folded ordinary words
+    (``pandas.DataFrame.to_cs`` / ``v``): at 80 columns each finding prints as a block, its message wrapped
+    between words under its codes; at 200 columns it stays a table."""
+    message = ("numpy.linalg.eigvalsh_on_the_whole_frame and pandas.DataFrame.to_csv block the event loop: "
+               "`frame.to_csv('/srv/exports/daily/report.csv')` in export_handler, without leaving the loop") * 2
+    findings = [Finding(detector="blocking", severity=Severity.WARNING, kind="blocking_file_io", message=message,
+                        location={"file": "/srv/app/service/handlers/exports.py", "line": 48,
+                                  "function": "export_handler"})]
+    render(CheckResult("blocking", findings), "warning", summary=None)
+    text = narrow.getvalue()
+    assert max(map(len, text.splitlines())) <= 80, text
+    printed = text.split()
+    assert [w for w in message.split() if w not in printed] == [], text
+    assert "blocking_file_io" in printed and "/srv/app/service/handlers/exports.py:48" in text, text
+
+
+def test_a_wide_terminal_keeps_the_check_table(monkeypatch):
+    out = io.StringIO()
+    monkeypatch.setattr(faultlib.console, "stdout", Console(file=out, width=200, force_terminal=False,
+                                                            no_color=True))
+    findings = [Finding(detector="blocking", severity=Severity.WARNING, kind="blocking_file_io",
+                        message="pandas.DataFrame.to_csv blocks the event loop", location={"file": "a.py", "line": 3})]
+    render(CheckResult("blocking", findings), "warning", summary=None)
+    rows = [line for line in out.getvalue().splitlines() if "│" in line]
+    assert len(rows) == 1 and "pandas.DataFrame.to_csv blocks the event loop" in rows[0], out.getvalue()
+
+
+def test_list_kinds_wraps_meanings_between_words_at_80_columns(narrow, monkeypatch):
+    import faultlib.cli.check as check_cli
+    from faultlib.check import kinds
+
+    monkeypatch.setattr(check_cli, "stdout", faultlib.console.stdout)
+    check_cli.check_app.callback.__wrapped__(_Ctx(), True, False)
+    text = narrow.getvalue()
+    assert max(map(len, text.splitlines())) <= 80, text
+    printed = set(text.split())
+    missing = [w for meanings in kinds().values() for m in meanings.values() for w in m.split()
+               if len(w) <= 76 and w not in printed]
+    assert missing == [], missing[:10]
+
+
+class _Ctx:
+    invoked_subcommand = None

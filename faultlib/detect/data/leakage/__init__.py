@@ -35,8 +35,9 @@ KINDS = {
     "trained_on_test": "a model, a search or a cross-validation that chooses one runs on rows that include the "
                        "held-out rows a model is then scored on (GridSearchCV.fit or cross_val_score on all rows, then "
                        "a score on the test part: ASE'22's overlap leakage)",
-    "tuned_on_test": "candidates (a hyperparameter, a model, a feature set) are scored on the test rows in a loop and "
-                     "the best is kept: the test rows chose the model, so its test score is optimistic (ASE'22's "
+    "tuned_on_test": "candidates (a hyperparameter, a model, a feature set, the number of boosting rounds or epochs) "
+                     "are scored on the test rows and the best is kept (in a loop, or by early stopping or a best-model "
+                     "callback on them): the test rows chose the model, so its test score is optimistic (ASE'22's "
                      "multi-test leakage)",
     "fitted_rows_unknown": "a saved scaler's statistics match neither the training table, the test table nor both: "
                            "it was fitted on other rows",

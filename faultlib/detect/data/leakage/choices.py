@@ -12,7 +12,10 @@ syntactic facts :func:`loop_facts` computes once per module) and syntactic helpe
   is (ASE'22's *multi-test leakage*: Yang, Brower-Sinning, Lewis, Kästner, "Data leakage in notebooks: static
   detection and better processes", ASE 2022; Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model
   selection and subsequent selection bias in performance evaluation"). Choosing on a part named for
-  validation (``X_val``, ``X_dev``) is the intended practice and stays silent, as do cross-validation folds.
+  validation (``X_val``, ``X_dev``) is the intended practice and stays silent, as do cross-validation folds. A
+  part of a whole training file (``train.csv`` beside an unlabelled ``test.csv``) scored under a name for testing
+  (``X_test``) is the notebook's reported test part and counts (:func:`.testparts.named_test_part`); a function
+  handed to an optimizer (optuna, hyperopt) is such a loop too (:mod:`.objectives`).
 * :func:`reflection`: ``x.max() - x`` (``np.max(img) - img``) inverts values (a negative image). It uses the
   set's own range only as a mirror: every difference between two rows is kept (an isometry), so the same
   reflection of train and test rows, or of all rows before a split, tells a model nothing about the test
@@ -38,6 +41,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.guards import counter_guard, counters
+from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
 
@@ -440,10 +444,10 @@ class ChoiceChecks:
     """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``."""
 
     def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
-        if not x.test and not any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
-                and not any(p.root.test for p in parts(x.rows)):
-            return
         arg = node.args[0] if node.args else None
+        if not x.test and not any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
+                and not any(p.root.test for p in parts(x.rows)) and not named_test_part(x, arg):
+            return
         if validation_named(arg):
             return
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None

@@ -42,6 +42,7 @@ from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
+from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.foldcols import FoldColumns
 from faultlib.detect.data.leakage.inputfns import InputFunctions
@@ -51,6 +52,7 @@ from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
+from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
@@ -86,7 +88,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EvalSets, PowerFits, InputFunctions,
+class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures,
+               FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
                ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
     """Run the leakage analysis of one module.
@@ -119,9 +122,11 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
             vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
-        self._loop_facts = loop_facts(tree)  # loops that try candidates and keep the best (tuned_on_test)
+        # loops that try candidates and keep the best (tuned_on_test), search objectives among them (objectives.py)
+        self._loop_facts = loop_facts(tree) + objective_facts(tree)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
+        self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
         self._targets, self._assigned = target_columns(tree)
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item

@@ -20,22 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import masked_before_split
-from faultlib.detect.data.leakage.values import Data, Rows, covers, parts
-
-
-def _file_validation(p: Rows) -> int | None:
-    """Index of the ``val`` split step in ``p`` when ``p`` is a validation part of a whole training file (no
-    split or fold before it), else ``None``."""
-    if not (p.root.from_file and vocab.looks_like_train(p.root.name) and not p.root.whole):
-        return None
-    for i, step in enumerate(p.steps):
-        if step.part == "val":
-            return i
-        if step.kind in ("split", "fold"):
-            return None
-    return None
+from faultlib.detect.data.leakage.testparts import file_validation
+from faultlib.detect.data.leakage.values import Data, covers, parts
 
 
 class ValidationChecks:
@@ -45,7 +32,7 @@ class ValidationChecks:
         """``x`` is scored by a model trained on other rows (``how`` on ``line``): report every preprocessing fit
         that shaped ``x`` and saw all of the training file before it was split into train/validation."""
         for p in parts(x.rows):
-            i = _file_validation(p)
+            i = file_validation(p)
             if i is None:
                 continue
             split = p.steps[i]

@@ -1,0 +1,243 @@
+"""Early stopping and best-model choice on the held-out rows (``tuned_on_test``), for the static leakage analysis.
+
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`. The rule:
+
+A model is trained with an evaluation set (``eval_set=``, ``validation_data=``, ``valid_sets=``, ``evals=``,
+xgboost's fourth positional: :data:`~faultlib.detect.data.leakage.evalsets.EVAL_KEYWORDS`) whose rows are the
+**test part** of the script (the held-out part of a split, or rows named for testing: ``X_test``), **and** the
+training uses that set's score to choose the model:
+
+* ``early_stopping_rounds=`` (XGBoost, LightGBM and CatBoost, in ``fit``/``train`` or, XGBoost >= 1.6, in the
+  model's constructor): boosting stops at the round after which the evaluation score stopped improving, and
+  the model keeps that number of rounds (their API references: "the model will train until the validation
+  score stops improving");
+* a callback that stops or keeps the best by it: Keras ``EarlyStopping`` (stops when ``val_loss``, its default
+  ``monitor``, stops improving; with ``restore_best_weights`` it keeps the best epoch's weights), LightGBM
+  ``early_stopping(...)``, XGBoost ``callback.EarlyStopping``, and ``ModelCheckpoint(save_best_only=True)`` when the
+  script loads a model or weights back (``load_model``, ``load_weights``: the kept best is what it then uses);
+* CatBoost's ``use_best_model``, which is **on by default** when an ``eval_set`` is given (CatBoost's ``fit``
+  reference: "True if a validation set is input"): the model is cut to its best iteration on that set.
+
+Then the number of rounds or epochs (a hyperparameter) was chosen by the test score: candidates were scored on
+the test rows and the best kept, exactly what a loop over ``n_estimators`` keeping the best test score does
+(:mod:`~faultlib.detect.data.leakage.choices`). The test score the script then reports (``predict(X_test)``, the
+history's ``val_accuracy``, the booster's printed metric) is the best of many looks at the same rows, so it is
+optimistic (Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model selection and subsequent selection bias
+in performance evaluation"; ASE'22's multi-test leakage). Reported once per training call, at its line.
+
+Silent (the look-alikes):
+
+* the evaluation set is a **validation** part: a split of a training part (``train_test_split(X_train)``) or rows
+  the script names for validation or evaluation (``X_val``, ``dvalid``, ``xgvalid``, ``X_dev``, ``ds_eval``; the
+  names of the evaluation-set argument and of what it was assigned from, three assignments deep, and the tags it
+  is given, ``[(dmatrix, 'valid')]`` or ``valid_names=['valid']``; so a ``watchlist`` of ``(dvalid, 'valid')`` is
+  one): choosing on those rows is the intended practice. A validation
+  score printed after stopping on it is optimistic as well, but the script calls it a validation score, and in a
+  competition notebook the test is the leaderboard's (``train.csv``/``valid`` split, early stopping, a
+  submission): the policy stays silent there and speaks only where the stopping rows are the script's test part;
+* the evaluation set only **prints** the metric (no early stopping, no best-model callback, CatBoost with
+  ``use_best_model=False``): the model does not depend on those rows; nor does it when the callback watches a
+  training metric (``EarlyStopping(monitor='loss')``) or a best checkpoint is written and never loaded back;
+* the training rows include the evaluation rows (``fit(all_rows, eval_set=[(part, ...)])``): nothing is held out,
+  so no held-out score is chosen (a different mistake);
+* a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``: early stopping
+  on each out-of-fold part is common practice for out-of-fold estimates and its bias is the fold's, not a
+  reported test score's (said, not reported);
+* the training rows themselves in the list (``valid_sets=[dtrain, dvalid]``): they tell nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
+from faultlib.detect.data.leakage.testparts import choosing_named, held_out
+from faultlib.detect.data.leakage.values import Data, Est, covers, parts
+from faultlib.findings import Finding, Severity
+
+#: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
+STOP_KEYWORDS = ("early_stopping_rounds", "early_stopping_round")
+#: callbacks that stop at, or keep, the best evaluation score (Keras, LightGBM, XGBoost)
+STOP_CALLBACKS = frozenset({"EarlyStopping", "early_stopping"})
+#: ... and the one that keeps the best only when told (``ModelCheckpoint(save_best_only=True)``)
+CHECKPOINTS = frozenset({"ModelCheckpoint"})
+_BOOSTER_TRAIN = ("xgboost", "lightgbm", "catboost")
+#: calls that load a saved model or weights back (a best checkpoint is then what the script uses)
+_LOADERS = frozenset({"load_model", "load_weights"})
+
+
+
+
+def _call_name(node: ast.expr) -> str:
+    func = node.func if isinstance(node, ast.Call) else None
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _watches_evaluation(call: ast.Call) -> bool:
+    """The callback's ``monitor`` is an evaluation-set metric (``val_loss``, its Keras default), not a training one."""
+    monitor = _keyword(call, ("monitor",))
+    return not (isinstance(monitor, ast.Constant) and isinstance(monitor.value, str)
+                and not monitor.value.startswith("val"))
+
+
+def _chooses(node: ast.expr | None, bindings: dict[str, list[ast.expr]], loads: bool, depth: int = 3) -> str | None:
+    """The callback in ``node`` (a list, a call, a name assigned one) that stops or keeps the best by the evaluation
+    set, in words; ``loads``: the module loads a saved model or weights back."""
+    if node is None or depth < 0:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return next((c for c in (_chooses(e, bindings, loads, depth) for e in node.elts) if c), None)
+    if isinstance(node, ast.BinOp):  # callbacks=base + [es]
+        return _chooses(node.left, bindings, loads, depth) or _chooses(node.right, bindings, loads, depth)
+    if isinstance(node, ast.Name):
+        return next((c for c in (_chooses(v, bindings, loads, depth - 1) for v in bindings.get(node.id, []))
+                     if c), None)
+    if isinstance(node, ast.Call) and _watches_evaluation(node):
+        name = _call_name(node)
+        if name in STOP_CALLBACKS:
+            return f"{name}(...)"
+        if loads and name in CHECKPOINTS and any(k.arg == "save_best_only" and _true(k.value) for k in node.keywords):
+            return f"{name}(save_best_only=True), loaded back,"
+    return None
+
+
+def _keyword(node: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
+    return next((k.value for k in node.keywords if k.arg in names), None)
+
+
+def _stops(node: ast.Call) -> bool:
+    """``early_stopping_rounds=N`` with N not ``None``/0."""
+    value = _keyword(node, STOP_KEYWORDS)
+    return value is not None and not (isinstance(value, ast.Constant) and value.value in (None, 0, False))
+
+
+
+
+class EarlyStops:
+    """``tuned_on_test`` by early stopping or a best-model callback on the test rows (see the module docstring)."""
+
+    def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        out = super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+        if isinstance(out, Est) and out.category == "model":
+            how = self._stop_rule(node, catboost=False)
+            if how:  # XGBRegressor(early_stopping_rounds=10): every fit with an eval set stops on it
+                out.options["stops"] = how
+            if ref.module.split(".")[0] == "catboost" or ref.last.startswith("CatBoost"):
+                use_best = _keyword(node, ("use_best_model",))
+                if not (isinstance(use_best, ast.Constant) and use_best.value is False):
+                    out.options["use_best_model"] = True
+        elif ref.last == "train" and ref.module.split(".")[0] in _BOOSTER_TRAIN:
+            how = self._stop_rule(node, catboost=False)
+            if how:
+                self._stopped_on([*args[3:4], *(kwargs.get(k) for k in EVAL_KEYWORDS)], node, how, ref.last, frame,
+                                 args[1] if len(args) > 1 else kwargs.get("train_set", kwargs.get("dtrain")))
+        return out
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        if name == "fit" and any(k in kwargs for k in EVAL_KEYWORDS):
+            est = receiver if isinstance(receiver, Est) else None
+            how = self._stop_rule(node, catboost=bool(est and est.options.get("use_best_model")))
+            if not how and est is not None:
+                how = est.options.get("stops")
+            if how:
+                label = est.cls if est else ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) \
+                    else "model"
+                self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS], node, how, f"{label}.fit", frame,
+                                 args[0] if args else kwargs.get("X", kwargs.get("x")))
+        return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+
+    def _stop_rule(self, node: ast.Call, *, catboost: bool) -> str | None:
+        """How the call chooses by its evaluation set, in words, or ``None``."""
+        if _stops(node):
+            return "early_stopping_rounds"
+        if self._loads_back is None:
+            self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in ast.walk(self.tree))
+        callback = _chooses(_keyword(node, ("callbacks",)), self._bindings, self._loads_back)
+        if callback:
+            return callback
+        use_best = _keyword(node, ("use_best_model",))
+        if _true(use_best) or catboost and not isinstance(use_best, ast.Constant):
+            return "use_best_model (CatBoost's default with an eval_set)"
+        return None
+
+    def _stopped_on(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any) -> None:
+        sets = [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
+        if call.endswith("train") and len(node.args) > 3:
+            sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
+        names = {n for s in sets for n in _names(s, self._bindings)}
+        tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
+        names |= {c.value for s in [*sets, *tags] for c in ast.walk(s)  # [(dval, 'valid')], valid_names=['valid']
+                  if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
+        if node.lineno in self._stopped or any(choosing_named(n) for n in names):
+            return
+        test_named = any(vocab.looks_like_test(n) for n in names)
+        if any(f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):
+            return  # early stopping on each fold's held-out part (see the module docstring)
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        fitted = _maybe_data(trained)
+        tracked = False
+        for value in values:
+            for item in _items(value, 3):
+                data = _maybe_data(item)
+                if not isinstance(data, Data) or data.rows is None:
+                    continue
+                tracked = True
+                if not held_out(data, test_named):
+                    continue
+                if isinstance(fitted, Data) and any(covers(f, p) for f in parts(fitted.rows) for p in parts(data.rows)):
+                    continue  # trained on those very rows: nothing held out
+                self._report_stop(node, how, call, frame, data.rows.describe())
+                return
+        direct = [n.id for s in sets for n in _leaves(s) if isinstance(n, ast.Name)]
+        if not tracked and direct and all(vocab.looks_like_test(n) for n in direct):
+            # validation_data=test_generator (a Keras generator over a test folder): rows the analysis does not
+            # follow, passed under a name for held-out rows
+            self._report_stop(node, how, call, frame, ", ".join(direct))
+
+    def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
+        self._stopped.add(node.lineno)
+        self.report.findings.append(Finding(
+            "leakage", Severity.WARNING,
+            f"{call}() evaluates on the test rows ({rows}) and {how} chooses the model by that score (the number of "
+            "rounds or epochs, the best weights): the test rows chose the model, so the test score reported for it "
+            "is optimistic. Fix: stop on a validation part of the training rows (train_test_split(X_train, ...)) "
+            "and score the test part once",
+            {**self.smap.where(node.lineno), "column": node.col_offset + 1, "function": frame.qualname},
+            {"call": call, "chooses_by": how, "held_out_rows": rows}, kind="tuned_on_test"))
+
+    _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
+    _stopped: set
+    tree: ast.Module
+    _bindings: dict
+    _loop_facts: list
+    report: Any
+    smap: Any
+
+
+def _leaves(node: ast.expr) -> list[ast.expr]:
+    """The leaf expressions of an evaluation-set argument (``[(X_te, y_te)]`` -> ``X_te``, ``y_te``)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [leaf for e in node.elts for leaf in _leaves(e)]
+    return [node]
+
+
+def _names(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> set[str]:
+    """The variable names in an evaluation-set argument and, ``depth`` assignments back, in what they were assigned
+    (``watchlist`` -> ``[(dtrain, 'train'), (dvalid, 'valid')]`` -> ``dvalid``)."""
+    out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if depth:
+        for name in list(out):
+            for value in bindings.get(name, [])[:4]:
+                out |= _names(value, bindings, depth - 1)
+    return out
+
+
+__all__ = ["CHECKPOINTS", "STOP_CALLBACKS", "STOP_KEYWORDS", "EarlyStops"]

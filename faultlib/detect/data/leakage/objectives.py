@@ -1,0 +1,86 @@
+"""Search objectives (optuna, hyperopt, scikit-optimize) as loops that try candidates and keep the best, for
+``tuned_on_test``.
+
+The rule: a function handed to a hyperparameter optimizer (``study.optimize(objective)``, hyperopt's
+``fmin(fn=objective)``, scikit-optimize's ``gp_minimize(objective, space)`` and its siblings) is called once per
+trial with a new candidate (``trial.suggest_*``, a point of the space), and the optimizer keeps the candidate whose
+returned value is best (``study.best_params``). So its body is a loop that varies the model and chooses by what it
+returns: :func:`objective_facts` describes it as :class:`~faultlib.detect.data.leakage.choices.LoopFacts` (from the
+``def`` to its end, choosing at the optimizer's call), and the loop rule of
+:mod:`~faultlib.detect.data.leakage.choices` applies unchanged. A model scored on the **test** rows inside it
+(``roc_auc_score(y_test, model.predict(X_test))`` returned) lets the test rows choose the hyperparameters: the test
+score then reported for the tuned model is the best of hundreds of looks at the same rows (Cawley & Talbot, JMLR
+11, 2010; ASE'22's multi-test leakage).
+
+Silent, as for a loop: scoring a part named for validation (``valid_x``: the optuna examples' own practice), an
+objective that cross-validates (a ``for ... in cv.split(...)`` loop inside it: out-of-fold scores of the rows it
+was given), and one that draws a new split at every trial (``train_test_split`` inside it without a fixed
+``random_state``: a fresh random hold-out per candidate, a repeated random validation, so no fixed rows chose the
+model; with ``random_state=0`` every trial scores the same rows and it counts). A function only defined, or handed
+to anything else, is not an objective.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import LoopFacts
+
+#: optimizer calls and the argument that takes the objective: (position, keyword)
+OPTIMIZERS = {"optimize": (0, "func"), "fmin": (0, "fn"), "gp_minimize": (0, "func"),
+              "forest_minimize": (0, "func"), "gbrt_minimize": (0, "func"), "dummy_minimize": (0, "func")}
+
+
+def _called(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _function_name(node: ast.expr | None) -> str | None:
+    """``objective``, ``functools.partial(objective, X, y)``, ``lambda t: objective(t, X, y)``: the function run."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call) and _called(node) == "partial" and node.args:
+        return _function_name(node.args[0])
+    if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Call):
+        return _function_name(node.body.func)
+    return None
+
+
+def _cross_validates(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Folds inside the objective, or a split drawn afresh at every trial (no fixed ``random_state``)."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.For) and any(isinstance(c, ast.Call) and _called(c) == "split" for c in ast.walk(n.iter)):
+            return True
+        if isinstance(n, ast.Call) and _called(n) in vocab.SPLIT_FUNCTIONS:
+            seed = next((k.value for k in n.keywords if k.arg == "random_state"), None)
+            if seed is None or isinstance(seed, ast.Constant) and seed.value is None:
+                return True
+    return False
+
+
+def objective_facts(tree: ast.Module) -> list[LoopFacts]:
+    """A :class:`LoopFacts` for every module-level or nested function handed to an optimizer in ``tree``."""
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(n.name, []).append(n)
+    out: list[LoopFacts] = []
+    seen: set[int] = set()
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) in OPTIMIZERS):
+        position, keyword = OPTIMIZERS[_called(call)]
+        arg = next((k.value for k in call.keywords if k.arg == keyword),
+                   call.args[position] if len(call.args) > position else None)
+        name = _function_name(arg)
+        for fn in defs.get(name or "", []):
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+            out.append(LoopFacts(fn.lineno, fn.end_lineno or fn.lineno, params, True, call.lineno,
+                                 _cross_validates(fn)))
+    return out
+
+
+__all__ = ["OPTIMIZERS", "objective_facts"]
