@@ -32,14 +32,14 @@ def test_the_cli_caps_what_its_errors_repeat(tmp_path):
     for args in (("run", "cases/none", "--seed", HUGE), ("run", "cases/none", "--backend", "k" + HUGE),
                  ("new", "x" + HUGE)):
         proc = cli(*args, cwd=tmp_path)
-        assert proc.returncode == 2 and len(proc.stderr) < 1000, (args, proc.stderr[-300:])
+        assert proc.returncode == 2 and len(proc.stderr) < 1000, f"{args[:2]}: {proc.stderr[-300:]}"
         assert "(5,00" in proc.stderr and "characters)" in proc.stderr
 
 
 def test_a_path_too_long_for_the_system_is_bad_input_not_a_traceback(tmp_path):
     for args in (("check", "blocking", "x" + HUGE), ("list", "x" + HUGE), ("validate", "x" + HUGE)):
         proc = cli(*args, cwd=tmp_path)
-        assert proc.returncode == 2, (args, proc.stderr[-300:])
+        assert proc.returncode == 2, f"{args[:2]}: {proc.stderr[-300:]}"
         assert "Traceback" not in proc.stderr and "longer than this system takes" in proc.stderr
         assert len(proc.stderr) < 1000
     proc = cli("check", "blocking", "x" + HUGE, "--json", cwd=tmp_path)
