@@ -45,7 +45,8 @@ def _schema_problems(doc: PositionedYaml, path: Path) -> list[CaseError]:
                 problems.append(CaseError(f"unknown key {key!r}{hint} (unknown keys are errors)", path=path,
                                           line=doc.line_of([*loc, key]), field=dotted([*loc, key])))
             continue
-        message = err.message + (" at the top level" if err.validator == "required" and loc == [] else "")
+        top = " at the top level" if err.validator == "required" and loc == [] else ""
+        message = schemas.error_message(err) + top
         problems.append(CaseError(message, path=path, line=doc.line_of(loc), field=dotted(loc)))
     return problems
 

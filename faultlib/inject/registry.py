@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 
+from faultlib import schemas
 from faultlib.errors import InjectionError
 from faultlib.inject.base import Injector
 
@@ -47,7 +48,7 @@ def injector_class(name: str) -> type[Injector]:
 def param_errors(name: str, params: dict[str, Any]) -> list[tuple[list, str]]:
     """Schema errors of ``params`` for injector ``name`` as (json path, message) pairs."""
     validator = jsonschema.Draft202012Validator(injector_class(name).params_schema)
-    return [(list(e.absolute_path), e.message) for e in validator.iter_errors(params)]
+    return [(list(e.absolute_path), schemas.error_message(e)) for e in validator.iter_errors(params)]
 
 
 def build(name: str, params: dict[str, Any] | None = None) -> Injector:

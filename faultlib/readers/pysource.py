@@ -1,4 +1,4 @@
-"""Parsing a user's Python source for the static checks (``check blocking``, ``check resume``).
+"""Parsing a user's Python source for the static checks (``check blocking``, ``check resume``, ``check leakage``).
 
 The text comes through :func:`faultlib.readers.read_text` (bounded, UTF-8, no symlinks); this module turns it into
 an :mod:`ast` tree or an :class:`~faultlib.errors.InputError` (exit 2) naming the file, line and column. The
@@ -12,15 +12,23 @@ import ast
 from faultlib.errors import InputError
 
 
-def parse_python(source: str, path: str) -> ast.Module:
+def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) -> ast.Module:
     """Parse ``source``; a syntax error is bad input (exit 2) naming the line and column.
+
+    Args:
+        keep_syntax_errors: let :class:`SyntaxError` through, for a caller that skips the statement or notebook
+            cell that does not parse and parses the rest again (``check leakage``); every other failure is still
+            the :class:`~faultlib.errors.InputError` below, in the same words for every static check.
 
     Raises:
         InputError: not valid Python, or nested too deeply (or too large) for the parser.
+        SyntaxError: only with ``keep_syntax_errors``.
     """
     try:
         return ast.parse(source, filename=path)
     except SyntaxError as exc:
+        if keep_syntax_errors:
+            raise
         line = exc.lineno or 1
         raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
                          line=line) from None

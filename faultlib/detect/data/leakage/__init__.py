@@ -122,8 +122,6 @@ def analyze_file(path: str, *, alone: bool = False):
         where = f"cell {at['index']} line {at['line']}" if "index" in at else f"line {line}"
         raise InputError(f"is not valid Python ({where}, column {exc.offset or 0}): {exc.msg}", path=path,
                          line=at["line"]) from None
-    except (RecursionError, ValueError, MemoryError) as exc:
-        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
     if suffix != ".ipynb":
         _note_unassigned(report, path, alone)
     return report, smap
@@ -178,8 +176,6 @@ def analyze_session(paths: list[str], *, entry: str | None = None):
         at = smap.where(exc.lineno or 1)
         raise InputError(f"is not valid Python (line {at['line']}, column {exc.offset or 0}): {exc.msg}",
                          path=at["file"], line=at["line"]) from None
-    except (RecursionError, ValueError, MemoryError) as exc:
-        raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=smap.file) from None
 
 
 def _nothing(path: str, smap=None):
@@ -201,18 +197,21 @@ def analyze_source(source: str, smap):
         :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
 
     Raises:
-        SyntaxError, RecursionError, ValueError: from :func:`ast.parse` when nothing parses (see
-            :func:`~faultlib.detect.data.leakage.source.parse_tolerant`); the caller turns them into
-            :class:`~faultlib.errors.InputError` with the file and line.
+        SyntaxError: when nothing parses (see :func:`~faultlib.detect.data.leakage.source.parse_tolerant`); the
+            caller turns it into :class:`~faultlib.errors.InputError` with the file and line.
+        InputError: nested too deeply for the parser (:func:`~faultlib.readers.pysource.parse_python`).
     """
     from faultlib.detect.data.leakage.source import parse_tolerant
-    from faultlib.detect.data.leakage.static import Analyzer
+    from faultlib.detect.data.leakage.static import Analyzer, StaticReport
     from faultlib.findings import Finding, Severity, analysis_incomplete
 
     tree = parse_tolerant(source, smap)
-    report = Analyzer(tree, smap).run()
-    if not report.complete:
-        pass
+    try:
+        report = Analyzer(tree, smap).run()
+    except RecursionError:  # a tree the parser built but too deep for the analysis's own walks (the interpreter
+        # stops by itself; its set-up and summaries do not): nothing is reported as seen, and never "ok"
+        report = StaticReport(complete=False, stopped="could not start: the code is nested too deeply to "
+                              "follow (Python's recursion limit)")
     for skip in smap.skipped:
         if "index" in skip:
             what, location = f"cell {skip['index']}", {"file": smap.file, "index": skip["index"], "line": 1}

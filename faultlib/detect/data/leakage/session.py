@@ -55,7 +55,7 @@ def _module(path: str, mtime: float) -> ast.Module | None:
     try:
         text = "\n".join(clean_lines(read_text(path).split("\n")))
         return parse_tolerant(text, SourceMap(path))  # a Python 2 print among the functions: the rest is read
-    except (InputError, SyntaxError, ValueError, RecursionError, MemoryError, OSError):
+    except (InputError, SyntaxError, OSError):
         return None
 
 
@@ -237,9 +237,11 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
 def _tree(text: str) -> ast.Module | None:
     """The script's statements, for its imports and main guard: Python 2 ``print`` lines read as calls and any
     other statement that does not parse left out (line numbers kept); ``None`` when nothing parses."""
+    from faultlib.errors import InputError
+
     try:
         return parse_tolerant(text, SourceMap("<session member>"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, InputError):
         return None  # parse_tolerant reports what does not parse (when the member is analysed)
 
 

@@ -205,15 +205,18 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
     Raises:
         SyntaxError: nothing that parses is left (every cell skipped, or more than half of a script's code
             lines), or more than ``max_skips`` skips were needed; the error is the first one met.
-        RecursionError, ValueError, MemoryError: from :func:`ast.parse`.
+        InputError: nested too deeply for the parser, or not text it reads (NUL bytes): from the static checks'
+            shared :func:`~faultlib.readers.pysource.parse_python`, in its words.
     """
+    from faultlib.readers.pysource import parse_python
+
     lines = source.split("\n")
     code = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
     blanked = 0
     first: SyntaxError | None = None
     for _ in range(max_skips + 1):
         try:
-            return ast.parse("\n".join(lines), filename=smap.file)
+            return parse_python("\n".join(lines), smap.file, keep_syntax_errors=True)
         except SyntaxError as exc:
             first = first or exc
             lineno = exc.lineno or 1
