@@ -74,6 +74,7 @@ def test_resizing_an_uploaded_image_on_the_loop_blocks(tmp_path):
     """)
     assert found == {("blocking_cpu", "picture = picture.resize((picture.width // factor, picture.height // factor), "
                                       "Image.LANCZOS)"),
+                     ("blocking_cpu", 'icon = Image.open(io.BytesIO(await upload.read())).convert("RGB")'),  # decodes
                      ("blocking_cpu", "icon.thumbnail((128, 128))"),
                      ("blocking_cpu", "return art.resize((1200, 300)), title")}
 

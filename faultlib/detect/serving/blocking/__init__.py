@@ -24,7 +24,9 @@ Starlette/FastAPI ``run_in_threadpool`` or an executor's ``submit`` runs off the
 report lists it under ``offloaded``. ``submit`` counts only on an executor (a
 :class:`concurrent.futures.Executor`, or a receiver whose ``submit`` is not awaited): an object's own
 ``async def submit`` runs on the loop. A FastAPI/Starlette endpoint declared with plain ``def`` runs in
-the thread pool and is no entry.
+the thread pool and is no entry; a plain ``def`` tool, resource or prompt of the MCP SDK's FastMCP (v1.x) runs on
+the loop and is one (:mod:`~faultlib.detect.serving.blocking.frameworks`; the standalone ``fastmcp`` package's run
+in its thread pool).
 
 Types come from constructors, annotations (parameters, attributes, return types), ``self.x = ...``,
 return statements, ``with`` targets and factories (``sqlite3.connect`` -> ``sqlite3.Connection``); a

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from faultlib.detect.serving.blocking.frameworks import runs_inline
+
 MAX_CALLS = 32
 """Call lines kept per blocking site (the rest are still counted in the site's entries)."""
 
-__all__ = ["MAX_CALLS", "note_entry", "scanned_entry"]
+__all__ = ["MAX_CALLS", "loop_entry", "note_entry", "scanned_entry"]
 
 
 def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[str, int, str]]], key: tuple,
@@ -26,6 +28,12 @@ def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[st
     kept = calls.setdefault(key, [])
     if step not in kept and len(kept) < MAX_CALLS:
         kept.append(step)
+
+
+def loop_entry(index: Any, func: Any) -> bool:
+    """Whether ``func`` is an entry of the scan: a coroutine, or a plain ``def`` its framework calls on the loop
+    (:mod:`~faultlib.detect.serving.blocking.frameworks`: an MCP SDK FastMCP tool), and :func:`scanned_entry`."""
+    return (func.is_async or runs_inline(index, func)) and scanned_entry(index, func)
 
 
 def scanned_entry(index: Any, func: Any) -> bool:

@@ -17,10 +17,12 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["image_encoding"]
+__all__ = ["image_decoding", "image_encoding"]
 
 IMAGE_FORMATS = frozenset({"PNG", "JPEG", "JPG", "WEBP", "GIF", "BMP", "TIFF", "ICO", "AVIF", "HEIC"})
 IN_MEMORY = frozenset({"io.BytesIO"})
+DECODERS = frozenset({"convert", "load"})
+"""Methods of a lazily opened Pillow image that decode its pixels first."""
 
 
 def image_encoding(index, call: ast.Call, func: Func) -> str | None:
@@ -33,3 +35,19 @@ def image_encoding(index, call: ast.Call, func: Func) -> str | None:
     if index.type_of(call.args[0], func) not in IN_MEMORY or index.type_of(call.func.value, func) is not None:
         return None
     return f".save(<in-memory buffer>, {fmt.value!r}) (encoding an image, as Pillow's Image.save does)"
+
+
+def image_decoding(index, call: ast.Call, func: Func) -> str | None:
+    """What the call decodes (for the finding's ``calls``) when it is ``.convert``/``.load`` of an image opened from
+    an in-memory file (see the module docstring), else None."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in DECODERS):
+        return None
+    opened = call.func.value
+    if isinstance(opened, ast.Name):  # image = Image.open(io.BytesIO(data)); image.convert("RGB")
+        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == opened.id]
+        opened = bound[0] if len(bound) == 1 else None
+    if not (isinstance(opened, ast.Call) and opened.args and index.callee(opened.func, func) == "PIL.Image.open"
+            and index.type_of(opened.args[0], func) in IN_MEMORY):
+        return None
+    return f"PIL.Image.open(<in-memory buffer>).{call.func.attr}() (decoding the image's pixels)"

@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.callers import note_entry, scanned_entry
+from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
@@ -73,7 +73,7 @@ class Reachability:
 
     def run(self) -> None:
         funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
-        entries = [f for f in funcs if f.is_async and scanned_entry(self.index, f)]
+        entries = [f for f in funcs if loop_entry(self.index, f)]
         try:
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
                 for call, _ in self._calls(func):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.creations import only_creates
-from faultlib.detect.serving.blocking.encodes import image_encoding
+from faultlib.detect.serving.blocking.encodes import image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
@@ -105,7 +105,7 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
-    encoded = image_encoding(index, call, func)  # sr.save(buffer, format="JPEG"): the encoder runs here
+    encoded = image_encoding(index, call, func) or image_decoding(index, call, func)  # the codec runs here
     if encoded is not None:
         return Site("blocking_cpu", encoded, func, call)
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad

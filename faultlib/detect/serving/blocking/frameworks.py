@@ -1,0 +1,65 @@
+"""Plain ``def`` handlers that a framework calls on the event loop: entries like an ``async def``.
+
+The official MCP SDK's FastMCP (``from mcp.server.fastmcp import FastMCP``, v1.x) registers a tool, resource or
+prompt with ``@mcp.tool()``, ``@mcp.resource(uri)``, ``@mcp.prompt()``; when a client calls it,
+``FuncMetadata.call_fn_with_arg_validation`` calls a sync function directly inside the request's coroutine, so its
+body runs on the loop and stops every other request (https://github.com/modelcontextprotocol/python-sdk/issues/1646;
+fixed only on the v2 branch by https://github.com/modelcontextprotocol/python-sdk/pull/1909). The receiver is an
+instance of that ``FastMCP`` or of a subclass of it in the analysed files (``class RemarkableMCP(FastMCP)``).
+
+Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
+(https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
+then an entry too; FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
+(https://fastapi.tiangolo.com/async/#path-operation-functions). Used by
+:mod:`~faultlib.detect.serving.blocking.callers`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, Klass
+
+__all__ = ["INLINE_SERVERS", "REGISTRARS", "runs_inline"]
+
+INLINE_SERVERS = frozenset({"mcp.server.fastmcp.FastMCP", "mcp.server.fastmcp.server.FastMCP",
+                            "mcp.server.FastMCP"})
+"""Server classes whose registered sync handlers run on the loop (the MCP SDK v1.x's FastMCP)."""
+
+THREADED_SERVERS = frozenset({"fastmcp.FastMCP", "fastmcp.server.FastMCP", "fastmcp.server.server.FastMCP"})
+"""Server classes that run a sync handler in a thread pool unless it is registered with ``run_in_thread=False``."""
+
+REGISTRARS = frozenset({"tool", "resource", "prompt"})
+"""The server's decorator factories (``@mcp.tool()``) and decorators (``@mcp.tool``) that register a handler."""
+
+
+def runs_inline(index, func: Func) -> bool:
+    """Whether the plain ``def`` ``func`` is registered as a handler its server calls on the event loop (see the
+    module docstring)."""
+    if func.is_async:
+        return False
+    return any(_inline_registrar(index, d, func) for d in func.node.decorator_list)
+
+
+def _inline_registrar(index, decorator: ast.expr, func: Func) -> bool:
+    call = decorator if isinstance(decorator, ast.Call) else None
+    target = call.func if call is not None else decorator
+    if not (isinstance(target, ast.Attribute) and target.attr in REGISTRARS):
+        return False
+    server = _server(index, index.type_of(target.value, func.parent or func))
+    if server in INLINE_SERVERS:
+        return True
+    return server in THREADED_SERVERS and call is not None and any(
+        k.arg == "run_in_thread" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in call.keywords)
+
+
+def _server(index, kind) -> str | None:
+    """The dotted name of the MCP server class ``kind`` is or derives from (a class of the analysed files)."""
+    if isinstance(kind, str):
+        return kind
+    if isinstance(kind, Klass):
+        for name in (*INLINE_SERVERS, *THREADED_SERVERS):
+            if index.subclass_of(kind, name.__eq__):
+                return name
+    return None
