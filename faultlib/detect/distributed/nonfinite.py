@@ -229,8 +229,12 @@ class CollectiveNonFiniteWatch:
                 self._local.inside = False
             if finite_in:
                 if kwargs.get("async_op") and result is not None and hasattr(result, "get_future"):
+                    # numbered at launch, not when the callback runs: the future's callback may run after this
+                    # rank's own check saw the value the collective brought (a busy machine delays it), and that
+                    # rank would be called its producer
+                    launched = {**base, "order": self._number()}
                     result.get_future().add_done_callback(
-                        lambda _f: None if _finite(outputs) else self._event("received", base))
+                        lambda _f: None if _finite(outputs) else self._event("received", launched))
                 elif not _finite(outputs):
                     self._event("received", base)
             return result
@@ -239,12 +243,16 @@ class CollectiveNonFiniteWatch:
         checked.__name__, checked.__doc__ = original.__name__, original.__doc__
         return checked
 
+    def _number(self) -> int:
+        with self._lock:
+            return next(self._order)
+
     def _event(self, role: str, base: dict[str, Any]) -> None:
         with self._lock:
             self.counts[role] += 1
             if self.counts[role] > self.max_events:
                 return
-            event = {"role": role, **base, "order": next(self._order)}
+            event = {"role": role, "order": next(self._order), **base}  # an async op's number is its launch's
             self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -266,7 +274,8 @@ class CollectiveNonFiniteWatch:
         (``{"op", "seq", "group", "call_site", "step", "order"}``) or None."""
         if rank is None:
             rank = int(os.environ.get("RANK", "0"))
-        first = {role: next((e for e in self.events if e["role"] == role), None) for role in ("received", "sent")}
+        first = {role: min((e for e in self.events if e["role"] == role), key=lambda e: e["order"], default=None)
+                 for role in ("received", "sent")}
         return {"rank": rank, "first_seen": self.first_seen, **first, "counts": dict(self.counts)}
 
     def world_summary(self, group: Any = None) -> dict[str, Any]:
