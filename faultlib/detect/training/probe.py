@@ -1,7 +1,7 @@
 """The resume-equivalence probe: is "stopped at step K and resumed" the same run as the straight one?
 
-:func:`probe_resume` runs a user's training command three times, each in its own temporary directory
-:
+:func:`probe_resume` runs a user's training command three times (:func:`probe_resumes`: twice, plus once per
+way to resume it), each in its own temporary directory:
 
 Each run works in its own temporary copy of the current directory (``.git`` left out; at most
 :data:`MAX_COPY_BYTES`, or only ``output_dir`` beyond), so relative paths keep working and nothing of the
@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -223,9 +224,25 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
         InputError: not a ``python SCRIPT`` command, ``stop_at >= steps``, or a working directory too large
             to copy without ``output_dir``.
     """
+    return probe_resumes(cmd, steps=steps, stop_at=stop_at, resume_args=[resume_arg], output_dir=output_dir,
+                         timeout_s=timeout_s)[0]
+
+
+def probe_resumes(cmd: list[str], *, steps: int, stop_at: int, resume_args: Sequence[str],
+                  output_dir: str | None = None, timeout_s: float = 600) -> list[ProbeReport]:
+    """:func:`probe_resume` for several ways to resume the same preempted run (``resume_args``, each as
+    ``resume_arg`` there; e.g. the resume command with and without a flag): the straight and preempted runs
+    are made once and shared, and each resume gets its own resumed run, from its own copy of the preempted
+    run's directory, and its own report (in the order of ``resume_args``). Costs one process per resume plus
+    two, against three per resume probed one by one.
+
+    Raises:
+        InputError: as :func:`probe_resume`, or no ``resume_args``.
+    """
     if stop_at >= steps:
         raise InputError(f"--stop-at ({stop_at}) must be below --steps ({steps})", field="--stop-at")
-    report = ProbeReport(list(cmd), steps, stop_at)
+    if not resume_args:
+        raise InputError("no resume argument to probe", field="--resume-arg")
     boot = _command(cmd)
     source = Path.cwd()
     size = _tree_bytes(source, MAX_COPY_BYTES)
@@ -241,35 +258,36 @@ def probe_resume(cmd: list[str], *, steps: int, stop_at: int, resume_arg: str = 
             else:
                 d.mkdir()
                 shutil.copytree(output_dir, d / output_dir, symlinks=True)
-        report.runs["straight"] = _run(boot, dirs["straight"], base / "straight.jsonl", until=steps,
-                                       timeout_s=timeout_s)
-        report.runs["preempted"] = _run(boot, dirs["preempted"], base / "preempted.jsonl", until=stop_at,
-                                        timeout_s=timeout_s, stop_on_checkpoint=True)
-        ckpt = report.runs["preempted"]["checkpoint"]
+        runs = {"straight": _run(boot, dirs["straight"], base / "straight.jsonl", until=steps, timeout_s=timeout_s),
+                "preempted": _run(boot, dirs["preempted"], base / "preempted.jsonl", until=stop_at,
+                                  timeout_s=timeout_s, stop_on_checkpoint=True)}
+        reports = [ProbeReport(list(cmd), steps, stop_at, runs={name: dict(run) for name, run in runs.items()})
+                   for _ in resume_args]
+        ckpt = runs["preempted"]["checkpoint"]
         if ckpt is None:
-            report.findings.append(_failed(f"the preempted run made {report.runs['preempted']['steps']} steps and "
-                                           f"wrote no checkpoint after step {stop_at} ({report.runs['preempted']['end']})"))
-            return report
-        shutil.copytree(dirs["preempted"], base / "resumed", symlinks=True)
-        relative = Path(ckpt)
-        report.checkpoint = ckpt
-        report.resume_args = shlex.split(resume_arg)
-        where = base / "resumed" / relative
-        extra = [a.replace("{checkpoint_dir}", str(where.parent)).replace("{checkpoint}", str(where))
-                 for a in shlex.split(resume_arg)]
+            for report in reports:
+                report.findings.append(_failed(f"the preempted run made {runs['preempted']['steps']} steps and "
+                                               f"wrote no checkpoint after step {stop_at} ({runs['preempted']['end']})"))
+            return reports
         straight = _read(base / "straight.jsonl")
-        resumed_log = base / "resumed.jsonl"
         after = {s["params"]: s["i"] + 1 for s in straight}
 
         def remaining(lines: list[dict]) -> int:  # the resumed run only has to reach the straight run's end
             start = after.get(lines[0]["params_before"]) if lines else None
             return steps - start if start is not None else steps
 
-        report.runs["resumed"] = _run(boot + extra, base / "resumed", resumed_log, until=remaining,
-                                      timeout_s=timeout_s)
-        resumed = _read(resumed_log)
-        _compare(report, straight, resumed)
-        return report
+        for i, (report, resume_arg) in enumerate(zip(reports, resume_args)):
+            resumed_dir = base / f"resumed-{i}"
+            shutil.copytree(dirs["preempted"], resumed_dir, symlinks=True)
+            report.checkpoint = ckpt
+            report.resume_args = shlex.split(resume_arg)
+            where = resumed_dir / Path(ckpt)
+            extra = [a.replace("{checkpoint_dir}", str(where.parent)).replace("{checkpoint}", str(where))
+                     for a in shlex.split(resume_arg)]
+            resumed_log = base / f"resumed-{i}.jsonl"
+            report.runs["resumed"] = _run(boot + extra, resumed_dir, resumed_log, until=remaining, timeout_s=timeout_s)
+            _compare(report, straight, _read(resumed_log))
+        return reports
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
