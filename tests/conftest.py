@@ -90,8 +90,16 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session", autouse=True)
 def _own_cache(tmp_path_factory):
-    """faultlib's cache (torch's build for fingerprints) goes to a temp directory, never the user's ~/.cache."""
-    os.environ["FAULTLIB_CACHE_DIR"] = str(tmp_path_factory.mktemp("faultlib-cache"))
+    """faultlib's cache (the ONNX spec index and kernel registry, torch's build for fingerprints, the digits
+    split: :mod:`faultlib.cache`) goes to a temp directory, never the user's ~/.cache: one per suite run, shared
+    by the pytest-xdist workers (in the folder their temp dirs share), so each cached thing is built once per
+    suite, not once per worker (about 1 s of CPU each: 1.6 s the digits split). Every writer of it writes a
+    temporary file and renames it (a whole file for concurrent readers and writers). Tests of the cache itself
+    (a miss, a corrupt or unwritable cache, concurrent builders) use their own directory under tmp_path."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "faultlib-cache"
+    root.mkdir(exist_ok=True)
+    os.environ["FAULTLIB_CACHE_DIR"] = str(root)
 
 
 @pytest.fixture(scope="session", autouse=True)

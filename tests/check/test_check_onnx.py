@@ -83,12 +83,6 @@ def files(tmp_path_factory):
     return out
 
 
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path_factory, monkeypatch):
-    """The kernel registry cache goes to a temp dir, never the user's cache."""
-    monkeypatch.setenv("FAULTLIB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
 def check(*args, cwd):
     return cli("check", "onnx", *args, cwd=cwd, timeout=180)
 
