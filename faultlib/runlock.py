@@ -179,7 +179,7 @@ def is_orphaned(run_dir: Path) -> bool:
 
 def _stop_leftovers(run_dir: Path) -> list[int]:
     """SIGKILL the processes whose environment names ``run_dir`` (the repro's, the suite's)."""
-    from faultlib.cases.fixture import ENV_EVIDENCE
+    from faultlib.cases.suite_env import ENV_EVIDENCE
     from faultlib.repro import ENV_RUN_DIR
 
     wanted = {str(run_dir), os.path.realpath(run_dir)}

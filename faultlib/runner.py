@@ -37,7 +37,7 @@ from faultlib.archive import Archive
 from faultlib.backends import Backend, get_backend
 from faultlib.processes import ProcessOutcome, repro_environment, run_process
 from faultlib.cases import Case
-from faultlib.cases.fixture import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
+from faultlib.cases.suite_env import ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
 from faultlib.cases.model import signal_name
 from faultlib.errors import ArchiveError, CaseError, RunNotArchived
 from faultlib.events import EventBus, RunListener

@@ -30,11 +30,9 @@ import os
 
 import pytest
 
-ENV_EVIDENCE = "FAULTLIB_EVIDENCE_DIR"
-ENV_PHASES = "FAULTLIB_PHASE_STATUS"
-ENV_SKIP = "FAULTLIB_SKIP_TESTS"  # {test function: reason}, set by the runner
-NO_CONTROL = "skipped (no control run)"
-CONTROL_USE = "faultlib.control"  # the JUnit property: "read" and/or "asked" (see the module docstring)
+from faultlib.cases.suite_env import CONTROL_USE, ENV_EVIDENCE, ENV_PHASES, ENV_SKIP, NO_CONTROL
+
+__all__ = ["CONTROL_USE", "ENV_EVIDENCE", "ENV_PHASES", "ENV_SKIP", "NO_CONTROL"]
 _running = None  # the test item being set up, run or torn down: uses of the control are noted on it
 
 
