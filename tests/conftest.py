@@ -246,6 +246,25 @@ def run_json(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``name``, made by ``build(folder)`` once per suite run and shared by every pytest-xdist worker
+    that asks for it (as :func:`catalog_run`'s runs): the first builds it under a lock file in the folder the
+    workers' temp dirs share and marks it built; the others wait for it and read it. A build that raised is
+    removed, and the next asker builds it again. Read-only for its users (each writes under its own tmp_path)."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "built-once"
+    root.mkdir(exist_ok=True)
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (root / f"{name}.built").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (root / f"{name}.built").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def catalog_run(tmp_path_factory):
     """Factory: ``catalog_run(case_id)`` is the ``subprocess.CompletedProcess`` of one

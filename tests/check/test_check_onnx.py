@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, built_once, cli
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -51,7 +51,13 @@ NOT_CALLABLE = 3
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """weights.pt, factory.py, sample.npy and the model exported at opsets 17, 19, 22 (TorchScript exporter)."""
+    """weights.pt, factory.py, sample.npy, objects.npy (an object array) and the model exported at opsets 17,
+    19, 22 (TorchScript exporter): made once per suite run and shared by the xdist workers (read-only:
+    :func:`tests.conftest.built_once`)."""
+    return built_once(tmp_path_factory, "check-onnx-files", _make_files)
+
+
+def _make_files(out):
     import io
     import warnings
 
@@ -59,7 +65,6 @@ def files(tmp_path_factory):
     from sklearn.datasets import load_breast_cancer
     from torch import nn
 
-    out = tmp_path_factory.mktemp("onnx")
     x, y = load_breast_cancer(return_X_y=True)
     x = ((x - x.mean(0)) / x.std(0)).astype(np.float32)
     torch.manual_seed(0)
@@ -73,6 +78,7 @@ def files(tmp_path_factory):
     torch.save(model.state_dict(), out / "weights.pt")
     (out / "factory.py").write_text(textwrap.dedent(FACTORY))
     np.save(out / "sample.npy", x[:80])
+    np.save(out / "objects.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True)
     for opset in (17, 19, 22):
         buffer = io.BytesIO()
         with warnings.catch_warnings():
@@ -80,7 +86,6 @@ def files(tmp_path_factory):
             torch.onnx.export(model, (torch.from_numpy(x[:4]),), buffer, dynamo=False, opset_version=opset,
                               input_names=["features"], output_names=["logits"], dynamic_axes={"features": {0: "b"}})
         (out / f"mlp{opset}.onnx").write_bytes(buffer.getvalue())
-    return out
 
 
 def check(*args, cwd):
@@ -227,7 +232,6 @@ def test_truncated_corrupt_and_escaping_models_exit_2(files, tmp_path):
     (["mlp22.onnx", "--compare-torch", "factory.py:build", "--input", "factory.py"], "not a .npy"),
 ])
 def test_bad_usage_exits_2_with_a_message(files, args, phrase):
-    np.save(files / "objects.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True)
     proc = check(*args, cwd=files)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert phrase in proc.stderr and "Traceback" not in proc.stderr
