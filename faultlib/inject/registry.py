@@ -8,8 +8,6 @@ import re
 from importlib import metadata
 from typing import Any
 
-import jsonschema
-
 from faultlib import schemas
 from faultlib.errors import InjectionError
 from faultlib.inject.base import Injector
@@ -47,6 +45,8 @@ def injector_class(name: str) -> type[Injector]:
 
 def param_errors(name: str, params: dict[str, Any]) -> list[tuple[list, str]]:
     """Schema errors of ``params`` for injector ``name`` as (json path, message) pairs."""
+    import jsonschema  # here: a phase without faults (every control phase) never validates, nor pays for it
+
     validator = jsonschema.Draft202012Validator(injector_class(name).params_schema)
     return [(list(e.absolute_path), schemas.error_message(e)) for e in validator.iter_errors(params)]
 
