@@ -265,9 +265,10 @@ def probe_resumes(cmd: list[str], *, steps: int, stop_at: int, resume_args: Sequ
                    for _ in resume_args]
         ckpt = runs["preempted"]["checkpoint"]
         if ckpt is None:
+            preempted = runs["preempted"]
             for report in reports:
-                report.findings.append(_failed(f"the preempted run made {runs['preempted']['steps']} steps and "
-                                               f"wrote no checkpoint after step {stop_at} ({runs['preempted']['end']})"))
+                report.findings.append(_failed(f"the preempted run made {preempted['steps']} steps and wrote no "
+                                               f"checkpoint after step {stop_at} ({preempted['end']})"))
             return reports
         straight = _read(base / "straight.jsonl")
         after = {s["params"]: s["i"] + 1 for s in straight}
