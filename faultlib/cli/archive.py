@@ -13,7 +13,6 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
 
 
@@ -69,7 +68,7 @@ def _fits(columns: tuple[str, ...], rows: list[tuple]) -> bool:
     return sum(w + 3 for w in widths) - 1 <= stdout.width
 
 
-@app.group("archive")
+@click.group("archive")
 def archive_app() -> None:
     """List, fetch, flush and repair archived runs (file://DIR or s3://BUCKET/PREFIX)."""
 

@@ -9,13 +9,13 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, printable, state, stderr, stdout
 from faultlib.errors import CaseError, FaultlibError
 from faultlib.text import inline
 
 
-@app.command("list")
+@click.command("list")
 @click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
 @click.option("--fault-class", metavar="PREFIX", default=None, help="Only fault classes starting with PREFIX.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"cases": [...]} on stdout.')
@@ -105,7 +105,7 @@ def needs(case) -> list[str]:
     return [str(d) for d in devices if str(d) != "cpu"]
 
 
-@app.command()
+@click.command("validate")
 @click.argument("case_dirs", nargs=-1, type=CASE_DIR)
 @click.option("--archive", metavar="URI", default=None,
               help="Check spans and metrics against each case's last run in this archive "

@@ -31,7 +31,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.text import printable
 from faultlib.cli.regress import RegressProgress
@@ -130,7 +130,7 @@ def _print_proposals(found, crd_dir: Path | None) -> None:
                   "edge into a case")
 
 
-@app.command("regen")
+@click.command("regen")
 @click.option("--since", "since", type=click.Path(path_type=Path, dir_okay=False), required=True, metavar="OLD.json",
               help="The old fingerprint: a `faultlib fingerprint --out` file or a run.json.")
 @click.option("--cases", "cases_dir", type=CASE_DIR, default=DEFAULT_CASES, show_default=True,

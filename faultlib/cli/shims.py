@@ -7,7 +7,6 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stdout
 from faultlib.text import inline
 
@@ -90,7 +89,7 @@ def _print_params(params: list[dict]) -> None:
             stdout.print(Text(line), highlight=False)
 
 
-@app.command("shims")
+@click.command("shims")
 @click.argument("names", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help='Print {"shims": [...]} on stdout.')
 def shims(names: tuple[str, ...], as_json: bool) -> int:

@@ -13,7 +13,6 @@ from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.params import FiniteFloat
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_dir, output_file
 from faultlib.text import inline
@@ -48,7 +47,7 @@ Exit codes:
                 for code, meaning in EXIT_CODES.items())
 
 
-@app.command("trace", help=TRACE_HELP, context_settings={"ignore_unknown_options": True,
+@click.command("trace", help=TRACE_HELP, context_settings={"ignore_unknown_options": True,
                                                          "allow_interspersed_args": False})
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object on stdout "
               "(the script's own stdout then goes to stderr).")
