@@ -38,7 +38,6 @@ def open_archive(uri: str | None = None) -> Archive:
         MissingDependency: s3:// without the ``minio`` package.
     """
     from faultlib.archive.file import FileArchive
-    from faultlib.archive.s3 import S3Archive
 
     uri = uri or DEFAULT_URI
     if "://" not in uri:
@@ -49,6 +48,8 @@ def open_archive(uri: str | None = None) -> Archive:
             raise ArchiveError(f"archive URI {uri!r} has no directory: use file://DIR")
         return FileArchive(Path(rest))
     if scheme == "s3":
+        from faultlib.archive.s3 import S3Archive  # file:// never loads the S3 client
+
         return S3Archive(uri)
     raise ArchiveError(f"unknown archive scheme {scheme!r} in {uri!r}: use file://DIR or s3://BUCKET/PREFIX")
 

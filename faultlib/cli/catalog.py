@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 from rich.cells import cell_len
-from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
@@ -70,6 +69,8 @@ def _print_cases(rows: list[dict]) -> None:
     widths = {c: max([len(c)] + [cell_len(cell[c]) for cell in cells]) for c in CODES}
     table_width = sum(w + 3 for w in widths.values()) + MIN_TITLE + 2  # rich: 1 space each side, 1 rule between
     if stdout.width >= table_width:
+        from rich.table import Table
+
         table = Table(show_edge=False)
         for column in CODES:
             table.add_column(column, no_wrap=True, min_width=widths[column])

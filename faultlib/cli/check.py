@@ -6,7 +6,6 @@ import click
 from rich.text import Text
 
 from faultlib.console import emit_json, state, stdout
-from faultlib.tables import print_prose_table
 
 
 class CheckGroup(click.Group):
@@ -52,6 +51,7 @@ def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None
         click.echo(ctx.get_help())
         return 0
     from faultlib.check import kinds
+    from faultlib.tables import print_prose_table  # rich.table: only this listing prints one
 
     state["json"] = as_json
     every = kinds()
