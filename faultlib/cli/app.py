@@ -1,8 +1,8 @@
 """The ``faultlib`` command line (click + rich), assembled: :func:`main` is the console-script entry.
 
-Each command lives in its own module and registers itself on the root group
-(:data:`faultlib.cli.root.app`) when imported; this module imports them all and maps errors to exit
-codes in one place. Heavy libraries load inside commands, never at import.
+Each command lives in its own module, named in the root group's table (:data:`faultlib.cli.root.COMMANDS`)
+and imported only when it runs; this module maps errors to exit codes in one place. Heavy libraries load
+inside commands, never at import.
 
 Exit codes: 0 passed / nothing found; 1 a case failed or a finding was raised; 2 bad usage
 or bad input; 3 a backend or archive was unreachable.
@@ -15,7 +15,6 @@ import sys
 
 import click
 
-from faultlib.cli import archive, catalog, check, dashboards, fingerprint, new, regen, regress, run, shims, trace  # noqa: F401,E501 (each registers its commands)
 from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stderr
 from faultlib.errors import FaultlibError, InputError

@@ -8,13 +8,15 @@ rich markup: a run id holding ``[/]`` is shown as it is. Errors are raised as
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def _plain(text: str) -> str:
@@ -49,6 +51,8 @@ def _table(columns: tuple[str, ...], rows: list[tuple]) -> Table:
     ``20261204T231719Z-c563ff`` to ``20261204T231719Z-c56`` at 80 columns, an id no command accepts)."""
     cells = _cells(rows)
     widths = _code_width(columns, cells)
+    from rich.table import Table
+
     table = Table(show_edge=False)
     for column in columns:
         if column in PROSE:
@@ -69,7 +73,7 @@ def _fits(columns: tuple[str, ...], rows: list[tuple]) -> bool:
     return sum(w + 3 for w in widths) - 1 <= stdout.width
 
 
-@app.group("archive")
+@click.group("archive")
 def archive_app() -> None:
     """List, fetch, flush and repair archived runs (file://DIR or s3://BUCKET/PREFIX)."""
 

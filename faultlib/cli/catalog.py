@@ -6,16 +6,15 @@ from pathlib import Path
 
 import click
 from rich.cells import cell_len
-from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, printable, state, stderr, stdout
 from faultlib.errors import CaseError, FaultlibError
 from faultlib.text import inline
 
 
-@app.command("list")
+@click.command("list")
 @click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
 @click.option("--fault-class", metavar="PREFIX", default=None, help="Only fault classes starting with PREFIX.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"cases": [...]} on stdout.')
@@ -70,6 +69,8 @@ def _print_cases(rows: list[dict]) -> None:
     widths = {c: max([len(c)] + [cell_len(cell[c]) for cell in cells]) for c in CODES}
     table_width = sum(w + 3 for w in widths.values()) + MIN_TITLE + 2  # rich: 1 space each side, 1 rule between
     if stdout.width >= table_width:
+        from rich.table import Table
+
         table = Table(show_edge=False)
         for column in CODES:
             table.add_column(column, no_wrap=True, min_width=widths[column])
@@ -105,7 +106,7 @@ def needs(case) -> list[str]:
     return [str(d) for d in devices if str(d) != "cpu"]
 
 
-@app.command()
+@click.command("validate")
 @click.argument("case_dirs", nargs=-1, type=CASE_DIR)
 @click.option("--archive", metavar="URI", default=None,
               help="Check spans and metrics against each case's last run in this archive "

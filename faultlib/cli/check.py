@@ -5,9 +5,7 @@ from __future__ import annotations
 import click
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stdout
-from faultlib.tables import print_prose_table
 
 
 class CheckGroup(click.Group):
@@ -37,7 +35,7 @@ class CheckGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@app.group("check", cls=CheckGroup, invoke_without_command=True)
+@click.group("check", cls=CheckGroup, invoke_without_command=True)
 @click.option("--list-kinds", is_flag=True, help="List every finding kind of every check, with what it means.")
 @click.option("--json", "as_json", is_flag=True, help="With --list-kinds: print {check: {kind: meaning}}.")
 @click.pass_context
@@ -53,6 +51,7 @@ def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None
         click.echo(ctx.get_help())
         return 0
     from faultlib.check import kinds
+    from faultlib.tables import print_prose_table  # rich.table: only this listing prints one
 
     state["json"] = as_json
     every = kinds()

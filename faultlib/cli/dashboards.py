@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.errors import CaseError, CaseValidationError, InputError
 
@@ -49,7 +49,7 @@ def _cases(cases_dir: Path) -> list:
     return cases
 
 
-@app.command("dashboards")
+@click.command("dashboards")
 @click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Where the dashboards go (default: compose/grafana/dashboards beside CASES_DIR).")

@@ -17,12 +17,11 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stdout
 from faultlib.outputs import output_file
 
 
-@app.command("fingerprint")
+@click.command("fingerprint")
 @click.option("--out", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Write the fingerprint to FILE instead of stdout (a file is replaced atomically, a FIFO or "
                    "device written in place; checked before the work).")

@@ -12,14 +12,13 @@ from pathlib import Path
 
 import click
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stdout
 from faultlib.errors import InputError
 from faultlib.outputs import output_dir
 from faultlib.text import inline
 
 
-@app.command("new")
+@click.command("new")
 @click.argument("name")
 @click.option("--from-trace", "trace", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="OTLP/JSON trace of the incident (Collector file export, traces.jsonl, or one JSON document; gzip ok). "

@@ -28,10 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.text import printable
 from faultlib.cli.regress import RegressProgress
@@ -78,6 +77,8 @@ def _print_selection(since: Path, diff, known, selection) -> None:
 def _print_outcomes(outcomes) -> None:
     if not outcomes:
         return
+    from rich.table import Table
+
     table = Table(show_edge=False)
     for column in ("case", "status", "verdict", "case.yaml / reason"):
         table.add_column(column, no_wrap=column != "case.yaml / reason")
@@ -106,6 +107,8 @@ def _print_proposals(found, crd_dir: Path | None) -> None:
                   f"{len(found.covered)} covered by the catalog, {len(found.proposals)} proposed injection point(s)")
     if not found.proposals:
         return
+    from rich.table import Table
+
     table = Table(show_edge=False)
     for column in ("caller", "callee", "calls", "errors", "P99 (ms)", "local shim", "Chaos Mesh twin", "schema"):
         table.add_column(column, no_wrap=column in ("caller", "callee"))
@@ -130,7 +133,7 @@ def _print_proposals(found, crd_dir: Path | None) -> None:
                   "edge into a case")
 
 
-@app.command("regen")
+@click.command("regen")
 @click.option("--since", "since", type=click.Path(path_type=Path, dir_okay=False), required=True, metavar="OLD.json",
               help="The old fingerprint: a `faultlib fingerprint --out` file or a run.json.")
 @click.option("--cases", "cases_dir", type=CASE_DIR, default=DEFAULT_CASES, show_default=True,

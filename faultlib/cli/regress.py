@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.params import SEED, TIMEOUT_S, world_workload_option
-from faultlib.cli.root import CASE_DIR, DEFAULT_CASES, app
+from faultlib.cli.root import CASE_DIR, DEFAULT_CASES
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_file
 from faultlib.regress.plan import Shard
@@ -165,7 +165,7 @@ def print_summary(console: Console, result: RegressResult, written: list[str]) -
         console.print(Text(line), highlight=False)
 
 
-@app.command("regress")
+@click.command("regress")
 @click.argument("cases_dir", type=CASE_DIR, default=DEFAULT_CASES)
 @click.option("--fault-class", metavar="PREFIX", default=None, help="Only cases whose fault class starts with PREFIX.")
 @click.option("--shard", type=ShardParam(), default="0/1", show_default=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from faultlib.cli.params import SEED, TIMEOUT_S, world_workload_option
-from faultlib.cli.root import CASE_DIR, app
+from faultlib.cli.root import CASE_DIR
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.errors import RunNotArchived
 
@@ -31,7 +31,7 @@ def _print_run_objects(case, backend, *, seed: int | None, timeout: float | None
     return 0
 
 
-@app.command()
+@click.command("run")
 @click.argument("case_dir", type=CASE_DIR)
 @click.option("--backend", type=click.Choice(["local", "compose", "kubernetes"]), default="local", show_default=True,
               help="Where the phases run.")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import click
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
-from faultlib.cli.root import app
 from faultlib.console import emit_json, printable, state, stdout
 from faultlib.text import inline
 
@@ -74,6 +72,8 @@ def _print_params(params: list[dict]) -> None:
     widths = [min(max([len(h)] + [len(inline(r[i])) for r in rows]), caps[i] or 10**6)
               for i, h in enumerate(COLUMNS[:-1])]
     if stdout.width - 2 - sum(widths) - 2 * len(widths) >= DESCRIPTION_MIN:
+        from rich.table import Table
+
         table = Table(show_edge=False, box=None, padding=(0, 1), pad_edge=False)
         for column, cap in zip(COLUMNS, caps):
             table.add_column(column, no_wrap=column in ("param", "required", "range"), overflow="fold", max_width=cap)
@@ -90,7 +90,7 @@ def _print_params(params: list[dict]) -> None:
             stdout.print(Text(line), highlight=False)
 
 
-@app.command("shims")
+@click.command("shims")
 @click.argument("names", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help='Print {"shims": [...]} on stdout.')
 def shims(names: tuple[str, ...], as_json: bool) -> int:

@@ -9,11 +9,9 @@ import textwrap
 from pathlib import Path
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from faultlib.cli.params import FiniteFloat
-from faultlib.cli.root import app
 from faultlib.console import emit_json, state, stderr, stdout
 from faultlib.outputs import output_dir, output_file
 from faultlib.text import inline
@@ -48,7 +46,7 @@ Exit codes:
                 for code, meaning in EXIT_CODES.items())
 
 
-@app.command("trace", help=TRACE_HELP, context_settings={"ignore_unknown_options": True,
+@click.command("trace", help=TRACE_HELP, context_settings={"ignore_unknown_options": True,
                                                          "allow_interspersed_args": False})
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object on stdout "
               "(the script's own stdout then goes to stderr).")
@@ -110,6 +108,8 @@ def _print_loop_trace(report) -> None:
         stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code})"))
     blocked = [f for f in report.findings if f.kind == "loop_blocked"]
     if blocked:
+        from rich.table import Table
+
         table = Table(show_edge=False)
         for column in ("function", "where", "call", "blocks", "longest"):
             table.add_column(column, overflow="fold")
@@ -138,6 +138,8 @@ def _print_findings(findings: list[dict]) -> None:
     """GradScaler and mixed-precision misuse: one row per kind and call site, then each fix as a note."""
     if not findings:
         return
+    from rich.table import Table
+
     table = Table(title="GradScaler / mixed-precision misuse", show_edge=False)
     for column in ("kind", "where", "times", "first step"):
         table.add_column(column, overflow="fold")
@@ -195,6 +197,8 @@ def _print_trace(report) -> None:
     rows.append(("dump", report.dump or "-"))
     if report.stopped_by_trace:
         rows.append(("script", "stopped by faultlib trace at the first non-finite value"))
+    from rich.table import Table
+
     table = Table(show_header=False, show_edge=False)
     table.add_column(style="bold")
     table.add_column()

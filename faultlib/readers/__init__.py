@@ -28,9 +28,15 @@ Writes have one rule too, beside these readers: :mod:`faultlib.outputs` (no symb
 atomic replacement, never through a link at the file).
 """
 
-from faultlib.readers.files import Limits, inside, read_bytes, read_text, safe_relative
-from faultlib.readers.jsondoc import JsonLine, iter_json_lines, load_json
-from faultlib.readers.yamldoc import PositionedYaml, dotted, load_yaml, load_yaml_documents, load_yaml_file
+from faultlib.lazy import lazy_exports
+
+#: public names and the module that defines each, imported on first use (PEP 562): a reader of Python source or
+#: a command-line number does not load YAML (``faultlib trace`` and every ``faultlib check`` start faster)
+_EXPORTS = {"Limits": "files", "inside": "files", "read_bytes": "files", "read_text": "files",
+            "safe_relative": "files", "JsonLine": "jsondoc", "iter_json_lines": "jsondoc", "load_json": "jsondoc",
+            "PositionedYaml": "yamldoc", "dotted": "yamldoc", "load_yaml": "yamldoc",
+            "load_yaml_documents": "yamldoc", "load_yaml_file": "yamldoc"}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["JsonLine", "Limits", "PositionedYaml", "dotted", "inside", "iter_json_lines", "load_json", "load_yaml",
            "load_yaml_documents", "load_yaml_file", "read_bytes", "read_text", "safe_relative"]

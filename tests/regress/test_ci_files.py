@@ -36,7 +36,7 @@ def _regress_args(command: str, values: dict[str, str]) -> list[str]:
 
 def _parses_as_regress(args: list[str]) -> dict:
     """Parse ``args`` with the real ``faultlib regress`` command (click), without running it."""
-    ctx = app.commands["regress"].make_context("regress", list(args), resilient_parsing=False)
+    ctx = app.get_command(click.Context(app), "regress").make_context("regress", list(args), resilient_parsing=False)
     return ctx.params
 
 
