@@ -64,3 +64,92 @@ def test_karton_from_a_thread_and_task_building_stay_silent(tmp_path):
             return task.headers
     """)
     assert found == set()
+
+
+def test_opencv_and_pyav_codecs_block_also_through_a_class_kept_in_a_class_attribute(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import av
+        import cv2
+        import numpy as np
+
+        class Decoder:
+            @classmethod
+            def load(cls, source):
+                raise NotImplementedError
+
+        class SoundDecoder(Decoder):
+            @classmethod
+            def load(cls, source):
+                with av.open(source) as box:
+                    return [frame for frame in box.decode(audio=0)]
+
+        class PictureDecoder(Decoder):
+            @staticmethod
+            def load(source):
+                return cv2.imdecode(np.frombuffer(source, np.uint8), cv2.IMREAD_COLOR)
+
+        class Recording:
+            decoder: type[Decoder] = SoundDecoder
+
+            def __init__(self, where):
+                self.where = where
+
+            def samples(self):
+                return self.decoder.load(self.where)
+
+        class Snapshot:
+            decoder = PictureDecoder
+
+            def __init__(self, blob):
+                self.blob = blob
+
+            def pixels(self):
+                return self.decoder.load(self.blob)
+
+        async def listen(where):
+            return Recording(where).samples()
+
+        async def look(blob):
+            return Snapshot(blob).pixels()
+
+        async def thumbnail(path):
+            return cv2.imread(path)
+    """)
+    assert ("blocking_file_io", "with av.open(source) as box:") in found
+    assert ("blocking_cpu", "return cv2.imdecode(np.frombuffer(source, np.uint8), cv2.IMREAD_COLOR)") in found
+    assert ("blocking_file_io", "return cv2.imread(path)") in found
+
+
+def test_a_class_attribute_holding_a_harmless_class_or_offloaded_decoding_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import io
+        import av
+        import cv2
+
+        class Upper:
+            @staticmethod
+            def load(text):
+                return text.upper()
+
+        class Note:
+            reader = Upper
+            label = "note"
+
+            def __init__(self, text):
+                self.text = text
+
+            def read(self):
+                return self.reader.load(self.text)
+
+        async def show(text):
+            return Note(text).read()
+
+        async def thumbnail(path):
+            return await asyncio.to_thread(cv2.imread, path)
+
+        async def start_stream():
+            return av.open(io.BytesIO(), "w", format="mp3"), av.open(io.BytesIO(), mode="w", format="adts")
+    """)
+    assert found == set()

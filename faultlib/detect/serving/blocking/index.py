@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.overruled import overrule
@@ -237,9 +238,9 @@ class Index(TypeOf):
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
         if klass._attrs is not None:
             return klass._attrs
-        klass._attrs = attrs = {}
+        klass._attrs = attrs = class_valued(self, klass)  # codec: type[Codec] = AvCodec: the class that runs
         for stmt in klass.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in attrs:
                 found = self.annotation_type(stmt.annotation, klass.module)
                 if found is not None:
                     attrs[stmt.target.id] = found
