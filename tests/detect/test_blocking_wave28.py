@@ -153,3 +153,53 @@ def test_a_class_attribute_holding_a_harmless_class_or_offloaded_decoding_stays_
             return av.open(io.BytesIO(), "w", format="mp3"), av.open(io.BytesIO(), mode="w", format="adts")
     """)
     assert found == set()
+
+
+def test_a_lambda_a_constructor_runs_at_once_or_a_plain_call_runs_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        class Warmed:
+            def __init__(self, warm):
+                self.state = warm()
+
+        def settle():
+            time.sleep(1)
+
+        async def start():
+            cache = Warmed(lambda: settle())
+            ordered = sorted([3, 1], key=lambda n: time.sleep(n))
+            return cache, ordered
+    """)
+    assert ("blocking_sleep", "time.sleep(1)") in found
+    assert ("blocking_sleep", "ordered = sorted([3, 1], key=lambda n: time.sleep(n))") in found
+
+
+def test_a_lambda_a_constructor_keeps_for_its_thread_pool_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import time
+        from concurrent.futures import ThreadPoolExecutor
+
+        class Batcher:
+            def __init__(self, work, threads=2):
+                self.work = work
+                self.pool = ThreadPoolExecutor(threads)
+
+            async def run(self, item):
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self.pool, self.work, item)
+
+        class Replica:
+            def slow(self, item):
+                time.sleep(item)
+                return item
+
+            async def configure(self):
+                self.batcher = Batcher(work=lambda item: self.slow(item))
+                self.spare = Batcher(lambda item: self.slow(item))
+
+            async def handle(self, item):
+                return await self.batcher.run(item)
+    """)
+    assert found == set()

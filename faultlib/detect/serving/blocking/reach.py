@@ -26,6 +26,7 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
@@ -137,8 +138,7 @@ class Reachability:
         return found
 
     def _followed(self, call: ast.Call, func: Func, receiver: Klass | None = None) -> list[Func]:
-        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: see
-        :meth:`_reach`)."""
+        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
@@ -347,7 +347,7 @@ class Reachability:
                 continue
             if isinstance(node, ast.Call):
                 yield node, inside
-                skip = self._offloaded_arg(node, func)
+                skip = self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))
