@@ -203,3 +203,53 @@ def test_a_lambda_a_constructor_keeps_for_its_thread_pool_stays_silent(tmp_path)
                 return await self.batcher.run(item)
     """)
     assert found == set()
+
+
+def test_a_bound_client_method_every_caller_passes_runs_where_the_parameter_is_called(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class Mirror:
+            def __init__(self, base):
+                self.http = requests.Session()
+                self.base = base
+
+            def _in_chunks(self, rows, send, size=50):
+                for start in range(0, len(rows), size):
+                    send(self.base, json=rows[start:start + size])
+
+            async def push(self, rows):
+                self._in_chunks(rows, send=self.http.post)
+
+            async def replace(self, rows):
+                self._in_chunks(rows, self.http.put)
+    """)
+    assert ("blocking_http", "send(self.base, json=rows[start:start + size])") in found
+
+
+def test_a_harmless_bound_method_or_an_offloaded_helper_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import requests
+
+        class Mirror:
+            def __init__(self, base):
+                self.http = requests.Session()
+                self.kept = []
+                self.base = base
+
+            def _in_chunks(self, rows, send, size=50):
+                for start in range(0, len(rows), size):
+                    send(self.base, json=rows[start:start + size])
+
+            def _collect(self, rows, keep):
+                for row in rows:
+                    keep(row)
+
+            async def remember(self, rows):
+                self._collect(rows, keep=self.kept.append)
+
+            async def push(self, rows):
+                await asyncio.to_thread(self._in_chunks, rows, self.http.post)
+    """)
+    assert found == set()

@@ -26,6 +26,7 @@ from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.overruled import overrule
+from faultlib.detect.serving.blocking.passed import passed_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -380,6 +381,9 @@ class Index(TypeOf):
                 if picked:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
                     return picked[0] if all(c is picked[0] or c == picked[0] for c in picked) else (
                         common_base(self, picked) if all(isinstance(c, Klass) for c in picked) else picked[0])
+                named = passed_names(self, func, expr.id)
+                if named:  # _batch(op=self.collection.upsert): op(...) runs what every caller passes
+                    return named[0]
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None
