@@ -253,3 +253,67 @@ def test_a_harmless_bound_method_or_an_offloaded_helper_stays_silent(tmp_path):
                 await asyncio.to_thread(self._in_chunks, rows, self.http.post)
     """)
     assert found == set()
+
+
+def test_saved_charts_rendered_graphs_and_in_process_engines_block(tmp_path):
+    found = flagged(tmp_path, """
+        import matplotlib.pyplot as plt
+        import seaborn as sns
+        from graphviz import Digraph
+        from hqq.models.hf.base import AutoHQQHFModel
+        from vllm import AsyncLLMEngine, AsyncEngineArgs
+
+        def chart(rows, path):
+            axes = sns.lineplot(x="day", y="score", data=rows)
+            axes.figure.savefig(path)
+
+        async def report(rows, path):
+            chart(rows, path)
+            plt.savefig(path + ".bak")
+
+        async def tree(pairs, path):
+            graph = Digraph("family")
+            for parent, child in pairs:
+                graph.edge(parent, child)
+            graph.render(path, format="png")
+
+        class Server:
+            async def configure(self, name):
+                self.engine = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(model=name))
+                self.small = AutoHQQHFModel.from_quantized(name)
+    """)
+    assert ("blocking_file_io", "axes.figure.savefig(path)") in found
+    assert ("blocking_file_io", 'plt.savefig(path + ".bak")') in found
+    assert ("blocking_subprocess", 'graph.render(path, format="png")') in found
+    assert ("blocking_file_io", "self.engine = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(model=name))") in found
+    assert ("blocking_file_io", "self.small = AutoHQQHFModel.from_quantized(name)") in found
+
+
+def test_building_charts_and_graphs_and_awaiting_the_engine_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import seaborn as sns
+        from graphviz import Digraph
+
+        def chart(rows, path):
+            axes = sns.lineplot(x="day", y="score", data=rows)
+            axes.figure.savefig(path)
+
+        async def report(rows, path):
+            await asyncio.to_thread(chart, rows, path)
+
+        async def tree(pairs):
+            graph = Digraph("family")
+            for parent, child in pairs:
+                graph.edge(parent, child)
+            return graph.source
+
+        class Server:
+            def __init__(self, engine):
+                self.engine = engine
+
+            async def ask(self, prompt, params, rid):
+                async for out in self.engine.generate(prompt, params, rid):
+                    yield out
+    """)
+    assert found == set()

@@ -182,7 +182,8 @@ SDKS = Vocabulary(
         Family(("gradio_client.Client",), {m: H for m in ("predict", "view_api", "duplicate")}, GRADIO),
         _pkg("chromadb", "https://docs.trychroma.com/reference/python/client", methods=(
             "add", "query", "get", "upsert", "update", "delete", "count", "peek", "get_or_create_collection",
-            "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat")),
+            "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat",
+            "get_max_batch_size")),
         _pkg("llama_index", "https://docs.llamaindex.ai/en/stable/module_guides/deploying/query_engine/ "
              "(query/chat are sync; aquery/achat the twins)", methods=(
                  "query", "chat", "stream_chat", "complete", "stream_complete", "retrieve", "from_documents",
