@@ -317,3 +317,40 @@ def test_building_charts_and_graphs_and_awaiting_the_engine_stay_silent(tmp_path
                     yield out
     """)
     assert found == set()
+
+
+def test_a_pinecone_index_named_without_its_host_looks_it_up(tmp_path):
+    found = flagged(tmp_path, """
+        from pinecone import Pinecone
+
+        class Search:
+            def __init__(self, key, name):
+                self.pc = Pinecone(api_key=key)
+                self.name = name
+
+            def index(self):
+                return self.pc.Index(self.name)
+
+            async def ask(self, vector):
+                return self.index(), self.pc.Index("docs", host=None)
+    """)
+    assert ("blocking_http", "return self.pc.Index(self.name)") in found
+    assert ("blocking_http", 'return self.index(), self.pc.Index("docs", host=None)') in found
+
+
+def test_a_pinecone_index_given_its_host_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from pinecone import Pinecone
+
+        HOST = os.environ["INDEX_HOST"]
+
+        class Search:
+            def __init__(self, key, name):
+                self.pc = Pinecone(api_key=key)
+                self.name = name
+
+            async def ask(self):
+                return self.pc.Index(self.name, HOST), self.pc.Index(name=self.name, host="https://docs-1.svc.io")
+    """)
+    assert found == set()
