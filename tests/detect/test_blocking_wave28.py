@@ -354,3 +354,53 @@ def test_a_pinecone_index_given_its_host_stays_silent(tmp_path):
                 return self.pc.Index(self.name, HOST), self.pc.Index(name=self.name, host="https://docs-1.svc.io")
     """)
     assert found == set()
+
+
+def test_a_subclass_that_keeps_its_library_base_call_or_classmethod_blocks_like_the_base(tmp_path):
+    found = flagged(tmp_path, """
+        from pyannote.audio.pipelines import VoiceActivityDetection
+        from vllm import AsyncLLMEngine
+
+        class Speech(VoiceActivityDetection):
+            def apply(self, file, hook=None):
+                return super().apply(file, hook=hook)
+
+        class Engine(AsyncLLMEngine):
+            pass
+
+        class Service:
+            def __init__(self, model):
+                self.detector = Speech(segmentation=model)
+
+            async def regions(self, audio):
+                return self.detector(audio)
+
+            async def start(self, args):
+                self.engine = Engine.from_engine_args(args)
+    """)
+    assert ("blocking_cpu", "return self.detector(audio)") in found
+    assert ("blocking_file_io", "self.engine = Engine.from_engine_args(args)") in found
+
+
+def test_a_subclass_that_overrides_the_call_or_a_harmless_base_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from collections import OrderedDict
+        from pyannote.audio.pipelines import VoiceActivityDetection
+
+        class Cached(VoiceActivityDetection):
+            def __call__(self, file):
+                return self.cache.get(file)
+
+        class Recent(OrderedDict):
+            pass
+
+        class Service:
+            def __init__(self, model):
+                self.detector = Cached(segmentation=model)
+                self.recent = Recent()
+
+            async def regions(self, audio):
+                self.recent[audio] = True
+                return self.detector(audio), Recent.fromkeys([audio])
+    """)
+    assert found == set()

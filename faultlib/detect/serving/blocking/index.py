@@ -25,6 +25,7 @@ from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
+from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
 from faultlib.detect.serving.blocking.passed import passed_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
@@ -83,8 +84,9 @@ class Index(TypeOf):
             klass = module.classes[head]
             if not tail:
                 return klass
-            method = self.method(klass, tail[0])
-            return method if method is not None and len(tail) == 1 else None
+            method = self.method(klass, tail[0])  # else Engine.from_config inherited from a third-party base
+            return method if method is not None and len(tail) == 1 else (
+                inherited_name(self, klass, tail[0]) if len(tail) == 1 and method is None else None)
         if head in module.imports and depth < MAX_RESOLVE_DEPTH:
             return self.lookup(".".join([module.imports[head], *tail]), depth + 1)
         return None
