@@ -71,10 +71,12 @@ class Family:
         return self.methods.get(method, self.methods.get("*"))
 
 
-TESTS = ("positive", "true", "given", "other_than")
+TESTS = ("positive", "true", "given", "other_than", "unset")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
-name may load a model)."""
+name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
+``absent``, left out -- a variable counts as set (``pc.Index(name)`` looks its host up over HTTP; ``pc.Index(name,
+host=url)`` does not)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class BlocksWhen:
     Attributes:
         name: the argument's keyword.
         position: its position when passed positionally (None: keyword only).
-        test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking.
+        test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
+            for ``unset``.
         absent: whether the call blocks when the argument is left out (its default's verdict).
         values: for the test ``other_than``, the literal values that do not block.
     """
@@ -109,13 +112,15 @@ class BlocksWhen:
         try:
             constant = literal(value)
         except ValueError:
-            return True  # a variable: may be anything the test accepts
+            return self.test != "unset"  # a variable: may be anything the test accepts (for unset: it is set)
         if self.test == "positive":
             return isinstance(constant, (int, float)) and not isinstance(constant, bool) and constant > 0
         if self.test == "true":
             return bool(constant)
         if self.test == "other_than":
             return constant not in self.values
+        if self.test == "unset":
+            return not constant
         return constant is not None
 
 

@@ -22,9 +22,12 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
+from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
+from faultlib.detect.serving.blocking.passed import passed_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
@@ -81,8 +84,9 @@ class Index(TypeOf):
             klass = module.classes[head]
             if not tail:
                 return klass
-            method = self.method(klass, tail[0])
-            return method if method is not None and len(tail) == 1 else None
+            method = self.method(klass, tail[0])  # else Engine.from_config inherited from a third-party base
+            return method if method is not None and len(tail) == 1 else (
+                inherited_name(self, klass, tail[0]) if len(tail) == 1 and method is None else None)
         if head in module.imports and depth < MAX_RESOLVE_DEPTH:
             return self.lookup(".".join([module.imports[head], *tail]), depth + 1)
         return None
@@ -237,9 +241,9 @@ class Index(TypeOf):
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
         if klass._attrs is not None:
             return klass._attrs
-        klass._attrs = attrs = {}
+        klass._attrs = attrs = class_valued(self, klass)  # codec: type[Codec] = AvCodec: the class that runs
         for stmt in klass.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in attrs:
                 found = self.annotation_type(stmt.annotation, klass.module)
                 if found is not None:
                     attrs[stmt.target.id] = found
@@ -379,6 +383,9 @@ class Index(TypeOf):
                 if picked:  # Loader = AutoModel / Loader = AutoModelForCausalLM in branches: either runs
                     return picked[0] if all(c is picked[0] or c == picked[0] for c in picked) else (
                         common_base(self, picked) if all(isinstance(c, Klass) for c in picked) else picked[0])
+                named = passed_names(self, func, expr.id)
+                if named:  # _batch(op=self.collection.upsert): op(...) runs what every caller passes
+                    return named[0]
             if func is not None and expr.id in self.local_types(func):
                 return None  # a local value called: see instance_type()
             return self.resolve_parts([expr.id], module, func) if module is not None else None

@@ -6,7 +6,9 @@ runs on the loop. :func:`passed_callees` answers with the functions and classes 
 site of the function passes for that parameter by reference (a name or dotted name, positionally or by keyword; the
 default for a call site that leaves it out). One call site passing anything else (a lambda, a call's result, ``*args``)
 or a caller that cannot be resolved answers nothing: the parameter stays unknown. Used by
-:func:`~faultlib.detect.serving.blocking.choices.picked`.
+:func:`~faultlib.detect.serving.blocking.choices.picked`. :func:`passed_names` answers the same question when every
+site passes a third-party callable (``_batch(ids, operation=self.collection.upsert)``, then ``operation(ids=...)``
+in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blocking.index.Index.callee` names it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["passed_callees"]
+__all__ = ["passed_callees", "passed_names"]
 
 MAX_CALLERS = 24      # call sites examined for one parameter
 MAX_CALLEES = 8       # distinct functions or classes passed for it
@@ -24,13 +26,27 @@ MAX_CALLEES = 8       # distinct functions or classes passed for it
 def passed_callees(index, func: Func, name: str) -> list[Func | Klass]:
     """The functions and classes the call sites of ``func`` pass for its parameter ``name`` when ``func`` calls that
     parameter and never rebinds it (empty when unknown; memoised per function and name)."""
+    found = _passed(index, func, name)
+    return found if all(isinstance(f, (Func, Klass)) for f in found) else []
+
+
+def passed_names(index, func: Func, name: str) -> list[str]:
+    """The dotted names of the third-party callables every call site passes for the parameter ``name``: a bound
+    method of a typed receiver (``operation=self.collection.upsert``: ``chromadb...Collection.upsert``) or a library
+    function (``loader=joblib.load``); empty when one site passes anything else."""
+    found = _passed(index, func, name)
+    return found if all(isinstance(f, str) for f in found) else []
+
+
+def _passed(index, func: Func, name: str) -> list:
     table = func.__dict__.setdefault("_faultlib_passed", {})
     if name not in table:
+        table[name] = []  # a cycle through the call sites answers "unknown"
         table[name] = _compute(index, func, name)
     return table[name]
 
 
-def _compute(index, func: Func, name: str) -> list[Func | Klass]:
+def _compute(index, func: Func, name: str) -> list:
     args = func.node.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]]
     keyword_only = [a.arg for a in args.kwonlyargs]
@@ -59,9 +75,9 @@ def _compute(index, func: Func, name: str) -> list[Func | Klass]:
         if value is None:
             value, caller = default, func
         passed = index.callee(value, caller) if value is not None and dotted(value) else None
-        if not isinstance(passed, (Func, Klass)):
+        if not isinstance(passed, (Func, Klass, str)) or (isinstance(passed, str) and passed.startswith("builtins.")):
             return []
-        if all(passed is not f for f in found):
+        if all(passed is not f and passed != f for f in found):
             found.append(passed)
     return found if len(found) <= MAX_CALLEES else []
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
@@ -26,6 +27,7 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
@@ -92,10 +94,9 @@ class Reachability:
     # -- walking one function ------------------------------------------------------------------------
     def _reach(self, func: Func, *, direct: bool = False, under: bool = False,
                receiver: Klass | None = None) -> list[tuple[Site, tuple[Step, ...]]]:
-        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the
-        call into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``; ``receiver``: the class the
-        call path knows ``self`` to be (an instance of it or of a subclass), for a method: ``self.m()`` inside
-        runs that class's ``m`` (see :func:`~faultlib.detect.serving.blocking.dispatch.dispatched`)."""
+        """Blocking sites reached by running ``func``'s body, each with its path (``func`` first); ``under``: the call
+        into ``func`` was made inside ``torch.no_grad()``/``inference_mode()``; ``receiver``: the class the call path
+        knows ``self`` to be (or a subclass): ``self.m()`` inside runs that class's ``m`` (``dispatch.dispatched``)."""
         receiver = receiver if func.cls is not None else None
         key = (id(func), under, id(receiver) if receiver is not None else 0)
         if not direct and key in self._memo:
@@ -137,8 +138,7 @@ class Reachability:
         return found
 
     def _followed(self, call: ast.Call, func: Func, receiver: Klass | None = None) -> list[Func]:
-        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: see
-        :meth:`_reach`)."""
+        """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
         if isinstance(target, Func):
@@ -216,7 +216,7 @@ class Reachability:
 
     def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
         index = self.index
-        instance = index.type_of(call.func, func) if not isinstance(call.func, ast.Lambda) else None
+        instance = called_instance(index, call, func)  # a subclass of a pipeline that keeps its __call__: the base
         if class_parameter(call.func, func):
             return None  # linear_cls(d, d): a class passed in (default `Linear`) is constructed, not run
         if isinstance(instance, str) and vocab.is_torch_module(instance):
@@ -347,7 +347,7 @@ class Reachability:
                 continue
             if isinstance(node, ast.Call):
                 yield node, inside
-                skip = self._offloaded_arg(node, func)
+                skip = self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))

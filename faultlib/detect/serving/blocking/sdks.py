@@ -182,7 +182,8 @@ SDKS = Vocabulary(
         Family(("gradio_client.Client",), {m: H for m in ("predict", "view_api", "duplicate")}, GRADIO),
         _pkg("chromadb", "https://docs.trychroma.com/reference/python/client", methods=(
             "add", "query", "get", "upsert", "update", "delete", "count", "peek", "get_or_create_collection",
-            "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat")),
+            "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat",
+            "get_max_batch_size")),
         _pkg("llama_index", "https://docs.llamaindex.ai/en/stable/module_guides/deploying/query_engine/ "
              "(query/chat are sync; aquery/achat the twins)", methods=(
                  "query", "chat", "stream_chat", "complete", "stream_complete", "retrieve", "from_documents",
@@ -258,6 +259,8 @@ SDKS = Vocabulary(
         "chromadb.PersistentClient": (F, "https://docs.trychroma.com/reference/python/client#persistentclient (opens "
                                          "the SQLite store and the index files in the path given)"),
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
+        "pinecone.Pinecone.Index": (H, "https://docs.pinecone.io/guides/manage-data/target-an-index (by name only, the "
+                                       "SDK calls describe_index to look the host up; passing host= skips it)"),
         **{f"tokenizers.{c}.from_file": (F, "https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers."
                                             "Tokenizer.from_file (reads and parses the tokenizer JSON file)")
            for c in ("Tokenizer", "implementations.BaseTokenizer")},
@@ -317,6 +320,7 @@ SDKS = Vocabulary(
         "gspread.Client.open": "gspread.Spreadsheet", "gspread.Client.open_by_key": "gspread.Spreadsheet",
         "gspread.Spreadsheet.worksheet": "gspread.Worksheet", "gspread.Spreadsheet.sheet1": "gspread.Worksheet",
     },
-    when={f"spacy.{t}.add_pipe": BlocksWhen("factory_name", position=0, test="other_than", values=SPACY_RULE_BASED)
-          for t in ("language.Language", "Language")},
+    when={**{f"spacy.{t}.add_pipe": BlocksWhen("factory_name", position=0, test="other_than",
+                                               values=SPACY_RULE_BASED) for t in ("language.Language", "Language")},
+          "pinecone.Pinecone.Index": BlocksWhen("host", position=1, test="unset", absent=True)},
 )

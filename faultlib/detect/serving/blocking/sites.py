@@ -58,7 +58,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         last = target.rpartition(".")[2]
-        return None if last.startswith(WRITERS) or target in COPIES else Site(
+        quiet = last.startswith(WRITERS) or target in COPIES or not _argument_blocks(index, target, call)
+        return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
         if only_creates(target, call, func) or not _argument_blocks(index, target, call):

@@ -56,12 +56,14 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
     "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
     "diffusers.utils.BaseOutput": {k: "diffusers.utils.BaseOutput.images" for k in ("images", "[]")},
-    "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"}}
+    "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"},
+    "matplotlib.axes.Axes": {"figure": "matplotlib.figure.Figure"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
 a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.images`` (or ``out["images"]``,
-``out[0]``): https://huggingface.co/docs/diffusers/api/outputs."""
+``out[0]``): https://huggingface.co/docs/diffusers/api/outputs; a matplotlib ``Axes``' ``.figure`` is its ``Figure``
+(https://matplotlib.org/stable/api/_as_gen/matplotlib.axes.Axes.figure.html; ``libraries.charts``)."""
 
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from faultlib.detect.serving.blocking.libraries.agents import AGENTS
 from faultlib.detect.serving.blocking.libraries.arrays import ARRAYS
+from faultlib.detect.serving.blocking.libraries.charts import CHARTS
 from faultlib.detect.serving.blocking.libraries.cloud import CLOUD_AND_TASKS
 from faultlib.detect.serving.blocking.libraries.databases import DATABASES
 from faultlib.detect.serving.blocking.libraries.dataframes import DATAFRAMES
@@ -20,7 +21,9 @@ from faultlib.detect.serving.blocking.libraries.helpdesk import HELPDESK
 from faultlib.detect.serving.blocking.libraries.http import HTTP_CLIENTS
 from faultlib.detect.serving.blocking.libraries.images import IMAGES
 from faultlib.detect.serving.blocking.libraries.kafka import KAFKA
+from faultlib.detect.serving.blocking.libraries.karton import KARTON
 from faultlib.detect.serving.blocking.libraries.loaded import LOADED
+from faultlib.detect.serving.blocking.libraries.media import MEDIA
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.ocr import OCR
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
@@ -43,9 +46,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
            IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
-           SPARK, VCS)
+           SPARK, VCS, KARTON, MEDIA, CHARTS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "LOADED", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
+__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]

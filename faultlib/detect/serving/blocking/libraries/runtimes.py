@@ -1,12 +1,16 @@
-"""Inference runtimes that run a converted model in the calling thread: CTranslate2 (``ctranslate2``).
+"""Inference runtimes that load or run a model in the calling thread: CTranslate2, vLLM's engines, HQQ.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 libraries built on it, such as faster-whisper, are in :mod:`faultlib.detect.serving.blocking.libraries.speech`).
 Building a ``Translator``/``Generator``/``Encoder``/``Whisper`` loads the converted model from its folder onto the
 device; their batch methods (``translate_batch``, ``generate_batch``, ``score_batch``, ``forward_batch``, Whisper's
 ``generate``/``detect_language``/``encode``/``align``) run the model and return when it is done, in the calling
-thread (``asynchronous=True`` is not followed: a finding there is read by its line). Each entry names the
-documentation of the call.
+thread (``asynchronous=True`` is not followed: a finding there is read by its line). vLLM's
+``AsyncLLMEngine.from_engine_args`` (and V1's ``AsyncLLM``) builds the engine before it returns -- loading the
+weights and profiling memory in-process, or starting the engine-core process and waiting for it -- although the
+engine it returns is async; the offline ``vllm.LLM`` loads the model when built and its ``generate``/``chat``/
+``encode`` run the whole batch. HQQ's ``AutoHQQHFModel.from_quantized`` reads quantized weights and
+``quantize_model`` quantizes every layer of a loaded model. Each entry names the documentation of the call.
 """
 
 from __future__ import annotations
@@ -26,11 +30,25 @@ CTRANSLATE2 = {
     "models.Whisper": ("generate", "detect_language", "encode", "align"),
 }
 
+VLLM_ENGINE = ("https://docs.vllm.ai/en/latest/api/vllm/engine/async_llm_engine.html (from_engine_args creates "
+               "the engine, with its model executor, before returning)")
+VLLM_LLM = ("https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html (LLM loads the model when built; "
+            "generate/chat/encode run the batch to completion)")
+HQQ = ("https://github.com/mobiusml/hqq#readme (AutoHQQHFModel.quantize_model quantizes a loaded model; "
+       "from_quantized loads a quantized one from disk or the Hub)")
+
+_ENGINES = ("vllm.AsyncLLMEngine", "vllm.engine.async_llm_engine.AsyncLLMEngine", "vllm.v1.engine.async_llm.AsyncLLM")
+_HQQ = ("hqq.models.hf.base.AutoHQQHFModel", "hqq.models.hf.AutoHQQHFModel")
+
 RUNTIMES = Vocabulary(
-    calls={},
-    families=tuple(
+    calls={**{f"{e}.{m}": (F, VLLM_ENGINE) for e in _ENGINES for m in ("from_engine_args", "from_vllm_config")},
+           **{f"{h}.from_quantized": (F, HQQ) for h in _HQQ},
+           **{f"{h}.quantize_model": (C, HQQ) for h in _HQQ}},
+    families=(*(
         Family((f"ctranslate2.{name}",), {"__init__": F, **{m: C for m in methods if not m.startswith("async")}},
                CT2.format(name, "/".join(methods[:2])))
         for name, methods in CTRANSLATE2.items()),
+        Family(("vllm.LLM", "vllm.entrypoints.llm.LLM"), {"__init__": F, **{m: C for m in (
+            "generate", "chat", "encode", "embed", "classify", "score", "beam_search")}}, VLLM_LLM)),
     returns={},
 )

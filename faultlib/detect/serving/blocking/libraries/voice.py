@@ -29,7 +29,10 @@ WHISPER_CPP = ("https://github.com/absadiki/pywhispercpp#usage (Model(...) loads
                "transcribe runs it)")
 
 _MELO = ("melo.api.TTS",)
-_PYANNOTE = ("pyannote.audio.Pipeline", "pyannote.audio.core.pipeline.Pipeline")
+_PYANNOTE = ("pyannote.audio.Pipeline", "pyannote.audio.core.pipeline.Pipeline",
+             *(f"pyannote.audio.pipelines.{name}" for name in (  # the library's own Pipeline subclasses
+                 "VoiceActivityDetection", "SpeakerDiarization", "OverlappedSpeechDetection", "Resegmentation",
+                 "SpeakerSegmentation")))
 _WHISPER_CPP = ("pywhispercpp.model.Model",)
 
 VOICE = Vocabulary(
