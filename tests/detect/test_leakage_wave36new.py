@@ -86,3 +86,43 @@ def test_a_helper_module_that_does_not_import_itself_is_still_joined(tmp_path: P
     script = tmp_path / "flats.py"
     script.write_text(USES_HELPER)
     assert session_members(script) == [tmp_path / "lightgbm.py", script]
+
+
+# a notebook exported as a script: the %%time cells became run_cell_magic calls holding the cell's code
+EXPORTED = '''\
+import pandas as pd
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import TimeSeriesSplit, cross_val_score
+
+visits = pd.read_csv("visits.csv")
+get_ipython().run_cell_magic('time', '', {fit!r})
+get_ipython().run_cell_magic('time', '', {score!r})
+'''
+
+FIT_ALL = "vec = TfidfVectorizer()\\nX = vec.fit_transform(visits['pages'])\\n!nvidia-smi\\n"
+SCORE = "scores = cross_val_score({model}, X, visits['bot'], cv=TimeSeriesSplit(5))\\nprint(scores.mean())\\n"
+
+
+def _exported(tmp_path: Path, fit: str, score: str, magic: str = "time") -> Path:
+    text = EXPORTED.format(fit=fit.encode().decode("unicode_escape"), score=score.encode().decode("unicode_escape"))
+    script = tmp_path / "visits.py"
+    script.write_text(text.replace("run_cell_magic('time'", f"run_cell_magic('{magic}'"))
+    return script
+
+
+def test_a_fit_inside_an_exported_time_cell_before_cross_validation_is_found(tmp_path: Path) -> None:
+    script = _exported(tmp_path, FIT_ALL, SCORE.format(model="LogisticRegression()"))
+    kinds = {(f.kind, f.location.get("line")) for f in _alarms(script)}
+    assert ("fit_outside_cv", 7) in kinds
+
+
+def test_a_pipeline_cross_validated_inside_an_exported_time_cell_stays_silent(tmp_path: Path) -> None:
+    fit = "from sklearn.pipeline import make_pipeline\\nmodel = make_pipeline(TfidfVectorizer(), LogisticRegression())\\n"
+    score = "scores = cross_val_score(model, visits['pages'], visits['bot'], cv=TimeSeriesSplit(5))\\n"
+    assert _alarms(_exported(tmp_path, fit, score)) == []
+
+
+def test_a_cell_magic_that_does_not_run_python_is_left_alone(tmp_path: Path) -> None:
+    script = _exported(tmp_path, FIT_ALL, SCORE.format(model="LogisticRegression()"), magic="writefile")
+    assert _alarms(script) == []
