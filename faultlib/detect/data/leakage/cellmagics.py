@@ -14,12 +14,12 @@ as Python (``%%bash``, ``%%writefile``, ``%%html``).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Collection
 
 
-def _body(stmt: ast.stmt) -> str | None:
-    """The Python text a statement ``get_ipython().run_cell_magic(name, line, body)`` runs, else ``None``."""
-    from faultlib.detect.data.leakage.source import PYTHON_CELL_MAGICS
-
+def _body(stmt: ast.stmt, magics: Collection[str]) -> str | None:
+    """The Python text a statement ``get_ipython().run_cell_magic(name, line, body)`` runs (``name`` one of
+    ``magics``), else ``None``."""
     call = stmt.value if isinstance(stmt, ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
             and call.func.attr == "run_cell_magic" and len(call.args) == 3):
@@ -29,18 +29,17 @@ def _body(stmt: ast.stmt) -> str | None:
             and receiver.func.id == "get_ipython"):
         return None
     name, body = call.args[0], call.args[2]
-    if not (isinstance(name, ast.Constant) and name.value in PYTHON_CELL_MAGICS
+    if not (isinstance(name, ast.Constant) and name.value in magics
             and isinstance(body, ast.Constant) and isinstance(body.value, str)):
         return None
     return body.value
 
 
-def _statements(text: str, line: int) -> list[ast.stmt] | None:
-    """``text`` parsed, every node placed on ``line`` (column offsets kept); ``None`` when it does not parse."""
-    from faultlib.detect.data.leakage.source import clean_lines
-
+def _statements(text: str, line: int, clean: Callable[[list[str]], list[str]]) -> list[ast.stmt] | None:
+    """``text`` parsed after ``clean``, every node placed on ``line`` (column offsets kept); ``None`` when it does
+    not parse."""
     try:
-        module = ast.parse("\n".join(clean_lines(text.split("\n"))))
+        module = ast.parse("\n".join(clean(text.split("\n"))))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     for node in ast.walk(module):
@@ -49,18 +48,20 @@ def _statements(text: str, line: int) -> list[ast.stmt] | None:
     return module.body or None
 
 
-def inline_cell_magics(tree: ast.Module) -> ast.Module:
-    """``tree`` with each statement-level ``get_ipython().run_cell_magic(...)`` of a magic that runs Python
-    replaced by the statements of its body (see the module docstring). Changes ``tree`` in place and returns it."""
+def inline_cell_magics(tree: ast.Module, magics: Collection[str],
+                       clean: Callable[[list[str]], list[str]]) -> ast.Module:
+    """``tree`` with each statement-level ``get_ipython().run_cell_magic(...)`` of one of ``magics`` (the cell
+    magics that run their body as Python) replaced by the statements of its body, each body first passed
+    through ``clean`` (IPython-only lines to no-ops). Changes ``tree`` in place and returns it."""
     for node in ast.walk(tree):
         for attr in ("body", "orelse", "finalbody"):
             stmts = getattr(node, attr, None)
-            if not isinstance(stmts, list) or not any(_body(s) is not None for s in stmts if isinstance(s, ast.stmt)):
+            if not isinstance(stmts, list) or not any(_body(s, magics) is not None for s in stmts if isinstance(s, ast.stmt)):
                 continue
             out: list[ast.stmt] = []
             for stmt in stmts:
-                text = _body(stmt) if isinstance(stmt, ast.stmt) else None
-                inner = _statements(text, stmt.lineno) if text is not None else None
+                text = _body(stmt, magics) if isinstance(stmt, ast.stmt) else None
+                inner = _statements(text, stmt.lineno, clean) if text is not None else None
                 out.extend(inner if inner else [stmt])
             setattr(node, attr, out)
     return tree

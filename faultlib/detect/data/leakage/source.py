@@ -218,7 +218,8 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
     first: SyntaxError | None = None
     for _ in range(max_skips + 1):
         try:
-            return inline_cell_magics(parse_python("\n".join(lines), smap.file, keep_syntax_errors=True))
+            tree = parse_python("\n".join(lines), smap.file, keep_syntax_errors=True)
+            return inline_cell_magics(tree, PYTHON_CELL_MAGICS, clean_lines)
         except SyntaxError as exc:
             first = first or exc
             lineno = exc.lineno or 1
