@@ -14,7 +14,8 @@ Which scripts make a session:
   (``from helpers import f`` / ``from helpers import *``, also ``from .helpers import f``, or ``import helpers
   [as h]`` with its functions called as ``helpers.f(...)``; a package's module, ``from pkg.helpers import f``, is
   ``pkg/helpers.py`` under the folder or its parent, or, when ``pkg`` is not on disk, the tail of the path that
-  is and defines the names imported: :mod:`.renamed`), and a sibling that
+  is and defines the names imported: :mod:`.renamed`; a sibling that imports its own name, ``xgboost.py`` with
+  ``import xgboost``, is a script named like the installed package, not the module meant), and a sibling that
   defines at top level a function or class the script calls but neither defines, imports nor gets from Python's
   builtins (a script that would stop with ``NameError`` unless something ran first), or that assigns at top level
   a variable the script reads and never sets (``X``, ``y`` left by a preparation script: :mod:`.needed`). When several siblings define
@@ -127,9 +128,22 @@ def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
         elif isinstance(n, ast.Import):
             cands = [c for a in n.names if "." not in a.name and (c := folder / f"{a.name}.py").is_file()]
         for cand in cands:
-            if cand not in out:
+            if cand not in out and not _imports_itself(cand):
                 out.append(cand)
     return out
+
+
+def _imports_itself(path: Path) -> bool:
+    """``xgboost.py`` that does ``import xgboost as xgb``: a script named like the installed package it uses (a
+    folder of Kaggle kernels saved under their titles). A module cannot mean itself by that import, so the name
+    is the installed package for this script and for every sibling that imports it: not a session member."""
+    tree = _parsed(path)
+    if tree is None:
+        return False
+    own = path.stem
+    return any(isinstance(n, ast.Import) and any(a.name.split(".")[0] == own for a in n.names)
+               or isinstance(n, ast.ImportFrom) and not n.level and (n.module or "").split(".")[0] == own
+               for n in ast.walk(tree))
 
 
 def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:

@@ -199,7 +199,8 @@ def _chunk(lines: list[str], lineno: int) -> tuple[int, int]:
 def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast.Module:
     """Parse ``source``, skipping the notebook cells or top-level statements that are not valid Python.
 
-    Each skip blanks the lines (so every other line keeps its number) and is recorded in
+    A script exported from a notebook gets its ``%%time`` cells' code back in place
+    (:func:`~faultlib.detect.data.leakage.cellmagics.inline_cell_magics`). Each skip blanks the lines (so every other line keeps its number) and is recorded in
     ``smap.skipped`` as ``{"index": cell}`` or ``{"line": first, "end_line": last}`` with the parser's message.
 
     Raises:
@@ -208,6 +209,7 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
         InputError: nested too deeply for the parser, or not text it reads (NUL bytes): from the static checks'
             shared :func:`~faultlib.readers.pysource.parse_python`, in its words.
     """
+    from faultlib.detect.data.leakage.cellmagics import inline_cell_magics
     from faultlib.readers.pysource import parse_python
 
     lines = source.split("\n")
@@ -216,7 +218,8 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
     first: SyntaxError | None = None
     for _ in range(max_skips + 1):
         try:
-            return parse_python("\n".join(lines), smap.file, keep_syntax_errors=True)
+            tree = parse_python("\n".join(lines), smap.file, keep_syntax_errors=True)
+            return inline_cell_magics(tree, PYTHON_CELL_MAGICS, clean_lines)
         except SyntaxError as exc:
             first = first or exc
             lineno = exc.lineno or 1
