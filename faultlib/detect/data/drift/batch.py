@@ -34,7 +34,7 @@ every numeric column is present.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -42,7 +42,7 @@ import numpy as np
 from faultlib.detect.data.drift import columnwise, stats
 from faultlib.detect.data.drift.config import METHODS, DriftConfig, Response
 from faultlib.detect.data.drift.mmd import MMDResult, mmd_test
-from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, ColumnPair, align_tables
+from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, ColumnPair, align_tables, row_key
 from faultlib.errors import DetectorError
 from faultlib.findings import Finding, Severity
 
@@ -140,6 +140,8 @@ class DriftReport:
             module docstring).
         untested: columns the time budget left untested (``config.budget_s``), in table order.
         complete: False when the budget ran out before every column (or MMD) was tested.
+        skipped: row-key columns (an integer id distinct in every row) left out of the tests by
+            :func:`detect_drift` when no column was named.
     """
 
     columns: dict[str, ColumnDrift]
@@ -152,6 +154,7 @@ class DriftReport:
     correction: str = "benjamini_hochberg"
     untested: list[str] = field(default_factory=list)
     complete: bool = True
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def drifted(self) -> list[str]:
@@ -174,7 +177,7 @@ class DriftReport:
                 "multivariate": self.multivariate.to_json() if self.multivariate else None, "method": self.method,
                 "correction": self.correction, "thresholds": self.config.to_json(),
                 "n_reference": self.n_reference, "n_current": self.n_current, "complete": self.complete,
-                "untested": list(self.untested)}
+                "untested": list(self.untested), "skipped": list(self.skipped)}
 
 
 def _numeric(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str, Any]:
@@ -350,7 +353,10 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
         gaps = {pair.name: missing_share(pair, config) for pair in pairs if pair.name in raw}
     joint, mmd_skipped = None, False
     if method in ("all", "mmd"):
-        if time.monotonic() < deadline:
+        joint_pairs = [p for p in pairs if p.type == NUMERIC]
+        if method == "all" and len(joint_pairs) < 2:   # one numeric column: its own test already is the joint one
+            pass
+        elif time.monotonic() < deadline:
             joint = _mmd(pairs, config)
         else:
             mmd_skipped = True
@@ -479,7 +485,20 @@ def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
     """
     pairs = align_tables(reference, current, columns=columns, categorical=categorical,
                          reference_source=reference_source, current_source=current_source)
-    return compare(pairs, method=method, config=config, started=started, progress=progress)
+    keys = [] if columns else [p for p in pairs if p.name not in categorical and row_key(p, reference, current)]
+    if keys and len(keys) < len(pairs):
+        pairs = [p for p in pairs if p not in keys]
+    else:
+        keys = []
+    report = compare(pairs, method=method, config=config, started=started, progress=progress)
+    if keys:
+        names = [p.name for p in keys]
+        report.findings.append(Finding(DETECTOR, Severity.INFO, (
+            f"column(s) {', '.join(map(repr, names))} hold a distinct integer in every row and are named like an id: "
+            "row keys, not features, so not tested (a new batch of ids would read as drift); name them with "
+            "--columns to test them anyway"), {"column_name": names[0]}, {"columns": names}, kind="key_column_skipped"))
+        report = replace(report, skipped=names)
+    return report
 
 
 __all__ = ["CATEGORICAL", "ColumnDrift", "DriftReport", "Multivariate", "NUMERIC", "compare", "detect_drift", "findings"]
