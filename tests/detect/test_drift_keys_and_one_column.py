@@ -52,3 +52,13 @@ def test_one_numeric_column_gets_its_own_finding_and_no_repeated_multivariate_on
                         columns=["amount", "other"])
     assert both.multivariate is not None   # two numeric columns: the joint test runs
     assert detect_drift(ref, cur, columns=["amount"], method="mmd").multivariate is not None   # asked for
+
+
+def test_the_index_pandas_writes_by_default_is_a_row_key(tmp_path):
+    from faultlib.readers.tables import read_table
+
+    rng = np.random.default_rng(5)
+    pd.DataFrame({"amount": rng.normal(size=600)}).to_csv(tmp_path / "ref.csv")   # index=True: ",amount" header
+    pd.DataFrame({"amount": rng.normal(size=150)}).to_csv(tmp_path / "cur.csv")
+    report = detect_drift(read_table(tmp_path / "ref.csv"), read_table(tmp_path / "cur.csv"))
+    assert report.to_json()["skipped"] == ["Unnamed: 0"] and report.drifted == [], report.drifted

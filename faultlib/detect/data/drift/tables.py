@@ -191,8 +191,9 @@ def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
 
 
 #: a row key's name: ``id``, ``user_id``, ``row-index``, ``sessionKey``... (``userId``, ``userID``: camelCase only,
-#: so ``paid`` and ``fluid`` are not)
-_KEY_NAME = re.compile(r"(?i:(^|[_\-. ])(id|idx|index|key|uuid)$)|[a-z0-9](Id|ID|Key)$")
+#: so ``paid`` and ``fluid`` are not), and ``Unnamed: 0``: the header pandas gives the index ``DataFrame.to_csv()``
+#: writes by default (an empty name), 0..n-1 in each file, which a longer table shifts)
+_KEY_NAME = re.compile(r"(?i:(^|[_\-. ])(id|idx|index|key|uuid)$)|[a-z0-9](Id|ID|Key)$|^Unnamed: \d+$")
 
 
 def row_key(pair: ColumnPair, reference: "pandas.DataFrame", current: "pandas.DataFrame") -> bool:
