@@ -70,4 +70,4 @@ def test_the_budget_must_be_a_positive_number(tmp_path):
     ref, cur = _wide(tmp_path, columns=3)
     for bad in ("0", "-5", "nan", "soon"):
         code, text = _human("drift", ref, cur, "--budget", bad)
-        assert code == 2, (bad, text)
+        assert code == 2, f"{bad}: {text}"

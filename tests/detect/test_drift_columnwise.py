@@ -43,9 +43,10 @@ def test_the_block_path_gives_the_one_column_results(method, sizes):
         got = block[pair.name]
         assert got["method"] == one["method"]
         for key in ("statistic", "p_value", "psi", "psi_noise", "kl"):
-            assert math.isclose(got[key], one[key], rel_tol=1e-9, abs_tol=1e-12), (pair.name, key, got[key], one[key])
+            assert math.isclose(got[key], one[key], rel_tol=1e-9, abs_tol=1e-12), \
+                f"{pair.name}.{key}: {got[key]} != {one[key]}"
         for key, value in one["details"].items():
-            assert math.isclose(got["details"][key], value, rel_tol=1e-9, abs_tol=1e-12), (pair.name, key)
+            assert math.isclose(got["details"][key], value, rel_tol=1e-9, abs_tol=1e-12), f"{pair.name}.{key}"
 
 
 def test_a_whole_report_is_the_same_either_way(monkeypatch):
