@@ -53,14 +53,12 @@ def _schema_problems(doc: PositionedYaml, path: Path) -> list[CaseError]:
 
 def _test_functions(test_file: Path) -> dict[str, int] | CaseError:
     """``{function name: line}`` of the module-level functions of ``test_file`` (parsed, never imported)."""
-    try:
-        tree = ast.parse(read_text(test_file), filename=str(test_file))
+    from faultlib.readers.pysource import parse_python
+
+    try:  # the static checks' reader: a syntax error or a file too deep for the parser in the same words
+        tree = parse_python(read_text(test_file), str(test_file))
     except InputError as exc:
         return CaseError(exc.message, path=test_file, line=exc.line)
-    except SyntaxError as exc:
-        return CaseError(f"syntax error: {exc.msg}", path=test_file, line=exc.lineno)
-    except (ValueError, RecursionError, MemoryError) as exc:  # e.g. nested too deeply for the parser
-        return CaseError(f"cannot parse ({type(exc).__name__}): simplify the file", path=test_file)
     return {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 

@@ -44,7 +44,7 @@ def build_dataset(target: str) -> tuple[Any, dict[str, Any]]:
     path, name = split_target(target, "FILE.py:NAME")
     with user_code(path.resolve() if path.exists() else path):
         module = load_module(path, option="dataset")
-        factory = resolve(module, path, name, "dataset")
+        factory = resolve(module, path, name, "dataset", defined_here=True)
         if not callable(factory):
             raise InputError(f"{name} is a {type(factory).__name__}: NAME must be a Dataset class or a zero-argument "
                              "factory", path=str(path), field=name)
@@ -71,7 +71,7 @@ def load_collate(target: str) -> Any:
     path, name = split_target(target, "--collate")
     with user_code(path.resolve() if path.exists() else path):
         module = load_module(path, option="--collate")
-        fn = resolve(module, path, name, "--collate")
+        fn = resolve(module, path, name, "--collate", defined_here=True)
     if not callable(fn):
         raise InputError(f"--collate: {name} is a {type(fn).__name__}, not a function", path=str(path), field=name)
     return fn

@@ -11,7 +11,14 @@ JSON fields beside ``detector``, ``ok`` and ``findings``: ``columns`` ``{name: {
 p_value, drifted, p_adjusted, psi, kl, response, type, ...}}``, ``drifted`` (names, most shifted
 first), ``response`` (``none|record|alert|freeze``), ``multivariate`` (MMD: ``statistic, p_value,
 p_adjusted, drifted, bandwidth, permutations, evaluation, features, columns``, or null), ``method``,
-``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``reference``, ``current``.
+``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``complete``, ``untested`` (columns the time
+budget did not reach), ``skipped`` (row keys: a column named like an id with a distinct integer in every row is
+not a feature, and is left out unless ``--columns`` names it), ``reference``, ``current``.
+
+Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included;
+columns not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
+(``complete: false``, exit 1 at the default ``--fail-on``), never a silent hang. The summary shows at most
+:data:`SUMMARY_COLUMNS` columns (drifted first); ``--json`` lists every one.
 
 Missing values (empty cells, NaN, +-inf) are data: each column's missing share is tested with the rest
 (``columns[name].missing: {reference_share, current_share, p_value, drifted, ...}``), the value tests run
@@ -43,6 +50,10 @@ KINDS = {
     "new_category": "a categorical column holds categories the reference never had (informational)",
     "missing_share_drift": "a column's share of missing values (empty, NaN, +-inf) changed significantly, or it "
                            "became all-missing (freeze)",
+    "key_column_skipped": "a column named like an id holds a distinct integer in every row: a row key, not a feature, "
+                          "left out of the tests (informational; --columns NAME tests it)",
+    "analysis_incomplete": "the time budget (--budget) ran out: the columns not reached, or the MMD test, were not "
+                           "tested (complete: false)",
 }
 METHOD_CHOICES = ("psi", "ks", "chi2", "mmd", "all")
 
@@ -90,10 +101,18 @@ def _config(thresholds: str | None, flags: dict[str, Any]):
     return config.updated(overrides, prefix="flags") if overrides else config
 
 
+#: columns the summary shows one line each (the most shifted first, when there are more; ``--json`` lists every one):
+#: 10,000 columns printed 10,000 lines
+SUMMARY_COLUMNS = 25
+
+
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
     fields = result.fields
     lines = []
-    for name, col in fields["columns"].items():
+    shown = list(fields["columns"].items())
+    if len(shown) > SUMMARY_COLUMNS:
+        shown = sorted(shown, key=lambda item: (not item[1]["drifted"], -item[1]["psi"]))[:SUMMARY_COLUMNS]
+    for name, col in shown:
         gap = col.get("missing") or {}
         holes = (f"; missing {gap['reference_share']:.1%} -> {gap['current_share']:.1%}"
                  + (" (drifted)" if gap["drifted"] else "")) if gap.get("tested") else ""
@@ -105,7 +124,18 @@ def _summary(result: CheckResult) -> list[tuple[str, str]]:
                              f"p={joint['p_value']:.2g} (BH {joint['p_adjusted']:.2g}, {joint['evaluation']}, "
                              + (f"{joint['permutations']} permutations)" if joint["permutations"]
                                 else "asymptotic null)")))
-    lines.append(("drifted", ", ".join(fields["drifted"]) or "none"))
+    if len(shown) < len(fields["columns"]):
+        lines.append(("...", f"and {len(fields['columns']) - len(shown):,} more column(s) of {len(fields['columns']):,}, "
+                             f"not shown (the {len(shown)} above: drifted first, then by PSI; --json lists every one)"))
+    if fields["skipped"]:
+        lines.append(("skipped", ", ".join(fields["skipped"]) + ": row keys (a distinct integer id in every row)"))
+    if fields["untested"]:
+        lines.append(("untested", f"{len(fields['untested']):,} column(s): the time budget ran out (see the "
+                                  "analysis_incomplete finding)"))
+    drifted = fields["drifted"]
+    lines.append(("drifted", ", ".join(drifted[:SUMMARY_COLUMNS]) + (f" and {len(drifted) - SUMMARY_COLUMNS:,} more"
+                                                                      if len(drifted) > SUMMARY_COLUMNS else "")
+                  or "none"))
     lines.append(("response", fields["response"]))
     return lines
 
@@ -151,22 +181,30 @@ def _status(text: str):
 @click.option("--bins", type=click.IntRange(2), help="Most reference-quantile bins per numeric column [default: 10].")
 @click.option("--permutations", type=click.IntRange(19), help="MMD permutations [default: 500].")
 @click.option("--seed", type=click.IntRange(0), help="Seed of the MMD permutations and features [default: 0].")
+@click.option("--budget", type=FiniteFloat(0), metavar="SECONDS",
+              help="Most seconds for reading and testing; columns not reached are reported untested "
+                   "(complete: false, exit 1) [default: 300].")
 def command(reference: Path, current: Path, method: str, columns: tuple[str, ...], categorical: tuple[str, ...],
             thresholds: str | None, alpha: float | None, alert_psi: float | None, freeze_psi: float | None,
-            bins: int | None, permutations: int | None, seed: int | None) -> CheckResult:
+            bins: int | None, permutations: int | None, seed: int | None, budget: float | None) -> CheckResult:
+    import time
+
     from faultlib.detect.data.drift import detect_drift
     from faultlib.readers.tables import read_table
 
+    started = time.monotonic()
     config = _config(thresholds, {"alpha": alpha, "alert_psi": alert_psi, "freeze_psi": freeze_psi, "bins": bins,
-                                  "permutations": permutations, "seed": seed})
+                                  "permutations": permutations, "seed": seed, "budget_s": budget})
     with _status(f"check drift: reading {reference}") as status:
         ref_table = read_table(reference)
         status.update(Text(f"check drift: reading {current}"))
         cur_table = read_table(current)
-        status.update(Text(f"check drift: testing {ref_table.shape[1]:,} column(s) of {len(ref_table):,} and "
-                           f"{len(cur_table):,} rows"))
+        testing = (f"check drift: testing {ref_table.shape[1]:,} column(s) of {len(ref_table):,} and {len(cur_table):,} "
+                   "rows")
+        status.update(Text(testing))
         report = detect_drift(ref_table, cur_table, method=method, columns=_split(columns) or None,
                               categorical=_split(categorical), config=config, reference_source=str(reference),
-                              current_source=str(current))
+                              current_source=str(current), started=started,
+                              progress=lambda done, total: status.update(Text(f"{testing}: {done:,} done")))
     return CheckResult("drift", report.findings,
                        {**report.to_json(), "reference": str(reference), "current": str(current)})

@@ -54,13 +54,17 @@ from faultlib.readers.options import FiniteFloat
 __getattr__ = lazy_kinds("faultlib.detect.serving.onnx.check")
 
 
+def _nodes(count: int) -> str:
+    return f"{count:,} node{'' if count == 1 else 's'}"
+
+
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
     if "models" in result.fields:
         return _models_summary(result)
     f = result.fields
     model = f["model"]
     opsets = ", ".join(f"{d} {v}" for d, v in model["opset_import"].items())
-    lines = [("model", f"{model['file']}: IR {model['ir_version']}, opset {opsets}, {model['nodes']} nodes"
+    lines = [("model", f"{model['file']}: IR {model['ir_version']}, opset {opsets}, {_nodes(model['nodes'])}"
                        f"{' (' + model['producer'] + ')' if model['producer'] else ''}")]
     target = f["target"]
     if target:
@@ -95,7 +99,7 @@ def _models_summary(result: CheckResult) -> list[tuple[str, str]]:
         opsets = ", ".join(f"{d} {v}" for d, v in m["model"]["opset_import"].items())
         worst = f", worst {m['worst']}" if m["worst"] else ""
         lines.append((m["model"]["file"], f"{m['level']}: IR {m['model']['ir_version']}, opset {opsets}, "
-                                          f"{m['model']['nodes']} nodes, {len(m['findings'])} finding(s){worst}"))
+                                          f"{_nodes(m['model']['nodes'])}, {len(m['findings'])} finding(s){worst}"))
     target = result.fields["models"][0]["target"] if result.fields["models"] else None
     if target:
         lines.append(("target", f"{target['spec']} ({target['kernels'] or 'opset table'}: {target['source']})"))

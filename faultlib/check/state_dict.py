@@ -100,7 +100,14 @@ def reference_params(content: Any, state_dict: dict[str, Any]) -> list:
 
 def _summary(result: CheckResult) -> list[tuple[str, str]]:
     f = result.fields
-    lines = [("state dict", f"{f['state_dict_location'] or '(top level)'} of {f['checkpoint']} ({f['format']})")]
+    where = f"{f['state_dict_location']!r} in" if f["state_dict_location"] else "the whole of"
+    lines = [("state dict", f"{where} {f['checkpoint']} ({f['format']})")]
+    ref = f["reference"]
+    if "checkpoint" in ref:   # --reference: another checkpoint, not a model
+        at = f"{ref['state_dict_location']!r} in " if ref["state_dict_location"] else ""
+        lines.append(("compared with", f"the reference checkpoint's state dict ({at}{ref['checkpoint']})"))
+    else:
+        lines.append(("compared with", f"the model {ref['model']} ({ref['class']})"))
     for rule in f["remap"]:
         lines.append(("remap", f"{rule['kind']} {rule['from']!r} -> {rule['to']!r} ({rule['keys']} keys)"))
     lines.append(("before remap", f"{f['before']['missing']} missing, {f['before']['unexpected']} unexpected"))
@@ -156,7 +163,8 @@ def command(checkpoint: str, model_target: str | None, reference: str | None, ke
         shapes = shapes_of(state_dict)
         params = reference_params(other.content, dict(state_dict))
         described = {"checkpoint": reference, "state_dict_location": location}
-    report = compare(loaded.content, shapes, params=params, key=key, path=checkpoint)
+    report = compare(loaded.content, shapes, params=params, key=key, path=checkpoint,
+                     against="model" if model_target is not None else "reference")
     result = CheckResult("state-dict", report.findings(),
                          {"checkpoint": checkpoint, "format": loaded.format, "reference": described, **report.fields()})
     if optimizer_target is not None:

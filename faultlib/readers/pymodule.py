@@ -87,17 +87,49 @@ def load_module(path: Path, *, option: str) -> Any:
     return module
 
 
-def resolve(module: Any, path: Path, name: str, option: str) -> Any:
+def resolve(module: Any, path: Path, name: str, option: str, *, defined_here: bool = False) -> Any:
     """``module.name`` (dotted names allowed).
 
+    Args:
+        defined_here: ``name`` must be something ``path`` defines (a class, a function, a value, or an attribute of
+            one: ``Corpus.build``), never reached through a module it imports nor a function or class it imports
+            (``os.system``, ``os.abort`` would be called with no arguments).
+
     Raises:
-        InputError: the file defines no such name (the message lists what it does define).
+        InputError: the file defines no such name (the message lists what it does define), or, with
+            ``defined_here``, the name leads into a module or to something the file imports.
     """
+    import inspect
+
     value: Any = module
+    walked: list[str] = []
     for part in name.split("."):
         if not hasattr(value, part):
-            defined = sorted(k for k, v in vars(module).items() if not k.startswith("_") and callable(v))
+            defined = sorted(k for k, v in vars(module).items() if not k.startswith("_") and callable(v)
+                             and (not defined_here or _defined_in(v, module)))
             raise InputError(f"defines no {name!r} ({option}); callables it defines: {', '.join(defined) or 'none'}",
                              path=str(path), field=name)
         value = getattr(value, part)
+        walked.append(part)
+        if not defined_here:
+            continue
+        if inspect.ismodule(value) or (len(walked) == 1 and not _defined_in(value, module)):
+            what = (f"the module {value.__name__!r}" if inspect.ismodule(value) else
+                    f"{'.'.join(walked)!r} from {getattr(value, '__module__', None) or 'elsewhere'}")
+            defined = sorted(k for k, v in vars(module).items() if not k.startswith("_") and callable(v)
+                             and _defined_in(v, module))
+            raise InputError(f"{name!r} ({option}) is not defined in this file: it imports {what}; name a class or "
+                             f"function the file defines: {', '.join(defined) or 'none'}", path=str(path), field=name)
     return value
+
+
+def _defined_in(value: Any, module: Any) -> bool:
+    """A class or function defined by ``module`` itself (other values, e.g. an instance or a ``partial``, count as
+    the file's own); never a module."""
+    import inspect
+
+    if inspect.ismodule(value):
+        return False
+    if inspect.isclass(value) or inspect.isfunction(value) or inspect.isbuiltin(value):
+        return getattr(value, "__module__", None) == module.__name__
+    return True

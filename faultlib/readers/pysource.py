@@ -11,6 +11,10 @@ import ast
 
 from faultlib.errors import InputError
 
+#: CPython's tokenizer limits (its MAXLEVEL of 200 open brackets, MAXINDENT of 100 blocks), which it reports as a
+#: :class:`SyntaxError` of valid code: the source is too deep for the parser, not wrong
+PARSER_LIMITS = ("too many nested parentheses", "too many levels of indentation")
+
 
 def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) -> ast.Module:
     """Parse ``source``; a syntax error is bad input (exit 2) naming the line and column.
@@ -21,15 +25,20 @@ def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) ->
             the :class:`~faultlib.errors.InputError` below, in the same words for every static check.
 
     Raises:
-        InputError: not valid Python, or nested too deeply (or too large) for the parser.
+        InputError: not valid Python, or nested too deeply (or too large) for the parser: deeper than its bracket
+            or indentation limit (:data:`PARSER_LIMITS`) is this error even with ``keep_syntax_errors``.
         SyntaxError: only with ``keep_syntax_errors``.
     """
     try:
         return ast.parse(source, filename=path)
     except SyntaxError as exc:
+        line = exc.lineno or 1
+        if str(exc.msg).startswith(PARSER_LIMITS):  # valid Python, deeper than CPython's tokenizer goes: never a
+            # statement a tolerant caller skips (and reports "ok" about), bad input for every check alike
+            raise InputError(f"cannot be parsed as Python (line {line}): it is nested too deeply for the parser "
+                             f"({exc.msg}): split it into statements", path=path, line=line) from None
         if keep_syntax_errors:
             raise
-        line = exc.lineno or 1
         raise InputError(f"is not valid Python (line {line}, column {exc.offset or 0}): {exc.msg}", path=path,
                          line=line) from None
     except RecursionError:  # CPython's own compiler refuses such a file too ("too complex")

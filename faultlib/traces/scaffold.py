@@ -329,13 +329,13 @@ if __name__ == "__main__":
 """
 
 
-def _test_case(name: str, suspect: Suspect) -> str:
+def _test_case(name: str, suspect: Suspect, source: str) -> str:
     values = {"EDGE": tuple(tuple(side) for side in suspect.edge), "PICKED_BECAUSE": suspect.reason,
               "SEEN": {**suspect.stats, "http_status_codes": list(suspect.status_codes)}}
-    return python_module(TEST_TEMPLATE, values, trusted={"name": name}, name="test_case.py")
+    return python_module(TEST_TEMPLATE, values, trusted={"name": name, "source": source}, name="test_case.py")
 
 
-TEST_TEMPLATE = """\"\"\"Assertion suite of {name}, generated from an incident trace; the `evidence` fixture comes from
+TEST_TEMPLATE = """\"\"\"Assertion suite of {name}, generated {source}; the `evidence` fixture comes from
 faultlib.cases.fixture.
 
 EDGE is the call the trace showed ((caller service, operation), (callee service, operation)), PICKED_BECAUSE
@@ -452,7 +452,9 @@ def render(name: str, trace: Path | str | None, *, first_panel_id: int = 1) -> S
               + "\nThen: `faultlib validate <dir>` and `faultlib run <dir>`.\n")
     files = {"case.yaml": yaml_document(data, header=header, name="case.yaml"),
              "compose.yaml": _compose(name, graph, suspect), "repro.py": _repro(name, trace.name if trace else None, suspect),
-             "test_case.py": _test_case(name, suspect), "README.md": readme}
+             "test_case.py": _test_case(name, suspect, "from an incident trace" if trace else
+                                         "without a trace (placeholder services and edge: rename them)"),
+             "README.md": readme}
     return Scaffold(name, suspect, graph, files, todo)
 
 

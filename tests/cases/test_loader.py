@@ -149,3 +149,19 @@ def test_a_test_function_no_assertion_declares_is_an_error_at_its_line(tmp_path)
     line = suite.splitlines().index("def test_added_but_not_declared(evidence):") + 1
     assert problem.path.endswith("test_case.py") and problem.line == line
     assert "test_added_but_not_declared is not declared in case.yaml assertions" in problem.message
+
+
+@pytest.mark.parametrize("body, words", [
+    ("def test_a(evidence):\n    assert = 1\n", "is not valid Python (line 2"),
+    ("def test_a(evidence):\n    total = 1" + " + 1" * 20000 + "\n", "nested too deeply for the parser"),
+    ("def test_a(evidence):\n    w = " + "[" * 240 + "1" + "]" * 240 + "\n", "nested too deeply for the parser"),
+], ids=["syntax_error", "chained_plus", "brackets"])
+def test_a_test_suite_the_parser_cannot_read_is_named_in_the_static_checks_words(tmp_path, body, words):
+    """test_case.py goes through readers.pysource like every other user Python file (it had its own ``ast.parse``:
+    "syntax error: invalid syntax", "cannot parse (RecursionError): simplify the file")."""
+    case_dir = write_case(tmp_path, tiny_case_data(), test=body)
+    with pytest.raises(CaseValidationError) as info:
+        load_case(case_dir)
+    problem = next(p for p in info.value.problems if p.path.endswith("test_case.py"))
+    assert words in problem.message, problem.render()
+    assert "RecursionError" not in problem.message and "syntax error:" not in problem.message

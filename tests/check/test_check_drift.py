@@ -13,7 +13,8 @@ from faultlib.check.drift import KINDS
 from tests.conftest import cli
 
 FIELDS = {"detector", "ok", "findings", "columns", "drifted", "response", "multivariate", "method", "correction",
-          "thresholds", "n_reference", "n_current", "reference", "current"}
+          "thresholds", "n_reference", "n_current", "reference", "current", "complete", "untested",
+          "skipped"}
 COLUMN_FIELDS = {"method", "statistic", "p_value", "drifted", "p_adjusted", "psi", "psi_noise", "kl", "response",
                  "type"}
 
@@ -128,5 +129,6 @@ def test_thresholds_from_a_case_file_and_flags(tmp_path):
 
 
 def test_kinds_are_documented():
-    assert set(KINDS) == {"column_drift", "multivariate_drift", "new_category", "missing_share_drift"}
+    assert set(KINDS) == {"column_drift", "multivariate_drift", "new_category", "missing_share_drift",
+                          "analysis_incomplete", "key_column_skipped"}
     assert all(k.islower() and " " not in k for k in KINDS)

@@ -188,6 +188,8 @@ class StateDictReport:
         remap: the inferred :class:`~faultlib.detect.checkpoints.remap.Remap`.
         optimizer: the :class:`~faultlib.detect.checkpoints.optimizer_state.OptimizerReport`, or None without optimizer state.
         path: the checkpoint file, for finding locations.
+        against: what the checkpoint is compared with, in the messages: ``model`` (a model's ``state_dict()``)
+            or ``reference`` (another checkpoint's state dict, ``--reference``).
     """
 
     location: str
@@ -196,6 +198,7 @@ class StateDictReport:
     optimizer: OptimizerReport | None = None
     path: str | None = None
     state_dict: Mapping[str, Any] | None = field(default=None, repr=False)
+    against: str = "model"
 
     def findings(self) -> list[Finding]:
         """One finding per remap rule (the first 20; the rest in one more), then missing / unexpected (one each),
@@ -226,17 +229,17 @@ class StateDictReport:
         r = self.remap
         if r.missing:
             out.append(Finding(DETECTOR, Severity.ERROR,
-                               f"{len(r.missing)} model keys get no checkpoint tensor even after the remap "
+                               f"{len(r.missing)} {self.against} keys get no checkpoint tensor even after the remap "
                                f"(first: {r.missing[0]})", {"key": r.missing[0]},
                                {"count": len(r.missing), "keys": r.missing[:MAX_LISTED]}, kind="missing_keys"))
         if r.unexpected:
             out.append(Finding(DETECTOR, Severity.WARNING,
-                               f"{len(r.unexpected)} checkpoint keys fit no model key even after the remap "
+                               f"{len(r.unexpected)} checkpoint keys fit no {self.against} key even after the remap "
                                f"(first: {r.unexpected[0]})", {"key": r.unexpected[0]},
                                {"count": len(r.unexpected), "keys": r.unexpected[:MAX_LISTED]}, kind="unexpected_keys"))
         for model_key, shapes in list(r.shape_mismatch.items())[:MAX_LISTED]:
             out.append(Finding(DETECTOR, Severity.ERROR,
-                               f"{shapes['checkpoint_key']} has shape {shapes['checkpoint']}, the model's {model_key} "
+                               f"{shapes['checkpoint_key']} has shape {shapes['checkpoint']}, the {self.against}'s {model_key} "
                                f"has {shapes['model']}", {"key": model_key}, dict(shapes),
                                kind="shape_mismatch"))
         if self.optimizer is not None:
@@ -255,7 +258,7 @@ class StateDictReport:
 
 def compare(content: Any, model_shapes: Mapping[str, Sequence[int]], *, params: Sequence[Param] | None = None,
             key: str | None = None, remap: Sequence[RemapRule] | None = None,
-            path: Path | str | None = None) -> StateDictReport:
+            path: Path | str | None = None, against: str = "model") -> StateDictReport:
     """Compare a loaded checkpoint with a model's keys and shapes, and its optimizer state with the model's
     parameter order.
 
@@ -266,6 +269,7 @@ def compare(content: Any, model_shapes: Mapping[str, Sequence[int]], *, params: 
         key: the state dict's location (``--key``), else found by :func:`select`.
         remap: rules to use instead of inferring them.
         path: the checkpoint file, for messages and finding locations.
+        against: ``model`` or ``reference``: what ``model_shapes`` came from, in the messages.
 
     Returns:
         :class:`StateDictReport`.
@@ -288,7 +292,7 @@ def compare(content: Any, model_shapes: Mapping[str, Sequence[int]], *, params: 
                                               rename=lambda name: apply_rules(result.rules, name),
                                               location=opt_location, detector=DETECTOR)
     return StateDictReport(location, candidates, result, optimizer, str(path) if path is not None else None,
-                           state_dict)
+                           state_dict, against)
 
 
 # ------------------------------------------------------------------------------------------------- loading

@@ -95,7 +95,7 @@ def checkpoint_coverage(report: ResumeReport, content: Any, path: str) -> tuple[
             continue
         findings.append(Finding(DETECTOR, SEVERITY.get(obj.kind, Severity.WARNING),
                                 f"{path} holds no {wanted} state for {obj.kind} {obj.name!r} (line {obj.line}), "
-                                f"which the loop uses: a run resumed from it {WHY[obj.kind]}",
+                                f"which the loop uses: after a resume from this file, {WHY[obj.kind]}",
                                 {"file": path}, {"object": obj.name, "object_kind": obj.kind,
                                                  "keys": [k["key"] for k in keys]}, kind="checkpoint_lacks_state"))
     return keys, findings

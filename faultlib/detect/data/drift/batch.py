@@ -33,15 +33,16 @@ every numeric column is present.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from faultlib.detect.data.drift import stats
+from faultlib.detect.data.drift import columnwise, stats
 from faultlib.detect.data.drift.config import METHODS, DriftConfig, Response
 from faultlib.detect.data.drift.mmd import MMDResult, mmd_test
-from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, ColumnPair, align_tables
+from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, ColumnPair, align_tables, row_key
 from faultlib.errors import DetectorError
 from faultlib.findings import Finding, Severity
 
@@ -137,6 +138,10 @@ class DriftReport:
         findings: ``column_drift``, ``multivariate_drift`` and ``new_category`` findings.
         correction: ``benjamini_hochberg``, or ``benjamini_hochberg+bonferroni2`` for ``all`` (see the
             module docstring).
+        untested: columns the time budget left untested (``config.budget_s``), in table order.
+        complete: False when the budget ran out before every column (or MMD) was tested.
+        skipped: row-key columns (an integer id distinct in every row) left out of the tests by
+            :func:`detect_drift` when no column was named.
     """
 
     columns: dict[str, ColumnDrift]
@@ -147,6 +152,9 @@ class DriftReport:
     n_current: int
     findings: list[Finding]
     correction: str = "benjamini_hochberg"
+    untested: list[str] = field(default_factory=list)
+    complete: bool = True
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def drifted(self) -> list[str]:
@@ -168,7 +176,8 @@ class DriftReport:
                 "response": self.response.value,
                 "multivariate": self.multivariate.to_json() if self.multivariate else None, "method": self.method,
                 "correction": self.correction, "thresholds": self.config.to_json(),
-                "n_reference": self.n_reference, "n_current": self.n_current}
+                "n_reference": self.n_reference, "n_current": self.n_current, "complete": self.complete,
+                "untested": list(self.untested), "skipped": list(self.skipped)}
 
 
 def _numeric(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str, Any]:
@@ -219,6 +228,12 @@ def _categorical(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str
     return {"method": test, "statistic": statistic, "p_value": p, "psi": psi,
             "psi_noise": stats.psi_noise(ref_cells, cur_cells, config.alpha), "kl": stats.kl(ref_cells, cur_cells),
             "details": details}
+
+
+def _one_column(pair: ColumnPair, method: str, config: DriftConfig) -> dict[str, Any]:
+    if len(pair.reference) < 2 or len(pair.current) < 2:
+        return _no_values(pair)
+    return (_numeric if pair.type == NUMERIC else _categorical)(pair, method, config)
 
 
 def _no_values(pair: ColumnPair) -> dict[str, Any]:
@@ -305,16 +320,21 @@ def _mmd(pairs: list[ColumnPair], config: DriftConfig) -> tuple[MMDResult, list[
     return result, [p.name for p in numeric]
 
 
-def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig | None = None) -> DriftReport:
+def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig | None = None,
+            started: float | None = None, progress: Callable[[int, int], None] | None = None) -> DriftReport:
     """Test aligned columns (see :func:`~faultlib.detect.data.drift.tables.align_tables`) for drift.
 
     Args:
         pairs: the columns, each with its reference and current values.
         method: ``all`` (default), ``psi``, ``ks``, ``chi2`` or ``mmd`` (module docstring).
-        config: thresholds; default :class:`DriftConfig()`.
+        config: thresholds; default :class:`DriftConfig()`. Its ``budget_s`` bounds the tests from ``started``.
+        started: when the analysis began (``time.monotonic()``, e.g. before the tables were read); default now.
+        progress: called ``progress(columns_tested, columns)`` after each block or column (a status line).
 
     Returns:
-        A :class:`DriftReport`.
+        A :class:`DriftReport`; ``complete`` is False when the budget ran out (the columns not reached are in
+        ``untested`` and a warning finding of kind ``analysis_incomplete`` names them; the multiple-testing family
+        is then the columns tested).
 
     Raises:
         DetectorError: an unknown method, or no column to compare.
@@ -324,16 +344,22 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
         raise DetectorError(f"unknown drift method {method!r}: use one of {', '.join(METHODS)}")
     if not pairs:
         raise DetectorError("no column to compare")
+    deadline = (time.monotonic() if started is None else started) + config.budget_s
     raw: dict[str, dict[str, Any]] = {}
     gaps: dict[str, dict[str, Any]] = {}
+    untested: list[str] = []
     if method != "mmd":
-        for pair in pairs:
-            if len(pair.reference) < 2 or len(pair.current) < 2:
-                raw[pair.name] = _no_values(pair)
-            else:
-                raw[pair.name] = (_numeric if pair.type == NUMERIC else _categorical)(pair, method, config)
-            gaps[pair.name] = missing_share(pair, config)
-    joint = _mmd(pairs, config) if method in ("all", "mmd") else None
+        raw, untested = columnwise.test_columns(pairs, method, config, deadline, progress, _one_column)
+        gaps = {pair.name: missing_share(pair, config) for pair in pairs if pair.name in raw}
+    joint, mmd_skipped = None, False
+    if method in ("all", "mmd"):
+        joint_pairs = [p for p in pairs if p.type == NUMERIC]
+        if method == "all" and len(joint_pairs) < 2:   # one numeric column: its own test already is the joint one
+            pass
+        elif time.monotonic() < deadline:
+            joint = _mmd(pairs, config)
+        else:
+            mmd_skipped = True
     tested = [name for name, g in gaps.items() if g["tested"]]
     adjusted = stats.benjamini_hochberg([r["p_value"] for r in raw.values()] + [gaps[n]["p_value"] for n in tested])
     families = 2 if (joint and raw) else 1  # method all: columns (BH) and MMD, Bonferroni between the two
@@ -347,10 +373,11 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
                                                                                  gap["drifted"])
         gap["response"] = level.value
     columns: dict[str, ColumnDrift] = {}
+    types = {pair.name: pair.type for pair in pairs}
     for (name, r), p_adj in zip(raw.items(), adjusted):
         values_drifted = p_adj <= config.alpha
         gap = gaps[name]
-        pair_type = next(p.type for p in pairs if p.name == name)
+        pair_type = types[name]
         response = max(config.response(r["psi"] - r["psi_noise"], values_drifted), Response(gap["response"]),
                        key=lambda level: level.rank)
         columns[name] = ColumnDrift(name=name, type=pair_type, method=r["method"], statistic=float(r["statistic"]),
@@ -362,9 +389,12 @@ def compare(pairs: list[ColumnPair], *, method: str = "all", config: DriftConfig
         p_adj = min(1.0, families * joint[0].p_value)
         multivariate = Multivariate(joint[0], joint[1], p_adj, p_adj <= config.alpha)
     n, m = len(pairs[0].reference), len(pairs[0].current)
+    found = findings(columns, multivariate, config)
+    if untested or mmd_skipped:
+        found.append(columnwise.incomplete(DETECTOR, len(pairs), untested, mmd_skipped, config))
     return DriftReport(columns=columns, multivariate=multivariate, method=method, config=config, n_reference=n,
-                       n_current=m, findings=findings(columns, multivariate, config),
-                       correction=CORRECTIONS[families])
+                       n_current=m, findings=found, correction=CORRECTIONS[families], untested=untested,
+                       complete=not (untested or mmd_skipped))
 
 
 def _missing_finding(col: ColumnDrift, gap: dict[str, Any], config: DriftConfig, detector: str) -> Finding:
@@ -423,7 +453,8 @@ def findings(columns: dict[str, ColumnDrift], multivariate: Multivariate | None,
 def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, method: str = "all",
                  columns: Sequence[str] | None = None, categorical: Sequence[str] = (),
                  config: DriftConfig | None = None, reference_source: str = "reference",
-                 current_source: str = "current") -> DriftReport:
+                 current_source: str = "current", started: float | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> DriftReport:
     """Compare two tables for covariate shift (the engine of ``faultlib check drift``).
 
     Args:
@@ -435,6 +466,7 @@ def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
         config: thresholds; default :class:`DriftConfig()`.
         reference_source: the reference's file or name, for error messages.
         current_source: the current table's file or name.
+        started, progress: as :func:`compare` takes them (the time budget's start, a status line's callback).
 
     Returns:
         A :class:`DriftReport`; ``report.drifted`` names the drifted columns, ``report.response`` says
@@ -453,7 +485,20 @@ def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
     """
     pairs = align_tables(reference, current, columns=columns, categorical=categorical,
                          reference_source=reference_source, current_source=current_source)
-    return compare(pairs, method=method, config=config)
+    keys = [] if columns else [p for p in pairs if p.name not in categorical and row_key(p, reference, current)]
+    if keys and len(keys) < len(pairs):
+        pairs = [p for p in pairs if p not in keys]
+    else:
+        keys = []
+    report = compare(pairs, method=method, config=config, started=started, progress=progress)
+    if keys:
+        names = [p.name for p in keys]
+        report.findings.append(Finding(DETECTOR, Severity.INFO, (
+            f"column(s) {', '.join(map(repr, names))} hold a distinct integer in every row and are named like an id: "
+            "row keys, not features, so not tested (a new batch of ids would read as drift); name them with "
+            "--columns to test them anyway"), {"column_name": names[0]}, {"columns": names}, kind="key_column_skipped"))
+        report = replace(report, skipped=names)
+    return report
 
 
 __all__ = ["CATEGORICAL", "ColumnDrift", "DriftReport", "Multivariate", "NUMERIC", "compare", "detect_drift", "findings"]

@@ -232,8 +232,16 @@ def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 
         statistic, p_value = _asymptotic(reference, current, omega, rng)
         return MMDResult(statistic=statistic, p_value=p_value, bandwidth=sigma, permutations=0,
                          evaluation=chosen, features=2 * pairs, n_reference=n, n_current=m)
-    pooled = np.concatenate([reference, current])
-    sigma = float(bandwidth) if bandwidth is not None else median_bandwidth(pooled, rng)
+    pooled = np.concatenate([reference, current]) if chosen == "exact" else None   # rff: no (n + m) x d copy
+    if bandwidth is not None:
+        sigma = float(bandwidth)
+    elif pooled is not None or n + m <= BANDWIDTH_SAMPLE:
+        sigma = median_bandwidth(pooled if pooled is not None else np.concatenate([reference, current]), rng)
+    else:   # the rows median_bandwidth would draw from the pooled rows, gathered from the two samples
+        picks = rng.choice(n + m, BANDWIDTH_SAMPLE, replace=False)
+        rows = np.empty((BANDWIDTH_SAMPLE, reference.shape[1]))
+        rows[picks < n], rows[picks >= n] = reference[picks[picks < n]], current[picks[picks >= n] - n]
+        sigma = median_bandwidth(rows, rng)
     if not sigma > 0:
         raise DetectorError(f"bandwidth must be > 0, got {sigma}")
     labels = _label_matrix(n, m, permutations, rng, np.float64 if chosen == "exact" else np.float32)
@@ -242,9 +250,9 @@ def mmd_test(reference: np.ndarray, current: np.ndarray, *, permutations: int = 
         stats = _quadratic_forms(lambda block: kernel @ block, labels)
         used = 0
     else:
-        omega = rng.normal(scale=1.0 / sigma, size=(pooled.shape[1], features))
-        projected = pooled @ omega
-        phi_t = np.empty((2 * features, len(pooled)), dtype=np.float32)   # Phi', one feature per row
+        omega = rng.normal(scale=1.0 / sigma, size=(reference.shape[1], features))
+        projected = np.concatenate([reference @ omega, current @ omega])
+        phi_t = np.empty((2 * features, n + m), dtype=np.float32)   # Phi', one feature per row
         np.cos(projected.T, out=phi_t[:features], casting="same_kind")
         np.sin(projected.T, out=phi_t[features:], casting="same_kind")
         phi_t *= np.float32(1.0 / np.sqrt(features))

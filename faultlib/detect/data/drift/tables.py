@@ -13,6 +13,7 @@ one side takes the other side's type.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -187,3 +188,23 @@ def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
         pairs.append(ColumnPair(name, ref_kind, ref_values, cur_values, ref_present, cur_present, ref_missing,
                                 cur_missing))
     return pairs
+
+
+#: a row key's name: ``id``, ``user_id``, ``row-index``, ``sessionKey``... (``userId``, ``userID``: camelCase only,
+#: so ``paid`` and ``fluid`` are not), and ``Unnamed: 0``: the header pandas gives the index ``DataFrame.to_csv()``
+#: writes by default (an empty name), 0..n-1 in each file, which a longer table shifts)
+_KEY_NAME = re.compile(r"(?i:(^|[_\-. ])(id|idx|index|key|uuid)$)|[a-z0-9](Id|ID|Key)$|^Unnamed: \d+$")
+
+
+def row_key(pair: ColumnPair, reference: "pandas.DataFrame", current: "pandas.DataFrame") -> bool:
+    """Whether a column is a row key rather than a feature: named like an id (``id``, ``user_id``, ``userId``...),
+    integers, and a distinct value in every row of both tables (nothing missing)."""
+    from pandas.api import types
+
+    if pair.type != NUMERIC or not _KEY_NAME.search(pair.name.strip()):
+        return False
+    for frame in (reference, current):
+        column = frame[pair.name]
+        if not types.is_integer_dtype(column.dtype) or column.isna().any() or not column.is_unique:
+            return False
+    return True
