@@ -248,14 +248,14 @@ class Tracer(Watch, Replay):
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
 
     def adopt_scalers(self, audits: list[Any]) -> None:
-        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited;
-        their copies' wrappers are removed first, so each use is recorded once, by this process's audit."""
-        from faultlib.detect.training.scaler_audit import GradScalerAudit
-
+        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited.
+        The copied audits themselves are taken over, their findings from before the fork dropped (the parent's):
+        their wrappers stay, so a scaler method the script bound to a name before the fork (``step =
+        scaler.step``) is audited in the fork too."""
         for audit in audits:
-            audit.close()
             if not any(a.scaler is audit.scaler for a in self.audits):
-                self.audits.append(GradScalerAudit(audit.scaler, patch_clips=False))
+                audit.forget_findings()
+                self.audits.append(audit)
         audits.clear()  # the copy's list: the parent's findings stay the parent's
 
     def scaler_handles_overflow(self) -> bool:
