@@ -119,3 +119,18 @@ def test_a_fully_masked_softmax_names_the_fill_the_mask_and_the_buffer_it_came_f
     assert (mask["what"], mask["op"], mask["line"], mask["from_buffer"]) == ("the mask", "aten::eq", line, "causal")
     assert rows == {"what": "fully masked rows", "count": 2}  # row 0 of each of the 2 sequences
     assert "the mask: aten::eq" in event.finding().message
+
+
+def normalised_returns(rewards):
+    returns = torch.tensor(rewards)
+    return (returns - returns.mean()) / (returns.std() + 1e-8)
+
+
+def test_a_nan_from_an_inf_made_from_python_values_names_where_they_became_a_tensor():
+    event = locate(lambda: normalised_returns([1.0, 1.0, math.inf, 1.0]))
+    assert (event.op, event.line) == ("aten::sub", normalised_returns.__code__.co_firstlineno + 2)
+    [made] = event.upstream
+    line = normalised_returns.__code__.co_firstlineno + 1
+    assert (made["what"], made["op"], made["line"]) == (
+        "the inf in its input, made from Python values", "torch.tensor", line), made
+    assert locate(lambda: normalised_returns([1.0, 2.0, 3.0])) is None

@@ -237,6 +237,9 @@ class NonFiniteLocator:
         import torch
 
         name = func._schema.name
+        if name == "aten::lift_fresh":  # torch.tensor(values): a non-finite value made from Python data
+            self._made_from_python(out)
+            return
         if any(s in name for s in _SKIP_SUBSTRINGS):
             return
         for t in _tensors(out):
@@ -263,6 +266,19 @@ class NonFiniteLocator:
             else:
                 self._carry(name, t, args, kwargs)
             return
+
+    def _made_from_python(self, out) -> None:
+        """Remember where a tensor made from Python values (``torch.tensor(rewards)``, which dispatches only
+        ``aten::lift_fresh``) already held a NaN or inf: upstream of an op that then makes a NaN from it (``x -
+        x.mean()`` over an inf). Not an event itself: no op made the value."""
+        import torch
+
+        for t in _tensors(out):
+            if t.is_floating_point() and t.numel() and not bool(torch.isfinite(t).all()):
+                file, line = user_frame()
+                kind = "NaN" if bool(torch.isnan(t).any()) else "inf"
+                self._written[_storage(t)] = {"what": f"the {kind} in its input, made from Python values",
+                                              "op": "torch.tensor", "file": file, "line": line}
 
     def _buffers(self) -> dict[int, str]:
         """``{storage: dotted name}`` of the traced models' buffers (a causal mask built in ``__init__``)."""
