@@ -102,7 +102,8 @@ class NonFiniteEvent:
             (``{"what", "op", "file", "line"}`` each: ``the -inf in its input`` for an op that filled it in
             from a non-finite scalar, e.g. ``aten::masked_fill``; ``the mask`` for the op that last wrote
             the boolean mask it used, with ``from_buffer``: the model buffer it was computed from, e.g. a
-            causal mask built in ``__init__``), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
+            causal mask built in ``__init__``, and ``buffer_file``/``buffer_line``: the ``register_buffer`` call
+            that built it, when the module stack was installed then), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
     """
 
     step: int | None
@@ -143,6 +144,9 @@ class NonFiniteEvent:
                                        "op": self.op, "file": self.file, "line": self.line}.items()
                     if v is not None}
         upstream = "".join(f"; {u['what']}: {u['op']} ({os.path.basename(u['file'] or '?')}:{u['line']})"
+                           + (f" from buffer {u['from_buffer']}" if u.get("from_buffer") else "")
+                           + (f" registered at {os.path.basename(u['buffer_file'])}:{u['buffer_line']}"
+                              if u.get("buffer_file") else "")
                            for u in self.upstream if u.get("op"))
         return Finding(detector, Severity.ERROR,
                        f"first {kind} born in {self.phase} in {where}{source}: {ops}{upstream}", location,
@@ -196,7 +200,7 @@ class NonFiniteLocator:
         self._modes: list[Any] = []
         # storage -> where its non-finite values (or, for a boolean tensor, its values) were last written
         self._written: dict[int, dict[str, Any]] = {}
-        self._buffer_names: dict[int, str] | None = None
+        self._buffer_names: dict[int, dict[str, Any]] | None = None
 
     @property
     def first(self) -> NonFiniteEvent | None:
@@ -248,7 +252,7 @@ class NonFiniteLocator:
                 mask = {"what": "the mask", "op": name, "file": file, "line": line}
                 buffers = self._buffers()
                 source = next((buffers[_storage(i)] for i in _tensors((args, kwargs)) if _storage(i) in buffers), None)
-                self._written[_storage(t)] = {**mask, "from_buffer": source} if source else mask
+                self._written[_storage(t)] = {**mask, **source} if source else mask
                 continue
             if not t.is_floating_point() or t.numel() == 0 or bool(torch.isfinite(t).all()):
                 continue
@@ -280,11 +284,22 @@ class NonFiniteLocator:
                 self._written[_storage(t)] = {"what": f"the {kind} in its input, made from Python values",
                                               "op": "torch.tensor", "file": file, "line": line}
 
-    def _buffers(self) -> dict[int, str]:
-        """``{storage: dotted name}`` of the traced models' buffers (a causal mask built in ``__init__``)."""
+    def _buffers(self) -> dict[int, dict[str, Any]]:
+        """``{storage: {"from_buffer": dotted name, "buffer_file", "buffer_line"}}`` of the traced models' buffers
+        (a causal mask built in ``__init__``; where it was registered when the module stack saw it built)."""
         if self._buffer_names is None:
-            roots = self.modules.roots.values() if self.modules is not None else ()
-            self._buffer_names = {_storage(b): n for root in roots for n, b in root.named_buffers()}
+            stack = self.modules
+            roots = stack.roots.values() if stack is not None else ()
+            found: dict[int, dict[str, Any]] = {}
+            for root in roots:
+                for prefix, sub in root.named_modules():
+                    for name, b in sub._buffers.items():
+                        if b is None or _storage(b) in found:
+                            continue
+                        file, line = stack.buffer_site(sub, name) if stack is not None else (None, None)
+                        found[_storage(b)] = {"from_buffer": f"{prefix}.{name}" if prefix else name,
+                                              **({"buffer_file": file, "buffer_line": line} if file else {})}
+            self._buffer_names = found
         return self._buffer_names
 
     def _carry(self, name: str, t, args, kwargs) -> None:
