@@ -108,7 +108,7 @@ class ModuleStack:
         def register_buffer(module, name, tensor, *args, **kwargs):
             original(module, name, tensor, *args, **kwargs)
             if tensor is not None:
-                from faultlib.detect.numerics.nan_locator import user_frame
+                from faultlib.detect.numerics.frames import user_frame
 
                 try:
                     sites.setdefault(module, {})[name] = user_frame()

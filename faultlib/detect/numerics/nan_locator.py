@@ -13,7 +13,8 @@ from inputs (tensors and scalars) that are all finite. A ``-inf`` written on pur
 (``masked_fill(mask, -inf)``: the scalar is already non-finite) is not born; the NaN a softmax
 makes of a fully masked row is. Ops that return uninitialised memory (``aten::empty*``) are
 skipped, and so is ``aten::lift_fresh`` (``torch.tensor(...)``, ``x[i] = float("nan")``: a constant
-the script wrote, like the ``-inf`` above, is data, not a value an op made).
+the script wrote, like the ``-inf`` above, is data, not a value an op made; where such data held a NaN or inf is
+remembered as the ``upstream`` of the op that then makes a NaN of it).
 
 Cost: one Python callback and a reduction per op while active (several times slower than
 the bare step), which is why the sentinels arm it only for the step that tripped them.
@@ -25,40 +26,14 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
+from faultlib.detect.numerics.frames import user_frame
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.findings import Finding, Severity
 
 _SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_", "lift_fresh")
-_INTERNAL_DIRS: tuple[str, ...] = ()
-
-
-def _internal_dirs() -> tuple[str, ...]:
-    global _INTERNAL_DIRS
-    if not _INTERNAL_DIRS:
-        import torch
-
-        from faultlib.package import PACKAGE_DIR
-
-        dirs = [os.path.dirname(torch.__file__), PACKAGE_DIR,
-                os.path.dirname(os.__file__)]
-        _INTERNAL_DIRS = tuple(os.path.join(d, "") for d in dirs)
-    return _INTERNAL_DIRS
-
-
-def user_frame() -> tuple[str | None, int | None]:
-    """File and line of the innermost stack frame outside torch, faultlib and the stdlib."""
-    internal = _internal_dirs()
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(internal) and not filename.startswith("<"):
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return None, None
 
 
 @dataclass(frozen=True)
