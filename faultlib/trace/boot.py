@@ -32,7 +32,7 @@ from typing import Any, Callable
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.detect.numerics.nan_locator import NonFiniteLocator
 from faultlib.detect.numerics.sentinel import GradientSentinel
-from faultlib.trace import causes, children
+from faultlib.trace import causes, children, loaders
 from faultlib.trace.batch import StepInputs, write_dump
 from faultlib.trace.clip import patch_clip
 from faultlib.trace.lean import LeanSteps
@@ -188,6 +188,8 @@ class Tracer(Watch, Replay):
         torch.optim.Optimizer.__init__ = init
         self._undo.append(lambda: setattr(torch.optim.Optimizer, "__init__", original_init))
         self._patch_scaler()
+        if self.trip_step is not None:  # the replay: a NaN already in a batch is named with its samples
+            loaders.install(self._undo)
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         hooks = register_optimizer_step_pre_hook(self._before_step), register_optimizer_step_post_hook(self._after_step)

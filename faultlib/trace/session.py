@@ -71,7 +71,8 @@ NOTHING_WATCHED = "nothing watched: no torch module/optimizer ran"
 """The start of the note of a report that is not :attr:`TraceReport.complete`."""
 
 FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
-                          "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
+                          "input", "batch_index", "samples", "seen_in", "upstream", "optimizer",
+                          "gradients_reached")
 
 
 class Reason(str, enum.Enum):
