@@ -28,6 +28,7 @@ from typing import Any
 
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.detect.numerics.nan_locator import NonFiniteLocator, TensorStats, user_frame
+from faultlib.trace import loaders
 
 MAX_KEPT_BYTES = 256 * 2**20
 """A tensor consumed from outside the step larger than this (bytes) is described in the dump, not copied."""
@@ -195,6 +196,9 @@ class StepInputs:
                     else "forward", "module": self.modules.current, "op": None, "aten_op": None, "file": file,
                     "line": line, "tensor": tensor_json(t), "source": source, "input": where,
                     "batch_index": batch_index}
+            samples = loaders.samples_of(t) if source == "input" else None
+            if samples is not None:  # a DataLoader's batch: its rows, dataset indices and worker
+                seen["samples"] = samples
             if out_nan and bool(torch.isnan(t).any()):
                 self.event = seen
                 return

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.detect.numerics.nan_locator import NonFiniteLocator
 from faultlib.detect.numerics.sentinel import GradientSentinel
-from faultlib.trace import causes, children
+from faultlib.trace import causes, children, loaders
 from faultlib.trace.batch import StepInputs, write_dump
 from faultlib.trace.clip import patch_clip
 from faultlib.trace.lean import LeanSteps
@@ -188,6 +188,8 @@ class Tracer(Watch, Replay):
         torch.optim.Optimizer.__init__ = init
         self._undo.append(lambda: setattr(torch.optim.Optimizer, "__init__", original_init))
         self._patch_scaler()
+        if self.trip_step is not None:  # the replay: a NaN already in a batch is named with its samples
+            loaders.install(self._undo)
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         hooks = register_optimizer_step_pre_hook(self._before_step), register_optimizer_step_post_hook(self._after_step)
@@ -248,14 +250,14 @@ class Tracer(Watch, Replay):
         self._undo.append(lambda: setattr(scaler_type, "__init__", original_init))
 
     def adopt_scalers(self, audits: list[Any]) -> None:
-        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited;
-        their copies' wrappers are removed first, so each use is recorded once, by this process's audit."""
-        from faultlib.detect.training.scaler_audit import GradScalerAudit
-
+        """In a fork: audit here the GradScalers ``audits`` (the parent's tracer's, copied into the fork) audited.
+        The copied audits themselves are taken over, their findings from before the fork dropped (the parent's):
+        their wrappers stay, so a scaler method the script bound to a name before the fork (``step =
+        scaler.step``) is audited in the fork too."""
         for audit in audits:
-            audit.close()
             if not any(a.scaler is audit.scaler for a in self.audits):
-                self.audits.append(GradScalerAudit(audit.scaler, patch_clips=False))
+                audit.forget_findings()
+                self.audits.append(audit)
         audits.clear()  # the copy's list: the parent's findings stay the parent's
 
     def scaler_handles_overflow(self) -> bool:

@@ -4,10 +4,12 @@
 Two records, both files in the pass's children folder, read by :func:`faultlib.trace.family.read_children`:
 
 * ``exit-<pid>.json`` (``{"pid", "code"}``): the status of a child its parent reaped through ``os.waitpid`` (what
-  ``subprocess``'s ``wait()``, multiprocessing's ``join()`` and DataLoader's worker shutdown call), as
-  :func:`os.waitstatus_to_exitcode` gives it (a negative code: killed by that signal). :func:`record_waits` wraps
-  ``os.waitpid`` once in the traced process and in every armed child; ``Popen.poll()`` binds the original at import
-  and is not seen.
+  multiprocessing's ``join()`` and DataLoader's worker shutdown call) or a ``subprocess.Popen``'s ``poll()``/
+  ``wait()`` (``poll()`` calls the ``os.waitpid`` bound at import: its ``_handle_exitstatus`` is wrapped, which both
+  go through), as :func:`os.waitstatus_to_exitcode` gives it (a negative code: killed by that signal).
+  :func:`record_waits` wraps both once in the traced process and in every armed child. A child never reaped (its
+  parent exited first) is reaped by the session instead (:mod:`faultlib.trace.orphans`), or said to have outlived
+  the script (``{"pid", "code": null, "running": true}``).
 * ``progress`` in the child's own report: the steps its tracer had seen (``{"forwards", "optimizer_steps"}``),
   written at the end of its first optimizer step and then at most once a second (:class:`Progress`), so a child
   killed later says how far it got.
@@ -52,6 +54,37 @@ def record_waits(folder: str) -> None:
 
     waitpid.__wrapped__ = original  # type: ignore[attr-defined]
     os.waitpid = waitpid
+    _record_popen_exits()
+
+
+def _write_exit(pid: int, code: int) -> None:
+    if _waits_folder is not None:
+        try:
+            write_atomic(os.path.join(_waits_folder, f"exit-{pid}.json"), json.dumps({"pid": pid, "code": code}))
+        except OSError:  # the session already ended (a child that outlived the traced script)
+            pass
+
+
+def _record_popen_exits() -> None:
+    """``Popen._handle_exitstatus`` (every ``poll()``/``wait()`` that reaps ends there; also run from ``__del__``
+    at interpreter exit: nothing here may raise) writes the child's exit record after setting ``returncode``."""
+    import subprocess
+
+    original = getattr(subprocess.Popen, "_handle_exitstatus", None)
+    if original is None or getattr(original, "_faultlib_exits", False):
+        return
+
+    def _handle_exitstatus(popen, sts, *args, _original=original, _write=_write_exit, **kwargs):
+        _original(popen, sts, *args, **kwargs)
+        try:
+            if isinstance(popen.returncode, int) and not os.WIFSTOPPED(sts):
+                _write(popen.pid, popen.returncode)
+        except Exception:  # noqa: BLE001 - the script's wait goes on whatever the record does
+            pass
+
+    _handle_exitstatus._faultlib_exits = True  # type: ignore[attr-defined]
+    _handle_exitstatus.__wrapped__ = original  # type: ignore[attr-defined]
+    subprocess.Popen._handle_exitstatus = _handle_exitstatus
 
 
 def describe(code: int) -> str:
@@ -86,13 +119,22 @@ class Progress:
         self.save({**self.state, "progress": {"forwards": tracer.forwards, "optimizer_steps": tracer.opt_steps}})
 
 
+OUTLIVED = "it was still running when the traced script ended (not waited for): how it ends is not known"
+
+
+def outlived(exit_record: dict[str, Any] | None) -> bool:
+    """Whether the session found the child still running after the traced script ended
+    (:mod:`faultlib.trace.orphans`)."""
+    return bool(exit_record and exit_record.get("running"))
+
+
 def why_ended(report: dict[str, Any], exit_record: dict[str, Any] | None) -> str:
-    """``why_not`` of a child that started but wrote no final report: how it ended if its parent reaped it, and the
-    steps it had reported."""
+    """``why_not`` of a child that started but wrote no final report: how it ended if its parent (or the session)
+    reaped it, or that it outlived the script, and the steps it had reported."""
     how = "killed, or os._exit"
     if exit_record is not None and isinstance(exit_record.get("code"), int):
         how = describe(exit_record["code"])
-    said = f"it ended before its report was written ({how})"
+    said = OUTLIVED if outlived(exit_record) else f"it ended before its report was written ({how})"
     progress = report.get("progress")
     if isinstance(progress, dict):
         said += (f"; its last progress report: {progress.get('optimizer_steps', 0)} optimizer step(s), "

@@ -46,7 +46,8 @@ def _isolated(argv: list[str]) -> str | None:
     return None
 
 
-def _why_not(launch: dict[str, Any]) -> str:
+def _why_not(launch: dict[str, Any], running: bool = False) -> str:
+    """Why a start never reported (``running``: the session found it still running after the script ended)."""
     argv = launch.get("argv") or []
     program = Path(launch.get("executable") or (argv[0] if argv else "?")).name
     if not program.startswith("python"):
@@ -58,6 +59,8 @@ def _why_not(launch: dict[str, Any]) -> str:
     if not launch.get("env_kept", True):
         return ("started with an environment (env=...) without faultlib's variable or its PYTHONPATH entry "
                 "(a PYTHONPATH replaced, not extended)")
+    if running:
+        return "it never reported"
     return "it never reported: killed before its first line, or it exited through os._exit before Python's exit"
 
 
@@ -84,7 +87,9 @@ def read_children(folder: Path) -> list[dict[str, Any]]:
         if isinstance(code, int):
             row["exit_code"] = code
         if report is None:
-            row["why_not"] = _why_not(launch) + (f" ({exits.describe(code)})" if isinstance(code, int) else "")
+            running = exits.outlived(ended.get(pid))
+            row["why_not"] = _why_not(launch, running) + (f" ({exits.describe(code)})" if isinstance(code, int) else
+                                                          f"; {exits.OUTLIVED}" if running and launch else "")
         elif report.get("could_not_arm"):
             row["why_not"] = (f"the fork could not be armed ({report['could_not_arm']})" if report.get("forked") else
                               f"its interpreter cannot import faultlib ({report['could_not_arm']})")

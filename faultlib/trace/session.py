@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from faultlib.errors import ScriptError  # noqa: F401 - faultlib.trace exports it from here
-from faultlib.trace import family
+from faultlib.trace import family, orphans
 from faultlib.trace.command import check_writable_dir, resolve_command
 
 #: the replay runs the script again up to the step that tripped: it may take this many times as long as the
@@ -71,7 +71,8 @@ NOTHING_WATCHED = "nothing watched: no torch module/optimizer ran"
 """The start of the note of a report that is not :attr:`TraceReport.complete`."""
 
 FIRST_NONFINITE_FIELDS = ("kind", "step", "phase", "module", "op", "aten_op", "file", "line", "tensor", "source",
-                          "input", "batch_index", "seen_in", "upstream", "optimizer", "gradients_reached")
+                          "input", "batch_index", "samples", "seen_in", "upstream", "optimizer",
+                          "gradients_reached")
 
 
 class Reason(str, enum.Enum):
@@ -267,9 +268,15 @@ def _run_pass(python: str, script: Path, args: list[str], *, env_extra: dict[str
     past ``timeout_s`` (the replay's bound) it is interrupted."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="faultlib-trace-children-") as kids:  # its Python children report here
-        outcome = _run_pass_once(python, script, args, env_extra={**env_extra, **family.env_for(Path(kids))},
-                                 stdout=stdout, stderr=stderr, launcher=launcher, needs=needs, timeout_s=timeout_s,
-                                 stdin=stdin)
+        adopted = orphans.adopt()  # children the script leaves unreaped become ours (faultlib.trace.orphans)
+        try:
+            outcome = _run_pass_once(python, script, args, env_extra={**env_extra, **family.env_for(Path(kids))},
+                                     stdout=stdout, stderr=stderr, launcher=launcher, needs=needs,
+                                     timeout_s=timeout_s, stdin=stdin)
+            orphans.reap(Path(kids), adopted)
+        finally:
+            if adopted:
+                orphans.adopt(False)
         outcome.children = family.read_children(Path(kids))
     outcome.duration_s = time.monotonic() - started
     if timeout_s is not None and outcome.duration_s >= timeout_s and outcome.end == "interrupted":

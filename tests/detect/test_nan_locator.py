@@ -119,3 +119,39 @@ def test_a_fully_masked_softmax_names_the_fill_the_mask_and_the_buffer_it_came_f
     assert (mask["what"], mask["op"], mask["line"], mask["from_buffer"]) == ("the mask", "aten::eq", line, "causal")
     assert rows == {"what": "fully masked rows", "count": 2}  # row 0 of each of the 2 sequences
     assert "the mask: aten::eq" in event.finding().message
+
+
+def normalised_returns(rewards):
+    returns = torch.tensor(rewards)
+    return (returns - returns.mean()) / (returns.std() + 1e-8)
+
+
+def test_a_nan_from_an_inf_made_from_python_values_names_where_they_became_a_tensor():
+    event = locate(lambda: normalised_returns([1.0, 1.0, math.inf, 1.0]))
+    assert (event.op, event.line) == ("aten::sub", normalised_returns.__code__.co_firstlineno + 2)
+    [made] = event.upstream
+    line = normalised_returns.__code__.co_firstlineno + 1
+    assert (made["what"], made["op"], made["line"]) == (
+        "the inf in its input, made from Python values", "torch.tensor", line), made
+    assert locate(lambda: normalised_returns([1.0, 2.0, 3.0])) is None
+
+
+def test_the_mask_names_the_line_that_registered_its_buffer_when_the_stack_saw_the_model_built():
+    from faultlib.detect.numerics.module_stack import ModuleStack
+
+    stack = ModuleStack().install()
+    try:
+        model = OffByOneCausal()
+        with NonFiniteLocator(modules=stack, stop=True) as locator:
+            try:
+                model(torch.randn(2, 4, 3))
+            except BaseException:  # NonFiniteFound
+                pass
+    finally:
+        stack.remove()
+    assert nn.Module.register_buffer.__module__ == "torch.nn.modules.module"  # nothing left installed
+    _, mask, _ = locator.first.upstream
+    built = OffByOneCausal.__init__.__code__.co_firstlineno + 2
+    assert (mask["from_buffer"], mask["buffer_line"]) == ("causal", built), mask
+    assert mask["buffer_file"] == __file__
+    assert f"from buffer causal registered at test_nan_locator.py:{built}" in locator.first.finding().message

@@ -51,3 +51,46 @@ def test_a_gradscaler_made_before_a_fork_is_audited_in_the_fork(tmp_path):
     assert Path(finding["location"]["file"]).name == "scaler_fork.py" and finding["location"]["line"] == line
     [fork] = report["children"]
     assert fork["traced"] and fork["argv"][0].startswith("os.fork() of pid"), fork
+
+
+BOUND_BEFORE_THE_FORK = '''
+import os, sys
+import torch
+from torch import nn
+
+torch.manual_seed(3)
+scaler = torch.amp.GradScaler("cpu", init_scale=256.0)
+scale, step, update = scaler.scale, scaler.step, scaler.update
+pid = os.fork()
+if pid == 0:
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    adam = torch.optim.Adam(net.parameters(), lr=1e-3)
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+    for i in range(4):
+        adam.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = nn.functional.mse_loss(net(x).float(), y)
+        if i < 3:
+            scale(loss).backward()
+        else:
+            loss.backward()
+        step(adam)
+        update()
+    sys.exit(0)
+_, status = os.waitpid(pid, 0)
+print("fork exit", os.waitstatus_to_exitcode(status), flush=True)
+'''
+
+
+def test_scaler_methods_bound_before_a_fork_are_audited_in_the_fork(tmp_path):
+    (tmp_path / "bound_fork.py").write_text(BOUND_BEFORE_THE_FORK)
+    proc = cli("trace", "--json", "--", "python", "bound_fork.py", cwd=tmp_path)
+    assert proc.returncode == 0 and "fork exit 0" in proc.stderr, proc.stderr  # the tool never breaks the fork
+    report = json.loads(proc.stdout)
+    [finding] = report["findings"]
+    assert (finding["kind"], finding["location"]["step"], finding["evidence"]["count"]) == (
+        "step_without_scaled_backward", 3, 1), finding
+    line = next(i for i, text in enumerate(BOUND_BEFORE_THE_FORK.splitlines(), 1) if "step(adam)" in text)
+    assert finding["location"]["line"] == line, finding
+    [fork] = report["children"]
+    assert fork["exit_code"] == 0 and fork["watched"]["optimizer_steps"] == 4, fork

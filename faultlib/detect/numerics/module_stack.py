@@ -41,6 +41,11 @@ class ModuleStack:
         self._on_root_forward = on_root_forward
         self._on_root_output = on_root_output
         self._patched: tuple[Any, Any] | None = None
+        self._patched_buffers: tuple[Any, Any] | None = None
+        import weakref
+
+        # module -> {buffer name: (file, line) of the register_buffer call}: where a causal mask was built
+        self.buffer_sites: "weakref.WeakKeyDictionary[Any, dict[str, tuple]]" = weakref.WeakKeyDictionary()
         self.passing = True  # every call passes straight through: not installed, or paused (see pause)
 
     def pause(self) -> None:
@@ -93,7 +98,32 @@ class ModuleStack:
         self._patched = (original, __call__)
         self.passing = False
         nn.Module.__call__ = __call__
+        self._record_buffer_sites(nn)
         return self
+
+    def _record_buffer_sites(self, nn: Any) -> None:
+        """Wrap ``Module.register_buffer`` (called while models are built, not per step): :attr:`buffer_sites`."""
+        original, sites = nn.Module.register_buffer, self.buffer_sites
+
+        def register_buffer(module, name, tensor, *args, **kwargs):
+            original(module, name, tensor, *args, **kwargs)
+            if tensor is not None:
+                from faultlib.detect.numerics.frames import user_frame
+
+                try:
+                    sites.setdefault(module, {})[name] = user_frame()
+                except TypeError:  # a module that cannot be weakly referenced: its buffers have no site
+                    pass
+
+        self._patched_buffers = (original, register_buffer)
+        nn.Module.register_buffer = register_buffer
+
+    def buffer_site(self, module: Any, name: str) -> tuple[str | None, int | None]:
+        """File and line where ``module`` registered its buffer ``name`` while installed, else ``(None, None)``."""
+        try:
+            return self.buffer_sites.get(module, {}).get(name, (None, None))
+        except TypeError:
+            return None, None
 
     def remove(self) -> None:
         """Undo :meth:`install` (a wrapper installed after this one stays, and passes through this one)."""
@@ -105,6 +135,11 @@ class ModuleStack:
             self.passing = True
             if nn.Module.__call__ is ours:
                 nn.Module.__call__ = original
+        if self._patched_buffers is not None:
+            original, ours = self._patched_buffers
+            self._patched_buffers = None
+            if nn.Module.register_buffer is ours:
+                nn.Module.register_buffer = original
 
     def _new_root(self, module) -> None:
         self.roots[id(module)] = module

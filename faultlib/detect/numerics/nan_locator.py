@@ -13,7 +13,8 @@ from inputs (tensors and scalars) that are all finite. A ``-inf`` written on pur
 (``masked_fill(mask, -inf)``: the scalar is already non-finite) is not born; the NaN a softmax
 makes of a fully masked row is. Ops that return uninitialised memory (``aten::empty*``) are
 skipped, and so is ``aten::lift_fresh`` (``torch.tensor(...)``, ``x[i] = float("nan")``: a constant
-the script wrote, like the ``-inf`` above, is data, not a value an op made).
+the script wrote, like the ``-inf`` above, is data, not a value an op made; where such data held a NaN or inf is
+remembered as the ``upstream`` of the op that then makes a NaN of it).
 
 Cost: one Python callback and a reduction per op while active (several times slower than
 the bare step), which is why the sentinels arm it only for the step that tripped them.
@@ -25,40 +26,14 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
+from faultlib.detect.numerics.frames import user_frame
 from faultlib.detect.numerics.module_stack import ModuleStack
 from faultlib.findings import Finding, Severity
 
 _SKIP_SUBSTRINGS = ("empty", "_local_scalar_dense", "set_", "resize_", "lift_fresh")
-_INTERNAL_DIRS: tuple[str, ...] = ()
-
-
-def _internal_dirs() -> tuple[str, ...]:
-    global _INTERNAL_DIRS
-    if not _INTERNAL_DIRS:
-        import torch
-
-        from faultlib.package import PACKAGE_DIR
-
-        dirs = [os.path.dirname(torch.__file__), PACKAGE_DIR,
-                os.path.dirname(os.__file__)]
-        _INTERNAL_DIRS = tuple(os.path.join(d, "") for d in dirs)
-    return _INTERNAL_DIRS
-
-
-def user_frame() -> tuple[str | None, int | None]:
-    """File and line of the innermost stack frame outside torch, faultlib and the stdlib."""
-    internal = _internal_dirs()
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(internal) and not filename.startswith("<"):
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return None, None
 
 
 @dataclass(frozen=True)
@@ -102,7 +77,8 @@ class NonFiniteEvent:
             (``{"what", "op", "file", "line"}`` each: ``the -inf in its input`` for an op that filled it in
             from a non-finite scalar, e.g. ``aten::masked_fill``; ``the mask`` for the op that last wrote
             the boolean mask it used, with ``from_buffer``: the model buffer it was computed from, e.g. a
-            causal mask built in ``__init__``), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
+            causal mask built in ``__init__``, and ``buffer_file``/``buffer_line``: the ``register_buffer`` call
+            that built it, when the module stack was installed then), plus ``{"what": "fully masked rows", "count"}`` for a softmax.
     """
 
     step: int | None
@@ -143,6 +119,9 @@ class NonFiniteEvent:
                                        "op": self.op, "file": self.file, "line": self.line}.items()
                     if v is not None}
         upstream = "".join(f"; {u['what']}: {u['op']} ({os.path.basename(u['file'] or '?')}:{u['line']})"
+                           + (f" from buffer {u['from_buffer']}" if u.get("from_buffer") else "")
+                           + (f" registered at {os.path.basename(u['buffer_file'])}:{u['buffer_line']}"
+                              if u.get("buffer_file") else "")
                            for u in self.upstream if u.get("op"))
         return Finding(detector, Severity.ERROR,
                        f"first {kind} born in {self.phase} in {where}{source}: {ops}{upstream}", location,
@@ -196,7 +175,7 @@ class NonFiniteLocator:
         self._modes: list[Any] = []
         # storage -> where its non-finite values (or, for a boolean tensor, its values) were last written
         self._written: dict[int, dict[str, Any]] = {}
-        self._buffer_names: dict[int, str] | None = None
+        self._buffer_names: dict[int, dict[str, Any]] | None = None
 
     @property
     def first(self) -> NonFiniteEvent | None:
@@ -237,6 +216,9 @@ class NonFiniteLocator:
         import torch
 
         name = func._schema.name
+        if name == "aten::lift_fresh":  # torch.tensor(values): a non-finite value made from Python data
+            self._made_from_python(out)
+            return
         if any(s in name for s in _SKIP_SUBSTRINGS):
             return
         for t in _tensors(out):
@@ -245,7 +227,7 @@ class NonFiniteLocator:
                 mask = {"what": "the mask", "op": name, "file": file, "line": line}
                 buffers = self._buffers()
                 source = next((buffers[_storage(i)] for i in _tensors((args, kwargs)) if _storage(i) in buffers), None)
-                self._written[_storage(t)] = {**mask, "from_buffer": source} if source else mask
+                self._written[_storage(t)] = {**mask, **source} if source else mask
                 continue
             if not t.is_floating_point() or t.numel() == 0 or bool(torch.isfinite(t).all()):
                 continue
@@ -264,11 +246,35 @@ class NonFiniteLocator:
                 self._carry(name, t, args, kwargs)
             return
 
-    def _buffers(self) -> dict[int, str]:
-        """``{storage: dotted name}`` of the traced models' buffers (a causal mask built in ``__init__``)."""
+    def _made_from_python(self, out) -> None:
+        """Remember where a tensor made from Python values (``torch.tensor(rewards)``, which dispatches only
+        ``aten::lift_fresh``) already held a NaN or inf: upstream of an op that then makes a NaN from it (``x -
+        x.mean()`` over an inf). Not an event itself: no op made the value."""
+        import torch
+
+        for t in _tensors(out):
+            if t.is_floating_point() and t.numel() and not bool(torch.isfinite(t).all()):
+                file, line = user_frame()
+                kind = "NaN" if bool(torch.isnan(t).any()) else "inf"
+                self._written[_storage(t)] = {"what": f"the {kind} in its input, made from Python values",
+                                              "op": "torch.tensor", "file": file, "line": line}
+
+    def _buffers(self) -> dict[int, dict[str, Any]]:
+        """``{storage: {"from_buffer": dotted name, "buffer_file", "buffer_line"}}`` of the traced models' buffers
+        (a causal mask built in ``__init__``; where it was registered when the module stack saw it built)."""
         if self._buffer_names is None:
-            roots = self.modules.roots.values() if self.modules is not None else ()
-            self._buffer_names = {_storage(b): n for root in roots for n, b in root.named_buffers()}
+            stack = self.modules
+            roots = stack.roots.values() if stack is not None else ()
+            found: dict[int, dict[str, Any]] = {}
+            for root in roots:
+                for prefix, sub in root.named_modules():
+                    for name, b in sub._buffers.items():
+                        if b is None or _storage(b) in found:
+                            continue
+                        file, line = stack.buffer_site(sub, name) if stack is not None else (None, None)
+                        found[_storage(b)] = {"from_buffer": f"{prefix}.{name}" if prefix else name,
+                                              **({"buffer_file": file, "buffer_line": line} if file else {})}
+            self._buffer_names = found
         return self._buffer_names
 
     def _carry(self, name: str, t, args, kwargs) -> None:

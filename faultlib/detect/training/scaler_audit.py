@@ -141,6 +141,11 @@ class GradScalerAudit:
             module, name, original = self._clip_originals.pop()
             setattr(module, name, original)
 
+    def forget_findings(self) -> None:
+        """Drop the findings recorded so far and audit on (a fork's copy of the audit: what it recorded before the
+        fork is its parent's; the wrappers, perhaps bound to names by the script, keep recording)."""
+        self._records.clear()
+
     def __enter__(self) -> "GradScalerAudit":
         return self
 

@@ -1,0 +1,54 @@
+"""`faultlib trace` names the samples of a NaN already in a DataLoader's batch: the batch rows that hold it, their
+indices in the dataset, and the worker process that loaded them (None for a loader without workers)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import cli
+
+pytest.importorskip("torch")
+
+READINGS = '''
+import sys
+import torch
+from torch import nn
+
+
+class Readings(torch.utils.data.Dataset):
+    """Sensor readings; reading 29 came back from the device as NaN."""
+
+    def __len__(self):
+        return 48
+
+    def __getitem__(self, i):
+        x = torch.full((6,), float(i % 7) / 7)
+        if i == 29:
+            x = x / 0.0 * 0.0
+        return x, torch.tensor([float(i % 2)])
+
+
+torch.manual_seed(5)
+loader = torch.utils.data.DataLoader(Readings(), batch_size=8, shuffle=True, num_workers=int(sys.argv[1]))
+net = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 1))
+sgd = torch.optim.SGD(net.parameters(), lr=0.05)
+for x, y in loader:
+    sgd.zero_grad()
+    nn.functional.mse_loss(net(x), y).backward()
+    sgd.step()
+'''
+
+
+@pytest.mark.parametrize("workers", [2, 0])
+def test_a_nan_in_a_loaded_batch_names_its_rows_dataset_indices_and_worker(tmp_path, workers):
+    (tmp_path / "readings.py").write_text(READINGS)
+    proc = cli("trace", "--json", "--quiet-replay", "--", "python", "readings.py", str(workers), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    first = json.loads(proc.stdout)["first_nonfinite"]
+    assert (first["source"], first["input"]) == ("input", "args[0] of Sequential.forward"), first
+    samples = first["samples"]
+    assert samples["dataset_indices"] == [29] and len(samples["rows"]) == 1, samples
+    assert samples["worker"] in ((0, 1) if workers else (None,)), samples
+    assert first["tensor"]["nan"] == 6  # the one reading's six values
