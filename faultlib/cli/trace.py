@@ -181,6 +181,8 @@ def _print_trace(report) -> None:
         where = "the input batch" if first["source"] == "input" else "the model's parameters"
         rows.append(("source", f"already in {where}: {first['input']}"
                      + (f" (batch {first['batch_index']})" if first["batch_index"] is not None else "")))
+    if first.get("samples"):  # a DataLoader's batch: which rows, which dataset indices, which worker
+        rows.append(("samples", _samples_text(first["samples"])))
     rows += [("module", first["module"] or "(outside any module)"), ("op", first["op"] or "-"),
              ("source line", f"{first['file']}:{first['line']}" if first["file"] else "-")]
     rows += _cause_rows(first)
@@ -238,7 +240,9 @@ def _cause_rows(first: dict) -> list[tuple[str, str]]:
     for up in first.get("upstream") or []:
         rows.append((f"upstream: {up['what']}", str(up["count"]) if "count" in up else
                      f"{up['op']}" + (f" at {up['file']}:{up['line']}" if up.get("file") else "")
-                     + (f", from buffer {up['from_buffer']}" if up.get("from_buffer") else "")))
+                     + (f", from buffer {up['from_buffer']}" if up.get("from_buffer") else "")
+                     + (f" registered at {Path(up['buffer_file']).name}:{up['buffer_line']}"
+                        if up.get("buffer_file") else "")))
     update = first.get("optimizer")
     if update:
         rows.append(("optimizer", f"{update['optimizer']}, param group {update['param_group']}, parameter "
@@ -248,6 +252,15 @@ def _cause_rows(first: dict) -> list[tuple[str, str]]:
     if reached and reached["count"]:
         rows.append(("gradients reached", f"{reached['count']} parameter(s): {', '.join(reached['parameters'])}"))
     return rows
+
+
+def _samples_text(samples: dict) -> str:
+    """``{"rows", "dataset_indices", "worker"}`` (:func:`faultlib.trace.loaders.samples_of`) in words."""
+    text = f"batch row(s) {', '.join(map(str, samples['rows']))}"
+    if samples.get("dataset_indices") is not None:
+        text += f" = dataset index(es) {', '.join(map(str, samples['dataset_indices']))}"
+    worker = samples.get("worker")
+    return text + (f", DataLoader worker {worker}" if worker is not None else ", loaded in the main process")
 
 
 def _failure(report) -> str:

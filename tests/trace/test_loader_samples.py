@@ -44,11 +44,15 @@ for x, y in loader:
 @pytest.mark.parametrize("workers", [2, 0])
 def test_a_nan_in_a_loaded_batch_names_its_rows_dataset_indices_and_worker(tmp_path, workers):
     (tmp_path / "readings.py").write_text(READINGS)
-    proc = cli("trace", "--json", "--quiet-replay", "--", "python", "readings.py", str(workers), cwd=tmp_path)
+    proc = cli("trace", "--out", "report.json", "--quiet-replay", "--", "python", "readings.py", str(workers),
+               cwd=tmp_path)  # one run, both reports: JSON to the file, the table on stdout
     assert proc.returncode == 1, proc.stderr
-    first = json.loads(proc.stdout)["first_nonfinite"]
+    first = json.loads((tmp_path / "report.json").read_text())["first_nonfinite"]
     assert (first["source"], first["input"]) == ("input", "args[0] of Sequential.forward"), first
     samples = first["samples"]
     assert samples["dataset_indices"] == [29] and len(samples["rows"]) == 1, samples
     assert samples["worker"] in ((0, 1) if workers else (None,)), samples
     assert first["tensor"]["nan"] == 6  # the one reading's six values
+    said = " ".join(proc.stdout.split())  # the table, whatever its width
+    where = f"DataLoader worker {samples['worker']}" if workers else "loaded in the main process"
+    assert f"= dataset index(es) 29, {where}" in said, proc.stdout
