@@ -77,11 +77,12 @@ elif CAUSE == "adam_fp16_eps":
 elif CAUSE == "inf_row":
     data = torch.load(sys.argv[2], weights_only=True)
     model = nn.Linear(4, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-2)
-    for step in range(len(data["x"]) // 4):
+    for step in range(len(data["x"]) // 4):  # one model call per step: trace counts them as steps
         xb, yb = data["x"][4 * step:4 * step + 4], data["y"][4 * step:4 * step + 4]
         loss = (model(xb) - yb).pow(2).mean()
-        opt.zero_grad()
+        model.zero_grad()
         loss.backward()
-        opt.step()
+        with torch.no_grad():  # SGD by hand: torch.optim's first use imports torch._dynamo (~1.6 s CPU a run)
+            for p in model.parameters():
+                p -= 1e-2 * p.grad
 print("done")

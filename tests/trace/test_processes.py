@@ -146,23 +146,22 @@ model(torch.ones(4, 2)).pow(2).mean().backward()
 
 def test_a_launcher_whose_training_runs_in_a_child_is_said_to_have_watched_nothing(tmp_path):
     (tmp_path / "launcher.py").write_text(LAUNCHER)
-    proc = cli("trace", "--json", "--", "python", "launcher.py", cwd=tmp_path)
+    proc = cli("trace", "--out", "report.json", "--", "python", "launcher.py", cwd=tmp_path)  # human + JSON, one run
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = json.loads((tmp_path / "report.json").read_text())
     assert report["watched"] == {"forwards": 0, "optimizer_steps": 0, "processes": 2}, report  # the child: no torch
     assert report["ok"] is True and report["complete"] is False, report  # no value seen; nothing covered
     assert any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), \
         f'{report["notes"]}'
-    human = cli("trace", "--", "python", "launcher.py", cwd=tmp_path)
-    assert "nothing watched" in human.stdout and "ok:" not in human.stdout, human.stdout
+    assert "nothing watched" in proc.stdout and "ok:" not in proc.stdout, proc.stdout
 
 
 def test_a_script_that_runs_its_model_is_not_said_to_have_watched_nothing(tmp_path):
     (tmp_path / "one_step.py").write_text(ONE_STEP)
-    proc = cli("trace", "--json", "--", "python", "one_step.py", cwd=tmp_path)
+    proc = cli("trace", "--out", "report.json", "--", "python", "one_step.py", cwd=tmp_path)  # human + JSON, one run
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    report = json.loads((tmp_path / "report.json").read_text())
     assert report["ok"] and report["complete"] is True and report["watched"]["forwards"] == 1, report
     assert not any(note.startswith("nothing watched: no torch module/optimizer ran") for note in report["notes"]), \
         f'{report["notes"]}'
-    assert "ok:" in cli("trace", "--", "python", "one_step.py", cwd=tmp_path).stdout
+    assert "ok:" in proc.stdout and "nothing watched" not in proc.stdout, proc.stdout

@@ -35,6 +35,19 @@ def _cached_digits(digits_npz, monkeypatch):
     monkeypatch.setenv("DIGITS_NPZ", str(digits_npz))
 
 
+@pytest.fixture(scope="module")
+def sqrt_at_zero_run(digits_npz, tmp_path_factory):
+    """One trace of ``nan_script.py sqrt_at_zero`` (two script runs), shared read-only by the tests of its report
+    and of its dump: ``(proc, report)``, the human report on ``proc.stdout``, the JSON one from ``--out``."""
+    folder = tmp_path_factory.mktemp("sqrt_at_zero")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DIGITS_NPZ", str(digits_npz))
+        proc = cli("trace", "--out", str(folder / "report.json"), "--dump-dir", str(folder), "--", "python",
+                   str(SCRIPT), "sqrt_at_zero", cwd=folder)
+    assert proc.returncode == 1, proc.stderr
+    return proc, json.loads((folder / "report.json").read_text())
+
+
 # cause -> (step, phase, module, op, the source line that must be named)
 EXPECTED = {
     "unsafe_where": (0, "forward", "encoder.1", "aten::sqrt", "torch.where(h > 0, torch.sqrt(h)"),
@@ -48,10 +61,13 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("cause", sorted(EXPECTED))
-def test_names_step_phase_module_op_and_line(cause, tmp_path):
-    proc = cli("trace", "--json", "--dump-dir", str(tmp_path), "--", "python", str(SCRIPT), cause, cwd=tmp_path)
+def test_names_step_phase_module_op_and_line(cause, tmp_path, request):
+    if cause == "sqrt_at_zero":  # the run the dump's test reads too (its JSON report from --out)
+        proc, report = request.getfixturevalue("sqrt_at_zero_run")
+    else:
+        proc = cli("trace", "--json", "--dump-dir", str(tmp_path), "--", "python", str(SCRIPT), cause, cwd=tmp_path)
+        report = json.loads(proc.stdout)
     assert proc.returncode == 1, proc.stderr
-    report = json.loads(proc.stdout)
     first = report["first_nonfinite"]
     step, phase, module, op, snippet = EXPECTED[cause]
     assert (first["step"], first["phase"], first["module"], first["op"]) == (step, phase, module, op), f"{first}"
@@ -76,13 +92,9 @@ def test_healthy_run_reports_nothing(tmp_path):
     assert "done" in proc.stderr  # under --json the script's own stdout goes to stderr
 
 
-def test_dump_loads_with_weights_only_and_replays_the_step(tmp_path):
-    out = tmp_path / "report.json"
-    proc = cli("trace", "--out", str(out), "--dump-dir", str(tmp_path), "--", "python", str(SCRIPT), "sqrt_at_zero",
-               cwd=tmp_path)
-    assert proc.returncode == 1
+def test_dump_loads_with_weights_only_and_replays_the_step(sqrt_at_zero_run):
+    proc, report = sqrt_at_zero_run
     assert "SqrtBackward0" in proc.stdout and "norm" in proc.stdout  # the human table
-    report = json.loads(out.read_text())
     dump = torch.load(report["dump"], weights_only=True)
     assert dump["step"] == 0 and dump["event"]["op"] == "SqrtBackward0"
     (inputs,) = dump["batch"]
