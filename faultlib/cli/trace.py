@@ -232,7 +232,7 @@ def _rank_rows(report) -> list[tuple[str, str]]:
 def _cause_rows(first: dict) -> list[tuple[str, str]]:
     """The kind when it is not a plain value, one step upstream, the optimizer's update, the gradients reached."""
     rows = []
-    if (first.get("seen_in") or "").startswith("buffer "):  # no output showed it: the end-of-run buffer check
+    if (first.get("seen_in") or "").startswith(("buffer ", "parameter ")):  # no output showed it: the end-of-run check
         rows.append(("seen in", first["seen_in"]))
     if first.get("kind") == "grad_norm_overflow":
         rows.append(("kind", "grad_norm_overflow: the total gradient norm overflowed with every gradient finite; "

@@ -101,7 +101,7 @@ class Tracer(Watch, Replay):
         self.modules = ModuleStack(on_root_forward=self._root_forward, on_root_output=self._root_output,
                                    every_module=False,  # the watch pass tracks outermost calls only
                                    on_new_root=self._new_root)
-        self.finite_buffers: list[tuple[Any, list[str], int, int]] = []  # (root, finite float buffers, forward, step)
+        self.finite_state: list[tuple[Any, list[tuple[str, str]], int, int]] = []  # (root, finite state, forward, step)
         self.has_optimizer = False
         self.step_args: list[tuple[Any, tuple, int]] = []  # watch: the model calls of the step (kept to blame a NaN)
         self._loss_type = torch.nn.modules.loss._Loss

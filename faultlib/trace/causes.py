@@ -11,8 +11,8 @@
 * :func:`nonfinite_grads`: the parameters a backward NaN reached.
 * :func:`step_past_scaler`: ``optimizer.step()`` called outside ``GradScaler.step()`` on gradients the scaler
   found non-finite (it skipped its own step): the call that applies them.
-* :func:`corrupted_buffer`: a model buffer finite before the model's first forward that holds NaN or +inf at the
-  script's end: written under ``no_grad`` where no output, gradient or loss showed it.
+* :func:`corrupted_state`: a model parameter or buffer finite before the model's first forward that is not finite
+  at the script's end: written under ``no_grad`` where no output, gradient or loss showed it.
 """
 
 from __future__ import annotations
@@ -164,34 +164,41 @@ def step_past_scaler(optimizer, names: dict[int, str]) -> tuple[dict[str, Any], 
     return None
 
 
-def finite_buffers(module) -> list[str]:
-    """Names of the floating-point buffers of ``module`` (recursively) whose every element is finite."""
+def finite_state(module) -> list[tuple[str, str]]:
+    """``("parameter" | "buffer", name)`` of the floating-point parameters and buffers of ``module`` (recursively)
+    whose every element is finite."""
     import torch
 
-    return [n for n, b in module.named_buffers() if b.is_floating_point() and bool(torch.isfinite(b).all())]
+    return [(kind, n) for kind, named in (("parameter", module.named_parameters()), ("buffer", module.named_buffers()))
+            for n, t in named if t.is_floating_point() and bool(torch.isfinite(t).all())]
 
 
-def corrupted_buffer(watched) -> tuple[Any, str, int, int] | None:
-    """The first buffer, finite when it was watched, that now holds NaN or +inf.
+def corrupted_state(watched) -> tuple[Any, str, str, int, int] | None:
+    """The first parameter or buffer, finite when it was watched, that now holds a non-finite value.
 
     A buffer is state a model writes itself, usually under ``no_grad`` (an EMA codebook renormalised by a count of 0
     in fp16: ZhikangNiu/encodec-pytorch#8; BatchNorm's running statistics); a non-finite value there can stay
     out of every output, gradient and loss while the model silently stops learning. ``-inf`` alone is not counted
-    (a mask filled in on purpose, e.g. a causal mask built after the first forward).
+    in a buffer (a mask filled in on purpose, e.g. a causal mask built after the first forward). A parameter can
+    go the same way unseen: a NaN gradient applied by a hand-written update (no optimizer step to check), where a
+    ``torch.where`` or a mask keeps the NaN weights out of every output; any non-finite value of a parameter counts.
 
     Args:
-        watched: ``(module, names, forward_index, step)`` per model: the names from :func:`finite_buffers` before
+        watched: ``(module, state, forward_index, step)`` per model: ``state`` from :func:`finite_state` before
             its first forward, that forward's index and the step it ran in.
 
     Returns:
-        ``(module, name, forward_index, step)`` of the first such buffer, or None.
+        ``(module, "parameter" | "buffer", name, forward_index, step)`` of the first such tensor, or None.
     """
     import torch
 
-    for module, names, first, first_step in watched:
-        buffers = dict(module.named_buffers())
-        for name in names:
-            b = buffers.get(name)
-            if b is not None and b.is_floating_point() and bool((torch.isnan(b) | torch.isposinf(b)).any()):
-                return module, name, first, first_step
+    for module, state, first, first_step in watched:
+        tensors = {"parameter": dict(module.named_parameters()), "buffer": dict(module.named_buffers())}
+        for kind, name in state:
+            t = tensors[kind].get(name)
+            if t is None or not t.is_floating_point():
+                continue
+            bad = ~torch.isfinite(t) if kind == "parameter" else torch.isnan(t) | torch.isposinf(t)
+            if bool(bad.any()):
+                return module, kind, name, first, first_step
     return None

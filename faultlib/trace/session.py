@@ -124,8 +124,8 @@ class TraceReport:
             the step was processing: the DataLoader batch index in a one-epoch loop with one
             call per batch), ``seen_in`` (the watch check that tripped; ``the script's error (...)``
             when the script died of a non-finite value; ``buffer NAME of MODEL at the script's end``
-            when a buffer finite before its model's first forward held NaN or +inf at the end, written
-            under no_grad where no output or gradient showed it), ``kind`` (``value``; ``grad_norm_overflow``:
+            or ``parameter NAME of ...`` when one finite before its model's first forward was not at the
+            end, written under no_grad where no output or gradient showed it), ``kind`` (``value``; ``grad_norm_overflow``:
             ``clip_grad_norm_``'s total norm overflowed with every gradient finite; ``optimizer_update``:
             ``optimizer.step()`` wrote it, ``phase`` ``optimizer``), ``upstream`` (one step upstream of
             the op: where the non-finite values of its inputs and its mask were written, see

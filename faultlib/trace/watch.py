@@ -20,13 +20,14 @@ class Watch:
     """The watch pass's methods of :class:`~faultlib.trace.boot.Tracer`."""
 
     def _new_root(self, module) -> None:
-        """Watch: the float buffers of a model that are finite before its first forward (checked at the end)."""
+        """Watch: the float parameters and buffers of a model that are finite before its first forward (checked at
+        the end)."""
         if self.arm_at is None and self.arm_step is None:
-            self.finite_buffers.append((module, causes.finite_buffers(module), self.forwards, self.step))
+            self.finite_state.append((module, causes.finite_state(module), self.forwards, self.step))
 
     def check_buffers_at_end(self) -> None:
-        """Watch, once the script ended without a trip: a buffer that :func:`causes.corrupted_buffer` finds was
-        written non-finite; the replay arms from its model's first forward."""
+        """Watch, once the script ended without a trip: a parameter or buffer that :func:`causes.corrupted_state`
+        finds was written non-finite; the replay arms from its model's first forward."""
         if self.trip is not None or self.locator is not None:
             return
         sampler = self.sampler
@@ -41,14 +42,14 @@ class Watch:
                                           f"{sampler.every} steps)"}
                     self.lean.settle(self.trip)
                     return
-        found = causes.corrupted_buffer(self.finite_buffers)
+        found = causes.corrupted_state(self.finite_state)
         if found is not None:
-            module, name, first, first_step = found
+            module, kind, name, first, first_step = found
             root = self.modules.name_of(module)
             self.tripped_steps.add(self.step)
             self.trip = {"time": time.time(), "step": self.step, "phase": "forward", "module": root, "arm_at": first,
                          "update_step": first_step,  # the replay's first value may be at any step since
-                         "where": f"buffer {name} of {root} at the script's end (finite before its first forward)",
+                         "where": f"{kind} {name} of {root} at the script's end (finite before its first forward)",
                          "input": None}
             if self.lean.since is not None:  # model calls not counted since: from the step of its first call
                 self.trip.update(arm_at=None, arm_step=first_step)

@@ -11,6 +11,8 @@
   causal -inf mask buffer (non-finite on purpose, from its construction).
 * ``ema_buffer``: a running-average buffer renormalised by a count that is 0 under no_grad: inf in the buffer,
   while every output, gradient and loss stays finite.
+* ``hidden_weights``: a ``torch.where`` that discards the sqrt of negatives (its backward is NaN there) and SGD by
+  hand (no optimizer step to check): the weights go NaN while the where keeps every output and loss finite.
 """
 
 import sys
@@ -97,4 +99,21 @@ elif CAUSE == "ema_buffer":
         opt.zero_grad()
         cents(enc(torch.randn(5, 2))).pow(2).mean().backward()
         opt.step()
+elif CAUSE == "hidden_weights":
+    class Gated(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.proj(x)
+            return torch.where(h > 0, torch.sqrt(h), torch.zeros_like(h))  # sqrt of negatives, discarded
+
+    net = Gated()
+    for step in range(3):
+        net.zero_grad()
+        net(torch.randn(8, 4)).sum().backward()
+        with torch.no_grad():  # SGD by hand
+            for p in net.parameters():
+                p -= 0.1 * p.grad
 print("done")

@@ -1,6 +1,7 @@
 """`faultlib trace` on kinds found by measuring public bug reports (benchmarks/trace_reports, trace_corpus.json):
 a value made before the step's first model call, a backward NaN in a script that never calls a module, an
-``optimizer.step()`` past a GradScaler's skipped overflow, and a buffer corrupted under no_grad that no output shows.
+``optimizer.step()`` past a GradScaler's skipped overflow, and a buffer or parameter corrupted under no_grad that no
+output shows.
 The scripts are ours (kinds_script.py)."""
 
 from __future__ import annotations
@@ -69,3 +70,12 @@ def test_a_buffer_written_non_finite_under_no_grad_is_found_though_no_output_sho
     assert (first["step"], first["module"], first["op"], first["source"]) == (0, "Centroids", "aten::div", "op")
     assert first["line"] == line_of("# renormalise")
     assert first["seen_in"].startswith("buffer centroid of Centroids at the script's end")
+
+
+def test_weights_a_hand_written_update_made_nan_are_found_though_every_output_stays_finite(tmp_path):
+    code, report = trace(tmp_path, "hidden_weights")
+    first = report["first_nonfinite"]
+    assert code == 1 and report["ok"] is False, report
+    assert first["seen_in"].startswith("parameter proj.weight of Gated at the script's end"), first
+    # the replay names the discarded sqrt of negatives, whose backward made the gradients NaN
+    assert (first["step"], first["op"], first["line"]) == (0, "aten::sqrt", line_of("sqrt of negatives, discarded"))
