@@ -42,3 +42,51 @@ def test_openai_module_level_client_off_the_loop_and_async_client_stay_silent(tm
             return vectors, reply
     """)
     assert found == set()
+
+
+def test_a_library_load_model_reads_the_model_files(tmp_path):
+    found = flagged(tmp_path, """
+        import mlflow.pyfunc
+        import xgboost as xgb
+        from catboost import CatBoostRegressor
+
+        class Scorer:
+            async def load(self, uri):
+                self.model = mlflow.pyfunc.load_model(model_uri=uri)
+
+            async def load_boosted(self, path):
+                booster = xgb.XGBClassifier()
+                booster.load_model(path)
+                self.model = booster
+
+        async def warm(path):
+            regressor = CatBoostRegressor()
+            regressor.load_model(path)
+            return regressor
+    """)
+    assert ("blocking_file_io", "self.model = mlflow.pyfunc.load_model(model_uri=uri)") in found
+    assert ("blocking_file_io", "booster.load_model(path)") in found
+    assert ("blocking_file_io", "regressor.load_model(path)") in found
+
+
+def test_load_model_awaited_offloaded_or_of_the_files_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import mlflow.pyfunc
+        from tritonclient.grpc.aio import InferenceServerClient
+
+        def load_model(uri):
+            return {"uri": uri}
+
+        class Registry:
+            def load_model(self, name):
+                return name.upper()
+
+        async def prepare(uri, name):
+            triton = InferenceServerClient(url="localhost:8001")
+            await triton.load_model(name)
+            model = await asyncio.to_thread(mlflow.pyfunc.load_model, uri)
+            return model, load_model(uri), Registry().load_model(name)
+    """)
+    assert found == set()
+
