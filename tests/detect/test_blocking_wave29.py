@@ -90,3 +90,45 @@ def test_load_model_awaited_offloaded_or_of_the_files_stays_silent(tmp_path):
     """)
     assert found == set()
 
+
+def test_waiting_on_an_executors_results_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import concurrent.futures
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        def describe(page):
+            return page.upper()
+
+        async def crawl(pages):
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                titles = list(pool.map(describe, pages))
+            with concurrent.futures.ThreadPoolExecutor() as pool:
+                pending = [pool.submit(describe, p) for p in pages]
+                for done in as_completed(pending):
+                    titles.append(done)
+            return titles
+    """)
+    assert ("blocking_task", "titles = list(pool.map(describe, pages))") in found
+    assert ("blocking_task", "for done in as_completed(pending):") in found
+
+
+def test_executor_results_awaited_or_off_the_loop_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        def describe(page):
+            return page.upper()
+
+        def describe_all(pages):
+            with ThreadPoolExecutor() as pool:
+                return [f.result() for f in as_completed([pool.submit(describe, p) for p in pages])]
+
+        async def crawl(pages):
+            loop = asyncio.get_running_loop()
+            with ThreadPoolExecutor() as pool:
+                titles = await asyncio.gather(*(loop.run_in_executor(pool, describe, p) for p in pages))
+                lazy = pool.map(describe, pages)
+            return titles, lazy, await asyncio.to_thread(describe_all, pages)
+    """)
+    assert found == set()
