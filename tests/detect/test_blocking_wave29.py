@@ -132,3 +132,49 @@ def test_executor_results_awaited_or_off_the_loop_stay_silent(tmp_path):
             return titles, lazy, await asyncio.to_thread(describe_all, pages)
     """)
     assert found == set()
+
+
+def test_model_and_credential_loaders_block(tmp_path):
+    found = flagged(tmp_path, """
+        import lightgbm as lgb
+        from alibi_detect.saving import load_detector
+        from google.auth import default as default_credentials
+        from google.oauth2 import service_account
+
+        class Drift:
+            async def load(self, path):
+                self.detector = load_detector(path)
+                self.booster = lgb.Booster(model_file=path)
+
+            async def score(self, batch):
+                return self.detector.predict(batch)
+
+        async def speak(key_path):
+            if key_path:
+                creds = service_account.Credentials.from_service_account_file(key_path)
+            else:
+                creds, _ = default_credentials()
+            return creds
+    """)
+    assert ("blocking_file_io", "self.detector = load_detector(path)") in found
+    assert ("blocking_file_io", "self.booster = lgb.Booster(model_file=path)") in found
+    assert ("blocking_cpu", "return self.detector.predict(batch)") in found
+    assert ("blocking_file_io", "creds = service_account.Credentials.from_service_account_file(key_path)") in found
+    assert ("blocking_http", "creds, _ = default_credentials()") in found
+
+
+def test_loaders_off_the_loop_and_in_memory_booster_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import json
+        import lightgbm as lgb
+        from alibi_detect.saving import load_detector
+        from google.oauth2 import service_account
+
+        async def load(path, text, key_json):
+            detector = await asyncio.to_thread(load_detector, path)
+            booster = lgb.Booster(model_str=text)
+            creds = service_account.Credentials.from_service_account_info(json.loads(key_json))
+            return detector, booster, creds
+    """)
+    assert found == set()
