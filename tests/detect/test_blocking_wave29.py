@@ -178,3 +178,37 @@ def test_loaders_off_the_loop_and_in_memory_booster_stay_silent(tmp_path):
             return detector, booster, creds
     """)
     assert found == set()
+
+
+def test_client_builders_and_spark_context_block(tmp_path):
+    found = flagged(tmp_path, """
+        import boto3
+        from pyspark import SparkConf, SparkContext
+
+        async def ask(prompt, region):
+            bedrock = boto3.client("bedrock-runtime", region_name=region)
+            return bedrock, prompt
+
+        async def start_spark():
+            return SparkContext(appName="scorer", conf=SparkConf())
+    """)
+    assert ("blocking_http", 'bedrock = boto3.client("bedrock-runtime", region_name=region)') in found
+    assert ("blocking_subprocess", 'return SparkContext(appName="scorer", conf=SparkConf())') in found
+
+
+def test_a_package_resource_as_a_path_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from importlib.resources import as_file, files
+
+        import aiofiles
+        import boto3
+
+        async def tone(name):
+            with as_file(files("tones").joinpath(name)) as path:
+                async with aiofiles.open(path, "rb") as f:
+                    data = await f.read()
+            s3 = await asyncio.to_thread(boto3.client, "s3")
+            return data, s3
+    """)
+    assert found == set()
