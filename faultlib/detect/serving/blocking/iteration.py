@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func
-from faultlib.detect.serving.blocking.shapes import is_generator
+from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 from faultlib.detect.serving.blocking.sites import Site
 
 __all__ = ["handed_back", "waiting_iterations"]
@@ -22,13 +22,18 @@ def waiting_iterations(func: Func, index) -> list[Site]:
     """A site for each sync ``for``/comprehension in ``func`` over a value whose ``__next__`` blocks."""
     found = []
     for node in func.nodes:
-        if not isinstance(node, (ast.For, ast.comprehension)) or getattr(node, "is_async", 0) or not isinstance(
-                node.iter, (ast.Name, ast.Attribute)):  # a value (streamer, self.streamer), not a call's result
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONSUMERS and node.args:
+            iterated, at = node.args[0], node  # list(pool.map(fn, items)): consumed on the spot
+        elif isinstance(node, (ast.For, ast.comprehension)) and not getattr(node, "is_async", 0):
+            iterated = node.iter
+            at = node if isinstance(node, ast.For) else node.iter
+        else:
             continue
-        owner = index.type_of(node.iter, func)
+        if not isinstance(iterated, (ast.Name, ast.Attribute, ast.Call)):
+            continue
+        owner = index.type_of(iterated, func)  # a value (streamer, self.streamer), or a call's (as_completed(fs))
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
         if kind is not None:
-            at = node if isinstance(node, ast.For) else node.iter
             found.append(Site(kind[0], f"iterating a {owner} (each item waits)", func, at))
     return found
 

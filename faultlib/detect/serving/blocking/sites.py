@@ -6,6 +6,7 @@ buffer (``torch.save(t, io.BytesIO())`` copies into memory; reading one parses i
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
@@ -18,6 +19,7 @@ from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.preparation import prepares_text
+from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.tasks import sent_task
 
@@ -95,7 +97,16 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
         return Site("blocking_file_io", f"{owner}.{method}", func, call)
+    if _LOADED_MODEL.match(method) and _third_party(owner):  # mlflow.pyfunc.load_model(uri), booster.load_model(p)
+        return Site("blocking_file_io", f"{target} (a library's model loader: reads the model's files)", func, call)
     return None
+
+
+def _third_party(owner: str) -> bool:
+    """A third-party module (``mlflow.pyfunc``) or an instance of a third-party class (``xgboost.XGBClassifier``)."""
+    top = owner.partition(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in ("builtins", "typing") and (
+        vocab.is_third_party_instance(owner) or not owner.rpartition(".")[2][:1].isupper())
 
 
 def any_of_site(index, call: ast.Call, func: Func) -> Site | None:

@@ -9,6 +9,10 @@ from __future__ import annotations
 from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 
 BOTO3 = "https://boto3.amazonaws.com/v1/documentation/api/latest/guide/clients.html"
+GOOGLE_AUTH = "https://googleapis.dev/python/google-auth/latest/reference/"
+BOTO3_CREDENTIALS = ("https://boto3.amazonaws.com/v1/documentation/api/latest/guide/credentials.html (a new "
+                     "client resolves credentials down the provider chain -- files, then the instance metadata "
+                     "service over HTTP -- and loads the service model from disk)")
 CELERY = "https://docs.celeryq.dev/en/stable/reference/celery.result.html#celery.result.AsyncResult.get"
 CLOUD_AND_TASKS = Vocabulary(
     families=(
@@ -27,6 +31,14 @@ CLOUD_AND_TASKS = Vocabulary(
                "https://passlib.readthedocs.io/en/stable/lib/passlib.context.html"),
     ),
     calls={"bcrypt.hashpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage"),
+           **{name: ("blocking_http", BOTO3_CREDENTIALS) for name in (
+               "boto3.client", "boto3.resource", "boto3.Session.client", "boto3.session.Session.client",
+               "boto3.Session.resource", "boto3.session.Session.resource")},
+           "google.auth.default": ("blocking_http", GOOGLE_AUTH + "google.auth.html#google.auth.default (may ask the "
+                                                   "Compute Engine metadata server, and reads the credential files)"),
+           **{f"google.oauth2.service_account.{c}.from_service_account_file": (
+               "blocking_file_io", GOOGLE_AUTH + "google.oauth2.service_account.html (reads the key file)")
+              for c in ("Credentials", "IDTokenCredentials")},
            "bcrypt.checkpw": ("blocking_cpu", "https://github.com/pyca/bcrypt#usage")},
     returns={"googleapiclient.discovery.build": "googleapiclient.discovery.Resource",
              "boto3.client": "botocore.client.BaseClient", "boto3.session.Session.client": "botocore.client.BaseClient",

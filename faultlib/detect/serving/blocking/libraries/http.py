@@ -13,6 +13,7 @@ from faultlib.detect.serving.blocking.libraries.names import names as _names
 REQUESTS = "https://requests.readthedocs.io/en/latest/api/"
 HTTPX = "https://www.python-httpx.org/async/"
 OPENAI = "https://github.com/openai/openai-python#async-usage"
+OPENAI_MODULE = "https://github.com/openai/openai-python#module-level-client (a global synchronous OpenAI client)"
 CARTESIA = ("https://github.com/cartesia-ai/cartesia-python#async-usage (Cartesia is the sync client: tts.bytes, "
             "tts.sse, voices.* are HTTP requests in the calling thread; AsyncCartesia is the twin)")
 HTTP_CLIENTS = Vocabulary(
@@ -37,6 +38,12 @@ HTTP_CLIENTS = Vocabulary(
            for r in ("ChatCompletion", "Completion", "Embedding", "Image", "Edit", "Moderation")},
         **_names("blocking_http", "https://github.com/openai/openai-python/blob/v0.28.1/README.md", "openai.Audio",
                  "transcribe", "translate"),
+        # openai >= 1: the module-level client (`openai.chat.completions.create`) is a global sync OpenAI client
+        **{f"openai.{r}": ("blocking_http", OPENAI_MODULE) for r in (
+            "chat.completions.create", "chat.completions.parse", "completions.create", "embeddings.create",
+            "images.generate", "images.edit", "images.create_variation", "audio.transcriptions.create",
+            "audio.translations.create", "audio.speech.create", "moderations.create", "responses.create",
+            "files.create", "models.list")},
         **{f"diffusers.utils.{m}load_image": ("blocking_http", "https://huggingface.co/docs/diffusers/api/utilities#"
                                               "diffusers.utils.load_image (a URL is fetched with requests, a path "
                                               "read from disk)") for m in ("", "loading_utils.")},

@@ -7,10 +7,12 @@ each entry names the documentation that says the call blocks the calling thread.
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 LANGCHAIN = "https://python.langchain.com/docs/concepts/runnables/#asynchronous-support"
+ALIBI_DETECT = ("https://docs.seldon.io/projects/alibi-detect/en/stable/overview/saving.html (load_detector reads "
+                "a saved detector and its models from disk; a detector's predict/score run them)")
 PGVECTOR = ("https://python.langchain.com/api_reference/community/vectorstores/langchain_community.vectorstores.pgvector."
             "PGVector.html (the constructor connects with a synchronous engine and creates the extension, tables and "
             "collection)")
@@ -27,7 +29,11 @@ MODELS = Vocabulary(
         **{f"{m}.load_model": ("blocking_file_io", "https://keras.io/api/models/model_saving_apis/model_saving_and_loading/")
            for m in ("keras.models", "keras.saving", "tensorflow.keras.models")},
         **{f"langchain_community.vectorstores.{m}PGVector": ("blocking_db", PGVECTOR) for m in ("", "pgvector.")},
+        **{f"alibi_detect.{m}load_detector": ("blocking_file_io", ALIBI_DETECT) for m in ("saving.", "")},
+        "lightgbm.Booster": ("blocking_file_io", "https://lightgbm.readthedocs.io/en/stable/pythonapi/lightgbm.Booster."
+                                                 "html (model_file: the model is read from that file)"),
     },
+    when={"lightgbm.Booster": BlocksWhen("model_file", position=2, test="given")},
     families=(
         Family(("langchain",), {m: "blocking_http" for m in (
             "invoke", "batch", "stream", "predict", "predict_messages", "run", "__call__", "get_relevant_documents",
@@ -63,6 +69,7 @@ MODELS = Vocabulary(
                "https://huggingface.co/docs/transformers/internal/generation_utils#transformers.TextIteratorStreamer "
                "(iterating waits on a queue for each token of the generating thread; AsyncTextIteratorStreamer is "
                "the async twin)"),
+        Family(("alibi_detect.base.Detector",), {m: "blocking_cpu" for m in ("predict", "score", "fit")}, ALIBI_DETECT),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
@@ -70,6 +77,7 @@ MODELS = Vocabulary(
         "torch.load": "torch.nn.Module", "torch.jit.load": "torch.nn.Module", "torch.jit.script": "torch.nn.Module",
         "torch.jit.trace": "torch.nn.Module", "torch.compile": "torch.nn.Module",
         "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
+        **{f"alibi_detect.{m}load_detector": "alibi_detect.base.Detector" for m in ("saving.", "")},
         "pickle.load": "sklearn.base.BaseEstimator", "pickle.loads": "sklearn.base.BaseEstimator",  # a pickled model:
         "cloudpickle.load": "sklearn.base.BaseEstimator",  # only its predict/transform/fit calls are blockers
         **{f"transformers.{m}TextIteratorStreamer": "transformers.TextIteratorStreamer" for m in (

@@ -21,7 +21,8 @@ FILES = ("https://docs.python.org/3/library/importlib.resources.html#importlib.r
 TRAVERSABLE = ("https://docs.python.org/3/library/importlib.resources.abc.html#importlib.resources.abc.Traversable "
                "(open, read_bytes, read_text read the file; joinpath returns another Traversable)")
 FUNCTIONS = ("https://docs.python.org/3/library/importlib.resources.html#functional-api (read_text, read_binary, "
-             "open_text, open_binary read the resource; as_file may copy it to a temporary file)")
+             "open_text, open_binary read the resource; as_file is left out: it copies only a resource inside a "
+             "zip, and gives an installed package's file its own path)")
 GET_DATA = "https://docs.python.org/3/library/pkgutil.html#pkgutil.get_data (reads the resource's bytes)"
 
 _PACKAGES = ("importlib.resources", "importlib_resources")
@@ -31,7 +32,7 @@ RESOURCES = Vocabulary(
     calls={
         **names(F, TRAVERSABLE, _TRAVERSABLE, "open", "read_text", "read_bytes"),
         **{name: entry for package in _PACKAGES for name, entry in names(
-            F, FUNCTIONS, package, "read_text", "read_binary", "open_text", "open_binary", "as_file").items()},
+            F, FUNCTIONS, package, "read_text", "read_binary", "open_text", "open_binary").items()},
         **names(F, GET_DATA, "pkgutil", "get_data"),
     },
     families=(),

@@ -28,8 +28,12 @@ _LAZY = ("select", "selectExpr", "filter", "where", "withColumn", "withColumns",
          "dropna", "fillna", "join", "union", "unionByName", "groupBy", "orderBy", "sort", "limit", "distinct",
          "alias", "repartition", "coalesce", "sample", "na")
 
+CONTEXT = ("https://spark.apache.org/docs/latest/api/python/reference/api/pyspark.SparkContext.html (constructing "
+           "it launches the JVM gateway, spark-submit, and waits for it)")
+
 SPARK = Vocabulary(
     calls={
+        **{f"pyspark.{m}SparkContext": ("blocking_subprocess", CONTEXT) for m in ("", "context.")},
         **{f"{m}.load": (F, ML_IO) for m in _ML},
         **{f"pyspark.ml.{m}.load": (F, ML_IO) for m in ("classification.LogisticRegressionModel",
                                                         "classification.RandomForestClassificationModel",

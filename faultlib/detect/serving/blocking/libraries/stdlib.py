@@ -11,6 +11,8 @@ from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 PY = "https://docs.python.org/3/library/"
+FUTURES_ITERATOR = "concurrent.futures.Executor.map"
+"""What ``Executor.map`` and ``as_completed`` return: an iterator whose every item waits for a worker thread."""
 STDLIB = Vocabulary(
     calls={
         "time.sleep": ("blocking_sleep", PY + "time.html#time.sleep"),
@@ -73,6 +75,9 @@ STDLIB = Vocabulary(
         "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
         **{f"concurrent.futures.{e}.submit": "concurrent.futures.Future"
            for e in ("ThreadPoolExecutor", "ProcessPoolExecutor", "Executor")},
+        **{f"concurrent.futures.{e}.map": FUTURES_ITERATOR for e in ("ThreadPoolExecutor", "ProcessPoolExecutor",
+                                                                    "Executor")},
+        "concurrent.futures.as_completed": FUTURES_ITERATOR,
     },
     families=(  # waiting for another thread or process: the loop stops until it answers
         Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
@@ -85,6 +90,9 @@ STDLIB = Vocabulary(
                PY + "threading.html#threading.Thread.join"),
         Family(("concurrent.futures.Future",), {"result": "blocking_task", "exception": "blocking_task"},
                PY + "concurrent.futures.html#concurrent.futures.Future.result (waits for the call to finish)"),
+        Family((FUTURES_ITERATOR,), {"__next__": "blocking_task"},
+               PY + "concurrent.futures.html#concurrent.futures.Executor.map and #concurrent.futures.as_completed "
+               "(each item of the iterator waits for a worker's call to finish)"),
         Family(("tempfile.TemporaryDirectory",), {"cleanup": "blocking_file_io"},
                PY + "tempfile.html#tempfile.TemporaryDirectory (cleanup removes the directory and everything in it)"),
         Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (
