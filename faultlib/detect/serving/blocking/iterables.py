@@ -4,7 +4,8 @@
 ``for page, name in zip(doc, names)`` (position by position), and ``for page in reversed(doc)`` / ``sorted(doc)`` /
 ``list(doc)`` / ``tuple(doc)`` / ``iter(doc)``: the builtins yield the same objects
 (https://docs.python.org/3/library/functions.html#enumerate, #zip, #reversed, #sorted). The iterated value must be
-a name or an attribute (a value, not a call's result). Used by :mod:`~faultlib.detect.serving.blocking.index` to type
+a name or an attribute (a value), or a call of a method (``for path in folder.glob("*.json")``: the method's
+return type says what its items are). Used by :mod:`~faultlib.detect.serving.blocking.index` to type
 loop variables from a library object's ``__iter__`` (a PyMuPDF ``Document`` yields ``Page`` objects).
 """
 
@@ -32,6 +33,7 @@ def _pairs(target: ast.expr, source: ast.expr) -> list[tuple[str, ast.expr]]:
         if name == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(source.args):
             return [pair for elt, arg in zip(target.elts, source.args) for pair in _pairs(elt, arg)]
         return []
-    if isinstance(target, ast.Name) and isinstance(source, (ast.Name, ast.Attribute)):
+    if isinstance(target, ast.Name) and (isinstance(source, (ast.Name, ast.Attribute)) or (
+            isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute))):
         return [(target.id, source)]
     return []

@@ -13,6 +13,10 @@ from faultlib.detect.serving.blocking.libraries.names import names as _names
 PY = "https://docs.python.org/3/library/"
 FUTURES_ITERATOR = "concurrent.futures.Executor.map"
 """What ``Executor.map`` and ``as_completed`` return: an iterator whose every item waits for a worker thread."""
+DIR_LISTING = "pathlib.Path.iterdir"
+"""What ``Path.glob``/``rglob``/``iterdir`` return: a generator of ``Path`` objects, one per entry
+(https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). Walking it is left uncounted (a listing, as
+``os.listdir``); what the loop does with each ``Path`` is typed through ``__iter__``."""
 STDLIB = Vocabulary(
     calls={
         "time.sleep": ("blocking_sleep", PY + "time.html#time.sleep"),
@@ -78,6 +82,8 @@ STDLIB = Vocabulary(
         **{f"concurrent.futures.{e}.map": FUTURES_ITERATOR for e in ("ThreadPoolExecutor", "ProcessPoolExecutor",
                                                                     "Executor")},
         "concurrent.futures.as_completed": FUTURES_ITERATOR,
+        **{f"pathlib.Path.{m}": DIR_LISTING for m in ("glob", "rglob", "iterdir")},
+        f"{DIR_LISTING}.__iter__": "pathlib.Path",
     },
     families=(  # waiting for another thread or process: the loop stops until it answers
         Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
