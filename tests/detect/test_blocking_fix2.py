@@ -45,3 +45,65 @@ def test_a_listing_walked_off_the_loop_or_only_named_stays_silent(tmp_path):
     """)
     assert found == set()
 
+
+
+ENCODERS = """
+    from typing import Any, Protocol
+
+    class Encoder(Protocol):
+        def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+    class CountingEncoder:
+        def embed(self, texts):
+            return [[float(len(t))] for t in texts]
+
+    class MiniLmEncoder:
+        def __init__(self, name):
+            from sentence_transformers import SentenceTransformer
+            self._model = SentenceTransformer(name)
+
+        def embed(self, texts):
+            return self._model.encode(texts)
+
+    def default_encoder() -> Encoder:
+        try:
+            return MiniLmEncoder("all-MiniLM-L6-v2")
+        except ImportError:
+            return CountingEncoder()
+
+    async def discover(store: Any, *, encoder: Any):
+        return encoder.embed(list(store))
+"""
+
+
+def test_an_any_parameter_every_caller_fills_with_one_protocol_runs_its_implementers(tmp_path):
+    found = flagged(tmp_path, ENCODERS + """
+    class Pass:
+        def __init__(self, encoder: Any = None):
+            self._encoder = encoder
+
+        async def run(self, store):
+            encoder = self._encoder
+            if encoder is None:
+                encoder = default_encoder()
+            return await discover(store, encoder=encoder)
+    """)
+    assert ("blocking_cpu", "return self._model.encode(texts)") in found
+
+
+def test_an_any_parameter_filled_with_a_light_class_or_with_two_types_stays_silent(tmp_path):
+    found = flagged(tmp_path, ENCODERS + """
+    async def light(store):
+        return await discover(store, encoder=CountingEncoder())
+    """)
+    mixed = flagged(tmp_path, ENCODERS + """
+    async def light(store):
+        return await discover(store, encoder=CountingEncoder())
+
+    def pick(fast):
+        return CountingEncoder() if fast else None
+
+    async def maybe(store, fast):
+        return await discover(store, encoder=pick(fast))
+    """)
+    assert not any("encode(" in line for _, line in found | mixed)

@@ -20,6 +20,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
+from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued
@@ -201,6 +202,8 @@ class Index(TypeOf):
                     types[arg.arg] = func.cls
                 continue
             found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
+            if found is None and untyped(arg.annotation):  # `embedder: Any` every caller fills with one class
+                found = caller_type(self, func, arg.arg)
             if found is not None:
                 types[arg.arg] = found
         nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
