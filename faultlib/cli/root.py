@@ -92,6 +92,18 @@ class LazyGroup(click.Group):
             return load_command(cmd_name, self.lazy[cmd_name])
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
+        """An unknown command is click's usage error (exit 2), with the closest command as a hint ('chek':
+        did you mean 'check'?), found from the table's names alone."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in self.list_commands(ctx):
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            if close:
+                raise click.UsageError(f"No such command {name!r} (did you mean {close[0]!r}?).", ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the table's short help, shortened to the terminal as click shortens a
         command's own (a stand-in command per row, so nothing is imported)."""

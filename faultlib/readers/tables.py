@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from faultlib.errors import InputError, require
 from faultlib.readers.files import Limits, MiB, decode_text, read_bytes
 from faultlib.readers.jsondoc import iter_json_lines, load_json
+from faultlib.readers.separators import check_separator
 
 if TYPE_CHECKING:
     import pandas
@@ -179,6 +180,8 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     end = text.find("\n", start)
     _check_width(text[start:end if end >= 0 else len(text)], path, sep)
     header = _header(text, sep)
+    lines = _lines(text, start)
+    check_separator(header, next(lines, ""), next(lines, ""), path, sep)
     twice = sorted({name for name in header if header.count(name) > 1})
     if twice:  # pandas would rename the second 'id' to 'id.1', a column the file does not have
         raise InputError(f"column names appear twice in the header: {twice}: rename one", path=str(path), line=1)

@@ -58,3 +58,12 @@ def test_root_help_lists_every_command_with_its_short_help(tmp_path):
 def test_an_unknown_command_is_still_a_usage_error(tmp_path):
     proc = cli("runn", "cases/x", cwd=tmp_path)
     assert proc.returncode == 2 and "No such command 'runn'" in proc.stderr
+
+
+def test_a_mistyped_command_names_the_closest_one_and_a_far_one_none(tmp_path):
+    proc = cli("chek", "drift", cwd=tmp_path)
+    assert proc.returncode == 2, f"{proc.returncode}: {proc.stderr}"
+    assert "No such command 'chek' (did you mean 'check'?)" in proc.stderr, f"{proc.stderr}"
+    far = cli("zzzqq", cwd=tmp_path)
+    assert far.returncode == 2 and "No such command 'zzzqq'" in far.stderr, f"{far.returncode}: {far.stderr}"
+    assert "did you mean" not in far.stderr, f"{far.stderr}"

@@ -120,3 +120,24 @@ def test_a_json_table_keeps_refusing_what_is_not_json(tmp_path):
     path.write_text('[{"x": 1e999}]')  # a literal beyond float is not a value anyone wrote on purpose
     with pytest.raises(InputError, match="out of range"):
         read_table(path)
+
+
+@pytest.mark.parametrize(("name", "text", "found"), [
+    ("scores.csv", "user;score\n7;0,5\n8;1,25\n", "semicolon"),
+    ("scores.csv", "user\tscore\n7\t0.5\n8\t1.25\n", "tab"),
+    ("scores.tsv", "user,score\n7,0.5\n8,1.25\n", "comma"),
+])
+def test_a_table_separated_otherwise_than_its_suffix_says_is_refused_on_line_1(tmp_path, name, text, found):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError, match=f"one column that holds 1 {found}") as caught:
+        read_table(path)
+    assert caught.value.line == 1, f"{caught.value!r}"
+
+
+def test_one_column_whose_name_holds_a_semicolon_and_rows_do_not_still_reads(tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("note;v2\nshort\nlong text\n")
+    frame = read_table(path)
+    assert list(frame.columns) == ["note;v2"], f"{list(frame.columns)}"
+    assert frame["note;v2"].tolist() == ["short", "long text"], f"{frame['note;v2'].tolist()}"

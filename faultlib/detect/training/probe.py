@@ -191,8 +191,26 @@ def _run(cmd: list[str], cwd: Path, log: Path, *, until: int | Callable[[list[di
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    failed = end == "exit" and proc.returncode != 0
     return {"steps": len(_read(log)), "seconds": time.monotonic() - started, "end": end,
-            "exit_code": proc.returncode, "checkpoint": checkpoint}
+            "exit_code": proc.returncode, "checkpoint": checkpoint,
+            "error": _last_line(cwd.parent / f"{cwd.name}.stderr") if failed else None}
+
+
+def _last_line(path: Path) -> str:
+    """The last non-blank line a run wrote on stderr (its exception, argparse's complaint), at most 300
+    characters; '' where it wrote nothing."""
+    with open(path, "rb") as f:
+        f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+        lines = [line.strip() for line in f.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def _why(runs: dict[str, dict[str, Any]]) -> str:
+    """Why runs ended early: '; the resumed run exited with code 2: LAST STDERR LINE' for each that failed on
+    its own (the scripts' stderr is in the temporary directories the probe removes)."""
+    return "".join(f"; the {name} run exited with code {run['exit_code']}" + (f": {run['error']}" if run["error"]
+                   else " (nothing on stderr)") for name, run in runs.items() if run.get("error") is not None)
 
 
 def _differs(a: Any, b: Any) -> bool:
@@ -268,7 +286,8 @@ def probe_resumes(cmd: list[str], *, steps: int, stop_at: int, resume_args: Sequ
             preempted = runs["preempted"]
             for report in reports:
                 report.findings.append(_failed(f"the preempted run made {preempted['steps']} steps and wrote no "
-                                               f"checkpoint after step {stop_at} ({preempted['end']})"))
+                                               f"checkpoint after step {stop_at} ({preempted['end']})"
+                                               f"{_why(runs)}"))
             return reports
         straight = _read(base / "straight.jsonl")
         after = {s["params"]: s["i"] + 1 for s in straight}
@@ -300,7 +319,7 @@ def _failed(message: str) -> Finding:
 def _compare(report: ProbeReport, straight: list[dict], resumed: list[dict]) -> None:
     if not straight or not resumed:
         report.findings.append(_failed(f"no optimizer step observed (straight run {len(straight)}, resumed run "
-                                       f"{len(resumed)}): does the script step a torch.optim optimizer?"))
+                                       f"{len(resumed)}){_why(report.runs) or ': does the script step a torch.optim optimizer?'}"))
         return
     after = {s["params"]: s["i"] + 1 for s in straight}
     start = after.get(resumed[0]["params_before"])
