@@ -153,9 +153,24 @@ def _print_findings(findings: list[dict]) -> None:
         stderr.print(Text(f"note: {f['severity']}: {f['message']}"))
 
 
+def _print_children(report, shown: int = 10) -> None:
+    """The children that did not end well (an exit code other than 0, a signal, no report), one line each, the first
+    ``shown``; the JSON's ``children`` lists every child."""
+    bad = [c for c in report.children or () if c.get("exit_code") not in (0, None) or c.get("why_not")]
+    for child in bad[:shown]:
+        code = child.get("exit_code")
+        how = (f"killed by signal {-code}" if isinstance(code, int) and code < 0 else
+               f"exit code {code}" if code is not None else "exit code not known")
+        why = f" ({child['why_not']})" if child.get("why_not") else ""
+        stderr.print(Text(inline(f"child pid {child['pid']}: {how}{why}: {' '.join(child.get('argv') or [])}")))
+    if len(bad) > shown:
+        stderr.print(Text(f"... and {len(bad) - shown} more child(ren): see `children` in --json"))
+
+
 def _print_trace(report) -> None:
     for note in report.notes:
         stderr.print(Text(f"note: {note}"))
+    _print_children(report)
     _print_findings(report.findings)
     if report.ok and report.nothing_watched:
         stdout.print(Text.assemble(("nothing watched", "yellow"), ": the script ran no model forward and no "
