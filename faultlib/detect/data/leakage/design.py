@@ -32,6 +32,7 @@ from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
                                                   test_step)
@@ -98,6 +99,7 @@ class DesignChecks:
     def __init__(self) -> None:
         self._notes: dict[int, dict[str, set]] = {}
         self._design_seen: set[tuple[str, int]] = set()
+        self._sample_groupbys: set[int] = set()  # groupby calls over a sample key (samples.py)
 
     # ------------------------------------------------------------------ notes on a data root
 
@@ -167,8 +169,20 @@ class DesignChecks:
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
         # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
         # patient_id) a count is the entity's own size, no statistic of other rows
-        per_id = inner is not None and _by_id(inner)
+        grouped = groupby_call(inner) if inner is not None else None
+        per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
         counted = counts_per_key(name, inner) and not per_id
+        if inner is not None and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS or name in (
+                "transform", "aggregate")) and own_rows(inner, node, self._sample_groupbys, self._targets):
+            # groupby('molecule_name')['dist'].transform('mean'): each sample's own rows, a per-row feature; .agg: one
+            # row per sample, still rows of the entities noted on the table (a subject's sequences)
+            if name == "transform":
+                return data
+            root = Root(f"{ast.unparse(inner)[:40]}", node.lineno)
+            for old in self._roots(data):
+                for what, items in self._notes.get(old.uid, {}).items():
+                    self._notes.setdefault(root.uid, {}).setdefault(what, set()).update(items)
+            return Data(Rows(root), data.taints, False)
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
             # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
@@ -192,6 +206,8 @@ class DesignChecks:
                                                 for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
         if name == "groupby":
+            if sample_keys(args[0] if args else kwargs.get("by")):
+                self._sample_groupbys.add(id(node))
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:
                 if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \
