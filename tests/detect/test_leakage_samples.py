@@ -1,4 +1,4 @@
-"""Aggregates of one sample's own rows (issue 17, stop 36, wave 36new's two largest
+"""Aggregates of one sample's own rows and first periods per key (issue 17, stop 36, wave 36new's two largest
 false-alarm kinds), in both directions. Every example is written for this test."""
 
 from __future__ import annotations
@@ -47,6 +47,21 @@ cols = ["gap_mean", "gap_std", "angle_mean", "angle_std"]
 fitted = Ridge().fit(train[cols], y)
 print(fitted.predict(test[cols])[:3])
 """
+
+# months since each shop's first sale, over the training and test months stacked
+FIRST_SALE = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+
+sold = pd.read_csv("monthly.csv")
+sold["since_first"] = sold["date_index"] - sold.groupby("shop_code")["date_index"].transform({how})
+train = sold[sold.date_index < 30]
+test = sold[sold.date_index == 30]
+y = train["units"]
+rf = RandomForestRegressor().fit(train[["since_first", "price"]], y)
+print(rf.predict(test[["since_first", "price"]])[:3])
+"""
+
 
 def _alarms(tmp_path: Path, text: str) -> list:
     path = tmp_path / "kernel.py"
@@ -101,6 +116,15 @@ def test_a_per_sample_table_keeps_the_entity_it_was_grouped_with(tmp_path: Path)
     # a subject has several sequences: a row-wise split puts a subject on both sides
     kinds = {f.kind for f in _alarms(tmp_path, PER_SEQUENCE)}
     assert "entity_across_split" in kinds and "fit_before_split" not in kinds and "fit_outside_cv" not in kinds
+
+
+def test_first_period_per_key_is_a_reference_date(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, FIRST_SALE.format(how='"min"')) == []
+
+
+def test_a_mean_of_the_period_per_key_is_still_a_statistic(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, FIRST_SALE.format(how='"mean"'))
+    assert ("fit_before_split", 5) in {(f.kind, f.location.get("line")) for f in found}
 
 
 @pytest.mark.parametrize(("name", "sample"), [

@@ -6,7 +6,9 @@ helpers, ``_reach`` and ``report`` from there):
 * **statistics written by hand** are fits too: ``df.fillna(df.mean())``, ``(X - X.mean()) / X.std()``,
   ``(X - X.min()) / (X.max() - X.min())``, ``np.mean(df['Fare'])``, a target mean per category
   (``df.groupby(c)[t].transform('mean')``). Column-wise reductions only: ``axis=1`` is per row. Such a
-  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit).
+  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit). Not fits: a
+  statistic of one sample's own rows (:mod:`~faultlib.detect.data.leakage.samples`) and the first or last date per
+  key (``groupby('item_id')['date_block_num'].transform('min')``: months since the first sale).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
   a split, copies of one row land on both sides (imbalanced-learn's samplers are in
   :mod:`~faultlib.detect.data.leakage.vocab`). Policy (owner's decision, stop 34): an oversampler fitted on the
@@ -193,6 +195,11 @@ class DesignChecks:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
+        if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and args[0].value in (
+                "min", "max", "first", "last") and inner is not None and _date_column(inner):
+            # groupby('item_id')['date_block_num'].transform('min'): each key's first period (months since the first
+            # sale), a date the rows carry and no statistic of their values: a reference date per key
+            return data if name == "transform" else UNKNOWN
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
