@@ -133,3 +133,44 @@ def test_a_mean_of_the_period_per_key_is_still_a_statistic(tmp_path: Path) -> No
     ("age_group", False), ("Neighborhood", False)])
 def test_sample_keys(name: str, sample: bool) -> None:
     assert sample_key(name) is sample
+
+
+# weekly footfall of kiosks: a mean per week encoded, kept only as last week's and the week before's values
+WEEKLY = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+weeks = pd.concat([pd.read_csv("weeks_train.csv"), pd.read_csv("weeks_test.csv")])
+
+def add_lags(frame, steps, col):
+    base = frame[["week_date", "kiosk", col]]
+    for step in steps:
+        later = base.copy()
+        later.columns = ["week_date", "kiosk", col + "_prev_" + str(step)]
+        later["week_date"] {move}
+        frame = pd.merge(frame, later, on=["week_date", "kiosk"], how="left")
+    return frame
+
+group = weeks.groupby(["week_date", "district"]).agg({{"visitors": ["mean"]}})
+group.columns = ["district_week_avg"]
+group.reset_index(inplace=True)
+weeks = pd.merge(weeks, group, on=["week_date", "district"], how="left")
+weeks = add_lags(weeks, [1, 2], "district_week_avg")
+{drop}
+train = weeks[weeks.week_date < "2024-06-01"]
+test = weeks[weeks.week_date >= "2024-06-01"]
+cols = [c for c in train.columns if "_prev_" in c]
+model = Ridge().fit(train[cols], train["visitors"])
+print(model.predict(test[cols])[:4])
+"""
+_DROP = 'weeks.drop(["district_week_avg"], axis=1, inplace=True)'
+
+
+def test_a_period_mean_used_only_through_its_lags_is_no_fit(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, WEEKLY.format(move="+= step", drop=_DROP)) == []
+
+
+@pytest.mark.parametrize(("move", "drop"), [("+= step", "print(weeks.shape)"), ("= later['week_date']", _DROP)])
+def test_a_period_mean_kept_unlagged_or_not_lagged_is_still_a_fit(tmp_path: Path, move: str, drop: str) -> None:
+    found = {(f.kind, f.location.get("line")) for f in _alarms(tmp_path, WEEKLY.format(move=move, drop=drop))}
+    assert ("fit_on_test", 15) in found  # the test file's weeks are in the mean

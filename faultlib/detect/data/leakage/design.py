@@ -34,6 +34,7 @@ from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
@@ -135,6 +136,11 @@ class DesignChecks:
             self._display_groupbys = display_only_groupbys(self.tree)
         return self._display_groupbys
 
+    def _lagged_groupbys(self) -> frozenset[int]:
+        if not hasattr(self, "_lagged"):
+            self._lagged = lagged_groupbys(self.tree)
+        return self._lagged
+
     def _method_design(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                        frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
@@ -175,9 +181,11 @@ class DesignChecks:
         per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
         counted = counts_per_key(name, inner) and not per_id
         if inner is not None and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS or name in (
-                "transform", "aggregate")) and own_rows(inner, node, self._sample_groupbys, self._targets):
+                "transform", "aggregate")) and (own_rows(inner, node, self._sample_groupbys, self._targets) or
+                                                id(grouped) in self._lagged_groupbys()):
             # groupby('molecule_name')['dist'].transform('mean'): each sample's own rows, a per-row feature; .agg: one
-            # row per sample, still rows of the entities noted on the table (a subject's sequences)
+            # row per sample, still rows of the entities noted on the table (a subject's sequences); a mean per
+            # month used only through its lags (lagged.py): earlier months only
             if name == "transform":
                 return data
             root = Root(f"{ast.unparse(inner)[:40]}", node.lineno)
