@@ -6,7 +6,9 @@ helpers, ``_reach`` and ``report`` from there):
 * **statistics written by hand** are fits too: ``df.fillna(df.mean())``, ``(X - X.mean()) / X.std()``,
   ``(X - X.min()) / (X.max() - X.min())``, ``np.mean(df['Fare'])``, a target mean per category
   (``df.groupby(c)[t].transform('mean')``). Column-wise reductions only: ``axis=1`` is per row. Such a
-  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit).
+  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit). Not fits: a
+  statistic of one sample's own rows (:mod:`~faultlib.detect.data.leakage.samples`) and the first or last date per
+  key (``groupby('item_id')['date_block_num'].transform('min')``: months since the first sale).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
   a split, copies of one row land on both sides (imbalanced-learn's samplers are in
   :mod:`~faultlib.detect.data.leakage.vocab`). Policy (owner's decision, stop 34): an oversampler fitted on the
@@ -32,6 +34,8 @@ from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.lagged import lagged_groupbys
+from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
                                                   test_step)
@@ -98,6 +102,7 @@ class DesignChecks:
     def __init__(self) -> None:
         self._notes: dict[int, dict[str, set]] = {}
         self._design_seen: set[tuple[str, int]] = set()
+        self._sample_groupbys: set[int] = set()  # groupby calls over a sample key (samples.py)
 
     # ------------------------------------------------------------------ notes on a data root
 
@@ -130,6 +135,11 @@ class DesignChecks:
         if not hasattr(self, "_display_groupbys"):
             self._display_groupbys = display_only_groupbys(self.tree)
         return self._display_groupbys
+
+    def _lagged_groupbys(self) -> frozenset[int]:
+        if not hasattr(self, "_lagged"):
+            self._lagged = lagged_groupbys(self.tree)
+        return self._lagged
 
     def _method_design(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                        frame: Any) -> Any:
@@ -167,8 +177,22 @@ class DesignChecks:
             "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
         # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
         # patient_id) a count is the entity's own size, no statistic of other rows
-        per_id = inner is not None and _by_id(inner)
+        grouped = groupby_call(inner) if inner is not None else None
+        per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
         counted = counts_per_key(name, inner) and not per_id
+        if inner is not None and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS or name in (
+                "transform", "aggregate")) and (own_rows(inner, node, self._sample_groupbys, self._targets) or
+                                                id(grouped) in self._lagged_groupbys()):
+            # groupby('molecule_name')['dist'].transform('mean'): each sample's own rows, a per-row feature; .agg: one
+            # row per sample, still rows of the entities noted on the table (a subject's sequences); a mean per
+            # month used only through its lags (lagged.py): earlier months only
+            if name == "transform":
+                return data
+            root = Root(f"{ast.unparse(inner)[:40]}", node.lineno)
+            for old in self._roots(data):
+                for what, items in self._notes.get(old.uid, {}).items():
+                    self._notes.setdefault(root.uid, {}).setdefault(what, set()).update(items)
+            return Data(Rows(root), data.taints, False)
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
             # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
@@ -179,6 +203,11 @@ class DesignChecks:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
+        if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and args[0].value in (
+                "min", "max", "first", "last") and inner is not None and _date_column(inner):
+            # groupby('item_id')['date_block_num'].transform('min'): each key's first period (months since the first
+            # sale), a date the rows carry and no statistic of their values: a reference date per key
+            return data if name == "transform" else UNKNOWN
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
@@ -192,6 +221,8 @@ class DesignChecks:
                                                 for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
         if name == "groupby":
+            if sample_keys(args[0] if args else kwargs.get("by")):
+                self._sample_groupbys.add(id(node))
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:
                 if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \

@@ -1,0 +1,96 @@
+"""Aggregates of one sample's own rows, for the static leakage analysis.
+
+Some tables hold several rows per *sample*: a molecule's atom pairs (``molecule_name``), a breath's time steps
+(``breath_id``), an app installation's sessions (``installation_id``), a match's history (a bare ``id``), a
+sequence's sensor readings, a passenger group's travellers. The competition (or the split) keeps each sample
+whole, so a statistic per sample,
+
+    df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
+    agg = df.groupby(['breath_id'])[cols].agg(['mean', 'max'])
+
+reads only that sample's own rows: it is a per-row feature (like ``x.max(axis=1)``), not a fit across the rows
+of a split, and run on the test table it uses no training row and the test rows of no other sample. Recognised:
+
+* a key (string, or any key of a list: ``['molecule_name', 'atom_index_0']`` groups inside one molecule) named
+  for a sample: a bare ``id``, or a sample noun (:data:`SAMPLE_NOUNS`) alone or followed by ``id``/``name``/
+  ``no``/``number``/``idx``/``index``/``key``. Cross-cutting ids stay fits: a stock, a store, an item, a user or
+  a time step (``stock_id``, ``time_id``) has rows on both sides of a split, and their statistics are taken over
+  the rows of other samples;
+* of columns that are not the target: a per-sample mean of the target (``groupby('breath_id')['pressure']``
+  with ``y = df['pressure']``; a label-like column when the script names no target) is target leakage and stays a statistic, and so does a
+  reduction of the whole grouped table (no column chosen: the target is among them).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import label_like
+from faultlib.pyflow.values import Const, Tup
+
+#: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)
+SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment"})
+_SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
+
+
+def sample_key(name: Any) -> bool:
+    """``'breath_id'``, ``'molecule_name'``, ``'id'``, ``'PassengerGroup'``: a column naming one sample per value."""
+    if not isinstance(name, str):
+        return False
+    tokens = vocab.name_tokens(name)
+    if tokens == ["id"] or tokens[-2:] == ["passenger", "group"] and len(tokens) == 2:
+        return True
+    return bool(tokens) and tokens[0] in SAMPLE_NOUNS and all(t in _SUFFIXES for t in tokens[1:])
+
+
+def sample_keys(keys: Any) -> bool:
+    """The abstract ``by`` of a ``groupby``: a string or a list with at least one :func:`sample_key`."""
+    items = keys.items if isinstance(keys, Tup) else (keys,)
+    return any(isinstance(k, Const) and sample_key(k.value) for k in items)
+
+
+def groupby_call(expr: ast.expr) -> ast.Call | None:
+    """``df.groupby(k)`` of ``df.groupby(k)``, ``df.groupby(k)['c']``, ``df.groupby(k).c``: the GroupBy's call."""
+    if isinstance(expr, (ast.Subscript, ast.Attribute)) and not (
+            isinstance(expr, ast.Attribute) and expr.attr == "groupby"):
+        expr = expr.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby":
+        return expr
+    return None
+
+
+def _columns(expr: ast.expr, call: ast.Call) -> list[str | None] | None:
+    """The columns reduced: ``g['c']`` -> ``['c']``, ``g[['a', 'b']]``, ``g.c``, the keys of ``agg({'a': ...})``;
+    ``None`` for a name (``g[cols]``, ``agg(spec)``), a variable whose columns are unknown (``None`` items);
+    ``[]`` when no column is chosen (every column, the target included)."""
+    if isinstance(expr, ast.Subscript):
+        key = expr.slice
+        if isinstance(key, ast.Constant):
+            return [key.value] if isinstance(key.value, str) else [None]
+        if isinstance(key, (ast.List, ast.Tuple)):
+            return [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None for e in key.elts]
+        return [key.id if isinstance(key, ast.Name) else None]
+    if isinstance(expr, ast.Attribute) and expr.attr != "groupby":
+        return [expr.attr]
+    spec = call.args[0] if call.args else None
+    if isinstance(spec, ast.Dict) and spec.keys and all(isinstance(k, ast.Constant) for k in spec.keys):
+        return [k.value if isinstance(k.value, str) else None for k in spec.keys]
+    if isinstance(spec, ast.Name) and call.func.attr in ("agg", "aggregate"):  # type: ignore[union-attr]
+        return [spec.id]
+    return []
+
+
+def own_rows(inner: ast.expr, call: ast.Call, sample_groupbys: set[int], targets: set) -> bool:
+    """``call`` (``transform``/``agg``/a statistic on ``inner``) reduces a GroupBy over a sample key, of columns
+    that are not the target: each value is one sample's own rows (see the module docstring)."""
+    grouped = groupby_call(inner)
+    if grouped is None or id(grouped) not in sample_groupbys:
+        return False
+    columns = _columns(inner, call)
+    named = any(isinstance(t, str) for t in targets)  # else a label-like name (y, target) is taken for the target
+    return bool(columns) and all(c is None or c not in targets and (named or not label_like(c)) for c in columns)
+
+
+__all__ = ["SAMPLE_NOUNS", "groupby_call", "own_rows", "sample_key", "sample_keys"]
