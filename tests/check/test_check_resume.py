@@ -275,11 +275,8 @@ for step in range(start, 100):
     assert report.implicit == ["accelerate"]
 
 
-def test_cli_json_and_checkpoint_contents(tmp_path):
-    import torch
-
-    train = tmp_path / "train.py"
-    train.write_text(script(SETUP + """
+#: a resume path that restores the model, optimizer, scheduler and GradScaler and the epoch
+RESUME_ALL = """
     if args.resume:
         ckpt = torch.load(args.resume, weights_only=True)
         model.load_state_dict(ckpt["model"])
@@ -287,7 +284,14 @@ def test_cli_json_and_checkpoint_contents(tmp_path):
         scheduler.load_state_dict(ckpt["scheduler"])
         scaler.load_state_dict(ckpt["scaler"])
         start = ckpt["epoch"]
-""" + LOOP + SAVE_ALL))
+"""
+
+
+def test_cli_json_and_checkpoint_contents(tmp_path):
+    import torch
+
+    train = tmp_path / "train.py"
+    train.write_text(script(SETUP + RESUME_ALL + LOOP + SAVE_ALL))
     model = torch.nn.Linear(4, 2)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     sched = torch.optim.lr_scheduler.StepLR(opt, 2)

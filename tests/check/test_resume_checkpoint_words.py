@@ -7,22 +7,14 @@ import json
 
 import pytest
 
-from tests.check.test_check_resume import LOOP, SAVE_ALL, SETUP, cli, script
+from tests.check.test_check_resume import LOOP, RESUME_ALL, SAVE_ALL, SETUP, cli, script
 
 torch = pytest.importorskip("torch")
 
 
 def test_a_checkpoint_that_lacks_the_scaler_says_so_in_a_sentence(tmp_path):
     train = tmp_path / "train.py"
-    train.write_text(script(SETUP + """
-    if args.resume:
-        ckpt = torch.load(args.resume, weights_only=True)
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        scheduler.load_state_dict(ckpt["scheduler"])
-        scaler.load_state_dict(ckpt["scaler"])
-        start = ckpt["epoch"]
-""" + LOOP + SAVE_ALL))
+    train.write_text(script(SETUP + RESUME_ALL + LOOP + SAVE_ALL))
     model = torch.nn.Linear(4, 2)
     torch.save({"model": model.state_dict(), "epoch": 3}, tmp_path / "ckpt.pt")
     result = cli("check", "resume", str(train), "--checkpoint", str(tmp_path / "ckpt.pt"), "--json", cwd=tmp_path)
