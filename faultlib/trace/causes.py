@@ -167,10 +167,24 @@ def step_past_scaler(optimizer, names: dict[int, str]) -> tuple[dict[str, Any], 
 def finite_state(module) -> list[tuple[str, str]]:
     """``("parameter" | "buffer", name)`` of the floating-point parameters and buffers of ``module`` (recursively)
     whose every element is finite."""
+    return [(kind, n) for kind, named in (("parameter", module.named_parameters()), ("buffer", module.named_buffers()))
+            for n, t in named if _checkable(t) and bool(_finite_all(t))]
+
+
+def _checkable(t) -> bool:
+    """A dense float tensor with data here: not on the meta device (no data: reading it raises), not sparse, not a
+    tensor subclass such as a DTensor (FSDP2, tensor parallel: reading the whole of it is a collective that only
+    this process would enter)."""
     import torch
 
-    return [(kind, n) for kind, named in (("parameter", module.named_parameters()), ("buffer", module.named_buffers()))
-            for n, t in named if t.is_floating_point() and bool(torch.isfinite(t).all())]
+    return (type(t) in (torch.Tensor, torch.nn.Parameter) and t.is_floating_point() and not t.is_meta
+            and t.layout == torch.strided)
+
+
+def _finite_all(t):
+    import torch
+
+    return torch.isfinite(t.detach()).all()
 
 
 def corrupted_state(watched) -> tuple[Any, str, str, int, int] | None:
@@ -196,7 +210,7 @@ def corrupted_state(watched) -> tuple[Any, str, str, int, int] | None:
         tensors = {"parameter": dict(module.named_parameters()), "buffer": dict(module.named_buffers())}
         for kind, name in state:
             t = tensors[kind].get(name)
-            if t is None or not t.is_floating_point():
+            if t is None or not _checkable(t):
                 continue
             bad = ~torch.isfinite(t) if kind == "parameter" else torch.isnan(t) | torch.isposinf(t)
             if bool(bad.any()):

@@ -79,3 +79,20 @@ def test_sgd_with_an_infinite_lr_and_with_an_update_beyond_the_dtype():
     optimizer = torch.optim.SGD([big], lr=1e4)
     _step(optimizer, big, torch.full((2,), 100.0, dtype=torch.float16))  # 1e6: beyond the fp16 maximum
     assert "beyond the float16 maximum (6.55e+04)" in optimizer_update(optimizer, {})["cause"]
+
+
+def test_the_state_check_reads_only_dense_tensors_with_data_here():
+    """A model built on the meta device (its weights materialised later) must not make the end-of-run state check
+    raise into the script's forward, nor a sparse buffer; a plain NaN parameter of the same model kind is found."""
+    torch = pytest.importorskip("torch")
+    from faultlib.trace.causes import corrupted_state, finite_state
+
+    meta = torch.nn.Linear(3, 2, device="meta")
+    meta.register_buffer("sparse", torch.eye(2).to_sparse())
+    assert finite_state(meta) == []
+    plain = torch.nn.Linear(3, 2)
+    state = finite_state(plain)
+    assert state == [("parameter", "weight"), ("parameter", "bias")]
+    with torch.no_grad():
+        plain.weight[0, 0] = float("nan")
+    assert corrupted_state([(plain, state, 0, 0)]) == (plain, "parameter", "weight", 0, 0)
