@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from faultlib.errors import TimingInconclusive
-from faultlib.evidence.timing import Waited, step_reference
+from faultlib.evidence.timing import Waited, assert_at_most, step_reference
 from faultlib.readers import load_yaml_file
 
 HERE = Path(__file__).parent
@@ -133,9 +133,13 @@ def test_control_health_latency_stays_low(evidence):
     summary = evidence.control.summary
     assert summary["health_probes"] >= 0.8 * PARAMS["rounds"] * PARAMS["round_ms"] / PARAMS["probe_interval_ms"]
     # with inference in the executor a probe never waits behind one: its P99 stays a fraction of an
-    # inference measured in the same run (a ratio, so a loaded machine slows both alike)
+    # inference measured in the same run (a ratio, so a loaded machine slows both alike); above it,
+    # inconclusive where the probes' waits for a CPU explain the excess (the suite's other worker on a
+    # 2-core runner starved the loop; nothing blocked it)
     inference_ms = statistics.median(s.attributes["inference_ms"] for s in rounds(evidence.control))
-    assert summary["health_p99_ms"] < inference_ms / 2, f'{summary["health_p99_ms"]}; {inference_ms}'
+    assert_at_most(summary["health_p99_ms"], inference_ms / 2, what="the control's /health P99",
+                   bound=f"not below half an inference measured in the same run ({inference_ms:.4g} ms)",
+                   waits=probe_waits(rounds(evidence.control)))
 
 
 def test_rounds_before_the_fault_are_normal(evidence):
