@@ -22,8 +22,11 @@ never counted as right). Recall = true positives / (``tp`` + ``fn`` labels).
 
 Usage::
 
-    python benchmarks/static_realworld.py CORPUS_ROOT [--labels FILE] [--json] [--list-unjudged]
+    python benchmarks/static_realworld.py CORPUS_ROOT [--labels FILE] [--wave NAME...] [--json] [--list-unjudged]
     python benchmarks/static_realworld.py CORPUS_ROOT --scan REPO_DIR...   # every alarm, for labelling
+
+``--wave NAME...`` measures only the label records whose ``wave`` field is one of the names (a held-out wave's
+first sight, without writing its records to a file of their own); a name no record carries is an error (exit 2).
 
 A repository ``owner/name`` is looked up under ``CORPUS_ROOT`` as ``owner+name``, ``name``,
 ``i17leak-name``, ``i17leak2-name``, ``i17leak2-owner+name``, ``i17leak3-name``, ``i17leakwave-name``
@@ -96,6 +99,22 @@ def _other_script(base: Path, target: Path, f: dict) -> str | None:
         return Path(where).relative_to(base).as_posix()
     except ValueError:
         return None
+
+
+def select_waves(labels: list[dict], waves: list[str] | None) -> list[dict]:
+    """The label records of the named waves (all records when ``waves`` is None).
+
+    Raises:
+        ValueError: a name that no record's ``wave`` field carries (the message lists the known waves).
+    """
+    if waves is None:
+        return labels
+    known = {r.get("wave") for r in labels} - {None}
+    unknown = [w for w in waves if w not in known]
+    if unknown:
+        raise ValueError(f"no label record has wave {', '.join(map(repr, unknown))}; "
+                         f"known waves: {', '.join(sorted(known)) or 'none'}")
+    return [r for r in labels if r.get("wave") in waves]
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -253,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.add_argument("--list-unjudged", action="store_true", help="list alarms that no label judges")
+    parser.add_argument("--wave", nargs="+", metavar="NAME", help="measure only the label records of these waves")
     parser.add_argument("--scan", nargs="+", type=Path, metavar="DIR", help="print every alarm under DIR (labelling)")
     args = parser.parse_args(argv)
     if args.scan:
@@ -263,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
         if line.error is not None:
             raise line.error
         labels.append(line.value)
+    try:
+        labels = select_waves(labels, args.wave)
+    except ValueError as exc:
+        parser.error(f"{args.labels}: {exc}")  # exit 2
     out = measure(args.root, labels)
     if args.json:
         print(json.dumps(out, indent=1))

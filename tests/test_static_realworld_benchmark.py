@@ -1,0 +1,78 @@
+"""benchmarks/static_realworld.py's wave filter: a held-out wave is measured on its own label records.
+
+The benchmark itself reads public checkouts and runs by hand; here a two-script corpus written for the test
+stands in for them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+_spec = importlib.util.spec_from_file_location("static_realworld", REPO / "benchmarks" / "static_realworld.py")
+static_realworld = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("static_realworld", static_realworld)
+_spec.loader.exec_module(static_realworld)
+
+# the scaler learns its statistics from every row, then the rows are split and the model scored on a part
+_LEAKY = """import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+
+table = pd.read_csv("measurements.csv")
+features = StandardScaler().fit_transform(table[["width", "height"]])
+a_train, a_test, b_train, b_test = train_test_split(features, table["label"], random_state=0)
+print(LogisticRegression().fit(a_train, b_train).score(a_test, b_test))
+"""
+_CLEAN = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
+
+table = pd.read_csv("measurements.csv")
+a_train, a_test, b_train, b_test = train_test_split(table[["width", "height"]], table["label"], random_state=0)
+print(make_pipeline(StandardScaler(), LogisticRegression()).fit(a_train, b_train).score(a_test, b_test))
+"""
+
+
+def _corpus(tmp_path):
+    repo = tmp_path / "corpus" / "someone+shapes"
+    repo.mkdir(parents=True)
+    (repo / "leaky.py").write_text(_LEAKY)
+    (repo / "clean.py").write_text(_CLEAN)
+    common = {"repo": "someone/shapes", "commit": "0" * 40}
+    labels = [
+        {**common, "path": "leaky.py", "verdict": "file", "wave": "early"},
+        {**common, "path": "leaky.py", "cell": None, "line": 7, "kind": "fit_before_split", "wave": "early",
+         "verdict": "tp", "why": "scaler fitted on every row before the split"},
+        {**common, "path": "clean.py", "verdict": "file", "wave": "late"},
+    ]
+    return tmp_path / "corpus", labels
+
+
+def test_a_wave_is_measured_on_its_own_files_and_labels(tmp_path):
+    root, labels = _corpus(tmp_path)
+    early = static_realworld.measure(root, static_realworld.select_waves(labels, ["early"]))
+    assert (early["files"], early["tp"], early["fp"], early["fn"], early["unjudged"]) == (1, 1, 0, 0, 0)
+    late = static_realworld.measure(root, static_realworld.select_waves(labels, ["late"]))
+    assert (late["files"], late["tp"], late["fp"], late["unjudged"], late["recall"]) == (1, 0, 0, 0, None)
+    both = static_realworld.measure(root, static_realworld.select_waves(labels, None))
+    assert (both["files"], both["tp"]) == (2, 1)
+
+
+def test_a_wave_no_record_carries_is_an_error_that_names_the_known_ones(tmp_path, capsys):
+    root, labels = _corpus(tmp_path)
+    with pytest.raises(ValueError, match="'missing'.*known waves: early, late"):
+        static_realworld.select_waves(labels, ["early", "missing"])
+    label_file = tmp_path / "labels.jsonl"
+    label_file.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    with pytest.raises(SystemExit) as stop:
+        static_realworld.main([str(root), "--labels", str(label_file), "--wave", "missing"])
+    assert stop.value.code == 2
+    assert "labels.jsonl" in capsys.readouterr().err
