@@ -15,10 +15,6 @@ it means something:
 
 The cheap pass, the first that applies:
 
-* **The flat gradient buffer** (``flat_grads=True``, opt-in): every ``.grad`` is a view of one buffer the
-  sentinel owns (:class:`~faultlib.detect.numerics.flat_grads.FlatGradients`), zeroed by :meth:`GradientSentinel.zero_grad`;
-  the fused kernel of 2. runs over that one tensor (one dispatch, one tensor iterator instead of one per gradient),
-  after an identity test that every ``.grad`` is still its view. Where one is not, 2. checks them as they are.
 0. **The total norm the script already computed.** ``check(total_norm=clip_grad_norm_(...))``: the L2 norm of
    all gradients is finite exactly when every gradient is, unless it overflowed (the sum of squares passed
    the dtype's maximum with every gradient finite: then ``clip_grad_norm_`` scaled every gradient by
@@ -27,6 +23,11 @@ The cheap pass, the first that applies:
    by NaN, so the parameter where it began can no longer be told apart (``every_nan``); to keep it nameable,
    split the clip: ``norm = torch.nn.utils.get_total_norm(grads)``, ``check(step, total_norm=norm)``, then
    ``torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)`` (the two halves of ``clip_grad_norm_``).
+0b. **The flat gradient buffer** (``flat_grads=True``, opt-in; where 1. does not apply): every ``.grad`` is a view of one buffer the
+   sentinel owns (:class:`~faultlib.detect.numerics.flat_grads.FlatGradients`), zeroed by
+   :meth:`GradientSentinel.zero_grad`; after an identity test that every ``.grad`` is still its view, the fused
+   kernel of 2. runs over that one tensor (one dispatch and one tensor iterator, instead of one iterator per
+   gradient). Where a view was replaced, 2. checks the gradients as they are (warned once).
 1. **GradScaler's verdict.** After ``scaler.unscale_(optimizer)`` GradScaler has checked every
    gradient for inf/NaN; the sentinel reads that result (one host read per device).
 2. **GradScaler's fused kernel, run by the sentinel** (fp32 or bf16 training, or before
@@ -77,6 +78,7 @@ __all__ = ["FP16_MAX", "GradientCheck", "GradientSentinel", "OverflowSentinel"]
 
 _REQUIRES_GRAD = operator.attrgetter("requires_grad")
 _GRAD = operator.attrgetter("grad")
+_IS = operator.is_
 _IS_NONE = functools.partial(operator.is_, None)  # for map(): `x is None` without a Python frame per item
 _new, _setattr = object.__new__, object.__setattr__  # a healthy result without GradientCheck.__init__
 
@@ -158,11 +160,12 @@ class GradientSentinel:
         # flat_grads: the buffer, its one-tensor list for the kernel, and its flag; None when off or when the check
         # needs more than non-finiteness (the fp16 saturation test, watched outputs)
         self._flat = FlatGradients(self.params) if flat_grads else None
-        self._flat_pass: tuple[list[Any], FusedGroup] | None = None
+        self._flat_pass: tuple[list[Any], FusedGroup, list[Any], list[Any]] | None = None
         if self._flat is not None and self.fp16_limit is None and not self._hooks:
             device = self._flat.buffer.device
             self._flat_pass = ([self._flat.buffer], FusedGroup(None, torch.zeros(1, device=device),
-                                                                 torch.ones(1, device=device)))
+                                                                torch.ones(1, device=device)),
+                               self._flat.params, self._flat.views)
         self._flat_warned = False
 
     def _output_hook(self, module_name: str):
@@ -202,7 +205,7 @@ class GradientSentinel:
     def _flat_tripped(self) -> bool | None:
         """The ``flat_grads`` pass: whether the buffer holds inf/NaN (flag cleared), by one kernel call over it;
         None where a ``.grad`` is not its view (warned once) or the kernel refused the buffer's device."""
-        tensors, group = self._flat_pass
+        tensors, group = self._flat_pass[:2]
         if not self._flat.attached():
             if not self._flat_warned:
                 self._flat_warned = True
@@ -250,12 +253,28 @@ class GradientSentinel:
             if not force:
                 return GradientCheck(step, detector=self.name, checked=False)
             self._forced += 1
-        if self._flat_pass is not None and total_norm is None and (optimizer is None or self.scaler is None):
-            found = self._flat_tripped()
+        flat = self._flat_pass
+        if flat is not None and total_norm is None and (optimizer is None or self.scaler is None):
+            # flat_grads: the step's whole check, inline (a Python frame costs ~1 us inside a training step): every
+            # .grad still its view, one kernel call over the buffer, one flag read; anything else in _flat_tripped
+            tensors, group, params, views = flat
+            found = None
+            if all(map(_IS, map(_GRAD, params), views)):
+                try:
+                    self._fused_op(tensors, group.found_inf, group.inv_scale)
+                except RuntimeError:  # a device without the op: _flat_tripped meets it again and drops this pass
+                    found = self._flat_tripped()
+                else:
+                    host = group.host
+                    if host is not None and not host[0]:
+                        healthy = _new(GradientCheck)
+                        _setattr(healthy, "__dict__", {"step": step, "counts": {}, "detector": self.name})
+                        return healthy
+                    found = group.found()
+            else:
+                found = self._flat_tripped()  # a view dropped: warned once, the gradients checked as they are
             if found is False:
-                healthy = _new(GradientCheck)  # healthy_check(step, self.name) without a call
-                _setattr(healthy, "__dict__", {"step": step, "counts": {}, "detector": self.name})
-                return healthy
+                return healthy_check(step, self.name)
             if found:
                 self.overflow_steps += 1
                 return self._explain(step, None)
