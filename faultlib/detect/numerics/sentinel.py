@@ -23,8 +23,8 @@ The cheap pass, the first that applies:
    by NaN, so the parameter where it began can no longer be told apart (``every_nan``); to keep it nameable,
    split the clip: ``norm = torch.nn.utils.get_total_norm(grads)``, ``check(step, total_norm=norm)``, then
    ``torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)`` (the two halves of ``clip_grad_norm_``).
-0b. **The flat gradient buffer** (``flat_grads=True``, opt-in; where 1. does not apply): every ``.grad`` is a view of one buffer the
-   sentinel owns (:class:`~faultlib.detect.numerics.flat_grads.FlatGradients`), zeroed by
+0b. **The flat gradient buffer** (``flat_grads=True``, opt-in; where 1. does not apply): every ``.grad`` is a
+   view of one buffer the sentinel owns (:class:`~faultlib.detect.numerics.flat_grads.FlatGradients`), zeroed by
    :meth:`GradientSentinel.zero_grad`; after an identity test that every ``.grad`` is still its view, the fused
    kernel of 2. runs over that one tensor (one dispatch and one tensor iterator, instead of one iterator per
    gradient). Where a view was replaced, 2. checks the gradients as they are (warned once).
@@ -160,12 +160,12 @@ class GradientSentinel:
         # flat_grads: the buffer, its one-tensor list for the kernel, and its flag; None when off or when the check
         # needs more than non-finiteness (the fp16 saturation test, watched outputs)
         self._flat = FlatGradients(self.params) if flat_grads else None
-        self._flat_pass: tuple[list[Any], FusedGroup, list[Any], list[Any]] | None = None
+        self._flat_pass: tuple[Any, ...] | None = None  # ([buffer], its FusedGroup, params, views, flag, 1.0)
         if self._flat is not None and self.fp16_limit is None and not self._hooks:
             device = self._flat.buffer.device
-            self._flat_pass = ([self._flat.buffer], FusedGroup(None, torch.zeros(1, device=device),
-                                                                torch.ones(1, device=device)),
-                               self._flat.params, self._flat.views)
+            group = FusedGroup(None, torch.zeros(1, device=device), torch.ones(1, device=device))
+            self._flat_pass = ([self._flat.buffer], group, self._flat.params, self._flat.views, group.found_inf,
+                               group.inv_scale)
         self._flat_warned = False
 
     def _output_hook(self, module_name: str):
@@ -257,11 +257,10 @@ class GradientSentinel:
         if flat is not None and total_norm is None and (optimizer is None or self.scaler is None):
             # flat_grads: the step's whole check, inline (a Python frame costs ~1 us inside a training step): every
             # .grad still its view, one kernel call over the buffer, one flag read; anything else in _flat_tripped
-            tensors, group, params, views = flat
-            found = None
+            tensors, group, params, views, found_inf, inv_scale = flat
             if all(map(_IS, map(_GRAD, params), views)):
                 try:
-                    self._fused_op(tensors, group.found_inf, group.inv_scale)
+                    self._fused_op(tensors, found_inf, inv_scale)
                 except RuntimeError:  # a device without the op: _flat_tripped meets it again and drops this pass
                     found = self._flat_tripped()
                 else:
