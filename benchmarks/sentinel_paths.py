@@ -25,8 +25,13 @@ scikit-learn's digits, batch 64, SGD momentum 0.9, CPU, one thread): zero_grad, 
   kernel's fixed cost paid every step, or once per k steps);
 * ``flat_base``: no check, the gradients views of one buffer (``GradientSentinel(flat_grads=True)``, whose
   ``zero_grad()`` zeroes the buffer in place of ``optimizer.zero_grad()``); ``flat``: the same with
-  ``check()`` every step (one kernel call over the buffer); ``flat_kernel``: that call with no Python around it.
-  Their ``vs_flat`` column is the paired ratio to ``flat_base``.
+  ``check()`` every step (one kernel call over the buffer); ``flat_kernel``: that call with no Python around it;
+  ``flat_numpy``: a read-only pass over the same buffer with no torch dispatch (``numpy.add.reduce`` of its NumPy
+  view: NaN and inf survive a sum). Their ``vs_flat`` column is the paired ratio to ``flat_base``;
+* ``flat_reattach``: ``flat`` in a loop that keeps ``optimizer.zero_grad()`` (``set_to_none=True``) and calls the
+  sentinel's ``zero_grad()`` after it, which puts the dropped views back every step (one ``p.grad = view`` per
+  parameter) before zeroing the buffer;
+* ``one_op``: one in-place op on a 1-element tensor and nothing else: the floor of any check that dispatches.
 
 Method (as in ``trace_overhead.py``): every variant trains the same model with the same optimizer (separate models
 sit at different addresses, which alone moved ratios by 1-2 % here); after a warm-up the variants run interleaved
@@ -48,6 +53,7 @@ import os
 import statistics
 import time
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -57,8 +63,8 @@ from run import BATCH, LR, SEED, bootstrap_median_ci, fp16_case  # benchmarks/ i
 
 VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums",
             "foreach_max", "flatten", "params_after", "shard2", "every2", "shard4", "every4", "flat_base", "flat",
-            "flat_kernel")
-FLAT = ("flat_base", "flat", "flat_kernel")
+            "flat_kernel", "flat_numpy", "flat_reattach", "one_op")
+FLAT = ("flat_base", "flat", "flat_kernel", "flat_numpy", "flat_reattach")
 GRAD = operator.attrgetter("grad")
 
 
@@ -75,6 +81,7 @@ class Bench:
         self.sentinel = GradientSentinel(self.model.named_parameters())
         self.flat = GradientSentinel(self.model.named_parameters(), flat_grads=True)  # its views: FLAT rounds only
         self.flat_buffer = [self.flat._flat.buffer]
+        self.flat_np, self.np_sum = self.flat._flat.buffer.numpy(), np.add.reduce
         self.flag, self.one = torch.zeros(1), torch.ones(1)
         self.host = self.flag.numpy()
         self.kernel_op = torch._amp_foreach_non_finite_check_and_unscale_
@@ -87,6 +94,22 @@ class Bench:
 
     def _flat(self):
         assert not self.flat.check(self.i).overflow
+
+    def _plain_zero_grad(self):
+        self.opt.zero_grad(set_to_none=True)
+
+    def _reattach_zero_grad(self):
+        self.opt.zero_grad(set_to_none=True)  # the views dropped ...
+        self.flat.zero_grad()  # ... and put back
+
+    def _flat_reattach(self):
+        self._flat()
+
+    def _flat_numpy(self):
+        assert math.isfinite(self.np_sum(self.flat_np))
+
+    def _one_op(self):
+        self.flag.zero_()  # the kernel's flag, zero anyway on this healthy workload
 
     def _flat_kernel(self):
         self.kernel(self.flat_buffer)
@@ -146,7 +169,8 @@ class Bench:
     def run(self, variant: str, n: int) -> list[int]:
         check = getattr(self, f"_{variant}", None)
         after = variant == "params_after"
-        zero_grad = self.flat.zero_grad if variant in FLAT else lambda: self.opt.zero_grad(set_to_none=True)
+        zero_grad = {"flat_reattach": self._reattach_zero_grad}.get(
+            variant, self.flat.zero_grad if variant in FLAT else self._plain_zero_grad)
         handles = self._hooks(variant)
         times = []
         try:
