@@ -170,7 +170,7 @@ def test_bad_layouts_and_calls_are_refused_with_what_to_do():
         GradientSentinel(_model().named_parameters()).zero_grad()
 
 
-def test_saturation_and_watched_outputs_keep_their_own_pass_over_the_buffer():
+def test_the_fp16_saturation_test_keeps_its_own_pass_over_the_buffer():
     model = _model().to(torch.float16)
     sentinel = OverflowSentinel(model.named_parameters(), flat_grads=True)
     for p in model.parameters():
