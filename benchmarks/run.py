@@ -14,7 +14,11 @@ one step in k is checked, a non-finite gradient is caught at most k-1 steps late
 ``sentinel_outputs`` (the sentinel also checking every module's forward output); ``anomaly`` (the
 baseline under ``torch.autograd.set_detect_anomaly(True)``, for comparison); ``baseline_clip`` (the
 baseline with ``clip_grad_norm_``) and ``sentinel_clip`` (the same, the sentinel reading the total norm
-``clip_grad_norm_`` returned: ``check(total_norm=norm)``), whose ratio is to ``baseline_clip``.
+``clip_grad_norm_`` returned: ``check(total_norm=norm)``), whose ratio is to ``baseline_clip``;
+``baseline_flat`` (the baseline with every gradient a view of one buffer: ``GradientSentinel(flat_grads=True)``
+whose ``zero_grad()`` replaces ``optimizer.zero_grad()``, never checking) and ``sentinel_flat`` (the same, checking
+every step: one kernel call over the buffer), whose ratio is to ``baseline_flat``; the ``vs_baseline`` column gives
+every variant's paired ratio to the plain ``baseline``.
 
 Method: each variant has its own identically seeded model and optimizer and sees the same
 batches; after a warm-up the variants run interleaved in short rounds (order rotated every
@@ -55,8 +59,10 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.02
 CHECK_EVERY = (1, 2, 4, 8)  # the k of the sentinel variants; k = 1 is the "sentinel" variant
 SENTINELS = {("sentinel" if k == 1 else f"sentinel_k{k}"): k for k in CHECK_EVERY}
-VARIANTS = ("baseline", *SENTINELS, "sentinel_outputs", "anomaly", "baseline_clip", "sentinel_clip")
-BASE = {"sentinel_clip": "baseline_clip"}  # the variant each is compared with (default: baseline)
+VARIANTS = ("baseline", *SENTINELS, "sentinel_outputs", "anomaly", "baseline_clip", "sentinel_clip", "baseline_flat",
+            "sentinel_flat")
+BASE = {"sentinel_clip": "baseline_clip", "sentinel_flat": "baseline_flat"}  # compared with (default: baseline)
+FLAT = ("baseline_flat", "sentinel_flat")
 BATCH, LR, SEED = 64, 0.05, 0
 
 
@@ -99,15 +105,18 @@ class Runner:
         self.opt = torch.optim.SGD(self.model.parameters(), lr=LR, momentum=0.9)
         self.scaler = torch.amp.GradScaler("cpu", enabled=amp)
         self.sentinel = None
-        if variant in SENTINELS or variant in ("sentinel_outputs", "sentinel_clip"):
+        if variant in SENTINELS or variant in ("sentinel_outputs", "sentinel_clip", *FLAT):
             self.sentinel = GradientSentinel(self.model.named_parameters(), scaler=self.scaler if amp else None,
                                              watch_outputs=self.model if variant == "sentinel_outputs" else None,
-                                             check_every=SENTINELS.get(variant, 1))
+                                             check_every=SENTINELS.get(variant, 1), flat_grads=variant in FLAT)
 
     def step(self) -> int:
         idx = self.batches[self.i % len(self.batches)]
         started = time.perf_counter_ns()
-        self.opt.zero_grad(set_to_none=True)
+        if self.variant in FLAT:
+            self.sentinel.zero_grad()  # one zero_ of the buffer the gradients are views of
+        else:
+            self.opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.float16, enabled=self.amp):
             loss = nn.functional.cross_entropy(self.model(self.x[idx]), self.y[idx])
         self.scaler.scale(loss).backward()
@@ -116,7 +125,7 @@ class Runner:
             norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1e6)
             if self.sentinel is not None:
                 self.sentinel.check(self.i, total_norm=norm)
-        elif self.sentinel is not None:
+        elif self.sentinel is not None and self.variant != "baseline_flat":
             self.sentinel.check(self.i, self.opt)
         self.scaler.step(self.opt)
         self.scaler.update()
@@ -168,11 +177,13 @@ def summarise(repeats: list[dict]) -> dict:
         ratios = [statistics.median(r[v]["times"]) / statistics.median(r[base]["times"]) for r in repeats]
         round_ratios = [m / b for r in repeats for m, b in zip(r[v]["round_medians"], r[base]["round_medians"])]
         lo, hi = bootstrap_median_ci(round_ratios)
+        to_plain = [m / b for r in repeats for m, b in zip(r[v]["round_medians"], r["baseline"]["round_medians"])]
         result[v] = {"median_us": round(statistics.median(statistics.median(r[v]["times"]) for r in repeats) / 1e3, 1),
                      "ratio": round(statistics.median(ratios), 4),
                      "ratio_range": [round(min(ratios), 4), round(max(ratios), 4)],
                      "paired_ratio": round(statistics.median(round_ratios), 4),
                      "paired_ci95": [round(lo, 4), round(hi, 4)],
+                     "paired_vs_baseline": round(statistics.median(to_plain), 4),
                      "check_every": SENTINELS.get(v)}
     return result
 
@@ -220,18 +231,23 @@ def main() -> None:
           f"load average {load_before} before, {meta['loadavg_after']} after")
     for name, result in results.items():
         print(f"\n{name}")
-        print(f"{'variant':<19}{'k':>3}{'median_us':>11}{'ratio':>8}{'range':>15}{'paired':>9}{'paired_95%':>15}")
+        print(f"{'variant':<19}{'k':>3}{'median_us':>11}{'ratio':>8}{'range':>15}{'paired':>9}{'paired_95%':>15}"
+              f"{'vs_baseline':>12}")
         for v, r in result.items():
             k = str(r["check_every"] or "")
             span = f"{r['ratio_range'][0]:.3f}-{r['ratio_range'][1]:.3f}"
             ci = f"{r['paired_ci95'][0]:.3f}-{r['paired_ci95'][1]:.3f}"
-            print(f"{v:<19}{k:>3}{r['median_us']:>11.1f}{r['ratio']:>8.3f}{span:>15}{r['paired_ratio']:>9.3f}{ci:>15}")
+            print(f"{v:<19}{k:>3}{r['median_us']:>11.1f}{r['ratio']:>8.3f}{span:>15}{r['paired_ratio']:>9.3f}{ci:>15}"
+                  f"{r['paired_vs_baseline']:>12.3f}")
     print(f"\ngoal (issue 18): sentinel at check_every=1 <= {GOAL:.2f} per step")
     for name, result in results.items():
         k = goal["smallest_check_every"][name]
         verdict = "OK" if result["sentinel"]["ratio"] <= GOAL else "ABOVE GOAL"
         print(f"  {name:<12} every step: {result['sentinel']['ratio']:.3f} {verdict:<10} "
-              f"smallest k under the goal: {k if k is not None else f'none of {list(CHECK_EVERY)}'}")
+              f"smallest k under the goal: {k if k is not None else f'none of {list(CHECK_EVERY)}'}; "
+              f"flat_grads every step: {result['sentinel_flat']['ratio']:.3f} "
+              f"({'OK' if result['sentinel_flat']['ratio'] <= GOAL else 'ABOVE GOAL'}; "
+              f"{result['sentinel_flat']['paired_vs_baseline']:.3f} of the plain baseline)")
 
 
 if __name__ == "__main__":

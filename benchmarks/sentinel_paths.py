@@ -22,7 +22,16 @@ scikit-learn's digits, batch 64, SGD momentum 0.9, CPU, one thread): zero_grad, 
   first onto the lightest shard), a different shard each step, so every gradient is read every k steps; next to
   ``every2`` / ``every4``: the kernel over all gradients on one step in k (``check_every=k``). Both read each
   gradient once per k steps and trip within k steps of a value that stays; they differ in cost only (the
-  kernel's fixed cost paid every step, or once per k steps).
+  kernel's fixed cost paid every step, or once per k steps);
+* ``flat_base``: no check, the gradients views of one buffer (``GradientSentinel(flat_grads=True)``, whose
+  ``zero_grad()`` zeroes the buffer in place of ``optimizer.zero_grad()``); ``flat``: the same with
+  ``check()`` every step (one kernel call over the buffer); ``flat_kernel``: that call with no Python around it;
+  ``flat_numpy``: a read-only pass over the same buffer with no torch dispatch (``numpy.add.reduce`` of its NumPy
+  view: NaN and inf survive a sum). Their ``vs_flat`` column is the paired ratio to ``flat_base``;
+* ``flat_reattach``: ``flat`` in a loop that keeps ``optimizer.zero_grad()`` (``set_to_none=True``) and calls the
+  sentinel's ``zero_grad()`` after it, which puts the dropped views back every step (one ``p.grad = view`` per
+  parameter) before zeroing the buffer;
+* ``one_op``: one in-place op on a 1-element tensor and nothing else: the floor of any check that dispatches.
 
 Method (as in ``trace_overhead.py``): every variant trains the same model with the same optimizer (separate models
 sit at different addresses, which alone moved ratios by 1-2 % here); after a warm-up the variants run interleaved
@@ -44,6 +53,7 @@ import os
 import statistics
 import time
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -52,7 +62,9 @@ from faultlib.workloads import digits_split
 from run import BATCH, LR, SEED, bootstrap_median_ci, fp16_case  # benchmarks/ is first on sys.path
 
 VARIANTS = ("baseline", "baseline_again", "check", "tripped", "kernel", "step_prehook", "grad_hooks", "sums",
-            "foreach_max", "flatten", "params_after", "shard2", "every2", "shard4", "every4")
+            "foreach_max", "flatten", "params_after", "shard2", "every2", "shard4", "every4", "flat_base", "flat",
+            "flat_kernel", "flat_numpy", "flat_reattach", "one_op")
+FLAT = ("flat_base", "flat", "flat_kernel", "flat_numpy", "flat_reattach")
 GRAD = operator.attrgetter("grad")
 
 
@@ -67,6 +79,9 @@ class Bench:
         self.params = list(self.model.parameters())
         self.opt = torch.optim.SGD(self.params, lr=LR, momentum=0.9)
         self.sentinel = GradientSentinel(self.model.named_parameters())
+        self.flat = GradientSentinel(self.model.named_parameters(), flat_grads=True)  # its views: FLAT rounds only
+        self.flat_buffer = [self.flat._flat.buffer]
+        self.flat_np, self.np_sum = self.flat._flat.buffer.numpy(), np.add.reduce
         self.flag, self.one = torch.zeros(1), torch.ones(1)
         self.host = self.flag.numpy()
         self.kernel_op = torch._amp_foreach_non_finite_check_and_unscale_
@@ -76,6 +91,28 @@ class Bench:
         self.kernel_op(tensors, self.flag, self.one)
         if self.host[0]:
             raise AssertionError("a healthy workload tripped")
+
+    def _flat(self):
+        assert not self.flat.check(self.i).overflow
+
+    def _plain_zero_grad(self):
+        self.opt.zero_grad(set_to_none=True)
+
+    def _reattach_zero_grad(self):
+        self.opt.zero_grad(set_to_none=True)  # the views dropped ...
+        self.flat.zero_grad()  # ... and put back
+
+    def _flat_reattach(self):
+        self._flat()
+
+    def _flat_numpy(self):
+        assert math.isfinite(self.np_sum(self.flat_np))
+
+    def _one_op(self):
+        self.flag.zero_()  # the kernel's flag, zero anyway on this healthy workload
+
+    def _flat_kernel(self):
+        self.kernel(self.flat_buffer)
 
     def _check(self):
         assert not self.sentinel.check(self.i, self.opt).overflow
@@ -132,13 +169,15 @@ class Bench:
     def run(self, variant: str, n: int) -> list[int]:
         check = getattr(self, f"_{variant}", None)
         after = variant == "params_after"
+        zero_grad = {"flat_reattach": self._reattach_zero_grad}.get(
+            variant, self.flat.zero_grad if variant in FLAT else self._plain_zero_grad)
         handles = self._hooks(variant)
         times = []
         try:
             for _ in range(n):
                 idx = self.batches[self.i % len(self.batches)]
                 started = time.perf_counter_ns()
-                self.opt.zero_grad(set_to_none=True)
+                zero_grad()
                 nn.functional.cross_entropy(self.model(self.x[idx]), self.y[idx]).backward()
                 if check is not None:
                     check()
@@ -199,7 +238,9 @@ def measure(variants, rounds: int, per_round: int, warmup: int) -> dict:
     for v in variants:
         paired = [statistics.median(a) / statistics.median(b) for a, b in zip(times[v], base)]
         fast = [fastq(a) / fastq(b) for a, b in zip(times[v], base)]
-        result[v] = {"median_us": round(statistics.median(t for r in times[v] for t in r) / 1e3, 1),
+        flat = [statistics.median(a) / statistics.median(b) for a, b in zip(times[v], times.get("flat_base", base))]
+        result[v] = {"vs_flat": round(statistics.median(flat), 4) if v in FLAT and "flat_base" in times else None,
+                     "median_us": round(statistics.median(t for r in times[v] for t in r) / 1e3, 1),
                      "paired_ratio": round(statistics.median(paired), 4), "paired_ci95": _ci(paired),
                      "fast_quarter_ratio": round(statistics.median(fast), 4), "fast_quarter_ci95": _ci(fast),
                      "cpu_ratio": round(cpu[v] / cpu["baseline"], 4)}
@@ -229,12 +270,13 @@ def main() -> None:
         return
     print(f"digits_mlp fp32 step, {args.rounds} rounds x {args.steps_per_round} steps per variant, torch "
           f"{torch.__version__}, 1 thread; load average {load_before} before, {meta['loadavg_after']} after")
-    print(f"{'variant':<15}{'median_us':>10}{'paired':>8}{'paired_95%':>14}{'fastq':>7}{'fastq_95%':>14}{'cpu':>7}")
+    print(f"{'variant':<15}{'median_us':>10}{'paired':>8}{'paired_95%':>14}{'fastq':>7}{'fastq_95%':>14}{'cpu':>7}"
+          f"{'vs_flat':>9}")
     for v, r in result.items():
         ci = f"{r['paired_ci95'][0]:.3f}-{r['paired_ci95'][1]:.3f}"
         fci = f"{r['fast_quarter_ci95'][0]:.3f}-{r['fast_quarter_ci95'][1]:.3f}"
         print(f"{v:<15}{r['median_us']:>10.1f}{r['paired_ratio']:>8.3f}{ci:>14}{r['fast_quarter_ratio']:>7.3f}"
-              f"{fci:>14}{r['cpu_ratio']:>7.3f}")
+              f"{fci:>14}{r['cpu_ratio']:>7.3f}{'' if r['vs_flat'] is None else format(r['vs_flat'], '.3f'):>9}")
 
 
 if __name__ == "__main__":
