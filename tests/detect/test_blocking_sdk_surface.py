@@ -173,3 +173,24 @@ def test_cloud_and_home_automation_clients_block_where_documented(tmp_path):
         ("blocking_file_io", "line = serial.Serial(port, 9600)"),
         ("blocking_file_io", "return line.readline()"),
     }
+
+
+def test_an_azure_speech_future_blocks_where_it_is_waited_for_not_where_it_is_started(tmp_path):
+    found = flagged(tmp_path, """
+        import azure.cognitiveservices.speech as speechsdk
+        from mastodon import Mastodon
+
+        async def say(config, text):
+            synth = speechsdk.SpeechSynthesizer(speech_config=config)
+            pending = synth.speak_text_async(text)
+            done = synth.speak_text(text)
+            return pending.get(), done
+
+        async def toot(token, text):
+            return Mastodon(access_token=token).status_post(text)
+    """)
+    assert found == {
+        ("blocking_http", "done = synth.speak_text(text)"),
+        ("blocking_task", "return pending.get(), done"),
+        ("blocking_http", "return Mastodon(access_token=token).status_post(text)"),
+    }

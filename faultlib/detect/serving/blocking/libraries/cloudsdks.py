@@ -1,5 +1,5 @@
-"""Cloud SDK calls beyond boto3 and the Google API clients: Azure Cosmos DB and Azure identity tokens, the fsspec
-file systems of object stores (s3fs, gcsfs, adlfs) and ``smart_open``.
+"""Cloud SDK calls beyond boto3 and the Google API clients: Azure Cosmos DB, Azure identity tokens and the Azure
+Speech SDK, the fsspec file systems of object stores (s3fs, gcsfs, adlfs) and ``smart_open``.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; boto3,
 Google auth and API clients are in :mod:`~faultlib.detect.serving.blocking.libraries.cloud`, Azure Blob and Google
@@ -32,6 +32,13 @@ _FS_OPS = ("ls", "info", "exists", "isfile", "isdir", "cat", "cat_file", "get", 
            "open", "rm", "rm_file", "find", "glob", "du", "copy", "cp", "mv", "upload", "download", "read_text",
            "write_text", "read_bytes", "pipe", "pipe_file", "touch", "mkdir", "makedirs", "walk", "head", "tail",
            "size", "checksum", "modified", "created", "invalidate_cache_and_ls")
+AZURE_SPEECH = ("https://learn.microsoft.com/en-us/python/api/azure-cognitiveservices-speech/azure.cognitiveservices."
+                "speech.speechsynthesizer (speak_text and recognize_once wait for the service's result; the *_async "
+                "methods return a ResultFuture at once, whose get() waits)")
+_SPEECH = tuple(f"azure.cognitiveservices.speech.{c}" for c in (
+    "SpeechSynthesizer", "SpeechRecognizer", "translation.TranslationRecognizer", "TranslationRecognizer"))
+_SPEECH_CALLS = ("speak_text", "speak_ssml", "recognize_once", "start_continuous_recognition",
+                 "stop_continuous_recognition")
 CLOUD_SDKS = Vocabulary(
     calls={
         "smart_open.open": (H, "https://github.com/piskvorky/smart_open#how-do-i-use-it (opens a local file or a "
@@ -42,10 +49,13 @@ CLOUD_SDKS = Vocabulary(
         Family(("azure.cosmos",), {m: H for m in _COSMOS_OPS}, COSMOS, package=True, functions=False),
         Family(("azure.identity",), {"get_token": H, "get_token_info": H}, AZURE_IDENTITY, package=True,
                functions=False),
+        Family(_SPEECH, {m: H for m in _SPEECH_CALLS}, AZURE_SPEECH),
+        Family(("azure.cognitiveservices.speech.ResultFuture",), {"get": "blocking_task"}, AZURE_SPEECH),
         *(Family((f"{pkg}.",), {m: H for m in _FS_OPS}, FSSPEC, prefix=True, suffix="FileSystem")
           for pkg in ("s3fs", "gcsfs", "adlfs")),
     ),
     returns={
+        **{f"{c}.{m}_async": "azure.cognitiveservices.speech.ResultFuture" for c in _SPEECH for m in _SPEECH_CALLS},
         "azure.cosmos.CosmosClient.from_connection_string": "azure.cosmos.CosmosClient",
         **{f"{c}.get_database_client": "azure.cosmos.DatabaseProxy" for c in _COSMOS[:1]},
         **{f"azure.cosmos.CosmosClient.{m}": "azure.cosmos.DatabaseProxy" for m in (

@@ -43,6 +43,10 @@ FILE_FORMATS = Vocabulary(
         **names(F, PY + "hashlib.html#hashlib.file_digest (reads the whole file object)", "hashlib", "file_digest"),
         **{f"glob.{f}": (F, PY + "glob.html#glob.glob (recursive=True with ** walks the whole tree below, a directory "
                             "walk as os.walk)") for f in ("glob", "iglob")},
+        **names(F, PY + "codecs.html#codecs.open (opens the file, as open does)", "codecs", "open"),
+        "io.FileIO": (F, PY + "io.html#io.FileIO (opens the file)"),
+        "pathlib.Path.walk": (F, PY + "pathlib.html#pathlib.Path.walk (walks the whole tree below, as os.walk)"),
+        "os.fwalk": (F, PY + "os.html#os.fwalk (walks the whole tree below, as os.walk)"),
         **names(F, PY + "tarfile.html#tarfile.TarFile.extractall (writes every member to disk)", "tarfile.TarFile",
                 "extractall", "extract", "add"),
         **names(F, PY + "zipfile.html#zipfile.ZipFile.extractall (writes the members to disk; write reads a file from "

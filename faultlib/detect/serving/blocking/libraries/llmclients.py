@@ -27,6 +27,8 @@ VERTEX = ("https://cloud.google.com/python/docs/reference/vertexai/latest/vertex
 TIKTOKEN = ("https://github.com/openai/tiktoken/blob/main/tiktoken/registry.py and tiktoken/load.py (the first "
             "get_encoding of a name downloads the BPE file, or reads it from the cache directory, and builds the "
             "encoder in the calling thread)")
+TOKENIZERS = ("https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers.Tokenizer.from_pretrained (downloads "
+              "the tokenizer file from the Hub)")
 LANGGRAPH = ("https://langchain-ai.github.io/langgraph/concepts/low_level/#compiling-your-graph (a compiled graph "
              "is a Runnable: invoke/stream/batch run every node in the calling thread; ainvoke/astream the twins)")
 LLAMA_INDEX = ("https://docs.llamaindex.ai/en/stable/module_guides/indexing/vector_store_index/ (from_documents "
@@ -45,6 +47,7 @@ LLM_CLIENTS = Vocabulary(
         **{f"litellm.{p}{f}": (H, LITELLM) for p in ("", "main.") for f in _LITELLM_CALLS},
         **{f"tiktoken.{p}{f}": (F, TIKTOKEN) for p in ("", "registry.", "model.")
            for f in ("get_encoding", "encoding_for_model")},
+        **{f"tokenizers.{c}.from_pretrained": (H, TOKENIZERS) for c in ("Tokenizer", "implementations.BaseTokenizer")},
         **{f"{i}.from_documents": (H, LLAMA_INDEX) for i in _INDEXES},
         **{f"{i}": (H, LLAMA_INDEX) for i in _INDEXES},
         **{f"{m}.load_index_from_storage": (F, LLAMA_STORAGE) for m in (

@@ -1,6 +1,6 @@
 """Chat, social and notification SDKs with synchronous clients: pyTelegramBotAPI's ``TeleBot``, PRAW,
 discord.py's ``SyncWebhook`` and discord-webhook, Microsoft Teams
-connector cards, yagmail, Firebase Admin (messaging, auth, realtime database), Pusher and web push.
+connector cards, Mastodon.py, yagmail, Firebase Admin (messaging, auth, realtime database), Pusher and web push.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; tweepy,
 slack_sdk, twilio and sendgrid are in :mod:`~faultlib.detect.serving.blocking.sdks`). Each entry names the
@@ -66,6 +66,12 @@ MESSAGING = Vocabulary(
                "https://github.com/kootenpv/yagmail#usage (send logs in over SMTP and sends with smtplib)"),
         Family(("firebase_admin.db.Reference",), {m: H for m in (
             "get", "set", "push", "update", "delete", "transaction", "listen")}, FIREBASE_DB),
+        Family(("mastodon.Mastodon",), {m: H for m in (
+            "status_post", "toot", "status_reply", "status_delete", "media_post", "timeline", "timeline_home",
+            "timeline_public", "notifications", "account_verify_credentials", "search", "status", "favourite",
+            "status_reblog", "conversations", "account_statuses", "log_in", "create_app")},
+               "https://mastodonpy.readthedocs.io/en/stable/ (Mastodon.py is synchronous: each API method is an HTTPS "
+               "request)"),
         Family(("pusher.Pusher",), {m: H for m in ("trigger", "trigger_batch", "channels_info", "channel_info",
                                                      "users_info")},
                "https://github.com/pusher/pusher-http-python#triggering-events (trigger is a sync HTTP request)"),

@@ -27,6 +27,8 @@ WAITS = Vocabulary(
                                        "timeout=None waits for ever)"),
         **{f"{e}.shutdown": (T, PY + "concurrent.futures.html#concurrent.futures.Executor.shutdown (wait=True, the "
                                 "default, waits for every pending call to finish)") for e in _EXECUTORS},
+        "multiprocessing.Manager": ("blocking_subprocess", PY + "multiprocessing.html#multiprocessing.Manager (starts "
+                                   "the manager's server process and waits to connect to it)"),
         **{f"os.{f}": ("blocking_subprocess", PY + "os.html#os.wait3 (waits for a child process to end)")
            for f in ("wait3", "wait4", "waitid")},
     },
