@@ -24,8 +24,9 @@ def test_file_formats_read_and_written_on_the_loop_block(tmp_path):
             in_memory = gzip.GzipFile(fileobj=io.BytesIO(blob))
             return gzip.decompress(blob), in_memory
 
-        async def state(handle, record):
-            json.dump(record, handle)
+        async def state(path, record):
+            with open(path, "w") as handle:
+                json.dump(record, handle)
             return json.loads('{"a": 1}')
 
         async def inbox(path):
@@ -49,8 +50,8 @@ def test_file_formats_read_and_written_on_the_loop_block(tmp_path):
     """)
     assert found == {
         ("blocking_file_io", "parser.read(path)"),
+        ("blocking_file_io", 'with open(path, "w") as handle:'),
         ("blocking_file_io", 'with gzip.open(log + ".gz", "wt") as out:'),
-        ("blocking_file_io", "json.dump(record, handle)"),
         ("blocking_file_io", "box = mailbox.mbox(path)"),
         ("blocking_file_io", "return box.keys()"),
         ("blocking_file_io", "with shelve.open(path) as db:"),

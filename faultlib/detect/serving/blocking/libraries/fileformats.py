@@ -1,11 +1,14 @@
 """The standard library's file and archive formats: compressed files, key-value stores, mailboxes, ``configparser``
-files, ``json``/``marshal``/``plistlib`` over a file object, tar and zip extraction, recursive globs.
+files, ``codecs.open``, tar and zip extraction, recursive globs and tree walks.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 older file entries -- ``open``, ``pickle``, ``shutil``, ``tarfile.open``, ``zipfile.ZipFile`` -- are in
 :mod:`~faultlib.detect.serving.blocking.libraries.stdlib` and :mod:`~faultlib.detect.serving.blocking.sdks`).
 Each entry names the documentation of the call: every one reads or writes a file's content in the calling thread.
-Left out on purpose: in-memory codecs (``gzip.compress``, ``json.loads``), ``csv.reader`` (it reads whatever
+Left out on purpose: readers of a file object that is already open -- ``json.load(f)``, ``marshal.load``,
+``plistlib.load``, ``hashlib.file_digest``, their ``dump`` twins: the ``open`` that made ``f`` is the blocker reported,
+and a second finding for the same file would be a duplicate --, in-memory codecs (``gzip.compress``,
+``json.loads``), ``csv.reader`` (it reads whatever
 iterable it is given, an in-memory ``StringIO`` as often as a file, whose ``open`` is reported already), a zip or
 tar member read (the archive may be an in-memory buffer) and single-inode metadata (``os.stat``, ``os.remove``:
 the labelling rules of ``benchmarks/README.md`` leave those out).
@@ -31,16 +34,11 @@ FILE_FORMATS = Vocabulary(
                              "it wraps that object, an in-memory buffer as often as not)"),
         **names(F, PY + "shelve.html#shelve.open (a persistent dictionary backed by a dbm file)", "shelve", "open"),
         **{f"{m}.open": (F, _DBM) for m in ("dbm", "dbm.gnu", "dbm.ndbm", "dbm.dumb", "dbm.sqlite3")},
-        **names(F, PY + "json.html#json.load (reads the whole file object; json.loads of a string is not here)", "json",
-                "load", "dump"),
-        **names(F, PY + "marshal.html#marshal.load", "marshal", "load", "dump"),
-        **names(F, PY + "plistlib.html#plistlib.load", "plistlib", "load", "dump"),
         **names(F, PY + "mailbox.html#mailbox-objects (a mailbox opens, reads and locks its files on disk)",
                 "mailbox", *_MAILBOXES),
         **names(F, PY + "fileinput.html#fileinput.input (iterating it reads each file given)", "fileinput", "input"),
         **names(F, PY + "filecmp.html#filecmp.cmp (compares the files' contents when their signatures differ)",
                 "filecmp", "cmp"),
-        **names(F, PY + "hashlib.html#hashlib.file_digest (reads the whole file object)", "hashlib", "file_digest"),
         **{f"glob.{f}": (F, PY + "glob.html#glob.glob (recursive=True with ** walks the whole tree below, a directory "
                             "walk as os.walk)") for f in ("glob", "iglob")},
         **names(F, PY + "codecs.html#codecs.open (opens the file, as open does)", "codecs", "open"),
