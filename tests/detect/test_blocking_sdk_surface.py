@@ -194,3 +194,20 @@ def test_an_azure_speech_future_blocks_where_it_is_waited_for_not_where_it_is_st
         ("blocking_task", "return pending.get(), done"),
         ("blocking_http", "return Mastodon(access_token=token).status_post(text)"),
     }
+
+
+def test_django_mail_sent_from_an_async_view_blocks_and_a_message_built_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from django.core.mail import EmailMessage, send_mail
+
+        async def welcome(address):
+            send_mail("Welcome", "Hello", "team@example.org", [address])
+            note = EmailMessage("Receipt", "Thanks", "team@example.org", [address])
+            note.send()
+            await asyncio.to_thread(send_mail, "Copy", "Hello", "team@example.org", [address])
+    """)
+    assert found == {
+        ("blocking_socket_io", 'send_mail("Welcome", "Hello", "team@example.org", [address])'),
+        ("blocking_socket_io", "note.send()"),
+    }

@@ -1,6 +1,6 @@
 """Chat, social and notification SDKs with synchronous clients: pyTelegramBotAPI's ``TeleBot``, PRAW,
-discord.py's ``SyncWebhook`` and discord-webhook, Microsoft Teams
-connector cards, Mastodon.py, yagmail, Firebase Admin (messaging, auth, realtime database), Pusher and web push.
+discord.py's ``SyncWebhook`` and discord-webhook, Microsoft Teams connector cards, Mastodon.py, e-mail (Django's
+``send_mail``, Flask-Mail, yagmail), Firebase Admin (messaging, auth, realtime database), Pusher and web push.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; tweepy,
 slack_sdk, twilio and sendgrid are in :mod:`~faultlib.detect.serving.blocking.sdks`). Each entry names the
@@ -45,6 +45,12 @@ MESSAGING = Vocabulary(
                 "send_each_for_multicast", "subscribe_to_topic", "unsubscribe_from_topic"),
         **names(H, FIREBASE + "firebase_admin.auth (verify_id_token fetches Google's public keys; the user calls are "
                 "requests to the Identity Toolkit API)", "firebase_admin.auth", *_FIREBASE_AUTH),
+        **names(S, "https://docs.djangoproject.com/en/stable/topics/email/ (send_mail and EmailMessage.send open an "
+                "SMTP connection and send in the calling thread)", "django.core.mail", "send_mail", "send_mass_mail",
+                "mail_admins", "mail_managers"),
+        **{f"django.core.mail.{c}.send": (S, "https://docs.djangoproject.com/en/stable/topics/email/#emailmessage-"
+                                             "objects") for c in ("EmailMessage", "EmailMultiAlternatives",
+                                                                  "message.EmailMessage")},
         "pywebpush.webpush": (H, "https://github.com/web-push-libs/pywebpush#webpush (encrypts and posts the "
                                  "notification with requests)"),
     },
@@ -72,6 +78,8 @@ MESSAGING = Vocabulary(
             "status_reblog", "conversations", "account_statuses", "log_in", "create_app")},
                "https://mastodonpy.readthedocs.io/en/stable/ (Mastodon.py is synchronous: each API method is an HTTPS "
                "request)"),
+        Family(("flask_mail.Mail",), {"send": S, "send_message": S}, "https://pythonhosted.org/Flask-Mail/#sending-"
+               "messages (Mail.send connects to the SMTP server and sends)"),
         Family(("pusher.Pusher",), {m: H for m in ("trigger", "trigger_batch", "channels_info", "channel_info",
                                                      "users_info")},
                "https://github.com/pusher/pusher-http-python#triggering-events (trigger is a sync HTTP request)"),
