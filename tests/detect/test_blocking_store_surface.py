@@ -88,3 +88,15 @@ def test_rerankers_score_on_the_loop(tmp_path):
         ("blocking_cpu", "scores = RERANK.compute_score([[query, p] for p in passages])"),
         ("blocking_cpu", "ranked = CROSS.rank(query, passages)"),
     }
+
+
+def test_a_vault_request_blocks_and_reading_the_dict_it_returned_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import hvac
+
+        async def vault_ready(url):
+            client = hvac.Client(url=url)
+            health = client.sys.read_health_status(method="GET")
+            return not health.get("sealed", True)
+    """)
+    assert found == {("blocking_http", 'health = client.sys.read_health_status(method="GET")')}

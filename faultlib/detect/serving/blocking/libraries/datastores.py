@@ -38,6 +38,9 @@ _WEAVIATE = ("weaviate.WeaviateClient", "weaviate.client.WeaviateClient", "weavi
 _LANCE_TABLE = ("lancedb.table.Table", "lancedb.table.LanceTable")
 _LANCE_QUERY = "lancedb.query.LanceQueryBuilder"
 _SUPABASE = ("supabase.Client", "supabase.client.Client", "supabase._sync.client.SyncClient")
+_ANSWER_METHODS = ("get", "keys", "items", "values", "json", "copy", "pop", "setdefault", "__getitem__")
+"""Methods of what a call returns (a dict, a response): a ``*`` family with sub-clients types a call's result as a
+sub-client too, so ``health = client.sys.read_health_status(); health.get("sealed")`` must not read as a request."""
 DATA_STORES = Vocabulary(
     calls={
         **{f"weaviate.{f}": (H, WEAVIATE) for f in ("connect_to_local", "connect_to_weaviate_cloud", "connect_to_wcs",
@@ -72,9 +75,9 @@ DATA_STORES = Vocabulary(
             "refresh_session", "invoke", "create_bucket", "get_bucket", "list_buckets", "delete_bucket",
             "admin_list_users", "create_user", "delete_user")}, SUPABASE, resources=True),
         Family(("hvac.Client", "hvac.v1.Client"), {"*": H}, HVAC, resources=True,
-               except_=frozenset({"adapter", "url", "token", "session"})),
+               except_=frozenset({"adapter", "url", "token", "session", *_ANSWER_METHODS})),
         Family(("zeep.Client", "zeep.client.Client"), {"*": H}, ZEEP, resources=True,
-               except_=frozenset({"get_type", "get_element", "type_factory", "bind", "create_service",
+               except_=frozenset({*_ANSWER_METHODS, "get_type", "get_element", "type_factory", "bind", "create_service",
                                   "create_message", "set_ns_prefix", "set_default_soapheaders", "settings",
                                   "wsdl", "transport"})),
     ),
