@@ -59,6 +59,8 @@ def test_graph_and_vector_stores_block_and_their_builders_and_async_twins_do_not
             client = create_client(url, key)
             request = client.table("profiles").select("*").eq("id", user_id)
             rows = request.execute()
+            change = client.table("profiles").update({"seen": True}).eq("id", user_id)
+            change.execute()
             aclient = await acreate_client(url, key)
             more = await aclient.table("profiles").select("*").execute()
             return rows, more
@@ -68,6 +70,7 @@ def test_graph_and_vector_stores_block_and_their_builders_and_async_twins_do_not
         ("blocking_file_io", 'table = lancedb.connect("data/vectors").open_table("docs")'),
         ("blocking_file_io", "return query.to_list()"),
         ("blocking_http", "rows = request.execute()"),
+        ("blocking_http", "change.execute()"),
     }
 
 

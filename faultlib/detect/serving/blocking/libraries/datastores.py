@@ -7,7 +7,8 @@ are in :mod:`~faultlib.detect.serving.blocking.libraries.sqldrivers`, the other 
 entry names the documentation of the call. The async twins stay silent: ``neo4j.AsyncGraphDatabase`` and its
 ``Async*`` types, ``weaviate.use_async_with_*``, ``lancedb.connect_async``, ``supabase.acreate_client``,
 ``zeep.AsyncClient``; so do the builders that send nothing (``driver.session()``, ``collections.get(name)``,
-``table.search(v).limit(k)``, ``client.table(name).select(...)`` before its ``execute()``).
+``table.search(v).limit(k)``, ``client.table(name).select(...)`` or ``.update({...})`` before its ``execute()``;
+Supabase storage's ``update``/``copy`` are left out with them, their names being the query builder's and a list's).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ DATA_STORES = Vocabulary(
         Family((_LANCE_QUERY,), {m: F for m in ("to_list", "to_pandas", "to_arrow", "to_pydantic", "to_df",
                                                  "to_polars", "to_batches")}, LANCEDB),
         Family(_SUPABASE, {m: H for m in (
-            "execute", "upload", "download", "remove", "list", "update", "move", "copy", "create_signed_url",
+            "execute", "upload", "download", "remove", "list", "move", "create_signed_url",
             "create_signed_urls", "sign_in_with_password", "sign_up", "sign_out", "get_user", "get_session",
             "refresh_session", "invoke", "create_bucket", "get_bucket", "list_buckets", "delete_bucket",
             "admin_list_users", "create_user", "delete_user")}, SUPABASE, resources=True),
