@@ -41,14 +41,28 @@ from faultlib.detect.serving.blocking.libraries.vcs import VCS
 from faultlib.detect.serving.blocking.libraries.vectors import VECTORS
 from faultlib.detect.serving.blocking.libraries.voice import VOICE
 from faultlib.detect.serving.blocking.libraries.weights import WEIGHTS
+from faultlib.detect.serving.blocking.libraries.agentkits import AGENT_KITS
+from faultlib.detect.serving.blocking.libraries.cloudsdks import CLOUD_SDKS
+from faultlib.detect.serving.blocking.libraries.fileformats import FILE_FORMATS
+from faultlib.detect.serving.blocking.libraries.homeauto import HOME_AUTOMATION
+from faultlib.detect.serving.blocking.libraries.llmclients import LLM_CLIENTS
+from faultlib.detect.serving.blocking.libraries.messaging import MESSAGING
+from faultlib.detect.serving.blocking.libraries.netstdlib import NET_STDLIB
+from faultlib.detect.serving.blocking.libraries.waits import WAITS
+from faultlib.detect.serving.blocking.libraries.datastores import DATA_STORES
+from faultlib.detect.serving.blocking.libraries.rerankers import RERANKERS
+from faultlib.detect.serving.blocking.libraries.sqldrivers import SQL_DRIVERS
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
            IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
-           SPARK, VCS, KARTON, MEDIA, CHARTS)
+           SPARK, VCS, KARTON, MEDIA, CHARTS,
+           FILE_FORMATS, NET_STDLIB, WAITS, LLM_CLIENTS, AGENT_KITS, MESSAGING, CLOUD_SDKS, HOME_AUTOMATION,
+           SQL_DRIVERS, DATA_STORES, RERANKERS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
+__all__ = ["AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
+           "WAITS", "SQL_DRIVERS", "DATA_STORES", "RERANKERS", "AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
            "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]
