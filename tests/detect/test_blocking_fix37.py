@@ -229,3 +229,133 @@ def test_awaited_body_reads_and_other_reads_stay_silent(tmp_path):
             return data, note, await request.read()
     """)
     assert found == set()
+
+
+# -- wave 30-2 (after its held-out measure) ------------------------------------------------------------------------
+def _package(tmp_path, files: dict[str, str]):
+    import textwrap
+
+    from faultlib.detect.serving.blocking import analyze_path
+
+    for name, source in files.items():
+        path = tmp_path / "svc" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+    report = analyze_path(tmp_path / "svc")
+    assert report.complete
+    return {(f.location["file"].rpartition("svc/")[2], f.location["line"]) for f in report.findings}
+
+
+BASES = {
+    "base/__init__.py": "from .providers import *\n",
+    "base/providers/__init__.py": "from .crypto import Hasher\nfrom .auth import AuthBase\n__all__ = ['Hasher', 'AuthBase']\n",
+    "base/providers/crypto.py": """
+        from abc import ABC, abstractmethod
+
+        class Hasher(ABC):
+            @abstractmethod
+            def check(self, plain: str, hashed: bytes) -> bool: ...
+    """,
+    "base/providers/auth.py": """
+        from .crypto import Hasher
+
+        class AuthBase:
+            hasher: Hasher
+
+            def __init__(self, hasher: Hasher):
+                self.hasher = hasher
+    """,
+    "providers/bcrypt_hasher.py": """
+        import bcrypt
+
+        from base import Hasher
+
+        class BcryptHasher(Hasher):
+            def check(self, plain: str, hashed: bytes) -> bool:
+                return bcrypt.checkpw(plain.encode(), hashed)
+    """,
+}
+
+
+def test_a_base_class_re_exported_by_star_imports_is_followed(tmp_path):
+    found = _package(tmp_path, {**BASES, "providers/auth.py": """
+        from base import AuthBase
+
+        class Auth(AuthBase):
+            async def login(self, plain, hashed):
+                return self.hasher.check(plain, hashed)
+    """})
+    assert found == {("providers/bcrypt_hasher.py", 8)}
+
+
+def test_a_private_name_is_not_re_exported_by_a_star_import(tmp_path):
+    found = _package(tmp_path, {**BASES, "base/providers/__init__.py": "from .auth import AuthBase as _AuthBase\n",
+                                "providers/auth.py": """
+        from base import _AuthBase
+
+        class Auth(_AuthBase):
+            async def login(self, plain, hashed):
+                return self.hasher.check(plain, hashed)
+    """})
+    assert found == set()
+
+
+def test_a_library_callable_kept_on_the_instance_runs_when_called(tmp_path):
+    found = flagged(tmp_path, """
+        from io import BytesIO
+
+        from pdf2image import convert_from_bytes
+        from pptx import Presentation
+
+        class SlidesParser:
+            def __init__(self, config):
+                self.config = config
+                self.Presentation = Presentation
+                self.render = convert_from_bytes
+
+            async def ingest(self, data: bytes):
+                deck = self.Presentation(BytesIO(data))
+                pages = self.render(data, dpi=100)
+                return deck, pages
+
+        class NotesParser:
+            def __init__(self):
+                self.Presentation = Presentation
+    """)
+    assert found == {("blocking_cpu", "deck = self.Presentation(BytesIO(data))"),
+                     ("blocking_subprocess", "pages = self.render(data, dpi=100)")}
+
+
+def test_an_instance_kept_on_the_instance_is_no_bound_callable(tmp_path):
+    found = flagged(tmp_path, """
+        class Tidy:
+            def __call__(self, text):
+                return text.strip()
+
+        class Parser:
+            def __init__(self, cleaner):
+                self.clean = cleaner
+                self.tidy = Tidy()
+
+            async def ingest(self, text):
+                return self.tidy(self.clean(text))
+    """)
+    assert found == set()
+
+
+def test_password_hashing_libraries_block(tmp_path):
+    found = flagged(tmp_path, """
+        import nacl.pwhash
+        from argon2 import PasswordHasher
+        from werkzeug.security import check_password_hash
+
+        hasher = PasswordHasher()
+
+        async def login(plain: str, stored: bytes, legacy: str, modern: str):
+            nacl.pwhash.verify(stored, plain.encode())
+            old = check_password_hash(legacy, plain)
+            return old and hasher.verify(modern, plain)
+    """)
+    assert found == {("blocking_cpu", "nacl.pwhash.verify(stored, plain.encode())"),
+                     ("blocking_cpu", "old = check_password_hash(legacy, plain)"),
+                     ("blocking_cpu", "return old and hasher.verify(modern, plain)")}

@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.libraries.media import MEDIA
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.ocr import OCR
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
+from faultlib.detect.serving.blocking.libraries.passwords import PASSWORDS
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.retrieval import RETRIEVAL
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
@@ -46,9 +47,9 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
            IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
-           SPARK, VCS, KARTON, MEDIA, CHARTS)
+           SPARK, VCS, KARTON, MEDIA, CHARTS, PASSWORDS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "PASSWORDS", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]
