@@ -248,7 +248,8 @@ def _package(tmp_path, files: dict[str, str]):
 
 BASES = {
     "base/__init__.py": "from .providers import *\n",
-    "base/providers/__init__.py": "from .crypto import Hasher\nfrom .auth import AuthBase\n__all__ = ['Hasher', 'AuthBase']\n",
+    "base/providers/__init__.py": ("from .crypto import Hasher\nfrom .auth import AuthBase\n"
+                                   "__all__ = ['Hasher', 'AuthBase']\n"),
     "base/providers/crypto.py": """
         from abc import ABC, abstractmethod
 
@@ -359,3 +360,39 @@ def test_password_hashing_libraries_block(tmp_path):
     assert found == {("blocking_cpu", "nacl.pwhash.verify(stored, plain.encode())"),
                      ("blocking_cpu", "old = check_password_hash(legacy, plain)"),
                      ("blocking_cpu", "return old and hasher.verify(modern, plain)")}
+
+
+def test_an_awaited_clients_plain_shutdown_may_still_wait(tmp_path):
+    found = flagged(tmp_path, """
+        from enginekit import EngineClient
+
+        async def serve(engine: EngineClient, prompt):
+            try:
+                return await engine.generate(prompt)
+            finally:
+                engine.shutdown()
+    """)
+    assert found == {("blocking_http", "engine.shutdown()")}
+
+
+def test_a_documented_class_scanned_with_its_own_package_stays_documented(tmp_path):
+    found = _package(tmp_path, {
+        "llama_cpp/__init__.py": "from .llama import *\n",
+        "llama_cpp/llama.py": """
+            class Llama:
+                def __init__(self, model_path):
+                    self.model_path = model_path
+
+                def create_completion(self, prompt):
+                    return {"text": prompt}
+        """,
+        "server.py": """
+            import llama_cpp
+
+            llama = llama_cpp.Llama(model_path="model.gguf")
+
+            async def complete(prompt):
+                return llama.create_completion(prompt)
+        """,
+    })
+    assert ("server.py", 7) in found

@@ -6,7 +6,8 @@ files awaits a call of one of its methods (``await ws.reply(...)``) or hands one
 (``asyncio.create_task(ws.connect())``, ``ensure_future``, ``gather``, ``wait_for``, ``shield``), the class is an
 asyncio client (WeCom's ``aibot.WSClient``), and its other methods are no guess of a network wait either: an async
 SDK's plain methods set state or schedule work on the loop. One such use anywhere in the files is the evidence
-(memoised per class name).
+(memoised per class name). Teardown methods keep the guess (:data:`TEARDOWN`): an async engine's plain
+``shutdown()`` commonly stops and joins its worker processes (vLLM's ``AsyncLLM.shutdown``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,15 @@ SCHEDULERS = frozenset({"create_task", "ensure_future", "gather", "wait_for", "s
 """Loop functions (``asyncio.<name>``, or a loop's or task group's ``create_task``) whose arguments are coroutines."""
 
 
-def used_as_coroutines(index, type_name: str) -> bool:
-    """Whether an ``async def`` of the analysed files awaits or schedules a method call of ``type_name``."""
+TEARDOWN = frozenset({"shutdown", "join", "terminate", "kill", "wait"})
+"""Plain methods of an asyncio client that may still wait (for its threads or processes)."""
+
+
+def used_as_coroutines(index, type_name: str, method: str = "") -> bool:
+    """Whether an ``async def`` of the analysed files awaits or schedules a method call of ``type_name`` (always
+    False for a ``method`` of :data:`TEARDOWN`)."""
+    if method in TEARDOWN:
+        return False
     memo = index.__dict__.setdefault("_coroutine_clients", {})
     if type_name not in memo:
         memo[type_name] = False  # asked again while answering: "no"

@@ -33,7 +33,7 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
-from faultlib.detect.serving.blocking.star_exports import star_lookup
+from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
@@ -73,8 +73,10 @@ class Index(TypeOf):
         parts = name.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.modules.get(".".join(parts[:cut]))
-            if module is not None:
+            if module is not None and not documented_re_export(self, module, parts[cut:], name):
                 return self.member(module, parts[cut:], depth) or name
+            if module is not None:
+                return name
         return name
 
     def member(self, module: Module, rest: list[str], depth: int = 0) -> Func | Klass | Module | str | None:

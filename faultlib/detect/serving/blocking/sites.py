@@ -76,7 +76,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     guess = None
     if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
         family = client_kind(index.vocab, owner, method)
-        if family is not None and used_as_coroutines(index, owner):
+        if family is not None and used_as_coroutines(index, owner, method):
             family = None  # the code awaits or schedules its methods elsewhere: an asyncio client
         guess = name_guess(owner) if family is not None else None
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file

@@ -6,7 +6,9 @@ AuthProvider``. A star import binds the module's public names (every name in a l
 one, every name not starting with ``_``; https://docs.python.org/3/reference/simple_stmts.html#the-import-statement),
 its own definitions and the names it imported alike, so a chain of re-exporting packages is followed hop by hop.
 Used by :class:`~faultlib.detect.serving.blocking.index.Index` both for a bare name used in the importing module and
-for a dotted name looked up through the package (a subclass's base, an annotation).
+for a dotted name looked up through the package (a subclass's base, an annotation) -- unless the vocabulary
+describes that dotted name: scanning a library's own package (``llama_cpp``), ``llama_cpp.Llama`` stays the
+documented class rather than the code behind it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Module
 
-__all__ = ["star_exported", "star_lookup"]
+__all__ = ["documented_re_export", "star_exported", "star_lookup"]
 
 
 def star_lookup(index, module: Module, parts: list[str], depth: int):
@@ -30,6 +32,13 @@ def star_lookup(index, module: Module, parts: list[str], depth: int):
         if head in found.imports and star_exported(found, head):
             return index.lookup(".".join([found.imports[head], *rest]), depth + 1)  # its `import mido` comes along
     return None
+
+
+def documented_re_export(index, module: Module, rest: list[str], name: str) -> bool:
+    """Whether the dotted ``name`` (``module`` + ``rest``) reaches ``module``'s member only through a star import
+    while the vocabulary describes ``name`` itself: it stays the documented name."""
+    return bool(rest) and not (rest[0] in module.functions or rest[0] in module.classes or rest[0] in module.imports
+                               ) and bool(module.star_imports) and index.vocab.owned(name)
 
 
 def star_exported(module: Module, name: str) -> bool:

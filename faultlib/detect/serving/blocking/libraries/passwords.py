@@ -26,7 +26,8 @@ BCRYPT_KDF = "https://github.com/pyca/bcrypt#kdf (bcrypt_pbkdf with the given ro
 CRYPTOGRAPHY_KDF = ("https://cryptography.io/en/latest/hazmat/primitives/key-derivation-functions/ (PBKDF2HMAC, "
                     "Scrypt and Argon2id derive/verify run the derivation)")
 
-_NACL_MODULES = ("nacl.pwhash", *(f"nacl.pwhash.{m}" for m in ("argon2i", "argon2id", "scrypt", "scryptsalsa208sha256")))
+_NACL_MODULES = ("nacl.pwhash", *(f"nacl.pwhash.{m}" for m in (
+    "argon2i", "argon2id", "scrypt", "scryptsalsa208sha256")))
 
 PASSWORDS = Vocabulary(
     calls={
