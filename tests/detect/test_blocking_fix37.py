@@ -396,3 +396,24 @@ def test_a_documented_class_scanned_with_its_own_package_stays_documented(tmp_pa
         """,
     })
     assert ("server.py", 7) in found
+
+
+def test_an_uncompressed_zip_written_into_memory_is_a_copy(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import zipfile
+
+        async def bundle(files):
+            stored, packed = io.BytesIO(), io.BytesIO()
+            with zipfile.ZipFile(stored, "w") as archive:
+                for name, data in files:
+                    archive.writestr(name, data)
+            with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, data in files:
+                    archive.writestr(name, data)
+            with zipfile.ZipFile(io.BytesIO(stored.getvalue())) as archive:
+                names = archive.namelist()
+            return packed.getvalue(), names
+    """)
+    assert found == {("blocking_cpu", 'with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:'),
+                     ("blocking_cpu", "with zipfile.ZipFile(io.BytesIO(stored.getvalue())) as archive:")}

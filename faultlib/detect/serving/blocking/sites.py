@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.archives import stored_in_memory
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
@@ -64,7 +65,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         last = target.rpartition(".")[2]
-        quiet = last.startswith(WRITERS) or target in COPIES or not _argument_blocks(index, target, call)
+        quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
+                 or not _argument_blocks(index, target, call))
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
