@@ -35,6 +35,10 @@ NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "
                    "get_guild", "event", "command", "on", "handler", "register", "set_debuglevel", "copy", "keys",
                    "values", "items", "setdefault", "add_handler", "remove_handler", "listen", "subscribe",
                    "middleware", "mount", "url_for", "run",
+                   # the builder pattern's entry: options are set on the builder, the client is made by build()
+                   # (lark-oapi:
+                   # https://open.feishu.cn/document/server-side-sdk/python--sdk/preparations-before-development)
+                   "builder",
                    # a pydantic model named *Session (parse_raw...): data, not a connection
                    "parse_raw", "parse_obj", "model_validate", "model_validate_json", "model_dump", "model_dump_json",
                    "dict", "json", "construct", "model_construct", "schema", "model_json_schema"})

@@ -33,6 +33,8 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
                                                    aliases, build_module, dotted, local_imports,
                                                    unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
+from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
+from faultlib.detect.serving.blocking.stored_callables import stored_callable
 
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
@@ -71,8 +73,10 @@ class Index(TypeOf):
         parts = name.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.modules.get(".".join(parts[:cut]))
-            if module is not None:
+            if module is not None and not documented_re_export(self, module, parts[cut:], name):
                 return self.member(module, parts[cut:], depth) or name
+            if module is not None:
+                return name
         return name
 
     def member(self, module: Module, rest: list[str], depth: int = 0) -> Func | Klass | Module | str | None:
@@ -90,7 +94,7 @@ class Index(TypeOf):
                 inherited_name(self, klass, tail[0]) if len(tail) == 1 and method is None else None)
         if head in module.imports and depth < MAX_RESOLVE_DEPTH:
             return self.lookup(".".join([module.imports[head], *tail]), depth + 1)
-        return None
+        return star_lookup(self, module, rest, depth) if depth < MAX_RESOLVE_DEPTH else None  # a re-export
 
     def method(self, klass: Klass, name: str, depth: int = 0) -> Func | None:
         """``name`` in ``klass`` or its bases of the analysed files (depth first, as a simple MRO)."""
@@ -145,11 +149,9 @@ class Index(TypeOf):
             return self.lookup(".".join([module.imports[head], *rest]))
         if head in module.globals or (func is not None and _is_local(func, head)):
             return None
-        for found in filter(None, map(self.modules.get, module.star_imports)):  # from pkg.mod import *
-            if found is not module and (head in found.functions or head in found.classes):
-                return self.member(found, parts)
-            if found is not module and head in found.imports and _star_exported(found, head):
-                return self.lookup(".".join([found.imports[head], *rest]))  # its `import mido` comes along
+        found = star_lookup(self, module, parts, 0)  # from pkg.mod import *
+        if found is not None:
+            return found
         if hasattr(builtins, head):
             return ".".join(["builtins", head, *rest])
         return None
@@ -405,11 +407,8 @@ class Index(TypeOf):
                         return found
             return None
         owner = self.type_of(expr.value, func, depth + 1) if func is not None else None
-        if isinstance(owner, Klass):
-            found = self.method(owner, expr.attr)
-            if found is not None:
-                return found
-            return None
+        if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
+            return self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)
         if isinstance(owner, str):
             return f"{owner}.{expr.attr}"
         parts = dotted(expr)
@@ -423,12 +422,3 @@ class Index(TypeOf):
             if found is not None:
                 return found
         return None
-
-
-def _star_exported(module: Module, name: str) -> bool:
-    """Whether ``from module import *`` binds ``name``: listed in a literal ``__all__``, or, without one, any
-    name not starting with ``_`` (https://docs.python.org/3/reference/simple_stmts.html#the-import-statement)."""
-    listed = module.globals.get("__all__")
-    if isinstance(listed, (ast.List, ast.Tuple)):
-        return any(isinstance(e, ast.Constant) and e.value == name for e in listed.elts)
-    return not name.startswith("_")

@@ -10,14 +10,19 @@ import sys
 from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.archives import stored_in_memory
+from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
+from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.encodes import image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
+from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
 from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
@@ -60,7 +65,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         last = target.rpartition(".")[2]
-        quiet = last.startswith(WRITERS) or target in COPIES or not _argument_blocks(index, target, call)
+        quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
+                 or not _argument_blocks(index, target, call))
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
@@ -72,7 +78,12 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     guess = None
     if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
         family = client_kind(index.vocab, owner, method)
+        if family is not None and used_as_coroutines(index, owner, method):
+            family = None  # the code awaits or schedules its methods elsewhere: an asyncio client
         guess = name_guess(owner) if family is not None else None
+    if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
+        return None if in_memory(index, call, func) else Site(
+            "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
@@ -117,6 +128,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
+    body = streaming_body_read(call, func)  # resp["Body"].read() after the request was offloaded
+    if body is not None:
+        return Site("blocking_http", body, func, call)
     encoded = image_encoding(index, call, func) or image_decoding(index, call, func)  # the codec runs here
     if encoded is not None:
         return Site("blocking_cpu", encoded, func, call)
@@ -161,8 +175,8 @@ def in_memory(index, call: ast.Call, func: Func) -> bool:
     for arg in [*call.args, *(k.value for k in call.keywords)]:
         if isinstance(arg, ast.Starred):
             continue
-        if index.type_of(arg, func) in IN_MEMORY_FILES:
-            return True
+        if index.type_of(arg, func) in IN_MEMORY_FILES and not mixed_memory_argument(index, arg, func, IN_MEMORY_FILES):
+            return True  # a buffer, unless some caller passes the parameter a path
     return False
 
 

@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.libraries.media import MEDIA
 from faultlib.detect.serving.blocking.libraries.models import MODELS
 from faultlib.detect.serving.blocking.libraries.ocr import OCR
 from faultlib.detect.serving.blocking.libraries.openvino import OPENVINO
+from faultlib.detect.serving.blocking.libraries.passwords import PASSWORDS
 from faultlib.detect.serving.blocking.libraries.resources import RESOURCES
 from faultlib.detect.serving.blocking.libraries.retrieval import RETRIEVAL
 from faultlib.detect.serving.blocking.libraries.rpc import RPC
@@ -57,12 +58,12 @@ from faultlib.detect.serving.blocking.sdks import SDKS
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
            ARRAYS, RPC, STREAMS, VECTORS, AGENTS, RESOURCES, RUNTIMES,
            IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
-           SPARK, VCS, KARTON, MEDIA, CHARTS,
+           SPARK, VCS, KARTON, MEDIA, CHARTS, PASSWORDS,
            FILE_FORMATS, NET_STDLIB, WAITS, LLM_CLIENTS, AGENT_KITS, MESSAGING, CLOUD_SDKS, HOME_AUTOMATION,
            SQL_DRIVERS, DATA_STORES, RERANKERS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
 __all__ = ["AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
            "WAITS", "SQL_DRIVERS", "DATA_STORES", "RERANKERS", "AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
-           "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "RESOURCES", "RETRIEVAL", "RPC",
+           "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "PASSWORDS", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]

@@ -1,7 +1,11 @@
-"""Document and media file libraries: PDF (PyMuPDF), EPUB (EbookLib) and MIDI (mido) files opened, parsed and written.
+"""Document and media file libraries: PDF (PyMuPDF, pypdf, pdfplumber, pdf2image), office files (python-pptx,
+python-docx's and openpyxl's writers, xlrd, odfpy, olefile), EPUB (EbookLib) and MIDI (mido) files opened, parsed
+and written.
 
-Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
-Opening reads and parses the file in the calling thread; page text extraction and rendering are CPU work.
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
+``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
+parses the file (or the whole in-memory stream) in the calling thread; page text extraction and rendering are CPU
+work; pdf2image runs poppler's ``pdftoppm``/``pdfinfo`` and waits for them.
 """
 
 from __future__ import annotations
@@ -17,6 +21,20 @@ EBOOKLIB = ("https://docs.sourcefabric.org/projects/ebooklib/en/latest/tutorial.
 MIDO = ("https://mido.readthedocs.io/en/stable/files/midi.html (MidiFile(filename or file=) reads and parses the "
         "whole file; save writes it)")
 
+PDF2IMAGE = ("https://pdf2image.readthedocs.io/en/latest/reference.html (convert_from_path/convert_from_bytes run "
+             "poppler's pdftoppm and decode its images; pdfinfo_from_path/bytes run pdfinfo; all wait for the process)")
+PYPDF = ("https://pypdf.readthedocs.io/en/stable/modules/PdfReader.html (PdfReader(stream) reads the file or stream "
+         "and parses its cross-reference table); https://pypdf.readthedocs.io/en/stable/modules/PdfWriter.html (write)")
+PDFPLUMBER = "https://github.com/jsvine/pdfplumber#python-library (pdfplumber.open opens and parses the PDF)"
+PPTX = ("https://python-pptx.readthedocs.io/en/latest/api/presentation.html (Presentation(pptx) opens the file or "
+        "stream and parses the package; save writes it)")
+OFFICE_SAVE = ("https://python-docx.readthedocs.io/en/latest/api/document.html#docx.document.Document.save and "
+               "https://openpyxl.readthedocs.io/en/stable/api/openpyxl.workbook.workbook.html#openpyxl.workbook."
+               "workbook.Workbook.save (write the whole file)")
+XLRD = "https://xlrd.readthedocs.io/en/latest/api.html#xlrd.open_workbook (reads and parses the whole workbook)"
+ODFPY = "https://github.com/eea/odfpy/wiki (odf.opendocument.load opens the zip and parses its XML)"
+OLEFILE = "https://olefile.readthedocs.io/en/latest/Howto.html (OleFileIO(filename) opens and parses the OLE file)"
+
 _PDF_PACKAGES = ("fitz", "pymupdf")
 _DOCUMENTS = tuple(f"{p}.Document" for p in _PDF_PACKAGES)
 _PAGES = tuple(f"{p}.Page" for p in _PDF_PACKAGES)
@@ -26,6 +44,11 @@ DOCUMENTS = Vocabulary(
         **{f"{p}.{f}": (F, PYMUPDF) for p in _PDF_PACKAGES for f in ("open", "Document")},
         **{f"mido.{c}": (F, MIDO) for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
         **{f"ebooklib.epub.{f}": (F, EBOOKLIB) for f in ("read_epub", "write_epub")},
+        **{f"pdf2image.{f}": ("blocking_subprocess", PDF2IMAGE) for f in (
+            "convert_from_path", "convert_from_bytes", "pdfinfo_from_path", "pdfinfo_from_bytes")},
+        **{f"{p}.PdfReader": (F, PYPDF) for p in ("pypdf", "PyPDF2")}, "pdfplumber.open": (F, PDFPLUMBER),
+        "pptx.Presentation": (F, PPTX), "xlrd.open_workbook": (F, XLRD), "odf.opendocument.load": (F, ODFPY),
+        "olefile.OleFileIO": (F, OLEFILE),
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,
@@ -33,11 +56,17 @@ DOCUMENTS = Vocabulary(
         Family(_PAGES, {m: C for m in ("get_text", "get_textpage", "get_pixmap", "search_for", "get_text_words",
                                        "get_text_blocks", "find_tables")}, PYMUPDF),
         Family(("mido.MidiFile",), {"save": F}, MIDO),
+        Family(("pypdf.PdfWriter", "PyPDF2.PdfWriter"), {"write": F}, PYPDF),
+        Family(("pptx.presentation.Presentation",), {"save": F}, PPTX),
+        Family(("docx.document.Document", "openpyxl.workbook.workbook.Workbook"), {"save": F}, OFFICE_SAVE),
     ),
     returns={
         **{f"{p}.{f}": f"{p}.Document" for p in _PDF_PACKAGES for f in ("open", "Document")},
         **{f"{d}.{m}": d.replace("Document", "Page") for d in _DOCUMENTS for m in ("load_page", "__getitem__",
                                                                                    "new_page", "__iter__")},
         **{f"mido.{c}": "mido.MidiFile" for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
+        "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
+        "pptx.Presentation": "pptx.presentation.Presentation", "docx.Document": "docx.document.Document",
+        **{f"openpyxl.{f}": "openpyxl.workbook.workbook.Workbook" for f in ("Workbook", "load_workbook")},
     },
 )

@@ -17,6 +17,10 @@ DIR_LISTING = "pathlib.Path.iterdir"
 """What ``Path.glob``/``rglob``/``iterdir`` return: a generator of ``Path`` objects, one per entry
 (https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). Walking it is left uncounted (a listing, as
 ``os.listdir``); what the loop does with each ``Path`` is typed through ``__iter__``."""
+FILE_OBJECT = "io.IOBase"
+"""What ``os.fdopen(fd, mode)`` returns: a file object over an already open descriptor (``tempfile.mkstemp``'s),
+"an alias of the open() built-in" (https://docs.python.org/3/library/os.html#os.fdopen). Wrapping the descriptor
+does no I/O; its reads and writes go to the file (the family below)."""
 STDLIB = Vocabulary(
     calls={
         "time.sleep": ("blocking_sleep", PY + "time.html#time.sleep"),
@@ -30,6 +34,9 @@ STDLIB = Vocabulary(
         "io.open": ("blocking_file_io", PY + "io.html#io.open"),
         "wave.open": ("blocking_file_io", PY + "wave.html#wave.open (opens the file; writeframes/readframes then "
                       "write and read it)"),
+        # the other openers of a named file: compressed files, codecs' and the key-value stores' (os.fdopen below)
+        **{f"{m}.open": ("blocking_file_io", PY + f"{m}.html#{m}.open (opens the named file)")
+           for m in ("gzip", "bz2", "lzma", "codecs", "shelve", "dbm")},
         **_names("blocking_file_io", PY + "os.html", "os", "read", "write", "fsync"),
         "os.walk": ("blocking_file_io", PY + "os.html#os.walk (lists a whole directory tree)"),
         **_names("blocking_file_io", PY + "pathlib.html", "pathlib.Path", "open", "read_text", "write_text",
@@ -73,6 +80,7 @@ STDLIB = Vocabulary(
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
+        "os.fdopen": FILE_OBJECT,
         "tempfile.TemporaryDirectory": "tempfile.TemporaryDirectory", "tempfile.SpooledTemporaryFile":
             "tempfile.SpooledTemporaryFile",
         "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
@@ -99,6 +107,9 @@ STDLIB = Vocabulary(
         Family((FUTURES_ITERATOR,), {"__next__": "blocking_task"},
                PY + "concurrent.futures.html#concurrent.futures.Executor.map and #concurrent.futures.as_completed "
                "(each item of the iterator waits for a worker's call to finish)"),
+        Family((FILE_OBJECT,), {m: "blocking_file_io" for m in (
+            "read", "readline", "readlines", "readinto", "write", "writelines", "truncate", "flush")},
+               PY + "io.html#io.RawIOBase (a file object's reads and writes are system calls on the file)"),
         Family(("tempfile.TemporaryDirectory",), {"cleanup": "blocking_file_io"},
                PY + "tempfile.html#tempfile.TemporaryDirectory (cleanup removes the directory and everything in it)"),
         Family(("tempfile.SpooledTemporaryFile",), {m: "blocking_file_io" for m in (

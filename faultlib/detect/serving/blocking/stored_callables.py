@@ -1,0 +1,49 @@
+"""A library callable kept on the instance: ``self.Document = Document`` in ``__init__``, then ``self.Document(buf)``.
+
+Parsers and adapters often bind the library function or class they will call to an attribute (so that a
+subclass or a test can swap it): ``self.load_workbook = load_workbook``, ``self.PdfReader = PdfReader``. A call of
+that attribute runs what was bound, not a method of the class. :func:`stored_callable` answers with it when every
+``self.<attr> = value`` of the class (and of the classes it derives from in the analysed files) binds the same
+library function or class (a dotted name outside the analysed files) -- never a call's result, whose value is
+an instance typed elsewhere -- and no code outside those classes sets the attribute (memoised per class and
+name). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.callee` when the class has no method of that
+name.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Klass, dotted
+
+__all__ = ["stored_callable"]
+
+
+def stored_callable(index, klass: Klass, attr: str) -> str | None:
+    """What ``self.<attr>(...)`` calls on an instance of ``klass`` when the attribute holds a bound callable."""
+    memo = index.__dict__.setdefault("_stored_callables", {})
+    key = (id(klass), attr)
+    if key not in memo:
+        memo[key] = _stored(index, klass, attr)
+    return memo[key]
+
+
+def _stored(index, klass: Klass, attr: str) -> str | None:
+    owners = [klass, *(b for b in index.bases(klass) if isinstance(b, Klass))]
+    found = []
+    for module in index.distinct_modules():
+        for target, value, position, func in module.attr_writes:
+            if target.attr != attr:
+                continue
+            on_self = isinstance(target.value, ast.Name) and target.value.id == "self" and func is not None
+            if on_self and func.cls not in owners:
+                continue  # another class's own attribute of that name
+            if position is not None or not on_self:
+                return None  # set from outside too (pipeline.handler = segment): stores.py weighs the choices
+            parts = dotted(value)
+            if not parts:
+                return None  # a call's result or any other value: an instance, not a bound callable
+            found.append(index.resolve_parts(parts, func.module, func))
+    if not found or not isinstance(found[0], str) or any(f != found[0] for f in found):
+        return None  # a function of the analysed files is followed where it is stored (holders, stores)
+    return found[0]
