@@ -20,8 +20,9 @@ load generator's thread while the probe was in flight, :func:`faultlib.runqueue.
 probe a loaded machine delayed is told from one the service delayed. Each ``loop.blocked`` span holds the
 loop thread's run-queue wait during that stall (``run_queue_wait_ms``: from the load generator's last
 reading of it before the stall to the loop thread's own as it recovers, so up to two probe intervals
-more than the stall), so a stall the scheduler made (the loop thread runnable, not run) is told from one
-the code made.
+more than the stall; where the load generator read none just before, the watchdog's own reading from the
+stall's first stack sample to its end, :attr:`BlockEvent.run_queue_wait_ms`), so a stall the scheduler made
+(the loop thread runnable, not run) is told from one the code made.
 
 Faulted phase: the ``inline_executor`` shim swaps the service's executor for one that runs the work
 inline, on the loop, for rounds ``start_step`` .. ``start_step + steps - 1`` (a service that lost its
@@ -115,7 +116,8 @@ class ModelService:
     async def stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
-        self.executor.shutdown(wait=True)
+        # shutdown(wait=True) joins the pool's threads: off the loop, like the inference itself
+        await asyncio.to_thread(self.executor.shutdown, wait=True)
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -282,6 +284,8 @@ async def run(ctx, model: nn.Module, features: torch.Tensor, accuracy: float, ex
 
     def on_block(event) -> None:  # on the service's loop thread, as the loop recovers
         waited = waited_since(time.monotonic() - event.blocked_ms / 1e3)
+        if waited is None:  # no probe read it just before: the watchdog's reading from its first sample on
+            waited = event.run_queue_wait_ms
         blocked_ms.record(event.blocked_ms, function=event.function or "none")
         stalls.add(1, kind=event.kind, function=event.function or "none")
         end_ns = time.time_ns()

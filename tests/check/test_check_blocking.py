@@ -113,7 +113,8 @@ def test_kinds_are_listed_and_the_case_files_give_the_documented_answers(tmp_pat
     proc = cli("check", "blocking", "cases/event_loop_blocking/inline_service.py", cwd=REPO)
     assert proc.returncode == 1 and "InlineModelService.infer" in proc.stdout
     proc = cli("check", "blocking", str(case / "repro.py"), "--json", cwd=tmp_path)
-    assert proc.returncode == 0 and json.loads(proc.stdout)["offloaded"][0]["function"] == "ModelService.infer"
+    assert proc.returncode == 0
+    assert "ModelService.infer" in {o["function"] for o in json.loads(proc.stdout)["offloaded"]}
 
 
 def test_a_symlinked_directory_is_listed_under_skipped_like_a_symlinked_file(tmp_path):

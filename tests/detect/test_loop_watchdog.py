@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -13,6 +15,7 @@ from faultlib.detect import LoopWatchdog
 from faultlib.detect.serving.loop_watchdog import (KINDS, BlockEvent, classify, findings_from_events, is_idle, sample_stack)
 from faultlib.errors import DetectorError
 from faultlib.findings import Severity
+from faultlib.runqueue import run_queue_wait_ms
 
 SOURCE = open(__file__).read().splitlines()
 
@@ -215,3 +218,47 @@ def test_misuse_raises_with_the_right_order():
                 w.start()
 
     asyncio.run(twice())
+
+
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or run_queue_wait_ms() is None,
+                    reason="needs Linux schedstats (/proc/thread-self/schedstat) and sched_setaffinity")
+def test_a_stall_the_machine_made_carries_the_loop_threads_run_queue_wait():
+    """A loop thread sharing its one CPU with a busy process is runnable but not running for much of its stall:
+    the event says how long (the kernel's run-queue wait); a loop thread that sleeps waits for no CPU."""
+    async def stall(work):
+        async with LoopWatchdog() as watchdog:
+            await asyncio.sleep(0.02)
+            work()
+            await asyncio.sleep(0.02)
+        return watchdog
+
+    events = asyncio.run(stall(lambda: time.sleep(0.2))).events
+    matching = [e for e in events if (e.function or "").endswith("<lambda>")]
+    assert len(matching) == 1, events
+    (event,) = matching
+    assert event.run_queue_wait_ms is not None and event.run_queue_wait_ms < 0.5 * event.blocked_ms
+
+    cpu = min(os.sched_getaffinity(0))
+    before = os.sched_getaffinity(0)
+    rival = subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"])
+    try:
+        time.sleep(0.3)  # the rival is spinning on that CPU
+        os.sched_setaffinity(0, {cpu})  # this thread (the loop's) on the same CPU
+        try:
+            watchdog = asyncio.run(stall(lambda: _spin(0.3)))
+        finally:
+            os.sched_setaffinity(0, before)
+    finally:
+        rival.kill()
+        rival.wait()
+    (event,) = [e for e in watchdog.events if e.function == "_spin"]
+    assert event.run_queue_wait_ms is not None and event.run_queue_wait_ms >= 0.25 * event.blocked_ms, event
+    assert event.to_json()["run_queue_wait_ms"] == round(event.run_queue_wait_ms, 3)
+    (finding,) = [f for f in findings_from_events([event], event.threshold_ms) if f.kind == "loop_blocked"]
+    assert finding.evidence["run_queue_wait_ms"] == round(event.run_queue_wait_ms, 3)

@@ -53,6 +53,7 @@ from typing import Any, Callable
 from faultlib.detect.serving.loop_watchdog.stacks import (DETECTOR, KINDS, BlockEvent, Frame, call_text, capture, classify,
                                                   findings_from_events, frames, is_idle, is_user_file, sample_stack)
 from faultlib.errors import DetectorError
+from faultlib.runqueue import run_queue_wait_ms
 from faultlib.findings import Finding
 
 __all__ = ["DEFAULT_THRESHOLD_MS", "DETECTOR", "KINDS", "BlockEvent", "Frame", "LoopLagStats", "LoopWatchdog",
@@ -155,7 +156,9 @@ class LoopWatchdog:
         self._max = 0.0
         self._lock = threading.Lock()
         self._pending: list[tuple[float, tuple]] = []  # (stall tag, raw capture)
-        self._cpu_first: tuple[float, float] | None = None  # (stall tag, loop thread CPU s at the first sample)
+        # (stall tag, loop thread CPU s, loop thread run-queue wait ms) at a stall's first sample
+        self._cpu_first: tuple[float, float | None, float | None] | None = None
+        self.native_id: int | None = None  # the loop thread's kernel id (its run-queue wait in /proc)
         self._since: float | None = None  # the current stall's tag: iteration start, or heartbeat due time
         self._selector: Any = None
         self._wrapper: Callable | None = None
@@ -203,7 +206,7 @@ class LoopWatchdog:
         except RuntimeError:
             here = False
         if here or not loop.is_running():
-            self.thread_id = threading.get_ident()
+            self.thread_id, self.native_id = threading.get_ident(), threading.get_native_id()
         if self.mode == "iteration":
             self._install(selector, busy_now=here)
         elif self.thread_id is not None:
@@ -269,7 +272,7 @@ class LoopWatchdog:
                 elif watchdog._pending:
                     watchdog._drop_pending(since)
             if watchdog.thread_id is None:
-                watchdog.thread_id = threading.get_ident()
+                watchdog.thread_id, watchdog.native_id = threading.get_ident(), threading.get_native_id()
             watchdog._since = None
             try:
                 return original(timeout)
@@ -301,14 +304,16 @@ class LoopWatchdog:
             self._pending = []
             cpu_first = self._cpu_first if self._cpu_first and self._cpu_first[0] == since else None
             self._cpu_first = None
-        cpu_ms = (time.thread_time() - cpu_first[1]) * 1e3 if cpu_first else None
+        cpu_ms = (time.thread_time() - cpu_first[1]) * 1e3 if cpu_first and cpu_first[1] is not None else None
+        waited_now = run_queue_wait_ms() if cpu_first and cpu_first[2] is not None else None
+        waited_ms = waited_now - cpu_first[2] if waited_now is not None else None
         self._record(classify(samples, blocked_ms=busy_s * 1e3, threshold_ms=self.threshold_ms,
                               started_at=time.time() - busy_s, loop_cpu_ms=cpu_ms, step=self._label,
-                              busy=self.mode == "iteration"), notify=True)
+                              busy=self.mode == "iteration", run_queue_wait_ms=waited_ms), notify=True)
 
     # -- heartbeat mode -------------------------------------------------------------------------------
     def _first_beat(self) -> None:
-        self.thread_id = threading.get_ident()
+        self.thread_id, self.native_id = threading.get_ident(), threading.get_native_id()
         with self._lock:
             self._since = time.monotonic() + self.interval_s
         self._schedule()
@@ -378,11 +383,13 @@ class LoopWatchdog:
                 except OSError:
                     clock = False
             cpu = time.clock_gettime(clock) if clock else None
+            first = not (self._cpu_first and self._cpu_first[0] == since)
+            waited = run_queue_wait_ms(self.native_id) if first and self.native_id is not None else None
             with self._lock:
                 if self._since == since and len(self._pending) < MAX_SAMPLES:
                     self._pending.append((since, stack))
-                    if cpu is not None and not (self._cpu_first and self._cpu_first[0] == since):
-                        self._cpu_first = (since, cpu)
+                    if first and (cpu is not None or waited is not None):
+                        self._cpu_first = (since, cpu, waited)
             wait = self.poll_s
 
     # -- results ------------------------------------------------------------------------------------

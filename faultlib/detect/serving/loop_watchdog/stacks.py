@@ -160,6 +160,10 @@ class BlockEvent:
         loop_cpu_ms: CPU time the loop thread used from the first stack sample to the end of the
             stall, in ms (close to the wall time for CPU work such as single-threaded inference; about
             0 for ``time.sleep``, blocking I/O or a starved thread); None when unknown.
+        run_queue_wait_ms: over the same span, how long the loop thread was runnable but not running (waiting
+            for a CPU another process held: the kernel's run-queue wait, :func:`faultlib.runqueue.run_queue_wait_ms`),
+            in ms; close to ``blocked_ms`` for a stall the machine made, not the code; None where the kernel
+            does not count it.
         samples: stack samples taken during the stall.
         site_samples: how many of them showed the named site.
         file, line, function: the innermost frame of your code seen most often (for
@@ -191,6 +195,7 @@ class BlockEvent:
     stack: tuple[dict[str, Any], ...] = ()
     ended: bool = True
     step: Any = None
+    run_queue_wait_ms: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "blocked_ms": round(self.blocked_ms, 3), "threshold_ms": self.threshold_ms,
@@ -198,11 +203,13 @@ class BlockEvent:
                 "loop_cpu_ms": None if self.loop_cpu_ms is None else round(self.loop_cpu_ms, 3),
                 "samples": self.samples, "site_samples": self.site_samples, "file": self.file, "line": self.line,
                 "function": self.function, "call": self.call, "entry": self.entry, "via": list(self.via),
-                "innermost": self.innermost, "stack": list(self.stack), "ended": self.ended, "step": self.step}
+                "innermost": self.innermost, "stack": list(self.stack), "ended": self.ended, "step": self.step,
+                "run_queue_wait_ms": None if self.run_queue_wait_ms is None else round(self.run_queue_wait_ms, 3)}
 
 
 def classify(stacks: list[tuple], *, blocked_ms: float, threshold_ms: float, started_at: float,
-             loop_cpu_ms: float | None, ended: bool = True, step: Any = None, busy: bool = False) -> BlockEvent:
+             loop_cpu_ms: float | None, ended: bool = True, step: Any = None, busy: bool = False,
+             run_queue_wait_ms: float | None = None) -> BlockEvent:
     """A :class:`BlockEvent` from the stack samples of one stall (see :class:`BlockEvent` for the fields).
 
     ``busy``: the loop is known to have been running callbacks throughout (iteration mode), so a stall
@@ -211,7 +218,7 @@ def classify(stacks: list[tuple], *, blocked_ms: float, threshold_ms: float, sta
     """
     stacks = [frames(s) if s and not isinstance(s[0], Frame) else s for s in stacks]  # raw captures too
     base = dict(blocked_ms=blocked_ms, threshold_ms=threshold_ms, started_at=started_at, loop_cpu_ms=loop_cpu_ms,
-                samples=len(stacks), ended=ended, step=step)
+                samples=len(stacks), ended=ended, step=step, run_queue_wait_ms=run_queue_wait_ms)
     working = [s for s in stacks if s and not is_idle(s)]
     if not working:
         return BlockEvent("loop_blocked" if busy else "loop_lag", **base)
@@ -263,9 +270,11 @@ def findings_from_events(events: list[BlockEvent], threshold_ms: float) -> list[
                                     "machine), not blocked by a call on the loop", {}, evidence, kind=kind))
             continue
         cpu = [e.loop_cpu_ms for e in group if e.loop_cpu_ms is not None]
+        waited = [e.run_queue_wait_ms for e in group if e.run_queue_wait_ms is not None]
         evidence.update(call=first.call, entry=first.entry, via=list(first.via), innermost=worst.innermost,
                         site_samples=sum(e.site_samples for e in group),
-                        loop_cpu_ms=round(sum(cpu), 3) if cpu else None, stack=list(worst.stack))
+                        loop_cpu_ms=round(sum(cpu), 3) if cpu else None, stack=list(worst.stack),
+                        run_queue_wait_ms=round(sum(waited), 3) if waited else None)
         call = f": `{first.call}`" if first.call else ""
         via = " -> ".join(first.via)
         findings.append(Finding(
