@@ -91,3 +91,77 @@ def test_positions_shared_by_training_and_evaluation_are_no_fold(tmp_path: Path)
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name):
             bindings.setdefault(n.targets[0].id, []).append(n.value)
     assert not fold_body(tree, call, call.args[0], [call.keywords[0].value], bindings)
+
+
+# RankGauss by hand over the training and test tables stacked, handed back as a list built in a loop
+RANKS = """\
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.linear_model import LogisticRegression
+
+
+def normal_ranks(tables, cols):
+    stacked = pd.concat(tables, axis=0)
+    for c in cols:
+        stacked[c] = rankdata(stacked[c]) / len(stacked)
+    pieces, at = [], 0
+    for t in tables:
+        pieces.append(stacked[at:at + len(t)].copy())
+        at += len(t)
+    return pieces
+
+
+fit_part = pd.read_csv("fit_part.csv")
+test = pd.read_csv("test.csv")
+label = fit_part.pop("label")
+fit_part, test = normal_ranks({tables}, list(test.columns))
+clf = LogisticRegression().fit(fit_part, label)
+print(clf.predict_proba(test)[:, 1])
+"""
+
+
+def test_ranks_over_train_and_test_stacked_are_fit_on_test(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, RANKS.replace("{tables}", "[fit_part, test]"), "fit_on_test") == [9]
+
+
+def test_ranks_of_the_training_table_alone_are_silent(tmp_path: Path) -> None:
+    # the same helper over the training table only: its ranks shape no test row
+    code = RANKS.replace("{tables}", "[fit_part]").replace("fit_part, test = normal_ranks", "(fit_part,) = normal_ranks")
+    assert _alarms(tmp_path, code, "fit_on_test") == []
+
+
+def test_unpacking_a_frame_is_left_alone(tmp_path: Path) -> None:
+    # a frame unpacks into its column labels, not blocks of rows: nothing to follow (no alarm, no crash)
+    code = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+
+both = pd.concat([pd.read_csv("a.csv"), pd.read_csv("test.csv")])
+first, second = both
+print(StandardScaler().fit_transform(both[[first]]).shape)
+"""
+    assert _alarms(tmp_path, code, "fit_on_test") == []
+
+
+DIRECT_RANKS = """\
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.linear_model import Ridge
+
+fit_part = pd.read_csv("fit_part.csv")
+test = pd.read_csv("test.csv")
+target = fit_part.pop("price")
+both = pd.concat([fit_part, test])
+both["area"] = rankdata(both["area"]{axis})
+model = Ridge().fit(both[:len(fit_part)], target)
+print(model.predict(both[len(fit_part):]))
+"""
+
+
+def test_rankdata_of_a_stacked_column_is_a_fit(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, DIRECT_RANKS.replace("{axis}", ""), "fit_on_test") == [9]
+
+
+def test_rankdata_along_each_row_is_no_fit(tmp_path: Path) -> None:
+    # ranks within one row (axis=1) compare a row's own values: nothing learnt from other rows
+    assert _alarms(tmp_path, DIRECT_RANKS.replace("{axis}", ", axis=1"), "fit_on_test") == []
