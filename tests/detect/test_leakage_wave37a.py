@@ -165,3 +165,48 @@ def test_rankdata_of_a_stacked_column_is_a_fit(tmp_path: Path) -> None:
 def test_rankdata_along_each_row_is_no_fit(tmp_path: Path) -> None:
     # ranks within one row (axis=1) compare a row's own values: nothing learnt from other rows
     assert _alarms(tmp_path, DIRECT_RANKS.replace("{axis}", ", axis=1"), "fit_on_test") == []
+
+
+# every table of a folder loaded in one loop, each bound through globals() to its file's stem
+DYNAMIC = """\
+from pathlib import Path
+
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+for f in Path("data").glob("loans_*.csv"):
+    globals()[f.stem] = pd.read_csv(f)
+train = loans_train
+y = train.pop("default")
+{body}
+"""
+
+OUTSIDE = """\
+train[["income", "debt"]] = StandardScaler().fit_transform(train[["income", "debt"]])
+print(cross_val_score(LogisticRegression(), train, y, cv=StratifiedKFold(5)).mean())
+"""
+
+INSIDE = """\
+model = make_pipeline(StandardScaler(), LogisticRegression())
+print(cross_val_score(model, train, y, cv=StratifiedKFold(5)).mean())
+"""
+
+
+def test_a_table_bound_through_globals_is_followed(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, DYNAMIC.replace("{body}", OUTSIDE), "fit_outside_cv") == [13]
+
+
+def test_a_table_bound_through_globals_scaled_inside_the_pipeline_is_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, DYNAMIC.replace("{body}", INSIDE), "fit_outside_cv") == []
+
+
+def test_only_names_bound_nowhere_else_are_dynamic(tmp_path: Path) -> None:
+    from faultlib.detect.data.leakage.dynglobals import dynamic_global_names
+    import ast
+
+    tree = ast.parse(DYNAMIC.replace("{body}", OUTSIDE))
+    assert dynamic_global_names(tree) == {"loans_train"}
+    assert dynamic_global_names(ast.parse("x = undefined_name\n")) == frozenset()

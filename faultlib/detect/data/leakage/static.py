@@ -34,6 +34,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking
+from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
@@ -93,7 +94,7 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
                FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
                ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
-               Interpreter):
+               DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
