@@ -210,3 +210,26 @@ def test_only_names_bound_nowhere_else_are_dynamic(tmp_path: Path) -> None:
     tree = ast.parse(DYNAMIC.replace("{body}", OUTSIDE))
     assert dynamic_global_names(tree) == {"loans_train"}
     assert dynamic_global_names(ast.parse("x = undefined_name\n")) == frozenset()
+
+
+def test_a_rank_average_of_predictions_is_no_fit(tmp_path: Path) -> None:
+    # ranks of each model's test predictions, averaged into the submission: outputs combined, no feature fitted
+    code = """\
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+
+fit_part = pd.read_csv("fit_part.csv")
+test = pd.read_csv("test.csv")
+y = fit_part.pop("label")
+lr_test = np.zeros(len(test))
+rf_test = np.zeros(len(test))
+for seed in range(3):
+    lr_test += LogisticRegression().fit(fit_part, y).predict_proba(test)[:, 1] / 3
+    rf_test += RandomForestClassifier(random_state=seed).fit(fit_part, y).predict_proba(test)[:, 1] / 3
+blend = (rankdata(lr_test) + rankdata(rf_test)) / (2 * len(lr_test))
+pd.DataFrame({"label": blend}).to_csv("submission.csv", index=False)
+"""
+    assert _alarms(tmp_path, code, "fit_on_test") == []
