@@ -6,7 +6,10 @@ helpers, ``_reach`` and ``report`` from there):
 * **statistics written by hand** are fits too: ``df.fillna(df.mean())``, ``(X - X.mean()) / X.std()``,
   ``(X - X.min()) / (X.max() - X.min())``, ``np.mean(df['Fare'])``, a target mean per category
   (``df.groupby(c)[t].transform('mean')``). Column-wise reductions only: ``axis=1`` is per row. Such a
-  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit). Not fits: a
+  statistic is reported only when what it shaped reaches a model (``scores.mean()`` is not a fit). So is SciPy's
+  ``rankdata`` over the rows of a table's column (RankGauss, ``rankdata(df[c]) / len(df)``): each row's output is its
+  place among all the rows, the hand-written twin of ``QuantileTransformer``'s fit; ranks of a bare vector
+  (``rankdata(test_pred)``, a rank average of models' predictions) combine outputs and are left alone. Not fits: a
   statistic of one sample's own rows (:mod:`~faultlib.detect.data.leakage.samples`) and the first or last date per
   key (``groupby('item_id')['date_block_num'].transform('min')``: months since the first sale).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
@@ -251,6 +254,13 @@ class DesignChecks:
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+        if name == "rankdata" and top == "scipy" and args and isinstance(node.args[0], ast.Subscript) and not \
+                _row_wise(args, kwargs, 99):
+            # a rank transform of a table's column: each row's value is its place among all the rows (ranks of a
+            # bare vector, rankdata(pred_test) in a rank-average of predictions, combine outputs: no feature fit)
+            data = _as_data(args[0])
+            if data is not None:
+                return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
         binned = self._binning(name, top, args, kwargs, node, frame)
         if binned is not None:
             return binned

@@ -42,7 +42,8 @@ Silent (the look-alikes):
   so no held-out score is chosen (a different mistake);
 * a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``: early stopping
   on each out-of-fold part is common practice for out-of-fold estimates and its bias is the fold's, not a
-  reported test score's (said, not reported);
+  reported test score's (said, not reported); so is the same body moved into a function that receives the fold
+  as two index arrays into one frame (:mod:`~faultlib.detect.data.leakage.foldbodies`);
 * the training rows themselves in the list (``valid_sets=[dtrain, dvalid]``): they tell nothing.
 """
 
@@ -53,6 +54,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
+from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.findings import Finding, Severity
@@ -180,6 +182,8 @@ class EarlyStops:
         test_named = any(vocab.looks_like_test(n) for n in names)
         if any(f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):
             return  # early stopping on each fold's held-out part (see the module docstring)
+        if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):
+            return  # the same, in a function that receives the fold as two index arrays into one frame
         from faultlib.detect.data.leakage.semantics import _maybe_data
 
         fitted = _maybe_data(trained)
@@ -220,6 +224,14 @@ class EarlyStops:
     _loop_facts: list
     report: Any
     smap: Any
+
+
+def _training_node(node: ast.Call, call: str) -> ast.expr | None:
+    """The expression of the training rows of a ``fit`` (first argument, ``X=``/``x=``) or a booster's ``train``
+    (second argument, ``train_set=``/``dtrain=``)."""
+    if call.endswith("train") and not call.endswith(".fit"):
+        return node.args[1] if len(node.args) > 1 else _keyword(node, ("train_set", "dtrain"))
+    return node.args[0] if node.args else _keyword(node, ("X", "x"))
 
 
 def _leaves(node: ast.expr) -> list[ast.expr]:

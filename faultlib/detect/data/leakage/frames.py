@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
@@ -40,7 +41,7 @@ def _with_block(held: Data, block: Data) -> Data:
     mine = parts(held.rows)
     rows = held.rows if block.rows is None or all(p in mine for p in parts(block.rows)) else (
         block.rows if held.rows is None else RowUnion(mine + tuple(p for p in parts(block.rows) if p not in mine)))
-    return Data(rows, held.taints | block.taints, held.test)
+    return (Blocks if isinstance(held, Blocks) else Data)(rows, held.taints | block.taints, held.test)
 
 
 def _draws(ref: Ref, args: list[Any]) -> Any:
@@ -74,7 +75,8 @@ class FrameSemantics:
             node.func.value, ast.Name) else None
         if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
                 args[0], Data) and args[0].rows is not None:
-            self._store(target, args[0].with_(test=False), frame)  # the list now holds those rows
+            held = args[0].with_(test=False)
+            self._store(target, Blocks(held.rows, held.taints, held.test), frame)  # the list now holds those rows
             return UNKNOWN
         if name in ("append", "extend") and isinstance(receiver, Data) and target and args and isinstance(
                 args[0], Data) and self._result_discarded(node):

@@ -33,6 +33,8 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
+from faultlib.detect.data.leakage.blocks import BlockUnpacking
+from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
@@ -91,7 +93,8 @@ class StaticReport:
 class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures,
                FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
-               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, Interpreter):
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
+               DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
