@@ -12,8 +12,9 @@ p_value, drifted, p_adjusted, psi, kl, response, type, ...}}``, ``drifted`` (nam
 first), ``response`` (``none|record|alert|freeze``), ``multivariate`` (MMD: ``statistic, p_value,
 p_adjusted, drifted, bandwidth, permutations, evaluation, features, columns``, or null), ``method``,
 ``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``complete``, ``untested`` (columns the time
-budget did not reach), ``skipped`` (row keys: a column named like an id with a distinct integer in every row is
-not a feature, and is left out unless ``--columns`` names it), ``reference``, ``current``.
+budget did not reach), ``skipped`` (row keys: a column with a distinct integer in every row, named like an id or
+a run of consecutive integers in each table whatever its name or position, is not a feature, and is left out
+unless ``--columns`` names it), ``reference``, ``current``.
 
 Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included;
 columns not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
@@ -50,7 +51,8 @@ KINDS = {
     "new_category": "a categorical column holds categories the reference never had (informational)",
     "missing_share_drift": "a column's share of missing values (empty, NaN, +-inf) changed significantly, or it "
                            "became all-missing (freeze)",
-    "key_column_skipped": "a column named like an id holds a distinct integer in every row: a row key, not a feature, "
+    "key_column_skipped": "a column holds a distinct integer in every row and is named like an id or is a run of "
+                          "consecutive integers: a row key, not a feature, "
                           "left out of the tests (informational; --columns NAME tests it)",
     "analysis_incomplete": "the time budget (--budget) ran out: the columns not reached, or the MMD test, were not "
                            "tested (complete: false)",
