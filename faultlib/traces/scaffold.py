@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -26,7 +27,7 @@ from faultlib.errors import InputError
 from faultlib.outputs import output_dir
 from faultlib.traces.codegen import md_code, promql_string, python_command, python_module, yaml_document
 from faultlib.traces.graph import SpanGraph, build_graph
-from faultlib.traces.load import TraceSpan, load_spans, placeholder_spans
+from faultlib.traces.load import TraceSpan, iter_spans, no_spans, placeholder_spans
 from faultlib.traces.suspect import Suspect, pick_suspect
 
 CASE_ID = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
@@ -399,15 +400,16 @@ def test_recovers_once_the_delay_is_gone(evidence):
 """
 
 
-def _check_names(spans: list[TraceSpan], trace: Path | None) -> None:
+def _check_names(spans: Iterable[TraceSpan], trace: Path | None) -> Iterator[TraceSpan]:
     """Service and span names become ids, labels, PromQL and literals of the case: refuse (exit 2) any over
-    :data:`MAX_NAME_CHARS` before anything is rendered, naming where it is."""
+    :data:`MAX_NAME_CHARS` before anything is rendered, naming where it is (each span as it streams past)."""
     for span in spans:
         for what, text in (("service.name", span.service), ("span name", span.name)):
             if len(text) > MAX_NAME_CHARS:
                 raise InputError(f"a {what} of {len(text):,} characters ({text[:40]!r}...) is longer than a case "
                                  f"can name ({MAX_NAME_CHARS}): shorten it in the trace", path=str(trace),
                                  line=span.line)
+        yield span
 
 
 def render(name: str, trace: Path | str | None, *, first_panel_id: int = 1) -> Scaffold:
@@ -425,12 +427,13 @@ def render(name: str, trace: Path | str | None, *, first_panel_id: int = 1) -> S
     """
     check_name(name)
     trace = None if trace is None else Path(trace)
-    spans: list[TraceSpan] = placeholder_spans() if trace is None else load_spans(trace)
-    _check_names(spans, trace)
+    spans = placeholder_spans() if trace is None else iter_spans(trace)  # streamed: never all in memory
     source = "no trace (placeholder services: rename them)" if trace is None else f"the trace {trace.name}"
-    graph = build_graph(spans)
+    graph = build_graph(_check_names(spans, trace))
+    if not graph.spans:
+        raise no_spans(trace)
     try:
-        suspect = pick_suspect(graph, spans)
+        suspect = pick_suspect(graph)
     except InputError as exc:  # what the trace holds is wrong: name the trace file
         raise InputError(exc.message, path=exc.path or trace, line=exc.line, field=exc.field) from None
     # the delay the trace showed, at least MIN_LATENCY_MS so the deadline (half of it) leaves a loaded machine room

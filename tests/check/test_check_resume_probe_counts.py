@@ -48,7 +48,7 @@ def test_runs_stop_at_the_steps_asked_for(tmp_path):
         report = probe_resume(["python", "long.py"], steps=12, stop_at=4, timeout_s=300)
     finally:
         os.chdir(here)
-    assert report.findings == [], [f.message for f in report.findings]
+    assert report.findings == [], f"{[f.message for f in report.findings]}"
     assert report.runs["straight"]["steps"] == 12
     assert report.resumed_at == 4 and report.compared == 8
     assert report.runs["resumed"]["steps"] == 8  # from step 4 to the straight run's end, not beyond
