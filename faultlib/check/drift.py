@@ -16,8 +16,11 @@ budget did not reach), ``skipped`` (row keys: a column with a distinct integer i
 a run of consecutive integers in each table whatever its name or position, is not a feature, and is left out
 unless ``--columns`` names it), ``reference``, ``current``.
 
-Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included;
-columns not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
+Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included:
+a Parquet file is read a row group at a time and a CSV/TSV Arrow reads in 16 MiB blocks, and once the budget has
+passed the reading stops (nothing is tested then: every column of that file is ``untested``, ``unread`` names the
+file, the warning says how far the reading got); JSON, NPY/NPZ and CSVs pandas reads are read whole first. Columns
+not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
 (``complete: false``, exit 1 at the default ``--fail-on``), never a silent hang. The summary shows at most
 :data:`SUMMARY_COLUMNS` columns (drifted first); ``--json`` lists every one.
 
@@ -147,6 +150,20 @@ class _Quiet:
         pass
 
 
+def _cut_short(cut, method: str, config, reference: Path, current: Path) -> CheckResult:
+    """The report of a comparison whose budget ran out while a table was read: nothing tested, every column of
+    that file untested, ``complete: false`` and an ``analysis_incomplete`` warning naming how far the reading got."""
+    from faultlib.detect.data.drift import DriftReport
+    from faultlib.findings import analysis_incomplete
+
+    why = (f"the time budget of {config.budget_s:g} s ran out while reading: {cut}; no column was tested: raise it "
+           "(--budget or budget_s), or compare smaller samples")
+    report = DriftReport({}, None, method, config, 0, 0, [analysis_incomplete("drift", why, {"file": cut.path})],
+                         untested=list(cut.columns), complete=False)
+    return CheckResult("drift", report.findings, {**report.to_json(), "reference": str(reference),
+                                                  "current": str(current), "unread": cut.path})
+
+
 @contextmanager
 def _status(text: str):
     """A transient status line on stderr while the tables are read and tested, only where stderr is a terminal
@@ -194,13 +211,19 @@ def command(reference: Path, current: Path, method: str, columns: tuple[str, ...
     from faultlib.detect.data.drift import detect_drift
     from faultlib.readers.tables import read_table
 
+    from faultlib.readers.budget import ReadCut
+
     started = time.monotonic()
     config = _config(thresholds, {"alpha": alpha, "alert_psi": alert_psi, "freeze_psi": freeze_psi, "bins": bins,
                                   "permutations": permutations, "seed": seed, "budget_s": budget})
+    deadline = started + config.budget_s
     with _status(f"check drift: reading {reference}") as status:
-        ref_table = read_table(reference)
-        status.update(Text(f"check drift: reading {current}"))
-        cur_table = read_table(current)
+        try:
+            ref_table = read_table(reference, deadline=deadline)
+            status.update(Text(f"check drift: reading {current}"))
+            cur_table = read_table(current, deadline=deadline)
+        except ReadCut as cut:
+            return _cut_short(cut, method, config, reference, current)
         testing = (f"check drift: testing {ref_table.shape[1]:,} column(s) of {len(ref_table):,} and {len(cur_table):,} "
                    "rows")
         status.update(Text(testing))
