@@ -37,6 +37,8 @@ TABLES = Limits(max_bytes=512 * MiB, max_depth=16, max_nodes=50_000_000)
 MAX_TABLE_BYTES_ENV = "FAULTLIB_MAX_TABLE_BYTES"
 #: most columns a table may have (``FAULTLIB_MAX_COLUMNS`` raises it): 10^6 columns hung pandas past 120 s
 MAX_COLUMNS = 10_000
+#: longest column name a CSV/TSV header may hold (quotes included)
+MAX_NAME_CHARS = 4096
 #: the block a CSV/TSV is read in under a deadline (the budget is looked at between two)
 BUDGET_BLOCK = 16 * MiB
 #: most bytes the arrays of one ``.npz`` may decompress to, in all (``FAULTLIB_MAX_NPZ_BYTES`` raises it):
@@ -172,6 +174,11 @@ def _check_width(header: str, path: Path, sep: str) -> None:
     if columns > limit:
         raise InputError(f"its header has {columns:,} columns, more than {limit:,}: a table this wide is not read "
                          "(set FAULTLIB_MAX_COLUMNS to raise the limit)", path=str(path), line=1)
+    longest = max(header.split(sep), key=len)  # a name of 50 MB took 40 s and 800 MB before any test
+    if len(longest) > MAX_NAME_CHARS:
+        raise InputError(f"a column name in its header has {len(longest):,} characters ({longest[:40]!r}...), more "
+                         f"than {MAX_NAME_CHARS:,}: is the first line a header? shorten the name", path=str(path),
+                         line=1)
 
 
 def _delimited(data: bytes, path: Path, sep: str, deadline: float | None = None) -> "pandas.DataFrame":
