@@ -1,6 +1,6 @@
 """`check resume --probe` counts exactly the steps it asked for: a script that trains far longer than ``--steps``
 is held at the step the probe needs (the straight run at ``--steps``, the resumed run at the straight run's end),
-so ``runs.*.steps`` never reads more than was asked (it read 13-40 for ``--steps 12`` on a fast script: the
+so ``runs.*.steps`` never reads more than was asked (it read 13 for ``--steps 12`` on a loaded machine: the
 probe polls every 50 ms and a small model makes many steps between two polls)."""
 
 from __future__ import annotations
