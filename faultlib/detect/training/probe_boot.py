@@ -12,9 +12,10 @@ Cost per step: one hash of the parameters' bytes (twice) and of the first batch,
 
 ``FAULTLIB_PROBE_END`` (an integer): the run is held (blocked until the probe kills it) before the step that would
 go past it, so the probe never counts more steps than it asked for (polling every 50 ms, it counted 13 steps of a
-fast script asked for 12 on a loaded 2-core machine; more on a faster one). The end counts from the start of training; with ``FAULTLIB_PROBE_ALIGN`` (the straight
-run's JSON Lines), a resumed run finds where it starts from its parameters before its first step (the straight
-step after which they were equal) and is held at the straight run's end.
+fast script asked for 12 on a loaded 2-core machine; more on a faster one). The end counts from the start of
+training; with ``FAULTLIB_PROBE_ALIGN`` (the straight run's JSON Lines), a resumed run finds where it starts from
+its parameters before its first step (the straight step after which they were equal) and is held at the straight
+run's end.
 """
 
 from __future__ import annotations
