@@ -12,11 +12,15 @@ p_value, drifted, p_adjusted, psi, kl, response, type, ...}}``, ``drifted`` (nam
 first), ``response`` (``none|record|alert|freeze``), ``multivariate`` (MMD: ``statistic, p_value,
 p_adjusted, drifted, bandwidth, permutations, evaluation, features, columns``, or null), ``method``,
 ``correction``, ``thresholds``, ``n_reference``, ``n_current``, ``complete``, ``untested`` (columns the time
-budget did not reach), ``skipped`` (row keys: a column named like an id with a distinct integer in every row is
-not a feature, and is left out unless ``--columns`` names it), ``reference``, ``current``.
+budget did not reach), ``skipped`` (row keys: a column with a distinct integer in every row, named like an id or
+a run of consecutive integers in each table whatever its name or position, is not a feature, and is left out
+unless ``--columns`` names it), ``reference``, ``current``.
 
-Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included;
-columns not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
+Bounded: ``--budget SECONDS`` (default 300, ``budget_s`` in ``--thresholds``) from the start, reading included:
+a Parquet file is read a row group at a time and a CSV/TSV Arrow reads in 16 MiB blocks, and once the budget has
+passed the reading stops (nothing is tested then: every column of that file is ``untested``, ``unread`` names the
+file, the warning says how far the reading got); JSON, NPY/NPZ and CSVs pandas reads are read whole first. Columns
+not tested by then are named in ``untested`` and in a warning of kind ``analysis_incomplete``
 (``complete: false``, exit 1 at the default ``--fail-on``), never a silent hang. The summary shows at most
 :data:`SUMMARY_COLUMNS` columns (drifted first); ``--json`` lists every one.
 
@@ -50,7 +54,8 @@ KINDS = {
     "new_category": "a categorical column holds categories the reference never had (informational)",
     "missing_share_drift": "a column's share of missing values (empty, NaN, +-inf) changed significantly, or it "
                            "became all-missing (freeze)",
-    "key_column_skipped": "a column named like an id holds a distinct integer in every row: a row key, not a feature, "
+    "key_column_skipped": "a column holds a distinct integer in every row and is named like an id or is a run of "
+                          "consecutive integers: a row key, not a feature, "
                           "left out of the tests (informational; --columns NAME tests it)",
     "analysis_incomplete": "the time budget (--budget) ran out: the columns not reached, or the MMD test, were not "
                            "tested (complete: false)",
@@ -145,6 +150,20 @@ class _Quiet:
         pass
 
 
+def _cut_short(cut, method: str, config, reference: Path, current: Path) -> CheckResult:
+    """The report of a comparison whose budget ran out while a table was read: nothing tested, every column of
+    that file untested, ``complete: false`` and an ``analysis_incomplete`` warning naming how far the reading got."""
+    from faultlib.detect.data.drift import DriftReport
+    from faultlib.findings import analysis_incomplete
+
+    why = (f"the time budget of {config.budget_s:g} s ran out while reading: {cut}; no column was tested: raise it "
+           "(--budget or budget_s), or compare smaller samples")
+    report = DriftReport({}, None, method, config, 0, 0, [analysis_incomplete("drift", why, {"file": cut.path})],
+                         untested=list(cut.columns), complete=False)
+    return CheckResult("drift", report.findings, {**report.to_json(), "reference": str(reference),
+                                                  "current": str(current), "unread": cut.path})
+
+
 @contextmanager
 def _status(text: str):
     """A transient status line on stderr while the tables are read and tested, only where stderr is a terminal
@@ -192,13 +211,19 @@ def command(reference: Path, current: Path, method: str, columns: tuple[str, ...
     from faultlib.detect.data.drift import detect_drift
     from faultlib.readers.tables import read_table
 
+    from faultlib.readers.budget import ReadCut
+
     started = time.monotonic()
     config = _config(thresholds, {"alpha": alpha, "alert_psi": alert_psi, "freeze_psi": freeze_psi, "bins": bins,
                                   "permutations": permutations, "seed": seed, "budget_s": budget})
+    deadline = started + config.budget_s
     with _status(f"check drift: reading {reference}") as status:
-        ref_table = read_table(reference)
-        status.update(Text(f"check drift: reading {current}"))
-        cur_table = read_table(current)
+        try:
+            ref_table = read_table(reference, deadline=deadline)
+            status.update(Text(f"check drift: reading {current}"))
+            cur_table = read_table(current, deadline=deadline)
+        except ReadCut as cut:
+            return _cut_short(cut, method, config, reference, current)
         testing = (f"check drift: testing {ref_table.shape[1]:,} column(s) of {len(ref_table):,} and {len(cur_table):,} "
                    "rows")
         status.update(Text(testing))

@@ -12,6 +12,8 @@ traceback, never after hours or gigabytes:
 - :mod:`~faultlib.readers.jsondoc`: JSON and JSON Lines with bounded size and depth, finite numbers
   (``NaN``/``Infinity``/``1e999`` refused), no duplicate keys; JSON Lines read line by line so
   one bad line is reported with its number and does not hide the others;
+- :mod:`~faultlib.readers.jsonstream`: one large JSON document (a trace of 10^6 spans) read as ijson's event stream
+  with the same refusals, gzip detected by its magic bytes and bounded, memory held to the values a caller builds;
 - :mod:`~faultlib.readers.keypath`: ``FILE#dotted.key.path``, a value inside a parsed document;
 - :mod:`~faultlib.readers.junit`: an assertion suite's JUnit XML, bounded, by expat (no entity expansion).
 - :mod:`~faultlib.readers.pysource`: Python source parsed (never run) for the static checks; a syntax error

@@ -204,19 +204,29 @@ def python_encoding(data: bytes, path: Path | str) -> str:
     comment on line 1 or 2; UTF-8 otherwise), from :func:`tokenize.detect_encoding`.
 
     Raises:
-        InputError: an unknown encoding, or a BOM with a declaration of another encoding (Python refuses both).
+        InputError: an unknown encoding, a codec that is no text encoding or not ASCII-compatible (``rot13``,
+            ``utf-16``), or a BOM with a declaration of another encoding (Python refuses each).
     """
     import io
     import tokenize
 
     try:
-        return tokenize.detect_encoding(io.BytesIO(data[:4096]).readline)[0]
+        encoding = tokenize.detect_encoding(io.BytesIO(data[:4096]).readline)[0]
     except SyntaxError as exc:
         if "invalid or missing" in str(exc):  # undeclared bytes that are not UTF-8: decode_text says where
             return "utf-8"
         bom = " (a UTF-8 BOM and a declaration of another encoding)" if data.startswith(b"\xef\xbb\xbf") else ""
         raise InputError(f"has a coding declaration Python refuses: {exc}{bom}",
                          path=str(path), line=data[:4096].count(b"\n", 0, data.find(b"coding")) + 1) from None
+    try:  # a codec that is no text encoding (rot13, hex: LookupError) or not ASCII-compatible (utf-16): Python
+        usable = "x = 1\n".encode(encoding).removeprefix(b"\xef\xbb\xbf") == b"x = 1\n"  # refuses both
+    except (LookupError, UnicodeError):
+        usable = False
+    if not usable:
+        raise InputError(f"declares the encoding {encoding!r}, not an encoding Python reads source in (it needs a "
+                         "text encoding that keeps ASCII as it is): save the file as UTF-8 and drop the declaration",
+                         path=str(path), line=data[:4096].count(b"\n", 0, max(data.find(b"coding"), 0)) + 1)
+    return encoding
 
 
 def read_text(path: Path | str, *, limits: Limits = DEFAULT, root: Path | str | None = None) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from faultlib.errors import InputError, require
+from faultlib.readers import budget
 from faultlib.readers.files import Limits, MiB, decode_text, read_bytes
 from faultlib.readers.jsondoc import iter_json_lines, load_json
 from faultlib.readers.separators import check_separator
@@ -36,6 +37,10 @@ TABLES = Limits(max_bytes=512 * MiB, max_depth=16, max_nodes=50_000_000)
 MAX_TABLE_BYTES_ENV = "FAULTLIB_MAX_TABLE_BYTES"
 #: most columns a table may have (``FAULTLIB_MAX_COLUMNS`` raises it): 10^6 columns hung pandas past 120 s
 MAX_COLUMNS = 10_000
+#: longest column name a CSV/TSV header may hold (quotes included)
+MAX_NAME_CHARS = 4096
+#: the block a CSV/TSV is read in under a deadline (the budget is looked at between two)
+BUDGET_BLOCK = 16 * MiB
 #: most bytes the arrays of one ``.npz`` may decompress to, in all (``FAULTLIB_MAX_NPZ_BYTES`` raises it):
 #: a 1.5 MB archive can declare gigabytes
 MAX_NPZ_BYTES = 2 << 30
@@ -169,9 +174,14 @@ def _check_width(header: str, path: Path, sep: str) -> None:
     if columns > limit:
         raise InputError(f"its header has {columns:,} columns, more than {limit:,}: a table this wide is not read "
                          "(set FAULTLIB_MAX_COLUMNS to raise the limit)", path=str(path), line=1)
+    longest = max(header.split(sep), key=len)  # a name of 50 MB took 40 s and 800 MB before any test
+    if len(longest) > MAX_NAME_CHARS:
+        raise InputError(f"a column name in its header has {len(longest):,} characters ({longest[:40]!r}...), more "
+                         f"than {MAX_NAME_CHARS:,}: is the first line a header? shorten the name", path=str(path),
+                         line=1)
 
 
-def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
+def _delimited(data: bytes, path: Path, sep: str, deadline: float | None = None) -> "pandas.DataFrame":
     pd = _pandas()
     text = decode_text(data, path)
     if not text.strip():
@@ -185,7 +195,7 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     twice = sorted({name for name in header if header.count(name) > 1})
     if twice:  # pandas would rename the second 'id' to 'id.1', a column the file does not have
         raise InputError(f"column names appear twice in the header: {twice}: rename one", path=str(path), line=1)
-    fast = _arrow_delimited(data, header, sep, path)
+    fast = _arrow_delimited(data, header, sep, path, deadline)
     if fast is not None:
         return fast
     try:
@@ -217,14 +227,16 @@ def _delimited(data: bytes, path: Path, sep: str) -> "pandas.DataFrame":
     return pd.DataFrame({name: _decide(frame[name]) for name in frame.columns}, index=frame.index)
 
 
-def _arrow_delimited(data: bytes, header: list[str], sep: str, path: Path) -> "pandas.DataFrame | None":
+def _arrow_delimited(data: bytes, header: list[str], sep: str, path: Path,
+                     deadline: float | None = None) -> "pandas.DataFrame | None":
     """The table read by Arrow's CSV reader, every cell as text, then typed column by column (:func:`_typed`), or
     None where Arrow refuses the file or might read it otherwise than pandas does (a short or long row, any quote
     character, an unnamed column): pandas then reads it and says what is wrong, with the line.
 
     pandas with ``dtype=str`` holds one Python string per cell: 2,000 rows x 10,000 columns took 1.7 GB and most
     of a minute before the first test; Arrow keeps the cells in buffers (a tenth of the memory) and a float column
-    reaches numpy without a Python object per cell."""
+    reaches numpy without a Python object per cell. With a ``deadline``, read in blocks of :data:`BUDGET_BLOCK`
+    bytes and stop between two with :class:`~faultlib.readers.budget.ReadCut` once it has passed."""
     if not header or not all(header) or b'"' in data:  # quoting: pandas' rules (a quote never closed, a literal one)
         return None
     pd = _pandas()
@@ -234,14 +246,25 @@ def _arrow_delimited(data: bytes, header: list[str], sep: str, path: Path) -> "p
     body = pa.py_buffer(data)
     body = body.slice(3) if data.startswith(b"\xef\xbb\xbf") else body
     block = max(1 << 20, min(len(data) + 1, 1 << 30))  # one chunk a column: a chunk a MB made 130 x 10,000 arrays
+    if deadline is not None:
+        block = min(block, BUDGET_BLOCK)
     try:  # single-threaded: Arrow's CPU pool, once started, can abort the interpreter at exit (see read_table)
-        table = pacsv.read_csv(
+        reader = pacsv.open_csv(
             body, read_options=pacsv.ReadOptions(use_threads=False, block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=True, escape_char=False,
                                              newlines_in_values=True, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types={name: pa.string() for name in header},
                                                  null_values=[""], strings_can_be_null=True,
                                                  quoted_strings_can_be_null=True))
+        batches = []
+        while True:
+            if len(batches) * block < len(data):  # bytes are left: the budget is looked at before each block
+                budget.check(deadline, path, len(batches) * block, len(data), "bytes", header)
+            try:
+                batches.append(reader.read_next_batch())
+            except StopIteration:
+                break
+        table = pa.Table.from_batches(batches, schema=reader.schema) if batches else reader.schema.empty_table()
     except (pa.ArrowException, ValueError, OSError):
         return None
     if table.column_names != header:
@@ -427,12 +450,14 @@ def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
     raise InputError(f"has shape {loaded.shape}: a table is 1-D or 2-D", path=str(path))
 
 
-def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.DataFrame":
+def read_table(path: Path | str, *, root: Path | str | None = None, deadline: float | None = None) -> "pandas.DataFrame":
     """Read a table (see the module docstring for formats and typing).
 
     Args:
         path: the file; its extension chooses the format.
         root: when given, the file must lie inside it (no symlinks below it).
+        deadline: a ``time.monotonic()`` value: Parquet (between row groups) and a CSV/TSV Arrow reads (between
+            blocks of :data:`BUDGET_BLOCK` bytes) stop once it has passed (:mod:`faultlib.readers.budget`).
 
     Returns:
         A DataFrame with string column names; at least one column and one row.
@@ -441,6 +466,7 @@ def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.D
         InputError: unknown extension, unreadable or malformed file, empty table, duplicate
             column names, ragged rows (with the line).
         MissingDependency: pandas (``faultlib-ml[data]``) or, for Parquet, pyarrow is missing.
+        ReadCut: ``deadline`` passed while the file was read.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -458,7 +484,7 @@ def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.D
         if not data:
             raise InputError("is empty", path=str(path))
         if suffix in (".csv", ".tsv"):
-            frame = _delimited(data, path, "," if suffix == ".csv" else "\t")
+            frame = _delimited(data, path, "," if suffix == ".csv" else "\t", deadline)
         elif suffix == ".json":
             frame = _json(data, path)
         elif suffix == ".parquet":
@@ -471,8 +497,15 @@ def read_table(path: Path | str, *, root: Path | str | None = None) -> "pandas.D
                 if width > limit:
                     raise InputError(f"has {width:,} columns, more than {limit:,} (set FAULTLIB_MAX_COLUMNS to raise "
                                      "the limit)", path=str(path))
-                frame = parquet.read(use_threads=False).to_pandas(use_threads=False)
-            except InputError:
+                groups, names = parquet.num_row_groups, parquet.schema_arrow.names
+                parts = []
+                for group in range(groups):
+                    budget.check(deadline, path, group, groups, "row groups", names)
+                    parts.append(parquet.read_row_group(group, use_threads=False))
+                pa = require("pyarrow", "data")
+                whole = pa.concat_tables(parts) if parts else parquet.schema_arrow.empty_table()
+                frame = whole.to_pandas(use_threads=False)
+            except (InputError, budget.ReadCut):
                 raise
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
                 raise InputError(f"is not a readable Parquet file: {exc}", path=str(path)) from None

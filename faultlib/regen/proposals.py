@@ -165,7 +165,7 @@ def propose(trace: Path | str, cases: Iterable[Case], *, crd_dir: Path | str | N
             covered[edge] = by
             continue
         stats = graph.edges[edge]
-        endpoint = endpoint_name(edge, spans)
+        endpoint = endpoint_name(edge, graph.peers.get(edge[1]))
         shim, chaos = latency_injection(edge[0][0], _callee(edge, spans), endpoint,
                                         latency_ms_for(LATENCY_FACTOR * stats.p99_ms))
         validated, problems = None, ()

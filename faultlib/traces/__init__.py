@@ -15,8 +15,8 @@ from faultlib.traces.graph import (
            build_graph,
            diff_graphs,
 )
-from faultlib.traces.load import TraceSpan, load_spans
+from faultlib.traces.load import TraceSpan, iter_spans, load_spans
 from faultlib.traces.suspect import Suspect, pick_suspect
 
 __all__ = ["EdgeShift", "EdgeStats", "GraphDiff", "SpanGraph", "Suspect", "TraceSpan", "build_graph", "diff_graphs",
-           "load_spans", "pick_suspect"]
+           "iter_spans", "load_spans", "pick_suspect"]

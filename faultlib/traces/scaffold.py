@@ -24,9 +24,10 @@ from typing import Callable
 
 from faultlib.errors import InputError
 from faultlib.outputs import output_dir
+from faultlib.traces.bounds import check_size, checked_names
 from faultlib.traces.codegen import md_code, promql_string, python_command, python_module, yaml_document
 from faultlib.traces.graph import SpanGraph, build_graph
-from faultlib.traces.load import TraceSpan, load_spans, placeholder_spans
+from faultlib.traces.load import iter_spans, no_spans, placeholder_spans
 from faultlib.traces.suspect import Suspect, pick_suspect
 
 CASE_ID = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
@@ -35,7 +36,6 @@ SERVICE_PORT = 8080
 REQUESTS, START, STEPS = 60, 20, 20
 MIN_LATENCY_MS = 300
 MAX_PROMQL_SPANS = 12
-MAX_NAME_CHARS = 256  # a service or span name longer than this cannot name a case's spans and queries
 
 TODO = [
     "repro.py: request_body() - the request the caller sent to {service} ({operation}); the trace does not carry bodies",
@@ -399,17 +399,6 @@ def test_recovers_once_the_delay_is_gone(evidence):
 """
 
 
-def _check_names(spans: list[TraceSpan], trace: Path | None) -> None:
-    """Service and span names become ids, labels, PromQL and literals of the case: refuse (exit 2) any over
-    :data:`MAX_NAME_CHARS` before anything is rendered, naming where it is."""
-    for span in spans:
-        for what, text in (("service.name", span.service), ("span name", span.name)):
-            if len(text) > MAX_NAME_CHARS:
-                raise InputError(f"a {what} of {len(text):,} characters ({text[:40]!r}...) is longer than a case "
-                                 f"can name ({MAX_NAME_CHARS}): shorten it in the trace", path=str(trace),
-                                 line=span.line)
-
-
 def render(name: str, trace: Path | str | None, *, first_panel_id: int = 1) -> Scaffold:
     """Read ``trace`` and render the case files in memory (nothing is written). Without a trace (``None``), the
     same case from :func:`~faultlib.traces.load.placeholder_spans`: one slow call between two placeholder services.
@@ -420,17 +409,20 @@ def render(name: str, trace: Path | str | None, *, first_panel_id: int = 1) -> S
 
     Raises:
         InputError: a bad name, a trace that cannot be read or has no call between spans, a service or
-            span name over :data:`MAX_NAME_CHARS` characters, or a generated file that does not read back as
+            span name over :data:`~faultlib.traces.bounds.MAX_NAME_CHARS` characters, more services or operations than
+            a case can stand up (:mod:`faultlib.traces.bounds`), or a generated file that does not read back as
             intended (:mod:`faultlib.traces.codegen`).
     """
     check_name(name)
     trace = None if trace is None else Path(trace)
-    spans: list[TraceSpan] = placeholder_spans() if trace is None else load_spans(trace)
-    _check_names(spans, trace)
+    spans = placeholder_spans() if trace is None else iter_spans(trace)  # streamed: never all in memory
     source = "no trace (placeholder services: rename them)" if trace is None else f"the trace {trace.name}"
-    graph = build_graph(spans)
+    graph = build_graph(checked_names(spans, trace))
+    if not graph.spans:
+        raise no_spans(trace)
+    check_size(graph, trace)
     try:
-        suspect = pick_suspect(graph, spans)
+        suspect = pick_suspect(graph)
     except InputError as exc:  # what the trace holds is wrong: name the trace file
         raise InputError(exc.message, path=exc.path or trace, line=exc.line, field=exc.field) from None
     # the delay the trace showed, at least MIN_LATENCY_MS so the deadline (half of it) leaves a loaded machine room

@@ -17,12 +17,10 @@ import statistics
 from dataclasses import dataclass
 
 from faultlib.errors import InputError
-from faultlib.traces.graph import Edge, SpanGraph
-from faultlib.traces.load import TraceSpan
+from faultlib.traces.graph import PEER_KEYS, Edge, SpanGraph
 
 OUTLIER_FACTOR = 3.0
 OUTLIER_MIN_MS = 20.0
-PEER_KEYS = ("peer.service", "server.address", "net.peer.name", "rpc.service")
 
 
 @dataclass(frozen=True)
@@ -48,20 +46,19 @@ class Suspect:
         return self.edge[1]
 
 
-def endpoint_name(edge: Edge, spans: list[TraceSpan]) -> str:
-    """A snake_case endpoint name for ``edge``: the child's ``peer.service``-like attribute, else the
-    child's service when it differs from the parent's, else the span name's first dotted part."""
+def endpoint_name(edge: Edge, peer: str | None = None) -> str:
+    """A snake_case endpoint name for ``edge``: ``peer``, the child's ``peer.service``-like attribute
+    (:data:`~faultlib.traces.graph.PEER_KEYS`, :attr:`SpanGraph.peers`), else the child's service when it differs
+    from the parent's, else the span name's first dotted part."""
     (parent_service, _), (child_service, child_name) = edge
-    candidates = [str(s.attributes[k]) for s in spans if (s.service, s.name) == edge[1]
-                  for k in PEER_KEYS if isinstance(s.attributes.get(k), str)]
-    raw = candidates[0] if candidates else child_service if child_service != parent_service else child_name.split(".")[0]
+    raw = peer if peer else child_service if child_service != parent_service else child_name.split(".")[0]
     name = re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_")
     if not name or not name[0].isalpha():
         name = f"svc_{name}" if name else "downstream"
     return name[:63]
 
 
-def pick_suspect(graph: SpanGraph, spans: list[TraceSpan]) -> Suspect:
+def pick_suspect(graph: SpanGraph) -> Suspect:
     """The edge to inject on (see the module docstring).
 
     Raises:
@@ -85,12 +82,6 @@ def pick_suspect(graph: SpanGraph, spans: list[TraceSpan]) -> Suspect:
         reason, edge = "latency_outlier", max(outliers, key=lambda e: (crosses(e), graph.edges[e].p99_ms))
     else:
         reason, edge = "slowest", max(graph.edges, key=lambda e: (crosses(e), graph.edges[e].p99_ms))
-    codes = set()
-    for s in spans:
-        if (s.service, s.name) in edge:
-            for key in ("http.status_code", "http.response.status_code"):
-                value = s.attributes.get(key)
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 400:
-                    codes.add(value)
-    return Suspect(edge, reason, endpoint_name(edge, spans), graph.edges[edge].to_json(), median, threshold,
-                   tuple(sorted(codes)))
+    codes = graph.error_codes.get(edge[0], set()) | graph.error_codes.get(edge[1], set())
+    return Suspect(edge, reason, endpoint_name(edge, graph.peers.get(edge[1])), graph.edges[edge].to_json(), median,
+                   threshold, tuple(sorted(codes)))

@@ -59,7 +59,7 @@ def test_a_budget_that_runs_out_is_an_incomplete_analysis_never_ok(tmp_path, mon
     ref, cur = _wide(tmp_path)
     ticks = iter(range(0, 10**6, 1000))   # each look at the clock: 1,000 s later
     monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
-    code, out = run_check("drift", ref, cur, "--budget", "1500")
+    code, out = run_check("drift", ref, cur, "--budget", "3500")  # reading each file looks once (1,000 s each)
     assert code == 1 and out["complete"] is False, out
     [finding] = [f for f in out["findings"] if f["kind"] == "analysis_incomplete"]
     assert finding["severity"] == "warning" and "--budget" in finding["message"]
@@ -71,3 +71,42 @@ def test_the_budget_must_be_a_positive_number(tmp_path):
     for bad in ("0", "-5", "nan", "soon"):
         code, text = _human("drift", ref, cur, "--budget", bad)
         assert code == 2, f"{bad}: {text}"
+
+
+def test_the_budget_stops_the_reading_between_blocks_and_names_what_was_not_read(tmp_path, monkeypatch):
+    """A huge table is not read whole before the budget is looked at: Parquet stops between row groups, a CSV between
+    Arrow's blocks; nothing is tested, every column is untested, the warning says how far the reading got."""
+    rng = np.random.default_rng(3)
+    names = ["a", "b", "c"]
+    for name in ("ref", "cur"):
+        pd.DataFrame(rng.normal(size=(600, 3)), columns=names).to_parquet(tmp_path / f"{name}.parquet",
+                                                                          row_group_size=100)
+    ticks = iter(range(0, 10**6, 1000))   # each look at the clock: 1,000 s later
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    ref, cur = str(tmp_path / "ref.parquet"), str(tmp_path / "cur.parquet")
+    code, out = run_check("drift", ref, cur, "--budget", "3500")
+    assert code == 1 and out["complete"] is False and out["columns"] == {} and out["untested"] == names
+    assert out["unread"] == ref
+    [finding] = [f for f in out["findings"] if f["kind"] == "analysis_incomplete"]
+    assert "read 3 of 6 row groups" in finding["message"] and finding["location"] == {"file": ref}
+    monkeypatch.undo()
+    code, out = run_check("drift", ref, cur, "--budget", "1e-9")   # spent before the first block
+    assert code == 1 and out["unread"] == ref and "read 0 of 6 row groups" in out["findings"][0]["message"]
+
+
+def test_a_csv_read_in_blocks_is_the_same_table_and_stops_between_blocks(tmp_path, monkeypatch):
+    from faultlib.readers import tables
+    from faultlib.readers.budget import ReadCut
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"x": rng.normal(size=60_000), "n": rng.integers(0, 9, 60_000),
+                          "tag": rng.choice(["p", "q"], 60_000)})
+    frame.to_csv(tmp_path / "big.csv", index=False)   # ~1.5 MB: two blocks of 1 MiB
+    monkeypatch.setattr(tables, "BUDGET_BLOCK", 1 << 20)
+    whole = tables.read_table(tmp_path / "big.csv")
+    pd.testing.assert_frame_equal(tables.read_table(tmp_path / "big.csv", deadline=time.monotonic() + 600), whole)
+    try:
+        tables.read_table(tmp_path / "big.csv", deadline=time.monotonic() - 1)
+        raise AssertionError("a deadline already passed did not stop the reading")
+    except ReadCut as cut:
+        assert cut.done == 0 and cut.unit == "bytes" and cut.columns == ["x", "n", "tag"]

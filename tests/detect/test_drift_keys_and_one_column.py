@@ -37,9 +37,28 @@ def test_an_id_named_with_columns_is_tested_and_a_feature_that_repeats_a_value_i
 
 
 def test_a_count_named_like_nothing_special_stays_a_feature():
+    # distinct in every row but no run of consecutive integers: a count, tested (its shift is drift)
     ref, cur = _batches()
-    ref, cur = ref.rename(columns={"user_id": "visits"}), cur.rename(columns={"user_id": "visits"})
-    assert "visits" in detect_drift(ref, cur).drifted
+    ref["visits"] = pd.array(np.arange(len(ref)) * 3, dtype="Int64")
+    cur["visits"] = pd.array(np.arange(len(cur)) * 3 + 900, dtype="Int64")
+    report = detect_drift(ref.drop(columns="user_id"), cur.drop(columns="user_id"))
+    assert "visits" in report.drifted and report.to_json()["skipped"] == []
+
+
+def test_a_row_number_in_the_middle_is_a_key_whatever_its_header(tmp_path):
+    # decided by the values, not the name: a blank or plain header, not first, a run of consecutive integers
+    # (shuffled) in each file; the next batch's numbers would read as drift
+    from faultlib.readers.tables import read_table
+
+    rng = np.random.default_rng(8)
+    for header in (" ", "n", "row"):
+        for name, rows, start in (("ref.csv", 500, 0), ("cur.csv", 200, 500)):
+            frame = pd.DataFrame({"amount": rng.normal(size=rows), header: rng.permutation(rows) + start,
+                                  "score": rng.normal(size=rows)})
+            frame.to_csv(tmp_path / name, index=False)
+        report = detect_drift(read_table(tmp_path / "ref.csv"), read_table(tmp_path / "cur.csv"))
+        assert report.to_json()["skipped"] == [header] and report.drifted == [], f"{header!r}: {report.drifted}"
+        assert [f.kind for f in report.findings] == ["key_column_skipped"]
 
 
 def test_one_numeric_column_gets_its_own_finding_and_no_repeated_multivariate_one():

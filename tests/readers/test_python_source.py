@@ -28,6 +28,10 @@ def test_a_latin1_declared_script_is_read_and_an_undeclared_one_is_refused_with_
 @pytest.mark.parametrize("data, phrase", [
     (b"# coding: klingon\nx = 1\n", "unknown encoding: klingon"),
     (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", "a UTF-8 BOM and a declaration of another encoding"),
+    # codecs that are no text encoding (a LookupError traceback from bytes.decode before), or not ASCII-compatible
+    (b"# -*- coding: rot13 -*-\nx = 1\n", "not an encoding Python reads source in"),
+    (b"# coding: hex\nx = 1\n", "not an encoding Python reads source in"),
+    (b"# coding: utf-16\nx = 1\n", "not an encoding Python reads source in"),
 ])
 def test_a_declaration_python_refuses_is_bad_input(tmp_path, data, phrase):
     (tmp_path / "s.py").write_bytes(data)

@@ -155,12 +155,18 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 def _run(cmd: list[str], cwd: Path, log: Path, *, until: int | Callable[[list[dict]], int], timeout_s: float,
-         stop_on_checkpoint: bool = False) -> dict[str, Any]:
+         stop_on_checkpoint: bool = False, end_at: int | None = None, align: Path | None = None) -> dict[str, Any]:
     """Run ``cmd`` in ``cwd`` until ``until`` steps (and, with ``stop_on_checkpoint``, a checkpoint newer than
-    that step is on disk and stable) or its end; kill its process group. Returns ``{steps, seconds, end,
-    exit_code, checkpoint}``."""
+    that step is on disk and stable) or its end; kill its process group. ``end_at``/``align``: the child holds
+    before going past that many steps (``FAULTLIB_PROBE_END``/``FAULTLIB_PROBE_ALIGN`` of
+    :mod:`~faultlib.detect.training.probe_boot`). Returns ``{steps, seconds, end, exit_code, checkpoint}``."""
     env = {**os.environ, "FAULTLIB_PROBE_OUT": str(log), "PYTHONUNBUFFERED": "1"}
-    env.pop("FAULTLIB_PROBE_HOLD_AT", None)
+    for name in ("FAULTLIB_PROBE_HOLD_AT", "FAULTLIB_PROBE_END", "FAULTLIB_PROBE_ALIGN"):
+        env.pop(name, None)
+    if end_at is not None:
+        env["FAULTLIB_PROBE_END"] = str(end_at)
+    if align is not None:
+        env["FAULTLIB_PROBE_ALIGN"] = str(align)
     if stop_on_checkpoint and isinstance(until, int):
         env["FAULTLIB_PROBE_HOLD_AT"] = str(until)  # the child pauses there until the checkpoint is seen
     started = time.monotonic()
@@ -276,7 +282,8 @@ def probe_resumes(cmd: list[str], *, steps: int, stop_at: int, resume_args: Sequ
             else:
                 d.mkdir()
                 shutil.copytree(output_dir, d / output_dir, symlinks=True)
-        runs = {"straight": _run(boot, dirs["straight"], base / "straight.jsonl", until=steps, timeout_s=timeout_s),
+        runs = {"straight": _run(boot, dirs["straight"], base / "straight.jsonl", until=steps, timeout_s=timeout_s,
+                                 end_at=steps),
                 "preempted": _run(boot, dirs["preempted"], base / "preempted.jsonl", until=stop_at,
                                   timeout_s=timeout_s, stop_on_checkpoint=True)}
         reports = [ProbeReport(list(cmd), steps, stop_at, runs={name: dict(run) for name, run in runs.items()})
@@ -305,7 +312,8 @@ def probe_resumes(cmd: list[str], *, steps: int, stop_at: int, resume_args: Sequ
             extra = [a.replace("{checkpoint_dir}", str(where.parent)).replace("{checkpoint}", str(where))
                      for a in shlex.split(resume_arg)]
             resumed_log = base / f"resumed-{i}.jsonl"
-            report.runs["resumed"] = _run(boot + extra, resumed_dir, resumed_log, until=remaining, timeout_s=timeout_s)
+            report.runs["resumed"] = _run(boot + extra, resumed_dir, resumed_log, until=remaining, timeout_s=timeout_s,
+                                          end_at=steps, align=base / "straight.jsonl")
             _compare(report, straight, _read(resumed_log))
         return reports
     finally:

@@ -494,9 +494,9 @@ def detect_drift(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
     if keys:
         names = [p.name for p in keys]
         report.findings.append(Finding(DETECTOR, Severity.INFO, (
-            f"column(s) {', '.join(map(repr, names))} hold a distinct integer in every row and are named like an id: "
-            "row keys, not features, so not tested (a new batch of ids would read as drift); name them with "
-            "--columns to test them anyway"), {"column_name": names[0]}, {"columns": names}, kind="key_column_skipped"))
+            f"column(s) {', '.join(map(repr, names))} hold a distinct integer in every row (named like an id, or "
+            "consecutive integers): row keys, not features, so not tested (a new batch of ids would read as drift); "
+            "name them with --columns to test them anyway"), {"column_name": names[0]}, {"columns": names}, kind="key_column_skipped"))
         report = replace(report, skipped=names)
     return report
 

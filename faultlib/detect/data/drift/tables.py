@@ -196,15 +196,24 @@ def align_tables(reference: "pandas.DataFrame", current: "pandas.DataFrame", *, 
 _KEY_NAME = re.compile(r"(?i:(^|[_\-. ])(id|idx|index|key|uuid)$)|[a-z0-9](Id|ID|Key)$|^Unnamed: \d+$")
 
 
+#: fewest rows of each table for a run of consecutive integers to be taken for a row key without an id's name
+MIN_KEY_ROWS = 10
+
+
 def row_key(pair: ColumnPair, reference: "pandas.DataFrame", current: "pandas.DataFrame") -> bool:
-    """Whether a column is a row key rather than a feature: named like an id (``id``, ``user_id``, ``userId``...),
-    integers, and a distinct value in every row of both tables (nothing missing)."""
+    """Whether a column is a row key rather than a feature, decided by its values: integers with a distinct value
+    in every row of both tables (nothing missing) that are either named like an id (``id``, ``user_id``,
+    ``userId``...: hashed or sampled ids) or, in each table of at least :data:`MIN_KEY_ROWS` rows, a run of
+    consecutive integers in any order (max - min + 1 = rows: a row number or an auto-increment id, whatever its
+    name or position, e.g. an index written under an empty or blank header in the middle of a table)."""
     from pandas.api import types
 
-    if pair.type != NUMERIC or not _KEY_NAME.search(pair.name.strip()):
+    if pair.type != NUMERIC:
         return False
+    runs = True
     for frame in (reference, current):
         column = frame[pair.name]
         if not types.is_integer_dtype(column.dtype) or column.isna().any() or not column.is_unique:
             return False
-    return True
+        runs = runs and len(column) >= MIN_KEY_ROWS and int(column.max()) - int(column.min()) + 1 == len(column)
+    return runs or bool(_KEY_NAME.search(pair.name.strip()))
