@@ -98,12 +98,15 @@ class Watch:
             nan_input = self._nan_input()
             self.trip = {"time": time.time(), "step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
-            if not (self.forwards or self.opt_steps):
-                self.trip["arm_start"] = True  # plain tensor ops before any model call or step: replay from the start
+            if not (self.forwards or self.opt_steps) or (nan_input is not None and self.step_first_forward == 0
+                                                           and not self.opt_steps):
+                self.trip["arm_start"] = True  # made before any model call or step (tensor ops, the first batch's
+                # own ops): replay from the start, where the op that made it is seen (a loaded batch stays "input")
             sampler = self.sampler
+            params = [p for opt in self.optimizers for g in opt.param_groups for p in g["params"]] or [
+                p for root in self.modules.roots.values() for p in root.parameters()]  # no optimizer: a manual update
             if self.prev_step_first_forward is not None and nan_input is None and any(
-                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
-                    for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
+                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all()) for p in params):
                 if sampler.skipped and sampler.clean_forward is not None:  # unchecked steps since the clean one
                     self.trip.update(arm_at=sampler.clean_forward, update_step=sampler.clean_step)
                 else:
