@@ -180,10 +180,14 @@ def _owner(module: Any, depth: int = 40) -> tuple[Any, str]:
         if frame is None:
             break
         for value in list(frame.f_locals.values()):
-            if isinstance(value, nn.Module) and value is not module:
+            try:  # a user's object may refuse to be inspected (a proxy whose __class__ raises): not a model then
+                if not isinstance(value, nn.Module) or value is module:
+                    continue
                 subs = list(value.named_modules())
-                path = next((name for name, sub in subs if sub is module), None)
-                if path is not None and len(subs) > best_size:
-                    best, best_path, best_size = value, path, len(subs)
+            except Exception:  # noqa: BLE001 - whatever it raises, it names nothing
+                continue
+            path = next((name for name, sub in subs if sub is module), None)
+            if path is not None and len(subs) > best_size:
+                best, best_path, best_size = value, path, len(subs)
         frame = frame.f_back
     return best, best_path
