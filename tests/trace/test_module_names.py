@@ -16,10 +16,15 @@ import torch
 from torch import nn
 
 
+class Root(nn.Module):
+    def forward(self, x):
+        return torch.sqrt(x)  # NaN where tanh is negative
+
+
 class Head(nn.Module):
     def __init__(self):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+        self.body = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), Root())
 
     def forward(self, x):
         return self.body(x).sum(1)
@@ -31,10 +36,7 @@ class Head(nn.Module):
 torch.manual_seed(0)
 model = Head()
 x = torch.randn(5, 3)
-for step in range(3):
-    if step == 2:
-        with torch.no_grad():
-            model.body[2].bias.fill_(float("nan"))
+for step in range(2):
     {call}
 """
 
@@ -46,4 +48,4 @@ def test_a_submodule_called_on_its_own_is_named_by_its_path_in_the_model(call, t
     proc = cli("trace", "--json", "--dump-dir", str(tmp_path / "d"), "--", "python", str(script), cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     first = json.loads(proc.stdout)["first_nonfinite"]
-    assert first["module"] == "body.2", first
+    assert (first["module"], first["op"]) == ("body.2", "aten::sqrt"), first
