@@ -54,6 +54,14 @@ class Watch:
             if self.lean.since is not None:  # model calls not counted since: from the step of its first call
                 self.trip.update(arm_at=None, arm_step=first_step)
 
+    def _loader_alive(self) -> bool:
+        """Watch, when the first step's batch holds a NaN: whether a DataLoader exists (its batch is data, named with
+        its samples; no op of the script made it). One scan of the collector's objects, once per trace."""
+        import gc
+
+        loader = self.torch.utils.data.DataLoader
+        return any(isinstance(o, loader) for o in gc.get_objects())
+
     def _nan_input(self) -> dict[str, Any] | None:
         """Watch, when a step trips: the first NaN in the positional arguments of its model calls."""
         torch = self.torch
@@ -99,7 +107,7 @@ class Watch:
             self.trip = {"time": time.time(), "step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
             if not (self.forwards or self.opt_steps) or (nan_input is not None and self.step_first_forward == 0
-                                                           and not self.opt_steps):
+                                                           and not self.opt_steps and not self._loader_alive()):
                 self.trip["arm_start"] = True  # made before any model call or step (tensor ops, the first batch's
                 # own ops): replay from the start, where the op that made it is seen (a loaded batch stays "input")
             sampler = self.sampler
