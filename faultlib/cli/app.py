@@ -38,6 +38,20 @@ def _capped(error: object) -> object:
     return [_capped(v) for v in error] if isinstance(error, list) else error
 
 
+def _asks_json(argv: list[str]) -> bool:
+    """``--json`` among faultlib's own arguments (those before ``--``: after it come a traced script's)."""
+    return "--json" in (argv[:argv.index("--")] if "--" in argv else argv)
+
+
+def usage_json(exc: click.ClickException) -> dict:
+    """A usage error under ``--json``, shaped as :meth:`faultlib.errors.FaultlibError.to_json` (``error``,
+    ``message``) plus the command it concerns and the exit code (2 for bad usage)."""
+    ctx = getattr(exc, "ctx", None)
+    kind = "UsageError" if isinstance(exc, click.UsageError) else type(exc).__name__  # click's subclass: detail
+    return {"error": kind, "message": exc.format_message(),
+            "command": ctx.command_path if ctx is not None else "faultlib", "exit_code": exc.exit_code}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: maps errors to exit codes in one place."""
     import signal
@@ -79,6 +93,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.message = shorten_echoes(exc.message)  # click repeats a bad option value in full
-        exc.show()
+        if _asks_json(sys.argv[1:] if argv is None else argv):  # DESIGN.md: --json prints one JSON object
+            emit_json(usage_json(exc))
+        else:
+            exc.show()
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

@@ -47,9 +47,9 @@ def check_app(ctx: click.Context, list_kinds: bool, as_json: bool) -> int | None
     """
     if ctx.invoked_subcommand is not None:
         return None
-    if not list_kinds:
-        click.echo(ctx.get_help())
-        return 0
+    if not list_kinds:  # bad usage, as for `faultlib` and `faultlib archive` with nothing to do (exit 2)
+        raise click.UsageError("name a check (faultlib check NAME ARGS...) or pass --list-kinds; the checks are: "
+                               f"{', '.join(ctx.command.list_commands(ctx))}", ctx)
     from faultlib.check import kinds
     from faultlib.tables import print_prose_table  # rich.table: only this listing prints one
 

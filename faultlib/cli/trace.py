@@ -105,7 +105,7 @@ def _print_loop_trace(report) -> None:
     for note in report.notes:
         stderr.print(Text(f"note: {note}"))
     if report.reason is not None and report.first_block is None:
-        stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code})"))
+        stderr.print(Text(f"error: {_failure(report)}"))
     blocked = [f for f in report.findings if f.kind == "loop_blocked"]
     if blocked:
         from rich.table import Table
@@ -126,11 +126,13 @@ def _print_loop_trace(report) -> None:
                                f"{report.threshold_ms:g} ms; {summary}"))
 
 
-def _announce_replay(step: int, quiet: bool) -> None:
-    """The separator between the first run's output and the replay's (stderr)."""
+def _announce_replay(step: int, quiet: bool, from_step: int | None = None) -> None:
+    """The separator between the first run's output and the replay's (stderr): the step the first run saw the value
+    at (the report's step unless the replay finds it was written earlier, from ``from_step`` on: then both)."""
     then = "its output is hidden (--quiet-replay)" if quiet else "its output follows"
+    since = f", searching from step {from_step} where it may have been written" if from_step not in (None, step) else ""
     sys.stdout.flush()  # whatever went to stdout before comes first, also when both streams share one pipe
-    stderr.print(Text(f"──── faultlib trace: replaying the script to locate step {step}; {then} ────"))
+    stderr.print(Text(f"──── faultlib trace: replaying the script to locate step {step}{since}; {then} ────"))
     sys.stderr.flush()  # before the replay's own output and the result table
 
 
@@ -182,8 +184,7 @@ def _print_trace(report) -> None:
                                    + (f" ({processes} processes traced)" if processes > 1 else "")))
         return
     if report.first_nonfinite is None:
-        stderr.print(Text(f"error: {_failure(report)} (exit code {report.exit_code}); no non-finite value seen "
-                          "before it ended"))
+        stderr.print(Text(f"error: {_failure(report)}; no non-finite value seen before it ended"))
         return
     first = report.first_nonfinite
     tensor = first.get("tensor") or {}
@@ -279,7 +280,12 @@ def _samples_text(samples: dict) -> str:
 
 
 def _failure(report) -> str:
-    """How the script ended, in words."""
+    """How the script ended, in words, with trace's exit code (said once: a script's own code passes through)."""
+    said = _ending(report)
+    return said if said.endswith(f"exited with code {report.exit_code}") else f"{said} (exit code {report.exit_code})"
+
+
+def _ending(report) -> str:
     reason = report.reason.value if report.reason else None
     if reason == "could_not_start":
         return f"the script could not start: {report.error}"

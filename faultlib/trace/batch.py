@@ -188,6 +188,8 @@ class StepInputs:
             return
         out_nan = any(bool(torch.isnan(t).any()) for t in outputs)
         for t, source, where, batch_index, file, line in outside:
+            if any(t is o for o in outputs):  # an in-place op's output: what it held before is not known here
+                continue
             if not t.is_floating_point() or bool(torch.isfinite(t).all()):
                 continue
             if file is None:

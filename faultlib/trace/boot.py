@@ -292,6 +292,8 @@ class Tracer(Watch, Replay):
         index = self.forwards
         self.forwards += 1
         if self.step_first_forward is None or not (self.has_optimizer or self.opt_steps):
+            if not (self.has_optimizer or self.opt_steps):  # the previous model call began the previous step
+                self.prev_step_first_forward = self.step_first_forward
             self.clipped = None
             self.step_first_forward = index  # without an optimizer, each model call is a step
             self.step_args.clear()  # reused: no list allocated per step

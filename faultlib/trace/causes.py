@@ -110,9 +110,11 @@ def optimizer_update(optimizer, names: dict[int, str]) -> dict[str, Any] | None:
             where = ~torch.isfinite(param.detach())
             zeros = f" (here at {int((second[where] == 0).sum())} of the {int(where.sum())} non-finite elements)"
         tiny = _smallest_positive(param.dtype)
+        nan, inf = bool(torch.isnan(param.detach()).any()), bool(torch.isinf(param.detach()).any())
+        made = " or ".join(what for what, there in (("0 / 0 = NaN", nan), ("m / 0 = inf", inf)) if there)
         cause = (f"eps={eps:g} is below the smallest positive {dtype} value ({tiny:.3g}) and rounds to 0: "
-                 f"m / (sqrt(v) + eps) is 0 / 0 where the second moment v is 0{zeros}. Use eps >= {tiny * 2:.2g} "
-                 "or keep fp32 master weights")
+                 f"m / (sqrt(v) + eps) is {made or 'm / 0'} where the second moment v is 0{zeros}. Use eps >= "
+                 f"{tiny * 2:.2g} or keep fp32 master weights")
     elif lr is not None and bool(torch.isinf(param.detach()).any()):
         cause = (f"lr={lr:g} makes an update beyond the {dtype} maximum ({float(torch.finfo(param.dtype).max):.4g})")
     return {"optimizer": type(optimizer).__name__, "param_group": index,

@@ -403,7 +403,7 @@ def _add_replay(report: TraceReport, trip: dict[str, Any], replay: _Pass) -> Non
 
 def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None,
                  stdout=None, stderr=None, quiet_replay: bool = False,
-                 on_replay: Callable[[int, bool], None] | None = None,
+                 on_replay: Callable[[int, bool, int | None], None] | None = None,
                  on_watch: Callable[..., TraceReport | None] | None = None) -> TraceReport:
     """Trace ``command`` (``["python", "SCRIPT.py", ARGS...]``): the watch pass, then, if it saw a
     non-finite value and was not interrupted, the replay.
@@ -416,7 +416,7 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         dump_dir: where to write ``dump.pt`` (default ``.faultlib/trace/<local time>/``).
         stdout, stderr: where the script's output goes (default: inherited).
         quiet_replay: discard the replay's stdout and stderr.
-        on_replay: called as ``fn(step, quiet_replay)`` just before the replay starts.
+        on_replay: ``fn(step, quiet_replay, from_step)`` before the replay (``from_step``: an earlier step, or None).
         on_watch: called as ``fn(watch, python, script, args, dump_dir)`` after the watch pass; a report it
             returns is the answer (the ranks a ``torch.multiprocessing.spawn`` started: :mod:`faultlib.trace.world`).
 
@@ -448,7 +448,7 @@ def trace_script(command: list[str], *, keep_going: bool = False, dump_dir: Path
         report.notes.append("interrupted before the replay: the op and source line are unknown")
         return report
     if on_replay is not None:
-        on_replay(trip.get("update_step", trip["step"]), quiet_replay)  # from the update that wrote it
+        on_replay(trip["step"], quiet_replay, trip.get("update_step"))  # and the update that may have written it
     env = {"FAULTLIB_TRACE_ARM_AT": str(trip["arm_at"] or 0), "FAULTLIB_TRACE_TRIP_STEP": str(trip["step"]),
            "FAULTLIB_TRACE_DUMP": str((dump_dir / "dump.pt").resolve())}
     if trip.get("arm_step") is not None:  # counted by optimizer steps (see faultlib.trace.lean)

@@ -54,6 +54,14 @@ class Watch:
             if self.lean.since is not None:  # model calls not counted since: from the step of its first call
                 self.trip.update(arm_at=None, arm_step=first_step)
 
+    def _loader_alive(self) -> bool:
+        """Watch, when the first step's batch holds a NaN: whether a DataLoader exists (its batch is data, named with
+        its samples; no op of the script made it). One scan of the collector's objects, once per trace."""
+        import gc
+
+        loader = self.torch.utils.data.DataLoader
+        return any(isinstance(o, loader) for o in gc.get_objects())
+
     def _nan_input(self) -> dict[str, Any] | None:
         """Watch, when a step trips: the first NaN in the positional arguments of its model calls."""
         torch = self.torch
@@ -98,12 +106,15 @@ class Watch:
             nan_input = self._nan_input()
             self.trip = {"time": time.time(), "step": step, "phase": phase, "module": module, "where": where,
                          "arm_at": self.step_first_forward, "input": nan_input, **found}
-            if not (self.forwards or self.opt_steps):
-                self.trip["arm_start"] = True  # plain tensor ops before any model call or step: replay from the start
+            if not (self.forwards or self.opt_steps) or (nan_input is not None and self.step_first_forward == 0
+                                                           and not self.opt_steps and not self._loader_alive()):
+                self.trip["arm_start"] = True  # made before any model call or step (tensor ops, the first batch's
+                # own ops): replay from the start, where the op that made it is seen (a loaded batch stays "input")
             sampler = self.sampler
+            params = [p for opt in self.optimizers for g in opt.param_groups for p in g["params"]] or [
+                p for root in self.modules.roots.values() for p in root.parameters()]  # no optimizer: a manual update
             if self.prev_step_first_forward is not None and nan_input is None and any(
-                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all())
-                    for opt in self.optimizers for g in opt.param_groups for p in g["params"]):
+                    p.is_floating_point() and not bool(self.torch.isfinite(p.detach()).all()) for p in params):
                 if sampler.skipped and sampler.clean_forward is not None:  # unchecked steps since the clean one
                     self.trip.update(arm_at=sampler.clean_forward, update_step=sampler.clean_step)
                 else:

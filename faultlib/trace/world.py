@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from faultlib.errors import ScriptError
+from faultlib.trace import torchrun_args
 from faultlib.trace.session import (REPLAY_FACTOR, REPLAY_MARGIN_S, Reason, TraceReport, _add_replay, _from_trip,
                                     _Pass, _run_pass, _seconds, check_writable_dir,
                                     resolve_command,
@@ -64,6 +65,28 @@ def resolve_world(command: list[str]) -> tuple[str, list[str], Path, list[str]]:
             python = str(sibling) if sibling.exists() else "python"
     else:
         python, rest = command[0], command[3:]
+    parsed = _split_world(rest)
+    nproc = parsed.nproc_per_node
+    if not (nproc in _NPROC_WORDS or (nproc.isdigit() and int(nproc) > 0)):
+        raise ScriptError(f"--nproc-per-node {nproc!r}: expected a positive number of processes or one of "
+                          f"{', '.join(sorted(_NPROC_WORDS))} (torchrun's values)")
+    if parsed.refused:
+        raise ScriptError(f"faultlib trace runs a script: drop --{parsed.refused[0].replace('_', '-')} and pass "
+                          "SCRIPT.py")
+    python, script, args = resolve_command([python, parsed.script, *parsed.script_args])
+    return python, parsed.options, script, args
+
+
+def _split_world(rest: list[str]) -> torchrun_args.Split:
+    """torchrun's arguments split by :func:`faultlib.trace.torchrun_args.split` (no torch import), else by torch's
+    own parser (``torch.distributed.run.get_args_parser``).
+
+    Raises:
+        ScriptError: torchrun's parser refuses them, or the script cannot be found among them.
+    """
+    quick = torchrun_args.split(rest)
+    if quick is not None:
+        return quick
     from torch.distributed.run import get_args_parser
 
     try:
@@ -71,18 +94,11 @@ def resolve_world(command: list[str]) -> tuple[str, list[str], Path, list[str]]:
     except SystemExit as exc:
         raise ScriptError(f"torchrun cannot parse `{' '.join(rest)}` (exit {exc.code}): expected "
                           "`torchrun OPTIONS SCRIPT.py ARGS...`") from None
-    nproc = str(parsed.nproc_per_node)
-    if not (nproc in _NPROC_WORDS or (nproc.isdigit() and int(nproc) > 0)):
-        raise ScriptError(f"--nproc-per-node {nproc!r}: expected a positive number of processes or one of "
-                          f"{', '.join(sorted(_NPROC_WORDS))} (torchrun's values)")
-    refused = [name for name in _REFUSED if getattr(parsed, name, False)]
-    if refused:
-        raise ScriptError(f"faultlib trace runs a script: drop --{refused[0].replace('_', '-')} and pass SCRIPT.py")
     index = len(rest) - len(parsed.training_script_args) - 1
     if index < 0 or rest[index] != parsed.training_script:
         raise ScriptError(f"cannot find the script in `{' '.join(rest)}`: put torchrun's options before SCRIPT.py")
-    python, script, args = resolve_command([python, rest[index], *rest[index + 1:]])
-    return python, rest[:index], script, args
+    return torchrun_args.Split(rest[:index], rest[index], rest[index + 1:], str(parsed.nproc_per_node),
+                               str(parsed.nnodes), [name for name in _REFUSED if getattr(parsed, name, False)])
 
 
 def _read_ranks(folder: Path) -> dict[int, dict[str, Any]]:
@@ -220,7 +236,7 @@ def _write_rank_files(dump_dir: Path, ranks: dict[int, dict]) -> None:
 
 def trace_world(command: list[str], *, keep_going: bool = False, dump_dir: Path | None = None, stdout=None,
                 stderr=None, quiet_replay: bool = False,
-                on_replay: Callable[[int, bool], None] | None = None) -> TraceReport:
+                on_replay: Callable[[int, bool, int | None], None] | None = None) -> TraceReport:
     """Trace a torchrun world (see the module docstring); arguments as
     :func:`faultlib.trace.session.trace_script`.
 
@@ -230,10 +246,8 @@ def trace_world(command: list[str], *, keep_going: bool = False, dump_dir: Path 
     python, launcher_options, script, args = resolve_world(command)
     dump_dir = Path(dump_dir or Path(".faultlib/trace") / time.strftime("%Y%m%dT%H%M%S"))
     check_writable_dir(dump_dir, "--dump-dir")
-    from torch.distributed.run import get_args_parser
-
-    parsed = get_args_parser().parse_args([*launcher_options, str(script)])
-    nproc, nnodes = str(parsed.nproc_per_node), str(parsed.nnodes)
+    parsed = _split_world([*launcher_options, str(script)])
+    nproc, nnodes = parsed.nproc_per_node, parsed.nnodes
     world_size = int(nproc) * int(nnodes.split(":")[-1]) if nproc.isdigit() and nnodes.split(":")[-1].isdigit() \
         else 1
     keep = {"FAULTLIB_TRACE_CONTINUE": "1"} if keep_going else {}
@@ -265,7 +279,7 @@ def _replay_world(report: TraceReport, passes: dict[int, _Pass], dump_dir: Path,
     rank = report.first_rank
     trip = passes[rank].trip
     if options.get("on_replay") is not None:
-        options["on_replay"](trip.get("update_step", trip["step"]), options.get("quiet_replay", False))
+        options["on_replay"](trip["step"], options.get("quiet_replay", False), trip.get("update_step"))
     plan = {str(rank): {"arm_at": trip["arm_at"], "trip_step": trip["step"],
                         "dump": str((dump_dir / f"rank{rank}" / "dump.pt").resolve())}}
     quiet = subprocess.DEVNULL if options.get("quiet_replay") else None

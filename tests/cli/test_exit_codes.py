@@ -35,3 +35,29 @@ def test_sigterm_during_a_check_says_aborted_without_promising_evidence(tmp_path
             proc.kill()
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "aborted by SIGTERM" in err and "evidence" not in err
+
+
+def test_a_group_with_nothing_to_do_is_bad_usage_like_the_root(tmp_path):
+    for args in ((), ("check",), ("archive",)):
+        proc = cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+    proc = cli("check", cwd=tmp_path)
+    assert "name a check" in proc.stderr and "labels" in proc.stderr  # says what to do, lists the checks
+    assert cli("check", "--list-kinds", cwd=tmp_path).returncode == 0
+
+
+def test_usage_errors_under_json_are_one_json_object_on_stdout(tmp_path):
+    import json
+
+    for args, command, phrase in ((("check", "--json"), "faultlib check", "name a check"),
+                                  (("check", "nope", "--json"), "faultlib check", "no check named 'nope'"),
+                                  (("check", "labels", "--json"), "faultlib check labels", "Missing argument"),
+                                  (("trace", "--json"), "faultlib trace", "Missing argument")):
+        proc = cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stderr)
+        report = json.loads(proc.stdout)
+        assert (report["error"], report["command"], report["exit_code"]) == ("UsageError", command, 2), report
+        assert phrase in report["message"], report
+    # --json after `--` belongs to the traced script, not to faultlib: a human usage error
+    proc = cli("trace", "--continue", "--threshold-ms", "5", "--", "python", "x.py", "--json", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "" and "--threshold-ms goes with --asyncio" in proc.stderr

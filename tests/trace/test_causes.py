@@ -68,6 +68,20 @@ def test_adam_on_fp16_with_an_eps_that_rounds_to_zero():
     assert optimizer_update(optimizer, {}) is None
 
 
+def test_the_eps_cause_says_what_the_division_made():
+    """A zero gradient gives 0 / 0 = NaN; a gradient whose square underflows fp16 (v = 0, m > 0) gives m / 0 = inf."""
+    weight = torch.nn.Parameter(torch.ones(3, dtype=torch.float16))
+    optimizer = torch.optim.Adam([weight], lr=1e-3, eps=1e-8)
+    _step(optimizer, weight, torch.tensor([1e-4, 1.0, 1.0], dtype=torch.float16))
+    assert bool(torch.isinf(weight).any()) and not bool(torch.isnan(weight).any())
+    cause = optimizer_update(optimizer, {})["cause"]
+    assert "is m / 0 = inf where the second moment v is 0" in cause and "0 / 0" not in cause
+    weight = torch.nn.Parameter(torch.ones(3, dtype=torch.float16))
+    optimizer = torch.optim.Adam([weight], lr=1e-3, eps=1e-8)
+    _step(optimizer, weight, torch.tensor([0.0, 1.0, 1.0], dtype=torch.float16))
+    assert "is 0 / 0 = NaN where the second moment v is 0" in optimizer_update(optimizer, {})["cause"]
+
+
 def test_sgd_with_an_infinite_lr_and_with_an_update_beyond_the_dtype():
     first, second = torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2))
     optimizer = torch.optim.SGD([{"params": [first]}, {"params": [second], "lr": float("inf")}], lr=0.1)

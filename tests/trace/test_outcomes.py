@@ -64,6 +64,15 @@ def test_script_traceback_and_exit_message_are_printed_as_python_would(tmp_path)
     assert proc.returncode == 4 and "config file missing" in proc.stderr
 
 
+def test_a_scripts_own_exit_code_is_said_once(tmp_path):
+    proc = cli("trace", "--", "python", str(FAIL), "exit_3", cwd=tmp_path)
+    assert proc.returncode == 3
+    assert "error: the script exited with code 3; no non-finite value seen before it ended" in proc.stderr
+    assert "(exit code 3)" not in proc.stderr
+    proc = cli("trace", "--", "python", str(FAIL), "exit_1", cwd=tmp_path)  # trace's own 4 differs: both said
+    assert proc.returncode == 4 and "the script exited with code 1 (exit code 4)" in proc.stderr
+
+
 def test_a_finding_wins_over_a_later_failure_with_continue(tmp_path):
     proc, report = trace_json("--continue", "--dump-dir", str(tmp_path), "--", "python", str(FAIL),
                               "nan_then_raise", cwd=tmp_path)

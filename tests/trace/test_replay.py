@@ -135,3 +135,30 @@ def test_paths_that_look_like_markup_are_printed_as_they_are(tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stdout, proc.stdout
     assert f"{weird / 'tiny_model.py'}:" in proc.stdout
     assert proc.stdout.index("faultlib trace: replaying the script") < proc.stdout.index("first non-finite")
+
+
+def test_the_replay_banner_names_the_step_the_table_names(tmp_path):
+    """A value written after a healthy optimizer step (a weight rescaled in place) is found at the next step: the
+    banner names that step (and the earlier one it searches from), not only the earlier one."""
+    script = tmp_path / "rescale.py"
+    script.write_text(
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "net = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 1))\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.05)\n"
+        "x, y = torch.randn(16, 3), torch.randn(16, 1)\n"
+        "for i in range(4):\n"
+        "    loss = (net(x) - y).abs().mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    if i == 1:\n"
+        "        with torch.no_grad():\n"
+        "            net[2].weight.mul_(1e39)  # a broken rescale: inf in the weights\n")
+    proc = cli("trace", "--quiet-replay", "--dump-dir", str(tmp_path / "d"), "--", "python", str(script),
+               cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "inf at step 2, forward" in proc.stdout and "aten::mul_" in proc.stdout and "rescale.py:13" in proc.stdout
+    assert "replaying the script to locate step 2, searching from step 1 where it may have been written" in proc.stderr
+    # the in-place op's own output is not an input that "already held inf" before it
+    assert "already held" not in proc.stderr, proc.stderr

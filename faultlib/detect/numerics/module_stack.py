@@ -34,6 +34,7 @@ class ModuleStack:
                  every_module: bool = True, on_new_root: Callable | None = None):
         self.stack: list[Any] = []
         self.names: dict[int, str] = {}
+        self._named_from: dict[int, int] = {}  # id(module) -> id of the model its name is a path in
         self.roots: dict[int, Any] = {}
         self._on_new_root = on_new_root  # fn(module): once per outermost module, before its first forward
         self.forward_count = 0  # outermost forwards started (the current one included)
@@ -142,9 +143,18 @@ class ModuleStack:
                 nn.Module.register_buffer = original
 
     def _new_root(self, module) -> None:
+        """Name ``module``'s submodules by their attribute path in the largest model that holds it: the model found
+        in the calling frames (``model.encoder(x)`` called on its own: ``encoder.0``, not ``0``), else ``module``
+        itself. A name given from a smaller earlier root gives way to this one's (its model seen later)."""
         self.roots[id(module)] = module
+        owner, path = _owner(module)
+        inside = {id(sub) for sub in owner.modules()}
         for name, sub in module.named_modules():
-            self.names.setdefault(id(sub), name or type(module).__name__)
+            known = self._named_from.get(id(sub))
+            if known is None or (known != id(owner) and known in inside):
+                full = ".".join(part for part in (path, name) if part)
+                self.names[id(sub)] = full or type(module).__name__
+                self._named_from[id(sub)] = id(owner)
         if self._on_new_root is not None:
             self._on_new_root(module)
 
@@ -154,3 +164,30 @@ class ModuleStack:
     @property
     def current(self) -> str | None:
         return self.name_of(self.stack[-1]) if self.stack else None
+
+
+def _owner(module: Any, depth: int = 40) -> tuple[Any, str]:
+    """The largest ``torch.nn.Module`` in the calling frames' locals (a method's ``self``, the script's ``model``)
+    that holds ``module``, and ``module``'s attribute path in it; ``(module, "")`` when none does. Runs once per
+    outermost module (its first forward), not per call."""
+    import sys
+
+    from torch import nn
+
+    best, best_path, best_size = module, "", 0
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        if frame is None:
+            break
+        for value in list(frame.f_locals.values()):
+            try:  # a user's object may refuse to be inspected (a proxy whose __class__ raises): not a model then
+                if not isinstance(value, nn.Module) or value is module:
+                    continue
+                subs = list(value.named_modules())
+            except Exception:  # noqa: BLE001 - whatever it raises, it names nothing
+                continue
+            path = next((name for name, sub in subs if sub is module), None)
+            if path is not None and len(subs) > best_size:
+                best, best_path, best_size = value, path, len(subs)
+        frame = frame.f_back
+    return best, best_path
