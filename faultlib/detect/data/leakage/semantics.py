@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
@@ -103,7 +104,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
             pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
                 name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
-            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name),
+                      options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
                 est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
@@ -253,6 +255,9 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
+        if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            est.preprocessing = not isinstance(est.options.get("classes"), Tup) and binarizes_feature(
+                node, self._assigned, self._targets)  # a one-hot encoder; classes=[...] written out learns nothing
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
