@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
@@ -87,6 +88,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
+        if name == "zip" and args and all(isinstance(a, Tup) for a in args):  # zip(*pairs): known tuples transposed
+            return Tup(tuple(Tup(items) for items in zip(*(a.items for a in args))))
         drawn = self._drawn(ref, args)  # np.random.choice(index, n): a random subset's positions
         if drawn is not None:
             return drawn
@@ -129,8 +132,10 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
         if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
             # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
-            out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
-                                                                                                          "max"))))
+            # ... unless a row argument already carries it: boxcox1p(x - min(x) + 1, lam) is x shifted, row by row
+            held = frozenset().union(*(d.taints for d in map(_maybe_data, flat) if d is not None and d.rows is not None))
+            out = out.with_(taints=frozenset(f for f in out.taints if not (
+                f.handwritten and f.method in ("min", "max") and f not in held)))
         return out
 
     def _split(self, args: list[Any], line: int) -> Any:
@@ -414,7 +419,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if data is None:
             return
         for fit in data.taints:  # fitted on these rows, or on the training part of a split of them
-            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows):
+            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
                                "is scored on rows that shaped its features")
