@@ -224,3 +224,4 @@ def test_the_same_callback_watching_a_validation_part_stays_silent(tmp_path: Pat
         'eval_set = [(X_train, y_train), (X_test, y_test)]',
         'X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train)\neval_set = [(X_val, y_val)]')
     assert _alarms(tmp_path, text) == set()
+

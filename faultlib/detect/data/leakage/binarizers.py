@@ -16,15 +16,19 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.values import Est
+from faultlib.pyflow.values import Tup
 
 #: the binarizers read as one-hot encoders of a feature column
 BINARIZERS = frozenset({"LabelBinarizer", "MultiLabelBinarizer"})
 
 
-def binarizes_feature(call: ast.Call, assigned: dict[int, list[str]], targets: set) -> bool:
+def binarizes_feature(est: Est, call: ast.Call, assigned: dict[int, list[str]], targets: set) -> bool:
     """Whether ``lb.fit_transform(arg)`` (or ``lb.fit(arg)``) binarizes a feature rather than the target.
 
     Args:
+        est: the binarizer (its ``options['classes']``: the ``classes=`` it was built with, a written-out list
+            learns nothing).
         call: the ``fit``/``fit_transform`` call.
         assigned: names each call's value is assigned to, by ``id`` of the call (``y_bin = lb.fit_transform(y)``).
         targets: column names (str) or positions (int) the script uses as its target.
@@ -32,6 +36,8 @@ def binarizes_feature(call: ast.Call, assigned: dict[int, list[str]], targets: s
         False when the argument or the assigned name is named for a label (``y``, ``y_train``, ``df.target``,
         ``df['species']`` with ``species`` the script's target) or there is no argument; True otherwise.
     """
+    if isinstance(est.options.get("classes"), Tup):
+        return False
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("y", "X")), None)
     if arg is None or any(label_like(n) for n in assigned.get(id(call), [])):
         return False

@@ -16,6 +16,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
+from faultlib.detect.data.leakage.rangeends import range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
@@ -130,13 +131,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
             # from numbers, not rows: no row of it (and no feature) is a statistic's output
             return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
-        if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
-            # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
-            # ... unless a row argument already carries it: boxcox1p(x - min(x) + 1, lam) is x shifted, row by row
-            held = frozenset().union(*(d.taints for d in map(_maybe_data, flat) if d is not None and d.rows is not None))
-            out = out.with_(taints=frozenset(f for f in out.taints if not (
-                f.handwritten and f.method in ("min", "max") and f not in held)))
-        return out
+        return range_ends_dropped(out, flat, _maybe_data)  # np.arange(X.min(), X.max()): ends, not a feature
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
@@ -261,8 +256,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
-            est.preprocessing = not isinstance(est.options.get("classes"), Tup) and binarizes_feature(
-                node, self._assigned, self._targets)  # a one-hot encoder; classes=[...] written out learns nothing
+            est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets)  # a one-hot encoder
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
