@@ -225,3 +225,10 @@ def test_the_same_callback_watching_a_validation_part_stays_silent(tmp_path: Pat
         'X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train)\neval_set = [(X_val, y_val)]')
     assert _alarms(tmp_path, text) == set()
 
+
+
+def test_a_binarizer_on_a_name_assigned_the_target_column_stays_silent(tmp_path: Path) -> None:
+    text = BINARIZED_TARGET.replace('y = LabelBinarizer().fit_transform(shops["closed"])',
+                                    'f = shops["label"]\nshops["label_bin"] = LabelBinarizer().fit_transform(f)\n'
+                                    'y = shops.pop("label_bin")')
+    assert _alarms(tmp_path, text) == set()

@@ -23,7 +23,8 @@ from faultlib.pyflow.values import Tup
 BINARIZERS = frozenset({"LabelBinarizer", "MultiLabelBinarizer"})
 
 
-def binarizes_feature(est: Est, call: ast.Call, assigned: dict[int, list[str]], targets: set) -> bool:
+def binarizes_feature(est: Est, call: ast.Call, assigned: dict[int, list[str]], targets: set,
+                      bindings: dict[str, list[ast.expr]] | None = None) -> bool:
     """Whether ``lb.fit_transform(arg)`` (or ``lb.fit(arg)``) binarizes a feature rather than the target.
 
     Args:
@@ -32,6 +33,8 @@ def binarizes_feature(est: Est, call: ast.Call, assigned: dict[int, list[str]], 
         call: the ``fit``/``fit_transform`` call.
         assigned: names each call's value is assigned to, by ``id`` of the call (``y_bin = lb.fit_transform(y)``).
         targets: column names (str) or positions (int) the script uses as its target.
+        bindings: ``{name: [assigned expressions]}`` of the module: a name argument is read through what it was
+            assigned (``f = df['target']; lb.fit_transform(f)`` binarizes the target), two assignments deep.
     Returns:
         False when the argument or the assigned name is named for a label (``y``, ``y_train``, ``df.target``,
         ``df['species']`` with ``species`` the script's target) or there is no argument; True otherwise.
@@ -41,7 +44,14 @@ def binarizes_feature(est: Est, call: ast.Call, assigned: dict[int, list[str]], 
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("y", "X")), None)
     if arg is None or any(label_like(n) for n in assigned.get(id(call), [])):
         return False
-    for n in ast.walk(arg):
+    seen, todo, nodes = set(), [(arg, 2)], []
+    while todo:  # the argument, and what a name in it was assigned
+        node, depth = todo.pop()
+        nodes.append(node)
+        if isinstance(node, ast.Name) and depth and bindings and node.id not in seen:
+            seen.add(node.id)
+            todo.extend((v, depth - 1) for v in bindings.get(node.id, []))
+    for n in (m for node in nodes for m in ast.walk(node)):
         if isinstance(n, ast.Name) and (label_like(n.id) or n.id in targets):
             return False
         if isinstance(n, ast.Attribute) and (label_like(n.attr) or n.attr in targets):

@@ -256,7 +256,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
-            est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets)  # a one-hot encoder
+            est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets, self._bindings)  # one-hot
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
