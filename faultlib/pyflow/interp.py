@@ -289,7 +289,11 @@ class Interpreter(SemanticHooks):
         if isinstance(node, ast.Call):
             return self._call(node, frame)
         if isinstance(node, (ast.Tuple, ast.List)):
-            return Tup(tuple(self._expr(e.value if isinstance(e, ast.Starred) else e, frame) for e in node.elts))
+            items: list[Any] = []
+            for e in node.elts:  # [a, *parts]: a starred tuple's items are spliced in, as Python does
+                value = self._expr(e.value if isinstance(e, ast.Starred) else e, frame)
+                items.extend(value.items if isinstance(e, ast.Starred) and isinstance(value, Tup) else [value])
+            return Tup(tuple(items))
         if isinstance(node, ast.BinOp):
             left, right = self._expr(node.left, frame), self._expr(node.right, frame)
             if isinstance(left, Const) and isinstance(right, Const):
@@ -314,6 +318,11 @@ class Interpreter(SemanticHooks):
             return value
         if isinstance(node, (ast.Await, ast.Starred)):
             return self._expr(node.value, frame)
+        if isinstance(node, ast.JoinedStr):  # f"{knn.score(X_test, y_test):.2f}": its fields run, the text is unknown
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    self._expr(part.value, frame)
+            return UNKNOWN
         if isinstance(node, ast.Dict):
             items = {}
             for k, v in zip(node.keys, node.values):

@@ -250,7 +250,9 @@ class DesignChecks:
             return UNKNOWN  # np.max(df['date']): a reference date
         # np.percentile(a, q, axis): the second argument of a quantile is q, its axis the third
         axis_at = 2 if name in ("percentile", "nanpercentile", "quantile", "nanquantile") else 1
-        if name in vocab.STATISTICS and top in _STAT_MODULES and args and not _row_wise(args, kwargs, axis_at):
+        builtin = ref.name in ("min", "max") and len(node.args) == 1 and not node.keywords  # min(df['x']): x.min()
+        if name in vocab.STATISTICS and (top in _STAT_MODULES or builtin) and args and not _row_wise(args, kwargs,
+                                                                                                   axis_at):
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)

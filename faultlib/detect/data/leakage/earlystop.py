@@ -55,6 +55,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
+from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.findings import Finding, Severity
@@ -161,7 +162,8 @@ class EarlyStops:
             return "early_stopping_rounds"
         if self._loads_back is None:
             self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in ast.walk(self.tree))
-        callback = _chooses(_keyword(node, ("callbacks",)), self._bindings, self._loads_back)
+        given = _keyword(node, ("callbacks",)) or spread_key(node, "callbacks", self.tree, self._bindings)
+        callback = _chooses(given, self._bindings, self._loads_back)
         if callback:
             return callback
         use_best = _keyword(node, ("use_best_model",))
@@ -177,7 +179,8 @@ class EarlyStops:
         tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
         names |= {c.value for s in [*sets, *tags] for c in ast.walk(s)  # [(dval, 'valid')], valid_names=['valid']
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
-        if node.lineno in self._stopped or any(choosing_named(n) for n in names):
+        # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
+        if node.lineno in self._stopped or any(choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
             return
         test_named = any(vocab.looks_like_test(n) for n in names)
         if any(f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):

@@ -44,7 +44,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.detect.data.leakage.windows import positional_items
-from faultlib.pyflow.values import UNKNOWN, Ref, Tup
+from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
 #: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
 EMBEDDINGS = frozenset({"Word2Vec", "FastText", "Doc2Vec"})
@@ -138,7 +138,11 @@ class EmbeddingSemantics:
         try:
             for gen in node.generators:
                 values.append(self._expr(gen.iter, frame))
-                self._bind(gen.target, UNKNOWN, frame, node.lineno)
+                names_ = values[-1].items if isinstance(values[-1], Tup) else ()
+                # [f(df, c) for c in ['job', 'city']]: each item is a column name (a str), as the first one is
+                item = names_[0] if names_ and all(isinstance(i, Const) and isinstance(i.value, str) for i in names_) \
+                    else UNKNOWN
+                self._bind(gen.target, item, frame, node.lineno)
                 for cond in gen.ifs:
                     self._expr(cond, frame)
             values.append(self._expr(node.elt, frame))
@@ -154,6 +158,10 @@ class EmbeddingSemantics:
         element = _maybe_data(values[-1])
         if element is not None and element.rows is not None and positional_items(node):
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
+        if isinstance(values[-1], Tup) and any(_maybe_data(i) is not None for i in values[-1].items):
+            # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
+            # for every item, so zip(*pairs) (semantics) gives the training parts and the test parts
+            return Tup((values[-1],))
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 

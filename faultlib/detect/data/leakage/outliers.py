@@ -15,10 +15,15 @@ How: a comparison with a statistic written by hand drops the statistic from its 
 feature computed from held-out rows: ``Analyzer._compare``); the statistic is kept aside here, carried through
 ``&``/``|``/``~`` of such masks, and given back to the rows when the mask indexes a table's rows
 (``df[mask]``, ``df.loc[mask]``): the selected rows carry the statistic's fit.
+
+**Replacement at the fences** (``df['age'][df['age'] > q995] = df['age'].median()``, ``df.loc[df.h < q05, 'h'] =
+v``): the same fence decides which rows get the new value, as a clip at it would; the column assigned carries the
+fence's fit whatever the value written (a constant, a median), under the same policy (:meth:`_replaced_at_bounds`).
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
@@ -26,6 +31,12 @@ from faultlib.detect.data.leakage.values import Data
 
 #: statistics that are an end of the range: a mask at them picks a period or the extreme row, not a fence
 _RANGE_ENDS = frozenset({"max", "min", "amax", "amin", "nanmax", "nanmin"})
+
+#: statistics that place a fence in a tail of the distribution (a quantile, a multiple of the spread): values
+#: replaced beyond them are outliers moved, as a clip moves them. A mask at the median or mean alone splits the
+#: rows in two halves (a flag): replacing one half (``df.loc[df.x > df.x.median(), 'x'] = 0``) stays silent, as
+#: wave 30 decided (tests/detect/test_leakage_wave30.py, ``rows_masked_at_the_median_then_split``)
+_TAIL_FENCES = frozenset({"quantile", "percentile", "nanquantile", "nanpercentile", "std", "nanstd", "var", "iqr"})
 
 
 class OutlierMasks:
@@ -59,6 +70,23 @@ class OutlierMasks:
     def _mask_bounds(self, index: Any) -> frozenset:
         """The statistics a row mask was cut at (empty for any other index)."""
         return self._bounds_of(index)
+
+    def _replaced_at_bounds(self, target: ast.expr, value: Any, frame: Any) -> Any:
+        """``df[c][mask] = v`` / ``df.loc[mask, c] = v`` with ``mask`` cut at hand-written statistics: ``v`` as
+        :class:`Data` carrying those statistics too (else ``value`` unchanged). Only a mask held in a name or
+        written as a comparison (``~``, ``&``, ``|`` of them) is evaluated again: it has no call with effects."""
+        if not isinstance(target, ast.Subscript):
+            return value
+        key = target.slice.elts[0] if isinstance(target.slice, ast.Tuple) and target.slice.elts else target.slice
+        calls = any(isinstance(n, ast.Call) for n in ast.walk(key))
+        if not isinstance(key, (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name)) or calls and not \
+                isinstance(key, ast.Compare):
+            return value
+        bounds = self._bounds_of(self._expr(key, frame))
+        if not any(f.method in _TAIL_FENCES for f in bounds):
+            return value
+        data = value if isinstance(value, Data) else None
+        return data.with_(taints=data.taints | bounds) if data is not None else Data(None, bounds, False)
 
 
 __all__ = ["OutlierMasks"]

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.aligned import same_split_rows
+from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
+from faultlib.detect.data.leakage.rangeends import range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
@@ -86,6 +89,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
         if name == "enumerate" and args:
             return Enum(args[0])
+        if name == "zip" and args and all(isinstance(a, Tup) for a in args):  # zip(*pairs): known tuples transposed
+            return Tup(tuple(Tup(items) for items in zip(*(a.items for a in args))))
         drawn = self._drawn(ref, args)  # np.random.choice(index, n): a random subset's positions
         if drawn is not None:
             return drawn
@@ -103,7 +108,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
             pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
                 name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
-            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name))
+            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name),
+                      options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
                 est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
@@ -125,11 +131,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
             # from numbers, not rows: no row of it (and no feature) is a statistic's output
             return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
-        if isinstance(out, Data) and any(f.handwritten and f.method in ("min", "max") for f in out.taints):
-            # np.arange(X.min(), X.max()), holidays(start=d.min(), end=d.max()): a range's ends, not a feature
-            out = out.with_(taints=frozenset(f for f in out.taints if not (f.handwritten and f.method in ("min",
-                                                                                                          "max"))))
-        return out
+        return range_ends_dropped(out, flat, _maybe_data)  # np.arange(X.min(), X.max()): ends, not a feature
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
@@ -253,6 +255,8 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
+        if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets, self._bindings)  # one-hot
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
@@ -409,7 +413,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if data is None:
             return
         for fit in data.taints:  # fitted on these rows, or on the training part of a split of them
-            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows):
+            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
                                "is scored on rows that shaped its features")

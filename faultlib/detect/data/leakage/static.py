@@ -295,6 +295,7 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
         if self._fill_fresh(target, owner, value, frame):
             return
+        value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
