@@ -5,6 +5,10 @@ written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -33,3 +37,43 @@ def test_a_udp_send_on_a_socket_kept_on_self_is_silent_and_a_tcp_send_blocks(tmp
     assert found == {("blocking_socket_io", "self.tcp.sendall(payload)"),
                      ("blocking_socket_io", "self.tcp.send(payload)"),
                      ("blocking_socket_io", "return self.udp.recvfrom(2048)")}
+
+
+def _tree(root, files):
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _found(root):
+    report = analyze_path(root)
+    return {(Path(f.location["file"]).relative_to(root).as_posix(), f.location["line"]) for f in report.findings
+            if f.kind.startswith("blocking_")}
+
+
+def test_the_repository_imported_under_its_own_name_is_followed_and_a_library_of_the_same_shape_is_not(tmp_path):
+    root = tmp_path / "recipes-main"  # a checkout whose folder name is no package name
+    _tree(root, {
+        "auth/keys.py": """
+            import requests
+
+            def fetch_keys(url):
+                return requests.get(url).json()
+        """,
+        "utils/net.py": """
+            def quote(text):
+                return open(text).read()
+        """,
+        "app.py": """
+            from recipes.auth.keys import fetch_keys
+            from httpx.utils.net import quote
+
+            async def on_login(url):
+                return fetch_keys(url)
+
+            async def on_name(text):
+                return quote(text)
+        """,
+    })
+    assert _found(root) == {("auth/keys.py", 5)}
