@@ -77,3 +77,31 @@ def test_the_repository_imported_under_its_own_name_is_followed_and_a_library_of
         """,
     })
     assert _found(root) == {("auth/keys.py", 5)}
+
+
+def test_a_plain_chainlit_callback_runs_on_the_loop_and_a_plain_fastapi_endpoint_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import shutil
+        import time
+        import chainlit as cl
+        from chainlit import action_callback
+        from fastapi import FastAPI
+
+        api = FastAPI()
+
+        @cl.on_chat_end
+        def tidy():
+            shutil.rmtree("/srv/scratch")
+
+        @action_callback("refresh")
+        def refresh(action):
+            time.sleep(3)
+
+        @api.get("/report")
+        def report():
+            time.sleep(4)
+
+        def helper():
+            time.sleep(5)
+    """)
+    assert found == {("blocking_file_io", 'shutil.rmtree("/srv/scratch")'), ("blocking_sleep", "time.sleep(3)")}
