@@ -105,3 +105,47 @@ def test_a_plain_chainlit_callback_runs_on_the_loop_and_a_plain_fastapi_endpoint
             time.sleep(5)
     """)
     assert found == {("blocking_file_io", 'shutil.rmtree("/srv/scratch")'), ("blocking_sleep", "time.sleep(3)")}
+
+
+def test_an_attribute_asserted_to_be_a_sqlalchemy_engine_through_an_import_shim_runs_a_query(tmp_path):
+    root = tmp_path / "botsvc"
+    _tree(root, {
+        "__init__.py": "",
+        "optional.py": """
+            try:
+                from sqlalchemy.engine import Engine
+            except ImportError:
+                class Missing:
+                    pass
+                Engine = Missing
+        """,
+        "store.py": """
+            from typing import Optional
+
+            class AsyncDb:
+                async def execute(self, q):
+                    return q
+
+            class Holder:
+                db: Optional[AsyncDb] = None
+        """,
+        "api.py": """
+            from .optional import Engine
+            from .store import Holder
+
+            def run_sync(holder: Holder, q):
+                assert isinstance(holder.db, Engine)
+                return holder.db.execute(q)
+
+            def run_other(holder: Holder, q):
+                holder.db.execute(q)
+                assert isinstance(holder.db, Engine)
+                holder.db = None
+                return holder.db.execute(q)
+
+            async def handle(holder: Holder, q):
+                run_other(holder, q)
+                return run_sync(holder, q)
+        """,
+    })
+    assert _found(root) == {("api.py", 7)}

@@ -63,6 +63,8 @@ class TypeOf:
             return None
         if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
             return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
+        if isinstance(expr, ast.Attribute) and func is not None and narrowed(self, expr, func) is not None:
+            return narrowed(self, expr, func)  # assert isinstance(self.db, Engine): an Engine here
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
