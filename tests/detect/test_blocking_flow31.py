@@ -149,3 +149,41 @@ def test_an_attribute_asserted_to_be_a_sqlalchemy_engine_through_an_import_shim_
         """,
     })
     assert _found(root) == {("api.py", 7)}
+
+
+def test_a_stream_made_in_a_thread_or_a_stream_handle_iterated_on_the_loop_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import chainlit as cl
+
+        @cl.on_message
+        async def reply(message):
+            chain = cl.user_session.get("chain")
+            for piece in await cl.make_async(chain.stream)({"q": message.content}):
+                await cl.Message(content=piece).send()
+
+        async def complete(llm, prompt):
+            parts = await asyncio.to_thread(llm.stream_complete, prompt)
+            for part in parts:
+                print(part.delta)
+
+        async def answer(engine, question):
+            res = await cl.make_async(engine.query)(question)
+            for token in res.response_gen:
+                print(token)
+
+        async def quiet(chain, engine, llm, question):
+            whole = await cl.make_async(chain.invoke)({"q": question})
+            for word in whole:
+                print(word)
+            for chunk in await asyncio.to_thread(lambda: list(chain.stream({"q": question}))):
+                print(chunk)
+            async for chunk in chain.astream({"q": question}):
+                print(chunk)
+            res = await engine.aquery(question)
+            async for token in res.async_response_gen():
+                print(token)
+    """)
+    assert found == {("blocking_http", 'for piece in await cl.make_async(chain.stream)({"q": message.content}):'),
+                     ("blocking_http", "for part in parts:"),
+                     ("blocking_http", "for token in res.response_gen:")}
