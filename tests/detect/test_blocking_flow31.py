@@ -187,3 +187,28 @@ def test_a_stream_made_in_a_thread_or_a_stream_handle_iterated_on_the_loop_block
     assert found == {("blocking_http", 'for piece in await cl.make_async(chain.stream)({"q": message.content}):'),
                      ("blocking_http", "for part in parts:"),
                      ("blocking_http", "for token in res.response_gen:")}
+
+
+def test_llama_index_classmethods_and_the_handles_its_objects_return_run_their_named_calls(tmp_path):
+    found = flagged(tmp_path, """
+        from llama_index.core import Settings, StorageContext, VectorStoreIndex, load_index_from_storage
+
+        async def build(docs):
+            index = VectorStoreIndex.from_documents(docs)
+            engine = index.as_query_engine(similarity_top_k=2)
+            return engine.query("what changed?")
+
+        async def reopen(ctx):
+            stored = load_index_from_storage(ctx)
+            return stored.as_chat_engine().chat("hello")
+
+        async def quiet(index, question):
+            engine = index.as_query_engine()
+            ctx = StorageContext.from_defaults()
+            settings = Settings.to_dict()
+            answer = await VectorStoreIndex(nodes=[]).as_query_engine().aquery(question)
+            return engine, ctx, settings, answer
+    """)
+    assert found == {("blocking_http", "index = VectorStoreIndex.from_documents(docs)"),
+                     ("blocking_http", 'return engine.query("what changed?")'),
+                     ("blocking_http", 'return stored.as_chat_engine().chat("hello")')}
