@@ -10,7 +10,10 @@ it wrote), it only creates the file, and the writer's own call is the blocker if
 the object (``tmp.write(...)``, passed on as a file), it is file I/O on the spot (stop 30 made the labels agree:
 they had counted the first case both ways).
 ``connect`` on a UDP socket (``SOCK_DGRAM``) only records the peer and picks a local address: no packet is sent
-(https://man7.org/linux/man-pages/man2/connect.2.html). Used by :func:`~faultlib.detect.serving.blocking.sites.named_site`.
+(https://man7.org/linux/man-pages/man2/connect.2.html); ``send``/``sendto`` on one hands a single datagram to the
+kernel, which does not wait for the peer (UDP has no send window: https://man7.org/linux/man-pages/man7/udp.7.html).
+The socket is recognised where it is made: in the same function, or, for ``self.attr``, in any method of the class
+(``self.sock = socket.socket(AF_INET, SOCK_DGRAM)`` in ``start``/``__init__``). Used by :func:`~faultlib.detect.serving.blocking.sites.named_site`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ NAMED_FILES = frozenset({"tempfile.NamedTemporaryFile"})
 NAME_ONLY = frozenset({"name", "close"})
 """What a named temp file made for another writer is used for: its path, and closing it."""
 FILE_USES = frozenset({"cleanup"})
+DATAGRAM_QUIET = frozenset({"socket.socket.connect", "socket.socket.send", "socket.socket.sendto"})
+"""Socket methods that do not wait on a UDP socket (see the module docstring); ``recv*`` still waits for a packet."""
 """Methods of a temp directory that do its I/O."""
 
 
@@ -33,7 +38,7 @@ def only_creates(target: str, call: ast.Call, func: Func) -> bool:
         return not _entered(call, func) and not _used(call, func)
     if target in NAMED_FILES:
         return _name_only(call, func)
-    if target == "socket.socket.connect" and isinstance(call.func, ast.Attribute):
+    if target in DATAGRAM_QUIET and isinstance(call.func, ast.Attribute):
         return _datagram(call.func.value, func)
     return False
 
@@ -78,10 +83,23 @@ def _name_only(call: ast.Call, func: Func) -> bool:
 
 
 def _datagram(receiver: ast.expr, func: Func) -> bool:
-    """``receiver`` names a socket made in ``func`` with ``SOCK_DGRAM`` (positionally or as ``type=``)."""
+    """``receiver`` names a socket made with ``SOCK_DGRAM`` (positionally or as ``type=``): in ``func``, or for
+    ``self.attr`` in a method of ``func``'s class."""
     name = ".".join(dotted(receiver) or [])
     if not name:
         return False
+    made = _made_in(name, func)
+    if made is None and func.cls is not None and name.startswith("self.") and name.count(".") == 1:
+        made = next((m for f in func.cls.methods.values() if f is not func
+                     for m in [_made_in(name, f)] if m is not None), None)
+    if made is None:
+        return False
+    args = [*made.args[1:2], *(k.value for k in made.keywords if k.arg == "type")]
+    return any((dotted(a) or [""])[-1] == "SOCK_DGRAM" for a in args)
+
+
+def _made_in(name: str, func: Func) -> ast.Call | None:
+    """The ``socket(...)`` call that ``name`` is bound to in ``func`` (assignment or ``with ... as``), if any."""
     for n in func.nodes:
         made = None
         if isinstance(n, ast.Assign) and any(".".join(dotted(t) or []) == name for t in n.targets):
@@ -90,6 +108,5 @@ def _datagram(receiver: ast.expr, func: Func) -> bool:
             made = next((i.context_expr for i in n.items if i.optional_vars is not None
                          and ".".join(dotted(i.optional_vars) or []) == name), None)
         if isinstance(made, ast.Call) and (dotted(made.func) or [""])[-1] == "socket":
-            args = [*made.args[1:2], *(k.value for k in made.keywords if k.arg == "type")]
-            return any((dotted(a) or [""])[-1] == "SOCK_DGRAM" for a in args)
-    return False
+            return made
+    return None

@@ -64,8 +64,9 @@ class Family:
     def kind_of(self, method: str) -> str | None:
         if method in self.except_ or (method.startswith("_") and method not in ("__call__", "__next__", "__init__")):
             return None
-        if self.package and (method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
-            return None  # a constructor (no I/O) or the SDK's own coroutine
+        if self.package and method not in self.methods and (
+                method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
+            return None  # a constructor (no I/O) or the SDK's own coroutine, unless named: from_documents embeds
         if method in ("__next__", "__init__"):
             return self.methods.get(method)
         return self.methods.get(method, self.methods.get("*"))

@@ -7,6 +7,13 @@ body runs on the loop and stops every other request (https://github.com/modelcon
 fixed only on the v2 branch by https://github.com/modelcontextprotocol/python-sdk/pull/1909). The receiver is an
 instance of that ``FastMCP`` or of a subclass of it in the analysed files (``class RemarkableMCP(FastMCP)``).
 
+Chainlit (``import chainlit as cl``) registers a callback with a module-level decorator (``@cl.on_message``,
+``@cl.on_chat_end``, ``@cl.action_callback(name)``...); each stores ``wrap_user_function(func)``, a coroutine that
+awaits a coroutine function and calls any other function directly (``backend/chainlit/utils.py``,
+``wrap_user_function``: ``return user_function(**params_values)`` inside the ``async def wrapper``; the
+decorators in ``backend/chainlit/callbacks.py``), so a plain ``def`` callback runs on the loop:
+:data:`INLINE_DECORATORS`.
+
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
 then an entry too; FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
@@ -18,9 +25,9 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["INLINE_SERVERS", "REGISTRARS", "runs_inline"]
+__all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "REGISTRARS", "runs_inline"]
 
 INLINE_SERVERS = frozenset({"mcp.server.fastmcp.FastMCP", "mcp.server.fastmcp.server.FastMCP",
                             "mcp.server.FastMCP"})
@@ -32,13 +39,32 @@ THREADED_SERVERS = frozenset({"fastmcp.FastMCP", "fastmcp.server.FastMCP", "fast
 REGISTRARS = frozenset({"tool", "resource", "prompt"})
 """The server's decorator factories (``@mcp.tool()``) and decorators (``@mcp.tool``) that register a handler."""
 
+_CHAINLIT = ("on_app_startup", "on_app_shutdown", "password_auth_callback", "header_auth_callback", "oauth_callback",
+             "on_logout", "on_message", "on_window_message", "on_chat_start", "on_chat_resume", "on_chat_end",
+             "on_audio_start", "on_audio_chunk", "on_audio_end", "author_rename", "on_mcp_connect", "on_mcp_disconnect",
+             "on_stop", "action_callback", "on_settings_update", "on_settings_edit", "on_feedback",
+             "on_slack_reaction_added", "on_shared_thread_view", "set_chat_profiles", "set_starters",
+             "set_starter_categories")
+INLINE_DECORATORS = frozenset({f"chainlit.{name}" for name in _CHAINLIT}
+                              | {f"chainlit.callbacks.{name}" for name in _CHAINLIT})
+"""Module-level decorators (or decorator factories: ``@cl.action_callback("run")``) whose framework calls the
+plain ``def`` they register directly on the loop (Chainlit 2.x, ``backend/chainlit/callbacks.py``: every one of
+these wraps the function with ``wrap_user_function``)."""
+
 
 def runs_inline(index, func: Func) -> bool:
     """Whether the plain ``def`` ``func`` is registered as a handler its server calls on the event loop (see the
     module docstring)."""
     if func.is_async:
         return False
-    return any(_inline_registrar(index, d, func) for d in func.node.decorator_list)
+    return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func)
+               for d in func.node.decorator_list)
+
+
+def _inline_decorator(index, decorator: ast.expr, func: Func) -> bool:
+    """``decorator`` (or the factory it calls) is one of :data:`INLINE_DECORATORS`."""
+    parts = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+    return bool(parts) and index.resolve_parts(parts, func.module, func.parent) in INLINE_DECORATORS
 
 
 def _inline_registrar(index, decorator: ast.expr, func: Func) -> bool:

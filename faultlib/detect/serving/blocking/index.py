@@ -35,7 +35,7 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
-
+from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
 from faultlib.detect.serving.blocking.typealiases import type_alias
@@ -77,7 +77,7 @@ class Index(TypeOf):
                 return self.member(module, parts[cut:], depth) or name
             if module is not None:
                 return name
-        return name
+        return (under_own_name(self, parts, depth) if depth < MAX_RESOLVE_DEPTH else None) or name
 
     def member(self, module: Module, rest: list[str], depth: int = 0) -> Func | Klass | Module | str | None:
         if not rest:

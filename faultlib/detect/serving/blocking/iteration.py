@@ -4,7 +4,8 @@
 generating thread puts there (https://huggingface.co/docs/transformers/internal/generation_utils#transformers.
 TextIteratorStreamer; ``AsyncTextIteratorStreamer`` with ``async for`` is the loop's twin): on the loop, the loop
 waits for the whole generation. A type's iteration blocks when the vocabulary gives it a ``__next__`` kind
-(``Family(..., {"__next__": kind})``). Used by :mod:`~faultlib.detect.serving.blocking.reach`.
+(``Family(..., {"__next__": kind})``); sync streams made off the loop and library stream handles are
+:mod:`~faultlib.detect.serving.blocking.stream_handles`. Used by :mod:`~faultlib.detect.serving.blocking.reach`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import ast
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 from faultlib.detect.serving.blocking.sites import Site
+from faultlib.detect.serving.blocking.stream_handles import handle_iterations
 
 __all__ = ["handed_back", "waiting_iterations"]
 
@@ -35,7 +37,7 @@ def waiting_iterations(func: Func, index) -> list[Site]:
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
         if kind is not None:
             found.append(Site(kind[0], f"iterating a {owner} (each item waits)", func, at))
-    return found
+    return found + handle_iterations(func, index)  # a stream made off the loop, a library's stream handle
 
 
 def handed_back(index, target: Func | None, iterated: bool, itself: bool = False) -> list[Func]:

@@ -1,42 +1,67 @@
-"""A name tested with ``isinstance(name, T)`` holds a ``T`` inside that ``if``'s body (type narrowing, PEP 647's
-plain case): ``for part in parts: if isinstance(part, UploadFile): part.file.read()`` reads the upload's spooled
-file on the spot, whatever ``parts`` was. Only one class (not a tuple of classes), only the body (not the ``else``),
-and only while the body does not rebind the name. Used by :mod:`~faultlib.detect.serving.blocking.typeof`.
+"""A name tested with ``isinstance(name, T)`` holds a ``T`` where the test has passed (type narrowing, PEP 647's
+plain case): inside an ``if isinstance(...)``'s body, and after an ``assert isinstance(...)`` in the rest of the
+block that holds the ``assert``. ``for part in parts: if isinstance(part, UploadFile): part.file.read()`` reads the
+upload's spooled file on the spot, whatever ``parts`` was; ``assert isinstance(instance.db, Engine)`` followed by
+``instance.db.execute(q)`` runs a query on a SQLAlchemy ``Engine``, whatever else ``instance.db`` is annotated as.
+The subject is a local name or a dotted attribute (``self.db``, ``instance.db``). Only one class (not a tuple of
+classes), not the ``else``, and only while the narrowed code does not rebind the subject. Used by
+:mod:`~faultlib.detect.serving.blocking.typeof`.
 """
 
 from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Type
+from faultlib.detect.serving.blocking.model import Func, Type, dotted
 
 __all__ = ["narrowed"]
 
+_BLOCKS = ("body", "orelse", "finalbody")
 
-def narrowed(index, name: ast.Name, func: Func) -> Type | None:
-    """The class ``name`` (a read in ``func``) is narrowed to by an enclosing ``if isinstance(name, T):``, or None."""
+
+def narrowed(index, name: ast.Name | ast.Attribute, func: Func) -> Type | None:
+    """The class ``name`` (a read in ``func``) is narrowed to by an enclosing ``if isinstance(name, T):`` or an
+    earlier ``assert isinstance(name, T)`` of its block, or None."""
     table = func.__dict__.get("_faultlib_narrowed")
     if table is None:
         table = func.__dict__["_faultlib_narrowed"] = _narrowings(index, func)
     return table.get(id(name)) if table else None
 
 
+def _subject(node: ast.AST) -> str | None:
+    """The dotted name of a ``Name`` or an attribute chain of names (``instance.db``), or None."""
+    return ".".join(dotted(node) or []) or None
+
+
 def _narrowings(index, func: Func) -> dict[int, Type]:
     own = None
     found: dict[int, Type] = {}
     for node in func.nodes:
-        test = node.test if isinstance(node, ast.If) else None
+        test = node.test if isinstance(node, (ast.If, ast.Assert)) else None
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
+                and len(test.args) == 2 and _subject(test.args[0]) is not None
                 and isinstance(test.args[1], (ast.Name, ast.Attribute))):
             continue
-        subject = test.args[0].id
-        inner = [n for stmt in node.body for n in ast.walk(stmt)]
-        if any(isinstance(n, ast.Name) and n.id == subject and not isinstance(n.ctx, ast.Load) for n in inner):
+        subject = _subject(test.args[0])
+        scope = node.body if isinstance(node, ast.If) else _after(node, func)
+        inner = [n for stmt in scope for n in ast.walk(stmt)]
+        if any(_subject(n) == subject and not isinstance(n.ctx, ast.Load) for n in inner
+               if isinstance(n, (ast.Name, ast.Attribute))):
             continue  # rebound in the body: what it holds afterwards is another question
         klass = index.annotation_type(test.args[1], func.module)
         if klass is None:
             continue
         own = own if own is not None else {id(n) for n in func.nodes}
-        found.update((id(n), klass) for n in inner if isinstance(n, ast.Name) and n.id == subject and id(n) in own)
+        found.update((id(n), klass) for n in inner if isinstance(n, (ast.Name, ast.Attribute))
+                     and isinstance(n.ctx, ast.Load) and id(n) in own and _subject(n) == subject)
     return found
+
+
+def _after(statement: ast.stmt, func: Func) -> list[ast.stmt]:
+    """The statements that follow ``statement`` in the block that holds it."""
+    for holder in (func.node, *func.nodes):
+        for field in _BLOCKS:
+            block = getattr(holder, field, None)
+            if isinstance(block, list) and any(s is statement for s in block):
+                return block[[id(s) for s in block].index(id(statement)) + 1:]
+    return []

@@ -12,6 +12,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
+from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
@@ -63,6 +64,8 @@ class TypeOf:
             return None
         if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
             return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
+        if isinstance(expr, ast.Attribute) and func is not None and narrowed(self, expr, func) is not None:
+            return narrowed(self, expr, func)  # assert isinstance(self.db, Engine): an Engine here
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
@@ -158,7 +161,9 @@ class TypeOf:
                         return stub
                 if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
                     return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
-                return target if last[:1].isupper() and not target.startswith("builtins.") else None
+                if not last[:1].isupper():  # index.as_query_engine(): the package's query engine
+                    return returned_handle(self.vocab, target)
+                return target if not target.startswith("builtins.") else None
             if (target is None and func is not None and isinstance(callee, ast.Attribute)
                     and (callee.attr.startswith("from_") or callee.attr in vocab.LOAD_METHODS)):
                 made = self.callee(callee.value, func, depth + 1)  # MyCLIP.from_pretrained(name): a MyCLIP, the

@@ -1,0 +1,43 @@
+"""The analysed repository imported under its own name: ``from cookbook.auth.jwt import check`` in a checkout of
+``cookbook`` analysed from its root, whose modules are named ``auth.jwt`` (the root folder's name is no package
+prefix when it is not an identifier, as a checkout named ``chainlit-cookbook``, or when the code is run from the
+folder above). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.lookup` when no analysed module
+matches a dotted name.
+
+The rule: a dotted name whose first part is no analysed module, no standard-library module and no package the
+vocabulary describes resolves to what the rest of the name denotes inside the analysed root, when the rest names
+a module and a member of it (or a module in a package): at least two more parts, and something of the analysed
+files, never a third-party name (``requests.utils.quote`` stays ``requests``'s, even where the root has a
+``utils.py``, because ``requests`` is in the vocabulary).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from faultlib.detect.serving.blocking.model import Func, Klass, Module
+
+MIN_REST = 2
+"""Parts the rest of the name must have: a module and a member (``auth.jwt``), so a bare top-level name of the
+root (``utils``) never stands for an unknown package."""
+
+
+def under_own_name(index, parts: list[str], depth: int) -> Func | Klass | Module | None:
+    """What ``parts`` (a dotted name no analysed module starts) denotes when its first part is the repository's own
+    name, or None (see the module docstring)."""
+    if len(parts) < 1 + MIN_REST or parts[0] in sys.stdlib_module_names or parts[0] in _known_packages(index):
+        return None
+    if not any(".".join(parts[1:cut]) in index.modules for cut in range(2, len(parts) + 1)):
+        return None
+    found = index.lookup(".".join(parts[1:]), depth + 1)
+    return found if isinstance(found, (Func, Klass, Module)) else None
+
+
+def _known_packages(index) -> frozenset[str]:
+    """Top-level packages the vocabulary names (of its calls and return types), computed once per index."""
+    known = getattr(index, "_known_packages", None)
+    if known is None:
+        vocab = index.vocab
+        known = frozenset(name.partition(".")[0] for name in [*vocab.calls, *vocab.returns, *vocab.returns.values()])
+        index._known_packages = known
+    return known
