@@ -206,9 +206,10 @@ def test_llama_index_classmethods_and_the_handles_its_objects_return_run_their_n
             engine = index.as_query_engine()
             ctx = StorageContext.from_defaults()
             settings = Settings.to_dict()
-            answer = await VectorStoreIndex(nodes=[]).as_query_engine().aquery(question)
+            answer = await index.as_query_engine().aquery(question)
             return engine, ctx, settings, answer
     """)
     assert found == {("blocking_http", "index = VectorStoreIndex.from_documents(docs)"),
                      ("blocking_http", 'return engine.query("what changed?")'),
+                     ("blocking_file_io", "stored = load_index_from_storage(ctx)"),  # reads the persisted stores
                      ("blocking_http", 'return stored.as_chat_engine().chat("hello")')}
