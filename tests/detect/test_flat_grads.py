@@ -16,36 +16,12 @@ from faultlib.errors import DetectorError
 
 torch = pytest.importorskip("torch")
 
-NAMES = ("0.weight", "0.bias", "1.weight", "1.bias", "3.weight", "3.bias")
-
-
-def _model():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.LayerNorm(16), torch.nn.Tanh(),
-                               torch.nn.Linear(16, 3))
-
-
-def _batches(n: int):
-    g = torch.Generator().manual_seed(1)
-    return [(torch.randn(32, 8, generator=g), torch.randint(0, 3, (32,), generator=g)) for _ in range(n)]
+from tests.detect.test_sentinel import _spy_on_fused_op  # noqa: E402 - the same spy
+from tests.detect.test_sentinel_steps import NAMES, _batches, _model  # noqa: E402 - the same model and data
 
 
 def _loss(model, xb, yb):
     return torch.nn.functional.cross_entropy(model(xb), yb)
-
-
-def _spy_on_fused_op(monkeypatch):
-    """The number of tensors each call of GradScaler's fused op got (patched before the sentinel is built: it takes
-    the op from torch then)."""
-    calls = []
-    real = torch._amp_foreach_non_finite_check_and_unscale_
-
-    def spy(grads, found_inf, inv_scale):
-        calls.append(len(grads))
-        return real(grads, found_inf, inv_scale)
-
-    monkeypatch.setattr(torch, "_amp_foreach_non_finite_check_and_unscale_", spy)
-    return calls
 
 
 @pytest.mark.parametrize("opt_name", ["sgd", "adam"])
