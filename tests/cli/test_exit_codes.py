@@ -40,7 +40,7 @@ def test_sigterm_during_a_check_says_aborted_without_promising_evidence(tmp_path
 def test_a_group_with_nothing_to_do_is_bad_usage_like_the_root(tmp_path):
     for args in ((), ("check",), ("archive",)):
         proc = cli(*args, cwd=tmp_path)
-        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert proc.returncode == 2, f"{args}: {proc.stdout} {proc.stderr}"
     proc = cli("check", cwd=tmp_path)
     assert "name a check" in proc.stderr and "labels" in proc.stderr  # says what to do, lists the checks
     assert cli("check", "--list-kinds", cwd=tmp_path).returncode == 0
@@ -54,7 +54,7 @@ def test_usage_errors_under_json_are_one_json_object_on_stdout(tmp_path):
                                   (("check", "labels", "--json"), "faultlib check labels", "Missing argument"),
                                   (("trace", "--json"), "faultlib trace", "Missing argument")):
         proc = cli(*args, cwd=tmp_path)
-        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.returncode == 2, f"{args}: {proc.stderr}"
         report = json.loads(proc.stdout)
         assert (report["error"], report["command"], report["exit_code"]) == ("UsageError", command, 2), report
         assert phrase in report["message"], report

@@ -62,9 +62,9 @@ def test_the_flat_pass_misses_no_element_of_any_gradient(monkeypatch, value):
             flat = p.grad.view(-1)
             kept = flat[index].item()
             flat[index] = value
-            assert sentinel.tripped() is True, (name, index)
+            assert sentinel.tripped() is True, f"{name}[{index}]"
             check = sentinel.check(step)
-            assert check.overflow and check.nonfinite == (name,), (name, index)
+            assert check.overflow and check.nonfinite == (name,), f"{name}[{index}]"
             flat[index] = kept
             assert not sentinel.check(step + 1).overflow, "the flag is cleared after a trip"
             step += 2
