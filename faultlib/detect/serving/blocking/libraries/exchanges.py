@@ -1,0 +1,53 @@
+"""ccxt's synchronous exchange clients: every unified API method is a blocking REST request.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
+
+ccxt: an instance of ``ccxt.<exchange>`` (``ccxt.binance()``, ``ccxt.Exchange`` annotations) makes its REST call
+synchronously in every unified API method (``fetch_ticker``, ``create_order``, ``load_markets``...); the
+``ccxt.async_support`` and ``ccxt.pro`` classes are awaited coroutines and are not named here (exact type names,
+so ``ccxt.async_support.binance`` is never owned). The exchanges are listed by id (the most used of ccxt's list);
+``getattr(ccxt, exchange_id)`` leaves the type unknown.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+H = "blocking_http"
+CCXT = ("https://docs.ccxt.com/#/README?id=synchronous-vs-asynchronous-calls (the ccxt package's exchange classes "
+        "call the REST API synchronously; ccxt.async_support and ccxt.pro are the asyncio twins)")
+
+EXCHANGES = ("binance", "binanceusdm", "binancecoinm", "binanceus", "bybit", "okx", "okx5", "kraken", "krakenfutures",
+             "coinbase", "coinbaseexchange", "coinbasepro", "kucoin", "kucoinfutures", "bitget", "gate", "gateio",
+             "huobi", "htx", "mexc", "bitfinex", "bitmex", "bitstamp", "gemini", "deribit", "phemex", "bingx",
+             "cryptocom", "poloniex", "bittrex", "ftx", "upbit", "bithumb", "bitmart", "bitvavo", "hitbtc",
+             "coinex", "woo", "hyperliquid", "lbank", "ascendex", "bitflyer", "bitso", "zaif", "coincheck",
+             "ndax", "probit", "whitebit", "exmo", "bitrue", "blofin", "delta", "apex")
+"""Exchange ids of ccxt's sync classes named as types (``ccxt.<id>``); the full list is ``ccxt.exchanges``."""
+UNIFIED = ("load_markets", "fetch_markets", "fetch_currencies", "fetch_ticker", "fetch_tickers", "fetch_order_book",
+           "fetch_l2_order_book", "fetch_ohlcv", "fetch_trades", "fetch_my_trades", "fetch_balance", "fetch_order",
+           "fetch_orders", "fetch_open_orders", "fetch_closed_orders", "fetch_canceled_orders", "create_order",
+           "create_market_order", "create_limit_order", "create_market_buy_order", "create_market_sell_order",
+           "create_limit_buy_order", "create_limit_sell_order", "create_stop_order", "edit_order", "cancel_order",
+           "cancel_all_orders", "fetch_positions", "fetch_position", "set_leverage", "set_margin_mode",
+           "fetch_funding_rate", "fetch_funding_rates", "fetch_deposit_address", "withdraw", "fetch_deposits",
+           "fetch_withdrawals", "fetch_ledger", "fetch_status", "fetch_time", "fetch_trading_fees", "transfer",
+           "fetch_bids_asks", "fetch_mark_ohlcv", "fetch_open_interest", "borrow_margin", "repay_margin",
+           "borrow_cross_margin", "repay_cross_margin", "borrow_isolated_margin", "repay_isolated_margin")
+"""ccxt's unified API methods, each an HTTP request (``load_markets`` fetches the markets the first time)."""
+
+
+def _camel(name: str) -> str:
+    """ccxt's camelCase alias of a unified method (``fetch_ohlcv`` -> ``fetchOHLCV`` is spelled both ways)."""
+    head, *rest = name.split("_")
+    return head + "".join(part.upper() if part == "ohlcv" else part.capitalize() for part in rest)
+
+
+METHODS = {**{m: H for m in UNIFIED}, **{_camel(m): H for m in UNIFIED}}
+"""Every unified method under both of ccxt's spellings (snake_case and the camelCase the manual uses)."""
+
+CRYPTO_EXCHANGES = Vocabulary(
+    families=(Family(("ccxt.Exchange", "ccxt.base.exchange.Exchange", *(f"ccxt.{e}" for e in EXCHANGES)),
+                     METHODS, CCXT),),
+    returns={f"ccxt.{e}": f"ccxt.{e}" for e in EXCHANGES},
+)
