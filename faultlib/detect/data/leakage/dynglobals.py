@@ -23,6 +23,7 @@ import ast
 import builtins
 from typing import Any
 
+from faultlib.detect.data.leakage.session import bound_names
 from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.pyflow.values import Ref
 
@@ -36,24 +37,11 @@ def _writes_globals(tree: ast.Module) -> bool:
 
 def dynamic_global_names(tree: ast.Module) -> frozenset[str]:
     """The names read in ``tree`` that only a ``globals()[...] = ...`` can have bound (empty when there is none)."""
-    if not _writes_globals(tree):
+    if not _writes_globals(tree) or any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+                                        for n in ast.walk(tree)):  # a star import may bind any of them
         return frozenset()
-    bound: set[str] = set(dir(builtins))
-    read: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name):
-            (read if isinstance(n.ctx, ast.Load) else bound).add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(n.name)
-        elif isinstance(n, ast.arg):
-            bound.add(n.arg)
-        elif isinstance(n, ast.alias):
-            bound.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
-            return frozenset()  # a star import may bind any of them
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-    return frozenset(read - bound)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return frozenset(read - bound_names(tree) - set(dir(builtins)))
 
 
 class DynamicGlobals:

@@ -80,7 +80,7 @@ def _defined(tree: ast.Module) -> dict[str, tuple[int, int, bool]]:
     return out
 
 
-def _bound(tree: ast.Module) -> set[str]:
+def bound_names(tree: ast.Module) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, classes, imports, parameters, loop targets)."""
     out: set[str] = set()
     for n in ast.walk(tree):
@@ -101,7 +101,7 @@ def _bound(tree: ast.Module) -> set[str]:
 
 def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
     """Names called but never bound nor builtin: ``name -> [positional argument count of each call]``."""
-    bound = _bound(tree)
+    bound = bound_names(tree)
     out: dict[str, list[int]] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in bound and \
@@ -154,7 +154,7 @@ def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
 def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
     """The siblings that define what ``tree`` calls and does not bind (see the module docstring)."""
     missing = _missing_calls(tree)
-    variables = needed_variables(tree, _bound, path.parent) - set(missing)  # X, y set by prep.py (needed.py)
+    variables = needed_variables(tree, bound_names, path.parent) - set(missing)  # X, y set by prep.py (needed.py)
     if not missing and not variables:
         return []
     siblings = sorted(p for p in path.parent.glob("*.py") if p != path and p not in taken)[:MAX_SIBLINGS]
@@ -295,7 +295,7 @@ def unresolved_inputs(path: str | Path) -> tuple[list[str], list[str]]:
     script assigns all its data."""
     path = Path(path)
     tree = _parsed(path)
-    names = unassigned_data(tree, _bound, path.parent) if tree is not None else set()
+    names = unassigned_data(tree, bound_names, path.parent) if tree is not None else set()
     if not names:
         return [], []
     siblings = sorted(p for p in path.parent.glob("*.py") if p != path)[:MAX_SIBLINGS]
