@@ -94,3 +94,13 @@ class FileTooLarge(InputError):
         setting = f"set {MAX_FILE_BYTES_ENV}={_suggest(2 * limit if at_least else size)} (or more) to raise it"
         todo = f"{advice}, or {setting}" if advice else f"if you trust the file, {setting}"
         super().__init__(f"{subject + ' ' if subject else ''}{measured}: {todo}", path=str(path), line=line)
+
+
+def env_bound(name: str, default: int) -> int:
+    """A bound, raised by the environment variable ``name`` (a positive integer) where one is set."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise InputError(f"is {raw!r}, not a positive integer (an environment variable)", field=name)
+    return int(raw)

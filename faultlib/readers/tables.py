@@ -26,7 +26,9 @@ from faultlib.errors import InputError, require
 from faultlib.readers import budget
 from faultlib.readers.files import Limits, MiB, decode_text, read_bytes
 from faultlib.readers.jsondoc import iter_json_lines, load_json
+from faultlib.readers.npy import read_npy, read_npz
 from faultlib.readers.separators import check_separator
+from faultlib.readers.sizes import env_bound
 
 if TYPE_CHECKING:
     import pandas
@@ -41,9 +43,6 @@ MAX_COLUMNS = 10_000
 MAX_NAME_CHARS = 4096
 #: the block a CSV/TSV is read in under a deadline (the budget is looked at between two)
 BUDGET_BLOCK = 16 * MiB
-#: most bytes the arrays of one ``.npz`` may decompress to, in all (``FAULTLIB_MAX_NPZ_BYTES`` raises it):
-#: a 1.5 MB archive can declare gigabytes
-MAX_NPZ_BYTES = 2 << 30
 FORMATS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".npy", ".npz")
 #: what decides a text column's type, in RE2 (pyarrow.compute runs them over a whole column at once: calling Python's
 #: ``re`` once per cell took 2.6 us a cell, 30 s of a 2,000 x 3,000 table); ``$`` is the end of the text in RE2
@@ -145,7 +144,7 @@ def _check_columns(frame: "pandas.DataFrame", path: Path) -> "pandas.DataFrame":
     if duplicated:
         raise InputError(f"column names appear twice: {duplicated}", path=str(path))
     frame.columns = names
-    limit = _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+    limit = env_bound("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
     if frame.shape[1] > limit:
         raise InputError(f"has {frame.shape[1]:,} columns, more than {limit:,} (set FAULTLIB_MAX_COLUMNS to raise the "
                          "limit)", path=str(path))
@@ -154,22 +153,10 @@ def _check_columns(frame: "pandas.DataFrame", path: Path) -> "pandas.DataFrame":
     return frame
 
 
-def _limit(name: str, default: int) -> int:
-    """A bound, raised by the environment variable ``name`` (a positive integer) where one is set."""
-    import os
-
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise InputError(f"is {raw!r}, not a positive integer (an environment variable)", field=name)
-    return int(raw)
-
-
 def _check_width(header: str, path: Path, sep: str) -> None:
     """Refuse a header of more than :data:`MAX_COLUMNS` fields before pandas parses it (a cheap upper bound: the
     separators of the first line)."""
-    limit = _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+    limit = env_bound("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
     columns = header.count(sep) + 1
     if columns > limit:
         raise InputError(f"its header has {columns:,} columns, more than {limit:,}: a table this wide is not read "
@@ -357,80 +344,10 @@ def _jsonl(path: Path, limits: Limits = TABLES) -> "pandas.DataFrame":
     return _records(rows, path)
 
 
-def read_npy(data: bytes, path: Path | str, member: str | None = None):
-    """One ``.npy`` array from ``data``: the header is read first, and an array whose declared shape and dtype
-    need more or fewer bytes than the data holds is refused as corrupt (numpy would allocate the declared size).
-    The one ``.npy`` reader: tables and ``check onnx --input`` both read through it. The array is read-only (a
-    view of ``data``).
-
-    Raises:
-        InputError: not a ``.npy`` array, an object array (pickle), or a header that contradicts the data.
-    """
-    import numpy as np
-    from numpy.lib import format as npformat
-
-    where = f" (array {member!r})" if member else ""
-    stream = io.BytesIO(data)
-    try:
-        version = npformat.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran, dtype = npformat.read_array_header_1_0(stream)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = npformat.read_array_header_2_0(stream)
-        else:
-            raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError) as exc:
-        raise InputError(f"is not a valid .npy array{where}: {exc}", path=str(path)) from None
-    if dtype.hasobject:
-        raise InputError(f"holds an object array{where}: it needs pickle, which is refused", path=str(path))
-    count = 1
-    for d in shape:
-        count *= int(d)
-    declared, held = count * dtype.itemsize, len(data) - stream.tell()
-    if declared != held:
-        raise InputError(f"is corrupt{where}: its header declares shape {tuple(shape)} of {dtype} ({declared:,} bytes) "
-                         f"but it holds {held:,} bytes", path=str(path))
-    array = np.frombuffer(data, dtype=dtype, count=count, offset=stream.tell())
-    return array.reshape(shape, order="F" if fortran else "C")
-
-
-def _npz(data: bytes, path: Path) -> dict:
-    """The arrays of an ``.npz`` (a zip of ``.npy`` members), each member's declared and actual decompressed size
-    bounded by :data:`MAX_NPZ_BYTES` in all before and while it is inflated."""
-    import zipfile
-
-    limit = _limit("FAULTLIB_MAX_NPZ_BYTES", MAX_NPZ_BYTES)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError(f"is not a valid .npz file (zip): {exc}", path=str(path)) from None
-    declared = sum(m.file_size for m in members)
-    if declared > limit:
-        raise InputError(f"declares {declared:,} bytes of arrays, more than {limit:,} (set FAULTLIB_MAX_NPZ_BYTES "
-                         "to raise the limit)", path=str(path))
-    arrays, total = {}, 0
-    for member in members:
-        chunks = []
-        try:
-            with archive.open(member) as fh:
-                while chunk := fh.read(1 << 20):
-                    total += len(chunk)
-                    if total > limit or total > declared:
-                        raise InputError(f"decompresses past its declared size (a decompression bomb): more than "
-                                         f"{min(limit, declared):,} bytes", path=str(path))
-                    chunks.append(chunk)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
-            raise InputError(f"is not a valid .npz file: member {member.filename!r}: {exc}", path=str(path)) from None
-        name = member.filename[:-4] if member.filename.endswith(".npy") else member.filename
-        arrays[name] = read_npy(b"".join(chunks), path, member.filename)
-    return arrays
-
-
 def _numpy(data: bytes, path: Path, suffix: str) -> "pandas.DataFrame":
     pd = _pandas()
     if suffix == ".npz":
-        arrays = _npz(data, path)
+        arrays = read_npz(data, path)
         if len(arrays) == 1 and next(iter(arrays.values())).ndim == 2:
             loaded = next(iter(arrays.values()))
         else:
@@ -472,7 +389,7 @@ def read_table(path: Path | str, *, root: Path | str | None = None, deadline: fl
     suffix = path.suffix.lower()
     limits = TABLES
     if os.environ.get(MAX_TABLE_BYTES_ENV, "").strip():
-        limits = Limits(max_bytes=_limit(MAX_TABLE_BYTES_ENV, TABLES.max_bytes), max_depth=TABLES.max_depth,
+        limits = Limits(max_bytes=env_bound(MAX_TABLE_BYTES_ENV, TABLES.max_bytes), max_depth=TABLES.max_depth,
                         max_nodes=TABLES.max_nodes)
     if suffix not in FORMATS:
         raise InputError(f"unknown table format {suffix or '(no extension)'!r}: use one of {', '.join(FORMATS)}",
@@ -493,7 +410,7 @@ def read_table(path: Path | str, *, root: Path | str | None = None, deadline: fl
                 # single-threaded: arrow's CPU pool, once started, can abort the interpreter at exit
                 # ("terminate called without an active exception", about 1 run in 75 on 2 loaded cores)
                 parquet = pq.ParquetFile(io.BytesIO(data))
-                width, limit = len(parquet.schema_arrow.names), _limit("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
+                width, limit = len(parquet.schema_arrow.names), env_bound("FAULTLIB_MAX_COLUMNS", MAX_COLUMNS)
                 if width > limit:
                     raise InputError(f"has {width:,} columns, more than {limit:,} (set FAULTLIB_MAX_COLUMNS to raise "
                                      "the limit)", path=str(path))

@@ -22,7 +22,7 @@ from faultlib.detect.serving.onnx.schemas import DETECTOR
 from faultlib.errors import InputError, require
 from faultlib.findings import Finding, Severity
 from faultlib.readers import Limits, read_bytes
-from faultlib.readers.tables import read_npy
+from faultlib.readers.npy import read_npy
 
 DEFAULT_ATOL = 1e-5
 DEFAULT_RTOL = 1e-3
