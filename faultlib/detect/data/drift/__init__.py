@@ -12,7 +12,8 @@
 Importing this package imports numpy; scipy and pandas load when a test or a table needs them.
 """
 
-from faultlib.detect.data.drift.batch import ColumnDrift, DriftReport, Multivariate, compare, detect_drift
+from faultlib.detect.data.drift.batch import compare, detect_drift
+from faultlib.detect.data.drift.report import ColumnDrift, DriftReport, Multivariate
 from faultlib.detect.data.drift.config import METHODS, DriftConfig, Response
 from faultlib.detect.data.drift.mmd import MMDResult, mmd_test
 from faultlib.detect.data.drift.monitor import DriftMonitor

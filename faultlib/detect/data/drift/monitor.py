@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from faultlib.detect.data.drift import stats
-from faultlib.detect.data.drift.batch import ColumnDrift, DriftReport, findings
+from faultlib.detect.data.drift.batch import findings
+from faultlib.detect.data.drift.report import ColumnDrift, DriftReport
 from faultlib.detect.data.drift.config import DriftConfig
 from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, align_tables
 from faultlib.errors import DetectorError
@@ -204,7 +205,7 @@ class DriftMonitor:
         """Test the window against the reference.
 
         Returns:
-            A :class:`~faultlib.detect.data.drift.batch.DriftReport` (method ``chi2``, no multivariate part):
+            A :class:`~faultlib.detect.data.drift.report.DriftReport` (method ``chi2``, no multivariate part):
             per column the chi-squared statistic and p-value, PSI, BH-adjusted p-value, drifted flag and
             response; findings ``column_drift`` (and ``new_category`` for unseen categories).
 
