@@ -43,3 +43,36 @@ def test_falconpy_token_checks_and_off_loop_calls_are_silent(tmp_path):
             return fresh, expired, result
     """)
     assert found == set()
+
+
+def test_nbformat_read_and_write_touch_the_disk_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import nbformat
+
+        class Checker:
+            async def dirty(self, paths):
+                out = []
+                for path in paths:
+                    nb = nbformat.read(path, as_version=4)
+                    if any(c.get("outputs") for c in nb.cells):
+                        out.append(path)
+                return out
+
+            async def strip(self, nb, path):
+                nbformat.write(nb, path)
+    """)
+    assert found == {("blocking_file_io", "nb = nbformat.read(path, as_version=4)"),
+                     ("blocking_file_io", "nbformat.write(nb, path)")}
+
+
+def test_nbformat_on_strings_or_in_a_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import anyio
+        import nbformat
+
+        async def diff(text, path):
+            nb = nbformat.reads(text, as_version=4)
+            other = await anyio.to_thread.run_sync(nbformat.read, path, 4)
+            return nbformat.writes(nb), other
+    """)
+    assert found == set()
