@@ -76,3 +76,38 @@ def test_nbformat_on_strings_or_in_a_thread_is_silent(tmp_path):
             return nbformat.writes(nb), other
     """)
     assert found == set()
+
+
+def test_tldextract_loads_the_suffix_list_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import tldextract
+        from tldextract import extract
+        from urllib.parse import urlparse
+
+        EXTRACTOR = tldextract.TLDExtract(cache_dir=None)
+
+        def domains(text):
+            return [extract(urlparse(t).netloc).domain for t in text.split() if t.startswith("http")]
+
+        async def on_message(message):
+            names = domains(message.content)
+            other = EXTRACTOR("forums.example.co.uk")
+            return names, other
+    """)
+    assert found == {("blocking_http", 'return [extract(urlparse(t).netloc).domain for t in text.split() if '
+                                       't.startswith("http")]'),
+                     ("blocking_http", 'other = EXTRACTOR("forums.example.co.uk")')}
+
+
+def test_tldextract_in_a_thread_or_off_the_loop_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import tldextract
+
+        def warm():
+            return tldextract.extract("example.org")
+
+        async def on_message(text):
+            return await asyncio.to_thread(tldextract.extract, text)
+    """)
+    assert found == set()
