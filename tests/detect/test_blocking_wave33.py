@@ -111,3 +111,28 @@ def test_tldextract_in_a_thread_or_off_the_loop_is_silent(tmp_path):
             return await asyncio.to_thread(tldextract.extract, text)
     """)
     assert found == set()
+
+
+def test_sqlalchemy_utils_database_helpers_connect_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from sqlalchemy_utils import create_database, database_exists
+
+        async def ensure_database(url):
+            if not database_exists(url):
+                create_database(url)
+    """)
+    assert found == {("blocking_db", "if not database_exists(url):"), ("blocking_db", "create_database(url)")}
+
+
+def test_sqlalchemy_utils_in_a_thread_or_sync_code_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from sqlalchemy_utils import database_exists
+
+        def check(url):
+            return database_exists(url)
+
+        async def ready(url):
+            return await asyncio.to_thread(database_exists, url)
+    """)
+    assert found == set()
