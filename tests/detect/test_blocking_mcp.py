@@ -3,6 +3,9 @@ standalone ``fastmcp`` package runs one in a thread pool. Every example is writt
 
 from __future__ import annotations
 
+import textwrap
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -71,3 +74,62 @@ def test_a_sync_tool_of_the_standalone_fastmcp_runs_in_its_thread_pool_unless_to
     """)
     assert ("blocking_sleep", "time.sleep(4)") in found
     assert not {line for _, line in found} & {"time.sleep(1)", "time.sleep(2)"}
+
+
+def test_a_sync_handler_registered_with_add_tool_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+        import time
+
+        from mcp.server import FastMCP
+
+        class Module:
+            def __init__(self, client):
+                self.client = client
+
+            def _add_tool(self, server: FastMCP, method, name: str) -> None:
+                server.add_tool(method, name=f"shop_{name}")
+
+            def register_tools(self, server: FastMCP) -> None:
+                self._add_tool(server, self.wait_for_job, "wait")
+
+            def wait_for_job(self, job_id: str) -> str:
+                time.sleep(2)
+                return job_id
+
+        class Server:
+            def __init__(self):
+                self.server = FastMCP("shop")
+                self.server.add_tool(self.uptime, name="uptime")
+                Module(None).register_tools(self.server)
+
+            def uptime(self) -> str:
+                return subprocess.run(["uptime"], capture_output=True).stdout.decode()
+    """)
+    assert found == {("blocking_sleep", "time.sleep(2)"),
+                     ("blocking_subprocess", 'return subprocess.run(["uptime"], capture_output=True).stdout.decode()')}
+
+
+def test_add_tool_of_the_standalone_fastmcp_or_an_unregistered_def_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        from fastmcp import FastMCP
+
+        server = FastMCP("weather")
+
+        def forecast(city: str) -> str:
+            time.sleep(2)
+            return city
+
+        def helper(city: str) -> str:
+            time.sleep(3)
+            return city
+
+        def add(server: FastMCP, method):
+            server.add_tool(method)
+
+        server.add_tool(forecast)
+        add(server, helper)
+    """)
+    assert found == set()
