@@ -133,3 +133,29 @@ def test_add_tool_of_the_standalone_fastmcp_or_an_unregistered_def_stays_silent(
         add(server, helper)
     """)
     assert found == set()
+
+
+def test_a_coroutine_entry_is_named_before_a_def_its_framework_runs_on_the_loop(tmp_path):
+    path = tmp_path / "svc.py"
+    path.write_text(textwrap.dedent("""
+        import requests
+        from mcp.server.fastmcp import FastMCP
+
+        server = FastMCP("search")
+
+        def call_api(query):
+            return requests.get("https://api.example.org", params={"q": query}, timeout=5).json()
+
+        def a_sync_tool(query: str):
+            return call_api(query)
+
+        async def z_async_tool(query: str):
+            return call_api(query)
+
+        server.add_tool(a_sync_tool)
+        server.add_tool(z_async_tool)
+    """))
+    findings = analyze_path(path).findings
+    assert [f.evidence["entry"] for f in findings] == ["z_async_tool"]
+    assert "reached from async def z_async_tool" in findings[0].message
+    assert findings[0].evidence["entry_calls"][0]["function"] == "z_async_tool"
