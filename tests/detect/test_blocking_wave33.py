@@ -136,3 +136,42 @@ def test_sqlalchemy_utils_in_a_thread_or_sync_code_is_silent(tmp_path):
             return await asyncio.to_thread(database_exists, url)
     """)
     assert found == set()
+
+
+def test_savefig_into_a_memory_buffer_still_renders_the_chart_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from io import BytesIO
+
+        import matplotlib.pyplot as plt
+
+        def chart(values):
+            plt.bar(range(len(values)), values)
+            buffer = BytesIO()
+            plt.savefig(buffer, format="png")
+            plt.close()
+            return buffer.getvalue()
+
+        async def stats_handler(message, values):
+            await message.answer_photo(chart(values))
+    """)
+    assert found == {("blocking_cpu", 'plt.savefig(buffer, format="png")')}
+
+
+def test_other_writes_into_a_memory_buffer_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import json
+
+        import numpy as np
+        import torch
+
+        async def pack(tensor, array, data):
+            first = io.BytesIO()
+            torch.save(tensor, first)
+            second = io.BytesIO()
+            np.save(second, array)
+            third = io.StringIO()
+            json.dump(data, third)
+            return first, second, third
+    """)
+    assert found == set()

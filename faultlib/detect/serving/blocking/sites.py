@@ -15,7 +15,7 @@ from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
-from faultlib.detect.serving.blocking.encodes import image_decoding, image_encoding
+from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
@@ -64,6 +64,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+        if target in RENDERERS:  # plt.savefig(buffer): the figure is drawn and encoded here all the same
+            return Site("blocking_cpu", f"{target} (rendering into an in-memory buffer)", func, call)
         last = target.rpartition(".")[2]
         quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
                  or not _argument_blocks(index, target, call))
