@@ -175,3 +175,42 @@ def test_other_writes_into_a_memory_buffer_stay_silent(tmp_path):
             return first, second, third
     """)
     assert found == set()
+
+
+def test_feedparser_given_awaited_text_parses_in_memory(tmp_path):
+    found = flagged(tmp_path, """
+        import aiohttp
+        import feedparser
+
+        async def latest(url):
+            async with aiohttp.ClientSession() as session:
+                async with session.get(url) as resp:
+                    content = await resp.text()
+            feed = feedparser.parse(content)
+            return feed.entries[:1]
+
+        async def inline(session, url):
+            return feedparser.parse(await (await session.get(url)).text())
+    """)
+    assert found == set()
+
+
+def test_feedparser_given_a_location_fetches_it_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import feedparser
+
+        async def poll(channel_id, cached):
+            url = f"https://www.youtube.com/feeds/videos.xml?channel_id={channel_id}"
+            feed = feedparser.parse(url)
+            if cached:
+                content = cached
+            else:
+                content = await fetch_text(url)
+            other = feedparser.parse(content)
+            return feed, other
+
+        async def fetch_text(url):
+            return url
+    """)
+    assert found == {("blocking_http", "feed = feedparser.parse(url)"),
+                     ("blocking_http", "other = feedparser.parse(content)")}

@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutine
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
+from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.model import Func
@@ -72,7 +73,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        if only_creates(target, call, func) or not _argument_blocks(index, target, call):
+        if (only_creates(target, call, func) or not _argument_blocks(index, target, call)
+                or parses_awaited_text(target, call, func)):
             return None
         return Site(known[0], target.removeprefix("builtins."), func, call)
     owner, _, method = target.rpartition(".")
