@@ -214,3 +214,43 @@ def test_feedparser_given_a_location_fetches_it_on_the_loop(tmp_path):
     """)
     assert found == {("blocking_http", "feed = feedparser.parse(url)"),
                      ("blocking_http", "other = feedparser.parse(content)")}
+
+
+def test_a_queue_read_under_a_not_empty_test_takes_an_item_at_once(tmp_path):
+    found = flagged(tmp_path, """
+        from queue import Queue
+
+        class Pipeline:
+            def __init__(self):
+                self.events: Queue = Queue()
+
+            async def drain(self):
+                while not self.events.empty():
+                    yield self.events.get()
+
+            async def one(self):
+                if self.events.qsize() > 0:
+                    return self.events.get()
+    """)
+    assert found == set()
+
+
+def test_a_queue_read_without_that_test_or_under_another_queue_waits(tmp_path):
+    found = flagged(tmp_path, """
+        from queue import Queue
+
+        class Pipeline:
+            def __init__(self):
+                self.events: Queue = Queue()
+                self.other: Queue = Queue()
+
+            async def drain(self):
+                while True:
+                    yield self.events.get()
+
+            async def mixed(self):
+                while not self.other.empty():
+                    item = self.events.get()
+                    yield item
+    """)
+    assert found == {("blocking_task", "yield self.events.get()"), ("blocking_task", "item = self.events.get()")}

@@ -20,6 +20,7 @@ from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
+from faultlib.detect.serving.blocking.guarded_gets import guarded_get
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -89,7 +90,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
     if family is not None:
-        waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
+        waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
+                                                     or guarded_get(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
