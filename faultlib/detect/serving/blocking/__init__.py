@@ -396,7 +396,7 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
     call = _segment(func, node)
     entry, entry_line = path[0]
     chain = [{"function": f.qualname, "file": f.module.path, "line": line} for f, line in path]
-    how = "loop callback" if entry in callbacks else "async def"
+    how = "loop callback" if entry in callbacks else "async def" if entry.is_async else "framework-run def"
     where = f"{func.module.path}:{node.lineno}"
     route = ""
     if len(path) > 1:

@@ -1,4 +1,5 @@
-"""An image encoded into memory by a receiver of unknown type: ``img.save(buffer, "PNG")``/``format="JPEG"``.
+"""An image encoded into memory by a receiver of unknown type: ``img.save(buffer, "PNG")``/``format="JPEG"``; a chart
+rendered into memory (:data:`RENDERERS`).
 
 Pillow's ``Image.save(fp, format=None, **params)`` compresses the pixels in the calling thread whether ``fp`` is a
 file or an ``io.BytesIO`` (https://pillow.readthedocs.io/en/stable/reference/Image.html#PIL.Image.Image.save): a
@@ -17,10 +18,15 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["image_decoding", "image_encoding"]
+__all__ = ["RENDERERS", "image_decoding", "image_encoding"]
 
 IMAGE_FORMATS = frozenset({"PNG", "JPEG", "JPG", "WEBP", "GIF", "BMP", "TIFF", "ICO", "AVIF", "HEIC"})
 IN_MEMORY = frozenset({"io.BytesIO"})
+RENDERERS = frozenset({"matplotlib.pyplot.savefig"})
+"""Writers whose work is drawing, not copying: ``plt.savefig(buffer, format="png")`` renders the current figure with
+the Agg backend and encodes the image in the calling thread whether the target is a file or an ``io.BytesIO``
+(https://matplotlib.org/stable/api/_as_gen/matplotlib.pyplot.savefig.html): over a buffer it is CPU work
+(``blocking_cpu``), not the memory copy other writers into a buffer make."""
 DECODERS = frozenset({"convert", "load"})
 """Methods of a lazily opened Pillow image that decode its pixels first."""
 

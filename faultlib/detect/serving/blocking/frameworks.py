@@ -5,7 +5,10 @@ prompt with ``@mcp.tool()``, ``@mcp.resource(uri)``, ``@mcp.prompt()``; when a c
 ``FuncMetadata.call_fn_with_arg_validation`` calls a sync function directly inside the request's coroutine, so its
 body runs on the loop and stops every other request (https://github.com/modelcontextprotocol/python-sdk/issues/1646;
 fixed only on the v2 branch by https://github.com/modelcontextprotocol/python-sdk/pull/1909). The receiver is an
-instance of that ``FastMCP`` or of a subclass of it in the analysed files (``class RemarkableMCP(FastMCP)``).
+instance of that ``FastMCP`` or of a subclass of it in the analysed files (``class RemarkableMCP(FastMCP)``). A
+handler given to the server's ``add_tool`` call (``server.add_tool(self.search_hosts)``, directly or through a
+helper of the analysed files that forwards its parameter there) is registered the same way
+(:mod:`~faultlib.detect.serving.blocking.registrations`).
 
 Chainlit (``import chainlit as cl``) registers a callback with a module-level decorator (``@cl.on_message``,
 ``@cl.on_chat_end``, ``@cl.action_callback(name)``...); each stores ``wrap_user_function(func)``, a coroutine that
@@ -26,6 +29,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.registrations import registered_by_call
 
 __all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "REGISTRARS", "runs_inline"]
 
@@ -58,7 +62,8 @@ def runs_inline(index, func: Func) -> bool:
     if func.is_async:
         return False
     return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func)
-               for d in func.node.decorator_list)
+               for d in func.node.decorator_list) or registered_by_call(
+        index, func, lambda call, caller: _inline_server(index, call, call.func.value, caller))
 
 
 def _inline_decorator(index, decorator: ast.expr, func: Func) -> bool:
@@ -72,7 +77,13 @@ def _inline_registrar(index, decorator: ast.expr, func: Func) -> bool:
     target = call.func if call is not None else decorator
     if not (isinstance(target, ast.Attribute) and target.attr in REGISTRARS):
         return False
-    server = _server(index, index.type_of(target.value, func.parent or func))
+    return _inline_server(index, call, target.value, func.parent or func)
+
+
+def _inline_server(index, call: ast.Call | None, receiver: ast.expr, scope: Func) -> bool:
+    """Whether ``receiver`` (evaluated in ``scope``) is a server that calls the sync handler ``call`` registers on
+    the loop: an SDK FastMCP, or a standalone ``fastmcp`` one told ``run_in_thread=False``."""
+    server = _server(index, index.type_of(receiver, scope))
     if server in INLINE_SERVERS:
         return True
     return server in THREADED_SERVERS and call is not None and any(

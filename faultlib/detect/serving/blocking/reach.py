@@ -75,7 +75,7 @@ class Reachability:
 
     def run(self) -> None:
         funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
-        entries = [f for f in funcs if loop_entry(self.index, f)]
+        entries = sorted((f for f in funcs if loop_entry(self.index, f)), key=lambda f: not f.is_async)  # async first
         try:
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
                 for call, _ in self._calls(func):

@@ -15,10 +15,12 @@ from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
-from faultlib.detect.serving.blocking.encodes import image_decoding, image_encoding
+from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
+from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
+from faultlib.detect.serving.blocking.guarded_gets import guarded_get
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -64,13 +66,16 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
+        if target in RENDERERS:  # plt.savefig(buffer): the figure is drawn and encoded here all the same
+            return Site("blocking_cpu", f"{target} (rendering into an in-memory buffer)", func, call)
         last = target.rpartition(".")[2]
         quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
                  or not _argument_blocks(index, target, call))
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        if only_creates(target, call, func) or not _argument_blocks(index, target, call):
+        if (only_creates(target, call, func) or not _argument_blocks(index, target, call)
+                or parses_awaited_text(target, call, func)):
             return None
         return Site(known[0], target.removeprefix("builtins."), func, call)
     owner, _, method = target.rpartition(".")
@@ -85,7 +90,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
     if family is not None:
-        waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
+        waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
+                                                     or guarded_get(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
