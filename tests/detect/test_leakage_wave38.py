@@ -1,0 +1,81 @@
+"""The static leakage analysis on the kinds held-out wave 38 of public code showed (text-analytics books, course
+homeworks, remote-sensing and medical projects), in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def _alarms(tmp_path: Path, text: str, name: str = "tiles.py") -> set[tuple[str, int]]:
+    script = tmp_path / name
+    script.write_text(text)
+    report, _ = analyze_file(str(script), alone=True)
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+# one feature row per tile, built in a loop: every reduction reads the tile of this pass only
+TILE_FEATURES = """\
+import numpy as np
+from sklearn.model_selection import cross_val_score
+from sklearn.ensemble import RandomForestClassifier
+
+tiles = np.load("tiles.npy")
+labels = np.load("labels.npy")
+rows = []
+for k in range(min(800, len(tiles))):
+    tile = tiles[k]
+    green = tile[:, :, 1]
+    bright = (tile - tile.min()) / (np.ptp(tile) + 1e-6)
+    wet = np.mean((tile[:, :, 3] - green) / (tile[:, :, 3] + green + 1e-6))
+    rows.append(np.hstack([bright[::8, ::8, 0].ravel(), np.median(green), wet, tile[:, :, 0].max()]))
+rows = np.array(rows)
+print(cross_val_score(RandomForestClassifier(), rows, labels[:len(rows)], cv=5).mean())
+"""
+
+# the same loop, but each tile is centred with the mean of every tile: a statistic over the rows
+TILE_CENTRED_ON_ALL = """\
+import numpy as np
+from sklearn.model_selection import cross_val_score
+from sklearn.ensemble import RandomForestClassifier
+
+tiles = np.load("tiles.npy")
+labels = np.load("labels.npy")
+rows = []
+for k in range(len(tiles)):
+    tile = (tiles[k] - tiles.mean(axis=0)) / tiles.std(axis=0)
+    rows.append(np.concatenate([tile.ravel(), [tile.max()]]))
+rows = np.array(rows)
+print(cross_val_score(RandomForestClassifier(), rows, labels, cv=5).mean())
+"""
+
+# a column loop: range over the columns' count makes table[:, c] a whole column
+COLUMN_LOOP = """\
+import numpy as np
+from sklearn.model_selection import cross_val_score
+from sklearn.linear_model import LogisticRegression
+
+table = np.load("table.npy")
+target = np.load("target.npy")
+scaled = []
+for c in range(table.shape[1]):
+    col = table[:, c]
+    scaled.append((col - col.mean()) / col.std())
+X = np.column_stack(scaled)
+print(cross_val_score(LogisticRegression(), X, target, cv=5).mean())
+"""
+
+
+def test_reductions_of_one_tile_in_a_row_building_loop_are_features(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TILE_FEATURES) == set()
+
+
+def test_a_statistic_over_every_tile_inside_the_loop_is_still_a_fit(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 9) in _alarms(tmp_path, TILE_CENTRED_ON_ALL)
+
+
+def test_a_loop_over_column_positions_reduces_whole_columns(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 10) in _alarms(tmp_path, COLUMN_LOOP)
