@@ -79,3 +79,41 @@ def test_a_statistic_over_every_tile_inside_the_loop_is_still_a_fit(tmp_path: Pa
 
 def test_a_loop_over_column_positions_reduces_whole_columns(tmp_path: Path) -> None:
     assert ("fit_outside_cv", 10) in _alarms(tmp_path, COLUMN_LOOP)
+
+
+# a search whose predefined validation fold is the test part of the split, fitted on both parts stacked
+FOLD_IS_TEST = """\
+import numpy as np
+from sklearn.model_selection import GridSearchCV, PredefinedSplit, train_test_split
+from sklearn.svm import SVR
+
+grid = np.load("ponds.npy")
+a, b, ya, yb = train_test_split(grid[:, :-1], grid[:, -1], random_state=3)
+folds = np.concatenate([np.full(len(a), -1), np.zeros(b.shape[0])])
+search = GridSearchCV(SVR(), {"C": [0.1, 1, 10]}, cv=PredefinedSplit(test_fold=folds))
+search.fit(np.vstack((a, b)), np.concatenate((ya, yb)))
+print("best held-out score", search.best_score_)
+"""
+
+# its documented use: the predefined fold is a validation part carved from the training rows
+FOLD_IS_VALIDATION = """\
+import numpy as np
+from sklearn.model_selection import GridSearchCV, PredefinedSplit, train_test_split
+from sklearn.svm import SVR
+
+grid = np.load("ponds.npy")
+a, b, ya, yb = train_test_split(grid[:, :-1], grid[:, -1], random_state=3)
+fit_part, val_part, y_fit, y_val = train_test_split(a, ya, random_state=4)
+folds = [-1] * len(fit_part) + [0] * len(val_part)
+search = GridSearchCV(SVR(), {"C": [0.1, 1, 10]}, cv=PredefinedSplit(folds))
+search.fit(np.vstack((fit_part, val_part)), np.concatenate((y_fit, y_val)))
+print("test score", search.best_estimator_.fit(a, ya).score(b, yb))
+"""
+
+
+def test_a_predefined_fold_made_of_the_test_part_tunes_on_test(tmp_path: Path) -> None:
+    assert ("tuned_on_test", 9) in _alarms(tmp_path, FOLD_IS_TEST)
+
+
+def test_a_predefined_validation_fold_carved_from_training_rows_is_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, FOLD_IS_VALIDATION) == set()

@@ -38,6 +38,7 @@ from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
+from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -90,11 +91,10 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures,
-               FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
-               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
-               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
-               DynamicGlobals, Interpreter):
+class Analyzer(TunerReports, PredefinedFolds, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked,
+               FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions, EmbeddingSemantics,
+               MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
+               FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking, DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
