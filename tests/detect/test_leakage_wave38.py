@@ -117,3 +117,86 @@ def test_a_predefined_fold_made_of_the_test_part_tunes_on_test(tmp_path: Path) -
 
 def test_a_predefined_validation_fold_carved_from_training_rows_is_silent(tmp_path: Path) -> None:
     assert _alarms(tmp_path, FOLD_IS_VALIDATION) == set()
+
+
+# a hand-written learner from the course's own module (unseen): a penalty swept, each scored on the test part,
+# the best kept by argmax of the collected accuracies
+SWEEP_OF_OWN_LEARNER = """\
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.metrics import accuracy_score
+from coursework.learners import *
+
+reviews = np.load("reviews.npy")
+tr, te, ytr, yte = train_test_split(reviews[:, 1:], reviews[:, 0], random_state=0)
+penalties = np.logspace(-4, 1, 12)
+accs = []
+for pen in penalties:
+    svm = HingeDescent(pen)
+    svm.fit(tr, ytr, epochs=20)
+    accs.append(accuracy_score({scored}, svm.predict({rows})))
+pick = int(np.argmax(accs))
+final = HingeDescent(penalties[pick])
+final.fit(tr, ytr, epochs=20)
+print(accuracy_score(yte, final.predict(te)))
+"""
+
+
+def test_a_sweep_of_an_unseen_learner_scored_on_the_test_part_tunes_on_test(tmp_path: Path) -> None:
+    assert ("tuned_on_test", 13) in _alarms(tmp_path, SWEEP_OF_OWN_LEARNER.format(scored="yte", rows="te"))
+
+
+def test_the_same_sweep_scored_on_a_validation_part_is_silent(tmp_path: Path) -> None:
+    text = SWEEP_OF_OWN_LEARNER.replace(
+        "penalties = ", "fit_x, val_x, fit_y, val_y = train_test_split(tr, ytr, random_state=1)\npenalties = ")
+    text = text.replace("svm.fit(tr, ytr", "svm.fit(fit_x, fit_y")
+    assert _alarms(tmp_path, text.format(scored="val_y", rows="val_x")) == set()
+
+
+# a class left as a template (its cell does not parse) used as a model: fitted on every row, scored on the test part
+TEMPLATE_MODEL = """\
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+blooms = np.load("blooms.npy")
+X, y = blooms[:, :-1], blooms[:, -1]
+Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=5)
+class KernelBayes:
+    def fit(self, X, y):
+        # TODO: your code here
+        self.priors =
+        return self
+kb = KernelBayes()
+kb.fit({fit_rows})
+print("test accuracy", kb.score(Xb, yb))
+"""
+
+# an unseen class used as a transformer (fitted with labels, then asked to transform): not a model, so its fit on
+# every row is not "trained on the test part" (what such a fit is, the analysis cannot tell without the class)
+TEMPLATE_TRANSFORMER = """\
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from coursework.features import SupervisedBins
+
+blooms = np.load("blooms.npy")
+X, y = blooms[:, :-1], blooms[:, -1]
+Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, random_state=5)
+bins = SupervisedBins()
+bins.fit(X, y)
+model = LogisticRegression().fit(bins.transform(Xa), ya)
+print(model.score(bins.transform(Xb), yb), bins.score(Xb, yb))
+"""
+
+
+def test_an_unseen_class_fitted_on_all_rows_then_scored_on_the_test_part_is_trained_on_test(tmp_path: Path) -> None:
+    text = TEMPLATE_MODEL.format(fit_rows="X, y")
+    assert ("trained_on_test", 13) in _alarms(tmp_path, text, name="bayes.py")
+
+
+def test_the_unseen_class_fitted_on_the_training_part_is_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TEMPLATE_MODEL.format(fit_rows="Xa, ya"), name="bayes.py") == set()
+
+
+def test_an_unseen_class_that_transforms_is_not_taken_for_a_model(tmp_path: Path) -> None:
+    assert not {kind for kind, _ in _alarms(tmp_path, TEMPLATE_TRANSFORMER)} & {"trained_on_test", "tuned_on_test"}

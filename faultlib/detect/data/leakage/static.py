@@ -39,6 +39,7 @@ from faultlib.detect.data.leakage.params import column_names, parameter_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
+from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -63,8 +64,7 @@ from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
-from faultlib.detect.data.leakage.semantics import (
-    EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
+from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
 from faultlib.detect.data.leakage.choices import (
     ChoiceChecks, bindings, loop_facts, names_columns, reflection, target_columns)
 from faultlib.detect.data.leakage.scoring import selection
@@ -91,10 +91,11 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, PredefinedFolds, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked,
-               FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions, EmbeddingSemantics,
-               MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics, ValidationChecks,
-               FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking, DynamicGlobals, Interpreter):
+class Analyzer(TunerReports, DuckModels, PredefinedFolds, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller,
+               HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
+               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
+               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
+               DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -121,12 +122,11 @@ class Analyzer(TunerReports, PredefinedFolds, SizeCalls, FreshTables, FileHandof
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
-        self._separate_test_file = any(
-            vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
+        self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         # loops that try candidates and keep the best (tuned_on_test), search objectives among them (objectives.py)
-        self._loop_facts = loop_facts(tree) + objective_facts(tree)
+        self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
