@@ -200,3 +200,98 @@ def test_the_unseen_class_fitted_on_the_training_part_is_silent(tmp_path: Path) 
 
 def test_an_unseen_class_that_transforms_is_not_taken_for_a_model(tmp_path: Path) -> None:
     assert not {kind for kind, _ in _alarms(tmp_path, TEMPLATE_TRANSFORMER)} & {"trained_on_test", "tuned_on_test"}
+
+
+# the split's parts travel in a record a sibling module fills; the objective scores the record's test part
+SPLIT_RECORD = """\
+from dataclasses import dataclass
+
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+
+@dataclass(frozen=True)
+class Halves:
+    X_fit: pd.DataFrame
+    X_hold: pd.DataFrame
+    y_fit: pd.Series
+    y_hold: pd.Series
+
+
+def halves(frame: pd.DataFrame) -> Halves:
+    feats, label = frame.drop(columns=["outcome"]), frame["outcome"]
+    a, b, c, d = train_test_split(feats, label, test_size=0.25, stratify=label)
+    return Halves(a, X_hold=b, y_fit=c, y_hold=d)
+"""
+
+OBJECTIVE_ON_RECORD = """\
+import optuna
+import pandas as pd
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import roc_auc_score
+
+from wards import halves
+
+
+def search(path: str) -> dict:
+    parts = halves(pd.read_csv(path))
+
+    def objective(trial: optuna.Trial) -> float:
+        gb = GradientBoostingClassifier(learning_rate=trial.suggest_float("lr", 0.01, 0.3))
+        gb.fit(parts.X_fit, parts.y_fit)
+        return roc_auc_score(parts.y_hold, gb.predict_proba({rows})[:, 1])
+
+    study = optuna.create_study(direction="maximize")
+    study.optimize(objective, n_trials=25)
+    return study.best_params
+"""
+
+
+def test_an_objective_scoring_the_test_part_held_in_a_record_tunes_on_test(tmp_path: Path) -> None:
+    (tmp_path / "wards.py").write_text(SPLIT_RECORD)
+    script = tmp_path / "tune.py"
+    script.write_text(OBJECTIVE_ON_RECORD.format(rows="parts.X_hold"))
+    report, _ = analyze_file(str(script))
+    assert ("tuned_on_test", 15) in {(f.kind, f.location.get("line")) for f in report.findings
+                                     if f.severity >= Severity.WARNING}
+
+
+# the same record with a validation part carved from the training part: the objective scores that (silent)
+VALIDATION_RECORD = """\
+from typing import NamedTuple
+
+import numpy as np
+import optuna
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+
+
+class Carved(NamedTuple):
+    X_fit: np.ndarray
+    X_val: np.ndarray
+    y_fit: np.ndarray
+    y_val: np.ndarray
+
+
+table = np.load("wards.npy")
+X_tr, X_te, y_tr, y_te = train_test_split(table[:, 1:], table[:, 0], test_size=0.25)
+a, b, c, d = train_test_split(X_tr, y_tr, test_size=0.2)
+parts = Carved(a, b, c, d)
+
+
+def objective(trial):
+    gb = GradientBoostingClassifier(learning_rate=trial.suggest_float("lr", 0.01, 0.3))
+    gb.fit(parts.X_fit, parts.y_fit)
+    return roc_auc_score(parts.y_val, gb.predict_proba(parts.X_val)[:, 1])
+
+
+study = optuna.create_study(direction="maximize")
+study.optimize(objective, n_trials=25)
+best = GradientBoostingClassifier(**study.best_params).fit(X_tr, y_tr)
+print(roc_auc_score(y_te, best.predict_proba(X_te)[:, 1]))
+"""
+
+
+def test_an_objective_scoring_a_validation_part_held_in_a_record_is_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, VALIDATION_RECORD) == set()

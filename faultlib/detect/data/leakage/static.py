@@ -40,6 +40,7 @@ from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
+from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -91,8 +92,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, DuckModels, PredefinedFolds, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller,
-               HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
+class Analyzer(TunerReports, DuckModels, RecordFields, PredefinedFolds, SizeCalls, FreshTables, FileHandoff,
+               ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
                EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
                ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
                DynamicGlobals, Interpreter):
@@ -138,8 +139,7 @@ class Analyzer(TunerReports, DuckModels, PredefinedFolds, SizeCalls, FreshTables
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
-        # column names also reach a helper through its parameters (what its calls pass)
-        self._column_names = column_names(self._bindings, parameter_bindings(tree))
+        self._column_names = column_names(self._bindings, parameter_bindings(tree))  # also via a helper's parameters
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
