@@ -295,3 +295,45 @@ print(roc_auc_score(y_te, best.predict_proba(X_te)[:, 1]))
 
 def test_an_objective_scoring_a_validation_part_held_in_a_record_is_silent(tmp_path: Path) -> None:
     assert _alarms(tmp_path, VALIDATION_RECORD) == set()
+
+
+# a list of column names, a few of them printed through a slice, then the encoder fitted on those columns of every
+# training row before the cross-validation
+NAMES_SLICED = """\
+import pandas as pd
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.model_selection import cross_val_score
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+loans = pd.read_csv("loans.csv")
+y = loans.pop("defaulted")
+text_cols = loans.select_dtypes(include=["object"]).columns.tolist()
+print(f"{len(text_cols)} text columns, e.g. {text_cols[:4]}")
+loans[text_cols] = OrdinalEncoder().fit_transform(loans[text_cols])
+print(cross_val_score(HistGradientBoostingClassifier(), loans, y, cv=5).mean())
+"""
+
+# the same columns encoded inside the cross-validated pipeline: each fold refits the encoder
+NAMES_SLICED_IN_PIPELINE = """\
+import pandas as pd
+from sklearn.compose import make_column_transformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.model_selection import cross_val_score
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+loans = pd.read_csv("loans.csv")
+y = loans.pop("defaulted")
+text_cols = loans.select_dtypes(include=["object"]).columns.tolist()
+print(f"{len(text_cols)} text columns, e.g. {text_cols[:4]}")
+prep = make_column_transformer((OrdinalEncoder(), text_cols), remainder="passthrough")
+print(cross_val_score(make_pipeline(prep, HistGradientBoostingClassifier()), loans[text_cols], y, cv=5).mean())
+"""
+
+
+def test_a_sliced_list_of_column_names_still_selects_columns(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 10) in _alarms(tmp_path, NAMES_SLICED)
+
+
+def test_the_same_columns_encoded_inside_the_pipeline_are_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, NAMES_SLICED_IN_PIPELINE) == set()

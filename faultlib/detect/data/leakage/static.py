@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.records import RecordFields
+from faultlib.detect.data.leakage.namelists import ColumnNameLists
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -92,11 +93,11 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, DuckModels, RecordFields, PredefinedFolds, SizeCalls, FreshTables, FileHandoff,
-               ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
-               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
-               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
-               DynamicGlobals, Interpreter):
+class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
+               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks,
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
+               BlockUnpacking, DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -126,8 +127,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, PredefinedFolds, SizeCall
         self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
-        # loops that try candidates and keep the best (tuned_on_test), search objectives among them (objectives.py)
-        self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)
+        self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)  # try candidates, keep the best
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
@@ -223,7 +223,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, PredefinedFolds, SizeCall
         return UNKNOWN
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
-        special = self._stacked_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b]
+        special = self._special_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b], names[:5]
         if special is not None:
             return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)
