@@ -119,8 +119,9 @@ class LoopFacts:
     varied: dict[str, set[str]] = field(default_factory=dict)  # constructor -> keywords that take the loop variable
 
 
-def loop_facts(tree: ast.Module) -> list[LoopFacts]:
-    """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts)."""
+def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[LoopFacts]:
+    """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts); ``models``: constructors known as
+    models by their use only (:func:`.ducks.duck_models`), candidates a loop varies like a library's."""
     out: list[LoopFacts] = []
     nodes = list(ast.walk(tree))
     loops = [n for n in nodes if isinstance(n, ast.For)]
@@ -151,7 +152,8 @@ def loop_facts(tree: ast.Module) -> list[LoopFacts]:
         varied: dict[str, set[str]] = {}
         for call in (n for n in body if isinstance(n, ast.Call)):
             name = _call_name(call)
-            if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"):
+            if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"
+                    or any(m.rsplit(".", 1)[-1] == name for m in models)):
                 continue
             keys = {k.arg or "" for k in call.keywords if _names(k.value) & targets} - _NOT_HYPERPARAMETERS
             if keys or any(_names(a) & targets for a in call.args) and not any(

@@ -10,7 +10,8 @@ helpers, ``_reach`` and ``report`` from there):
   ``rankdata`` over the rows of a table's column (RankGauss, ``rankdata(df[c]) / len(df)``): each row's output is its
   place among all the rows, the hand-written twin of ``QuantileTransformer``'s fit; ranks of a bare vector
   (``rankdata(test_pred)``, a rank average of models' predictions) combine outputs and are left alone. Not fits: a
-  statistic of one sample's own rows (:mod:`~faultlib.detect.data.leakage.samples`) and the first or last date per
+  statistic of one sample's own rows (:mod:`~faultlib.detect.data.leakage.samples`), a reduction of one sample in a
+  loop that builds rows (:mod:`~faultlib.detect.data.leakage.peritem`) and the first or last date per
   key (``groupby('item_id')['date_block_num'].transform('min')``: months since the first sale).
 * **oversampling with** ``sklearn.utils.resample`` (``replace=True``, its default) repeats rows: done before
   a split, copies of one row land on both sides (imbalanced-learn's samplers are in
@@ -38,6 +39,7 @@ from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
+from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
@@ -130,6 +132,10 @@ class DesignChecks:
     # ------------------------------------------------------------------ statistics and resampling
 
     def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
+        if not hasattr(self, "_per_item"):
+            self._per_item = per_item_reductions(self.tree)
+        if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
+            return Data(data.rows, data.taints, data.test)
         est = Est(label, "transformer", preprocessing=True)
         fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)

@@ -81,7 +81,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return Est(label, "pipeline", preprocessing=any(e.preprocessing for e in ests),
                        supervised=any(e.supervised for e in ests), steps=ests)
         if name in vocab.SPLITTERS:
-            return Est(name, "splitter", options=dict(kwargs))
+            return self._splitter(name, kwargs, node, frame)  # predefined.py
         if name in ("FrozenEstimator", "deepcopy") and args and isinstance(args[0], Est):
             return args[0]
         if name == "clone" and args and isinstance(args[0], Est):
@@ -104,7 +104,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
         if vocab.is_search(name):
-            return Est(name, "search")
+            return Est(name, "search", options={"cv": kwargs.get("cv")})
         if vocab.is_preprocessing(name) or name in vocab.STATELESS:
             pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
                 name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
@@ -267,7 +267,7 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             if name == vocab.FIT:
                 if est.category == "search" and x is not None:
                     self._check_cv(x, line, f"{est.cls}.fit()")
-                    self._note_selection(est, x, f"{est.cls}.fit", node, frame)
+                    self._search_fitted(est, x, node, frame)  # a selection; its PredefinedSplit (predefined.py)
                 return est
             out = self._apply(est, fit, x, line, frame)
             if name in vocab.FIT_RESAMPLE:

@@ -38,6 +38,10 @@ from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
+from faultlib.detect.data.leakage.predefined import PredefinedFolds
+from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
+from faultlib.detect.data.leakage.records import RecordFields
+from faultlib.detect.data.leakage.namelists import ColumnNameLists
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -62,8 +66,7 @@ from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
-from faultlib.detect.data.leakage.semantics import (
-    EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child)
+from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
 from faultlib.detect.data.leakage.choices import (
     ChoiceChecks, bindings, loop_facts, names_columns, reflection, target_columns)
 from faultlib.detect.data.leakage.scoring import selection
@@ -90,11 +93,11 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures,
-               FoldColumns, EarlyStops, EvalSets, PowerFits, InputFunctions,
-               EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks, FrameSemantics,
-               ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, BlockUnpacking,
-               DynamicGlobals, Interpreter):
+class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
+               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks,
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
+               BlockUnpacking, DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -121,12 +124,10 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
-        self._separate_test_file = any(
-            vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
+        self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
-        # loops that try candidates and keep the best (tuned_on_test), search objectives among them (objectives.py)
-        self._loop_facts = loop_facts(tree) + objective_facts(tree)
+        self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)  # try candidates, keep the best
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
@@ -138,8 +139,7 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
-        # column names also reach a helper through its parameters (what its calls pass)
-        self._column_names = column_names(self._bindings, parameter_bindings(tree))
+        self._column_names = column_names(self._bindings, parameter_bindings(tree))  # also via a helper's parameters
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
@@ -223,7 +223,7 @@ class Analyzer(TunerReports, SizeCalls, FreshTables, FileHandoff, ReturnedToCall
         return UNKNOWN
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
-        special = self._stacked_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b]
+        special = self._special_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b], names[:5]
         if special is not None:
             return special
         data = base.data if isinstance(base, Indexer) else _as_data(base)

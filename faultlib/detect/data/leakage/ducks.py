@@ -1,0 +1,107 @@
+"""Models known only by how the script uses them (duck typing), for the static leakage analysis.
+
+A class the analysis cannot see (imported from the course's own module, ``from pegasos import *``; defined in a
+cell that does not parse, a template left for the student) is an unknown callable: its instances are unknown
+values, and their ``fit``/``score`` say nothing. scikit-learn's estimator contract says what they are when the
+script uses them as one (scikit-learn developer guide, "Rolling your own estimator": ``fit(X, y)`` learns from
+the rows and labels, ``predict(X)`` and ``score(X, y)`` evaluate): an instance that is fitted with labels
+(``m.fit(X, y)``, ``fit(X, y=...)``) and then predicts or is scored (``predict``, ``predict_proba``,
+``predict_log_proba``, ``decision_function``, ``score``) is a supervised model.
+
+A transformer is fitted with labels too (a selector, a target encoder): an instance that is ever asked to
+``transform`` (or ``fit_transform``/``fit_resample``) is left unknown, and so is one fitted without labels
+(``fit(df)``: a Prophet or a clusterer's contract, not a classifier's). The decision is per class: every variable
+the script binds to ``C(...)`` is looked at, and one that transforms makes ``C`` no model. A class the analysis
+knows (its own vocabulary, a class defined in the file) keeps its known meaning.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Est
+from faultlib.pyflow.values import Ref
+
+#: methods of the estimator contract that only a model has (scikit-learn developer guide, "Estimators")
+_PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score"})
+#: methods that make an instance a transformer or a sampler
+_TRANSFORMS = frozenset({"transform", "fit_transform", "fit_resample", "inverse_transform"})
+
+
+def _callee(call: ast.Call) -> str | None:
+    """``Pegasos`` of ``Pegasos(...)``, ``models.Pegasos`` of ``models.Pegasos(...)``; ``None`` for anything else."""
+    f = call.func
+    parts = []
+    while isinstance(f, ast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    if not isinstance(f, ast.Name):
+        return None
+    return ".".join([f.id, *reversed(parts)])
+
+
+def _known(ref: Ref) -> bool:
+    """A class the analysis already gives a meaning (a model, search, transformer, splitter or pipeline)."""
+    name = ref.last
+    return vocab.is_model(name, ref.module) or vocab.is_search(name) or vocab.is_preprocessing(name) or \
+        name in vocab.STATELESS or name in vocab.SPLITTERS or name in vocab.PIPELINES
+
+
+def _labelled_fit(call: ast.Call) -> bool:
+    return len(call.args) >= 2 or any(k.arg == "y" for k in call.keywords)
+
+
+def duck_models(tree: ast.Module) -> frozenset[str]:
+    """The callee texts (``Pegasos``, ``models.Pegasos``) whose instances the script fits with labels and then
+    predicts with or scores, and never transforms with (see the module docstring)."""
+    made: dict[str, set[str]] = {}  # variable -> callees it is bound to
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _callee(n.value):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    made.setdefault(t.id, set()).add(_callee(n.value))  # type: ignore[arg-type]
+    used: dict[str, set[str]] = {}  # variable -> methods called on it ("fit" only when with labels)
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        receiver, method = n.func.value, n.func.attr
+        if method == "fit" and not _labelled_fit(n):
+            method = "fit()"
+        if isinstance(receiver, ast.Name):
+            used.setdefault(receiver.id, set()).add(method)
+        elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and \
+                receiver.func.attr == "fit" and _labelled_fit(receiver) and isinstance(receiver.func.value, ast.Call):
+            callee = _callee(receiver.func.value)  # C(...).fit(X, y).predict(X_test)
+            if callee:
+                made.setdefault(f"<chain {callee}>", set()).add(callee)
+                used.setdefault(f"<chain {callee}>", set()).update({"fit", method})
+    models: set[str] = set()
+    spoiled: set[str] = set()
+    for var, callees in made.items():
+        methods = used.get(var, set())
+        if methods & _TRANSFORMS or "fit()" in methods:
+            spoiled |= callees
+        elif "fit" in methods and methods & _PREDICTS:
+            models |= callees
+    return frozenset(models - spoiled)
+
+
+class DuckModels:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: ``C(...)`` of an unknown class ``C`` in
+    :func:`duck_models` is a supervised model (needs ``tree``, ``_expr`` and ``_args``)."""
+
+    def _call(self, node: ast.Call, frame: Any) -> Any:
+        if not hasattr(self, "_ducks"):
+            self._ducks = duck_models(self.tree)
+        callee = _callee(node) if self._ducks else None
+        if callee in self._ducks:
+            func = self._expr(node.func, frame)
+            if isinstance(func, Ref) and not _known(func):
+                self._args(node, frame)  # what the constructor reads is still evaluated (a data argument reaches)
+                return Est(func.last, "model", supervised=True)
+        return super()._call(node, frame)  # type: ignore[misc]
+
+
+__all__ = ["DuckModels", "duck_models"]

@@ -1,0 +1,72 @@
+"""A list of column names is not a set of rows, for the static leakage analysis.
+
+``cat_cols = df.select_dtypes('object').columns.tolist()`` holds the names of some columns. Printing a few of them
+(``cat_cols[:10]``) slices that list of names; reading the slice as a row selection would make the list *data*
+for the rest of the analysis, and ``df[cat_cols]`` would then read as rows chosen by it (a subset of ``df``), not
+as ``df``'s columns: a fit on it would no longer cover the rows a later cross-validation scores.
+
+A value the analysis knows nothing of yet (an opaque value not yet used as data) whose every assignment in the
+module is a list of names is such a list: subscripting it gives names, not rows, and leaves it untouched. A list
+of names is, syntactically (:func:`names_value`): a frame's ``.columns`` (``df.select_dtypes(...).columns``),
+through ``tolist()``/``drop``/``difference``/``union``/``intersection``, ``list``/``sorted``/``set``, a slice, a
+comprehension over one, a sum of them and literal strings, or a name already known to hold names
+(:func:`.params.column_names`). A name bound once from ``.columns`` and once from data stays data.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import MaybeData
+from faultlib.pyflow.values import UNKNOWN
+
+
+_NAME_METHODS = frozenset({"tolist", "to_list", "drop", "difference", "union", "intersection", "copy"})
+
+
+def names_value(expr: ast.expr, names: set[str], depth: int = 6) -> bool:
+    """``expr`` evaluates to column names (see the module docstring); ``names``: the names known to hold them."""
+    if depth < 0:
+        return False
+    if isinstance(expr, ast.Attribute):
+        return expr.attr == "columns"
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    if isinstance(expr, ast.Subscript):
+        return names_value(expr.value, names, depth - 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _NAME_METHODS:
+        return names_value(expr.func.value, names, depth - 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "sorted", "set",
+                                                                                        "tuple") and expr.args:
+        return names_value(expr.args[0], names, depth - 1)
+    if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return names_value(expr.generators[0].iter, names, depth - 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.BitOr, ast.BitAnd)):
+        sides = [expr.left, expr.right]
+        return any(names_value(x, names, depth - 1) for x in sides) and all(
+            names_value(x, names, depth - 1) or _strings(x) for x in sides)
+    return False
+
+
+def _strings(expr: ast.expr) -> bool:
+    """``['id', 'target']``, ``{'id'}``: literal strings."""
+    return isinstance(expr, (ast.List, ast.Tuple, ast.Set)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts)
+
+
+class ColumnNameLists:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (needs ``_bindings``, ``_column_names``,
+    ``_expr`` and ``_stacked_subscript``)."""
+
+    def _special_subscript(self, base: Any, index_node: ast.expr, frame: Any) -> Any:
+        """A subscript with a meaning of its own: of a column-name list (names, see the module docstring), else
+        :meth:`~.embeddings.EmbeddingSemantics._stacked_subscript`; ``None``: an ordinary one."""
+        bound = self._bindings.get(base.name, ()) if isinstance(base, MaybeData) and not base.used_as_data else ()
+        if bound and all(names_value(b, self._column_names) for b in bound):
+            self._expr(index_node, frame)  # what the index reads is still read
+            return UNKNOWN
+        return self._stacked_subscript(base, index_node, frame)
+
+
+__all__ = ["ColumnNameLists", "names_value"]

@@ -1,0 +1,208 @@
+"""Reductions of one sample inside a loop that builds rows, for the static leakage analysis.
+
+A loop that builds a feature table one row per pass reads one sample a pass:
+
+    for i in range(len(images)):
+        img = images[i]
+        feats.append([img.mean(), img.std(), np.max(img[:, :, 2])])
+
+``img.mean()`` reduces the pixels of image ``i`` only: it is that row's feature (like ``x.mean(axis=1)`` over a
+table), computed alike on a training and on a test sample, and it reads no other row. It is no statistic over
+rows and no fit. :func:`per_item_reductions` names such reduction calls so that the analysis does not take them for
+hand-written fits (:mod:`.design`).
+
+What is *one sample of the loop*, read from the code alone:
+
+* ``t[i]``, ``t[i, ...]``, ``t.iloc[i]``, ``t.loc[i]`` where ``i`` is the position a loop counts
+  (``for i in range(...)``, ``tqdm(range(...))``, ``trange(...)``, the first name of ``enumerate``) and its range is
+  not the columns' (``range(X.shape[1])``, ``range(len(df.columns))`` count columns: ``t[i]`` is then a column,
+  whose statistic is over all rows);
+* the item itself in ``for x in rows`` / the second name of ``enumerate(rows)``, unless the loop walks a literal
+  list or tuple (``for df in [train, test]``: each item is a whole table) or names (``.columns``, ``.keys()``);
+* a name the loop body assigns only from such a value (``patch = images[i]``, ``rgb = patch[:, :, :3]``,
+  ``with h5py.File(paths[i]) as f``), and expressions built only from them and constants.
+
+The loop must build rows: its body appends to a list (``feats.append``/``extend``) or stores an item at the loop's
+position (``out[i] = ...``). A reduction whose operand mixes one sample with anything else (``(X[i] - X.mean())``:
+``X.mean()`` is over every row) is not one sample's.
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: wrappers that iterate what they are given (progress bars)
+_PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
+#: iterables whose items are names, not samples
+_NAME_ITERS = frozenset({"columns", "keys", "items", "values", "index"})
+#: modules whose reductions take the data as their first argument
+_MODULES = frozenset({"np", "numpy", "pd", "pandas", "statistics", "scipy", "stats", "math", "torch"})
+
+
+def _unwrap(it: ast.expr) -> ast.expr:
+    while isinstance(it, ast.Call) and _callee(it) in _PASS_THROUGH and it.args:
+        it = it.args[0]
+    return it
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _counts_columns(call: ast.Call) -> bool:
+    """``range(X.shape[1])``, ``range(len(df.columns))``: a loop over column positions."""
+    for n in ast.walk(call):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" and not (
+                isinstance(n.slice, ast.Constant) and n.slice.value == 0):
+            return True
+        if isinstance(n, ast.Attribute) and n.attr in ("columns", "T"):
+            return True
+    return False
+
+
+def _loop_names(target: ast.expr, it: ast.expr) -> tuple[set[str], set[str]]:
+    """(position names, item names) a ``for target in it`` binds."""
+    it = _unwrap(it)
+    if isinstance(it, ast.Call) and _callee(it) in ("range", "trange"):
+        ok = isinstance(target, ast.Name) and not _counts_columns(it)
+        return ({target.id} if ok else set()), set()  # type: ignore[union-attr]
+    if isinstance(it, ast.Call) and _callee(it) == "enumerate" and it.args:
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name):
+            item = target.elts[1]
+            items = {item.id} if isinstance(item, ast.Name) and _walks_samples(_unwrap(it.args[0])) else set()
+            return {target.elts[0].id}, items
+        return set(), set()
+    if isinstance(target, ast.Name) and _walks_samples(it):
+        return set(), {target.id}
+    return set(), set()
+
+
+def _walks_samples(it: ast.expr) -> bool:
+    """``images``, ``data.images``, ``X_train``: an iterable whose items may be samples (not a literal list of tables,
+    not names, not pairs)."""
+    if isinstance(it, ast.Name):
+        return True
+    if isinstance(it, ast.Attribute):
+        return it.attr not in _NAME_ITERS
+    return False
+
+
+def _builds_rows(loop: ast.For | ast.AsyncFor, positions: set[str]) -> bool:
+    """The body appends to a list or stores an item at the loop's position (``out[i] = ...``)."""
+    for n in _body_nodes(loop.body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend"):
+            return True
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and _at_position(t, positions)
+                                             for t in n.targets):
+            return True
+    return False
+
+
+def _body_nodes(body: list[ast.stmt]):
+    """Every node of ``body``, not inside a nested function or class."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _at_position(sub: ast.Subscript, positions: set[str]) -> bool:
+    """``t[i]``, ``t[i, :]``, ``t.iloc[i]``, ``t.loc[i]`` with ``i`` a loop position."""
+    key = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
+    return isinstance(key, ast.Name) and key.id in positions
+
+
+class _OneSample:
+    """Whether an expression is one sample of the loop (see the module docstring)."""
+
+    def __init__(self, positions: set[str], items: set[str]):
+        self.positions, self.names = positions, set(items)
+
+    def of(self, e: ast.expr | None) -> bool:
+        return self._walk(e) is True
+
+    def _walk(self, e: ast.expr | None) -> bool | None:
+        """True: one sample; None: a constant (neutral); False: anything else."""
+        if e is None or isinstance(e, ast.Constant):
+            return None
+        if isinstance(e, ast.Name):
+            return True if e.id in self.names else None if e.id in self.positions else False
+        if isinstance(e, ast.Subscript):
+            if _at_position(e, self.positions):
+                return True
+            return self._walk(e.value)  # patch[:, :, 12]: a part of one sample
+        if isinstance(e, ast.Attribute):
+            return self._walk(e.value)
+        if isinstance(e, ast.Call):
+            parts = [*e.args, *(k.value for k in e.keywords)]
+            if isinstance(e.func, ast.Attribute) and self._walk(e.func.value) is True:
+                return True if all(self._walk(a) is not False for a in parts) else False
+            return self._all(parts)
+        if isinstance(e, ast.BinOp):
+            return self._all([e.left, e.right])
+        if isinstance(e, ast.UnaryOp):
+            return self._walk(e.operand)
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return self._all(list(e.elts))
+        if isinstance(e, ast.Starred):
+            return self._walk(e.value)
+        return False
+
+    def _all(self, es: list[ast.expr]) -> bool | None:
+        seen = [self._walk(x) for x in es]
+        if any(s is False for s in seen):
+            return False
+        return True if any(s is True for s in seen) else None
+
+    def learn(self, body: list[ast.stmt]) -> None:
+        """Add the names the body assigns only from one sample (to a fixed point: ``patch = images[i]`` makes
+        ``rgb = patch[..., :3]`` one sample, and so on down a chain)."""
+        items = set(self.names)
+        for _ in range(32):
+            bound: dict[str, bool] = {}
+            for n in _body_nodes(body):
+                if isinstance(n, ast.Assign):
+                    for t in n.targets:
+                        if isinstance(t, ast.Name):
+                            bound[t.id] = bound.get(t.id, True) and self.of(n.value)
+                elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
+                    bound[n.target.id] = False
+                elif isinstance(n, ast.withitem) and isinstance(n.optional_vars, ast.Name):
+                    name = n.optional_vars.id
+                    bound[name] = bound.get(name, True) and self.of(n.context_expr)
+            names = {k for k in items if bound.get(k, True)} | {k for k, v in bound.items() if v}
+            if names == self.names:
+                return
+            self.names = names
+
+
+def _operand(call: ast.Call) -> ast.expr | None:
+    """What a reduction reduces: the receiver of ``x.mean()``, the first argument of ``np.mean(x)``/``min(x)``."""
+    f = call.func
+    if isinstance(f, ast.Attribute):
+        root = f.value
+        while isinstance(root, ast.Attribute):  # np.ma.mean(x)
+            root = root.value
+        return (call.args[0] if call.args else None) if isinstance(root, ast.Name) and root.id in _MODULES else f.value
+    return call.args[0] if call.args else None
+
+
+def per_item_reductions(tree: ast.Module) -> frozenset[int]:
+    """Ids of the call nodes in ``tree`` that reduce one sample of a loop that builds rows (module docstring)."""
+    out: set[int] = set()
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        positions, items = _loop_names(loop.target, loop.iter)
+        if not (positions or items) or not _builds_rows(loop, positions):
+            continue
+        sample = _OneSample(positions, items)
+        sample.learn(loop.body)
+        out |= {id(n) for n in _body_nodes(loop.body) if isinstance(n, ast.Call) and sample.of(_operand(n))}
+    return frozenset(out)
+
+
+__all__ = ["per_item_reductions"]
