@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued
+from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.inherited import inherited_name
@@ -369,7 +370,7 @@ class Index(TypeOf):
                 return self.callee(expr.__dict__["_faultlib_getattr"], func, depth + 1)
             if isinstance(expr.func, ast.Attribute) and expr.func.attr in CONTAINER_GETTERS and func is not None:
                 return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
-            return None
+            return module_wildcard(self, expr, func)  # getattr(ccxt, exchange_id)(...): "ccxt.*"
         if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...); pairs[ext][0](...)
             return self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
         if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
