@@ -25,6 +25,7 @@ from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
+from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.inherited import inherited_name
@@ -407,6 +408,9 @@ class Index(TypeOf):
                     if found is not None:
                         return found
             return None
+        held = module_held(expr.value, func)
+        if held is not None:  # self._torch.load, or torch.no_grad after torch = self._torch: the module's function
+            return f"{held}.{expr.attr}"
         owner = self.type_of(expr.value, func, depth + 1) if func is not None else None
         if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
             return self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)

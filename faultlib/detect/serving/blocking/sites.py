@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.encodes import image_decoding, image_encod
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
+from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -124,7 +125,8 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     """A call on a global or attribute whose assignments give it several types (a model switched at run time):
     the first of them for which the call blocks (see :meth:`Stores.candidates`); a Celery task sent
     (:mod:`~faultlib.detect.serving.blocking.tasks`); a framework's verb on an untyped value
-    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`)."""
+    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`); a loop variable over a list of library calls the
+    callers pass (:mod:`~faultlib.detect.serving.blocking.listed_calls`)."""
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
@@ -144,6 +146,10 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
             if site is not None:
                 return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
                             "is assigned)", func, call, site.guess)
+    for target, made, caller, name in listed_targets(index, call, func):  # for func in tasks: func()
+        site = named_site(index, target, made, caller)
+        if site is not None:
+            return Site(site.kind, f"{site.what} (an element of the list `{name}` its callers pass)", func, call)
     if isinstance(call.func, (ast.Name, ast.Attribute)):
         for typed in index.stores.candidates(call.func, func):
             if isinstance(typed, str) and vocab.is_torch_module(typed):
