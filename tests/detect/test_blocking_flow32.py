@@ -166,3 +166,46 @@ def test_non_blocking_steps_in_a_passed_list_are_silent(tmp_path):
             return app
     """)
     assert found == set()
+
+
+def test_a_generator_offloaded_to_a_thread_still_runs_where_it_is_iterated(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import sqlite3
+
+        def rows(path):
+            conn = sqlite3.connect(path)
+            for row in conn.execute("select id, body from notes"):
+                yield row
+
+        async def export(path):
+            out = []
+            for row in await asyncio.to_thread(rows, path):
+                out.append(row)
+            pending = await asyncio.to_thread(rows, path)
+            return out, list(pending)
+    """)
+    assert found == {("blocking_db", "conn = sqlite3.connect(path)"),
+                     ("blocking_db", 'for row in conn.execute("select id, body from notes"):')}
+
+
+def test_a_list_built_in_the_thread_or_a_generator_handed_on_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import sqlite3
+        from starlette.responses import StreamingResponse
+
+        def rows(path):
+            conn = sqlite3.connect(path)
+            for row in conn.execute("select id, body from notes"):
+                yield row
+
+        def all_rows(path):
+            return list(rows(path))
+
+        async def export(path):
+            out = await asyncio.to_thread(all_rows, path)
+            stream = await asyncio.to_thread(rows, path)
+            return out, StreamingResponse(stream)
+    """)
+    assert found == set()

@@ -16,12 +16,9 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
 
 
-def offloaded_result(index, expr: ast.Await, func: Func | None):
-    """The type of ``await <offload>(fn, ...)`` (see the module docstring), or None."""
-    call = expr.value
-    if func is None or not isinstance(call, ast.Call):
-        return None
-    position = None
+def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
+    """The function argument an offloading call (``asyncio.to_thread(fn, ...)``, ``loop.run_in_executor(ex, fn)``)
+    runs in its worker thread, or None when ``call`` offloads nothing."""
     if isinstance(call.func, ast.Attribute) and call.func.attr == "run_in_executor":
         position = vocab.OFFLOAD_METHODS["run_in_executor"]
     else:
@@ -29,7 +26,16 @@ def offloaded_result(index, expr: ast.Await, func: Func | None):
         position = vocab.OFFLOAD.get(target) if isinstance(target, str) else None
     if position is None or position >= len(call.args) or isinstance(call.args[position], ast.Starred):
         return None
-    ran = index.callee(call.args[position], func)
+    return call.args[position]
+
+
+def offloaded_result(index, expr: ast.Await, func: Func | None):
+    """The type of ``await <offload>(fn, ...)`` (see the module docstring), or None."""
+    call = expr.value
+    if func is None or not isinstance(call, ast.Call):
+        return None
+    fn = offloaded_function(index, call, func)
+    ran = None if fn is None else index.callee(fn, func)
     if isinstance(ran, Func) and not ran.is_async:
         return index.return_type(ran)
     return index.vocab.returns.get(ran) if isinstance(ran, str) else None
