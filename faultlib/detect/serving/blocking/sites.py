@@ -85,6 +85,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
+    encoded = image_encoding(index, call, func) if owner == "PIL.Image.Image" else None
+    if encoded is not None:  # image.save(io.BytesIO(), "PNG"): Pillow's encoder into memory, no file
+        return Site("blocking_cpu", encoded, func, call)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func))
         return None if not waits or only_creates(target, call, func) else Site(
