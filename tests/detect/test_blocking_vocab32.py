@@ -217,3 +217,16 @@ def test_an_exchange_built_from_its_id_is_a_sync_ccxt_exchange(tmp_path):
                 return bars, other
     """)
     assert found == {("blocking_http", 'bars = self.venue.fetch_ohlcv(symbol, "1m")')}
+
+
+def test_a_plugin_family_with_a_broken_name_pattern_is_refused():
+    from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+    good = Vocabulary(families=(Family(("acme.Client",), {}, "https://acme.example/api", patterns={
+        r"v\d+_(get|post)_\w+": "blocking_http"}),))
+    broken = Vocabulary(families=(Family(("acme.Client",), {}, "https://acme.example/api", patterns={
+        r"v\d+_(get": "blocking_http"}),))
+    assert good.problem() is None
+    assert good.families[0].kind_of("v2_get_orders") == "blocking_http"
+    assert good.families[0].kind_of("version") is None
+    assert "not a regular expression" in broken.problem()
