@@ -230,3 +230,25 @@ def test_a_plugin_family_with_a_broken_name_pattern_is_refused():
     assert good.families[0].kind_of("v2_get_orders") == "blocking_http"
     assert good.families[0].kind_of("version") is None
     assert "not a regular expression" in broken.problem()
+
+
+def test_a_dataset_database_kept_on_the_class_by_a_classmethod_blocks_where_self_reads_it(tmp_path):
+    found = flagged(tmp_path, """
+        import dataset
+
+        class Saver:
+            db = None
+
+            @classmethod
+            def open(cls, url):
+                cls.db = dataset.connect(url)
+
+        class RepoSaver(Saver):
+            async def on_item(self, item):
+                self.db["repos"].insert(item)
+                await self.after(item)
+
+            async def after(self, item):
+                return item
+    """)
+    assert found == {("blocking_db", 'self.db["repos"].insert(item)')}
