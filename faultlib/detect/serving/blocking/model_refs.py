@@ -92,6 +92,8 @@ def _loaded_classes(index, module: Module) -> set[str]:
     repo)``, :data:`~faultlib.detect.serving.blocking.vocab.LOAD_METHODS`): the method's argument is a model reference
     by the convention it follows, so the class is a model class as if it were constructed from a literal one."""
     found: set[str] = set()
+    if not any(name in module.source for name in vocab.LOAD_METHODS):
+        return found  # a cheap text test before the module's calls are read
     for func in module.all_functions:
         for node in func.nodes:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

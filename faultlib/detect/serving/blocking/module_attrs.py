@@ -21,8 +21,8 @@ _MEMO = "_faultlib_module_attrs"
 def module_held(expr: ast.expr, func: Func | None, depth: int = 0) -> str | None:
     """The dotted name of the module ``expr`` holds in ``func`` (``self._torch``, a local ``torch = self._torch``,
     ``self._torch.cuda``), or None."""
-    if func is None or depth > 4:
-        return None
+    if func is None or func.cls is None or depth > 4 or not stored_modules(func.cls):
+        return None  # a class that keeps no module on self (most): nothing to look up
     if isinstance(expr, ast.Name) and expr.id not in ("self", "cls") and _is_local(func, expr.id):
         bound = _single_assignment(func, expr.id)
         return module_held(bound, func, depth + 1) if isinstance(bound, ast.Attribute) else None
@@ -69,9 +69,19 @@ def _imported_module(func: Func, name: ast.Name) -> str | None:
 
 
 def _single_assignment(func: Func, name: str) -> ast.expr | None:
-    """The value of the one assignment ``name = value`` in ``func``, or None (assigned more than once, or not so)."""
-    values = [node.value for node in func.nodes if isinstance(node, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
-    stores = sum(1 for node in func.nodes if isinstance(node, ast.Name) and node.id == name
-                 and isinstance(node.ctx, ast.Store))
-    return values[0] if len(values) == 1 and stores == 1 else None
+    """The value of the one assignment ``name = value`` in ``func``, or None (assigned more than once, or not so);
+    the function's table is built once."""
+    table = func.__dict__.get("_faultlib_single_values")
+    if table is None:
+        stores: dict[str, int] = {}
+        values: dict[str, list[ast.expr]] = {}
+        for node in func.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        values.setdefault(target.id, []).append(node.value)
+        table = func.__dict__["_faultlib_single_values"] = {
+            n: v[0] for n, v in values.items() if len(v) == 1 and stores.get(n) == 1}
+    return table.get(name)

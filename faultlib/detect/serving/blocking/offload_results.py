@@ -15,10 +15,15 @@ import ast
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
 
+_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD}) | {"run_in_executor"}
+
 
 def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
     """The function argument an offloading call (``asyncio.to_thread(fn, ...)``, ``loop.run_in_executor(ex, fn)``)
     runs in its worker thread, or None when ``call`` offloads nothing."""
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if not call.args or (last not in _LAST and last not in func.module.imports):
+        return None  # a cheap test on the called name first (an aliased import is resolved below)
     if isinstance(call.func, ast.Attribute) and call.func.attr == "run_in_executor":
         position = vocab.OFFLOAD_METHODS["run_in_executor"]
     else:
