@@ -252,3 +252,20 @@ def test_a_dataset_database_kept_on_the_class_by_a_classmethod_blocks_where_self
                 return item
     """)
     assert found == {("blocking_db", 'self.db["repos"].insert(item)')}
+
+
+def test_an_exchange_class_looked_up_first_then_built_is_a_sync_exchange(tmp_path):
+    found = flagged(tmp_path, """
+        import ccxt
+
+        class Bot:
+            def __init__(self, venue_id, handlers):
+                venue_class = getattr(ccxt, venue_id)
+                self.venue = venue_class({"enableRateLimit": True})
+                self.handler = getattr(handlers, venue_id)
+
+            async def tick(self, symbol):
+                self.handler(symbol)
+                return self.venue.fetch_ticker(symbol)
+    """)
+    assert found == {("blocking_http", "return self.venue.fetch_ticker(symbol)")}
