@@ -72,15 +72,8 @@ def constructed_site(index, target: str, call: ast.Call, func: Func) -> str | No
 
 def run_site(index, owner: str, method: str) -> bool:
     """Whether ``owner.method`` runs a model: ``owner`` is a class the analysed code constructs from a model
-    reference, ``method`` one of its inference methods; for a class loaded with its loader classmethod
-    (``OmniVoice.from_pretrained(repo)``), any public method that does not set the model up or describe it
-    (:data:`~faultlib.detect.serving.blocking.vocab.MODULE_HOUSEKEEPING`, as for a transformers model of an unnamed
-    class: ``create_voice_clone_prompt`` encodes audio with the model)."""
-    if owner not in _model_classes(index):
-        return False
-    return method in INFERENCE or (owner in index.__dict__["_model_loaded_classes"] and not method.startswith("_")
-                                   and method not in vocab.MODULE_HOUSEKEEPING
-                                   and not method.startswith(vocab.MODULE_HOUSEKEEPING_PREFIXES))
+    reference, ``method`` one of its inference methods."""
+    return method in INFERENCE and owner in _model_classes(index)
 
 
 def _candidate_class(target: str) -> bool:
@@ -123,11 +116,8 @@ def _model_classes(index) -> frozenset[str]:
     if found is not None:
         return found
     classes: set[str] = set()
-    loaded = index.__dict__["_model_loaded_classes"] = set()
     for module in index.distinct_modules():
-        loaded.update(_loaded_classes(index, module))
-    classes.update(loaded)
-    for module in index.distinct_modules():
+        classes.update(_loaded_classes(index, module))
         if not any(_is_reference(m.group(2)) for m in _QUOTED.finditer(module.source)):
             continue  # no literal a model reference could come from (a module dict's entry is in it too)
         scopes: list[tuple[Func | None, list[ast.AST]]] = [(f, f.nodes) for f in module.all_functions]
