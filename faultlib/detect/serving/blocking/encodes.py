@@ -7,7 +7,9 @@ PNG or JPEG of a generated 512x512 (or upscaled 2048x2048) image is tens of mill
 memory copy. When the image comes from where the analysis cannot type it (a model wrapper's ``predict``, a
 pipeline subclass of the analysed files returning a dict), the call's own shape says it: a method named ``save``
 on an untyped receiver whose first argument is an in-memory file and whose format (``format=`` or the second
-positional argument) is an image format's literal name. ``torch.save``/``numpy.save`` are functions of a module,
+positional argument) is an image format's literal name. A receiver typed as ``PIL.Image.Image`` (an image made off the
+loop and awaited back) has the same verdict (:func:`~faultlib.detect.serving.blocking.sites.named_site`), not the
+file write of ``Image.save(path)``. ``torch.save``/``numpy.save`` are functions of a module,
 not methods of an untyped value, and pass no image format. Used by
 :func:`~faultlib.detect.serving.blocking.sites.any_of_site`.
 """
@@ -38,7 +40,8 @@ def image_encoding(index, call: ast.Call, func: Func) -> str | None:
     fmt = next((k.value for k in call.keywords if k.arg == "format"), call.args[1] if len(call.args) > 1 else None)
     if not (isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and fmt.value.upper() in IMAGE_FORMATS):
         return None
-    if index.type_of(call.args[0], func) not in IN_MEMORY or index.type_of(call.func.value, func) is not None:
+    if index.type_of(call.args[0], func) not in IN_MEMORY or index.type_of(call.func.value, func) not in (
+            None, "PIL.Image.Image"):  # an untyped image, or one known as Pillow's (an image made off the loop)
         return None
     return f".save(<in-memory buffer>, {fmt.value!r}) (encoding an image, as Pillow's Image.save does)"
 

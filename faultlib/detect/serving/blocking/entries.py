@@ -6,6 +6,7 @@ Third-party packages build these and register them in the entry-point group ``fa
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -34,6 +35,9 @@ class Family:
         functions: with ``package``, the package's module-level functions are owned too (``whois.query``);
             False: only instances of its classes.
         suffix: with ``prefix``, only class names ending so (``Pipeline``: ``diffusers.StableDiffusionPipeline``).
+        patterns: ``{regular expression: kind}`` for methods a client generates from its API's endpoints, so that
+            no list can name them (ccxt's ``sapi_post_margin_order_oco``); a public method not in ``methods``
+            whose whole name matches one has its kind.
     """
 
     types: tuple[str, ...]
@@ -45,6 +49,7 @@ class Family:
     package: bool = False
     functions: bool = True
     suffix: str | tuple[str, ...] = ()
+    patterns: Mapping[str, str] = field(default_factory=dict)
 
     def owns(self, type_name: str) -> bool:
         if self.package:
@@ -69,7 +74,10 @@ class Family:
             return None  # a constructor (no I/O) or the SDK's own coroutine, unless named: from_documents embeds
         if method in ("__next__", "__init__"):
             return self.methods.get(method)
-        return self.methods.get(method, self.methods.get("*"))
+        found = self.methods.get(method, self.methods.get("*"))
+        if found is None and not method.startswith("_"):
+            found = next((kind for pattern, kind in self.patterns.items() if re.fullmatch(pattern, method)), None)
+        return found
 
 
 TESTS = ("positive", "true", "given", "other_than", "unset")
@@ -168,4 +176,11 @@ class Vocabulary:
                     and all(strs(m) and strs(k) for m, k in fam.methods.items())):
                 return (f"families[{i}] needs types (a tuple of names), methods ({{method: kind}} strings) and a "
                         "source URL")
+            if not (isinstance(fam.patterns, Mapping) and all(strs(p) and strs(k) for p, k in fam.patterns.items())):
+                return f"families[{i}].patterns must map regular expressions to kinds (strings)"
+            for pattern in fam.patterns:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    return f"families[{i}].patterns[{pattern!r}] is not a regular expression: {exc}"
         return None

@@ -24,6 +24,8 @@ from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued
+from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
+from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.inherited import inherited_name
@@ -369,7 +371,7 @@ class Index(TypeOf):
                 return self.callee(expr.__dict__["_faultlib_getattr"], func, depth + 1)
             if isinstance(expr.func, ast.Attribute) and expr.func.attr in CONTAINER_GETTERS and func is not None:
                 return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
-            return None
+            return module_wildcard(self, expr, func)  # getattr(ccxt, exchange_id)(...): "ccxt.*"
         if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...); pairs[ext][0](...)
             return self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
         if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
@@ -406,6 +408,9 @@ class Index(TypeOf):
                     if found is not None:
                         return found
             return None
+        held = module_held(expr.value, func)
+        if held is not None:  # self._torch.load, or torch.no_grad after torch = self._torch: the module's function
+            return f"{held}.{expr.attr}"
         owner = self.type_of(expr.value, func, depth + 1) if func is not None else None
         if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
             return self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)

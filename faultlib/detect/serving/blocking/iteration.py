@@ -13,11 +13,12 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.offload_results import offloaded_function
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 from faultlib.detect.serving.blocking.sites import Site
 from faultlib.detect.serving.blocking.stream_handles import handle_iterations
 
-__all__ = ["handed_back", "waiting_iterations"]
+__all__ = ["handed_back", "offloaded_generators", "waiting_iterations"]
 
 
 def waiting_iterations(func: Func, index) -> list[Site]:
@@ -61,3 +62,31 @@ def handed_back(index, target: Func | None, iterated: bool, itself: bool = False
         if isinstance(made, Func) and is_generator(made) and made not in found:
             found.append(made)
     return [target, *found] if itself else found
+
+
+def offloaded_generators(index, call: ast.Call, func: Func) -> list[Func]:
+    """``[gen]`` for ``await asyncio.to_thread(gen, ...)`` (or ``run_in_executor``) with ``gen`` a sync generator
+    function of the analysed files whose awaited result ``func`` iterates on the spot (``for x in await ...``,
+    ``list(await ...)``, or a local bound to it and iterated so): the worker thread only makes the generator, and
+    its body runs here, on the loop, one step per item (django/channels#991 reports the same of
+    ``database_sync_to_async`` over a generator). Empty otherwise: a generator handed on (to a
+    ``StreamingResponse``, which iterates a sync iterator in its thread pool) is not followed."""
+    fn = offloaded_function(index, call, func)
+    target = None if fn is None else index.callee(fn, func)
+    if not (isinstance(target, Func) and not target.is_async and is_generator(target)):
+        return []
+    waited = next((n for n in func.nodes if isinstance(n, ast.Await) and n.value is call), None)
+    if waited is None:
+        return []
+    names = {t.id for n in func.nodes if isinstance(n, ast.Assign) and n.value is waited
+             for t in n.targets if isinstance(t, ast.Name)}
+    for node in func.nodes:
+        if isinstance(node, (ast.For, ast.comprehension)) and not getattr(node, "is_async", 0):
+            iterated = node.iter
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONSUMERS and node.args:
+            iterated = node.args[0]
+        else:
+            continue
+        if iterated is waited or (isinstance(iterated, ast.Name) and iterated.id in names):
+            return [target]
+    return []

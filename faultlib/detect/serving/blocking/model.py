@@ -11,6 +11,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Union
 
+from faultlib.detect.serving.blocking.dynamic_classes import is_dynamic_lookup
+
+
 @dataclass(eq=False)
 class Func:
     """A ``def`` or ``async def``: its node, qualified name (as ``__qualname__``), class and enclosing function."""
@@ -305,7 +308,7 @@ def is_function_value(expr: ast.expr) -> bool:
         if parts and parts[-1] == "partial":
             return True
         return (parts == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
-                and isinstance(expr.args[1].value, str))
+                and isinstance(expr.args[1].value, str)) or is_dynamic_lookup(expr)
     return False
 
 

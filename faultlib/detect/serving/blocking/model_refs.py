@@ -5,7 +5,8 @@ Beyond the vocabulary's lists: any class of an installed package (not a class of
 ``from_pretrained``-style loader takes, https://huggingface.co/docs/hub/models-the-hub) or the path of a weights file
 (``"5gram.bin"``, ``"model.onnx"``, ``"ggml-model.gguf"``...) -- reads the weights in its constructor, from disk or
 the Hub, in the calling thread (``INSTRUCTOR("hkunlp/instructor-large")``, ``CrossEncoder(name)``,
-``kenlm.Model("lm.bin")``): ``blocking_file_io`` at the call. Every class the analysed code constructs so is a
+``kenlm.Model("lm.bin")``): ``blocking_file_io`` at the call. Every class the analysed code constructs so (or loads
+with its loader classmethod, ``OmniVoice.from_pretrained("k2-fsa/OmniVoice")``: the Hugging Face convention) is a
 model class for the whole run: its inference methods (:data:`~faultlib.detect.serving.blocking.libraries.loaded.
 INFERENCE`, ``encode``, ``predict``, ``__call__``...) run the model (``blocking_cpu``).
 
@@ -81,6 +82,30 @@ def _candidate_class(target: str) -> bool:
             and top not in sys.stdlib_module_names and not any(word in name for word in CLIENT_WORDS))
 
 
+_NOT_MODELS = ("Token", "Processor", "FeatureExtractor", "Config")
+"""Classes loaded ``from_pretrained`` that hold no network: tokenizers, processors, configs (their ``encode`` is text
+work, not a model's)."""
+
+
+def _loaded_classes(index, module: Module) -> set[str]:
+    """Third-party classes a function of ``module`` loads with their loader classmethod (``OmniVoice.from_pretrained(
+    repo)``, :data:`~faultlib.detect.serving.blocking.vocab.LOAD_METHODS`): the method's argument is a model reference
+    by the convention it follows, so the class is a model class as if it were constructed from a literal one."""
+    found: set[str] = set()
+    if not any(name in module.source for name in vocab.LOAD_METHODS):
+        return found  # a cheap text test before the module's calls are read
+    for func in module.all_functions:
+        for node in func.nodes:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in vocab.LOAD_METHODS and (node.args or node.keywords) and not _remote(node)):
+                continue
+            callee = index.callee(node.func, func)
+            owner = callee.rpartition(".")[0] if isinstance(callee, str) else ""
+            if owner and _candidate_class(owner) and not any(word in owner.rpartition(".")[2] for word in _NOT_MODELS):
+                found.add(owner)
+    return found
+
+
 def _remote(call: ast.Call) -> bool:
     return any(k.arg in REMOTE_KEYWORDS for k in call.keywords)
 
@@ -92,6 +117,7 @@ def _model_classes(index) -> frozenset[str]:
         return found
     classes: set[str] = set()
     for module in index.distinct_modules():
+        classes.update(_loaded_classes(index, module))
         if not any(_is_reference(m.group(2)) for m in _QUOTED.finditer(module.source)):
             continue  # no literal a model reference could come from (a module dict's entry is in it too)
         scopes: list[tuple[Func | None, list[ast.AST]]] = [(f, f.nodes) for f in module.all_functions]

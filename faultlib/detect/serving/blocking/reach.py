@@ -21,7 +21,7 @@ from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
-from faultlib.detect.serving.blocking.iteration import handed_back, waiting_iterations
+from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -199,7 +199,7 @@ class Reachability:
                     # a base that leaves the method to its subclasses (a factory `__new__` picking one by name)
                     return [sub.methods[call.func.attr] for sub in index.subclasses(owner)
                             if call.func.attr in sub.methods and not sub.methods[call.func.attr].is_async]
-        return []
+        return offloaded_generators(index, call, func)  # for row in await to_thread(gen): gen's body runs here
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index

@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
+from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -89,6 +90,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
+    encoded = image_encoding(index, call, func) if owner == "PIL.Image.Image" else None
+    if encoded is not None:  # image.save(io.BytesIO(), "PNG"): Pillow's encoder into memory, no file
+        return Site("blocking_cpu", encoded, func, call)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
                                                      or guarded_get(call, func))
@@ -130,7 +134,8 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     """A call on a global or attribute whose assignments give it several types (a model switched at run time):
     the first of them for which the call blocks (see :meth:`Stores.candidates`); a Celery task sent
     (:mod:`~faultlib.detect.serving.blocking.tasks`); a framework's verb on an untyped value
-    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`)."""
+    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`); a loop variable over a list of library calls the
+    callers pass (:mod:`~faultlib.detect.serving.blocking.listed_calls`)."""
     sent = sent_task(index, call, func)
     if sent is not None:
         return Site("blocking_socket_io", sent, func, call)
@@ -150,6 +155,10 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
             if site is not None:
                 return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
                             "is assigned)", func, call, site.guess)
+    for target, made, caller, name in listed_targets(index, call, func):  # for func in tasks: func()
+        site = named_site(index, target, made, caller)
+        if site is not None:
+            return Site(site.kind, f"{site.what} (an element of the list `{name}` its callers pass)", func, call)
     if isinstance(call.func, (ast.Name, ast.Attribute)):
         for typed in index.stores.candidates(call.func, func):
             if isinstance(typed, str) and vocab.is_torch_module(typed):

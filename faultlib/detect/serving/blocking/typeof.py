@@ -12,6 +12,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
+from faultlib.detect.serving.blocking.offload_results import offloaded_result
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
@@ -101,7 +102,9 @@ class TypeOf:
             return None
         if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: its annotated type
             call = self.awaited_call(expr, func)
-            target = None if call is None else self.callee(call.func, func)
+            if call is None:  # await asyncio.to_thread(fn, ...): what fn returns
+                return offloaded_result(self, expr, func)
+            target = self.callee(call.func, func)
             return None if target is None else self.annotation_type(target.node.returns, target.module)
         if isinstance(expr, ast.Call):
             callee = _generic_origin(expr.func)  # AtomicAgent[In, Out](config): an AtomicAgent

@@ -51,3 +51,21 @@ CRYPTO_EXCHANGES = Vocabulary(
                      METHODS, CCXT),),
     returns={f"ccxt.{e}": f"ccxt.{e}" for e in EXCHANGES},
 )
+
+IMPLICIT = ("https://docs.ccxt.com/#/README?id=implicit-api-methods (every endpoint of an exchange's REST API is a "
+            "method named from its API section, HTTP verb and path -- public_get_ticker/publicGetTicker, "
+            "sapi_post_margin_order_oco -- each a synchronous HTTP request on the ccxt package's classes)")
+_SECTIONS = r"(?:public|private|sapi|fapi|dapi|eapi|papi|wapi|v\d+|spot|futures|swap|margin|contract)"
+ENDPOINTS = {_SECTIONS + r"[a-z0-9]*(?:_[a-z0-9]+)*_(?:get|post|put|delete|patch)_[a-z0-9_]+": H,
+             _SECTIONS + r"[A-Za-z0-9]*?(?:Get|Post|Put|Delete|Patch)[A-Z0-9][A-Za-z0-9]*": H}
+"""ccxt's implicit endpoint methods in both spellings (the API section first: ``public``, ``private``, ``sapi``,
+``fapiPrivate``, ``v2``...; then the verb; then the path), so the exchange's own helpers -- ``market``,
+``price_to_precision``, ``parse_ticker`` -- never match."""
+
+CRYPTO_EXCHANGES = Vocabulary(
+    families=(*CRYPTO_EXCHANGES.families,
+              Family(CRYPTO_EXCHANGES.families[0].types, {}, IMPLICIT, patterns=ENDPOINTS)),
+    returns={**CRYPTO_EXCHANGES.returns, "ccxt.*": "ccxt.Exchange"},
+)
+"""The unified methods above, the implicit endpoint methods, and ``getattr(ccxt, exchange_id)(...)`` (any id looked
+up on the sync package builds a sync exchange: :mod:`~faultlib.detect.serving.blocking.dynamic_classes`)."""

@@ -1,0 +1,46 @@
+"""What an offloaded call gives back: ``resp = await asyncio.to_thread(open_object, key)`` is what ``open_object``
+returns, and ``await loop.run_in_executor(None, load, path)`` what ``load`` does.
+
+The work runs in a worker thread, but its result comes back to the loop: a model loaded off the loop and then run on
+it, or an unread response body fetched off the loop and then read on it, blocks where it is used. The function
+argument is found at the position :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD` or
+:data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD_METHODS` gives (``run_in_executor``'s second); its result type
+is the analysed function's return type or the vocabulary's ``returns`` entry for a library call.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.model import Func
+
+_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD}) | {"run_in_executor"}
+
+
+def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
+    """The function argument an offloading call (``asyncio.to_thread(fn, ...)``, ``loop.run_in_executor(ex, fn)``)
+    runs in its worker thread, or None when ``call`` offloads nothing."""
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if not call.args or (last not in _LAST and last not in func.module.imports):
+        return None  # a cheap test on the called name first (an aliased import is resolved below)
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "run_in_executor":
+        position = vocab.OFFLOAD_METHODS["run_in_executor"]
+    else:
+        target = index.callee(call.func, func)
+        position = vocab.OFFLOAD.get(target) if isinstance(target, str) else None
+    if position is None or position >= len(call.args) or isinstance(call.args[position], ast.Starred):
+        return None
+    return call.args[position]
+
+
+def offloaded_result(index, expr: ast.Await, func: Func | None):
+    """The type of ``await <offload>(fn, ...)`` (see the module docstring), or None."""
+    call = expr.value
+    if func is None or not isinstance(call, ast.Call):
+        return None
+    fn = offloaded_function(index, call, func)
+    ran = None if fn is None else index.callee(fn, func)
+    if isinstance(ran, Func) and not ran.is_async:
+        return index.return_type(ran)
+    return index.vocab.returns.get(ran) if isinstance(ran, str) else None
