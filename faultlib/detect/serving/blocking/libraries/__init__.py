@@ -56,6 +56,11 @@ from faultlib.detect.serving.blocking.libraries.sqldrivers import SQL_DRIVERS
 from faultlib.detect.serving.blocking.libraries.timezones import TIME_ZONES
 from faultlib.detect.serving.blocking.libraries.exchanges import CRYPTO_EXCHANGES
 from faultlib.detect.serving.blocking.libraries.certificates import CERTIFICATES
+from faultlib.detect.serving.blocking.libraries.imports import IMPORTS
+from faultlib.detect.serving.blocking.libraries.codehosts import CODE_HOSTS
+from faultlib.detect.serving.blocking.libraries.googleauth import GOOGLE_AUTH_FLOWS
+from faultlib.detect.serving.blocking.libraries.netlookups import NET_LOOKUPS
+from faultlib.detect.serving.blocking.libraries.fonts import FONTS
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
@@ -64,10 +69,10 @@ BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDK
            SPARK, VCS, KARTON, MEDIA, CHARTS, PASSWORDS,
            FILE_FORMATS, NET_STDLIB, WAITS, LLM_CLIENTS, AGENT_KITS, MESSAGING, CLOUD_SDKS, HOME_AUTOMATION,
            SQL_DRIVERS, DATA_STORES, RERANKERS, TIME_ZONES, CRYPTO_EXCHANGES,
-           CERTIFICATES)
+           CERTIFICATES, IMPORTS, CODE_HOSTS, GOOGLE_AUTH_FLOWS, NET_LOOKUPS, FONTS)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["CERTIFICATES", "TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
+__all__ = ["CERTIFICATES", "IMPORTS", "CODE_HOSTS", "GOOGLE_AUTH_FLOWS", "NET_LOOKUPS", "FONTS", "TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
            "WAITS", "SQL_DRIVERS", "DATA_STORES", "RERANKERS", "AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
            "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "PASSWORDS", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]
