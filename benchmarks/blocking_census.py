@@ -14,7 +14,9 @@ distinct call sites and distinct repositories; the list is ordered by distinct r
 Names whose module is judged to do no blocking work (:data:`JUDGED_SAFE`, each with why) are left out of the list
 unless ``--all``. The code stays outside the project: only counts are printed (and written with ``--json``).
 
-Usage: ``python benchmarks/blocking_census.py ROOT [--top 150] [--all] [--json OUT] [--only NAME ...]``.
+Usage: ``python benchmarks/blocking_census.py ROOT [--top 150] [--all] [--json OUT] [--only NAME ...]``; an
+earlier ``--json`` is printed again with ``--from-json OUT`` (ROOT unused), and ``--from-json OUT --covered`` lists
+its names that the vocabulary installed now classifies (what new entries cover).
 A folder with more than :data:`MAX_FILES` Python files is analysed per sub-folder (a monorepo of servers). The
 script always exits 0.
 """
@@ -89,9 +91,9 @@ def census_name(index, call: ast.Call, func: Func) -> str | None:
     return None
 
 
-def classified(index, name: str) -> bool:
-    """Whether the vocabulary (or a rule by type) already says what ``name`` does."""
-    merged = index.vocab
+def classified(merged, name: str) -> bool:
+    """Whether the merged vocabulary (:func:`~faultlib.detect.serving.blocking.vocab.vocabulary`), or a rule by type,
+    already says what ``name`` does."""
     owner, _, method = name.rpartition(".")
     return (name in merged.calls or name in merged.when or merged.owned(name) or (owner and merged.owned(owner))
             or vocab.is_torch_module(owner) or vocab.is_estimator(owner) or owner == "transformers.PreTrainedModel"
@@ -104,7 +106,7 @@ def _census_blocking(self: Reachability, call: ast.Call, func: Func, inference: 
         name = census_name(self.index, call, func)
         own = self.__dict__.setdefault("_census_own", {m.partition(".")[0] for m in self.index.modules})
         if name and "." in name and name.partition(".")[0] not in own | {"builtins"} and not classified(
-                self.index, name):
+                self.index.vocab, name):
             _RECORD[name].add((func.module.path, call.lineno, call.col_offset))
     return site
 
@@ -174,6 +176,32 @@ def report(per_repo: dict[str, dict[str, set]], top: int, keep_safe: bool = Fals
         print(f"{len(repos):4d} {calls:5d}  {head}  {'std' if head in std else '3rd'}")
 
 
+def covered(per_repo: dict[str, dict[str, set]]) -> None:
+    """Print the names of an earlier census that the vocabulary installed now classifies (new entries since), with
+    their call sites and distinct repositories."""
+    merged = vocab.vocabulary()
+    now: dict[str, list] = defaultdict(lambda: [0, set()])
+    for repo, names in per_repo.items():
+        for name, sites in names.items():
+            if classified(merged, name):
+                now[name][0] += len(sites)
+                now[name][1].add(repo)
+
+    def blocks(name: str) -> bool:  # an entry or a family method that blocks (some argument values may not)
+        owner, _, method = name.rpartition(".")
+        return name in merged.calls or merged.family_kind(owner, method) is not None or (
+            method[:1].isupper() and merged.family_kind(name, "__init__") is not None)
+
+    for title, rows in (("blocking", {n: v for n, v in now.items() if blocks(n)}),
+                        ("described, quiet (constructors, builders)", {n: v for n, v in now.items() if not blocks(n)})):
+        sites = sum(c for c, _ in rows.values())
+        repos = set().union(*(r for _, r in rows.values())) if rows else set()
+        print(f"now classified {title}: {len(rows)} names, {sites} call sites, in {len(repos)} of {len(per_repo)} "
+              "repositories")
+        for name, (calls, found) in sorted(rows.items(), key=lambda kv: (-len(kv[1][1]), -kv[1][0], kv[0])):
+            print(f"{len(found):4d} {calls:5d}  {name}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", type=Path, help="folder of repository checkouts, one folder each")
@@ -181,12 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="keep the names judged safe (JUDGED_SAFE)")
     parser.add_argument("--json", type=Path, help="write {repo: {name: [[path, line, col], ...]}} here")
     parser.add_argument("--from-json", type=Path, help="print the lists of an earlier --json (ROOT unused)")
+    parser.add_argument("--covered", action="store_true",
+                        help="with --from-json: the names of that census the vocabulary classifies now")
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args(argv)
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
-        report({r: {n: {tuple(s) for s in sites} for n, sites in names.items()} for r, names in saved.items()},
-               args.top, args.all)
+        per_repo = {r: {n: {tuple(s) for s in sites} for n, sites in names.items()} for r, names in saved.items()}
+        covered(per_repo) if args.covered else report(per_repo, args.top, args.all)
         return 0
     per_repo: dict[str, dict[str, set]] = {}
     for checkout in sorted(p for p in args.root.iterdir() if p.is_dir()):
