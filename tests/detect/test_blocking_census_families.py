@@ -193,3 +193,23 @@ def test_dns_checked_email_fonts_and_sync_searches_block_and_their_quiet_forms_d
                      ("blocking_file_io", 'font = ImageFont.truetype("fonts/Roboto.ttf", 32)'),
                      ("blocking_http", "search = VideosSearch(query, limit=1)"),
                      ("blocking_http", "search.next()")}
+
+
+def test_home_assistant_file_helpers_on_the_loop_block_and_in_the_executor_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        from homeassistant.util.yaml import save_yaml
+        from homeassistant.util.yaml.loader import load_yaml
+        from homeassistant.util.json import json_loads, load_json
+
+        async def rewrite_services(hass, extra):
+            path = hass.config.path("custom_components/demo/services.yaml")
+            services = load_yaml(path)
+            services.update(extra)
+            save_yaml(path, services)
+
+        async def settings(hass, raw):
+            stored = await hass.async_add_executor_job(load_json, hass.config.path("demo.json"))
+            return stored, json_loads(raw)
+    """)
+    assert found == {("blocking_file_io", "services = load_yaml(path)"),
+                     ("blocking_file_io", "save_yaml(path, services)")}
