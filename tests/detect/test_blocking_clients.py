@@ -298,6 +298,7 @@ def test_paths_built_with_slash_and_google_api_requests(tmp_path):
             return text, me, request
     """)
     assert found == {("blocking_file_io", 'with (HERE / "manifest.json").open() as fh:'),
+                     ("blocking_file_io", 'people = build("people", "v1")'),  # loads the discovery document
                      ("blocking_http", 'me = people.people().get(resourceName="people/me").execute()')}
 
 

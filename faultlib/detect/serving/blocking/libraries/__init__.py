@@ -63,6 +63,13 @@ from faultlib.detect.serving.blocking.libraries.configs import CONFIG_FILES
 from faultlib.detect.serving.blocking.libraries.speechengines import SPEECH_ENGINES
 from faultlib.detect.serving.blocking.libraries.sqlwrappers import SQL_WRAPPERS
 from faultlib.detect.serving.blocking.libraries.responses import RESPONSE_BODIES
+from faultlib.detect.serving.blocking.libraries.certificates import CERTIFICATES
+from faultlib.detect.serving.blocking.libraries.imports import IMPORTS
+from faultlib.detect.serving.blocking.libraries.codehosts import CODE_HOSTS
+from faultlib.detect.serving.blocking.libraries.googleauth import GOOGLE_AUTH_FLOWS
+from faultlib.detect.serving.blocking.libraries.netlookups import NET_LOOKUPS
+from faultlib.detect.serving.blocking.libraries.fonts import FONTS
+from faultlib.detect.serving.blocking.libraries.hafiles import HA_FILES
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
@@ -71,10 +78,11 @@ BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDK
            SPARK, VCS, KARTON, MEDIA, CHARTS, PASSWORDS,
            FILE_FORMATS, NET_STDLIB, WAITS, LLM_CLIENTS, AGENT_KITS, MESSAGING, CLOUD_SDKS, HOME_AUTOMATION,
            SQL_DRIVERS, DATA_STORES, RERANKERS, TIME_ZONES, CRYPTO_EXCHANGES, SECURITY_SDKS, NOTEBOOKS, DOMAINS,
-           DB_HELPERS, CONFIG_FILES, SPEECH_ENGINES, SQL_WRAPPERS, RESPONSE_BODIES)
+           DB_HELPERS, CONFIG_FILES, SPEECH_ENGINES, SQL_WRAPPERS, RESPONSE_BODIES, CERTIFICATES, IMPORTS, CODE_HOSTS,
+           GOOGLE_AUTH_FLOWS, NET_LOOKUPS, FONTS, HA_FILES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["RESPONSE_BODIES", "CONFIG_FILES", "SPEECH_ENGINES", "SQL_WRAPPERS", "DB_HELPERS", "DOMAINS", "NOTEBOOKS", "SECURITY_SDKS", "TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
+__all__ = ["CERTIFICATES", "IMPORTS", "CODE_HOSTS", "GOOGLE_AUTH_FLOWS", "NET_LOOKUPS", "FONTS", "HA_FILES", "RESPONSE_BODIES", "CONFIG_FILES", "SPEECH_ENGINES", "SQL_WRAPPERS", "DB_HELPERS", "DOMAINS", "NOTEBOOKS", "SECURITY_SDKS", "TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
            "WAITS", "SQL_DRIVERS", "DATA_STORES", "RERANKERS", "AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
            "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "PASSWORDS", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]

@@ -4,7 +4,8 @@ Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.ser
 passlib's ``CryptContext`` are in :mod:`~faultlib.detect.serving.blocking.libraries.cloud`, hashlib's
 ``pbkdf2_hmac``/``scrypt`` in :mod:`~faultlib.detect.serving.blocking.libraries.stdlib`). Password hashes are
 built to cost tens to hundreds of milliseconds of CPU (and, for Argon2 and scrypt, a large block of memory) per
-call, hashing and verifying alike; none of these libraries has an async variant. Each entry names its
+call, hashing and verifying alike (pwdlib's ``PasswordHash`` found by the census of unseen services,
+``benchmarks/blocking_census.py``); none of these libraries has an async variant. Each entry names its
 documentation.
 """
 
@@ -23,6 +24,8 @@ WERKZEUG = ("https://werkzeug.palletsprojects.com/en/stable/utils/#werkzeug.secu
 DJANGO = ("https://docs.djangoproject.com/en/stable/topics/auth/passwords/#manually-managing-a-user-s-password "
           "(make_password/check_password run the configured hasher: PBKDF2 by default)")
 BCRYPT_KDF = "https://github.com/pyca/bcrypt#kdf (bcrypt_pbkdf with the given rounds)"
+PWDLIB = ("https://frankie567.github.io/pwdlib/guide/ (PasswordHash.hash/verify/verify_and_update run the "
+          "configured hasher: Argon2 for PasswordHash.recommended(), or bcrypt)")
 CRYPTOGRAPHY_KDF = ("https://cryptography.io/en/latest/hazmat/primitives/key-derivation-functions/ (PBKDF2HMAC, "
                     "Scrypt and Argon2id derive/verify run the derivation)")
 
@@ -39,10 +42,13 @@ PASSWORDS = Vocabulary(
     },
     families=(
         Family(("argon2.PasswordHasher",), {"hash": C, "verify": C}, ARGON2),
+        Family(("pwdlib.PasswordHash", "pwdlib.hashers.argon2.Argon2Hasher", "pwdlib.hashers.bcrypt.BcryptHasher"),
+               {"hash": C, "verify": C, "verify_and_update": C}, PWDLIB),
         Family(tuple(f"cryptography.hazmat.primitives.kdf.{m}" for m in (
             "pbkdf2.PBKDF2HMAC", "scrypt.Scrypt", "argon2.Argon2id")), {"derive": C, "verify": C}, CRYPTOGRAPHY_KDF),
     ),
-    returns={"argon2.PasswordHasher": "argon2.PasswordHasher",
+    returns={"argon2.PasswordHasher": "argon2.PasswordHasher", "pwdlib.PasswordHash": "pwdlib.PasswordHash",
+             "pwdlib.PasswordHash.recommended": "pwdlib.PasswordHash",
              **{f"cryptography.hazmat.primitives.kdf.{m}": f"cryptography.hazmat.primitives.kdf.{m}" for m in (
                  "pbkdf2.PBKDF2HMAC", "scrypt.Scrypt", "argon2.Argon2id")}},
 )
