@@ -102,6 +102,7 @@ def test_network_clients_of_the_standard_library_block(tmp_path):
     assert found == {
         ("blocking_http", "return proxy.add(1, 2), proxy.system.listMethods()"),
         ("blocking_socket_io", "return ssl.get_server_certificate((host, 443))"),
+        ("blocking_file_io", "ctx = ssl.create_default_context()"),  # reads the system's CA bundle (stop 38)
         ("blocking_socket_io", "raw = socket.create_connection((host, 443))"),
         ("blocking_socket_io", 'conn.sendall(b"ping")'),
         ("blocking_socket_io", "return conn.recv(4)"),

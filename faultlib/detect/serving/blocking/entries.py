@@ -128,12 +128,15 @@ class BlocksWhen:
 @dataclass(frozen=True)
 class Vocabulary:
     """A table of blocking calls (see the module docstring); ``when``: ``{dotted name of calls: BlocksWhen}``, the
-    entries of ``calls`` that block only for some values of an argument."""
+    entries of ``calls`` that block only for some values of an argument; ``reads``: ``{TYPE.attribute: (kind,
+    source)}``, properties of a third-party type whose mere read does the I/O (Celery's ``AsyncResult.state`` asks
+    the result backend)."""
 
     calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     families: tuple[Family, ...] = ()
     returns: Mapping[str, str] = field(default_factory=dict)
     when: Mapping[str, BlocksWhen] = field(default_factory=dict)
+    reads: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def problem(self) -> str | None:
         """What makes this table unusable (a plugin's table is checked before it joins the vocabulary), or None.
@@ -144,11 +147,13 @@ class Vocabulary:
         def strs(value) -> bool:
             return isinstance(value, str) and bool(value)
 
-        if not isinstance(self.calls, Mapping) or not isinstance(self.returns, Mapping):
-            return "calls and returns must be mappings"
-        for name, entry in self.calls.items():
-            if not strs(name) or not (isinstance(entry, tuple) and len(entry) == 2 and all(map(strs, entry))):
-                return f"calls[{name!r}] must map a dotted name to a (kind, source) pair of strings, got {entry!r}"
+        if not all(isinstance(t, Mapping) for t in (self.calls, self.returns, self.reads)):
+            return "calls, returns and reads must be mappings"
+        for table, entries in (("calls", self.calls), ("reads", self.reads)):
+            for name, entry in entries.items():
+                if not strs(name) or not (isinstance(entry, tuple) and len(entry) == 2 and all(map(strs, entry))):
+                    return (f"{table}[{name!r}] must map a dotted name to a (kind, source) pair of strings, "
+                            f"got {entry!r}")
         for name, type_name in self.returns.items():
             if not (strs(name) and strs(type_name)):
                 return f"returns[{name!r}] must map a dotted name to a type name, got {type_name!r}"

@@ -55,6 +55,7 @@ from faultlib.detect.serving.blocking.libraries.rerankers import RERANKERS
 from faultlib.detect.serving.blocking.libraries.sqldrivers import SQL_DRIVERS
 from faultlib.detect.serving.blocking.libraries.timezones import TIME_ZONES
 from faultlib.detect.serving.blocking.libraries.exchanges import CRYPTO_EXCHANGES
+from faultlib.detect.serving.blocking.libraries.taskqueues import TASK_QUEUES
 from faultlib.detect.serving.blocking.sdks import SDKS
 
 BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDKS, SPEECH, DOCUMENTS, VOICE, OPENVINO,
@@ -62,10 +63,10 @@ BUILTIN = (LOADED, STDLIB, HTTP_CLIENTS, DATABASES, CLOUD_AND_TASKS, MODELS, SDK
            IMAGES, HELPDESK, KAFKA, STORAGE, WEIGHTS, DEVICES, RETRIEVAL, SYSTEM, DATAFRAMES, OCR,
            SPARK, VCS, KARTON, MEDIA, CHARTS, PASSWORDS,
            FILE_FORMATS, NET_STDLIB, WAITS, LLM_CLIENTS, AGENT_KITS, MESSAGING, CLOUD_SDKS, HOME_AUTOMATION,
-           SQL_DRIVERS, DATA_STORES, RERANKERS, TIME_ZONES, CRYPTO_EXCHANGES)
+           SQL_DRIVERS, DATA_STORES, RERANKERS, TIME_ZONES, CRYPTO_EXCHANGES, TASK_QUEUES)
 """Every built-in table, in merge order (a later table's entry replaces an earlier one's)."""
 
-__all__ = ["TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
+__all__ = ["TASK_QUEUES", "TIME_ZONES", "CRYPTO_EXCHANGES", "AGENT_KITS", "CLOUD_SDKS", "FILE_FORMATS", "HOME_AUTOMATION", "LLM_CLIENTS", "MESSAGING", "NET_STDLIB",
            "WAITS", "SQL_DRIVERS", "DATA_STORES", "RERANKERS", "AGENTS", "ARRAYS", "BUILTIN", "CHARTS", "CLOUD_AND_TASKS", "DATABASES", "DATAFRAMES", "DEVICES", "DOCUMENTS", "HELPDESK",
            "HTTP_CLIENTS", "IMAGES", "KAFKA", "KARTON", "LOADED", "MEDIA", "MODELS", "OCR", "OPENVINO", "PASSWORDS", "RESOURCES", "RETRIEVAL", "RPC",
            "RUNTIMES", "SDKS", "SPARK", "SPEECH", "STDLIB", "STORAGE", "STREAMS", "SYSTEM", "VCS", "VECTORS", "VOICE", "WEIGHTS"]

@@ -7,7 +7,11 @@ sockets, ``http.client``, ``urllib.request`` and ``select.select`` are in
 :mod:`~faultlib.detect.serving.blocking.sdks`). Each entry names the documentation of the call.
 A wait with a zero timeout (``sel.select(0)``, ``poller.poll(0)``) returns at once and is left out. Wrapping a
 socket with TLS (``ctx.wrap_socket``) is not reported itself (a listening socket does no handshake) but types the
-result, whose reads and writes are.
+result, whose reads and writes are. Setting up a TLS context reads and parses certificate files:
+``ssl.create_default_context()`` loads the system's CA bundle (``load_default_certs`` unless a ``cafile``,
+``capath`` or ``cadata`` is given, whose ``load_verify_locations`` then runs), ``load_cert_chain`` reads the
+certificate and key files; Home Assistant's loop guard reports each of them as blocking I/O in the event loop
+(``homeassistant/block_async_io.py``). ``load_verify_locations(cadata=...)`` parses text in memory and is left out.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ _SERVERS = (*(f"socketserver.{c}" for c in ("TCPServer", "UDPServer", "Threading
             "http.server.HTTPServer", "http.server.ThreadingHTTPServer", "wsgiref.simple_server.WSGIServer",
             "xmlrpc.server.SimpleXMLRPCServer")
 _NOT_ZERO = BlocksWhen("timeout", position=0, test="other_than", absent=True, values=(0, 0.0))
+TLS_FILES = (PY + "ssl.html#ssl.create_default_context (loads the default CA certificates from the system's files, "
+             "or the given cafile) and #ssl.SSLContext.load_cert_chain (reads the certificate and key files)")
 NET_STDLIB = Vocabulary(
     calls={
         **names(S, PY + "ssl.html#ssl.get_server_certificate (connects to the server and runs the handshake)", "ssl",
@@ -38,10 +44,14 @@ NET_STDLIB = Vocabulary(
                               "object is ready or the timeout passes; None waits for ever)") for c in _SELECTORS},
         **{f"{c}.poll": (S, PY + "select.html#select.poll.poll (waits for an event; no timeout waits for ever)")
            for c in _POLLS},
+        **names("blocking_file_io", TLS_FILES, "ssl", "create_default_context"),
+        **names("blocking_file_io", TLS_FILES, "ssl.SSLContext", "load_cert_chain", "load_verify_locations",
+                "load_default_certs", "set_default_verify_paths", "load_dh_params"),
         **names("blocking_sleep", PY + "signal.html#signal.pause (sleeps until a signal arrives)", "signal", "pause",
                 "sigwait", "sigwaitinfo"),
     },
-    when={**{f"{c}.select": _NOT_ZERO for c in _SELECTORS}, **{f"{c}.poll": _NOT_ZERO for c in _POLLS}},
+    when={"ssl.SSLContext.load_verify_locations": BlocksWhen("cafile", position=0, test="given"),
+          **{f"{c}.select": _NOT_ZERO for c in _SELECTORS}, **{f"{c}.poll": _NOT_ZERO for c in _POLLS}},
     families=(
         Family(("ssl.SSLSocket",), {m: S for m in ("connect", "accept", "recv", "recv_into", "recvfrom", "send",
                                                     "sendall", "sendfile", "read", "write", "do_handshake", "unwrap")},
@@ -57,7 +67,7 @@ NET_STDLIB = Vocabulary(
         Family(_SERVERS, {"serve_forever": S, "handle_request": S}, PY + "socketserver.html#socketserver.BaseServer."
                "serve_forever (handles requests until shutdown(): the calling thread never returns)"),
     ),
-    returns={"ssl.create_default_context": "ssl.SSLContext", "ssl.SSLContext.wrap_socket": "ssl.SSLSocket",
+    returns={"ssl.create_default_context": "ssl.SSLContext", "ssl.SSLContext": "ssl.SSLContext", "ssl.SSLContext.wrap_socket": "ssl.SSLSocket",
              "ssl.wrap_socket": "ssl.SSLSocket",
              "wsgiref.simple_server.make_server": "wsgiref.simple_server.WSGIServer",
              **{p: p for p in _POLLS}},
