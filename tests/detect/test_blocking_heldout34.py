@@ -268,3 +268,11 @@ def test_reading_the_state_of_a_celery_result_queries_the_backend(tmp_path):
             return job.task_id
     """)
     assert found == {("blocking_db", 'return {"id": job.id, "state": job.state}')}
+
+
+def test_a_plugin_table_with_a_junk_property_read_is_refused():
+    from faultlib.detect.serving.blocking.vocab import Vocabulary
+
+    assert Vocabulary(reads={"pkg.Result.state": ("blocking_db", "https://example.org/docs")}).problem() is None
+    problem = Vocabulary(reads={"pkg.Result.state": None}).problem()
+    assert problem is not None and "reads['pkg.Result.state']" in problem
