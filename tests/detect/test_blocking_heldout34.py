@@ -17,6 +17,9 @@ def test_plain_methods_of_a_tornado_request_handler_run_on_the_loop(tmp_path):
         from tornado.concurrent import run_on_executor
 
         class Base(tornado.web.RequestHandler):
+            def initialize(self, settle):
+                time.sleep(settle)
+
             def prepare(self):
                 time.sleep(0.2)
 
@@ -36,7 +39,8 @@ def test_plain_methods_of_a_tornado_request_handler_run_on_the_loop(tmp_path):
             def get(self, key):
                 time.sleep(1)
     """)
-    assert found == {("blocking_sleep", "time.sleep(0.2)"), ("blocking_sleep", "time.sleep(0.5)")}
+    assert found == {("blocking_sleep", "time.sleep(settle)"), ("blocking_sleep", "time.sleep(0.2)"),
+                     ("blocking_sleep", "time.sleep(0.5)")}
 
 
 def test_a_periodic_callback_and_an_ioloop_callback_run_on_the_loop_and_an_executor_does_not(tmp_path):

@@ -71,9 +71,11 @@ TORNADO_HANDLERS = frozenset({"tornado.web.RequestHandler", "tornado.websocket.W
 """Tornado's handler base classes (a handler of the analysed files derives from one, perhaps through its own)."""
 
 TORNADO_METHODS = frozenset({"get", "head", "post", "delete", "patch", "put", "options", "prepare", "on_finish",
-                             "open", "on_message", "on_close", "on_ping", "on_pong"})
+                             "initialize", "on_connection_close", "get_current_user", "set_default_headers",
+                             "write_error", "open", "on_message", "on_close", "on_ping", "on_pong"})
 """The methods Tornado calls on the IOLoop for each request (``RequestHandler.SUPPORTED_METHODS`` in lower case,
-``prepare``, ``on_finish``) and each websocket event."""
+``prepare``, ``on_finish``; ``initialize`` from the constructor, ``get_current_user`` behind ``current_user``, the
+hooks ``set_default_headers``, ``write_error``, ``on_connection_close``) and each websocket event."""
 
 TORNADO_APPLICATION = "tornado.web.Application"
 
