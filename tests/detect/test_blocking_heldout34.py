@@ -270,6 +270,12 @@ def test_reading_the_state_of_a_celery_result_queries_the_backend(tmp_path):
         async def store(job: AsyncResult, info):
             job.result = info
             return job.task_id
+
+        def finished_payload(job: AsyncResult):
+            return job.result, job.traceback  # read once the state said SUCCESS: from the cached meta
+
+        async def payload(job: AsyncResult):
+            return finished_payload(job)
     """)
     assert found == {("blocking_db", 'return {"id": job.id, "state": job.state}')}
 

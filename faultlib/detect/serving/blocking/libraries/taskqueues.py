@@ -7,8 +7,11 @@ thread; a task of the analysed files sent with ``delay``/``apply_async`` is in
 
 * ``AsyncResult.get``/``wait`` (and a group's ``join``/``collect``) wait for the task to finish; ``ready``,
   ``successful``, ``failed``, ``forget``, ``revoke`` query or write the result backend (a Redis, database or RPC
-  round trip), and so does reading its ``state``, ``status``, ``result``, ``info`` or ``traceback`` property: https://docs.celeryq.dev/en/stable/reference/celery.result.html. ``AbortableAsyncResult.abort``
-  stores the ABORTED state in the backend and ``is_aborted`` reads it:
+  round trip), and so does reading its ``state`` or ``status`` property:
+  https://docs.celeryq.dev/en/stable/reference/celery.result.html. Once a read finds the task finished,
+  ``AsyncResult`` caches the task's meta, so ``result``/``info``/``traceback`` (read after the state, in practice)
+  come from memory and are left out; a ``state`` read after ``get()`` is cached too (a known fp).
+  ``AbortableAsyncResult.abort`` stores the ABORTED state in the backend and ``is_aborted`` reads it:
   https://docs.celeryq.dev/en/stable/reference/celery.contrib.abortable.html.
 * ``app.control.<command>(...)`` publishes a broadcast message to the broker, and with ``reply=True`` waits for the
   workers' replies up to ``timeout`` (1 s by default); ``app.control.inspect().<query>()`` always waits for them:
@@ -55,9 +58,8 @@ TASK_QUEUES = Vocabulary(
         Family(("celery.app.task.Task",), {"delay": "blocking_socket_io", "apply_async": "blocking_socket_io"},
                DOCS + "celery.app.task.html#celery.app.task.Task.apply_async (publishes the task message)"),
     ),
-    reads={f"{r}.{p}": ("blocking_db", RESULT_STATE.replace("(ready", "(state/status/result/info/traceback, "
-                                                             "ready")) for r in RESULTS
-           for p in ("state", "status", "result", "info", "traceback")},
+    reads={f"{r}.{p}": ("blocking_db", RESULT_STATE.replace("(ready", "(state/status, ready")) for r in RESULTS
+           for p in ("state", "status")},
     returns={**{r: r for r in RESULTS},
              **{app: "celery.Celery" for app in APPS},
              **{f"{c}.inspect": "celery.app.control.Inspect" for c in CONTROLS},
