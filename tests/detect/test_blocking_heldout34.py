@@ -286,3 +286,20 @@ def test_a_plugin_table_with_a_junk_property_read_is_refused():
     assert Vocabulary(reads={"pkg.Result.state": ("blocking_db", "https://example.org/docs")}).problem() is None
     problem = Vocabulary(reads={"pkg.Result.state": None}).problem()
     assert problem is not None and "reads['pkg.Result.state']" in problem
+
+
+def test_storing_into_a_shelf_pickles_into_its_file_and_a_dict_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import shelve
+
+        async def remember(path, key, value):
+            cache = {}
+            cache[key] = value
+            db = shelve.open(path)
+            db[key] = value
+            old = db["previous"]
+            del db["stale"]
+            return old, cache[key]
+    """)
+    assert found == {("blocking_file_io", "db = shelve.open(path)"), ("blocking_file_io", "db[key] = value"),
+                     ("blocking_file_io", 'old = db["previous"]'), ("blocking_file_io", 'del db["stale"]')}

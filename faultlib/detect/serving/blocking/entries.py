@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 _ASYNC_PARTS = ("Async", "aio", "asyncio", "asynchronous")
+NAMED_ONLY = ("__next__", "__init__", "__getitem__", "__setitem__", "__delitem__")
+"""Special methods a :class:`Family` covers only when it names them (never through ``*``)."""
 
 
 @dataclass(frozen=True)
@@ -20,8 +22,9 @@ class Family:
         types: exact dotted type names (``redis.Redis``) or, ending in ``.``, a package prefix
             (``langchain`` matches ``langchain_core.prompts.PromptTemplate`` too when given as ``langchain``).
         methods: ``{method: kind}``; the key ``*`` means every method not in ``except_``; besides public
-            names, ``__call__`` (calling an instance), ``__next__`` (iterating one) and ``__init__`` (constructing
-            one: a model class that loads its weights) may be named, never by ``*``.
+            names, ``__call__`` (calling an instance), ``__next__`` (iterating one), ``__init__`` (constructing
+            one: a model class that loads its weights) and ``__getitem__``/``__setitem__``/``__delitem__``
+            (``db[key]``, ``db[key] = value``, ``del db[key]`` on a persistent mapping) may be named, never by ``*``.
         source: the documentation that says these calls block (URL).
         except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
         resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
@@ -62,12 +65,12 @@ class Family:
         return False
 
     def kind_of(self, method: str) -> str | None:
-        if method in self.except_ or (method.startswith("_") and method not in ("__call__", "__next__", "__init__")):
+        if method in self.except_ or (method.startswith("_") and method not in ("__call__", *NAMED_ONLY)):
             return None
         if self.package and method not in self.methods and (
                 method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
             return None  # a constructor (no I/O) or the SDK's own coroutine, unless named: from_documents embeds
-        if method in ("__next__", "__init__"):
+        if method in NAMED_ONLY:
             return self.methods.get(method)
         return self.methods.get(method, self.methods.get("*"))
 
