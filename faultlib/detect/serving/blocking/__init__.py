@@ -97,8 +97,8 @@ KINDS = {
                      "`invoke`, Elasticsearch)",
     "blocking_db": "a synchronous database call on the event loop: sqlite3, psycopg2/psycopg, pymysql, SQLAlchemy's "
                    "sync Session/Engine/Connection, sync redis, pymongo",
-    "blocking_task": "waiting for a task queue's result on the event loop: Celery `AsyncResult.get()`/`.wait()`, "
-                     "`task.delay(...).get()`",
+    "blocking_task": "waiting for a task queue on the event loop: Celery `AsyncResult.get()`/`.wait()`, "
+                     "`task.delay(...).get()`, `app.control` broadcasts and `inspect()` queries",
     "blocking_file_io": "file I/O on the event loop: open(), pathlib read/write, shutil copies, torch/numpy/pandas/"
                         "pickle load and save",
     "blocking_socket_io": "blocking socket calls on the event loop: connect, recv, send, DNS lookups, select.select",

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 _ASYNC_PARTS = ("Async", "aio", "asyncio", "asynchronous")
+NAMED_ONLY = ("__next__", "__init__", "__getitem__", "__setitem__", "__delitem__")
+"""Special methods a :class:`Family` covers only when it names them (never through ``*``)."""
 
 
 @dataclass(frozen=True)
@@ -21,8 +23,9 @@ class Family:
         types: exact dotted type names (``redis.Redis``) or, ending in ``.``, a package prefix
             (``langchain`` matches ``langchain_core.prompts.PromptTemplate`` too when given as ``langchain``).
         methods: ``{method: kind}``; the key ``*`` means every method not in ``except_``; besides public
-            names, ``__call__`` (calling an instance), ``__next__`` (iterating one) and ``__init__`` (constructing
-            one: a model class that loads its weights) may be named, never by ``*``.
+            names, ``__call__`` (calling an instance), ``__next__`` (iterating one), ``__init__`` (constructing
+            one: a model class that loads its weights) and ``__getitem__``/``__setitem__``/``__delitem__``
+            (``db[key]``, ``db[key] = value``, ``del db[key]`` on a persistent mapping) may be named, never by ``*``.
         source: the documentation that says these calls block (URL).
         except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
         resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
@@ -67,12 +70,12 @@ class Family:
         return False
 
     def kind_of(self, method: str) -> str | None:
-        if method in self.except_ or (method.startswith("_") and method not in ("__call__", "__next__", "__init__")):
+        if method in self.except_ or (method.startswith("_") and method not in ("__call__", *NAMED_ONLY)):
             return None
         if self.package and method not in self.methods and (
                 method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):
             return None  # a constructor (no I/O) or the SDK's own coroutine, unless named: from_documents embeds
-        if method in ("__next__", "__init__"):
+        if method in NAMED_ONLY:
             return self.methods.get(method)
         found = self.methods.get(method, self.methods.get("*"))
         if found is None and not method.startswith("_"):
@@ -136,12 +139,15 @@ class BlocksWhen:
 @dataclass(frozen=True)
 class Vocabulary:
     """A table of blocking calls (see the module docstring); ``when``: ``{dotted name of calls: BlocksWhen}``, the
-    entries of ``calls`` that block only for some values of an argument."""
+    entries of ``calls`` that block only for some values of an argument; ``reads``: ``{TYPE.attribute: (kind,
+    source)}``, properties of a third-party type whose mere read does the I/O (Celery's ``AsyncResult.state`` asks
+    the result backend)."""
 
     calls: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     families: tuple[Family, ...] = ()
     returns: Mapping[str, str] = field(default_factory=dict)
     when: Mapping[str, BlocksWhen] = field(default_factory=dict)
+    reads: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def problem(self) -> str | None:
         """What makes this table unusable (a plugin's table is checked before it joins the vocabulary), or None.
@@ -152,11 +158,13 @@ class Vocabulary:
         def strs(value) -> bool:
             return isinstance(value, str) and bool(value)
 
-        if not isinstance(self.calls, Mapping) or not isinstance(self.returns, Mapping):
-            return "calls and returns must be mappings"
-        for name, entry in self.calls.items():
-            if not strs(name) or not (isinstance(entry, tuple) and len(entry) == 2 and all(map(strs, entry))):
-                return f"calls[{name!r}] must map a dotted name to a (kind, source) pair of strings, got {entry!r}"
+        if not all(isinstance(t, Mapping) for t in (self.calls, self.returns, self.reads)):
+            return "calls, returns and reads must be mappings"
+        for table, entries in (("calls", self.calls), ("reads", self.reads)):
+            for name, entry in entries.items():
+                if not strs(name) or not (isinstance(entry, tuple) and len(entry) == 2 and all(map(strs, entry))):
+                    return (f"{table}[{name!r}] must map a dotted name to a (kind, source) pair of strings, "
+                            f"got {entry!r}")
         for name, type_name in self.returns.items():
             if not (strs(name) and strs(type_name)):
                 return f"returns[{name!r}] must map a dotted name to a type name, got {type_name!r}"

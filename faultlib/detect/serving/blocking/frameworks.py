@@ -17,6 +17,19 @@ awaits a coroutine function and calls any other function directly (``backend/cha
 decorators in ``backend/chainlit/callbacks.py``), so a plain ``def`` callback runs on the loop:
 :data:`INLINE_DECORATORS`.
 
+Tornado (``tornado.web.RequestHandler`` and its subclasses, ``WebSocketHandler`` included) calls a handler's
+HTTP-verb methods, ``prepare``/``on_finish`` and a websocket's ``open``/``on_message``/``on_close`` on the IOLoop
+thread whether they are coroutines or not: Tornado runs all application code on one single-threaded event loop
+(https://www.tornadoweb.org/en/stable/guide/async.html), and ``RequestHandler._execute`` calls the method there and
+awaits its result only when it is awaitable (https://www.tornadoweb.org/en/stable/web.html#entry-points):
+:data:`TORNADO_HANDLERS`, :data:`TORNADO_METHODS`. ``@run_on_executor`` moves a method off the loop
+(:mod:`~faultlib.detect.serving.blocking.wrappers`).
+
+Home Assistant runs a function decorated with ``homeassistant.core.callback`` in the event loop: the decorator is
+the promise that the function is safe to call there, and ``HassJob`` calls it directly instead of in the executor
+(https://developers.home-assistant.io/docs/asyncio_categorizing_functions/: a callback runs in the event loop and
+must never do I/O): :data:`INLINE_DECORATORS`.
+
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
 then an entry too; FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
@@ -30,8 +43,10 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.registrations import registered_by_call
+from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
-__all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "REGISTRARS", "runs_inline"]
+__all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "REGISTRARS", "TORNADO_HANDLERS", "TORNADO_METHODS", "handler_attribute",
+           "runs_inline"]
 
 INLINE_SERVERS = frozenset({"mcp.server.fastmcp.FastMCP", "mcp.server.fastmcp.server.FastMCP",
                             "mcp.server.FastMCP"})
@@ -50,10 +65,34 @@ _CHAINLIT = ("on_app_startup", "on_app_shutdown", "password_auth_callback", "hea
              "on_slack_reaction_added", "on_shared_thread_view", "set_chat_profiles", "set_starters",
              "set_starter_categories")
 INLINE_DECORATORS = frozenset({f"chainlit.{name}" for name in _CHAINLIT}
-                              | {f"chainlit.callbacks.{name}" for name in _CHAINLIT})
+                              | {f"chainlit.callbacks.{name}" for name in _CHAINLIT}
+                              | {"homeassistant.core.callback"})
 """Module-level decorators (or decorator factories: ``@cl.action_callback("run")``) whose framework calls the
 plain ``def`` they register directly on the loop (Chainlit 2.x, ``backend/chainlit/callbacks.py``: every one of
-these wraps the function with ``wrap_user_function``)."""
+these wraps the function with ``wrap_user_function``) and Home Assistant's ``@callback``."""
+
+TORNADO_HANDLERS = frozenset({"tornado.web.RequestHandler", "tornado.websocket.WebSocketHandler"})
+"""Tornado's handler base classes (a handler of the analysed files derives from one, perhaps through its own)."""
+
+TORNADO_METHODS = frozenset({"get", "head", "post", "delete", "patch", "put", "options", "prepare", "on_finish",
+                             "initialize", "on_connection_close", "get_current_user", "set_default_headers",
+                             "write_error", "open", "on_message", "on_close", "on_ping", "on_pong"})
+"""The methods Tornado calls on the IOLoop for each request (``RequestHandler.SUPPORTED_METHODS`` in lower case,
+``prepare``, ``on_finish``; ``initialize`` from the constructor, ``get_current_user`` behind ``current_user``, the
+hooks ``set_default_headers``, ``write_error``, ``on_connection_close``) and each websocket event."""
+
+TORNADO_APPLICATION = "tornado.web.Application"
+
+
+def handler_attribute(index, klass: Klass, name: str) -> Klass | None:
+    """The type of ``self.application`` in a Tornado handler: the application serving the request
+    (https://www.tornadoweb.org/en/stable/web.html#tornado.web.RequestHandler.application), when the analysed files
+    define exactly one subclass of ``tornado.web.Application`` (its attributes then type ``self.application.db``)."""
+    if name != "application" or not index.subclass_of(klass, TORNADO_HANDLERS.__contains__):
+        return None
+    apps = [k for m in index.distinct_modules() for k in m.classes.values()
+            if index.subclass_of(k, TORNADO_APPLICATION.__eq__)]
+    return apps[0] if len(apps) == 1 else None
 
 
 def runs_inline(index, func: Func) -> bool:
@@ -61,9 +100,18 @@ def runs_inline(index, func: Func) -> bool:
     module docstring)."""
     if func.is_async:
         return False
+    if _tornado_handler(index, func):
+        return True
     return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func)
                for d in func.node.decorator_list) or registered_by_call(
         index, func, lambda call, caller: _inline_server(index, call, call.func.value, caller))
+
+
+def _tornado_handler(index, func: Func) -> bool:
+    """``func`` is one of :data:`TORNADO_METHODS` of a Tornado handler class, not moved off the loop."""
+    if func.cls is None or func.node.name not in TORNADO_METHODS or runs_off_loop(index, func):
+        return False
+    return index.subclass_of(func.cls, TORNADO_HANDLERS.__contains__)
 
 
 def _inline_decorator(index, decorator: ast.expr, func: Func) -> bool:

@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.class_values import class_valued
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
+from faultlib.detect.serving.blocking.frameworks import handler_attribute
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
@@ -178,6 +179,8 @@ class Index(TypeOf):
         if not parts or parts[-1] in ("Any", "object"):
             return None  # says nothing: the call sites' arguments may (see _unannotated_param)
         found = self.resolve_parts(parts, module, None)
+        if isinstance(found, str) and found.rpartition(".")[2] == self.vocab.returns.get(found, "").rpartition(".")[2]:
+            return self.vocab.returns[found]  # openpyxl.Workbook: the class re-exported from openpyxl.workbook...
         return found if isinstance(found, (Klass, str)) and not (isinstance(found, str) and
                                                                  found.startswith("builtins.")) else None
 
@@ -315,6 +318,7 @@ class Index(TypeOf):
                 found = self.attributes(sub).get(name)
                 if found is not None:
                     return found
+            return handler_attribute(self, klass, name)  # a Tornado handler's self.application
         return None
 
     def subclasses(self, klass: Klass) -> list[Klass]:

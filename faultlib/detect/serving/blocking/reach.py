@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
 from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
+from faultlib.detect.serving.blocking.property_sites import blocking_reads
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -79,7 +81,7 @@ class Reachability:
         try:
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
                 for call, _ in self._calls(func):
-                    target = self._loop_callback(call, func)
+                    target = loop_callback(self.index, call, func)
                     if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
                         self.callbacks.append(target)
             for entry in [*entries, *self.callbacks]:
@@ -129,7 +131,8 @@ class Reachability:
                         self.complete = False
             streams = [Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop)
                        for loop, opened in consumed_streams(func, self.index, self._blocking)]  # opened off the loop
-            for site in [*streams, *waiting_iterations(func, self.index)]:  # for text in streamer: each next() waits
+            for site in [*streams, *waiting_iterations(func, self.index),  # for text in streamer: each next() waits
+                         *blocking_reads(func, self.index)]:  # result.state: the property asks the backend
                 found.append((site, ((func, site.node.lineno),)))
         finally:
             self._busy.discard(key)
@@ -452,15 +455,6 @@ class Reachability:
             found.update(id(i.context_expr) for n in func.nodes if isinstance(n, ast.AsyncWith) for i in n.items)
             self._awaited_memo[id(func)] = found
         return found
-
-    def _loop_callback(self, call: ast.Call, func: Func) -> Func | None:
-        if not (isinstance(call.func, ast.Attribute) and call.func.attr in vocab.LOOP_CALLBACK_METHODS):
-            return None
-        position = vocab.LOOP_CALLBACK_METHODS[call.func.attr]
-        if len(call.args) <= position:
-            return None
-        target = self.index.callee(call.args[position], func)
-        return target if isinstance(target, Func) else None
 
 
 def _openai_shape(expr: ast.expr, func: Func, index: Index) -> str | None:

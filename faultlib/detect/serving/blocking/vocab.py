@@ -57,13 +57,18 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
     "diffusers.utils.BaseOutput": {k: "diffusers.utils.BaseOutput.images" for k in ("images", "[]")},
     "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"},
-    "matplotlib.axes.Axes": {"figure": "matplotlib.figure.Figure"}}
+    "matplotlib.axes.Axes": {"figure": "matplotlib.figure.Figure"},
+    **{app: {"control": "celery.app.control.Control", "tasks": "celery.app.registry.TaskRegistry"} for app in (
+        "celery.Celery", "celery.app.Celery", "celery.app.base.Celery")},
+    "celery.app.registry.TaskRegistry": {"[]": "celery.app.task.Task"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
 a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.images`` (or ``out["images"]``,
 ``out[0]``): https://huggingface.co/docs/diffusers/api/outputs; a matplotlib ``Axes``' ``.figure`` is its ``Figure``
-(https://matplotlib.org/stable/api/_as_gen/matplotlib.axes.Axes.figure.html; ``libraries.charts``)."""
+(https://matplotlib.org/stable/api/_as_gen/matplotlib.axes.Axes.figure.html; ``libraries.charts``); a Celery app's
+``.control`` is its ``Control`` and ``.tasks[name]`` a registered ``Task``
+(https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``)."""
 
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
@@ -117,8 +122,12 @@ OFFLOAD_METHODS: dict[str, int] = {"run_in_executor": 1, "submit": 0}
 ``executor.submit(fn)``); ``submit`` only on an executor (see :func:`is_executor`)."""
 
 LOOP_CALLBACK_METHODS: dict[str, int] = {"call_soon": 0, "call_soon_threadsafe": 0, "call_later": 1, "call_at": 1,
-                                         "add_done_callback": 0, "add_reader": 1, "add_writer": 1}
-"""Loop methods whose function argument (at this index) runs *on* the loop, as a callback."""
+                                         "add_done_callback": 0, "add_reader": 1, "add_writer": 1,
+                                         "add_callback": 0, "spawn_callback": 0, "add_timeout": 1,
+                                         "add_future": 1}
+"""Loop methods whose function argument (at this index) runs *on* the loop, as a callback (asyncio's, and Tornado's
+``IOLoop.add_callback``/``spawn_callback``/``add_timeout``/``add_future``: https://www.tornadoweb.org/en/stable/
+ioloop.html)."""
 
 INFERENCE_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                                 "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
@@ -129,7 +138,8 @@ ADVICE = {
                      "`ainvoke`) or `await asyncio.to_thread(...)`",
     "blocking_db": "use an async driver (aiosqlite, asyncpg, SQLAlchemy's AsyncSession, redis.asyncio, motor) or "
                    "`await asyncio.to_thread(...)`; in FastAPI a plain `def` endpoint runs in the thread pool",
-    "blocking_task": "poll the result without waiting (`AsyncResult.ready()`) or `await asyncio.to_thread(result.get)`",
+    "blocking_task": "wait off the loop: `await asyncio.to_thread(result.get)`, `await asyncio.to_thread("
+                     "app.control.broadcast, ...)`",
     "blocking_file_io": "use `await asyncio.to_thread(...)` (or aiofiles)",
     "blocking_socket_io": "use asyncio streams (`asyncio.open_connection`) or the loop's `sock_*` methods",
     "blocking_subprocess": "use `await asyncio.create_subprocess_exec(...)`",
@@ -141,8 +151,8 @@ ADVICE = {
 @dataclass(frozen=True)
 class Merged:
     """Every loaded :class:`Vocabulary` merged: ``calls``, ``families``, ``returns``, ``plugins`` (entry points
-    loaded), ``failed`` (``name: why`` for entry points that could not be loaded) and ``when`` (the calls that block
-    only for some values of an argument: :class:`BlocksWhen`)."""
+    loaded), ``failed`` (``name: why`` for entry points that could not be loaded), ``when`` (the calls that block
+    only for some values of an argument: :class:`BlocksWhen`) and ``reads`` (properties whose read blocks)."""
 
     calls: dict[str, tuple[str, str]]
     families: tuple[Family, ...]
@@ -150,6 +160,7 @@ class Merged:
     plugins: tuple[str, ...]
     failed: tuple[str, ...]
     when: dict[str, BlocksWhen] = field(default_factory=dict)
+    reads: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def _families_of(self, type_name: str) -> list[Family]:
         cache = self.__dict__.setdefault("_by_type", {})  # frozen dataclass: a per-type memo of matching families
@@ -215,14 +226,16 @@ def vocabulary() -> Merged:
     returns: dict[str, str] = {}
     families: list[Family] = []
     when: dict[str, BlocksWhen] = {}
+    reads: dict[str, tuple[str, str]] = {}
     for table in tables:
         calls.update(table.calls)
+        reads.update(getattr(table, "reads", {}))
         returns.update(table.returns)
         families.extend(table.families)
         for name in table.calls:  # a later table's entry replaces the condition too
             when.pop(name, None)
         when.update(getattr(table, "when", {}))
-    return Merged(calls, tuple(families), returns, tuple(plugins), tuple(failed), when)
+    return Merged(calls, tuple(families), returns, tuple(plugins), tuple(failed), when, reads)
 
 
 def is_torch_module(type_name: str | None) -> bool:

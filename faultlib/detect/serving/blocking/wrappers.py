@@ -2,7 +2,8 @@
 
 Two shapes: a library decorator that runs its function in a thread pool (``asyncer.asyncify``, asgiref's
 ``sync_to_async``: https://asyncer.tiangolo.com/tutorial/asyncify/, https://docs.djangoproject.com/en/stable/topics/
-async/#sync-to-async), and a decorator written in the analysed files whose wrapper is an ``async def`` handing the
+async/#sync-to-async; Tornado's ``run_on_executor``: https://www.tornadoweb.org/en/stable/concurrent.html#tornado.
+concurrent.run_on_executor), and a decorator written in the analysed files whose wrapper is an ``async def`` handing the
 decorated function (itself, ``functools.partial(fn, ...)`` of it, or a lambda calling it) to ``run_in_executor``,
 ``asyncio.to_thread`` or another offloading call of :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`::
 
@@ -25,7 +26,7 @@ from faultlib.detect.serving.blocking.model import Func, dotted
 
 __all__ = ["on_loop", "runs_off_loop"]
 
-LIBRARY_WRAPPERS = frozenset({"asyncer.asyncify", "asgiref.sync.sync_to_async"})
+LIBRARY_WRAPPERS = frozenset({"asyncer.asyncify", "asgiref.sync.sync_to_async", "tornado.concurrent.run_on_executor"})
 
 
 def on_loop(index, funcs: list[Func]) -> list[Func]:

@@ -1,4 +1,4 @@
-"""Cloud SDKs and task results: boto3, Google API clients, Celery results, password hashing.
+"""Cloud SDKs: boto3, Google API clients; and passlib/bcrypt password hashing (Celery: ``libraries.taskqueues``).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
 each entry names the documentation that says the call blocks the calling thread.
@@ -13,7 +13,6 @@ GOOGLE_AUTH = "https://googleapis.dev/python/google-auth/latest/reference/"
 BOTO3_CREDENTIALS = ("https://boto3.amazonaws.com/v1/documentation/api/latest/guide/credentials.html (a new "
                      "client resolves credentials down the provider chain -- files, then the instance metadata "
                      "service over HTTP -- and loads the service model from disk)")
-CELERY = "https://docs.celeryq.dev/en/stable/reference/celery.result.html#celery.result.AsyncResult.get"
 CLOUD_AND_TASKS = Vocabulary(
     families=(
         Family(("botocore.client.BaseClient",), {"*": "blocking_http"}, BOTO3,
@@ -25,8 +24,6 @@ CLOUD_AND_TASKS = Vocabulary(
                "https://boto3.amazonaws.com/v1/documentation/api/latest/guide/resources.html", resources=True),
         Family(("googleapiclient.discovery.Resource",), {"execute": "blocking_http"},
                "https://googleapis.github.io/google-api-python-client/docs/thread_safety.html", resources=True),
-        Family(("celery.result.AsyncResult", "celery.result.GroupResult"),
-               {m: "blocking_task" for m in ("get", "wait", "join", "join_native", "collect")}, CELERY),
         Family(("passlib.context.CryptContext",), {m: "blocking_cpu" for m in ("hash", "verify", "verify_and_update")},
                "https://passlib.readthedocs.io/en/stable/lib/passlib.context.html"),
     ),
@@ -45,6 +42,5 @@ CLOUD_AND_TASKS = Vocabulary(
              "boto3.Session.client": "botocore.client.BaseClient",
              "boto3.resource": "boto3.resources.base.ServiceResource",
              "boto3.Session.resource": "boto3.resources.base.ServiceResource",
-             "celery.result.AsyncResult": "celery.result.AsyncResult",
              "passlib.context.CryptContext": "passlib.context.CryptContext"},
 )

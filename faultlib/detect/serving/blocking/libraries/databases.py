@@ -43,7 +43,8 @@ DATABASES = Vocabulary(
                 # scoped_session proxies its Session's methods (orm/contextual.html#implicit-method-access)
                 "sqlalchemy.orm.scoped_session", "sqlalchemy.orm.scoping.scoped_session"),
                {m: "blocking_db" for m in ("execute", "exec", "scalars", "scalar", "commit", "rollback", "flush",
-                                           "refresh", "get", "merge", "exec_driver_sql", "connection")}, SQLA),
+                                           "refresh", "get", "merge", "exec_driver_sql", "connection",
+                                           "begin_nested")}, SQLA),
         Family(("sqlalchemy.MetaData", "sqlalchemy.schema.MetaData", "sqlalchemy.sql.schema.MetaData"),
                {m: "blocking_db" for m in ("create_all", "drop_all", "reflect")}, DDL),
         Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),

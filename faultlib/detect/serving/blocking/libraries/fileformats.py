@@ -58,8 +58,10 @@ FILE_FORMATS = Vocabulary(
         Family(tuple(f"mailbox.{m}" for m in _MAILBOXES), {"*": F}, PY + "mailbox.html#mailbox.Mailbox (every "
                "method reads, writes, locks or flushes the mailbox's files)"),
         Family(("shelve.Shelf", "shelve.DbfilenameShelf"), {m: F for m in ("sync", "close", "get", "keys", "items",
-                                                                         "values", "pop", "update", "setdefault")},
-               PY + "shelve.html#shelve.Shelf.sync (reads and writes the dbm file behind it)"),
+                                                                         "values", "pop", "update", "setdefault",
+                                                                         "__getitem__", "__setitem__", "__delitem__")},
+               PY + "shelve.html#shelve.Shelf.sync (reads and writes the dbm file behind it; shelf[key] unpickles "
+               "from it, shelf[key] = value pickles into it)"),
     ),
     returns={"tarfile.open": "tarfile.TarFile", "shelve.open": "shelve.Shelf", "mailbox.mbox": "mailbox.mbox"},
 )

@@ -26,6 +26,10 @@ DJANGO = ("https://docs.djangoproject.com/en/stable/topics/auth/passwords/#manua
 BCRYPT_KDF = "https://github.com/pyca/bcrypt#kdf (bcrypt_pbkdf with the given rounds)"
 PWDLIB = ("https://frankie567.github.io/pwdlib/guide/ (PasswordHash.hash/verify/verify_and_update run the "
           "configured hasher: Argon2 for PasswordHash.recommended(), or bcrypt)")
+PASSLIB_HASH = ("https://passlib.readthedocs.io/en/stable/lib/passlib.ifc.html#passlib.ifc.PasswordHash.hash (each "
+                "scheme of passlib.hash runs its hash with its configured rounds)")
+_PASSLIB_SCHEMES = ("bcrypt", "bcrypt_sha256", "argon2", "scrypt", "pbkdf2_sha256", "pbkdf2_sha512", "sha256_crypt",
+                    "sha512_crypt", "django_pbkdf2_sha256")
 CRYPTOGRAPHY_KDF = ("https://cryptography.io/en/latest/hazmat/primitives/key-derivation-functions/ (PBKDF2HMAC, "
                     "Scrypt and Argon2id derive/verify run the derivation)")
 
@@ -39,10 +43,12 @@ PASSWORDS = Vocabulary(
         **{f"werkzeug.security.{f}": (C, WERKZEUG) for f in ("generate_password_hash", "check_password_hash")},
         **{f"django.contrib.auth.hashers.{f}": (C, DJANGO) for f in ("make_password", "check_password")},
         "bcrypt.kdf": (C, BCRYPT_KDF),
+        **{f"passlib.hash.{s}.{f}": (C, PASSLIB_HASH) for s in _PASSLIB_SCHEMES for f in ("hash", "verify")},
     },
     families=(
         Family(("argon2.PasswordHasher",), {"hash": C, "verify": C}, ARGON2),
-        Family(("pwdlib.PasswordHash", "pwdlib.hashers.argon2.Argon2Hasher", "pwdlib.hashers.bcrypt.BcryptHasher"),
+        Family(("pwdlib.PasswordHash", "pwdlib.hashers.argon2.Argon2Hasher", "pwdlib.hashers.bcrypt.BcryptHasher",
+                "pwdlib._hash.PasswordHash"),
                {"hash": C, "verify": C, "verify_and_update": C}, PWDLIB),
         Family(tuple(f"cryptography.hazmat.primitives.kdf.{m}" for m in (
             "pbkdf2.PBKDF2HMAC", "scrypt.Scrypt", "argon2.Argon2id")), {"derive": C, "verify": C}, CRYPTOGRAPHY_KDF),

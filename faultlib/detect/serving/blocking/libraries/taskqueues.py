@@ -1,0 +1,71 @@
+"""Celery's client side: results, remote control and inspection, sending a task by name.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`). Every
+call here talks to the broker or the result backend through Celery's synchronous kombu connection in the calling
+thread; a task of the analysed files sent with ``delay``/``apply_async`` is in
+:mod:`~faultlib.detect.serving.blocking.tasks`.
+
+* ``AsyncResult.get``/``wait`` (and a group's ``join``/``collect``) wait for the task to finish; ``ready``,
+  ``successful``, ``failed``, ``forget``, ``revoke`` query or write the result backend (a Redis, database or RPC
+  round trip), and so does reading its ``state`` or ``status`` property:
+  https://docs.celeryq.dev/en/stable/reference/celery.result.html. Once a read finds the task finished,
+  ``AsyncResult`` caches the task's meta, so ``result``/``info``/``traceback`` (read after the state, in practice)
+  come from memory and are left out; a ``state`` read after ``get()`` is cached too (a known fp).
+  ``AbortableAsyncResult.abort`` stores the ABORTED state in the backend and ``is_aborted`` reads it:
+  https://docs.celeryq.dev/en/stable/reference/celery.contrib.abortable.html.
+* ``app.control.<command>(...)`` publishes a broadcast message to the broker, and with ``reply=True`` waits for the
+  workers' replies up to ``timeout`` (1 s by default); ``app.control.inspect().<query>()`` always waits for them:
+  https://docs.celeryq.dev/en/stable/reference/celery.app.control.html and
+  https://docs.celeryq.dev/en/stable/userguide/workers.html#inspecting-workers. ``inspect()`` itself only builds
+  the object.
+* ``app.send_task(name, ...)`` publishes the task message (connecting on first use, retrying under
+  ``retry_policy``), as ``Task.apply_async`` does; ``app.tasks[name]`` is the registered ``Task``:
+  https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.send_task.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+DOCS = "https://docs.celeryq.dev/en/stable/reference/"
+RESULT = DOCS + "celery.result.html#celery.result.AsyncResult.get"
+RESULT_STATE = DOCS + "celery.result.html (ready/successful/failed/forget/revoke query or write the result backend)"
+ABORTABLE = DOCS + "celery.contrib.abortable.html (abort stores the ABORTED state in the result backend)"
+CONTROL = DOCS + "celery.app.control.html (publishes a broadcast to the broker; reply=True waits for the workers)"
+INSPECT = DOCS + "celery.app.control.html#celery.app.control.Inspect (broadcasts and waits for the replies)"
+SEND = DOCS + "celery.html#celery.Celery.send_task (publishes the task message to the broker)"
+
+APPS = ("celery.Celery", "celery.app.Celery", "celery.app.base.Celery")
+CONTROLS = ("celery.app.control.Control",)
+RESULTS = ("celery.result.AsyncResult", "celery.result.GroupResult", "celery.result.ResultSet",
+           "celery.contrib.abortable.AbortableAsyncResult")
+
+CONTROL_COMMANDS = ("broadcast", "purge", "discard_all", "election", "revoke", "revoke_by_stamped_headers",
+                    "terminate", "ping", "rate_limit", "time_limit", "add_consumer", "cancel_consumer",
+                    "enable_events", "disable_events", "pool_grow", "pool_shrink", "pool_restart", "autoscale",
+                    "shutdown", "heartbeat")
+"""``Control`` methods that publish a broadcast (``inspect`` only builds an :class:`Inspect`)."""
+
+TASK_QUEUES = Vocabulary(
+    families=(
+        Family(RESULTS, {**{m: "blocking_task" for m in ("get", "wait", "join", "join_native", "collect")},
+                         **{m: "blocking_db" for m in ("ready", "successful", "failed", "forget", "revoke",
+                                                       "completed_count", "abort", "is_aborted")}},
+               f"{RESULT}; {RESULT_STATE}; {ABORTABLE}"),
+        Family(CONTROLS, {m: "blocking_task" for m in CONTROL_COMMANDS}, CONTROL),
+        Family(("celery.app.control.Inspect",), {"*": "blocking_task"}, INSPECT),
+        Family(APPS, {"send_task": "blocking_socket_io"}, SEND),
+        Family(("celery.app.task.Task",), {"delay": "blocking_socket_io", "apply_async": "blocking_socket_io"},
+               DOCS + "celery.app.task.html#celery.app.task.Task.apply_async (publishes the task message)"),
+    ),
+    reads={f"{r}.{p}": ("blocking_db", RESULT_STATE.replace("(ready", "(state/status, ready")) for r in RESULTS
+           for p in ("state", "status")},
+    returns={**{r: r for r in RESULTS},
+             **{app: "celery.Celery" for app in APPS},
+             **{f"{c}.inspect": "celery.app.control.Inspect" for c in CONTROLS},
+             **{f"{app}.send_task": "celery.result.AsyncResult" for app in APPS},
+             "celery.app.task.Task.delay": "celery.result.AsyncResult",
+             "celery.app.task.Task.apply_async": "celery.result.AsyncResult"},
+)
+"""Celery's client calls that block (see the module docstring); ``app.control``/``app.tasks[...]`` are typed by
+:data:`~faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`."""

@@ -1,0 +1,63 @@
+"""Accesses without a call that run a third-party object's I/O: reading a property, and indexing a persistent
+mapping (``shelf[key] = value`` pickles into the dbm file behind a ``shelve.Shelf``: a family that names
+``__getitem__``/``__setitem__``/``__delitem__``, :func:`item_sites`).
+
+Reading a property of a third-party object that does the I/O itself: ``result.state`` on a Celery
+``AsyncResult`` asks the result backend (Redis, a database, the RPC queue) for the task's state each time it is read
+(https://docs.celeryq.dev/en/stable/reference/celery.result.html#celery.result.AsyncResult.state). No call appears
+in the source, so the vocabulary lists these reads apart (:attr:`~faultlib.detect.serving.blocking.entries.
+Vocabulary.reads`, ``{TYPE.attribute: (kind, source)}``). The getters of classes of the analysed files are followed
+instead (:func:`~faultlib.detect.serving.blocking.dispatch.property_reads`). Used by
+:mod:`~faultlib.detect.serving.blocking.reach`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.sites import Site
+
+__all__ = ["blocking_reads", "item_sites"]
+
+_ITEM_METHODS = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
+
+
+def blocking_reads(func: Func, index) -> list[Site]:
+    """A site for each read in ``func`` of a property the vocabulary's ``reads`` lists, on a value of its type (not
+    a call of it, not an assignment to it), and each :func:`item_sites` one."""
+    reads = index.vocab.reads
+    if not reads:
+        return item_sites(func, index)
+    names = index.__dict__.get("_faultlib_read_names")
+    if names is None:
+        names = index.__dict__["_faultlib_read_names"] = frozenset(name.rpartition(".")[2] for name in reads)
+    called = None
+    found = []
+    for node in func.nodes:
+        if not (isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.ctx, ast.Load)):
+            continue
+        if called is None:
+            called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
+        if id(node) in called:
+            continue
+        owner = index.type_of(node.value, func)
+        entry = reads.get(f"{owner}.{node.attr}") if isinstance(owner, str) else None
+        if entry is not None:
+            found.append(Site(entry[0], f"{owner}.{node.attr} (reading the property queries the server)", func, node))
+    return found + item_sites(func, index)
+
+
+def item_sites(func: Func, index) -> list[Site]:
+    """A site for each ``x[key]`` read, store or ``del`` in ``func`` on a value whose family names the matching
+    ``__getitem__``/``__setitem__``/``__delitem__``."""
+    found = []
+    for node in func.nodes:
+        if not isinstance(node, ast.Subscript) or not isinstance(node.value, (ast.Name, ast.Attribute)):
+            continue
+        method = _ITEM_METHODS.get(type(node.ctx))
+        owner = index.type_of(node.value, func) if method else None
+        kind = index.vocab.family_kind(owner, method) if isinstance(owner, str) else None
+        if kind is not None:
+            found.append(Site(kind[0], f"{owner}.{method}", func, node))
+    return found
