@@ -316,7 +316,7 @@ HAND: dict[str, tuple[str, str, str]] = {
 }
 #: scikit-learn classes modelled elsewhere (pipelines, searches, composites)
 META = {"Pipeline", "ColumnTransformer", "FeatureUnion", "GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV",
-        "HalvingRandomSearchCV", "SelfTrainingClassifier"}
+        "HalvingRandomSearchCV"}
 #: transformers that also predict (scikit-learn: a classifier or regressor with transform())
 _PREDICTING_MODULES = ("sklearn.discriminant_analysis", "sklearn.cross_decomposition")
 

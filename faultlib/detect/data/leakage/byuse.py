@@ -40,6 +40,21 @@ class ByUse:
             self._reach(*(e for e in layers if isinstance(e, Est) and e.preprocessing))  # type: ignore[attr-defined]
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
+    def _by_use(self, est: Est, method: str, has_y: bool, x: Data | None, node: ast.Call,
+                frame: Any) -> tuple[str, Any]:
+        """What ``est.method(...)`` means by these rules: (the method it stands for, the inlier flags of an outlier
+        detector or ``None`` when the caller's rules apply)."""
+        if est.category == "transformer" and method in vocab.ADAPT:
+            method = vocab.ADAPT[method]  # layers.Normalization().adapt(X): the layer's mean and variance from X
+        if est.options.get("by_use") and est.category == "model":
+            self._used_as(est, method, has_y)  # an unknown library class: a transformer if used as one
+        if est.cls in vocab.CV_SELECTORS and (method == vocab.FIT or method in vocab.FIT_TRANSFORM) and x is not None:
+            self._reach(x)  # type: ignore[attr-defined]  # its cross-validation scores a model on these rows
+            self._check_cv(x, node.lineno, f"{est.cls}.{method}()")  # type: ignore[attr-defined]
+        if est.cls in vocab.OUTLIER_DETECTORS and method in ("fit_predict", "predict") and x is not None:
+            return method, self._outlier_flags(est, method, x, node, frame)  # iso.fit_predict(X) == 1 drops rows
+        return method, None
+
     def _used_as(self, est: Est, method: str, has_y: bool) -> None:
         """``est`` is an unknown library class called with ``method``: a transformer or sampler from now on when the
         method is one, a model for good when it predicts."""

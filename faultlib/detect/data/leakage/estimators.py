@@ -304,7 +304,7 @@ ROLES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "SelectFwe": (("supervised", "sklearn.feature_selection", "probed"),),
     "SelectKBest": (("supervised", "sklearn.feature_selection", "probed"),),
     "SelectPercentile": (("supervised", "sklearn.feature_selection", "probed"),),
-    "SelfTrainingClassifier": (("meta", "sklearn.semi_supervised", "probed"),),
+    "SelfTrainingClassifier": (("model", "sklearn.semi_supervised", "probed"),),
     "SequentialFeatureSelector": (("supervised", "sklearn.feature_selection", "documented"),),
     "ShrunkCovariance": (("other", "sklearn.covariance", "probed"),),
     "SimpleImputer": (("learns", "sklearn.impute", "probed"),),

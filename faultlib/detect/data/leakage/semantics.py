@@ -107,18 +107,16 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         if vocab.is_search(name, module):
             return Est(name, "search")
         if vocab.is_preprocessing(name, module) or vocab.is_stateless(name, module):
-            pre = vocab.is_preprocessing(name, module) and (
-                name not in COMPOSITES or composite_learns(args, kwargs)) and not (
-                name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
+            pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
+                args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
+                kwargs.get("categories"), Tup))
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
                 est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
             return est
-        if vocab.is_model(name, module):
-            # a class of an estimator library the table does not know is a model until the script uses it as a
-            # transformer (by_use: fit_transform/transform, fit_resample make it one)
+        if vocab.is_model(name, module):  # (a library class the table does not know: a model until used: byuse.py)
             return Est(name, "model", options={"by_use": True} if vocab.is_library_estimator(name, module) else {})
         if name in vocab.FILE_READERS:
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
@@ -248,14 +246,9 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return est
         if est.cls == "Tokenizer" and name in vocab.KERAS_METHODS:
             name = vocab.KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
-        if est.category == "transformer" and name in vocab.ADAPT:
-            name = vocab.ADAPT[name]  # layers.Normalization().adapt(X): the layer's mean and variance from X's rows
-        if est.options.get("by_use") and est.category == "model":
-            self._used_as(est, name, has_y)  # an unknown library class: a transformer if used as one
-        if est.cls in vocab.OUTLIER_DETECTORS and name in ("fit_predict", "predict") and x is not None:
-            flags = self._outlier_flags(est, name, x, node, frame)  # iso.fit_predict(X) == 1 drops rows (outliers.py)
-            if flags is not None:
-                return flags
+        name, flags = self._by_use(est, name, has_y, x, node, frame)  # keras adapt, outlier flags, new classes
+        if flags is not None:
+            return flags
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
             self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
             name = "fit_transform" if name == "fit_predict" else "transform"

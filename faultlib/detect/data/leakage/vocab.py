@@ -60,6 +60,8 @@ SUPERVISED_TRANSFORMERS = _first("supervised", "resampler")
 #: transformers that are predictors too (scikit-learn: ``LinearDiscriminantAnalysis`` is a classifier, the
 #: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows
 PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA"})
+#: selectors whose fit cross-validates the rows it is given (scikit-learn ``RFECV``): a search as well
+CV_SELECTORS = frozenset({"RFECV"})
 #: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
 #: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
 CLUSTERERS = _first("clusterer")
@@ -203,10 +205,12 @@ def is_search(name: str, module: str = "") -> bool:
 
 def is_model(name: str, module: str = "") -> bool:
     """A predictor from a known library (its fit/predict make it an estimator the analysis tracks); a class the
-    table gives another role is none (``FeatureHasher`` from ``sklearn`` transforms)."""
+    table gives another role is none (``FeatureHasher`` from ``sklearn`` transforms). Fitted objects that neither
+    transform nor predict rows (``NearestNeighbors``, covariance estimators: role ``other``) stay tracked as
+    models, as every class of an estimator library was before the table."""
     known = role(name, module)
     if known is not None:
-        return known in ("model", "outlier")
+        return known in ("model", "outlier", "other")
     return name[:1].isupper() and (name.endswith(MODEL_SUFFIXES) or module.split(".")[0] in ESTIMATOR_MODULES)
 
 
