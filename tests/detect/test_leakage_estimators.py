@@ -204,3 +204,25 @@ def test_the_table_keeps_each_library_entry() -> None:
     assert vocab.role("IsolationForest", "sklearn.ensemble") == "outlier"
     assert vocab.role("Normalization", "mylayers") is None and vocab.role("Normalization", "keras.layers") == "learns"
     assert not vocab.is_search("RFECV") and vocab.is_search("GridSearchCV") and vocab.is_search("LassoCV")
+
+
+# RFECV is a supervised selector by the table, and its fit cross-validates: rows scaled on all of them are scored
+RFECV_AFTER_SCALING = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.feature_selection import RFECV
+from sklearn.linear_model import LogisticRegression
+
+farms = pd.read_csv("farms.csv")
+X, y = farms.drop(columns="yield_class"), farms["yield_class"]
+scaled = StandardScaler().fit_transform(X)
+picker = RFECV(LogisticRegression(), cv=5)
+picker.fit(scaled, y)
+print(picker.n_features_)
+"""
+
+
+def test_rfecv_cross_validating_rows_scaled_on_all_of_them_is_a_fit_outside_cv(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 8) in _alarms(tmp_path, RFECV_AFTER_SCALING)
+    unscaled = RFECV_AFTER_SCALING.replace("StandardScaler().fit_transform(X)", "X")
+    assert _alarms(tmp_path, unscaled) == set()
