@@ -222,7 +222,12 @@ print(picker.n_features_)
 """
 
 
-def test_rfecv_cross_validating_rows_scaled_on_all_of_them_is_a_fit_outside_cv(tmp_path: Path) -> None:
-    assert ("fit_outside_cv", 8) in _alarms(tmp_path, RFECV_AFTER_SCALING)
-    unscaled = RFECV_AFTER_SCALING.replace("StandardScaler().fit_transform(X)", "X")
+@pytest.mark.parametrize("selector", ["RFECV(LogisticRegression(), cv=5)",
+                                      "SequentialFeatureSelector(LogisticRegression(), cv=5)"])
+def test_a_cross_validating_selector_on_rows_scaled_on_all_of_them_is_a_fit_outside_cv(tmp_path: Path,
+                                                                                      selector: str) -> None:
+    text = RFECV_AFTER_SCALING.replace("RFECV(LogisticRegression(), cv=5)", selector).replace(
+        "import RFECV", "import RFECV, SequentialFeatureSelector").replace("picker.n_features_", "picker.support_")
+    assert ("fit_outside_cv", 8) in _alarms(tmp_path, text)
+    unscaled = text.replace("StandardScaler().fit_transform(X)", "X")
     assert _alarms(tmp_path, unscaled) == set()

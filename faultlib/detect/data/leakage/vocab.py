@@ -60,8 +60,9 @@ SUPERVISED_TRANSFORMERS = _first("supervised", "resampler")
 #: transformers that are predictors too (scikit-learn: ``LinearDiscriminantAnalysis`` is a classifier, the
 #: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows
 PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA"})
-#: selectors whose fit cross-validates the rows it is given (scikit-learn ``RFECV``): a search as well
-CV_SELECTORS = frozenset({"RFECV"})
+#: selectors whose fit cross-validates the rows it is given (scikit-learn ``RFECV``, ``SequentialFeatureSelector``
+#: with its ``cv=5`` default; mlxtend's class of that name has ``cv`` too): a search as well
+CV_SELECTORS = frozenset({"RFECV", "SequentialFeatureSelector"})
 #: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
 #: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
 CLUSTERERS = _first("clusterer")
