@@ -103,7 +103,7 @@ def _supervised(estimator: Any, y: Any) -> bool:
     steps = getattr(inner, "steps", None)
     if isinstance(steps, list):
         return y is not None and any(_supervised(s, y) for _, s in steps if s not in (None, "passthrough"))
-    return y is not None and is_supervised(type(inner).__name__)
+    return y is not None and is_supervised(type(inner).__name__, type(inner).__module__)
 
 
 @dataclass

@@ -103,19 +103,21 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
-        if vocab.is_search(name):
+        module = ref.module
+        if vocab.is_search(name, module):
             return Est(name, "search", options={"cv": kwargs.get("cv")})
-        if vocab.is_preprocessing(name) or name in vocab.STATELESS:
-            pre = vocab.is_preprocessing(name) and (name not in COMPOSITES or composite_learns(args, kwargs)) and not (
-                name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(kwargs.get("categories"), Tup))
-            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name),
+        if vocab.is_preprocessing(name, module) or vocab.is_stateless(name, module):
+            pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
+                args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
+                kwargs.get("categories"), Tup))
+            est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
                 est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
             return est
-        if vocab.is_model(name, ref.module):
-            return Est(name, "model")
+        if vocab.is_model(name, module):  # (a library class the table does not know: a model until used: byuse.py)
+            return Est(name, "model", options={"by_use": True} if vocab.is_library_estimator(name, module) else {})
         if name in vocab.FILE_READERS:
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
             if table is not None:
@@ -244,6 +246,9 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
             return est
         if est.cls == "Tokenizer" and name in vocab.KERAS_METHODS:
             name = vocab.KERAS_METHODS[name]  # tok.fit_on_texts(texts): a vocabulary fitted on those rows
+        name, flags = self._by_use(est, name, has_y, x, node, frame)  # keras adapt, outlier flags, new classes
+        if flags is not None:
+            return flags
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
             self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
             name = "fit_transform" if name == "fit_predict" else "transform"

@@ -60,6 +60,7 @@ from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.outliers import OutlierMasks
+from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -95,7 +96,7 @@ class StaticReport:
 
 class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
-               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, DesignChecks, ChoiceChecks,
+               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
@@ -415,8 +416,9 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
     def _compare(self, values: list[Any]) -> Any:
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
         out = self._combine(values)
-        if isinstance(out, Data) and any(f.handwritten for f in out.taints):
-            kept = frozenset(f for f in out.taints if not f.handwritten)
+        if isinstance(out, Data) and any(f.handwritten or is_detector_fit(f) for f in out.taints):
+            # (an outlier detector's inlier flags compared make a row mask too: byuse.py)
+            kept = frozenset(f for f in out.taints if not f.handwritten and not is_detector_fit(f))
             out = self._mask_cut_at(out.with_(taints=kept), out.taints - kept)  # a row mask's bounds (outliers.py)
         return out
 
