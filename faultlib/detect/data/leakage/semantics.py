@@ -21,8 +21,9 @@ from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, f
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
 from faultlib.detect.data.leakage.words import PlainRows
+from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.values import (
-    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, covers, data_rows_child, disjoint,
+    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Step, covers, data_rows_child, disjoint,
     is_training_part, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.detect.data.leakage.sole_file import file_table
@@ -47,7 +48,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics(PlainRows, ScoringChecks):
+class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -344,17 +345,6 @@ class EstimatorSemantics(PlainRows, ScoringChecks):
         out = Data(x.rows, x.taints | {fit}, x.test)
         self._check_test(out, line, f"{est.cls}.transform()")
         return out
-
-    def _reuse(self, fit: FitRef, x: Data, line: int, frame: Any) -> None:
-        for loop, loop_line in frame.loops:
-            if loop in fit.loops:
-                continue
-            if any(s.kind == "fold" and s.ident == loop for p in parts(x.rows) for s in p.steps) and \
-                    self._overlaps(fit, x):
-                self._reused.add((fit.uid, loop))
-                self._emit("reused_across_folds", fit, line=line, data=x,
-                           why=f"it is applied inside the cross-validation loop on {self.smap.describe(loop_line)} "
-                               f"({self.smap.describe(line)}) without being refitted on each fold's training rows")
 
     # ------------------------------------------------------------------ leak checks
 
