@@ -106,3 +106,51 @@ APPLIED_TO_NAMED_TEST_PART = REFIT_ON_NAMED_TEST_PART.replace(
 def test_a_refit_on_the_test_named_part_of_a_training_file_is_fit_on_test(tmp_path: Path) -> None:
     assert ("fit_on_test", 13) in _alarms(tmp_path, REFIT_ON_NAMED_TEST_PART)
     assert _alarms(tmp_path, APPLIED_TO_NAMED_TEST_PART) == set()
+
+
+# leave-one-season-out by hand: a mask named for testing and its negation are the two parts of a split; the scaler
+# fitted on the training seasons, then 10% of them set aside to watch the training, and the held-out season scored
+SEASON_MASKS_SCALED_ON_TRAINING_SIDE = """\
+import numpy as np
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.neural_network import MLPClassifier
+
+games = pd.read_csv("games.csv")
+X = games.drop(columns=["won", "season"])
+y = games["won"]
+for season in [2021, 2022, 2023]:
+    test_mask = (games["season"] == season).values
+    train_mask = ~test_mask
+    scaler = StandardScaler()
+    X_seen = scaler.fit_transform(X[train_mask].values)
+    y_seen = y[train_mask].values
+    X_held = scaler.transform(X[test_mask].values)
+    order = np.random.RandomState(0).permutation(len(X_seen))
+    val_idx, fit_idx = order[:100], order[100:]
+    X_fit, y_fit = X_seen[fit_idx], y_seen[fit_idx]
+    X_val, y_val = X_seen[val_idx], y_seen[val_idx]
+    net = MLPClassifier().fit(X_fit, y_fit)
+    print("watch", net.score(X_val, y_val))
+    print("season", season, net.score(X_held, y[test_mask].values))
+"""
+
+# the same masks after a scaler fitted on every season, and one refitted on the held-out season
+SEASON_MASKS_AFTER_A_FIT_ON_ALL = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
+
+games = pd.read_csv("games.csv")
+X = StandardScaler().fit_transform(games.drop(columns=["won", "season"]))
+y = games["won"].values
+for season in [2021, 2022, 2023]:
+    is_test = games["season"].values == season
+    model = LogisticRegression().fit(X[games["season"].values != season], y[~is_test])
+    print(season, model.score(X[is_test], y[is_test]))
+"""
+
+
+def test_a_test_named_mask_and_its_negation_split_the_rows(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, SEASON_MASKS_SCALED_ON_TRAINING_SIDE) == set()
+    assert ("fit_before_split", 6) in _alarms(tmp_path, SEASON_MASKS_AFTER_A_FIT_ON_ALL)
