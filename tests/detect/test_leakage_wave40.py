@@ -154,3 +154,26 @@ for season in [2021, 2022, 2023]:
 def test_a_test_named_mask_and_its_negation_split_the_rows(tmp_path: Path) -> None:
     assert _alarms(tmp_path, SEASON_MASKS_SCALED_ON_TRAINING_SIDE) == set()
     assert ("fit_before_split", 6) in _alarms(tmp_path, SEASON_MASKS_AFTER_A_FIT_ON_ALL)
+
+
+# the columns only put in the order of their correlation with the target (every one kept), then split and scored;
+# the same ranking cut to the five strongest is a choice
+ORDERED_BY_CORRELATION = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+
+visits = pd.read_csv("visits.csv")
+strength = visits.drop("relapsed", axis=1).corrwith(visits["relapsed"])
+labels = visits["relapsed"]
+feats = visits.drop("relapsed", axis=1)
+feats = feats.iloc[:, strength.argsort()[::-1]]
+X_tr, X_te, y_tr, y_te = train_test_split(feats.values, labels.values)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+CUT_TO_THE_STRONGEST = ORDERED_BY_CORRELATION.replace("strength.argsort()[::-1]", "strength.argsort()[::-1][:5]")
+
+
+def test_columns_reordered_by_a_ranking_choose_nothing_but_the_top_k_does(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, ORDERED_BY_CORRELATION) == set()
+    assert ("fit_before_split", 6) in _alarms(tmp_path, CUT_TO_THE_STRONGEST)

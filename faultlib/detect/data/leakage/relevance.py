@@ -18,6 +18,9 @@ target, :func:`~faultlib.detect.data.leakage.choices.label_like`):
 * ``frame.corrwith(frame['t'])``, ``frame.corrwith(y)``;
 * ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix).
 
+A ranking used whole only orders the columns: ``df.iloc[:, scores.argsort()[::-1]]`` keeps every column, so the
+order carries no choice (any fitted score's ``argsort()`` not cut to its first ``k`` drops the fit it carries).
+
 Not a fit of this kind: ``frame.corr()`` used whole (a heat map; correlations between features, no target), a
 ``corrwith`` against another feature table, and any score that picks no column a model reads (printing the
 ranking leaves nothing to report: the data flow decides).
@@ -39,6 +42,10 @@ class TargetCorrelation:
                       frame: Any) -> Any:
         from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
 
+        if name == "argsort" and id(node) in self._permutations():
+            data = _maybe_data(receiver)
+            if data is not None and data.rows is None and data.taints:
+                return Data(None, frozenset(), False)  # every column, reordered: a ranking that chooses none
         if name in ("corrwith", "corr") and self._target_side(node):
             data = _maybe_data(receiver) or (_as_data(receiver) if isinstance(receiver, MaybeData) else None)
             if data is not None and data.rows is not None:
@@ -59,6 +66,27 @@ class TargetCorrelation:
                                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "corr"
                                 and not n.value.args and _is_target(n.slice, targets)}
         return id(node) in self._corr_reads
+
+
+    def _permutations(self) -> set[int]:
+        """``score.argsort()`` or ``score.argsort()[::-1]`` written as the index of a selection and not cut to the
+        first ``k`` (``df.iloc[:, score.argsort()[::-1]]``): the order of every column, which picks none of them
+        (an ``argsort`` kept in a variable may be cut later, so it keeps its fit)."""
+        if not hasattr(self, "_argsorts"):
+            parent = {id(n.value): n for n in ast.walk(self.tree)  # type: ignore[attr-defined]
+                      if isinstance(n, ast.Subscript)}
+            indexes = {id(e) for n in ast.walk(self.tree) if isinstance(n, ast.Subscript)  # type: ignore[attr-defined]
+                       for e in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])}
+            self._argsorts: set[int] = set()
+            for n in ast.walk(self.tree):  # type: ignore[attr-defined]
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "argsort":
+                    top, up = n, parent.get(id(n))
+                    while up is not None and isinstance(up.slice, ast.Slice) and up.slice.lower is None and \
+                            up.slice.upper is None:  # [::-1]: still every position
+                        top, up = up, parent.get(id(up))
+                    if up is None and id(top) in indexes:  # df.iloc[:, s.argsort()[::-1]]: used whole, in place
+                        self._argsorts.add(id(n))
+        return self._argsorts
 
 
 def _is_target(node: ast.expr, targets: set) -> bool:
