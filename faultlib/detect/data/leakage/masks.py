@@ -10,6 +10,8 @@ levels deep); two masks whose expanded text is the same are one row selection. A
 or one never bound in the module, keeps its own text, so masks inside a loop over columns never match by
 accident unless their text is the same too.
 
+A test-named mask and its negation are the exception: together they split the rows (:mod:`.maskpairs`).
+
 A mask is not a part of the rows either: ``valid = ~y.isna()`` names the rows with a valid value, not a validation
 set, so the name does not make it held out.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.maskpairs import mask_pairs, mask_split
 from faultlib.detect.data.leakage.values import Step, new_id
 
 
@@ -30,6 +33,12 @@ class MaskIdentity:
         if not hasattr(self, "_mask_steps"):
             self._mask_steps: dict[str, Step] = {}
             self._mask_bindings = _line_bindings(self.tree)
+            self._mask_splits: dict[tuple[str, int], int] = {}
+            self._pairs = mask_pairs(self.tree, self._mask_bindings)
+        pair = mask_split(index_node, line, self._mask_bindings, self._pairs)  # test_mask / ~test_mask (maskpairs)
+        if pair is not None:
+            ident = self._mask_splits.setdefault(pair[:2], new_id())
+            return Step("split", ident, pair[2], line=line)
         text = _expanded(index_node, line, self._mask_bindings, 3)
         if text is None:
             return Step("filter", new_id(), line=line)

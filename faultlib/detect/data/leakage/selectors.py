@@ -23,6 +23,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.relevance import TargetCorrelation
 from faultlib.detect.data.leakage.values import Data, Est
 from faultlib.pyflow.values import Ref
 
@@ -34,8 +35,9 @@ _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 IMPORTANCES = frozenset({"feature_importances_"})
 
 
-class FunctionalFits:
-    """Fits made by a function call or read from a model's importances (see the module docstring)."""
+class FunctionalFits(TargetCorrelation):
+    """Fits made by a function call or read from a model's importances (see the module docstring); pandas'
+    correlations with the target come from :class:`~faultlib.detect.data.leakage.relevance.TargetCorrelation`."""
 
     def _library_fit(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         """The value of a call this module knows as a fit, else ``None``."""

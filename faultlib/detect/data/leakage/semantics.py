@@ -27,6 +27,7 @@ from faultlib.detect.data.leakage.values import (
     is_training_part, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.detect.data.leakage.sole_file import file_table
+from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -303,8 +304,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
 
     def _apart(self, x: Data, fit: FitRef) -> bool:
         fit_parts = parts(fit.rows)
-        return bool(parts(x.rows)) and bool(fit_parts) and all(disjoint(f, p) for f in fit_parts
-                                                               for p in parts(x.rows))
+        return bool(parts(x.rows)) and bool(fit_parts) and all(disjoint(f, p) for f in fit_parts for p in parts(x.rows))
 
     def _fit(self, est: Est, x: Data | None, supervised: bool, method: str, node: ast.Call,
              frame: Any, *, handwritten: bool = False) -> FitRef | None:
@@ -325,7 +325,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
         if est.preprocessing and x is not None:
             for p in parts(x.rows):
                 named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
-                if p.root.test or test_step(p) is not None or named is not None:
+                if p.root.test or test_step(p) is not None or named is not None or input_named_test(x, node):
                     step = test_step(p)
                     self._emit("fit_on_test", fit, line=node.lineno, data=x,
                                why=f"those rows are held out ({self._words(p)}"

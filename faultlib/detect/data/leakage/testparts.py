@@ -5,8 +5,9 @@ the script gives them (``tuned_on_test`` in :mod:`.earlystop` and :mod:`.choices
   fold before): the notebook's only labelled rows held aside;
 * :func:`choosing_named`: a name for the rows a script chooses its model on (``X_val``, ``dvalid``, ``xgvalid``,
   ``ds_eval``, ``X_dev``, a tag ``'valid'``);
-* :func:`held_out`, :func:`named_test_part`: the test part; a training file's validation part counts when the
-  script names it for testing (``X_test``), as it is then what the notebook reports as its test score.
+* :func:`held_out`, :func:`named_test_part`, :func:`input_named_test`: the test part; a training file's
+  validation part counts when the script names it for testing (``X_test``), as it is then what the notebook
+  reports as its test score (scored there, or fitted on: ``fit_on_test``).
 """
 
 from __future__ import annotations
@@ -66,4 +67,12 @@ def named_test_part(x: Data, arg: ast.expr | None) -> bool:
         bool(parts(x.rows)) and all(file_validation(p) is not None for p in parts(x.rows))
 
 
-__all__ = ["choosing_named", "file_validation", "held_out", "named_test_part"]
+def input_named_test(x: Data, call: ast.Call) -> bool:
+    """A fit ``call`` whose input ``x`` (its first argument) is a training file's validation part named for testing
+    (``sc.fit_transform(X_test)``, ``SelectKBest(...).fit_transform(X_test, y_test)`` after ``train_test_split`` of
+    ``train.csv`` beside a ``test.csv``): the fit saw the rows the notebook reports its test score on, as a fit on a
+    split's test part does, so it is ``fit_on_test`` (the name, not the file layout, says which part is the test)."""
+    return named_test_part(x, call.args[0] if call.args else None)
+
+
+__all__ = ["choosing_named", "file_validation", "held_out", "named_test_part", "input_named_test"]
