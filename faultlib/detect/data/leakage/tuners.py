@@ -20,7 +20,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import Data, parts, test_step
+from faultlib.detect.data.leakage.values import Data, parts
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import Ref
 

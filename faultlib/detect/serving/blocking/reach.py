@@ -25,7 +25,7 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
-                                                     flush_listeners, flushes, is_abstract, is_generator, is_poll,
+                                                     flush_listeners, flushes, is_abstract, is_generator,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
