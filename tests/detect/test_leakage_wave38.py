@@ -153,6 +153,70 @@ def test_the_same_sweep_scored_on_a_validation_part_is_silent(tmp_path: Path) ->
     assert _alarms(tmp_path, text.format(scored="val_y", rows="val_x")) == set()
 
 
+# a sweep through the file's own helper functions, each scored on the held-out fold of a k-fold split of the
+# TRAINING part that another helper hands back in a list: a cross-validated sweep, not a sweep on the test part.
+# The helpers share the variable name ``clf`` with the sweep; a function the file defines is no unseen class.
+HELPER_SWEEP_ON_FOLDS = """\
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import KFold
+from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.metrics import accuracy_score
+
+
+def forest(X, y, depth):
+    clf = ExtraTreesClassifier(max_depth=depth)
+    clf.fit(X, y)
+    return clf
+
+
+def neighbours(X, y, k):
+    clf = KNeighborsClassifier(n_neighbors=k)
+    clf.fit(X, y)
+    return clf
+
+
+def folds(X, y):
+    out = []
+    for a, b in KFold(n_splits=4).split(X):
+        out.append([X.iloc[a], X.iloc[b], y.iloc[a], y.iloc[b]])
+    return out
+
+
+def main():
+    Xtr = pd.read_csv("x_train.csv")
+    ytr = pd.read_csv("y_train.csv").iloc[:, 0]
+    means = []
+    for depth in [3, 6, 12]:
+        total = 0.0
+        for j in range(4):
+            fxTrain, fxTest, fyTrain, fyTest = folds(Xtr, ytr)[j]
+            clf = forest(fxTrain, fyTrain, depth)
+            total += accuracy_score(fyTest, clf.predict(fxTest))
+        means.append(total / 4)
+    print("best depth", [3, 6, 12][means.index(max(means))])
+
+
+main()
+"""
+
+
+def test_a_sweep_through_own_helpers_scored_on_training_folds_is_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, HELPER_SWEEP_ON_FOLDS, name="sweep.py") == set()
+
+
+def test_duck_models_skip_functions_the_file_defines_and_keep_variables_per_function() -> None:
+    import ast
+
+    from faultlib.detect.data.leakage.ducks import duck_models
+
+    assert duck_models(ast.parse(HELPER_SWEEP_ON_FOLDS)) == frozenset()
+    unseen = HELPER_SWEEP_ON_FOLDS.replace("clf = forest(fxTrain, fyTrain, depth)", "clf = Boosted(depth)\n"
+                                           "            clf.fit(fxTrain, fyTrain)")
+    assert duck_models(ast.parse(unseen)) == frozenset({"Boosted"})
+
+
 # a class left as a template (its cell does not parse) used as a model: fitted on every row, scored on the test part
 TEMPLATE_MODEL = """\
 import numpy as np

@@ -53,30 +53,45 @@ def _labelled_fit(call: ast.Call) -> bool:
     return len(call.args) >= 2 or any(k.arg == "y" for k in call.keywords)
 
 
+def _scoped_nodes(tree: ast.Module):
+    """``(scope, node)`` for every node: ``scope`` is the innermost function holding it (``None`` at module level),
+    so a variable ``model`` of one function is not the ``model`` of another."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
+    while stack:
+        node, scope = stack.pop()
+        yield scope, node
+        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
 def duck_models(tree: ast.Module) -> frozenset[str]:
     """The callee texts (``Pegasos``, ``models.Pegasos``) whose instances the script fits with labels and then
-    predicts with or scores, and never transforms with (see the module docstring)."""
-    made: dict[str, set[str]] = {}  # variable -> callees it is bound to
-    for n in ast.walk(tree):
+    predicts with or scores, and never transforms with (see the module docstring). A function or class the file
+    defines is no unseen class: the analysis reads its body (``model = random_forest(X, y, depth)`` returns what the
+    body builds)."""
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    nodes = list(_scoped_nodes(tree))
+    made: dict[tuple[int, str], set[str]] = {}  # (scope, variable) -> callees it is bound to
+    for scope, n in nodes:
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _callee(n.value):
             for t in n.targets:
                 if isinstance(t, ast.Name):
-                    made.setdefault(t.id, set()).add(_callee(n.value))  # type: ignore[arg-type]
-    used: dict[str, set[str]] = {}  # variable -> methods called on it ("fit" only when with labels)
-    for n in ast.walk(tree):
+                    made.setdefault((id(scope), t.id), set()).add(_callee(n.value))  # type: ignore[arg-type]
+    used: dict[tuple[int, str], set[str]] = {}  # (scope, variable) -> methods called on it ("fit" only with labels)
+    for scope, n in nodes:
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
             continue
         receiver, method = n.func.value, n.func.attr
         if method == "fit" and not _labelled_fit(n):
             method = "fit()"
         if isinstance(receiver, ast.Name):
-            used.setdefault(receiver.id, set()).add(method)
+            used.setdefault((id(scope), receiver.id), set()).add(method)
         elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and \
                 receiver.func.attr == "fit" and _labelled_fit(receiver) and isinstance(receiver.func.value, ast.Call):
             callee = _callee(receiver.func.value)  # C(...).fit(X, y).predict(X_test)
             if callee:
-                made.setdefault(f"<chain {callee}>", set()).add(callee)
-                used.setdefault(f"<chain {callee}>", set()).update({"fit", method})
+                made.setdefault((id(receiver), f"<chain {callee}>"), set()).add(callee)
+                used.setdefault((id(receiver), f"<chain {callee}>"), set()).update({"fit", method})
     models: set[str] = set()
     spoiled: set[str] = set()
     for var, callees in made.items():
@@ -85,7 +100,7 @@ def duck_models(tree: ast.Module) -> frozenset[str]:
             spoiled |= callees
         elif "fit" in methods and methods & _PREDICTS:
             models |= callees
-    return frozenset(models - spoiled)
+    return frozenset(c for c in models - spoiled if c.split(".", 1)[0] not in defined)
 
 
 class DuckModels:
