@@ -1,0 +1,66 @@
+"""Kinds of mistake (and of misreading) the held-out wave 39 showed, each in both directions: the leak found at its
+line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import textwrap
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+HEADER = """\
+import numpy as np
+import pandas as pd
+from sklearn.preprocessing import StandardScaler, OrdinalEncoder, MinMaxScaler
+from sklearn.decomposition import PCA
+from sklearn.linear_model import LogisticRegression, LinearRegression
+from sklearn.metrics import roc_auc_score, accuracy_score
+from sklearn.model_selection import train_test_split, KFold, cross_val_score
+visits = pd.read_csv("visits.csv")
+X, y = visits.drop(columns=["label"]), visits["label"]
+"""
+H = HEADER.count("\n")
+
+
+def alarms(tmp_path, body, name="job.py"):
+    """(kind, line in the snippet) of every finding at warning or above."""
+    path = tmp_path / name
+    path.write_text(HEADER + textwrap.dedent(body))
+    report, _ = analyze_file(str(path))
+    assert report.complete, report.stopped
+    return [(f.kind, f.location["line"] - H) for f in report.findings if f.severity >= Severity.WARNING]
+
+
+# -- 1. a docstring's doctest example is text: its closing quotes are not "doctest output"
+
+DOCSTRING = '''
+def scale_then_split(frame, labels):
+    """Scale the columns, then hold a fifth of the rows out.
+
+    Example:
+        >>> a, b, c, d = scale_then_split(
+        ...     frame, labels)
+        >>> print(len(a))
+    """
+    scaled = StandardScaler().fit_transform(frame)
+    return train_test_split(scaled, labels, test_size=0.2)
+
+a, b, c, d = scale_then_split(X, y)
+print(LogisticRegression().fit(a, c).score(b, d))
+'''
+
+
+def test_a_docstring_example_with_prompts_is_read_as_text(tmp_path):
+    assert alarms(tmp_path, DOCSTRING) == [("fit_before_split", 10)]
+
+
+def test_a_docstring_example_in_a_healthy_script_is_silent(tmp_path):
+    healthy = DOCSTRING.replace("scaled = StandardScaler().fit_transform(frame)\n    return train_test_split(scaled,",
+                                "return train_test_split(frame,")
+    assert alarms(tmp_path, healthy) == []
+
+
+def test_doctest_prompts_outside_strings_are_still_code(tmp_path):
+    body = ">>> Z = MinMaxScaler().fit_transform(X)\n>>> a, b, c, d = train_test_split(Z, y)\n" \
+           ">>> LogisticRegression().fit(a, c).score(b, d)\n0.5\n"
+    assert alarms(tmp_path, body) == [("fit_before_split", 1)]
