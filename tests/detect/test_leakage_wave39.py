@@ -64,3 +64,27 @@ def test_doctest_prompts_outside_strings_are_still_code(tmp_path):
     body = ">>> Z = MinMaxScaler().fit_transform(X)\n>>> a, b, c, d = train_test_split(Z, y)\n" \
            ">>> LogisticRegression().fit(a, c).score(b, d)\n0.5\n"
     assert alarms(tmp_path, body) == [("fit_before_split", 1)]
+
+
+# -- 2. a mean/std over a list filled only with metric results summarises scores, not test rows
+
+FOLD_SCORES = """\
+fold_scores = []
+for tr, te in KFold(5, shuffle=True).split(X):
+    model = LogisticRegression().fit(X.values[tr], y.values[tr])
+    guess = model.predict(X.values[te])
+    fold_scores.append(np.array([accuracy_score(y.values[te], guess), roc_auc_score(y.values[te], guess)]))
+middle = np.average(np.vstack([fold_scores]), axis=0)
+spread = np.std(np.vstack([fold_scores]), axis=0)
+pd.DataFrame(np.hstack([middle, spread]).reshape(1, -1)).to_csv("scores.csv")
+"""
+
+
+def test_mean_and_spread_of_per_fold_metric_results_is_silent(tmp_path):
+    assert alarms(tmp_path, FOLD_SCORES) == []
+
+
+def test_a_statistic_over_collected_test_fold_rows_is_still_reported(tmp_path):
+    body = FOLD_SCORES.replace("fold_scores.append(np.array([accuracy_score(y.values[te], guess), "
+                               "roc_auc_score(y.values[te], guess)]))", "fold_scores.append(X.values[te])")
+    assert alarms(tmp_path, body) == [("fit_on_test", 6), ("fit_on_test", 7)]
