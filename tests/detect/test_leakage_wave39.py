@@ -88,3 +88,32 @@ def test_a_statistic_over_collected_test_fold_rows_is_still_reported(tmp_path):
     body = FOLD_SCORES.replace("fold_scores.append(np.array([accuracy_score(y.values[te], guess), "
                                "roc_auc_score(y.values[te], guess)]))", "fold_scores.append(X.values[te])")
     assert alarms(tmp_path, body) == [("fit_on_test", 6), ("fit_on_test", 7)]
+
+
+# -- 9. optbinning's binners choose their bins with the target: a supervised encoding
+
+BINNED = """\
+import optbinning
+from sklearn.model_selection import StratifiedKFold
+cols = list(X.columns)
+binner = optbinning.BinningProcess(variable_names=cols)
+binner.fit(X[cols], y.to_numpy())
+woe = binner.transform(X[cols], metric="woe")
+for tr, te in StratifiedKFold(5).split(woe, y):
+    clf = LogisticRegression().fit(woe.iloc[tr], y.iloc[tr])
+    print(roc_auc_score(y.iloc[te], clf.predict_proba(woe.iloc[te])[:, 1]))
+"""
+
+
+def test_a_binning_process_fitted_with_the_target_before_cv_is_reported(tmp_path):
+    assert alarms(tmp_path, BINNED) == [("fit_outside_cv", 5)]
+
+
+def test_a_binning_process_fitted_inside_each_fold_is_silent(tmp_path):
+    body = BINNED.replace("binner.fit(X[cols], y.to_numpy())\nwoe = binner.transform(X[cols], metric=\"woe\")\n",
+                          "woe = X[cols]\n").replace(
+        "    clf = LogisticRegression().fit(woe.iloc[tr], y.iloc[tr])\n",
+        "    binner.fit(woe.iloc[tr], y.iloc[tr])\n"
+        "    clf = LogisticRegression().fit(binner.transform(woe.iloc[tr]), y.iloc[tr])\n").replace(
+        "clf.predict_proba(woe.iloc[te])", "clf.predict_proba(binner.transform(woe.iloc[te]))")
+    assert alarms(tmp_path, body) == []

@@ -39,6 +39,14 @@ SUPERVISED_TRANSFORMERS = frozenset({
 #: transformers that are predictors too (scikit-learn: ``LinearDiscriminantAnalysis`` is a classifier, the
 #: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows
 PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA"})
+#: optbinning's binners (OptBinning API reference, http://gnpalencia.org/optbinning/: ``OptimalBinning.fit(x, y)``,
+#: ``BinningProcess.fit(X, y)``; Navas-Palencia, "Optimal binning: mathematical programming formulation", arXiv
+#: 2001.08025): the bin edges are chosen with the target and ``transform`` gives each bin's weight of evidence
+#: (or event rate), a supervised encoding like ``WOEEncoder``
+OPTBINNING = frozenset({"OptimalBinning", "ContinuousOptimalBinning", "MulticlassOptimalBinning", "BinningProcess",
+                        "OptimalBinning2D", "ContinuousOptimalBinning2D", "OptimalPWBinning",
+                        "ContinuousOptimalPWBinning", "MDLP"})
+SUPERVISED_TRANSFORMERS |= OPTBINNING
 #: clustering (scikit-learn ``sklearn.cluster``, ``sklearn.mixture``): unsupervised fits whose cluster ids
 #: (``labels_``, ``fit_predict``, ``predict``) become a feature column, as a transformer's output does
 CLUSTERERS = frozenset({
