@@ -117,3 +117,32 @@ def test_a_binning_process_fitted_inside_each_fold_is_silent(tmp_path):
         "    clf = LogisticRegression().fit(binner.transform(woe.iloc[tr]), y.iloc[tr])\n").replace(
         "clf.predict_proba(woe.iloc[te])", "clf.predict_proba(binner.transform(woe.iloc[te]))")
     assert alarms(tmp_path, body) == []
+
+
+# -- 4. xgboost's native API: early stopping on a DMatrix of the test rows, whatever the wrapper is called
+
+NATIVE = """\
+import xgboost as xgb
+features = [c for c in X.columns if c != "id"]
+table = X.loc[:, features]
+n = table.shape[0]
+halves = train_test_split(range(n), test_size=0.2)
+fit_X, fit_y = table.iloc[halves[0], :], y.values[halves[0]]
+test_X, test_y = table.iloc[halves[1], :], y.values[halves[1]]
+dfit = xgb.DMatrix(fit_X, label=fit_y)
+dval = xgb.DMatrix(test_X, label=test_y)
+booster = xgb.train({"eta": 0.05}, dfit, 2000, evals=[(dfit, "fit"), (dval, "val")], early_stopping_rounds=50)
+print(roc_auc_score(test_y, booster.predict(dval)))
+"""
+
+
+def test_early_stopping_on_a_wrapper_of_the_test_rows_is_reported(tmp_path):
+    assert alarms(tmp_path, NATIVE) == [("tuned_on_test", 10)]
+
+
+def test_early_stopping_on_a_wrapper_of_validation_rows_is_silent(tmp_path):
+    body = NATIVE.replace("booster = ", "part_X, val_X, part_y, val_y = train_test_split(fit_X, fit_y, test_size=0.2)\n"
+                          "dpart = xgb.DMatrix(part_X, label=part_y)\ndval = xgb.DMatrix(val_X, label=val_y)\n"
+                          "booster = ").replace("dfit, 2000", "dpart, 2000").replace(
+        "booster.predict(dval)", "booster.predict(xgb.DMatrix(test_X))")
+    assert alarms(tmp_path, body) == []
