@@ -146,3 +146,29 @@ def test_early_stopping_on_a_wrapper_of_validation_rows_is_silent(tmp_path):
                           "booster = ").replace("dfit, 2000", "dpart, 2000").replace(
         "booster.predict(dval)", "booster.predict(xgb.DMatrix(test_X))")
     assert alarms(tmp_path, body) == []
+
+
+# -- 7. a transformer refitted on the test file's rows after the training rows: the last fit is the one used
+
+REFIT = """\
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.ensemble import RandomForestRegressor
+shop = pd.read_csv("train.csv")
+board = pd.read_csv("test.csv")
+kinds = shop.select_dtypes(include=["object"]).columns
+shop_records = shop.loc[:, kinds].T.to_dict().values()
+board_records = board.loc[:, kinds].T.to_dict().values()
+coder = DictVectorizer(sparse=False)
+coder.fit(shop_records)
+coder.fit(board_records)
+forest = RandomForestRegressor().fit(coder.transform(shop_records), shop["price"])
+pd.DataFrame({"price": forest.predict(coder.transform(board_records))}).to_csv("submission.csv")
+"""
+
+
+def test_a_refit_on_the_test_file_after_the_training_rows_is_reported(tmp_path):
+    assert alarms(tmp_path, REFIT) == [("fit_on_test", 10)]
+
+
+def test_one_fit_on_the_training_records_is_silent(tmp_path):
+    assert alarms(tmp_path, REFIT.replace("coder.fit(board_records)\n", "")) == []
