@@ -172,3 +172,28 @@ def test_a_refit_on_the_test_file_after_the_training_rows_is_reported(tmp_path):
 
 def test_one_fit_on_the_training_records_is_silent(tmp_path):
     assert alarms(tmp_path, REFIT.replace("coder.fit(board_records)\n", "")) == []
+
+
+# -- 8. dummy data built in an `except FileNotFoundError:` branch is a table, not a dict: the file's table survives
+
+FALLBACK = """\
+try:
+    homes = pd.read_csv("homes.csv")
+except FileNotFoundError:
+    homes = pd.DataFrame(np.random.rand(500, 4), columns=["a", "b", "c", "price"])
+    homes["town"] = np.random.choice(["x", "y"], 500)
+towns = ["town"]
+coder = OrdinalEncoder()
+homes[towns] = coder.fit_transform(homes[towns])
+for tr, te in KFold(5, shuffle=True).split(homes):
+    reg = LinearRegression().fit(homes.iloc[tr].drop(columns="price"), homes["price"].iloc[tr])
+    print(reg.score(homes.iloc[te].drop(columns="price"), homes["price"].iloc[te]))
+"""
+
+
+def test_an_encoder_before_cv_after_a_dummy_data_fallback_is_reported(tmp_path):
+    assert alarms(tmp_path, FALLBACK) == [("fit_outside_cv", 8)]
+
+
+def test_the_same_without_the_encoder_is_silent(tmp_path):
+    assert alarms(tmp_path, FALLBACK.replace("homes[towns] = coder.fit_transform(homes[towns])\n", "")) == []
