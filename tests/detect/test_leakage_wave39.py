@@ -197,3 +197,33 @@ def test_an_encoder_before_cv_after_a_dummy_data_fallback_is_reported(tmp_path):
 
 def test_the_same_without_the_encoder_is_silent(tmp_path):
     assert alarms(tmp_path, FALLBACK.replace("homes[towns] = coder.fit_transform(homes[towns])\n", "")) == []
+
+
+# -- 6. a fit on two tables stacked, then a split of positions (range(n)) of one of them
+
+STACKED = """\
+from rows_source import load_parts
+known_X, known_y, board_X = load_parts()
+both = np.vstack((board_X, known_X))
+axis = PCA(n_components=1).fit(both)
+known_X["axis"] = axis.transform(known_X)
+fit_rows, held_rows = train_test_split(range(known_X.shape[0]), test_size=0.1)
+reg = LinearRegression().fit(known_X.iloc[fit_rows, :], known_y[fit_rows])
+print(reg.score(known_X.iloc[held_rows, :], known_y[held_rows]))
+"""
+
+
+def test_a_fit_on_a_stack_before_a_split_of_row_positions_is_reported(tmp_path):
+    assert alarms(tmp_path, STACKED) == [("fit_before_split", 4)]
+
+
+def test_a_fit_on_the_stack_after_the_split_of_positions_is_silent(tmp_path):
+    body = STACKED.replace("both = np.vstack((board_X, known_X))\n", "").replace(
+        "axis = PCA(n_components=1).fit(both)\nknown_X[\"axis\"] = axis.transform(known_X)\n", "").replace(
+        "reg = ", "axis = PCA(n_components=1).fit(np.vstack((board_X, known_X.iloc[fit_rows, :])))\nreg = ")
+    assert alarms(tmp_path, body) == []
+
+
+def test_early_stopping_on_a_part_named_cv_is_a_validation_look_alike(tmp_path):
+    body = NATIVE.replace("test_X", "cv_X").replace("test_y", "cv_y").replace("dval", "dcv").replace('"val"', '"cv"')
+    assert alarms(tmp_path, body) == []

@@ -20,6 +20,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.blocks import Blocks
+from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.records import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
@@ -58,7 +59,7 @@ def _draws(ref: Ref, args: list[Any]) -> Any:
     return None
 
 
-class FrameSemantics(RowRecords):  # (records.py: d.values() of per-row records)
+class FrameSemantics(RowRecords, RowPositions):  # (records.py: d.values() of records; positions.py: range(n) split)
     """Row-keeping list building, column drops and index lookups into stacks (see the module docstring)."""
 
     def __init__(self) -> None:
