@@ -227,3 +227,39 @@ def test_a_fit_on_the_stack_after_the_split_of_positions_is_silent(tmp_path):
 def test_early_stopping_on_a_part_named_cv_is_a_validation_look_alike(tmp_path):
     body = NATIVE.replace("test_X", "cv_X").replace("test_y", "cv_y").replace("dval", "dcv").replace('"val"', '"cv"')
     assert alarms(tmp_path, body) == []
+
+
+# -- 3. backward elimination by hand: a feature is dropped when the test score barely moves without it
+
+ELIMINATE = """\
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)
+base = LogisticRegression().fit(X_train, y_train)
+best = roc_auc_score(y_test, base.predict_proba(X_test)[:, 1])
+dropped = []
+for col in list(X.columns):
+    trial = LogisticRegression().fit(X_train.drop(dropped + [col], axis=1), y_train)
+    auc = roc_auc_score(y_test, trial.predict_proba(X_test.drop(dropped + [col], axis=1))[:, 1])
+    if best - auc >= 0.001:
+        print("keep", col)
+    else:
+        best = auc
+        dropped.append(col)
+final = LogisticRegression().fit(X_train.drop(dropped, axis=1), y_train)
+print(roc_auc_score(y_test, final.predict_proba(X_test.drop(dropped, axis=1))[:, 1]))
+"""
+
+
+def test_backward_elimination_scored_on_the_test_part_is_reported(tmp_path):
+    assert alarms(tmp_path, ELIMINATE) == [("tuned_on_test", 7)]
+
+
+def test_backward_elimination_on_a_validation_part_is_silent(tmp_path):
+    body = ELIMINATE.replace("X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)\n",
+                             "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)\n"
+                             "X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.25)\n")
+    for old, new in (("base = LogisticRegression().fit(X_train, y_train)", "base = LogisticRegression().fit(X_fit, y_fit)"),
+                     ("best = roc_auc_score(y_test, base.predict_proba(X_test)", "best = roc_auc_score(y_val, base.predict_proba(X_val)"),
+                     ("fit(X_train.drop(dropped + [col], axis=1), y_train)", "fit(X_fit.drop(dropped + [col], axis=1), y_fit)"),
+                     ("auc = roc_auc_score(y_test, trial.predict_proba(X_test.", "auc = roc_auc_score(y_val, trial.predict_proba(X_val.")):
+        body = body.replace(old, new)
+    assert alarms(tmp_path, body) == []
