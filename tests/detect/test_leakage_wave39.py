@@ -263,3 +263,30 @@ def test_backward_elimination_on_a_validation_part_is_silent(tmp_path):
                      ("auc = roc_auc_score(y_test, trial.predict_proba(X_test.", "auc = roc_auc_score(y_val, trial.predict_proba(X_val.")):
         body = body.replace(old, new)
     assert alarms(tmp_path, body) == []
+
+
+# -- 5. a blender fitted on one fold's held-out predictions and labels, scored on the same rows
+
+BLEND = """\
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_squared_error
+rows, target = X.values, y.values
+for tr, te in KFold(5, shuffle=True).split(rows):
+    soft = Ridge(alpha=1.0).fit(rows[tr], target[tr])
+    hard = Ridge(alpha=50.0).fit(rows[tr], target[tr])
+    level1 = np.column_stack((soft.predict(rows[te]), hard.predict(rows[te])))
+    blender = LinearRegression().fit(level1, target[te])
+    print(mean_squared_error(target[te], blender.predict(level1)))
+"""
+
+
+def test_a_blender_fitted_and_scored_on_the_same_held_out_fold_is_reported(tmp_path):
+    assert alarms(tmp_path, BLEND) == [("trained_on_test", 8)]
+
+
+def test_a_blender_fitted_on_the_training_part_and_scored_on_the_fold_is_silent(tmp_path):
+    body = BLEND.replace(
+        "    blender = LinearRegression().fit(level1, target[te])\n",
+        "    inner = np.column_stack((soft.predict(rows[tr]), hard.predict(rows[tr])))\n"
+        "    blender = LinearRegression().fit(inner, target[tr])\n")
+    assert alarms(tmp_path, body) == []

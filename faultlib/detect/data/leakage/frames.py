@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.blending import SameFoldBlends
 from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.records import RowRecords
@@ -59,7 +60,7 @@ def _draws(ref: Ref, args: list[Any]) -> Any:
     return None
 
 
-class FrameSemantics(RowRecords, RowPositions):  # (records.py: d.values() of records; positions.py: range(n) split)
+class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # records.py, positions.py, blending.py
     """Row-keeping list building, column drops and index lookups into stacks (see the module docstring)."""
 
     def __init__(self) -> None:
