@@ -291,6 +291,17 @@ HAND: dict[str, tuple[str, str, str]] = {
     "ParametricUMAP": ("learns", "umap.parametric_umap", "umap-learn API: ParametricUMAP"),
     # boruta (github.com/scikit-learn-contrib/boruta_py): fit(X, y) selects features with a forest
     "BorutaPy": ("supervised", "boruta", "boruta_py README: BorutaPy.fit(X, y), transform(X)"),
+    # optbinning (OptBinning API reference, gnpalencia.org/optbinning; Navas-Palencia, arXiv 2001.08025): fit(x, y)
+    # chooses the bin edges with the target; transform gives each bin's weight of evidence or event rate
+    "OptimalBinning": ("supervised", "optbinning", "OptBinning API: OptimalBinning.fit(x, y) bins with the target"),
+    "ContinuousOptimalBinning": ("supervised", "optbinning", "OptBinning API: ContinuousOptimalBinning.fit(x, y) bins with the target"),
+    "MulticlassOptimalBinning": ("supervised", "optbinning", "OptBinning API: MulticlassOptimalBinning.fit(x, y) bins with the target"),
+    "BinningProcess": ("supervised", "optbinning", "OptBinning API: BinningProcess.fit(x, y) bins with the target"),
+    "OptimalBinning2D": ("supervised", "optbinning", "OptBinning API: OptimalBinning2D.fit(x, y) bins with the target"),
+    "ContinuousOptimalBinning2D": ("supervised", "optbinning", "OptBinning API: ContinuousOptimalBinning2D.fit(x, y) bins with the target"),
+    "OptimalPWBinning": ("supervised", "optbinning", "OptBinning API: OptimalPWBinning.fit(x, y) bins with the target"),
+    "ContinuousOptimalPWBinning": ("supervised", "optbinning", "OptBinning API: ContinuousOptimalPWBinning.fit(x, y) bins with the target"),
+    "MDLP": ("supervised", "optbinning", "OptBinning API: MDLP.fit(x, y) bins with the target"),
     # tsfresh (tsfresh.readthedocs.io, "tsfresh.transformers")
     "FeatureSelector": ("supervised", "tsfresh.transformers", "tsfresh API: FeatureSelector.fit(X, y) tests relevance"),
     "RelevantFeatureAugmenter": ("supervised", "tsfresh.transformers", "tsfresh API: fit(X, y) selects relevant"

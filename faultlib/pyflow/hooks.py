@@ -32,6 +32,11 @@ class SemanticHooks:
     def _combine(self, values: list[Any]) -> Any:
         return UNKNOWN
 
+    def _call_value(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """A call of a value that is neither a function, a class, a method nor a library name (``d.values()`` where
+        ``d.values`` is already a data value): what its arguments combine to, by default."""
+        return self._combine(args + list(kwargs.values()))
+
     def _compare(self, values: list[Any]) -> Any:
         return self._combine(values)
 

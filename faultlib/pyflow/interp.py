@@ -421,7 +421,7 @@ class Interpreter(SemanticHooks):
             return self._method_value(func.receiver, func.name, args, kwargs, node, frame)
         if isinstance(func, Ref):
             return self._library(func, args, kwargs, node, frame)
-        return self._combine(args + list(kwargs.values()))
+        return self._call_value(func, args, kwargs, node)
 
     def _invoke(self, func: Func, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         key = id(func.node)

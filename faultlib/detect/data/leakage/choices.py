@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.guards import counter_guard, counters
+from faultlib.detect.data.leakage.guards import branches, counter_guard, counters
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
@@ -174,7 +174,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
                         kept.add(base.id)
             elif isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and any(
                     isinstance(op, (ast.Gt, ast.Lt, ast.GtE, ast.LtE)) for op in n.test.ops) and any(
-                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in n.body) and not counter_guard(n.test, counted):
+                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in branches(n)) and not counter_guard(n.test, counted):
                 chooses = chooses or n.lineno  # if score > best: best = score
         scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
                   for name in _names(n.args[0])}  # what the loop scores each candidate on

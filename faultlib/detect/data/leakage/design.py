@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
+from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
                                                   test_step)
@@ -145,6 +146,11 @@ class DesignChecks:
             self._display_groupbys = display_only_groupbys(self.tree)
         return self._display_groupbys
 
+    def _score_names(self) -> frozenset[str]:
+        if not hasattr(self, "_scores_only"):
+            self._scores_only = score_lists(self.tree)
+        return self._scores_only
+
     def _lagged_groupbys(self) -> frozenset[int]:
         if not hasattr(self, "_lagged"):
             self._lagged = lagged_groupbys(self.tree)
@@ -217,6 +223,8 @@ class DesignChecks:
             # groupby('item_id')['date_block_num'].transform('min'): each key's first period (months since the first
             # sale), a date the rows carry and no statistic of their values: a reference date per key
             return data if name == "transform" else UNKNOWN
+        if name in vocab.STATISTICS and inner is not None and over_scores(inner, self._score_names()):
+            return UNKNOWN  # np.array(fold_scores).mean(): a summary of metric results (scorelists.py)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
@@ -259,6 +267,8 @@ class DesignChecks:
         builtin = ref.name in ("min", "max") and len(node.args) == 1 and not node.keywords  # min(df['x']): x.min()
         if name in vocab.STATISTICS and (top in _STAT_MODULES or builtin) and args and not _row_wise(args, kwargs,
                                                                                                    axis_at):
+            if node.args and over_scores(node.args[0], self._score_names()):
+                return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)

@@ -58,6 +58,7 @@ from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
+from faultlib.detect.data.leakage.wrapped import wrapped_test_names
 from faultlib.findings import Finding, Severity
 
 #: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
@@ -180,9 +181,11 @@ class EarlyStops:
         names |= {c.value for s in [*sets, *tags] for c in ast.walk(s)  # [(dval, 'valid')], valid_names=['valid']
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
-        if node.lineno in self._stopped or any(choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
+        wrapped = wrapped_test_names(sets, self._bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
+        if node.lineno in self._stopped or not wrapped and any(
+                choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
             return
-        test_named = any(vocab.looks_like_test(n) for n in names)
+        test_named = bool(wrapped) or any(vocab.looks_like_test(n) for n in names)
         if any(f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):
             return  # early stopping on each fold's held-out part (see the module docstring)
         if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):

@@ -19,7 +19,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.blending import SameFoldBlends
 from faultlib.detect.data.leakage.blocks import Blocks
+from faultlib.detect.data.leakage.positions import RowPositions
+from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
@@ -57,7 +60,7 @@ def _draws(ref: Ref, args: list[Any]) -> Any:
     return None
 
 
-class FrameSemantics:
+class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py, positions.py, blending.py
     """Row-keeping list building, column drops and index lookups into stacks (see the module docstring)."""
 
     def __init__(self) -> None:

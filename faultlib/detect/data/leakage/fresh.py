@@ -16,8 +16,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.values import Data, MaybeData
-from faultlib.pyflow.values import Ref
+from faultlib.detect.data.leakage.values import Data, MaybeData, Root, Rows
+from faultlib.pyflow.values import UNKNOWN, Ref
 
 #: keyword arguments of ``pandas.DataFrame`` that give it no rows (pandas API, ``DataFrame``)
 _NO_ROWS = frozenset({"columns", "dtype", "copy"})
@@ -25,6 +25,22 @@ _NO_ROWS = frozenset({"columns", "dtype", "copy"})
 
 class FreshTable(MaybeData):
     """``pd.DataFrame()``: a table with no rows yet, named by the variable it is bound to."""
+
+
+class BuiltTable(MaybeData):
+    """``pd.DataFrame(np.random.rand(n, k), columns=cols)``: a table built from values the analysis does not follow
+    (dummy data in an ``except FileNotFoundError:`` branch). It is a table: ``t['day'] = ...`` sets a column, it does
+    not turn the name into a dict of parts (which, joined with the other branch's table read from a file, would hide
+    that table's rows and fits from the rest of the script)."""
+
+    def __init__(self, name: str, line: int):
+        super().__init__(name, line)
+        self.from_file = True  # the interpreter's mark of "a table, never a dict of parts" ...
+
+    def as_data(self) -> Data:
+        if self._data is None:  # ... but its rows were not read from a file
+            self._data = Data(Rows(Root(self.name, self.line)))
+        return self._data
 
 
 def _empty_constructor(ref: Ref, args: list[Any], kwargs: dict[str, Any]) -> bool:
@@ -38,7 +54,10 @@ class FreshTables:
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         if _empty_constructor(ref, args, kwargs):
             return FreshTable("DataFrame()", node.lineno)
-        return super()._library(ref, args, kwargs, node, frame)
+        out = super()._library(ref, args, kwargs, node, frame)
+        if out is UNKNOWN and ref.last == "DataFrame" and ref.module.split(".")[0] in ("pandas", "pd") and args:
+            return BuiltTable("DataFrame(...)", node.lineno)
+        return out
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
@@ -67,4 +86,4 @@ def still_empty(value: Any) -> bool:
     return isinstance(value, FreshTable) and not value.used_as_data
 
 
-__all__ = ["FreshTable", "FreshTables", "still_empty"]
+__all__ = ["BuiltTable", "FreshTable", "FreshTables", "still_empty"]

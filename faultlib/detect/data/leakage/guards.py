@@ -44,3 +44,11 @@ def counter_guard(test: ast.expr, counted: frozenset[str]) -> bool:
     operands = [test.left, *test.comparators]
     return any(isinstance(o, ast.Name) and o.id in counted for o in operands) and all(
         isinstance(o, ast.Constant) or isinstance(o, ast.Name) and o.id in counted for o in operands)
+
+
+def branches(node: ast.If) -> list[ast.stmt]:
+    """The statements of both branches of ``node``: a loop keeps its running best in either. Forward selection
+    keeps a candidate in the ``if`` (``if auc - best > tol: best = auc; keep.append(f)``); backward elimination
+    (recursive feature elimination by hand) keeps the feature in the ``if`` and rebinds its running score in the
+    ``else`` (``if best - auc >= tol: print('keep') else: best = auc; drop.append(f)``)."""
+    return [*node.body, *node.orelse]

@@ -54,7 +54,7 @@ def column_names(bindings: dict[str, list[ast.expr]], params: dict[str, list[ast
         for name, exprs in table.items():
             direct, names = reads.get(name, (False, set()))
             for expr in exprs:
-                for n in ast.walk(expr):
+                for n in _not_sizes(expr):
                     if isinstance(n, ast.Attribute) and n.attr == "columns":
                         direct = True
                     elif isinstance(n, ast.Name):
@@ -67,6 +67,20 @@ def column_names(bindings: dict[str, list[ast.expr]], params: dict[str, list[ast
             break
         found |= more
     return found
+
+
+def _not_sizes(expr: ast.expr):
+    """The nodes of ``expr`` outside a size (``df.shape[0]``, ``len(df)``, ``df.size``): the count of a table's rows
+    or columns is a number, not column names (``N = table.shape[0]; folds = train_test_split(range(N))``: row
+    positions)."""
+    todo = [expr]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Attribute) and n.attr in ("shape", "size", "ndim") or isinstance(n, ast.Call) and \
+                isinstance(n.func, ast.Name) and n.func.id == "len":
+            continue
+        yield n
+        todo.extend(ast.iter_child_nodes(n))
 
 
 def reaches_columns(index: ast.expr, names: set[str]) -> bool:

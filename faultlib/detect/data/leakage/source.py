@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage.py2print import rewrite_print, scan_brackets
+from faultlib.detect.data.leakage.strlines import inside_strings
 from faultlib.errors import InputError
 
 
@@ -146,12 +147,18 @@ def clean_lines(lines: list[str]) -> list[str]:
         lines: one cell's (or one script's) lines, without line ends.
 
     Returns:
-        as many lines, each valid Python or empty.
+        as many lines, each valid Python or empty. A line that continues a triple-quoted string (a docstring's
+        ``>>>`` example) is text and stays as written (:func:`~faultlib.detect.data.leakage.strlines.inside_strings`).
     """
-    doctest = any(_DOCTEST.match(line) and line.lstrip().startswith(">>>") for line in lines)
+    in_string = inside_strings(lines)
+    doctest = any(_DOCTEST.match(line) and line.lstrip().startswith(">>>") and not quoted
+                  for line, quoted in zip(lines, in_string))
     out: list[str] = []
     depth, continued, in_example = 0, False, False
-    for line in lines:
+    for line, quoted in zip(lines, in_string):
+        if quoted and not in_example:
+            out.append(line)
+            continue
         stripped = line.lstrip()
         indent = line[:len(line) - len(stripped)]
         inside = depth > 0 or continued  # `print("..."\n      % args)`: a continuation, not a magic

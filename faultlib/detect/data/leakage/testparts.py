@@ -17,8 +17,9 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Rows, parts
 
-#: name tokens of rows kept for choosing a model (``X_val``, ``dvalid``, ``xgvalid``, ``ds_eval``, ``X_dev``)
-_CHOOSING = ("validation", "valid", "val", "eval", "dev")
+#: name tokens of rows kept for choosing a model (``X_val``, ``dvalid``, ``xgvalid``, ``ds_eval``, ``X_dev``, ``cv_x``: a
+#: "cross-validation set" in the older sense of one held-aside validation part)
+_CHOOSING = ("validation", "valid", "val", "eval", "dev", "cv")
 #: ... and the longest prefix glued to one (``d``valid, ``xg``valid, ``lg``valid)
 _GLUED = 3
 

@@ -1,0 +1,57 @@
+"""A split of row positions (``train_test_split(range(len(X)))``) splits the rows those positions index.
+
+``tr, te = train_test_split(range(dat_x.shape[0]), test_size=0.1)`` then ``dat_x.iloc[te, :]``: the index arrays
+are the two parts of ``dat_x``'s rows, exactly as ``train_test_split(dat_x)`` would give them (scikit-learn:
+``train_test_split`` accepts any indexable of one length and splits its items). Without this the positions were an
+unknown value, ``dat_x.iloc[te]`` an unnamed subset, and a fit on every row before the split was not seen to cover
+the held-out part. The table is found where the count is written (``len(X)``, ``X.shape[0]``, or a name assigned
+one of them); a count of unknown origin gives positions of their own, whose split still marks each part.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Root, Rows
+
+_RANGES = frozenset({"range", "arange"})
+
+
+def _counted_table(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 2) -> ast.expr | None:
+    """``T`` in ``len(T)``/``T.shape[0]`` (or a name assigned one of them, ``depth`` assignments back)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+        return node.args[0]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return node.value.value
+    if isinstance(node, ast.Name) and depth:
+        found = {ast.dump(t) for v in bindings.get(node.id, []) for t in [_counted_table(v, bindings, depth - 1)] if t}
+        if len(found) == 1:
+            return next(t for v in bindings.get(node.id, []) for t in [_counted_table(v, bindings, depth - 1)] if t)
+    return None
+
+
+class RowPositions:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
+
+    def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if ref.last in vocab.SPLIT_FUNCTIONS and node.args and args and not isinstance(args[0], Data):
+            first = node.args[0]
+            func = first.func if isinstance(first, ast.Call) else None
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _RANGES and len(first.args) == 1 and not first.keywords:
+                from faultlib.detect.data.leakage.semantics import _maybe_data
+
+                table = _counted_table(first.args[0], self._bindings)
+                rows = _maybe_data(self._expr(table, frame)) if isinstance(table, ast.Name) else None
+                if rows is None or rows.rows is None:
+                    rows = Data(Rows(Root(ast.unparse(first)[:40], node.lineno)))
+                args = [rows.with_(taints=frozenset()), *args[1:]]
+        return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+
+    _bindings: dict
+
+
+__all__ = ["RowPositions"]
