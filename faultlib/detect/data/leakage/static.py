@@ -61,6 +61,7 @@ from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
+from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -96,7 +97,7 @@ class StaticReport:
 
 class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
-               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, ByUse, DesignChecks, ChoiceChecks,
+               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, Interpreter):
     """Run the leakage analysis of one module.
@@ -128,7 +129,9 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
-        self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)  # try candidates, keep the best
+        keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
+        self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
+            tree)  # try candidates, keep the best
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
