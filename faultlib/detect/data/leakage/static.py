@@ -65,6 +65,7 @@ from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
+from faultlib.detect.data.leakage.trainrows import train_row_counts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
@@ -128,6 +129,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
+        self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
         self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)  # try candidates, keep the best
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()

@@ -1,0 +1,61 @@
+"""A features table cut at the training file's row count stacks train.csv's rows and test.csv's: a fit over it
+before the cut is ``fit_on_test`` (trainrows.py), in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def _alarms(tmp_path: Path, text: str) -> set[tuple[str, int]]:
+    script = tmp_path / "shop.py"
+    script.write_text(text)
+    report, _ = analyze_file(str(script), alone=True)
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+# features of train.csv and test.csv built elsewhere into one file, scaled whole, cut at len(train.csv)
+STACKED_FEATURES = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import Ridge
+
+orders = pd.read_csv("orders_train.csv")
+later = pd.read_csv("orders_test.csv")
+n_orders = orders.shape[0]
+feats = pd.read_csv("features_all.csv")
+scaled = StandardScaler().fit_transform(feats)
+X_fit = scaled[:n_orders]
+X_test = scaled[n_orders:]
+model = Ridge().fit(X_fit, orders["basket"])
+print(model.predict(X_test))
+"""
+
+# the same table cut at a fraction of its own rows: a split of labelled rows, fit_before_split as before
+OWN_FRACTION = STACKED_FEATURES.replace("n_orders = orders.shape[0]", "n_orders = int(0.8 * len(feats))").replace(
+    'feats = pd.read_csv("features_all.csv")\n', "").replace('orders = pd.read_csv("orders_train.csv")\n',
+                                                          'orders = pd.read_csv("orders_train.csv")\nfeats = '
+                                                          'pd.read_csv("features_all.csv")\n')
+
+
+def test_scale_over_table_cut_at_training_file_count_is_fit_on_test(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, STACKED_FEATURES) == {("fit_on_test", 9)}
+
+
+def test_cut_at_len_of_training_file_inline(tmp_path: Path) -> None:
+    text = STACKED_FEATURES.replace("scaled[:n_orders]", "scaled[:len(orders)]").replace(
+        "scaled[n_orders:]", "scaled[len(orders):]")
+    assert _alarms(tmp_path, text) == {("fit_on_test", 9)}
+
+
+def test_cut_at_a_fraction_of_the_table_stays_fit_before_split(tmp_path: Path) -> None:
+    assert ("fit_before_split", 9) in _alarms(tmp_path, OWN_FRACTION)
+    assert not any(kind == "fit_on_test" for kind, _ in _alarms(tmp_path, OWN_FRACTION))
+
+
+def test_without_a_test_file_the_count_is_no_test_boundary(tmp_path: Path) -> None:
+    text = STACKED_FEATURES.replace('later = pd.read_csv("orders_test.csv")\n', "")
+    assert not any(kind == "fit_on_test" for kind, _ in _alarms(tmp_path, text))
