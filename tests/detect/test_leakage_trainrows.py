@@ -59,3 +59,43 @@ def test_cut_at_a_fraction_of_the_table_stays_fit_before_split(tmp_path: Path) -
 def test_without_a_test_file_the_count_is_no_test_boundary(tmp_path: Path) -> None:
     text = STACKED_FEATURES.replace('later = pd.read_csv("orders_test.csv")\n', "")
     assert not any(kind == "fit_on_test" for kind, _ in _alarms(tmp_path, text))
+
+
+# topics over every comment only define the cluster labels a classifier then predicts from the word counts
+TOPICS_AS_LABELS = """\
+from sklearn.cluster import KMeans
+from sklearn.decomposition import NMF
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+import pandas as pd
+
+notes = pd.read_csv("tickets.csv")
+counts = CountVectorizer().fit(notes["body"][:100]).transform(notes["body"])
+themes = NMF(n_components=6).fit_transform(counts)
+groups = KMeans(5).fit_predict(themes)
+c_tr, c_te, g_tr, g_te = train_test_split(counts, groups, random_state=1)
+clf = LogisticRegression().fit(c_tr, g_tr)
+print(clf.score(c_te, g_te))
+"""
+
+# the same cluster ids used as a feature column beside the counts: the topics reach the model's inputs
+TOPICS_AS_FEATURE = TOPICS_AS_LABELS.replace(
+    "c_tr, c_te, g_tr, g_te = train_test_split(counts, groups, random_state=1)",
+    "c_tr, c_te, g_tr, g_te = train_test_split(groups.reshape(-1, 1), notes['urgent'], random_state=1)")
+
+
+def _all_kinds(tmp_path: Path, text: str) -> dict[int, str]:
+    script = tmp_path / "topics.py"
+    script.write_text(text)
+    report, _ = analyze_file(str(script), alone=True)
+    return {f.location.get("line"): f.severity.name for f in report.findings if f.kind == "fit_before_split"}
+
+
+def test_topics_that_only_build_the_labels_are_no_feature_leak(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TOPICS_AS_LABELS) == set()
+    assert _all_kinds(tmp_path, TOPICS_AS_LABELS).get(10) == "INFO"  # still listed, below the fail-on level
+
+
+def test_topics_whose_clusters_are_a_feature_still_leak(tmp_path: Path) -> None:
+    assert ("fit_before_split", 10) in _alarms(tmp_path, TOPICS_AS_FEATURE)

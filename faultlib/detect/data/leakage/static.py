@@ -443,6 +443,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
         order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
+        self._reached = self._through_clusterings(self._reached)  # fed a clustering whose ids matter
         starts = statement_starts(self.tree)
         for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
             fit = p["fit"]
