@@ -99,3 +99,48 @@ def test_topics_that_only_build_the_labels_are_no_feature_leak(tmp_path: Path) -
 
 def test_topics_whose_clusters_are_a_feature_still_leak(tmp_path: Path) -> None:
     assert ("fit_before_split", 10) in _alarms(tmp_path, TOPICS_AS_FEATURE)
+
+
+# a training helper scales the rows it is given, then keeps a tenth of them aside as its early-stopping monitor
+HELPER_MONITOR = """\
+import numpy as np
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+
+
+def fit_net(X, y, net):
+    X = StandardScaler().fit_transform(X)
+    order = np.random.RandomState(0).permutation(len(X))
+    cut = len(X) // 10
+    X_val, y_val = X[order[:cut]], y[order[:cut]]
+    X_fit, y_fit = X[order[cut:]], y[order[cut:]]
+    best = None
+    for epoch in range(50):
+        net.step(X_fit, y_fit)
+        loss = net.loss(X_val, y_val)
+        if best is None or loss < best:
+            best = loss
+        else:
+            break
+    return net
+
+
+games = pd.read_csv("games.csv")
+fitted = fit_net(games.drop(columns="won").values, games["won"].values, object())
+"""
+
+# the same helper cutting its rows for a test named as such, and one scoring a model on its validation rows
+HELPER_TEST = HELPER_MONITOR.replace("X_val, y_val", "X_test, y_test").replace("net.loss(X_val, y_val)",
+                                                                              "net.loss(X_test, y_test)")
+HELPER_SCORED = HELPER_MONITOR.replace("    best = None\n", "    from sklearn.linear_model import LogisticRegression\n"
+                                       "    print(LogisticRegression().fit(X_fit, y_fit).score(X_val, y_val))\n"
+                                       "    best = None\n")
+
+
+def test_a_helpers_early_stopping_monitor_is_no_held_out_part(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, HELPER_MONITOR) == set()
+
+
+def test_a_helpers_test_part_or_scored_validation_part_still_leaks(tmp_path: Path) -> None:
+    assert ("fit_before_split", 7) in _alarms(tmp_path, HELPER_TEST)
+    assert ("fit_before_split", 7) in _alarms(tmp_path, HELPER_SCORED)

@@ -66,6 +66,7 @@ from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.trainrows import train_row_counts
+from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
@@ -130,6 +131,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
+        self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         self._loop_facts = loop_facts(tree, duck_models(tree)) + objective_facts(tree)  # try candidates, keep the best
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
@@ -171,6 +173,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
+                (name, line) not in self._monitors and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
             # words_train): every row of a table named for training, named for testing by mistake, is not held out
