@@ -28,6 +28,8 @@ from faultlib.detect.data.leakage.values import (
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
 from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.detect.data.leakage.testparts import input_named_test
+from faultlib.detect.data.leakage.trainrows import TrainRowCuts
+from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
 
@@ -49,7 +51,7 @@ class FitSite:
                 "supervised": self.supervised}
 
 
-class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
+class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -252,7 +254,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
         if flags is not None:
             return flags
         if est.cls in vocab.CLUSTERERS and name in ("fit_predict", "predict"):
-            self._reach(x)  # cluster ids: the clustering's output (a submission) or a feature column
+            self._feeds_clustering(x, node)  # its input matters where its ids do (clusterreach.py)
             name = "fit_transform" if name == "fit_predict" else "transform"
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
@@ -414,6 +416,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks):
                                "is scored on rows that shaped its features")
 
     def _emit(self, kind: str, fit: FitRef, *, line: int, data: Data, why: str) -> None:
+        kind, why = self._stacked_kind(kind, fit, data, why)  # cut at len(train.csv): test.csv's rows (trainrows.py)
         key = (kind, fit.line, fit.column)
         if key in self._seen:
             return

@@ -66,6 +66,8 @@ from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
+from faultlib.detect.data.leakage.trainrows import train_row_counts
+from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
@@ -129,6 +131,8 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
+        self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
+        self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
             tree)  # try candidates, keep the best
@@ -172,6 +176,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
+                (name, line) not in self._monitors and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
             # words_train): every row of a table named for training, named for testing by mistake, is not held out
@@ -444,6 +449,7 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
         order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
+        self._reached = self._through_clusterings(self._reached)  # fed a clustering whose ids matter
         starts = statement_starts(self.tree)
         for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
             fit = p["fit"]
