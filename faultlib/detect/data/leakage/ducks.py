@@ -32,14 +32,10 @@ _TRANSFORMS = frozenset({"transform", "fit_transform", "fit_resample", "inverse_
 
 def _callee(call: ast.Call) -> str | None:
     """``Pegasos`` of ``Pegasos(...)``, ``models.Pegasos`` of ``models.Pegasos(...)``; ``None`` for anything else."""
-    f = call.func
-    parts = []
-    while isinstance(f, ast.Attribute):
-        parts.append(f.attr)
-        f = f.value
-    if not isinstance(f, ast.Name):
-        return None
-    return ".".join([f.id, *reversed(parts)])
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return ast.unparse(call.func) if isinstance(root, ast.Name) else None
 
 
 def _known(ref: Ref) -> bool:
