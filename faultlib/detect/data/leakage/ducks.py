@@ -13,6 +13,11 @@ A transformer is fitted with labels too (a selector, a target encoder): an insta
 (``fit(df)``: a Prophet or a clusterer's contract, not a classifier's). The decision is per class: every variable
 the script binds to ``C(...)`` is looked at, and one that transforms makes ``C`` no model. A class the analysis
 knows (its own vocabulary, a class defined in the file) keeps its known meaning.
+
+Beside :mod:`.byuse`, which decides classes of a KNOWN estimator library the table lacks while the script runs
+(a model until it transforms): here the class resolves to nothing the analysis knows, so nothing says it is an
+estimator at all, and the loop rule (``choices.loop_facts``) needs the answer before the script is interpreted;
+hence a scan of the whole file first. (One mechanism for both is possible: next step, not done here.)
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ The IPython/doctest clean-up (:func:`~faultlib.detect.data.leakage.source.clean_
 first characters (``%``, ``!``, ``>>>``); inside a string those characters are text, not syntax: a docstring's
 ``Example:`` block with ``>>>`` prompts must stay as written, or its closing quotes are dropped as "doctest
 output" and the whole file stops parsing.
+
+Not :mod:`tokenize`: this runs on the raw text BEFORE the clean-up, which is not Python yet (``!pip``, ``%%time``,
+prompts, a cell cut mid-statement); the standard tokenizer stops at the first such line (or at an unterminated string
+at the end) and would leave every later string unmarked, where this scan keeps going line by line.
 """
 
 from __future__ import annotations
