@@ -35,8 +35,14 @@ largest file of it alone; the ratio printed is the analysis time over the time t
 files with :func:`ast.parse`, both measured in this run. Goals (issue 17): precision >= 0.95,
 recall >= 0.90, the ~220-file service < 5 s, one file < 0.5 s. The script always exits 0.
 
+Installed libraries: the tool follows calls into the libraries installed where it runs (its own dependencies
+here; the labels were made without the services' dependencies installed). ``--site-packages DIR`` (repeatable) looks
+for them in DIR instead (a virtual environment where a service's dependencies are installed);
+``--no-follow-installed`` follows none.
+
 Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
-[--no-peers] [--json]``; CORPUS_ROOT holds one checkout per service, named ``P + name``.
+[--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--json]``; CORPUS_ROOT holds one checkout per
+service, named ``P + name``.
 """
 
 from __future__ import annotations
@@ -63,6 +69,8 @@ LABELS = HERE / "labels" / "blocking.jsonl"
 TEST_DIRS = {"tests", "test", "testing"}
 PEER_CODES = ("ASYNC2",)  # the blocking-call rules of ruff and flake8-async (ASYNC210...ASYNC251)
 GOALS = {"precision": 0.95, "recall": 0.90, "service_s": 5.0, "file_s": 0.5}
+FOLLOW: dict = {}
+"""How the tool follows installed libraries (``analyze_path``'s ``follow_installed``/``site_dirs``), from the options."""
 
 
 def _is_test(rel: Path) -> bool:
@@ -120,7 +128,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
 
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        report = analyze_path(root)
+        report = analyze_path(root, **FOLLOW)
     except InputError as exc:  # the whole service refused (before per-file skipping)
         n = sum(1 for _ in root.rglob("*.py"))
         return set(), {"files": n, "seconds": time.perf_counter() - start, "cpu_s": time.process_time() - cpu,
@@ -207,14 +215,14 @@ def speed(checkout: Path, entry: dict) -> dict:
                 pass
         parse_s = time.process_time() - start
         start, wall = time.process_time(), time.perf_counter()
-        report = analyze_path(root)
+        report = analyze_path(root, **FOLLOW)
         scan_s, wall = time.process_time() - start, time.perf_counter() - wall
         biggest = max(files, key=lambda f: f.stat().st_size)
         analysed = len(report.files)
         del report
         gc.collect()  # the whole service's index is garbage now: its collection is not the single file's time
         start = time.process_time()
-        analyze_path(biggest)
+        analyze_path(biggest, **FOLLOW)
         file_s = time.process_time() - start
         return {"service": entry["name"], "files": n, "analysed": analysed, "scan_s": scan_s, "wall_s": wall,
                 "parse_s": parse_s, "ratio": scan_s / parse_s if parse_s else None, "biggest_file": biggest.name,
@@ -245,8 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer", action="append", choices=sorted(PEERS),
                         help="run only this peer (repeatable; flake8-async is slow: ~10 min for 1,500 files)")
     parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per service for a peer")
+    parser.add_argument("--site-packages", action="append", type=Path, metavar="DIR",
+                        help="look for installed libraries in DIR (repeatable) instead of this interpreter's")
+    parser.add_argument("--no-follow-installed", action="store_true", help="follow no installed library")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    FOLLOW.clear()
+    FOLLOW.update({"follow_installed": not args.no_follow_installed, "site_dirs": args.site_packages})
     corpus = load_json_file(CORPUS)
     labels = load_labels()
     peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}

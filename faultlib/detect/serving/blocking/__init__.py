@@ -127,6 +127,10 @@ class BlockingReport:
         added: files read from outside the scanned directory: the repository's own packages its code imports
             (:mod:`~faultlib.detect.serving.blocking.outside`).
         not_followed: for a single FILE, the imports of its own project that were not followed (pass the directory).
+        libraries: the installed libraries whose source was read to judge a call into them
+            (:mod:`~faultlib.detect.serving.blocking.installed`): ``{name, version, files, calls, complete}`` each.
+        not_installed: top-level packages called on the loop that no rule knows and no site directory holds (their
+            calls were not judged).
         complete: False when the analysis did not finish (its operation budget, a file nested too deeply): then
             a warning finding of kind ``analysis_incomplete`` says where.
     """
@@ -140,11 +144,14 @@ class BlockingReport:
     complete: bool = True
     added: list[str] = field(default_factory=list)
     not_followed: list[str] = field(default_factory=list)
+    libraries: list[dict[str, Any]] = field(default_factory=list)
+    not_installed: list[str] = field(default_factory=list)
 
     def fields(self) -> dict[str, Any]:
         return {"files": self.files, "async_functions": self.async_functions, "loop_callbacks": self.loop_callbacks,
                 "offloaded": self.offloaded, "skipped": self.skipped, "complete": self.complete,
-                "added": self.added, "not_followed": self.not_followed}
+                "added": self.added, "not_followed": self.not_followed, "libraries": self.libraries,
+                "not_installed": self.not_installed}
 
 
 def _package_prefix(directory: Path) -> list[str]:
@@ -182,13 +189,18 @@ def _python_files(root: Path, skipped: list[str]) -> list[Path]:
     return found
 
 
-def analyze_path(path: str | Path) -> BlockingReport:
+def analyze_path(path: str | Path, *, follow_installed: bool = True,
+                 site_dirs: list[str | Path] | None = None) -> BlockingReport:
     """Analyse a ``.py`` file, or every ``.py`` file under a directory (hidden directories,
     ``__pycache__``, ``site-packages``, ``venv``/``env`` and ``node_modules`` left out, links not followed).
 
     Args:
         path: the file or directory. Files are read through :mod:`faultlib.readers` (bounded,
             UTF-8, no symbolic links).
+        follow_installed: follow calls into the libraries installed in ``site_dirs`` that the vocabulary does not
+            describe (:mod:`~faultlib.detect.serving.blocking.installed`); False: such calls are not judged.
+        site_dirs: where the libraries are installed; None: the running interpreter's site directories and the
+            active virtual environment's (:func:`~faultlib.detect.serving.blocking.installed.default_site_dirs`).
 
     Returns:
         the :class:`BlockingReport`.
@@ -236,7 +248,14 @@ def analyze_path(path: str | Path) -> BlockingReport:
         parts = _package_prefix(given.parent) + ([given.stem] if given.stem != "__init__" else [])
         sources.append((str(given), parts or [given.stem], read_text(given)))
         added = []
-    report = analyze_sources(sources, skip_invalid=given.is_dir(), outside={path for path, _, _ in added})
+    installed = None
+    if follow_installed:
+        from faultlib.detect.serving.blocking.installed import Installed, default_site_dirs
+
+        dirs = default_site_dirs() if site_dirs is None else [Path(d) for d in site_dirs]
+        installed = Installed(dirs)
+    report = analyze_sources(sources, skip_invalid=given.is_dir(), outside={path for path, _, _ in added},
+                             installed=installed)
     report.added = [path for path, _, _ in added]
     if not given.is_dir():
         report.not_followed = own_imports(given, sources[0][2], sources[0][1])
@@ -249,7 +268,7 @@ def analyze_path(path: str | Path) -> BlockingReport:
 
 
 def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: bool = False,
-                    outside: set[str] | frozenset[str] = frozenset()) -> BlockingReport:
+                    outside: set[str] | frozenset[str] = frozenset(), installed=None) -> BlockingReport:
     """Analyse already-read sources: ``(path, module name parts, text)`` each (see :func:`analyze_path`).
 
     Args:
@@ -259,12 +278,15 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
             were not followed), instead of refusing everything (a directory: the rest is still worth checking).
         outside: paths of sources read from outside the scanned directory: their coroutines are entries only
             where the scanned code calls them (:func:`~faultlib.detect.serving.blocking.callers.scanned_entry`).
+        installed: an :class:`~faultlib.detect.serving.blocking.installed.Installed` to follow calls into installed
+            libraries with, or None (not followed).
 
     Raises:
         InputError: a source is not valid Python (unless ``skip_invalid``).
     """
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
+    from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
     from faultlib.detect.serving.blocking.private_loops import private_entries
     from faultlib.detect.serving.blocking.warm_caches import WarmCaches
@@ -299,6 +321,10 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
     _prefer_siblings(modules)
     index = Index(modules)
     index.outside = frozenset(outside)
+    if installed is not None:  # the scanned code's own names and the vocabulary's packages are never looked up
+        installed.provided = frozenset(modules)
+        installed.known = known_packages(index)
+        index.installed = installed
     reach = Reachability(index)
     try:
         reach.run()
@@ -324,6 +350,8 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
                        if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
                        and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
+    if installed is not None:
+        report.libraries, report.not_installed = installed.followed(), sorted(installed.missing)
     return report
 
 
@@ -404,7 +432,8 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
                  + " -> ".join(f.qualname for f, _ in path))
     elif how == "loop callback":
         route = ", in a function the loop runs as a callback"
-    message = (f"{site.what} blocks the event loop: `{call}` in {func.qualname} ({where}){route}, without leaving "
+    what = site.what if site.library is None else f"{site.what} ({site.library.said()})"
+    message = (f"{what} blocks the event loop: `{call}` in {func.qualname} ({where}){route}, without leaving "
                f"the loop; {vocab.ADVICE[site.kind]}")
     return Finding(DETECTOR, Severity.WARNING, message,
                    {"file": func.module.path, "line": node.lineno, "column": node.col_offset + 1,
@@ -412,5 +441,6 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
                    {"call": call, "calls": site.what, "entry": entry.qualname, "entry_kind": how,
                     "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries,
                     "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls],
-                    **({"guess": site.guess} if site.guess else {})},
+                    **({"guess": site.guess} if site.guess else {}),
+                    **({"library": site.library.evidence()} if site.library is not None else {})},
                    kind=site.kind)

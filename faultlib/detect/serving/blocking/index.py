@@ -56,6 +56,7 @@ class Index(TypeOf):
     def __init__(self, modules: dict[str, Module]):
         self.modules = modules
         self.outside: frozenset[str] = frozenset()  # paths of modules read from outside the scanned directory
+        self.installed = None  # the installed libraries calls are followed into (installed.Installed), or None
         self.vocab = vocab.vocabulary()
         self._subclasses: dict[int, list[Klass]] | None = None
         self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}

@@ -25,7 +25,7 @@ root (``utils``) never stands for an unknown package."""
 def under_own_name(index, parts: list[str], depth: int) -> Func | Klass | Module | None:
     """What ``parts`` (a dotted name no analysed module starts) denotes when its first part is the repository's own
     name, or None (see the module docstring)."""
-    if len(parts) < 1 + MIN_REST or parts[0] in sys.stdlib_module_names or parts[0] in _known_packages(index):
+    if len(parts) < 1 + MIN_REST or parts[0] in sys.stdlib_module_names or parts[0] in known_packages(index):
         return None
     if not any(".".join(parts[1:cut]) in index.modules for cut in range(2, len(parts) + 1)):
         return None
@@ -33,11 +33,12 @@ def under_own_name(index, parts: list[str], depth: int) -> Func | Klass | Module
     return found if isinstance(found, (Func, Klass, Module)) else None
 
 
-def _known_packages(index) -> frozenset[str]:
-    """Top-level packages the vocabulary names (of its calls and return types), computed once per index."""
+def known_packages(index) -> frozenset[str]:
+    """Top-level packages the vocabulary names (of its calls, return types and families), computed once per index."""
     known = getattr(index, "_known_packages", None)
     if known is None:
         vocab = index.vocab
-        known = frozenset(name.partition(".")[0] for name in [*vocab.calls, *vocab.returns, *vocab.returns.values()])
+        known = frozenset(name.partition(".")[0] for name in [*vocab.calls, *vocab.returns, *vocab.returns.values(),
+                                                              *(t for f in vocab.families for t in f.types)])
         index._known_packages = known
     return known

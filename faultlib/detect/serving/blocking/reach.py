@@ -67,6 +67,7 @@ class Reachability:
     callbacks: list[Func] = field(default_factory=list)
     complete: bool = True
     operations: int = 0
+    budget: int = MAX_OPERATIONS
     _memo: dict[tuple[int, bool], list[tuple[Site, tuple[Step, ...]]]] = field(default_factory=dict)
     _busy: set[tuple[int, bool]] = field(default_factory=set)
     _offload_seen: set[tuple] = field(default_factory=set)
@@ -211,11 +212,19 @@ class Reachability:
         target = index.callee(call.func, func)
         if isinstance(target, str):
             site = named_site(index, target, call, func)
-            return site if site is not None or not isinstance(call.func, ast.Attribute) else any_of_site(index, call, func)
+            if site is None and isinstance(call.func, ast.Attribute):
+                site = any_of_site(index, call, func)
+            if site is None and index.installed is not None:  # an installed library's function: its source says
+                site = index.installed.site(index, target, call, func)
+            return site
         if isinstance(target, (Func, Klass)):
             return None
         site = self._typed(call, func, inference, target)
-        return site if site is not None or target is not None else any_of_site(index, call, func)
+        if site is None and target is None:
+            site = any_of_site(index, call, func)
+        if site is None and target is None and index.installed is not None:  # class A(library.Base): self.m()
+            site = index.installed.inherited_site(index, call, func)
+        return site
 
     def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
         index = self.index
@@ -328,7 +337,7 @@ class Reachability:
         if found is None:
             found = self._calls_memo[id(func)] = list(self._walk_calls(func))
         self.operations += len(found)
-        if self.operations > MAX_OPERATIONS:
+        if self.operations > self.budget:
             raise Budget()
         return found
 

@@ -45,6 +45,9 @@ class Site:
     guess: str | None = None
     """What the verdict is guessed from, when no vocabulary entry says the call blocks (a class name ending in
     ``Client``): said in the message and as ``evidence.guess``."""
+    library: object | None = None
+    """For a call into an installed library: the :class:`~faultlib.detect.serving.blocking.installed.LibraryHit` its
+    source reaches, said as ``evidence.library``."""
 
     @property
     def key(self) -> tuple:
