@@ -38,7 +38,10 @@ recall >= 0.90, the ~220-file service < 5 s, one file < 0.5 s. The script always
 Installed libraries: the tool follows calls into the libraries installed where it runs (its own dependencies
 here; the labels were made without the services' dependencies installed). ``--site-packages DIR`` (repeatable) looks
 for them in DIR instead (a virtual environment where a service's dependencies are installed);
-``--no-follow-installed`` follows none.
+``--no-follow-installed`` follows none. With ``--site-packages``, the verdicts of
+``benchmarks/labels/blocking_installed.jsonl`` count too: blockers (and non-blockers) that only a walk into a
+service's installed dependencies reports, judged by reading the library's source; each names the distribution and
+version it was judged on (``benchmarks/labels/blocking_installed_requirements.txt`` lists what was installed).
 
 Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
 [--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--json]``; CORPUS_ROOT holds one checkout per
@@ -66,6 +69,7 @@ from faultlib.readers.jsondoc import iter_json_lines, load_json_file
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "labels" / "blocking_corpus.json"
 LABELS = HERE / "labels" / "blocking.jsonl"
+LABELS_INSTALLED = HERE / "labels" / "blocking_installed.jsonl"
 TEST_DIRS = {"tests", "test", "testing"}
 PEER_CODES = ("ASYNC2",)  # the blocking-call rules of ruff and flake8-async (ASYNC210...ASYNC251)
 GOALS = {"precision": 0.95, "recall": 0.90, "service_s": 5.0, "file_s": 0.5}
@@ -95,13 +99,16 @@ def copy_service(src: Path, dest: Path, exclude: list[str], keep_tests: bool = F
     return count
 
 
-def load_labels() -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
+def load_labels(installed: bool = False) -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
+    """The verdicts by (repository, commit) and (path, line); ``installed``: those judged with the services'
+    dependencies installed too (:data:`LABELS_INSTALLED`)."""
     labels: dict[tuple[str, str], dict[tuple[str, int], dict]] = {}
-    for line in iter_json_lines(LABELS):  # the project's hardened reader: bounded, no links, finite numbers
-        if line.error is not None:
-            raise line.error
-        row = line.value
-        labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
+    for source in [LABELS, *([LABELS_INSTALLED] if installed else [])]:
+        for line in iter_json_lines(source):  # the project's hardened reader: bounded, no links, finite numbers
+            if line.error is not None:
+                raise line.error
+            row = line.value
+            labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
     return labels
 
 
@@ -261,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     FOLLOW.clear()
     FOLLOW.update({"follow_installed": not args.no_follow_installed, "site_dirs": args.site_packages})
     corpus = load_json_file(CORPUS)
-    labels = load_labels()
+    labels = load_labels(installed=bool(args.site_packages) and not args.no_follow_installed)
     peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}
     tools = {"faultlib": None} | peers
     totals = {t: {"tp": 0, "fp": 0, "positives": 0, "unlabelled": 0} for t in tools}

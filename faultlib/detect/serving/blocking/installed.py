@@ -199,7 +199,7 @@ class Installed:
     def _judge(self, target: str, depth: int) -> LibraryHit | None:
         from faultlib.detect.serving.blocking.model import Func, Klass
 
-        library = self._library(target.partition(".")[0])
+        library = self._library(target.partition(".")[0], depth)
         if library is None:
             return None
         index = self._index(library)
@@ -258,8 +258,12 @@ class Installed:
                           inner.line if inner else site.node.lineno, library.distribution, library.version)
 
     # -- finding and reading a library -------------------------------------------------------------
-    def _library(self, top: str) -> _Library | None:
+    def _library(self, top: str, depth: int = 0) -> _Library | None:
+        """The library ``top`` installed in the site directories (cached per run), or None; a package the scanned code
+        calls (``depth`` 0) and no directory holds is noted in :attr:`missing`."""
         if top in self._libraries:
+            if self._libraries[top] is None and depth == 0 and top not in self._own_tops():
+                self.missing.add(top)
             return self._libraries[top]
         found = None
         for root in self.site_dirs:
@@ -273,10 +277,13 @@ class Installed:
                     _LIBRARIES.pop(next(iter(_LIBRARIES)))
                 found.calls = 0
                 break
-        if found is None and top not in {name.partition(".")[0] for name in self.provided}:
+        if found is None and depth == 0 and top not in self._own_tops():
             self.missing.add(top)
         self._libraries[top] = found
         return found
+
+    def _own_tops(self) -> set[str]:
+        return {name.partition(".")[0] for name in self.provided}
 
     def _distribution(self, top: str, root: Path) -> tuple[str, str]:
         """The distribution (name, version) that installed the top-level name ``top`` in ``root``, from its
