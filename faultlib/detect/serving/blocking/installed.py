@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Installed", "LibraryHit", "default_site_dirs", "MAX_DEPTH", "MAX_FILES", "MAX_OPERATIONS"]
+__all__ = ["MAX_DEPTH", "MAX_FILES", "MAX_OPERATIONS", "Installed", "LibraryHit", "default_site_dirs"]
 
 MAX_FILES = 200
 """Modules read per library (only those a name looked up asks for are read)."""
@@ -77,7 +77,7 @@ class LibraryHit:
                 "blocker_file": self.file, "blocker_line": self.line}
 
 
-_LIBRARIES: dict[tuple, "_Library"] = {}
+_LIBRARIES: dict[tuple, _Library] = {}
 
 
 @dataclass
@@ -98,7 +98,7 @@ def default_site_dirs() -> list[Path]:
     the virtual environment ``VIRTUAL_ENV`` names when faultlib runs from another one (pipx): where the project's
     libraries are installed. Existing directories only, each once."""
     found: list[Path] = []
-    candidates = [*getattr(site, "getsitepackages", lambda: [])(), site.getusersitepackages()]
+    candidates = [*getattr(site, "getsitepackages", list)(), site.getusersitepackages()]
     venv = os.environ.get("VIRTUAL_ENV")
     if venv:
         candidates += sorted(str(p) for p in Path(venv).glob("lib/python*/site-packages"))
@@ -221,8 +221,11 @@ class Installed:
         return best
 
     def _walk(self, library: _Library, index, func, depth: int) -> LibraryHit | None:
+        from faultlib.detect.serving.blocking.lazy_fills import (
+            filled_once,
+            type_dispatched,
+        )
         from faultlib.detect.serving.blocking.reach import Budget, Reachability
-        from faultlib.detect.serving.blocking.lazy_fills import filled_once, type_dispatched
         from faultlib.detect.serving.blocking.warm_caches import WarmCaches
 
         if self.operations >= MAX_TOTAL_OPERATIONS:
@@ -309,7 +312,10 @@ class Installed:
         is read the first time a name asks for it."""
         if library.index is None:
             from faultlib.detect.serving.blocking.index import Index
-            from faultlib.detect.serving.blocking.library_modules import AllPaths, LazyModules
+            from faultlib.detect.serving.blocking.library_modules import (
+                AllPaths,
+                LazyModules,
+            )
 
             index = Index(LazyModules(library, MAX_FILES))
             index.outside = AllPaths()  # no coroutine of a library is an entry of the scan
