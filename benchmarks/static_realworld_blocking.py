@@ -41,7 +41,10 @@ for them in DIR instead (a virtual environment where a service's dependencies ar
 ``--no-follow-installed`` follows none. With ``--site-packages``, the verdicts of
 ``benchmarks/labels/blocking_installed.jsonl`` count too: blockers (and non-blockers) that only a walk into a
 service's installed dependencies reports, judged by reading the library's source; each names the distribution and
-version it was judged on (``benchmarks/labels/blocking_installed_requirements.txt`` lists what was installed).
+version it was judged on (``benchmarks/labels/blocking_installed_requirements.txt`` lists what was installed). A run
+without options follows faultlib's own environment: there, opentelemetry-sdk's ``Resource.create`` gives 4 alarms
+the labels of ``blocking.jsonl`` do not hold (judged fp in ``blocking_installed.jsonl``); everything else is as
+without following.
 
 Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
 [--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--json]``; CORPUS_ROOT holds one checkout per

@@ -196,6 +196,7 @@ def test_work_a_library_does_once_and_keeps_is_not_a_finding(tmp_path):
     site = _site(tmp_path, {"zonehelp/__init__.py": """
         import functools
         import importlib
+        import threading
 
         _LOCAL = None
 
@@ -222,24 +223,45 @@ def test_work_a_library_does_once_and_keeps_is_not_a_finding(tmp_path):
         def plugin(name):
             return importlib.import_module(f"zonehelp.plugins.{name}")
 
+        _TEMPLATES = {}
+
+        def template(name):
+            found = _TEMPLATES.get(name)
+            if found is not None:
+                return found
+            found = _TEMPLATES[name] = open(f"/usr/share/templates/{name}").read()
+            return found
+
+        _GUARD = threading.Lock()
+
+        def guarded():
+            _GUARD.acquire()
+            try:
+                return 1
+            finally:
+                _GUARD.release()
+
         def zone(value):
             if isinstance(value, str):
                 return open(f"/usr/share/zoneinfo/{value}").read()
             return value
 
-        def reload_rows():
-            return open("/usr/share/table.txt").read()
+        def reload_rows(**options):
+            options.get("mode")
+            options["mode"] = "r"
+            return open("/usr/share/table.txt", **options).read()
     """})
     svc = _service(tmp_path, """
         import zonehelp
 
         async def handler(name):
             table = zonehelp.Table()
-            found = (zonehelp.local_zone(), table.rows(), zonehelp.aliases(), zonehelp.plugin(name), zonehelp.zone(name))
+            found = (zonehelp.local_zone(), table.rows(), zonehelp.aliases(), zonehelp.plugin(name), zonehelp.zone(name),
+                     zonehelp.guarded(), zonehelp.template(name))
             return found, zonehelp.reload_rows()
     """)
     [finding] = analyze_path(svc, site_dirs=[site]).findings
-    assert finding.kind == "blocking_file_io" and finding.location["line"] == 7
+    assert finding.kind == "blocking_file_io" and finding.location["line"] == 8
     assert finding.evidence["library"]["chain"] == "zonehelp.reload_rows -> open"
 
 

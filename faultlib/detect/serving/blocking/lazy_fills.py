@@ -11,8 +11,12 @@ A step of a path inside a library is a fill when it is:
 
 * inside an ``if`` whose test asks whether a memo is empty -- ``X is None``, ``not X``, ``K not in X`` -- and whose body
   assigns that memo (``X = ...``, ``X[K] = ...``; ``X`` a name or an attribute such as ``self._data``);
-* in a function decorated with ``functools.cache``/``lru_cache``/``cached_property`` (any spelling ending so);
-* a call of ``importlib.import_module`` (the module stays in ``sys.modules``).
+* in a function decorated with ``functools.cache``/``lru_cache``/``cached_property`` (any spelling ending so), or one
+  that looks a key up in a mapping and stores into that mapping (``t = self.cache.get(key)`` ... ``self.cache[key] =
+  t``: Jinja2's ``_load_template``, a memo written by hand);
+* a call of ``importlib.import_module`` (the module stays in ``sys.modules``);
+* a lock's ``acquire`` (``threading``/``multiprocessing`` locks, semaphores, conditions): a library's thread-safety
+  guard (pynvml's ``_nvmlGetFunctionPointer``) waits only while another thread holds it, which the walk cannot know.
 
 A step is also left out when it sits in a branch on the type of a value (``if isinstance(obj, str): return
 ZoneInfo(obj)``, on a parameter or a local taken from ``*args``/``**kwargs``): which branch runs depends on what the
@@ -31,12 +35,16 @@ __all__ = ["filled_once", "type_dispatched"]
 
 CACHING_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
 ONCE_CALLS = frozenset({"importlib.import_module", "importlib.__import__", "builtins.__import__"})
+LOCKS = (*(f"threading.{c}." for c in ("Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition")),
+         *(f"multiprocessing.{c}." for c in ("Lock", "RLock", "Semaphore", "BoundedSemaphore")))
+"""Lock types whose ``acquire`` (or ``with``) a library's guard calls (the vocabulary's ``libraries/waits.py``)."""
 
 
 def filled_once(path, what: str) -> bool:
     """Whether a library path (``((func, line), ...)`` ending at a blocker that calls ``what``) runs its blocker only
     while filling a memo (see the module docstring)."""
-    if what.partition(" ")[0] in ONCE_CALLS:
+    name = what.partition(" ")[0]
+    if name in ONCE_CALLS or name.startswith(LOCKS):
         return True
     return any(_cached(func) or any(start <= line <= end for start, end in _fills(func)) for func, line in path)
 
@@ -65,7 +73,31 @@ def _cached(func: Func) -> bool:
         parts = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
         if parts and parts[-1] in CACHING_DECORATORS:
             return True
-    return False
+    memo = func.__dict__.get("_memoises")
+    if memo is None:
+        memo = func.__dict__["_memoises"] = _memoises(func)
+    return memo
+
+
+def _memoises(func: Func) -> bool:
+    """``func`` reads a key of a mapping that outlives the call (an attribute such as ``self._cache``, or a module
+    global) with ``M.get(k)`` or ``k in M``, and stores a key into the same mapping. A parameter or a local
+    (``kwargs.get("timeout")`` then ``kwargs["timeout"] = ...``) is no memo."""
+    kept = set(func.module.globals)
+
+    def lasting(node: ast.expr) -> bool:
+        return isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and node.id in kept)
+
+    looked, stored = set(), set()
+    for node in func.nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            looked.update([ast.dump(node.func.value)] if lasting(node.func.value) else [])
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            looked.update(ast.dump(c) for c in node.comparators if lasting(c))
+        elif isinstance(node, ast.Assign):
+            stored.update(ast.dump(t.value) for t in node.targets
+                          if isinstance(t, ast.Subscript) and lasting(t.value))
+    return bool(looked & stored)
 
 
 def _fills(func: Func) -> list[tuple[int, int]]:
