@@ -297,3 +297,40 @@ def test_embedding_encoders_and_engine_config_block_where_called(tmp_path):
                      ("blocking_http", "return encoder.encode_queries([text])"),
                      ("blocking_file_io", "return args.create_engine_config()"),
                      ("blocking_file_io", 'index.save_local("/var/lib/faiss", index_name="docs")')}
+
+
+# -- a session of an in-memory SQLite engine waits on nothing ----------------------------------------------------------
+def test_a_session_of_an_in_memory_sqlite_engine_is_silent_and_one_of_a_file_is_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from sqlalchemy import create_engine
+        from sqlalchemy.orm import sessionmaker
+
+        class Cache:
+            def __init__(self):
+                self.url = "sqlite://"
+                engine = create_engine(self.url, echo=False)
+                self.session = sessionmaker(bind=engine)
+
+            def put(self, row):
+                with self.session() as session:
+                    session.add(row)
+                    session.commit()
+
+        class Ledger:
+            def __init__(self, path):
+                engine = create_engine(f"sqlite:///{path}")
+                self.session = sessionmaker(bind=engine)
+
+            def put(self, row):
+                with self.session() as db:
+                    db.add(row)
+                    db.commit()
+
+        async def poll(cache: Cache, ledger: Ledger, row):
+            while True:
+                cache.put(row)
+                ledger.put(row)
+                await asyncio.sleep(10)
+    """)
+    assert found == {("blocking_db", "db.commit()")}
