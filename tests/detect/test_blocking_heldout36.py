@@ -269,6 +269,7 @@ def test_the_wrapper_of_a_project_decorator_runs_on_the_loop_with_the_call(tmp_p
 def test_embedding_encoders_and_engine_config_block_where_called(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
+        import fsspec
         from fastembed import TextEmbedding
         from langchain_community.vectorstores import FAISS
         from pinecone_text.dense import OpenAIEncoder
@@ -292,11 +293,16 @@ def test_embedding_encoders_and_engine_config_block_where_called(tmp_path):
 
         async def persist(index: FAISS):
             index.save_local("/var/lib/faiss", index_name="docs")
+
+        async def stage(src, dest):
+            with fsspec.open(src) as f, fsspec.open(dest, "wb") as out:
+                out.write(f.read())
     """)
     assert found == {("blocking_file_io", 'self.model = TextEmbedding("BAAI/bge-small-en-v1.5")'),
                      ("blocking_http", "return encoder.encode_queries([text])"),
                      ("blocking_file_io", "return args.create_engine_config()"),
-                     ("blocking_file_io", 'index.save_local("/var/lib/faiss", index_name="docs")')}
+                     ("blocking_file_io", 'index.save_local("/var/lib/faiss", index_name="docs")'),
+                     ("blocking_file_io", 'with fsspec.open(src) as f, fsspec.open(dest, "wb") as out:')}
 
 
 # -- a session of an in-memory SQLite engine waits on nothing ----------------------------------------------------------
