@@ -5,7 +5,13 @@ the attribute; the instances then call its class methods and static methods thro
 (``self.codec.read_file(self.path)``). The annotation, when there is one, names the abstract base (``type[Codec]``),
 whose method may only raise ``NotImplementedError``; the default value names the class that actually runs. So the
 attribute is typed by the value when the value is a class of the analysed files, before the annotation is read.
-Used by :meth:`~faultlib.detect.serving.blocking.index.Index.attributes`.
+
+A traitlets ``Type`` trait keeps a class the same way: ``scheduler_class = Type(default_value="pkg.sched.Scheduler",
+klass="pkg.sched.BaseScheduler", config=True)`` holds ``Scheduler`` unless configured, given as the class or as its
+dotted import string (https://traitlets.readthedocs.io/en/stable/trait_types.html#traitlets.Type: "default_value:
+the default value must be a subclass of klass; it may be specified in a string like 'foo.bar.MyClass'"), so
+``self.scheduler_class(...)`` builds a ``Scheduler``; Jupyter's applications and extensions choose their managers
+this way. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.attributes`.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Klass, dotted
 
-__all__ = ["class_valued"]
+__all__ = ["class_valued", "held_class"]
 
 
 def class_valued(index, klass: Klass) -> dict[str, Klass]:
@@ -28,10 +34,39 @@ def class_valued(index, klass: Klass) -> dict[str, Klass]:
             target, value = stmt.target, stmt.value
         else:
             continue
+        if isinstance(value, ast.Call):
+            value = _type_trait_default(index, value, klass)
         parts = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            named = index.lookup(value.value)  # Type(default_value="pkg.sched.Scheduler")
+            if isinstance(named, Klass):
+                found[target.id] = named
+            continue
         if not isinstance(target, ast.Name) or not parts:
             continue
         named = index.resolve_parts(parts, klass.module, None)
         if isinstance(named, Klass):
             found[target.id] = named
     return found
+
+
+TYPE_TRAITS = frozenset({"traitlets.Type", "traitlets.traitlets.Type"})
+"""traitlets' class-valued trait."""
+
+
+def _type_trait_default(index, call: ast.Call, klass: Klass) -> ast.expr | None:
+    """The ``default_value`` of a traitlets ``Type(...)`` trait (keyword or first argument), or None."""
+    parts = dotted(call.func)
+    if not parts or index.resolve_parts(parts, klass.module, None) not in TYPE_TRAITS:
+        return None
+    return next((k.value for k in call.keywords if k.arg == "default_value"), call.args[0] if call.args else None)
+
+
+def held_class(index, klass: Klass, name: str, depth: int = 0) -> Klass | None:
+    """The class ``self.<name>`` holds by a class-body assignment of ``klass`` or of its bases in the analysed files
+    (``self.scheduler_class(...)`` then builds one), or None."""
+    found = class_valued(index, klass).get(name)
+    if found is not None or depth >= 8:
+        return found
+    return next((held for base in index.bases(klass) if not isinstance(base, str)
+                 and (held := held_class(index, base, name, depth + 1)) is not None), None)

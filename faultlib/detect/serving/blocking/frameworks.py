@@ -22,7 +22,10 @@ HTTP-verb methods, ``prepare``/``on_finish`` and a websocket's ``open``/``on_mes
 thread whether they are coroutines or not: Tornado runs all application code on one single-threaded event loop
 (https://www.tornadoweb.org/en/stable/guide/async.html), and ``RequestHandler._execute`` calls the method there and
 awaits its result only when it is awaitable (https://www.tornadoweb.org/en/stable/web.html#entry-points):
-:data:`TORNADO_HANDLERS`, :data:`TORNADO_METHODS`. ``@run_on_executor`` moves a method off the loop
+:data:`TORNADO_HANDLERS`, :data:`TORNADO_METHODS`. A Jupyter Server extension's handler derives from
+``jupyter_server.base.handlers.APIHandler`` or ``JupyterHandler``, which derive from ``web.RequestHandler``
+(https://jupyter-server.readthedocs.io/en/latest/developers/extensions.html#writing-a-handler), so its sync
+``get``/``post`` run on the same IOLoop. ``@run_on_executor`` moves a method off the loop
 (:mod:`~faultlib.detect.serving.blocking.wrappers`).
 
 Home Assistant runs a function decorated with ``homeassistant.core.callback`` in the event loop: the decorator is
@@ -71,8 +74,15 @@ INLINE_DECORATORS = frozenset({f"chainlit.{name}" for name in _CHAINLIT}
 plain ``def`` they register directly on the loop (Chainlit 2.x, ``backend/chainlit/callbacks.py``: every one of
 these wraps the function with ``wrap_user_function``) and Home Assistant's ``@callback``."""
 
-TORNADO_HANDLERS = frozenset({"tornado.web.RequestHandler", "tornado.websocket.WebSocketHandler"})
-"""Tornado's handler base classes (a handler of the analysed files derives from one, perhaps through its own)."""
+TORNADO_HANDLERS = frozenset({"tornado.web.RequestHandler", "tornado.websocket.WebSocketHandler",
+                              # Jupyter Server's handler bases, which its extensions subclass (jupyter_server/base/
+                              # handlers.py: AuthenticatedHandler(web.RequestHandler), JupyterHandler(
+                              # AuthenticatedHandler), APIHandler(JupyterHandler); the classic notebook's the same)
+                              *(f"{pkg}.base.handlers.{name}" for pkg in ("jupyter_server", "notebook")
+                                for name in ("AuthenticatedHandler", "JupyterHandler", "APIHandler",
+                                             "IPythonHandler"))})
+"""Tornado's handler base classes (a handler of the analysed files derives from one, perhaps through its own), and
+the installed frameworks' own subclasses of them that an extension derives from."""
 
 TORNADO_METHODS = frozenset({"get", "head", "post", "delete", "patch", "put", "options", "prepare", "on_finish",
                              "initialize", "on_connection_close", "get_current_user", "set_default_headers",

@@ -23,7 +23,7 @@ from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
-from faultlib.detect.serving.blocking.class_values import class_valued
+from faultlib.detect.serving.blocking.class_values import class_valued, held_class
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
@@ -418,7 +418,8 @@ class Index(TypeOf):
             return f"{held}.{expr.attr}"
         owner = self.type_of(expr.value, func, depth + 1) if func is not None else None
         if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
-            return self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)
+            return (self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)
+                    or held_class(self, owner, expr.attr))  # self.scheduler_class(...): the class it holds
         if isinstance(owner, str):
             return f"{owner}.{expr.attr}"
         parts = dotted(expr)

@@ -25,9 +25,10 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
-                                                     flush_listeners, flushes, is_abstract, is_generator,
+                                                     flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
+from faultlib.detect.serving.blocking.decorated import decorator_wrappers
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
@@ -165,7 +166,7 @@ class Reachability:
                     # async method is an entry the framework may call on an instance of any subclass; a
                     # receiver known on the call path (`self` is an S, or a subclass of S): S's subclasses
                     found += overrides
-            return found  # an abstract method runs the override of whichever subclass the instance is
+            return found + decorator_wrappers(index, target)  # and the wrapper of a decorator of the files
         if isinstance(target, Klass):
             chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
             classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
@@ -253,7 +254,7 @@ class Reachability:
                 if method in vocab.ESTIMATOR_METHODS and index.subclass_of(owner, vocab.is_estimator):
                     return Site("blocking_cpu", f"{owner.qualname}.{method}", func, call)
                 inherited = self._inherited(owner, method)  # class Store(redis.Redis): store.get(...)
-                if inherited is not None:
+                if inherited is not None and not (inherited[0] == "blocking_task" and is_poll(call)):
                     return Site(inherited[0], f"{owner.qualname}.{method} (from {inherited[1]})", func, call)
             if method in vocab.METHOD_NAMES and (owner is None or lacks(index, owner, method)):
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
-from faultlib.detect.serving.blocking.client_names import client_kind, name_guess
+from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
@@ -22,7 +22,8 @@ from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
 from faultlib.detect.serving.blocking.listed_calls import listed_targets
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
@@ -31,7 +32,7 @@ from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.tasks import sent_task
 
-__all__ = ["Site", "any_of_site", "in_memory", "named_site"]
+__all__ = ["Site", "any_of_site", "in_memory", "named_site", "null_device"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,11 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
     if documented_factory(index, call, func):
         return None  # self.storage.bucket(name): the GCS client's factory, though `storage` may be a boto3 client
+    if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
+        return None  # a session of a "sqlite://" engine: the database is in the process's memory
     known = index.vocab.calls.get(target)
+    if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
+        return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         if target in RENDERERS:  # plt.savefig(buffer): the figure is drawn and encoded here all the same
@@ -86,10 +91,11 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     family = index.vocab.family_kind(owner, method) if owner else None
     guess = None
     if family is None and owner:  # slack_sdk.WebClient(...).chat_postMessage: a client by its class name
-        family = client_kind(index.vocab, owner, method)
+        own = project_client_kind(index, owner, method)  # a class of the analysed files: by its third-party base
+        family = client_kind(index.vocab, owner, method) if own is None else own[1]
         if family is not None and used_as_coroutines(index, owner, method):
             family = None  # the code awaits or schedules its methods elsewhere: an asyncio client
-        guess = name_guess(owner) if family is not None else None
+        guess = name_guess(owner if own is None else own[0]) if family is not None else None
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
@@ -196,6 +202,18 @@ def in_memory(index, call: ast.Call, func: Func) -> bool:
         if index.type_of(arg, func) in IN_MEMORY_FILES and not mixed_memory_argument(index, arg, func, IN_MEMORY_FILES):
             return True  # a buffer, unless some caller passes the parameter a path
     return False
+
+
+NULL_DEVICE = "os.devnull"
+"""The null device's path (https://docs.python.org/3/library/os.html#os.devnull: ``/dev/null`` on POSIX, ``nul`` on
+Windows): the kernel discards what is written and reads return end of file at once, with no disk behind it."""
+
+
+def null_device(index, call: ast.Call, func: Func) -> bool:
+    """The file call's first argument is :data:`NULL_DEVICE` (``open(os.devnull, "w")`` to silence output)."""
+    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in ("file", "path")), None)
+    parts = dotted(first) if first is not None else None
+    return bool(parts) and index.resolve_parts(parts, func.module, func) == NULL_DEVICE
 
 
 def _segment(func: Func, node: ast.AST, limit: int = 120) -> str:

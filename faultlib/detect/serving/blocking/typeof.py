@@ -15,6 +15,8 @@ from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
+from faultlib.detect.serving.blocking.shapes import is_property
+from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
 
@@ -74,7 +76,8 @@ class TypeOf:
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
-                return (self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
+                        or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute):
                 holder = self._module_of(expr.value, func)
@@ -120,7 +123,8 @@ class TypeOf:
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
-                    found = self.infer.element_type(callee.value, func) or self.stores.stored_element(
+                    found = settings_value(self, callee.value, expr.args[0] if expr.args else None, func) or (
+                        self.infer.element_type(callee.value, func)) or self.stores.stored_element(
                         callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
                     if found is not None:
                         return found
@@ -138,6 +142,9 @@ class TypeOf:
                     found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
                     if found is not None:
                         return found
+                if isinstance(callee, ast.Attribute) and is_property(target):  # self.db_session(): the property's
+                    value = self.return_type(target, depth + 1)  # value (a sessionmaker) is what is called
+                    return self.vocab.returns.get(f"{value}.__call__") if isinstance(value, str) else None
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
                 if target in self.vocab.returns:

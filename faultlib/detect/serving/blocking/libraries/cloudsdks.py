@@ -1,5 +1,5 @@
 """Cloud SDK calls beyond boto3 and the Google API clients: Azure Cosmos DB, Azure identity tokens and the Azure
-Speech SDK, the fsspec file systems of object stores (s3fs, gcsfs, adlfs) and ``smart_open``.
+Speech SDK, the fsspec file systems of object stores (s3fs, gcsfs, adlfs), ``fsspec.open`` and ``smart_open``.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; boto3,
 Google auth and API clients are in :mod:`~faultlib.detect.serving.blocking.libraries.cloud`, Azure Blob and Google
@@ -44,6 +44,10 @@ CLOUD_SDKS = Vocabulary(
         "smart_open.open": (H, "https://github.com/piskvorky/smart_open#how-do-i-use-it (opens a local file or a "
                                "remote object: S3, GCS, Azure, HTTP; reading streams it in the calling thread)"),
         "smart_open.smart_open": (H, "https://github.com/piskvorky/smart_open#how-do-i-use-it"),
+        **{f"fsspec.{f}": ("blocking_file_io", "https://filesystem-spec.readthedocs.io/en/latest/api.html#fsspec.open "
+                                               "(opens a local or remote file: `with fsspec.open(path)` opens it, "
+                                               "reads and writes go to the disk or the store)")
+           for f in ("open", "open_files")},
     },
     families=(
         Family(("azure.cosmos",), {m: H for m in _COSMOS_OPS}, COSMOS, package=True, functions=False),

@@ -39,7 +39,11 @@ MODELS = Vocabulary(
             "invoke", "batch", "stream", "predict", "predict_messages", "run", "__call__", "get_relevant_documents",
             "similarity_search", "similarity_search_with_score", "max_marginal_relevance_search", "add_documents",
             "add_texts", "embed_query", "embed_documents", "generate")} | {
-            "load": "blocking_file_io", "load_and_split": "blocking_file_io", "lazy_load": "blocking_file_io"},
+            "load": "blocking_file_io", "load_and_split": "blocking_file_io", "lazy_load": "blocking_file_io",
+            # a vector store's index files (FAISS, Annoy...: https://python.langchain.com/api_reference/community/
+            # vectorstores/langchain_community.vectorstores.faiss.FAISS.html#langchain_community.vectorstores.faiss.
+            # FAISS.save_local writes the index and its pickled docstore)
+            "save_local": "blocking_file_io", "load_local": "blocking_file_io"},
             LANGCHAIN, prefix=True),
         Family(("transformers.",), {"from_pretrained": "blocking_file_io", "save_pretrained": "blocking_file_io"},
                "https://huggingface.co/docs/transformers/main_classes/model", prefix=True),

@@ -9,8 +9,9 @@ thread (``asynchronous=True`` is not followed: a finding there is read by its li
 ``AsyncLLMEngine.from_engine_args`` (and V1's ``AsyncLLM``) builds the engine before it returns -- loading the
 weights and profiling memory in-process, or starting the engine-core process and waiting for it -- although the
 engine it returns is async; the offline ``vllm.LLM`` loads the model when built and its ``generate``/``chat``/
-``encode`` run the whole batch. HQQ's ``AutoHQQHFModel.from_quantized`` reads quantized weights and
-``quantize_model`` quantizes every layer of a loaded model. Each entry names the documentation of the call.
+``encode`` run the whole batch; ``EngineArgs.create_engine_config`` reads the model's config. HQQ's
+``AutoHQQHFModel.from_quantized`` reads quantized weights and ``quantize_model`` quantizes every layer of a loaded
+model. Each entry names the documentation of the call.
 """
 
 from __future__ import annotations
@@ -34,14 +35,18 @@ VLLM_ENGINE = ("https://docs.vllm.ai/en/latest/api/vllm/engine/async_llm_engine.
                "the engine, with its model executor, before returning)")
 VLLM_LLM = ("https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html (LLM loads the model when built; "
             "generate/chat/encode run the batch to completion)")
+VLLM_CONFIG = ("https://docs.vllm.ai/en/latest/api/vllm/engine/arg_utils.html (create_engine_config builds the "
+               "VllmConfig: its ModelConfig reads the model's Hugging Face config, downloading it when not cached)")
 HQQ = ("https://github.com/mobiusml/hqq#readme (AutoHQQHFModel.quantize_model quantizes a loaded model; "
        "from_quantized loads a quantized one from disk or the Hub)")
 
 _ENGINES = ("vllm.AsyncLLMEngine", "vllm.engine.async_llm_engine.AsyncLLMEngine", "vllm.v1.engine.async_llm.AsyncLLM")
 _HQQ = ("hqq.models.hf.base.AutoHQQHFModel", "hqq.models.hf.AutoHQQHFModel")
+_ENGINE_ARGS = tuple(f"vllm.{m}{c}" for m in ("", "engine.arg_utils.") for c in ("EngineArgs", "AsyncEngineArgs"))
 
 RUNTIMES = Vocabulary(
     calls={**{f"{e}.{m}": (F, VLLM_ENGINE) for e in _ENGINES for m in ("from_engine_args", "from_vllm_config")},
+           **{f"{a}.create_engine_config": (F, VLLM_CONFIG) for a in _ENGINE_ARGS},
            **{f"{h}.from_quantized": (F, HQQ) for h in _HQQ},
            **{f"{h}.quantize_model": (C, HQQ) for h in _HQQ}},
     families=(*(
