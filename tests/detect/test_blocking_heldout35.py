@@ -73,3 +73,155 @@ def test_a_sync_wrapper_returning_to_thread_takes_the_function_off_the_loop(tmp_
             await flush(index_dir)
     """)
     assert found == {("blocking_sleep", "time.sleep(4)")}
+
+
+# -- a sync client returned by a coroutine of the project: `client = await get_client()` ------------------------------
+def test_a_sync_client_returned_by_an_awaited_coroutine_blocks_where_it_is_used(tmp_path):
+    found = flagged(tmp_path, """
+        import httpx
+        import requests
+
+        async def make_session(token):
+            session = requests.Session()
+            session.headers["Authorization"] = token
+            return session
+
+        async def make_async_client(token):
+            return httpx.AsyncClient(headers={"Authorization": token})
+
+        async def sync_inventory(token):
+            session = await make_session(token)
+            rows = session.get("https://inventory.internal/rows").json()
+            fast = await make_async_client(token)
+            await fast.get("https://inventory.internal/ping")
+            return rows
+    """)
+    assert found == {("blocking_http", 'rows = session.get("https://inventory.internal/rows").json()')}
+
+
+def test_a_base_class_annotation_gives_way_to_the_concrete_client_of_the_same_library(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+        from requests.sessions import SessionRedirectMixin
+
+        async def open_session(base) -> SessionRedirectMixin:
+            session = requests.Session()
+            session.verify = False
+            return session
+
+        async def mirror(base, names):
+            session = await open_session(base)
+            for name in names:
+                session.put(base + name, data=b"")
+    """)
+    assert found == {("blocking_http", 'session.put(base + name, data=b"")')}
+
+
+# -- sync clients of the servers bots drive (mattermostdriver, qbittorrent-api, aria2p, Instaloader) ---------------------
+def test_a_mattermost_driver_and_its_endpoints_block_and_the_async_driver_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        from mattermostdriver import AsyncDriver, Driver
+
+        class Relay:
+            def __init__(self, url, token):
+                self.driver = Driver({"url": url, "token": token})
+                self.fast = AsyncDriver({"url": url, "token": token})
+
+            def channel_name(self, channel_id):
+                return self.driver.channels.get_channel(channel_id)["name"]
+
+            async def on_message(self, channel_id, text):
+                name = self.channel_name(channel_id)
+                self.driver.posts.create_post(options={"channel_id": channel_id, "message": text})
+                await self.fast.posts.create_post(options={"channel_id": channel_id, "message": name})
+    """)
+    assert found == {("blocking_http", 'return self.driver.channels.get_channel(channel_id)["name"]'),
+                     ("blocking_http", 'self.driver.posts.create_post(options={"channel_id": channel_id, "message": text})')}
+
+
+def test_qbittorrent_namespaces_and_aria2p_requests_block_and_their_formatters_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        import aria2p
+        import qbittorrentapi
+
+        async def tune(host):
+            client = qbittorrentapi.Client(host=host, username="admin", password="secret")
+            client.application.set_preferences({"max_connec": 300})
+
+        async def fetch(link, gid):
+            api = aria2p.API(aria2p.Client(host="http://localhost", port=6800))
+            added = api.add_magnet(link)
+            item = api.get_download(gid)
+            label = item.progress_string()
+            item.remove(force=True)
+            return added, label
+    """)
+    assert found == {("blocking_http", 'client.application.set_preferences({"max_connec": 300})'),
+                     ("blocking_http", "added = api.add_magnet(link)"), ("blocking_http", "item = api.get_download(gid)"),
+                     ("blocking_http", "item.remove(force=True)")}
+
+
+def test_instaloader_downloads_and_lookups_block(tmp_path):
+    found = flagged(tmp_path, """
+        from instaloader import Instaloader, Post
+
+        async def grab(shortcode, target):
+            loader = Instaloader(download_videos=False)
+            post = Post.from_shortcode(loader.context, shortcode)
+            loader.download_post(post, target)
+            return post.owner_username
+    """)
+    assert found == {("blocking_http", "post = Post.from_shortcode(loader.context, shortcode)"),
+                     ("blocking_http", "loader.download_post(post, target)")}
+
+
+def test_cherry_picker_runs_git_and_its_url_helper_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        from cherry_picker import CherryPicker
+
+        async def backport(commit, branch):
+            picker = CherryPicker("origin", commit, [branch])
+            picker.backport()
+            return picker.get_pr_url(branch, "backport-" + commit)
+    """)
+    assert found == {("blocking_subprocess", 'picker = CherryPicker("origin", commit, [branch])'),
+                     ("blocking_subprocess", "picker.backport()")}
+
+
+# -- parsers that read a media or torrent file for its metadata (hachoir, torrentool) -----------------------------------
+def test_media_and_torrent_metadata_parsers_read_the_file(tmp_path):
+    found = flagged(tmp_path, """
+        from hachoir.metadata import extractMetadata
+        from hachoir.parser import createParser
+        from torrentool.api import Torrent
+
+        async def describe(video_path, torrent_path, torrent_bytes):
+            meta = extractMetadata(createParser(video_path))
+            info_hash = Torrent.from_file(torrent_path).info_hash
+            other = Torrent.from_string(torrent_bytes).info_hash
+            return meta.get("duration"), info_hash, other
+    """)
+    assert found == {("blocking_file_io", "meta = extractMetadata(createParser(video_path))"),
+                     ("blocking_file_io", "info_hash = Torrent.from_file(torrent_path).info_hash")}
+
+
+def test_what_a_namespaced_client_returns_is_data_not_another_client(tmp_path):
+    found = flagged(tmp_path, """
+        import qbittorrentapi
+        from mattermostdriver import Driver
+
+        async def add(host, magnet):
+            client = qbittorrentapi.Client(host=host)
+            answer = client.torrents_add(urls=magnet)
+            if answer.lower().startswith("ok"):
+                first = client.torrents.info()[0]
+                return first.state.lower().endswith("dl")
+
+        async def is_admin(url, user_id):
+            driver = Driver({"url": url})
+            user = driver.users.get_user(user_id)
+            return "system_admin" in user["roles"].split()
+    """)
+    assert found == {("blocking_http", "answer = client.torrents_add(urls=magnet)"),
+                     ("blocking_http", "first = client.torrents.info()[0]"),
+                     ("blocking_http", "user = driver.users.get_user(user_id)")}

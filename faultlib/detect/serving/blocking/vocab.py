@@ -187,7 +187,7 @@ class Merged:
     def sub_resource(self, type_name: str, attr: str) -> str | None:
         """The type of ``instance.attr`` when ``type_name`` is a client with sub-clients (``openai.OpenAI.chat``)."""
         for family in self._families_of(type_name):
-            if family.resources and not attr.startswith("_"):
+            if family.namespace(attr):
                 return f"{type_name}.{attr}"
         if type_name == "pathlib.Path" and attr == "parent":
             return "pathlib.Path"
