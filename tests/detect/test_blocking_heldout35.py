@@ -225,3 +225,76 @@ def test_what_a_namespaced_client_returns_is_data_not_another_client(tmp_path):
     assert found == {("blocking_http", "answer = client.torrents_add(urls=magnet)"),
                      ("blocking_http", "first = client.torrents.info()[0]"),
                      ("blocking_http", "user = driver.users.get_user(user_id)")}
+
+
+# -- a sync generator handed to a function of the project that iterates it on the loop -------------------------------
+GENERATOR_HANDED_ON = """
+    import asyncio
+    from pathlib import Path
+
+    def read_pieces(path):
+        data = Path(path).read_bytes()
+        for start in range(0, len(data), 512):
+            yield data[start:start + 512]
+
+    def parse_rows(path):
+        with open(path) as fh:
+            for row in fh:
+                yield row.split(",")
+
+    async def embed_all(pieces):
+        out = []
+        for piece in pieces:
+            out.append(len(piece))
+            await asyncio.sleep(0)
+        return out
+
+    def count(rows):
+        return sum(1 for _ in rows)
+
+    def keep(rows):
+        return {"rows": rows}
+{tail}
+"""
+
+
+def test_a_generator_handed_to_a_coroutine_that_iterates_it_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, GENERATOR_HANDED_ON.replace("{tail}", """
+    async def ingest(path, table):
+        sizes = await embed_all(read_pieces(path))
+        rows = parse_rows(table)
+        return sizes, count(rows)
+    """))
+    assert found == {("blocking_file_io", "data = Path(path).read_bytes()"),
+                     ("blocking_file_io", "with open(path) as fh:")}
+
+
+def test_a_generator_handed_on_without_being_iterated_or_iterated_in_a_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, GENERATOR_HANDED_ON.replace("{tail}", """
+    async def ingest(path, table):
+        kept = keep(read_pieces(path))
+        total = await asyncio.to_thread(count, parse_rows(table))
+        return kept, total
+    """))
+    assert found == set()
+
+
+# -- Ray: ray.get waits for the cluster; awaiting the ObjectRef does not ---------------------------------------------
+def test_ray_get_and_a_waiting_ray_wait_block_and_awaiting_the_ref_or_polling_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import ray
+
+        @ray.remote
+        def build_config(name):
+            return {"name": name}
+
+        class Replica:
+            async def start(self, name):
+                config = ray.get(build_config.remote(name))
+                ready, pending = ray.wait([build_config.remote(name)], num_returns=1)
+                polled, _ = ray.wait(pending, timeout=0)
+                again = await build_config.remote(name)
+                return config, ready, polled, again
+    """)
+    assert found == {("blocking_task", "config = ray.get(build_config.remote(name))"),
+                     ("blocking_task", "ready, pending = ray.wait([build_config.remote(name)], num_returns=1)")}
