@@ -298,3 +298,29 @@ def test_ray_get_and_a_waiting_ray_wait_block_and_awaiting_the_ref_or_polling_do
     """)
     assert found == {("blocking_task", "config = ray.get(build_config.remote(name))"),
                      ("blocking_task", "ready, pending = ray.wait([build_config.remote(name)], num_returns=1)")}
+
+
+# -- reading a Popen child's pipe waits for the child's output ---------------------------------------------------------
+def test_reading_a_popen_pipe_waits_for_the_child_and_an_asyncio_pipe_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import subprocess
+
+        async def follow(proc):
+            while proc.poll() is None:
+                line = proc.stdout.readline().decode()
+                await asyncio.sleep(0.1)
+
+        async def sync_drive(src, dst):
+            proc = subprocess.Popen(["rsync", src, dst], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            await follow(proc)
+            for err in proc.stderr:
+                print(err)
+
+        async def async_drive(src, dst):
+            proc = await asyncio.create_subprocess_exec("rsync", src, dst, stdout=asyncio.subprocess.PIPE)
+            line = await proc.stdout.readline()
+            return line
+    """)
+    assert found == {("blocking_subprocess", "line = proc.stdout.readline().decode()"),
+                     ("blocking_subprocess", "for err in proc.stderr:")}
