@@ -232,6 +232,8 @@ GENERATOR_HANDED_ON = """
     import asyncio
     from pathlib import Path
 
+    from starlette.responses import StreamingResponse
+
     def read_pieces(path):
         data = Path(path).read_bytes()
         for start in range(0, len(data), 512):
@@ -254,6 +256,10 @@ GENERATOR_HANDED_ON = """
 
     def keep(rows):
         return {"rows": rows}
+
+    def encode(rows):
+        for row in rows:
+            yield ",".join(row).encode()
 {tail}
 """
 
@@ -275,6 +281,10 @@ def test_a_generator_handed_on_without_being_iterated_or_iterated_in_a_thread_st
         kept = keep(read_pieces(path))
         total = await asyncio.to_thread(count, parse_rows(table))
         return kept, total
+
+    async def export(table):
+        rows = parse_rows(table)
+        return StreamingResponse(encode(rows))
     """))
     assert found == set()
 

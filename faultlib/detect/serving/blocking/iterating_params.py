@@ -5,8 +5,10 @@
 ``read_pieces``' body -- its file reads, its parsing -- runs on the loop too. A parameter counts as iterated when the
 callee runs a sync ``for``/comprehension over it or passes it to a consuming builtin (``list``, ``sum``...).
 A generator handed to a callee that only stores or returns it (a ``StreamingResponse`` iterates in its thread
-pool) or to an offloading call (``asyncio.to_thread(count, rows())``: the callee is the library's, not ours) is not
-followed. Used by :mod:`~faultlib.detect.serving.blocking.reach` (its ``_iterated``).
+pool), to a sync generator function (its body, and the iteration in it, runs wherever that generator is iterated:
+``StreamingResponse(encode(chunks()))`` iterates in the thread pool) or to an offloading call
+(``asyncio.to_thread(count, rows())``: the callee is the library's, not ours) is not followed. Used by
+:mod:`~faultlib.detect.serving.blocking.reach` (its ``_iterated``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func
-from faultlib.detect.serving.blocking.shapes import CONSUMERS
+from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 
 __all__ = ["handed_to_iterate"]
 
@@ -27,8 +29,8 @@ def handed_to_iterate(index, func: Func) -> list[ast.expr]:
         if not (isinstance(call, ast.Call) and (call.args or call.keywords)):
             continue
         target = index.callee(call.func, func)
-        if not isinstance(target, Func):
-            continue
+        if not isinstance(target, Func) or (not target.is_async and is_generator(target)):
+            continue  # a sync generator's body runs where it is iterated (a StreamingResponse: its thread pool)
         iterated = _iterated_params(target)
         if not iterated:
             continue

@@ -237,8 +237,9 @@ class TypeOf:
 
     def _built(self, coroutine: Func) -> Type | None:
         """The class whose constructor makes what ``coroutine`` returns: ``return Client(...)`` or ``return x`` of a
-        local ``x = Client(...)``. Only constructors resolved by name: inferring the coroutine's other locals could
-        re-enter the locals of the function being typed (handlers await each other) and leave them half known."""
+        local ``x = Client(...)``. Only constructors named from the module (``qba.Client``, ``requests.Session``):
+        inferring the coroutine's locals could re-enter the locals of the function being typed (handlers await each
+        other) and leave them half known."""
         for node in coroutine.nodes:
             if not (isinstance(node, ast.Return) and node.value is not None):
                 continue
@@ -247,8 +248,9 @@ class TypeOf:
                 values = [n.value for n in coroutine.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                           and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.value.id]
             for value in values:
-                if not isinstance(value, ast.Call):
-                    continue
+                parts = dotted(value.func) if isinstance(value, ast.Call) else None
+                if not parts or _is_local(coroutine, parts[0]):
+                    continue  # only a module-level name (an import, a class): a local would need the locals
                 target = self.callee(value.func, coroutine)
                 if isinstance(target, Klass):
                     return target
