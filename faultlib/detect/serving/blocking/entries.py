@@ -28,7 +28,11 @@ class Family:
             (``db[key]``, ``db[key] = value``, ``del db[key]`` on a persistent mapping) may be named, never by ``*``.
         source: the documentation that says these calls block (URL).
         except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
-        resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``).
+        resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``):
+            True for every attribute (and a sub-client's method then returns a request of the same client, the
+            Google discovery style ``api.people().get()``), or the set of the names of its namespaces
+            (qbittorrent-api's ``client.torrents``, mattermostdriver's ``driver.posts``): only those attributes are
+            sub-clients, and what a method returns is data, not a client.
         prefix: ``types`` are name prefixes (``transformers.``) rather than exact names.
         package: ``types`` are package names: the family owns every module and class beneath them
             (``wolframalpha`` owns ``wolframalpha.Client``) except their async twins (a name part starting
@@ -47,7 +51,7 @@ class Family:
     methods: Mapping[str, str]
     source: str
     except_: frozenset[str] = frozenset()
-    resources: bool = False
+    resources: bool | frozenset[str] = False
     prefix: bool = False
     package: bool = False
     functions: bool = True
@@ -66,8 +70,16 @@ class Family:
             return True
         for base in self.types if self.resources else ():  # a sub-client, not its async twin (`client.aio.models`)
             if type_name.startswith(f"{base}."):
-                return not any(p.startswith(_ASYNC_PARTS) for p in type_name[len(base) + 1:].split("."))
+                parts = type_name[len(base) + 1:].split(".")
+                if self.resources is not True and not set(parts) <= self.resources:
+                    continue  # driver.users.get_user(...)[...]: data a namespace's method returned
+                return not any(p.startswith(_ASYNC_PARTS) for p in parts)
         return False
+
+    def namespace(self, attr: str) -> bool:
+        """``instance.attr`` is a sub-client of this family (see ``resources``)."""
+        return bool(self.resources) and not attr.startswith("_") and (self.resources is True
+                                                                       or attr in self.resources)
 
     def kind_of(self, method: str) -> str | None:
         if method in self.except_ or (method.startswith("_") and method not in ("__call__", *NAMED_ONLY)):
@@ -184,6 +196,9 @@ class Vocabulary:
                     and all(strs(m) and strs(k) for m, k in fam.methods.items())):
                 return (f"families[{i}] needs types (a tuple of names), methods ({{method: kind}} strings) and a "
                         "source URL")
+            if not (isinstance(fam.resources, bool) or (isinstance(fam.resources, frozenset)
+                                                         and all(map(strs, fam.resources)))):
+                return f"families[{i}].resources must be True, False or a frozenset of attribute names"
             if not (isinstance(fam.patterns, Mapping) and all(strs(p) and strs(k) for p, k in fam.patterns.items())):
                 return f"families[{i}].patterns must map regular expressions to kinds (strings)"
             for pattern in fam.patterns:

@@ -23,6 +23,7 @@ from faultlib.detect.serving.blocking.choices import factory_choices, picked, un
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
+from faultlib.detect.serving.blocking.iterating_params import handed_to_iterate
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
 from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
@@ -429,8 +430,9 @@ class Reachability:
 
     def _iterated(self, func: Func) -> set[int]:
         """Calls whose result ``func`` iterates on the spot: ``for x in gen()``, ``with cm():``, a comprehension's
-        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., or a local bound to the call and
-        iterated so (``g = gen()`` then ``for x in g``)."""
+        ``in``, ``yield from``, ``list(gen())``/``next``/``sorted``/``"".join``..., a call handed to a function of
+        the files that iterates it (:mod:`~faultlib.detect.serving.blocking.iterating_params`), or a local bound to
+        the call and iterated so (``g = gen()`` then ``for x in g``)."""
         found = self._iterated_memo.get(id(func))
         if found is not None:
             return found
@@ -448,6 +450,7 @@ class Reachability:
                     (isinstance(n.func, ast.Name) and n.func.id in CONSUMERS)
                     or (isinstance(n.func, ast.Attribute) and n.func.attr in ("join", "extend", "update"))):
                 consumed.append(n.args[0])
+        consumed.extend(handed_to_iterate(self.index, func))  # await embed_all(read_pieces(p)): iterated in there
         names = {c.id for c in consumed if isinstance(c, ast.Name)}
         found = {id(c) for c in consumed if isinstance(c, ast.Call)}
         for n in func.nodes:

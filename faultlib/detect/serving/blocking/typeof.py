@@ -103,12 +103,12 @@ class TypeOf:
                 if isinstance(found, str) and found.startswith("langchain"):
                     return "langchain_core.runnables.base.RunnableSequence"
             return None
-        if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: its annotated type
+        if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: what it returns
             call = self.awaited_call(expr, func)
             if call is None:  # await asyncio.to_thread(fn, ...): what fn returns
                 return offloaded_result(self, expr, func)
             target = self.callee(call.func, func)
-            return None if target is None else self.annotation_type(target.node.returns, target.module)
+            return None if target is None else self.awaited_type(target)
         if isinstance(expr, ast.Call):
             callee = _generic_origin(expr.func)  # AtomicAgent[In, Out](config): an AtomicAgent
             if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
@@ -227,6 +227,43 @@ class TypeOf:
                 if found is not None:
                     return found
         return self.return_type(dep)
+
+    def awaited_type(self, coroutine: Func) -> Type | None:
+        """What ``await coroutine(...)`` gives: its annotated type, else the object its body builds and returns
+        (``client = await get_client()`` of a helper that constructs a sync SDK client). An annotation naming a class
+        of a library (a base or mixin, ``qbittorrentapi.TorrentsAPIMixIn``) gives way to the class of that same
+        library the body builds (``qbittorrentapi.Client``): the concrete object is what the caller's calls run on."""
+        annotated = self.annotation_type(coroutine.node.returns, coroutine.module)
+        if annotated is not None and not isinstance(annotated, str):
+            return annotated
+        built = self._built(coroutine)
+        if annotated is None:
+            return built
+        same_library = isinstance(built, str) and built.split(".")[0] == annotated.split(".")[0]
+        return built if same_library else annotated
+
+    def _built(self, coroutine: Func) -> Type | None:
+        """The class whose constructor makes what ``coroutine`` returns: ``return Client(...)`` or ``return x`` of a
+        local ``x = Client(...)``. Only constructors named from the module (``qba.Client``, ``requests.Session``):
+        inferring the coroutine's locals could re-enter the locals of the function being typed (handlers await each
+        other) and leave them half known."""
+        for node in coroutine.nodes:
+            if not (isinstance(node, ast.Return) and node.value is not None):
+                continue
+            values = [node.value]
+            if isinstance(node.value, ast.Name):
+                values = [n.value for n in coroutine.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.value.id]
+            for value in values:
+                parts = dotted(value.func) if isinstance(value, ast.Call) else None
+                if not parts or _is_local(coroutine, parts[0]):
+                    continue  # only a module-level name (an import, a class): a local would need the locals
+                target = self.callee(value.func, coroutine)
+                if isinstance(target, Klass):
+                    return target
+                if isinstance(target, str) and target.rpartition(".")[2][:1].isupper():
+                    return self.vocab.returns.get(target, target)
+        return None
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)

@@ -60,7 +60,8 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "matplotlib.axes.Axes": {"figure": "matplotlib.figure.Figure"},
     **{app: {"control": "celery.app.control.Control", "tasks": "celery.app.registry.TaskRegistry"} for app in (
         "celery.Celery", "celery.app.Celery", "celery.app.base.Celery")},
-    "celery.app.registry.TaskRegistry": {"[]": "celery.app.task.Task"}}
+    "celery.app.registry.TaskRegistry": {"[]": "celery.app.task.Task"},
+    "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -68,7 +69,9 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``out[0]``): https://huggingface.co/docs/diffusers/api/outputs; a matplotlib ``Axes``' ``.figure`` is its ``Figure``
 (https://matplotlib.org/stable/api/_as_gen/matplotlib.axes.Axes.figure.html; ``libraries.charts``); a Celery app's
 ``.control`` is its ``Control`` and ``.tasks[name]`` a registered ``Task``
-(https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``)."""
+(https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``); a
+``Popen``'s ``stdout``/``stderr`` is the read end of the child's pipe (https://docs.python.org/3/library/subprocess.html
+#subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``)."""
 
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
@@ -187,7 +190,7 @@ class Merged:
     def sub_resource(self, type_name: str, attr: str) -> str | None:
         """The type of ``instance.attr`` when ``type_name`` is a client with sub-clients (``openai.OpenAI.chat``)."""
         for family in self._families_of(type_name):
-            if family.resources and not attr.startswith("_"):
+            if family.namespace(attr):
                 return f"{type_name}.{attr}"
         if type_name == "pathlib.Path" and attr == "parent":
             return "pathlib.Path"

@@ -5,7 +5,9 @@ Two shapes: a library decorator that runs its function in a thread pool (``async
 async/#sync-to-async; Tornado's ``run_on_executor``: https://www.tornadoweb.org/en/stable/concurrent.html#tornado.
 concurrent.run_on_executor), and a decorator written in the analysed files whose wrapper is an ``async def`` handing the
 decorated function (itself, ``functools.partial(fn, ...)`` of it, or a lambda calling it) to ``run_in_executor``,
-``asyncio.to_thread`` or another offloading call of :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`::
+``asyncio.to_thread`` or another offloading call of :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, or a plain
+``def`` wrapper that *returns* that call (the caller awaits the future or coroutine it gets; ray-llm's ``make_async``),
+the function given by position or as ``func=``::
 
     def async_wrap(fn):
         @wraps(fn)
@@ -53,12 +55,19 @@ def _offloading_decorator(index, decorator: ast.expr, func: Func) -> bool:
     if not isinstance(target, Func) or target.is_async or not target.node.args.args:
         return False
     wrapped = target.node.args.args[0].arg
-    inner = [f for f in target.nested.values() if f.is_async]
-    return any(_hands_off(index, call, wrapped, f) for f in inner for call in f.nodes if isinstance(call, ast.Call))
+    return any(_hands_off(index, call, wrapped, f) for f in target.nested.values() for call in _offers(f))
+
+
+def _offers(wrapper: Func) -> list[ast.Call]:
+    """The calls of a nested wrapper that may hand the function off: any call of an ``async def`` wrapper (it awaits
+    them), only a ``return``'s call of a plain ``def`` one (its caller awaits the future it returns)."""
+    if wrapper.is_async:
+        return [n for n in wrapper.nodes if isinstance(n, ast.Call)]
+    return [n.value for n in wrapper.nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)]
 
 
 def _hands_off(index, call: ast.Call, wrapped: str, wrapper: Func) -> bool:
-    """``call``, in the decorator's ``async def`` wrapper, runs ``wrapped`` (the decorated function) in a thread."""
+    """``call``, in the decorator's wrapper, runs ``wrapped`` (the decorated function) in a thread."""
     if isinstance(call.func, ast.Attribute) and call.func.attr == "run_in_executor":
         position = vocab.OFFLOAD_METHODS["run_in_executor"]
     else:
@@ -66,9 +75,10 @@ def _hands_off(index, call: ast.Call, wrapped: str, wrapper: Func) -> bool:
         if not (isinstance(target, str) and target in vocab.OFFLOAD):
             return False
         position = vocab.OFFLOAD[target]
-    if len(call.args) <= position:
-        return False
-    return _runs(call.args[position], wrapped, wrapper)
+    if len(call.args) > position:
+        return _runs(call.args[position], wrapped, wrapper)
+    given = [k.value for k in call.keywords if k.arg == "func"]  # loop.run_in_executor(executor=None, func=job)
+    return bool(given) and _runs(given[0], wrapped, wrapper)
 
 
 def _runs(arg: ast.expr, wrapped: str, wrapper: Func, depth: int = 0) -> bool:

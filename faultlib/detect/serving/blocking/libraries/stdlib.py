@@ -94,6 +94,10 @@ STDLIB = Vocabulary(
         f"{DIR_LISTING}.__iter__": "pathlib.Path",
     },
     families=(  # waiting for another thread or process: the loop stops until it answers
+        Family(("subprocess.Popen.pipe",), {m: "blocking_subprocess" for m in ("read", "readline", "readlines",
+                                                                                "__next__")},
+               PY + "subprocess.html#subprocess.Popen.stdout (the read end of the child's pipe, a stream as open() "
+               "returns: reading waits until the child writes or exits)"),
         Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
                      ("Queue", "LifoQueue", "PriorityQueue", "SimpleQueue", "JoinableQueue")),
                {"get": "blocking_task", "join": "blocking_task"},

@@ -1,0 +1,28 @@
+"""Parsers that read a media or torrent file to give its metadata: hachoir (``createParser``/``extractMetadata``) and
+torrentool (``Torrent.from_file``).
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`); found by
+held-out wave 35 (a Telegram bot reading a video's duration before uploading it). Both are pure Python and read the
+file in the calling thread: ``createParser(path)`` opens the file and probes its format, ``extractMetadata`` walks the
+parsed fields (for a video, its container headers), ``Torrent.from_file`` reads and bdecodes the whole ``.torrent``.
+Left out: torrentool's ``Torrent.from_string`` (decodes bytes already in memory).
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Vocabulary
+
+F = "blocking_file_io"
+HACHOIR = ("https://hachoir.readthedocs.io/en/latest/developer.html (parser = createParser(filename) opens the file "
+           "and guesses its format; metadata = extractMetadata(parser) reads the fields it needs from the stream)")
+TORRENTOOL = ("https://torrentool.readthedocs.io/en/latest/api.html (Torrent.from_file(filepath): \"Alternative "
+              "constructor to get Torrent object from file\"; it reads and decodes the file)")
+
+MEDIA_METADATA = Vocabulary(
+    calls={
+        **{name: (F, HACHOIR) for name in ("hachoir.parser.createParser", "hachoir.parser.guess.createParser",
+                                           "hachoir.metadata.extractMetadata",
+                                           "hachoir.metadata.metadata.extractMetadata")},
+        **{f"{t}.from_file": (F, TORRENTOOL) for t in ("torrentool.api.Torrent", "torrentool.torrent.Torrent")},
+    },
+)
