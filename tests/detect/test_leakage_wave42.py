@@ -1,0 +1,71 @@
+"""The static leakage analysis on the kinds held-out wave 42 of public code showed (textbook companions, a
+radiomics course, a trading book), in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def _alarms(tmp_path: Path, text: str, name: str = "desk.py") -> set[tuple[str, int]]:
+    script = tmp_path / name
+    script.write_text(text)
+    report, _ = analyze_file(str(script), alone=True)
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+# a hidden Markov model fitted on every day; its states become a feature of a walk-forward cross-validation
+HMM_STATES_BEFORE_CV = """\
+import pandas as pd
+from hmmlearn.hmm import GaussianHMM
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import TimeSeriesSplit
+
+days = pd.read_csv("days.csv", index_col="date")
+days["move"] = days["close"].pct_change()
+days["swing"] = days["move"].rolling(20).std()
+days["ahead"] = days["move"].shift(-5)
+days = days.dropna()
+states = GaussianHMM(n_components=2, random_state=0)
+states.fit(days[["move", "swing"]].values)
+days["state"] = states.predict(days[["move", "swing"]].values)
+X = days[["move", "swing", "state"]].values
+y = days["ahead"].values
+for tr, te in TimeSeriesSplit(n_splits=5).split(X):
+    model = Ridge().fit(X[tr], y[tr])
+    print(model.score(X[te], y[te]))
+"""
+
+# the same states, with the model refitted on each fold's earlier days only
+HMM_STATES_PER_FOLD = """\
+import numpy as np
+import pandas as pd
+from hmmlearn.hmm import GaussianHMM
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import TimeSeriesSplit
+
+days = pd.read_csv("days.csv", index_col="date")
+days["move"] = days["close"].pct_change()
+days["swing"] = days["move"].rolling(20).std()
+days["ahead"] = days["move"].shift(-5)
+days = days.dropna()
+base = days[["move", "swing"]].values
+y = days["ahead"].values
+for tr, te in TimeSeriesSplit(n_splits=5).split(base):
+    states = GaussianHMM(n_components=2, random_state=0).fit(base[tr])
+    X_tr = np.column_stack([base[tr], states.predict(base[tr])])
+    X_te = np.column_stack([base[te], states.predict(base[te])])
+    model = Ridge().fit(X_tr, y[tr])
+    print(model.score(X_te, y[te]))
+"""
+
+
+def test_hmm_states_fitted_on_every_day_are_a_fit_outside_the_cv(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 12) in _alarms(tmp_path, HMM_STATES_BEFORE_CV)
+
+
+def test_hmm_states_fitted_per_fold_stay_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, HMM_STATES_PER_FOLD) == set()
