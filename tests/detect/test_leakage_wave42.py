@@ -69,3 +69,53 @@ def test_hmm_states_fitted_on_every_day_are_a_fit_outside_the_cv(tmp_path: Path)
 
 def test_hmm_states_fitted_per_fold_stay_silent(tmp_path: Path) -> None:
     assert _alarms(tmp_path, HMM_STATES_PER_FOLD) == set()
+
+
+# a macro average read off the test confusion matrix (a metric), written by hand and saved with the others
+CONFUSION_MACRO_AVERAGE = """\
+import numpy as np
+import pandas as pd
+from sklearn import metrics
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+
+def per_class(table):
+    hits = np.diag(table)
+    called = np.sum(table, axis=0) - hits
+    missed = np.sum(table, axis=1) - hits
+    return {"precision": np.mean(hits / (hits + called)), "recall": np.mean(hits / (hits + missed))}
+
+
+scans = pd.read_csv("scans.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(scans.drop(columns="kind"), scans["kind"], test_size=0.2)
+forest = RandomForestClassifier().fit(X_tr, y_tr)
+table = metrics.confusion_matrix(y_te, forest.predict(X_te))
+pd.DataFrame(per_class(table), index=[0]).to_csv("scores.csv", index=False)
+"""
+
+# the look-alike that is a leak: the test rows centred with their own column means before they are scored
+TEST_ROWS_OWN_MEANS = """\
+import numpy as np
+import pandas as pd
+from sklearn import metrics
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+scans = pd.read_csv("scans.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(scans.drop(columns="kind"), scans["kind"], test_size=0.2)
+X_tr = X_tr - np.mean(X_tr, axis=0)
+X_te = X_te - np.mean(X_te, axis=0)
+forest = RandomForestClassifier().fit(X_tr, y_tr)
+table = metrics.confusion_matrix(y_te, forest.predict(X_te))
+print(np.mean(np.diag(table) / np.sum(table, axis=0)))
+"""
+
+
+def test_a_macro_average_of_the_test_confusion_matrix_is_a_score_not_a_fit(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, CONFUSION_MACRO_AVERAGE) == set()
+
+
+def test_test_rows_centred_on_their_own_means_still_count(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TEST_ROWS_OWN_MEANS) == {("fit_on_test", 10)}
+
