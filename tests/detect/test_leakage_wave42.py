@@ -119,3 +119,29 @@ def test_a_macro_average_of_the_test_confusion_matrix_is_a_score_not_a_fit(tmp_p
 def test_test_rows_centred_on_their_own_means_still_count(tmp_path: Path) -> None:
     assert _alarms(tmp_path, TEST_ROWS_OWN_MEANS) == {("fit_on_test", 10)}
 
+
+# each feature divided by its norm over the rows of each part on its own: the test part's norms come from the test rows
+NORMALIZE_COLUMNS_PER_PART = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import normalize
+from sklearn.svm import SVC
+
+nodules = pd.read_csv("nodules.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(nodules.drop(columns="y"), nodules["y"], test_size=0.2)
+X_tr = normalize(X_tr, norm="l2", axis=0)
+X_te = normalize(X_te, norm="l2", axis=0)
+print(SVC().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+# the default: each sample scaled to unit norm by itself, the same on both parts
+NORMALIZE_SAMPLES = NORMALIZE_COLUMNS_PER_PART.replace(', axis=0)', ')')
+
+
+def test_normalize_along_the_rows_of_the_test_part_is_a_fit_on_test(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, NORMALIZE_COLUMNS_PER_PART) == {("fit_on_test", 9)}
+
+
+def test_normalize_of_each_sample_stays_silent(tmp_path: Path) -> None:
+    assert "axis" not in NORMALIZE_SAMPLES
+    assert _alarms(tmp_path, NORMALIZE_SAMPLES) == set()
