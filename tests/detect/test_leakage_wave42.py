@@ -145,3 +145,47 @@ def test_normalize_along_the_rows_of_the_test_part_is_a_fit_on_test(tmp_path: Pa
 def test_normalize_of_each_sample_stays_silent(tmp_path: Path) -> None:
     assert "axis" not in NORMALIZE_SAMPLES
     assert _alarms(tmp_path, NORMALIZE_SAMPLES) == set()
+
+
+# a Hugging Face run evaluated on the test split every epoch that keeps the best checkpoint on it
+TRAINER_BEST_ON_TEST = """\
+from datasets import load_dataset
+from transformers import AutoModelForTokenClassification, Trainer, TrainingArguments
+
+tagged = load_dataset("json", data_files="tagged.json")["train"]
+halves = tagged.train_test_split(test_size=0.2, seed=0)
+model = AutoModelForTokenClassification.from_pretrained("bert-base-cased", num_labels=5)
+settings = {"output_dir": "runs", "eval_strategy": "epoch", "save_strategy": "epoch",
+            "load_best_model_at_end": True, "metric_for_best_model": "f1"}
+trainer = Trainer(model=model, args=TrainingArguments(**settings), train_dataset=halves["train"],
+                  eval_dataset=halves["test"])
+trainer.train()
+print(trainer.evaluate())
+"""
+
+# look-alikes: the best checkpoint chosen on a validation split of the training half; the test split only printed
+TRAINER_SILENT = """\
+from datasets import load_dataset
+from transformers import AutoModelForTokenClassification, Trainer, TrainingArguments
+
+tagged = load_dataset("json", data_files="tagged.json")["train"]
+halves = tagged.train_test_split(test_size=0.2, seed=0)
+inner = halves["train"].train_test_split(test_size=0.1, seed=0)
+model = AutoModelForTokenClassification.from_pretrained("bert-base-cased", num_labels=5)
+chosen = Trainer(model=model, args=TrainingArguments("runs", eval_strategy="epoch", save_strategy="epoch",
+                                                     load_best_model_at_end=True),
+                 train_dataset=inner["train"], eval_dataset=inner["validation"])
+chosen.train()
+print(chosen.evaluate(halves["test"]))
+watched = Trainer(model=model, args=TrainingArguments("runs2", eval_strategy="epoch"),
+                  train_dataset=halves["train"], eval_dataset=halves["test"])
+watched.train()
+"""
+
+
+def test_trainer_keeping_the_best_checkpoint_on_the_test_split_is_tuned_on_test(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TRAINER_BEST_ON_TEST) == {("tuned_on_test", 11)}
+
+
+def test_trainer_choosing_on_validation_or_only_printing_the_test_split_stays_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TRAINER_SILENT) == set()
