@@ -189,3 +189,49 @@ def test_trainer_keeping_the_best_checkpoint_on_the_test_split_is_tuned_on_test(
 
 def test_trainer_choosing_on_validation_or_only_printing_the_test_split_stays_silent(tmp_path: Path) -> None:
     assert _alarms(tmp_path, TRAINER_SILENT) == set()
+
+
+# a classifier's in-sample probabilities (it saw each row's own label) kept as a feature, then a split of those rows
+IN_SAMPLE_SCORE_AS_FEATURE = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+
+loans = pd.read_csv("loans.csv")
+cols = ["dti", "revol_util", "open_acc"]
+knn = KNeighborsClassifier(n_neighbors=20)
+knn.fit(loans[cols], loans["outcome"])
+loans["risk"] = knn.predict_proba(loans[cols])[:, 0]
+X_tr, X_va, y_tr, y_va = train_test_split(loans[["risk", "income"]], loans["outcome"], test_size=0.3)
+forest = RandomForestClassifier().fit(X_tr, y_tr)
+print(forest.score(X_va, y_va))
+"""
+
+# look-alikes: the score of a model fitted on the training part, added to the held-out part; out-of-fold scores
+# as a feature; in-sample predictions only measured
+SCORES_SILENT = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import cross_val_predict, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+
+loans = pd.read_csv("loans.csv")
+cols = ["dti", "revol_util", "open_acc"]
+train, held = train_test_split(loans, test_size=0.3)
+knn = KNeighborsClassifier(n_neighbors=20).fit(train[cols], train["outcome"])
+held["risk"] = knn.predict_proba(held[cols])[:, 0]
+print(accuracy_score(train["outcome"], knn.predict(train[cols])))
+loans["oof"] = cross_val_predict(KNeighborsClassifier(), loans[cols], loans["outcome"], cv=5, method="predict_proba")[:, 0]
+X_tr, X_va, y_tr, y_va = train_test_split(loans[["oof", "income"]], loans["outcome"], test_size=0.3)
+print(RandomForestClassifier().fit(X_tr, y_tr).score(X_va, y_va))
+"""
+
+
+def test_in_sample_predictions_kept_as_a_feature_are_a_fit_before_the_split(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, IN_SAMPLE_SCORE_AS_FEATURE) == {("fit_before_split", 9)}
+
+
+def test_held_out_and_out_of_fold_predictions_stay_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, SCORES_SILENT) == set()
