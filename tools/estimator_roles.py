@@ -289,6 +289,16 @@ HAND: dict[str, tuple[str, str, str]] = {
     # umap-learn (umap-learn.readthedocs.io, "UMAP API"): fit learns the embedding of the rows
     "UMAP": ("learns", "umap", "umap-learn API: UMAP.fit/transform"),
     "ParametricUMAP": ("learns", "umap.parametric_umap", "umap-learn API: ParametricUMAP"),
+    # hmmlearn (hmmlearn.readthedocs.io, "API Reference"): fit(X, lengths) learns the hidden states' start, transition and
+    # emission parameters from the rows, unsupervised; predict(X) gives each row's most likely state, as a mixture's
+    # predict gives its component
+    "GaussianHMM": ("clusterer", "hmmlearn.hmm", "hmmlearn API: GaussianHMM.fit(X), predict(X) -> states"),
+    "GMMHMM": ("clusterer", "hmmlearn.hmm", "hmmlearn API: GMMHMM.fit(X), predict(X) -> states"),
+    "CategoricalHMM": ("clusterer", "hmmlearn.hmm", "hmmlearn API: CategoricalHMM.fit(X), predict(X) -> states"),
+    "MultinomialHMM": ("clusterer", "hmmlearn.hmm", "hmmlearn API: MultinomialHMM.fit(X), predict(X) -> states"),
+    "PoissonHMM": ("clusterer", "hmmlearn.hmm", "hmmlearn API: PoissonHMM.fit(X), predict(X) -> states"),
+    "VariationalGaussianHMM": ("clusterer", "hmmlearn.vhmm", "hmmlearn API: VariationalGaussianHMM.fit(X), predict(X)"),
+    "VariationalCategoricalHMM": ("clusterer", "hmmlearn.vhmm", "hmmlearn API: VariationalCategoricalHMM.fit(X), predict(X)"),
     # boruta (github.com/scikit-learn-contrib/boruta_py): fit(X, y) selects features with a forest
     "BorutaPy": ("supervised", "boruta", "boruta_py README: BorutaPy.fit(X, y), transform(X)"),
     # optbinning (OptBinning API reference, gnpalencia.org/optbinning; Navas-Palencia, arXiv 2001.08025): fit(x, y)

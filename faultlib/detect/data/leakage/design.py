@@ -282,8 +282,11 @@ class DesignChecks:
         binned = self._binning(name, top, args, kwargs, node, frame)
         if binned is not None:
             return binned
-        if name in vocab.FUNCTIONAL_TRANSFORMS and top in ("sklearn", "") and args and _as_data(args[0]) is not None \
-                and not _row_wise(args, kwargs, 99):
+        # normalize(X, axis=0) divides each column by its norm over the rows (scikit-learn API reference: "if 0,
+        # normalize each feature"), a statistic of the rows; its default axis=1 scales each sample alone
+        per_column = name == "normalize" and isinstance(kwargs.get("axis"), Const) and kwargs["axis"].value == 0
+        if (name in vocab.FUNCTIONAL_TRANSFORMS or per_column) and top in ("sklearn", "") and args and \
+                _as_data(args[0]) is not None and not _row_wise(args, kwargs, 99):
             data = _as_data(args[0])
             fit = self._fit(Est(f"{name}()", "transformer", preprocessing=True), data, False, name, node, frame)
             return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)

@@ -17,6 +17,9 @@ training uses that set's score to choose the model:
   script loads a model or weights back (``load_model``, ``load_weights``: the kept best is what it then uses);
 * CatBoost's ``use_best_model``, which is **on by default** when an ``eval_set`` is given (CatBoost's ``fit``
   reference: "True if a validation set is input"): the model is cut to its best iteration on that set.
+* a Hugging Face ``Trainer`` whose ``TrainingArguments`` set ``load_best_model_at_end=True`` (or that has an
+  ``EarlyStoppingCallback``): ``trainer.train()`` keeps the checkpoint with the best metric on ``eval_dataset``
+  (:mod:`~faultlib.detect.data.leakage.hftrainer`); reported at the ``train()`` call.
 
 Then the number of rounds or epochs (a hyperparameter) was chosen by the test score: candidates were scored on
 the test rows and the best kept, exactly what a loop over ``n_estimators`` keeping the best test score does
@@ -55,6 +58,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
+from faultlib.detect.data.leakage.hftrainer import best_checkpoint
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
@@ -155,6 +159,12 @@ class EarlyStops:
                     else "model"
                 self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS], node, how, f"{label}.fit", frame,
                                  args[0] if args else kwargs.get("X", kwargs.get("x")))
+        elif name == "train" and not args and isinstance(node.func, ast.Attribute):
+            found = best_checkpoint(node.func.value, self.tree, self._bindings)  # trainer.train() (hftrainer.py)
+            if found:
+                trainer, evaluated, how = found
+                self._stopped_on([], trainer, how, f"{ast.unparse(trainer.func)}.train", frame, None,
+                                 sets=[evaluated], at=node)
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _stop_rule(self, node: ast.Call, *, catboost: bool) -> str | None:
@@ -172,8 +182,12 @@ class EarlyStops:
             return "use_best_model (CatBoost's default with an eval_set)"
         return None
 
-    def _stopped_on(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any) -> None:
-        sets = [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
+    def _stopped_on(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any, *,
+                    sets: list[ast.expr] | None = None, at: ast.Call | None = None) -> None:
+        """Report ``node``'s training (at ``at``, else at ``node``) when its evaluation sets (``sets``, else its
+        evaluation keywords) are the test rows and ``how`` chooses by them."""
+        at = at or node
+        sets = sets if sets is not None else [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
         names = {n for s in sets for n in _names(s, self._bindings)}
@@ -182,11 +196,11 @@ class EarlyStops:
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
         wrapped = wrapped_test_names(sets, self._bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
-        if node.lineno in self._stopped or not wrapped and any(
+        if at.lineno in self._stopped or not wrapped and any(
                 choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
             return
         test_named = bool(wrapped) or any(vocab.looks_like_test(n) for n in names)
-        if any(f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):
+        if any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts):
             return  # early stopping on each fold's held-out part (see the module docstring)
         if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):
             return  # the same, in a function that receives the fold as two index arrays into one frame
@@ -204,13 +218,13 @@ class EarlyStops:
                     continue
                 if isinstance(fitted, Data) and any(covers(f, p) for f in parts(fitted.rows) for p in parts(data.rows)):
                     continue  # trained on those very rows: nothing held out
-                self._report_stop(node, how, call, frame, data.rows.describe())
+                self._report_stop(at, how, call, frame, data.rows.describe())
                 return
-        direct = [n.id for s in sets for n in _leaves(s) if isinstance(n, ast.Name)]
+        direct = [n for s in sets for n in map(_leaf_name, _leaves(s)) if n]
         if not tracked and direct and all(vocab.looks_like_test(n) for n in direct):
             # validation_data=test_generator (a Keras generator over a test folder): rows the analysis does not
             # follow, passed under a name for held-out rows
-            self._report_stop(node, how, call, frame, ", ".join(direct))
+            self._report_stop(at, how, call, frame, ", ".join(direct))
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
         self._stopped.add(node.lineno)
@@ -245,6 +259,16 @@ def _leaves(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, (ast.List, ast.Tuple)):
         return [leaf for e in node.elts for leaf in _leaves(e)]
     return [node]
+
+
+def _leaf_name(node: ast.expr) -> str | None:
+    """A leaf's name: a variable (``X_test``), or the split a dataset dictionary is indexed by (``ds['test']``:
+    a ``DatasetDict`` keys its splits by name)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
+    return None
 
 
 def _names(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> set[str]:

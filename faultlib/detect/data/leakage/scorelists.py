@@ -5,6 +5,14 @@ them is a summary of scores, not a statistic of the rows the scores were measure
 then ``np.average(np.vstack([fold_scores]), axis=0)`` and ``np.std(...)``: the reported mean and spread of the
 per-fold scores. Each score is computed on a test fold, but the list holds one number per metric and fold, never a
 row of the data: nothing fitted on it reaches a model. (Seen in wave 39, a clinical cross-validation script.)
+
+The value a scikit-learn metric function returns is such a score too (:func:`returns_score`): ``confusion_matrix``
+gives counts per pair of classes, ``roc_curve`` one point per threshold, ``precision_score`` a number; none of
+them has a row per sample (scikit-learn API reference, ``sklearn.metrics``: "Classification metrics", "Regression
+metrics", "Multilabel ranking metrics"). ``np.mean(np.diag(cm) / cm.sum(axis=0))`` is then a macro average of
+per-class precisions, not a statistic of the test rows. (Seen in wave 42, a radiomics course.) The pairwise
+functions of the same package (``pairwise_distances``, ``cosine_similarity``, ``rbf_kernel``) and
+``silhouette_samples`` do return one row per sample and keep their rows.
 """
 
 from __future__ import annotations
@@ -17,6 +25,21 @@ _METRICS = frozenset({"matthews_corrcoef", "auc", "cohen_kappa_score", "pearsonr
 #: wrappers that keep their argument's items: np.array([..]), np.vstack([scores]), list(scores)
 _WRAPPERS = frozenset({"array", "asarray", "vstack", "hstack", "stack", "concatenate", "list", "tuple", "Series",
                        "DataFrame", "mean", "round", "float"})
+
+
+#: scikit-learn metric functions outside the ``*_score``/``*_error``/``*_loss`` names that return no row per sample
+_TABLES = frozenset({"confusion_matrix", "multilabel_confusion_matrix", "classification_report", "roc_curve",
+                     "precision_recall_curve", "det_curve", "precision_recall_fscore_support", "matthews_corrcoef",
+                     "auc", "class_likelihood_ratios"})
+
+
+def returns_score(module: str, name: str) -> bool:
+    """``sklearn.metrics.confusion_matrix`` (or any of its metric functions): the result is a score, a curve or a
+    table over classes, never the rows the metric was measured on; pairwise functions and per-sample
+    silhouettes are not metrics of this kind."""
+    if module.split(".")[:2] != ["sklearn", "metrics"] or "pairwise" in module or name == "silhouette_samples":
+        return False
+    return name.endswith(("_score", "_error", "_loss")) or name in _TABLES
 
 
 def _called(node: ast.expr) -> str | None:
@@ -81,4 +104,4 @@ def over_scores(node: ast.expr, names: frozenset[str]) -> bool:
     return bool(names) and is_metric(node, names) and not (_called(node) or "").endswith(("_score", "_error", "_loss"))
 
 
-__all__ = ["is_metric", "over_scores", "score_lists"]
+__all__ = ["is_metric", "over_scores", "returns_score", "score_lists"]

@@ -26,6 +26,8 @@ from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Step, covers, data_rows_child, disjoint,
     is_training_part, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
+from faultlib.detect.data.leakage.insample import in_sample
+from faultlib.detect.data.leakage.scorelists import returns_score
 from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
@@ -126,7 +128,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
             if table is not None:
                 return table
-        if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum"):
+        if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
+                returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
             return UNKNOWN
         flat = []
         for a in [*args, *kwargs.values()]:
@@ -145,9 +148,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         ident = new_id()
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
-        # splitting rows that are already a training part carves out validation rows, not the test set
-        # ... and so does splitting rows provably apart from a part already held out (X_train = X[:n] beside
-        # X_test = X[n:])
+        # splitting rows that are already a training part carves out validation rows, not the test set; so does
+        # splitting rows provably apart from a part already held out (X_train = X[:n] beside X_test = X[n:])
         second = "val" if any(d is not None and (is_training_part(d.rows) and not self._subsample(d.rows)
                                                  or self._apart_from_held_out(d.rows)) for d in datas) else "test"
         for data in datas:
@@ -301,7 +303,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
                 self._check_tuned(est, x, node, frame)
             self._check_test(x, line, f"{est.cls}.{name}()")
-            return UNKNOWN
+            return in_sample(est, name, x, self._overlaps)  # in-sample predictions kept as a feature (insample.py)
         return UNKNOWN
 
     def _apart(self, x: Data, fit: FitRef) -> bool:
