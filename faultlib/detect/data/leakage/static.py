@@ -33,7 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
-from faultlib.detect.data.leakage.blocks import BlockUnpacking
+from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
@@ -97,8 +97,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls,
+               FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, Interpreter):
@@ -334,6 +334,8 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
 
     def _rebind_base(self, expr: ast.expr, value: Any, frame: Frame) -> None:
         new = _maybe_data(value)
+        if self._store_in_attribute(expr, new, frame):  # self.df[c] = ...: the frame the object keeps (aliases.py)
+            return
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             expr = expr.value
         if new is None or not isinstance(expr, ast.Name):
@@ -375,11 +377,13 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         return True
 
     def _class_value(self, cls: Any) -> Any:
-        """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``fit`` and
-        ``transform``) or model (a classifier/regressor mixin, or ``fit`` and ``predict``/``predict_proba``:
-        the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
+        """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``transform`` with
+        ``fit`` or ``fit_transform``) or model (a classifier/regressor mixin, or ``fit`` and
+        ``predict``/``predict_proba``: the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
         any other class gives an instance."""
-        transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
+        methods = set(cls.methods)  # fit_transform + transform: the same contract, the fit inside fit_transform
+        transformer = bool(TRANSFORMER_BASES & cls.bases) or "transform" in methods and bool(
+            {"fit", "fit_transform"} & methods)
         if transformer:
             return Est(cls.node.name, "transformer", preprocessing=True)
         if MODEL_BASES & cls.bases or "fit" in cls.methods and {"predict", "predict_proba"} & set(cls.methods):
@@ -418,7 +422,10 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         da, db = _maybe_data(a), _maybe_data(b)
         if da is not None and db is not None:  # either branch's fits may have shaped it
             first = da if da.rows is not None else db
-            return Data(first.rows, da.taints | db.taints, da.test or db.test)
+            kind = Blocks if isinstance(a, Blocks) and isinstance(b, Blocks) else Data  # a list of blocks either way
+            return kind(first.rows, da.taints | db.taints, da.test or db.test)
+        if da is not None and empty_list(b) or db is not None and empty_list(a):
+            return a if da is not None else b  # blocks = [] then `if cond: blocks.append(X)`: it may hold X's rows
         return Interpreter._join(self, a, b)
 
     def _compare(self, values: list[Any]) -> Any:
