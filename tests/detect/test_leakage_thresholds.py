@@ -83,3 +83,43 @@ def test_best_f1_threshold_on_the_test_curve_scored_in_a_loop_of_variants(tmp_pa
 
 def test_threshold_chosen_on_validation_or_only_printed_stays_silent(tmp_path):
     assert {a for a in _alarms(tmp_path, SILENT) if a[0] == "tuned_on_test"} == set()
+
+
+# blending weights tried in a loop, each blend scored on the test labels, the best kept (no model in the loop)
+BLEND = HEAD + """
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import roc_auc_score
+
+forest = RandomForestClassifier().fit(X_train, y_train)
+p_lin = model.predict_proba({part})[:, 1]
+p_tree = forest.predict_proba({part})[:, 1]
+best, weight = 0.0, None
+for a in np.linspace(0, 1, 11):
+    blend = a * p_lin + (1 - a) * p_tree
+    auc = roc_auc_score({labels}, blend)
+    if auc > best:
+        best, weight = auc, a
+print(best, weight)
+"""
+
+# every blend scored and printed, none kept; a bar that the loop never raises filters, it does not choose
+BLEND_PRINTED = HEAD + """
+from sklearn.metrics import roc_auc_score
+
+p_lin = model.predict_proba(X_test)[:, 1]
+for a in np.linspace(0, 1, 11):
+    blend = a * p_lin + (1 - a) * 0.5
+    auc = roc_auc_score(y_test, blend)
+    if auc > 0.8:
+        print("good blend", a, auc)
+"""
+
+
+def test_blending_weights_chosen_by_the_test_score(tmp_path):
+    assert ("tuned_on_test", 22) in _alarms(tmp_path, BLEND.format(part="X_test", labels="y_test"))
+
+
+def test_blending_weights_chosen_on_validation_or_only_printed_stay_silent(tmp_path):
+    on_validation = _alarms(tmp_path, BLEND.format(part="X_val", labels="y_val"))
+    assert {a for a in on_validation if a[0] == "tuned_on_test"} == set()
+    assert {a for a in _alarms(tmp_path, BLEND_PRINTED) if a[0] == "tuned_on_test"} == set()

@@ -31,6 +31,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import validation_named
+from faultlib.detect.data.leakage.scoreloops import score_choices
 from faultlib.findings import Finding, Severity
 
 #: scikit-learn curves that score every threshold; the thresholds are their last output
@@ -155,6 +156,23 @@ class ThresholdChoices:
                     base = base.value
                 if isinstance(base, ast.Name) and vocab.looks_like_test(base.id) and not validation_named(n.args[0]):
                     self._check_curve(None, n, None)
+        self._score_loops()
+
+    def _score_loops(self) -> None:
+        """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py)."""
+        tuned = [f.location.get("line", 0) for f in self.report.findings  # type: ignore[attr-defined]
+                 if f.kind == "tuned_on_test"]
+        smap = self.smap  # type: ignore[attr-defined]
+        for line, start, end in score_choices(self.tree):  # type: ignore[attr-defined]
+            if any(smap.where(start).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
+                continue  # the loop's model candidates are already reported (choices.py)
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
+                f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
+                "cut-off, a subset), so the best score is optimistic (ASE'22 multi-test leakage). Fix: choose on a "
+                "validation part or out-of-fold predictions of the training part, then score the test part once",
+                {**smap.where(line)}, {"loop": smap.where(start)}, kind="tuned_on_test"))
 
     def _check_curve(self, labels: Any, node: ast.Call, frame: Any) -> None:
         self.__dict__.setdefault("_curves_checked", set()).add(id(node))
