@@ -241,3 +241,25 @@ def test_statistic_written_into_a_frame_an_object_keeps(tmp_path):
 def test_constant_written_into_a_frame_an_object_keeps_stays_silent(tmp_path):
     _write(tmp_path, {"clean.py": CLEANER.format(fill='self.df["usage"].fillna(0)')})
     assert _alarms(tmp_path, "clean.py") == set()
+
+
+OUT_OF_FOLD = """\
+    def fit_transform(self, df, y):
+        pieces = []
+        for fit_rows, enc_rows in self.folds.split(df):
+            means = y.iloc[fit_rows].groupby(df[self.column].iloc[fit_rows]).mean()
+            pieces.append(df.iloc[enc_rows][self.column].map(means))
+        return pd.concat(pieces).sort_index().to_frame()
+
+    def transform(self, df):
+        return df[self.column].to_frame()
+"""
+
+
+def test_project_class_encoding_out_of_fold_in_fit_transform_is_not_a_fit_on_every_row(tmp_path):
+    text = BINNER.format(name="FoldMeans", methods=OUT_OF_FOLD).replace(
+        "        self.column = column\n", "        self.column = column\n        self.folds = KFold(5)\n").replace(
+        "import pandas as pd\n", "import pandas as pd\nfrom sklearn.model_selection import KFold\n").replace(
+        'FoldMeans("tenure").fit_transform(X)', 'FoldMeans("tenure").fit_transform(X, y)')
+    _write(tmp_path, {"bands.py": text})
+    assert not {a for a in _alarms(tmp_path, "bands.py") if a[2] == 25}

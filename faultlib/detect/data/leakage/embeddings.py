@@ -169,37 +169,28 @@ class EmbeddingSemantics:
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 
-    def _each_known_item(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Tup | None:
-        """``[m[keep, :] for m in blocks]`` over a short list of known tables (``blocks.append(...)``): the element
-        once per item, as a ``for`` loop runs its body once per item of a short literal list (pyflow); a list of
-        the results. ``None``: not such a comprehension (one ``for``, no ``if``, 1 to 8 items, a table among them)."""
+    def _each_known_item(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Blocks | None:
+        """``[m[keep, :] for m in blocks]`` over a list built by appends (:class:`~.blocks.Blocks`): the element once,
+        with the name bound to one block (what ``blocks[0]`` gives); the result is again a list of blocks. ``None``:
+        not such a comprehension (one ``for``, no ``if``, over blocks), or an element that is not data."""
         from faultlib.detect.data.leakage.semantics import _maybe_data
 
         if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
             return None
         gen = node.generators[0]
         source = self._expr(gen.iter, frame)
-        blocks = source if isinstance(source, Blocks) else None
-        if blocks is not None:  # a list built by appends: its items are blocks of its rows (blocks.py)
-            source = Tup((Data(source.rows, source.taints, source.test),))
-        if not (isinstance(source, Tup) and 0 < len(source.items) <= 8
-                and any(_maybe_data(i) is not None for i in source.items)):
+        if not isinstance(source, Blocks):
             return None
         names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
         saved = {n: frame.locals[n] for n in names if n in frame.locals}
-        out = []
         try:
-            for item in source.items:
-                self._bind(gen.target, item, frame, node.lineno)
-                out.append(self._expr(node.elt, frame))
+            self._bind(gen.target, Data(source.rows, source.taints, source.test), frame, node.lineno)
+            element = _maybe_data(self._expr(node.elt, frame))
         finally:
             for n in names:
                 frame.locals.pop(n, None)
             frame.locals.update(saved)
-        if blocks is not None:
-            element = _maybe_data(out[0])
-            return Blocks(element.rows, element.taints, element.test) if element is not None else None
-        return Tup(tuple(out))
+        return Blocks(element.rows, element.taints, element.test) if element is not None else None
 
     def _aligned(self, args: list[Any]) -> list[Any]:
         """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with
