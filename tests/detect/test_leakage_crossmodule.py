@@ -126,50 +126,6 @@ def test_re_exported_function_fitted_on_the_training_part_stays_silent(tmp_path)
     assert _alarms(tmp_path, "train.py") == set()
 
 
-# a project class with fit_transform and transform (no fit): the scikit-learn transformer contract
-BINNER = """\
-import pandas as pd
-from sklearn.model_selection import cross_val_score
-from sklearn.ensemble import RandomForestClassifier
-
-
-class {name}:
-    def __init__(self, column):
-        self.column = column
-
-{methods}
-
-plans = pd.read_csv("plans.csv")
-X, y = plans.drop(columns=["left"]), plans["left"]
-X = {name}("tenure").fit_transform(X)
-print(cross_val_score(RandomForestClassifier(), X, y, cv=5).mean())
-"""
-
-LEARNS = """\
-    def fit_transform(self, df):
-        self.edges = pd.qcut(df[self.column], 5, retbins=True)[1]
-        return self.transform(df)
-
-    def transform(self, df):
-        return df.assign(band=pd.cut(df[self.column], self.edges))
-"""
-
-STATELESS = """\
-    def fit_transform(self, df):
-        return df.assign(band=df[self.column] // 12)
-"""
-
-
-def test_project_class_with_fit_transform_and_transform_is_a_transformer(tmp_path):
-    _write(tmp_path, {"bands.py": BINNER.format(name="QuantileBands", methods=LEARNS)})
-    assert ("fit_outside_cv", "bands.py", 20) in _alarms(tmp_path, "bands.py")
-
-
-def test_project_class_with_fit_transform_alone_learning_nothing_stays_silent(tmp_path):
-    _write(tmp_path, {"bands.py": BINNER.format(name="YearBands", methods=STATELESS)})
-    assert _alarms(tmp_path, "bands.py") == set()
-
-
 # a list of feature blocks appended under a condition, stacked through a comprehension, then cross-validated
 BLOCKS = """\
 import numpy as np
@@ -243,23 +199,34 @@ def test_constant_written_into_a_frame_an_object_keeps_stays_silent(tmp_path):
     assert _alarms(tmp_path, "clean.py") == set()
 
 
-OUT_OF_FOLD = """\
-    def fit_transform(self, df, y):
-        pieces = []
-        for fit_rows, enc_rows in self.folds.split(df):
-            means = y.iloc[fit_rows].groupby(df[self.column].iloc[fit_rows]).mean()
-            pieces.append(df.iloc[enc_rows][self.column].map(means))
-        return pd.concat(pieces).sort_index().to_frame()
+# the element-wise mean of a list of models' test predictions (a blend) is no statistic of the test rows; a mean of
+# the test part's own rows still is
+BLEND_OF_RUNS = """\
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
 
-    def transform(self, df):
-        return df[self.column].to_frame()
+table = pd.read_csv("orders.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(table.drop(columns=["late"]), table["late"], test_size=0.2)
+
+
+def run_all(runs):
+    all_test = [r["test"] for r in runs.values()]
+    blend = np.mean(all_test, axis=0)
+    pd.DataFrame({{"late": blend}}).to_csv("submission.csv", index=False)
+{tail}
 """
 
 
-def test_project_class_encoding_out_of_fold_in_fit_transform_is_not_a_fit_on_every_row(tmp_path):
-    text = BINNER.format(name="FoldMeans", methods=OUT_OF_FOLD).replace(
-        "        self.column = column\n", "        self.column = column\n        self.folds = KFold(5)\n").replace(
-        "import pandas as pd\n", "import pandas as pd\nfrom sklearn.model_selection import KFold\n").replace(
-        'FoldMeans("tenure").fit_transform(X)', 'FoldMeans("tenure").fit_transform(X, y)')
-    _write(tmp_path, {"bands.py": text})
-    assert not {a for a in _alarms(tmp_path, "bands.py") if a[2] == 25}
+def test_mean_across_a_list_of_test_predictions_is_no_fit(tmp_path):
+    _write(tmp_path, {"blend.py": BLEND_OF_RUNS.format(tail="")})
+    assert _alarms(tmp_path, "blend.py") == set()
+
+
+def test_mean_of_the_test_rows_is_still_a_fit_on_test(tmp_path):
+    tail = "\ncentre = np.mean(X_te, axis=0)\nmodel = LogisticRegression().fit(X_tr - centre, y_tr)\n" \
+           "print(model.score(X_te - centre, y_te))\n"
+    _write(tmp_path, {"blend.py": BLEND_OF_RUNS.format(tail=tail)})
+    assert ("fit_on_test", "blend.py", 16) in _alarms(tmp_path, "blend.py")

@@ -30,7 +30,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
 
-__all__ = ["BlockUnpacking", "Blocks", "empty_list", "out_of_fold"]
+__all__ = ["BlockUnpacking", "Blocks", "empty_list"]
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,3 @@ def empty_list(value: Any) -> bool:
     from faultlib.pyflow.values import Tup
 
     return isinstance(value, Tup) and not value.items
-
-
-def out_of_fold(method: ast.FunctionDef) -> bool:
-    """A ``fit_transform`` that loops over the folds of a splitter (``for a, b in self.cv.split(X)``) and stacks the
-    pieces: each row is encoded by a fit on the other folds (cross-fold target encoding), not by a fit on every
-    row, so a project class built so is not a plain transformer."""
-    return any(isinstance(n, ast.For) and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                                              and c.func.attr == "split" for c in ast.walk(n.iter))
-               for n in ast.walk(method))

@@ -33,7 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
-from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, out_of_fold
+from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
@@ -378,13 +378,11 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
         return True
 
     def _class_value(self, cls: Any) -> Any:
-        """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``transform`` with
-        ``fit`` or ``fit_transform``) or model (a classifier/regressor mixin, or ``fit`` and
-        ``predict``/``predict_proba``: the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
+        """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``fit`` and
+        ``transform``) or model (a classifier/regressor mixin, or ``fit`` and ``predict``/``predict_proba``:
+        the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
         any other class gives an instance."""
-        methods = set(cls.methods)  # fit_transform + transform: the same contract (unless out-of-fold: blocks.py)
-        transformer = bool(TRANSFORMER_BASES & cls.bases) or "transform" in methods and (
-            "fit" in methods or "fit_transform" in methods and not out_of_fold(cls.methods["fit_transform"].node))
+        transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
         if transformer:
             return Est(cls.node.name, "transformer", preprocessing=True)
         if MODEL_BASES & cls.bases or "fit" in cls.methods and {"predict", "predict_proba"} & set(cls.methods):
