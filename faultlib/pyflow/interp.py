@@ -378,6 +378,9 @@ class Interpreter(SemanticHooks):
                 return base.attrs[attr]
             if attr in base.cls.methods:
                 return Bound(base, attr)
+        if isinstance(base, ClassVal) and attr in base.methods:  # Admission.load(...): a static or class method
+            method = base.methods[attr]
+            return Bound(base, attr) if _decorated(method, "classmethod") else method
         return self._attribute_value(base, attr)  # also an instance's attribute its class does not define
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
@@ -413,10 +416,14 @@ class Interpreter(SemanticHooks):
             return self._invoke(func, args, kwargs, line)
         if isinstance(func, ClassVal):
             return self._instantiate(func, args, kwargs, line)
+        if isinstance(func, Bound) and isinstance(func.receiver, ClassVal):  # a class method: cls comes first
+            return self._invoke(func.receiver.methods[func.name], [func.receiver, *args], kwargs, line)
         if isinstance(func, Bound):
             method = func.receiver.cls.methods.get(func.name) if isinstance(func.receiver, Instance) else None
-            if method is not None:
-                return self._invoke(method, [func.receiver, *args], kwargs, line)
+            if method is not None:  # self.helper(x) of a static method takes no self; of a class method, the class
+                first = [] if _decorated(method, "staticmethod") else [
+                    func.receiver.cls if _decorated(method, "classmethod") else func.receiver]
+                return self._invoke(method, [*first, *args], kwargs, line)
             # a library object's method, or one a user class inherits from a library base (nn.Module.state_dict)
             return self._method_value(func.receiver, func.name, args, kwargs, node, frame)
         if isinstance(func, Ref):
@@ -473,6 +480,11 @@ class Interpreter(SemanticHooks):
         if init is not None:
             self._invoke(init, [instance, *args], kwargs, line)
         return instance
+
+
+def _decorated(func: Func, name: str) -> bool:
+    """``func`` is defined under ``@name`` (``@classmethod``, ``@staticmethod``)."""
+    return any(ast.unparse(d).rsplit(".", 1)[-1] == name for d in func.node.decorator_list)
 
 
 __all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]

@@ -17,6 +17,9 @@ the module's globals) bound to that same value is rebound too. Names within the 
 copy (``b = a.copy()``) is a new value, and two names of one scope share a value only through a plain ``b = a``,
 which Python aliases as well but which tutorials use to keep an untouched original (``df1 = df``) far more
 often than to change it through both.
+
+The same holds for a frame an object keeps: ``self.df['usage'] = self.df.groupby(...).transform(...)`` in a method
+changes the frame the instance holds (:meth:`ScopeAliases._store_in_attribute`), which a later method returns.
 """
 
 from __future__ import annotations
@@ -54,6 +57,25 @@ class ScopeAliases:
             for name, value in list(scope.items()):
                 if any(value is b or getattr(value, "_data", None) is b for b in before if b is not None):
                     scope[name] = after
+
+    def _store_in_attribute(self, expr: Any, new: Any, frame: Any) -> bool:
+        """``obj.df[c] = value`` (``expr`` the target's base, ``new`` the value as data): the frame ``obj`` keeps
+        now carries ``new``'s fits. True when ``expr`` is such an attribute of an instance (handled)."""
+        import ast
+
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.pyflow.values import Instance
+
+        while isinstance(expr, (ast.Subscript, ast.Attribute)):
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+                owner = self._lookup(expr.value.id, frame)  # type: ignore[attr-defined]
+                if isinstance(owner, Instance):
+                    current = _maybe_data(owner.attrs.get(expr.attr))
+                    if current is not None and new is not None and not new.taints <= current.taints:
+                        owner.attrs[expr.attr] = current.with_(taints=current.taints | new.taints)
+                    return True
+            expr = expr.value
+        return False
 
 
 __all__ = ["ScopeAliases"]

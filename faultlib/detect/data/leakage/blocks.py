@@ -30,7 +30,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
 
-__all__ = ["BlockUnpacking", "Blocks"]
+__all__ = ["BlockUnpacking", "Blocks", "empty_list"]
 
 
 @dataclass(frozen=True)
@@ -50,3 +50,10 @@ class BlockUnpacking:
                 self._bind(elt, self._subscript_value(held, item, frame, line), frame, line)  # type: ignore[attr-defined]
             return
         super()._bind(target, value, frame, line)  # type: ignore[misc]
+
+
+def empty_list(value: Any) -> bool:
+    """``[]`` as the interpreter holds it (an empty tuple value): a list no block was appended to yet."""
+    from faultlib.pyflow.values import Tup
+
+    return isinstance(value, Tup) and not value.items

@@ -445,12 +445,20 @@ def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
 class ChoiceChecks:
     """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``."""
 
+    def _test_rows(self, value: Any, arg: ast.expr | None) -> bool:
+        """``value`` (passed as ``arg``) is test rows: a split's test part, a test file, a part named for testing;
+        never a part named for validation."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        x = _maybe_data(value)
+        if x is None or validation_named(arg):
+            return False
+        return x.test or any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
+            or any(p.root.test for p in parts(x.rows)) or named_test_part(x, arg)
+
     def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         arg = node.args[0] if node.args else None
-        if not x.test and not any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
-                and not any(p.root.test for p in parts(x.rows)) and not named_test_part(x, arg):
-            return
-        if validation_named(arg):
+        if not self._test_rows(x, arg):
             return
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
         lines = [node.lineno, *self._call_lines]

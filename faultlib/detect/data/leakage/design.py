@@ -53,6 +53,14 @@ _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
 _BARE_ENTITIES = frozenset({"subject", "session"})
 
 
+def _built_list(node: ast.expr, bindings: dict[str, list[ast.expr]]) -> bool:
+    """``name`` last bound, before this use, to a list the code builds (``[...]``, a list comprehension): a Python
+    list of items (predictions of several models), whose unknown content a held-out name does not make a table of
+    test rows; a reduction over it runs across the items."""
+    exprs = [e for e in bindings.get(node.id, []) if e.lineno < node.lineno] if isinstance(node, ast.Name) else []
+    return bool(exprs) and isinstance(max(exprs, key=lambda e: e.lineno), (ast.List, ast.ListComp))
+
+
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     """The reduction keeps one value per row: ``axis=1``/``"columns"``/``-1``, or any axis (or tuple of axes) that is
     not the rows' axis 0 (``preds.max(2)``: the max over a third axis of stacked predictions, one per row and
@@ -269,6 +277,8 @@ class DesignChecks:
                                                                                                    axis_at):
             if node.args and over_scores(node.args[0], self._score_names()):
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
+            if isinstance(args[0], MaybeData) and node.args and _built_list(node.args[0], self._bindings):
+                return UNKNOWN  # np.mean(all_test, axis=0), all_test = [r['test'] for r in runs]: a blend of items
             data = _as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)

@@ -41,6 +41,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.detect.data.leakage.windows import positional_items
@@ -134,6 +135,9 @@ class EmbeddingSemantics:
 
         names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         saved = {n: frame.locals[n] for n in names if n in frame.locals}
+        each = self._each_known_item(node, frame)
+        if each is not None:
+            return each
         values = []
         try:
             for gen in node.generators:
@@ -164,6 +168,29 @@ class EmbeddingSemantics:
             return Tup((values[-1],))
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
+
+    def _each_known_item(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Blocks | None:
+        """``[m[keep, :] for m in blocks]`` over a list built by appends (:class:`~.blocks.Blocks`): the element once,
+        with the name bound to one block (what ``blocks[0]`` gives); the result is again a list of blocks. ``None``:
+        not such a comprehension (one ``for``, no ``if``, over blocks), or an element that is not data."""
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+            return None
+        gen = node.generators[0]
+        source = self._expr(gen.iter, frame)
+        if not isinstance(source, Blocks):
+            return None
+        names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        saved = {n: frame.locals[n] for n in names if n in frame.locals}
+        try:
+            self._bind(gen.target, Data(source.rows, source.taints, source.test), frame, node.lineno)
+            element = _maybe_data(self._expr(node.elt, frame))
+        finally:
+            for n in names:
+                frame.locals.pop(n, None)
+            frame.locals.update(saved)
+        return Blocks(element.rows, element.taints, element.test) if element is not None else None
 
     def _aligned(self, args: list[Any]) -> list[Any]:
         """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with

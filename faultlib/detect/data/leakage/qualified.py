@@ -14,11 +14,15 @@ from __future__ import annotations
 import ast
 
 
-def unqualify_members(text: list[str], tree: ast.Module, defined: dict[str, set[str]]) -> None:
+def unqualify_members(text: list[str], tree: ast.Module, defined: dict[str, set[str]],
+                      more: dict[str, str] | None = None) -> None:
     """Rewrite ``alias.name`` to ``name`` in ``text`` (the lines ``tree`` was parsed from) for every ``import
-    member [as alias]`` of a session member whose top-level functions and classes are ``defined[member]``."""
+    member [as alias]`` of a session member whose top-level functions and classes are ``defined[member]``, and for
+    every other name that stands for a member module (``more``: ``alias -> member``, from ``from pkg import member
+    as alias`` or ``import pkg.member as alias``)."""
     aliases = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
                if a.name in defined}
+    aliases.update({k: v for k, v in (more or {}).items() if v in defined})
     if not aliases:
         return
     edits: dict[int, list[tuple[int, int, str]]] = {}

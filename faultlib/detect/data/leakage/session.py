@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from faultlib.detect.data.leakage.needed import needed_variables, provided_variables, unassigned_data
+from faultlib.detect.data.leakage.projimports import path_roots, resolve_from, resolve_import
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.renamed import renamed_module
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
@@ -112,21 +113,20 @@ def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
 
 
 def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
-    """Siblings the module imports with ``from NAME import ...`` or ``import NAME [as alias]`` (``NAME.py`` in
-    ``folder``), and modules of a package in the project it imports with ``from PKG.NAME import ...``
-    (``PKG/NAME.py`` under ``folder`` or its parent: a script in ``classifier/`` importing
-    ``preprocessing.preprocess`` from the project root)."""
+    """The project's files the module imports, in every spelling :mod:`.projimports` resolves (a sibling, a module
+    of a package under the folder or an ancestor, an ``__init__`` re-export, a relative import, a folder put on
+    ``sys.path``), and a package renamed on disk (:mod:`.renamed`)."""
     out: list[Path] = []
+    extra = path_roots(tree, folder)
     for n in ast.walk(tree):
         cands: list[Path] = []
-        if isinstance(n, ast.ImportFrom) and n.module and n.level <= 1:
-            parts = n.module.split(".")
-            roots = [folder] if len(parts) == 1 or n.level else [folder, folder.parent]
-            cand = next((c for c in (r.joinpath(*parts[:-1], f"{parts[-1]}.py") for r in roots) if c.is_file()), None)
-            cand = cand or renamed_module(n, folder, _parsed)  # a package renamed on disk (renamed.py)
-            cands = [cand] if cand is not None else []
+        if isinstance(n, ast.ImportFrom):
+            cands = resolve_from(n, folder, extra, _parsed)
+            if not cands and n.module and n.level <= 1:
+                cand = renamed_module(n, folder, _parsed)  # a package renamed on disk (renamed.py)
+                cands = [cand] if cand is not None else []
         elif isinstance(n, ast.Import):
-            cands = [c for a in n.names if "." not in a.name and (c := folder / f"{a.name}.py").is_file()]
+            cands = [c for a in n.names if (c := resolve_import(a, folder, extra)) is not None]
         for cand in cands:
             if cand not in out and not _imports_itself(cand):
                 out.append(cand)
@@ -221,26 +221,28 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
     from faultlib.readers import read_text
 
     names = {Path(p).stem for p in paths}
+    members = {Path(p).resolve() for p in paths}
     lines: list[str] = []
     files: list[tuple[str, int, int]] = []
     imported = set()
-    texts = []
+    texts, trees = [], []
     for p in paths:
         text = clean_lines(read_text(str(p)).split("\n"))
         texts.append(text)
-        tree = _tree("\n".join(text))
+        trees.append(tree := _tree("\n".join(text)))
         if tree is not None:
             imported.update(_last(n.module) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                             and _last(n.module) in names)
             imported.update(a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
                             if a.name in names)
-    defined = {Path(p).stem: set(_defined(t)) if (t := _tree("\n".join(text))) is not None else set()
-               for p, text in zip(paths, texts)}
-    for p, text in zip(paths, texts):
-        tree = _tree("\n".join(text))
+            imported.update(Path(f).stem for f in _member_imports(tree, Path(p), members)[2])
+    defined = {Path(p).stem: set(_defined(t)) if t is not None else set() for p, t in zip(paths, trees)}
+    for p, text, tree in zip(paths, texts, trees):
         if tree is not None:
-            unqualify_members(text, tree, defined)  # import helpers; helpers.f(x) -> f(x) (qualified.py)
-            _blank_joined_imports(text, tree, names)
+            resolved, aliases, _ = _member_imports(tree, Path(p), members)
+            # import helpers; helpers.f(x) -> f(x); from pkg import helpers as h; h.f(x) -> f(x) (qualified.py)
+            unqualify_members(text, tree, defined, aliases)
+            _blank_joined_imports(text, tree, names, resolved)
             if Path(p).stem in imported:
                 _blank_main(text, tree)
         files.append((str(p), len(lines) + 1, len(text)))
@@ -267,14 +269,44 @@ def _blank(text: list[str], node: ast.stmt, keep: str) -> None:
         text[i] = ""
 
 
-def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str]) -> None:
+def _member_imports(tree: ast.Module, path: Path, members: set[Path]) -> tuple[set[int], dict[str, str], set[Path]]:
+    """The import statements of ``tree`` that load only session members (:mod:`.projimports`), by ``id``; the
+    names that stand for a member module (``from pkg import helpers as h``, ``import pkg.helpers as h``: ``h`` ->
+    ``'helpers'``); and the member files imported."""
+    folder, extra = path.parent, path_roots(tree, path.parent)
+    nodes: set[int] = set()
+    aliases: dict[str, str] = {}
+    files: set[Path] = set()
     for n in ast.walk(tree):
-        if isinstance(n, ast.ImportFrom) and _last(n.module) in names and n.level <= 1:
+        if isinstance(n, ast.ImportFrom):
+            found = [f.resolve() for f in resolve_from(n, folder, extra, _parsed)]
+            if found and set(found) <= members:
+                nodes.add(id(n))
+                files.update(found)
+                for a in n.names:
+                    sub = resolve_from(ast.ImportFrom(n.module, [a], n.level), folder, extra, _parsed)
+                    if sub and sub[0].stem == a.name:  # a module of the package, not a name defined in one
+                        aliases[a.asname or a.name] = a.name
+        elif isinstance(n, ast.Import):
+            found = [resolve_import(a, folder, extra) for a in n.names]
+            if all(f is not None and f.resolve() in members for f in found):
+                nodes.add(id(n))
+                files.update(f.resolve() for f in found if f is not None)
+                aliases.update({a.asname: a.name.rsplit(".", 1)[-1] for a in n.names if a.asname})
+    return nodes, aliases, files
+
+
+def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str], resolved: set[int]) -> None:
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and (_last(n.module) in names and n.level <= 1 or id(n) in resolved):
             # from helpers import prepare as prep: the member's own name, under the alias the script calls
             renamed = [f"{a.asname} = {a.name}" for a in n.names if a.asname and a.asname != a.name and a.name != "*"]
             _blank(text, n, "; ".join(renamed) or "pass")
     for n in blank_module_imports(tree, names):
         _blank(text, n, "pass")
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import) and id(n) in resolved:
+            _blank(text, n, "pass")
 
 
 def _last(module: str | None) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
-from faultlib.detect.data.leakage.blocks import BlockUnpacking
+from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
@@ -69,6 +69,7 @@ from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.trainrows import train_row_counts
 from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
+from faultlib.detect.data.leakage.thresholds import ThresholdChoices
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
 from faultlib.detect.data.leakage.choices import (
@@ -97,8 +98,8 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls,
+               FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, Interpreter):
@@ -334,6 +335,8 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
 
     def _rebind_base(self, expr: ast.expr, value: Any, frame: Frame) -> None:
         new = _maybe_data(value)
+        if self._store_in_attribute(expr, new, frame):  # self.df[c] = ...: the frame the object keeps (aliases.py)
+            return
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             expr = expr.value
         if new is None or not isinstance(expr, ast.Name):
@@ -418,7 +421,10 @@ class Analyzer(TunerReports, DuckModels, RecordFields, ColumnNameLists, Predefin
         da, db = _maybe_data(a), _maybe_data(b)
         if da is not None and db is not None:  # either branch's fits may have shaped it
             first = da if da.rows is not None else db
-            return Data(first.rows, da.taints | db.taints, da.test or db.test)
+            kind = Blocks if isinstance(a, Blocks) and isinstance(b, Blocks) else Data  # a list of blocks either way
+            return kind(first.rows, da.taints | db.taints, da.test or db.test)
+        if da is not None and empty_list(b) or db is not None and empty_list(a):
+            return a if da is not None else b  # blocks = [] then `if cond: blocks.append(X)`: it may hold X's rows
         return Interpreter._join(self, a, b)
 
     def _compare(self, values: list[Any]) -> Any:

@@ -1,0 +1,213 @@
+"""A decision threshold chosen on the test rows' own curve, for the static leakage analysis (``tuned_on_test``).
+
+``roc_curve(y_test, proba)`` and ``precision_recall_curve(y_test, proba)`` score every candidate threshold on the
+rows they are given. Keeping the best of them (Youden's J, ``np.argmax(tpr - fpr)``; the best F1 over the
+precision-recall curve) and then reporting precision, recall or F1 of ``proba >= threshold`` on those same rows is
+a search over candidates scored on the test set, as a loop over hyperparameters is: the reported score is the
+maximum of many test scores, and optimistic (ASE'22's *multi-test leakage*: Yang, Brower-Sinning, Lewis,
+Kästner, ASE 2022; Cawley & Talbot, JMLR 11, 2010, on selection bias in performance evaluation). The threshold
+belongs to the model and must be chosen on training or validation rows (scikit-learn's
+``TunedThresholdClassifierCV`` chooses it by cross-validation on the training rows).
+
+The mixin :class:`ThresholdChoices` hooks the curve call: when its labels are test rows (a split's test part, a
+test file, a part named for testing; a part named for validation stays silent), :func:`chosen_threshold` follows
+the names of the enclosing function (or module) syntactically, in line order:
+
+* the curve's outputs, and every name assigned from an expression that reads one (``j = tpr - fpr``,
+  ``f1 = [2*p*r/(p+r) for p, r in zip(prec, rec)]``);
+* a *choice*: a chooser (``argmax``, ``argmin``, ``nanargmax``, ``idxmax``...) of such a name;
+* the threshold kept: the curve's threshold output indexed by the choice (``thresholds[best]``);
+* its use on the same rows: a comparison with it (``proba >= t``) whose result, through assignments, container
+  items and loops, reaches a metric call that also reads the curve's own labels (``f1_score(y_test, pred)``).
+
+Only then is it reported, at the line of the choice. A threshold only drawn on a plot, printed, or applied to other
+rows is silent.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import validation_named
+from faultlib.detect.data.leakage.scoreloops import score_choices
+from faultlib.findings import Finding, Severity
+
+#: scikit-learn curves that score every threshold; the thresholds are their last output
+CURVES = frozenset({"roc_curve", "precision_recall_curve", "det_curve"})
+_CHOOSERS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin"})
+#: calls that score predictions against labels (scikit-learn's metrics and reports)
+_METRIC_SUFFIXES = ("_score", "_matrix", "_report", "_error")
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _targets(node: ast.stmt) -> set[str]:
+    """Names a statement binds or changes (``d['k'] = v`` changes ``d``)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    else:
+        return set()
+    out: set[str] = set()
+    for t in targets:
+        while isinstance(t, (ast.Subscript, ast.Attribute)):
+            t = t.value
+        out |= _names(t)
+    return out
+
+
+def _source(node: ast.stmt) -> ast.AST | None:
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return node.value
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return node.iter
+    return None
+
+
+def _func_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _chooses(expr: ast.AST, curve: set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and _func_name(n) in _CHOOSERS and _names(n) & curve for n in ast.walk(expr))
+
+
+def _statements(scope: ast.AST) -> list[ast.stmt]:
+    """The statements of ``scope`` in line order, nested blocks included, nested functions and classes not."""
+    out: list[ast.stmt] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for s in body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            out.append(s)
+            for field in ("body", "orelse", "finalbody"):
+                visit(getattr(s, field, []) or [])
+            for h in getattr(s, "handlers", []) or []:
+                visit(h.body)
+
+    visit(scope.body)  # type: ignore[attr-defined]
+    return sorted(out, key=lambda s: s.lineno)
+
+
+def chosen_threshold(scope: ast.AST, curve_stmt: ast.stmt, labels: ast.expr) -> int | None:
+    """The line of the choice of a threshold off the curve assigned by ``curve_stmt`` that is then applied to the
+    same rows and scored with ``labels`` (see the module docstring); None when there is no such chain."""
+    outputs = curve_stmt.targets[0] if isinstance(curve_stmt, ast.Assign) and len(curve_stmt.targets) == 1 else None
+    if not isinstance(outputs, ast.Tuple) or not outputs.elts or not isinstance(outputs.elts[-1], ast.Name):
+        return None
+    thresholds = outputs.elts[-1].id
+    curve, chosen, kept, applied = _names(outputs), set(), set(), set()
+    choice_line = None
+    want = ast.unparse(labels)
+    for s in _statements(scope):
+        if s.lineno <= curve_stmt.lineno:
+            continue
+        source = _source(s)
+        reads = _names(s) if source is None else _names(source)
+        if source is not None and _chooses(source, curve):
+            chosen |= _targets(s)
+            choice_line = choice_line or s.lineno
+        picks = source is not None and any(
+            isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == thresholds
+            and (_names(n.slice) & chosen or _chooses(n.slice, curve)) for n in ast.walk(source))
+        if picks:
+            kept |= _targets(s)
+            choice_line = choice_line or s.lineno
+        elif source is not None and any(isinstance(n, ast.Compare) and _names(n) & kept for n in ast.walk(source)):
+            applied |= _targets(s)
+        elif source is not None and reads & applied:
+            applied |= _targets(s)
+        elif source is not None and reads & curve:
+            curve |= _targets(s) - kept
+        if applied and any(isinstance(n, ast.Call) and _func_name(n).endswith(_METRIC_SUFFIXES)
+                           and _names(n) & applied and any(ast.unparse(a) == want for a in n.args)
+                           for n in ast.walk(s if source is None else source)):
+            return choice_line
+    return None
+
+
+class ThresholdChoices:
+    """``tuned_on_test`` for a threshold read off the test rows' curve (see the module docstring); needs
+    ``report``, ``smap``, ``tree`` and the test-rows predicate of :class:`~.choices.ChoiceChecks`."""
+
+    def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        if ref.last in CURVES and node.args and args:
+            self._check_curve(args[0], node, frame)
+        return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+
+    def interpret(self) -> None:
+        """After the run: a curve in code the run never reached (after an early ``return``, in a function nobody
+        calls) whose labels are named for testing (``y_test``, ``y_te``) is checked too."""
+        super().interpret()  # type: ignore[misc]
+        seen = self.__dict__.setdefault("_curves_checked", set())
+        for n in ast.walk(self.tree):  # type: ignore[attr-defined]
+            if isinstance(n, ast.Call) and _func_name(n) in CURVES and n.args and id(n) not in seen:
+                base = n.args[0]
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name) and vocab.looks_like_test(base.id) and not validation_named(n.args[0]):
+                    self._check_curve(None, n, None)
+        self._score_loops()
+
+    def _score_loops(self) -> None:
+        """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py)."""
+        tuned = [f.location.get("line", 0) for f in self.report.findings  # type: ignore[attr-defined]
+                 if f.kind == "tuned_on_test"]
+        smap = self.smap  # type: ignore[attr-defined]
+        for line, start, end in score_choices(self.tree):  # type: ignore[attr-defined]
+            if any(smap.where(start).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
+                continue  # the loop's model candidates are already reported (choices.py)
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
+                f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
+                "cut-off, a subset), so the best score is optimistic (ASE'22 multi-test leakage). Fix: choose on a "
+                "validation part or out-of-fold predictions of the training part, then score the test part once",
+                {**smap.where(line)}, {"loop": smap.where(start)}, kind="tuned_on_test"))
+
+    def _check_curve(self, labels: Any, node: ast.Call, frame: Any) -> None:
+        self.__dict__.setdefault("_curves_checked", set()).add(id(node))
+        if frame is not None and not self._test_rows(labels, node.args[0]):  # type: ignore[attr-defined]
+            return
+        scope, stmt = _enclosing(self.tree, node)  # type: ignore[attr-defined]
+        line = chosen_threshold(scope, stmt, node.args[0]) if stmt is not None else None
+        done = self.__dict__.setdefault("_thresholds_reported", set())
+        if line is None or line in done:
+            return
+        done.add(line)
+        smap = self.smap  # type: ignore[attr-defined]
+        self.report.findings.append(Finding(  # type: ignore[attr-defined]
+            "leakage", Severity.WARNING,
+            f"the decision threshold kept on {smap.describe(line)} is the best of every threshold "
+            f"{_func_name(node)}() scored on the test rows `{ast.unparse(node.args[0])[:40]}` "
+            f"({smap.describe(node.lineno)}), and predictions at it are then scored on those same rows: "
+            "the test rows chose it, so the score is optimistic (ASE'22 multi-test leakage). Fix: choose the "
+            "threshold on a validation part or by cross-validation on the training part (scikit-learn's "
+            "TunedThresholdClassifierCV), then score the test part once",
+            {**smap.where(line), "function": getattr(scope, "name", "<module>")},
+            {"curve": smap.where(node.lineno), "labels": ast.unparse(node.args[0])[:80]},
+            kind="tuned_on_test"))
+
+
+def _enclosing(tree: ast.Module, call: ast.Call) -> tuple[ast.AST, ast.stmt | None]:
+    """The innermost function (else the module) around ``call``, and the statement that holds it."""
+    scope: ast.AST = tree
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= call.lineno <= (
+                n.end_lineno or n.lineno) and (scope is tree or n.lineno >= scope.lineno):  # type: ignore[attr-defined]
+            scope = n
+    stmt = next((s for s in _statements(scope) if isinstance(s, ast.Assign) and any(
+        c is call for c in ast.walk(s.value))), None)
+    return scope, stmt
+
+
+__all__ = ["CURVES", "ThresholdChoices", "chosen_threshold"]
