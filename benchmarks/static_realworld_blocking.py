@@ -38,13 +38,13 @@ recall >= 0.90, the ~220-file service < 5 s, one file < 0.5 s. The script always
 Installed libraries: the tool follows calls into the libraries installed where it runs (its own dependencies
 here; the labels were made without the services' dependencies installed). ``--site-packages DIR`` (repeatable) looks
 for them in DIR instead (a virtual environment where a service's dependencies are installed);
-``--no-follow-installed`` follows none. With ``--site-packages``, the verdicts of
-``benchmarks/labels/blocking_installed.jsonl`` count too: blockers (and non-blockers) that only a walk into a
-service's installed dependencies reports, judged by reading the library's source; each names the distribution and
-version it was judged on (``benchmarks/labels/blocking_installed_requirements.txt`` lists what was installed). A run
-without options follows faultlib's own environment: there, opentelemetry-sdk's ``Resource.create`` gives 4 alarms
-the labels of ``blocking.jsonl`` do not hold (judged fp in ``blocking_installed.jsonl``); everything else is as
-without following.
+``--no-follow-installed`` follows none.
+``benchmarks/labels/blocking_installed.jsonl`` holds the verdicts that only a walk into a service's installed
+dependencies reports, judged by reading the library's source; each names the distribution and the version it was
+judged on (``benchmarks/labels/blocking_installed_requirements.txt`` lists one environment that has them all). A
+verdict counts when that version is installed where the tool follows libraries, and never with
+``--no-follow-installed``: in faultlib's own environment that is opentelemetry-sdk's ``Resource.create`` (4 alarms
+judged fp); everything else is as without following.
 
 Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
 [--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--json]``; CORPUS_ROOT holds one checkout per
@@ -102,15 +102,34 @@ def copy_service(src: Path, dest: Path, exclude: list[str], keep_tests: bool = F
     return count
 
 
-def load_labels(installed: bool = False) -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
-    """The verdicts by (repository, commit) and (path, line); ``installed``: those judged with the services'
-    dependencies installed too (:data:`LABELS_INSTALLED`)."""
+def installed_versions(site_dirs: list[Path] | None) -> dict[str, str]:
+    """Installed distributions (normalised name -> version) where the tool follows libraries: ``site_dirs`` or,
+    without them, this interpreter's ``sys.path`` (the same places the check reads)."""
+    from importlib.metadata import distributions
+
+    found: dict[str, str] = {}
+    for dist in distributions(**({"path": [str(d) for d in site_dirs]} if site_dirs else {})):
+        name = dist.metadata["Name"]
+        if name:
+            found.setdefault(name.lower().replace("_", "-").replace(".", "-"), dist.version)
+    return found
+
+
+def load_labels(installed: dict[str, str] | None = None) -> dict[tuple[str, str], dict[tuple[str, int], dict]]:
+    """The verdicts by (repository, commit) and (path, line). ``installed`` (distribution -> version, see
+    :func:`installed_versions`): also the verdicts of :data:`LABELS_INSTALLED` whose library (``"Name version"``,
+    the version it was judged on) is installed at that version where the tool follows libraries; a verdict judged
+    inside a library that is absent or at another version does not count (the tool cannot see it there)."""
     labels: dict[tuple[str, str], dict[tuple[str, int], dict]] = {}
     for source in [LABELS, *([LABELS_INSTALLED] if installed else [])]:
         for line in iter_json_lines(source):  # the project's hardened reader: bounded, no links, finite numbers
             if line.error is not None:
                 raise line.error
             row = line.value
+            if source is LABELS_INSTALLED:
+                name, _, version = str(row.get("library", "")).rpartition(" ")
+                if installed.get(name.lower().replace("_", "-").replace(".", "-")) != version:
+                    continue
             labels.setdefault((row["repository"], row["commit"]), {})[(row["path"], int(row["line"]))] = row
     return labels
 
@@ -271,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     FOLLOW.clear()
     FOLLOW.update({"follow_installed": not args.no_follow_installed, "site_dirs": args.site_packages})
     corpus = load_json_file(CORPUS)
-    labels = load_labels(installed=bool(args.site_packages) and not args.no_follow_installed)
+    labels = load_labels(None if args.no_follow_installed else installed_versions(args.site_packages))
     peers = {} if args.no_peers else {k: v for k, v in PEERS.items() if not args.peer or k in args.peer}
     tools = {"faultlib": None} | peers
     totals = {t: {"tp": 0, "fp": 0, "positives": 0, "unlabelled": 0} for t in tools}
