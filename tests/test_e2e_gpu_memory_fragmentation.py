@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.archive.manifest import verify
-from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, run_json
+from tests.conftest import PROMETHEUS, REPO, assert_passes_without_control, cli, cli_in_process, run_json
 
 CASE = REPO / "cases" / "gpu_memory_fragmentation"
 
@@ -44,10 +44,11 @@ def test_case_passes_with_silent_control_on_cuda(tmp_path):
 @pytest.mark.skipif(_cuda(), reason="a CUDA device is present: the case runs instead")
 def test_without_cuda_the_runner_refuses_the_case_naming_requires_devices(tmp_path):
     archive = tmp_path / "runs"
-    proc = cli("run", str(CASE), "--archive", f"file://{archive}", cwd=tmp_path, timeout=120)
+    # in process: the refusal is the runner's, not the interpreter's (a fresh one would import torch again to ask)
+    proc = cli_in_process("run", str(CASE), "--archive", f"file://{archive}", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "requires.devices" in proc.stderr and "CUDA" in proc.stderr and "Traceback" not in proc.stderr
-    as_json = cli("run", str(CASE), "--archive", f"file://{archive}", "--json", cwd=tmp_path, timeout=120)
+    as_json = cli_in_process("run", str(CASE), "--archive", f"file://{archive}", "--json", cwd=tmp_path)
     assert as_json.returncode == 2
     error = json.loads(as_json.stdout)
     assert error["field"] == "requires.devices" and "CUDA" in error["message"]
@@ -55,8 +56,8 @@ def test_without_cuda_the_runner_refuses_the_case_naming_requires_devices(tmp_pa
 
 
 def test_the_case_validates_and_lists_without_a_gpu(tmp_path):
-    proc = cli("validate", str(CASE), cwd=tmp_path)
+    proc = cli_in_process("validate", str(CASE), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    listed = cli("list", str(REPO / "cases"), "--fault-class", "serving.gpu", "--json", cwd=tmp_path)
+    listed = cli_in_process("list", str(REPO / "cases"), "--fault-class", "serving.gpu", "--json", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "gpu_memory_fragmentation" in listed.stdout

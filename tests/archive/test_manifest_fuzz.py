@@ -20,7 +20,7 @@ from faultlib.readers import safe_relative  # noqa: E402
 
 RUN, PATH = "case_a/20261130T000000Z-abcdef", "store/case_a/20261130T000000Z-abcdef/manifest.json"
 SECONDS = 2.0  # per document, far above what a manifest of this size takes (a few ms)
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 segment = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FFF, blacklist_characters="/\\\x7f",
                                 blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12) \

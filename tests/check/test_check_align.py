@@ -1,4 +1,6 @@
-"""`faultlib check align` black-box on real files (CSV, Parquet, JSON, JSON Lines, NPY): exit codes 0/1/2, JSON fields."""
+"""`faultlib check align` on real files (CSV, Parquet, JSON, JSON Lines, NPY): exit codes 0/1/2, JSON fields. The
+human output is checked black-box (its own process); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: a fresh interpreter per call imported pandas and pyarrow again)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -65,7 +67,7 @@ def files(tmp_path):
 
 def test_clean_sources_exit_0(files):
     path, _ = files
-    proc = cli("check", "align", "features.parquet", "diagnoses_ok.csv", "--on", "patient_id",
+    proc = cli_in_process("check", "align", "features.parquet", "diagnoses_ok.csv", "--on", "patient_id",
                "--time-col", "scanned_at=sampled_at", "--tolerance", "500ms", "--json", cwd=path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = _json(proc)
@@ -77,7 +79,7 @@ def test_clean_sources_exit_0(files):
 @pytest.mark.parametrize("right", ["diagnoses.csv", "diagnoses.json", "diagnoses.jsonl"])
 def test_every_fault_is_named_with_its_fix(files, right):
     path, site_b = files
-    proc = cli("check", "align", "features.parquet", right, "--on", "patient_id", "--time-col",
+    proc = cli_in_process("check", "align", "features.parquet", right, "--on", "patient_id", "--time-col",
                "scanned_at=sampled_at", "--tolerance", "500ms", "--json", cwd=path)
     assert proc.returncode == 1, proc.stderr
     out = _json(proc)
@@ -114,7 +116,7 @@ def test_npy_tables(tmp_path):
     right = np.rec.fromarrays([np.array(["001", "002", "003", "004", "005"]), np.arange(5)], names=["id", "y"])
     np.save(tmp_path / "left.npy", left)
     np.save(tmp_path / "right.npy", right)
-    proc = cli("check", "align", "left.npy", "right.npy", "--on", "id", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "align", "left.npy", "right.npy", "--on", "id", "--json", cwd=tmp_path)
     out = _json(proc)
     assert proc.returncode == 1 and {f["kind"] for f in out["findings"]} == {"key_dtype_mismatch", "key_zero_padding"}
 
@@ -134,7 +136,7 @@ def test_bad_input_exits_2_naming_the_file(files, make, args, message):
     path, _ = files
     if make:
         make(path)
-    proc = cli("check", "align", *args, cwd=path)
+    proc = cli_in_process("check", "align", *args, cwd=path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
 
@@ -143,12 +145,14 @@ def test_nan_keys_are_findings_and_bad_timestamps_name_file_line_and_column(file
     path, _ = files
     (path / "holes.csv").write_text("patient_id,sampled_at\n1,2024-03-30T21:00:00Z\n,2024-03-30T21:04:00Z\n")
     (path / "holes2.csv").write_text("patient_id,x\n,1\n,2\n1,3\n")
-    proc = cli("check", "align", "holes2.csv", "holes.csv", "--on", "patient_id", "--how", "left", "--json", cwd=path)
+    proc = cli_in_process("check", "align", "holes2.csv", "holes.csv", "--on", "patient_id", "--how", "left", "--json",
+                          cwd=path)
     out = _json(proc)
     [null] = [f for f in out["findings"] if f["kind"] == "null_keys_match"]
     assert proc.returncode == 1 and null["location"] == {"file": "holes2.csv", "index": 0, "line": 2,
                                                          "column_name": "patient_id"}
     assert null["evidence"]["joined_rows"] == 2 and null["evidence"]["rows"]["right"][0]["line"] == 3
     (path / "times.csv").write_text("patient_id,sampled_at\n1,2024-03-30T21:00:00Z\n2,yesterday\n")
-    proc = cli("check", "align", "features.parquet", "times.csv", "--time-col", "scanned_at=sampled_at", cwd=path)
+    proc = cli_in_process("check", "align", "features.parquet", "times.csv", "--time-col", "scanned_at=sampled_at",
+                          cwd=path)
     assert proc.returncode == 2 and "times.csv:3" in proc.stderr and "'yesterday' is not a timestamp" in proc.stderr

@@ -1,4 +1,7 @@
-"""`faultlib check batching` black-box: real digits sequences saved as NPY, exit codes 0/1/2, JSON fields."""
+"""`faultlib check batching`: real digits sequences saved as NPY, exit codes 0/1/2, JSON fields. The first test
+runs the command black-box (its own process: the user's print lands on stderr, --json stays one object); the
+others call the same entry in this process (:func:`tests.conftest.cli_in_process`: each fresh interpreter would
+import torch again, about 2.5 s of CPU)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -100,16 +103,16 @@ def test_default_collate_fails_where_the_loader_would(project):
 
 
 def test_pad_collate_passes_and_fixed_shapes_pass(project):
-    proc = cli("check", "batching", "data.py:DigitColumns", "--batch-size", "16", "--collate", "data.py:pad",
+    proc = cli_in_process("check", "batching", "data.py:DigitColumns", "--batch-size", "16", "--collate", "data.py:pad",
                cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "padding waste" in proc.stdout and "batching: ok" in proc.stdout
-    proc = cli("check", "batching", "data.py:make_fixed", "--batch-size", "32", "--json", cwd=project)
+    proc = cli_in_process("check", "batching", "data.py:make_fixed", "--batch-size", "32", "--json", cwd=project)
     assert proc.returncode == 0 and _json(proc)["varying_dim"] is None
 
 
 def test_fail_on_and_max_batches(project):
-    proc = cli("check", "batching", "data.py:DigitColumns", "--batch-size", "16", "--max-batches", "2",
+    proc = cli_in_process("check", "batching", "data.py:DigitColumns", "--batch-size", "16", "--max-batches", "2",
                "--fail-on", "critical", "--json", cwd=project)
     out = _json(proc)
     assert proc.returncode == 0 and out["ok"] is True and out["batches_checked"] == 2 and out["findings"]
@@ -128,7 +131,7 @@ def test_fail_on_and_max_batches(project):
 ])
 def test_bad_input_exits_2_naming_the_file(project, target, extra, message):
     (project / "data.txt").write_text("not python")
-    proc = cli("check", "batching", target, "--batch-size", "4", *extra, cwd=project)
+    proc = cli_in_process("check", "batching", target, "--batch-size", "4", *extra, cwd=project)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert target.split(":")[0].split("/")[-1] in proc.stderr or "FILE.py" in proc.stderr
@@ -136,24 +139,24 @@ def test_bad_input_exits_2_naming_the_file(project, target, extra, message):
 
 def test_syntax_and_import_errors_name_the_line(project):
     (project / "bad.py").write_text("import os\n\ndef f(:\n    pass\n")
-    proc = cli("check", "batching", "bad.py:f", "--batch-size", "4", "--json", cwd=project)
+    proc = cli_in_process("check", "batching", "bad.py:f", "--batch-size", "4", "--json", cwd=project)
     assert proc.returncode == 2
     error = _json(proc)
     assert error["file"].endswith("bad.py") and error["line"] == 3 and "invalid Python" in error["message"]
     (project / "boom.py").write_text("x = 1\nraise ImportError('no module named secretsauce')\n")
-    proc = cli("check", "batching", "boom.py:x", "--batch-size", "4", cwd=project)
+    proc = cli_in_process("check", "batching", "boom.py:x", "--batch-size", "4", cwd=project)
     assert proc.returncode == 2 and "boom.py:2" in proc.stderr and "secretsauce" in proc.stderr
 
 
 def test_bad_usage_exits_2(project):
-    proc = cli("check", "batching", "data.py:DigitColumns", cwd=project)
+    proc = cli_in_process("check", "batching", "data.py:DigitColumns", cwd=project)
     assert proc.returncode == 2 and "--batch-size" in proc.stderr
-    proc = cli("check", "batching", "data.py:DigitColumns", "--batch-size", "0", cwd=project)
+    proc = cli_in_process("check", "batching", "data.py:DigitColumns", "--batch-size", "0", cwd=project)
     assert proc.returncode == 2
 
 
 def test_kinds_are_listed(project):
-    proc = cli("check", "--list-kinds", "--json", cwd=project)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=project)
     assert proc.returncode == 0
     kinds = _json(proc)
     assert set(kinds["batching"]) == {"unstackable_batch", "collate_error", "sample_error", "mixed_dtypes"}

@@ -1,5 +1,7 @@
-"""`faultlib check drift` black-box: real tables in every supported format in a temp directory, exit
-codes 0/1/2, the JSON fields, thresholds from a case.yaml-like file."""
+"""`faultlib check drift`: real tables in every supported format in a temp directory, exit codes 0/1/2, the
+JSON fields, thresholds from a case.yaml-like file. The human output is checked black-box (its own process); the
+rest calls the same entry in this process (:func:`tests.conftest.cli_in_process`: a fresh interpreter per call
+imported pandas and scipy again, most of each call's cost)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pandas as pd
 import pytest
 
 from faultlib.check.drift import KINDS
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 FIELDS = {"detector", "ok", "findings", "columns", "drifted", "response", "multivariate", "method", "correction",
           "thresholds", "n_reference", "n_current", "reference", "current", "complete", "untested",
@@ -19,8 +21,9 @@ COLUMN_FIELDS = {"method", "statistic", "p_value", "drifted", "p_adjusted", "psi
                  "type"}
 
 
-def check(tmp_path, *args):
-    proc = cli("check", "drift", *args, cwd=tmp_path, timeout=120)
+def check(tmp_path, *args, black_box: bool = False):
+    proc = (cli("check", "drift", *args, cwd=tmp_path, timeout=120) if black_box
+            else cli_in_process("check", "drift", *args, cwd=tmp_path))
     return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
 
 
@@ -73,7 +76,7 @@ def test_every_format_exit_0_on_a_resample_and_1_on_a_shift(tmp_path, suffix):
 
 def test_human_output_and_fail_on(tmp_path):
     ref, cur = write(frame(0), tmp_path / "ref.csv"), write(frame(2, shift=1.0), tmp_path / "cur.parquet")
-    proc, _ = check(tmp_path, ref, cur, "--method", "psi")
+    proc, _ = check(tmp_path, ref, cur, "--method", "psi", black_box=True)
     assert proc.returncode == 1 and "column_drift" in proc.stdout and "response: freeze" in proc.stdout
     assert "age: psi" in proc.stdout
     proc, _ = check(tmp_path, ref, cur, "--method", "psi", "--fail-on", "critical")

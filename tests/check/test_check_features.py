@@ -1,4 +1,6 @@
-"""`faultlib check features V1 V2` black-box in a temp directory: exit codes 0/1/2, JSON fields, messages."""
+"""`faultlib check features V1 V2` in a temp directory: exit codes 0/1/2, JSON fields, messages. The drifted
+config's human output is checked black-box (its own process); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: no fresh interpreter per call)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import shutil
 import pytest
 import yaml
 
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, cli, cli_in_process
 
 pytest.importorskip("deepdiff")
 CASE = REPO / "cases" / "feature_config_diff"
@@ -23,8 +25,10 @@ def configs(tmp_path):
     return tmp_path
 
 
-def check(*args, cwd):
-    return cli("check", "features", *args, cwd=cwd, timeout=120)
+def check(*args, cwd, black_box: bool = False):
+    if black_box:
+        return cli("check", "features", *args, cwd=cwd, timeout=120)
+    return cli_in_process("check", "features", *args, cwd=cwd)
 
 
 def test_a_reserialised_config_exits_0_and_says_presentation_only(configs):
@@ -57,7 +61,7 @@ def test_the_drifted_config_exits_1_with_every_change(configs):
         assert finding["detector"] == "features" and "key" in finding["location"] and "file" in finding["location"]
     bins = next(f for f in out["findings"] if f["kind"] == "bin_edges_changed")
     assert bins["location"] == {"file": "features_serving_v2.yaml", "key": "features[0].bins", "line": 10, "index": 0}
-    human = check("features_training.yaml", "features_serving_v2.yaml", cwd=configs)
+    human = check("features_training.yaml", "features_serving_v2.yaml", cwd=configs, black_box=True)
     assert human.returncode == 1
     assert "features_serving_v2.yaml:10" in human.stdout and "bin_edges_changed" in human.stdout
 
@@ -103,7 +107,7 @@ def test_missing_files_directories_and_bad_json_exit_2(configs):
 
 
 def test_the_kinds_are_listed():
-    proc = cli("check", "--list-kinds", "--json", cwd=REPO)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     listed = json.loads(proc.stdout)["features"]
     assert {"feature_added", "positions_shifted", "bin_edges_changed", "fill_value_changed", "window_changed",

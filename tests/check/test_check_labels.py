@@ -1,4 +1,6 @@
-"""`faultlib check labels` black-box: real files in a temp directory, exit codes 0/1/2, the JSON fields."""
+"""`faultlib check labels`: real files in a temp directory, exit codes 0/1/2, the JSON fields. The human output is
+checked black-box (its own process); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: a fresh interpreter per call imported the table readers again)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 FIELDS = {"detector", "ok", "findings", "train_labels", "serving_labels", "missing", "extra", "mismatched_indices",
@@ -15,7 +17,7 @@ FIELDS = {"detector", "ok", "findings", "train_labels", "serving_labels", "missi
 
 
 def check(tmp_path, *args):
-    proc = cli("check", "labels", *args, cwd=tmp_path, timeout=120)
+    proc = cli_in_process("check", "labels", *args, cwd=tmp_path)
     return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
 
 
@@ -111,7 +113,7 @@ def test_predictions_in_every_table_format_report_accuracy_per_map(files, predic
 ])
 def test_bad_input_exits_2_naming_the_file(files, setup, args, phrase):
     setup(files)
-    proc = cli("check", "labels", *args, cwd=files)
+    proc = cli_in_process("check", "labels", *args, cwd=files)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert phrase in proc.stderr and "Traceback" not in proc.stderr
     proc, out = check(files, *args, "--json")
@@ -119,12 +121,12 @@ def test_bad_input_exits_2_naming_the_file(files, setup, args, phrase):
 
 
 def test_usage_errors_exit_2(files):
-    assert cli("check", "labels", "config.json", cwd=files).returncode == 2
-    assert cli("check", "labels", "config.json", "same.yaml", "--fail-on", "loud", cwd=files).returncode == 2
+    assert cli_in_process("check", "labels", "config.json", cwd=files).returncode == 2
+    assert cli_in_process("check", "labels", "config.json", "same.yaml", "--fail-on", "loud", cwd=files).returncode == 2
 
 
 def test_list_kinds_names_every_label_kind(tmp_path):
-    proc = cli("check", "--list-kinds", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=tmp_path)
     assert proc.returncode == 0
     kinds = json.loads(proc.stdout)["labels"]
     assert {"permutation", "mismatched_indices", "missing_in_serving", "extra_in_serving", "accuracy_drop"} <= set(kinds)

@@ -1,5 +1,8 @@
-"""`faultlib check onnx` black-box in a temp directory: a torch MLP trained on breast_cancer and exported
-at several opsets; every target form; exit codes 0/1/2 with the file named; JSON fields; --compare-torch."""
+"""`faultlib check onnx` in a temp directory: a torch MLP trained on breast_cancer and exported at several opsets;
+every target form; exit codes 0/1/2 with the file named; JSON fields; --compare-torch. Files that are not ONNX,
+truncated, corrupt or escaping models, and the README's command run black-box (their own process: a reader that
+crashed on hostile bytes would take only that process down); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: a fresh interpreter per call imported onnx, onnxruntime or torch again)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.conftest import REPO, built_once, cli
+from tests.conftest import REPO, built_once, cli, cli_in_process
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -89,6 +92,10 @@ def _make_files(out):
 
 
 def check(*args, cwd):
+    return cli_in_process("check", "onnx", *args, cwd=cwd)
+
+
+def check_black_box(*args, cwd):
     return cli("check", "onnx", *args, cwd=cwd, timeout=180)
 
 
@@ -182,27 +189,27 @@ def test_fail_on_error_ignores_warnings(files, tmp_path):
 ])
 def test_files_that_are_not_onnx_exit_2_naming_the_file(tmp_path, name, content, phrase):
     (tmp_path / name).write_bytes(content)
-    proc = check(name, cwd=tmp_path)
+    proc = check_black_box(name, cwd=tmp_path)
     assert proc.returncode == 2 and phrase in proc.stderr and name in proc.stderr and "Traceback" not in proc.stderr
-    proc = check(name, "--json", cwd=tmp_path)
+    proc = check_black_box(name, "--json", cwd=tmp_path)
     assert proc.returncode == 2 and out_of(proc)["file"] == name and out_of(proc)["error"] == "InputError"
 
 
 def test_truncated_corrupt_and_escaping_models_exit_2(files, tmp_path):
     data = (files / "mlp22.onnx").read_bytes()
     (tmp_path / "cut.onnx").write_bytes(data[: len(data) - 200])
-    proc = check("cut.onnx", cwd=tmp_path)
+    proc = check_black_box("cut.onnx", cwd=tmp_path)
     assert proc.returncode == 2 and "truncated, corrupt" in proc.stderr
     model = onnx.load_model_from_string(data)
     model.graph.node[1].input[0] = "missing_tensor"
     onnx.save(model, tmp_path / "corrupt.onnx")
-    proc = check("corrupt.onnx", cwd=tmp_path)
+    proc = check_black_box("corrupt.onnx", cwd=tmp_path)
     assert proc.returncode == 2 and "reads 'missing_tensor'" in proc.stderr
     inner = tmp_path / "models"
     inner.mkdir()
     onnx.save_model(onnx.load_model_from_string(data), inner / "model.onnx", save_as_external_data=True,
                     location="w.bin", size_threshold=0)
-    assert check("models/model.onnx", cwd=tmp_path).returncode == 0
+    assert check_black_box("models/model.onnx", cwd=tmp_path).returncode == 0
     (tmp_path / "w.bin").write_bytes((inner / "w.bin").read_bytes())
     escaping = onnx.load(str(inner / "model.onnx"), load_external_data=False)
     for tensor in escaping.graph.initializer:
@@ -210,7 +217,7 @@ def test_truncated_corrupt_and_escaping_models_exit_2(files, tmp_path):
             if entry.key == "location":
                 entry.value = "../w.bin"
     onnx.save(escaping, inner / "model.onnx")
-    proc = check("models/model.onnx", "--json", cwd=tmp_path)
+    proc = check_black_box("models/model.onnx", "--json", cwd=tmp_path)
     assert proc.returncode == 2 and "leaves its directory" in out_of(proc)["message"]
     assert out_of(proc)["file"] == "models/model.onnx"
 
@@ -238,7 +245,7 @@ def test_bad_usage_exits_2_with_a_message(files, args, phrase):
 
 
 def test_kinds_are_listed(files):
-    proc = cli("check", "--list-kinds", "--json", cwd=files)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=files)
     assert proc.returncode == 0
     listed = json.loads(proc.stdout)["onnx"]
     from faultlib.check.onnx import KINDS
