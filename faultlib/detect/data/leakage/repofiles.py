@@ -61,8 +61,13 @@ class RepoFiles:
 
     def name_unique(self, name: str) -> bool:
         """The file name is written at one path only in the repository."""
-        return len({a.path for accs in self.accesses.values() for a in accs
-                    if a.mode == "write" and a.path.name == name}) == 1
+        if not hasattr(self, "_paths_by_name"):
+            self._paths_by_name: dict[str, set[FilePath]] = {}
+            for accs in self.accesses.values():
+                for a in accs:
+                    if a.mode == "write":
+                        self._paths_by_name.setdefault(a.path.name, set()).add(a.path)
+        return len(self._paths_by_name.get(name, ())) == 1
 
     def readers_of(self, script: str, only: list[FilePath] | None = None) -> list[tuple[str, list[tuple[Access,
                                                                                                      Access]]]]:
@@ -73,14 +78,17 @@ class RepoFiles:
             only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
                                 for o in only))]
         out = []
+        names = {w.path.name for w in writes}
         for other, accs in sorted(self.accesses.items()):
-            if other == script or not _evaluates(other):
+            reads = [r for r in accs if r.mode == "read" and r.path.name in names]
+            if other == script or not reads:
                 continue
-            pairs = [(w, r) for r in accs if r.mode == "read" for w in writes
-                     if same_file(w.path, r.path, self.name_unique)]
-            if pairs:
+            pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
+            if pairs and _evaluates(other):
                 out.append((other, pairs))
-        return out[:MAX_READERS]
+                if len(out) == MAX_READERS:
+                    break
+        return out
 
 
 #: calls that split, cross-validate, search or score: a reader without one cannot make a written fit a leak
