@@ -14,6 +14,7 @@ from faultlib.findings import Severity
 
 
 def write(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "README.md").write_text("a project\n")  # its root: where scripts hand files to each other
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,3 +188,12 @@ def test_path_expressions():
     assert same_file(FilePath("../data/x.csv"), FilePath("data/x.csv"), lambda n: True)
     assert not same_file(FilePath("raw/x.csv"), FilePath("clean/x.csv"), lambda n: True)
     assert not same_file(FilePath("a/x.csv"), FilePath("x.csv", exact=False), lambda n: False)
+
+
+def test_a_reader_in_another_project_is_not_linked(tmp_path):
+    """Two projects side by side (each with its own README): a script of one never reads the other's files."""
+    writer = write(tmp_path / "gauges", "prepare.py", GAUGES)
+    write(tmp_path / "other", "evaluate.py", HOLDOUT)
+    assert alarms(writer) == []
+    write(tmp_path / "gauges", "evaluate.py", HOLDOUT)
+    assert [k for k, _, _ in alarms(writer)] == ["fit_before_split"]
