@@ -188,6 +188,7 @@ def test_path_expressions():
     assert same_file(FilePath("../data/x.csv"), FilePath("data/x.csv"), lambda n: True)
     assert not same_file(FilePath("raw/x.csv"), FilePath("clean/x.csv"), lambda n: True)
     assert not same_file(FilePath("a/x.csv"), FilePath("x.csv", exact=False), lambda n: False)
+    assert not same_file(FilePath("x.csv"), FilePath("../input/comp/x.csv"), lambda n: True)
 
 
 def test_a_reader_in_another_project_is_not_linked(tmp_path):

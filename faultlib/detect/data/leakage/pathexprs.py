@@ -372,7 +372,9 @@ def same_file(written: FilePath, read: FilePath, name_unique: Callable[[str], bo
     Their normalised paths are equal; or their file names are, the name is written at one path only in the
     repository (``name_unique``), and their folders agree where both are known (one folder's components, leading
     ``..`` and ``.`` dropped, end the other's: ``../data/f.csv`` and ``data/f.csv``; scripts run from other
-    working directories). Two known, different folders (``raw/train.csv``, ``processed/train.csv``) never match.
+    working directories). Two known, different folders (``raw/train.csv``, ``processed/train.csv``) never match,
+    nor a bare name and a name in a folder (``train_data.csv`` written, ``../input/comp/train_data.csv`` read: a
+    Kaggle input file of another kernel).
     """
     if written.exact and read.exact and written.text == read.text:
         return True
@@ -382,7 +384,7 @@ def same_file(written: FilePath, read: FilePath, name_unique: Callable[[str], bo
         return True
     a, b = _dir_tail(written.text), _dir_tail(read.text)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return long_[len(long_) - len(short):] == short
+    return bool(short) and long_[len(long_) - len(short):] == short  # 'f.csv' vs '../input/x/f.csv': unknown
 
 
 __all__ = ["FilePath", "PathEnv", "file_access", "path_of", "same_file"]
