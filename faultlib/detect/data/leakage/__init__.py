@@ -109,7 +109,9 @@ def analyze_file(path: str, *, alone: bool = False):
             return _nothing(path, smap)
         members = [] if alone else session_members(path)
         if len(members) > 1:
-            return analyze_session(members, entry=str(path))
+            report, smap = analyze_session(members, entry=str(path))
+            _hand_on(path, members, report, smap)
+            return report, smap
         source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
     else:
         raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
@@ -124,7 +126,18 @@ def analyze_file(path: str, *, alone: bool = False):
                          line=at["line"]) from None
     if suffix != ".ipynb":
         _note_unassigned(report, path, alone)
+        if not alone:
+            _hand_on(path, [Path(path)], report, smap)
     return report, smap
+
+
+def _hand_on(path: str, members: list, report, smap) -> None:
+    """The leaks that show only in the scripts reading what ``path`` writes (:mod:`.repofiles`), in line order."""
+    from faultlib.detect.data.leakage.repofiles import handed_on
+
+    if handed_on(path, members, report):
+        report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
+                                            f.location.get("line", 0), f.kind))
 
 
 def _note_unassigned(report, path: str, alone: bool) -> None:
@@ -147,13 +160,15 @@ def _note_unassigned(report, path: str, alone: bool) -> None:
         kind="inputs_not_assigned"))
 
 
-def analyze_session(paths: list[str], *, entry: str | None = None):
+def analyze_session(paths: list[str], *, entry: str | None = None, repo=None):
     """Statically analyse ``.py`` scripts that run in order in one interpreter as one program.
 
     Args:
         paths: the scripts, in the order they run (``%run a.py`` then ``%run b.py``; see
             :mod:`~faultlib.detect.data.leakage.session`).
         entry: the script the report is about (default: the last); findings name their own script.
+        repo: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of their repository, for the paths of
+            files one script writes and another reads (its config modules' constants); ``None``: the scripts' own.
 
     Returns:
         ``(report, smap)`` as :func:`analyze_file`; ``smap.files`` lists the scripts and their lines.
@@ -171,7 +186,7 @@ def analyze_session(paths: list[str], *, entry: str | None = None):
             raise InputError("scripts analysed together must be .py files (pass a notebook alone)", path=str(p))
     source, smap = join_scripts(list(paths), entry)
     try:
-        return analyze_source(source, smap), smap
+        return analyze_source(source, smap, repo=repo), smap
     except SyntaxError as exc:
         at = smap.where(exc.lineno or 1)
         raise InputError(f"is not valid Python (line {at['line']}, column {exc.offset or 0}): {exc.msg}",
@@ -185,13 +200,14 @@ def _nothing(path: str, smap=None):
     return StaticReport(), smap or SourceMap(str(path), [])
 
 
-def analyze_source(source: str, smap):
+def analyze_source(source: str, smap, *, repo=None):
     """Analyse Python source text.
 
     Args:
         source: the module's text (a notebook's code cells joined, see
             :func:`faultlib.detect.data.leakage.source.notebook_source`).
         smap: a :class:`~faultlib.detect.data.leakage.source.SourceMap`: how lines map back to the user's file.
+        repo: see :func:`analyze_session`.
 
     Returns:
         :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
@@ -207,7 +223,9 @@ def analyze_source(source: str, smap):
 
     tree = parse_tolerant(source, smap)
     try:
-        report = Analyzer(tree, smap).run()
+        analyzer = Analyzer(tree, smap)
+        analyzer.repo_files = repo
+        report = analyzer.run()
     except RecursionError:  # a tree the parser built but too deep for the analysis's own walks (the interpreter
         # stops by itself; its set-up and summaries do not): nothing is reported as seen, and never "ok"
         report = StaticReport(complete=False, stopped="could not start: the code is nested too deeply to "

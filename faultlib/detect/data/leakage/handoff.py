@@ -2,72 +2,100 @@
 
 Competition code often prepares features in one script and trains in another: ``prep.py`` ends with
 ``train.to_feather('../data/train_feats.f')``, ``model.py`` starts with ``pd.read_feather('../data/train_feats.f')``.
-Run as one program (a session: :mod:`~faultlib.detect.data.leakage.session`), or in one script that writes and
-re-reads, the table read back is the table written: its rows and the fits that shaped them. A write and a read are
-matched by their literal path, normalised (``os.path.normpath``); a path built at run time (an f-string, a
-variable) is not followed (the file is then a new table, as before).
-
-Writers (pandas ``to_csv``, ``to_parquet``, ``to_pickle``, ``to_feather``, ``to_hdf``, ``to_json``; NumPy ``save``,
-``savez``, ``savez_compressed``, ``savetxt``; ``scipy.sparse.save_npz``; ``joblib.dump(value, path)``) and readers
-(pandas ``read_*``, NumPy ``load``/``loadtxt``/``genfromtxt``, ``scipy.sparse.load_npz``, ``joblib.load``): their
-API references (the path is the first argument, ``joblib.dump``'s the second).
+Run as one program (a session: :mod:`~faultlib.detect.data.leakage.session`; a writer and the scripts that read
+what it writes: :mod:`~faultlib.detect.data.leakage.repofiles`), or in one script that writes and re-reads, the
+table read back is the table written: its rows and the fits that shaped them. Which calls write and read, and
+which file a path expression names (literals, ``os.path.join``, ``pathlib``, f-strings and ``%``/``format`` with
+known parts, constants of the script or of a config module of the repository), is
+:mod:`~faultlib.detect.data.leakage.pathexprs`; a path that cannot be known is not followed (the file is then a
+new table, as before).
 """
 
 from __future__ import annotations
 
 import ast
-import posixpath
 from typing import Any
 
-from faultlib.detect.data.leakage import vocab
-
-#: library writers whose path is the second argument (``joblib.dump(value, filename)``)
-_PATH_SECOND = frozenset({"dump"})
-_READERS = vocab.FILE_READERS | {"load_npz"}
-
-
-def _literal_path(node: ast.Call, position: int, keywords: tuple[str, ...]) -> str | None:
-    arg = node.args[position] if len(node.args) > position else next(
-        (k.value for k in node.keywords if k.arg in keywords), None)
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip():
-        return posixpath.normpath(arg.value.strip().replace("\\", "/"))
-    return None
+from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.pyflow.values import Container, Tup
 
 
 class FileHandoff:
-    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: what a script writes to a literal path, a
-    later read of that path returns (see the module docstring)."""
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: what a script writes to a known path, a
+    later read of that path returns (see the module docstring).
 
-    def _written(self) -> dict[str, Any]:
+    Attributes:
+        repo_files: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of the repository the code is in
+            (its modules' path constants, which file names are written at one place only), or ``None``: the
+            program's own code only.
+    """
+
+    repo_files: Any = None
+
+    def _written(self) -> list[tuple[FilePath, Any]]:
         if not hasattr(self, "_handoff"):
-            self._handoff: dict[str, Any] = {}
+            self._handoff: list[tuple[FilePath, Any]] = []
+            segments = [(start, start + count - 1) for _, start, count in (self.smap.files or ())]  # type: ignore
+            modules = self.repo_files.modules if self.repo_files is not None else None
+            self._path_env = PathEnv(self.tree, segments or None, modules)  # type: ignore[attr-defined]
         return self._handoff
+
+    def _access(self, node: ast.Call) -> tuple[str, FilePath, int | None] | None:
+        self._written()
+        access = file_access(node, self._path_env)
+        if access is None:
+            return None
+        path = path_of(access[1], self._path_env, node.lineno)
+        return (access[0], path, access[2]) if path is not None else None
+
+    def _unique(self, name: str) -> bool:
+        if self.repo_files is not None:
+            return self.repo_files.name_unique(name)
+        return len({p for p, _ in self._written() if p.name == name}) == 1
+
+    def _remember(self, path: FilePath, value: Any) -> None:
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        data = _maybe_data(value)
+        if data is None and not isinstance(value, (Tup, Container)):
+            return
+        written = self._written()
+        written[:] = [(p, v) for p, v in written if p != path]
+        written.append((path, data if data is not None else value))
+        parts = value.items if isinstance(value, Tup) else value.items.values() if isinstance(value, Container) else ()
+        if any(d is not None and d.taints for d in [data, *map(_held, parts)]) and \
+                path not in self.report.fitted_writes:  # type: ignore[attr-defined]
+            self.report.fitted_writes.append(path)  # type: ignore[attr-defined]
+
+    def _read_back(self, path: FilePath) -> Any:
+        for written, value in reversed(self._written()):
+            if same_file(written, path, self._unique):
+                return value  # the table written there earlier in the program
+        return None
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
-
-        if name in vocab.SAVES and name.startswith("to_") and _maybe_data(receiver) is not None:
-            path = _literal_path(node, 0, ("path_or_buf", "path", "excel_writer"))
-            if path is not None:  # train.to_feather('../data/train_feats.f')
-                self._written()[path] = _maybe_data(receiver)
+        access = self._access(node) if name.startswith("to_") else None
+        if access is not None and access[0] == "write" and access[2] is None:
+            self._remember(access[1], receiver)  # train.to_feather('../data/train_feats.f')
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
-
-        name = ref.last
-        if name in vocab.SAVES or name == "save_npz":
-            second = name in _PATH_SECOND
-            path = _literal_path(node, 1 if second else 0, ("filename", "file", "fname"))
-            value = args[0 if second else 1] if len(args) > (0 if second else 1) else None
-            if path is not None and _maybe_data(value) is not None:
-                self._written()[path] = _maybe_data(value)
-        elif name in _READERS:
-            path = _literal_path(node, 0, ("filepath_or_buffer", "path", "file", "fname", "filename"))
-            if path is not None and path in self._written():
-                return self._written()[path]  # the table written there earlier in the program
+        access = self._access(node)
+        if access is not None and access[0] == "write" and access[2] is not None and len(args) > access[2]:
+            self._remember(access[1], args[access[2]])  # np.save(path, X), joblib.dump(X, path)
+        elif access is not None and access[0] == "read":
+            value = self._read_back(access[1])
+            if value is not None:
+                return value
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+
+
+def _held(value: Any) -> Any:
+    """The data a value already is (no new data root is made for an opaque value)."""
+    from faultlib.detect.data.leakage.values import Data, MaybeData
+
+    return value if isinstance(value, Data) else value._data if isinstance(value, MaybeData) else None
 
 
 __all__ = ["FileHandoff"]

@@ -94,6 +94,9 @@ class StaticReport:
 
     findings: list[Finding] = field(default_factory=list)
     fits: list[FitSite] = field(default_factory=list)
+    # files written with rows shaped by a fit (the paths, normalised; see handoff.py): a script reading one may
+    # split or score them (repofiles.py)
+    fitted_writes: list[Any] = field(default_factory=list)
     complete: bool = True
     stopped: str | None = None
 

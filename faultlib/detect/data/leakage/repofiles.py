@@ -1,0 +1,244 @@
+"""Files one script writes and another reads, across a repository, for the static leakage analysis.
+
+``prep.py`` fits a scaler (or a tf-idf, an imputer, a mean written by hand) on every row and writes the result
+(``to_csv``, ``np.save``, ``joblib.dump``, ...); ``model.py`` reads that file and splits, cross-validates or
+scores it. Neither file shows the leak alone. :class:`RepoFiles` indexes, for every ``.py`` script under the
+repository's root (:func:`repo_root`), the paths it writes and reads (:mod:`~faultlib.detect.data.leakage.pathexprs`);
+:func:`handed_on` runs the writer and each script that reads one of its files as one program
+(:func:`~faultlib.detect.data.leakage.analyze_session`, the writer first: the order they run in is unknown and a
+read needs the write before it) and keeps the findings at the writer's own lines, each naming the file and the
+line that read it (``evidence["handed_on"]``). The reader's own leaks are its own report's.
+
+Bounds: a root of at most :data:`MAX_FILES` scripts, :data:`MAX_READERS` readers a writer; a path that cannot be
+known links nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+
+#: the most scripts indexed under one root (a larger folder is not one project's scripts)
+MAX_FILES = 400
+#: how many folders above a script's own its project's root may be
+MAX_UP = 4
+#: names (lower case; a prefix for READMEs and licences) that mark a project's root folder
+PROJECT_MARKERS = (".git", "readme", "setup.py", "setup.cfg", "pyproject.toml", "requirements.txt", "license")
+#: the most reading scripts joined with one writer
+MAX_READERS = 6
+#: folders never indexed (environments, caches, vendored packages)
+_SKIP = frozenset({"site-packages", "node_modules", "__pycache__", "venv", ".venv", "env", "build", "dist"})
+
+
+@dataclass(frozen=True)
+class Access:
+    """One write or read of a known path: ``mode`` ``write``/``read``, the path, the call's line."""
+
+    mode: str
+    path: FilePath
+    line: int
+
+
+@dataclass
+class RepoFiles:
+    """The scripts of one root, what each writes and reads, and the top-level path constants of each module.
+
+    Attributes:
+        root: the folder indexed.
+        accesses: ``{script path: [Access, ...]}`` in line order.
+        modules: ``{module stem: {name: FilePath}}`` (``DATA_DIR`` in ``config.py``), for ``from config import``.
+    """
+
+    root: Path
+    accesses: dict[str, list[Access]] = field(default_factory=dict)
+    modules: dict[str, dict[str, FilePath]] = field(default_factory=dict)
+
+    def name_unique(self, name: str) -> bool:
+        """The file name is written at one path only in the repository."""
+        if not hasattr(self, "_paths_by_name"):
+            self._paths_by_name: dict[str, set[FilePath]] = {}
+            for accs in self.accesses.values():
+                for a in accs:
+                    if a.mode == "write":
+                        self._paths_by_name.setdefault(a.path.name, set()).add(a.path)
+        return len(self._paths_by_name.get(name, ())) == 1
+
+    def readers_of(self, script: str, only: list[FilePath] | None = None) -> list[tuple[str, list[tuple[Access,
+                                                                                                     Access]]]]:
+        """The other scripts that read a file ``script`` writes (one of ``only`` when given) and evaluate a model
+        (:func:`_evaluates`): ``[(reader, [(write, read), ...])]``, readers in path order, at most
+        :data:`MAX_READERS`."""
+        writes = [a for a in self.accesses.get(script, []) if a.mode == "write" and (
+            only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
+                                for o in only))]
+        out = []
+        names = {w.path.name for w in writes}
+        for other, accs in sorted(self.accesses.items()):
+            reads = [r for r in accs if r.mode == "read" and r.path.name in names]
+            if other == script or not reads:
+                continue
+            pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
+            if pairs and _evaluates(other):
+                out.append((other, pairs))
+                if len(out) == MAX_READERS:
+                    break
+        return out
+
+
+#: calls that split, cross-validate, search or score: a reader without one cannot make a written fit a leak
+EVALUATES = frozenset({"train_test_split", "cross_val_score", "cross_validate", "cross_val_predict", "split",
+                       "GridSearchCV", "RandomizedSearchCV", "score", "predict", "predict_proba", "fit", "train"})
+
+
+def _evaluates(script: str) -> bool:
+    tree = _tree(Path(script))
+    return tree is not None and any(
+        isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", ""))
+        in EVALUATES for n in ast.walk(tree))
+
+
+def repo_root(path: str | Path) -> Path:
+    """The folder whose scripts may hand files to ``path``: the nearest folder at or above its own (at most
+    :data:`MAX_UP` levels up) that marks a project (:data:`PROJECT_MARKERS`: ``.git``, a README, ``setup.py``,
+    ``pyproject.toml``, ``requirements.txt``, a licence) and holds at most :data:`MAX_FILES` scripts; else the
+    script's own folder."""
+    folder = Path(path).resolve().parent
+    for up in [folder, *folder.parents][:MAX_UP + 1]:
+        try:
+            names = {n.lower() for n in os.listdir(up)}
+        except OSError:
+            break
+        if any(n.startswith(PROJECT_MARKERS) for n in names):
+            return up if len(_scripts(up, MAX_FILES + 1)) <= MAX_FILES else folder
+    return folder
+
+
+def _scripts(root: Path, limit: int) -> list[Path]:
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                out.append(Path(dirpath) / name)
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+def _tree(path: Path) -> ast.Module | None:
+    from faultlib.detect.data.leakage.session import _parsed
+
+    return _parsed(path)
+
+
+def _constants(tree: ast.Module) -> dict[str, FilePath]:
+    env = PathEnv(tree)
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None and p.exact:
+                    out[t.id] = p
+    return out
+
+
+def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
+    env = PathEnv(tree, None, modules)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            access = file_access(node, env)
+            if access is not None and (path := path_of(access[1], env, node.lineno)) is not None:
+                out.append(Access(access[0], path, node.lineno))
+    return sorted(out, key=lambda a: a.line)
+
+
+@lru_cache(maxsize=16)
+def _index(root: str, stamp: tuple) -> RepoFiles:
+    scripts = _scripts(Path(root), MAX_FILES)
+    trees = {str(p): t for p in scripts if (t := _tree(p)) is not None}
+    repo = RepoFiles(Path(root))
+    for p, tree in trees.items():
+        repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
+    for p, tree in trees.items():
+        accs = _accesses(tree, repo.modules)
+        if accs:
+            repo.accesses[p] = accs
+    return repo
+
+
+def repo_files(path: str | Path) -> RepoFiles:
+    """The index of the root :func:`repo_root` finds for ``path`` (cached while no script there changes)."""
+    root = repo_root(path)
+    scripts = _scripts(root, MAX_FILES)
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in scripts if p.exists())
+    return _index(str(root), stamp)
+
+
+def handed_on(path: str | Path, members: list[Path], report: Any) -> bool:
+    """Add to ``report`` the leaks of ``path`` that show only in the scripts reading what it writes.
+
+    Args:
+        path: the writer (a ``.py`` script).
+        members: the scripts its own analysis ran with it (its session; ``[path]`` alone).
+        report: its :class:`~faultlib.detect.data.leakage.static.StaticReport`. Only the files it wrote with rows
+            shaped by a fit (``report.fitted_writes``) are followed. A fit of the writer with no alarm of its own
+            gets one finding (with ``evidence["handed_on"]``; of the first kind of :data:`HANDED_KINDS` the readers
+            show), replacing an ``info`` one at its line.
+
+    Returns:
+        whether a finding was added.
+    """
+    from faultlib.detect.data.leakage import analyze_session
+    from faultlib.errors import InputError
+    from faultlib.findings import Finding, Severity
+
+    if not report.fitted_writes:
+        return False
+    repo = repo_files(path)
+    me = str(Path(path).resolve())
+    script = next((s for s in repo.accesses if str(Path(s).resolve()) == me), None)
+    if script is None:
+        return False
+    alarmed = {f.location.get("line") for f in report.findings if f.location.get("file") == str(path)
+               and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
+    best: dict[Any, tuple[Finding, str, Access, Access]] = {}
+    for reader, pairs in repo.readers_of(script, report.fitted_writes):
+        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
+                 if str(Path(m).resolve()) != str(Path(reader).resolve())]
+        try:
+            found, _ = analyze_session([*chain, reader], entry=str(path), repo=repo)
+        except InputError:
+            continue
+        for f in found.findings:
+            line = f.location.get("line")
+            if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or f.location.get("file") != str(path) \
+                    or line in alarmed:
+                continue
+            old = best.get(line)
+            if old is None or HANDED_KINDS.index(f.kind) < HANDED_KINDS.index(old[0].kind):
+                best[line] = (f, reader, *pairs[0])
+    for line, (f, reader, write, read) in best.items():
+        shown = reader if Path(str(path)).is_absolute() else os.path.relpath(reader)
+        how = {"file": write.path.text, "written": {"file": str(path), "line": write.line},
+               "read": {"file": shown, "line": read.line}}
+        message = (f"{f.message} [the rows reach {shown} through the file `{write.path.text}`: written on line "
+                   f"{write.line}, read on {shown} line {read.line}]")
+        report.findings[:] = [g for g in report.findings if not (g.location.get("file") == str(path)
+                                                                 and g.location.get("line") == line)]
+        report.findings.append(Finding(f.detector, f.severity, message, f.location, {**f.evidence, "handed_on": how},
+                                       kind=f.kind))
+    return bool(best)
+
+
+#: the kinds a fit handed on through a file can have, the one reported first when readers show several (a fit
+#: over the competition test rows is that whatever else a reader does; a cross-validation scores every row)
+HANDED_KINDS = ("fit_on_test", "fit_outside_cv", "fit_before_split", "reused_across_folds")
+
+__all__ = ["HANDED_KINDS", "Access", "RepoFiles", "handed_on", "repo_files", "repo_root"]
