@@ -32,7 +32,8 @@ A repository ``owner/name`` is looked up under ``CORPUS_ROOT`` as ``owner+name``
 ``i17leak-name``, ``i17leak2-name``, ``i17leak2-owner+name``, ``i17leak3-name``, ``i17leakwave-name``
 or ``owner/name``. Labelled at commits given in the labels; a checkout at another commit
 is measured anyway, and the output says so. When ``benchmarks/static_realworld_blocking.py`` exists it is
-run afterwards with the same ``CORPUS_ROOT``, so one command prints both halves. Always exits 0 (a
+run afterwards with the same ``CORPUS_ROOT``, so one command prints both halves (not with ``--wave`` or
+``--scan``: those measure or list leakage labels alone). Always exits 0 (a
 measurement, not a test).
 
 Anchor (ASE'22: Yang, Brower-Sinning, Lewis, Kästner, "Data leakage in notebooks: static detection and
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         _print(out, args.list_unjudged)
     blocking = HERE / "static_realworld_blocking.py"
-    if blocking.is_file():
+    if blocking.is_file() and not (args.wave or args.scan):  # a wave or a labelling scan is leakage's alone
         sys.stdout.flush()
         subprocess.run([sys.executable, str(blocking), str(args.root), *(["--json"] if args.json else [])], check=False)
     return 0
