@@ -1,0 +1,66 @@
+"""The static leakage analysis on the kinds held-out wave 41 of public code showed (energy forecasting, insurance,
+genomics, MLOps course code, Kaggle text pairs), in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def _alarms(tmp_path: Path, text: str, name: str = "meters.py") -> set[tuple[str, int]]:
+    script = tmp_path / name
+    script.write_text(text)
+    report, _ = analyze_file(str(script), alone=True)
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+# gaps of the held-out climate table filled in place (DataFrame.update) with its own per-station daily means,
+# inside a helper the script calls on that table
+UPDATE_FILL_ON_TEST = """\
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+
+
+def patch_climate(table):
+    table = table.set_index(["station", "doy"])
+    daily = pd.DataFrame(table.groupby(["station", "doy"])["humidity"].mean(), columns=["humidity"])
+    table.update(daily, overwrite=False)
+    return table.reset_index()
+
+
+usage = pd.read_csv("usage_train.csv")
+target = usage.pop("kwh")
+model = GradientBoostingRegressor().fit(usage, target)
+climate_test = patch_climate(pd.read_csv("climate_test.csv"))
+later = pd.read_csv("usage_test.csv").merge(climate_test, on=["station", "doy"])
+print(model.predict(later))
+"""
+
+# look-alikes: the held-out table updated from means of the training table; a dict's update; a table updated
+# from a constant frame
+UPDATE_SILENT = """\
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+
+usage = pd.read_csv("usage_train.csv")
+target = usage.pop("kwh")
+model = GradientBoostingRegressor().fit(usage, target)
+daily = usage.groupby("station")[["humidity"]].mean()
+held = pd.read_csv("usage_test.csv").set_index("station")
+held.update(daily, overwrite=False)
+settings = {"depth": 3}
+settings.update({"depth": 4})
+held.update(pd.DataFrame({"humidity": [0.5]}), overwrite=False)
+print(model.predict(held), settings)
+"""
+
+
+def test_update_with_a_statistic_of_the_held_out_table_is_a_fit_on_test(tmp_path):
+    assert _alarms(tmp_path, UPDATE_FILL_ON_TEST) == {("fit_on_test", 7)}
+
+
+def test_update_from_training_statistics_or_constants_is_silent(tmp_path):
+    assert _alarms(tmp_path, UPDATE_SILENT) == set()
