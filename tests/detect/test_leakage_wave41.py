@@ -64,3 +64,38 @@ def test_update_with_a_statistic_of_the_held_out_table_is_a_fit_on_test(tmp_path
 
 def test_update_from_training_statistics_or_constants_is_silent(tmp_path):
     assert _alarms(tmp_path, UPDATE_SILENT) == set()
+
+
+# trailing windows of the held-out table reached through a variable (as inline s.rolling(3).mean()): each row's own
+# past, no statistic of the table; a name bound to a window in one place and to the table in another stays a fit
+WINDOW_THROUGH_A_NAME = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+
+
+def add_lags(table, width=3):
+    by_station = table.groupby("station")
+    cols = ["humidity", "wind"]
+    rolled = by_station[cols].rolling(window=width, min_periods=0)
+    lag_mean = rolled.mean().reset_index().astype(np.float32)
+    spread = table["wind"].expanding()
+    table["wind_sd"] = spread.std()
+    for col in cols:
+        table[f"{col}_mean{width}"] = lag_mean[col]
+
+
+usage = pd.read_csv("usage_train.csv")
+target = usage.pop("kwh")
+model = GradientBoostingRegressor().fit(usage, target)
+held = pd.read_csv("usage_test.csv")
+add_lags(held)
+block = held["wind"].rolling(6)
+block = held["wind"]
+held["wind_c"] = held["wind"] - block.mean()
+print(model.predict(held))
+"""
+
+
+def test_a_window_reached_through_a_name_is_row_local_but_a_rebound_name_is_not(tmp_path):
+    assert _alarms(tmp_path, WINDOW_THROUGH_A_NAME) == {("fit_on_test", 24)}
