@@ -350,8 +350,8 @@ class Interpreter(SemanticHooks):
             result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
         elif isinstance(test, ast.Name):
             value = self._expr(test, frame)
-            if isinstance(value, Const) and value.value is None:
-                result = False
+            if isinstance(value, Const) and (value.value is None or isinstance(value.value, bool)):
+                result = bool(value.value)  # `if fit_dv:` with fit_dv=False passed by the caller: the else branch
             else:
                 result = True if self._is_object(value) else None
         else:

@@ -99,3 +99,39 @@ print(model.predict(held))
 
 def test_a_window_reached_through_a_name_is_row_local_but_a_rebound_name_is_not(tmp_path):
     assert _alarms(tmp_path, WINDOW_THROUGH_A_NAME) == {("fit_on_test", 24)}
+
+
+# a helper that fits its encoder only under a flag: the caller passes the flag for the training month alone
+# (silent), or passes it for the held-out month too (a fit on test)
+FLAG_GUARDED_FIT = """\
+import pandas as pd
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_squared_error
+
+
+def encode(df, dv, fit_dv=False):
+    dicts = df[["zone", "miles"]].to_dict(orient="records")
+    if fit_dv:
+        X = dv.fit_transform(dicts)
+    else:
+        X = dv.transform(dicts)
+    return X, dv
+
+
+jan = pd.read_parquet("trips_jan.parquet")
+mar = pd.read_parquet("trips_test.parquet")
+dv = DictVectorizer()
+X_train, dv = encode(jan, dv, fit_dv=True)
+X_test, _ = encode(mar, dv, fit_dv={flag})
+lr = LinearRegression().fit(X_train, jan["minutes"])
+print(mean_squared_error(mar["minutes"], lr.predict(X_test)))
+"""
+
+
+def test_a_fit_under_a_flag_the_caller_passes_false_for_the_test_rows_is_silent(tmp_path):
+    assert _alarms(tmp_path, FLAG_GUARDED_FIT.format(flag="False")) == set()
+
+
+def test_a_fit_under_a_flag_the_caller_passes_true_for_the_test_rows_is_a_fit_on_test(tmp_path):
+    assert _alarms(tmp_path, FLAG_GUARDED_FIT.format(flag="True")) == {("fit_on_test", 10)}
