@@ -135,3 +135,30 @@ def test_a_fit_under_a_flag_the_caller_passes_false_for_the_test_rows_is_silent(
 
 def test_a_fit_under_a_flag_the_caller_passes_true_for_the_test_rows_is_a_fit_on_test(tmp_path):
     assert _alarms(tmp_path, FLAG_GUARDED_FIT.format(flag="True")) == {("fit_on_test", 10)}
+
+
+# a literal flag that does not switch between fitting and transforming (a cache or a log switch) still runs both
+# branches: the branch not taken may be what wrote the cache the other one reads
+OTHER_FLAG_RUNS_BOTH = """\
+import pandas as pd
+from sklearn.linear_model import LinearRegression
+
+
+def prepare(df, cached=True):
+    if cached:
+        df = pd.read_pickle("prepared.pkl")
+    else:
+        df = df.fillna(df.mean())
+        df.to_pickle("prepared.pkl")
+    return df
+
+
+jan = pd.read_parquet("trips_jan.parquet")
+lr = LinearRegression().fit(jan.drop(columns="minutes"), jan["minutes"])
+mar = prepare(pd.read_parquet("trips_test.parquet"))
+print(lr.predict(mar.drop(columns="minutes")))
+"""
+
+
+def test_a_literal_flag_that_is_no_fit_switch_runs_both_branches(tmp_path):
+    assert _alarms(tmp_path, OTHER_FLAG_RUNS_BOTH) == {("fit_on_test", 9)}
