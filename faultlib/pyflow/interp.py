@@ -139,6 +139,8 @@ class Interpreter(SemanticHooks):
             raise Return(self._expr(node.value, frame) if node.value is not None else Const(None))
         elif isinstance(node, ast.If):
             known = self._truth(node.test, frame)
+            if known is None and self._flag_picks(node):
+                known = self._flag(node.test, frame)
             if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
                 self._block(node.body if known else node.orelse, frame)
             elif is_main_guard(node.test) or not node.orelse and not self.join_one_armed_if:
@@ -331,6 +333,18 @@ class Interpreter(SemanticHooks):
                     items[key.value] = value
             return Container(items)
         return UNKNOWN
+
+    def _flag_picks(self, node: ast.If) -> bool:
+        """Whether a literal ``True``/``False`` bound to the name ``node`` tests picks the branch that runs (a
+        subclass says for which branches; here never: an unknown flag runs both)."""
+        return False
+
+    def _flag(self, test: ast.expr, frame: Frame) -> bool | None:
+        """``flag`` / ``not flag`` with a literal bool bound to ``flag`` (``encode(df, fit_dv=False)``): its truth."""
+        negate = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        name = test.operand if negate else test
+        value = self._expr(name, frame) if isinstance(name, ast.Name) else None
+        return value.value != negate if isinstance(value, Const) and isinstance(value.value, bool) else None
 
     def _truth(self, test: ast.expr, frame: Frame) -> bool | None:
         """Whether ``test`` is known true or false: ``x``, ``not x``, ``x is None``, ``x is not None`` where ``x``

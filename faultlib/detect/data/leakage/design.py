@@ -110,6 +110,13 @@ def _statistic_lambda(node: ast.expr) -> bool:
                and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body))
 
 
+
+def _window(node: ast.expr | None) -> bool:
+    """``s.rolling(7)`` (also ``expanding``, ``ewm``, ``resample``): a window object, whose ``.mean()`` is each row's
+    own past window (or time bin), not a statistic of all the rows (pandas user guide, "Windowing operations")."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+        "rolling", "expanding", "ewm", "resample")
+
 class DesignChecks:
     """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
 
@@ -196,8 +203,8 @@ class DesignChecks:
                 self._reach(*args, *kwargs.values())
             return None
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
-        windowed = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in (
-            "rolling", "expanding", "ewm", "resample")  # s.rolling(7).mean(): each row's own past window
+        windowed = _window(inner) or isinstance(inner, ast.Name) and bool(self._bindings.get(inner.id)) and all(
+            _window(b) for b in self._bindings[inner.id])  # rolled = g[cols].rolling(3); rolled.mean(): as inline
         # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
         # patient_id) a count is the entity's own size, no statistic of other rows
         grouped = groupby_call(inner) if inner is not None else None

@@ -230,8 +230,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
         out = Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
-        if isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
-            self._rebind_base(node.func.value, out, frame)  # df['a'].fillna(df['a'].mean(), inplace=True)
+        if name == "update" or isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
+            # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler): DataFrame.update always writes in
+            # place (pandas API reference, "DataFrame.update": "Modify in place using non-NA values from another")
+            self._rebind_base(node.func.value, out, frame)
         return out
 
     # ------------------------------------------------------------------ estimators

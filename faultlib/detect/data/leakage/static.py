@@ -48,6 +48,7 @@ from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
+from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.foldcols import FoldColumns
@@ -105,7 +106,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
                FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               BlockUnpacking, DynamicGlobals, Interpreter):
+               BlockUnpacking, DynamicGlobals, FitSwitches, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
