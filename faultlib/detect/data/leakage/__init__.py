@@ -135,7 +135,7 @@ def _hand_on(path: str, members: list, report, smap) -> None:
     """The leaks that show only in the scripts reading what ``path`` writes (:mod:`.repofiles`), in line order."""
     from faultlib.detect.data.leakage.repofiles import handed_on
 
-    if handed_on(path, members, report):
+    if handed_on(path, members, report, analyze_session):
         report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
                                             f.location.get("line", 0), f.kind))
 

@@ -443,14 +443,13 @@ def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
 
 
 class ChoiceChecks:
-    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``."""
+    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``
+    and ``data_of`` (a value as data, or ``None``)."""
 
     def _test_rows(self, value: Any, arg: ast.expr | None) -> bool:
         """``value`` (passed as ``arg``) is test rows: a split's test part, a test file, a part named for testing;
         never a part named for validation."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
-
-        x = _maybe_data(value)
+        x = self.data_of(value)  # type: ignore[attr-defined]
         if x is None or validation_named(arg):
             return False
         return x.test or any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \

@@ -181,7 +181,7 @@ def repo_files(path: str | Path) -> RepoFiles:
     return _index(str(root), stamp)
 
 
-def handed_on(path: str | Path, members: list[Path], report: Any) -> bool:
+def handed_on(path: str | Path, members: list[Path], report: Any, analyze_session: Any) -> bool:
     """Add to ``report`` the leaks of ``path`` that show only in the scripts reading what it writes.
 
     Args:
@@ -191,11 +191,12 @@ def handed_on(path: str | Path, members: list[Path], report: Any) -> bool:
             shaped by a fit (``report.fitted_writes``) are followed. A fit of the writer with no alarm of its own
             gets one finding (with ``evidence["handed_on"]``; of the first kind of :data:`HANDED_KINDS` the readers
             show), replacing an ``info`` one at its line.
+        analyze_session: the package's :func:`~faultlib.detect.data.leakage.analyze_session`, passed in (this
+            module sits below the package, which imports it).
 
     Returns:
         whether a finding was added.
     """
-    from faultlib.detect.data.leakage import analyze_session
     from faultlib.errors import InputError
     from faultlib.findings import Finding, Severity
 

@@ -115,6 +115,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
     """
 
     join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
+    data_of = staticmethod(_maybe_data)  # a value as data or None, for mixins below semantics.py (choices.py)
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
         Interpreter.__init__(self, tree, smap.describe)
