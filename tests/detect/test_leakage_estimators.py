@@ -9,16 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from faultlib.detect.data.leakage import analyze_file, vocab
-from faultlib.findings import Severity
+from faultlib.detect.data.leakage import vocab
+from tests.detect.leakage_source import alarms
 
 
 def _alarms(tmp_path: Path, text: str, name: str = "farm.py") -> set[tuple[str, int]]:
-    script = tmp_path / name
-    script.write_text(text)
-    report, _ = analyze_file(str(script), alone=True)
-    return {(f.kind, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+    return alarms(tmp_path, text, name)
 
 
 # one template: a transformer made on line 8, applied to every row on line 9, then the rows are split and scored

@@ -6,15 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
+from tests.detect.leakage_source import alarms
 
 
 def _alarms(tmp_path: Path, text: str) -> set[tuple[str, int]]:
-    script = tmp_path / "shop.py"
-    script.write_text(text)
-    report, _ = analyze_file(str(script), alone=True)
-    return {(f.kind, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+    return alarms(tmp_path, text, "shop.py")
 
 
 # features of train.csv and test.csv built elsewhere into one file, scaled whole, cut at len(train.csv)

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
+from tests.detect.leakage_source import alarms
 
 
 def _alarms(tmp_path: Path, text: str, name: str = "desk.py") -> set[tuple[str, int]]:
-    script = tmp_path / name
-    script.write_text(text)
-    report, _ = analyze_file(str(script), alone=True)
-    return {(f.kind, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+    return alarms(tmp_path, text, name)
 
 
 # a hidden Markov model fitted on every day; its states become a feature of a walk-forward cross-validation
