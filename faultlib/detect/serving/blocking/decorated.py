@@ -4,14 +4,14 @@
 wrapper closure that calls the original and does its own work around it (a retry loop that sleeps between attempts,
 a timer, a lock)::
 
-    def neo4j_retry(attempts=3):
+    def with_retries(attempts=3):
         def decorator(fn):
             @functools.wraps(fn)
             def wrapper(*args, **kwargs):
                 for i in range(attempts):
                     try:
                         return fn(*args, **kwargs)
-                    except ServiceUnavailable:
+                    except TimeoutError:
                         time.sleep(2 ** i)
             return wrapper
         return decorator
