@@ -198,3 +198,27 @@ def test_a_reader_in_another_project_is_not_linked(tmp_path):
     assert alarms(writer) == []
     write(tmp_path / "gauges", "evaluate.py", HOLDOUT)
     assert [k for k, _, _ in alarms(writer)] == ["fit_before_split"]
+
+
+def test_a_name_rebound_from_itself_is_resolved_once(monkeypatch):
+    """``p = p + ...`` in 30 places: every binding of ``p`` refers to ``p`` again. Each lookup re-evaluating every
+    binding at every level is 30 ** 12 evaluations (a notebook collection hung the whole-repository index on it); the
+    answer is memoised by name and scope, so the evaluations stay linear in the bindings."""
+    import ast
+
+    from faultlib.detect.data.leakage import pathexprs
+
+    lines = ['p = "data"'] + [f'p = p + "/part{i}"' for i in range(30)] + ['q = p + "/rows.csv"']
+    tree = ast.parse("\n".join(lines))
+    env = PathEnv(tree)
+    calls = []
+    original = pathexprs.path_of
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        assert len(calls) < 500, "path expressions re-evaluated: exponential in the bindings"
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pathexprs, "path_of", counted)
+    assert env.lookup("q", len(lines)) == FilePath("rows.csv", exact=False)  # p is ambiguous: only the tail is known
+    assert PathEnv(ast.parse('r = "data"\ns = r + "/x.csv"')).lookup("s", 2) == FilePath("data/x.csv")

@@ -108,6 +108,7 @@ class PathEnv:
         self._scopes: dict[int, dict[str, list[ast.expr]]] = {}
         self._spans: list[tuple[int, int, int]] = []  # (first, last, scope id) of each function, innermost last
         self._imports: dict[int, dict[str, tuple[str, str | None]]] = {}  # scope -> local name -> (module, name)
+        self._known: dict[tuple[str, tuple[int, ...]], FilePath | None] = {}  # lookup's answers by name and scopes
         for index, (first, last) in enumerate(self._segments):
             top = -1 - index
             self._scopes[top] = {}
@@ -172,8 +173,22 @@ class PathEnv:
         return [*reversed(inner), top]
 
     def lookup(self, name: str, line: int, depth: int = 0) -> FilePath | None:
-        """The path a name holds on ``line``, or ``None`` (unbound, bound to other things, or ambiguous)."""
-        for sid in self.scopes_at(line):
+        """The path a name holds on ``line``, or ``None`` (unbound, bound to other things, or ambiguous).
+
+        Memoised by name and the scopes ``line`` sees (the answer depends on nothing else): a name rebound from itself
+        (``p = p + "/x"`` in many places) otherwise re-evaluates every binding at every level, exponential in the
+        number of bindings. A name whose own evaluation needs it again answers ``None`` there (a cycle).
+        """
+        scopes = tuple(self.scopes_at(line))
+        key = (name, scopes)
+        if key in self._known:
+            return self._known[key]
+        self._known[key] = None  # a cycle through this name answers None
+        self._known[key] = found = self._lookup(name, scopes, line, depth)
+        return found
+
+    def _lookup(self, name: str, scopes: tuple[int, ...], line: int, depth: int) -> FilePath | None:
+        for sid in scopes:
             values = self._scopes.get(sid, {}).get(name)
             if values:
                 found = {path_of(v, self, line, depth + 1) for v in values}
@@ -182,7 +197,7 @@ class PathEnv:
             if imported is not None:
                 module, attr = imported
                 return self.modules.get(module, {}).get(attr) if attr else None
-        for sid in self.scopes_at(line):
+        for sid in scopes:
             for key, (module, _) in self._imports.get(sid, {}).items():
                 if key.startswith("*") and name in self.modules.get(module, {}):
                     return self.modules[module][name]
