@@ -16,7 +16,7 @@ from faultlib.archive.manifest import verify
 from faultlib.errors import ArchiveError, InputError
 from faultlib.evidence import layout
 from faultlib.evidence.seal import write_manifest
-from tests.conftest import cli, run_json
+from tests.conftest import cli, cli_in_process, run_json
 
 CASE, RUN = "case_a", "20261130T000000Z-abcdef"
 BUCKET = "faultlib-runs"
@@ -59,7 +59,7 @@ def test_get_refuses_ids_that_are_not_plain_names(tmp_path, case_id, run_id):
     _run(store)
     _run(tmp_path, "outside")  # what ../outside would reach: beside the archive
     before = _tree(tmp_path)
-    proc = cli("archive", "get", f"file://{store}", case_id, run_id, "--out", str(tmp_path / "out"), cwd=tmp_path)
+    proc = cli_in_process("archive", "get", f"file://{store}", case_id, run_id, "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "is not a plain" in proc.stderr and "Traceback" not in proc.stderr
     assert _tree(tmp_path) == before, "nothing written anywhere"

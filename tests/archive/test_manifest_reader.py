@@ -13,7 +13,7 @@ from faultlib.archive.manifest import verify
 from faultlib.errors import ArchiveError, InputError
 from faultlib.evidence import layout
 from faultlib.evidence.seal import write_manifest
-from tests.conftest import cli, run_json
+from tests.conftest import cli, cli_in_process, run_json
 
 CASE, RUN = "fp16_overflow", "20261130T000000Z-abcdef"
 SHA = "0" * 64
@@ -131,17 +131,17 @@ BYTES_FLOAT = json.dumps(_doc(*_good_files(), _entry(size=1.5)))
 @pytest.mark.parametrize("document", ["{}", "not json", "[1, 2]", BYTES_FLOAT])
 def test_file_archive_get_and_ls_refuse_a_malformed_manifest_with_exit_2(tmp_path, document):
     root, bad = _archive_with(tmp_path, document)
-    got = cli("archive", "get", f"file://{root}", CASE, RUN, "--out", str(tmp_path / "out"), cwd=tmp_path)
+    got = cli_in_process("archive", "get", f"file://{root}", CASE, RUN, "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert got.returncode == 2, got.stderr
     assert f"error: {CASE}/{RUN}: manifest.json" in got.stderr and "Traceback" not in got.stderr
     assert not (tmp_path / "out").exists()
 
-    listed = cli("archive", "ls", f"file://{root}", "--json", cwd=tmp_path)
+    listed = cli_in_process("archive", "ls", f"file://{root}", "--json", cwd=tmp_path)
     assert listed.returncode == 2, listed.stderr
     runs = {r["case"]: r for r in run_json(listed)["runs"]}
     assert runs["good_case"]["complete"] and runs["good_case"]["note"] is None, "the good run is still listed"
     assert runs[CASE]["complete"] is False and runs[CASE]["note"].startswith("manifest.json")
-    human = cli("archive", "ls", f"file://{root}", cwd=tmp_path)
+    human = cli_in_process("archive", "ls", f"file://{root}", cwd=tmp_path)
     assert human.returncode == 2 and "good_case" in human.stdout
     assert f"error: {CASE}/{RUN}: manifest.json" in human.stderr
     with pytest.raises(ManifestError):
@@ -165,11 +165,11 @@ def test_get_names_the_field_of_the_issue_example(tmp_path):
 def test_a_malformed_run_json_shows_verdict_question_mark_and_a_note(tmp_path, record, note):
     root, bad = _archive_with(tmp_path, None, record)
     write_manifest(bad, run_id=RUN, case_id=CASE)
-    listed = cli("archive", "ls", f"file://{root}", "--json", cwd=tmp_path)
+    listed = cli_in_process("archive", "ls", f"file://{root}", "--json", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     row = next(r for r in run_json(listed)["runs"] if r["case"] == CASE)
     assert row["verdict"] == "?" and note in row["note"] and row["complete"] is True
-    human = cli("archive", "ls", f"file://{root}", cwd=tmp_path)
+    human = cli_in_process("archive", "ls", f"file://{root}", cwd=tmp_path)
     assert human.returncode == 0 and "?" in human.stdout and "Traceback" not in human.stderr
 
 

@@ -13,7 +13,7 @@ import pytest
 from faultlib.archive import Archive, FileArchive, S3Archive, open_archive
 from faultlib.archive.s3client import ENDPOINT_RULE, parse_endpoint
 from faultlib.errors import ArchiveError, ArchiveUnavailable
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 BUCKET = "faultlib-runs"
 
@@ -66,7 +66,7 @@ def test_run_refuses_an_impossible_file_archive_before_it_starts(tiny_case, tmp_
     (tmp_path / "a_file").write_text("x")
     uri = f"file://{tmp_path / target}" if not target.startswith("/") else f"file://{target}"
     started = time.monotonic()
-    proc = cli("run", str(tiny_case()), "--archive", uri, cwd=tmp_path)
+    proc = cli_in_process("run", str(tiny_case()), "--archive", uri, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "archive directory" in proc.stderr and "Traceback" not in proc.stderr
     assert "verdict" not in proc.stdout and time.monotonic() - started < 30
@@ -80,10 +80,10 @@ def test_run_and_flush_refuse_an_impossible_spool(env_s3, tiny_case, tmp_path, m
     monkeypatch.setenv("FAULTLIB_SPOOL", spool if spool.startswith("/") else str(tmp_path / spool))
     with pytest.raises(ArchiveError, match=phrase):
         S3Archive(f"s3://{BUCKET}/x").preflight()
-    proc = cli("run", str(tiny_case()), "--archive", f"s3://{BUCKET}/x", cwd=tmp_path)
+    proc = cli_in_process("run", str(tiny_case()), "--archive", f"s3://{BUCKET}/x", cwd=tmp_path)
     assert proc.returncode == 2 and "spool directory (FAULTLIB_SPOOL)" in _flat(proc.stderr), proc.stderr
     assert phrase in _flat(proc.stderr) and "Traceback" not in proc.stderr
-    flush = cli("archive", "flush", f"s3://{BUCKET}/x", cwd=tmp_path)
+    flush = cli_in_process("archive", "flush", f"s3://{BUCKET}/x", cwd=tmp_path)
     assert flush.returncode == 2 and phrase in _flat(flush.stderr) and "Traceback" not in flush.stderr
 
 
@@ -100,14 +100,14 @@ def test_malformed_endpoints_are_refused_without_echoing_them(env_s3, tiny_case,
     with pytest.raises(ArchiveError, match="FAULTLIB_S3_ENDPOINT must be http://HOST") as info:
         open_archive(f"s3://{BUCKET}/x")
     assert str(info.value) == ArchiveError(ENDPOINT_RULE).args[0], "the message never holds the value"
-    proc = cli("archive", "ls", f"s3://{BUCKET}/x", cwd=tmp_path)
+    proc = cli_in_process("archive", "ls", f"s3://{BUCKET}/x", cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "FAULTLIB_S3_ENDPOINT must be" in proc.stderr
 
 
 def test_malformed_ipv6_endpoints_stop_a_run_before_it_starts(env_s3, tiny_case, tmp_path, monkeypatch):
     for endpoint in ("http://[::1", "http://[zz::1]:9000"):
         monkeypatch.setenv("FAULTLIB_S3_ENDPOINT", endpoint)
-        proc = cli("run", str(tiny_case()), "--archive", f"s3://{BUCKET}/x", cwd=tmp_path)
+        proc = cli_in_process("run", str(tiny_case()), "--archive", f"s3://{BUCKET}/x", cwd=tmp_path)
         assert proc.returncode == 2, proc.stderr
         assert "FAULTLIB_S3_ENDPOINT must be" in proc.stderr and "Traceback" not in proc.stderr
         assert not (tmp_path / "spool").exists()
@@ -147,15 +147,15 @@ def test_ls_of_a_missing_or_impossible_archive_is_an_error(tmp_path):
                         ("file:///nonexistent", "no archive at"),
                         (f"file://{tmp_path / 'a_file'}", "is not a directory"),
                         (str(tmp_path / "nonexistent"), "no archive at")):
-        proc = cli("archive", "ls", uri, cwd=tmp_path)
+        proc = cli_in_process("archive", "ls", uri, cwd=tmp_path)
         assert proc.returncode == 2 and phrase in proc.stderr and "Traceback" not in proc.stderr, \
             f"{uri}; {proc.stderr}"
         assert proc.stdout == ""
-        as_json = cli("archive", "ls", uri, "--json", cwd=tmp_path)
+        as_json = cli_in_process("archive", "ls", uri, "--json", cwd=tmp_path)
         assert as_json.returncode == 2 and phrase in as_json.stdout and "Traceback" not in as_json.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert cli("archive", "ls", f"file://{empty}", cwd=tmp_path).returncode == 0
+    assert cli_in_process("archive", "ls", f"file://{empty}", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.parametrize("args", [

@@ -7,7 +7,7 @@ import time
 import pytest
 import yaml
 
-from tests.conftest import cli, run_json, tiny_case_data, write_case
+from tests.conftest import cli, cli_in_process, run_json, tiny_case_data, write_case
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
@@ -46,7 +46,7 @@ def test_odd_yaml_values_give_exit_2_with_the_line(tmp_path, mutate, line_of, ph
     case_dir = _case_with(tmp_path, bad)
     expected_line = next(i for i, line in enumerate(bad.splitlines(), 1) if line_of in line)
     for command in (("validate", str(case_dir)), ("run", str(case_dir)), ("list", str(case_dir.parent))):
-        proc = cli(*command, cwd=tmp_path, timeout=60)
+        proc = cli_in_process(*command, cwd=tmp_path)  # what the commands answer: in process (a Python exception fails)
         assert proc.returncode == 2, f"{command}; {proc.stdout}; {proc.stderr}"
         assert f"case.yaml:{expected_line}:" in proc.stderr and phrase in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
@@ -57,7 +57,7 @@ def test_odd_yaml_values_give_exit_2_with_the_line(tmp_path, mutate, line_of, ph
                                         ("--timeout", "-1"), ("--timeout", "100000"), ("--seed", "-1"),
                                         ("--seed", str(2**64))])
 def test_numbers_in_flags_must_be_finite_and_in_range(tmp_path, tiny_case, flag, value):
-    proc = cli("run", str(tiny_case()), flag, value, cwd=tmp_path, timeout=60)
+    proc = cli_in_process("run", str(tiny_case()), flag, value, cwd=tmp_path)
     assert proc.returncode == 2 and flag in proc.stderr
     assert not (tmp_path / ".faultlib").exists()
 

@@ -18,7 +18,7 @@ import yaml
 
 from faultlib.observability.dashboards import (DS_VARIABLE, build_family, collisions, catalog_claims, render,
                                                required_field_problems)
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import REPO, cli, cli_in_process, run_json
 
 BOARDS = sorted((REPO / "compose" / "grafana" / "dashboards").glob("*.json"))
 # every numerics case of the catalog (the numerics board is compared whole with the checked-in one)
@@ -95,7 +95,7 @@ def test_check_fails_after_a_query_changes_and_generation_brings_it_back(tmp_pat
     cases = _repo(tmp_path)
     out = tmp_path / "compose" / "grafana" / "dashboards"
     (out / "notes.json").write_text("{}\n")  # not a generated file: never touched
-    first = cli("dashboards", str(cases), cwd=tmp_path)
+    first = cli_in_process("dashboards", str(cases), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     removed = sorted(line.rsplit("/", 1)[1] for line in first.stdout.splitlines() if line.startswith("removed"))
     assert removed == ["faultlib-data.json", "faultlib-distributed.json", "faultlib-infra.json", "faultlib-model.json",
@@ -103,25 +103,25 @@ def test_check_fails_after_a_query_changes_and_generation_brings_it_back(tmp_pat
     assert sorted(p.name for p in out.iterdir()) == ["faultlib-numerics.json", "notes.json"]
     assert (out / "faultlib-numerics.json").read_text() == (REPO / "compose/grafana/dashboards/faultlib-numerics.json"
                                                               ).read_text()
-    assert cli("dashboards", str(cases), "--check", cwd=tmp_path).returncode == 0
+    assert cli_in_process("dashboards", str(cases), "--check", cwd=tmp_path).returncode == 0
 
     case_yaml = cases / "fp16_overflow" / "case.yaml"
     old = "min by (phase) (faultlib_loss_scale_low)"
     case_yaml.write_text(case_yaml.read_text().replace(old, "max by (phase) (faultlib_loss_scale_low)"))
-    check = cli("dashboards", str(cases), "--check", cwd=tmp_path)
+    check = cli_in_process("dashboards", str(cases), "--check", cwd=tmp_path)
     assert check.returncode == 1, check.stdout + check.stderr
     assert f"differs: {out / 'faultlib-numerics.json'}" in check.stderr
     assert "run faultlib dashboards" in check.stderr
 
-    validated = cli("validate", str(cases / "fp16_overflow"), cwd=tmp_path)
+    validated = cli_in_process("validate", str(cases / "fp16_overflow"), cwd=tmp_path)
     assert validated.returncode == 2 and "panel 3 of dashboard faultlib-numerics shows" in validated.stderr
 
-    assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
+    assert cli_in_process("dashboards", str(cases), cwd=tmp_path).returncode == 0
     board = json.loads((out / "faultlib-numerics.json").read_text())
     [panel] = [p for p in board["panels"] if p["id"] == 3]
     assert panel["targets"][0]["expr"] == "max by (phase) (faultlib_loss_scale_low)"
-    assert cli("dashboards", str(cases), "--check", "--json", cwd=tmp_path).returncode == 0
-    assert cli("validate", str(cases / "fp16_overflow"), cwd=tmp_path).returncode == 0
+    assert cli_in_process("dashboards", str(cases), "--check", "--json", cwd=tmp_path).returncode == 0
+    assert cli_in_process("validate", str(cases / "fp16_overflow"), cwd=tmp_path).returncode == 0
 
 
 def test_two_cases_of_a_family_claiming_one_panel_id_are_refused(tmp_path):
@@ -139,7 +139,7 @@ def test_two_cases_of_a_family_claiming_one_panel_id_are_refused(tmp_path):
     next_free = 1 + max(panel["id"] for case in NUMERICS for panel in yaml.safe_load(
         (cases / case / "case.yaml").read_text())["observability"]["grafana"]["panels"])
     for command in (("validate", str(cases / "nan_gradient")), ("dashboards", str(cases))):
-        proc = cli(*command, cwd=tmp_path)
+        proc = cli_in_process(*command, cwd=tmp_path)
         assert proc.returncode == 2, f"{command}; {proc.stdout}; {proc.stderr}"
         assert (f"{case_yaml}:{line}: observability.grafana.panels[0].id: panel id 2 is also claimed by fp16_overflow "
                 f"({cases / 'fp16_overflow' / 'case.yaml'}:{fp16_line})") in proc.stderr
@@ -153,7 +153,7 @@ def test_a_case_must_use_its_familys_dashboard(tmp_path):
     text = case_yaml.read_text().replace("dashboard_uid: faultlib-numerics", "dashboard_uid: faultlib-fp16")
     case_yaml.write_text(text)
     line = next(i for i, l in enumerate(text.splitlines(), 1) if "dashboard_uid: faultlib-fp16" in l)
-    proc = cli("validate", str(cases / "fp16_overflow"), "--json", cwd=tmp_path)
+    proc = cli_in_process("validate", str(cases / "fp16_overflow"), "--json", cwd=tmp_path)
     assert proc.returncode == 2
     [problem] = run_json(proc)["cases"][0]["problems"]
     assert (problem["file"], problem["line"], problem["field"]) == (str(case_yaml), line,
@@ -164,7 +164,7 @@ def test_a_case_must_use_its_familys_dashboard(tmp_path):
 def test_without_a_provisioned_datasource_panels_use_a_datasource_variable(tmp_path):
     cases = _repo(tmp_path, ("fp16_overflow",), grafana=False)
     out = tmp_path / "boards"
-    proc = cli("dashboards", str(cases), "--out", str(out), cwd=tmp_path)
+    proc = cli_in_process("dashboards", str(cases), "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     board = json.loads((out / "faultlib-numerics.json").read_text())
     assert board["templating"]["list"][0]["name"] == DS_VARIABLE

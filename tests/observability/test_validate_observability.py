@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.evidence import layout
-from tests.conftest import REPO, cli, edit_case_yaml, run_json
+from tests.conftest import REPO, cli, cli_in_process, edit_case_yaml, run_json
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_a_span_never_emitted_names_file_line_span_and_run(tmp_path, archived):
     uri, run_id = archived
     case_dir = _repo(tmp_path)
     line = edit_case_yaml(case_dir, "    - train.step\n", "    - train.step\n    - train.never_emitted\n")
-    proc = cli("validate", str(case_dir), "--archive", uri, cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", uri, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{line}: observability.spans[2]: span 'train.never_emitted' was never emitted "
             f"in the last archived run (fp16_overflow/{run_id} in {uri}") in proc.stderr
@@ -59,7 +59,7 @@ def test_a_metric_never_emitted_is_compared_with_the_runs_prometheus_names(tmp_p
     uri, run_id = archived
     case_dir = _repo(tmp_path)
     line = edit_case_yaml(case_dir, "    - faultlib_amp_enabled\n", "    - faultlib_amp_enabled\n    - faultlib_amp_disabled\n")
-    proc = cli("validate", str(case_dir), "--archive", uri, "--json", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", uri, "--json", cwd=tmp_path)
     assert proc.returncode == 2
     [problem] = run_json(proc)["cases"][0]["problems"]
     assert (problem["line"], problem["field"]) == (line, "observability.metrics[7]")
@@ -79,7 +79,7 @@ def test_only_the_latest_complete_run_counts(tmp_path, archived):
     (later / layout.MANIFEST).unlink()
     (later / layout.TRACES).write_text("")
     case_dir = _repo(tmp_path)
-    proc = cli("validate", str(case_dir), "--archive", f"file://{archive}", "-v", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", f"file://{archive}", "-v", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"fp16_overflow/{run_id}" in proc.stderr
 
@@ -99,13 +99,13 @@ def test_a_run_that_errored_is_never_trusted_and_validate_says_re_run_it(tmp_pat
                               "--json", cwd=tmp_path, timeout=120))
         assert record["verdict"] == "error" and record["run_id"] > run_id
         crashed[archive] = record["run_id"]
-    proc = cli("validate", str(case_dir), "--archive", f"file://{with_passed}", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", f"file://{with_passed}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (f"the last run of fp16_overflow (fp16_overflow/{crashed[with_passed]} in file://{with_passed}) ended with "
             f"verdict error: spans and metrics were checked against the last passed run {run_id} instead; "
             f"re-run it: faultlib run {case_dir} --archive file://{with_passed}") in proc.stderr
     assert "remove it from" not in proc.stderr
-    proc = cli("validate", str(case_dir), "--archive", f"file://{only_errored}", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", f"file://{only_errored}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (f"the last run of fp16_overflow (fp16_overflow/{crashed[only_errored]} in file://{only_errored}) ended "
             "with verdict error: spans and metrics were not checked; re-run it") in proc.stderr
@@ -115,7 +115,7 @@ def test_a_run_that_errored_is_never_trusted_and_validate_says_re_run_it(tmp_pat
 def test_a_panel_id_no_dashboard_has(tmp_path):
     case_dir = _repo(tmp_path)
     line = edit_case_yaml(case_dir, "- {id: 3, title: Loss scale", "- {id: 7003, title: Loss scale")
-    proc = cli("validate", str(case_dir), cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert (f"{case_dir / 'case.yaml'}:{line}: observability.grafana.panels[1].id: panel 7003 of dashboard "
             "faultlib-numerics does not exist: run faultlib dashboards") in proc.stderr
@@ -123,10 +123,10 @@ def test_a_panel_id_no_dashboard_has(tmp_path):
 
 def test_without_an_archived_run_or_dashboards_validate_notes_what_it_did_not_check(tmp_path):
     first = _repo(tmp_path / "elsewhere", dashboards=False)
-    proc = cli("validate", str(first), str(first), cwd=tmp_path)
+    proc = cli_in_process("validate", str(first), str(first), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stderr.count("has no compose/grafana/dashboards beside it") == 1  # said once
-    as_json = run_json(cli("validate", str(first), "--json", cwd=tmp_path))
+    as_json = run_json(cli_in_process("validate", str(first), "--json", cwd=tmp_path))
     assert as_json["ok"] is True
     assert any("no passed run of fp16_overflow" in note for note in as_json["cases"][0]["notes"])
     assert any("has no compose/grafana/dashboards" in note for note in as_json["notes"])
@@ -134,13 +134,13 @@ def test_without_an_archived_run_or_dashboards_validate_notes_what_it_did_not_ch
 
 def test_an_archive_named_explicitly_must_exist(tmp_path):
     case_dir = _repo(tmp_path)
-    proc = cli("validate", str(case_dir), "--archive", f"file://{tmp_path / 'missing'}", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", f"file://{tmp_path / 'missing'}", cwd=tmp_path)
     assert proc.returncode == 2 and "no archive at" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_the_clean_catalog_validates(tmp_path):
     cases = sorted(str(p) for p in (REPO / "cases").iterdir() if (p / "case.yaml").is_file())
-    proc = cli("validate", *cases, cwd=tmp_path)
+    proc = cli_in_process("validate", *cases, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("ok  ") == len(cases)
 
@@ -158,7 +158,7 @@ def test_an_archived_run_that_differs_from_its_manifest_is_named_not_trusted(tmp
         target.unlink()
         target.symlink_to("/etc/passwd")
     case_dir = _repo(tmp_path)
-    proc = cli("validate", str(case_dir), "--archive", f"file://{copy}", cwd=tmp_path)
+    proc = cli_in_process("validate", str(case_dir), "--archive", f"file://{copy}", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "does not match its manifest" in proc.stderr and target.name in proc.stderr
     assert "never emitted" not in proc.stderr, "a damaged run does not blame the case"

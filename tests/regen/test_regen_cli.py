@@ -18,7 +18,7 @@ import pytest
 from faultlib.fingerprint import collect, dumps
 from faultlib.readers import load_yaml
 from faultlib.regen.rewrite import bump_patch
-from tests.conftest import CRDS, REPO, cli, needs_crds, tiny_case_data, write_case
+from tests.conftest import CRDS, REPO, cli, cli_in_process, needs_crds, tiny_case_data, write_case
 from tests.regen.conftest import FAST_CASES, older
 from tests.traces.twoservice import record
 
@@ -196,7 +196,7 @@ def test_a_bad_fingerprint_file_exits_2_naming_the_file(catalog, tmp_path, conte
     root = catalog("scaler_leakage")
     bad = tmp_path / "old.json"
     bad.write_text(content)
-    proc = cli("regen", "--since", str(bad), "--cases", str(root), cwd=tmp_path)
+    proc = cli_in_process("regen", "--since", str(bad), "--cases", str(root), cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "old.json" in proc.stderr and message in proc.stderr
     assert not (tmp_path / ".faultlib").exists()
@@ -213,7 +213,7 @@ def test_bad_traces_exit_2_before_any_case_runs(catalog, old_fingerprint, tmp_pa
     bad = tmp_path / "new.json"
     bad.write_text(content)
     since = old_fingerprint(lambda fp: fp["packages"].update(numpy=older(fp["packages"]["numpy"])))
-    proc = cli("regen", "--since", str(since), "--cases", str(root), "--traces", str(bad), "--archive",
+    proc = cli_in_process("regen", "--since", str(since), "--cases", str(root), "--traces", str(bad), "--archive",
                f"file://{tmp_path / 'runs'}", cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr + proc.stdout
     assert "new.json" in proc.stderr and message in proc.stderr

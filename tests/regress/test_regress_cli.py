@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.readers import load_yaml_file
-from tests.conftest import REPO, cli, tiny_case_data, write_case
+from tests.conftest import REPO, cli, cli_in_process, tiny_case_data, write_case
 from tests.regress.junit_shape import check_jenkins_shape
 from tests.regress.test_regress_report import Page
 
@@ -123,7 +123,7 @@ def test_requires_not_met_skips_for_a_missing_device_and_errors_for_a_missing_pa
 def test_bad_usage_exits_2_before_anything_runs(tmp_path, args, phrase):
     _catalog(tmp_path / "cases", a_case={})
     argv = ["regress", *(args if args == ["nowhere"] else ["cases", *args])]
-    proc = cli(*argv, cwd=tmp_path, timeout=60)
+    proc = cli_in_process(*argv, cwd=tmp_path)  # refused before anything runs: in process
     assert proc.returncode == 2, proc.stderr
     assert phrase in " ".join(proc.stderr.split()) and "Traceback" not in proc.stderr
     assert not (tmp_path / ".faultlib").exists(), "nothing ran"

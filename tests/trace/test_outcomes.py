@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from faultlib.package import PACKAGE_DIR
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, built_once, cli
 
 torch = pytest.importorskip("torch")
 
@@ -43,33 +43,63 @@ ENDINGS = {
 }
 
 
+@pytest.fixture(scope="module")
+def human_run(tmp_path_factory):
+    """Factory: ``human_run(mode)`` is ``(proc, report)`` of one ``faultlib trace --out report.json -- python
+    fail_script.py MODE`` (the human output on ``proc``, the JSON report ``--json`` prints from ``--out``), made once
+    per suite run (:func:`tests.conftest.built_once`, whichever pytest-xdist worker asks first) and shared read-only
+    by the tests of its human output and of its exit code and reason."""
+
+    def build(folder: Path, mode: str) -> None:
+        proc = cli("trace", "--out", str(folder / "report.json"), "--", "python", str(FAIL), mode, cwd=folder)
+        (folder / "proc.json").write_text(json.dumps([proc.returncode, proc.stdout, proc.stderr]))
+
+    def run(mode: str) -> tuple[subprocess.CompletedProcess, dict]:
+        folder = built_once(tmp_path_factory, f"trace-outcome-{mode}", lambda f: build(f, mode))
+        code, out, err = json.loads((folder / "proc.json").read_text())
+        assert os.path.join(PACKAGE_DIR, "") not in err, err  # as trace_json checks
+        proc = subprocess.CompletedProcess(["faultlib", "trace", "--", "python", str(FAIL), mode], code, out, err)
+        return proc, json.loads((folder / "report.json").read_text())
+
+    return run
+
+
+#: the endings the human-output tests below read: their exit-code test reads the same run (JSON from --out)
+HUMAN = ("raise", "exit_message", "exit_3", "exit_1")
+
+
 @pytest.mark.parametrize("mode", sorted(ENDINGS))
-def test_how_the_script_ended_sets_exit_code_and_reason(mode, tmp_path):
-    proc, report = trace_json("--", "python", str(FAIL), mode, cwd=tmp_path)
+def test_how_the_script_ended_sets_exit_code_and_reason(mode, tmp_path, human_run):
+    if mode in HUMAN:
+        proc, report = human_run(mode)
+        script_out = proc.stdout  # the script's stdout, as it printed it
+    else:
+        proc, report = trace_json("--", "python", str(FAIL), mode, cwd=tmp_path)
+        script_out = proc.stderr  # under --json the script's stdout goes to stderr
     code, reason, script_exit, error, stopped = ENDINGS[mode]
     assert proc.returncode == code, proc.stderr
     assert (report["ok"], report["reason"], report["exit_code"]) == (reason is None, reason, code)
     assert (report["script_exit"], report["error"], report["stopped_by_trace"]) == (script_exit, error, stopped)
     assert report["first_nonfinite"] is None and report["dump"] is None
-    assert "trained" in proc.stderr  # the script really ran (its stdout goes to stderr under --json)
+    assert "trained" in script_out  # the script really ran
 
 
-def test_script_traceback_and_exit_message_are_printed_as_python_would(tmp_path):
-    proc = cli("trace", "--", "python", str(FAIL), "raise", cwd=tmp_path)
+def test_script_traceback_and_exit_message_are_printed_as_python_would(human_run):
+    proc, _ = human_run("raise")
     assert proc.returncode == 4
     assert f'File "{FAIL}", line' in proc.stderr and "ValueError: bad config [/oops]" in proc.stderr
     assert "runpy" not in proc.stderr and "boot.py" not in proc.stderr  # only the script's frames
     assert "error: the script raised ValueError: bad config [/oops] (exit code 4)" in proc.stderr  # no markup
-    proc = cli("trace", "--", "python", str(FAIL), "exit_message", cwd=tmp_path)
+    proc, _ = human_run("exit_message")
     assert proc.returncode == 4 and "config file missing" in proc.stderr
 
 
-def test_a_scripts_own_exit_code_is_said_once(tmp_path):
-    proc = cli("trace", "--", "python", str(FAIL), "exit_3", cwd=tmp_path)
+def test_a_scripts_own_exit_code_is_said_once(human_run):
+    proc, _ = human_run("exit_3")
     assert proc.returncode == 3
     assert "error: the script exited with code 3; no non-finite value seen before it ended" in proc.stderr
     assert "(exit code 3)" not in proc.stderr
-    proc = cli("trace", "--", "python", str(FAIL), "exit_1", cwd=tmp_path)  # trace's own 4 differs: both said
+    proc, _ = human_run("exit_1")  # trace's own 4 differs: both said
     assert proc.returncode == 4 and "the script exited with code 1 (exit code 4)" in proc.stderr
 
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from faultlib.cases import load_case
-from tests.conftest import CRDS, cli, needs_crds, run_json
+from tests.conftest import CRDS, cli, cli_in_process, needs_crds, run_json
 
 
 def test_new_from_a_real_slow_trace_writes_a_case_that_validates(real_traces, tmp_path):
@@ -106,11 +106,11 @@ def test_new_from_an_error_trace_gzip_json_output(real_traces, tmp_path):
 def test_refuses_to_overwrite_and_rejects_bad_names(real_traces, tmp_path):
     (tmp_path / "cases" / "taken").mkdir(parents=True)
     (tmp_path / "cases" / "taken" / "keep.txt").write_text("mine")
-    proc = cli("new", "taken", "--from-trace", str(real_traces["slow"]), cwd=tmp_path)
+    proc = cli_in_process("new", "taken", "--from-trace", str(real_traces["slow"]), cwd=tmp_path)
     assert proc.returncode == 2 and "already exists" in proc.stderr
     assert [p.name for p in (tmp_path / "cases" / "taken").iterdir()] == ["keep.txt"]
     for bad in ("Bad-Name", "x", "9lives", "a/b", "../up"):
-        proc = cli("new", bad, "--from-trace", str(real_traces["slow"]), cwd=tmp_path)
+        proc = cli_in_process("new", bad, "--from-trace", str(real_traces["slow"]), cwd=tmp_path)
         assert proc.returncode == 2 and "not a valid case id" in proc.stderr, bad
     assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == ["taken"]
 
@@ -123,7 +123,7 @@ def test_refuses_to_overwrite_and_rejects_bad_names(real_traces, tmp_path):
 ])
 def test_a_bad_trace_exits_2_naming_file_and_line_and_writes_nothing(tmp_path, content, phrase):
     (tmp_path / "trace.json").write_bytes(content)
-    proc = cli("new", "from_bad", "--from-trace", "trace.json", cwd=tmp_path)
+    proc = cli_in_process("new", "from_bad", "--from-trace", "trace.json", cwd=tmp_path)
     assert proc.returncode == 2 and phrase in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "cases").exists()
 
@@ -136,7 +136,7 @@ def test_a_trace_without_any_call_exits_2(real_traces, tmp_path):
                 for s in ss["spans"]:
                     s.pop("parentSpanId", None)
     (tmp_path / "t.jsonl").write_text("".join(json.dumps(d) + "\n" for d in roots))
-    proc = cli("new", "no_calls", "--from-trace", "t.jsonl", cwd=tmp_path)
+    proc = cli_in_process("new", "no_calls", "--from-trace", "t.jsonl", cwd=tmp_path)
     assert proc.returncode == 2 and "no parent -> child call" in proc.stderr
 
 

@@ -14,7 +14,7 @@ import yaml
 
 from faultlib.errors import InputError
 from faultlib.traces import codegen
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 # each one tries another way out of a literal, a comment or a docstring of a generated file
 PAYLOADS = [
@@ -68,7 +68,7 @@ def test_hostile_names_stay_literals_in_every_generated_file(tmp_path, payload):
     name = payload.format(marker=marker) if "{marker}" in payload else payload
     trace = tmp_path / f"incident{chr(10)}x.jsonl" if "\n" in payload else tmp_path / "incident.jsonl"
     hostile_trace(trace, caller=f"front {name}", callee=name, operation=f"op {name}")
-    proc = cli("new", "hostile_case", "--from-trace", str(trace), "--out", "cases", cwd=tmp_path)
+    proc = cli_in_process("new", "hostile_case", "--from-trace", str(trace), "--out", "cases", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     case_dir = tmp_path / "cases" / "hostile_case"
 
@@ -103,7 +103,7 @@ def test_hostile_names_stay_literals_in_every_generated_file(tmp_path, payload):
         ran = _import(module, case_dir)
         assert ran.returncode == 0, ran.stderr
     assert not marker.exists(), "text from the trace ran as code"
-    assert cli("validate", str(case_dir), cwd=tmp_path).returncode == 0
+    assert cli_in_process("validate", str(case_dir), cwd=tmp_path).returncode == 0
 
 
 def test_a_name_too_long_for_a_case_exits_2_and_leaves_nothing(tmp_path):
