@@ -129,16 +129,23 @@ def test_a_package_function_given_a_path_opens_it(tmp_path):
                      ("blocking_file_io", "meta = Torrent.from_file(file_path)")}
 
 
-def test_a_package_function_awaited_elsewhere_or_given_text_stays_silent(tmp_path):
+def test_a_package_function_awaited_elsewhere_or_given_content_stays_silent(tmp_path):
     found = flagged(tmp_path, """
+        import io
         import feedfetch
         import slugs
+        import sniff
+        from docblob import Blob
 
         async def latest(url):
             return await feedfetch.fetch(url)
 
-        async def again(url, title):
-            return feedfetch.fetch(url), slugs.slugify(title)
+        async def again(url, title, file_bytes, data, name):
+            kind = sniff.guess_mime(file_bytes)  # the content, not where it is
+            file = io.BytesIO(data)
+            other = sniff.guess_mime(file)  # an in-memory file
+            blob = Blob.from_data(data=data, path=name)  # the path is only a label of the data given
+            return feedfetch.fetch(url), slugs.slugify(title), kind, other, blob
     """)
     assert found == set()
 

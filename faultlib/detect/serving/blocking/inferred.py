@@ -69,6 +69,8 @@ PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname", "url", 
 """Words of the first argument of a package function (``createParser(path)``) or class-level constructor
 (``Torrent.from_file(path)``) that name what it opens or fetches."""
 URL_WORDS = frozenset({"url", "uri", "link"})
+IN_MEMORY = frozenset({"io.BytesIO", "io.StringIO", "builtins.bytes", "builtins.bytearray", "builtins.memoryview"})
+"""Types of a first argument that is content, not a path (``guess_mime(BytesIO(data))`` reads memory)."""
 
 SYNC_IO_REQUIREMENTS = frozenset({"requests", "urllib3", "httplib2", "pycurl", "grpcio", "paramiko", "pymysql",
                                   "psycopg2", "psycopg2-binary", "pymongo", "mysql-connector-python", "websocket-client",
@@ -91,6 +93,8 @@ def site(index, target: str, call: ast.Call, func: Func):
     that no vocabulary rule judged) when ``target`` is a method of an inferred synchronous client, else None.
     ``target`` None: the call's receiver is reached through namespace attributes of a typed value
     (``driver.posts.create_post``)."""
+    if index.installed is not None and index.installed.inside_library:
+        return None  # inside a library's own code no guess counts (installed.py)
     if target is not None and _third_party(index, target):
         opened = _opens(index, target, call, func)
         if opened is not None:
@@ -168,15 +172,16 @@ def _opens(index, target: str, call: ast.Call, func: Func):
             return None
     if any(p.startswith(_ASYNC_PARTS) for p in parts):
         return None
-    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg and _words(k.arg) & PATH_WORDS),
-                                                None)
+    first = call.args[0] if call.args else None
     if first is None or isinstance(first, ast.Starred):
         return None
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
         words = URL_WORDS if "://" in first.value else set()
     else:
-        words = _named_words(first) & PATH_WORDS
-    if not words or _awaited_anywhere(index, target) or _declared(index, parts[0]) is None:
+        named = _named_words(first, last=True)
+        words = named & PATH_WORDS
+    if not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target) or _declared(
+            index, parts[0]) is None:
         return None
     from faultlib.detect.serving.blocking.sites import Site
 
@@ -362,19 +367,27 @@ def _words(name: str) -> set[str]:
     return {*words, *(a + b for a, b in zip(words, words[1:]))}
 
 
-def _named_words(expr: ast.expr) -> set[str]:
+def _named_words(expr: ast.expr, last: bool = False) -> set[str]:
     """The words of the name a positional argument is read from: a local ``token``, ``settings.GITLAB_TOKEN``,
     ``config["api_url"]``, ``os.environ["QB_HOST"]``, ``os.getenv("QB_HOST")`` (never free text, never the owner of
-    an attribute: ``url.title`` is a title)."""
+    an attribute: ``url.title`` is a title); with ``last``, only the name's last word (``file_path``: ``path``;
+    ``file_bytes``: ``bytes``, the content rather than where it is)."""
+    if last:
+        name = _WORD.findall(_own_name(expr))
+        return {name[-1].lower()} if name else set()
+    return _words(_own_name(expr))
+
+
+def _own_name(expr: ast.expr) -> str:
     if isinstance(expr, ast.Name):
-        return _words(expr.id)
+        return expr.id
     if isinstance(expr, ast.Attribute):
-        return _words(expr.attr)
+        return expr.attr
     key = None
     if isinstance(expr, ast.Subscript):
         key = expr.slice
     elif isinstance(expr, ast.Call) and (dotted(expr.func) or [""])[-1] in ("getenv", "get", "environ") and expr.args:
         key = expr.args[0]
     if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
-        return _words(key.value)
-    return set()
+        return key.value
+    return ""

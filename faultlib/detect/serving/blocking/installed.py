@@ -140,6 +140,9 @@ class Installed:
                         "complete": lib.complete} for lib in self._libraries.values() if lib is not None
                        and lib.index is not None), key=lambda d: d["name"].lower())
 
+    inside_library = False
+    """Whether this lookup serves the walk of a library's own code (there no guessed verdict counts)."""
+
     def has_source(self, top: str) -> bool:
         """Whether the package ``top`` was found installed and its source read completely (its verdicts stand)."""
         library = self._libraries.get(top)
@@ -349,6 +352,7 @@ class _Deeper:
 
     owner: Installed
     depth: int
+    inside_library = True
 
     def site(self, index, target: str, call, func):
         return self.owner.site(index, target, call, func, self.depth)
