@@ -3,8 +3,10 @@
 Each held-out wave brings SDKs the vocabulary did not list; :mod:`faultlib.detect.serving.blocking.inferred` infers
 such clients from evidence in the code. To measure it honestly on SDKs it was not written for, this script removes
 named families from the vocabulary (``--drop`` package names; by default :data:`LONG_TAIL`, the single-SDK families
-added one wave at a time in ``libraries/``) and analyses every service of the labelled corpus four times, copied
-once: full vocabulary without and with the inference, dropped families without and with it. Printed:
+added one wave at a time in ``libraries/``) and analyses every service of the labelled corpus twice, copied once:
+with the full vocabulary and with the families dropped, the inference on; each run without the inference is the same
+run's findings less those that carry ``evidence.inferred`` (the inference only judges calls no other rule judged, and
+changes nothing else the analysis does; ``--check-plain`` runs them apart too and says where they differ). Printed:
 
 * per dropped family: its true positives (labelled ``tp``/``fn`` lines found with the full vocabulary, no inference,
   whose finding's ``calls`` names the package, and no longer found once it is dropped), and how many of them the
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpus_root", type=Path, nargs="?")
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--drop", nargs="*", default=list(LONG_TAIL))
+    parser.add_argument("--check-plain", action="store_true",
+                        help="also run without the inference and say where it differs from the derived run")
     parser.add_argument("--shard", default="1/1", help="I/N: only every N-th service from the I-th (1-based)")
     parser.add_argument("--json", type=Path, help="write the per-service results here")
     parser.add_argument("--merge", nargs="+", type=Path, help="print the tables of these shards' JSON files")
@@ -62,12 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge:
         report(*merge(args.merge))
         return 0
-    from faultlib.detect.serving.blocking import inferred, vocab
+    from faultlib.detect.serving.blocking import vocab
 
     full = vocab.vocabulary()
     dropped = bench.vocabulary_without(full, args.drop)
-    infer = inferred.site
-    setups = {"full": (full, None), "full+inf": (full, infer), "drop": (dropped, None), "drop+inf": (dropped, infer)}
+    setups = {"full+inf": full, "drop+inf": dropped}
     bench.FOLLOW.update({"follow_installed": True, "site_dirs": None})
     labels = bench.load_labels(bench.installed_versions(None))
     corpus = load_json_file(bench.CORPUS)
@@ -87,12 +90,21 @@ def main(argv: list[str] | None = None) -> int:
         results = {}
         with tempfile.TemporaryDirectory() as tmp:
             root = bench.copy_entry(entry, checkout, Path(tmp))
-            for config, (table, site) in setups.items():
+            for config, table in setups.items():
                 vocab.vocabulary = lambda table=table: table
-                inferred.site = site or (lambda index, target, call, func: None)
                 found, meta = bench.run_tool(root, entry["scan"])
                 results[config] = (found, meta["kinds"])
-        vocab.vocabulary, inferred.site = (lambda: full), infer
+                results[config.removesuffix("+inf")] = (meta["plain"], meta["kinds"])
+                if args.check_plain:  # the run without the inference, apart: the same findings?
+                    from faultlib.detect.serving.blocking import inferred
+
+                    site, inferred.site = inferred.site, lambda index, target, call, func: None
+                    alone = bench.run_tool(root, entry["scan"])[0]
+                    inferred.site = site
+                    if alone != meta["plain"]:
+                        print(f"{entry['name']} {config}: without the inference {sorted(alone ^ meta['plain'])} "
+                              "differ", file=sys.stderr)
+        vocab.vocabulary = lambda: full
         positive = {k for k, r in own.items() if r["verdict"] in ("tp", "fn")}
         for config, (found, _) in results.items():
             s = bench.score(found, own)

@@ -170,6 +170,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
                        "refused": n, "complete": False, "findings": 0, "kinds": {}, "error": str(exc)}
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found: set[tuple[str, int]] = set()
+    plain: set[tuple[str, int]] = set()  # lines with a finding that is no inference (blocking/inferred.py)
     kinds: dict[tuple[str, int], str] = {}
     via: set[tuple[str, int]] = set()  # the call sites on the findings' paths from their async def
     for f in report.findings:
@@ -177,6 +178,8 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
             continue
         key = (_key_path(f.location["file"], root, scan), int(f.location["line"]))
         found.add(key)
+        if "inferred" not in f.evidence:
+            plain.add(key)
         kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
         for step in f.evidence.get("chain", []):
             if step.get("file") and step.get("line"):
@@ -191,7 +194,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
                 via.add((_key_path(entry_file, root, scan), line))
     refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
     return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
-                   "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via}
+                   "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via, "plain": plain}
 
 
 def _def_line(path: Path, qualname: str) -> int | None:
@@ -388,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
             for tool, cmd in tools.items():
                 if cmd is None:
                     found, meta = run_tool(root, entry["scan"])
-                    kinds, via = meta.pop("kinds"), meta.pop("via")
+                    kinds, via, _ = meta.pop("kinds"), meta.pop("via"), meta.pop("plain")
                     row.update(meta)
                 else:
                     found = run_peer(cmd, root, entry["scan"], args.peer_timeout)
