@@ -176,12 +176,21 @@ def _site_dir(tmp_path, requires: list[str], construct: str = "Ledger()"):
     return site
 
 
-def test_an_installed_package_declaring_a_sync_http_library_is_evidence(tmp_path):
-    site = _site_dir(tmp_path, ["requests>=2", "rich ; extra == 'cli'"])
+def test_an_installed_package_declaring_a_sync_http_library_keeps_the_code_evidence(tmp_path):
+    # the walk into ledgerapi's source finds no blocker (its transport is reached through getattr); the declared
+    # requirement on requests keeps the code's evidence (a token) standing
+    site = _site_dir(tmp_path, ["requests>=2", "rich ; extra == 'cli'"], 'Ledger(api_token="k")')
     report = analyze_path(tmp_path / "app", site_dirs=[site])
     [finding] = [f for f in report.findings if f.kind != "analysis_incomplete"]
     assert finding.location["line"] == 4 and finding.kind == "blocking_http"
-    assert "declares requests" in finding.evidence["inferred"]["evidence"][0]["what"]
+    assert [e["what"] for e in finding.evidence["inferred"]["evidence"]] == [
+        "`api_token=`", "its installed distribution declares requests"]
+
+
+def test_a_declared_requirement_alone_is_no_evidence(tmp_path):
+    site = _site_dir(tmp_path, ["requests>=2"])  # Ledger() given no server by the code
+    report = analyze_path(tmp_path / "app", site_dirs=[site])
+    assert [f for f in report.findings if f.kind != "analysis_incomplete"] == []
 
 
 def test_an_installed_package_whose_source_was_read_and_declares_no_io_library_stays_silent(tmp_path):

@@ -115,10 +115,10 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
     if owner is None or not _remote_method(method):
         return None
     found = evidence_of(index, owner)
-    declared = _declared(index, owner.partition(".")[0])
+    declared = _declared(index, owner.partition(".")[0]) if found else []
     if declared is None:
         return None  # installed, its source read and judged the call, and it declares no synchronous I/O library
-    found = found + declared
+    found = found + declared  # never alone: a library needing requests has local classes too (a tracer, a config)
     if not any(e["credential"] or (e["file"], e["function"]) != (func.module.path, func.qualname) for e in found):
         return None  # only an endpoint, in the function that uses it: a request's description built here (data)
     if used_as_coroutines(index, owner, ""):
@@ -135,10 +135,13 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
 
 
 def _declared(index, top: str) -> list[dict] | None:
-    """Evidence from the installed distribution of ``top``: ``[{"what": "declares requests", ...}]`` when it
-    requires a synchronous network or database library (:data:`SYNC_IO_REQUIREMENTS`); ``[]`` when it is not
-    installed (nothing to add); None when it is installed, its source was read, and it requires none of them: the
-    walk into its source (:mod:`~faultlib.detect.serving.blocking.installed`) already judged the call."""
+    """Evidence from the installed distribution of ``top``, beside the code's own (never alone: measured on the
+    corpus, opentelemetry's tracers and instrumentors were taken for clients because one distribution of the
+    namespace requires requests): ``[{"what": "declares requests", ...}]`` when it requires a synchronous network or
+    database library (:data:`SYNC_IO_REQUIREMENTS`), so that the code's evidence stands even where the walk into the
+    library's source found no blocker (a transport reached through a name it cannot type); ``[]`` when it is not
+    installed; None when it is installed, its source was read, and it requires none of them: the walk into its
+    source (:mod:`~faultlib.detect.serving.blocking.installed`) judged the call, and no finding is inferred."""
     installed = index.installed
     if installed is None:
         return []
