@@ -197,3 +197,39 @@ def test_an_installed_package_whose_source_was_read_and_declares_no_io_library_s
     site = _site_dir(tmp_path, ["attrs"], 'Ledger(api_token="k")')  # evidence that alone would be a finding
     report = analyze_path(tmp_path / "app", site_dirs=[site])
     assert [f for f in report.findings if f.kind != "analysis_incomplete"] == []
+
+
+def test_package_functions_that_do_not_open_their_path_stay_silent(tmp_path):
+    # predicates and single-inode metadata, a global setter, a conversion, a log message mentioning a scheme
+    found = flagged(tmp_path, """
+        import trackingkit
+        import pathtools
+        import logbook2
+
+        async def prepare(os_path, tracking_uri, url_path, origin):
+            hidden = pathtools.is_hidden(os_path)
+            there = pathtools.file_exists(os_path)
+            trackingkit.set_tracking_uri(tracking_uri)
+            local = pathtools.url2path(url_path)
+            logbook2.warn("rejected ws:// origin {origin}")
+            pathtools.send2trash(os_path)
+            return hidden, there, local
+    """)
+    assert found == {("blocking_file_io", "pathtools.send2trash(os_path)")}
+
+
+def test_a_package_the_code_awaits_elsewhere_is_asyncio_first(tmp_path):
+    found = flagged(tmp_path, """
+        from echohome import Login, Proxy
+
+        login = Login(url="https://echo.example", password="p")
+        proxy = Proxy(login, "https://local")
+
+        async def start():
+            await login.login()
+
+        async def step():
+            proxy.change_login(login)
+            return proxy.access_url()
+    """)
+    assert found == set()

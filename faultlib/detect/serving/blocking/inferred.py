@@ -18,17 +18,31 @@ from evidence in the code, not from its name:
 
 Then a method called on it on the loop without ``await`` blocks: ``blocking_db`` when the evidence names a database
 (:data:`DB_WORDS`), ``blocking_http`` otherwise. Left out: constructors, attribute reads, private and dunder methods,
-methods whose name says async, and methods that only touch local state
-(:data:`~faultlib.detect.serving.blocking.client_names.NO_IO`, :data:`LOCAL_PREFIXES`). A method reached through a
-namespace attribute (``driver.posts.create_post``) counts as the client's. When the package is installed and its
-source was read (:mod:`~faultlib.detect.serving.blocking.installed`), that reading decides and this rule stays out.
+methods whose name says async, and methods that only touch local state (:data:`LOCAL`, :data:`LOCAL_PREFIXES`). A
+method reached through namespace attributes (``driver.posts.create_post``) counts as the client's. An endpoint alone
+(no credential, no login) given in the very function that calls the object's methods is a request being described
+(``RequestShape(url=u).render()``), not a connection: silent; kept in a global, an attribute or another function, it
+is one.
 
-Findings say it is an inference: ``evidence.guess`` (words) and ``evidence.inferred`` ``{"rule", "type", "evidence":
-[{"file", "line", "what"}], "awaited_elsewhere": false}``. Inside a library followed by ``installed`` no guess counts.
+A second rule for the same packages: a package function (``createParser(path)``) or a class-level call
+(``Torrent.from_file(path)``) whose first positional argument is named, by its last word, as a path or URL
+(:data:`PATH_WORDS`: ``file_path``, ``image_url``; not ``file_bytes``), or is a literal URL, and is not an in-memory
+file, opens or fetches it: ``blocking_file_io`` (``blocking_http`` for a URL), unless some ``async def`` awaits a call
+of it.
 
-Measured by ablation on the labelled corpus (``benchmarks/blocking_ablation.py``, numbers in the README): each
-long-tail family removed from the vocabulary, how many of its true positives this rule finds alone, and the new
-alarms it raises on the whole corpus. Cost: one scan per third-party type asked about (memoised per index), of the
+Installed packages (:mod:`~faultlib.detect.serving.blocking.installed`): when the package is installed and its source
+was read, that reading decides, unless its distribution declares a synchronous I/O library
+(:data:`SYNC_IO_REQUIREMENTS`, ``importlib.metadata``): then the code's evidence stands, the declaration added to it.
+A declaration alone is no evidence.
+
+Findings say it is an inference: ``evidence.guess`` (words) and ``evidence.inferred`` ``{"rule":
+"constructed_with_endpoint" | "called_with_path", "type", "evidence": [{"file", "line", "function", "what",
+"credential"}], "awaited_elsewhere": false}``. Inside a library followed by ``installed`` no guess counts, so the rule
+does not run there.
+
+Measured by ablation on the labelled corpus (``benchmarks/blocking_ablation.py``; numbers in the README): the
+single-SDK families removed from the vocabulary, how many of their true positives these rules find alone, and the new
+alarms they raise on the whole corpus. Cost: one scan per third-party type asked about (memoised per index), of the
 modules whose source names its package.
 """
 
@@ -61,14 +75,24 @@ SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", 
 LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "is_", "has_", "on_", "register", "remove_handler", "copy")
 """Method-name prefixes of builders, converters, predicates and registrations: local state, no request. (``set_``
 and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
-LOCAL = NO_IO - {"get_channel", "get_user", "get_guild", "command"}
+LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
+    "append", "extend", "insert", "pop", "popitem", "clear", "sort", "reverse", "discard"}
 """Methods that touch local state (:data:`~faultlib.detect.serving.blocking.client_names.NO_IO`) but the chat
 caches' getters and ``command``: those name asyncio chat frameworks' caches and decorators, already left out as
-asyncio-first, while an unlisted client's ``get_user`` asks its server and its ``command(...)`` sends one."""
+asyncio-first, while an unlisted client's ``get_user`` asks its server and its ``command(...)`` sends one; and a
+container's mutators (a trait type's ``List(...)`` is a list at run time)."""
 PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname", "url", "uri", "link"})
 """Words of the first argument of a package function (``createParser(path)``) or class-level constructor
 (``Torrent.from_file(path)``) that name what it opens or fetches."""
 URL_WORDS = frozenset({"url", "uri", "link"})
+NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "isfile", "isdir", "islink", "stat")
+"""Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
+``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
+conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
+CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|html|md|text|hex|b64)(2|_to_)")
+"""A conversion's name (``url2path``, ``path_to_uri``; not ``send2trash``, which moves the file)."""
+URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s{}]+")
+"""A literal URL (the whole string; a log message mentioning ``ws://`` is no URL)."""
 IN_MEMORY = frozenset({"io.BytesIO", "io.StringIO", "builtins.bytes", "builtins.bytearray", "builtins.memoryview"})
 """Types of a first argument that is content, not a path (``guess_mime(BytesIO(data))`` reads memory)."""
 
@@ -121,7 +145,7 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
     found = found + declared  # never alone: a library needing requests has local classes too (a tracer, a config)
     if not any(e["credential"] or (e["file"], e["function"]) != (func.module.path, func.qualname) for e in found):
         return None  # only an endpoint, in the function that uses it: a request's description built here (data)
-    if used_as_coroutines(index, owner, ""):
+    if used_as_coroutines(index, owner, "") or _package_awaited(index, owner.partition(".")[0]):
         return None
     from faultlib.detect.serving.blocking.sites import Site
 
@@ -167,7 +191,9 @@ def _opens(index, target: str, call: ast.Call, func: Func):
     whose first argument names a path or URL (:data:`PATH_WORDS`, a literal URL), when no ``async def`` awaits a call
     of it; else None."""
     parts = target.split(".")
-    if len(parts) < 2 or parts[-1][:1].isupper() or parts[-1].startswith("_") or "async" in parts[-1].lower():
+    if (len(parts) < 2 or parts[-1][:1].isupper() or parts[-1].startswith("_") or "async" in parts[-1].lower()
+            or parts[-1].lower().startswith(NOT_OPENING) or parts[-1].lower().endswith("exists")
+            or CONVERSION.search(parts[-1].lower())):
         return None
     if any(p[:1].isupper() for p in parts[1:-1]):  # a class-level call: the receiver is the class, not an instance
         if not (isinstance(call.func, ast.Attribute) and parts[-2][:1].isupper()
@@ -179,12 +205,12 @@ def _opens(index, target: str, call: ast.Call, func: Func):
     if first is None or isinstance(first, ast.Starred):
         return None
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        words = URL_WORDS if "://" in first.value else set()
+        words = URL_WORDS if URL.fullmatch(first.value) else set()
     else:
         named = _named_words(first, last=True)
         words = named & PATH_WORDS
-    if not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target) or _declared(
-            index, parts[0]) is None:
+    if (not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
+            or _package_awaited(index, parts[0]) or _declared(index, parts[0]) is None):
         return None
     from faultlib.detect.serving.blocking.sites import Site
 
@@ -209,6 +235,33 @@ def _awaited_anywhere(index, target: str) -> bool:
             for module in index.distinct_modules() if top in module.source
             for f in module.all_functions if f.is_async for node in f.nodes)
     return memo[target]
+
+
+def _package_awaited(index, top: str) -> bool:
+    """Whether an ``async def`` of the analysed files awaits a call into the package ``top`` (a function of it, or a
+    method of an instance of one of its classes) that is not named as an async twin (``AsyncClient``, ``aio``): the
+    package is asyncio-first, and its plain calls set state or schedule work (memoised per package)."""
+    memo = index.__dict__.setdefault("_inferred_async_packages", {})
+    if top not in memo:
+        memo[top] = False
+        prefix = f"{top}."
+        for module in index.distinct_modules():
+            if top not in module.source or memo[top]:
+                continue
+            for func in module.all_functions:
+                if not func.is_async:
+                    continue
+                for node in func.nodes:
+                    if not (isinstance(node, ast.Await) and isinstance(node.value, ast.Call)):
+                        continue
+                    callee = index.callee(node.value.func, func)
+                    if (isinstance(callee, str) and callee.startswith(prefix)
+                            and not any(p.startswith(_ASYNC_PARTS) for p in callee.split("."))):
+                        memo[top] = True
+                        break
+                if memo[top]:
+                    break
+    return memo[top]
 
 
 def _client_of(index, target: str) -> tuple[str | None, str]:
@@ -246,7 +299,10 @@ def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
 
 
 def _remote_method(method: str) -> bool:
-    return not (method.startswith("_") or method[:1].isupper() or method in LOCAL or "async" in method.lower()
+    """A method that may send a request (not local: :data:`LOCAL`, :data:`LOCAL_PREFIXES`, an alternative
+    constructor ``from_*``, a method whose name says async)."""
+    return not (method.startswith(("_", "from_")) or method[:1].isupper() or method in LOCAL
+                or "async" in method.lower()
                 or method.startswith(LOCAL_PREFIXES) or (method.startswith("get_") and method.endswith("_client")))
 
 
@@ -335,7 +391,7 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     named(f"the option {key.value!r}", _words(key.value))
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            if "://" in arg.value:
+            if URL.fullmatch(arg.value):
                 found.append(("a URL", False))
         elif arg in call.args and _named_words(arg) & SERVER_WORDS:
             named(f"`{' '.join(ast.unparse(arg).split())[:60]}`", _named_words(arg))
@@ -343,8 +399,8 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
             typed = index.type_of(arg, func)
             inner = evidence_of(index, typed, depth + 1) if isinstance(typed, str) and typed.partition(".")[
                 0] == top else []
-            if inner:
-                found.append((f"a `{typed.rpartition('.')[2]}` given a server", any(e["credential"] for e in inner)))
+            if any(e["credential"] for e in inner):  # API(Client(host=..., secret=...)): its client's credentials
+                found.append((f"a `{typed.rpartition('.')[2]}` given credentials", True))
     return (found[0][0], any(c for _, c in found)) if found else None
 
 
