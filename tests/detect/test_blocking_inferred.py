@@ -200,20 +200,21 @@ def test_an_installed_package_whose_source_was_read_and_declares_no_io_library_s
 
 
 def test_package_functions_that_do_not_open_their_path_stay_silent(tmp_path):
-    # predicates and single-inode metadata, a global setter, a conversion, a log message mentioning a scheme
+    # predicates and single-inode metadata, a global setter, a conversion, a log message mentioning a scheme, a URL
     found = flagged(tmp_path, """
         import trackingkit
         import pathtools
         import logbook2
 
-        async def prepare(os_path, tracking_uri, url_path, origin):
+        async def prepare(os_path, tracking_uri, url_path, origin, image_url):
             hidden = pathtools.is_hidden(os_path)
             there = pathtools.file_exists(os_path)
             trackingkit.set_tracking_uri(tracking_uri)
             local = pathtools.url2path(url_path)
             logbook2.warn("rejected ws:// origin {origin}")
             pathtools.send2trash(os_path)
-            return hidden, there, local
+            upload = pathtools.file(image_url)  # a URL is no evidence: a wrapper of it, a lazy driver factory...
+            return hidden, there, local, upload
     """)
     assert found == {("blocking_file_io", "pathtools.send2trash(os_path)")}
 

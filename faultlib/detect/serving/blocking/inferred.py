@@ -25,10 +25,10 @@ method reached through namespace attributes (``driver.posts.create_post``) count
 is one.
 
 A second rule for the same packages: a package function (``createParser(path)``) or a class-level call
-(``Torrent.from_file(path)``) whose first positional argument is named, by its last word, as a path or URL
-(:data:`PATH_WORDS`: ``file_path``, ``image_url``; not ``file_bytes``), or is a literal URL, and is not an in-memory
-file, opens or fetches it: ``blocking_file_io`` (``blocking_http`` for a URL), unless some ``async def`` awaits a call
-of it.
+(``Torrent.from_file(path)``) whose first positional argument is named, by its last word, as a path
+(:data:`PATH_WORDS`: ``file_path``, ``model_path``; not ``file_bytes``) and is not an in-memory file opens it:
+``blocking_file_io``, unless some ``async def`` awaits a call of it or of its package, or the name says it does not
+open it (:data:`NOT_OPENING`). A URL is no evidence for this rule (measured: see :data:`PATH_WORDS`).
 
 Installed packages (:mod:`~faultlib.detect.serving.blocking.installed`): when the package is installed and its source
 was read, that reading decides, unless its distribution declares a synchronous I/O library
@@ -81,10 +81,10 @@ LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
 caches' getters and ``command``: those name asyncio chat frameworks' caches and decorators, already left out as
 asyncio-first, while an unlisted client's ``get_user`` asks its server and its ``command(...)`` sends one; and a
 container's mutators (a trait type's ``List(...)`` is a list at run time)."""
-PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname", "url", "uri", "link"})
+PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname"})
 """Words of the first argument of a package function (``createParser(path)``) or class-level constructor
-(``Torrent.from_file(path)``) that name what it opens or fetches."""
-URL_WORDS = frozenset({"url", "uri", "link"})
+(``Torrent.from_file(path)``) that name what it opens. Not URLs: measured by ablation, a package function given a
+URL was 0 right of 4 (a graph database's driver factory connects lazily; a client's ``file(url)`` only wraps it)."""
 NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "isfile", "isdir", "islink", "stat")
 """Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
 ``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
@@ -204,20 +204,18 @@ def _opens(index, target: str, call: ast.Call, func: Func):
     first = call.args[0] if call.args else None
     if first is None or isinstance(first, ast.Starred):
         return None
-    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        words = URL_WORDS if URL.fullmatch(first.value) else set()
-    else:
-        named = _named_words(first, last=True)
-        words = named & PATH_WORDS
+    if isinstance(first, ast.Constant):
+        return None  # a literal: a URL is no evidence (PATH_WORDS), a literal path is a constant resource
+    words = _named_words(first, last=True) & PATH_WORDS
     if (not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
             or _package_awaited(index, parts[0]) or _declared(index, parts[0]) is None):
         return None
     from faultlib.detect.serving.blocking.sites import Site
 
-    kind = "blocking_http" if words & URL_WORDS else "blocking_file_io"
+    kind = "blocking_file_io"
     shown = " ".join(ast.unparse(first).split())[:60]
     guess = (f"inferred: `{parts[-1]}` of {parts[0]}, a package no vocabulary entry describes, is given "
-             f"`{shown}` to open or fetch and never awaited")
+             f"`{shown}` to open and never awaited")
     return Site(kind, f"{target} ({guess})", func, call, guess,
                 inferred={"rule": "called_with_path", "type": target, "evidence": [
                     {"file": func.module.path, "line": call.lineno, "what": f"first argument `{shown}`"}],
