@@ -234,3 +234,28 @@ def test_a_package_the_code_awaits_elsewhere_is_asyncio_first(tmp_path):
             return proxy.access_url()
     """)
     assert found == set()
+
+
+def test_signing_keys_data_models_schemas_and_framework_packages_are_no_clients(tmp_path):
+    # a secret is a signing key as often as a credential; a data model's password field and its text attributes;
+    # a validation schema whose keys are named host/port; a package that decorates the code's coroutines
+    found = flagged(tmp_path, """
+        import os
+        import signkit
+        import schemas
+        import checkers as t
+        from webfw import post, Auth
+
+        signer = signkit.TimedSigner(os.environ["SECRET_KEY"], salt="mail")
+        settings_schema = t.Dict({"host": t.String(), "port": t.Int()})
+        auth = Auth(token_url="/login", retrieve_user=None)
+
+        @post("/confirm")
+        async def confirm(token, raw, member):
+            user = schemas.User(email=member, hashed_password="x")
+            first = user.name.split(" ")
+            settings_schema.check(raw)
+            auth.login(identifier=member)
+            return signer.loads(token), first
+    """)
+    assert found == set()

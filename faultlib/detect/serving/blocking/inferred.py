@@ -64,9 +64,11 @@ __all__ = ["CREDENTIAL_WORDS", "ENDPOINT_WORDS", "SESSION_METHODS", "evidence_of
 ENDPOINT_WORDS = frozenset({"url", "uri", "urls", "host", "hostname", "hosts", "port", "endpoint", "server",
                             "servers", "baseurl", "dsn", "address", "addr"})
 """Words of an argument (split at ``_`` and case changes) that give the object a server to talk to."""
-CREDENTIAL_WORDS = frozenset({"token", "password", "passwd", "secret", "apikey", "credentials", "credential", "auth",
+CREDENTIAL_WORDS = frozenset({"token", "password", "passwd", "apikey", "credentials", "credential", "auth",
                               "username"})
-"""Words of an argument that give it credentials for a server (``api_key``/``apiKey`` read as ``apikey``)."""
+"""Words of an argument that give it credentials for a server (``api_key``/``apiKey`` read as ``apikey``). Not
+``secret``: measured on the corpus, a secret is a signing key as often (``URLSafeTimedSerializer(secret_key)``,
+``TOTP(secret)``, a JWT's ``token_secret``: local cryptography, 18 false alarms)."""
 DB_WORDS = frozenset({"dsn", "database", "keyspace"})
 """Words that say the server is a database (the finding's kind is then ``blocking_db``)."""
 SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
@@ -105,6 +107,7 @@ I/O (``importlib.metadata.requires``): a second kind of evidence, for an install
 RULE = "constructed_with_endpoint"
 """``evidence.inferred.rule`` of the findings of this rule."""
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes))
 MAX_NAMESPACES = 2
 """Namespace attributes between a client and the method called (``client.torrents.info``: one)."""
 MAX_MODULES = 64
@@ -237,8 +240,9 @@ def _awaited_anywhere(index, target: str) -> bool:
 
 def _package_awaited(index, top: str) -> bool:
     """Whether an ``async def`` of the analysed files awaits a call into the package ``top`` (a function of it, or a
-    method of an instance of one of its classes) that is not named as an async twin (``AsyncClient``, ``aio``): the
-    package is asyncio-first, and its plain calls set state or schedule work (memoised per package)."""
+    method of an instance of one of its classes) that is not named as an async twin (``AsyncClient``, ``aio``), or is
+    decorated by the package (a web framework's route, a bot framework's command): the package is asyncio-first, and
+    its plain calls set state or schedule work (memoised per package)."""
     memo = index.__dict__.setdefault("_inferred_async_packages", {})
     if top not in memo:
         memo[top] = False
@@ -249,6 +253,9 @@ def _package_awaited(index, top: str) -> bool:
             for func in module.all_functions:
                 if not func.is_async:
                     continue
+                if any(_decorator_of(index, d, func).startswith(prefix) for d in func.node.decorator_list):
+                    memo[top] = True  # @get("/login") async def ...: the package runs the code's coroutines
+                    break
                 for node in func.nodes:
                     if not (isinstance(node, ast.Await) and isinstance(node.value, ast.Call)):
                         continue
@@ -260,6 +267,12 @@ def _package_awaited(index, top: str) -> bool:
                 if memo[top]:
                     break
     return memo[top]
+
+
+def _decorator_of(index, decorator: ast.expr, func: Func) -> str:
+    """The dotted name a decorator of ``func`` resolves to (``@router.get(...)``: its callee), or ``""``."""
+    found = index.callee(decorator.func if isinstance(decorator, ast.Call) else decorator, func.parent or func)
+    return found if isinstance(found, str) else ""
 
 
 def _client_of(index, target: str) -> tuple[str | None, str]:
@@ -280,7 +293,10 @@ def _client_of(index, target: str) -> tuple[str | None, str]:
 
 def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
     """``TYPE.namespace.method`` for ``x.namespace.method`` with ``x`` of the third-party type ``TYPE`` (at most
-    :data:`MAX_NAMESPACES` lower-case attributes between them), or None."""
+    :data:`MAX_NAMESPACES` lower-case attributes between them), or None; never a method of a string or bytes
+    (``user.name.split()``: the attribute is data)."""
+    if expr.attr in _TEXT_METHODS:
+        return None
     attrs = [expr.attr]
     value = expr.value
     while isinstance(value, ast.Attribute) and len(attrs) <= MAX_NAMESPACES:
@@ -384,9 +400,10 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
             for key in _dict_keys(func, keyword.value.id):
                 named(f"the option {key!r}", _words(key))
     for arg in [*call.args, *(k.value for k in call.keywords)]:
-        if isinstance(arg, ast.Dict):  # Driver({"url": ..., "token": ...})
-            for key in arg.keys:
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        if isinstance(arg, ast.Dict):  # Driver({"url": ..., "token": ...}); not a schema {"host": t.String()}
+            for key, value in zip(arg.keys, arg.values):
+                if (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                        and not (isinstance(value, ast.Call) and (dotted(value.func) or [""])[-1][:1].isupper())):
                     named(f"the option {key.value!r}", _words(key.value))
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             if URL.fullmatch(arg.value):
