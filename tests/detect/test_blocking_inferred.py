@@ -206,17 +206,19 @@ def test_package_functions_that_do_not_open_their_path_stay_silent(tmp_path):
         import pathtools
         import logbook2
 
-        async def prepare(os_path, tracking_uri, url_path, origin, image_url):
+        async def prepare(os_path, tracking_uri, url_path, origin, image_url, out_path):
             hidden = pathtools.is_hidden(os_path)
             there = pathtools.file_exists(os_path)
             trackingkit.set_tracking_uri(tracking_uri)
             local = pathtools.url2path(url_path)
             logbook2.warn("rejected ws:// origin {origin}")
             pathtools.send2trash(os_path)
+            pathtools.md2pdf(out_path, md_content="# x")
             upload = pathtools.file(image_url)  # a URL is no evidence: a wrapper of it, a lazy driver factory...
             return hidden, there, local, upload
     """)
-    assert found == {("blocking_file_io", "pathtools.send2trash(os_path)")}
+    assert found == {("blocking_file_io", "pathtools.send2trash(os_path)"),
+                     ("blocking_file_io", "pathtools.md2pdf(out_path, md_content=\"# x\")")}
 
 
 def test_a_package_the_code_awaits_elsewhere_is_asyncio_first(tmp_path):
@@ -247,7 +249,7 @@ def test_signing_keys_data_models_schemas_and_framework_packages_are_no_clients(
         from webfw import post, Auth
 
         signer = signkit.TimedSigner(os.environ["SECRET_KEY"], salt="mail")
-        settings_schema = t.Dict({"host": t.String(), "port": t.Int()})
+        settings_schema = t.Dict({"host": t.String(), "port": t.Int, "user": str})
         auth = Auth(token_url="/login", retrieve_user=None)
 
         @post("/confirm")

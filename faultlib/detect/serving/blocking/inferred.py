@@ -91,8 +91,10 @@ NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "i
 """Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
 ``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
 conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
-CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|html|md|text|hex|b64)(2|_to_)")
-"""A conversion's name (``url2path``, ``path_to_uri``; not ``send2trash``, which moves the file)."""
+CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|text|hex|b64)(2|_to_)(url|uri|path|str|bytes|json"
+                        r"|dict|text|hex|b64)($|_)")
+"""A conversion between in-memory forms (``url2path``, ``path_to_uri``); not ``send2trash`` (it moves the file) nor
+``md2pdf(path, ...)`` (it renders and writes the PDF)."""
 URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s{}]+")
 """A literal URL (the whole string; a log message mentioning ``ws://`` is no URL)."""
 IN_MEMORY = frozenset({"io.BytesIO", "io.StringIO", "builtins.bytes", "builtins.bytearray", "builtins.memoryview"})
@@ -402,8 +404,7 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
     for arg in [*call.args, *(k.value for k in call.keywords)]:
         if isinstance(arg, ast.Dict):  # Driver({"url": ..., "token": ...}); not a schema {"host": t.String()}
             for key, value in zip(arg.keys, arg.values):
-                if (isinstance(key, ast.Constant) and isinstance(key.value, str)
-                        and not (isinstance(value, ast.Call) and (dotted(value.func) or [""])[-1][:1].isupper())):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and not _validator(value):
                     named(f"the option {key.value!r}", _words(key.value))
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             if URL.fullmatch(arg.value):
@@ -417,6 +418,14 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
             if any(e["credential"] for e in inner):  # API(Client(host=..., secret=...)): its client's credentials
                 found.append((f"a `{typed.rpartition('.')[2]}` given credentials", True))
     return (found[0][0], any(c for _, c in found)) if found else None
+
+
+def _validator(value: ast.expr | None) -> bool:
+    """A schema's value for a key: a type or validator class (``t.String()``, ``t.IP``, ``int``), not a setting."""
+    if isinstance(value, ast.Call):
+        value = value.func
+    parts = dotted(value) if value is not None else None
+    return bool(parts) and (parts[-1][:1].isupper() or parts[-1] in ("str", "int", "float", "bool"))
 
 
 def _dict_keys(func: Func, name: str) -> list[str]:
