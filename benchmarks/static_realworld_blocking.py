@@ -46,9 +46,15 @@ verdict counts when that version is installed where the tool follows libraries, 
 ``--no-follow-installed``: in faultlib's own environment that is opentelemetry-sdk's ``Resource.create`` (4 alarms
 judged fp); everything else is as without following.
 
+Ablation (measuring rules that infer what the vocabulary does not list, benchmark-only): ``--drop-family PKG``
+(repeatable) removes every vocabulary entry of the package ``PKG`` (its families' types, its calls, returns and
+conditions) for this run, as if nobody had listed it; ``--no-inference`` turns off the inference of synchronous
+clients from evidence (:mod:`faultlib.detect.serving.blocking.inferred`). ``blocking_ablation.py`` runs the four
+combinations and counts, per dropped family, the true positives the inference finds alone.
+
 Usage: ``python benchmarks/static_realworld_blocking.py CORPUS_ROOT [--prefix P] [--only NAME ...]
-[--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--json]``; CORPUS_ROOT holds one checkout per
-service, named ``P + name``.
+[--no-peers] [--site-packages DIR ...] [--no-follow-installed] [--drop-family PKG ...] [--no-inference] [--json]``;
+CORPUS_ROOT holds one checkout per service, named ``P + name``.
 """
 
 from __future__ import annotations
@@ -164,6 +170,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
                        "refused": n, "complete": False, "findings": 0, "kinds": {}, "error": str(exc)}
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     found: set[tuple[str, int]] = set()
+    plain: set[tuple[str, int]] = set()  # lines with a finding that is no inference (blocking/inferred.py)
     kinds: dict[tuple[str, int], str] = {}
     via: set[tuple[str, int]] = set()  # the call sites on the findings' paths from their async def
     for f in report.findings:
@@ -171,6 +178,8 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
             continue
         key = (_key_path(f.location["file"], root, scan), int(f.location["line"]))
         found.add(key)
+        if "inferred" not in f.evidence:
+            plain.add(key)
         kinds[key] = f"{f.kind} {f.evidence.get('calls', '')}"
         for step in f.evidence.get("chain", []):
             if step.get("file") and step.get("line"):
@@ -185,7 +194,7 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
                 via.add((_key_path(entry_file, root, scan), line))
     refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
     return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
-                   "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via}
+                   "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via, "plain": plain}
 
 
 def _def_line(path: Path, qualname: str) -> int | None:
@@ -259,6 +268,67 @@ def speed(checkout: Path, entry: dict) -> dict:
                 "file_s": file_s}
 
 
+def _dropped(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(f"{p}.") for p in packages)
+
+
+def drop_families(packages: list[str]) -> None:
+    """Make the vocabulary of this process forget ``packages`` (see :func:`vocabulary_without`). Benchmark-only: it
+    replaces :func:`faultlib.detect.serving.blocking.vocab.vocabulary` for this process."""
+    from faultlib.detect.serving.blocking import vocab
+
+    forgot = vocabulary_without(vocab.vocabulary(), packages)
+    vocab.vocabulary = lambda: forgot
+
+
+def vocabulary_without(merged, packages: list[str]):
+    """``merged`` (a :class:`~faultlib.detect.serving.blocking.vocab.Merged`) without the packages ``packages``
+    (top-level names: ``mattermostdriver``): a family keeps only its other types (dropped when none is left), and
+    calls, returns, conditions and reads of the packages go."""
+    import dataclasses
+
+    from faultlib.detect.serving.blocking import vocab
+
+    names = tuple(packages)
+    families = []
+    for family in merged.families:
+        kept = tuple(t for t in family.types if not _dropped(t.rstrip("."), names))
+        if kept:
+            families.append(family if kept == family.types else dataclasses.replace(family, types=kept))
+    return vocab.Merged(
+        {k: v for k, v in merged.calls.items() if not _dropped(k, names)}, tuple(families),
+        {k: v for k, v in merged.returns.items() if not _dropped(k, names) and not _dropped(v, names)},
+        merged.plugins, merged.failed, {k: v for k, v in merged.when.items() if not _dropped(k, names)},
+        {k: v for k, v in merged.reads.items() if not _dropped(k, names)})
+
+
+def no_inference() -> None:
+    """Turn off the inference of synchronous clients from evidence for this process (benchmark-only)."""
+    from faultlib.detect.serving.blocking import inferred
+
+    inferred.site = lambda index, target, call, func: None
+
+
+def service_labels(entry: dict, labels: dict) -> dict[tuple[str, int], dict]:
+    """The labels of the corpus ``entry`` (:func:`load_labels`'s), inside its scanned and ``outside`` folders."""
+    inside = "" if entry["scan"] in (".", "") else entry["scan"].rstrip("/") + "/"
+    beside = tuple(f"{safe_relative(o, what='outside folder')}/" for o in entry.get("outside", []))
+    return {k: v for k, v in labels.get((entry["repository"], entry["commit"]), {}).items()
+            if k[0].startswith((inside, *beside)) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
+
+
+def copy_entry(entry: dict, checkout: Path, tmp: Path) -> Path:
+    """Copy the service of the corpus ``entry`` from ``checkout`` into ``tmp`` (:func:`copy_service`, with its
+    ``outside`` packages beside it, where the tool looks); the folder to analyse."""
+    root = tmp / (Path(entry["scan"]).name or "service")
+    if entry.get("outside"):  # the repository's packages beside the scanned folder, where the tool looks
+        root = tmp / "checkout" / Path(entry["scan"]).name
+        for folder in entry["outside"]:
+            copy_service(checkout / folder, root.parent / folder, entry.get("exclude", []))
+    copy_service(checkout / entry["scan"], root, entry.get("exclude", []))
+    return root
+
+
 def _wave(entry: dict) -> str:
     wave = entry.get("heldout")
     return "tuning" if not wave else f"held-out {wave}"
@@ -285,8 +355,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site-packages", action="append", type=Path, metavar="DIR",
                         help="look for installed libraries in DIR (repeatable) instead of this interpreter's")
     parser.add_argument("--no-follow-installed", action="store_true", help="follow no installed library")
+    parser.add_argument("--drop-family", action="append", default=[], metavar="PKG",
+                        help="forget the vocabulary entries of package PKG (repeatable; ablation)")
+    parser.add_argument("--no-inference", action="store_true",
+                        help="turn off the inference of synchronous clients from evidence (ablation)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.drop_family:
+        drop_families(args.drop_family)
+    if args.no_inference:
+        no_inference()
     FOLLOW.clear()
     FOLLOW.update({"follow_installed": not args.no_follow_installed, "site_dirs": args.site_packages})
     corpus = load_json_file(CORPUS)
@@ -306,22 +384,14 @@ def main(argv: list[str] | None = None) -> int:
         if not (checkout / entry["scan"]).is_dir() and not (checkout / entry["scan"]).is_file():
             absent.append(entry["name"])
             continue
-        inside = "" if entry["scan"] in (".", "") else entry["scan"].rstrip("/") + "/"
-        beside = tuple(f"{safe_relative(o, what='outside folder')}/" for o in entry.get("outside", []))
-        own = {k: v for k, v in labels.get((entry["repository"], entry["commit"]), {}).items()
-               if k[0].startswith((inside, *beside)) and not any(f"/{x}/" in f"/{k[0]}" for x in entry.get("exclude", []))}
+        own = service_labels(entry, labels)
         row = {"service": entry["name"], "repository": entry["repository"], "commit": entry["commit"]}
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / (Path(entry["scan"]).name or "service")
-            if entry.get("outside"):  # the repository's packages beside the scanned folder, where the tool looks
-                root = Path(tmp) / "checkout" / Path(entry["scan"]).name
-                for folder in entry["outside"]:
-                    copy_service(checkout / folder, root.parent / folder, entry.get("exclude", []))
-            copy_service(checkout / entry["scan"], root, entry.get("exclude", []))
+            root = copy_entry(entry, checkout, Path(tmp))
             for tool, cmd in tools.items():
                 if cmd is None:
                     found, meta = run_tool(root, entry["scan"])
-                    kinds, via = meta.pop("kinds"), meta.pop("via")
+                    kinds, via, _ = meta.pop("kinds"), meta.pop("via"), meta.pop("plain")
                     row.update(meta)
                 else:
                     found = run_peer(cmd, root, entry["scan"], args.peer_timeout)
@@ -334,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = score(found, own)
                 if cmd is None:
                     s["unlabelled"] = [(*key, kinds[key]) for key in s["unlabelled"]]
+                    s["found"] = [(*key, kinds[key], own.get(key, {}).get("verdict")) for key in sorted(found)]
                 row[tool] = s
                 for k in ("tp", "fp", "positives"):
                     totals[tool][k] += s[k]

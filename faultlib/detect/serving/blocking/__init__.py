@@ -442,5 +442,6 @@ def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[
                     "entry_file": entry.module.path, "entry_line": entry_line, "chain": chain, "entries": entries,
                     "entry_calls": [{"function": q, "file": f, "line": n} for f, n, q in entry_calls],
                     **({"guess": site.guess} if site.guess else {}),
-                    **({"library": site.library.evidence()} if site.library is not None else {})},
+                    **({"library": site.library.evidence()} if site.library is not None else {}),
+                    **({"inferred": site.inferred} if site.inferred is not None else {})},
                    kind=site.kind)

@@ -31,6 +31,7 @@ says so (``followed[].complete``). Results are cached per distribution and versi
 from __future__ import annotations
 
 import os
+import re
 import site
 import sys
 from dataclasses import dataclass, field
@@ -138,6 +139,28 @@ class Installed:
         return sorted(({"name": lib.distribution, "version": lib.version, "files": lib.files, "calls": lib.calls,
                         "complete": lib.complete} for lib in self._libraries.values() if lib is not None
                        and lib.index is not None), key=lambda d: d["name"].lower())
+
+    inside_library = False
+    """Whether this lookup serves the walk of a library's own code (there no guessed verdict counts)."""
+
+    def has_source(self, top: str) -> bool:
+        """Whether the package ``top`` was found installed and its source read completely (its verdicts stand)."""
+        library = self._libraries.get(top)
+        return library is not None and library.index is not None and library.complete
+
+    def requires(self, top: str) -> list[str]:
+        """The distribution names (lower case, ``-`` for ``_``) the distribution installing ``top`` declares it
+        requires (``Requires-Dist``, extras' requirements left out); empty when ``top`` is not installed here."""
+        library = self._library(top, depth=1)
+        if library is None:
+            return []
+        from importlib import metadata
+
+        for dist in metadata.distributions(path=[str(library.root)]):
+            if (dist.metadata["Name"] or "") == library.distribution:
+                return [re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0].lower().replace("_", "-")
+                        for r in dist.requires or [] if "extra ==" not in r and "extra==" not in r]
+        return []
 
     # -- judging a call ---------------------------------------------------------------------------
     def site(self, index, target: str, call, func, depth: int = 0):
@@ -329,6 +352,7 @@ class _Deeper:
 
     owner: Installed
     depth: int
+    inside_library = True
 
     def site(self, index, target: str, call, func):
         return self.owner.site(index, target, call, func, self.depth)

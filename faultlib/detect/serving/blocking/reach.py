@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
                                                      registry_of, stores, taken)
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
+from faultlib.detect.serving.blocking import inferred
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
 from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
@@ -218,7 +219,7 @@ class Reachability:
                 site = any_of_site(index, call, func)
             if site is None and index.installed is not None:  # an installed library's function: its source says
                 site = index.installed.site(index, target, call, func)
-            return site
+            return site if site is not None else inferred.site(index, target, call, func)  # a client by evidence
         if isinstance(target, (Func, Klass)):
             return None
         site = self._typed(call, func, inference, target)
@@ -226,7 +227,7 @@ class Reachability:
             site = any_of_site(index, call, func)
         if site is None and target is None and index.installed is not None:  # class A(library.Base): self.m()
             site = index.installed.inherited_site(index, call, func)
-        return site
+        return site if site is not None or target is not None else inferred.site(index, None, call, func)
 
     def _typed(self, call: ast.Call, func: Func, inference: bool, target) -> Site | None:
         index = self.index

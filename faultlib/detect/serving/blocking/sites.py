@@ -49,6 +49,9 @@ class Site:
     library: object | None = None
     """For a call into an installed library: the :class:`~faultlib.detect.serving.blocking.installed.LibraryHit` its
     source reaches, said as ``evidence.library``."""
+    inferred: dict | None = None
+    """For a client inferred from the code's evidence (:mod:`~faultlib.detect.serving.blocking.inferred`): the rule,
+    the type and where the evidence is, said as ``evidence.inferred``."""
 
     @property
     def key(self) -> tuple:

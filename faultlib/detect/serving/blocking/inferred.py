@@ -1,0 +1,476 @@
+"""Synchronous clients the vocabulary does not list, inferred from what the analysed code does with them (issue 17).
+
+Every held-out wave brings SDKs nobody listed (a chat server's driver, a download daemon's JSON-RPC client, a code
+host's API): their calls on the loop were misses until a vocabulary family named them. This rule infers such a client
+from evidence in the code, not from its name:
+
+* the object is an instance of a third-party class (its package is not the analysed code's, not the standard
+  library's, not one the vocabulary describes, not asyncio-first: :data:`~faultlib.detect.serving.blocking.
+  client_names.ASYNC_FIRST` or a name part starting ``Async``/``aio``);
+* the code gives it a server to talk to: somewhere in the analysed files it is constructed with an endpoint or a
+  credential (:data:`ENDPOINT_WORDS`, :data:`CREDENTIAL_WORDS`: a keyword ``url=``/``host=``/``token=``/``password=``
+  ..., a literal dict of options with such keys, a positional value named so -- ``settings.GITLAB_TOKEN``,
+  ``os.environ["QB_HOST"]`` -- or a literal URL), or with another instance of its package that has such evidence
+  (``API(Client(host=..., secret=...))``), or the code calls :data:`SESSION_METHODS` on it (``loader.login(...)``);
+* and no ``async def`` of the analysed files awaits or schedules a call of it
+  (:func:`~faultlib.detect.serving.blocking.coroutine_clients.used_as_coroutines`): one awaited call anywhere makes
+  it an asyncio client, whose plain methods set state.
+
+Then a method called on it on the loop without ``await`` blocks: ``blocking_db`` when the evidence names a database
+(:data:`DB_WORDS`), ``blocking_http`` otherwise. Left out: constructors, attribute reads, private and dunder methods,
+methods whose name says async, and methods that only touch local state (:data:`LOCAL`, :data:`LOCAL_PREFIXES`). A
+method reached through namespace attributes (``driver.posts.create_post``) counts as the client's. An endpoint alone
+(no credential, no login) given in the very function that calls the object's methods is a request being described
+(``RequestShape(url=u).render()``), not a connection: silent; kept in a global, an attribute or another function, it
+is one.
+
+A second rule for the same packages: a package function (``createParser(path)``) or a class-level call
+(``Torrent.from_file(path)``) whose first positional argument is named, by its last word, as a path
+(:data:`PATH_WORDS`: ``file_path``, ``model_path``; not ``file_bytes``) and is not an in-memory file opens it:
+``blocking_file_io``, unless some ``async def`` awaits a call of it or of its package, or the name says it does not
+open it (:data:`NOT_OPENING`). A URL is no evidence for this rule (measured: see :data:`PATH_WORDS`).
+
+Installed packages (:mod:`~faultlib.detect.serving.blocking.installed`): when the package is installed and its source
+was read, that reading decides, unless its distribution declares a synchronous I/O library
+(:data:`SYNC_IO_REQUIREMENTS`, ``importlib.metadata``): then the code's evidence stands, the declaration added to it.
+A declaration alone is no evidence.
+
+Findings say it is an inference: ``evidence.guess`` (words) and ``evidence.inferred`` ``{"rule":
+"constructed_with_endpoint" | "called_with_path", "type", "evidence": [{"file", "line", "function", "what",
+"credential"}], "awaited_elsewhere": false}``. Inside a library followed by ``installed`` no guess counts, so the rule
+does not run there.
+
+Measured by ablation on the labelled corpus (``benchmarks/blocking_ablation.py``; numbers in the README): the
+single-SDK families removed from the vocabulary, how many of their true positives these rules find alone, and the new
+alarms they raise on the whole corpus. Cost: one scan per third-party type asked about (memoised per index), of the
+modules whose source names its package.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+
+from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
+from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
+from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
+from faultlib.detect.serving.blocking.model import Func, Module, dotted
+from faultlib.detect.serving.blocking.own_root import known_packages
+from faultlib.detect.serving.blocking.scopes import _module_func
+
+__all__ = ["CREDENTIAL_WORDS", "ENDPOINT_WORDS", "SESSION_METHODS", "evidence_of", "site"]
+
+ENDPOINT_WORDS = frozenset({"url", "uri", "urls", "host", "hostname", "hosts", "port", "endpoint", "server",
+                            "servers", "baseurl", "dsn", "address", "addr"})
+"""Words of an argument (split at ``_`` and case changes) that give the object a server to talk to."""
+CREDENTIAL_WORDS = frozenset({"token", "password", "passwd", "apikey", "credentials", "credential", "auth",
+                              "username"})
+"""Words of an argument that give it credentials for a server (``api_key``/``apiKey`` read as ``apikey``). Not
+``secret``: measured on the corpus, a secret is a signing key as often (``URLSafeTimedSerializer(secret_key)``,
+``TOTP(secret)``, a JWT's ``token_secret``: local cryptography, 18 false alarms)."""
+DB_WORDS = frozenset({"dsn", "database", "keyspace"})
+"""Words that say the server is a database (the finding's kind is then ``blocking_db``)."""
+SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
+SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", "sign_in", "log_in"})
+"""Methods whose call on the object says it holds a session with a server."""
+LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "is_", "has_", "on_", "register", "remove_handler", "copy")
+"""Method-name prefixes of builders, converters, predicates and registrations: local state, no request. (``set_``
+and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
+LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
+    "append", "extend", "insert", "pop", "popitem", "clear", "sort", "reverse", "discard"}
+"""Methods that touch local state (:data:`~faultlib.detect.serving.blocking.client_names.NO_IO`) but the chat
+caches' getters and ``command``: those name asyncio chat frameworks' caches and decorators, already left out as
+asyncio-first, while an unlisted client's ``get_user`` asks its server and its ``command(...)`` sends one; and a
+container's mutators (a trait type's ``List(...)`` is a list at run time)."""
+PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname"})
+"""Words of the first argument of a package function (``createParser(path)``) or class-level constructor
+(``Torrent.from_file(path)``) that name what it opens. Not URLs: measured by ablation, a package function given a
+URL was 0 right of 4 (a graph database's driver factory connects lazily; a client's ``file(url)`` only wraps it)."""
+NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "isfile", "isdir", "islink", "stat")
+"""Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
+``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
+conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
+CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|text|hex|b64)(2|_to_)(url|uri|path|str|bytes|json"
+                        r"|dict|text|hex|b64)($|_)")
+"""A conversion between in-memory forms (``url2path``, ``path_to_uri``); not ``send2trash`` (it moves the file) nor
+``md2pdf(path, ...)`` (it renders and writes the PDF)."""
+URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s{}]+")
+"""A literal URL (the whole string; a log message mentioning ``ws://`` is no URL)."""
+IN_MEMORY = frozenset({"io.BytesIO", "io.StringIO", "builtins.bytes", "builtins.bytearray", "builtins.memoryview"})
+"""Types of a first argument that is content, not a path (``guess_mime(BytesIO(data))`` reads memory)."""
+
+SYNC_IO_REQUIREMENTS = frozenset({"requests", "urllib3", "httplib2", "pycurl", "grpcio", "paramiko", "pymysql",
+                                  "psycopg2", "psycopg2-binary", "pymongo", "mysql-connector-python", "websocket-client",
+                                  "suds", "zeep", "boto3", "botocore", "pyserial", "paho-mqtt", "kafka-python"})
+"""Distributions whose presence among a package's declared requirements says it does synchronous network or database
+I/O (``importlib.metadata.requires``): a second kind of evidence, for an installed package."""
+
+RULE = "constructed_with_endpoint"
+"""``evidence.inferred.rule`` of the findings of this rule."""
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes))
+MAX_NAMESPACES = 2
+"""Namespace attributes between a client and the method called (``client.torrents.info``: one)."""
+MAX_MODULES = 64
+"""Modules scanned per type for its evidence (those whose source names its package), a bound that cuts, never
+samples: past it the evidence found so far decides."""
+
+
+def site(index, target: str, call: ast.Call, func: Func):
+    """The :class:`~faultlib.detect.serving.blocking.sites.Site` of ``call`` (a call of the dotted name ``target``
+    that no vocabulary rule judged) when ``target`` is a method of an inferred synchronous client, else None.
+    ``target`` None: the call's receiver is reached through namespace attributes of a typed value
+    (``driver.posts.create_post``)."""
+    if index.installed is not None and index.installed.inside_library:
+        return None  # inside a library's own code no guess counts (installed.py)
+    if target is not None and _third_party(index, target):
+        opened = _opens(index, target, call, func)
+        if opened is not None:
+            return opened
+    if not isinstance(call.func, ast.Attribute):
+        return None
+    if target is None:
+        target = _namespaced(index, call.func, func)
+        if target is None:
+            return None
+    elif call.func.attr != target.rpartition(".")[2]:
+        return None
+    return _client_call(index, target, call, func)
+
+
+def _client_call(index, target: str, call: ast.Call, func: Func):
+    owner, method = _client_of(index, target)
+    if owner is None or not _remote_method(method):
+        return None
+    found = evidence_of(index, owner)
+    declared = _declared(index, owner.partition(".")[0]) if found else []
+    if declared is None:
+        return None  # installed, its source read and judged the call, and it declares no synchronous I/O library
+    found = found + declared  # never alone: a library needing requests has local classes too (a tracer, a config)
+    if not any(e["credential"] or (e["file"], e["function"]) != (func.module.path, func.qualname) for e in found):
+        return None  # only an endpoint, in the function that uses it: a request's description built here (data)
+    if used_as_coroutines(index, owner, "") or _package_awaited(index, owner.partition(".")[0]):
+        return None
+    from faultlib.detect.serving.blocking.sites import Site
+
+    kind = "blocking_db" if any(_words(e["what"]) & DB_WORDS for e in found) else "blocking_http"
+    first = found[0]
+    where = f" at {first['file']}:{first['line']}" if first["line"] else ""
+    guess = (f"inferred: `{owner.rpartition('.')[2]}` is a third-party class no vocabulary entry describes, "
+             f"given a server ({first['what']}{where}) and never awaited")
+    return Site(kind, f"{target} ({guess})", func, call, guess,
+                inferred={"rule": RULE, "type": owner, "evidence": found[:3], "awaited_elsewhere": False})
+
+
+def _declared(index, top: str) -> list[dict] | None:
+    """Evidence from the installed distribution of ``top``, beside the code's own (never alone: measured on the
+    corpus, opentelemetry's tracers and instrumentors were taken for clients because one distribution of the
+    namespace requires requests): ``[{"what": "declares requests", ...}]`` when it requires a synchronous network or
+    database library (:data:`SYNC_IO_REQUIREMENTS`), so that the code's evidence stands even where the walk into the
+    library's source found no blocker (a transport reached through a name it cannot type); ``[]`` when it is not
+    installed; None when it is installed, its source was read, and it requires none of them: the walk into its
+    source (:mod:`~faultlib.detect.serving.blocking.installed`) judged the call, and no finding is inferred."""
+    installed = index.installed
+    if installed is None:
+        return []
+    memo = index.__dict__.setdefault("_inferred_declared", {})
+    if top not in memo:
+        requires = [r for r in installed.requires(top) if r in SYNC_IO_REQUIREMENTS]
+        memo[top] = [{"file": "", "line": 0, "function": "", "what": f"its installed distribution declares "
+                      f"{requires[0]}", "credential": True}] if requires else []
+    return memo[top] or (None if installed.has_source(top) else [])
+
+
+def _third_party(index, target: str) -> bool:
+    """``target``'s package is no package of the analysed code, the standard library or the vocabulary, and not
+    asyncio-first."""
+    top = target.partition(".")[0]
+    return not (not top.isidentifier() or top in sys.stdlib_module_names or top in ("builtins", "typing")
+                or top in known_packages(index) or top in index.modules or target.startswith(ASYNC_FIRST)
+                or top.startswith(_ASYNC_PARTS))
+
+
+def _opens(index, target: str, call: ast.Call, func: Func):
+    """The site of a package function (``createParser(path)``) or a class-level call (``Torrent.from_file(path)``)
+    whose first argument names a path or URL (:data:`PATH_WORDS`, a literal URL), when no ``async def`` awaits a call
+    of it; else None."""
+    parts = target.split(".")
+    if (len(parts) < 2 or parts[-1][:1].isupper() or parts[-1].startswith("_") or "async" in parts[-1].lower()
+            or parts[-1].lower().startswith(NOT_OPENING) or parts[-1].lower().endswith("exists")
+            or CONVERSION.search(parts[-1].lower())):
+        return None
+    if any(p[:1].isupper() for p in parts[1:-1]):  # a class-level call: the receiver is the class, not an instance
+        if not (isinstance(call.func, ast.Attribute) and parts[-2][:1].isupper()
+                and index.callee(call.func.value, func) == ".".join(parts[:-1])):
+            return None
+    if any(p.startswith(_ASYNC_PARTS) for p in parts):
+        return None
+    first = call.args[0] if call.args else None
+    if first is None or isinstance(first, ast.Starred):
+        return None
+    if isinstance(first, ast.Constant):
+        return None  # a literal: a URL is no evidence (PATH_WORDS), a literal path is a constant resource
+    words = _named_words(first, last=True) & PATH_WORDS
+    if (not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
+            or _package_awaited(index, parts[0]) or _declared(index, parts[0]) is None):
+        return None
+    from faultlib.detect.serving.blocking.sites import Site
+
+    kind = "blocking_file_io"
+    shown = " ".join(ast.unparse(first).split())[:60]
+    guess = (f"inferred: `{parts[-1]}` of {parts[0]}, a package no vocabulary entry describes, is given "
+             f"`{shown}` to open and never awaited")
+    return Site(kind, f"{target} ({guess})", func, call, guess,
+                inferred={"rule": "called_with_path", "type": target, "evidence": [
+                    {"file": func.module.path, "line": call.lineno, "what": f"first argument `{shown}`"}],
+                          "awaited_elsewhere": False})
+
+
+def _awaited_anywhere(index, target: str) -> bool:
+    """Whether an ``async def`` of the analysed files awaits a call of the dotted name ``target`` (memoised)."""
+    memo = index.__dict__.setdefault("_inferred_awaited", {})
+    if target not in memo:
+        top = target.partition(".")[0]
+        memo[target] = any(
+            isinstance(node, ast.Await) and isinstance(node.value, ast.Call)
+            and index.callee(node.value.func, f) == target
+            for module in index.distinct_modules() if top in module.source
+            for f in module.all_functions if f.is_async for node in f.nodes)
+    return memo[target]
+
+
+def _package_awaited(index, top: str) -> bool:
+    """Whether an ``async def`` of the analysed files awaits a call into the package ``top`` (a function of it, or a
+    method of an instance of one of its classes) that is not named as an async twin (``AsyncClient``, ``aio``), or is
+    decorated by the package (a web framework's route, a bot framework's command): the package is asyncio-first, and
+    its plain calls set state or schedule work (memoised per package)."""
+    memo = index.__dict__.setdefault("_inferred_async_packages", {})
+    if top not in memo:
+        memo[top] = False
+        prefix = f"{top}."
+        for module in index.distinct_modules():
+            if top not in module.source or memo[top]:
+                continue
+            for func in module.all_functions:
+                if not func.is_async:
+                    continue
+                if any(_decorator_of(index, d, func).startswith(prefix) for d in func.node.decorator_list):
+                    memo[top] = True  # @get("/login") async def ...: the package runs the code's coroutines
+                    break
+                for node in func.nodes:
+                    if not (isinstance(node, ast.Await) and isinstance(node.value, ast.Call)):
+                        continue
+                    callee = index.callee(node.value.func, func)
+                    if (isinstance(callee, str) and callee.startswith(prefix)
+                            and not any(p.startswith(_ASYNC_PARTS) for p in callee.split("."))):
+                        memo[top] = True
+                        break
+                if memo[top]:
+                    break
+    return memo[top]
+
+
+def _decorator_of(index, decorator: ast.expr, func: Func) -> str:
+    """The dotted name a decorator of ``func`` resolves to (``@router.get(...)``: its callee), or ``""``."""
+    found = index.callee(decorator.func if isinstance(decorator, ast.Call) else decorator, func.parent or func)
+    return found if isinstance(found, str) else ""
+
+
+def _client_of(index, target: str) -> tuple[str | None, str]:
+    """``(class, method)`` for ``target`` = ``pkg.mod.Class[.namespace...].method`` naming a third-party class, or
+    ``(None, method)``."""
+    parts = target.split(".")
+    method = parts[-1]
+    if len(parts) < 3 or not _third_party(index, target):
+        return None, method
+    cut = next((i for i in range(len(parts) - 2, 0, -1) if parts[i][:1].isupper()), None)
+    if cut is None or any(p[:1].isupper() or p.startswith("_") for p in parts[cut + 1:-1]):
+        return None, method  # no class, or a class inside a namespace (a nested type, data)
+    owner = ".".join(parts[:cut + 1])
+    if any(p.startswith(_ASYNC_PARTS) for p in parts[:cut + 1]) or index.vocab.owned(owner):
+        return None, method
+    return owner, method
+
+
+def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
+    """``TYPE.namespace.method`` for ``x.namespace.method`` with ``x`` of the third-party type ``TYPE`` (at most
+    :data:`MAX_NAMESPACES` lower-case attributes between them), or None; never a method of a string or bytes
+    (``user.name.split()``: the attribute is data)."""
+    if expr.attr in _TEXT_METHODS:
+        return None
+    attrs = [expr.attr]
+    value = expr.value
+    while isinstance(value, ast.Attribute) and len(attrs) <= MAX_NAMESPACES:
+        if value.attr.startswith("_") or value.attr[:1].isupper():
+            return None
+        attrs.insert(0, value.attr)
+        typed = index.type_of(value.value, func)
+        if isinstance(typed, str):
+            return ".".join([typed, *attrs])
+        if typed is not None:
+            return None
+        value = value.value
+    return None
+
+
+def _remote_method(method: str) -> bool:
+    """A method that may send a request (not local: :data:`LOCAL`, :data:`LOCAL_PREFIXES`, an alternative
+    constructor ``from_*``, a method whose name says async)."""
+    return not (method.startswith(("_", "from_")) or method[:1].isupper() or method in LOCAL
+                or "async" in method.lower()
+                or method.startswith(LOCAL_PREFIXES) or (method.startswith("get_") and method.endswith("_client")))
+
+
+def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:
+    """Where the analysed code gives an instance of the third-party class ``owner`` a server: ``[{"file", "line",
+    "what"}]`` (see the module docstring), memoised per index; empty when it never does."""
+    memo = index.__dict__.setdefault("_inferred_evidence", {})
+    if owner in memo:
+        return memo[owner]
+    memo[owner] = []  # asked again while answering (a client passed to itself): no evidence from that
+    top, last = owner.partition(".")[0], owner.rpartition(".")[2]
+    found: list[dict] = []
+    scanned = 0
+    for module in index.distinct_modules():
+        if top not in module.source or scanned >= MAX_MODULES:
+            continue
+        scanned += 1
+        for func, node in _calls(module):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in SESSION_METHODS:
+                if index.type_of(node.func.value, func) == owner:
+                    found.append(_at(module, func, node, f"`.{node.func.attr}(...)` called on it", True))
+                continue
+            if (dotted(node.func) or [""])[-1] != last and not isinstance(node.func, ast.Name):
+                continue
+            if index.callee(node.func, func) != owner:
+                continue
+            what = _constructed_with(index, node, func, top, depth)
+            if what:
+                found.append(_at(module, func, node, what[0], what[1]))
+    memo[owner] = found
+    return found
+
+
+def _at(module: Module, func: Func, node: ast.AST, what: str, credential: bool) -> dict:
+    return {"file": module.path, "line": node.lineno, "function": func.qualname, "what": what,
+            "credential": credential}
+
+
+def _calls(module: Module):
+    """Every call of ``module`` with the function it is in (module-level code in a stand-in function)."""
+    for func in module.all_functions:
+        for node in func.nodes:
+            if isinstance(node, ast.Call):
+                yield func, node
+    top = module.__dict__.get("_inferred_top")
+    if top is None:
+        holder = Func(module, ast.FunctionDef(name="<module>", args=ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]), body=[],
+            decorator_list=[], lineno=1, col_offset=0), "<module>")
+        scope = _module_func(holder)
+        top = module.__dict__["_inferred_top"] = (scope, [n for n in _top_level_nodes(module.tree)
+                                                         if isinstance(n, ast.Call)])
+    scope, calls = top
+    for node in calls:
+        yield scope, node
+
+
+def _top_level_nodes(tree: ast.AST):
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -> tuple[str, bool] | None:
+    """What in the constructor call ``call`` gives the object a server (the first), and whether any of it is a
+    credential (not only an endpoint), or None."""
+    found: list[tuple[str, bool]] = []
+
+    def named(what: str, words: set[str]) -> None:
+        if words & SERVER_WORDS:
+            found.append((what, bool(words & CREDENTIAL_WORDS)))
+
+    for keyword in call.keywords:
+        if keyword.arg:
+            named(f"`{keyword.arg}=`", _words(keyword.arg))
+        elif isinstance(keyword.value, ast.Name):  # Harness(**params), params = {"client_secret": ...} here
+            for key in _dict_keys(func, keyword.value.id):
+                named(f"the option {key!r}", _words(key))
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(arg, ast.Dict):  # Driver({"url": ..., "token": ...}); not a schema {"host": t.String()}
+            for key, value in zip(arg.keys, arg.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and not _validator(value):
+                    named(f"the option {key.value!r}", _words(key.value))
+        elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if URL.fullmatch(arg.value):
+                found.append(("a URL", False))
+        elif arg in call.args and _named_words(arg) & SERVER_WORDS:
+            named(f"`{' '.join(ast.unparse(arg).split())[:60]}`", _named_words(arg))
+        elif depth < 2 and not found:
+            typed = index.type_of(arg, func)
+            inner = evidence_of(index, typed, depth + 1) if isinstance(typed, str) and typed.partition(".")[
+                0] == top else []
+            if any(e["credential"] for e in inner):  # API(Client(host=..., secret=...)): its client's credentials
+                found.append((f"a `{typed.rpartition('.')[2]}` given credentials", True))
+    return (found[0][0], any(c for _, c in found)) if found else None
+
+
+def _validator(value: ast.expr | None) -> bool:
+    """A schema's value for a key: a type or validator class (``t.String()``, ``t.IP``, ``int``), not a setting."""
+    if isinstance(value, ast.Call):
+        value = value.func
+    parts = dotted(value) if value is not None else None
+    return bool(parts) and (parts[-1][:1].isupper() or parts[-1] in ("str", "int", "float", "bool"))
+
+
+def _dict_keys(func: Func, name: str) -> list[str]:
+    """The constant string keys the local ``name`` of ``func`` is given: ``name = {"k": ...}``, ``name["k"] = ...``."""
+    keys = []
+    for node in func.nodes:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            if isinstance(node.value, ast.Dict):
+                keys += [k.value for k in node.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name
+                        and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)):
+                    keys.append(t.slice.value)
+    return keys
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of an identifier or option name (``api_key``, ``apiKey`` -> also ``apikey``;
+    ``base_url`` -> also ``baseurl``)."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    return {*words, *(a + b for a, b in zip(words, words[1:]))}
+
+
+def _named_words(expr: ast.expr, last: bool = False) -> set[str]:
+    """The words of the name a positional argument is read from: a local ``token``, ``settings.GITLAB_TOKEN``,
+    ``config["api_url"]``, ``os.environ["QB_HOST"]``, ``os.getenv("QB_HOST")`` (never free text, never the owner of
+    an attribute: ``url.title`` is a title); with ``last``, only the name's last word (``file_path``: ``path``;
+    ``file_bytes``: ``bytes``, the content rather than where it is)."""
+    if last:
+        name = _WORD.findall(_own_name(expr))
+        return {name[-1].lower()} if name else set()
+    return _words(_own_name(expr))
+
+
+def _own_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    key = None
+    if isinstance(expr, ast.Subscript):
+        key = expr.slice
+    elif isinstance(expr, ast.Call) and (dotted(expr.func) or [""])[-1] in ("getenv", "get", "environ") and expr.args:
+        key = expr.args[0]
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+        return key.value
+    return ""
