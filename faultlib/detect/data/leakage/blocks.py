@@ -20,6 +20,11 @@ block, i.e. an item of the list, exactly what ``out[0]`` and ``out[1]`` give: so
 every fit that shaped the stack (:class:`BlockUnpacking`). Without this the names were unknown values and the
 statistic's path to the model was lost. Unpacking any other array-like (a frame iterates its column labels) is
 left to the interpreter.
+
+A list written with items before the loop that appends to it (``blocks = [base]``, then ``blocks.append(feature)``
+under an ``if``) holds those items too: the first append and the join after a branch that did not append keep
+what the literal held (:func:`listed_blocks`), so a fit that shaped an appended block is not lost where the list
+was not empty.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
 
-__all__ = ["BlockUnpacking", "Blocks", "empty_list"]
+__all__ = ["BlockUnpacking", "Blocks", "empty_list", "joined_blocks", "listed_blocks"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +62,33 @@ def empty_list(value: Any) -> bool:
     from faultlib.pyflow.values import Tup
 
     return isinstance(value, Tup) and not value.items
+
+
+def listed_blocks(value: Any) -> "Blocks | None":
+    """A list literal's data items (``[base, extra]`` as the interpreter holds it: a tuple value) as one
+    :class:`Blocks`: their rows (the first item's, other rows joined) and every fit that shaped them; ``None`` for a
+    value that is not such a list or holds no data."""
+    from faultlib.detect.data.leakage.values import RowUnion, parts
+    from faultlib.pyflow.values import Tup
+
+    if not isinstance(value, Tup):
+        return None
+    datas = [v for v in value.items if isinstance(v, Data)]
+    if not datas:
+        return None
+    mine: tuple = ()
+    for d in datas:
+        mine += tuple(p for p in parts(d.rows) if p not in mine)
+    rows = None if not mine else datas[0].rows if len(mine) == len(parts(datas[0].rows)) else RowUnion(mine)
+    return Blocks(rows, frozenset().union(*(d.taints for d in datas)), False)
+
+
+def joined_blocks(a: Any, b: Any) -> "Blocks | None":
+    """Where two branches meet, a list appended to in one (:class:`Blocks`) and its literal in the other
+    (``blocks = [base]``, an ``if`` that did not append): the literal's items and the blocks together; ``None`` for
+    any other pair."""
+    if isinstance(a, Blocks) and (lb := listed_blocks(b)) is not None:
+        return Blocks(a.rows if a.rows is not None else lb.rows, a.taints | lb.taints, a.test)
+    if isinstance(b, Blocks) and (la := listed_blocks(a)) is not None:
+        return Blocks(b.rows if b.rows is not None else la.rows, b.taints | la.taints, b.test)
+    return None
