@@ -294,3 +294,40 @@ print(Search(train.drop(columns='fraud'), train['fraud'], test.drop(columns='fra
 
 def test_a_method_handed_to_the_optimizer_that_scores_the_test_part_is_an_objective(tmp_path):
     assert ("tuned_on_test", 14) in alarms(tmp_path, METHOD_OBJECTIVE)
+
+
+# ---------------------------------------------------------------- a helper that changes the frame it is given
+
+IN_PLACE_HELPER = """\
+from sklearn.preprocessing import StandardScaler
+
+
+def rescale(frame, column):
+    scaler = StandardScaler()
+    frame[column] = scaler.fit_transform(frame[[column]])
+"""
+
+IN_PLACE_CALLER = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from rescaling import rescale
+
+loans = pd.read_csv('loans.csv')
+{BEFORE}
+fit_part, check_part = train_test_split(loans, test_size=0.3, random_state=1)
+{AFTER}
+model = LogisticRegression().fit(fit_part[['income']], fit_part['default'])
+print(model.score(check_part[['income']], check_part['default']))
+"""
+
+
+def test_a_helper_that_rescales_a_column_of_the_whole_table_in_place_before_the_split_is_a_leak(tmp_path):
+    caller = IN_PLACE_CALLER.replace("{BEFORE}", "rescale(loans, 'income')").replace("{AFTER}", "")
+    found = _project(tmp_path, {"rescaling.py": IN_PLACE_HELPER, "loans_model.py": caller}, "loans_model.py")
+    assert ("fit_before_split", "rescaling.py", 6) in found
+
+
+def test_the_same_helper_called_on_the_training_part_after_the_split_is_silent(tmp_path):
+    caller = IN_PLACE_CALLER.replace("{BEFORE}", "").replace("{AFTER}", "rescale(fit_part, 'income')")
+    assert _project(tmp_path, {"rescaling.py": IN_PLACE_HELPER, "loans_model.py": caller}, "loans_model.py") == set()
