@@ -3,9 +3,11 @@
 A search loop (a ``for`` over candidates, an optuna objective: :mod:`.objectives`) often scores each candidate
 through a helper: ``metrics = train_and_score(name, params, X_tr, y_tr, X_te, y_te)`` inside the objective, the
 ``predict`` on the test rows inside ``train_and_score``. The helper alone chooses nothing (another caller may score
-once); the choice is the loop's, at the line of the loop that called it. :func:`loop_site` gives that line (the
-innermost call line of the running calls that lies in the loop) and :func:`function_at` the function it is in,
-so the finding points at the loop's code and names the function the reader opens.
+once); the choice is the objective's, at its line that called the helper (the optimizer's loop is nowhere in the
+source; the objective is its body). :func:`loop_site` gives that line (the innermost call line of the running
+calls that lies in the objective) and :func:`function_at` the function it is in, so the finding points at the
+objective's code and names the function the reader opens. A ``for`` loop that calls a scoring helper keeps the
+finding at the helper's score, as before.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import ast
 
 
-def loop_site(score_line: int, call_lines: list[int], start: int, end: int) -> int:
-    """The line inside ``start..end`` (a loop's or objective's lines) where the score on ``score_line`` happens:
-    ``score_line`` itself when the loop's own code scores, else the innermost call (of ``call_lines``, outermost
-    first) that lies in it; ``score_line`` when none does."""
-    if start <= score_line <= end:
+def loop_site(tree: ast.Module, score_line: int, call_lines: list[int], start: int, end: int) -> int:
+    """The line inside ``start..end`` (an objective's lines: a function that starts on ``start``) where the score
+    on ``score_line`` happens: ``score_line`` itself when the objective's own code scores, else the innermost call
+    (of ``call_lines``, outermost first) that lies in it; ``score_line`` when none does, and for a ``for`` loop
+    (a helper a loop calls to score each candidate, ``test_score(model)``, is reported where it scores: the loop's
+    call of it is plain to see beside it)."""
+    if start <= score_line <= end or not any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == start for n in ast.walk(tree)):
         return score_line
     return next((ln for ln in reversed(call_lines) if start <= ln <= end), score_line)
 

@@ -444,8 +444,8 @@ def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
 
 
 class ChoiceChecks:
-    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``tree``, ``report``, ``smap``
-    and ``data_of`` (a value as data, or ``None``)."""
+    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``tree``, ``report``,
+    ``smap`` and ``data_of`` (a value as data, or ``None``)."""
 
     def _test_rows(self, value: Any, arg: ast.expr | None) -> bool:
         """``value`` (passed as ``arg``) is test rows: a split's test part, a test file, a part named for testing;
@@ -474,7 +474,7 @@ class ChoiceChecks:
             if facts.start in self._tuned:
                 return
             self._tuned.add(facts.start)
-            at = loop_site(node.lineno, self._call_lines, facts.start, facts.end)  # a helper's score: its call
+            at = loop_site(self.tree, node.lineno, self._call_lines, facts.start, facts.end)  # (callsites.py)
             where = self.smap.where(at)
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
