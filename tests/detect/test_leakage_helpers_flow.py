@@ -331,3 +331,31 @@ def test_a_helper_that_rescales_a_column_of_the_whole_table_in_place_before_the_
 def test_the_same_helper_called_on_the_training_part_after_the_split_is_silent(tmp_path):
     caller = IN_PLACE_CALLER.replace("{BEFORE}", "").replace("{AFTER}", "rescale(fit_part, 'income')")
     assert _project(tmp_path, {"rescaling.py": IN_PLACE_HELPER, "loans_model.py": caller}, "loans_model.py") == set()
+
+
+# ---------------------------------------------------------------- a stack cut back by a column marking its tables
+
+MARKED_STACK = """\
+import pandas as pd
+from sklearn.feature_selection import SelectKBest
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_score
+
+train = pd.read_csv('claims_train.csv')
+y = train.pop('fraud')
+test = pd.read_csv('claims_test.csv')
+train['is_train'] = 1
+test['is_train'] = 0
+both = pd.concat([train, test])
+both['region_n'] = both.groupby('region')['region'].transform('count')
+mine = both[both['is_train'] == 1].drop(columns=['is_train'])
+kept = SelectKBest(k=5).fit_transform(mine, y)
+print(cross_val_score(LogisticRegression(), kept, y, cv=5).mean())
+"""
+
+
+def test_a_stack_cut_back_by_its_table_mark_is_the_training_part_again(tmp_path):
+    found = alarms(tmp_path, MARKED_STACK)
+    assert ("fit_on_test", 12) in found  # the count over both tables
+    assert ("fit_outside_cv", 14) in found  # the selector saw the training rows only, then they are cross-validated
+    assert ("fit_on_test", 14) not in found

@@ -35,7 +35,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
 
-__all__ = ["BlockUnpacking", "Blocks", "empty_list", "joined_blocks", "listed_blocks"]
+__all__ = ["BlockUnpacking", "Blocks", "appended_to_listed", "empty_list", "joined_blocks", "listed_blocks"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,22 @@ def listed_blocks(value: Any) -> "Blocks | None":
         mine += tuple(p for p in parts(d.rows) if p not in mine)
     rows = None if not mine else datas[0].rows if len(mine) == len(parts(datas[0].rows)) else RowUnion(mine)
     return Blocks(rows, frozenset().union(*(d.taints for d in datas)), False)
+
+
+def appended_to_listed(listed: "Blocks", block: Data) -> "Blocks":
+    """``columns = [base]; columns.append(block)``: the list after one more block. A block computed from the same
+    tables as the literal's items (a column of features built from those rows, maybe through a stack that
+    included other rows and was cut back to them: ``both[both['part'] == 1]``) is a column block of those rows:
+    the list keeps the literal's rows and takes the block's fits. A block of other tables joins its rows (a list
+    of row blocks to stack)."""
+    from faultlib.detect.data.leakage.values import RowUnion, parts
+
+    mine = parts(listed.rows)
+    roots = {p.root for p in mine}
+    theirs = parts(block.rows)
+    if not theirs or listed.rows is None or any(p.root in roots for p in theirs):
+        return Blocks(listed.rows if listed.rows is not None else block.rows, listed.taints | block.taints, False)
+    return Blocks(RowUnion(mine + tuple(p for p in theirs if p not in mine)), listed.taints | block.taints, False)
 
 
 def joined_blocks(a: Any, b: Any) -> "Blocks | None":

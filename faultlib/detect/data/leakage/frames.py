@@ -20,7 +20,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.blending import SameFoldBlends
-from faultlib.detect.data.leakage.blocks import Blocks, listed_blocks
+from faultlib.detect.data.leakage.blocks import Blocks, appended_to_listed, listed_blocks
 from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
@@ -80,8 +80,8 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
                 args[0], Data) and args[0].rows is not None:
             held = args[0].with_(test=False)
             listed = listed_blocks(receiver)  # blocks = [base]; blocks.append(x): base stays in the list (blocks.py)
-            self._store(target, _with_block(listed, held) if listed is not None else Blocks(held.rows, held.taints,
-                                                                                              held.test), frame)
+            self._store(target, appended_to_listed(listed, held) if listed is not None else Blocks(
+                held.rows, held.taints, held.test), frame)
             return UNKNOWN
         if name in ("append", "extend") and isinstance(receiver, Data) and target and args and isinstance(
                 args[0], Data) and self._result_discarded(node):

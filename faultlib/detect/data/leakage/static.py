@@ -60,6 +60,7 @@ from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
+from faultlib.detect.data.leakage.partflags import PartFlags
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
@@ -104,7 +105,7 @@ class StaticReport:
 
 
 class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls,
-               FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+               PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, Interpreter):
