@@ -18,6 +18,9 @@ copy (``b = a.copy()``) is a new value, and two names of one scope share a value
 which Python aliases as well but which tutorials use to keep an untouched original (``df1 = df``) far more
 often than to change it through both.
 
+A whole table passed to a helper is named there by its parameter (:func:`.sole_file.renamed_whole`), a new
+value that remembers the caller's (``renamed_from``): the caller's name is rebound too.
+
 The same holds for a frame an object keeps: ``self.df['usage'] = self.df.groupby(...).transform(...)`` in a method
 changes the frame the instance holds (:meth:`ScopeAliases._store_in_attribute`), which a later method returns.
 """
@@ -51,6 +54,7 @@ class ScopeAliases:
         if frame.locals is self.globals:
             return  # at module level no other scope is running
         own = frame.locals if any(v is after for v in frame.locals.values()) else self.globals
+        before = (*before, *(getattr(b, "renamed_from", None) for b in before))  # df = the caller's rows, renamed
         for scope in [*self.__dict__.get("_live_scopes", []), self.globals]:
             if scope is own:
                 continue

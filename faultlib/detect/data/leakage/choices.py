@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
@@ -443,14 +444,16 @@ def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
 
 
 class ChoiceChecks:
-    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``report``, ``smap``
-    and ``data_of`` (a value as data, or ``None``)."""
+    """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``tree``, ``report``,
+    ``smap`` and ``data_of`` (a value as data, or ``None``)."""
 
     def _test_rows(self, value: Any, arg: ast.expr | None) -> bool:
         """``value`` (passed as ``arg``) is test rows: a split's test part, a test file, a part named for testing;
-        never a part named for validation."""
+        never a part named for validation, by the argument or where its rows come from (a helper's parameter
+        holding ``X_valid``)."""
         x = self.data_of(value)  # type: ignore[attr-defined]
-        if x is None or validation_named(arg):
+        if x is None or validation_named(arg) or x.rows is not None and all(
+                validation_named(ast.Name(p.root.name)) for p in parts(x.rows)):  # (read from cells_valid.csv)
             return False
         return x.test or any(s.kind == "split" and s.part == "test" for p in parts(x.rows) for s in p.steps) \
             or any(p.root.test for p in parts(x.rows)) or named_test_part(x, arg)
@@ -471,7 +474,8 @@ class ChoiceChecks:
             if facts.start in self._tuned:
                 return
             self._tuned.add(facts.start)
-            where = self.smap.where(node.lineno)
+            at = loop_site(self.tree, node.lineno, self._call_lines, facts.start, facts.end)  # (callsites.py)
+            where = self.smap.where(at)
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
                 f"{est.cls}.{_call_name(node)}() scores the test rows inside the loop on "
@@ -480,7 +484,8 @@ class ChoiceChecks:
                 "test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "
                 "choose on a validation part or by cross-validation on the training part, then score the test "
                 "part once",
-                {**where, "column": node.col_offset + 1, "function": frame.qualname},
+                {**where, "column": node.col_offset + 1 if at == node.lineno else 1,
+                 "function": frame.qualname if at == node.lineno else function_at(self.tree, at)},
                 {"estimator": est.cls, "loop": self.smap.where(facts.start), "kept": self.smap.where(facts.chooses),
                  "held_out_rows":
                  x.rows.describe() if x.rows is not None else None}, kind="tuned_on_test"))

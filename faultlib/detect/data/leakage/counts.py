@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.pyflow.values import UNKNOWN
 
 #: reductions that count rows (pandas API, "GroupBy: computations", ``Series.value_counts``)
@@ -43,11 +44,14 @@ def counts_per_key(name: str, inner: ast.expr | None) -> bool:
 class SizeCalls:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: ``grouped.size()`` *called* is a count per
     group, while the attribute ``df.size`` (rows times columns) stays a plain number (the attribute hook cannot tell
-    the two apart, the call can)."""
+    the two apart, the call can). A GroupBy held in a name (``grouped.size()``) counts too (:mod:`.groupvars`;
+    needs the analyzer's ``_bindings``)."""
+
+    _bindings: dict
 
     def _call(self, node: ast.Call, frame: Any) -> Any:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "size" and not node.args and not node.keywords \
-                and counts_per_key("size", node.func.value):
+                and counts_per_key("size", grouped_receiver(node.func.value, self._bindings, node.lineno)):
             from faultlib.detect.data.leakage.values import Data, MaybeData
 
             receiver = self._expr(node.func.value, frame)

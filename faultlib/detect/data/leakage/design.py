@@ -38,6 +38,7 @@ from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
@@ -205,6 +206,8 @@ class DesignChecks:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = _window(inner) or isinstance(inner, ast.Name) and bool(self._bindings.get(inner.id)) and all(
             _window(b) for b in self._bindings[inner.id])  # rolled = g[cols].rolling(3); rolled.mean(): as inline
+        if inner is not None:  # grouped = df.groupby(k); grouped.size(): as inline (groupvars.py)
+            inner = grouped_receiver(inner, self._bindings, node.lineno)
         # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
         # patient_id) a count is the entity's own size, no statistic of other rows
         grouped = groupby_call(inner) if inner is not None else None
@@ -241,7 +244,10 @@ class DesignChecks:
         if name in vocab.STATISTICS and inner is not None and over_scores(inner, self._score_names()):
             return UNKNOWN  # np.array(fold_scores).mean(): a summary of metric results (scorelists.py)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
+            return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno))) if grouped is not None and \
+                out.rows is None else out
         if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
                 args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
@@ -320,7 +326,7 @@ class DesignChecks:
                     fit = self._fit(est, data, False, "resample", node, frame)
                     outs.append(Data(data.rows, data.taints | ({fit} if fit else set()), data.test))
                 return outs[0] if len(outs) == 1 else Tup(tuple(outs))
-        if name in vocab.SAVES or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
+        if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args:
             self._note(_as_data(args[0]), "temporal", name)

@@ -20,7 +20,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.blending import SameFoldBlends
-from faultlib.detect.data.leakage.blocks import Blocks
+from faultlib.detect.data.leakage.blocks import Blocks, appended_to_listed, listed_blocks
 from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
@@ -79,7 +79,9 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
                 args[0], Data) and args[0].rows is not None:
             held = args[0].with_(test=False)
-            self._store(target, Blocks(held.rows, held.taints, held.test), frame)  # the list now holds those rows
+            listed = listed_blocks(receiver)  # blocks = [base]; blocks.append(x): base stays in the list (blocks.py)
+            self._store(target, appended_to_listed(listed, held) if listed is not None else Blocks(
+                held.rows, held.taints, held.test), frame)
             return UNKNOWN
         if name in ("append", "extend") and isinstance(receiver, Data) and target and args and isinstance(
                 args[0], Data) and self._result_discarded(node):

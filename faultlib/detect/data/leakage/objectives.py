@@ -37,10 +37,16 @@ def _called(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-def _function_name(node: ast.expr | None) -> str | None:
-    """``objective``, ``functools.partial(objective, X, y)``, ``lambda t: objective(t, X, y)``: the function run."""
+def _function_name(node: ast.expr | None, bound: dict[str, ast.expr] | None = None) -> str | None:
+    """``objective``, ``functools.partial(objective, X, y)``, ``lambda t: objective(t, X, y)``, a method
+    ``self.objective``, or a name ``bound`` to one of these (``fn = lambda t: objective(t, X, y)``, then
+    ``study.optimize(fn)``): the function run."""
+    if isinstance(node, ast.Name) and bound and node.id in bound:
+        return _function_name(bound[node.id]) or node.id
     if isinstance(node, ast.Name):
         return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr  # self.objective, tuner.objective: a method, found among the defs by its name
     if isinstance(node, ast.Call) and _called(node) == "partial" and node.args:
         return _function_name(node.args[0])
     if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Call):
@@ -66,13 +72,15 @@ def objective_facts(tree: ast.Module) -> list[LoopFacts]:
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(n.name, []).append(n)
+    bound = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(
+        n.value, (ast.Lambda, ast.Call)) for t in n.targets if isinstance(t, ast.Name)}
     out: list[LoopFacts] = []
     seen: set[int] = set()
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) in OPTIMIZERS):
         position, keyword = OPTIMIZERS[_called(call)]
         arg = next((k.value for k in call.keywords if k.arg == keyword),
                    call.args[position] if len(call.args) > position else None)
-        name = _function_name(arg)
+        name = _function_name(arg, bound)
         for fn in defs.get(name or "", []):
             if id(fn) in seen:
                 continue

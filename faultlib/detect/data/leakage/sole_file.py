@@ -59,6 +59,7 @@ def renamed_whole(table: MaybeData, name: str, line: int) -> MaybeData:
     """``train_df = pd.read_csv(only_file)``: the whole table, named by its variable (as an unknown value is)."""
     out = MaybeData(name, line)
     out.from_file = out.whole = True
+    out.renamed_from = table  # the same frame under another name (a helper's parameter): aliases.py follows it
     return out
 
 

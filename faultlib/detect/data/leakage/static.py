@@ -33,7 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
-from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list
+from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
@@ -60,6 +60,8 @@ from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
+from faultlib.detect.data.leakage.partflags import PartFlags
+from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
@@ -103,10 +105,10 @@ class StaticReport:
 
 
 class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls,
-               FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+               PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               BlockUnpacking, DynamicGlobals, FitSwitches, Interpreter):
+               BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -428,6 +430,8 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
             first = da if da.rows is not None else db
             kind = Blocks if isinstance(a, Blocks) and isinstance(b, Blocks) else Data  # a list of blocks either way
             return kind(first.rows, da.taints | db.taints, da.test or db.test)
+        if (both := joined_blocks(a, b)) is not None:  # appended to in one branch only (blocks.py)
+            return both
         if da is not None and empty_list(b) or db is not None and empty_list(a):
             return a if da is not None else b  # blocks = [] then `if cond: blocks.append(X)`: it may hold X's rows
         return Interpreter._join(self, a, b)

@@ -111,6 +111,18 @@ MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evalu
 #: functions and methods that save data or a fitted object (its use is elsewhere: it counts as used)
 SAVES = frozenset({"to_csv", "to_parquet", "to_pickle", "to_feather", "to_hdf", "to_json", "save", "savez",
                    "savez_compressed", "savetxt", "dump", "save_model", "save_npz"})  # save_npz: scipy.sparse
+#: name prefixes of a library's own saving helpers (``kaggler.data_io.save_data``, ``save_sparse_csr``)
+SAVE_PREFIXES = ("save_", "dump_", "write_")
+#: ... unless they save a picture (``save_fig``, ``write_image``): a plot of the data, not the data
+_PICTURES = re.compile(r"fig|plot|image|img|chart|graph|html", re.IGNORECASE)
+
+
+def saves(name: str) -> bool:
+    """A function or method that saves data to a file: :data:`SAVES`, or a library helper named like one
+    (:data:`SAVE_PREFIXES`, not a picture)."""
+    return name in SAVES or name.startswith(SAVE_PREFIXES) and not _PICTURES.search(name)
+
+
 #: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
 ROW_METHODS = frozenset({
     "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
