@@ -44,6 +44,7 @@ from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.namelists import ColumnNameLists
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
+from faultlib.detect.data.leakage.unscored import SplitReach
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -106,7 +107,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
                FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               BlockUnpacking, DynamicGlobals, FitSwitches, Interpreter):
+               BlockUnpacking, DynamicGlobals, FitSwitches, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -460,7 +461,8 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
         order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
-        self._reached = self._through_clusterings(self._reached)  # fed a clustering whose ids matter
+        # fed a clustering whose ids matter; split by train_test_split where the file evaluates (unscored.py)
+        self._reached = self._through_clusterings(self._reached | self._split_reaches())
         starts = statement_starts(self.tree)
         for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
             fit = p["fit"]

@@ -1,0 +1,69 @@
+"""The static leakage analysis on the kinds held-out wave 44 of public code showed (feature-engineering library
+examples, an imbalanced-learning book, MLOps and time-series examples), in both directions. Every example is
+written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.detect.leakage_source import alarms
+
+
+def _alarms(tmp_path: Path, text: str, name: str = "demo.py") -> set[tuple[str, int]]:
+    return alarms(tmp_path, text, name)
+
+
+# a loader fills gaps with the median of every row; the split only shows a capper learnt on one part, applied
+# to both: nothing is trained or scored on the held-out rows
+MEDIAN_FILL_CAPPER_DEMO = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from feature_engine.outliers import Winsorizer
+
+
+def load_rides():
+    rides = pd.read_csv("rides.csv")
+    rides["fare"] = rides["fare"].fillna(rides["fare"].median())
+    return rides
+
+
+rides = load_rides()
+X_train, X_test, y_train, y_test = train_test_split(
+    rides.drop("tipped", axis=1), rides["tipped"], test_size=0.3, random_state=1)
+capper = Winsorizer(capping_method="iqr", tail="right", variables=["fare"])
+capper.fit(X_train)
+print(capper.right_tail_caps_)
+print(capper.transform(X_test).describe())
+"""
+
+# the same loader and split, then a classifier scored on the held-out part: the median is a leak
+MEDIAN_FILL_THEN_SCORED = MEDIAN_FILL_CAPPER_DEMO + """\
+from sklearn.linear_model import LogisticRegression
+model = LogisticRegression().fit(capper.transform(X_train)[["fare"]], y_train)
+print(model.score(capper.transform(X_test)[["fare"]], y_test))
+"""
+
+# the same, with the model trained in a hand-written loop the analysis does not model: the split still counts
+MEDIAN_FILL_THEN_TORCH_LOOP = MEDIAN_FILL_CAPPER_DEMO + """\
+import torch
+net = torch.nn.Linear(1, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(10):
+    opt.zero_grad()
+    out = net(torch.tensor(X_train[["fare"]].values, dtype=torch.float32))
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], torch.tensor(y_train.values * 1.0))
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_median_before_a_split_that_only_demonstrates_a_transformer_is_not_an_alarm(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, MEDIAN_FILL_CAPPER_DEMO) == set()
+
+
+def test_a_median_before_a_split_whose_test_part_is_scored_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 8) in _alarms(tmp_path, MEDIAN_FILL_THEN_SCORED)
+
+
+def test_a_median_before_a_split_feeding_a_hand_written_training_loop_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 8) in _alarms(tmp_path, MEDIAN_FILL_THEN_TORCH_LOOP)
