@@ -67,3 +67,35 @@ def test_a_median_before_a_split_whose_test_part_is_scored_is_reported(tmp_path:
 
 def test_a_median_before_a_split_feeding_a_hand_written_training_loop_is_reported(tmp_path: Path) -> None:
     assert ("fit_before_split", 8) in _alarms(tmp_path, MEDIAN_FILL_THEN_TORCH_LOOP)
+
+
+# a pipeline of transformers only (a fixed-edges binner, then a target encoder) is fitted on the training part:
+# it trains no model, so the scaler fitted on every row before the split reaches none
+TRANSFORMER_PIPELINE = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+from feature_engine.discretisation import ArbitraryDiscretiser
+from feature_engine.encoding import MeanEncoder
+
+trips = pd.read_csv("trips.csv")
+trips[["km"]] = StandardScaler().fit_transform(trips[["km"]])
+X_train, X_test, y_train, y_test = train_test_split(trips[["km"]], trips["late"], random_state=3)
+steps = Pipeline([("bins", ArbitraryDiscretiser(binning_dict={"km": [-9, -1, 0, 1, 9]}, return_object=True)),
+                  ("means", MeanEncoder(variables=["km"]))LAST])
+steps.fit(X_train, y_train)
+print(steps.transform(X_test).head())
+"""
+TRANSFORMER_PIPELINE_ONLY = TRANSFORMER_PIPELINE.replace("LAST", "")
+# the same pipeline ending in a classifier: fitting it trains a model on rows the scaler saw
+TRANSFORMER_PIPELINE_WITH_MODEL = TRANSFORMER_PIPELINE.replace("LAST", ', ("tree", DecisionTreeClassifier())')
+
+
+def test_a_pipeline_of_transformers_only_trains_no_model(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TRANSFORMER_PIPELINE_ONLY) == set()
+
+
+def test_a_pipeline_ending_in_a_model_trains_one(tmp_path: Path) -> None:
+    assert ("fit_before_split", 10) in _alarms(tmp_path, TRANSFORMER_PIPELINE_WITH_MODEL)
