@@ -99,3 +99,63 @@ def test_a_pipeline_of_transformers_only_trains_no_model(tmp_path: Path) -> None
 
 def test_a_pipeline_ending_in_a_model_trains_one(tmp_path: Path) -> None:
     assert ("fit_before_split", 10) in _alarms(tmp_path, TRANSFORMER_PIPELINE_WITH_MODEL)
+
+
+# one feature per group of look-alike columns, picked by mutual information with the label on every row, then
+# cross-validated: the list of picked names carries the selector's fit
+PICKED_NAMES_THEN_CV = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_selection import SelectKBest, mutual_info_classif
+from sklearn.model_selection import StratifiedKFold, cross_validate
+
+X = pd.read_csv("sensors.csv")
+y = X.pop("fault")
+groups = [["t1", "t2"], ["p1", "p2", "p3"]]
+keep = []
+for group in groups:
+    best = SelectKBest(score_func=mutual_info_classif, k=1).fit(X[group], y)
+    keep.append(list(best.get_feature_names_out())[0])
+chosen = keep + ["rpm"]
+print(cross_validate(RandomForestClassifier(), X[chosen], y, cv=StratifiedKFold())["test_score"].mean())
+"""
+
+# the same names typed in by hand: nothing was fitted to choose them
+TYPED_NAMES_THEN_CV = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold, cross_validate
+
+X = pd.read_csv("sensors.csv")
+y = X.pop("fault")
+keep = []
+for name in ["t1", "p2"]:
+    keep.append(name)
+chosen = keep + ["rpm"]
+print(cross_validate(RandomForestClassifier(), X[chosen], y, cv=StratifiedKFold())["test_score"].mean())
+"""
+
+# one picked name, in a list display
+PICKED_NAME_IN_A_LIST = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_selection import SelectKBest, f_classif
+from sklearn.model_selection import cross_val_score
+
+X = pd.read_csv("sensors.csv")
+y = X.pop("fault")
+best = SelectKBest(score_func=f_classif, k=1).fit(X[["t1", "t2"]], y)
+print(cross_val_score(RandomForestClassifier(), X[[list(best.get_feature_names_out())[0], "rpm"]], y, cv=5))
+"""
+
+
+def test_names_a_selector_picked_on_every_row_then_cross_validated_are_reported(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 11) in _alarms(tmp_path, PICKED_NAMES_THEN_CV)
+
+
+def test_a_picked_name_in_a_list_display_carries_the_fit(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 8) in _alarms(tmp_path, PICKED_NAME_IN_A_LIST)
+
+
+def test_names_typed_in_by_hand_then_cross_validated_stay_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, TYPED_NAMES_THEN_CV) == set()

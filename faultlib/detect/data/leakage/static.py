@@ -41,7 +41,7 @@ from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.records import RecordFields
-from faultlib.detect.data.leakage.namelists import ColumnNameLists
+from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.unscored import SplitReach
@@ -279,7 +279,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
-        picked = _maybe_data(index)
+        picked = _maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, _maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
             # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
