@@ -83,6 +83,11 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             self._store(target, appended_to_listed(listed, held) if listed is not None else Blocks(
                 held.rows, held.taints, held.test), frame)
             return UNKNOWN
+        if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
+                args[0], Data) and args[0].rows is None and any(not f.handwritten for f in args[0].taints):
+            # names.append(list(skb.get_feature_names_out())[0]): the list now holds a column name a fit chose
+            self._store(target, Tup((*receiver.items, args[0])), frame)
+            return UNKNOWN
         if name in ("append", "extend") and isinstance(receiver, Data) and target and args and isinstance(
                 args[0], Data) and self._result_discarded(node):
             # blocks.append(piece) as a statement: a list that already holds blocks (pandas' append returns a new
@@ -142,7 +147,22 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             if left is not None and right is not None and left.rows is not None and right.rows is not None:
                 return Data(RowUnion(tuple(parts(left.rows)) + tuple(parts(right.rows))), left.taints | right.taints,
                             False)
-        return super()._expr(node, frame)
+        names = self._chosen_names_sum(node, frame)  # picked + others: a name list a fit chose stays one
+        return names if names is not None else super()._expr(node, frame)
+
+    def _chosen_names_sum(self, node: ast.expr | None, frame: Any) -> Any:
+        """``picked + others`` with ``picked`` a list holding column names a fitted selector chose (a name bound
+        to such a list, see :func:`.namelists.chosen_names`): the joined list, else ``None``."""
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+            return None
+        from faultlib.detect.data.leakage.namelists import chosen_names
+        from faultlib.detect.data.leakage.semantics import _maybe_data
+
+        sides = [self._lookup(n.id, frame) if isinstance(n, ast.Name) else None for n in (node.left, node.right)]
+        if not any(isinstance(v, Tup) and chosen_names(v, _maybe_data) is not None for v in sides):
+            return None
+        left, right = (v if v is not None else self._expr(n, frame) for v, n in zip(sides, (node.left, node.right)))
+        return Tup(tuple(i for v in (left, right) for i in (v.items if isinstance(v, Tup) else (v,))))
 
     def _record_column(self, before: Data | None, column: Any, value: Any) -> None:
         """``df[column] = value`` made ``before`` (the frame) carry ``value``'s fits: remember which came in."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.values import MaybeData
-from faultlib.pyflow.values import UNKNOWN
+from faultlib.detect.data.leakage.values import Data, MaybeData
+from faultlib.pyflow.values import UNKNOWN, Tup
 
 
 _NAME_METHODS = frozenset({"tolist", "to_list", "drop", "difference", "union", "intersection", "copy"})
@@ -69,4 +69,18 @@ class ColumnNameLists:
         return self._stacked_subscript(base, index_node, frame)
 
 
-__all__ = ["ColumnNameLists", "names_value"]
+def chosen_names(index: Tup, as_data: Any) -> Data | None:
+    """``X[[name]]``, ``X[picked]`` with ``picked = [list(skb.get_feature_names_out())[0], ...]``: a list of column
+    names, some of them chosen by a fitted selector, carries those fits (as ``X[skb.get_feature_names_out()]``
+    does); ``None`` when no item is a fit's choice (names typed in, rows).
+
+    Args:
+        index: the list or tuple used as the index.
+        as_data: the analysis' ``_maybe_data`` (an item as data, or ``None``).
+    """
+    fits = frozenset(f for d in (as_data(i) for i in index.items) if d is not None and d.rows is None
+                     for f in d.taints if not f.handwritten)
+    return Data(None, fits) if fits else None
+
+
+__all__ = ["ColumnNameLists", "chosen_names", "names_value"]

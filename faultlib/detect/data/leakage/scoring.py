@@ -90,5 +90,17 @@ def selection(est: Est) -> Any:
 
 
 def predicts(est: Est) -> bool:
-    return est.category in ("model", "search") or est.cls in vocab.PREDICTING_TRANSFORMERS or \
-        est.category == "pipeline" and any(not e.preprocessing for e in est.steps)
+    return est.category in ("model", "search") or est.cls in vocab.PREDICTING_TRANSFORMERS or holds_model(est)
+
+
+def holds_model(est: Est) -> bool:
+    """A pipeline whose steps include a model (or a step the analysis does not know): fitting it trains one.
+
+    A pipeline of transformers only, learning or stateless (``Pipeline([ArbitraryDiscretiser(), MeanEncoder()])``),
+    trains no model: its ``fit`` is a transformer's fit (scikit-learn glossary, "transformer" / "predictor").
+    """
+    if est.category != "pipeline":
+        return False
+    if est.options.get("opaque_steps") or not est.steps:
+        return True
+    return any(e.category != "transformer" and (e.category != "pipeline" or holds_model(e)) for e in est.steps)

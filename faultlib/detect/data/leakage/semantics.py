@@ -25,7 +25,7 @@ from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Step, covers, data_rows_child, disjoint,
     is_training_part, new_id, parts, test_step, training_part_of)
-from faultlib.detect.data.leakage.scoring import ScoringChecks, predicts, selection
+from faultlib.detect.data.leakage.scoring import ScoringChecks, holds_model, predicts, selection
 from faultlib.detect.data.leakage.insample import in_sample
 from faultlib.detect.data.leakage.scorelists import returns_score
 from faultlib.detect.data.leakage.sole_file import file_table
@@ -85,7 +85,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             ests = [e for e in ests if isinstance(e, Est)]
             label = f"Pipeline({', '.join(e.cls for e in ests)})"
             return Est(label, "pipeline", preprocessing=any(e.preprocessing for e in ests),
-                       supervised=any(e.supervised for e in ests), steps=ests)
+                       supervised=any(e.supervised for e in ests), steps=ests,
+                       options={"opaque_steps": True} if len(ests) < len(steps) else {})  # (scoring.holds_model)
         if name in vocab.SPLITTERS:
             return self._splitter(name, kwargs, node, frame)  # predefined.py
         if name in ("FrozenEstimator", "deepcopy") and args and isinstance(args[0], Est):
@@ -144,7 +145,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
-        self._reach(*args[:1])  # a split says the rows (X) are meant for training and scoring
+        self._reach_by_split(*args[:1])  # a split says the rows (X) are meant for training and scoring (unscored.py)
         ident = new_id()
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
@@ -262,8 +263,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             name = "fit_transform" if name == "fit_predict" else "transform"
         if name in vocab.SELECTION_ATTRIBUTES:
             return selection(est)
-        if est.category in ("model", "search") or est.category == "pipeline" and not est.preprocessing or \
-                est.category == "pipeline" and any(not e.preprocessing for e in est.steps) or \
+        if est.category in ("model", "search") or holds_model(est) or \
                 est.cls in vocab.PREDICTING_TRANSFORMERS and name in vocab.EVALUATE:  # lda.predict(X): a model
             self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):

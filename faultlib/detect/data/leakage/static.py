@@ -41,9 +41,10 @@ from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.records import RecordFields
-from faultlib.detect.data.leakage.namelists import ColumnNameLists
+from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
+from faultlib.detect.data.leakage.unscored import SplitReach
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -108,7 +109,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
                PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, Interpreter):
+               BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -280,7 +281,7 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
-        picked = _maybe_data(index)
+        picked = _maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, _maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
             # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
@@ -464,7 +465,8 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
         order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
-        self._reached = self._through_clusterings(self._reached)  # fed a clustering whose ids matter
+        # fed a clustering whose ids matter; split by train_test_split where the file evaluates (unscored.py)
+        self._reached = self._through_clusterings(self._reached | self._split_reaches())
         starts = statement_starts(self.tree)
         for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
             fit = p["fit"]
