@@ -280,7 +280,22 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
 
 def names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) -> bool:
     """``df[predictors]`` with ``predictors = list(set(df.columns) - {'y'})``, ``df[df.columns[2:]]``: the index is
-    built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows."""
+    built from a frame's ``.columns``, so it selects columns (pandas ``df[list_of_labels]``), not rows.
+
+    A pure function of the syntax: with ``bindings`` from :func:`bindings` (a :class:`Bindings`) each answer is
+    remembered per (node, depth), so a name bound many times (``df = ...`` on every line of a feature script) is
+    not walked again for every subscript that mentions it (without that: bindings ** depth walks of the tree)."""
+    memo = getattr(bindings, "memo", None)
+    if memo is None:
+        return _names_columns(index, bindings, depth)
+    key = (index, depth)  # an AST node hashes by identity; the key keeps it alive while the memo lives
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _names_columns(index, bindings, depth)
+    return found
+
+
+def _names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: int) -> bool:
     for n in ast.walk(index):
         if isinstance(n, ast.Attribute) and n.attr == "columns":
             return True
@@ -322,10 +337,19 @@ def per_column(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int =
                                                               for b in bindings.get(node.id, ()))
 
 
-def bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
+class Bindings(dict):
+    """``{name: [expression, ...]}`` as :func:`bindings` builds it, with ``memo``: the answers of
+    :func:`names_columns` over this map (it never changes once built)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.memo: dict[tuple[ast.AST, int], bool] = {}
+
+
+def bindings(tree: ast.Module) -> Bindings:
     """The expressions each simple name is assigned anywhere in the module (a syntactic map for
     :func:`names_columns`; ``col`` is reused by many loops)."""
-    out: dict[str, list[ast.expr]] = {}
+    out = Bindings()
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             out.setdefault(n.targets[0].id, []).append(n.value)

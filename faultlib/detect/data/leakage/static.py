@@ -488,7 +488,20 @@ class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnN
 
 
 def _is_generator(node: ast.AST) -> bool:
-    """A function whose own body yields (not a nested function's)."""
+    """A function whose own body yields (not a nested function's); answered once per ``def`` node (its body does
+    not change; a function called in a loop is inlined at every call)."""
+    found = node.__dict__.get(_GENERATOR)
+    if found is None:
+        found = node.__dict__[_GENERATOR] = _yields(node)
+    return found
+
+
+#: the attribute a ``def`` node keeps :func:`_is_generator`'s answer in (not an AST field: ``compile``, ``ast.dump``
+#: and the node's ``_fields`` ignore it)
+_GENERATOR = "_faultlib_generator"
+
+
+def _yields(node: ast.AST) -> bool:
     todo = list(getattr(node, "body", []))
     while todo:
         n = todo.pop()

@@ -78,10 +78,22 @@ def calendar_groups(expr: ast.expr | None, tree: ast.Module) -> list[str]:
         return []
     sources = [expr]
     if isinstance(expr, ast.Name):
-        sources += [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
+        sources += _assigned(tree).get(expr.id, [])
     names = set().union(*(_columns(s) for s in sources))
     return sorted(c for c in names if CALENDAR_COLUMN.search(c) and not vocab.ID_COLUMN.search(c))
+
+
+def _assigned(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """``{name: [value, ...]}`` of every ``name = value`` (a target among several included) in the tree, in walk
+    order; built once per tree (kept on the tree node; a tree is not changed once parsed)."""
+    found = tree.__dict__.get("_faultlib_assigned")
+    if found is None:
+        found = tree.__dict__["_faultlib_assigned"] = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign):
+                for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, ast.Name)):
+                    found.setdefault(name, []).append(n.value)
+    return found
 
 
 def _date_side(expr: ast.expr) -> bool:

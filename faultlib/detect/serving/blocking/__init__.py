@@ -283,7 +283,18 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
 
     Raises:
         InputError: a source is not valid Python (unless ``skip_invalid``).
+
+    The trees and indexes live until the report is made: the collector's full passes are held back meanwhile
+    (:func:`faultlib.pyflow.heap.analysis_heap`; the findings do not depend on it).
     """
+    from faultlib.pyflow.heap import analysis_heap
+
+    with analysis_heap():
+        return _analyze(sources, skip_invalid, outside, installed)
+
+
+def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outside: set[str] | frozenset[str],
+             installed) -> BlockingReport:
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.own_root import known_packages

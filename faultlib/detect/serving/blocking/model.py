@@ -106,12 +106,27 @@ class Module:
         return self.name if self.path.endswith("__init__.py") else self.name.rpartition(".")[0]
 
 
+#: the nodes that are or hold statements: a statement, an ``except`` clause, a ``case`` of ``match``
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 class _Collector(ast.NodeVisitor):
     """Fills a :class:`Module`: qualified names as CPython builds them, imports, globals."""
 
     def __init__(self, module: Module):
         self.m = module
         self.stack: list[Func | Klass] = []
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Descend into the statements of ``node`` only, in field order: every node this visitor handles is a
+        statement, and an expression holds none (a lambda's body is an expression), so walking the expressions of
+        a file (most of its nodes) would find nothing."""
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _HOLDS_STATEMENTS):
+                        self.visit(item)
 
     def _qualname(self, name: str) -> str:
         if not self.stack:
