@@ -238,3 +238,30 @@ def test_the_vocabulary_of_pymongo_count_pillow_rotate_and_python_magic(tmp_path
     assert found == {("blocking_db", 'return files.count({"url": url}) > 0'),
                      ("blocking_cpu", "return img.rotate(angle, expand=True), img.size"),
                      ("blocking_file_io", sniffed)}
+
+
+# -- the atomic-write idiom: a serialiser writes the file os.fdopen wrapped --------------------------------------------
+def test_a_serialiser_into_an_fdopen_file_object_is_the_write(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import json
+        import os
+        import tempfile
+
+        import yaml
+
+        async def persist(state, path):
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(state, f, indent=2)
+            os.replace(tmp, path)
+            buffer = io.StringIO()
+            json.dump(state, buffer)
+            with open(path) as g:
+                json.load(g)
+            with os.fdopen(os.open(path + ".yml", os.O_RDONLY)) as h:
+                return yaml.safe_load(stream=h), buffer.getvalue()
+    """)
+    assert found == {("blocking_file_io", "json.dump(state, f, indent=2)"),
+                     ("blocking_file_io", "with open(path) as g:"),
+                     ("blocking_file_io", "return yaml.safe_load(stream=h), buffer.getvalue()")}
