@@ -118,6 +118,17 @@ def test_a_service_hung_on_the_bot_is_what_a_cog_reads_back(tmp_path):
                       'return requests.get(f"{self.api}/roles/{role_id}", timeout=10).json()')}
 
 
+def test_a_service_hung_on_the_bot_is_read_through_a_differently_named_bot_of_the_same_class(tmp_path):
+    found = flagged_package(tmp_path, {**BOT_FILES, "cogs/audit.py": """
+        from discord.ext import commands
+
+        async def audit(robot: commands.Bot):
+            return robot.api.role("1")
+    """})
+    assert found == {("api.py", "blocking_http",
+                      'return requests.get(f"{self.api}/roles/{role_id}", timeout=10).json()')}
+
+
 def test_an_attribute_read_on_another_object_or_stored_on_a_project_object_is_not_the_bots(tmp_path):
     found = flagged_package(tmp_path, {**BOT_FILES, "cogs/roles.py": """
         from discord.ext import commands
