@@ -11,8 +11,12 @@ may call it differently. A ``**options`` argument counts when ``options`` is a d
 once in the caller and never changed (a parameter it leaves out takes its default), and a function handed to
 ``threading.Thread(target=...)`` is not "used other than called" for this (that thread is off the loop). Only the
 calls made on the loop count (in a function the analysis reached from an ``async
-def``): a command-line script of the same package may pass a path where every request passes ``None``. Anything
-else keeps the call a blocker.
+def``): a command-line script of the same package may pass a path where every request passes ``None``. A public
+method of a class deriving from a third-party class is not judged by the analysed files' calls alone: the framework
+that owns the base calls it too, with arguments of its own (Home Assistant's flow manager calls
+``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself calls ``await
+self.async_step_mosques()`` to show it: https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-
+steps; discord.py calls a cog's listeners and commands). Anything else keeps the call a blocker.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from faultlib.detect.serving.blocking.type_branches import TypeBranches
 MAX_CALLS = 40
 """Calls under one name looked at; more: the parameter's values are taken as unknown."""
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_NOT_FRAMEWORKS = ("builtins.", "typing.", "typing_extensions.", "abc.", "enum.", "collections.", "pydantic.")
+"""Bases that call no method of their subclasses by name: the language's (a dotless name is a builtin: ``object``,
+``Exception``), typing's and data models'."""
 _UNKNOWN = object()
 
 
@@ -72,7 +79,7 @@ class Branches:
             return None
         default = _default(args, param)
         name = func.node.name
-        if name in self._used_as_value():
+        if name in self._used_as_value() or self._framework_method(func):
             return None
         bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
         position = positional.index(param) - (1 if bound else 0) if param in positional else None
@@ -100,6 +107,11 @@ class Branches:
                 return None
             values.append(value)
         return values if seen else None
+
+    def _framework_method(self, func: Func) -> bool:
+        """Whether ``func`` is a public method of a class with a third-party base (a framework may call it)."""
+        return (func.cls is not None and not func.node.name.startswith("_")
+                and self.index.subclass_of(func.cls, lambda base: "." in base and not base.startswith(_NOT_FRAMEWORKS)))
 
     def _used_as_value(self) -> set[str]:
         """Names of the analysed files read other than as a call's callee (``Thread(target=self.play)``)."""

@@ -20,7 +20,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Klass, dotted
 
-__all__ = ["class_valued", "held_class"]
+__all__ = ["class_valued", "held_class", "instance_valued"]
 
 
 def class_valued(index, klass: Klass) -> dict[str, Klass]:
@@ -70,3 +70,22 @@ def held_class(index, klass: Klass, name: str, depth: int = 0) -> Klass | None:
         return found
     return next((held for base in index.bases(klass) if not isinstance(base, str)
                  and (held := held_class(index, base, name, depth + 1)) is not None), None)
+
+
+def instance_valued(index, klass: Klass) -> dict:
+    """``{attribute: type}`` for the class-body assignments of ``klass`` that build an instance (one plain name
+    target, a constructor call as the value) and that :func:`class_valued` does not own: ``class Model: llm =
+    Llama(model_path=...)`` keeps one object shared by every instance, which its methods reach as ``self.llm``
+    (https://docs.python.org/3/tutorial/classes.html#class-and-instance-variables: "class variables [are] shared by
+    all instances"). The value is typed in the module's scope, as the class body runs at import time."""
+    found: dict = {}
+    scope = None
+    for stmt in klass.node.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call)):
+            continue
+        scope = scope or index.infer.module_func(klass.module)
+        typed = index.type_of(stmt.value, scope)
+        if typed is not None:
+            found[stmt.targets[0].id] = typed
+    return found

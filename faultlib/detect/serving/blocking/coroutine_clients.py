@@ -8,6 +8,12 @@ asyncio client (WeCom's ``aibot.WSClient``), and its other methods are no guess 
 SDK's plain methods set state or schedule work on the loop. One such use anywhere in the files is the evidence
 (memoised per class name). Teardown methods keep the guess (:data:`TEARDOWN`): an async engine's plain
 ``shutdown()`` commonly stops and joins its worker processes (vLLM's ``AsyncLLM.shutdown``).
+
+The awaited call may end a chain that starts at the client: a request builder's methods only record the request and
+its last call sends it, as a coroutine (supabase's ``AsyncClient``: ``await db.table("items").insert(row).execute()``,
+``await db.rpc("fn", params).execute()``, https://supabase.com/docs/reference/python/initializing -- the async
+client's ``execute()`` is awaited; the same chain on the sync ``Client`` is not). So a client is also an asyncio
+client when some awaited or scheduled call's receiver chain (``a.b(...).c(...)``) reaches a value of its type.
 """
 
 from __future__ import annotations
@@ -48,10 +54,19 @@ def _search(index, type_name: str) -> bool:
                 continue
             for node in func.nodes:
                 for call in _coroutines(node):
-                    if (isinstance(call.func, ast.Attribute)
-                            and index.type_of(call.func.value, func) == type_name):
+                    if any(index.type_of(r, func) == type_name for r in _receivers(call)):
                         return True
     return False
+
+
+def _receivers(call: ast.Call) -> list[ast.expr]:
+    """The receivers along a method chain, nearest first: ``[a.b(x).c(y), a.b(x), a]`` for ``a.b(x).c(y).d()``."""
+    found: list[ast.expr] = []
+    node = call
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(found) < 8:
+        found.append(node.func.value)
+        node = node.func.value
+    return found
 
 
 def _coroutines(node: ast.AST) -> list[ast.Call]:

@@ -23,7 +23,7 @@ from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
-from faultlib.detect.serving.blocking.class_values import class_valued, held_class
+from faultlib.detect.serving.blocking.class_values import class_valued, held_class, instance_valued
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
@@ -268,6 +268,8 @@ class Index(TypeOf):
                     found = self.return_type(getter)
                     if found is not None:
                         attrs[name] = found
+            for name, found in instance_valued(self, klass).items():  # llm = Llama(...) in the class body
+                attrs.setdefault(name, found)  # after the methods' stores: `self.llm = ...` there wins
         finally:
             self._inferring -= 1
         return attrs

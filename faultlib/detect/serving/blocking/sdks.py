@@ -246,9 +246,10 @@ SDKS = Vocabulary(
                        "Flux2KleinEdit")),
         Family(("PIL.Image.Image",), {"save": F}, "https://pillow.readthedocs.io/en/stable/reference/Image.html"
                "#PIL.Image.Image.save (encodes the image and writes the file in the calling thread)"),
-        Family(("PIL.Image.Image",), {"resize": C, "thumbnail": C}, "https://pillow.readthedocs.io/en/stable/reference/"
-               "Image.html#PIL.Image.Image.resize (loads the pixels, decoding a lazily opened upload, and resamples "
-               "every one in the calling thread; thumbnail resizes in place)"),
+        Family(("PIL.Image.Image",), {"resize": C, "thumbnail": C, "rotate": C}, "https://pillow.readthedocs.io/en/"
+               "stable/reference/Image.html#PIL.Image.Image.resize (loads the pixels, decoding a lazily opened upload, "
+               "and resamples every one in the calling thread; thumbnail resizes in place; rotate resamples the "
+               "whole image the same way: #PIL.Image.Image.rotate)"),
     ),
     calls={
         "gradio_client.Client": (H, GRADIO),

@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
@@ -132,7 +133,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_file_io", f"{owner}.{method}", func, call)
     if _LOADED_MODEL.match(method) and _third_party(owner):  # mlflow.pyfunc.load_model(uri), booster.load_model(p)
         return Site("blocking_file_io", f"{target} (a library's model loader: reads the model's files)", func, call)
-    return None
+    through = descriptor_file_call(index, target, call, func)  # json.dump(state, os.fdopen(fd, "w"))
+    return None if through is None else Site("blocking_file_io", through, func, call)
 
 
 def _third_party(owner: str) -> bool:

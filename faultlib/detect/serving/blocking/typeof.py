@@ -9,6 +9,7 @@ import ast
 import re
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
@@ -74,7 +75,8 @@ class TypeOf:
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
                 return self.attribute_type(owner, expr.attr)
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
-                return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]")
+                return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]") or (
+                    hung_attribute(self, expr, func, owner) if isinstance(expr, ast.Attribute) and func else None)
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
@@ -84,7 +86,8 @@ class TypeOf:
                 if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
                     return self.stores.module_attribute(holder, expr.attr)
             if owner is None and func is not None:  # app.state.model = Model() in a startup hook
-                return self.infer.stored_attribute(expr, func)
+                return self.infer.stored_attribute(expr, func) or (  # bot.api = API(), read as self.bot.api
+                    hung_attribute(self, expr, func, None) if isinstance(expr, ast.Attribute) else None)
             return None
         if isinstance(expr, ast.IfExp):  # Wrapper(x) if x else None
             return self.type_of(expr.body, func, depth + 1) or self.type_of(expr.orelse, func, depth + 1)

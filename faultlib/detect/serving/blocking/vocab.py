@@ -120,9 +120,15 @@ OFFLOAD: dict[str, int] = {"asyncio.to_thread": 0, "anyio.to_thread.run_sync": 0
                            "asyncer.asyncify": 0, "anyio.to_process.run_sync": 0}
 """Functions that run their function argument (at this index) in a worker thread: off the loop."""
 
-OFFLOAD_METHODS: dict[str, int] = {"run_in_executor": 1, "submit": 0}
+OFFLOAD_METHODS: dict[str, int] = {"run_in_executor": 1, "submit": 0, "async_add_executor_job": 0,
+                                   "async_add_import_executor_job": 0}
 """Methods that run their function argument in an executor (``loop.run_in_executor(ex, fn)``,
-``executor.submit(fn)``); ``submit`` only on an executor (see :func:`is_executor`)."""
+``executor.submit(fn)``); ``submit`` only on an executor (see :func:`is_executor`). Home Assistant's
+``hass.async_add_executor_job(target, *args)`` (and the recorder's ``get_instance(hass).async_add_executor_job``,
+``hass.async_add_import_executor_job``) run ``target`` in its executor: "the sync function is run in a worker
+thread" (https://developers.home-assistant.io/docs/asyncio_working_with_async/#calling-sync-functions-from-async);
+a lambda handed there (``lambda: requests.post(url, data=data)``) is off the loop like one handed to
+``run_in_executor``."""
 
 LOOP_CALLBACK_METHODS: dict[str, int] = {"call_soon": 0, "call_soon_threadsafe": 0, "call_later": 1, "call_at": 1,
                                          "add_done_callback": 0, "add_reader": 1, "add_writer": 1,

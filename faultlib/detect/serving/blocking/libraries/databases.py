@@ -60,7 +60,10 @@ DATABASES = Vocabulary(
                    "delete_one", "delete_many", "aggregate", "count_documents", "estimated_document_count",
                    "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
                    "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
-                   "drop_database", "command")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+                   "drop_database", "command",
+                   # pymongo 3's count query (removed in 4.0): https://pymongo.readthedocs.io/en/3.12.0/api/pymongo/
+                   # collection.html#pymongo.collection.Collection.count
+                   "count")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
         Family(("duckdb.DuckDBPyConnection", "duckdb.DuckDBPyRelation"), {m: "blocking_db" for m in (
             "execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df",
             "df", "fetchnumpy", "fetch_arrow_table", "arrow", "pl", "fetch_record_batch", "read_csv", "read_parquet",

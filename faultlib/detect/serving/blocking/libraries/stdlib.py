@@ -7,7 +7,7 @@ each entry names the documentation that says the call blocks the calling thread.
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 PY = "https://docs.python.org/3/library/"
@@ -93,6 +93,9 @@ STDLIB = Vocabulary(
         **{f"pathlib.Path.{m}": DIR_LISTING for m in ("glob", "rglob", "iterdir")},
         f"{DIR_LISTING}.__iter__": "pathlib.Path",
     },
+    # time.sleep(0) gives up the GIL and returns: "the thread is suspended for at least secs seconds" waits for
+    # nothing at 0 (https://docs.python.org/3/library/time.html#time.sleep); a variable may hold any delay
+    when={"time.sleep": BlocksWhen("secs", position=0, test="positive", absent=True)},
     families=(  # waiting for another thread or process: the loop stops until it answers
         Family(("subprocess.Popen.pipe",), {m: "blocking_subprocess" for m in ("read", "readline", "readlines",
                                                                                 "__next__")},
