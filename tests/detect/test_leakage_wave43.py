@@ -137,3 +137,44 @@ def test_a_seed_inside_a_nested_random_state_is_no_candidate(tmp_path: Path) -> 
 
 def test_a_nested_transformer_hyperparameter_kept_by_test_r2_still_counts(tmp_path: Path) -> None:
     assert ("tuned_on_test", 16) in _alarms(tmp_path, QUANTILES_THROUGH_A_NESTED_TRANSFORMER)
+
+
+# the 28 days to forecast are built by copying the last known day forward with a blank target, stacked under the
+# known days; a column is then shifted by its minimum over both (a statistic over train and test rows together)
+FORECAST_DAYS = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+TARGET = "units"
+LAST = 700
+grid = pd.read_csv("shop_days.csv")
+ahead = pd.DataFrame()
+for i in range(1, 29):
+    day = grid[grid["day"] == LAST].copy()
+    day["day"] = LAST + i
+    day[TARGET] = np.nan
+    ahead = pd.concat([ahead, day])
+grid = pd.concat([grid, ahead])
+{feature}
+train = grid[grid["day"] <= LAST]
+test = grid[grid["day"] > LAST]
+model = Ridge().fit(train[["week", "price"]], train[TARGET])
+forecast = model.predict(test[["week", "price"]])
+"""
+
+SHIFT_BY_MINIMUM = 'grid["week"] = grid["week"] - grid["week"].min()'
+TARGET_MEAN_PER_SHOP = 'grid["week"] = grid.groupby("shop")[TARGET].transform("mean")'
+
+
+def test_a_minimum_over_known_and_forecast_days_is_a_fit_on_test(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, FORECAST_DAYS.format(feature=SHIFT_BY_MINIMUM)) == {("fit_on_test", 15)}
+
+
+def test_a_target_mean_over_the_stack_skips_the_blank_labels(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, FORECAST_DAYS.format(feature=TARGET_MEAN_PER_SHOP)) == set()
+
+
+def test_a_blanked_feature_column_makes_no_rows_to_predict(tmp_path: Path) -> None:
+    text = FORECAST_DAYS.format(feature=SHIFT_BY_MINIMUM).replace('day[TARGET] = np.nan', 'day["promo"] = np.nan')
+    assert ("fit_on_test", 15) not in _alarms(tmp_path, text)

@@ -152,6 +152,7 @@ class DesignChecks:
             self._per_item = per_item_reductions(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
         est = Est(label, "transformer", preprocessing=True)
         fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)
