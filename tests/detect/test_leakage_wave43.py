@@ -178,3 +178,29 @@ def test_a_target_mean_over_the_stack_skips_the_blank_labels(tmp_path: Path) -> 
 def test_a_blanked_feature_column_makes_no_rows_to_predict(tmp_path: Path) -> None:
     text = FORECAST_DAYS.format(feature=SHIFT_BY_MINIMUM).replace('day[TARGET] = np.nan', 'day["promo"] = np.nan')
     assert ("fit_on_test", 15) not in _alarms(tmp_path, text)
+
+
+# category codes of the id columns re-based to start at 0 (a relabelling), before a split of the days
+CODES_REBASED = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+sales = pd.read_csv("sales.csv", dtype={"store": "category", "item": "category"})
+for col in ["store", "item"]:
+    sales[col] = sales[col].cat.codes.astype("int16")
+    sales[col] -= sales[col].min()
+train = sales[sales["day"] <= 700]
+test = sales[sales["day"] > 700]
+model = Ridge().fit(train[["store", "item", "price"]], train["units"])
+print(model.score(test[["store", "item", "price"]], test["units"]))
+"""
+
+
+def test_category_codes_rebased_to_zero_are_no_statistic_of_values(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, CODES_REBASED) == set()
+
+
+def test_a_price_rebased_to_its_minimum_before_the_split_still_counts(tmp_path: Path) -> None:
+    text = CODES_REBASED.replace('for col in ["store", "item"]:', 'for col in ["price"]:').replace(
+        'sales[col].cat.codes.astype("int16")', 'sales[col].astype("float32")')
+    assert ("fit_before_split", 7) in _alarms(tmp_path, text)
