@@ -204,3 +204,8 @@ def test_a_price_rebased_to_its_minimum_before_the_split_still_counts(tmp_path: 
     text = CODES_REBASED.replace('for col in ["store", "item"]:', 'for col in ["price"]:').replace(
         'sales[col].cat.codes.astype("int16")', 'sales[col].astype("float32")')
     assert ("fit_before_split", 7) in _alarms(tmp_path, text)
+
+
+def test_a_blanked_prediction_column_makes_no_rows_to_predict(tmp_path: Path) -> None:
+    text = FORECAST_DAYS.format(feature=SHIFT_BY_MINIMUM).replace('day[TARGET] = np.nan', 'day["y_pred"] = np.nan')
+    assert ("fit_on_test", 15) not in _alarms(tmp_path, text)

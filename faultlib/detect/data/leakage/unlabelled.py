@@ -16,7 +16,8 @@ so that a statistic over the stacked table is a statistic over train and test ro
 as for ``pd.concat([train, test])`` with ``test`` read from ``test.csv``; the house policy on transductive
 statistics). The column must be named for the target (``TARGET``, ``'label'``, ``self.params.target``:
 :func:`~faultlib.detect.data.leakage.choices.label_like`) and the value a missing value (``np.nan``, ``None``,
-``pd.NA``, ``float('nan')``); a feature column blanked the same way is not a label and changes nothing.
+``pd.NA``, ``float('nan')``); a feature column blanked the same way (or a column for predictions, ``ypred``,
+``y_hat``) is not a label and changes nothing.
 
 A statistic of that target column itself over the stacked table (``grid.groupby('item')[TARGET].transform('mean')``,
 a target encoding) skips the blank labels: it is computed on the labelled rows only (:meth:`_labelled_only`).
@@ -27,10 +28,12 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import label_like
 from faultlib.detect.data.leakage.values import Data, Root, RowUnion, Rows, parts
 
 _MISSING_ATTRS = frozenset({"nan", "NaN", "NAN", "NA"})
+_PREDICTION_TOKENS = frozenset({"hat", "proba", "prob", "probs", "score", "scores", "est", "fitted"})
 
 
 def _missing(node: ast.expr) -> bool:
@@ -61,7 +64,13 @@ def unlabelled_table(node: ast.stmt) -> str | None:
     target = node.targets[0]
     if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
         return None
-    return target.value.id if label_like(_key_name(target.slice)) else None
+    key = _key_name(target.slice)
+    return target.value.id if label_like(key) and not _prediction(key) else None
+
+
+def _prediction(name: str | None) -> bool:
+    """``ypred``, ``y_hat``, ``target_proba``: a column for predictions, not the label."""
+    return any("pred" in t or t in _PREDICTION_TOKENS for t in vocab.name_tokens(name or ""))
 
 
 class UnlabelledRows:
