@@ -41,7 +41,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
-from faultlib.detect.data.leakage.guards import branches, counter_guard, counters
+from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
@@ -156,7 +156,8 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
             if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"
                     or any(m.rsplit(".", 1)[-1] == name for m in models)):
                 continue
-            keys = {k.arg or "" for k in call.keywords if _names(k.value) & targets} - _NOT_HYPERPARAMETERS
+            keys = {k.arg or "" for k in call.keywords if _names(k.value) & targets
+                    and not seed_only(k.value, targets)} - _NOT_HYPERPARAMETERS
             if keys or any(_names(a) & targets for a in call.args) and not any(
                     k.arg in _NOT_HYPERPARAMETERS and _names(k.value) & targets for k in call.keywords):
                 varied.setdefault(name, set()).update(keys)
@@ -175,7 +176,8 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
                         kept.add(base.id)
             elif isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and any(
                     isinstance(op, (ast.Gt, ast.Lt, ast.GtE, ast.LtE)) for op in n.test.ops) and any(
-                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in branches(n)) and not counter_guard(n.test, counted):
+                    isinstance(s, (ast.Assign, ast.AugAssign)) for s in branches(n)) and not counter_guard(n.test, counted) \
+                    and not size_guard(n.test):
                 chooses = chooses or n.lineno  # if score > best: best = score
         scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
                   for name in _names(n.args[0])}  # what the loop scores each candidate on

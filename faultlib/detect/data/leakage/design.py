@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
@@ -153,6 +154,11 @@ class DesignChecks:
             self._per_item = per_item_reductions(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        if not hasattr(self, "_code_cols"):
+            self._code_cols = code_columns(self.tree)
+        if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)
+            return Data(None, data.taints, False)
+        data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
         est = Est(label, "transformer", preprocessing=True)
         fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)

@@ -73,6 +73,7 @@ from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.trainrows import train_row_counts
 from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
+from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
@@ -105,8 +106,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds, SizeCalls,
-               PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, EvalSets, PowerFits,
+class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+               SizeCalls, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
+               EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
