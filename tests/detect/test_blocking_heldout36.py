@@ -8,26 +8,9 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
-import textwrap
 
-from faultlib.detect.serving.blocking import analyze_path
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
-
-def flagged_package(tmp_path, files: dict[str, str]) -> set[tuple[str, str, str]]:
-    """``(file, kind, stripped line)`` of every finding in a package written from ``files``."""
-    root = tmp_path / "svc"
-    for name, source in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(source))
-    report = analyze_path(root)
-    assert report.complete
-    found = set()
-    for f in report.findings:
-        rel = str(f.location["file"]).split("svc/", 1)[1]
-        found.add((rel, f.kind, (root / rel).read_text().splitlines()[f.location["line"] - 1].strip()))
-    return found
 
 
 # -- a class of the analysed files is read, not guessed by its name ---------------------------------------------------
