@@ -20,6 +20,8 @@ LEAKY = textwrap.dedent("""\
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    from sklearn.linear_model import LogisticRegression
+    print(LogisticRegression(max_iter=1000).fit(X_train, y_train).score(X_test, y_test))
     """)
 HEALTHY = textwrap.dedent("""\
     from sklearn.datasets import load_wine
