@@ -6,7 +6,8 @@ import ast
 import gc
 
 from faultlib.detect.data.leakage.choices import Bindings, bindings, names_columns
-from faultlib.detect.data.leakage.static import _is_generator, _yields
+from faultlib.detect.data.leakage.generators import is_generator as _is_generator
+from faultlib.detect.data.leakage.generators import yields as _yields
 from faultlib.detect.data.leakage.timeorder import calendar_groups
 from faultlib.detect.serving.blocking import model as blocking_model
 from faultlib.pyflow.heap import HELD_BACK, analysis_heap

@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
+from faultlib.detect.data.leakage.generators import is_generator
 from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
@@ -335,7 +336,7 @@ class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, Recor
             out = Interpreter._invoke(self, func, args, kwargs, line)
         finally:
             self._call_lines.pop()
-        if _is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
+        if is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
             rows = self._combine([a for a in [*args, *kwargs.values()] if _maybe_data(a) is not None])
             return rows if rows is not UNKNOWN else out
         return out
@@ -487,31 +488,6 @@ class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, Recor
                 continue  # a statistic printed, plotted or used in a metric, never used to train or score
             also = sorted({p["kind"] for p in found[1:]} - {best["kind"]})
             self.report.findings.append(self._finding(best, reached, also))
-
-
-def _is_generator(node: ast.AST) -> bool:
-    """A function whose own body yields (not a nested function's); answered once per ``def`` node (its body does
-    not change; a function called in a loop is inlined at every call)."""
-    found = node.__dict__.get(_GENERATOR)
-    if found is None:
-        found = node.__dict__[_GENERATOR] = _yields(node)
-    return found
-
-
-#: the attribute a ``def`` node keeps :func:`_is_generator`'s answer in (not an AST field: ``compile``, ``ast.dump``
-#: and the node's ``_fields`` ignore it)
-_GENERATOR = "_faultlib_generator"
-
-
-def _yields(node: ast.AST) -> bool:
-    todo = list(getattr(node, "body", []))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            return True
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(n))
-    return False
 
 
 def _is_str(value: Any) -> bool:
