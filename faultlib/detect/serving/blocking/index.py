@@ -41,7 +41,7 @@ from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
-from faultlib.detect.serving.blocking.typealiases import type_alias
+from faultlib.detect.serving.blocking.typealiases import annotated_type, type_alias
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
 
@@ -165,10 +165,13 @@ class Index(TypeOf):
         node = unquoted(node)
         if node is None or depth > MAX_RESOLVE_DEPTH:
             return None
-        alias = type_alias(node, module)
-        if alias is not None:  # ModelFuture = Future[Model] at module level, then `x: Optional[ModelFuture]`
-            return self.annotation_type(alias, module, depth + 1)
+        alias = type_alias(node, module, self.modules)
+        if alias is not None:  # ModelFuture = Future[Model] at module level (or imported), then `x: ModelFuture`
+            return self.annotation_type(alias[0], alias[1], depth + 1)
         if isinstance(node, ast.Subscript):  # Optional[X], list[X]: only Optional is a value of X
+            inner = annotated_type(node)  # Annotated[Session, Depends(get_session)]: a Session
+            if inner is not None:
+                return self.annotation_type(inner, module, depth + 1)
             parts = dotted(node.value)
             if parts and parts[-1] == "Optional":
                 return self.annotation_type(node.slice, module, depth + 1)

@@ -1,0 +1,75 @@
+"""check blocking: the kinds held-out wave 38 (issue 17; FastMCP servers, a FastAPI app on sync SQLModel sessions,
+matrix-nio and twitchio bots, a Slack events receiver) got wrong, fixed by kind: FastAPI's dependency alias
+``Annotated[Session, Depends(...)]`` imported from another module, Elasticsearch's namespaced clients whose methods
+return data, an empty PyMuPDF document, and the vocabulary of Pillow's ``Image.open`` and rq's enqueue.
+
+Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged, flagged_package
+
+
+# -- Annotated[T, ...] is a T; an alias imported from another module is what it names there ---------------------------
+def test_an_annotated_session_alias_imported_from_a_deps_module_is_a_session(tmp_path):
+    found = flagged_package(tmp_path, {
+        "deps.py": """
+            from typing import Annotated
+            from fastapi import Depends
+            from sqlmodel import Session
+            from sqlalchemy.ext.asyncio import AsyncSession
+
+            def open_session():
+                yield None
+
+            DbDep = Annotated[Session, Depends(open_session)]
+            AsyncDbDep = Annotated[AsyncSession, Depends(open_session)]
+            Label = Annotated[str, "shown in the docs"]
+        """,
+        "api/__init__.py": "from deps import DbDep\n",
+        "api/orders.py": """
+            from typing import Annotated
+            from fastapi import APIRouter, Depends
+            from sqlmodel import Session, select
+            from deps import AsyncDbDep, DbDep, Label, open_session
+            from api import DbDep as ReExported
+            from store import count_orders
+
+            router = APIRouter()
+
+            @router.get("/orders")
+            async def list_orders(db: DbDep, title: Label):
+                rows = db.exec(select(Order)).all()
+                return title.upper(), rows, count_orders(db)
+
+            @router.get("/orders/{oid}")
+            async def one(oid: int, db: Annotated[Session, Depends(open_session)]):
+                return db.get(Order, oid)
+
+            @router.post("/orders")
+            async def add(db: ReExported, order: dict):
+                db.add(order)
+                db.commit()
+
+            @router.get("/async")
+            async def fine(db: AsyncDbDep):
+                return (await db.execute(select(Order))).all()
+
+            @router.get("/threadpool")
+            def plain(db: DbDep):
+                return db.exec(select(Order)).all()
+        """,
+        "store.py": """
+            from sqlmodel import func, select
+            from deps import DbDep
+
+            def count_orders(db: DbDep) -> int:
+                return db.exec(select(func.count())).one()
+        """,
+    })
+    assert found == {
+        ("api/orders.py", "blocking_db", "rows = db.exec(select(Order)).all()"),
+        ("api/orders.py", "blocking_db", "return db.get(Order, oid)"),
+        ("api/orders.py", "blocking_db", "db.commit()"),
+        ("store.py", "blocking_db", "return db.exec(select(func.count())).one()"),
+    }
