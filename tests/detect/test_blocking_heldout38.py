@@ -73,3 +73,31 @@ def test_an_annotated_session_alias_imported_from_a_deps_module_is_a_session(tmp
         ("api/orders.py", "blocking_db", "db.commit()"),
         ("store.py", "blocking_db", "return db.exec(select(func.count())).one()"),
     }
+
+
+# -- Elasticsearch's namespaced clients send requests; what their methods return is the reply, in memory ---------------
+def test_what_an_elasticsearch_namespace_method_returns_is_data_not_a_client(tmp_path):
+    found = flagged(tmp_path, """
+        from elasticsearch import Elasticsearch
+        from opensearchpy import OpenSearch
+
+        def index_names(url):
+            es = Elasticsearch(url)
+            names = []
+            for row in es.cat.indices(format="json"):
+                mapping = es.indices.get_mapping(index=row.get("index"))
+                meta = mapping.get(row["index"]).get("mappings").get("_meta")
+                names.append((row.get("index"), meta.get("description") if meta else ""))
+            return names
+
+        async def describe(url, name):
+            hits = Elasticsearch(url).search(index=name, size=3)
+            stats = OpenSearch(url).plugins.knn.stats()
+            return index_names(url), hits.get("hits").get("total"), stats.get("nodes")
+    """)
+    assert found == {
+        ("blocking_http", 'for row in es.cat.indices(format="json"):'),
+        ("blocking_http", 'mapping = es.indices.get_mapping(index=row.get("index"))'),
+        ("blocking_http", "hits = Elasticsearch(url).search(index=name, size=3)"),
+        ("blocking_http", "stats = OpenSearch(url).plugins.knn.stats()"),
+    }

@@ -16,6 +16,21 @@ DUCKDB = ("https://duckdb.org/docs/stable/clients/python/dbapi (the Python clien
 DDL = ("https://docs.sqlalchemy.org/en/20/core/metadata.html#sqlalchemy.schema.MetaData.create_all (create_all/"
        "drop_all/reflect run the DDL statements, or read the catalog, on the given engine; SQLModel.metadata is a "
        "MetaData: https://sqlmodel.tiangolo.com/tutorial/create-db-and-table/)")
+SEARCH_NAMESPACES = frozenset({
+    # Elasticsearch's namespaced clients (es.indices.get_mapping(...)): https://elasticsearch-py.readthedocs.io/en/
+    # stable/api/ -- every API method sends a request and returns an ObjectApiResponse, a mapping of the reply body
+    # (https://elasticsearch-py.readthedocs.io/en/stable/api/#elasticsearch.ObjectApiResponse), so `.get`/`[...]` on
+    # what a method returned reads memory, not the cluster
+    "async_search", "autoscaling", "cat", "ccr", "cluster", "connector", "dangling_indices", "enrich", "eql", "esql",
+    "features", "fleet", "graph", "ilm", "indices", "inference", "ingest", "license", "logstash", "migration", "ml",
+    "monitoring", "nodes", "query_rules", "rollup", "search_application", "searchable_snapshots", "security",
+    "shutdown", "simulate", "slm", "snapshot", "sql", "ssl", "synonyms", "tasks", "text_structure", "transform",
+    "watcher", "xpack",
+    # opensearch-py's, with its plugins' (client.plugins.knn...): https://opensearch-project.github.io/opensearch-py/
+    # api-ref/clients/opensearch_client.html; its methods return the decoded JSON body (a dict)
+    "http", "remote", "remote_store", "search_pipeline", "wlm", "plugins", "alerting", "anomaly_detection",
+    "asynchronous_search", "flow_framework", "index_management", "knn", "notifications", "observability", "ppl",
+    "query", "rollups", "security_analytics", "transforms"})
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
                                           "commit", "rollback", "close")}
 DATABASES = Vocabulary(
@@ -77,7 +92,7 @@ DATABASES = Vocabulary(
                "https://tinydb.readthedocs.io/en/latest/usage.html#storage-middleware (the default JSONStorage "
                "reads the JSON file on every query and rewrites it on every change, in the calling thread)"),
         Family(("elasticsearch.Elasticsearch", "opensearchpy.OpenSearch"), {"*": "blocking_http"},
-               "https://elasticsearch-py.readthedocs.io/en/stable/async.html", resources=True,
+               "https://elasticsearch-py.readthedocs.io/en/stable/async.html", resources=SEARCH_NAMESPACES,
                except_=frozenset({"options"})),
     ),
     returns={
