@@ -101,3 +101,27 @@ def test_what_an_elasticsearch_namespace_method_returns_is_data_not_a_client(tmp
         ("blocking_http", "hits = Elasticsearch(url).search(index=name, size=3)"),
         ("blocking_http", "stats = OpenSearch(url).plugins.knn.stats()"),
     }
+
+
+# -- a PyMuPDF document or MIDI file made with no argument is new and empty: nothing is read -------------------------
+def test_an_empty_document_made_without_arguments_reads_no_file(tmp_path):
+    found = flagged(tmp_path, """
+        import fitz
+        import mido
+        import pymupdf
+
+        async def health():
+            probe = pymupdf.open()
+            probe.close()
+            return fitz.Document(), mido.MidiFile()
+
+        async def pages(path, data):
+            merged = pymupdf.open()
+            merged.insert_pdf(pymupdf.open(path))
+            return merged, fitz.open(stream=data, filetype="pdf"), mido.MidiFile(path)
+    """)
+    assert found == {
+        ("blocking_cpu", "merged.insert_pdf(pymupdf.open(path))"),
+        ("blocking_file_io", "merged.insert_pdf(pymupdf.open(path))"),
+        ("blocking_file_io", 'return merged, fitz.open(stream=data, filetype="pdf"), mido.MidiFile(path)'),
+    }

@@ -103,13 +103,18 @@ name may load a model); ``unset``: the call blocks when the argument is a false 
 host=url)`` does not)."""
 
 
+ANY_ARGUMENT = "*"
+"""The :attr:`BlocksWhen.name` that asks whether the call passes any argument at all."""
+
+
 @dataclass(frozen=True)
 class BlocksWhen:
     """A call of ``calls`` that blocks only for some values of one argument (``psutil.cpu_percent(interval=1)``
     sleeps a second; without ``interval`` it returns at once).
 
     Attributes:
-        name: the argument's keyword.
+        name: the argument's keyword; ``*`` with the test ``given``: any argument at all (``pymupdf.open()`` with none
+            makes a new empty document in memory; with a file name or a stream it reads and parses one).
         position: its position when passed positionally (None: keyword only).
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
             for ``unset``.
@@ -127,6 +132,8 @@ class BlocksWhen:
         """Whether a call passing ``args`` (positional expressions) and ``keywords`` (``{name: expression}``; a
         ``**`` spread under ``None``) blocks. ``literal(expr)`` is the expression's constant value, or raises
         ``ValueError`` when it is not one."""
+        if self.name == ANY_ARGUMENT:
+            return bool(args) or bool(keywords)
         if self.name in keywords:
             value = keywords[self.name]
         elif self.position is not None and self.position < len(args):

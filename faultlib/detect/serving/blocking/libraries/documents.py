@@ -10,16 +10,17 @@ work; pdf2image runs poppler's ``pdftoppm``/``pdfinfo`` and waits for them.
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+from faultlib.detect.serving.blocking.entries import ANY_ARGUMENT, BlocksWhen, Family, Vocabulary
 
 C, F = "blocking_cpu", "blocking_file_io"
 
 PYMUPDF = ("https://pymupdf.readthedocs.io/en/latest/document.html (open/Document read and parse the file or "
-           "stream; Page.get_text and get_pixmap extract and render in the calling thread; save writes)")
+           "stream -- without a file name or stream they create a new empty PDF in memory; Page.get_text and "
+           "get_pixmap extract and render in the calling thread; save writes)")
 EBOOKLIB = ("https://docs.sourcefabric.org/projects/ebooklib/en/latest/tutorial.html#reading-epub (read_epub opens "
             "the EPUB zip and parses every item; write_epub writes the whole book)")
 MIDO = ("https://mido.readthedocs.io/en/stable/files/midi.html (MidiFile(filename or file=) reads and parses the "
-        "whole file; save writes it)")
+        "whole file -- MidiFile() makes a new empty one; save writes it)")
 
 PDF2IMAGE = ("https://pdf2image.readthedocs.io/en/latest/reference.html (convert_from_path/convert_from_bytes run "
              "poppler's pdftoppm and decode its images; pdfinfo_from_path/bytes run pdfinfo; all wait for the process)")
@@ -35,6 +36,7 @@ XLRD = "https://xlrd.readthedocs.io/en/latest/api.html#xlrd.open_workbook (reads
 ODFPY = "https://github.com/eea/odfpy/wiki (odf.opendocument.load opens the zip and parses its XML)"
 OLEFILE = "https://olefile.readthedocs.io/en/latest/Howto.html (OleFileIO(filename) opens and parses the OLE file)"
 
+_ANY = BlocksWhen(ANY_ARGUMENT, test="given")  # no argument: a new empty document in memory
 _PDF_PACKAGES = ("fitz", "pymupdf")
 _DOCUMENTS = tuple(f"{p}.Document" for p in _PDF_PACKAGES)
 _PAGES = tuple(f"{p}.Page" for p in _PDF_PACKAGES)
@@ -60,6 +62,8 @@ DOCUMENTS = Vocabulary(
         Family(("pptx.presentation.Presentation",), {"save": F}, PPTX),
         Family(("docx.document.Document", "openpyxl.workbook.workbook.Workbook"), {"save": F}, OFFICE_SAVE),
     ),
+    when={**{f"{p}.{f}": _ANY for p in _PDF_PACKAGES for f in ("open", "Document")},
+          **{f"mido.{c}": _ANY for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")}},
     returns={
         **{f"{p}.{f}": f"{p}.Document" for p in _PDF_PACKAGES for f in ("open", "Document")},
         **{f"{d}.{m}": d.replace("Document", "Page") for d in _DOCUMENTS for m in ("load_page", "__getitem__",
