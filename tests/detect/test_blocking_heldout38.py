@@ -125,3 +125,18 @@ def test_an_empty_document_made_without_arguments_reads_no_file(tmp_path):
         ("blocking_file_io", "merged.insert_pdf(pymupdf.open(path))"),
         ("blocking_file_io", 'return merged, fitz.open(stream=data, filetype="pdf"), mido.MidiFile(path)'),
     }
+
+
+# -- Pillow's Image.open opens the file; over an in-memory buffer it only reads the header ----------------------------
+def test_pillow_image_open_of_a_path_is_file_io_and_of_a_buffer_is_not(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from PIL import Image
+
+        async def send_image(client, room, path, upload: bytes):
+            picture = Image.open(path)
+            thumb = Image.open(io.BytesIO(upload))
+            width, height = thumb.size
+            return picture.size, width, height
+    """)
+    assert found == {("blocking_file_io", "picture = Image.open(path)")}

@@ -253,6 +253,9 @@ SDKS = Vocabulary(
     ),
     calls={
         "gradio_client.Client": (H, GRADIO),
+        "PIL.Image.open": (F, "https://pillow.readthedocs.io/en/stable/reference/Image.html#PIL.Image.open (opens "
+                              "the file and reads its header to identify the format; the pixels are decoded later, "
+                              "on load)"),
         **{f"spacy.{t}.add_pipe": SPACY_ADD_PIPE for t in ("language.Language", "Language")},
         **{f"{pkg}.HFModel": (F, "https://dspy-docs.vercel.app/docs/deep-dive/language_model_clients/local_models/"
                                  "HFModel (\"Initialize HFModel ... with the desired model to load in\": the "

@@ -62,8 +62,9 @@ class Site:
 IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
 WRITERS = ("save", "dump", "write")
 """A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
-COPIES = frozenset({"wave.open"})
-"""File openers that over an in-memory buffer only copy bytes either way (a WAV header and raw frames: no decoding)."""
+COPIES = frozenset({"wave.open", "PIL.Image.open"})
+"""File openers that over an in-memory buffer only copy bytes or read a header (a WAV header and raw frames; Pillow's
+lazy open identifies the format and leaves decoding to ``load``): no decoding."""
 REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
 """A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
