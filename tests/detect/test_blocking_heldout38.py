@@ -140,3 +140,33 @@ def test_pillow_image_open_of_a_path_is_file_io_and_of_a_buffer_is_not(tmp_path)
             return picture.size, width, height
     """)
     assert found == {("blocking_file_io", "picture = Image.open(path)")}
+
+
+# -- RQ keeps its queues in Redis: enqueueing from a coroutine is a Redis round trip ---------------------------------
+def test_an_rq_enqueue_in_an_async_endpoint_writes_to_redis(tmp_path):
+    found = flagged(tmp_path, """
+        from fastapi import FastAPI
+        from redis import Redis
+        from rq import Queue
+        from rq.job import Job
+
+        conn = Redis.from_url("redis://cache:6379/0")
+        jobs = Queue(name="events", connection=conn)
+        app = FastAPI()
+
+        @app.post("/events")
+        async def receive(payload: dict):
+            job = jobs.enqueue("worker.tasks.handle", text=payload["text"], job_timeout=120)
+            return {"id": job.id}
+
+        @app.get("/events/{job_id}")
+        async def status(job_id: str):
+            return Job.fetch(job_id, connection=conn).get_status()
+
+        def build_queue(name):
+            return Queue(name=name, connection=conn)
+    """)
+    assert found == {
+        ("blocking_db", 'job = jobs.enqueue("worker.tasks.handle", text=payload["text"], job_timeout=120)'),
+        ("blocking_db", "return Job.fetch(job_id, connection=conn).get_status()"),
+    }

@@ -1,4 +1,4 @@
-"""Celery's client side: results, remote control and inspection, sending a task by name.
+"""Task queues' client side: Celery's results, remote control and inspection, sending a task by name; RQ's queues.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`). Every
 call here talks to the broker or the result backend through Celery's synchronous kombu connection in the calling
@@ -21,6 +21,11 @@ thread; a task of the analysed files sent with ``delay``/``apply_async`` is in
 * ``app.send_task(name, ...)`` publishes the task message (connecting on first use, retrying under
   ``retry_policy``), as ``Task.apply_async`` does; ``app.tasks[name]`` is the registered ``Task``:
   https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.send_task.
+* RQ (Redis Queue) keeps its queues and jobs in Redis and talks to it through the sync ``redis`` connection the
+  ``Queue`` was given: ``enqueue`` and its variants save the job and push its id, ``fetch_job``/``get_jobs`` read
+  them back, ``empty``/``delete`` remove them (https://python-rq.org/docs/ and https://python-rq.org/docs/jobs/);
+  a ``Job``'s ``refresh``/``get_status``/``save``/``cancel``/``delete``/``requeue`` and ``Job.fetch`` are Redis round
+  trips too. Constructing a ``Queue`` does no I/O.
 """
 
 from __future__ import annotations
@@ -46,8 +51,19 @@ CONTROL_COMMANDS = ("broadcast", "purge", "discard_all", "election", "revoke", "
                     "shutdown", "heartbeat")
 """``Control`` methods that publish a broadcast (``inspect`` only builds an :class:`Inspect`)."""
 
+RQ = "https://python-rq.org/docs/ (a Queue and its jobs live in Redis; every call here is a Redis round trip)"
+RQ_QUEUES = ("rq.Queue", "rq.queue.Queue")
+RQ_JOBS = ("rq.job.Job", "rq.Job")
+RQ_QUEUE_METHODS = ("enqueue", "enqueue_call", "enqueue_at", "enqueue_in", "enqueue_many", "enqueue_job",
+                    "fetch_job", "get_jobs", "get_job_ids", "empty", "delete", "remove", "run_job")
+RQ_JOB_METHODS = ("refresh", "get_status", "save", "cancel", "delete", "requeue", "latest_result", "return_value",
+                  "get_meta", "save_meta")
+
 TASK_QUEUES = Vocabulary(
+    calls={f"{j}.fetch": ("blocking_db", RQ) for j in RQ_JOBS},
     families=(
+        Family(RQ_QUEUES, {m: "blocking_db" for m in RQ_QUEUE_METHODS}, RQ),
+        Family(RQ_JOBS, {m: "blocking_db" for m in RQ_JOB_METHODS}, RQ),
         Family(RESULTS, {**{m: "blocking_task" for m in ("get", "wait", "join", "join_native", "collect")},
                          **{m: "blocking_db" for m in ("ready", "successful", "failed", "forget", "revoke",
                                                        "completed_count", "abort", "is_aborted")}},
@@ -65,7 +81,11 @@ TASK_QUEUES = Vocabulary(
              **{f"{c}.inspect": "celery.app.control.Inspect" for c in CONTROLS},
              **{f"{app}.send_task": "celery.result.AsyncResult" for app in APPS},
              "celery.app.task.Task.delay": "celery.result.AsyncResult",
-             "celery.app.task.Task.apply_async": "celery.result.AsyncResult"},
+             "celery.app.task.Task.apply_async": "celery.result.AsyncResult",
+             **{q: "rq.Queue" for q in RQ_QUEUES},
+             **{f"{q}.{m}": "rq.job.Job" for q in RQ_QUEUES for m in ("enqueue", "enqueue_call", "enqueue_at",
+                                                                       "enqueue_in", "fetch_job")},
+             **{f"{j}.fetch": "rq.job.Job" for j in RQ_JOBS}},
 )
-"""Celery's client calls that block (see the module docstring); ``app.control``/``app.tasks[...]`` are typed by
+"""Celery's and RQ's client calls that block (see the module docstring); ``app.control``/``app.tasks[...]`` are typed by
 :data:`~faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`."""
