@@ -170,3 +170,23 @@ def test_an_rq_enqueue_in_an_async_endpoint_writes_to_redis(tmp_path):
         ("blocking_db", 'job = jobs.enqueue("worker.tasks.handle", text=payload["text"], job_timeout=120)'),
         ("blocking_db", "return Job.fetch(job_id, connection=conn).get_status()"),
     }
+
+
+# -- a date or number held in a record's field is data: its methods are no client's requests -------------------------
+def test_a_date_method_through_a_field_of_an_unknown_record_is_no_request(tmp_path):
+    found = flagged(tmp_path, """
+        from datetime import date
+        from cardkit.records import Card
+
+        def build(data):
+            return Card(fn=data["name"], url="https://example.org/~ann", bday=data.get("bday"))
+
+        async def listing(rows):
+            out = []
+            for row in rows:
+                card = build(row)
+                born = card.bday.isoformat() if isinstance(card.bday, date) else card.bday
+                out.append((born, card.years.bit_length(), card.mail.send_all()))
+            return out
+    """)
+    assert found == {("blocking_http", "out.append((born, card.years.bit_length(), card.mail.send_all()))")}

@@ -49,6 +49,7 @@ modules whose source names its package.
 from __future__ import annotations
 
 import ast
+import datetime
 import re
 import sys
 
@@ -114,7 +115,11 @@ I/O (``importlib.metadata.requires``): a second kind of evidence, for an install
 RULE = "constructed_with_endpoint"
 """``evidence.inferred.rule`` of the findings of this rule."""
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes))
+_TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes)) | frozenset(
+    m for t in (datetime.datetime, datetime.date, datetime.time, datetime.timedelta, int, float) for m in dir(t)
+    if not m.startswith("_"))
+"""Methods of the value types a record's fields hold (``user.name.split()``, ``contact.bday.isoformat()``): a call of
+one through attributes is data, never a namespaced client's request."""
 MAX_NAMESPACES = 2
 """Namespace attributes between a client and the method called (``client.torrents.info``: one)."""
 MAX_MODULES = 64
@@ -300,7 +305,8 @@ def _client_of(index, target: str) -> tuple[str | None, str]:
 
 def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
     """``TYPE.namespace.method`` for ``x.namespace.method`` with ``x`` of the third-party type ``TYPE`` (at most
-    :data:`MAX_NAMESPACES` lower-case attributes between them), or None; never a method of a string or bytes
+    :data:`MAX_NAMESPACES` lower-case attributes between them), or None; never a method of a string, bytes, a
+    date/time or a number (:data:`_TEXT_METHODS`)
     (``user.name.split()``: the attribute is data)."""
     if expr.attr in _TEXT_METHODS:
         return None
