@@ -32,6 +32,7 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
 from faultlib.detect.serving.blocking import inferred
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.offloading_params import offloaded_lambda
 from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
@@ -362,7 +363,8 @@ class Reachability:
                 continue
             if isinstance(node, ast.Call):
                 yield node, inside
-                skip = self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
+                skip = (self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
+                        or offloaded_lambda(self.index, node, func))
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))

@@ -1,0 +1,69 @@
+"""check blocking: the kinds held-out wave 39 (issue 17; MCP servers, Telegram and Discord bots, Home Assistant
+integrations, Jupyter servers and kernels, RAG backends) got wrong, fixed by kind.
+
+Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+# -- a project's own offloader: the lambda it is handed runs in the executor ------------------------------------------
+def test_a_lambda_handed_to_the_projects_own_offloader_runs_off_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import os
+        import shutil
+        from concurrent.futures import ThreadPoolExecutor
+        from functools import partial
+
+        POOL = ThreadPoolExecutor(4)
+
+        async def in_thread(fn, *args, wait=True, **kwargs):
+            job = partial(fn, *args, **kwargs)
+            future = asyncio.get_running_loop().run_in_executor(POOL, job)
+            return await future if wait else future
+
+        async def to_worker(work):
+            return await asyncio.to_thread(work)
+
+        class Cleaner:
+            async def run_off(self, step):
+                return await asyncio.get_running_loop().run_in_executor(None, step)
+
+            async def sweep(self, root):
+                await self.run_off(lambda: shutil.rmtree(root + "/cache"))
+                return await self.run_off(step=lambda: list(os.walk(root + "/tmp")))
+
+        async def size_of(root):
+            names = await in_thread(lambda: list(os.walk(root)))
+            await to_worker(lambda: open(root + "/index", "rb").read())
+            return names
+    """)
+    assert found == set()
+
+
+def test_a_lambda_handed_to_a_helper_that_calls_it_or_sorts_with_it_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import os
+
+        async def maybe_in_thread(fn, fast=False):
+            if fast:
+                return fn()
+            return await asyncio.to_thread(fn)
+
+        async def keep(fn):
+            return fn
+
+        async def listing(root):
+            entries = await maybe_in_thread(lambda: open(root + "/list").read(), fast=True)
+            later = await keep(lambda: list(os.walk(root + "/a")))
+            walked = sorted(os.walk(root), key=lambda row: len(open(row[0] + "/.size").read()))
+            return entries, later, walked
+    """)
+    assert found == {("blocking_file_io",
+                      'entries = await maybe_in_thread(lambda: open(root + "/list").read(), fast=True)'),
+                     ("blocking_file_io", 'later = await keep(lambda: list(os.walk(root + "/a")))'),
+                     ("blocking_file_io",
+                      'walked = sorted(os.walk(root), key=lambda row: len(open(row[0] + "/.size").read()))')}
