@@ -67,3 +67,32 @@ def test_a_lambda_handed_to_a_helper_that_calls_it_or_sorts_with_it_runs_on_the_
                      ("blocking_file_io", 'later = await keep(lambda: list(os.walk(root + "/a")))'),
                      ("blocking_file_io",
                       'walked = sorted(os.walk(root), key=lambda row: len(open(row[0] + "/.size").read()))')}
+
+
+# -- a traitlets trait in the class body is a descriptor, not the value's class ---------------------------------------
+KERNEL = """
+    import requests
+    import zmq
+    from traitlets import Any, HasTraits
+
+    class Kernel(HasTraits):
+        control_thread = Any()
+        debug_socket = Any()
+        status_session = Any()
+
+        def start(self, context, url):
+            self.debug_socket = context.socket(zmq.DEALER)
+            self.debug_socket.connect(url)
+            self.status_session = requests.Session()
+
+        async def dispatch(self, msg):
+            self.control_thread.router.mark_aborting(msg["id"], False)
+            stream = self.control_thread.router.channel_for(msg["id"])
+            self.status_session.post("http://status.local/seen", json=msg, timeout=3)
+            return stream
+"""
+
+
+def test_a_traitlets_trait_gives_its_attribute_no_type(tmp_path):
+    assert flagged(tmp_path, KERNEL) == {
+        ("blocking_http", 'self.status_session.post("http://status.local/seen", json=msg, timeout=3)')}
