@@ -96,3 +96,21 @@ KERNEL = """
 def test_a_traitlets_trait_gives_its_attribute_no_type(tmp_path):
     assert flagged(tmp_path, KERNEL) == {
         ("blocking_http", 'self.status_session.post("http://status.local/seen", json=msg, timeout=3)')}
+
+
+# -- Home Assistant's own objects are loop-safe; a vendor's client is still a sync-client guess ----------------------
+def test_home_assistants_websocket_connection_is_no_sync_client_guess(tmp_path):
+    found = flagged(tmp_path, """
+        from homeassistant.components import websocket_api
+        from homeassistant.core import HomeAssistant, callback
+        from pyboiler import BoilerConnection
+
+        @websocket_api.websocket_command({"type": "boiler/info"})
+        @websocket_api.async_response
+        async def boiler_info(hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict) -> None:
+            link: BoilerConnection = hass.data["boiler"]
+            state = link.read_state()
+            connection.send_message(websocket_api.result_message(msg["id"], state))
+            connection.send_error(msg["id"], "unknown", "none")
+    """)
+    assert found == {("blocking_db", "state = link.read_state()")}
