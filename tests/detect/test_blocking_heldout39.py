@@ -114,3 +114,83 @@ def test_home_assistants_websocket_connection_is_no_sync_client_guess(tmp_path):
             connection.send_error(msg["id"], "unknown", "none")
     """)
     assert found == {("blocking_db", "state = link.read_state()")}
+
+
+# -- a function handed to a helper that calls it runs at that call, however many others the helper is handed ---------
+def test_nested_functions_handed_to_one_calling_helper_run_at_each_call(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class Vault:
+            def __init__(self, base):
+                self.base = base
+                self.later = []
+
+            def _guarded(self, f):
+                try:
+                    return f()
+                except requests.HTTPError as exc:
+                    raise RuntimeError(str(exc))
+
+            def _deferred(self, f):
+                self.later.append(f)
+                return len(self.later)
+
+            def notes(self, key):
+                def call_fn():
+                    return requests.get(self.base + "/notes/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def folders(self, key):
+                def call_fn():
+                    return requests.get(self.base + "/folders/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def note(self, key):
+                def call_fn():
+                    return requests.get(self.base + "/note/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def search(self, key):
+                def call_fn():
+                    return requests.post(self.base + "/search/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def append(self, key):
+                def call_fn():
+                    return requests.post(self.base + "/append/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def patch(self, key):
+                def call_fn():
+                    return requests.patch(self.base + "/patch/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def put(self, key):
+                def call_fn():
+                    return requests.put(self.base + "/put/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def remove(self, key):
+                def call_fn():
+                    return requests.delete(self.base + "/remove/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def tags(self, key):
+                def call_fn():
+                    return requests.get(self.base + "/tags/" + key, timeout=5).json()
+                return self._guarded(call_fn)
+
+            def queue_sync(self):
+                def call_fn():
+                    return requests.post(self.base + "/sync", timeout=5)
+                return self._deferred(call_fn)
+
+        async def handle(vault: Vault, name: str, key: str):
+            if name == "search":
+                return vault.search(key)
+            vault.queue_sync()
+            return vault.tags(key)
+    """)
+    assert found == {("blocking_http", 'return requests.post(self.base + "/search/" + key, timeout=5).json()'),
+                     ("blocking_http", 'return requests.get(self.base + "/tags/" + key, timeout=5).json()')}
