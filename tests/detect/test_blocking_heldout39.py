@@ -194,3 +194,25 @@ def test_nested_functions_handed_to_one_calling_helper_run_at_each_call(tmp_path
     """)
     assert found == {("blocking_http", 'return requests.post(self.base + "/search/" + key, timeout=5).json()'),
                      ("blocking_http", 'return requests.get(self.base + "/tags/" + key, timeout=5).json()')}
+
+
+# -- a feed parsed from the body of a response already fetched is no fetch --------------------------------------------
+def test_a_feed_parsed_from_a_responses_body_fetches_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        import feedparser
+        import httpx
+        import requests
+
+        async def poll(url):
+            async with httpx.AsyncClient(timeout=30) as client:
+                res = await client.get(url)
+            html = res.text
+            first = feedparser.parse(html)
+            second = feedparser.parse((await client.get(url + "/2")).content)
+            page = requests.get(url + "/3", timeout=30)
+            third = feedparser.parse(page.text)
+            fourth = feedparser.parse(url + "/4")
+            return first, second, third, fourth
+    """)
+    assert found == {("blocking_http", 'page = requests.get(url + "/3", timeout=30)'),
+                     ("blocking_http", 'fourth = feedparser.parse(url + "/4")')}
