@@ -216,3 +216,24 @@ def test_a_feed_parsed_from_a_responses_body_fetches_nothing(tmp_path):
     """)
     assert found == {("blocking_http", 'page = requests.get(url + "/3", timeout=30)'),
                      ("blocking_http", 'fourth = feedparser.parse(url + "/4")')}
+
+
+# -- an inferred client: an explicit blocking=False and a camelCase predicate do not wait ----------------------------
+def test_an_inferred_clients_non_blocking_start_and_predicates_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from fetchkit import Downloader
+
+        async def fetch(url, dest):
+            job = Downloader(url=url, dest=dest, token="t0k")
+            job.start(blocking=False)
+            while not job.isFinished():
+                await asyncio.sleep(1)
+            if job.hasFailed():
+                return None
+            backup = Downloader(url=url + ".bak", dest=dest + ".bak", token="t0k")
+            backup.start()
+            job.upload_report()
+            return dest
+    """)
+    assert found == {("blocking_http", "backup.start()"), ("blocking_http", "job.upload_report()")}
