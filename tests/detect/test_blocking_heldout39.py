@@ -237,3 +237,48 @@ def test_an_inferred_clients_non_blocking_start_and_predicates_stay_silent(tmp_p
             return dest
     """)
     assert found == {("blocking_http", "backup.start()"), ("blocking_http", "job.upload_report()")}
+
+
+# -- a connection lent by a driver's pool is the driver's connection -------------------------------------------------
+def test_a_pooled_connection_waits_like_the_drivers(tmp_path):
+    found = flagged(tmp_path, """
+        from mysql.connector import pooling
+        from psycopg2.pool import ThreadedConnectionPool
+
+        class Store:
+            def __init__(self):
+                self.pool = pooling.MySQLConnectionPool(pool_name="kb", pool_size=4, host="db", user="u")
+                self.pg = ThreadedConnectionPool(1, 4, dsn="postgresql://db/kb")
+
+            def rows(self, sql, params):
+                conn = self.pool.get_connection()
+                cursor = conn.cursor(buffered=True)
+                cursor.execute(sql, params)
+                found = cursor.fetchall()
+                conn.commit()
+                conn.close()
+                return found
+
+            def touch(self, kb_id):
+                pgconn = self.pg.getconn()
+                with pgconn.cursor() as cur:
+                    cur.execute("UPDATE kb SET seen = now() WHERE id = %s", (kb_id,))
+                pgconn.commit()
+                self.pg.putconn(pgconn)
+
+        STORE = None
+
+        async def list_docs(kb_id):
+            STORE.touch(kb_id)
+            return STORE.rows("SELECT * FROM docs WHERE kb = %s", (kb_id,))
+
+        async def startup():
+            global STORE
+            STORE = Store()
+    """)
+    assert found == {
+        ("blocking_db", 'self.pool = pooling.MySQLConnectionPool(pool_name="kb", pool_size=4, host="db", user="u")'),
+        ("blocking_db", 'self.pg = ThreadedConnectionPool(1, 4, dsn="postgresql://db/kb")'),
+        ("blocking_db", "cursor.execute(sql, params)"), ("blocking_db", "found = cursor.fetchall()"),
+        ("blocking_db", "conn.commit()"), ("blocking_db", "pgconn.commit()"),
+        ("blocking_db", 'cur.execute("UPDATE kb SET seen = now() WHERE id = %s", (kb_id,))')}
