@@ -66,14 +66,17 @@ def called_here(index, call: ast.Call, caller: Func, target: Func) -> list[Func]
 
 
 def _calls(func: Func, name: str) -> bool:
-    """``func`` calls its parameter ``name`` and never rebinds it."""
-    calls = stores = False
-    for n in func.nodes:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
-            calls = True
-        elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
-            stores = True
-    return calls and not stores
+    """``func`` calls its parameter ``name`` and never rebinds it (memoised per function and name)."""
+    table = func.__dict__.setdefault("_faultlib_calls_param", {})
+    if name not in table:
+        calls = stores = False
+        for n in func.nodes:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
+                calls = True
+            elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                stores = True
+        table[name] = calls and not stores
+    return table[name]
 
 
 def _passed(index, func: Func, name: str) -> list:
