@@ -50,6 +50,9 @@ def class_valued(index, klass: Klass) -> dict[str, Klass]:
     return found
 
 
+DESCRIPTOR_PACKAGES = ("traitlets.",)
+"""Packages whose class-body values are descriptors (traits), not the instances the attribute holds."""
+
 TYPE_TRAITS = frozenset({"traitlets.Type", "traitlets.traitlets.Type"})
 """traitlets' class-valued trait."""
 
@@ -77,7 +80,13 @@ def instance_valued(index, klass: Klass) -> dict:
     target, a constructor call as the value) and that :func:`class_valued` does not own: ``class Model: llm =
     Llama(model_path=...)`` keeps one object shared by every instance, which its methods reach as ``self.llm``
     (https://docs.python.org/3/tutorial/classes.html#class-and-instance-variables: "class variables [are] shared by
-    all instances"). The value is typed in the module's scope, as the class body runs at import time."""
+    all instances"). The value is typed in the module's scope, as the class body runs at import time.
+
+    A traitlets trait (``shell_thread = Any()``, ``port = Integer(8888)``, ``manager = Instance(Manager)``) is no such
+    instance: the class attribute is a descriptor, and ``self.shell_thread`` reads the value stored per instance
+    (https://traitlets.readthedocs.io/en/stable/using_traitlets.html: "traitlets are attributes of a HasTraits
+    class ... that return the value, not the trait object"), so the trait's class types nothing (Jupyter's kernels,
+    servers and spawners declare most of their attributes so)."""
     found: dict = {}
     scope = None
     for stmt in klass.node.body:
@@ -86,6 +95,6 @@ def instance_valued(index, klass: Klass) -> dict:
             continue
         scope = scope or index.infer.module_func(klass.module)
         typed = index.type_of(stmt.value, scope)
-        if typed is not None:
+        if typed is not None and not (isinstance(typed, str) and typed.startswith(DESCRIPTOR_PACKAGES)):
             found[stmt.targets[0].id] = typed
     return found

@@ -37,9 +37,14 @@ SUFFIXES = {"Client": "blocking_http", "Session": "blocking_http", "Connection":
 ASYNC_FIRST = ("discord.", "nextcord.", "disnake.", "hikari.", "interactions.", "telethon.", "pyrogram.", "aiogram.",
                "telegram.", "mcp.", "fastmcp.", "websockets.", "asyncpg.", "motor.", "socketio.", "engineio.",
                "livekit.", "starlette.", "fastapi.", "anyio.", "trio.", "tornado.", "sanic.", "quart.", "uvicorn.",
-               "httpx.", "aiohttp.", "requests.", "builtins.", "typing.", "unittest.", "asyncio.")
+               "httpx.", "aiohttp.", "requests.", "builtins.", "typing.", "unittest.", "asyncio.", "homeassistant.")
 """Packages whose clients are coroutine-based or whose sessions hold no connection (a web framework's request
-session), and packages the vocabulary already describes method by method."""
+session), and packages the vocabulary already describes method by method. Home Assistant's own objects run in its
+event loop: its sync methods are loop-safe by contract (``@callback``; "the core of Home Assistant runs in the event
+loop ... any function that is not a coroutine and is decorated with @callback is safe to call from the event loop",
+https://developers.home-assistant.io/docs/asyncio_working_with_async/), e.g. the websocket API's
+``ActiveConnection.send_message``, which queues the message for the connection's writer task; an integration's
+vendor client stays a guess."""
 
 NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "cursor", "get_channel", "get_user",
                    "get_guild", "event", "command", "on", "handler", "register", "set_debuglevel", "copy", "keys",

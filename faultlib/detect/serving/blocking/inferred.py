@@ -78,6 +78,10 @@ SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", 
 LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "is_", "has_", "on_", "register", "remove_handler", "copy")
 """Method-name prefixes of builders, converters, predicates and registrations: local state, no request. (``set_``
 and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
+PREDICATE = re.compile(r"(is|has)[A-Z]")
+"""A camelCase predicate (``isFinished``, ``hasErrors``): it reports state, like ``is_``/``has_``."""
+NON_BLOCKING = frozenset({"blocking", "block"})
+"""Keywords whose literal ``False`` asks a call not to wait."""
 LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
     "append", "extend", "insert", "pop", "popitem", "clear", "sort", "reverse", "discard"}
 """Methods that touch local state (:data:`~faultlib.detect.serving.blocking.client_names.NO_IO`) but the chat
@@ -151,7 +155,7 @@ def site(index, target: str, call: ast.Call, func: Func):
 
 def _client_call(index, target: str, call: ast.Call, func: Func):
     owner, method = _client_of(index, target)
-    if owner is None or not _remote_method(method):
+    if owner is None or not _remote_method(method) or _returns_at_once(call):
         return None
     found = evidence_of(index, owner)
     declared = _declared(index, owner.partition(".")[0]) if found else []
@@ -326,11 +330,22 @@ def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
 
 
 def _remote_method(method: str) -> bool:
-    """A method that may send a request (not local: :data:`LOCAL`, :data:`LOCAL_PREFIXES`, an alternative
-    constructor ``from_*``, a method whose name says async)."""
+    """A method that may send a request (not local: :data:`LOCAL`, :data:`LOCAL_PREFIXES`, a camelCase predicate
+    ``isFinished``/``hasErrors`` (:data:`PREDICATE`), an alternative constructor ``from_*``, a method whose name says
+    async)."""
     return not (method.startswith(("_", "from_")) or method[:1].isupper() or method in LOCAL
-                or "async" in method.lower()
+                or "async" in method.lower() or PREDICATE.match(method) is not None
                 or method.startswith(LOCAL_PREFIXES) or (method.startswith("get_") and method.endswith("_client")))
+
+
+def _returns_at_once(call: ast.Call) -> bool:
+    """``call`` passes ``blocking=False`` or ``block=False``: the caller asked it not to wait (the standard library's
+    spelling, ``Lock.acquire(blocking=False)``, ``Queue.get(block=False)``:
+    https://docs.python.org/3/library/threading.html#threading.Lock.acquire,
+    https://docs.python.org/3/library/queue.html#queue.Queue.get; a downloader's ``start(blocking=False)`` runs in
+    its own threads and returns)."""
+    return any(k.arg in NON_BLOCKING for k in call.keywords
+               if isinstance(k.value, ast.Constant) and k.value.value is False)
 
 
 def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:

@@ -29,6 +29,7 @@ class Func:
     _aliases: dict[str, ast.expr] | None = None
     _nodes: list[ast.AST] | None = None
     _off_loop: bool | None = None  # decorated to run in a worker thread (wrappers.runs_off_loop)
+    _hands_off: dict[str, bool] = field(default_factory=dict)  # parameters run in a worker thread (wrappers.hands_off)
 
     @property
     def nodes(self) -> list[ast.AST]:

@@ -9,6 +9,12 @@ or a caller that cannot be resolved answers nothing: the parameter stays unknown
 :func:`~faultlib.detect.serving.blocking.choices.picked`. :func:`passed_names` answers the same question when every
 site passes a third-party callable (``_batch(ids, operation=self.collection.upsert)``, then ``operation(ids=...)``
 in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blocking.index.Index.callee` names it.
+
+When the callers taken together name nothing (more than :data:`MAX_CALLEES` functions, as an API client whose every
+method hands its own nested ``call_fn`` to one ``self._safe_call(call_fn)`` that does ``return f()``; or one site
+passing a lambda), each call site still runs what it passes: :func:`called_here` names the functions of the files one
+call hands for a parameter its target calls, which :meth:`~faultlib.detect.serving.blocking.reach.Reach._followed`
+follows at that call.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["passed_callees", "passed_names"]
+__all__ = ["called_here", "passed_callees", "passed_names"]
 
 MAX_CALLERS = 24      # call sites examined for one parameter
 MAX_CALLEES = 8       # distinct functions or classes passed for it
@@ -36,6 +42,41 @@ def passed_names(index, func: Func, name: str) -> list[str]:
     function (``loader=joblib.load``); empty when one site passes anything else."""
     found = _passed(index, func, name)
     return found if all(isinstance(f, str) for f in found) else []
+
+
+def called_here(index, call: ast.Call, caller: Func, target: Func) -> list[Func]:
+    """The sync functions of the analysed files that ``call`` (in ``caller``, calling ``target``) passes, by name or
+    dotted name, for a parameter that ``target`` calls (``name(...)``) and never rebinds, when :func:`passed_callees`
+    names nothing for that parameter: they run during this call."""
+    args = target.node.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    bound = target.cls is not None and isinstance(call.func, ast.Attribute) and not any(
+        dotted(d) == ["staticmethod"] for d in target.node.decorator_list)
+    positional = positional[1:] if bound and positional else positional
+    given = [(positional[i], a) for i, a in enumerate(call.args[:len(positional)])]
+    given += [(k.arg, k.value) for k in call.keywords if k.arg]
+    found: list[Func] = []
+    for name, value in given:
+        if not dotted(value) or not _calls(target, name) or _passed(index, target, name):
+            continue
+        passed = index.callee(value, caller)
+        if isinstance(passed, Func) and not passed.is_async and passed not in found:
+            found.append(passed)
+    return found
+
+
+def _calls(func: Func, name: str) -> bool:
+    """``func`` calls its parameter ``name`` and never rebinds it (memoised per function and name)."""
+    table = func.__dict__.setdefault("_faultlib_calls_param", {})
+    if name not in table:
+        calls = stores = False
+        for n in func.nodes:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
+                calls = True
+            elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                stores = True
+        table[name] = calls and not stores
+    return table[name]
 
 
 def _passed(index, func: Func, name: str) -> list:

@@ -32,6 +32,8 @@ from faultlib.detect.serving.blocking.shapes import (CONSUMERS, MODEL_VERBS, cla
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
 from faultlib.detect.serving.blocking import inferred
 from faultlib.detect.serving.blocking.sites import Site, _segment, any_of_site, named_site
+from faultlib.detect.serving.blocking.offloading_params import offloaded_lambda
+from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
@@ -152,8 +154,9 @@ class Reachability:
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated
             target = dispatched(self.index, call, func, target, receiver)
+            # A or B; a generator it returns, iterated here; a function it is handed here and calls (passed.py)
             found = [t for t in factory_choices(index, call, func, target) if not t.is_async] + handed_back(
-                index, target, id(call) in self._iterated(func))  # A or B; a generator it returns, iterated here
+                index, target, id(call) in self._iterated(func)) + called_here(index, call, func, target)
             if (receiver is not None and target.cls is not None and on_self(call.func, func)
                     and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
                 name = target.node.name
@@ -362,7 +365,8 @@ class Reachability:
                 continue
             if isinstance(node, ast.Call):
                 yield node, inside
-                skip = self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
+                skip = (self._offloaded_arg(node, func) or stored_lambda(self.index, node, func)
+                        or offloaded_lambda(self.index, node, func))
                 if skip is not None:
                     children = [c for c in children if c is not skip]
             todo.extend((c, inside) for c in reversed(children))

@@ -26,7 +26,7 @@ import ast
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func, dotted
 
-__all__ = ["on_loop", "runs_off_loop"]
+__all__ = ["hands_off", "on_loop", "runs_off_loop"]
 
 LIBRARY_WRAPPERS = frozenset({"asyncer.asyncify", "asgiref.sync.sync_to_async", "tornado.concurrent.run_on_executor"})
 
@@ -56,6 +56,19 @@ def _offloading_decorator(index, decorator: ast.expr, func: Func) -> bool:
         return False
     wrapped = target.node.args.args[0].arg
     return any(_hands_off(index, call, wrapped, f) for f in target.nested.values() for call in _offers(f))
+
+
+def hands_off(index, func: Func, name: str) -> bool:
+    """``func`` hands its parameter ``name`` (itself, a ``partial`` of it, a lambda calling it, or a local bound to one)
+    to ``run_in_executor`` or an offloading call of :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD` (any call
+    of an ``async def``, a ``return``'s call of a plain ``def``), and never calls ``name(...)`` itself: what a caller
+    passes for ``name`` runs in a worker thread. Memoised on ``func``."""
+    memo = func._hands_off
+    if name not in memo:
+        memo[name] = (any(_hands_off(index, call, name, func) for call in _offers(func))
+                      and not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+                                  for n in func.nodes))
+    return memo[name]
 
 
 def _offers(wrapper: Func) -> list[ast.Call]:

@@ -8,6 +8,11 @@ follows: ``connect`` opens the connection (a network round trip, a login), a con
 and a cursor's ``execute``/``fetch*``/``callproc`` wait for the server. Each entry names the driver's documentation.
 ``cursor()`` itself only builds the cursor and is left out. The async drivers (aiomysql, asyncmy, aioodbc,
 ``oracledb.connect_async``, ``clickhouse_connect.get_async_client``) are other names and stay silent.
+
+Connection pools hand out the same connections (:data:`POOLS`): creating one opens its first connections, and the
+connection it lends is the driver's (MySQL Connector/Python's ``MySQLConnectionPool.get_connection`` returns a
+``PooledMySQLConnection``; psycopg2's ``SimpleConnectionPool``/``ThreadedConnectionPool.getconn`` a psycopg2
+connection).
 """
 
 from __future__ import annotations
@@ -46,6 +51,16 @@ _DRIVERS = {  # module: (its connect's documentation, the connection type, the c
 _CONNECTION = {m: D for m in ("commit", "rollback", "execute", "executemany", "ping", "autocommit", "run")}
 _CURSOR = {m: D for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc", "nextset",
                           "fetch_pandas_all", "fetch_arrow_all", "fetchval")}
+MYSQL_POOL = ("https://dev.mysql.com/doc/connector-python/en/connector-python-connection-pooling.html (a pool is "
+              "created with pool_size connections; get_connection lends a PooledMySQLConnection)")
+PSYCOPG2_POOL = ("https://www.psycopg.org/docs/pool.html (minconn connections are created with the pool; getconn "
+                 "returns a connection)")
+POOLS = {  # pool class: (documentation, the method lending a connection, the connection's type)
+    "mysql.connector.pooling.MySQLConnectionPool": (MYSQL_POOL, "get_connection",
+                                                    "mysql.connector.pooling.PooledMySQLConnection"),
+    "psycopg2.pool.SimpleConnectionPool": (PSYCOPG2_POOL, "getconn", "psycopg2.extensions.connection"),
+    "psycopg2.pool.ThreadedConnectionPool": (PSYCOPG2_POOL, "getconn", "psycopg2.extensions.connection"),
+}
 CLICKHOUSE_CONNECT = ("https://clickhouse.com/docs/integrations/python#client-interface (get_client connects and "
                       "checks the server; query/command/insert are HTTP requests; get_async_client is the twin)")
 CLICKHOUSE_DRIVER = "https://clickhouse-driver.readthedocs.io/en/latest/api.html#clickhouse_driver.Client.execute"
@@ -53,12 +68,14 @@ SQL_DRIVERS = Vocabulary(
     calls={
         **{f"{m}.connect": (D, doc) for m, (doc, _, _) in _DRIVERS.items()},
         **{f"clickhouse_connect.{f}": (D, CLICKHOUSE_CONNECT) for f in ("get_client", "create_client")},
+        **{pool: (D, doc) for pool, (doc, _, _) in POOLS.items()},
     },
     families=(
         Family(tuple({c for _, c, _ in _DRIVERS.values()}), _CONNECTION, PEP249 + " (Connection.commit/rollback; "
                "the drivers' execute shortcuts run a statement)"),
         Family(tuple({c for _, _, c in _DRIVERS.values()}), _CURSOR, PEP249 + " (Cursor.execute and fetch* wait "
                "for the server)"),
+        Family(("mysql.connector.pooling.PooledMySQLConnection",), _CONNECTION, MYSQL_POOL),
         Family(("clickhouse_connect.driver.Client", "clickhouse_connect.driver.client.Client",
                 "clickhouse_connect.driver.httpclient.HttpClient"),
                {m: D for m in ("query", "command", "insert", "query_df", "query_np", "query_arrow", "insert_df",
@@ -73,5 +90,8 @@ SQL_DRIVERS = Vocabulary(
         **{f"{c}.cursor": k for _, c, k in _DRIVERS.values()},
         **{f"{c}.execute": k for _, c, k in _DRIVERS.values()},  # pyodbc, sqlite-style shortcuts return the cursor
         **{f"clickhouse_connect.{f}": "clickhouse_connect.driver.Client" for f in ("get_client", "create_client")},
+        **{pool: pool for pool in POOLS},
+        **{f"{pool}.{lend}": conn for pool, (_, lend, conn) in POOLS.items()},
+        "mysql.connector.pooling.PooledMySQLConnection.cursor": "mysql.connector.cursor.MySQLCursor",
     },
 )
