@@ -107,3 +107,35 @@ def test_a_search_whose_example_predictions_are_only_printed_is_not_an_alarm(tmp
 def test_a_search_scored_on_rows_it_was_trained_on_is_still_trained_on_test(tmp_path: Path) -> None:
     assert ("trained_on_test", SEARCH_FIT_LINE) in alarms(tmp_path, SEARCH_THEN_SCORED)
     assert ("trained_on_test", SEARCH_FIT_LINE) in alarms(tmp_path, SEARCH_SHOWN_THEN_SCORED)
+
+
+# the training rows generated once and bound to the test names as well (a timing demo): the eval set IS the
+# training rows, nothing is held out
+TRAINING_ROWS_UNDER_TEST_NAMES = """\
+from catboost import CatBoostRegressor
+from sklearn.datasets import make_regression
+
+X_train, y_train = make_regression(n_samples=5000, n_features=40, noise=1.0, random_state=0)
+X_test, y_test = X_train, y_train
+model = CatBoostRegressor(iterations=100, learning_rate=0.03)
+model.fit(X_train, y_train, eval_set=(X_test, y_test), verbose=10)
+print(model.get_best_score())
+"""
+# the same look with a second, independent draw under the test names: held out, early stopping on it is a leak
+SECOND_DRAW_UNDER_TEST_NAMES = TRAINING_ROWS_UNDER_TEST_NAMES.replace(
+    "X_test, y_test = X_train, y_train",
+    "X_test, y_test = make_regression(n_samples=1000, n_features=40, noise=1.0, random_state=1)")
+# rows of no training name bound to the test names: still held out by their name
+OTHER_ROWS_UNDER_TEST_NAMES = TRAINING_ROWS_UNDER_TEST_NAMES.replace(
+    "X_test, y_test = X_train, y_train",
+    "X_holdout, y_holdout = make_regression(n_samples=1000, n_features=40, noise=1.0, random_state=1)\n"
+    "X_test, y_test = X_holdout, y_holdout")
+
+
+def test_training_rows_bound_to_test_names_are_not_held_out(tmp_path: Path) -> None:
+    assert alarms(tmp_path, TRAINING_ROWS_UNDER_TEST_NAMES) == set()
+
+
+def test_an_eval_set_drawn_apart_under_test_names_still_chooses_the_model(tmp_path: Path) -> None:
+    assert ("tuned_on_test", 7) in alarms(tmp_path, SECOND_DRAW_UNDER_TEST_NAMES)
+    assert ("tuned_on_test", 8) in alarms(tmp_path, OTHER_ROWS_UNDER_TEST_NAMES)

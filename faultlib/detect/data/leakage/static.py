@@ -181,8 +181,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if still_empty(value):
             return FreshTable(name, line)  # feat = pd.DataFrame(): empty until a column fills it (fresh.py)
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
-                and not vocab.looks_like_test(value.name):
-            return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
+                and not vocab.looks_like_test(value.name) and not vocab.looks_like_train(value.name):
+            return MaybeData(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
