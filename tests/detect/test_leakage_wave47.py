@@ -102,6 +102,11 @@ def test_a_final_refit_whose_held_out_predictions_are_scored_is_still_a_leak(tmp
 def test_a_search_whose_example_predictions_are_only_printed_is_not_an_alarm(tmp_path: Path) -> None:
     found = alarms(tmp_path, SEARCH_EXAMPLES_SHOWN)
     assert not any(line == SEARCH_FIT_LINE for _, line in found), found
+    printed = SEARCH_EXAMPLES_SHOWN.replace("for guess in best.predict(X_test[:10]):\n    print(guess)\n",
+                                            "print(list(best.predict(X_test[:10]))[:5])\n")
+    assert printed != SEARCH_EXAMPLES_SHOWN
+    found = alarms(tmp_path, printed)
+    assert not any(line == SEARCH_FIT_LINE for _, line in found), found
 
 
 def test_a_search_scored_on_rows_it_was_trained_on_is_still_trained_on_test(tmp_path: Path) -> None:

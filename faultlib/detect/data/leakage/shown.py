@@ -25,7 +25,7 @@ from typing import Any
 PREDICTIONS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
 #: calls that only show a value, or reshape it for showing (``print``, IPython ``display``, rounding, listing)
 SHOWN_BY = frozenset({"print", "display", "pprint"})
-SHOWN_THROUGH = frozenset({"round", "around", "list", "tolist", "str", "repr", "squeeze", "ravel", "flatten"}) | SHOWN_BY
+SHOWN_THROUGH = frozenset({"round", "around", "list", "tolist", "str", "repr", "squeeze", "ravel", "flatten"})
 #: the kinds a held-out use raises (the fit happened earlier; the use is where its rows come back)
 AT_USE = frozenset({"fit_before_split", "trained_on_test", "fit_on_test"})
 
