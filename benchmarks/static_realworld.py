@@ -10,6 +10,9 @@ Label records (``repo`` is ``owner/name``, ``commit`` the checkout's commit, ``p
   ``check leakage`` judged by reading the code (``cell`` = notebook cell number, ``line`` inside it; the line
   of the fit);
 * ``{"verdict": "fn", "line", "cell", "kind", "why"}``: a leak found by reading that the check must report;
+* ``"alarms_only": true`` on a file's records: the file was judged by its alarms alone (a breadth wave), not read
+  for misses; it counts in precision and the refused rate, never in recall (printed "n/a (alarms only)" when no
+  other file is measured);
 * ``{"verdict": "leak"|"clean", "suite": "ase22", "why"}``: a file-level verdict on an input of the ASE'22
   authors' repository (``malusamayo/leakage-analysis``, ``tests/inputs``): from their own test expectations
   (``tests/test_preprocessing.py``, ``tests/test_overlap.py``) or, where they give none, by reading.
@@ -191,16 +194,20 @@ def measure(root: Path, labels: list[dict]) -> dict:
                 fp += 1
                 fps.append({**{k: rec[k] for k in ("repo", "path", "cell", "line") if k in rec}, "kind": f["kind"],
                             "why": rec.get("why")})
+    # a file read only for its alarms (an "alarms only" wave) says nothing of what was missed: no recall from it
+    alarms_only = {(r["repo"], r["path"]) for r in labels if r.get("alarms_only")}
     positives = [r for r in verdict.values() if r["verdict"] in ("tp", "fn")
-                 and (r["repo"], r["path"]) in alarms_by_file]
+                 and (r["repo"], r["path"]) in alarms_by_file and (r["repo"], r["path"]) not in alarms_only]
     fns = [r for r in positives if _key(r) not in hit]
+    found = len(positives) - len(fns)
     corpus_repos = sorted({r for r, _ in alarms_by_file if (r, _) not in ase})
     out = {
         "files": n, "repositories": len({r for r, _ in alarms_by_file}), "missing_repositories": sorted(missing_repos),
         "refused": len(refused), "refused_rate": _ratio(len(refused), n), "refused_files": refused,
         "incomplete": incomplete, "seconds": round(seconds, 2),
         "tp": tp, "fp": fp, "fn": len(fns), "unjudged": len(unjudged),
-        "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, len(positives)),
+        "precision": _ratio(tp, tp + fp), "recall": _ratio(found, len(positives)),
+        "alarms_only_files": len(alarms_only & alarms_by_file.keys()),
         "false_positives": fps, "false_negatives": [{k: r.get(k) for k in ("repo", "path", "cell", "line", "kind",
                                                                              "why")} for r in fns],
         "unjudged_alarms": unjudged, "corpus_repositories": corpus_repos,
@@ -230,7 +237,12 @@ def _print(out: dict, list_unjudged: bool) -> None:
         print(f"  not found under the corpus root: {', '.join(out['missing_repositories'])}")
     print(f"  {'':24}{'ours':>8}{'goal':>8}{'ASE22 paper':>13}")
     print(f"  {'precision':24}{fmt(out['precision']):>8}{'>=0.95':>8}{'':>13}  (tp {out['tp']}, fp {out['fp']})")
-    print(f"  {'recall':24}{fmt(out['recall']):>8}{'>=0.85':>8}{'':>13}  (fn {out['fn']})")
+    only = out["alarms_only_files"]
+    if out["recall"] is None and only:
+        print(f"  {'recall':24}{'n/a (alarms only)':>25}  ({only} files judged by their alarms alone)")
+    else:
+        note = f"; leaves out {only} alarms-only files" if only else ""
+        print(f"  {'recall':24}{fmt(out['recall']):>8}{'>=0.85':>8}{'':>13}  (fn {out['fn']}{note})")
     print(f"  {'refused files':24}{fmt(out['refused_rate']):>8}{'<=0.01':>8}{'':>13}  ({out['refused']})")
     a = out["ase22"]
     print(f"  {'ASE22 inputs precision':24}{fmt(a['precision']):>8}{'':>8}{fmt(PAPER['precision']):>13}  "

@@ -76,3 +76,37 @@ def test_a_wave_no_record_carries_is_an_error_that_names_the_known_ones(tmp_path
         static_realworld.main([str(root), "--labels", str(label_file), "--wave", "missing"])
     assert stop.value.code == 2
     assert "labels.jsonl" in capsys.readouterr().err
+
+
+def _alarms_only_corpus(tmp_path):
+    """Wave "late" read in full (a miss labelled fn), wave "breadth" judged by its alarms alone."""
+    root, labels = _corpus(tmp_path)
+    other = root / "someone+shapes" / "second.py"
+    other.write_text(_LEAKY)
+    common = {"repo": "someone/shapes", "commit": "0" * 40}
+    labels += [
+        {**common, "path": "clean.py", "cell": None, "line": 9, "kind": "fit_on_test", "wave": "late",
+         "verdict": "fn", "why": "a miss found by reading (made up for the test)"},
+        {**common, "path": "second.py", "verdict": "file", "wave": "breadth", "alarms_only": True},
+        {**common, "path": "second.py", "cell": None, "line": 7, "kind": "fit_before_split", "wave": "breadth",
+         "alarms_only": True, "verdict": "tp", "why": "scaler fitted on every row before the split"},
+        {**common, "path": "second.py", "cell": None, "line": 9, "kind": "fit_on_test", "wave": "breadth",
+         "alarms_only": True, "verdict": "fn", "why": "a miss noticed in passing: never counted"},
+    ]
+    return root, labels
+
+
+def test_an_alarms_only_wave_counts_in_precision_and_never_in_recall(tmp_path, capsys):
+    root, labels = _alarms_only_corpus(tmp_path)
+    breadth = static_realworld.measure(root, static_realworld.select_waves(labels, ["breadth"]))
+    assert (breadth["files"], breadth["tp"], breadth["fp"], breadth["precision"]) == (1, 1, 0, 1.0)
+    assert (breadth["fn"], breadth["recall"], breadth["alarms_only_files"]) == (0, None, 1)
+    static_realworld._print(breadth, False)
+    assert "n/a (alarms only)" in capsys.readouterr().out
+    # with a wave read in full: tp 2 (precision over both), recall 1 of 2 from the full waves only (the fn of
+    # clean.py), the alarms-only file's tp and fn left out of it
+    every = static_realworld.measure(root, labels)
+    assert (every["tp"], every["fp"], every["fn"], every["alarms_only_files"]) == (2, 0, 1, 1)
+    assert every["recall"] == 0.5
+    static_realworld._print(every, False)
+    assert "leaves out 1 alarms-only files" in capsys.readouterr().out

@@ -210,6 +210,9 @@ class EarlyStops:
         tracked = False
         for value in values:
             for item in _items(value, 3):
+                if item is trained and trained is not None:
+                    tracked = True  # X_test, y_test = X_train, y_train: the training rows themselves
+                    continue
                 data = _maybe_data(item)
                 if not isinstance(data, Data) or data.rows is None:
                     continue

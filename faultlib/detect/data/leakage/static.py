@@ -46,6 +46,7 @@ from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.unscored import SplitReach
+from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -107,7 +108,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
                EarlyStops, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -180,8 +181,8 @@ class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, Recor
         if still_empty(value):
             return FreshTable(name, line)  # feat = pd.DataFrame(): empty until a column fills it (fresh.py)
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
-                and not vocab.looks_like_test(value.name):
-            return MaybeData(name, line)  # an unknown value first seen under a held-out name is held out
+                and not vocab.looks_like_test(value.name) and not vocab.looks_like_train(value.name):
+            return MaybeData(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
@@ -471,7 +472,7 @@ class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, Recor
         # fed a clustering whose ids matter; split by train_test_split where the file evaluates (unscored.py)
         self._reached = self._through_clusterings(self._reached | self._split_reaches())
         starts = statement_starts(self.tree)
-        for p in self._pending:  # statistics written by hand in one statement (min-max by hand) are one fit
+        for p in self._pending + self._shown_only_pending():  # hand-written in one statement: one fit (min-max)
             fit = p["fit"]
             by_site.setdefault(starts.get(fit.line, (fit.line, fit.column)) + (-1,) if fit.handwritten else (
                 fit.line, fit.column), []).append(p)
@@ -480,8 +481,8 @@ class Analyzer(UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, Recor
             found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
-            reached = bool(sites & self._reached) or not self.report.complete or (
-                bool(sites & self._reached_weak) and not fit.handwritten)
+            reached = (bool(sites & self._reached) or not self.report.complete or (bool(
+                sites & self._reached_weak) and not fit.handwritten)) and not all(p.get("shown") for p in found)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
             if not reached and fit.handwritten:
