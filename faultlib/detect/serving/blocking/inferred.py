@@ -55,6 +55,7 @@ import sys
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
+from faultlib.detect.serving.blocking.made_handles import handle_method, made_evidence, owner_part
 from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
@@ -146,7 +147,10 @@ def site(index, target: str, call: ast.Call, func: Func):
 
 def _client_call(index, target: str, call: ast.Call, func: Func):
     owner, method = _client_of(index, target)
-    if owner is None or not _remote_method(method):
+    if owner is None and isinstance(call.func, ast.Attribute) and _third_party(index, target) and index.type_of(
+            call.func.value, func) == target.rpartition(".")[0]:  # an instance of a lower-case class (`ccxt.binance`)
+        owner = target.rpartition(".")[0]
+    if owner is None or not handle_method(owner, method, _remote_method(method)):
         return None
     found = evidence_of(index, owner)
     declared = _declared(index, owner.partition(".")[0]) if found else []
@@ -289,8 +293,8 @@ def _client_of(index, target: str) -> tuple[str | None, str]:
     method = parts[-1]
     if len(parts) < 3 or not _third_party(index, target):
         return None, method
-    cut = next((i for i in range(len(parts) - 2, 0, -1) if parts[i][:1].isupper()), None)
-    if cut is None or any(p[:1].isupper() or p.startswith("_") for p in parts[cut + 1:-1]):
+    cut = next((i for i in range(len(parts) - 2, 0, -1) if owner_part(parts[i])), None)  # a class or a made handle
+    if cut is None or any(owner_part(p) or p.startswith("_") for p in parts[cut + 1:-1]):
         return None, method  # no class, or a class inside a namespace (a nested type, data)
     owner = ".".join(parts[:cut + 1])
     if any(p.startswith(_ASYNC_PARTS) for p in parts[:cut + 1]) or index.vocab.owned(owner):
@@ -353,6 +357,7 @@ def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:
             what = _constructed_with(index, node, func, top, depth)
             if what:
                 found.append(_at(module, func, node, what[0], what[1]))
+    found += made_evidence(index, owner, depth, lambda c, f: _constructed_with(index, c, f, top, depth))  # factories
     memo[owner] = found
     return found
 
