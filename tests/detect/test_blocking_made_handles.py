@@ -8,6 +8,8 @@ tests (no vocabulary entry, nothing installed)."""
 
 from __future__ import annotations
 
+import textwrap
+
 from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
@@ -141,3 +143,64 @@ def test_handles_of_an_object_nothing_gives_a_server_stay_silent(tmp_path):
             return page.render()
     """)
     assert found == set()
+
+
+GRAPHKIT = {
+    "graphkit/__init__.py": """
+        from graphkit.core import Driver, Cache
+
+
+        def driver(uri) -> Driver:
+            return _pooled(uri)
+
+
+        def _pooled(uri):
+            return None
+    """,
+    "graphkit/core.py": """
+        import requests
+
+
+        class Driver:
+            def __init__(self, uri):
+                self.uri = uri
+
+            def query(self, text):
+                return requests.post(self.uri, json={"q": text}).json()
+
+
+        class Cache:
+            def __init__(self, uri):
+                self.uri = uri
+
+            @classmethod
+            def connect(cls, uri):
+                return cls(uri)
+
+            def fetch(self, key):
+                return requests.get(f"{self.uri}/{key}").json()
+    """,
+}
+
+
+def test_an_installed_library_says_what_its_factories_return(tmp_path):
+    site = tmp_path / "site-packages"
+    for rel, text in GRAPHKIT.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(textwrap.dedent(text))
+    svc = tmp_path / "svc" / "app.py"
+    svc.parent.mkdir()
+    svc.write_text(textwrap.dedent("""
+        import graphkit
+        from graphkit import Cache
+
+        drv = graphkit.driver("http://graph.internal")
+        cache = Cache.connect("http://cache.internal")
+
+        async def lookup(key):
+            rows = drv.query(key)
+            return rows, cache.fetch(key)
+    """))
+    findings = analyze_path(svc, site_dirs=[site]).findings
+    assert {(f.location["line"], str(f.evidence["library"]["chain"]).rpartition(" ")[2]) for f in findings} == {
+        (9, "requests.post"), (10, "requests.get")}

@@ -25,6 +25,11 @@ to attach the code's evidence to. Here:
   credentials (``ex: tradelib.kraken = cls({"apiKey": k})``), and the package itself configured with credentials
   (``payco.api_key = KEY``, ``vecstore.init(api_key=KEY)``: its classes' requests use them).
 
+Where the library is installed (:mod:`~faultlib.detect.serving.blocking.installed`), its own source says what the
+factory returns: the return annotation (``def driver(uri) -> Driver``) or the class its body builds (``return
+cls(uri)`` of a ``@classmethod``), and the analysis then walks that class's methods in the library's source; the name
+convention above is the fallback where it is not.
+
 Only for packages the vocabulary does not describe, not the analysed code's or the standard library's, and never for
 an asyncio-first package or a name with an async part (``redis.asyncio.from_url``, ``aioboto3``, ``motor``,
 ``AsyncVendor``): the vocabulary's own return types stay authoritative, and an async client's handles are awaited.
@@ -84,12 +89,15 @@ def makes_handle(name: str) -> bool:
 
 
 def made_type(index, target: str) -> str | None:
-    """``"<target>()"`` when the call of the dotted name ``target`` (a package function, a class-level function or a
-    method of a typed instance of a package nobody listed) makes a client or a handle by its name, else None."""
+    """The type of what the call of the dotted name ``target`` (a package function, a class-level function or a method
+    of a typed instance of a package nobody listed) makes when its name says it makes a client or a handle: the class
+    the installed library's source returns (:meth:`~faultlib.detect.serving.blocking.installed.Installed.returned`),
+    else ``"<target>()"``; None for other names."""
     owner, _, last = target.rpartition(".")
-    if not owner or last.startswith("_") or last[:1].isupper() or not makes_handle(last):
+    if not owner or last.startswith("_") or last[:1].isupper() or not makes_handle(last) or not foreign(index, target):
         return None
-    return f"{target}()" if foreign(index, target) else None
+    returned = getattr(index.installed, "returned", None)  # installed here: the library's source says which class
+    return (returned(target) if returned is not None else None) or f"{target}()"
 
 
 def handle_method(owner: str, method: str, remote: bool) -> bool:
