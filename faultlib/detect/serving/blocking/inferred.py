@@ -75,8 +75,10 @@ DB_WORDS = frozenset({"dsn", "database", "keyspace"})
 SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
 SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", "sign_in", "log_in"})
 """Methods whose call on the object says it holds a session with a server."""
-LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "is_", "has_", "on_", "register", "remove_handler", "copy")
-"""Method-name prefixes of builders, converters, predicates and registrations: local state, no request. (``set_``
+LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "construct", "is_", "has_", "on_", "register", "remove_handler",
+                  "copy")
+"""Method-name prefixes of builders, converters, predicates and registrations: local state, no request
+(``construct_event``: a payment SDK's webhook event checked against its signature, in memory). (``set_``
 and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
 LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
     "append", "extend", "insert", "pop", "popitem", "clear", "sort", "reverse", "discard"}
@@ -166,7 +168,8 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
     kind = "blocking_db" if any(_words(e["what"]) & DB_WORDS for e in found) else "blocking_http"
     first = found[0]
     where = f" at {first['file']}:{first['line']}" if first["line"] else ""
-    guess = (f"inferred: `{owner.rpartition('.')[2]}` is a third-party class no vocabulary entry describes, "
+    what = "what a third-party factory made" if owner.endswith("()") else "a third-party class"
+    guess = (f"inferred: `{owner.rpartition('.')[2]}` is {what} no vocabulary entry describes, "
              f"given a server ({first['what']}{where}) and never awaited")
     return Site(kind, f"{target} ({guess})", func, call, guess,
                 inferred={"rule": RULE, "type": owner, "evidence": found[:3], "awaited_elsewhere": False})
