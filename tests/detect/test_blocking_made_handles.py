@@ -133,6 +133,25 @@ def test_async_clients_made_by_factories_stay_silent(tmp_path):
     assert found == set()
 
 
+def test_factories_of_async_twins_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        import aiostore
+        from vendorkit import AsyncVendor
+
+        llm = AsyncVendor.from_env()
+        session = aiostore.Session(api_key=os.environ["STORE_KEY"])
+
+        async def upload(name, body):
+            async with session.client("s3") as s3:
+                s3.generate_presigned_url(name)
+                await s3.put_object(Key=name, Body=body)
+            chat = llm.get_session()
+            chat.send(name)
+    """)
+    assert found == set()
+
+
 def test_handles_of_an_object_nothing_gives_a_server_stay_silent(tmp_path):
     found = flagged(tmp_path, """
         import layoutkit

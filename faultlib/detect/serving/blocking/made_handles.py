@@ -143,7 +143,8 @@ def made_evidence(index, owner: str, depth: int, constructed_with) -> list[dict]
             continue
         scanned += 1
         for func, node in _calls(module):
-            if factory is not None and index.callee(node.func, func) == factory:
+            if (factory is not None and (dotted(node.func) or [""])[-1] == factory.rpartition(".")[2]
+                    and index.callee(node.func, func) == factory):
                 what = constructed_with(node, func)
                 if what:
                     found.append(_at(module, func, node, what[0], what[1]))
@@ -175,10 +176,14 @@ def _package_function(index, expr: ast.Attribute, func, top: str) -> bool:
 
 
 def _configured_attributes(module, top: str) -> list[dict]:
-    """``pkg.api_key = ...`` at any level of ``module`` (``pkg`` imported as itself): the package's credentials."""
+    """``pkg.api_key = ...`` at any level of ``module`` (``pkg`` imported as itself): the package's credentials
+    (memoised per module and package)."""
     from faultlib.detect.serving.blocking.inferred import CREDENTIAL_WORDS, ENDPOINT_WORDS, _words as words_of
 
-    found = []
+    memo = module.__dict__.setdefault("_configured_packages", {})
+    if top in memo:
+        return memo[top]
+    found = memo[top] = []
     if module.imports.get(top) != top:
         return found
     for node in ast.walk(module.tree):
