@@ -97,6 +97,21 @@ def test_a_package_configured_with_a_key_makes_its_class_calls_requests(tmp_path
     assert found == {("blocking_http", "return payco.Customer.retrieve(number)")}
 
 
+def test_a_package_connect_function_given_a_host_connects_and_configures_its_classes(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from vecdb import connections, Collection
+
+        async def startup():
+            connections.connect("default", host=os.environ["VEC_HOST"], port="19530")
+
+        async def search(vector):
+            return Collection("docs").search(vector)
+    """)
+    assert found == {("blocking_db", 'connections.connect("default", host=os.environ["VEC_HOST"], port="19530")'),
+                     ("blocking_http", 'return Collection("docs").search(vector)')}
+
+
 def test_a_value_declared_as_a_lower_case_class_and_built_with_credentials_blocks(tmp_path):
     found = flagged(tmp_path, """
         import tradekit

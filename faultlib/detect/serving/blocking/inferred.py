@@ -55,7 +55,7 @@ import sys
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
-from faultlib.detect.serving.blocking.made_handles import handle_method, made_evidence, owner_part
+from faultlib.detect.serving.blocking.made_handles import connecting_site, handle_method, made_evidence, owner_part
 from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
@@ -133,7 +133,7 @@ def site(index, target: str, call: ast.Call, func: Func):
     if index.installed is not None and index.installed.inside_library:
         return None  # inside a library's own code no guess counts (installed.py)
     if target is not None and _third_party(index, target):
-        opened = _opens(index, target, call, func)
+        opened = _opens(index, target, call, func) or connecting_site(index, target, call, func)
         if opened is not None:
             return opened
     if not isinstance(call.func, ast.Attribute):

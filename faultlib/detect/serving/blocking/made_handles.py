@@ -45,7 +45,7 @@ from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 from faultlib.detect.serving.blocking.model import dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 
-__all__ = ["CONNECTING", "HANDLE_NOUNS", "MAKING_VERBS", "handle_method", "made_evidence", "made_type", "owner_part"]
+__all__ = ["CONNECTING", "HANDLE_NOUNS", "MAKING_VERBS", "connecting_site", "handle_method", "made_evidence", "made_type", "owner_part"]
 
 HANDLE_NOUNS = frozenset({"client", "connection", "conn", "driver", "session", "cursor", "collection", "table",
                           "database", "db", "bucket", "index", "channel", "topic", "queue", "container", "graph",
@@ -163,6 +163,31 @@ def made_evidence(index, owner: str, depth: int, constructed_with) -> list[dict]
                         found.append(_at(module, func, node, f"declared `{last}`, built with {what[0]}", what[1]))
         found += _configured_attributes(module, top)
     return found
+
+
+def connecting_site(index, target: str, call: ast.Call, func):
+    """The site of ``pkg.connect(...)``/``pkg.connections.connect(...)`` (a package-level function named ``connect``
+    of a package nobody listed) given a server or credentials: PEP 249's ``connect`` "constructor for creating a
+    connection to the database" (https://peps.python.org/pep-0249/#connect) opens the connection before it returns
+    (``blocking_db``), unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
+    factories connect lazily (a graph database's driver, redis-py's ``from_url``), their first request blocks."""
+    from faultlib.detect.serving.blocking.inferred import (_constructed_with, _declared, _package_awaited,
+                                                           _third_party)
+    from faultlib.detect.serving.blocking.sites import Site
+
+    parts = target.split(".")
+    if parts[-1] != "connect" or any(owner_part(p) for p in parts[1:-1]) or not _third_party(index, target):
+        return None
+    top = parts[0]
+    what = _constructed_with(index, call, func, top, 0)
+    if not what or _package_awaited(index, top) or _declared(index, top) is None:
+        return None
+    guess = (f"inferred: `{parts[-1]}` of {top}, a package no vocabulary entry describes, is given {what[0]}: it "
+             "opens a connection")
+    return Site("blocking_db", f"{target} ({guess})", func, call, guess, inferred={
+        "rule": "connect_function", "type": target, "awaited_elsewhere": False, "evidence": [
+            {"file": func.module.path, "line": call.lineno, "function": func.qualname, "what": what[0],
+             "credential": what[1]}]})
 
 
 def _package_function(index, expr: ast.Attribute, func, top: str) -> bool:
