@@ -75,10 +75,12 @@ DB_WORDS = frozenset({"dsn", "database", "keyspace"})
 SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
 SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", "sign_in", "log_in"})
 """Methods whose call on the object says it holds a session with a server."""
-LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "construct", "is_", "has_", "on_", "register", "remove_handler",
-                  "copy")
+LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "construct", "configurable", "bind", "is_", "has_", "on_",
+                  "register", "remove_handler", "copy")
 """Method-name prefixes of builders, converters, predicates and registrations: local state, no request
-(``construct_event``: a payment SDK's webhook event checked against its signature, in memory). (``set_``
+(``construct_event``: a payment SDK's webhook event checked against its signature, in memory; LangChain's
+``configurable_fields``/``bind_tools`` return a new Runnable, https://python.langchain.com/api_reference/core/
+runnables/langchain_core.runnables.base.Runnable.html). (``set_``
 and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
 LOCAL = (NO_IO - {"get_channel", "get_user", "get_guild", "command"}) | {
     "append", "extend", "insert", "pop", "popitem", "clear", "sort", "reverse", "discard"}
