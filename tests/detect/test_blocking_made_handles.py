@@ -108,7 +108,7 @@ def test_a_package_connect_function_given_a_host_connects_and_configures_its_cla
         async def search(vector):
             return Collection("docs").search(vector)
     """)
-    assert found == {("blocking_db", 'connections.connect("default", host=os.environ["VEC_HOST"], port="19530")'),
+    assert found == {("blocking_http", 'connections.connect("default", host=os.environ["VEC_HOST"], port="19530")'),
                      ("blocking_http", 'return Collection("docs").search(vector)')}
 
 

@@ -169,10 +169,12 @@ def connecting_site(index, target: str, call: ast.Call, func):
     """The site of ``pkg.connect(...)``/``pkg.connections.connect(...)`` (a package-level function named ``connect``
     of a package nobody listed) given a server or credentials: PEP 249's ``connect`` "constructor for creating a
     connection to the database" (https://peps.python.org/pep-0249/#connect) opens the connection before it returns
-    (``blocking_db``), unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
+    (``blocking_db`` when the evidence names a database, else ``blocking_http``: a tunnel's or a broker's connect),
+    unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
     factories connect lazily (a graph database's driver, redis-py's ``from_url``), their first request blocks."""
-    from faultlib.detect.serving.blocking.inferred import (_constructed_with, _declared, _package_awaited,
-                                                           _third_party)
+    from faultlib.detect.serving.blocking.inferred import DB_WORDS, _constructed_with, _declared, _package_awaited
+    from faultlib.detect.serving.blocking.inferred import _third_party
+    from faultlib.detect.serving.blocking.inferred import _words as words_of
     from faultlib.detect.serving.blocking.sites import Site
 
     parts = target.split(".")
@@ -184,7 +186,8 @@ def connecting_site(index, target: str, call: ast.Call, func):
         return None
     guess = (f"inferred: `{parts[-1]}` of {top}, a package no vocabulary entry describes, is given {what[0]}: it "
              "opens a connection")
-    return Site("blocking_db", f"{target} ({guess})", func, call, guess, inferred={
+    kind = "blocking_db" if words_of(what[0]) & DB_WORDS else "blocking_http"  # as the inference's other rule
+    return Site(kind, f"{target} ({guess})", func, call, guess, inferred={
         "rule": "connect_function", "type": target, "awaited_elsewhere": False, "evidence": [
             {"file": func.module.path, "line": call.lineno, "function": func.qualname, "what": what[0],
              "credential": what[1]}]})
