@@ -38,6 +38,7 @@ an asyncio-first package or a name with an async part (``redis.asyncio.from_url`
 from __future__ import annotations
 
 import ast
+import re
 import sys
 
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, client_kind
@@ -142,25 +143,23 @@ def made_evidence(index, owner: str, depth: int, constructed_with) -> list[dict]
         if top not in module.source or scanned >= 64:
             continue
         scanned += 1
-        for func, node in _calls(module):
-            if (factory is not None and (dotted(node.func) or [""])[-1] == factory.rpartition(".")[2]
-                    and index.callee(node.func, func) == factory):
+        by_name = _calls_by_name(module, _calls)
+        for func, node in by_name.get(factory.rpartition(".")[2], []) if factory is not None else []:
+            if index.callee(node.func, func) == factory:
                 what = constructed_with(node, func)
                 if what:
                     found.append(_at(module, func, node, what[0], what[1]))
-            elif (isinstance(node.func, ast.Attribute) and node.func.attr in CONFIGURING
-                  and _package_function(index, node.func, func, top)):
+        for func, node in (pair for name in CONFIGURING for pair in by_name.get(name, [])):
+            if isinstance(node.func, ast.Attribute) and _package_function(index, node.func, func, top):
                 what = constructed_with(node, func)
                 if what:
                     found.append(_at(module, func, node, f"the package configured by `{node.func.attr}(...)` with "
                                                          f"{what[0]}", what[1]))
-        for func in module.all_functions:
-            for node in func.nodes:
-                if (isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call)
-                        and index.annotation_type(node.annotation, module) == owner):
-                    what = constructed_with(node.value, func)
-                    if what:
-                        found.append(_at(module, func, node, f"declared `{last}`, built with {what[0]}", what[1]))
+        for func, node in _declared_calls(module):
+            if index.annotation_type(node.annotation, module) == owner:
+                what = constructed_with(node.value, func)
+                if what:
+                    found.append(_at(module, func, node, f"declared `{last}`, built with {what[0]}", what[1]))
         found += _configured_attributes(module, top)
     return found
 
@@ -193,6 +192,27 @@ def connecting_site(index, target: str, call: ast.Call, func):
              "credential": what[1]}]})
 
 
+def _calls_by_name(module, calls) -> dict[str, list]:
+    """The calls of ``module`` (``calls(module)``: ``(func, node)`` pairs) by the last name of what they call
+    (memoised per module: one pass, whatever the number of types asked about)."""
+    found = module.__dict__.get("_calls_by_name")
+    if found is None:
+        found = module.__dict__["_calls_by_name"] = {}
+        for func, node in calls(module):
+            found.setdefault((dotted(node.func) or [""])[-1], []).append((func, node))
+    return found
+
+
+def _declared_calls(module) -> list:
+    """``(func, node)`` for every ``x: T = call(...)`` in a function of ``module`` (memoised per module)."""
+    found = module.__dict__.get("_declared_calls")
+    if found is None:
+        found = module.__dict__["_declared_calls"] = [
+            (func, node) for func in module.all_functions for node in func.nodes
+            if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call)]
+    return found
+
+
 def _package_function(index, expr: ast.Attribute, func, top: str) -> bool:
     """``pkg.init``/``pkg.connections.connect``: a function of the package (not a method of an instance)."""
     parts = dotted(expr)
@@ -208,19 +228,17 @@ def _configured_attributes(module, top: str) -> list[dict]:
     (memoised per module and package)."""
     from faultlib.detect.serving.blocking.inferred import CREDENTIAL_WORDS, ENDPOINT_WORDS, _words as words_of
 
-    memo = module.__dict__.setdefault("_configured_packages", {})
-    if top in memo:
-        return memo[top]
-    found = memo[top] = []
-    if module.imports.get(top) != top:
-        return found
-    for node in ast.walk(module.tree):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            parts = dotted(target) if isinstance(target, ast.Attribute) else None
-            if parts and len(parts) == 2 and parts[0] == top and words_of(parts[1]) & (
-                    CREDENTIAL_WORDS | ENDPOINT_WORDS):
-                found.append({"file": module.path, "line": node.lineno, "function": "<module>",
-                              "what": f"`{top}.{parts[1]} = ...`, the package given a server", "credential": True})
-    return found
+    if module.imports.get(top) != top or not re.search(rf"\b{re.escape(top)}\.\w+\s*=[^=]", module.source):
+        return []  # the text first: no `top.attr = ` anywhere, no walk
+    memo = module.__dict__.get("_configured_packages")
+    if memo is None:  # one walk per module: every `package.attr = ...` whose attribute names a server or credential
+        memo = module.__dict__["_configured_packages"] = {}
+        for node in ast.walk(module.tree):
+            for target in node.targets if isinstance(node, ast.Assign) else ():
+                parts = dotted(target) if isinstance(target, ast.Attribute) else None
+                if (parts and len(parts) == 2 and module.imports.get(parts[0]) == parts[0]
+                        and words_of(parts[1]) & (CREDENTIAL_WORDS | ENDPOINT_WORDS)):
+                    memo.setdefault(parts[0], []).append({
+                        "file": module.path, "line": node.lineno, "function": "<module>", "credential": True,
+                        "what": f"`{parts[0]}.{parts[1]} = ...`, the package given a server"})
+    return memo.get(top, [])
