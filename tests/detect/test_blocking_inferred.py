@@ -274,3 +274,20 @@ def test_a_value_class_of_a_validation_library_wrapping_a_token_is_no_client(tmp
             return {"auth": secret.get_secret_value()}
     """)
     assert found == set()
+
+
+def test_runnable_builders_and_webhook_events_are_local(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        import paykit
+        from chatvendor import ChatVendor, Field
+
+        paykit.api_key = os.environ["PAY_KEY"]
+
+        async def model(name):
+            return ChatVendor(api_key=os.environ["VENDOR_KEY"]).configurable_fields(model=Field(id=name))
+
+        async def webhook(body, signature):
+            return paykit.Webhook.construct_event(body, signature, os.environ["PAY_SECRET"])
+    """)
+    assert found == set()

@@ -56,6 +56,7 @@ import sys
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
+from faultlib.detect.serving.blocking.made_handles import connecting_site, handle_method, made_evidence, owner_part
 from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
@@ -75,8 +76,12 @@ DB_WORDS = frozenset({"dsn", "database", "keyspace"})
 SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
 SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", "sign_in", "log_in"})
 """Methods whose call on the object says it holds a session with a server."""
-LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "is_", "has_", "on_", "register", "remove_handler", "copy")
-"""Method-name prefixes of builders, converters, predicates and registrations: local state, no request. (``set_``
+LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "construct", "configurable", "bind", "is_", "has_", "on_",
+                  "register", "remove_handler", "copy")
+"""Method-name prefixes of builders, converters, predicates and registrations: local state, no request
+(``construct_event``: a payment SDK's webhook event checked against its signature, in memory; LangChain's
+``configurable_fields``/``bind_tools`` return a new Runnable, https://python.langchain.com/api_reference/core/
+runnables/langchain_core.runnables.base.Runnable.html). (``set_``
 and ``add_`` are not among them: on a client they change the server's state, ``set_preferences``, ``add_magnet``.)"""
 PREDICATE = re.compile(r"(is|has)[A-Z]")
 """A camelCase predicate (``isFinished``, ``hasErrors``): it reports state, like ``is_``/``has_``."""
@@ -139,7 +144,7 @@ def site(index, target: str, call: ast.Call, func: Func):
     if index.installed is not None and index.installed.inside_library:
         return None  # inside a library's own code no guess counts (installed.py)
     if target is not None and _third_party(index, target):
-        opened = _opens(index, target, call, func)
+        opened = _opens(index, target, call, func) or connecting_site(index, target, call, func)
         if opened is not None:
             return opened
     if not isinstance(call.func, ast.Attribute):
@@ -155,7 +160,10 @@ def site(index, target: str, call: ast.Call, func: Func):
 
 def _client_call(index, target: str, call: ast.Call, func: Func):
     owner, method = _client_of(index, target)
-    if owner is None or not _remote_method(method) or _returns_at_once(call):
+    if owner is None and isinstance(call.func, ast.Attribute) and _third_party(index, target) and index.type_of(
+            call.func.value, func) == target.rpartition(".")[0]:  # an instance of a lower-case class (`ccxt.binance`)
+        owner = target.rpartition(".")[0]
+    if owner is None or not handle_method(owner, method, _remote_method(method)) or _returns_at_once(call):
         return None
     found = evidence_of(index, owner)
     declared = _declared(index, owner.partition(".")[0]) if found else []
@@ -171,7 +179,8 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
     kind = "blocking_db" if any(_words(e["what"]) & DB_WORDS for e in found) else "blocking_http"
     first = found[0]
     where = f" at {first['file']}:{first['line']}" if first["line"] else ""
-    guess = (f"inferred: `{owner.rpartition('.')[2]}` is a third-party class no vocabulary entry describes, "
+    what = "what a third-party factory made" if owner.endswith("()") else "a third-party class"
+    guess = (f"inferred: `{owner.rpartition('.')[2]}` is {what} no vocabulary entry describes, "
              f"given a server ({first['what']}{where}) and never awaited")
     return Site(kind, f"{target} ({guess})", func, call, guess,
                 inferred={"rule": RULE, "type": owner, "evidence": found[:3], "awaited_elsewhere": False})
@@ -298,8 +307,8 @@ def _client_of(index, target: str) -> tuple[str | None, str]:
     method = parts[-1]
     if len(parts) < 3 or not _third_party(index, target):
         return None, method
-    cut = next((i for i in range(len(parts) - 2, 0, -1) if parts[i][:1].isupper()), None)
-    if cut is None or any(p[:1].isupper() or p.startswith("_") for p in parts[cut + 1:-1]):
+    cut = next((i for i in range(len(parts) - 2, 0, -1) if owner_part(parts[i])), None)  # a class or a made handle
+    if cut is None or any(owner_part(p) or p.startswith("_") for p in parts[cut + 1:-1]):
         return None, method  # no class, or a class inside a namespace (a nested type, data)
     owner = ".".join(parts[:cut + 1])
     if any(p.startswith(_ASYNC_PARTS) for p in parts[:cut + 1]) or index.vocab.owned(owner):
@@ -374,6 +383,7 @@ def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:
             what = _constructed_with(index, node, func, top, depth)
             if what:
                 found.append(_at(module, func, node, what[0], what[1]))
+    found += made_evidence(index, owner, depth, lambda c, f: _constructed_with(index, c, f, top, depth))  # factories
     memo[owner] = found
     return found
 

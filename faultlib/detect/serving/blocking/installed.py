@@ -132,6 +132,7 @@ class Installed:
     _verdicts: dict[str, LibraryHit | None] = field(default_factory=dict)
     _busy: set[str] = field(default_factory=set)
     _dists: dict[str, tuple[str, str, Path]] | None = None
+    _returned: dict[str, str | None] = field(default_factory=dict)
 
     # -- the report -------------------------------------------------------------------------------
     def followed(self) -> list[dict]:
@@ -196,6 +197,27 @@ class Installed:
                 if isinstance(base, Klass) and base not in seen:
                     todo.append(base)
         return None
+
+    def returned(self, target: str) -> str | None:
+        """The class a factory of an installed library returns by the library's own source: the function ``target``'s
+        return annotation (``def driver(uri) -> Driver``) or the object its body builds and returns (``return
+        cls(...)`` of a classmethod, ``return Driver(...)``), as a dotted name inside the library; None when not
+        installed, not a function, or it does not say. Used by :mod:`~faultlib.detect.serving.blocking.made_handles`
+        (cached per name within the run)."""
+        from faultlib.detect.serving.blocking.model import Func, Klass
+
+        if not self.followable(target):
+            return None
+        if target not in self._returned:
+            self._returned[target] = None
+            library = self._library(target.partition(".")[0], depth=1)
+            found = self._index(library).lookup(target) if library is not None else None
+            typed = self._index(library).return_type(found) if isinstance(found, Func) else None
+            if isinstance(typed, Klass):
+                self._returned[target] = f"{typed.module.name}.{typed.qualname}"
+            elif isinstance(typed, str) and typed.rpartition(".")[2][:1].isupper():
+                self._returned[target] = typed
+        return self._returned[target]
 
     def followable(self, target: str) -> bool:
         """Whether ``target`` (a dotted name a call resolved to) names a package this lookup may follow."""

@@ -14,6 +14,7 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
+from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
@@ -175,7 +176,7 @@ class TypeOf:
                 if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
                     return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
                 if not last[:1].isupper():  # index.as_query_engine(): the package's query engine
-                    return returned_handle(self.vocab, target)
+                    return returned_handle(self.vocab, target) or made_type(self, target)  # driver.session()
                 return target if not target.startswith("builtins.") else None
             if (target is None and func is not None and isinstance(callee, ast.Attribute)
                     and (callee.attr.startswith("from_") or callee.attr in vocab.LOAD_METHODS)):
