@@ -145,7 +145,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
-        self._reach_by_split(*args[:1])  # a split says the rows (X) are meant for training and scoring (unscored.py)
+        self._reach_by_split(*args[:1], line=line)  # a split says the rows (X) are meant for training and scoring (unscored.py)
         ident = new_id()
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
