@@ -16,6 +16,15 @@ not some filter of every row (:class:`PartFlags`). Without this the cut-back par
 rows among its own, and a fit on it (a selector on the training features) looked like a fit on the test rows.
 Only ``==`` and ``!=`` against a constant, on a column every part of the stack had set to a constant, are read;
 anything else stays a plain filter.
+
+The target is such a mark too (:func:`unlabelled_part`): a competition's test file has no target column, so after
+``both = pd.concat([train, test])`` the target is missing exactly on the test table's rows (pandas user guide,
+"Merge, join, concatenate": columns absent from one input are filled with NaN), and ``both[both['Survived'].notna()]``
+is the training table again, ``both[both['Survived'].isna()]`` the test table. Read only for a column the script
+uses as its target (:func:`~faultlib.detect.data.leakage.choices.target_columns`), on a stack whose parts are
+some test tables and some not, where the rows kept are assigned to a name for their side (``train = ...notna()``,
+``X_test = ...isna()``): ``known = both[both['Age'].notna()]`` (rows with a known age, from both tables, to fit an
+imputation model on) stays a filter.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.choices import target_columns
 from faultlib.detect.data.leakage.values import Data, MaybeData, Rows, RowUnion, covers
 from faultlib.pyflow.values import Const
 
@@ -51,7 +62,29 @@ class PartFlags:
         return super()._fill_fresh(target, owner, value, frame)  # type: ignore[misc]
 
     def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
-        return super()._stack_part(data, index_node, frame) or self._flagged_part(data, index_node)  # type: ignore
+        return super()._stack_part(data, index_node, frame) or self._flagged_part(  # type: ignore[misc]
+            data, index_node) or self._unlabelled_part(data, index_node)
+
+    def _unlabelled_part(self, data: Data, index_node: ast.expr) -> Data | None:
+        """``both[both['Survived'].notna()]`` / ``.isna()`` (``~`` inverts): the training tables of the stack
+        ``data`` / its test tables (see the module docstring); ``None`` when not such a mask."""
+        if not isinstance(data.rows, RowUnion):
+            return None
+        mask = missing_mask(index_node)
+        if mask is None:
+            return None
+        col, missing = mask
+        if "_target_columns" not in self.__dict__:
+            self.__dict__["_target_columns"] = target_columns(self.tree)[0]  # type: ignore[attr-defined]
+            self.__dict__["_mask_names"] = _mask_names(self.tree)  # type: ignore[attr-defined]
+        name = self.__dict__["_mask_names"].get(id(index_node))
+        if col not in self.__dict__["_target_columns"] or not (
+                vocab.looks_like_test(name) if missing else vocab.looks_like_train(name)):
+            return None
+        picked = tuple(p for p in data.rows.parts if p.root.test == missing)
+        if not picked or len(picked) == len(data.rows.parts):
+            return None
+        return Data(picked[0] if len(picked) == 1 else RowUnion(picked), data.taints, missing)
 
     def _note_part_flag(self, target: ast.expr, value: Any, frame: Any) -> None:
         """``train['is_train'] = 1``: every row of ``train``'s tables holds 1 in that column."""
@@ -88,4 +121,31 @@ class PartFlags:
         return Data(picked[0] if len(picked) == 1 else RowUnion(picked), data.taints, any(p.root.test for p in picked))
 
 
-__all__ = ["PartFlags"]
+def _mask_names(tree: ast.AST) -> dict[int, str]:
+    """``train = both[both['y'].notna()].reset_index()``: the id of each missing-value mask used as a row
+    selection on the right of a one-name assignment, with that name."""
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Subscript) and missing_mask(sub.slice) is not None:
+                    out[id(sub.slice)] = node.targets[0].id
+    return out
+
+
+def missing_mask(node: ast.expr) -> tuple[str, bool] | None:
+    """``df['t'].isna()`` -> ``('t', True)``, ``df.t.notnull()`` or ``~df['t'].isna()`` -> ``('t', False)``: the
+    column and whether the mask keeps the rows where it is missing; ``None`` for any other expression."""
+    invert = False
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        invert, node = not invert, node.operand
+    if not (isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("isna", "isnull", "notna", "notnull")):
+        return None
+    col = _column(node.func.value)
+    if col is None:
+        return None
+    return col[1], (node.func.attr in ("isna", "isnull")) != invert
+
+
+__all__ = ["PartFlags", "missing_mask"]

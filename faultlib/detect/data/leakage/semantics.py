@@ -145,7 +145,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
-        self._reach_by_split(*args[:1])  # a split says the rows (X) are meant for training and scoring (unscored.py)
+        self._reach_by_split(*args[:1], line=line)  # a split says the rows (X) are meant for training and scoring (unscored.py)
         ident = new_id()
         out: list[Any] = []
         datas = [_as_data(a) for a in args]
@@ -191,7 +191,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
                 name in vocab.MODEL_METHODS) and not frame_transform:
             if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
-                self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x", kwargs.get("generator")))]))
+                self._reach(*(args[:1] or [vocab.model_input(kwargs)]))
             return UNKNOWN
         # a method of a known data-frame/array operation makes its receiver data; any other method
         # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
@@ -242,7 +242,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
     def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                    frame: Any) -> Any:
         line = node.lineno
-        x = _as_data(args[0] if args else kwargs.get("X", kwargs.get("x")))
+        x = _as_data(args[0] if args else vocab.model_input(kwargs))
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
             if name == "split" and x is not None:
@@ -265,7 +265,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return selection(est)
         if est.category in ("model", "search") or holds_model(est) or \
                 est.cls in vocab.PREDICTING_TRANSFORMERS and name in vocab.EVALUATE:  # lda.predict(X): a model
-            self._reach(*(args[:1] or [kwargs.get("X", kwargs.get("x"))]))  # X: a statistic of y defines labels
+            self._reach(*(args[:1] or [vocab.model_input(kwargs)]))  # X: a statistic of y defines labels
         if est.cls == "LabelEncoder" and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):

@@ -105,6 +105,17 @@ EVALUATE = frozenset({"predict", "predict_proba", "predict_log_proba", "decision
 #: scikit-learn functions that fit and apply a transformer in one call (``sklearn.preprocessing.scale(X)``)
 FUNCTIONAL_TRANSFORMS = frozenset({"scale", "minmax_scale", "robust_scale", "maxabs_scale", "quantile_transform",
                                    "power_transform"})
+#: keywords a model's fit/predict/evaluate takes its rows by: scikit-learn ``X``, Keras ``x`` and Keras 1/2's
+#: ``fit_generator(generator=...)``/``predict_generator(generator=...)`` (Keras 2.x API reference, "Model class API")
+MODEL_INPUT_KEYWORDS = ("X", "x", "generator")
+
+
+def model_input(kwargs: dict) -> object:
+    """The rows a model method was given by keyword (the first of :data:`MODEL_INPUT_KEYWORDS` present), else
+    ``None``."""
+    return next((kwargs[k] for k in MODEL_INPUT_KEYWORDS if k in kwargs), None)
+
+
 #: other methods by which a model (Keras, xgboost, statsmodels...) learns from or is scored on data
 MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evaluate_generator", "fit_predict",
                            "predict_classes", "partial_fit"})
