@@ -37,7 +37,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 GOALS = {"follow_over_plain": 1.5, "plain_over_parse": 6.0, "joined_over_alone": 4.0, "service_s": 5.0,
-         "file_s": 10.0}
+         "service_margin_s": 4.5, "file_s": 10.0}
+"""``service_s``: issue 17's "the 220-file scan < 5 s" (following on); ``service_margin_s``: stop 41's target under it,
+the margin a loaded CI runner needs; absolute, so printed beside the ratios, which are the goals this machine can
+judge."""
 #: the slowest scripts of the leakage corpus at stop 40 (CPU seconds before: 74, 48, 24), under CORPUS_ROOT
 SLOW_LEAKAGE = ("ChenglongChen+kaggle-HomeDepot/Code/Igor&Kostia/feature_extraction1.py",
                 "ChenglongChen+kaggle-HomeDepot/Code/Igor&Kostia/grams_and_terms_features.py",
@@ -106,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     if b:
         met.update(follow_over_plain=b["follow_over_plain"] <= GOALS["follow_over_plain"],
                    plain_over_parse=b["plain_over_parse"] <= GOALS["plain_over_parse"],
-                   service_s=b["follow_s"] < GOALS["service_s"])
+                   service_s=b["follow_s"] < GOALS["service_s"],
+                   service_margin_s=b["follow_s"] < GOALS["service_margin_s"])
     if result["leakage"]:
         met.update(joined_over_alone=all(r["joined_over_alone"] is not None and
                                          r["joined_over_alone"] <= GOALS["joined_over_alone"]

@@ -429,7 +429,7 @@ def _prefer_siblings(modules: dict) -> None:
 
 def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[str, int, str]]) -> Finding:
     from faultlib.detect.serving.blocking import vocab
-    from faultlib.detect.serving.blocking.reach import _segment
+    from faultlib.detect.serving.blocking.sites import _segment
 
     func, node = site.func, site.node
     call = _segment(func, node)

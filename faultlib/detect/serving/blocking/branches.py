@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
 
 MAX_CALLS = 40
@@ -119,7 +119,7 @@ class Branches:
             names: set[str] = set()
             for module in self.index.distinct_modules():
                 callees = set()
-                for node in ast.walk(module.tree):
+                for node in module_nodes(module):  # one walk per module, shared
                     if isinstance(node, ast.Call):
                         callees.add(id(node.func))
                         if (dotted(node.func) or [""])[-1] == "Thread":  # Thread(target=self.play): off the loop

@@ -12,7 +12,7 @@ from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.loop_items import loop_callees
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 from faultlib.detect.serving.blocking.passed import passed_callees
 from faultlib.detect.serving.blocking.registries import registered
 
@@ -44,7 +44,7 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
         return []
     args = func.node.args
     notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == expr.id]
-    notes += [n.annotation for n in func.nodes if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    notes += [n.annotation for n in nodes_of(func, ast.AnnAssign) if isinstance(n.target, ast.Name)
               and n.target.id == expr.id]
     found: list[Klass] = []
     todo = [n for n in notes if n is not None]
@@ -75,9 +75,9 @@ def chosen(index, func: Func, name: str) -> list:
     if name in table:
         return table[name]
     table[name] = found = []
-    values = [n.value for n in func.nodes if isinstance(n, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-    if len(values) < 2 or sum(1 for n in func.nodes if isinstance(n, ast.Name) and n.id == name
+    values = [n.value for n in nodes_of(func, ast.Assign)
+              if any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    if len(values) < 2 or sum(1 for n in nodes_of(func, ast.Name) if n.id == name
                               and isinstance(n.ctx, ast.Store)) != len(values):
         return found
     for value in values:

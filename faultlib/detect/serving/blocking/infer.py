@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
-from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes
+from faultlib.pyflow.walk import children
 
 
 MAX_SITES = 40        # call sites examined for one parameter
@@ -449,7 +450,7 @@ def _top_level_nodes(tree: ast.Module):
         node = todo.pop()
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(node))
+            todo.extend(children(node))
 
 
 __all__ = ["Inference"]
@@ -461,7 +462,7 @@ def _bound_object(func: Func) -> list[str] | None:
     bindings = func.module.__dict__.get("_faultlib_method_types")
     if bindings is None:
         bindings = func.module.__dict__["_faultlib_method_types"] = {}
-        for node in ast.walk(func.module.tree):
+        for node in module_nodes(func.module):  # one walk per module, shared
             if (isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
                     and isinstance(node.args[0], ast.Name) and dotted(node.args[1])):
                 bindings.setdefault(node.args[0].id, dotted(node.args[1]))

@@ -60,6 +60,7 @@ from faultlib.detect.serving.blocking.made_handles import connecting_site, handl
 from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
+from faultlib.pyflow.walk import children
 
 __all__ = ["CREDENTIAL_WORDS", "ENDPOINT_WORDS", "SESSION_METHODS", "evidence_of", "site"]
 
@@ -413,13 +414,13 @@ def _calls(module: Module):
 
 
 def _top_level_nodes(tree: ast.AST):
-    todo = list(ast.iter_child_nodes(tree))
+    todo = children(tree)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
         yield node
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(children(node))
 
 
 def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -> tuple[str, bool] | None:

@@ -133,6 +133,7 @@ class Installed:
     _busy: set[str] = field(default_factory=set)
     _dists: dict[str, tuple[str, str, Path]] | None = None
     _returned: dict[str, str | None] = field(default_factory=dict)
+    _unread: object | None = None  # the distributions not read yet (a generator), None once all are
 
     # -- the report -------------------------------------------------------------------------------
     def followed(self) -> list[dict]:
@@ -335,22 +336,35 @@ class Installed:
 
     def _distribution(self, top: str, root: Path) -> tuple[str, str]:
         """The distribution (name, version) that installed the top-level name ``top`` in ``root``, from its
-        ``*.dist-info`` (``top_level.txt``, else ``RECORD``); ``(top, "unknown")`` when none says so."""
+        ``*.dist-info`` (``top_level.txt``, else ``RECORD``); ``(top, "unknown")`` when none says so. The first
+        distribution (site directories in order) that names ``top`` answers: the distributions are read in that
+        order only until one does (a later question goes on from there), each one's metadata parsed once."""
         if self._dists is None:
-            from importlib import metadata
-
-            self._dists = {}
-            for root_dir in self.site_dirs:
-                for dist in metadata.distributions(path=[str(root_dir)]):
-                    name, version = dist.metadata["Name"] or "", dist.version or "unknown"
-                    tops = (dist.read_text("top_level.txt") or "").split()
-                    if not tops:
-                        tops = {str(f).split("/")[0].removesuffix(".py") for f in (dist.files or [])[:2000]
-                                if str(f).endswith(".py")}
-                    for t in tops:
-                        self._dists.setdefault(t, (name, version, root_dir))
+            self._dists, self._unread = {}, self._each_distribution()
+        while top not in self._dists and self._unread is not None:
+            found = next(self._unread, None)
+            if found is None:
+                self._unread = None
+                break
+            name, version, tops, root_dir = found
+            for t in tops:
+                self._dists.setdefault(t, (name, version, root_dir))
         name, version, _ = self._dists.get(top, (top, "unknown", root))
         return name, version
+
+    def _each_distribution(self):
+        """``(name, version, top-level names, site directory)`` of every distribution of :attr:`site_dirs`."""
+        from importlib import metadata
+
+        for root_dir in self.site_dirs:
+            for dist in metadata.distributions(path=[str(root_dir)]):
+                meta = dist.metadata  # parsed once (``dist.version`` would parse it again)
+                name, version = meta["Name"] or "", meta["Version"] or "unknown"
+                tops = (dist.read_text("top_level.txt") or "").split()
+                if not tops:
+                    tops = {str(f).split("/")[0].removesuffix(".py") for f in (dist.files or [])[:2000]
+                            if str(f).endswith(".py")}
+                yield name, version, tops, root_dir
 
     def _index(self, library: _Library):
         """The library's index, over a :class:`~faultlib.detect.serving.blocking.library_modules.LazyModules`: a module

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from faultlib.detect.serving.blocking.dynamic_classes import is_dynamic_lookup
+from faultlib.pyflow.walk import children, walk
 
 
 @dataclass(eq=False)
@@ -35,7 +36,7 @@ class Func:
     def nodes(self) -> list[ast.AST]:
         """Every node of the body (not descending into nested functions, lambdas or classes), listed once."""
         if self._nodes is None:
-            self._nodes = list(_own_nodes(self.node))
+            self._nodes = _own_nodes(self.node)
         return self._nodes
 
     @property
@@ -328,14 +329,46 @@ def is_function_value(expr: ast.expr) -> bool:
     return False
 
 
-def _own_nodes(node: ast.AST):
-    """Every node of a function's body, not descending into nested functions, lambdas or classes."""
-    todo = list(ast.iter_child_nodes(node)) if not isinstance(node, ast.Module) else list(node.body)
+_LEAVES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _own_nodes(node: ast.AST) -> list[ast.AST]:
+    """Every node of a function's body, not descending into nested functions, lambdas or classes (depth first,
+    last child first)."""
+    todo = children(node) if not isinstance(node, ast.Module) else list(node.body)
+    out: list[ast.AST] = []
+    pop, push, extend = todo.pop, out.append, todo.extend
     while todo:
-        child = todo.pop()
-        yield child
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(child))
+        child = pop()
+        push(child)
+        if child.__class__ is ast.Name:  # its only child, listed next as the walk would
+            if isinstance(getattr(child, "ctx", None), ast.AST):
+                push(child.ctx)
+        elif not isinstance(child, _LEAVES):
+            extend(children(child))
+    return out
+
+
+def nodes_of(func: Func, kind: type | tuple[type, ...]) -> list[ast.AST]:
+    """The nodes of ``func.nodes`` that are instances of ``kind``, in that order (listed once per function and kind:
+    the analyses ask the same function for its assignments or annotations at many of its calls)."""
+    table = func.__dict__.get("_faultlib_kinds")
+    if table is None:
+        table = func.__dict__["_faultlib_kinds"] = {}
+    found = table.get(kind)
+    if found is None:
+        found = table[kind] = [n for n in func.nodes if isinstance(n, kind)]
+    return found
+
+
+def module_nodes(module: Module) -> list[ast.AST]:
+    """Every node of ``module``'s tree in :func:`ast.walk`'s order, listed once per module and shared by the
+    analyses that scan whole files (:mod:`~faultlib.detect.serving.blocking.branches`' names used as values, the
+    ``types.MethodType`` bindings of :mod:`~faultlib.detect.serving.blocking.infer`)."""
+    found = module.__dict__.get("_faultlib_nodes")
+    if found is None:
+        found = module.__dict__["_faultlib_nodes"] = walk(module.tree)
+    return found
 
 
 def local_imports(func: Func) -> dict[str, str]:

@@ -8,7 +8,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.loop_streams import opened_on_loop
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 
 CONSUMERS = frozenset({"list", "tuple", "set", "dict", "frozenset", "sorted", "sum", "min", "max", "any", "all",
                         "next", "enumerate", "zip", "map", "filter", "reversed"})
@@ -84,7 +84,7 @@ def protocol_implementations(index, classes: list[Klass]) -> list[tuple[Klass, l
 
 
 def is_generator(func: Func) -> bool:
-    return not func.is_async and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in func.nodes)
+    return not func.is_async and bool(nodes_of(func, (ast.Yield, ast.YieldFrom)))
 
 
 def is_property(func: Func) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 __all__ = ["stored_callable"]
 
@@ -31,19 +31,28 @@ def stored_callable(index, klass: Klass, attr: str) -> str | None:
 def _stored(index, klass: Klass, attr: str) -> str | None:
     owners = [klass, *(b for b in index.bases(klass) if isinstance(b, Klass))]
     found = []
-    for module in index.distinct_modules():
-        for target, value, position, func in module.attr_writes:
-            if target.attr != attr:
-                continue
-            on_self = isinstance(target.value, ast.Name) and target.value.id == "self" and func is not None
-            if on_self and func.cls not in owners:
-                continue  # another class's own attribute of that name
-            if position is not None or not on_self:
-                return None  # set from outside too (pipeline.handler = segment): stores.py weighs the choices
-            parts = dotted(value)
-            if not parts:
-                return None  # a call's result or any other value: an instance, not a bound callable
-            found.append(index.resolve_parts(parts, func.module, func))
+    for target, value, position, func in list(_writes(index).get(attr, ())):  # a copy: resolving may read more
+        on_self = isinstance(target.value, ast.Name) and target.value.id == "self" and func is not None
+        if on_self and func.cls not in owners:
+            continue  # another class's own attribute of that name
+        if position is not None or not on_self:
+            return None  # set from outside too (pipeline.handler = segment): stores.py weighs the choices
+        parts = dotted(value)
+        if not parts:
+            return None  # a call's result or any other value: an instance, not a bound callable
+        found.append(index.resolve_parts(parts, func.module, func))
     if not found or not isinstance(found[0], str) or any(f != found[0] for f in found):
         return None  # a function of the analysed files is followed where it is stored (holders, stores)
     return found[0]
+
+
+def _writes(index) -> dict[str, list[tuple[ast.Attribute, ast.expr, int | None, Func | None]]]:
+    """Every module's ``attr_writes`` by attribute name, in module then source order, built once per index and
+    extended by the modules a library's index reads later (they come after the others)."""
+    modules = index.distinct_modules()
+    seen, table = index.__dict__.get("_stored_callable_writes", (0, {}))
+    for module in modules[seen:]:
+        for write in module.attr_writes:
+            table.setdefault(write[0].attr, []).append(write)
+    index.__dict__["_stored_callable_writes"] = (len(modules), table)
+    return table

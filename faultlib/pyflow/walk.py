@@ -1,0 +1,70 @@
+"""Walking syntax trees without :mod:`ast`'s generators: the same nodes, in the same order, at less cost per node.
+
+:func:`ast.iter_child_nodes` runs two nested generators per node (it asks :func:`ast.iter_fields` for every field,
+scalar ones included), and :func:`ast.walk` one more on top; the static checks walk hundreds of thousands of nodes
+per service, so those frames are a large share of their time (stop 41's profile of ``check blocking``: about a
+fifth). :func:`children` returns the list :func:`ast.iter_child_nodes` would yield, reading only the fields of the
+node's class that can hold a node (learnt once per class); :func:`walk` is :func:`ast.walk` (breadth first, the node
+itself first) as a list. Both are drop-in: a caller that depends on the order gets the same order.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+
+__all__ = ["NO_CALLS", "children", "walk"]
+
+_AST = ast.AST
+#: fields that hold a name, a number, a flag or a constant in every node class that has them (Python's ASDL:
+#: ``identifier``, ``int``, ``string``, ``constant``), never a node or a list of nodes; ``value`` only in
+#: :class:`ast.Constant`/:class:`ast.MatchSingleton` (elsewhere it is an expression)
+_SCALARS = frozenset({"id", "attr", "arg", "asname", "module", "level", "kind", "type_comment", "is_async", "simple",
+                      "conversion", "tag"})
+_SCALAR_VALUE = (ast.Constant, ast.MatchSingleton)
+#: ``name`` is an identifier everywhere but in 3.12's ``type X = ...`` (:class:`ast.TypeAlias`: a :class:`ast.Name`)
+_NAME_NODE = tuple(c for c in (getattr(ast, "TypeAlias", None),) if c is not None)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+#: nodes under which no call can be: a name (its only child is its context), a constant, a context
+NO_CALLS = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold a node or a list of nodes, in ``_fields`` order."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        skip = _SCALARS | ({"value"} if issubclass(cls, _SCALAR_VALUE) else frozenset()) | (
+            frozenset() if issubclass(cls, _NAME_NODE) else {"name"})
+        found = _FIELDS[cls] = tuple(f for f in cls._fields if f not in skip)
+    return found
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The direct child nodes of ``node``, in :func:`ast.iter_child_nodes`' order (field order, list items in
+    order; context nodes such as :class:`ast.Load` included)."""
+    names = _FIELDS.get(node.__class__)
+    if names is None:
+        names = _fields(node.__class__)
+    out: list[ast.AST] = []
+    append = out.append
+    for name in names:
+        value = getattr(node, name, None)
+        if isinstance(value, _AST):
+            append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, _AST):
+                    append(item)
+    return out
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """Every node under ``node`` (``node`` first), in :func:`ast.walk`'s breadth-first order."""
+    out = [node]
+    todo = deque((node,))
+    popleft, extend = todo.popleft, todo.extend
+    while todo:
+        kids = children(popleft())
+        extend(kids)
+        out.extend(kids)
+    return out
