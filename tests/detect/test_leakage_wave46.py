@@ -151,3 +151,32 @@ def test_an_empty_class_stub_skips_its_own_cell(tmp_path: Path) -> None:
 def test_a_finished_exercise_with_the_scaler_on_train_is_clean(tmp_path: Path) -> None:
     found, skipped = _notebook_alarms(tmp_path, EXERCISE_DONE_CLEAN)
     assert found == set() and skipped == []
+
+
+# an hour of day encoded on the circle, its period read as the column's largest value, before the split
+HOUR_ON_THE_CIRCLE = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
+
+table = pd.read_csv("load.csv")
+hour = table["hour"].values
+table["hour_sin"] = np.sin(2 * np.pi * hour / hour.max())
+table["hour_cos"] = np.cos(2 * np.pi * hour / hour.max())
+X_tr, X_te, y_tr, y_te = train_test_split(table[["hour_sin", "hour_cos"]], table["load"], random_state=2)
+print(Ridge().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+# the same sine, then the result divided by a maximum over every row: a scale of the rows, before the split
+SINE_SCALED_BY_ITS_MAXIMUM = HOUR_ON_THE_CIRCLE.replace(
+    'table["hour_sin"] = np.sin(2 * np.pi * hour / hour.max())',
+    'table["hour_sin"] = np.sin(hour) / table["load"].max()')
+
+
+def test_a_cyclic_encoding_by_the_largest_hour_is_no_fit(tmp_path: Path) -> None:
+    assert alarms(tmp_path, HOUR_ON_THE_CIRCLE) == set()
+
+
+def test_a_maximum_applied_to_the_sine_output_still_counts(tmp_path: Path) -> None:
+    assert ("fit_before_split", 8) in alarms(tmp_path, SINE_SCALED_BY_ITS_MAXIMUM)
