@@ -6,6 +6,10 @@ table as an unknown name becoming a dict (``d = {}; d['train'] = ...``), and the
 lost before the table reached a model or a file. The first column filled from data gives the table its rows; later
 columns add their fits (:meth:`~faultlib.detect.data.leakage.static.Analyzer._bind_item`, as for any table).
 
+A NumPy array made to be filled (``lags = np.zeros((n, k))``, an unknown value no data reached yet) is such a
+table when a whole column is set (``lags[:, j] = level[j:j + n]``, a lag matrix built one column a pass): it takes
+that column's rows and fits. Rows set by an index (``oof[va] = model.predict(...)``) do not make it those rows.
+
 Rows appended to the empty table (``df = df.append(pd.DataFrame(vec.reshape(1, -1)))`` in a loop, pandas < 2) make
 it those rows, as a first column does. Only a constructor given no data counts (``pd.DataFrame()``, ``pd.DataFrame(columns=[...])``); a table built from
 data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its source's rows.
@@ -73,11 +77,28 @@ class FreshTables:
         from faultlib.detect.data.leakage.semantics import _maybe_data
 
         new = _maybe_data(value)
-        if still_empty(owner) and isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                and new is not None and new.rows is not None:
+        if (still_empty(owner) or _unfilled_array(owner) and _whole_column(target)) and isinstance(
+                target, ast.Subscript) and isinstance(target.value, ast.Name) and new is not None \
+                and new.rows is not None:
             self._store(target.value.id, Data(new.rows, new.taints, new.test), frame)
             return True
         return False
+
+
+def _unfilled_array(value: Any) -> bool:
+    """An unknown value no data has reached yet (``lags = np.zeros((n, k))``), not a table read from a file."""
+    return isinstance(value, MaybeData) and not isinstance(value, FreshTable) and not value.used_as_data \
+        and not value.from_file
+
+
+def _whole_column(target: ast.expr) -> bool:
+    """``m[:, j] = ...``: every row of one column is set (NumPy indexing, a full slice first), as ``df['c'] = ...``
+    sets a table's column; ``oof[va] = ...`` / ``m[i, :] = ...`` set rows chosen by an index, which say nothing of
+    the array's other rows."""
+    if not isinstance(target, ast.Subscript) or not isinstance(target.slice, ast.Tuple) or not target.slice.elts:
+        return False
+    first = target.slice.elts[0]
+    return isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
 
 
 def still_empty(value: Any) -> bool:

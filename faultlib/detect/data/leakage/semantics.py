@@ -16,7 +16,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
-from faultlib.detect.data.leakage.rangeends import range_ends_dropped
+from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
@@ -141,7 +141,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
             # from numbers, not rows: no row of it (and no feature) is a statistic's output
             return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
-        return range_ends_dropped(out, flat, _maybe_data)  # np.arange(X.min(), X.max()): ends, not a feature
+        return range_ends_dropped(period_dropped(name, module, out), flat, _maybe_data)  # ends; a sine's period
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows

@@ -233,8 +233,10 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
             if ("Missing parentheses" in str(exc.msg) or "invalid syntax" in str(exc.msg)) \
                     and rewrite_print(lines, lineno):  # Python 2 ``print x`` (one line or several): print(x)
                 continue
-            after = re.search(r"after '\w+' statement on line (\d+)", str(exc.msg))
-            if after:  # the statement whose body is missing (a magic removed by a converter)
+            after = re.search(r"after (?:'\w+' statement|function definition|class definition) on line (\d+)",
+                              str(exc.msg))
+            if after:  # the statement whose body is missing (a magic removed by a converter; an exercise stub, a
+                # ``def`` left with only a comment for the student): skip its cell, not the one the parser stopped in
                 lineno = int(after.group(1))
             at = smap.where(lineno)
             if smap.cells and "index" in at:
