@@ -151,3 +151,50 @@ def test_a_numpy_median_transform_before_a_scored_split_is_reported(tmp_path: Pa
 
 def test_a_row_wise_numpy_transform_is_not_a_fit(tmp_path: Path) -> None:
     assert _alarms(tmp_path, NUMPY_ROWWISE_TRANSFORM) == set()
+
+
+# a scaler over a whole price series, a model trained on every lag and rolled 30 steps past the data: nothing is
+# held out; the smoothing helper's running value is called ``smoothed_val`` (a value, not validation rows)
+SMOOTHED_FORECAST = """\
+import numpy as np
+import pandas as pd
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.linear_model import LinearRegression
+
+prices = pd.read_csv("coin.csv")
+scaler = MinMaxScaler().fit(prices[["close"]])
+scaled = scaler.transform(prices[["close"]])[:, 0]
+
+
+def smooth(series, weight):
+    out = []
+    last = series[0]
+    for value in series:
+        smoothed_val = last * weight + (1 - weight) * value
+        out.append(smoothed_val)
+        last = smoothed_val
+    return out
+
+
+lags = np.stack([scaled[:-1], scaled[1:]], axis=1)
+model = LinearRegression().fit(lags[:, :1], lags[:, 1])
+path = [scaled[-1]]
+for _ in range(30):
+    path.append(model.predict(np.array([[path[-1]]]))[0])
+print(smooth(scaler.inverse_transform(np.array(path).reshape(-1, 1))[:, 0], 0.5))
+"""
+
+# the same scaler, the last 30 lags held out as validation rows and scored: a leak, whatever the helper names
+SCALED_THEN_VALIDATED = SMOOTHED_FORECAST.replace("""model = LinearRegression().fit(lags[:, :1], lags[:, 1])
+""", """X_val, y_val = lags[-30:, :1], lags[-30:, 1]
+model = LinearRegression().fit(lags[:-30, :1], lags[:-30, 1])
+print(model.score(X_val, y_val))
+""")
+
+
+def test_a_smoothing_helpers_running_value_is_not_validation_rows(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, SMOOTHED_FORECAST) == set()
+
+
+def test_a_whole_series_scaler_before_named_validation_rows_is_still_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 7) in _alarms(tmp_path, SCALED_THEN_VALIDATED)
