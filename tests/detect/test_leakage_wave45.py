@@ -198,3 +198,101 @@ def test_a_smoothing_helpers_running_value_is_not_validation_rows(tmp_path: Path
 
 def test_a_whole_series_scaler_before_named_validation_rows_is_still_reported(tmp_path: Path) -> None:
     assert ("fit_before_split", 7) in _alarms(tmp_path, SCALED_THEN_VALIDATED)
+
+
+# ---------------------------------------------------------------- a notebook that runs another (%run prep.ipynb)
+
+def _notebook(path: Path, *cells: str) -> Path:
+    import json
+
+    doc = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+           "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# loans"}] +
+                    [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c}
+                     for c in cells]}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _notebook_alarms(path: Path) -> set[tuple[str, str, int | None, int | None]]:
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    report, _ = analyze_file(str(path))
+    return {(f.kind, Path(f.location["file"]).name, f.location.get("index"), f.location.get("line"))
+            for f in report.findings if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+PREP_SCALES_ALL_ROWS = (
+    "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.model_selection import train_test_split\nloans = pd.read_csv('loans.csv')",
+    "income_z = StandardScaler().fit_transform(loans[['income']])\nloans.insert(0, 'income_z', income_z)",
+    "X_tr, X_te, y_tr, y_te = train_test_split(loans.drop('default', axis=1), loans['default'], random_state=7)",
+)
+PREP_SCALES_TRAINING_PART = (
+    "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.model_selection import train_test_split\nloans = pd.read_csv('loans.csv')",
+    "X_tr, X_te, y_tr, y_te = train_test_split(loans.drop('default', axis=1), loans['default'], random_state=7)",
+    "scaler = StandardScaler().fit(X_tr[['income']])\nX_tr['income'] = scaler.transform(X_tr[['income']])\n"
+    "X_te['income'] = scaler.transform(X_te[['income']])",
+)
+MODEL_CELLS = (
+    "%run prep.ipynb",
+    "from sklearn.linear_model import LogisticRegression\nclf = LogisticRegression().fit(X_tr, y_tr)",
+    "print(clf.score(X_te, y_te))",
+)
+
+
+def test_a_scaler_in_a_notebook_run_by_the_scored_one_is_reported_in_its_own_cell(tmp_path: Path) -> None:
+    _notebook(tmp_path / "prep.ipynb", *PREP_SCALES_ALL_ROWS)
+    model = _notebook(tmp_path / "model.ipynb", *MODEL_CELLS)
+    assert ("fit_before_split", "prep.ipynb", 3, 1) in _notebook_alarms(model)
+
+
+def test_a_run_notebook_that_scales_its_training_part_only_is_clean(tmp_path: Path) -> None:
+    _notebook(tmp_path / "prep.ipynb", *PREP_SCALES_TRAINING_PART)
+    model = _notebook(tmp_path / "model.ipynb", *MODEL_CELLS)
+    assert _notebook_alarms(model) == set()
+
+
+def test_an_oversampler_before_folds_on_a_run_notebooks_split_is_reported(tmp_path: Path) -> None:
+    _notebook(tmp_path / "prep.ipynb", *PREP_SCALES_TRAINING_PART)
+    model = _notebook(tmp_path / "model.ipynb", "%run ./prep.ipynb",
+                      "from imblearn.over_sampling import RandomOverSampler\n"
+                      "from sklearn.model_selection import cross_val_score\n"
+                      "from sklearn.linear_model import LogisticRegression\n"
+                      "X_up, y_up = RandomOverSampler().fit_resample(X_tr, y_tr)",
+                      "print(cross_val_score(LogisticRegression(), X_up, y_up, cv=5).mean())")
+    assert ("fit_outside_cv", "model.ipynb", 3, 4) in _notebook_alarms(model)
+
+
+def test_notebooks_that_run_each_other_are_followed_once(tmp_path: Path) -> None:
+    _notebook(tmp_path / "prep.ipynb", "%run model.ipynb", *PREP_SCALES_ALL_ROWS)
+    model = _notebook(tmp_path / "model.ipynb", *MODEL_CELLS)
+    assert ("fit_before_split", "prep.ipynb", 4, 1) in _notebook_alarms(model)
+
+
+# a column inserted with DataFrame.insert is written in place: the scaled column goes with the table
+INSERTED_SCALED_COLUMN = """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+
+cards = pd.read_csv("cards.csv")
+amount_z = StandardScaler().fit_transform(cards[["amount"]])
+cards.drop(["amount"], axis=1, inplace=True)
+cards.insert(0, "amount_z", amount_z)
+X_tr, X_te, y_tr, y_te = train_test_split(cards.drop("fraud", axis=1), cards["fraud"], random_state=2)
+print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+# the same insert of a value no fit made (the amount in cents): nothing learnt
+INSERTED_PLAIN_COLUMN = INSERTED_SCALED_COLUMN.replace(
+    'amount_z = StandardScaler().fit_transform(cards[["amount"]])', 'amount_z = cards["amount"] * 100')
+
+
+def test_a_scaled_column_inserted_before_a_scored_split_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 7) in _alarms(tmp_path, INSERTED_SCALED_COLUMN)
+
+
+def test_an_inserted_column_no_fit_made_is_clean(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, INSERTED_PLAIN_COLUMN) == set()

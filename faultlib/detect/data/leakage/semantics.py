@@ -233,9 +233,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
         out = Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
-        if name == "update" or isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
-            # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler): DataFrame.update always writes in
-            # place (pandas API reference, "DataFrame.update": "Modify in place using non-NA values from another")
+        if name in ("update", "insert") or isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
+            # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler); df.insert(0, 'amt', scaled): both
+            # always write in place (pandas API reference: "DataFrame.update": "Modify in place using non-NA values
+            # from another"; "DataFrame.insert": "Insert column into DataFrame at specified location")
             self._rebind_base(node.func.value, out, frame)
         return out
 
