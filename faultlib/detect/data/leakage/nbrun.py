@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any, Callable
 
 #: ``%run prep.ipynb``, ``%run "./prep.ipynb"``, ``%run -i prep.ipynb`` (options before the file)
 _RUN = re.compile(r"""^\s*%run\s+(?:-\w+\s+)*(["']?)([^"'\s]+\.ipynb)\1\s*$""")
@@ -44,11 +45,11 @@ def run_target(cell_lines: list[str], path: str) -> Path | None:
 
 
 def run_cells(cell_lines: list[str], path: str, lines: list[str], inlined: list[tuple[str, int, int, int]],
-              depth: int = 0) -> None:
+              code_cells: Callable[[Any, str], list[tuple[int, list[str], list[str]]]], depth: int = 0) -> None:
     """Append the code cells of the notebook the cell (``cell_lines``, in the notebook ``path``) runs to
     ``lines``, recording each as ``(notebook, cell number, first line, line count)`` in ``inlined``; their own
-    ``%run`` cells are followed likewise, within the bounds."""
-    from faultlib.detect.data.leakage.source import clean_lines, runs_python, _text
+    ``%run`` cells are followed likewise, within the bounds. ``code_cells`` reads a parsed notebook's code cells
+    as ``(number, lines as written, lines as analysed)`` (:func:`~.source.code_cells`)."""
     from faultlib.errors import InputError
     from faultlib.readers.notebook import load_notebook
 
@@ -57,26 +58,14 @@ def run_cells(cell_lines: list[str], path: str, lines: list[str], inlined: list[
     if target is None or depth >= MAX_DEPTH or str(target) in seen or len(seen) > MAX_RUNS:
         return
     try:
-        doc = load_notebook(target)
-    except InputError:
-        return
-    cells = doc.get("cells") if isinstance(doc, dict) else None
-    if not isinstance(cells, list):
+        member_cells = code_cells(load_notebook(target), str(target))
+    except InputError:  # unreadable, too large, not a notebook: the %run stays a no-op
         return
     inlined.append((str(target), 0, 0, 0))  # taken (no lines): a cycle or a repeat stops here
-    for number, cell in enumerate(cells, 1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        try:
-            member = _text(cell.get("source", ""), str(target), number).splitlines() or [""]
-        except InputError:
-            continue
-        if member[0].lstrip().startswith("%%") and not runs_python(member[0]):
-            member = [""] * len(member)
-        cleaned = clean_lines(member)
+    for number, member, cleaned in member_cells:
         inlined.append((str(target), number, len(lines) + 1, len(cleaned)))
         lines.extend(cleaned)
-        run_cells(member, str(target), lines, inlined, depth + 1)
+        run_cells(member, str(target), lines, inlined, code_cells, depth + 1)
 
 
 __all__ = ["MAX_DEPTH", "MAX_RUNS", "run_cells", "run_target"]

@@ -114,10 +114,6 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
     Raises:
         InputError: not a notebook (no ``cells`` list), a cell without a valid ``source``, or no code cells.
     """
-    all_cells = _v3_cells(doc)
-    if all_cells is None and (not isinstance(doc, dict) or not isinstance(doc.get("cells"), list)):
-        raise InputError("is not a Jupyter notebook: expected a JSON object with a 'cells' list", path=path,
-                         field="cells")
     lines: list[str] = []
     cells: list[tuple[int, int, int]] = []
     inlined: list[tuple[str, int, int, int]] = []
@@ -125,6 +121,28 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
         from pathlib import Path
 
         inlined.append((str(Path(path).resolve()), 0, 0, 0))
+    for number, cell_lines, cleaned in code_cells(doc, path):
+        cells.append((number, len(lines) + 1, len(cleaned)))
+        lines.extend(cleaned)
+        if runs:
+            from faultlib.detect.data.leakage.nbrun import run_cells
+
+            run_cells(cell_lines, path, lines, inlined, code_cells)
+    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined)
+
+
+def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
+    """A parsed notebook's code cells as ``(cell number, lines as written, lines as analysed)``: a ``%%`` cell that
+    is not Python becomes blank lines, IPython syntax no-ops (:func:`clean_lines`).
+
+    Raises:
+        InputError: not a notebook (no ``cells`` list), a cell that is not an object or without a valid ``source``.
+    """
+    all_cells = _v3_cells(doc)
+    if all_cells is None and (not isinstance(doc, dict) or not isinstance(doc.get("cells"), list)):
+        raise InputError("is not a Jupyter notebook: expected a JSON object with a 'cells' list", path=path,
+                         field="cells")
+    out: list[tuple[int, list[str], list[str]]] = []
     for number, cell in enumerate(doc["cells"] if all_cells is None else all_cells, 1):
         if not isinstance(cell, dict):
             raise InputError(f"cell {number} is not an object", path=path, field=f"cells[{number - 1}]")
@@ -134,14 +152,8 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
         cell_lines = text.splitlines() or [""]
         if cell_lines[0].lstrip().startswith("%%") and not runs_python(cell_lines[0]):
             cell_lines = [""] * len(cell_lines)
-        cleaned = clean_lines(cell_lines)
-        cells.append((number, len(lines) + 1, len(cleaned)))
-        lines.extend(cleaned)
-        if runs:
-            from faultlib.detect.data.leakage.nbrun import run_cells
-
-            run_cells(cell_lines, path, lines, inlined)
-    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined)
+        out.append((number, cell_lines, clean_lines(cell_lines)))
+    return out
 
 
 def _v3_cells(doc: Any) -> list | None:
