@@ -129,7 +129,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
             if table is not None:
                 return table
-            if _reads_new_rows(ref):  # pd.read_pickle(folder + cfg.data.train): new rows, not the path's (sole_file.py)
+            if _reads_new_rows(ref, node):  # pd.read_pickle(folder + cfg.data.train): new rows, not the path's (sole_file.py)
                 return UNKNOWN
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
                 returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
