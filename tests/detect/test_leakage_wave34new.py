@@ -204,7 +204,8 @@ def test_cell_magics_that_run_python(line, expected):
     ("g.agg({'a': 'count'})", ["count"]), ("g.agg({'a': ['min', 'max']})", ["min", "max"]),
     ("g.agg(['mean', 'std'])", ["mean", "std"]), ("g.agg(n=('a', 'nunique'))", ["a", "nunique"]),
     ("g.agg(n=pd.NamedAgg(column='a', aggfunc='median'))", ["a", "median"]), ("g.agg('mean')", []),
-    ("g.agg(np.mean)", []), ("g.agg({'a': np.sum})", []),
+    ("g.agg(np.mean)", ["mean"]), ("g.agg({'a': np.sum})", ["sum"]),  # NumPy functions read by name (wave 45)
+    ("g.agg(np.nanmedian)", ["median"]), ("g.agg(my_stat)", []), ("g.agg(lambda s: s.max())", []),
 ])
 def test_reductions_named_in_an_agg_spec(call, expected):
     import ast

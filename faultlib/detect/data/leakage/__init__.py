@@ -100,7 +100,7 @@ def analyze_file(path: str, *, alone: bool = False):
         doc = load_notebook(path)  # its own bounds: outputs (plots) make notebooks tens of MB
         if doc is None:
             return _nothing(path)
-        source, smap = notebook_source(doc, path)
+        source, smap = notebook_source(doc, path, runs=not alone)  # %run prep.ipynb: its cells too
         if not smap.cells:
             return _nothing(path, smap)
     elif suffix in (".py", ".pyw"):
@@ -232,7 +232,8 @@ def analyze_source(source: str, smap, *, repo=None):
                               "follow (Python's recursion limit)")
     for skip in smap.skipped:
         if "index" in skip:
-            what, location = f"cell {skip['index']}", {"file": smap.file, "index": skip["index"], "line": 1}
+            what, location = f"cell {skip['index']}", {"file": skip.get("file", smap.file), "index": skip["index"],
+                                                       "line": 1}  # (a cell of a notebook it runs names that file)
         else:
             at, end = smap.where(skip["line"]), smap.where(skip["end_line"])
             what, location = f"lines {at['line']}-{end['line']}", at

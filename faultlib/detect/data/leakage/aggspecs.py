@@ -10,19 +10,33 @@ several spellings ("pandas API: DataFrame.agg, GroupBy.agg, Named aggregation"):
 
 A statistic or a count named in any of them is the same fit of the grouped rows as the one-name form: a Kaggle
 count encoding written ``train.groupby(col).agg({col: 'count'})`` counts rows per value exactly as
-``train.groupby(col).size()`` does. Only string names are read: a function passed (``np.mean``, a lambda) is
-left to the callers that read functions.
+``train.groupby(col).size()`` does. A NumPy reduction passed as a function (``g.agg(np.nanmean)``,
+``agg([np.mean, np.std])``, ``transform(np.median)``) is read as its name (``nan`` dropped: ``nanmean`` is a
+mean); other functions (a lambda, a helper) are left to the callers that read functions.
 """
 
 from __future__ import annotations
 
 import ast
 
+#: the module names NumPy is imported under in practice (``import numpy as np``)
+_NUMPY = frozenset({"np", "numpy"})
+
+
+def numpy_reduction(node: ast.expr) -> str | None:
+    """``np.nanmean`` / ``numpy.median`` as a function value: the reduction's name without ``nan`` (``'mean'``);
+    ``None`` for anything else (a call, a lambda, another module's function)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in _NUMPY:
+        return node.attr[3:] if node.attr.startswith("nan") else node.attr
+    return None
+
 
 def _names(node: ast.expr) -> list[str]:
-    """The string constants of a spec value: ``'mean'``, ``['min', 'max']``, ``('price', 'mean')``."""
+    """The reduction names of a spec value: ``'mean'``, ``['min', 'max']``, ``('price', 'mean')``, ``np.mean``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if numpy_reduction(node) is not None:
+        return [numpy_reduction(node)]
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [n for item in node.elts for n in _names(item)]
     if isinstance(node, ast.Call):  # pd.NamedAgg(column='price', aggfunc='mean') / NamedAgg('price', 'mean')
@@ -32,14 +46,14 @@ def _names(node: ast.expr) -> list[str]:
 
 
 def spec_reductions(call: ast.Call) -> list[str]:
-    """The reduction names a ``.agg(...)``/``.aggregate(...)`` call's spec lists (list, dict or named form);
-    empty for the one-name form and for functions."""
+    """The reduction names a ``.agg(...)``/``.aggregate(...)`` call's spec lists (list, dict or named form, or one
+    NumPy function: ``agg(np.nanmean)``); empty for the one-name form and for other functions."""
     found: list[str] = []
     if call.args:
         spec = call.args[0]
         if isinstance(spec, ast.Dict):
             found += [n for v in spec.values for n in _names(v)]
-        elif isinstance(spec, (ast.List, ast.Tuple)):
+        elif isinstance(spec, (ast.List, ast.Tuple)) or numpy_reduction(spec) is not None:
             found += _names(spec)
     for kw in call.keywords:
         if kw.arg is not None and isinstance(kw.value, (ast.Tuple, ast.Call)):
@@ -47,4 +61,4 @@ def spec_reductions(call: ast.Call) -> list[str]:
     return found
 
 
-__all__ = ["spec_reductions"]
+__all__ = ["numpy_reduction", "spec_reductions"]

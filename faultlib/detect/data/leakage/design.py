@@ -36,7 +36,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
 from faultlib.detect.data.leakage import polars_exprs, vocab
-from faultlib.detect.data.leakage.aggspecs import spec_reductions
+from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
@@ -259,11 +259,15 @@ class DesignChecks:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id):
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
-                                   per_row=name == "transform")
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
+                                  per_row=name == "transform")
+            return _per_group(out, grouped, inner, node) if name != "transform" else out
         if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id
                                                 for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
+            return _per_group(out, grouped, inner, node)
+        if name == "transform" and node.args and numpy_reduction(node.args[0]) in vocab.STATISTICS:
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)  # (np.mean)
         if name == "groupby":
             if sample_keys(args[0] if args else kwargs.get("by")):
                 self._sample_groupbys.add(id(node))
@@ -423,3 +427,11 @@ class DesignChecks:
         self._design_seen.add((kind, line))
         location = {**self.smap.where(line), "function": frame.qualname if frame is not None else "<module>"}
         self.report.findings.append(Finding("leakage", Severity.WARNING, message, location, evidence, kind=kind))
+
+
+def _per_group(out: Any, grouped: Any, inner: ast.expr | None, node: ast.Call) -> Any:
+    """A GroupBy's reduction (``g.agg(np.nanmean)``, ``g.agg(['mean'])``): one row per group, a table of its own that
+    carries the statistic when appended to a list, stacked and merged back (as ``g.mean()`` does)."""
+    if grouped is not None and inner is not None and isinstance(out, Data) and out.rows is None:
+        return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno)))
+    return out

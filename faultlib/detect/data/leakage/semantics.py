@@ -28,7 +28,7 @@ from faultlib.detect.data.leakage.values import (
 from faultlib.detect.data.leakage.scoring import ScoringChecks, holds_model, predicts, selection
 from faultlib.detect.data.leakage.insample import in_sample
 from faultlib.detect.data.leakage.scorelists import returns_score
-from faultlib.detect.data.leakage.sole_file import file_table
+from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as _reads_new_rows
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
@@ -129,6 +129,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
             if table is not None:
                 return table
+            if _reads_new_rows(ref, node):  # pd.read_pickle(folder + cfg.data.train): new rows, not the path's (sole_file.py)
+                return UNKNOWN
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
                 returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
             return UNKNOWN
@@ -231,9 +233,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
             return Data(rows, frozenset().union(data.taints, *(d.taints for d in others)), False)
         out = Data(data.rows, data.taints.union(*(d.taints for d in others)), data.test)
-        if name == "update" or isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
-            # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler): DataFrame.update always writes in
-            # place (pandas API reference, "DataFrame.update": "Modify in place using non-NA values from another")
+        if name in ("update", "insert") or isinstance(kwargs.get("inplace"), Const) and kwargs["inplace"].value is True:
+            # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler); df.insert(0, 'amt', scaled): both
+            # always write in place (pandas API reference: "DataFrame.update": "Modify in place using non-NA values
+            # from another"; "DataFrame.insert": "Insert column into DataFrame at specified location")
             self._rebind_base(node.func.value, out, frame)
         return out
 

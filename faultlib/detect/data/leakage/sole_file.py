@@ -19,7 +19,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import MaybeData
-from faultlib.pyflow.values import Const
+from faultlib.pyflow.values import Const, Ref
 
 
 def file_stem(args: list[Any], node: ast.Call) -> str | None:
@@ -84,3 +84,21 @@ def sole_data_file(tree: ast.AST) -> str | None:
     (path,) = files
     stem = vocab.data_file_stem(path)
     return path if stem is not None and not vocab.looks_like_test(stem) else None
+
+
+#: libraries whose file readers return a new table (``pandas.read_parquet(path)``): the rows are the file's, never
+#: those of whatever the path was built from
+_TABLE_LIBRARIES = ("pandas", "pd", "numpy", "np", "polars", "pl", "dask", "joblib", "pickle", "pyarrow", "modin")
+
+
+def reads_new_rows(ref: Ref, node: ast.Call | None = None) -> bool:
+    """``pd.read_pickle(folder + cfg.data.train)`` whose file name is not a constant: the table read is a fresh
+    unknown value (named by the variable it is bound to), not rows derived from the path's parts. Without this,
+    ``train`` and ``test`` both read through one config object (``cfg``) were taken for the same rows, and a scaler
+    fitted on ``train`` was reported as fitted on the held-out ``test`` rows (wave 45, hydra configs). Only a path
+    made of variables alone (no string constant in it): one with a file name written in the code is left as it was
+    (wave 43's M5 reads joined on one data folder rely on it)."""
+    if node is not None and node.args and any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                                              for n in ast.walk(node.args[0])):
+        return False  # data_path + 'sales.csv': a file name in the code; the reads it joins keep their old reading
+    return ref.last in vocab.FILE_READERS and ref.module.split(".", 1)[0] in _TABLE_LIBRARIES

@@ -38,14 +38,20 @@ class SourceMap:
         files: for scripts analysed as one session (:mod:`~faultlib.detect.data.leakage.session`), ``(file, first
             line in the joined text, line count)`` per script, in the order they run; ``file`` is then the one the
             user asked about.
+        inlined: the code cells of notebooks a notebook runs (``%run prep.ipynb``, :mod:`.nbrun`): ``(notebook,
+            cell number, first line in the joined text, line count)`` per cell.
     """
 
     file: str
     cells: list[tuple[int, int, int]] | None = None
     skipped: list[dict[str, Any]] = field(default_factory=list)
     files: list[tuple[str, int, int]] | None = None
+    inlined: list[tuple[str, int, int, int]] = field(default_factory=list)
 
     def where(self, line: int) -> dict[str, Any]:
+        for name, number, start, count in self.inlined:
+            if start <= line < start + count:
+                return {"file": name, "line": line - start + 1, "index": number}
         if self.files:
             for name, start, count in self.files:
                 if start <= line < start + count:
@@ -59,11 +65,24 @@ class SourceMap:
 
     def describe(self, line: int) -> str:
         at = self.where(line)
+        if "index" in at and at["file"] != self.file:  # a cell of a notebook this one runs
+            return f"{at['file'].replace(chr(92), '/').rsplit('/', 1)[-1]} cell {at['index']} line {at['line']}"
         if "index" in at:
             return f"cell {at['index']} line {at['line']}"
         if not self.files:
             return f"line {line}"
         return f"{at['file'].replace(chr(92), '/').rsplit('/', 1)[-1]} line {at['line']}"
+
+    def cell_span(self, line: int) -> tuple[int, int] | None:
+        """The first and last joined lines of the notebook cell holding ``line`` (this notebook's or one it runs);
+        ``None`` outside cells."""
+        for _, _, start, count in self.inlined:
+            if start <= line < start + count:
+                return start, start + count - 1
+        for _, start, count in self.cells or ():
+            if start <= line < start + count:
+                return start, start + count - 1
+        return None
 
     def order(self, file: str | None) -> int:
         """Where ``file`` runs in a session (0 for a single file or notebook): findings are sorted by it."""
@@ -79,12 +98,14 @@ def _text(source: Any, path: str, number: int) -> str:
                      field=f"cells[{number - 1}].source")
 
 
-def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
+def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, SourceMap]:
     """Join a parsed notebook's code cells.
 
     Args:
         doc: the parsed ``.ipynb`` JSON.
         path: the notebook file (for messages and the :class:`SourceMap`).
+        runs: put the code cells of a notebook that a cell runs (``%run prep.ipynb`` as its last line, a file
+            beside this one) right after that cell, as IPython runs them (:mod:`.nbrun`).
 
     Returns:
         ``(source, smap)``: the Python text and the map from its lines to ``(cell number, line)``;
@@ -93,12 +114,35 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
     Raises:
         InputError: not a notebook (no ``cells`` list), a cell without a valid ``source``, or no code cells.
     """
+    lines: list[str] = []
+    cells: list[tuple[int, int, int]] = []
+    inlined: list[tuple[str, int, int, int]] = []
+    if runs:  # this notebook itself, taken (no lines): a notebook it runs that runs it back is not read again
+        from pathlib import Path
+
+        inlined.append((str(Path(path).resolve()), 0, 0, 0))
+    for number, cell_lines, cleaned in code_cells(doc, path):
+        cells.append((number, len(lines) + 1, len(cleaned)))
+        lines.extend(cleaned)
+        if runs:
+            from faultlib.detect.data.leakage.nbrun import run_cells
+
+            run_cells(cell_lines, path, lines, inlined, code_cells)
+    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined)
+
+
+def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
+    """A parsed notebook's code cells as ``(cell number, lines as written, lines as analysed)``: a ``%%`` cell that
+    is not Python becomes blank lines, IPython syntax no-ops (:func:`clean_lines`).
+
+    Raises:
+        InputError: not a notebook (no ``cells`` list), a cell that is not an object or without a valid ``source``.
+    """
     all_cells = _v3_cells(doc)
     if all_cells is None and (not isinstance(doc, dict) or not isinstance(doc.get("cells"), list)):
         raise InputError("is not a Jupyter notebook: expected a JSON object with a 'cells' list", path=path,
                          field="cells")
-    lines: list[str] = []
-    cells: list[tuple[int, int, int]] = []
+    out: list[tuple[int, list[str], list[str]]] = []
     for number, cell in enumerate(doc["cells"] if all_cells is None else all_cells, 1):
         if not isinstance(cell, dict):
             raise InputError(f"cell {number} is not an object", path=path, field=f"cells[{number - 1}]")
@@ -108,10 +152,8 @@ def notebook_source(doc: Any, path: str) -> tuple[str, SourceMap]:
         cell_lines = text.splitlines() or [""]
         if cell_lines[0].lstrip().startswith("%%") and not runs_python(cell_lines[0]):
             cell_lines = [""] * len(cell_lines)
-        cleaned = clean_lines(cell_lines)
-        cells.append((number, len(lines) + 1, len(cleaned)))
-        lines.extend(cleaned)
-    return "\n".join(lines) + "\n", SourceMap(path, cells)
+        out.append((number, cell_lines, clean_lines(cell_lines)))
+    return out
 
 
 def _v3_cells(doc: Any) -> list | None:
@@ -239,10 +281,10 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
                 # ``def`` left with only a comment for the student): skip its cell, not the one the parser stopped in
                 lineno = int(after.group(1))
             at = smap.where(lineno)
-            if smap.cells and "index" in at:
-                cell = next(c for c in smap.cells if c[0] == at["index"])
-                lo, hi = cell[1], cell[1] + cell[2] - 1
-                entry = {"index": at["index"]}
+            if smap.cells and "index" in at and smap.cell_span(lineno) is not None:
+                lo, hi = smap.cell_span(lineno)
+                entry = {"index": at["index"]} if at["file"] == smap.file else {"file": at["file"],
+                                                                                  "index": at["index"]}
             else:
                 lo, hi = _chunk(lines, lineno)
                 entry = {"line": lo, "end_line": hi}

@@ -192,6 +192,13 @@ GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffle
                              "LeavePGroupsOut"})
 _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev"})
+#: words that make ``val`` a value, not a validation part: ``smoothed_val``, ``max_val``, ``new_val``, ``init_val``
+#: (an exponential smoothing helper's running value was taken for held-out rows: wave 45)
+_VALUE_QUALIFIERS = frozenset({"smoothed", "smooth", "max", "min", "new", "old", "last", "prev", "previous", "next",
+                               "init", "initial", "cur", "curr", "current", "abs", "rand", "random", "default",
+                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total"})
+_DATA_WORDS = frozenset({"x", "y", "df", "data", "dataset", "ds", "set", "loader", "features", "feats", "labels",
+                         "idx", "index", "ids", "rows", "batch", "gen", "frame", "split", "images", "texts"})
 
 
 #: what a class the table does not know is taken for, by its name's ending (a library's naming convention)
@@ -267,15 +274,20 @@ def looks_like_validation(name: str | None) -> bool:
 
 
 def looks_like_test(name: str | None) -> bool:
-    """``X_test``, ``x_val``, ``test_df``, ``Xtest``, ``y_holdout``: a variable named for held-out rows."""
+    """``X_test``, ``x_val``, ``test_df``, ``Xtest``, ``y_holdout``: a variable named for held-out rows (not
+    ``max_val``/``smoothed_val``: ``val`` beside a word for a value is one)."""
     if not name:
         return False
     tokens = [t for t in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if t]
     if any(t.lower() in _TRAIN_TOKENS or t.lower()[1:] in _TRAIN_TOKENS - {"fit"} and t.lower()[:1] in "xy"
            for t in tokens):
         return False  # X_train_valid, trainval_df: training rows (with validation rows), not held out
+    value = any(t.lower() in _VALUE_QUALIFIERS for t in tokens) and not any(
+        t.lower() in _DATA_WORDS for t in tokens)  # X_val_new, new_val_df: still the validation rows
     for token in tokens:
         low = token.lower()
+        if low == "val" and value:
+            continue  # max_val, smoothed_val: a value
         if low in _TEST_TOKENS:
             return True
         if low[:1] in ("x", "y") and low[1:] in _TEST_TOKENS - {"te"}:

@@ -1,0 +1,71 @@
+"""Notebooks that a notebook runs (``%run prep.ipynb``), for the static leakage analysis.
+
+A course or Kaggle project often keeps its data preparation in one notebook and runs it at the top of every
+modelling notebook: ``%run preprocessing.ipynb`` executes that notebook's code cells in the same namespace
+(IPython ``%run``: "a notebook is run as a Python script, in the current namespace"), so the scaler fitted there
+on every row and the split made there are part of the modelling notebook's program. Read alone, the modelling
+notebook scores ``X_test`` that nothing defines and the leak is invisible (wave 45: three fraud notebooks ran one
+preparation notebook that standardised ``Amount`` over all rows before the split).
+
+:func:`run_cells` puts the run notebook's code cells right after the cell that runs it (the ``%run`` must be that
+cell's last code line, as it is in practice: the usual cell holds nothing else), so each line keeps its place and
+a finding in them names that notebook, its cell and line (:class:`~.source.SourceMap` ``inlined``).
+
+Bounds: a notebook beside the running one (or under its folder), named by a constant path ending in ``.ipynb``;
+nested runs are followed to :data:`MAX_DEPTH`, at most :data:`MAX_RUNS` notebooks per analysis, none twice (a
+cycle stops there). A notebook that cannot be read or is not a notebook is left out (the ``%run`` stays a no-op).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+#: ``%run prep.ipynb``, ``%run "./prep.ipynb"``, ``%run -i prep.ipynb`` (options before the file)
+_RUN = re.compile(r"""^\s*%run\s+(?:-\w+\s+)*(["']?)([^"'\s]+\.ipynb)\1\s*$""")
+#: how deep runs inside run notebooks are followed
+MAX_DEPTH = 3
+#: notebooks put into one analysis at most
+MAX_RUNS = 8
+
+
+def run_target(cell_lines: list[str], path: str) -> Path | None:
+    """The notebook a cell runs as its last code line (``%run prep.ipynb``), resolved beside ``path``; ``None`` when
+    the cell runs none, or the file is not there."""
+    code = [line for line in cell_lines if line.strip() and not line.lstrip().startswith("#")]
+    match = _RUN.match(code[-1]) if code else None
+    if match is None:
+        return None
+    base = Path(path).resolve().parent
+    target = (base / match.group(2)).resolve()
+    if base not in target.parents or not target.is_file():
+        return None
+    return target
+
+
+def run_cells(cell_lines: list[str], path: str, lines: list[str], inlined: list[tuple[str, int, int, int]],
+              code_cells: Callable[[Any, str], list[tuple[int, list[str], list[str]]]], depth: int = 0) -> None:
+    """Append the code cells of the notebook the cell (``cell_lines``, in the notebook ``path``) runs to
+    ``lines``, recording each as ``(notebook, cell number, first line, line count)`` in ``inlined``; their own
+    ``%run`` cells are followed likewise, within the bounds. ``code_cells`` reads a parsed notebook's code cells
+    as ``(number, lines as written, lines as analysed)`` (:func:`~.source.code_cells`)."""
+    from faultlib.errors import InputError
+    from faultlib.readers.notebook import load_notebook
+
+    target = run_target(cell_lines, path)
+    seen = {name for name, *_ in inlined}
+    if target is None or depth >= MAX_DEPTH or str(target) in seen or len(seen) > MAX_RUNS:
+        return
+    try:
+        member_cells = code_cells(load_notebook(target), str(target))
+    except InputError:  # unreadable, too large, not a notebook: the %run stays a no-op
+        return
+    inlined.append((str(target), 0, 0, 0))  # taken (no lines): a cycle or a repeat stops here
+    for number, member, cleaned in member_cells:
+        inlined.append((str(target), number, len(lines) + 1, len(cleaned)))
+        lines.extend(cleaned)
+        run_cells(member, str(target), lines, inlined, code_cells, depth + 1)
+
+
+__all__ = ["MAX_DEPTH", "MAX_RUNS", "run_cells", "run_target"]
