@@ -117,7 +117,8 @@ def test_create_graph_gradients_are_not_written_by_the_check(monkeypatch):
     model = _model()
     sentinel = GradientSentinel(model.named_parameters(), flat_grads=True)
     xb, yb = _batches(1)[0]
-    with pytest.warns(UserWarning, match="create_graph=True"):  # torch warns of the grad<->param cycle
+    with warnings.catch_warnings():  # torch warns of the grad<->param cycle once per process: not asserted
+        warnings.simplefilter("ignore", UserWarning)
         _loss(model, xb, yb).backward(create_graph=True)
     assert all(p.grad.requires_grad for p in model.parameters())
     versions = [p.grad._version for p in model.parameters()]

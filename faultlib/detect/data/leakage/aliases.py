@@ -67,14 +67,14 @@ class ScopeAliases:
         now carries ``new``'s fits. True when ``expr`` is such an attribute of an instance (handled)."""
         import ast
 
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
         from faultlib.pyflow.values import Instance
 
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
                 owner = self._lookup(expr.value.id, frame)  # type: ignore[attr-defined]
                 if isinstance(owner, Instance):
-                    current = _maybe_data(owner.attrs.get(expr.attr))
+                    current = maybe_data(owner.attrs.get(expr.attr))
                     if current is not None and new is not None and not new.taints <= current.taints:
                         owner.attrs[expr.attr] = current.with_(taints=current.taints | new.taints)
                     return True

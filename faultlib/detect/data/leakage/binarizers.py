@@ -6,7 +6,7 @@ classes of the values they are fitted on (``classes_``) and write one 0/1 column
 fits under the same policy as ``OneHotEncoder``: fitted on rows a later split divides (or outside the
 folds a cross-validation makes) they learn the category set of the held-out rows. scikit-learn documents
 them for targets ("binarize labels in a one-vs-all fashion"); on the target they learn only the class
-names the task defines and stay silent, as ``LabelEncoder`` does (:func:`.choices.feature_encoding`).
+names the task defines and stay silent, as ``LabelEncoder`` does (:func:`.targets.feature_encoding`).
 ``MultiLabelBinarizer(classes=[...])`` with the classes written out learns nothing, as
 ``OneHotEncoder(categories=[...])`` does not.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Est
 from faultlib.pyflow.values import Tup
 

@@ -34,14 +34,14 @@ class SameFoldBlends:
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         out = super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
         if not isinstance(receiver, Est) or receiver.category != "model" or not args:
             return out
         blends = self.__dict__.setdefault("_blends", {})
         if name == "fit" and len(args) > 1:
-            x, y = _maybe_data(args[0]), _maybe_data(args[1])
+            x, y = maybe_data(args[0]), maybe_data(args[1])
             held = isinstance(y, Data) and any(test_step(p) is not None for p in parts(y.rows))
             unknown_rows = x is None or x.rows is None or not any(p.steps for p in parts(x.rows))
             blends[id(receiver)] = (args[0], y) if held and unknown_rows and receiver.fit is not None else None

@@ -20,13 +20,6 @@ syntactic facts :func:`loop_facts` computes once per module) and syntactic helpe
   set's own range only as a mirror: every difference between two rows is kept (an isometry), so the same
   reflection of train and test rows, or of all rows before a split, tells a model nothing about the test
   rows. It is not a fitted statistic; scaling by the range (``x / x.max()``) still is.
-* :func:`feature_encoding`: ``LabelEncoder`` fitted on a *feature* column (not the target) of rows a later
-  split divides learns the category set of the test rows too. Reported at ``info``, not as a leak: it learns
-  no statistic of the values and nothing of the target (a test-only category gets a code instead of an error);
-  the ASE'22 authors' own expectations count such a notebook clean (``tests/inputs/nb_277256.py``, a
-  ``LabelEncoder`` per column of all rows before ``train_test_split``), and scikit-learn documents the class for
-  targets ("This transformer should be used to encode target values, i.e. y, and not the input X", API
-  reference). On the target it is silent.
 * :func:`masked_before_split`: a statistic of a masked subset (``df.loc[df.y == 0, 'chol'].median()``) taken
   before the split of the rows it was masked from saw some of the held-out rows; :func:`names_columns`:
   ``df[predictors]`` with ``predictors`` built from ``df.columns`` selects columns, not rows; a
@@ -42,6 +35,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
+from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
@@ -57,34 +51,6 @@ _TYPED_BACK_WITHIN = 60
 #: ... and how soon the model built with it must be scored on the rows the sweep scored (the claim is about that score)
 _SCORED_WITHIN = 15
 _RANGE_BOUNDS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin"})
-_LABEL_TOKENS = frozenset({"y", "yy", "target", "targets", "label", "labels", "outcome", "class", "classes"})
-_VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
-#: attributes of a frame that are not columns (``df.iloc[:, -1]``, ``df.values``, ``s.astype(str)``)
-_ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "columns", "shape", "str", "dt", "cat",
-                        "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
-
-
-def label_like(name: str | None) -> bool:
-    """``y``, ``y_train``, ``ytest``, ``target``, ``labels``, ``class``: a name for the target."""
-    if not name:
-        return False
-    tokens = vocab.name_tokens(name)
-    first = tokens[0] if tokens else ""
-    return first in _LABEL_TOKENS or any(t in _LABEL_TOKENS - {"y", "yy", "class", "classes"} for t in tokens) or (
-        first[:1] == "y" and first[1:] in ("train", "test", "trn", "tst", "val", "valid", "pred", "true"))
-
-
-def validation_named(node: ast.expr | None) -> bool:
-    """``X_val``, ``x_valid[:, cols]``, ``X_dev``: an argument named for validation rows."""
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return isinstance(node, ast.Name) and any(
-        t in _VALIDATION_TOKENS or t[:1] in "xy" and t[1:] in _VALIDATION_TOKENS for t in vocab.name_tokens(node.id))
-
-
-def _call_name(node: ast.Call) -> str:
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -94,7 +60,7 @@ def _names(node: ast.AST) -> set[str]:
 def reflection(node: ast.BinOp) -> bool:
     """``x.max() - x``, ``np.max(x) - x``: the range bound of ``x`` minus ``x`` itself (see the module docstring)."""
     left = node.left
-    if not isinstance(left, ast.Call) or _call_name(left) not in _RANGE_BOUNDS or any(
+    if not isinstance(left, ast.Call) or call_name(left) not in _RANGE_BOUNDS or any(
             k.arg == "axis" for k in left.keywords):
         return False
     if isinstance(left.func, ast.Attribute) and not left.args:
@@ -143,16 +109,16 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
                for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
     resplit = tuple((o.lineno, o.end_lineno or o.lineno) for o in loops if any(
-        isinstance(n, ast.Call) and _call_name(n) in vocab.SPLIT_FUNCTIONS for n in ast.walk(o)))
+        isinstance(n, ast.Call) and call_name(n) in vocab.SPLIT_FUNCTIONS for n in ast.walk(o)))
     for loop in loops:
         targets = _names(loop.target)
         end = loop.end_lineno or loop.lineno
         body = [n for stmt in loop.body for n in ast.walk(stmt)]
-        cv = any(isinstance(n, ast.Call) and (_call_name(n) == "split" or _call_name(n) in vocab.SPLITTERS)
+        cv = any(isinstance(n, ast.Call) and (call_name(n) == "split" or call_name(n) in vocab.SPLITTERS)
                  for n in ast.walk(loop.iter))
         varied: dict[str, set[str]] = {}
         for call in (n for n in body if isinstance(n, ast.Call)):
-            name = _call_name(call)
+            name = call_name(call)
             if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"
                     or any(m.rsplit(".", 1)[-1] == name for m in models)):
                 continue
@@ -179,7 +145,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
                     isinstance(s, (ast.Assign, ast.AugAssign)) for s in branches(n)) and not counter_guard(n.test, counted) \
                     and not size_guard(n.test):
                 chooses = chooses or n.lineno  # if score > best: best = score
-        scored = {name for n in body if isinstance(n, ast.Call) and _call_name(n) in vocab.EVALUATE and n.args
+        scored = {name for n in body if isinstance(n, ast.Call) and call_name(n) in vocab.EVALUATE and n.args
                   for name in _names(n.args[0])}  # what the loop scores each candidate on
         for a in (a for a in assigns if a.lineno > end):
             if kept & names(a.value):  # results_df = pd.DataFrame(results): the same scores
@@ -195,7 +161,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
         for call in later_calls:
             if call.lineno <= end or chooses:
                 continue
-            name = _call_name(call)
+            name = call_name(call)
             if name in _CHOOSERS and kept & names(call):
                 chooses = call.lineno  # max(scores), np.argmax(errors), min(zip(errors, ks))
             elif name in varied and name not in typed_back and kept and sweep_of(call) is not None:
@@ -223,7 +189,7 @@ def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: s
     """``results_df.sort_values('acc').iloc[0]`` (or of a name the sort was assigned to): the first row of the sorted
     scores is the best one; the line where it is taken, else 0."""
     names = names or _names
-    if not any(c.lineno > end and _call_name(c) in ("sort_values", "sort", "sorted") and kept & names(c)
+    if not any(c.lineno > end and call_name(c) in ("sort_values", "sort", "sorted") and kept & names(c)
                for c in calls):
         return 0
     return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
@@ -237,7 +203,7 @@ def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holde
     experiment, not the swept one's test rows."""
     names = holders.get(id(call), set())
     for c in calls:
-        if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or _call_name(c) not in vocab.EVALUATE or \
+        if not (call.lineno <= c.lineno <= call.lineno + _SCORED_WITHIN) or call_name(c) not in vocab.EVALUATE or \
                 not c.args or not _names(c.args[0]) & scored or not isinstance(c.func, ast.Attribute) or any(
                     a <= c.lineno <= b for a, b in resplit):
             continue
@@ -253,7 +219,7 @@ def _candidate(value: Any, iterable: ast.expr) -> bool:
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return any(isinstance(e, ast.Constant) and e.value == value for e in iterable.elts) or not all(
             isinstance(e, ast.Constant) for e in iterable.elts)
-    if isinstance(iterable, ast.Call) and _call_name(iterable) == "range" and all(
+    if isinstance(iterable, ast.Call) and call_name(iterable) == "range" and all(
             isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
         return isinstance(value, int) and value in range(*[a.value for a in iterable.args])
     return True
@@ -380,95 +346,6 @@ def composite_learns(args: list[Any], kwargs: dict[str, Any]) -> bool:
     return not found or any(e.preprocessing for e in found)
 
 
-def feature_encoding(call: ast.Call, assigned: dict[int, list[str]], targets: set[str]) -> bool:
-    """``le.fit_transform(df['city'])`` (or of ``df[col]``, or of train and test values stacked): a feature
-    column, not the target (a column the script uses as ``y``, pops or names like a label). Only when the script
-    names its target column elsewhere: with ``y = df.iloc[:, -1]`` which column is the target is unknown."""
-    if not call.args or any(label_like(n) for n in assigned.get(id(call), [])):
-        return False
-    columns: list[str | None] = []
-    for n in ast.walk(call.args[0]):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, (ast.Name, ast.Attribute)):
-            key = n.slice
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                columns.append(key.value)
-            elif isinstance(key, ast.Name):
-                columns.append(None)  # df[col] in a loop over columns
-            elif _position(key) is not None and _position(key) >= 0:
-                # X[:, 3], dataset.iloc[:, 2]: a column by position; a feature when taken from a feature matrix
-                # (X) or when the target is taken at another position
-                base = n.value.value if isinstance(n.value, ast.Attribute) else n.value
-                matrix = isinstance(base, ast.Name) and vocab.name_tokens(base.id)[:1] in (["x"], ["features"], ["feats"])
-                positions = {t for t in targets if isinstance(t, int)}
-                if not matrix and (not positions or _position(key) in positions):
-                    return False
-                columns.append(None)
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
-            if not label_like(n.value.id):
-                columns.append(n.attr)
-    if isinstance(call.args[0], ast.Name) or any(isinstance(c, str) for c in columns) and not any(
-            isinstance(t, str) for t in targets):
-        return False  # a bare name, or a named column while the target is unnamed: which is the label is unknown
-    return bool(columns) and all(c is None or c not in targets and not label_like(c) for c in columns)
-
-
-def _position(key: ast.expr) -> int | None:
-    """``[:, 3]`` -> 3, ``[:, -1]`` -> -1: the column position of a ``[rows, column]`` subscript."""
-    if not (isinstance(key, ast.Tuple) and len(key.elts) == 2):
-        return None
-    col = key.elts[1]
-    if isinstance(col, ast.UnaryOp) and isinstance(col.op, ast.USub) and isinstance(col.operand, ast.Constant):
-        return -col.operand.value if isinstance(col.operand.value, int) else None
-    return col.value if isinstance(col, ast.Constant) and isinstance(col.value, int) else None
-
-
-def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
-    """Columns the script uses as the target (``y = df['Survived']``, ``df.pop('label')``, ``fit(X, df.price)``;
-    an ``int`` for a position, ``y = df.iloc[:, -1]``), and, for every call on the right of an assignment, the
-    names it is assigned to."""
-    targets: set = set()
-    assigned: dict[int, list[str]] = {}
-
-    def cols(node: ast.AST) -> set[str]:
-        out = set()
-        called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}  # clf.predict(...) is no column
-        for n in ast.walk(node):
-            if id(n) in called:
-                continue
-            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
-                out.add(n.slice.value)
-            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _ACCESSORS:
-                out.add(n.attr)
-        return out
-
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign):
-            names = [t.id for t in n.targets if isinstance(t, ast.Name)] + [
-                e.id for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)]
-            if isinstance(n.value, ast.Call):
-                assigned[id(n.value)] = names
-            if any(label_like(x) for x in names) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                targets |= cols(n.value)
-                targets |= {_position(s.slice) for s in ast.walk(n.value) if isinstance(s, ast.Subscript)} - {None}
-            elif len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) and isinstance(n.value, ast.Tuple) and \
-                    len(n.targets[0].elts) == len(n.value.elts):  # X, y = df.drop(columns=['t']), df['t']
-                for t, v in zip(n.targets[0].elts, n.value.elts):
-                    if isinstance(t, ast.Name) and label_like(t.id):
-                        targets |= cols(v)
-        elif isinstance(n, ast.Call):
-            name = _call_name(n)
-            if name == "pop" and n.args and isinstance(n.args[0], ast.Constant):
-                targets.add(str(n.args[0].value))
-            elif name in ("fit", *vocab.SPLIT_FUNCTIONS) and len(n.args) > 1:
-                targets |= cols(n.args[1])  # fit(X, df.price), train_test_split(X, df['label'])
-            elif name in vocab.CV_FUNCTIONS and len(n.args) > 2:
-                targets |= cols(n.args[2])
-            for k in n.keywords:
-                if k.arg in ("y", "label", "target"):  # fit(y=...), lgb.Dataset(X, label=...)
-                    targets |= cols(k.value)
-    return targets, assigned
-
-
 class ChoiceChecks:
     """``tuned_on_test`` (see the module docstring); needs ``_loop_facts``, ``_call_lines``, ``tree``, ``report``,
     ``smap`` and ``data_of`` (a value as data, or ``None``)."""
@@ -504,7 +381,7 @@ class ChoiceChecks:
             where = self.smap.where(at)
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
-                f"{est.cls}.{_call_name(node)}() scores the test rows inside the loop on "
+                f"{est.cls}.{call_name(node)}() scores the test rows inside the loop on "
                 f"{self.smap.describe(facts.start)}, which tries candidates, and the best is kept by that score "
                 f"({self.smap.describe(facts.chooses)}): the "
                 "test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "

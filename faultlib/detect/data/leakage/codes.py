@@ -10,7 +10,7 @@ them to start at zero::
 The minimum of category codes is the code of the first category present: subtracting it renames the
 categories, every row keeps its category and every pair of rows keeps its order. It learns nothing of the
 values the test rows hold beyond the category set the codes already are, which the house reports at ``info``
-for a label encoding of features (:func:`~faultlib.detect.data.leakage.choices.feature_encoding`). So ``min()``
+for a label encoding of features (:func:`~faultlib.detect.data.leakage.targets.feature_encoding`). So ``min()``
 /``max()`` of a column last assigned from codes (pandas ``.cat.codes``, ``pd.Categorical(...).codes``,
 ``pd.factorize(...)``) is no fit. A minimum of values (``df['price'] - df['price'].min()``) still is.
 """

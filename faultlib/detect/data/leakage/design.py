@@ -1,6 +1,6 @@
 """Leaks written by hand or built into the evaluation design, for the static leakage analysis.
 
-A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``_as_data``-style
+A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fit``, ``as_data``-style
 helpers, ``_reach`` and ``report`` from there):
 
 * **statistics written by hand** are fits too: ``df.fillna(df.mean())``, ``(X - X.mean()) / X.std()``,
@@ -180,23 +180,23 @@ class DesignChecks:
 
     def _method_design(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                        frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
+        from faultlib.detect.data.leakage.values import as_data, maybe_data
 
         if isinstance(receiver, polars_exprs.PlExpr):  # pl.col('km').median(): a statistic once evaluated
             return polars_exprs.method_expr(receiver, name, args, kwargs, node)
-        if name == "hstack" and args and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
-            base = _maybe_data(receiver) or _as_data(receiver)  # polars' ids.hstack(features): columns side by side
-            sides = [_as_data(a) for a in (args[0].items if isinstance(args[0], Tup) else args[:1])]
+        if name == "hstack" and args and (maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+            base = maybe_data(receiver) or as_data(receiver)  # polars' ids.hstack(features): columns side by side
+            sides = [as_data(a) for a in (args[0].items if isinstance(args[0], Tup) else args[:1])]
             return base.with_(taints=base.taints.union(*(d.taints for d in sides if d is not None)))
-        if name == "group_by" and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+        if name == "group_by" and (maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
             return receiver  # polars' df.group_by(k): its .agg(...) reduces df's rows per group
         reduced = polars_exprs.context_stats(name, args, kwargs, node)
-        if reduced and (_maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
-            out = _maybe_data(receiver) or _as_data(receiver)  # df.with_columns(<expr>.median()): a fit of df
+        if reduced and (maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
+            out = maybe_data(receiver) or as_data(receiver)  # df.with_columns(<expr>.median()): a fit of df
             for stat in reduced:
                 out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
             return out
-        data = _maybe_data(receiver)
+        data = maybe_data(receiver)
         if name == "dropna" and "subset" in kwargs and data is not None and data.rows is not None:
             # survey.dropna(subset=['marital']): the rows with that value, a selection like survey[mask] (beside
             # survey[survey['marital'].isna()], the rows to impute, it is another selection, not all the rows)
@@ -204,7 +204,7 @@ class DesignChecks:
         if data is None and isinstance(receiver, MaybeData) and (
                 name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
                                                                                 "groupby")):
-            data = _as_data(receiver)  # df.mean(): an unknown value used as data; rng.normal(...) is not
+            data = as_data(receiver)  # df.mean(): an unknown value used as data; rng.normal(...) is not
         if data is None:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())
@@ -285,7 +285,7 @@ class DesignChecks:
 
     def _library_design(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                         frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _as_data
+        from faultlib.detect.data.leakage.values import as_data
 
         name, top = ref.last, ref.module.split(".")[0]
         expr = polars_exprs.library_expr(ref.module, name, args, kwargs, node)
@@ -302,14 +302,14 @@ class DesignChecks:
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
             if isinstance(args[0], MaybeData) and node.args and _built_list(node.args[0], self._bindings):
                 return UNKNOWN  # np.mean(all_test, axis=0), all_test = [r['test'] for r in runs]: a blend of items
-            data = _as_data(args[0])
+            data = as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name == "rankdata" and top == "scipy" and args and isinstance(node.args[0], ast.Subscript) and not \
                 _row_wise(args, kwargs, 99):
             # a rank transform of a table's column: each row's value is its place among all the rows (ranks of a
             # bare vector, rankdata(pred_test) in a rank-average of predictions, combine outputs: no feature fit)
-            data = _as_data(args[0])
+            data = as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
         binned = self._binning(name, top, args, kwargs, node, frame)
@@ -319,13 +319,13 @@ class DesignChecks:
         # normalize each feature"), a statistic of the rows; its default axis=1 scales each sample alone
         per_column = name == "normalize" and isinstance(kwargs.get("axis"), Const) and kwargs["axis"].value == 0
         if (name in vocab.FUNCTIONAL_TRANSFORMS or per_column) and top in ("sklearn", "") and args and \
-                _as_data(args[0]) is not None and not _row_wise(args, kwargs, 99):
-            data = _as_data(args[0])
+                as_data(args[0]) is not None and not _row_wise(args, kwargs, 99):
+            data = as_data(args[0])
             fit = self._fit(Est(f"{name}()", "transformer", preprocessing=True), data, False, name, node, frame)
             return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
         if name == "resample" and (top in ("sklearn", "") or ref.module.endswith("utils")):
             replace = kwargs.get("replace", Const(True))
-            datas = [_as_data(a) for a in args]
+            datas = [as_data(a) for a in args]
             if any(d is not None for d in datas) and isinstance(replace, Const) and replace.value is True:
                 est = Est("resample", "transformer", preprocessing=True)
                 outs = []
@@ -339,7 +339,7 @@ class DesignChecks:
         if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args:
-            self._note(_as_data(args[0]), "temporal", name)
+            self._note(as_data(args[0]), "temporal", name)
         return None
 
     def _binning(self, name: str, top: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
@@ -348,10 +348,10 @@ class DesignChecks:
         patsy ``dmatrix``/``dmatrices`` with ``C(...)`` (category levels) or a stateful transform (``standardize``,
         ``center``, ``scale``): edges, levels or moments learnt from the rows given. ``pd.cut`` with the edges
         given (``bins=[0, 18, 65, 120]``) learns nothing."""
-        from faultlib.detect.data.leakage.semantics import _as_data
+        from faultlib.detect.data.leakage.values import as_data
 
         if name in ("qcut", "cut") and top in ("pandas", "pd", "") and args:
-            data = _as_data(args[0])
+            data = as_data(args[0])
             bins = args[1] if len(args) > 1 else kwargs.get("q" if name == "qcut" else "bins")
             if data is None or name == "cut" and not (isinstance(bins, Const) and isinstance(bins.value, int)):
                 return None
@@ -362,7 +362,7 @@ class DesignChecks:
             return out
         if name in ("dmatrix", "dmatrices") and top == "patsy" and args:
             formula = args[0].value if isinstance(args[0], Const) and isinstance(args[0].value, str) else ""
-            data = _as_data(args[1] if len(args) > 1 else kwargs.get("data"))
+            data = as_data(args[1] if len(args) > 1 else kwargs.get("data"))
             if data is None or not any(f in formula for f in ("C(", "standardize(", "center(", "scale(")):
                 return None
             if data.is_test and all(p.root.test or test_step(p) for p in parts(data.rows)) and not any(

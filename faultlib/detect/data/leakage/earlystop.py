@@ -204,16 +204,16 @@ class EarlyStops:
             return  # early stopping on each fold's held-out part (see the module docstring)
         if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):
             return  # the same, in a function that receives the fold as two index arrays into one frame
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        fitted = _maybe_data(trained)
+        fitted = maybe_data(trained)
         tracked = False
         for value in values:
             for item in _items(value, 3):
                 if item is trained and trained is not None:
                     tracked = True  # X_test, y_test = X_train, y_train: the training rows themselves
                     continue
-                data = _maybe_data(item)
+                data = maybe_data(item)
                 if not isinstance(data, Data) or data.rows is None:
                     continue
                 tracked = True

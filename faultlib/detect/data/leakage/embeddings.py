@@ -79,9 +79,9 @@ class EmbeddingSemantics:
         return out
 
     def _train_embedding(self, est: Est, corpus: Any, node: ast.Call, frame: Any) -> None:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        data = _maybe_data(corpus)
+        data = maybe_data(corpus)
         if data is None and isinstance(corpus, MaybeData):
             data = corpus.as_data()
         if data is not None:
@@ -99,9 +99,9 @@ class EmbeddingSemantics:
         if name in vocab.REDUCTIONS and isinstance(node.func, ast.Attribute) and any(
                 isinstance(n, ast.Attribute) and n.attr == "groupby" for n in ast.walk(node.func.value)) and \
                 not counts_per_key(name, node.func.value):  # (a count per group is a statistic: counts.py)
-            from faultlib.detect.data.leakage.semantics import _maybe_data
+            from faultlib.detect.data.leakage.values import maybe_data
 
-            data = _maybe_data(receiver)
+            data = maybe_data(receiver)
             if data is None or not data.taints:
                 return UNKNOWN  # df.groupby('Year')['v'].sum(): one row per group, a table of its own
         if name in ("append", "extend") and isinstance(receiver, Tup) and not receiver.items and args and \
@@ -114,11 +114,11 @@ class EmbeddingSemantics:
 
     def _vectors(self, est: Est, keys: list[Any]) -> Any:
         """What reading vectors of ``keys`` out of a trained ``est`` gives: the keys' rows, with its fit."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if est.fit is None:
             return UNKNOWN
-        key = _maybe_data(keys[0]) if keys else None
+        key = maybe_data(keys[0]) if keys else None
         return Data(key.rows if key is not None else None, frozenset({est.fit}) | (key.taints if key else frozenset()),
                     False)
 
@@ -131,7 +131,7 @@ class EmbeddingSemantics:
         return super()._expr(node, frame)
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         saved = {n: frame.locals[n] for n in names if n in frame.locals}
@@ -154,15 +154,15 @@ class EmbeddingSemantics:
             for n in names:
                 frame.locals.pop(n, None)
             frame.locals.update(saved)
-        taints = frozenset().union(*(d.taints for d in (_maybe_data(v) for v in values) if d is not None))
-        first = _maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) or id(node) in self._in_place \
+        taints = frozenset().union(*(d.taints for d in (maybe_data(v) for v in values) if d is not None))
+        first = maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) or id(node) in self._in_place \
             else None
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
-        element = _maybe_data(values[-1])
+        element = maybe_data(values[-1])
         if element is not None and element.rows is not None and positional_items(node):
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
-        if isinstance(values[-1], Tup) and any(_maybe_data(i) is not None for i in values[-1].items):
+        if isinstance(values[-1], Tup) and any(maybe_data(i) is not None for i in values[-1].items):
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
             # for every item, so zip(*pairs) (semantics) gives the training parts and the test parts
             return Tup((values[-1],))
@@ -173,7 +173,7 @@ class EmbeddingSemantics:
         """``[m[keep, :] for m in blocks]`` over a list built by appends (:class:`~.blocks.Blocks`): the element once,
         with the name bound to one block (what ``blocks[0]`` gives); the result is again a list of blocks. ``None``:
         not such a comprehension (one ``for``, no ``if``, over blocks), or an element that is not data."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
             return None
@@ -185,7 +185,7 @@ class EmbeddingSemantics:
         saved = {n: frame.locals[n] for n in names if n in frame.locals}
         try:
             self._bind(gen.target, Data(source.rows, source.taints, source.test), frame, node.lineno)
-            element = _maybe_data(self._expr(node.elt, frame))
+            element = maybe_data(self._expr(node.elt, frame))
         finally:
             for n in names:
                 frame.locals.pop(n, None)
@@ -195,9 +195,9 @@ class EmbeddingSemantics:
     def _aligned(self, args: list[Any]) -> list[Any]:
         """``train_test_split(vectors, table['y'])``: arrays of unknown rows take the rows of those split with
         them (one table's rows; else the arguments as they are)."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        datas = [_maybe_data(a) for a in args]
+        datas = [maybe_data(a) for a in args]
         known = {d.rows for d in datas if d is not None and d.rows is not None}
         if len(known) != 1 or not any(d is not None and d.rows is None and d.taints for d in datas):
             return args
@@ -220,11 +220,11 @@ class EmbeddingSemantics:
         return None
 
     def _loop_item_done(self, item: Any, after: Any, frame: Any) -> None:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if after is item or not isinstance(item, (Data, MaybeData)):
             return
-        new, old = _maybe_data(after), _maybe_data(item)
+        new, old = maybe_data(after), maybe_data(item)
         if new is None or old is None or new.rows != old.rows or not new.taints - old.taints:
             return  # a rebinding to other rows (part = part[mask]) makes a new table, not a change of this one
         scopes = [frame.locals] if frame.locals is self.globals else [frame.locals, self.globals]

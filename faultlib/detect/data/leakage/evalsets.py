@@ -35,10 +35,10 @@ class EvalSets:
     """Evaluation sets passed to a booster's training are scored rows (see the module docstring)."""
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if ref.last in DATA_CONTAINERS and ref.module.split(".")[0] in _BOOSTERS:
-            data = _maybe_data(args[0] if args else kwargs.get("data"))
+            data = maybe_data(args[0] if args else kwargs.get("data"))
             if data is not None:  # xgb.DMatrix(X_val, label=y_val): the rows of X_val, as the booster reads them
                 return data
         if ref.last == "train" and ref.module.split(".")[0] in _BOOSTERS:
@@ -54,11 +54,11 @@ class EvalSets:
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _scored_sets(self, values: list[Any], line: int, how: str) -> None:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         for value in values:
             for item in _items(value, 3):
-                data = _maybe_data(item)
+                data = maybe_data(item)
                 if data is not None and data.rows is not None:
                     self._reach(data)
                     self._check_validation(data, line, how)  # validation.py

@@ -11,7 +11,7 @@ One use is a feature: the comparison's result stored into a named **feature colu
 is a 0/1 column whose cut point was computed from the table's own rows, exactly like ``pd.qcut(df['rate'], 2)``
 (pandas "Discretization and quantiling"): run on the test table, or on all rows before a split, the cut point
 saw the held-out rows. Such a comparison keeps its statistic when the stored column is not the target: not a
-column the script uses as ``y`` (:func:`faultlib.detect.data.leakage.choices.target_columns`, or
+column the script uses as ``y`` (:func:`faultlib.detect.data.leakage.targets.target_columns`, or
 ``y = df[TARGET]`` with ``TARGET = 'paid'`` a module constant), not named like a label, and only when the script
 names its target column somewhere (else which column is the label is unknown).
 A comparison inside a subscript (a row mask, ``df.loc[df.a > m, 'b'] = 0``) stays a mask.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.targets import label_like
 
 
 class FlagFeatures:

@@ -94,24 +94,24 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             # frame, so only a list's append is written for its effect); the next block's fits come with it
             self._store(target, _with_block(receiver, args[0]), frame)
             return UNKNOWN
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         lam = next((a for a in node.args if isinstance(a, ast.Lambda)), None)
-        if name in ("apply", "map", "applymap", "transform") and lam is not None and _maybe_data(receiver) is not None:
+        if name in ("apply", "map", "applymap", "transform") and lam is not None and maybe_data(receiver) is not None:
             # s.apply(lambda k: avg[k]): each row takes a value from what the lambda reads besides its argument
-            data, own = _maybe_data(receiver), {a.arg for a in lam.args.args}
+            data, own = maybe_data(receiver), {a.arg for a in lam.args.args}
             free = {n.id for n in ast.walk(lam.body) if isinstance(n, ast.Name) and n.id not in own}
-            read = [_maybe_data(self._lookup(n, frame)) for n in sorted(free)]
+            read = [maybe_data(self._lookup(n, frame)) for n in sorted(free)]
             taints = frozenset().union(*(r.taints for r in read if r is not None))
             if taints - data.taints:
                 return data.with_(taints=data.taints | taints)
         axis = kwargs.get("axis")
         if name == "align" and args and getattr(axis, "value", None) in (1, "columns"):
             # X_train, X_test = X_train.align(X_test, axis=1): the same two tables, their columns matched
-            pair = _maybe_data(receiver), _maybe_data(args[0])
+            pair = maybe_data(receiver), maybe_data(args[0])
             if None not in pair:
                 return Tup(pair)
-        receiver = _maybe_data(receiver) if name == "drop" else None
+        receiver = maybe_data(receiver) if name == "drop" else None
         if receiver is None or receiver.rows is None:
             return None
         dropped = _dropped_columns(args, kwargs)
@@ -141,9 +141,9 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_list(node.left) and _is_list(
                 node.right):
             # list(X_train) + list(X_test): the rows of both lists, one after the other
-            from faultlib.detect.data.leakage.semantics import _maybe_data
+            from faultlib.detect.data.leakage.values import maybe_data
 
-            left, right = _maybe_data(self._expr(node.left, frame)), _maybe_data(self._expr(node.right, frame))
+            left, right = maybe_data(self._expr(node.left, frame)), maybe_data(self._expr(node.right, frame))
             if left is not None and right is not None and left.rows is not None and right.rows is not None:
                 return Data(RowUnion(tuple(parts(left.rows)) + tuple(parts(right.rows))), left.taints | right.taints,
                             False)
@@ -156,10 +156,10 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
             return None
         from faultlib.detect.data.leakage.namelists import chosen_names
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         sides = [self._lookup(n.id, frame) if isinstance(n, ast.Name) else None for n in (node.left, node.right)]
-        if not any(isinstance(v, Tup) and chosen_names(v, _maybe_data) is not None for v in sides):
+        if not any(isinstance(v, Tup) and chosen_names(v, maybe_data) is not None for v in sides):
             return None
         left, right = (v if v is not None else self._expr(n, frame) for v, n in zip(sides, (node.left, node.right)))
         return Tup(tuple(i for v in (left, right) for i in (v.items if isinstance(v, Tup) else (v,))))
@@ -205,9 +205,9 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         return Data(kept[0] if len(kept) == 1 else RowUnion(kept), data.taints, False)
 
     def _index_roots(self, index_node: ast.Attribute, frame: Any) -> set:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        other = _maybe_data(self._expr(index_node.value, frame))
+        other = maybe_data(self._expr(index_node.value, frame))
         return {p.root for p in parts(other.rows)} if other is not None else set()
 
 

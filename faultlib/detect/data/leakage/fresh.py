@@ -65,18 +65,18 @@ class FreshTables:
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        if name == "append" and still_empty(receiver) and args and _maybe_data(args[0]) is not None:
-            return _maybe_data(args[0])  # df = df.append(row_frame): the empty table becomes the rows appended
+        if name == "append" and still_empty(receiver) and args and maybe_data(args[0]) is not None:
+            return maybe_data(args[0])  # df = df.append(row_frame): the empty table becomes the rows appended
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _fill_fresh(self, target: ast.expr, owner: Any, value: Any, frame: Any) -> bool:
         """``feat['a'] = data_expr`` on a still empty table: the table takes that column's rows and fits (the
         Analyzer's ``_bind_item`` asks this first). Returns whether it did."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        new = _maybe_data(value)
+        new = maybe_data(value)
         if (still_empty(owner) or _unfilled_array(owner) and _whole_column(target)) and isinstance(
                 target, ast.Subscript) and isinstance(target.value, ast.Name) and new is not None \
                 and new.rows is not None:

@@ -54,9 +54,9 @@ class FileHandoff:
         return len({p for p, _ in self._written() if p.name == name}) == 1
 
     def _remember(self, path: FilePath, value: Any) -> None:
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        data = _maybe_data(value)
+        data = maybe_data(value)
         if data is None and not isinstance(value, (Tup, Container)):
             return
         written = self._written()

@@ -78,23 +78,23 @@ class InputFunctions:
         """``pool.map(transform, np.array_split(df, n))`` (``multiprocessing.Pool``, ``concurrent.futures``
         executors): the function runs on the rows, in chunks; its result, the chunks' results, is returned.
         ``None`` when this is not such a call."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if name not in ("map", "imap", "imap_unordered", "map_async") or len(args) < 2 or not isinstance(
-                args[0], Func) or _maybe_data(args[1]) is None:
+                args[0], Func) or maybe_data(args[1]) is None:
             return None
-        return self._invoke(args[0], [_maybe_data(args[1])], {}, line)
+        return self._invoke(args[0], [maybe_data(args[1])], {}, line)
 
     def _free_data(self, func: Func) -> list[Any]:
         """The data values ``func`` reads from the module (``training_df`` inside ``def training_input():``): a
         dataset built from them (``tf.data.Dataset.from_tensor_slices``) holds their rows."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         own = {a.arg for a in ast.walk(func.node.args) if isinstance(a, ast.arg)} | {
             n.id for n in ast.walk(func.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         read = sorted({n.id for n in ast.walk(func.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                        and n.id not in own})
-        return [d for d in (_maybe_data(self.globals.get(name)) for name in read) if d is not None]
+        return [d for d in (maybe_data(self.globals.get(name)) for name in read) if d is not None]
 
 
 def _lambda_handed(node: ast.Call, bindings: dict[str, list[ast.expr]]) -> ast.Lambda | None:

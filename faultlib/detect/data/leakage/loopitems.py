@@ -66,11 +66,11 @@ class LoopItems:
 
     def _row_items(self, source: Any, node: ast.For) -> Any:
         """The loop variable's value when ``node`` iterates a column or a built list of rows; ``None`` otherwise."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         if not hasattr(self, "_built_lists"):
             self._built_lists = built_lists(self.tree)
-        data = _maybe_data(source)
+        data = maybe_data(source)
         if data is None or data.rows is None:
             return None
         if _one_item_a_row(node.iter) or isinstance(node.iter, ast.Name) and node.iter.id in self._built_lists \

@@ -76,7 +76,7 @@ def chosen_names(index: Tup, as_data: Any) -> Data | None:
 
     Args:
         index: the list or tuple used as the index.
-        as_data: the analysis' ``_maybe_data`` (an item as data, or ``None``).
+        as_data: the analysis' ``maybe_data`` (an item as data, or ``None``).
     """
     fits = frozenset(f for d in (as_data(i) for i in index.items) if d is not None and d.rows is None
                      for f in d.taints if not f.handwritten)

@@ -21,7 +21,7 @@ The target is such a mark too (:func:`unlabelled_part`): a competition's test fi
 ``both = pd.concat([train, test])`` the target is missing exactly on the test table's rows (pandas user guide,
 "Merge, join, concatenate": columns absent from one input are filled with NaN), and ``both[both['Survived'].notna()]``
 is the training table again, ``both[both['Survived'].isna()]`` the test table. Read only for a column the script
-uses as its target (:func:`~faultlib.detect.data.leakage.choices.target_columns`), on a stack whose parts are
+uses as its target (:func:`~faultlib.detect.data.leakage.targets.target_columns`), on a stack whose parts are
 some test tables and some not, where the rows kept are assigned to a name for their side (``train = ...notna()``,
 ``X_test = ...isna()``): ``known = both[both['Age'].notna()]`` (rows with a known age, from both tables, to fit an
 imputation model on) stays a filter.
@@ -33,7 +33,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import target_columns
+from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.values import Data, MaybeData, Rows, RowUnion, covers
 from faultlib.pyflow.values import Const
 
@@ -88,13 +88,13 @@ class PartFlags:
 
     def _note_part_flag(self, target: ast.expr, value: Any, frame: Any) -> None:
         """``train['is_train'] = 1``: every row of ``train``'s tables holds 1 in that column."""
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
         col = _column(target)
         if col is None or not isinstance(value, Const) or not isinstance(value.value, (int, str, bool)):
             return
         held = self._lookup(col[0], frame)  # type: ignore[attr-defined]
-        data = held.as_data() if isinstance(held, MaybeData) and held.from_file else _maybe_data(held)
+        data = held.as_data() if isinstance(held, MaybeData) and held.from_file else maybe_data(held)
         if data is not None and isinstance(data.rows, Rows):  # (a stack, or rows of unknown identity: no one table)
             self.__dict__.setdefault("_part_flags", []).append((data.rows, col[1], value.value))
 

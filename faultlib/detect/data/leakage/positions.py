@@ -42,10 +42,10 @@ class RowPositions:
             func = first.func if isinstance(first, ast.Call) else None
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in _RANGES and len(first.args) == 1 and not first.keywords:
-                from faultlib.detect.data.leakage.semantics import _maybe_data
+                from faultlib.detect.data.leakage.values import maybe_data
 
                 table = _counted_table(first.args[0], self._bindings)
-                rows = _maybe_data(self._expr(table, frame)) if isinstance(table, ast.Name) else None
+                rows = maybe_data(self._expr(table, frame)) if isinstance(table, ast.Name) else None
                 if rows is None or rows.rows is None:
                     rows = Data(Rows(Root(ast.unparse(first)[:40], node.lineno)))
                 args = [rows.with_(taints=frozenset()), *args[1:]]

@@ -25,10 +25,10 @@ class PowerFits:
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         if ref.last in POWER_TRANSFORMS and ref.module.startswith("scipy.stats") and len(args) == 1 and \
                 "lmbda" not in kwargs:
-            from faultlib.detect.data.leakage.semantics import _as_data
+            from faultlib.detect.data.leakage.values import as_data
             from faultlib.detect.data.leakage.values import Data, Est
 
-            data = _as_data(args[0])
+            data = as_data(args[0])
             if data is not None:
                 est = Est(ref.last, "transformer", preprocessing=True)
                 fit = self._fit(est, data, False, ref.last, node, frame)

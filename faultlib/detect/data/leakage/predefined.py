@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.semantics import _as_data
+from faultlib.detect.data.leakage.values import as_data
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Est, covers, is_test_rows, parts
 from faultlib.findings import Finding, Severity
@@ -113,7 +113,7 @@ class PredefinedFolds:
                 for term in _terms(expr):
                     found = _fold_term(term)
                     if found is not None and found[0] != -1:
-                        value = _as_data(self._expr(found[1], frame))
+                        value = as_data(self._expr(found[1], frame))
                         if value is not None:
                             held.append((ast.unparse(found[1]), value))
             est.options["held_out"] = held

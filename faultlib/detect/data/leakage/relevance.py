@@ -13,7 +13,7 @@ feed a model whose split or cross-validation holds out rows the correlation saw,
 chose the features (``fit_before_split``, or ``fit_outside_cv`` before a cross-validation).
 
 Recognised, when the other side is the target (a column the script uses as ``y``, or a variable named for the
-target, :func:`~faultlib.detect.data.leakage.choices.label_like`):
+target, :func:`~faultlib.detect.data.leakage.targets.label_like`):
 
 * ``frame.corrwith(frame['t'])``, ``frame.corrwith(y)``;
 * ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix).
@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 
 
@@ -40,14 +40,14 @@ class TargetCorrelation:
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        from faultlib.detect.data.leakage.semantics import _as_data, _maybe_data
+        from faultlib.detect.data.leakage.values import as_data, maybe_data
 
         if name == "argsort" and id(node) in self._permutations():
-            data = _maybe_data(receiver)
+            data = maybe_data(receiver)
             if data is not None and data.rows is None and data.taints:
                 return Data(None, frozenset(), False)  # every column, reordered: a ranking that chooses none
         if name in ("corrwith", "corr") and self._target_side(node):
-            data = _maybe_data(receiver) or (_as_data(receiver) if isinstance(receiver, MaybeData) else None)
+            data = maybe_data(receiver) or (as_data(receiver) if isinstance(receiver, MaybeData) else None)
             if data is not None and data.rows is not None:
                 est = Est(f"{name}()", "transformer", preprocessing=True, supervised=True)
                 fit = self._fit(est, data, True, name, node, frame)  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.semantics import _maybe_data
+from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.detect.data.leakage.values import Est, FitRef, parts
 from faultlib.pyflow.values import Bound, Tup
 
@@ -52,6 +52,6 @@ class ReturnedToCaller:
         if isinstance(value, Est):
             fits = [e.fit for e in [value, *value.steps] if e.fit]
         else:
-            data = _maybe_data(value.receiver if isinstance(value, Bound) else value)
+            data = maybe_data(value.receiver if isinstance(value, Bound) else value)
             fits = list(data.taints) if data is not None else []
         self._reached_weak.update((f.line, f.column) for f in fits if not _validation_only(f))

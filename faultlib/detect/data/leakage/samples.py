@@ -27,7 +27,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.targets import label_like
 from faultlib.pyflow.values import Const, Tup
 
 #: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)

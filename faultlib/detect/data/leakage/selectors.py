@@ -41,7 +41,7 @@ class FunctionalFits(TargetCorrelation):
 
     def _library_fit(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         """The value of a call this module knows as a fit, else ``None``."""
-        from faultlib.detect.data.leakage.semantics import _as_data
+        from faultlib.detect.data.leakage.values import as_data
 
         name, top = ref.last, ref.module.split(".")[0]
         if name == "Tokenizer" and top in ("keras", "tensorflow", "tf"):
@@ -52,7 +52,7 @@ class FunctionalFits(TargetCorrelation):
             return None
         if name not in _SCORE_FUNCTIONS and top not in ("tsfresh", ""):
             return None
-        x = _as_data(args[0] if args else kwargs.get("X", kwargs.get("timeseries_container")))
+        x = as_data(args[0] if args else kwargs.get("X", kwargs.get("timeseries_container")))
         if x is None:
             return None
         if name == "extract_features":

@@ -17,14 +17,15 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
-from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, feature_encoding, masked_before_split
+from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
+from faultlib.detect.data.leakage.targets import feature_encoding
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     stacked_items
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.values import (
-    Data, Enum, Est, FitRef, FoldIter, Indexer, MaybeData, RowUnion, Step, covers, data_rows_child, disjoint,
-    is_training_part, new_id, parts, test_step, training_part_of)
+    Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
+    is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, holds_model, predicts, selection
 from faultlib.detect.data.leakage.insample import in_sample
 from faultlib.detect.data.leakage.scorelists import returns_score
@@ -33,7 +34,7 @@ from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.findings import Finding, Severity
-from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Func, Ref, Tup
+from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
 
 DETECTOR = "leakage"
 
@@ -65,12 +66,12 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if name in vocab.CV_FUNCTIONS:
             x = args[1] if len(args) > 1 else kwargs.get("X")
             self._reach(x)
-            self._check_cv(_as_data(x), line, f"{name}()")
+            self._check_cv(as_data(x), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame, node)
             if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans) and \
                     self._loop_keeps_a_choice(line):  # scores printed in a loop choose nothing (handpicked.py)
                 # cross-validating candidates in a loop (or a validation curve) chooses one; a single score does not
-                self._note_selection(args[0] if args else kwargs.get("estimator"), _as_data(x), name, node, frame)
+                self._note_selection(args[0] if args else kwargs.get("estimator"), as_data(x), name, node, frame)
             return UNKNOWN
         special = self._library_design(ref, args, kwargs, node, frame)
         if special is None:
@@ -103,7 +104,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
             items = stacked_items(args, kwargs)  # pd.concat([a, b]), pd.concat(objs=[a, b]), np.vstack(tup=...)
-            datas = [d for d in (_as_data(i) for i in items) if d is not None]
+            datas = [d for d in (as_data(i) for i in items) if d is not None]
             if len(datas) > 1:
                 for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
                     if d.test and not d.is_test_by_rows:
@@ -143,14 +144,14 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             # np.arange(lo - k * step, hi, step) with step = np.median(np.diff(levels)): a grid of values, built
             # from numbers, not rows: no row of it (and no feature) is a statistic's output
             return Data(None, frozenset(f for f in out.taints if not f.handwritten), False)
-        return range_ends_dropped(period_dropped(name, module, out), flat, _maybe_data)  # ends; a sine's period
+        return range_ends_dropped(period_dropped(name, module, out), flat, maybe_data)  # ends; a sine's period
 
     def _split(self, args: list[Any], line: int) -> Any:
         args = self._aligned(args)  # vectors built in a loop, split beside the table's labels: its rows
         self._reach_by_split(*args[:1], line=line)  # a split says the rows (X) are meant for training and scoring (unscored.py)
         ident = new_id()
         out: list[Any] = []
-        datas = [_as_data(a) for a in args]
+        datas = [as_data(a) for a in args]
         # splitting rows that are already a training part carves out validation rows, not the test set; so does
         # splitting rows provably apart from a part already held out (X_train = X[:n] beside X_test = X[n:])
         second = "val" if any(d is not None and (is_training_part(d.rows) and not self._subsample(d.rows)
@@ -185,8 +186,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         framed = self._frame_method(receiver, name, args, kwargs, node, frame)  # lists, column drops, stacks
         if framed is not None:
             return framed
-        if name == "split" and args and _as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
-            data = _as_data(args[0])
+        if name == "split" and args and as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
+            data = as_data(args[0])
             self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
         frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
@@ -201,7 +202,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if isinstance(receiver, Indexer):
             data = receiver.data
         else:
-            data = _as_data(receiver) if known else _maybe_data(receiver)
+            data = as_data(receiver) if known else maybe_data(receiver)
         if data is None:
             return UNKNOWN
         if name in vocab.REDUCTIONS and not _columns_axis(kwargs):
@@ -225,9 +226,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         for func in [a for a in args if isinstance(a, Func)] if name in ("apply", "transform", "agg", "aggregate",
                                                                        "pipe", "map", "applymap") else []:
             result = self._invoke(func, [data], {}, line)  # r.apply(scale_column): the function runs on the rows
-            if _maybe_data(result) is not None:
-                data = data.with_(taints=data.taints | _maybe_data(result).taints)
-        use = _as_data if name == "append" else _maybe_data  # df.append(test_df): a table read but not used yet
+            if maybe_data(result) is not None:
+                data = data.with_(taints=data.taints | maybe_data(result).taints)
+        use = as_data if name == "append" else maybe_data  # df.append(test_df): a table read but not used yet
         others = [d for d in (use(a) for a in _flatten([*args, *kwargs.values()])) if d is not None]
         if name == "append" and others:
             rows = RowUnion(tuple(p for d in [data, *others] for p in parts(d.rows)))
@@ -245,7 +246,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
     def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                    frame: Any) -> Any:
         line = node.lineno
-        x = _as_data(args[0] if args else vocab.model_input(kwargs))
+        x = as_data(args[0] if args else vocab.model_input(kwargs))
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
             if name == "split" and x is not None:
@@ -287,7 +288,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 return est
             out = self._apply(est, fit, x, line, frame)
             if name in vocab.FIT_RESAMPLE:
-                y = _as_data(args[1] if len(args) > 1 else kwargs.get("y"))
+                y = as_data(args[1] if len(args) > 1 else kwargs.get("y"))
                 return Tup((out, Data(y.rows, y.taints | ({fit} if fit else set()), y.test) if y else UNKNOWN))
             return out
         if name in vocab.TRANSFORM or name == "inverse_transform":
@@ -479,26 +480,3 @@ def _flatten(values: list[Any]) -> list[Any]:
         else:
             out.append(v)
     return out
-
-
-def _maybe_data(value: Any) -> Data | None:
-    """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
-    if isinstance(value, MaybeData):
-        return value._data
-    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
-        return _maybe_data(value.receiver)
-    return _as_data(value)
-
-
-def _as_data(value: Any) -> Data | None:
-    """``value`` as data, making an opaque value a data root (it is used where data goes); a field of data or
-    of an opaque object (``df.price``, ``ds.data`` of a scikit-learn ``Bunch``) is data with the same rows."""
-    if isinstance(value, Data):
-        return value
-    if isinstance(value, MaybeData):
-        return value.as_data()
-    if isinstance(value, Indexer):
-        return value.data
-    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
-        return _as_data(value.receiver)
-    return None

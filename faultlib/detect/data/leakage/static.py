@@ -78,9 +78,10 @@ from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
 from faultlib.detect.data.leakage.validation import ValidationChecks
-from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, _as_data, _maybe_data, data_rows_child
-from faultlib.detect.data.leakage.choices import (
-    ChoiceChecks, bindings, loop_facts, names_columns, reflection, target_columns)
+from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
+from faultlib.detect.data.leakage.values import as_data, maybe_data
+from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
+from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
@@ -122,7 +123,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
     """
 
     join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
-    data_of = staticmethod(_maybe_data)  # a value as data or None, for mixins below semantics.py (choices.py)
+    data_of = staticmethod(maybe_data)  # a value as data or None, for mixins below semantics.py (choices.py)
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
         Interpreter.__init__(self, tree, smap.describe)
@@ -216,15 +217,15 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if special is not None:
             return special
         if isinstance(base, Bound) and isinstance(base.receiver, (Data, MaybeData)):
-            base = _as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
-        if attr in ("iloc", "loc") and _as_data(base) is not None:
-            return Indexer(_as_data(base))
+            base = as_data(base)  # df.price.fillna(...): a column's methods act on the frame's rows
+        if attr in ("iloc", "loc") and as_data(base) is not None:
+            return Indexer(as_data(base))
         if attr in ("index", "columns") and isinstance(base, Data) and base.rows is None and base.taints:
             return base  # pd.Series(scores, index=X.columns).sort_values().index[-5:]: names a fit ranked
         if attr in ("shape", "columns", "dtypes", "index", "size", "ndim", "dtype"):
             return UNKNOWN
-        if attr in vocab.DATA_ATTRIBUTES and _as_data(base) is not None:
-            return _as_data(base)  # X.values, X.T is not here: it turns rows into columns
+        if attr in vocab.DATA_ATTRIBUTES and as_data(base) is not None:
+            return as_data(base)  # X.values, X.T is not here: it turns rows into columns
         if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
                 "append", "extend"):
             return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
@@ -248,17 +249,17 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         special = self._special_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b], names[:5]
         if special is not None:
             return special
-        data = base.data if isinstance(base, Indexer) else _as_data(base)
+        data = base.data if isinstance(base, Indexer) else as_data(base)
         if data is not None and id(index_node) in self._windows:
             self._note(data, "temporal", "sliding windows")  # s[i:i + n] for consecutive i (windows.py)
         if data is None:
-            index = _maybe_data(self._expr(index_node, frame))
+            index = maybe_data(self._expr(index_node, frame))
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
             return Data(None, index.taints) if index is not None and index.rows is None and index.taints else UNKNOWN
         chosen: frozenset = frozenset()
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
-                picked = _maybe_data(self._expr(col, frame))
+                picked = maybe_data(self._expr(col, frame))
                 chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
         out = self._subscript_rows(data, index_node, frame, line)
@@ -285,7 +286,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
-        picked = _maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, _maybe_data)
+        picked = maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
             # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
@@ -296,10 +297,10 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if isinstance(index, FoldIdx):
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
-        if _maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
+        if maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
                 index_node, self._column_names) or formatted_text(index_node, self._bindings)):
             return data  # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]: columns
-        selector = _as_data(index)
+        selector = as_data(index)
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows
                 chosen = next((s for s in reversed(p.steps) if s.kind in ("split", "fold")), None)
@@ -320,11 +321,11 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
-        before = _maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
+        before = maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
             target.value, ast.Name) else None
         self._rebind_base(target.value, value, frame)
         if isinstance(target, ast.Subscript) and before is not None:
-            self._record_column(before, target.slice.value, _maybe_data(value))
+            self._record_column(before, target.slice.value, maybe_data(value))
 
     def _expr(self, node: ast.expr | None, frame: Frame) -> Any:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and reflection(node):
@@ -338,7 +339,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         finally:
             self._call_lines.pop()
         if is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
-            rows = self._combine([a for a in [*args, *kwargs.values()] if _maybe_data(a) is not None])
+            rows = self._combine([a for a in [*args, *kwargs.values()] if maybe_data(a) is not None])
             return rows if rows is not UNKNOWN else out
         return out
 
@@ -346,7 +347,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         return isinstance(value, Est) or Interpreter._is_object(self, value)
 
     def _rebind_base(self, expr: ast.expr, value: Any, frame: Frame) -> None:
-        new = _maybe_data(value)
+        new = maybe_data(value)
         if self._store_in_attribute(expr, new, frame):  # self.df[c] = ...: the frame the object keeps (aliases.py)
             return
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
@@ -354,7 +355,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if new is None or not isinstance(expr, ast.Name):
             return
         held = self._lookup(expr.id, frame)
-        current = _maybe_data(held)
+        current = maybe_data(held)
         if current is not None and current.rows is None and current.taints and new.rows is not None:
             # vectors['label'] = table['label']: a column set beside them aligns rows of unknown identity with it
             self._store(expr.id, current.with_(rows=new.rows, taints=current.taints | new.taints), frame)
@@ -423,14 +424,14 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         return out
 
     def _combine(self, values: list[Any]) -> Any:
-        datas = [d for d in (_maybe_data(v) for v in values) if d is not None]
+        datas = [d for d in (maybe_data(v) for v in values) if d is not None]
         if not datas:
             return UNKNOWN
         first = next((d for d in datas if d.rows is not None), datas[0])
         return self._masks_joined(values, Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test))
 
     def _join(self, a: Any, b: Any) -> Any:
-        da, db = _maybe_data(a), _maybe_data(b)
+        da, db = maybe_data(a), maybe_data(b)
         if da is not None and db is not None:  # either branch's fits may have shaped it
             first = da if da.rows is not None else db
             kind = Blocks if isinstance(a, Blocks) and isinstance(b, Blocks) else Data  # a list of blocks either way
@@ -457,7 +458,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         ``weak``: only set aside under a held-out name (enough for an estimator's fit, not for a statistic)."""
         reached = self._reached_weak if weak else self._reached
         for value in values:
-            data = _maybe_data(value.receiver if isinstance(value, Bound) else value)
+            data = maybe_data(value.receiver if isinstance(value, Bound) else value)
             if isinstance(value, Est):
                 reached.update((e.fit.line, e.fit.column) for e in [value, *value.steps] if e.fit)
             elif isinstance(value, Tup):

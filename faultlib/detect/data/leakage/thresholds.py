@@ -30,7 +30,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import validation_named
+from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
 from faultlib.findings import Finding, Severity
 

@@ -15,7 +15,7 @@ After ``day[TARGET] = np.nan`` the table holds **new rows whose label is unknown
 so that a statistic over the stacked table is a statistic over train and test rows together (``fit_on_test``,
 as for ``pd.concat([train, test])`` with ``test`` read from ``test.csv``; the house policy on transductive
 statistics). The column must be named for the target (``TARGET``, ``'label'``, ``self.params.target``:
-:func:`~faultlib.detect.data.leakage.choices.label_like`) and the value a missing value (``np.nan``, ``None``,
+:func:`~faultlib.detect.data.leakage.targets.label_like`) and the value a missing value (``np.nan``, ``None``,
 ``pd.NA``, ``float('nan')``); a feature column blanked the same way (or a column for predictions, ``ypred``,
 ``y_hat``) is not a label and changes nothing.
 
@@ -29,7 +29,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.choices import label_like
+from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Data, Root, RowUnion, Rows, parts
 
 _MISSING_ATTRS = frozenset({"nan", "NaN", "NAN", "NA"})
@@ -82,9 +82,9 @@ class UnlabelledRows:
         name = unlabelled_table(node)
         if name is None:
             return
-        from faultlib.detect.data.leakage.semantics import _maybe_data
+        from faultlib.detect.data.leakage.values import maybe_data
 
-        data = _maybe_data(self._lookup(name, frame))  # type: ignore[attr-defined]
+        data = maybe_data(self._lookup(name, frame))  # type: ignore[attr-defined]
         if data is None or data.rows is None:
             return
         root = Root(name, node.lineno, True)

@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from faultlib.pyflow.values import Opaque
+from faultlib.pyflow.values import Bound, Opaque
 
 _ids = itertools.count(1)
 
@@ -313,3 +313,26 @@ def before_sample(fit_rows: Rows, held: Rows) -> Rows:
             return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
                                                                                       fit_rows.steps[:i])
     return fit_rows
+
+
+def maybe_data(value: Any) -> Data | None:
+    """``value`` as data if it already is data (an opaque value is data once used as data), else ``None``."""
+    if isinstance(value, MaybeData):
+        return value._data
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
+        return maybe_data(value.receiver)
+    return as_data(value)
+
+
+def as_data(value: Any) -> Data | None:
+    """``value`` as data, making an opaque value a data root (it is used where data goes); a field of data or
+    of an opaque object (``df.price``, ``ds.data`` of a scikit-learn ``Bunch``) is data with the same rows."""
+    if isinstance(value, Data):
+        return value
+    if isinstance(value, MaybeData):
+        return value.as_data()
+    if isinstance(value, Indexer):
+        return value.data
+    if isinstance(value, Bound) and isinstance(value.receiver, (Data, MaybeData)):
+        return as_data(value.receiver)
+    return None

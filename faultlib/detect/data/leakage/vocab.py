@@ -70,7 +70,7 @@ CLUSTERERS = _first("clusterer")
 #: ``EllipticEnvelope``, ``OneClassSVM``): their inlier flags (``fit_predict``) drop rows, a fit of those rows
 OUTLIER_DETECTORS = _first("outlier")
 #: transformers whose output does not depend on the rows they were fitted on (no leak possible), and the label
-#: encoders (decided by the column they encode: ``choices.feature_encoding``, ``binarizers``)
+#: encoders (decided by the column they encode: ``targets.feature_encoding``, ``binarizers``)
 STATELESS = _first("stateless", "labels")
 #: the Keras Tokenizer's (``keras.preprocessing.text.Tokenizer``) fit and its transforms, by the scikit-learn method they stand for
 KERAS_METHODS = {"fit_on_texts": "fit", "fit_on_sequences": "fit", "texts_to_sequences": "transform",

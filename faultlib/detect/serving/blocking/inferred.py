@@ -60,21 +60,12 @@ from faultlib.detect.serving.blocking.made_handles import connecting_site, handl
 from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
+from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
+                                                            named_words, words)
 from faultlib.pyflow.walk import children
 
-__all__ = ["CREDENTIAL_WORDS", "ENDPOINT_WORDS", "SESSION_METHODS", "evidence_of", "site"]
+__all__ = ["SESSION_METHODS", "evidence_of", "site"]
 
-ENDPOINT_WORDS = frozenset({"url", "uri", "urls", "host", "hostname", "hosts", "port", "endpoint", "server",
-                            "servers", "baseurl", "dsn", "address", "addr"})
-"""Words of an argument (split at ``_`` and case changes) that give the object a server to talk to."""
-CREDENTIAL_WORDS = frozenset({"token", "password", "passwd", "apikey", "credentials", "credential", "auth",
-                              "username"})
-"""Words of an argument that give it credentials for a server (``api_key``/``apiKey`` read as ``apikey``). Not
-``secret``: measured on the corpus, a secret is a signing key as often (``URLSafeTimedSerializer(secret_key)``,
-``TOTP(secret)``, a JWT's ``token_secret``: local cryptography, 18 false alarms)."""
-DB_WORDS = frozenset({"dsn", "database", "keyspace"})
-"""Words that say the server is a database (the finding's kind is then ``blocking_db``)."""
-SERVER_WORDS = ENDPOINT_WORDS | CREDENTIAL_WORDS | DB_WORDS
 SESSION_METHODS = frozenset({"login", "connect", "authenticate", "auth_log_in", "sign_in", "log_in"})
 """Methods whose call on the object says it holds a session with a server."""
 LOCAL_PREFIXES = ("with_", "to_", "as_", "build", "construct", "configurable", "bind", "is_", "has_", "on_",
@@ -124,7 +115,6 @@ I/O (``importlib.metadata.requires``): a second kind of evidence, for an install
 
 RULE = "constructed_with_endpoint"
 """``evidence.inferred.rule`` of the findings of this rule."""
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes)) | frozenset(
     m for t in (datetime.datetime, datetime.date, datetime.time, datetime.timedelta, int, float) for m in dir(t)
     if not m.startswith("_"))
@@ -177,7 +167,7 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
         return None
     from faultlib.detect.serving.blocking.sites import Site
 
-    kind = "blocking_db" if any(_words(e["what"]) & DB_WORDS for e in found) else "blocking_http"
+    kind = "blocking_db" if any(words(e["what"]) & DB_WORDS for e in found) else "blocking_http"
     first = found[0]
     where = f" at {first['file']}:{first['line']}" if first["line"] else ""
     what = "what a third-party factory made" if owner.endswith("()") else "a third-party class"
@@ -235,7 +225,7 @@ def _opens(index, target: str, call: ast.Call, func: Func):
         return None
     if isinstance(first, ast.Constant):
         return None  # a literal: a URL is no evidence (PATH_WORDS), a literal path is a constant resource
-    words = _named_words(first, last=True) & PATH_WORDS
+    words = named_words(first, last=True) & PATH_WORDS
     if (not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
             or _package_awaited(index, parts[0]) or _declared(index, parts[0]) is None):
         return None
@@ -434,20 +424,20 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
 
     for keyword in call.keywords:
         if keyword.arg:
-            named(f"`{keyword.arg}=`", _words(keyword.arg))
+            named(f"`{keyword.arg}=`", words(keyword.arg))
         elif isinstance(keyword.value, ast.Name):  # Harness(**params), params = {"client_secret": ...} here
             for key in _dict_keys(func, keyword.value.id):
-                named(f"the option {key!r}", _words(key))
+                named(f"the option {key!r}", words(key))
     for arg in [*call.args, *(k.value for k in call.keywords)]:
         if isinstance(arg, ast.Dict):  # Driver({"url": ..., "token": ...}); not a schema {"host": t.String()}
             for key, value in zip(arg.keys, arg.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and not _validator(value):
-                    named(f"the option {key.value!r}", _words(key.value))
+                    named(f"the option {key.value!r}", words(key.value))
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             if URL.fullmatch(arg.value):
                 found.append(("a URL", False))
-        elif arg in call.args and _named_words(arg) & SERVER_WORDS:
-            named(f"`{' '.join(ast.unparse(arg).split())[:60]}`", _named_words(arg))
+        elif arg in call.args and named_words(arg) & SERVER_WORDS:
+            named(f"`{' '.join(ast.unparse(arg).split())[:60]}`", named_words(arg))
         elif depth < 2 and not found:
             typed = index.type_of(arg, func)
             inner = evidence_of(index, typed, depth + 1) if isinstance(typed, str) and typed.partition(".")[
@@ -478,36 +468,3 @@ def _dict_keys(func: Func, name: str) -> list[str]:
                         and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)):
                     keys.append(t.slice.value)
     return keys
-
-
-def _words(name: str) -> set[str]:
-    """The lower-case words of an identifier or option name (``api_key``, ``apiKey`` -> also ``apikey``;
-    ``base_url`` -> also ``baseurl``)."""
-    words = [w.lower() for w in _WORD.findall(name)]
-    return {*words, *(a + b for a, b in zip(words, words[1:]))}
-
-
-def _named_words(expr: ast.expr, last: bool = False) -> set[str]:
-    """The words of the name a positional argument is read from: a local ``token``, ``settings.GITLAB_TOKEN``,
-    ``config["api_url"]``, ``os.environ["QB_HOST"]``, ``os.getenv("QB_HOST")`` (never free text, never the owner of
-    an attribute: ``url.title`` is a title); with ``last``, only the name's last word (``file_path``: ``path``;
-    ``file_bytes``: ``bytes``, the content rather than where it is)."""
-    if last:
-        name = _WORD.findall(_own_name(expr))
-        return {name[-1].lower()} if name else set()
-    return _words(_own_name(expr))
-
-
-def _own_name(expr: ast.expr) -> str:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    key = None
-    if isinstance(expr, ast.Subscript):
-        key = expr.slice
-    elif isinstance(expr, ast.Call) and (dotted(expr.func) or [""])[-1] in ("getenv", "get", "environ") and expr.args:
-        key = expr.args[0]
-    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
-        return key.value
-    return ""

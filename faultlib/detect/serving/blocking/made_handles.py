@@ -171,9 +171,10 @@ def connecting_site(index, target: str, call: ast.Call, func):
     (``blocking_db`` when the evidence names a database, else ``blocking_http``: a tunnel's or a broker's connect),
     unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
     factories connect lazily (a graph database's driver, redis-py's ``from_url``), their first request blocks."""
-    from faultlib.detect.serving.blocking.inferred import DB_WORDS, _constructed_with, _declared, _package_awaited
+    from faultlib.detect.serving.blocking.inferred import _constructed_with, _declared, _package_awaited
+    from faultlib.detect.serving.blocking.server_words import DB_WORDS
     from faultlib.detect.serving.blocking.inferred import _third_party
-    from faultlib.detect.serving.blocking.inferred import _words as words_of
+    from faultlib.detect.serving.blocking.server_words import words as words_of
     from faultlib.detect.serving.blocking.sites import Site
 
     parts = target.split(".")
@@ -226,7 +227,7 @@ def _package_function(index, expr: ast.Attribute, func, top: str) -> bool:
 def _configured_attributes(module, top: str) -> list[dict]:
     """``pkg.api_key = ...`` at any level of ``module`` (``pkg`` imported as itself): the package's credentials
     (memoised per module and package)."""
-    from faultlib.detect.serving.blocking.inferred import CREDENTIAL_WORDS, ENDPOINT_WORDS, _words as words_of
+    from faultlib.detect.serving.blocking.server_words import CREDENTIAL_WORDS, ENDPOINT_WORDS, words as words_of
 
     if module.imports.get(top) != top or not re.search(rf"\b{re.escape(top)}\.\w+\s*=[^=]", module.source):
         return []  # the text first: no `top.attr = ` anywhere, no walk
