@@ -271,6 +271,21 @@ def test_notebooks_that_run_each_other_are_followed_once(tmp_path: Path) -> None
     assert ("fit_before_split", "prep.ipynb", 4, 1) in _notebook_alarms(model)
 
 
+def test_a_run_notebook_reached_through_a_symlink_or_outside_the_folder_is_not_read(tmp_path: Path) -> None:
+    # hostile inputs: the run notebook is read through the readers' one hardened path (inside the folder, no link)
+    project = tmp_path / "project"
+    (project / "drafts").mkdir(parents=True)
+    _notebook(project / "drafts" / "prep.ipynb", *PREP_SCALES_ALL_ROWS)
+    (project / "prep.ipynb").symlink_to(project / "drafts" / "prep.ipynb")  # a link, even to a file inside
+    linked = _notebook(project / "model.ipynb", *MODEL_CELLS)
+    _notebook(tmp_path / "prep.ipynb", *PREP_SCALES_ALL_ROWS)
+    escaping = _notebook(project / "escape.ipynb", "%run ../prep.ipynb", *MODEL_CELLS[1:])
+    assert _notebook_alarms(linked) == set() and _notebook_alarms(escaping) == set()
+    (project / "prep.ipynb").unlink()
+    _notebook(project / "prep.ipynb", *PREP_SCALES_ALL_ROWS)  # the file itself: read, the leak found
+    assert ("fit_before_split", "prep.ipynb", 3, 1) in _notebook_alarms(linked)
+
+
 # a column inserted with DataFrame.insert is written in place: the scaled column goes with the table
 INSERTED_SCALED_COLUMN = """\
 import pandas as pd

@@ -11,7 +11,8 @@ preparation notebook that standardised ``Amount`` over all rows before the split
 cell's last code line, as it is in practice: the usual cell holds nothing else), so each line keeps its place and
 a finding in them names that notebook, its cell and line (:class:`~.source.SourceMap` ``inlined``).
 
-Bounds: a notebook beside the running one (or under its folder), named by a constant path ending in ``.ipynb``;
+Bounds: a notebook beside the running one (or under its folder, reached without a symbolic link: the readers'
+:func:`~faultlib.readers.files.inside`), named by a constant path ending in ``.ipynb``;
 nested runs are followed to :data:`MAX_DEPTH`, at most :data:`MAX_RUNS` notebooks per analysis, none twice (a
 cycle stops there). A notebook that cannot be read or is not a notebook is left out (the ``%run`` stays a no-op).
 """
@@ -37,9 +38,15 @@ def run_target(cell_lines: list[str], path: str) -> Path | None:
     match = _RUN.match(code[-1]) if code else None
     if match is None:
         return None
+    from faultlib.errors import InputError
+    from faultlib.readers.files import inside
+
     base = Path(path).resolve().parent
-    target = (base / match.group(2)).resolve()
-    if base not in target.parents or not target.is_file():
+    try:  # the one hardened path: inside the running notebook's folder, no symlink on the way (followed or not)
+        target = inside(base, match.group(2))
+    except InputError:
+        return None
+    if target == base or not target.is_file():
         return None
     return target
 
