@@ -56,13 +56,11 @@ import sys
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
-from faultlib.detect.serving.blocking.made_handles import connecting_site, handle_method, made_evidence, owner_part
-from faultlib.detect.serving.blocking.model import Func, Module, dotted
+from faultlib.detect.serving.blocking.made_handles import at, handle_method, made_evidence, module_calls, owner_part
+from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
-from faultlib.detect.serving.blocking.scopes import _module_func
 from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
                                                             named_words, words)
-from faultlib.pyflow.walk import children
 
 __all__ = ["SESSION_METHODS", "evidence_of", "site"]
 
@@ -241,6 +239,31 @@ def _opens(index, target: str, call: ast.Call, func: Func):
                           "awaited_elsewhere": False})
 
 
+def connecting_site(index, target: str, call: ast.Call, func):
+    """The site of ``pkg.connect(...)``/``pkg.connections.connect(...)`` (a package-level function named ``connect``
+    of a package nobody listed) given a server or credentials: PEP 249's ``connect`` "constructor for creating a
+    connection to the database" (https://peps.python.org/pep-0249/#connect) opens the connection before it returns
+    (``blocking_db`` when the evidence names a database, else ``blocking_http``: a tunnel's or a broker's connect),
+    unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
+    factories connect lazily (a graph database's driver, redis-py's ``from_url``), their first request blocks."""
+    from faultlib.detect.serving.blocking.sites import Site
+
+    parts = target.split(".")
+    if parts[-1] != "connect" or any(owner_part(p) for p in parts[1:-1]) or not _third_party(index, target):
+        return None
+    top = parts[0]
+    what = _constructed_with(index, call, func, top, 0)
+    if not what or _package_awaited(index, top) or _declared(index, top) is None:
+        return None
+    guess = (f"inferred: `{parts[-1]}` of {top}, a package no vocabulary entry describes, is given {what[0]}: it "
+             "opens a connection")
+    kind = "blocking_db" if words(what[0]) & DB_WORDS else "blocking_http"  # as the inference's other rule
+    return Site(kind, f"{target} ({guess})", func, call, guess, inferred={
+        "rule": "connect_function", "type": target, "awaited_elsewhere": False, "evidence": [
+            {"file": func.module.path, "line": call.lineno, "function": func.qualname, "what": what[0],
+             "credential": what[1]}]})
+
+
 def _awaited_anywhere(index, target: str) -> bool:
     """Whether an ``async def`` of the analysed files awaits a call of the dotted name ``target`` (memoised)."""
     memo = index.__dict__.setdefault("_inferred_awaited", {})
@@ -362,10 +385,10 @@ def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:
         if top not in module.source or scanned >= MAX_MODULES:
             continue
         scanned += 1
-        for func, node in _calls(module):
+        for func, node in module_calls(module):
             if isinstance(node.func, ast.Attribute) and node.func.attr in SESSION_METHODS:
                 if index.type_of(node.func.value, func) == owner:
-                    found.append(_at(module, func, node, f"`.{node.func.attr}(...)` called on it", True))
+                    found.append(at(module, func, node, f"`.{node.func.attr}(...)` called on it", True))
                 continue
             if (dotted(node.func) or [""])[-1] != last and not isinstance(node.func, ast.Name):
                 continue
@@ -373,44 +396,10 @@ def evidence_of(index, owner: str, depth: int = 0) -> list[dict]:
                 continue
             what = _constructed_with(index, node, func, top, depth)
             if what:
-                found.append(_at(module, func, node, what[0], what[1]))
-    found += made_evidence(index, owner, depth, lambda c, f: _constructed_with(index, c, f, top, depth))  # factories
+                found.append(at(module, func, node, what[0], what[1]))
+    found += made_evidence(index, owner, depth, lambda c, f: _constructed_with(index, c, f, top, depth), evidence_of)  # factories
     memo[owner] = found
     return found
-
-
-def _at(module: Module, func: Func, node: ast.AST, what: str, credential: bool) -> dict:
-    return {"file": module.path, "line": node.lineno, "function": func.qualname, "what": what,
-            "credential": credential}
-
-
-def _calls(module: Module):
-    """Every call of ``module`` with the function it is in (module-level code in a stand-in function)."""
-    for func in module.all_functions:
-        for node in func.nodes:
-            if isinstance(node, ast.Call):
-                yield func, node
-    top = module.__dict__.get("_inferred_top")
-    if top is None:
-        holder = Func(module, ast.FunctionDef(name="<module>", args=ast.arguments(
-            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]), body=[],
-            decorator_list=[], lineno=1, col_offset=0), "<module>")
-        scope = _module_func(holder)
-        top = module.__dict__["_inferred_top"] = (scope, [n for n in _top_level_nodes(module.tree)
-                                                         if isinstance(n, ast.Call)])
-    scope, calls = top
-    for node in calls:
-        yield scope, node
-
-
-def _top_level_nodes(tree: ast.AST):
-    todo = children(tree)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        yield node
-        todo.extend(children(node))
 
 
 def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -> tuple[str, bool] | None:

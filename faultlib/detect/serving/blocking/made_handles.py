@@ -43,10 +43,12 @@ import sys
 
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, client_kind
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
-from faultlib.detect.serving.blocking.model import dotted
+from faultlib.detect.serving.blocking.model import Func, Module, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
+from faultlib.detect.serving.blocking.scopes import _module_func
+from faultlib.pyflow.walk import children
 
-__all__ = ["CONNECTING", "HANDLE_NOUNS", "MAKING_VERBS", "connecting_site", "handle_method", "made_evidence", "made_type", "owner_part"]
+__all__ = ["CONNECTING", "HANDLE_NOUNS", "MAKING_VERBS", "handle_method", "made_evidence", "made_type", "module_calls", "at", "owner_part"]
 
 HANDLE_NOUNS = frozenset({"client", "connection", "conn", "driver", "session", "cursor", "collection", "table",
                           "database", "db", "bucket", "index", "channel", "topic", "queue", "container", "graph",
@@ -116,11 +118,12 @@ def owner_part(part: str) -> bool:
     return part[:1].isupper() or part.endswith("()")
 
 
-def made_evidence(index, owner: str, depth: int, constructed_with) -> list[dict]:
+def made_evidence(index, owner: str, depth: int, constructed_with, evidence_of) -> list[dict]:
     """Evidence that the object typed ``owner`` talks to a server beyond its constructor's arguments (see the module
     docstring): ``[{"file", "line", "function", "what", "credential"}]``. ``constructed_with(call, func)`` judges the
-    arguments of a call that made it (:func:`~faultlib.detect.serving.blocking.inferred._constructed_with`)."""
-    from faultlib.detect.serving.blocking.inferred import _at, _calls, evidence_of
+    arguments of a call that made it (:func:`~faultlib.detect.serving.blocking.inferred._constructed_with`) and
+    ``evidence_of(index, owner, depth)`` is :func:`~faultlib.detect.serving.blocking.inferred.evidence_of` (handed in:
+    that module builds on this one)."""
 
     found: list[dict] = []
     top, last = owner.partition(".")[0], owner.rpartition(".")[2]
@@ -143,54 +146,25 @@ def made_evidence(index, owner: str, depth: int, constructed_with) -> list[dict]
         if top not in module.source or scanned >= 64:
             continue
         scanned += 1
-        by_name = _calls_by_name(module, _calls)
+        by_name = _calls_by_name(module, module_calls)
         for func, node in by_name.get(factory.rpartition(".")[2], []) if factory is not None else []:
             if index.callee(node.func, func) == factory:
                 what = constructed_with(node, func)
                 if what:
-                    found.append(_at(module, func, node, what[0], what[1]))
+                    found.append(at(module, func, node, what[0], what[1]))
         for func, node in (pair for name in CONFIGURING for pair in by_name.get(name, [])):
             if isinstance(node.func, ast.Attribute) and _package_function(index, node.func, func, top):
                 what = constructed_with(node, func)
                 if what:
-                    found.append(_at(module, func, node, f"the package configured by `{node.func.attr}(...)` with "
+                    found.append(at(module, func, node, f"the package configured by `{node.func.attr}(...)` with "
                                                          f"{what[0]}", what[1]))
         for func, node in _declared_calls(module):
             if index.annotation_type(node.annotation, module) == owner:
                 what = constructed_with(node.value, func)
                 if what:
-                    found.append(_at(module, func, node, f"declared `{last}`, built with {what[0]}", what[1]))
+                    found.append(at(module, func, node, f"declared `{last}`, built with {what[0]}", what[1]))
         found += _configured_attributes(module, top)
     return found
-
-
-def connecting_site(index, target: str, call: ast.Call, func):
-    """The site of ``pkg.connect(...)``/``pkg.connections.connect(...)`` (a package-level function named ``connect``
-    of a package nobody listed) given a server or credentials: PEP 249's ``connect`` "constructor for creating a
-    connection to the database" (https://peps.python.org/pep-0249/#connect) opens the connection before it returns
-    (``blocking_db`` when the evidence names a database, else ``blocking_http``: a tunnel's or a broker's connect),
-    unless some ``async def`` awaits a call of the package. Not ``from_url``/``driver``: those
-    factories connect lazily (a graph database's driver, redis-py's ``from_url``), their first request blocks."""
-    from faultlib.detect.serving.blocking.inferred import _constructed_with, _declared, _package_awaited
-    from faultlib.detect.serving.blocking.server_words import DB_WORDS
-    from faultlib.detect.serving.blocking.inferred import _third_party
-    from faultlib.detect.serving.blocking.server_words import words as words_of
-    from faultlib.detect.serving.blocking.sites import Site
-
-    parts = target.split(".")
-    if parts[-1] != "connect" or any(owner_part(p) for p in parts[1:-1]) or not _third_party(index, target):
-        return None
-    top = parts[0]
-    what = _constructed_with(index, call, func, top, 0)
-    if not what or _package_awaited(index, top) or _declared(index, top) is None:
-        return None
-    guess = (f"inferred: `{parts[-1]}` of {top}, a package no vocabulary entry describes, is given {what[0]}: it "
-             "opens a connection")
-    kind = "blocking_db" if words_of(what[0]) & DB_WORDS else "blocking_http"  # as the inference's other rule
-    return Site(kind, f"{target} ({guess})", func, call, guess, inferred={
-        "rule": "connect_function", "type": target, "awaited_elsewhere": False, "evidence": [
-            {"file": func.module.path, "line": call.lineno, "function": func.qualname, "what": what[0],
-             "credential": what[1]}]})
 
 
 def _calls_by_name(module, calls) -> dict[str, list]:
@@ -243,3 +217,38 @@ def _configured_attributes(module, top: str) -> list[dict]:
                         "file": module.path, "line": node.lineno, "function": "<module>", "credential": True,
                         "what": f"`{parts[0]}.{parts[1]} = ...`, the package given a server"})
     return memo.get(top, [])
+
+
+def at(module: Module, func: Func, node: ast.AST, what: str, credential: bool) -> dict:
+    """One piece of evidence: ``{"file", "line", "function", "what", "credential"}`` at ``node`` in ``func``."""
+    return {"file": module.path, "line": node.lineno, "function": func.qualname, "what": what,
+            "credential": credential}
+
+
+def module_calls(module: Module):
+    """Every call of ``module`` with the function it is in (module-level code in a stand-in function)."""
+    for func in module.all_functions:
+        for node in func.nodes:
+            if isinstance(node, ast.Call):
+                yield func, node
+    top = module.__dict__.get("_inferred_top")
+    if top is None:
+        holder = Func(module, ast.FunctionDef(name="<module>", args=ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]), body=[],
+            decorator_list=[], lineno=1, col_offset=0), "<module>")
+        scope = _module_func(holder)
+        top = module.__dict__["_inferred_top"] = (scope, [n for n in _top_level_nodes(module.tree)
+                                                         if isinstance(n, ast.Call)])
+    scope, calls = top
+    for node in calls:
+        yield scope, node
+
+
+def _top_level_nodes(tree: ast.AST):
+    todo = children(tree)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        yield node
+        todo.extend(children(node))
