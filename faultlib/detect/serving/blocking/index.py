@@ -185,8 +185,16 @@ class Index(TypeOf):
         found = self.resolve_parts(parts, module, None)
         if isinstance(found, str) and found.rpartition(".")[2] == self.vocab.returns.get(found, "").rpartition(".")[2]:
             return self.vocab.returns[found]  # openpyxl.Workbook: the class re-exported from openpyxl.workbook...
+        if isinstance(found, str) and (same := f"{found}.{found.rpartition('.')[2]}") in self._returned():
+            return same  # `img: Image` after `from PIL import Image`: the module named for its class PIL.Image.Image
         return found if isinstance(found, (Klass, str)) and not (isinstance(found, str) and
                                                                  found.startswith("builtins.")) else None
+
+    def _returned(self) -> frozenset[str]:
+        """Every type the vocabulary says a call returns (the classes it knows instances of)."""
+        if self.__dict__.get("_returned_types") is None:
+            self.__dict__["_returned_types"] = frozenset(self.vocab.returns.values())
+        return self.__dict__["_returned_types"]
 
     def local_types(self, func: Func) -> dict[str, Type]:
         """Types of ``func``'s parameters (annotations; ``self``/``cls``) and locals (the first assignment
@@ -217,9 +225,13 @@ class Index(TypeOf):
                 found = caller_type(self, func, arg.arg)
             if found is not None:
                 types[arg.arg] = found
-        nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith))]
+        nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith,
+                                                          ast.NamedExpr))]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):  # source order: x = A(); y = x | z
-            if isinstance(node, ast.Assign):
+            if isinstance(node, ast.NamedExpr):  # `if conn := connect(path):` binds like `conn = connect(path)`
+                if node.target.id not in types and (found := self.type_of(node.value, func)) is not None:
+                    types[node.target.id] = found
+            elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name) and target.id not in types:
                         found = self.type_of(node.value, func)

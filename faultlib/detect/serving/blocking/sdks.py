@@ -118,6 +118,17 @@ SPACY_ADD_PIPE = ("blocking_file_io", "https://spacy.io/api/language#add_pipe (c
 SDKS = Vocabulary(
     families=(
         _pkg("wolframalpha", "https://github.com/jaraco/wolframalpha#usage"),
+        # held-out wave 41 (Telegram userbots): sync requests-based clients called from command handlers
+        _pkg("telegraph", "https://github.com/python273/telegraph#usage (telegraph.Telegraph and upload_file use "
+             "requests; telegraph.aio is the async twin)"),
+        _pkg("html_telegraph_poster", "https://github.com/mercuree/html-telegraph-poster#usage (TelegraphPoster "
+             "posts with requests)"),
+        _pkg("speedtest", "https://github.com/sivel/speedtest-cli/wiki (get_best_server, download and upload run "
+             "the HTTP transfers and wait for their threads)", functions=False),
+        _pkg("justwatch", "https://github.com/dawoudt/JustWatchAPI#usage (search_for_item sends a requests POST)",
+             functions=False),
+        _pkg("geopy.geocoders", "https://geopy.readthedocs.io/en/stable/#module-geopy.geocoders (a geocoder without an "
+             "async adapter sends geocode/reverse synchronously)", methods=("geocode", "reverse"), functions=False),
         _pkg("whois", "https://pypi.org/project/python-whois/ (runs a socket query or the whois command)", kind=S),
         _pkg("revChatGPT", "https://github.com/acheong08/ChatGPT/wiki (Chatbot.ask is sync; ask_async the twin)",
              methods=("ask", "ask_stream", "get_chat_response", "refresh_session", "get_conversations",
@@ -276,6 +287,10 @@ SDKS = Vocabulary(
            for c in ("Memory", "memory.main.Memory")},
         "ffmpeg.probe": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.probe (runs ffprobe and waits)"),
         "feedparser.parse": (H, "https://feedparser.readthedocs.io/en/latest/introduction.html (fetches a URL)"),
+        "pymediainfo.MediaInfo.parse": (F, "https://pymediainfo.readthedocs.io/en/stable/pymediainfo.html#pymediainfo."
+                                           "MediaInfo.parse (libmediainfo opens and reads the media file)"),
+        "img2pdf.convert": (F, "https://gitlab.mister-muffin.de/josch/img2pdf#library (reads every image file given "
+                               "and builds the PDF in memory)"),
         "trafilatura.fetch_url": (H, "https://trafilatura.readthedocs.io/en/latest/usage-python.html"),
         "whisper.load_model": (F, "https://github.com/openai/whisper#python-usage"),
         "faster_whisper.WhisperModel": (F, "https://github.com/SYSTRAN/faster-whisper#usage (loads the model)"),
@@ -312,6 +327,12 @@ SDKS = Vocabulary(
         **{f"PIL.Image.{f}": "PIL.Image.Image" for f in ("open", "new", "fromarray", "frombytes")},
         **{f"PIL.Image.Image.{m}": "PIL.Image.Image" for m in ("convert", "resize", "rotate", "crop", "copy",
                                                               "transpose", "filter")}, "pyttsx3.init": "pyttsx3.Engine",
+        # ImageOps' functions and ImageEnhance's enhance return a new PIL Image (held-out wave 41: saved to a path)
+        **{f"PIL.ImageOps.{f}": "PIL.Image.Image" for f in (
+            "autocontrast", "colorize", "contain", "cover", "crop", "equalize", "expand", "exif_transpose", "fit",
+            "flip", "grayscale", "invert", "mirror", "pad", "posterize", "scale", "solarize")},
+        **{f"PIL.ImageEnhance.{c}.enhance": "PIL.Image.Image" for c in ("Brightness", "Color", "Contrast",
+                                                                        "Sharpness")},
         **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in ("from_file", "from_mp3", "from_wav", "from_ogg")},
         **{f"chromadb.{c}.{m}": "chromadb.Collection" for c in ("Client", "PersistentClient", "HttpClient")
            for m in ("get_or_create_collection", "create_collection", "get_collection")},

@@ -267,6 +267,8 @@ class TypeOf:
                     return target
                 if isinstance(target, str) and target.rpartition(".")[2][:1].isupper():
                     return self.vocab.returns.get(target, target)
+                if isinstance(target, str) and target in self.vocab.returns:  # a factory the vocabulary types:
+                    return self.vocab.returns[target]  # `return build("drive", "v3")`, `return sqlite3.connect(p)`
         return None
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
