@@ -113,6 +113,9 @@ def analyze_file(path: str, *, alone: bool = False):
             _hand_on(path, members, report, smap)
             return report, smap
         source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
+    elif Path(path).is_dir() and not Path(path).is_symlink():
+        raise InputError("is a directory: check leakage reads one script or notebook at a time; pass a .py or .ipynb "
+                         "file in it (or several .py files that run as one program)", path=path)
     else:
         raise InputError(f"is not a Python script or notebook ({suffix or 'no extension'}): pass a .py or .ipynb "
                          "file", path=path)

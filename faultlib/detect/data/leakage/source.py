@@ -24,7 +24,6 @@ from typing import Any
 
 from faultlib.detect.data.leakage.py2print import rewrite_print, scan_brackets
 from faultlib.detect.data.leakage.strlines import inside_strings
-from faultlib.errors import InputError
 
 
 @dataclass
@@ -89,15 +88,6 @@ class SourceMap:
         return next((i for i, (name, _, _) in enumerate(self.files or ()) if name == file), 0)
 
 
-def _text(source: Any, path: str, number: int) -> str:
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list) and all(isinstance(s, str) for s in source):
-        return "".join(source)
-    raise InputError(f"cell {number}: 'source' is neither a string nor a list of strings", path=path,
-                     field=f"cells[{number - 1}].source")
-
-
 def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, SourceMap]:
     """Join a parsed notebook's code cells.
 
@@ -136,33 +126,20 @@ def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
     is not Python becomes blank lines, IPython syntax no-ops (:func:`clean_lines`).
 
     Raises:
-        InputError: not a notebook (no ``cells`` list), a cell that is not an object or without a valid ``source``.
+        InputError: a notebook :func:`faultlib.readers.notebook.notebook_cells` refuses (not a notebook, a damaged
+            cell, too much code).
     """
-    all_cells = _v3_cells(doc)
-    if all_cells is None and (not isinstance(doc, dict) or not isinstance(doc.get("cells"), list)):
-        raise InputError("is not a Jupyter notebook: expected a JSON object with a 'cells' list", path=path,
-                         field="cells")
+    from faultlib.readers.notebook import notebook_cells
+
     out: list[tuple[int, list[str], list[str]]] = []
-    for number, cell in enumerate(doc["cells"] if all_cells is None else all_cells, 1):
-        if not isinstance(cell, dict):
-            raise InputError(f"cell {number} is not an object", path=path, field=f"cells[{number - 1}]")
-        if cell.get("cell_type") != "code":
+    for cell in notebook_cells(doc, path):  # the readers check the structure (every cell, not only code cells)
+        if cell.kind != "code":
             continue
-        text = _text(cell.get("source", cell.get("input", "")), path, number)
-        cell_lines = text.splitlines() or [""]
+        cell_lines = cell.source.splitlines() or [""]
         if cell_lines[0].lstrip().startswith("%%") and not runs_python(cell_lines[0]):
             cell_lines = [""] * len(cell_lines)
-        out.append((number, cell_lines, clean_lines(cell_lines)))
+        out.append((cell.number, cell_lines, clean_lines(cell_lines)))
     return out
-
-
-def _v3_cells(doc: Any) -> list | None:
-    """The cells of an nbformat 3 notebook (``{"worksheets": [{"cells": [...]}]}``, code in ``input``), in order;
-    ``None`` for any other document."""
-    if not isinstance(doc, dict) or "cells" in doc or not isinstance(doc.get("worksheets"), list):
-        return None
-    sheets = [w.get("cells") for w in doc["worksheets"] if isinstance(w, dict)]
-    return [c for sheet in sheets if isinstance(sheet, list) for c in sheet]
 
 
 #: cell magics whose body IPython runs as Python in the user's namespace (IPython "Built-in magic commands":
