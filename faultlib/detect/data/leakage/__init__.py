@@ -242,9 +242,13 @@ def analyze_source(source: str, smap, *, repo=None):
             what, location = f"lines {at['line']}-{end['line']}", at
         report.findings.append(Finding("leakage", Severity.INFO, f"{what} is not valid Python 3 ({skip['message']}): "
                                        "skipped, the rest was analysed", location, dict(skip), kind="code_not_parsed"))
+    for notebook, cell, why in smap.unfollowed:  # code the notebook runs and nobody analysed (nbrun.py)
+        report.findings.append(analysis_incomplete("leakage", f"cell {cell} runs a notebook that was not "
+                                                   f"followed: {why}", {"file": notebook, "index": cell, "line": 1}))
     if not report.complete:  # never "ok" for what was not analysed (DESIGN)
         report.findings.append(analysis_incomplete("leakage", f"the analysis {report.stopped}; later code was not "
                                                    "analysed", {"file": smap.file}))
+    report.complete = report.complete and not smap.unfollowed
     report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
                                         f.location.get("line", 0), f.kind))
     return report

@@ -14,7 +14,10 @@ a finding in them names that notebook, its cell and line (:class:`~.source.Sourc
 Bounds: a notebook beside the running one (or under its folder, reached without a symbolic link: the readers'
 :func:`~faultlib.readers.files.inside`), named by a constant path ending in ``.ipynb``;
 nested runs are followed to :data:`MAX_DEPTH`, at most :data:`MAX_RUNS` notebooks per analysis, none twice (a
-cycle stops there). A notebook that cannot be read or is not a notebook is left out (the ``%run`` stays a no-op).
+cycle stops there). A run notebook that is not followed -- not there, outside the folder or reached through a
+link, unreadable or not a notebook, past the bounds -- leaves its ``%run`` a no-op and is recorded in ``unfollowed``
+(``(notebook, cell number, why)``), so the report is not ``complete``: code the notebook runs was not
+analysed (issue 17: ``complete`` only when everything reachable was). A cycle is no gap (the notebook is read).
 """
 
 from __future__ import annotations
@@ -31,13 +34,14 @@ MAX_DEPTH = 3
 MAX_RUNS = 8
 
 
-def run_target(cell_lines: list[str], path: str) -> Path | None:
-    """The notebook a cell runs as its last code line (``%run prep.ipynb``), resolved beside ``path``; ``None`` when
-    the cell runs none, or the file is not there."""
+def run_target(cell_lines: list[str], path: str) -> tuple[Path | None, str | None]:
+    """The notebook a cell runs as its last code line (``%run prep.ipynb``), resolved beside ``path``, as
+    ``(target, None)``; ``(None, None)`` when the cell runs none, ``(None, why)`` when it names one that cannot be
+    followed (outside the folder or through a symbolic link, not there)."""
     code = [line for line in cell_lines if line.strip() and not line.lstrip().startswith("#")]
     match = _RUN.match(code[-1]) if code else None
     if match is None:
-        return None
+        return None, None
     from faultlib.errors import InputError
     from faultlib.readers.files import inside
 
@@ -45,34 +49,46 @@ def run_target(cell_lines: list[str], path: str) -> Path | None:
     try:  # the one hardened path: inside the running notebook's folder, no symlink on the way (followed or not)
         target = inside(base, match.group(2))
     except InputError:
-        return None
+        return None, f"{match.group(2)} is outside the notebook's folder or reached through a symbolic link"
     if target == base or not target.is_file():
-        return None
-    return target
+        return None, f"{match.group(2)} is not there"
+    return target, None
 
 
 def run_cells(cell_lines: list[str], path: str, lines: list[str], inlined: list[tuple[str, int, int, int]],
-              code_cells: Callable[[Any, str], list[tuple[int, list[str], list[str]]]], depth: int = 0) -> None:
-    """Append the code cells of the notebook the cell (``cell_lines``, in the notebook ``path``) runs to
-    ``lines``, recording each as ``(notebook, cell number, first line, line count)`` in ``inlined``; their own
-    ``%run`` cells are followed likewise, within the bounds. ``code_cells`` reads a parsed notebook's code cells
+              code_cells: Callable[[Any, str], list[tuple[int, list[str], list[str]]]], depth: int = 0, *,
+              cell: int = 0, unfollowed: list[tuple[str, int, str]] | None = None) -> None:
+    """Append the code cells of the notebook the cell (``cell_lines``, number ``cell`` in the notebook ``path``)
+    runs to ``lines``, recording each as ``(notebook, cell number, first line, line count)`` in ``inlined``; their
+    own ``%run`` cells are followed likewise, within the bounds. A run notebook not followed is appended to
+    ``unfollowed`` as ``(notebook, cell number, why)``. ``code_cells`` reads a parsed notebook's code cells
     as ``(number, lines as written, lines as analysed)`` (:func:`~.source.code_cells`)."""
     from faultlib.errors import InputError
     from faultlib.readers.notebook import load_notebook
 
-    target = run_target(cell_lines, path)
+    gaps = unfollowed if unfollowed is not None else []
+    target, why = run_target(cell_lines, path)
+    if target is None:
+        if why:
+            gaps.append((path, cell, why))
+        return
     seen = {name for name, *_ in inlined}
-    if target is None or depth >= MAX_DEPTH or str(target) in seen or len(seen) > MAX_RUNS:
+    if str(target) in seen:  # a cycle or a repeat: that notebook is in the analysis already
+        return
+    if depth >= MAX_DEPTH or len(seen) > MAX_RUNS:
+        gaps.append((path, cell, f"{target.name} is past the bounds followed ({MAX_DEPTH} runs deep, "
+                                              f"{MAX_RUNS} notebooks)"))
         return
     try:
         member_cells = code_cells(load_notebook(target), str(target))
-    except InputError:  # unreadable, too large, not a notebook: the %run stays a no-op
+    except InputError as exc:  # unreadable, too large, not a notebook: the %run stays a no-op
+        gaps.append((path, cell, f"{target.name} could not be read ({exc})"))
         return
     inlined.append((str(target), 0, 0, 0))  # taken (no lines): a cycle or a repeat stops here
     for number, member, cleaned in member_cells:
         inlined.append((str(target), number, len(lines) + 1, len(cleaned)))
         lines.extend(cleaned)
-        run_cells(member, str(target), lines, inlined, code_cells, depth + 1)
+        run_cells(member, str(target), lines, inlined, code_cells, depth + 1, cell=number, unfollowed=gaps)
 
 
 __all__ = ["MAX_DEPTH", "MAX_RUNS", "run_cells", "run_target"]

@@ -39,6 +39,7 @@ class SourceMap:
             user asked about.
         inlined: the code cells of notebooks a notebook runs (``%run prep.ipynb``, :mod:`.nbrun`): ``(notebook,
             cell number, first line in the joined text, line count)`` per cell.
+        unfollowed: the ``%run`` cells whose notebook was not followed: ``(notebook, cell number, why)``.
     """
 
     file: str
@@ -46,6 +47,7 @@ class SourceMap:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     files: list[tuple[str, int, int]] | None = None
     inlined: list[tuple[str, int, int, int]] = field(default_factory=list)
+    unfollowed: list[tuple[str, int, str]] = field(default_factory=list)
 
     def where(self, line: int) -> dict[str, Any]:
         for name, number, start, count in self.inlined:
@@ -107,6 +109,7 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
     lines: list[str] = []
     cells: list[tuple[int, int, int]] = []
     inlined: list[tuple[str, int, int, int]] = []
+    unfollowed: list[tuple[str, int, str]] = []
     if runs:  # this notebook itself, taken (no lines): a notebook it runs that runs it back is not read again
         from pathlib import Path
 
@@ -117,8 +120,8 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
         if runs:
             from faultlib.detect.data.leakage.nbrun import run_cells
 
-            run_cells(cell_lines, path, lines, inlined, code_cells)
-    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined)
+            run_cells(cell_lines, path, lines, inlined, code_cells, cell=number, unfollowed=unfollowed)
+    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined, unfollowed=unfollowed)
 
 
 def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
