@@ -423,8 +423,30 @@ def _prefer_siblings(modules: dict) -> None:
         for alias, target in list(module.imports.items()):
             head, _, rest = target.partition(".")
             sibling = f"{module.package}.{head}" if module.package else head
-            if head in ambiguous and sibling in full and sibling != module.name:
+            if head in ambiguous and sibling in full and sibling != module.name and _has(full, sibling, rest):
                 module.imports[alias] = f"{sibling}.{rest}" if rest else sibling
+
+
+def _has(full: dict, sibling: str, rest: str) -> bool:
+    """The sibling module ``sibling`` has what the import names after its head (``rest``: a submodule, or a name its
+    top level binds); a package's absolute ``from api.rag import RAG`` beside a module ``api.py`` that has no
+    ``rag`` means the package ``api``, not the sibling (held-out wave 40)."""
+    if not rest:
+        return True
+    first = rest.partition(".")[0]
+    if f"{sibling}.{first}" in full:
+        return True
+    for node in full[sibling].tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == first:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.partition(".")[0]) == first for a in node.names):
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == first for t in targets):
+            return True
+    return False
 
 
 def _finding(site, path, entries: list[str], callbacks, entry_calls: list[tuple[str, int, str]]) -> Finding:

@@ -112,12 +112,14 @@ def picked(index, expr: ast.expr, func: Func) -> list:
         container = expr.value
     else:
         return []
-    literal = index.infer.literal(container, func)
+    literal, scope = index.infer.literal(container, func), func
+    if literal is None:  # from .registry import ROUTERS: the display another analysed module binds
+        literal, scope = index.infer.imported_display(container, func)
     found = list(registered(index, container, func))  # TOOLS[name] = fn elsewhere: a registry a decorator fills
     if not isinstance(literal, ast.Dict):
         return found
     for value in literal.values:
-        target = index.callee(value, func) if dotted(value) else None
+        target = index.callee(value, scope) if dotted(value) else None
         if isinstance(target, (Func, Klass)) and all(target is not f for f in found):
             found.append(target)
     return found

@@ -33,6 +33,9 @@ class Family:
             Google discovery style ``api.people().get()``), or the set of the names of its namespaces
             (qbittorrent-api's ``client.torrents``, mattermostdriver's ``driver.posts``): only those attributes are
             sub-clients, and what a method returns is data, not a client.
+        data_actions: with ``resources=True``, what a method returns is data all the same: sub-clients are reached
+            through attributes only (boto3's resources: ``dynamodb.Table(name)`` is one, and the dict its action
+            ``table.get_item(...)`` returns is the response, not a request still to be sent).
         prefix: ``types`` are name prefixes (``transformers.``) rather than exact names.
         package: ``types`` are package names: the family owns every module and class beneath them
             (``wolframalpha`` owns ``wolframalpha.Client``) except their async twins (a name part starting
@@ -52,6 +55,7 @@ class Family:
     source: str
     except_: frozenset[str] = frozenset()
     resources: bool | frozenset[str] = False
+    data_actions: bool = False
     prefix: bool = False
     package: bool = False
     functions: bool = True
@@ -206,6 +210,8 @@ class Vocabulary:
             if not (isinstance(fam.resources, bool) or (isinstance(fam.resources, frozenset)
                                                          and all(map(strs, fam.resources)))):
                 return f"families[{i}].resources must be True, False or a frozenset of attribute names"
+            if not isinstance(fam.data_actions, bool):
+                return f"families[{i}].data_actions must be True or False"
             if not (isinstance(fam.patterns, Mapping) and all(strs(p) and strs(k) for p, k in fam.patterns.items())):
                 return f"families[{i}].patterns must map regular expressions to kinds (strings)"
             for pattern in fam.patterns:

@@ -278,11 +278,11 @@ class Index(TypeOf):
             for _ in range(2):  # a second pass types `self.b = self.a.x()` written before `self.a = ...` is known
                 for method in klass.methods.values():
                     self._store_attributes(method, attrs, klass)
-            for name, getter in klass.methods.items():  # `self.model` read through a @property: what it returns
-                if name not in attrs and not getter.is_async and is_property(getter):
-                    found = self.return_type(getter)
-                    if found is not None:
-                        attrs[name] = found
+                for name, getter in klass.methods.items():  # `self.model` read through a @property: what it
+                    if name not in attrs and not getter.is_async and is_property(getter):  # returns; in each pass:
+                        found = self.return_type(getter)  # a lazy `self._t = self.db.Table(n)` needs `db` typed
+                        if found is not None:
+                            attrs[name] = found
             for name, found in instance_valued(self, klass).items():  # llm = Llama(...) in the class body
                 attrs.setdefault(name, found)  # after the methods' stores: `self.llm = ...` there wins
         finally:
@@ -290,8 +290,8 @@ class Index(TypeOf):
         return attrs
 
     def _store_attributes(self, method: Func, attrs: dict[str, Type], klass: Klass) -> None:
-        """Add to ``attrs`` the types of the ``self.X = ...`` (and ``self.register_modules(X=...)``) in ``method``
-        that are not typed yet."""
+        """Add to ``attrs`` the types of the ``self.X = ...`` (``ClassName.X = ...`` too: a cache shared by the
+        instances) and ``self.register_modules(X=...)`` in ``method`` that are not typed yet."""
         self_name = method.node.args.args[0].arg if method.node.args.args else None
         for node in method.nodes:
             targets = node.targets if isinstance(node, ast.Assign) else (
@@ -302,7 +302,7 @@ class Index(TypeOf):
                                  and dotted(t.value) == [self_name] and t.attr not in attrs
                                  and (typed := self.stores.unpacked(node.value, i, method)) is not None)
                 elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == self_name and target.attr not in attrs):
+                        and target.value.id in (self_name, klass.node.name) and target.attr not in attrs):
                     found = (self.annotation_type(node.annotation, klass.module)
                              if isinstance(node, ast.AnnAssign) else None)
                     value = getattr(node, "value", None)

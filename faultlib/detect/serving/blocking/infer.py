@@ -313,11 +313,14 @@ class Inference:
         return _agreed(found, strict=False)
 
     def element_callee(self, container: ast.expr, func: Func):
-        """What calling a value of a literal container of functions/classes calls, when the values agree."""
+        """What calling a value of a literal container of functions/classes calls, when the values agree (the
+        container may be a global another analysed module binds: ``from .registry import ROUTERS``)."""
         literal = self.literal(container, func)
+        scope = func if literal_scope_is_func(container, func) else self.module_func(func.module)
+        if literal is None:
+            literal, scope = self.imported_display(container, func)
         if literal is None:
             return None
-        scope = func if literal_scope_is_func(container, func) else self.module_func(func.module)
         found = []
         for value in _values(literal):
             if dotted(value) is None:
@@ -349,6 +352,18 @@ class Inference:
         expr.__dict__["_faultlib_column"] = column  # kept alive: memo keys are node ids
         scope = func if literal_scope_is_func(expr.value.value, func) else self.module_func(func.module)
         return self.element_callee(column, scope)
+
+    def imported_display(self, expr: ast.expr, func: Func) -> tuple[ast.expr | None, Func | None]:
+        """The dict/list/tuple/set display an imported name is bound to in the analysed module it comes from, with
+        that module's scope; (None, None) otherwise."""
+        if not (isinstance(expr, ast.Name) and expr.id in func.module.imports) or _assigned_in(func, expr.id):
+            return None, None
+        module_name, _, name = func.module.imports[expr.id].rpartition(".")
+        module = self.index.modules.get(module_name)
+        bound = module.globals.get(name) if module is not None else None
+        if not isinstance(bound, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+            return None, None
+        return bound, self.module_func(module)
 
     def literal(self, expr: ast.expr, func: Func) -> ast.expr | None:
         """The dict/list/tuple/set display ``expr`` is, or the one a name is bound to once."""

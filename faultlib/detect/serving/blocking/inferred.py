@@ -88,6 +88,11 @@ VALUE_PACKAGES = frozenset({"pydantic", "pydantic_core", "pydantic_settings", "a
 """Data-validation and value-class libraries: their objects hold values (``SecretStr(token)`` wraps a token;
 ``get_secret_value()`` returns it), they talk to no server (pydantic: "Data validation using Python type hints",
 https://docs.pydantic.dev/; attrs, marshmallow, msgspec likewise). Held-out wave 37: 4 false alarms."""
+CONFIG_SUFFIXES = ("Config", "Configuration", "Settings", "Options")
+"""Class-name endings of configuration objects: they describe how a client or a crawler should work (what they
+hold, how to serialise them: crawl4ai's ``CrawlerRunConfig.load``/``.dump``), they send nothing. Given a credentialed
+object (``CrawlerRunConfig(extraction_strategy=LLMExtractionStrategy(api_token=...))``) they carry it to the code
+that talks to the server; that code is the client. Held-out wave 40: 6 false alarms."""
 PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "fname"})
 """Words of the first argument of a package function (``createParser(path)``) or class-level constructor
 (``Torrent.from_file(path)``) that name what it opens. Not URLs: measured by ablation, a package function given a
@@ -153,6 +158,8 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
             call.func.value, func) == target.rpartition(".")[0]:  # an instance of a lower-case class (`ccxt.binance`)
         owner = target.rpartition(".")[0]
     if owner is None or not handle_method(owner, method, _remote_method(method)) or _returns_at_once(call):
+        return None
+    if owner.rpartition(".")[2].endswith(CONFIG_SUFFIXES):
         return None
     found = evidence_of(index, owner)
     declared = _declared(index, owner.partition(".")[0]) if found else []

@@ -16,7 +16,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["LIMIT", "loop_callees"]
+__all__ = ["LIMIT", "loop_callees", "loop_values"]
 
 LIMIT = 32
 """The most callees one loop variable is given (a longer table is cut there)."""
@@ -46,6 +46,18 @@ def _callees(index, func: Func, name: str) -> list:
             if len(found) >= LIMIT:
                 return found
     return found
+
+
+def loop_values(index, func: Func, name: str) -> list[ast.expr]:
+    """The expressions every ``for`` of ``func`` that binds ``name`` takes it from, row by row, when each walks a
+    literal table (``for path in ["pkg", "pkg.sub"]``); [] when any loop binding it walks something else."""
+    values: list[ast.expr] = []
+    for node in (n for n in func.nodes if isinstance(n, ast.For) and _binds(n.target, name)):
+        items = _items(index, node, func, name)
+        if not items:
+            return []
+        values += items
+    return values[:LIMIT]
 
 
 def _binds(target: ast.expr, name: str) -> bool:

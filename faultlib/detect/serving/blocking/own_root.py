@@ -13,7 +13,9 @@ files, never a third-party name (``requests.utils.quote`` stays ``requests``'s, 
 
 from __future__ import annotations
 
+import ast
 import sys
+from pathlib import PurePath
 
 from faultlib.detect.serving.blocking.model import Func, Klass, Module
 
@@ -42,3 +44,34 @@ def known_packages(index) -> frozenset[str]:
                                                               *(t for f in vocab.families for t in f.types)])
         index._known_packages = known
     return known
+
+
+def imports_own_package(index, call, func: Func) -> bool:
+    """``importlib.import_module("pkg")`` (a constant absolute name, or a loop variable over a literal list of them)
+    called from a module inside the package ``pkg`` (``pkg`` or ``pkg.sub`` of the package folders, each with an
+    ``__init__.py`` among the analysed files, that enclose the caller): importing a module imports its parent packages first
+    (https://docs.python.org/3/reference/import.html#submodules), so the package is in ``sys.modules`` before the
+    caller's code runs and the call only looks it up."""
+    from faultlib.detect.serving.blocking.loop_items import loop_values
+
+    if not call.args or call.keywords:
+        return False
+    arg = call.args[0]  # a constant, or a loop variable over a literal list of them (for path in ["pkg"]: ...)
+    values = loop_values(index, func, arg.id) if isinstance(arg, ast.Name) else [arg]
+    return bool(values) and all(isinstance(v, ast.Constant) and _encloses(index, v.value, func) for v in values)
+
+
+def _encloses(index, name, func: Func) -> bool:
+    """The absolute module name ``name`` is one of the packages that enclose ``func``'s module."""
+    if not isinstance(name, str) or not name or name.startswith("."):
+        return False
+    paths = index.__dict__.get("_module_paths")
+    if paths is None:
+        paths = index.__dict__["_module_paths"] = frozenset(str(m.path) for m in index.distinct_modules())
+    chain: list[str] = []
+    folder = PurePath(str(func.module.path)).parent
+    while str(folder / "__init__.py") in paths and folder.name:
+        chain.insert(0, folder.name)
+        folder = folder.parent
+    parts = name.split(".")
+    return chain[:len(parts)] == parts

@@ -313,6 +313,12 @@ SDKS = Vocabulary(
         **{f"huggingface_hub.{f}": (H, "https://huggingface.co/docs/huggingface_hub/guides/download") for f in (
             "hf_hub_download", "snapshot_download", "upload_file", "upload_folder", "create_repo", "list_models",
             "model_info", "list_repo_files")},
+        "datasets.load_dataset": (H, "https://huggingface.co/docs/datasets/package_reference/loading_methods#datasets."
+                                     "load_dataset (downloads the dataset from the Hub or reads the local cache, and "
+                                     "prepares the Arrow files, in the calling thread)"),
+        "datasets.load_from_disk": ("blocking_file_io", "https://huggingface.co/docs/datasets/package_reference/"
+                                                        "loading_methods#datasets.load_from_disk (reads the saved "
+                                                        "dataset's Arrow files)"),
     },
     returns={
         "gradio_client.Client": "gradio_client.Client", "chromadb.PersistentClient": "chromadb.PersistentClient",

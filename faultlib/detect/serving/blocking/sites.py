@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
+from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
@@ -28,6 +29,7 @@ from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
+from faultlib.detect.serving.blocking.own_root import imports_own_package
 from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
@@ -89,7 +91,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
         if (only_creates(target, call, func) or not _argument_blocks(index, target, call)
-                or parses_awaited_text(target, call, func)):
+                or parses_awaited_text(target, call, func)
+                or (target == "importlib.import_module" and imports_own_package(index, call, func))):
             return None
         return Site(known[0], target.removeprefix("builtins."), func, call)
     owner, _, method = target.rpartition(".")
@@ -170,6 +173,11 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
             if site is not None:
                 return Site(site.kind, f"{site.what} (one of the values `{_segment(func, call.func.value)}` "
                             "is assigned)", func, call, site.guess)
+    for typed in branch_types(index, call, func):  # model = Client() here, genai.GenerativeModel(...) there
+        site = named_site(index, f"{typed}.{call.func.attr}", call, func)
+        if site is not None:
+            return Site(site.kind, f"{site.what} (one of the values `{call.func.value.id}` is assigned in this "
+                        "function)", func, call, site.guess)
     for target, made, caller, name in listed_targets(index, call, func):  # for func in tasks: func()
         site = named_site(index, target, made, caller)
         if site is not None:

@@ -9,6 +9,7 @@ import ast
 import re
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.class_tables import table_base
 from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
@@ -82,6 +83,12 @@ class TypeOf:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
+            if owner is None and func is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+                klass = self.callee(expr.value, func, depth + 1)  # Cache.table = db.Table(n): the class's own
+                if isinstance(klass, Klass):  # attribute, stored through its name (index.attributes)
+                    found = self.attribute_type(klass, expr.attr)
+                    if found is not None:
+                        return found
             if owner is None and func is not None and isinstance(expr, ast.Attribute):
                 holder = self._module_of(expr.value, func)
                 if holder is not None:  # shared.model, set by `shared.model, shared.tok = load(name)` elsewhere
@@ -141,6 +148,10 @@ class TypeOf:
             target = self.callee(callee, func, depth + 1) if func is not None else None
             if isinstance(target, Klass):
                 return target
+            if not isinstance(target, Func) and func is not None and isinstance(expr.func, ast.Subscript):
+                base = table_base(self, expr.func.value, func)  # ROUTERS[name](...): the classes' shared base
+                if base is not None:
+                    return base
             if isinstance(target, Func):
                 if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
                     found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
@@ -157,12 +168,16 @@ class TypeOf:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
                 owner, _, last = target.rpartition(".")
-                if owner and self.vocab.sub_resource(owner, last) is not None and not last[:1].isupper():
+                if owner and self.vocab.request_of(owner, last):
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and (owner.startswith("transformers.") or HF_HEAD.search(owner)):
                     return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
                             else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")
+                if (last in vocab.LOAD_METHODS or last.startswith("from_")) and isinstance(callee, ast.Attribute):
+                    made = self.callee(callee.value, func, depth + 1) if func is not None else None
+                    if isinstance(made, Klass):  # MFModel.from_pretrained(...) inherited from a hub mixin: an MFModel
+                        return made
                 if (last in vocab.LOAD_METHODS or last.startswith("from_")) and vocab.is_third_party_instance(owner):
                     return owner  # the convention: AutoencoderKL.from_pretrained(...), RetrievalQA.from_chain_type(...)
                 if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):

@@ -193,6 +193,14 @@ class Merged:
                 return kind, family.source
         return None
 
+    def request_of(self, type_name: str, method: str) -> bool:
+        """``type_name.method(...)`` returns a request of the same client (``api.people().get()``), not data: a
+        lower-case method of a client with sub-clients whose family does not say its actions return data
+        (:attr:`Family.data_actions`)."""
+        if method[:1].isupper() or self.sub_resource(type_name, method) is None:
+            return False
+        return not any(f.data_actions and f.namespace(method) for f in self._families_of(type_name))
+
     def sub_resource(self, type_name: str, attr: str) -> str | None:
         """The type of ``instance.attr`` when ``type_name`` is a client with sub-clients (``openai.OpenAI.chat``)."""
         for family in self._families_of(type_name):

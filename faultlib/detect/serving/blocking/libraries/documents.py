@@ -1,6 +1,6 @@
 """Document and media file libraries: PDF (PyMuPDF, pypdf, pdfplumber, pdf2image), office files (python-pptx,
 python-docx's and openpyxl's writers, xlrd, odfpy, olefile), EPUB (EbookLib) and MIDI (mido) files opened, parsed
-and written.
+and written; docling's document conversion (layout and OCR models run over every page).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
 ``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
@@ -35,6 +35,10 @@ OFFICE_SAVE = ("https://python-docx.readthedocs.io/en/latest/api/document.html#d
 XLRD = "https://xlrd.readthedocs.io/en/latest/api.html#xlrd.open_workbook (reads and parses the whole workbook)"
 ODFPY = "https://github.com/eea/odfpy/wiki (odf.opendocument.load opens the zip and parses its XML)"
 OLEFILE = "https://olefile.readthedocs.io/en/latest/Howto.html (OleFileIO(filename) opens and parses the OLE file)"
+DOCLING = ("https://docling-project.github.io/docling/reference/document_converter/ (DocumentConverter.convert and "
+           "convert_all parse each document through its pipeline -- layout analysis, table structure and OCR models "
+           "-- in the calling thread and return the result; the converter itself is built without that work)")
+_DOCLING = "docling.document_converter.DocumentConverter"
 
 _ANY = BlocksWhen(ANY_ARGUMENT, test="given")  # no argument: a new empty document in memory
 _PDF_PACKAGES = ("fitz", "pymupdf")
@@ -58,6 +62,7 @@ DOCUMENTS = Vocabulary(
         Family(_PAGES, {m: C for m in ("get_text", "get_textpage", "get_pixmap", "search_for", "get_text_words",
                                        "get_text_blocks", "find_tables")}, PYMUPDF),
         Family(("mido.MidiFile",), {"save": F}, MIDO),
+        Family((_DOCLING,), {"convert": C, "convert_all": C}, DOCLING),
         Family(("pypdf.PdfWriter", "PyPDF2.PdfWriter"), {"write": F}, PYPDF),
         Family(("pptx.presentation.Presentation",), {"save": F}, PPTX),
         Family(("docx.document.Document", "openpyxl.workbook.workbook.Workbook"), {"save": F}, OFFICE_SAVE),
@@ -69,7 +74,7 @@ DOCUMENTS = Vocabulary(
         **{f"{d}.{m}": d.replace("Document", "Page") for d in _DOCUMENTS for m in ("load_page", "__getitem__",
                                                                                    "new_page", "__iter__")},
         **{f"mido.{c}": "mido.MidiFile" for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
-        "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
+        _DOCLING: _DOCLING, "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
         "pptx.Presentation": "pptx.presentation.Presentation", "docx.Document": "docx.document.Document",
         **{f"openpyxl.{f}": "openpyxl.workbook.workbook.Workbook" for f in ("Workbook", "load_workbook")},
     },
