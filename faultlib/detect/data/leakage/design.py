@@ -113,6 +113,16 @@ def _statistic_lambda(node: ast.expr) -> bool:
 
 
 
+def _statistic_call_lambda(node: ast.expr) -> bool:
+    """``lambda x: x.fillna(pd.Series.mode(x)[0])``, ``lambda g: g.fillna(np.median(g))``: a function that passes its
+    own argument (a group's rows) to a statistic written as a function call."""
+    if not isinstance(node, ast.Lambda) or not node.args.args:
+        return False
+    param = node.args.args[0].arg
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in vocab.STATISTICS
+               and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == param for n in ast.walk(node.body))
+
+
 def _window(node: ast.expr | None) -> bool:
     """``s.rolling(7)`` (also ``expanding``, ``ewm``, ``resample``): a window object, whose ``.mean()`` is each row's
     own past window (or time bin), not a statistic of all the rows (pandas user guide, "Windowing operations")."""
@@ -254,11 +264,13 @@ class DesignChecks:
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
             return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno))) if grouped is not None and \
                 out.rows is None else out
-        if name in ("transform", "apply") and node.args and _statistic_lambda(node.args[0]) and not _row_wise(
-                args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
+        if name in ("transform", "apply") and node.args and (_statistic_lambda(node.args[0]) or (
+                grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
+                _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
-                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id):
+                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id) and \
+                not _row_wise(args, kwargs, 1):  # df[cols].agg('mean', axis=1): each row's own columns
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
                                   per_row=name == "transform")
             return _per_group(out, grouped, inner, node) if name != "transform" else out

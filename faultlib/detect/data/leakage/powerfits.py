@@ -5,7 +5,9 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`. ``scipy.stats.
 likelihood and return ``(transformed, lambda)`` (SciPy reference, ``scipy.stats.boxcox``): a fit on the rows of
 ``x``, like scikit-learn's ``PowerTransformer``. Run on train and test stacked, or on all rows before a split, the
 lambda saw the held-out rows. With ``lmbda`` given (or ``scipy.special.boxcox(x, lmbda)``, which always takes it)
-nothing is learnt from the rows.
+nothing is learnt from the rows. ``scipy.stats.boxcox_normmax(x)`` and ``yeojohnson_normmax(x)`` return that
+estimated lambda alone (SciPy reference, ``scipy.stats.boxcox_normmax``); it is then typed into
+``scipy.special.boxcox1p(x, lmbda)``, so the estimate carries the fit.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from faultlib.pyflow.values import Tup
 
 #: SciPy's power transforms that estimate their lambda when none is given
 POWER_TRANSFORMS = frozenset({"boxcox", "yeojohnson"})
+#: SciPy's functions that return only the lambda they estimate from the rows
+LAMBDA_ESTIMATES = frozenset({"boxcox_normmax", "yeojohnson_normmax"})
 
 
 class PowerFits:
@@ -35,7 +39,15 @@ class PowerFits:
                 taints = data.taints | ({fit} if fit else set())
                 # (transformed, lambda): the values keep x's rows; lambda is one number estimated from them
                 return Tup((Data(data.rows, taints, data.test), Data(None, taints)))
+        if ref.last in LAMBDA_ESTIMATES and ref.module.startswith("scipy.stats") and args:
+            from faultlib.detect.data.leakage.values import as_data
+            from faultlib.detect.data.leakage.values import Data, Est
+
+            data = as_data(args[0])
+            if data is not None:
+                fit = self._fit(Est(ref.last, "transformer", preprocessing=True), data, False, ref.last, node, frame)
+                return Data(None, data.taints | ({fit} if fit else set()))  # one number estimated from the rows
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 
-__all__ = ["POWER_TRANSFORMS", "PowerFits"]
+__all__ = ["LAMBDA_ESTIMATES", "POWER_TRANSFORMS", "PowerFits"]

@@ -2,7 +2,7 @@
 
 Some tables hold several rows per *sample*: a molecule's atom pairs (``molecule_name``), a breath's time steps
 (``breath_id``), an app installation's sessions (``installation_id``), a match's history (a bare ``id``), a
-sequence's sensor readings, a passenger group's travellers. The competition (or the split) keeps each sample
+sequence's sensor readings (or a ``series_id``'s), a passenger group's travellers. The competition (or the split) keeps each sample
 whole, so a statistic per sample,
 
     df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
@@ -31,7 +31,8 @@ from faultlib.detect.data.leakage.targets import label_like
 from faultlib.pyflow.values import Const, Tup
 
 #: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)
-SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment"})
+SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment",
+                          "series"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
 
 
