@@ -39,7 +39,10 @@ def wrapped_test_names(sets: list[ast.expr], bindings: dict[str, list[ast.expr]]
                        choosing_named) -> list[str]:
     """The test-named variables (``test_X``, ``X_test``; none named for validation) that a wrapper in the evaluation
     sets ``sets`` was built from, directly or through the name it was assigned to (every binding of that name is
-    such a wrapper). Empty when any wrapped name is unknown or says validation."""
+    such a wrapper). Empty when any wrapped name is unknown or says validation: also when the name of the sets
+    is bound twice, in two scopes or two joined scripts, once to a list holding ``DMatrix(X_test)`` and once to
+    one holding ``DMatrix(X_val)`` (``watchlist`` in a helper and at module level): the bindings are syntactic,
+    which one this call receives is unknown, and the rows are followed by value instead."""
     out: list[str] = []
     todo, seen = [(s, 0) for s in sets], set()
     while todo:  # watchlist = [(dtrain, 'train'), (dval, 'val')]; dval = DMatrix(X_test, label=y_test): three deep
@@ -48,11 +51,15 @@ def wrapped_test_names(sets: list[ast.expr], bindings: dict[str, list[ast.expr]]
             if isinstance(node, ast.Call):
                 if _test_wrapper(node, choosing_named):
                     out.extend(n for n in _wrapped_names(node) if n)
+                elif any(n and choosing_named(n) for n in _wrapped_names(node)):
+                    return []  # a wrapper of rows named for validation reaches the same sets
             elif isinstance(node, ast.Name) and depth < 3 and node.id not in seen:
                 seen.add(node.id)
                 values = bindings.get(node.id, [])
                 wraps = [v for v in values if isinstance(v, ast.Call) and _wrapped_names(v)]
                 if any(not _test_wrapper(v, choosing_named) for v in wraps):
+                    if any(n and choosing_named(n) for v in wraps for n in _wrapped_names(v)):
+                        return []  # dval = DMatrix(X_val) reaches the sets: the validation part may be what is passed
                     continue  # dval = DMatrix(X_test) here, DMatrix(X_val) there: which one is passed is unknown
                 todo.extend((v, depth + 1) for v in values[:4])
     return out
