@@ -81,3 +81,63 @@ def test_the_main_script_still_reports_stopping_on_a_test_wrapper(tmp_path: Path
     leaky = FORECAST_MAIN.replace("X_val", "X_test").replace("y_val", "y_test").replace("dval", "dtest")
     found = _session(tmp_path, leaky)
     assert ("tuned_on_test", "forecast.py", FORECAST_MAIN_STOP_LINE) in found, found
+
+
+# OpenCV's models (cv2.ml): a neighbour count tried per pass, each scored on the test part, the best kept
+OPENCV_SWEEP = """\
+import numpy as np
+import cv2
+from sklearn.datasets import load_wine
+from sklearn.model_selection import train_test_split
+from sklearn.metrics import accuracy_score
+
+wine = load_wine()
+X_train, X_test, y_train, y_test = train_test_split(wine.data.astype(np.float32), wine.target, random_state=5)
+best_acc, best_k = 0.0, 1
+for k in range(1, 15):
+    nn = cv2.ml.KNearest_create()
+    nn.setDefaultK(k)
+    nn.train(X_train, cv2.ml.ROW_SAMPLE, y_train)
+    _, guess = nn.predict(X_test)
+    acc = accuracy_score(y_test, guess)
+    if acc > best_acc:
+        best_acc = acc
+        best_k = k
+print(best_acc, best_k)
+"""
+OPENCV_SWEEP_AT = ("tuned_on_test", "sweep.py", 14)
+
+
+def _script(tmp_path: Path, text: str) -> set[tuple[str, str, int]]:
+    (tmp_path / "sweep.py").write_text(text)
+    return _alarms(tmp_path / "sweep.py")
+
+
+def test_an_opencv_model_tuned_on_the_test_part_is_found(tmp_path: Path) -> None:
+    assert OPENCV_SWEEP_AT in _script(tmp_path, OPENCV_SWEEP)
+
+
+def test_an_opencv_model_found_by_find_nearest_and_a_setter_of_its_own_is_found(tmp_path: Path) -> None:
+    text = OPENCV_SWEEP.replace("    _, guess = nn.predict(X_test)\n", "    _, guess, _, _ = nn.findNearest(X_test, k)\n")
+    assert OPENCV_SWEEP_AT in _script(tmp_path, text)
+
+
+def test_an_opencv_model_tuned_on_a_validation_part_is_silent(tmp_path: Path) -> None:
+    text = OPENCV_SWEEP.replace(
+        "best_acc, best_k = 0.0, 1\n",
+        "X_fit, X_valid, y_fit, y_valid = train_test_split(X_train, y_train, random_state=5)\nbest_acc, best_k = 0.0, 1\n",
+    ).replace("nn.train(X_train, cv2.ml.ROW_SAMPLE, y_train)", "nn.train(X_fit, cv2.ml.ROW_SAMPLE, y_fit)").replace(
+        "nn.predict(X_test)", "nn.predict(X_valid)").replace("accuracy_score(y_test, guess)", "accuracy_score(y_valid, guess)")
+    assert not {a for a in _script(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+def test_opencv_scores_printed_per_candidate_without_keeping_one_are_silent(tmp_path: Path) -> None:
+    text = OPENCV_SWEEP.replace("    if acc > best_acc:\n        best_acc = acc\n        best_k = k\n",
+                                "    print(k, acc)\n")
+    assert not {a for a in _script(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+def test_a_setter_of_an_object_that_is_no_opencv_model_does_not_make_candidates(tmp_path: Path) -> None:
+    text = OPENCV_SWEEP.replace("    nn.setDefaultK(k)\n", "    log.setLevel(k)\n").replace(
+        "import cv2\n", "import cv2\nimport logging\nlog = logging.getLogger('sweep')\n")
+    assert not {a for a in _script(tmp_path, text) if a[0] == "tuned_on_test"}
