@@ -17,6 +17,16 @@ def _alarms(path: Path) -> set[tuple[str, str, int]]:
             if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
 
 
+def _held_out_watch(table: str, held: str, indent: str) -> str:
+    """Lines that cut ``table`` into features and target, split them, wrap both parts (the held-out part named
+    ``X_<held>``/``d<held>``) and list them under the name ``watch``."""
+    lines = [f"X = {table}.iloc[:, 1:]", f"Y = {table}.iloc[:, 0]",
+             f"X_train, X_{held}, y_train, y_{held} = train_test_split(X, Y, test_size=0.25, random_state=7)",
+             "dtrain = xgb.DMatrix(X_train, y_train)", f"d{held} = xgb.DMatrix(X_{held}, y_{held})",
+             f"watch = [(dtrain, 'fit'), (d{held}, 'check')]"]
+    return "".join(f"{indent}{line}\n" for line in lines)
+
+
 # a helper script: early stopping on the held-out part of its own split, named for testing, metric printed
 RANKING_HELPER = """\
 import xgboost as xgb
@@ -24,12 +34,7 @@ from sklearn.model_selection import train_test_split
 
 
 def rank_columns(table, settings):
-    X = table.iloc[:, 1:]
-    Y = table.iloc[:, 0]
-    X_train, X_test, y_train, y_test = train_test_split(X, Y, test_size=0.25, random_state=7)
-    dtrain = xgb.DMatrix(X_train, y_train)
-    dtest = xgb.DMatrix(X_test, y_test)
-    watch = [(dtrain, 'fit'), (dtest, 'check')]
+""" + _held_out_watch("table", "test", "    ") + """\
     booster = xgb.train(settings, dtrain, 400, evals=watch,
                         early_stopping_rounds=25, verbose_eval=True)
     return booster.get_score()
@@ -48,12 +53,7 @@ readings = pd.read_csv("meter.csv", index_col=0, parse_dates=True)
 print(rank_columns(readings, {"max_depth": 4}))
 early = readings[:"2021-06-30"]
 late = readings["2021-07-01":]
-X = early.iloc[:, 1:]
-Y = early.iloc[:, 0]
-X_train, X_val, y_train, y_val = train_test_split(X, Y, test_size=0.25, random_state=7)
-dtrain = xgb.DMatrix(X_train, y_train)
-dval = xgb.DMatrix(X_val, y_val)
-watch = [(dtrain, 'fit'), (dval, 'check')]
+""" + _held_out_watch("early", "val", "") + """\
 booster = xgb.train({"max_depth": 4}, dtrain, 400, evals=watch, early_stopping_rounds=25)
 forecast = booster.predict(xgb.DMatrix(late.iloc[:, 1:]))
 """
