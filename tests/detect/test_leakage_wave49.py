@@ -141,3 +141,30 @@ def test_a_setter_of_an_object_that_is_no_opencv_model_does_not_make_candidates(
     text = OPENCV_SWEEP.replace("    nn.setDefaultK(k)\n", "    log.setLevel(k)\n").replace(
         "import cv2\n", "import cv2\nimport logging\nlog = logging.getLogger('sweep')\n")
     assert not {a for a in _script(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# one script, one scope: the name of the sets rebound from the validation part to the test part before a second
+# stopped training; the rows passed are followed by value, so the second training is still reported
+REBOUND = """\
+import pandas as pd
+import xgboost as xgb
+from sklearn.model_selection import train_test_split
+
+readings = pd.read_csv("meter.csv")
+""" + _held_out_watch("readings", "test", "") + """\
+X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.25, random_state=7)
+dfit = xgb.DMatrix(X_fit, y_fit)
+dval = xgb.DMatrix(X_val, y_val)
+watch = [(dfit, 'fit'), (dval, 'check')]
+first = xgb.train({"max_depth": 4}, dfit, 400, evals=watch, early_stopping_rounds=25)
+watch = [(dtrain, 'fit'), (dtest, 'check')]
+second = xgb.train({"max_depth": 4}, dtrain, 400, evals=watch, early_stopping_rounds=25)
+print(second.predict(dtest))
+"""
+
+
+def test_a_name_rebound_in_the_same_scope_to_the_test_wrapper_is_still_reported(tmp_path: Path) -> None:
+    (tmp_path / "rebound.py").write_text(REBOUND)
+    found = _alarms(tmp_path / "rebound.py")
+    assert ("tuned_on_test", "rebound.py", 18) in found, found
+    assert ("tuned_on_test", "rebound.py", 16) not in found, found

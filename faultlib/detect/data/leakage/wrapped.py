@@ -39,10 +39,7 @@ def wrapped_test_names(sets: list[ast.expr], bindings: dict[str, list[ast.expr]]
                        choosing_named) -> list[str]:
     """The test-named variables (``test_X``, ``X_test``; none named for validation) that a wrapper in the evaluation
     sets ``sets`` was built from, directly or through the name it was assigned to (every binding of that name is
-    such a wrapper). Empty when any wrapped name is unknown or says validation: also when the name of the sets
-    is bound twice, in two scopes or two joined scripts, once to a list holding ``DMatrix(X_test)`` and once to
-    one holding ``DMatrix(X_val)`` (``watchlist`` in a helper and at module level): the bindings are syntactic,
-    which one this call receives is unknown, and the rows are followed by value instead."""
+    such a wrapper). Empty when any wrapped name is unknown or says validation."""
     out: list[str] = []
     todo, seen = [(s, 0) for s in sets], set()
     while todo:  # watchlist = [(dtrain, 'train'), (dval, 'val')]; dval = DMatrix(X_test, label=y_test): three deep
@@ -51,15 +48,11 @@ def wrapped_test_names(sets: list[ast.expr], bindings: dict[str, list[ast.expr]]
             if isinstance(node, ast.Call):
                 if _test_wrapper(node, choosing_named):
                     out.extend(n for n in _wrapped_names(node) if n)
-                elif any(n and choosing_named(n) for n in _wrapped_names(node)):
-                    return []  # a wrapper of rows named for validation reaches the same sets
             elif isinstance(node, ast.Name) and depth < 3 and node.id not in seen:
                 seen.add(node.id)
                 values = bindings.get(node.id, [])
                 wraps = [v for v in values if isinstance(v, ast.Call) and _wrapped_names(v)]
                 if any(not _test_wrapper(v, choosing_named) for v in wraps):
-                    if any(n and choosing_named(n) for v in wraps for n in _wrapped_names(v)):
-                        return []  # dval = DMatrix(X_val) reaches the sets: the validation part may be what is passed
                     continue  # dval = DMatrix(X_test) here, DMatrix(X_val) there: which one is passed is unknown
                 todo.extend((v, depth + 1) for v in values[:4])
     return out
@@ -70,4 +63,33 @@ def _test_wrapper(call: ast.Call, choosing_named) -> bool:
     return bool(names) and all(n and vocab.looks_like_test(n) and not choosing_named(n) for n in names)
 
 
-__all__ = ["WRAPPERS", "wrapped_test_names"]
+def _functions(tree: ast.Module) -> list[tuple[int, int]]:
+    return [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(tree)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+
+
+def _scope(line: int, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The innermost function around ``line`` (``None``: the module level)."""
+    inside = [s for s in spans if s[0] <= line <= s[1]]
+    return max(inside, key=lambda s: s[0]) if inside else None
+
+
+def scoped_bindings(bindings: dict[str, list[ast.expr]], tree: ast.Module, line: int) -> dict[str, list[ast.expr]]:
+    """``bindings`` (every assignment of a name anywhere in the module: a syntactic map) cut to what a call on
+    ``line`` can see: a name assigned in the call's own function keeps only those assignments (a local hides
+    the others, Python's scoping rule), any other name keeps its module-level ones; a name bound only inside
+    other functions keeps them all (a closure or a global statement the map does not follow). So ``watchlist``
+    built in a helper (or in another script joined into the session) does not stand for the module's
+    ``watchlist``."""
+    spans = _functions(tree)
+    here = _scope(line, spans)
+    out: dict[str, list[ast.expr]] = {}
+    for name, values in bindings.items():
+        by_scope = [(v, _scope(getattr(v, "lineno", 0), spans)) for v in values]
+        own = [v for v, s in by_scope if s == here]
+        module = [v for v, s in by_scope if s is None]
+        out[name] = own or module or values
+    return out
+
+
+__all__ = ["WRAPPERS", "scoped_bindings", "wrapped_test_names"]
