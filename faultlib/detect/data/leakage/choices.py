@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.targets import call_name, validation_named
@@ -104,6 +105,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
 
     assigns = [n for n in nodes if isinstance(n, ast.Assign)]
     counted = counters(tree)  # if k > 0: a fold counter's guard, not a choice (guards.py)
+    cv_models = opencv_variables(tree)  # knn = cv2.ml.KNearest_create(); knn.setDefaultK(k) (opencvml.py)
     firsts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
               and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
@@ -120,7 +122,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
         for call in (n for n in body if isinstance(n, ast.Call)):
             name = call_name(call)
             if not (vocab.is_model(name) or vocab.is_search(name) or name in vocab.PIPELINES or name == "set_params"
-                    or any(m.rsplit(".", 1)[-1] == name for m in models)):
+                    or any(m.rsplit(".", 1)[-1] == name for m in models) or opencv_setter(call, cv_models)):
                 continue
             keys = {k.arg or "" for k in call.keywords if _names(k.value) & targets
                     and not seed_only(k.value, targets)} - _NOT_HYPERPARAMETERS

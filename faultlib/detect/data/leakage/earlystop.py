@@ -62,7 +62,7 @@ from faultlib.detect.data.leakage.hftrainer import best_checkpoint
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
-from faultlib.detect.data.leakage.wrapped import wrapped_test_names
+from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
 
 #: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
@@ -190,12 +190,13 @@ class EarlyStops:
         sets = sets if sets is not None else [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
-        names = {n for s in sets for n in _names(s, self._bindings)}
+        bindings = scoped_bindings(self._bindings, self.tree, at.lineno)  # what this call's scope sees (wrapped.py)
+        names = {n for s in sets for n in _names(s, bindings)}
         tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
         names |= {c.value for s in [*sets, *tags] for c in ast.walk(s)  # [(dval, 'valid')], valid_names=['valid']
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
-        wrapped = wrapped_test_names(sets, self._bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
+        wrapped = wrapped_test_names(sets, bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
         if at.lineno in self._stopped or not wrapped and any(
                 choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
             return

@@ -33,6 +33,7 @@ from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
+from faultlib.detect.data.leakage.opencvml import opencv_call, opencv_model, opencv_result
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
 
@@ -124,6 +125,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if isinstance(prefit, Const) and prefit.value is True and args and isinstance(args[0], Est):
                 est.fit = args[0].fit  # SelectFromModel(forest, prefit=True): selects by the forest's fit
             return est
+        if opencv_model(module, name):  # cv2.ml.SVM_create(): an OpenCV model (opencvml.py)
+            return Est(name, "model", options={"opencv": True})
         if vocab.is_model(name, module):  # (a library class the table does not know: a model until used: byuse.py)
             return Est(name, "model", options={"by_use": True} if vocab.is_library_estimator(name, module) else {})
         if name in vocab.FILE_READERS:
@@ -175,6 +178,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         through = self._through_functions(name, args, kwargs, line)  # train(input_fn=f), pool.map(f, rows)
         if through is not None:
             return through
+        if isinstance(receiver, Est) and receiver.options.get("opencv"):
+            played = opencv_call(name, args, kwargs)  # model.train(X, cv2.ml.ROW_SAMPLE, y): fit(X, y)
+            return UNKNOWN if played is None else opencv_result(name, self._estimator(receiver, *played, node, frame))
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, Container) and name in ("items", "values") and 0 < len(receiver.items) <= 8:

@@ -63,4 +63,33 @@ def _test_wrapper(call: ast.Call, choosing_named) -> bool:
     return bool(names) and all(n and vocab.looks_like_test(n) and not choosing_named(n) for n in names)
 
 
-__all__ = ["WRAPPERS", "wrapped_test_names"]
+def _functions(tree: ast.Module) -> list[tuple[int, int]]:
+    return [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(tree)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+
+
+def _scope(line: int, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The innermost function around ``line`` (``None``: the module level)."""
+    inside = [s for s in spans if s[0] <= line <= s[1]]
+    return max(inside, key=lambda s: s[0]) if inside else None
+
+
+def scoped_bindings(bindings: dict[str, list[ast.expr]], tree: ast.Module, line: int) -> dict[str, list[ast.expr]]:
+    """``bindings`` (every assignment of a name anywhere in the module: a syntactic map) cut to what a call on
+    ``line`` can see: a name assigned in the call's own function keeps only those assignments (a local hides
+    the others, Python's scoping rule), any other name keeps its module-level ones; a name bound only inside
+    other functions keeps them all (a closure or a global statement the map does not follow). So ``watchlist``
+    built in a helper (or in another script joined into the session) does not stand for the module's
+    ``watchlist``."""
+    spans = _functions(tree)
+    here = _scope(line, spans)
+    out: dict[str, list[ast.expr]] = {}
+    for name, values in bindings.items():
+        by_scope = [(v, _scope(getattr(v, "lineno", 0), spans)) for v in values]
+        own = [v for v, s in by_scope if s == here]
+        module = [v for v, s in by_scope if s is None]
+        out[name] = own or module or values
+    return out
+
+
+__all__ = ["WRAPPERS", "scoped_bindings", "wrapped_test_names"]
