@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
+from faultlib.detect.data.leakage.cutdates import cut_window_reductions
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
@@ -164,6 +165,10 @@ class DesignChecks:
             self._per_item = per_item_reductions(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        if not hasattr(self, "_cut_windows"):
+            self._cut_windows = cut_window_reductions(self.tree)
+        if id(node) in self._cut_windows:  # a mean of the days before a builder's cut date: that set's feature
+            return Data(data.rows, data.taints, data.test)  # (cutdates.py)
         if not hasattr(self, "_code_cols"):
             self._code_cols = code_columns(self.tree)
         if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)
