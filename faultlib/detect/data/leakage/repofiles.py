@@ -160,13 +160,11 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list
 
 
 @lru_cache(maxsize=16)
-def _index(root: str, stamp: tuple) -> RepoFiles:
-    scripts = _scripts(Path(root), MAX_FILES)
-    trees = {str(p): t for p in scripts if (t := _tree(p)) is not None}
+def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
     repo = RepoFiles(Path(root))
-    for p, tree in trees.items():
+    for p, tree in trees:
         repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
-    for p, tree in trees.items():
+    for p, tree in trees:
         accs = _accesses(tree, repo.modules)
         if accs:
             repo.accesses[p] = accs
@@ -174,11 +172,11 @@ def _index(root: str, stamp: tuple) -> RepoFiles:
 
 
 def repo_files(path: str | Path) -> RepoFiles:
-    """The index of the root :func:`repo_root` finds for ``path`` (cached while no script there changes)."""
+    """The index of the root :func:`repo_root` finds for ``path``, shared while every script there has the same
+    text (each is read again on every call: a script changed since is indexed again)."""
     root = repo_root(path)
-    scripts = _scripts(root, MAX_FILES)
-    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in scripts if p.exists())
-    return _index(str(root), stamp)
+    trees = tuple((str(p), t) for p in _scripts(root, MAX_FILES) if (t := _tree(p)) is not None)
+    return _index(str(root), trees)
 
 
 def handed_on(path: str | Path, members: list[Path], report: Any, analyze_session: Any) -> bool:

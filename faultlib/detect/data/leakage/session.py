@@ -49,23 +49,21 @@ MAX_SIBLINGS = 200
 _BUILTINS = frozenset(dir(builtins))
 
 
-@lru_cache(maxsize=512)
-def _module(path: str, mtime: float) -> ast.Module | None:
+def _parsed(path: Path) -> ast.Module | None:
+    """The script's tree, by the text read now: a file changed since an earlier call is parsed again; the same text
+    shares one tree (:func:`_text_tree`), so a session joining the script parses it no second time."""
     from faultlib.errors import InputError
     from faultlib.readers import read_text
 
     try:
-        text = "\n".join(clean_lines(read_text(path).split("\n")))
-        return parse_tolerant(text, SourceMap(path))  # a Python 2 print among the functions: the rest is read
-    except (InputError, SyntaxError, OSError):
+        return _text_tree(read_text(str(path)))
+    except (InputError, OSError):
         return None
 
 
-def _parsed(path: Path) -> ast.Module | None:
-    try:
-        return _module(str(path), path.stat().st_mtime)
-    except OSError:
-        return None
+@lru_cache(maxsize=512)
+def _text_tree(raw: str) -> ast.Module | None:
+    return _tree("\n".join(clean_lines(raw.split("\n"))))
 
 
 def _defined(tree: ast.Module) -> dict[str, tuple[int, int, bool]]:
@@ -250,9 +248,11 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
     return "\n".join(lines) + "\n", SourceMap(entry or str(paths[-1]), None, files=files)
 
 
+@lru_cache(maxsize=512)
 def _tree(text: str) -> ast.Module | None:
     """The script's statements, for its imports and main guard: Python 2 ``print`` lines read as calls and any
-    other statement that does not parse left out (line numbers kept); ``None`` when nothing parses."""
+    other statement that does not parse left out (line numbers kept); ``None`` when nothing parses. Shared by text
+    (a tree is read, never changed, by its users)."""
     from faultlib.errors import InputError
 
     try:

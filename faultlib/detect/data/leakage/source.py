@@ -239,21 +239,33 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
             shared :func:`~faultlib.readers.pysource.parse_python`, in its words.
     """
     from faultlib.detect.data.leakage.cellmagics import inline_cell_magics
-    from faultlib.readers.pysource import parse_python
+    from faultlib.detect.data.leakage.reparse import Reparser
 
-    lines = source.split("\n")
+    skipped = len(smap.skipped)
+    for resume in (True, False):  # parsing on from checkpoints (reparse.py); without, should the whole text not parse
+        lines = source.split("\n")
+        del smap.skipped[skipped:]
+        tree = _fix_until_parsed(lines, smap, max_skips, Reparser(lines, smap.file, resume=resume))
+        if tree is not None:
+            return inline_cell_magics(tree, PYTHON_CELL_MAGICS, clean_lines)
+    raise AssertionError("unreachable: the loop without checkpoints parses the whole text or raises")
+
+
+def _fix_until_parsed(lines: list[str], smap: SourceMap, max_skips: int, parser) -> ast.Module | None:
+    """:func:`parse_tolerant`'s loop: parse, fix what the error names, parse again (``None``: the checkpoints of
+    ``parser`` were wrong, see :meth:`~faultlib.detect.data.leakage.reparse.Reparser.whole`)."""
     code = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
     blanked = 0
     first: SyntaxError | None = None
     for _ in range(max_skips + 1):
         try:
-            tree = parse_python("\n".join(lines), smap.file, keep_syntax_errors=True)
-            return inline_cell_magics(tree, PYTHON_CELL_MAGICS, clean_lines)
+            return parser.whole(parser.parse())
         except SyntaxError as exc:
             first = first or exc
             lineno = exc.lineno or 1
             if ("Missing parentheses" in str(exc.msg) or "invalid syntax" in str(exc.msg)) \
                     and rewrite_print(lines, lineno):  # Python 2 ``print x`` (one line or several): print(x)
+                parser.fixed(lineno)
                 continue
             after = re.search(r"after (?:'\w+' statement|function definition|class definition) on line (\d+)",
                               str(exc.msg))
@@ -273,6 +285,7 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
             blanked += sum(1 for i in range(lo, hi + 1) if lines[i - 1].strip())
             for i in range(lo, hi + 1):
                 lines[i - 1] = ""
+            parser.fixed(lineno)
             smap.skipped.append({**entry, "message": f"{exc.msg} ({smap.describe(lineno)})"})
             if smap.cells:
                 if len(smap.skipped) >= len(smap.cells):
