@@ -371,7 +371,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         """``data`` is held out: report every fit that shaped it and saw (a superset of) its rows."""
         if not data.is_test and not any(f.resampler for f in data.taints):
             return
-        for fit in data.taints:
+        for fit in in_order(data.taints):
             if not data.is_test and not fit.resampler:
                 continue
             for f in parts(fit.rows):
@@ -407,7 +407,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
     def _check_train(self, data: Data, line: int) -> None:
         """``data`` trains a model: report a fit that shaped it after seeing rows a split had already held out
         (``X_train['a'].fillna(df['a'].mean())`` after ``train_test_split(df)``)."""
-        for fit in data.taints:
+        for fit in in_order(data.taints):
             for f in parts(fit.rows):
                 held = next((p for p in self._test_parts if covers(f, p) and not any(covers(d, p) for d in
                                                                                      parts(data.rows))), None)
@@ -423,7 +423,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         """``data`` is cross-validated: report every fit that shaped it after seeing its rows."""
         if data is None:
             return
-        for fit in data.taints:  # fitted on these rows, or on the training part of a split of them
+        for fit in in_order(data.taints):  # fitted on these rows, or on the training part of a split of them
             if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
@@ -473,6 +473,13 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                     "test_only": kind == "fit_on_test" and bool(parts(fit.rows)) and all(
                         p_.root.test or test_step(p_) is not None for p_ in parts(fit.rows))}
         return Finding(DETECTOR, severity, message, location, evidence, kind=kind)
+
+
+def in_order(fits: frozenset[FitRef]) -> list[FitRef]:
+    """``fits`` in the order they were made (source position, then creation): a set's order follows hashes that
+    change from run to run, and the first fit checked on a line is the one a finding names (``_emit`` keeps one per
+    kind, line and column), so the same code must always name the same fit (``df.x.mean()`` or ``df.x.std()``)."""
+    return sorted(fits, key=lambda f: (f.line, f.column, f.uid))
 
 
 def _flatten(values: list[Any]) -> list[Any]:
