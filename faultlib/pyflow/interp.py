@@ -60,6 +60,10 @@ class Interpreter(SemanticHooks):
     """Whether the code after an ``if`` whose test is unknown still runs when that branch returns (the function
     may well go on); off, the first ``return`` reached ends the function."""
 
+    follow_handler_returns = False
+    """Whether the code after a ``try`` still runs when one of its ``except`` bodies returns (``except
+    ValueError: write_fallback(); return`` before the model code); off, that ``return`` ends the function."""
+
     join_one_armed_if = False
     """Whether a name an ``if`` without ``else`` rebinds is joined with its value before the ``if`` (the test may
     be false: ``fill = s.median()``, then ``if isna(fill): fill = 0``); off, the branch's value replaces it."""
@@ -176,8 +180,8 @@ class Interpreter(SemanticHooks):
             self._block(node.body, frame)
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             self._block(node.body, frame)
-            for handler in node.handlers:
-                self._block(handler.body, frame)
+            for handler in node.handlers:  # runs only when the body failed (see follow_handler_returns)
+                self._branch(handler.body, frame, self.follow_handler_returns)
             self._block(node.orelse, frame)
             self._block(node.finalbody, frame)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -201,10 +205,10 @@ class Interpreter(SemanticHooks):
             for case in node.cases:
                 self._block(case.body, frame)
 
-    def _branch(self, body: list[ast.stmt], frame: Frame) -> None:
-        """A branch whose test is unknown: with :attr:`follow_branch_returns`, a ``return`` in it does not end
-        the function (``if args.eval: evaluate(); return`` before the training loop)."""
-        if not self.follow_branch_returns:
+    def _branch(self, body: list[ast.stmt], frame: Frame, follow: bool | None = None) -> None:
+        """A branch whose test is unknown: with :attr:`follow_branch_returns` (or ``follow``), a ``return`` in it
+        does not end the function (``if args.eval: evaluate(); return`` before the training loop)."""
+        if not (self.follow_branch_returns if follow is None else follow):
             self._block(body, frame)
             return
         try:

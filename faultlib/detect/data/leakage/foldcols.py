@@ -22,7 +22,8 @@ import ast
 import re
 from typing import Any
 
-from faultlib.detect.data.leakage.values import FoldIter, Step, new_id
+from faultlib.detect.data.leakage.values import Data, FoldIter, Step, new_id, parts
+from faultlib.pyflow.values import UNKNOWN
 
 _FOLD_COLUMN = re.compile(r"fold|^cv|_cv|cv_?(id|ind|idx|index|split|set)", re.IGNORECASE)
 
@@ -52,6 +53,16 @@ def _column(node: ast.expr) -> str | None:
     return None
 
 
+def fold_positions(base: Any) -> Any:
+    """``train[train['CVindices'] != i].index``: the labels of one fold's rows, kept as those rows (no values, no
+    fits) so that ``X[build, :]`` / ``y.iloc[build]`` with ``build = ....index.tolist()`` take the same fold part of
+    another array, as an index from ``KFold.split`` does. Any other ``.index`` stays unknown (``UNKNOWN``)."""
+    found = parts(base.rows) if isinstance(base, Data) else ()
+    if len(found) == 1 and found[0].steps and found[0].steps[-1].kind == "fold":
+        return Data(found[0], frozenset(), base.test)
+    return UNKNOWN
+
+
 class FoldColumns:
     """Row selections by a fold column are cross-validation folds (see the module docstring); folds kept in a list
     (``folds = list(skf.split(X, y))``, then ``for i, (tr, te) in enumerate(folds)``) are still the folds."""
@@ -73,4 +84,4 @@ class FoldColumns:
         return Step("fold", ident, part, line=line)
 
 
-__all__ = ["FoldColumns", "fold_comparison"]
+__all__ = ["FoldColumns", "fold_comparison", "fold_positions"]

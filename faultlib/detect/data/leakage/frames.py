@@ -204,10 +204,24 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             return None
         return Data(kept[0] if len(kept) == 1 else RowUnion(kept), data.taints, False)
 
-    def _index_roots(self, index_node: ast.Attribute, frame: Any) -> set:
+    def _stack_cut(self, stack: tuple, index_node: ast.Slice, head: bool, frame: Any) -> Any:
+        """The parts of a stack (``all = pd.concat([a, b, c])``) one end of a cut keeps: ``all[:n]`` (``head``) the
+        first, ``all[n:]`` the rest; a bound that counts the last part from the end (``all[-len(c):]``,
+        ``all.iloc[:-len(c)]``) keeps that last part, or all but it (Python slicing: a negative bound counts
+        from the end)."""
+        bound = index_node.upper if head else index_node.lower
+        last = stack[-1]
+        if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub) and isinstance(bound.operand, ast.Call) \
+                and isinstance(bound.operand.func, ast.Name) and bound.operand.func.id == "len" \
+                and len(bound.operand.args) == 1 and last.root in self._index_roots(bound.operand, frame):
+            return last if not head else stack[0] if len(stack) == 2 else RowUnion(stack[:-1])
+        return stack[0] if head else stack[1] if len(stack) == 2 else RowUnion(stack[1:])
+
+    def _index_roots(self, index_node: ast.Attribute | ast.Call, frame: Any) -> set:
         from faultlib.detect.data.leakage.values import maybe_data
 
-        other = maybe_data(self._expr(index_node.value, frame))
+        node = index_node.args[0] if isinstance(index_node, ast.Call) else index_node.value  # len(t) / t.index
+        other = maybe_data(self._expr(node, frame))
         return {p.root for p in parts(other.rows)} if other is not None else set()
 
 

@@ -58,10 +58,26 @@ class FreshTables:
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         if _empty_constructor(ref, args, kwargs):
             return FreshTable("DataFrame()", node.lineno)
+        indexed = self._indexed_like(ref, args, node, frame)
+        if indexed is not None:
+            return indexed
         out = super()._library(ref, args, kwargs, node, frame)
         if out is UNKNOWN and ref.last == "DataFrame" and ref.module.split(".")[0] in ("pandas", "pd") and args:
             return BuiltTable("DataFrame(...)", node.lineno)
         return out
+
+    def _indexed_like(self, ref: Ref, args: list[Any], node: ast.Call, frame: Any) -> Data | None:
+        """``pd.DataFrame(index=data.index)``: no columns yet, but the rows of ``data`` (pandas API, ``DataFrame``:
+        ``index`` labels the rows); columns filled later add their fits as for any table."""
+        from faultlib.detect.data.leakage.values import maybe_data
+
+        if ref.last != "DataFrame" or ref.module.split(".")[0] not in ("pandas", "pd") or args:
+            return None
+        index = next((k.value for k in node.keywords if k.arg == "index"), None)
+        if not (isinstance(index, ast.Attribute) and index.attr == "index"):
+            return None
+        source = maybe_data(self._expr(index.value, frame))  # type: ignore[attr-defined]
+        return None if source is None or source.rows is None else Data(source.rows, frozenset(), source.test)
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:

@@ -13,8 +13,9 @@ A row of month ``m`` then carries the means of months ``m-1``, ``m-2``, ...: ear
 ``shift`` would give, so the held-out last month's values reach no training row and its own rows see only the
 past. Recognised (all of it, else the statistic stays a fit): the ``groupby`` keys name a period (a date-like
 column, :data:`faultlib.detect.data.leakage.vocab.DATE_COLUMN`), the result's column is named by
-``group.columns = [...]``, that name is passed to a function of the script whose body moves a date-like column
-(``shifted['date_block_num'] += i``) or calls ``shift``, and the unlagged column is dropped afterwards.
+``group.columns = [...]``, that name is passed (alone or in a list) to a function of the script whose body moves a
+date-like column by an offset (``shifted['date_block_num'] += i``, ``shifted.date_block_num =
+shifted.date_block_num + i``) or calls ``shift``, and the unlagged column is dropped afterwards.
 """
 
 from __future__ import annotations
@@ -28,15 +29,29 @@ def _strings(node: ast.AST) -> set[str]:
     return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
 
 
+def _moves_period(node: ast.AST) -> bool:
+    """``x['date_block_num'] += i`` / ``x.date_block_num = x.date_block_num + i``: a date-like column moved by an
+    offset."""
+    if isinstance(node, ast.AugAssign):
+        target = node.target
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp):
+        target = node.targets[0]
+    else:
+        return False
+    names = _strings(target.slice) if isinstance(target, ast.Subscript) else {target.attr} if isinstance(
+        target, ast.Attribute) else set()
+    return any(vocab.DATE_COLUMN.search(s) for s in names)
+
+
 def _lag_functions(tree: ast.Module) -> set[str]:
-    """Functions of the script that shift rows in time: ``x['date_block_num'] += i`` or a ``.shift(...)`` call."""
+    """Functions of the script that shift rows in time: a date-like column moved by an offset (``x['date_block_num']
+    += i``, ``x.date_block_num = x.date_block_num + i``) or a ``.shift(...)`` call."""
     out = set()
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef):
             continue
         for n in ast.walk(fn):
-            moved = isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Subscript) and any(
-                vocab.DATE_COLUMN.search(s) for s in _strings(n.target.slice))
+            moved = _moves_period(n)
             shifted = isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "shift"
             if moved or shifted:
                 out.add(fn.name)
@@ -72,7 +87,8 @@ def lagged_groupbys(tree: ast.Module) -> frozenset[int]:
             continue
         rest = statements[i + 1:]
         lagged = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in lags and any(
-            isinstance(a, ast.Constant) and a.value == column for a in c.args) for s in rest for c in ast.walk(s))
+            column in _strings(a) for a in c.args if isinstance(a, (ast.Constant, ast.List, ast.Tuple)))
+            for s in rest for c in ast.walk(s))  # lag_feature(m, [1, 2], 'avg') or (m, [1, 2], ['avg'])
         dropped = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "drop"
                       and column in _strings(c) for s in rest for c in ast.walk(s))
         if lagged and dropped:

@@ -54,7 +54,7 @@ from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
-from faultlib.detect.data.leakage.foldcols import FoldColumns
+from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
@@ -123,6 +123,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
     """
 
     join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
+    follow_handler_returns = True  # except ValueError: write_fallback(); return -- the model code after it runs
     data_of = staticmethod(maybe_data)  # a value as data or None, for mixins below semantics.py (choices.py)
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
@@ -223,7 +224,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if attr in ("index", "columns") and isinstance(base, Data) and base.rows is None and base.taints:
             return base  # pd.Series(scores, index=X.columns).sort_values().index[-5:]: names a fit ranked
         if attr in ("shape", "columns", "dtypes", "index", "size", "ndim", "dtype"):
-            return UNKNOWN
+            return fold_positions(base) if attr == "index" else UNKNOWN  # a fold's row labels (foldcols.py)
         if attr in vocab.DATA_ATTRIBUTES and as_data(base) is not None:
             return as_data(base)  # X.values, X.T is not here: it turns rows into columns
         if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
@@ -277,8 +278,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
             lo, hi = self._bound(index_node.lower, frame), self._bound(index_node.upper, frame)
             if isinstance(data.rows, RowUnion) and len(data.rows.parts) > 1 and (lo in (None, 0)) != (hi is None):
                 # all = concat([train, test]); train = all[:n]; test = all[n:]: the parts come apart again
-                rows = data.rows.parts[0] if hi is not None else (
-                    data.rows.parts[1] if len(data.rows.parts) == 2 else RowUnion(data.rows.parts[1:]))
+                rows = self._stack_cut(data.rows.parts, index_node, hi is not None, frame)  # frames.py
                 return self._derive(data, rows, line)
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, hi=hi, line=line)), line)
         index = self._expr(index_node, frame)
@@ -300,7 +300,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
                 index_node, self._column_names) or formatted_text(index_node, self._bindings)):
             return data  # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]: columns
-        selector = as_data(index)
+        selector = as_data(index.items[0] if isinstance(index, Tup) and index.items else index)  # X[rows, :]
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows
                 chosen = next((s for s in reversed(p.steps) if s.kind in ("split", "fold")), None)
