@@ -79,6 +79,7 @@ def test_new_without_a_trace_writes_the_same_case_between_placeholder_services(t
     ast.parse((case_dir / "repro.py").read_text())
 
 
+@needs_crds
 def test_the_generated_network_chaos_twin_passes_the_real_crd_schema(real_traces, tmp_path):
     from faultlib.chaos import CrdSchemas, render_chaos, validate_case_chaos
     from faultlib.chaos.render import chaos_entries
