@@ -192,13 +192,16 @@ def test_a_worker_killed_outside_iterate_is_explained_and_reported_when_uncaught
         with pytest.raises(RuntimeError, match="DataLoader worker") as caught:
             it = iter(loader)  # the worker can die before the iterator has finished starting (PyTorch raises here)
             next(it)
+        # explained where the error is caught, as a user's handler would: the clean-up below (active_children())
+        # makes multiprocessing forget the dead worker, whose exit code names the signal when PyTorch's message
+        # says only "exited unexpectedly" (the race that made this test flaky under load)
+        report = watch.explain(caught.value)
     finally:
         if it is not None:
             it._shutdown_workers()
         for worker in multiprocessing.active_children():  # an iterator that raised while starting keeps its others
             worker.terminate()
             worker.join(5)
-    report = watch.explain(caught.value)
     assert (report.kind, report.signal, report.worker_id, report.index) == ("worker_killed", "SIGKILL", 0, 1)
     assert report.batch == [0, 1, 2, 3] and watch.reports == [report]
     assert watch.explain(RuntimeError("CUDA out of memory")) is None
