@@ -31,12 +31,14 @@ COUNTS = frozenset({"size", "count", "nunique", "value_counts"})
 
 def counts_per_key(name: str, inner: ast.expr | None) -> bool:
     """``name`` called on ``inner`` counts rows per key: ``value_counts`` on anything, or ``size``/``count``/
-    ``nunique`` on a pandas GroupBy (a ``groupby(...)`` call, maybe followed by column picks)."""
+    ``nunique`` on a pandas GroupBy (a ``groupby(...)`` call, maybe followed by column picks: ``[col]``, or the
+    attribute ``.col`` pandas gives a GroupBy for each column)."""
     if name == "value_counts":
         return True
     if name not in COUNTS:
         return False
-    while isinstance(inner, ast.Subscript):  # .groupby(keys)[col]
+    while isinstance(inner, ast.Subscript) or isinstance(inner, ast.Attribute) and isinstance(
+            inner.value, (ast.Call, ast.Subscript)):  # .groupby(keys)[col], .groupby(keys).col
         inner = inner.value
     return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "groupby"
 

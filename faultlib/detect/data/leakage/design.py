@@ -85,8 +85,8 @@ _GROUP_REDUCTIONS = frozenset({"agg", "aggregate", "apply", "size", "count", "su
 
 def _by_id(expr: ast.expr) -> bool:
     """``df.groupby('image_id')`` or ``df.groupby('ImageId')[cols]``: the receiver of an aggregation is a pandas
-    GroupBy over an id column (one group per entity)."""
-    if isinstance(expr, ast.Subscript):
+    GroupBy over an id column (one group per entity); a column picked by attribute (``.groupby('id').col``) too."""
+    if isinstance(expr, ast.Subscript) or isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Call):
         expr = expr.value
     if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "groupby"
             and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str)):

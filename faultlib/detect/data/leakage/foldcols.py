@@ -14,6 +14,12 @@ are a cross-validation fold (kind ``fold``, one loop per column), whatever the c
 helper's parameter, a constant fold): so a fit on every row before such a loop is ``fit_outside_cv``, as it is
 before ``for tr, te in KFold(...).split(X)``. A column with another name (``df[df.year == y]``, ``df[df.city !=
 c]``) is an ordinary filter: a group, not a fold.
+
+The folds themselves are often made once and handed over (``x, y, cv = load_train_data()``, a pickled list of
+index pairs): ``for train, test in cv:`` then iterates pairs the analysis cannot see built. A loop whose target is
+two names and whose iterable (or a slice of it, ``cv[:1]``) is named for folds (:data:`_FOLD_COLUMN`: ``cv``,
+``folds``, ``list_cv``, ``kfold``) is read as a cross-validation loop (:func:`named_fold_loop`), as
+``for tr, te in kf.split(X)`` is.
 """
 
 from __future__ import annotations
@@ -26,6 +32,15 @@ from faultlib.detect.data.leakage.values import Data, FoldIter, Step, new_id, pa
 from faultlib.pyflow.values import UNKNOWN
 
 _FOLD_COLUMN = re.compile(r"fold|^cv|_cv|cv_?(id|ind|idx|index|split|set)", re.IGNORECASE)
+
+
+def named_fold_loop(node: ast.For) -> bool:
+    """``for train, test in cv:`` / ``in folds[:1]``: two index names over an iterable named for folds."""
+    target, it = node.target, node.iter
+    if isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
+        it = it.value
+    return isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
+        isinstance(e, ast.Name) for e in target.elts) and isinstance(it, ast.Name) and bool(_FOLD_COLUMN.search(it.id))
 
 
 def fold_comparison(index_node: ast.expr) -> tuple[str, str] | None:

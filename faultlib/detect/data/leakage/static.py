@@ -54,7 +54,7 @@ from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
-from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions
+from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
@@ -72,7 +72,7 @@ from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
-from faultlib.detect.data.leakage.trainrows import train_row_counts
+from faultlib.detect.data.leakage.trainrows import label_cuts, train_row_counts
 from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
@@ -155,6 +155,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
         self._targets, self._assigned = target_columns(tree)
+        counts, self._bare_label_lines = label_cuts(tree, self._targets)  # all[all.y == -1]: the rows without a label
+        self._train_counts |= counts
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
@@ -372,7 +374,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         inner = getattr(source, "inner", source)
-        if isinstance(inner, Est) and inner.category == "splitter":
+        named = not isinstance(inner, FoldIter) and named_fold_loop(node)  # for tr, te in cv: handed-over folds
+        if isinstance(inner, Est) and inner.category == "splitter" or named:
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
             item = self._row_items(source, node) if isinstance(node.target, ast.Name) else None
@@ -382,7 +385,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
             return True
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
         self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if inner is not source and not isinstance(
-            source, Est) else pair, frame, node.lineno)
+            source, Est) and not named else pair, frame, node.lineno)
         frame.loops.append((inner.loop, node.lineno))
         try:
             self._block(node.body, frame)

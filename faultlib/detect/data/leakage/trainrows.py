@@ -10,6 +10,14 @@ train and test stacked, ``fit_on_test`` (:data:`faultlib.detect.data.leakage.DET
 Precision first: the bound must be the row count (``len(T)``, ``len(T.index)``, ``T.shape[0]``, or a name bound
 only to one of them) of a table ``T`` read from a training-named file while the script also names a test-named
 file; and the cut table must not be that training table itself.
+
+The same table is often read whole (``all = pd.read_csv('features.csv')``) and parted by its label column: the
+competition test rows carry a placeholder or no label, ``train = all[all.y != -1]`` / ``test = all[all.y == -1]``
+(or ``.isnull()``), and ``y_train = train['y']`` (:func:`label_cuts`). The part whose label is never read is the
+unlabelled test rows (nothing can score them), so a fit over the whole table saw the test rows: ``fit_on_test``;
+and ``X[len(train):]`` cuts at the labelled part's row count. Precision first: two selections of one table by one
+target column (:func:`faultlib.detect.data.leakage.targets.target_columns`), the label of one part read, of the
+other never.
 """
 
 from __future__ import annotations
@@ -69,6 +77,69 @@ def train_row_counts(tree: ast.AST, separate_test: bool) -> frozenset[str]:
     return frozenset(texts)
 
 
+_NULL_TESTS = frozenset({"isnull", "isna", "notnull", "notna"})
+_CHAINED = frozenset({"copy", "reset_index", "drop", "sort_values", "fillna"})
+
+
+def _column(node: ast.expr, table: str, targets: set) -> str | None:
+    """``T['c']`` / ``T.c`` with ``c`` a target column, else ``None``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == table and \
+            isinstance(node.slice, ast.Constant) and node.slice.value in targets:
+        return node.slice.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == table and \
+            node.attr in targets:
+        return node.attr
+    return None
+
+
+def _label_selection(value: ast.expr, targets: set) -> tuple[str, str, int] | None:
+    """``T[T['c'] == v]``, ``T.loc[T.c.isnull()].copy()``: (table, target column, line), else ``None``."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _CHAINED:
+        value = value.func.value
+    if not isinstance(value, ast.Subscript):
+        return None
+    base = value.value.value if isinstance(value.value, ast.Attribute) and value.value.attr == "loc" else value.value
+    if not isinstance(base, ast.Name):
+        return None
+    cond = value.slice.operand if isinstance(value.slice, ast.UnaryOp) else value.slice
+    if isinstance(cond, ast.Call) and isinstance(cond.func, ast.Attribute) and cond.func.attr in _NULL_TESTS:
+        cond = cond.func.value
+    elif isinstance(cond, ast.Compare) and len(cond.ops) == 1:
+        cond = cond.left
+    else:
+        return None
+    column = _column(cond, base.id, targets)
+    return (base.id, column, value.lineno) if column is not None else None
+
+
+def label_cuts(tree: ast.AST, targets: set) -> tuple[frozenset[str], frozenset[int]]:
+    """A table parted by its label column (module doc): the row counts of its labelled part, as a slice bound is
+    written (``'len(train)'``, ``'train.shape[0]'``, ``'train_num'``), and the lines selecting its unlabelled
+    part."""
+    parts: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    values: dict[str, list[ast.expr]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            values.setdefault(n.targets[0].id, []).append(n.value)
+            sel = _label_selection(n.value, targets)
+            if sel is not None:
+                parts.setdefault(sel[:2], []).append((n.targets[0].id, sel[2]))
+    read = {(n.value.id, n.slice.value if isinstance(n, ast.Subscript) else n.attr) for n in ast.walk(tree)
+            if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Load) and
+            isinstance(n.value, ast.Name) and (isinstance(n, ast.Attribute) or isinstance(n.slice, ast.Constant))}
+    labelled: set[str] = set()
+    lines: set[int] = set()
+    for (_, column), chosen in parts.items():
+        known = [(name, line) for name, line in chosen if (name, column) in read]
+        unknown = [line for name, line in chosen if (name, column) not in read]
+        if known and unknown and len({name for name, _ in chosen}) == len(chosen):
+            labelled |= {name for name, _ in known}
+            lines |= set(unknown)
+    texts = {t for n in ast.walk(tree) if isinstance(n, ast.expr) and _counted(n) in labelled for t in [ast.unparse(n)]}
+    texts |= {name for name, bound in values.items() if all(_counted(v) in labelled for v in bound)}
+    return frozenset(texts), frozenset(lines)
+
+
 def _cut(p: Any, start: int, counts: frozenset[str]) -> Step | None:
     return next((s for s in p.steps[start:] if s.kind == "slice" and s.hi is None and s.lo in counts), None)
 
@@ -78,14 +149,23 @@ class TrainRowCuts:
     ``smap``)."""
 
     _train_counts: frozenset[str] = frozenset()
+    _bare_label_lines: frozenset[int] = frozenset()  # lines selecting the rows without a label (label_cuts)
 
     def _stacked_kind(self, kind: str, fit: Any, data: Data, why: str) -> tuple[str, str]:
         """``fit_on_test`` with its reason when ``kind`` is ``fit_before_split`` and the held-out rows of ``data``
-        are a cut past the training file's row count of a table ``fit`` saw whole; else ``kind`` and ``why``."""
-        if kind != "fit_before_split" or not self._train_counts:
+        are a cut past the training file's row count of a table ``fit`` saw whole, or the part of it whose label
+        is never read; else ``kind`` and ``why``."""
+        if kind != "fit_before_split" or not (self._train_counts or self._bare_label_lines):
             return kind, why
+        held = list(getattr(self, "_test_parts", ()))  # the held-out parts noted so far (a model trained after)
         for f in parts(fit.rows):
-            for p in parts(data.rows):
+            for p in [*parts(data.rows), *held]:
+                bare = next((s for s in p.steps[len(f.steps):] if s.kind == "filter" and s.line in self._bare_label_lines),
+                            None) if covers(f, p) else None
+                if bare is not None:
+                    return "fit_on_test", (f"the table stacks labelled rows and rows without a label: the rows "
+                                           f"selected by the label column on {self.smap.describe(bare.line)} "  # type: ignore[attr-defined]
+                                           f"are never scored by their label, the test rows")
                 step = _cut(p, len(f.steps), self._train_counts) if covers(f, p) else None
                 if step is not None and not (p.root.from_file and vocab.looks_like_train(p.root.name)):
                     return "fit_on_test", (f"the table stacks the training file's rows and the test file's: the rows "
@@ -94,4 +174,4 @@ class TrainRowCuts:
         return kind, why
 
 
-__all__ = ["TrainRowCuts", "train_row_counts"]
+__all__ = ["TrainRowCuts", "label_cuts", "train_row_counts"]
