@@ -81,6 +81,20 @@ def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
 #: reductions of a pandas ``GroupBy`` to one row per group (pandas API, "GroupBy": aggregation)
 _GROUP_REDUCTIONS = frozenset({"agg", "aggregate", "apply", "size", "count", "sum", "first", "last", "nunique",
                                "prod"})
+#: a group's total named to ``transform``/``agg`` (``groupby('shop')['visits'].transform('sum')``): like the group's
+#: count and mean beside it, a statistic of every row of the group (pandas API, "GroupBy.transform"); a sum per id
+#: column is the entity's own rows; a frame's plain ``.sum()`` (a count of flags, a row total with axis=1) and a
+#: GroupBy's ``.sum()`` method (a table of its own: embeddings.py) are left alone
+_GROUP_TOTALS = frozenset({"sum"})
+
+
+def _keyed_by_id(groupby: ast.Call) -> bool:
+    """``df.groupby(['visitor_id', 'day'])``: one of the GroupBy's keys (a string or a list of strings) names an id
+    column, so every group lies within one entity."""
+    key = groupby.args[0] if groupby.args else next((k.value for k in groupby.keywords if k.arg == "by"), None)
+    keys = key.elts if isinstance(key, (ast.List, ast.Tuple)) else [key]
+    return any(isinstance(k, ast.Constant) and isinstance(k.value, str) and vocab.ID_COLUMN.search(k.value)
+               for k in keys)
 
 
 def _by_id(expr: ast.expr) -> bool:
@@ -234,6 +248,9 @@ class DesignChecks:
         grouped = groupby_call(inner) if inner is not None else None
         per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
         counted = counts_per_key(name, inner) and not per_id
+        # a GroupBy's sum: each group's total over its rows, unless a key is an id (groupby(['visitor_id']): the
+        # entity's own rows, as for a count)
+        totalled = grouped is not None and not per_id and not _keyed_by_id(grouped)
         if inner is not None and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS or name in (
                 "transform", "aggregate")) and (own_rows(inner, node, self._sample_groupbys, self._targets) or
                                                 id(grouped) in self._lagged_groupbys()):
@@ -274,12 +291,14 @@ class DesignChecks:
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
-                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id) and \
+                (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id or
+                 args[0].value in _GROUP_TOTALS and totalled) and \
                 not _row_wise(args, kwargs, 1):  # df[cols].agg('mean', axis=1): each row's own columns
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
                                   per_row=name == "transform")
             return _per_group(out, grouped, inner, node) if name != "transform" else out
-        if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id
+        if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id or
+                                                r in _GROUP_TOTALS and totalled
                                                 for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)

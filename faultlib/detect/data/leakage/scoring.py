@@ -22,6 +22,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.testparts import file_validation
 from faultlib.detect.data.leakage.values import Data, Est, FitRef, before_sample, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
 
@@ -44,16 +45,20 @@ class ScoringChecks:
     def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
         """A model (or a search) scores held-out rows ``x`` that it was trained on: ``grid.fit(X, y)`` on all
         rows, then ``grid.score(X_test, y_test)`` (the ASE'22 paper's *overlap leakage*)."""
-        if not x.is_test:
+        validation = _file_validation_only(x)
+        if not x.is_test and not validation:
             return
         for f in parts(fit.rows):
             if f.root.test:
                 continue  # a stack with a named test table: Kaggle's unlabelled test rows train nothing
             # df.sample(frac=.5), an undersample: a random subset drawn regardless of the split holds test rows too
             # held out by a split, not by a name alone; rows selected by a filter (test = df[~df.index.isin(
-            # train.index)], the complement of the sample) are not shown to meet a sample
+            # train.index)], the complement of the sample) are not shown to meet a sample; the validation part of
+            # a whole training file (beside an unlabelled test.csv) is the notebook's labelled evaluation: a model
+            # trained on that whole file scores rows it saw (validation.py's reading, for the model itself)
             p = next((p for p in parts(x.rows) if test_step(p) is not None and covers(before_sample(f, p), p) or covers(
-                f, p) and any(covers(t, p) for t in self._test_parts)), None)
+                f, p) and (any(covers(t, p) for t in self._test_parts) or validation and _before_validation(f, p))),
+                None)
             if p is not None:
                 self._reached.add((fit.line, fit.column))
                 self._emit("trained_on_test", fit, line=line, data=x,
@@ -82,6 +87,19 @@ class ScoringChecks:
                            why=f"it cross-validates rows that include the held-out rows ({self._words(p)}), which "
                                f"{how} on {self.smap.describe(line)} then scores: the test rows helped choose the "
                                "model")
+
+
+def _file_validation_only(x: Data) -> bool:
+    """Every part of ``x`` is the validation part of a whole training file (``train.csv`` split into train/val
+    beside a competition ``test.csv``): the rows whose score is the notebook's only labelled evaluation."""
+    ps = parts(x.rows)
+    return bool(ps) and all(file_validation(p) is not None for p in ps)
+
+
+def _before_validation(fit_part: Any, p: Any) -> bool:
+    """``fit_part`` holds the training file as it was before the split that made the validation part ``p``."""
+    i = file_validation(p)
+    return i is not None and len(fit_part.steps) <= i
 
 
 def selection(est: Est) -> Any:
