@@ -20,14 +20,14 @@ __all__ = ["returned_annotation"]
 
 def returned_annotation(index, expr: ast.Name, func: Func) -> tuple[ast.expr, Module] | None:
     """The return annotation (and the module it is written in) of the function of the analysed files whose call
-    ``expr`` is bound to, or None."""
-    value, scope = _binding(index, expr.id, func)
-    if not isinstance(value, ast.Call) or scope is None:
-        return None
-    target = index.callee(value.func, scope)
-    if isinstance(target, Func) and target.node.returns is not None:
-        return target.node.returns, target.module
-    return None
+    ``expr`` is bound to, or None (remembered per function and name)."""
+    table = func.__dict__.setdefault("_faultlib_returned", {})
+    if expr.id not in table:
+        value, scope = _binding(index, expr.id, func)
+        target = index.callee(value.func, scope) if isinstance(value, ast.Call) and scope is not None else None
+        table[expr.id] = (target.node.returns, target.module) if isinstance(target, Func) and (
+            target.node.returns is not None) else None
+    return table[expr.id]
 
 
 def _binding(index, name: str, func: Func) -> tuple[ast.expr | None, Func | None]:
