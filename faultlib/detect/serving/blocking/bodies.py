@@ -9,7 +9,11 @@ pulls the rest over the HTTP connection in the calling thread
 (``await loop.run_in_executor(pool, client.synthesize_speech, ...)``) and then reads the body on the loop still
 waits on the network. The response's type is not followed through the executor, so the body is known by its key:
 a read of ``resp["Body"]``, ``resp.get("AudioStream")``, or of a name assigned once from one (in the function, or in
-the function that encloses it). An awaited read is aiobotocore's coroutine and never reaches here. Used by
+the function that encloses it). An awaited read is aiobotocore's coroutine and never reaches here; so is the body of
+a response that was itself awaited from the client (``resp = await client.invoke_model(...)``: aioboto3's and
+aiobotocore's clients are the async ones, and their ``StreamingBody.read`` is a coroutine even where the code forgot
+to await it -- https://aiobotocore.aio-libs.org/en/latest/tutorial.html), unless what was awaited is an offload of the
+sync call (``await loop.run_in_executor(None, client.get_object, ...)``, ``await asyncio.to_thread(...)``). Used by
 :func:`~faultlib.detect.serving.blocking.sites.any_of_site`.
 """
 
@@ -35,7 +39,41 @@ def streaming_body_read(call: ast.Call, func: Func) -> str | None:
     if isinstance(body, ast.Name):
         body = _assigned_once(body.id, func)
     key = _stream_key(body)
-    return None if key is None else f'a botocore StreamingBody (the response\'s "{key}").{call.func.attr}'
+    if key is None or _from_async_client(body, func):
+        return None
+    return f'a botocore StreamingBody (the response\'s "{key}").{call.func.attr}'
+
+
+OFFLOADERS = frozenset({"run_in_executor", "to_thread", "run_sync", "asyncify", "run_in_threadpool", "sync_to_async"})
+"""The last name of the awaited calls that run a sync request in a worker thread (its response is botocore's)."""
+
+
+def _from_async_client(body: ast.expr, func: Func) -> bool:
+    """``resp`` of ``resp["body"]`` / ``resp.get("body")`` is only ever assigned from awaited requests that are no
+    offload: the response of an async (aiobotocore) client."""
+    resp = body.value if isinstance(body, ast.Subscript) else body.func.value
+    values = _assignments(resp.id, func) if isinstance(resp, ast.Name) else []
+    return bool(values) and all(_awaited_request(v) for v in values)
+
+
+def _awaited_request(value: ast.expr) -> bool:
+    """``await client.op(...)``: an awaited call that is not one of :data:`OFFLOADERS`."""
+    if not (isinstance(value, ast.Await) and isinstance(value.value, ast.Call)):
+        return False
+    called = value.value.func
+    last = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+    return last not in OFFLOADERS
+
+
+def _assignments(name: str, func: Func | None) -> list[ast.expr]:
+    """Every value of ``name = value`` in ``func``, or else in the function enclosing it."""
+    while func is not None:
+        values = [node.value for node in func.nodes if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+        if values:
+            return values
+        func = func.parent
+    return []
 
 
 def _stream_key(expr: ast.expr | None) -> str | None:
@@ -52,10 +90,5 @@ def _stream_key(expr: ast.expr | None) -> str | None:
 
 def _assigned_once(name: str, func: Func | None) -> ast.expr | None:
     """The value of the single ``name = value`` in ``func``, or else in the function enclosing it."""
-    while func is not None:
-        values = [node.value for node in func.nodes if isinstance(node, ast.Assign) and len(node.targets) == 1
-                  and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
-        if values:
-            return values[0] if len(values) == 1 else None
-        func = func.parent
-    return None
+    values = _assignments(name, func)
+    return values[0] if len(values) == 1 else None

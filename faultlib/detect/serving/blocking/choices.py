@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 from faultlib.detect.serving.blocking.passed import passed_callees
 from faultlib.detect.serving.blocking.registries import registered
+from faultlib.detect.serving.blocking.returned_unions import returned_annotation
 
 __all__ = ["chosen", "common_base", "factory_choices", "union_members"]
 
@@ -39,13 +40,18 @@ def common_base(index, classes: list[Klass]) -> Klass | None:
 
 def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     """The classes of the analysed files a name annotated ``Union[A, B]``/``A | B`` (a parameter, or a local
-    annotated where it is assigned) may hold; empty for anything else."""
+    annotated where it is assigned) may hold, or a name bound to the call of a function annotated to return one
+    (:mod:`~faultlib.detect.serving.blocking.returned_unions`); empty for anything else."""
     if not isinstance(expr, ast.Name):
         return []
     args = func.node.args
     notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == expr.id]
     notes += [n.annotation for n in nodes_of(func, ast.AnnAssign) if isinstance(n.target, ast.Name)
               and n.target.id == expr.id]
+    module = func.module
+    if not any(n is not None for n in notes):  # cache = get_cache(): what the function's annotation says it returns
+        returned = returned_annotation(index, expr, func)
+        notes, module = ([returned[0]], returned[1]) if returned is not None else (notes, module)
     found: list[Klass] = []
     todo = [n for n in notes if n is not None]
     while todo and len(found) < 8:
@@ -62,7 +68,7 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
         elif len(notes) == 1 and note is notes[0]:
             return []  # a plain annotation: type_of answers it
         else:
-            klass = index.annotation_type(note, func.module)
+            klass = index.annotation_type(note, module)
             if isinstance(klass, Klass) and all(klass is not k for k in found):
                 found.append(klass)
     return found if len(found) > 1 else []

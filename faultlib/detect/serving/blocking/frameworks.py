@@ -33,6 +33,12 @@ the promise that the function is safe to call there, and ``HassJob`` calls it di
 (https://developers.home-assistant.io/docs/asyncio_categorizing_functions/: a callback runs in the event loop and
 must never do I/O): :data:`INLINE_DECORATORS`.
 
+Litestar calls a plain ``def`` route handler (``@get(path)``, ``@post(path)``... from ``litestar``, on a function or a
+``Controller`` method) on the event loop unless it is declared with ``sync_to_thread=True``: "sync_to_thread: A
+boolean dictating whether the handler function will be executed in a worker thread or the main event loop. This has
+an effect only for sync handler functions" (https://docs.litestar.dev/2/reference/handlers.html#litestar.handlers.get;
+https://docs.litestar.dev/2/usage/routing/handlers.html#sync-vs-async): :data:`LITESTAR_ROUTES`.
+
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
 then an entry too; FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
@@ -48,7 +54,7 @@ from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.registrations import registered_by_call
 from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
-__all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "REGISTRARS", "TORNADO_HANDLERS", "TORNADO_METHODS", "handler_attribute",
+__all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "LITESTAR_ROUTES", "REGISTRARS", "TORNADO_HANDLERS", "TORNADO_METHODS", "handler_attribute",
            "runs_inline"]
 
 INLINE_SERVERS = frozenset({"mcp.server.fastmcp.FastMCP", "mcp.server.fastmcp.server.FastMCP",
@@ -91,6 +97,11 @@ TORNADO_METHODS = frozenset({"get", "head", "post", "delete", "patch", "put", "o
 ``prepare``, ``on_finish``; ``initialize`` from the constructor, ``get_current_user`` behind ``current_user``, the
 hooks ``set_default_headers``, ``write_error``, ``on_connection_close``) and each websocket event."""
 
+_LITESTAR_VERBS = ("get", "post", "put", "patch", "delete", "head", "route")
+LITESTAR_ROUTES = frozenset({f"{module}.{verb}" for verb in _LITESTAR_VERBS for module in (
+    "litestar", "litestar.handlers", "litestar.handlers.http_handlers", "litestar.handlers.http_handlers.decorators")})
+"""Litestar's route decorators: a sync handler they register runs on the loop unless ``sync_to_thread=True``."""
+
 TORNADO_APPLICATION = "tornado.web.Application"
 
 
@@ -112,7 +123,7 @@ def runs_inline(index, func: Func) -> bool:
         return False
     if _tornado_handler(index, func):
         return True
-    return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func)
+    return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func) or _litestar_route(index, d, func)
                for d in func.node.decorator_list) or registered_by_call(
         index, func, lambda call, caller: _inline_server(index, call, call.func.value, caller))
 
@@ -128,6 +139,17 @@ def _inline_decorator(index, decorator: ast.expr, func: Func) -> bool:
     """``decorator`` (or the factory it calls) is one of :data:`INLINE_DECORATORS`."""
     parts = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
     return bool(parts) and index.resolve_parts(parts, func.module, func.parent) in INLINE_DECORATORS
+
+
+def _litestar_route(index, decorator: ast.expr, func: Func) -> bool:
+    """``decorator`` is a Litestar route decorator (:data:`LITESTAR_ROUTES`) called without ``sync_to_thread=True``."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    parts = dotted(decorator.func)
+    if not parts or index.resolve_parts(parts, func.module, func.parent) not in LITESTAR_ROUTES:
+        return False
+    return not any(k.arg == "sync_to_thread" and isinstance(k.value, ast.Constant) and k.value.value is True
+                   for k in decorator.keywords)
 
 
 def _inline_registrar(index, decorator: ast.expr, func: Func) -> bool:

@@ -141,6 +141,10 @@ class Reachability(BodyCalls):
             # A or B; a generator it returns, iterated here; a function it is handed here and calls (passed.py)
             found = [t for t in factory_choices(index, call, func, target) if not t.is_async] + handed_back(
                 index, target, id(call) in self._iterated(func)) + called_here(index, call, func, target)
+            if target.cls is not None and isinstance(call.func, ast.Attribute):  # cache: A | B; cache.get(k)
+                found += [m for k in union_members(index, call.func.value, func)
+                          for m in [index.method(k, call.func.attr)]
+                          if m is not None and not m.is_async and m is not target and m not in found]
             if (receiver is not None and target.cls is not None and on_self(call.func, func)
                     and not is_abstract(target)):  # self.forward(): `self` may be any subclass of the receiver
                 name = target.node.name

@@ -73,6 +73,15 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``Popen``'s ``stdout``/``stderr`` is the read end of the child's pipe (https://docs.python.org/3/library/subprocess.html
 #subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``)."""
 
+MONGO_HANDLES: dict[str, str] = {
+    "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",
+    "pymongo.database.Database": "pymongo.collection.Collection",
+    "montydb.MontyClient": "montydb.database.MontyDatabase", "montydb.client.MontyClient": "montydb.database.MontyDatabase",
+    "montydb.database.MontyDatabase": "montydb.collection.MontyCollection"}
+"""What ``client.name`` / ``client[name]`` and ``db.name`` / ``db[name]`` are on pymongo's client and database
+(https://pymongo.readthedocs.io/en/stable/tutorial.html#getting-a-database) and on MontyDB's, which copies that API
+(https://github.com/davidlatwe/montydb#usage)."""
+
 ATTRIBUTE_SETTERS: dict[str, str] = {
     "register_modules": "https://huggingface.co/docs/diffusers/api/pipelines/overview (DiffusionPipeline."
                         "register_modules(name=module, ...) sets each keyword as an attribute of the pipeline)"}
@@ -210,11 +219,7 @@ class Merged:
             return "pathlib.Path"
         if attr in ATTRIBUTE_TYPES.get(type_name, {}):
             return ATTRIBUTE_TYPES[type_name][attr]
-        if type_name in ("pymongo.MongoClient", "pymongo.mongo_client.MongoClient"):
-            return "pymongo.database.Database"
-        if type_name == "pymongo.database.Database":
-            return "pymongo.collection.Collection"
-        return None
+        return MONGO_HANDLES.get(type_name)
 
 
 @lru_cache(maxsize=1)

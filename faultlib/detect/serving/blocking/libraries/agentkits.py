@@ -15,6 +15,7 @@ from __future__ import annotations
 from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 
 H = "blocking_http"
+F = "blocking_file_io"
 CREWAI = ("https://docs.crewai.com/en/learn/kickoff-async (kickoff runs every task to the end in the calling thread; "
           "akickoff is native async and kickoff_async wraps kickoff in asyncio.to_thread) and "
           "https://docs.crewai.com/concepts/llms (LLM.call is a sync completion)")
@@ -26,7 +27,8 @@ SMOLAGENTS = ("https://huggingface.co/docs/smolagents/reference/agents#smolagent
 PYDANTIC_AI = ("https://ai.pydantic.dev/agents/#running-agents (run_sync runs the agent synchronously; run is the "
                "coroutine)")
 DSPY = ("https://dspy.ai/tutorials/async/ (calling a module runs it synchronously, the LM request included; acall "
-        "is the async twin)")
+        "is the async twin) and https://dspy.ai/tutorials/saving/ (a module's save writes its state file and load "
+        "reads one back)")
 HAYSTACK = ("https://docs.haystack.deepset.ai/docs/pipelines#running-pipelines (Pipeline.run runs every component "
             "in the calling thread; AsyncPipeline and run_async are the twins) and https://docs.haystack.deepset.ai/"
             "docs/components (a component's run is sync; warm_up loads its model)")
@@ -40,7 +42,7 @@ AGENT_KITS = Vocabulary(
         Family(("smolagents",), {m: H for m in ("run", "generate", "generate_stream")}, SMOLAGENTS, package=True,
                functions=False),
         Family(("pydantic_ai.Agent", "pydantic_ai.agent.Agent"), {"run_sync": H, "run_stream_sync": H}, PYDANTIC_AI),
-        Family(("dspy.",), {"__call__": H, "forward": H}, DSPY, prefix=True, suffix=(
+        Family(("dspy.",), {"__call__": H, "forward": H, "load": F, "save": F}, DSPY, prefix=True, suffix=(
             "Predict", "ChainOfThought", "ReAct", "ProgramOfThought", "MultiChainComparison", "Module", "LM",
             "Refine", "BestOfN", "CodeAct", "Retrieve")),
         Family(("haystack.Pipeline", "haystack.core.pipeline.Pipeline", "haystack.core.pipeline.pipeline.Pipeline"),

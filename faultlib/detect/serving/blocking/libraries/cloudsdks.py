@@ -1,5 +1,6 @@
 """Cloud SDK calls beyond boto3 and the Google API clients: Azure Cosmos DB, Azure identity tokens and the Azure
-Speech SDK, the fsspec file systems of object stores (s3fs, gcsfs, adlfs), ``fsspec.open`` and ``smart_open``.
+Speech SDK, the fsspec file systems of object stores (s3fs, gcsfs, adlfs), ``fsspec.open``, ``smart_open`` and Baidu
+AI's SDK (``baidu-aip``: content censoring, speech, OCR, NLP clients).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; boto3,
 Google auth and API clients are in :mod:`~faultlib.detect.serving.blocking.libraries.cloud`, Azure Blob and Google
@@ -39,6 +40,10 @@ _SPEECH = tuple(f"azure.cognitiveservices.speech.{c}" for c in (
     "SpeechSynthesizer", "SpeechRecognizer", "translation.TranslationRecognizer", "TranslationRecognizer"))
 _SPEECH_CALLS = ("speak_text", "speak_ssml", "recognize_once", "start_continuous_recognition",
                  "stop_continuous_recognition")
+BAIDU_AIP = ("https://ai.baidu.com/ai-doc/ANTIPORN/Nk3h6xbb2 (the baidu-aip clients -- AipContentCensor, AipSpeech, "
+             "AipOcr, AipNlp... -- send every API call as a synchronous requests POST, fetching the access token "
+             "first when it has expired)")
+_AIP_SETTERS = frozenset({"setConnectionTimeoutInMillis", "setSocketTimeoutInMillis", "setProxies"})
 CLOUD_SDKS = Vocabulary(
     calls={
         "smart_open.open": (H, "https://github.com/piskvorky/smart_open#how-do-i-use-it (opens a local file or a "
@@ -54,6 +59,7 @@ CLOUD_SDKS = Vocabulary(
         Family(("azure.identity",), {"get_token": H, "get_token_info": H}, AZURE_IDENTITY, package=True,
                functions=False),
         Family(_SPEECH, {m: H for m in _SPEECH_CALLS}, AZURE_SPEECH),
+        Family(("aip",), {"*": H}, BAIDU_AIP, package=True, functions=False, except_=_AIP_SETTERS),
         Family(("azure.cognitiveservices.speech.ResultFuture",), {"get": "blocking_task"}, AZURE_SPEECH),
         *(Family((f"{pkg}.",), {m: H for m in _FS_OPS}, FSSPEC, prefix=True, suffix="FileSystem")
           for pkg in ("s3fs", "gcsfs", "adlfs")),

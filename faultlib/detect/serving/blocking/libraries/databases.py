@@ -1,4 +1,4 @@
-"""Synchronous database drivers and ORMs: psycopg, PyMySQL, SQLAlchemy/SQLModel, redis, pymongo, DuckDB,
+"""Synchronous database drivers and ORMs: psycopg, PyMySQL, SQLAlchemy/SQLModel, redis, pymongo (and MontyDB, its file-backed twin), DuckDB,
 TinyDB, Elasticsearch/OpenSearch.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
@@ -33,6 +33,17 @@ SEARCH_NAMESPACES = frozenset({
     "query", "rollups", "security_analytics", "transforms"})
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
                                           "commit", "rollback", "close")}
+_MONGO_REQUESTS = (
+    "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one", "delete_one",
+    "delete_many", "aggregate", "count_documents", "estimated_document_count", "find_one_and_update",
+    "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct", "create_index", "drop",
+    "list_database_names", "list_collection_names", "server_info", "drop_database", "command",
+    # pymongo 3's count query (removed in 4.0): https://pymongo.readthedocs.io/en/3.12.0/api/pymongo/
+    # collection.html#pymongo.collection.Collection.count
+    "count")
+MONTYDB = ("https://github.com/davidlatwe/montydb#storage-engines (a pymongo-compatible database whose collections "
+           "read and write their storage -- flat files, LMDB or SQLite -- on each operation, in the calling thread)")
+
 DATABASES = Vocabulary(
     calls={
         **_names("blocking_db", "https://www.psycopg.org/docs/module.html", "psycopg2", "connect"),
@@ -69,16 +80,10 @@ DATABASES = Vocabulary(
                {"*": "blocking_db"}, "https://redis.readthedocs.io/en/stable/examples/asyncio_examples.html",
                except_=frozenset({"pipeline", "pubsub", "lock", "register_script", "from_url", "client"})),
         Family(("pymongo.MongoClient", "pymongo.mongo_client.MongoClient", "pymongo.database.Database",
-                "pymongo.collection.Collection"),
-               {m: "blocking_db" for m in (
-                   "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one",
-                   "delete_one", "delete_many", "aggregate", "count_documents", "estimated_document_count",
-                   "find_one_and_update", "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct",
-                   "create_index", "drop", "list_database_names", "list_collection_names", "server_info",
-                   "drop_database", "command",
-                   # pymongo 3's count query (removed in 4.0): https://pymongo.readthedocs.io/en/3.12.0/api/pymongo/
-                   # collection.html#pymongo.collection.Collection.count
-                   "count")}, "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+                "pymongo.collection.Collection"), {m: "blocking_db" for m in _MONGO_REQUESTS},
+               "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
+        Family(("montydb.MontyClient", "montydb.client.MontyClient", "montydb.database.MontyDatabase",
+                "montydb.collection.MontyCollection"), {m: "blocking_db" for m in _MONGO_REQUESTS}, MONTYDB),
         Family(("duckdb.DuckDBPyConnection", "duckdb.DuckDBPyRelation"), {m: "blocking_db" for m in (
             "execute", "executemany", "sql", "query", "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df",
             "df", "fetchnumpy", "fetch_arrow_table", "arrow", "pl", "fetch_record_batch", "read_csv", "read_parquet",
@@ -116,6 +121,13 @@ DATABASES = Vocabulary(
             "group_by", "having", "distinct", "with_entities", "select_from")},
         "redis.from_url": "redis.Redis", "redis.Redis.from_url": "redis.Redis", "redis.StrictRedis": "redis.Redis",
         "redis.Redis.pipeline": "redis.client.Pipeline", "pymongo.MongoClient": "pymongo.MongoClient",
+        # the accessor methods hand back the same handles as `client[name]` / `db[name]` (no request):
+        # https://pymongo.readthedocs.io/en/stable/api/pymongo/mongo_client.html#pymongo.mongo_client.MongoClient.get_database
+        **{f"pymongo.{c}.{m}": "pymongo.database.Database" for c in ("MongoClient", "mongo_client.MongoClient")
+           for m in ("get_database", "get_default_database")},
+        "pymongo.database.Database.get_collection": "pymongo.collection.Collection",
+        "montydb.MontyClient": "montydb.MontyClient", "montydb.MontyClient.get_database": "montydb.database.MontyDatabase",
+        "montydb.database.MontyDatabase.get_collection": "montydb.collection.MontyCollection",
         "elasticsearch.Elasticsearch": "elasticsearch.Elasticsearch",
         "tinydb.TinyDB": "tinydb.TinyDB", "tinydb.TinyDB.table": "tinydb.table.Table",
         "duckdb.connect": "duckdb.DuckDBPyConnection", "duckdb.DuckDBPyConnection.execute": "duckdb.DuckDBPyConnection",

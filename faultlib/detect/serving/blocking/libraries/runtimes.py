@@ -1,4 +1,4 @@
-"""Inference runtimes that load or run a model in the calling thread: CTranslate2, vLLM's engines, HQQ.
+"""Inference runtimes that load or run a model in the calling thread: CTranslate2, vLLM's engines, HQQ, LMDeploy.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 libraries built on it, such as faster-whisper, are in :mod:`faultlib.detect.serving.blocking.libraries.speech`).
@@ -11,7 +11,8 @@ weights and profiling memory in-process, or starting the engine-core process and
 engine it returns is async; the offline ``vllm.LLM`` loads the model when built and its ``generate``/``chat``/
 ``encode`` run the whole batch; ``EngineArgs.create_engine_config`` reads the model's config. HQQ's
 ``AutoHQQHFModel.from_quantized`` reads quantized weights and ``quantize_model`` quantizes every layer of a loaded
-model. Each entry names the documentation of the call.
+model. LMDeploy's ``pipeline(model_path)`` builds its inference engine -- loading the weights onto the device --
+before it returns. Each entry names the documentation of the call.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ VLLM_CONFIG = ("https://docs.vllm.ai/en/latest/api/vllm/engine/arg_utils.html (c
 HQQ = ("https://github.com/mobiusml/hqq#readme (AutoHQQHFModel.quantize_model quantizes a loaded model; "
        "from_quantized loads a quantized one from disk or the Hub)")
 
+LMDEPLOY = ("https://lmdeploy.readthedocs.io/en/latest/llm/pipeline.html (pipeline(model_path) builds the engine, "
+            "loading the model, before it returns)")
+
 _ENGINES = ("vllm.AsyncLLMEngine", "vllm.engine.async_llm_engine.AsyncLLMEngine", "vllm.v1.engine.async_llm.AsyncLLM")
 _HQQ = ("hqq.models.hf.base.AutoHQQHFModel", "hqq.models.hf.AutoHQQHFModel")
 _ENGINE_ARGS = tuple(f"vllm.{m}{c}" for m in ("", "engine.arg_utils.") for c in ("EngineArgs", "AsyncEngineArgs"))
@@ -48,7 +52,8 @@ RUNTIMES = Vocabulary(
     calls={**{f"{e}.{m}": (F, VLLM_ENGINE) for e in _ENGINES for m in ("from_engine_args", "from_vllm_config")},
            **{f"{a}.create_engine_config": (F, VLLM_CONFIG) for a in _ENGINE_ARGS},
            **{f"{h}.from_quantized": (F, HQQ) for h in _HQQ},
-           **{f"{h}.quantize_model": (C, HQQ) for h in _HQQ}},
+           **{f"{h}.quantize_model": (C, HQQ) for h in _HQQ},
+           **{f"lmdeploy.{m}pipeline": (F, LMDEPLOY) for m in ("", "api.")}},
     families=(*(
         Family((f"ctranslate2.{name}",), {"__init__": F, **{m: C for m in methods if not m.startswith("async")}},
                CT2.format(name, "/".join(methods[:2])))

@@ -1,11 +1,15 @@
-"""System monitoring: psutil's sampling calls that sleep for their interval.
+"""System monitoring and process control: psutil's sampling calls that sleep for their interval, its waits for a
+process to end, and pip run in-process.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
 ``psutil.cpu_percent(interval=1)`` measures CPU use over the interval by sleeping in the calling thread ("When
 interval is > 0.0 compares system CPU times elapsed before and after the interval (blocking)"); with ``interval``
 left out, ``None`` or ``0.0`` it compares with the last call and returns at once. ``cpu_times_percent`` behaves the
 same way, and so does a ``psutil.Process``'s ``cpu_percent``. The condition on the argument is a :class:`~faultlib.detect.serving.blocking.entries.BlocksWhen`: a
-literal interval above zero, or a variable one (it may be), blocks; the default does not.
+literal interval above zero, or a variable one (it may be), blocks; the default does not. ``Process.wait`` and
+``wait_procs`` wait for processes to terminate (up to their timeout). ``pip.main`` (pip's old public entry point, still
+importable from ``pip._internal``) runs a whole ``pip install`` inside the calling thread: index requests, downloads,
+builds and file writes.
 """
 
 from __future__ import annotations
@@ -13,6 +17,12 @@ from __future__ import annotations
 from faultlib.detect.serving.blocking.entries import BlocksWhen, Vocabulary
 
 S = "blocking_sleep"
+P = "blocking_subprocess"
+PROCESS_WAIT = ("https://psutil.readthedocs.io/en/latest/#psutil.Process.wait (\"Wait for a process PID to terminate\" "
+                "-- up to timeout seconds; wait_procs waits for a list of them)")
+PIP_MAIN = ("https://pip.pypa.io/en/stable/user_guide/#using-pip-from-your-program (pip is not a library: calling its "
+            "main runs the whole command -- resolving, downloading and installing -- in the calling process)")
+_PROCESS = ("psutil.Process", "psutil.Popen")
 CPU_PERCENT = ("https://psutil.readthedocs.io/en/latest/#psutil.cpu_percent (\"When interval is > 0.0 compares "
                "system CPU times elapsed before and after the interval (blocking)\")")
 PROCESS_CPU_PERCENT = ("https://psutil.readthedocs.io/en/latest/#psutil.Process.cpu_percent (\"When interval is > "
@@ -23,7 +33,12 @@ CPU_TIMES_PERCENT = ("https://psutil.readthedocs.io/en/latest/#psutil.cpu_times_
 
 SYSTEM = Vocabulary(
     calls={"psutil.cpu_percent": (S, CPU_PERCENT), "psutil.cpu_times_percent": (S, CPU_TIMES_PERCENT),
-           "psutil.Process.cpu_percent": (S, PROCESS_CPU_PERCENT)},
+           "psutil.Process.cpu_percent": (S, PROCESS_CPU_PERCENT),
+           **{f"{p}.wait": (P, PROCESS_WAIT) for p in _PROCESS}, "psutil.wait_procs": (P, PROCESS_WAIT),
+           **{name: (P, PIP_MAIN) for name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main")}},
     when={name: BlocksWhen("interval", position=0, test="positive")
           for name in ("psutil.cpu_percent", "psutil.cpu_times_percent", "psutil.Process.cpu_percent")},
+    # a Process and the children it lists: https://psutil.readthedocs.io/en/latest/#psutil.Process.children
+    returns={"psutil.Process": "psutil.Process", "psutil.Process.children": "psutil.Process.children",
+             "psutil.Process.children.__iter__": "psutil.Process"},
 )
