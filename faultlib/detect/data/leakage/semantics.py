@@ -112,7 +112,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
-                if repeats_rows(name, args, kwargs, datas):  # pd.concat([df, df[df.y == 1]]): rows repeated (stacks.py)
+                if repeats_rows(name, args, kwargs, datas) and not any(  # a resample in the stack already said it
+                        f.line == node.lineno and f.method == "resample" for f in out.taints):
                     fit = self._fit(Est("concat", "transformer", preprocessing=True), out, False, name, node, frame)
                     out = out.with_(taints=out.taints | ({fit} if fit else set()))
                 return out
