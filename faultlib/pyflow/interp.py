@@ -64,6 +64,10 @@ class Interpreter(SemanticHooks):
     """Whether the code after a ``try`` still runs when one of its ``except`` bodies returns (``except
     ValueError: write_fallback(); return`` before the model code); off, that ``return`` ends the function."""
 
+    follow_guard_returns = False
+    """Whether a ``return`` of nothing that ends an ``if`` branch under an unknown test leaves the function going on
+    (a guard: ``if len(df) < 50: log(...); return None`` before the model code); off, it ends the function."""
+
     join_one_armed_if = False
     """Whether a name an ``if`` without ``else`` rebinds is joined with its value before the ``if`` (the test may
     be false: ``fill = s.median()``, then ``if isna(fill): fill = 0``); off, the branch's value replaces it."""
@@ -208,7 +212,9 @@ class Interpreter(SemanticHooks):
     def _branch(self, body: list[ast.stmt], frame: Frame, follow: bool | None = None) -> None:
         """A branch whose test is unknown: with :attr:`follow_branch_returns` (or ``follow``), a ``return`` in it
         does not end the function (``if args.eval: evaluate(); return`` before the training loop)."""
-        if not (self.follow_branch_returns if follow is None else follow):
+        if follow is None:
+            follow = self.follow_branch_returns or self.follow_guard_returns and _guard_exit(body)
+        if not follow:
             self._block(body, frame)
             return
         try:
@@ -503,6 +509,15 @@ class Interpreter(SemanticHooks):
 def _decorated(func: Func, name: str) -> bool:
     """``func`` is defined under ``@name`` (``@classmethod``, ``@staticmethod``)."""
     return any(ast.unparse(d).rsplit(".", 1)[-1] == name for d in func.node.decorator_list)
+
+
+def _guard_exit(body: list[ast.stmt]) -> bool:
+    """The branch ends in ``return`` / ``return None`` / ``return <constant>`` and returns nowhere else: an early exit
+    that hands back nothing the caller computes with (a guard clause), not an alternative result."""
+    last = body[-1] if body else None
+    if not (isinstance(last, ast.Return) and (last.value is None or isinstance(last.value, ast.Constant))):
+        return False
+    return not any(isinstance(n, ast.Return) for stmt in body[:-1] for n in ast.walk(stmt))
 
 
 __all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]

@@ -234,29 +234,66 @@ class EmbeddingSemantics:
                     scope[name] = after
 
 
+#: calls that cut one text into its tokens (``text.split()``, NLTK's ``word_tokenize``)
+_TOKENIZERS = frozenset({"split", "word_tokenize", "wordpunct_tokenize", "tokenize"})
+
+
+def _token_list(expr: ast.expr) -> bool:
+    """``text.split()``, ``word_tokenize(text)`` or a comprehension over a name: the tokens of one text."""
+    if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and isinstance(expr.generators[0].iter, ast.Name):
+        return True
+    return isinstance(expr, ast.Call) and (isinstance(expr.func, ast.Attribute) and expr.func.attr in _TOKENIZERS
+                                           or isinstance(expr.func, ast.Name) and expr.func.id in _TOKENIZERS)
+
+
 def in_place(tree: ast.Module) -> frozenset[int]:
-    """Ids of the comprehensions assigned back to the name they iterate, each item passed through a call:
-    ``words = [stem(w) for w in words if w not in stops]`` rewrites one value item by item (the words of one
-    message stay that message's row)."""
+    """Ids of the comprehensions that rewrite one text's tokens item by item: assigned back to the name they iterate,
+    each item passed through a call or kept as it is (``words = [stem(w) for w in words if w not in stops]``,
+    ``words = [w for w in words if w not in stops]``), or iterating a name bound only to one text's tokens
+    (``stems = [ps.stem(w) for w in words]`` with ``words = text.split()``) or a tokenizer call itself
+    (``[w for w in text.split() if w not in stops]``): the words of one message stay that message's row."""
+    token_names: dict[str, bool] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            name = n.targets[0].id
+            token_names[name] = token_names.get(name, True) and _token_list(n.value)
     out = set()
     for n in ast.walk(tree):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and
                 isinstance(n.value, ast.ListComp) and len(n.value.generators) == 1):
             continue
         gen, name = n.value.generators[0], n.targets[0].id
-        if isinstance(gen.iter, ast.Name) and gen.iter.id == name and isinstance(n.value.elt, ast.Call) and \
-                isinstance(gen.target, ast.Name) and not any(
-                    isinstance(s, ast.Subscript) for part in (n.value.elt, *gen.ifs) for s in ast.walk(part)):
+        elt = n.value.elt
+        same = isinstance(gen.iter, ast.Name) and (gen.iter.id == name or token_names.get(gen.iter.id, False)) or \
+            isinstance(gen.iter, ast.Call) and _token_list(gen.iter)  # [t for t in text.split() if t not in stops]
+        item_wise = isinstance(elt, ast.Call) or isinstance(elt, ast.Name) and isinstance(
+            gen.target, ast.Name) and elt.id == gen.target.id
+        if same and item_wise and isinstance(gen.target, ast.Name) and not any(
+                isinstance(s, ast.Subscript) for part in (elt, *gen.ifs) for s in ast.walk(part)):
             out.add(id(n.value))
     return frozenset(out)
 
 
+#: attributes of a pandas table that are not one of its columns (pandas API, "DataFrame": attributes)
+_NOT_COLUMNS = frozenset({"columns", "index", "dtypes", "shape", "T", "axes", "values", "iloc", "loc", "at", "iat",
+                          "str", "dt", "cat", "plot", "size", "ndim", "empty", "attrs", "flags", "array"})
+
+
 def _one_item_a_row(node: ast.expr) -> bool:
-    """``table['text']``, ``table['text'].values``, ``table['text'].tolist()``: a column, iterated value by value."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist":
+    """``table['text']``, ``table['text'].values``, ``table['text'].tolist()``, ``list(table['text'])``: a column,
+    iterated value by value. A column read as an attribute (``list(table.message)``, ``table.message.values``) is the
+    same column (pandas user guide, "Indexing and selecting data": attribute access) -- but only behind a table name
+    (``a.b`` of a bare name), and never a table attribute that is not a column (``table.columns``, ``table.index``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "list" and len(
+            node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("tolist", "to_list"):
         node = node.func.value
-    if isinstance(node, ast.Attribute) and node.attr == "values":
+    if isinstance(node, ast.Attribute) and node.attr in ("values", "array"):
         node = node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in _NOT_COLUMNS \
+            and not node.attr.startswith("_"):
+        return True
     return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
         node.slice.value, str)
 

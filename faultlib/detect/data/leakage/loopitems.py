@@ -8,7 +8,8 @@ the script built by appending (``corpus = []`` ... ``corpus.append(review)``, th
 items are the rows appended.
 
 ``for i in range(len(table)): text = table['msg'][i]`` visits every index: over the loop, ``table['msg'][i]`` reads
-every row (the whole column), not a row selection. Inside a loop over rows, a loop over a call on the row (``for sent in sent_tokenize(text)``: its sentences) binds parts
+every row (the whole column), not a row selection; so does a loop with a literal count that builds a list
+(``for i in range(0, 1000): corpus.append(clean(table['Review'][i]))``: the 1000 rows it keeps are the data). Inside a loop over rows, a loop over a call on the row (``for sent in sent_tokenize(text)``: its sentences) binds parts
 of that row, the same rows. Only these sources bind the loop variable to the rows: iterating a frame gives its column names, an array its
 rows of numbers whose identity the analysis does not follow, anything else an unknown value (as before).
 """
@@ -41,13 +42,41 @@ def every_row_indices(tree: ast.Module) -> frozenset[int]:
             continue
         args = loop.iter.args
         every = len(args) == 1 or len(args) == 2 and isinstance(args[0], ast.Constant) and args[0].value == 0
-        if not (every and isinstance(args[-1], ast.Call) and isinstance(args[-1].func, ast.Name)
-                and args[-1].func.id == "len"):
+        counted = isinstance(args[-1], ast.Call) and isinstance(args[-1].func, ast.Name) and args[-1].func.id == "len"
+        if not (every and (counted or _builds_a_list(loop) and _int_constant(args[-1]))):
             continue
         var = loop.target.id
         out |= {id(n.slice) for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Subscript)
                 and isinstance(n.slice, ast.Name) and n.slice.id == var}
     return frozenset(out)
+
+
+def _attribute_column(node: ast.expr) -> ast.Attribute | None:
+    """``table.message`` in ``for text in list(table.message)`` / ``table.message.tolist()``: a column read as an
+    attribute of a table name (see :func:`~faultlib.detect.data.leakage.embeddings._one_item_a_row`)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "list" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("tolist", "to_list"):
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr in ("values", "array"):
+        node = node.value
+    return node if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _one_item_a_row(
+        node) else None
+
+
+def _int_constant(node: ast.expr) -> bool:
+    """``1000`` in ``range(0, 1000)``: a literal count."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
+
+
+def _builds_a_list(loop: ast.For) -> bool:
+    """The loop's body appends to a list (``corpus.append(review)``): a loop that builds one item per index, the
+    hand-written form of ``[clean(t) for t in table['text'][:1000]]``. ``for i in range(0, 1000):
+    corpus.append(clean(table['Review'][i]))`` reads the table's first 1000 rows -- the rows the script keeps as
+    its data (a table of 1000 reviews); a loop with a literal count that builds nothing (``for i in range(5):
+    print(t['text'][i])``) only looks at a few rows and is left as a row selection."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
+               and isinstance(n.func.value, ast.Name) for stmt in loop.body for n in ast.walk(stmt))
 
 
 def _call_assignments(tree: ast.Module) -> dict[str, list[ast.Call]]:
@@ -64,13 +93,16 @@ def _call_assignments(tree: ast.Module) -> dict[str, list[ast.Call]]:
 class LoopItems:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
 
-    def _row_items(self, source: Any, node: ast.For) -> Any:
+    def _row_items(self, source: Any, node: ast.For, frame: Any = None) -> Any:
         """The loop variable's value when ``node`` iterates a column or a built list of rows; ``None`` otherwise."""
-        from faultlib.detect.data.leakage.values import maybe_data
+        from faultlib.detect.data.leakage.values import as_data, maybe_data
 
         if not hasattr(self, "_built_lists"):
             self._built_lists = built_lists(self.tree)
         data = maybe_data(source)
+        column = _attribute_column(node.iter)
+        if data is None and column is not None and frame is not None:  # for text in list(table.message)
+            data = as_data(self._expr(column.value, frame))  # type: ignore[attr-defined]
         if data is None or data.rows is None:
             return None
         if _one_item_a_row(node.iter) or isinstance(node.iter, ast.Name) and node.iter.id in self._built_lists \

@@ -83,10 +83,52 @@ def _not_sizes(expr: ast.expr):
         todo.extend(ast.iter_child_nodes(n))
 
 
+#: calls whose result is a pandas table (never a NumPy array): reading a file or building a frame, or a method only a
+#: DataFrame has (pandas API, "Input/output", "DataFrame")
+_FRAME_MAKERS = frozenset({"read_csv", "read_excel", "read_parquet", "read_json", "read_table", "read_sql",
+                           "read_sql_query", "read_feather", "read_pickle", "DataFrame", "get_dummies", "select_dtypes",
+                           "merge", "reset_index", "set_index", "rename", "dropna", "drop_duplicates", "read_fwf"})
+
+
+def _frame_binding(expr: ast.expr) -> bool:
+    """``pd.read_csv(...)``, ``df.select_dtypes(np.number).fillna(0)``, ``X.drop(columns=[...])``: an expression
+    whose value is a pandas table, read from its method chain (one frame-only call in it is enough)."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in _FRAME_MAKERS or name == "drop" and any(k.arg == "columns" for k in n.keywords):
+                return True
+    return False
+
+
+def frame_loop_names(tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> set[str]:
+    """Loop variables of ``for col in table:`` where ``table`` is a name bound (somewhere) to a pandas table and never
+    to anything else that is plainly an array: iterating a DataFrame gives its column labels, as ``table.columns``
+    does (pandas API, "DataFrame.__iter__": iterate over the info axis), so ``table[col]`` is a column, not a row
+    mask. A loop over a NumPy array (``for row in X_train``) gives rows: a name never bound to a frame-only call is
+    left alone."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Name) and isinstance(
+                n.iter, ast.Name):
+            exprs = bindings.get(n.iter.id, [])
+            if any(_frame_binding(e) for e in exprs) and not any(_array_binding(e) for e in exprs):
+                out.add(n.target.id)
+    return out
+
+
+def _array_binding(expr: ast.expr) -> bool:
+    """``np.array(...)``, ``X.values``, ``X.to_numpy()``, ``scaler.fit_transform(X)``: plainly an array."""
+    return any(isinstance(n, ast.Attribute) and n.attr in ("values", "to_numpy", "array", "asarray", "fit_transform",
+                                                           "transform", "reshape", "toarray")
+               for n in ast.walk(expr))
+
+
 def reaches_columns(index: ast.expr, names: set[str]) -> bool:
     """``index`` reads a frame's ``.columns`` or a name of :func:`column_names`: it selects columns."""
     return any(isinstance(n, ast.Attribute) and n.attr == "columns" or isinstance(n, ast.Name) and n.id in names
                for n in ast.walk(index))
 
 
-__all__ = ["column_names", "parameter_bindings", "reaches_columns"]
+__all__ = ["column_names", "frame_loop_names", "parameter_bindings", "reaches_columns"]

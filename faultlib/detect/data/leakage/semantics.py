@@ -20,7 +20,7 @@ from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dr
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
-    stacked_items
+    repeats_rows, stacked_items
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.values import (
@@ -111,7 +111,12 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                     if d.test and not d.is_test_by_rows:
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
-                return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
+                out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
+                if repeats_rows(name, args, kwargs, datas) and not any(  # a resample in the stack already said it
+                        f.line == node.lineno and f.method == "resample" for f in out.taints):
+                    fit = self._fit(Est("concat", "transformer", preprocessing=True), out, False, name, node, frame)
+                    out = out.with_(taints=out.taints | ({fit} if fit else set()))
+                return out
         module = ref.module
         if vocab.is_search(name, module):
             return Est(name, "search", options={"cv": kwargs.get("cv")})

@@ -27,6 +27,25 @@ def stacked_items(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
     return list(first.items) if isinstance(first, Tup) else list(args)
 
 
+def repeats_rows(name: str, args: list[Any], kwargs: dict[str, Any], datas: list[Any]) -> bool:
+    """A row stack that lists a table together with a selection of that same table's rows (or the table twice):
+    ``pd.concat([df, df[df['label'] == 1]])`` repeats the minority rows -- oversampling written by hand, the same as
+    ``resample(minority, replace=True)``: done before a split, copies of one row land in train and test
+    (imbalanced-learn user guide, "Over-sampling": resample the training set only). Two tables share rows when they
+    come from the same root and one's path of selections is a prefix of the other's
+    (:func:`~faultlib.detect.data.leakage.values.covers`); the parts of a split (``[train, test]``) or two
+    different masks of one table (``[majority_down, minority]``) do not. Only a stack of a literal list given
+    alone (no positional ``axis``, ``pd.concat([a, b], 1)`` joins columns side by side)."""
+    from faultlib.detect.data.leakage.values import covers, parts
+
+    listed = bool(args) and isinstance(args[0], Tup) and len(args) == 1 or not args and any(
+        isinstance(kwargs.get(k), Tup) for k in _STACK_KEYWORDS)
+    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or columns_axis(kwargs):
+        return False
+    tables = [(i, p) for i, d in enumerate(datas) for p in parts(d.rows)]
+    return any(i != j and covers(p, q) for i, p in tables for j, q in tables)
+
+
 def columns_axis(kwargs: dict[str, Any]) -> bool:
     """``axis=1`` / ``axis='columns'``: the call works along columns, not rows."""
     axis = kwargs.get("axis")
@@ -38,4 +57,4 @@ def drops_columns(kwargs: dict[str, Any]) -> bool:
     return "columns" in kwargs or columns_axis(kwargs)
 
 
-__all__ = ["columns_axis", "drops_columns", "stacked_items"]
+__all__ = ["columns_axis", "drops_columns", "repeats_rows", "stacked_items"]

@@ -36,7 +36,7 @@ from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.generators import is_generator
-from faultlib.detect.data.leakage.params import column_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
@@ -124,6 +124,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
 
     join_one_armed_if = True  # fill = s.median(); if isna(fill): fill = 0 -- the median may still fill the rows
     follow_handler_returns = True  # except ValueError: write_fallback(); return -- the model code after it runs
+    follow_guard_returns = True  # if len(df) < 50: log(...); return None -- the model code after the guard runs
     data_of = staticmethod(maybe_data)  # a value as data or None, for mixins below semantics.py (choices.py)
 
     def __init__(self, tree: ast.Module, smap: SourceMap):
@@ -164,7 +165,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
-        self._column_names = column_names(self._bindings, parameter_bindings(tree))  # also via a helper's parameters
+        self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
+            tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
@@ -378,7 +380,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if isinstance(inner, Est) and inner.category == "splitter" or named:
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
-            item = self._row_items(source, node) if isinstance(node.target, ast.Name) else None
+            item = self._row_items(source, node, frame) if isinstance(node.target, ast.Name) else None
             if item is None:
                 return False
             self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
