@@ -99,12 +99,13 @@ class Family:
         return found
 
 
-TESTS = ("positive", "true", "given", "other_than", "unset")
+TESTS = ("positive", "true", "given", "other_than", "unset", "contains")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
 name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
 ``absent``, left out -- a variable counts as set (``pc.Index(name)`` looks its host up over HTTP; ``pc.Index(name,
-host=url)`` does not)."""
+host=url)`` does not); ``contains``: a string holding one of ``values`` (``Path(d).glob("**/*.py")`` walks the whole
+tree below; ``glob("*.py")`` lists one directory)."""
 
 
 ANY_ARGUMENT = "*"
@@ -123,7 +124,8 @@ class BlocksWhen:
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
             for ``unset``.
         absent: whether the call blocks when the argument is left out (its default's verdict).
-        values: for the test ``other_than``, the literal values that do not block.
+        values: for the test ``other_than``, the literal values that do not block; for ``contains``, the substrings
+            that do.
     """
 
     name: str
@@ -156,6 +158,8 @@ class BlocksWhen:
             return constant not in self.values
         if self.test == "unset":
             return not constant
+        if self.test == "contains":
+            return isinstance(constant, str) and any(v in constant for v in self.values)
         return constant is not None
 
 
