@@ -359,3 +359,38 @@ def test_items_of_a_registry_of_plain_values_stay_silent(tmp_path):
             Board.tick()
     """)
     assert found == set()
+
+
+def test_a_one_directory_glob_with_an_f_string_pattern_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        async def model_file(folder: Path, prefix):
+            quantized = sorted(folder.glob(f"{prefix}*.int8.onnx"))
+            pattern = f"{prefix}.*"
+            chosen = next(folder.glob(pattern), None)
+            return quantized or chosen
+    """)
+    assert found == set()
+
+
+def test_a_glob_pattern_the_caller_chooses_may_walk_the_tree(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        async def find_files(base: str, pattern: str):
+            return sorted(Path(base).glob(pattern))[:100]
+    """)
+    assert ("blocking_file_io", "return sorted(Path(base).glob(pattern))[:100]") in found
+
+
+def test_mutagen_over_an_in_memory_upload_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from mutagen import File
+
+        async def duration(upload: bytes):
+            tags = File(io.BytesIO(upload))
+            return tags.info.length if tags else 0.0
+    """)
+    assert found == set()
