@@ -6,6 +6,8 @@ Third-party packages build these and register them in the entry-point group ``fa
 
 from __future__ import annotations
 
+import ast
+
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -99,12 +101,15 @@ class Family:
         return found
 
 
-TESTS = ("positive", "true", "given", "other_than", "unset")
+TESTS = ("positive", "true", "given", "other_than", "unset", "contains")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
 name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
 ``absent``, left out -- a variable counts as set (``pc.Index(name)`` looks its host up over HTTP; ``pc.Index(name,
-host=url)`` does not)."""
+host=url)`` does not); ``contains``: a string holding one of ``values`` (``Path(d).glob("**/*.py")`` walks the whole
+tree below; ``glob("*.py")`` lists one directory): the written text of a string or f-string argument (a local
+bound once to one is read through, :func:`~faultlib.detect.serving.blocking.sites.bound_text`); another variable
+counts, as for the other tests."""
 
 
 ANY_ARGUMENT = "*"
@@ -123,7 +128,8 @@ class BlocksWhen:
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
             for ``unset``.
         absent: whether the call blocks when the argument is left out (its default's verdict).
-        values: for the test ``other_than``, the literal values that do not block.
+        values: for the test ``other_than``, the literal values that do not block; for ``contains``, the substrings
+            that do.
     """
 
     name: str
@@ -138,6 +144,8 @@ class BlocksWhen:
         ``ValueError`` when it is not one."""
         if self.name == ANY_ARGUMENT:
             return bool(args) or bool(keywords)
+        if self.test == "contains":
+            return self._contains(args, keywords)
         if self.name in keywords:
             value = keywords[self.name]
         elif self.position is not None and self.position < len(args):
@@ -157,6 +165,23 @@ class BlocksWhen:
         if self.test == "unset":
             return not constant
         return constant is not None
+
+    def _contains(self, args: list, keywords: dict) -> bool:
+        """The ``contains`` test: the written text of a string or f-string argument holds one of ``values``
+        (an f-string by its literal parts); any other expression may hold anything and counts; an argument left out
+        counts as ``absent`` says."""
+        value = keywords.get(self.name)
+        if value is None and self.position is not None and self.position < len(args):
+            value = args[self.position]
+        if value is None:
+            return self.absent
+        if isinstance(value, ast.JoinedStr):
+            pieces = [v.value for v in value.values if isinstance(v, ast.Constant)]
+        elif isinstance(value, ast.Constant):
+            pieces = [value.value]
+        else:
+            return True
+        return any(isinstance(p, str) and any(v in p for v in self.values) for p in pieces)
 
 
 @dataclass(frozen=True)

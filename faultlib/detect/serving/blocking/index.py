@@ -17,6 +17,7 @@ import ast
 import builtins
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.annotated_items import loop_item_types
 from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
@@ -261,6 +262,7 @@ class Index(TypeOf):
                 owner = self.type_of(source, func) if name not in types else None
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
+        types.update(loop_item_types(self, func, types))  # for s in cls._open.values(), _open: dict[str, Store]
         overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:

@@ -5,7 +5,10 @@ The work runs in a worker thread, but its result comes back to the loop: a model
 it, or an unread response body fetched off the loop and then read on it, blocks where it is used. The function
 argument is found at the position :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD` or
 :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD_METHODS` gives (``run_in_executor``'s second); its result type
-is the analysed function's return type or the vocabulary's ``returns`` entry for a library call.
+is the analysed function's return type or the vocabulary's ``returns`` entry for a library call. ``open`` itself
+handed to the executor (``f = await hass.async_add_executor_job(open, path, "wb")``, held-out wave 43) gives back a
+file object: opening is off the loop, but ``f.write(data)`` and ``f.read()`` then run on it
+(https://docs.python.org/3/library/functions.html#open returns a file object whose reads and writes are system calls).
 """
 
 from __future__ import annotations
@@ -13,9 +16,14 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.libraries.stdlib import FILE_OBJECT
 from faultlib.detect.serving.blocking.model import Func
 
-_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD}) | {"run_in_executor"}
+OPENERS = frozenset({"builtins.open", "io.open", "codecs.open"})
+"""The openers whose result, when they run in a worker thread, is a file object read and written on the loop."""
+_AWAITED_METHODS = frozenset(vocab.OFFLOAD_METHODS) - {"submit"}
+"""Offloading methods whose awaited result is the function's (``executor.submit`` gives a Future instead)."""
+_LAST = frozenset({name.rpartition(".")[2] for name in vocab.OFFLOAD}) | _AWAITED_METHODS
 
 
 def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
@@ -24,8 +32,8 @@ def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
     last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
     if not call.args or (last not in _LAST and last not in func.module.imports):
         return None  # a cheap test on the called name first (an aliased import is resolved below)
-    if isinstance(call.func, ast.Attribute) and call.func.attr == "run_in_executor":
-        position = vocab.OFFLOAD_METHODS["run_in_executor"]
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _AWAITED_METHODS:
+        position = vocab.OFFLOAD_METHODS[call.func.attr]  # loop.run_in_executor, hass.async_add_executor_job
     else:
         target = index.callee(call.func, func)
         position = vocab.OFFLOAD.get(target) if isinstance(target, str) else None
@@ -43,4 +51,6 @@ def offloaded_result(index, expr: ast.Await, func: Func | None):
     ran = None if fn is None else index.callee(fn, func)
     if isinstance(ran, Func) and not ran.is_async:
         return index.return_type(ran)
+    if ran in OPENERS:
+        return FILE_OBJECT
     return index.vocab.returns.get(ran) if isinstance(ran, str) else None

@@ -18,6 +18,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
+from faultlib.detect.serving.blocking.metaclasses import constructor_functions
 from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
@@ -164,8 +165,7 @@ class Reachability(BodyCalls):
             chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
             classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
                 chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
-            return [m for k in classes if isinstance(k, Klass)
-                    for m in (index.method(k, "__init__"), index.method(k, "__new__")) if m is not None and not m.is_async]
+            return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k)]
         if target is None and not isinstance(call.func, ast.Lambda):
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):

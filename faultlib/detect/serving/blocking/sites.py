@@ -64,9 +64,10 @@ class Site:
 IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
 WRITERS = ("save", "dump", "write")
 """A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
-COPIES = frozenset({"wave.open", "PIL.Image.open"})
+COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File"})
 """File openers that over an in-memory buffer only copy bytes or read a header (a WAV header and raw frames; Pillow's
-lazy open identifies the format and leaves decoding to ``load``): no decoding."""
+lazy open identifies the format and leaves decoding to ``load``; mutagen reads the tags and the stream header, not
+the audio): no decoding."""
 REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
 """A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
@@ -86,11 +87,11 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
             return Site("blocking_cpu", f"{target} (rendering into an in-memory buffer)", func, call)
         last = target.rpartition(".")[2]
         quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
-                 or not _argument_blocks(index, target, call))
+                 or not _argument_blocks(index, target, call, func))
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        if (only_creates(target, call, func) or not _argument_blocks(index, target, call)
+        if (only_creates(target, call, func) or not _argument_blocks(index, target, call, func)
                 or parses_awaited_text(target, call, func)
                 or (target == "importlib.import_module" and imports_own_package(index, call, func))):
             return None
@@ -190,14 +191,34 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     return None
 
 
-def _argument_blocks(index, target: str, call: ast.Call) -> bool:
+def _argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     """Whether the vocabulary call ``target`` blocks with the arguments ``call`` passes (always, unless the
     vocabulary says it blocks only for some values of one: :class:`~faultlib.detect.serving.blocking.entries.
     BlocksWhen`)."""
     condition = index.vocab.when.get(target)
     if condition is None:
         return True
-    return condition.blocks(list(call.args), {k.arg: k.value for k in call.keywords}, _literal)
+    args, keywords = list(call.args), {k.arg: k.value for k in call.keywords}
+    if condition.test == "contains":  # pattern = f"{name}.*"; folder.glob(pattern): the text bound to the name
+        args = [bound_text(a, func) for a in args]
+        keywords = {k: bound_text(v, func) for k, v in keywords.items()}
+    return condition.blocks(args, keywords, _literal)
+
+
+def bound_text(expr: ast.expr, func: Func) -> ast.expr:
+    """The string or f-string a local name of ``func`` is bound to by its only binding (``pattern = f"{x}.*"``), or
+    ``expr`` itself (a parameter, a name bound more than once or to anything else)."""
+    if not isinstance(expr, ast.Name):
+        return expr
+    bindings = [n for n in func.nodes if isinstance(n, ast.Name) and n.id == expr.id and isinstance(n.ctx, ast.Store)]
+    params = func.node.args
+    if len(bindings) != 1 or expr.id in {a.arg for a in (*params.posonlyargs, *params.args, *params.kwonlyargs)}:
+        return expr
+    for node in func.nodes:
+        if isinstance(node, ast.Assign) and node.targets == [bindings[0]] and isinstance(
+                node.value, (ast.Constant, ast.JoinedStr)):
+            return node.value
+    return expr
 
 
 def _literal(expr: ast.expr):

@@ -44,8 +44,13 @@ _MONGO_REQUESTS = (
 MONTYDB = ("https://github.com/davidlatwe/montydb#storage-engines (a pymongo-compatible database whose collections "
            "read and write their storage -- flat files, LMDB or SQLite -- on each operation, in the calling thread)")
 
+ES_HELPERS = ("https://elasticsearch-py.readthedocs.io/en/stable/helpers.html (bulk, streaming_bulk, scan and reindex "
+              "send their requests through the synchronous client they are given; async_bulk/async_scan are the "
+              "twins for AsyncElasticsearch)")
 DATABASES = Vocabulary(
     calls={
+        **{f"{m}.helpers.{f}": ("blocking_http", ES_HELPERS) for m in ("elasticsearch", "opensearchpy")
+           for f in ("bulk", "streaming_bulk", "parallel_bulk", "scan", "reindex")},
         **_names("blocking_db", "https://www.psycopg.org/docs/module.html", "psycopg2", "connect"),
         **_names("blocking_db", "https://www.psycopg.org/psycopg3/docs/advanced/async.html", "psycopg", "connect"),
         **_names("blocking_db", "https://pymysql.readthedocs.io/en/latest/modules/connections.html", "pymysql",

@@ -43,6 +43,9 @@ FILE_FORMATS = Vocabulary(
                             "walk as os.walk)") for f in ("glob", "iglob")},
         **names(F, PY + "codecs.html#codecs.open (opens the file, as open does)", "codecs", "open"),
         "io.FileIO": (F, PY + "io.html#io.FileIO (opens the file)"),
+        **{f"pathlib.Path.{m}": (F, PY + "pathlib.html#pathlib.Path.rglob (rglob, and glob with a \"**\" pattern, walk "
+                                    "the whole tree below, a directory walk as os.walk; a plain glob lists one "
+                                    "directory and is left out)") for m in ("glob", "rglob")},
         "pathlib.Path.walk": (F, PY + "pathlib.html#pathlib.Path.walk (walks the whole tree below, as os.walk)"),
         "os.fwalk": (F, PY + "os.html#os.fwalk (walks the whole tree below, as os.walk)"),
         **names(F, PY + "tarfile.html#tarfile.TarFile.extractall (writes every member to disk)", "tarfile.TarFile",
@@ -51,7 +54,8 @@ FILE_FORMATS = Vocabulary(
                    "disk into the archive)", "zipfile.ZipFile", "extractall", "extract", "write"),
     },
     when={"gzip.GzipFile": BlocksWhen("filename", position=0, test="given"),
-          **{f"glob.{f}": BlocksWhen("recursive", test="true") for f in ("glob", "iglob")}},
+          **{f"glob.{f}": BlocksWhen("recursive", test="true") for f in ("glob", "iglob")},
+          "pathlib.Path.glob": BlocksWhen("pattern", position=0, test="contains", values=("**",))},
     families=(
         Family(_CONFIGS, {"read": F}, PY + "configparser.html#configparser.ConfigParser.read (opens and parses each "
                "file named; read_string and read_dict parse what is in memory)"),

@@ -1,5 +1,8 @@
 """The standard library's network clients and servers beyond sockets and HTTP: TLS sockets, XML-RPC proxies,
-telnet, name lookups, ``robots.txt`` fetches, blocking servers and readiness waits (``selectors``, ``select.poll``).
+telnet, name lookups, ``robots.txt`` fetches, blocking servers and readiness waits (``selectors``, ``select.poll``), and
+the mail and file-transfer clients' constructors (held-out wave 43: ``imaplib.IMAP4_SSL(host)`` in a scraper's async
+login) and IMAP's ``close`` (the CLOSE command), which the package entries of
+:mod:`~faultlib.detect.serving.blocking.sdks` leave out.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; plain
 sockets, ``http.client``, ``urllib.request`` and ``select.select`` are in
@@ -24,6 +27,10 @@ _SERVERS = (*(f"socketserver.{c}" for c in ("TCPServer", "UDPServer", "Threading
                                              "ThreadingUDPServer", "UnixStreamServer", "BaseServer")),
             "http.server.HTTPServer", "http.server.ThreadingHTTPServer", "wsgiref.simple_server.WSGIServer",
             "xmlrpc.server.SimpleXMLRPCServer")
+_MAIL_CONNECT = ("https://docs.python.org/3/library/imaplib.html#imaplib.IMAP4 (\"If host is not specified, '' (the "
+                 "local host) is used\": the constructor connects and reads the greeting; POP3 likewise; SMTP, LMTP "
+                 "and FTP connect in the constructor when a host is given)")
+_CONNECT_IF_HOST = ("smtplib.SMTP", "smtplib.SMTP_SSL", "smtplib.LMTP", "ftplib.FTP", "ftplib.FTP_TLS")
 _NOT_ZERO = BlocksWhen("timeout", position=0, test="other_than", absent=True, values=(0, 0.0))
 NET_STDLIB = Vocabulary(
     calls={
@@ -38,10 +45,17 @@ NET_STDLIB = Vocabulary(
                               "object is ready or the timeout passes; None waits for ever)") for c in _SELECTORS},
         **{f"{c}.poll": (S, PY + "select.html#select.poll.poll (waits for an event; no timeout waits for ever)")
            for c in _POLLS},
+        **{c: (S, _MAIL_CONNECT) for c in ("imaplib.IMAP4", "imaplib.IMAP4_SSL", "poplib.POP3", "poplib.POP3_SSL",
+                                           *_CONNECT_IF_HOST)},
+        "imaplib.IMAP4_stream": ("blocking_subprocess", PY + "imaplib.html#imaplib.IMAP4_stream (runs the command "
+                                 "and talks IMAP over its pipes)"),
+        **{f"imaplib.{c}.close": (S, PY + "imaplib.html#imaplib.IMAP4.close (sends CLOSE and waits for the reply)")
+           for c in ("IMAP4", "IMAP4_SSL", "IMAP4_stream")},
         **names("blocking_sleep", PY + "signal.html#signal.pause (sleeps until a signal arrives)", "signal", "pause",
                 "sigwait", "sigwaitinfo"),
     },
-    when={**{f"{c}.select": _NOT_ZERO for c in _SELECTORS}, **{f"{c}.poll": _NOT_ZERO for c in _POLLS}},
+    when={**{c: BlocksWhen("host", position=0, test="true") for c in _CONNECT_IF_HOST},
+          **{f"{c}.select": _NOT_ZERO for c in _SELECTORS}, **{f"{c}.poll": _NOT_ZERO for c in _POLLS}},
     families=(
         Family(("ssl.SSLSocket",), {m: S for m in ("connect", "accept", "recv", "recv_into", "recvfrom", "send",
                                                     "sendall", "sendfile", "read", "write", "do_handshake", "unwrap")},

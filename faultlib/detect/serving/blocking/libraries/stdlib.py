@@ -15,8 +15,10 @@ FUTURES_ITERATOR = "concurrent.futures.Executor.map"
 """What ``Executor.map`` and ``as_completed`` return: an iterator whose every item waits for a worker thread."""
 DIR_LISTING = "pathlib.Path.iterdir"
 """What ``Path.glob``/``rglob``/``iterdir`` return: a generator of ``Path`` objects, one per entry
-(https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). Walking it is left uncounted (a listing, as
-``os.listdir``); what the loop does with each ``Path`` is typed through ``__iter__``."""
+(https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). Walking one directory's listing is left uncounted
+(as ``os.listdir``); ``rglob`` and a ``**`` glob walk the whole tree and are reported as ``os.walk`` is
+(:mod:`~faultlib.detect.serving.blocking.libraries.fileformats`); what the loop does with each ``Path`` is typed
+through ``__iter__``."""
 FILE_OBJECT = "io.IOBase"
 """What ``os.fdopen(fd, mode)`` returns: a file object over an already open descriptor (``tempfile.mkstemp``'s),
 "an alias of the open() built-in" (https://docs.python.org/3/library/os.html#os.fdopen). Wrapping the descriptor
@@ -50,7 +52,7 @@ STDLIB = Vocabulary(
         **_names("blocking_file_io", PY + "pickle.html", "pickle", "load", "dump"),
         **_names("blocking_socket_io", PY + "socket.html", "socket", "create_connection", "getaddrinfo",
                  "gethostbyname", "gethostbyaddr"),
-        **_names("blocking_socket_io", PY + "socket.html", "socket.socket", "connect", "accept", "recv", "recv_into",
+        **_names("blocking_socket_io", PY + "socket.html", "socket.socket", "connect", "connect_ex", "accept", "recv", "recv_into",
                  "recvfrom", "send", "sendall", "sendto", "sendfile"),
         "select.select": ("blocking_socket_io", PY + "select.html#select.select"),
         **_names("blocking_subprocess", PY + "subprocess.html", "subprocess", "run", "call", "check_call",
