@@ -1,5 +1,6 @@
 """`check leakage --fitted X.pkl --allow-pickle` says what the pickle imports before unpickling it (the flag still
-loads it): before, a pickle calling ``builtins.eval`` (or ``posix.system``) ran with nothing printed first."""
+loads it): before, a pickle calling ``builtins.eval`` (or ``posix.system``) ran with nothing printed first. The
+command runs in this process (:func:`tests.conftest.cli_in_process`: what it prints, not the process boundary)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pickle
 
 import pytest
 
-from tests.conftest import cli
+from tests.conftest import cli_in_process
 
 pytest.importorskip("sklearn")
 
@@ -36,8 +37,8 @@ def wine(tmp_path):
 
 
 def test_the_globals_of_a_scaler_pickle_are_listed_and_it_still_loads(wine):
-    proc = cli("check", "leakage", "--fitted", "minmax.pkl", "--train", "train.csv", "--test", "test.csv",
-               "--allow-pickle", "--json", cwd=wine)
+    proc = cli_in_process("check", "leakage", "--fitted", "minmax.pkl", "--train", "train.csv", "--test", "test.csv",
+                          "--allow-pickle", "--json", cwd=wine)
     assert proc.returncode == 0, proc.stderr
     assert "--allow-pickle: unpickling minmax.pkl, which imports and may call: " in proc.stderr
     assert "sklearn.preprocessing._data.MinMaxScaler" in proc.stderr and "warning" not in proc.stderr
@@ -47,8 +48,8 @@ def test_the_globals_of_a_scaler_pickle_are_listed_and_it_still_loads(wine):
 
 def test_a_global_that_runs_code_is_named_first_and_warned_about(wine):
     (wine / "payload.pkl").write_bytes(pickle.dumps(_Evaluates(), protocol=4))
-    proc = cli("check", "leakage", "--fitted", "payload.pkl", "--train", "train.csv", "--test", "test.csv",
-               "--allow-pickle", cwd=wine)
+    proc = cli_in_process("check", "leakage", "--fitted", "payload.pkl", "--train", "train.csv", "--test", "test.csv",
+                          "--allow-pickle", cwd=wine)
     assert proc.returncode == 2, proc.stderr  # it loaded (eval ran: 42) and holds no scaler
     listed = proc.stderr.index("which imports and may call: builtins.eval")
     assert "warning: builtins.eval: a command or code run on unpickling" in proc.stderr

@@ -1,11 +1,13 @@
-"""`faultlib check blocking` black-box: exit codes 0/1/2, the JSON contract, the human table."""
+"""`faultlib check blocking`: exit codes 0/1/2, the JSON contract, the human table. The human table and one bad
+input's error are checked black-box (their own process); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: a fresh interpreter per call cost more than the check)."""
 
 from __future__ import annotations
 
 import json
 import textwrap
 
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, cli, cli_in_process
 
 SERVICE = '''
 import asyncio
@@ -48,7 +50,7 @@ def write(tmp_path, name, text):
 
 def test_finding_exits_1_with_the_json_contract(tmp_path):
     path = write(tmp_path, "service.py", SERVICE)
-    proc = cli("check", "blocking", str(path), "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(path), "--json", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
     assert report["detector"] == "blocking" and report["ok"] is False and report["path"] == str(path)
@@ -72,14 +74,14 @@ def test_human_table_and_fail_on(tmp_path):
     assert proc.returncode == 1
     assert "blocking_http" in proc.stdout and "fetch_features" in proc.stdout and "1 finding(s)" in proc.stdout
     assert "off the loop: time.sleep via asyncio.to_thread" in proc.stdout
-    proc = cli("check", "blocking", str(path), "--fail-on", "error", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(path), "--fail-on", "error", "--json", cwd=tmp_path)
     assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True
 
 
 def test_clean_code_and_a_directory_exit_0(tmp_path):
     write(tmp_path, "svc/app.py", "import asyncio\n\nasync def main():\n    await asyncio.sleep(1)\n")
     write(tmp_path, "svc/tools.py", "import time\n\ndef offline():\n    time.sleep(1)\n")
-    proc = cli("check", "blocking", "svc", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", "svc", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["ok"] and report["findings"] == [] and len(report["files"]) == 2
@@ -90,21 +92,21 @@ def test_bad_input_exits_2_naming_file_and_line(tmp_path):
     proc = cli("check", "blocking", str(bad), cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert f"{bad}:3: is not valid Python (line 3" in proc.stderr
-    proc = cli("check", "blocking", str(bad), "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(bad), "--json", cwd=tmp_path)
     assert proc.returncode == 2
     error = json.loads(proc.stdout)
     assert error["error"] == "InputError" and error["file"] == str(bad) and error["line"] == 3
     notes = write(tmp_path, "notes.md", "# notes\n")
-    proc = cli("check", "blocking", str(notes), cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(notes), cwd=tmp_path)
     assert proc.returncode == 2 and "is not a Python file (.md)" in proc.stderr
-    proc = cli("check", "blocking", str(tmp_path / "missing.py"), cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(tmp_path / "missing.py"), cwd=tmp_path)
     assert proc.returncode == 2 and "missing.py: no such file or directory" in proc.stderr
-    proc = cli("check", "blocking", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", cwd=tmp_path)
     assert proc.returncode == 2 and "Missing argument" in proc.stderr
 
 
 def test_kinds_are_listed_and_the_case_files_give_the_documented_answers(tmp_path):
-    proc = cli("check", "--list-kinds", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=tmp_path)
     kinds = json.loads(proc.stdout)["blocking"]
     assert set(kinds) == {"blocking_sleep", "blocking_http", "blocking_file_io", "blocking_socket_io",
                           "blocking_subprocess", "blocking_cpu", "blocking_db", "blocking_task",
@@ -112,7 +114,7 @@ def test_kinds_are_listed_and_the_case_files_give_the_documented_answers(tmp_pat
     case = REPO / "cases" / "event_loop_blocking"
     proc = cli("check", "blocking", "cases/event_loop_blocking/inline_service.py", cwd=REPO)
     assert proc.returncode == 1 and "InlineModelService.infer" in proc.stdout
-    proc = cli("check", "blocking", str(case / "repro.py"), "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", str(case / "repro.py"), "--json", cwd=tmp_path)
     assert proc.returncode == 0
     assert "ModelService.infer" in {o["function"] for o in json.loads(proc.stdout)["offloaded"]}
 
@@ -124,7 +126,7 @@ def test_a_symlinked_directory_is_listed_under_skipped_like_a_symlinked_file(tmp
     (app / "again").symlink_to("..")                     # a loop back up
     (tmp_path / "svc" / "vendored").symlink_to(tmp_path)  # out of the tree
     (tmp_path / "svc" / "shadow.py").symlink_to(app / "handlers.py")
-    proc = cli("check", "blocking", "svc", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "blocking", "svc", "--json", cwd=tmp_path)
     skipped = json.loads(proc.stdout)["skipped"]
     assert sorted(s.split(":")[0] for s in skipped) == ["svc/pkg/again", "svc/shadow.py", "svc/vendored"], skipped
     assert any("symbolic link to a directory" in s for s in skipped), skipped

@@ -1,5 +1,7 @@
-"""`faultlib check leakage` black-box: scripts, notebooks and saved scaler statistics against real tables
-(CSV, Parquet, JSON, NPY) in a temp directory; exit codes 0/1/2 and the JSON fields."""
+"""`faultlib check leakage`: scripts, notebooks and saved scaler statistics against real tables (CSV, Parquet,
+JSON, NPY) in a temp directory; exit codes 0/1/2 and the JSON fields. The human output is checked black-box (its
+own process); the rest calls the same entry in this process (:func:`tests.conftest.cli_in_process`: a fresh
+interpreter per call imported pandas, pyarrow and sklearn again)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from tests.conftest import cli
+from tests.conftest import cli, cli_in_process
 
 LEAKY = textwrap.dedent("""\
     from sklearn.datasets import load_wine
@@ -39,7 +41,7 @@ FITTED_FIELDS = {"detector", "ok", "findings", "mode", "fitted_on", "scaler", "f
 
 
 def run(tmp_path, *args):
-    proc = cli("check", "leakage", *args, cwd=tmp_path, timeout=120)
+    proc = cli_in_process("check", "leakage", *args, cwd=tmp_path)
     out = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None
     return proc, out
 
@@ -57,7 +59,7 @@ def test_script_with_a_leak_exits_1_and_names_line_and_estimator(tmp_path):
                             "function": "<module>", "rows": "X", "supervised": False}]
     human = cli("check", "leakage", "train.py", cwd=tmp_path)
     assert human.returncode == 1 and "fit_before_split" in human.stdout and "train.py:6" in human.stdout
-    assert cli("check", "leakage", "train.py", "--fail-on", "error", cwd=tmp_path).returncode == 0
+    assert cli_in_process("check", "leakage", "train.py", "--fail-on", "error", cwd=tmp_path).returncode == 0
 
 
 def test_healthy_script_exits_0(tmp_path):
@@ -93,7 +95,7 @@ def test_notebook_reports_cell_and_line(tmp_path):
 def test_bad_input_exits_2_naming_the_file(tmp_path, name, content, phrase):
     if content is not None:
         (tmp_path / name).write_text(content)
-    proc = cli("check", "leakage", name, cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", name, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert phrase in proc.stderr and "Traceback" not in proc.stderr
     proc, out = run(tmp_path, name, "--json")
@@ -105,7 +107,7 @@ def test_bad_input_exits_2_naming_the_file(tmp_path, name, content, phrase):
     ["x.py", "--fitted", "p.json", "--train", "a.csv", "--test", "b.csv"],
 ])
 def test_usage_errors_exit_2(tmp_path, args):
-    proc = cli("check", "leakage", *args, cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", *args, cwd=tmp_path)
     assert proc.returncode == 2 and "Usage" in proc.stderr + proc.stdout
 
 
@@ -174,7 +176,7 @@ def test_fitted_pickle_needs_allow_pickle(tables):
     _, scaler = _params(test, names=True)
     (tmp_path / "scaler.pkl").write_bytes(pickle.dumps(scaler))
     base = ["--fitted", "scaler.pkl", "--train", paths[("train", "csv")], "--test", paths[("test", "csv")]]
-    proc = cli("check", "leakage", *base, cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", *base, cwd=tmp_path)
     assert proc.returncode == 2 and "scaler.pkl: is a pickle" in proc.stderr and "--allow-pickle" in proc.stderr
     proc, out = run(tmp_path, *base, "--allow-pickle", "--json")
     assert proc.returncode == 1 and out["fitted_on"] == "test" and out["columns"] == list(train.columns)
@@ -209,13 +211,14 @@ def test_fitted_on_other_rows_is_a_warning(tables):
 def test_fitted_bad_input_exits_2(tables, setup, phrase):
     tmp_path, train, test, paths = tables
     setup(tmp_path, (train, test))
-    proc = cli("check", "leakage", "--fitted", "p.json", "--train", "train.csv", "--test", "test.csv", cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", "--fitted", "p.json", "--train", "train.csv", "--test", "test.csv",
+                          cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert phrase in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_list_kinds_names_every_leakage_kind(tmp_path):
-    proc = cli("check", "--list-kinds", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=tmp_path)
     assert proc.returncode == 0
     assert set(json.loads(proc.stdout)["leakage"]) == {"fit_before_split", "fit_on_test", "fit_outside_cv",
                                                        "reused_across_folds", "fitted_rows_unknown",
@@ -268,7 +271,8 @@ def test_data_mode_disjoint_tables_exit_0(tmp_path):
 def test_data_mode_bad_input_exits_2(tmp_path):
     _visits(tmp_path / "train.csv", [("p1", 50, 1.5, 0)])
     (tmp_path / "test.csv").write_text("patient,age\np1,50\n")
-    proc = cli("check", "leakage", "--train", "train.csv", "--test", "test.csv", "--group", "visit", cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", "--train", "train.csv", "--test", "test.csv", "--group", "visit",
+                          cwd=tmp_path)
     assert proc.returncode == 2 and "train.csv: visit: has no column 'visit'" in proc.stderr, proc.stderr
 
 
@@ -285,7 +289,7 @@ def test_data_mode_tables_without_a_common_column_are_bad_input():
 
 @pytest.mark.parametrize("args", [["--train", "a.csv"], ["x.py", "--group", "id"]])
 def test_data_mode_usage_errors_exit_2(tmp_path, args):
-    proc = cli("check", "leakage", *args, cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", *args, cwd=tmp_path)
     assert proc.returncode == 2 and "Usage" in proc.stderr + proc.stdout
 
 

@@ -1,5 +1,7 @@
-"""`faultlib check memory SNAPSHOT.pickle [--png OUT.png]` black-box in a temp directory, on snapshots written by
-the case's example script: exit codes 0/1/2, JSON fields, the heatmap, and files that are not what they claim."""
+"""`faultlib check memory SNAPSHOT.pickle [--png OUT.png]` in a temp directory, on snapshots written by the case's
+example script: exit codes 0/1/2, JSON fields, the heatmap, and files that are not what they claim. The human output
+is checked black-box (its own process); the rest calls the same entry in this process
+(:func:`tests.conftest.cli_in_process`: a fresh interpreter per call imported the readers and the plotting again)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO, cli
+from tests.conftest import REPO, cli, cli_in_process
 
 MAKE = REPO / "cases" / "gpu_memory_fragmentation" / "examples" / "make_snapshot.py"
 FIELDS = {"detector", "ok", "findings", "snapshot", "device", "state", "timeline", "peak", "events",
@@ -28,7 +30,7 @@ def snapshots(tmp_path_factory):
 
 
 def check(*args, cwd):
-    return cli("check", "memory", *args, cwd=cwd, timeout=120)
+    return cli_in_process("check", "memory", *args, cwd=cwd)
 
 
 def test_a_fragmented_snapshot_exits_1_with_its_heatmap(snapshots, tmp_path):
@@ -43,7 +45,7 @@ def test_a_fragmented_snapshot_exits_1_with_its_heatmap(snapshots, tmp_path):
     assert len(out["timeline"]) == 240 and out["unusable_free_memory"]["count"] > 0
     assert (tmp_path / "heat.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["heat.png"]
-    human = check(str(snapshots / "fragmented.pickle"), cwd=tmp_path)
+    human = cli("check", "memory", str(snapshots / "fragmented.pickle"), cwd=tmp_path, timeout=120)
     assert human.returncode == 1 and "unusable_free_memory" in human.stdout and "fragmentation:" in human.stdout
 
 
@@ -111,7 +113,7 @@ def test_bad_png_paths_and_devices_exit_2_before_writing(snapshots, tmp_path):
 
 
 def test_the_kinds_are_listed():
-    proc = cli("check", "--list-kinds", "--json", cwd=REPO)
+    proc = cli_in_process("check", "--list-kinds", "--json", cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert {"fragmented_memory", "unusable_free_memory", "cuda_oom", "cache_flush",
             "incomplete_trace"} == set(json.loads(proc.stdout)["memory"])

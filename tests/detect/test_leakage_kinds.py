@@ -269,10 +269,10 @@ def test_a_fit_25_calls_deep_is_found(tmp_path):
 
 
 def test_a_chain_past_the_depth_budget_is_said_incomplete(tmp_path):
-    from tests.conftest import cli
+    from tests.conftest import cli_in_process
 
     (tmp_path / "deeper.py").write_text(HEADER + _chain(interp.MAX_DEPTH + 5))
-    proc = cli("check", "leakage", "deeper.py", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", "deeper.py", "--json", cwd=tmp_path)
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and out["complete"] is False and "deeper than" in out["stopped"]
     [incomplete] = [f for f in out["findings"] if f["kind"] == "analysis_incomplete"]
@@ -340,10 +340,10 @@ def test_an_empty_file_has_nothing_to_analyse(tmp_path, name, content):
 
 
 def test_an_empty_file_exits_0(tmp_path):
-    from tests.conftest import cli
+    from tests.conftest import cli_in_process
 
     (tmp_path / "empty.py").write_text("")
-    proc = cli("check", "leakage", "empty.py", "--json", cwd=tmp_path)
+    proc = cli_in_process("check", "leakage", "empty.py", "--json", cwd=tmp_path)
     out = json.loads(proc.stdout)
     assert proc.returncode == 0 and out["ok"] and out["findings"] == [] and out["complete"]
 
