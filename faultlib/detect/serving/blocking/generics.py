@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking.model import Func, Klass, Module, Type, dotted, unquoted
+from faultlib.detect.serving.blocking.managed_yields import managed_yield
 
 GENERIC_BASES = frozenset({"Generic", "Protocol"})
 ITERATOR_HINTS = frozenset({"Iterator", "Generator", "Iterable", "ContextManager", "AbstractContextManager",
@@ -158,7 +159,8 @@ class Generics:
             target = self.index.callee(expr.func, func)
             if isinstance(target, Func):
                 owner = self.index.type_of(expr.func.value, func) if isinstance(expr.func, ast.Attribute) else None
-                found = self.yielded(target, owner if isinstance(owner, Klass) else None)
+                found = self.yielded(target, owner if isinstance(owner, Klass) else None) or managed_yield(
+                    self.index, target)  # an unannotated @contextmanager: what it yields
                 if found is not None:
                     return found
         manager = self.index.type_of(expr, func)

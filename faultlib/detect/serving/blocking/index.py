@@ -39,6 +39,7 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
+from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
@@ -99,6 +100,9 @@ class Index(TypeOf):
                 inherited_name(self, klass, tail[0]) if len(tail) == 1 and method is None else None)
         if head in module.imports and depth < MAX_RESOLVE_DEPTH:
             return self.lookup(".".join([module.imports[head], *tail]), depth + 1)
+        bound = bound_method(self, module, head) if head in module.globals and not tail else None
+        if bound is not None:  # from . import upload, where upload = uploader.upload_file
+            return bound
         return star_lookup(self, module, rest, depth) if depth < MAX_RESOLVE_DEPTH else None  # a re-export
 
     def method(self, klass: Klass, name: str, depth: int = 0) -> Func | None:
@@ -152,6 +156,8 @@ class Index(TypeOf):
             return self.member(module, parts)
         if head in module.imports:
             return self.lookup(".".join([module.imports[head], *rest]))
+        if head in module.globals and not rest and not (func is not None and _is_local(func, head)):
+            return bound_method(self, module, head)  # upload = uploader.upload_file; upload(path)
         if head in module.globals or (func is not None and _is_local(func, head)):
             return None
         found = star_lookup(self, module, parts, 0)  # from pkg.mod import *

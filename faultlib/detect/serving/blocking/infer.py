@@ -92,8 +92,10 @@ class Inference:
         return None
 
     def _from_calls(self, func: Func, name: str, params: list[str]) -> Type | None:
+        if func.parent is not None and func.cls is None:  # a nested def is called where it is defined:
+            return self._from_parent_calls(func, name, params)  # typed from its parent's calls of it
         if func.parent is not None:
-            return None  # a nested def is called where it is defined: its arguments are its parent's business
+            return None
         klass = func.cls
         if klass is not None and func.node.name == "__init__":
             key, offset, want = klass.node.name, 1, klass
@@ -124,6 +126,21 @@ class Inference:
             if typed is None:
                 continue
             found.append(typed)
+        return _agreed(found, strict=True)
+
+    def _from_parent_calls(self, func: Func, name: str, params: list[str]) -> Type | None:
+        """``name`` of a nested def from the arguments its enclosing function passes it (``fmt(inspector, t) for t
+        in names`` inside the function that defines ``fmt``), when every such call agrees."""
+        parent, position = func.parent, params.index(name) if name in params else -1
+        if position < 0 or not isinstance(parent, Func):
+            return None
+        found = []
+        for node in parent.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == func.node.name:
+                arg = _argument(node, name, position)
+                typed = self.index.type_of(arg, parent) if arg is not None else None
+                if typed is not None:
+                    found.append(typed)
         return _agreed(found, strict=True)
 
     def _from_wrapped(self, func: Func, position: int) -> Type | None:

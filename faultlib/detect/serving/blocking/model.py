@@ -79,9 +79,11 @@ class Module:
     attr_values: dict[str, ast.expr] = field(default_factory=dict)
     attr_stores: list[tuple[str, ast.expr]] = field(default_factory=list)
     attr_writes: list[tuple[ast.Attribute, ast.expr, int | None, "Func | None"]] = field(default_factory=list)
+    """Every ``x.attr = value`` (and ``x.a, y.b = value``: the position in the tuple) with the function it is in."""
     global_values: dict[str, list[tuple[ast.expr, "Func | None"]]] = field(default_factory=dict)
     """Every value a module global is assigned: at the top level (None) or in a function declaring it global."""
-    """Every ``x.attr = value`` (and ``x.a, y.b = value``: the position in the tuple) with the function it is in."""
+    global_annotations: dict[str, ast.expr] = field(default_factory=dict)
+    """The annotation of each module global declared without a value (``client: docker.DockerClient``)."""
     star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
@@ -195,6 +197,8 @@ class _Collector(ast.NodeVisitor):
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._store(node.target, node.value)
+        elif not self.stack and isinstance(node.target, ast.Name):  # `client: DockerClient`, set by a function
+            self.m.global_annotations[node.target.id] = node.annotation
         self.generic_visit(node)
 
     def _store(self, target: ast.expr, value: ast.expr) -> None:

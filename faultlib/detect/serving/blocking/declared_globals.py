@@ -1,0 +1,42 @@
+"""A module global whose type is declared where it is set: an annotation without a value at the top of the file
+(``client: docker.DockerClient``), or a parameter of the function that sets it (``def serve(made: DockerClient):
+global client; client = made``).
+
+Servers that build their client in ``main`` or a start-up function and hand it to the module often declare the global
+with its type and no value (PEP 526, "Global and local variable annotations": "an annotation without an initial
+value ... declares the type of the variable", https://peps.python.org/pep-0526/#global-and-local-variable-annotations)
+and assign it under ``global``. The value stored then is a name of the setting function, meaningless at module scope;
+its type is the annotation, or that function's annotated parameter.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from faultlib.detect.serving.blocking.model import Func, Module, Type
+
+if TYPE_CHECKING:
+    from faultlib.detect.serving.blocking.index import Index
+
+
+def declared_global(index: Index, name: str, module: Module) -> Type | None:
+    """The type of the module global ``name`` from its bare annotation, or from the annotated parameter of the
+    function that sets it under ``global``; None when neither says."""
+    note = module.global_annotations.get(name)
+    if note is not None:
+        found = index.annotation_type(note, module)
+        if found is not None:
+            return found
+    for value, scope in module.global_values.get(name, []):
+        if isinstance(scope, Func) and isinstance(value, ast.Name) and _annotated_param(scope, value.id):
+            found = index.type_of(value, scope)
+            if found is not None:
+                return found
+    return None
+
+
+def _annotated_param(func: Func, name: str) -> bool:
+    args = func.node.args
+    return any(a.arg == name and a.annotation is not None
+               for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))

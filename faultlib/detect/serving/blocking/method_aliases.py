@@ -1,0 +1,31 @@
+"""A module global bound to a method of an object: ``uploader = CatboxUploader()`` then ``upload_file =
+uploader.upload_file`` at the top of a module, called as ``upload_file(path)`` there or in the modules that import
+it (``from . import upload_file``).
+
+An attribute read off an instance is a bound method (the Python language reference, "Instance methods": "When an
+instance method object is called, the underlying function is called with the class instance inserted in front of
+the argument list", https://docs.python.org/3/reference/datamodel.html#instance-methods), so calling the global
+calls that method on that object: the callee is the method of the object's type, as if written
+``uploader.upload_file(path)`` (and ``get = requests.get`` calls the module's function). Only a global assigned
+once, at module level, to an attribute (never a call's result, whose value is typed elsewhere) counts. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.
+resolve_parts` and :meth:`~faultlib.detect.serving.blocking.index.Index.member`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from faultlib.detect.serving.blocking.model import Func, Klass, Module
+
+if TYPE_CHECKING:
+    from faultlib.detect.serving.blocking.index import Index
+
+
+def bound_method(index: Index, module: Module, name: str) -> Func | Klass | str | None:
+    """What calling the module global ``name`` runs when it holds ``obj.method`` of a typed ``obj``, else None."""
+    values = module.global_values.get(name, [])
+    if len(values) != 1 or values[0][1] is not None or not isinstance(values[0][0], ast.Attribute):
+        return None
+    found = index.callee(values[0][0], index.infer.module_func(module))  # `get = requests.get` too
+    return found if isinstance(found, (Func, str)) else None
