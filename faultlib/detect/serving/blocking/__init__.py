@@ -50,7 +50,8 @@ the base). A factory's returned function (``run = make_runner(path)``) runs wher
 ``io.BytesIO``: writing into one is a memory copy (silent), reading one parses it (``blocking_cpu``).
 Third-party SDKs (:mod:`~faultlib.detect.serving.blocking.sdks`): whole sync packages (wolframalpha, whois,
 duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors, sync clients with
-sub-clients (groq, mistral, cohere, google-genai, docker, twilio, slack), and a third-party model's
+sub-clients (groq, mistral, cohere, google-genai, twilio, slack; docker-py in its own table,
+:mod:`~faultlib.detect.serving.blocking.libraries.containers`), and a third-party model's
 ``predict``/``transcribe``.
 
 Reading a ``@property``/``cached_property`` of a class of the analysed files runs its getter.

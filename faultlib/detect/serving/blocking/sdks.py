@@ -46,7 +46,6 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
     ("fireworks.client.Fireworks",): "https://docs.fireworks.ai/tools-sdks/python-client/sdk-reference",
     ("cohere.Client", "cohere.ClientV2"): "https://github.com/cohere-ai/cohere-python#async-client",
     ("google.genai.Client",): "https://googleapis.github.io/python-genai/#async (client.aio is the twin)",
-    ("docker.DockerClient", "docker.client.DockerClient"): "https://docker-py.readthedocs.io/en/stable/client.html",
     ("twilio.rest.Client",): "https://www.twilio.com/docs/libraries/reference/twilio-python/#asynchronous-api-requests",
     ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient"):
         "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
@@ -121,6 +120,9 @@ SDKS = Vocabulary(
         # held-out wave 41 (Telegram userbots): sync requests-based clients called from command handlers
         _pkg("telegraph", "https://github.com/python273/telegraph#usage (telegraph.Telegraph and upload_file use "
              "requests; telegraph.aio is the async twin)"),
+        _pkg("catbox", "https://pypi.org/project/catbox-uploader/ (CatboxUploader's upload_file, upload_url, "
+             "upload_to_litterbox and album methods post to catbox.moe and return the link; no async API)",
+             functions=False),
         _pkg("html_telegraph_poster", "https://github.com/mercuree/html-telegraph-poster#usage (TelegraphPoster "
              "posts with requests)"),
         _pkg("speedtest", "https://github.com/sivel/speedtest-cli/wiki (get_best_server, download and upload run "
@@ -329,7 +331,7 @@ SDKS = Vocabulary(
         "llama_cpp.Llama": "llama_cpp.Llama", "onnxruntime.InferenceSession": "onnxruntime.InferenceSession",
         "sentence_transformers.SentenceTransformer": "sentence_transformers.SentenceTransformer",
         "gtts.gTTS": "gtts.gTTS", "gtts.tts.gTTS": "gtts.gTTS",  # a class with a lower-case name
-        "docker.from_env": "docker.DockerClient", "ffmpeg.input": "ffmpeg.Stream",
+        "ffmpeg.input": "ffmpeg.Stream",
         **{f"PIL.Image.{f}": "PIL.Image.Image" for f in ("open", "new", "fromarray", "frombytes")},
         **{f"PIL.Image.Image.{m}": "PIL.Image.Image" for m in ("convert", "resize", "rotate", "crop", "copy",
                                                               "transpose", "filter")}, "pyttsx3.init": "pyttsx3.Engine",

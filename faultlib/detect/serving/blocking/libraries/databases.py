@@ -32,18 +32,35 @@ SEARCH_NAMESPACES = frozenset({
     "asynchronous_search", "flow_framework", "index_management", "knn", "notifications", "observability", "ppl",
     "query", "rollups", "security_analytics", "transforms"})
 _SQL_CURSOR = {m: "blocking_db" for m in ("execute", "executemany", "fetchone", "fetchall", "fetchmany", "callproc",
-                                          "commit", "rollback", "close")}
+                                          "commit", "rollback", "close",
+                                          # PyMySQL's Connection.ping(reconnect=True): a round trip, a reconnect when
+                                          # the server dropped it (pymysql.readthedocs.io/en/latest/modules/connections)
+                                          "ping")}
 _MONGO_REQUESTS = (
     "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one", "delete_one",
     "delete_many", "aggregate", "count_documents", "estimated_document_count", "find_one_and_update",
     "find_one_and_delete", "find_one_and_replace", "bulk_write", "distinct", "create_index", "drop",
     "list_database_names", "list_collection_names", "server_info", "drop_database", "command",
+    # the Database's own collection commands (held-out wave 44: a key-value store over one collection per key):
+    # https://pymongo.readthedocs.io/en/stable/api/pymongo/database.html#pymongo.database.Database.drop_collection
+    "drop_collection", "create_collection", "list_collections", "drop_indexes", "rename",
     # pymongo 3's count query (removed in 4.0): https://pymongo.readthedocs.io/en/3.12.0/api/pymongo/
     # collection.html#pymongo.collection.Collection.count
     "count")
 MONTYDB = ("https://github.com/davidlatwe/montydb#storage-engines (a pymongo-compatible database whose collections "
            "read and write their storage -- flat files, LMDB or SQLite -- on each operation, in the calling thread)")
 
+INSPECTOR = ("https://docs.sqlalchemy.org/en/20/core/reflection.html#fine-grained-reflection-with-inspector "
+             "(inspect(engine) or inspect(connection) returns an Inspector; each get_*/has_* method queries the "
+             "database's catalogue through a connection; there is no async Inspector: the docs run it with "
+             "AsyncConnection.run_sync)")
+INSPECTORS = ("sqlalchemy.engine.reflection.Inspector", "sqlalchemy.engine.Inspector", "sqlalchemy.Inspector")
+_INSPECTOR_QUERIES = (
+    "get_table_names", "get_view_names", "get_schema_names", "get_columns", "get_pk_constraint",
+    "get_foreign_keys", "get_indexes", "get_unique_constraints", "get_check_constraints", "get_table_comment",
+    "get_table_options", "get_view_definition", "get_sequence_names", "get_temp_table_names",
+    "get_sorted_table_and_fkc_names", "get_multi_columns", "get_multi_pk_constraint", "get_multi_foreign_keys",
+    "get_multi_indexes", "has_table", "has_schema", "has_index", "has_sequence", "reflect_table")
 ES_HELPERS = ("https://elasticsearch-py.readthedocs.io/en/stable/helpers.html (bulk, streaming_bulk, scan and reindex "
               "send their requests through the synchronous client they are given; async_bulk/async_scan are the "
               "twins for AsyncElasticsearch)")
@@ -78,6 +95,7 @@ DATABASES = Vocabulary(
                                            "begin_nested")}, SQLA),
         Family(("sqlalchemy.MetaData", "sqlalchemy.schema.MetaData", "sqlalchemy.sql.schema.MetaData"),
                {m: "blocking_db" for m in ("create_all", "drop_all", "reflect")}, DDL),
+        Family(INSPECTORS, {m: "blocking_db" for m in _INSPECTOR_QUERIES}, INSPECTOR),
         Family(("sqlalchemy.orm.Query", "sqlalchemy.orm.query.Query"),
                {m: "blocking_db" for m in ("all", "first", "one", "one_or_none", "scalar", "count", "get", "delete",
                                            "update")}, SQLA),
@@ -113,6 +131,9 @@ DATABASES = Vocabulary(
         "sqlalchemy.create_engine": "sqlalchemy.engine.Engine", "sqlmodel.create_engine": "sqlalchemy.engine.Engine",
         "sqlalchemy.engine.Engine.connect": "sqlalchemy.engine.Connection",
         "sqlalchemy.engine.Engine.begin": "sqlalchemy.engine.Connection",
+        # inspect(engine or connection) is an Inspector (inspect(mapped object) is not, and has none of its get_*)
+        **{f: INSPECTORS[0] for f in ("sqlalchemy.inspect", "sqlalchemy.inspection.inspect",
+                                      "sqlalchemy.engine.reflection.Inspector.from_engine")},
         **{f"sqlalchemy.{m}.declarative_base": "sqlalchemy.orm.DeclarativeBase" for m in ("orm", "ext.declarative")},
         "sqlalchemy.MetaData": "sqlalchemy.MetaData", "sqlalchemy.schema.MetaData": "sqlalchemy.MetaData",
         "sqlalchemy.orm.sessionmaker": "sqlalchemy.orm.sessionmaker",
