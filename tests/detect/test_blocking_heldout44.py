@@ -363,3 +363,53 @@ def test_dropping_a_collection_blocks(tmp_path):
             db.drop_collection(key)
     """)
     assert ("blocking_db", "db.drop_collection(key)") in found
+
+
+# -- a base calls self.set(...) that its subclasses bind to their driver's method ----------------------------------------
+def test_a_base_call_reaches_what_a_subclass_binds_and_the_overrides(tmp_path):
+    found = flagged(tmp_path, """
+        import redis
+        from pymongo import MongoClient
+
+        class Store:
+            def set_key(self, key, value):
+                return self.set(key, str(value))
+
+        class RedisStore(Store):
+            def __init__(self, url):
+                self.db = redis.Redis.from_url(url)
+                self.set = self.db.set
+
+        class MongoStore(Store):
+            def __init__(self, url):
+                self.db = MongoClient(url)["app"]
+
+            def set(self, key, value):
+                self.db[key].insert_one({"value": value})
+
+        store: Store
+
+        async def on_command(key, value):
+            store.set_key(key, value)
+    """)
+    assert {("blocking_db", "return self.set(key, str(value))"),
+            ("blocking_db", 'self.db[key].insert_one({"value": value})')} <= found
+
+
+def test_a_base_call_that_subclasses_bind_to_a_dict_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        class Store:
+            def set_key(self, key, value):
+                return self.set(key, str(value))
+
+        class MemoryStore(Store):
+            def __init__(self):
+                self.values = {}
+                self.set = self.values.__setitem__
+
+        store: Store
+
+        async def on_command(key, value):
+            store.set_key(key, value)
+    """)
+    assert found == set()

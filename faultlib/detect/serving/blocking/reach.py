@@ -35,6 +35,7 @@ from faultlib.detect.serving.blocking import inferred
 from faultlib.detect.serving.blocking.sites import Site, any_of_site, named_site
 from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
+from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -107,6 +108,8 @@ class Reachability(BodyCalls):
                 if site is not None:
                     found.append((site, ((func, call.lineno),)))
                     targets = flush_listeners(self.index) if flushes(site, call) else []  # ORM listeners run inside
+                elif (bound := subclass_bound_site(self.index, call, func)) is not None:  # self.set = self.db.set
+                    found.append((bound, ((func, call.lineno),)))  # in a subclass; its siblings' overrides too
                 for target in targets:
                     for inner, path in self._reach(target, under=inference or under,
                                                    receiver=receiver_in(self.index, call, func, target, receiver)):
