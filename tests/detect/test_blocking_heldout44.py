@@ -413,3 +413,25 @@ def test_a_base_call_that_subclasses_bind_to_a_dict_stays_silent(tmp_path):
             store.set_key(key, value)
     """)
     assert found == set()
+
+
+# -- Surya's predictors load a checkpoint when built and run it when called ----------------------------------------------
+def test_building_and_calling_a_surya_predictor_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from surya.layout import LayoutPredictor
+
+        async def layout(images):
+            predictor = LayoutPredictor()
+            return predictor(images)
+    """)
+    assert {("blocking_file_io", "predictor = LayoutPredictor()"), ("blocking_cpu", "return predictor(images)")} <= found
+
+
+def test_a_surya_result_schema_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from surya.layout.schema import LayoutBox
+
+        async def box(points):
+            return LayoutBox(polygon=points, label="Text", position=0)
+    """)
+    assert found == set()

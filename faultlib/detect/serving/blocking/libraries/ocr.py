@@ -1,4 +1,4 @@
-"""Optical character recognition: Tesseract through ``pytesseract``, EasyOCR and PaddleOCR.
+"""Optical character recognition: Tesseract through ``pytesseract``, EasyOCR, PaddleOCR and Surya.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; building an
 ``easyocr.Reader`` is among the model loaders of :mod:`faultlib.detect.serving.blocking.sdks`). ``pytesseract`` is a
@@ -6,7 +6,9 @@ wrapper around the ``tesseract`` program: each ``image_to_*`` call writes the im
 program as a child process and waits for it (``run_and_get_output`` -> ``run_tesseract`` -> ``subprocess.Popen`` then
 ``proc.wait``), so it blocks for the whole recognition. An EasyOCR ``Reader``'s ``readtext``/``detect``/``recognize``
 and a PaddleOCR engine's ``ocr``/``predict`` run the detection and recognition networks in the calling thread;
-building a ``PaddleOCR`` loads (or downloads) its models. Each entry names the documentation.
+building a ``PaddleOCR`` loads (or downloads) its models. Surya's predictors (``LayoutPredictor``,
+``RecognitionPredictor``, ``DetectionPredictor``...; held-out wave 44, marker's PDF server) load their checkpoint when
+built and run the network when called. Each entry names the documentation.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ PYTESSERACT = ("https://github.com/madmaze/pytesseract#usage (\"Python-tesseract
 EASYOCR = "https://www.jaided.ai/easyocr/documentation/ (readtext runs the detector and the recognizer)"
 PADDLEOCR = ("https://paddlepaddle.github.io/PaddleOCR/main/en/version3.x/pipeline_usage/OCR.html (PaddleOCR() "
              "loads or downloads the models; ocr/predict run them)")
+SURYA = ("https://github.com/datalab-to/surya#usage (a predictor loads its model when built, "
+         "`RecognitionPredictor(foundation_predictor)`, and runs it when called, `predictor([image])`)")
 
 OCR = Vocabulary(
     calls={
@@ -36,6 +40,7 @@ OCR = Vocabulary(
         Family(("easyocr.Reader", "easyocr.easyocr.Reader"),
                {m: C for m in ("readtext", "readtextlang", "readtext_batched", "detect", "recognize")}, EASYOCR),
         Family(("paddleocr.PaddleOCR",), {"ocr": C, "predict": C}, PADDLEOCR),
+        Family(("surya.",), {"__init__": F, "__call__": C}, SURYA, prefix=True, suffix="Predictor"),
     ),
     returns={"paddleocr.PaddleOCR": "paddleocr.PaddleOCR"},
 )
