@@ -1,6 +1,7 @@
 """The static leakage analysis on the kinds held-out wave 55 of public code showed (book companions and course
 labs on tabular data: every column's gaps filled with its own mean in a ``for i in range(n)`` loop over a frame's
-column labels, a mode taken with ``scipy.stats``, scikit-learn's old ``Imputer`` along rows), in both directions.
+column labels, a mode taken with ``scipy.stats``, scikit-learn's old ``Imputer`` along rows, a split that only
+shows its shapes in a lesson that saves another table), in both directions.
 Every example is written for this test."""
 
 from __future__ import annotations
@@ -107,6 +108,19 @@ filler.fit(applicants)
 table = filler.transform(applicants)
 """ + _SPLIT_FIT_SCORE
 
+# a lesson fills a small frame's gaps, shows how a split divides it (shapes only) and saves another cleaned table
+_SHOWN_SPLIT = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+stock = pd.DataFrame({{"cost": [2.5, None, 7.0, 4.0, 3.5], "sold": [1, 0, 1, 1, 0]}})
+stock = stock.fillna(value=stock.cost.mean())
+a_fit, a_held, b_fit, b_held = train_test_split(stock[["cost"]], stock.sold, test_size=0.4)
+{use}
+staff = pd.read_csv("staff.csv").dropna()
+staff.to_csv("staff_clean.csv", index=False)
+"""
+
 
 def test_column_means_in_a_counted_loop_over_a_frame_are_statistics_of_every_row(tmp_path: Path) -> None:
     assert ("fit_before_split", 10) in alarms(tmp_path, COLUMN_MEANS_IN_A_COUNTED_LOOP)
@@ -139,3 +153,11 @@ def test_the_old_imputer_along_columns_before_the_split_is_reported(tmp_path: Pa
 def test_the_old_imputer_along_rows_learns_nothing_from_other_rows(tmp_path: Path) -> None:
     assert alarms(tmp_path, _IMPUTER.format(args='missing_values="NaN", strategy="median", axis=1')) == set()
     assert alarms(tmp_path, _IMPUTER.format(args='"NaN", "median", 1')) == set()
+
+
+def test_a_split_shown_by_its_shapes_beside_a_saved_table_holds_out_nothing_scored(tmp_path: Path) -> None:
+    assert alarms(tmp_path, _SHOWN_SPLIT.format(use="print(a_fit.shape, a_held.shape, len(b_held))")) == set()
+
+
+def test_a_split_whose_held_out_values_are_read_keeps_the_fill_before_it(tmp_path: Path) -> None:
+    assert ("fit_before_split", 5) in alarms(tmp_path, _SHOWN_SPLIT.format(use="print(a_held.describe())"))
