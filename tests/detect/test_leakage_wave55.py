@@ -1,7 +1,8 @@
 """The static leakage analysis on the kinds held-out wave 55 of public code showed (book companions and course
 labs on tabular data: every column's gaps filled with its own mean in a ``for i in range(n)`` loop over a frame's
 column labels, a mode taken with ``scipy.stats``, scikit-learn's old ``Imputer`` along rows, a split that only
-shows its shapes in a lesson that saves another table), in both directions.
+shows its shapes in a lesson that saves another table, a grid search that tunes an imputer of one column at a time),
+in both directions.
 Every example is written for this test."""
 
 from __future__ import annotations
@@ -121,6 +122,27 @@ staff = pd.read_csv("staff.csv").dropna()
 staff.to_csv("staff_clean.csv", index=False)
 """
 
+# each gappy column is predicted from the others (their gaps filled with means first) by a tuned Lasso
+_IMPUTER_GRID = """\
+import pandas as pd
+from sklearn.linear_model import Lasso
+from sklearn.model_selection import GridSearchCV
+
+def fill_by_regression(sheet, wanted):
+    for name in wanted:
+        others = sheet.drop(columns=[name])
+        others = others.fillna(others.mean())
+        known = pd.concat([others, sheet[[name]]], axis=1).dropna(subset=[name])
+        {xy}
+        grid = GridSearchCV(Lasso(), {{"alpha": [0.01, 0.1, 1.0]}}, cv=4)
+        grid.fit(feats.values, goal.values)
+        print(name, grid.best_score_)
+    return sheet
+
+visits = pd.read_csv("visits.csv")
+fill_by_regression(visits, [c for c in visits.columns if visits[c].isna().any()])
+"""
+
 
 def test_column_means_in_a_counted_loop_over_a_frame_are_statistics_of_every_row(tmp_path: Path) -> None:
     assert ("fit_before_split", 10) in alarms(tmp_path, COLUMN_MEANS_IN_A_COUNTED_LOOP)
@@ -161,3 +183,13 @@ def test_a_split_shown_by_its_shapes_beside_a_saved_table_holds_out_nothing_scor
 
 def test_a_split_whose_held_out_values_are_read_keeps_the_fill_before_it(tmp_path: Path) -> None:
     assert ("fit_before_split", 5) in alarms(tmp_path, _SHOWN_SPLIT.format(use="print(a_held.describe())"))
+
+
+def test_a_grid_search_tuning_an_imputer_of_each_column_evaluates_no_task_model(tmp_path: Path) -> None:
+    xy = "feats, goal = known.drop(labels=name, axis=1), known[name]"
+    assert alarms(tmp_path, _IMPUTER_GRID.format(xy=xy)) == set()
+
+
+def test_a_grid_search_on_the_task_label_after_the_same_fill_is_reported(tmp_path: Path) -> None:
+    xy = "feats, goal = known.drop(columns=['readmitted']), known['readmitted']"
+    assert ("fit_outside_cv", 8) in alarms(tmp_path, _IMPUTER_GRID.format(xy=xy))
