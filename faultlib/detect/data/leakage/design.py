@@ -52,6 +52,9 @@ from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 
 _STAT_MODULES = ("numpy", "statistics", "pandas", "np", "pd")
+#: modules whose statistics of a column are hand-written fits as NumPy's are (SciPy API reference,
+#: ``scipy.stats.mode``/``sem``: "axis : int or None, default: 0", a reduction over the rows)
+_STAT_SUBMODULES = ("scipy.stats",)
 #: entity names without ``_id`` that also name a category (a news article's subject): see entities.py
 _BARE_ENTITIES = frozenset({"subject", "session"})
 
@@ -332,7 +335,8 @@ class DesignChecks:
         # np.percentile(a, q, axis): the second argument of a quantile is q, its axis the third
         axis_at = 2 if name in ("percentile", "nanpercentile", "quantile", "nanquantile") else 1
         builtin = ref.name in ("min", "max") and len(node.args) == 1 and not node.keywords  # min(df['x']): x.min()
-        if name in vocab.STATISTICS and (top in _STAT_MODULES or builtin) and args and not _row_wise(args, kwargs,
+        if name in vocab.STATISTICS and (top in _STAT_MODULES or builtin or ref.module.startswith(
+                _STAT_SUBMODULES)) and args and not _row_wise(args, kwargs,
                                                                                                    axis_at):
             if node.args and over_scores(node.args[0], self._score_names()):
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)

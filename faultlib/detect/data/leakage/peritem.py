@@ -16,7 +16,10 @@ What is *one sample of the loop*, read from the code alone:
 * ``t[i]``, ``t[i, ...]``, ``t.iloc[i]``, ``t.loc[i]`` where ``i`` is the position a loop counts
   (``for i in range(...)``, ``tqdm(range(...))``, ``trange(...)``, the first name of ``enumerate``) and its range is
   not the columns' (``range(X.shape[1])``, ``range(len(df.columns))`` count columns: ``t[i]`` is then a column,
-  whose statistic is over all rows);
+  whose statistic is over all rows), nor read as a pandas column: ``X[i] = X[i].fillna(X[i].mean())`` calls a method
+  only a pandas Series has on ``X[i]`` (pandas user guide, "Indexing and selecting data": ``frame[key]`` selects a
+  column; a row of a NumPy array has no ``fillna``), so ``i`` counts column labels and ``X[i].mean()`` is over every
+  row;
 * the item itself in ``for x in rows`` / the second name of ``enumerate(rows)``, unless the loop walks a literal
   list or tuple (``for df in [train, test]``: each item is a whole table) or names (``.columns``, ``.keys()``);
 * a name the loop body assigns only from such a value (``patch = images[i]``, ``rgb = patch[:, :, :3]``,
@@ -37,6 +40,10 @@ _PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "p
 _NAME_ITERS = frozenset({"columns", "keys", "items", "values", "index"})
 #: modules whose reductions take the data as their first argument
 _MODULES = frozenset({"np", "numpy", "pd", "pandas", "statistics", "scipy", "stats", "math", "torch"})
+#: methods of a pandas Series that a NumPy row lacks (pandas API reference, "Series"): ``t[i].fillna(...)`` makes
+#: ``t[i]`` a column of a frame
+_SERIES_ONLY = frozenset({"fillna", "isnull", "isna", "notnull", "notna", "dropna", "value_counts", "nunique",
+                          "median", "mode", "quantile", "interpolate", "map"})
 
 
 def _unwrap(it: ast.expr) -> ast.expr:
@@ -97,6 +104,19 @@ def _builds_rows(loop: ast.For | ast.AsyncFor, positions: set[str]) -> bool:
                                              for t in n.targets):
             return True
     return False
+
+
+def _column_positions(loop: ast.For | ast.AsyncFor, positions: set[str]) -> set[str]:
+    """The positions the body reads as pandas columns: ``t[i].fillna(...)`` on a plain ``t[i]`` (not ``.iloc``/``.loc``,
+    whose ``[i]`` is a row: see the module docstring)."""
+    out: set[str] = set()
+    for n in _body_nodes(loop.body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SERIES_ONLY:
+            sub = n.func.value
+            if isinstance(sub, ast.Subscript) and not (isinstance(sub.value, ast.Attribute) and sub.value.attr in (
+                    "iloc", "loc", "iat", "at")) and isinstance(sub.slice, ast.Name) and sub.slice.id in positions:
+                out.add(sub.slice.id)
+    return out
 
 
 def _body_nodes(body: list[ast.stmt]):
@@ -197,6 +217,7 @@ def per_item_reductions(tree: ast.Module) -> frozenset[int]:
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         positions, items = _loop_names(loop.target, loop.iter)
+        positions -= _column_positions(loop, positions)
         if not (positions or items) or not _builds_rows(loop, positions):
             continue
         sample = _OneSample(positions, items)

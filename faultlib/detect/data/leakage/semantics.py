@@ -16,6 +16,8 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
+from faultlib.detect.data.leakage.imputeaxis import imputes_along_rows
+from faultlib.detect.data.leakage.imputecv import imputes_one_column
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
@@ -55,6 +57,13 @@ class FitSite:
                 "supervised": self.supervised}
 
 
+def _call_arg(node: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    """The expression a call passes at ``position`` or as ``keyword=``."""
+    if len(node.args) > position:
+        return node.args[position]
+    return next((k.value for k in node.keywords if k.arg == keyword), None)
+
+
 class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
@@ -67,7 +76,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if name in vocab.CV_FUNCTIONS:
             x = args[1] if len(args) > 1 else kwargs.get("X")
             self._reach(x)
-            self._check_cv(as_data(x), line, f"{name}()")
+            if not imputes_one_column(_call_arg(node, 1, "X"), _call_arg(node, 2, "y"), self._bindings, self.tree,
+                                      line):  # a grid over an imputer of one column (imputecv.py)
+                self._check_cv(as_data(x), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame, node)
             if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans) and \
                     self._loop_keeps_a_choice(line):  # scores printed in a loop choose nothing (handpicked.py)
@@ -123,7 +134,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if vocab.is_preprocessing(name, module) or vocab.is_stateless(name, module):
             pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
                 args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
-                kwargs.get("categories"), Tup))
+                kwargs.get("categories"), Tup)) and not imputes_along_rows(name, args, kwargs)
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
@@ -293,7 +304,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 self._check_train(x, line)
             fit = self._fit(est, x, reads_y, name, node, frame)
             if name == vocab.FIT:
-                if est.category == "search" and x is not None:
+                if est.category == "search" and x is not None and not imputes_one_column(
+                        _call_arg(node, 0, "X"), _call_arg(node, 1, "y"), self._bindings, self.tree, line):
                     self._check_cv(x, line, f"{est.cls}.fit()")
                     self._search_fitted(est, x, node, frame)  # a selection; its PredefinedSplit (predefined.py)
                 return est

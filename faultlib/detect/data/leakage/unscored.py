@@ -13,6 +13,12 @@ lesson), the pattern of ASE'22's preprocessing leakage; it stays an alarm. A han
 (``df.age.fillna(df.age.median())``) or a split whose test part the file never reads again (points thinned for a
 plot) stays ``info``.
 
+A split unpacked into names whose test parts the file never reads again (``a_tr, a_te, b_tr, b_te = split(...)``
+and no ``a_te``/``b_te`` after it, or only their sizes: ``a_te.shape``, ``len(a_te)``) holds out rows that nothing scores: a demonstration of the split (its shapes
+printed) beside other work. A statistic written by hand that only such a split reaches stays ``info`` even where
+the file shows signs of evaluation elsewhere (a cleaned table saved for the next lesson): no evaluation in the file
+reads the rows the split held out. A library transformer keeps the split's reach as before.
+
 Signs of evaluation (any one keeps the split's reach): a call of a method or function that predicts or scores
 (``predict``, ``score``, ``evaluate``...: :data:`vocab.EVALUATE`, :data:`vocab.MODEL_METHODS`), cross-validates
 (:data:`vocab.CV_FUNCTIONS`), saves (:data:`vocab.SAVES`), steps a hand-written training loop (``backward``,
@@ -34,6 +40,8 @@ METRICS = frozenset({"classification_report", "classification_report_imbalanced"
 #: hand-written training loops (PyTorch ``loss.backward()``, ``trainer.train()``, ``lgb.train``/``xgb.train``)
 _TRAINING = frozenset({"backward", "train"})
 _SUFFIXES = ("_score", "_error", "_loss")
+#: attributes that give a table's size, not its values (``print(X_test.shape)`` after a split reads no row)
+_SIZE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
 _SIGNS = vocab.EVALUATE | vocab.MODEL_METHODS | vocab.CV_FUNCTIONS | vocab.SAVES | METRICS | _TRAINING
 
 
@@ -69,6 +77,9 @@ class SplitReach:
         self.__dict__.setdefault("_reached_by_split", set()).update(self._reached)
         if self._reached and test_part_read(self.tree, line):  # type: ignore[attr-defined]
             self.__dict__.setdefault("_reached_by_used_split", set()).update(self._reached)
+        unread = test_part_unread(self.tree, line)  # type: ignore[attr-defined]
+        self.__dict__.setdefault("_reached_by_unread_split" if unread else "_reached_by_other_split",
+                                 set()).update(self._reached)
         self._reached = before
 
     def _split_reaches(self) -> set[tuple[int, int]]:
@@ -77,11 +88,49 @@ class SplitReach:
         by_split = self.__dict__.get("_reached_by_split", set())
         if not by_split:
             return set()
-        if evaluates_something(self.tree):  # type: ignore[attr-defined]
-            return by_split
         library = {(p["fit"].line, p["fit"].column) for p in self._pending  # type: ignore[attr-defined]
                    if not p["fit"].handwritten}
+        if evaluates_something(self.tree):  # type: ignore[attr-defined]
+            unread_only = self.__dict__.get("_reached_by_unread_split", set()) - self.__dict__.get(
+                "_reached_by_other_split", set()) - library
+            return by_split - unread_only
         return self.__dict__.get("_reached_by_used_split", set()) & library
+
+
+def _unpacked_split(tree: ast.AST, line: int) -> tuple[set[str], int] | None:
+    """The test parts' names (every second name) and the last line of the ``train_test_split`` on ``line`` where it
+    is unpacked into an even number of plain names; ``None`` otherwise."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.lineno == line
+                and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))):
+            continue
+        names = node.targets[0].elts
+        if len(names) < 2 or len(names) % 2 or not all(isinstance(n, ast.Name) for n in names):
+            continue
+        return {n.id for n in names[1::2]}, node.end_lineno or line  # type: ignore[attr-defined]
+    return None
+
+
+def _loaded_after(tree: ast.AST, names: set[str], end: int, *, size_only_counts: bool = True) -> bool:
+    """Whether one of ``names`` is read after line ``end``; with ``size_only_counts=False`` a read of its size only
+    (``X_test.shape``, ``len(X_test)``: the split's proportions printed) does not count."""
+    sizes: set[int] = set()
+    if not size_only_counts:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in _SIZE_ATTRIBUTES and isinstance(n.value, ast.Name):
+                sizes.add(id(n.value))
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args and \
+                    isinstance(n.args[0], ast.Name):
+                sizes.add(id(n.args[0]))
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names and n.lineno > end
+               and id(n) not in sizes for n in ast.walk(tree))
+
+
+def test_part_unread(tree: ast.AST, line: int) -> bool:
+    """Whether the ``train_test_split`` on ``line`` is unpacked into plain names and none of its test parts is read
+    after it but for its size (``X_test.shape``, ``len(X_test)``); ``False`` where it is not unpacked."""
+    split = _unpacked_split(tree, line)
+    return split is not None and not _loaded_after(tree, *split, size_only_counts=False)
 
 
 def test_part_read(tree: ast.AST, line: int) -> bool:
@@ -96,15 +145,5 @@ def test_part_read(tree: ast.AST, line: int) -> bool:
         ``False`` where the split's result is not unpacked into plain names on that line, or no test part's name
         is loaded on a later line (the analysis cannot then show the held-out rows are used at all).
     """
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.lineno == line
-                and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))):
-            continue
-        names = node.targets[0].elts
-        if len(names) < 2 or len(names) % 2 or not all(isinstance(n, ast.Name) for n in names):
-            continue
-        held = {n.id for n in names[1::2]}  # type: ignore[attr-defined]
-        end = node.end_lineno or line
-        return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in held and n.lineno > end
-                   for n in ast.walk(tree))
-    return False
+    split = _unpacked_split(tree, line)
+    return split is not None and _loaded_after(tree, *split)
