@@ -13,6 +13,7 @@ here. Used by :func:`~faultlib.detect.serving.blocking.sites.any_of_site`.
 from __future__ import annotations
 
 import ast
+from weakref import WeakKeyDictionary
 
 from faultlib.detect.serving.blocking.model import Func, Klass
 
@@ -31,8 +32,7 @@ def branch_types(index, call: ast.Call, func: Func) -> list[str]:
     scope: Func | None = func
     values: list[ast.expr] = []
     while scope is not None and not values:  # a closure's free variable: the enclosing function's assignments
-        values = [node.value for node in scope.nodes if isinstance(node, ast.Assign) and len(node.targets) == 1
-                  and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+        values = _assigned(scope).get(name, [])
         scope = scope.parent if not values else scope
     if len(values) < 2 or scope is None:
         return []
@@ -43,6 +43,21 @@ def branch_types(index, call: ast.Call, func: Func) -> list[str]:
             return []
         if isinstance(typed, str) and typed not in found:
             found.append(typed)
+    return found
+
+
+_ASSIGNED: WeakKeyDictionary[Func, dict[str, list[ast.expr]]] = WeakKeyDictionary()
+
+
+def _assigned(scope: Func) -> dict[str, list[ast.expr]]:
+    """``name -> values`` of the function's plain ``name = value`` statements, in order (one walk per function)."""
+    found = _ASSIGNED.get(scope)
+    if found is None:
+        found = {}
+        for node in scope.nodes:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                found.setdefault(node.targets[0].id, []).append(node.value)
+        _ASSIGNED[scope] = found
     return found
 
 

@@ -30,6 +30,7 @@ class Stores:
         self.index = index
         self._memo: dict[tuple[int, str], Type | None] = {}
         self._stores: dict[tuple[int, str], list[tuple[ast.expr | None, ast.expr, Func]]] = {}
+        self._by_class: dict[int, dict[str, list[tuple[ast.expr | None, ast.expr, Func]]]] = {}
         self._writes: dict[str, list] | None = None
         self._candidates: dict[tuple, list[Type]] = {}
         self._nesting = 0
@@ -226,24 +227,34 @@ class Stores:
         return out
 
     def _class_stores(self, klass, attr: str) -> list[tuple[ast.expr | None, ast.expr, Func]]:
-        found = []
+        table = self._by_class.get(id(klass))
+        if table is None:  # one walk of the class's methods answers every attribute
+            table = self._by_class[id(klass)] = self._attribute_stores(klass)
+        return table.get(attr, [])
+
+    def _attribute_stores(self, klass) -> dict[str, list[tuple[ast.expr | None, ast.expr, Func]]]:
+        """``attr -> stores`` of the class: ``attr: dict[str, T]`` in its body, ``self.attr: ...`` annotations,
+        ``self.attr[key] = value`` and ``self.attr = {key: value}`` in its methods, in the order they are written."""
+        found: dict[str, list[tuple[ast.expr | None, ast.expr, Func]]] = {}
         for stmt in klass.node.body:  # models: dict[str, Asr]
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                found.extend(_noted_values(stmt.annotation, self.index.infer.module_func(klass.module)))
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                found.setdefault(stmt.target.id, []).extend(
+                    _noted_values(stmt.annotation, self.index.infer.module_func(klass.module)))
         for method in klass.methods.values():
             params = _positional(method.node)
             if not params:
                 continue
             for node in method.nodes:
-                if isinstance(node, ast.AnnAssign) and _is_self_attr(node.target, params[0], attr):
-                    found.extend(_noted_values(node.annotation, method))
+                if isinstance(node, ast.AnnAssign) and _self_attr(node.target, params[0]):
+                    found.setdefault(node.target.attr, []).extend(_noted_values(node.annotation, method))
                 if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                     continue
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                    if isinstance(target, ast.Subscript) and _is_self_attr(target.value, params[0], attr):
-                        found.append((target.slice, node.value, method))
-                    elif _is_self_attr(target, params[0], attr) and isinstance(node.value, ast.Dict):
-                        found.extend((k, v, method) for k, v in zip(node.value.keys, node.value.values))
+                    if isinstance(target, ast.Subscript) and _self_attr(target.value, params[0]):
+                        found.setdefault(target.value.attr, []).append((target.slice, node.value, method))
+                    elif _self_attr(target, params[0]) and isinstance(node.value, ast.Dict):
+                        found.setdefault(target.attr, []).extend(
+                            (k, v, method) for k, v in zip(node.value.keys, node.value.values))
         return found
 
 
@@ -257,9 +268,9 @@ def _candidate_key(expr: ast.expr, func: Func) -> tuple:
     return (id(expr), id(func))
 
 
-def _is_self_attr(node: ast.expr, self_name: str, attr: str) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
-            and node.value.id == self_name)
+def _self_attr(node: ast.expr, self_name: str) -> bool:
+    """``self.<anything>``, ``self`` being the method's first parameter."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name
 
 
 def _is_param_or_local(func: Func, name: str) -> bool:
