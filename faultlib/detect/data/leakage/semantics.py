@@ -15,6 +15,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
+from faultlib.detect.data.leakage.fills import constant_fill
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
@@ -123,7 +124,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if vocab.is_preprocessing(name, module) or vocab.is_stateless(name, module):
             pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
                 args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
-                kwargs.get("categories"), Tup))
+                kwargs.get("categories"), Tup)) and not constant_fill(name, kwargs)  # learns nothing: (fills.py)
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
