@@ -175,3 +175,42 @@ def test_a_constant_fill_on_the_stack_learns_nothing(tmp_path: Path) -> None:
 
 def test_a_most_frequent_fill_on_the_stack_is_still_a_fit_on_the_test_rows(tmp_path: Path) -> None:
     assert ("fit_on_test", 9) in alarms(tmp_path, MODE_FILL_ON_THE_STACK)
+
+
+# quantile bins of every row, then a fold loop that only writes out-of-fold target means: nothing is scored
+BINS_BEFORE_AN_ENCODING_LOOP = """\
+import pandas as pd
+from sklearn.model_selection import KFold
+
+loans = pd.read_csv("loans.csv")
+loans["score_bin"] = pd.qcut(loans["score"], q=5, labels=False)
+folds = KFold(n_splits=5, shuffle=True, random_state=0)
+loans["grade_te"] = 0.0
+for fit_idx, out_idx in folds.split(loans):
+    means = loans.iloc[fit_idx].groupby("grade")["paid"].mean()
+    loans.loc[loans.index[out_idx], "grade_te"] = loans.iloc[out_idx]["grade"].map(means).values
+loans.to_csv("encoded.csv")
+"""
+
+# the same bins before a fold loop that trains and scores a model: a cross-validation, still reported
+BINS_BEFORE_A_SCORED_LOOP = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold
+
+loans = pd.read_csv("loans.csv")
+loans["score_bin"] = pd.qcut(loans["score"], q=5, labels=False)
+folds = KFold(n_splits=5, shuffle=True, random_state=0)
+X, y = loans[["score_bin", "income"]], loans["paid"]
+for fit_idx, out_idx in folds.split(X):
+    clf = LogisticRegression().fit(X.iloc[fit_idx], y.iloc[fit_idx])
+    print(clf.score(X.iloc[out_idx], y.iloc[out_idx]))
+"""
+
+
+def test_bins_before_a_loop_of_out_of_fold_encodings_are_not_outside_a_cross_validation(tmp_path: Path) -> None:
+    assert alarms(tmp_path, BINS_BEFORE_AN_ENCODING_LOOP) == set()
+
+
+def test_bins_before_a_fold_loop_that_scores_a_model_are_fitted_outside_it(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 6) in alarms(tmp_path, BINS_BEFORE_A_SCORED_LOOP)

@@ -200,7 +200,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return framed
         if name == "split" and args and as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = as_data(args[0])
-            self._check_cv(data, line, "the cross-validation loop")
+            if self._scores_folds(node):  # (a loop of out-of-fold encodings scores nothing: encodingfolds.py)
+                self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
         frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
         if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
@@ -261,7 +262,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         x = as_data(args[0] if args else vocab.model_input(kwargs))
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
-            if name == "split" and x is not None:
+            if name == "split" and x is not None and self._scores_folds(node):  # (encodingfolds.py)
                 self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
                 self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)

@@ -55,6 +55,7 @@ from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
+from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
@@ -113,7 +114,7 @@ class StaticReport:
 
 class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
-               EarlyStops, BoosterCV, EvalSets, PowerFits,
+               EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
