@@ -214,3 +214,35 @@ def test_bins_before_a_loop_of_out_of_fold_encodings_are_not_outside_a_cross_val
 
 def test_bins_before_a_fold_loop_that_scores_a_model_are_fitted_outside_it(tmp_path: Path) -> None:
     assert ("fit_outside_cv", 6) in alarms(tmp_path, BINS_BEFORE_A_SCORED_LOOP)
+
+
+# weights normalised over the neighbours of each player within one play, on the served test plays: one play's rows
+PER_PLAY_NORMALISATION = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+def neighbours(frame):
+    keys = ["game_id", "play_id", "nfl_id"]
+    frame["weight"] = np.exp(-frame["dist"])
+    frame["weight"] = frame["weight"] / frame.groupby(keys)["weight"].transform("sum")
+    wide = frame.pivot_table(index=keys, columns="rank", values="dist").reset_index()
+    return frame.merge(wide, on=keys)
+
+train = neighbours(pd.read_csv("train_plays.csv"))
+test = neighbours(pd.read_csv("test_plays.csv"))
+reg = Ridge().fit(train.drop(columns=["dx"]), train["dx"])
+pd.DataFrame({"dx": reg.predict(test.drop(columns=["dx"]))}).to_csv("submission.csv")
+"""
+
+# the mean gain per team over the test rows is a statistic across test samples: still reported
+PER_TEAM_MEAN_ON_TEST = PER_PLAY_NORMALISATION.replace(
+    'frame.groupby(keys)["weight"].transform("sum")', 'frame.groupby("team")["weight"].transform("sum")')
+
+
+def test_statistics_within_one_play_are_that_play_s_own_features(tmp_path: Path) -> None:
+    assert alarms(tmp_path, PER_PLAY_NORMALISATION) == set()
+
+
+def test_a_statistic_per_team_over_the_test_rows_is_still_a_fit_on_them(tmp_path: Path) -> None:
+    assert ("fit_on_test", 8) in alarms(tmp_path, PER_TEAM_MEAN_ON_TEST)

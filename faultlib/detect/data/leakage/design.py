@@ -277,6 +277,8 @@ class DesignChecks:
                 if name in vocab.STATISTICS else data
             return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
         if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
+            if sample_keys(kwargs.get("index")):  # index=['play_id', ...]: one sample's rows to columns (samples.py)
+                return data
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
