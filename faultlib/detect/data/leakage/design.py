@@ -42,6 +42,7 @@ from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
+from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
@@ -169,6 +170,11 @@ class DesignChecks:
         if isinstance(name, str) and vocab.ENTITY_COLUMN.search(name):
             self._note(base, "entity", name)
 
+    def _drawn_only(self) -> frozenset[int]:
+        if not hasattr(self, "_drawn_temporal"):
+            self._drawn_temporal = drawn_only_temporal(self.tree)
+        return self._drawn_temporal
+
     def _noted(self, value: Any, what: str) -> set:
         out: set = set()
         for root in self._roots(value):
@@ -274,6 +280,8 @@ class DesignChecks:
                 if name in vocab.STATISTICS else data
             return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
         if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
+            if sample_keys(kwargs.get("index")):  # index=['play_id', ...]: one sample's rows to columns (samples.py)
+                return data
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
@@ -315,7 +323,7 @@ class DesignChecks:
                 if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \
                         and not (key.value.lower() in _BARE_ENTITIES and id(node) in self._counted_groupbys()):
                     self._note(data, "grouped", key.value)  # (a bare 'subject' counted for a chart: entities.py)
-        if name in vocab.TEMPORAL:
+        if name in vocab.TEMPORAL and id(node) not in self._drawn_only():  # a curve smoothed for a plot: drawnonly.py
             self._note(data, "temporal", name)
         if name in vocab.SAVES:
             self._reach(receiver)

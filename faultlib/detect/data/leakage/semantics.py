@@ -15,6 +15,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aligned import same_split_rows
+from faultlib.detect.data.leakage.fills import constant_fill
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.imputeaxis import imputes_along_rows
 from faultlib.detect.data.leakage.imputecv import imputes_one_column
@@ -134,7 +135,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if vocab.is_preprocessing(name, module) or vocab.is_stateless(name, module):
             pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
                 args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
-                kwargs.get("categories"), Tup)) and not imputes_along_rows(name, args, kwargs)
+                kwargs.get("categories"), Tup)) and not imputes_along_rows(name, args, kwargs) and not constant_fill(
+                name, kwargs)  # learns nothing from the rows: an old Imputer along rows (imputeaxis.py), a constant fill (fills.py)
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
@@ -210,7 +212,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return framed
         if name == "split" and args and as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = as_data(args[0])
-            self._check_cv(data, line, "the cross-validation loop")
+            if self._scores_folds(node):  # (a loop of out-of-fold encodings scores nothing: encodingfolds.py)
+                self._check_cv(data, line, "the cross-validation loop")
             return FoldIter(new_id(), line, data)
         frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
         if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
@@ -271,7 +274,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         x = as_data(args[0] if args else vocab.model_input(kwargs))
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
-            if name == "split" and x is not None:
+            if name == "split" and x is not None and self._scores_folds(node):  # (encodingfolds.py)
                 self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
                 self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)

@@ -54,6 +54,8 @@ from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
+from faultlib.detect.data.leakage.boostercv import BoosterCV
+from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
@@ -64,6 +66,7 @@ from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.partflags import PartFlags
+from faultlib.detect.data.leakage.memberparts import MemberParts
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
@@ -110,8 +113,8 @@ class StaticReport:
 
 
 class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
-               SizeCalls, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
-               EarlyStops, EvalSets, PowerFits,
+               SizeCalls, MemberParts, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
+               EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
