@@ -205,7 +205,7 @@ def measure(root: Path, labels: list[dict]) -> dict:
         "files": n, "repositories": len({r for r, _ in alarms_by_file}), "missing_repositories": sorted(missing_repos),
         "refused": len(refused), "refused_rate": _ratio(len(refused), n), "refused_files": refused,
         "incomplete": incomplete, "seconds": round(seconds, 2),
-        "tp": tp, "fp": fp, "fn": len(fns), "unjudged": len(unjudged),
+        "tp": tp, "fp": fp, "fn": len(fns), "found": found, "positives": len(positives), "unjudged": len(unjudged),
         "precision": _ratio(tp, tp + fp), "recall": _ratio(found, len(positives)),
         "alarms_only_files": len(alarms_only & alarms_by_file.keys()),
         "false_positives": fps, "false_negatives": [{k: r.get(k) for k in ("repo", "path", "cell", "line", "kind",
