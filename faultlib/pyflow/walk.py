@@ -11,9 +11,9 @@ itself first) as a list. Both are drop-in: a caller that depends on the order ge
 from __future__ import annotations
 
 import ast
-from collections import deque
+from collections import OrderedDict, deque
 
-__all__ = ["NO_CALLS", "children", "walk"]
+__all__ = ["NO_CALLS", "children", "walk", "walk_once"]
 
 _AST = ast.AST
 #: fields that hold a name, a number, a flag or a constant in every node class that has them (Python's ASDL:
@@ -67,4 +67,26 @@ def walk(node: ast.AST) -> list[ast.AST]:
         kids = children(popleft())
         extend(kids)
         out.extend(kids)
+    return out
+
+
+#: trees whose walk :func:`walk_once` remembers (the most recently asked)
+WALKS_KEPT = 64
+_WALKS: OrderedDict[int, tuple[ast.AST, list[ast.AST]]] = OrderedDict()
+
+
+def walk_once(node: ast.AST) -> list[ast.AST]:
+    """:func:`walk` of ``node``, remembered for the last :data:`WALKS_KEPT` nodes asked about: the leakage analysis
+    reads a parsed program in dozens of passes (a 2,000-line program joined with its readers: about 200,000 nodes a
+    pass), each of which walked it again. The tree must not change after the first call (the static checks parse,
+    then only read); the list is shared: read it, never change it."""
+    key = id(node)
+    hit = _WALKS.get(key)
+    if hit is not None and hit[0] is node:  # the node is kept alive with its walk, so its id is not reused
+        _WALKS.move_to_end(key)
+        return hit[1]
+    out = walk(node)
+    _WALKS[key] = (node, out)
+    if len(_WALKS) > WALKS_KEPT:
+        _WALKS.popitem(last=False)
     return out

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from faultlib.pyflow.walk import NO_CALLS, children, walk
+from faultlib.pyflow.walk import NO_CALLS, WALKS_KEPT, children, walk, walk_once
 
 SOURCE = '''
 import os, sys as system
@@ -86,3 +86,22 @@ def test_no_calls_nodes_hold_no_call():
     for node in ast.walk(ast.parse(SOURCE)):
         if type(node) in NO_CALLS:
             assert not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def test_walk_once_is_the_walk_of_that_tree_and_is_taken_once():
+    tree = ast.parse(SOURCE)
+    first = walk_once(tree)
+    assert [type(n) for n in first] == [type(n) for n in ast.walk(tree)]
+    assert all(a is b for a, b in zip(first, ast.walk(tree)))
+    assert walk_once(tree) is first  # remembered: the same list, no second walk
+    other = ast.parse("x = 1")
+    assert walk_once(other) is not first and walk_once(other)[0] is other
+
+
+def test_walk_once_forgets_the_oldest_trees_beyond_its_bound():
+    first_tree = ast.parse("a = 1")
+    first = walk_once(first_tree)
+    for i in range(WALKS_KEPT):
+        walk_once(ast.parse(f"b{i} = {i}"))
+    again = walk_once(first_tree)
+    assert again is not first and [type(n) for n in again] == [type(n) for n in first]

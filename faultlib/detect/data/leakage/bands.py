@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 _BINNINGS = frozenset({"qcut", "cut"})
 
 
@@ -45,7 +47,7 @@ def copied_bands(tree: ast.Module) -> frozenset[int]:
     """Lines of the ``qcut``/``cut`` calls whose column is later cut by hand with numbers (see the module
     docstring)."""
     cut_at: dict[str, list[int]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Subscript):
             target = n.targets[0]
             if isinstance(target.value, ast.Attribute) and target.value.attr == "loc" and \
@@ -53,7 +55,7 @@ def copied_bands(tree: ast.Module) -> frozenset[int]:
                 for col in _thresholds(target.slice.elts[0]):
                     cut_at.setdefault(col, []).append(n.lineno)
     out: set[int] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _BINNINGS and n.args:
             col = _column(n.args[0])
             if col is not None and any(line > n.lineno for line in cut_at.get(col, [])):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def loop_site(tree: ast.Module, score_line: int, call_lines: list[int], start: int, end: int) -> int:
     """The line inside ``start..end`` (an objective's lines: a function that starts on ``start``) where the score
@@ -22,7 +24,7 @@ def loop_site(tree: ast.Module, score_line: int, call_lines: list[int], start: i
     (a helper a loop calls to score each candidate, ``test_score(model)``, is reported where it scores: the loop's
     call of it is plain to see beside it)."""
     if start <= score_line <= end or not any(
-            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == start for n in ast.walk(tree)):
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == start for n in walk_once(tree)):
         return score_line
     return next((ln for ln in reversed(call_lines) if start <= ln <= end), score_line)
 

@@ -40,6 +40,7 @@ from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.walk import walk_once
 
 #: calls that pick the best of the collected scores (a sort alone orders a table or a plot; its first row, ``.iloc[0]``,
 #: picks one)
@@ -91,7 +92,7 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
     """Every ``for`` loop's :class:`LoopFacts` (innermost last for equal starts); ``models``: constructors known as
     models by their use only (:func:`.ducks.duck_models`), candidates a loop varies like a library's."""
     out: list[LoopFacts] = []
-    nodes = list(ast.walk(tree))
+    nodes = list(walk_once(tree))
     loops = [n for n in nodes if isinstance(n, ast.For)]
     if not loops:
         return out
@@ -320,7 +321,7 @@ def bindings(tree: ast.Module) -> Bindings:
     """The expressions each simple name is assigned anywhere in the module (a syntactic map for
     :func:`names_columns`; ``col`` is reused by many loops)."""
     out = Bindings()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             out.setdefault(n.targets[0].id, []).append(n.value)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 _BOUNDS = frozenset({"min", "max"})
 
 
@@ -30,7 +32,7 @@ def _reads_codes(value: ast.expr) -> bool:
 
 def code_columns(tree: ast.AST) -> frozenset[str]:
     """The source text of every assignment target whose value is category codes (``df[c] = df[c].cat.codes``)."""
-    return frozenset(ast.unparse(t) for n in ast.walk(tree) if isinstance(n, ast.Assign) and _reads_codes(n.value)
+    return frozenset(ast.unparse(t) for n in walk_once(tree) if isinstance(n, ast.Assign) and _reads_codes(n.value)
                      for t in n.targets if isinstance(t, (ast.Name, ast.Subscript, ast.Attribute)))
 
 

@@ -33,6 +33,8 @@ from __future__ import annotations
 import ast
 import re
 
+from faultlib.pyflow.walk import walk_once
+
 #: calls that make a date or a timestamp
 _DATE_CALLS = frozenset({"date", "datetime", "Timestamp", "to_datetime", "datetime64", "strptime"})
 #: calls that make a time span (date arithmetic)
@@ -48,7 +50,7 @@ def _callee(call: ast.Call) -> str:
 def _date_names(tree: ast.Module) -> set[str]:
     """Names the script binds to a date (``t2017 = date(2017, 7, 5)``), in order, so a date built from another counts."""
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and _is_date(node.value, out):
             out.add(node.targets[0].id)
@@ -70,9 +72,9 @@ def _is_date(node: ast.expr, names: set[str]) -> bool:
 def _cut_parameters(tree: ast.Module) -> dict[str, str]:
     """Function name -> its parameter that receives a date at two call sites or more."""
     names = _date_names(tree)
-    functions = {f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
+    functions = {f.name: f for f in walk_once(tree) if isinstance(f, ast.FunctionDef)}
     dated: dict[tuple[str, str], int] = {}
-    for call in ast.walk(tree):
+    for call in walk_once(tree):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions):
             continue
         params = [a.arg for a in functions[call.func.id].args.args]
@@ -106,7 +108,7 @@ def cut_window_reductions(tree: ast.Module) -> frozenset[int]:
     reads no day from the cut onwards (see the module docstring)."""
     cuts = _cut_parameters(tree)
     out: set[int] = set()
-    for fn in ast.walk(tree):
+    for fn in walk_once(tree):
         if not (isinstance(fn, ast.FunctionDef) and fn.name in cuts):
             continue
         cut = cuts[fn.name]

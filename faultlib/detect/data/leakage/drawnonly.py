@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 #: modules whose calls only draw (their conventional aliases)
 _DRAWING_MODULES = frozenset({"plt", "sns", "px", "go", "matplotlib", "seaborn", "plotly"})
@@ -48,7 +49,7 @@ def _drawing(call: ast.Call) -> bool:
 
 
 def _parents(tree: ast.Module) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return {id(child): node for node in walk_once(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _read_for_drawing(load: ast.Name, parents: dict[int, ast.AST]) -> bool:
@@ -77,11 +78,11 @@ def drawn_only_temporal(tree: ast.Module) -> frozenset[int]:
     bound to a name read only for drawing (see the module docstring)."""
     parents = _parents(tree)
     loads: dict[str, list[ast.Name]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             loads.setdefault(n.id, []).append(n)
     out: set[int] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
             continue
         name = n.targets[0].id

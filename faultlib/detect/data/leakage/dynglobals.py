@@ -26,21 +26,22 @@ from typing import Any
 from faultlib.detect.data.leakage.session import bound_names
 from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.pyflow.values import Ref
+from faultlib.pyflow.walk import walk_once
 
 __all__ = ["DynamicGlobals", "dynamic_global_names"]
 
 
 def _writes_globals(tree: ast.Module) -> bool:
     return any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Call) and isinstance(t.value.func, ast.Name)
-               and t.value.func.id == "globals" for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets)
+               and t.value.func.id == "globals" for n in walk_once(tree) if isinstance(n, ast.Assign) for t in n.targets)
 
 
 def dynamic_global_names(tree: ast.Module) -> frozenset[str]:
     """The names read in ``tree`` that only a ``globals()[...] = ...`` can have bound (empty when there is none)."""
     if not _writes_globals(tree) or any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
-                                        for n in ast.walk(tree)):  # a star import may bind any of them
+                                        for n in walk_once(tree)):  # a star import may bind any of them
         return frozenset()
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = {n.id for n in walk_once(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return frozenset(read - bound_names(tree) - set(dir(builtins)))
 
 

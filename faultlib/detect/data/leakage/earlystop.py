@@ -64,6 +64,7 @@ from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.walk import walk_once
 
 #: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
 STOP_KEYWORDS = ("early_stopping_rounds", "early_stopping_round")
@@ -172,7 +173,7 @@ class EarlyStops:
         if _stops(node):
             return "early_stopping_rounds"
         if self._loads_back is None:
-            self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in ast.walk(self.tree))
+            self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in walk_once(self.tree))
         given = _keyword(node, ("callbacks",)) or spread_key(node, "callbacks", self.tree, self._bindings)
         callback = _chooses(given, self._bindings, self._loads_back)
         if callback:

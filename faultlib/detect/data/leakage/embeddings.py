@@ -46,6 +46,7 @@ from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.detect.data.leakage.windows import positional_items
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
+from faultlib.pyflow.walk import walk_once
 
 #: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
 EMBEDDINGS = frozenset({"Word2Vec", "FastText", "Doc2Vec"})
@@ -253,12 +254,12 @@ def in_place(tree: ast.Module) -> frozenset[int]:
     (``stems = [ps.stem(w) for w in words]`` with ``words = text.split()``) or a tokenizer call itself
     (``[w for w in text.split() if w not in stops]``): the words of one message stay that message's row."""
     token_names: dict[str, bool] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             name = n.targets[0].id
             token_names[name] = token_names.get(name, True) and _token_list(n.value)
     out = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and
                 isinstance(n.value, ast.ListComp) and len(n.value.generators) == 1):
             continue

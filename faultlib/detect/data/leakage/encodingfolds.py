@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: calls that train, predict or score (any library): a loop making one may be a cross-validation
 _TRAINING = frozenset({
     "fit", "fit_transform", "fit_predict", "fit_resample", "partial_fit", "predict", "predict_proba",
@@ -41,7 +43,7 @@ def _encodes(body: list[ast.stmt]) -> bool:
 
 
 def _own_functions(tree: ast.Module) -> frozenset[str]:
-    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+    return frozenset(n.name for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef)))
 
 
@@ -62,7 +64,7 @@ def encoding_only_splits(tree: ast.Module) -> frozenset[int]:
     nothing (see the module docstring)."""
     own = _own_functions(tree)
     out: set[int] = set()
-    for loop in ast.walk(tree):
+    for loop in walk_once(tree):
         if not isinstance(loop, ast.For) or _may_train(loop.body + loop.orelse, own) or not _encodes(loop.body):
             continue
         out.update(id(c) for c in ast.walk(loop.iter) if isinstance(c, ast.Call) and isinstance(

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: reductions that count rows per group (no feature comes of them)
 _COUNTS = frozenset({"count", "size", "nunique", "value_counts"})
 #: what may follow a count in a display (``.sort_values().plot(kind='bar')``)
@@ -25,8 +27,8 @@ def display_only_groupbys(tree: ast.Module) -> frozenset[int]:
     """Ids of ``groupby`` calls whose result is only counted and shown: the whole expression is a statement, or
     the argument of ``print``/``display``, and after the ``groupby`` come column picks, one count, and display
     calls."""
-    tops: list[ast.expr] = [n.value for n in ast.walk(tree) if isinstance(n, ast.Expr)]
-    tops += [a for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    tops: list[ast.expr] = [n.value for n in walk_once(tree) if isinstance(n, ast.Expr)]
+    tops += [a for n in walk_once(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
              and n.func.id in _SHOW for a in n.args]
     out: set[int] = set()
     for top in tops:

@@ -25,6 +25,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.targets import label_like
+from faultlib.pyflow.walk import walk_once
 
 
 class FlagFeatures:
@@ -44,7 +45,7 @@ def flag_compares(tree: ast.Module, targets: set) -> frozenset[int]:
     if not any(isinstance(t, str) for t in targets):
         return frozenset()
     out: set[int] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if not isinstance(n, ast.Assign) or len(n.targets) != 1:
             continue
         column = _feature_column(n.targets[0])
@@ -60,7 +61,7 @@ def _constant_targets(tree: ast.Module) -> set[str]:
     consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
               and isinstance(n.value.value, str) for t in n.targets if isinstance(t, ast.Name)}
     out = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and label_like(t.id) for t in n.targets):
             out |= {consts[s.slice.id] for s in ast.walk(n.value) if isinstance(s, ast.Subscript) and isinstance(
                 s.slice, ast.Name) and s.slice.id in consts}

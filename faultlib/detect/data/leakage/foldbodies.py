@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 __all__ = ["fold_body"]
 
 
 def _enclosing(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The innermost function whose body spans ``line``."""
     best = None
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
                 node.end_lineno or node.lineno):
             if best is None or node.lineno >= best.lineno:

@@ -26,6 +26,7 @@ from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
+from faultlib.pyflow.walk import walk_once
 
 #: NumPy / Python random draws of positions or labels (``np.random.choice(idx, n)``, ``np.random.permutation(n)``)
 _DRAWS = frozenset({"choice", "permutation", "sample"})
@@ -131,7 +132,7 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
     def _result_discarded(self, node: ast.Call) -> bool:
         """``node`` is a whole statement (``xs.append(x)``): its value is not used."""
         if not hasattr(self, "_statement_calls"):
-            self._statement_calls = {id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Expr)
+            self._statement_calls = {id(n.value) for n in walk_once(self.tree) if isinstance(n, ast.Expr)
                                      and isinstance(n.value, ast.Call)}
         return id(node) in self._statement_calls
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: keywords that seed a run; calls whose arguments are a seed (numpy's and JAX's random generators)
 SEED_KEYWORDS = frozenset({"random_state", "seed", "random_seed", "rng"})
 _SEED_CALLS = frozenset({"RandomState", "default_rng", "seed", "PRNGKey", "Generator"})
@@ -33,7 +35,7 @@ _SEED_CALLS = frozenset({"RandomState", "default_rng", "seed", "PRNGKey", "Gener
 def counters(tree: ast.AST) -> frozenset[str]:
     """Names that count a loop's passes: ``i`` in ``for i in range(n)`` and in ``for i, x in enumerate(xs)``."""
     out: set[str] = set()
-    for loop in (n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.comprehension))):
+    for loop in (n for n in walk_once(tree) if isinstance(n, (ast.For, ast.comprehension))):
         call = loop.iter
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
             continue

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 _ARRAY_VIEWS = frozenset({"values", "to_numpy", "as_matrix"})
 
 
@@ -49,7 +51,7 @@ def _resolve(e: ast.expr | None, bindings: dict[str, list[ast.expr]], line: int)
 def _pairs(tree: ast.AST, bindings: dict[str, list[ast.expr]]) -> dict[str, list[ast.expr]]:
     """``X, y = a, b``: the names a tuple assignment binds item by item, beside what ``bindings`` holds for them."""
     out: dict[str, list[ast.expr]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) and \
                 isinstance(n.value, ast.Tuple) and len(n.targets[0].elts) == len(n.value.elts):
             for name, value in zip(n.targets[0].elts, n.value.elts):
@@ -71,7 +73,7 @@ def _column_loop(tree: ast.AST, name: str, line: int) -> bool:
     """An enclosing ``for name in ...`` over anything but a literal list or tuple."""
     return any(isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.target, ast.Name) and n.target.id == name
                and n.lineno <= line <= (n.end_lineno or n.lineno) and not isinstance(n.iter, (ast.List, ast.Tuple))
-               for n in ast.walk(tree))
+               for n in walk_once(tree))
 
 
 def imputes_one_column(x: ast.expr | None, y: ast.expr | None, bindings: dict[str, list[ast.expr]],

@@ -24,6 +24,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import Est
 from faultlib.pyflow.values import Ref
+from faultlib.pyflow.walk import walk_once
 
 #: Keras model classes (keras.io: ``keras.Sequential``, ``keras.Model``; ``keras.models`` re-exports them)
 MODELS = frozenset({"Sequential", "Model"})
@@ -41,13 +42,13 @@ def is_keras_model(name: str, module: str) -> bool:
 def keras_constructors(tree: ast.Module) -> frozenset[str]:
     """Callee names that build a Keras model: the names the file binds to Keras' model classes (an import, an
     alias) and the functions it defines that return a model built by one. For :func:`.choices.loop_facts`."""
-    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and
+    names = {a.asname or a.name for n in walk_once(tree) if isinstance(n, ast.ImportFrom) and n.module and
              n.module.split(".")[0] in _MODULES for a in n.names if a.name in MODELS}
     names |= {m for m in MODELS if any(isinstance(n, ast.Attribute) and n.attr == m and _keras_chain(n.value)
-                                       for n in ast.walk(tree))}  # keras.Sequential, tf.keras.models.Model
+                                       for n in walk_once(tree))}  # keras.Sequential, tf.keras.models.Model
     if not names:
         return frozenset()
-    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+    for fn in (n for n in walk_once(tree) if isinstance(n, ast.FunctionDef)):
         built = {t.id for a in ast.walk(fn) if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and
                  _callee(a.value) in names for t in a.targets if isinstance(t, ast.Name)}
         if any(isinstance(r, ast.Return) and r.value is not None and (
@@ -69,9 +70,9 @@ def keras_loops(facts: list, tree: ast.Module, constructors: frozenset[str]) -> 
 
 
 def _epoch_loops(tree: ast.Module, constructors: frozenset[str]) -> set[int]:
-    models = {t.id for a in ast.walk(tree) if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and
+    models = {t.id for a in walk_once(tree) if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and
               _callee(a.value) in constructors for t in a.targets if isinstance(t, ast.Name)}
-    return {loop.lineno for loop in ast.walk(tree) if isinstance(loop, ast.For) and any(
+    return {loop.lineno for loop in walk_once(tree) if isinstance(loop, ast.For) and any(
         isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "fit" and
         isinstance(c.func.value, ast.Name) and c.func.value.id in models and not _built_in(loop, c.func.value.id)
         for c in ast.walk(loop))}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 
 def _strings(node: ast.AST) -> set[str]:
@@ -47,7 +48,7 @@ def _lag_functions(tree: ast.Module) -> set[str]:
     """Functions of the script that shift rows in time: a date-like column moved by an offset (``x['date_block_num']
     += i``, ``x.date_block_num = x.date_block_num + i``) or a ``.shift(...)`` call."""
     out = set()
-    for fn in ast.walk(tree):
+    for fn in walk_once(tree):
         if not isinstance(fn, ast.FunctionDef):
             continue
         for n in ast.walk(fn):
@@ -64,7 +65,7 @@ def lagged_groupbys(tree: ast.Module) -> frozenset[int]:
     lags = _lag_functions(tree)
     if not lags:
         return frozenset()
-    statements = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.Expr))),
+    statements = sorted((n for n in walk_once(tree) if isinstance(n, (ast.Assign, ast.Expr))),
                         key=lambda n: (n.lineno, n.col_offset))
     out: set[int] = set()
     for i, stmt in enumerate(statements):

@@ -20,13 +20,14 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.embeddings import _one_item_a_row
+from faultlib.pyflow.walk import walk_once
 
 
 def built_lists(tree: ast.Module) -> frozenset[str]:
     """Names assigned an empty list (``corpus = []``) and appended to (``corpus.append(x)``) in ``tree``."""
-    empty = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
+    empty = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
              and not n.value.elts for t in n.targets if isinstance(t, ast.Name)}
-    appended = {n.func.value.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    appended = {n.func.value.id for n in walk_once(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 and n.func.attr == "append" and isinstance(n.func.value, ast.Name)}
     return frozenset(empty & appended)
 
@@ -36,7 +37,7 @@ def every_row_indices(tree: ast.Module) -> frozenset[int]:
     ``range(0, len(...))``: the loop visits every index, so over the whole loop ``t[i]`` reads every row of ``t``,
     not a selection of them."""
     out: set[int] = set()
-    for loop in ast.walk(tree):
+    for loop in walk_once(tree):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
                 and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
             continue
@@ -82,7 +83,7 @@ def _builds_a_list(loop: ast.For) -> bool:
 def _call_assignments(tree: ast.Module) -> dict[str, list[ast.Call]]:
     """``name -> [call, ...]`` for every ``name = call(...)`` in ``tree``."""
     out: dict[str, list[ast.Call]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
             for t in n.targets:
                 if isinstance(t, ast.Name):

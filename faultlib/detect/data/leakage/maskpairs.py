@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 Binds = dict[str, list[tuple[int, "ast.expr | None"]]]
 
@@ -52,7 +53,7 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
     (``test_mask = s == v`` beside ``train_mask = ~test_mask`` or ``train_mask = s != v``)."""
     seen: dict[str, set[bool]] = {}
     test_side: dict[str, bool] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
             continue
         canon = _canonical(n.value, n.lineno + 1, binds, 2)
@@ -61,7 +62,7 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
         seen.setdefault(canon[0], set()).add(canon[1])
         if vocab.looks_like_test(n.targets[0].id):
             test_side[canon[0]] = canon[1]
-    for n in ast.walk(tree):  # X[~test_mask]: the negation written in place
+    for n in walk_once(tree):  # X[~test_mask]: the negation written in place
         if isinstance(n, ast.Subscript):
             canon = _canonical(n.slice, n.lineno, binds, 2)
             if canon is not None:

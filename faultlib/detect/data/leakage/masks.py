@@ -23,6 +23,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.maskpairs import mask_pairs, mask_split
 from faultlib.detect.data.leakage.values import Step, new_id
+from faultlib.pyflow.walk import walk_once
 
 
 class MaskIdentity:
@@ -49,7 +50,7 @@ class MaskIdentity:
     def _binds_a_mask(self, name: str, line: int) -> bool:
         """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a value), not rows named for validation."""
         if not hasattr(self, "_mask_names"):
-            self._mask_names = {(t.id, n.lineno) for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+            self._mask_names = {(t.id, n.lineno) for n in walk_once(self.tree) if isinstance(n, ast.Assign)
                                 and _is_mask(n.value) for t in n.targets if isinstance(t, ast.Name)}
         return (name, line) in self._mask_names
 
@@ -71,7 +72,7 @@ def _is_mask(value: ast.expr) -> bool:
 def _line_bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.expr | None]]]:
     """``name -> [(line, value)]`` of every simple assignment (``None`` for a ``for`` target or an augmented one)."""
     out: dict[str, list[tuple[int, ast.expr | None]]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 pairs = zip(t.elts, n.value.elts) if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and \

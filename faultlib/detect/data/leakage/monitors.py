@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 
 def _base(node: ast.expr) -> str | None:
@@ -69,7 +70,7 @@ def monitor_cuts(tree: ast.AST) -> frozenset[tuple[str, int]]:
     expression of such a variable (``X_val_t = torch.tensor(X_val)``), when the function neither takes a score on
     any of them (:func:`_scores`) nor returns one: an early-stopping monitor, no reported validation."""
     out: set[tuple[str, int]] = set()
-    for fn in ast.walk(tree):
+    for fn in walk_once(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out |= _function_monitors(fn)
     return frozenset(out)

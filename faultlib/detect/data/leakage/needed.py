@@ -24,13 +24,15 @@ import builtins
 from pathlib import Path
 from typing import Callable
 
+from faultlib.pyflow.walk import walk_once
+
 _BUILTINS = frozenset(dir(builtins)) | frozenset({"get_ipython", "display", "In", "Out"})
 
 
 def _star_import_elsewhere(tree: ast.Module, folder: Path) -> bool:
     return any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
                and not (n.module and n.level <= 1 and (folder / f"{n.module.split('.')[-1]}.py").is_file())
-               for n in ast.walk(tree))
+               for n in walk_once(tree))
 
 
 #: calls whose arguments are data a model is fitted, split or scored on (scikit-learn, Keras, LightGBM names)
@@ -42,7 +44,7 @@ _DATA_CALLS = frozenset({"fit", "fit_transform", "fit_resample", "train_test_spl
 def _data_arguments(tree: ast.Module) -> set[str]:
     """Names passed (at any depth) as an argument of a fit, a split or a score."""
     out: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(
                 n.func, "id", None)) in _DATA_CALLS:
             for arg in [*n.args, *(k.value for k in n.keywords)]:
@@ -66,7 +68,7 @@ def needed_variables(tree: ast.Module, bound_of: Callable[[ast.Module], set[str]
         _NEEDED.clear()
     out: set[str] = set()
     if not _star_import_elsewhere(tree, folder):
-        nodes = list(ast.walk(tree))
+        nodes = list(walk_once(tree))
         called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
         bound = bound_of(tree)
         out = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)

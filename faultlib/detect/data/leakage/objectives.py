@@ -26,6 +26,7 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.choices import LoopFacts
+from faultlib.pyflow.walk import walk_once
 
 #: optimizer calls and the argument that takes the objective: (position, keyword)
 OPTIMIZERS = {"optimize": (0, "func"), "fmin": (0, "fn"), "gp_minimize": (0, "func"),
@@ -69,14 +70,14 @@ def _cross_validates(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def objective_facts(tree: ast.Module) -> list[LoopFacts]:
     """A :class:`LoopFacts` for every module-level or nested function handed to an optimizer in ``tree``."""
     defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(n.name, []).append(n)
-    bound = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(
+    bound = {t.id: n.value for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(
         n.value, (ast.Lambda, ast.Call)) for t in n.targets if isinstance(t, ast.Name)}
     out: list[LoopFacts] = []
     seen: set[int] = set()
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) in OPTIMIZERS):
+    for call in (n for n in walk_once(tree) if isinstance(n, ast.Call) and _called(n) in OPTIMIZERS):
         position, keyword = OPTIMIZERS[_called(call)]
         arg = next((k.value for k in call.keywords if k.arg == keyword),
                    call.args[position] if len(call.args) > position else None)

@@ -25,6 +25,7 @@ import ast
 from typing import Any
 
 from faultlib.pyflow.values import UNKNOWN, Tup
+from faultlib.pyflow.walk import walk_once
 
 #: ``model.<method>`` -> the scikit-learn method it plays
 _METHODS = {"train": "fit", "predict": "predict", "findNearest": "predict"}
@@ -38,7 +39,7 @@ def opencv_model(module: str, name: str) -> bool:
 def opencv_variables(tree: ast.Module) -> set[str]:
     """The names assigned an OpenCV model anywhere in the module (``knn = cv2.ml.KNearest_create()``)."""
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(
                 node.value.func, ast.Attribute) and opencv_model(ast.unparse(node.value.func.value),
                                                                  node.value.func.attr):

@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def parameter_bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """``{parameter name: [argument expressions]}`` over every call ``f(...)`` of a function ``def f`` of the module
     (methods and calls through attributes are left out: their receiver shifts the positions)."""
     defs: dict[str, list[ast.arguments]] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(node.name, []).append(node.args)
     out: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs):
             continue
         for params in defs[node.func.id]:
@@ -109,7 +111,7 @@ def frame_loop_names(tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> s
     mask. A loop over a NumPy array (``for row in X_train``) gives rows: a name never bound to a frame-only call is
     left alone."""
     out: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Name) and isinstance(
                 n.iter, ast.Name):
             exprs = bindings.get(n.iter.id, [])

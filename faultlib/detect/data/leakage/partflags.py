@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.values import Data, MaybeData, Rows, RowUnion, covers
 from faultlib.pyflow.values import Const
+from faultlib.pyflow.walk import walk_once
 
 
 def _column(node: ast.expr) -> tuple[str, str] | None:
@@ -125,7 +126,7 @@ def _mask_names(tree: ast.AST) -> dict[int, str]:
     """``train = both[both['y'].notna()].reset_index()``: the id of each missing-value mask used as a row
     selection on the right of a one-name assignment, with that name."""
     out: dict[int, str] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             for sub in ast.walk(node.value):
                 if isinstance(sub, ast.Subscript) and missing_mask(sub.slice) is not None:

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from faultlib.pyflow.walk import walk_once
+
 #: the most characters a path may have (longer strings are text, not paths)
 MAX_PATH = 400
 _PATH_CALLS = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "str", "abspath", "normpath",
@@ -117,7 +119,7 @@ class PathEnv:
             for node in tree.body:
                 if first <= node.lineno <= last:
                     self._collect(node, top)
-        for node in ast.walk(tree):
+        for node in walk_once(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._scopes[id(node)] = {}
                 self._imports[id(node)] = {}

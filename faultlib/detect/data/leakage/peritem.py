@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: wrappers that iterate what they are given (progress bars)
 _PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
 #: iterables whose items are names, not samples
@@ -213,7 +215,7 @@ def _operand(call: ast.Call) -> ast.expr | None:
 def per_item_reductions(tree: ast.Module) -> frozenset[int]:
     """Ids of the call nodes in ``tree`` that reduce one sample of a loop that builds rows (module docstring)."""
     out: set[int] = set()
-    for loop in ast.walk(tree):
+    for loop in walk_once(tree):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         positions, items = _loop_names(loop.target, loop.iter)

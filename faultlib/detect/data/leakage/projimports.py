@@ -26,6 +26,8 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
+from faultlib.pyflow.walk import walk_once
+
 #: ancestors of the script's folder searched for a dotted path's first package (the folder itself, then these)
 MAX_UP = 3
 #: ``__init__`` re-exports followed at most (``pkg/__init__`` -> ``pkg/sub/__init__`` -> ``pkg/sub/mod.py``)
@@ -37,7 +39,7 @@ Parse = Callable[[Path], "ast.Module | None"]
 def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
     """Folders the script adds to ``sys.path`` with literal paths (resolved against ``folder``), existing only."""
     out: list[Path] = []
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "insert")
                 and ast.unparse(n.func.value) == "sys.path" and n.args):
             continue

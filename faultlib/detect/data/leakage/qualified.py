@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def unqualify_members(text: list[str], tree: ast.Module, defined: dict[str, set[str]],
                       more: dict[str, str] | None = None) -> None:
@@ -20,13 +22,13 @@ def unqualify_members(text: list[str], tree: ast.Module, defined: dict[str, set[
     member [as alias]`` of a session member whose top-level functions and classes are ``defined[member]``, and for
     every other name that stands for a member module (``more``: ``alias -> member``, from ``from pkg import member
     as alias`` or ``import pkg.member as alias``)."""
-    aliases = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    aliases = {a.asname or a.name: a.name for n in walk_once(tree) if isinstance(n, ast.Import) for a in n.names
                if a.name in defined}
     aliases.update({k: v for k, v in (more or {}).items() if v in defined})
     if not aliases:
         return
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases and \
                 n.attr in defined[aliases[n.value.id]] and n.lineno == n.end_lineno and n.end_col_offset is not None:
             edits.setdefault(n.lineno - 1, []).append((n.col_offset, n.end_col_offset, n.attr))
@@ -39,7 +41,7 @@ def unqualify_members(text: list[str], tree: ast.Module, defined: dict[str, set[
 
 def blank_module_imports(tree: ast.Module, names: set[str]) -> list[ast.Import]:
     """``import member`` statements whose every module is a session member (they become ``pass``)."""
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Import) and all(a.name in names for a in n.names)]
+    return [n for n in walk_once(tree) if isinstance(n, ast.Import) and all(a.name in names for a in n.names)]
 
 
 __all__ = ["blank_module_imports", "unqualify_members"]

@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.pyflow.walk import walk_once
 
 
 class TargetCorrelation:
@@ -61,7 +62,7 @@ class TargetCorrelation:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "corrwith":
             return bool(node.args) and _is_target(node.args[0], targets)
         if not hasattr(self, "_corr_reads"):
-            self._corr_reads = {id(n.value) for n in ast.walk(self.tree)  # type: ignore[attr-defined]
+            self._corr_reads = {id(n.value) for n in walk_once(self.tree)  # type: ignore[attr-defined]
                                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call)
                                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "corr"
                                 and not n.value.args and _is_target(n.slice, targets)}
@@ -73,12 +74,12 @@ class TargetCorrelation:
         first ``k`` (``df.iloc[:, score.argsort()[::-1]]``): the order of every column, which picks none of them
         (an ``argsort`` kept in a variable may be cut later, so it keeps its fit)."""
         if not hasattr(self, "_argsorts"):
-            parent = {id(n.value): n for n in ast.walk(self.tree)  # type: ignore[attr-defined]
+            parent = {id(n.value): n for n in walk_once(self.tree)  # type: ignore[attr-defined]
                       if isinstance(n, ast.Subscript)}
-            indexes = {id(e) for n in ast.walk(self.tree) if isinstance(n, ast.Subscript)  # type: ignore[attr-defined]
+            indexes = {id(e) for n in walk_once(self.tree) if isinstance(n, ast.Subscript)  # type: ignore[attr-defined]
                        for e in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])}
             self._argsorts: set[int] = set()
-            for n in ast.walk(self.tree):  # type: ignore[attr-defined]
+            for n in walk_once(self.tree):  # type: ignore[attr-defined]
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "argsort":
                     top, up = n, parent.get(id(n))
                     while up is not None and isinstance(up.slice, ast.Slice) and up.slice.lower is None and \

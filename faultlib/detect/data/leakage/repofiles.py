@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
 MAX_FILES = 400
@@ -100,7 +101,7 @@ def _evaluates(script: str) -> bool:
     tree = _tree(Path(script))
     return tree is not None and any(
         isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", ""))
-        in EVALUATES for n in ast.walk(tree))
+        in EVALUATES for n in walk_once(tree))
 
 
 def repo_root(path: str | Path) -> Path:
@@ -151,7 +152,7 @@ def _constants(tree: ast.Module) -> dict[str, FilePath]:
 def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
     env = PathEnv(tree, None, modules)
     out = []
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Call):
             access = file_access(node, env)
             if access is not None and (path := path_of(access[1], env, node.lineno)) is not None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: metric functions outside the ``*_score``/``*_error``/``*_loss`` names (scikit-learn ``sklearn.metrics``, scipy)
 _METRICS = frozenset({"matthews_corrcoef", "auc", "cohen_kappa_score", "pearsonr", "spearmanr", "kendalltau",
                       "normalized_gini", "gini", "rmse", "mae", "mse", "score"})
@@ -67,7 +69,7 @@ def score_lists(tree: ast.AST) -> frozenset[str]:
     """Names every binding of which is an empty list or a metric result, and whose ``append``/``extend``/``+=`` add
     only metric results (names of this kind count, to a fixed point)."""
     binds: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):

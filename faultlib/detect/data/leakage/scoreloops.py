@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 _LABEL_TOKENS = frozenset({"y", "label", "labels", "target", "targets", "truth"})
 _VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
@@ -94,7 +95,7 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     docstring), in order."""
     around = _loops_around(tree)
     found: list[tuple[int, int, int]] = []
-    for stmt in (n for n in ast.walk(tree) if isinstance(n, ast.Assign) and id(n) in around):
+    for stmt in (n for n in walk_once(tree) if isinstance(n, ast.Assign) and id(n) in around):
         call = stmt.value
         if not (isinstance(call, ast.Call) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             continue

@@ -42,6 +42,7 @@ from faultlib.detect.data.leakage.projimports import path_roots, resolve_from, r
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.renamed import renamed_module
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
+from faultlib.pyflow.walk import walk_once
 
 #: the most scripts one session joins (the script asked about included)
 MAX_MEMBERS = 8
@@ -100,7 +101,7 @@ def _defined(tree: ast.Module) -> dict[str, tuple[int, int, bool]]:
 def bound_names(tree: ast.Module) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, classes, imports, parameters, loop targets)."""
     out: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.add(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -120,7 +121,7 @@ def _missing_calls(tree: ast.Module) -> dict[str, list[int]]:
     """Names called but never bound nor builtin: ``name -> [positional argument count of each call]``."""
     bound = bound_names(tree)
     out: dict[str, list[int]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in bound and \
                 n.func.id not in _BUILTINS:
             starred = any(isinstance(a, ast.Starred) for a in n.args)
@@ -134,7 +135,7 @@ def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
     ``sys.path``), and a package renamed on disk (:mod:`.renamed`)."""
     out: list[Path] = []
     extra = path_roots(tree, folder)
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         cands: list[Path] = []
         if isinstance(n, ast.ImportFrom):
             cands = resolve_from(n, folder, extra, _parsed)
@@ -159,7 +160,7 @@ def _imports_itself(path: Path) -> bool:
     own = path.stem
     return any(isinstance(n, ast.Import) and any(a.name.split(".")[0] == own for a in n.names)
                or isinstance(n, ast.ImportFrom) and not n.level and (n.module or "").split(".")[0] == own
-               for n in ast.walk(tree))
+               for n in walk_once(tree))
 
 
 def _accepts(sig: tuple[int, int, bool], counts: list[int]) -> bool:
@@ -250,9 +251,9 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
         texts.append(text)
         trees.append(tree := _tree("\n".join(text)))
         if tree is not None:
-            imported.update(_last(n.module) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+            imported.update(_last(n.module) for n in walk_once(tree) if isinstance(n, ast.ImportFrom)
                             and _last(n.module) in names)
-            imported.update(a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+            imported.update(a.name for n in walk_once(tree) if isinstance(n, ast.Import) for a in n.names
                             if a.name in names)
             imported.update(Path(f).stem for f in _member_imports(tree, Path(p), members)[2])
     defined = {Path(p).stem: set(_defined(t)) if t is not None else set() for p, t in zip(paths, trees)}
@@ -298,7 +299,7 @@ def _member_imports(tree: ast.Module, path: Path, members: set[Path]) -> tuple[s
     nodes: set[int] = set()
     aliases: dict[str, str] = {}
     files: set[Path] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.ImportFrom):
             found = [f.resolve() for f in resolve_from(n, folder, extra, _parsed)]
             if found and set(found) <= members:
@@ -318,14 +319,14 @@ def _member_imports(tree: ast.Module, path: Path, members: set[Path]) -> tuple[s
 
 
 def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str], resolved: set[int]) -> None:
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.ImportFrom) and (_last(n.module) in names and n.level <= 1 or id(n) in resolved):
             # from helpers import prepare as prep: the member's own name, under the alias the script calls
             renamed = [f"{a.asname} = {a.name}" for a in n.names if a.asname and a.asname != a.name and a.name != "*"]
             _blank(text, n, "; ".join(renamed) or "pass")
     for n in blank_module_imports(tree, names):
         _blank(text, n, "pass")
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Import) and id(n) in resolved:
             _blank(text, n, "pass")
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.pyflow.walk import walk_once
+
 #: the methods whose value is a model's guesses (scikit-learn glossary, "predict", "predict_proba", "decision_function")
 PREDICTIONS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
 #: calls that only show a value, or reshape it for showing (``print``, IPython ``display``, rounding, listing)
@@ -35,7 +37,7 @@ def _name(func: ast.expr) -> str | None:
 
 
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return {child: node for node in walk_once(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _outer(node: ast.AST, up: dict[ast.AST, ast.AST]) -> ast.AST:
@@ -89,10 +91,10 @@ def _prints_only(loop: ast.For) -> bool:
 
 def _loads_after(tree: ast.AST, name: str, line: int) -> list[ast.Name]:
     """The later loads of ``name`` (anywhere, functions included) up to its next assignment."""
-    stores = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and
+    stores = sorted(n.lineno for n in walk_once(tree) if isinstance(n, ast.Name) and n.id == name and
                     isinstance(n.ctx, ast.Store) and n.lineno > line)
     end = stores[0] if stores else None
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    return [n for n in walk_once(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
             and n.lineno >= line and (end is None or n.lineno < end)]
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.pyflow.values import Const, Ref
+from faultlib.pyflow.walk import walk_once
 
 
 def file_stem(args: list[Any], node: ast.Call) -> str | None:
@@ -72,7 +73,7 @@ def sole_data_file(tree: ast.AST) -> str | None:
     """The one data file the script names (its path constant), or ``None`` when it names none, several, or one
     named for held-out rows (``test.csv``: then the name rules apply)."""
     files: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 400:
             text = node.value.strip()
             if _FILE_LIKE.match(text):

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def _assigned_names(tree: ast.Module, line: int) -> set[str]:
     """Names assigned by the statement on ``line`` (``cv_score = cross_val_score(...).mean()``)."""
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and n.lineno <= line <= (n.end_lineno or n.lineno):
             return {t.id for t in n.targets if isinstance(t, ast.Name)}
     return set()
@@ -25,7 +27,7 @@ def _assigned_names(tree: ast.Module, line: int) -> set[str]:
 def _sort_keys(tree: ast.Module, after: int) -> set[str] | None:
     """Literal ``sort_values`` keys used after line ``after`` (``None``: one is not a literal string)."""
     keys: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "sort_values" and \
                 n.lineno > after:
             by = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "by"), None)
@@ -42,7 +44,7 @@ def chosen_by_another_score(tree: ast.Module, loop_start: int, loop_end: int, cv
     if not names:
         return False
     columns: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Dict) and loop_start <= n.lineno <= loop_end:
             for key, value in zip(n.keys, n.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and any(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def _literal_key(value: ast.expr, key: str) -> ast.expr | None:
     if isinstance(value, ast.Dict):
@@ -38,7 +40,7 @@ def spread_key(call: ast.Call, key: str, tree: ast.Module, bindings: dict[str, l
         for value in bindings.get(spread.id, []):
             if value.lineno < call.lineno:
                 found.append((value.lineno, _literal_key(value, key)))  # a new dictionary: its key, or none
-        for node in ast.walk(tree):
+        for node in walk_once(tree):
             if isinstance(node, ast.Assign) and node.lineno < call.lineno:
                 for target in node.targets:
                     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \

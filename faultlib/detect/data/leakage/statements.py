@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
              ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -17,7 +19,7 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 def statement_starts(tree: ast.Module) -> dict[int, tuple[int, int]]:
     """``line -> (first line, column)`` of the innermost simple statement spanning ``line``."""
     out: dict[int, tuple[int, int]] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) and type(node).__name__ not in (
                 "TryStar", "Match"):
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):

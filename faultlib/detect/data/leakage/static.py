@@ -93,6 +93,7 @@ from faultlib.detect.data.leakage.values import (
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
+from faultlib.pyflow.walk import walk_once
 
 DETECTOR = "leakage"
 TRANSFORMER_BASES = frozenset({"TransformerMixin", "SelectorMixin", "OneToOneFeatureMixin"})
@@ -144,10 +145,10 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         self._split_roots: set[Any] = set()  # roots whose rows a split divided (into train/test or train/validation)
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
-        self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
+        self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
-        self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in ast.walk(tree)
+        self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in walk_once(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
@@ -164,7 +165,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
-        self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(
+        self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 _LABEL_TOKENS = frozenset({"y", "yy", "target", "targets", "label", "labels", "outcome", "class", "classes"})
 _VALIDATION_TOKENS = frozenset({"val", "valid", "validation", "dev"})
@@ -111,7 +112,7 @@ def target_columns(tree: ast.Module) -> tuple[set, dict[int, list[str]]]:
                 out.add(n.attr)
         return out
 
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign):
             names = [t.id for t in n.targets if isinstance(t, ast.Name)] + [
                 e.id for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)]

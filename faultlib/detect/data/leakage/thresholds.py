@@ -33,6 +33,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.walk import walk_once
 
 #: scikit-learn curves that score every threshold; the thresholds are their last output
 CURVES = frozenset({"roc_curve", "precision_recall_curve", "det_curve"})
@@ -149,7 +150,7 @@ class ThresholdChoices:
         calls) whose labels are named for testing (``y_test``, ``y_te``) is checked too."""
         super().interpret()  # type: ignore[misc]
         seen = self.__dict__.setdefault("_curves_checked", set())
-        for n in ast.walk(self.tree):  # type: ignore[attr-defined]
+        for n in walk_once(self.tree):  # type: ignore[attr-defined]
             if isinstance(n, ast.Call) and _func_name(n) in CURVES and n.args and id(n) not in seen:
                 base = n.args[0]
                 while isinstance(base, (ast.Subscript, ast.Attribute)):
@@ -206,7 +207,7 @@ class ThresholdChoices:
 def _enclosing(tree: ast.Module, call: ast.Call) -> tuple[ast.AST, ast.stmt | None]:
     """The innermost function (else the module) around ``call``, and the statement that holds it."""
     scope: ast.AST = tree
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= call.lineno <= (
                 n.end_lineno or n.lineno) and (scope is tree or n.lineno >= scope.lineno):  # type: ignore[attr-defined]
             scope = n

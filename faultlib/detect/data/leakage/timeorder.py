@@ -36,6 +36,7 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 #: splitters whose folds are in time order (or the user's own): the rest train on later rows than they score
 ORDERED_SPLITTERS = frozenset({"TimeSeriesSplit", "PredefinedSplit"})
@@ -89,7 +90,7 @@ def _assigned(tree: ast.Module) -> dict[str, list[ast.expr]]:
     found = tree.__dict__.get("_faultlib_assigned")
     if found is None:
         found = tree.__dict__["_faultlib_assigned"] = {}
-        for n in ast.walk(tree):
+        for n in walk_once(tree):
             if isinstance(n, ast.Assign):
                 for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, ast.Name)):
                     found.setdefault(name, []).append(n.value)
@@ -111,7 +112,7 @@ def _date_literal(expr: ast.expr) -> bool:
 def date_cutoff(tree: ast.Module) -> int | None:
     """The line of the first comparison of a date column with a written date (``df['date'] >= '2016-05-23'``): the
     script holds out the rows after a cut-off, a forecast. ``None`` when there is none."""
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Compare) and len(n.comparators) == 1:
             left, right = n.left, n.comparators[0]
             if _date_side(left) and _date_literal(right) or _date_side(right) and _date_literal(left):

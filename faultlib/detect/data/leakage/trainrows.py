@@ -28,6 +28,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.sole_file import file_stem
 from faultlib.detect.data.leakage.values import Data, Step, covers, parts
+from faultlib.pyflow.walk import walk_once
 
 
 def _reader(node: ast.expr) -> bool:
@@ -58,7 +59,7 @@ def train_row_counts(tree: ast.AST, separate_test: bool) -> frozenset[str]:
     (``separate_test``: a test-named data file beside the training one)."""
     if not separate_test:
         return frozenset()
-    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1]
+    assigns = [n for n in walk_once(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1]
     tables = {n.targets[0].id for n in assigns if isinstance(n.targets[0], ast.Name) and _reader(n.value)
               and vocab.looks_like_train(file_stem([], n.value))}  # type: ignore[arg-type]
     if not tables:
@@ -68,7 +69,7 @@ def train_row_counts(tree: ast.AST, separate_test: bool) -> frozenset[str]:
     for n in assigns:
         if isinstance(n.targets[0], ast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.expr) and _counted(n) in tables:
             texts.add(ast.unparse(n))
     for name, bound in values.items():  # num_train = df_train.shape[0], bound to nothing else
@@ -118,13 +119,13 @@ def label_cuts(tree: ast.AST, targets: set) -> tuple[frozenset[str], frozenset[i
     part."""
     parts: dict[tuple[str, str], list[tuple[str, int]]] = {}
     values: dict[str, list[ast.expr]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
             sel = _label_selection(n.value, targets)
             if sel is not None:
                 parts.setdefault(sel[:2], []).append((n.targets[0].id, sel[2]))
-    read = {(n.value.id, n.slice.value if isinstance(n, ast.Subscript) else n.attr) for n in ast.walk(tree)
+    read = {(n.value.id, n.slice.value if isinstance(n, ast.Subscript) else n.attr) for n in walk_once(tree)
             if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Load) and
             isinstance(n.value, ast.Name) and (isinstance(n, ast.Attribute) or isinstance(n.slice, ast.Constant))}
     labelled: set[str] = set()
@@ -135,7 +136,7 @@ def label_cuts(tree: ast.AST, targets: set) -> tuple[frozenset[str], frozenset[i
         if known and unknown and len({name for name, _ in chosen}) == len(chosen):
             labelled |= {name for name, _ in known}
             lines |= set(unknown)
-    texts = {t for n in ast.walk(tree) if isinstance(n, ast.expr) and _counted(n) in labelled for t in [ast.unparse(n)]}
+    texts = {t for n in walk_once(tree) if isinstance(n, ast.expr) and _counted(n) in labelled for t in [ast.unparse(n)]}
     texts |= {name for name, bound in values.items() if all(_counted(v) in labelled for v in bound)}
     return frozenset(texts), frozenset(lines)
 

@@ -23,6 +23,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, parts
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import Ref
+from faultlib.pyflow.walk import walk_once
 
 #: tuner report functions: module prefix -> function names (NNI trial API; Ray Tune / Ray Train)
 REPORTS = {"nni": frozenset({"report_final_result", "report_intermediate_result"}),
@@ -95,7 +96,7 @@ class TunerReports:
 def _assignments(tree: ast.Module) -> dict[str, list[tuple[int, ast.expr]]]:
     """``name -> [(line, value)]`` of every simple assignment ``name = value`` in the module."""
     out: dict[str, list[tuple[int, ast.expr]]] = {}
-    for n in ast.walk(tree):
+    for n in walk_once(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             out.setdefault(n.targets[0].id, []).append((n.lineno, n.value))
     return out

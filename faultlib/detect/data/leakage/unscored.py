@@ -32,6 +32,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 #: metric functions whose names do not end in ``_score``/``_error``/``_loss`` (sklearn.metrics; imblearn.metrics)
 METRICS = frozenset({"classification_report", "classification_report_imbalanced", "confusion_matrix",
@@ -55,7 +56,7 @@ def evaluates_something(tree: ast.AST) -> bool:
         ``False`` only when no call in ``tree`` is such a sign; calls are matched by their last name
         (``metrics.f1_score``, ``model.predict``), so an unknown object's ``predict`` counts too.
     """
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -100,7 +101,7 @@ class SplitReach:
 def _unpacked_split(tree: ast.AST, line: int) -> tuple[set[str], int] | None:
     """The test parts' names (every second name) and the last line of the ``train_test_split`` on ``line`` where it
     is unpacked into an even number of plain names; ``None`` otherwise."""
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.lineno == line
                 and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))):
             continue
@@ -116,14 +117,14 @@ def _loaded_after(tree: ast.AST, names: set[str], end: int, *, size_only_counts:
     (``X_test.shape``, ``len(X_test)``: the split's proportions printed) does not count."""
     sizes: set[int] = set()
     if not size_only_counts:
-        for n in ast.walk(tree):
+        for n in walk_once(tree):
             if isinstance(n, ast.Attribute) and n.attr in _SIZE_ATTRIBUTES and isinstance(n.value, ast.Name):
                 sizes.add(id(n.value))
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args and \
                     isinstance(n.args[0], ast.Name):
                 sizes.add(id(n.args[0]))
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names and n.lineno > end
-               and id(n) not in sizes for n in ast.walk(tree))
+               and id(n) not in sizes for n in walk_once(tree))
 
 
 def test_part_unread(tree: ast.AST, line: int) -> bool:

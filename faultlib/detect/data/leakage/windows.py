@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 
 def _step_one_range(node: ast.expr) -> bool:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
@@ -29,7 +31,7 @@ def window_starts(tree: ast.Module) -> dict[int, str]:
     """``id`` of each slice node ``a[i:i + k]`` (``k`` not 1) inside a ``for i in range(...)`` loop with step 1 ->
     the loop variable's name."""
     out: dict[int, str] = {}
-    for loop in ast.walk(tree):
+    for loop in walk_once(tree):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and _step_one_range(loop.iter)):
             continue
         var = loop.target.id

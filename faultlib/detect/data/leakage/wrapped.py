@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
 
 #: data wrappers of the boosting libraries (xgboost ``DMatrix``/``QuantileDMatrix``, lightgbm ``Dataset``, catboost
 #: ``Pool``): the first argument (or ``data=``) holds the rows, ``label=`` their labels
@@ -64,7 +65,7 @@ def _test_wrapper(call: ast.Call, choosing_named) -> bool:
 
 
 def _functions(tree: ast.Module) -> list[tuple[int, int]]:
-    return [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(tree)
+    return [(f.lineno, f.end_lineno or f.lineno) for f in walk_once(tree)
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
 
 
