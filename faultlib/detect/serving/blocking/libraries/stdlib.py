@@ -96,8 +96,11 @@ STDLIB = Vocabulary(
         f"{DIR_LISTING}.__iter__": "pathlib.Path",
     },
     # time.sleep(0) gives up the GIL and returns: "the thread is suspended for at least secs seconds" waits for
-    # nothing at 0 (https://docs.python.org/3/library/time.html#time.sleep); a variable may hold any delay
-    when={"time.sleep": BlocksWhen("secs", position=0, test="positive", absent=True)},
+    # nothing at 0 (https://docs.python.org/3/library/time.html#time.sleep); a variable may hold any delay.
+    # os.waitpid with WNOHANG returns at once when no child has exited yet
+    # (https://docs.python.org/3/library/os.html#os.WNOHANG)
+    when={"time.sleep": BlocksWhen("secs", position=0, test="positive", absent=True),
+          "os.waitpid": BlocksWhen("options", position=1, test="lacks", absent=True, values=("WNOHANG",))},
     families=(  # waiting for another thread or process: the loop stops until it answers
         Family(("subprocess.Popen.pipe",), {m: "blocking_subprocess" for m in ("read", "readline", "readlines",
                                                                                 "__next__")},
