@@ -5,6 +5,9 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
+import textwrap
+
+from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
 
@@ -95,3 +98,56 @@ def test_waitpid_with_wnohang_is_silent(tmp_path):
             return status, done
     """)
     assert not found
+
+
+# -- an installed library's generator function: calling it only makes the generator ------------------------------------
+_WATCHER_LIBRARY = {
+    "podwatch/__init__.py": """
+        import requests
+
+        class Watcher:
+            def events(self, url):
+                answer = requests.get(url, stream=True, timeout=None)
+                for line in answer.iter_lines():
+                    yield line
+    """,
+}
+
+
+def _watch_service(tmp_path, body):
+    """The lines of the findings in a service ``body`` calling the ``podwatch`` library installed beside it."""
+    for root, files in (("site-packages", _WATCHER_LIBRARY), ("svc", {"app.py": body})):
+        for rel, text in files.items():
+            path = tmp_path / root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text))
+    report = analyze_path(tmp_path / "svc", site_dirs=[tmp_path / "site-packages"])
+    return {f.location["line"] for f in report.findings}
+
+
+def test_an_installed_generator_iterated_in_the_coroutine_is_found(tmp_path):
+    lines = _watch_service(tmp_path, """
+        from podwatch import Watcher
+
+        async def follow(url):
+            for event in Watcher().events(url):
+                print(event)
+    """)
+    assert lines == {5}
+
+
+def test_an_installed_generator_made_on_the_loop_and_iterated_in_a_thread_is_silent(tmp_path):
+    lines = _watch_service(tmp_path, """
+        import asyncio
+        from podwatch import Watcher
+
+        async def follow(url):
+            stream = Watcher().events(url)
+
+            def drain():
+                for event in stream:
+                    print(event)
+
+            await asyncio.get_running_loop().run_in_executor(None, drain)
+    """)
+    assert lines == set()
