@@ -151,3 +151,26 @@ def test_an_installed_generator_made_on_the_loop_and_iterated_in_a_thread_is_sil
             await asyncio.get_running_loop().run_in_executor(None, drain)
     """)
     assert lines == set()
+
+
+# -- /proc files are rendered by the kernel in memory ------------------------------------------------------------------
+def test_a_proc_file_read_in_a_coroutine_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        async def alive(pid):
+            with open(f"/proc/{pid}/status") as status:
+                return "zombie" not in status.read()
+
+        async def memory():
+            with open("/proc/meminfo") as info:
+                return info.readline()
+    """)
+    assert not found
+
+
+def test_a_file_under_another_root_read_in_a_coroutine_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        async def alive(pid):
+            with open(f"/var/run/app/{pid}/status") as status:
+                return "zombie" not in status.read()
+    """)
+    assert ("blocking_file_io", 'with open(f"/var/run/app/{pid}/status") as status:') in found
