@@ -174,3 +174,24 @@ def test_a_file_under_another_root_read_in_a_coroutine_is_found(tmp_path):
                 return "zombie" not in status.read()
     """)
     assert ("blocking_file_io", 'with open(f"/var/run/app/{pid}/status") as status:') in found
+
+
+# -- a query path given to a package function is no file ----------------------------------------------------------------
+def test_a_package_function_given_a_json_path_query_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from pathquery import compile_query
+
+        async def price(payload, json_path):
+            return compile_query(json_path).first(payload)
+    """)
+    assert not found
+
+
+def test_a_package_function_given_a_feed_path_still_opens_it(tmp_path):
+    found = flagged(tmp_path, """
+        from pathquery import compile_query
+
+        async def price(payload, feed_path):
+            return compile_query(feed_path).first(payload)
+    """)
+    assert ("blocking_file_io", "return compile_query(feed_path).first(payload)") in found
