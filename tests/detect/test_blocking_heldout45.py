@@ -195,3 +195,27 @@ def test_a_package_function_given_a_feed_path_still_opens_it(tmp_path):
             return compile_query(feed_path).first(payload)
     """)
     assert ("blocking_file_io", "return compile_query(feed_path).first(payload)") in found
+
+
+# -- a key derivation's work factor: a few thousand rounds cost a millisecond ---------------------------------------------
+def test_a_password_hash_with_many_rounds_in_a_coroutine_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        import hashlib
+
+        async def login(password, salt, rounds):
+            strong = hashlib.pbkdf2_hmac("sha256", password, salt, 600_000)
+            chosen = hashlib.pbkdf2_hmac("sha256", password, salt, rounds)
+            return strong, chosen
+    """)
+    assert ("blocking_cpu", 'strong = hashlib.pbkdf2_hmac("sha256", password, salt, 600_000)') in found
+    assert ("blocking_cpu", 'chosen = hashlib.pbkdf2_hmac("sha256", password, salt, rounds)') in found
+
+
+def test_a_seed_derivation_with_few_rounds_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import hashlib
+
+        async def seed(words):
+            return hashlib.pbkdf2_hmac("sha512", words.encode(), b"mnemonic", 2048)
+    """)
+    assert not found

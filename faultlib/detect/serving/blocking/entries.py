@@ -101,7 +101,7 @@ class Family:
         return found
 
 
-TESTS = ("positive", "true", "given", "other_than", "unset", "contains", "lacks")
+TESTS = ("positive", "true", "given", "other_than", "unset", "contains", "lacks", "at_least")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
 name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
@@ -111,7 +111,8 @@ tree below; ``glob("*.py")`` lists one directory): the written text of a string 
 bound once to one is read through, :func:`~faultlib.detect.serving.blocking.sites.bound_text`); another variable
 counts, as for the other tests; ``lacks``: an argument of flags whose expression names none of ``values``
 (``os.waitpid(pid, os.WNOHANG)`` returns at once, ``os.waitpid(pid, 0)`` waits for the child): a variable holding the
-flags counts."""
+flags counts; ``at_least``: a number no smaller than ``values[0]`` (a work factor: ``pbkdf2_hmac(..., 2048)`` costs
+about a millisecond, ``600_000`` rounds most of a second)."""
 
 
 ANY_ARGUMENT = "*"
@@ -166,6 +167,8 @@ class BlocksWhen:
             return bool(constant)
         if self.test == "other_than":
             return constant not in self.values
+        if self.test == "at_least":
+            return not isinstance(constant, (int, float)) or constant >= self.values[0]
         if self.test == "unset":
             return not constant
         return constant is not None
