@@ -219,3 +219,38 @@ def test_a_seed_derivation_with_few_rounds_is_silent(tmp_path):
             return hashlib.pbkdf2_hmac("sha512", words.encode(), b"mnemonic", 2048)
     """)
     assert not found
+
+
+# -- a lazily built client that the class's start-up builds in a worker thread first -----------------------------------
+_ENGINE_CLIENT = """
+    import asyncio
+    import requests
+
+    class Engine:
+        def __init__(self, url):
+            self.url = url
+            self._http = None
+
+        def _client(self):
+            if self._http is not None:
+                return self._http
+            self._http = requests.Session()
+            self._http.get(self.url + "/version", timeout=5)
+            return self._http
+
+        async def boxes(self):
+            return self._client()
+"""
+
+
+def test_a_lazy_client_probed_on_first_use_from_a_coroutine_is_found(tmp_path):
+    found = flagged(tmp_path, _ENGINE_CLIENT)
+    assert ("blocking_http", 'self._http.get(self.url + "/version", timeout=5)') in found
+
+
+def test_a_lazy_client_that_start_up_builds_in_a_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, _ENGINE_CLIENT + """
+        async def startup(self):
+            await asyncio.get_running_loop().run_in_executor(None, self._client)
+""")
+    assert not found
