@@ -254,3 +254,38 @@ def test_a_lazy_client_that_start_up_builds_in_a_thread_is_silent(tmp_path):
             await asyncio.get_running_loop().run_in_executor(None, self._client)
 """)
     assert not found
+
+
+# -- a streamed requests response fetched in a thread and read on the loop ----------------------------------------------
+def test_a_streamed_response_fetched_in_a_thread_and_read_in_the_coroutine_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import requests
+
+        async def follow_log(session: requests.Session, url):
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(None, lambda: session.get(url, stream=True))
+            for piece in answer.iter_content(chunk_size=1024):
+                print(piece)
+
+        async def fetch_dump(url):
+            answer = await asyncio.to_thread(requests.get, url, stream=True)
+            return answer.content
+    """)
+    assert ("blocking_http", "for piece in answer.iter_content(chunk_size=1024):") in found
+    assert ("blocking_http", "return answer.content") in found
+
+
+def test_a_response_downloaded_in_the_thread_and_read_in_the_coroutine_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import requests
+
+        async def follow_log(session: requests.Session, url):
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(None, lambda: session.get(url))
+            for piece in answer.iter_content(chunk_size=1024):
+                print(piece)
+            return answer.content
+    """)
+    assert not found
