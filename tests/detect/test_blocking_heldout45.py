@@ -289,3 +289,41 @@ def test_a_response_downloaded_in_the_thread_and_read_in_the_coroutine_is_silent
             return answer.content
     """)
     assert not found
+
+
+# -- caches that import time fills: an argument-less lru_cache function, a global memo --------------------------------
+_SETTINGS = """
+    import functools
+    import json
+
+    @functools.lru_cache
+    def get_settings():
+        with open("/etc/app/settings.json") as source:
+            return json.load(source)
+
+    _LOGGER = None
+
+    def get_log_config(name=None):
+        global _LOGGER
+        if _LOGGER is None:
+            with open("/etc/app/logging.json") as source:
+                _LOGGER = json.load(source)
+        return _LOGGER
+
+    async def show():
+        return get_settings(), get_log_config("show")
+"""
+
+
+def test_caches_a_request_fills_first_are_found(tmp_path):
+    found = flagged(tmp_path, _SETTINGS)
+    assert ("blocking_file_io", 'with open("/etc/app/settings.json") as source:') in found
+    assert ("blocking_file_io", 'with open("/etc/app/logging.json") as source:') in found
+
+
+def test_caches_import_time_filled_are_silent(tmp_path):
+    found = flagged(tmp_path, _SETTINGS + """
+    settings = get_settings()
+    log_config = get_log_config()
+""")
+    assert not found
