@@ -10,70 +10,55 @@ import textwrap
 from faultlib.detect.serving.blocking import analyze_path
 from tests.detect.blocking_source import flagged
 
-
 # -- a periodic task of fastapi-utils: a plain def it runs through run_in_threadpool ------------------------------------
+_PERIODIC = """
+    import urllib.request
+    from {module} import {decorator}
+
+    @{decorator}(seconds=600)
+    def refresh_mirror():
+        with urllib.request.urlopen("https://example.org/list.csv") as answer:
+            return answer.read()
+
+    async def on_start():
+        {call}
+"""
+_MIRROR_READ = ("blocking_http", 'with urllib.request.urlopen("https://example.org/list.csv") as answer:')
+
+
 def test_a_sync_function_under_repeat_every_runs_in_the_thread_pool(tmp_path):
-    found = flagged(tmp_path, """
-        import urllib.request
-        from fastapi_utils.tasks import repeat_every
-
-        @repeat_every(seconds=600)
-        def refresh_mirror():
-            with urllib.request.urlopen("https://example.org/list.csv") as answer:
-                return answer.read()
-
-        async def on_start():
-            await refresh_mirror()
-    """)
-    assert not any("urlopen" in line for _, line in found)
+    found = flagged(tmp_path, _PERIODIC.format(module="fastapi_utils.tasks", decorator="repeat_every",
+                                               call="await refresh_mirror()"))
+    assert _MIRROR_READ not in found
 
 
 def test_a_function_under_an_unknown_periodic_decorator_still_runs_on_the_loop(tmp_path):
-    found = flagged(tmp_path, """
-        import urllib.request
-        from mytimers import every
-
-        @every(seconds=600)
-        def refresh_mirror():
-            with urllib.request.urlopen("https://example.org/list.csv") as answer:
-                return answer.read()
-
-        async def on_start():
-            refresh_mirror()
-    """)
-    assert ("blocking_http", 'with urllib.request.urlopen("https://example.org/list.csv") as answer:') in found
+    found = flagged(tmp_path, _PERIODIC.format(module="mytimers", decorator="every", call="refresh_mirror()"))
+    assert _MIRROR_READ in found
 
 
 # -- Core Lightning's JSON-RPC client: every method is a round trip over the node's unix socket -------------------------
+_NODE = """
+    import asyncio
+    from pyln.client import LightningRpc
+
+    class Node:
+        def __init__(self, socket_path):
+            self.rpc = LightningRpc(socket_path)
+
+        async def balance(self):
+            funds = {read}
+            return len(funds["outputs"])
+"""
+
+
 def test_a_lightning_rpc_call_in_a_coroutine_is_found(tmp_path):
-    found = flagged(tmp_path, """
-        from pyln.client import LightningRpc
-
-        class Node:
-            def __init__(self, socket_path):
-                self.rpc = LightningRpc(socket_path)
-
-            async def balance(self):
-                funds = self.rpc.listfunds()
-                return sum(o["amount_msat"] for o in funds["outputs"])
-    """)
+    found = flagged(tmp_path, _NODE.format(read="self.rpc.listfunds()"))
     assert ("blocking_socket_io", "funds = self.rpc.listfunds()") in found
 
 
 def test_a_lightning_rpc_call_handed_to_a_thread_is_silent(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
-        from pyln.client import LightningRpc
-
-        class Node:
-            def __init__(self, socket_path):
-                self.rpc = LightningRpc(socket_path)
-
-            async def balance(self):
-                funds = await asyncio.to_thread(self.rpc.listfunds)
-                return len(funds["outputs"])
-    """)
-    assert not found
+    assert not flagged(tmp_path, _NODE.format(read="await asyncio.to_thread(self.rpc.listfunds)"))
 
 
 # -- os.waitpid with WNOHANG returns at once --------------------------------------------------------------------------
