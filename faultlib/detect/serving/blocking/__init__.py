@@ -301,6 +301,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
     from faultlib.detect.serving.blocking.private_loops import private_entries
+    from faultlib.detect.serving.blocking.prewarmed import PrewarmedGetters
     from faultlib.detect.serving.blocking.warm_caches import WarmCaches
 
     modules = {}
@@ -355,11 +356,13 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
         id(f) for m in index.distinct_modules() for f in m.all_functions if f.is_async}
     branches = Branches(index, on_loop)  # a call in a branch no caller on the loop takes blocks nothing
     warm = WarmCaches(index)  # nor one in a cache's filling branch that import time has already run
+    prewarmed = PrewarmedGetters(index)  # nor one below a getter's early return that start-up filled off the loop
     private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
                        if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
+                       and not prewarmed.warmed(path)
                        and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     if installed is not None:

@@ -101,7 +101,7 @@ class Family:
         return found
 
 
-TESTS = ("positive", "true", "given", "other_than", "unset", "contains")
+TESTS = ("positive", "true", "given", "other_than", "unset", "contains", "lacks", "at_least")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
 name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
@@ -109,7 +109,10 @@ name may load a model); ``unset``: the call blocks when the argument is a false 
 host=url)`` does not); ``contains``: a string holding one of ``values`` (``Path(d).glob("**/*.py")`` walks the whole
 tree below; ``glob("*.py")`` lists one directory): the written text of a string or f-string argument (a local
 bound once to one is read through, :func:`~faultlib.detect.serving.blocking.sites.bound_text`); another variable
-counts, as for the other tests."""
+counts, as for the other tests; ``lacks``: an argument of flags whose expression names none of ``values``
+(``os.waitpid(pid, os.WNOHANG)`` returns at once, ``os.waitpid(pid, 0)`` waits for the child): a variable holding the
+flags counts; ``at_least``: a number no smaller than ``values[0]`` (a work factor: ``pbkdf2_hmac(..., 2048)`` costs
+about a millisecond, ``600_000`` rounds most of a second)."""
 
 
 ANY_ARGUMENT = "*"
@@ -146,6 +149,8 @@ class BlocksWhen:
             return bool(args) or bool(keywords)
         if self.test == "contains":
             return self._contains(args, keywords)
+        if self.test == "lacks":
+            return self._lacks(args, keywords)
         if self.name in keywords:
             value = keywords[self.name]
         elif self.position is not None and self.position < len(args):
@@ -162,9 +167,23 @@ class BlocksWhen:
             return bool(constant)
         if self.test == "other_than":
             return constant not in self.values
+        if self.test == "at_least":
+            return not isinstance(constant, (int, float)) or constant >= self.values[0]
         if self.test == "unset":
             return not constant
         return constant is not None
+
+    def _lacks(self, args: list, keywords: dict) -> bool:
+        """The ``lacks`` test: no name or attribute in the argument's expression is one of ``values``
+        (``os.WNOHANG | os.WUNTRACED`` names ``WNOHANG``); an argument left out counts as ``absent`` says."""
+        value = keywords.get(self.name)
+        if value is None and self.position is not None and self.position < len(args):
+            value = args[self.position]
+        if value is None:
+            return self.absent
+        named = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        named |= {n.attr for n in ast.walk(value) if isinstance(n, ast.Attribute)}
+        return not named & set(self.values)
 
     def _contains(self, args: list, keywords: dict) -> bool:
         """The ``contains`` test: the written text of a string or f-string argument holds one of ``values``

@@ -26,7 +26,8 @@ is one.
 
 A second rule for the same packages: a package function (``createParser(path)``) or a class-level call
 (``Torrent.from_file(path)``) whose first positional argument is named, by its last word, as a path
-(:data:`PATH_WORDS`: ``file_path``, ``model_path``; not ``file_bytes``) and is not an in-memory file opens it:
+(:data:`PATH_WORDS`: ``file_path``, ``model_path``; not ``file_bytes``, nor an address such as ``json_path``:
+:func:`~faultlib.detect.serving.blocking.server_words.addressing_path`) and is not an in-memory file opens it:
 ``blocking_file_io``, unless some ``async def`` awaits a call of it or of its package, or the name says it does not
 open it (:data:`NOT_OPENING`). A URL is no evidence for this rule (measured: see :data:`PATH_WORDS`).
 
@@ -60,7 +61,7 @@ from faultlib.detect.serving.blocking.made_handles import at, handle_method, mad
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
-                                                            named_words, words)
+                                                            addressing_path, named_words, words)
 
 __all__ = ["SESSION_METHODS", "evidence_of", "site"]
 
@@ -231,7 +232,7 @@ def _opens(index, target: str, call: ast.Call, func: Func):
     if isinstance(first, ast.Constant):
         return None  # a literal: a URL is no evidence (PATH_WORDS), a literal path is a constant resource
     words = named_words(first, last=True) & PATH_WORDS
-    if (not words or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
+    if (not words or addressing_path(first) or index.type_of(first, func) in IN_MEMORY or _awaited_anywhere(index, target)
             or _package_awaited(index, parts[0]) or _declared(index, parts[0]) is None):
         return None
     from faultlib.detect.serving.blocking.sites import Site

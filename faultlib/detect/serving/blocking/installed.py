@@ -34,7 +34,7 @@ import os
 import re
 import site
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "MAX_FILES", "MAX_OPERATIONS", "Installed", "LibraryHit", "default_site_dirs"]
@@ -67,6 +67,9 @@ class LibraryHit:
     line: int
     distribution: str
     version: str
+    lazy: bool = False
+    """The called function is a generator: the call only makes the generator, whose body (and the blocker) runs
+    where it is iterated (https://docs.python.org/3/reference/expressions.html#yield-expressions)."""
 
     def said(self) -> str:
         """The hit in words, for a finding's message."""
@@ -244,6 +247,7 @@ class Installed:
 
     def _judge(self, target: str, depth: int) -> LibraryHit | None:
         from faultlib.detect.serving.blocking.model import Func, Klass
+        from faultlib.detect.serving.blocking.shapes import is_generator
 
         library = self._library(target.partition(".")[0], depth)
         if library is None:
@@ -262,6 +266,8 @@ class Installed:
             if func.is_async:
                 continue  # an async API: calling it only makes a coroutine
             hit = self._walk(library, index, func, depth)
+            if hit is not None and is_generator(func):
+                hit = replace(hit, lazy=True)
             if hit is not None and (best is None or len(hit.chain) < len(best.chain)):
                 best = hit
         return best

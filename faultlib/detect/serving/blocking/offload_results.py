@@ -9,6 +9,9 @@ is the analysed function's return type or the vocabulary's ``returns`` entry for
 handed to the executor (``f = await hass.async_add_executor_job(open, path, "wb")``, held-out wave 43) gives back a
 file object: opening is off the loop, but ``f.write(data)`` and ``f.read()`` then run on it
 (https://docs.python.org/3/library/functions.html#open returns a file object whose reads and writes are system calls).
+A ``requests`` call (of ``requests`` or a package extending its sessions, ``requests_unixsocket``) passed
+``stream=True`` -- to the offloading call, or inside the lambda handed to it -- gives back a response whose body is
+still unread (:data:`~faultlib.detect.serving.blocking.libraries.responses.STREAMED_RESPONSE`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.libraries.stdlib import FILE_OBJECT
 from faultlib.detect.serving.blocking.model import Func
 
@@ -48,9 +52,27 @@ def offloaded_result(index, expr: ast.Await, func: Func | None):
     if func is None or not isinstance(call, ast.Call):
         return None
     fn = offloaded_function(index, call, func)
+    if fn is not None and _streamed_request(index, call, fn, func):
+        return STREAMED_RESPONSE
     ran = None if fn is None else index.callee(fn, func)
     if isinstance(ran, Func) and not ran.is_async:
         return index.return_type(ran)
     if ran in OPENERS:
         return FILE_OBJECT
     return index.vocab.returns.get(ran) if isinstance(ran, str) else None
+
+
+def _streamed_request(index, call: ast.Call, fn: ast.expr, func: Func) -> bool:
+    """The offloaded work is a ``requests`` call passed ``stream=True``: ``to_thread(session.get, url,
+    stream=True)`` or ``run_in_executor(None, lambda: session.post(url, stream=True))``."""
+    if isinstance(fn, ast.Lambda):
+        if not isinstance(fn.body, ast.Call):
+            return False
+        fn, keywords = fn.body.func, fn.body.keywords
+    else:
+        keywords = call.keywords
+    streamed = any(k.arg == "stream" and isinstance(k.value, ast.Constant) and k.value.value is True
+                   for k in keywords)
+    target = index.callee(fn, func) if streamed else None
+    return isinstance(target, str) and target.partition(".")[0].partition("_")[0] == "requests"
+

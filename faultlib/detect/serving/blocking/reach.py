@@ -213,6 +213,8 @@ class Reachability(BodyCalls):
                 site = any_of_site(index, call, func)
             if site is None and index.installed is not None:  # an installed library's function: its source says
                 site = index.installed.site(index, target, call, func)
+                if site is not None and site.library.lazy and id(call) not in self._iterated(func):
+                    return None  # a library generator made here and iterated elsewhere (in a thread, a callee)
             return site if site is not None else inferred.site(index, target, call, func)  # a client by evidence
         if isinstance(target, (Func, Klass)):
             return None

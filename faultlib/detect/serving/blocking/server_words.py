@@ -57,3 +57,18 @@ def own_name(expr: ast.expr) -> str:
     if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
         return key.value
     return ""
+
+
+ADDRESSING_WORDS = frozenset({"json", "xml", "css", "jq", "query", "key", "attr", "attribute", "field", "dict",
+                              "object", "dotted", "module", "import", "url", "uri", "route", "api", "endpoint"})
+"""Words that make a ``..._path`` name an address inside something else rather than a file: a JSONPath or XPath
+query (``json_path = "$.data.price"``), a key or attribute path, a module's dotted path, the path part of a URL or an
+API route (``url_path``, ``api_path``)."""
+
+
+def addressing_path(expr: ast.expr) -> bool:
+    """The name ``expr`` is read from ends in ``path`` qualified by one of :data:`ADDRESSING_WORDS`
+    (``json_path``, ``settings.url_path``): a query or an address, not a file to open."""
+    name = [w.lower() for w in WORD.findall(own_name(expr))]
+    return len(name) >= 2 and name[-1] == "path" and name[-2] in ADDRESSING_WORDS
+

@@ -31,6 +31,7 @@ from faultlib.detect.serving.blocking.model_refs import constructed_site, run_si
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
 from faultlib.detect.serving.blocking.own_root import imports_own_package
 from faultlib.detect.serving.blocking.preparation import prepares_text
+from faultlib.detect.serving.blocking.proc_files import reads_proc
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.tasks import sent_task
@@ -81,6 +82,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     known = index.vocab.calls.get(target)
     if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
         return None  # open(os.devnull, "w"): the null device, no disk behind it
+    if known is not None and known[0] == "blocking_file_io" and reads_proc(call):
+        return None  # open(f"/proc/{pid}/status"): kernel tables rendered in memory
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         if target in RENDERERS:  # plt.savefig(buffer): the figure is drawn and encoded here all the same

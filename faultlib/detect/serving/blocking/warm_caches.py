@@ -8,8 +8,14 @@ fix for exactly this blocker). By the time a request runs, every name the branch
 other name raises before the build: the branch blocks nothing. All of it must hold -- the test is ``PARAM not in
 GLOBAL`` on the function's own parameter, the guard raises for names outside the same module-level collection
 the preloading loop walks, the loop passes its own variable, and the preloading call runs at a module's top level
-(not under ``if __name__ == "__main__":``) -- else the call stays a blocker. Used by
-:func:`~faultlib.detect.serving.blocking.analyze_sources` on each finding's path.
+(not under ``if __name__ == "__main__":``) -- else the call stays a blocker.
+
+Two simpler shapes of the same cache, each called at a module's top level by the analysed files (``settings =
+get_settings()``, ``logger = get_logger()``): a function without parameters decorated ``functools.cache`` or
+``lru_cache`` (https://docs.python.org/3/library/functools.html#functools.lru_cache: a call with the same arguments
+returns the stored result; with no arguments there is one), whose whole body ran at import; and a function whose
+``if G is None:`` (or ``if not G:``) branch assigns the module global ``G`` it declares ``global``, which import
+filled. Used by :func:`~faultlib.detect.serving.blocking.analyze_sources` on each finding's path.
 """
 
 from __future__ import annotations
@@ -38,8 +44,29 @@ class WarmCaches:
         if found is None:
             found = self._ranges[id(func)] = [
                 (node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
-                for node in func.nodes if isinstance(node, ast.If) and self._warm(node, func)]
+                for node in func.nodes if isinstance(node, ast.If) and (
+                    self._warm(node, func) or self._global_memo(node, func))]
+            if _argless_memo(func) and id(func) in self._top_called():
+                found.append((func.node.lineno, func.node.end_lineno or func.node.lineno))
         return found
+
+    def _global_memo(self, node: ast.If, func: Func) -> bool:
+        """``if G is None:``/``if not G:`` whose body assigns the module global ``G`` that ``func`` declares
+        ``global``, in a function import time calls."""
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            memo = test.operand
+        elif (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+              and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            memo = test.left
+        else:
+            return False
+        if not isinstance(memo, ast.Name) or memo.id not in func.module.globals:
+            return False
+        declared = any(isinstance(n, ast.Global) and memo.id in n.names for n in func.nodes)
+        assigned = any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == memo.id
+                                                         for t in n.targets) for b in node.body for n in ast.walk(b))
+        return declared and assigned and id(func) in self._top_called()
 
     def _warm(self, node: ast.If, func: Func) -> bool:
         test = node.test
@@ -80,6 +107,19 @@ class WarmCaches:
                         if isinstance(target, Func):
                             self._top.add(id(target))
         return self._top
+
+
+def _argless_memo(func: Func) -> bool:
+    """A module function without parameters decorated ``functools.cache``/``lru_cache`` (any spelling ending so)."""
+    args = func.node.args
+    if func.cls is not None or args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg:
+        return False
+    for decorator in func.node.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        last = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+        if last in ("cache", "lru_cache"):
+            return True
+    return False
 
 
 def _allow_list(body: list[ast.stmt], func: Func, cache: str) -> str | None:

@@ -6,6 +6,12 @@ response made with ``preload_content=False``, whose ``read()``/``stream()`` pull
 in the calling thread (the call itself is already a blocker: the ``minio`` package family in ``sdks.py``). A
 urllib3 response is typed only where a library says it comes back unread, so a preloaded one (urllib3's default,
 whose ``read()`` returns what is in memory) is never named here.
+
+A ``requests`` response asked for with ``stream=True`` comes back the same way, its body still on the socket: the
+request sent in a worker thread (``await asyncio.to_thread(session.get, url, stream=True)``) leaves ``iter_content``,
+``iter_lines``, ``json()`` and the ``content``/``text`` properties to download it where they run. Such a response is
+typed :data:`STREAMED_RESPONSE` by :mod:`~faultlib.detect.serving.blocking.offload_results` only (on the loop, the
+request itself is already the finding).
 """
 
 from __future__ import annotations
@@ -19,11 +25,19 @@ URLLIB3 = ("https://urllib3.readthedocs.io/en/stable/advanced-usage.html#streami
            "preload_content=False the body is not read: read(), stream(), read_chunked() read it from the "
            "connection as they are called) and " + MINIO)
 
+STREAMED_RESPONSE = "requests.Response.streamed"
+"""The type given to a ``requests`` response fetched with ``stream=True`` (a name no real class has)."""
+REQUESTS_STREAM = ("https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow (with stream=True "
+                   "only the headers are read; the body is downloaded when content is accessed or iter_content/"
+                   "iter_lines are iterated)")
+
 _RESPONSES = ("urllib3.response.BaseHTTPResponse", "urllib3.response.HTTPResponse", "urllib3.BaseHTTPResponse",
               "urllib3.HTTPResponse")
 
 RESPONSE_BODIES = Vocabulary(
     families=(Family(_RESPONSES, {m: H for m in ("read", "stream", "read_chunked", "readinto", "read1", "json")},
-                     URLLIB3),),
+                     URLLIB3),
+              Family((STREAMED_RESPONSE,), {m: H for m in ("iter_content", "iter_lines", "json")}, REQUESTS_STREAM)),
+    reads={f"{STREAMED_RESPONSE}.{p}": (H, REQUESTS_STREAM) for p in ("content", "text")},
     returns={f"minio.{c}.get_object": "urllib3.response.BaseHTTPResponse" for c in ("Minio", "api.Minio")},
 )

@@ -11,6 +11,10 @@ from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabul
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 PY = "https://docs.python.org/3/library/"
+KDF_ROUNDS = 10_000
+"""Rounds from which ``hashlib.pbkdf2_hmac`` holds the loop for a measurable time: 10,000 rounds of SHA-256 take
+~5-8 ms on a shared 2-core VM (2,048, BIP-39's seed derivation, ~1 ms; 100,000 ~120 ms); the docs ask for hundreds of
+thousands for passwords (https://docs.python.org/3/library/hashlib.html#hashlib.pbkdf2_hmac)."""
 FUTURES_ITERATOR = "concurrent.futures.Executor.map"
 """What ``Executor.map`` and ``as_completed`` return: an iterator whose every item waits for a worker thread."""
 DIR_LISTING = "pathlib.Path.iterdir"
@@ -96,8 +100,14 @@ STDLIB = Vocabulary(
         f"{DIR_LISTING}.__iter__": "pathlib.Path",
     },
     # time.sleep(0) gives up the GIL and returns: "the thread is suspended for at least secs seconds" waits for
-    # nothing at 0 (https://docs.python.org/3/library/time.html#time.sleep); a variable may hold any delay
-    when={"time.sleep": BlocksWhen("secs", position=0, test="positive", absent=True)},
+    # nothing at 0 (https://docs.python.org/3/library/time.html#time.sleep); a variable may hold any delay.
+    # os.waitpid with WNOHANG returns at once when no child has exited yet
+    # (https://docs.python.org/3/library/os.html#os.WNOHANG); pbkdf2_hmac below KDF_ROUNDS rounds (BIP-39's 2048 for a
+    # seed) takes about a millisecond
+    when={"time.sleep": BlocksWhen("secs", position=0, test="positive", absent=True),
+          "os.waitpid": BlocksWhen("options", position=1, test="lacks", absent=True, values=("WNOHANG",)),
+          "hashlib.pbkdf2_hmac": BlocksWhen("iterations", position=3, test="at_least", absent=True,
+                                            values=(KDF_ROUNDS,))},
     families=(  # waiting for another thread or process: the loop stops until it answers
         Family(("subprocess.Popen.pipe",), {m: "blocking_subprocess" for m in ("read", "readline", "readlines",
                                                                                 "__next__")},
