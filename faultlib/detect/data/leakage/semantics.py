@@ -32,6 +32,8 @@ from faultlib.detect.data.leakage.values import (
 from faultlib.detect.data.leakage.scoring import ScoringChecks, holds_model, predicts, selection
 from faultlib.detect.data.leakage.insample import in_sample
 from faultlib.detect.data.leakage.scorelists import returns_score
+from faultlib.detect.data.leakage.columnstacks import stacks_columns
+from faultlib.detect.data.leakage.refits import merged_validation
 from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as _reads_new_rows
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
@@ -124,7 +126,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
-                if repeats_rows(name, args, kwargs, datas) and not any(  # a resample in the stack already said it
+                if repeats_rows(name, args, kwargs, datas) and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
                         f.line == node.lineno and f.method == "resample" for f in out.taints):
                     fit = self._fit(Est("concat", "transformer", preprocessing=True), out, False, name, node, frame)
                     out = out.with_(taints=out.taints | ({fit} if fit else set()))
@@ -180,6 +182,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         for data in datas:
             if data is None:
                 out.extend([UNKNOWN, UNKNOWN])
+                continue
+            if line in self._kept_second_parts:  # _, X_part, _, y_part = split(...): a subsample (keptparts.py)
+                sample = Data(data_rows_child(data, Step("filter", ident, "sample", line=line)), data.taints, False)
+                out.extend([UNKNOWN, sample])
                 continue
             train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
             test = Data(data_rows_child(data, Step("split", ident, second, line=line)), data.taints, second == "test")
@@ -358,7 +364,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                                                     "function": frame.qualname},
                                             x.rows.describe() if x is not None and x.rows is not None else None,
                                             fit.supervised))
-        if est.preprocessing and x is not None:
+        if est.preprocessing and x is not None and not self._final_refit(x.rows):  # (refits.py)
             for p in parts(x.rows):
                 named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
                 if p.root.test or test_step(p) is not None or named is not None or input_named_test(x, node):
@@ -384,13 +390,17 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     # ------------------------------------------------------------------ leak checks
 
+    def _final_refit(self, rows: Any) -> bool:
+        """Training rows stacked with validation rows, in code that keeps a test set apart (refits.py)."""
+        return self._test_set_named and merged_validation(rows)
+
     def _overlaps(self, fit: FitRef, x: Data) -> bool:
         return any(covers(f, p) for f in parts(fit.rows) for p in parts(x.rows))
 
     def _check_test(self, data: Data, line: int, how: str) -> None:
         """``data`` is held out: report every fit that shaped it and saw (a superset of) its rows."""
-        if not data.is_test and not any(f.resampler for f in data.taints):
-            return
+        if not data.is_test and not any(f.resampler for f in data.taints) or self._final_refit(data.rows):
+            return  # (training rows stacked with validation rows are the final refit's training set: refits.py)
         for fit in in_order(data.taints):
             if not data.is_test and not fit.resampler:
                 continue

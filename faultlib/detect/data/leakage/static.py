@@ -73,6 +73,9 @@ from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
+from faultlib.detect.data.leakage.keptparts import kept_second_parts
+from faultlib.detect.data.leakage.refits import names_a_test_set
+from faultlib.detect.data.leakage.ownfiles import names_a_held_out_file, written_files
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
 from faultlib.detect.data.leakage.statements import statement_starts
 from faultlib.detect.data.leakage.trainrows import label_cuts, train_row_counts
@@ -145,10 +148,13 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         self._split_roots: set[Any] = set()  # roots whose rows a split divided (into train/test or train/validation)
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
+        self._kept_second_parts = kept_second_parts(tree)  # splits whose training parts are thrown away (keptparts.py)
+        self._test_set_named = names_a_test_set(tree)  # validation rows may join a final refit (refits.py)
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
-        self._separate_test_file = any(vocab.looks_like_test(vocab.data_file_stem(n.value)) for n in walk_once(tree)
+        written = written_files(tree)  # a file the script writes from its own rows is no test file (ownfiles.py)
+        self._separate_test_file = any(names_a_held_out_file(n.value, written) for n in walk_once(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
