@@ -1,0 +1,65 @@
+"""The static leakage analysis on the kinds held-out wave 57 of public code showed (top Kaggle solutions of tabular
+competitions: out-of-fold stacking helpers, feature tables built on train and test stacked), in both directions.
+Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.detect.leakage_source import alarms
+
+# the folds' predictions for the test rows are kept in an array named for the test rows and averaged: an ensemble
+FOLD_PREDICTIONS_AVERAGED = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+y = train.pop("price").values
+n_train, n_test = len(train), len(test)
+folds = KFold(n_splits=4, shuffle=True, random_state=1)
+
+
+def stacked_feature(reg, rows, y, held):
+    first_level = np.zeros((n_train,))
+    per_fold_test = np.empty((4, n_test))
+    for k, (fit_idx, out_idx) in enumerate(folds.split(rows)):
+        reg.fit(rows[fit_idx], y[fit_idx])
+        first_level[out_idx] = reg.predict(rows[out_idx])
+        per_fold_test[k, :] = reg.predict(held)
+    return first_level, per_fold_test.mean(axis=0)
+
+
+both = pd.concat([train, test])
+tr_pred, te_pred = stacked_feature(Ridge(), np.array(both)[:n_train], y, np.array(both)[n_train:])
+both["ridge"] = np.concatenate([tr_pred, te_pred])
+final = Ridge().fit(both[:n_train], y)
+print(final.predict(both[n_train:]))
+"""
+
+# a buffer named for the test rows that is filled with the test rows' own values: its mean is a statistic of them
+TEST_ROWS_COPIED_INTO_A_BUFFER = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+y = train.pop("price").values
+x_test = np.zeros((len(test), 3))
+for i in range(len(test)):
+    x_test[i, :] = test.values[i, :3]
+centre = x_test.mean(axis=0)
+reg = Ridge().fit(train.values[:, :3] - centre, y)
+print(reg.predict(x_test - centre))
+"""
+
+
+def test_averaging_the_folds_predictions_for_the_test_rows_is_an_ensemble(tmp_path: Path) -> None:
+    assert alarms(tmp_path, FOLD_PREDICTIONS_AVERAGED) == set()
+
+
+def test_a_buffer_filled_with_the_test_rows_themselves_still_gives_a_statistic_of_them(tmp_path: Path) -> None:
+    assert ("fit_on_test", 11) in alarms(tmp_path, TEST_ROWS_COPIED_INTO_A_BUFFER)
