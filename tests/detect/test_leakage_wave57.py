@@ -57,9 +57,45 @@ print(reg.predict(x_test - centre))
 """
 
 
+# distinct cities per shop over train and test stacked, the pandas method passed unbound to agg
+DISTINCT_PER_GROUP_ON_THE_STACK = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+both = pd.concat([train, test])
+spread = both[["shop", "city"]].groupby("shop").agg(pd.Series.nunique).rename(columns={"city": "cities"})
+both = both.merge(spread, on="shop", how="left")
+reg = Ridge().fit(both[: len(train)].drop(columns=["sales"]), train["sales"])
+print(reg.predict(both[len(train):].drop(columns=["sales"])))
+"""
+
+# the same count taken over the training rows alone and mapped onto both tables: no test row is counted
+DISTINCT_PER_GROUP_ON_TRAIN = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+spread = train[["shop", "city"]].groupby("shop").agg(pd.Series.nunique).rename(columns={"city": "cities"})
+train = train.merge(spread, on="shop", how="left")
+test = test.merge(spread, on="shop", how="left")
+reg = Ridge().fit(train.drop(columns=["sales"]), train["sales"])
+print(reg.predict(test))
+"""
+
 def test_averaging_the_folds_predictions_for_the_test_rows_is_an_ensemble(tmp_path: Path) -> None:
     assert alarms(tmp_path, FOLD_PREDICTIONS_AVERAGED) == set()
 
 
 def test_a_buffer_filled_with_the_test_rows_themselves_still_gives_a_statistic_of_them(tmp_path: Path) -> None:
     assert ("fit_on_test", 11) in alarms(tmp_path, TEST_ROWS_COPIED_INTO_A_BUFFER)
+
+
+def test_a_distinct_count_per_group_passed_as_a_pandas_method_over_the_stack_is_found(tmp_path: Path) -> None:
+    assert ("fit_on_test", 7) in alarms(tmp_path, DISTINCT_PER_GROUP_ON_THE_STACK)
+
+
+def test_a_distinct_count_per_group_over_the_training_rows_alone_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, DISTINCT_PER_GROUP_ON_TRAIN) == set()
