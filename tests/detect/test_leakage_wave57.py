@@ -85,6 +85,36 @@ reg = Ridge().fit(train.drop(columns=["sales"]), train["sales"])
 print(reg.predict(test))
 """
 
+# distinct artists per listener counted by a lambda over the train and test plays appended together
+DISTINCT_BY_A_LAMBDA_ON_THE_STACK = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+plays = pd.read_csv("train.csv")
+later = pd.read_csv("test.csv")
+both = plays[["listener", "artist"]].append(later[["listener", "artist"]])
+variety = both.groupby("listener").apply(lambda rows: len(set(rows["artist"].values)))
+plays["variety"] = plays["listener"].map(variety)
+later["variety"] = later["listener"].map(variety)
+clf = LogisticRegression().fit(plays[["variety"]], plays["replayed"])
+print(clf.predict(later[["variety"]]))
+"""
+
+# each listener's first artist taken by a lambda over the same stack: no count, nothing learnt across rows
+FIRST_ITEM_BY_A_LAMBDA_ON_THE_STACK = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+plays = pd.read_csv("train.csv")
+later = pd.read_csv("test.csv")
+both = plays[["listener", "artist"]].append(later[["listener", "artist"]])
+first = both.groupby("listener").apply(lambda rows: rows["artist"].values[0])
+plays["first"] = plays["listener"].map(first)
+later["first"] = later["listener"].map(first)
+clf = LogisticRegression().fit(plays[["first"]], plays["replayed"])
+print(clf.predict(later[["first"]]))
+"""
+
 def test_averaging_the_folds_predictions_for_the_test_rows_is_an_ensemble(tmp_path: Path) -> None:
     assert alarms(tmp_path, FOLD_PREDICTIONS_AVERAGED) == set()
 
@@ -99,3 +129,11 @@ def test_a_distinct_count_per_group_passed_as_a_pandas_method_over_the_stack_is_
 
 def test_a_distinct_count_per_group_over_the_training_rows_alone_is_silent(tmp_path: Path) -> None:
     assert alarms(tmp_path, DISTINCT_PER_GROUP_ON_TRAIN) == set()
+
+
+def test_a_distinct_count_written_as_a_lambda_over_the_stack_is_found(tmp_path: Path) -> None:
+    assert ("fit_on_test", 7) in alarms(tmp_path, DISTINCT_BY_A_LAMBDA_ON_THE_STACK)
+
+
+def test_a_lambda_taking_each_groups_first_item_over_the_stack_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, FIRST_ITEM_BY_A_LAMBDA_ON_THE_STACK) == set()

@@ -42,6 +42,7 @@ from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
+from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
@@ -309,6 +310,10 @@ class DesignChecks:
                 grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
+        if name == "apply" and node.args and grouped is not None and not per_id and \
+                distinct_count_lambda(node.args[0]):  # groupby(k).apply(lambda g: len(set(g[c]))) (distinctcounts.py)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
+            return _per_group(out, grouped, inner, node)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id or
                  args[0].value in _GROUP_TOTALS and totalled) and \
