@@ -12,7 +12,10 @@ A statistic or a count named in any of them is the same fit of the grouped rows 
 count encoding written ``train.groupby(col).agg({col: 'count'})`` counts rows per value exactly as
 ``train.groupby(col).size()`` does. A NumPy reduction passed as a function (``g.agg(np.nanmean)``,
 ``agg([np.mean, np.std])``, ``transform(np.median)``) is read as its name (``nan`` dropped: ``nanmean`` is a
-mean); other functions (a lambda, a helper) are left to the callers that read functions.
+mean); so is a pandas method passed unbound (``g.agg(pd.Series.nunique)``: each group's distinct count, the
+method pandas calls on every group's column -- "GroupBy.agg: func, function, str, list or dict"; wave 57, an Avito
+solution's per-user category counts); other functions (a lambda, a helper) are left to the callers that read
+functions.
 """
 
 from __future__ import annotations
@@ -31,12 +34,29 @@ def numpy_reduction(node: ast.expr) -> str | None:
     return None
 
 
+#: the names pandas and its classes are imported under (``import pandas as pd``)
+_PANDAS = frozenset({"pd", "pandas"})
+_PANDAS_CLASSES = frozenset({"Series", "DataFrame"})
+
+
+def pandas_reduction(node: ast.expr) -> str | None:
+    """``pd.Series.nunique`` / ``pandas.DataFrame.median`` as a function value: the method's name; ``None`` for
+    anything else."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and \
+            node.value.attr in _PANDAS_CLASSES and isinstance(node.value.value, ast.Name) and \
+            node.value.value.id in _PANDAS:
+        return node.attr
+    return None
+
+
 def _names(node: ast.expr) -> list[str]:
     """The reduction names of a spec value: ``'mean'``, ``['min', 'max']``, ``('price', 'mean')``, ``np.mean``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if numpy_reduction(node) is not None:
         return [numpy_reduction(node)]
+    if pandas_reduction(node) is not None:
+        return [pandas_reduction(node)]
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [n for item in node.elts for n in _names(item)]
     if isinstance(node, ast.Call):  # pd.NamedAgg(column='price', aggfunc='mean') / NamedAgg('price', 'mean')
@@ -53,7 +73,8 @@ def spec_reductions(call: ast.Call) -> list[str]:
         spec = call.args[0]
         if isinstance(spec, ast.Dict):
             found += [n for v in spec.values for n in _names(v)]
-        elif isinstance(spec, (ast.List, ast.Tuple)) or numpy_reduction(spec) is not None:
+        elif isinstance(spec, (ast.List, ast.Tuple)) or numpy_reduction(spec) is not None or \
+                pandas_reduction(spec) is not None:
             found += _names(spec)
     for kw in call.keywords:
         if kw.arg is not None and isinstance(kw.value, (ast.Tuple, ast.Call)):
@@ -61,4 +82,4 @@ def spec_reductions(call: ast.Call) -> list[str]:
     return found
 
 
-__all__ = ["numpy_reduction", "spec_reductions"]
+__all__ = ["numpy_reduction", "pandas_reduction", "spec_reductions"]

@@ -42,8 +42,10 @@ from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
+from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.peritem import per_item_reductions
+from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
@@ -211,6 +213,11 @@ class DesignChecks:
             self._scores_only = score_lists(self.tree)
         return self._scores_only
 
+    def _prediction_names(self) -> frozenset[str]:
+        if not hasattr(self, "_predictions_only"):
+            self._predictions_only = prediction_buffers(self.tree)
+        return self._predictions_only
+
     def _lagged_groupbys(self) -> frozenset[int]:
         if not hasattr(self, "_lagged"):
             self._lagged = lagged_groupbys(self.tree)
@@ -292,6 +299,8 @@ class DesignChecks:
             return data if name == "transform" else UNKNOWN
         if name in vocab.STATISTICS and inner is not None and over_scores(inner, self._score_names()):
             return UNKNOWN  # np.array(fold_scores).mean(): a summary of metric results (scorelists.py)
+        if name in vocab.STATISTICS and inner is not None and over_predictions(inner, self._prediction_names()):
+            return UNKNOWN  # oof_test_skf.mean(axis=0): the folds' predictions averaged (predbuffers.py)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
@@ -301,6 +310,10 @@ class DesignChecks:
                 grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
+        if name == "apply" and node.args and grouped is not None and not per_id and \
+                distinct_count_lambda(node.args[0]):  # groupby(k).apply(lambda g: len(set(g[c]))) (distinctcounts.py)
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
+            return _per_group(out, grouped, inner, node)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id or
                  args[0].value in _GROUP_TOTALS and totalled) and \
@@ -348,6 +361,8 @@ class DesignChecks:
                                                                                                    axis_at):
             if node.args and over_scores(node.args[0], self._score_names()):
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
+            if node.args and over_predictions(node.args[0], self._prediction_names()):
+                return UNKNOWN  # np.mean(preds_per_fold, axis=0): an average of predictions (predbuffers.py)
             if isinstance(args[0], MaybeData) and node.args and _built_list(node.args[0], self._bindings):
                 return UNKNOWN  # np.mean(all_test, axis=0), all_test = [r['test'] for r in runs]: a blend of items
             data = as_data(args[0])

@@ -1,0 +1,106 @@
+"""Arrays that hold only a model's predictions (one slot per fold or per seed), so that a mean over them is an
+average of predictions -- an ensemble -- not a statistic of the rows the predictions were made for.
+
+The out-of-fold stacking helper of many Kaggle solutions (Kaggle kernel "Introduction to Ensembling/Stacking in
+Python", Anisotropic, 2016; copied into Avito, Mercari and Elo solutions, wave 57)::
+
+    oof_test_skf = np.empty((NFOLDS, len_test))
+    for i, (tr, va) in enumerate(kf):
+        clf.fit(x_train[tr], y[tr])
+        oof_train[va] = clf.predict(x_train[va])
+        oof_test_skf[i, :] = clf.predict(x_test)
+    oof_test[:] = oof_test_skf.mean(axis=0)
+
+``oof_test_skf`` is named for the test rows, but it is allocated empty and every store into it is a fold model's
+prediction: the mean over its first axis averages the folds' predictions for each test row. No statistic of the
+test rows' features is learnt, and nothing is fitted on it (numpy reference: ``numpy.empty``/``numpy.zeros``
+allocate an array "without initializing entries" / "filled with zeros"; scikit-learn glossary, "predict": the
+estimator's output for each sample). A buffer that also receives anything else (a feature row) is not one of these.
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: numpy allocators of a fresh array whose entries carry no data yet
+_ALLOCATORS = frozenset({"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like"})
+#: estimator methods whose result is the model's output for each sample (scikit-learn glossary, keras Model)
+_PREDICTORS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
+#: calls that keep their argument's values' nature (a prediction reshaped, clipped, exponentiated stays one)
+_KEEPS = frozenset({"reshape", "ravel", "flatten", "squeeze", "clip", "expm1", "exp", "round", "array", "asarray",
+                    "astype", "log1p"})
+
+
+def _called(node: ast.expr) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _allocation(node: ast.expr) -> bool:
+    """``np.zeros((n,))``, ``np.empty((k, n))``, ``np.zeros_like(pred)``: a fresh array of no data."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS
+
+
+def is_prediction(node: ast.expr) -> bool:
+    """``clf.predict(x_test)``, ``m.predict_proba(X)[:, 1]``, ``model.predict(X) / n_folds``,
+    ``np.expm1(m.predict(X)).reshape(-1)``: a model's output for each sample, possibly reshaped or scaled by a
+    number."""
+    if isinstance(node, ast.Subscript):
+        return is_prediction(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mult, ast.Add, ast.Sub)):
+        sides = (node.left, node.right)
+        return any(is_prediction(s) for s in sides) and all(is_prediction(s) or _number(s) for s in sides)
+    name = _called(node)
+    if name in _PREDICTORS:
+        return True
+    if name in _KEEPS and isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and is_prediction(node.func.value):
+            return True  # m.predict(X).reshape(-1)
+        return bool(node.args) and is_prediction(node.args[0])  # np.expm1(m.predict(X))
+    return False
+
+
+def _number(node: ast.expr) -> bool:
+    """A constant, a name or attribute (``NFOLDS``, ``kf.n_splits``) or ``len(...)``: a scale, not data rows."""
+    return isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) or _called(node) == "len"
+
+
+def _stored_name(target: ast.expr) -> str | None:
+    """``buf[i, :]`` / ``buf[:, j]`` / ``buf``: the array a store writes into."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def prediction_buffers(tree: ast.AST) -> frozenset[str]:
+    """Names every plain binding of which allocates a fresh numpy array and every store into which (``buf[i] =``,
+    ``buf += ``, ``buf[i] += ``) is a model's prediction, with at least one such store."""
+    allocated: dict[str, bool] = {}
+    stores: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    allocated[target.id] = allocated.get(target.id, True) and _allocation(node.value)
+                elif isinstance(target, ast.Subscript) and (name := _stored_name(target)) is not None:
+                    stores.setdefault(name, []).append(node.value)
+                else:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name):
+                            allocated[n.id] = False  # unpacked: unknown
+        elif isinstance(node, ast.AugAssign) and (name := _stored_name(node.target)) is not None:
+            stores.setdefault(name, []).append(node.value)
+    return frozenset(n for n, ok in allocated.items() if ok and stores.get(n) and all(
+        is_prediction(v) for v in stores[n]))
+
+
+def over_predictions(node: ast.expr, names: frozenset[str]) -> bool:
+    """``node`` (a statistic's receiver or argument) is a prediction buffer, or a part of one (``buf[:, 1:]``)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
+__all__ = ["is_prediction", "over_predictions", "prediction_buffers"]
