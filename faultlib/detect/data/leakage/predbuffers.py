@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.pyflow.walk import walk_once
+
 #: numpy allocators of a fresh array whose entries carry no data yet
 _ALLOCATORS = frozenset({"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like"})
 #: estimator methods whose result is the model's output for each sample (scikit-learn glossary, keras Model)
@@ -79,7 +81,7 @@ def prediction_buffers(tree: ast.AST) -> frozenset[str]:
     ``buf += ``, ``buf[i] += ``) is a model's prediction, with at least one such store."""
     allocated: dict[str, bool] = {}
     stores: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
