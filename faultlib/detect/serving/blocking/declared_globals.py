@@ -12,15 +12,11 @@ its type is the annotation, or that function's annotated parameter.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from faultlib.detect.serving.blocking.model import Func, Module, Type
 
-if TYPE_CHECKING:
-    from faultlib.detect.serving.blocking.index import Index
 
-
-def declared_global(index: Index, name: str, module: Module) -> Type | None:
+def declared_global(index, name: str, module: Module) -> Type | None:
     """The type of the module global ``name`` from its bare annotation, or from the annotated parameter of the
     function that sets it under ``global``; None when neither says."""
     note = module.global_annotations.get(name)

@@ -12,15 +12,11 @@ generator's annotation says nothing; every ``yield`` with a value must agree.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from faultlib.detect.serving.blocking.model import Func, Type, dotted, nodes_of
 
-if TYPE_CHECKING:
-    from faultlib.detect.serving.blocking.index import Index
 
-
-def managed_yield(index: Index, func: Func) -> Type | None:
+def managed_yield(index, func: Func) -> Type | None:
     """The type of the value the ``@contextmanager`` generator ``func`` yields, when it has one and its yields
     agree; None for any other function."""
     if not any((dotted(d) or [""])[-1] == "contextmanager" for d in func.node.decorator_list):

@@ -7,22 +7,19 @@ instance method object is called, the underlying function is called with the cla
 the argument list", https://docs.python.org/3/reference/datamodel.html#instance-methods), so calling the global
 calls that method on that object: the callee is the method of the object's type, as if written
 ``uploader.upload_file(path)`` (and ``get = requests.get`` calls the module's function). Only a global assigned
-once, at module level, to an attribute (never a call's result, whose value is typed elsewhere) counts. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.
-resolve_parts` and :meth:`~faultlib.detect.serving.blocking.index.Index.member`.
+once, at module level, to an attribute (never a call's result, whose value is typed elsewhere) counts. Used by
+:meth:`~faultlib.detect.serving.blocking.index.Index.resolve_parts` and
+:meth:`~faultlib.detect.serving.blocking.index.Index.member` (which pass their index in: no import of it here).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from faultlib.detect.serving.blocking.model import Func, Klass, Module
 
-if TYPE_CHECKING:
-    from faultlib.detect.serving.blocking.index import Index
 
-
-def bound_method(index: Index, module: Module, name: str) -> Func | Klass | str | None:
+def bound_method(index, module: Module, name: str) -> Func | Klass | str | None:
     """What calling the module global ``name`` runs when it holds ``obj.method`` of a typed ``obj``, else None."""
     values = module.global_values.get(name, [])
     if len(values) != 1 or values[0][1] is not None or not isinstance(values[0][0], ast.Attribute):
