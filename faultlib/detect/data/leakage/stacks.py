@@ -32,18 +32,28 @@ def repeats_rows(name: str, args: list[Any], kwargs: dict[str, Any], datas: list
     ``pd.concat([df, df[df['label'] == 1]])`` repeats the minority rows -- oversampling written by hand, the same as
     ``resample(minority, replace=True)``: done before a split, copies of one row land in train and test
     (imbalanced-learn user guide, "Over-sampling": resample the training set only). Two tables share rows when they
-    come from the same root and one's path of selections is a prefix of the other's
-    (:func:`~faultlib.detect.data.leakage.values.covers`); the parts of a split (``[train, test]``) or two
-    different masks of one table (``[majority_down, minority]``) do not. Only a stack of a literal list given
+    come from the same root and one's path of selections is a strict prefix of the other's
+    (:func:`~faultlib.detect.data.leakage.values.covers`: the second is a selection of the first's rows), or when
+    the same table is listed twice; the parts of a split (``[train, test]``), two different masks of one table
+    (``[majority_down, minority]``) and a table beside a copy transformed column by column (``[games,
+    games.rename(columns=swap)]``: every game in both team orders, no row chosen) do not. Only a stack of a literal list given
     alone (no positional ``axis``, ``pd.concat([a, b], 1)`` joins columns side by side)."""
     from faultlib.detect.data.leakage.values import covers, parts
 
     listed = bool(args) and isinstance(args[0], Tup) and len(args) == 1 or not args and any(
         isinstance(kwargs.get(k), Tup) for k in _STACK_KEYWORDS)
-    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or columns_axis(kwargs):
+    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or not _along_rows(kwargs):
         return False
     tables = [(i, p) for i, d in enumerate(datas) for p in parts(d.rows)]
-    return any(i != j and covers(p, q) for i, p in tables for j, q in tables)
+    return any(i != j and covers(p, q) and (len(q.steps) > len(p.steps) or datas[i] is datas[j])
+               for i, p in tables for j, q in tables)
+
+
+def _along_rows(kwargs: dict[str, Any]) -> bool:
+    """The stack adds rows: no ``axis``, or ``axis=0``/``'index'`` (``np.concatenate(..., axis=2)`` joins an image's
+    channels, ``axis=-1`` one sample's feature blocks: no row is repeated)."""
+    axis = kwargs.get("axis")
+    return axis is None or not isinstance(axis, Const) or axis.value in (0, "index", "rows")
 
 
 def columns_axis(kwargs: dict[str, Any]) -> bool:
