@@ -11,6 +11,7 @@ itself first) as a list. Both are drop-in: a caller that depends on the order ge
 from __future__ import annotations
 
 import ast
+import threading
 from collections import OrderedDict, deque
 
 __all__ = ["NO_CALLS", "children", "walk", "walk_once"]
@@ -73,6 +74,7 @@ def walk(node: ast.AST) -> list[ast.AST]:
 #: trees whose walk :func:`walk_once` remembers (the most recently asked)
 WALKS_KEPT = 64
 _WALKS: OrderedDict[int, tuple[ast.AST, list[ast.AST]]] = OrderedDict()
+_WALKS_LOCK = threading.Lock()
 
 
 def walk_once(node: ast.AST) -> list[ast.AST]:
@@ -81,12 +83,14 @@ def walk_once(node: ast.AST) -> list[ast.AST]:
     pass), each of which walked it again. The tree must not change after the first call (the static checks parse,
     then only read); the list is shared: read it, never change it."""
     key = id(node)
-    hit = _WALKS.get(key)
-    if hit is not None and hit[0] is node:  # the node is kept alive with its walk, so its id is not reused
-        _WALKS.move_to_end(key)
-        return hit[1]
+    with _WALKS_LOCK:  # analyses may run in threads: the order of the kept walks is changed under one lock
+        hit = _WALKS.get(key)
+        if hit is not None and hit[0] is node:  # the node is kept alive with its walk, so its id is not reused
+            _WALKS.move_to_end(key)
+            return hit[1]
     out = walk(node)
-    _WALKS[key] = (node, out)
-    if len(_WALKS) > WALKS_KEPT:
-        _WALKS.popitem(last=False)
+    with _WALKS_LOCK:
+        _WALKS[key] = (node, out)
+        if len(_WALKS) > WALKS_KEPT:
+            _WALKS.popitem(last=False)
     return out
