@@ -36,8 +36,8 @@ def repeats_rows(name: str, args: list[Any], kwargs: dict[str, Any], datas: list
     (:func:`~faultlib.detect.data.leakage.values.covers`: the second is a selection of the first's rows), or when
     the same table is listed twice; the parts of a split (``[train, test]``), two different masks of one table
     (``[majority_down, minority]``) and a table beside a copy transformed column by column (``[games,
-    games.rename(columns=swap)]``: every game in both team orders, no row chosen) do not. Only a stack of a literal list given
-    alone (no positional ``axis``, ``pd.concat([a, b], 1)`` joins columns side by side)."""
+    games.rename(columns=swap)]``: every game in both team orders, no row chosen) do not. Only a stack of a literal
+    list given alone (no positional ``axis``, ``pd.concat([a, b], 1)`` joins columns side by side)."""
     from faultlib.detect.data.leakage.values import covers, parts
 
     listed = bool(args) and isinstance(args[0], Tup) and len(args) == 1 or not args and any(
