@@ -2,7 +2,7 @@
 distribution, torch's build and the devices.
 
 Stable by design: the same environment gives byte-identical :func:`dumps` output in every process
-(nothing time-varying: no timestamps, no free memory, no load), so two fingerprints differ only
+(nothing time-varying: no timestamps, no free memory, no load, no thread settings of the process), so two fingerprints differ only
 where the environment does. The result is cached per process (the runner asks once per run);
 :func:`collect` hands out a copy, so a caller that edits its fingerprint cannot change the next one.
 
@@ -28,6 +28,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import sys
 from importlib import metadata
 from typing import Any
@@ -55,7 +56,9 @@ def collect() -> dict[str, Any]:
         "config", "parallel"}, "devices": [{"type": "cpu", "name", "count"}, {"type": "cuda",
         "index", "name", "capability", "memory_bytes"}, ...]}``. ``cudnn`` is a string such as
         ``"90100"`` or None; ``config`` is ``torch.__config__.show()``, ``parallel``
-        ``torch.__config__.parallel_info()``. ``memory_bytes`` is a device's total memory in bytes.
+        ``torch.__config__.parallel_info()`` without the settings of the process that asked (thread
+        counts, ``OMP_NUM_THREADS``...: see :func:`parallel_build`). ``memory_bytes`` is a device's total
+        memory in bytes.
 
     torch is imported only when it is installed (``importlib.util.find_spec``); CUDA devices are
     listed only when ``torch.cuda.is_available()``.
@@ -97,6 +100,11 @@ def _torch_info() -> tuple[dict[str, Any] | None, Any]:
     return build, torch
 
 
+#: the shape of a cached build: changed when what the build holds changes (2: ``parallel`` without the
+#: process's thread settings), so that an older cache is never read as the current shape
+_CACHE_SHAPE = "2"
+
+
 def _torch_key(folder: str) -> str | None:
     """A digest of torch's installed files (path, size, mtime), or None when they cannot be read."""
     import glob
@@ -108,7 +116,7 @@ def _torch_key(folder: str) -> str | None:
         parts = [f"{path}:{st.st_size}:{st.st_mtime_ns}" for path in files for st in [os.stat(path)]]
     except OSError:
         return None
-    return hashlib.sha256("\n".join([sys.executable, *parts]).encode()).hexdigest()[:32]
+    return hashlib.sha256("\n".join([_CACHE_SHAPE, sys.executable, *parts]).encode()).hexdigest()[:32]
 
 
 def _gpu_possible() -> bool:
@@ -206,7 +214,39 @@ def _torch_build(torch: Any) -> dict[str, Any]:
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     return {"version": str(torch.__version__), "cuda": torch.version.cuda,
             "cudnn": None if cudnn is None else str(cudnn), "debug": bool(torch.version.debug),
-            "config": torch.__config__.show(), "parallel": torch.__config__.parallel_info()}
+            "config": torch.__config__.show(), "parallel": parallel_build(torch.__config__.parallel_info())}
+
+
+_PROCESS_SETTING = re.compile(r"\s+(at::get_num_threads|at::get_num_interop_threads|omp_get_max_threads|"
+                              r"mkl_get_max_threads)\(\) : .*")
+
+
+def parallel_build(info: str) -> str:
+    """What ``torch.__config__.parallel_info()`` says of the build and the machine, without what it says of
+    the process that asked: its thread counts (``at::get_num_threads()``, ``omp_get_max_threads()``...,
+    set by ``torch.set_num_threads`` and ``OMP_NUM_THREADS``) and the ``Environment variables:`` section.
+    Two processes of one environment then give one fingerprint whatever their thread settings (a launcher
+    such as torchrun sets ``OMP_NUM_THREADS=1`` in its workers), and the build cache holds only the build.
+
+    Args:
+        info: the text of ``parallel_info()`` (one setting per line, settings indented by a tab).
+
+    Returns:
+        The text with those lines removed: the parallel backend, the OpenMP, MKL and oneDNN versions and
+        ``std::thread::hardware_concurrency()`` are kept.
+    """
+    kept: list[str] = []
+    in_environment = False
+    for line in info.splitlines():
+        if line.startswith("Environment variables:"):
+            in_environment = True
+            continue
+        if in_environment and line[:1].isspace():
+            continue
+        in_environment = False
+        if not _PROCESS_SETTING.fullmatch(line):
+            kept.append(line)
+    return "\n".join(kept) + ("\n" if info.endswith("\n") else "")
 
 
 def _cpu_name() -> str:

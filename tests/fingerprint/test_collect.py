@@ -50,7 +50,8 @@ def test_torch_block_holds_the_build_and_its_config_text():
     assert block["version"] == torch.__version__ and block["debug"] is bool(torch.version.debug)
     assert block["cuda"] == torch.version.cuda
     assert block["config"] == torch.__config__.show() and "PyTorch built with" in block["config"]
-    assert block["parallel"] == torch.__config__.parallel_info() and "ATen/Parallel" in block["parallel"]
+    assert "ATen/Parallel" in block["parallel"] and "ATen parallel backend" in block["parallel"]
+    assert "get_num_threads" not in block["parallel"] and "OMP_NUM_THREADS" not in block["parallel"]
     assert block["cudnn"] is None or block["cudnn"].isdigit()
     cpu = collect()["devices"][0]
     assert cpu["type"] == "cpu" and cpu["count"] >= 1 and cpu["name"]
@@ -171,3 +172,33 @@ def test_a_warm_cache_gives_the_same_bytes_without_importing_torch(tmp_path):
     (next((tmp_path / "cache").iterdir())).write_text('{"version": 1}')  # damaged: ignored, rebuilt
     again = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
     assert again.stdout == cold.stdout and again.stderr == "True"
+
+
+def test_thread_settings_of_the_process_leave_the_fingerprint_unchanged(tmp_path):
+    """torchrun's workers run with OMP_NUM_THREADS=1, a case calls torch.set_num_threads(1): the same
+    environment, so the same bytes; each process has its own empty cache, so each imports torch."""
+    probe = "import sys; from faultlib.fingerprint import collect, dumps; sys.stdout.write(dumps(collect()))"
+    outputs = []
+    for threads in ("1", "2", None):
+        env = {**os.environ, "FAULTLIB_CACHE_DIR": str(tmp_path / f"cache-{threads}")}
+        env.pop("OMP_NUM_THREADS", None)
+        env.pop("MKL_NUM_THREADS", None)
+        if threads:
+            env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = threads
+        outputs.append(subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                                      timeout=300, check=True).stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert "hardware_concurrency" in json.loads(outputs[0])["torch"]["parallel"]
+
+
+def test_parallel_build_keeps_the_build_and_drops_the_process_settings():
+    from faultlib.fingerprint.environment import parallel_build
+
+    info = ("ATen/Parallel:\n\tat::get_num_threads() : 7\n\tat::get_num_interop_threads() : 3\n"
+            "OpenMP 201511 (a.k.a. OpenMP 4.5)\n\tomp_get_max_threads() : 7\n"
+            "Intel(R) MKL version X\n\tmkl_get_max_threads() : 7\n"
+            "std::thread::hardware_concurrency() : 16\nEnvironment variables:\n\tOMP_NUM_THREADS : 7\n"
+            "\tMKL_NUM_THREADS : [not set]\nATen parallel backend: OpenMP\n")
+    assert parallel_build(info) == ("ATen/Parallel:\nOpenMP 201511 (a.k.a. OpenMP 4.5)\nIntel(R) MKL version X\n"
+                                    "std::thread::hardware_concurrency() : 16\nATen parallel backend: OpenMP\n")
+    assert parallel_build(info.replace(": 7", ": 1")) == parallel_build(info)
