@@ -75,16 +75,14 @@ from __future__ import annotations
 
 import ast
 import os
-import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from faultlib.detect.serving.blocking.newer_syntax import parse_newer_syntax
 from faultlib.errors import InputError
 from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
 from faultlib.readers.pysource import parse_python
-from faultlib.detect.serving.blocking.generics import TYPE_PARAMS
 
 DETECTOR = "blocking"
 MAX_FILES = 2_000
@@ -312,9 +310,9 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
             tree = parse_python(source, path)
         except InputError as error:
             exc, tree = error, None
-            try:
-                tree = _parse_pep695(source, path)  # 3.12's `type X = ...`, `def f[T]`, `class C[T]`
-            except InputError as rewritten:  # the rewrite parsed past the 3.12 syntax: its error is the real one
+            try:  # newer Python's syntax (PEP 695, 701, 758) rewritten in place
+                tree = parse_newer_syntax(source, path, error)
+            except InputError as rewritten:  # the rewrite parsed past the newer syntax: its error is the real one
                 exc = rewritten
         if tree is None:
             if not skip_invalid:
@@ -376,42 +374,6 @@ def _only_private(reach, key: tuple, private: frozenset[tuple[str, str]]) -> boo
     names = set(reach.entries.get(key, []))
     return bool(private) and bool(calls) and all((file, q) in private for file, _, q in calls) and names <= {
         q for _, q in private}
-
-
-_PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.M)
-
-
-def _parse_pep695(source: str, path: str) -> ast.Module | None:
-    """The tree of ``source`` with PEP 695 syntax (Python 3.12: ``type Alias = ...``, ``def f[T](...)``,
-    ``class C[T]:``) rewritten for an older parser, every line kept in place (an alias becomes an assignment, type
-    parameter lists are dropped); None when ``source`` has none of that syntax.
-
-    Raises:
-        InputError: the rewritten source is still not valid Python (its line: the rewrite keeps lines in place).
-    """
-    if sys.version_info >= (3, 12) or not _PEP695.search(source):
-        return None
-    out, last, params = [], 0, {}
-    for match in _PEP695.finditer(source):
-        out.append(source[last:match.start()])
-        out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
-        last = match.end()
-        if source.startswith("[", last):  # drop the type parameters, newlines kept
-            depth, end = 0, last
-            while end < len(source):
-                depth += {"[": 1, "]": -1}.get(source[end], 0)
-                end += 1
-                if depth == 0:
-                    break
-            if match.group(0).lstrip().startswith("class"):  # class C[T]: its parameters, for the generics rules
-                params[source.count("\n", 0, match.start()) + 1] = re.findall(
-                    r"(?:^|,)\s*\**(\w+)", source[last + 1:end - 1].replace("\n", " "))
-            out.append("\n" * source.count("\n", last, end))
-            last = end
-    out.append(source[last:])
-    tree = parse_python("".join(out), path)
-    tree.__dict__[TYPE_PARAMS] = params
-    return tree
 
 
 def _prefer_siblings(modules: dict) -> None:

