@@ -88,3 +88,41 @@ def test_a_real_syntax_error_after_the_newer_syntax_is_still_refused_at_its_line
     with pytest.raises(InputError) as caught:
         analyze_path(path)
     assert caught.value.line == 6
+
+
+# -- pathlib: each item of a path's `.parents` is a path -----------------------------------------------------------------
+
+def test_a_file_under_a_paths_parents_item_is_opened_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        DATA_DIR = Path(__file__).parents[1] / "data"
+        NAMES = DATA_DIR / "wordlists" / "names.txt"
+
+        async def brute(domain):
+            with NAMES.open("r") as names:
+                return [f"{n.strip()}.{domain}" for n in names]
+    """)
+    assert found == {("blocking_file_io", 'with NAMES.open("r") as names:')}
+
+
+def test_a_parents_item_only_named_or_an_unknown_parents_sequence_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        DATA_DIR = Path(__file__).parents[1] / "data"
+
+        class Family:
+            def __init__(self):
+                self.parents = [self]
+
+            def open(self, mode):
+                return mode
+
+        async def where():
+            return str(DATA_DIR / "names.txt"), DATA_DIR.parents[0].name
+
+        async def family():
+            return Family().parents[0].open("r")
+    """)
+    assert found == set()

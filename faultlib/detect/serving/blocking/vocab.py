@@ -61,7 +61,9 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{app: {"control": "celery.app.control.Control", "tasks": "celery.app.registry.TaskRegistry"} for app in (
         "celery.Celery", "celery.app.Celery", "celery.app.base.Celery")},
     "celery.app.registry.TaskRegistry": {"[]": "celery.app.task.Task"},
-    "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"}}
+    "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"},
+    "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
+    "pathlib.Path.parents": {"[]": "pathlib.Path"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -71,7 +73,10 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``.control`` is its ``Control`` and ``.tasks[name]`` a registered ``Task``
 (https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``); a
 ``Popen``'s ``stdout``/``stderr`` is the read end of the child's pipe (https://docs.python.org/3/library/subprocess.html
-#subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``)."""
+#subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``); a path's
+``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
+https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
+the logical ancestors of the path")."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",
@@ -215,8 +220,6 @@ class Merged:
         for family in self._families_of(type_name):
             if family.namespace(attr):
                 return f"{type_name}.{attr}"
-        if type_name == "pathlib.Path" and attr == "parent":
-            return "pathlib.Path"
         if attr in ATTRIBUTE_TYPES.get(type_name, {}):
             return ATTRIBUTE_TYPES[type_name][attr]
         return MONGO_HANDLES.get(type_name)
