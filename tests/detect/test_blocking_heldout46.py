@@ -126,3 +126,58 @@ def test_a_parents_item_only_named_or_an_unknown_parents_sequence_stays_silent(t
             return Family().parents[0].open("r")
     """)
     assert found == set()
+
+
+# -- an agent framework's tool factory: an async closure that calls the sync method it wraps -----------------------------
+
+_TOOLS = """
+    import asyncio
+    import inspect
+    from pathlib import Path
+
+    class Files:
+        def read_file(self, path: str) -> str:
+            return Path(path).read_text()
+
+    def as_tool(method):
+        def make_invoker(method_to_call):
+            async def invoke(ctx, args):
+                if inspect.iscoroutinefunction(method_to_call):
+                    return await method_to_call(**args)
+                return {call}
+            return invoke
+        return make_invoker(method)
+
+    class Agent:
+        def __init__(self):
+            self.files = Files()
+            self.tools = [as_tool(self.files.read_file)]
+"""
+
+
+def test_a_sync_method_wrapped_into_an_async_tool_closure_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _TOOLS.format(call="method_to_call(**args)"))
+    assert found == {("blocking_file_io", "return Path(path).read_text()")}
+
+
+def test_a_tool_closure_that_hands_the_method_to_a_thread_keeps_it_off_the_loop(tmp_path):
+    found = flagged(tmp_path, _TOOLS.format(call="await asyncio.to_thread(method_to_call, **args)"))
+    assert found == set()
+
+
+def test_a_factory_that_only_stores_the_method_makes_no_entry(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        class Files:
+            def read_file(self, path: str) -> str:
+                return Path(path).read_text()
+
+        def register(method):
+            async def describe():
+                return method.__name__
+            return describe
+
+        TOOLS = [register(Files().read_file)]
+    """)
+    assert found == set()

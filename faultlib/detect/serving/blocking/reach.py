@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
@@ -70,12 +71,15 @@ class Reachability(BodyCalls):
     def run(self) -> None:
         funcs = [f for m in self.index.distinct_modules() for f in m.all_functions]
         entries = sorted((f for f in funcs if loop_entry(self.index, f)), key=lambda f: not f.is_async)  # async first
+        factories = factory_names(funcs)
         try:
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
-                for call, _ in self._calls(func):
+                for call, _ in self._calls(func):  # or to a factory whose async closure calls them (async_closures)
                     target = loop_callback(self.index, call, func)
-                    if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
-                        self.callbacks.append(target)
+                    targets = [target] if target is not None else closure_runs(self.index, call, func, factories)
+                    for target in targets:
+                        if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
+                            self.callbacks.append(target)
             for entry in [*entries, *self.callbacks]:
                 for site, path in self._reach(entry, direct=True, receiver=entry.cls):
                     key = site.key
