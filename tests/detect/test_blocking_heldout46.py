@@ -10,7 +10,7 @@ import pytest
 
 from faultlib.detect.serving.blocking import analyze_path
 from faultlib.errors import InputError
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- newer Python syntax: a file this interpreter's parser refuses was left out whole, and every call in it -------------
 
@@ -181,3 +181,53 @@ def test_a_factory_that_only_stores_the_method_makes_no_entry(tmp_path):
         TOOLS = [register(Files().read_file)]
     """)
     assert found == set()
+
+
+# -- OpenTelemetry providers flushed in an async lifespan, unpacked from a module global --------------------------------
+
+_TELEMETRY = {
+    "app/monitoring.py": """
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.trace import TracerProvider
+
+        def _configure():
+            traces = TracerProvider()
+            metrics = MeterProvider()
+            return traces, metrics
+
+        def setup_monitoring():
+            providers = _configure()
+            return providers
+    """,
+    "app/main.py": """
+        from contextlib import asynccontextmanager
+
+        from app.monitoring import setup_monitoring
+
+        PROVIDERS = None
+
+        @asynccontextmanager
+        async def lifespan(app):
+            yield
+            if PROVIDERS is not None:
+                traces, metrics = PROVIDERS
+                {shutdown}
+
+        PROVIDERS = setup_monitoring()
+    """,
+}
+
+
+def test_telemetry_providers_flushed_in_an_async_lifespan_wait_for_their_exporters(tmp_path):
+    files = dict(_TELEMETRY, **{"app/main.py": _TELEMETRY["app/main.py"].format(
+        shutdown="traces.force_flush()\n                metrics.shutdown()")})
+    found = flagged_package(tmp_path, files)
+    assert found == {("app/main.py", "blocking_http", "traces.force_flush()"),
+                     ("app/main.py", "blocking_http", "metrics.shutdown()")}
+
+
+def test_telemetry_providers_flushed_in_a_thread_or_only_asked_for_a_tracer_stay_silent(tmp_path):
+    files = dict(_TELEMETRY, **{"app/main.py": _TELEMETRY["app/main.py"].format(
+        shutdown="traces.get_tracer(__name__)\n                await asyncio.to_thread(metrics.shutdown)").replace(
+        "from contextlib", "import asyncio\n        from contextlib")})
+    assert flagged_package(tmp_path, files) == set()

@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.infer import (MAX_NESTING, _agreed, _assig
                                                      _single_assignment, _top_level_nodes)
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted
+from faultlib.detect.serving.blocking.scopes import _module_func
 
 __all__ = ["Stores"]
 
@@ -129,10 +130,21 @@ class Stores:
 
     def unpacked(self, value: ast.expr, position: int, func: Func) -> Type | None:
         """The type of item ``position`` of ``value`` unpacked (``a, b = value``): a tuple display's item, or the
-        item every ``return x, y`` of the called function of the analysed files agrees on."""
+        item every ``return x, y`` of the called function of the analysed files agrees on (``return pair``, a local
+        bound once, answers for the value bound); for a module global
+        (``tracer, meter = PROVIDERS``), the same of the value the module assigns it last."""
         if isinstance(value, (ast.Tuple, ast.List)):
             items = value.elts
             return self.index.type_of(items[position], func) if position < len(items) else None
+        if isinstance(value, ast.Name) and not _is_local(func, value.id) and self._nesting < MAX_NESTING:
+            bound = func.module.globals.get(value.id)  # a, b, c = PROVIDERS, a global set by a tuple's call
+            if bound is None or bound is value:
+                return None
+            self._nesting += 1
+            try:
+                return self.unpacked(bound, position, _module_func(func))
+            finally:
+                self._nesting -= 1
         value = self.index.awaited_call(value, func) or value  # a, b = await load(...)
         if not isinstance(value, ast.Call):
             return None
@@ -145,7 +157,14 @@ class Stores:
         self._nesting += 1
         try:
             for node in target.nodes:
-                if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+                bound = _single_assignment(target, node.value.id) if isinstance(node, ast.Return) and isinstance(
+                    node.value, ast.Name) else None
+                if bound is not None:  # providers = configure(app); return providers: that call's items
+                    typed = self.unpacked(bound, position, target)
+                    if typed is None:
+                        return None
+                    found.append(typed)
+                elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
                     items = node.value.elts
                     if position >= len(items) or (isinstance(items[position], ast.Constant)
                                                   and items[position].value is None):
