@@ -231,3 +231,52 @@ def test_telemetry_providers_flushed_in_a_thread_or_only_asked_for_a_tracer_stay
         shutdown="traces.get_tracer(__name__)\n                await asyncio.to_thread(metrics.shutdown)").replace(
         "from contextlib", "import asyncio\n        from contextlib")})
     assert flagged_package(tmp_path, files) == set()
+
+
+def test_each_method_of_a_literal_list_handed_to_the_tool_factory_in_a_loop_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+        from typing import Callable, List
+
+        class Files:
+            def read_file(self, path: str) -> str:
+                return Path(path).read_text()
+
+            def write_file(self, path: str, text: str) -> None:
+                Path(path).write_text(text)
+
+            def tools(self):
+                methods: List[Callable] = [self.read_file, self.write_file]
+                tools = []
+                for method in methods:
+                    tools.append(as_tool(method))
+                for method in self.other():
+                    tools.append(as_tool(method))
+                return tools
+
+            def other(self):
+                return []
+
+        def as_tool(method):
+            async def invoke(ctx, args):
+                return method(**args)
+            return invoke
+    """)
+    assert found == {("blocking_file_io", "return Path(path).read_text()"),
+                     ("blocking_file_io", "Path(path).write_text(text)")}
+
+
+# -- a package function matching a path's text against a pattern opens nothing -------------------------------------------
+
+def test_a_third_party_path_matcher_is_no_file_read_where_a_reader_of_the_same_path_is(tmp_path):
+    found = flagged(tmp_path, """
+        from wcmatch import glob
+        import tablereader
+
+        async def excluded(relative_path, pattern):
+            return glob.globmatch(relative_path, pattern, flags=glob.GLOBSTAR)
+
+        async def load(relative_path):
+            return tablereader.read_table(relative_path)
+    """)
+    assert found == {("blocking_file_io", "return tablereader.read_table(relative_path)")}

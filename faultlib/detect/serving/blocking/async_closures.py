@@ -17,7 +17,8 @@ parameter (a free variable there) without awaiting it (``await method(...)`` is 
 function), or when the function hands the parameter on, by position or keyword, to another
 such factory (``create_invoker(method)``: the closure two levels down). Each call of such a factory that passes a sync
 function of the analysed files for that parameter (by name or dotted name: a bound method of a typed receiver)
-makes that function an entry of the scan, as a loop callback is (:mod:`~faultlib.detect.serving.blocking.loop_callbacks`).
+makes that function an entry of the scan (a loop variable walking a literal list of them, each:
+:func:`~faultlib.detect.serving.blocking.loop_items.loop_callees`), as a loop callback is (:mod:`~faultlib.detect.serving.blocking.loop_callbacks`).
 Call sites that pass anything else are skipped, one by one; the closure itself is not resolved further. A wrapper that
 hands the function to a thread (``await asyncio.to_thread(method, ...)``) does not call it: no entry. Used by
 :mod:`~faultlib.detect.serving.blocking.reach`.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.scopes import _is_local
 
@@ -55,8 +57,11 @@ def closure_runs(index, call: ast.Call, func: Func, names: frozenset[str]) -> li
     for name, value in _given(call, target):
         if name in run and dotted(value):
             passed = index.callee(value, func)
-            if isinstance(passed, Func) and not passed.is_async and passed not in found:
-                found.append(passed)
+            if passed is None and isinstance(value, ast.Name):  # for method in [self.read, self.write]: as_tool(method)
+                looped = loop_callees(index, func, value.id)
+            else:
+                looped = [passed]
+            found.extend(f for f in looped if isinstance(f, Func) and not f.is_async and f not in found)
     return found
 
 

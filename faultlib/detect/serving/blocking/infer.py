@@ -456,7 +456,8 @@ def _returned(func: Func) -> list[Func]:
 
 
 def _single_assignment(func: Func, name: str) -> ast.expr | None:
-    """The value of the one ``name = value`` of ``func`` (None when ``name`` is stored more than once)."""
+    """The value of the one ``name = value`` (or ``name: T = value``) of ``func`` (None when ``name`` is stored more
+    than once)."""
     table = func.__dict__.get("_single")
     if table is None:
         stores: dict[str, int] = {}
@@ -465,6 +466,8 @@ def _single_assignment(func: Func, name: str) -> ast.expr | None:
                 stores[n.id] = stores.get(n.id, 0) + 1
         table = {n.targets[0].id: n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                  and isinstance(n.targets[0], ast.Name) and stores.get(n.targets[0].id) == 1}
+        table.update({n.target.id: n.value for n in func.nodes if isinstance(n, ast.AnnAssign)  # x: List[T] = [...]
+                      and n.value is not None and isinstance(n.target, ast.Name) and stores.get(n.target.id) == 1})
         func.__dict__["_single"] = table
         func.__dict__["_stored"] = frozenset(stores)
     return table.get(name)

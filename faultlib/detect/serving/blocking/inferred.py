@@ -102,6 +102,10 @@ NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "i
 """Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
 ``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
 conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
+NOT_OPENING_ENDINGS = ("exists", "match", "matches")
+"""Endings of such names too: ``path_exists``, and matching a path's text against patterns (wcmatch's
+``glob.globmatch(relative_path, pattern)``, ``fnmatch``: https://facelessuser.github.io/wcmatch/glob/#globmatch, "does
+not access the file system" unless given ``REALPATH``; held-out wave 46)."""
 CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|text|hex|b64)(2|_to_)(url|uri|path|str|bytes|json"
                         r"|dict|text|hex|b64)($|_)")
 """A conversion between in-memory forms (``url2path``, ``path_to_uri``); not ``send2trash`` (it moves the file) nor
@@ -217,7 +221,7 @@ def _opens(index, target: str, call: ast.Call, func: Func):
     of it; else None."""
     parts = target.split(".")
     if (len(parts) < 2 or parts[-1][:1].isupper() or parts[-1].startswith("_") or "async" in parts[-1].lower()
-            or parts[-1].lower().startswith(NOT_OPENING) or parts[-1].lower().endswith("exists")
+            or parts[-1].lower().startswith(NOT_OPENING) or parts[-1].lower().endswith(NOT_OPENING_ENDINGS)
             or CONVERSION.search(parts[-1].lower())):
         return None
     if any(p[:1].isupper() for p in parts[1:-1]):  # a class-level call: the receiver is the class, not an instance
