@@ -82,12 +82,14 @@ def test_a_file_with_a_python_3_12_f_string_is_analysed_around_it(tmp_path):
     assert found == {_SLEEP}
 
 
-def test_a_real_syntax_error_after_the_newer_syntax_is_still_refused_at_its_line(tmp_path):
-    path = tmp_path / "broken.py"
-    path.write_text("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\ndef f(:\n    pass\n")
-    with pytest.raises(InputError) as caught:
-        analyze_path(path)
-    assert caught.value.line == 6
+@pytest.mark.parametrize("source", [
+    "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\ndef f(:\n    pass\n",
+    "note = f\"{'\\n'.join(parts)}\"\n\n\n\n\ndef f(:\n    pass\n",
+])
+def test_a_real_syntax_error_after_the_newer_syntax_is_still_refused_at_its_line(tmp_path, source):
+    (tmp_path / "broken.py").write_text(source)
+    with pytest.raises(InputError, match=r"line 6\b"):
+        analyze_path(tmp_path / "broken.py")
 
 
 # -- pathlib: each item of a path's `.parents` is a path -----------------------------------------------------------------
@@ -280,3 +282,17 @@ def test_a_third_party_path_matcher_is_no_file_read_where_a_reader_of_the_same_p
             return tablereader.read_table(relative_path)
     """)
     assert found == {("blocking_file_io", "return tablereader.read_table(relative_path)")}
+
+
+# -- an osu! performance calculator's beatmap: read from its file, or parsed from memory --------------------------------
+
+def test_a_beatmap_built_from_its_path_reads_the_file_and_one_built_from_its_content_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        from rosu_pp_py import Beatmap
+
+        async def submit(path, osu_bytes):
+            from_disk = Beatmap(path=path)
+            in_memory = Beatmap(bytes=osu_bytes)
+            return from_disk, in_memory
+    """)
+    assert found == {("blocking_file_io", "from_disk = Beatmap(path=path)")}
