@@ -4,12 +4,10 @@ directions: the leak found at its line, the healthy look-alike silent. Every exa
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
+from tests.detect.test_leakage_handed_on import alarms as handed_alarms
+from tests.detect.test_leakage_handed_on import write
 from tests.detect.test_leakage_kinds import alarms
 
 LEAKS = {
@@ -91,20 +89,10 @@ def test_each_healthy_look_alike_of_wave_59_is_silent(tmp_path, name):
 
 # ---------------------------------------------------------------- stages that hand the rows on through files
 
-def write(folder, name, body):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "README.md").write_text("a staged project\n")  # its root: where scripts hand files to each other
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(body))
-    return path
-
-
 def found(path):
     """(kind, line) of the findings at warning or above in ``path`` itself, and their ``handed_on`` evidence."""
-    report, _ = analyze_file(str(path))
-    mine = [f for f in report.findings if f.severity >= Severity.WARNING and f.location.get("file") == str(path)]
-    return [(f.kind, f.location["line"]) for f in mine], [f.evidence.get("handed_on") for f in mine]
+    mine = handed_alarms(path)
+    return [(kind, line) for kind, line, _ in mine], [evidence.get("handed_on") for _, _, evidence in mine]
 
 
 SETTINGS = """\

@@ -151,9 +151,10 @@ def _constants(tree: ast.Module) -> dict[str, FilePath]:
     for node in tree.body:
         if isinstance(node, ast.Assign):
             for t in node.targets:
-                if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None:
-                    if p.exact or "." in p.name:  # a folder computed at run time (ROOT / "x.csv"): the name links
-                        out[t.id] = p
+                # a folder computed at run time (ROOT / "x.csv"): the file name still links
+                if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None and (
+                        p.exact or "." in p.name):
+                    out[t.id] = p
     return out
 
 
