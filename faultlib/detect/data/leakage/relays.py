@@ -16,6 +16,7 @@ first found, breadth first, scripts in path order); a script is visited once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: the most scripts between a writer and the reader that evaluates
@@ -28,20 +29,20 @@ def _written_by(repo: Any, script: str) -> list[Any]:
     return [a.path for a in repo.accesses.get(script, []) if a.mode == "write"]
 
 
-def relayed_readers(repo: Any, script: str, files: list[Any]) -> list[tuple[str, list[str], list[tuple[Any, Any]]]]:
+def relayed_readers(repo: Any, script: str, files: list[Any], evaluates: Callable[[str], bool]) -> list[
+        tuple[str, list[str], list[tuple[Any, Any]]]]:
     """The scripts that evaluate rows ``script`` wrote to ``files`` through at least one relay.
 
     Args:
         repo: the :class:`~.repofiles.RepoFiles` of the repository.
         script: the writer.
         files: the paths it wrote rows shaped by a fit to.
+        evaluates: whether a script splits, cross-validates, scores or fits (:func:`~.repofiles.evaluates`).
 
     Returns:
         ``[(reader, [relay, ...], [(write, read), ...])]``: the relays in the order the rows pass them, and the
         writer's write and the first relay's read of it.
     """
-    from faultlib.detect.data.leakage.repofiles import evaluates
-
     out: list[tuple[str, list[str], list[tuple[Any, Any]]]] = []
     seen = {script}
     first_hop = repo.readers_of(script, files, evaluating=False)

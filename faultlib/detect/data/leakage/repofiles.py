@@ -245,7 +245,7 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     for reader, pairs in repo.readers_of(script, report.fitted_writes):
         join(reader, pairs, [])
     if not best:  # staged pipelines: the rows pass through other scripts that write them on (relays.py)
-        for reader, relays, pairs in relayed_readers(repo, script, report.fitted_writes):
+        for reader, relays, pairs in relayed_readers(repo, script, report.fitted_writes, evaluates):
             join(reader, pairs, relays)
     for line, (f, reader, write, read, relays) in best.items():
         shown, first = (p if Path(str(path)).is_absolute() else os.path.relpath(p) for p in (reader, [*relays,
