@@ -44,9 +44,11 @@ from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
+from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
+from faultlib.detect.data.leakage.testfills import test_side_fills
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
@@ -190,6 +192,14 @@ class DesignChecks:
             self._per_item = per_item_reductions(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        if not hasattr(self, "_grid_fills"):
+            self._grid_fills = grid_fill_statistics(self.tree)
+        if id(node) in self._grid_fills:  # the fixed columns of a decision-boundary grid: a plot (gridfills.py)
+            return Data(None, data.taints, False)
+        if not hasattr(self, "_test_fills"):
+            self._test_fills = test_side_fills(self.tree)
+        if id(node) in self._test_fills and not data.is_test:  # test[c] = ....fillna(train[c].mean()) (testfills.py)
+            return Data(None, data.taints, False)
         if not hasattr(self, "_cut_windows"):
             self._cut_windows = cut_window_reductions(self.tree)
         if id(node) in self._cut_windows:  # a mean of the days before a builder's cut date: that set's feature

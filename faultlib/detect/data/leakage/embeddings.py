@@ -43,6 +43,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.counts import counts_per_key
+from faultlib.detect.data.leakage.relabels import relabels_each_item
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.detect.data.leakage.windows import positional_items
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
@@ -156,6 +157,9 @@ class EmbeddingSemantics:
                 frame.locals.pop(n, None)
             frame.locals.update(saved)
         taints = frozenset().union(*(d.taints for d in (maybe_data(v) for v in values) if d is not None))
+        walked = maybe_data(values[0])
+        if walked is not None and walked.taints and relabels_each_item(node):  # [f"c{i}" for i in ids] (relabels.py)
+            return Data(walked.rows, taints, walked.test)
         first = maybe_data(values[0]) if _one_item_a_row(node.generators[0].iter) or id(node) in self._in_place \
             else None
         if first is not None and first.rows is not None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.configmods import imported_module_constants
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.repofiles import member_constants
 from faultlib.pyflow.values import Container, Tup
 
 
@@ -36,7 +38,9 @@ class FileHandoff:
         if not hasattr(self, "_handoff"):
             self._handoff: list[tuple[FilePath, Any]] = []
             segments = [(start, start + count - 1) for _, start, count in (self.smap.files or ())]  # type: ignore
-            modules = self.repo_files.modules if self.repo_files is not None else None
+            modules = self.repo_files.modules if self.repo_files is not None else {
+                **imported_module_constants(self.smap.file, self.tree),  # type: ignore[attr-defined]
+                **member_constants([name for name, _, _ in self.smap.files or ()])}  # type: ignore[attr-defined]
             self._path_env = PathEnv(self.tree, segments or None, modules)  # type: ignore[attr-defined]
         return self._handoff
 

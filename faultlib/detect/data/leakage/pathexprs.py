@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from faultlib.detect.data.leakage.nonedefaults import set_when_none
 from faultlib.pyflow.walk import walk_once
 
 #: the most characters a path may have (longer strings are text, not paths)
@@ -125,8 +126,9 @@ class PathEnv:
                 self._imports[id(node)] = {}
                 self._spans.append((node.lineno, node.end_lineno or node.lineno, id(node)))
                 a = node.args
+                fallback = set_when_none(node)  # if path is None: path = config.X (nonedefaults.py)
                 for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
-                    if arg is not None:  # a parameter: whatever the caller passes
+                    if arg is not None and arg.arg not in fallback:  # a parameter: whatever the caller passes
                         self._scopes[id(node)].setdefault(arg.arg, []).append(ast.Constant(None))
                 for stmt in node.body:
                     self._collect(stmt, id(node))
@@ -232,11 +234,11 @@ class PathEnv:
         """The module stem a name stands for (``import config as c`` -> ``c`` is ``config``)."""
         for sid in self.scopes_at(line):
             imported = self._imports.get(sid, {}).get(name)
-            if imported is not None:
-                return imported[0] if imported[1] is None else None
+            if imported is not None:  # from package import settings: the module settings.py, if the repository has one
+                return imported[0] if imported[1] is None else imported[1] if imported[1] in self.modules else None
             if name in self._scopes.get(sid, {}):
                 return None
-        return None
+        return name if name in self.modules else None  # a session inlines config.py and blanks its import
 
 
 def _call_name(func: ast.expr) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.relays import relayed_readers
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
@@ -70,11 +71,11 @@ class RepoFiles:
                         self._paths_by_name.setdefault(a.path.name, set()).add(a.path)
         return len(self._paths_by_name.get(name, ())) == 1
 
-    def readers_of(self, script: str, only: list[FilePath] | None = None) -> list[tuple[str, list[tuple[Access,
-                                                                                                     Access]]]]:
+    def readers_of(self, script: str, only: list[FilePath] | None = None, *, evaluating: bool = True) -> list[
+            tuple[str, list[tuple[Access, Access]]]]:
         """The other scripts that read a file ``script`` writes (one of ``only`` when given) and evaluate a model
-        (:func:`_evaluates`): ``[(reader, [(write, read), ...])]``, readers in path order, at most
-        :data:`MAX_READERS`."""
+        (:func:`evaluates`; any reader with ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
+        ...])]``, readers in path order, at most :data:`MAX_READERS`."""
         writes = [a for a in self.accesses.get(script, []) if a.mode == "write" and (
             only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
                                 for o in only))]
@@ -85,7 +86,7 @@ class RepoFiles:
             if other == script or not reads:
                 continue
             pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
-            if pairs and _evaluates(other):
+            if pairs and (not evaluating or evaluates(other)):
                 out.append((other, pairs))
                 if len(out) == MAX_READERS:
                     break
@@ -97,7 +98,8 @@ EVALUATES = frozenset({"train_test_split", "cross_val_score", "cross_validate", 
                        "GridSearchCV", "RandomizedSearchCV", "score", "predict", "predict_proba", "fit", "train"})
 
 
-def _evaluates(script: str) -> bool:
+def evaluates(script: str) -> bool:
+    """The script splits, cross-validates, searches, scores or fits (:data:`EVALUATES`)."""
     tree = _tree(Path(script))
     return tree is not None and any(
         isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", ""))
@@ -132,6 +134,11 @@ def _scripts(root: Path, limit: int) -> list[Path]:
     return out
 
 
+def project_scripts(root: Path) -> list[Path]:
+    """The ``.py`` scripts under a project root (at most :data:`MAX_FILES`; environments and caches skipped)."""
+    return _scripts(root, MAX_FILES)
+
+
 def _tree(path: Path) -> ast.Module | None:
     from faultlib.detect.data.leakage.session import _parsed
 
@@ -144,9 +151,17 @@ def _constants(tree: ast.Module) -> dict[str, FilePath]:
     for node in tree.body:
         if isinstance(node, ast.Assign):
             for t in node.targets:
-                if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None and p.exact:
+                # a folder computed at run time (ROOT / "x.csv"): the file name still links
+                if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None and (
+                        p.exact or "." in p.name):
                     out[t.id] = p
     return out
+
+
+def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
+    """The top-level path constants of the scripts of a session, by module stem: a script joined with
+    ``config.py`` reads ``config.TRAIN_CSV`` as the file that module names, as with a repository's index."""
+    return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
 
 
 def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
@@ -208,14 +223,16 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
         return False
     alarmed = {f.location.get("line") for f in report.findings if f.location.get("file") == str(path)
                and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
-    best: dict[Any, tuple[Finding, str, Access, Access]] = {}
-    for reader, pairs in repo.readers_of(script, report.fitted_writes):
+    best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
+
+    def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str]) -> None:
+        skip = {str(Path(s).resolve()) for s in [reader, *relays]}
         chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
-                 if str(Path(m).resolve()) != str(Path(reader).resolve())]
+                 if str(Path(m).resolve()) not in skip]
         try:
-            found, _ = analyze_session([*chain, reader], entry=str(path), repo=repo)
+            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo)
         except InputError:
-            continue
+            return
         for f in found.findings:
             line = f.location.get("line")
             if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or f.location.get("file") != str(path) \
@@ -223,13 +240,21 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
                 continue
             old = best.get(line)
             if old is None or HANDED_KINDS.index(f.kind) < HANDED_KINDS.index(old[0].kind):
-                best[line] = (f, reader, *pairs[0])
-    for line, (f, reader, write, read) in best.items():
-        shown = reader if Path(str(path)).is_absolute() else os.path.relpath(reader)
+                best[line] = (f, reader, *pairs[0], relays)
+
+    for reader, pairs in repo.readers_of(script, report.fitted_writes):
+        join(reader, pairs, [])
+    if not best:  # staged pipelines: the rows pass through other scripts that write them on (relays.py)
+        for reader, relays, pairs in relayed_readers(repo, script, report.fitted_writes, evaluates):
+            join(reader, pairs, relays)
+    for line, (f, reader, write, read, relays) in best.items():
+        shown, first = (p if Path(str(path)).is_absolute() else os.path.relpath(p) for p in (reader, [*relays,
+                                                                                                  reader][0]))
         how = {"file": write.path.text, "written": {"file": str(path), "line": write.line},
-               "read": {"file": shown, "line": read.line}}
+               "read": {"file": first, "line": read.line}, **({"relays": relays} if relays else {})}
+        passed = f", passed on by {', '.join(Path(r).name for r in relays)}" if relays else ""
         message = (f"{f.message} [the rows reach {shown} through the file `{write.path.text}`: written on line "
-                   f"{write.line}, read on {shown} line {read.line}]")
+                   f"{write.line}, read on {first} line {read.line}{passed}]")
         report.findings[:] = [g for g in report.findings if not (g.location.get("file") == str(path)
                                                                  and g.location.get("line") == line)]
         report.findings.append(Finding(f.detector, f.severity, message, f.location, {**f.evidence, "handed_on": how},
