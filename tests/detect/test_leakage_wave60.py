@@ -56,6 +56,13 @@ LEAKS = {
         clf.fit(X_test, y_test)
         clf.score(X_test, y_test)
         """, [("trained_on_test", 5)]),
+    # columns scaled by their spread over all rows, then a model's own cross-validation picks its penalty
+    "columns_scaled_over_all_rows_then_a_cross_validated_lasso": ("""\
+        from sklearn.linear_model import LassoCV
+        moves = table.drop(columns=["label"]).values
+        moves /= moves.std(axis=0)
+        LassoCV(cv=5).fit(moves, table["label"])
+        """, [("fit_outside_cv", 3)]),
 }
 
 HEALTHY = {
@@ -95,6 +102,16 @@ HEALTHY = {
         ranker = LogisticRegression()
         ranker.fit(known[["user_mean", "item_mean"]], known["liked"])
         ranker.score(held[["user_mean", "item_mean"]], held["liked"])
+        """,
+    # the same scaling before GraphicalLassoCV: its folds only pick the sparsity of a covariance graph, which is
+    # clustered; no prediction is scored (vocab.is_search)
+    "columns_scaled_over_all_rows_then_a_cross_validated_covariance_graph": """\
+        from sklearn.covariance import GraphicalLassoCV
+        from sklearn.cluster import affinity_propagation
+        moves = table.drop(columns=["label"]).values.T
+        moves /= moves.std(axis=0)
+        graph = GraphicalLassoCV().fit(moves)
+        _, groups = affinity_propagation(graph.covariance_)
         """,
 }
 
