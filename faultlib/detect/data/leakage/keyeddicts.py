@@ -16,10 +16,12 @@ A loop that prepares one table per symbol, store or user keeps each in a dict un
 the interpreter's dict (:class:`~faultlib.pyflow.values.Container`, items by constant key) dropped the table, and the
 later ``dfs[sym]`` read nothing: the standardisation over all rows never met the cut.
 
-Here a table stored under a key that is not a constant is kept under one shared slot, joined with the other tables
-stored that way (every key's table: the analysis does not tell the loop's passes apart, as it joins the passes of
-any loop); a read under a key that is not a constant, or under a constant no item was stored under, gives that
-slot. Dicts of estimators or of anything other than tables (``models[name] = clf``) are left as they were.
+Here a table stored under a key that is not a constant is kept in one shared slot beside the dict's items, joined
+with the other tables stored that way (every key's table: the analysis does not tell the loop's passes apart, as it
+joins the passes of any loop); a read under a key that is not a constant, or under a constant no item was stored
+under, gives that slot. Only such a read sees the slot: iterating the dict or concatenating it (``pd.concat(out)``
+of per-dataset result tables) reads its items as before. Dicts of estimators or of anything other than tables
+(``models[name] = clf``) are left as they were.
 """
 
 from __future__ import annotations
@@ -31,14 +33,9 @@ from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.pyflow.values import Const, Container
 
 
-class _AnyKey:
-    """The slot of the tables stored under a key the analysis cannot read."""
-
-    def __repr__(self) -> str:
-        return "<any key>"
-
-
-ANY_KEY = _AnyKey()
+#: the attribute of a :class:`~faultlib.pyflow.values.Container` holding the tables stored under unread keys (kept
+#: beside its items, so ``d.items()`` and ``pd.concat(d)`` see the dict as before)
+_SLOT = "keyed_tables"
 
 
 class LoopKeyedDicts:
@@ -51,16 +48,17 @@ class LoopKeyedDicts:
         if not (isinstance(owner, Container) and isinstance(target, ast.Subscript) and table is not None
                 and table.rows is not None):
             return False
-        held = owner.items.get(ANY_KEY)
-        owner.items[ANY_KEY] = value if held is None else self._join(held, value)  # type: ignore[attr-defined]
+        held = getattr(owner, _SLOT, None)
+        setattr(owner, _SLOT, value if held is None else self._join(held, value))  # type: ignore[attr-defined]
         return True
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Any, line: int) -> Any:
-        if isinstance(base, Container) and ANY_KEY in base.items:
+        held = getattr(base, _SLOT, None) if isinstance(base, Container) else None
+        if held is not None:
             key = self._expr(index_node, frame)  # type: ignore[attr-defined]
             if not isinstance(key, Const) or key.value not in base.items:
-                return base.items[ANY_KEY]
+                return held
         return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
 
 
-__all__ = ["ANY_KEY", "LoopKeyedDicts"]
+__all__ = ["LoopKeyedDicts"]
