@@ -86,16 +86,13 @@ HEALTHY = {
         for sym in returns.columns:
             part = returns.copy()
             head = part.iloc[:500]
-            mu, sd = head[feats].mean(), head[feats].std()
-            part[feats] = (part[feats] - mu) / sd
+            part[feats] = (part[feats] - head[feats].mean()) / head[feats].std()
             by_symbol[sym] = part
-        for sym in returns.columns:
-            part = by_symbol[sym]
-            early, late = part.iloc[:500], part.iloc[500:]
-            reg = Ridge().fit(early[feats], early[sym])
-            reg.predict(late[feats])
+        for sym, part in [(s, by_symbol[s]) for s in returns.columns]:
+            fitted = Ridge().fit(part.iloc[:500][feats], part.iloc[:500][sym])
+            fitted.predict(part.iloc[500:][feats])
         """,
-    # trained on the training file, scored on the test file; a clusterer fitted on the test file learns no label
+    # trained on the training file, scored on the test file
     "trained_on_the_training_file_and_scored_on_the_test_file": """\
         known = pd.read_csv("ratings_train.csv")
         held = pd.read_csv("ratings_test.csv")
