@@ -32,7 +32,6 @@ from typing import Any
 from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.pyflow.values import Const, Container
 
-
 #: the attribute of a :class:`~faultlib.pyflow.values.Container` holding the tables stored under unread keys (kept
 #: beside its items, so ``d.items()`` and ``pd.concat(d)`` see the dict as before)
 _SLOT = "keyed_tables"
