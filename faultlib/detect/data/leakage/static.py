@@ -49,6 +49,9 @@ from faultlib.detect.data.leakage.unscored import SplitReach
 from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
+from faultlib.detect.data.leakage.allocations import FreshArrays
+from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
+from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -117,8 +120,8 @@ class StaticReport:
 
 
 class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
-               SizeCalls, MemberParts, PartFlags, FreshTables, FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns,
-               EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
+               SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
+               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
@@ -330,7 +333,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
-        if self._fill_fresh(target, owner, value, frame):
+        if self._fill_fresh(target, owner, value, frame) or self._store_keyed(target, owner, value):
             return
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
         if whole_column and isinstance(value, Data) and value.rows is None:

@@ -1,0 +1,63 @@
+"""Tables kept in a dict under a key the analysis cannot read, for the static leakage analysis.
+
+A loop that prepares one table per symbol, store or user keeps each in a dict under the loop's key::
+
+    dfs = {}
+    for sym in rets.columns:
+        df, cols = add_lags(rets, sym, lags)
+        df[cols] = (df[cols] - df[cols].mean()) / df[cols].std()   # over every row of the series
+        dfs[sym] = df
+    ...
+    for sym in rets.columns:
+        df = dfs[sym]
+        train, test = df.iloc[:split], df.iloc[split:]              # the time cut comes after
+
+(the out-of-sample cells of a finance textbook's notebook, wave 60). The key is a loop variable, not a constant, so
+the interpreter's dict (:class:`~faultlib.pyflow.values.Container`, items by constant key) dropped the table, and the
+later ``dfs[sym]`` read nothing: the standardisation over all rows never met the cut.
+
+Here a table stored under a key that is not a constant is kept in one shared slot beside the dict's items, joined
+with the other tables stored that way (every key's table: the analysis does not tell the loop's passes apart, as it
+joins the passes of any loop); a read under a key that is not a constant, or under a constant no item was stored
+under, gives that slot. Only such a read sees the slot: iterating the dict or concatenating it (``pd.concat(out)``
+of per-dataset result tables) reads its items as before. Dicts of estimators or of anything other than tables
+(``models[name] = clf``) are left as they were.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.values import maybe_data
+from faultlib.pyflow.values import Const, Container
+
+#: the attribute of a :class:`~faultlib.pyflow.values.Container` holding the tables stored under unread keys (kept
+#: beside its items, so ``d.items()`` and ``pd.concat(d)`` see the dict as before)
+_SLOT = "keyed_tables"
+
+
+class LoopKeyedDicts:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
+
+    def _store_keyed(self, target: ast.expr, owner: Any, value: Any) -> bool:
+        """``dfs[sym] = df`` with ``dfs`` a dict and ``sym`` no constant: the table joins the shared slot (the
+        Analyzer's ``_bind_item`` asks this first). Returns whether it did."""
+        table = maybe_data(value)
+        if not (isinstance(owner, Container) and isinstance(target, ast.Subscript) and table is not None
+                and table.rows is not None):
+            return False
+        held = getattr(owner, _SLOT, None)
+        setattr(owner, _SLOT, value if held is None else self._join(held, value))  # type: ignore[attr-defined]
+        return True
+
+    def _subscript(self, base: Any, index_node: ast.expr, frame: Any, line: int) -> Any:
+        held = getattr(base, _SLOT, None) if isinstance(base, Container) else None
+        if held is not None:
+            key = self._expr(index_node, frame)  # type: ignore[attr-defined]
+            if not isinstance(key, Const) or key.value not in base.items:
+                return held
+        return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
+
+
+__all__ = ["LoopKeyedDicts"]

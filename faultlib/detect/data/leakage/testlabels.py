@@ -1,0 +1,60 @@
+"""A model trained on the test table with the test table's own labels, for the static leakage analysis.
+
+A learning-to-rank script reads a train, a validation and a test file, then fits on the wrong one::
+
+    TrainX, Trainy, Trainqids, _ = read_dataset(trainfile)
+    TestX, Testy, Testqids, _ = read_dataset(testfile)
+    model.fit(TestX, Testy, Testqids, monitor=monitor)
+    print(metric.calc_mean(Testqids, Testy, model.predict(TestX)))
+
+(a recommender recipe of a machine-learning cookbook, wave 60). The model is scored on the very rows, with the very
+labels, it was trained on: the ASE'22 paper's *overlap leakage* (Yang et al., "Data leakage in notebooks: static
+detection and better processes", ASE 2022), reported as ``trained_on_test``.
+
+:meth:`~faultlib.detect.data.leakage.scoring.ScoringChecks._check_trained_on` leaves a whole table named for testing
+out on purpose: in a Kaggle script the competition's test file has no labels, so a fit on rows stacked with it (train
+and test concatenated, for an encoder or a clusterer) learns no answer from them. A *supervised* fit on that table
+alone is the exception: labels for exactly those rows were given (``Testy`` beside ``TestX``, ``test['y']``), so the
+table is labelled and the model learnt its answers. Such a fit (every part of its ``X`` a whole table named for
+testing, no split or filter applied) is reported when the model then scores those rows.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import Data, Est, FitRef, covers, parts
+
+
+class TestTrainedModels:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
+
+    def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                   frame: Any) -> Any:
+        out = super()._estimator(est, name, args, kwargs, node, frame)  # type: ignore[misc]
+        if name == vocab.FIT and isinstance(est, Est) and est.fit is not None and (len(args) > 1 or "y" in kwargs):
+            if not hasattr(self, "_labelled_fits"):
+                self._labelled_fits: set[int] = set()
+            self._labelled_fits.add(est.fit.uid)  # fit(X, y): labels were given for the rows of X
+        return out
+
+    def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
+        super()._check_trained_on(fit, x, line, how)  # type: ignore[misc]
+        fitted = parts(fit.rows)
+        labelled = fit.uid in getattr(self, "_labelled_fits", ())
+        if not labelled or not x.is_test or not fitted or not all(f.root.test and not f.steps for f in fitted):
+            return
+        for f in fitted:
+            p = next((p for p in parts(x.rows) if covers(f, p)), None)
+            if p is not None:
+                self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
+                self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
+                           why=f"it was trained on the held-out table {p.describe()} with labels for those rows, and "
+                               f"{how} on {self.smap.describe(line)} then scores them: "  # type: ignore[attr-defined]
+                               "the score is measured on rows the model was trained on")
+                return
+
+
+__all__ = ["TestTrainedModels"]
