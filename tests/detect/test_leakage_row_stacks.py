@@ -75,3 +75,212 @@ def test_a_copy_transformed_column_by_column_repeats_no_chosen_row(tmp_path: Pat
 
 def test_arrays_joined_along_another_axis_add_no_row(tmp_path: Path) -> None:
     assert alarms(tmp_path, CHANNELS_REPEATED) == set()
+
+
+# --- stop 45: oversampling means rows chosen again (by their label, or drawn with replacement), not any stack of a
+# table with rows derived from it (28 false alarms of the stop 43 rule, judged at stop 44)
+
+_VISITS = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import KFold, cross_val_score, train_test_split
+
+visits = pd.read_csv("visits.csv")
+"""
+
+_VISITS_SPLIT = """\
+features = visits[["age", "stay"]]
+target = visits["returned"]
+x_fit, x_held, y_fit, y_held = train_test_split(features, target, test_size=0.25, random_state=4)
+clf = LogisticRegression().fit(x_fit, y_fit)
+print(accuracy_score(y_held, clf.predict(x_held)))
+"""
+
+# the returning visitors (a selection by the label) appended again before the split
+RETURNERS_COPIED = _VISITS + """\
+returners = visits[visits["returned"] == 1]
+visits = pd.concat([visits, returners])
+""" + _VISITS_SPLIT
+
+# the returning visitors drawn with replacement up to the size of the others, stacked with the others
+RETURNERS_DRAWN_WITH_REPLACEMENT = _VISITS + """\
+others = visits[visits.returned == 0]
+drawn = visits[visits.returned == 1].sample(n=len(others), replace=True, random_state=1)
+visits = pd.concat([others, drawn])
+""" + _VISITS_SPLIT
+
+# random positions (NumPy's choice draws with replacement by default) stacked onto the matrix, then cross-validated
+POSITIONS_DRAWN_BEFORE_CV = _VISITS + """\
+xs = visits[["age", "stay"]].to_numpy()
+ys = visits["returned"].to_numpy()
+picks = np.random.choice(len(xs), 300)
+xs_more = np.vstack([xs, xs[picks]])
+ys_more = np.concatenate([ys, ys[picks]])
+print(cross_val_score(LogisticRegression(), xs_more, ys_more, cv=KFold(5, shuffle=True)).mean())
+"""
+
+# the minority copied inside a hand-written fold loop's scope, but on all rows: every fold holds copies
+MINORITY_COPIED_BEFORE_FOLDS = _VISITS + """\
+xs = visits[["age", "stay"]].to_numpy()
+y = visits["returned"].to_numpy()
+xs_more = np.vstack([xs, xs[y == 1]])
+y_more = np.concatenate([y, y[y == 1]])
+for fit_rows, held_rows in KFold(5, shuffle=True).split(xs_more):
+    clf = LogisticRegression().fit(xs_more[fit_rows], y_more[fit_rows])
+    print(accuracy_score(y_more[held_rows], clf.predict(xs_more[held_rows])))
+"""
+
+# oversampling the training part only, after the split: the right way, silent
+TRAINING_PART_OVERSAMPLED = _VISITS + """\
+x_fit, x_held = train_test_split(visits, test_size=0.25, random_state=4)
+x_fit = pd.concat([x_fit, x_fit[x_fit.returned == 1]])
+clf = LogisticRegression().fit(x_fit[["age", "stay"]], x_fit["returned"])
+print(accuracy_score(x_held["returned"], clf.predict(x_held[["age", "stay"]])))
+"""
+
+# the labelled rows' minority copied in a table that stacks the training file and the unlabelled test file: the copies
+# are training rows (the test rows have no label), so nothing is fitted on the test rows
+LABELLED_MINORITY_OF_BOTH_FILES = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_score
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+both = pd.concat([train, test])
+picks = np.random.choice(both[both.returned == 1].index, size=50, replace=False)
+both = pd.concat([both, both.iloc[picks, :]])
+labelled = both[both.returned.notnull()]
+print(cross_val_score(LogisticRegression(), labelled[["age", "stay"]], labelled["returned"]).mean())
+"""
+
+# each match in both orders: two column picks of one table, renamed, stacked (no row chosen)
+BOTH_ORDERS_BY_COLUMN_PICKS = _HEAD + """\
+first = matches.loc[:, ["season", "home", "away"]]
+first.columns = ["season", "team", "rival"]
+first["won"] = 1
+second = matches.loc[:, ["season", "away", "home"]]
+second.columns = ["season", "team", "rival"]
+second["won"] = 0
+matches = pd.concat([first, second])
+""" + _TAIL
+
+# rows for the hours a station did not report, built from the hours it did, appended (placeholders, no row chosen)
+MISSING_HOURS_APPENDED = _HEAD + """\
+hours = [str(h) for h in range(24)]
+for station in range(4):
+    seen = np.array(matches[matches["station"] == station]["hour"])
+    filler = pd.DataFrame(np.setdiff1d(hours, seen), columns=["hour"])
+    filler["station"] = station
+    matches = pd.concat([matches, filler])
+""" + _TAIL
+
+# one detection's feature blocks joined into its vector, the vectors stacked, then cross-validated
+FEATURE_BLOCKS_OF_ONE_ROW = """\
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_score
+
+
+def vectors(rows):
+    out = []
+    for row in rows:
+        out.append(np.concatenate([row["shape"], row["colour"], row["motion"]]))
+    return np.vstack(out)
+
+
+rows = load_rows("detections.json")
+xs = vectors(rows)
+ys = np.array([row["real"] for row in rows])
+print(cross_val_score(LogisticRegression(), xs, ys).mean())
+"""
+
+# a single duplicate injected at one random position (a data-quality tutorial), then cross-validated
+ONE_DUPLICATE_INJECTED = """\
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_predict
+
+points = np.load("points.npy")
+labels = np.load("labels.npy")
+near = points[-1:] + np.random.rand(1, 2) * 1e-6
+points = np.concatenate([points, near])
+labels = np.concatenate([labels, labels[-1:]])
+where = np.random.randint(0, len(points))
+points = np.concatenate([points, points[where, None]])
+labels = np.concatenate([labels, labels[where, None]])
+print(cross_val_predict(LogisticRegression(), points, labels, cv=5))
+"""
+
+# rows kept by an inner merge beside those it dropped, reassembled (a left join by hand), then cross-validated
+MERGE_PARTS_REASSEMBLED = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_val_score
+
+users = pd.read_csv("users.csv")
+logins = pd.read_csv("logins.csv")
+matched = users.merge(logins, on="user", how="inner")
+unmatched = users[~users.user.isin(matched.user)]
+users = pd.concat([matched, unmatched])
+print(cross_val_score(LogisticRegression(), users[["age"]], users["churned"]).mean())
+"""
+
+# a random subset chosen by weight (no label, no replacement) stacked onto the sample, then split
+SUBSET_BY_WEIGHT_ADDED = _HEAD + """\
+weight = matches["stake"] / 100.0
+extra = matches[weight - 1 > np.random.rand(len(weight))]
+matches = pd.concat([matches, extra])
+""" + _TAIL
+
+
+def test_a_selection_by_the_label_stacked_onto_its_table_before_the_split_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 9) in alarms(tmp_path, RETURNERS_COPIED)
+
+
+def test_rows_drawn_with_replacement_stacked_with_the_rest_before_the_split_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 10) in alarms(tmp_path, RETURNERS_DRAWN_WITH_REPLACEMENT)
+
+
+def test_positions_drawn_with_replacement_stacked_before_cross_validation_are_reported(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", 11) in alarms(tmp_path, POSITIONS_DRAWN_BEFORE_CV)
+
+
+def test_the_minority_copied_before_a_fold_loop_is_reported_at_the_stack(tmp_path: Path) -> None:
+    found = alarms(tmp_path, MINORITY_COPIED_BEFORE_FOLDS)
+    assert any(line == 10 for _, line in found) and {kind for kind, _ in found} <= {"fit_outside_cv"}
+
+
+def test_the_training_part_oversampled_after_the_split_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, TRAINING_PART_OVERSAMPLED) == set()
+
+
+def test_copies_of_labelled_rows_are_not_a_fit_on_the_unlabelled_test_file(tmp_path: Path) -> None:
+    assert alarms(tmp_path, LABELLED_MINORITY_OF_BOTH_FILES) == {("fit_outside_cv", 10)}
+
+
+def test_each_match_in_both_orders_from_two_column_picks_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, BOTH_ORDERS_BY_COLUMN_PICKS) == set()
+
+
+def test_placeholder_rows_for_missing_hours_are_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, MISSING_HOURS_APPENDED) == set()
+
+
+def test_feature_blocks_of_one_row_joined_are_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, FEATURE_BLOCKS_OF_ONE_ROW) == set()
+
+
+def test_a_single_duplicate_injected_at_one_position_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, ONE_DUPLICATE_INJECTED) == set()
+
+
+def test_the_parts_of_an_inner_merge_reassembled_are_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, MERGE_PARTS_REASSEMBLED) == set()
+
+
+def test_a_random_subset_chosen_by_weight_is_not_oversampling(tmp_path: Path) -> None:
+    assert alarms(tmp_path, SUBSET_BY_WEIGHT_ADDED) == set()
