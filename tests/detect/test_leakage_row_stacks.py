@@ -4,8 +4,11 @@ directions. Every example is written for this test."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+from faultlib.detect.data.leakage.choices import bindings
+from faultlib.detect.data.leakage.rowdraws import function_spans, stacked_draws
 from tests.detect.leakage_source import alarms
 
 _HEAD = """\
@@ -284,3 +287,42 @@ def test_the_parts_of_an_inner_merge_reassembled_are_silent(tmp_path: Path) -> N
 
 def test_a_random_subset_chosen_by_weight_is_not_oversampling(tmp_path: Path) -> None:
     assert alarms(tmp_path, SUBSET_BY_WEIGHT_ADDED) == set()
+
+
+_HOW_CHOSEN = [
+    # (lines before the stack, the stack, how each item was chosen)
+    ("", "pd.concat([t, t[t['label'] == 1]])", [None, "label"]),
+    ("", "pd.concat([t, t.loc[t.kind.isin(['a', 'b'])]])", [None, None]),  # 'kind' is no label
+    ("", "pd.concat([t, t.query('label == 1')])", [None, "label"]),
+    ("", "pd.concat([t, t.sample(frac=3)])", [None, "replacement"]),
+    ("", "pd.concat([t, t.loc[t.index.repeat(t.weight)]])", [None, "replacement"]),
+    ("", "np.vstack([m, np.repeat(m, 2, axis=0)])", [None, "replacement"]),
+    ("", "np.vstack([m, np.tile(m, (2, 1))])", [None, "replacement"]),
+    ("", "np.vstack([m, m[np.random.choice(len(m), 50)]])", [None, "replacement"]),
+    ("", "np.vstack([m, m[np.random.choice(len(m), 50, replace=False)]])", [None, None]),
+    ("", "np.vstack([m, m[np.random.randint(0, len(m))]])", [None, None]),  # one position: no draw of rows
+    ("", "pd.concat([t, t[t.label.notnull()]])", [None, None]),  # the labelled rows: a parting, not a class
+    ("few = t[t.label == 1]\nfew = few.reset_index(drop=True)\n", "pd.concat([t, few.head(20)])", [None, "label"]),
+    ("few = t[t.label == 1]\nfew = pd.concat([few, few])\n", "pd.concat([t, few[:30]])", [None, "label"]),
+    ("", "pd.concat([t, t])", [None, "twice"]),
+    ("def grow(t):\n    return t\n\nt = t[t.label == 1]\n", "pd.concat([u, t])", [None, "label"]),
+]
+
+
+def _draws(source: str, call: ast.Call | None = None) -> list[str | None] | None:
+    """How each item of the last statement's stack (or of ``call``) was chosen again, no target column known."""
+    tree = ast.parse(source)
+    return stacked_draws(call or tree.body[-1].value, bindings(tree), set(), function_spans(tree))
+
+
+def test_how_each_stacked_item_was_chosen_again() -> None:
+    for before, stack, expected in _HOW_CHOSEN:
+        assert _draws(f"{before}out = {stack}\n") == expected, stack
+
+
+def test_a_name_bound_in_another_function_is_not_read_as_the_stacked_table() -> None:
+    source = ("def pick(t):\n    few = t[t.label == 1]\n    return few\n\n\n"
+              "def grow(t, few):\n    return pd.concat([t, few])\n")
+    tree = ast.parse(source)
+    stack = tree.body[-1].body[0].value
+    assert stacked_draws(stack, bindings(tree), set(), function_spans(tree)) == [None, None]

@@ -238,15 +238,40 @@ def listed_twice(items: list[ast.expr]) -> list[bool]:
     return out
 
 
-def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: set) -> list[str | None] | None:
+class _Scope:
+    """The bindings of one function (or of the module's top level, outside every function): a name in a helper is
+    not the name a notebook's other cells bind (``df`` is every function's parameter)."""
+
+    def __init__(self, bindings: dict[str, list[ast.expr]], spans: list[tuple[int, int]], line: int):
+        self._bindings, self._spans, self._home = bindings, spans, self._innermost(spans, line)
+
+    @staticmethod
+    def _innermost(spans: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+        inside = [s for s in spans if s[0] <= line <= s[1]]
+        return max(inside) if inside else None
+
+    def get(self, name: str, default: tuple = ()) -> list[ast.expr]:
+        return [b for b in self._bindings.get(name, default) if self._innermost(self._spans, b.lineno) == self._home]
+
+
+def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
+    """The first and last lines of every function the module defines."""
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: set,
+                  spans: list[tuple[int, int]]) -> list[str | None] | None:
     """How each item of a row stack written as a list (``pd.concat([a, b])``, ``np.vstack((a, b))``,
     ``pd.concat(objs=[...])``) repeats rows: :data:`TWICE`, :data:`LABEL`, :data:`REPLACEMENT` or ``None``;
-    ``None`` for the whole stack when its items are not written out (``pd.concat(parts)``, ``[*extras]``)."""
+    ``None`` for the whole stack when its items are not written out (``pd.concat(parts)``, ``[*extras]``). A name
+    stands for its last binding before the stack in the same function (``spans``: :func:`function_spans`)."""
     listed = _listed(node)
     if listed is None:
         return None
-    return [TWICE if again else drawn(e, bindings, targets, node.lineno) for e, again in zip(listed, listed_twice(
-        listed))]
+    scope = _Scope(bindings, spans, node.lineno)
+    return [TWICE if again else drawn(e, scope, targets, node.lineno)  # type: ignore[arg-type]
+            for e, again in zip(listed, listed_twice(listed))]
 
 
-__all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "listed_twice", "stacked_draws"]
+__all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "function_spans", "listed_twice", "stacked_draws"]

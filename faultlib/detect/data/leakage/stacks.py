@@ -27,10 +27,11 @@ def stacked_items(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
     return list(first.items) if isinstance(first, Tup) else list(args)
 
 
-def repeated_rows(name: str, args: list[Any], kwargs: dict[str, Any], items: list[tuple[str | None, Any]]) -> Any:
+def repeated_rows(name: str, args: list[Any], kwargs: dict[str, Any], draws: list[str | None] | None,
+                  datas: list[Any]) -> Any:
     """The rows a row stack repeats -- oversampling written by hand -- or ``None``: the rows of an item chosen again
-    from a table the stack holds (``items``: each listed item's way of choosing, from
-    :func:`~faultlib.detect.data.leakage.rowdraws.stacked_draws`, with its data or ``None``).
+    from a table the stack holds (``draws``: each listed item's way of choosing, from
+    :func:`~faultlib.detect.data.leakage.rowdraws.stacked_draws`; ``datas``: each item's data or ``None``).
 
     * a selection by the label (``pd.concat([df, df[df['label'] == 1]])``) stacked with the table it selects from:
       its root the same and its path of selections a strict prefix of the item's
@@ -49,8 +50,10 @@ def repeated_rows(name: str, args: list[Any], kwargs: dict[str, Any], items: lis
 
     listed = bool(args) and isinstance(args[0], Tup) and len(args) == 1 or not args and any(
         isinstance(kwargs.get(k), Tup) for k in _STACK_KEYWORDS)
-    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or not _along_rows(kwargs):
+    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or not _along_rows(kwargs) or \
+            draws is None or len(draws) != len(datas):
         return None
+    items = list(zip(draws, datas))
     for j, (how, drawn) in enumerate(items):
         if how is None or drawn is None:
             continue
