@@ -1,5 +1,7 @@
-"""Oversampling by hand (a table stacked with a selection of its own rows) against row stacks that repeat no row:
-a copy transformed column by column (every match in both orders), arrays joined along another axis, in both
+"""Oversampling by hand -- rows chosen again (selected by their label, drawn with replacement, repeated, or the same
+table listed twice) stacked with the table they come from -- against row stacks that repeat no chosen row: a copy
+transformed column by column (every match in both orders), arrays joined along another axis, placeholder rows, one
+row's feature blocks, a single injected duplicate, a merge's parts reassembled, a subset chosen by weight; in both
 directions. Every example is written for this test."""
 
 from __future__ import annotations
@@ -8,7 +10,11 @@ import ast
 from pathlib import Path
 
 from faultlib.detect.data.leakage.choices import bindings
-from faultlib.detect.data.leakage.rowdraws import function_spans, stacked_draws
+from faultlib.detect.data.leakage.rowdraws import (
+    function_spans,
+    label_columns,
+    stacked_draws,
+)
 from tests.detect.leakage_source import alarms
 
 _HEAD = """\
@@ -326,3 +332,12 @@ def test_a_name_bound_in_another_function_is_not_read_as_the_stacked_table() -> 
     tree = ast.parse(source)
     stack = tree.body[-1].body[0].value
     assert stacked_draws(stack, bindings(tree), set(), function_spans(tree)) == [None, None]
+
+
+def test_a_column_bound_to_the_labels_a_model_is_fitted_on_is_the_label() -> None:
+    stack = "out = pd.concat([t, t[t.fraud == 1], xs[ys == 1]])\n"
+    for before, expected in (("ys = t['fraud'].values\nmodel.fit(xs, ys)\n", [None, "label", "label"]),
+                             ("ys = t['fraud'].values\nmodel.fit(xs)\n", [None, None, None])):
+        tree = ast.parse(before + stack)
+        labels = label_columns(tree, bindings(tree), set())
+        assert stacked_draws(tree.body[-1].value, bindings(tree), labels, function_spans(tree)) == expected, before

@@ -71,7 +71,7 @@ def _label_reference(node: ast.expr, targets: set) -> bool:
         return isinstance(key, str) and (key in targets or label_like(key))
     if isinstance(node, ast.Attribute):
         return isinstance(node.value, (ast.Name, ast.Subscript)) and (node.attr in targets or label_like(node.attr))
-    return isinstance(node, ast.Name) and label_like(node.id)
+    return isinstance(node, ast.Name) and (label_like(node.id) or node.id in targets)
 
 
 def _label_mask(key: ast.expr, bindings: dict[str, list[ast.expr]], targets: set, line: int) -> bool:
@@ -164,8 +164,7 @@ def drawn(expr: ast.expr | None, bindings: dict[str, list[ast.expr]], targets: s
         bindings: ``{name: [expressions assigned to it anywhere]}``
             (:func:`~faultlib.detect.data.leakage.choices.bindings`); a name stands for its last binding before
             ``line``.
-        targets: the columns the script uses as its target
-            (:func:`~faultlib.detect.data.leakage.targets.target_columns`).
+        targets: the columns and names the script uses as its labels (:func:`label_columns`).
         line: the line of the stack.
     """
     if expr is None or depth > _DEPTH:
@@ -254,6 +253,40 @@ class _Scope:
         return [b for b in self._bindings.get(name, default) if self._innermost(self._spans, b.lineno) == self._home]
 
 
+def _column_of(expr: ast.expr) -> str | None:
+    """``df['fraud']``, ``df.fraud``, ``df['fraud'].values``: the column a name is bound to."""
+    while isinstance(expr, ast.Attribute) and expr.attr == "values" or isinstance(expr, ast.Call) and isinstance(
+            expr.func, ast.Attribute) and expr.func.attr in ("to_numpy", "astype", "copy"):
+        expr = expr.value if isinstance(expr, ast.Attribute) else expr.func.value  # type: ignore[union-attr]
+    if isinstance(expr, ast.Subscript) and isinstance(_constant(expr.slice), str):
+        return str(_constant(expr.slice))
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return expr.attr
+    return None
+
+
+def label_columns(tree: ast.AST, bindings: dict[str, list[ast.expr]], targets: set) -> set:
+    """The target columns (``targets``: :func:`~faultlib.detect.data.leakage.targets.target_columns`) and the names
+    passed as the labels with the columns they are bound to: ``ys = claims['fraud']`` then
+    ``train_test_split(xs, ys)``, ``model.fit(xs, ys)``, ``cross_val_score(m, xs, ys)`` or ``y=ys`` make ``ys`` and
+    ``'fraud'`` the label."""
+    from faultlib.detect.data.leakage import vocab
+
+    out = set(targets)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called(node)
+        place = 1 if name in ("fit", *vocab.SPLIT_FUNCTIONS) else 2 if name in vocab.CV_FUNCTIONS else None
+        given = [node.args[place]] if place is not None and len(node.args) > place else []
+        given += [k.value for k in node.keywords if k.arg in ("y", "label", "target")]
+        for label in given:
+            if isinstance(label, ast.Name):
+                out.add(label.id)
+                out |= {c for c in map(_column_of, bindings.get(label.id, ())) if c is not None}
+    return out
+
+
 def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
     """The first and last lines of every function the module defines."""
     return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
@@ -274,4 +307,4 @@ def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: 
             for e, again in zip(listed, listed_twice(listed))]
 
 
-__all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "function_spans", "listed_twice", "stacked_draws"]
+__all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "function_spans", "label_columns", "listed_twice", "stacked_draws"]

@@ -127,7 +127,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
-                draws = stacked_draws(node, self._bindings, self._targets, self._function_spans)  # (rowdraws.py)
+                draws = stacked_draws(node, self._bindings, self._label_columns, self._function_spans)  # rowdraws.py
                 repeated = repeated_rows(name, args, kwargs, draws, items)  # oversampling by hand
                 if repeated is not None and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
                         f.line == node.lineno and f.method == "resample" for f in out.taints):
