@@ -283,6 +283,7 @@ _HOW_CHOSEN = [
     ("few = t[t.label == 1]\nfew = few.reset_index(drop=True)\n", "pd.concat([t, few.head(20)])", [None, "label"]),
     ("few = t[t.label == 1]\nfew = pd.concat([few, few])\n", "pd.concat([t, few[:30]])", [None, "label"]),
     ("", "pd.concat([t, t])", [None, "twice"]),
+    ("", "np.vstack([m, m[t['label'].values == 1]])", [None, "label"]),  # the label column as an array
     ("def grow(t):\n    return t\n\nt = t[t.label == 1]\n", "pd.concat([u, t])", [None, "label"]),
 ]
 

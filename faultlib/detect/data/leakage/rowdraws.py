@@ -64,8 +64,18 @@ def _bound(name: str, bindings: dict[str, list[ast.expr]], line: int) -> ast.exp
     return max(before, key=lambda b: b.lineno) if before else None
 
 
+def _unwrapped(expr: ast.expr) -> ast.expr:
+    """``df['fraud']`` for ``df['fraud'].values``, ``df['fraud'].to_numpy()``, ``df.fraud.astype(int)``."""
+    while isinstance(expr, ast.Attribute) and expr.attr == "values" or isinstance(expr, ast.Call) and isinstance(
+            expr.func, ast.Attribute) and expr.func.attr in ("to_numpy", "astype", "copy"):
+        expr = expr.value if isinstance(expr, ast.Attribute) else expr.func.value  # type: ignore[union-attr]
+    return expr
+
+
 def _label_reference(node: ast.expr, targets: set) -> bool:
-    """``df['Survived']``, ``df.label``, ``y``, ``y_train``: the target column or a vector named for it."""
+    """``df['Survived']``, ``df.label``, ``y``, ``y_train`` (or their ``.values``): the target column or a vector
+    named for it."""
+    node = _unwrapped(node)
     if isinstance(node, ast.Subscript):
         key = _constant(node.slice)
         return isinstance(key, str) and (key in targets or label_like(key))
@@ -255,9 +265,7 @@ class _Scope:
 
 def _column_of(expr: ast.expr) -> str | None:
     """``df['fraud']``, ``df.fraud``, ``df['fraud'].values``: the column a name is bound to."""
-    while isinstance(expr, ast.Attribute) and expr.attr == "values" or isinstance(expr, ast.Call) and isinstance(
-            expr.func, ast.Attribute) and expr.func.attr in ("to_numpy", "astype", "copy"):
-        expr = expr.value if isinstance(expr, ast.Attribute) else expr.func.value  # type: ignore[union-attr]
+    expr = _unwrapped(expr)
     if isinstance(expr, ast.Subscript) and isinstance(_constant(expr.slice), str):
         return str(_constant(expr.slice))
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
