@@ -3,7 +3,7 @@
 ``X = np.transpose(np.vstack((np.array(df.texture_mean), np.array(df.radius_mean))))``: NumPy's ``vstack`` turns
 each 1-D array into one row of the result ("numpy.vstack": "1-D arrays of shape (N,) are reshaped to (1, N)"), so
 two columns of one table stack into a 2 x N array whose transpose has the table's N rows and two features. Both
-items come from the same rows, which :func:`~faultlib.detect.data.leakage.stacks.repeats_rows` takes for a table
+items come from the same rows, which :func:`~faultlib.detect.data.leakage.stacks.repeated_rows` takes for a table
 stacked with its own rows (oversampling by hand). Wave 58 (a biomedical course's neural network notebook): the
 stack of two columns of the breast-cancer table was reported as fitted before the split.
 

@@ -23,7 +23,8 @@ from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dr
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
-    repeats_rows, stacked_items
+    repeated_rows, stacked_items
+from faultlib.detect.data.leakage.rowdraws import stacked_draws
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.values import (
@@ -118,17 +119,19 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if drawn is not None:
             return drawn
         if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
-            items = stacked_items(args, kwargs)  # pd.concat([a, b]), pd.concat(objs=[a, b]), np.vstack(tup=...)
-            datas = [d for d in (as_data(i) for i in items) if d is not None]
+            items = [as_data(i) for i in stacked_items(args, kwargs)]  # pd.concat([a, b]), pd.concat(objs=[a, b])
+            datas = [d for d in items if d is not None]
             if len(datas) > 1:
                 for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
                     if d.test and not d.is_test_by_rows:
                         self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
                 rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
                 out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
-                if repeats_rows(name, args, kwargs, datas) and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
+                draws = stacked_draws(node, self._bindings, self._label_columns, self._function_spans)  # rowdraws.py
+                repeated = repeated_rows(name, args, kwargs, draws, items)  # oversampling by hand
+                if repeated is not None and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
                         f.line == node.lineno and f.method == "resample" for f in out.taints):
-                    fit = self._fit(Est("concat", "transformer", preprocessing=True), out, False, name, node, frame)
+                    fit = self._fit(Est("concat", "transformer", preprocessing=True), repeated, False, name, node, frame)
                     out = out.with_(taints=out.taints | ({fit} if fit else set()))
                 return out
         module = ref.module

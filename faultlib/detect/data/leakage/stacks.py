@@ -27,26 +27,43 @@ def stacked_items(args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
     return list(first.items) if isinstance(first, Tup) else list(args)
 
 
-def repeats_rows(name: str, args: list[Any], kwargs: dict[str, Any], datas: list[Any]) -> bool:
-    """A row stack that lists a table together with a selection of that same table's rows (or the table twice):
-    ``pd.concat([df, df[df['label'] == 1]])`` repeats the minority rows -- oversampling written by hand, the same as
-    ``resample(minority, replace=True)``: done before a split, copies of one row land in train and test
-    (imbalanced-learn user guide, "Over-sampling": resample the training set only). Two tables share rows when they
-    come from the same root and one's path of selections is a strict prefix of the other's
-    (:func:`~faultlib.detect.data.leakage.values.covers`: the second is a selection of the first's rows), or when
-    the same table is listed twice; the parts of a split (``[train, test]``), two different masks of one table
-    (``[majority_down, minority]``) and a table beside a copy transformed column by column (``[games,
-    games.rename(columns=swap)]``: every game in both team orders, no row chosen) do not. Only a stack of a literal
-    list given alone (no positional ``axis``, ``pd.concat([a, b], 1)`` joins columns side by side)."""
-    from faultlib.detect.data.leakage.values import covers, parts
+def repeated_rows(name: str, args: list[Any], kwargs: dict[str, Any], draws: list[str | None] | None,
+                  datas: list[Any]) -> Any:
+    """The rows a row stack repeats -- oversampling written by hand -- or ``None``: the rows of an item chosen again
+    from a table the stack holds (``draws``: each listed item's way of choosing, from
+    :func:`~faultlib.detect.data.leakage.rowdraws.stacked_draws`; ``datas``: each item's data or ``None``).
+
+    * a selection by the label (``pd.concat([df, df[df['label'] == 1]])``) stacked with the table it selects from:
+      its root the same and its path of selections a strict prefix of the item's
+      (:func:`~faultlib.detect.data.leakage.values.covers`); the rows that have no label (a test table read from
+      its own file) cannot be among them;
+    * rows drawn with replacement (``minority.sample(n, replace=True)``) stacked with any rows of the same table
+      (``[majority, upsampled]``): the draw itself repeats rows;
+    * the same table listed twice (``pd.concat([df, df])``).
+
+    The parts of a split (``[train, test]``), two masks of one table (``[majority, minority]``) and anything else
+    derived from a table (a copy transformed column by column, placeholder rows, a merge's parts) repeat no chosen
+    row (:mod:`~faultlib.detect.data.leakage.rowdraws` gives the sources). Only a stack of a literal list given
+    alone (no positional ``axis``: ``pd.concat([a, b], 1)`` joins columns side by side) and along the rows."""
+    from faultlib.detect.data.leakage.rowdraws import LABEL, REPLACEMENT
+    from faultlib.detect.data.leakage.values import RowUnion, covers, parts
 
     listed = bool(args) and isinstance(args[0], Tup) and len(args) == 1 or not args and any(
         isinstance(kwargs.get(k), Tup) for k in _STACK_KEYWORDS)
-    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or not _along_rows(kwargs):
-        return False
-    tables = [(i, p) for i, d in enumerate(datas) for p in parts(d.rows)]
-    return any(i != j and covers(p, q) and (len(q.steps) > len(p.steps) or datas[i] is datas[j])
-               for i, p in tables for j, q in tables)
+    if name not in ("concat", "concatenate", "vstack", "row_stack") or not listed or not _along_rows(kwargs) or \
+            draws is None or len(draws) != len(datas):
+        return None
+    items = list(zip(draws, datas))
+    for j, (how, drawn) in enumerate(items):
+        if how is None or drawn is None:
+            continue
+        others = [p for i, (_, d) in enumerate(items) if i != j and d is not None for p in parts(d.rows)]
+        chosen = [q for q in parts(drawn.rows) if any(
+            p.root == q.root if how == REPLACEMENT else covers(p, q) and (how != LABEL or len(q.steps) > len(p.steps))
+            for p in others) and not (how == LABEL and q.root.test)]
+        if chosen:
+            return drawn.with_(rows=chosen[0] if len(chosen) == 1 else RowUnion(tuple(chosen)))
+    return None
 
 
 def _along_rows(kwargs: dict[str, Any]) -> bool:
@@ -67,4 +84,4 @@ def drops_columns(kwargs: dict[str, Any]) -> bool:
     return "columns" in kwargs or columns_axis(kwargs)
 
 
-__all__ = ["columns_axis", "drops_columns", "repeats_rows", "stacked_items"]
+__all__ = ["columns_axis", "drops_columns", "repeated_rows", "stacked_items"]

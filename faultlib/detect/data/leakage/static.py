@@ -90,6 +90,7 @@ from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
+from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
@@ -174,6 +175,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         self._flag_compares = flag_compares(tree, self._targets)  # 0/1 feature columns cut at a statistic
         self._in_place = in_place(tree)  # words = [stem(w) for w in words]: one text rewritten item by item
         self._bindings = bindings(tree)
+        self._function_spans = function_spans(tree)  # a stack's names read in their own function (rowdraws.py)
+        self._label_columns = label_columns(tree, self._bindings, self._targets)  # also ys = df['fraud']; fit(X, ys)
         self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
