@@ -176,19 +176,21 @@ def test_a_warm_cache_gives_the_same_bytes_without_importing_torch(tmp_path):
 
 def test_thread_settings_of_the_process_leave_the_fingerprint_unchanged(tmp_path):
     """torchrun's workers run with OMP_NUM_THREADS=1, a case calls torch.set_num_threads(1): the same
-    environment, so the same bytes; each process has its own empty cache, so each imports torch."""
+    environment, so the same bytes. The child has its own empty cache, so it imports torch under its setting;
+    this process (torch imported) computes its build afresh with 3 threads."""
+    from faultlib.fingerprint import environment
+
     probe = "import sys; from faultlib.fingerprint import collect, dumps; sys.stdout.write(dumps(collect()))"
-    outputs = []
-    for threads in ("1", "2", None):
-        env = {**os.environ, "FAULTLIB_CACHE_DIR": str(tmp_path / f"cache-{threads}")}
-        env.pop("OMP_NUM_THREADS", None)
-        env.pop("MKL_NUM_THREADS", None)
-        if threads:
-            env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = threads
-        outputs.append(subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
-                                      timeout=300, check=True).stdout)
-    assert outputs[0] == outputs[1] == outputs[2]
-    assert "hardware_concurrency" in json.loads(outputs[0])["torch"]["parallel"]
+    env = {**os.environ, "FAULTLIB_CACHE_DIR": str(tmp_path / "cache"), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    child = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300,
+                           check=True).stdout
+    threads = torch.get_num_threads()
+    torch.set_num_threads(3)  # this process asks with 3 threads, the child with 1
+    try:
+        here, _ = environment._torch_info()
+    finally:
+        torch.set_num_threads(threads)
+    assert json.loads(child)["torch"] == here and "hardware_concurrency" in here["parallel"]
 
 
 def test_parallel_build_keeps_the_build_and_drops_the_process_settings():
