@@ -13,8 +13,10 @@ leakage`` skipped such a notebook cell and ``check resume`` refused such a scrip
   :data:`TYPE_PARAMS` table (for ``check blocking``'s generics rules).
 - PEP 758 (Python 3.14): ``except A, B:`` (no ``as``) becomes ``except (A, B):``, the tuple it means.
 - PEP 701 (Python 3.12): an f-string whose braces hold what older parsers refuse (a backslash, the string's own
-  quote) loses its ``f`` prefix on the line the parser names: it stays a string, only the calls inside its braces
-  are not followed.
+  quote, a newline) is replaced by an empty string on the line the parser names, its extent found by PEP 701's
+  grammar (:mod:`faultlib.readers.fstring_literals`; the parser may name no f-string: ``invalid syntax``,
+  ``unterminated string literal``); one started on an earlier line loses its ``f`` prefix instead. It stays a
+  string; only the calls inside its braces are not followed.
 
 Each rewrite runs only where the source does not parse as it is, and only the rewrites it needs; a source that still
 does not parse raises the :class:`SyntaxError` of its last attempt, at its own line (the rewrites keep lines in place),
@@ -28,6 +30,8 @@ from __future__ import annotations
 import ast
 import re
 import sys
+
+from faultlib.readers.fstring_literals import blank_fstrings
 
 _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.MULTILINE)
 _PEP758 = re.compile(r"^([ \t]*except\*?)[ \t]+(?![(\s])([^\n:#()]*,[^\n:#]*?)[ \t]*:", re.MULTILINE)
@@ -55,11 +59,8 @@ def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module
         elif "695" not in done and sys.version_info < (3, 12) and _PEP695.search(text):
             done.add("695")
             text, params = _without_type_params(text)
-        elif "f-string" in str(error.msg) and sys.version_info < (3, 12) and error.lineno:
-            plain = _without_f_prefix(text, error.lineno)
-            if plain == text:
-                raise error
-            text = plain
+        elif sys.version_info < (3, 12) and error.lineno and (older := _older_fstrings(text, error)) != text:
+            text = older
         else:
             raise error
         try:
@@ -93,6 +94,14 @@ def _without_type_params(source: str) -> tuple[str, dict[int, list[str]]]:
             last = end
     out.append(source[last:])
     return "".join(out), params
+
+
+def _older_fstrings(source: str, error: SyntaxError) -> str:
+    """``source`` with the f-strings on the line of ``error`` read the older way: each f-string starting there
+    replaced by an empty string (:func:`~faultlib.readers.fstring_literals.blank_fstrings`), else, for an f-string
+    started on an earlier line (triple-quoted), the ``f`` prefix of those on the line dropped."""
+    blank = blank_fstrings(source, error.lineno)
+    return blank if blank != source else _without_f_prefix(source, error.lineno)
 
 
 def _without_f_prefix(source: str, line: int) -> str:

@@ -17,10 +17,14 @@ from faultlib.detect.training.resume import analyze_resume_source
 from faultlib.errors import InputError
 from faultlib.readers.pysource import parse_python
 from tests.check.test_fuzz_checks import run_check
+from tests.detect.blocking_source import flagged
 
 NEWER = {  # each: a statement in newer syntax, then `marker = 1` on line 5
     "except_without_parentheses": "try:\n    pass\nexcept KeyError, IndexError:\n    pass\nmarker = 1\n",
     "f_string_with_a_backslash": "parts = []\n\nnote = f\"{'\\n'.join(parts)}\"\n\nmarker = 1\n",
+    "f_string_with_its_own_quote":
+        "parts = {}\n\nnote = f\"{parts[\"a\"]} and {', '.join(f\"'{k}'\" for k in parts)}\"\n\nmarker = 1\n",
+    "f_string_over_lines": "parts = []\n\nnote = f\"{\n    len(parts)}\" if parts else ''  # it's empty\nmarker = 1\n",
     "type_parameters_over_lines": "def first[\n    T\n](items: list[T]) -> T:\n    return items[0]\nmarker = 1\n",
     "type_alias": "type Rows = list[\n    int\n]\n\nmarker = 1\n",
 }
@@ -41,6 +45,16 @@ def test_a_real_syntax_error_after_the_newer_syntax_is_refused_at_its_own_line(n
     with pytest.raises(SyntaxError) as kept:
         parse_python(NEWER[name] + "\ndef broken(:\n    pass\n", "newer.py", keep_syntax_errors=True)
     assert kept.value.lineno == 7
+
+
+@pytest.mark.parametrize("source", [
+    "parts = []\nnote = f\"{len(parts)}\" +\n",  # the error is beside an ordinary f-string, not in it
+    "parts = []\nnote = (f\"{len(parts)}\" 'unterminated)\n",
+])
+def test_a_real_syntax_error_on_a_line_with_an_f_string_is_still_refused_at_that_line(source):
+    with pytest.raises(InputError) as refused:
+        parse_python(source, "plain.py")
+    assert refused.value.line == 2
 
 
 def test_a_real_syntax_error_without_newer_syntax_keeps_the_parsers_words():
@@ -129,6 +143,22 @@ def test_a_cell_magic_body_in_newer_syntax_is_read_as_python(tmp_path):
     path.write_text(LEAK_HEAD + f"get_ipython().run_cell_magic('time', '', '{body}')\n"
                     "X_train, X_test, y_train, y_test = train_test_split(X_scaled, y)\n")
     assert _leak_findings(path) == [("fit_before_split", LEAK_HEAD.count("\n") + 1)]
+
+
+def test_check_blocking_reads_a_file_with_an_f_string_holding_its_own_quote(tmp_path):
+    found = flagged(tmp_path, """
+        import time
+
+        def pause(seconds, row):
+            note = f"{row["name"]} waited {
+                seconds}s"
+            time.sleep(seconds)
+            return note
+
+        async def crawl():
+            pause(2, {"name": "a"})
+    """)
+    assert found == {("blocking_sleep", "time.sleep(seconds)")}
 
 
 # -- check resume: a training script in newer syntax is analysed, not refused ------------------------------------------
