@@ -2,7 +2,9 @@
 
 The text comes through :func:`faultlib.readers.read_text` (bounded, UTF-8, no symlinks); this module turns it into
 an :mod:`ast` tree or an :class:`~faultlib.errors.InputError` (exit 2) naming the file, line and column. The
-source is parsed, never compiled or run.
+source is parsed, never compiled or run. Syntax newer than the running interpreter's (Python 3.12's type
+parameters and f-strings, 3.14's ``except A, B:``) is rewritten in place first
+(:mod:`faultlib.readers.newer_syntax`), so every static check reads it alike.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.errors import InputError
+from faultlib.readers.newer_syntax import parse_newer_syntax
 
 #: CPython's tokenizer limits (its MAXLEVEL of 200 open brackets, MAXINDENT of 100 blocks), which it reports as a
 #: :class:`SyntaxError` of valid code: the source is too deep for the parser, not wrong
@@ -17,7 +20,8 @@ PARSER_LIMITS = ("too many nested parentheses", "too many levels of indentation"
 
 
 def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) -> ast.Module:
-    """Parse ``source``; a syntax error is bad input (exit 2) naming the line and column.
+    """Parse ``source`` (newer syntax rewritten, lines kept); a syntax error is bad input (exit 2) naming the line
+    and column.
 
     Args:
         keep_syntax_errors: let :class:`SyntaxError` through, for a caller that skips the statement or notebook
@@ -27,10 +31,10 @@ def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) ->
     Raises:
         InputError: not valid Python, or nested too deeply (or too large) for the parser: deeper than its bracket
             or indentation limit (:data:`PARSER_LIMITS`) is this error even with ``keep_syntax_errors``.
-        SyntaxError: only with ``keep_syntax_errors``.
+        SyntaxError: only with ``keep_syntax_errors``; past newer syntax, the first error the rewritten text raises.
     """
     try:
-        return ast.parse(source, filename=path)
+        return _parse(source, path)
     except SyntaxError as exc:
         line = exc.lineno or 1
         if str(exc.msg).startswith(PARSER_LIMITS):  # valid Python, deeper than CPython's tokenizer goes: never a
@@ -50,3 +54,14 @@ def parse_python(source: str, path: str, *, keep_syntax_errors: bool = False) ->
                          path=path) from None
     except ValueError as exc:
         raise InputError(f"cannot be parsed as Python: {type(exc).__name__}: {exc}", path=path) from None
+
+
+def _parse(source: str, path: str) -> ast.Module:
+    """``ast.parse``, and on a syntax error (not a parser limit) the same source with its newer syntax rewritten."""
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        if str(exc.msg).startswith(PARSER_LIMITS):
+            raise
+        error = exc
+    return parse_newer_syntax(source, path, error)

@@ -16,6 +16,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Collection
 
+from faultlib.errors import InputError
+from faultlib.readers.pysource import parse_python
+
 
 def _body(stmt: ast.stmt, magics: Collection[str]) -> str | None:
     """The Python text a statement ``get_ipython().run_cell_magic(name, line, body)`` runs (``name`` one of
@@ -38,9 +41,9 @@ def _body(stmt: ast.stmt, magics: Collection[str]) -> str | None:
 def _statements(text: str, line: int, clean: Callable[[list[str]], list[str]]) -> list[ast.stmt] | None:
     """``text`` parsed after ``clean``, every node placed on ``line`` (column offsets kept); ``None`` when it does
     not parse."""
-    try:
-        module = ast.parse("\n".join(clean(text.split("\n"))))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    try:  # the static checks' shared reader: a body in newer syntax (Python 3.12, 3.14) is read too
+        module = parse_python("\n".join(clean(text.split("\n"))), "<cell magic>", keep_syntax_errors=True)
+    except (SyntaxError, InputError):
         return None
     for node in ast.walk(module):
         if hasattr(node, "lineno"):

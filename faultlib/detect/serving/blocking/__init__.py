@@ -79,7 +79,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from faultlib.detect.serving.blocking.newer_syntax import parse_newer_syntax
 from faultlib.errors import InputError
 from faultlib.findings import ANALYSIS_INCOMPLETE, ANALYSIS_INCOMPLETE_MEANS, Finding, Severity, analysis_incomplete
 from faultlib.readers.pysource import parse_python
@@ -306,14 +305,10 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     unfinished: list[tuple[str, dict[str, Any]]] = []
     invalid: list[str] = []
     for path, parts, source in sources:
-        try:
+        try:  # newer Python's syntax (PEP 695, 701, 758) rewritten in place by the shared reader
             tree = parse_python(source, path)
         except InputError as error:
             exc, tree = error, None
-            try:  # newer Python's syntax (PEP 695, 701, 758) rewritten in place
-                tree = parse_newer_syntax(source, path, error)
-            except InputError as rewritten:  # the rewrite parsed past the newer syntax: its error is the real one
-                exc = rewritten
         if tree is None:
             if not skip_invalid:
                 raise exc

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking.model import Func, Klass, Module, Type, dotted, unquoted
 from faultlib.detect.serving.blocking.managed_yields import managed_yield
+from faultlib.readers.newer_syntax import TYPE_PARAMS
 
 GENERIC_BASES = frozenset({"Generic", "Protocol"})
 ITERATOR_HINTS = frozenset({"Iterator", "Generator", "Iterable", "ContextManager", "AbstractContextManager",
@@ -24,8 +25,6 @@ MAX_DEPTH = 8
 NOT_CLASSES = ("builtins.", "typing.", "typing_extensions.", "collections.", "types.")
 """Subscripted names that are containers or typing forms (``list[X]``, ``Dict[K, V]``, ``Annotated[X, ...]``), not
 an instance of a generic class."""
-TYPE_PARAMS = "_faultlib_type_params"
-"""Key of the ``{class line: [type parameter names]}`` table the PEP 695 rewrite leaves on a module's tree."""
 
 
 @dataclass(eq=False)

@@ -1,20 +1,28 @@
 """Sources written for a newer Python than the one running the analysis, rewritten so that its parser reads them.
 
-A file the interpreter cannot parse is left out of ``check blocking`` whole, and with it every call it makes
-(held-out wave 46: an async crawler whose core modules use Python 3.14's ``except A, B:`` left 31 of its 115 files
-out). Three syntaxes newer than Python 3.11 are rewritten, every line kept in place, so findings keep their lines:
+:func:`~faultlib.readers.pysource.parse_python` comes here when the interpreter's parser refuses a source, so every
+static check (``check blocking``, ``check leakage``, ``check resume``) reads newer syntax the same way. A file the
+interpreter cannot parse was left out of ``check blocking`` whole, and with it every call it makes (held-out wave
+46: an async crawler whose core modules use Python 3.14's ``except A, B:`` left 31 of its 115 files out); ``check
+leakage`` skipped such a notebook cell and ``check resume`` refused such a script. Three syntaxes newer than Python
+3.11 are rewritten, every line kept in place, so findings keep their lines:
 
 - PEP 695 (Python 3.12): ``type Alias = ...`` becomes an assignment; the type parameters of ``def f[T](...)`` and
   ``class C[T]:`` are dropped, a parameter list spread over several lines joined by line continuations (a newline
   left bare there would end the ``def`` line before its ``(``); a class's parameter names are kept in the tree's
-  :data:`~faultlib.detect.serving.blocking.generics.TYPE_PARAMS` table for the generics rules.
+  :data:`TYPE_PARAMS` table (for ``check blocking``'s generics rules).
 - PEP 758 (Python 3.14): ``except A, B:`` (no ``as``) becomes ``except (A, B):``, the tuple it means.
 - PEP 701 (Python 3.12): an f-string whose braces hold what older parsers refuse (a backslash, the string's own
-  quote) loses its ``f`` prefix on the line the parser names: it stays a string, only the calls inside its braces
-  are not followed.
+  quote, a newline) is replaced by an empty string on the line the parser names, its extent found by PEP 701's
+  grammar (:mod:`faultlib.readers.fstring_literals`; the parser may name no f-string: ``invalid syntax``,
+  ``unterminated string literal``); one started on an earlier line loses its ``f`` prefix instead. It stays a
+  string; only the calls inside its braces are not followed.
 
 Each rewrite runs only where the source does not parse as it is, and only the rewrites it needs; a source that still
-does not parse raises the error of its last attempt, at its own line (the rewrites keep lines in place).
+does not parse raises the :class:`SyntaxError` of its last attempt, at its own line (the rewrites keep lines in place),
+which ``parse_python`` turns into its bad-input error (or lets through to ``check leakage``, which skips that cell).
+Sources: PEP 695 "Type Parameter Syntax", PEP 701 "Syntactic formalization of f-strings", PEP 758 "Allow except and
+except* expressions without parentheses".
 """
 
 from __future__ import annotations
@@ -23,21 +31,23 @@ import ast
 import re
 import sys
 
-from faultlib.detect.serving.blocking.generics import TYPE_PARAMS
-from faultlib.errors import InputError
-from faultlib.readers.pysource import parse_python
+from faultlib.readers.fstring_literals import blank_fstrings
 
 _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ \t]+\w+[ \t]*(?=\[)", re.MULTILINE)
 _PEP758 = re.compile(r"^([ \t]*except\*?)[ \t]+(?![(\s])([^\n:#()]*,[^\n:#]*?)[ \t]*:", re.MULTILINE)
 _F_PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?)[fF]([rR]?)(?=['\"])")
-_MOST_FSTRING_LINES = 200  # one line per round: a file past this many such lines is left out as before
+_MOST_FSTRING_LINES = 200  # one line per round: a file past this many such lines is refused as before
+TYPE_PARAMS = "_faultlib_type_params"
+"""Key of the ``{class line: [type parameter names]}`` table the PEP 695 rewrite leaves in a module tree's
+``__dict__``."""
 
 
-def parse_newer_syntax(source: str, path: str, error: InputError) -> ast.Module:
+def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module:
     """The tree of ``source``, which raised ``error`` on this interpreter's parser, with the syntax above rewritten.
 
     Raises:
-        InputError: ``error`` when nothing newer is there to rewrite, else the error of the last rewritten text.
+        SyntaxError: ``error`` when nothing newer is there to rewrite, else the error of the last rewritten text.
+        RecursionError, MemoryError, ValueError: the parser's own, on a rewritten text (``parse_python`` words them).
     """
     if sys.version_info >= (3, 14):
         raise error
@@ -49,16 +59,13 @@ def parse_newer_syntax(source: str, path: str, error: InputError) -> ast.Module:
         elif "695" not in done and sys.version_info < (3, 12) and _PEP695.search(text):
             done.add("695")
             text, params = _without_type_params(text)
-        elif "f-string" in error.message and sys.version_info < (3, 12) and error.line:
-            plain = _without_f_prefix(text, error.line)
-            if plain == text:
-                raise error
-            text = plain
+        elif sys.version_info < (3, 12) and error.lineno and (older := _older_fstrings(text, error)) != text:
+            text = older
         else:
             raise error
         try:
-            tree = parse_python(text, path)
-        except InputError as still:
+            tree = ast.parse(text, filename=path)
+        except SyntaxError as still:
             error = still
             continue
         tree.__dict__[TYPE_PARAMS] = params
@@ -87,6 +94,14 @@ def _without_type_params(source: str) -> tuple[str, dict[int, list[str]]]:
             last = end
     out.append(source[last:])
     return "".join(out), params
+
+
+def _older_fstrings(source: str, error: SyntaxError) -> str:
+    """``source`` with the f-strings on the line of ``error`` read the older way: each f-string starting there
+    replaced by an empty string (:func:`~faultlib.readers.fstring_literals.blank_fstrings`), else, for an f-string
+    started on an earlier line (triple-quoted), the ``f`` prefix of those on the line dropped."""
+    blank = blank_fstrings(source, error.lineno)
+    return blank if blank != source else _without_f_prefix(source, error.lineno)
 
 
 def _without_f_prefix(source: str, line: int) -> str:
