@@ -296,3 +296,170 @@ def test_a_beatmap_built_from_its_path_reads_the_file_and_one_built_from_its_con
             return from_disk, in_memory
     """)
     assert found == {("blocking_file_io", "from_disk = Beatmap(path=path)")}
+
+
+# -- a directory listing consumed whole (sorted, list, a comprehension) types its entries as a plain loop does ---------
+
+def test_entries_of_a_listing_consumed_by_sorted_list_or_a_comprehension_are_read_as_a_loop_reads_them(tmp_path):
+    found = flagged(tmp_path, """
+        import glob
+        import os
+        from pathlib import Path
+
+        async def notes(folder: Path):
+            for entry in folder.iterdir():
+                entry.read_text()
+            for entry in sorted(folder.iterdir()):
+                entry.read_bytes()
+            kept = list(folder.glob("*.md"))
+            return [page.read_text(encoding="utf-8") for page in kept]
+
+        async def drafts(folder: str):
+            texts = [open(item.path).read() for item in list(os.scandir(folder))]
+            for name in sorted(glob.glob(folder + "/*.txt")):
+                texts.append(open(name, encoding="utf-8").read())
+            return texts
+    """)
+    assert found == {("blocking_file_io", "entry.read_text()"), ("blocking_file_io", "entry.read_bytes()"),
+                     ("blocking_file_io", 'return [page.read_text(encoding="utf-8") for page in kept]'),
+                     ("blocking_file_io", "texts = [open(item.path).read() for item in list(os.scandir(folder))]"),
+                     ("blocking_file_io", 'texts.append(open(name, encoding="utf-8").read())')}
+
+
+def test_one_directory_listed_whole_is_uncounted_as_a_looped_one_and_a_tree_walk_is_counted_either_way(tmp_path):
+    found = flagged(tmp_path, """
+        import glob
+        import os
+        from pathlib import Path
+
+        async def names(folder: Path):
+            looped = [entry.name for entry in folder.iterdir()]
+            listed = sorted(folder.iterdir())
+            scanned = list(os.scandir(folder))
+            matched = sorted(glob.glob(str(folder) + "/*.txt"))
+            return looped, listed, scanned, matched
+
+        async def tree(folder: Path):
+            return sorted(folder.rglob("*.py")), list(os.walk(folder))
+    """)
+    assert found == {("blocking_file_io", 'return sorted(folder.rglob("*.py")), list(os.walk(folder))')}
+
+
+# -- a kernel pseudo-file named by the pathlib path the call is a method of ---------------------------------------------
+
+def test_a_pathlib_path_under_proc_read_on_the_loop_is_no_disk_read(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        def default_route():
+            return Path("/proc/net/route").read_text(encoding="ascii").splitlines()
+
+        def memory(pid):
+            with (Path("/proc") / str(pid) / "status").open() as handle:
+                return handle.read()
+
+        def limits(pid):
+            return Path(f"/proc/{pid}/limits").read_bytes()
+
+        async def trusted(pid):
+            return default_route(), memory(pid), limits(pid)
+    """)
+    assert found == set()
+
+
+def test_a_pathlib_path_elsewhere_or_under_sys_is_still_a_file_read(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        def hosts():
+            return Path("/etc/hosts").read_text()
+
+        def sensor():
+            return Path("/sys/class/hwmon/hwmon0/temp1_input").read_text()
+
+        def nested(root):
+            return (Path(root) / "proc" / "route").read_text()
+
+        async def trusted(root):
+            return hosts(), sensor(), nested(root)
+    """)
+    assert found == {("blocking_file_io", 'return Path("/etc/hosts").read_text()'),
+                     ("blocking_file_io", 'return Path("/sys/class/hwmon/hwmon0/temp1_input").read_text()'),
+                     ("blocking_file_io", 'return (Path(root) / "proc" / "route").read_text()')}
+
+
+# -- a pandas frame written into an in-memory buffer writes no file -----------------------------------------------------
+
+def test_a_frame_written_as_csv_json_or_parquet_into_a_buffer_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import pandas as pd
+
+        async def as_table(rows, columns):
+            with io.StringIO() as out:
+                pd.DataFrame(rows).to_csv(out, index=False, columns=columns)
+                return out.getvalue()
+
+        async def as_bytes(rows):
+            buffer = io.BytesIO()
+            pd.DataFrame(rows).to_parquet(buffer)
+            text = pd.DataFrame(rows).to_json(orient="records")
+            return buffer.getvalue(), text
+    """)
+    assert found == set()
+
+
+def test_a_frame_written_to_a_path_is_still_a_file_write(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import pandas as pd
+
+        async def export(rows, target):
+            frame = pd.DataFrame(rows)
+            frame.to_csv(io.StringIO())
+            frame.to_csv(target, index=False)
+    """)
+    assert found == {("blocking_file_io", "frame.to_csv(target, index=False)")}
+
+
+# -- Textual's thread workers: an async def decorated @work(thread=True) runs on its own loop in a worker thread --------
+
+_TEXTUAL_APP = """
+    import time
+    from textual import work
+    from textual.app import App
+
+    class Browser(App):
+        def sizes(self):
+            time.sleep(0.5)
+
+        async def schema(self):
+            time.sleep(1)
+
+        @work(thread=True)
+        async def load_details(self, name):
+            self.sizes()
+            await self.schema()
+
+        @work(thread=True)
+        def load_rows(self, name):
+            time.sleep(2)
+
+        {on_loop}
+
+        async def on_mount(self):
+            self.load_details("users")
+            self.load_rows("users")
+"""
+
+
+def test_a_textual_thread_worker_and_what_only_it_awaits_are_off_the_loop(tmp_path):
+    assert flagged(tmp_path, _TEXTUAL_APP.format(on_loop="")) == set()
+
+
+def test_a_textual_worker_without_thread_runs_on_the_app_loop_and_so_does_a_coroutine_also_awaited_there(tmp_path):
+    found = flagged(tmp_path, _TEXTUAL_APP.format(on_loop="""@work(exclusive=True)
+        async def refresh(self):
+            time.sleep(3)
+            await self.schema()"""))
+    assert found == {("blocking_sleep", "time.sleep(3)"), ("blocking_sleep", "time.sleep(1)")}

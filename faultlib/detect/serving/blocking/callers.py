@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.serving.blocking.frameworks import runs_inline
+from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 MAX_CALLS = 32
 """Call lines kept per blocking site (the rest are still counted in the site's entries)."""
@@ -32,8 +33,10 @@ def note_entry(entries: dict[tuple, list[str]], calls: dict[tuple, list[tuple[st
 
 def loop_entry(index: Any, func: Any) -> bool:
     """Whether ``func`` is an entry of the scan: a coroutine, or a plain ``def`` its framework calls on the loop
-    (:mod:`~faultlib.detect.serving.blocking.frameworks`: an MCP SDK FastMCP tool), and :func:`scanned_entry`."""
-    return (func.is_async or runs_inline(index, func)) and scanned_entry(index, func)
+    (:mod:`~faultlib.detect.serving.blocking.frameworks`: an MCP SDK FastMCP tool), and :func:`scanned_entry`; not a
+    coroutine its framework runs on a worker thread's own loop
+    (:mod:`~faultlib.detect.serving.blocking.thread_workers`: Textual's ``@work(thread=True)``)."""
+    return ((func.is_async and not thread_worker(index, func)) or runs_inline(index, func)) and scanned_entry(index, func)
 
 
 def scanned_entry(index: Any, func: Any) -> bool:

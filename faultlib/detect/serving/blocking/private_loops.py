@@ -7,7 +7,9 @@ coro(...))`` runs that coroutine on a loop of its own, in that thread: whatever 
 ``run_in_threadpool`` by both message routes). ``run_until_complete`` cannot run a loop that is already running, so
 such a coroutine is never on the server's loop while it serves. Such a coroutine is private when every call of it
 in the analysed files is such a drive, and so is a coroutine every call of which is made inside private coroutines
-(awaited there: the same private loop). A coroutine nothing in the analysed files calls stays an entry (a
+(awaited there: the same private loop). Textual's thread workers (``@work(thread=True)`` on an ``async def``,
+:mod:`~faultlib.detect.serving.blocking.thread_workers`) are private from the start: Textual drives each with
+``asyncio.run`` in its worker thread. A coroutine nothing in the analysed files calls stays an entry (a
 framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
 function that is not handed to a thread may be the program's main loop: no exemption. Used by
 :func:`~faultlib.detect.serving.blocking.analyze_sources` after the walk (a finding every entry of which is
@@ -20,6 +22,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 __all__ = ["private_coroutines", "private_entries"]
 
@@ -49,18 +52,22 @@ def private_entries(index) -> frozenset[tuple[str, str]]:
 def _compute(index) -> set[int]:
     sites = index.infer.sites()
     drives = sites.get("run_until_complete", [])
-    if not drives:
+    workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and thread_worker(index, f)]
+    if not drives and not workers:
         return set()
-    threaded = _threaded(index, sites)
+    threaded = _threaded(index, sites) if drives else set()
     driven: set[int] = set()  # the coroutine calls passed to run_until_complete in threaded functions
     candidates: dict[int, Func] = {}
+    private: set[int] = set()
+    for worker in workers:  # Textual's @work(thread=True) coroutine: asyncio.run in the worker's thread
+        private.add(id(worker))
+        candidates.update(_awaited(index, worker, private))
     for call, caller in drives:
         if id(caller) in threaded and call.args and isinstance(call.args[0], ast.Call):
             target = index.callee(call.args[0].func, caller)
             if isinstance(target, Func) and target.is_async:
                 driven.add(id(call.args[0]))
                 candidates[id(target)] = target
-    private: set[int] = set()
     for _ in range(MAX_ROUNDS):
         grown = False
         for target in list(candidates.values()):
@@ -70,14 +77,22 @@ def _compute(index) -> set[int]:
             if calls and all(id(c) in driven or id(f) in private for c, f in calls):
                 private.add(id(target))
                 grown = True
-                for node in target.nodes:  # what it awaits may be private too
-                    if isinstance(node, ast.Call):
-                        inner = index.callee(node.func, target)
-                        if isinstance(inner, Func) and inner.is_async and id(inner) not in private:
-                            candidates.setdefault(id(inner), inner)
+                for key, inner in _awaited(index, target, private).items():  # what it awaits may be private too
+                    candidates.setdefault(key, inner)
         if not grown:
             break
     return private
+
+
+def _awaited(index, coroutine: Func, private: set[int]) -> dict[int, Func]:
+    """The coroutines of the analysed files ``coroutine`` calls, not yet known private, by ``id``."""
+    found = {}
+    for node in coroutine.nodes:
+        if isinstance(node, ast.Call):
+            inner = index.callee(node.func, coroutine)
+            if isinstance(inner, Func) and inner.is_async and id(inner) not in private:
+                found[id(inner)] = inner
+    return found
 
 
 def _threaded(index, sites) -> set[int]:

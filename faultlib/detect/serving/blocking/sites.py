@@ -63,8 +63,11 @@ class Site:
 
 
 IN_MEMORY_FILES = frozenset({"io.BytesIO", "io.StringIO"})
-WRITERS = ("save", "dump", "write")
-"""A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O."""
+WRITERS = ("save", "dump", "write", "to_")
+"""A file call whose name starts so writes into an in-memory buffer: a memory copy, not I/O. ``to_`` is pandas'
+writers (``DataFrame.to_csv(buffer)``, ``to_json``, ``to_parquet``: "path_or_buf ... a file-like object",
+https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.to_csv.html): into ``io.StringIO``/``BytesIO`` they
+format the frame in memory, as ``to_csv()`` with no target returns the text."""
 COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File"})
 """File openers that over an in-memory buffer only copy bytes or read a header (a WAV header and raw frames; Pillow's
 lazy open identifies the format and leaves decoding to ``load``; mutagen reads the tags and the stream header, not

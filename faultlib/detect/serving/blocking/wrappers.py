@@ -17,7 +17,8 @@ the function given by position or as ``func=``::
             return await asyncio.get_event_loop().run_in_executor(None, partial(fn, *args, **kwargs))
         return run
 
-A wrapper that calls the function itself (``return fn(*args)``) keeps it on the loop. Used by
+A wrapper that calls the function itself (``return fn(*args)``) keeps it on the loop. A third shape, a UI framework's
+thread worker (Textual's ``@work(thread=True)``), is :mod:`~faultlib.detect.serving.blocking.thread_workers`'. Used by
 :mod:`~faultlib.detect.serving.blocking.reach`: such a function is no callee of the loop.
 """
 
@@ -27,6 +28,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 __all__ = ["hands_off", "on_loop", "runs_off_loop"]
 
@@ -43,7 +45,8 @@ def runs_off_loop(index, func: Func) -> bool:
     """``func`` is decorated so that calling it runs its body in a worker thread (see the module docstring).
     Memoised on ``func``."""
     if func._off_loop is None:
-        func._off_loop = any(_offloading_decorator(index, d, func) for d in func.node.decorator_list)
+        func._off_loop = (any(_offloading_decorator(index, d, func) for d in func.node.decorator_list)
+                          or thread_worker(index, func))
     return func._off_loop
 
 
