@@ -4,8 +4,14 @@ the leak found at its line, the healthy look-alike silent. Every example is writ
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
+from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.pathexprs import PathEnv, path_of
+from tests.detect.test_leakage_handed_on import alarms as script_alarms
+from tests.detect.test_leakage_handed_on import write
 from tests.detect.test_leakage_kinds import alarms
 
 LEAKS = {
@@ -159,8 +165,6 @@ FOLDS = """\
 
 
 def _handed(tmp_path, files):
-    from tests.detect.test_leakage_handed_on import alarms as script_alarms, write
-
     writer = write(tmp_path, "select.py", SELECT)
     write(tmp_path, "folds.py", FOLDS.replace("{files}", files))
     return [(kind, line) for kind, line, _ in script_alarms(writer)]
@@ -185,8 +189,6 @@ def test_a_caller_passing_an_unknown_path_links_nothing(tmp_path):
 
 def test_selection_inside_each_fold_is_healthy(tmp_path):
     """The writer keeps every column; each fold of the reader selects on its own training rows."""
-    from tests.detect.test_leakage_handed_on import alarms as script_alarms, write
-
     writer = write(tmp_path, "select.py", """\
         import pandas as pd
 
@@ -217,11 +219,6 @@ def test_selection_inside_each_fold_is_healthy(tmp_path):
 def test_paths_its_callers_pass():
     """A parameter's paths: a literal, a keyword, a default, a loop over a list bound to a name, two callers up,
     and an expression built from the parameter; one unknown caller: none."""
-    import ast
-
-    from faultlib.detect.data.leakage.callerpaths import CallerPaths
-    from faultlib.detect.data.leakage.pathexprs import PathEnv
-
     source = (
         "BASE = 'out/'\n"
         "def read(name='c.csv'):\n"
@@ -243,10 +240,6 @@ def test_paths_its_callers_pass():
 
 
 def test_a_folder_literal_ending_in_a_slash_keeps_it_when_added():
-    import ast
-
-    from faultlib.detect.data.leakage.pathexprs import PathEnv, path_of
-
     tree = ast.parse("ROOT = '/home/me/runs/'\nx = ROOT + 'kept.csv'\ny = 'runs' + '_kept.csv'\n")
     env = PathEnv(tree)
     assert path_of(tree.body[1].value, env, 2).text == "/home/me/runs/kept.csv"
@@ -256,8 +249,6 @@ def test_a_folder_literal_ending_in_a_slash_keeps_it_when_added():
 def test_a_reader_that_splits_ranks_before_one_that_cross_validates(tmp_path):
     """One selection read by two scripts, one holding out a test part, one cross-validating: reported as a fit
     before the split, as the same code in one script is (repofiles.HANDED_KINDS)."""
-    from tests.detect.test_leakage_handed_on import alarms as script_alarms, write
-
     writer = write(tmp_path, "select.py", """\
         import pandas as pd
         from tsfresh import select_features
