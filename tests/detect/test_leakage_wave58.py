@@ -4,8 +4,14 @@ the leak found at its line, the healthy look-alike silent. Every example is writ
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
+from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.pathexprs import PathEnv, path_of
+from tests.detect.test_leakage_handed_on import alarms as script_alarms
+from tests.detect.test_leakage_handed_on import write
 from tests.detect.test_leakage_kinds import alarms
 
 LEAKS = {
@@ -96,3 +102,175 @@ def test_each_leak_of_wave_58_is_found_at_its_line(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(HEALTHY))
 def test_each_healthy_look_alike_of_wave_58_is_silent(tmp_path, name):
     assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+# --- a selection on every row written to files whose names reach the scoring script through a list, a loop and
+# --- parameters (callerpaths.py; the EEG scripts of wave 58)
+
+SELECT = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.feature_selection import SelectFromModel
+    from tsfresh import select_features
+
+    FOLDER = "/srv/sleep/"
+
+
+    def stages():
+        return np.loadtxt(FOLDER + "stages.csv", delimiter=",")[:, 1]
+
+
+    def by_relevance(table):
+        kept = select_features(table, stages(), fdr_level=0.01)
+        kept.to_csv(FOLDER + "kept_by_relevance.csv")
+
+
+    def by_forest(table):
+        grid = np.array(table)
+        forest = ExtraTreesClassifier(n_estimators=8).fit(grid, stages())
+        pd.DataFrame(SelectFromModel(forest, prefit=True).transform(grid)).to_csv(FOLDER + "kept_by_forest.csv")
+
+
+    def main(source="all_windows.csv"):
+        table = pd.read_csv(FOLDER + source)
+        by_relevance(table)
+        by_forest(table)
+"""
+
+FOLDS = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import KFold
+    from sklearn.neighbors import KNeighborsClassifier
+
+    FOLDER = "/srv/sleep/"
+
+
+    def matrix(which):
+        return np.array(pd.read_csv(FOLDER + which)), np.loadtxt(FOLDER + "stages.csv", delimiter=",")[:, 1]
+
+
+    def ten_folds(which):
+        x, y = matrix(which)
+        for fit_rows, held_rows in KFold(n_splits=10, shuffle=True).split(x):
+            print(KNeighborsClassifier().fit(x[fit_rows], y[fit_rows]).score(x[held_rows], y[held_rows]))
+
+
+    def main():
+        choices = [{files}]
+        for one in choices:
+            ten_folds(one)
+"""
+
+
+def _handed(tmp_path, files):
+    writer = write(tmp_path, "select.py", SELECT)
+    write(tmp_path, "folds.py", FOLDS.replace("{files}", files))
+    return [(kind, line) for kind, line, _ in script_alarms(writer)]
+
+
+def test_selections_written_then_cross_validated_through_a_loop_of_file_names(tmp_path):
+    """Both the FDR test and the forest behind SelectFromModel saw every row with its label; the reader's loop
+    names both files (one join each): each fit reported at its own line."""
+    found = _handed(tmp_path, '"kept_by_relevance.csv", "kept_by_forest.csv"')
+    assert found == [("fit_outside_cv", 15), ("fit_outside_cv", 21)]
+
+
+def test_a_loop_over_other_files_links_nothing(tmp_path):
+    """The loop names files no fit shaped: the parameter's paths are known, and none is a selection's."""
+    assert _handed(tmp_path, '"raw_windows.csv", "band_powers.csv"') == []
+
+
+def test_a_caller_passing_an_unknown_path_links_nothing(tmp_path):
+    """One call passes a path known only at run time: which file is read cannot be known, no guess."""
+    assert _handed(tmp_path, '"kept_by_relevance.csv", sys.argv[1]') == []
+
+
+def test_selection_inside_each_fold_is_healthy(tmp_path):
+    """The writer keeps every column; each fold of the reader selects on its own training rows."""
+    writer = write(tmp_path, "select.py", """\
+        import pandas as pd
+
+        def main(source="all_windows.csv"):
+            pd.read_csv(source).dropna(axis=1).to_csv("kept_columns.csv")
+        """)
+    write(tmp_path, "folds.py", """\
+        import numpy as np
+        import pandas as pd
+        from sklearn.feature_selection import SelectKBest
+        from sklearn.model_selection import KFold
+        from sklearn.svm import SVC
+
+        def ten_folds(which):
+            x = np.array(pd.read_csv(which))
+            y = np.loadtxt("stages.csv", delimiter=",")[:, 1]
+            for a, b in KFold(n_splits=10).split(x):
+                pick = SelectKBest(k=5).fit(x[a], y[a])
+                print(SVC().fit(pick.transform(x[a]), y[a]).score(pick.transform(x[b]), y[b]))
+
+        def main():
+            for one in ["kept_columns.csv"]:
+                ten_folds(one)
+        """)
+    assert script_alarms(writer) == []
+
+
+def test_paths_its_callers_pass():
+    """A parameter's paths: a literal, a keyword, a default, a loop over a list bound to a name, two callers up,
+    and an expression built from the parameter; one unknown caller: none."""
+    source = (
+        "BASE = 'out/'\n"
+        "def read(name='c.csv'):\n"
+        "    return pd.read_csv(BASE + name)\n"
+        "def relay(which):\n"
+        "    return read(which)\n"
+        "def main():\n"
+        "    names = ['a.csv', 'b.csv']\n"
+        "    for n in names:\n"
+        "        relay(n)\n"
+        "    read(name='a.csv')\n"
+        "    read()\n")
+    tree = ast.parse(source)
+    callers = CallerPaths(tree, PathEnv(tree))
+    arg = tree.body[1].body[0].value.args[0]
+    assert [p.text for p in callers.paths(arg, 3)] == ["out/a.csv", "out/b.csv", "out/c.csv"]
+    unknown = ast.parse(source + "read(sys.argv[1])\n")
+    assert CallerPaths(unknown, PathEnv(unknown)).paths(unknown.body[1].body[0].value.args[0], 3) == []
+
+
+def test_a_folder_literal_ending_in_a_slash_keeps_it_when_added():
+    tree = ast.parse("ROOT = '/home/me/runs/'\nx = ROOT + 'kept.csv'\ny = 'runs' + '_kept.csv'\n")
+    env = PathEnv(tree)
+    assert path_of(tree.body[1].value, env, 2).text == "/home/me/runs/kept.csv"
+    assert path_of(tree.body[2].value, env, 3).text == "runs_kept.csv"
+
+
+def test_a_reader_that_splits_ranks_before_one_that_cross_validates(tmp_path):
+    """One selection read by two scripts, one holding out a test part, one cross-validating: reported as a fit
+    before the split, as the same code in one script is (repofiles.HANDED_KINDS)."""
+    writer = write(tmp_path, "select.py", """\
+        import pandas as pd
+        from tsfresh import select_features
+
+        table = pd.read_csv("windows.csv")
+        select_features(table.drop(columns=["stage"]), table["stage"]).join(table["stage"]).to_csv("kept.csv")
+        """)
+    write(tmp_path, "a_folds.py", """\
+        import pandas as pd
+        from sklearn.model_selection import cross_val_score
+        from sklearn.svm import SVC
+
+        kept = pd.read_csv("kept.csv")
+        print(cross_val_score(SVC(), kept.drop(columns=["stage"]), kept["stage"], cv=5))
+        """)
+    write(tmp_path, "b_holdout.py", """\
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.svm import SVC
+
+        kept = pd.read_csv("kept.csv")
+        a, b = train_test_split(kept, test_size=0.3)
+        print(SVC().fit(a.drop(columns=["stage"]), a["stage"]).score(b.drop(columns=["stage"]), b["stage"]))
+        """)
+    assert [(kind, line) for kind, line, _ in script_alarms(writer)] == [("fit_before_split", 5)]

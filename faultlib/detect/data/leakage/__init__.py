@@ -163,7 +163,7 @@ def _note_unassigned(report, path: str, alone: bool) -> None:
         kind="inputs_not_assigned"))
 
 
-def analyze_session(paths: list[str], *, entry: str | None = None, repo=None):
+def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, preferred_read=None):
     """Statically analyse ``.py`` scripts that run in order in one interpreter as one program.
 
     Args:
@@ -172,6 +172,8 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None):
         entry: the script the report is about (default: the last); findings name their own script.
         repo: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of their repository, for the paths of
             files one script writes and another reads (its config modules' constants); ``None``: the scripts' own.
+        preferred_read: the file (a :class:`~.pathexprs.FilePath`) a read of a path its callers pass returns when
+            it may name several (:class:`~.handoff.FileHandoff`); ``None``: the first one a fit shaped.
 
     Returns:
         ``(report, smap)`` as :func:`analyze_file`; ``smap.files`` lists the scripts and their lines.
@@ -189,7 +191,7 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None):
             raise InputError("scripts analysed together must be .py files (pass a notebook alone)", path=str(p))
     source, smap = join_scripts(list(paths), entry)
     try:
-        return analyze_source(source, smap, repo=repo), smap
+        return analyze_source(source, smap, repo=repo, preferred_read=preferred_read), smap
     except SyntaxError as exc:
         at = smap.where(exc.lineno or 1)
         raise InputError(f"is not valid Python (line {at['line']}, column {exc.offset or 0}): {exc.msg}",
@@ -203,14 +205,14 @@ def _nothing(path: str, smap=None):
     return StaticReport(), smap or SourceMap(str(path), [])
 
 
-def analyze_source(source: str, smap, *, repo=None):
+def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
     """Analyse Python source text.
 
     Args:
         source: the module's text (a notebook's code cells joined, see
             :func:`faultlib.detect.data.leakage.source.notebook_source`).
         smap: a :class:`~faultlib.detect.data.leakage.source.SourceMap`: how lines map back to the user's file.
-        repo: see :func:`analyze_session`.
+        repo, preferred_read: see :func:`analyze_session`.
 
     Returns:
         :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
@@ -228,6 +230,7 @@ def analyze_source(source: str, smap, *, repo=None):
     try:
         analyzer = Analyzer(tree, smap)
         analyzer.repo_files = repo
+        analyzer.preferred_read = preferred_read
         report = analyzer.run()
     except RecursionError:  # a tree the parser built but too deep for the analysis's own walks (the interpreter
         # stops by itself; its set-up and summaries do not): nothing is reported as seen, and never "ok"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.configmods import imported_module_constants
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.repofiles import member_constants
@@ -30,9 +31,12 @@ class FileHandoff:
         repo_files: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of the repository the code is in
             (its modules' path constants, which file names are written at one place only), or ``None``: the
             program's own code only.
+        preferred_read: the file a read of a path its callers pass (``pd.read_csv(name)`` in a function called
+            in a loop over file names) returns, when it is one of them (:func:`~.repofiles.handed_on` sets it).
     """
 
     repo_files: Any = None
+    preferred_read: FilePath | None = None
 
     def _written(self) -> list[tuple[FilePath, Any]]:
         if not hasattr(self, "_handoff"):
@@ -42,6 +46,7 @@ class FileHandoff:
                 **imported_module_constants(self.smap.file, self.tree),  # type: ignore[attr-defined]
                 **member_constants([name for name, _, _ in self.smap.files or ()])}  # type: ignore[attr-defined]
             self._path_env = PathEnv(self.tree, segments or None, modules)  # type: ignore[attr-defined]
+            self._callers = CallerPaths(self.tree, self._path_env, segments or None)  # type: ignore[attr-defined]
         return self._handoff
 
     def _access(self, node: ast.Call) -> tuple[str, FilePath, int | None] | None:
@@ -77,6 +82,19 @@ class FileHandoff:
                 return value  # the table written there earlier in the program
         return None
 
+    def _read_back_passed(self, node: ast.Call) -> Any:
+        """A read of a path its callers pass (``pd.read_csv(name)``, ``name`` a parameter or a loop variable:
+        callerpaths.py): the table written at one of those paths: :attr:`preferred_read` when it is one (the
+        repository's pass runs the reader once for each file it may name), else the first one a fit shaped."""
+        self._written()
+        access = file_access(node, self._path_env)
+        if access is None or access[0] != "read" or access[1] is None:
+            return None
+        found = [(p, v) for p in self._callers.paths(access[1], node.lineno) if (v := self._read_back(p)) is not None]
+        chosen = [v for p, v in found if self.preferred_read is not None and p == self.preferred_read]
+        return next(iter(chosen), next((v for _, v in found if getattr(_held(v), "taints", None)),
+                                       found[0][1] if found else None))
+
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
         access = self._access(node) if name.startswith("to_") else None
@@ -92,6 +110,8 @@ class FileHandoff:
             value = self._read_back(access[1])
             if value is not None:
                 return value
+        elif (value := self._read_back_passed(node)) is not None:
+            return value
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 

@@ -221,6 +221,17 @@ class PathEnv:
                     return self.modules[module][name]
         return None
 
+    def literal(self, node: ast.expr, line: int) -> str:
+        """The string a literal, or a name bound only to one, holds as written (``FilePath`` drops a folder's
+        trailing slash); ``""`` otherwise."""
+        if isinstance(node, ast.Name):
+            for sid in self.scopes_at(line):
+                values = self._scopes.get(sid, {}).get(node.id)
+                if values:
+                    node = values[0] if len(values) == 1 else ast.Constant(None)
+                    break
+        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
     def imported(self, name: str, line: int) -> tuple[str, str | None] | None:
         """``(module stem, name or None)`` when ``name`` on ``line`` comes from an import (innermost scope first)."""
         for sid in self.scopes_at(line):
@@ -282,7 +293,8 @@ def path_of(node: ast.expr | None, env: PathEnv, line: int, depth: int = 0) -> F
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = path_of(node.left, env, line, depth + 1), path_of(node.right, env, line, depth + 1)
         if left is not None and right is not None and left.exact and right.exact:
-            return FilePath(_norm(left.text + right.text) or left.text)
+            sep = "/" if env.literal(node.left, line).endswith("/") else ""  # '/data/' + 'x.csv': the slash kept
+            return FilePath(_norm(left.text + sep + right.text) or left.text)
         if right is not None and right.exact and isinstance(node.right, ast.Constant):
             return _inexact(_tail("x" + right.text) if "/" not in right.text else _tail(right.text))
         return None

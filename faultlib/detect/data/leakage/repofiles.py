@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.relays import relayed_readers
 from faultlib.pyflow.walk import walk_once
@@ -166,12 +167,16 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
 
 def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
     env = PathEnv(tree, None, modules)
+    callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
         if isinstance(node, ast.Call):
             access = file_access(node, env)
             if access is not None and (path := path_of(access[1], env, node.lineno)) is not None:
                 out.append(Access(access[0], path, node.lineno))
+            elif access is not None and access[0] == "read" and access[1] is not None:
+                # a parameter or loop variable: each file its callers pass (callerpaths.py)
+                out.extend(Access("read", p, node.lineno) for p in callers.paths(access[1], node.lineno))
     return sorted(out, key=lambda a: a.line)
 
 
@@ -225,12 +230,12 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
                and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
 
-    def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str]) -> None:
+    def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
         skip = {str(Path(s).resolve()) for s in [reader, *relays]}
         chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
                  if str(Path(m).resolve()) not in skip]
         try:
-            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo)
+            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo, preferred_read=prefer)
         except InputError:
             return
         for f in found.findings:
@@ -243,7 +248,8 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
                 best[line] = (f, reader, *pairs[0], relays)
 
     for reader, pairs in repo.readers_of(script, report.fitted_writes):
-        join(reader, pairs, [])
+        for prefer, some in _by_passed_path(pairs):
+            join(reader, some, [], prefer)
     if not best:  # staged pipelines: the rows pass through other scripts that write them on (relays.py)
         for reader, relays, pairs in relayed_readers(repo, script, report.fitted_writes, evaluates):
             join(reader, pairs, relays)
@@ -262,8 +268,20 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     return bool(best)
 
 
+def _by_passed_path(pairs: list[tuple[Access, Access]]) -> list[tuple[FilePath | None, list[tuple[Access, Access]]]]:
+    """The joins to run for one reader: one, unless a read names several of the files written (a path its callers
+    pass, callerpaths.py): then one for each of those files, the reader's read preferring it."""
+    lines = [r.line for _, r in pairs]
+    passed = list(dict.fromkeys(r.path for _, r in pairs if lines.count(r.line) > 1))
+    if not passed:
+        return [(None, pairs)]
+    return [(p, sorted(((w, r) for w, r in pairs if r.path == p or r.path not in passed), key=lambda wr: wr[1].path != p))
+            for p in passed]  # the preferred file's pair first: the one the finding names
+
+
 #: the kinds a fit handed on through a file can have, the one reported first when readers show several (a fit
-#: over the competition test rows is that whatever else a reader does; a cross-validation scores every row)
-HANDED_KINDS = ("fit_on_test", "fit_outside_cv", "fit_before_split", "reused_across_folds")
+#: over the competition test rows is that whatever else a reader does; a reader that splits off a test part ranks
+#: before one that cross-validates, as in one script: static.py's ``_finalize`` order, wave 58's EEG readers)
+HANDED_KINDS = ("fit_on_test", "fit_before_split", "fit_outside_cv", "reused_across_folds")
 
 __all__ = ["HANDED_KINDS", "Access", "RepoFiles", "handed_on", "repo_files", "repo_root"]

@@ -11,7 +11,11 @@ Each is a fit without an estimator object, so the class-based vocabulary does no
 * **tsfresh** (``tsfresh.select_features``, ``tsfresh.extract_relevant_features``: a relevance test of every
   feature against ``y``; ``tsfresh.utilities.dataframe_functions.impute`` and ``impute_dataframe_range``:
   NaN -> column median, +-inf -> column max/min, in place; ``extract_features(..., impute_function=impute)``):
-  tsfresh documentation, "Feature filtering" and "Data formats / impute";
+  tsfresh documentation, "Feature filtering" and "Data formats / impute"; the filter is the FRESH algorithm's
+  hypothesis test of each feature against the target with a Benjamini-Yekutieli false-discovery-rate control
+  (Christ, Braun, Neuffer, Kempa-Liehr, Neurocomputing 307, 2018), so the columns it keeps were chosen with every
+  row's label: selection on all samples before a split or cross-validation biases its score (Ambroise &
+  McLachlan, PNAS 2002);
 * the **Keras** ``Tokenizer``: ``fit_on_texts`` builds the vocabulary (the ``num_words`` most frequent words) from
   the texts it is given, ``texts_to_sequences`` / ``texts_to_matrix`` apply it (Keras API,
   ``keras.preprocessing.text.Tokenizer``).
