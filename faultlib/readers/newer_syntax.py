@@ -37,6 +37,9 @@ _PEP695 = re.compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])|\b(?:def|class)[ 
 _PEP758 = re.compile(r"^([ \t]*except\*?)[ \t]+(?![(\s])([^\n:#()]*,[^\n:#]*?)[ \t]*:", re.MULTILINE)
 _F_PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?)[fF]([rR]?)(?=['\"])")
 _MOST_FSTRING_LINES = 200  # one line per round: a file past this many such lines is refused as before
+#: characters parsed again over all rounds: each round parses the whole text, so a large file full of such lines
+#: would cost rounds x size (a 460 KB file of 200 took 40 s); past this budget it is refused as before
+_REPARSE_BUDGET_CHARS = 24 * 1024 * 1024
 TYPE_PARAMS = "_faultlib_type_params"
 """Key of the ``{class line: [type parameter names]}`` table the PEP 695 rewrite leaves in a module tree's
 ``__dict__``."""
@@ -52,7 +55,8 @@ def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module
     if sys.version_info >= (3, 14):
         raise error
     text, params, done = source, {}, set()
-    for _ in range(_MOST_FSTRING_LINES + 2):
+    rounds = min(_MOST_FSTRING_LINES, _REPARSE_BUDGET_CHARS // max(1, len(source)))
+    for _ in range(rounds + 2):
         if "758" not in done and _PEP758.search(text):
             done.add("758")
             text = _PEP758.sub(r"\1 (\2):", text)

@@ -215,3 +215,20 @@ def test_a_class_header_with_type_parameters_leaves_their_names_for_the_generics
 
     tree = parse_python("class Box[T, *Ts]:\n    pass\n", "box.py")
     assert tree.__dict__[TYPE_PARAMS] == {1: ["T", "Ts"]}
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the parser reads PEP 701 f-strings itself")
+def test_reparsing_is_bounded_by_the_files_size(monkeypatch):
+    """One f-string line is rewritten per round and each round parses the whole text again: a large file full of
+    them would cost rounds x size, so the rounds are bounded by a budget of characters parsed (then the file is
+    refused at an f-string line, as before the rewrite existed)."""
+    from faultlib.readers import newer_syntax
+
+    lines = [line for i in range(40) for line in (f'x{i} = f"{{d["k{i}"]}}"', *(["y = 1"] * 50))]
+    source = "\n".join(lines) + "\n"
+    assert parse_python(source, "many.py").body  # the default budget holds 40 rounds of this small file
+    monkeypatch.setattr(newer_syntax, "_REPARSE_BUDGET_CHARS", 10 * len(source))  # 10 rounds of it
+    with pytest.raises(InputError) as refused:
+        parse_python(source, "many.py")
+    line = refused.value.line  # an f-string the rounds did not reach, not the first
+    assert line > 10 * 51 and lines[line - 1].startswith("x"), refused.value
