@@ -2,8 +2,8 @@
 distribution, torch's build and the devices.
 
 Stable by design: the same environment gives byte-identical :func:`dumps` output in every process
-(nothing time-varying: no timestamps, no free memory, no load, no thread settings of the process), so two fingerprints differ only
-where the environment does. The result is cached per process (the runner asks once per run);
+(nothing time-varying: no timestamps, no free memory, no load, no thread settings of the process), so two
+fingerprints differ only where the environment does. The result is cached per process (the runner asks once per run);
 :func:`collect` hands out a copy, so a caller that edits its fingerprint cannot change the next one.
 
 Cost. Two things were slow: importing torch (for its build configuration and CUDA devices) and
