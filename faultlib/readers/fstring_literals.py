@@ -20,10 +20,11 @@ _OPENS, _CLOSES = "([{", ")]}"
 def blank_fstrings(source: str, line: int) -> str:
     """``source`` with every f-string starting on 1-based ``line`` replaced by ``""``, up to the first string that
     does not end or a comment (``source`` itself when none is replaced)."""
-    starts = [0, *(i + 1 for i, char in enumerate(source) if char == "\n")]
-    if not 0 < line <= len(starts):
+    before = source.split("\n", line - 1) if line > 0 else []  # the line's start, found in C (called once a round)
+    if not 0 < line <= len(before):
         return source
-    pos, end_of_line, out, last = starts[line - 1], source.find("\n", starts[line - 1]), [], 0
+    start = len(source) - len(before[-1])
+    pos, end_of_line, out, last = start, source.find("\n", start), [], 0
     end_of_line = len(source) if end_of_line < 0 else end_of_line
     while pos < end_of_line:
         match = _START.search(source, pos, end_of_line)

@@ -54,14 +54,16 @@ def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module
     """
     if sys.version_info >= (3, 14):
         raise error
-    text, params, done = source, {}, set()
+    text, params = source, {}
+    # each looked for once, in the source as given: no rewrite makes either appear
+    pep758, pep695 = bool(_PEP758.search(text)), sys.version_info < (3, 12) and bool(_PEP695.search(text))
     rounds = min(_MOST_FSTRING_LINES, _REPARSE_BUDGET_CHARS // max(1, len(source)))
     for _ in range(rounds + 2):
-        if "758" not in done and _PEP758.search(text):
-            done.add("758")
+        if pep758:
+            pep758 = False
             text = _PEP758.sub(r"\1 (\2):", text)
-        elif "695" not in done and sys.version_info < (3, 12) and _PEP695.search(text):
-            done.add("695")
+        elif pep695:
+            pep695 = False
             text, params = _without_type_params(text)
         elif sys.version_info < (3, 12) and error.lineno and (older := _older_fstrings(text, error)) != text:
             text = older

@@ -307,11 +307,9 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     for path, parts, source in sources:
         try:  # newer Python's syntax (PEP 695, 701, 758) rewritten in place by the shared reader
             tree = parse_python(source, path)
-        except InputError as error:
-            exc, tree = error, None
-        if tree is None:
+        except InputError as exc:
             if not skip_invalid:
-                raise exc
+                raise
             invalid.append(f"{path}:{exc.line or 1}: {exc.message}")
             unfinished.append((f"{path} is not valid Python for this interpreter (line {exc.line or 1}); it was "
                                "left out", {"file": path, "line": exc.line or 1}))

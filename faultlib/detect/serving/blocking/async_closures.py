@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.infer import _assigned_in
 from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.scopes import _is_local
@@ -92,7 +93,7 @@ def _inline_params(index, func: Func, depth: int) -> frozenset[str]:
     if "params" in memo:
         return memo["params"]
     memo["params"] = frozenset()  # a cycle of factories answers "none"
-    params = {p for p in _params(func) if not _rebound(func, p)}
+    params = {p for p in _params(func) if not _assigned_in(func, p)}
     found = {p for p in params if _closure_calls(func, p)}
     if depth < MAX_FORWARDS:
         for node in func.nodes:
@@ -108,10 +109,6 @@ def _inline_params(index, func: Func, depth: int) -> frozenset[str]:
                       and v.id in params}
     memo["params"] = frozenset(found)
     return memo["params"]
-
-
-def _rebound(func: Func, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in func.nodes)
 
 
 def _closure_calls(func: Func, name: str) -> bool:
