@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from faultlib.detect.data.leakage.nonedefaults import parameter_defaults
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, path_of
 from faultlib.pyflow.walk import walk_once
 
@@ -100,7 +101,7 @@ class CallerPaths:
             return []
         position = [a.arg for a in [*func.args.posonlyargs, *func.args.args]].index(name) \
             if name in _positional(func) else None
-        default = _default(func, name)
+        default = parameter_defaults(func).get(name)
         found = []
         for call in calls:
             arg = call.args[position] if position is not None and position < len(call.args) else next(
@@ -179,13 +180,6 @@ def _positional(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {*_positional(func), *(a.arg for a in func.args.kwonlyargs)}
-
-
-def _default(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
-    positional = _positional(func)
-    defaults = dict(zip(positional[len(positional) - len(func.args.defaults):], func.args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults) if d is not None)
-    return defaults.get(name)
 
 
 def _rebound(func: ast.AST, name: str, allowed: int = 0) -> bool:
