@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.targets import call_name, label_like
+from faultlib.pyflow.walk import walk_once
 
 LABEL = "label"
 REPLACEMENT = "replacement"
@@ -276,7 +277,7 @@ def label_columns(tree: ast.AST, bindings: dict[str, list[ast.expr]], targets: s
     from faultlib.detect.data.leakage import vocab
 
     out = set(targets)
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if not isinstance(node, ast.Call):
             continue
         name = call_name(node)
@@ -292,7 +293,7 @@ def label_columns(tree: ast.AST, bindings: dict[str, list[ast.expr]], targets: s
 
 def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
     """The first and last lines of every function the module defines."""
-    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+    return [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree)
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
