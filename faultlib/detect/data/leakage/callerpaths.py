@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from faultlib.detect.data.leakage.nonedefaults import parameter_defaults
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, path_of
 from faultlib.pyflow.walk import walk_once
 
@@ -51,6 +52,7 @@ class CallerPaths:
         self._tree = tree
         self._segments = segments or [(1, 1 << 30)]
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self._owned: dict[object, list[ast.AST]] = {}  # a scope's own nodes, walked once (_scope_nodes)
         self._calls: dict[str, list[ast.Call]] = {}
         for node in walk_once(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -73,7 +75,7 @@ class CallerPaths:
         looped = self._loop_items(node.id, line, func)
         if looped is not None:
             return _all_known([self.paths(e, e.lineno, depth + 1) for e in looped])
-        if func is not None and node.id in _parameters(func) and not _rebound(func, node.id):
+        if func is not None and node.id in _parameters(func) and not _rebound(self._scope_nodes(func, line), node.id):
             return self._passed(func, node.id, depth)
         return []
 
@@ -100,7 +102,7 @@ class CallerPaths:
             return []
         position = [a.arg for a in [*func.args.posonlyargs, *func.args.args]].index(name) \
             if name in _positional(func) else None
-        default = _default(func, name)
+        default = parameter_defaults(func).get(name)
         found = []
         for call in calls:
             arg = call.args[position] if position is not None and position < len(call.args) else next(
@@ -122,14 +124,22 @@ class CallerPaths:
 
     def _loop_items(self, name: str, line: int, func: ast.AST | None) -> list[ast.expr] | None:
         """The items of the literal list a ``for name in ...`` holding ``line`` walks (``None``: no such loop)."""
-        if func is None:  # a loop at a script's top level
-            segment = self._segment(line)
-            func = ast.Module([s for s in self._tree.body if self._segment(s.lineno) == segment], [])
-        for node in _own_nodes(func):
+        nodes = self._scope_nodes(func, line)
+        for node in nodes:
             if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == name and \
                     node.body[0].lineno <= line <= (node.end_lineno or node.lineno):
-                return _literal_items(node.iter, func)
+                return _literal_items(node.iter, nodes)
         return None
+
+    def _scope_nodes(self, func: ast.FunctionDef | ast.AsyncFunctionDef | None, line: int) -> list[ast.AST]:
+        """The nodes of ``func``'s body, or of the top level of ``line``'s script when ``func`` is ``None``, not
+        descending into nested functions and classes (walked once per scope)."""
+        key: object = id(func) if func is not None else ("top", self._segment(line))
+        if key not in self._owned:
+            segment = self._segment(line)
+            self._owned[key] = _own_nodes(func.body if func is not None else [
+                s for s in self._tree.body if self._segment(s.lineno) == segment])
+        return self._owned[key]
 
     def _segment(self, line: int) -> int:
         return next((i for i, (first, last) in enumerate(self._segments) if first <= line <= last), -1)
@@ -148,10 +158,10 @@ def _replaced(node: ast.expr, name: str, text: str) -> ast.expr:
     return _Replace(name, text).visit(copy.deepcopy(node))
 
 
-def _own_nodes(func: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's body, not descending into nested functions and classes."""
+def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a body, not descending into nested functions and classes."""
     out: list[ast.AST] = []
-    todo = list(getattr(func, "body", []))
+    todo: list[ast.AST] = list(body)
     while todo:
         n = todo.pop()
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -161,14 +171,14 @@ def _own_nodes(func: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _literal_items(iterable: ast.expr, func: ast.AST) -> list[ast.expr] | None:
-    """A list or tuple literal, or a name bound once in ``func`` to one."""
+def _literal_items(iterable: ast.expr, nodes: list[ast.AST]) -> list[ast.expr] | None:
+    """A list or tuple literal, or a name bound once in the scope of ``nodes`` (:func:`_own_nodes`) to one."""
     if isinstance(iterable, (ast.List, ast.Tuple)):
         return list(iterable.elts)
     if isinstance(iterable, ast.Name):
-        bound = [n.value for n in _own_nodes(func) if isinstance(n, ast.Assign) and any(
+        bound = [n.value for n in nodes if isinstance(n, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets)]
-        if len(bound) == 1 and isinstance(bound[0], (ast.List, ast.Tuple)) and not _rebound(func, iterable.id, 1):
+        if len(bound) == 1 and isinstance(bound[0], (ast.List, ast.Tuple)) and not _rebound(nodes, iterable.id, 1):
             return list(bound[0].elts)
     return None
 
@@ -181,16 +191,9 @@ def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {*_positional(func), *(a.arg for a in func.args.kwonlyargs)}
 
 
-def _default(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
-    positional = _positional(func)
-    defaults = dict(zip(positional[len(positional) - len(func.args.defaults):], func.args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults) if d is not None)
-    return defaults.get(name)
-
-
-def _rebound(func: ast.AST, name: str, allowed: int = 0) -> bool:
-    """``name`` is bound in ``func``'s own body more than ``allowed`` times (assigned, a loop target, ...)."""
-    stores = sum(1 for n in _own_nodes(func) if isinstance(n, ast.Name) and n.id == name
+def _rebound(nodes: list[ast.AST], name: str, allowed: int = 0) -> bool:
+    """``name`` is bound among a scope's own ``nodes`` more than ``allowed`` times (assigned, a loop target, ...)."""
+    stores = sum(1 for n in nodes if isinstance(n, ast.Name) and n.id == name
                  and isinstance(n.ctx, ast.Store))
     return stores > allowed
 

@@ -51,10 +51,13 @@ class FileHandoff:
 
     def _access(self, node: ast.Call) -> tuple[str, FilePath, int | None] | None:
         self._written()
-        access = file_access(node, self._path_env)
+        return self._known(file_access(node, self._path_env), node.lineno)
+
+    def _known(self, access: tuple[str, Any, int | None] | None, line: int) -> tuple[str, FilePath, int | None] | None:
+        """A :func:`file_access` answer with its path expression read as a path; ``None`` when that is unknown."""
         if access is None:
             return None
-        path = path_of(access[1], self._path_env, node.lineno)
+        path = path_of(access[1], self._path_env, line)
         return (access[0], path, access[2]) if path is not None else None
 
     def _unique(self, name: str) -> bool:
@@ -82,15 +85,14 @@ class FileHandoff:
                 return value  # the table written there earlier in the program
         return None
 
-    def _read_back_passed(self, node: ast.Call) -> Any:
+    def _read_back_passed(self, access: tuple[str, Any, int | None] | None, line: int) -> Any:
         """A read of a path its callers pass (``pd.read_csv(name)``, ``name`` a parameter or a loop variable:
-        callerpaths.py): the table written at one of those paths: :attr:`preferred_read` when it is one (the
-        repository's pass runs the reader once for each file it may name), else the first one a fit shaped."""
-        self._written()
-        access = file_access(node, self._path_env)
+        callerpaths.py; ``access`` the call's :func:`file_access`): the table written at one of those paths:
+        :attr:`preferred_read` when it is one (the repository's pass runs the reader once for each file it may
+        name), else the first one a fit shaped."""
         if access is None or access[0] != "read" or access[1] is None:
             return None
-        found = [(p, v) for p in self._callers.paths(access[1], node.lineno) if (v := self._read_back(p)) is not None]
+        found = [(p, v) for p in self._callers.paths(access[1], line) if (v := self._read_back(p)) is not None]
         chosen = [v for p, v in found if self.preferred_read is not None and p == self.preferred_read]
         return next(iter(chosen), next((v for _, v in found if getattr(_held(v), "taints", None)),
                                        found[0][1] if found else None))
@@ -103,14 +105,16 @@ class FileHandoff:
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
-        access = self._access(node)
+        self._written()
+        raw = file_access(node, self._path_env)  # asked once: every library call passes here
+        access = self._known(raw, node.lineno)
         if access is not None and access[0] == "write" and access[2] is not None and len(args) > access[2]:
             self._remember(access[1], args[access[2]])  # np.save(path, X), joblib.dump(X, path)
         elif access is not None and access[0] == "read":
             value = self._read_back(access[1])
             if value is not None:
                 return value
-        elif (value := self._read_back_passed(node)) is not None:
+        elif (value := self._read_back_passed(raw, node.lineno)) is not None:
             return value
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 

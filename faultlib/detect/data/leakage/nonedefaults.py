@@ -32,13 +32,20 @@ def _tests_none(test: ast.expr, name: str) -> bool:
             and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)) and _is_none(test.comparators[0]))
 
 
-def set_when_none(func: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """Parameters of ``func`` that default to ``None`` and that a top-level ``if p is None: p = ...`` of its body
-    sets (with no ``else``)."""
+def parameter_defaults(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """``{parameter: default expression}`` of the parameters of ``func`` that have one (positional and keyword-only:
+    the defaults bind the last positional parameters, language reference 8.7 "Function definitions")."""
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return defaults
+
+
+def set_when_none(func: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Parameters of ``func`` that default to ``None`` and that a top-level ``if p is None: p = ...`` of its body
+    sets (with no ``else``)."""
+    defaults = parameter_defaults(func)
     out = set()
     for stmt in func.body:
         if not isinstance(stmt, ast.If) or stmt.orelse:
@@ -51,4 +58,4 @@ def set_when_none(func: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
     return frozenset(out)
 
 
-__all__ = ["set_when_none"]
+__all__ = ["parameter_defaults", "set_when_none"]

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.allocations import LIKE_ALLOCATORS
 from faultlib.pyflow.walk import walk_once
 
 #: numpy allocators of a fresh array whose entries carry no data yet
-_ALLOCATORS = frozenset({"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like"})
+_ALLOCATORS = frozenset({"zeros", "empty", "ones", "full"}) | LIKE_ALLOCATORS
 #: estimator methods whose result is the model's output for each sample (scikit-learn glossary, keras Model)
 _PREDICTORS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
 #: calls that keep their argument's values' nature (a prediction reshaped, clipped, exponentiated stays one)

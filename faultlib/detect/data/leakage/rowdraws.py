@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.data.leakage.targets import label_like
+from faultlib.detect.data.leakage.targets import call_name, label_like
+from faultlib.pyflow.walk import walk_once
 
 LABEL = "label"
 REPLACEMENT = "replacement"
@@ -43,11 +44,6 @@ _SAME_ROWS = frozenset({"reset_index", "copy", "sort_index", "sort_values", "ast
 _INDEXERS = frozenset({"loc", "iloc"})
 _STACKS = frozenset({"concat", "concatenate", "vstack", "row_stack"})
 _DEPTH = 6
-
-
-def _called(node: ast.Call) -> str:
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:
@@ -101,7 +97,7 @@ def _label_mask(key: ast.expr, bindings: dict[str, list[ast.expr]], targets: set
         sides = [key.left, *key.comparators]
         return any(_label_reference(s, targets) for s in sides) and not any(
             isinstance(s, ast.Constant) and s.value is None for s in sides)
-    if isinstance(key, ast.Call) and _called(key) == "isin" and isinstance(key.func, ast.Attribute):
+    if isinstance(key, ast.Call) and call_name(key) == "isin" and isinstance(key.func, ast.Attribute):
         return _label_reference(key.func.value, targets)
     return False
 
@@ -119,7 +115,7 @@ def _with_replacement(node: ast.Call) -> bool:
     """Random positions drawn with replacement: ``np.random.choice(n, k)`` (NumPy: ``replace=True`` by default),
     ``rng.integers(0, n, size=k)`` / ``np.random.randint(0, n, k)`` (a vector of positions, not one), an index
     repeated (``df.index.repeat(w)``, ``np.repeat(idx, k)``)."""
-    name = _called(node)
+    name = call_name(node)
     if name == "choice":
         return _constant(_keyword(node, "replace")) is not False and (len(node.args) > 1 or _keyword(
             node, "size") is not None)
@@ -139,7 +135,7 @@ def _positions(key: ast.expr, bindings: dict[str, list[ast.expr]], targets: set,
         return None
     if _with_replacement(key):
         return REPLACEMENT
-    if _called(key) == "choice" and key.args:
+    if call_name(key) == "choice" and key.args:
         return LABEL if drawn(key.args[0], bindings, targets, line, depth + 1) == LABEL else None
     return None
 
@@ -152,7 +148,7 @@ def _numpy_call(node: ast.Call) -> bool:
 
 def _repeats(node: ast.Call) -> bool:
     """``np.repeat(X, k, axis=0)`` / ``X.repeat(k, axis=0)`` and ``np.tile(X, (k, 1))``: every row repeated."""
-    name, numpy = _called(node), _numpy_call(node)
+    name, numpy = call_name(node), _numpy_call(node)
     if name == "repeat":
         place = 2 if numpy else 1
         axis = _keyword(node, "axis") or (node.args[place] if len(node.args) > place else None)
@@ -203,7 +199,7 @@ def drawn(expr: ast.expr | None, bindings: dict[str, list[ast.expr]], targets: s
 
 def _drawn_by_call(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: set, line: int,
                    depth: int) -> str | None:
-    name = _called(node)
+    name = call_name(node)
     receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
     if name == "sample":
         frac = _constant(_keyword(node, "frac"))
@@ -281,10 +277,10 @@ def label_columns(tree: ast.AST, bindings: dict[str, list[ast.expr]], targets: s
     from faultlib.detect.data.leakage import vocab
 
     out = set(targets)
-    for node in ast.walk(tree):
+    for node in walk_once(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _called(node)
+        name = call_name(node)
         place = 1 if name in ("fit", *vocab.SPLIT_FUNCTIONS) else 2 if name in vocab.CV_FUNCTIONS else None
         given = [node.args[place]] if place is not None and len(node.args) > place else []
         given += [k.value for k in node.keywords if k.arg in ("y", "label", "target")]
@@ -297,7 +293,7 @@ def label_columns(tree: ast.AST, bindings: dict[str, list[ast.expr]], targets: s
 
 def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
     """The first and last lines of every function the module defines."""
-    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+    return [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree)
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
