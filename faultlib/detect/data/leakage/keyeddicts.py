@@ -33,6 +33,7 @@ from typing import Any
 from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.pyflow.values import Const, Container
 
+
 class LoopKeyedDicts:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
 
