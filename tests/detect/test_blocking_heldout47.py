@@ -1,0 +1,81 @@
+"""check blocking: the kinds held-out wave 47 (issue 17; a RAG service over vector databases, an OpenAI-compatible
+router in front of model servers, an OpenAI proxy with a key-value cache, a document platform's Kafka workers, a
+prompt compiler's API) found, fixed by kind.
+
+Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+_POST = ("blocking_http", "requests.post(url, json=payload, timeout=5)")
+
+
+# -- a coroutine submitted to a loop that a thread of its own runs is not on the server's loop ---------------------------
+
+def test_a_health_check_on_a_loop_run_by_its_own_thread_is_not_an_entry(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import threading
+        import requests
+
+        class Prober:
+            def __init__(self, url):
+                self.url = url
+                self.loop = asyncio.new_event_loop()
+                self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+                self.thread.start()
+                asyncio.run_coroutine_threadsafe(self.watch(), self.loop)
+
+            def healthy(self, payload):
+                return requests.post(self.url, json=payload, timeout=5).ok
+
+            async def watch(self):
+                while True:
+                    self.healthy({})
+                    await asyncio.sleep(10)
+    """)
+    assert found == set()
+
+
+def test_a_coroutine_submitted_to_a_loop_no_thread_of_its_own_runs_stays_an_entry(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import requests
+
+        class Notifier:
+            def __init__(self, url, server_loop):
+                self.url = url
+                self.loop = server_loop
+
+            def push(self, payload):
+                asyncio.run_coroutine_threadsafe(self.send(payload), self.loop)
+
+            async def send(self, payload):
+                requests.post(url, json=payload, timeout=5)
+    """)
+    assert found == {_POST}
+
+
+def test_a_loop_run_by_a_thread_in_another_class_does_not_exempt_a_namesake(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import threading
+        import requests
+
+        class Background:
+            def __init__(self):
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+        class Notifier:
+            def __init__(self, server_loop):
+                self.loop = server_loop
+
+            def push(self, payload):
+                asyncio.run_coroutine_threadsafe(self.send(payload), self.loop)
+
+            async def send(self, payload):
+                requests.post(url, json=payload, timeout=5)
+    """)
+    assert found == {_POST}
