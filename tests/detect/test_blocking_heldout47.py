@@ -79,3 +79,35 @@ def test_a_loop_run_by_a_thread_in_another_class_does_not_exempt_a_namesake(tmp_
                 requests.post(url, json=payload, timeout=5)
     """)
     assert found == {_POST}
+
+
+# -- LangChain's token splitters load a tiktoken encoding when they are built -------------------------------------------
+
+def test_a_token_splitter_built_in_a_worker_coroutine_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_text_splitters import TokenTextSplitter
+
+        def split(blocks):
+            splitter = TokenTextSplitter(chunk_size=256, chunk_overlap=50)
+            return [piece for block in blocks for piece in splitter.split_text(block)]
+
+        async def on_chunk_event(blocks):
+            return split(blocks)
+    """)
+    assert found == {("blocking_file_io", "splitter = TokenTextSplitter(chunk_size=256, chunk_overlap=50)")}
+
+
+def test_a_token_splitter_built_inside_a_thread_and_a_character_splitter_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from langchain_text_splitters import RecursiveCharacterTextSplitter, TokenTextSplitter
+
+        def split(blocks):
+            splitter = TokenTextSplitter(chunk_size=256, chunk_overlap=50)
+            return [piece for block in blocks for piece in splitter.split_text(block)]
+
+        async def on_chunk_event(blocks, text):
+            by_structure = RecursiveCharacterTextSplitter(chunk_size=3000).split_text(text)
+            return by_structure + await asyncio.to_thread(split, blocks)
+    """)
+    assert found == set()
