@@ -6,7 +6,7 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 _POST = ("blocking_http", "requests.post(url, json=payload, timeout=5)")
 
@@ -111,3 +111,58 @@ def test_a_token_splitter_built_inside_a_thread_and_a_character_splitter_stay_si
             return by_structure + await asyncio.to_thread(split, blocks)
     """)
     assert found == set()
+
+
+# -- a package and a module of one name side by side: the import finds the package ---------------------------------------
+
+_MODEL = {("gates/cache/store.py", "blocking_file_io", 'self.model = SentenceTransformer("mini")'),
+          ("gates/cache/store.py", "blocking_cpu", "return self.model.encode(text)")}
+
+
+def _cache_service(package_has_the_model: bool) -> dict[str, str]:
+    model_side, stub_side = (
+        """
+        from sentence_transformers import SentenceTransformer
+
+        class Cache:
+            def __init__(self):
+                self.model = SentenceTransformer("mini")
+
+            def lookup(self, text):
+                return self.model.encode(text)
+
+        def get_cache():
+            return Cache()
+        """,
+        """
+        class Cache:
+            def lookup(self, text):
+                return None
+
+        def get_cache():
+            return Cache()
+        """,
+    )
+    package, module = (model_side, stub_side) if package_has_the_model else (stub_side, model_side)
+    return {
+        "__init__.py": "",
+        "gates/__init__.py": "",
+        "gates/cache.py": module,
+        "gates/cache/__init__.py": "from svc.gates.cache.store import Cache, get_cache\n",
+        "gates/cache/store.py": package,
+        "gates/hooks.py": """
+            from svc.gates.cache import get_cache
+
+            async def before_request(text):
+                return get_cache().lookup(text)
+        """,
+    }
+
+
+def test_the_package_is_what_an_import_of_a_name_shared_with_a_module_finds(tmp_path):
+    found = flagged_package(tmp_path, _cache_service(package_has_the_model=True))
+    assert found == _MODEL
+
+
+def test_the_module_beside_a_package_of_its_name_is_never_what_the_import_finds(tmp_path):
+    assert flagged_package(tmp_path, _cache_service(package_has_the_model=False)) == set()
