@@ -166,3 +166,39 @@ def test_the_package_is_what_an_import_of_a_name_shared_with_a_module_finds(tmp_
 
 def test_the_module_beside_a_package_of_its_name_is_never_what_the_import_finds(tmp_path):
     assert flagged_package(tmp_path, _cache_service(package_has_the_model=False)) == set()
+
+
+# -- a client method handed to a loop scheduler in a plain def is evidence of a coroutine API ----------------------------
+
+_ROUTER = """
+    import asyncio
+    import threading
+    from cachecoord.manager import CoordinatorManager
+
+    class Router:
+        def __init__(self, host):
+            controller_urls = {"pull": f"{host}:8300"}
+            self.manager = CoordinatorManager(controller_urls)
+
+        def start(self):
+            self.loop = asyncio.new_event_loop()
+            threading.Thread(target=self.loop.run_forever, daemon=True).start()
+            {start}
+
+        def ask(self, message):
+            return self.manager.lookup(message)
+
+        async def route(self, message):
+            return await self.ask(message)
+"""
+
+
+def test_a_client_whose_method_a_plain_def_submits_to_a_loop_is_no_sync_guess(tmp_path):
+    source = _ROUTER.replace("{start}", "asyncio.run_coroutine_threadsafe(self.manager.start_all(), self.loop)")
+    assert flagged(tmp_path, source) == set()
+
+
+def test_a_client_a_plain_def_only_calls_keeps_the_sync_guess(tmp_path):
+    source = _ROUTER.replace("{start}", "self.manager.start_all()")
+    found = flagged(tmp_path, source)
+    assert ("blocking_http", "return self.manager.lookup(message)") in found
