@@ -202,3 +202,20 @@ def test_a_client_a_plain_def_only_calls_keeps_the_sync_guess(tmp_path):
     source = _ROUTER.replace("{start}", "self.manager.start_all()")
     found = flagged(tmp_path, source)
     assert ("blocking_http", "return self.manager.lookup(message)") in found
+
+
+# -- MilvusClient's request builders send nothing; the request they are handed to does ---------------------------------
+
+def test_milvus_index_params_are_built_in_memory_and_the_create_index_is_the_request(tmp_path):
+    found = flagged(tmp_path, """
+        from pymilvus import MilvusClient
+
+        client = MilvusClient(uri="http://milvus:19530")
+
+        async def make_collection(name, dim):
+            schema = client.create_schema(auto_id=True)
+            params = client.prepare_index_params()
+            params.add_index(field_name="vector", index_type="FLAT", metric_type="IP")
+            client.create_index(collection_name=name, index_params=params)
+    """)
+    assert found == {("blocking_db", "client.create_index(collection_name=name, index_params=params)")}
