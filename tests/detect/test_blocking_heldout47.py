@@ -219,3 +219,26 @@ def test_milvus_index_params_are_built_in_memory_and_the_create_index_is_the_req
             client.create_index(collection_name=name, index_params=params)
     """)
     assert found == {("blocking_db", "client.create_index(collection_name=name, index_params=params)")}
+
+
+# -- a handle looked up by a key (get_<handle>_by_<key>) is a handle of the client's server ------------------------------
+
+_STORE = """
+    from vaultstore.ml import get_client as get_store_client
+
+    async def load(uri, dest):
+        store = get_store_client()
+        {line}
+"""
+
+
+def test_a_data_directory_looked_up_by_its_name_is_downloaded_over_the_network(tmp_path):
+    source = _STORE.replace("{line}", "folder = store.get_data_directory_by_fqn(uri)\n        return folder.download(path=dest)")
+    found = flagged(tmp_path, source)
+    assert ("blocking_http", "return folder.download(path=dest)") in found
+
+
+def test_a_record_looked_up_by_a_key_is_data_not_a_handle(tmp_path):
+    source = _STORE.replace("{line}", "profile = store.get_profile_by_name(uri)\n        return profile.get(dest)")
+    found = flagged(tmp_path, source)
+    assert ("blocking_http", "return profile.get(dest)") not in found
