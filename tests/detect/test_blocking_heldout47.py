@@ -11,7 +11,7 @@ from tests.detect.blocking_source import flagged, flagged_package
 _POST = ("blocking_http", "requests.post(url, json=payload, timeout=5)")
 
 
-# -- a coroutine submitted to a loop that a thread of its own runs is not on the server's loop ---------------------------
+# -- a coroutine submitted to a loop that a thread of its own runs is not on the server's loop -------------------------
 
 def test_a_health_check_on_a_loop_run_by_its_own_thread_is_not_an_entry(tmp_path):
     found = flagged(tmp_path, """
@@ -81,7 +81,7 @@ def test_a_loop_run_by_a_thread_in_another_class_does_not_exempt_a_namesake(tmp_
     assert found == {_POST}
 
 
-# -- LangChain's token splitters load a tiktoken encoding when they are built -------------------------------------------
+# -- LangChain's token splitters load a tiktoken encoding when they are built ------------------------------------------
 
 def test_a_token_splitter_built_in_a_worker_coroutine_is_found(tmp_path):
     found = flagged(tmp_path, """
@@ -113,7 +113,7 @@ def test_a_token_splitter_built_inside_a_thread_and_a_character_splitter_stay_si
     assert found == set()
 
 
-# -- a package and a module of one name side by side: the import finds the package ---------------------------------------
+# -- a package and a module of one name side by side: the import finds the package -------------------------------------
 
 _MODEL = {("gates/cache/store.py", "blocking_file_io", 'self.model = SentenceTransformer("mini")'),
           ("gates/cache/store.py", "blocking_cpu", "return self.model.encode(text)")}
@@ -168,7 +168,7 @@ def test_the_module_beside_a_package_of_its_name_is_never_what_the_import_finds(
     assert flagged_package(tmp_path, _cache_service(package_has_the_model=False)) == set()
 
 
-# -- a client method handed to a loop scheduler in a plain def is evidence of a coroutine API ----------------------------
+# -- a client method handed to a loop scheduler in a plain def is evidence of a coroutine API --------------------------
 
 _ROUTER = """
     import asyncio
@@ -221,7 +221,7 @@ def test_milvus_index_params_are_built_in_memory_and_the_create_index_is_the_req
     assert found == {("blocking_db", "client.create_index(collection_name=name, index_params=params)")}
 
 
-# -- a handle looked up by a key (get_<handle>_by_<key>) is a handle of the client's server ------------------------------
+# -- a handle looked up by a key (get_<handle>_by_<key>) is a handle of the client's server ----------------------------
 
 _STORE = """
     from vaultstore.ml import get_client as get_store_client
@@ -233,7 +233,8 @@ _STORE = """
 
 
 def test_a_data_directory_looked_up_by_its_name_is_downloaded_over_the_network(tmp_path):
-    source = _STORE.replace("{line}", "folder = store.get_data_directory_by_fqn(uri)\n        return folder.download(path=dest)")
+    lines = "folder = store.get_data_directory_by_fqn(uri)\n        return folder.download(path=dest)"
+    source = _STORE.replace("{line}", lines)
     found = flagged(tmp_path, source)
     assert ("blocking_http", "return folder.download(path=dest)") in found
 
