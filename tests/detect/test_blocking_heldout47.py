@@ -6,6 +6,8 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
+import pytest
+
 from tests.detect.blocking_source import flagged, flagged_package
 
 _POST = ("blocking_http", "requests.post(url, json=payload, timeout=5)")
@@ -38,47 +40,35 @@ def test_a_health_check_on_a_loop_run_by_its_own_thread_is_not_an_entry(tmp_path
     assert found == set()
 
 
-def test_a_coroutine_submitted_to_a_loop_no_thread_of_its_own_runs_stays_an_entry(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
-        import requests
+_NOTIFIER = """
+    import asyncio
+    import threading
+    import requests
+    {other}
+    class Notifier:
+        def __init__(self, url, server_loop):
+            self.url = url
+            self.loop = server_loop
 
-        class Notifier:
-            def __init__(self, url, server_loop):
-                self.url = url
-                self.loop = server_loop
+        def push(self, payload):
+            asyncio.run_coroutine_threadsafe(self.send(payload), self.loop)
 
-            def push(self, payload):
-                asyncio.run_coroutine_threadsafe(self.send(payload), self.loop)
+        async def send(self, payload):
+            url = self.url
+            requests.post(url, json=payload, timeout=5)
+"""
 
-            async def send(self, payload):
-                requests.post(url, json=payload, timeout=5)
-    """)
-    assert found == {_POST}
+_OTHER_CLASS_WITH_A_THREAD_LOOP = """
+    class Background:
+        def __init__(self):
+            self.loop = asyncio.new_event_loop()
+            threading.Thread(target=self.loop.run_forever, daemon=True).start()
+"""
 
 
-def test_a_loop_run_by_a_thread_in_another_class_does_not_exempt_a_namesake(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
-        import threading
-        import requests
-
-        class Background:
-            def __init__(self):
-                self.loop = asyncio.new_event_loop()
-                threading.Thread(target=self.loop.run_forever, daemon=True).start()
-
-        class Notifier:
-            def __init__(self, server_loop):
-                self.loop = server_loop
-
-            def push(self, payload):
-                asyncio.run_coroutine_threadsafe(self.send(payload), self.loop)
-
-            async def send(self, payload):
-                requests.post(url, json=payload, timeout=5)
-    """)
-    assert found == {_POST}
+@pytest.mark.parametrize("other", ["", _OTHER_CLASS_WITH_A_THREAD_LOOP], ids=["alone", "namesake_in_another_class"])
+def test_a_coroutine_submitted_to_a_loop_no_thread_of_its_own_runs_stays_an_entry(tmp_path, other):
+    assert flagged(tmp_path, _NOTIFIER.replace("{other}", other)) == {_POST}
 
 
 # -- LangChain's token splitters load a tiktoken encoding when they are built ------------------------------------------
