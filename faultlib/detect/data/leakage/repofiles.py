@@ -24,6 +24,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
 from faultlib.pyflow.walk import walk_once
 
@@ -75,7 +76,8 @@ class RepoFiles:
     def readers_of(self, script: str, only: list[FilePath] | None = None, *, evaluating: bool = True) -> list[
             tuple[str, list[tuple[Access, Access]]]]:
         """The other scripts that read a file ``script`` writes (one of ``only`` when given) and evaluate a model
-        (:func:`evaluates`; any reader with ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
+        (:func:`evaluates`, or a module of their program does: :mod:`.readerprograms`; any reader with
+        ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
         ...])]``, readers in path order, at most :data:`MAX_READERS`."""
         writes = [a for a in self.accesses.get(script, []) if a.mode == "write" and (
             only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
@@ -87,7 +89,7 @@ class RepoFiles:
             if other == script or not reads:
                 continue
             pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
-            if pairs and (not evaluating or evaluates(other)):
+            if pairs and (not evaluating or evaluates(other) or program_evaluates(other, evaluates)):
                 out.append((other, pairs))
                 if len(out) == MAX_READERS:
                     break
@@ -231,11 +233,10 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
-        skip = {str(Path(s).resolve()) for s in [reader, *relays]}
-        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
-                 if str(Path(m).resolve()) not in skip]
+        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
         try:
-            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo, preferred_read=prefer)
+            found, _ = analyze_session(joined_program(chain, relays, reader, str(path)), entry=str(path), repo=repo,
+                                       preferred_read=prefer)
         except InputError:
             return
         for f in found.findings:
