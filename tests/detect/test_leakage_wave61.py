@@ -297,3 +297,36 @@ def test_mice_kernel_fitted_on_the_training_part_is_silent(tmp_path: Path) -> No
                            "fit_part = completed(fit_part)")
     _write(tmp_path, {"soil.py": healthy})
     assert _alarms(tmp_path, "soil.py") == set()
+
+
+# --- a table picked from a dict by a computed key (the clustering a score chose), then split -------------------
+
+PICKED = """\
+import pandas as pd
+from sklearn.cluster import KMeans, AgglomerativeClustering
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+shops = pd.read_csv("shops.csv")
+by_kmeans = shops.copy()
+by_kmeans["segment"] = KMeans(n_clusters=4).fit_predict(shops[["area", "footfall"]])
+by_tree = shops.copy()
+by_tree["segment"] = AgglomerativeClustering(n_clusters=4).fit_predict(shops[["area", "footfall"]])
+best = input("which clustering? ")
+chosen = {"kmeans": by_kmeans, "tree": by_tree}[best]
+a, b = train_test_split(chosen, test_size=0.3)
+clf = LogisticRegression().fit(a[["area", "segment"]], a["closed"])
+print(clf.score(b[["area", "segment"]], b["closed"]))
+"""
+
+
+def test_table_picked_by_a_computed_key_keeps_its_fits(tmp_path: Path) -> None:
+    _write(tmp_path, {"shops.py": PICKED})
+    assert ("fit_before_split", "shops.py", 8) in _alarms(tmp_path, "shops.py")
+
+
+def test_table_picked_without_a_fitted_column_is_silent(tmp_path: Path) -> None:
+    healthy = PICKED.replace('KMeans(n_clusters=4).fit_predict(shops[["area", "footfall"]])', 'shops["zone"]').replace(
+        'AgglomerativeClustering(n_clusters=4).fit_predict(shops[["area", "footfall"]])', 'shops["zone"] * 2')
+    _write(tmp_path, {"shops.py": healthy})
+    assert _alarms(tmp_path, "shops.py") == set()
