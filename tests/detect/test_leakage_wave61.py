@@ -330,3 +330,63 @@ def test_table_picked_without_a_fitted_column_is_silent(tmp_path: Path) -> None:
         'AgglomerativeClustering(n_clusters=4).fit_predict(shops[["area", "footfall"]])', 'shops["zone"] * 2')
     _write(tmp_path, {"shops.py": healthy})
     assert _alarms(tmp_path, "shops.py") == set()
+
+
+# --- stage scripts whose paths are keys of the project's YAML configuration ---------------------------------------
+
+YAML_CONFIG = """\
+scaling:
+  folder: data/ready
+search:
+  features_path: data/ready/{name}
+  labels_path: data/ready/labels.csv
+"""
+
+SCALE_STAGE = """\
+import os
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+
+
+class ScaleStage:
+    def __init__(self, config):
+        self.config = config
+
+    def run(self):
+        rows = pd.read_csv(os.path.join(self.config.folder, "train_rows.csv"))
+        scaled = pd.DataFrame(StandardScaler().fit_transform(rows), columns=rows.columns)
+        scaled.to_csv(os.path.join(self.config.folder, "train_scaled.csv"), index=False)
+"""
+
+SEARCH_STAGE = """\
+import pandas as pd
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVR
+
+
+class SearchStage:
+    def __init__(self, config):
+        self.config = config
+
+    def run(self):
+        x = pd.read_csv(self.config.features_path)
+        y = pd.read_csv(self.config.labels_path)
+        search = GridSearchCV(SVR(), {"C": [0.1, 1.0, 10.0]}, cv=5)
+        search.fit(x, y.values.ravel())
+        return search.best_params_
+"""
+
+
+def _stages(root: Path, read_name: str) -> None:
+    _write(root, {"README.md": "x", "config/config.yaml": YAML_CONFIG.replace("{name}", read_name),
+                  "src/scale_stage.py": SCALE_STAGE, "src/search_stage.py": SEARCH_STAGE})
+
+
+def test_scaler_written_to_the_file_a_yaml_key_names_for_the_search(tmp_path: Path) -> None:
+    _stages(tmp_path, "train_scaled.csv")
+    assert ("fit_outside_cv", "scale_stage.py", 12) in _alarms(tmp_path, "src/scale_stage.py")
+
+
+def test_search_reading_another_yaml_file_is_silent(tmp_path: Path) -> None:
+    _stages(tmp_path, "train_raw_copy.csv")
+    assert _alarms(tmp_path, "src/scale_stage.py") == set()

@@ -46,7 +46,8 @@ class FileHandoff:
             modules = self.repo_files.modules if self.repo_files is not None else {
                 **imported_module_constants(self.smap.file, self.tree),  # type: ignore[attr-defined]
                 **member_constants([name for name, _, _ in self.smap.files or ()])}  # type: ignore[attr-defined]
-            self._path_env = PathEnv(self.tree, segments or None, modules)  # type: ignore[attr-defined]
+            keys = self.repo_files.config_keys if self.repo_files is not None else None  # (yamlpaths.py)
+            self._path_env = PathEnv(self.tree, segments or None, modules, keys)  # type: ignore[attr-defined]
             self._callers = CallerPaths(self.tree, self._path_env, segments or None)  # type: ignore[attr-defined]
         return self._handoff
 

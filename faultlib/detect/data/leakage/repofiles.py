@@ -26,6 +26,7 @@ from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
+from faultlib.detect.data.leakage.yamlpaths import config_key_paths
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
@@ -57,11 +58,13 @@ class RepoFiles:
         root: the folder indexed.
         accesses: ``{script path: [Access, ...]}`` in line order.
         modules: ``{module stem: {name: FilePath}}`` (``DATA_DIR`` in ``config.py``), for ``from config import``.
+        config_keys: the file each key of the root's YAML configuration names (:mod:`.yamlpaths`).
     """
 
     root: Path
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     modules: dict[str, dict[str, FilePath]] = field(default_factory=dict)
+    config_keys: dict[str, FilePath] = field(default_factory=dict)
 
     def name_unique(self, name: str) -> bool:
         """The file name is written at one path only in the repository."""
@@ -167,8 +170,9 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
     return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
 
 
-def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
-    env = PathEnv(tree, None, modules)
+def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
+              config_keys: dict[str, FilePath] | None = None) -> list[Access]:
+    env = PathEnv(tree, None, modules, config_keys)
     callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
@@ -184,11 +188,11 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list
 
 @lru_cache(maxsize=16)
 def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
-    repo = RepoFiles(Path(root))
+    repo = RepoFiles(Path(root), config_keys=config_key_paths(root))
     for p, tree in trees:
         repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
     for p, tree in trees:
-        accs = _accesses(tree, repo.modules)
+        accs = _accesses(tree, repo.modules, repo.config_keys)
         if accs:
             repo.accesses[p] = accs
     return repo
