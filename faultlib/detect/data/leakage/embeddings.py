@@ -171,6 +171,9 @@ class EmbeddingSemantics:
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
             # for every item, so zip(*pairs) (semantics) gives the training parts and the test parts
             return Tup((values[-1],))
+        if walked is not None and walked.rows is None and walked.taints:
+            # [names.index(c) for c in chosen]: items derived from a fitted choice (a selector's columns) are that choice
+            return Data(None, walked.taints, False)
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 

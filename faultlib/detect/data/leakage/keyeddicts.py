@@ -23,6 +23,10 @@ joins the passes of any loop); a read under a key that is not a constant, or und
 under, gives that slot. Only such a read sees the slot: iterating the dict or concatenating it (``pd.concat(out)``
 of per-dataset result tables) reads its items as before. Dicts of estimators or of anything other than tables
 (``models[name] = clf``) are left as they were.
+
+A dict written out with constant keys and read under a computed one (``{"kmeans": a, "dbscan": b}[best]``, the
+table of the clustering a silhouette score chose) gives any of its tables: their join (wave 61, a Kedro node
+choosing the best clustering of a PCA table before the split node).
 """
 
 from __future__ import annotations
@@ -54,6 +58,15 @@ class LoopKeyedDicts:
             key = self._expr(index_node, frame)  # type: ignore[attr-defined]
             if not isinstance(key, Const) or key.value not in base.items:
                 return held
+        elif isinstance(base, Container) and base.items and all(
+                (d := maybe_data(v)) is not None and d.rows is not None for v in base.items.values()) and \
+                not isinstance(self._expr(index_node, frame), Const):  # type: ignore[attr-defined]
+            # {"kmeans": a, "dbscan": b}[best]: the table a computed key picks is any of them (picked by a score)
+            tables = list(base.items.values())
+            joined = tables[0]
+            for t in tables[1:]:
+                joined = self._join(joined, t)  # type: ignore[attr-defined]
+            return joined
         return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
 
 

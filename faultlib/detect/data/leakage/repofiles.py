@@ -24,7 +24,9 @@ from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
+from faultlib.detect.data.leakage.yamlpaths import config_key_paths
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
@@ -56,11 +58,13 @@ class RepoFiles:
         root: the folder indexed.
         accesses: ``{script path: [Access, ...]}`` in line order.
         modules: ``{module stem: {name: FilePath}}`` (``DATA_DIR`` in ``config.py``), for ``from config import``.
+        config_keys: the file each key of the root's YAML configuration names (:mod:`.yamlpaths`).
     """
 
     root: Path
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     modules: dict[str, dict[str, FilePath]] = field(default_factory=dict)
+    config_keys: dict[str, FilePath] = field(default_factory=dict)
 
     def name_unique(self, name: str) -> bool:
         """The file name is written at one path only in the repository."""
@@ -75,7 +79,8 @@ class RepoFiles:
     def readers_of(self, script: str, only: list[FilePath] | None = None, *, evaluating: bool = True) -> list[
             tuple[str, list[tuple[Access, Access]]]]:
         """The other scripts that read a file ``script`` writes (one of ``only`` when given) and evaluate a model
-        (:func:`evaluates`; any reader with ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
+        (:func:`evaluates`, or a module of their program does: :mod:`.readerprograms`; any reader with
+        ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
         ...])]``, readers in path order, at most :data:`MAX_READERS`."""
         writes = [a for a in self.accesses.get(script, []) if a.mode == "write" and (
             only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
@@ -87,7 +92,7 @@ class RepoFiles:
             if other == script or not reads:
                 continue
             pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
-            if pairs and (not evaluating or evaluates(other)):
+            if pairs and (not evaluating or evaluates(other) or program_evaluates(other, evaluates)):
                 out.append((other, pairs))
                 if len(out) == MAX_READERS:
                     break
@@ -165,8 +170,9 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
     return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
 
 
-def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
-    env = PathEnv(tree, None, modules)
+def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
+              config_keys: dict[str, FilePath] | None = None) -> list[Access]:
+    env = PathEnv(tree, None, modules, config_keys)
     callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
@@ -182,11 +188,11 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list
 
 @lru_cache(maxsize=16)
 def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
-    repo = RepoFiles(Path(root))
+    repo = RepoFiles(Path(root), config_keys=config_key_paths(root))
     for p, tree in trees:
         repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
     for p, tree in trees:
-        accs = _accesses(tree, repo.modules)
+        accs = _accesses(tree, repo.modules, repo.config_keys)
         if accs:
             repo.accesses[p] = accs
     return repo
@@ -231,11 +237,10 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
-        skip = {str(Path(s).resolve()) for s in [reader, *relays]}
-        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
-                 if str(Path(m).resolve()) not in skip]
+        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
         try:
-            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo, preferred_read=prefer)
+            found, _ = analyze_session(joined_program(chain, relays, reader, str(path)), entry=str(path), repo=repo,
+                                       preferred_read=prefer)
         except InputError:
             return
         for f in found.findings:
