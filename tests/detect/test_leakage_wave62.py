@@ -29,6 +29,21 @@ LEAKS = {
         clf = LogisticRegression().fit(early[["hr"]], early["died"])
         print(clf.score(late[["hr"]], late["died"]))
         """, [("fit_before_split", 3)]),
+    # feature importances of a forest fitted on all training rows, ranked by a helper that reads its *args in a
+    # comprehension, pick the columns a grid search then cross-validates (embeddings._any_item)
+    "importances_ranked_through_a_helpers_args_then_a_grid_search": ("""\
+        def mean_rank(*scores):
+            ranks = [s.rank(ascending=False) for s in scores]
+            return pd.concat(ranks, axis=1).mean(axis=1).sort_values()
+
+        cohort = pd.read_csv("cohort.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(cohort.drop(columns=["died"]), cohort["died"])
+        forest = RandomForestClassifier().fit(X_tr.values, y_tr.values)
+        weights = pd.Series(forest.feature_importances_, index=X_tr.columns)
+        keep = mean_rank(weights).head(10).index.tolist()
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(X_tr[keep], y_tr)
+        print(search.best_score_)
+        """, [("fit_outside_cv", 7)]),
 }
 
 HEALTHY = {
@@ -62,6 +77,19 @@ HEALTHY = {
         fill = young["bmi"].mean()
         reg = Ridge().fit(young[["bmi"]].fillna(fill), young["sbp"])
         print(reg.score(old[["bmi"]].fillna(fill), old["sbp"]))
+        """,
+    # the same helper ranks weights typed into the script: no fit on the rows picks the columns
+    "fixed_weights_ranked_through_a_helpers_args_then_a_grid_search": """\
+        def mean_rank(*scores):
+            ranks = [s.rank(ascending=False) for s in scores]
+            return pd.concat(ranks, axis=1).mean(axis=1).sort_values()
+
+        cohort = pd.read_csv("cohort.csv")
+        X_tr, X_te, y_tr, y_te = train_test_split(cohort.drop(columns=["died"]), cohort["died"])
+        weights = pd.Series([3.0, 2.0, 1.0], index=["age", "hr", "sbp"])
+        keep = mean_rank(weights).head(2).index.tolist()
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(X_tr[keep], y_tr)
+        print(search.best_score_)
         """,
 }
 
