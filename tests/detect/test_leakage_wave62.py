@@ -32,6 +32,7 @@ LEAKS = {
     # feature importances of a forest fitted on all training rows, ranked by a helper that reads its *args in a
     # comprehension, pick the columns a grid search then cross-validates (embeddings._any_item)
     "importances_ranked_through_a_helpers_args_then_a_grid_search": ("""\
+        from sklearn.ensemble import RandomForestClassifier
         def mean_rank(*scores):
             ranks = [s.rank(ascending=False) for s in scores]
             return pd.concat(ranks, axis=1).mean(axis=1).sort_values()
@@ -43,7 +44,18 @@ LEAKS = {
         keep = mean_rank(weights).head(10).index.tolist()
         search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(X_tr[keep], y_tr)
         print(search.best_score_)
-        """, [("fit_outside_cv", 7)]),
+        """, [("fit_outside_cv", 8)]),
+    # a supervised selector's kept names over all rows choose the columns before the split (the look-alike of the
+    # stateless expansion below: this one learnt from the rows and their labels)
+    "columns_named_by_a_selector_fitted_on_all_rows_then_split": ("""\
+        from sklearn.feature_selection import SelectKBest, f_classif
+        icu = pd.read_csv("icu.csv")
+        feats, died = icu.drop(columns=["died"]), icu["died"]
+        picker = SelectKBest(f_classif, k=5).fit(feats, died)
+        kept = feats[picker.get_feature_names_out()]
+        X_tr, X_te, y_tr, y_te = train_test_split(kept, died)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """, [("fit_before_split", 4)]),
 }
 
 HEALTHY = {
@@ -90,6 +102,19 @@ HEALTHY = {
         keep = mean_rank(weights).head(2).index.tolist()
         search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=5).fit(X_tr[keep], y_tr)
         print(search.best_score_)
+        """,
+    # pairwise products of every row's own vitals, named by the expander: PolynomialFeatures learns no statistic of
+    # the rows, so expanding before the split is no leak (scoring.selection)
+    "pairwise_products_named_by_a_stateless_expander_before_the_split": """\
+        from sklearn.preprocessing import PolynomialFeatures
+        icu = pd.read_csv("icu.csv")
+        vitals = ["hr", "sbp", "temp"]
+        expander = PolynomialFeatures(degree=2, interaction_only=True, include_bias=False)
+        products = expander.fit_transform(icu[vitals])
+        extra = pd.DataFrame(products, columns=expander.get_feature_names_out(vitals), index=icu.index)
+        table = pd.concat([icu, extra], axis=1)
+        X_tr, X_te, y_tr, y_te = train_test_split(table.drop(columns=["died"]), table["died"])
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
 }
 
