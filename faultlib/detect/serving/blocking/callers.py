@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.serving.blocking.frameworks import runs_inline
+from faultlib.detect.serving.blocking.included_routers import included_handler
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 MAX_CALLS = 32
@@ -42,7 +43,10 @@ def loop_entry(index: Any, func: Any) -> bool:
 def scanned_entry(index: Any, func: Any) -> bool:
     """Whether the coroutine ``func`` is an entry of the scan: any of the scanned files', and one of a package read
     from outside the scanned directory (:mod:`~faultlib.detect.serving.blocking.outside`) only when a scanned file
-    calls a function of its name (the framework that drives the outside package's own coroutines is not the scan's)."""
+    calls a function of its name (the framework that drives the outside package's own coroutines is not the scan's),
+    or when it is a route handler of a router the scanned app includes
+    (:mod:`~faultlib.detect.serving.blocking.included_routers`)."""
     if func.module.path not in index.outside:
         return True
-    return any(caller.module.path not in index.outside for _, caller in index.infer.sites().get(func.node.name, []))
+    return any(caller.module.path not in index.outside for _, caller in index.infer.sites().get(func.node.name, [])) \
+        or included_handler(index, func)
