@@ -103,3 +103,39 @@ def test_a_local_router_of_the_same_name_is_not_the_outside_one(tmp_path):
         app.include_router(router)
     """, {"routers/__init__.py": "", "routers/reports.py": _HANDLERS})
     assert found == set()
+
+
+_NESTED = """
+    from fastapi import APIRouter
+    from routers.reports import router as reports_router
+
+    router = APIRouter()
+    {include}
+
+    @router.get("/ping")
+    async def ping():
+        return "pong"
+"""
+
+
+def test_a_router_nested_in_an_included_outside_router_is_served_too(tmp_path):
+    found = _scan_api(tmp_path, """
+        from fastapi import FastAPI
+        from routers.v1 import router
+
+        app = FastAPI()
+        app.include_router(router)
+    """, {"routers/__init__.py": "", "routers/reports.py": _HANDLERS,
+          "routers/v1.py": _NESTED.format(include="router.include_router(reports_router)")})
+    assert found == {_GET}
+
+
+def test_a_router_nested_only_in_an_outside_router_the_app_leaves_out_stays_silent(tmp_path):
+    found = _scan_api(tmp_path, """
+        from fastapi import FastAPI
+        from routers.v1 import ping
+
+        app = FastAPI()
+    """, {"routers/__init__.py": "", "routers/reports.py": _HANDLERS,
+          "routers/v1.py": _NESTED.format(include="router.include_router(reports_router)")})
+    assert found == set()

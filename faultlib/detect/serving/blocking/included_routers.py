@@ -14,7 +14,9 @@ file -- FastAPI/Starlette ``include_router`` and ``mount``, Flask/Quart ``regist
 aiohttp ``add_subapp`` and ``add_routes``. The object is resolved through the scanned file's imports (``from pkg.mod
 import router as r``, ``from pkg import mod`` then ``mod.router``, one re-export in a package's ``__init__``); a
 handler is one whose decorator is an attribute of that module-level object (``@router.get``, ``@bp.route``,
-``@routes.post``). Other coroutines of an outside package stay no entries: nothing says the scanned app runs them.
+``@routes.post``). A router an included outside router includes in turn (``router.include_router(items.router)``,
+FastAPI's nested routers) is served too. Other coroutines of an outside package stay no entries: nothing says the
+scanned app runs them.
 """
 
 from __future__ import annotations
@@ -56,25 +58,42 @@ def _decorator_owner(decorator: ast.expr) -> str | None:
 
 
 def _included_objects(index: Any) -> frozenset[tuple[int, str]]:
-    """``(id(module), global name)`` of every object the scanned files pass to a registration call."""
+    """``(id(module), global name)`` of every object the scanned files pass to a registration call, and of every
+    object an included router of an outside module includes in turn (``router.include_router(sub_router)``: FastAPI
+    nests routers the same way)."""
     found: set[tuple[int, str]] = set()
-    for module in index.distinct_modules():
-        if module.path in index.outside:
-            continue
-        for node in ast.walk(module.tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in REGISTRATIONS):
-                continue
-            for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
-                place = _defined_at(index, module, dotted(arg))
-                if place is not None:
-                    found.add(place)
+    pending = [module for module in index.distinct_modules() if module.path not in index.outside]
+    outside = [module for module in index.distinct_modules() if module.path in index.outside]
+    while pending:
+        for module in pending:
+            for receiver, arg in _registrations(module):
+                scanned = module.path not in index.outside
+                if scanned or (receiver is not None and (id(module), receiver) in found):
+                    place = _defined_at(index, module, dotted(arg))
+                    if place is not None:
+                        found.add(place)
+        reached = {place[0] for place in found}
+        pending = [module for module in outside if id(module) in reached]
+        outside = [module for module in outside if id(module) not in reached]
     return frozenset(found)
 
 
+def _registrations(module: Module) -> list[tuple[str | None, ast.expr]]:
+    """``(receiver name or None, argument)`` for every argument of a registration call in ``module``."""
+    calls = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REGISTRATIONS:
+            receiver = node.func.value.id if isinstance(node.func.value, ast.Name) else None
+            calls += [(receiver, arg) for arg in [*node.args, *(keyword.value for keyword in node.keywords)]]
+    return calls
+
+
 def _defined_at(index: Any, module: Module, parts: list[str] | None) -> tuple[int, str] | None:
-    """The module and global name that ``parts`` (``['reports_router']``, ``['reports', 'router']``) denotes in
-    ``module``, through its imports; None for a local object or a name no analysed module defines."""
+    """The module and global name that ``parts`` (``['reports_router']``, ``['reports', 'router']``, a global of
+    ``module`` itself) denotes in ``module``, through its imports; None for a local variable or a name no analysed
+    module defines."""
+    if parts and len(parts) == 1 and parts[0] in module.globals and parts[0] not in module.imports:
+        return id(module), parts[0]  # a router of the same module (``router.include_router(items)``)
     if not parts or parts[0] not in module.imports:
         return None
     name = ".".join([module.imports[parts[0]], *parts[1:]])
