@@ -146,8 +146,8 @@ def _tree(path: Path) -> ast.Module | None:
     return _parsed(path)
 
 
-def _constants(tree: ast.Module) -> dict[str, FilePath]:
-    env = PathEnv(tree)
+def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePath]:
+    env = env if env is not None else PathEnv(tree)
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):
@@ -165,8 +165,8 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
     return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
 
 
-def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list[Access]:
-    env = PathEnv(tree, None, modules)
+def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]], env: PathEnv | None = None) -> list[Access]:
+    env = env.seeing(modules) if env is not None else PathEnv(tree, None, modules)
     callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
@@ -183,10 +183,11 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]]) -> list
 @lru_cache(maxsize=16)
 def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
     repo = RepoFiles(Path(root))
-    for p, tree in trees:
-        repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
-    for p, tree in trees:
-        accs = _accesses(tree, repo.modules)
+    envs = [PathEnv(tree) for _, tree in trees]  # each module's scopes read once, for both passes
+    for (p, tree), env in zip(trees, envs):
+        repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree, env))
+    for (p, tree), env in zip(trees, envs):
+        accs = _accesses(tree, repo.modules, env)
         if accs:
             repo.accesses[p] = accs
     return repo
@@ -194,10 +195,66 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
 
 def repo_files(path: str | Path) -> RepoFiles:
     """The index of the root :func:`repo_root` finds for ``path``, shared while every script there has the same
-    text (each is read again on every call: a script changed since is indexed again)."""
+    text (each is read again on every call: a script changed since is indexed again), in this process and on disk
+    between runs (:mod:`.repocache`, keyed by the texts and by the code that indexes them)."""
+    from faultlib.detect.data.leakage.repocache import index_key, load_index, store_index
+    from faultlib.detect.data.leakage.session import _raw, _text_tree
+
     root = repo_root(path)
-    trees = tuple((str(p), t) for p in _scripts(root, MAX_FILES) if (t := _tree(p)) is not None)
-    return _index(str(root), trees)
+    texts = [(str(p), raw) for p in _scripts(root, MAX_FILES) if (raw := _raw(p)) is not None]
+    key = index_key(str(root), texts)
+    repo = _KEPT.pop(key, None) or _from_json(root, load_index(key))
+    if repo is None:
+        repo = _index(str(root), tuple((p, t) for p, raw in texts if (t := _text_tree(raw)) is not None))
+        store_index(key, _to_json(repo))
+    _KEPT[key] = repo  # the most recent last
+    while len(_KEPT) > 16:
+        _KEPT.pop(next(iter(_KEPT)))
+    return repo
+
+
+_KEPT: dict[str, RepoFiles] = {}
+"""The indexes built or read in this process, by :func:`~.repocache.index_key` (the last 16)."""
+
+
+def _to_json(repo: RepoFiles) -> dict[str, Any]:
+    return {"accesses": {s: [[a.mode, a.path.text, a.path.exact, a.line] for a in accs]
+                         for s, accs in repo.accesses.items()},
+            "modules": {m: {n: [p.text, p.exact] for n, p in names.items()} for m, names in repo.modules.items()}}
+
+
+def _from_json(root: Path, data: dict[str, Any] | None) -> RepoFiles | None:
+    """The :class:`RepoFiles` :func:`_to_json` wrote, or None (no data, or not of its shape)."""
+    if data is None:
+        return None
+    try:
+        repo = RepoFiles(root)
+        for script, accs in data["accesses"].items():
+            repo.accesses[script] = [Access(_text(mode), FilePath(_text(text), _flag(exact)), _line(line))
+                                     for mode, text, exact, line in accs]
+        for module, names in data["modules"].items():
+            repo.modules[module] = {_text(n): FilePath(_text(text), _flag(exact)) for n, (text, exact) in names.items()}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    return repo
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("not a bool")
+    return value
+
+
+def _line(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("not a line number")
+    return value
 
 
 def handed_on(path: str | Path, members: list[Path], report: Any, analyze_session: Any) -> bool:
