@@ -7,8 +7,8 @@ root, each script's path and the SHA-256 of its text as read now (a changed, add
 never a stale index), and the size and modification time of every source file of the packages that build it
 (this package, :mod:`faultlib.pyflow`, :mod:`faultlib.readers`: a changed rule is a new key too), with
 :data:`CACHE_FORMAT` and the Python version (the parser's). One JSON file a key, in ``<cache_dir>/leakage/``
-(:func:`faultlib.cache.cache_dir`), written to a temporary name and renamed into place (atomic on POSIX: concurrent
-writers each leave a whole file), as the ONNX registry's cache is (:mod:`faultlib.detect.serving.onnx.registry`).
+(:func:`faultlib.cache.cache_dir`), written and read as the project's other caches are (:func:`faultlib.cache.write_json`:
+a temporary name renamed into place; :func:`faultlib.cache.read_json`: bounded, no link).
 A cache that is missing, unreadable, too large or not of the expected shape is rebuilt; a cache directory that
 cannot be written leaves the index unkept: nothing fails for want of a cache.
 """
@@ -16,14 +16,11 @@ cannot be written leaves the index unkept: nothing fails for want of a cache.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from faultlib.cache import cache_dir
+from faultlib.cache import cache_dir, read_json, write_json
 
 __all__ = ["CACHE_FORMAT", "index_key", "load_index", "store_index"]
 
@@ -68,38 +65,14 @@ def _path(key: str) -> Path | None:
 def load_index(key: str) -> dict[str, Any] | None:
     """The cached index of ``key`` (the JSON :func:`store_index` wrote), or None when there is none to read."""
     path = _path(key)
-    if path is None:
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            raw = fh.read(MAX_CACHE_BYTES + 1)
-        data = json.loads(raw) if len(raw) <= MAX_CACHE_BYTES else None
-    except (OSError, ValueError):
-        return None
+    data = read_json(path, MAX_CACHE_BYTES) if path is not None else None
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
         return None
     return data
 
 
 def store_index(key: str, data: dict[str, Any]) -> None:
-    """Keep ``data`` (JSON) as the index of ``key``; any failure to write is ignored."""
+    """Keep ``data`` (JSON) as the index of ``key``; a cache directory that cannot be written keeps nothing."""
     path = _path(key)
-    if path is None:
-        return
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".repofiles-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"format": CACHE_FORMAT, "key": key, **data}, fh)
-        os.replace(tmp, path)
-        tmp = None
-    except (OSError, TypeError, ValueError):
-        pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    if path is not None:
+        write_json(path, {"format": CACHE_FORMAT, "key": key, **data})
