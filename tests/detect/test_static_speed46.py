@@ -20,12 +20,12 @@ PREPARE = """\
     import pandas as pd
     from sklearn.preprocessing import StandardScaler
 
-    OUT = "prepared/rows_scaled.csv"
     rows = pd.read_csv("rows.csv")
+    scaler = StandardScaler()
     features = rows.drop(columns=["label"])
-    scaled = pd.DataFrame(StandardScaler().fit_transform(features), columns=features.columns)
+    scaled = pd.DataFrame(scaler.fit_transform(features), columns=features.columns)
     scaled["label"] = rows["label"]
-    scaled.to_csv(OUT, index=False)
+    scaled.to_csv("prepared/rows_scaled.csv", index=False)
 """
 
 MODEL = """\
