@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import REPO, cli, cli_in_process, run_json
 
 PAGE = REPO / "docs" / "writing-a-case.md"
 FILES = {"## case.yaml": "case.yaml", "## repro.py": "repro.py", "## test_case.py": "test_case.py",
@@ -28,7 +28,9 @@ def test_the_page_names_every_file_once():
 
 def test_the_case_from_the_page_validates_and_passes(tmp_path):
     """The page's commands, in a copy of the catalog and its dashboards: `faultlib dashboards`, then
-    validate (which checks the panel against the regenerated dashboard), then the run."""
+    validate (which checks the panel against the regenerated dashboard), then the run. The run is the page's
+    contract across the process boundary (its own interpreter, as a user types it); validate and dashboards only
+    answer, so they run through the same entry in this process (:func:`tests.conftest.cli_in_process`)."""
     import shutil
 
     from faultlib.observability.prometheus import missing_binaries
@@ -41,10 +43,10 @@ def test_the_case_from_the_page_validates_and_passes(tmp_path):
     case_dir.mkdir()
     for name, body in _blocks().items():
         (case_dir / name).write_text(body)
-    stale = cli("validate", "cases/my_first_case", cwd=tmp_path)
+    stale = cli_in_process("validate", "cases/my_first_case", cwd=tmp_path)
     assert stale.returncode == 2 and "run faultlib dashboards" in stale.stderr, "why the page says dashboards first"
-    assert cli("dashboards", cwd=tmp_path).returncode == 0
-    validated = cli("validate", "cases/my_first_case", cwd=tmp_path)
+    assert cli_in_process("dashboards", cwd=tmp_path).returncode == 0
+    validated = cli_in_process("validate", "cases/my_first_case", cwd=tmp_path)
     assert validated.returncode == 0, validated.stderr
     prometheus = missing_binaries() is None
     ran = cli("run", "cases/my_first_case", "--json", *(["--prometheus"] if prometheus else []), cwd=tmp_path,

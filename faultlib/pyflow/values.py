@@ -83,10 +83,14 @@ class Bound:
 class Container:
     """A dict (or an object used as one) holding values by constant key: ``data['train'], data['test'] = ...``.
 
-    Mutable: assigning an item changes it, as in Python.
+    Mutable: assigning an item changes it, as in Python. ``under_unread_key`` holds what an analysis chose to keep of
+    the values stored under keys it could not read (``d[loop_var] = v``; None: nothing kept): the interpreter itself
+    drops such stores, and a client that keeps them (the leakage analysis's ``keyeddicts``) decides what a read
+    under an unread key gives. Iterating the dict reads ``items`` only.
     """
 
     items: dict[Any, Any] = field(default_factory=dict)
+    under_unread_key: Any = None
 
 
 class _Unknown:

@@ -9,7 +9,7 @@ import sys
 import yaml
 
 from faultlib import schemas
-from tests.conftest import REPO, cli, run_json
+from tests.conftest import REPO, cli, cli_in_process, run_json
 
 
 def test_help_is_fast_and_imports_nothing_heavy(tmp_path):
@@ -43,11 +43,12 @@ def test_validate_catalog_and_list(tmp_path):
     (tmp_path / "runs").mkdir()  # an archive of its own: the checkout's .faultlib/runs is the user's, not the test's
     proc = cli("validate", "--archive", f"file://{tmp_path / 'runs'}", cwd=REPO)
     assert proc.returncode == 0, proc.stderr
-    listing = run_json(cli("list", "--json", cwd=REPO))
+    # list only reads the catalog: one real process (the table), the JSON forms through the same entry in process
+    listing = run_json(cli_in_process("list", "--json", cwd=REPO))
     assert "fp16_overflow" in {c["id"] for c in listing["cases"]}
-    numerics = run_json(cli("list", "--fault-class", "numerics.", "--json", cwd=REPO))
+    numerics = run_json(cli_in_process("list", "--fault-class", "numerics.", "--json", cwd=REPO))
     assert all(c["fault_class"].startswith("numerics.") for c in numerics["cases"])
-    assert run_json(cli("list", "--fault-class", "nothing.", "--json", cwd=REPO))["cases"] == []
+    assert run_json(cli_in_process("list", "--fault-class", "nothing.", "--json", cwd=REPO))["cases"] == []
     table = cli("list", cwd=REPO).stdout
     assert "fp16_overflow" in table and "numerics.fp16_overflow" in table
 
@@ -92,9 +93,10 @@ def test_bad_input_exits_2_with_a_clear_message(tiny_case, tmp_path):
     proc = cli("run", str(tmp_path / "missing"), cwd=tmp_path)
     assert proc.returncode == 2 and "error:" in proc.stderr and "case directory not found" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = cli("run", str(tiny_case()), "--archive", "ftp://x/y", "--json", cwd=tmp_path)
+    # refused before anything runs: the first in its own process, as a user sees it; the others in process
+    proc = cli_in_process("run", str(tiny_case()), "--archive", "ftp://x/y", "--json", cwd=tmp_path)
     assert proc.returncode == 2 and "unknown archive scheme 'ftp'" in json.loads(proc.stdout)["message"]
-    proc = cli("run", str(tiny_case("other_case")), "--backend", "warp", cwd=tmp_path)
+    proc = cli_in_process("run", str(tiny_case("other_case")), "--backend", "warp", cwd=tmp_path)
     assert proc.returncode == 2 and "Invalid value for '--backend'" in proc.stderr
 
 

@@ -66,7 +66,6 @@ def test_a_cache_hit_gives_the_findings_of_a_cold_run(project):
     assert any(f[4].get("handed_on") for f in cold)  # the leak shows only with the reader joined
     assert len(cached_files(project)) == 1
     repofiles._KEPT.clear()
-    repofiles._index.cache_clear()
     warm = findings(project / "prepare.py")
     assert warm == cold
 
@@ -76,7 +75,8 @@ def test_the_index_read_back_is_the_index_built(project):
     repofiles._KEPT.clear()
     read = repofiles.repo_files(project / "prepare.py")
     assert read is not built
-    assert (read.root, read.accesses, read.modules) == (built.root, built.accesses, built.modules)
+    assert (read.root, read.accesses, read.modules, read.config_keys) == (built.root, built.accesses, built.modules,
+                                                                        built.config_keys)
     assert read.accesses  # the write and the read of rows_scaled.csv
 
 
@@ -86,6 +86,19 @@ def test_a_changed_script_is_indexed_again(project):
     repofiles._KEPT.clear()
     again = findings(project / "prepare.py")
     assert not any(f[4].get("handed_on") for f in again)  # the reader no longer reads what the writer wrote
+    assert len(cached_files(project)) == 2
+
+
+def test_a_changed_yaml_configuration_is_indexed_again(project):
+    from faultlib.detect.data.leakage.yamlpaths import config_key_paths
+
+    (project / "config.yaml").write_text("paths:\n  scaled: prepared/rows_scaled.csv\n")
+    config_key_paths.cache_clear()
+    assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/rows_scaled.csv"
+    (project / "config.yaml").write_text("paths:\n  scaled: prepared/other_rows.csv\n")
+    config_key_paths.cache_clear()  # yamlpaths' own memo of this process; the disk's key changed with the text
+    repofiles._KEPT.clear()
+    assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/other_rows.csv"
     assert len(cached_files(project)) == 2
 
 

@@ -202,17 +202,18 @@ def test_a_case_made_in_the_catalog_takes_free_panel_ids_and_validates_after_das
     cases = tmp_path / "cases"
     for name in ("downstream_timeout", "preempted_training"):
         shutil.copytree(REPO / "cases" / name, cases / name)
-    assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
+    # five commands that only read and write files: in process (the tests above run new and validate in their own)
+    assert cli_in_process("dashboards", str(cases), cwd=tmp_path).returncode == 0
     taken = {p["id"] for name in ("downstream_timeout", "preempted_training")
              for p in yaml.safe_load((cases / name / "case.yaml").read_text())["observability"]["grafana"]["panels"]}
 
-    assert cli("new", "inventory_delay", "--from-trace", str(real_traces["slow"]), "--out", str(cases),
-               cwd=tmp_path).returncode == 0
+    assert cli_in_process("new", "inventory_delay", "--from-trace", str(real_traces["slow"]), "--out", str(cases),
+                          cwd=tmp_path).returncode == 0
     panels = yaml.safe_load((cases / "inventory_delay" / "case.yaml").read_text())["observability"]["grafana"]["panels"]
     assert [p["id"] for p in panels] == [max(taken) + 1, max(taken) + 2]
 
-    stale = cli("validate", str(cases / "inventory_delay"), cwd=tmp_path)
+    stale = cli_in_process("validate", str(cases / "inventory_delay"), cwd=tmp_path)
     assert stale.returncode == 2 and "faultlib dashboards" in stale.stderr + stale.stdout
-    assert cli("dashboards", str(cases), cwd=tmp_path).returncode == 0
-    valid = cli("validate", str(cases), cwd=tmp_path)
+    assert cli_in_process("dashboards", str(cases), cwd=tmp_path).returncode == 0
+    valid = cli_in_process("validate", str(cases), cwd=tmp_path)
     assert valid.returncode == 0, valid.stderr + valid.stdout

@@ -89,6 +89,7 @@ def analyze_file(path: str, *, alone: bool = False):
     """
     from pathlib import Path
 
+    from faultlib.detect.data.leakage.kedronodes import kedro_program
     from faultlib.detect.data.leakage.session import session_members
     from faultlib.detect.data.leakage.source import SourceMap, clean_lines, notebook_source
     from faultlib.errors import InputError
@@ -107,12 +108,13 @@ def analyze_file(path: str, *, alone: bool = False):
         source, smap = read_text(path), SourceMap(str(path))
         if not source.strip():
             return _nothing(path, smap)
-        members = [] if alone else session_members(path)
+        kedro = None if alone else kedro_program(path)  # a Kedro node module: its pipelines' calls (kedronodes.py)
+        members = [] if alone or kedro is not None else session_members(path)
         if len(members) > 1:
             report, smap = analyze_session(members, entry=str(path))
             _hand_on(path, members, report, smap)
             return report, smap
-        source = "\n".join(clean_lines(source.split("\n")))  # magics a converter left, doctest prompts
+        source, smap = kedro if kedro is not None else ("\n".join(clean_lines(source.split("\n"))), smap)
     elif Path(path).is_dir() and not Path(path).is_symlink():
         raise InputError("is a directory: check leakage reads one script or notebook at a time; pass a .py or .ipynb "
                          "file in it (or several .py files that run as one program)", path=path)

@@ -52,12 +52,13 @@ def _date_names(tree: ast.Module) -> set[str]:
     out: set[str] = set()
     for node in walk_once(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and _is_date(node.value, out):
+                and is_date(node.value, out):
             out.add(node.targets[0].id)
     return out
 
 
-def _is_date(node: ast.expr, names: set[str]) -> bool:
+def is_date(node: ast.expr, names: set[str]) -> bool:
+    """``node`` makes a date: a date call, an ISO ``'2017-07-26'`` string, a name in ``names``, date arithmetic."""
     if isinstance(node, ast.Call):
         return _callee(node) in _DATE_CALLS
     if isinstance(node, ast.Constant):
@@ -65,7 +66,7 @@ def _is_date(node: ast.expr, names: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in names
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        return _is_date(node.left, names) or _is_date(node.right, names)
+        return is_date(node.left, names) or is_date(node.right, names)
     return False
 
 
@@ -80,7 +81,7 @@ def _cut_parameters(tree: ast.Module) -> dict[str, str]:
         params = [a.arg for a in functions[call.func.id].args.args]
         given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]
         for param, value in given:
-            if _is_date(value, names):
+            if is_date(value, names):
                 dated[(call.func.id, param)] = dated.get((call.func.id, param), 0) + 1
     return {fn: param for (fn, param), count in dated.items() if count >= 2}
 
@@ -119,4 +120,4 @@ def cut_window_reductions(tree: ast.Module) -> frozenset[int]:
     return frozenset(out)
 
 
-__all__ = ["cut_window_reductions"]
+__all__ = ["cut_window_reductions", "is_date"]

@@ -147,7 +147,7 @@ class EmbeddingSemantics:
                 names_ = values[-1].items if isinstance(values[-1], Tup) else ()
                 # [f(df, c) for c in ['job', 'city']]: each item is a column name (a str), as the first one is
                 item = names_[0] if names_ and all(isinstance(i, Const) and isinstance(i.value, str) for i in names_) \
-                    else UNKNOWN
+                    else _any_item(names_)
                 self._bind(gen.target, item, frame, node.lineno)
                 for cond in gen.ifs:
                     self._expr(cond, frame)
@@ -171,6 +171,9 @@ class EmbeddingSemantics:
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
             # for every item, so zip(*pairs) (semantics) gives the training parts and the test parts
             return Tup((values[-1],))
+        if walked is not None and walked.rows is None and walked.taints:
+            # [names.index(c) for c in chosen]: items derived from a fitted choice (a selector's columns) are that choice
+            return Data(None, walked.taints, False)
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
 
@@ -282,6 +285,19 @@ def in_place(tree: ast.Module) -> frozenset[int]:
 #: attributes of a pandas table that are not one of its columns (pandas API, "DataFrame": attributes)
 _NOT_COLUMNS = frozenset({"columns", "index", "dtypes", "shape", "T", "axes", "values", "iloc", "loc", "at", "iat",
                           "str", "dt", "cat", "plot", "size", "ndim", "empty", "attrs", "flags", "array"})
+
+
+def _any_item(items: tuple[Any, ...]) -> Any:
+    """``[s.rank() for s in (imp_rf, imp_xgb)]`` over a short tuple of known values (a helper's ``*args``): the
+    name stands for each item in turn, so it carries what any of them carries (the union of their fits); rows are
+    the first item's when every item has the same. ``UNKNOWN`` when no item is data."""
+    from faultlib.detect.data.leakage.values import maybe_data
+
+    datas = [d for d in (maybe_data(i) for i in items) if d is not None]
+    if not datas or not any(d.taints for d in datas):
+        return UNKNOWN
+    rows = datas[0].rows if all(d.rows == datas[0].rows for d in datas) else None
+    return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
 
 
 def _one_item_a_row(node: ast.expr) -> bool:

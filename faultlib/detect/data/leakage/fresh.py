@@ -12,7 +12,10 @@ that column's rows and fits. Rows set by an index (``oof[va] = model.predict(...
 
 Rows appended to the empty table (``df = df.append(pd.DataFrame(vec.reshape(1, -1)))`` in a loop, pandas < 2) make
 it those rows, as a first column does. Only a constructor given no data counts (``pd.DataFrame()``, ``pd.DataFrame(columns=[...])``); a table built from
-data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its source's rows.
+data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its source's rows; so does one built from an
+array the analysis holds as an unknown value (``X = np.load(path)``; ``pd.DataFrame(X, columns=names)`` names the
+columns of the same rows: pandas API, ``DataFrame``), so a selector fitted on the frame and applied to ``X`` chose
+columns of rows it saw (wave 61).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class FreshTables:
             return indexed
         out = super()._library(ref, args, kwargs, node, frame)
         if out is UNKNOWN and ref.last == "DataFrame" and ref.module.split(".")[0] in ("pandas", "pd") and args:
+            if type(args[0]) is MaybeData:  # pd.DataFrame(X), X = np.load(...): X's rows, with column names
+                return args[0].as_data()
             return BuiltTable("DataFrame(...)", node.lineno)
         return out
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.configmods import imported_module_constants
+from faultlib.detect.data.leakage.passedpaths import passed_path
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.repofiles import member_constants
 from faultlib.pyflow.values import Container, Tup
@@ -45,7 +46,8 @@ class FileHandoff:
             modules = self.repo_files.modules if self.repo_files is not None else {
                 **imported_module_constants(self.smap.file, self.tree),  # type: ignore[attr-defined]
                 **member_constants([name for name, _, _ in self.smap.files or ()])}  # type: ignore[attr-defined]
-            self._path_env = PathEnv(self.tree, segments or None, modules)  # type: ignore[attr-defined]
+            keys = self.repo_files.config_keys if self.repo_files is not None else None  # (yamlpaths.py)
+            self._path_env = PathEnv(self.tree, segments or None, modules, keys)  # type: ignore[attr-defined]
             self._callers = CallerPaths(self.tree, self._path_env, segments or None)  # type: ignore[attr-defined]
         return self._handoff
 
@@ -116,6 +118,10 @@ class FileHandoff:
                 return value
         elif (value := self._read_back_passed(raw, node.lineno)) is not None:
             return value
+        elif raw is not None and raw[0] == "read" and (passed := passed_path(raw[1], args, kwargs, node,
+                                                                             self._path_env)) is not None and (
+                value := self._read_back(passed)) is not None:
+            return value  # pd.read_csv(name), name the constant this call of its function was given
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 

@@ -16,12 +16,17 @@ A loop that prepares one table per symbol, store or user keeps each in a dict un
 the interpreter's dict (:class:`~faultlib.pyflow.values.Container`, items by constant key) dropped the table, and the
 later ``dfs[sym]`` read nothing: the standardisation over all rows never met the cut.
 
-Here a table stored under a key that is not a constant is kept in one shared slot beside the dict's items, joined
+Here a table stored under a key that is not a constant is kept in one shared slot beside the dict's items
+(:attr:`~faultlib.pyflow.values.Container.under_unread_key`), joined
 with the other tables stored that way (every key's table: the analysis does not tell the loop's passes apart, as it
 joins the passes of any loop); a read under a key that is not a constant, or under a constant no item was stored
 under, gives that slot. Only such a read sees the slot: iterating the dict or concatenating it (``pd.concat(out)``
 of per-dataset result tables) reads its items as before. Dicts of estimators or of anything other than tables
 (``models[name] = clf``) are left as they were.
+
+A dict written out with constant keys and read under a computed one (``{"kmeans": a, "dbscan": b}[best]``, the
+table of the clustering a silhouette score chose) gives any of its tables: their join (wave 61, a Kedro node
+choosing the best clustering of a PCA table before the split node).
 """
 
 from __future__ import annotations
@@ -31,10 +36,6 @@ from typing import Any
 
 from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.pyflow.values import Const, Container
-
-#: the attribute of a :class:`~faultlib.pyflow.values.Container` holding the tables stored under unread keys (kept
-#: beside its items, so ``d.items()`` and ``pd.concat(d)`` see the dict as before)
-_SLOT = "keyed_tables"
 
 
 class LoopKeyedDicts:
@@ -47,16 +48,25 @@ class LoopKeyedDicts:
         if not (isinstance(owner, Container) and isinstance(target, ast.Subscript) and table is not None
                 and table.rows is not None):
             return False
-        held = getattr(owner, _SLOT, None)
-        setattr(owner, _SLOT, value if held is None else self._join(held, value))  # type: ignore[attr-defined]
+        held = owner.under_unread_key
+        owner.under_unread_key = value if held is None else self._join(held, value)  # type: ignore[attr-defined]
         return True
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Any, line: int) -> Any:
-        held = getattr(base, _SLOT, None) if isinstance(base, Container) else None
+        held = base.under_unread_key if isinstance(base, Container) else None
         if held is not None:
             key = self._expr(index_node, frame)  # type: ignore[attr-defined]
             if not isinstance(key, Const) or key.value not in base.items:
                 return held
+        elif isinstance(base, Container) and base.items and all(
+                (d := maybe_data(v)) is not None and d.rows is not None for v in base.items.values()) and \
+                not isinstance(self._expr(index_node, frame), Const):  # type: ignore[attr-defined]
+            # {"kmeans": a, "dbscan": b}[best]: the table a computed key picks is any of them (picked by a score)
+            tables = list(base.items.values())
+            joined = tables[0]
+            for t in tables[1:]:
+                joined = self._join(joined, t)  # type: ignore[attr-defined]
+            return joined
         return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
 
 

@@ -18,7 +18,9 @@ held-out rows.
 Only a pair is a split: a mask bound to a name for testing (``test_mask``, ``is_test``; see
 :func:`~faultlib.detect.data.leakage.vocab.looks_like_test`) and the same mask negated (``~test_mask``, or
 ``s != v`` beside ``s == v``), as a name bound to it or written in the subscript. A mask without its negation, or
-a pair no side of which is named for testing (``valid = ~y.isna()``: rows with a value), stays a plain filter.
+a pair no side of which is named for testing (``valid = ~y.isna()``: rows with a value), stays a plain filter. A
+date cut written both ways (``df.d < c`` beside ``df.d >= c``) is a pair too, its later side the test part
+(:mod:`~faultlib.detect.data.leakage.timecuts`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.timecuts import date_cut
 from faultlib.pyflow.walk import walk_once
 
 Binds = dict[str, list[tuple[int, "ast.expr | None"]]]
@@ -67,6 +70,9 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
             canon = _canonical(n.slice, n.lineno, binds, 2)
             if canon is not None:
                 seen.setdefault(canon[0], set()).add(canon[1])
+    for text in seen:  # a date cut: the side at or after the cut is held out, whatever the names say (timecuts.py)
+        if text.find(" <cut> ") > 0:
+            test_side[text] = True
     return {text: side for text, side in test_side.items() if len(seen.get(text, ())) == 2}
 
 
@@ -84,6 +90,9 @@ def _canonical(node: ast.expr, line: int, binds: Binds, depth: int) -> tuple[str
             and isinstance(node.func, ast.Attribute) and node.func.attr == "logical_not" and len(node.args) == 1:
         inner = _canonical(node.operand if isinstance(node, ast.UnaryOp) else node.args[0], line, binds, depth)
         return (inner[0], not inner[1]) if inner is not None else None
+    cut = date_cut(node, line, binds)
+    if cut is not None:
+        return cut
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
         text = ast.unparse(ast.Compare(node.left, [ast.Eq()], node.comparators))
         return text, isinstance(node.ops[0], ast.Eq)

@@ -104,11 +104,14 @@ class PathEnv:
         tree: the module (a session's joined scripts).
         segments: ``(first line, last line)`` of each script in ``tree`` (default: one).
         modules: the repository's modules' top-level path constants, by module stem.
+        config_keys: the file each key of the project's YAML configuration names (:mod:`.yamlpaths`): an attribute
+            or string subscript of that name names the file.
     """
 
     def __init__(self, tree: ast.Module, segments: list[tuple[int, int]] | None = None,
-                 modules: dict[str, dict[str, FilePath]] | None = None):
+                 modules: dict[str, dict[str, FilePath]] | None = None, config_keys: dict[str, FilePath] | None = None):
         self.modules = modules or {}
+        self.config_keys = config_keys or {}  # keys of the project's YAML naming one file each (yamlpaths.py)
         self._segments = segments or [(1, 1 << 30)]
         self._scopes: dict[int, dict[str, list[ast.expr]]] = {}
         self._spans: list[tuple[int, int, int]] = []  # (first, last, scope id) of each function, innermost last
@@ -180,11 +183,12 @@ class PathEnv:
                     self._imports[scope][a.asname or a.name.split(".")[0]] = (a.name.rsplit(".", 1)[-1], None)
             todo.extend(children(n))  # ast.iter_child_nodes' list, at less cost
 
-    def seeing(self, modules: dict[str, dict[str, FilePath]] | None) -> PathEnv:
-        """The same scopes (the module is not read again) seeing the repository's ``modules``, with no answer
-        remembered yet (an answer may depend on them)."""
+    def seeing(self, modules: dict[str, dict[str, FilePath]] | None,
+               config_keys: dict[str, FilePath] | None = None) -> PathEnv:
+        """The same scopes (the module is not read again) seeing the repository's ``modules`` and ``config_keys``,
+        with no answer remembered yet (an answer may depend on them)."""
         other = copy.copy(self)
-        other.modules, other._known = modules or {}, {}
+        other.modules, other.config_keys, other._known = modules or {}, config_keys or {}, {}
         return other
 
     def scopes_at(self, line: int) -> list[int]:
@@ -279,7 +283,10 @@ def path_of(node: ast.expr | None, env: PathEnv, line: int, depth: int = 0) -> F
         return env.lookup(node.id, line, depth)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         module = env.module_of(node.value.id, line)
-        return env.modules.get(module, {}).get(node.attr) if module else None
+        return env.modules.get(module, {}).get(node.attr) if module else env.config_keys.get(node.attr)
+    if isinstance(node, ast.Attribute) or isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.attr if isinstance(node, ast.Attribute) else node.slice.value  # type: ignore[union-attr]
+        return env.config_keys.get(key) if isinstance(key, str) else None  # self.config.X_train_path (yamlpaths.py)
     if isinstance(node, ast.JoinedStr):
         text, known_tail = "", ""
         for part in node.values:

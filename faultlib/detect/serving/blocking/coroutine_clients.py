@@ -5,9 +5,13 @@ describes for a synchronous one. The code that uses it can say otherwise: where 
 files awaits a call of one of its methods (``await ws.reply(...)``) or hands one to the loop as a coroutine
 (``asyncio.create_task(ws.connect())``, ``ensure_future``, ``gather``, ``wait_for``, ``shield``), the class is an
 asyncio client (WeCom's ``aibot.WSClient``), and its other methods are no guess of a network wait either: an async
-SDK's plain methods set state or schedule work on the loop. One such use anywhere in the files is the evidence
-(memoised per class name). Teardown methods keep the guess (:data:`TEARDOWN`): an async engine's plain
-``shutdown()`` commonly stops and joins its worker processes (vLLM's ``AsyncLLM.shutdown``).
+SDK's plain methods set state or schedule work on the loop. A plain ``def`` that hands a method call to a
+scheduler is the same evidence (``asyncio.run_coroutine_threadsafe(manager.start_all(), loop)`` from a thread,
+``loop.create_task`` in a callback: https://docs.python.org/3/library/asyncio-task.html#asyncio.run_coroutine_threadsafe
+takes a coroutine object; the LMCache controller manager of vllm-project/production-stack, held-out 47). One such use
+anywhere in the files is the evidence (memoised per class name). Teardown methods keep the guess
+(:data:`TEARDOWN`): an async engine's plain ``shutdown()`` commonly stops and joins its worker processes (vLLM's
+``AsyncLLM.shutdown``).
 
 The awaited call may end a chain that starts at the client: a request builder's methods only record the request and
 its last call sends it, as a coroutine (supabase's ``AsyncClient``: ``await db.table("items").insert(row).execute()``,
@@ -49,9 +53,7 @@ def _search(index, type_name: str) -> bool:
     for module in index.distinct_modules():
         if top not in module.source:
             continue  # only a module naming the package (an import, at any level) can hold one of its clients
-        for func in module.all_functions:
-            if not func.is_async:
-                continue
+        for func in module.all_functions:  # a plain def schedules coroutines too (run_coroutine_threadsafe)
             for node in func.nodes:
                 for call in _coroutines(node):
                     if any(index.type_of(r, func) == type_name for r in _receivers(call)):

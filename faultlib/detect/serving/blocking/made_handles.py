@@ -52,8 +52,13 @@ __all__ = ["CONNECTING", "HANDLE_NOUNS", "MAKING_VERBS", "handle_method", "made_
 
 HANDLE_NOUNS = frozenset({"client", "connection", "conn", "driver", "session", "cursor", "collection", "table",
                           "database", "db", "bucket", "index", "channel", "topic", "queue", "container", "graph",
-                          "namespace", "transaction", "tx"})
-"""Last words of a factory's name that say it hands out a client or a handle of a server's resource."""
+                          "namespace", "transaction", "tx", "dataset", "directory"})
+"""Last words of a factory's name that say it hands out a client or a handle of a server's resource (a dataset or a
+data directory of an artifact store: TrueFoundry's ``client.get_data_directory_by_fqn(fqn)`` whose ``download``
+transfers it, https://docs.truefoundry.com/docs/creating-and-using-data-directories)."""
+LOOKUP_WORD = "by"
+"""A factory's name may end with how it looks the handle up (``get_collection_by_name``, ``get_data_directory_by_fqn``):
+the words from ``by`` on name the key, not the handle."""
 MAKING_VERBS = frozenset({"get", "create", "open", "new", "make", "init", "connect", "start"})
 """First words of such a name (``get_or_create_collection``, ``create_client``, ``open_table``); not ``list_``,
 ``delete_``, ``drop_`` (those return data or nothing)."""
@@ -88,6 +93,8 @@ def makes_handle(name: str) -> bool:
     words = _words(name)
     if name in CONNECTING:
         return True
+    if LOOKUP_WORD in words[1:]:
+        words = words[:words.index(LOOKUP_WORD, 1)]
     return bool(words) and words[-1] in HANDLE_NOUNS and (len(words) == 1 or words[0] in MAKING_VERBS)
 
 

@@ -52,13 +52,17 @@ def private_entries(index) -> frozenset[tuple[str, str]]:
 def _compute(index) -> set[int]:
     sites = index.infer.sites()
     drives = sites.get("run_until_complete", [])
+    submitted = _thread_loop_submits(index, sites)
     workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and thread_worker(index, f)]
-    if not drives and not workers:
+    if not drives and not workers and not submitted:
         return set()
     threaded = _threaded(index, sites) if drives else set()
     driven: set[int] = set()  # the coroutine calls passed to run_until_complete in threaded functions
     candidates: dict[int, Func] = {}
     private: set[int] = set()
+    for call, target in submitted:  # run_coroutine_threadsafe onto a loop whose run_forever is a thread's target
+        driven.add(id(call))
+        candidates[id(target)] = target
     for worker in workers:  # Textual's @work(thread=True) coroutine: asyncio.run in the worker's thread
         private.add(id(worker))
         candidates.update(_awaited(index, worker, private))
@@ -113,3 +117,38 @@ def _threaded(index, sites) -> set[int]:
             if isinstance(handed, Func):
                 found.add(id(handed))
     return found
+
+
+def _thread_loop_submits(index, sites) -> list[tuple[ast.Call, Func]]:
+    """``(coroutine call, coroutine)`` for each ``asyncio.run_coroutine_threadsafe(coro(...), loop)`` whose ``loop``
+    is, in the same class (or module), the loop of a ``threading.Thread(target=loop.run_forever)``: the coroutine runs
+    on that thread's own loop (https://docs.python.org/3/library/asyncio-task.html#asyncio.run_coroutine_threadsafe:
+    "Submit a coroutine to the given event loop"; vllm-project/production-stack: a health check on
+    ``self.loop = asyncio.new_event_loop()`` run by ``threading.Thread(target=self.loop.run_forever)``). A loop the
+    analysed files never hand to a thread may be the server's own loop: no exemption."""
+    submits = sites.get("run_coroutine_threadsafe", [])
+    if not submits:
+        return []
+    thread_loops: set[tuple[str, str, str]] = set()
+    for call, caller in sites.get("Thread", []):
+        if index.callee(call.func, caller) not in THREAD_STARTERS:
+            continue
+        target = next((k.value for k in call.keywords if k.arg == "target"), None)
+        if isinstance(target, ast.Attribute) and target.attr == "run_forever":
+            thread_loops.add(_loop_key(caller, target.value))
+    found = []
+    for call, caller in submits:
+        if len(call.args) < 2 or not isinstance(call.args[0], ast.Call):
+            continue
+        if _loop_key(caller, call.args[1]) not in thread_loops:
+            continue
+        target = index.callee(call.args[0].func, caller)
+        if isinstance(target, Func) and target.is_async:
+            found.append((call.args[0], target))
+    return found
+
+
+def _loop_key(func: Func, loop: ast.expr) -> tuple[str, str, str]:
+    """A loop expression named alike in one class of one module (``self.loop`` in two classes are two loops)."""
+    owner = func.qualname.rpartition(".")[0] if isinstance(loop, ast.Attribute) else func.qualname
+    return (func.module.path, owner, ast.unparse(loop))

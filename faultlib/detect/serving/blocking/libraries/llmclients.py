@@ -1,6 +1,6 @@
 """LLM clients and tokenizers outside the SDK table: LiteLLM's sync functions and router, Anthropic's Bedrock and
-Vertex clients, Vertex AI's generative models, tiktoken's encodings, LangGraph's compiled graphs and LlamaIndex's
-indexes, query and chat engines.
+Vertex clients, Vertex AI's generative models, tiktoken's encodings (and LangChain's splitters built on them),
+LangGraph's compiled graphs and LlamaIndex's indexes, query and chat engines.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 OpenAI-shaped SDK clients -- openai, anthropic, groq, mistral, together, cohere, google-genai, ollama -- are in
@@ -27,6 +27,11 @@ VERTEX = ("https://cloud.google.com/python/docs/reference/vertexai/latest/vertex
 TIKTOKEN = ("https://github.com/openai/tiktoken/blob/main/tiktoken/registry.py and tiktoken/load.py (the first "
             "get_encoding of a name downloads the BPE file, or reads it from the cache directory, and builds the "
             "encoder in the calling thread)")
+TIKTOKEN_SPLITTERS = ("https://python.langchain.com/api_reference/text_splitters/base/langchain_text_splitters.base."
+                      "TokenTextSplitter.html (the constructor, and TextSplitter.from_tiktoken_encoder, call "
+                      "tiktoken.get_encoding/encoding_for_model: the first use of an encoding loads its BPE file)")
+_SPLITTER_MODULES = ("langchain_text_splitters", "langchain_text_splitters.base", "langchain_text_splitters.character",
+                     "langchain.text_splitter")
 TOKENIZERS = ("https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers.Tokenizer.from_pretrained (downloads "
               "the tokenizer file from the Hub)")
 LANGGRAPH = ("https://langchain-ai.github.io/langgraph/concepts/low_level/#compiling-your-graph (a compiled graph "
@@ -47,6 +52,9 @@ LLM_CLIENTS = Vocabulary(
         **{f"litellm.{p}{f}": (H, LITELLM) for p in ("", "main.") for f in _LITELLM_CALLS},
         **{f"tiktoken.{p}{f}": (F, TIKTOKEN) for p in ("", "registry.", "model.")
            for f in ("get_encoding", "encoding_for_model")},
+        **{f"{m}.TokenTextSplitter": (F, TIKTOKEN_SPLITTERS) for m in _SPLITTER_MODULES},
+        **{f"{m}.{c}.from_tiktoken_encoder": (F, TIKTOKEN_SPLITTERS) for m in _SPLITTER_MODULES
+           for c in ("TextSplitter", "CharacterTextSplitter", "RecursiveCharacterTextSplitter")},
         **{f"tokenizers.{c}.from_pretrained": (H, TOKENIZERS) for c in ("Tokenizer", "implementations.BaseTokenizer")},
         **{f"{i}.from_documents": (H, LLAMA_INDEX) for i in _INDEXES},
         **{f"{i}": (H, LLAMA_INDEX) for i in _INDEXES},

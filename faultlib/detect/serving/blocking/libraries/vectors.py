@@ -25,6 +25,11 @@ MILVUS_COLLECTION = ("https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/Collec
 MILVUS_UTILITY = "https://milvus.io/api-reference/pymilvus/v2.4.x/ORM/utility/has_collection.md (gRPC requests)"
 MILVUS_CLIENT = ("https://milvus.io/api-reference/pymilvus/v2.4.x/MilvusClient/Client/MilvusClient.md (every "
                  "method is a gRPC request; AsyncMilvusClient is the async twin)")
+MILVUS_BUILDERS = frozenset({"close", "prepare_index_params", "create_schema", "create_field_schema"})
+"""``MilvusClient``'s methods that send nothing: ``close``, and the classmethods that build request objects in memory
+(https://milvus.io/api-reference/pymilvus/v2.4.x/MilvusClient/Management/prepare_index_params.md: "prepares index
+parameters" as an ``IndexParams``; ``create_schema``/``create_field_schema`` build a ``CollectionSchema``/
+``FieldSchema``): the ``create_index``/``create_collection`` they are handed to is the request."""
 
 LANGCHAIN_CHROMA = ("https://python.langchain.com/api_reference/chroma/vectorstores/langchain_chroma.vectorstores."
                     "Chroma.html (the constructor builds a chromadb client -- a PersistentClient on persist_directory "
@@ -49,7 +54,7 @@ VECTORS = Vocabulary(
         Family(("pymilvus.Collection", "pymilvus.orm.collection.Collection"),
                {m: D for m in _COLLECTION_METHODS}, MILVUS_COLLECTION),
         Family(("pymilvus.MilvusClient", "pymilvus.milvus_client.MilvusClient"), {"*": D}, MILVUS_CLIENT,
-               except_=frozenset({"close"})),
+               except_=MILVUS_BUILDERS),
         Family(_LANGCHAIN_CHROMA, {"__init__": D}, LANGCHAIN_CHROMA),
     ),
     returns={},

@@ -1,0 +1,84 @@
+"""File paths a project names in its YAML configuration, for the leakage analysis of files handed on.
+
+MLOps templates keep every stage's paths in a ``config.yaml`` and read them through a configuration object::
+
+    # config.yaml                                   # grid_search.py
+    model_trainer:                                  X_train = pd.read_csv(self.config.X_train_path)
+      X_train_path: data/processed/X_train_scaled.csv
+
+The normalisation stage writes ``X_train_scaled.csv`` after fitting a scaler on every training row and the search
+stage cross-validates what it reads from ``self.config.X_train_path``; from the Python alone that read names no
+file, so the scaler fitted before the search's folds was never joined with them (wave 61: a DVC exam project with
+a ``ConfigurationManager`` and entity dataclasses). :func:`config_key_paths` reads the project's YAML files (the
+hardened reader, :mod:`faultlib.readers.yamldoc`) and keeps each mapping key whose values are file paths and agree
+(one path for the key across every file); an attribute or a string subscript with that name
+(``cfg.X_train_path``, ``config["X_train_path"]``) then names that file (:func:`~.pathexprs.path_of`). A key
+bound to two different paths names nothing (no guess).
+
+Bounds: at most :data:`MAX_FILES` YAML files under the project's root, folders of runs, caches and environments
+skipped; a file that does not parse, or breaks the reader's bounds, is left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from faultlib.detect.data.leakage.pathexprs import FilePath, path_of
+
+#: the most YAML files read under one project root
+MAX_FILES = 30
+#: folders never read (experiment runs, caches, environments, vendored packages)
+_SKIP = frozenset({"mlruns", "wandb", "outputs", "multirun", "node_modules", "site-packages", "venv", ".venv", "env",
+                   "__pycache__", "build", "dist"})
+#: a value that is a file path: no spaces, ends in a short extension (``.csv``, ``.npy``, ``.parquet``, ``.pkl``)
+_FILE = re.compile(r"^[^\s]+\.[A-Za-z][A-Za-z0-9]{0,7}$")
+
+
+def _walk(value: Any, found: dict[str, set[str]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and isinstance(item, str) and _FILE.match(item) and len(item) < 400:
+                found.setdefault(key, set()).add(item)
+            else:
+                _walk(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _walk(item, found)
+
+
+def _yaml_files(root: Path) -> list[Path]:
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
+        out.extend(Path(dirpath) / n for n in sorted(filenames) if n.endswith((".yaml", ".yml")))
+        if len(out) >= MAX_FILES:
+            return out[:MAX_FILES]
+    return out
+
+
+@lru_cache(maxsize=16)
+def config_key_paths(root: str) -> dict[str, FilePath]:
+    """``{key: FilePath}`` for every key of the YAML files under ``root`` whose values are one file path."""
+    from faultlib.errors import InputError
+    from faultlib.readers.yamldoc import load_yaml_file
+
+    found: dict[str, set[str]] = {}
+    for path in _yaml_files(Path(root)):
+        try:
+            doc = load_yaml_file(path)
+        except (InputError, OSError, ValueError):
+            continue
+        _walk(doc.data, found)
+    out = {}
+    for key, values in found.items():
+        if len(values) == 1 and (path := path_of(ast.Constant(next(iter(values))), None, 0)) is not None:  # type: ignore[arg-type]
+            out[key] = path
+    return out
+
+
+__all__ = ["config_key_paths"]
