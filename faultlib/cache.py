@@ -3,15 +3,20 @@ split): one directory per user, never evidence.
 
 The directory is ``$FAULTLIB_CACHE_DIR``, else ``$XDG_CACHE_HOME/faultlib`` (the XDG Base Directory
 Specification), else ``~/.cache/faultlib``. Every reader of it treats a missing, corrupt or unwritable cache
-as empty: the cached thing is rebuilt, and nothing fails for want of a cache.
+as empty: the cached thing is rebuilt, and nothing fails for want of a cache. A cached JSON document is written with
+:func:`write_json` (a temporary name renamed into place: atomic on POSIX, so concurrent writers each leave a whole
+file) and read with :func:`read_json` (bounded, no symbolic link, ``None`` for anything that is not whole JSON).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
-__all__ = ["cache_dir"]
+__all__ = ["cache_dir", "read_json", "write_json"]
 
 
 def cache_dir() -> Path | None:
@@ -22,3 +27,31 @@ def cache_dir() -> Path | None:
     if base.startswith("~"):  # expanduser found no home
         return None
     return Path(base) / "faultlib"
+
+
+def write_json(path: Path, data: Any) -> None:
+    """``data`` as JSON at ``path``, written to a temporary name and renamed (atomic on POSIX); a read-only or full
+    cache directory is no error (the thing is used, just not kept)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)  # type: ignore[possibly-undefined]
+        except (OSError, NameError):
+            pass
+
+
+def read_json(path: Path, limit: int = 64 << 20) -> Any | None:
+    """The JSON document at ``path``; None when it is missing, unreadable, a symbolic link, larger than ``limit``
+    bytes or not JSON."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(limit + 1)
+        return json.loads(raw) if len(raw) <= limit else None
+    except (OSError, ValueError):
+        return None

@@ -56,7 +56,7 @@ def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module
         raise error
     text, params = source, {}
     # each looked for once, in the source as given: no rewrite makes either appear
-    pep758, pep695 = bool(_PEP758.search(text)), sys.version_info < (3, 12) and bool(_PEP695.search(text))
+    pep758, pep695 = _has_pep758(text), sys.version_info < (3, 12) and _has_pep695(text)
     rounds = min(_MOST_FSTRING_LINES, _REPARSE_BUDGET_CHARS // max(1, len(source)))
     for _ in range(rounds + 2):
         if pep758:
@@ -77,6 +77,42 @@ def parse_newer_syntax(source: str, path: str, error: SyntaxError) -> ast.Module
         tree.__dict__[TYPE_PARAMS] = params
         return tree
     raise error
+
+
+def _has_pep758(source: str) -> bool:
+    """``bool(_PEP758.search(source))``, tried only at the start of the lines that hold ``except``: a Python 2 script
+    comes here once per ``print`` statement its checks fix, and the pattern tried at every offset of a joined
+    program cost more than the parse itself."""
+    pos = source.find("except")
+    while pos >= 0:
+        start = source.rfind("\n", 0, pos) + 1
+        if _PEP758.match(source, start):
+            return True
+        end = source.find("\n", pos)
+        if end < 0:
+            return False
+        pos = source.find("except", end)
+    return False
+
+
+_PEP695_TYPE = re.compile(r"type[ \t]+\w+[ \t]*(?=[\[=])")
+_PEP695_DEF = re.compile(r"(?:def|class)[ \t]+\w+[ \t]*(?=\[)")
+_WORD = re.compile(r"\w")
+
+
+def _has_pep695(source: str) -> bool:
+    """``bool(_PEP695.search(source))`` (see :func:`_has_pep758`): each alternative's words found first, then the
+    pattern's anchors checked where they are (the line's start before ``type``, a word boundary before ``def``)."""
+    for words in (_PEP695_TYPE, _PEP695_DEF):
+        pos = 0
+        while (found := words.search(source, pos)) is not None:
+            at = found.start()
+            if words is _PEP695_TYPE and not source[source.rfind("\n", 0, at) + 1:at].strip(" \t"):
+                return True
+            if words is _PEP695_DEF and (at == 0 or not _WORD.match(source[at - 1])):
+                return True
+            pos = at + 1
+    return False
 
 
 def _without_type_params(source: str) -> tuple[str, dict[int, list[str]]]:
@@ -112,8 +148,11 @@ def _older_fstrings(source: str, error: SyntaxError) -> str:
 
 def _without_f_prefix(source: str, line: int) -> str:
     """``source`` with the ``f`` prefix of every string literal on ``line`` (1-based) removed."""
-    lines = source.split("\n")
-    if not 0 < line <= len(lines):
+    before = source.split("\n", line - 1) if line > 0 else []  # the line's start, found in C
+    if not 0 < line <= len(before):
         return source
-    lines[line - 1] = _F_PREFIX.sub(r"\1\2", lines[line - 1])
-    return "\n".join(lines)
+    start = len(source) - len(before[-1])
+    end = source.find("\n", start)
+    end = len(source) if end < 0 else end
+    changed = _F_PREFIX.sub(r"\1\2", source[start:end])
+    return source if changed == source[start:end] else source[:start] + changed + source[end:]

@@ -28,7 +28,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Est
 from faultlib.pyflow.values import Ref
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import children, walk_once
 
 #: methods of the estimator contract that only a model has (scikit-learn developer guide, "Estimators")
 _PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score"})
@@ -63,7 +63,7 @@ def _scoped_nodes(tree: ast.Module):
         node, scope = stack.pop()
         yield scope, node
         inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner) for child in children(node))  # ast.iter_child_nodes' list, at less cost
 
 
 def duck_models(tree: ast.Module) -> frozenset[str]:

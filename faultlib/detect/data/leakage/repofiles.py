@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
-from faultlib.detect.data.leakage.yamlpaths import config_key_paths
+from faultlib.detect.data.leakage.yamlpaths import _yaml_files, config_key_paths
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
@@ -151,8 +150,8 @@ def _tree(path: Path) -> ast.Module | None:
     return _parsed(path)
 
 
-def _constants(tree: ast.Module) -> dict[str, FilePath]:
-    env = PathEnv(tree)
+def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePath]:
+    env = env if env is not None else PathEnv(tree)
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):
@@ -171,8 +170,8 @@ def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
 
 
 def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
-              config_keys: dict[str, FilePath] | None = None) -> list[Access]:
-    env = PathEnv(tree, None, modules, config_keys)
+              config_keys: dict[str, FilePath] | None = None, env: PathEnv | None = None) -> list[Access]:
+    env = env.seeing(modules, config_keys) if env is not None else PathEnv(tree, None, modules, config_keys)
     callers = CallerPaths(tree, env)
     out = []
     for node in walk_once(tree):
@@ -186,13 +185,13 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
     return sorted(out, key=lambda a: a.line)
 
 
-@lru_cache(maxsize=16)
 def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
     repo = RepoFiles(Path(root), config_keys=config_key_paths(root))
-    for p, tree in trees:
-        repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree))
-    for p, tree in trees:
-        accs = _accesses(tree, repo.modules, repo.config_keys)
+    envs = [PathEnv(tree) for _, tree in trees]  # each module's scopes read once, for both passes
+    for (p, tree), env in zip(trees, envs):
+        repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree, env))
+    for (p, tree), env in zip(trees, envs):
+        accs = _accesses(tree, repo.modules, repo.config_keys, env)
         if accs:
             repo.accesses[p] = accs
     return repo
@@ -200,10 +199,81 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
 
 def repo_files(path: str | Path) -> RepoFiles:
     """The index of the root :func:`repo_root` finds for ``path``, shared while every script there has the same
-    text (each is read again on every call: a script changed since is indexed again)."""
+    text (each is read again on every call: a script changed since is indexed again), in this process and on disk
+    between runs (:mod:`.repocache`, keyed by the texts and by the code that indexes them)."""
+    from faultlib.detect.data.leakage import repocache
+    from faultlib.detect.data.leakage.session import _raw, _text_tree
+
     root = repo_root(path)
-    trees = tuple((str(p), t) for p in _scripts(root, MAX_FILES) if (t := _tree(p)) is not None)
-    return _index(str(root), trees)
+    texts = [(str(p), raw) for p in _scripts(root, MAX_FILES) if (raw := _raw(p)) is not None]
+    configs = [(str(p), _stamp(p)) for p in _yaml_files(root)]  # what config_keys is read from
+    key = repocache.index_key(str(root), texts + configs)
+    repo = _KEPT.pop(key, None) or _from_json(root, repocache.load_index(key))
+    if repo is None:
+        repo = _index(str(root), tuple((p, t) for p, raw in texts if (t := _text_tree(raw)) is not None))
+        repocache.store_index(key, _to_json(repo))
+    _KEPT[key] = repo  # the most recent last
+    while len(_KEPT) > 16:
+        _KEPT.pop(next(iter(_KEPT)))
+    return repo
+
+
+def _stamp(path: Path) -> str:
+    """What the key knows of a YAML file the index reads (:mod:`.yamlpaths`): its size, time and text."""
+    from faultlib.detect.data.leakage.session import _raw
+
+    try:
+        st = path.stat()
+    except OSError:
+        return "unreadable"
+    return f"{st.st_size}:{st.st_mtime_ns}:{_raw(path)}"
+
+
+_KEPT: dict[str, RepoFiles] = {}
+"""The indexes built or read in this process, by :func:`~.repocache.index_key` (the last 16)."""
+
+
+def _to_json(repo: RepoFiles) -> dict[str, Any]:
+    return {"accesses": {s: [[a.mode, a.path.text, a.path.exact, a.line] for a in accs]
+                         for s, accs in repo.accesses.items()},
+            "modules": {m: {n: [p.text, p.exact] for n, p in names.items()} for m, names in repo.modules.items()},
+            "config_keys": {k: [p.text, p.exact] for k, p in repo.config_keys.items()}}
+
+
+def _from_json(root: Path, data: dict[str, Any] | None) -> RepoFiles | None:
+    """The :class:`RepoFiles` :func:`_to_json` wrote, or None (no data, or not of its shape)."""
+    if data is None:
+        return None
+    try:
+        repo = RepoFiles(root)
+        for script, accs in data["accesses"].items():
+            repo.accesses[script] = [Access(_text(mode), FilePath(_text(text), _flag(exact)), _line(line))
+                                     for mode, text, exact, line in accs]
+        for module, names in data["modules"].items():
+            repo.modules[module] = {_text(n): FilePath(_text(text), _flag(exact)) for n, (text, exact) in names.items()}
+        repo.config_keys = {_text(k): FilePath(_text(text), _flag(exact))
+                            for k, (text, exact) in data["config_keys"].items()}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    return repo
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("not a bool")
+    return value
+
+
+def _line(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("not a line number")
+    return value
 
 
 def handed_on(path: str | Path, members: list[Path], report: Any, analyze_session: Any) -> bool:

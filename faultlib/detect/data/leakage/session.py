@@ -82,7 +82,14 @@ def _may_cover(raw: str, missing: dict[str, list[int]], variables: set[str]) -> 
 
 @lru_cache(maxsize=512)
 def _text_tree(raw: str) -> ast.Module | None:
-    return _tree("\n".join(clean_lines(raw.split("\n"))))
+    return _tree("\n".join(_cleaned(raw)))
+
+
+@lru_cache(maxsize=512)
+def _cleaned(raw: str) -> tuple[str, ...]:
+    """:func:`~.source.clean_lines` of a script's text, shared by text: a writer joined with each of its readers
+    (:mod:`.repofiles`) cleaned every member again, a scan of every character of each."""
+    return tuple(clean_lines(raw.split("\n")))
 
 
 def _defined(tree: ast.Module) -> dict[str, tuple[int, int, bool]]:
@@ -247,7 +254,7 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
     imported = set()
     texts, trees = [], []
     for p in paths:
-        text = clean_lines(read_text(str(p)).split("\n"))
+        text = list(_cleaned(read_text(str(p))))  # a copy: the joins below change it in place
         texts.append(text)
         trees.append(tree := _tree("\n".join(text)))
         if tree is not None:

@@ -246,6 +246,9 @@ def parse_tolerant(source: str, smap: SourceMap, *, max_skips: int = 200) -> ast
         lines = source.split("\n")
         del smap.skipped[skipped:]
         tree = _fix_until_parsed(lines, smap, max_skips, Reparser(lines, smap.file, resume=resume))
+        if tree is not None and "run_cell_magic" not in source and source.isascii():
+            return tree  # no call to inline: the walk of every node for one is left out (an ASCII text spells the
+            # attribute as the tree holds it; elsewhere NFKC-normalised identifiers may differ from the text)
         if tree is not None:
             return inline_cell_magics(tree, PYTHON_CELL_MAGICS, clean_lines)
     raise AssertionError("unreachable: the loop without checkpoints parses the whole text or raises")

@@ -4,7 +4,8 @@ Two sources, one form (:class:`KernelRegistry`):
 
 - the installed onnxruntime's own registries (``verified``), read once per onnxruntime version and kept
   on disk in the user's cache directory (:func:`faultlib.cache.cache_dir`). A cache file is written to a temporary name
-  and renamed into place (atomic on POSIX: concurrent writers each leave a whole file); one that does not
+  and renamed into place (:func:`faultlib.cache.write_json`, the name ``write_atomic`` here: atomic on POSIX,
+  concurrent writers each leave a whole file); one that does not
   parse or is of another format or version is rebuilt;
 - a release table shipped with faultlib (``likely``): ``tables/onnxruntime-X.Y.Z.json.gz``, measured by
   running :func:`faultlib.detect.serving.onnx.probe.dump_registry` (``python probe.py --registry``) under
@@ -23,13 +24,12 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from faultlib.cache import cache_dir
+from faultlib.cache import write_json as write_atomic
 
 #: ``INT_MAX``: the end version of a kernel registered without one
 OPEN_END = 2**31 - 1
@@ -139,22 +139,6 @@ class KernelRegistry:
     def serving(self, domain: str, op: str, version: int) -> list[Kernel]:
         """The kernels that serve ``op`` resolved to schema ``version``."""
         return [k for k in self.kernels.get((domain, op), []) if k.serves(version)]
-
-
-def write_atomic(path: Path, data: dict[str, Any]) -> None:
-    """``data`` as JSON at ``path``, written to a temporary name and renamed (atomic on POSIX); a read-only or full
-    cache directory is no error."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:  # a read-only or full cache directory: the registry is still used, just not kept
-        try:
-            os.unlink(tmp)  # type: ignore[possibly-undefined]
-        except (OSError, NameError):
-            pass
 
 
 def _read_cache(path: Path, version: str, providers: tuple[str, ...]) -> dict[str, Any] | None:
