@@ -48,7 +48,7 @@ _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 #: ``complete_data()`` returns the table filled)
 _MICE_KERNELS = frozenset({"ImputationKernel", "MultipleImputedKernel", "KernelDataSet"})
 #: attributes of a fitted model that rank its input columns
-IMPORTANCES = frozenset({"feature_importances_"})
+IMPORTANCES = frozenset({"feature_importances_", "coef_"})
 
 
 class FunctionalFits(TargetCorrelation):
