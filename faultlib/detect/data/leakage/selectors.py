@@ -6,8 +6,11 @@ Each is a fit without an estimator object, so the class-based vocabulary does no
 * **univariate scores** (scikit-learn ``sklearn.feature_selection``: ``mutual_info_classif``,
   ``mutual_info_regression``, ``f_classif``, ``f_regression``, ``r_regression``, ``chi2``): a score per column
   computed from ``X`` and ``y``; the columns chosen by it (``X[top]``) carry that fit, as ``rfe.support_`` does;
-* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm): the same, when
-  the importances choose the columns of the model that is later scored;
+* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm) or ``coef_`` (linear
+  models: ``LassoCV``, an L1 ``LogisticRegression``, ``LinearSVC``): the same, when the importances or the weights'
+  sizes choose the columns of the model that is later scored (scikit-learn's ``SelectFromModel`` ranks by either
+  attribute, user guide 1.13.4; waves 59 and 62: columns kept by ``abs(lasso.coef_)``, alone or rank-averaged with
+  forest importances, before the cross-validation);
 * **mrmr** (the ``mrmr`` package's ``mrmr_classif``, ``mrmr_regression``: the ``K`` columns of maximum relevance
   to ``y`` and minimum redundancy among themselves, Peng, Long & Ding, IEEE TPAMI 27(8), 2005; package README,
   github.com/smazzanti/mrmr): a list of chosen column names, a choice made with every row's label;
@@ -47,7 +50,7 @@ _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 #: documentation, "ImputationKernel": the data is given at construction, ``mice(iterations)`` fits the models,
 #: ``complete_data()`` returns the table filled)
 _MICE_KERNELS = frozenset({"ImputationKernel", "MultipleImputedKernel", "KernelDataSet"})
-#: attributes of a fitted model that rank its input columns
+#: attributes of a fitted model that rank its input columns (trees' importances, linear models' weights)
 IMPORTANCES = frozenset({"feature_importances_", "coef_"})
 
 
