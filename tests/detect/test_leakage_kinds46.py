@@ -44,6 +44,29 @@ LEAKS = {
             picked.append(best_col)
         print(cross_val_score(LogisticRegression(), A[:, picked], b, cv=5).mean())
         """, [("fit_outside_cv", 3)]),
+    # the same written without a seed: only the comparison with the scores decides which position is kept
+    "best_f_score_position_picked_by_a_comparison_then_cross_validated": ("""\
+        from sklearn.feature_selection import f_classif
+        A, b = X.values, y.values
+        f_scores, _ = f_classif(A, b)
+        kept = []
+        for _ in range(3):
+            best, best_col = -1.0, -1
+            for j in range(A.shape[1]):
+                if j not in kept and f_scores[j] > best:
+                    best = f_scores[j]
+                    best_col = j
+            kept.append(best_col)
+        print(cross_val_score(LogisticRegression(), A[:, kept], b, cv=5).mean())
+        """, [("fit_outside_cv", 3)]),
+    # chi2's pair unpacked: the statistic ranks the columns kept before the split
+    "chi2_statistic_unpacked_from_its_pair_then_split": ("""\
+        from sklearn.feature_selection import chi2
+        stat, p_values = chi2(X, y)
+        top = X.columns[np.argsort(stat)[-5:]]
+        a, b, c, d = train_test_split(X[top], y)
+        LogisticRegression().fit(a, c).score(b, d)
+        """, [("fit_before_split", 2)]),
     # columns ranked by a separation score computed from each class's rows (the labels choose the rows)
     "columns_ranked_by_per_class_means_then_cross_validated": ("""\
         A, labels = X.values, y.values
@@ -98,6 +121,26 @@ HEALTHY = {
         sparse = LassoCV(cv=5).fit(a, c)
         kept = a.columns[np.abs(sparse.coef_) > 0]
         Ridge().fit(a[kept], c).score(b[kept], d)
+        """,
+    # the best position by mutual information of the training part only, scored once on the held-out part
+    "best_position_of_the_training_part_scored_on_the_test_part": """\
+        from sklearn.feature_selection import mutual_info_classif
+        a, b, c, d = train_test_split(X.values, y.values)
+        relevance = mutual_info_classif(a, c)
+        best, best_col = -1.0, 0
+        for j in range(a.shape[1]):
+            if relevance[j] > best:
+                best, best_col = relevance[j], j
+        LogisticRegression().fit(a[:, [best_col]], c).score(b[:, [best_col]], d)
+        """,
+    # the best hyperparameter by cross-validated score: a comparison of scores, not of a ranking of columns
+    "best_depth_picked_by_a_comparison_of_cross_validated_scores": """\
+        best, best_c = -1.0, 1.0
+        for c in [0.1, 1.0, 10.0]:
+            score = cross_val_score(LogisticRegression(C=c), X, y, cv=5).mean()
+            if score > best:
+                best, best_c = score, c
+        print(best_c)
         """,
     # a linear model's weights only printed: nothing is chosen by them
     "weights_of_a_model_printed_after_cross_validation": """\

@@ -38,10 +38,13 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.relevance import TargetCorrelation
 from faultlib.detect.data.leakage.values import Data, Est
-from faultlib.pyflow.values import UNKNOWN, Ref
+from faultlib.pyflow.values import UNKNOWN, Ref, Tup
 
 _SCORE_FUNCTIONS = frozenset({"mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression",
                               "r_regression", "chi2"})
+#: score functions that return a pair, the statistic and its p-value per column (scikit-learn API reference:
+#: ``f_classif``, ``f_regression``, ``chi2`` return ``(f_statistic or chi2, p_values)``): both rank the columns
+_SCORE_PAIRS = frozenset({"f_classif", "f_regression", "chi2"})
 _TSFRESH_SELECTORS = frozenset({"select_features", "extract_relevant_features"})
 #: the ``mrmr`` package's selectors: the K columns of maximum relevance to ``y``, minimum redundancy
 _MRMR_SELECTORS = frozenset({"mrmr_classif", "mrmr_regression"})
@@ -89,7 +92,8 @@ class FunctionalFits(TargetCorrelation):
         est = Est(f"{ref.last}()", "transformer", preprocessing=True, supervised=supervised)
         fit = self._fit(est, x, supervised, ref.last, node, frame)
         if name in _SCORE_FUNCTIONS or name == "mrmr":
-            return Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column: a choice
+            ranking = Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column: a choice
+            return Tup((ranking, ranking)) if name in _SCORE_PAIRS else ranking  # F, pval = f_classif(X, y)
         out = Data(x.rows, x.taints | ({fit} if fit else set()), x.test)
         if name in _TSFRESH_IMPUTERS and node.args and isinstance(node.args[0], ast.Name):
             self._store(node.args[0].id, out, frame)  # impute(df) fills df in place
