@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.classstats import class_conditional_reductions, every_class
 from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
@@ -209,8 +210,12 @@ class DesignChecks:
         if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)
             return Data(None, data.taints, False)
         data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
+        if not hasattr(self, "_class_stats"):
+            self._class_stats = class_conditional_reductions(self.tree)
+        by_class = id(node) in self._class_stats  # a statistic of one class's rows reads y (classstats.py)
+        data = every_class(data) if by_class else data
         est = Est(label, "transformer", preprocessing=True)
-        fit = self._fit(est, data, False, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
+        fit = self._fit(est, data, by_class, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)
 
     def _counted_groupbys(self) -> frozenset[int]:

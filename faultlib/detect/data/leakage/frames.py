@@ -21,6 +21,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.blending import SameFoldBlends
 from faultlib.detect.data.leakage.blocks import Blocks, appended_to_listed, listed_blocks
+from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
@@ -85,7 +86,7 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
                 held.rows, held.taints, held.test), frame)
             return UNKNOWN
         if name in ("append", "extend") and isinstance(receiver, Tup) and target and args and isinstance(
-                args[0], Data) and args[0].rows is None and any(not f.handwritten for f in args[0].taints):
+                args[0], Data) and args[0].rows is None and any(chooses(f) for f in args[0].taints):
             # names.append(list(skb.get_feature_names_out())[0]): the list now holds a column name a fit chose
             self._store(target, Tup((*receiver.items, args[0])), frame)
             return UNKNOWN

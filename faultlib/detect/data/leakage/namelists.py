@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.values import Data, MaybeData
 from faultlib.pyflow.values import UNKNOWN, Tup
 
@@ -79,7 +80,7 @@ def chosen_names(index: Tup, as_data: Any) -> Data | None:
         as_data: the analysis' ``maybe_data`` (an item as data, or ``None``).
     """
     fits = frozenset(f for d in (as_data(i) for i in index.items) if d is not None and d.rows is None
-                     for f in d.taints if not f.handwritten)
+                     for f in d.taints if chooses(f))
     return Data(None, fits) if fits else None
 
 

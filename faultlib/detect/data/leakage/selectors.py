@@ -6,8 +6,11 @@ Each is a fit without an estimator object, so the class-based vocabulary does no
 * **univariate scores** (scikit-learn ``sklearn.feature_selection``: ``mutual_info_classif``,
   ``mutual_info_regression``, ``f_classif``, ``f_regression``, ``r_regression``, ``chi2``): a score per column
   computed from ``X`` and ``y``; the columns chosen by it (``X[top]``) carry that fit, as ``rfe.support_`` does;
-* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm): the same, when
-  the importances choose the columns of the model that is later scored;
+* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm) or ``coef_`` (linear
+  models: ``LassoCV``, an L1 ``LogisticRegression``, ``LinearSVC``): the same, when the importances or the weights'
+  sizes choose the columns of the model that is later scored (scikit-learn's ``SelectFromModel`` ranks by either
+  attribute, user guide 1.13.4; waves 59 and 62: columns kept by ``abs(lasso.coef_)``, alone or rank-averaged with
+  forest importances, before the cross-validation);
 * **mrmr** (the ``mrmr`` package's ``mrmr_classif``, ``mrmr_regression``: the ``K`` columns of maximum relevance
   to ``y`` and minimum redundancy among themselves, Peng, Long & Ding, IEEE TPAMI 27(8), 2005; package README,
   github.com/smazzanti/mrmr): a list of chosen column names, a choice made with every row's label;
@@ -35,10 +38,13 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.relevance import TargetCorrelation
 from faultlib.detect.data.leakage.values import Data, Est
-from faultlib.pyflow.values import UNKNOWN, Ref
+from faultlib.pyflow.values import UNKNOWN, Ref, Tup
 
 _SCORE_FUNCTIONS = frozenset({"mutual_info_classif", "mutual_info_regression", "f_classif", "f_regression",
                               "r_regression", "chi2"})
+#: score functions that return a pair, the statistic and its p-value per column (scikit-learn API reference:
+#: ``f_classif``, ``f_regression``, ``chi2`` return ``(f_statistic or chi2, p_values)``): both rank the columns
+_SCORE_PAIRS = frozenset({"f_classif", "f_regression", "chi2"})
 _TSFRESH_SELECTORS = frozenset({"select_features", "extract_relevant_features"})
 #: the ``mrmr`` package's selectors: the K columns of maximum relevance to ``y``, minimum redundancy
 _MRMR_SELECTORS = frozenset({"mrmr_classif", "mrmr_regression"})
@@ -47,8 +53,8 @@ _TSFRESH_IMPUTERS = frozenset({"impute", "impute_dataframe_range"})
 #: documentation, "ImputationKernel": the data is given at construction, ``mice(iterations)`` fits the models,
 #: ``complete_data()`` returns the table filled)
 _MICE_KERNELS = frozenset({"ImputationKernel", "MultipleImputedKernel", "KernelDataSet"})
-#: attributes of a fitted model that rank its input columns
-IMPORTANCES = frozenset({"feature_importances_"})
+#: attributes of a fitted model that rank its input columns (trees' importances, linear models' weights)
+IMPORTANCES = frozenset({"feature_importances_", "coef_"})
 
 
 class FunctionalFits(TargetCorrelation):
@@ -86,7 +92,8 @@ class FunctionalFits(TargetCorrelation):
         est = Est(f"{ref.last}()", "transformer", preprocessing=True, supervised=supervised)
         fit = self._fit(est, x, supervised, ref.last, node, frame)
         if name in _SCORE_FUNCTIONS or name == "mrmr":
-            return Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column: a choice
+            ranking = Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column: a choice
+            return Tup((ranking, ranking)) if name in _SCORE_PAIRS else ranking  # F, pval = f_classif(X, y)
         out = Data(x.rows, x.taints | ({fit} if fit else set()), x.test)
         if name in _TSFRESH_IMPUTERS and node.args and isinstance(node.args[0], ast.Name):
             self._store(node.args[0].id, out, frame)  # impute(df) fills df in place

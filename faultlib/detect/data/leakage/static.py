@@ -90,6 +90,8 @@ from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
+from faultlib.detect.data.leakage.bestitems import BestItems
+from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.scoring import selection
@@ -120,7 +122,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -280,7 +282,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         chosen: frozenset = frozenset()
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
-                picked = maybe_data(self._expr(col, frame))
+                value = self._expr(col, frame)  # X[:, [np.argmax(mi)]]: a list of positions a fit chose
+                picked = chosen_names(value, maybe_data) if isinstance(value, Tup) else maybe_data(value)
                 chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
         out = self._subscript_rows(data, index_node, frame, line)
@@ -310,7 +313,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, ThresholdChoices, TunerReports,
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
             # statistic written by hand (min/max ranges choosing a dtype) are a choice, like a threshold (_compare)
-            fits = frozenset(f for f in picked.taints if not f.handwritten)
+            fits = frozenset(f for f in picked.taints if chooses(f))
             return data.with_(taints=data.taints | fits) if fits else data
         if isinstance(index, Drawn):  # data.iloc[np.random.choice(idx, n)]: a random subset, like df.sample(n)
             return self._derive(data, data_rows_child(data, Step("filter", new_id(), "sample", line=line)), line)
