@@ -60,6 +60,22 @@ LEAKS = {
         a, b, c, d = divide(fill_gaps(X), y)
         held_out = np.asarray(b).reshape(len(b), -1)
         """, [("fit_before_split", 7)]),
+    # a method nobody calls scales with the scaler its class's __init__ made, on every row, then grid-searches the
+    # scaled rows (interp._opaque_self: the method sees the attributes __init__ sets)
+    "a_scaler_made_in_init_fitted_on_all_rows_then_a_grid_search_in_a_method": ("""\
+        from sklearn.svm import SVC
+
+        class TunedSVM:
+            def __init__(self, C=1.0):
+                self.C = C
+                self.scaler = StandardScaler()
+
+            def tune(self, features, labels):
+                scaled = self.scaler.fit_transform(features)
+                search = GridSearchCV(SVC(), {"C": [0.1, 1.0, 10.0]}, cv=5)
+                search.fit(scaled, labels)
+                return search.best_params_, search.best_score_
+        """, [("fit_outside_cv", 9)]),
 }
 
 HEALTHY = {
@@ -92,6 +108,32 @@ HEALTHY = {
 
         if __name__ == "__main__":
             parts_tr, parts_te, labels_tr, labels_te = demo()
+        """,
+    # the same class, the scaler made in __init__ put in the pipeline the search cross-validates
+    "a_scaler_made_in_init_inside_the_searched_pipeline": """\
+        from sklearn.svm import SVC
+
+        class TunedSVM:
+            def __init__(self, C=1.0):
+                self.C = C
+                self.scaler = StandardScaler()
+
+            def tune(self, features, labels):
+                search = GridSearchCV(make_pipeline(self.scaler, SVC()), {"svc__C": [0.1, 1.0, 10.0]}, cv=5)
+                search.fit(features, labels)
+                return search.best_params_, search.best_score_
+        """,
+    # an object handed to __init__ holds a training and a test table under its fields: fitted on one, scored on
+    # the other, it is not one table's rows (interp._opaque_self drops what __init__ only keeps)
+    "a_holder_of_both_parts_kept_by_init_fitted_on_one_scored_on_the_other": """\
+        class Trainer:
+            def __init__(self, parts):
+                self.parts = parts
+                self.model = Ridge()
+
+            def run(self):
+                self.model.fit(self.parts.x_train, self.parts.y_train)
+                return self.model.score(self.parts.x_test, self.parts.y_test)
         """,
 }
 
