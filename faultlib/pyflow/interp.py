@@ -26,7 +26,7 @@ from typing import Any
 from faultlib.pyflow.hooks import SemanticHooks
 from faultlib.pyflow.syntax import fold, is_main_guard
 from faultlib.pyflow.values import (
-    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Ref, Tup, functions_of)
+    UNKNOWN, Bound, ClassVal, Const, Container, Func, Instance, Opaque, Ref, Tup, functions_of)
 
 MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
 MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
@@ -110,13 +110,32 @@ class Interpreter(SemanticHooks):
         values: list[Any] = []
         for i, name in enumerate(names):
             if i == 0 and func.owner is not None and name in ("self", "cls"):
-                values.append(Instance(func.owner))
+                values.append(self._opaque_self(func) if name == "self" else Instance(func.owner))
             else:
                 values.append(self._opaque(name, func.node.lineno))
         try:
             return self._invoke(func, values, {}, func.node.lineno)
         except Return as ret:
             return ret.value
+
+    def _opaque_self(self, func: Func) -> Instance:
+        """``self`` of a method the module never calls: an instance whose ``__init__`` ran on opaque arguments, so
+        the attributes it makes itself (``self.scaler = StandardScaler()``) are what the method reads (wave 63: a
+        research module's ``tune_hyperparameters`` scales with the scaler its class's ``__init__`` made). An argument
+        it keeps as it is (``self.data = train_test_data``) is dropped, as on a bare instance: an object passed in
+        may hold a training and a test table under its fields (wave 61's ``TrainTestData``), not one table's rows.
+        A bare instance for ``__init__`` itself or a class without one."""
+        init = func.owner.methods.get("__init__") if func.owner is not None else None
+        if init is None or init is func:
+            return Instance(func.owner)
+        instance = Instance(func.owner)
+        try:
+            self._invoke(init, [instance, *(self._opaque(a.arg, init.node.lineno) for a in init.node.args.args[1:])],
+                         {}, init.node.lineno)
+        except Return:
+            pass
+        instance.attrs = {k: v for k, v in instance.attrs.items() if not isinstance(v, Opaque)}
+        return instance
 
     def _tick(self) -> None:
         self._ops += 1

@@ -39,6 +39,7 @@ from faultlib.detect.data.leakage.generators import is_generator
 from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
+from faultlib.detect.data.leakage.rescored import RescoredSearches
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.records import RecordFields
@@ -122,7 +123,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,

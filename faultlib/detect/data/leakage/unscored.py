@@ -32,6 +32,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.handedback import used_after
 from faultlib.pyflow.walk import walk_once
 
 #: metric functions whose names do not end in ``_score``/``_error``/``_loss`` (sklearn.metrics; imblearn.metrics)
@@ -144,7 +145,8 @@ def test_part_read(tree: ast.AST, line: int) -> bool:
 
     Returns:
         ``False`` where the split's result is not unpacked into plain names on that line, or no test part's name
-        is loaded on a later line (the analysis cannot then show the held-out rows are used at all).
+        is loaded on a later line but to be displayed or returned to callers that drop it (the analysis cannot then
+        show the held-out rows are used at all).
     """
     split = _unpacked_split(tree, line)
-    return split is not None and _loaded_after(tree, *split)
+    return split is not None and used_after(tree, *split)  # not only shown or handed back and dropped (handedback.py)
