@@ -90,14 +90,9 @@ def test_a_changed_script_is_indexed_again(project):
 
 
 def test_a_changed_yaml_configuration_is_indexed_again(project):
-    from faultlib.detect.data.leakage.yamlpaths import config_key_paths
-
     (project / "config.yaml").write_text("paths:\n  scaled: prepared/rows_scaled.csv\n")
-    config_key_paths.cache_clear()
     assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/rows_scaled.csv"
-    (project / "config.yaml").write_text("paths:\n  scaled: prepared/other_rows.csv\n")
-    config_key_paths.cache_clear()  # yamlpaths' own memo of this process; the disk's key changed with the text
-    repofiles._KEPT.clear()
+    (project / "config.yaml").write_text("paths:\n  scaled: prepared/other_rows.csv\n")  # in the same process
     assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/other_rows.csv"
     assert len(cached_files(project)) == 2
 
