@@ -6,6 +6,8 @@ Specification), else ``~/.cache/faultlib``. Every reader of it treats a missing,
 as empty: the cached thing is rebuilt, and nothing fails for want of a cache. A cached JSON document is written with
 :func:`write_json` (a temporary name renamed into place: atomic on POSIX, so concurrent writers each leave a whole
 file) and read with :func:`read_json` (bounded, no symbolic link, ``None`` for anything that is not whole JSON).
+A cache that keeps one file per key (:mod:`faultlib.detect.data.leakage.repocache`) is kept bounded with
+:func:`prune`: the least recently used files go first once there are too many or they are too large together.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_dir", "read_json", "write_json"]
+__all__ = ["cache_dir", "prune", "read_json", "write_json"]
 
 
 def cache_dir() -> Path | None:
@@ -55,3 +57,32 @@ def read_json(path: Path, limit: int = 64 << 20) -> Any | None:
         return json.loads(raw) if len(raw) <= limit else None
     except (OSError, ValueError):
         return None
+
+
+def prune(folder: Path, prefix: str, *, max_files: int, max_bytes: int) -> None:
+    """Remove the oldest (by modification time: a reader marks a hit with :func:`os.utime`) regular files of
+    ``folder`` whose names start with ``prefix`` until at most ``max_files`` are left, together at most ``max_bytes``
+    bytes. Symbolic links and other entries are left alone (never followed); a file another process removed first,
+    or one that cannot be removed, is no error.
+    """
+    kept: list[tuple[int, str, int]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith(prefix) and entry.is_file(follow_symlinks=False):
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    kept.append((st.st_mtime_ns, entry.path, st.st_size))
+    except OSError:
+        return
+    kept.sort(reverse=True)  # the newest first
+    total = 0
+    for index, (_, path, size) in enumerate(kept):
+        total += size
+        if index >= max_files or total > max_bytes:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass

@@ -232,6 +232,19 @@ def test_kedro_split_of_another_dataset_is_silent(tmp_path: Path) -> None:
     assert _alarms(tmp_path, "src/plant/pipelines/prep/nodes.py") == set()
 
 
+def test_kedro_node_module_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    from faultlib.detect.data.leakage.kedronodes import kedro_program
+
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    _kedro(project, "rescaled_table")
+    _write(outside, {"model_nodes.py": KEDRO_MODEL + "OUTSIDE = 1\n"})
+    model = project / "src/plant/pipelines/model/nodes.py"
+    model.unlink()
+    model.symlink_to(outside / "model_nodes.py")  # the node module leads out of the project
+    assert kedro_program(project / "src/plant/pipelines/prep/nodes.py") is None  # its nodes are left out
+    assert _alarms(project, "src/plant/pipelines/prep/nodes.py") == set()
+
+
 # --- importances averaged with Python's sum over repeated fits, then the top columns cross-validated -----------
 
 AVERAGED = """\

@@ -128,3 +128,13 @@ def test_each_leak_of_wave_62_is_found_at_its_line(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(HEALTHY))
 def test_each_healthy_look_alike_of_wave_62_is_silent(tmp_path, name):
     assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+def test_a_date_cut_written_date_first_reads_as_its_mirror():
+    import ast
+
+    from faultlib.detect.data.leakage.timecuts import _MIRROR, date_cut
+
+    assert all(_MIRROR[_MIRROR[op]] is op for op in _MIRROR)  # a >= b is b <= a: each operator's converse
+    for text, later in (("'2025-04-01' <= df.d", True), ("'2025-04-01' > df.d", False), ("df.d >= '2025-04-01'", True)):
+        assert date_cut(ast.parse(text, mode="eval").body, 1, {}) == ("df.d <cut> '2025-04-01'", later)

@@ -47,6 +47,16 @@ def test_a_corrupt_or_foreign_cache_file_is_rebuilt(cache, content):
     assert json.loads(path.read_text())["format"] == registry.CACHE_FORMAT
 
 
+def test_a_cache_file_that_is_a_link_is_not_read(cache):
+    version, providers = "1.0.0", ("CPUExecutionProvider",)
+    real = cache.parent / "elsewhere.json"
+    real.write_text(json.dumps({"format": registry.CACHE_FORMAT, "onnxruntime": version, "providers": list(providers)}))
+    assert registry._read_cache(real, version, providers) is not None
+    cache.mkdir()
+    (cache / "linked.json").symlink_to(real)
+    assert registry._read_cache(cache / "linked.json", version, providers) is None  # as read_json: rebuilt instead
+
+
 def test_concurrent_writers_leave_one_whole_file(cache):
     data = {"format": registry.CACHE_FORMAT, "payload": list(range(20000))}
     target = cache / "race.json"

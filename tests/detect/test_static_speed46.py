@@ -90,14 +90,9 @@ def test_a_changed_script_is_indexed_again(project):
 
 
 def test_a_changed_yaml_configuration_is_indexed_again(project):
-    from faultlib.detect.data.leakage.yamlpaths import config_key_paths
-
     (project / "config.yaml").write_text("paths:\n  scaled: prepared/rows_scaled.csv\n")
-    config_key_paths.cache_clear()
     assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/rows_scaled.csv"
-    (project / "config.yaml").write_text("paths:\n  scaled: prepared/other_rows.csv\n")
-    config_key_paths.cache_clear()  # yamlpaths' own memo of this process; the disk's key changed with the text
-    repofiles._KEPT.clear()
+    (project / "config.yaml").write_text("paths:\n  scaled: prepared/other_rows.csv\n")  # in the same process
     assert repofiles.repo_files(project / "prepare.py").config_keys["scaled"].text == "prepared/other_rows.csv"
     assert len(cached_files(project)) == 2
 
@@ -156,3 +151,36 @@ def test_the_f_prefix_is_dropped_on_the_error_line_alone(line):
         lines[line - 1] = newer_syntax._F_PREFIX.sub(r"\1\2", lines[line - 1])
         expected = "\n".join(lines)
     assert newer_syntax._without_f_prefix(source, line) == expected
+
+
+def test_the_cache_folder_keeps_the_most_recently_used_indexes_only(project, monkeypatch):
+    import os
+
+    from faultlib.detect.data.leakage import repocache
+
+    monkeypatch.setattr(repocache, "MAX_KEPT_FILES", 3)
+    folder = project.parent / "cache" / "leakage"
+    for n in range(5):  # five edits: five keys
+        repocache.store_index(f"k{n}", {"n": n})
+        os.utime(folder / f"repofiles-k{n}.json", ns=(n * 10**9, n * 10**9))  # written a second apart
+    assert [p.name for p in cached_files(project)] == ["repofiles-k2.json", "repofiles-k3.json", "repofiles-k4.json"]
+    assert repocache.load_index("k2")["n"] == 2  # a hit: used now, so the next write removes k3 instead
+    repocache.store_index("k5", {"n": 5})
+    assert [p.name for p in cached_files(project)] == ["repofiles-k2.json", "repofiles-k4.json", "repofiles-k5.json"]
+
+
+def test_the_cache_folder_is_bounded_in_bytes_and_leaves_links_alone(tmp_path):
+    import os
+
+    from faultlib.cache import prune
+
+    for n in range(4):
+        (tmp_path / f"repofiles-{n}.json").write_text("x" * 100)
+        os.utime(tmp_path / f"repofiles-{n}.json", ns=(n * 10**9, n * 10**9))
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("kept")
+    (tmp_path / "repofiles-link.json").symlink_to(outside)
+    prune(tmp_path, "repofiles-", max_files=10, max_bytes=250)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.json", "repofiles-2.json", "repofiles-3.json",
+                                                         "repofiles-link.json"]
+    prune(tmp_path / "missing", "repofiles-", max_files=1, max_bytes=1)  # no folder: nothing to do, no error

@@ -17,13 +17,15 @@ and every node downstream of them (what their outputs reach), each call on a lin
 read of each dataset no node of the program makes (the catalog's own files, loaded by Kedro as tables).
 
 Bounds: at most :data:`MAX_PIPELINES` ``pipeline.py`` files and :data:`MAX_NODES` node calls; a node whose function,
-inputs or outputs are not literal (built at run time) is left out; namespaces and dataset renames of modular
+inputs or outputs are not literal (built at run time) is left out, and so is a node whose module the hardened
+reader refuses (a symbolic link, too large, not text: :mod:`faultlib.readers`); namespaces and dataset renames of modular
 pipelines are not applied (the names are read as written).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +123,8 @@ def _nodes(pipeline: Path) -> list[KedroNode]:
         spec_in, spec_out = _names(inputs), _names(outputs)
         if isinstance(func, ast.Name) and func.id in funcs and spec_in is not ... and spec_out is not ...:
             module, name = funcs[func.id]
-            out.append(KedroNode(module.resolve(), name, spec_in, spec_out, call.lineno, pipeline))
+            # absolute, not resolved: a node module that is a symbolic link stays one, and is not read (_read)
+            out.append(KedroNode(Path(os.path.abspath(module)), name, spec_in, spec_out, call.lineno, pipeline))
     return sorted(out, key=lambda n: (str(n.pipeline), n.line))
 
 
@@ -197,6 +200,7 @@ def kedro_program(path: str | Path) -> tuple[str, object] | None:
     and :class:`~faultlib.detect.data.leakage.source.SourceMap` (the node modules' lines in place, then the calls,
     mapped to the ``pipeline.py`` beside ``path`` or the first one); ``None`` when ``path`` is no Kedro node
     module or nothing is downstream of its nodes."""
+    from faultlib.detect.data.leakage.session import _raw
     from faultlib.detect.data.leakage.source import SourceMap, clean_lines
     from faultlib.readers import read_text
 
@@ -204,6 +208,9 @@ def kedro_program(path: str | Path) -> tuple[str, object] | None:
     pipes = pipeline_files(script)
     nodes = [n for p in pipes for n in _nodes(p)]
     program = _downstream(nodes, script)
+    # the other node modules through the hardened reader: one that is a link, too large or not text is left out
+    texts = {m: raw for m in dict.fromkeys(n.module for n in program) if m != script and (raw := _raw(m)) is not None}
+    program = [n for n in program if n.module == script or n.module in texts]
     if not any(n.module != script for n in program) and len(program) < 2:
         return None
     modules = list(dict.fromkeys([script, *(n.module for n in program)]))
@@ -215,7 +222,7 @@ def kedro_program(path: str | Path) -> tuple[str, object] | None:
     lines: list[str] = []
     files: list[tuple[str, int, int]] = []
     for m in modules:
-        text = clean_lines(read_text(str(path) if m == script else str(m)).split("\n"))
+        text = clean_lines((read_text(str(path)) if m == script else texts[m]).split("\n"))
         for (owner, f), new in renamed.items():
             if owner == m and new != f:  # one name defined by two node modules: each keeps its own function
                 text = [re.sub(rf"^def {re.escape(f)}\b", f"def {new}", t) for t in text]

@@ -53,21 +53,27 @@ class LoopKeyedDicts:
         return True
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Any, line: int) -> Any:
-        held = base.under_unread_key if isinstance(base, Container) else None
-        if held is not None:
-            key = self._expr(index_node, frame)  # type: ignore[attr-defined]
-            if not isinstance(key, Const) or key.value not in base.items:
-                return held
-        elif isinstance(base, Container) and base.items and all(
-                (d := maybe_data(v)) is not None and d.rows is not None for v in base.items.values()) and \
-                not isinstance(self._expr(index_node, frame), Const):  # type: ignore[attr-defined]
+        if not isinstance(base, Container):
+            return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
+        held = base.under_unread_key
+        tables = held is None and base.items and all(
+            (d := maybe_data(v)) is not None and d.rows is not None for v in base.items.values())
+        if held is None and not tables:
+            return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
+        key = self._expr(index_node, frame)  # type: ignore[attr-defined]
+        if held is not None and (not isinstance(key, Const) or key.value not in base.items):
+            return held
+        if held is None and not isinstance(key, Const):
             # {"kmeans": a, "dbscan": b}[best]: the table a computed key picks is any of them (picked by a score)
-            tables = list(base.items.values())
-            joined = tables[0]
-            for t in tables[1:]:
+            values = list(base.items.values())
+            joined = values[0]
+            for t in values[1:]:
                 joined = self._join(joined, t)  # type: ignore[attr-defined]
             return joined
-        return super()._subscript(base, index_node, frame, line)  # type: ignore[misc]
+        # a constant key: the item, as the interpreter gives it; the key is handed on as its value, so that an
+        # expression (a call the analysis follows) is not evaluated a second time
+        return super()._subscript(base, ast.copy_location(ast.Constant(key.value), index_node), frame,  # type: ignore[misc]
+                                  line)
 
 
 __all__ = ["LoopKeyedDicts"]

@@ -10,17 +10,20 @@ never a stale index), and the size and modification time of every source file of
 (:func:`faultlib.cache.cache_dir`), written and read as the project's other caches are (:func:`faultlib.cache.write_json`:
 a temporary name renamed into place; :func:`faultlib.cache.read_json`: bounded, no link).
 A cache that is missing, unreadable, too large or not of the expected shape is rebuilt; a cache directory that
-cannot be written leaves the index unkept: nothing fails for want of a cache.
+cannot be written leaves the index unkept: nothing fails for want of a cache. Every edit of a script is a new key,
+so the folder is kept bounded: each write removes the least recently used files (a hit marks its file used) past
+:data:`MAX_KEPT_FILES` files or :data:`MAX_KEPT_BYTES` bytes (:func:`faultlib.cache.prune`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from faultlib.cache import cache_dir, read_json, write_json
+from faultlib.cache import cache_dir, prune, read_json, write_json
 
 __all__ = ["CACHE_FORMAT", "index_key", "load_index", "store_index"]
 
@@ -28,6 +31,11 @@ CACHE_FORMAT = 1
 """Version of the cached file's layout; another value is a different key."""
 MAX_CACHE_BYTES = 64 << 20
 """A cached index larger than this is not read (rebuilt instead)."""
+MAX_KEPT_FILES = 1000
+"""The most cached indexes kept (the least recently used removed first): the benchmark's 544 projects and their
+users' edits, with room to spare."""
+MAX_KEPT_BYTES = 256 << 20
+"""The most bytes the cached indexes take together (the least recently used removed first)."""
 _CODE = ("detect/data/leakage", "pyflow", "readers")
 """faultlib's packages whose code builds the index (relative to the ``faultlib`` folder)."""
 
@@ -68,6 +76,10 @@ def load_index(key: str) -> dict[str, Any] | None:
     data = read_json(path, MAX_CACHE_BYTES) if path is not None else None
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
         return None
+    try:
+        os.utime(path, follow_symlinks=False)  # type: ignore[arg-type]  # used now: pruned last
+    except (OSError, NotImplementedError):
+        pass
     return data
 
 
@@ -76,3 +88,4 @@ def store_index(key: str, data: dict[str, Any]) -> None:
     path = _path(key)
     if path is not None:
         write_json(path, {"format": CACHE_FORMAT, "key": key, **data})
+        prune(path.parent, "repofiles-", max_files=MAX_KEPT_FILES, max_bytes=MAX_KEPT_BYTES)

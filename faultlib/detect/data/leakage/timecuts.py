@@ -29,7 +29,7 @@ Binds = dict[str, list[tuple[int, "ast.expr | None"]]]
 
 _EARLIER = (ast.Lt, ast.LtE)
 _LATER = (ast.Gt, ast.GtE)
-_MIRROR = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.Lt}
+_MIRROR = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 
 
 def date_cut(node: ast.expr, line: int, binds: Binds) -> tuple[str, bool] | None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +60,10 @@ def _yaml_files(root: Path) -> list[Path]:
     return out
 
 
-@lru_cache(maxsize=16)
 def config_key_paths(root: str) -> dict[str, FilePath]:
-    """``{key: FilePath}`` for every key of the YAML files under ``root`` whose values are one file path."""
+    """``{key: FilePath}`` for every key of the YAML files under ``root`` whose values are one file path, as the files
+    read now. Not memoised here: its one caller, the index of :mod:`.repofiles`, is kept by a key that covers these
+    files' texts, so it asks only when an index is built (a memo by ``root`` gave a changed file's old paths)."""
     from faultlib.errors import InputError
     from faultlib.readers.yamldoc import load_yaml_file
 

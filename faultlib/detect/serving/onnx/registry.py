@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from faultlib.cache import cache_dir
+from faultlib.cache import cache_dir, read_json
 from faultlib.cache import write_json as write_atomic
 
 #: ``INT_MAX``: the end version of a kernel registered without one
@@ -142,10 +142,7 @@ class KernelRegistry:
 
 
 def _read_cache(path: Path, version: str, providers: tuple[str, ...]) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+    data = read_json(path)  # bounded, no symbolic link; None for anything that is not whole JSON
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("onnxruntime") != version \
             or data.get("providers") != list(providers):
         return None

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from faultlib.cache import cache_dir
+from faultlib.cache import cache_dir, read_json
 from faultlib.detect.serving.onnx.registry import Param, write_atomic
 
 #: version of the cache file layout; another value is rebuilt
@@ -145,7 +144,7 @@ def spec_data() -> dict[str, Any]:
     try:
         if path is None:
             raise OSError("no cache directory (no home directory)")
-        data = json.loads(path.read_text())
+        data = read_json(path)  # bounded, no symbolic link; None for anything that is not whole JSON
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("onnx") == version:
             return {"schemas": [SpecSchema.from_json(row) for row in data["schemas"]],
                     "descriptor": _descriptor(data["descriptor"])}
