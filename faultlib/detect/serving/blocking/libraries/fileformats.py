@@ -60,7 +60,7 @@ FILE_FORMATS = Vocabulary(
         "io.FileIO": (F, PY + "io.html#io.FileIO (opens the file)"),
         **{f"pathlib.Path.{m}": (F, PY + "pathlib.html#pathlib.Path.rglob (rglob, and glob with a \"**\" pattern, walk "
                                     "the whole tree below, as os.walk; a plain glob and iterdir list one directory "
-                                    "through os.scandir)") for m in ("glob", "rglob", "iterdir")},
+                                    "through os.scandir or os.listdir)") for m in ("glob", "rglob", "iterdir")},
         "pathlib.Path.walk": (F, PY + "pathlib.html#pathlib.Path.walk (walks the whole tree below, as os.walk)"),
         "os.fwalk": (F, PY + "os.html#os.fwalk (walks the whole tree below, as os.walk)"),
         **names(F, PY + "tarfile.html#tarfile.TarFile.extractall (writes every member to disk)", "tarfile.TarFile",
