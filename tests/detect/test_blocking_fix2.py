@@ -28,12 +28,13 @@ def test_a_path_from_a_directory_listing_is_read_on_the_loop(tmp_path):
     """)
     assert ("blocking_file_io", "with item.open() as handle:") in found
     assert ("blocking_file_io", 'sizes = [entry.open("rb").read() for entry in folder.iterdir()]') in found
-    assert not any("unlink" in line or "INBOX.glob" in line and "open" not in line for _, line in found)
-    # a one-directory listing stays uncounted; a recursive walk counts as os.walk does (held-out wave 43)
+    assert not any("unlink" in line for _, line in found)
+    # a one-directory listing counts (stop 46, Home Assistant's loop detector); a recursive walk too (held-out wave 43)
+    assert ("blocking_file_io", 'for item in sorted(INBOX.glob("*.json")):') in found
     assert ("blocking_file_io", 'for nested in folder.rglob("*.txt"):') in found
 
 
-def test_a_listing_walked_off_the_loop_or_only_named_stays_silent(tmp_path):
+def test_a_listing_walked_off_the_loop_stays_silent_and_one_listed_on_it_is_found(tmp_path):
     found = flagged(tmp_path, """
         import asyncio
         from pathlib import Path
@@ -45,7 +46,7 @@ def test_a_listing_walked_off_the_loop_or_only_named_stays_silent(tmp_path):
             texts = await asyncio.to_thread(load_all, folder)
             return texts, [entry.name for entry in folder.iterdir()]
     """)
-    assert found == set()
+    assert found == {("blocking_file_io", "return texts, [entry.name for entry in folder.iterdir()]")}
 
 
 

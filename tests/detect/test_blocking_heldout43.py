@@ -361,7 +361,7 @@ def test_items_of_a_registry_of_plain_values_stay_silent(tmp_path):
     assert found == set()
 
 
-def test_a_one_directory_glob_with_an_f_string_pattern_stays_silent(tmp_path):
+def test_a_one_directory_glob_with_an_f_string_pattern_is_found(tmp_path):
     found = flagged(tmp_path, """
         from pathlib import Path
 
@@ -371,7 +371,8 @@ def test_a_one_directory_glob_with_an_f_string_pattern_stays_silent(tmp_path):
             chosen = next(folder.glob(pattern), None)
             return quantized or chosen
     """)
-    assert found == set()
+    assert found == {("blocking_file_io", 'quantized = sorted(folder.glob(f"{prefix}*.int8.onnx"))'),
+                     ("blocking_file_io", "chosen = next(folder.glob(pattern), None)")}
 
 
 def test_a_glob_pattern_the_caller_chooses_may_walk_the_tree(tmp_path):

@@ -323,10 +323,15 @@ def test_entries_of_a_listing_consumed_by_sorted_list_or_a_comprehension_are_rea
     assert found == {("blocking_file_io", "entry.read_text()"), ("blocking_file_io", "entry.read_bytes()"),
                      ("blocking_file_io", 'return [page.read_text(encoding="utf-8") for page in kept]'),
                      ("blocking_file_io", "texts = [open(item.path).read() for item in list(os.scandir(folder))]"),
-                     ("blocking_file_io", 'texts.append(open(name, encoding="utf-8").read())')}
+                     ("blocking_file_io", 'texts.append(open(name, encoding="utf-8").read())'),
+                     # the listings themselves (stop 46)
+                     ("blocking_file_io", "for entry in folder.iterdir():"),
+                     ("blocking_file_io", "for entry in sorted(folder.iterdir()):"),
+                     ("blocking_file_io", 'kept = list(folder.glob("*.md"))'),
+                     ("blocking_file_io", 'for name in sorted(glob.glob(folder + "/*.txt")):')}
 
 
-def test_one_directory_listed_whole_is_uncounted_as_a_looped_one_and_a_tree_walk_is_counted_either_way(tmp_path):
+def test_one_directory_listed_whole_or_looped_is_counted_as_a_tree_walk_is(tmp_path):
     found = flagged(tmp_path, """
         import glob
         import os
@@ -342,7 +347,11 @@ def test_one_directory_listed_whole_is_uncounted_as_a_looped_one_and_a_tree_walk
         async def tree(folder: Path):
             return sorted(folder.rglob("*.py")), list(os.walk(folder))
     """)
-    assert found == {("blocking_file_io", 'return sorted(folder.rglob("*.py")), list(os.walk(folder))')}
+    assert found == {("blocking_file_io", 'return sorted(folder.rglob("*.py")), list(os.walk(folder))'),
+                     ("blocking_file_io", "looped = [entry.name for entry in folder.iterdir()]"),
+                     ("blocking_file_io", "listed = sorted(folder.iterdir())"),
+                     ("blocking_file_io", "scanned = list(os.scandir(folder))"),
+                     ("blocking_file_io", 'matched = sorted(glob.glob(str(folder) + "/*.txt"))')}
 
 
 # -- a kernel pseudo-file named by the pathlib path the call is a method of ---------------------------------------------

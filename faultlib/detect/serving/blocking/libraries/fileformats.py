@@ -1,5 +1,5 @@
 """The standard library's file and archive formats: compressed files, key-value stores, mailboxes, ``configparser``
-files, ``codecs.open``, tar and zip extraction, recursive globs and tree walks.
+files, ``codecs.open``, tar and zip extraction, directory listings and tree walks.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 older file entries -- ``open``, ``pickle``, ``shutil``, ``tarfile.open``, ``zipfile.ZipFile`` -- are in
@@ -10,8 +10,20 @@ Left out on purpose: readers of a file object that is already open -- ``json.loa
 and a second finding for the same file would be a duplicate --, in-memory codecs (``gzip.compress``,
 ``json.loads``), ``csv.reader`` (it reads whatever
 iterable it is given, an in-memory ``StringIO`` as often as a file, whose ``open`` is reported already), a zip or
-tar member read (the archive may be an in-memory buffer) and single-inode metadata (``os.stat``, ``os.remove``:
-the labelling rules of ``benchmarks/README.md`` leave those out).
+tar member read (the archive may be an in-memory buffer) and single-inode metadata (``os.stat``, ``os.remove``,
+``os.path.exists``: one stat of one inode, which the labelling rules of ``benchmarks/README.md`` and Home Assistant's
+detector below leave out).
+
+Directory listings (stop 46): one directory's listing -- ``os.listdir``, ``os.scandir``, ``glob.glob``/``iglob``,
+``Path.glob``/``iterdir`` -- counts as a tree walk does. Home Assistant's run-time detector of blocking calls in its
+event loop patches ``glob.glob``, ``glob.iglob``, ``os.walk``, ``os.listdir`` and ``os.scandir`` alike and reports
+"Detected blocking call to listdir inside the event loop"
+(https://github.com/home-assistant/core/blob/dev/homeassistant/block_async_io.py, ``_BLOCKING_CALLS``; the fixes it
+asks for: https://developers.home-assistant.io/docs/asyncio_blocking_operations/); ``pathlib``'s ``glob`` and
+``iterdir`` list through ``os.scandir``/``os.listdir``, so the same detector reports them; aiofiles ships
+``aiofiles.os.listdir`` and ``scandir`` to run them in a thread (https://github.com/Tinche/aiofiles, README
+"aiofiles.os"; issue https://github.com/Tinche/aiofiles/issues/142). ``os.stat``, ``os.path.exists`` and their
+``pathlib`` twins stay out: neither the detector nor the labels count a single stat.
 """
 
 from __future__ import annotations
@@ -39,13 +51,16 @@ FILE_FORMATS = Vocabulary(
         **names(F, PY + "fileinput.html#fileinput.input (iterating it reads each file given)", "fileinput", "input"),
         **names(F, PY + "filecmp.html#filecmp.cmp (compares the files' contents when their signatures differ)",
                 "filecmp", "cmp"),
-        **{f"glob.{f}": (F, PY + "glob.html#glob.glob (recursive=True with ** walks the whole tree below, a directory "
-                            "walk as os.walk)") for f in ("glob", "iglob")},
+        **{f"glob.{f}": (F, PY + "glob.html#glob.glob (lists the directory the pattern names; recursive=True with ** "
+                            "walks the whole tree below, as os.walk)") for f in ("glob", "iglob")},
+        **{f"os.{f}": (F, PY + f"os.html#os.{f} (lists one directory; Home Assistant's loop detector reports it: "
+                          "https://github.com/home-assistant/core/blob/dev/homeassistant/block_async_io.py)")
+           for f in ("listdir", "scandir")},
         **names(F, PY + "codecs.html#codecs.open (opens the file, as open does)", "codecs", "open"),
         "io.FileIO": (F, PY + "io.html#io.FileIO (opens the file)"),
         **{f"pathlib.Path.{m}": (F, PY + "pathlib.html#pathlib.Path.rglob (rglob, and glob with a \"**\" pattern, walk "
-                                    "the whole tree below, a directory walk as os.walk; a plain glob lists one "
-                                    "directory and is left out)") for m in ("glob", "rglob")},
+                                    "the whole tree below, as os.walk; a plain glob and iterdir list one directory "
+                                    "through os.scandir or os.listdir)") for m in ("glob", "rglob", "iterdir")},
         "pathlib.Path.walk": (F, PY + "pathlib.html#pathlib.Path.walk (walks the whole tree below, as os.walk)"),
         "os.fwalk": (F, PY + "os.html#os.fwalk (walks the whole tree below, as os.walk)"),
         **names(F, PY + "tarfile.html#tarfile.TarFile.extractall (writes every member to disk)", "tarfile.TarFile",
@@ -53,9 +68,7 @@ FILE_FORMATS = Vocabulary(
         **names(F, PY + "zipfile.html#zipfile.ZipFile.extractall (writes the members to disk; write reads a file from "
                    "disk into the archive)", "zipfile.ZipFile", "extractall", "extract", "write"),
     },
-    when={"gzip.GzipFile": BlocksWhen("filename", position=0, test="given"),
-          **{f"glob.{f}": BlocksWhen("recursive", test="true") for f in ("glob", "iglob")},
-          "pathlib.Path.glob": BlocksWhen("pattern", position=0, test="contains", values=("**",))},
+    when={"gzip.GzipFile": BlocksWhen("filename", position=0, test="given")},
     families=(
         Family(_CONFIGS, {"read": F}, PY + "configparser.html#configparser.ConfigParser.read (opens and parses each "
                "file named; read_string and read_dict parse what is in memory)"),

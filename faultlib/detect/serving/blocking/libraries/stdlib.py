@@ -19,10 +19,10 @@ FUTURES_ITERATOR = "concurrent.futures.Executor.map"
 """What ``Executor.map`` and ``as_completed`` return: an iterator whose every item waits for a worker thread."""
 DIR_LISTING = "pathlib.Path.iterdir"
 """What ``Path.glob``/``rglob``/``iterdir`` return: a generator of ``Path`` objects, one per entry
-(https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). Walking one directory's listing is left uncounted
-(as ``os.listdir``); ``rglob`` and a ``**`` glob walk the whole tree and are reported as ``os.walk`` is
-(:mod:`~faultlib.detect.serving.blocking.libraries.fileformats`); what the loop does with each ``Path`` is typed
-through ``__iter__``."""
+(https://docs.python.org/3/library/pathlib.html#pathlib.Path.glob). The call that lists is reported where it is made:
+since stop 46 one directory's listing counts as a whole tree's walk
+(:mod:`~faultlib.detect.serving.blocking.libraries.fileformats` cites Home Assistant's loop detector); what the loop
+does with each ``Path`` is typed through ``__iter__``."""
 FILE_OBJECT = "io.IOBase"
 """What ``os.fdopen(fd, mode)`` returns: a file object over an already open descriptor (``tempfile.mkstemp``'s),
 "an alias of the open() built-in" (https://docs.python.org/3/library/os.html#os.fdopen). Wrapping the descriptor
