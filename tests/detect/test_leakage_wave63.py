@@ -90,6 +90,17 @@ HEALTHY = {
         search = GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=5).fit(X_tr, y_tr)
         print(cross_val_score(Ridge(alpha=search.best_params_["alpha"]), X_te, y_te, cv=5).mean())
         """,
+    # searches on the training part, their choices re-scored by cross-validating that part only to compare them, the
+    # winner then scored on the part the split held out (rescored.held_out_elsewhere)
+    "choices_made_and_compared_on_the_training_part_then_scored_on_the_held_out_part": """\
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25)
+        ridge = GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=5).fit(X_tr, y_tr)
+        lasso = GridSearchCV(Lasso(), {"alpha": [0.1, 1.0]}, cv=5).fit(X_tr, y_tr)
+        means = {"ridge": cross_val_score(ridge.best_estimator_, X_tr, y_tr, cv=5).mean(),
+                 "lasso": cross_val_score(lasso.best_estimator_, X_tr, y_tr, cv=5).mean()}
+        best = ridge if means["ridge"] >= means["lasso"] else lasso
+        print(best.best_estimator_.score(X_te, y_te))
+        """,
     # a model with fixed settings cross-validated after an unrelated search: it never read the search's result
     "a_fixed_model_cross_validated_beside_a_search": """\
         search = GridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=5)

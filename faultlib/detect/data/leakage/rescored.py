@@ -15,7 +15,12 @@ Parkinson's radiomics study): 31 regressors, each tuned by ``GridSearchCV(cv=nof
 Reported at the search's fit when the cross-validated rows are the rows the search was fitted on and the model is
 the search's ``best_estimator_`` or is built, in the same function, from values read out of its ``best_params_``
 (directly or through up to :data:`DEPTH` assignments). A search on one part whose choice is cross-validated on
-other rows stays silent, and so does a cross-validation of an estimator that never read the search's result.
+other rows stays silent, and so does a cross-validation of an estimator that never read the search's result. So
+does a re-score on the training part of a split (:func:`held_out_elsewhere`): there the cross-validated means only
+compare candidates, and the part the split held out is the estimate the choice answers to (the scikit-learn user
+guide's "Tuning the hyper-parameters of an estimator": develop on a training set, evaluate on a held-out set; wave 62,
+a sentiment notebook whose three searches are re-scored on the training part, compared, and each scored on the
+test part).
 """
 
 from __future__ import annotations
@@ -52,6 +57,13 @@ def _searches_read(expr: ast.expr) -> set[str]:
             if isinstance(n, ast.Attribute) and n.attr == "best_params_" and isinstance(n.value, ast.Name)}
 
 
+def held_out_elsewhere(rows: Any) -> bool:
+    """Every part of ``rows`` is the training side of a split the analysis saw (not a name alone): other rows of the
+    same data were held out."""
+    ps = parts(rows)
+    return bool(ps) and all(any(s.kind == "split" and s.part == "train" for s in p.steps) for p in ps)
+
+
 class _Scope:
     """The simple assignments of the function (or top level) holding a line, the last one first."""
 
@@ -82,7 +94,7 @@ class RescoredSearches:
         est = args[0] if args else kwargs.get("estimator")
         x = maybe_data(args[1] if len(args) > 1 else kwargs.get("X"))
         fit = self._search_choice_of(est, _argument(node, 0, "estimator"), node.lineno, frame)
-        if fit is None or x is None or not same_rows(fit.rows, x.rows):
+        if fit is None or x is None or not same_rows(fit.rows, x.rows) or held_out_elsewhere(fit.rows):
             return
         done = self.__dict__.setdefault("_rescored", set())
         if fit.uid in done:
@@ -136,4 +148,4 @@ class RescoredSearches:
         return found
 
 
-__all__ = ["DEPTH", "RESCORES", "RescoredSearches", "same_rows"]
+__all__ = ["DEPTH", "RESCORES", "RescoredSearches", "held_out_elsewhere", "same_rows"]
