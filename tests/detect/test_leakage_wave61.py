@@ -6,22 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-def _alarms(root: Path, entry: str) -> set[tuple[str, str, int]]:
-    report, _ = analyze_file(str(root / entry))
-    return {(f.kind, Path(f.location.get("file", "")).name, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
-
+from tests.detect.test_leakage_crossmodule import _alarms, _write
 
 # --- a menu script names each stage's file as it calls the stage's function in another module (it reads the file
 # too, to report its size): the writer is joined with the menu's whole program, where the scoring module runs -----
