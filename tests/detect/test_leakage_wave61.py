@@ -388,3 +388,24 @@ def test_scaler_written_to_the_file_a_yaml_key_names_for_the_search(tmp_path: Pa
 def test_search_reading_another_yaml_file_is_silent(tmp_path: Path) -> None:
     _stages(tmp_path, "train_raw_copy.csv")
     assert _alarms(tmp_path, "src/scale_stage.py") == set()
+
+
+def test_kedro_dataset_and_keyword_names_never_reach_the_written_program_as_code(tmp_path: Path) -> None:
+    """A pipeline's names are user text: dataset names become sanitised variables, a keyword name that is no Python
+    identifier leaves its node out, and the program the analysis writes still parses with none of that text in it."""
+    import ast
+
+    from faultlib.detect.data.leakage.kedronodes import kedro_program
+
+    hostile = 'x=1); __import__("os").system("touch pwned"); (y'
+    _kedro(tmp_path, "rescaled_table")
+    pipeline = tmp_path / "src/plant/pipelines/model/pipeline.py"
+    text = pipeline.read_text().replace('dict(x_train="x_train"', '{' + repr(hostile) + ': "x_train", "x_train": "x_train"')
+    text = text.replace('y_test="y_test")', '"y_test": "y_test"}').replace(
+        'x_test="x_test", y_train="y_train", ', '"x_test": "x_test", "y_train": "y_train", ')
+    text = text.replace('"r2"', '"r2 \\n import os"')
+    pipeline.write_text(text)
+    program, _ = kedro_program(tmp_path / "src/plant/pipelines/prep/nodes.py")
+    ast.parse(program)
+    assert "system" not in program and "import os" not in program
+    assert not (tmp_path / "pwned").exists()

@@ -28,6 +28,7 @@ import ast
 import os
 import re
 from dataclasses import dataclass
+from keyword import iskeyword
 from pathlib import Path
 
 #: the most ``pipeline.py`` files read for one project
@@ -121,6 +122,9 @@ def _nodes(pipeline: Path) -> list[KedroNode]:
         func, inputs, outputs = (kw.get(name, call.args[i] if len(call.args) > i else None)
                                  for i, name in enumerate(("func", "inputs", "outputs")))
         spec_in, spec_out = _names(inputs), _names(outputs)
+        if isinstance(spec_in, dict) and not all(isinstance(k, str) and k.isidentifier() and not iskeyword(k)
+                                                 for k in spec_in):
+            continue  # keyword names go into the written call: only a Python identifier is taken, as Kedro binds it
         if isinstance(func, ast.Name) and func.id in funcs and spec_in is not ... and spec_out is not ...:
             module, name = funcs[func.id]
             # absolute, not resolved: a node module that is a symbolic link stays one, and is not read (_read)
