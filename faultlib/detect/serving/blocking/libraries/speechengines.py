@@ -19,6 +19,11 @@ VOSK = ("https://github.com/alphacep/vosk-api/blob/master/python/vosk/__init__.p
         "files through vosk_model_new; KaldiRecognizer.AcceptWaveform decodes the audio, Result/FinalResult finish "
         "the utterance's decoding, each a C call in the calling thread; example: python/example/test_simple.py)")
 
+VOSK_BATCH = ("https://github.com/alphacep/vosk-api/blob/master/python/vosk/__init__.py (BatchModel(path) loads the "
+              "model through vosk_batch_model_new, as Model does; BatchRecognizer.AcceptWaveform only queues the chunk "
+              "for the GPU batch, whose results are polled with GetPendingChunks: left out; example: "
+              "python/example/test_gpu_batch.py)")
+
 _PIPER = ("piper.PiperVoice", "piper.voice.PiperVoice")
 _VOSK_RECOGNIZER = ("vosk.KaldiRecognizer",)
 
@@ -27,6 +32,7 @@ SPEECH_ENGINES = Vocabulary(
         **{f"{p}.load": (F, PIPER) for p in _PIPER},
         "vosk.Model": (F, VOSK),
         "vosk.SpkModel": (F, VOSK),
+        "vosk.BatchModel": (F, VOSK_BATCH),
     },
     families=(
         Family(_PIPER, {m: C for m in ("synthesize", "synthesize_wav", "synthesize_stream_raw",
