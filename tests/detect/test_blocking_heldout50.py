@@ -143,3 +143,50 @@ def test_a_commit_read_in_a_thread_and_a_dict_named_commit_stay_silent(tmp_path)
             return await asyncio.to_thread(head_message, root), labels.get("commit"), saved.commit
     """)
     assert found == set()
+
+
+# -- the items of a list a helper builds by appending and returns keep their type --------------------------------------
+
+
+def test_saving_the_first_of_the_frames_a_helper_appended_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        from PIL import Image
+
+        def tinted(path):
+            source = Image.open(path)
+            frames = []
+            for n in range(4):
+                frame = source.copy()
+                frames.append(frame)
+            return frames
+
+        async def tint_command(path, out):
+            frames = tinted(path)
+            frames[0].save(out, save_all=True, append_images=frames[1:])
+    """)
+    assert ("blocking_file_io", "frames[0].save(out, save_all=True, append_images=frames[1:])") in found
+
+
+def test_items_of_mixed_lists_and_lists_extended_stay_unknown(tmp_path):
+    found = flagged(tmp_path, """
+        from PIL import Image
+
+        def captions(path):
+            names = []
+            names.append(path)
+            names.append(Image.open(path))
+            return names
+
+        def layers(path, more):
+            kept = []
+            kept.append(Image.open(path))
+            kept.extend(more)
+            return kept
+
+        async def caption_command(path, out, more):
+            first = captions(path)
+            first[0].save(out)
+            top = layers(path, more)
+            top[1].save(out)
+    """)
+    assert not any(line.endswith(".save(out)") for _, line in found)

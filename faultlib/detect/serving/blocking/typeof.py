@@ -9,6 +9,7 @@ import ast
 import re
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.appended_items import appended_item
 from faultlib.detect.serving.blocking.class_tables import table_base
 from faultlib.detect.serving.blocking.declared_globals import declared_global
 from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
@@ -87,6 +88,7 @@ class TypeOf:
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                        or appended_item(self, expr.value, func)  # frames = helper() of appended frames; frames[0]
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
                 klass = self.callee(expr.value, func, depth + 1)  # Cache.table = db.Table(n): the class's own
