@@ -190,3 +190,36 @@ def test_items_of_mixed_lists_and_lists_extended_stay_unknown(tmp_path):
             top[1].save(out)
     """)
     assert not any(line.endswith(".save(out)") for _, line in found)
+
+
+def test_reading_the_blob_of_each_diff_entry_in_a_handler_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        from git import Repo
+
+        def text_of(blob):
+            return blob.data_stream.read().decode("utf-8")
+
+        async def changed_texts(root, base, head):
+            repo = Repo(root)
+            out = []
+            for entry in repo.commit(base).tree.diff(repo.commit(head).tree):
+                out.append(text_of(entry.a_blob))
+            return out
+    """)
+    assert ("blocking_subprocess", 'return blob.data_stream.read().decode("utf-8")') in found
+
+
+def test_a_data_stream_of_an_upload_and_a_blob_read_in_a_thread_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from git import Repo
+
+        def first_blob_text(root):
+            diff = Repo(root).commit("HEAD").diff("HEAD~1")
+            return [entry.a_blob.data_stream.read() for entry in diff]
+
+        async def handler(root, upload):
+            chunk = upload.data_stream.read()
+            return chunk, await asyncio.to_thread(first_blob_text, root)
+    """)
+    assert found == set()

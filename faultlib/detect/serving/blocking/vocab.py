@@ -64,7 +64,8 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"},
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
-    **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")}}
+    **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
+    "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -77,7 +78,7 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 #subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``); a path's
 ``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
-the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``
+the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``, a ``Diff``'s ``a_blob``/``b_blob`` its two ``Blob`` objects
 (https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``)."""
 
 MONGO_HANDLES: dict[str, str] = {

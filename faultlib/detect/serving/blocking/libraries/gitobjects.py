@@ -25,9 +25,17 @@ _TREE = "git.Tree"
 _DIFFABLE = (_COMMIT, "git.objects.commit.Commit", _TREE, "git.objects.tree.Tree", "git.IndexFile",
              "git.index.base.IndexFile")
 
+BLOB = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.base.Object.data_stream (\"an "
+        "OStream object with the data of this object\": read from the object database, git cat-file)")
+_DIFF_INDEX = "git.DiffIndex"
+
 GIT_OBJECTS = Vocabulary(
     calls={f"{r}.commit": (P, OBJECTS) for r in _REPO},
     families=(Family(_DIFFABLE, {"diff": P}, DIFF),),
-    returns={f"{r}.commit": _COMMIT for r in _REPO},
+    returns={**{f"{r}.commit": _COMMIT for r in _REPO},
+             **{f"{d}.diff": _DIFF_INDEX for d in _DIFFABLE}, f"{_DIFF_INDEX}.__iter__": "git.Diff"},
+    reads={f"{b}.data_stream": (P, BLOB) for b in ("git.Blob", "git.objects.blob.Blob")},
 )
-"""``Commit.tree`` is a ``Tree`` (:data:`faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`)."""
+"""``Commit.tree`` is a ``Tree`` and a ``Diff``'s ``a_blob``/``b_blob`` are ``Blob`` objects
+(:data:`faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`); iterating the ``DiffIndex`` a ``diff`` returns
+gives each ``Diff`` (https://gitpython.readthedocs.io/en/stable/reference.html#git.diff.DiffIndex)."""
