@@ -1,0 +1,93 @@
+"""check blocking: the kinds the waves of stop 46 left (issue 17, stop 47). Each blocker is found at its line; each
+look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+
+def test_an_undetected_chromedriver_is_a_selenium_driver(tmp_path):
+    found = flagged(tmp_path, """
+        import undetected_chromedriver as uc
+
+        async def snapshot(page):
+            browser = uc.Chrome(headless=True)
+            browser.get(page)
+            return browser.page_source
+    """)
+    assert found == {("blocking_http", "browser = uc.Chrome(headless=True)"), ("blocking_http", "browser.get(page)")}
+
+
+def test_an_undetected_chromedriver_started_in_a_worker_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import undetected_chromedriver as uc
+
+        def grab(page):
+            browser = uc.Chrome(headless=True)
+            browser.get(page)
+            return browser.page_source
+
+        async def snapshot(page):
+            return await asyncio.to_thread(grab, page)
+    """)
+    assert found == set()
+
+
+def test_a_docker_client_made_on_the_loop_asks_the_daemon_its_version(tmp_path):
+    found = flagged(tmp_path, """
+        import docker
+
+        async def image_present(tag):
+            engine = docker.from_env(version="auto")
+            spare = docker.DockerClient(base_url="unix:///run/docker.sock")
+            return bool(engine.images.list(name=tag)) and spare is not None
+    """)
+    assert found == {("blocking_http", 'engine = docker.from_env(version="auto")'),
+                     ("blocking_http", 'spare = docker.DockerClient(base_url="unix:///run/docker.sock")'),
+                     ("blocking_http", "return bool(engine.images.list(name=tag)) and spare is not None")}
+
+
+def test_a_docker_client_with_a_pinned_api_version_sends_nothing_when_made(tmp_path):
+    found = flagged(tmp_path, """
+        import docker
+
+        async def engine_for(job):
+            job.engine = docker.from_env(version="1.43")
+            return job
+    """)
+    assert found == set()
+
+
+def test_kubernetes_config_loaders_read_files_even_in_the_asyncio_client(tmp_path):
+    found = flagged(tmp_path, """
+        import kubernetes
+        from kubernetes_asyncio import config as kconfig
+
+        async def connect_cluster(state):
+            try:
+                kconfig.load_incluster_config()
+            except kconfig.ConfigException:
+                await kconfig.load_kube_config()
+            state.ready = True
+
+        async def legacy(state):
+            kubernetes.config.load_kube_config(context=state.context)
+    """)
+    assert found == {("blocking_file_io", "kconfig.load_incluster_config()"),
+                     ("blocking_file_io", "kubernetes.config.load_kube_config(context=state.context)")}
+
+
+def test_kubernetes_config_loaded_before_the_loop_starts_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from kubernetes import config
+
+        async def serve():
+            await asyncio.sleep(0)
+
+        def main():
+            config.load_incluster_config()
+            asyncio.run(serve())
+    """)
+    assert found == set()
