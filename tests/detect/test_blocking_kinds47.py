@@ -91,3 +91,36 @@ def test_kubernetes_config_loaded_before_the_loop_starts_is_silent(tmp_path):
             asyncio.run(serve())
     """)
     assert found == set()
+
+
+def test_an_in_memory_sqlite_connection_and_its_cursors_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+
+        async def engine_version():
+            probe = sqlite3.connect(":memory:")
+            row = probe.execute("select sqlite_version()").fetchone()
+            scratch = sqlite3.connect("file:{}?mode=memory&cache=shared".format("scratch"), uri=True)
+            cur = scratch.cursor()
+            cur.execute("create table t(x)")
+            return row, cur.fetchall()
+    """)
+    assert found == set()
+
+
+def test_a_file_backed_sqlite_connection_stays_a_finding(tmp_path):
+    found = flagged(tmp_path, """
+        try:
+            import pysqlite3 as sqlite3
+        except ImportError:
+            import sqlite3
+
+        async def count_rows(path):
+            db = sqlite3.connect(path)
+            n = db.execute("select count(*) from t").fetchone()
+            odd = sqlite3.connect("file:notes?mode=memory")
+            return n, odd
+    """)
+    assert found == {("blocking_db", "db = sqlite3.connect(path)"),
+                     ("blocking_db", 'n = db.execute("select count(*) from t").fetchone()'),
+                     ("blocking_db", 'odd = sqlite3.connect("file:notes?mode=memory")')}

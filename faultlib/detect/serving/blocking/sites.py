@@ -25,6 +25,7 @@ from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
 from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -83,6 +84,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
         return None  # a session of a "sqlite://" engine: the database is in the process's memory
     known = index.vocab.calls.get(target)
+    if known is not None and memory_connect(index.vocab, target, call, func):
+        return None  # sqlite3.connect(":memory:"): the database lives in the process's memory
     if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
         return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and reads_proc(call):

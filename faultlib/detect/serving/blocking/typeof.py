@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
 from faultlib.detect.serving.blocking.made_handles import made_type
+from faultlib.detect.serving.blocking.memory_connections import memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
@@ -167,6 +168,9 @@ class TypeOf:
                     return self.vocab.returns.get(f"{value}.__call__") if isinstance(value, str) else None
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
+                memory = memory_sqlite_type(self.vocab, target, expr, func)
+                if memory is not None:  # sqlite3.connect(":memory:") and its cursors: no disk behind them
+                    return memory
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database

@@ -69,6 +69,9 @@ STDLIB = Vocabulary(
                                           "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
                                           "sqlite3 interface, same connection and cursor)")
            for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2", "pysqlite2.dbapi2")},
+        **{f"{m}.connect": ("blocking_db", "https://github.com/coleifer/pysqlite3 (the standard library's sqlite3 "
+                                          "module built against a newer SQLite: the same interface)")
+           for m in ("pysqlite3", "pysqlite3.dbapi2")},
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Connection", "execute", "executemany", "executescript",
                  "commit", "rollback", "backup"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Cursor", "execute", "executemany", "executescript",
@@ -82,7 +85,7 @@ STDLIB = Vocabulary(
         "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
         **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
-                                                          "pysqlite2.dbapi2")},
+                                                          "pysqlite2.dbapi2", "pysqlite3", "pysqlite3.dbapi2")},
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
