@@ -124,3 +124,26 @@ def test_a_file_backed_sqlite_connection_stays_a_finding(tmp_path):
     assert found == {("blocking_db", "db = sqlite3.connect(path)"),
                      ("blocking_db", 'n = db.execute("select count(*) from t").fetchone()'),
                      ("blocking_db", 'odd = sqlite3.connect("file:notes?mode=memory")')}
+
+
+def test_a_generated_api_clients_serialisation_helper_sends_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        from pikachu_orchestrator import ApiClient
+
+        async def created(spec):
+            api = ApiClient()
+            body = api.sanitize_for_serialization(spec)
+            return api.deserialize(body, "V1Pod"), body
+    """)
+    assert found == set()
+
+
+def test_a_client_guessed_by_its_name_still_blocks_on_a_request_method(tmp_path):
+    found = flagged(tmp_path, """
+        from pikachu_orchestrator import ApiClient
+
+        async def created(spec):
+            api = ApiClient()
+            return api.call_api("/pods", "POST", body=spec)
+    """)
+    assert found == {("blocking_http", 'return api.call_api("/pods", "POST", body=spec)')}
