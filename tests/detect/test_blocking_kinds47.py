@@ -147,3 +147,87 @@ def test_a_client_guessed_by_its_name_still_blocks_on_a_request_method(tmp_path)
             return api.call_api("/pods", "POST", body=spec)
     """)
     assert found == {("blocking_http", 'return api.call_api("/pods", "POST", body=spec)')}
+
+
+def test_shutting_down_an_executor_after_waiting_on_its_only_task_waits_for_nothing_more(tmp_path):
+    found = flagged(tmp_path, """
+        from concurrent.futures import ThreadPoolExecutor, TimeoutError as Late
+
+        def ask(prompt):
+            return prompt.upper()
+
+        async def answer(prompt, limit):
+            pool = ThreadPoolExecutor(max_workers=1)
+            pending = pool.submit(ask, prompt)
+            late = False
+            try:
+                return pending.result(timeout=limit)
+            except Late:
+                late = True
+                raise
+            finally:
+                pool.shutdown(wait=not late)
+    """)
+    assert found == {("blocking_task", "return pending.result(timeout=limit)")}
+
+
+def test_shutting_down_an_executor_with_other_tasks_or_after_a_timed_wait_still_waits(tmp_path):
+    found = flagged(tmp_path, """
+        from concurrent.futures import ThreadPoolExecutor
+
+        def ask(prompt):
+            return prompt.upper()
+
+        async def answer(prompt, limit):
+            pool = ThreadPoolExecutor(max_workers=2)
+            pending = pool.submit(ask, prompt)
+            try:
+                return pending.result(timeout=limit)
+            finally:
+                pool.shutdown()
+
+        async def both(prompt):
+            pool = ThreadPoolExecutor(max_workers=2)
+            first = pool.submit(ask, prompt)
+            pool.submit(ask, prompt + "!")
+            try:
+                return first.result()
+            finally:
+                pool.shutdown(wait=True)
+    """)
+    assert found == {("blocking_task", "return pending.result(timeout=limit)"), ("blocking_task", "pool.shutdown()"),
+                     ("blocking_task", "return first.result()"), ("blocking_task", "pool.shutdown(wait=True)")}
+
+
+def test_adding_one_vector_to_a_faiss_index_is_no_blocker(tmp_path):
+    found = flagged(tmp_path, """
+        import faiss
+        import numpy as np
+
+        class Cache:
+            def __init__(self, dim):
+                self.index = faiss.IndexFlatIP(dim)
+
+            async def remember(self, vector):
+                vector = vector.reshape(1, -1)
+                self.index.add(vector)
+                self.index.add(np.array([vector[0]], dtype="float32"))
+                self.index.add(vector[0][None, :])
+    """)
+    assert found == set()
+
+
+def test_adding_many_vectors_or_searching_a_faiss_index_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import faiss
+
+        class Cache:
+            def __init__(self, dim):
+                self.index = faiss.IndexFlatIP(dim)
+
+            async def fill(self, vectors):
+                self.index.add(vectors.reshape(-1, 384))
+                return self.index.search(vectors[:1], 4)
+    """)
+    assert found == {("blocking_cpu", "self.index.add(vectors.reshape(-1, 384))"),
+                     ("blocking_cpu", "return self.index.search(vectors[:1], 4)")}
