@@ -231,3 +231,30 @@ def test_adding_many_vectors_or_searching_a_faiss_index_blocks(tmp_path):
     """)
     assert found == {("blocking_cpu", "self.index.add(vectors.reshape(-1, 384))"),
                      ("blocking_cpu", "return self.index.search(vectors[:1], 4)")}
+
+
+def test_a_path_taken_from_a_list_built_by_comprehension_is_opened_from_disk(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        async def settings(folder: Path):
+            chosen = []
+            if folder.name:
+                chosen = [folder / name for name in ("a.json", "b.json") if name]
+            if chosen:
+                with chosen[0].open() as fp:
+                    return fp.read()
+    """)
+    assert found == {("blocking_file_io", "with chosen[0].open() as fp:")}
+
+
+def test_an_item_of_a_list_of_names_or_of_mixed_values_is_not_taken_for_a_path(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        async def settings(folder: Path, pick):
+            names = [name.upper() for name in ("a.json", "b.json")]
+            mixed = [folder / "a.json", pick]
+            return names[0].strip(), mixed[1].open()
+    """)
+    assert found == set()

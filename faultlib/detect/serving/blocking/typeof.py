@@ -16,6 +16,7 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
+from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.memory_connections import memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
@@ -88,6 +89,7 @@ class TypeOf:
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
+                        or listed_element(self, expr.value, func)  # [d / n for n in names if ...][0]
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
                 klass = self.callee(expr.value, func, depth + 1)  # Cache.table = db.Table(n): the class's own
