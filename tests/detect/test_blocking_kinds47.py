@@ -258,3 +258,38 @@ def test_an_item_of_a_list_of_names_or_of_mixed_values_is_not_taken_for_a_path(t
             return names[0].strip(), mixed[1].open()
     """)
     assert found == set()
+
+
+def test_a_module_a_lazy_loader_helper_returns_is_that_library(tmp_path):
+    found = flagged(tmp_path, """
+        _lib = None
+
+        def _storage_sdk():
+            global _lib
+            if _lib is None:
+                import boto3 as loaded
+                _lib = loaded
+            return _lib
+
+        def _plain():
+            import boto3
+            return boto3
+
+        async def push(path):
+            _storage_sdk().client("s3").upload_file(path, "bucket", "key")
+            _plain().client("s3").upload_file(path, "bucket", "key")
+    """)
+    assert found == {("blocking_http", '_storage_sdk().client("s3").upload_file(path, "bucket", "key")'),
+                     ("blocking_http", '_plain().client("s3").upload_file(path, "bucket", "key")')}
+
+
+def test_a_loader_helper_returning_something_else_than_its_import_stays_unknown(tmp_path):
+    found = flagged(tmp_path, """
+        def _maybe(stub):
+            import boto3
+            return stub if boto3 else None
+
+        async def push(path, stub):
+            _maybe(stub).upload_file(path, "bucket", "key")
+    """)
+    assert found == set()

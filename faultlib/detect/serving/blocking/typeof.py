@@ -20,6 +20,7 @@ from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.memory_connections import memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
+from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
@@ -309,7 +310,7 @@ class TypeOf:
                 found = self.type_of(node.value, func, depth + 1)
                 if found is not None:
                     return found
-        return None
+        return returned_module(func)  # `import oss2 as m; return m`: the library's module itself
 
 
 def _generic_origin(callee: ast.expr) -> ast.expr:
