@@ -293,3 +293,49 @@ def test_a_loader_helper_returning_something_else_than_its_import_stays_unknown(
             _maybe(stub).upload_file(path, "bucket", "key")
     """)
     assert found == set()
+
+
+def test_a_traitlets_dynamic_default_runs_when_a_coroutine_first_reads_the_trait(tmp_path):
+    found = flagged(tmp_path, """
+        from traitlets import Any, HasTraits, default
+        from kubernetes import client, config
+
+        class Quota(HasTraits):
+            api = Any()
+            label = Any()
+
+            @default("api")
+            def _make_api(self):
+                config.load_incluster_config()
+                return client.CoreV1Api()
+
+            def _label_default(self):
+                with open("/etc/quota-label") as fp:
+                    return fp.read()
+
+            async def check(self, name):
+                pods = self.api
+                return pods, self.label, name
+    """)
+    assert found == {("blocking_file_io", "config.load_incluster_config()"),
+                     ("blocking_file_io", 'with open("/etc/quota-label") as fp:')}
+
+
+def test_a_trait_without_a_dynamic_default_or_one_set_off_the_loop_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from traitlets import Any, HasTraits, default
+        from kubernetes import client, config
+
+        class Quota(HasTraits):
+            api = Any()
+            size = Any()
+
+            @default("api")
+            def _make_api(self):
+                config.load_incluster_config()
+                return client.CoreV1Api()
+
+            async def check(self, name):
+                return self.size, name
+    """)
+    assert found == set()
