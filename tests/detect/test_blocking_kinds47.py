@@ -339,3 +339,48 @@ def test_a_trait_without_a_dynamic_default_or_one_set_off_the_loop_is_silent(tmp
                 return self.size, name
     """)
     assert found == set()
+
+
+def test_a_callback_runs_its_queries_on_the_connection_the_receiving_function_hands_it(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+
+        class Store:
+            def __init__(self, path):
+                self.path = path
+                self.conn = None
+
+            async def run_with(self, work):
+                if self.conn is None:
+                    self.conn = sqlite3.connect(self.path)
+                return work(self.conn)
+
+            async def count(self, table):
+                def counting(conn):
+                    rows = conn.cursor()
+                    rows.execute("select count(*) from " + table)
+                    return rows.fetchone()
+                return await self.run_with(counting)
+    """)
+    assert found == {("blocking_db", "self.conn = sqlite3.connect(self.path)"),
+                     ("blocking_db", 'rows.execute("select count(*) from " + table)'),
+                     ("blocking_db", "return rows.fetchone()")}
+
+
+def test_a_callback_handed_a_plain_value_does_no_query(tmp_path):
+    found = flagged(tmp_path, """
+        class Store:
+            def __init__(self):
+                self.names = ["a", "b"]
+
+            async def run_with(self, work):
+                return work(self.names)
+
+            async def first(self):
+                def picking(names):
+                    rows = names.copy()
+                    rows.sort()
+                    return rows.pop()
+                return await self.run_with(picking)
+    """)
+    assert found == set()
