@@ -384,3 +384,24 @@ def test_a_callback_handed_a_plain_value_does_no_query(tmp_path):
                 return await self.run_with(picking)
     """)
     assert found == set()
+
+
+def test_a_connect_helper_that_opens_memory_on_one_branch_and_a_file_on_another_stays_a_disk_connection(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+
+        class Db:
+            def __init__(self, path):
+                self.path = path
+
+            def open(self):
+                if self.path is None:
+                    return sqlite3.connect(":memory:")
+                return sqlite3.connect(self.path)
+
+            async def write(self, row):
+                conn = self.open()
+                conn.execute("insert into t values (?)", (row,))
+    """)
+    assert found == {("blocking_db", "return sqlite3.connect(self.path)"),
+                     ("blocking_db", 'conn.execute("insert into t values (?)", (row,))')}

@@ -18,7 +18,7 @@ from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
-from faultlib.detect.serving.blocking.memory_connections import memory_sqlite_type
+from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
@@ -305,12 +305,15 @@ class TypeOf:
         found = self.annotation_type(func.node.returns, func.module)
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
+        memory = None
         for node in func.nodes:
             if isinstance(node, ast.Return) and node.value is not None:
                 found = self.type_of(node.value, func, depth + 1)
-                if found is not None:
+                if found == MEMORY_CONNECTION:  # one branch's in-memory database: another's may be on disk
+                    memory = found
+                elif found is not None:
                     return found
-        return returned_module(func)  # `import oss2 as m; return m`: the library's module itself
+        return memory or returned_module(func)  # `import oss2 as m; return m`: the library's module itself
 
 
 def _generic_origin(callee: ast.expr) -> ast.expr:
