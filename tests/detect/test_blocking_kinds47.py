@@ -405,3 +405,37 @@ def test_a_connect_helper_that_opens_memory_on_one_branch_and_a_file_on_another_
     """)
     assert found == {("blocking_db", "return sqlite3.connect(self.path)"),
                      ("blocking_db", 'conn.execute("insert into t values (?)", (row,))')}
+
+
+def test_an_optional_path_asserted_by_isinstance_is_a_path_in_a_comprehension(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        class Site:
+            def __init__(self, folder=None):
+                assert folder is None or isinstance(folder, Path), "folder must be a Path"
+                picked = []
+                if folder:
+                    picked = [folder / n for n in ("a.yml", "b.yml") if n]
+                if picked:
+                    with picked[0].open() as fp:
+                        self.text = fp.read()
+
+        async def start(folder):
+            return Site(folder)
+    """)
+    assert found == {("blocking_file_io", "with picked[0].open() as fp:")}
+
+
+def test_an_assert_that_only_excludes_none_narrows_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        class Site:
+            def __init__(self, folder=None):
+                assert folder is None or folder.startswith("/"), "absolute"
+                picked = [folder + n for n in ("a.yml", "b.yml")]
+                self.text = picked[0].strip()
+
+        async def start(folder):
+            return Site(folder)
+    """)
+    assert found == set()
