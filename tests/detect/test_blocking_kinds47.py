@@ -439,3 +439,21 @@ def test_an_assert_that_only_excludes_none_narrows_nothing(tmp_path):
             return Site(folder)
     """)
     assert found == set()
+
+
+def test_the_official_kubernetes_clients_api_calls_block_and_the_asyncio_clients_are_awaited(tmp_path):
+    found = flagged(tmp_path, """
+        from kubernetes import client
+        from kubernetes_asyncio import client as aclient
+
+        class Pods:
+            def __init__(self):
+                self.core = client.CoreV1Api()
+                self.acore = aclient.CoreV1Api()
+
+            async def label(self, name, ns):
+                pod = self.core.read_namespaced_pod(name, ns)
+                other = await self.acore.read_namespaced_pod(name, ns)
+                return pod, other
+    """)
+    assert found == {("blocking_http", "pod = self.core.read_namespaced_pod(name, ns)")}
