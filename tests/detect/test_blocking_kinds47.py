@@ -457,3 +457,19 @@ def test_the_official_kubernetes_clients_api_calls_block_and_the_asyncio_clients
                 return pod, other
     """)
     assert found == {("blocking_http", "pod = self.core.read_namespaced_pod(name, ns)")}
+
+
+def test_a_name_bound_to_a_memory_connection_on_one_branch_and_a_file_on_another_keeps_blocking(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+
+        async def open_db(path):
+            if path is None:
+                conn = sqlite3.connect(":memory:")
+            else:
+                conn = sqlite3.connect(path)
+            conn.execute("pragma journal_mode=wal")
+            return conn
+    """)
+    assert found == {("blocking_db", "conn = sqlite3.connect(path)"),
+                     ("blocking_db", 'conn.execute("pragma journal_mode=wal")')}

@@ -10,7 +10,8 @@ database for a computation (held-out wave 49, datasette's in-memory databases). 
 configuration may be anything: all stay findings. Connections of the sqlite3 interface are those the vocabulary
 says return ``sqlite3.Connection`` (the standard library's, pysqlite3's, SQLCipher's). The memory connection and
 its cursors get types of their own (:data:`MEMORY_CONNECTION`, :data:`MEMORY_CURSOR`) that no vocabulary entry
-describes. Used by :func:`~faultlib.detect.serving.blocking.sites.named_site` (the ``connect`` call) and
+describes (a name bound to such a connection on one branch and to a file's on another keeps the file's type). Used by
+:func:`~faultlib.detect.serving.blocking.sites.named_site` (the ``connect`` call) and
 :class:`~faultlib.detect.serving.blocking.typeof.TypeOf` (what it returns).
 """
 
@@ -53,9 +54,19 @@ def memory_sqlite_type(vocabulary, target: str, call: ast.Call, func: Func | Non
     owner, _, last = target.rpartition(".")
     if owner == MEMORY_CONNECTION and last in CURSOR_MAKERS:
         return MEMORY_CURSOR
-    if func is not None and memory_connect(vocabulary, target, call, func):
+    if func is not None and memory_connect(vocabulary, target, call, func) and not _rebound(call, func):
         return MEMORY_CONNECTION
     return None
+
+
+def _rebound(call: ast.Call, func: Func) -> bool:
+    """``call``'s value is bound to a local name that ``func`` binds elsewhere too (``conn = connect(":memory:")`` on
+    one branch, ``conn = connect(path)`` on another): the analysis does not follow which binding reaches a use, so
+    the name keeps the connection's ordinary type."""
+    names = [t.id for n in func.nodes if isinstance(n, ast.Assign) and n.value is call
+             for t in n.targets if isinstance(t, ast.Name)]
+    return any(sum(1 for n in func.nodes if isinstance(n, ast.Name) and n.id == name
+                   and isinstance(n.ctx, ast.Store)) > 1 for name in names)
 
 
 def _written_text(expr: ast.expr, func: Func) -> str | None:
