@@ -46,6 +46,16 @@ https://developers.home-assistant.io/docs/asyncio_working_with_async/), e.g. the
 ``ActiveConnection.send_message``, which queues the message for the connection's writer task; an integration's
 vendor client stays a guess."""
 
+CONVERSIONS = frozenset({"sanitize_for_serialization", "deserialize", "serialize", "parameters_to_tuples",
+                         "parameters_to_url_query", "select_header_accept", "select_header_content_type",
+                         "files_parameters", "to_dict", "to_json", "to_str"})
+"""Methods that convert data the caller passes, in memory: the helpers of the ``ApiClient`` that OpenAPI
+Generator writes for every Python client (https://github.com/OpenAPITools/openapi-generator/blob/master/modules/
+openapi-generator/src/main/resources/python/api_client.mustache: ``sanitize_for_serialization`` turns a model into
+plain JSON types, ``deserialize`` the reverse, ``parameters_to_tuples`` and ``select_header_*`` format a request
+that ``call_api`` sends later), the generated models' ``to_dict``/``to_json``, and a client's own (de)serialisers
+(held-out wave 49: kubernetes_asyncio's ``ApiClient.sanitize_for_serialization`` of a pod it had created)."""
+
 NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "cursor", "get_channel", "get_user",
                    "get_guild", "event", "command", "on", "handler", "register", "set_debuglevel", "copy", "keys",
                    "values", "items", "setdefault", "add_handler", "remove_handler", "listen", "subscribe",
@@ -56,7 +66,7 @@ NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "
                    "builder",
                    # a pydantic model named *Session (parse_raw...): data, not a connection
                    "parse_raw", "parse_obj", "model_validate", "model_validate_json", "model_dump", "model_dump_json",
-                   "dict", "json", "construct", "model_construct", "schema", "model_json_schema"})
+                   "dict", "json", "construct", "model_construct", "schema", "model_json_schema"}) | CONVERSIONS
 """Methods of such clients that read or register local state (``get_channel`` reads a cache; ``run`` starts the
 client's own loop from a script's main, never from a coroutine), and a data model's own methods. A method named
 ``get_..._client`` builds a sub-client without a request (``get_file_client``, ``get_blob_client``)."""

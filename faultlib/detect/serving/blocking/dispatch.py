@@ -1,6 +1,7 @@
 """Which method runs on a receiver the call path knows: the class ``self`` is in a method reached from an entry
 or through a typed receiver (:func:`receiver_in`, :func:`narrowed`), the override ``self.m()`` runs there
-(:func:`dispatched`), and the property getters a function's attribute reads run (:func:`property_reads`). Used by
+(:func:`dispatched`), and the property getters (and traitlets' dynamic defaults) a function's attribute reads run
+(:func:`property_reads`). Used by
 :mod:`~faultlib.detect.serving.blocking.reach`."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import ast
 from faultlib.detect.serving.blocking.choices import common_base, picked, union_members
 from faultlib.detect.serving.blocking.model import Func, Klass
 from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
+from faultlib.detect.serving.blocking.trait_defaults import trait_default
 
 __all__ = ["dispatched", "lacks", "narrowed", "property_reads", "receiver_in"]
 
@@ -28,6 +30,10 @@ def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]
             getter = index.method(owner, node.attr) if isinstance(owner, Klass) else None
             if getter is not None and not getter.is_async and is_property(getter):
                 found.append((node, getter, owner))
+            elif getter is None and isinstance(owner, Klass):  # a traitlets @default("name") initialiser
+                initialiser = trait_default(index, owner, node.attr)
+                if initialiser is not None:
+                    found.append((node, initialiser, owner))
     return found
 
 

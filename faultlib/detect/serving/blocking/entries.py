@@ -101,10 +101,11 @@ class Family:
         return found
 
 
-TESTS = ("positive", "true", "given", "other_than", "unset", "contains", "lacks", "at_least")
+TESTS = ("positive", "true", "given", "other_than", "one_of", "unset", "contains", "lacks", "at_least")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
-name may load a model); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
+name may load a model); ``one_of``: one of the values in ``values`` (``docker.from_env(version="auto")`` asks the
+daemon for its version; ``version="1.41"`` pins it and sends nothing); ``unset``: the call blocks when the argument is a false literal (``None``, ``""``) or, with
 ``absent``, left out -- a variable counts as set (``pc.Index(name)`` looks its host up over HTTP; ``pc.Index(name,
 host=url)`` does not); ``contains``: a string holding one of ``values`` (``Path(d).glob("**/*.py")`` walks the whole
 tree below; ``glob("*.py")`` lists one directory): the written text of a string or f-string argument (a local
@@ -131,8 +132,8 @@ class BlocksWhen:
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
             for ``unset``.
         absent: whether the call blocks when the argument is left out (its default's verdict).
-        values: for the test ``other_than``, the literal values that do not block; for ``contains``, the substrings
-            that do.
+        values: for the test ``other_than``, the literal values that do not block; for ``one_of``, those that do;
+            for ``contains``, the substrings that do.
     """
 
     name: str
@@ -167,6 +168,8 @@ class BlocksWhen:
             return bool(constant)
         if self.test == "other_than":
             return constant not in self.values
+        if self.test == "one_of":
+            return constant in self.values
         if self.test == "at_least":
             return not isinstance(constant, (int, float)) or constant >= self.values[0]
         if self.test == "unset":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.callback_args import handed_arguments
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes
 from faultlib.pyflow.walk import children
@@ -141,6 +142,7 @@ class Inference:
                 typed = self.index.type_of(arg, parent) if arg is not None else None
                 if typed is not None:
                     found.append(typed)
+        found += handed_arguments(self.index, func, position)  # run_with(fn) calls fn(conn): the callback's conn
         return _agreed(found, strict=True)
 
     def _from_wrapped(self, func: Func, position: int) -> Type | None:

@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.client_names import client_kind, name_gues
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
+from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
@@ -25,6 +26,7 @@ from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
 from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
@@ -34,6 +36,7 @@ from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.proc_files import reads_proc
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
+from faultlib.detect.serving.blocking.single_rows import adds_one_row
 from faultlib.detect.serving.blocking.tasks import sent_task
 
 __all__ = ["Site", "any_of_site", "in_memory", "named_site", "null_device"]
@@ -83,6 +86,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
         return None  # a session of a "sqlite://" engine: the database is in the process's memory
     known = index.vocab.calls.get(target)
+    if known is not None and memory_connect(index.vocab, target, call, func):
+        return None  # sqlite3.connect(":memory:"): the database lives in the process's memory
     if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
         return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and reads_proc(call):
@@ -98,7 +103,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
         if (only_creates(target, call, func) or not _argument_blocks(index, target, call, func)
-                or parses_awaited_text(target, call, func)
+                or parses_awaited_text(target, call, func) or shuts_down_drained(call, func)
                 or (target == "importlib.import_module" and imports_own_package(index, call, func))):
             return None
         return Site(known[0], target.removeprefix("builtins."), func, call)
@@ -120,7 +125,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
                                                      or guarded_get(call, func))
-        return None if not waits or only_creates(target, call, func) else Site(
+        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
+        return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
     if constructed is not None:  # Flux1(model_config=...): a model class that loads its weights

@@ -17,8 +17,11 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
+from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
+from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
+from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
@@ -89,6 +92,7 @@ class TypeOf:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
                         or appended_item(self, expr.value, func)  # frames = helper() of appended frames; frames[0]
+                        or listed_element(self, expr.value, func)  # [d / n for n in names if ...][0]
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
                 klass = self.callee(expr.value, func, depth + 1)  # Cache.table = db.Table(n): the class's own
@@ -169,6 +173,9 @@ class TypeOf:
                     return self.vocab.returns.get(f"{value}.__call__") if isinstance(value, str) else None
                 return self.return_type(target, depth + 1)
             if isinstance(target, str):
+                memory = memory_sqlite_type(self.vocab, target, expr, func)
+                if memory is not None:  # sqlite3.connect(":memory:") and its cursors: no disk behind them
+                    return memory
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
@@ -300,12 +307,15 @@ class TypeOf:
         found = self.annotation_type(func.node.returns, func.module)
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
+        memory = None
         for node in func.nodes:
             if isinstance(node, ast.Return) and node.value is not None:
                 found = self.type_of(node.value, func, depth + 1)
-                if found is not None:
+                if found == MEMORY_CONNECTION:  # one branch's in-memory database: another's may be on disk
+                    memory = found
+                elif found is not None:
                     return found
-        return None
+        return memory or returned_module(func)  # `import oss2 as m; return m`: the library's module itself
 
 
 def _generic_origin(callee: ast.expr) -> ast.expr:

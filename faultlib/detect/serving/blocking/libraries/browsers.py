@@ -6,7 +6,9 @@ Building a driver (``webdriver.Chrome(...)``, ``Firefox``, ``Edge``, ``Safari``,
 executable and opens a browser session over HTTP; afterwards each ``WebDriver`` method (``get``, ``find_element``,
 ``execute_script``, ``get_screenshot_as_png``, ``quit``...) and each ``WebElement`` method (``click``, ``send_keys``,
 ``screenshot``...) sends one W3C WebDriver command and waits for the browser's answer. Selenium has no async API;
-the options classes (``ChromeOptions``) only hold settings and are not named.
+the options classes (``ChromeOptions``) only hold settings and are not named. undetected-chromedriver's
+``uc.Chrome(...)`` is a subclass of Selenium's Chrome ``WebDriver`` that first patches the chromedriver binary on disk,
+then launches it and the browser like ``webdriver.Chrome`` (found by held-out wave 49, a scraper's async loader).
 """
 
 from __future__ import annotations
@@ -25,12 +27,16 @@ WEBELEMENT = "selenium.webdriver.remote.webelement.WebElement"
 _BROWSERS = ("Chrome", "Firefox", "Edge", "Safari", "Ie", "Remote", "ChromiumEdge", "WebKitGTK", "WPEWebKit")
 _MODULES = {"Chrome": "chrome", "Firefox": "firefox", "Edge": "edge", "Safari": "safari", "Ie": "ie",
             "Remote": "remote", "ChromiumEdge": "chromium", "WebKitGTK": "webkitgtk", "WPEWebKit": "wpewebkit"}
+UNDETECTED = ("https://github.com/ultrafunkamsterdam/undetected-chromedriver#readme (`uc.Chrome` subclasses "
+              "selenium's chrome WebDriver: it patches the driver binary, starts it and a browser session)")
+_UNDETECTED = ("undetected_chromedriver.Chrome", "undetected_chromedriver.v2.Chrome",
+               "undetected_chromedriver.webdriver.Chrome")
 _CONSTRUCTORS = (*(f"selenium.webdriver.{b}" for b in _BROWSERS),
                  *(f"selenium.webdriver.{m}.webdriver.WebDriver" for m in set(_MODULES.values())))
 
 BROWSERS = Vocabulary(
-    calls={c: (H, DRIVER) for c in _CONSTRUCTORS},
-    returns={**{c: WEBDRIVER for c in _CONSTRUCTORS},
+    calls={**{c: (H, DRIVER) for c in _CONSTRUCTORS}, **{c: (H, UNDETECTED) for c in _UNDETECTED}},
+    returns={**{c: WEBDRIVER for c in (*_CONSTRUCTORS, *_UNDETECTED)},
              f"{WEBDRIVER}.find_element": WEBELEMENT, f"{WEBELEMENT}.find_element": WEBELEMENT},
     families=(
         Family((WEBDRIVER,), {"*": H}, DRIVER),

@@ -11,6 +11,8 @@ from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabul
 from faultlib.detect.serving.blocking.libraries.names import names as _names
 
 PY = "https://docs.python.org/3/library/"
+PYSQLITE3 = ("https://github.com/coleifer/pysqlite3 (the standard library's sqlite3 module built against a newer "
+             "SQLite: the same interface)")
 KDF_ROUNDS = 10_000
 """Rounds from which ``hashlib.pbkdf2_hmac`` holds the loop for a measurable time: 10,000 rounds of SHA-256 take
 ~5-8 ms on a shared 2-core VM (2,048, BIP-39's seed derivation, ~1 ms; 100,000 ~120 ms); the docs ask for hundreds of
@@ -69,6 +71,7 @@ STDLIB = Vocabulary(
                                           "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
                                           "sqlite3 interface, same connection and cursor)")
            for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2", "pysqlite2.dbapi2")},
+        **{f"{m}.connect": ("blocking_db", PYSQLITE3) for m in ("pysqlite3", "pysqlite3.dbapi2")},
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Connection", "execute", "executemany", "executescript",
                  "commit", "rollback", "backup"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3.Cursor", "execute", "executemany", "executescript",
@@ -82,7 +85,7 @@ STDLIB = Vocabulary(
         "subprocess.Popen": "subprocess.Popen", "http.client.HTTPConnection": "http.client.HTTPConnection",
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
         **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
-                                                          "pysqlite2.dbapi2")},
+                                                          "pysqlite2.dbapi2", "pysqlite3", "pysqlite3.dbapi2")},
         "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
