@@ -36,6 +36,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.classstats import class_conditional_reductions, every_class
 from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
+from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
@@ -51,6 +52,7 @@ from faultlib.detect.data.leakage.predbuffers import over_predictions, predictio
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.testfills import test_side_fills
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
+from faultlib.detect.data.leakage.tsmodels import constructor_series
 from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
 from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
                                                   test_step)
@@ -265,6 +267,9 @@ class DesignChecks:
                 name in vocab.STATISTICS or name in vocab.TEMPORAL or name in ("transform", "agg", "aggregate",
                                                                                 "groupby")):
             data = as_data(receiver)  # df.mean(): an unknown value used as data; rng.normal(...) is not
+        if data is None and isinstance(receiver, MaybeData) and name == "apply" and node.args and (
+                transform_by_name(args[0] if args else None) or _statistic_lambda(node.args[0])):
+            data = as_data(receiver)  # df.apply(minmax_scale), df.apply(lambda x: x.clip(x.quantile(.01)))
         if data is None:
             if name in vocab.SAVES:
                 self._reach(*args, *kwargs.values())
@@ -325,6 +330,10 @@ class DesignChecks:
                 grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
+        by_name = transform_by_name(args[0]) if name == "apply" and args and grouped is None else None
+        if by_name and not _row_wise(args, kwargs, 1):  # prices.apply(minmax_scale): each column (columnapply.py)
+            fit = self._fit(Est(f"{by_name}()", "transformer", preprocessing=True), data, False, by_name, node, frame)
+            return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
         if name == "apply" and node.args and grouped is not None and not per_id and \
                 distinct_count_lambda(node.args[0]):  # groupby(k).apply(lambda g: len(set(g[c]))) (distinctcounts.py)
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
@@ -363,6 +372,9 @@ class DesignChecks:
         from faultlib.detect.data.leakage.values import as_data
 
         name, top = ref.last, ref.module.split(".")[0]
+        series = as_data(constructor_series(ref, args, kwargs))
+        if series is not None:  # ARIMA(train, order=...): a model of that series, fitted by .fit() (tsmodels.py)
+            return Est(name, "model", supervised=True, options={"series": series})
         expr = polars_exprs.library_expr(ref.module, name, args, kwargs, node)
         if expr is not None:
             return expr

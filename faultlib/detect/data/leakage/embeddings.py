@@ -56,7 +56,7 @@ _CORPUS_KEYWORDS = ("sentences", "corpus_iterable", "documents", "corpus_file")
 _TRAIN = frozenset({"build_vocab", "train"})
 #: methods and attributes that read vectors out of a trained model
 _VECTORS = frozenset({"get_vector", "word_vec", "get_mean_vector", "infer_vector", "__getitem__"})
-_VIEWS = frozenset({"wv", "dv", "vectors"})
+_VIEWS = frozenset({"wv", "dv", "vectors", "docvecs"})  # docvecs: the name of dv before gensim 4
 #: NumPy index objects that stack the arrays listed in their brackets
 _INDEX_STACKS = frozenset({"c_", "r_"})
 

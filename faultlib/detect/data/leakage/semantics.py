@@ -283,6 +283,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
     def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                    frame: Any) -> Any:
         line = node.lineno
+        if not args and name == vocab.FIT and "series" in est.options:  # ARIMA(train).fit() (tsmodels.py)
+            args = [est.options["series"]]
         x = as_data(args[0] if args else vocab.model_input(kwargs))
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
