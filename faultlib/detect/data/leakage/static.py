@@ -47,6 +47,7 @@ from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
 from faultlib.detect.data.leakage.unscored import SplitReach
+from faultlib.detect.data.leakage.heldouttrains import before_training_only_split
 from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
@@ -508,7 +509,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, Tu
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(
-                sites & self._reached_weak) and not fit.handwritten)) and not all(p.get("shown") for p in found)
+                sites & self._reached_weak) and not fit.handwritten)) and not all(
+                p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
             if not reached and fit.handwritten:

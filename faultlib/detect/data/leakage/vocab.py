@@ -58,8 +58,11 @@ LEARNING_TRANSFORMERS = _first("learns") | {"ColumnTransformer", "FeatureUnion",
 #: selectors, supervised encoders and samplers: their fit reads the labels, so a leak carries the target itself
 SUPERVISED_TRANSFORMERS = _first("supervised", "resampler")
 #: transformers that are predictors too (scikit-learn: ``LinearDiscriminantAnalysis`` is a classifier, the
-#: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows
-PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA"})
+#: ``cross_decomposition`` estimators have ``predict``): ``predict``/``score`` on one is a model scoring its rows;
+#: so are recursive feature elimination's selectors (scikit-learn ``RFE``/``RFECV`` reference: "predict(X): reduce X
+#: to the selected features and predict using the underlying estimator", and ``score`` likewise; wave 65)
+PREDICTING_TRANSFORMERS = frozenset({"LinearDiscriminantAnalysis", "PLSRegression", "PLSCanonical", "CCA", "RFE",
+                                     "RFECV"})
 #: selectors whose fit cross-validates the rows it is given (scikit-learn ``RFECV``, ``SequentialFeatureSelector``
 #: with its ``cv=5`` default; mlxtend's class of that name has ``cv`` too): a search as well
 CV_SELECTORS = frozenset({"RFECV", "SequentialFeatureSelector"})
