@@ -232,7 +232,7 @@ class Interpreter(SemanticHooks):
         """A branch whose test is unknown: with :attr:`follow_branch_returns` (or ``follow``), a ``return`` in it
         does not end the function (``if args.eval: evaluate(); return`` before the training loop)."""
         if follow is None:
-            follow = self.follow_branch_returns or self.follow_guard_returns and self._guard_exit(body)
+            follow = self.follow_branch_returns or self.follow_guard_returns and _guard_exit(body)
         if not follow:
             self._block(body, frame)
             return
@@ -241,10 +241,6 @@ class Interpreter(SemanticHooks):
         except Return as ret:
             if frame.returned is None:
                 frame.returned = ret.value
-
-    def _guard_exit(self, body: list[ast.stmt]) -> bool:
-        """Whether ``body`` is a guard clause (:func:`guard_exit`; a subclass may widen it)."""
-        return guard_exit(body)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> Any:
         qual = node.name if frame.qualname == "<module>" else f"{frame.qualname}.{node.name}"
@@ -534,7 +530,7 @@ def _decorated(func: Func, name: str) -> bool:
     return any(ast.unparse(d).rsplit(".", 1)[-1] == name for d in func.node.decorator_list)
 
 
-def guard_exit(body: list[ast.stmt]) -> bool:
+def _guard_exit(body: list[ast.stmt]) -> bool:
     """The branch ends in ``return`` / ``return None`` / ``return <constant>`` and returns nowhere else: an early exit
     that hands back nothing the caller computes with (a guard clause), not an alternative result."""
     last = body[-1] if body else None
@@ -543,4 +539,4 @@ def guard_exit(body: list[ast.stmt]) -> bool:
     return not any(isinstance(n, ast.Return) for stmt in body[:-1] for n in ast.walk(stmt))
 
 
-__all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return", "guard_exit"]
+__all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]

@@ -56,7 +56,6 @@ from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
-from faultlib.detect.data.leakage.placeholders import PlaceholderGuards
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
@@ -129,7 +128,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, Tu
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, PlaceholderGuards, Interpreter):
+               BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
