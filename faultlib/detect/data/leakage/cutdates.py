@@ -22,7 +22,8 @@ What counts, read from the code alone:
 * a *cut parameter*: a parameter of a function of the script that receives a date at two call sites or more (a date
   literal ``date(2017, 7, 26)``, ``datetime``/``pd.Timestamp``/``pd.to_datetime`` calls, an ISO ``'2017-07-26'``
   string, date arithmetic with them or with ``timedelta``, or a name the script binds to one of these);
-* a reduction call inside that function whose operand mentions the cut parameter (the window is chosen by it).
+* a reduction call inside that function whose operand mentions the cut parameter (the window is chosen by it), or a
+  row mask the function binds to a name (``past = df['date'] <= cut``, then ``df[past].mean()``).
 
 Not counted: an operand that reads from the cut onwards, ``pd.date_range(cut, ...)`` (the days to predict) or a
 comparison ``col >= cut`` / ``col > cut``: a statistic of the target window is a leak, kept as a fit.
@@ -112,12 +113,33 @@ def cut_window_reductions(tree: ast.Module) -> frozenset[int]:
     for fn in walk_once(tree):
         if not (isinstance(fn, ast.FunctionDef) and fn.name in cuts):
             continue
-        cut = cuts[fn.name]
+        cuts_in = _cut_names(fn, cuts[fn.name])
         for n in ast.walk(fn):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _mentions(n.func.value, cut) \
-                    and not _reads_onwards(n.func.value, cut):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and any(
+                    _mentions(n.func.value, c) for c in cuts_in) and not any(
+                    _reads_onwards(n.func.value, c) for c in cuts_in):
                 out.add(id(n))
     return frozenset(out)
+
+
+def _mask(node: ast.expr) -> bool:
+    """A comparison, or comparisons joined by ``&``, ``|``, ``and``, ``or``: a row mask."""
+    if isinstance(node, ast.BoolOp):
+        return all(_mask(v) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+        return _mask(node.left) and _mask(node.right)
+    return isinstance(node, ast.Compare)
+
+
+def _cut_names(fn: ast.FunctionDef, cut: str) -> set[str]:
+    """``cut`` and the names ``fn`` binds to a row mask of it that reads no day from the cut onwards
+    (``past = df['date'] <= cut``, then ``df[past].mean()``: the same window as ``df[df['date'] <= cut].mean()``)."""
+    names = {cut}
+    for node in walk_once(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and _mask(node.value) and _mentions(node.value, cut) and not _reads_onwards(node.value, cut):
+            names.add(node.targets[0].id)
+    return names
 
 
 __all__ = ["cut_window_reductions", "is_date"]
