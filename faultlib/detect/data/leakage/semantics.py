@@ -22,6 +22,7 @@ from faultlib.detect.data.leakage.imputecv import imputes_one_column
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
+from faultlib.detect.data.leakage.targetcodes import TARGET_CODERS, codes_target
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     repeated_rows, stacked_items
 from faultlib.detect.data.leakage.rowdraws import stacked_draws
@@ -311,6 +312,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets, self._bindings)  # one-hot
+        if est.cls in TARGET_CODERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            learns = est.options.setdefault("learns", est.preprocessing)  # as built (categories written out: no)
+            est.preprocessing = learns and not codes_target(node, self._assigned, self._targets)  # the class names
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
