@@ -136,3 +136,31 @@ def test_one_hot_codes_kept_as_the_label_are_the_class_names(tmp_path: Path) -> 
 def test_one_hot_codes_kept_as_a_feature_are_still_found(tmp_path: Path) -> None:
     text = ONE_HOT_LABELS.format(name="mood_cols", inputs="mood_cols, notes.liked")
     assert ("fit_before_split", 9) in _alarms(tmp_path, text)
+
+
+# purged date blocks cut by hand: each pass of the loop holds one block out, after a per-shop median of every row
+BLOCKS = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+sales = pd.read_csv("sales.csv")
+sales["shop_median"] = sales.groupby("shop_code")["units"].transform("median")
+days = sales["day"]
+{loop}
+    fit_rows = sales[(days < start) | (days >= start + 40)]
+    test_rows = sales[(days >= start) & (days < start + 40)]
+    model = Ridge().fit(fit_rows[["shop_median", "price"]], fit_rows["units"])
+    print(model.score(test_rows[["shop_median", "price"]], test_rows["units"]))
+"""
+
+
+@pytest.mark.parametrize("loop", ["for i in range(num_folds):\n    start = i * 40",
+                                  "for fold in tqdm(range(5)):\n    start = fold * 40"])
+def test_a_block_held_out_in_a_loop_counted_over_folds_is_a_fold(tmp_path: Path, loop: str) -> None:
+    found = _alarms(tmp_path, BLOCKS.format(loop=loop))
+    assert ("fit_outside_cv", 5) in found and not any(kind == "fit_before_split" for kind, _ in found)
+
+
+@pytest.mark.parametrize("loop", ["for i in range(3):\n    start = 200 + i", "if True:\n    start = 200"])
+def test_a_block_held_out_outside_a_fold_loop_is_still_a_split(tmp_path: Path, loop: str) -> None:
+    assert ("fit_before_split", 5) in _alarms(tmp_path, BLOCKS.format(loop=loop))

@@ -28,6 +28,7 @@ from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, d
 from faultlib.detect.data.leakage.rowdraws import stacked_draws
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
+from faultlib.detect.data.leakage.foldranges import counted_fold_loop
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
     is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
@@ -438,6 +439,11 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._emit("fit_before_split", fit, line=step.line, data=data,
                                    why=f"{what} on {self.smap.describe(step.line)} then sends some of those rows to "
                                        f"test ({self._words(p)})")
+                    elif (loop := counted_fold_loop(self.tree, line)) is not None:  # one fold's rows (foldranges.py)
+                        self._emit("fit_outside_cv", fit, line=line, data=data,
+                                   why=f"the fold loop on {self.smap.describe(loop)} holds out {self._words(p)} "
+                                       f"({how}, {self.smap.describe(line)}) and scores folds whose held-out rows "
+                                       "it had already seen")
                     else:
                         self._emit("fit_before_split", fit, line=line, data=data,
                                    why=f"{self._words(p)} among them are then held out ({how}, "
@@ -453,6 +459,13 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                                                                      parts(data.rows))), None)
                 if held is not None:
                     step = test_step(held)
+                    loop = counted_fold_loop(self.tree, held.steps[-1].line) if held.steps else None
+                    if loop is not None:  # test_rows = X[mask] in a loop counted over folds: a fold (foldranges.py)
+                        self._emit("fit_outside_cv", fit, line=line, data=data,
+                                   why=f"its rows include the rows the fold loop on {self.smap.describe(loop)} holds "
+                                       f"out ({self._words(held)}), and what it computed trains the model on "
+                                       f"{self.smap.describe(line)}: each fold is scored on rows that shaped it")
+                        break
                     self._emit("fit_before_split", fit, line=line, data=data,
                                why=f"its rows include the held-out rows ({self._words(held)}; split on "
                                    f"{self.smap.describe(step.line if step else line)}) and what it computed trains "
