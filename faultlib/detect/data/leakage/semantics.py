@@ -439,7 +439,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._emit("fit_before_split", fit, line=step.line, data=data,
                                    why=f"{what} on {self.smap.describe(step.line)} then sends some of those rows to "
                                        f"test ({self._words(p)})")
-                    elif (loop := counted_fold_loop(self.tree, line)) is not None:  # one fold's rows (foldranges.py)
+                    elif (loop := self._counted_fold(fit, data, line)) is not None:  # one fold's rows (foldranges.py)
                         self._emit("fit_outside_cv", fit, line=line, data=data,
                                    why=f"the fold loop on {self.smap.describe(loop)} holds out {self._words(p)} "
                                        f"({how}, {self.smap.describe(line)}) and scores folds whose held-out rows "
@@ -450,6 +450,13 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                        f"{self.smap.describe(line)})")
                     break
 
+    def _counted_fold(self, fit: FitRef, data: Data, line: int) -> int | None:
+        """The line of the loop counted over folds that holds out the rows named on ``line`` (foldranges.py), unless
+        the fit's table stacks the test file's rows (then the test rows, ``fit_on_test``: trainrows.py)."""
+        loop = counted_fold_loop(self.tree, line)
+        return loop if loop is not None and self._stacked_kind(
+            "fit_before_split", fit, data, "")[0] == "fit_before_split" else None
+
     def _check_train(self, data: Data, line: int) -> None:
         """``data`` trains a model: report a fit that shaped it after seeing rows a split had already held out
         (``X_train['a'].fillna(df['a'].mean())`` after ``train_test_split(df)``)."""
@@ -459,7 +466,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                                                                      parts(data.rows))), None)
                 if held is not None:
                     step = test_step(held)
-                    loop = counted_fold_loop(self.tree, held.steps[-1].line) if held.steps else None
+                    loop = self._counted_fold(fit, data, held.steps[-1].line) if held.steps else None
                     if loop is not None:  # test_rows = X[mask] in a loop counted over folds: a fold (foldranges.py)
                         self._emit("fit_outside_cv", fit, line=line, data=data,
                                    why=f"its rows include the rows the fold loop on {self.smap.describe(loop)} holds "
