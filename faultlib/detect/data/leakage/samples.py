@@ -3,7 +3,9 @@
 Some tables hold several rows per *sample*: a molecule's atom pairs (``molecule_name``), a breath's time steps
 (``breath_id``), an app installation's sessions (``installation_id``), a match's history (a bare ``id``), a
 sequence's sensor readings (or a ``series_id``'s), a passenger group's travellers, an American-football play's
-players and frames (``play_id``: the NFL Big Data Bowl serves and scores whole plays, wave 56). The competition
+players and frames (``play_id``: the NFL Big Data Bowl serves and scores whole plays, wave 56), a card customer's
+monthly statements (``customer_ID``: one default label per customer, the statements only its history), a game
+session's events (``session_id``: one prediction per session, issue 17 stop 47). The competition
 (or the split) keeps each sample whole, so a statistic per sample,
 
     df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
@@ -33,7 +35,7 @@ from faultlib.pyflow.values import Const, Tup
 
 #: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)
 SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment",
-                          "series", "play"})
+                          "series", "play", "customer", "session"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
 
 

@@ -22,11 +22,13 @@ from faultlib.detect.data.leakage.imputecv import imputes_one_column
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
+from faultlib.detect.data.leakage.targetcodes import TARGET_CODERS, codes_target
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     repeated_rows, stacked_items
 from faultlib.detect.data.leakage.rowdraws import stacked_draws
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
+from faultlib.detect.data.leakage.foldranges import counted_fold_loop
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
     is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
@@ -313,6 +315,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets, self._bindings)  # one-hot
+        if est.cls in TARGET_CODERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
+            learns = est.options.setdefault("learns", est.preprocessing)  # as built (categories written out: no)
+            est.preprocessing = learns and not codes_target(node, self._assigned, self._targets)  # the class names
         if name == vocab.FIT or name in vocab.FIT_TRANSFORM or name in vocab.FIT_RESAMPLE:
             # y makes a fit supervised unless the class is known to ignore it (a scaler, an imputer)
             reads_y = est.supervised or (has_y and est.category == "transformer" and
@@ -436,11 +441,23 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         self._emit("fit_before_split", fit, line=step.line, data=data,
                                    why=f"{what} on {self.smap.describe(step.line)} then sends some of those rows to "
                                        f"test ({self._words(p)})")
+                    elif (loop := self._counted_fold(fit, data, line)) is not None:  # one fold's rows (foldranges.py)
+                        self._emit("fit_outside_cv", fit, line=line, data=data,
+                                   why=f"the fold loop on {self.smap.describe(loop)} holds out {self._words(p)} "
+                                       f"({how}, {self.smap.describe(line)}) and scores folds whose held-out rows "
+                                       "it had already seen")
                     else:
                         self._emit("fit_before_split", fit, line=line, data=data,
                                    why=f"{self._words(p)} among them are then held out ({how}, "
                                        f"{self.smap.describe(line)})")
                     break
+
+    def _counted_fold(self, fit: FitRef, data: Data, line: int) -> int | None:
+        """The line of the loop counted over folds that holds out the rows named on ``line`` (foldranges.py), unless
+        the fit's table stacks the test file's rows (then the test rows, ``fit_on_test``: trainrows.py)."""
+        loop = counted_fold_loop(self.tree, line)
+        return loop if loop is not None and self._stacked_kind(
+            "fit_before_split", fit, data, "")[0] == "fit_before_split" else None
 
     def _check_train(self, data: Data, line: int) -> None:
         """``data`` trains a model: report a fit that shaped it after seeing rows a split had already held out
@@ -451,6 +468,13 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                                                                      parts(data.rows))), None)
                 if held is not None:
                     step = test_step(held)
+                    loop = self._counted_fold(fit, data, held.steps[-1].line) if held.steps else None
+                    if loop is not None:  # test_rows = X[mask] in a loop counted over folds: a fold (foldranges.py)
+                        self._emit("fit_outside_cv", fit, line=line, data=data,
+                                   why=f"its rows include the rows the fold loop on {self.smap.describe(loop)} holds "
+                                       f"out ({self._words(held)}), and what it computed trains the model on "
+                                       f"{self.smap.describe(line)}: each fold is scored on rows that shaped it")
+                        break
                     self._emit("fit_before_split", fit, line=line, data=data,
                                why=f"its rows include the held-out rows ({self._words(held)}; split on "
                                    f"{self.smap.describe(step.line if step else line)}) and what it computed trains "
