@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 
 SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "set", "Set", "frozenset", "FrozenSet",
                        "Iterable", "Collection", "deque", "Deque", "tuple", "Tuple"})
@@ -25,9 +25,7 @@ def loop_item_types(index, func: Func, known: dict) -> dict:
     """``{loop variable: item type}`` for the ``for`` loops and comprehensions of ``func`` over annotated
     containers (see the module docstring), leaving out the names in ``known``."""
     found: dict = {}
-    for node in func.nodes:
-        if not isinstance(node, (ast.For, ast.comprehension)):
-            continue
+    for node in nodes_of(func, (ast.For, ast.comprehension)):
         source, target = node.iter, node.target
         method = source.func.attr if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) \
             and not source.args else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
-from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes, nodes_of
 from faultlib.pyflow.walk import children
 
 
@@ -166,7 +166,7 @@ class Inference:
         if self._sites is None:
             self._sites = sites = {}
             for module in self.index.distinct_modules():
-                scopes = [(f, f.nodes) for f in module.all_functions]
+                scopes = [(f, nodes_of(f, ast.Call)) for f in module.all_functions]
                 scopes.append((self.module_func(module), _top_level_nodes(module.tree)))
                 for scope, nodes in scopes:
                     for node in nodes:
@@ -461,13 +461,13 @@ def _single_assignment(func: Func, name: str) -> ast.expr | None:
     table = func.__dict__.get("_single")
     if table is None:
         stores: dict[str, int] = {}
-        for n in func.nodes:
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+        for n in nodes_of(func, ast.Name):
+            if isinstance(n.ctx, ast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        table = {n.targets[0].id: n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+        table = {n.targets[0].id: n.value for n in nodes_of(func, ast.Assign) if len(n.targets) == 1
                  and isinstance(n.targets[0], ast.Name) and stores.get(n.targets[0].id) == 1}
-        table.update({n.target.id: n.value for n in func.nodes if isinstance(n, ast.AnnAssign)  # x: List[T] = [...]
-                      and n.value is not None and isinstance(n.target, ast.Name) and stores.get(n.target.id) == 1})
+        table.update({n.target.id: n.value for n in nodes_of(func, ast.AnnAssign) if n.value is not None  # x: T = v
+                      and isinstance(n.target, ast.Name) and stores.get(n.target.id) == 1})
         func.__dict__["_single"] = table
         func.__dict__["_stored"] = frozenset(stores)
     return table.get(name)

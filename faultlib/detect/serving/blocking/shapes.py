@@ -46,9 +46,9 @@ def stores(klass: Klass, attr: str) -> bool:
     if names is None:
         names = {t.id for stmt in klass.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
                  for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
-        names |= {n.attr for method in klass.methods.values() for n in method.nodes
-                  if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
-        names |= {k.arg for method in klass.methods.values() for n in method.nodes  # self.register_modules(unet=...)
+        names |= {n.attr for method in klass.methods.values() for n in nodes_of(method, ast.Attribute)
+                  if isinstance(n.ctx, ast.Store)}
+        names |= {k.arg for method in klass.methods.values() for n in nodes_of(method, ast.Call)  # register_modules
                   if sets_attributes(n, None) for k in n.keywords if k.arg}
         klass.__dict__["_faultlib_stored"] = names
     return attr in names
