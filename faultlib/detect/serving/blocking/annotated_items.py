@@ -65,7 +65,7 @@ def _annotation_of(index, expr: ast.expr, func: Func) -> ast.expr | None:
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if arg.arg == expr.id and arg.annotation is not None:
             return arg.annotation
-    for node in (*func.nodes, *func.module.tree.body):
+    for node in (*nodes_of(func, ast.AnnAssign), *func.module.tree.body):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == expr.id:
             return node.annotation
     return None

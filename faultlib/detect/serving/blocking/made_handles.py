@@ -190,8 +190,8 @@ def _declared_calls(module) -> list:
     found = module.__dict__.get("_declared_calls")
     if found is None:
         found = module.__dict__["_declared_calls"] = [
-            (func, node) for func in module.all_functions for node in func.nodes
-            if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call)]
+            (func, node) for func in module.all_functions for node in nodes_of(func, ast.AnnAssign)
+            if isinstance(node.value, ast.Call)]
     return found
 
 

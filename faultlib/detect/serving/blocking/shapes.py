@@ -241,12 +241,12 @@ def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]
     thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop;
     also a stream opened on the loop itself (:func:`~faultlib.detect.serving.blocking.loop_streams.opened_on_loop`).
     ``(the for, the blocking site of the opening call)`` via ``blocking(call, func, False)``."""
-    opened = {n.targets[0].id: n.value.value for n in func.nodes
-              if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+    opened = {n.targets[0].id: n.value.value for n in nodes_of(func, ast.Assign)
+              if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
               and isinstance(n.value, ast.Await) and isinstance(n.value.value, ast.Call)}
     found = []
-    for node in func.nodes:
-        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in opened:
+    for node in nodes_of(func, ast.For) if opened else ():
+        if isinstance(node.iter, ast.Name) and node.iter.id in opened:
             inner = _stream_opened(opened[node.iter.id], func, index)
             site = blocking(*inner, False) if inner is not None else None
             if site is not None:
