@@ -126,3 +126,38 @@ def test_their_healthy_look_alikes_stay_silent():
     assert _line("return await asyncio.to_thread(fetch, url)") not in found  # the alias handed to a worker thread
     assert _line("await asyncio.sleep(0.1)") not in found
     assert _line("total += item") not in found and _line("self.url = url") not in found
+
+
+BOUND = '''
+import types
+
+
+class Holder:
+    pass
+
+
+def handler(self):
+    return 1
+
+
+HOLDER = Holder()
+HOLDER.handle = types.MethodType(handler, HOLDER)
+'''
+
+
+def test_a_method_type_binding_is_still_read_from_the_module():
+    from faultlib.detect.serving.blocking.infer import _bound_object
+
+    module = model.build_module("bound", "bound.py", BOUND, ast.parse(BOUND))
+    func = next(f for f in module.all_functions if f.qualname == "handler")
+    assert _bound_object(func) == ["HOLDER"]
+
+
+def test_a_module_that_never_spells_method_type_is_not_walked_for_it():
+    from faultlib.detect.serving.blocking.infer import _bound_object
+
+    source = BOUND.replace("types.MethodType(handler, HOLDER)", "handler")
+    module = model.build_module("plain", "plain.py", source, ast.parse(source))
+    func = next(f for f in module.all_functions if f.qualname == "handler")
+    assert _bound_object(func) is None
+    assert "_faultlib_nodes" not in module.__dict__  # no walk of the whole module was made to answer it

@@ -491,13 +491,20 @@ def _top_level_nodes(tree: ast.Module):
 __all__ = ["Inference"]
 
 
+def _may_name(module: Module, name: str) -> bool:
+    """Whether ``module``'s text may spell the identifier ``name`` (ASCII text without it cannot: Python reads an
+    identifier as written, after NFKC normalisation of non-ASCII ones, https://docs.python.org/3/reference/
+    lexical_analysis.html#identifiers), so a module that cannot is not walked for it."""
+    return name in module.source or not module.source.isascii()
+
+
 def _bound_object(func: Func) -> list[str] | None:
     """The dotted name ``obj`` of ``types.MethodType(func, obj)`` in ``func``'s module (the function bound to an
     object as a method: https://docs.python.org/3/library/types.html#types.MethodType), or None."""
     bindings = func.module.__dict__.get("_faultlib_method_types")
     if bindings is None:
         bindings = func.module.__dict__["_faultlib_method_types"] = {}
-        for node in module_nodes(func.module):  # one walk per module, shared
+        for node in module_nodes(func.module) if _may_name(func.module, "MethodType") else ():  # one walk, shared
             if (isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
                     and isinstance(node.args[0], ast.Name) and dotted(node.args[1])):
                 bindings.setdefault(node.args[0].id, dotted(node.args[1]))
