@@ -86,7 +86,7 @@ class _CountedNodes(list):
 def test_nodes_of_each_kind_are_those_a_filter_of_the_body_lists_in_order():
     for func in _functions():
         for kind in KINDS:
-            assert model.nodes_of(func, kind) == [n for n in func.nodes if isinstance(n, kind)], (func.qualname, kind)
+            assert model.nodes_of(func, kind) == [n for n in func.nodes if isinstance(n, kind)], f"{func.qualname}: {kind}"
 
 
 def test_nodes_of_many_kinds_read_the_body_once():
