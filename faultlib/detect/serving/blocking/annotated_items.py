@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 
 SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "set", "Set", "frozenset", "FrozenSet",
                        "Iterable", "Collection", "deque", "Deque", "tuple", "Tuple"})
@@ -25,9 +25,7 @@ def loop_item_types(index, func: Func, known: dict) -> dict:
     """``{loop variable: item type}`` for the ``for`` loops and comprehensions of ``func`` over annotated
     containers (see the module docstring), leaving out the names in ``known``."""
     found: dict = {}
-    for node in func.nodes:
-        if not isinstance(node, (ast.For, ast.comprehension)):
-            continue
+    for node in nodes_of(func, (ast.For, ast.comprehension)):
         source, target = node.iter, node.target
         method = source.func.attr if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) \
             and not source.args else None
@@ -67,7 +65,7 @@ def _annotation_of(index, expr: ast.expr, func: Func) -> ast.expr | None:
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if arg.arg == expr.id and arg.annotation is not None:
             return arg.annotation
-    for node in (*func.nodes, *func.module.tree.body):
+    for node in (*nodes_of(func, ast.AnnAssign), *func.module.tree.body):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == expr.id:
             return node.annotation
     return None

@@ -18,6 +18,7 @@ from itertools import repeat
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.index import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import nodes_of
 from faultlib.detect.serving.blocking.iterating_params import handed_to_iterate
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, taken
 from faultlib.detect.serving.blocking.sites import _segment
@@ -178,7 +179,7 @@ class BodyCalls:
         if found is not None:
             return found
         consumed: list[ast.expr] = []
-        for n in func.nodes:
+        for n in nodes_of(func, (ast.For, ast.comprehension, ast.YieldFrom, ast.With, ast.Call)):
             if isinstance(n, ast.For):
                 consumed.append(n.iter)
             elif isinstance(n, ast.comprehension):
@@ -194,7 +195,7 @@ class BodyCalls:
         consumed.extend(handed_to_iterate(self.index, func))  # await embed_all(read_pieces(p)): iterated in there
         names = {c.id for c in consumed if isinstance(c, ast.Name)}
         found = {id(c) for c in consumed if isinstance(c, ast.Call)}
-        for n in func.nodes:
+        for n in nodes_of(func, ast.Assign):
             if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(n.targets) == 1
                     and isinstance(n.targets[0], ast.Name) and n.targets[0].id in names):
                 found.add(id(n.value))
@@ -204,9 +205,9 @@ class BodyCalls:
     def _awaited(self, func: Func) -> set[int]:
         found = self._awaited_memo.get(id(func))
         if found is None:
-            found = {id(n.value) for n in func.nodes if isinstance(n, ast.Await)}
-            found.update(id(n.iter) for n in func.nodes if isinstance(n, ast.AsyncFor))  # an async generator
-            found.update(id(i.context_expr) for n in func.nodes if isinstance(n, ast.AsyncWith) for i in n.items)
+            found = {id(n.value) for n in nodes_of(func, ast.Await)}
+            found.update(id(n.iter) for n in nodes_of(func, ast.AsyncFor))  # an async generator
+            found.update(id(i.context_expr) for n in nodes_of(func, ast.AsyncWith) for i in n.items)
             self._awaited_memo[id(func)] = found
         return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.choices import common_base, picked, union_members
-from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
 from faultlib.detect.serving.blocking.trait_defaults import trait_default
 
@@ -22,9 +22,9 @@ def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]
     found = func.__dict__.get("_faultlib_properties")
     if found is None:
         found = func.__dict__["_faultlib_properties"] = []
-        called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
-        for node in func.nodes:
-            if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)) or id(node) in called:
+        called = {id(n.func) for n in nodes_of(func, ast.Call)}
+        for node in nodes_of(func, ast.Attribute):
+            if not isinstance(node.ctx, ast.Load) or id(node) in called:
                 continue
             owner = index.type_of(node.value, func)
             getter = index.method(owner, node.attr) if isinstance(owner, Klass) else None

@@ -17,7 +17,13 @@ import ast
 
 from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.infer import _argument, _positional
-from faultlib.detect.serving.blocking.model import Func, Klass, _is_static, dotted
+from faultlib.detect.serving.blocking.model import (
+    Func,
+    Klass,
+    _is_static,
+    dotted,
+    nodes_of,
+)
 
 __all__ = ["held_classes"]
 
@@ -123,7 +129,7 @@ class _Walk:
 def _stores(func: Func, name: str) -> list[tuple[ast.expr, int | None]]:
     """``(value, position)`` of every ``name = value`` / ``..., name, ... = value`` of ``func``."""
     found = []
-    for node in func.nodes:
+    for node in nodes_of(func, (ast.Assign, ast.AnnAssign)):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name:

@@ -34,7 +34,7 @@ from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
 from faultlib.detect.serving.blocking.passed import passed_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
-                                                   aliases, build_module, dotted, local_imports,
+                                                   aliases, build_module, dotted, local_imports, nodes_of,
                                                    unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
@@ -232,8 +232,7 @@ class Index(TypeOf):
                 found = caller_type(self, func, arg.arg)
             if found is not None:
                 types[arg.arg] = found
-        nodes = [n for n in func.nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith,
-                                                          ast.NamedExpr))]
+        nodes = nodes_of(func, (ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith, ast.NamedExpr))
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):  # source order: x = A(); y = x | z
             if isinstance(node, ast.NamedExpr):  # `if conn := connect(path):` binds like `conn = connect(path)`
                 if node.target.id not in types and (found := self.type_of(node.value, func)) is not None:
@@ -263,8 +262,8 @@ class Index(TypeOf):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:
                             types.setdefault(item.optional_vars.id, found)
-        for node in func.nodes:  # for page in doc / enumerate(doc): a library object whose items have a known type
-            for name, source in iterated(node) if isinstance(node, (ast.For, ast.comprehension)) else ():
+        for node in nodes_of(func, (ast.For, ast.comprehension)):  # for page in doc / enumerate(doc): a library
+            for name, source in iterated(node):  # object whose items have a known type
                 owner = self.type_of(source, func) if name not in types else None
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
@@ -301,7 +300,7 @@ class Index(TypeOf):
         """Add to ``attrs`` the types of the ``self.X = ...`` (``ClassName.X = ...`` too: a cache shared by the
         instances) and ``self.register_modules(X=...)`` in ``method`` that are not typed yet."""
         self_name = method.node.args.args[0].arg if method.node.args.args else None
-        for node in method.nodes:
+        for node in nodes_of(method, (ast.Assign, ast.AnnAssign, ast.Call)):  # a store, or a setter's call
             targets = node.targets if isinstance(node, ast.Assign) else (
                 [node.target] if isinstance(node, ast.AnnAssign) else [])
             for target in targets:

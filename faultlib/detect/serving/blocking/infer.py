@@ -18,7 +18,7 @@ import ast
 
 from faultlib.detect.serving.blocking.callback_args import handed_arguments
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
-from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes, nodes_of
 from faultlib.pyflow.walk import children
 
 
@@ -168,7 +168,7 @@ class Inference:
         if self._sites is None:
             self._sites = sites = {}
             for module in self.index.distinct_modules():
-                scopes = [(f, f.nodes) for f in module.all_functions]
+                scopes = [(f, nodes_of(f, ast.Call)) for f in module.all_functions]
                 scopes.append((self.module_func(module), _top_level_nodes(module.tree)))
                 for scope, nodes in scopes:
                     for node in nodes:
@@ -463,13 +463,13 @@ def _single_assignment(func: Func, name: str) -> ast.expr | None:
     table = func.__dict__.get("_single")
     if table is None:
         stores: dict[str, int] = {}
-        for n in func.nodes:
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+        for n in nodes_of(func, ast.Name):
+            if isinstance(n.ctx, ast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-        table = {n.targets[0].id: n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+        table = {n.targets[0].id: n.value for n in nodes_of(func, ast.Assign) if len(n.targets) == 1
                  and isinstance(n.targets[0], ast.Name) and stores.get(n.targets[0].id) == 1}
-        table.update({n.target.id: n.value for n in func.nodes if isinstance(n, ast.AnnAssign)  # x: List[T] = [...]
-                      and n.value is not None and isinstance(n.target, ast.Name) and stores.get(n.target.id) == 1})
+        table.update({n.target.id: n.value for n in nodes_of(func, ast.AnnAssign) if n.value is not None  # x: T = v
+                      and isinstance(n.target, ast.Name) and stores.get(n.target.id) == 1})
         func.__dict__["_single"] = table
         func.__dict__["_stored"] = frozenset(stores)
     return table.get(name)
@@ -493,13 +493,20 @@ def _top_level_nodes(tree: ast.Module):
 __all__ = ["Inference"]
 
 
+def _may_name(module: Module, name: str) -> bool:
+    """Whether ``module``'s text may spell the identifier ``name`` (ASCII text without it cannot: Python reads an
+    identifier as written, after NFKC normalisation of non-ASCII ones, https://docs.python.org/3/reference/
+    lexical_analysis.html#identifiers), so a module that cannot is not walked for it."""
+    return name in module.source or not module.source.isascii()
+
+
 def _bound_object(func: Func) -> list[str] | None:
     """The dotted name ``obj`` of ``types.MethodType(func, obj)`` in ``func``'s module (the function bound to an
     object as a method: https://docs.python.org/3/library/types.html#types.MethodType), or None."""
     bindings = func.module.__dict__.get("_faultlib_method_types")
     if bindings is None:
         bindings = func.module.__dict__["_faultlib_method_types"] = {}
-        for node in module_nodes(func.module):  # one walk per module, shared
+        for node in module_nodes(func.module) if _may_name(func.module, "MethodType") else ():  # one walk, shared
             if (isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
                     and isinstance(node.args[0], ast.Name) and dotted(node.args[1])):
                 bindings.setdefault(node.args[0].id, dotted(node.args[1]))

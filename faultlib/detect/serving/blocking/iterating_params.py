@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 
 __all__ = ["handed_to_iterate"]
@@ -51,7 +51,7 @@ def _iterated_params(func: Func) -> frozenset[str]:
     args = func.node.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     names = set()
-    for node in func.nodes:
+    for node in nodes_of(func, (ast.For, ast.comprehension, ast.Call)):
         if isinstance(node, (ast.For, ast.comprehension)) and not getattr(node, "is_async", 0):
             names.add(node.iter)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONSUMERS

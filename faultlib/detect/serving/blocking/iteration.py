@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.offload_results import offloaded_function
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 from faultlib.detect.serving.blocking.sites import Site
@@ -24,7 +24,7 @@ __all__ = ["handed_back", "offloaded_generators", "waiting_iterations"]
 def waiting_iterations(func: Func, index) -> list[Site]:
     """A site for each sync ``for``/comprehension in ``func`` over a value whose ``__next__`` blocks."""
     found = []
-    for node in func.nodes:
+    for node in nodes_of(func, (ast.Call, ast.For, ast.comprehension)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONSUMERS and node.args:
             iterated, at = node.args[0], node  # list(pool.map(fn, items)): consumed on the spot
         elif isinstance(node, (ast.For, ast.comprehension)) and not getattr(node, "is_async", 0):

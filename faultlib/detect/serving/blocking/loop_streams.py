@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 
 __all__ = ["opened_on_loop"]
 
@@ -22,11 +22,11 @@ __all__ = ["opened_on_loop"]
 def opened_on_loop(func: Func, blocking) -> list[tuple[ast.For, object]]:
     """``(the for, the blocking site of the opening call)`` for each sync ``for`` over a stream opened on the loop
     in ``func`` (``blocking(call, func, False)`` judges the call)."""
-    loops = [n for n in func.nodes if isinstance(n, ast.For) and isinstance(n.iter, ast.Name)]
+    loops = [n for n in nodes_of(func, ast.For) if isinstance(n.iter, ast.Name)]
     if not loops:
         return []
     assigned: dict[str, list[ast.expr]] = {}
-    for node in func.nodes:
+    for node in nodes_of(func, ast.Assign):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):

@@ -43,7 +43,7 @@ import sys
 
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, client_kind
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
-from faultlib.detect.serving.blocking.model import Func, Module, dotted
+from faultlib.detect.serving.blocking.model import Func, Module, dotted, nodes_of
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
 from faultlib.pyflow.walk import children
@@ -190,8 +190,8 @@ def _declared_calls(module) -> list:
     found = module.__dict__.get("_declared_calls")
     if found is None:
         found = module.__dict__["_declared_calls"] = [
-            (func, node) for func in module.all_functions for node in func.nodes
-            if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call)]
+            (func, node) for func in module.all_functions for node in nodes_of(func, ast.AnnAssign)
+            if isinstance(node.value, ast.Call)]
     return found
 
 
@@ -235,9 +235,8 @@ def at(module: Module, func: Func, node: ast.AST, what: str, credential: bool) -
 def module_calls(module: Module):
     """Every call of ``module`` with the function it is in (module-level code in a stand-in function)."""
     for func in module.all_functions:
-        for node in func.nodes:
-            if isinstance(node, ast.Call):
-                yield func, node
+        for node in nodes_of(func, ast.Call):
+            yield func, node
     top = module.__dict__.get("_inferred_top")
     if top is None:
         holder = Func(module, ast.FunctionDef(name="<module>", args=ast.arguments(

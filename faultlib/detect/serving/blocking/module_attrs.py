@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, _is_local
+from faultlib.detect.serving.blocking.model import Func, Klass, _is_local, nodes_of
 
 _MEMO = "_faultlib_module_attrs"
 
@@ -41,9 +41,7 @@ def stored_modules(klass: Klass) -> dict[str, str]:
         return found
     seen: dict[str, set[str | None]] = {}
     for method in klass.methods.values():
-        for node in method.nodes:
-            if not isinstance(node, ast.Assign):
-                continue
+        for node in nodes_of(method, ast.Assign):
             for target in node.targets:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Type, dotted
+from faultlib.detect.serving.blocking.model import Func, Type, dotted, nodes_of
 
 __all__ = ["narrowed"]
 
@@ -37,8 +37,8 @@ def _subject(node: ast.AST) -> str | None:
 def _narrowings(index, func: Func) -> dict[int, Type]:
     own = None
     found: dict[int, Type] = {}
-    for node in func.nodes:
-        test = node.test if isinstance(node, ast.If) else _optional(node.test) if isinstance(node, ast.Assert) else None
+    for node in nodes_of(func, (ast.If, ast.Assert)):
+        test = node.test if isinstance(node, ast.If) else _optional(node.test)
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
                 and len(test.args) == 2 and _subject(test.args[0]) is not None
                 and isinstance(test.args[1], (ast.Name, ast.Attribute))):

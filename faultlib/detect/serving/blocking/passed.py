@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 
 __all__ = ["called_here", "passed_callees", "passed_names"]
 
@@ -70,7 +70,7 @@ def _calls(func: Func, name: str) -> bool:
     table = func.__dict__.setdefault("_faultlib_calls_param", {})
     if name not in table:
         calls = stores = False
-        for n in func.nodes:
+        for n in nodes_of(func, (ast.Call, ast.Name)):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
                 calls = True
             elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):

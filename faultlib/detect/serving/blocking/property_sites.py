@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 
 __all__ = ["blocking_reads", "item_sites"]
@@ -34,11 +34,11 @@ def blocking_reads(func: Func, index) -> list[Site]:
         names = index.__dict__["_faultlib_read_names"] = frozenset(name.rpartition(".")[2] for name in reads)
     called = None
     found = []
-    for node in func.nodes:
-        if not (isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.ctx, ast.Load)):
+    for node in nodes_of(func, ast.Attribute):
+        if not (node.attr in names and isinstance(node.ctx, ast.Load)):
             continue
         if called is None:
-            called = {id(n.func) for n in func.nodes if isinstance(n, ast.Call)}
+            called = {id(n.func) for n in nodes_of(func, ast.Call)}
         if id(node) in called:
             continue
         owner = index.type_of(node.value, func)
@@ -52,8 +52,8 @@ def item_sites(func: Func, index) -> list[Site]:
     """A site for each ``x[key]`` read, store or ``del`` in ``func`` on a value whose family names the matching
     ``__getitem__``/``__setitem__``/``__delitem__``."""
     found = []
-    for node in func.nodes:
-        if not isinstance(node, ast.Subscript) or not isinstance(node.value, (ast.Name, ast.Attribute)):
+    for node in nodes_of(func, ast.Subscript):
+        if not isinstance(node.value, (ast.Name, ast.Attribute)):
             continue
         method = _ITEM_METHODS.get(type(node.ctx))
         owner = index.type_of(node.value, func) if method else None

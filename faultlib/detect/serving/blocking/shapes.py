@@ -46,9 +46,9 @@ def stores(klass: Klass, attr: str) -> bool:
     if names is None:
         names = {t.id for stmt in klass.node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
                  for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]) if isinstance(t, ast.Name)}
-        names |= {n.attr for method in klass.methods.values() for n in method.nodes
-                  if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
-        names |= {k.arg for method in klass.methods.values() for n in method.nodes  # self.register_modules(unet=...)
+        names |= {n.attr for method in klass.methods.values() for n in nodes_of(method, ast.Attribute)
+                  if isinstance(n.ctx, ast.Store)}
+        names |= {k.arg for method in klass.methods.values() for n in nodes_of(method, ast.Call)  # register_modules
                   if sets_attributes(n, None) for k in n.keywords if k.arg}
         klass.__dict__["_faultlib_stored"] = names
     return attr in names
@@ -241,12 +241,12 @@ def consumed_streams(func: Func, index, blocking) -> list[tuple[ast.For, object]
     thread (a llama.cpp or OpenAI ``stream=True`` call): each chunk is computed or read by the iteration, on the loop;
     also a stream opened on the loop itself (:func:`~faultlib.detect.serving.blocking.loop_streams.opened_on_loop`).
     ``(the for, the blocking site of the opening call)`` via ``blocking(call, func, False)``."""
-    opened = {n.targets[0].id: n.value.value for n in func.nodes
-              if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+    opened = {n.targets[0].id: n.value.value for n in nodes_of(func, ast.Assign)
+              if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
               and isinstance(n.value, ast.Await) and isinstance(n.value.value, ast.Call)}
     found = []
-    for node in func.nodes:
-        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in opened:
+    for node in nodes_of(func, ast.For) if opened else ():
+        if isinstance(node.iter, ast.Name) and node.iter.id in opened:
             inner = _stream_opened(opened[node.iter.id], func, index)
             site = blocking(*inner, False) if inner is not None else None
             if site is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 
 __all__ = ["STREAM_HANDLES", "STREAM_METHODS", "handle_iterations"]
@@ -45,15 +45,13 @@ def handle_iterations(func: Func, index) -> list[Site]:
     """A ``blocking_http`` site at each sync ``for`` in ``func`` over a stream made off the loop or a stream handle
     (see the module docstring)."""
     bound: dict[str, list[ast.expr]] = {}
-    for node in func.nodes:
+    for node in nodes_of(func, ast.Assign):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     bound.setdefault(target.id, []).append(node.value)
     found = []
-    for node in func.nodes:
-        if not isinstance(node, ast.For):
-            continue
+    for node in nodes_of(func, ast.For):
         iterated = node.iter
         if isinstance(iterated, ast.Name) and len(bound.get(iterated.id, [])) == 1:
             iterated = bound[iterated.id][0]
