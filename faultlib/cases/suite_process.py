@@ -6,8 +6,9 @@ interpreter's teardown. Once pytest has returned its exit code, the suite's resu
 XML is written at session finish, every fixture torn down), and what the interpreter does next is what any
 exit does (join the threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr), then
 tear every module down, object by object. A suite that imported torch (most catalog cases do) holds
-hundreds of thousands of objects: that teardown cost about 1 s of CPU per suite on the CI machine (measured
-with an ``atexit`` probe against the process's total, issue 17), and decides nothing. So this process does
+hundreds of thousands of objects: that teardown cost about 1.2 s of CPU per suite (nan_gradient's, on a loaded
+2-core machine: an ``atexit`` probe against the process's total; 5.3-6.8 s of CPU under ``python -m pytest``,
+3.8-5.3 s here; issue 17), and decides nothing. So this process does
 the first three itself and leaves with :func:`os._exit`, the way CPython's own ``multiprocessing`` ends a
 forked worker (``multiprocessing.popen_fork``). A ``__del__`` that would have run at the teardown does not;
 CPython does not promise those either (the data model: "It is not guaranteed that ``__del__()`` methods are
