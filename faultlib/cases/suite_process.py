@@ -5,14 +5,15 @@ It is pytest's own command line (``python -m pytest``, :func:`pytest.console_mai
 interpreter's teardown. Once pytest has returned its exit code, the suite's results are on disk (the JUnit
 XML is written at session finish, every fixture torn down), and what the interpreter does next is what any
 exit does (join the threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr), then
-tear every module down, object by object. A suite that imported torch (most catalog cases do) holds
-hundreds of thousands of objects: that teardown cost about 1.2 s of CPU per suite (nan_gradient's, on a loaded
-2-core machine: an ``atexit`` probe against the process's total; 5.3-6.8 s of CPU under ``python -m pytest``,
-3.8-5.3 s here; issue 17), and decides nothing. So this process does
-the first three itself and leaves with :func:`os._exit`, the way CPython's own ``multiprocessing`` ends a
-forked worker (``multiprocessing.popen_fork``). A ``__del__`` that would have run at the teardown does not;
-CPython does not promise those either (the data model: "It is not guaranteed that ``__del__()`` methods are
-called for objects that still exist when the interpreter exits").
+tear every module down, object by object. A suite that imported torch (nan_gradient's, state_dict_mismatch's,
+preempted_training's, dependency_drift's) holds hundreds of thousands of objects: that teardown cost 0.7-1.4 s
+of CPU per suite (nan_gradient's on a shared 2-core machine, issue 17: 3.7-4.0 s under ``python -m pytest``,
+2.9-3.0 s here at load 5; 5.3-6.8 s against 3.8-5.3 s at load 18), and decides nothing; a suite without torch
+saves next to nothing (0.5 s in all). So this process does the first three itself and leaves with
+:func:`os._exit`, the way CPython's own ``multiprocessing`` ends a forked worker (``multiprocessing.popen_fork``).
+A ``__del__`` that would have run at the teardown does not; CPython does not promise those either (the data
+model: "It is not guaranteed that ``__del__()`` methods are called for objects that still exist when the
+interpreter exits").
 """
 
 from __future__ import annotations
