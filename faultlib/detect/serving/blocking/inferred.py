@@ -41,7 +41,7 @@ Findings say it is an inference: ``evidence.guess`` (words) and ``evidence.infer
 "credential"}], "awaited_elsewhere": false}``. Inside a library followed by ``installed`` no guess counts, so the rule
 does not run there.
 
-Measured by ablation on the labelled corpus (``benchmarks/blocking_ablation.py``; numbers in the README): the
+Measured by ablation on the labelled corpus (``benchmarks/blocking_ablation.py``; numbers in ``benchmarks/HISTORY.md``): the
 single-SDK families removed from the vocabulary, how many of their true positives these rules find alone, and the new
 alarms they raise on the whole corpus. Cost: one scan per third-party type asked about (memoised per index), of the
 modules whose source names its package.
