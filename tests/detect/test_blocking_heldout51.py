@@ -66,3 +66,58 @@ def test_a_decorator_that_only_forwards_the_arguments_types_nothing(tmp_path):
         return notes_of(store, owner)
     """)
     assert not any("s.query" in line for _, line in found)
+
+
+# -- LangChain's server-backed stores: the Redis chat history, the vector stores that connect when built -------------
+
+
+def test_a_redis_chat_history_read_and_written_in_a_handler_is_a_database_call(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_community.chat_message_histories import RedisChatMessageHistory
+
+        async def reply(chat_id, text):
+            history = RedisChatMessageHistory(chat_id)
+            history.add_user_message(text)
+            return len(history.messages)
+    """)
+    assert found == {
+        ("blocking_db", "history.add_user_message(text)"),
+        ("blocking_db", "return len(history.messages)"),
+    }
+
+
+def test_an_in_memory_chat_history_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_community.chat_message_histories import ChatMessageHistory
+
+        async def reply(text):
+            history = ChatMessageHistory()
+            history.add_user_message(text)
+            return len(history.messages)
+    """)
+    assert found == set()
+
+
+def test_building_a_milvus_store_in_a_handler_connects(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_community.vectorstores import Milvus
+
+        URI = "http://vectors:19530"
+
+        async def open_store(embeddings, name):
+            return Milvus(embeddings, collection_name=name, connection_args={"uri": URI})
+    """)
+    assert found == {
+        ("blocking_db", 'return Milvus(embeddings, collection_name=name, connection_args={"uri": URI})'),
+    }
+
+
+def test_a_pgvector_store_built_in_a_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from langchain_community.vectorstores.pgvector import PGVector
+
+        async def open_store(embeddings, dsn):
+            return await asyncio.to_thread(PGVector, connection_string=dsn, embedding_function=embeddings)
+    """)
+    assert found == set()
