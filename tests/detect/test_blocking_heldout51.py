@@ -121,3 +121,60 @@ def test_a_pgvector_store_built_in_a_thread_stays_silent(tmp_path):
             return await asyncio.to_thread(PGVector, connection_string=dsn, embedding_function=embeddings)
     """)
     assert found == set()
+
+
+# -- Modal's synchronous client: a remote method's handle, its spawned call, a named queue ----------------------------
+
+_MODAL_APP = """
+    import modal
+
+    app = modal.App("painter")
+    progress = modal.Queue.from_name("progress", create_if_missing=True)
+
+    @app.cls(gpu="A10G")
+    class Painter:
+        @modal.method()
+        def paint(self, prompt):
+            return prompt.encode()
+"""
+
+
+def test_modal_remote_and_spawned_calls_in_a_handler_wait_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _MODAL_APP + """
+    painter = Painter()
+
+    async def draw(prompt):
+        job = painter.paint.spawn(prompt)
+        step = progress.get()
+        return painter.paint.remote(prompt), job.get(), step
+    """)
+    assert found == {
+        ("blocking_http", "job = painter.paint.spawn(prompt)"),
+        ("blocking_http", "step = progress.get()"),
+        ("blocking_http", "return painter.paint.remote(prompt), job.get(), step"),
+        ("blocking_task", "return painter.paint.remote(prompt), job.get(), step"),
+    }
+
+
+def test_modal_aio_twins_stay_silent(tmp_path):
+    found = flagged(tmp_path, _MODAL_APP + """
+    painter = Painter()
+
+    async def draw(prompt):
+        job = await painter.paint.spawn.aio(prompt)
+        step = await progress.get.aio()
+        return await painter.paint.remote.aio(prompt), await job.get.aio(), step
+    """)
+    assert found == set()
+
+
+def test_a_plain_method_of_the_same_name_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        class Painter:
+            def paint(self, prompt):
+                return prompt.encode()
+
+        async def draw(painter: Painter, remote):
+            return painter.paint(prompt=remote)
+    """)
+    assert found == set()

@@ -41,6 +41,7 @@ from faultlib.detect.serving.blocking.star_exports import documented_re_export, 
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
+from faultlib.detect.serving.blocking.remote_methods import remote_method
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
 from faultlib.detect.serving.blocking.typealiases import annotated_type, type_alias
@@ -326,7 +327,7 @@ class Index(TypeOf):
     def attribute_type(self, klass: Klass, name: str, depth: int = 0) -> Type | None:
         """The type of ``self.<name>`` for an instance of ``klass``: its own attributes, then its bases',
         then (``self`` may be a subclass instance) those of its subclasses in the analysed files."""
-        found = self.attributes(klass).get(name)
+        found = self.attributes(klass).get(name) or remote_method(self, klass, name)  # a Modal method's handle
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
         if depth == 0:  # self.model = self.load_model() in a base; this class's load_model says what it is
