@@ -178,3 +178,63 @@ def test_a_plain_method_of_the_same_name_stays_silent(tmp_path):
             return painter.paint(prompt=remote)
     """)
     assert found == set()
+
+
+# -- multiprocessing: starting a child process, a manager's event, a local dict of processes ---------------------------
+
+
+def test_starting_and_joining_processes_kept_in_a_local_dict_blocks_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from multiprocessing import Manager, Process
+
+        def serve(ready):
+            ready.set()
+
+        async def launch():
+            manager = Manager()
+            ready = manager.Event()
+            workers = {}
+            workers["api"] = Process(target=serve, args=(ready,))
+            if w := workers.get("api"):
+                w.start()
+                ready.wait()
+            for w in workers.values():
+                w.join(2)
+    """)
+    assert found == {
+        ("blocking_subprocess", "manager = Manager()"),
+        ("blocking_subprocess", "w.start()"),
+        ("blocking_task", "ready.wait()"),
+        ("blocking_task", "w.join(2)"),
+    }
+
+
+def test_threads_kept_in_a_local_dict_start_without_waiting(tmp_path):
+    found = flagged(tmp_path, """
+        import threading
+
+        def serve():
+            pass
+
+        async def launch():
+            workers = {}
+            workers["api"] = threading.Thread(target=serve)
+            if w := workers.get("api"):
+                w.start()
+    """)
+    assert found == set()
+
+
+def test_a_process_started_from_a_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import multiprocessing
+
+        def serve():
+            pass
+
+        async def launch():
+            worker = multiprocessing.Process(target=serve)
+            await asyncio.to_thread(worker.start)
+    """)
+    assert found == set()
