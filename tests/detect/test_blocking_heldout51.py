@@ -238,3 +238,34 @@ def test_a_process_started_from_a_thread_stays_silent(tmp_path):
             await asyncio.to_thread(worker.start)
     """)
     assert found == set()
+
+
+# -- transformers' preprocessors: calling an image processor or a feature extractor is CPU work ------------------------
+
+
+def test_an_image_processor_and_a_feature_extractor_called_in_a_handler_are_cpu_work(tmp_path):
+    found = flagged(tmp_path, """
+        from transformers import AutoFeatureExtractor, AutoImageProcessor
+
+        pixels = AutoImageProcessor.from_pretrained("acme/vit-small")
+        audio = AutoFeatureExtractor.from_pretrained("acme/whisper-tiny")
+
+        async def prepare(images, waveform):
+            batch = pixels(images, return_tensors="pt")
+            return batch, audio(waveform, sampling_rate=16000)
+    """)
+    assert found == {
+        ("blocking_cpu", 'batch = pixels(images, return_tensors="pt")'),
+        ("blocking_cpu", "return batch, audio(waveform, sampling_rate=16000)"),
+    }
+
+
+def test_an_image_processor_run_in_a_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from transformers.image_processing_utils import BaseImageProcessor
+
+        async def prepare(pixels: BaseImageProcessor, images):
+            return await asyncio.to_thread(pixels, images, return_tensors="pt")
+    """)
+    assert found == set()
