@@ -269,3 +269,29 @@ def test_an_image_processor_run_in_a_thread_stays_silent(tmp_path):
             return await asyncio.to_thread(pixels, images, return_tensors="pt")
     """)
     assert found == set()
+
+
+# -- a parameter whose default is a function holds a function, whatever alias annotates it -----------------------------
+
+
+def test_a_callable_alias_parameter_defaulting_to_a_function_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_core.tools import ToolsRenderer
+
+        def as_lines(tools):
+            return "\\n".join(t.name for t in tools)
+
+        async def describe(tools, renderer: ToolsRenderer = as_lines):
+            return renderer(list(tools))
+    """)
+    assert found == set()
+
+
+def test_a_client_parameter_defaulting_to_none_is_still_its_annotated_class(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        async def fetch(url, session: requests.Session = None):
+            return session.get(url)
+    """)
+    assert found == {("blocking_http", "return session.get(url)")}

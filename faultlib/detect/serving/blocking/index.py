@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
+from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued, held_class, instance_valued
@@ -228,7 +229,9 @@ class Index(TypeOf):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
+            found = self._dependency(defaults.get(arg.arg), func) or (
+                None if holds_function(self, defaults.get(arg.arg), func)  # renderer: Alias = render_text
+                else self.annotation_type(arg.annotation, func.module))
             if found is None and untyped(arg.annotation):  # `embedder: Any` every caller fills with one class
                 found = caller_type(self, func, arg.arg)
             if found is not None:
