@@ -295,3 +295,46 @@ def test_a_client_parameter_defaulting_to_none_is_still_its_annotated_class(tmp_
             return session.get(url)
     """)
     assert found == {("blocking_http", "return session.get(url)")}
+
+
+# -- constructors and loaders that read a model file: SentencePiece, rankers, docling 1.x, diffusers' LoRA --------------
+
+
+def test_model_files_read_by_constructors_and_loaders_in_a_handler(tmp_path):
+    found = flagged(tmp_path, """
+        from diffusers import AutoPipelineForText2Image
+        from docling.document_converter import DocumentConverter
+        from rerankers import Reranker
+        from sentencepiece import SentencePieceProcessor
+
+        pipe = AutoPipelineForText2Image.from_pretrained("acme/sd-tiny")
+
+        async def warm_up(path, opts):
+            pieces = SentencePieceProcessor(model_file=path)
+            ranker = Reranker("acme/tiny-ranker")
+            converter = DocumentConverter(pipeline_options=opts)
+            pipe.load_lora_weights("acme/style-lora")
+            return pieces, ranker, converter
+    """)
+    assert found == {
+        ("blocking_file_io", "pieces = SentencePieceProcessor(model_file=path)"),
+        ("blocking_file_io", 'ranker = Reranker("acme/tiny-ranker")'),
+        ("blocking_file_io", "converter = DocumentConverter(pipeline_options=opts)"),
+        ("blocking_file_io", 'pipe.load_lora_weights("acme/style-lora")'),
+    }
+
+
+def test_empty_constructors_and_lazy_converters_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from docling.document_converter import DocumentConverter
+        from rerankers import Reranker
+        from sentencepiece import SentencePieceProcessor
+
+        async def warm_up(formats):
+            pieces = SentencePieceProcessor()
+            converter = DocumentConverter(format_options=formats)
+            ranker = await asyncio.to_thread(Reranker, "acme/tiny-ranker")
+            return pieces, converter, ranker
+    """)
+    assert found == set()
