@@ -338,3 +338,45 @@ def test_empty_constructors_and_lazy_converters_stay_silent(tmp_path):
             return pieces, converter, ranker
     """)
     assert found == set()
+
+
+# -- a dataclass field's default_factory runs when the dataclass is built -----------------------------------------------
+
+
+def test_a_default_factory_that_loads_a_model_runs_when_the_dataclass_is_built(tmp_path):
+    found = flagged(tmp_path, """
+        from dataclasses import dataclass, field
+        from rerankers import Reranker
+
+        @dataclass(frozen=True)
+        class Settings:
+            top_k: int = 5
+            ranker: object = field(default_factory=lambda: Reranker("acme/tiny-ranker"))
+
+        async def search(query):
+            settings = Settings()
+            return settings.top_k
+    """)
+    assert found == {("blocking_file_io", 'ranker: object = field(default_factory=lambda: Reranker("acme/tiny-ranker"))')}
+
+
+def test_plain_default_factories_and_a_hand_written_init_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from dataclasses import dataclass, field
+        from rerankers import Reranker
+
+        @dataclass
+        class Settings:
+            tags: list = field(default_factory=list)
+
+        @dataclass
+        class Lazy:
+            ranker: object = field(default_factory=lambda: Reranker("acme/tiny-ranker"))
+
+            def __init__(self, ranker):
+                self.ranker = ranker
+
+        async def search(query, ranker):
+            return Settings().tags, Lazy(ranker).ranker
+    """)
+    assert found == set()
