@@ -380,3 +380,68 @@ def test_plain_default_factories_and_a_hand_written_init_stay_silent(tmp_path):
             return Settings().tags, Lazy(ranker).ranker
     """)
     assert found == set()
+
+
+# -- Pillow's Image.filter over a whole image ---------------------------------------------------------------------------
+
+
+def test_blurring_an_image_in_a_command_is_cpu_work(tmp_path):
+    found = flagged(tmp_path, """
+        from PIL import Image, ImageFilter
+
+        async def card(image: Image.Image):
+            return image.filter(ImageFilter.GaussianBlur(12))
+    """)
+    assert found == {("blocking_cpu", "return image.filter(ImageFilter.GaussianBlur(12))")}
+
+
+def test_a_blur_run_in_an_executor_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from PIL import Image, ImageFilter
+
+        async def card(image: Image.Image):
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, image.filter, ImageFilter.BoxBlur(4))
+    """)
+    assert found == set()
+
+
+# -- a file opened in one method, kept on self, written in a coroutine ---------------------------------------------------
+
+
+def test_a_temporary_file_kept_on_self_written_in_aenter_is_file_io(tmp_path):
+    found = flagged(tmp_path, """
+        from tempfile import NamedTemporaryFile
+
+        class Spool:
+            def __init__(self, chunks):
+                self.chunks = chunks
+                self.temp = None
+
+            def open(self):
+                self.temp = NamedTemporaryFile(suffix=".wav")
+
+            async def __aenter__(self):
+                for chunk in self.chunks:
+                    self.temp.write(chunk)
+                return self.temp.name
+    """)
+    assert found == {("blocking_file_io", "self.temp.write(chunk)")}
+
+
+def test_an_in_memory_buffer_kept_on_self_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+
+        class Spool:
+            def __init__(self, chunks):
+                self.chunks = chunks
+                self.buffer = io.BytesIO()
+
+            async def __aenter__(self):
+                for chunk in self.chunks:
+                    self.buffer.write(chunk)
+                return self.buffer.getvalue()
+    """)
+    assert found == set()
