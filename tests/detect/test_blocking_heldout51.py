@@ -297,7 +297,7 @@ def test_a_client_parameter_defaulting_to_none_is_still_its_annotated_class(tmp_
     assert found == {("blocking_http", "return session.get(url)")}
 
 
-# -- constructors and loaders that read a model file: SentencePiece, rankers, docling 1.x, diffusers' LoRA --------------
+# -- constructors and loaders that read a model file: SentencePiece, rankers, docling 1.x, diffusers' LoRA -------------
 
 
 def test_model_files_read_by_constructors_and_loaders_in_a_handler(tmp_path):
@@ -340,7 +340,7 @@ def test_empty_constructors_and_lazy_converters_stay_silent(tmp_path):
     assert found == set()
 
 
-# -- a dataclass field's default_factory runs when the dataclass is built -----------------------------------------------
+# -- a dataclass field's default_factory runs when the dataclass is built ----------------------------------------------
 
 
 def test_a_default_factory_that_loads_a_model_runs_when_the_dataclass_is_built(tmp_path):
@@ -357,7 +357,8 @@ def test_a_default_factory_that_loads_a_model_runs_when_the_dataclass_is_built(t
             settings = Settings()
             return settings.top_k
     """)
-    assert found == {("blocking_file_io", 'ranker: object = field(default_factory=lambda: Reranker("acme/tiny-ranker"))')}
+    line = 'ranker: object = field(default_factory=lambda: Reranker("acme/tiny-ranker"))'
+    assert found == {("blocking_file_io", line)}
 
 
 def test_plain_default_factories_and_a_hand_written_init_stay_silent(tmp_path):
@@ -382,7 +383,7 @@ def test_plain_default_factories_and_a_hand_written_init_stay_silent(tmp_path):
     assert found == set()
 
 
-# -- Pillow's Image.filter over a whole image ---------------------------------------------------------------------------
+# -- Pillow's Image.filter over a whole image --------------------------------------------------------------------------
 
 
 def test_blurring_an_image_in_a_command_is_cpu_work(tmp_path):
@@ -407,7 +408,7 @@ def test_a_blur_run_in_an_executor_stays_silent(tmp_path):
     assert found == set()
 
 
-# -- a file opened in one method, kept on self, written in a coroutine ---------------------------------------------------
+# -- a file opened in one method, kept on self, written in a coroutine -------------------------------------------------
 
 
 def test_a_temporary_file_kept_on_self_written_in_aenter_is_file_io(tmp_path):
