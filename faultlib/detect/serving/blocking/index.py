@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
+from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued, held_class, instance_valued
@@ -41,6 +42,7 @@ from faultlib.detect.serving.blocking.star_exports import documented_re_export, 
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
+from faultlib.detect.serving.blocking.remote_methods import remote_method
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
 from faultlib.detect.serving.blocking.typealiases import annotated_type, type_alias
@@ -227,7 +229,9 @@ class Index(TypeOf):
                 if not _is_classmethod(func.node):  # ``cls`` is the class itself: see callee()
                     types[arg.arg] = func.cls
                 continue
-            found = self._dependency(defaults.get(arg.arg), func) or self.annotation_type(arg.annotation, func.module)
+            found = self._dependency(defaults.get(arg.arg), func) or (
+                None if holds_function(self, defaults.get(arg.arg), func)  # renderer: Alias = render_text
+                else self.annotation_type(arg.annotation, func.module))
             if found is None and untyped(arg.annotation):  # `embedder: Any` every caller fills with one class
                 found = caller_type(self, func, arg.arg)
             if found is not None:
@@ -326,7 +330,7 @@ class Index(TypeOf):
     def attribute_type(self, klass: Klass, name: str, depth: int = 0) -> Type | None:
         """The type of ``self.<name>`` for an instance of ``klass``: its own attributes, then its bases',
         then (``self`` may be a subclass instance) those of its subclasses in the analysed files."""
-        found = self.attributes(klass).get(name)
+        found = self.attributes(klass).get(name) or remote_method(self, klass, name)  # a Modal method's handle
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
         if depth == 0:  # self.model = self.load_model() in a base; this class's load_model says what it is

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.callback_args import handed_arguments
+from faultlib.detect.serving.blocking.decorator_args import leading_arguments
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes, nodes_of
 from faultlib.pyflow.walk import children
@@ -68,10 +69,18 @@ class Inference:
 
     def _injected(self, func: Func, name: str) -> Type | None:
         """A parameter a decorator's wrapper supplies itself: ``kwargs["session"] = get_session()`` before
-        ``return func(*args, **kwargs)`` types the decorated function's ``session``."""
+        ``return func(*args, **kwargs)`` types the decorated function's ``session``, and so does
+        ``func(session, *args, **kwargs)`` for the first parameter (:mod:`~faultlib.detect.serving.blocking.
+        decorator_args`)."""
         found = []
+        params = _positional(func.node)
+        position = params.index(name) if name in params else -1  # a method's wrapper passes its ``self`` too
         for decorator in func.node.decorator_list:
             for wrapper in self._wrappers(decorator, self.module_func(func.module) if func.parent is None else func):
+                for value in leading_arguments(wrapper, position) if position >= 0 else []:
+                    typed = self.index.type_of(value, wrapper)
+                    if typed is not None:
+                        found.append(typed)
                 star = wrapper.node.args.kwarg.arg if wrapper.node.args.kwarg is not None else None
                 for node in wrapper.nodes if star else []:
                     if isinstance(node, ast.Assign) and any(

@@ -24,6 +24,7 @@ from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
+from faultlib.detect.serving.blocking.kept_files import kept_file
 from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.memory_connections import memory_connect
@@ -173,6 +174,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     body = streaming_body_read(call, func)  # resp["Body"].read() after the request was offloaded
     if body is not None:
         return Site("blocking_http", body, func, call)
+    kept = kept_file(index, call, func)  # self.temp.write(chunk), self.temp = NamedTemporaryFile() elsewhere
+    if kept is not None:
+        return Site("blocking_file_io", kept, func, call)
     encoded = image_encoding(index, call, func) or image_decoding(index, call, func)  # the codec runs here
     if encoded is not None:
         return Site("blocking_cpu", encoded, func, call)

@@ -18,6 +18,7 @@ import ast
 from faultlib.detect.serving.blocking.infer import (MAX_NESTING, _agreed, _assigned_in, _positional,
                                                      _single_assignment, _top_level_nodes)
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
+from faultlib.detect.serving.blocking.local_stores import local_dict_stores
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.scopes import _module_func
 
@@ -234,6 +235,8 @@ class Stores:
                 if isinstance(value, ast.Dict):
                     found.extend((k, v, self.index.infer.module_func(func.module)) for k, v in zip(value.keys, value.values))
             return self._stores[key]
+        if isinstance(container, ast.Name) and _is_param_or_local(func, container.id):
+            return local_dict_stores(func, container.id)  # jobs = {}; jobs["api"] = Process(...)
         return []
 
     def _bases_of(self, klass) -> list:

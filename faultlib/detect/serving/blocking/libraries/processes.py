@@ -1,0 +1,47 @@
+"""multiprocessing's child processes and a manager's shared objects: starting a process, waiting on the proxies a
+``SyncManager`` hands out.
+
+Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`;
+``Process.join`` and the module-level ``Queue``/``Event`` are in :mod:`~faultlib.detect.serving.blocking.libraries.
+stdlib`, ``multiprocessing.Manager()`` and the pools in :mod:`~faultlib.detect.serving.blocking.libraries.waits`).
+``Process.start`` under the ``spawn`` and ``forkserver`` start methods launches a fresh interpreter (or asks the
+server to fork one) and pickles the process object to it; the documentation calls starting a process this way "rather
+slow". A manager's ``Event()``/``Queue()``/``Lock()`` return proxies whose every method is a round trip to the
+manager's server process, and ``wait``/``get``/``acquire`` block there like the objects they stand for. Each entry
+names the documentation of the call.
+"""
+
+from __future__ import annotations
+
+from faultlib.detect.serving.blocking.entries import Family, Vocabulary
+
+S, T = "blocking_subprocess", "blocking_task"
+PY = "https://docs.python.org/3/library/multiprocessing.html"
+
+START = (PY + "#contexts-and-start-methods (spawn: \"The parent process starts a fresh Python interpreter process "
+         "... Starting a process using this method is rather slow compared to using fork or forkserver\"; the default "
+         "on macOS and Windows, and forkserver on Linux since 3.14)")
+PROXIES = (PY + "#multiprocessing.managers.SyncManager (Event, Queue, Lock... create the object in the manager's "
+           "server process and return a proxy; a proxy's method is a request to that process, and wait/get/acquire "
+           "block there)")
+
+_MANAGERS = ("multiprocessing.managers.SyncManager",)
+_PROCESSES = ("multiprocessing.Process", "multiprocessing.process.BaseProcess", "multiprocessing.context.Process",
+              "multiprocessing.context.SpawnProcess", "multiprocessing.context.ForkServerProcess")
+
+PROCESSES = Vocabulary(
+    families=(
+        Family(_PROCESSES, {"start": S}, START),
+        Family(("multiprocessing.managers.EventProxy",), {"wait": T}, PROXIES),
+        Family(("multiprocessing.managers.QueueProxy",), {"get": T, "join": T}, PROXIES),
+        Family(("multiprocessing.managers.AcquirerProxy",), {"acquire": T}, PROXIES),
+    ),
+    returns={
+        "multiprocessing.Manager": "multiprocessing.managers.SyncManager",
+        "multiprocessing.managers.SyncManager": "multiprocessing.managers.SyncManager",
+        **{f"{m}.Event": "multiprocessing.managers.EventProxy" for m in _MANAGERS},
+        **{f"{m}.{q}": "multiprocessing.managers.QueueProxy" for m in _MANAGERS for q in ("Queue", "JoinableQueue")},
+        **{f"{m}.{q}": "multiprocessing.managers.AcquirerProxy" for m in _MANAGERS
+           for q in ("Lock", "RLock", "Semaphore", "BoundedSemaphore")},
+    },
+)
