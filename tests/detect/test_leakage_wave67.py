@@ -1,0 +1,141 @@
+"""The static leakage analysis on the kinds a held-out wave of Kaggle and course code showed (issue 17, wave 67: a
+statistic of the held-out rows taken by a lambda inside a grouped ``agg``; a notebook whose steps live in the
+project's own modules, reached through ``sys.path``), each in both directions: the leak found at its line, the
+healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+from tests.detect.test_leakage_kinds import alarms
+
+# ----------------------------------------------------------------------------- a lambda statistic inside agg
+
+#: the most common colour per maker, from the competition's unlabelled test rows, fills the labelled rows' gaps
+MODES_OF_HELD_OUT_ROWS = """\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        usual = test.groupby(["maker", "size"])["colour"].agg(lambda s: s.mode()[0] if len(s.mode()) else None)
+        train["colour"] = train["colour"].fillna(train["maker"].map(usual.to_dict()))
+        model = Ridge().fit(train[["colour", "size"]], train["price"])
+        print(model.predict(test[["colour", "size"]]))
+        """
+
+#: the same fill with the labelled rows' own modes, applied to the test rows; no cross-validation
+MODES_OF_TRAINING_ROWS = """\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        usual = train.groupby(["maker", "size"])["colour"].agg(lambda s: s.mode()[0] if len(s.mode()) else None)
+        test["colour"] = test["colour"].fillna(test["maker"].map(usual.to_dict()))
+        model = Ridge().fit(train[["colour", "size"]], train["price"])
+        print(model.predict(test[["colour", "size"]]))
+        """
+
+#: each group's first row, no statistic: a lambda that only picks
+FIRST_OF_GROUP = """\
+        train = pd.read_csv("train.csv")
+        test = pd.read_csv("test.csv")
+        first = test.groupby("maker")["colour"].agg(lambda s: s.iloc[0])
+        train["colour"] = train["colour"].fillna(train["maker"].map(first.to_dict()))
+        model = Ridge().fit(train[["colour", "size"]], train["price"])
+        print(model.predict(test[["colour", "size"]]))
+        """
+
+
+def test_a_lambda_mode_of_held_out_rows_in_agg_is_a_fit_on_them(tmp_path):
+    assert alarms(tmp_path, MODES_OF_HELD_OUT_ROWS) == [("fit_on_test", 3)]
+
+
+def test_the_training_rows_modes_filling_the_held_out_rows_stay_silent(tmp_path):
+    assert alarms(tmp_path, MODES_OF_TRAINING_ROWS) == []
+
+
+def test_a_lambda_that_picks_a_row_is_no_statistic(tmp_path):
+    assert alarms(tmp_path, FIRST_OF_GROUP) == []
+
+
+# ----------------------------------------------------------------------------- a notebook's own modules on sys.path
+
+PREPARE = """\
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+
+def cut(table, target):
+    return train_test_split(table.drop(columns=[target]), table[target], test_size=0.25, random_state=1)
+
+
+def standardise(train_part, test_part):
+    scaler = StandardScaler()
+    return scaler.fit_transform(train_part), scaler.transform(test_part)
+"""
+
+EVALUATE = """\
+from sklearn.model_selection import cross_val_score
+
+
+def folds_score(model, rows, labels):
+    return cross_val_score(model, rows, labels, cv=5).mean()
+"""
+
+SETUP_CELL = """\
+import sys
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+sys.path.append('../lib')
+from prepare import cut, standardise
+from evaluate import folds_score
+"""
+
+LOAD_CELL = """\
+patients = pd.read_csv("../data/patients.csv")
+X_train, X_test, y_train, y_test = cut(patients, "sick")
+X_train_s, X_test_s = standardise(X_train, X_test)
+"""
+
+
+def _project(root: Path, scored: str) -> Path:
+    (root / "lib").mkdir()
+    (root / "lib" / "prepare.py").write_text(PREPARE)
+    (root / "lib" / "evaluate.py").write_text(EVALUATE)
+    (root / "notebooks").mkdir()
+    notebook = root / "notebooks" / "model.ipynb"
+    cells = [SETUP_CELL, LOAD_CELL, f"print(folds_score(LogisticRegression(), {scored}, y_train))\n"]
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                               "execution_count": None, "source": textwrap.dedent(c)} for c in cells],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return notebook
+
+
+def _findings(notebook: Path) -> list[tuple[str, str, int]]:
+    report, _ = analyze_file(str(notebook))
+    return [(f.kind, Path(f.location["file"]).name, f.location["line"]) for f in report.findings
+            if f.severity >= Severity.WARNING]
+
+
+def test_a_scaler_in_a_module_on_sys_path_then_cv_in_another_is_found_in_the_module(tmp_path):
+    notebook = _project(tmp_path, "X_train_s")
+    assert _findings(notebook) == [("fit_outside_cv", "prepare.py", 11)]
+
+
+def test_cross_validating_the_unscaled_rows_stays_silent(tmp_path):
+    notebook = _project(tmp_path, "X_train")
+    assert _findings(notebook) == []
+
+
+def test_a_cell_found_in_a_notebook_with_modules_keeps_its_cell_and_line(tmp_path):
+    notebook = _project(tmp_path, "X_train")
+    notebook.write_text(notebook.read_text().replace(
+        'print(folds_score(LogisticRegression(), X_train, y_train))\\n',
+        'everything = (patients - patients.mean()) / patients.std()\\n'
+        'a, b, c, d = train_test_split(everything, patients[\\"sick\\"])\\n'
+        'print(LogisticRegression().fit(a, c).score(b, d))\\n').replace(
+        "import pandas as pd\\n", "import pandas as pd\\nfrom sklearn.model_selection import train_test_split\\n"))
+    report, _ = analyze_file(str(notebook))
+    found = [(f.kind, f.location.get("index"), f.location["line"]) for f in report.findings
+             if f.severity >= Severity.WARNING]
+    assert found == [("fit_before_split", 3, 1)]
