@@ -139,3 +139,42 @@ def test_a_cell_found_in_a_notebook_with_modules_keeps_its_cell_and_line(tmp_pat
     found = [(f.kind, f.location.get("index"), f.location["line"]) for f in report.findings
              if f.severity >= Severity.WARNING]
     assert found == [("fit_before_split", 3, 1)]
+
+
+# ----------------------------------------------------------------------------- the best of collected test scores
+
+SCORED_IN_A_LOOP = """\
+        a, b, c, d = train_test_split(X, y, random_state=0)
+        candidates = [LogisticRegression(), Ridge(), make_pipeline(StandardScaler(), LogisticRegression())]
+        test_scores = []
+        for candidate in candidates:
+            candidate.fit(a, c)
+            test_scores.append(candidate.score(b, d))
+"""
+
+#: a later loop keeps the running best of the test scores, and announces that model as the best
+RUNNING_BEST_LATER = SCORED_IN_A_LOOP + """\
+        names = ["logistic", "ridge", "scaled logistic"]
+        best, winner = 0.0, ""
+        for i, title in enumerate(names):
+            if test_scores[i] > best:
+                best, winner = test_scores[i], title
+        print("best:", winner, best)
+"""
+
+#: the scores only shown, one line each
+SCORES_ONLY_SHOWN = SCORED_IN_A_LOOP + """\
+        names = ["logistic", "ridge", "scaled logistic"]
+        for i, title in enumerate(names):
+            if i > 0:
+                print("-" * 10)
+            print(title, test_scores[i])
+"""
+
+
+def test_the_best_test_score_kept_by_a_later_loop_is_a_choice_on_the_test_rows(tmp_path):
+    assert alarms(tmp_path, RUNNING_BEST_LATER) == [("tuned_on_test", 6)]
+
+
+def test_test_scores_only_printed_by_a_later_loop_stay_silent(tmp_path):
+    assert alarms(tmp_path, SCORES_ONLY_SHOWN) == []
