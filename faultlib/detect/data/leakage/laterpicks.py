@@ -21,7 +21,7 @@ counter or a size are no choice (:mod:`.guards`).
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from collections.abc import Callable
 
 from faultlib.detect.data.leakage.guards import branches, counter_guard, size_guard
 
