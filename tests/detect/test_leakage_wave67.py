@@ -178,3 +178,47 @@ def test_the_best_test_score_kept_by_a_later_loop_is_a_choice_on_the_test_rows(t
 
 def test_test_scores_only_printed_by_a_later_loop_stay_silent(tmp_path):
     assert alarms(tmp_path, SCORES_ONLY_SHOWN) == []
+
+
+# ----------------------------------------------------------------------------- a period as a string key (wave 66)
+
+#: every day's price squeezed with the whole series' range, then the years up to 2017 train and 2018 tests
+PERIOD_AFTER_SCALING = """\
+        from sklearn.preprocessing import minmax_scale
+        prices = pd.read_csv("prices.csv", index_col="day", parse_dates=True)
+        scaled = prices.apply(minmax_scale)
+        inputs, close = scaled.drop(columns=["close"]), scaled["close"]
+        X_train, y_train = inputs[:"2017"], close[:"2017"]
+        X_test, y_test = inputs["2018"], close["2018"]
+        print(Ridge().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+#: the range taken from the training years only
+PERIOD_SCALED_ON_ITS_PAST = """\
+        prices = pd.read_csv("prices.csv", index_col="day", parse_dates=True)
+        inputs, close = prices.drop(columns=["close"]), prices["close"]
+        scaler = MinMaxScaler().fit(inputs[:"2017"])
+        X_train, y_train = scaler.transform(inputs[:"2017"]), close[:"2017"]
+        X_test, y_test = scaler.transform(inputs["2018"]), close["2018"]
+        print(Ridge().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+#: a wide table whose columns are years: '2018' is a column, never sliced as dates
+YEAR_COLUMNS = """\
+        wide = pd.read_csv("gdp_by_year.csv")
+        wide["growth"] = wide["2018"] / wide["2017"]
+        a, b = train_test_split(wide)
+        print(Ridge().fit(a[["growth"]], a["label"]).score(b[["growth"]], b["label"]))
+"""
+
+
+def test_a_year_key_beside_a_date_slice_is_the_test_period(tmp_path):
+    assert alarms(tmp_path, PERIOD_AFTER_SCALING) == [("fit_before_split", 3)]
+
+
+def test_a_scaler_fitted_on_the_training_years_stays_silent(tmp_path):
+    assert alarms(tmp_path, PERIOD_SCALED_ON_ITS_PAST) == []
+
+
+def test_year_named_columns_of_a_wide_table_stay_columns(tmp_path):
+    assert alarms(tmp_path, YEAR_COLUMNS) == []
