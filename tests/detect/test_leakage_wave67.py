@@ -222,3 +222,38 @@ def test_a_scaler_fitted_on_the_training_years_stays_silent(tmp_path):
 
 def test_year_named_columns_of_a_wide_table_stay_columns(tmp_path):
     assert alarms(tmp_path, YEAR_COLUMNS) == []
+
+
+# ----------------------------------------------------------------------------- mlxtend's selectors' chosen columns
+
+#: a forward selection by mlxtend on every row, its chosen columns then split into train and test
+MLXTEND_BEFORE_SPLIT = """\
+        from mlxtend.feature_selection import SequentialFeatureSelector as SFS
+        plots = pd.read_csv("plots.csv")
+        cols = plots.columns[2:]
+        rows, harvest = plots[cols].values, plots["harvest"].values
+        kept = []
+        for size in range(1, 6):
+            forward = SFS(estimator=Ridge(), k_features=size, forward=True, scoring="r2", cv=KFold(5))
+            forward = forward.fit(rows, harvest)
+            kept = np.array(cols)[list(forward.k_feature_idx_)]
+        X_train, X_test, y_train, y_test = train_test_split(plots[kept].values, plots["harvest"].values)
+        print(Ridge().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+#: the same selection on the training part only
+MLXTEND_AFTER_SPLIT = """\
+        from mlxtend.feature_selection import SequentialFeatureSelector as SFS
+        a, b, c, d = train_test_split(X, y, random_state=0)
+        forward = SFS(Ridge(), k_features=4, forward=True, cv=KFold(5)).fit(a.values, c.values)
+        kept = list(forward.k_feature_names_)
+        print(Ridge().fit(a[kept], c).score(b[kept], d))
+"""
+
+
+def test_columns_chosen_by_mlxtend_on_every_row_before_the_split_are_found(tmp_path):
+    assert alarms(tmp_path, MLXTEND_BEFORE_SPLIT) == [("fit_before_split", 8)]
+
+
+def test_columns_chosen_by_mlxtend_on_the_training_part_stay_silent(tmp_path):
+    assert alarms(tmp_path, MLXTEND_AFTER_SPLIT) == []
