@@ -31,15 +31,20 @@ from faultlib.detect.data.leakage.source import SourceMap, parse_tolerant
 
 def with_imported_modules(path: str, source: str, smap: SourceMap) -> tuple[str, SourceMap]:
     """``(source, smap)`` of the notebook at ``path`` with the project modules its cells import put before them;
-    unchanged when they import none (or nothing parses)."""
+    unchanged when they import none (or nothing parses, or a module cannot be read)."""
+    from faultlib.errors import InputError
+
     try:
         code = parse_tolerant(source, SourceMap(str(path)))
-    except SyntaxError:
+    except (SyntaxError, InputError):
         return source, smap
     members = session_members(Path(path), code)
     if len(members) < 2:
         return source, smap
-    text, joined = join_scripts(members, str(path), last=source.rstrip("\n"))
+    try:
+        text, joined = join_scripts(members, str(path), last=source.rstrip("\n"))
+    except InputError:  # a module that cannot be read: the notebook is still analysed, alone
+        return source, smap
     _, offset, _ = joined.files[-1]  # type: ignore[index]
     shift = offset - 1
     return text, replace(
