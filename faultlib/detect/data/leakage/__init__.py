@@ -104,6 +104,10 @@ def analyze_file(path: str, *, alone: bool = False):
         source, smap = notebook_source(doc, path, runs=not alone)  # %run prep.ipynb: its cells too
         if not smap.cells:
             return _nothing(path, smap)
+        if not alone:  # sys.path.append('../src'); from prep import scale: the project's modules it imports
+            from faultlib.detect.data.leakage.nbimports import with_imported_modules
+
+            source, smap = with_imported_modules(path, source, smap)
     elif suffix in (".py", ".pyw"):
         source, smap = read_text(path), SourceMap(str(path))
         if not source.strip():

@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
+from faultlib.detect.data.leakage.laterpicks import later_running_best
 from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
@@ -155,6 +156,8 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
                 kept |= {t.id for t in a.targets if isinstance(t, ast.Name)}
         if not chooses and kept:
             chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
+        if not chooses and kept:  # for i, n in enumerate(names): if scores[i] > best: ... (laterpicks.py)
+            chooses = later_running_best(loops, kept, end, counted, names)
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
         since = end
 

@@ -350,6 +350,10 @@ class DesignChecks:
                                                 for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
+        if name in ("agg", "aggregate") and node.args and (_statistic_lambda(node.args[0]) or _statistic_call_lambda(
+                node.args[0])) and not _row_wise(args, kwargs, 1):  # g[c].agg(lambda s: s.mode()[0]), as agg('mean')
+            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
+            return _per_group(out, grouped, inner, node)
         if name == "transform" and node.args and numpy_reduction(node.args[0]) in vocab.STATISTICS:
             return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)  # (np.mean)
         if name == "groupby":

@@ -212,35 +212,43 @@ def _definers(tree: ast.Module, path: Path, taken: list[Path]) -> list[Path]:
     return chosen
 
 
-def session_members(path: str | Path) -> list[Path]:
+def session_members(path: str | Path, code: ast.Module | None = None) -> list[Path]:
     """The scripts to run with ``path`` as one session, in run order, ``path`` last (see the module docstring).
+
+    ``code``: a notebook's code cells (:mod:`.nbimports`): only the modules they import join (a notebook runs no
+    sibling script unasked), each with its own session.
 
     Returns ``[path]`` alone when it needs no sibling (most scripts), or when it is not a parsable ``.py``.
     """
     path = Path(path)
     order: list[Path] = []
 
-    def visit(p: Path, depth: int) -> None:
-        tree = _parsed(p)
+    def visit(p: Path, depth: int, own: ast.Module | None = None) -> None:
+        tree = own if own is not None else _parsed(p)
         if tree is not None and depth < MAX_MEMBERS:
-            for dep in _imported_siblings(tree, p.parent) + _definers(tree, p, order + [path]):
+            needs = [] if own is not None else _definers(tree, p, order + [path])
+            for dep in _imported_siblings(tree, p.parent) + needs:
                 if dep not in order and dep != path and len(order) < MAX_MEMBERS - 1:
                     order.append(dep)  # claimed before its own needs are visited (no cycles)
                     visit(dep, depth + 1)
                     order.remove(dep)
                     order.append(dep)  # ... and runs after them
 
-    if path.suffix.lower() in (".py", ".pyw"):
+    if code is not None:
+        visit(path, 0, code)
+    elif path.suffix.lower() in (".py", ".pyw"):
         visit(path, 0)
     return [*order, path]
 
 
-def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str, SourceMap]:
+def join_scripts(paths: list[str | Path], entry: str | None = None, last: str | None = None) -> tuple[str, SourceMap]:
     """One program from ``paths`` run in order; the map says which script each line is from.
 
     Args:
         paths: ``.py`` scripts (read through :mod:`faultlib.readers`), in the order they run.
         entry: the file the report is about (default: the last).
+        last: the last member's text, already cleaned (a notebook's code cells, :mod:`.nbimports`), in place of
+            its file's.
 
     Raises:
         InputError: a script cannot be read.
@@ -253,8 +261,9 @@ def join_scripts(paths: list[str | Path], entry: str | None = None) -> tuple[str
     files: list[tuple[str, int, int]] = []
     imported = set()
     texts, trees = [], []
-    for p in paths:
-        text = list(_cleaned(read_text(str(p))))  # a copy: the joins below change it in place
+    for i, p in enumerate(paths):
+        raw = last.split("\n") if last is not None and i == len(paths) - 1 else _cleaned(read_text(str(p)))
+        text = list(raw)  # a copy: the joins below change it in place
         texts.append(text)
         trees.append(tree := _tree("\n".join(text)))
         if tree is not None:

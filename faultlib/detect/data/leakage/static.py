@@ -34,6 +34,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
+from faultlib.detect.data.leakage.dateslices import period_keys
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.generators import is_generator
 from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
@@ -185,6 +186,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, Tu
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
+        self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
             tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
         DesignChecks.__init__(self)
@@ -297,6 +299,9 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, Tu
         stacked = self._stack_part(data, index_node, frame)  # concat([train, test]).loc[test.index]: the test part
         if stacked is not None:
             return stacked
+        if id(index_node) in self._periods:  # X['2018'] on a DatetimeIndex: X['2018':'2018'] (dateslices.py)
+            key = self._bound(index_node, frame)
+            return self._derive(data, data_rows_child(data, Step("slice", lo=key, hi=key, line=line)), line)
         if isinstance(index_node, ast.Slice):
             if index_node.lower is None and index_node.upper is None:
                 return data

@@ -154,9 +154,12 @@ ESTIMATOR_MODULES = ("sklearn", "imblearn", "category_encoders", "xgboost", "lig
 #: reductions to one value per column (``df[mask]['price'].count()``): a number, not rows that could be held out
 REDUCTIONS = frozenset({"count", "sum", "nunique", "any", "all", "prod", "idxmax", "idxmin", "item", "size",
                         "value_counts"})
-#: what a fitted selector tells about the columns it kept (``X.columns[rfe.support_]``): the choice carries its fit
+#: what a fitted selector tells about the columns it kept (``X.columns[rfe.support_]``): the choice carries its fit;
+#: mlxtend's selectors name them ``k_feature_idx_``/``k_feature_names_`` (``SequentialFeatureSelector``) and
+#: ``best_idx_``/``best_feature_names_`` (``ExhaustiveFeatureSelector``; mlxtend user guide, "feature_selection")
 SELECTION_ATTRIBUTES = frozenset({"support_", "ranking_", "get_support", "get_feature_names_out", "scores_",
-                                  "pvalues_"})
+                                  "pvalues_", "k_feature_idx_", "k_feature_names_", "best_idx_",
+                                  "best_feature_names_"})
 #: readers of a table from a file: ``pd.read_csv('train.csv')`` names the rows by the file (a Kaggle layout)
 FILE_READERS = frozenset({"read_csv", "read_table", "read_parquet", "read_excel", "read_json", "read_feather",
                           "read_pickle", "read_hdf", "loadtxt", "genfromtxt", "load"})
