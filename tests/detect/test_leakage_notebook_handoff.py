@@ -150,3 +150,30 @@ def test_a_joined_program_maps_a_notebooks_lines_to_its_cells(tmp_path):
     assert smap.where(5) == {"file": str(reader), "line": 1}
     assert source.split("\n")[3].startswith("scaled.to_csv")
     assert place(writer, 4) == {"index": 3, "line": 1} and place(reader, 4) == {"line": 4}
+
+
+def test_a_demo_split_in_the_writer_is_not_handed_on_by_the_readers_model(tmp_path):
+    """The writer fills another frame with its mean and splits it to show ``train_test_split``; the reader splits
+    and scores under the same names (through a function of its own). The reader runs in a kernel of its own: only
+    the fit that shaped the written file is handed on, not the demo."""
+    demo = """\
+        from sklearn.model_selection import train_test_split
+        toys = pd.read_csv("toys.csv")
+        toys = toys.fillna(value=toys.price.mean())
+        X = toys[["price", "rating"]].values
+        y = toys["in_stock"].values
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)
+    """
+    writer = notebook(tmp_path, "prep.ipynb", LOAD, demo, SCALE_ALL, SAVE)
+    notebook(tmp_path, "model.ipynb", """\
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.svm import SVC
+        df = pd.read_csv("pumps_ready.csv")
+        X_train, X_test, y_train, y_test = train_test_split(df[["a", "b"]].values, df["broke"].values, test_size=0.3)
+        svm = SVC().fit(X_train, y_train)
+        def check_model_fit(clf, X_test, y_test):
+            print(clf.score(X_test, y_test))
+        check_model_fit(svm, X_test, y_test)
+    """)
+    assert [(k, cell, line) for k, cell, line, _ in alarms(writer)] == [("fit_before_split", 4, 2)]

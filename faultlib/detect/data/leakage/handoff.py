@@ -77,9 +77,12 @@ class FileHandoff:
         written[:] = [(p, v) for p, v in written if p != path]
         written.append((path, data if data is not None else value))
         parts = value.items if isinstance(value, Tup) else value.items.values() if isinstance(value, Container) else ()
-        if any(d is not None and d.taints for d in [data, *map(_held, parts)]) and \
-                path not in self.report.fitted_writes:  # type: ignore[attr-defined]
+        taints = [t for d in [data, *map(_held, parts)] if d is not None for t in d.taints]
+        if taints and path not in self.report.fitted_writes:  # type: ignore[attr-defined]
             self.report.fitted_writes.append(path)  # type: ignore[attr-defined]
+        for t in taints:
+            at = self.smap.where(t.line)  # type: ignore[attr-defined]
+            self.report.written_fits.add((at.get("index", 0), at["line"]))  # type: ignore[attr-defined]
 
     def _read_back(self, path: FilePath) -> Any:
         for written, value in reversed(self._written()):

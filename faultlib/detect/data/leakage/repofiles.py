@@ -313,6 +313,9 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     alarmed = {_at(f) for f in report.findings if f.location.get("file") == str(path)
                and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
+    # a notebook's reader runs in a kernel of its own, not in the writer's namespace: only the fits that shaped the
+    # written rows are handed on (a writer's demo split promoted by the reader's model is not; wave 55's workbook)
+    notebook = is_notebook(path)
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
         chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
@@ -324,7 +327,7 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
         for f in found.findings:
             line = _at(f)  # (cell, line): a notebook's line is inside its cell
             if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or f.location.get("file") != str(path) \
-                    or line in alarmed:
+                    or line in alarmed or (notebook and line not in report.written_fits):
                 continue
             old = best.get(line)
             if old is None or HANDED_KINDS.index(f.kind) < HANDED_KINDS.index(old[0].kind):
