@@ -170,7 +170,8 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
 
     Args:
         paths: the scripts, in the order they run (``%run a.py`` then ``%run b.py``; see
-            :mod:`~faultlib.detect.data.leakage.session`).
+            :mod:`~faultlib.detect.data.leakage.session`); with ``repo`` given, notebooks too (a writer and the
+            readers of its file, :mod:`~faultlib.detect.data.leakage.nbfiles`).
         entry: the script the report is about (default: the last); findings name their own script.
         repo: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of their repository, for the paths of
             files one script writes and another reads (its config modules' constants); ``None``: the scripts' own.
