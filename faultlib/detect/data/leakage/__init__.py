@@ -186,10 +186,9 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
     """
     from pathlib import Path
 
+    from faultlib.detect.data.leakage.nbfiles import is_notebook, join_program
     from faultlib.detect.data.leakage.session import join_scripts
     from faultlib.errors import InputError
-
-    from faultlib.detect.data.leakage.nbfiles import is_notebook, join_program
 
     for p in paths:  # notebooks join only a writer and its readers (repo given: repofiles.py)
         if Path(p).suffix.lower() not in (".py", ".pyw") and not (repo is not None and is_notebook(p)):
