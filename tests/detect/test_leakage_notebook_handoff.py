@@ -177,3 +177,20 @@ def test_a_demo_split_in_the_writer_is_not_handed_on_by_the_readers_model(tmp_pa
         check_model_fit(svm, X_test, y_test)
     """)
     assert [(k, cell, line) for k, cell, line, _ in alarms(writer)] == [("fit_before_split", 4, 2)]
+
+
+def test_a_group_mean_over_several_lines_is_handed_on_at_its_statement(tmp_path):
+    """The mean per group is one statement over several lines: the finding names its first line, the written rows
+    trace it to a line inside; the fit is still the one that shaped the file."""
+    group_fill = """\
+        per_site = (
+            pumps.groupby("site")
+            .pressure
+            .mean()
+        )
+        pumps["pressure"] = pumps["pressure"].fillna(pumps["site"].map(dict(per_site)))
+        pumps.to_csv("pumps_ready.csv", index=False)
+    """
+    writer = notebook(tmp_path, "clean.ipynb", LOAD, group_fill)
+    notebook(tmp_path, "score.ipynb", CV_READER)
+    assert [(k, cell) for k, cell, _, _ in alarms(writer)] == [("fit_outside_cv", 3)]
