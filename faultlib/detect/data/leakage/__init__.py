@@ -135,8 +135,8 @@ def analyze_file(path: str, *, alone: bool = False):
                          line=at["line"]) from None
     if suffix != ".ipynb":
         _note_unassigned(report, path, alone)
-        if not alone:
-            _hand_on(path, [Path(path)], report, smap)
+    if not alone:  # a notebook hands its rows on too (nbfiles.py)
+        _hand_on(path, [Path(path)], report, smap)
     return report, smap
 
 
@@ -174,7 +174,8 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
 
     Args:
         paths: the scripts, in the order they run (``%run a.py`` then ``%run b.py``; see
-            :mod:`~faultlib.detect.data.leakage.session`).
+            :mod:`~faultlib.detect.data.leakage.session`); with ``repo`` given, notebooks too (a writer and the
+            readers of its file, :mod:`~faultlib.detect.data.leakage.nbfiles`).
         entry: the script the report is about (default: the last); findings name their own script.
         repo: the :class:`~faultlib.detect.data.leakage.repofiles.RepoFiles` of their repository, for the paths of
             files one script writes and another reads (its config modules' constants); ``None``: the scripts' own.
@@ -189,13 +190,15 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
     """
     from pathlib import Path
 
+    from faultlib.detect.data.leakage.nbfiles import is_notebook, join_program
     from faultlib.detect.data.leakage.session import join_scripts
     from faultlib.errors import InputError
 
-    for p in paths:
-        if Path(p).suffix.lower() not in (".py", ".pyw"):
+    for p in paths:  # notebooks join only a writer and its readers (repo given: repofiles.py)
+        if Path(p).suffix.lower() not in (".py", ".pyw") and not (repo is not None and is_notebook(p)):
             raise InputError("scripts analysed together must be .py files (pass a notebook alone)", path=str(p))
-    source, smap = join_scripts(list(paths), entry)
+    joined = join_program if any(is_notebook(p) for p in paths) else join_scripts
+    source, smap = joined([str(p) for p in paths], entry)
     try:
         return analyze_source(source, smap, repo=repo, preferred_read=preferred_read), smap
     except SyntaxError as exc:

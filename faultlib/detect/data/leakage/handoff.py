@@ -77,9 +77,21 @@ class FileHandoff:
         written[:] = [(p, v) for p, v in written if p != path]
         written.append((path, data if data is not None else value))
         parts = value.items if isinstance(value, Tup) else value.items.values() if isinstance(value, Container) else ()
-        if any(d is not None and d.taints for d in [data, *map(_held, parts)]) and \
-                path not in self.report.fitted_writes:  # type: ignore[attr-defined]
+        taints = [t for d in [data, *map(_held, parts)] if d is not None for t in d.taints]
+        if taints and path not in self.report.fitted_writes:  # type: ignore[attr-defined]
             self.report.fitted_writes.append(path)  # type: ignore[attr-defined]
+        for line in {n for t in taints for n in self._statement_lines(t.line)}:
+            at = self.smap.where(line)  # type: ignore[attr-defined]
+            self.report.written_fits.add((at.get("index", 0), at["line"]))  # type: ignore[attr-defined]
+
+    def _statement_lines(self, line: int) -> range:
+        """The lines of the top-level statement holding ``line`` (a fit's finding names the statement's first line,
+        its rows may be traced to a line inside it), at most 200."""
+        node = next((n for n in self.tree.body if n.lineno <= line <= (n.end_lineno or n.lineno)),  # type: ignore
+                    None)
+        if node is None:
+            return range(line, line + 1)
+        return range(node.lineno, min(node.end_lineno or line, node.lineno + 199) + 1)
 
     def _read_back(self, path: FilePath) -> Any:
         for written, value in reversed(self._written()):

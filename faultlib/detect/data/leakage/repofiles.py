@@ -2,15 +2,17 @@
 
 ``prep.py`` fits a scaler (or a tf-idf, an imputer, a mean written by hand) on every row and writes the result
 (``to_csv``, ``np.save``, ``joblib.dump``, ...); ``model.py`` reads that file and splits, cross-validates or
-scores it. Neither file shows the leak alone. :class:`RepoFiles` indexes, for every ``.py`` script under the
-repository's root (:func:`repo_root`), the paths it writes and reads (:mod:`~faultlib.detect.data.leakage.pathexprs`);
+scores it. Neither file shows the leak alone. :class:`RepoFiles` indexes, for every ``.py`` script and (since
+stop 47) every notebook under the repository's root (:func:`repo_root`; notebooks: :mod:`.nbfiles`), the paths it
+writes and reads (:mod:`~faultlib.detect.data.leakage.pathexprs`);
 :func:`handed_on` runs the writer and each script that reads one of its files as one program
 (:func:`~faultlib.detect.data.leakage.analyze_session`, the writer first: the order they run in is unknown and a
 read needs the write before it) and keeps the findings at the writer's own lines, each naming the file and the
 line that read it (``evidence["handed_on"]``). The reader's own leaks are its own report's.
 
-Bounds: a root of at most :data:`MAX_FILES` scripts, :data:`MAX_READERS` readers a writer; a path that cannot be
-known links nothing.
+Bounds: a root of at most :data:`MAX_FILES` scripts (and :data:`~.nbfiles.MAX_NOTEBOOKS` notebooks),
+:data:`MAX_READERS` readers a writer; a path that cannot be known links nothing. A notebook's lines in the index are
+lines of its joined code cells; messages name its cell and line (:func:`~.nbfiles.shown_place`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, notebook_tree, place,
+                                                  project_notebooks, shown_place)
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
@@ -147,7 +151,7 @@ def project_scripts(root: Path) -> list[Path]:
 def _tree(path: Path) -> ast.Module | None:
     from faultlib.detect.data.leakage.session import _parsed
 
-    return _parsed(path)
+    return notebook_tree(path) if is_notebook(path) else _parsed(path)
 
 
 def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePath]:
@@ -198,19 +202,23 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
 
 
 def repo_files(path: str | Path) -> RepoFiles:
-    """The index of the root :func:`repo_root` finds for ``path``, shared while every script there has the same
-    text (each is read again on every call: a script changed since is indexed again), in this process and on disk
+    """The index of the root :func:`repo_root` finds for ``path``, shared while every script and notebook there has
+    the same text (each is read again on every call: a file changed since is indexed again; a notebook's code cells
+    are its text), in this process and on disk
     between runs (:mod:`.repocache`, keyed by the texts and by the code that indexes them)."""
     from faultlib.detect.data.leakage import repocache
     from faultlib.detect.data.leakage.session import _raw, _text_tree
 
     root = repo_root(path)
     texts = [(str(p), raw) for p in _scripts(root, MAX_FILES) if (raw := _raw(p)) is not None]
+    notebooks = {str(p): code for p in project_notebooks(root) if (code := notebook_code(p)) is not None}
     configs = [(str(p), _stamp(p)) for p in _yaml_files(root)]  # what config_keys is read from
-    key = repocache.index_key(str(root), texts + configs)
+    key = repocache.index_key(str(root), texts + [(p, text) for p, (text, _) in notebooks.items()] + configs)
     repo = _KEPT.pop(key, None) or _from_json(root, repocache.load_index(key))
     if repo is None:
-        repo = _index(str(root), tuple((p, t) for p, raw in texts if (t := _text_tree(raw)) is not None))
+        trees = [(p, t) for p, raw in texts if (t := _text_tree(raw)) is not None]
+        trees += [(p, t) for p, code in notebooks.items() if (t := code_tree(p, *code)) is not None]
+        repo = _index(str(root), tuple(trees))
         repocache.store_index(key, _to_json(repo))
     _KEPT[key] = repo  # the most recent last
     while len(_KEPT) > 16:
@@ -302,9 +310,12 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     script = next((s for s in repo.accesses if str(Path(s).resolve()) == me), None)
     if script is None:
         return False
-    alarmed = {f.location.get("line") for f in report.findings if f.location.get("file") == str(path)
+    alarmed = {_at(f) for f in report.findings if f.location.get("file") == str(path)
                and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
+    # a notebook's reader runs in a kernel of its own, not in the writer's namespace: only the fits that shaped the
+    # written rows are handed on (a writer's demo split promoted by the reader's model is not; wave 55's workbook)
+    notebook = is_notebook(path)
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
         chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
@@ -314,9 +325,9 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
         except InputError:
             return
         for f in found.findings:
-            line = f.location.get("line")
+            line = _at(f)  # (cell, line): a notebook's line is inside its cell
             if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or f.location.get("file") != str(path) \
-                    or line in alarmed:
+                    or line in alarmed or (notebook and line not in report.written_fits):
                 continue
             old = best.get(line)
             if old is None or HANDED_KINDS.index(f.kind) < HANDED_KINDS.index(old[0].kind):
@@ -331,16 +342,21 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     for line, (f, reader, write, read, relays) in best.items():
         shown, first = (p if Path(str(path)).is_absolute() else os.path.relpath(p) for p in (reader, [*relays,
                                                                                                   reader][0]))
-        how = {"file": write.path.text, "written": {"file": str(path), "line": write.line},
-               "read": {"file": first, "line": read.line}, **({"relays": relays} if relays else {})}
+        how = {"file": write.path.text, "written": {"file": str(path), **place(path, write.line)},
+               "read": {"file": first, **place(first, read.line)}, **({"relays": relays} if relays else {})}
         passed = f", passed on by {', '.join(Path(r).name for r in relays)}" if relays else ""
-        message = (f"{f.message} [the rows reach {shown} through the file `{write.path.text}`: written on line "
-                   f"{write.line}, read on {first} line {read.line}{passed}]")
+        message = (f"{f.message} [the rows reach {shown} through the file `{write.path.text}`: written on "
+                   f"{shown_place(path, write.line)}, read on {first} {shown_place(first, read.line)}{passed}]")
         report.findings[:] = [g for g in report.findings if not (g.location.get("file") == str(path)
-                                                                 and g.location.get("line") == line)]
+                                                                 and _at(g) == line)]
         report.findings.append(Finding(f.detector, f.severity, message, f.location, {**f.evidence, "handed_on": how},
                                        kind=f.kind))
     return bool(best)
+
+
+def _at(finding: Any) -> tuple[int, int | None]:
+    """A finding's place in its file: ``(cell, line)``, cell 0 for a script."""
+    return finding.location.get("index", 0), finding.location.get("line")
 
 
 def _by_passed_path(pairs: list[tuple[Access, Access]]) -> list[tuple[FilePath | None, list[tuple[Access, Access]]]]:

@@ -121,6 +121,9 @@ class StaticReport:
     # files written with rows shaped by a fit (the paths, normalised; see handoff.py): a script reading one may
     # split or score them (repofiles.py)
     fitted_writes: list[Any] = field(default_factory=list)
+    # the lines of the statements whose fits shaped those files (``(cell, line)`` in the user's file, cell 0 in a
+    # script): a notebook writer's hand-on keeps only findings there (repofiles.py)
+    written_fits: set[tuple[int, int]] = field(default_factory=set)
     complete: bool = True
     stopped: str | None = None
 
