@@ -77,6 +77,7 @@ from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.powerfits import PowerFits
+from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.keptparts import kept_second_parts
 from faultlib.detect.data.leakage.refits import names_a_test_set
@@ -126,7 +127,7 @@ class StaticReport:
 
 class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
+               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
