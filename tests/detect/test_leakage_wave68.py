@@ -20,6 +20,14 @@ SPLIT_AND_SCORE = """\
         print(model.score(b.drop(columns=["failed"]), b["failed"]))
 """
 
+#: a competition's training file beside its unlabelled test file: the notebook splits the training file itself
+COMPETITION = """\
+        from sklearn.model_selection import GridSearchCV
+        train_rows = pd.read_csv("train_rows.csv")
+        test_rows = pd.read_csv("test_rows.csv")
+        labels = pd.read_csv("train_labels.csv")["active"]
+"""
+
 LEAKS = {
     # one ratio clipped at its own 5th/95th percentile over every firm, then the random split
     "a_column_winsorised_over_every_row_then_split": (FIRMS + """\
@@ -37,6 +45,13 @@ LEAKS = {
         cap = mstats.winsorize
         firms["cash"] = cap(firms["cash"], limits=[0.01, 0.01])
 """ + SPLIT_AND_SCORE, [("fit_before_split", 4)]),
+    # the training file scaled, then split; the validation part gives the report, a grid searches the training part
+    "a_scaler_on_the_training_file_then_a_split_then_a_grid_on_its_training_part": (COMPETITION + """\
+        scaled = MinMaxScaler().fit_transform(train_rows)
+        x_tr, x_te, y_tr, y_te = train_test_split(scaled, labels, random_state=0)
+        print(LogisticRegression().fit(x_tr, y_tr).score(x_te, y_te))
+        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(x_tr, y_tr)
+        """, [("fit_before_split", 5)]),
 }
 
 HEALTHY = {
@@ -55,7 +70,18 @@ HEALTHY = {
         """, []),
 }
 
-EXPECTED = {**LEAKS, **HEALTHY}
+#: look-alikes whose alarm keeps another kind
+OTHER_KIND = {
+    # the grid searches the whole training file: that search is the finding (validation.py)
+    "a_scaler_on_the_training_file_then_a_grid_on_all_of_it_and_a_split": (COMPETITION + """\
+        scaled = MinMaxScaler().fit_transform(train_rows)
+        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(scaled, labels)
+        x_tr, x_te, y_tr, y_te = train_test_split(scaled, labels, random_state=0)
+        print(LogisticRegression().fit(x_tr, y_tr).score(x_te, y_te))
+        """, [("fit_outside_cv", 5)]),
+}
+
+EXPECTED = {**LEAKS, **HEALTHY, **OTHER_KIND}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
