@@ -28,6 +28,14 @@ COMPETITION = """\
         labels = pd.read_csv("train_labels.csv")["active"]
 """
 
+#: a wrapper selector with its own folds, fitted on every row of the table of the header
+SELECTED = """\
+        from sklearn.feature_selection import RFECV
+        folds = KFold(n_splits=5)
+        names = list(X.columns)
+        chooser = RFECV(LogisticRegression(), cv=folds).fit(X, y)
+"""
+
 LEAKS = {
     # one ratio clipped at its own 5th/95th percentile over every firm, then the random split
     "a_column_winsorised_over_every_row_then_split": (FIRMS + """\
@@ -52,6 +60,21 @@ LEAKS = {
         print(LogisticRegression().fit(x_tr, y_tr).score(x_te, y_te))
         GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(x_tr, y_tr)
         """, [("fit_before_split", 5)]),
+    # the kept names read off the selector's mask one pair at a time, then the same folds score the kept columns
+    "names_kept_by_a_mask_read_pair_by_pair_then_cross_validated": (SELECTED + """\
+        kept = []
+        for position, pair in enumerate(list(zip(names, chooser.support_))):
+            if pair[1] == True:
+                kept.append(pair[0])
+        print(cross_val_score(LogisticRegression(), table[kept], y, cv=folds).mean())
+        """, [("fit_outside_cv", 4)]),
+    "names_kept_by_a_mask_unpacked_in_the_loop_then_cross_validated": (SELECTED + """\
+        kept = []
+        for column, chosen in zip(names, chooser.support_):
+            if chosen:
+                kept.append(column)
+        print(cross_val_score(LogisticRegression(), table[kept], y, cv=folds).mean())
+        """, [("fit_outside_cv", 4)]),
 }
 
 HEALTHY = {
@@ -67,6 +90,25 @@ HEALTHY = {
         a["margin"] = winsorize(a["margin"], limits=(0.05, 0.05))
         model = LogisticRegression().fit(a.drop(columns=["failed"]), a["failed"])
         print(model.score(b.drop(columns=["failed"]), b["failed"]))
+        """, []),
+    # names kept by their type, not by a fit, then cross-validated
+    "names_kept_by_their_dtype_then_cross_validated": ("""\
+        kept = []
+        for column, kind in zip(list(X.columns), list(X.dtypes)):
+            if kind != object:
+                kept.append(column)
+        print(cross_val_score(LogisticRegression(), table[kept], y, cv=KFold(n_splits=5)).mean())
+        """, []),
+    # the selector fitted on the training part only, its kept names then scored on the held-out part
+    "names_kept_by_a_mask_fitted_on_the_training_part": ("""\
+        from sklearn.feature_selection import RFECV
+        x_tr, x_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        chooser = RFECV(LogisticRegression(), cv=5).fit(x_tr, y_tr)
+        kept = []
+        for column, chosen in zip(list(X.columns), chooser.support_):
+            if chosen:
+                kept.append(column)
+        print(LogisticRegression().fit(x_tr[kept], y_tr).score(x_te[kept], y_te))
         """, []),
 }
 

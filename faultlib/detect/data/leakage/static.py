@@ -94,6 +94,7 @@ from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, 
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
 from faultlib.detect.data.leakage.bestitems import BestItems
+from faultlib.detect.data.leakage.keptnames import KeptNames
 from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
@@ -125,7 +126,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
