@@ -83,6 +83,10 @@ LEAKS = {
         a, b, c, d = train_test_split(features, clinic["sick"], random_state=0)
         print(LogisticRegression().fit(a, c).score(b, d))
         """, [("fit_before_split", 2)]),
+    # every column's gaps filled with its most frequent value over every row (the mode spelled by counts)
+    "every_column_filled_with_its_most_counted_value_through_apply_then_split": (FIRMS + """\
+        firms = firms.apply(lambda col: col.fillna(col.value_counts().index[0]))
+""" + SPLIT_AND_SCORE, [("fit_before_split", 2)]),
 }
 
 HEALTHY = {
@@ -133,6 +137,11 @@ HEALTHY = {
         a, b, c, d = train_test_split(clinic[["insulin", "age"]], clinic["sick"], random_state=0)
         print(LogisticRegression().fit(a, c).score(b, d))
         """, []),
+    # the counts only printed per column; the gaps filled with a constant
+    "every_column_filled_with_a_constant_through_apply_then_split": (FIRMS + """\
+        print(firms.apply(lambda col: col.value_counts().index[0]))
+        firms = firms.apply(lambda col: col.fillna(0))
+""" + SPLIT_AND_SCORE, []),
 }
 
 #: look-alikes whose alarm keeps another kind

@@ -135,7 +135,18 @@ def _statistic_lambda(node: ast.expr) -> bool:
         return False
     param = node.args.args[0].arg
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in vocab.STATISTICS
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body))
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body)) or \
+        any(counted_mode(n, param) for n in ast.walk(node.body))
+
+
+def counted_mode(node: ast.AST, param: str) -> bool:
+    """``x.value_counts().index[0]`` / ``x.value_counts().idxmax()``: the most frequent value of ``x`` (its mode,
+    spelled by counts: ``value_counts`` sorts by count, descending; pandas API reference, ``Series.value_counts``)."""
+    counts = node.value.value if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+        node.value.attr == "index" else node.func.value if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr == "idxmax" else None
+    return isinstance(counts, ast.Call) and isinstance(counts.func, ast.Attribute) and \
+        counts.func.attr == "value_counts" and isinstance(counts.func.value, ast.Name) and counts.func.value.id == param
 
 
 
