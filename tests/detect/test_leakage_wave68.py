@@ -142,10 +142,25 @@ HEALTHY = {
         print(firms.apply(lambda col: col.value_counts().index[0]))
         firms = firms.apply(lambda col: col.fillna(0))
 """ + SPLIT_AND_SCORE, []),
+    # test images already divided by 255, then min-max scaled with their own (format's) ends
+    "test_pixels_divided_by_255_then_scaled_by_their_own_ends": ("""\
+        (x_tr, y_tr), (x_te, y_te) = load_images()
+        x_tr, x_te = x_tr / 255.0, x_te / 255.0
+        x_te = x_te / 255.0
+        x_te = x_te.reshape(len(x_te), -1)
+        x_te = (x_te - x_te.min()) / (x_te.max() - x_te.min())
+        print(LogisticRegression().fit(x_tr.reshape(len(x_tr), -1), y_tr).score(x_te, y_te))
+        """, []),
 }
 
 #: look-alikes whose alarm keeps another kind
 OTHER_KIND = {
+    # raw test readings (never divided by 255) scaled by their own ends
+    "test_readings_scaled_by_their_own_ends": ("""\
+        x_tr, x_te, y_tr, y_te = train_test_split(X.values, y, random_state=0)
+        x_te = (x_te - x_te.min()) / (x_te.max() - x_te.min())
+        print(LogisticRegression().fit(x_tr, y_tr).score(x_te, y_te))
+        """, [("fit_on_test", 2)]),
     # the grid searches the whole training file: that search is the finding (validation.py)
     "a_scaler_on_the_training_file_then_a_grid_on_all_of_it_and_a_split": (COMPETITION + """\
         scaled = MinMaxScaler().fit_transform(train_rows)

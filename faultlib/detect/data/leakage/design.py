@@ -36,6 +36,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.classstats import class_conditional_reductions, every_class
 from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
+from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
 from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
@@ -222,6 +223,10 @@ class DesignChecks:
             self._code_cols = code_columns(self.tree)
         if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)
             return Data(None, data.taints, False)
+        if not hasattr(self, "_pixel_sets"):
+            self._pixel_sets = pixel_assignments(self.tree)
+        if format_range_end(node, self._pixel_sets):  # (x - x.min()) after x / 255: the format's 0 and 1
+            return Data(None, data.taints, False)  # (pixelranges.py)
         data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
         if not hasattr(self, "_class_stats"):
             self._class_stats = class_conditional_reductions(self.tree)
