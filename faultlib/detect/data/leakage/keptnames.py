@@ -29,6 +29,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.classstats import chooses
+from faultlib.detect.data.leakage.scoreloops import loops_around
 from faultlib.detect.data.leakage.values import Data, Enum, maybe_data
 from faultlib.pyflow.values import Tup
 
@@ -41,23 +42,6 @@ def appended_lists(body: list[ast.stmt]) -> list[str]:
     return [s.value.func.value.id for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and
             isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("append", "extend") and
             isinstance(s.value.func.value, ast.Name)]
-
-
-def enclosing_loops(tree: ast.AST) -> dict[int, list[ast.For]]:
-    """``id(if statement)`` -> the ``for`` loops around it, innermost first (within one function)."""
-    out: dict[int, list[ast.For]] = {}
-
-    def visit(node: ast.AST, loops: list[ast.For]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                visit(child, [])
-                continue
-            if isinstance(child, ast.If):
-                out[id(child)] = loops
-            visit(child, [child, *loops] if isinstance(child, ast.For) else loops)
-
-    visit(tree, [])
-    return out
 
 
 def _pair_items_only(body: list[ast.stmt], name: str, bound: set[str]) -> bool:
@@ -93,10 +77,10 @@ class KeptNames:
             return
         fits = self._choosing_fits(self._expr(node.test, frame))  # type: ignore[attr-defined]
         if not hasattr(self, "_loops_around_ifs"):
-            self._loops_around_ifs = enclosing_loops(self.tree)  # type: ignore[attr-defined]
+            self._loops_around_ifs = loops_around(self.tree)  # type: ignore[attr-defined]
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
         bound: set[str] = set()
-        for loop in self._loops_around_ifs.get(id(node), []):
+        for loop in reversed(self._loops_around_ifs.get(id(node), [])):  # innermost first
             names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
             if read & names and _regrouping_only(loop.iter):
                 fits |= self._choosing_fits(self._expr(loop.iter, frame))  # type: ignore[attr-defined]
@@ -119,4 +103,4 @@ class KeptNames:
             frozenset()
 
 
-__all__ = ["KeptNames", "appended_lists", "enclosing_loops"]
+__all__ = ["KeptNames", "appended_lists"]
