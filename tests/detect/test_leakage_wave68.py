@@ -75,14 +75,6 @@ LEAKS = {
                 kept.append(column)
         print(cross_val_score(LogisticRegression(), table[kept], y, cv=folds).mean())
         """, [("fit_outside_cv", 4)]),
-    # a column filled in place with its mean over every row, then kept among the columns split and scored
-    "a_column_filled_in_place_then_selected_with_others_and_split": ("""\
-        clinic = pd.read_csv("clinic.csv")
-        clinic["glucose"].fillna(clinic["glucose"].mean(), inplace=True)
-        features = clinic[["glucose", "insulin"]]
-        a, b, c, d = train_test_split(features, clinic["sick"], random_state=0)
-        print(LogisticRegression().fit(a, c).score(b, d))
-        """, [("fit_before_split", 2)]),
     # every column's gaps filled with its most frequent value over every row (the mode spelled by counts)
     "every_column_filled_with_its_most_counted_value_through_apply_then_split": (FIRMS + """\
         firms = firms.apply(lambda col: col.fillna(col.value_counts().index[0]))
@@ -121,21 +113,6 @@ HEALTHY = {
             if chosen:
                 kept.append(column)
         print(LogisticRegression().fit(x_tr[kept], y_tr).score(x_te[kept], y_te))
-        """, []),
-    # the filled column is not among those selected for the split and the model
-    "a_column_filled_in_place_then_only_another_column_split": ("""\
-        clinic = pd.read_csv("clinic.csv")
-        clinic["glucose"].fillna(clinic["glucose"].mean(), inplace=True)
-        features = clinic[["insulin"]]
-        a, b, c, d = train_test_split(features, clinic["sick"], random_state=0)
-        print(LogisticRegression().fit(a, c).score(b, d))
-        """, []),
-    # the same with the column assigned, then only another column taken
-    "a_column_assigned_its_filled_values_then_only_another_column_split": ("""\
-        clinic = pd.read_csv("clinic.csv")
-        clinic["glucose"] = clinic["glucose"].fillna(clinic["glucose"].mean())
-        a, b, c, d = train_test_split(clinic[["insulin", "age"]], clinic["sick"], random_state=0)
-        print(LogisticRegression().fit(a, c).score(b, d))
         """, []),
     # the counts only printed per column; the gaps filled with a constant
     "every_column_filled_with_a_constant_through_apply_then_split": (FIRMS + """\

@@ -9,9 +9,7 @@ and ``_rebind_base`` from there). Each rule is named for what the pandas API doe
   part of the frame;
 * a **column dropped takes away the fits that entered only through it**
   (``df['Clusters'] = km.fit_predict(X)`` ... ``df.drop(['Clusters'], axis=1)``): one column, one fit; a fit
-  that shaped other columns too stays; **columns selected by name** (``df[['insulin']]``) likewise leave out the
-  fits that entered only through the other columns (a column filled in place, ``df['glucose'].fillna(m,
-  inplace=True)``, is one that entered; wave 68: the later split kept only another column);
+  that shaped other columns too stays;
 * a **stack's parts come apart again by index**: ``df = pd.concat([train, test])``, then
   ``df.loc[test.index]`` is the test part and ``df.drop(test.index)`` is the rest.
 """
@@ -183,13 +181,6 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         return frozenset(f for (r, c), fits in self._column_fits.items() if r == roots and c in columns
                          for f in fits if f not in kept and not (  # edges typed back by hand stay (bands.py)
                              f.handwritten and f.method in ("qcut", "cut") and f.line in self._copied_bands))
-
-    def _selected_columns(self, data: Data, columns: list[str]) -> Data:
-        """``data[columns]``: without the fits that entered ``data`` only through columns not selected."""
-        roots = frozenset(p.root.uid for p in parts(data.rows))
-        others = sorted({c for (r, c) in self._column_fits if r == roots and c not in columns})
-        dropped = self._dropped_fits(data, others) if others else frozenset()
-        return data.with_(taints=data.taints - dropped) if dropped else data
 
     def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
         """``stack.loc[other.index]``: the parts of ``stack`` that are ``other``'s rows (``None``: not a stack of

@@ -277,12 +277,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             # df['a'].fillna(df['a'].mean(), inplace=True); df.update(filler); df.insert(0, 'amt', scaled): both
             # always write in place (pandas API reference: "DataFrame.update": "Modify in place using non-NA values
             # from another"; "DataFrame.insert": "Insert column into DataFrame at specified location")
-            column = node.func.value
-            before = maybe_data(self._lookup(column.value.id, frame)) if isinstance(column, ast.Subscript) and \
-                isinstance(column.value, ast.Name) and isinstance(column.slice, ast.Constant) else None
-            self._rebind_base(column, out, frame)
-            if before is not None:  # df['a'].fillna(m, inplace=True): what entered through column a (frames.py)
-                self._record_column(before, column.slice.value, out)
+            self._rebind_base(node.func.value, out, frame)
         return out
 
     # ------------------------------------------------------------------ estimators

@@ -310,10 +310,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, hi=hi, line=line)), line)
         index = self._expr(index_node, frame)
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
-            keys = [key.value for key in (index.items if isinstance(index, Tup) else (index,))]
-            for key in keys:
-                self._note_column(data, key)
-            data = self._selected_columns(data, keys)  # the fits of the other columns stay out (frames.py)
+            for key in (index.items if isinstance(index, Tup) else (index,)):
+                self._note_column(data, key.value)
             return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
         picked = maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
