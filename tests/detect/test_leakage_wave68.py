@@ -1,6 +1,9 @@
 """The static leakage analysis on the kinds a held-out wave of portfolio and textbook notebooks showed (issue 17,
-wave 68: columns winsorised by SciPy at quantiles of every row before the split, ...), each in both directions:
-the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
+wave 68: columns winsorised by SciPy at quantiles of every row before the split; a fit before the split that made
+the validation part, with a grid on that split's training part; names kept one by one off a selector's mask, then
+cross-validated; a column's mode spelled by counts inside ``apply``; pixels already divided by 255 scaled by their
+own ends), each in both directions: the leak found at its line, the healthy look-alike silent. Every example is
+written for this test."""
 
 from __future__ import annotations
 
