@@ -36,6 +36,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.classstats import class_conditional_reductions, every_class
 from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
+from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
 from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
@@ -135,7 +136,18 @@ def _statistic_lambda(node: ast.expr) -> bool:
         return False
     param = node.args.args[0].arg
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in vocab.STATISTICS
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body))
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == param for n in ast.walk(node.body)) or \
+        any(counted_mode(n, param) for n in ast.walk(node.body))
+
+
+def counted_mode(node: ast.AST, param: str) -> bool:
+    """``x.value_counts().index[0]`` / ``x.value_counts().idxmax()``: the most frequent value of ``x`` (its mode,
+    spelled by counts: ``value_counts`` sorts by count, descending; pandas API reference, ``Series.value_counts``)."""
+    counts = node.value.value if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+        node.value.attr == "index" else node.func.value if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr == "idxmax" else None
+    return isinstance(counts, ast.Call) and isinstance(counts.func, ast.Attribute) and \
+        counts.func.attr == "value_counts" and isinstance(counts.func.value, ast.Name) and counts.func.value.id == param
 
 
 
@@ -211,6 +223,10 @@ class DesignChecks:
             self._code_cols = code_columns(self.tree)
         if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)
             return Data(None, data.taints, False)
+        if not hasattr(self, "_pixel_sets"):
+            self._pixel_sets = pixel_assignments(self.tree)
+        if format_range_end(node, self._pixel_sets):  # (x - x.min()) after x / 255: the format's 0 and 1
+            return Data(None, data.taints, False)  # (pixelranges.py)
         data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
         if not hasattr(self, "_class_stats"):
             self._class_stats = class_conditional_reductions(self.tree)

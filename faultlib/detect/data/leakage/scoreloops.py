@@ -51,7 +51,7 @@ def _test_labels(node: ast.expr) -> bool:
     return any(t in _LABEL_TOKENS or t[:1] == "y" and t[1:] in ("test", "te", "tst", "holdout") for t in tokens)
 
 
-def _loops_around(tree: ast.AST) -> dict[int, list[ast.For]]:
+def loops_around(tree: ast.AST) -> dict[int, list[ast.For]]:
     """For every statement node inside ``for`` loops: the loops around it (outermost first), within its function."""
     out: dict[int, list[ast.For]] = {}
 
@@ -93,7 +93,7 @@ def _fits_models(loop: ast.For) -> bool:
 def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     """``(scoring call line, first line, last line of the outermost loop)`` of such loops (see the module
     docstring), in order."""
-    around = _loops_around(tree)
+    around = loops_around(tree)
     found: list[tuple[int, int, int]] = []
     for stmt in (n for n in walk_once(tree) if isinstance(n, ast.Assign) and id(n) in around):
         call = stmt.value
@@ -118,4 +118,4 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     return sorted(first.values())
 
 
-__all__ = ["score_choices"]
+__all__ = ["loops_around", "score_choices"]

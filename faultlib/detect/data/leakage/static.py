@@ -78,6 +78,7 @@ from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.powerfits import PowerFits
+from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.keptparts import kept_second_parts
 from faultlib.detect.data.leakage.refits import names_a_test_set
@@ -89,11 +90,12 @@ from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
-from faultlib.detect.data.leakage.validation import ValidationChecks
+from faultlib.detect.data.leakage.validation import ValidationChecks, ranks_below_cv
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
 from faultlib.detect.data.leakage.bestitems import BestItems
+from faultlib.detect.data.leakage.keptnames import KeptNames
 from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
@@ -128,9 +130,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits,
+               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
@@ -513,7 +515,9 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, ThresholdChoices, Tu
                 fit.line, fit.column), []).append(p)
         for site, found in by_site.items():
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
-            found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
+            below = [ranks_below_cv(p, found) for p in found]  # (a list is empty while it is sorted)
+            found[:] = [p for _, _, p in sorted((order.index(p["kind"]) + 1.5 * b, i, p) for i, (p, b) in
+                                                enumerate(zip(found, below)))]
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(

@@ -1,0 +1,106 @@
+"""Names kept in a list under a condition a fitted selector decides, for the static leakage analysis.
+
+A selector's mask is often read by hand, one column at a time::
+
+    kept = []
+    for name, keep in zip(names, rfecv.support_):
+        if keep:                    # the selector decides ...
+            kept.append(name)       # ... which names the list receives
+    X_new = df[kept]
+
+The name appended is a plain string, so the list lost the fit that chose it; the comprehension
+``[n for n, k in zip(names, rfecv.support_) if k]`` kept it. The ``if`` is what chooses (an implicit flow: what
+is appended depends on the mask through the condition that guards the append; Denning & Denning, "Certification
+of programs for secure information flow", CACM 20(7), 1977), as in :mod:`.bestitems`. Wave 68: ``RFECV`` fitted
+on every row, its ``support_`` zipped with the column names, the names kept this way, then ``cross_val_score``
+over the kept columns with the same folds (``fit_outside_cv``).
+
+:class:`KeptNames` gives a list, after an ``if`` whose body appends to it (an expression statement
+``L.append(x)``/``L.extend(x)``), the fits of any selection the test read: a value without rows (a mask, a score)
+carrying a fit that chooses (:func:`~faultlib.detect.data.leakage.classstats.chooses`), read directly
+(``if rfe.support_[i]:``) or through a name an enclosing ``for`` binds from such a value (``for name, keep in
+zip(names, rfe.support_)``, ``enumerate(pairs)``). Only a test without calls, and a loop source whose only calls
+are ``zip``/``enumerate``/``list``/``tuple``/``sorted``, is evaluated again (neither has effects).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage.classstats import chooses
+from faultlib.detect.data.leakage.scoreloops import loops_around
+from faultlib.detect.data.leakage.values import Data, Enum, maybe_data
+from faultlib.pyflow.values import Tup
+
+#: calls that only regroup what they are given: a loop source built with them is evaluated again safely
+_REGROUPING = frozenset({"zip", "enumerate", "list", "tuple", "sorted"})
+
+
+def appended_lists(body: list[ast.stmt]) -> list[str]:
+    """The names of the lists the statements of ``body`` append to (``L.append(x)``, ``L.extend(x)``)."""
+    return [s.value.func.value.id for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and
+            isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("append", "extend") and
+            isinstance(s.value.func.value, ast.Name)]
+
+
+def _pair_items_only(body: list[ast.stmt], name: str, bound: set[str]) -> bool:
+    """Every ``name.append(x)`` of ``body`` appends a loop variable of ``bound`` or a constant index into one."""
+    args = [s.value.args for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(
+        s.value.func, ast.Attribute) and isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == name]
+    return bool(args) and all(len(a) == 1 and _loop_item(a[0], bound) for a in args)
+
+
+def _loop_item(expr: ast.expr, bound: set[str]) -> bool:
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        return _loop_item(expr.value, bound)
+    return isinstance(expr, ast.Name) and expr.id in bound
+
+
+def _regrouping_only(expr: ast.expr) -> bool:
+    return all(isinstance(c.func, ast.Name) and c.func.id in _REGROUPING for c in ast.walk(expr)
+               if isinstance(c, ast.Call))
+
+
+class KeptNames:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_expr``, ``_lookup`` and
+    ``_store``): see the module docstring."""
+
+    def _stmt(self, node: ast.stmt, frame: Any) -> None:
+        if not isinstance(node, ast.If) or any(isinstance(n, ast.Call) for n in ast.walk(node.test)):
+            super()._stmt(node, frame)  # type: ignore[misc]
+            return
+        lists = appended_lists(node.body)
+        before = {name: self._lookup(name, frame) for name in lists}  # type: ignore[attr-defined]
+        super()._stmt(node, frame)  # type: ignore[misc]
+        if not lists:
+            return
+        fits = self._choosing_fits(self._expr(node.test, frame))  # type: ignore[attr-defined]
+        if not hasattr(self, "_loops_around_ifs"):
+            self._loops_around_ifs = loops_around(self.tree)  # type: ignore[attr-defined]
+        read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+        bound: set[str] = set()
+        for loop in reversed(self._loops_around_ifs.get(id(node), [])):  # innermost first
+            names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            if read & names and _regrouping_only(loop.iter):
+                fits |= self._choosing_fits(self._expr(loop.iter, frame))  # type: ignore[attr-defined]
+                bound |= names
+        if not fits:
+            return
+        for name in lists:
+            held = self._lookup(name, frame)  # type: ignore[attr-defined]
+            if isinstance(held, Tup):
+                self._store(name, Tup((*held.items, Data(None, fits, False))), frame)  # type: ignore[attr-defined]
+            elif isinstance(before[name], Tup) and _pair_items_only(node.body, name, bound):
+                # kept.append(pair[0]) with pair from zip(names, mask): a name of the pair, not rows of a table
+                self._store(name, Tup((*before[name].items, Data(None, fits, False))), frame)  # type: ignore
+
+    @staticmethod
+    def _choosing_fits(value: Any) -> frozenset:
+        """The fits that choose carried by ``value`` when it has no rows (a mask, a score, pairs of them)."""
+        data = maybe_data(value.inner if isinstance(value, Enum) else value)
+        return frozenset(f for f in data.taints if chooses(f)) if data is not None and data.rows is None else \
+            frozenset()
+
+
+__all__ = ["KeptNames", "appended_lists"]
