@@ -26,10 +26,12 @@ import threading
 
 def exit_without_teardown(code: int) -> None:
     """End this process with ``code`` as a normal exit would, less the interpreter's teardown: wait for the
-    threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr, then :func:`os._exit`."""
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr, then :func:`os._exit`.
+
+    The threads are waited for by :func:`threading._shutdown`, what ``Py_FinalizeEx`` calls: it first runs the
+    functions registered with ``threading._register_atexit`` (``concurrent.futures`` wakes an open pool's idle
+    workers there; joined without it, they wait for work forever)."""
+    threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()  # what Py_FinalizeEx runs after the threads, in the same (last-registered-first) order
     for stream in (sys.stdout, sys.stderr):
         try:

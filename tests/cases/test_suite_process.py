@@ -98,3 +98,23 @@ def test_the_runner_runs_the_assertion_suite_in_that_process(tmp_path, monkeypat
     assert outcome.exit_code == 0 and passed == ["leaves_work"], (tmp_path / "suite.txt").read_text()[-2000:]
     assert (out / "atexit.txt").is_file() and (out / "thread.txt").is_file()
     assert not (out / "teardown.txt").exists()
+
+
+def test_a_thread_pool_left_open_does_not_hang_the_exit(tmp_path):
+    """A suite that leaves a ``ThreadPoolExecutor`` open (its workers are not daemons and wait for work): a
+    normal exit wakes them first (``threading._register_atexit``, before the threads are joined), so the suite's
+    process must too, or it waits for them forever."""
+    (tmp_path / "test_pool.py").write_text(textwrap.dedent('''
+        from concurrent.futures import ThreadPoolExecutor
+
+        POOL = ThreadPoolExecutor(2)
+
+
+        def test_uses_a_pool():
+            assert POOL.submit(lambda: 1).result() == 1
+    '''))
+    env = {"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": ":".join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "faultlib.cases.suite_process", "test_pool.py", "-p",
+                           "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q"],
+                          check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
