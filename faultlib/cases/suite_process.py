@@ -1,7 +1,7 @@
 """The process that runs a case's assertion suite: ``python -m faultlib.cases.suite_process PYTEST-ARGS``
 (:func:`faultlib.runner.run_assertion_suite`).
 
-It is pytest's own command line (``python -m pytest``, :func:`pytest.console_main`) that ends without the
+It is pytest's own command line (``python -m pytest``, :func:`pytest.main` on ``sys.argv``) that ends without the
 interpreter's teardown. Once pytest has returned its exit code, the suite's results are on disk (the JUnit
 XML is written at session finish, every fixture torn down), and what the interpreter does next is what any
 exit does (join the threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr), then
@@ -45,7 +45,7 @@ def main() -> None:
     """``python -m pytest ARGS``, ended by :func:`exit_without_teardown`."""
     import pytest
 
-    code = pytest.console_main()
+    code = pytest.main()  # the arguments are sys.argv's, as for ``python -m pytest`` (console_main: deprecated)
     exit_without_teardown(int(code))
 
 

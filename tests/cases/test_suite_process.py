@@ -118,3 +118,11 @@ def test_a_thread_pool_left_open_does_not_hang_the_exit(tmp_path):
                            "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q"],
                           check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_suite_process_warns_of_nothing_of_its_own(tmp_path):
+    """The suite's output is the case's log: it starts pytest the supported way (``pytest.main``), so no
+    deprecation warning of the process itself (``pytest.console_main``, deprecated in pytest 9.1) is in it."""
+    proc = _suite(tmp_path, fails=False, module="faultlib.cases.suite_process")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "deprecated" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr
