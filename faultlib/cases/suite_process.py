@@ -19,6 +19,8 @@ interpreter exits").
 from __future__ import annotations
 
 import atexit
+import gc
+import io
 import os
 import sys
 import threading
@@ -26,19 +28,38 @@ import threading
 
 def exit_without_teardown(code: int) -> None:
     """End this process with ``code`` as a normal exit would, less the interpreter's teardown: wait for the
-    threads that are not daemons, run the ``atexit`` functions, flush stdout and stderr, then :func:`os._exit`.
+    threads that are not daemons, run the ``atexit`` functions, flush the files still open, stdout and stderr, then
+    :func:`os._exit`.
 
     The threads are waited for by :func:`threading._shutdown`, what ``Py_FinalizeEx`` calls: it first runs the
     functions registered with ``threading._register_atexit`` (``concurrent.futures`` wakes an open pool's idle
     workers there; joined without it, they wait for work forever)."""
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()  # what Py_FinalizeEx runs after the threads, in the same (last-registered-first) order
-    for stream in (sys.stdout, sys.stderr):
+    for stream in (*_open_files(), sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):  # closed or replaced by something without flush
             pass
     os._exit(code)
+
+
+#: the file types that hold written data in a buffer of their own (what ``open`` returns for writing)
+_BUFFERED = frozenset({io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom, io.BufferedRWPair})
+
+
+def _open_files() -> list[io.IOBase]:
+    """The files still open (a module-level log the suite never closed): the teardown would flush their buffers
+    as it freed them, so the exit without it flushes them (one pass over the tracked objects: 30 ms with torch)."""
+    out = []
+    for obj in gc.get_objects():
+        if type(obj) in _BUFFERED:  # exact types: an isinstance of the io ABCs costs 0.4 s among torch's objects
+            try:
+                if not obj.closed:
+                    out.append(obj)
+            except (ValueError, AttributeError):  # detached from its buffer
+                pass
+    return out
 
 
 def main() -> None:

@@ -126,3 +126,21 @@ def test_the_suite_process_warns_of_nothing_of_its_own(tmp_path):
     proc = _suite(tmp_path, fails=False, module="faultlib.cases.suite_process")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "deprecated" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr
+
+
+def test_a_file_the_suite_left_open_is_flushed(tmp_path):
+    """A suite that writes through a file it never closes (a module-level log): a normal exit flushes the
+    buffer when the teardown frees the file; the suite's process, which skips the teardown, flushes it itself."""
+    (tmp_path / "test_log.py").write_text(textwrap.dedent('''
+        LOG = open("written.txt", "w")
+
+
+        def test_writes_through_an_open_file():
+            LOG.write("written by the suite")
+    '''))
+    env = {"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": ":".join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "faultlib.cases.suite_process", "test_log.py", "-p",
+                           "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q"],
+                          check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "written.txt").read_text() == "written by the suite"
