@@ -98,3 +98,49 @@ def test_the_runner_runs_the_assertion_suite_in_that_process(tmp_path, monkeypat
     assert outcome.exit_code == 0 and passed == ["leaves_work"], (tmp_path / "suite.txt").read_text()[-2000:]
     assert (out / "atexit.txt").is_file() and (out / "thread.txt").is_file()
     assert not (out / "teardown.txt").exists()
+
+
+def test_a_thread_pool_left_open_does_not_hang_the_exit(tmp_path):
+    """A suite that leaves a ``ThreadPoolExecutor`` open (its workers are not daemons and wait for work): a
+    normal exit wakes them first (``threading._register_atexit``, before the threads are joined), so the suite's
+    process must too, or it waits for them forever."""
+    (tmp_path / "test_pool.py").write_text(textwrap.dedent('''
+        from concurrent.futures import ThreadPoolExecutor
+
+        POOL = ThreadPoolExecutor(2)
+
+
+        def test_uses_a_pool():
+            assert POOL.submit(lambda: 1).result() == 1
+    '''))
+    env = {"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": ":".join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "faultlib.cases.suite_process", "test_pool.py", "-p",
+                           "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q"],
+                          check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_suite_process_warns_of_nothing_of_its_own(tmp_path):
+    """The suite's output is the case's log: it starts pytest the supported way (``pytest.main``), so no
+    deprecation warning of the process itself (``pytest.console_main``, deprecated in pytest 9.1) is in it."""
+    proc = _suite(tmp_path, fails=False, module="faultlib.cases.suite_process")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "deprecated" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr
+
+
+def test_a_file_the_suite_left_open_is_flushed(tmp_path):
+    """A suite that writes through a file it never closes (a module-level log): a normal exit flushes the
+    buffer when the teardown frees the file; the suite's process, which skips the teardown, flushes it itself."""
+    (tmp_path / "test_log.py").write_text(textwrap.dedent('''
+        LOG = open("written.txt", "w")
+
+
+        def test_writes_through_an_open_file():
+            LOG.write("written by the suite")
+    '''))
+    env = {"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": ":".join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "faultlib.cases.suite_process", "test_log.py", "-p",
+                           "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "-q"],
+                          check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "written.txt").read_text() == "written by the suite"

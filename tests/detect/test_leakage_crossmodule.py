@@ -230,3 +230,21 @@ def test_mean_of_the_test_rows_is_still_a_fit_on_test(tmp_path):
            "print(model.score(X_te - centre, y_te))\n"
     _write(tmp_path, {"blend.py": BLEND_OF_RUNS.format(tail=tail)})
     assert ("fit_on_test", "blend.py", 16) in _alarms(tmp_path, "blend.py")
+
+
+def test_a_folder_put_on_sys_path_outside_the_reach_of_the_imports_is_not_read(tmp_path):
+    """``sys.path.append`` with a literal path keeps to the folders the import resolution reaches (the script's
+    folder and its nearest ancestors): ``/etc``-like folders far above it, or reached through a symlinked folder,
+    join nothing."""
+    project = tmp_path / "a" / "b" / "c" / "project"
+    _write(tmp_path, {"elsewhere/clinic.py": WARD_HELPER.replace("class Ward", "class Far"),
+                      "a/b/c/project/real/clinic2.py": WARD_HELPER})
+    (project / "experiments").mkdir(parents=True)
+    (project / "experiments" / "linked").symlink_to(project / "real")
+    far = "../" * 5 + "elsewhere"
+    for literal, module in ((far, "clinic"), (str(tmp_path / "elsewhere"), "clinic"), ("linked", "clinic2")):
+        script = project / "experiments" / "run.py"
+        script.write_text(f"import sys\nsys.path.append({literal!r})\nimport {module}\n")
+        assert session_members(script) == [script], literal
+    script.write_text("import sys\nsys.path.append('../real')\nimport clinic2\n")
+    assert session_members(script) == [project / "real" / "clinic2.py"] + [script]

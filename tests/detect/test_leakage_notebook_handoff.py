@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 from faultlib.detect.data.leakage import analyze_file
 from faultlib.detect.data.leakage.nbfiles import join_program, place
@@ -194,3 +195,17 @@ def test_a_group_mean_over_several_lines_is_handed_on_at_its_statement(tmp_path)
     writer = notebook(tmp_path, "clean.ipynb", LOAD, group_fill)
     notebook(tmp_path, "score.ipynb", CV_READER)
     assert [(k, cell) for k, cell, _, _ in alarms(writer)] == [("fit_outside_cv", 3)]
+
+
+def test_listing_a_roots_notebooks_looks_at_each_other_files_name_as_text(tmp_path, monkeypatch):
+    """Every ``check leakage`` lists its root's notebooks; a root of image or data files (tens of thousands) is
+    walked at the cost of the scripts' walk: a name is tested as text, with no ``Path`` built for each file."""
+    from faultlib.detect.data.leakage import nbfiles
+
+    for i in range(300):
+        (tmp_path / f"img{i}.png").touch()
+    (tmp_path / "Model.IPYNB").touch()
+    built = []
+    monkeypatch.setattr(nbfiles, "Path", lambda *a: built.append(a) or Path(*a))
+    assert nbfiles.project_notebooks(tmp_path) == [tmp_path / "Model.IPYNB"]
+    assert len(built) <= 2

@@ -35,8 +35,9 @@ _SKIP = frozenset({"site-packages", "node_modules", "__pycache__", "venv", ".ven
 
 
 def is_notebook(path: str | Path) -> bool:
-    """The file is a Jupyter notebook (``.ipynb``)."""
-    return Path(path).suffix.lower() == ".ipynb"
+    """The file is a Jupyter notebook (``.ipynb``); its name tested as text (:func:`project_notebooks` asks it of
+    every file of a root)."""
+    return str(path).lower().endswith(".ipynb")
 
 
 def project_notebooks(root: Path) -> list[Path]:

@@ -23,6 +23,7 @@ Source: the import system of the Python language reference (section 5, "The impo
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,8 +38,16 @@ Parse = Callable[[Path], "ast.Module | None"]
 
 
 def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
-    """Folders the script adds to ``sys.path`` with literal paths (resolved against ``folder``), existing only."""
+    """Folders the script adds to ``sys.path`` with literal paths (resolved against ``folder``), existing only,
+    and kept inside the reach of the other imports (the folder and its :data:`MAX_UP` nearest ancestors), with no
+    symlinked folder on the way: ``sys.path.append('../../../../etc')`` or a link out of the project joins nothing.
+    """
     out: list[Path] = []
+    try:
+        base = folder.resolve()
+    except OSError:
+        return out
+    reach = [base, *base.parents][:MAX_UP + 1][-1]
     for n in walk_once(tree):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "insert")
                 and ast.unparse(n.func.value) == "sys.path" and n.args):
@@ -46,10 +55,11 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
         text = _literal_path(n.args[-1])
         if text is None:
             continue
-        cand = Path(text) if Path(text).is_absolute() else folder / text
+        cand = Path(os.path.normpath(base / text))  # an absolute text stays itself; ``..`` taken by the letter
         try:
-            cand = cand.resolve()
-        except OSError:
+            if cand.resolve() != cand or not cand.is_relative_to(reach):
+                continue
+        except (OSError, ValueError):
             continue
         if cand.is_dir() and cand not in out:
             out.append(cand)
