@@ -118,3 +118,38 @@ def test_a_result_read_outside_a_done_callback_still_waits(tmp_path):
             return outcome(pool.submit(job))
     """)
     assert ("blocking_task", "return fut.result()") in found
+
+
+def test_a_done_callback_that_waits_on_another_future_still_waits(tmp_path):
+    found = flagged(tmp_path, """
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor()
+
+        async def start(first, second):
+            fut = pool.submit(first)
+            other: Future = pool.submit(second)
+
+            def finished(done: Future) -> None:
+                print(other.result())
+
+            fut.add_done_callback(finished)
+    """)
+    assert ("blocking_task", "print(other.result())") in found
+
+
+def test_a_method_handed_as_done_callback_reads_its_finished_future(tmp_path):
+    found = flagged(tmp_path, """
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        class Runner:
+            def __init__(self):
+                self.pool = ThreadPoolExecutor()
+
+            def report(self, done: Future) -> None:
+                print(done.result())
+
+            async def start(self, job):
+                self.pool.submit(job).add_done_callback(self.report)
+    """)
+    assert not any("done.result()" in line for _, line in found)
