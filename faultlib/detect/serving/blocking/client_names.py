@@ -36,7 +36,7 @@ SUFFIXES = {"Client": "blocking_http", "Session": "blocking_http", "Connection":
 
 ASYNC_FIRST = ("discord.", "nextcord.", "disnake.", "hikari.", "interactions.", "telethon.", "pyrogram.", "aiogram.",
                "telegram.", "mcp.", "fastmcp.", "websockets.", "asyncpg.", "motor.", "socketio.", "engineio.",
-               "livekit.", "starlette.", "fastapi.", "anyio.", "trio.", "tornado.", "sanic.", "quart.", "uvicorn.",
+               "livekit.", "temporalio.", "starlette.", "fastapi.", "anyio.", "trio.", "tornado.", "sanic.", "quart.", "uvicorn.",
                "httpx.", "aiohttp.", "requests.", "builtins.", "typing.", "unittest.", "asyncio.", "homeassistant.")
 """Packages whose clients are coroutine-based or whose sessions hold no connection (a web framework's request
 session), and packages the vocabulary already describes method by method. Home Assistant's own objects run in its
@@ -44,7 +44,11 @@ event loop: its sync methods are loop-safe by contract (``@callback``; "the core
 loop ... any function that is not a coroutine and is decorated with @callback is safe to call from the event loop",
 https://developers.home-assistant.io/docs/asyncio_working_with_async/), e.g. the websocket API's
 ``ActiveConnection.send_message``, which queues the message for the connection's writer task; an integration's
-vendor client stays a guess."""
+vendor client stays a guess. Temporal's Python SDK is built on asyncio ("the Python SDK is built on asyncio",
+https://docs.temporal.io/develop/python/core-application): its clients' calls that reach the server are
+coroutines (``await Client.connect``, ``await handle.result()``), and its sync methods build objects
+(held-out wave 52: ``WorkflowStreamClient.create``/``from_within_activity``/``topic`` of
+``temporalio.contrib.workflow_streams``, 20 false alarms)."""
 
 CONVERSIONS = frozenset({"sanitize_for_serialization", "deserialize", "serialize", "parameters_to_tuples",
                          "parameters_to_url_query", "select_header_accept", "select_header_content_type",

@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.drained_executors import shuts_down_draine
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
+from faultlib.detect.serving.blocking.done_callbacks import reads_own_done_future
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
@@ -125,7 +126,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_cpu", encoded, func, call)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
-                                                     or guarded_get(call, func))
+                                                     or guarded_get(call, func) or reads_own_done_future(call, func))
         quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
         return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)

@@ -23,7 +23,7 @@ MODELS = Vocabulary(
         **_names("blocking_file_io", "https://numpy.org/doc/stable/reference/routines.io.html", "numpy", "load", "save",
                  "savez", "loadtxt", "savetxt", "fromfile"),
         **_names("blocking_file_io", "https://pandas.pydata.org/docs/reference/io.html", "pandas", "read_csv",
-                 "read_parquet", "read_json", "read_excel", "read_pickle"),
+                 "read_parquet", "read_json", "read_excel", "read_pickle", "read_feather", "read_hdf", "read_table"),
         **_names("blocking_file_io", "https://joblib.readthedocs.io/en/stable/persistence.html", "joblib", "load",
                  "dump"),
         **{f"{m}.load_model": ("blocking_file_io", "https://keras.io/api/models/model_saving_apis/model_saving_and_loading/")
