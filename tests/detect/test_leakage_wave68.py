@@ -56,13 +56,6 @@ LEAKS = {
         cap = mstats.winsorize
         firms["cash"] = cap(firms["cash"], limits=[0.01, 0.01])
 """ + SPLIT_AND_SCORE, [("fit_before_split", 4)]),
-    # the training file scaled, then split; the validation part gives the report, a grid searches the training part
-    "a_scaler_on_the_training_file_then_a_split_then_a_grid_on_its_training_part": (COMPETITION + """\
-        scaled = MinMaxScaler().fit_transform(train_rows)
-        x_tr, x_te, y_tr, y_te = train_test_split(scaled, labels, random_state=0)
-        print(LogisticRegression().fit(x_tr, y_tr).score(x_te, y_te))
-        GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(x_tr, y_tr)
-        """, [("fit_before_split", 5)]),
     # the kept names read off the selector's mask one pair at a time, then the same folds score the kept columns
     "names_kept_by_a_mask_read_pair_by_pair_then_cross_validated": (SELECTED + """\
         kept = []

@@ -489,17 +489,15 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
-                               "is scored on rows that shaped its features",
-                           split_first=training_part_of(fit.rows, data.rows))  # CV of a later split's training part
+                               "is scored on rows that shaped its features")
 
-    def _emit(self, kind: str, fit: FitRef, *, line: int, data: Data, why: str, split_first: bool = False) -> None:
+    def _emit(self, kind: str, fit: FitRef, *, line: int, data: Data, why: str) -> None:
         kind, why = self._stacked_kind(kind, fit, data, why)  # cut at len(train.csv): test.csv's rows (trainrows.py)
         key = (kind, fit.line, fit.column)
         if key in self._seen:
             return
         self._seen.add(key)
-        self._pending.append({"kind": kind, "fit": fit, "line": line, "data": data, "why": why,
-                              "split_first": split_first})
+        self._pending.append({"kind": kind, "fit": fit, "line": line, "data": data, "why": why})
 
     def _finding(self, p: dict[str, Any], reached: bool, also: list[str]) -> Finding:
         kind, fit, data, why = p["kind"], p["fit"], p["data"], p["why"]

@@ -90,7 +90,7 @@ from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
-from faultlib.detect.data.leakage.validation import ValidationChecks, ranks_below_cv
+from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
@@ -515,9 +515,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
                 fit.line, fit.column), []).append(p)
         for site, found in by_site.items():
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
-            below = [ranks_below_cv(p, found) for p in found]  # (a list is empty while it is sorted)
-            found[:] = [p for _, _, p in sorted((order.index(p["kind"]) + 1.5 * b, i, p) for i, (p, b) in
-                                                enumerate(zip(found, below)))]
+            found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(

@@ -9,10 +9,7 @@ their analysis pairs a model's training data with any data it then predicts on, 
 notebook (its ``nb_344873`` input: a scaler on the training file, then ``train_test_split`` into ``X_tr``/``X_val``).
 So this is reported as ``fit_before_split`` at the split, the same finding a fit before a train/test split gets,
 but ranked below ``fit_outside_cv``: when the same fit also shaped a cross-validation or a search over the training
-file, that is the finding (one fit, one finding: ``static.Analyzer._finalize``). Not when every such
-cross-validation runs on the training part of that very split (the grid searched over ``X_train`` after the split
-that made the validation part): the split came first, and the fit before it is the leak (wave 68,
-``ranks_below_cv``).
+file, that is the finding (one fit, one finding: ``static.Analyzer._finalize``).
 
 Not reported (the issue's look-alike): a split of a training *part* an earlier split made (``X_train`` of a
 ``train_test_split`` whose test part is held out), a training part named only by its variable (``X_train`` of a
@@ -26,13 +23,6 @@ from typing import Any
 from faultlib.detect.data.leakage.choices import masked_before_split
 from faultlib.detect.data.leakage.testparts import file_validation
 from faultlib.detect.data.leakage.values import Data, covers, parts
-
-
-def ranks_below_cv(finding: dict[str, Any], found: list[dict[str, Any]]) -> bool:
-    """A validation ``finding`` ranks after the same fit's ``fit_outside_cv`` findings (``found``), unless each of
-    them cross-validates the training part of a split of the fitted rows (see the module docstring)."""
-    cvs = [p for p in found if p["kind"] == "fit_outside_cv"]
-    return bool(finding.get("validation")) and not (cvs and all(p.get("split_first") for p in cvs))
 
 
 class ValidationChecks:
