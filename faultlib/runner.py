@@ -176,15 +176,14 @@ def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, j
     pytest runs with its own plugins and :mod:`faultlib.cases.fixture` only: the plugins installed beside
     it are not loaded (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``), so what else the environment holds neither
     changes a case's verdict nor costs the suite its start (hypothesis' plugin imports hypothesis: about
-    1 s of CPU per suite). Its process ends without the interpreter's teardown, once pytest has written
-    its results (:mod:`faultlib.cases.suite_process`).
+    1 s of CPU per suite).
     """
     env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
            ENV_PARAMS: json.dumps(case.params), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     if status["control"].get("status") == PhaseStatus.SKIPPED.value:  # what needs the control is skipped
         env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
     selected = [str(case.test_file)] if tests is None else [f"{case.test_file}::{test}" for test in tests]
-    argv = [sys.executable, "-m", "faultlib.cases.suite_process", *selected, "-p", "faultlib.cases.fixture",
+    argv = [sys.executable, "-m", "pytest", *selected, "-p", "faultlib.cases.fixture",
             "-p", "no:cacheprovider",  # writes no .pytest_cache into the catalog
             "-c", os.devnull, "--rootdir", str(case.path), "-q",
             f"--junitxml={junit}", "-o", f"junit_suite_name={case.id}"]
