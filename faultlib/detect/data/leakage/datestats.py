@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.bands import column_of as _column
 from faultlib.pyflow.walk import walk_once
 
 #: reductions that give one point of the time axis
@@ -34,15 +35,6 @@ _POINTS = frozenset({"min", "max", "quantile"})
 
 #: calls whose value is a column of dates
 _DATE_MAKERS = frozenset({"to_datetime", "DatetimeIndex"})
-
-
-def _column(node: ast.expr) -> str | None:
-    """``'c'`` of ``frame['c']`` or ``frame.c``, else ``None``."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return node.slice.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return node.attr
-    return None
 
 
 def _makes_dates(value: ast.expr) -> bool:
