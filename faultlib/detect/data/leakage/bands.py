@@ -21,7 +21,7 @@ from faultlib.pyflow.walk import walk_once
 _BINNINGS = frozenset({"qcut", "cut"})
 
 
-def _column(node: ast.expr) -> str | None:
+def column_of(node: ast.expr) -> str | None:
     """``df['C']`` or ``df.C``: the column's name."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         return node.slice.value
@@ -39,7 +39,7 @@ def _thresholds(mask: ast.expr) -> set[str]:
             numbers = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, (int, float))
                        and not isinstance(s.value, bool)]
             if numbers:
-                out.update(c for c in (_column(s) for s in sides) if c is not None)
+                out.update(c for c in (column_of(s) for s in sides) if c is not None)
     return out
 
 
@@ -57,10 +57,10 @@ def copied_bands(tree: ast.Module) -> frozenset[int]:
     out: set[int] = set()
     for n in walk_once(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _BINNINGS and n.args:
-            col = _column(n.args[0])
+            col = column_of(n.args[0])
             if col is not None and any(line > n.lineno for line in cut_at.get(col, [])):
                 out.add(n.lineno)
     return frozenset(out)
 
 
-__all__ = ["copied_bands"]
+__all__ = ["column_of", "copied_bands"]

@@ -45,6 +45,7 @@ from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
+from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
@@ -219,6 +220,10 @@ class DesignChecks:
             self._cut_windows = cut_window_reductions(self.tree)
         if id(node) in self._cut_windows:  # a mean of the days before a builder's cut date: that set's feature
             return Data(data.rows, data.taints, data.test)  # (cutdates.py)
+        if not hasattr(self, "_date_points"):
+            self._date_points = date_points(self.tree)
+        if id(node) in self._date_points:  # df['day'].quantile(.8), df['day'].min(): a cut or an origin (datestats.py)
+            return Data(None, data.taints, False)
         if not hasattr(self, "_code_cols"):
             self._code_cols = code_columns(self.tree)
         if rebases_codes(node, self._code_cols):  # codes -= codes.min(): a relabelling of categories (codes.py)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.corrpositions import target_position_corrs
 from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
 from faultlib.pyflow.walk import walk_once
@@ -66,6 +67,7 @@ class TargetCorrelation:
                                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call)
                                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "corr"
                                 and not n.value.args and _is_target(n.slice, targets)}
+            self._corr_reads |= target_position_corrs(self.tree, lambda e: _is_target(e, targets))  # type: ignore
         return id(node) in self._corr_reads
 
 

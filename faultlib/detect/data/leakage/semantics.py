@@ -424,7 +424,14 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
                         continue  # this part of a stack is not the held-out one
-                    if f.root.test or test_step(f) is not None or (f == p and not f.steps and data.test):
+                    whole = f == p and not f.steps and data.test
+                    if whole and not f.root.test and (loop := self._counted_fold(fit, data, line)) is not None:
+                        # the helper's input cut into folds by hand, one held out per turn (foldranges.py)
+                        self._emit("fit_outside_cv", fit, line=line, data=data,
+                                   why=f"the fold loop on {self.smap.describe(loop)} holds out part of those rows "
+                                       f"({self._words(p)}) and scores folds whose held-out rows it had already seen")
+                        break
+                    if f.root.test or test_step(f) is not None or whole:
                         # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({self._words(f)})")

@@ -197,7 +197,7 @@ ID_COLUMN = re.compile(r"(^|_)(id|ID|Id)$|[a-z](Id|ID)$")
 GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffleSplit", "LeaveOneGroupOut",
                              "LeavePGroupsOut"})
 _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
-                          "evaluation", "dev"})
+                          "evaluation", "dev", "unlabel", "unlabeled", "unlabelled"})  # X_unlabel: rows to predict
 #: words that make ``val`` a value, not a validation part: ``smoothed_val``, ``max_val``, ``new_val``, ``init_val``
 #: (an exponential smoothing helper's running value was taken for held-out rows: wave 45)
 _VALUE_QUALIFIERS = frozenset({"smoothed", "smooth", "max", "min", "new", "old", "last", "prev", "previous", "next",
