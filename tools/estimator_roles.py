@@ -301,6 +301,15 @@ HAND: dict[str, tuple[str, str, str]] = {
     "VariationalCategoricalHMM": ("clusterer", "hmmlearn.vhmm", "hmmlearn API: VariationalCategoricalHMM.fit(X), predict(X)"),
     # boruta (github.com/scikit-learn-contrib/boruta_py): fit(X, y) selects features with a forest
     "BorutaPy": ("supervised", "boruta", "boruta_py README: BorutaPy.fit(X, y), transform(X)"),
+    # scikit-rebate (epistasislab.github.io/scikit-rebate, "Using skrebate"; Urbanowicz et al., J. Biomed. Inform.
+    # 85, 2018): the Relief-based selectors' fit(X, y) scores every feature by its nearest neighbours of the same and
+    # of the other class, feature_importances_ holds the scores and transform(X) keeps the n_features_to_select best
+    "ReliefF": ("supervised", "skrebate", "skrebate docs: ReliefF.fit(X, y), feature_importances_, transform(X)"),
+    "SURF": ("supervised", "skrebate", "skrebate docs: SURF.fit(X, y), feature_importances_, transform(X)"),
+    "SURFstar": ("supervised", "skrebate", "skrebate docs: SURFstar.fit(X, y), feature_importances_, transform(X)"),
+    "MultiSURF": ("supervised", "skrebate", "skrebate docs: MultiSURF.fit(X, y), feature_importances_, transform(X)"),
+    "MultiSURFstar": ("supervised", "skrebate", "skrebate docs: MultiSURFstar.fit(X, y), feature_importances_"),
+    "TuRF": ("supervised", "skrebate", "skrebate docs: TuRF(core_algorithm=...).fit(X, y, headers), iterative Relief"),
     # optbinning (OptBinning API reference, gnpalencia.org/optbinning; Navas-Palencia, arXiv 2001.08025): fit(x, y)
     # chooses the bin edges with the target; transform gives each bin's weight of evidence or event rate
     "OptimalBinning": ("supervised", "optbinning", "OptBinning API: OptimalBinning.fit(x, y) bins with the target"),

@@ -10,7 +10,9 @@ module is a list of names is such a list: subscripting it gives names, not rows,
 of names is, syntactically (:func:`names_value`): a frame's ``.columns`` (``df.select_dtypes(...).columns``),
 through ``tolist()``/``drop``/``difference``/``union``/``intersection``, ``list``/``sorted``/``set``, a slice, a
 comprehension over one, a sum of them and literal strings, or a name already known to hold names
-(:func:`.params.column_names`). A name bound once from ``.columns`` and once from data stays data.
+(:func:`.params.column_names`), or ``np.array`` of one. A name bound once from ``.columns`` and once from data stays
+data. Names picked from such a list by a fitted ranking (``names[np.argsort(selector.feature_importances_)]``)
+carry that fit, as ``X.columns[rfe.support_]`` does.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.classstats import chooses
-from faultlib.detect.data.leakage.values import Data, MaybeData
+from faultlib.detect.data.leakage.values import Data, MaybeData, maybe_data
 from faultlib.pyflow.values import UNKNOWN, Tup
 
 
@@ -41,6 +43,10 @@ def names_value(expr: ast.expr, names: set[str], depth: int = 6) -> bool:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "sorted", "set",
                                                                                         "tuple") and expr.args:
         return names_value(expr.args[0], names, depth - 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in (
+            "array", "asarray") and isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("np", "numpy") \
+            and expr.args:
+        return names_value(expr.args[0], names, depth - 1)  # np.array(X.T.columns): the names as an array
     if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
         return names_value(expr.generators[0].iter, names, depth - 1)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.BitOr, ast.BitAnd)):
@@ -65,8 +71,12 @@ class ColumnNameLists:
         :meth:`~.embeddings.EmbeddingSemantics._stacked_subscript`; ``None``: an ordinary one."""
         bound = self._bindings.get(base.name, ()) if isinstance(base, MaybeData) and not base.used_as_data else ()
         if bound and all(names_value(b, self._column_names) for b in bound):
-            self._expr(index_node, frame)  # what the index reads is still read
-            return UNKNOWN
+            index = maybe_data(self._expr(index_node, frame))  # what the index reads is still read
+            # names[np.argsort(relief.feature_importances_)]: the names a fitted ranking picked carry its fit, as
+            # X.columns[rfe.support_] does (wave 70: genes kept by a Relief ranking before the cross-validation)
+            fits = frozenset(f for f in index.taints if chooses(f)) if index is not None and index.rows is None \
+                else frozenset()
+            return Data(None, fits) if fits else UNKNOWN
         return self._stacked_subscript(base, index_node, frame)
 
 

@@ -6,7 +6,8 @@ Each is a fit without an estimator object, so the class-based vocabulary does no
 * **univariate scores** (scikit-learn ``sklearn.feature_selection``: ``mutual_info_classif``,
   ``mutual_info_regression``, ``f_classif``, ``f_regression``, ``r_regression``, ``chi2``): a score per column
   computed from ``X`` and ``y``; the columns chosen by it (``X[top]``) carry that fit, as ``rfe.support_`` does;
-* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm) or ``coef_`` (linear
+* a fitted model's ``feature_importances_`` (scikit-learn tree ensembles, xgboost, lightgbm; a supervised selector's
+  scores: scikit-rebate's ``ReliefF``, ``MultiSURF``, ``TuRF``, wave 70) or ``coef_`` (linear
   models: ``LassoCV``, an L1 ``LogisticRegression``, ``LinearSVC``): the same, when the importances or the weights'
   sizes choose the columns of the model that is later scored (scikit-learn's ``SelectFromModel`` ranks by either
   attribute, user guide 1.13.4; waves 59 and 62: columns kept by ``abs(lasso.coef_)``, alone or rank-averaged with
@@ -120,7 +121,10 @@ class FunctionalFits(TargetCorrelation):
         return super()._method_value(receiver, name, args, kwargs, node, frame)
 
     def _importances(self, est: Est) -> Data | None:
-        """``model.feature_importances_``: the ranking carries the model's fit (``None``: not fitted here)."""
-        if est.fit is None or not (vocab.is_model(est.cls) or est.category in ("model", "search")):
+        """``model.feature_importances_``: the ranking carries the model's fit (``None``: not fitted here); a
+        supervised selector's scores too (scikit-rebate's Relief family keeps its per-feature scores in
+        ``feature_importances_``, skrebate documentation "Using skrebate")."""
+        if est.fit is None or not (vocab.is_model(est.cls) or est.category in ("model", "search") or (
+                est.supervised and est.preprocessing)):
             return None
         return Data(None, frozenset({est.fit}), False)

@@ -143,6 +143,10 @@ ROW_METHODS = frozenset({
     "replace", "clip", "abs", "round", "apply", "map", "applymap", "assign", "select_dtypes", "dropna", "reshape",
     "squeeze", "toarray", "todense", "tocsr", "tocsc", "where", "mask", "pipe", "infer_objects", "convert_dtypes",
     "filter", "add_prefix", "add_suffix", "rank", "to_frame", "get_dummies", "join", "merge",
+    # transpose(): the method behind the ``.T`` accessor, which the analysis already reads as its own frame (pandas API
+    # reference, "DataFrame.transpose": "The property T is an accessor to the method transpose()"); an expression
+    # matrix stored genes x samples is transposed before both the selector's fit and the scored model (wave 70)
+    "transpose",
     # polars DataFrame methods that keep the frame's rows (polars API reference, "DataFrame")
     "select", "with_columns", "with_column", "fill_null", "fill_nan", "to_dummies", "cast", "hstack", "to_pandas",
     "lazy", "collect", "drop_nulls", "with_row_index", "with_row_count",
