@@ -261,15 +261,21 @@ def _print(out: dict, list_unjudged: bool) -> None:
             print(f"  unjudged: {r['repo']} {r['path']} cell {r['cell']} line {r['line']} {r['kind']}")
 
 
+#: a file that names one of these may fit a model (scikit-learn and imbalanced-learn, the boosting libraries, Keras
+#: and PyTorch, statsmodels): ``--scan`` lists it; a file naming none is data plumbing or plotting
+MODEL_LIBRARIES = ("sklearn", "imblearn", "lightgbm", "xgboost", "catboost", "keras", "torch", "statsmodels")
+
+
 def scan(dirs: list[Path]) -> None:
-    """Print every alarm (and refusal) of the ``.py``/``.ipynb`` files under ``dirs`` that mention scikit-learn."""
+    """Print every alarm (and refusal) of the ``.py``/``.ipynb`` files under ``dirs`` that name a model library
+    (:data:`MODEL_LIBRARIES`)."""
     for base in dirs:
         for path in sorted(list(base.rglob("*.py")) + list(base.rglob("*.ipynb"))):
             try:
                 text = path.read_text(errors="replace")
             except OSError:
                 continue
-            if "sklearn" not in text and "imblearn" not in text:
+            if not any(name in text for name in MODEL_LIBRARIES):
                 continue
             findings, why, complete, _ = _analyse(path)
             rel = path.relative_to(base)
