@@ -65,6 +65,7 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
+    **{repo: {"index": "git.IndexFile", "git": "git.cmd.Git"} for repo in ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")},
     "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
@@ -79,7 +80,9 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
 the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``, a ``Diff``'s ``a_blob``/``b_blob`` its two ``Blob`` objects
-(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``)."""
+(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``); a
+``Repo``'s ``.index`` is its ``IndexFile`` and ``.git`` its ``git.cmd.Git`` (https://gitpython.readthedocs.io/en/stable/
+reference.html#git.repo.base.Repo.index, #git.repo.base.Repo.git; ``libraries.gitworktree``, ``libraries.vcs``)."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",

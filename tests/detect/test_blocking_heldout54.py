@@ -1,0 +1,62 @@
+"""check blocking: the kinds held-out wave 54 (issue 17; Flask-SQLAlchemy under Quart, a sync client kept in an
+aiohttp application, a model unpacked from a joblib pack, Tornado's websocket handshake hooks, GitPython's working
+tree state) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this
+test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- GitPython: the working tree's state, the index, and repo.git ----------------------------------------------------
+
+
+def test_gitpython_status_index_and_git_command_run_git(tmp_path):
+    found = flagged(tmp_path, """
+        import git
+
+        def open_repo(path) -> git.Repo:
+            return git.Repo(path)
+
+        def summary(path):
+            repo = open_repo(path)
+            dirty = repo.is_dirty(untracked_files=True)
+            extra = list(repo.untracked_files)
+            patch = repo.git.diff("--cached")
+            return dirty, extra, patch
+
+        def record(path, files, text):
+            repo = open_repo(path)
+            repo.index.add(files)
+            return repo.index.commit(text)
+
+        async def status(path):
+            return summary(path)
+
+        async def save(path, files, text):
+            return record(path, files, text)
+    """)
+    assert ("blocking_subprocess", "dirty = repo.is_dirty(untracked_files=True)") in found
+    assert ("blocking_subprocess", "extra = list(repo.untracked_files)") in found
+    assert ("blocking_subprocess", 'patch = repo.git.diff("--cached")') in found
+    assert ("blocking_file_io", "repo.index.add(files)") in found
+    assert ("blocking_file_io", "return repo.index.commit(text)") in found
+
+
+def test_gitpython_offloaded_or_only_named_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import git
+
+        def summary(path):
+            repo = git.Repo(path)
+            return repo.is_dirty(), repo.working_tree_dir
+
+        async def status(path):
+            return await asyncio.to_thread(summary, path)
+
+        async def where(path):
+            return git.Repo(path).working_dir
+    """)
+    assert not found
