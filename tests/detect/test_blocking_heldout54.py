@@ -60,3 +60,35 @@ def test_gitpython_offloaded_or_only_named_is_silent(tmp_path):
             return git.Repo(path).working_dir
     """)
     assert not found
+
+
+# -- Tornado: a websocket's handshake hooks run on the IOLoop -------------------------------------------------------
+
+
+def test_tornado_websocket_handshake_hooks_run_on_the_ioloop(tmp_path):
+    found = flagged(tmp_path, """
+        import json
+        from tornado.websocket import WebSocketHandler
+
+        class Feed(WebSocketHandler):
+            def check_origin(self, origin):
+                with open("allowed.json") as f:
+                    return origin in json.load(f)
+
+            def select_subprotocol(self, subprotocols):
+                with open("protocols.txt") as f:
+                    known = f.read().split()
+                return next((p for p in subprotocols if p in known), None)
+    """)
+    assert ("blocking_file_io", 'with open("allowed.json") as f:') in found
+    assert ("blocking_file_io", 'with open("protocols.txt") as f:') in found
+
+
+def test_a_check_origin_outside_a_tornado_handler_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        class OriginPolicy:
+            def check_origin(self, origin):
+                with open("allowed.txt") as f:
+                    return origin in f.read()
+    """)
+    assert not found
