@@ -92,3 +92,47 @@ def test_a_check_origin_outside_a_tornado_handler_is_silent(tmp_path):
                     return origin in f.read()
     """)
     assert not found
+
+
+# -- a model unpacked from a joblib/pickle pack ---------------------------------------------------------------------
+
+
+def test_a_model_unpacked_from_a_joblib_pack_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import pickle
+        import joblib
+
+        bundle = joblib.load("bundle.joblib")
+        scorer = bundle["scorer"]
+        labels = bundle["labels"]
+
+        def second_opinion(rows):
+            with open("other.pkl", "rb") as f:
+                packed = pickle.load(f)
+            return packed["clf"].predict_proba(rows)
+
+        async def score(rows):
+            codes = labels.transform(rows)
+            best = scorer.predict(codes)
+            return best, second_opinion(rows)
+    """)
+    assert ("blocking_cpu", "best = scorer.predict(codes)") in found
+    assert ("blocking_cpu", 'return packed["clf"].predict_proba(rows)') in found
+    assert not any("labels.transform" in line for _, line in found)
+
+
+def test_a_model_of_a_joblib_pack_offloaded_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import joblib
+
+        bundle = joblib.load("bundle.joblib")
+        scorer = bundle["scorer"]
+
+        async def score(rows):
+            loop = asyncio.get_running_loop()
+            best = await loop.run_in_executor(None, scorer.predict, rows)
+            also = await asyncio.to_thread(bundle["scorer"].predict_proba, rows)
+            return best, also, bundle["threshold"]
+    """)
+    assert not found
