@@ -136,3 +136,72 @@ def test_a_model_of_a_joblib_pack_offloaded_is_silent(tmp_path):
             return best, also, bundle["threshold"]
     """)
     assert not found
+
+
+# -- Flask-SQLAlchemy: db.session and Model.query are SQLAlchemy's sync session ------------------------------------
+
+
+def test_flask_sqlalchemy_session_and_model_query_block_an_async_view(tmp_path):
+    found = flagged(tmp_path, """
+        from quart import Quart
+        from flask_sqlalchemy import SQLAlchemy
+
+        app = Quart(__name__)
+        db = SQLAlchemy(app)
+
+        class Saved:
+            @classmethod
+            def make(cls, **fields):
+                row = cls(**fields)
+                db.session.add(row)
+                db.session.commit()
+                return row
+
+        class Note(db.Model, Saved):
+            id = db.Column(db.Integer, primary_key=True)
+
+        class Pinned(Note):
+            pass
+
+        @app.route("/notes/<int:n>")
+        async def show(n):
+            first = Note.query.filter_by(id=n).first()
+            same = db.session.query(Note).get(n)
+            pins = Pinned.query.all()
+            Note.make(id=n + 1)
+            return str((first, same, pins))
+    """)
+    assert ("blocking_db", "first = Note.query.filter_by(id=n).first()") in found
+    assert ("blocking_db", "same = db.session.query(Note).get(n)") in found
+    assert ("blocking_db", "pins = Pinned.query.all()") in found
+    assert ("blocking_db", "db.session.commit()") in found
+
+
+def test_async_sqlalchemy_and_a_plain_query_attribute_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from sqlalchemy import select
+        from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+
+        engine = create_async_engine("sqlite+aiosqlite:///notes.db")
+
+        class Search:
+            query = "notes"
+
+            def first(self):
+                return self.query
+
+        class Filters:
+            Model = Search
+
+        filters = Filters()
+
+        class Local(filters.Model):
+            pass
+
+        async def show(n):
+            async with AsyncSession(engine) as session:
+                row = (await session.execute(select(Search).where(n == 1))).first()
+                await session.commit()
+            return row, Local.query.upper(), Search().first()
+    """)
+    assert not found

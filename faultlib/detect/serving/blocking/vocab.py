@@ -73,7 +73,9 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
     **{repo: {"index": "git.IndexFile", "git": "git.cmd.Git"} for repo in ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")},
     "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"},
-    "sklearn.base.BaseEstimator": {"[]": UNPICKLED_ITEM}}
+    "sklearn.base.BaseEstimator": {"[]": UNPICKLED_ITEM},
+    **{ext: {"session": "sqlalchemy.orm.scoped_session", "engine": "sqlalchemy.engine.Engine"} for ext in (
+        "flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extension.SQLAlchemy")}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -91,7 +93,10 @@ the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root 
 ``Repo``'s ``.index`` is its ``IndexFile`` and ``.git`` its ``git.cmd.Git`` (https://gitpython.readthedocs.io/en/stable/
 reference.html#git.repo.base.Repo.index, #git.repo.base.Repo.git; ``libraries.gitworktree``, ``libraries.vcs``); an item
 of an unpickled object is a :data:`UNPICKLED_ITEM` (https://joblib.readthedocs.io/en/stable/generated/joblib.load.html:
-"Reconstruct a Python object from a file persisted with joblib.dump", whatever was dumped, a dict of models included)."""
+"Reconstruct a Python object from a file persisted with joblib.dump", whatever was dumped, a dict of models included);
+a Flask-SQLAlchemy extension's ``.session`` is a ``scoped_session`` of SQLAlchemy's sync ``Session`` and ``.engine`` its
+``Engine`` (https://flask-sqlalchemy.readthedocs.io/en/stable/api/#flask_sqlalchemy.SQLAlchemy.session;
+:mod:`~faultlib.detect.serving.blocking.flask_models` types ``Model.query``)."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",
