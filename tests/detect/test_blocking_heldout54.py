@@ -205,3 +205,60 @@ def test_async_sqlalchemy_and_a_plain_query_attribute_are_silent(tmp_path):
             return row, Local.query.upper(), Search().first()
     """)
     assert not found
+
+
+# -- a client kept in an aiohttp application, read back as request.app[key] -----------------------------------------
+
+
+def test_a_sync_client_kept_in_the_aiohttp_app_blocks_its_readers(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+        from aiohttp import web
+
+        def count_rows(conn, table):
+            cur = conn.cursor()
+            cur.execute("SELECT count(*) FROM " + table)
+            return cur.fetchone()[0]
+
+        async def stats(request):
+            total = count_rows(request.app["store"], "items")
+            request.config_dict["store"].commit()
+            return web.json_response({"total": total})
+
+        def build(path):
+            app = web.Application()
+            app["store"] = sqlite3.connect(path)
+            app.add_routes([web.get("/stats", stats)])
+            return app
+    """)
+    assert ("blocking_db", 'cur.execute("SELECT count(*) FROM " + table)') in found
+    assert ("blocking_db", 'request.config_dict["store"].commit()') in found
+
+
+def test_an_async_client_kept_in_the_aiohttp_app_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+        import aiosqlite
+        from aiohttp import web
+
+        async def stats(request):
+            async with request.app["store"].execute("SELECT count(*) FROM items") as cur:
+                row = await cur.fetchone()
+            settings = request.app["settings"]
+            return web.json_response({"total": row[0], "name": settings.get("name")})
+
+        async def open_store(app):
+            app["store"] = await aiosqlite.connect("shop.db")
+
+        def build():
+            app = web.Application()
+            app["settings"] = {"name": "shop"}
+            app.on_startup.append(open_store)
+            app.add_routes([web.get("/stats", stats)])
+            return app
+
+        def offline_report(cache):
+            cache["store"] = sqlite3.connect("report.db")
+            return cache
+    """)
+    assert not found
