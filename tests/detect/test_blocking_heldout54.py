@@ -262,3 +262,42 @@ def test_an_async_client_kept_in_the_aiohttp_app_is_silent(tmp_path):
             return cache
     """)
     assert not found
+
+
+def test_a_sync_connection_in_sanics_app_ctx_blocks_its_readers(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+        from sanic import Sanic, json
+
+        app = Sanic("shop")
+
+        @app.before_server_start
+        async def attach(app, loop):
+            app.ctx.db = sqlite3.connect("shop.db")
+
+        @app.get("/count")
+        async def count(request):
+            rows = request.app.ctx.db.execute("SELECT 1").fetchall()
+            return json({"n": len(rows)})
+    """)
+    assert ("blocking_db", 'rows = request.app.ctx.db.execute("SELECT 1").fetchall()') in found
+
+
+def test_an_async_connection_in_sanics_app_ctx_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import aiosqlite
+        from sanic import Sanic, json
+
+        app = Sanic("shop")
+
+        @app.before_server_start
+        async def attach(app, loop):
+            app.ctx.db = await aiosqlite.connect("shop.db")
+
+        @app.get("/count")
+        async def count(request):
+            async with request.app.ctx.db.execute("SELECT 1") as cur:
+                rows = await cur.fetchall()
+            return json({"n": len(rows)})
+    """)
+    assert not found
