@@ -177,6 +177,33 @@ def test_flask_sqlalchemy_session_and_model_query_block_an_async_view(tmp_path):
     assert ("blocking_db", "db.session.commit()") in found
 
 
+def test_flask_sqlalchemy_helpers_and_a_models_own_classmethod_query(tmp_path):
+    found = flagged(tmp_path, """
+        from quart import Quart
+        from flask_sqlalchemy import SQLAlchemy
+
+        db = SQLAlchemy()
+        app = Quart(__name__)
+        db.init_app(app)
+
+        class Card(db.Model):
+            id = db.Column(db.Integer, primary_key=True)
+
+            @classmethod
+            def newest(cls):
+                return cls.query.order_by(cls.id.desc()).first()
+
+        @app.route("/cards/<int:n>")
+        async def card(n):
+            one = db.get_or_404(Card, n)
+            page = Card.query.paginate(page=n, per_page=20)
+            return str((one, page, Card.newest()))
+    """)
+    assert ("blocking_db", "one = db.get_or_404(Card, n)") in found
+    assert ("blocking_db", "page = Card.query.paginate(page=n, per_page=20)") in found
+    assert ("blocking_db", "return cls.query.order_by(cls.id.desc()).first()") in found
+
+
 def test_async_sqlalchemy_and_a_plain_query_attribute_are_silent(tmp_path):
     found = flagged(tmp_path, """
         from sqlalchemy import select
