@@ -262,6 +262,25 @@ def test_a_sync_client_kept_in_the_aiohttp_app_blocks_its_readers(tmp_path):
     assert ("blocking_db", 'request.config_dict["store"].commit()') in found
 
 
+def test_a_sync_client_under_an_aiohttp_app_key_blocks_its_readers(tmp_path):
+    found = flagged(tmp_path, """
+        import redis
+        from aiohttp import web
+
+        CACHE = web.AppKey("cache", redis.Redis)
+
+        async def hits(request):
+            return web.json_response({"hits": request.app[CACHE].incr("hits")})
+
+        def build():
+            app = web.Application()
+            app[CACHE] = redis.Redis()
+            app.router.add_get("/hits", hits)
+            return app
+    """)
+    assert ("blocking_db", 'return web.json_response({"hits": request.app[CACHE].incr("hits")})') in found
+
+
 def test_an_async_client_kept_in_the_aiohttp_app_is_silent(tmp_path):
     found = flagged(tmp_path, """
         import sqlite3
