@@ -16,7 +16,7 @@ that changed more files}: a fixed line counts as found when
 a finding is at it, when a finding's call path from its ``async def`` runs through it, or when it is one of the
 lines where another coroutine calls into that path (the finding's ``entry_calls``) -- a fix made at the
 caller, ``await asyncio.to_thread(helper, ...)`` or an ``async def`` turned into a ``def``, the line of that
-``async def`` included); the verdicts are
+``async def`` included, for the finding's first entry and for every entry its ``entry_calls`` name); the verdicts are
 ``benchmarks/labels/blocking.jsonl`` (one object a line: ``repository``, ``commit``, ``path``
 (relative to the checkout), ``line``, ``kind``, ``verdict`` -- ``tp`` a blocker the tool reports,
 ``fp`` a report that is not a blocker, ``fn`` a blocker found by reading that the tool missed
@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import gc
 import json
 import os
@@ -186,14 +187,16 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
         for step in f.evidence.get("chain", []):
             if step.get("file") and step.get("line"):
                 via.add((_key_path(step["file"], root, scan), int(step["line"])))
+        entries = [(f.evidence["entry_file"], f.evidence["entry"])] if f.evidence.get("entry_file") and f.evidence.get(
+            "entry") else []
         for step in f.evidence.get("entry_calls", []):  # where each other coroutine calls into the blocker
             if step.get("file") and step.get("line"):
                 via.add((_key_path(step["file"], root, scan), int(step["line"])))
-        if f.evidence.get("entry_file") and f.evidence.get("entry"):  # the `async def` line of the entry itself
-            entry_file = Path(f.evidence["entry_file"])
-            line = _def_line(entry_file, f.evidence["entry"])
+                entries.append((step["file"], step.get("function")))
+        for entry_file, entry in entries:  # the `async def` line of each entry the finding names
+            line = _def_line(Path(entry_file), entry) if entry else None
             if line is not None:
-                via.add((_key_path(entry_file, root, scan), line))
+                via.add((_key_path(Path(entry_file), root, scan), line))
     refused = [s for s in report.skipped if "not valid Python" in s or "cannot be parsed" in s]
     return found, {"files": len(report.files), "seconds": seconds, "cpu_s": cpu, "refused": len(refused),
                    "complete": report.complete, "findings": len(found), "kinds": kinds, "via": via, "plain": plain}
@@ -201,9 +204,8 @@ def run_tool(root: Path, scan: str) -> tuple[set[tuple[str, int]], dict]:
 
 def _def_line(path: Path, qualname: str) -> int | None:
     """The line of the ``def``/``async def`` named ``qualname`` (``Class.method``) in ``path``, or None."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
+    tree = _parsed(path)
+    if tree is None:
         return None
     todo = [(node, "") for node in tree.body]
     while todo:
@@ -215,6 +217,15 @@ def _def_line(path: Path, qualname: str) -> int | None:
             inner = name + (".<locals>." if not isinstance(node, ast.ClassDef) else ".")
             todo.extend((child, inner) for child in node.body)
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: Path) -> ast.Module | None:
+    """``path`` parsed once per run (a service's findings name the same handlers' files many times), or None."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return None
 
 
 def run_peer(argv: list[str], root: Path, scan: str, timeout: float = 600) -> set[tuple[str, int]] | str | None:

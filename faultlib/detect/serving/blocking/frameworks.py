@@ -92,10 +92,13 @@ the installed frameworks' own subclasses of them that an extension derives from.
 
 TORNADO_METHODS = frozenset({"get", "head", "post", "delete", "patch", "put", "options", "prepare", "on_finish",
                              "initialize", "on_connection_close", "get_current_user", "set_default_headers",
-                             "write_error", "open", "on_message", "on_close", "on_ping", "on_pong"})
+                             "write_error", "open", "on_message", "on_close", "on_ping", "on_pong",
+                             "check_origin", "select_subprotocol", "get_compression_options"})
 """The methods Tornado calls on the IOLoop for each request (``RequestHandler.SUPPORTED_METHODS`` in lower case,
 ``prepare``, ``on_finish``; ``initialize`` from the constructor, ``get_current_user`` behind ``current_user``, the
-hooks ``set_default_headers``, ``write_error``, ``on_connection_close``) and each websocket event."""
+hooks ``set_default_headers``, ``write_error``, ``on_connection_close``), each websocket event, and the hooks of a
+websocket's handshake, called by ``WebSocketHandler.get`` before ``open`` (``check_origin``, ``select_subprotocol``,
+``get_compression_options``: https://www.tornadoweb.org/en/stable/websocket.html#configuration; held-out wave 54)."""
 
 _LITESTAR_VERBS = ("get", "post", "put", "patch", "delete", "head", "route")
 LITESTAR_ROUTES = frozenset({f"{module}.{verb}" for verb in _LITESTAR_VERBS for module in (

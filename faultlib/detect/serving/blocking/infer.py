@@ -232,18 +232,17 @@ class Inference:
         value = func.module.attr_values.get(".".join(parts)) if parts and parts[0] not in ("self", "cls") else None
         if value is not None:
             return self.index.type_of(value, self.module_func(func.module))
-        if parts and len(parts) >= 3 and parts[-3:-1] == ["app", "state"]:  # request.app.state.x: the one app's state
-            return self._app_state(parts[-1])
+        if parts and len(parts) >= 3 and parts[-3] == "app" and parts[-2] in APP_STATES:  # request.app.state.x
+            return self._app_state(parts[-2], parts[-1])
         return None
 
-    def _app_state(self, name: str) -> Type | None:
-        """The type of ``<app>.state.<name>`` assigned in any analysed module (a startup hook in ``main.py``, read
-        as ``request.app.state.<name>`` in a router): Starlette keeps one ``State`` per application
-        (https://www.starlette.io/applications/#storing-state-on-the-app-instance)."""
+    def _app_state(self, holder: str, name: str) -> Type | None:
+        """The type of ``<app>.state.<name>`` (``<app>.ctx.<name>``) assigned in any analysed module (a startup hook
+        in ``main.py``, read as ``request.app.state.<name>`` in a router): see :data:`APP_STATES`."""
         found = []
         for module in self.index.distinct_modules():
             for key, value in module.attr_values.items():
-                if key.split(".")[-3:] == ["app", "state", name]:
+                if key.split(".")[-3:] == ["app", holder, name]:
                     typed = self.index.type_of(value, self.module_func(module))
                     if typed is not None:
                         found.append(typed)
@@ -428,6 +427,13 @@ def _self_stores(node: ast.Assign | ast.AnnAssign, method: Func, attr: str) -> l
 
 def _values(literal: ast.expr) -> list[ast.expr]:
     return list(literal.values) if isinstance(literal, ast.Dict) else list(literal.elts)
+
+
+APP_STATES = frozenset({"state", "ctx"})
+"""The one namespace an application keeps for its own values: Starlette's ``app.state``
+(https://www.starlette.io/applications/#storing-state-on-the-app-instance) and Sanic's ``app.ctx``
+(https://sanic.dev/en/guide/basics/app.html#application-context: "a place to attach ... e.g. a database
+connection", read back as ``request.app.ctx.db``; held-out wave 54)."""
 
 
 def _agreed(found: list, *, strict: bool):

@@ -25,6 +25,7 @@ from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
+from faultlib.detect.serving.blocking.app_items import app_item
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
 
@@ -81,6 +82,9 @@ class TypeOf:
             return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`
         if isinstance(expr, ast.Attribute) and func is not None and narrowed(self, expr, func) is not None:
             return narrowed(self, expr, func)  # assert isinstance(self.db, Engine): an Engine here
+        if isinstance(expr, ast.Subscript) and func is not None and (
+                kept := app_item(self, expr.value, expr.slice, func)) is not None:
+            return kept  # request.app["db"] of an aiohttp application
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):

@@ -51,6 +51,12 @@ FLUSH_EVENTS = frozenset({"before_insert", "after_insert", "before_update", "aft
 """SQLAlchemy mapper and session events run inside the flush of ``session.commit()``/``flush()``, in the calling
 thread (https://docs.sqlalchemy.org/en/20/orm/events.html#mapper-events: "called ... within the flush process")."""
 
+UNPICKLED_ITEM = "pickle.UnpickledItem"
+"""The type this analysis gives an item of what ``joblib.load``/``pickle.load`` returned (typed as an estimator,
+``libraries.models``): a pack of a fitted model and its encoders, ``pack["model"]``. Its type is not known, so only
+the methods that run a loaded model (:data:`MODEL_METHODS`: ``predict``, ``predict_proba``...) count on it, never an
+estimator's ``transform``/``fit`` (a label encoder's ``transform`` of one value). Held-out wave 54."""
+
 ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
@@ -65,7 +71,11 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
-    "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"}}
+    **{repo: {"index": "git.IndexFile", "git": "git.cmd.Git"} for repo in ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")},
+    "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"},
+    "sklearn.base.BaseEstimator": {"[]": UNPICKLED_ITEM},
+    **{ext: {"session": "sqlalchemy.orm.scoped_session", "engine": "sqlalchemy.engine.Engine"} for ext in (
+        "flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extension.SQLAlchemy")}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -79,7 +89,14 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
 the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``, a ``Diff``'s ``a_blob``/``b_blob`` its two ``Blob`` objects
-(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``)."""
+(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``); a
+``Repo``'s ``.index`` is its ``IndexFile`` and ``.git`` its ``git.cmd.Git`` (https://gitpython.readthedocs.io/en/stable/
+reference.html#git.repo.base.Repo.index, #git.repo.base.Repo.git; ``libraries.gitworktree``, ``libraries.vcs``); an item
+of an unpickled object is a :data:`UNPICKLED_ITEM` (https://joblib.readthedocs.io/en/stable/generated/joblib.load.html:
+"Reconstruct a Python object from a file persisted with joblib.dump", whatever was dumped, a dict of models included);
+a Flask-SQLAlchemy extension's ``.session`` is a ``scoped_session`` of SQLAlchemy's sync ``Session`` and ``.engine`` its
+``Engine`` (https://flask-sqlalchemy.readthedocs.io/en/stable/api/#flask_sqlalchemy.SQLAlchemy.session;
+:mod:`~faultlib.detect.serving.blocking.flask_models` types ``Model.query``)."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",
