@@ -65,7 +65,9 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
-    "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"}}
+    "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"},
+    **{repo: {"git": "git.cmd.Git", "index": "git.IndexFile"} for repo in ("git.Repo", "git.repo.Repo",
+                                                                          "git.repo.base.Repo")}}
 """Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
@@ -79,7 +81,10 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
 the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``, a ``Diff``'s ``a_blob``/``b_blob`` its two ``Blob`` objects
-(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``)."""
+(https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``); a
+``Repo``'s ``.git`` is its ``Git`` command object and ``.index`` its ``IndexFile``
+(https://gitpython.readthedocs.io/en/stable/tutorial.html#using-git-directly, ``repo.git.checkout(...)``; held-out
+wave 53)."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",

@@ -6,13 +6,18 @@ database is ``GitCmdObjectDB``, which reads objects through long-running ``git c
 resolves the revision (reading the refs under ``.git``) and asks cat-file for the commit; ``diff`` of a commit, tree
 or index runs ``git diff-tree``/``git diff`` as a child process and parses its output. Each waits in the calling
 thread (held-out wave 50: nbdime's Jupyter server extension diffs notebooks between git refs in an async handler).
+``repo.rev_parse(rev)`` resolves a revision through the same object database (cat-file). A repository's staging area,
+``repo.index`` (an ``IndexFile``), writes to disk: ``add`` hashes the files into loose objects and rewrites the index
+file, ``commit`` writes the tree and commit objects and moves HEAD, ``write`` rewrites the index, ``reset`` reads a
+tree with ``git read-tree``, ``remove`` and ``move`` run ``git rm --cached``/``git mv`` (held-out wave 53: the MCP
+reference git server stages, commits and resets from its async ``call_tool``).
 """
 
 from __future__ import annotations
 
 from faultlib.detect.serving.blocking.entries import Family, Vocabulary
 
-P = "blocking_subprocess"
+P, F = "blocking_subprocess", "blocking_file_io"
 OBJECTS = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.repo.base.Repo.commit (\"The Commit object "
            "for the specified revision\", through rev_parse and the object database) and "
            "https://gitpython.readthedocs.io/en/stable/reference.html#git.db.GitCmdObjectDB (\"uses git-cat-file to "
@@ -29,13 +34,25 @@ BLOB = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.b
         "OStream object with the data of this object\": read from the object database, git cat-file)")
 _DIFF_INDEX = "git.DiffIndex"
 
+REV_PARSE = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.repo.fun.rev_parse (\"Parse a revision "
+             "string ... Returns Object at the given revision\": the object is read through the object database)")
+INDEX = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.index.base.IndexFile (add: \"Add files from "
+         "the working tree ... to the index ... writes the index\"; commit: \"Commit the current default index "
+         "file, creating a Commit object\"; reset: reads the tree into a temporary index with git read-tree; "
+         "remove/move run git rm --cached and git mv; write writes the index file)")
+_INDEX = ("git.IndexFile", "git.index.IndexFile", "git.index.base.IndexFile")
+
 GIT_OBJECTS = Vocabulary(
-    calls={f"{r}.commit": (P, OBJECTS) for r in _REPO},
-    families=(Family(_DIFFABLE, {"diff": P}, DIFF),),
+    calls={**{f"{r}.commit": (P, OBJECTS) for r in _REPO}, **{f"{r}.rev_parse": (P, REV_PARSE) for r in _REPO}},
+    families=(Family(_DIFFABLE, {"diff": P}, DIFF),
+              Family(_INDEX, {"add": F, "commit": F, "write": F, "write_tree": F, "reset": P, "remove": P,
+                              "move": P}, INDEX)),
     returns={**{f"{r}.commit": _COMMIT for r in _REPO},
              **{f"{d}.diff": _DIFF_INDEX for d in _DIFFABLE}, f"{_DIFF_INDEX}.__iter__": "git.Diff"},
     reads={f"{b}.data_stream": (P, BLOB) for b in ("git.Blob", "git.objects.blob.Blob")},
 )
 """``Commit.tree`` is a ``Tree`` and a ``Diff``'s ``a_blob``/``b_blob`` are ``Blob`` objects
 (:data:`faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`); iterating the ``DiffIndex`` a ``diff`` returns
-gives each ``Diff`` (https://gitpython.readthedocs.io/en/stable/reference.html#git.diff.DiffIndex)."""
+gives each ``Diff`` (https://gitpython.readthedocs.io/en/stable/reference.html#git.diff.DiffIndex); a ``Repo``'s ``.git``
+is its ``git.cmd.Git`` (every method a git subcommand, :mod:`~faultlib.detect.serving.blocking.libraries.vcs`) and its
+``.index`` its ``IndexFile``."""
