@@ -252,56 +252,44 @@ def test_an_instructor_wrapped_async_client_is_awaited(tmp_path):
 # -- a lazy module global the sync entry point fills before it starts the loop ------------------------------------------
 
 
+LAZY_NOTES_SERVER = """
+import sqlite3
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("notes")
+_conn = None
+
+def connection(path="notes.db"):
+    global _conn
+    if _conn is None:
+        _conn = sqlite3.connect(path)
+    return _conn
+
+@mcp.tool()
+async def count() -> int:
+    return connection().total_changes
+"""
+"""An MCP server whose tool reads a connection built on first use; each test adds its own entry point."""
+
+
 def test_a_lazy_client_the_entry_point_builds_before_serving_is_not_built_on_the_loop(tmp_path):
-    found = flagged(tmp_path, """
-        import sqlite3
-        from mcp.server.fastmcp import FastMCP
-
-        mcp = FastMCP("notes")
-        _conn = None
-
-        def connection(path="notes.db"):
-            global _conn
-            if _conn is None:
-                _conn = sqlite3.connect(path)
-            return _conn
-
-        @mcp.tool()
-        async def count() -> int:
-            return connection().total_changes
-
-        def main():
-            try:
-                connection("/var/notes.db")
-            except Exception:
-                raise
-            mcp.run(transport="stdio")
-    """)
+    found = flagged(tmp_path, LAZY_NOTES_SERVER + """
+def main():
+    try:
+        connection("/var/notes.db")
+    except Exception:
+        raise
+    mcp.run(transport="stdio")
+""")
     assert not any("sqlite3.connect" in line for _, line in found)
 
 
 def test_a_lazy_client_built_after_the_loop_starts_or_only_sometimes_is_still_built_on_the_loop(tmp_path):
-    found = flagged(tmp_path, """
-        import sqlite3
-        from mcp.server.fastmcp import FastMCP
-
-        mcp = FastMCP("notes")
-        _conn = None
-
-        def connection(path="notes.db"):
-            global _conn
-            if _conn is None:
-                _conn = sqlite3.connect(path)
-            return _conn
-
-        @mcp.tool()
-        async def count() -> int:
-            return connection().total_changes
-
-        def main(warm: bool):
-            if warm:
-                connection()
-            mcp.run(transport="stdio")
-            connection()
-    """)
+    found = flagged(tmp_path, LAZY_NOTES_SERVER + """
+def main(warm: bool):
+    if warm:
+        connection()
+    mcp.run(transport="stdio")
+    connection()
+""")
     assert ("blocking_db", "_conn = sqlite3.connect(path)") in found
