@@ -293,3 +293,50 @@ def main(warm: bool):
     connection()
 """)
     assert ("blocking_db", "_conn = sqlite3.connect(path)") in found
+
+
+# -- a parameter annotated with a module is typed from its callers; a WebDriver's page source is a command ------------
+
+
+def test_a_driver_handed_down_through_a_parameter_annotated_with_its_package_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from selenium import webdriver
+
+        class Fallback:
+            def _start(self):
+                return webdriver.Firefox()
+
+            def _page(self, driver, url):
+                driver.get(url)
+                return driver.page_source
+
+            async def one(self, url, driver: webdriver = None):
+                return self._page(driver, url)
+
+            async def many(self, urls):
+                driver = self._start()
+                return await asyncio.gather(*[self.one(url=u, driver=driver) for u in urls])
+    """)
+    assert ("blocking_http", "driver.get(url)") in found
+    assert ("blocking_http", "return driver.page_source") in found
+
+
+def test_a_parameter_annotated_with_a_package_holding_no_client_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from selenium import webdriver
+
+        def options(headless):
+            opts = webdriver.ChromeOptions()
+            if headless:
+                opts.add_argument("--headless")
+            return opts
+
+        class Settings:
+            def build(self, headless):
+                return options(headless)
+
+        async def configure(settings: webdriver = None):
+            return Settings().build(True)
+    """)
+    assert not found
