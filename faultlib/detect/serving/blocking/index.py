@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
+from faultlib.detect.serving.blocking.module_annotations import names_a_module
 from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
@@ -193,6 +194,8 @@ class Index(TypeOf):
         if not parts or parts[-1] in ("Any", "object"):
             return None  # says nothing: the call sites' arguments may (see _unannotated_param)
         found = self.resolve_parts(parts, module, None)
+        if isinstance(found, str) and names_a_module(self.vocab, found):
+            return None  # `driver: webdriver`: a package, not a class (module_annotations)
         if isinstance(found, str) and found.rpartition(".")[2] == self.vocab.returns.get(found, "").rpartition(".")[2]:
             return self.vocab.returns[found]  # openpyxl.Workbook: the class re-exported from openpyxl.workbook...
         if isinstance(found, str) and (same := f"{found}.{found.rpartition('.')[2]}") in self._returned():

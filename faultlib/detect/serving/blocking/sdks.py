@@ -196,7 +196,7 @@ SDKS = Vocabulary(
         _pkg("chromadb", "https://docs.trychroma.com/reference/python/client", methods=(
             "add", "query", "get", "upsert", "update", "delete", "count", "peek", "get_or_create_collection",
             "create_collection", "get_collection", "delete_collection", "list_collections", "heartbeat",
-            "get_max_batch_size")),
+            "get_max_batch_size", "modify")),
         _pkg("llama_index", "https://docs.llamaindex.ai/en/stable/module_guides/deploying/query_engine/ "
              "(query/chat are sync; aquery/achat the twins)", methods=(
                  "query", "chat", "stream_chat", "complete", "stream_complete", "retrieve", "from_documents",
@@ -350,6 +350,7 @@ SDKS = Vocabulary(
         "google.cloud.storage.Bucket.get_blob": "google.cloud.storage.Blob",
         "google.generativeai.GenerativeModel.start_chat": "google.generativeai.ChatSession",
         "pinecone.Pinecone.Index": "pinecone.Index", "gspread.service_account": "gspread.Client",
+        "gspread.authorize": "gspread.Client",
         "gspread.Client.open": "gspread.Spreadsheet", "gspread.Client.open_by_key": "gspread.Spreadsheet",
         "gspread.Spreadsheet.worksheet": "gspread.Worksheet", "gspread.Spreadsheet.sheet1": "gspread.Worksheet",
     },

@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
+from faultlib.detect.serving.blocking.module_annotations import module_annotated
 from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
@@ -64,7 +65,7 @@ class TypeOf:
                 found = narrowed(self, expr, func) or self.local_types(func).get(expr.id)  # isinstance(x, T): a T
                 if found is not None:
                     return found
-                if _unannotated_param(func, expr.id):  # from the call sites, or the function it wraps
+                if _unannotated_param(func, expr.id) or module_annotated(self, func, expr.id):  # from the call sites
                     return self.infer.parameter(func, expr.id)
                 outer = _enclosing_scope(func, expr.id)
                 if outer is not None:  # a closure's free variable: the enclosing function's local

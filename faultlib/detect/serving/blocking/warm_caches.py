@@ -15,7 +15,8 @@ get_settings()``, ``logger = get_logger()``): a function without parameters deco
 ``lru_cache`` (https://docs.python.org/3/library/functools.html#functools.lru_cache: a call with the same arguments
 returns the stored result; with no arguments there is one), whose whole body ran at import; and a function whose
 ``if G is None:`` (or ``if not G:``) branch assigns the module global ``G`` it declares ``global``, which import
-filled. Used by :func:`~faultlib.detect.serving.blocking.analyze_sources` on each finding's path.
+filled -- or which the sync entry point fills before it starts the loop
+(:mod:`~faultlib.detect.serving.blocking.served_after`). Used by :func:`~faultlib.detect.serving.blocking.analyze_sources` on each finding's path.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.served_after import filled_before_serving
 
 __all__ = ["WarmCaches"]
 
@@ -66,7 +68,7 @@ class WarmCaches:
         declared = any(isinstance(n, ast.Global) and memo.id in n.names for n in func.nodes)
         assigned = any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == memo.id
                                                          for t in n.targets) for b in node.body for n in ast.walk(b))
-        return declared and assigned and id(func) in self._top_called()
+        return declared and assigned and (id(func) in self._top_called() or filled_before_serving(self.index, func))
 
     def _warm(self, node: ast.If, func: Func) -> bool:
         test = node.test

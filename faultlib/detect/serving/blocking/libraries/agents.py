@@ -6,7 +6,8 @@ SDKs themselves are in :mod:`faultlib.detect.serving.blocking.sdks`). An ``Atomi
 ``run_stream`` call its (instructor-wrapped) client and wait for the model's whole answer in the calling thread;
 ``run_async``/``run_async_stream`` are the async twins and are left out (a method whose name says it is async is
 never owned). A project's own subclass of ``AtomicAgent`` is owned too (its base names the family).
-``instructor.from_openai(client)`` (``from_anthropic``, ``from_litellm``...) wraps a client as an ``Instructor``
+``instructor.from_openai(client)`` (``from_anthropic``, ``from_litellm``, ``from_bedrock`` -- held-out wave 53, an
+agent framework's Bedrock structured-output task --...) wraps a client as an ``Instructor``
 whose ``chat.completions.create`` (``create_partial``, ``create_iterable``, ``create_with_completion``) sends the
 request and waits for the parsed answer; wrapping an async client gives an ``AsyncInstructor`` whose calls are
 awaited, and an awaited call is never a blocker. Each entry names the documentation of the call.
@@ -35,5 +36,6 @@ AGENTS = Vocabulary(
     ),
     returns={f"instructor.{f}": _INSTRUCTOR for f in (
         "from_openai", "from_anthropic", "from_litellm", "from_gemini", "from_mistral", "from_groq", "from_cohere",
-        "from_provider")},
+        "from_provider", "from_bedrock", "from_genai", "from_vertexai", "from_fireworks", "from_cerebras",
+        "from_writer")},
 )

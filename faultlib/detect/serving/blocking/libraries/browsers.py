@@ -9,6 +9,8 @@ executable and opens a browser session over HTTP; afterwards each ``WebDriver`` 
 the options classes (``ChromeOptions``) only hold settings and are not named. undetected-chromedriver's
 ``uc.Chrome(...)`` is a subclass of Selenium's Chrome ``WebDriver`` that first patches the chromedriver binary on disk,
 then launches it and the browser like ``webdriver.Chrome`` (found by held-out wave 49, a scraper's async loader).
+Reading a driver's ``page_source``, ``title`` or ``current_url``, or an element's ``text``, is a command too
+(held-out wave 53: an async scraper's Selenium fallback reads ``driver.page_source`` after ``driver.get``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ WEBELEMENT = "selenium.webdriver.remote.webelement.WebElement"
 _BROWSERS = ("Chrome", "Firefox", "Edge", "Safari", "Ie", "Remote", "ChromiumEdge", "WebKitGTK", "WPEWebKit")
 _MODULES = {"Chrome": "chrome", "Firefox": "firefox", "Edge": "edge", "Safari": "safari", "Ie": "ie",
             "Remote": "remote", "ChromiumEdge": "chromium", "WebKitGTK": "webkitgtk", "WPEWebKit": "wpewebkit"}
+PROPERTIES = ("https://www.selenium.dev/selenium/docs/api/py/webdriver_remote/selenium.webdriver.remote.webdriver."
+              "html (page_source, title, current_url: properties that execute GET_PAGE_SOURCE, GET_TITLE and "
+              "GET_CURRENT_URL; a WebElement's text executes GET_ELEMENT_TEXT)")
 UNDETECTED = ("https://github.com/ultrafunkamsterdam/undetected-chromedriver#readme (`uc.Chrome` subclasses "
               "selenium's chrome WebDriver: it patches the driver binary, starts it and a browser session)")
 _UNDETECTED = ("undetected_chromedriver.Chrome", "undetected_chromedriver.v2.Chrome",
@@ -42,4 +47,6 @@ BROWSERS = Vocabulary(
         Family((WEBDRIVER,), {"*": H}, DRIVER),
         Family((WEBELEMENT,), {"*": H}, ELEMENT),
     ),
+    reads={**{f"{WEBDRIVER}.{p}": (H, PROPERTIES) for p in ("page_source", "title", "current_url")},
+           f"{WEBELEMENT}.text": (H, PROPERTIES)},
 )

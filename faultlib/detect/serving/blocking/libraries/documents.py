@@ -1,11 +1,13 @@
 """Document and media file libraries: PDF (PyMuPDF, pypdf, pdfplumber, pdf2image), office files (python-pptx,
-python-docx's and openpyxl's writers, xlrd, odfpy, olefile), EPUB (EbookLib) and MIDI (mido) files opened, parsed
+python-docx's and openpyxl's writers, xlrd, odfpy, olefile, Aspose.Words), EPUB (EbookLib) and MIDI (mido) files opened, parsed
 and written; docling's document conversion (layout and OCR models run over every page).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
 ``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
 parses the file (or the whole in-memory stream) in the calling thread; page text extraction and rendering are CPU
-work; pdf2image runs poppler's ``pdftoppm``/``pdfinfo`` and waits for them.
+work; pdf2image runs poppler's ``pdftoppm``/``pdfinfo`` and waits for them. Aspose.Words' ``Document(path)`` loads and
+parses a Word file (``Document()`` makes an empty one), ``compare`` diffs two whole documents, ``save`` writes (held-out
+wave 53: a school-schedule bot compares the downloaded timetable with the last one in its async polling task).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ DOCLING = ("https://docling-project.github.io/docling/reference/document_convert
            "convert_all parse each document through its pipeline -- layout analysis, table structure and OCR models "
            "-- in the calling thread and return the result; the converter itself is built without that work)")
 _DOCLING = "docling.document_converter.DocumentConverter"
+ASPOSE_WORDS = ("https://reference.aspose.com/words/python-net/aspose.words/document/ (Document(file_name) \"Opens an "
+                "existing document from a file\"; compare \"Compares this document with another document producing "
+                "changes as number of edit and format revisions\"; save writes the document)")
+_ASPOSE_DOCUMENT = "aspose.words.Document"
 
 _ANY = BlocksWhen(ANY_ARGUMENT, test="given")  # no argument: a new empty document in memory
 _PDF_PACKAGES = ("fitz", "pymupdf")
@@ -54,7 +60,7 @@ DOCUMENTS = Vocabulary(
             "convert_from_path", "convert_from_bytes", "pdfinfo_from_path", "pdfinfo_from_bytes")},
         **{f"{p}.PdfReader": (F, PYPDF) for p in ("pypdf", "PyPDF2")}, "pdfplumber.open": (F, PDFPLUMBER),
         "pptx.Presentation": (F, PPTX), "xlrd.open_workbook": (F, XLRD), "odf.opendocument.load": (F, ODFPY),
-        "olefile.OleFileIO": (F, OLEFILE),
+        "olefile.OleFileIO": (F, OLEFILE), _ASPOSE_DOCUMENT: (F, ASPOSE_WORDS),
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,
@@ -66,15 +72,17 @@ DOCUMENTS = Vocabulary(
         Family(("pypdf.PdfWriter", "PyPDF2.PdfWriter"), {"write": F}, PYPDF),
         Family(("pptx.presentation.Presentation",), {"save": F}, PPTX),
         Family(("docx.document.Document", "openpyxl.workbook.workbook.Workbook"), {"save": F}, OFFICE_SAVE),
+        Family((_ASPOSE_DOCUMENT,), {"compare": C, "save": F}, ASPOSE_WORDS),
     ),
     when={**{f"{p}.{f}": _ANY for p in _PDF_PACKAGES for f in ("open", "Document")},
-          **{f"mido.{c}": _ANY for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")}},
+          **{f"mido.{c}": _ANY for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
+          _ASPOSE_DOCUMENT: _ANY},
     returns={
         **{f"{p}.{f}": f"{p}.Document" for p in _PDF_PACKAGES for f in ("open", "Document")},
         **{f"{d}.{m}": d.replace("Document", "Page") for d in _DOCUMENTS for m in ("load_page", "__getitem__",
                                                                                    "new_page", "__iter__")},
         **{f"mido.{c}": "mido.MidiFile" for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
-        _DOCLING: _DOCLING, "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
+        _DOCLING: _DOCLING, _ASPOSE_DOCUMENT: _ASPOSE_DOCUMENT, "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
         "pptx.Presentation": "pptx.presentation.Presentation", "docx.Document": "docx.document.Document",
         **{f"openpyxl.{f}": "openpyxl.workbook.workbook.Workbook" for f in ("Workbook", "load_workbook")},
     },

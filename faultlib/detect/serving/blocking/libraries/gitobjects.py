@@ -6,6 +6,9 @@ database is ``GitCmdObjectDB``, which reads objects through long-running ``git c
 resolves the revision (reading the refs under ``.git``) and asks cat-file for the commit; ``diff`` of a commit, tree
 or index runs ``git diff-tree``/``git diff`` as a child process and parses its output. Each waits in the calling
 thread (held-out wave 50: nbdime's Jupyter server extension diffs notebooks between git refs in an async handler).
+``repo.rev_parse(rev)`` resolves a revision through the same object database (cat-file; held-out wave 53: the MCP
+reference git server). The staging area (``repo.index``: add, commit, reset) is in
+:mod:`~faultlib.detect.serving.blocking.libraries.gitworktree`.
 """
 
 from __future__ import annotations
@@ -29,8 +32,11 @@ BLOB = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.b
         "OStream object with the data of this object\": read from the object database, git cat-file)")
 _DIFF_INDEX = "git.DiffIndex"
 
+REV_PARSE = ("https://gitpython.readthedocs.io/en/stable/reference.html#git.repo.fun.rev_parse (\"Parse a revision "
+             "string ... Returns Object at the given revision\": the object is read through the object database)")
+
 GIT_OBJECTS = Vocabulary(
-    calls={f"{r}.commit": (P, OBJECTS) for r in _REPO},
+    calls={**{f"{r}.commit": (P, OBJECTS) for r in _REPO}, **{f"{r}.rev_parse": (P, REV_PARSE) for r in _REPO}},
     families=(Family(_DIFFABLE, {"diff": P}, DIFF),),
     returns={**{f"{r}.commit": _COMMIT for r in _REPO},
              **{f"{d}.diff": _DIFF_INDEX for d in _DIFFABLE}, f"{_DIFF_INDEX}.__iter__": "git.Diff"},
@@ -38,4 +44,6 @@ GIT_OBJECTS = Vocabulary(
 )
 """``Commit.tree`` is a ``Tree`` and a ``Diff``'s ``a_blob``/``b_blob`` are ``Blob`` objects
 (:data:`faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`); iterating the ``DiffIndex`` a ``diff`` returns
-gives each ``Diff`` (https://gitpython.readthedocs.io/en/stable/reference.html#git.diff.DiffIndex)."""
+gives each ``Diff`` (https://gitpython.readthedocs.io/en/stable/reference.html#git.diff.DiffIndex); a ``Repo``'s ``.git``
+is its ``git.cmd.Git`` (every method a git subcommand, :mod:`~faultlib.detect.serving.blocking.libraries.vcs`) and its
+``.index`` its ``IndexFile``."""

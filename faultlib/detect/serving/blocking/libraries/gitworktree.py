@@ -8,7 +8,8 @@ status`` for untracked files) and waits for it; reading ``Repo.untracked_files``
 :data:`faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`): ``IndexFile.add`` hashes every file into the object
 database and writes ``.git/index``, ``commit`` writes the tree and commit objects and moves the branch ref, ``write``
 writes the index file; ``move``, ``checkout`` and ``reset`` run ``git mv``, ``git checkout-index`` and ``git
-read-tree``. Found by held-out wave 54 (a coding agent's FastAPI routers showing a workspace's git status and diff).
+read-tree``. Found by held-out waves 53 (the MCP reference git server stages, commits and resets from its async ``call_tool``)
+and 54 (a coding agent's FastAPI routers showing a workspace's git status and diff).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ _INDEX = ("git.IndexFile", "git.index.base.IndexFile", "git.index.IndexFile")
 
 GIT_WORKTREE = Vocabulary(
     calls={f"{r}.is_dirty": (P, STATE) for r in _REPO},
-    families=(Family(_INDEX, {"add": F, "commit": F, "write": F, "remove": F, "move": P, "checkout": P,
-                              "reset": P}, INDEX),),
+    families=(Family(_INDEX, {"add": F, "commit": F, "write": F, "write_tree": F, "remove": F, "move": P,
+                              "checkout": P, "reset": P}, INDEX),),
     reads={f"{r}.untracked_files": (P, STATE) for r in _REPO},
 )

@@ -1,6 +1,8 @@
 """Helpers that crawlers, scrapers and OSINT command lines call between their async requests: PyExecJS (signing a
 request with a site's JavaScript), fake-useragent, cookie files, report writers (pyvis, xhtml2pdf), audio tags
-(mutagen), a machine id for telemetry, Chinese word segmentation (jieba) and word clouds.
+(mutagen), a machine id for telemetry, Chinese word segmentation (jieba), word clouds and readabilipy's article
+extraction (with ``use_readability=True`` and Node.js installed it writes the page to a temporary file and runs
+Mozilla's Readability.js under ``node``; held-out wave 53: the MCP reference fetch server simplifies every page so).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`); found by
 held-out wave 43 (a Playwright crawler signing every request with ``execjs``, aiohttp scrapers and username checkers
@@ -47,8 +49,14 @@ WORDCLOUD = ("https://amueller.github.io/word_cloud/generated/wordcloud.WordClou
              "lays out every word on the image in the calling thread; to_file renders and writes the image)")
 WORD_CLOUD = "wordcloud.WordCloud"
 
+READABILIPY = ("https://github.com/alan-turing-institute/ReadabiliPy#python (simple_json_from_html_string(html, "
+               "use_readability=True) \"uses Mozilla's Readability.js ... requires Node.js\": the page is written to "
+               "a temporary file and node runs the script, the call waiting for its output)")
+
 SCRAPER_TOOLS = Vocabulary(
     calls={
+        **names(S, READABILIPY, "readabilipy.simple_json", "simple_json_from_html_string"),
+        **names(S, READABILIPY, "readabilipy", "simple_json_from_html_string"),
         **names(S, EXECJS, "execjs", "eval", "exec_"),
         **names(F, FAKE_UA, "fake_useragent", "UserAgent", "FakeUserAgent"),
         **names(C, XHTML2PDF, "xhtml2pdf.pisa", "CreatePDF", "pisaDocument"),
@@ -59,7 +67,9 @@ SCRAPER_TOOLS = Vocabulary(
         **names(C, JIEBA, "jieba.analyse", "extract_tags", "textrank"),
         "jieba.load_userdict": (F, JIEBA),
     },
-    when={f"mutagen.{c}": BlocksWhen(ANY_ARGUMENT, test="given") for c in _MUTAGEN_FORMATS},
+    when={**{f"mutagen.{c}": BlocksWhen(ANY_ARGUMENT, test="given") for c in _MUTAGEN_FORMATS},
+          **{f"{m}.simple_json_from_html_string": BlocksWhen("use_readability", position=3, test="true")
+             for m in ("readabilipy", "readabilipy.simple_json")}},
     returns={"execjs.compile": EXECJS_CONTEXT, "execjs.get": "execjs.Runtime", "execjs.Runtime.compile": EXECJS_CONTEXT,
              **{j: j for j in _FILE_JARS}, PYVIS_NETWORK: PYVIS_NETWORK,
              "mutagen.File": MUTAGEN_FILE, "mutagen._file.File": MUTAGEN_FILE, **{f"mutagen.{c}": MUTAGEN_FILE for c in _MUTAGEN_FORMATS},
