@@ -1,7 +1,8 @@
 """The static leakage analysis on kinds of mistake of the held-out wave 69 (issue 17, stop 48): a most-frequent level
 per group counted with ``pd.crosstab`` over train and test stacked, a median fill that lives on in a column built
-from it before the source is dropped, and an ``OrdinalEncoder`` fitted on train and test stacked (a code table, a
-note like the ``LabelEncoder`` of the same shape). Each in both directions. Every example is written for this test."""
+from it before the source is dropped, an ``OrdinalEncoder`` fitted on train and test stacked (a code table, a note
+like the ``LabelEncoder`` of the same shape), a pickle moved into a folder by hand, and a training-part mask held
+in a name. Each in both directions. Every example is written for this test."""
 
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ LEAKS = {
         a, b, c, d = train_test_split(table.drop(columns=["label"]), table["label"])
         LogisticRegression().fit(a, c).score(b, d)
         """, [("fit_before_split", 2)]),
+    # the training part of the stack picked by a mask held in a name, scaled, then cross-validated: the folds' rows
+    # shaped the scaler (outside the CV), no test-file row did
+    "named_flag_mask_picks_the_training_part_then_cross_validated": (FILES + """\
+        y_train = train.pop("label")
+        train["is_train"] = 1
+        test["is_train"] = 0
+        both = pd.concat([train, test])
+        is_tr = both["is_train"] == 1
+        scaler = StandardScaler().fit(both.loc[is_tr, ["age", "income"]])
+        both[["age", "income"]] = scaler.transform(both[["age", "income"]])
+        print(cross_val_score(Ridge(), both[both["is_train"] == 1], y_train, cv=5).mean())
+        """, [("fit_outside_cv", 8)]),
 }
 
 HEALTHY = {
@@ -73,6 +86,18 @@ HEALTHY = {
         both["months_total"] = both["years"] * 12 + both["months"]
         both = both.drop(columns=["years", "months", "months_total"])
         print(cross_val_score(Ridge(), both[:len(train)], y_train, cv=5).mean())
+        """),
+    # the same named mask, the scaler fitted on the training part only, one model scored on the test file
+    "named_flag_mask_picks_the_training_part_for_the_scaler": (FILES + """\
+        y_train = train.pop("label")
+        train["is_train"] = 1
+        test["is_train"] = 0
+        both = pd.concat([train, test])
+        is_tr = both["is_train"] == 1
+        scaler = StandardScaler().fit(both.loc[is_tr, ["age", "income"]])
+        both[["age", "income"]] = scaler.transform(both[["age", "income"]])
+        model = Ridge().fit(both[both["is_train"] == 1], y_train)
+        pd.DataFrame({"p": model.predict(both[both["is_train"] == 0])}).to_csv("submission.csv")
         """),
     # one code table for the levels of both files: the category names only (a note, as for LabelEncoder)
     "ordinal_encoder_fitted_on_train_and_test_stacked": (FILES + """\
