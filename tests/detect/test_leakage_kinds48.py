@@ -19,6 +19,16 @@ FILES = """\
         train = pd.read_csv("train.csv")
         test = pd.read_csv("test.csv")
 """
+#: both files marked, stacked, and scaled by a scaler fitted on the training part picked by a mask held in a name
+MARKED_STACK = FILES + """\
+        y_train = train.pop("label")
+        train["is_train"] = 1
+        test["is_train"] = 0
+        both = pd.concat([train, test])
+        is_tr = both["is_train"] == 1
+        scaler = StandardScaler().fit(both.loc[is_tr, ["age", "income"]])
+        both[["age", "income"]] = scaler.transform(both[["age", "income"]])
+"""
 
 LEAKS = {
     # each row's plan replaced by the most frequent plan of its region, counted over train and test together
@@ -57,14 +67,7 @@ LEAKS = {
         """, [("fit_before_split", 2)]),
     # the training part of the stack picked by a mask held in a name, scaled, then cross-validated: the folds' rows
     # shaped the scaler (outside the CV), no test-file row did
-    "named_flag_mask_picks_the_training_part_then_cross_validated": (FILES + """\
-        y_train = train.pop("label")
-        train["is_train"] = 1
-        test["is_train"] = 0
-        both = pd.concat([train, test])
-        is_tr = both["is_train"] == 1
-        scaler = StandardScaler().fit(both.loc[is_tr, ["age", "income"]])
-        both[["age", "income"]] = scaler.transform(both[["age", "income"]])
+    "named_flag_mask_picks_the_training_part_then_cross_validated": (MARKED_STACK + """\
         print(cross_val_score(Ridge(), both[both["is_train"] == 1], y_train, cv=5).mean())
         """, [("fit_outside_cv", 8)]),
 }
@@ -88,14 +91,7 @@ HEALTHY = {
         print(cross_val_score(Ridge(), both[:len(train)], y_train, cv=5).mean())
         """),
     # the same named mask, the scaler fitted on the training part only, one model scored on the test file
-    "named_flag_mask_picks_the_training_part_for_the_scaler": (FILES + """\
-        y_train = train.pop("label")
-        train["is_train"] = 1
-        test["is_train"] = 0
-        both = pd.concat([train, test])
-        is_tr = both["is_train"] == 1
-        scaler = StandardScaler().fit(both.loc[is_tr, ["age", "income"]])
-        both[["age", "income"]] = scaler.transform(both[["age", "income"]])
+    "named_flag_mask_picks_the_training_part_for_the_scaler": (MARKED_STACK + """\
         model = Ridge().fit(both[both["is_train"] == 1], y_train)
         pd.DataFrame({"p": model.predict(both[both["is_train"] == 0])}).to_csv("submission.csv")
         """),
