@@ -39,3 +39,26 @@ def test_a_dbus_round_trip_in_a_worker_thread_and_a_signal_hookup_are_silent(tmp
             return await asyncio.to_thread(charge_of, path)
     """)
     assert found == set()
+
+
+def test_a_wav_opened_from_a_path_parameter_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        import wave
+
+        async def duration(recording: str):
+            with wave.open(recording, "rb") as clip:
+                return clip.getnframes() / clip.getframerate()
+    """)
+    assert found == {("blocking_file_io", 'with wave.open(recording, "rb") as clip:')}
+
+
+def test_a_wav_read_from_a_stream_the_caller_opened_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import wave
+        from typing import IO
+
+        async def duration(recording: IO[bytes]):
+            with wave.open(recording, "rb") as clip:
+                return clip.getnframes() / clip.getframerate()
+    """)
+    assert found == set()
