@@ -62,3 +62,73 @@ def test_a_wav_read_from_a_stream_the_caller_opened_is_silent(tmp_path):
                 return clip.getnframes() / clip.getframerate()
     """)
     assert found == set()
+
+
+def test_a_fileio_over_a_path_opens_the_file(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+
+        async def keep(log_path, line):
+            sink = io.FileIO(log_path, "a")
+            sink.write(line)
+    """)
+    assert ("blocking_file_io", 'sink = io.FileIO(log_path, "a")') in found
+
+
+def test_a_fileio_over_a_duplicated_descriptor_opens_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import os
+
+        class Echo:
+            def __init__(self):
+                self.terminal = os.dup(1)
+
+            async def attach(self):
+                self.sink = io.FileIO(self.terminal, "w")
+                spare = io.FileIO(os.dup(2), "w")
+                return spare
+    """)
+    assert found == set()
+
+
+def test_a_langchain_document_loader_still_reads_its_file(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_community.document_loaders import TextLoader
+
+        async def pages(path):
+            return TextLoader(path).load()
+    """)
+    assert found == {("blocking_file_io", "return TextLoader(path).load()")}
+
+
+def test_reviving_a_langchain_object_from_a_streamed_dict_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from langchain_core.load import load, loads
+
+        async def revive(chunks):
+            return [load(c) for c in chunks] + [loads('{"lc": 1}')]
+    """)
+    assert found == set()
+
+
+def test_a_model_class_built_from_a_hub_id_loads_its_weights(tmp_path):
+    found = flagged(tmp_path, """
+        from sentence_transformers import CrossEncoder
+
+        async def rank(query, docs):
+            judge = CrossEncoder("cross-encoder/ms-marco-MiniLM-L-6-v2")
+            return judge, query, docs
+    """)
+    assert {kind for kind, _ in found} == {"blocking_file_io"}
+
+
+def test_an_agent_naming_a_hosted_model_loads_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        from agents import Agent
+        from pydantic_ai import Agent as TypedAgent
+
+        async def helpers():
+            return Agent(name="poet", model="anthropic/claude-3-5-sonnet"), TypedAgent(model="openai/gpt-4o")
+    """)
+    assert found == set()
