@@ -132,3 +132,42 @@ def test_an_agent_naming_a_hosted_model_loads_nothing(tmp_path):
             return Agent(name="poet", model="anthropic/claude-3-5-sonnet"), TypedAgent(model="openai/gpt-4o")
     """)
     assert found == set()
+
+
+def test_a_class_level_scoped_session_behind_classvar_and_an_alias_is_a_session(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import ClassVar
+
+        from sqlalchemy.orm import DeclarativeBase, Session, scoped_session
+
+        Shared = scoped_session[Session]
+
+        class Base(DeclarativeBase):
+            pass
+
+        class Order(Base):
+            __tablename__ = "orders"
+            session: ClassVar[Shared]
+
+        async def open_orders(query):
+            return Order.session.scalars(query).all()
+    """)
+    assert found == {("blocking_db", "return Order.session.scalars(query).all()")}
+
+
+def test_a_class_level_async_session_and_a_list_of_sessions_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from typing import ClassVar
+
+        from sqlalchemy.ext.asyncio import AsyncSession, async_scoped_session
+        from sqlalchemy.orm import Session
+
+        class Ledger:
+            session: ClassVar[async_scoped_session[AsyncSession]]
+            spares: ClassVar[list[Session]] = []
+
+        async def entries(query):
+            Ledger.spares.append(None)
+            return (await Ledger.session.scalars(query)).all()
+    """)
+    assert found == set()
