@@ -171,3 +171,35 @@ def test_a_class_level_async_session_and_a_list_of_sessions_are_silent(tmp_path)
             return (await Ledger.session.scalars(query)).all()
     """)
     assert found == set()
+
+
+def test_a_loop_over_a_literal_table_of_paths_opens_each_path(tmp_path):
+    found = flagged(tmp_path, """
+        from pathlib import Path
+
+        BUILTIN = Path("/etc/app/defaults.yaml")
+
+        async def settings(folder):
+            folder = Path(folder)
+            layers = [BUILTIN, folder / "local.yaml"]
+            merged = []
+            for layer in layers:
+                with layer.open(encoding="utf-8") as stream:
+                    merged.append(stream.read())
+            return merged
+    """)
+    assert ("blocking_file_io", 'with layer.open(encoding="utf-8") as stream:') in found
+
+
+def test_a_loop_over_a_literal_table_of_buffers_or_mixed_rows_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        from pathlib import Path
+
+        async def pack(text, folder):
+            for sink in [io.StringIO(), io.StringIO()]:
+                sink.write(text)
+            for item in [Path(folder), "notes.txt"]:
+                item.open()
+    """)
+    assert found == set()

@@ -40,6 +40,7 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
+from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
@@ -273,6 +274,7 @@ class Index(TypeOf):
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
         types.update(loop_item_types(self, func, types))  # for s in cls._open.values(), _open: dict[str, Store]
+        types.update(literal_loop_types(self, func, types))  # for path in [DEFAULT, folder / "app.yaml"]
         overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
