@@ -41,6 +41,8 @@ from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _
                                                    unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
+from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
+from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
@@ -184,9 +186,9 @@ class Index(TypeOf):
             if inner is not None:
                 return self.annotation_type(inner, module, depth + 1)
             parts = dotted(node.value)
-            if parts and parts[-1] == "Optional":
+            if parts and parts[-1] == "Optional" or qualified_type(node) is not None:  # ClassVar[X], Final[X]
                 return self.annotation_type(node.slice, module, depth + 1)
-            return self.generics.subscripted(node, module)  # Handle[SileroVad]: a generic class of the files
+            return self.generics.subscripted(node, module) or known_client(self, node, module)  # Handle[SileroVad]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
             left = self.annotation_type(node.left, module, depth + 1)
             return left if left is not None else self.annotation_type(node.right, module, depth + 1)
@@ -276,6 +278,7 @@ class Index(TypeOf):
                 if isinstance(owner, str) and f"{owner}.__iter__" in self.vocab.returns:
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
         types.update(loop_item_types(self, func, types))  # for s in cls._open.values(), _open: dict[str, Store]
+        types.update(literal_loop_types(self, func, types))  # for path in [DEFAULT, folder / "app.yaml"]
         overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:

@@ -48,8 +48,14 @@ HOSTED_PACKAGES = frozenset({"openai", "anthropic", "litellm", "groq", "mistrala
                              "ollama", "langchain_openai", "langchain_anthropic", "langchain_groq",
                              "langchain_mistralai", "langchain_google_genai", "langchain_google_vertexai",
                              "langchain_ollama", "langchain_together", "langchain_cohere", "google", "vertexai",
-                             "huggingface_hub", "boto3", "botocore", "azure", "pydantic"})
-"""Packages of hosted models' clients (their classes name a model they do not load) and of plain data classes."""
+                             "huggingface_hub", "boto3", "botocore", "azure", "pydantic", "agents", "pydantic_ai",
+                             "strands"})
+"""Packages of hosted models' clients (their classes name a model they do not load) and of plain data classes; and
+agent frameworks whose ``Agent(model="provider/name")`` records the name of a hosted model it will call: the OpenAI
+Agents SDK ("model: The model implementation to use when invoking the LLM", a name such as ``"litellm/anthropic/..."``
+routed to a provider, https://openai.github.io/openai-agents-python/models/), Pydantic AI (``Agent("openai:gpt-4o")``,
+https://ai.pydantic.dev/models/overview/) and Strands Agents (a model id of Amazon Bedrock by default,
+https://strandsagents.com/latest/documentation/docs/user-guide/concepts/model-providers/)."""
 
 
 def model_reference(call: ast.Call, func: Func | None, module: Module) -> str | None:

@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.client_names import client_kind, name_gues
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
+from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
@@ -36,9 +37,11 @@ from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
 from faultlib.detect.serving.blocking.own_root import imports_own_package
 from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.proc_files import reads_proc
+from faultlib.detect.serving.blocking.revived_objects import revives_in_memory
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.single_rows import adds_one_row
+from faultlib.detect.serving.blocking.stream_params import opened_stream_argument
 from faultlib.detect.serving.blocking.tasks import sent_task
 
 __all__ = ["Site", "any_of_site", "in_memory", "named_site", "null_device"]
@@ -94,6 +97,10 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and reads_proc(call):
         return None  # open(f"/proc/{pid}/status"): kernel tables rendered in memory
+    if revives_in_memory(target) or wraps_descriptor(target, call, func):
+        return None  # langchain_core.load.load(chunk), io.FileIO(os.dup(1), "w"): objects in memory, no file opened
+    if target in COPIES and opened_stream_argument(call, func):
+        return None  # wave.open(wav_in: IO[bytes]): a stream its caller opened (reported there if on disk)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
         # torch.save(t, io.BytesIO()): a copy into memory, no file; reading one still parses/decodes it
         if target in RENDERERS:  # plt.savefig(buffer): the figure is drawn and encoded here all the same
