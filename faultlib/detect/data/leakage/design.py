@@ -39,7 +39,7 @@ from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
 from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
 from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
-from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
+from faultlib.detect.data.leakage.aggspecs import listed_reductions, numpy_reduction, spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
@@ -363,7 +363,8 @@ class DesignChecks:
             return _per_group(out, grouped, inner, node) if name != "transform" else out
         if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id or
                                                 r in _GROUP_TOTALS and totalled
-                                                for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
+                                                for r in spec_reductions(node) or listed_reductions(
+                                                    args[0] if args else None)):  # agg({c: 'count'}), agg([how])
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
         if name in ("agg", "aggregate") and node.args and (_statistic_lambda(node.args[0]) or _statistic_call_lambda(

@@ -1,0 +1,86 @@
+"""The static leakage analysis on the kinds a held-out wave of Kaggle fraud and credit solutions showed (issue 17,
+wave 72: a group statistic whose reduction name is held in a loop variable, ``agg([how])``, over train and test
+stacked; a statistic inside a block switched off with ``if False:``), each in both directions: the leak found at its
+line, the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+#: a competition's labelled training file beside its unlabelled test file, cross-validated at the end
+COMPETITION = """\
+        from lightgbm import LGBMClassifier
+        shops = pd.read_csv("shops_train.csv")
+        unseen = pd.read_csv("shops_test.csv")
+"""
+
+SCORE = """\
+        target = shops.pop("fraud")
+        print(cross_val_score(LGBMClassifier(), shops, target, cv=5))
+"""
+
+#: a helper that maps per-key statistics of a column, the reductions named by its caller
+KEYED_STATS = """\
+        def keyed_stats(values, keys, hows=["mean"], left=shops, right=unseen):
+            for value in values:
+                for key in keys:
+                    for how in hows:
+                        name = value + "_" + key + "_" + how
+                        rows = pd.concat([left[[key, value]], right[[key, value]]])
+                        table = rows.groupby([key])[value].agg([how]).rename(columns={how: name})
+                        left[name] = left[key].map(table[name])
+                        right[name] = right[key].map(table[name])
+"""
+
+LEAKS = {
+    # the reduction's name is the loop variable over a literal list, over train and test stacked
+    "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + """\
+        for how in ["mean", "std"]:
+            both = pd.concat([shops[["owner", "amount"]], unseen[["owner", "amount"]]])
+            table = both.groupby(["owner"])["amount"].agg([how])
+            shops["owner_" + how] = shops["owner"].map(table[how])
+            unseen["owner_" + how] = unseen["owner"].map(table[how])
+""" + SCORE, [("fit_on_test", 6)]),
+    # the names come from a helper's parameter, looped over inside it
+    "a_helper_looping_over_the_reductions_its_caller_names": (COMPETITION + KEYED_STATS + """\
+        keyed_stats(["amount"], ["owner"], hows=["mean", "std"])
+""" + SCORE, [("fit_on_test", 10)]),
+    # a block switched on by hand runs
+    "a_count_over_train_and_test_inside_if_true": (COMPETITION + """\
+        if True:
+            counts = pd.concat([shops, unseen])["owner"].value_counts()
+            shops["owner_n"] = shops["owner"].map(counts)
+""" + SCORE, [("fit_on_test", 5)]),
+}
+
+HEALTHY = {
+    # the same loop naming each key's first and last amount: a value the rows carry, no statistic
+    "a_loop_variable_naming_first_and_last_over_train_and_test": (COMPETITION + """\
+        for how in ["first", "last"]:
+            both = pd.concat([shops[["owner", "amount"]], unseen[["owner", "amount"]]])
+            table = both.groupby(["owner"])["amount"].agg([how])
+            shops["owner_" + how] = shops["owner"].map(table[how])
+""" + SCORE, []),
+    # the count over train and test inside a block switched off by hand: it never runs
+    "a_count_over_train_and_test_inside_if_false": (COMPETITION + """\
+        if False:
+            counts = pd.concat([shops, unseen])["owner"].value_counts()
+            shops["owner_n"] = shops["owner"].map(counts)
+""" + SCORE, []),
+    # the same switched off with a zero
+    "a_group_mean_over_train_and_test_inside_if_zero": (COMPETITION + """\
+        if 0:
+            both = pd.concat([shops, unseen])
+            shops["owner_mean"] = shops["owner"].map(both.groupby("owner")["amount"].mean())
+""" + SCORE, []),
+}
+
+EXPECTED = {**LEAKS, **HEALTHY}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_wave_72_alarms_are_the_leaks_and_only_them(tmp_path, name):
+    body, expected = EXPECTED[name]
+    assert alarms(tmp_path, body) == expected
