@@ -41,6 +41,7 @@ from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
 from faultlib.detect.data.leakage.aggspecs import listed_reductions, numpy_reduction, spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
+from faultlib.detect.data.leakage.crosstabs import crosstab_rows
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
@@ -426,6 +427,9 @@ class DesignChecks:
         binned = self._binning(name, top, args, kwargs, node, frame)
         if binned is not None:
             return binned
+        counted_pairs = crosstab_rows(name, top, args, kwargs)
+        if counted_pairs is not None:  # pd.crosstab(df.a, df.b): counts per pair of keys (crosstabs.py)
+            return self._statistic(counted_pairs, f"{ast.unparse(node.func)[:40]}()", node, frame)
         # normalize(X, axis=0) divides each column by its norm over the rows (scikit-learn API reference: "if 0,
         # normalize each feature"), a statistic of the rows; its default axis=1 scales each sample alone
         per_column = name == "normalize" and isinstance(kwargs.get("axis"), Const) and kwargs["axis"].value == 0

@@ -25,6 +25,7 @@ from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
+from faultlib.detect.data.leakage.derivedcols import derived_columns, dropped_for_good
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
 from faultlib.pyflow.walk import walk_once
@@ -173,7 +174,10 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             self._column_fits.setdefault(key, set()).update(value.taints - before.taints)
 
     def _dropped_fits(self, data: Data, columns: list[str]) -> frozenset:
-        """Fits that shaped ``data`` only through ``columns``."""
+        """Fits that shaped ``data`` only through ``columns`` (not through a column built from them: derivedcols.py)."""
+        if not hasattr(self, "_derived_columns"):
+            self._derived_columns = derived_columns(self.tree)
+        columns = dropped_for_good(columns, self._derived_columns)
         roots = frozenset(p.root.uid for p in parts(data.rows))
         kept = {f for (r, c), fits in self._column_fits.items() if r == roots and c not in columns for f in fits}
         if not hasattr(self, "_copied_bands"):

@@ -101,7 +101,10 @@ class PartFlags:
 
     def _flagged_part(self, data: Data, index_node: ast.expr) -> Data | None:
         """``both[both['is_train'] == 1]``: the parts of the stack ``data`` whose mark is (``!=``: is not) the
-        constant; ``None`` when ``index_node`` is not such a comparison or a part's mark is unknown."""
+        constant; ``None`` when ``index_node`` is not such a comparison or a part's mark is unknown. A name assigned
+        once from such a comparison (``is_tr = both['is_train'] == 1; both.loc[is_tr, cols]``) is read as it."""
+        if isinstance(index_node, ast.Name) and len(self._bindings.get(index_node.id, [])) == 1:  # type: ignore[attr-defined]
+            index_node = self._bindings[index_node.id][0]  # type: ignore[attr-defined]
         if not (isinstance(data.rows, RowUnion) and isinstance(index_node, ast.Compare) and len(index_node.ops) == 1
                 and isinstance(index_node.ops[0], (ast.Eq, ast.NotEq))
                 and isinstance(index_node.comparators[0], ast.Constant)):

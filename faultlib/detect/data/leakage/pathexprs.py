@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from faultlib.detect.data.leakage.movedfiles import moved_by_hand
 from faultlib.detect.data.leakage.nonedefaults import set_when_none
 from faultlib.pyflow.walk import children, walk_once
 
@@ -444,6 +445,8 @@ def same_file(written: FilePath, read: FilePath, name_unique: Callable[[str], bo
         return True
     a, b = _dir_tail(written.text), _dir_tail(read.text)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    if not short and moved_by_hand(written.text, read.text):  # t.pkl written, Processed/t.pkl read (movedfiles.py)
+        return True
     return bool(short) and long_[len(long_) - len(short):] == short  # 'f.csv' vs '../input/x/f.csv': unknown
 
 

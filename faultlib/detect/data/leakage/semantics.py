@@ -22,6 +22,7 @@ from faultlib.detect.data.leakage.imputecv import imputes_one_column
 from faultlib.detect.data.leakage.rangeends import period_dropped, range_ends_dropped
 from faultlib.detect.data.leakage.choices import COMPOSITES, composite_learns, masked_before_split
 from faultlib.detect.data.leakage.targets import feature_encoding
+from faultlib.detect.data.leakage.codetables import shared_code_table
 from faultlib.detect.data.leakage.targetcodes import TARGET_CODERS, codes_target
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     repeated_rows, stacked_items
@@ -315,6 +316,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             est.preprocessing = feature_encoding(node, self._assigned, self._targets)  # a feature's categories
         if est.cls in BINARIZERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             est.preprocessing = binarizes_feature(est, node, self._assigned, self._targets, self._bindings)  # one-hot
+        if (name == vocab.FIT or name in vocab.FIT_TRANSFORM) and shared_code_table(
+                est.cls, est.supervised, node, x, self._bindings):
+            self._code_tables.add(node.lineno)  # fit(pd.concat([X, X_test])): one code table, a note (codetables.py)
         if est.cls in TARGET_CODERS and (name == vocab.FIT or name in vocab.FIT_TRANSFORM):
             learns = est.options.setdefault("learns", est.preprocessing)  # as built (categories written out: no)
             est.preprocessing = learns and not codes_target(node, self._assigned, self._targets)  # the class names
@@ -522,6 +526,11 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             severity = Severity.INFO
             message += (" (info: a LabelEncoder learns only the category names of the feature, no statistic and no "
                         "label; fit it on the training rows, or use OrdinalEncoder(handle_unknown=...) in a Pipeline)")
+        elif fit.line in self._code_tables and reached:  # one code table for train and test (codetables.py)
+            severity = Severity.INFO
+            message += (f" (info: an {fit.estimator} fitted on the training and test rows stacked learns only their "
+                        "category names, no statistic and no label; fit it on the training rows with "
+                        "handle_unknown=... to keep the test rows' levels unseen)")
         if not reached:
             severity = Severity.INFO
             message += (" (info: its output reaches no model this file trains, scores or saves, e.g. an "

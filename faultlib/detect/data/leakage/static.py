@@ -179,6 +179,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
+        self._code_tables: set[int] = set()  # lines of encoders fitted on train and test stacked (codetables.py)
         self._targets, self._assigned = target_columns(tree)
         counts, self._bare_label_lines = label_cuts(tree, self._targets)  # all[all.y == -1]: the rows without a label
         self._train_counts |= counts
