@@ -1,6 +1,7 @@
 """The static leakage analysis on the kinds a held-out wave of Kaggle fraud and credit solutions showed (issue 17,
 wave 72: a group statistic whose reduction name is held in a loop variable, ``agg([how])``, over train and test
-stacked; a statistic inside a block switched off with ``if False:``), each in both directions: the leak found at its
+stacked; a statistic inside a block switched off with ``if False:``; a statistic written into a column that every
+feature list, written as "every column but these", leaves out), each in both directions: the leak found at its
 line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -34,6 +35,27 @@ KEYED_STATS = """\
                         right[name] = right[key].map(table[name])
 """
 
+#: per-week lowest value of a column over each frame's own rows, into a column named by the loop
+WEEK_LOWS = """\
+        def week_lows(frame, weeks, cols):
+            for week in weeks:
+                for col in cols:
+                    low = frame.groupby([week])[col].agg(["min"]).reset_index()
+                    frame[col + "_" + week + "_low"] = frame[week].map(low["min"].to_dict())
+            return frame
+        shops = week_lows(shops, ["week"], ["opened"])
+        unseen = week_lows(unseen, ["week"], ["opened"])
+"""
+
+#: the feature list by exclusion, a fold loop over the whole frame, the models fitted on the list's columns
+BY_EXCLUSION = """\
+        features = [c for c in list(shops) if c not in left_out and c != "fraud"]
+        for a, b in KFold(5).split(shops):
+            model = LGBMClassifier().fit(shops[features].iloc[a], shops["fraud"].iloc[a])
+            print(model.score(shops[features].iloc[b], shops["fraud"].iloc[b]))
+            model.predict(unseen[features])
+"""
+
 LEAKS = {
     # the reduction's name is the loop variable over a literal list, over train and test stacked
     "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + """\
@@ -53,6 +75,10 @@ LEAKS = {
             counts = pd.concat([shops, unseen])["owner"].value_counts()
             shops["owner_n"] = shops["owner"].map(counts)
 """ + SCORE, [("fit_on_test", 5)]),
+    # the exclusion list leaves out the source column but not the statistic's column: the models read it
+    "a_statistic_column_the_exclusion_list_keeps": (COMPETITION + WEEK_LOWS + """\
+        left_out = ["opened", "week"]
+""" + BY_EXCLUSION, [("fit_on_test", 7)]),
 }
 
 HEALTHY = {
@@ -75,6 +101,14 @@ HEALTHY = {
             both = pd.concat([shops, unseen])
             shops["owner_mean"] = shops["owner"].map(both.groupby("owner")["amount"].mean())
 """ + SCORE, []),
+    # the statistic's column is in the list every model's features leave out
+    "a_statistic_column_the_exclusion_list_leaves_out": (COMPETITION + WEEK_LOWS + """\
+        left_out = ["opened", "opened_week_low", "week"]
+""" + BY_EXCLUSION, []),
+    # the same with the features taken straight off the frame's columns
+    "a_statistic_column_left_out_of_a_list_over_the_columns": (COMPETITION + WEEK_LOWS + """\
+        left_out = ("opened_week_low",)
+""" + BY_EXCLUSION.replace("list(shops)", "shops.columns"), []),
 }
 
 EXPECTED = {**LEAKS, **HEALTHY}

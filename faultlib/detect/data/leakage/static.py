@@ -67,6 +67,7 @@ from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
+from faultlib.detect.data.leakage.exclusions import excluded_columns
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -106,7 +107,7 @@ from faultlib.detect.data.leakage.values import (
     new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
-from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Tup
 from faultlib.pyflow.walk import walk_once
 
 DETECTOR = "leakage"
@@ -317,6 +318,9 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
                 rows = self._stack_cut(data.rows.parts, index_node, hi is not None, frame)  # frames.py
                 return self._derive(data, rows, line)
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, hi=hi, line=line)), line)
+        left_out = excluded_columns(index_node, self._bindings)  # features = [c for c in list(df) if c not in out]
+        if left_out:
+            return data.with_(taints=data.taints - self._dropped_fits(data, left_out))  # exclusions.py
         index = self._expr(index_node, frame)
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
             for key in (index.items if isinstance(index, Tup) else (index,)):
@@ -357,11 +361,15 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
-        before = maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
+        # df[col + '_low'] = ...: a column whose name the loop makes, known here (wave 72: dropped by exclusions.py)
+        label = self._expr(target.slice, frame) if isinstance(target, ast.Subscript) and isinstance(
+            target.value, ast.Name) and not whole_column else None
+        named = isinstance(label, Const) and isinstance(label.value, str)
+        before = maybe_data(self._lookup(target.value.id, frame)) if (whole_column or named) and isinstance(
             target.value, ast.Name) else None
         self._rebind_base(target.value, value, frame)
         if isinstance(target, ast.Subscript) and before is not None:
-            self._record_column(before, target.slice.value, maybe_data(value))
+            self._record_column(before, label.value if named else target.slice.value, maybe_data(value))
 
     def _expr(self, node: ast.expr | None, frame: Frame) -> Any:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and reflection(node):
