@@ -1,7 +1,8 @@
 """The static leakage analysis on the kinds a held-out wave of Kaggle fraud and credit solutions showed (issue 17,
 wave 72: a group statistic whose reduction name is held in a loop variable, ``agg([how])``, over train and test
 stacked; a statistic inside a block switched off with ``if False:``; a statistic written into a column that every
-feature list, written as "every column but these", leaves out), each in both directions: the leak found at its
+feature list, written as "every column but these", leaves out; a statistic written into a column the modelled list
+of names does not name), each in both directions: the leak found at its
 line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ BY_EXCLUSION = """\
             model.predict(unseen[features])
 """
 
+#: a loan table with two filled variants of the income, a random split of the columns a list names
+LOANS = """\
+        loans = pd.read_csv("loans.csv")
+        loans["income_mean"] = loans["income"].fillna(loans["income"].mean())
+        loans["income_median"] = loans["income"].fillna(loans["income"].median())
+"""
+
+SPLIT_LISTED = """\
+        a, b, c, d = train_test_split(loans[modelled], loans["default"], test_size=0.3)
+        print(LogisticRegression().fit(a, c).score(b, d))
+"""
+
 LEAKS = {
     # the reduction's name is the loop variable over a literal list, over train and test stacked
     "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + """\
@@ -79,6 +92,19 @@ LEAKS = {
     "a_statistic_column_the_exclusion_list_keeps": (COMPETITION + WEEK_LOWS + """\
         left_out = ["opened", "week"]
 """ + BY_EXCLUSION, [("fit_on_test", 7)]),
+    # the list names the mean-filled column: its fill before the split reaches the model
+    "a_fill_in_a_column_the_modelled_list_names": (LOANS + """\
+        modelled = ["income_mean", "age"]
+""" + SPLIT_LISTED, [("fit_before_split", 2)]),
+    # the same picked through .loc and a list held by an object's attribute
+    "a_fill_in_a_listed_column_picked_through_loc": (LOANS + """\
+        class Spec:
+            pass
+        spec = Spec()
+        spec.names = ["income_median", "age"]
+        a, b, c, d = train_test_split(loans.loc[:, spec.names], loans["default"], test_size=0.3)
+        print(LogisticRegression().fit(a, c).score(b, d))
+""", [("fit_before_split", 3)]),
 }
 
 HEALTHY = {
@@ -109,6 +135,10 @@ HEALTHY = {
     "a_statistic_column_left_out_of_a_list_over_the_columns": (COMPETITION + WEEK_LOWS + """\
         left_out = ("opened_week_low",)
 """ + BY_EXCLUSION.replace("list(shops)", "shops.columns"), []),
+    # both filled before the split, but the modelled list names neither
+    "fills_in_columns_the_modelled_list_leaves_out": (LOANS + """\
+        modelled = ["income", "age"]
+""" + SPLIT_LISTED, []),
 }
 
 EXPECTED = {**LEAKS, **HEALTHY}

@@ -68,6 +68,7 @@ from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.exclusions import excluded_columns
+from faultlib.detect.data.leakage.listedcols import ListedColumns
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -131,7 +132,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -294,6 +295,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
                 value = self._expr(col, frame)  # X[:, [np.argmax(mi)]]: a list of positions a fit chose
+                data = self._only_listed(data, value) if isinstance(base, Indexer) else data  # df.loc[:, names]
                 picked = chosen_names(value, maybe_data) if isinstance(value, Tup) else maybe_data(value)
                 chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
@@ -325,7 +327,8 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
-            return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
+            # a column, or columns (handpicked.py); the fits of the columns not listed stay behind (listedcols.py)
+            return self._typed_choice(self._only_listed(data, index), index, index_node)
         picked = maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
