@@ -2,7 +2,8 @@
 wave 72: a group statistic whose reduction name is held in a loop variable, ``agg([how])``, over train and test
 stacked; a statistic inside a block switched off with ``if False:``; a statistic written into a column that every
 feature list, written as "every column but these", leaves out; a statistic written into a column the modelled list
-of names does not name), each in both directions: the leak found at its
+of names does not name; frames handed back by a helper the analysis cannot see, asked for their missing-value
+mask before a count over train and test), each in both directions: the leak found at its
 line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -69,6 +70,21 @@ SPLIT_LISTED = """\
         print(LogisticRegression().fit(a, c).score(b, d))
 """
 
+#: the two frames come back from a helper out of sight; each row's count of empty cells is a column
+WIDENED = """\
+        from lightgbm import LGBMClassifier
+        from helpers_out_of_sight import widen
+        train, test = widen(pd.read_csv("shops_train.csv"), pd.read_csv("shops_test.csv"))
+        train["empties"] = train.isna().sum(axis=1)
+        test["empties"] = test.isna().sum(axis=1)
+"""
+
+#: the widened training frame cross-validated
+SCORE_WIDENED = """\
+        target = train.pop("fraud")
+        print(cross_val_score(LGBMClassifier(), train, target, cv=5))
+"""
+
 LEAKS = {
     # the reduction's name is the loop variable over a literal list, over train and test stacked
     "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + """\
@@ -105,6 +121,11 @@ LEAKS = {
         a, b, c, d = train_test_split(loans.loc[:, spec.names], loans["default"], test_size=0.3)
         print(LogisticRegression().fit(a, c).score(b, d))
 """, [("fit_before_split", 3)]),
+    # then a count over both frames stacked: the frames are still tables, the count reaches the folds
+    "a_count_over_train_and_test_after_a_missing_value_mask_of_frames_out_of_sight": (WIDENED + """\
+        counts = pd.concat([train, test])["owner"].value_counts()
+        train["owner_n"] = train["owner"].map(counts)
+""" + SCORE_WIDENED, [("fit_on_test", 6)]),
 }
 
 HEALTHY = {
@@ -139,6 +160,8 @@ HEALTHY = {
     "fills_in_columns_the_modelled_list_leaves_out": (LOANS + """\
         modelled = ["income", "age"]
 """ + SPLIT_LISTED, []),
+    # the row-wise count of empty cells alone: no statistic over rows
+    "a_missing_value_mask_of_frames_out_of_sight_counted_per_row": (WIDENED + SCORE_WIDENED, []),
 }
 
 EXPECTED = {**LEAKS, **HEALTHY}

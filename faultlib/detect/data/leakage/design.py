@@ -77,6 +77,12 @@ def _built_list(node: ast.expr, bindings: dict[str, list[ast.expr]]) -> bool:
     return bool(exprs) and isinstance(max(exprs, key=lambda e: e.lineno), (ast.List, ast.ListComp))
 
 
+#: the missing-value masks of pandas (``DataFrame.isna``/``isnull``/``notna``/``notnull``): a name whose value is not
+#: known yet and that is asked for one holds a table, never a dict (``X['nulls'] = X.isna().sum(axis=1)`` after a
+#: helper returned ``X``: pandas API reference, "Missing data handling")
+_MISSING_MASKS = frozenset({"isna", "isnull", "notna", "notnull"})
+
+
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     """The reduction keeps one value per row: ``axis=1``/``"columns"``/``-1``, or any axis (or tuple of axes) that is
     not the rows' axis 0 (``preds.max(2)``: the max over a third axis of stacked predictions, one per row and
@@ -276,6 +282,8 @@ class DesignChecks:
                 out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
             return out
         data = maybe_data(receiver)
+        if data is None and isinstance(receiver, MaybeData) and name in _MISSING_MASKS:
+            data = as_data(receiver)  # X.isna(): only a table (or an array) has one, no dict (wave 72)
         if name == "dropna" and "subset" in kwargs and data is not None and data.rows is not None:
             # survey.dropna(subset=['marital']): the rows with that value, a selection like survey[mask] (beside
             # survey[survey['marital'].isna()], the rows to impute, it is another selection, not all the rows)
