@@ -24,6 +24,15 @@ SCORE = """\
         print(cross_val_score(LGBMClassifier(), shops, target, cv=5))
 """
 
+#: a per-owner reduction of the amount over train and test stacked, its name the loop variable over HOWS
+LOOPED = """\
+        for how in HOWS:
+            both = pd.concat([shops[["owner", "amount"]], unseen[["owner", "amount"]]])
+            table = both.groupby(["owner"])["amount"].agg([how])
+            shops["owner_" + how] = shops["owner"].map(table[how])
+            unseen["owner_" + how] = unseen["owner"].map(table[how])
+"""
+
 #: a helper that maps per-key statistics of a column, the reductions named by its caller
 KEYED_STATS = """\
         def keyed_stats(values, keys, hows=["mean"], left=shops, right=unseen):
@@ -87,13 +96,7 @@ SCORE_WIDENED = """\
 
 LEAKS = {
     # the reduction's name is the loop variable over a literal list, over train and test stacked
-    "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + """\
-        for how in ["mean", "std"]:
-            both = pd.concat([shops[["owner", "amount"]], unseen[["owner", "amount"]]])
-            table = both.groupby(["owner"])["amount"].agg([how])
-            shops["owner_" + how] = shops["owner"].map(table[how])
-            unseen["owner_" + how] = unseen["owner"].map(table[how])
-""" + SCORE, [("fit_on_test", 6)]),
+    "a_group_statistic_named_by_a_loop_variable_over_train_and_test": (COMPETITION + LOOPED.replace("HOWS", '["mean", "std"]') + SCORE, [("fit_on_test", 6)]),
     # the names come from a helper's parameter, looped over inside it
     "a_helper_looping_over_the_reductions_its_caller_names": (COMPETITION + KEYED_STATS + """\
         keyed_stats(["amount"], ["owner"], hows=["mean", "std"])
@@ -130,12 +133,7 @@ LEAKS = {
 
 HEALTHY = {
     # the same loop naming each key's first and last amount: a value the rows carry, no statistic
-    "a_loop_variable_naming_first_and_last_over_train_and_test": (COMPETITION + """\
-        for how in ["first", "last"]:
-            both = pd.concat([shops[["owner", "amount"]], unseen[["owner", "amount"]]])
-            table = both.groupby(["owner"])["amount"].agg([how])
-            shops["owner_" + how] = shops["owner"].map(table[how])
-""" + SCORE, []),
+    "a_loop_variable_naming_first_and_last_over_train_and_test": (COMPETITION + LOOPED.replace("HOWS", '["first", "last"]') + SCORE, []),
     # the count over train and test inside a block switched off by hand: it never runs
     "a_count_over_train_and_test_inside_if_false": (COMPETITION + """\
         if False:
