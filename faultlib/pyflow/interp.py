@@ -391,6 +391,8 @@ class Interpreter(SemanticHooks):
             value, literal = self._expr(test.left, frame), test.comparators[0].value
             known = isinstance(value, Const) and isinstance(value.value, (str, int)) and isinstance(literal, (str, int))
             result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
+        elif isinstance(test, ast.Constant):  # `if False:` / `if 0:`: a block switched off by hand never runs
+            result = bool(test.value)
         elif isinstance(test, ast.Name):
             value = self._expr(test, frame)
             if isinstance(value, Const) and value.value is None:

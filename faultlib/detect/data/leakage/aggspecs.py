@@ -16,11 +16,17 @@ mean); so is a pandas method passed unbound (``g.agg(pd.Series.nunique)``: each 
 method pandas calls on every group's column -- "GroupBy.agg: func, function, str, list or dict"; wave 57, an Avito
 solution's per-user category counts); other functions (a lambda, a helper) are left to the callers that read
 functions.
+
+A list whose items are names held in variables (``for how in ['mean', 'std']: g.agg([how])``, or a helper's
+``aggregations`` parameter looped over) is read from its evaluated value: the same list of reduction names once the
+loop variable is known (wave 72: the IEEE-CIS "encode_AG" helper and its copies, ``agg([agg_type])``).
 """
 
 from __future__ import annotations
 
 import ast
+
+from faultlib.pyflow.values import Const, Tup
 
 #: the module names NumPy is imported under in practice (``import numpy as np``)
 _NUMPY = frozenset({"np", "numpy"})
@@ -82,4 +88,12 @@ def spec_reductions(call: ast.Call) -> list[str]:
     return found
 
 
-__all__ = ["numpy_reduction", "pandas_reduction", "spec_reductions"]
+def listed_reductions(value: object) -> list[str]:
+    """The names in an evaluated list spec (``agg([how])`` with ``how`` known to be ``'mean'``): the string items
+    of a list or tuple value; empty for anything else (one name is read by the caller)."""
+    if isinstance(value, Tup):
+        return [item.value for item in value.items if isinstance(item, Const) and isinstance(item.value, str)]
+    return []
+
+
+__all__ = ["listed_reductions", "numpy_reduction", "pandas_reduction", "spec_reductions"]

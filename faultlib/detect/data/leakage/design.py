@@ -39,7 +39,7 @@ from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
 from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
 from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
-from faultlib.detect.data.leakage.aggspecs import numpy_reduction, spec_reductions
+from faultlib.detect.data.leakage.aggspecs import listed_reductions, numpy_reduction, spec_reductions
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.crosstabs import crosstab_rows
 from faultlib.detect.data.leakage.entities import display_only_groupbys
@@ -76,6 +76,12 @@ def _built_list(node: ast.expr, bindings: dict[str, list[ast.expr]]) -> bool:
     test rows; a reduction over it runs across the items."""
     exprs = [e for e in bindings.get(node.id, []) if e.lineno < node.lineno] if isinstance(node, ast.Name) else []
     return bool(exprs) and isinstance(max(exprs, key=lambda e: e.lineno), (ast.List, ast.ListComp))
+
+
+#: the missing-value masks of pandas (``DataFrame.isna``/``isnull``/``notna``/``notnull``): a name whose value is not
+#: known yet and that is asked for one holds a table, never a dict (``X['nulls'] = X.isna().sum(axis=1)`` after a
+#: helper returned ``X``: pandas API reference, "Missing data handling")
+_MISSING_MASKS = frozenset({"isna", "isnull", "notna", "notnull"})
 
 
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
@@ -281,6 +287,8 @@ class DesignChecks:
                 out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
             return out
         data = maybe_data(receiver)
+        if data is None and isinstance(receiver, MaybeData) and name in _MISSING_MASKS:
+            data = as_data(receiver)  # X.isna(): only a table (or an array) has one, no dict (wave 72)
         if name == "dropna" and "subset" in kwargs and data is not None and data.rows is not None:
             # survey.dropna(subset=['marital']): the rows with that value, a selection like survey[mask] (beside
             # survey[survey['marital'].isna()], the rows to impute, it is another selection, not all the rows)
@@ -369,7 +377,8 @@ class DesignChecks:
             return _per_group(out, grouped, inner, node) if name != "transform" else out
         if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id or
                                                 r in _GROUP_TOTALS and totalled
-                                                for r in spec_reductions(node)):  # agg({col: 'count'}), agg(['mean'])
+                                                for r in spec_reductions(node) or listed_reductions(
+                                                    args[0] if args else None)):  # agg({c: 'count'}), agg([how])
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
         if name in ("agg", "aggregate") and node.args and (_statistic_lambda(node.args[0]) or _statistic_call_lambda(

@@ -43,6 +43,7 @@ from faultlib.detect.data.leakage.summedrankings import summed_ranking
 from faultlib.detect.data.leakage.testparts import input_named_test
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
+from faultlib.detect.data.leakage.exclusions import LeftOutColumns
 from faultlib.detect.data.leakage.opencvml import opencv_call, opencv_model, opencv_result
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
@@ -72,7 +73,7 @@ def _call_arg(node: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg == keyword), None)
 
 
-class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs):
+class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs, LeftOutColumns):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -292,6 +293,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         has_y = len(args) > 1 or "y" in kwargs
         if est.category == "splitter":
             if name == "split" and x is not None and self._scores_folds(node):  # (encodingfolds.py)
+                x = self._without_left_out(x)  # folds of a frame whose models read a feature list (exclusions.py)
                 self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
                 self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)

@@ -67,6 +67,8 @@ from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
+from faultlib.detect.data.leakage.exclusions import excluded_columns
+from faultlib.detect.data.leakage.listedcols import ListedColumns
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
@@ -106,7 +108,7 @@ from faultlib.detect.data.leakage.values import (
     new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
-from faultlib.pyflow.values import UNKNOWN, Bound, Container, Tup
+from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Tup
 from faultlib.pyflow.walk import walk_once
 
 DETECTOR = "leakage"
@@ -130,7 +132,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -293,6 +295,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
                 value = self._expr(col, frame)  # X[:, [np.argmax(mi)]]: a list of positions a fit chose
+                data = self._only_listed(data, value) if isinstance(base, Indexer) else data  # df.loc[:, names]
                 picked = chosen_names(value, maybe_data) if isinstance(value, Tup) else maybe_data(value)
                 chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
@@ -317,11 +320,15 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
                 rows = self._stack_cut(data.rows.parts, index_node, hi is not None, frame)  # frames.py
                 return self._derive(data, rows, line)
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, hi=hi, line=line)), line)
+        left_out = excluded_columns(index_node, self._bindings)  # features = [c for c in list(df) if c not in out]
+        if left_out:
+            return data.with_(taints=data.taints - self._dropped_fits(data, left_out))  # exclusions.py
         index = self._expr(index_node, frame)
         if isinstance(index, Tup) and all(_is_str(i) for i in index.items) or _is_str(index):
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
-            return self._typed_choice(data, index, index_node)  # a column, or columns (handpicked.py)
+            # a column, or columns (handpicked.py); the fits of the columns not listed stay behind (listedcols.py)
+            return self._typed_choice(self._only_listed(data, index), index, index_node)
         picked = maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
@@ -357,11 +364,15 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
-        before = maybe_data(self._lookup(target.value.id, frame)) if whole_column and isinstance(
+        # df[col + '_low'] = ...: a column whose name the loop makes, known here (wave 72: dropped by exclusions.py)
+        label = self._expr(target.slice, frame) if isinstance(target, ast.Subscript) and isinstance(
+            target.value, ast.Name) and not whole_column else None
+        named = isinstance(label, Const) and isinstance(label.value, str)
+        before = maybe_data(self._lookup(target.value.id, frame)) if (whole_column or named) and isinstance(
             target.value, ast.Name) else None
         self._rebind_base(target.value, value, frame)
         if isinstance(target, ast.Subscript) and before is not None:
-            self._record_column(before, target.slice.value, maybe_data(value))
+            self._record_column(before, label.value if named else target.slice.value, maybe_data(value))
 
     def _expr(self, node: ast.expr | None, frame: Frame) -> Any:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and reflection(node):
