@@ -1,0 +1,119 @@
+"""Stop 48's speed work on ``check blocking``: no second walk of every module for the names read as values.
+
+:func:`~faultlib.detect.serving.blocking.model.module_nodes_of` answers "every node of this kind in the module" from
+the per-function tables :func:`~faultlib.detect.serving.blocking.model.nodes_of` keeps and from the few nodes outside
+every function (the top level, class bodies, the inside of lambdas and classes a function holds), so
+:mod:`~faultlib.detect.serving.blocking.branches` no longer walks each module whole. These tests hold its answer to
+:func:`ast.walk`'s nodes (each once, none missing: the places a function's own list stops), and the findings that
+depend on the names read as values to what they were: a function also read as a value (in a class inside a function,
+in a lambda default) keeps its guarded blocker; called with a constant only, or handed to a thread, it stays silent.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking import analyze_sources, model
+
+NESTED = '''
+import functools
+
+
+@functools.lru_cache(maxsize=lambda: 4)
+def top(a, b=lambda x: (lambda y: y + x)):
+    def inner(c=[n for n in range(3)]) -> int:
+        class Local:
+            size = lambda self: len(a)
+
+            def method(self, d=lambda: b):
+                return [d() for _ in a]
+        return Local
+    return inner
+
+
+class Outer:
+    rows = [x for x in range(2)]
+
+    class Inner:
+        def deep(self):
+            match self:
+                case {"k": value}:
+                    return lambda: value
+            return None
+
+    async def run(self):
+        try:
+            await top(1)()
+        except ValueError as exc:
+            raise RuntimeError from exc
+'''
+
+
+def _module(source: str) -> model.Module:
+    return model.build_module("nested", "nested.py", source, ast.parse(source))
+
+
+def test_every_node_of_the_module_is_listed_once():
+    module = _module(NESTED)
+    listed = [id(n) for n in model.module_nodes_of(module, ast.AST)]
+    assert sorted(listed) == sorted(id(n) for n in ast.walk(module.tree))  # a Load context is one shared node
+    own = [i for i, n in zip(listed, model.module_nodes_of(module, ast.AST)) if not isinstance(n, ast.expr_context)]
+    assert len(own) == len(set(own))
+
+
+def test_each_kind_holds_the_nodes_of_that_kind():
+    module = _module(NESTED)
+    for kind in (ast.Call, ast.Lambda, (ast.Name, ast.Attribute), ast.ClassDef, ast.stmt):
+        want = sorted(id(n) for n in ast.walk(module.tree) if isinstance(n, kind))
+        assert sorted(id(n) for n in model.module_nodes_of(module, kind)) == want, kind
+
+
+def test_a_module_without_functions_is_its_top_level():
+    module = _module("x = [y for y in range(3)]\nz = x[0]\n")
+    assert sorted(id(n) for n in model.module_nodes_of(module, ast.AST)) == sorted(id(n) for n in ast.walk(module.tree))
+
+
+GUARDED = '''
+import threading
+import time
+
+
+def pause(slow):
+    if slow:
+        time.sleep(1)
+
+
+async def quick():
+    pause(False)
+    threading.Thread(target=pause, args=(True,)).start()
+'''
+READ_IN_A_CLASS_IN_A_FUNCTION = GUARDED + '''
+
+def register(table):
+    class Entry:
+        run = staticmethod(lambda: table.append(pause))
+    return Entry
+'''
+READ_IN_A_DEFAULT_LAMBDA = GUARDED + '''
+
+def later(hook=lambda: [pause]):
+    return hook
+'''
+
+
+def _lines(source: str) -> set[int]:
+    report = analyze_sources([("svc.py", ["svc"], source)])
+    return {f.location["line"] for f in report.findings if "line" in f.location}
+
+
+def _sleep_line() -> int:
+    return next(i for i, line in enumerate(GUARDED.splitlines(), 1) if line.strip() == "time.sleep(1)")
+
+
+def test_a_function_also_read_as_a_value_keeps_its_guarded_blocker():
+    assert _sleep_line() in _lines(READ_IN_A_CLASS_IN_A_FUNCTION)  # a lambda in a class body in a function
+    assert _sleep_line() in _lines(READ_IN_A_DEFAULT_LAMBDA)  # a lambda that is a parameter's default
+
+
+def test_called_with_a_constant_and_handed_to_a_thread_it_stays_silent():
+    assert _sleep_line() not in _lines(GUARDED)
