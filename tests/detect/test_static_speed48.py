@@ -117,3 +117,63 @@ def test_a_function_also_read_as_a_value_keeps_its_guarded_blocker():
 
 def test_called_with_a_constant_and_handed_to_a_thread_it_stays_silent():
     assert _sleep_line() not in _lines(GUARDED)
+
+
+BOUND_TWICE = '''
+import types
+
+
+class Holder:
+    pass
+
+
+def handler(self):
+    return 1
+
+
+FIRST = Holder()
+SECOND = Holder()
+
+
+def setup():
+    SECOND.handle = types.MethodType(handler, SECOND)
+
+
+if FIRST:
+    if SECOND:
+        if handler:
+            FIRST.handle = types.MethodType(handler, FIRST)
+'''
+
+
+def _bound(source: str) -> list[str] | None:
+    from faultlib.detect.serving.blocking.infer import _bound_object
+
+    module = model.build_module("bound", "bound.py", source, ast.parse(source))
+    return _bound_object(next(f for f in module.all_functions if f.qualname == "handler"))
+
+
+def test_a_method_type_binding_inside_a_function_is_read_without_a_walk_of_the_module():
+    source = BOUND_TWICE.replace("FIRST.handle = types.MethodType(handler, FIRST)", "pass")
+    assert _bound(source) == ["SECOND"]
+
+
+def test_a_name_bound_to_two_objects_keeps_the_first_of_the_module_walk():
+    assert _bound(BOUND_TWICE) == ["SECOND"]  # breadth first: the function's store is shallower than the nested if's
+
+
+def test_a_package_handle_is_read_from_the_families_memoised_per_type():
+    from faultlib.detect.serving.blocking.package_handles import returned_handle
+    from faultlib.detect.serving.blocking.vocab import vocabulary
+
+    vocab = vocabulary()
+    packages = [f for f in vocab.families if f.package and "*" not in f.methods]
+    handles = 0
+    for family in packages[:20]:
+        for target in (f"{family.types[0]}.Client.fetch", f"{family.types[0]}.AsyncClient.fetch"):
+            found = returned_handle(vocab, target)
+            owned = [f for f in packages if f.owns(target.rpartition(".")[0])]
+            assert found in (None, f"{target}()") and (owned or found is None)
+            handles += found is not None
+    assert handles  # a package family's client method returns a handle of the package
+    assert returned_handle(vocab, "nowhere_pkg.Client.fetch") is None
