@@ -7,6 +7,9 @@ every function (the top level, class bodies, the inside of lambdas and classes a
 :func:`ast.walk`'s nodes (each once, none missing: the places a function's own list stops), and the findings that
 depend on the names read as values to what they were: a function also read as a value (in a class inside a function,
 in a lambda default) keeps its guarded blocker; called with a constant only, or handed to a thread, it stays silent.
+The other passes made cheaper keep their answers: ``types.MethodType`` bindings (read from the calls' tables; the
+module walked only when one name is bound twice, the first in the walk winning), package handles (the families
+memoised per type), a local dict's stores (the assignments' table) and the call sites by last name.
 """
 
 from __future__ import annotations
@@ -177,3 +180,33 @@ def test_a_package_handle_is_read_from_the_families_memoised_per_type():
             handles += found is not None
     assert handles  # a package family's client method returns a handle of the package
     assert returned_handle(vocab, "nowhere_pkg.Client.fetch") is None
+
+
+STORES = '''
+def build(extra):
+    table = {"a": 1}
+    table["b"] = 2
+    twice = {}
+    twice = {}
+    twice["c"] = 3
+    Model().save(extra)
+    helpers[0](extra)
+    return table
+'''
+
+
+def test_a_local_dict_is_read_from_the_assignments_table():
+    from faultlib.detect.serving.blocking.local_stores import local_dict_stores
+
+    func = _module(STORES).all_functions[0]
+    assert [(k.value, v.value) for k, v, _ in local_dict_stores(func, "table")] == [("a", 1), ("b", 2)]
+    assert local_dict_stores(func, "twice") == []  # bound twice: no single display to read
+
+
+def test_call_sites_are_named_by_the_last_name_of_what_they_call():
+    from faultlib.detect.serving.blocking.index import Index
+
+    module = _module(STORES)
+    sites = Index({"nested": module}).infer.sites()
+    assert {"save", "Model"} <= set(sites)  # Model().save(extra): under its attribute's name too
+    assert not any(call.func.__class__ is ast.Subscript for calls in sites.values() for call, _ in calls)

@@ -25,7 +25,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
-from faultlib.pyflow.walk import walk
+from faultlib.pyflow.walk import children
 
 MAX_CALLS = 40
 """Calls under one name looked at; more: the parameter's values are taken as unknown."""
@@ -154,7 +154,15 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
 
 
 def _contains(node: ast.AST, call: ast.AST) -> bool:
-    return any(n is call for n in walk(node))  # faultlib's walk: ast.walk's nodes without its generators
+    """Whether ``call`` is ``node`` or under it (depth first, stopping at it: no list of the whole subtree)."""
+    todo = [node]
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        found = pop()
+        if found is call:
+            return True
+        extend(children(found))
+    return False
 
 
 def _parameter_test(test: ast.expr):
