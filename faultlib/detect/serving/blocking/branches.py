@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
+from faultlib.pyflow.walk import children
 
 MAX_CALLS = 40
 """Calls under one name looked at; more: the parameter's values are taken as unknown."""
@@ -119,13 +120,12 @@ class Branches:
             names: set[str] = set()
             for module in self.index.distinct_modules():
                 callees = set()
-                for node in module_nodes(module):  # one walk per module, shared
-                    if isinstance(node, ast.Call):
-                        callees.add(id(node.func))
-                        if (dotted(node.func) or [""])[-1] == "Thread":  # Thread(target=self.play): off the loop
-                            callees.update(id(k.value) for k in node.keywords if k.arg == "target")
-                    elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and (
-                            id(node) not in callees):
+                for node in module_nodes_of(module, ast.Call):  # the tables every function keeps, no new walk
+                    callees.add(id(node.func))
+                    if (dotted(node.func) or [""])[-1] == "Thread":  # Thread(target=self.play): off the loop
+                        callees.update(id(k.value) for k in node.keywords if k.arg == "target")
+                for node in module_nodes_of(module, (ast.Name, ast.Attribute)):
+                    if isinstance(node.ctx, ast.Load) and id(node) not in callees:
                         names.add(node.id if isinstance(node, ast.Name) else node.attr)
             self._as_values = names
         return self._as_values
@@ -154,7 +154,15 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
 
 
 def _contains(node: ast.AST, call: ast.AST) -> bool:
-    return any(n is call for n in ast.walk(node))
+    """Whether ``call`` is ``node`` or under it (depth first, stopping at it: no list of the whole subtree)."""
+    todo = [node]
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        found = pop()
+        if found is call:
+            return True
+        extend(children(found))
+    return False
 
 
 def _parameter_test(test: ast.expr):

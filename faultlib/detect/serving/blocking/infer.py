@@ -19,7 +19,8 @@ import ast
 from faultlib.detect.serving.blocking.callback_args import handed_arguments
 from faultlib.detect.serving.blocking.decorator_args import leading_arguments
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
-from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_static, dotted, module_nodes, nodes_of
+from faultlib.detect.serving.blocking.model import (Func, Module, Type, _is_static, dotted, module_nodes, module_nodes_of,
+                                                    nodes_of)
 from faultlib.pyflow.walk import children
 
 
@@ -182,8 +183,9 @@ class Inference:
                 for scope, nodes in scopes:
                     for node in nodes:
                         if isinstance(node, ast.Call):
-                            parts = dotted(node.func)  # Model(...).save(db): by its attribute's name too
-                            last = parts[-1] if parts else getattr(node.func, "attr", None)
+                            called = node.func  # the last name of its dotted name; Model(...).save(db): `save` too
+                            last = called.attr if isinstance(called, ast.Attribute) else (
+                                called.id if isinstance(called, ast.Name) else None)
                             if last:
                                 sites.setdefault(last, []).append((node, scope))
         return self._sites
@@ -520,9 +522,20 @@ def _bound_object(func: Func) -> list[str] | None:
     object as a method: https://docs.python.org/3/library/types.html#types.MethodType), or None."""
     bindings = func.module.__dict__.get("_faultlib_method_types")
     if bindings is None:
-        bindings = func.module.__dict__["_faultlib_method_types"] = {}
-        for node in module_nodes(func.module) if _may_name(func.module, "MethodType") else ():  # one walk, shared
-            if (isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
-                    and isinstance(node.args[0], ast.Name) and dotted(node.args[1])):
-                bindings.setdefault(node.args[0].id, dotted(node.args[1]))
+        module = func.module
+        found = _method_types(module_nodes_of(module, ast.Call) if _may_name(module, "MethodType") else [])
+        if len({name for name, _ in found}) < len({(name, tuple(obj)) for name, obj in found}):
+            found = _method_types(module_nodes(module))  # one name bound to two objects: the first in the walk wins
+        bindings = module.__dict__["_faultlib_method_types"] = {}
+        for name, obj in found:
+            bindings.setdefault(name, obj)
     return bindings.get(func.node.name)
+
+
+def _method_types(nodes: list[ast.AST]) -> list[tuple[str, list[str]]]:
+    """``(function name, dotted object)`` of each ``types.MethodType(function, obj)`` among ``nodes``, in their order
+    (the calls from the per-function tables, :func:`~faultlib.detect.serving.blocking.model.module_nodes_of`, with no
+    walk of the module, unless a name is bound twice)."""
+    return [(node.args[0].id, dotted(node.args[1])) for node in nodes
+            if isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "MethodType" and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name) and dotted(node.args[1])]

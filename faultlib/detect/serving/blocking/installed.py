@@ -337,8 +337,13 @@ class Installed:
         self._libraries[top] = found
         return found
 
-    def _own_tops(self) -> set[str]:
-        return {name.partition(".")[0] for name in self.provided}
+    def _own_tops(self) -> frozenset[str]:
+        """The top-level names of :attr:`provided`, computed once per value of it (asked at every call of a package
+        that is not installed)."""
+        cached = self.__dict__.get("_tops")
+        if cached is None or cached[0] is not self.provided:
+            cached = self.__dict__["_tops"] = (self.provided, frozenset(n.partition(".")[0] for n in self.provided))
+        return cached[1]
 
     def _distribution(self, top: str, root: Path) -> tuple[str, str]:
         """The distribution (name, version) that installed the top-level name ``top`` in ``root``, from its

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 
 __all__ = ["local_dict_stores"]
 
@@ -19,17 +19,16 @@ __all__ = ["local_dict_stores"]
 def local_dict_stores(func: Func, name: str) -> list[tuple[ast.expr | None, ast.expr, Func]]:
     """``(key, value, func)`` of every ``name[key] = value`` (and every entry of the display ``name`` is bound to)
     in ``func``, when ``name`` is a local of ``func`` bound once, to a dict."""
-    bindings = [n for n in func.nodes if isinstance(n, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    assigns = nodes_of(func, ast.Assign)  # the function's table by kind, in order: no pass over every node
+    bindings = [n for n in assigns if any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
     if len(bindings) != 1 or not _is_dict(bindings[0].value):
         return []
     display = bindings[0].value
     found = list(zip(display.keys, display.values, [func] * len(display.keys))) if isinstance(display, ast.Dict) \
         else []
-    for node in func.nodes:
-        if isinstance(node, ast.Assign):
-            found += [(t.slice, node.value, func) for t in node.targets if isinstance(t, ast.Subscript)
-                      and isinstance(t.value, ast.Name) and t.value.id == name]
+    for node in assigns:
+        found += [(t.slice, node.value, func) for t in node.targets if isinstance(t, ast.Subscript)
+                  and isinstance(t.value, ast.Name) and t.value.id == name]
     return found
 
 

@@ -27,7 +27,7 @@ def returned_handle(vocab, target: str) -> str | None:
     owner, _, last = target.rpartition(".")
     if not owner or last.startswith(("_", *DATA_EXPORTS)) or last[:1].isupper() or "async" in last.lower():
         return None
-    families = [f for f in vocab.families if f.package and "*" not in f.methods and f.owns(owner)]
+    families = [f for f in vocab._families_of(owner) if f.package and "*" not in f.methods]  # memoised per type
     if not families or vocab.family_kind(owner, last) is not None:
         return None
     module_function = not owner.rpartition(".")[2][:1].isupper() and not owner.endswith("()")
