@@ -1,0 +1,135 @@
+"""The static leakage analysis on hyperparameter grids whose every setting is scored on the test part and reported
+(issue 17, stop 48: ``tuned_on_test`` for a grid read off its printed or collected test scores), each in both
+directions: the grid found at its line, the healthy look-alike (a validation part, cross-validation, model classes,
+seeds, one final test score) silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+from tests.detect.test_leakage_kinds import alarms
+
+#: a split of a loaded table into a training and a test part
+SPLIT = """\
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.svm import SVC
+        frame = pd.read_csv("orders.csv")
+        feats, label = frame.drop(columns="late"), frame["late"]
+        X_train, X_test, y_train, y_test = train_test_split(feats, label, random_state=1)
+"""
+
+#: a helper that fits one setting on the training part and returns its accuracy on the test part
+HELPER = """\
+        def holdout_accuracy(settings):
+            forest = RandomForestClassifier(**settings).fit(X_train, y_train)
+            return (forest.predict(X_test) == y_test).mean()
+"""
+
+LEAKS = {
+    # nested loops over written-out settings, the helper's test accuracy printed for each (found at the helper's
+    # score, as a loop calling a helper of the same file is)
+    "a_nested_grid_scored_on_test_by_a_helper_and_printed": (SPLIT + HELPER + """\
+        for depth in [2, 4, 8]:
+            for trees in [50, 200]:
+                acc = holdout_accuracy({"max_depth": depth, "n_estimators": trees})
+                print(depth, trees, acc)
+""", [("tuned_on_test", 9)]),
+    # a size parameter swept, each test score collected for a plot
+    "a_size_parameter_swept_with_test_scores_collected": (SPLIT + """\
+        curve = []
+        for k in range(1, 25):
+            knn = KNeighborsClassifier(n_neighbors=k).fit(X_train, y_train)
+            curve.append(knn.score(X_test, y_test))
+        plt.plot(range(1, 25), curve)
+""", [("tuned_on_test", 10)]),
+    # a list of configurations, each judged by a rolling evaluation on the last rows, the errors stored
+    "configurations_each_scored_on_the_last_rows_then_sorted": ("""\
+        from sklearn.linear_model import Ridge
+        def last_rows_error(series, n_test, cfg):
+            train, test = series[:-n_test], series[-n_test:]
+            model = Ridge(alpha=cfg).fit(train[["lag"]], train["y"])
+            return ((model.predict(test[["lag"]]) - test["y"]) ** 2).mean()
+        sales = pd.read_csv("sales.csv")
+        errors = {}
+        for cfg in [0.01, 0.1, 1.0, 10.0]:
+            errors[cfg] = last_rows_error(sales, 12, cfg)
+        ranked = sorted(errors.items(), key=lambda kv: kv[1])
+""", [("tuned_on_test", 5)]),
+}
+
+HEALTHY = {
+    # the same nested grid scored on a validation part carved from the training part
+    "a_grid_scored_on_a_validation_part": (SPLIT + """\
+        X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, random_state=2)
+        for depth in [2, 4, 8]:
+            for trees in [50, 200]:
+                forest = RandomForestClassifier(max_depth=depth, n_estimators=trees).fit(X_fit, y_fit)
+                print(depth, trees, forest.score(X_val, y_val))
+""", []),
+    # the grid judged by cross-validation on the training part
+    "a_grid_scored_by_cross_validation_on_the_training_part": (SPLIT + """\
+        for depth in [2, 4, 8]:
+            scores = cross_val_score(RandomForestClassifier(max_depth=depth), X_train, y_train, cv=5)
+            print(depth, scores.mean())
+""", []),
+    # several model classes, each scored once on the test part (a spot-check report)
+    "model_classes_each_scored_once_on_test": (SPLIT + """\
+        for model in [RandomForestClassifier(), SVC(), KNeighborsClassifier()]:
+            model.fit(X_train, y_train)
+            print(type(model).__name__, model.score(X_test, y_test))
+""", []),
+    # one model over several seeds: the spread of one setting
+    "one_model_over_several_seeds": (SPLIT + """\
+        for seed in [0, 1, 2, 3]:
+            forest = RandomForestClassifier(random_state=seed).fit(X_train, y_train)
+            print(seed, forest.score(X_test, y_test))
+""", []),
+    # the test part scored once, after the setting was chosen on the training part
+    "one_final_test_score_after_a_search_on_the_training_part": (SPLIT + """\
+        search = GridSearchCV(RandomForestClassifier(), {"max_depth": [2, 4, 8]}, cv=5).fit(X_train, y_train)
+        print(search.best_estimator_.score(X_test, y_test))
+""", []),
+}
+
+EXPECTED = {**LEAKS, **HEALTHY}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_grid48_alarms_are_the_leaks_and_only_them(tmp_path, name):
+    body, expected = EXPECTED[name]
+    assert alarms(tmp_path, body) == expected
+
+
+def test_a_grid_scored_by_a_helper_module_on_the_import_path_is_found_at_the_loop_call(tmp_path):
+    """The helper lives in another folder put on ``sys.path``, behind more helper modules than a session joins: the
+    script's own import still joins, and the finding is on the script's call in the loop."""
+    lib = tmp_path / "lib"
+    (lib / "models").mkdir(parents=True)
+    (lib / "scoring").mkdir()
+    for k in range(4):  # model wrappers the script imports first, each needing a base module
+        (lib / "models" / f"wrap{k}.py").write_text(f"from models.base{k} import Base{k}\n\nclass Wrap{k}(Base{k}):\n"
+                                                    "    pass\n")
+        (lib / "models" / f"base{k}.py").write_text(f"class Base{k}:\n    pass\n")
+    (lib / "scoring" / "holdout.py").write_text(
+        "import pandas as pd\nfrom sklearn.model_selection import train_test_split\n\n"
+        "def holdout_accuracy(model_class, settings):\n"
+        "    frame = pd.read_csv('matches.csv')\n"
+        "    X_train, X_test, y_train, y_test = train_test_split(frame.drop(columns='won'), frame['won'])\n"
+        "    model = model_class(**settings).fit(X_train, y_train)\n"
+        "    return (model.predict(X_test) == y_test).mean()\n")
+    script = tmp_path / "runs" / "grid.py"
+    script.parent.mkdir()
+    imports = "".join(f"from models.wrap{k} import Wrap{k}\n" for k in range(4))
+    script.write_text("import sys\nsys.path.append('../lib')\n" + imports
+                      + "from sklearn.ensemble import RandomForestClassifier\n"
+                      + "from scoring.holdout import holdout_accuracy\n\n"
+                      + "for depth in [1, 3, 5]:\n"
+                      + "    score = holdout_accuracy(RandomForestClassifier, {'max_depth': depth})\n"
+                      + "    print(depth, score)\n")
+    report, _ = analyze_file(str(script))
+    found = [(f.kind, f.location["line"]) for f in report.findings if f.severity >= Severity.WARNING
+             and f.location.get("file") == str(script)]
+    assert found == [("tuned_on_test", 11)]
