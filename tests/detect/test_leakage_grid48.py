@@ -133,3 +133,31 @@ def test_a_grid_scored_by_a_helper_module_on_the_import_path_is_found_at_the_loo
     found = [(f.kind, f.location["line"]) for f in report.findings if f.severity >= Severity.WARNING
              and f.location.get("file") == str(script)]
     assert found == [("tuned_on_test", 11)]
+
+
+HEALTHY_MORE = {
+    # one model per label column, its settings looked up per column, the unlabelled test file predicted
+    "one_model_per_label_column_with_settings_looked_up": (SPLIT + """\
+        chosen = {"C": [0.5, 2.0], "tol": [1e-3, 1e-4]}
+        for j, column in enumerate(["spam", "abuse"]):
+            model = LogisticRegression(C=chosen["C"][j], tol=chosen["tol"][j]).fit(X_train, frame[column][:10])
+            print(column, model.predict(X_test)[:5])
+""", []),
+    # every setting scored over rolling windows written by hand (a fold loop inside the grid)
+    "a_grid_over_rolling_windows_written_by_hand": (SPLIT + """\
+        def windows(n, k):
+            for end in range(k, n):
+                yield list(range(end - k, end)), [end]
+        table = []
+        for a in [0.1, 1.0, 10.0]:
+            for train_rows, test_rows in windows(len(feats), 50):
+                model = Ridge(alpha=a).fit(feats.iloc[train_rows], label.iloc[train_rows])
+                table.append((a, model.predict(feats.iloc[test_rows])[0] - label.iloc[test_rows[0]]))
+""", []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY_MORE))
+def test_grid48_lookalikes_seen_on_public_code_stay_silent(tmp_path, name):
+    body, expected = HEALTHY_MORE[name]
+    assert alarms(tmp_path, body) == expected

@@ -50,7 +50,8 @@ _NOT_SETTINGS = frozenset({"random_state", "seed", "verbose", "n_jobs", "warm_st
 _NOT_SETTERS = frozenset({"print", "format", "plot", "scatter", "bar", "legend", "title", "xlabel", "ylabel",
                           "savefig", "figure", "subplot", "subplots", "append", "to_csv", "write"})
 #: loop variables that count repetitions, not settings (a seed sweep shows the variance of one model)
-_REPEATS = frozenset({"seed", "seeds", "random_state", "state", "rs", "fold", "folds", "trial", "rep", "repeat", "run"})
+_REPEATS = frozenset({"seed", "seeds", "random_state", "state", "rs", "fold", "folds", "trial", "rep", "repeat",
+                      "run"})
 #: calls that report each pass's value
 _REPORTS = frozenset({"print", "append", "extend", "write", "writerow", "to_csv", "info", "log", "plot", "scatter"})
 
@@ -87,18 +88,38 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _setting(value: ast.expr, targets: set[str]) -> bool:
+    """``value`` takes a loop variable itself, not as a key into a table (``params['C'][j]``: a setting chosen
+    before the loop for each item, as one model per label column does)."""
+    keys = {id(n) for s in ast.walk(value) if isinstance(s, ast.Subscript) for n in ast.walk(s.slice)}
+    return any(isinstance(n, ast.Name) and n.id in targets and id(n) not in keys for n in ast.walk(value))
+
+
+def _fold_loop(loop: ast.For) -> bool:
+    """A loop inside the grid that walks folds (``for tr, te in splitter.split(X)``, ``for train_idx, test_idx in
+    rolling_windows(dates)``): each setting is cross-validated, the house's policy for a sweep over folds."""
+    for n in (n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.For)):
+        parts = n.target.elts if isinstance(n.target, ast.Tuple) else []
+        parts = parts[-1].elts if parts and isinstance(parts[-1], ast.Tuple) else parts  # for i, (tr, te) in ...
+        if len(parts) > 1 and any(isinstance(p, ast.Name) and vocab.looks_like_test(p.id) for p in parts) or any(
+                isinstance(c, ast.Call) and (call_name(c) == "split" or call_name(c) in vocab.SPLITTERS)
+                for c in ast.walk(n.iter)):
+            return True
+    return False
+
+
 def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) -> bool:
     for n in (n for stmt in loop.body for n in ast.walk(stmt)):
         if isinstance(n, ast.Dict) and any(
                 isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value not in _NOT_SETTINGS
-                and _names(v) & targets for k, v in zip(n.keys, n.values)):
+                and _setting(v, targets) for k, v in zip(n.keys, n.values)):
             return True
         if not isinstance(n, ast.Call):
             continue
         name = call_name(n)
         if name in _NOT_SETTERS or name in vocab.SPLIT_FUNCTIONS:
             continue
-        if any(k.arg and k.arg not in _NOT_SETTINGS and _names(k.value) & targets
+        if any(k.arg and k.arg not in _NOT_SETTINGS and _setting(k.value, targets)
                and not seed_only(k.value, targets) for k in n.keywords):
             return True
         if name in defined and any(isinstance(a, ast.Name) and a.id in targets for a in n.args):
@@ -128,7 +149,9 @@ def test_curves(tree: ast.Module) -> dict[int, int]:
     out: dict[int, int] = {}
     for loop in (n for n in nodes if isinstance(n, ast.For) and _candidates(n.iter, bound)):
         targets = _names(loop.target)
-        if targets and not targets & _REPEATS and _sets_hyperparameter(loop, targets, defined) and (line := _report_line(loop)):
+        if not targets or targets & _REPEATS or _fold_loop(loop) or not _sets_hyperparameter(loop, targets, defined):
+            continue
+        if line := _report_line(loop):
             out[loop.lineno] = line
     return out
 
