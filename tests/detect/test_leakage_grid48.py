@@ -143,16 +143,13 @@ HEALTHY_MORE = {
             model = LogisticRegression(C=chosen["C"][j], tol=chosen["tol"][j]).fit(X_train, frame[column][:10])
             print(column, model.predict(X_test)[:5])
 """, []),
-    # every setting scored over rolling windows written by hand (a fold loop inside the grid)
-    "a_grid_over_rolling_windows_written_by_hand": (SPLIT + """\
-        def windows(n, k):
-            for end in range(k, n):
-                yield list(range(end - k, end)), [end]
+    # every setting cross-validated by a splitter's folds inside the grid
+    "a_grid_with_a_splitter_fold_loop_inside": (SPLIT + """\
         table = []
         for a in [0.1, 1.0, 10.0]:
-            for train_rows, test_rows in windows(len(feats), 50):
-                model = Ridge(alpha=a).fit(feats.iloc[train_rows], label.iloc[train_rows])
-                table.append((a, model.predict(feats.iloc[test_rows])[0] - label.iloc[test_rows[0]]))
+            for fit_rows, held_rows in KFold(4).split(X_train):
+                model = Ridge(alpha=a).fit(X_train.iloc[fit_rows], y_train.iloc[fit_rows])
+                table.append((a, model.score(X_train.iloc[held_rows], y_train.iloc[held_rows])))
 """, []),
 }
 
