@@ -151,6 +151,32 @@ HEALTHY_MORE = {
                 model = Ridge(alpha=a).fit(X_train.iloc[fit_rows], y_train.iloc[fit_rows])
                 table.append((a, model.score(X_train.iloc[held_rows], y_train.iloc[held_rows])))
 """, []),
+    # a train-versus-test curve over k: the over- and under-fitting picture, nothing read off it (house labels)
+    "a_train_versus_test_curve": (SPLIT + """\
+        fit_acc, held_acc = [], []
+        for k in range(1, 20):
+            knn = KNeighborsClassifier(n_neighbors=k).fit(X_train, y_train)
+            fit_acc.append(knn.score(X_train, y_train))
+            held_acc.append(knn.score(X_test, y_test))
+        plt.plot(fit_acc)
+        plt.plot(held_acc)
+""", []),
+    # the same search repeated under several seeds handed to a helper
+    "a_helper_run_under_several_random_states": (SPLIT + """\
+        def once(ran_state):
+            forest = RandomForestClassifier(random_state=ran_state).fit(X_train, y_train)
+            return forest.score(X_test, y_test)
+        outcomes = []
+        for ran_state in [11, 22, 33]:
+            outcomes.append(once(ran_state))
+""", []),
+    # one cross-validated search per metric, each refitted model scored once on the test part
+    "a_search_per_metric_then_one_test_report_each": (SPLIT + """\
+        for metric in ["precision", "recall"]:
+            search = GridSearchCV(KNeighborsClassifier(), {"n_neighbors": [3, 5, 9]}, scoring=f"{metric}_macro", cv=3)
+            search.fit(X_train, y_train)
+            print(metric, search.score(X_test, y_test))
+""", []),
 }
 
 

@@ -45,7 +45,7 @@ _RANGES = frozenset({"range", "linspace", "arange", "logspace", "geomspace"})
 _GRIDS = frozenset({"product", "ParameterGrid", "zip"})
 #: keywords that vary a run, not the model, or a split, not the setting
 _NOT_SETTINGS = frozenset({"random_state", "seed", "verbose", "n_jobs", "warm_start", "test_size", "train_size",
-                           "random_seed", "shuffle"})
+                           "random_seed", "shuffle", "scoring"})
 #: calls whose keywords are no settings of a model (output, plotting)
 _NOT_SETTERS = frozenset({"print", "format", "plot", "scatter", "bar", "legend", "title", "xlabel", "ylabel",
                           "savefig", "figure", "subplot", "subplots", "append", "to_csv", "write"})
@@ -89,10 +89,14 @@ def _names(node: ast.AST) -> set[str]:
 
 
 def _setting(value: ast.expr, targets: set[str]) -> bool:
-    """``value`` takes a loop variable itself, not as a key into a table (``params['C'][j]``: a setting chosen
-    before the loop for each item, as one model per label column does)."""
-    keys = {id(n) for s in ast.walk(value) if isinstance(s, ast.Subscript) for n in ast.walk(s.slice)}
-    return any(isinstance(n, ast.Name) and n.id in targets and id(n) not in keys for n in ast.walk(value))
+    """``value`` is a loop variable itself (or a number computed from it), not a key into a table
+    (``params['C'][j]``: a setting chosen before the loop for each item, as one model per label column does), nor
+    a name built from it (a layer's name, a metric's name)."""
+    if isinstance(value, ast.Name):
+        return value.id in targets
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)):  # 2 ** k, -a: the value itself, rescaled
+        return any(_setting(v, targets) for v in ast.iter_child_nodes(value) if isinstance(v, ast.expr))
+    return False  # params['C'][j], get_layer('h' + i), f'{m}_macro': a key or a name built from it
 
 
 def _fold_loop(loop: ast.For) -> bool:
@@ -101,6 +105,20 @@ def _fold_loop(loop: ast.For) -> bool:
     whose test dates are the reported out-of-sample result, stay a test curve (house labels, wave 66)."""
     return any(isinstance(c, ast.Call) and (call_name(c) == "split" or call_name(c) in vocab.SPLITTERS)
                for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.For) for c in ast.walk(n.iter))
+
+
+def _repeats(targets: set[str]) -> bool:
+    """``seed``, ``ran_state``, ``fold``: a loop that repeats one setting."""
+    return any(t.lower() in _REPEATS for name in targets for t in vocab.name_tokens(name))
+
+
+def _scores_training_rows(loop: ast.For) -> bool:
+    """The loop scores each setting on the training rows too (``knn.score(X_train, y_train)`` beside the test
+    score): a train-versus-test curve, the textbook picture of over- and under-fitting, judged no choice by the
+    house labels (a plotted alpha or k curve with nothing read off it)."""
+    return any(isinstance(n, ast.Call) and call_name(n) in vocab.EVALUATE and n.args and any(
+        isinstance(a, ast.Name) and vocab.looks_like_train(a.id) for a in ast.walk(n.args[0]))
+        for stmt in loop.body for n in ast.walk(stmt))
 
 
 def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) -> bool:
@@ -112,7 +130,7 @@ def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) ->
         if not isinstance(n, ast.Call):
             continue
         name = call_name(n)
-        if name in _NOT_SETTERS or name in vocab.SPLIT_FUNCTIONS:
+        if name in _NOT_SETTERS or name in vocab.SPLIT_FUNCTIONS or vocab.is_search(name):  # a search: its CV picks
             continue
         if any(k.arg and k.arg not in _NOT_SETTINGS and _setting(k.value, targets)
                and not seed_only(k.value, targets) for k in n.keywords):
@@ -144,7 +162,7 @@ def test_curves(tree: ast.Module) -> dict[int, int]:
     out: dict[int, int] = {}
     for loop in (n for n in nodes if isinstance(n, ast.For) and _candidates(n.iter, bound)):
         targets = _names(loop.target)
-        if not targets or targets & _REPEATS or _fold_loop(loop) or not _sets_hyperparameter(loop, targets, defined):
+        if not targets or _repeats(targets) or _fold_loop(loop) or _scores_training_rows(loop) or not _sets_hyperparameter(loop, targets, defined):
             continue
         if line := _report_line(loop):
             out[loop.lineno] = line
