@@ -37,30 +37,31 @@ LEAKS = {
                 acc = holdout_accuracy({"max_depth": depth, "n_estimators": trees})
                 print(depth, trees, acc)
 """, [("tuned_on_test", 9)]),
-    # a size parameter swept, each test score collected for a plot
-    "a_size_parameter_swept_with_test_scores_collected": (SPLIT + """\
-        curve = []
-        for k in range(1, 25):
-            knn = KNeighborsClassifier(n_neighbors=k).fit(X_train, y_train)
-            curve.append(knn.score(X_test, y_test))
-        plt.plot(range(1, 25), curve)
-""", [("tuned_on_test", 10)]),
-    # a list of configurations, each judged by a rolling evaluation on the last rows, the errors stored
+    # a list of configurations (lag, alpha), each judged by its error on the last rows, the errors stored
     "configurations_each_scored_on_the_last_rows_then_sorted": ("""\
         from sklearn.linear_model import Ridge
         def last_rows_error(series, n_test, cfg):
             train, test = series[:-n_test], series[-n_test:]
-            model = Ridge(alpha=cfg).fit(train[["lag"]], train["y"])
+            model = Ridge(alpha=cfg[1]).fit(train[[f"lag{cfg[0]}"]], train["y"])
             return ((model.predict(test[["lag"]]) - test["y"]) ** 2).mean()
         sales = pd.read_csv("sales.csv")
         errors = {}
-        for cfg in [0.01, 0.1, 1.0, 10.0]:
+        for cfg in [(1, 0.1), (1, 10.0), (7, 0.1), (7, 10.0)]:
             errors[cfg] = last_rows_error(sales, 12, cfg)
         ranked = sorted(errors.items(), key=lambda kv: kv[1])
 """, [("tuned_on_test", 5)]),
 }
 
 HEALTHY = {
+    # one size parameter swept, each test score collected for a plot and nothing chosen: a single curve stays
+    # silent by the house tests (a grid of two settings or more counts)
+    "a_size_parameter_swept_with_test_scores_collected": (SPLIT + """\
+        curve = []
+        for k in range(1, 25):
+            knn = KNeighborsClassifier(n_neighbors=k).fit(X_train, y_train)
+            curve.append(knn.score(X_test, y_test))
+        plt.plot(range(1, 25), curve)
+""", []),
     # the same nested grid scored on a validation part carved from the training part
     "a_grid_scored_on_a_validation_part": (SPLIT + """\
         X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, random_state=2)
@@ -127,12 +128,13 @@ def test_a_grid_scored_by_a_helper_module_on_the_import_path_is_found_at_the_loo
                       + "from sklearn.ensemble import RandomForestClassifier\n"
                       + "from scoring.holdout import holdout_accuracy\n\n"
                       + "for depth in [1, 3, 5]:\n"
-                      + "    score = holdout_accuracy(RandomForestClassifier, {'max_depth': depth})\n"
-                      + "    print(depth, score)\n")
+                      + "    for trees in [10, 100]:\n"
+                      + "        score = holdout_accuracy(RandomForestClassifier, {'max_depth': depth, 'n_estimators': trees})\n"
+                      + "        print(depth, score)\n")
     report, _ = analyze_file(str(script))
     found = [(f.kind, f.location["line"]) for f in report.findings if f.severity >= Severity.WARNING
              and f.location.get("file") == str(script)]
-    assert found == [("tuned_on_test", 11)]
+    assert found == [("tuned_on_test", 12)]
 
 
 HEALTHY_MORE = {

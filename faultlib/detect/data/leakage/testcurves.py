@@ -121,6 +121,13 @@ def _scores_training_rows(loop: ast.For) -> bool:
         for stmt in loop.body for n in ast.walk(stmt))
 
 
+def _configures(call: ast.Call, name: str, defined: set[str]) -> bool:
+    """A call whose keywords configure a model: a model or class constructor (``Ridge(alpha=a)``, a wrapper
+    ``Forest(depth=d)``), ``set_params``, or a function of the module (``evaluate(cfg, order=p)``); never a data
+    method (``frame.sample(frac=f)``: a learning curve over training sizes)."""
+    return vocab.is_model(name) or name[:1].isupper() or name == "set_params" or name in defined
+
+
 def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) -> bool:
     for n in (n for stmt in loop.body for n in ast.walk(stmt)):
         if isinstance(n, ast.Dict) and any(
@@ -132,7 +139,7 @@ def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) ->
         name = call_name(n)
         if name in _NOT_SETTERS or name in vocab.SPLIT_FUNCTIONS or vocab.is_search(name):  # a search: its CV picks
             continue
-        if any(k.arg and k.arg not in _NOT_SETTINGS and _setting(k.value, targets)
+        if _configures(n, name, defined) and any(k.arg and k.arg not in _NOT_SETTINGS and _setting(k.value, targets)
                and not seed_only(k.value, targets) for k in n.keywords):
             return True
         if name in defined and any(isinstance(a, ast.Name) and a.id in targets for a in n.args):
@@ -154,17 +161,34 @@ def _report_line(loop: ast.For) -> int:
     return 0
 
 
+def _several_settings(loop: ast.For, bound: dict[str, ast.expr]) -> bool:
+    """One pass sets several hyperparameters at once: ``for a, b in product(...)``, a list of tuples or dicts."""
+    iterable = bound.get(loop.iter.id, loop.iter) if isinstance(loop.iter, ast.Name) else loop.iter
+    return isinstance(loop.target, ast.Tuple) and not (isinstance(iterable, ast.Call) and call_name(
+        iterable) == "enumerate") or isinstance(iterable, ast.Call) and call_name(iterable) in _GRIDS or isinstance(
+        iterable, (ast.List, ast.Tuple)) and all(isinstance(e, (ast.Tuple, ast.Dict)) for e in iterable.elts)
+
+
 def test_curves(tree: ast.Module) -> dict[int, int]:
-    """``{first line of a grid loop: line where it reports each setting's value}`` (see the module docstring)."""
+    """``{first line of a grid loop: line where it reports each setting's value}`` (see the module docstring).
+
+    Only a grid of two or more settings counts (nested loops that each set one, or one loop over combinations):
+    a single parameter's curve printed or collected with nothing chosen stays silent by the house's tests (a
+    teaching curve of k or C; :mod:`.choices` still reports one whose best is kept or typed back)."""
     nodes = list(walk_once(tree))
     bound = {t.id: n.value for n in nodes if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     defined = {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    out: dict[int, int] = {}
+    sweeps: list[ast.For] = []
     for loop in (n for n in nodes if isinstance(n, ast.For) and _candidates(n.iter, bound)):
         targets = _names(loop.target)
-        if not targets or _repeats(targets) or _fold_loop(loop) or _scores_training_rows(loop) or not _sets_hyperparameter(loop, targets, defined):
-            continue
-        if line := _report_line(loop):
+        if targets and not (_repeats(targets) or _fold_loop(loop) or _scores_training_rows(loop)) and \
+                _sets_hyperparameter(loop, targets, defined):
+            sweeps.append(loop)
+    out: dict[int, int] = {}
+    for loop in sweeps:
+        nested = any(o is not loop and (o.lineno <= loop.lineno <= (o.end_lineno or o.lineno) or
+                                        loop.lineno <= o.lineno <= (loop.end_lineno or loop.lineno)) for o in sweeps)
+        if (nested or _several_settings(loop, bound)) and (line := _report_line(loop)):
             out[loop.lineno] = line
     return out
 
