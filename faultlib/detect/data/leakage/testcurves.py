@@ -20,7 +20,10 @@ result biases that result; ASE'22's multi-test leakage). :func:`test_curves` fin
   keyword of a call (``Ridge(alpha=a)``, ``fit_model(cfg, order=p)``), or the argument of a function the module
   defines (``walk_forward_validation(data, n_test, cfg)``); never a seed (``random_state``, ``np.random.seed``),
   never a split's proportion (``train_test_split(test_size=t)``: another experiment);
-* whose body reports a value it computed: ``print``, ``append``/``extend``, a store into a table, a write.
+* whose body reports a value it computed: ``print``, ``append``/``extend``, a store into a table, a write;
+* that is a grid of two settings or more: nested loops that each set one, or one loop over combinations
+  (``product``, a list of tuples or dicts). One parameter's curve with nothing chosen stays silent (the house
+  tests: a k or C curve only printed or plotted); a train-versus-test curve too.
 
 Whether the score is a **test** score is the analysis' part (:meth:`.choices.ChoiceChecks._check_tuned`, at the
 ``predict``): a grid scored on a validation part, or by cross-validation, stays silent there. A loop over model
