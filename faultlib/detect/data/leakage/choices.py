@@ -384,6 +384,8 @@ class ChoiceChecks:
                 return
             self._tuned.add(facts.start)
             at = loop_site(self.tree, node.lineno, self._call_lines, facts.start, facts.end)  # (callsites.py)
+            if self.smap.where(at).get("file") != self.smap.where(facts.start).get("file"):  # a joined module's
+                at = next((ln for ln in reversed(self._call_lines) if facts.start <= ln <= facts.end), at)  # helper
             where = self.smap.where(at)
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,

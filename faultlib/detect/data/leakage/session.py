@@ -223,12 +223,18 @@ def session_members(path: str | Path, code: ast.Module | None = None) -> list[Pa
     path = Path(path)
     order: list[Path] = []
 
+    direct: list[Path] = []  # the script's own imports: a helper's helpers never crowd one of them out
+
     def visit(p: Path, depth: int, own: ast.Module | None = None) -> None:
         tree = own if own is not None else _parsed(p)
         if tree is not None and depth < MAX_MEMBERS:
             needs = [] if own is not None else _definers(tree, p, order + [path])
-            for dep in _imported_siblings(tree, p.parent) + needs:
-                if dep not in order and dep != path and len(order) < MAX_MEMBERS - 1:
+            deps = _imported_siblings(tree, p.parent) + needs
+            if not depth:
+                direct.extend(d for d in deps if d != path)
+            for dep in deps:
+                waiting = sum(d not in order and d != dep for d in dict.fromkeys(direct)) if depth else 0
+                if dep not in order and dep != path and len(order) + waiting < MAX_MEMBERS - 1:
                     order.append(dep)  # claimed before its own needs are visited (no cycles)
                     visit(dep, depth + 1)
                     order.remove(dep)

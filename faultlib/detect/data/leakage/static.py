@@ -55,6 +55,7 @@ from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_em
 from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
+from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -178,6 +179,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
             tree)  # try candidates, keep the best
+        self._loop_facts = read_off_curves(self._loop_facts, test_curves(tree))  # or report each (testcurves.py)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
