@@ -135,6 +135,8 @@ def test_a_grid_scored_by_a_helper_module_on_the_import_path_is_found_at_the_loo
     found = [(f.kind, f.location["line"]) for f in report.findings if f.severity >= Severity.WARNING
              and f.location.get("file") == str(script)]
     assert found == [("tuned_on_test", 12)]
+    message = next(f.message for f in report.findings if f.kind == "tuned_on_test")
+    assert "every candidate's test score is reported to be read off" in message and "best is kept" not in message
 
 
 HEALTHY_MORE = {

@@ -87,6 +87,7 @@ class LoopFacts:
     chooses: int  # the line where the best is kept (0: nowhere)
     cv: bool
     varied: dict[str, set[str]] = field(default_factory=dict)  # constructor -> keywords that take the loop variable
+    read_off: bool = False  # ``chooses`` is where each candidate's test score is reported, no best kept (.testcurves)
 
 
 def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[LoopFacts]:
@@ -390,8 +391,10 @@ class ChoiceChecks:
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
                 f"{est.cls}.{call_name(node)}() scores the test rows inside the loop on "
-                f"{self.smap.describe(facts.start)}, which tries candidates, and the best is kept by that score "
-                f"({self.smap.describe(facts.chooses)}): the "
+                f"{self.smap.describe(facts.start)}, which tries candidates, and "
+                + ("every candidate's test score is reported to be read off "
+                   if facts.read_off else "the best is kept by that score ")
+                + f"({self.smap.describe(facts.chooses)}): the "
                 "test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "
                 "choose on a validation part or by cross-validation on the training part, then score the test "
                 "part once",

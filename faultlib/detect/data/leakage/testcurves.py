@@ -199,7 +199,7 @@ def test_curves(tree: ast.Module) -> dict[int, int]:
 def read_off_curves(facts: list[LoopFacts], curves: dict[int, int]) -> list[LoopFacts]:
     """``facts`` with every grid loop of ``curves`` that keeps no best marked as a search that chooses where it
     reports (its settings are read off the reported curve); cross-validation loops stay as they are."""
-    return [replace(f, varies=True, chooses=curves[f.start]) if f.start in curves and not f.chooses and not f.cv
+    return [replace(f, varies=True, chooses=curves[f.start], read_off=True) if f.start in curves and not f.chooses and not f.cv
             else f for f in facts]
 
 
