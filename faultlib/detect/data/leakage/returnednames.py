@@ -46,9 +46,29 @@ def _own_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr | 
     return out
 
 
-def _name_positions(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> dict[int | None, bool]:
+def _local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names ``fn`` binds only to column names (every assignment of the name in ``fn`` is a list of names as
+    :func:`~faultlib.detect.data.leakage.namelists.names_value` reads it syntactically, from names so bound)."""
+    assigned: dict[str, list[ast.expr]] = {}
+    for n in walk_once(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            assigned.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(n.target, ast.Name):
+            assigned.setdefault(n.target.id, []).append(n.value if not isinstance(n, ast.For) else n.iter)
+    found: set[str] = set()
+    for _ in range(4):  # names built from names (num = list(...columns); cols = num + ['id'])
+        more = {k for k, values in assigned.items() if k not in found and all(
+            v is not None and names_value(v, found) for v in values)}
+        if not more:
+            break
+        found |= more
+    return found
+
+
+def _name_positions(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int | None, bool]:
     """Which positions of ``fn``'s result are column names at every ``return``: ``{None: True}`` for a bare value,
     ``{0: True, 1: False}`` for a returned pair; empty when it returns nothing or returns differently shaped values."""
+    names = _local_names(fn)
     returns = _own_returns(fn)
     if not returns or any(r is None for r in returns):
         return {}
@@ -61,17 +81,17 @@ def _name_positions(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str])
     return {None: all(names_value(r, names) for r in returns)}  # type: ignore[arg-type]
 
 
-def returned_name_bindings(tree: ast.Module, names: set[str]) -> dict[str, list[ast.expr]]:
+def returned_name_bindings(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """``{name: [stand-in .columns]}`` for each name bound (``x = f(...)`` or ``a, b = f(...)``) from a call of a
-    module function ``f`` that hands back column names at that position; ``names``: the names already known to hold
-    column names (so the helper's own ``return numeric`` is read)."""
+    module function ``f`` that hands back column names at that position (read from ``f``'s own lines only: a
+    name ``f`` binds to anything else, data among it, is no list of names)."""
     defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     for n in walk_once(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(n.name, []).append(n)
     positions: dict[str, dict[int | None, bool]] = {}
     for name, fns in defs.items():
-        shapes = [_name_positions(fn, names) for fn in fns]  # a name defined twice: both definitions must agree
+        shapes = [_name_positions(fn) for fn in fns]  # a name defined twice: both definitions must agree
         positions[name] = shapes[0] if all(s == shapes[0] for s in shapes) else {}
     out: dict[str, list[ast.expr]] = {}
     for n in walk_once(tree):

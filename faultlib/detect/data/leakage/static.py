@@ -196,7 +196,7 @@ class Analyzer(ShownPredictions, UnlabelledRows, BestItems, KeptNames, Threshold
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
             tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
-        handed = returned_name_bindings(tree, self._column_names)  # num_cols, cat_cols = feature_types(df)
+        handed = returned_name_bindings(tree)  # num_cols, cat_cols = feature_types(df)
         if handed:
             merged = {k: [*self._bindings.get(k, ()), *handed.get(k, ())] for k in {*self._bindings, *handed}}
             self._column_names |= column_names(merged, parameter_bindings(tree))
