@@ -1,5 +1,6 @@
 """The static leakage analysis at stop 48 (recall on recurring misses): NumPy's index-trick row stack ``np.r_[a, b]``
-read as the rows of both items, like ``np.vstack``. Both directions; every example is written for this test."""
+read as the rows of both items, like ``np.vstack``; column-name lists handed back by a helper function read as
+column names. Both directions; every example is written for this test."""
 
 from __future__ import annotations
 
@@ -87,3 +88,70 @@ def test_np_r_of_parts_transformed_by_a_scaler_fitted_on_the_training_rows_is_si
 
 def test_a_hand_written_scaler_fitted_on_np_r_of_both_files_is_a_fit_on_test(tmp_path: Path) -> None:
     assert alarms(tmp_path, HAND_SCALER_ON_BOTH_FILES) == {("fit_on_test", 23)}
+
+
+# a helper sorts the columns by dtype and hands both lists back; the numeric ones are imputed with medians of every
+# row, then a hand-written KFold loop scores each fold
+HELPER_LISTS_THEN_FOLDS = """\
+import pandas as pd
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import KFold
+
+
+def split_by_dtype(frame):
+    numeric = list(frame.select_dtypes(include=["float64"]).columns)
+    text = list(frame.select_dtypes(include=["object"]).columns)
+    return numeric, text
+
+
+houses = pd.read_csv("houses.csv")
+num_cols, text_cols = split_by_dtype(houses)
+houses[num_cols] = SimpleImputer(strategy="median").fit_transform(houses[num_cols])
+for fit_rows, check_rows in KFold(4).split(houses):
+    model = Ridge().fit(houses.loc[fit_rows, num_cols], houses.loc[fit_rows, "price"])
+    print(mean_absolute_error(houses.loc[check_rows, "price"], model.predict(houses.loc[check_rows, num_cols])))
+"""
+
+# the same helper returning one list (a bare value)
+HELPER_ONE_LIST_THEN_FOLDS = HELPER_LISTS_THEN_FOLDS.replace(
+    "    return numeric, text", "    return numeric").replace(
+    "num_cols, text_cols = split_by_dtype(houses)", "num_cols = split_by_dtype(houses)")
+
+# the same helper, the imputer fitted inside each fold on that fold's training rows
+HELPER_LISTS_IMPUTED_PER_FOLD = """\
+import pandas as pd
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import KFold
+
+
+def split_by_dtype(frame):
+    numeric = list(frame.select_dtypes(include=["float64"]).columns)
+    text = list(frame.select_dtypes(include=["object"]).columns)
+    return numeric, text
+
+
+houses = pd.read_csv("houses.csv")
+num_cols, text_cols = split_by_dtype(houses)
+for fit_rows, check_rows in KFold(4).split(houses):
+    part = houses.loc[fit_rows]
+    held = houses.loc[check_rows]
+    filler = SimpleImputer(strategy="median").fit(part[num_cols])
+    model = Ridge().fit(filler.transform(part[num_cols]), part["price"])
+    print(mean_absolute_error(held["price"], model.predict(filler.transform(held[num_cols]))))
+"""
+
+
+def test_an_imputer_on_columns_a_helper_hands_back_before_the_fold_loop_is_a_fit_outside_cv(tmp_path: Path) -> None:
+    assert alarms(tmp_path, HELPER_LISTS_THEN_FOLDS) == {("fit_outside_cv", 16)}
+
+
+def test_one_column_list_a_helper_hands_back_is_read_as_column_names_too(tmp_path: Path) -> None:
+    assert alarms(tmp_path, HELPER_ONE_LIST_THEN_FOLDS) == {("fit_outside_cv", 16)}
+
+
+def test_an_imputer_fitted_per_fold_on_columns_a_helper_hands_back_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, HELPER_LISTS_IMPUTED_PER_FOLD) == set()
