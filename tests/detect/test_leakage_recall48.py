@@ -90,9 +90,8 @@ def test_a_hand_written_scaler_fitted_on_np_r_of_both_files_is_a_fit_on_test(tmp
     assert alarms(tmp_path, HAND_SCALER_ON_BOTH_FILES) == {("fit_on_test", 23)}
 
 
-# a helper sorts the columns by dtype and hands both lists back; the numeric ones are imputed with medians of every
-# row, then a hand-written KFold loop scores each fold
-HELPER_LISTS_THEN_FOLDS = """\
+# a helper sorts the columns by dtype and hands both lists back (the head of the examples below)
+DTYPE_HELPER = """\
 import pandas as pd
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
@@ -108,6 +107,10 @@ def split_by_dtype(frame):
 
 houses = pd.read_csv("houses.csv")
 num_cols, text_cols = split_by_dtype(houses)
+"""
+
+# the numeric columns imputed with medians of every row, then a hand-written KFold loop scores each fold
+HELPER_LISTS_THEN_FOLDS = DTYPE_HELPER + """\
 houses[num_cols] = SimpleImputer(strategy="median").fit_transform(houses[num_cols])
 for fit_rows, check_rows in KFold(4).split(houses):
     model = Ridge().fit(houses.loc[fit_rows, num_cols], houses.loc[fit_rows, "price"])
@@ -120,22 +123,7 @@ HELPER_ONE_LIST_THEN_FOLDS = HELPER_LISTS_THEN_FOLDS.replace(
     "num_cols, text_cols = split_by_dtype(houses)", "num_cols = split_by_dtype(houses)")
 
 # the same helper, the imputer fitted inside each fold on that fold's training rows
-HELPER_LISTS_IMPUTED_PER_FOLD = """\
-import pandas as pd
-from sklearn.impute import SimpleImputer
-from sklearn.linear_model import Ridge
-from sklearn.metrics import mean_absolute_error
-from sklearn.model_selection import KFold
-
-
-def split_by_dtype(frame):
-    numeric = list(frame.select_dtypes(include=["float64"]).columns)
-    text = list(frame.select_dtypes(include=["object"]).columns)
-    return numeric, text
-
-
-houses = pd.read_csv("houses.csv")
-num_cols, text_cols = split_by_dtype(houses)
+HELPER_LISTS_IMPUTED_PER_FOLD = DTYPE_HELPER + """\
 for fit_rows, check_rows in KFold(4).split(houses):
     part = houses.loc[fit_rows]
     held = houses.loc[check_rows]
