@@ -44,7 +44,8 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.counts import counts_per_key
 from faultlib.detect.data.leakage.relabels import relabels_each_item
-from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.detect.data.leakage.rowunions import row_union
+from faultlib.detect.data.leakage.values import Data, Est, MaybeData, as_data
 from faultlib.detect.data.leakage.windows import positional_items
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 from faultlib.pyflow.walk import walk_once
@@ -224,7 +225,11 @@ class EmbeddingSemantics:
             return self._vectors(base, [self._expr(index_node, frame)])
         if isinstance(base, Ref) and base.last in _INDEX_STACKS and base.module.split(".")[0] in ("numpy", "np"):
             items = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
-            return self._combine([self._expr(i, frame) for i in items if not isinstance(i, ast.Slice)])
+            values = [self._expr(i, frame) for i in items if not isinstance(i, ast.Slice)]
+            datas = [as_data(v) for v in values]
+            if base.last == "r_" and len(values) > 1 and all(d is not None for d in datas):
+                return row_union(datas, self._test_parts)  # np.r_[X, X_test]: rows stacked (rowunions.py)
+            return self._combine(values)
         return None
 
     def _loop_item_done(self, item: Any, after: Any, frame: Any) -> None:

@@ -27,6 +27,7 @@ from faultlib.detect.data.leakage.targetcodes import TARGET_CODERS, codes_target
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     repeated_rows, stacked_items
 from faultlib.detect.data.leakage.rowdraws import stacked_draws
+from faultlib.detect.data.leakage.rowunions import row_union
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
@@ -127,11 +128,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             items = [as_data(i) for i in stacked_items(args, kwargs)]  # pd.concat([a, b]), pd.concat(objs=[a, b])
             datas = [d for d in items if d is not None]
             if len(datas) > 1:
-                for d in datas:  # np.vstack((X, X_test)): the part named for testing stays held out in the stack
-                    if d.test and not d.is_test_by_rows:
-                        self._test_parts.extend(p for p in parts(d.rows) if p not in self._test_parts)
-                rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
-                out = Data(rows, frozenset().union(*(d.taints for d in datas)), False)
+                out = row_union(datas, self._test_parts)  # np.vstack((X, X_test)): the test part stays held out
                 draws = stacked_draws(node, self._bindings, self._label_columns, self._function_spans)  # rowdraws.py
                 repeated = repeated_rows(name, args, kwargs, draws, items)  # oversampling by hand
                 if repeated is not None and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it

@@ -38,6 +38,7 @@ from faultlib.detect.data.leakage.dateslices import period_keys
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.generators import is_generator
 from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.returnednames import returned_name_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.rescored import RescoredSearches
@@ -199,6 +200,10 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
             tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
+        handed = returned_name_bindings(tree)  # num_cols, cat_cols = feature_types(df)
+        if handed:
+            merged = {k: [*self._bindings.get(k, ()), *handed.get(k, ())] for k in {*self._bindings, *handed}}
+            self._column_names |= column_names(merged, parameter_bindings(tree))
         DesignChecks.__init__(self)
         FrameSemantics.__init__(self)
 
