@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.infer import _agreed
+from faultlib.detect.serving.blocking.infer import stored_type
 from faultlib.detect.serving.blocking.model import Func, Type, nodes_of
 
 __all__ = ["app_item"]
@@ -39,9 +39,7 @@ def app_item(index, container: ast.expr, key: ast.expr, func: Func) -> Type | No
     if not (isinstance(container, ast.Attribute) and container.attr in READERS) and not (
             isinstance(container, ast.Name) and index.type_of(container, func) in APPLICATIONS):
         return None
-    stores = _stores(index).get(name, [])
-    found = [typed for value, scope in stores if (typed := index.type_of(value, scope)) is not None]
-    return _agreed(found, strict=True) if found and len(found) == len(stores) else None
+    return stored_type(index, _stores(index).get(name, []))
 
 
 def _stores(index) -> dict[str, list[tuple[ast.expr, Func]]]:

@@ -90,7 +90,7 @@ class Inference:
                         typed = self.index.type_of(node.value, wrapper)
                         if typed is not None:
                             found.append(typed)
-        return _agreed(found, strict=True)
+        return agreed(found, strict=True)
 
     def callable_return(self, func: Func, name: str) -> Type | None:
         """``name`` is a parameter annotated ``Callable[..., T]``: the ``T`` a call of it returns."""
@@ -137,7 +137,7 @@ class Inference:
             if typed is None:
                 continue
             found.append(typed)
-        return _agreed(found, strict=True)
+        return agreed(found, strict=True)
 
     def _from_parent_calls(self, func: Func, name: str, params: list[str]) -> Type | None:
         """``name`` of a nested def from the arguments its enclosing function passes it (``fmt(inspector, t) for t
@@ -153,7 +153,7 @@ class Inference:
                 if typed is not None:
                     found.append(typed)
         found += handed_arguments(self.index, func, position)  # run_with(fn) calls fn(conn): the callback's conn
-        return _agreed(found, strict=True)
+        return agreed(found, strict=True)
 
     def _from_wrapped(self, func: Func, position: int) -> Type | None:
         if func.parent is None:
@@ -169,7 +169,7 @@ class Inference:
             typed = self.index.local_types(wrapped).get(params[position])
             if typed is not None:
                 found.append(typed)
-        return _agreed(found, strict=True)
+        return agreed(found, strict=True)
 
     # -- tables built once ------------------------------------------------------------------------------
     def sites(self) -> dict[str, list[tuple[ast.Call, Func]]]:
@@ -248,7 +248,7 @@ class Inference:
                     typed = self.index.type_of(value, self.module_func(module))
                     if typed is not None:
                         found.append(typed)
-        return _agreed(found, strict=True)
+        return agreed(found, strict=True)
 
     def attribute_callees(self, klass, attr: str) -> list:
         """The functions of the analysed files stored in attribute ``attr`` of ``klass``'s instances: by its own
@@ -339,7 +339,7 @@ class Inference:
             if typed is None:
                 return None
             found.append(typed)
-        return _agreed(found, strict=False)
+        return agreed(found, strict=False)
 
     def element_callee(self, container: ast.expr, func: Func):
         """What calling a value of a literal container of functions/classes calls, when the values agree (the
@@ -364,7 +364,7 @@ class Inference:
             return found[0]
         if all(isinstance(t, str) and t in self.index.vocab.calls for t in found):
             return found[0]  # every value is a blocking call of the vocabulary
-        return _agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
+        return agreed(found, strict=False) if all(isinstance(t, str) for t in found) else None
 
     def item_callee(self, expr: ast.Subscript, func: Func):
         """What calling ``container[key][i]`` calls when ``container`` is a literal whose values are all tuples or
@@ -438,7 +438,14 @@ APP_STATES = frozenset({"state", "ctx"})
 connection", read back as ``request.app.ctx.db``; held-out wave 54)."""
 
 
-def _agreed(found: list, *, strict: bool):
+def stored_type(index, stores: list) -> Type | None:
+    """The one type every ``(value, scope)`` store of a keyed mapping gives (``app["db"] = ...``, a Tornado
+    handler's ``settings``), or None when a store's value is untyped or two stores disagree."""
+    found = [typed for value, scope in stores if (typed := index.type_of(value, scope)) is not None]
+    return agreed(found, strict=True) if found and len(found) == len(stores) else None
+
+
+def agreed(found: list, *, strict: bool):
     """One type when every candidate is the same; with ``strict`` False, also when all are dotted names of one
     top-level package (``langchain_community.document_loaders.PyMuPDFLoader``, ``...TextLoader``)."""
     if not found:
@@ -507,7 +514,7 @@ def _top_level_nodes(tree: ast.Module):
             todo.extend(children(node))
 
 
-__all__ = ["Inference"]
+__all__ = ["Inference", "agreed", "stored_type"]
 
 
 def _may_name(module: Module, name: str) -> bool:

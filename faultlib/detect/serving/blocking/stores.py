@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.infer import (MAX_NESTING, _agreed, _assigned_in, _positional,
+from faultlib.detect.serving.blocking.infer import (MAX_NESTING, agreed, _assigned_in, _positional,
                                                      _single_assignment, _top_level_nodes)
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.local_stores import local_dict_stores
@@ -68,7 +68,7 @@ class Stores:
                 if typed is None:
                     return None
                 found.append(typed)
-        self._memo[key] = result = _agreed(found, strict=False)
+        self._memo[key] = result = agreed(found, strict=False)
         return result
 
     def candidates(self, expr: ast.expr, func: Func) -> list[Type]:
@@ -176,7 +176,7 @@ class Stores:
                     found.append(typed)
         finally:
             self._nesting -= 1
-        return _agreed(found, strict=False)
+        return agreed(found, strict=False)
 
     def stored_element(self, container: ast.expr, key: ast.expr | None, func: Func) -> Type | None:
         """The type of ``container[key]`` (or ``container.get(key)``) for a dict kept in ``self.<attr>`` of a class
@@ -202,7 +202,7 @@ class Stores:
             if typed is None:
                 return None
             found.append(typed)
-        return _agreed(found, strict=False)
+        return agreed(found, strict=False)
 
     def _container_stores(self, container: ast.expr, func: Func) -> list[tuple[ast.expr | None, ast.expr, Func]]:
         """``(key or None, value, scope)`` of every store into the dict ``container`` names (see

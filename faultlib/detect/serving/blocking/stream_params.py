@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, unquoted
 
 __all__ = ["STREAM_TYPES", "opened_stream_argument"]
 
@@ -24,13 +24,9 @@ https://docs.python.org/3/library/io.html#class-hierarchy): an object already op
 
 
 def _names_stream(annotation: ast.expr | None) -> bool:
+    annotation = unquoted(annotation)  # "IO[bytes]"
     if annotation is None:
         return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # "IO[bytes]"
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return False
     if isinstance(annotation, ast.Subscript):  # IO[bytes]
         annotation = annotation.value
     if isinstance(annotation, ast.Attribute):  # typing.IO, io.BytesIO

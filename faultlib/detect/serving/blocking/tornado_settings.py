@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.frameworks import TORNADO_HANDLERS
-from faultlib.detect.serving.blocking.infer import _agreed
+from faultlib.detect.serving.blocking.infer import stored_type
 from faultlib.detect.serving.blocking.model import Func, Type
 
 __all__ = ["settings_value"]
@@ -33,9 +33,7 @@ def settings_value(index, container: ast.expr, key: ast.expr | None, func: Func)
             and container.value.id == "self" and isinstance(key, ast.Constant) and isinstance(key.value, str)
             and func.cls is not None and _in_handler(index, func)):
         return None
-    stores = _stores(index).get(key.value, [])
-    found = [typed for value, scope in stores if (typed := index.type_of(value, scope)) is not None]
-    return _agreed(found, strict=True) if len(found) == len(stores) else None
+    return stored_type(index, _stores(index).get(key.value, []))
 
 
 def _in_handler(index, func: Func) -> bool:
