@@ -295,6 +295,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
              installed) -> BlockingReport:
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
+    from faultlib.detect.serving.blocking.loopless_fallbacks import LooplessFallbacks
     from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
     from faultlib.detect.serving.blocking.private_loops import private_entries
@@ -353,11 +354,12 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     warm = WarmCaches(index)  # nor one in a cache's filling branch that import time has already run
     prewarmed = PrewarmedGetters(index)  # nor one below a getter's early return that start-up filled off the loop
     private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
+    loopless = LooplessFallbacks()  # nor one through the `except RuntimeError` of a get_running_loop() probe
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
                        if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
-                       and not prewarmed.warmed(path)
+                       and not prewarmed.warmed(path) and not loopless.loopless(path)
                        and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     if installed is not None:

@@ -31,6 +31,7 @@ from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.frameworks import handler_attribute
+from faultlib.detect.serving.blocking.django_models import model_manager
 from faultlib.detect.serving.blocking.flask_models import model_query
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.inherited import inherited_name
@@ -354,7 +355,8 @@ class Index(TypeOf):
                 found = self.attributes(sub).get(name)
                 if found is not None:
                     return found
-            return handler_attribute(self, klass, name) or model_query(self, klass, name)  # Model.query
+            return (handler_attribute(self, klass, name) or model_query(self, klass, name)  # Model.query
+                    or model_manager(self, klass, name))  # a Django model's default manager, Model.objects
         return None
 
     def subclasses(self, klass: Klass) -> list[Klass]:

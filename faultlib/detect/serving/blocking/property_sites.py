@@ -53,8 +53,8 @@ def item_sites(func: Func, index) -> list[Site]:
     ``__getitem__``/``__setitem__``/``__delitem__``."""
     found = []
     for node in nodes_of(func, ast.Subscript):
-        if not isinstance(node.value, (ast.Name, ast.Attribute)):
-            continue
+        if not isinstance(node.value, (ast.Name, ast.Attribute)) or isinstance(node.slice, ast.Slice):
+            continue  # a slice builds (a Django queryset's rooms[:10] stays lazy); an index or key reads
         method = _ITEM_METHODS.get(type(node.ctx))
         owner = index.type_of(node.value, func) if method else None
         kind = index.vocab.family_kind(owner, method) if isinstance(owner, str) else None

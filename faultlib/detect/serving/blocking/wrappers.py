@@ -2,10 +2,12 @@
 
 Two shapes: a library decorator that runs its function in a thread pool (``asyncer.asyncify``, asgiref's
 ``sync_to_async``: https://asyncer.tiangolo.com/tutorial/asyncify/, https://docs.djangoproject.com/en/stable/topics/
-async/#sync-to-async; Tornado's ``run_on_executor``: https://www.tornadoweb.org/en/stable/concurrent.html#tornado.
-concurrent.run_on_executor; fastapi-utils' periodic ``repeat_every``: its ``fastapi_utils/tasks.py`` awaits a coroutine
-function and hands any other to starlette's ``run_in_threadpool``, https://fastapi-utils.davidmontague.xyz/user-guide/
-repeated-tasks/), and a decorator written in the analysed files whose wrapper is an ``async def`` handing the
+async/#sync-to-async, and Django Channels' ``database_sync_to_async``, its subclass that also closes stale database
+connections: https://channels.readthedocs.io/en/stable/topics/databases.html#database-sync-to-async; Tornado's
+``run_on_executor``: https://www.tornadoweb.org/en/stable/concurrent.html#tornado.concurrent.run_on_executor;
+fastapi-utils' periodic ``repeat_every``: its ``fastapi_utils/tasks.py`` awaits a coroutine function and hands
+any other to starlette's ``run_in_threadpool``, https://fastapi-utils.davidmontague.xyz/user-guide/repeated-tasks/),
+and a decorator written in the analysed files whose wrapper is an ``async def`` handing the
 decorated function (itself, ``functools.partial(fn, ...)`` of it, or a lambda calling it) to ``run_in_executor``,
 ``asyncio.to_thread`` or another offloading call of :data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, or a plain
 ``def`` wrapper that *returns* that call (the caller awaits the future or coroutine it gets; ray-llm's ``make_async``),
@@ -33,7 +35,7 @@ from faultlib.detect.serving.blocking.thread_workers import thread_worker
 __all__ = ["hands_off", "on_loop", "runs_off_loop"]
 
 LIBRARY_WRAPPERS = frozenset({"asyncer.asyncify", "asgiref.sync.sync_to_async", "tornado.concurrent.run_on_executor",
-                              "fastapi_utils.tasks.repeat_every"})
+                              "fastapi_utils.tasks.repeat_every", "channels.db.database_sync_to_async"})
 
 
 def on_loop(index, funcs: list[Func]) -> list[Func]:

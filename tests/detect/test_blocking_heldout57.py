@@ -1,0 +1,145 @@
+"""check blocking: the kinds held-out wave 57 (issue 17; Django Channels consumers, matrix and Slack bots, Celery
+producers in async handlers) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this
+test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- Django's ORM in async consumers ----------------------------------------------------------------------------------
+
+_MODELS = """
+    from django.db import models
+    from asgiref.sync import sync_to_async
+    from channels.db import database_sync_to_async
+    from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+
+    class Board(models.Model):
+        title = models.CharField(max_length=40)
+        moves = models.TextField()
+"""
+
+
+def test_django_orm_queries_in_an_async_consumer_are_found(tmp_path):
+    found = flagged(tmp_path, _MODELS + """
+
+    class BoardSocket(AsyncJsonWebsocketConsumer):
+        async def receive_json(self, content):
+            board = Board.objects.get(pk=content["id"])
+            total = Board.objects.filter(title="open").count()
+            drafts = Board.objects.exclude(title="").order_by("title")
+            first = drafts[0]
+            for each in Board.objects.all():
+                print(each)
+            fresh = Board(title="new", moves="")
+            fresh.save()
+            self.archive(content["id"])
+            return board, total, first
+
+        def archive(self, board_id):
+            Board.objects.filter(pk=board_id).update(title="archived")
+    """)
+    assert ("blocking_db", 'board = Board.objects.get(pk=content["id"])') in found
+    assert ("blocking_db", 'total = Board.objects.filter(title="open").count()') in found
+    assert ("blocking_db", "first = drafts[0]") in found
+    assert ("blocking_db", "for each in Board.objects.all():") in found
+    assert ("blocking_db", "fresh.save()") in found
+    assert ("blocking_db", 'Board.objects.filter(pk=board_id).update(title="archived")') in found
+    assert not any("order_by" in line for _, line in found)  # building a queryset runs nothing
+
+
+def test_django_orm_wrapped_sliced_or_async_api_is_silent(tmp_path):
+    found = flagged(tmp_path, _MODELS + """
+
+    class BoardSocket(AsyncJsonWebsocketConsumer):
+        async def receive_json(self, content):
+            board = await sync_to_async(Board.objects.get)(pk=content["id"])
+            page = Board.objects.filter(title="open")[:10]
+            count = await Board.objects.acount()
+            await self.load_titles()
+            await self.rename(content["id"])
+            return board, page, count
+
+        @database_sync_to_async
+        def load_titles(self):
+            return [b.title for b in Board.objects.all()]
+
+        @sync_to_async
+        def rename(self, board_id):
+            Board.objects.filter(pk=board_id).update(title="renamed")
+    """)
+    assert not found
+
+
+def test_a_model_without_the_django_base_has_no_default_manager(tmp_path):
+    found = flagged(tmp_path, """
+        class Registry:
+            objects = {}
+
+            @classmethod
+            def get(cls, key):
+                return cls.objects.get(key)
+
+        class Plain:
+            pass
+
+        async def lookup(key):
+            return Registry.get(key), Registry.objects.get(key)
+    """)
+    assert not found
+
+
+# -- a sync fallback taken only when no event loop runs ---------------------------------------------------------------
+
+
+def test_the_no_running_loop_fallback_of_a_get_running_loop_probe_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        def write_row(path, text):
+            with open(path, "a") as fh:
+                fh.write(text)
+
+        def record(path, text):
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                write_row(path, text)
+                return None
+            return loop.run_in_executor(None, write_row, path, text)
+
+        async def handler(path):
+            await record(path, "seen")
+    """)
+    assert not found
+
+
+def test_a_broader_handler_or_the_probe_s_own_branch_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        def write_row(path, text):
+            with open(path, "a") as fh:
+                fh.write(text)
+
+        def record(path, text):
+            try:
+                asyncio.get_running_loop()
+                write_row(path, text)
+            except RuntimeError:
+                return None
+
+        def record_any(path, text):
+            try:
+                value = int(text)
+            except Exception:
+                write_row(path, text)
+
+        async def handler(path):
+            record(path, "seen")
+            record_any(path, "x")
+    """)
+    assert ("blocking_file_io", 'with open(path, "a") as fh:') in found
