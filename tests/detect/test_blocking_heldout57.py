@@ -143,3 +143,48 @@ def test_a_broader_handler_or_the_probe_s_own_branch_still_blocks(tmp_path):
             record_any(path, "x")
     """)
     assert ("blocking_file_io", 'with open(path, "a") as fh:') in found
+
+
+# -- an async twin class is no inferred sync client ------------------------------------------------------------------
+
+
+def test_an_async_framework_app_given_a_token_is_no_inferred_client(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from chatframe.app.async_app import AsyncApp
+
+        class Bot:
+            def __init__(self):
+                self.app = AsyncApp(token=os.environ["CHAT_TOKEN"])
+                self.app.use(self.middleware)
+                self.app.error(self.on_error)
+
+            async def middleware(self, body):
+                return body
+
+            async def on_error(self, error):
+                return None
+
+        async def main():
+            bot = Bot()
+            return bot
+    """)
+    assert not found
+
+
+def test_the_same_package_s_sync_client_given_a_token_is_still_inferred(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from chatframe.web import WebClient
+
+        class Bot:
+            def __init__(self):
+                self.web = WebClient(token=os.environ["CHAT_TOKEN"])
+
+            def post(self, channel, text):
+                return self.web.chat_post_message(channel=channel, text=text)
+
+        async def main():
+            return Bot().post("general", "up")
+    """)
+    assert ("blocking_http", 'return self.web.chat_post_message(channel=channel, text=text)') in found
