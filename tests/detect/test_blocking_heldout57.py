@@ -188,3 +188,57 @@ def test_the_same_package_s_sync_client_given_a_token_is_still_inferred(tmp_path
             return Bot().post("general", "up")
     """)
     assert ("blocking_http", 'return self.web.chat_post_message(channel=channel, text=text)') in found
+
+
+# -- matrix-nio: a plain def registered with add_event_callback runs on the client's loop ----------------------------
+
+
+def test_a_sync_nio_event_callback_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+        from nio import AsyncClient, RoomMessageText
+
+        class Relay:
+            def __init__(self, client: AsyncClient):
+                self.client = client
+                client.add_event_callback(self.on_text, RoomMessageText)
+
+            def on_text(self, room, event):
+                requests.post("https://hooks.example.org/in", json={"body": event.body}, timeout=5)
+
+        def on_any(room, event):
+            with open("seen.log", "a") as fh:
+                fh.write(event.sender)
+
+        async def main():
+            client = AsyncClient("https://matrix.example.org", "@relay:example.org")
+            Relay(client)
+            client.add_event_callback(on_any, RoomMessageText)
+            await client.sync_forever(timeout=30000)
+    """)
+    assert ("blocking_http", 'requests.post("https://hooks.example.org/in", json={"body": event.body}, timeout=5)') \
+        in found
+    assert ("blocking_file_io", 'with open("seen.log", "a") as fh:') in found
+
+
+def test_a_callback_given_to_another_client_s_add_event_callback_is_not_an_entry(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+        class DesktopMonitor:
+            def __init__(self):
+                self.callbacks = []
+
+            def add_event_callback(self, fn):
+                self.callbacks.append(fn)
+
+        def on_event(event):
+            requests.post("https://hooks.example.org/in", json=event, timeout=5)
+
+        monitor = DesktopMonitor()
+        monitor.add_event_callback(on_event)
+
+        async def tick():
+            return len(monitor.callbacks)
+    """)
+    assert not found

@@ -51,6 +51,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.nio_callbacks import nio_registration
 from faultlib.detect.serving.blocking.registrations import registered_by_call
 from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
@@ -128,7 +129,8 @@ def runs_inline(index, func: Func) -> bool:
         return True
     return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func) or _litestar_route(index, d, func)
                for d in func.node.decorator_list) or registered_by_call(
-        index, func, lambda call, caller: _inline_server(index, call, call.func.value, caller))
+        index, func, lambda call, caller: _inline_server(index, call, call.func.value, caller)
+        or nio_registration(index, call, caller))  # a matrix-nio callback (nio_callbacks.py)
 
 
 def _tornado_handler(index, func: Func) -> bool:

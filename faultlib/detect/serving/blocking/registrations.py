@@ -17,12 +17,14 @@ import ast
 from typing import Callable
 
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.nio_callbacks import NIO_REGISTRARS
 
 __all__ = ["REGISTER_CALLS", "registered_by_call"]
 
-REGISTER_CALLS = frozenset({"add_tool"})
+REGISTER_CALLS = frozenset({"add_tool"}) | NIO_REGISTRARS
 """Server methods that take the handler function as their first argument (``fn``): FastMCP's ``add_tool``
-(``add_resource`` and ``add_prompt`` take built ``Resource``/``Prompt`` objects, not functions)."""
+(``add_resource`` and ``add_prompt`` take built ``Resource``/``Prompt`` objects, not functions), and matrix-nio's
+callback registrations (:mod:`~faultlib.detect.serving.blocking.nio_callbacks`)."""
 
 
 def registered_by_call(index, func: Func, inline: Callable[[ast.Call, Func], bool]) -> bool:
