@@ -242,3 +242,39 @@ def test_a_callback_given_to_another_client_s_add_event_callback_is_not_an_entry
             return len(monitor.callbacks)
     """)
     assert not found
+
+
+# -- discord.File opens a path in its constructor --------------------------------------------------------------------
+
+
+def test_discord_file_from_a_path_opens_it_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        import discord
+
+        async def send_log(channel, guild_id):
+            name = f"errors {guild_id}.txt"
+            await channel.send(file=discord.File(name))
+
+        async def send_card(channel):
+            card = discord.File("card.png", filename="card.png")
+            await channel.send(file=card)
+    """)
+    assert ("blocking_file_io", "await channel.send(file=discord.File(name))") in found
+    assert ("blocking_file_io", 'card = discord.File("card.png", filename="card.png")') in found
+
+
+def test_discord_file_from_a_buffer_or_built_off_the_loop_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import io
+        import discord
+
+        async def send_chart(channel, data: bytes):
+            buffer = io.BytesIO(data)
+            await channel.send(file=discord.File(buffer, filename="chart.png"))
+
+        async def send_big(channel, path):
+            upload = await asyncio.to_thread(discord.File, path)
+            await channel.send(file=upload)
+    """)
+    assert not found

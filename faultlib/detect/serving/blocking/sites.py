@@ -26,6 +26,7 @@ from faultlib.detect.serving.blocking.done_callbacks import reads_own_done_futur
 from faultlib.detect.serving.blocking.finished import joins_finished
 from faultlib.detect.serving.blocking.framework_verbs import framework_verb
 from faultlib.detect.serving.blocking.guarded_gets import guarded_get
+from faultlib.detect.serving.blocking.libraries.chatuploads import FILE_CLASSES
 from faultlib.detect.serving.blocking.kept_files import kept_file
 from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
@@ -76,10 +77,10 @@ WRITERS = ("save", "dump", "write", "to_")
 writers (``DataFrame.to_csv(buffer)``, ``to_json``, ``to_parquet``: "path_or_buf ... a file-like object",
 https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.to_csv.html): into ``io.StringIO``/``BytesIO`` they
 format the frame in memory, as ``to_csv()`` with no target returns the text."""
-COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File"})
+COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File", *FILE_CLASSES})
 """File openers that over an in-memory buffer only copy bytes or read a header (a WAV header and raw frames; Pillow's
 lazy open identifies the format and leaves decoding to ``load``; mutagen reads the tags and the stream header, not
-the audio): no decoding."""
+the audio; ``discord.File`` only wraps the stream it is given): no decoding."""
 REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
 """A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
