@@ -278,3 +278,41 @@ def test_discord_file_from_a_buffer_or_built_off_the_loop_is_silent(tmp_path):
             await channel.send(file=upload)
     """)
     assert not found
+
+
+# -- Celery: task.run(...) runs the task's body inline ---------------------------------------------------------------
+
+_TASKS = """
+    import asyncio
+    import requests
+    from celery import Celery
+
+    app = Celery("jobs", broker="redis://localhost")
+
+
+    @app.task
+    def fetch_report(url):
+        return requests.get(url, timeout=30).text
+"""
+
+
+def test_celery_task_run_executes_the_body_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _TASKS + """
+
+    async def report_view(url):
+        return fetch_report.run(url)
+    """)
+    assert ("blocking_http", "return requests.get(url, timeout=30).text") in found
+
+
+def test_celery_task_run_handed_to_a_thread_or_a_plain_run_is_silent(tmp_path):
+    found = flagged(tmp_path, _TASKS + """
+
+    def summarise(url):
+        return url.upper()
+
+    async def report_view(url):
+        text = await asyncio.to_thread(fetch_report.run, url)
+        return text, summarise.__name__
+    """)
+    assert not found

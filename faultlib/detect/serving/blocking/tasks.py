@@ -15,7 +15,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, dotted
 
-__all__ = ["SENDS", "sent_task"]
+__all__ = ["SENDS", "is_task_decorator", "sent_task"]
 
 SENDS = frozenset({"delay", "apply_async"})
 _TASK_DECORATORS = frozenset({"task", "shared_task"})
@@ -26,11 +26,11 @@ def sent_task(index, call: ast.Call, func: Func) -> str | None:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr in SENDS):
         return None
     task = index.callee(call.func.value, func) if dotted(call.func.value) else None
-    if not (isinstance(task, Func) and any(_is_task_decorator(d) for d in task.node.decorator_list)):
+    if not (isinstance(task, Func) and any(is_task_decorator(d) for d in task.node.decorator_list)):
         return None
     return f"Celery {task.node.name}.{call.func.attr} (publishes the task message to the broker synchronously)"
 
 
-def _is_task_decorator(decorator: ast.expr) -> bool:
+def is_task_decorator(decorator: ast.expr) -> bool:
     parts = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
     return bool(parts) and parts[-1] in _TASK_DECORATORS
