@@ -316,3 +316,44 @@ def test_celery_task_run_handed_to_a_thread_or_a_plain_run_is_silent(tmp_path):
         return text, summarise.__name__
     """)
     assert not found
+
+
+# -- a return annotation naming a factory function (-> boto3.client) ------------------------------------------------
+
+_FACTORY = """
+    import asyncio
+    import boto3
+
+
+    class Vault:
+        @staticmethod
+        def __make_client() -> boto3.client:
+            return boto3.client("s3", region_name="eu-west-1")
+
+        @staticmethod
+        def store(key, body):
+            client = Vault.__make_client()
+            client.put_object(Bucket="archive", Key=key, Body=body)
+
+        @staticmethod
+        def region():
+            return Vault.__make_client().meta.region_name
+"""
+
+
+def test_a_client_from_a_factory_annotated_private_staticmethod_is_typed(tmp_path):
+    found = flagged(tmp_path, _FACTORY + """
+
+    async def upload(key, body):
+        Vault.store(key, body)
+    """)
+    assert ("blocking_http", 'client.put_object(Bucket="archive", Key=key, Body=body)') in found
+
+
+def test_the_factory_annotated_client_off_the_loop_is_silent(tmp_path):
+    found = flagged(tmp_path, _FACTORY + """
+
+    async def upload(key, body):
+        await asyncio.to_thread(Vault.store, key, body)
+    """)
+    assert not any("put_object" in line for _, line in found)

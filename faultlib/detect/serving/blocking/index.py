@@ -29,6 +29,7 @@ from faultlib.detect.serving.blocking.choices import chosen, common_base
 from faultlib.detect.serving.blocking.class_values import class_valued, held_class, instance_valued
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
+from faultlib.detect.serving.blocking.factory_annotations import factory_made
 from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.frameworks import handler_attribute
 from faultlib.detect.serving.blocking.django_models import model_manager
@@ -200,6 +201,8 @@ class Index(TypeOf):
         found = self.resolve_parts(parts, module, None)
         if isinstance(found, str) and names_a_module(self.vocab, found):
             return None  # `driver: webdriver`: a package, not a class (module_annotations)
+        if isinstance(found, str) and (made := factory_made(self.vocab, found)) is not None:
+            return made  # `-> boto3.client`: a factory function, so what it makes (factory_annotations)
         if isinstance(found, str) and found.rpartition(".")[2] == self.vocab.returns.get(found, "").rpartition(".")[2]:
             return self.vocab.returns[found]  # openpyxl.Workbook: the class re-exported from openpyxl.workbook...
         if isinstance(found, str) and (same := f"{found}.{found.rpartition('.')[2]}") in self._returned():
