@@ -357,3 +357,35 @@ def test_the_factory_annotated_client_off_the_loop_is_silent(tmp_path):
         await asyncio.to_thread(Vault.store, key, body)
     """)
     assert not any("put_object" in line for _, line in found)
+
+
+# -- a class defined again under the same name: the first one's handlers are dead -------------------------------------
+
+_SHADOWED = """
+    import tornado.web
+
+
+    class UploadHandler(tornado.web.RequestHandler):
+        def post(self):
+            with open("/tmp/upload.bin", "wb") as fh:
+                fh.write(self.request.body)
+
+"""
+
+
+def test_a_handler_of_a_class_redefined_below_is_no_entry(tmp_path):
+    found = flagged(tmp_path, _SHADOWED + """
+    class UploadHandler(tornado.web.RequestHandler):
+        def get(self):
+            self.write("ok")
+    """)
+    assert not found
+
+
+def test_a_handler_class_defined_once_still_blocks(tmp_path):
+    found = flagged(tmp_path, _SHADOWED + """
+    class StatusHandler(tornado.web.RequestHandler):
+        def get(self):
+            self.write("ok")
+    """)
+    assert ("blocking_file_io", 'with open("/tmp/upload.bin", "wb") as fh:') in found
