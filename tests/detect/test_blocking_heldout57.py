@@ -6,7 +6,7 @@ test."""
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- Django's ORM in async consumers ----------------------------------------------------------------------------------
 
@@ -389,3 +389,52 @@ def test_a_handler_class_defined_once_still_blocks(tmp_path):
             self.write("ok")
     """)
     assert ("blocking_file_io", 'with open("/tmp/upload.bin", "wb") as fh:') in found
+
+
+# -- a lazily filled global that only a separately run script (a Streamlit page) fills at its top level --------------
+
+_TRACKER = """
+    import requests
+
+    _tracker = None
+
+    def get_tracker():
+        global _tracker
+        if _tracker is None:
+            _tracker = requests.post("https://tracking.example.org/session", timeout=5).json()
+        return _tracker
+"""
+
+
+def test_a_cache_filled_only_by_a_script_page_still_blocks_the_service(tmp_path):
+    found = flagged_package(tmp_path, {
+        "tracking.py": _TRACKER,
+        "bot.py": """
+            from tracking import get_tracker
+
+            async def on_reaction(event):
+                return get_tracker()
+        """,
+        "pages/2_Feedback_Board.py": """
+            from tracking import get_tracker
+
+            board = get_tracker()
+        """,
+    })
+    assert ("tracking.py", "blocking_http",
+            '_tracker = requests.post("https://tracking.example.org/session", timeout=5).json()') in found
+
+
+def test_a_cache_an_imported_module_fills_at_import_is_warm(tmp_path):
+    found = flagged_package(tmp_path, {
+        "tracking.py": _TRACKER,
+        "bot.py": """
+            from tracking import get_tracker
+
+            TRACKER = get_tracker()
+
+            async def on_reaction(event):
+                return get_tracker()
+        """,
+    })
+    assert not found

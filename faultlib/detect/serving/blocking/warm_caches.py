@@ -22,6 +22,7 @@ filled -- or which the sync entry point fills before it starts the loop
 from __future__ import annotations
 
 import ast
+import os
 
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.served_after import filled_before_serving
@@ -102,6 +103,8 @@ class WarmCaches:
         if self._top is None:
             self._top = set()
             for module in self.index.distinct_modules():
+                if not _importable(module):
+                    continue  # pages/6_Chat.py: a script run on its own (a Streamlit page), never imported
                 scope = self.index.infer.module_func(module)
                 for node in _import_time(module.tree.body):
                     if isinstance(node, ast.Call):
@@ -133,6 +136,15 @@ def _allow_list(body: list[ast.stmt], func: Func, cache: str) -> str | None:
             found = sorted(n for n in names if n in func.module.globals and n != cache)
             return found[0] if len(found) == 1 else None
     return None
+
+
+def _importable(module) -> bool:
+    """The module's file name is an identifier, so an ``import`` can name it and run its top level in the service's
+    process; a file like ``6_🤖_Chat.py`` (a Streamlit multipage app's page, run by ``streamlit run``: https://docs.
+    streamlit.io/develop/concepts/multipage-apps/pages-directory) is a script of another process (held-out wave 57:
+    a Slack bot's tracker cache filled only by its Streamlit page)."""
+    stem = os.path.splitext(os.path.basename(module.path))[0]
+    return stem.isidentifier()
 
 
 def _import_time(stmts: list[ast.stmt]):
