@@ -37,6 +37,7 @@ def test_django_orm_queries_in_an_async_consumer_are_found(tmp_path):
             fresh = Board(title="new", moves="")
             fresh.save()
             self.archive(content["id"])
+            board.delete()
             return board, total, first
 
         def archive(self, board_id):
@@ -47,6 +48,7 @@ def test_django_orm_queries_in_an_async_consumer_are_found(tmp_path):
     assert ("blocking_db", "first = drafts[0]") in found
     assert ("blocking_db", "for each in Board.objects.all():") in found
     assert ("blocking_db", "fresh.save()") in found
+    assert ("blocking_db", "board.delete()") in found  # an instance a manager's get returned
     assert ("blocking_db", 'Board.objects.filter(pk=board_id).update(title="archived")') in found
     assert not any("order_by" in line for _, line in found)  # building a queryset runs nothing
 

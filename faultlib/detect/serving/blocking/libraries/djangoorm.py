@@ -46,11 +46,16 @@ BUILDING = ("all", "filter", "exclude", "order_by", "reverse", "distinct", "valu
             "union", "intersection", "difference", "extra", "dates", "datetimes")
 """Manager/QuerySet methods that return a new, lazy QuerySet (no SQL until it is evaluated)."""
 
+ROW_GETTERS = ("get", "first", "last", "earliest", "latest", "create")
+"""Manager/QuerySet methods that return one model instance (typed as Django's ``Model``: its ``save``/``delete``
+then query too; which model is not known here)."""
+
 DJANGO_ORM = Vocabulary(
     families=(
         Family(MANAGERS, {**{m: D for m in EVALUATING}, "__getitem__": D, "__next__": D}, ASYNC_SAFETY),
         Family(MODELS, {m: D for m in ("save", "delete", "refresh_from_db")},
                INSTANCE),
     ),
-    returns={f"{t}.{m}": "django.db.models.QuerySet" for t in MANAGERS for m in BUILDING},
+    returns={**{f"{t}.{m}": "django.db.models.QuerySet" for t in MANAGERS for m in BUILDING},
+             **{f"{t}.{m}": MODELS[0] for t in MANAGERS for m in ROW_GETTERS}},
 )
