@@ -440,3 +440,59 @@ def test_a_cache_an_imported_module_fills_at_import_is_warm(tmp_path):
         """,
     })
     assert not found
+
+
+# -- a project module named like the library it wraps (tracking/acmetrace.py beside `import acmetrace`) ---------------
+
+_CONFIG = """
+    import os
+    from acmetrace import Recorder
+
+    def make_client():
+        return Recorder(host=os.environ["TRACE_HOST"], token=os.environ["TRACE_TOKEN"])
+"""
+
+
+def test_a_namesake_module_does_not_hide_the_library_s_client(tmp_path):
+    found = flagged_package(tmp_path, {
+        "config.py": _CONFIG,
+        "tracking/__init__.py": "",
+        "tracking/acmetrace.py": """
+            from config import make_client
+
+            class AcmeTracker:
+                def __init__(self):
+                    self.client = make_client()
+
+                def record(self, name):
+                    self.client.create_dataset(name=name)
+        """,
+        "bot.py": """
+            from tracking.acmetrace import AcmeTracker
+
+            async def on_event(name):
+                AcmeTracker().record(name)
+        """,
+    })
+    assert ("tracking/acmetrace.py", "blocking_http", "self.client.create_dataset(name=name)") in found
+
+
+def test_a_top_level_module_of_the_project_is_still_its_own(tmp_path):
+    found = flagged_package(tmp_path, {
+        "acmetrace.py": """
+            class Recorder:
+                def __init__(self, host, token):
+                    self.host, self.token = host, token
+
+                def create_dataset(self, name):
+                    return {"host": self.host, "name": name}
+        """,
+        "config.py": _CONFIG,
+        "bot.py": """
+            from config import make_client
+
+            async def on_event(name):
+                make_client().create_dataset(name=name)
+        """,
+    })
+    assert not found

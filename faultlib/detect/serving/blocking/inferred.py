@@ -60,6 +60,7 @@ from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 from faultlib.detect.serving.blocking.made_handles import at, handle_method, made_evidence, module_calls, owner_part
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
+from faultlib.detect.serving.blocking.namesakes import own_name
 from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
                                                             addressing_path, named_words, words)
 
@@ -213,7 +214,8 @@ def _third_party(index, target: str) -> bool:
     asyncio-first."""
     top = target.partition(".")[0]
     return not (not top.isidentifier() or top in sys.stdlib_module_names or top in ("builtins", "typing")
-                or top in VALUE_PACKAGES or top in known_packages(index) or top in index.modules or target.startswith(ASYNC_FIRST)
+                or top in VALUE_PACKAGES or top in known_packages(index) or own_name(index, target)
+                or target.startswith(ASYNC_FIRST)
                 or top.startswith(_ASYNC_PARTS))
 
 

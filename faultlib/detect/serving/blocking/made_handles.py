@@ -44,6 +44,7 @@ import sys
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, client_kind
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 from faultlib.detect.serving.blocking.model import Func, Module, dotted, nodes_of
+from faultlib.detect.serving.blocking.namesakes import own_name
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.scopes import _module_func
 from faultlib.pyflow.walk import children
@@ -80,7 +81,7 @@ def foreign(index, target: str) -> bool:
     neither it nor any part of the name is asyncio-first."""
     top = target.partition(".")[0]
     return not (not top.isidentifier() or top in sys.stdlib_module_names or top in ("builtins", "typing")
-                or top in known_packages(index) or top in index.modules or target.startswith(ASYNC_FIRST)
+                or top in known_packages(index) or own_name(index, target) or target.startswith(ASYNC_FIRST)
                 or any(p.startswith(_ASYNC_PARTS) or "async" in p.lower() for p in target.split(".")))
 
 
