@@ -97,52 +97,51 @@ def test_a_model_without_the_django_base_has_no_default_manager(tmp_path):
 # -- a sync fallback taken only when no event loop runs ---------------------------------------------------------------
 
 
+_WRITER = """
+    import asyncio
+
+    def write_row(path, text):
+        with open(path, "a") as fh:
+            fh.write(text)
+"""
+
+
 def test_the_no_running_loop_fallback_of_a_get_running_loop_probe_is_silent(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
+    found = flagged(tmp_path, _WRITER + """
 
-        def write_row(path, text):
-            with open(path, "a") as fh:
-                fh.write(text)
+    def record(path, text):
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            write_row(path, text)
+            return None
+        return loop.run_in_executor(None, write_row, path, text)
 
-        def record(path, text):
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                write_row(path, text)
-                return None
-            return loop.run_in_executor(None, write_row, path, text)
-
-        async def handler(path):
-            await record(path, "seen")
+    async def handler(path):
+        await record(path, "seen")
     """)
     assert not found
 
 
 def test_a_broader_handler_or_the_probe_s_own_branch_still_blocks(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
+    found = flagged(tmp_path, _WRITER + """
 
-        def write_row(path, text):
-            with open(path, "a") as fh:
-                fh.write(text)
+    def record(path, text):
+        try:
+            asyncio.get_running_loop()
+            write_row(path, text)
+        except RuntimeError:
+            return None
 
-        def record(path, text):
-            try:
-                asyncio.get_running_loop()
-                write_row(path, text)
-            except RuntimeError:
-                return None
+    def record_any(path, text):
+        try:
+            value = int(text)
+        except Exception:
+            write_row(path, text)
 
-        def record_any(path, text):
-            try:
-                value = int(text)
-            except Exception:
-                write_row(path, text)
-
-        async def handler(path):
-            record(path, "seen")
-            record_any(path, "x")
+    async def handler(path):
+        record(path, "seen")
+        record_any(path, "x")
     """)
     assert ("blocking_file_io", 'with open(path, "a") as fh:') in found
 
