@@ -45,10 +45,15 @@ def _callee(call: ast.Call) -> str | None:
 
 
 def _known(ref: Ref) -> bool:
-    """A class the analysis already gives a meaning (a model, search, transformer, splitter or pipeline)."""
+    """A class the analysis already gives a meaning (a model, search, transformer, splitter or pipeline), or
+    anything of an estimator library it reads (``xgboost.train``, ``lightgbm.train``: a booster's training
+    function that :mod:`.earlystop` and :mod:`.byuse` decide, not an unseen class; wave 76: ``model =
+    xgb.train(..., evals=[(dtest, 'test')], early_stopping_rounds=10)`` went silent once a later cell bound
+    ``model`` to a Keras network that is fitted and scored)."""
     name = ref.last
     return vocab.is_model(name, ref.module) or vocab.is_search(name) or vocab.is_preprocessing(name) or \
-        name in vocab.STATELESS or name in vocab.SPLITTERS or name in vocab.PIPELINES
+        name in vocab.STATELESS or name in vocab.SPLITTERS or name in vocab.PIPELINES or \
+        ref.module.split(".")[0] in vocab.ESTIMATOR_MODULES
 
 
 def _labelled_fit(call: ast.Call) -> bool:

@@ -16,7 +16,8 @@ Recognised, when the other side is the target (a column the script uses as ``y``
 target, :func:`~faultlib.detect.data.leakage.targets.label_like`):
 
 * ``frame.corrwith(frame['t'])``, ``frame.corrwith(y)``;
-* ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix).
+* ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix), and its attribute
+  spelling ``frame.corr().t`` (wave 76: ``data.corr().host_is_superhost``).
 
 A ranking used whole only orders the columns: ``df.iloc[:, scores.argsort()[::-1]]`` keeps every column, so the
 order carries no choice (any fitted score's ``argsort()`` not cut to its first ``k`` drops the fit it carries).
@@ -67,6 +68,10 @@ class TargetCorrelation:
                                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call)
                                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "corr"
                                 and not n.value.args and _is_target(n.slice, targets)}
+            self._corr_reads |= {id(n.value) for n in walk_once(self.tree)  # type: ignore[attr-defined]
+                                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Call)  # df.corr().t
+                                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "corr"
+                                 and not n.value.args and n.attr in targets}
             self._corr_reads |= target_position_corrs(self.tree, lambda e: _is_target(e, targets))  # type: ignore
         return id(node) in self._corr_reads
 

@@ -72,6 +72,7 @@ from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.exclusions import excluded_columns
 from faultlib.detect.data.leakage.listedcols import ListedColumns
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
+from faultlib.detect.data.leakage.columnitems import ColumnItems
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -138,7 +139,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
@@ -432,7 +433,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
         if not isinstance(inner, FoldIter):
             item = self._row_items(source, node, frame) if isinstance(node.target, ast.Name) else None
             if item is None:
-                return False
+                return self._column_items(node, frame)  # for col, values in table.items() (columnitems.py)
             self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
             return True
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
