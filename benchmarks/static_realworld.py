@@ -291,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.add_argument("--list-unjudged", action="store_true", help="list alarms that no label judges")
-    parser.add_argument("--wave", nargs="+", metavar="NAME", help="measure only the label records of these waves")
+    parser.add_argument("--wave", nargs="+", action="extend", metavar="NAME",
+                        help="measure only the label records of these waves (`--wave 70 71` or `--wave 70 --wave 71`)")
     parser.add_argument("--scan", nargs="+", type=Path, metavar="DIR", help="print every alarm under DIR (labelling)")
     args = parser.parse_args(argv)
     if args.scan:

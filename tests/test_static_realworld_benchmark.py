@@ -78,6 +78,16 @@ def test_a_wave_no_record_carries_is_an_error_that_names_the_known_ones(tmp_path
     assert "labels.jsonl" in capsys.readouterr().err
 
 
+def test_waves_named_in_one_flag_or_repeated_flags_are_all_measured(tmp_path, capsys):
+    root, labels = _corpus(tmp_path)
+    label_file = tmp_path / "labels.jsonl"
+    label_file.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    for waves in (["--wave", "early", "late"], ["--wave", "early", "--wave", "late"]):
+        static_realworld.main([str(root), "--labels", str(label_file), "--json", *waves])
+        measured = json.loads(capsys.readouterr().out)
+        assert (measured["files"], measured["tp"]) == (2, 1), waves
+
+
 def _alarms_only_corpus(tmp_path):
     """Wave "late" read in full (a miss labelled fn), wave "breadth" judged by its alarms alone."""
     root, labels = _corpus(tmp_path)
