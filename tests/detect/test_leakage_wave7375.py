@@ -1,12 +1,34 @@
 """The static leakage analysis on the kinds the measure-only waves 73 and 75 showed (issue 17): forecasting settings
-ranked by their walk-forward error on the last window of the series, each in both directions: the leak found at its
-line, the healthy look-alike silent. Every example is written for this test."""
+ranked by their walk-forward error on the last window of the series; feature selectors called out of a dictionary
+by a loop over its keys; the kept names read off an array of the column names (``X.columns.values``). Each in both
+directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.detect.test_leakage_kinds import alarms
+
+#: two made-up feature rankers kept in a dictionary of records, and a hold-out score of the kept columns
+RANKERS = """\
+        from sklearn.feature_selection import SelectKBest, f_classif, RFE
+        from sklearn.ensemble import RandomForestClassifier
+
+        def by_anova(data, labels, k):
+            picker = SelectKBest(f_classif, k=k).fit(data, labels)
+            return data.columns[picker.get_support()]
+
+        def by_elimination(data, labels, k):
+            names = np.array(data.columns.values.tolist())
+            chain = RFE(RandomForestClassifier(), n_features_to_select=k).fit(data, labels)
+            return names[chain.support_]
+
+        def holdout_accuracy(data, labels):
+            a, b, c, d = train_test_split(data, labels, test_size=0.3, random_state=0)
+            return RandomForestClassifier().fit(a, c).score(b, d)
+
+        rankers = {"anova": {"run": by_anova, "history": []}, "rfe": {"run": by_elimination, "history": []}}
+"""
 
 #: a made-up monthly series and a one-step forecaster with two settings (a window length and a damping weight)
 SERIES = """\
@@ -75,6 +97,22 @@ LEAKS = {
             errors[setting] = repeated(sales, setting, 24)
         print(min(errors, key=errors.get))
 """, [("tuned_on_test", 15)]),
+    # each ranker is called through the dictionary by the loop's key, fitted on every row, then held out
+    "rankers_called_out_of_a_dictionary_by_its_keys": (RANKERS + """\
+
+        for key in rankers.keys():
+            kept = rankers[key]["run"](X, y, 5)
+            rankers[key]["history"].append(holdout_accuracy(X[kept], y))
+""", [("fit_before_split", 5), ("fit_before_split", 10)]),
+    # the names kept read off an array of the column names made through `.values`, the ranking fitted on all rows
+    "kept_names_read_off_the_column_values_array": ("""\
+        from sklearn.ensemble import ExtraTreesClassifier
+        names = np.array(X.columns.values)
+        forest = ExtraTreesClassifier(random_state=0).fit(X, y)
+        top = names[np.argsort(forest.feature_importances_)[-4:]]
+        a, b, c, d = train_test_split(X[top], y, random_state=0)
+        print(LogisticRegression().fit(a, c).score(b, d))
+""", [("fit_before_split", 3)]),
 }
 
 HEALTHY = {
@@ -111,6 +149,21 @@ HEALTHY = {
         train_series = sales[:-24]
         scores = [tune(train_series, 12, s) for s in [(3, 1.0), (6, 0.9)]]
         print(sorted(scores)[0])
+""", []),
+    # the same dictionary, each ranker fitted on the training part only and its columns scored on the other part
+    "rankers_out_of_a_dictionary_fitted_on_the_training_part": (RANKERS + """\
+
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=0)
+        for key in rankers.keys():
+            kept = rankers[key]["run"](X_tr, y_tr, 5)
+            print(key, RandomForestClassifier().fit(X_tr[kept], y_tr).score(X_te[kept], y_te))
+""", []),
+    # the column values array sliced by hand (a fixed panel), no fitted ranking
+    "a_fixed_panel_read_off_the_column_values_array": ("""\
+        names = np.array(X.columns.values)
+        top = names[:4]
+        a, b, c, d = train_test_split(X[top], y, random_state=0)
+        print(LogisticRegression().fit(a, c).score(b, d))
 """, []),
 }
 

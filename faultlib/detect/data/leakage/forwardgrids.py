@@ -181,7 +181,8 @@ def _honest(arg: ast.expr | None, scope: ast.AST, module: ast.Module, functions:
                 return True
     if scope is not module and arg.id in _params(scope):
         index = _params(scope).index(arg.id)
-        sites = [n for n in walk_once(module) if isinstance(n, ast.Call) and _called(n) == scope.name]  # type: ignore[attr-defined]
+        name = scope.name  # type: ignore[attr-defined]
+        sites = [n for n in walk_once(module) if isinstance(n, ast.Call) and _called(n) == name]
         return not sites or all(_honest(s.args[index] if index < len(s.args) else None, _enclosing(module, s),
                                         module, functions, depth + 1) for s in sites)
     return False
@@ -200,8 +201,9 @@ def _own(scope: ast.AST) -> list[ast.AST]:
 
 def _enclosing(module: ast.Module, node: ast.AST) -> ast.AST:
     best: ast.AST = module
+    line = node.lineno  # type: ignore[attr-defined]
     for fn in walk_once(module):
-        if isinstance(fn, _Function) and fn.lineno <= node.lineno <= (fn.end_lineno or fn.lineno) and (  # type: ignore[attr-defined]
+        if isinstance(fn, _Function) and fn.lineno <= line <= (fn.end_lineno or fn.lineno) and (
                 best is module or fn.lineno >= best.lineno):  # type: ignore[attr-defined]
             best = fn
     return best
@@ -224,7 +226,8 @@ def _ranked(name: str, scope: ast.AST, after: int, functions: dict[str, ast.AST]
             fn = functions[called]  # type: ignore[index]
             index = node.args.index(args[0])
             params = _params(fn)
-            if index < len(params) and _ranked(params[index], fn, fn.lineno, functions, depth + 1):  # type: ignore[attr-defined]
+            start = fn.lineno  # type: ignore[attr-defined]
+            if index < len(params) and _ranked(params[index], fn, start, functions, depth + 1):
                 return True
     return False
 

@@ -61,6 +61,7 @@ from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
+from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
@@ -140,7 +141,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               ForwardGrids, BlockUnpacking, DynamicGlobals, FitSwitches, ModelRegistries, SplitReach, Interpreter):
+               ForwardGrids, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
