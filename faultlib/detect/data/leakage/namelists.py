@@ -11,8 +11,8 @@ of names is, syntactically (:func:`names_value`): a frame's ``.columns`` (``df.s
 through ``.values``/``tolist()``/``to_numpy()``/``drop``/``difference``/``union``/``intersection``,
 ``list``/``sorted``/``set``, a slice, a comprehension over one, a sum of them and literal strings, or a name
 already known to hold names (:func:`.params.column_names`), or ``np.array`` of one. A name bound once from
-``.columns`` and once from data stays data. Names picked from such a list by a fitted ranking (``names[np.argsort(selector.feature_importances_)]``)
-carry that fit, as ``X.columns[rfe.support_]`` does.
+``.columns`` and once from data stays data. Names picked from such a list by a fitted ranking
+(``names[np.argsort(selector.feature_importances_)]``) carry that fit, as ``X.columns[rfe.support_]`` does.
 """
 
 from __future__ import annotations
