@@ -1,6 +1,7 @@
 """The static leakage analysis on the kinds the measure-only waves 73 and 75 showed (issue 17): forecasting settings
 ranked by their walk-forward error on the last window of the series; feature selectors called out of a dictionary
-by a loop over its keys; the kept names read off an array of the column names (``X.columns.values``). Each in both
+by a loop over its keys; the kept names read off an array of the column names (``X.columns.values``); a table read into an object's attribute
+where the script names several files. Each in both
 directions: the leak found at its line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -28,6 +29,24 @@ RANKERS = """\
             return RandomForestClassifier().fit(a, c).score(b, d)
 
         rankers = {"anova": {"run": by_anova, "history": []}, "rfe": {"run": by_elimination, "history": []}}
+"""
+
+#: a made-up study kept in one object: the table read into an attribute, the results written to a second file
+STUDY = """\
+        class Study:
+            def __init__(self):
+                self.X = self.y = None
+                self.scaler = StandardScaler()
+
+            def load(self, path="cells.csv"):
+                self.cells = pd.read_csv(path)
+                self.X = self.cells.drop(columns=["kind"]).values
+                self.y = self.cells["kind"].values
+                return True
+
+            def save(self, path="summary.csv"):
+                pd.DataFrame({"done": [1]}).to_csv(path)
+
 """
 
 #: a made-up monthly series and a one-step forecaster with two settings (a window length and a damping weight)
@@ -113,6 +132,17 @@ LEAKS = {
         a, b, c, d = train_test_split(X[top], y, random_state=0)
         print(LogisticRegression().fit(a, c).score(b, d))
 """, [("fit_before_split", 3)]),
+    # the table read into an attribute (two file names: the reader's rows are unknown), scaled before the folds
+    "a_table_read_into_an_attribute_scaled_before_cross_validation": (STUDY + """\
+            def evaluate(self):
+                scaled = self.scaler.fit_transform(self.X)
+                print(cross_val_score(LogisticRegression(), scaled, self.y, cv=5).mean())
+
+        study = Study()
+        if study.load():
+            study.evaluate()
+        study.save()
+""", [("fit_outside_cv", 16)]),
 }
 
 HEALTHY = {
@@ -164,6 +194,17 @@ HEALTHY = {
         top = names[:4]
         a, b, c, d = train_test_split(X[top], y, random_state=0)
         print(LogisticRegression().fit(a, c).score(b, d))
+""", []),
+    # the same object, the scaler inside the pipeline that is cross-validated
+    "a_table_read_into_an_attribute_scaled_inside_the_folds": (STUDY + """\
+            def evaluate(self):
+                chain = make_pipeline(self.scaler, LogisticRegression())
+                print(cross_val_score(chain, self.X, self.y, cv=5).mean())
+
+        study = Study()
+        if study.load():
+            study.evaluate()
+        study.save()
 """, []),
 }
 

@@ -60,6 +60,7 @@ from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
+from faultlib.detect.data.leakage.attrtables import AttributeTables
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
 from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
 from faultlib.detect.data.leakage.earlystop import EarlyStops
@@ -141,7 +142,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems,
-               ForwardGrids, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries, SplitReach, Interpreter):
+               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries, SplitReach, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
