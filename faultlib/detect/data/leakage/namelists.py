@@ -8,11 +8,11 @@ as ``df``'s columns: a fit on it would no longer cover the rows a later cross-va
 A value the analysis knows nothing of yet (an opaque value not yet used as data) whose every assignment in the
 module is a list of names is such a list: subscripting it gives names, not rows, and leaves it untouched. A list
 of names is, syntactically (:func:`names_value`): a frame's ``.columns`` (``df.select_dtypes(...).columns``),
-through ``tolist()``/``drop``/``difference``/``union``/``intersection``, ``list``/``sorted``/``set``, a slice, a
-comprehension over one, a sum of them and literal strings, or a name already known to hold names
-(:func:`.params.column_names`), or ``np.array`` of one. A name bound once from ``.columns`` and once from data stays
-data. Names picked from such a list by a fitted ranking (``names[np.argsort(selector.feature_importances_)]``)
-carry that fit, as ``X.columns[rfe.support_]`` does.
+through ``.columns.values``/``tolist()``/``to_numpy()``/``drop``/``difference``/``union``/``intersection``,
+``list``/``sorted``/``set``, a slice, a comprehension over one, a sum of them and literal strings, or a name
+already known to hold names (:func:`.params.column_names`), or ``np.array`` of one. A name bound once from
+``.columns`` and once from data stays data. Names picked from such a list by a fitted ranking
+(``names[np.argsort(selector.feature_importances_)]``) carry that fit, as ``X.columns[rfe.support_]`` does.
 """
 
 from __future__ import annotations
@@ -25,15 +25,16 @@ from faultlib.detect.data.leakage.values import Data, MaybeData, maybe_data
 from faultlib.pyflow.values import UNKNOWN, Tup
 
 
-_NAME_METHODS = frozenset({"tolist", "to_list", "drop", "difference", "union", "intersection", "copy"})
+_NAME_METHODS = frozenset({"tolist", "to_list", "to_numpy", "drop", "difference", "union", "intersection", "copy"})
 
 
 def names_value(expr: ast.expr, names: set[str], depth: int = 6) -> bool:
     """``expr`` evaluates to column names (see the module docstring); ``names``: the names known to hold them."""
     if depth < 0:
         return False
-    if isinstance(expr, ast.Attribute):
-        return expr.attr == "columns"
+    if isinstance(expr, ast.Attribute):  # X.columns.values: the same names as an array (wave 75); not table.values
+        return expr.attr == "columns" or expr.attr == "values" and isinstance(expr.value, ast.Attribute) and \
+            expr.value.attr == "columns"
     if isinstance(expr, ast.Name):
         return expr.id in names
     if isinstance(expr, ast.Subscript):
