@@ -119,9 +119,15 @@ def test_a_healthy_loop_and_work_in_an_executor_stay_silent(own_heap):
         return watchdog
 
     watchdog = asyncio.run(main())
-    assert watchdog.events == [] and watchdog.check() == []
+    # a busy runner can starve the loop thread of a CPU (load 15: an 86 ms stall); such a stall is the machine's,
+    # shown by the thread's run-queue wait, and never blamed on the healthy code or the executor's work
+    starved = [e for e in watchdog.events
+               if e.run_queue_wait_ms is not None and e.run_queue_wait_ms >= 0.25 * e.blocked_ms]
+    assert [e for e in watchdog.events if e not in starved] == []
+    assert not any("sleep" in (e.call or "") for e in watchdog.events)
     stats = watchdog.stats()
-    assert stats.mode == "iteration" and stats.count >= 20 and stats.p99_ms < 50 and stats.blocked == stats.lagged == 0
+    assert stats.mode == "iteration" and stats.count >= 20 and stats.blocked + stats.lagged == len(starved)
+    assert starved or (stats.p99_ms < 50 and watchdog.check() == [])
 
 
 def test_callbacks_labels_and_the_first_callback_of_a_loop_not_yet_running():
