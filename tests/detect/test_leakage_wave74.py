@@ -1,0 +1,107 @@
+"""The static leakage analysis on the kinds a held-out wave of NLP courses, competition solutions and CTR code
+showed (issue 17, wave 74: the folds' test predictions kept in a list, stacked and averaged over the folds, read as
+a statistic of the test rows; a text corpus built by a loop that writes each row out with ``str()`` before
+cleaning it, whose vectorizer was fitted before the split), each in both directions: the leak found at its line,
+the healthy look-alike silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+#: a made-up set of reviews kept as one pickled list of byte strings, and their labels
+PICKLED_REVIEWS = """\
+        import re
+        import pickle
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.metrics import accuracy_score
+        with open("reviews.pkl", "rb") as handle:
+            reviews = pickle.load(handle)
+        stars = np.load("stars.npy")
+"""
+
+#: a made-up keyword-spotting task: training clips, the competition's clips to label and a fold splitter
+CLIPS = """\
+        import torch
+        from sklearn.model_selection import StratifiedKFold
+        train = pd.read_csv("train_clips.csv")
+        test = pd.read_csv("sample_submission.csv")
+        folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=1)
+        loader = make_loader(test.path.values.tolist())
+"""
+
+LEAKS = {
+    # each review written out with str() and cleaned in a loop over every index, TF-IDF on all of them, then split
+    "vectorizer_on_a_loop_built_corpus_of_str_rows_then_split": (PICKLED_REVIEWS + """\
+        texts = []
+        for k in range(len(reviews)):
+            text = re.sub(r"[^a-z ]", " ", str(reviews[k]).lower())
+            texts.append(text)
+        features = TfidfVectorizer(min_df=2).fit_transform(texts)
+        f_tr, f_te, s_tr, s_te = train_test_split(features, stars, test_size=0.25)
+        clf = LogisticRegression().fit(f_tr, s_tr)
+        print(accuracy_score(s_te, clf.predict(f_te)))
+""", [("fit_before_split", 12)]),
+    # the same corpus with a literal count of rows, the row written out with str() first
+    "vectorizer_on_the_first_rows_written_as_text_then_split": (PICKLED_REVIEWS + """\
+        texts = []
+        for k in range(0, 500):
+            raw = str(reviews[k])
+            texts.append(re.sub(r"\\s+", " ", raw))
+        features = TfidfVectorizer().fit_transform(texts).toarray()
+        f_tr, f_te, s_tr, s_te = train_test_split(features, stars[:500])
+        print(LogisticRegression().fit(f_tr, s_tr).score(f_te, s_te))
+""", [("fit_before_split", 12)]),
+    # a list filled in a loop that is not over folds (one item per clip file): no fold axis is known, so the mean
+    # over its first axis is still read as a statistic of the held-out clips (the rule stays with fold loops)
+    "clip_outputs_appended_per_file_stacked_and_averaged": (CLIPS + """\
+        preds_test = []
+        for part in ["a", "b"]:
+            preds_test.append(torch.sigmoid(torch.as_tensor(run_inference(model, loader, part))).numpy())
+        preds_test = np.stack(preds_test)
+        test[test.columns[1:]] = preds_test.mean(0)
+        test.to_csv("submission.csv", index=False)
+""", [("fit_on_test", 11)]),
+}
+
+HEALTHY = {
+    # one list item per fold: every fold model's outputs for all the clips to label, averaged over the folds
+    "fold_outputs_appended_stacked_and_averaged_over_folds": (CLIPS + """\
+        preds_test = []
+        for fold, (fit_idx, val_idx) in enumerate(folds.split(train.path, train.word)):
+            model.load_state_dict(torch.load(f"fold{fold}.pth"))
+            preds_test.append(torch.sigmoid(torch.as_tensor(run_inference(model, loader))).numpy())
+        preds_test = np.stack(preds_test)
+        test[test.columns[1:]] = preds_test.mean(0)
+        test.to_csv("submission.csv", index=False)
+""", []),
+    # the same with np.mean over the first axis of an array of the list, the folds counted by a range
+    "fold_outputs_from_a_counted_fold_loop_averaged_by_np_mean": (CLIPS + """\
+        test_probs = []
+        for fold in range(4):
+            model.load_state_dict(torch.load(f"fold{fold}.pth"))
+            test_probs.append(run_inference(model, loader))
+        test_probs = np.array(test_probs)
+        test[test.columns[1:]] = np.mean(test_probs, axis=0)
+        test.to_csv("submission.csv", index=False)
+""", []),
+    # the reviews cleaned in the loop, but the vectorizer learns on the training part only
+    "vectorizer_fitted_on_the_training_part_of_a_loop_built_corpus": (PICKLED_REVIEWS + """\
+        texts = []
+        for k in range(len(reviews)):
+            texts.append(re.sub(r"[^a-z ]", " ", str(reviews[k]).lower()))
+        t_tr, t_te, s_tr, s_te = train_test_split(texts, stars, test_size=0.25)
+        vec = TfidfVectorizer(min_df=2).fit(t_tr)
+        clf = LogisticRegression().fit(vec.transform(t_tr), s_tr)
+        print(accuracy_score(s_te, clf.predict(vec.transform(t_te))))
+""", []),
+}
+
+EXPECTED = {**LEAKS, **HEALTHY}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_wave_74_alarms_are_the_leaks_and_only_them(tmp_path, name):
+    body, expected = EXPECTED[name]
+    assert alarms(tmp_path, body) == expected
