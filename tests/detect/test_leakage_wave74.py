@@ -31,6 +31,17 @@ CLIPS = """\
         loader = make_loader(test.path.values.tolist())
 """
 
+#: a made-up sentence-pair task tokenized into a training and a validation set (no labelled test set)
+PAIRS = """\
+        from datasets import load_dataset
+        from transformers import Trainer, TrainingArguments
+        pairs = load_dataset("pairs_corpus")
+        tok_train = pairs["train"].map(encode)
+        tok_val = pairs["validation"].map(encode)
+        settings = TrainingArguments(output_dir="out", eval_strategy="epoch", save_strategy="epoch",
+                                     load_best_model_at_end=True, metric_for_best_model="accuracy")
+"""
+
 LEAKS = {
     # each review written out with str() and cleaned in a loop over every index, TF-IDF on all of them, then split
     "vectorizer_on_a_loop_built_corpus_of_str_rows_then_split": (PICKLED_REVIEWS + """\
@@ -63,6 +74,12 @@ LEAKS = {
         test[test.columns[1:]] = preds_test.mean(0)
         test.to_csv("submission.csv", index=False)
 """, [("fit_on_test", 11)]),
+    # the best epoch kept by the validation accuracy, then evaluate() with no dataset reports it on the same rows
+    "trainer_best_checkpoint_then_evaluate_on_the_same_set": (PAIRS + """\
+        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
+        tuner.train()
+        print(tuner.evaluate())
+""", [("tuned_on_test", 9)]),
 }
 
 HEALTHY = {
@@ -95,6 +112,20 @@ HEALTHY = {
         vec = TfidfVectorizer(min_df=2).fit(t_tr)
         clf = LogisticRegression().fit(vec.transform(t_tr), s_tr)
         print(accuracy_score(s_te, clf.predict(vec.transform(t_te))))
+""", []),
+    # the same trainer, but the reported score is on a test set it is given
+    "trainer_best_checkpoint_then_evaluate_on_a_separate_test_set": (PAIRS + """\
+        tok_test = pairs["test"].map(encode)
+        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
+        tuner.train()
+        print(tuner.evaluate())
+        print(tuner.evaluate(tok_test))
+""", []),
+    # evaluation every epoch, but no checkpoint is chosen by it: evaluate() reports the last epoch
+    "trainer_without_best_checkpoint_then_evaluate": (PAIRS.replace("load_best_model_at_end=True", "save_total_limit=1") + """\
+        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
+        tuner.train()
+        print(tuner.evaluate())
 """, []),
 }
 
