@@ -59,9 +59,9 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
-from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
+from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
