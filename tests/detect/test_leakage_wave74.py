@@ -42,6 +42,13 @@ PAIRS = """\
                                      load_best_model_at_end=True, metric_for_best_model="accuracy")
 """
 
+#: a made-up Lightning setup: a module class and a data module per fold
+LIGHTNING = """\
+        import pytorch_lightning as pl
+        from pytorch_lightning.callbacks import ModelCheckpoint
+        fold_scores = []
+"""
+
 LEAKS = {
     # each review written out with str() and cleaned in a loop over every index, TF-IDF on all of them, then split
     "vectorizer_on_a_loop_built_corpus_of_str_rows_then_split": (PICKLED_REVIEWS + """\
@@ -80,6 +87,15 @@ LEAKS = {
         tuner.train()
         print(tuner.evaluate())
 """, [("tuned_on_test", 9)]),
+    # each fold's best validation accuracy over the epochs is collected as that fold's score
+    "lightning_best_model_score_collected_as_the_fold_score": (LIGHTNING + """\
+        for fold in range(5):
+            keeper = ModelCheckpoint(dirpath="ckpt", monitor="val_acc", mode="max")
+            runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
+            runner.fit(SentimentModule(), FoldData(fold))
+            fold_scores.append(float(keeper.best_model_score))
+        print(np.mean(fold_scores))
+""", [("tuned_on_test", 7)]),
 }
 
 HEALTHY = {
@@ -126,6 +142,22 @@ HEALTHY = {
         tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
         tuner.train()
         print(tuner.evaluate())
+""", []),
+    # the checkpoint kept by the training loss: its best value is no held-out score
+    "lightning_best_training_loss_printed": (LIGHTNING + """\
+        for fold in range(5):
+            keeper = ModelCheckpoint(dirpath="ckpt", monitor="train_loss", mode="min")
+            runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
+            runner.fit(SentimentModule(), FoldData(fold))
+            fold_scores.append(float(keeper.best_model_score))
+""", []),
+    # the best checkpoint's path loaded back and scored by the trainer's test loop on other rows
+    "lightning_best_checkpoint_loaded_and_tested_elsewhere": (LIGHTNING + """\
+        keeper = ModelCheckpoint(dirpath="ckpt", monitor="val_acc", mode="max")
+        runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
+        runner.fit(SentimentModule(), FoldData(0))
+        best = SentimentModule.load_from_checkpoint(keeper.best_model_path)
+        print(runner.test(best, datamodule=HeldOutData()))
 """, []),
 }
 
