@@ -1,7 +1,8 @@
 """The static leakage analysis on the kinds a held-out wave of NLP courses, competition solutions and CTR code
 showed (issue 17, wave 74: the folds' test predictions kept in a list, stacked and averaged over the folds, read as
 a statistic of the test rows; a text corpus built by a loop that writes each row out with ``str()`` before
-cleaning it, whose vectorizer was fitted before the split), each in both directions: the leak found at its line,
+cleaning it, whose vectorizer was fitted before the split; a Trainer's or a Lightning checkpoint's best score on
+the set that chose it, reported; old scikit-learn folds listed with ``list()``), each in both directions: the leak found at its line,
 the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ LIGHTNING = """\
         import pytorch_lightning as pl
         from pytorch_lightning.callbacks import ModelCheckpoint
         fold_scores = []
+"""
+
+#: a made-up table as arrays, and the folds of a pre-0.18 scikit-learn splitter listed
+OLD_FOLDS = """\
+        from sklearn.cross_validation import StratifiedKFold as OldStratifiedKFold
+        from sklearn.ensemble import RandomForestClassifier, AdaBoostClassifier
+        Xa, ya = table.drop(columns=["label"]).values, table["label"].values
+        splits = list(OldStratifiedKFold(ya, 5))
 """
 
 LEAKS = {
@@ -96,6 +105,13 @@ LEAKS = {
             fold_scores.append(float(keeper.best_model_score))
         print(np.mean(fold_scores))
 """, [("tuned_on_test", 7)]),
+    # the scaler learns on every row, then each listed fold is scored
+    "scaler_on_every_row_then_the_listed_old_folds_scored": (OLD_FOLDS + """\
+        Xs = StandardScaler().fit_transform(Xa)
+        for train, test in splits:
+            model = LogisticRegression().fit(Xs[train], ya[train])
+            print(model.score(Xs[test], ya[test]))
+""", [("fit_outside_cv", 5)]),
 }
 
 HEALTHY = {
@@ -158,6 +174,18 @@ HEALTHY = {
         runner.fit(SentimentModule(), FoldData(0))
         best = SentimentModule.load_from_checkpoint(keeper.best_model_path)
         print(runner.test(best, datamodule=HeldOutData()))
+""", []),
+    # stacking: each base model's out-of-fold predictions over the listed folds, a blender on top, rescaled
+    "stacking_over_listed_old_folds": (OLD_FOLDS + """\
+        models = [RandomForestClassifier(), AdaBoostClassifier()]
+        blend = np.zeros((len(ya), len(models)))
+        for j, clf in enumerate(models):
+            for i, (train, test) in enumerate(splits):
+                X_train, y_train, X_test = Xa[train], ya[train], Xa[test]
+                clf.fit(X_train, y_train)
+                blend[test, j] = clf.predict_proba(X_test)[:, 1]
+        top = LogisticRegression().fit(blend, ya).predict_proba(blend)[:, 1]
+        top = (top - top.min()) / (top.max() - top.min())
 """, []),
 }
 
