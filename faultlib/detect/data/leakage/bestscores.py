@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.walk import walk_once
 
 #: a monitored name that is a training quantity, not a held-out score
 _TRAINING = re.compile(r"^(train|trn|tr)_|_train$|^loss$", re.IGNORECASE)
@@ -78,8 +79,11 @@ class BestScores:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
 
     def _call(self, node: ast.Call, frame: Any) -> Any:
-        done = self.__dict__.setdefault("_best_score_lines", set())
-        found = best_score_read(node, self._bindings) if node.lineno not in done else None
+        if "_best_score_lines" not in self.__dict__:  # once per module: does it read a best score at all?
+            self._best_score_lines: set[int] = set() if any(
+                isinstance(n, ast.Attribute) and n.attr == "best_model_score" for n in walk_once(self.tree)) else {-1}
+        done = self._best_score_lines
+        found = best_score_read(node, self._bindings) if -1 not in done and node.lineno not in done else None
         if found is not None:
             done.add(node.lineno)
             read, monitor = found
