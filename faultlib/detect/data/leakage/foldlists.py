@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 #: calls that put a list's items on a new first axis
@@ -34,10 +35,7 @@ _STACKS = frozenset({"stack", "array", "asarray", "tensor", "as_tensor"})
 
 
 def _called(node: ast.expr) -> str | None:
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return call_name(node) if isinstance(node, ast.Call) else None
 
 
 def _split_loop(loop: ast.For) -> bool:
