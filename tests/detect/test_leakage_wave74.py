@@ -2,8 +2,8 @@
 showed (issue 17, wave 74: the folds' test predictions kept in a list, stacked and averaged over the folds, read as
 a statistic of the test rows; a text corpus built by a loop that writes each row out with ``str()`` before
 cleaning it, whose vectorizer was fitted before the split; a Trainer's or a Lightning checkpoint's best score on
-the set that chose it, reported; old scikit-learn folds listed with ``list()``), each in both directions: the leak found at its line,
-the healthy look-alike silent. Every example is written for this test."""
+the set that chose it, reported; old scikit-learn folds listed with ``list()``), each in both directions: the leak
+found at its line, the healthy look-alike silent. Every example is written for this test."""
 
 from __future__ import annotations
 
@@ -43,6 +43,13 @@ PAIRS = """\
                                      load_best_model_at_end=True, metric_for_best_model="accuracy")
 """
 
+#: one run of that trainer, scored by evaluate() without a dataset
+TRAINER_RUN = """\
+        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
+        tuner.train()
+        print(tuner.evaluate())
+"""
+
 #: a made-up Lightning setup: a module class and a data module per fold
 LIGHTNING = """\
         import pytorch_lightning as pl
@@ -56,6 +63,15 @@ OLD_FOLDS = """\
         from sklearn.ensemble import RandomForestClassifier, AdaBoostClassifier
         Xa, ya = table.drop(columns=["label"]).values, table["label"].values
         splits = list(OldStratifiedKFold(ya, 5))
+"""
+
+#: five folds, each trained with a checkpoint that keeps its best validation accuracy, whose best score is kept
+FOLD_RUNS = """\
+        for fold in range(5):
+            keeper = ModelCheckpoint(dirpath="ckpt", monitor="val_acc", mode="max")
+            runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
+            runner.fit(SentimentModule(), FoldData(fold))
+            fold_scores.append(float(keeper.best_model_score))
 """
 
 LEAKS = {
@@ -91,18 +107,9 @@ LEAKS = {
         test.to_csv("submission.csv", index=False)
 """, [("fit_on_test", 11)]),
     # the best epoch kept by the validation accuracy, then evaluate() with no dataset reports it on the same rows
-    "trainer_best_checkpoint_then_evaluate_on_the_same_set": (PAIRS + """\
-        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
-        tuner.train()
-        print(tuner.evaluate())
-""", [("tuned_on_test", 9)]),
+    "trainer_best_checkpoint_then_evaluate_on_the_same_set": (PAIRS + TRAINER_RUN, [("tuned_on_test", 9)]),
     # each fold's best validation accuracy over the epochs is collected as that fold's score
-    "lightning_best_model_score_collected_as_the_fold_score": (LIGHTNING + """\
-        for fold in range(5):
-            keeper = ModelCheckpoint(dirpath="ckpt", monitor="val_acc", mode="max")
-            runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
-            runner.fit(SentimentModule(), FoldData(fold))
-            fold_scores.append(float(keeper.best_model_score))
+    "lightning_best_model_score_collected_as_the_fold_score": (LIGHTNING + FOLD_RUNS + """\
         print(np.mean(fold_scores))
 """, [("tuned_on_test", 7)]),
     # the scaler learns on every row, then each listed fold is scored
@@ -154,19 +161,11 @@ HEALTHY = {
         print(tuner.evaluate(tok_test))
 """, []),
     # evaluation every epoch, but no checkpoint is chosen by it: evaluate() reports the last epoch
-    "trainer_without_best_checkpoint_then_evaluate": (PAIRS.replace("load_best_model_at_end=True", "save_total_limit=1") + """\
-        tuner = Trainer(model=net, args=settings, train_dataset=tok_train, eval_dataset=tok_val)
-        tuner.train()
-        print(tuner.evaluate())
-""", []),
+    "trainer_without_best_checkpoint_then_evaluate": (
+        PAIRS.replace("load_best_model_at_end=True", "save_total_limit=1") + TRAINER_RUN, []),
     # the checkpoint kept by the training loss: its best value is no held-out score
-    "lightning_best_training_loss_printed": (LIGHTNING + """\
-        for fold in range(5):
-            keeper = ModelCheckpoint(dirpath="ckpt", monitor="train_loss", mode="min")
-            runner = pl.Trainer(max_epochs=20, callbacks=[keeper])
-            runner.fit(SentimentModule(), FoldData(fold))
-            fold_scores.append(float(keeper.best_model_score))
-""", []),
+    "lightning_best_training_loss_printed": (
+        LIGHTNING + FOLD_RUNS.replace('monitor="val_acc", mode="max"', 'monitor="train_loss", mode="min"'), []),
     # the best checkpoint's path loaded back and scored by the trainer's test loop on other rows
     "lightning_best_checkpoint_loaded_and_tested_elsewhere": (LIGHTNING + """\
         keeper = ModelCheckpoint(dirpath="ckpt", monitor="val_acc", mode="max")

@@ -93,9 +93,9 @@ class BestScores:
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
                 f"`{ast.unparse(read)}` is handed on as the score: it is the best `{monitor}` over every epoch, "
-                "measured on the rows that chose the checkpoint this training kept, so the score reported for that model is "
-                "optimistic. Fix: choose the checkpoint on a validation part of the training rows and score the "
-                "held-out rows once with the kept model",
+                "measured on the rows that chose the checkpoint this training kept, so the score reported for that "
+                "model is optimistic. Fix: choose the checkpoint on a validation part of the training rows and "
+                "score the held-out rows once with the kept model",
                 {**self.smap.where(at.lineno), "column": at.col_offset + 1,
                  "function": getattr(frame, "qualname", None)},
                 {"reported": ast.unparse(read), "monitor": monitor, "read_at": self.smap.describe(node.lineno)},

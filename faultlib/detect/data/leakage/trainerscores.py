@@ -47,8 +47,8 @@ def rescored_alone(receiver: ast.expr, tree: ast.Module) -> bool:
     if not isinstance(receiver, ast.Name):
         return False
     calls = _scoring_calls(tree, receiver.id)
-    return any(c.func.attr == "evaluate" and not _given_rows(c) for c in calls) and not any(  # type: ignore[attr-defined]
-        _given_rows(c) for c in calls)
+    plain = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "evaluate"]
+    return any(not _given_rows(c) for c in plain) and not any(_given_rows(c) for c in calls)
 
 
 __all__ = ["rescored_alone"]
