@@ -51,6 +51,7 @@ from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
 from faultlib.detect.data.leakage.peritem import per_item_reductions
+from faultlib.detect.data.leakage.foldlists import fold_lists
 from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.testfills import test_side_fills
@@ -260,7 +261,7 @@ class DesignChecks:
 
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
-            self._predictions_only = prediction_buffers(self.tree)
+            self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree)  # (foldlists.py)
         return self._predictions_only
 
     def _lagged_groupbys(self) -> frozenset[int]:

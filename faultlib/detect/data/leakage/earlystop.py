@@ -61,6 +61,7 @@ from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
+from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
@@ -164,8 +165,13 @@ class EarlyStops:
             found = best_checkpoint(node.func.value, self.tree, self._bindings)  # trainer.train() (hftrainer.py)
             if found:
                 trainer, evaluated, how = found
-                self._stopped_on([], trainer, how, f"{ast.unparse(trainer.func)}.train", frame, None,
-                                 sets=[evaluated], at=node)
+                call = f"{ast.unparse(trainer.func)}.train"
+                self._stopped_on([], trainer, how, call, frame, None, sets=[evaluated], at=node)
+                if node.lineno not in self._stopped and rescored_alone(node.func.value, self.tree) and not any(
+                        f.cv and f.start <= node.lineno <= f.end for f in self._loop_facts):
+                    # trainer.evaluate() re-reports the best checkpoint's score on that set (trainerscores.py)
+                    self._report_stop(node, how, call, frame, f"{ast.unparse(evaluated)}, the only rows "
+                                      f"{ast.unparse(node.func.value)}.evaluate() scores")
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _stop_rule(self, node: ast.Call, *, catboost: bool) -> str | None:

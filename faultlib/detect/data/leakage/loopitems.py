@@ -52,6 +52,16 @@ def every_row_indices(tree: ast.Module) -> frozenset[int]:
     return frozenset(out)
 
 
+def row_text(node: ast.Call, every_row: frozenset[int]) -> bool:
+    """``str(X[i])`` inside ``for i in range(len(X))``: one row's value written out as text (a review loaded as
+    bytes, ``load_files(...).data``, turned into a string before ``re.sub``) is still that row, so over the loop
+    the call reads every row as :func:`every_row_indices` says ``X[i]`` does (Python reference, ``str``: "Return a
+    str version of object"). Issue 17, wave 74: a course's text-classification scripts whose corpus, built so,
+    fed a TF-IDF vectorizer before the split. ``str`` of anything else (a shape, a path, a number) stays no data."""
+    return isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1 and not node.keywords \
+        and isinstance(node.args[0], ast.Subscript) and id(node.args[0].slice) in every_row
+
+
 def _attribute_column(node: ast.expr) -> ast.Attribute | None:
     """``table.message`` in ``for text in list(table.message)`` / ``table.message.tolist()``: a column read as an
     attribute of a table name (see :func:`~faultlib.detect.data.leakage.embeddings._one_item_a_row`)."""
@@ -136,4 +146,4 @@ class LoopItems:
                 self._row_loop_names.discard(name)
 
 
-__all__ = ["LoopItems", "built_lists", "every_row_indices"]
+__all__ = ["LoopItems", "built_lists", "every_row_indices", "row_text"]

@@ -31,6 +31,8 @@ from faultlib.detect.data.leakage.rowunions import row_union
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
+from faultlib.detect.data.leakage.loopitems import row_text
+from faultlib.detect.data.leakage.oldsplitters import listed_splitter
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
     is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
@@ -162,6 +164,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 return UNKNOWN
         if (ranking := summed_ranking(name, args)) is not None:
             return ranking  # sum(importance_runs): the runs' vectors added, still their fits' ranking
+        if (splitter := listed_splitter(name, args, kwargs)) is not None:
+            return splitter  # list(StratifiedKFold(y, k)): old scikit-learn's folds listed (oldsplitters.py)
+        if row_text(node, self._every_row) and maybe_data(args[0]) is not None:
+            return args[0]  # str(X[i]) for i in range(len(X)): every row, as text (loopitems.py)
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
                 returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
             return UNKNOWN

@@ -40,6 +40,7 @@ from faultlib.detect.data.leakage.generators import is_generator
 from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
 from faultlib.detect.data.leakage.returnednames import returned_name_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
+from faultlib.detect.data.leakage.bestscores import BestScores
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.rescored import RescoredSearches
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
@@ -138,7 +139,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,

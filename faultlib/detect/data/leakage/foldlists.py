@@ -1,0 +1,100 @@
+"""Lists filled with one item per fold of a cross-validation loop and stacked, so that a mean over them averages the
+folds' items for each row -- an ensemble of the fold models' outputs -- and is no statistic of the rows.
+
+The list form of :mod:`~faultlib.detect.data.leakage.predbuffers`' preallocated buffer, common in deep-learning
+competition code (issue 17, wave 74: an audio keyword-spotting solution, six scripts in two copies)::
+
+    preds_test = []
+    for fold, (tr, va) in enumerate(skf.split(paths, labels)):
+        model.load_state_dict(torch.load(f"fold{fold}.pth"))
+        preds_test.append(run_inference(model, test_loader))
+    preds_test = np.stack(preds_test)
+    submission[classes] = preds_test.mean(0)
+
+Each pass of the loop appends one fold's whole output, so the list has one item per fold and ``np.stack`` puts the
+folds on a new first axis (numpy reference, ``numpy.stack``: "Join a sequence of arrays along a new axis"; so do
+``np.array`` and ``torch.stack`` of equal-shaped items). Whatever the first axis is reduced by, it mixes folds, not
+rows: nothing learnt from the test rows reaches a model. ``np.concatenate`` / ``np.vstack`` join the items along
+their own rows instead and are not such a stack (a list of out-of-fold parts concatenated is a column of rows).
+
+The loop must walk a splitter's folds: ``for tr, va in kf.split(X)`` (enumerated or not, two index names), or a
+range counted over folds (:mod:`~faultlib.detect.data.leakage.foldranges`). A list appended to anywhere else, or
+bound to anything but ``[]`` and a stack of itself, is not one of these.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.data.leakage.foldranges import counted_fold_loop
+from faultlib.detect.data.leakage.targets import call_name
+from faultlib.pyflow.walk import walk_once
+
+#: calls that put a list's items on a new first axis
+_STACKS = frozenset({"stack", "array", "asarray", "tensor", "as_tensor"})
+
+
+def _called(node: ast.expr) -> str | None:
+    return call_name(node) if isinstance(node, ast.Call) else None
+
+
+def _split_loop(loop: ast.For) -> bool:
+    """``for tr, va in kf.split(X)`` / ``for i, (tr, va) in enumerate(kf.split(X, y))``: a splitter's folds."""
+    target, it = loop.target, loop.iter
+    if _called(it) == "enumerate" and isinstance(it, ast.Call) and it.args and isinstance(target, ast.Tuple) and \
+            len(target.elts) == 2:
+        target, it = target.elts[1], it.args[0]
+    return _called(it) == "split" and isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
+        isinstance(e, ast.Name) for e in target.elts)
+
+
+def _inner_loop(tree: ast.Module, line: int) -> ast.For | None:
+    inner: ast.For | None = None
+    for node in walk_once(tree):
+        if isinstance(node, ast.For) and node.lineno < line <= (node.end_lineno or node.lineno) and (
+                inner is None or node.lineno > inner.lineno):
+            inner = node
+    return inner
+
+
+def _per_fold(tree: ast.Module, line: int) -> bool:
+    """The innermost loop around ``line`` walks folds."""
+    loop = _inner_loop(tree, line)
+    return loop is not None and (_split_loop(loop) or counted_fold_loop(tree, line) is not None)
+
+
+def _stack_of(value: ast.expr, name: str) -> bool:
+    """``np.stack(name)`` / ``np.array(name)`` / ``torch.stack(name, 0)``: the list stacked on a new first axis."""
+    return isinstance(value, ast.Call) and _called(value) in _STACKS and bool(value.args) and isinstance(
+        value.args[0], ast.Name) and value.args[0].id == name and not any(
+        k.arg in ("axis", "dim") for k in value.keywords) and len(value.args) <= (2 if _called(value) == "stack" else 1)
+
+
+def fold_lists(tree: ast.Module) -> frozenset[str]:
+    """Names bound only to ``[]`` and to a stack of themselves, appended to (at least once) only inside a loop over
+    folds (see the module docstring)."""
+    bindings: dict[str, list[ast.expr]] = {}
+    appends: dict[str, list[int]] = {}
+    for node in walk_once(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        bindings.setdefault(n.id, []).append(node.value if n is target else target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            bindings.setdefault(node.target.id, []).append(node.target)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(
+                node.func.value, ast.Name) and node.func.attr in ("append", "extend", "insert"):
+            appends.setdefault(node.func.value.id, []).append(node.lineno if node.func.attr == "append" else -1)
+    out = set()
+    for name, lines in appends.items():
+        values = bindings.get(name, [])
+        if not any(isinstance(v, ast.List) and not v.elts for v in values) or not all(
+                isinstance(v, ast.List) and not v.elts or _stack_of(v, name) for v in values):
+            continue
+        if all(line > 0 and _per_fold(tree, line) for line in lines):
+            out.add(name)
+    return frozenset(out)
+
+
+__all__ = ["fold_lists"]
