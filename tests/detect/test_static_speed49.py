@@ -168,7 +168,7 @@ def test_node_tables_by_kind_list_what_isinstance_picks_in_order():
     module = build_module("scanned", "scanned.py", SCANNED, ast.parse(SCANNED))
     for func in module.all_functions:
         for kind in KINDS:
-            assert nodes_of(func, kind) == [n for n in func.nodes if isinstance(n, kind)], (func.qualname, kind)
+            assert nodes_of(func, kind) == [n for n in func.nodes if isinstance(n, kind)], f"{func.qualname} {kind}"
 
 
 class _MadeCall(ast.Call):
