@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from weakref import WeakKeyDictionary
 
-from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 
 __all__ = ["branch_types"]
 
@@ -54,8 +54,8 @@ def _assigned(scope: Func) -> dict[str, list[ast.expr]]:
     found = _ASSIGNED.get(scope)
     if found is None:
         found = {}
-        for node in scope.nodes:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        for node in nodes_of(scope, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 found.setdefault(node.targets[0].id, []).append(node.value)
         _ASSIGNED[scope] = found
     return found

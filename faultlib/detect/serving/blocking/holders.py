@@ -151,7 +151,7 @@ def _self_stores(klass: Klass) -> dict[str, list[tuple[ast.expr, Func, int | Non
         table = klass.__dict__["_faultlib_held_stores"] = {}
         for method in klass.methods.values():
             params = _positional(method.node)
-            for node in method.nodes if params and not _is_static(method.node) else []:
+            for node in nodes_of(method, (ast.Assign, ast.AnnAssign)) if params and not _is_static(method.node) else []:
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                     for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                         items = list(enumerate(target.elts)) if isinstance(target, ast.Tuple) else [(None, target)]

@@ -22,7 +22,7 @@ from faultlib.detect.serving.blocking.generics import Generics, origin
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
-from faultlib.detect.serving.blocking.module_annotations import names_a_module
+from faultlib.detect.serving.blocking.module_annotations import names_a_module, returned_types
 from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
@@ -212,9 +212,7 @@ class Index(TypeOf):
 
     def _returned(self) -> frozenset[str]:
         """Every type the vocabulary says a call returns (the classes it knows instances of)."""
-        if self.__dict__.get("_returned_types") is None:
-            self.__dict__["_returned_types"] = frozenset(self.vocab.returns.values())
-        return self.__dict__["_returned_types"]
+        return returned_types(self.vocab)
 
     def local_types(self, func: Func) -> dict[str, Type]:
         """Types of ``func``'s parameters (annotations; ``self``/``cls``) and locals (the first assignment

@@ -367,15 +367,13 @@ class Installed:
         """``(name, version, top-level names, site directory)`` of every distribution of :attr:`site_dirs`."""
         from importlib import metadata
 
+        from faultlib.detect.serving.blocking.distribution_tops import top_level_names
+
         for root_dir in self.site_dirs:
             for dist in metadata.distributions(path=[str(root_dir)]):
                 meta = dist.metadata  # parsed once (``dist.version`` would parse it again)
                 name, version = meta["Name"] or "", meta["Version"] or "unknown"
-                tops = (dist.read_text("top_level.txt") or "").split()
-                if not tops:
-                    tops = {str(f).split("/")[0].removesuffix(".py") for f in (dist.files or [])[:2000]
-                            if str(f).endswith(".py")}
-                yield name, version, tops, root_dir
+                yield name, version, top_level_names(dist), root_dir
 
     def _index(self, library: _Library):
         """The library's index, over a :class:`~faultlib.detect.serving.blocking.library_modules.LazyModules`: a module

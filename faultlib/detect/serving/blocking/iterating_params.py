@@ -25,8 +25,8 @@ def handed_to_iterate(index, func: Func) -> list[ast.expr]:
     """The arguments (calls, or locals bound to calls) ``func`` passes to a function of the analysed files in a
     parameter that function iterates on the spot."""
     found = []
-    for call in func.nodes:
-        if not (isinstance(call, ast.Call) and (call.args or call.keywords)):
+    for call in nodes_of(func, ast.Call):
+        if not (call.args or call.keywords):
             continue
         target = index.callee(call.func, func)
         if not isinstance(target, Func) or (not target.is_async and is_generator(target)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Type
+from faultlib.detect.serving.blocking.model import Func, Type, nodes_of
 
 __all__ = ["listed_element"]
 
@@ -26,10 +26,9 @@ def listed_element(index, container: ast.expr, func: Func) -> Type | None:
     """The type of an element of the local list ``container`` (see the module docstring), or None."""
     if not isinstance(container, ast.Name):
         return None
-    values = [n.value for n in func.nodes if isinstance(n, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
-    stores = sum(1 for n in func.nodes if isinstance(n, ast.Name) and n.id == container.id
-                 and isinstance(n.ctx, ast.Store))
+    values = [n.value for n in nodes_of(func, ast.Assign)
+              if any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
+    stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == container.id and isinstance(n.ctx, ast.Store))
     if not values or stores != len(values) or not all(isinstance(v, (*DISPLAYS, *COMPREHENSIONS)) for v in values):
         return None
     elements = [e for v in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]

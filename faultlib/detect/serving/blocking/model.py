@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Union
 
 from faultlib.detect.serving.blocking.dynamic_classes import is_dynamic_lookup
-from faultlib.pyflow.walk import children, walk
+from faultlib.pyflow.walk import CHILDLESS, children, walk
 
 
 @dataclass(eq=False)
@@ -349,7 +349,7 @@ def _own_nodes(node: ast.AST) -> list[ast.AST]:
         if child.__class__ is ast.Name:  # its only child, listed next as the walk would
             if isinstance(getattr(child, "ctx", None), ast.AST):
                 push(child.ctx)
-        elif not isinstance(child, _LEAVES):
+        elif child.__class__ not in CHILDLESS and not isinstance(child, _LEAVES):
             extend(children(child))
     return out
 
@@ -382,10 +382,23 @@ def _by_class(func: Func) -> dict[type, list[int]]:
     return found
 
 
+#: every node class :mod:`ast` defines (a tree parsed by :func:`ast.parse` holds only these)
+_AST_CLASSES = frozenset(c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST))
+#: kind -> the classes of :data:`_AST_CLASSES` that are subclasses of it (learnt once per kind asked)
+_KIND_CLASSES: dict[type | tuple[type, ...], tuple[type, ...]] = {}
+
+
 def _of_kind(nodes: list[ast.AST], by_class: dict[type, list[int]], kind: type | tuple[type, ...]) -> list[ast.AST]:
     """The nodes of ``nodes`` that are instances of ``kind`` (as :func:`isinstance`: subclasses count), in order
-    (picked by :func:`operator.itemgetter`, not a comprehension: tens of thousands of lists a run)."""
-    lists = [at for cls, at in by_class.items() if issubclass(cls, kind)]
+    (picked by :func:`operator.itemgetter`, not a comprehension: tens of thousands of lists a run). The classes of
+    ``kind`` are looked up in ``by_class`` (stop 49: not every class of the function tested against ``kind``, a
+    dozen tests per list asked), a class :mod:`ast` does not define tested as before."""
+    classes = _KIND_CLASSES.get(kind)
+    if classes is None:
+        classes = _KIND_CLASSES[kind] = tuple(c for c in _AST_CLASSES if issubclass(c, kind))
+    lists = [by_class[c] for c in classes if c in by_class]
+    if len(by_class) > len(lists) and not by_class.keys() <= _AST_CLASSES:  # a node class made elsewhere
+        lists += [at for cls, at in by_class.items() if cls not in _AST_CLASSES and issubclass(cls, kind)]
     if not lists:
         return []
     picked = lists[0] if len(lists) == 1 else sorted(i for positions in lists for i in positions)

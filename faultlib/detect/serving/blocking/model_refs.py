@@ -26,7 +26,7 @@ import sys
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.libraries.loaded import INFERENCE
-from faultlib.detect.serving.blocking.model import Func, Module, dotted
+from faultlib.detect.serving.blocking.model import Func, Module, dotted, nodes_of
 
 __all__ = ["constructed_site", "model_reference", "run_site"]
 
@@ -199,10 +199,11 @@ def _locals(func: Func) -> tuple[set[str], dict[str, ast.expr]]:
         params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
         stores: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
-        for n in func.nodes:
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+        for n in nodes_of(func, ast.Name):
+            if isinstance(n.ctx, ast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
-            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+        for n in nodes_of(func, ast.Assign):  # the last assignment of a name written once: its only one
+            if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 values[n.targets[0].id] = n.value
         single = {k: v for k, v in values.items() if stores.get(k) == 1 and k not in params}
         found = func.__dict__["_faultlib_ref_locals"] = (params | set(stores), single)

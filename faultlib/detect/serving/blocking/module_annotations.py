@@ -17,7 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import dotted
 
-__all__ = ["module_annotated", "names_a_module"]
+__all__ = ["module_annotated", "names_a_module", "returned_types"]
 
 
 def names_a_module(vocab, dotted_name: str) -> bool:
@@ -25,9 +25,18 @@ def names_a_module(vocab, dotted_name: str) -> bool:
     describes, not one of its types (see the module docstring)."""
     if not dotted_name.rpartition(".")[2][:1].islower():
         return False
-    if dotted_name in vocab.returns.values() or vocab._families_of(dotted_name):
+    if dotted_name in returned_types(vocab) or vocab._families_of(dotted_name):
         return False
     return dotted_name in _namespaces(vocab)
+
+
+def returned_types(vocab) -> frozenset[str]:
+    """Every type an entry of the vocabulary returns, memoised per vocabulary (``in`` on the mapping's values scans
+    them all, and the question is asked for every annotated parameter typed: thousands a service)."""
+    found = vocab.__dict__.get("_returned_types")
+    if found is None:
+        found = vocab.__dict__["_returned_types"] = frozenset(vocab.returns.values())
+    return found
 
 
 def _namespaces(vocab) -> frozenset[str]:

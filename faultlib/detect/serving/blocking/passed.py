@@ -93,7 +93,7 @@ def _compute(index, func: Func, name: str) -> list:
     keyword_only = [a.arg for a in args.kwonlyargs]
     if name not in positional and name not in keyword_only:
         return []
-    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in func.nodes):
+    if any(n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_of(func, ast.Name)):
         return []  # rebound in the body: not only what the callers pass
     bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
     position = positional.index(name) - (1 if bound else 0) if name in positional else None

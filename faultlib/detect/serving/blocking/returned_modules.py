@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, nodes_of
 
 __all__ = ["returned_module"]
 
@@ -21,19 +21,18 @@ __all__ = ["returned_module"]
 def returned_module(func: Func) -> str | None:
     """The dotted name of the module every ``return`` of ``func`` hands back (see the module docstring), or None."""
     imported = {}
-    for node in func.nodes:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                imported[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else \
-                    alias.name.partition(".")[0]
+    for node in nodes_of(func, ast.Import):
+        for alias in node.names:
+            imported[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else \
+                alias.name.partition(".")[0]
     if not imported:
         return None
-    globals_ = {n for node in func.nodes if isinstance(node, ast.Global) for n in node.names}
-    copied = {t.id: n.value.id for n in func.nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+    globals_ = {n for node in nodes_of(func, ast.Global) for n in node.names}
+    copied = {t.id: n.value.id for n in nodes_of(func, ast.Assign) if isinstance(n.value, ast.Name)
               and n.value.id in imported for t in n.targets if isinstance(t, ast.Name) and t.id in globals_}
     found = set()
-    for node in func.nodes:
-        if isinstance(node, ast.Return) and node.value is not None:
+    for node in nodes_of(func, ast.Return):
+        if node.value is not None:
             name = node.value.id if isinstance(node.value, ast.Name) else None
             name = copied.get(name, name)
             if name not in imported:

@@ -19,10 +19,13 @@ from faultlib.detect.serving.blocking.infer import (MAX_NESTING, agreed, _assign
                                                      _single_assignment, _top_level_nodes)
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.local_stores import local_dict_stores
-from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted
+from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted, nodes_of
 from faultlib.detect.serving.blocking.scopes import _module_func
 
 __all__ = ["Stores"]
+
+#: the statements that store a value (``x = v``, ``x: T = v``): the nodes a method's stores are read from
+_ASSIGNS = (ast.Assign, ast.AnnAssign)
 
 
 class Stores:
@@ -121,7 +124,7 @@ class Stores:
             table = klass.__dict__["_faultlib_self_values"] = {}
             for method in klass.methods.values():
                 params = _positional(method.node)
-                for node in method.nodes if params else []:
+                for node in nodes_of(method, _ASSIGNS) if params else []:
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -266,7 +269,7 @@ class Stores:
             params = _positional(method.node)
             if not params:
                 continue
-            for node in method.nodes:
+            for node in nodes_of(method, _ASSIGNS):
                 if isinstance(node, ast.AnnAssign) and _self_attr(node.target, params[0]):
                     found.setdefault(node.target.attr, []).extend(_noted_values(node.annotation, method))
                 if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
