@@ -29,3 +29,83 @@ def test_a_key_without_a_server_or_a_literal_key_is_no_credential(tmp_path):
             return box.encrypt(data), shape.render()
     """)
     assert found == set()
+
+
+_TOOLS_INIT = """
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    _REGISTRY = None
+
+    def _discover(names):
+        found = {}
+        base = __name__
+        for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+            if info.name.startswith("_"):
+                continue
+            module = importlib.import_module(f"{base}.{info.name}")
+            for name in names:
+                if callable(getattr(module, name, None)):
+                    found[name] = getattr(module, name)
+        return found
+
+    def _registry():
+        global _REGISTRY
+        if _REGISTRY is None:
+            _REGISTRY = _discover(["forecast", "quote"])
+        return _REGISTRY
+
+    def run_tool(name, arguments):
+        fn = _registry().get(name)
+        return fn(**arguments)
+"""
+
+
+def test_a_tool_looked_up_by_name_in_the_package_modules_runs_on_the_loop(tmp_path):
+    found = flagged_package(tmp_path, {
+        "tools/__init__.py": _TOOLS_INIT,
+        "tools/weather.py": """
+            import requests
+
+            def forecast(city):
+                return requests.get("https://wx.example/api", params={"q": city}).json()
+        """,
+        "tools/_private.py": """
+            import requests
+
+            def quote(symbol):
+                return requests.get("https://quotes.example/" + symbol).text
+        """,
+        "bot.py": """
+            from svc.tools import run_tool
+
+            async def on_message(name, arguments):
+                return run_tool(name, arguments)
+        """,
+    })
+    assert {f for f in found if f[0] != "tools/__init__.py"} == {("tools/weather.py", "blocking_http",
+                      'return requests.get("https://wx.example/api", params={"q": city}).json()')}
+
+
+def test_a_registry_of_literal_modules_or_offloaded_tools_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "tools/__init__.py": _TOOLS_INIT.replace('f"{base}.{info.name}"', '"json"'),
+        "tools/weather.py": """
+            import requests
+
+            def forecast(city):
+                return requests.get("https://wx.example/api", params={"q": city}).json()
+        """,
+        "bot.py": """
+            import asyncio
+            from svc.tools import run_tool
+
+            async def on_message(name, arguments):
+                return run_tool(name, arguments)
+
+            async def on_offloaded(name, arguments):
+                return await asyncio.to_thread(run_tool, name, arguments)
+        """,
+    })
+    assert {f for f in found if f[0] != "tools/__init__.py"} == set()  # there: the import_module itself
