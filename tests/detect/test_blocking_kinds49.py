@@ -109,3 +109,48 @@ def test_a_registry_of_literal_modules_or_offloaded_tools_is_silent(tmp_path):
         """,
     })
     assert {f for f in found if f[0] != "tools/__init__.py"} == set()  # there: the import_module itself
+
+
+_SHEETS = """
+    import requests
+
+    class Sheets:
+        def rows(self, sheet):
+            return []
+
+    class CachedSheets(Sheets):
+        pass
+
+    class OtherSheets:
+        def rows(self, sheet):
+            return []
+
+    class Importer:
+        def __init__(self, source):
+            self.source = source
+
+        def read(self, sheet):
+            if isinstance(self.source, Sheets):
+                rows = self.source.rows(sheet)
+            else:
+                rows = requests.get("https://sheets.example/" + sheet).json()
+            return rows
+
+    def load_source():
+        return object()
+
+    async def handle(sheet):
+        source = {made}
+        return Importer(source).read(sheet)
+"""
+
+
+def test_an_isinstance_fallback_some_construction_takes_is_still_found(tmp_path):
+    for made in ("OtherSheets()", "load_source()"):
+        found = flagged(tmp_path, _SHEETS.replace("{made}", made))
+        assert found == {("blocking_http", 'rows = requests.get("https://sheets.example/" + sheet).json()')}, made
+
+
+def test_an_isinstance_fallback_no_construction_takes_is_silent(tmp_path):
+    for made in ("Sheets()", "CachedSheets()"):
+        assert flagged(tmp_path, _SHEETS.replace("{made}", made)) == set(), made
