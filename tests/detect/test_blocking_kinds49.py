@@ -142,6 +142,9 @@ _SHEETS = """
     async def handle(sheet):
         source = {made}
         return Importer(source).read(sheet)
+
+    def test_importer_reads_a_stand_in():
+        assert Importer(OtherSheets()).read("s") == []
 """
 
 

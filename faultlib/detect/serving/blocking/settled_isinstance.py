@@ -7,7 +7,8 @@ argument whose inferred class is K or derives from it, the fallback is dead code
 (held-out wave 53, jira-telegram-bot: 2 false alarms). ``isinstance`` is true for an instance of a subclass
 (https://docs.python.org/3/library/functions.html#isinstance). Kept (the branch may run): an argument of unknown
 type, a class with subclasses in the files (their constructors may pass anything), the attribute stored anywhere
-else, a class nobody constructs in the files. Used by :mod:`~faultlib.detect.serving.blocking.body_calls`.
+else, a class nobody constructs in the files. The project's own tests (:func:`_test_code`) construct it with
+stand-ins and do not count. Used by :mod:`~faultlib.detect.serving.blocking.body_calls`.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def _handed(index, klass: Klass, attr: str) -> list[Klass] | None:
         for caller in module.all_functions:
             for call in nodes_of(caller, ast.Call):
                 seen += _names(call.func, klass.node.name)
-                if index.callee(call.func, caller) is not klass:
+                if index.callee(call.func, caller) is not klass or _test_code(caller):
                     continue
                 given = [k.value for k in call.keywords if k.arg == name] or call.args[position:position + 1]
                 if not given or any(isinstance(a, ast.Starred) for a in call.args):
@@ -79,6 +80,12 @@ def _handed(index, klass: Klass, attr: str) -> list[Klass] | None:
         if seen != named:  # a construction outside every function (module level): not examined
             return None
     return found or None
+
+
+def _test_code(func: Func) -> bool:
+    """A test of the project (pytest's ``test_*`` functions, the methods of a ``Test*`` class such as a
+    ``unittest.TestCase``): it constructs the class with stand-ins, never on the service's paths."""
+    return func.node.name.startswith("test") or (func.cls is not None and func.cls.node.name.startswith("Test"))
 
 
 def _names(expr: ast.expr, name: str) -> bool:
