@@ -61,6 +61,7 @@ from faultlib.detect.serving.blocking.made_handles import at, handle_method, mad
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.namesakes import own_name
+from faultlib.detect.serving.blocking.server_keys import keyed_server
 from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
                                                             addressing_path, named_words, words)
 
@@ -449,7 +450,7 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
                 0] == top else []
             if any(e["credential"] for e in inner):  # API(Client(host=..., secret=...)): its client's credentials
                 found.append((f"a `{typed.rpartition('.')[2]}` given credentials", True))
-    return (found[0][0], any(c for _, c in found)) if found else None
+    return (found[0][0], any(c for _, c in found) or keyed_server(call)) if found else None
 
 
 def _validator(value: ast.expr | None) -> bool:

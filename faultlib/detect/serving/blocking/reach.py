@@ -18,6 +18,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.imported_tools import imported_tools
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
 from faultlib.detect.serving.blocking.metaclasses import constructor_functions
 from faultlib.detect.serving.blocking.inherited import called_instance
@@ -189,6 +190,9 @@ class Reachability(BodyCalls):
                 owner = index.type_of(registry.value, func)
                 if isinstance(owner, Klass):
                     return [f for f in index.infer.registered(owner, registry.attr) if not f.is_async]
+            imported = imported_tools(index, call.func, func)
+            if imported:  # fn = registry.get(name); fn(**args): a tool the package's __init__ looked up by name
+                return imported
             if isinstance(call.func, ast.Attribute):  # model: Union[A, B]; model.generate(): A's or B's
                 members = union_members(index, call.func.value, func)
                 if members:
