@@ -140,3 +140,9 @@ def test_one_column_of_the_test_file_does_not_carry_a_statistic_of_another(tmp_p
 def test_a_column_rewritten_from_the_statistic_carries_it(tmp_path: Path) -> None:
     mixing = "unseen['clinic'] = unseen['clinic'] * unseen['wait_share']\n"
     assert _alarms(tmp_path, VISITS.format(mixing=mixing)) == {("fit_on_test", 7), ("fit_on_test", 12)}
+
+
+def test_a_column_written_under_a_name_made_at_run_time_keeps_the_statistic(tmp_path: Path) -> None:
+    text = VISITS.format(mixing="").replace("unseen['wait_share'] = ", "unseen['wait_' + str(1)] = ").replace(
+        "unseen['clinic']]).value_counts()", "unseen['wait_1']]).value_counts()")
+    assert _alarms(tmp_path, text) == {("fit_on_test", 7), ("fit_on_test", 11)}

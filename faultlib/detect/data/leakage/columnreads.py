@@ -12,7 +12,9 @@ only where every write of ``c`` was followed:
 * no assignment of the module names ``c`` through an indexer or an attribute (``F.loc[rows, 'c'] = ...``,
   ``F.c = ...``), no ``rename``/``assign``/``insert``/``set_axis`` makes it (read from the syntax), and
 * no assignment to the frame (the same rows, followed while the program runs) wrote several columns at once with
-  ``c`` among them (``F[['c', 'd']] = ...``) or columns whose names the analysis could not read (``F[cols] = ...``).
+  ``c`` among them (``F[['c', 'd']] = ...``) or columns whose names the analysis could not read (``F[cols] = ...``;
+  ``F['svd_' + str(i)] = ...`` may write any column whose name begins with ``svd_``), other than a column
+  rewritten from its own values (``F[col] = F[col].astype(float)``).
 
 A label column read for the evaluation rows (``eval_set=[(X_valid, df['label'].iloc[valid])]``) then no longer
 brings a scratch statistic of the features along, nor does a frequency count of one key column bring the statistic
@@ -65,6 +67,21 @@ def unfollowed_names(tree: ast.Module) -> set[str]:
     return out
 
 
+def name_prefix(key: ast.expr) -> str:
+    """What every name a key expression makes begins with: ``'svd_' + str(i)`` and ``f'svd_{i}'`` -> ``'svd_'``
+    (``''``: any name)."""
+    while isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add):
+        key = key.left
+    if isinstance(key, ast.JoinedStr) and key.values:
+        key = key.values[0]
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+
+
+def _unfollowed(column: str, names: set[str]) -> bool:
+    """``column`` is named, or matched by a ``prefix*`` pattern, in ``names`` (``'*'`` matches every column)."""
+    return column in names or any(n.endswith("*") and column.startswith(n[:-1]) for n in names)
+
+
 class ColumnReads:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (needs ``_column_fits``, ``_dropped_fits``,
     ``_expr``, ``_lookup`` and ``tree``): see the module docstring. ``_carried_fits`` maps ``(rows, column)`` to
@@ -77,24 +94,37 @@ class ColumnReads:
             key = (frame_roots(before), column)
             carried[key] = carried.get(key, frozenset()) | value.taints
 
-    def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Any, line: int) -> None:
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            self._note_unfollowed(target, frame)
-        super()._bind_item(target, owner, value, frame, line)  # type: ignore[misc]
-
-    def _note_unfollowed(self, target: ast.Subscript, frame: Any) -> None:
-        """``F[['c', 'd']] = ...`` / ``F[cols] = ...``: the names (``'*'``: any) whose writes are not followed."""
+    def _note_unfollowed(self, target: ast.expr, frame: Any) -> None:
+        """``F[['c', 'd']] = ...`` / ``F[cols] = ...``: the names (``'*'``: any) whose writes are not followed
+        (called by the Analyzer's ``_bind_item`` for every ``F[...] = ...``)."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
         data = maybe_data(self._lookup(target.value.id, frame))  # type: ignore[attr-defined,union-attr]
         if data is None or data.rows is None:
             return
         label = None if any(isinstance(n, ast.Call) for n in ast.walk(target.slice)) else self._expr(  # type: ignore
             target.slice, frame)
-        if isinstance(label, Const) and isinstance(label.value, str):
-            return  # one named column: _record_column follows it
+        if isinstance(label, Const) and isinstance(label.value, str) or self._rewrites_itself(target):
+            return  # one named column: _record_column follows it; F[k] = f(F[k]) moves no fit between columns
         names = label.items if isinstance(label, Tup) else ()
         known = [n.value for n in names if isinstance(n, Const) and isinstance(n.value, str)]
         unfollowed = self.__dict__.setdefault("_unfollowed_writes", {}).setdefault(frame_roots(data), set())
-        unfollowed.update(known if names and len(known) == len(names) else ["*"])
+        unfollowed.update(known if names and len(known) == len(names) else [name_prefix(target.slice) + "*"])
+
+    def _rewrites_itself(self, target: ast.Subscript) -> bool:
+        """``F[k] = <expression reading F only as F[k]>`` (``df[col] = df[col].astype(float)``): each column is
+        rewritten from its own values, whatever ``k`` is."""
+        if not hasattr(self, "_assigned_values"):
+            self._assigned_values = {id(t): n.value for n in walk_once(self.tree)  # type: ignore[attr-defined]
+                                     if isinstance(n, ast.Assign) for t in n.targets}
+        value = self._assigned_values.get(id(target))
+        if value is None:
+            return False
+        frame, key = target.value.id, ast.dump(target.slice)  # type: ignore[union-attr]
+        own = {id(n.value) for n in ast.walk(value) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+               and n.value.id == frame and ast.dump(n.slice) == key}
+        reads = [n for n in ast.walk(value) if isinstance(n, ast.Name) and n.id == frame]
+        return bool(reads) and all(id(n) in own for n in reads)
 
     def _only_own_column(self, data: Any, index: Any) -> Any:
         """``data`` read as the one column ``index`` names (see the module docstring)."""
@@ -107,7 +137,7 @@ class ColumnReads:
         for part in parts(data.rows):  # pd.concat([train[c], test[c]]): the column of each part
             roots = frozenset({part.root.uid})
             unfollowed = getattr(self, "_unfollowed_writes", {}).get(roots, set())
-            if column in self._unfollowed_names or column in unfollowed or "*" in unfollowed:
+            if column in self._unfollowed_names or _unfollowed(column, unfollowed):
                 return data
             others = sorted({c for (r, c) in self._column_fits if r == roots and c != column})  # type: ignore
             if others:
@@ -115,4 +145,4 @@ class ColumnReads:
             own |= getattr(self, "_carried_fits", {}).get((roots, column), frozenset())
         return data.with_(taints=data.taints - (gone - own)) if gone - own else data
 
-__all__ = ["ColumnReads", "frame_roots", "unfollowed_names"]
+__all__ = ["ColumnReads", "frame_roots", "name_prefix", "unfollowed_names"]

@@ -368,6 +368,7 @@ class Analyzer(DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, Unl
         whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
+        self._note_unfollowed(target, frame)  # F[cols] = ...: no column read of F is narrowed (columnreads.py)
         if self._fill_fresh(target, owner, value, frame) or self._store_keyed(target, owner, value):
             return
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
