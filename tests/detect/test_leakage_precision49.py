@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
+from tests.detect.leakage_source import alarms
 
 # turbine readings scaled by each day's own minimum and maximum, held in two scratch columns deleted with `del`;
 # the scaled column is in the exclusion list of every model ({unused})
@@ -101,48 +100,40 @@ print(cross_val_score(RandomForestClassifier(), seen[['clinic_visits', 'wait']],
 """
 
 
-def _alarms(tmp_path: Path, text: str) -> set[tuple[str, int | None]]:
-    path = tmp_path / "kernel.py"
-    path.write_text(text)
-    report, _ = analyze_file(str(path))
-    return {(f.kind, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
-
-
 def test_scratch_columns_deleted_after_building_a_left_out_column_reach_no_model(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, TURBINES.format(unused="['day', 'rpm_day_unit']")) == set()
+    assert alarms(tmp_path, TURBINES.format(unused="['day', 'rpm_day_unit']")) == set()
 
 
 def test_scratch_columns_deleted_after_building_a_modelled_column_are_found(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, TURBINES.format(unused="['day']")) == {("fit_on_test", 13), ("fit_on_test", 16)}
+    assert alarms(tmp_path, TURBINES.format(unused="['day']")) == {("fit_on_test", 13), ("fit_on_test", 16)}
 
 
 def test_a_statistic_in_a_column_deleted_before_the_split_reaches_no_model(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, TRIPS.format(deletion="del trips['fare_centred']\n")) == set()
+    assert alarms(tmp_path, TRIPS.format(deletion="del trips['fare_centred']\n")) == set()
 
 
 def test_a_statistic_in_a_column_kept_until_the_split_is_found(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, TRIPS.format(deletion="")) == {("fit_before_split", 6)}
+    assert alarms(tmp_path, TRIPS.format(deletion="")) == {("fit_before_split", 6)}
 
 
 def test_eval_set_labels_read_as_one_column_leave_a_left_out_statistic_behind(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, ORDERS.format(skip="['basket_share', 'returned']")) == set()
+    assert alarms(tmp_path, ORDERS.format(skip="['basket_share', 'returned']")) == set()
 
 
 def test_a_statistic_in_a_modelled_column_is_found_beside_the_eval_set(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, ORDERS.format(skip="['returned']")) == {("fit_outside_cv", 6)}
+    assert alarms(tmp_path, ORDERS.format(skip="['returned']")) == {("fit_outside_cv", 6)}
 
 
 def test_one_column_of_the_test_file_does_not_carry_a_statistic_of_another(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, VISITS.format(mixing="")) == {("fit_on_test", 11)}
+    assert alarms(tmp_path, VISITS.format(mixing="")) == {("fit_on_test", 11)}
 
 
 def test_a_column_rewritten_from_the_statistic_carries_it(tmp_path: Path) -> None:
     mixing = "unseen['clinic'] = unseen['clinic'] * unseen['wait_share']\n"
-    assert _alarms(tmp_path, VISITS.format(mixing=mixing)) == {("fit_on_test", 7), ("fit_on_test", 12)}
+    assert alarms(tmp_path, VISITS.format(mixing=mixing)) == {("fit_on_test", 7), ("fit_on_test", 12)}
 
 
 def test_a_column_written_under_a_name_made_at_run_time_keeps_the_statistic(tmp_path: Path) -> None:
     text = VISITS.format(mixing="").replace("unseen['wait_share'] = ", "unseen['wait_' + str(1)] = ").replace(
         "unseen['clinic']]).value_counts()", "unseen['wait_1']]).value_counts()")
-    assert _alarms(tmp_path, text) == {("fit_on_test", 7), ("fit_on_test", 11)}
+    assert alarms(tmp_path, text) == {("fit_on_test", 7), ("fit_on_test", 11)}
