@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.helperstats import held_out_statistics
 from faultlib.detect.data.leakage.values import maybe_data
 from faultlib.detect.data.leakage.values import Est, FitRef, parts
 from faultlib.pyflow.values import Bound, Tup
@@ -37,6 +38,7 @@ def _validation_only(fit: FitRef) -> bool:
 class ReturnedToCaller:
     """An uncalled helper's return value weakly reaches a model (see the module docstring)."""
 
+    _reached: set[tuple[int, int]]
     _reached_weak: set[tuple[int, int]]
 
     def _call_opaque(self, func: Any) -> Any:
@@ -54,4 +56,5 @@ class ReturnedToCaller:
         else:
             data = maybe_data(value.receiver if isinstance(value, Bound) else value)
             fits = list(data.taints) if data is not None else []
+            self._reached.update(held_out_statistics(data))  # a returned feature table (helperstats.py)
         self._reached_weak.update((f.line, f.column) for f in fits if not _validation_only(f))
