@@ -24,8 +24,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.helperstats import held_out_statistics
-from faultlib.detect.data.leakage.values import maybe_data
-from faultlib.detect.data.leakage.values import Est, FitRef, parts
+from faultlib.detect.data.leakage.values import Est, FitRef, maybe_data, parts
 from faultlib.pyflow.values import Bound, Tup
 
 
