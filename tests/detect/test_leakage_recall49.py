@@ -1,6 +1,7 @@
 """The static leakage analysis at stop 49 (recall on recurring misses): a statistic written by hand over a helper's
-held-out parameter and returned in a feature table (helperstats.py). Both directions; every example is written for
-this test."""
+held-out parameter and returned in a feature table (helperstats.py); a count or statistic of another table taken
+inside a lambda handed to ``map``/``apply`` (lambdastats.py). Both directions; every example is written for this
+test."""
 
 from __future__ import annotations
 
@@ -74,3 +75,45 @@ def test_frequencies_of_the_training_parameter_mapped_onto_the_test_rows_are_sil
 
 def test_a_number_over_the_test_rows_returned_by_a_helper_is_silent(tmp_path: Path) -> None:
     assert alarms(tmp_path, MEAN_ERROR_ON_TEST_ROWS) == set()
+
+
+# family sizes looked up in counts of surnames over the training and the competition test file stacked, inside a lambda
+SURNAME_COUNTS_IN_A_LAMBDA = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+y = train.pop("survived")
+train["family"] = train["surname"].map(lambda s: pd.concat([train["surname"], test["surname"]]).value_counts()[s])
+test["family"] = test["surname"].map(lambda s: pd.concat([train["surname"], test["surname"]]).value_counts()[s])
+model = RandomForestClassifier().fit(train[["family"]], y)
+model.predict(test[["family"]])
+"""
+
+# the look-alikes: counts over the training rows alone; a flag against a mean over the stack (a threshold); a
+# lambda that only reads its own argument
+SURNAME_COUNTS_OF_TRAINING_ROWS_IN_A_LAMBDA = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+y = train.pop("survived")
+both = pd.concat([train, test])
+train["family"] = train["surname"].map(lambda s: train["surname"].value_counts()[s])
+test["family"] = test["surname"].map(lambda s: train["surname"].value_counts()[s])
+train["rich"] = train["fare"].apply(lambda f: 1 if f > both["fare"].mean() else 0)
+test["rich"] = test["fare"].apply(lambda f: int(f > both["fare"].mean()))
+train["initial"] = train["surname"].map(lambda s: s[0].upper())
+model = RandomForestClassifier().fit(train[["family", "rich"]], y)
+model.predict(test[["family", "rich"]])
+"""
+
+
+def test_counts_over_the_stacked_files_inside_a_mapped_lambda_are_a_leak(tmp_path: Path) -> None:
+    assert {("fit_on_test", 7), ("fit_on_test", 8)} <= alarms(tmp_path, SURNAME_COUNTS_IN_A_LAMBDA)
+
+
+def test_training_counts_thresholds_and_own_argument_lambdas_are_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, SURNAME_COUNTS_OF_TRAINING_ROWS_IN_A_LAMBDA) == set()
