@@ -77,6 +77,22 @@ def test_a_number_over_the_test_rows_returned_by_a_helper_is_silent(tmp_path: Pa
     assert alarms(tmp_path, MEAN_ERROR_ON_TEST_ROWS) == set()
 
 
+# the look-alike: a method building a results table of the outer splits' accuracies (named for the test splits) from
+# the records the object read; no parameter hands it held-out rows
+RESULTS_TABLE_OF_TEST_SPLITS = """\
+import pandas as pd
+
+
+class Study:
+    def __init__(self, path):
+        self.results = pd.read_csv(path)
+
+    def summary(self):
+        res_test = self.results[self.results["inner_split"] == -1].reset_index()
+        res_test["acc_test"] = [right.mean() for right in res_test["pred_right_test"]]
+        return res_test
+"""
+
 # family sizes looked up in counts of surnames over the training and the competition test file stacked, inside a lambda
 SURNAME_COUNTS_IN_A_LAMBDA = """\
 import pandas as pd
@@ -109,6 +125,10 @@ train["initial"] = train["surname"].map(lambda s: s[0].upper())
 model = RandomForestClassifier().fit(train[["family", "rich"]], y)
 model.predict(test[["family", "rich"]])
 """
+
+
+def test_a_results_table_of_test_split_scores_built_by_a_method_is_silent(tmp_path: Path) -> None:
+    assert alarms(tmp_path, RESULTS_TABLE_OF_TEST_SPLITS) == set()
 
 
 def test_counts_over_the_stacked_files_inside_a_mapped_lambda_are_a_leak(tmp_path: Path) -> None:

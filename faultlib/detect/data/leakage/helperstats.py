@@ -23,18 +23,29 @@ the house policy since stop 30 for counts over train and test stacked). A return
 
 from __future__ import annotations
 
-from faultlib.detect.data.leakage.values import Data, FitRef, is_test_rows
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.values import FitRef, maybe_data, parts
+from faultlib.pyflow.values import Bound, Tup
 
 
-def held_out_statistics(data: Data | None) -> set[tuple[int, int]]:
-    """The sites of the hand-written statistics over held-out rows that ``data``, a returned table, carries."""
+def held_out_statistics(value: Any, func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[tuple[int, int]]:
+    """The sites of the hand-written statistics over ``func``'s held-out parameters that ``value``, what it returns,
+    carries in a table (or in a tuple of tables)."""
+    if isinstance(value, Tup):
+        return set().union(*(held_out_statistics(item, func) for item in value.items))
+    data = maybe_data(value.receiver if isinstance(value, Bound) else value)
     if data is None or data.rows is None:
         return set()
-    return {(f.line, f.column) for f in data.taints if _over_held_out(f)}
+    held_out = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+                if vocab.looks_like_test(a.arg)}
+    return {(f.line, f.column) for f in data.taints if _over_parameters(f, held_out)}
 
 
-def _over_held_out(fit: FitRef) -> bool:
-    return fit.handwritten and is_test_rows(fit.rows)
+def _over_parameters(fit: FitRef, held_out: set[str]) -> bool:
+    return fit.handwritten and any(p.root.name in held_out for p in parts(fit.rows))
 
 
 __all__ = ["held_out_statistics"]

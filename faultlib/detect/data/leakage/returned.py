@@ -43,6 +43,7 @@ class ReturnedToCaller:
     def _call_opaque(self, func: Any) -> Any:
         out = super()._call_opaque(func)  # type: ignore[misc]
         self._reach_returned(out)
+        self._reached.update(held_out_statistics(out, func.node))  # a returned feature table (helperstats.py)
         return out
 
     def _reach_returned(self, value: Any) -> None:
@@ -55,5 +56,4 @@ class ReturnedToCaller:
         else:
             data = maybe_data(value.receiver if isinstance(value, Bound) else value)
             fits = list(data.taints) if data is not None else []
-            self._reached.update(held_out_statistics(data))  # a returned feature table (helperstats.py)
         self._reached_weak.update((f.line, f.column) for f in fits if not _validation_only(f))
