@@ -79,6 +79,7 @@ from faultlib.detect.data.leakage.deletedcols import DeletedColumns
 from faultlib.detect.data.leakage.columnreads import ColumnReads
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.columnitems import ColumnItems
+from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -145,7 +146,7 @@ class Analyzer(DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, Unl
                ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields, ColumnNameLists,
                PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
+               FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
