@@ -495,3 +495,29 @@ def test_a_top_level_module_of_the_project_is_still_its_own(tmp_path):
         """,
     })
     assert not found
+
+
+def test_a_settings_package_re_exporting_its_modules_with_a_star_import_is_the_project_s_own(tmp_path):
+    # `settings/__init__.py` re-exports `settings/base.py` with `from .base import *`; a command-line module
+    # writes a proxy URL into it: `settings.KEYWORDS` stays the project's string, not a third-party client
+    found = flagged_package(tmp_path, {
+        "settings/__init__.py": "from .base import *\n",
+        "settings/base.py": """
+            KEYWORDS = "alpha,beta"
+            PROXY_URL = ""
+        """,
+        "cli.py": """
+            import settings
+
+            def apply(proxy_url):
+                settings.PROXY_URL = proxy_url
+        """,
+        "crawler.py": """
+            import settings
+
+            async def search(fetch):
+                for keyword in settings.KEYWORDS.split(","):
+                    await fetch(keyword)
+        """,
+    })
+    assert not found
