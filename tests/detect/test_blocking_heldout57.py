@@ -281,6 +281,46 @@ def test_discord_file_from_a_buffer_or_built_off_the_loop_is_silent(tmp_path):
     assert not found
 
 
+def test_discord_file_of_paths_built_many_ways_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from pathlib import Path
+        import discord
+
+        BANNER = Path("assets") / "banner.png"
+
+        async def send_banner(channel):
+            await channel.send(file=discord.File(BANNER))
+
+        async def send_export(channel, folder):
+            await channel.send(file=discord.File(os.path.join(folder, "export.csv")))
+
+        async def send_temp(ctx, folder: str):
+            await ctx.send(file=discord.File(str(folder) + "/temp.gif"))
+    """)
+    assert ("blocking_file_io", "await channel.send(file=discord.File(BANNER))") in found
+    assert ("blocking_file_io", 'await channel.send(file=discord.File(os.path.join(folder, "export.csv")))') in found
+    assert ("blocking_file_io", 'await ctx.send(file=discord.File(str(folder) + "/temp.gif"))') in found
+
+
+def test_discord_file_of_an_opened_handle_or_an_awaited_render_is_silent(tmp_path):
+    # the `open` of the with-block is the blocking call (reported there); File only wraps the handle; a render a
+    # worker thread returned is a stream the constructor wraps
+    found = flagged(tmp_path, """
+        import asyncio
+        import discord
+
+        async def send_legend(ctx):
+            with open("legend.png", "rb") as handle:
+                await ctx.send(file=discord.File(handle))
+
+        async def send_fried(ctx, render):
+            image = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(None, render), timeout=60)
+            await ctx.send(file=discord.File(image))
+    """)
+    assert [f for f in found if "discord.File" in f[1]] == []
+
+
 # -- Celery: task.run(...) runs the task's body inline ---------------------------------------------------------------
 
 _TASKS = """
