@@ -20,6 +20,7 @@ calls; past either, the report says ``complete: false`` and where it stopped (``
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,21 @@ from faultlib.pyflow.values import (
 
 MAX_DEPTH = 48            # nested inlined calls (recursion is cut at the first repeat)
 MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB script stays under a second or two
+
+
+STACK_HEADROOM = 250      # Python frames kept free below the recursion limit for the walks one inlined call makes
+
+
+def _near_recursion_limit() -> bool:
+    """Whether this thread's Python stack is within :data:`STACK_HEADROOM` frames of ``sys.getrecursionlimit()``:
+    each inlined call costs the interpreter's (and its semantic hooks') own frames, so a chain shorter than
+    :data:`MAX_DEPTH` can still exhaust the stack; it is then cut with the same report instead of a RecursionError.
+    ``sys._getframe(n)`` raises ValueError when the stack is less than ``n`` frames deep (Python docs, sys._getframe)."""
+    try:
+        sys._getframe(sys.getrecursionlimit() - STACK_HEADROOM)
+    except ValueError:
+        return False
+    return True
 
 
 class Return(Exception):
@@ -480,9 +496,9 @@ class Interpreter(SemanticHooks):
         self._executed.add(key)
         if key in self._stack:  # recursion: cut at the first repeat
             return UNKNOWN
-        if len(self._stack) >= MAX_DEPTH:  # a deeper chain is not followed, and the report says so
+        if len(self._stack) >= MAX_DEPTH or _near_recursion_limit():  # not followed, and the report says so
             self._incomplete(f"did not follow the call of {func.qualname} on {self.describe_line(line)}: the call "
-                             f"chain is deeper than {MAX_DEPTH} calls")
+                             f"chain is deeper than {len(self._stack)} calls")
             return UNKNOWN
         params = func.node.args
         positional = params.posonlyargs + params.args
