@@ -288,6 +288,11 @@ def test_discord_file_of_paths_built_many_ways_is_found(tmp_path):
         import discord
 
         BANNER = Path("assets") / "banner.png"
+        CACHE = Path(__file__).parent / "cache"
+
+        async def send_cached(channel, key):
+            image = CACHE / f"{key}.png"
+            await channel.send(file=discord.File(image, "cached.png"))
 
         async def send_banner(channel):
             await channel.send(file=discord.File(BANNER))
@@ -299,6 +304,7 @@ def test_discord_file_of_paths_built_many_ways_is_found(tmp_path):
             await ctx.send(file=discord.File(str(folder) + "/temp.gif"))
     """)
     assert ("blocking_file_io", "await channel.send(file=discord.File(BANNER))") in found
+    assert ("blocking_file_io", 'await channel.send(file=discord.File(image, "cached.png"))') in found
     assert ("blocking_file_io", 'await channel.send(file=discord.File(os.path.join(folder, "export.csv")))') in found
     assert ("blocking_file_io", 'await ctx.send(file=discord.File(str(folder) + "/temp.gif"))') in found
 

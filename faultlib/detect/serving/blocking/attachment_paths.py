@@ -6,7 +6,7 @@ https://discordpy.readthedocs.io/en/stable/api.html#discord.File). A bot hands i
 ``BytesIO`` a worker thread rendered, the handle of a ``with open(...) as f`` block (whose ``open`` is reported
 where it is), a value awaited from an executor. So the class is reported only where its argument is evidently a
 path: a string literal, an f-string, a concatenation or ``%`` format of text, ``str(...)``, ``os.path.join``,
-``pathlib.Path`` and its ``/``, ``joinpath``, ``with_suffix``..., a parameter annotated ``str``/``Path``, or a name
+``pathlib.Path`` and its ``/``, ``.parent``, ``joinpath``, ``with_suffix``..., a parameter annotated ``str``/``Path``, or a name
 whose every assignment in the function (or at the module's top level) is one of these. Anything else stays silent
 (the whole-corpus run of stop 49: a Discord bot's ``with open(...) as f: discord.File(f)`` and an image a worker
 rendered into ``BytesIO`` and returned through ``run_in_executor``).
@@ -45,8 +45,10 @@ def names_a_path(expr: ast.expr | None, func: Func, depth: int = 0) -> bool:
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _PATH_METHODS:
             return True
         return _qualified(expr.func, func) in _PATH_CALLS
+    if isinstance(expr, ast.Attribute) and expr.attr == "parent":  # Path(__file__).parent
+        return names_a_path(expr.value, func, depth + 1)
     if isinstance(expr, ast.Name):
-        return _name_is_path(expr.id, func, depth)
+        return expr.id == "__file__" or _name_is_path(expr.id, func, depth)
     return False
 
 
