@@ -102,6 +102,7 @@ from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
+from faultlib.detect.data.leakage.reportpicks import ReportPicks
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
@@ -142,9 +143,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames,
-               ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields, ColumnNameLists,
-               PredefinedFolds,
+class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
+               KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
+               ColumnNameLists, PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
