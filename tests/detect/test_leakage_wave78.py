@@ -67,6 +67,24 @@ HEALTHY = {
         for label in board:
             print(label, board[label])
 """),
+    # a simulation: fresh training draws scored on one test set, the errors kept in array slots to decompose
+    # into bias and variance; the largest error only sets a plot's axis, nothing is chosen
+    "bias_variance_simulation_in_array_slots": ("""\
+        import numpy as np
+        rng = np.random.default_rng(0)
+        X_test = rng.uniform(-1, 1, size=(40, 1))
+        y_test = 2 * X_test[:, 0]
+        errors = np.zeros((40, 200, 2))
+        for i in range(200):
+            X_train = rng.uniform(-1, 1, size=(20, 1))
+            y_train = 2 * X_train[:, 0] + rng.normal(size=20)
+            near = Ridge(alpha=0.1).fit(X_train, y_train)
+            far = Ridge(alpha=100.0).fit(X_train, y_train)
+            errors[:, i, 0] = (y_test - near.predict(X_test)) ** 2
+            errors[:, i, 1] = (y_test - far.predict(X_test)) ** 2
+        top = np.max(errors.mean(axis=1))
+        print(errors.mean(axis=(0, 1)), top)
+"""),
     # one model, its test score reported once
     "single_model_scored_once": ("""\
         X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=3)

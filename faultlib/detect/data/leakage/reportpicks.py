@@ -107,11 +107,18 @@ def _loop_report(loop: ast.For) -> tuple[int, str, str] | None:
         reads = _names(value)
         from_test = any(c in scored for c in ast.walk(value) if isinstance(c, ast.Call)) or bool(reads & tainted)
         for target in _assigned(stmt):
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and from_test:
+            if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and from_test
+                    and not _array_slots(target.slice)):
                 return predicts[0].lineno, target.value.id, _name_of(predicts[0].args[0]) or ""
             if from_test:
                 tainted |= _names(target)
     return None
+
+
+def _array_slots(key: ast.expr) -> bool:
+    """``errors[:, i, 0] = ...``: a slice of an array filled per repetition (a simulation's bias-variance table,
+    wave 77), not a report keyed by candidate."""
+    return isinstance(key, ast.Slice) or (isinstance(key, ast.Tuple) and any(isinstance(e, ast.Slice) for e in key.elts))
 
 
 def _chosen(scope: list[ast.stmt], names: set[str], after: int) -> bool:
