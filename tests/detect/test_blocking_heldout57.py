@@ -281,6 +281,46 @@ def test_discord_file_from_a_buffer_or_built_off_the_loop_is_silent(tmp_path):
     assert not found
 
 
+def test_discord_file_of_paths_built_many_ways_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from pathlib import Path
+        import discord
+
+        BANNER = Path("assets") / "banner.png"
+
+        async def send_banner(channel):
+            await channel.send(file=discord.File(BANNER))
+
+        async def send_export(channel, folder):
+            await channel.send(file=discord.File(os.path.join(folder, "export.csv")))
+
+        async def send_temp(ctx, folder: str):
+            await ctx.send(file=discord.File(str(folder) + "/temp.gif"))
+    """)
+    assert ("blocking_file_io", "await channel.send(file=discord.File(BANNER))") in found
+    assert ("blocking_file_io", 'await channel.send(file=discord.File(os.path.join(folder, "export.csv")))') in found
+    assert ("blocking_file_io", 'await ctx.send(file=discord.File(str(folder) + "/temp.gif"))') in found
+
+
+def test_discord_file_of_an_opened_handle_or_an_awaited_render_is_silent(tmp_path):
+    # the `open` of the with-block is the blocking call (reported there); File only wraps the handle; a render a
+    # worker thread returned is a stream the constructor wraps
+    found = flagged(tmp_path, """
+        import asyncio
+        import discord
+
+        async def send_legend(ctx):
+            with open("legend.png", "rb") as handle:
+                await ctx.send(file=discord.File(handle))
+
+        async def send_fried(ctx, render):
+            image = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(None, render), timeout=60)
+            await ctx.send(file=discord.File(image))
+    """)
+    assert [f for f in found if "discord.File" in f[1]] == []
+
+
 # -- Celery: task.run(...) runs the task's body inline ---------------------------------------------------------------
 
 _TASKS = """
@@ -492,6 +532,32 @@ def test_a_top_level_module_of_the_project_is_still_its_own(tmp_path):
 
             async def on_event(name):
                 make_client().create_dataset(name=name)
+        """,
+    })
+    assert not found
+
+
+def test_a_settings_package_re_exporting_its_modules_with_a_star_import_is_the_project_s_own(tmp_path):
+    # `settings/__init__.py` re-exports `settings/base.py` with `from .base import *`; a command-line module
+    # writes a proxy URL into it: `settings.KEYWORDS` stays the project's string, not a third-party client
+    found = flagged_package(tmp_path, {
+        "settings/__init__.py": "from .base import *\n",
+        "settings/base.py": """
+            KEYWORDS = "alpha,beta"
+            PROXY_URL = ""
+        """,
+        "cli.py": """
+            import settings
+
+            def apply(proxy_url):
+                settings.PROXY_URL = proxy_url
+        """,
+        "crawler.py": """
+            import settings
+
+            async def search(fetch):
+                for keyword in settings.KEYWORDS.split(","):
+                    await fetch(keyword)
         """,
     })
     assert not found

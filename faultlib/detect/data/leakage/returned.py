@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.values import maybe_data
-from faultlib.detect.data.leakage.values import Est, FitRef, parts
+from faultlib.detect.data.leakage.helperstats import held_out_statistics
+from faultlib.detect.data.leakage.values import Est, FitRef, maybe_data, parts
 from faultlib.pyflow.values import Bound, Tup
 
 
@@ -37,11 +37,13 @@ def _validation_only(fit: FitRef) -> bool:
 class ReturnedToCaller:
     """An uncalled helper's return value weakly reaches a model (see the module docstring)."""
 
+    _reached: set[tuple[int, int]]
     _reached_weak: set[tuple[int, int]]
 
     def _call_opaque(self, func: Any) -> Any:
         out = super()._call_opaque(func)  # type: ignore[misc]
         self._reach_returned(out)
+        self._reached.update(held_out_statistics(out, func.node))  # a returned feature table (helperstats.py)
         return out
 
     def _reach_returned(self, value: Any) -> None:

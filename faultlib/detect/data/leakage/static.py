@@ -75,8 +75,11 @@ from faultlib.detect.data.leakage.polars_exprs import PlExpr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.exclusions import excluded_columns
 from faultlib.detect.data.leakage.listedcols import ListedColumns
+from faultlib.detect.data.leakage.deletedcols import DeletedColumns
+from faultlib.detect.data.leakage.columnreads import ColumnReads
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
 from faultlib.detect.data.leakage.columnitems import ColumnItems
+from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -139,9 +142,11 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields, ColumnNameLists, PredefinedFolds,
+class Analyzer(DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptNames,
+               ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields, ColumnNameLists,
+               PredefinedFolds,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
-               FileHandoff, ReturnedToCaller, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
+               FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
@@ -341,7 +346,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
             for key in (index.items if isinstance(index, Tup) else (index,)):
                 self._note_column(data, key.value)
             # a column, or columns (handpicked.py); the fits of the columns not listed stay behind (listedcols.py)
-            return self._typed_choice(self._only_listed(data, index), index, index_node)
+            return self._typed_choice(self._only_listed(self._only_own_column(data, index), index), index, index_node)
         picked = maybe_data(index) if not isinstance(index, Tup) else chosen_names(index, maybe_data)
         if picked is not None and picked.rows is None and picked.taints:
             # X[cols] with cols = X.columns[rfe.support_]: the columns a fit chose carry it; columns picked by a
@@ -372,6 +377,7 @@ class Analyzer(ListedColumns, ShownPredictions, UnlabelledRows, BestItems, KeptN
         whole_column = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
             and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str))
+        self._note_unfollowed(target, frame)  # F[cols] = ...: no column read of F is narrowed (columnreads.py)
         if self._fill_fresh(target, owner, value, frame) or self._store_keyed(target, owner, value):
             return
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)

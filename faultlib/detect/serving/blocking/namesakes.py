@@ -26,6 +26,14 @@ def own_name(index, target: str) -> bool:
         return False
     if module.name == parts[0] or len(parts) < 2:
         return True
-    after = parts[1]
-    return (after in module.classes or after in module.functions or after in module.globals
-            or after in module.imports)
+    return _defines(index, module, parts[1], set())
+
+
+def _defines(index, module, name: str, seen: set[str]) -> bool:
+    """Whether ``module`` defines ``name``, also through its ``from .x import *`` of analysed modules (a package's
+    ``__init__`` re-exporting its settings modules: ``config.KEYWORDS`` from ``config/base_config.py``)."""
+    if name in module.classes or name in module.functions or name in module.globals or name in module.imports:
+        return True
+    seen.add(module.name)
+    return any(_defines(index, starred, name, seen) for base in module.star_imports
+               if (starred := index.modules.get(base)) is not None and starred.name not in seen)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
+from faultlib.detect.serving.blocking.attachment_paths import names_a_path
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
@@ -100,6 +101,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None  # open(f"/proc/{pid}/status"): kernel tables rendered in memory
     if revives_in_memory(target) or wraps_descriptor(target, call, func):
         return None  # langchain_core.load.load(chunk), io.FileIO(os.dup(1), "w"): objects in memory, no file opened
+    if target in FILE_CLASSES and not names_a_path(
+            call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fp"), None), func):
+        return None  # discord.File(buffer) / discord.File(f) of a `with open(...) as f`: wraps a stream
     if target in COPIES and opened_stream_argument(call, func):
         return None  # wave.open(wav_in: IO[bytes]): a stream its caller opened (reported there if on disk)
     if known is not None and known[0] == "blocking_file_io" and in_memory(index, call, func):
