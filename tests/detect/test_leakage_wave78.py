@@ -85,6 +85,23 @@ HEALTHY = {
         top = np.max(errors.mean(axis=1))
         print(errors.mean(axis=(0, 1)), top)
 """),
+    # the number of mixture components chosen by its mean score over cross-validation folds (the folds' held-out
+    # parts are named test): model selection by cross-validation, the intended practice
+    "components_chosen_by_cross_validation_folds": ("""\
+        import numpy as np
+        from sklearn.mixture import GaussianMixture
+        from sklearn.model_selection import KFold
+        folds = KFold(n_splits=3, shuffle=True, random_state=0)
+        sizes = [2, 3, 4]
+        scores = np.zeros((len(sizes), 3))
+        for m, size in enumerate(sizes):
+            for k, (train_index, test_index) in enumerate(folds.split(X)):
+                x_train, x_test = X[train_index], X[test_index]
+                mixture = GaussianMixture(n_components=size).fit(x_train)
+                scores[m, k] = mixture.score(x_test)
+        best = sizes[int(np.argmax(scores.mean(axis=1)))]
+        print(best)
+"""),
     # one model, its test score reported once
     "single_model_scored_once": ("""\
         X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=3)

@@ -156,15 +156,39 @@ def _parameters(tree: ast.AST) -> dict[str, list[str]]:
             for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+def _fold_loops(tree: ast.AST) -> set[int]:
+    """The ``for`` loops over a scikit-learn splitter's folds (``for tr, te in kf.split(X, y)``, also under
+    ``enumerate``), with ``kf`` bound to a splitter of :data:`vocab.SPLITTERS` or the splitter built in place."""
+    splitters = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                 and _called_name(n.value) in vocab.SPLITTERS for t in n.targets if isinstance(t, ast.Name)}
+    loops: set[int] = set()
+    for node in walk_once(tree):
+        if not isinstance(node, ast.For):
+            continue
+        for call in (c for c in ast.walk(node.iter) if isinstance(c, ast.Call) and _attr(c) == "split"):
+            receiver = call.func.value  # type: ignore[union-attr]
+            if (isinstance(receiver, ast.Name) and receiver.id in splitters) or (
+                    isinstance(receiver, ast.Call) and _called_name(receiver) in vocab.SPLITTERS):
+                loops.add(id(node))
+    return loops
+
+
+def _called_name(call: ast.Call) -> str | None:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+
+
 def score_reports(tree: ast.AST) -> list[ScoreReport]:
     """Every loop of ``tree`` that writes a test-score report (see the module docstring)."""
     out: list[ScoreReport] = []
     params = _parameters(tree)
+    folds = _fold_loops(tree)
     for function, body in _scopes(tree):
         loops = [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.For)]
         returned = {_name_of(n.value) for stmt in body for n in ast.walk(stmt)
                     if isinstance(n, ast.Return) and n.value is not None}
         for loop in loops:
+            if any(isinstance(n, ast.For) and id(n) in folds for n in ast.walk(loop)):
+                continue  # the "test" rows are cross-validation folds: choosing by their scores is model selection
             found = _loop_report(loop)
             if found is not None and not any(r.start <= loop.lineno <= r.end for r in out):
                 names = params.get(function or "", [])
