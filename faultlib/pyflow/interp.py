@@ -34,6 +34,7 @@ MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB scri
 
 
 STACK_HEADROOM = 250      # Python frames kept free below the recursion limit for the walks one inlined call makes
+_HEADROOM_FROM = 12       # the stack is measured only past this many inlined calls (each measure walks the frames)
 
 
 def _near_recursion_limit() -> bool:
@@ -496,7 +497,7 @@ class Interpreter(SemanticHooks):
         self._executed.add(key)
         if key in self._stack:  # recursion: cut at the first repeat
             return UNKNOWN
-        if len(self._stack) >= MAX_DEPTH or _near_recursion_limit():  # not followed, and the report says so
+        if len(self._stack) >= MAX_DEPTH or (len(self._stack) >= _HEADROOM_FROM and _near_recursion_limit()):
             self._incomplete(f"did not follow the call of {func.qualname} on {self.describe_line(line)}: the call "
                              f"chain is deeper than {len(self._stack)} calls")
             return UNKNOWN

@@ -238,19 +238,14 @@ def choosing_callers(tree: ast.AST, function: str, parameter: tuple[str, int] | 
 @lru_cache(maxsize=8)
 def _project_choosers(root: str, function: str, parameter: tuple[str, int] | None) -> bool:
     from faultlib.detect.data.leakage.repofiles import project_scripts
+    from faultlib.detect.data.leakage.session import _raw, _text_tree
 
     for path in project_scripts(Path(root)):
-        try:
-            text = path.read_text(errors="replace")
-        except OSError:
+        text = _raw(path)  # the hardened reader (bounded, no links, UTF-8), as the session's joins read scripts
+        if text is None or function not in text:
             continue
-        if function not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        if choosing_callers(tree, function, parameter):
+        tree = _text_tree(text)  # one parse per text, shared with the session
+        if tree is not None and choosing_callers(tree, function, parameter):
             return True
     return False
 
