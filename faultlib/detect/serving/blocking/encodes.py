@@ -53,10 +53,18 @@ def image_decoding(index, call: ast.Call, func: Func) -> str | None:
         return None
     opened = call.func.value
     if isinstance(opened, ast.Name):  # image = Image.open(io.BytesIO(data)); image.convert("RGB")
-        bound = [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == opened.id]
-        opened = bound[0] if len(bound) == 1 else None
+        opened = _last_binding_before(func, opened.id, call)
     if not (isinstance(opened, ast.Call) and opened.args and index.callee(opened.func, func) == "PIL.Image.open"
             and index.type_of(opened.args[0], func) in IN_MEMORY):
         return None
     return f"PIL.Image.open(<in-memory buffer>).{call.func.attr}() (decoding the image's pixels)"
+
+
+def _last_binding_before(func: Func, name: str, call: ast.Call) -> ast.expr | None:
+    """The value of the last plain ``name = value`` of ``func`` written before ``call`` (the binding that reaches it
+    in straight-line code and in an ``if`` below it: ``image = Image.open(buffer)`` then ``if image.mode != "RGB":
+    image = image.convert("RGB")``), leaving out the assignment of ``call`` itself; None when there is none."""
+    bound = [n for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name and n.value is not call
+             and (n.lineno, n.col_offset) < (call.lineno, call.col_offset)]
+    return max(bound, key=lambda n: (n.lineno, n.col_offset)).value if bound else None

@@ -11,7 +11,9 @@ https://github.com/Blaizzy/mlx-embeddings#usage (``model, tokenizer = load(name)
 builder https://github.com/haotian-liu/LLaVA/blob/main/llava/model/builder.py and the builders derived from it
 (MGM/Mini-Gemini ``mgm.model.builder``): ``return tokenizer, model, image_processor, context_len``, the model a
 transformers ``PreTrainedModel``; soundfile https://python-soundfile.readthedocs.io/en/latest/#soundfile.read and
-librosa https://librosa.org/doc/latest/generated/librosa.load.html: ``data, samplerate`` with ``data`` a NumPy array.
+librosa https://librosa.org/doc/latest/generated/librosa.load.html: ``data, samplerate`` with ``data`` a NumPy array;
+multiprocessing https://docs.python.org/3/library/multiprocessing.html#multiprocessing.Pipe: ``Pipe()`` returns a pair
+of ``Connection`` objects (a context's ``Pipe`` the same).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = ["LOADER_TUPLES", "unpacked_item"]
 _MLX = ("mlx.nn.Module", None)
 _LLAVA = (None, "transformers.PreTrainedModel", None, None)
 _AUDIO = ("numpy.ndarray", None)
+_PIPE = ("multiprocessing.connection.Connection",) * 2
 
 LOADER_TUPLES: dict[str, tuple[str | None, ...]] = {
     **{f"{pkg}.load": _MLX for pkg in ("mlx_lm", "mlx_lm.utils", "mlx_vlm", "mlx_vlm.utils", "mlx_embeddings",
@@ -28,6 +31,7 @@ LOADER_TUPLES: dict[str, tuple[str | None, ...]] = {
     **{f"{pkg}.model.builder.load_pretrained_model": _LLAVA for pkg in ("llava", "mgm", "minigemini")},
     "soundfile.read": _AUDIO,
     "librosa.load": _AUDIO,
+    **{f"{ctx}.Pipe": _PIPE for ctx in ("multiprocessing", "multiprocessing.context.BaseContext")},
 }
 
 
