@@ -75,3 +75,54 @@ def test_sending_on_a_pipe_and_polling_it_do_not_wait(tmp_path):
             return ready
     """)
     assert found == set()
+
+
+_RECOGNIZERS = """
+    from ray import serve
+    import ray
+    import whisperlib
+
+
+    @serve.deployment(num_replicas=1)
+    class ServedRecognizer:
+        def __init__(self, size):
+            self.model = whisperlib.load_model(size)
+
+
+    @ray.remote
+    class ActorRecognizer:
+        def __init__(self, size):
+            self.model = whisperlib.load_model(size)
+
+
+    class LocalRecognizer:
+        def __init__(self, size):
+            self.model = whisperlib.load_model(size)
+"""
+
+
+def test_a_plain_class_built_in_a_handler_loads_its_model_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _RECOGNIZERS + """
+
+    async def on_connect(socket):
+        recognizer = LocalRecognizer("small")
+        await socket.send("ready")
+        return recognizer
+    """)
+    assert found == {("blocking_file_io", "self.model = whisperlib.load_model(size)")}
+
+
+def test_a_ray_deployment_or_actor_class_called_directly_never_runs_its_constructor(tmp_path):
+    found = flagged(tmp_path, _RECOGNIZERS + """
+
+    def make(kind, size):
+        if kind == "served":
+            return ServedRecognizer(size)
+        return ActorRecognizer(size)
+
+    async def on_connect(socket, kind):
+        recognizer = make(kind, "small")
+        await socket.send("ready")
+        return recognizer
+    """)
+    assert found == set()
