@@ -126,3 +126,32 @@ def test_a_ray_deployment_or_actor_class_called_directly_never_runs_its_construc
         return recognizer
     """)
     assert found == set()
+
+
+_TRACKER = """
+    import os
+    from langfuse import Langfuse
+
+    client = Langfuse(host=os.environ["LANGFUSE_HOST"], secret_key=os.environ["LANGFUSE_SECRET_KEY"])
+"""
+
+
+def test_a_tracing_sdk_s_dataset_request_and_flush_wait_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _TRACKER + """
+
+    async def on_feedback(event):
+        client.create_dataset_item(dataset_name="votes", input=event["text"])
+        client.flush()
+    """)
+    assert {text for _, text in found} == {'client.create_dataset_item(dataset_name="votes", input=event["text"])',
+                                           "client.flush()"}
+
+
+def test_a_tracing_sdk_s_recorded_score_only_queues(tmp_path):
+    found = flagged(tmp_path, _TRACKER + """
+
+    async def on_feedback(event):
+        client.score(trace_id=event["trace"], name="vote", value=1)
+        client.trace(name="feedback", input=event["text"])
+    """)
+    assert found == set()
