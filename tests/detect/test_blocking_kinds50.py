@@ -155,3 +155,31 @@ def test_a_tracing_sdk_s_recorded_score_only_queues(tmp_path):
         client.trace(name="feedback", input=event["text"])
     """)
     assert found == set()
+
+
+_DETECTOR = """
+    from transformers import AutoProcessor
+
+
+    class Detector:
+        def __init__(self):
+            self.processor = AutoProcessor.from_pretrained("acme/vision-base")
+"""
+
+
+def test_an_auto_processor_given_images_preprocesses_them_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _DETECTOR + """
+        async def detect(self, picture, words):
+            return self.processor(images=picture, text=[words], return_tensors="pt")
+    """)
+    assert found == {("blocking_cpu", 'return self.processor(images=picture, text=[words], return_tensors="pt")')}
+
+
+def test_an_auto_processor_given_text_only_tokenizes(tmp_path):
+    found = flagged(tmp_path, _DETECTOR + """
+        async def detect(self, words):
+            first = self.processor(text=[words], return_tensors="pt")
+            second = self.processor(images=None, text=[words])
+            return first, second
+    """)
+    assert found == set()

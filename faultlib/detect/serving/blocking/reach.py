@@ -34,7 +34,7 @@ from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_paramete
 from faultlib.detect.serving.blocking.body_calls import BodyCalls, Budget, Offload
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
 from faultlib.detect.serving.blocking import inferred
-from faultlib.detect.serving.blocking.sites import Site, any_of_site, named_site
+from faultlib.detect.serving.blocking.sites import Site, any_of_site, argument_blocks, named_site
 from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
 from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
@@ -242,8 +242,8 @@ class Reachability(BodyCalls):
             return Site("blocking_cpu", f"{instance} forward", func, call)
         if isinstance(instance, str):
             family = index.vocab.family_kind(instance, "__call__")
-            if family is not None:
-                return Site(family[0], f"{instance}.__call__", func, call)
+            if family is not None and argument_blocks(index, f"{instance}.__call__", call, func):
+                return Site(family[0], f"{instance}.__call__", func, call)  # a `when` of the call: its arguments
         if isinstance(instance, Klass):
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)

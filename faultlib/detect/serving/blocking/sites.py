@@ -46,7 +46,7 @@ from faultlib.detect.serving.blocking.single_rows import adds_one_row
 from faultlib.detect.serving.blocking.stream_params import opened_stream_argument
 from faultlib.detect.serving.blocking.tasks import sent_task
 
-__all__ = ["Site", "any_of_site", "in_memory", "named_site", "null_device"]
+__all__ = ["Site", "any_of_site", "argument_blocks", "in_memory", "named_site", "null_device"]
 
 
 @dataclass(frozen=True)
@@ -112,11 +112,11 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
             return Site("blocking_cpu", f"{target} (rendering into an in-memory buffer)", func, call)
         last = target.rpartition(".")[2]
         quiet = (last.startswith(WRITERS) or target in COPIES or stored_in_memory(target, call)
-                 or not _argument_blocks(index, target, call, func))
+                 or not argument_blocks(index, target, call, func))
         return None if quiet else Site(
             "blocking_cpu", f"{target} (parsing an in-memory buffer)", func, call)
     if known is not None:
-        if (only_creates(target, call, func) or not _argument_blocks(index, target, call, func)
+        if (only_creates(target, call, func) or not argument_blocks(index, target, call, func)
                 or parses_awaited_text(target, call, func) or shuts_down_drained(call, func)
                 or (target == "importlib.import_module" and imports_own_package(index, call, func))):
             return None
@@ -220,7 +220,7 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     return None
 
 
-def _argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
+def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     """Whether the vocabulary call ``target`` blocks with the arguments ``call`` passes (always, unless the
     vocabulary says it blocks only for some values of one: :class:`~faultlib.detect.serving.blocking.entries.
     BlocksWhen`)."""
