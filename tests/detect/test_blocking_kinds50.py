@@ -183,3 +183,38 @@ def test_an_auto_processor_given_text_only_tokenizes(tmp_path):
             return first, second
     """)
     assert found == set()
+
+
+_SEGMENTER = """
+    from segmentlib import ImagePredictor
+
+
+    class Segmenter:
+        def __init__(self):
+            self.predictor = ImagePredictor.from_pretrained("acme/segment-large")
+"""
+
+
+def test_a_loaded_segmenter_s_set_image_runs_its_image_encoder_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _SEGMENTER + """
+        async def masks(self, picture):
+            self.predictor.set_image(picture)
+            return self.predictor.predict(prompts=None)
+    """)
+    assert found == {("blocking_cpu", "self.predictor.set_image(picture)"),
+                     ("blocking_cpu", "return self.predictor.predict(prompts=None)")}
+
+
+def test_set_image_on_an_object_built_without_a_model_reference_is_a_setter(tmp_path):
+    found = flagged(tmp_path, """
+        from widgetlib import Canvas
+
+
+        class Viewer:
+            def __init__(self):
+                self.canvas = Canvas(width=640, height=480)
+
+            async def show(self, picture):
+                self.canvas.set_image(picture)
+    """)
+    assert found == set()

@@ -19,8 +19,14 @@ LOADED_MODEL = "faultlib.loaded_model"
 """The pseudo-type of a loader's result (never a real module: no import can name it)."""
 
 INFERENCE = ("__call__", "predict", "predict_proba", "forward", "generate", "encode", "transcribe", "infer",
-             "detect", "embed", "classify", "recognize", "translate", "synthesize")
-"""The methods of a loaded model that run it (attribute reads, ``eval``, ``to``... are not inference)."""
+             "detect", "embed", "classify", "recognize", "translate", "synthesize", "set_image", "set_image_batch")
+"""The methods of a loaded model that run it (attribute reads, ``eval``, ``to``... are not inference). A promptable
+segmenter's ``set_image``/``set_image_batch`` run its image encoder, the heaviest step, before any prompt: Segment
+Anything's ``SamPredictor.set_image`` "calculates the image embeddings for the provided image"
+(https://github.com/facebookresearch/segment-anything/blob/main/segment_anything/predictor.py), SAM 2's
+``SAM2ImagePredictor.set_image``/``set_image_batch`` the same (https://github.com/facebookresearch/sam2/blob/main/
+sam2/sam2_image_predictor.py; held-out wave 58: a Ray Serve detector's ``set_image`` on the line before its reported
+``predict``)."""
 
 SOURCE = ("https://pytorch.org/docs/stable/hub.html#torch.hub.load (returns the model the hub entry point builds, "
           "with its weights loaded; calling it runs the forward pass in the calling thread) and "
