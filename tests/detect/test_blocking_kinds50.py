@@ -218,3 +218,31 @@ def test_set_image_on_an_object_built_without_a_model_reference_is_a_setter(tmp_
                 self.canvas.set_image(picture)
     """)
     assert found == set()
+
+
+_VOICE = """
+    import torch
+
+
+    class Voice:
+        def __init__(self, path):
+            self.model = torch.jit.load(path)
+"""
+
+
+def test_a_scripted_method_of_a_loaded_torchscript_module_runs_it_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _VOICE + """
+        async def speak(self, tokens):
+            return self.model.synthesize_exported(tokens)
+    """)
+    assert found == {("blocking_cpu", "return self.model.synthesize_exported(tokens)")}
+
+
+def test_the_module_api_of_a_loaded_torchscript_module_runs_nothing(tmp_path):
+    found = flagged(tmp_path, _VOICE + """
+        async def prepare(self, device):
+            self.model.eval()
+            self.model.to(device)
+            return sum(p.numel() for p in self.model.parameters())
+    """)
+    assert found == set()

@@ -301,11 +301,18 @@ def is_torch_module(type_name: str | None) -> bool:
 
 
 
+OPAQUE_MODELS = frozenset({"transformers.PreTrainedModel", "torch.jit.ScriptModule", "torch.jit.RecursiveScriptModule"})
+"""Models whose class the analysis cannot read, so that any method beyond the module's housekeeping is the model's
+own code: what ``AutoModel*.from_pretrained`` gives (a remote-code class among them), and what ``torch.jit.load``
+gives, whose methods besides ``nn.Module``'s are ``forward`` and the methods compiled with ``@torch.jit.export``
+("an entry point into a ScriptModule", https://pytorch.org/docs/stable/generated/torch.jit.export.html; held-out
+wave 58: a TTS model's ``generate_jit(text)``)."""
+
+
 def runs_remote_model(type_name: str | None, method: str) -> bool:
-    """``method`` called on a Hugging Face model of an unnamed class (``transformers.PreTrainedModel``: what
-    ``AutoModel*.from_pretrained`` gives, a remote-code class among them) runs the model (see
+    """``method`` called on a model of an unread class (:data:`OPAQUE_MODELS`) runs the model (see
     :data:`MODULE_HOUSEKEEPING`)."""
-    return type_name == "transformers.PreTrainedModel" and not method.startswith("_") and (
+    return type_name in OPAQUE_MODELS and not method.startswith("_") and (
         method not in MODULE_HOUSEKEEPING and not method.startswith(MODULE_HOUSEKEEPING_PREFIXES))
 
 

@@ -78,7 +78,7 @@ MODELS = Vocabulary(
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
     returns={
-        "torch.load": "torch.nn.Module", "torch.jit.load": "torch.nn.Module", "torch.jit.script": "torch.nn.Module",
+        "torch.load": "torch.nn.Module", "torch.jit.load": "torch.jit.ScriptModule", "torch.jit.script": "torch.nn.Module",
         "torch.jit.trace": "torch.nn.Module", "torch.compile": "torch.nn.Module",
         "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
         **{f"alibi_detect.{m}load_detector": "alibi_detect.base.Detector" for m in ("saving.", "")},
