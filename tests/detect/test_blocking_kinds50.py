@@ -246,3 +246,34 @@ def test_the_module_api_of_a_loaded_torchscript_module_runs_nothing(tmp_path):
             return sum(p.numel() for p in self.model.parameters())
     """)
     assert found == set()
+
+
+def test_a_synchronous_websockets_client_connects_and_waits_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from websockets.sync.client import connect
+
+
+        def ask_speaker(text):
+            with connect("ws://127.0.0.1:8765") as link:
+                link.send(text)
+                return link.recv()
+
+
+        async def on_message(message):
+            return ask_speaker(message.content)
+    """)
+    assert found == {("blocking_socket_io", 'with connect("ws://127.0.0.1:8765") as link:'),
+                     ("blocking_socket_io", "link.send(text)"), ("blocking_socket_io", "return link.recv()")}
+
+
+def test_the_asyncio_websockets_client_is_awaited(tmp_path):
+    found = flagged(tmp_path, """
+        from websockets.asyncio.client import connect
+
+
+        async def on_message(message):
+            async with connect("ws://127.0.0.1:8765") as link:
+                await link.send(message.content)
+                return await link.recv()
+    """)
+    assert found == set()
