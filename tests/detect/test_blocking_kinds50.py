@@ -277,3 +277,33 @@ def test_the_asyncio_websockets_client_is_awaited(tmp_path):
                 return await link.recv()
     """)
     assert found == set()
+
+
+def test_a_phonemizer_call_in_a_speech_handler_runs_espeak_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from phonemizer.phonemize import phonemize
+
+
+        def to_sounds(text):
+            return phonemize(text, language="en-us", backend="espeak", strip=True)
+
+
+        async def speak(message):
+            return to_sounds(message)
+    """)
+    assert found == {("blocking_cpu", 'return phonemize(text, language="en-us", backend="espeak", strip=True)')}
+
+
+def test_a_project_function_named_phonemize_is_the_project_s(tmp_path):
+    found = flagged(tmp_path, """
+        LETTERS = {"a": "AH", "b": "B"}
+
+
+        def phonemize(text):
+            return [LETTERS.get(ch, ch) for ch in text]
+
+
+        async def speak(message):
+            return phonemize(message)
+    """)
+    assert found == set()
