@@ -307,3 +307,43 @@ def test_a_project_function_named_phonemize_is_the_project_s(tmp_path):
             return phonemize(message)
     """)
     assert found == set()
+
+
+_PLAYER = """
+    import subprocess
+
+
+    class Speaker:
+        def say(self, text, save=False, play_sound=False):
+            if play_sound:
+                subprocess.call(["aplay", "out.wav"])
+            return text
+
+
+    speaker = Speaker()
+"""
+
+
+def test_a_flag_left_at_its_default_by_the_loop_s_caller_keeps_its_branch_silent_beside_a_namesake_value(tmp_path):
+    found = flagged(tmp_path, _PLAYER + """
+
+    async def say(socket):
+        async for message in socket:
+            speaker.say(message, True)
+
+
+    async def main(serve):
+        await serve(say, "127.0.0.1", 8765)
+    """)
+    assert found == set()
+
+
+def test_a_method_handed_on_as_a_value_may_be_called_with_the_flag_set(tmp_path):
+    found = flagged(tmp_path, _PLAYER + """
+
+    async def say(socket, schedule):
+        async for message in socket:
+            speaker.say(message, True)
+        schedule(speaker.say)
+    """)
+    assert found == {("blocking_subprocess", 'subprocess.call(["aplay", "out.wav"])')}

@@ -43,8 +43,8 @@ class Branches:
         self.index = index
         self.reached = reached  # ids of the functions run on the loop: other callers do not count
         self._values: dict[tuple[int, str], list | None] = {}
-        self._as_values: set[str] | None = None
-        self.types = TypeBranches(index, reached, _guards, self._used_as_value) if reached is not None else None
+        self._as_values: tuple[set[str], set[str]] | None = None
+        self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
         """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
@@ -80,7 +80,7 @@ class Branches:
             return None
         default = _default(args, param)
         name = func.node.name
-        if name in self._used_as_value() or self._framework_method(func):
+        if self.used_as_value(func) or self._framework_method(func):
             return None
         bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
         position = positional.index(param) - (1 if bound else 0) if param in positional else None
@@ -114,10 +114,20 @@ class Branches:
         return (func.cls is not None and not func.node.name.startswith("_")
                 and self.index.subclass_of(func.cls, lambda base: "." in base and not base.startswith(_NOT_FRAMEWORKS)))
 
-    def _used_as_value(self) -> set[str]:
-        """Names of the analysed files read other than as a call's callee (``Thread(target=self.play)``)."""
+    def used_as_value(self, func: Func) -> bool:
+        """Whether ``func``'s name is read other than as a call's callee anywhere in the analysed files
+        (``Thread(target=self.play)`` aside): for a method, as an attribute (``handler=self.say``) -- a bare name of
+        that spelling is another function's, a method is reached through its object (held-out wave 58: a server's
+        own ``tts`` coroutine handed to ``serve(tts, ...)`` beside a TTS class's ``tts`` method); for a function, as a
+        name or an attribute (``module.say``)."""
+        names, attributes = self._reads()
+        return func.node.name in attributes or (func.cls is None and func.node.name in names)
+
+    def _reads(self) -> tuple[set[str], set[str]]:
+        """The names read as bare names and as attributes, other than as a call's callee."""
         if self._as_values is None:
             names: set[str] = set()
+            attributes: set[str] = set()
             for module in self.index.distinct_modules():
                 callees = set()
                 for node in module_nodes_of(module, ast.Call):  # the tables every function keeps, no new walk
@@ -126,8 +136,11 @@ class Branches:
                         callees.update(id(k.value) for k in node.keywords if k.arg == "target")
                 for node in module_nodes_of(module, (ast.Name, ast.Attribute)):
                     if isinstance(node.ctx, ast.Load) and id(node) not in callees:
-                        names.add(node.id if isinstance(node, ast.Name) else node.attr)
-            self._as_values = names
+                        if isinstance(node, ast.Name):
+                            names.add(node.id)
+                        else:
+                            attributes.add(node.attr)
+            self._as_values = (names, attributes)
         return self._as_values
 
 

@@ -43,7 +43,7 @@ class TypeBranches:
         self.index = index
         self.reached = reached
         self._guards = guards  # branches._guards: the if tests around a call, each with whether it is in the body
-        self._used_as_value = used_as_value  # branches.Branches._used_as_value
+        self._used_as_value = used_as_value  # branches.Branches.used_as_value: read other than as a call's callee
         self._passed: dict[tuple[int, str], list | None] = {}
         self._never: dict[int, bool] = {}
         self._instance_calls: dict[int, list] | None = None
@@ -75,7 +75,7 @@ class TypeBranches:
             self._never[key] = False  # a cycle: "may run"
             calls = None if func.node.decorator_list else self._calls_of(func)
             self._never[key] = bool(calls) and all(self.never_taken(c, f, depth + 1) for c, f in calls) and (
-                func.node.name not in self._used_as_value())  # last: it walks every module once
+                not self._used_as_value(func))  # last: it walks every module once
         return self._never[key]
 
     def _never_runs(self, nested: Func, depth: int) -> bool:
@@ -104,7 +104,7 @@ class TypeBranches:
         return found
 
     def _compute(self, func: Func, param: str, depth: int) -> list[Type] | None:
-        if func.parent is not None or func.node.name in self._used_as_value():
+        if func.parent is not None or self._used_as_value(func):
             return None
         args = func.node.args
         positional = [a.arg for a in [*args.posonlyargs, *args.args]]
