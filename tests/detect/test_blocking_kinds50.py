@@ -3,7 +3,7 @@ line; each look-alike stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 
 def test_a_pillow_image_converted_under_an_if_after_it_was_opened_decodes_on_the_loop(tmp_path):
@@ -347,3 +347,65 @@ def test_a_method_handed_on_as_a_value_may_be_called_with_the_flag_set(tmp_path)
         schedule(speaker.say)
     """)
     assert found == {("blocking_subprocess", 'subprocess.call(["aplay", "out.wav"])')}
+
+
+_RECOGNIZER_FACTORY = {
+    "speech/__init__.py": "",
+    "speech/heavy.py": """
+        from transformers import pipeline
+
+
+        class HeavyRecognizer:
+            def __init__(self, **options):
+                self.run = pipeline("automatic-speech-recognition", model="acme/listen-large")
+    """,
+    "speech/light.py": """
+        class LightRecognizer:
+            def __init__(self, **options):
+                self.options = options
+    """,
+    "speech/factory.py": """
+        from .heavy import HeavyRecognizer
+        from .light import LightRecognizer
+
+
+        class RecognizerFactory:
+            @staticmethod
+            def create(kind, **options):
+                if kind == "heavy":
+                    return HeavyRecognizer(**options)
+                if kind == "light":
+                    return LightRecognizer(**options)
+                raise ValueError(kind)
+    """,
+    "cli.py": """
+        import sys
+        from speech.factory import RecognizerFactory
+
+
+        def main():
+            RecognizerFactory.create(sys.argv[1])
+    """,
+}
+
+
+def _served_with(kind):
+    return {**_RECOGNIZER_FACTORY, "server.py": f"""
+        from speech.factory import RecognizerFactory
+
+
+        async def on_connect(socket):
+            recognizer = RecognizerFactory.create("{kind}")
+            await socket.send("ready")
+            return recognizer
+    """}
+
+
+def test_a_factory_branch_the_loop_s_literal_chooses_builds_its_model_there(tmp_path):
+    found = flagged_package(tmp_path, _served_with("heavy"))
+    assert found == {("speech/heavy.py", "blocking_file_io",
+                      'self.run = pipeline("automatic-speech-recognition", model="acme/listen-large")')}
+
+
+def test_a_factory_branch_no_caller_on_the_loop_chooses_is_never_reached_through(tmp_path):
+    assert flagged_package(tmp_path, _served_with("light")) == set()

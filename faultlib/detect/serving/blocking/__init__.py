@@ -358,7 +358,8 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                 reach.entry_calls.get(site.key, []))
                        for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
-                       if not branches.never_taken(site.node, site.func) and not warm.warmed(path)
+                       if not branches.never_taken(site.node, site.func) and not branches.through_untaken(path)
+                       and not warm.warmed(path)
                        and not prewarmed.warmed(path) and not loopless.loopless(path)
                        and not _only_private(reach, site.key, private)]
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]

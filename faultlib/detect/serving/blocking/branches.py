@@ -67,6 +67,17 @@ class Branches:
                 return True
         return False
 
+    def through_untaken(self, path) -> bool:
+        """Whether a step of ``path`` (``((func, line), ...)``, the calls that lead to a site) is a call in a branch
+        no caller of its function takes: ``if type == "whisper": return WhisperASR(**kw)`` in a factory every caller
+        on the loop calls with ``"faster_whisper"`` (held-out wave 58) never constructs the class, so what its
+        constructor does is never reached that way. Every call written on the step's line must sit in such a branch."""
+        for func, line in path:
+            calls = [n for n in func.nodes if isinstance(n, ast.Call) and n.lineno == line]
+            if calls and all(self.never_taken(call, func) for call in calls):
+                return True
+        return False
+
     def _passed(self, func: Func, param: str) -> list | None:
         key = (id(func), param)
         if key not in self._values:
