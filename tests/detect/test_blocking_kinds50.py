@@ -409,3 +409,31 @@ def test_a_factory_branch_the_loop_s_literal_chooses_builds_its_model_there(tmp_
 
 def test_a_factory_branch_no_caller_on_the_loop_chooses_is_never_reached_through(tmp_path):
     assert flagged_package(tmp_path, _served_with("light")) == set()
+
+
+def test_a_pipe_read_after_a_poll_that_found_data_does_not_wait_but_a_bare_read_does(tmp_path):
+    found = flagged(tmp_path, """
+        import multiprocessing as mp
+
+
+        class Child:
+            def __init__(self):
+                self.near, self.far = mp.Pipe()
+
+            def answered(self):
+                if self.near.poll():
+                    self.near.recv()
+                    return True
+                return False
+
+            def answer(self):
+                return self.near.recv()
+
+
+        child = Child()
+
+
+        async def watch():
+            return child.answered(), child.answer()
+    """)
+    assert found == {("blocking_task", "return self.near.recv()")}
