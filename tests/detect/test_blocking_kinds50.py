@@ -157,14 +157,16 @@ def test_a_tracing_sdk_s_recorded_score_only_queues(tmp_path):
     assert found == set()
 
 
-_DETECTOR = """
-    from transformers import AutoProcessor
+_HOLDER = """
+    from {package} import {loader}
 
 
-    class Detector:
+    class Holder:
         def __init__(self):
-            self.processor = AutoProcessor.from_pretrained("acme/vision-base")
+            self.{attr} = {loader}.from_pretrained("{reference}")
 """
+"""A class that loads a pretrained object into an attribute in its constructor."""
+_DETECTOR = _HOLDER.format(package="transformers", loader="AutoProcessor", attr="processor", reference="acme/vision-base")
 
 
 def test_an_auto_processor_given_images_preprocesses_them_on_the_loop(tmp_path):
@@ -185,14 +187,8 @@ def test_an_auto_processor_given_text_only_tokenizes(tmp_path):
     assert found == set()
 
 
-_SEGMENTER = """
-    from segmentlib import ImagePredictor
-
-
-    class Segmenter:
-        def __init__(self):
-            self.predictor = ImagePredictor.from_pretrained("acme/segment-large")
-"""
+_SEGMENTER = _HOLDER.format(package="segmentlib", loader="ImagePredictor", attr="predictor",
+                            reference="acme/segment-large")
 
 
 def test_a_loaded_segmenter_s_set_image_runs_its_image_encoder_on_the_loop(tmp_path):
