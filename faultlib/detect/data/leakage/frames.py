@@ -26,6 +26,7 @@ from faultlib.detect.data.leakage.positions import RowPositions
 from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.derivedcols import derived_columns, dropped_for_good
+from faultlib.detect.data.leakage.lambdareads import lambda_read_fits
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
 from faultlib.pyflow.walk import walk_once
@@ -102,10 +103,8 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         lam = next((a for a in node.args if isinstance(a, ast.Lambda)), None)
         if name in ("apply", "map", "applymap", "transform") and lam is not None and maybe_data(receiver) is not None:
             # s.apply(lambda k: avg[k]): each row takes a value from what the lambda reads besides its argument
-            data, own = maybe_data(receiver), {a.arg for a in lam.args.args}
-            free = {n.id for n in ast.walk(lam.body) if isinstance(n, ast.Name) and n.id not in own}
-            read = [maybe_data(self._lookup(n, frame)) for n in sorted(free)]
-            taints = frozenset().union(*(r.taints for r in read if r is not None))
+            data = maybe_data(receiver)
+            taints = lambda_read_fits(lam, lambda n: self._lookup(n, frame))  # (lambdareads.py)
             if taints - data.taints:
                 return data.with_(taints=data.taints | taints)
         axis = kwargs.get("axis")

@@ -32,6 +32,7 @@ from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
 from faultlib.detect.data.leakage.loopitems import row_text
+from faultlib.detect.data.leakage.lambdareads import builtin_mapped
 from faultlib.detect.data.leakage.oldsplitters import listed_splitter
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
@@ -168,6 +169,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return splitter  # list(StratifiedKFold(y, k)): old scikit-learn's folds listed (oldsplitters.py)
         if row_text(node, self._every_row) and maybe_data(args[0]) is not None:
             return args[0]  # str(X[i]) for i in range(len(X)): every row, as text (loopitems.py)
+        if (mapped := builtin_mapped(name, module, node, args, lambda n: self._lookup(n, frame))) is not None:
+            return mapped  # map(lambda k: counts[k], rows): each row looks the table up (lambdareads.py)
         if name in ("len", "int", "float", "str", "range", "print", "isinstance", "round", "min", "max", "sum") or \
                 returns_score(module, name):  # confusion_matrix(y_te, p): a table over classes (scorelists.py)
             return UNKNOWN

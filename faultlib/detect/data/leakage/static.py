@@ -78,6 +78,8 @@ from faultlib.detect.data.leakage.listedcols import ListedColumns
 from faultlib.detect.data.leakage.deletedcols import DeletedColumns
 from faultlib.detect.data.leakage.columnreads import ColumnReads
 from faultlib.detect.data.leakage.returned import ReturnedToCaller
+from faultlib.detect.data.leakage.inherited import InheritedMethods
+from faultlib.detect.data.leakage.cachereturns import CachedResults
 from faultlib.detect.data.leakage.columnitems import ColumnItems
 from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
@@ -151,7 +153,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
-               SplitReach, Interpreter):
+               SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
