@@ -6,7 +6,7 @@ test."""
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- items of a tuple built in a worker thread, unpacked on the loop ---------------------------------------------------
 
@@ -65,4 +65,124 @@ def test_unpacked_executor_results_that_are_plain_values_are_silent(tmp_path):
             async def handle(self, item):
                 return self.settings.get("depth"), self.names.index(item)
     """)
+    assert not found
+
+
+# -- Home Assistant: objects kept in hass.data and taken back in another module ----------------------------------------
+
+_CONST = """
+    DOMAIN = "kettle"
+    HUB = "hub"
+"""
+
+_HUB = """
+    import threading
+    import time
+
+
+    class KettleHub:
+        def __init__(self, host):
+            self.host = host
+            self._poller = None
+
+        def start(self):
+            self._poller = threading.Thread(target=self._poll, daemon=True)
+            self._poller.start()
+
+        def _poll(self):
+            while True:
+                time.sleep(5)
+
+        def stop(self):
+            self._poller.join(timeout=15)
+
+        def history(self, days):
+            with open(f"/config/kettle_{days}.csv") as handle:
+                return handle.read()
+"""
+
+_SETUP = """
+    from .const import DOMAIN, HUB
+    from .hub import KettleHub
+
+
+    async def async_setup_entry(hass, entry):
+        hub = KettleHub(entry.data["host"])
+        hass.data.setdefault(DOMAIN, {})[entry.entry_id] = hub
+        hass.data[DOMAIN][HUB] = hub
+        return True
+"""
+
+
+def test_a_hub_taken_back_out_of_hass_data_blocks_where_it_is_used(tmp_path):
+    found = flagged_package(tmp_path, {
+        "const.py": _CONST,
+        "hub.py": _HUB,
+        "__init__.py": _SETUP + """
+
+    async def async_unload_entry(hass, entry):
+        hass.data[DOMAIN][entry.entry_id].stop()
+        return True
+    """,
+        "diagnostics.py": """
+    from .const import DOMAIN
+
+
+    async def async_get_config_entry_diagnostics(hass, entry):
+        data = hass.data.get(DOMAIN, {})
+        hub = data.get("hub")
+        return {"history": hub.history(2)}
+    """,
+    })
+    assert ("hub.py", "blocking_task", "self._poller.join(timeout=15)") in found
+    assert ("hub.py", "blocking_file_io", 'with open(f"/config/kettle_{days}.csv") as handle:') in found
+
+
+def test_a_hub_from_hass_data_used_in_an_executor_job_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "const.py": _CONST,
+        "hub.py": _HUB,
+        "__init__.py": _SETUP + """
+
+    async def async_unload_entry(hass, entry):
+        hub = hass.data[DOMAIN][entry.entry_id]
+        await hass.async_add_executor_job(hub.stop)
+        return True
+    """,
+        "diagnostics.py": """
+    from .const import DOMAIN
+
+
+    async def async_get_config_entry_diagnostics(hass, entry):
+        data = hass.data.get(DOMAIN, {})
+        hub = data.get("hub")
+        return {"host": hub.host, "history": await hass.async_add_executor_job(hub.history, 2)}
+    """,
+    })
+    assert not found
+
+
+def test_a_hass_data_key_that_holds_something_else_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "const.py": _CONST,
+        "hub.py": _HUB + """
+
+    class Notes:
+        def history(self, days):
+            return [days]
+    """,
+        "__init__.py": """
+    from .const import DOMAIN
+    from .hub import KettleHub, Notes
+
+
+    async def async_setup_entry(hass, entry):
+        hass.data[DOMAIN] = {"hub": KettleHub(entry.data["host"]), "notes": Notes()}
+        return True
+
+
+    async def async_get_notes(hass):
+        return hass.data[DOMAIN]["notes"].history(3)
+    """,
+    })
     assert not found
