@@ -238,3 +238,42 @@ def test_a_switch_set_to_true_or_turned_on_at_run_time_keeps_the_branch(tmp_path
         "OFFLINE_MODE = False\n\n\ndef go_offline():\n    global OFFLINE_MODE\n    OFFLINE_MODE = True\n",
         _SETUP_BEHIND_SWITCH))
     assert ("fixtures.py", "blocking_file_io", 'with open(f"fixtures/{name}.json") as handle:') in rebound
+
+
+# -- Google Cloud Pub/Sub: requests, and calls that only queue or format ---------------------------------------------
+
+_PUBSUB = """
+    import json
+    from google.cloud import pubsub_v1
+
+
+    class Relay:
+        def __init__(self, project):
+            self.project = project
+            self.publisher = pubsub_v1.PublisherClient()
+            self.subscriber = pubsub_v1.SubscriberClient()
+"""
+
+
+def test_pubsub_pulls_acks_and_waited_publishes_are_found(tmp_path):
+    found = flagged(tmp_path, _PUBSUB + """
+        async def drain(self, name):
+            where = self.subscriber.subscription_path(self.project, name)
+            answer = self.subscriber.pull(request={"subscription": where, "max_messages": 5})
+            self.subscriber.acknowledge(request={"subscription": where, "ack_ids": ["a"]})
+            sent = self.publisher.publish(self.publisher.topic_path(self.project, "out"), b"{}")
+            return answer, sent.result(timeout=10)
+    """)
+    assert ("blocking_http", 'answer = self.subscriber.pull(request={"subscription": where, "max_messages": 5})') in found
+    assert ("blocking_http", 'self.subscriber.acknowledge(request={"subscription": where, "ack_ids": ["a"]})') in found
+    assert ("blocking_http", "return answer, sent.result(timeout=10)") in found
+
+
+def test_pubsub_paths_and_fire_and_forget_publishes_are_silent(tmp_path):
+    found = flagged(tmp_path, _PUBSUB + """
+        async def forward(self, payload):
+            topic = self.publisher.topic_path(self.project, "out")
+            self.publisher.publish(topic, json.dumps(payload).encode())
+            return self.subscriber.subscription_path(self.project, "in")
+    """)
+    assert not found
