@@ -6,6 +6,8 @@ test."""
 
 from __future__ import annotations
 
+import textwrap
+
 from tests.detect.blocking_source import flagged, flagged_package
 
 # -- items of a tuple built in a worker thread, unpacked on the loop ---------------------------------------------------
@@ -114,51 +116,28 @@ _SETUP = """
 """
 
 
+def _kettle(unload: str, diagnostics: str) -> dict[str, str]:
+    """The integration's package: a setup that stores the hub, and the given unload and diagnostics bodies."""
+    return {"const.py": _CONST, "hub.py": _HUB,
+            "__init__.py": textwrap.dedent(_SETUP) + "\n\nasync def async_unload_entry(hass, entry):\n" + unload,
+            "diagnostics.py": "from .const import DOMAIN\n\n\nasync def async_get_config_entry_diagnostics(hass, "
+                              "entry):\n    data = hass.data.get(DOMAIN, {})\n    hub = data.get(\"hub\")\n"
+                              + diagnostics}
+
+
 def test_a_hub_taken_back_out_of_hass_data_blocks_where_it_is_used(tmp_path):
-    found = flagged_package(tmp_path, {
-        "const.py": _CONST,
-        "hub.py": _HUB,
-        "__init__.py": _SETUP + """
-
-    async def async_unload_entry(hass, entry):
-        hass.data[DOMAIN][entry.entry_id].stop()
-        return True
-    """,
-        "diagnostics.py": """
-    from .const import DOMAIN
-
-
-    async def async_get_config_entry_diagnostics(hass, entry):
-        data = hass.data.get(DOMAIN, {})
-        hub = data.get("hub")
-        return {"history": hub.history(2)}
-    """,
-    })
+    found = flagged_package(tmp_path, _kettle(
+        "    hass.data[DOMAIN][entry.entry_id].stop()\n    return True\n",
+        '    return {"history": hub.history(2)}\n'))
     assert ("hub.py", "blocking_task", "self._poller.join(timeout=15)") in found
     assert ("hub.py", "blocking_file_io", 'with open(f"/config/kettle_{days}.csv") as handle:') in found
 
 
 def test_a_hub_from_hass_data_used_in_an_executor_job_is_silent(tmp_path):
-    found = flagged_package(tmp_path, {
-        "const.py": _CONST,
-        "hub.py": _HUB,
-        "__init__.py": _SETUP + """
-
-    async def async_unload_entry(hass, entry):
-        hub = hass.data[DOMAIN][entry.entry_id]
-        await hass.async_add_executor_job(hub.stop)
-        return True
-    """,
-        "diagnostics.py": """
-    from .const import DOMAIN
-
-
-    async def async_get_config_entry_diagnostics(hass, entry):
-        data = hass.data.get(DOMAIN, {})
-        hub = data.get("hub")
-        return {"host": hub.host, "history": await hass.async_add_executor_job(hub.history, 2)}
-    """,
-    })
+    found = flagged_package(tmp_path, _kettle(
+        "    hub = hass.data[DOMAIN][entry.entry_id]\n    await hass.async_add_executor_job(hub.stop)\n"
+        "    return True\n",
+        '    return {"host": hub.host, "history": await hass.async_add_executor_job(hub.history, 2)}\n'))
     assert not found
 
 

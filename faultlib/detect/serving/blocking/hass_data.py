@@ -21,7 +21,8 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.infer import _single_assignment, stored_type
-from faultlib.detect.serving.blocking.model import Func, Type, _is_local, nodes_of
+from faultlib.detect.serving.blocking.keyed_stores import keyed_stores
+from faultlib.detect.serving.blocking.model import Func, Type, _is_local
 
 __all__ = ["hass_item"]
 
@@ -107,22 +108,19 @@ def _constant(index, name: str, func: Func) -> str | None:
 
 def _stores(index) -> dict[tuple[str, ...], list[tuple[ast.expr, Func]]]:
     """``{key path: [(value, scope), ...]}`` of every store below ``hass.data`` in the analysed files (memoised)."""
-    memo = index.__dict__.get("_faultlib_hass_data")
-    if memo is not None:
-        return memo
-    memo = index.__dict__["_faultlib_hass_data"] = {}
-    for module in index.distinct_modules():
-        for scope in module.all_functions:
-            for node in nodes_of(scope, ast.Assign):
-                for target in node.targets:
-                    if not isinstance(target, ast.Subscript):
-                        continue
-                    path = _path(index, target, scope, 0)
-                    if not path:
-                        continue
-                    memo.setdefault(path, []).append((node.value, scope))
-                    if isinstance(node.value, ast.Dict):  # hass.data[DOMAIN] = {"client": client}
-                        for k, v in zip(node.value.keys, node.value.values):
-                            if k is not None:
-                                memo.setdefault((*path, _key(index, k, scope)), []).append((v, scope))
-    return memo
+    return keyed_stores(index, "_faultlib_hass_data", lambda node, scope: _stored(index, node, scope))
+
+
+def _stored(index, node: ast.AST, scope: Func):
+    """``(key path, value)`` of each store below ``hass.data`` that the statement ``node`` makes."""
+    if not isinstance(node, ast.Assign):
+        return
+    for target in node.targets:
+        path = _path(index, target, scope, 0) if isinstance(target, ast.Subscript) else None
+        if not path:
+            continue
+        yield path, node.value
+        if isinstance(node.value, ast.Dict):  # hass.data[DOMAIN] = {"client": client}
+            for k, v in zip(node.value.keys, node.value.values):
+                if k is not None:
+                    yield (*path, _key(index, k, scope)), v
