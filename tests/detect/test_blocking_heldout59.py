@@ -167,58 +167,6 @@ def test_a_hass_data_key_that_holds_something_else_is_silent(tmp_path):
     assert not found
 
 
-# -- a branch behind a module switch that is a constant -----------------------------------------------------------------
-
-_FIXTURES = """
-    import json
-
-
-    def load_fixture(name):
-        with open(f"fixtures/{name}.json") as handle:
-            return json.load(handle)
-"""
-
-
-def _switch_package(switch: str, setup: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {"switches.py": switch, "flags.py": "from .switches import *\n", "fixtures.py": _FIXTURES,
-            "__init__.py": setup, **(extra or {})}
-
-
-_SETUP_BEHIND_SWITCH = """
-    from .flags import OFFLINE_MODE
-    from .fixtures import load_fixture
-
-
-    async def async_setup_entry(hass, entry):
-        if OFFLINE_MODE:
-            payload = load_fixture("devices")
-        else:
-            payload = {}
-        if not OFFLINE_MODE:
-            return payload
-        else:
-            return load_fixture("extra")
-"""
-
-
-def test_a_branch_a_false_module_switch_turns_off_is_silent(tmp_path):
-    found = flagged_package(tmp_path, _switch_package("OFFLINE_MODE: bool = False\n", _SETUP_BEHIND_SWITCH))
-    assert not found
-
-
-def test_a_switch_set_to_true_or_turned_on_at_run_time_keeps_the_branch(tmp_path):
-    on = flagged_package(tmp_path / "on", _switch_package("OFFLINE_MODE = True\n", _SETUP_BEHIND_SWITCH))
-    assert ("fixtures.py", "blocking_file_io", 'with open(f"fixtures/{name}.json") as handle:') in on
-    flipped = flagged_package(tmp_path / "flipped", _switch_package(
-        "OFFLINE_MODE = False\n", _SETUP_BEHIND_SWITCH,
-        {"cli.py": "from . import switches\n\n\ndef main():\n    switches.OFFLINE_MODE = True\n"}))
-    assert ("fixtures.py", "blocking_file_io", 'with open(f"fixtures/{name}.json") as handle:') in flipped
-    rebound = flagged_package(tmp_path / "rebound", _switch_package(
-        "OFFLINE_MODE = False\n\n\ndef go_offline():\n    global OFFLINE_MODE\n    OFFLINE_MODE = True\n",
-        _SETUP_BEHIND_SWITCH))
-    assert ("fixtures.py", "blocking_file_io", 'with open(f"fixtures/{name}.json") as handle:') in rebound
-
-
 # -- Google Cloud Pub/Sub: requests, and calls that only queue or format ---------------------------------------------
 
 _PUBSUB = """

@@ -4,8 +4,7 @@ Reachability` examines in each function it walks.
 A call is listed in source order, with whether it runs inside ``torch.no_grad()``/``inference_mode()`` (a decorator
 or a ``with``). Left out: nested ``def``/``class`` bodies (run when called), the branch of an ``if`` with a literal
 test that never runs (:func:`~faultlib.detect.serving.blocking.shapes.taken`), the ``else`` of an ``isinstance``
-check every construction of the class satisfies (:mod:`~faultlib.detect.serving.blocking.settled_isinstance`), the
-branch a constant module switch turns off (:mod:`~faultlib.detect.serving.blocking.switched_off`), a function or ``lambda`` handed to an
+check every construction of the class satisfies (:mod:`~faultlib.detect.serving.blocking.settled_isinstance`), a function or ``lambda`` handed to an
 executor (recorded in ``offloaded``: it runs on a worker thread) and a lambda stored by a constructor of the analysed
 files (:func:`~faultlib.detect.serving.blocking.stored_lambdas.stored_lambda`). Also here: the calls whose result a
 function iterates on the spot, and the calls it awaits. Each list is computed once per function; every call listed
@@ -27,7 +26,6 @@ from faultlib.detect.serving.blocking.shapes import CONSUMERS, taken
 from faultlib.detect.serving.blocking.sites import _segment
 from faultlib.detect.serving.blocking.offloading_params import offloaded_lambda
 from faultlib.detect.serving.blocking.stored_lambdas import stored_lambda
-from faultlib.detect.serving.blocking.switched_off import switched_off
 from faultlib.pyflow.walk import NO_CALLS, children
 
 __all__ = ["BodyCalls", "Budget", "Offload"]
@@ -86,7 +84,7 @@ class BodyCalls:
             if isinstance(node, ast.If):
                 self._guard(node)
                 kids = taken(node, kids)
-                dead = never_run(self.index, node, func) or switched_off(self.index, node, func)
+                dead = never_run(self.index, node, func)
                 kids = [c for c in kids if not any(c is d for d in dead)] if dead else kids
             elif isinstance(node, _WITH) and any(self._is_inference(item.context_expr, func) for item in node.items):
                 extend(zip(reversed(node.body), repeat(True)))
