@@ -46,6 +46,20 @@ def offloaded_function(index, call: ast.Call, func: Func) -> ast.expr | None:
     return call.args[position]
 
 
+def offloaded_callee(index, expr: ast.expr, func: Func):
+    """What ``await <offload>(fn, ...)`` runs in its worker thread when the awaited value is ``fn``'s own result:
+    the analysed sync function (or the library call's dotted name) ``fn`` is, else None. Unpacking that result
+    (``self.session, self.tokenizer = await loop.run_in_executor(None, load)``, held-out wave 59) gives ``load``'s
+    items: the worker thread builds them, the loop then uses them."""
+    if not (isinstance(expr, ast.Await) and isinstance(expr.value, ast.Call)):
+        return None
+    fn = offloaded_function(index, expr.value, func)
+    ran = None if fn is None else index.callee(fn, func)
+    if isinstance(ran, Func):
+        return None if ran.is_async else ran
+    return ran if isinstance(ran, str) else None
+
+
 def offloaded_result(index, expr: ast.Await, func: Func | None):
     """The type of ``await <offload>(fn, ...)`` (see the module docstring), or None."""
     call = expr.value

@@ -20,6 +20,7 @@ from faultlib.detect.serving.blocking.infer import (MAX_NESTING, agreed, _assign
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.local_stores import local_dict_stores
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted, nodes_of
+from faultlib.detect.serving.blocking.offload_results import offloaded_callee
 from faultlib.detect.serving.blocking.scopes import _module_func
 
 __all__ = ["Stores"]
@@ -149,10 +150,11 @@ class Stores:
                 return self.unpacked(bound, position, _module_func(func))
             finally:
                 self._nesting -= 1
+        offloaded = offloaded_callee(self.index, value, func)  # a, b = await loop.run_in_executor(None, load)
         value = self.index.awaited_call(value, func) or value  # a, b = await load(...)
-        if not isinstance(value, ast.Call):
+        if offloaded is None and not isinstance(value, ast.Call):
             return None
-        target = self.index.callee(value.func, func)
+        target = offloaded if offloaded is not None else self.index.callee(value.func, func)
         if isinstance(target, str):  # model, tokenizer = mlx_lm.load(repo): the library loader's items
             return unpacked_item(target, position)
         if not isinstance(target, Func) or self._nesting >= MAX_NESTING:

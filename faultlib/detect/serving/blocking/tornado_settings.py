@@ -19,6 +19,7 @@ import ast
 
 from faultlib.detect.serving.blocking.frameworks import TORNADO_HANDLERS
 from faultlib.detect.serving.blocking.infer import stored_type
+from faultlib.detect.serving.blocking.keyed_stores import keyed_stores
 from faultlib.detect.serving.blocking.model import Func, Type
 
 __all__ = ["settings_value"]
@@ -43,16 +44,7 @@ def _in_handler(index, func: Func) -> bool:
 
 def _stores(index) -> dict[str, list[tuple[ast.expr, Func]]]:
     """``{key: [(value, scope), ...]}`` of every settings store in the analysed files (memoised on the index)."""
-    memo = index.__dict__.get("_faultlib_settings")
-    if memo is not None:
-        return memo
-    memo = index.__dict__["_faultlib_settings"] = {}
-    for module in index.distinct_modules():
-        for scope in module.all_functions:
-            for node in scope.nodes:
-                for key, value in _stored(node):
-                    memo.setdefault(key, []).append((value, scope))
-    return memo
+    return keyed_stores(index, "_faultlib_settings", lambda node, _scope: _stored(node))
 
 
 def _stored(node: ast.AST):

@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.app_items import app_item
+from faultlib.detect.serving.blocking.hass_data import hass_item
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
 
@@ -84,8 +85,8 @@ class TypeOf:
         if isinstance(expr, ast.Attribute) and func is not None and narrowed(self, expr, func) is not None:
             return narrowed(self, expr, func)  # assert isinstance(self.db, Engine): an Engine here
         if isinstance(expr, ast.Subscript) and func is not None and (
-                kept := app_item(self, expr.value, expr.slice, func)) is not None:
-            return kept  # request.app["db"] of an aiohttp application
+                kept := app_item(self, expr.value, expr.slice, func) or hass_item(self, expr, func)) is not None:
+            return kept  # request.app["db"] of an aiohttp application, hass.data[DOMAIN][key] of Home Assistant
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
@@ -152,7 +153,8 @@ class TypeOf:
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
                     found = settings_value(self, callee.value, expr.args[0] if expr.args else None, func) or (
                         self.infer.element_type(callee.value, func)) or self.stores.stored_element(
-                        callee.value, expr.args[0] if expr.args else None, func)  # loaders.get(ext)
+                        callee.value, expr.args[0] if expr.args else None, func) or hass_item(  # loaders.get(ext)
+                        self, expr, func)  # hass.data[DOMAIN].get("coordinator")
                     if found is not None:
                         return found
             elif isinstance(callee, ast.Name) and func is not None:
