@@ -31,6 +31,42 @@ LEAKS = {
         model = LogisticRegression().fit(ranks.iloc[keep], y.iloc[keep])
         print(model.score(ranks.iloc[hold], y.iloc[hold]))
 """, [("fit_before_split", 1)]),
+    # two models scored on the test rows and the better one returned by a comparison (a model-finder helper)
+    "two_models_compared_by_test_error_in_a_helper": ("""\
+        from sklearn.metrics import mean_squared_error
+        from sklearn.ensemble import RandomForestRegressor
+        def better_of_two(X_train, y_train, X_test, y_test):
+            plain = Ridge().fit(X_train, y_train)
+            plain_err = mean_squared_error(y_test, plain.predict(X_test))
+            trees = RandomForestRegressor().fit(X_train, y_train)
+            trees_err = mean_squared_error(y_test, trees.predict(X_test))
+            if plain_err <= trees_err:
+                return "ridge", plain
+            return "forest", trees
+""", [("tuned_on_test", 5)]),
+    # the same at module level on attributes of a finder object, the winner assigned in the branches
+    "two_models_compared_by_test_accuracy_on_attributes": ("""\
+        class Finder:
+            pass
+        f = Finder()
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=1)
+        f.logit = LogisticRegression().fit(X_train, y_train)
+        f.logit_acc = f.logit.score(X_test, y_test)
+        f.ridge = Ridge().fit(X_train, y_train)
+        f.ridge_acc = f.ridge.score(X_test, y_test)
+        if f.logit_acc > f.ridge_acc:
+            chosen = f.logit
+        else:
+            chosen = f.ridge
+        print(chosen)
+""", [("tuned_on_test", 6)]),
+    # a picture's statistics are still a fit on held-out rows when the "sample" is a row cut from the table
+    "statistic_over_every_row_before_one_row_named_for_testing": ("""\
+        top = np.max(X.values)
+        X_test = (X.values[-1] / top).reshape(1, -1)
+        model = LogisticRegression().fit(X.values[:-1] / top, y.values[:-1])
+        print(model.predict(X_test))
+""", [("fit_before_split", 1)]),
 }
 
 HEALTHY = {
@@ -48,6 +84,50 @@ HEALTHY = {
         scaler = StandardScaler().fit(X.iloc[keep])
         model = Ridge().fit(scaler.transform(X.iloc[keep]), y.iloc[keep])
         print(model.score(scaler.transform(X.iloc[hold]), y.iloc[hold]))
+"""),
+    # the two models compared on a validation part, the winner scored once on the test part
+    "two_models_compared_on_validation_rows": ("""\
+        from sklearn.metrics import mean_squared_error
+        from sklearn.ensemble import RandomForestRegressor
+        def better_of_two(X_fit, y_fit, X_val, y_val):
+            plain = Ridge().fit(X_fit, y_fit)
+            plain_err = mean_squared_error(y_val, plain.predict(X_val))
+            trees = RandomForestRegressor().fit(X_fit, y_fit)
+            trees_err = mean_squared_error(y_val, trees.predict(X_val))
+            if plain_err <= trees_err:
+                return plain
+            return trees
+"""),
+    # a training score compared with the test score of the same model: an over-fitting check, nothing chosen
+    "train_and_test_score_of_one_model_compared": ("""\
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=1)
+        model = LogisticRegression().fit(X_train, y_train)
+        fit_acc = model.score(X_train, y_train)
+        held_acc = model.score(X_test, y_test)
+        if fit_acc > held_acc + 0.1:
+            print("over-fitted", model)
+"""),
+    # a new model gated against a deployed one loaded from disk: an acceptance check, not a choice of candidates
+    "new_model_gated_against_a_loaded_one": ("""\
+        import joblib
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=1)
+        fresh = LogisticRegression().fit(X_train, y_train)
+        fresh_acc = fresh.score(X_test, y_test)
+        deployed = joblib.load("model.pkl")
+        deployed_acc = deployed.score(X_test, y_test)
+        if fresh_acc > deployed_acc:
+            joblib.dump(fresh, "model.pkl")
+"""),
+    # one photographed digit: its contrast set from its own pixels, then shaped into one sample for the classifier
+    "one_picture_normalised_by_its_own_pixels": ("""\
+        from PIL import Image
+        model = LogisticRegression().fit(X, y)
+        picture = np.asarray(Image.open("digit.png").convert("L"), dtype=float)
+        low = np.percentile(picture, 20)
+        picture = np.clip(picture - low, 0, 255)
+        picture = picture / np.max(picture)
+        test_sample = np.array(picture).reshape(1, 784)
+        print(model.predict(test_sample))
 """),
 }
 
