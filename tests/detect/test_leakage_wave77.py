@@ -67,6 +67,17 @@ LEAKS = {
         model = LogisticRegression().fit(X.values[:-1] / top, y.values[:-1])
         print(model.predict(X_test))
 """, [("fit_before_split", 1)]),
+    # columns whose absolute correlation with the label over every row is small appended in a loop, then dropped
+    "weakly_correlated_columns_listed_by_a_loop_before_the_split": ("""\
+        weak = []
+        link = table.corr()["label"]
+        for k in range(len(link)):
+            if abs(link[k]) < 0.05:
+                weak.append(table.columns[k])
+        kept = table.drop(columns=weak)
+        X_train, X_test, y_train, y_test = train_test_split(kept.drop(columns=["label"]), kept["label"])
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+""", [("fit_before_split", 2)]),
 }
 
 HEALTHY = {
@@ -128,6 +139,18 @@ HEALTHY = {
         picture = picture / np.max(picture)
         test_sample = np.array(picture).reshape(1, 784)
         print(model.predict(test_sample))
+"""),
+    # the same loop over the correlations of the training part only
+    "weakly_correlated_columns_listed_on_the_training_part": ("""\
+        train, test = train_test_split(table, random_state=0)
+        weak = []
+        link = train.corr()["label"]
+        for k in range(len(link)):
+            if abs(link[k]) < 0.05:
+                weak.append(train.columns[k])
+        train, test = train.drop(columns=weak), test.drop(columns=weak)
+        model = LogisticRegression().fit(train.drop(columns=["label"]), train["label"])
+        print(model.score(test.drop(columns=["label"]), test["label"]))
 """),
 }
 
