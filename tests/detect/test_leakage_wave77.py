@@ -78,6 +78,14 @@ LEAKS = {
         X_train, X_test, y_train, y_test = train_test_split(kept.drop(columns=["label"]), kept["label"])
         print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
 """, [("fit_before_split", 2)]),
+    # the training part split again, a search fitted on its held-aside part and scored on those same rows
+    "search_fitted_and_scored_on_the_part_held_aside_by_a_second_split": ("""\
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)
+        X_a, X_b, y_a, y_b = train_test_split(X_train, y_train, test_size=0.3)
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3)
+        search.fit(X_b, y_b)
+        print((search.predict(X_b) == y_b).mean())
+""", [("trained_on_test", 4)]),
 }
 
 HEALTHY = {
@@ -151,6 +159,14 @@ HEALTHY = {
         train, test = train.drop(columns=weak), test.drop(columns=weak)
         model = LogisticRegression().fit(train.drop(columns=["label"]), train["label"])
         print(model.score(test.drop(columns=["label"]), test["label"]))
+"""),
+    # the search fitted on the first part of the second split and scored on its held-aside part
+    "search_fitted_on_the_first_part_scored_on_the_held_aside_part": ("""\
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3)
+        X_a, X_b, y_a, y_b = train_test_split(X_train, y_train, test_size=0.3)
+        search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3)
+        search.fit(X_a, y_a)
+        print((search.predict(X_b) == y_b).mean())
 """),
 }
 
