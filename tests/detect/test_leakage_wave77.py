@@ -86,6 +86,20 @@ LEAKS = {
         search.fit(X_b, y_b)
         print((search.predict(X_b) == y_b).mean())
 """, [("trained_on_test", 4)]),
+    # the chosen names copied into a drop list that starts with a typed name
+    "weakly_correlated_columns_copied_into_a_list_of_typed_names": ("""\
+        weak = []
+        link = table.corr()["label"]
+        for k in range(len(link)):
+            if abs(link[k]) < 0.05:
+                weak.append(table.columns[k])
+        gone = ["row_id"]
+        for name in weak:
+            gone.append(name)
+        kept = table.drop(columns=gone)
+        X_train, X_test, y_train, y_test = train_test_split(kept.drop(columns=["label"]), kept["label"])
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+""", [("fit_before_split", 2)]),
 }
 
 HEALTHY = {
@@ -167,6 +181,16 @@ HEALTHY = {
         search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=3)
         search.fit(X_a, y_a)
         print((search.predict(X_b) == y_b).mean())
+"""),
+    # a drop list of typed names only, after a correlation that was only printed
+    "typed_drop_list_after_a_printed_correlation": ("""\
+        print(table.corr()["label"])
+        gone = ["row_id"]
+        for name in ["note", "comment"]:
+            gone.append(name)
+        kept = table.drop(columns=gone)
+        X_train, X_test, y_train, y_test = train_test_split(kept.drop(columns=["label"]), kept["label"])
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
 """),
 }
 
