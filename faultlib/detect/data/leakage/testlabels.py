@@ -55,25 +55,25 @@ class TestTrainedModels:
     def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
         super()._check_trained_on(fit, x, line, how)  # type: ignore[misc]
         fitted = parts(fit.rows)
-        labelled = fit.uid in getattr(self, "_labelled_fits", ())
-        if labelled and not x.is_test and len(fitted) == 1 and _held_aside(fitted[0]) and parts(x.rows) == fitted:
-            self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
-            self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
-                       why=f"it was trained on the held-aside rows {fitted[0].describe()} with their labels, and "
-                           f"{how} on {self.smap.describe(line)} then scores the same rows: "  # type: ignore[attr-defined]
-                           "the score is measured on rows the model was trained on")
+        if fit.uid not in getattr(self, "_labelled_fits", ()) or not fitted:
             return
-        if not labelled or not x.is_test or not fitted or not all(f.root.test and not f.steps for f in fitted):
+        if not x.is_test and len(fitted) == 1 and _held_aside(fitted[0]) and parts(x.rows) == fitted:
+            self._trained_on_labelled(fit, x, line, f"held-aside rows {fitted[0].describe()} with their labels", how)
+            return
+        if not x.is_test or not all(f.root.test and not f.steps for f in fitted):
             return
         for f in fitted:
             p = next((p for p in parts(x.rows) if covers(f, p)), None)
             if p is not None:
-                self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
-                self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
-                           why=f"it was trained on the held-out table {p.describe()} with labels for those rows, and "
-                               f"{how} on {self.smap.describe(line)} then scores them: "  # type: ignore[attr-defined]
-                               "the score is measured on rows the model was trained on")
+                self._trained_on_labelled(fit, x, line, f"held-out table {p.describe()} with labels for those rows",
+                                          how)
                 return
+
+    def _trained_on_labelled(self, fit: FitRef, x: Data, line: int, rows: str, how: str) -> None:
+        self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
+        self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
+                   why=f"it was trained on the {rows}, and {how} on {self.smap.describe(line)} "  # type: ignore
+                       "then scores them: the score is measured on rows the model was trained on")
 
 
 __all__ = ["TestTrainedModels"]
