@@ -118,7 +118,8 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             return None
         dropped = _dropped_columns(args, kwargs)
         if dropped:
-            out = receiver.with_(taints=receiver.taints - self._dropped_fits(receiver, dropped))
+            out = receiver.with_(taints=receiver.taints - self._dropped_fits(receiver, dropped) | _chosen_drops(
+                args, kwargs))  # ['host_id', *names a fit chose]: the typed names go, the choice stays
         elif isinstance(receiver.rows, RowUnion) and "columns" not in kwargs:
             out = self._without_parts(receiver, node, frame)
             if out is None:
@@ -244,6 +245,19 @@ def _names_columns(node: ast.ListComp) -> bool:
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("list", "sorted"):
         source = source.args[0] if source.args else source
     return isinstance(source, ast.Attribute) and source.attr == "columns" and isinstance(node.elt, ast.Name)
+
+
+def _chosen_drops(args: list[Any], kwargs: dict[str, Any]) -> frozenset:
+    """The fits that chose some of the names a drop list mixes with typed ones (``dr = ['id']`` extended by a loop
+    under a test on the label correlation, wave 76; :mod:`.keptnames`, :func:`.namelists.chosen_names`)."""
+    from faultlib.detect.data.leakage.namelists import chosen_names
+    from faultlib.detect.data.leakage.values import maybe_data
+
+    axis = kwargs.get("axis")
+    named = kwargs.get("columns", args[0] if args and isinstance(axis, Const) and axis.value in (1, "columns")
+                       else None)
+    chosen = chosen_names(named, maybe_data) if isinstance(named, Tup) else None
+    return chosen.taints if chosen is not None else frozenset()
 
 
 def _dropped_columns(args: list[Any], kwargs: dict[str, Any]) -> list[str]:

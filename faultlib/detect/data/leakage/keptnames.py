@@ -19,8 +19,12 @@ over the kept columns with the same folds (``fit_outside_cv``).
 ``L.append(x)``/``L.extend(x)``), the fits of any selection the test read: a value without rows (a mask, a score)
 carrying a fit that chooses (:func:`~faultlib.detect.data.leakage.classstats.chooses`), read directly
 (``if rfe.support_[i]:``) or through a name an enclosing ``for`` binds from such a value (``for name, keep in
-zip(names, rfe.support_)``, ``enumerate(pairs)``). Only a test without calls, and a loop source whose only calls
-are ``zip``/``enumerate``/``list``/``tuple``/``sorted``, is evaluated again (neither has effects).
+zip(names, rfe.support_)``, ``enumerate(pairs)``). Only a test whose only calls are pure functions of numbers
+(:data:`_PURE`: ``abs(corr[c]) <= .1``), and a loop source whose only calls are
+``zip``/``enumerate``/``list``/``tuple``/``sorted``, is evaluated again (neither has effects). Wave 76: columns
+whose absolute correlation with the label over every listing is at most 0.1 appended to a drop list in a loop
+(``if abs(d[i]) <= 0.1: to_drop.append(data.columns[i])``), dropped, then the split: a supervised selection that
+saw the test labels, as ``d[abs(d) <= 0.1].index`` is.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from faultlib.pyflow.values import Tup
 
 #: calls that only regroup what they are given: a loop source built with them is evaluated again safely
 _REGROUPING = frozenset({"zip", "enumerate", "list", "tuple", "sorted"})
+#: pure functions of numbers a kept-name test may call (``abs``, ``np.abs``, ``math.fabs``, ``round``...)
+_PURE = frozenset({"abs", "absolute", "fabs", "float", "int", "round", "len"})
 
 
 def appended_lists(body: list[ast.stmt]) -> list[str]:
@@ -57,6 +63,16 @@ def _loop_item(expr: ast.expr, bound: set[str]) -> bool:
     return isinstance(expr, ast.Name) and expr.id in bound
 
 
+def _pure_test(test: ast.expr) -> bool:
+    """Every call of ``test`` is a pure function of numbers (:data:`_PURE`), by name or as a module's attribute."""
+    for c in (n for n in ast.walk(test) if isinstance(n, ast.Call)):
+        name = c.func.id if isinstance(c.func, ast.Name) else c.func.attr if isinstance(c.func, ast.Attribute) and \
+            isinstance(c.func.value, ast.Name) and c.func.value.id in ("np", "numpy", "math") else None
+        if name not in _PURE or c.keywords:
+            return False
+    return True
+
+
 def _regrouping_only(expr: ast.expr) -> bool:
     return all(isinstance(c.func, ast.Name) and c.func.id in _REGROUPING for c in ast.walk(expr)
                if isinstance(c, ast.Call))
@@ -67,7 +83,7 @@ class KeptNames:
     ``_store``): see the module docstring."""
 
     def _stmt(self, node: ast.stmt, frame: Any) -> None:
-        if not isinstance(node, ast.If) or any(isinstance(n, ast.Call) for n in ast.walk(node.test)):
+        if not isinstance(node, ast.If) or not _pure_test(node.test):
             super()._stmt(node, frame)  # type: ignore[misc]
             return
         lists = appended_lists(node.body)

@@ -104,6 +104,8 @@ from faultlib.detect.data.leakage.monitors import monitor_cuts
 from faultlib.detect.data.leakage.textkeys import formatted_text
 from faultlib.detect.data.leakage.unlabelled import UnlabelledRows
 from faultlib.detect.data.leakage.thresholds import ThresholdChoices
+from faultlib.detect.data.leakage.pairpicks import PairPicks
+from faultlib.detect.data.leakage.singlesamples import SingleSamples
 from faultlib.detect.data.leakage.reportpicks import ReportPicks
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
@@ -147,7 +149,7 @@ class StaticReport:
 
 class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
                KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
-               ColumnNameLists, PredefinedFolds,
+               ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels, FreshTables,
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -246,6 +248,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
+                not self._binds_one_sample(name, line) and \
                 (name, line) not in self._monitors and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(

@@ -17,6 +17,12 @@ and test concatenated, for an encoder or a clusterer) learns no answer from them
 alone is the exception: labels for exactly those rows were given (``Testy`` beside ``TestX``, ``test['y']``), so the
 table is labelled and the model learnt its answers. Such a fit (every part of its ``X`` a whole table named for
 testing, no split or filter applied) is reported when the model then scores those rows.
+
+The same holds for the held-aside part of a second split: splitting rows that are already a training part makes a
+*validation* part (semantics.py), which :meth:`_check_trained_on` does not treat as the test set. A model fitted with
+labels on exactly that part and then scoring exactly those rows (``GridSearchCV(...).fit(x_test, y_test)`` then
+``accuracy_score(y_test, grid.predict(x_test))`` after oversampled training rows were split again, wave 78) reports
+its score on its own training rows as a held-out score: reported too.
 """
 
 from __future__ import annotations
@@ -26,6 +32,12 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data, Est, FitRef, covers, parts
+
+
+def _held_aside(rows: Any) -> bool:
+    """``rows`` are exactly the held-aside (validation or test) part of a split, nothing selected after it."""
+    steps = getattr(rows, "steps", ())
+    return bool(steps) and steps[-1].kind == "split" and steps[-1].part in ("val", "test")
 
 
 class TestTrainedModels:
@@ -43,18 +55,25 @@ class TestTrainedModels:
     def _check_trained_on(self, fit: FitRef, x: Data, line: int, how: str) -> None:
         super()._check_trained_on(fit, x, line, how)  # type: ignore[misc]
         fitted = parts(fit.rows)
-        labelled = fit.uid in getattr(self, "_labelled_fits", ())
-        if not labelled or not x.is_test or not fitted or not all(f.root.test and not f.steps for f in fitted):
+        if fit.uid not in getattr(self, "_labelled_fits", ()) or not fitted:
+            return
+        if not x.is_test and len(fitted) == 1 and _held_aside(fitted[0]) and parts(x.rows) == fitted:
+            self._trained_on_labelled(fit, x, line, f"held-aside rows {fitted[0].describe()} with their labels", how)
+            return
+        if not x.is_test or not all(f.root.test and not f.steps for f in fitted):
             return
         for f in fitted:
             p = next((p for p in parts(x.rows) if covers(f, p)), None)
             if p is not None:
-                self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
-                self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
-                           why=f"it was trained on the held-out table {p.describe()} with labels for those rows, and "
-                               f"{how} on {self.smap.describe(line)} then scores them: "  # type: ignore[attr-defined]
-                               "the score is measured on rows the model was trained on")
+                self._trained_on_labelled(fit, x, line, f"held-out table {p.describe()} with labels for those rows",
+                                          how)
                 return
+
+    def _trained_on_labelled(self, fit: FitRef, x: Data, line: int, rows: str, how: str) -> None:
+        self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
+        self._emit("trained_on_test", fit, line=line, data=x,  # type: ignore[attr-defined]
+                   why=f"it was trained on the {rows}, and {how} on {self.smap.describe(line)} "  # type: ignore
+                       "then scores them: the score is measured on rows the model was trained on")
 
 
 __all__ = ["TestTrainedModels"]
