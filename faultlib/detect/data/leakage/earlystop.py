@@ -65,6 +65,7 @@ from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
+from faultlib.pyflow.values import UNKNOWN
 from faultlib.pyflow.walk import walk_once
 
 #: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
@@ -74,6 +75,10 @@ STOP_CALLBACKS = frozenset({"EarlyStopping", "early_stopping"})
 #: ... and the one that keeps the best only when told (``ModelCheckpoint(save_best_only=True)``)
 CHECKPOINTS = frozenset({"ModelCheckpoint"})
 _BOOSTER_TRAIN = ("xgboost", "lightgbm", "catboost")
+#: the training calls that take an evaluation set: ``fit``, and Keras' ``fit_generator`` (Keras 2 API reference,
+#: ``Model.fit_generator(generator, ..., validation_data=None, ...)``, deprecated in TensorFlow 2.1 for ``fit``
+#: but common in older notebooks), whose first argument is a generator of the training batches
+FIT_METHODS = frozenset({"fit", "fit_generator"})
 #: calls that load a saved model or weights back (a best checkpoint is then what the script uses)
 _LOADERS = frozenset({"load_model", "load_weights"})
 
@@ -151,7 +156,7 @@ class EarlyStops:
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        if name == "fit" and any(k in kwargs for k in EVAL_KEYWORDS):
+        if name in FIT_METHODS and any(k in kwargs for k in EVAL_KEYWORDS):
             est = receiver if isinstance(receiver, Est) else None
             how = self._stop_rule(node, catboost=bool(est and est.options.get("use_best_model")))
             if not how and est is not None:
@@ -218,7 +223,7 @@ class EarlyStops:
         tracked = False
         for value in values:
             for item in _items(value, 3):
-                if item is trained and trained is not None:
+                if item is trained and trained is not None and trained is not UNKNOWN:  # (UNKNOWN: any unknown)
                     tracked = True  # X_test, y_test = X_train, y_train: the training rows themselves
                     continue
                 data = maybe_data(item)
@@ -236,6 +241,8 @@ class EarlyStops:
             # validation_data=test_generator (a Keras generator over a test folder): rows the analysis does not
             # follow, passed under a name for held-out rows
             self._report_stop(at, how, call, frame, ", ".join(direct))
+        elif not tracked and wrapped:  # validation_data=datagen.flow(X_test, y_test): test-named rows in a generator
+            self._report_stop(at, how, call, frame, ", ".join(dict.fromkeys(wrapped)))
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
         self._stopped.add(node.lineno)
@@ -293,4 +300,4 @@ def _names(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: int = 3) 
     return out
 
 
-__all__ = ["CHECKPOINTS", "STOP_CALLBACKS", "STOP_KEYWORDS", "EarlyStops"]
+__all__ = ["CHECKPOINTS", "FIT_METHODS", "STOP_CALLBACKS", "STOP_KEYWORDS", "EarlyStops"]

@@ -16,8 +16,10 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.pyflow.walk import walk_once
 
 #: data wrappers of the boosting libraries (xgboost ``DMatrix``/``QuantileDMatrix``, lightgbm ``Dataset``, catboost
-#: ``Pool``): the first argument (or ``data=``) holds the rows, ``label=`` their labels
-WRAPPERS = frozenset({"DMatrix", "QuantileDMatrix", "DeviceQuantileDMatrix", "Dataset", "Pool"})
+#: ``Pool``; the first argument, or ``data=``, holds the rows, ``label=`` their labels), and Keras'
+#: ``ImageDataGenerator.flow(x, y)`` (Keras API reference: "Takes data & label arrays, generates batches of
+#: augmented data"), whose first argument holds the rows and second their labels
+WRAPPERS = frozenset({"DMatrix", "QuantileDMatrix", "DeviceQuantileDMatrix", "Dataset", "Pool", "flow"})
 
 
 def _name(node: ast.expr | None) -> str | None:
