@@ -21,13 +21,17 @@ def test_debug_adds_a_traceback_and_keeps_exit_2(tmp_path):
 
 
 def test_sigterm_during_a_check_says_aborted_without_promising_evidence(tmp_path):
-    (tmp_path / "slow.py").write_text("import time\ntime.sleep(120)\nds = [[1], [2]]\n")
+    started = tmp_path / "importing"  # written by the user's module once faultlib imports it
+    (tmp_path / "slow.py").write_text(f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(120)\n"
+                                      "ds = [[1], [2]]\n")
     proc = subprocess.Popen([sys.executable, "-m", "faultlib", "check", "batching", "slow.py:ds", "--batch-size", "2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "200"})
     try:
-        time.sleep(3)  # faultlib has started and is importing the user's module (which sleeps)
-        assert proc.poll() is None
+        deadline = time.monotonic() + 120
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # until faultlib has started and is importing the user's module (which sleeps)
+        assert started.exists() and proc.poll() is None, proc.poll()
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:

@@ -29,7 +29,9 @@ while polled.poll() is None:
     time.sleep(0.02)
 print("polled", polled.returncode, flush=True)
 forgotten = subprocess.Popen([sys.executable, "-c", "import os; os._exit(4)"])
-slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+# not on the script's stdout/stderr: a child holding the test's pipe open would keep the test waiting for its end
+slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
 def state(pid):
     with open(f"/proc/{pid}/stat") as fh:
         return fh.read().rsplit(")", 1)[1].split()[0]
