@@ -51,6 +51,7 @@ from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
 from faultlib.detect.data.leakage.peritem import per_item_reductions
+from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.foldlists import fold_lists
 from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
@@ -213,7 +214,7 @@ class DesignChecks:
 
     def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
         if not hasattr(self, "_per_item"):
-            self._per_item = per_item_reductions(self.tree)
+            self._per_item = per_item_reductions(self.tree) | helper_reductions(self.tree)  # (samplehelpers.py)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
         if not hasattr(self, "_grid_fills"):

@@ -38,6 +38,9 @@ from faultlib.pyflow.walk import walk_once
 
 #: wrappers that iterate what they are given (progress bars)
 _PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
+#: calls that list files (Python library reference: ``os.listdir``, ``os.scandir``, ``glob.glob``/``iglob``,
+#: ``pathlib.Path.glob``/``rglob``/``iterdir``): each item names one file, one recording of the data
+_FILE_LISTS = frozenset({"listdir", "scandir", "glob", "iglob", "rglob", "iterdir"})
 #: iterables whose items are names, not samples
 _NAME_ITERS = frozenset({"columns", "keys", "items", "values", "index"})
 #: modules whose reductions take the data as their first argument
@@ -89,12 +92,14 @@ def _loop_names(target: ast.expr, it: ast.expr) -> tuple[set[str], set[str]]:
 
 def _walks_samples(it: ast.expr) -> bool:
     """``images``, ``data.images``, ``X_train``: an iterable whose items may be samples (not a literal list of tables,
-    not names, not pairs)."""
+    not names, not pairs); ``os.listdir(d)``, ``glob(pattern)``, ``sorted(...)`` of them: files, one recording each."""
     if isinstance(it, ast.Name):
         return True
     if isinstance(it, ast.Attribute):
         return it.attr not in _NAME_ITERS
-    return False
+    if isinstance(it, ast.Call) and _callee(it) == "sorted" and it.args:
+        return _walks_samples(it.args[0])
+    return isinstance(it, ast.Call) and _callee(it) in _FILE_LISTS
 
 
 def _builds_rows(loop: ast.For | ast.AsyncFor, positions: set[str]) -> bool:
@@ -137,11 +142,11 @@ def _at_position(sub: ast.Subscript, positions: set[str]) -> bool:
     return isinstance(key, ast.Name) and key.id in positions
 
 
-class _OneSample:
+class OneSample:
     """Whether an expression is one sample of the loop (see the module docstring)."""
 
-    def __init__(self, positions: set[str], items: set[str]):
-        self.positions, self.names = positions, set(items)
+    def __init__(self, positions: set[str], items: set[str], constants: frozenset[str] = frozenset()):
+        self.positions, self.names, self.constants = positions, set(items), constants
 
     def of(self, e: ast.expr | None) -> bool:
         return self._walk(e) is True
@@ -151,7 +156,7 @@ class _OneSample:
         if e is None or isinstance(e, ast.Constant):
             return None
         if isinstance(e, ast.Name):
-            return True if e.id in self.names else None if e.id in self.positions else False
+            return True if e.id in self.names else None if e.id in self.positions or e.id in self.constants else False
         if isinstance(e, ast.Subscript):
             if _at_position(e, self.positions):
                 return True
@@ -212,9 +217,10 @@ def _operand(call: ast.Call) -> ast.expr | None:
     return call.args[0] if call.args else None
 
 
-def per_item_reductions(tree: ast.Module) -> frozenset[int]:
-    """Ids of the call nodes in ``tree`` that reduce one sample of a loop that builds rows (module docstring)."""
-    out: set[int] = set()
+def row_loops(tree: ast.Module) -> list[tuple[ast.For | ast.AsyncFor, OneSample]]:
+    """Each loop of ``tree`` that builds rows, with what is one sample in its body (module docstring)."""
+    out = []
+    constants = literal_names(tree)
     for loop in walk_once(tree):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
@@ -222,10 +228,36 @@ def per_item_reductions(tree: ast.Module) -> frozenset[int]:
         positions -= _column_positions(loop, positions)
         if not (positions or items) or not _builds_rows(loop, positions):
             continue
-        sample = _OneSample(positions, items)
+        sample = OneSample(positions, items, constants)
         sample.learn(loop.body)
-        out |= {id(n) for n in _body_nodes(loop.body) if isinstance(n, ast.Call) and sample.of(_operand(n))}
+        out.append((loop, sample))
+    return out
+
+
+def literal_names(tree: ast.Module) -> frozenset[str]:
+    """Names only ever assigned a literal (``DATA_PATH = "/data/records"``): constants, like the literal itself."""
+    bound: dict[str, bool] = {}
+    for n in walk_once(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    bound[t.id] = bound.get(t.id, True) and isinstance(n.value, ast.Constant)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(n.target, ast.Name):
+            bound[n.target.id] = False
+    return frozenset(k for k, v in bound.items() if v)
+
+
+def reductions_of(body: list[ast.stmt], sample: OneSample) -> set[int]:
+    """Ids of the reduction calls in ``body`` whose operand is one sample."""
+    return {id(n) for n in _body_nodes(body) if isinstance(n, ast.Call) and sample.of(_operand(n))}
+
+
+def per_item_reductions(tree: ast.Module) -> frozenset[int]:
+    """Ids of the call nodes in ``tree`` that reduce one sample of a loop that builds rows (module docstring)."""
+    out: set[int] = set()
+    for loop, sample in row_loops(tree):
+        out |= reductions_of(loop.body, sample)
     return frozenset(out)
 
 
-__all__ = ["per_item_reductions"]
+__all__ = ["OneSample", "literal_names", "per_item_reductions", "reductions_of", "row_loops"]
