@@ -34,19 +34,21 @@ def _literal_flag(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and isinstance(value.value, bool)
 
 
+def _other_binding(n: ast.AST, name: str) -> bool:
+    """``n`` binds ``name`` in a way no literal flag is bound: a parameter, ``global``, an import, a definition."""
+    return isinstance(n, ast.arg) and n.arg == name or \
+        isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names or \
+        isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name or \
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name
+
+
 def _bindings(tree: ast.Module, name: str) -> int:
-    """How many times ``name`` is bound anywhere in ``tree`` (any kind of binding)."""
+    """How many times ``name`` is bound anywhere in ``tree`` (a binding of another kind counts twice)."""
     count = 0
     for n in walk_once(tree):
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)):
             count += 1
-        elif isinstance(n, ast.arg) and n.arg == name:
-            count += 2
-        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
-            count += 2
-        elif isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name:
-            count += 2
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
+        elif _other_binding(n, name):
             count += 2
     return count
 
