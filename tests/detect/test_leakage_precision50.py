@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.detect.leakage_source import alarms
 
 # one row of window features per call; the band combines two cells of the row being built ({upper})
@@ -104,3 +106,30 @@ def test_a_switched_off_block_that_saves_a_file_is_still_followed(tmp_path: Path
     text = CLAIMS.format(flag="False", after="").replace(
         "if run_cv:\n", "if run_cv:\n    pd.DataFrame(scaled).to_csv('scaled.csv')\n")
     assert alarms(tmp_path, text) == {("fit_outside_cv", 9)}
+
+# photo records of adoptable animals, several per animal, averaged per key ({key}) for the training and test files
+PHOTOS = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+
+train = pd.read_csv("animals_train.csv")
+test = pd.read_csv("animals_test.csv")
+photos_train = pd.read_csv("photos_train.csv")
+photos_test = pd.read_csv("photos_test.csv")
+per_train = photos_train.groupby([{key}])["brightness"].mean().reset_index()
+per_test = photos_test.groupby([{key}])["brightness"].mean().reset_index()
+train = train.merge(per_train, on={key}, how="left")
+test = test.merge(per_test, on={key}, how="left")
+model = RandomForestClassifier().fit(train[["brightness", "age"]], train["adopted"])
+print(model.predict(test[["brightness", "age"]]))
+"""
+
+
+@pytest.mark.parametrize("key", ["'PetID'", "'household_id'", "'idhogar'"])
+def test_an_aggregate_per_pet_or_household_is_that_samples_own(tmp_path: Path, key: str) -> None:
+    assert alarms(tmp_path, PHOTOS.format(key=key)) == set()
+
+
+@pytest.mark.parametrize("key", ["'RescuerID'", "'idshelter'"])
+def test_an_aggregate_per_cross_cutting_key_is_still_found(tmp_path: Path, key: str) -> None:
+    assert alarms(tmp_path, PHOTOS.format(key=key)) == {("fit_on_test", 9)}
