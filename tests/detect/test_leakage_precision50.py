@@ -133,3 +133,34 @@ def test_an_aggregate_per_pet_or_household_is_that_samples_own(tmp_path: Path, k
 @pytest.mark.parametrize("key", ["'RescuerID'", "'idshelter'"])
 def test_an_aggregate_per_cross_cutting_key_is_still_found(tmp_path: Path, key: str) -> None:
     assert alarms(tmp_path, PHOTOS.format(key=key)) == {("fit_on_test", 9)}
+
+# flat prices binned by quantiles before the split ({binned}; {use}); the parts are saved for a model script
+FLATS = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+flats = pd.read_csv("flats.csv")
+{binned}
+X = flats.drop(columns=["price", "target"])
+X_train, X_test, y_train, y_test = train_test_split({use})
+X_train.to_csv("X_train.csv")
+X_test.to_csv("X_test.csv")
+pd.DataFrame(y_train).to_csv("y_train.csv")
+pd.DataFrame(y_test).to_csv("y_test.csv")
+"""
+
+
+@pytest.mark.parametrize(("binned", "use"), [
+    ("price_class = pd.qcut(flats['price'], 5, labels=False)", "X, price_class, test_size=0.2"),
+    ("flats['target'] = pd.qcut(flats['target'], 5).cat.codes", "X, flats['target'], test_size=0.2")])
+def test_a_binning_of_the_label_that_only_makes_the_label_or_strata_is_no_fit(
+        tmp_path: Path, binned: str, use: str) -> None:
+    assert alarms(tmp_path, FLATS.format(binned=binned, use=use)) == set()
+
+
+@pytest.mark.parametrize(("binned", "use"), [
+    ("flats['area_band'] = pd.qcut(flats['area'], 5, labels=False)", "X, flats['price'] > 1000"),
+    ("price_class = pd.qcut(flats['price'], 5, labels=False)\nflats['pc'] = price_class", "X, price_class")])
+def test_a_binning_of_a_feature_or_a_label_kept_as_a_column_is_still_found(
+        tmp_path: Path, binned: str, use: str) -> None:
+    assert ("fit_before_split", 5) in alarms(tmp_path, FLATS.format(binned=binned, use=use))

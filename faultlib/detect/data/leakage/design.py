@@ -50,6 +50,7 @@ from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
+from faultlib.detect.data.leakage.labelbins import label_binnings
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.valuereductions import value_reductions
 from faultlib.detect.data.leakage.foldlists import fold_lists
@@ -214,7 +215,7 @@ class DesignChecks:
 
     def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
         if not hasattr(self, "_per_item"):
-            self._per_item = per_item_reductions(self.tree)
+            self._per_item = per_item_reductions(self.tree) | label_binnings(self.tree)  # (labelbins.py)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
         if not hasattr(self, "_value_reductions"):
