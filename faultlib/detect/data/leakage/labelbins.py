@@ -85,11 +85,11 @@ def label_binnings(tree: ast.Module) -> frozenset[int]:
             continue
         target = n.targets[0]
         column = _column(target)
-        if column is not None and label_like(column) and any(
-                _column(s) == column for s in ast.walk(binning.args[0])):
-            out.add(id(binning))
-        elif isinstance(target, ast.Name) and loads.get(target.id) and all(
-                id(use) in slot_ids for use in loads[target.id]):
+        relabelled = column is not None and label_like(column) and any(
+            _column(s) == column for s in ast.walk(binning.args[0]))
+        only_label = isinstance(target, ast.Name) and bool(loads.get(target.id)) and all(
+            id(use) in slot_ids for use in loads[target.id])
+        if relabelled or only_label:
             out.add(id(binning))
     return frozenset(out)
 
