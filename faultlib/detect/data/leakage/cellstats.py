@@ -112,6 +112,9 @@ class _Cells:
 
 def cell_reductions(tree: ast.Module) -> frozenset[int]:
     """Ids of the reduction calls in ``tree`` whose operand is one cell or arithmetic of cells (module docstring)."""
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _REDUCTIONS and
+               isinstance(n.func.value, (ast.Subscript, ast.BinOp)) for n in walk_once(tree)):
+        return frozenset()  # no reduction of a cell or of arithmetic in the program: nothing to look at
     numbers = _numeric_names(tree)
     out: set[int] = set()
     scopes: list[ast.AST] = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef,
