@@ -76,37 +76,6 @@ def test_a_fill_with_the_maximum_itself_or_a_mean_is_still_found(tmp_path: Path)
     assert alarms(tmp_path, HOMES.format(fill="homes['district_code'].mean() + 1")) == {("fit_before_split", 6)}
     assert alarms(tmp_path, HOMES.format(fill="homes['district_code'].min() + 1")) == {("fit_before_split", 6)}
 
-# a scaler fitted before cross-validation that runs only when a switch set at the top is on ({flag})
-CLAIMS = """\
-import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import cross_val_score
-from sklearn.preprocessing import StandardScaler
-
-run_cv = {flag}
-claims = pd.read_csv("claims.csv")
-y = claims.pop("fraud")
-scaled = StandardScaler().fit_transform(claims)
-if run_cv:
-    print(cross_val_score(LogisticRegression(), scaled, y, cv=5))
-{after}"""
-
-
-def test_a_block_under_a_module_switch_set_off_once_does_not_run(tmp_path: Path) -> None:
-    assert alarms(tmp_path, CLAIMS.format(flag="False", after="")) == set()
-
-
-def test_the_same_block_with_the_switch_on_or_rebound_is_still_found(tmp_path: Path) -> None:
-    assert alarms(tmp_path, CLAIMS.format(flag="True", after="")) == {("fit_outside_cv", 9)}
-    rebound = "run_cv = len(y) > 100\nif run_cv:\n    print(cross_val_score(LogisticRegression(), scaled, y))\n"
-    assert ("fit_outside_cv", 9) in alarms(tmp_path, CLAIMS.format(flag="False", after=rebound))
-
-
-def test_a_switched_off_block_that_saves_a_file_is_still_followed(tmp_path: Path) -> None:
-    text = CLAIMS.format(flag="False", after="").replace(
-        "if run_cv:\n", "if run_cv:\n    pd.DataFrame(scaled).to_csv('scaled.csv')\n")
-    assert alarms(tmp_path, text) == {("fit_outside_cv", 9)}
-
 # photo records of adoptable animals, several per animal, averaged per key ({key}) for the training and test files
 PHOTOS = """\
 import pandas as pd

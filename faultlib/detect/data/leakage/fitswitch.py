@@ -11,7 +11,7 @@ One helper serves the training rows and the held-out rows when a flag picks the 
 The caller passes ``fit_dv=True`` for the training month and ``False`` (or nothing) for the others, so with a
 literal ``True``/``False`` bound to the flag only the branch that runs is followed (scikit-learn's own
 ``fit_transform`` / ``transform`` split: "fit on the training data, transform the test data"). Any other ``if``
-on a literal flag runs both branches as before (but a module flag set once: :mod:`.offflags`): a cache switch (``if read_cached: load ... else: compute and
+on a literal flag runs both branches as before: a cache switch (``if read_cached: load ... else: compute and
 save``) reads what the other branch wrote, so its lineage lives in the branch not taken.
 
 A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it overrides
@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.offflags import switched_off
 
 
 def _methods(body: list[ast.stmt]) -> set[str]:
@@ -35,8 +34,6 @@ class FitSwitches:
     """A literal flag picks between a fitting branch and a transform-only one (see the module docstring)."""
 
     def _flag_picks(self, node: ast.If) -> bool:
-        if switched_off(node, self.tree):  # a module flag set once, nothing saved in the branch not taken
-            return True
         if not node.orelse:
             return False
         fitting = {vocab.FIT, *vocab.FIT_TRANSFORM}
