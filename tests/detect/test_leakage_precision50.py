@@ -133,3 +133,10 @@ def test_a_binning_of_the_label_that_only_makes_the_label_or_strata_is_no_fit(
 def test_a_binning_of_a_feature_or_a_label_kept_as_a_column_is_still_found(
         tmp_path: Path, binned: str, use: str) -> None:
     assert ("fit_before_split", 5) in alarms(tmp_path, FLATS.format(binned=binned, use=use))
+
+
+def test_a_fill_code_in_a_column_rescaled_next_is_still_found(tmp_path: Path) -> None:
+    text = HOMES.format(fill="homes['district_code'].min() - 2").replace(
+        "X = homes", "homes['district_code'] = minmax_scale(homes['district_code'])\nX = homes").replace(
+        "import pandas as pd\n", "import pandas as pd\nfrom sklearn.preprocessing import minmax_scale\n")
+    assert ("fit_before_split", 7) in alarms(tmp_path, text)

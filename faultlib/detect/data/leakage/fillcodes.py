@@ -13,14 +13,20 @@ names such reduction calls so that the analysis does not take them for fits (:mo
 Recognised: the fill value of ``fillna`` (first argument or ``value=``) or the new value of ``replace(np.nan, v)``
 is ``<max> + k`` or ``<min> - k`` with ``k`` a positive number, where ``<max>`` is ``x.max()``, ``np.max(x)``,
 ``np.nanmax(x)`` (and the minima alike). A mean, a median or a maximum used as is (``fillna(x.max())``: a
-present value standing for the missing ones) stay fits.
+present value standing for the missing ones) stay fits, and so does a code in a column that a later statement of
+the same block rescales (``minmax_scale(df[c])``: the code's distance below the minimum then sets where every
+present value lands, so the fill shapes every row's feature; wave 50, a true alarm).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from faultlib.pyflow.walk import walk_once
+
+#: calls that rescale a column by its range or moments: the code's distance from the values then moves every value
+_SCALES = re.compile(r"scale|normali[sz]e", re.IGNORECASE)
 
 #: the side of the range a code goes past, by the reduction naming that end
 _ENDS = {"max": ast.Add, "amax": ast.Add, "nanmax": ast.Add, "min": ast.Sub, "amin": ast.Sub, "nanmin": ast.Sub}
@@ -54,15 +60,37 @@ def _past_end(value: ast.expr) -> ast.Call | None:
     return None
 
 
+def _rescaled_later(body: list[ast.stmt], index: int, column: str) -> bool:
+    """A statement after ``body[index]`` passes ``column`` (its source text) to a scaling or normalising call."""
+    for stmt in body[index + 1:]:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call) and _SCALES.search(_callee(n)) and any(
+                    ast.unparse(a) == column for a in n.args):
+                return True
+    return False
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
 def fill_code_reductions(tree: ast.Module) -> frozenset[int]:
     """Ids of the ``max``/``min`` calls in ``tree`` that only place a missing-value code past the range."""
     out: set[int] = set()
-    for n in walk_once(tree):
-        if isinstance(n, ast.Call):
-            value = _fill_value(n)
-            end = _past_end(value) if value is not None else None
-            if end is not None:
-                out.add(id(end))
+    for owner in walk_once(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(owner, field, None)
+            if not isinstance(body, list):
+                continue
+            for i, stmt in enumerate(body):
+                if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                    continue
+                for n in ast.walk(stmt.value):
+                    value = _fill_value(n) if isinstance(n, ast.Call) else None
+                    end = _past_end(value) if value is not None else None
+                    if end is not None and not _rescaled_later(body, i, ast.unparse(stmt.targets[0])):
+                        out.add(id(end))
     return frozenset(out)
 
 
