@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.peritem import body_nodes
 from faultlib.pyflow.walk import walk_once
 
 #: reductions whose value for one number is that number
@@ -50,16 +51,6 @@ def _numeric_names(tree: ast.AST) -> frozenset[str]:
             for name in (x.id for x in ast.walk(target) if isinstance(x, ast.Name)):
                 seen[name] = False
     return frozenset(k for k, v in seen.items() if v)
-
-
-def _scope_nodes(body: list[ast.stmt]):
-    """Every node of ``body``, not inside a nested function or class."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        n = stack.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(n))
 
 
 def _row_labels(scope: ast.AST, nodes: list[ast.AST]) -> frozenset[str]:
@@ -120,7 +111,7 @@ def cell_reductions(tree: ast.Module) -> frozenset[int]:
     scopes: list[ast.AST] = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef,
                                                                                ast.AsyncFunctionDef)))]
     for scope in scopes:
-        nodes = list(_scope_nodes(scope.body))  # type: ignore[attr-defined]
+        nodes = list(body_nodes(scope.body))  # type: ignore[attr-defined]
         cells = _Cells(_row_labels(scope, nodes), numbers)
         for n in nodes:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _REDUCTIONS \
