@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 #: calls that rescale a column by its range or moments: the code's distance from the values then moves every value
@@ -64,15 +65,10 @@ def _rescaled_later(body: list[ast.stmt], index: int, column: str) -> bool:
     """A statement after ``body[index]`` passes ``column`` (its source text) to a scaling or normalising call."""
     for stmt in body[index + 1:]:
         for n in ast.walk(stmt):
-            if isinstance(n, ast.Call) and _SCALES.search(_callee(n)) and any(
+            if isinstance(n, ast.Call) and _SCALES.search(call_name(n)) and any(
                     ast.unparse(a) == column for a in n.args):
                 return True
     return False
-
-
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def fill_code_reductions(tree: ast.Module) -> frozenset[int]:

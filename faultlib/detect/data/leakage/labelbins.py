@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.data.leakage.targets import label_like
+from faultlib.detect.data.leakage.targets import call_name, label_like
 from faultlib.pyflow.walk import walk_once
 
 _BINNINGS = frozenset({"qcut", "cut"})
@@ -33,15 +33,10 @@ _SPLITTERS = frozenset({"train_test_split", "split"})
 _LABEL_KEYWORDS = frozenset({"y", "stratify", "groups"})
 
 
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-
-
 def _binning(value: ast.expr) -> ast.Call | None:
     """The ``qcut``/``cut`` call at the head of ``value`` (``pd.qcut(...).cat.codes``, ``.astype(int)``)."""
     while True:
-        if isinstance(value, ast.Call) and _callee(value) in _BINNINGS:
+        if isinstance(value, ast.Call) and call_name(value) in _BINNINGS:
             return value
         if isinstance(value, ast.Attribute):
             value = value.value
@@ -55,7 +50,7 @@ def _label_slots(tree: ast.Module) -> list[ast.expr]:
     """The expressions given to a split as its label, strata or groups."""
     out: list[ast.expr] = []
     for n in walk_once(tree):
-        if isinstance(n, ast.Call) and _callee(n) in _SPLITTERS:
+        if isinstance(n, ast.Call) and call_name(n) in _SPLITTERS:
             if len(n.args) >= 2:
                 out.append(n.args[1])
             out.extend(k.value for k in n.keywords if k.arg in _LABEL_KEYWORDS)
