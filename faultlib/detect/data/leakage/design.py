@@ -50,8 +50,10 @@ from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
+from faultlib.detect.data.leakage.labelbins import label_binnings
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
+from faultlib.detect.data.leakage.valuereductions import value_reductions
 from faultlib.detect.data.leakage.foldlists import fold_lists
 from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
@@ -214,9 +216,14 @@ class DesignChecks:
 
     def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
         if not hasattr(self, "_per_item"):
-            self._per_item = per_item_reductions(self.tree) | helper_reductions(self.tree)  # (samplehelpers.py)
+            # one sample's own feature (samplehelpers.py), the label's bins (labelbins.py)
+            self._per_item = per_item_reductions(self.tree) | helper_reductions(self.tree) | label_binnings(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        if not hasattr(self, "_value_reductions"):
+            self._value_reductions = value_reductions(self.tree)
+        if id(node) in self._value_reductions:  # one cell, a missing-value code (valuereductions.py)
+            return Data(None, data.taints, False)
         if not hasattr(self, "_grid_fills"):
             self._grid_fills = grid_fill_statistics(self.tree)
         if id(node) in self._grid_fills:  # the fixed columns of a decision-boundary grid: a plot (gridfills.py)

@@ -104,7 +104,7 @@ def _walks_samples(it: ast.expr) -> bool:
 
 def _builds_rows(loop: ast.For | ast.AsyncFor, positions: set[str]) -> bool:
     """The body appends to a list or stores an item at the loop's position (``out[i] = ...``)."""
-    for n in _body_nodes(loop.body):
+    for n in body_nodes(loop.body):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend"):
             return True
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and _at_position(t, positions)
@@ -117,7 +117,7 @@ def _column_positions(loop: ast.For | ast.AsyncFor, positions: set[str]) -> set[
     """The positions the body reads as pandas columns: ``t[i].fillna(...)`` on a plain ``t[i]`` (not ``.iloc``/``.loc``,
     whose ``[i]`` is a row: see the module docstring)."""
     out: set[str] = set()
-    for n in _body_nodes(loop.body):
+    for n in body_nodes(loop.body):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SERIES_ONLY:
             sub = n.func.value
             if isinstance(sub, ast.Subscript) and not (isinstance(sub.value, ast.Attribute) and sub.value.attr in (
@@ -126,7 +126,7 @@ def _column_positions(loop: ast.For | ast.AsyncFor, positions: set[str]) -> set[
     return out
 
 
-def _body_nodes(body: list[ast.stmt]):
+def body_nodes(body: list[ast.stmt]):
     """Every node of ``body``, not inside a nested function or class."""
     stack: list[ast.AST] = list(body)
     while stack:
@@ -190,7 +190,7 @@ class OneSample:
         items = set(self.names)
         for _ in range(32):
             bound: dict[str, bool] = {}
-            for n in _body_nodes(body):
+            for n in body_nodes(body):
                 if isinstance(n, ast.Assign):
                     for t in n.targets:
                         if isinstance(t, ast.Name):
@@ -249,7 +249,7 @@ def literal_names(tree: ast.Module) -> frozenset[str]:
 
 def reductions_of(body: list[ast.stmt], sample: OneSample) -> set[int]:
     """Ids of the reduction calls in ``body`` whose operand is one sample."""
-    return {id(n) for n in _body_nodes(body) if isinstance(n, ast.Call) and sample.of(_operand(n))}
+    return {id(n) for n in body_nodes(body) if isinstance(n, ast.Call) and sample.of(_operand(n))}
 
 
 def per_item_reductions(tree: ast.Module) -> frozenset[int]:
@@ -260,4 +260,4 @@ def per_item_reductions(tree: ast.Module) -> frozenset[int]:
     return frozenset(out)
 
 
-__all__ = ["OneSample", "literal_names", "per_item_reductions", "reductions_of", "row_loops"]
+__all__ = ["OneSample", "body_nodes", "literal_names", "per_item_reductions", "reductions_of", "row_loops"]

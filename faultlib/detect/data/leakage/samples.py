@@ -5,7 +5,11 @@ Some tables hold several rows per *sample*: a molecule's atom pairs (``molecule_
 sequence's sensor readings (or a ``series_id``'s), a passenger group's travellers, an American-football play's
 players and frames (``play_id``: the NFL Big Data Bowl serves and scores whole plays, wave 56), a card customer's
 monthly statements (``customer_ID``: one default label per customer, the statements only its history), a game
-session's events (``session_id``: one prediction per session, issue 17 stop 47). The competition
+session's events (``session_id``: one prediction per session, issue 17 stop 47), a pet's photo metadata and
+description sentiments (PetFinder's ``PetID``: one adoption speed per pet, its image and text files only its
+description), a household's members (``household_id``; the Costa Rican poverty data's ``idhogar``, Spanish
+*hogar* with an ``id`` prefix: the members' schooling averaged per household is the household's own, issue 17
+stop 50). The competition
 (or the split) keeps each sample whole, so a statistic per sample,
 
     df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
@@ -16,7 +20,7 @@ of a split, and run on the test table it uses no training row and the test rows 
 
 * a key (string, or any key of a list: ``['molecule_name', 'atom_index_0']`` groups inside one molecule) named
   for a sample: a bare ``id``, or a sample noun (:data:`SAMPLE_NOUNS`) alone or followed by ``id``/``name``/
-  ``no``/``number``/``idx``/``index``/``key``. Cross-cutting ids stay fits: a stock, a store, an item, a user or
+  ``no``/``number``/``idx``/``index``/``key``, or written after ``id`` in one word (``idhogar``). Cross-cutting ids stay fits: a stock, a store, an item, a user or
   a time step (``stock_id``, ``time_id``) has rows on both sides of a split, and their statistics are taken over
   the rows of other samples;
 * of columns that are not the target: a per-sample mean of the target (``groupby('breath_id')['pressure']``
@@ -35,7 +39,7 @@ from faultlib.pyflow.values import Const, Tup
 
 #: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)
 SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment",
-                          "series", "play", "customer", "session"})
+                          "series", "play", "customer", "session", "pet", "household", "hogar"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
 
 
@@ -46,6 +50,8 @@ def sample_key(name: Any) -> bool:
     tokens = vocab.name_tokens(name)
     if tokens == ["id"] or tokens[-2:] == ["passenger", "group"] and len(tokens) == 2:
         return True
+    if len(tokens) == 1 and tokens[0].startswith("id") and tokens[0][2:] in SAMPLE_NOUNS:
+        return True  # idhogar: the id prefix and the noun in one word
     return bool(tokens) and tokens[0] in SAMPLE_NOUNS and all(t in _SUFFIXES for t in tokens[1:])
 
 
