@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from faultlib.detect.data.leakage import analyze_file
-from faultlib.detect.data.leakage.session import MAX_DIRECT, MAX_MEMBERS, session_members
+from faultlib.detect.data.leakage import session
 from faultlib.findings import Severity
 
 #: one small module per idea, each helper taking and returning the train and test frames
@@ -73,9 +73,9 @@ def _alarms(path: Path) -> set[tuple[str, str, int]]:
 
 def test_every_module_the_script_imports_joins_past_the_old_bound(tmp_path: Path) -> None:
     script = _project(tmp_path, RATIOS)
-    members = session_members(script)
-    assert len(NAMES) + 1 > MAX_MEMBERS - 1  # the example needs more than the bound of a helper's helpers
-    assert len(members) == len(NAMES) + 2 <= MAX_DIRECT
+    members = session.session_members(script)
+    assert len(NAMES) + 1 > session.MAX_MEMBERS - 1  # the example needs more than the bound of a helper's helpers
+    assert len(members) == len(NAMES) + 2 <= session.MAX_DIRECT
     assert members[-1] == script
 
 
