@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.detect.data.leakage import session
+from faultlib.detect.data.leakage import analyze_file, session
 from faultlib.findings import Severity
 
 #: one small module per idea, each helper taking and returning the train and test frames
