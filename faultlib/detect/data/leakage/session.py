@@ -21,7 +21,9 @@ Which scripts make a session:
   a variable the script reads and never sets (``X``, ``y`` left by a preparation script: :mod:`.needed`). When several siblings define
   such names, the one that defines most of them (and whose functions accept the calls' positional arguments)
   is taken; a tie is left out (ambiguous). Discovery follows the chosen siblings' own needs, up to
-  :data:`MAX_MEMBERS` scripts, and runs each before the scripts that need it.
+  :data:`MAX_MEMBERS` scripts, and runs each before the scripts that need it; the modules the script imports itself
+  join up to :data:`MAX_DIRECT` (stop 50: a competition script importing nine feature modules lost the flow through
+  the two past the bound, and with it every training statistic of the helpers it called before them).
 
 The joined text keeps every line in place (:class:`~faultlib.detect.data.leakage.source.SourceMap` ``files`` maps
 each line back to its script); ``from member import ...`` lines become ``pass`` (the names are the member's own,
@@ -46,6 +48,9 @@ from faultlib.pyflow.walk import walk_once
 
 #: the most scripts one session joins (the script asked about included)
 MAX_MEMBERS = 8
+#: the most scripts a session joins when the script's own imports need more: each module it imports itself joins
+#: (up to this bound) before any module those import; a module left out makes every table its helpers return unknown
+MAX_DIRECT = 12
 #: siblings read for discovery at most (a folder of hundreds of scripts is not a session)
 MAX_SIBLINGS = 200
 _BUILTINS = frozenset(dir(builtins))
@@ -234,7 +239,8 @@ def session_members(path: str | Path, code: ast.Module | None = None) -> list[Pa
                 direct.extend(d for d in deps if d != path)
             for dep in deps:
                 waiting = sum(d not in order and d != dep for d in dict.fromkeys(direct)) if depth else 0
-                if dep not in order and dep != path and len(order) + waiting < MAX_MEMBERS - 1:
+                bound = MAX_MEMBERS if depth else MAX_DIRECT
+                if dep not in order and dep != path and len(order) + waiting < bound - 1:
                     order.append(dep)  # claimed before its own needs are visited (no cycles)
                     visit(dep, depth + 1)
                     order.remove(dep)
