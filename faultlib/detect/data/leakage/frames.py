@@ -27,7 +27,7 @@ from faultlib.detect.data.leakage.rowrecords import RowRecords
 from faultlib.detect.data.leakage.bands import copied_bands
 from faultlib.detect.data.leakage.derivedcols import derived_columns, dropped_for_good
 from faultlib.detect.data.leakage.lambdareads import lambda_read_fits
-from faultlib.detect.data.leakage.values import Data, RowUnion, parts
+from faultlib.detect.data.leakage.values import Data, RowUnion, maybe_data, parts
 from faultlib.pyflow.values import UNKNOWN, Const, Opaque, Ref, Tup
 from faultlib.pyflow.walk import walk_once
 
@@ -98,8 +98,6 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
             # frame, so only a list's append is written for its effect); the next block's fits come with it
             self._store(target, _with_block(receiver, args[0]), frame)
             return UNKNOWN
-        from faultlib.detect.data.leakage.values import maybe_data
-
         lam = next((a for a in node.args if isinstance(a, ast.Lambda)), None)
         if name in ("apply", "map", "applymap", "transform") and lam is not None and maybe_data(receiver) is not None:
             # s.apply(lambda k: avg[k]): each row takes a value from what the lambda reads besides its argument
@@ -144,8 +142,6 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_list(node.left) and _is_list(
                 node.right):
             # list(X_train) + list(X_test): the rows of both lists, one after the other
-            from faultlib.detect.data.leakage.values import maybe_data
-
             left, right = maybe_data(self._expr(node.left, frame)), maybe_data(self._expr(node.right, frame))
             if left is not None and right is not None and left.rows is not None and right.rows is not None:
                 return Data(RowUnion(tuple(parts(left.rows)) + tuple(parts(right.rows))), left.taints | right.taints,
@@ -159,7 +155,6 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
             return None
         from faultlib.detect.data.leakage.namelists import chosen_names
-        from faultlib.detect.data.leakage.values import maybe_data
 
         sides = [self._lookup(n.id, frame) if isinstance(n, ast.Name) else None for n in (node.left, node.right)]
         if not any(isinstance(v, Tup) and chosen_names(v, maybe_data) is not None for v in sides):
@@ -224,8 +219,6 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         return stack[0] if head else stack[1] if len(stack) == 2 else RowUnion(stack[1:])
 
     def _index_roots(self, index_node: ast.Attribute | ast.Call, frame: Any) -> set:
-        from faultlib.detect.data.leakage.values import maybe_data
-
         node = index_node.args[0] if isinstance(index_node, ast.Call) else index_node.value  # len(t) / t.index
         other = maybe_data(self._expr(node, frame))
         return {p.root for p in parts(other.rows)} if other is not None else set()
@@ -251,7 +244,6 @@ def _chosen_drops(args: list[Any], kwargs: dict[str, Any]) -> frozenset:
     """The fits that chose some of the names a drop list mixes with typed ones (``dr = ['id']`` extended by a loop
     under a test on the label correlation, wave 76; :mod:`.keptnames`, :func:`.namelists.chosen_names`)."""
     from faultlib.detect.data.leakage.namelists import chosen_names
-    from faultlib.detect.data.leakage.values import maybe_data
 
     axis = kwargs.get("axis")
     named = kwargs.get("columns", args[0] if args and isinstance(axis, Const) and axis.value in (1, "columns")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from faultlib.detect.data.leakage.reportpicks import _PREDICTS, _scopes, _test_named
+from faultlib.detect.data.leakage.reportpicks import PREDICTS, scopes, test_named
 from faultlib.findings import Finding, Severity
 
 _ORDERS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
@@ -53,8 +53,8 @@ def _key(node: ast.expr) -> str | None:
 def _test_prediction(node: ast.AST) -> tuple[str, int] | None:
     """(model, line) of a ``model.predict(X_test)`` (or ``model.score(X_test, ...)``) inside ``node``."""
     for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
-        if isinstance(call.func, ast.Attribute) and call.func.attr in _PREDICTS and call.args \
-                and _test_named(call.args[0]):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in PREDICTS and call.args \
+                and test_named(call.args[0]):
             model = _key(call.func.value)
             if model is not None:
                 return model, call.lineno
@@ -90,7 +90,7 @@ def _scores(scope: list[ast.stmt]) -> dict[str, tuple[str, int]]:
         direct = _test_prediction(node.value)
         if direct is not None:
             is_metric = isinstance(node.value, ast.Call) and not (
-                isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _PREDICTS
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr in PREDICTS
                 and node.value.func.attr != "score")
             for k in keys:
                 (scores if is_metric else predictions)[k] = direct
@@ -116,7 +116,7 @@ def _keeps(branch: list[ast.stmt], models: tuple[str, str]) -> bool:
 def compared_pairs(tree: ast.AST) -> list[ComparedPair]:
     """Every ``if`` of ``tree`` that keeps one of two models by their test scores (see the module docstring)."""
     out: list[ComparedPair] = []
-    for _, body in _scopes(tree):
+    for _, body in scopes(tree):
         scores = _scores(body)
         if len(scores) < 2:
             continue

@@ -44,7 +44,7 @@ from faultlib.pyflow.walk import walk_once
 #: calls whose argument's best item they pick (``sorted`` picks only with ``[0]``/``[-1]`` after it)
 _CHOOSERS = frozenset({"max", "min", "argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin", "nlargest",
                        "nsmallest"})
-_PREDICTS = frozenset({"predict", "predict_proba", "decision_function", "score"})
+PREDICTS = frozenset({"predict", "predict_proba", "decision_function", "score"})
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def _name_of(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _test_named(node: ast.expr) -> bool:
+def test_named(node: ast.expr) -> bool:
     name = _name_of(node)
     return name is not None and vocab.looks_like_test(name) and not vocab.looks_like_validation(name)
 
@@ -95,11 +95,11 @@ def _loop_report(loop: ast.For) -> tuple[int, str, str] | None:
     calls = [n for n in ast.walk(loop) if isinstance(n, ast.Call)]
     if not any(_attr(c) in ("fit", "fit_transform") for c in calls):
         return None
-    predicts = [c for c in calls if _attr(c) in _PREDICTS and c.args and _test_named(c.args[0])]
+    predicts = [c for c in calls if _attr(c) in PREDICTS and c.args and test_named(c.args[0])]
     if not predicts:
         return None
     tainted: set[str] = set()
-    scored = [c for c in calls if any(_test_named(a) for a in c.args) and _attr(c) not in ("fit", "fit_transform")]
+    scored = [c for c in calls if any(test_named(a) for a in c.args) and _attr(c) not in ("fit", "fit_transform")]
     for stmt in sorted((s for s in ast.walk(loop) if isinstance(s, ast.stmt)), key=lambda s: s.lineno):
         value = getattr(stmt, "value", None)
         if value is None:
@@ -141,7 +141,7 @@ def _chosen(scope: list[ast.stmt], names: set[str], after: int) -> bool:
     return False
 
 
-def _scopes(tree: ast.AST) -> list[tuple[str | None, list[ast.stmt]]]:
+def scopes(tree: ast.AST) -> list[tuple[str | None, list[ast.stmt]]]:
     out: list[tuple[str | None, list[ast.stmt]]] = [(None, [s for s in getattr(tree, "body", [])
                                                           if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                                 ast.ClassDef))])]
@@ -182,7 +182,7 @@ def score_reports(tree: ast.AST) -> list[ScoreReport]:
     out: list[ScoreReport] = []
     params = _parameters(tree)
     folds = _fold_loops(tree)
-    for function, body in _scopes(tree):
+    for function, body in scopes(tree):
         loops = [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.For)]
         returned = {_name_of(n.value) for stmt in body for n in ast.walk(stmt)
                     if isinstance(n, ast.Return) and n.value is not None}
@@ -200,7 +200,7 @@ def score_reports(tree: ast.AST) -> list[ScoreReport]:
 
 def locally_chosen(tree: ast.AST, report: ScoreReport) -> bool:
     """The report is chosen from in its own function (or module level), after its loop."""
-    body = next(b for f, b in _scopes(tree) if f == report.function)
+    body = next(b for f, b in scopes(tree) if f == report.function)
     return _chosen(body, {report.report}, report.end)
 
 
@@ -223,7 +223,7 @@ def _validation_passed(call: ast.Call, parameter: tuple[str, int] | None) -> boo
 def choosing_callers(tree: ast.AST, function: str, parameter: tuple[str, int] | None = None) -> bool:
     """A scope of ``tree`` binds the result of a call of ``function`` and picks the best item of it (a call that
     hands rows named for validation to ``parameter``, the helper's test rows, is not counted)."""
-    for _, body in _scopes(tree):
+    for _, body in scopes(tree):
         for stmt in body:
             for node in ast.walk(stmt):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) and \
@@ -291,4 +291,5 @@ class ReportPicks:
                 kind="tuned_on_test"))
 
 
-__all__ = ["ReportPicks", "ScoreReport", "choosing_callers", "chosen_elsewhere", "locally_chosen", "score_reports"]
+__all__ = ["PREDICTS", "ReportPicks", "ScoreReport", "choosing_callers", "chosen_elsewhere", "locally_chosen", "scopes",
+           "score_reports", "test_named"]
