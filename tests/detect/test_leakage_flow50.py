@@ -86,3 +86,26 @@ def test_training_statistic_in_a_helper_reaches_the_folds(tmp_path: Path) -> Non
 def test_row_ratio_in_a_helper_stays_silent(tmp_path: Path) -> None:
     found = _alarms(_project(tmp_path, ROW_RATIOS))
     assert not {a for a in found if a[1] == "fe_ratios.py"}
+
+
+def test_a_module_past_the_session_bound_makes_the_report_incomplete(tmp_path: Path) -> None:
+    many = [f"idea{i}" for i in range(session.MAX_DIRECT + 2)]
+    (tmp_path / "feats").mkdir()
+    (tmp_path / "feats" / "__init__.py").write_text("")
+    for n in many:
+        (tmp_path / "feats" / f"fe_{n}.py").write_text(PLAIN.format(name=n))
+    script = tmp_path / "run.py"
+    script.write_text("import pandas as pd\n" + "".join(f"from feats.fe_{n} import add_{n}\n" for n in many) +
+                      "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n" +
+                      "".join(f"train, test = add_{n}(train, test)\n" for n in many))
+    report, _ = analyze_file(str(script))
+    assert not report.complete
+    cut = [f for f in report.findings if f.kind == "analysis_incomplete"]
+    assert len(cut) == 1 and cut[0].severity >= Severity.WARNING
+    assert f"fe_{many[-1]}.py" in cut[0].message
+
+
+def test_a_session_within_the_bound_stays_complete(tmp_path: Path) -> None:
+    report, _ = analyze_file(str(_project(tmp_path, ROW_RATIOS)))
+    assert report.complete
+    assert not [f for f in report.findings if f.kind == "analysis_incomplete"]

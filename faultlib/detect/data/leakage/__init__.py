@@ -116,6 +116,7 @@ def analyze_file(path: str, *, alone: bool = False):
         members = [] if alone or kedro is not None else session_members(path)
         if len(members) > 1:
             report, smap = analyze_session(members, entry=str(path))
+            _note_left_out(report, path, members)
             _hand_on(path, members, report, smap)
             return report, smap
         source, smap = kedro if kedro is not None else ("\n".join(clean_lines(source.split("\n"))), smap)
@@ -147,6 +148,23 @@ def _hand_on(path: str, members: list, report, smap) -> None:
     if handed_on(path, members, report, analyze_session):
         report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
                                             f.location.get("line", 0), f.kind))
+
+
+def _note_left_out(report, path: str, members: list) -> None:
+    """``complete: false`` and an ``analysis_incomplete`` finding when modules the script imports itself were not
+    joined to its session (:func:`~faultlib.detect.data.leakage.session.left_out`): never "ok" for code not analysed."""
+    from faultlib.detect.data.leakage.session import MAX_DIRECT, left_out
+    from faultlib.findings import analysis_incomplete
+
+    missing = left_out(path, members)
+    if not missing:
+        return
+    shown = ", ".join(p.name for p in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    report.findings.append(analysis_incomplete(
+        "leakage", f"{len(missing)} of the project modules this script imports were not joined to its session "
+        f"(at most {MAX_DIRECT} scripts): {shown}; what their functions do to the rows was not analysed",
+        {"file": str(path)}))
+    report.complete = False
 
 
 def _note_unassigned(report, path: str, alone: bool) -> None:

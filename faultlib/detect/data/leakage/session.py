@@ -253,6 +253,18 @@ def session_members(path: str | Path, code: ast.Module | None = None) -> list[Pa
     return [*order, path]
 
 
+def left_out(path: str | Path, members: list[Path]) -> list[Path]:
+    """The project modules ``path`` imports itself that :func:`session_members` did not join (past
+    :data:`MAX_DIRECT`): their functions run as unknown calls, so what they do to the rows is not analysed and the
+    report must not say complete (issue 17: ``complete`` is true only when everything reachable was analysed)."""
+    path = Path(path)
+    tree = _parsed(path)
+    if tree is None:
+        return []
+    joined = {m.resolve() for m in members}
+    return [d for d in dict.fromkeys(_imported_siblings(tree, path.parent)) if d.resolve() not in joined]
+
+
 def join_scripts(paths: list[str | Path], entry: str | None = None, last: str | None = None) -> tuple[str, SourceMap]:
     """One program from ``paths`` run in order; the map says which script each line is from.
 
@@ -384,4 +396,4 @@ def unresolved_inputs(path: str | Path) -> tuple[list[str], list[str]]:
     return sorted(names), [p.name for p in siblings if _parsed(p) is None]
 
 
-__all__ = ["MAX_MEMBERS", "join_scripts", "session_members", "unresolved_inputs"]
+__all__ = ["MAX_DIRECT", "MAX_MEMBERS", "join_scripts", "left_out", "session_members", "unresolved_inputs"]
