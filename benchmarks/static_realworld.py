@@ -33,8 +33,9 @@ first sight, without writing its records to a file of their own); a name no reco
 
 A repository ``owner/name`` is looked up under ``CORPUS_ROOT`` as ``owner+name``, ``name``,
 ``i17leak-name``, ``i17leak2-name``, ``i17leak2-owner+name``, ``i17leak3-name``, ``i17leakwave-name``
-or ``owner/name``. Labelled at commits given in the labels; a checkout at another commit
-is measured anyway, and the output says so. When ``benchmarks/static_realworld_blocking.py`` exists it is
+or ``owner/name``. Labelled at the commits given in the labels: check each repository out at its commit (the
+script does not read a checkout's commit -- a checkout may be a plain tree without git -- so a checkout at another
+commit is measured anyway, against labels whose lines may have moved). When ``benchmarks/static_realworld_blocking.py`` exists it is
 run afterwards with the same ``CORPUS_ROOT``, so one command prints both halves (not with ``--wave`` or
 ``--scan``: those measure or list leakage labels alone). Always exits 0 (a
 measurement, not a test).
