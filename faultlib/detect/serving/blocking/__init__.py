@@ -296,6 +296,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.loopless_fallbacks import LooplessFallbacks
+    from faultlib.detect.serving.blocking.namesakes import drop_library_names
     from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
     from faultlib.detect.serving.blocking.private_loops import private_entries
@@ -327,6 +328,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
                 modules[name] = module
             else:
                 modules.setdefault(name, module)
+    drop_library_names(modules)  # utilities/openai.py importing openai: `openai` is the package, for every module
     _prefer_siblings(modules)
     index = Index(modules)
     index.outside = frozenset(outside)
