@@ -1,7 +1,8 @@
 """check blocking, held-out wave 62 (Discord and Telegram bots): a py-cord bot's ``load_extension`` called from a
 coroutine runs the extension's ``setup`` and its cogs' constructors on the loop; a wrapper module named after the
 library it wraps (``helpers/openai.py`` importing ``openai``) shows that the name is the installed package, also
-where a second namesake (a cog module ``openai.py`` with a class ``OpenAI``) exists; Amplitude's ``track`` only
+where a second namesake (a cog module ``openai.py`` with a class ``OpenAI``) exists, while a project module's
+namesake changes nothing; Amplitude's ``track`` only
 buffers the event. Each blocker is found at its line; each look-alike stays silent. Every example is written for
 this test."""
 
@@ -135,19 +136,24 @@ def test_a_wrapper_named_after_its_library_keeps_the_library_s_calls(tmp_path):
                       '"content": prompt}])')}
 
 
-def test_a_project_module_the_code_imports_by_its_short_name_stays_the_project_s(tmp_path):
+def test_a_namesake_of_a_project_module_does_not_make_it_a_library(tmp_path):
     found = flagged_package(tmp_path, {
-        "app/__init__.py": "",
-        "app/store.py": """
-            class Store:
-                def create(self, item):
-                    self.items = [item]
-        """,
-        "app/handlers.py": """
-            from store import Store
+        "bot/store.py": """
+            class Client:
+                def __init__(self, token):
+                    self.token = token
+                    self.rows = {}
 
-            async def add(item):
-                Store().create(item)
+                def get(self, key):
+                    return self.rows.get(key)
+        """,
+        "bot/plugins/store.py": """
+            from store import Client
+
+            shared = Client(token="local")
+
+            async def lookup(key):
+                return shared.get(key)
         """,
     })
     assert found == set()

@@ -328,9 +328,9 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
                 modules[name] = module
             else:
                 modules.setdefault(name, module)
-    drop_library_names(modules)  # utilities/openai.py importing openai: `openai` is the package, for every module
     _prefer_siblings(modules)
     index = Index(modules)
+    drop_library_names(modules, known_packages(index))  # utilities/openai.py importing openai: the package's name
     index.outside = frozenset(outside)
     if installed is not None:  # the scanned code's own names and the vocabulary's packages are never looked up
         installed.provided = frozenset(modules)
