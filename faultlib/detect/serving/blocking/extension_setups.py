@@ -6,9 +6,11 @@ The extension protocol of discord.py's ``commands.Bot`` and of its forks: "An ex
 argument, the ``bot``" (https://discordpy.readthedocs.io/en/stable/ext/commands/api.html#discord.ext.commands.Bot.
 load_extension; py-cord: https://docs.pycord.dev/en/stable/api/clients.html#discord.Bot.load_extension, nextcord and
 disnake alike). ``load_extension``, ``reload_extension`` and the forks' ``load_extensions`` import the module and
-call its ``setup`` before they return. In py-cord, nextcord and disnake they are plain methods and ``setup`` is a plain
-function: called from ``on_ready``, ``setup_hook`` or a ``/reload`` command, the ``setup`` (and every cog constructor
-it runs: a config read, a database opened, an HTTP request for a prompt) runs on the bot's loop. discord.py 2's
+call its ``setup`` before they return. In discord.py before 2.0, py-cord, nextcord and disnake they are plain
+methods and ``setup`` is a plain function: called from ``on_ready``, ``setup_hook`` or a ``/reload`` command, the
+``setup`` (and every cog constructor it runs: a config read, a database opened, an HTTP request for a prompt) runs on
+the bot's loop (held-out wave 62: a py-cord bot's cog constructors; NabBot's ``/load`` command, discord.py 1.x,
+opening a SQLite file). discord.py 2's
 ``setup`` is a coroutine -- an entry of its own; only the plain ``def setup`` of a module is followed here.
 
 Which modules: a literal name (``"cogs.music"``, or ``".music"`` with a literal ``package=``) names one; an f-string
