@@ -55,7 +55,8 @@ def drop_library_names(modules: dict, packages: frozenset[str]) -> None:
     library = set()
     for module in {id(m): m for m in modules.values()}.values():
         own = module.name.rpartition(".")[2]
-        if own != module.name and own in packages and any(target.partition(".")[0] == own for target in module.imports.values()):
+        imported = {target.partition(".")[0] for target in module.imports.values()}
+        if own != module.name and own in packages and own in imported:
             library.add(own)
     for name in library:
         module = modules.get(name)
