@@ -296,6 +296,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     from faultlib.detect.serving.blocking.branches import Branches
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.loopless_fallbacks import LooplessFallbacks
+    from faultlib.detect.serving.blocking.namesakes import drop_library_names
     from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
     from faultlib.detect.serving.blocking.private_loops import private_entries
@@ -329,6 +330,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
                 modules.setdefault(name, module)
     _prefer_siblings(modules)
     index = Index(modules)
+    drop_library_names(modules, known_packages(index))  # utilities/openai.py importing openai: the package's name
     index.outside = frozenset(outside)
     if installed is not None:  # the scanned code's own names and the vocabulary's packages are never looked up
         installed.provided = frozenset(modules)

@@ -11,11 +11,21 @@ indexed under its top name is that top-level module itself, or defines the name'
 global or import of it); ``langfuse.Langfuse.create_dataset`` with a ``tracking/langfuse.py`` that defines
 ``LangfuseTracker`` only is the library's (held-out wave 57: a Slack bot's Langfuse tracker module). Used by
 :mod:`~faultlib.detect.serving.blocking.inferred` and :mod:`~faultlib.detect.serving.blocking.made_handles`.
+
+A wrapper named after the library it wraps tells which one the top name is: ``utilities/openai.py`` that itself
+does ``from openai import OpenAI``, ``openai`` being a package the vocabulary describes, cannot mean itself (a module
+importing its own name from its own folder on ``sys.path`` would import a half-initialised copy of itself), so
+``openai`` is the installed package for the whole program, and no analysed module answers to the short name
+``openai`` (:func:`drop_library_names`): not the wrapper, and not another namesake such as a Discord cog
+``cogs/openai.py`` that happens to define a class ``OpenAI`` (held-out wave 62: a py-cord bot's sync OpenAI calls,
+resolved to the cog class, were missed). A module whose full name is the top name (``openai.py`` at the scan's root)
+keeps it, and so does a name no vocabulary package has (``tools/cache.py`` importing ``cache`` may mean a project
+module ``cache.py`` whose folder is on ``sys.path``).
 """
 
 from __future__ import annotations
 
-__all__ = ["own_name"]
+__all__ = ["drop_library_names", "own_name"]
 
 
 def own_name(index, target: str) -> bool:
@@ -37,3 +47,18 @@ def _defines(index, module, name: str, seen: set[str]) -> bool:
     seen.add(module.name)
     return any(_defines(index, starred, name, seen) for base in module.star_imports
                if (starred := index.modules.get(base)) is not None and starred.name not in seen)
+
+
+def drop_library_names(modules: dict, packages: frozenset[str]) -> None:
+    """Remove from ``modules`` (dotted name -> module, each module also under its shorter names) the short names that
+    a namesake wrapper shows to be the name of one of ``packages`` (the vocabulary's; see the module docstring)."""
+    library = set()
+    for module in {id(m): m for m in modules.values()}.values():
+        own = module.name.rpartition(".")[2]
+        imported = {target.partition(".")[0] for target in module.imports.values()}
+        if own != module.name and own in packages and own in imported:
+            library.add(own)
+    for name in library:
+        module = modules.get(name)
+        if module is not None and module.name != name:
+            del modules[name]

@@ -33,6 +33,7 @@ from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_paramete
                                                      registry_of, stores)
 from faultlib.detect.serving.blocking.body_calls import BodyCalls, Budget, Offload
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
+from faultlib.detect.serving.blocking.extension_setups import extension_setups
 from faultlib.detect.serving.blocking import inferred
 from faultlib.detect.serving.blocking.sites import Site, any_of_site, argument_blocks, named_site
 from faultlib.detect.serving.blocking.passed import called_here
@@ -143,6 +144,8 @@ class Reachability(BodyCalls):
         """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
+        if not isinstance(target, (Func, Klass)) and (setups := extension_setups(index, call, func)):
+            return setups  # bot.load_extension("cogs.x"): the extension's setup(bot) runs here
         if isinstance(target, Func):
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated

@@ -5,7 +5,8 @@ Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.ser
 such a package here also ends the inference of unlisted clients for it
 (:mod:`~faultlib.detect.serving.blocking.inferred`): given a host and keys, Langfuse looks like a synchronous client,
 but its ``trace``/``span``/``generation``/``event``/``score`` only build an event and put it on an in-memory queue
-that a thread of the SDK sends in batches (held-out wave 57: ``Langfuse.score`` in a Slack bot's reaction handler).
+that a thread of the SDK sends in batches (held-out wave 57: ``Langfuse.score`` in a Slack bot's reaction handler; held-out wave 62: Amplitude's ``track``
+in a Telegram bot's handlers).
 The calls listed are the ones that wait: ``flush`` and ``shutdown`` drain the queue and wait for the batches, and
 the dataset, prompt and fetch methods are one HTTP request each. Each entry names its documentation.
 """
@@ -24,6 +25,9 @@ LANGFUSE_CALLBACK = ("https://langfuse.com/docs/integrations/langchain/tracing (
                      "handler's queued events to be sent; auth_check is a request)")
 POSTHOG = ("https://posthog.com/docs/libraries/python (capture queues the event for a consumer thread; flush() waits "
            "for the queue to be sent, shutdown() flushes and joins the consumers)")
+AMPLITUDE = ("https://amplitude.com/docs/sdks/analytics/python/python-sdk (amplitude-analytics: \"events wait in the "
+             "buffer and send in a batch\" when flush_queue_size is reached or every flush_interval_millis, so track "
+             "and identify return at once; shutdown() flushes the buffer and stops the client's workers)")
 
 _LANGFUSE_API = ("flush", "shutdown", "auth_check", "get_prompt", "create_prompt", "create_dataset",
                  "create_dataset_item", "get_dataset", "get_dataset_item", "get_dataset_run", "get_dataset_runs",
@@ -36,4 +40,5 @@ EVENT_QUEUES = Vocabulary(families=(
            {"flush": H, "auth_check": H}, LANGFUSE_CALLBACK),
     Family(("posthog.Posthog", "posthog.Client", "posthog.client.Client"), {"flush": H, "shutdown": H, "join": H},
            POSTHOG),
+    Family(("amplitude.Amplitude", "amplitude.client.Amplitude"), {"shutdown": H}, AMPLITUDE),
 ))
