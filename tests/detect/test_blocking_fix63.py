@@ -5,6 +5,8 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
+import pytest
+
 from tests.detect.blocking_source import flagged
 
 
@@ -195,38 +197,21 @@ def test_shutdown_after_gathering_every_future_of_the_pool_stays_silent(tmp_path
     assert found == set()
 
 
-def test_shutdown_after_gathering_only_some_futures_blocks(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
-        from concurrent.futures import ThreadPoolExecutor
-
-        def job(n):
-            return n
-
-        async def run_all(items):
-            pool = ThreadPoolExecutor(max_workers=4)
-            loop = asyncio.get_running_loop()
-            first = [loop.run_in_executor(pool, job, n) for n in items]
-            pool.submit(job, 0)
-            await asyncio.gather(*first)
-            pool.shutdown(wait=True)
-    """)
-    assert ("blocking_task", "pool.shutdown(wait=True)") in found
-
-
-def test_shutdown_after_a_timed_wait_blocks(tmp_path):
-    found = flagged(tmp_path, """
-        import asyncio
-        from concurrent.futures import ThreadPoolExecutor
-
-        def job(n):
-            return n
-
-        async def run_all(items):
-            pool = ThreadPoolExecutor(max_workers=4)
-            loop = asyncio.get_running_loop()
-            futures = [loop.run_in_executor(pool, job, n) for n in items]
-            await asyncio.wait(futures, timeout=1.0)
-            pool.shutdown(wait=True)
-    """)
-    assert ("blocking_task", "pool.shutdown(wait=True)") in found
+@pytest.mark.parametrize("drain", [
+    # another submission the gather does not cover: that task may still run
+    ["first = [loop.run_in_executor(pool, job, n) for n in items]",
+     "pool.submit(job, 0)",
+     "await asyncio.gather(*first)"],
+    # a timed wait may return before the futures are done
+    ["futures = [loop.run_in_executor(pool, job, n) for n in items]",
+     "await asyncio.wait(futures, timeout=1.0)"],
+])
+def test_shutdown_after_a_partial_or_timed_drain_blocks(tmp_path, drain):
+    lines = ["import asyncio", "from concurrent.futures import ThreadPoolExecutor", "",
+             "def job(n):", "    return n", "",
+             "async def run_all(items):",
+             "    pool = ThreadPoolExecutor(max_workers=4)",
+             "    loop = asyncio.get_running_loop()",
+             *("    " + line for line in drain),
+             "    pool.shutdown(wait=True)"]
+    assert ("blocking_task", "pool.shutdown(wait=True)") in flagged(tmp_path, "\n".join(lines) + "\n")
