@@ -17,10 +17,12 @@ every future this function sent to ``E`` (``loop.run_in_executor(E, ...)``, thro
 ``run = loop.run_in_executor`` made here or in the enclosing function, or ``E.submit(...)``) and nothing else in the
 function sends it work. ``gather`` returns once every awaitable it was given is done
 (https://docs.python.org/3/library/asyncio-task.html#asyncio.gather; ``wait`` with no timeout the same,
-``return_when=ALL_COMPLETED``), so the shutdown finds its own tasks finished and, the executor's queue being first in,
-first out, every task sent before them started: it joins the workers at teardown (held-out wave 63: an aiohttp
-``on_cleanup`` hook that runs one clean-up task per worker of a ``ProcessPoolExecutor``, gathers them under
-``shield`` and shuts the pool down). A timed wait, a ``return_when`` other than all, a submission the ``await`` does
+``return_when=ALL_COMPLETED``), so the shutdown finds the function's own tasks finished and, the executor's work
+queue being first in, first out, every task sent to it before them already taken by a worker (other code that shares
+the pool awaits its own futures: a request handler has ended before an aiohttp ``on_cleanup`` hook runs). What is
+left is joining the workers at teardown, the same house verdict as the ``finally`` form (held-out wave 63: an aiohttp
+``on_cleanup`` hook that runs one clean-up task per worker of a ``ProcessPoolExecutor``, gathers them under ``shield``
+and shuts the pool down: three labels fp). A timed wait, a ``return_when`` other than all, a submission the ``await`` does
 not cover or any statement between the two leaves the shutdown a wait. Used by
 :func:`~faultlib.detect.serving.blocking.sites.named_site` for the executors' ``shutdown``.
 """
