@@ -22,8 +22,8 @@ queue being first in, first out, every task sent to it before them already taken
 the pool awaits its own futures: a request handler has ended before an aiohttp ``on_cleanup`` hook runs). What is
 left is joining the workers at teardown, the same house verdict as the ``finally`` form (held-out wave 63: an aiohttp
 ``on_cleanup`` hook that runs one clean-up task per worker of a ``ProcessPoolExecutor``, gathers them under ``shield``
-and shuts the pool down: three labels fp). A timed wait, a ``return_when`` other than all, a submission the ``await`` does
-not cover or any statement between the two leaves the shutdown a wait. Used by
+and shuts the pool down: three labels fp). A timed wait, a ``return_when`` other than all, a submission the
+``await`` does not cover or any statement between the two leaves the shutdown a wait. Used by
 :func:`~faultlib.detect.serving.blocking.sites.named_site` for the executors' ``shutdown``.
 """
 
