@@ -6,7 +6,8 @@ TextIteratorStreamer; ``AsyncTextIteratorStreamer`` with ``async for`` is the lo
 waits for the whole generation. A type's iteration blocks when the vocabulary gives it a ``__next__`` kind
 (``Family(..., {"__next__": kind})``); the streaming body of an AWS response (or a reader around it) is
 :func:`~faultlib.detect.serving.blocking.bodies.streaming_body_iteration`; sync streams made off the loop and library
-stream handles are :mod:`~faultlib.detect.serving.blocking.stream_handles`. Used by :mod:`~faultlib.detect.serving.blocking.reach`.
+stream handles are :mod:`~faultlib.detect.serving.blocking.stream_handles`. Used by
+:mod:`~faultlib.detect.serving.blocking.reach`.
 """
 
 from __future__ import annotations
