@@ -15,6 +15,17 @@ aiobotocore's clients are the async ones, and their ``StreamingBody.read`` is a 
 to await it -- https://aiobotocore.aio-libs.org/en/latest/tutorial.html), unless what was awaited is an offload of the
 sync call (``await loop.run_in_executor(None, client.get_object, ...)``, ``await asyncio.to_thread(...)``). Used by
 :func:`~faultlib.detect.serving.blocking.sites.any_of_site`.
+
+Iterating the body reads it too: ``StreamingBody.__iter__`` "return[s] an iterator to yield lines from the raw
+stream" (botocore/response.py, the same ``iter_lines``), and a reader wrapped around it -- ``codecs.getreader("utf-8")
+(body)``, ``io.TextIOWrapper(body)``, ``codecs.iterdecode(body, ...)``, ``csv.reader`` over one of those, inside
+``enumerate`` or ``iter`` -- pulls each line from the socket as the ``for`` asks for it (held-out wave 63: the log
+endpoint of a workflow UI service, whose documented fix b63de66 turned those loops into ``async for`` over
+aiobotocore's stream). A sync ``for`` (or comprehension, or ``list(...)``) is reported at its line by
+:func:`streaming_body_iteration` (used by :func:`~faultlib.detect.serving.blocking.iteration.waiting_iterations`).
+Because ``"body"`` is also a common key of plain dicts (an HTTP event, a JSON payload), the iterated body must come
+from a response of one of the operations that return a streaming blob (:data:`STREAM_OPERATIONS`: the request
+itself, or a name it is assigned to), called on the loop or offloaded and awaited.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["streaming_body_read"]
+__all__ = ["streaming_body_iteration", "streaming_body_read"]
 
 STREAM_KEYS = frozenset({"Body", "AudioStream", "Payload", "body"})
 """The response members the AWS service references give the streaming-blob type."""
@@ -42,6 +53,71 @@ def streaming_body_read(call: ast.Call, func: Func) -> str | None:
     if key is None or _from_async_client(body, func):
         return None
     return f'a botocore StreamingBody (the response\'s "{key}").{call.func.attr}'
+
+
+STREAM_OPERATIONS = frozenset({"get_object", "invoke_endpoint", "synthesize_speech", "invoke", "invoke_model",
+                               "get_media", "get_object_torrent", "select_object_content"})
+"""The boto3 client operations whose response holds a ``StreamingBody`` (S3 ``get_object``/``get_object_torrent``,
+SageMaker Runtime ``invoke_endpoint``, Polly ``synthesize_speech``, Lambda ``invoke``, Bedrock Runtime
+``invoke_model``, Kinesis Video Media ``get_media``; https://boto3.amazonaws.com/v1/documentation/api/latest/
+reference/services/ -- each operation's response syntax names the ``StreamingBody`` member)."""
+READERS = frozenset({"enumerate", "iter", "TextIOWrapper", "BufferedReader", "iterdecode", "reader", "DictReader"})
+"""Wrappers that iterate what they are given as they are iterated (builtins ``enumerate``/``iter``, ``io``'s
+readers, ``codecs.iterdecode``, ``csv.reader``/``DictReader``): the first argument is what is read."""
+
+
+def streaming_body_iteration(iterated: ast.expr, func: Func) -> str | None:
+    """What a sync ``for`` over ``iterated`` reads when ``iterated`` is the streaming body of an AWS response, or a
+    reader wrapped around it (see the module), or None."""
+    body = _unwrapped(iterated)
+    if isinstance(body, ast.Name):
+        body = _assigned_once(body.id, func)
+    key = _stream_key(body)
+    if key is None or _from_async_client(body, func) or not _stream_response(body, func):
+        return None
+    return f'iterating a botocore StreamingBody (the response\'s "{key}"; each line is read from the socket)'
+
+
+def _unwrapped(expr: ast.expr) -> ast.expr:
+    """``expr`` without the readers of :data:`READERS` and ``codecs.getreader(encoding)(...)`` around it."""
+    for _ in range(8):
+        if not (isinstance(expr, ast.Call) and expr.args):
+            return expr
+        called = expr.func
+        if isinstance(called, ast.Call):  # codecs.getreader("utf-8")(body)
+            called = called.func
+            if _last(called) != "getreader":
+                return expr
+        elif _last(called) not in READERS:
+            return expr
+        expr = expr.args[0]
+    return expr
+
+
+def _last(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
+
+
+def _stream_response(body: ast.expr, func: Func) -> bool:
+    """The response ``body`` is taken from is made by one of :data:`STREAM_OPERATIONS` (every assignment of it)."""
+    resp = body.value if isinstance(body, ast.Subscript) else body.func.value
+    values = _assignments(resp.id, func) if isinstance(resp, ast.Name) else [resp]
+    return bool(values) and all(_operation(v) in STREAM_OPERATIONS for v in values)
+
+
+def _operation(value: ast.expr) -> str:
+    """The client operation a response value comes from: ``client.op(...)``, or the function an awaited offload
+    runs (``await asyncio.to_thread(client.op, ...)``, ``await loop.run_in_executor(None, client.op, ...)``)."""
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return ""
+    last = _last(value.func)
+    if last in OFFLOADERS:
+        fn = value.args[1] if last == "run_in_executor" and len(value.args) > 1 else (
+            value.args[0] if value.args and last != "run_in_executor" else None)
+        return _last(fn) if fn is not None else ""
+    return last
 
 
 OFFLOADERS = frozenset({"run_in_executor", "to_thread", "run_sync", "asyncify", "run_in_threadpool", "sync_to_async"})

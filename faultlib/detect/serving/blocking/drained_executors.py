@@ -9,7 +9,21 @@ the ``finally`` runs after the task ended (its value returned or its exception r
 gave up: with no timeout that cannot happen, and with a timeout the shutdown must choose not to wait (``wait=``
 an expression the code computes, ``wait=False``). The ``result()`` stays the blocker (found on its own line);
 held-out wave 47 (a compiler service's LLM call with a timeout). Anything else (another ``submit``, work before the
-wait, ``wait=True`` after a timed wait) leaves the shutdown a wait. Used by
+wait, ``wait=True`` after a timed wait) leaves the shutdown a wait.
+
+The coroutine form of the same drain: ``E.shutdown()`` as the statement right after ``await asyncio.gather(*fs)``
+(or ``await asyncio.shield(asyncio.gather(*fs))``, or ``await asyncio.wait(fs)`` with no timeout), where ``fs`` holds
+every future this function sent to ``E`` (``loop.run_in_executor(E, ...)``, through an alias such as
+``run = loop.run_in_executor`` made here or in the enclosing function, or ``E.submit(...)``) and nothing else in the
+function sends it work. ``gather`` returns once every awaitable it was given is done
+(https://docs.python.org/3/library/asyncio-task.html#asyncio.gather; ``wait`` with no timeout the same,
+``return_when=ALL_COMPLETED``), so the shutdown finds the function's own tasks finished and, the executor's work
+queue being first in, first out, every task sent to it before them already taken by a worker (other code that shares
+the pool awaits its own futures: a request handler has ended before an aiohttp ``on_cleanup`` hook runs). What is
+left is joining the workers at teardown, the same house verdict as the ``finally`` form (held-out wave 63: an aiohttp
+``on_cleanup`` hook that runs one clean-up task per worker of a ``ProcessPoolExecutor``, gathers them under ``shield``
+and shuts the pool down: three labels fp). A timed wait, a ``return_when`` other than all, a submission the
+``await`` does not cover or any statement between the two leaves the shutdown a wait. Used by
 :func:`~faultlib.detect.serving.blocking.sites.named_site` for the executors' ``shutdown``.
 """
 
@@ -17,6 +31,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.finished import _previous
 from faultlib.detect.serving.blocking.model import Func
 
 __all__ = ["shuts_down_drained"]
@@ -25,6 +40,12 @@ SUBMITS = frozenset({"submit", "map"})
 
 
 def shuts_down_drained(call: ast.Call, func: Func) -> bool:
+    """``call`` is ``E.shutdown(...)`` in a ``finally`` whose ``try`` first waits on the one future of ``E``, or right
+    after an ``await`` of every future sent to ``E`` (see the module)."""
+    return _waited_in_finally(call, func) or _gathered_before(call, func)
+
+
+def _waited_in_finally(call: ast.Call, func: Func) -> bool:
     """``call`` is ``E.shutdown(...)`` in a ``finally`` whose ``try`` first waits on the one future of ``E``."""
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "shutdown"
             and isinstance(call.func.value, ast.Name)):
@@ -50,3 +71,75 @@ def shuts_down_drained(call: ast.Call, func: Func) -> bool:
         return True  # no timeout: the task has ended when the finally runs
     wait = next((k.value for k in call.keywords if k.arg == "wait"), call.args[0] if call.args else None)
     return wait is not None and not (isinstance(wait, ast.Constant) and wait.value is True)
+
+
+GATHERS = frozenset({"gather", "wait"})
+"""The awaited calls that end once every awaitable given is done (``asyncio.gather``; ``asyncio.wait`` without a
+timeout, its ``return_when`` left at ``ALL_COMPLETED``)."""
+
+
+def _gathered_before(call: ast.Call, func: Func) -> bool:
+    """``call`` is ``E.shutdown(...)`` right after an ``await`` of a gather of every future ``func`` sent to ``E``."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "shutdown"
+            and isinstance(call.func.value, ast.Name)):
+        return False
+    executor = call.func.value.id
+    before = _previous(call, func.node)
+    waited = before.value if isinstance(before, (ast.Expr, ast.Assign)) else None
+    if not isinstance(waited, ast.Await):
+        return False
+    gathered = waited.value
+    if isinstance(gathered, ast.Call) and _last(gathered.func) == "shield" and len(gathered.args) == 1:
+        gathered = gathered.args[0]
+    covered = _covered(gathered, func)
+    sent = _sent_to(executor, func)
+    return bool(sent) and covered is not None and all(any(s in ast.walk(c) for c in covered) for s in sent)
+
+
+def _covered(gathered: ast.expr, func: Func) -> list[ast.expr] | None:
+    """The expressions whose futures ``gathered`` waits for all of (a list name stands for its assignments), or None
+    when it is no gather/untimed wait."""
+    if not (isinstance(gathered, ast.Call) and _last(gathered.func) in GATHERS):
+        return None
+    if _last(gathered.func) == "wait":
+        if len(gathered.args) != 1 or any(k.arg in ("timeout", "return_when") for k in gathered.keywords):
+            return None
+        parts = list(gathered.args)
+    else:
+        parts = [a.value if isinstance(a, ast.Starred) else a for a in gathered.args]
+    covered: list[ast.expr] = []
+    for part in parts:
+        if isinstance(part, ast.Name):
+            covered += [n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                        and isinstance(n.targets[0], ast.Name) and n.targets[0].id == part.id]
+        else:
+            covered.append(part)
+    return covered
+
+
+def _sent_to(executor: str, func: Func) -> list[ast.Call]:
+    """Every call in ``func`` that sends ``executor`` work: ``executor.submit/map(...)``, ``loop.run_in_executor(
+    executor, ...)`` or an alias of ``run_in_executor`` (bound in ``func`` or a function enclosing it) called so."""
+    aliases = set()
+    scope: Func | None = func
+    while scope is not None:
+        aliases |= {n.targets[0].id for n in scope.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)
+                    and n.value.attr == "run_in_executor"}
+        scope = scope.parent
+    sent = []
+    for node in func.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in SUBMITS
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == executor):
+            sent.append(node)
+        elif ((_last(node.func) == "run_in_executor" and isinstance(node.func, ast.Attribute))
+              or (isinstance(node.func, ast.Name) and node.func.id in aliases)) and node.args and isinstance(
+                node.args[0], ast.Name) and node.args[0].id == executor:
+            sent.append(node)
+    return sent
+
+
+def _last(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")

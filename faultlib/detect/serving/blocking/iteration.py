@@ -4,14 +4,17 @@
 generating thread puts there (https://huggingface.co/docs/transformers/internal/generation_utils#transformers.
 TextIteratorStreamer; ``AsyncTextIteratorStreamer`` with ``async for`` is the loop's twin): on the loop, the loop
 waits for the whole generation. A type's iteration blocks when the vocabulary gives it a ``__next__`` kind
-(``Family(..., {"__next__": kind})``); sync streams made off the loop and library stream handles are
-:mod:`~faultlib.detect.serving.blocking.stream_handles`. Used by :mod:`~faultlib.detect.serving.blocking.reach`.
+(``Family(..., {"__next__": kind})``); the streaming body of an AWS response (or a reader around it) is
+:func:`~faultlib.detect.serving.blocking.bodies.streaming_body_iteration`; sync streams made off the loop and library
+stream handles are :mod:`~faultlib.detect.serving.blocking.stream_handles`. Used by
+:mod:`~faultlib.detect.serving.blocking.reach`.
 """
 
 from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.bodies import streaming_body_iteration
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.offload_results import offloaded_function
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
@@ -31,6 +34,10 @@ def waiting_iterations(func: Func, index) -> list[Site]:
             iterated = node.iter
             at = node if isinstance(node, ast.For) else node.iter
         else:
+            continue
+        body = streaming_body_iteration(iterated, func)  # for line in codecs.getreader("utf-8")(obj["Body"])
+        if body is not None:
+            found.append(Site("blocking_http", body, func, at))
             continue
         if not isinstance(iterated, (ast.Name, ast.Attribute, ast.Call)):
             continue
