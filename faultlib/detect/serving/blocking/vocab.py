@@ -219,6 +219,12 @@ class Merged:
             prefixes = self.__dict__["_owners"] = frozenset(name.rpartition(".")[0] for name in self.calls)
         return type_name in prefixes or bool(self._families_of(type_name))
 
+    def whole_package(self, type_name: str) -> bool:
+        """Whether ``type_name`` is owned only by package families that take every method of the package for a
+        blocking call (``_pkg("elevenlabs", ...)``: the whole SDK is the synchronous client)."""
+        families = self._families_of(type_name)
+        return bool(families) and all(f.package and "*" in f.methods for f in families)
+
     def family_kind(self, type_name: str, method: str) -> tuple[str, str] | None:
         """``(kind, source)`` of ``type_name.method`` by a family rule, or None."""
         for family in self._families_of(type_name):
