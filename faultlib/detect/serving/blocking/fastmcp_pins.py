@@ -79,7 +79,20 @@ def _verdict(folder: str) -> bool | None:
     found = [s for s in (_specifier(text) for text in specs) if s is not None]
     if not found:
         return None
-    return all(not any(spec.contains(v, prereleases=True) for v in _PROBES) for spec in found)
+    return all(not _admits_threads(spec) for spec in found)
+
+
+def _admits_threads(spec: SpecifierSet) -> bool:
+    """Whether ``spec`` admits some fastmcp 3.x or later: one of :data:`_PROBES`, or a version it names itself
+    (``==3.4.2``, ``>=3.1``)."""
+    named = []
+    for one in spec:
+        try:
+            named.append(Version(one.version.rstrip(".*")))
+        except InvalidVersion:
+            continue
+    candidates = [*(Version(v) for v in _PROBES), *(v for v in named if v >= THREADED_SINCE)]
+    return any(spec.contains(v, prereleases=True) for v in candidates)
 
 
 def _read(path: str) -> str:
