@@ -239,31 +239,24 @@ def test_fastmcp_admitting_3_runs_sync_tools_in_threads(tmp_path):
 
 
 # -- Flask async views run on a loop of their own ------------------------------------------------------------------
+_VIEW = """
+    import requests
+    from {package} import {app_class}
+
+    app = {app_class}(__name__)
+
+    @app.route("/fetch", methods=["POST"])
+    async def fetch():
+        return requests.get("https://example.org").text
+"""
+
+
 def test_a_flask_async_view_is_no_loop_entry(tmp_path):
-    found = flagged(tmp_path, """
-        import requests
-        from flask import Flask
-
-        app = Flask(__name__)
-
-        @app.route("/fetch", methods=["POST"])
-        async def fetch():
-            return requests.get("https://example.org").text
-    """)
-    assert found == set()
+    assert flagged(tmp_path, _VIEW.format(package="flask", app_class="Flask")) == set()
 
 
 def test_a_quart_async_view_is_an_entry(tmp_path):
-    found = flagged(tmp_path, """
-        import requests
-        from quart import Quart
-
-        app = Quart(__name__)
-
-        @app.route("/fetch", methods=["POST"])
-        async def fetch():
-            return requests.get("https://example.org").text
-    """)
+    found = flagged(tmp_path, _VIEW.format(package="quart", app_class="Quart"))
     assert found == {("blocking_http", 'return requests.get("https://example.org").text')}
 
 
