@@ -277,3 +277,26 @@ def test_a_loaded_vector_stores_retriever_searches_on_the_loop(tmp_path):
     """)
     assert ("blocking_http", "hits = finder.invoke(question)") in found
     assert not any("ainvoke" in line for _, line in found)
+
+
+# -- a string-similarity function given a file's name opens nothing --------------------------------------------------
+def test_comparing_file_names_by_similarity_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import os
+        from fuzzywuzzy import fuzz
+
+        async def closest(wanted_file, names):
+            wanted_filename = os.path.basename(wanted_file)
+            return max(names, key=lambda name: fuzz.token_sort_ratio(wanted_filename, name))
+    """)
+    assert found == set()
+
+
+def test_an_unlisted_package_function_given_a_file_path_still_opens_it(tmp_path):
+    found = flagged(tmp_path, """
+        from acme_audio import decode_track
+
+        async def duration(track_path):
+            return decode_track(track_path).seconds
+    """)
+    assert found == {("blocking_file_io", "return decode_track(track_path).seconds")}

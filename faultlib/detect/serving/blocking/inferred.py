@@ -110,10 +110,13 @@ NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "i
 """Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
 ``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
 conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
-NOT_OPENING_ENDINGS = ("exists", "match", "matches")
+NOT_OPENING_ENDINGS = ("exists", "match", "matches", "ratio", "distance", "similarity")
 """Endings of such names too: ``path_exists``, and matching a path's text against patterns (wcmatch's
 ``glob.globmatch(relative_path, pattern)``, ``fnmatch``: https://facelessuser.github.io/wcmatch/glob/#globmatch, "does
-not access the file system" unless given ``REALPATH``; held-out wave 46)."""
+not access the file system" unless given ``REALPATH``; held-out wave 46), or measuring how alike two strings are
+(fuzzywuzzy's and RapidFuzz's ``fuzz.ratio``/``token_sort_ratio(s1, s2)``, "Calculates the normalized Indel
+similarity" of the two strings, https://rapidfuzz.github.io/RapidFuzz/Usage/fuzz.html; ``Levenshtein.distance``,
+``jaro_similarity``: in-memory comparisons of names, held-out wave 61)."""
 CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|text|hex|b64)(2|_to_)(url|uri|path|str|bytes|json"
                         r"|dict|text|hex|b64)($|_)")
 """A conversion between in-memory forms (``url2path``, ``path_to_uri``); not ``send2trash`` (it moves the file) nor
