@@ -300,3 +300,77 @@ def test_an_unlisted_package_function_given_a_file_path_still_opens_it(tmp_path)
             return decode_track(track_path).seconds
     """)
     assert found == {("blocking_file_io", "return decode_track(track_path).seconds")}
+
+
+# -- mixins composed into one client class ----------------------------------------------------------------------------
+_MIXINS = {
+    "shop/protocols.py": """
+        from abc import abstractmethod
+        from typing import Protocol
+
+        class OrderLookup(Protocol):
+            @abstractmethod
+            def find_orders(self, query: str) -> list: ...
+    """,
+    "shop/base.py": """
+        import requests
+
+        class Base:
+            def __init__(self, url):
+                self.http = requests.Session()
+                self.url = url
+    """,
+    "shop/orders.py": """
+        from shop.base import Base
+
+        class OrdersMixin(Base):
+            def find_orders(self, query):
+                return self.http.get(self.url, params={"q": query}).json()
+    """,
+    "shop/reports.py": """
+        from typing import Any
+        from shop.protocols import OrderLookup
+
+        class ReportsMixin(OrderLookup):
+            http: Any
+            url: Any
+
+            def weekly(self):
+                return len(self.find_orders("week"))
+
+            def ping(self):
+                return self.http.head(self.url).ok
+    """,
+    "shop/client.py": """
+        from shop.orders import OrdersMixin
+        from shop.reports import ReportsMixin
+
+        class ShopClient(OrdersMixin, ReportsMixin):
+            pass
+
+        async def weekly_report(url):
+            client = ShopClient(url)
+            return client.weekly(), client.ping()
+    """,
+}
+
+
+def test_a_mixins_stub_call_and_attribute_resolve_through_the_composed_class(tmp_path):
+    found = flagged_package(tmp_path, _MIXINS)
+    assert ("shop/orders.py", "blocking_http", 'return self.http.get(self.url, params={"q": query}).json()') in found
+    assert ("shop/reports.py", "blocking_http", "return self.http.head(self.url).ok") in found
+
+
+def test_a_mixin_no_class_composes_stays_silent(tmp_path):
+    alone = {**_MIXINS, "shop/client.py": """
+        from shop.reports import ReportsMixin
+
+        class Reports(ReportsMixin):
+            def find_orders(self, query):
+                return [query]
+
+        async def weekly_report():
+            return Reports().weekly()
+    """}
+    found = flagged_package(tmp_path, alone)
+    assert not any(path == "shop/reports.py" or "find_orders" in line for path, _, line in found)
