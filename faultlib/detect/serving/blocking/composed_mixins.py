@@ -41,14 +41,12 @@ def sibling_implementations(index, target: Func, known: Klass | None) -> list[Fu
 
 def _concrete(index, klass: Klass, name: str, depth: int) -> Func | None:
     """The first definition of ``name`` in ``klass`` and its bases (depth first, left to right) that is not abstract."""
-    method = klass.methods.get(name)
-    if method is not None and not is_abstract(method):
-        return method
-    if depth >= MAX_DEPTH:
-        return None
-    for base in index.bases(klass):
-        if isinstance(base, Klass):
-            found = _concrete(index, base, name, depth + 1)
-            if found is not None:
-                return found
+    pending: list[tuple[Klass, int]] = [(klass, depth)]
+    while pending:
+        current, level = pending.pop()
+        method = current.methods.get(name)
+        if method is not None and not is_abstract(method):
+            return method
+        if level < MAX_DEPTH:  # the bases, leftmost popped first
+            pending += [(b, level + 1) for b in reversed(index.bases(current)) if isinstance(b, Klass)]
     return None

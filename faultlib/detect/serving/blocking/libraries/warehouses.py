@@ -32,6 +32,8 @@ from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabul
 
 H, D = "blocking_http", "blocking_db"
 
+_CLIENTS = ("google.cloud.bigquery.Client", "google.cloud.bigquery.client.Client")
+_JOBS = ("google.cloud.bigquery.QueryJob", "google.cloud.bigquery.job.QueryJob")
 BIGQUERY = "https://cloud.google.com/python/docs/reference/bigquery/latest/google.cloud.bigquery.client.Client"
 QUERY_JOB = ("https://cloud.google.com/python/docs/reference/bigquery/latest/google.cloud.bigquery.job.QueryJob "
              "(result/to_dataframe/to_arrow wait for the job and fetch its rows; reload/cancel/exists are requests)")
@@ -42,8 +44,6 @@ SNOWPARK_SESSION = ("https://docs.snowflake.com/en/developer-guide/snowpark/refe
 SNOWPARK_ACTIONS = ("https://docs.snowflake.com/en/developer-guide/snowpark/python/working-with-dataframes"
                     "#performing-an-action-to-evaluate-a-dataframe (an action runs the query and waits for the rows)")
 
-_CLIENTS = ("google.cloud.bigquery.Client", "google.cloud.bigquery.client.Client")
-_JOBS = ("google.cloud.bigquery.QueryJob", "google.cloud.bigquery.job.QueryJob")
 _CLIENT_CALLS = ("query", "query_and_wait", "list_datasets", "list_tables", "list_rows", "list_jobs", "list_projects",
                  "list_models", "list_routines", "get_dataset", "get_table", "get_job", "get_model", "get_routine",
                  "create_dataset", "create_table", "delete_dataset", "delete_table", "update_dataset",
