@@ -23,7 +23,9 @@ caller, ``await asyncio.to_thread(helper, ...)`` or an ``async def`` turned into
 when it was labelled --, ``why``). Labels are judged by reading the code; a finding is matched
 to a label by path and line.
 
-Each service is copied (``.py`` files only) into a temporary folder without its tests
+Each service is copied (``.py`` files only, and the dependency files of its folder and the folders above it:
+``pyproject.toml``, ``requirements*.txt``, ``setup.cfg``, ``uv.lock``, ``poetry.lock``, placed beside it) into a
+temporary folder without its tests
 (``tests/``/``test/`` folders, ``test_*.py``, ``*_test.py``, ``conftest.py``: a blocking call in a
 test's own ``async def`` is not a service blocker) and without ``exclude``; it is analysed once,
 in-process, with the analysis timed. Reported per service: files, findings, tp/fp/unlabelled,
@@ -339,7 +341,25 @@ def copy_entry(entry: dict, checkout: Path, tmp: Path) -> Path:
         for folder in entry["outside"]:
             copy_service(checkout / folder, root.parent / folder, entry.get("exclude", []))
     copy_service(checkout / entry["scan"], root, entry.get("exclude", []))
+    copy_declarations(checkout, Path(entry["scan"]), root)
     return root
+
+
+DECLARATIONS = ("pyproject.toml", "setup.cfg", "uv.lock", "poetry.lock")
+"""Dependency files (besides ``requirements*.txt``) the tool reads to learn which version of a framework the service
+installs (:mod:`faultlib.detect.serving.blocking.fastmcp_pins`)."""
+
+
+def copy_declarations(checkout: Path, scan: Path, root: Path) -> None:
+    """Copy the dependency files of the scanned folder into ``root`` and those of the folders above it in the
+    checkout (its root included) beside ``root`` (into its parent): the tool looks for them there."""
+    folders = [checkout / scan, *(checkout / p for p in scan.parents)] if str(scan) not in ("", ".") else [checkout]
+    for i, folder in enumerate(folders):
+        dest = root if i == 0 else root.parent
+        for path in sorted(folder.glob("*")) if folder.is_dir() else ():
+            if path.is_file() and not path.is_symlink() and (path.name in DECLARATIONS or (
+                    path.name.startswith("requirements") and path.suffix == ".txt")) and not (dest / path.name).exists():
+                shutil.copyfile(path, dest / path.name)
 
 
 def _wave(entry: dict) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from faultlib.detect.serving.blocking.frameworks import runs_inline
 from faultlib.detect.serving.blocking.included_routers import included_handler
 from faultlib.detect.serving.blocking.shadowed_classes import shadowed_method
+from faultlib.detect.serving.blocking.flask_views import flask_async_view
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 MAX_CALLS = 32
@@ -37,9 +38,11 @@ def loop_entry(index: Any, func: Any) -> bool:
     """Whether ``func`` is an entry of the scan: a coroutine, or a plain ``def`` its framework calls on the loop
     (:mod:`~faultlib.detect.serving.blocking.frameworks`: an MCP SDK FastMCP tool), and :func:`scanned_entry`; not a
     coroutine its framework runs on a worker thread's own loop
-    (:mod:`~faultlib.detect.serving.blocking.thread_workers`: Textual's ``@work(thread=True)``), nor a method of a
+    (:mod:`~faultlib.detect.serving.blocking.thread_workers`: Textual's ``@work(thread=True)``;
+    :mod:`~faultlib.detect.serving.blocking.flask_views`: a Flask app's ``async def`` view), nor a method of a
     class the module redefines below (:mod:`~faultlib.detect.serving.blocking.shadowed_classes`)."""
-    return (((func.is_async and not thread_worker(index, func)) or runs_inline(index, func)) and scanned_entry(index, func)
+    private = thread_worker(index, func) or flask_async_view(index, func)  # run on a loop of their own
+    return (((func.is_async and not private) or runs_inline(index, func)) and scanned_entry(index, func)
             and not shadowed_method(func))  # a handler of a class the module defines again below: dead
 
 

@@ -41,7 +41,8 @@ https://docs.litestar.dev/2/usage/routing/handlers.html#sync-vs-async): :data:`L
 
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
-then an entry too; FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
+then an entry too, or the service pins fastmcp below 3, whose sync tools run on the loop
+(:mod:`~faultlib.detect.serving.blocking.fastmcp_pins`); FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
 (https://fastapi.tiangolo.com/async/#path-operation-functions). Used by
 :mod:`~faultlib.detect.serving.blocking.callers`.
 """
@@ -50,6 +51,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.fastmcp_pins import fastmcp_before_threads
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.nio_callbacks import nio_registration
 from faultlib.detect.serving.blocking.registrations import registered_by_call
@@ -171,6 +173,8 @@ def _inline_server(index, call: ast.Call | None, receiver: ast.expr, scope: Func
     server = _server(index, index.type_of(receiver, scope))
     if server in INLINE_SERVERS:
         return True
+    if server in THREADED_SERVERS and fastmcp_before_threads(index):
+        return True  # fastmcp 2.x (pinned <3): sync tools are called on the loop (fastmcp_pins.py)
     return server in THREADED_SERVERS and call is not None and any(
         k.arg == "run_in_thread" and isinstance(k.value, ast.Constant) and k.value.value is False
         for k in call.keywords)

@@ -357,6 +357,10 @@ class Index(TypeOf):
                 found = self.attributes(sub).get(name)
                 if found is not None:
                     return found
+            for sub in self.subclasses(klass):  # a mixin's `self.client`, set by a sibling base of the class that
+                found = self.attribute_type(sub, name, depth + 1)  # composes them (composed_mixins.py)
+                if found is not None:
+                    return found
             return (handler_attribute(self, klass, name) or model_query(self, klass, name)  # Model.query
                     or model_manager(self, klass, name))  # a Django model's default manager, Model.objects
         return None

@@ -19,7 +19,12 @@ from evidence in the code, not from its name:
 Then a method called on it on the loop without ``await`` blocks: ``blocking_db`` when the evidence names a database
 (:data:`DB_WORDS`), ``blocking_http`` otherwise. Left out: constructors, attribute reads, private and dunder methods,
 methods whose name says async, and methods that only touch local state (:data:`LOCAL`, :data:`LOCAL_PREFIXES`). A
-method reached through namespace attributes (``driver.posts.create_post``) counts as the client's. An endpoint alone
+method reached through namespace attributes (``driver.posts.create_post``) counts as the client's; so does one
+reached through the namespaces of an SDK the vocabulary lists whole (``_pkg("elevenlabs", ...)``: every class of the
+package is the sync client, but the generated namespaces ``client.voices`` have no type the vocabulary can name), with
+the same evidence asked of the instance (held-out wave 61: 35 misses of ``ElevenLabs(api_key=..., httpx_client=...)``).
+A synchronous HTTP transport handed to the constructor is evidence too
+(:mod:`~faultlib.detect.serving.blocking.sync_transports`). An endpoint alone
 (no credential, no login) given in the very function that calls the object's methods is a request being described
 (``RequestShape(url=u).render()``), not a connection: silent; kept in a global, an attribute or another function, it
 is one.
@@ -62,6 +67,7 @@ from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.own_root import known_packages
 from faultlib.detect.serving.blocking.namesakes import own_name
 from faultlib.detect.serving.blocking.server_keys import keyed_server
+from faultlib.detect.serving.blocking.sync_transports import transport_argument
 from faultlib.detect.serving.blocking.server_words import (CREDENTIAL_WORDS, DB_WORDS, SERVER_WORDS,
                                                             addressing_path, named_words, words)
 
@@ -104,10 +110,13 @@ NOT_OPENING = ("is_", "has_", "set_", "exists", "to_", "get_size", "getsize", "i
 """Package functions given a path that do not open it: predicates and single-inode metadata (``is_hidden(path)``,
 ``exists``: the labelling rules leave ``os.stat`` out), setters of a global (``set_tracking_uri(uri)``), and
 conversions (``url2path``, ``path_to_url``: :data:`CONVERSION`)."""
-NOT_OPENING_ENDINGS = ("exists", "match", "matches")
+NOT_OPENING_ENDINGS = ("exists", "match", "matches", "ratio", "distance", "similarity")
 """Endings of such names too: ``path_exists``, and matching a path's text against patterns (wcmatch's
 ``glob.globmatch(relative_path, pattern)``, ``fnmatch``: https://facelessuser.github.io/wcmatch/glob/#globmatch, "does
-not access the file system" unless given ``REALPATH``; held-out wave 46)."""
+not access the file system" unless given ``REALPATH``; held-out wave 46), or measuring how alike two strings are
+(fuzzywuzzy's and RapidFuzz's ``fuzz.ratio``/``token_sort_ratio(s1, s2)``, "Calculates the normalized Indel
+similarity" of the two strings, https://rapidfuzz.github.io/RapidFuzz/Usage/fuzz.html; ``Levenshtein.distance``,
+``jaro_similarity``: in-memory comparisons of names, held-out wave 61)."""
 CONVERSION = re.compile(r"(^|_)(url|uri|path|str|bytes|json|dict|text|hex|b64)(2|_to_)(url|uri|path|str|bytes|json"
                         r"|dict|text|hex|b64)($|_)")
 """A conversion between in-memory forms (``url2path``, ``path_to_uri``); not ``send2trash`` (it moves the file) nor
@@ -132,6 +141,10 @@ _TEXT_METHODS = frozenset(dir(str)) | frozenset(dir(bytes)) | frozenset(
 one through attributes is data, never a namespaced client's request."""
 MAX_NAMESPACES = 2
 """Namespace attributes between a client and the method called (``client.torrents.info``: one)."""
+MAX_SDK_NAMESPACES = 3
+"""The same for a client of an SDK the vocabulary lists whole (:meth:`~faultlib.detect.serving.blocking.vocab.Merged.
+whole_package`), whose generated API nests deeper (ElevenLabs' ``client.conversational_ai.knowledge_base.documents
+.create_from_url``, https://elevenlabs.io/docs/api-reference/knowledge-base/create-from-url)."""
 MAX_MODULES = 64
 """Modules scanned per type for its evidence (those whose source names its package), a bound that cuts, never
 samples: past it the evidence found so far decides."""
@@ -152,6 +165,9 @@ def site(index, target: str, call: ast.Call, func: Func):
         return None
     if target is None:
         target = _namespaced(index, call.func, func)
+        if target is None:  # a listed SDK's deeper namespaces (`client.conversational_ai.knowledge_base.documents`)
+            deeper = _namespaced(index, call.func, func, MAX_SDK_NAMESPACES)
+            target = deeper if deeper is not None and index.vocab.whole_package(_client_of(index, deeper)[0] or "") else None
         if target is None:
             return None
     elif call.func.attr != target.rpartition(".")[2]:
@@ -185,7 +201,9 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
     first = found[0]
     where = f" at {first['file']}:{first['line']}" if first["line"] else ""
     what = "what a third-party factory made" if owner.endswith("()") else "a third-party class"
-    guess = (f"inferred: `{owner.rpartition('.')[2]}` is {what} no vocabulary entry describes, "
+    described = ("a class of an SDK the vocabulary lists whole, reached through a namespace it does not type,"
+                 if index.vocab.owned(owner) else f"{what} no vocabulary entry describes,")
+    guess = (f"inferred: `{owner.rpartition('.')[2]}` is {described} "
              f"given a server ({first['what']}{where}) and never awaited")
     return Site(kind, f"{target} ({guess})", func, call, guess,
                 inferred={"rule": RULE, "type": owner, "evidence": found[:3], "awaited_elsewhere": False})
@@ -336,18 +354,22 @@ def _client_of(index, target: str) -> tuple[str | None, str]:
     ``(None, method)``."""
     parts = target.split(".")
     method = parts[-1]
-    if len(parts) < 3 or not _third_party(index, target):
+    if len(parts) < 3:
         return None, method
     cut = next((i for i in range(len(parts) - 2, 0, -1) if owner_part(parts[i])), None)  # a class or a made handle
     if cut is None or any(owner_part(p) or p.startswith("_") for p in parts[cut + 1:-1]):
         return None, method  # no class, or a class inside a namespace (a nested type, data)
     owner = ".".join(parts[:cut + 1])
-    if any(p.startswith(_ASYNC_PARTS) for p in parts[:cut + 1]) or index.vocab.owned(owner):
+    if any(p.startswith(_ASYNC_PARTS) for p in parts[:cut + 1]):
+        return None, method
+    if cut < len(parts) - 2 and index.vocab.whole_package(owner):
+        return owner, method  # a namespace of an SDK the vocabulary lists whole (`client.voices.get`), see site()
+    if not _third_party(index, target) or index.vocab.owned(owner):
         return None, method
     return owner, method
 
 
-def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
+def _namespaced(index, expr: ast.Attribute, func: Func, most: int = MAX_NAMESPACES) -> str | None:
     """``TYPE.namespace.method`` for ``x.namespace.method`` with ``x`` of the third-party type ``TYPE`` (at most
     :data:`MAX_NAMESPACES` lower-case attributes between them), or None; never a method of a string, bytes, a
     date/time or a number (:data:`_TEXT_METHODS`)
@@ -356,7 +378,7 @@ def _namespaced(index, expr: ast.Attribute, func: Func) -> str | None:
         return None
     attrs = [expr.attr]
     value = expr.value
-    while isinstance(value, ast.Attribute) and len(attrs) <= MAX_NAMESPACES:
+    while isinstance(value, ast.Attribute) and len(attrs) <= most:
         if value.attr.startswith("_") or value.attr[:1].isupper():
             return None
         attrs.insert(0, value.attr)
@@ -450,6 +472,10 @@ def _constructed_with(index, call: ast.Call, func: Func, top: str, depth: int) -
                 0] == top else []
             if any(e["credential"] for e in inner):  # API(Client(host=..., secret=...)): its client's credentials
                 found.append((f"a `{typed.rpartition('.')[2]}` given credentials", True))
+    if not found:
+        transport = transport_argument(index, call, func)  # ElevenLabs(httpx_client=httpx.Client(...))
+        if transport is not None:
+            found.append((f"a synchronous HTTP transport, {transport}", True))
     return (found[0][0], any(c for _, c in found) or keyed_server(call)) if found else None
 
 

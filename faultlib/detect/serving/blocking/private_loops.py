@@ -22,6 +22,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.flask_views import flask_async_view
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 __all__ = ["private_coroutines", "private_entries"]
@@ -53,7 +54,7 @@ def _compute(index) -> set[int]:
     sites = index.infer.sites()
     drives = sites.get("run_until_complete", [])
     submitted = _thread_loop_submits(index, sites)
-    workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and thread_worker(index, f)]
+    workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and (thread_worker(index, f) or flask_async_view(index, f))]
     if not drives and not workers and not submitted:
         return set()
     threaded = _threaded(index, sites) if drives else set()

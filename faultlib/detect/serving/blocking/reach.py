@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.composed_mixins import sibling_implementations
 from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
@@ -171,6 +172,8 @@ class Reachability(BodyCalls):
                     # async method is an entry the framework may call on an instance of any subclass; a
                     # receiver known on the call path (`self` is an S, or a subclass of S): S's subclasses
                     found += overrides
+                if on_self(call.func, func) and not overrides:  # a mixin's protocol stub: a sibling implements it
+                    found += sibling_implementations(index, target, known)
             return found + decorator_wrappers(index, target)  # and the wrapper of a decorator of the files
         if isinstance(target, Klass):
             chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None

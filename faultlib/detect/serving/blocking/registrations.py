@@ -27,6 +27,12 @@ REGISTER_CALLS = frozenset({"add_tool"}) | NIO_REGISTRARS
 callback registrations (:mod:`~faultlib.detect.serving.blocking.nio_callbacks`)."""
 
 
+TOOL_BUILDERS = frozenset({"from_function"})
+"""Constructors of a tool object from a function: fastmcp 2.x's ``add_tool`` takes a ``Tool``, built with
+``Tool.from_function(fn, ...)`` (https://gofastmcp.com/servers/tools: "``Tool.from_function(fn)`` ... then
+``mcp.add_tool(tool)``"), which calls ``fn`` when the tool runs: the function is registered all the same."""
+
+
 def registered_by_call(index, func: Func, inline: Callable[[ast.Call, Func], bool]) -> bool:
     """Whether ``func`` is passed to a registering call whose receiver ``inline`` accepts (see the module
     docstring); the answer for every function is computed once per index."""
@@ -60,10 +66,13 @@ def _registered(index, inline) -> set[int]:
 
 
 def _handler(call: ast.Call) -> ast.expr | None:
-    """The function a registering call is given: its first argument or ``fn=``."""
-    if call.args and not isinstance(call.args[0], ast.Starred):
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg == "fn"), None)
+    """The function a registering call is given: its first argument or ``fn=``; through a tool built from it
+    (``add_tool(Tool.from_function(fn))``, :data:`TOOL_BUILDERS`)."""
+    given = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
+        (k.value for k in call.keywords if k.arg in ("fn", "tool")), None)
+    if isinstance(given, ast.Call) and isinstance(given.func, ast.Attribute) and given.func.attr in TOOL_BUILDERS:
+        return _handler(given)
+    return given
 
 
 def _parameters(func: Func) -> list[str]:

@@ -33,6 +33,8 @@ from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
+from faultlib.detect.serving.blocking.memory_spools import memory_spool
+from faultlib.detect.serving.blocking.none_defaults import none_default
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
@@ -92,6 +94,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return None  # self.storage.bucket(name): the GCS client's factory, though `storage` may be a boto3 client
     if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
         return None  # a session of a "sqlite://" engine: the database is in the process's memory
+    if memory_spool(target, call):
+        return None  # SpooledTemporaryFile(max_size=0): never rolls over, a buffer in memory
     known = index.vocab.calls.get(target)
     if known is not None and memory_connect(index.vocab, target, call, func):
         return None  # sqlite3.connect(":memory:"): the database lives in the process's memory
@@ -231,6 +235,9 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     if condition.test == "contains":  # pattern = f"{name}.*"; folder.glob(pattern): the text bound to the name
         args = [bound_text(a, func) for a in args]
         keywords = {k: bound_text(v, func) for k, v in keywords.items()}
+    if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
+        args = [none_default(a, func) for a in args]
+        keywords = {k: none_default(v, func) for k, v in keywords.items()}
     return condition.blocks(args, keywords, _literal)
 
 

@@ -21,6 +21,8 @@ from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
 from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
+from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_spool
+from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
@@ -183,6 +185,11 @@ class TypeOf:
                 memory = memory_sqlite_type(self.vocab, target, expr, func)
                 if memory is not None:  # sqlite3.connect(":memory:") and its cursors: no disk behind them
                     return memory
+                if memory_spool(target, expr):  # SpooledTemporaryFile(max_size=0): a buffer in memory
+                    return MEMORY_SPOOL
+                store = store_factory_type(target)  # FAISS.load_local(...), store.as_retriever(): LangChain's
+                if store is not None and target not in self.vocab.returns:
+                    return store
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database

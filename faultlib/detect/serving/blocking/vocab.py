@@ -75,8 +75,17 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"},
     "sklearn.base.BaseEstimator": {"[]": UNPICKLED_ITEM},
     **{ext: {"session": "sqlalchemy.orm.scoped_session", "engine": "sqlalchemy.engine.Engine"} for ext in (
-        "flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extension.SQLAlchemy")}}
-"""Documented attributes of framework objects with their type: an upload's ``.file`` is the SpooledTemporaryFile
+        "flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extension.SQLAlchemy")},
+    **{client: {"_session": "requests.Session", "session": "requests.Session"} for client in (
+        *(f"atlassian.{c}" for c in ("Jira", "Confluence", "Bitbucket", "ServiceDesk", "Bamboo", "Xray", "Crowd",
+                                     "Insight", "Portfolio", "Cloud")), "atlassian.rest_client.AtlassianRestAPI")},
+    **{gl: {"session": "requests.Session"} for gl in ("gitlab.Gitlab", "gitlab.client.Gitlab")}}
+"""Documented attributes of framework objects with their type: the requests ``Session`` a REST client sends through
+(atlassian-python-api's ``AtlassianRestAPI(session=...)`` keeps it in ``_session``, a ``requests.Session()`` when none
+is given, and its ``session`` property returns it: https://atlassian-python-api.readthedocs.io/#other-authentication-
+methods and ``atlassian/rest_client.py``; python-gitlab's ``Gitlab.session``: https://python-gitlab.readthedocs.io/en/
+stable/api-usage-advanced.html#client-side-certificate -- code that reaches past the client's methods to the session,
+``self.confluence._session.get(url)``, still sends a request; held-out wave 61: 10 misses); an upload's ``.file`` is the SpooledTemporaryFile
 behind it (https://www.starlette.io/requests/#request-files; its sync ``read`` is file I/O); a declarative base's
 ``.metadata`` is its MetaData (https://docs.sqlalchemy.org/en/20/orm/mapping_api.html#sqlalchemy.orm.DeclarativeBase);
 a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.images`` (or ``out["images"]``,
@@ -218,6 +227,12 @@ class Merged:
         if prefixes is None:  # every "pkg.Type" that has a "pkg.Type.method" entry
             prefixes = self.__dict__["_owners"] = frozenset(name.rpartition(".")[0] for name in self.calls)
         return type_name in prefixes or bool(self._families_of(type_name))
+
+    def whole_package(self, type_name: str) -> bool:
+        """Whether ``type_name`` is owned only by package families that take every method of the package for a
+        blocking call (``_pkg("elevenlabs", ...)``: the whole SDK is the synchronous client)."""
+        families = self._families_of(type_name)
+        return bool(families) and all(f.package and "*" in f.methods for f in families)
 
     def family_kind(self, type_name: str, method: str) -> tuple[str, str] | None:
         """``(kind, source)`` of ``type_name.method`` by a family rule, or None."""

@@ -1,6 +1,6 @@
 """Document and media file libraries: PDF (PyMuPDF, pypdf, pdfplumber, pdf2image), office files (python-pptx,
 python-docx's and openpyxl's writers, xlrd, odfpy, olefile, Aspose.Words), EPUB (EbookLib) and MIDI (mido) files opened, parsed
-and written; docling's document conversion (layout and OCR models run over every page).
+and written; pypandoc's conversions (they run the ``pandoc`` binary and wait for it); docling's document conversion (layout and OCR models run over every page).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
 ``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
@@ -28,6 +28,8 @@ PDF2IMAGE = ("https://pdf2image.readthedocs.io/en/latest/reference.html (convert
              "poppler's pdftoppm and decode its images; pdfinfo_from_path/bytes run pdfinfo; all wait for the process)")
 PYPDF = ("https://pypdf.readthedocs.io/en/stable/modules/PdfReader.html (PdfReader(stream) reads the file or stream "
          "and parses its cross-reference table); https://pypdf.readthedocs.io/en/stable/modules/PdfWriter.html (write)")
+PYPANDOC = ("https://github.com/JessicaTegner/pypandoc#usage (convert_text and convert_file run the pandoc binary as a "
+            "child process and wait for its output; get_pandoc_version/formats run it too)")
 PDFPLUMBER = "https://github.com/jsvine/pdfplumber#python-library (pdfplumber.open opens and parses the PDF)"
 PPTX = ("https://python-pptx.readthedocs.io/en/latest/api/presentation.html (Presentation(pptx) opens the file or "
         "stream and parses the package; save writes it)")
@@ -61,6 +63,8 @@ DOCUMENTS = Vocabulary(
         **{f"{p}.PdfReader": (F, PYPDF) for p in ("pypdf", "PyPDF2")}, "pdfplumber.open": (F, PDFPLUMBER),
         "pptx.Presentation": (F, PPTX), "xlrd.open_workbook": (F, XLRD), "odf.opendocument.load": (F, ODFPY),
         "olefile.OleFileIO": (F, OLEFILE), _ASPOSE_DOCUMENT: (F, ASPOSE_WORDS),
+        **{f"pypandoc.{f}": ("blocking_subprocess", PYPANDOC) for f in (
+            "convert_text", "convert_file", "convert", "get_pandoc_version", "get_pandoc_formats")},
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,

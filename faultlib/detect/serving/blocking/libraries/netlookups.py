@@ -1,5 +1,5 @@
 """Helpers whose one call does network I/O the name does not show: ``email_validator.validate_email`` (DNS) and
-youtube-search-python's synchronous searches (HTTP in the constructor).
+youtube-search-python's synchronous searches (HTTP in the constructor), and dnspython's synchronous resolver.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`); found by
 the census of unseen async services (``benchmarks/blocking_census.py``: sign-up endpoints, Telegram/Discord bots).
@@ -22,14 +22,27 @@ YOUTUBE_SEARCH = ("https://github.com/alexmercerind/youtube-search-python#usage 
 _SEARCHES = tuple(f"youtubesearchpython.{c}" for c in ("VideosSearch", "Search", "ChannelsSearch", "PlaylistsSearch",
                                                       "CustomSearch", "ChannelSearch"))
 
+DNSPYTHON = ("https://dnspython.readthedocs.io/en/stable/resolver-class.html#dns.resolver.Resolver.resolve (a "
+             "synchronous query: it sends the request and waits up to its lifetime for the answer; dns.asyncresolver "
+             "is the async twin, https://dnspython.readthedocs.io/en/stable/async-resolver.html)")
+DNSPYTHON_QUERY = ("https://dnspython.readthedocs.io/en/stable/query.html (dns.query.udp/tcp/... send one message and "
+                   "wait for the response; dns.asyncquery holds the coroutines)")
+_RESOLVERS = ("dns.resolver.Resolver",)
+_RESOLVE = ("resolve", "query", "resolve_address", "resolve_name", "canonical_name", "zone_for_name")
+
 NET_LOOKUPS = Vocabulary(
     calls={
         "email_validator.validate_email": ("blocking_socket_io", EMAIL_VALIDATOR),
+        **{f"dns.resolver.{f}": ("blocking_socket_io", DNSPYTHON) for f in _RESOLVE},
+        **{f"dns.query.{f}": ("blocking_socket_io", DNSPYTHON_QUERY) for f in ("udp", "tcp", "tls", "https", "quic",
+                                                                              "udp_with_fallback", "xfr")},
         **{c: (H, YOUTUBE_SEARCH) for c in _SEARCHES},
         **{f"youtubesearchpython.{c}.get": (H, YOUTUBE_SEARCH) for c in ("Video", "Playlist", "Channel",
                                                                           "Suggestions", "Transcript")},
     },
     when={"email_validator.validate_email": BlocksWhen("check_deliverability", test="true", absent=True)},
-    families=(Family(_SEARCHES, {"next": H}, YOUTUBE_SEARCH),),
-    returns={c: c for c in _SEARCHES},
+    families=(Family(_SEARCHES, {"next": H}, YOUTUBE_SEARCH),
+              Family(_RESOLVERS, {m: "blocking_socket_io" for m in _RESOLVE}, DNSPYTHON)),
+    returns={**{c: c for c in _SEARCHES}, **{c: _RESOLVERS[0] for c in _RESOLVERS},
+             "dns.resolver.get_default_resolver": _RESOLVERS[0]},
 )
