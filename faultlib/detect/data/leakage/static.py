@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.modellists import model_list
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dateslices import period_keys
@@ -444,6 +445,10 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             updated = current.with_(taints=current.taints | new.taints)
             self._store(expr.id, updated, frame)
             self._rebind_aliases((held, current), updated, frame)  # the helper's argument is the module's frame
+
+    def _unrolled(self, items: tuple[Any, ...]) -> bool:
+        """A short literal list, or a list of candidate models up to 16 (modellists.py), runs the body per item."""
+        return super()._unrolled(items) or model_list(items)
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         inner = getattr(source, "inner", source)
