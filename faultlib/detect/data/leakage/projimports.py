@@ -16,7 +16,7 @@ is resolved to the file Python would load, looking only inside the project (neve
 * relative imports, ``from .helpers import f``, ``from ..utils import f``, ``from . import helpers``: counted from
   the script's own folder;
 * folders a script puts on the import path, ``sys.path.append('..')``, ``sys.path.insert(0, '../lib/src')``
-  (string literals, or ``os.path.join`` of literals; relative to the script's folder, where it is usually run): the
+  (string literals, or ``os.path.join`` of literals and of ``os.getcwd()``, the folder it runs in; relative to the script's folder, where it is usually run): the
   same spellings under them.
 
 Source: the import system of the Python language reference (section 5, "The import system": packages, submodules,
@@ -70,9 +70,15 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
     return out
 
 
+#: calls that give the working directory: the script's (a notebook's) folder, where it is run
+_CWD = frozenset({"os.getcwd", "getcwd", "os.getcwdu", "Path.cwd", "pathlib.Path.cwd"})
+
+
 def _literal_path(node: ast.expr) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
         return node.value
+    if isinstance(node, ast.Call) and not node.args and ast.unparse(node.func) in _CWD:
+        return "."  # os.path.join(os.getcwd(), '..', 'src'): relative to the folder it runs in
     if isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.path.join", "join") and node.args:
         parts = [_literal_path(a) for a in node.args]
         return "/".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
