@@ -419,7 +419,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _final_refit(self, rows: Any) -> bool:
         """Training rows stacked with validation rows, in code that keeps a test set apart (refits.py)."""
-        return self._test_set_named and merged_validation(rows)
+        return self._test_set_named and merged_validation(rows, getattr(self, "_caller_names", None))
 
     def _overlaps(self, fit: FitRef, x: Data) -> bool:
         return any(covers(f, p) for f in parts(fit.rows) for p in parts(x.rows))

@@ -33,6 +33,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.modellists import model_list
+from faultlib.detect.data.leakage.refits import caller_name
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dateslices import period_keys
@@ -188,6 +189,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._kept_second_parts = kept_second_parts(tree)  # splits whose training parts are thrown away (keptparts.py)
         self._test_set_named = names_a_test_set(tree)  # validation rows may join a final refit (refits.py)
+        self._caller_names: dict[int, str] = {}  # a helper's table by the name its caller binds (refits.py)
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
@@ -248,6 +250,9 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             return MaybeData(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
         if isinstance(value, Est):
             value.variable = name
+        if isinstance(value, Data) and isinstance(value.rows, Rows) and not value.rows.steps and caller_name(
+                value.rows.root.name, name):  # X_val, y_val = load_part('val'): the helper's table is the val part
+            self._caller_names.setdefault(value.rows.root.uid, name)  # (refits.py)
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
