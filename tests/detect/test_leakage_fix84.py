@@ -303,3 +303,30 @@ def test_train_and_test_files_stacked_before_the_fit_are_still_a_fit_on_test(tmp
         "[X_a, X_b]", "[X_train, X_test]").replace("[y_a, y_b]", "[y_train, y_test]")
     _write(tmp_path, {"splits.py": SPLITS_HELPER, "refit.py": script.replace("{first}", "train")})
     assert "fit_on_test" in _kinds(tmp_path, "refit.py")
+
+
+# ---------------------------------------------------------------- quantile bounds unpacked into names
+
+WINSOR = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+
+days = pd.read_csv("quotes.csv")
+cut = int(len(days) * 0.8)
+{bounds}
+days["ret"] = days["ret"].clip(lower=low, upper=high)
+early, late = days[:cut], days[cut:]
+model = Ridge().fit(early[["ret", "vol"]], early["next_ret"])
+print(model.score(late[["ret", "vol"]], late["next_ret"]))
+"""
+
+
+def test_return_bounds_unpacked_from_quantiles_of_every_day_are_fitted_before_the_split(tmp_path):
+    _write(tmp_path, {"winsor.py": WINSOR.replace("{bounds}", 'low, high = days["ret"].quantile([0.005, 0.995])')})
+    assert ("fit_before_split", "winsor.py", None, 6) in _alarms(tmp_path, "winsor.py")
+
+
+def test_return_bounds_unpacked_from_the_earlier_days_only_stay_silent(tmp_path):
+    bounds = 'low, high = days["ret"][:cut].quantile([0.005, 0.995])'
+    _write(tmp_path, {"winsor.py": WINSOR.replace("{bounds}", bounds)})
+    assert "fit_before_split" not in _kinds(tmp_path, "winsor.py")

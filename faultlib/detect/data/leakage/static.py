@@ -34,6 +34,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.modellists import model_list
 from faultlib.detect.data.leakage.refits import caller_name
+from faultlib.detect.data.leakage.statunpack import StatisticUnpacking
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dateslices import period_keys
@@ -159,7 +160,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
