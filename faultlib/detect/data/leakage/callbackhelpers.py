@@ -19,16 +19,11 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.samplehelpers import module_functions
 from faultlib.pyflow.walk import walk_once
 
 
-def functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
-    """Module-level functions by name, a name defined twice left out."""
-    seen: dict[str, list[ast.FunctionDef]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            seen.setdefault(node.name, []).append(node)
-    return {name: defs[0] for name, defs in seen.items() if len(defs) == 1}
+functions = module_functions  # module-level functions by name, a name defined twice left out (samplehelpers.py)
 
 
 def returned_values(call: ast.Call, defs: dict[str, ast.FunctionDef]) -> list[ast.expr]:
