@@ -330,3 +330,39 @@ def test_return_bounds_unpacked_from_the_earlier_days_only_stay_silent(tmp_path)
     bounds = 'low, high = days["ret"][:cut].quantile([0.005, 0.995])'
     _write(tmp_path, {"winsor.py": WINSOR.replace("{bounds}", bounds)})
     assert "fit_before_split" not in _kinds(tmp_path, "winsor.py")
+
+
+# ---------------------------------------------------------------- windows cut with a hop shorter than the window
+
+WINDOWS = """\
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+
+SPAN = 2048
+SHARE = 0.5
+
+
+def chop(trace, span=SPAN, share=SHARE):
+    hop = {hop}
+    begins = range(0, len(trace) - span + 1, hop)
+    return np.stack([trace[b:b + span] for b in begins])
+
+
+vibration = np.load("vibration.npy")
+condition = np.load("condition.npy")
+pieces = chop(vibration)
+X_tr, X_te, y_tr, y_te = train_test_split(pieces, condition, test_size=0.2, stratify=condition)
+forest = RandomForestClassifier().fit(X_tr, y_tr)
+print(forest.score(X_te, y_te))
+"""
+
+
+def test_half_overlapping_windows_split_with_shuffling_are_a_shuffled_time_split(tmp_path):
+    _write(tmp_path, {"chop.py": WINDOWS.replace("{hop}", "int(span * (1.0 - share))")})
+    assert ("shuffled_time_split", "chop.py", None, 18) in _alarms(tmp_path, "chop.py")
+
+
+def test_windows_side_by_side_split_with_shuffling_stay_silent(tmp_path):
+    _write(tmp_path, {"chop.py": WINDOWS.replace("{hop}", "span")})
+    assert "shuffled_time_split" not in _kinds(tmp_path, "chop.py")

@@ -169,7 +169,7 @@ class EmbeddingSemantics:
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
         element = maybe_data(values[-1])
-        if element is not None and element.rows is not None and positional_items(node):
+        if element is not None and element.rows is not None and positional_items(node, getattr(self, "_bindings", None)):
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
         if isinstance(values[-1], Tup) and any(maybe_data(i) is not None for i in values[-1].items):
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
