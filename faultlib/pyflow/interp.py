@@ -272,7 +272,7 @@ class Interpreter(SemanticHooks):
         if not self._iterate(source, node, frame):
             inner = getattr(source, "inner", source)
             enumerated = inner is not source
-            if isinstance(inner, Tup) and 0 < len(inner.items) <= 8:
+            if isinstance(inner, Tup) and self._unrolled(inner.items):
                 for i, item in enumerate(inner.items):  # a short literal list: run the body once per item
                     self._bind(node.target, Tup((Const(i), item)) if enumerated else item, frame, node.lineno)
                     self._block(node.body, frame)
@@ -282,6 +282,11 @@ class Interpreter(SemanticHooks):
                 self._bind(node.target, UNKNOWN, frame, node.lineno)
                 self._block(node.body, frame)
         self._block(node.orelse, frame)
+
+    def _unrolled(self, items: tuple[Any, ...]) -> bool:
+        """A ``for`` over a literal list of these items runs its body once per item (a short list: at most 8);
+        a client may walk longer lists whose items it knows to matter one by one."""
+        return 0 < len(items) <= 8
 
     def _bind(self, target: ast.expr, value: Any, frame: Frame, line: int) -> None:
         if isinstance(target, ast.Name):

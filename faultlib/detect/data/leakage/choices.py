@@ -35,6 +35,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
+from faultlib.detect.data.leakage.handedcands import hands_candidate
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.laterpicks import later_running_best
 from faultlib.detect.data.leakage.targets import call_name, validation_named
@@ -379,7 +380,8 @@ class ChoiceChecks:
                 continue
             by_loop = receiver is not None and _names(receiver) & facts.targets or (
                 arg is not None and _names(arg) & facts.targets and facts.start <= node.lineno <= facts.end)
-            if not (facts.varies or by_loop):
+            if not (facts.varies or by_loop or hands_candidate(self.tree, self._call_lines, facts.start, facts.end,
+                                                               facts.targets)):  # evaluate(model, ...) (handedcands)
                 continue
             if facts.start in self._tuned:
                 return

@@ -48,6 +48,7 @@ from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
 from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
+from faultlib.detect.data.leakage.entityclocks import clock_rescaled
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
 from faultlib.detect.data.leakage.labelbins import label_binnings
@@ -365,6 +366,8 @@ class DesignChecks:
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
             return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno))) if grouped is not None and \
                 out.rows is None else out
+        if grouped is not None and clock_rescaled(inner, name, node.args[0] if node.args else None):
+            return data  # groupby('unit')['time'].transform(lambda t: t / t.max()): its own clock (entityclocks.py)
         if name in ("transform", "apply") and node.args and (_statistic_lambda(node.args[0]) or (
                 grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())

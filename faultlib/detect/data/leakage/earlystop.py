@@ -56,6 +56,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.callbackhelpers import functions, returned_values
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
@@ -101,17 +102,19 @@ def _watches_evaluation(call: ast.Call) -> bool:
                 and not monitor.value.startswith("val"))
 
 
-def _chooses(node: ast.expr | None, bindings: dict[str, list[ast.expr]], loads: bool, depth: int = 3) -> str | None:
-    """The callback in ``node`` (a list, a call, a name assigned one) that stops or keeps the best by the evaluation
-    set, in words; ``loads``: the module loads a saved model or weights back."""
+def _chooses(node: ast.expr | None, bindings: dict[str, list[ast.expr]], loads: bool, depth: int = 3,
+             defs: dict[str, ast.FunctionDef] | None = None) -> str | None:
+    """The callback in ``node`` (a list, a call, a name assigned one, a helper's call that returns one:
+    :mod:`.callbackhelpers`, ``defs`` the program's functions) that stops or keeps the best by the evaluation set,
+    in words; ``loads``: the module loads a saved model or weights back."""
     if node is None or depth < 0:
         return None
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return next((c for c in (_chooses(e, bindings, loads, depth) for e in node.elts) if c), None)
+        return next((c for c in (_chooses(e, bindings, loads, depth, defs) for e in node.elts) if c), None)
     if isinstance(node, ast.BinOp):  # callbacks=base + [es]
-        return _chooses(node.left, bindings, loads, depth) or _chooses(node.right, bindings, loads, depth)
+        return _chooses(node.left, bindings, loads, depth, defs) or _chooses(node.right, bindings, loads, depth, defs)
     if isinstance(node, ast.Name):
-        return next((c for c in (_chooses(v, bindings, loads, depth - 1) for v in bindings.get(node.id, []))
+        return next((c for c in (_chooses(v, bindings, loads, depth - 1, defs) for v in bindings.get(node.id, []))
                      if c), None)
     if isinstance(node, ast.Call) and _watches_evaluation(node):
         name = _call_name(node)
@@ -119,6 +122,10 @@ def _chooses(node: ast.expr | None, bindings: dict[str, list[ast.expr]], loads: 
             return f"{name}(...)"
         if loads and name in CHECKPOINTS and any(k.arg == "save_best_only" and _true(k.value) for k in node.keywords):
             return f"{name}(save_best_only=True), loaded back,"
+    if isinstance(node, ast.Call) and defs:  # callbacks=make_callbacks(path): what the helper returns
+        found = next((c for c in (_chooses(r, bindings, loads, depth - 1, defs) for r in returned_values(node, defs))
+                      if c), None)
+        return found
     return None
 
 
@@ -186,7 +193,9 @@ class EarlyStops:
         if self._loads_back is None:
             self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in walk_once(self.tree))
         given = _keyword(node, ("callbacks",)) or spread_key(node, "callbacks", self.tree, self._bindings)
-        callback = _chooses(given, self._bindings, self._loads_back)
+        if self._defs is None:
+            self._defs = functions(self.tree)
+        callback = _chooses(given, self._bindings, self._loads_back, defs=self._defs)
         if callback:
             return callback
         use_best = _keyword(node, ("use_best_model",))
@@ -256,6 +265,7 @@ class EarlyStops:
             {"call": call, "chooses_by": how, "held_out_rows": rows}, kind="tuned_on_test"))
 
     _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
+    _defs: dict[str, ast.FunctionDef] | None = None  # the program's functions, for callbacks a helper returns
     _stopped: set
     tree: ast.Module
     _bindings: dict

@@ -141,6 +141,9 @@ class EmbeddingSemantics:
         each = self._each_known_item(node, frame)
         if each is not None:
             return each
+        built = self._each_candidate(node, frame, names, saved)
+        if built is not None:
+            return built
         values = []
         try:
             for gen in node.generators:
@@ -166,7 +169,7 @@ class EmbeddingSemantics:
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
         element = maybe_data(values[-1])
-        if element is not None and element.rows is not None and positional_items(node):
+        if element is not None and element.rows is not None and positional_items(node, getattr(self, "_bindings", None)):
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
         if isinstance(values[-1], Tup) and any(maybe_data(i) is not None for i in values[-1].items):
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
@@ -177,6 +180,35 @@ class EmbeddingSemantics:
             return Data(None, walked.taints, False)
         # rows unknown: only what the element adds (a vector read from a model)
         return Data(None, element.taints, False) if element is not None and element.taints else UNKNOWN
+
+    def _each_candidate(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any, names: set[str],
+                        saved: dict[str, Any]) -> Tup | None:
+        """``[(n, cls()) for n, cls in MODELS.items()]`` over a list of candidate models (:mod:`.modellists`): the
+        element once per item, the list of what it built; ``None``: not such a comprehension (one ``for``, no
+        ``if``)."""
+        from faultlib.detect.data.leakage.modellists import model_list
+
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async or \
+                isinstance(node, ast.SetComp):
+            return None
+        gen = node.generators[0]
+        it = gen.iter.func.value if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Attribute) and \
+            gen.iter.func.attr in ("items", "values") and not gen.iter.args else gen.iter
+        if not isinstance(it, (ast.Name, ast.List, ast.Tuple, ast.Dict)):
+            return None  # read twice when it is not such a list: only names and literals, which do nothing
+        source = self._expr(gen.iter, frame)
+        if not isinstance(source, Tup) or not model_list(source.items):
+            return None
+        out = []
+        try:
+            for item in source.items:
+                self._bind(gen.target, item, frame, node.lineno)
+                out.append(self._expr(node.elt, frame))
+        finally:
+            for n in names:
+                frame.locals.pop(n, None)
+            frame.locals.update(saved)
+        return Tup(tuple(out))
 
     def _each_known_item(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, frame: Any) -> Blocks | None:
         """``[m[keep, :] for m in blocks]`` over a list built by appends (:class:`~.blocks.Blocks`): the element once,

@@ -9,10 +9,14 @@ is resolved to the file Python would load, looking only inside the project (neve
 * ``from pkg import helpers`` (a module of a package, then ``helpers.f(...)``): ``pkg/helpers.py``;
 * ``from pkg import f`` where ``pkg/__init__.py`` re-exports ``f`` (``from .helpers import f``): ``pkg/helpers.py``,
   the module that defines it (and ``pkg/__init__.py`` itself when it defines ``f``);
+* a package used as a module, ``from src import models`` then ``models.evaluate_model(...)`` where
+  ``src/models/__init__.py`` re-exports ``evaluate_model`` (``from .models import evaluate_model``): the
+  attribute is the object the ``__init__`` bound, so the module that defines it is loaded too
+  (:func:`package_members`; the ``__init__`` alone defines nothing the script calls);
 * relative imports, ``from .helpers import f``, ``from ..utils import f``, ``from . import helpers``: counted from
   the script's own folder;
 * folders a script puts on the import path, ``sys.path.append('..')``, ``sys.path.insert(0, '../lib/src')``
-  (string literals, or ``os.path.join`` of literals; relative to the script's folder, where it is usually run): the
+  (string literals, or ``os.path.join`` of literals and of ``os.getcwd()``, the folder it runs in; relative to the script's folder, where it is usually run): the
   same spellings under them.
 
 Source: the import system of the Python language reference (section 5, "The import system": packages, submodules,
@@ -66,9 +70,15 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
     return out
 
 
+#: calls that give the working directory: the script's (a notebook's) folder, where it is run
+_CWD = frozenset({"os.getcwd", "getcwd", "os.getcwdu", "Path.cwd", "pathlib.Path.cwd"})
+
+
 def _literal_path(node: ast.expr) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
         return node.value
+    if isinstance(node, ast.Call) and not node.args and ast.unparse(node.func) in _CWD:
+        return "."  # os.path.join(os.getcwd(), '..', 'src'): relative to the folder it runs in
     if isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.path.join", "join") and node.args:
         parts = [_literal_path(a) for a in node.args]
         return "/".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
@@ -151,4 +161,28 @@ def _defining(mod: Path, name: str, parse: Parse, depth: int) -> list[Path]:
     return []
 
 
-__all__ = ["MAX_UP", "path_roots", "resolve_from", "resolve_import"]
+def package_members(init: Path, attrs: set[str], parse: Parse) -> list[Path]:
+    """The modules that define the attributes ``attrs`` a script reads off a package (``models.evaluate_model`` after
+    ``from src import models``, ``init`` = ``src/models/__init__.py``), in the order of ``attrs`` sorted; the
+    ``__init__`` itself when it defines one, nothing for a name it does not bind."""
+    out: list[Path] = []
+    if init.name != "__init__.py":
+        return out
+    for attr in sorted(attrs):
+        out.extend(p for p in _defining(init, attr, parse, MAX_REEXPORT) if p not in out)
+    return out
+
+
+def reexported(init: Path, members: set[Path], parse: Parse) -> set[str]:
+    """The names a package's ``__init__.py`` binds (defines, or re-exports with a relative import) whose defining
+    module is among ``members`` (resolved paths): ``pkg.name`` means that module's ``name``."""
+    tree = parse(init) if init.name == "__init__.py" else None
+    if tree is None:
+        return set()
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1
+              for a in n.names if a.name != "*"}
+    return {name for name in names if any(p.resolve() in members for p in _defining(init, name, parse, MAX_REEXPORT))}
+
+
+__all__ = ["MAX_UP", "package_members", "path_roots", "reexported", "resolve_from", "resolve_import"]

@@ -30,14 +30,31 @@ def _validation_only(name: str) -> bool:
                                                          or t[:1] in "xy" and t[1:] in ("test", "tst") for t in tokens)
 
 
-def merged_validation(rows: Any) -> bool:
-    """``rows`` stack training rows with rows held out by a validation name only (a final refit)."""
+def merged_validation(rows: Any, bound: dict[int, str] | None = None) -> bool:
+    """``rows`` stack training rows with rows held out by a validation name only (a final refit).
+
+    ``bound``: the name a caller first bound each table a helper returned to (:func:`caller_name`), by the table's
+    root ``uid``: ``X_val, y_val = load_part('val')`` names the rows that ``arrays = np.load(...)`` read inside the
+    helper, whose own local (``arrays``) says nothing of the part (wave 84: one helper read each split's file)."""
     if not isinstance(rows, RowUnion):
         return False
+
+    def name(p: Any) -> str:
+        return (bound or {}).get(p.root.uid, p.root.name)
+
     held = [p for p in parts(rows) if p.root.test or test_step(p) is not None]
     kept = [p for p in parts(rows) if p not in held]
-    return bool(held) and any(vocab.looks_like_train(p.root.name) for p in kept) and all(
-        test_step(p) is None and _validation_only(p.root.name) for p in held)
+    return bool(held) and any(vocab.looks_like_train(name(p)) for p in kept) and all(
+        test_step(p) is None and _validation_only(name(p)) for p in held)
+
+
+def caller_name(root_name: str, name: str) -> bool:
+    """Whether binding a bare table whose root is called ``root_name`` to ``name`` names its part: the root's own
+    name says nothing (not named for training, testing or validation: a helper's local, ``arrays``, ``d``) and
+    ``name`` does."""
+    def says(n: str) -> bool:
+        return vocab.looks_like_train(n) or vocab.looks_like_test(n) or vocab.looks_like_validation(n)
+    return not says(root_name) and says(name)
 
 
 def names_a_test_set(tree: ast.AST) -> bool:
@@ -46,4 +63,4 @@ def names_a_test_set(tree: ast.AST) -> bool:
     return any(vocab.looks_like_test(n) and not _validation_only(n) for n in names)
 
 
-__all__ = ["merged_validation", "names_a_test_set"]
+__all__ = ["caller_name", "merged_validation", "names_a_test_set"]

@@ -36,7 +36,7 @@ from faultlib.detect.data.leakage.peritem import (
 from faultlib.pyflow.walk import walk_once
 
 
-def _helpers(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+def module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     """Module-level functions by name (a name defined twice is left out: which one runs is not known)."""
     seen: dict[str, list[ast.FunctionDef]] = {}
     for node in tree.body:
@@ -66,7 +66,7 @@ def _per_sample_calls(tree: ast.Module, names: set[str]) -> dict[str, bool]:
 
 def helper_reductions(tree: ast.Module) -> frozenset[int]:
     """Ids of the reduction calls inside helpers that only ever receive one sample (see the module docstring)."""
-    helpers = _helpers(tree)
+    helpers = module_functions(tree)
     if not helpers:
         return frozenset()
     out: set[int] = set()
@@ -82,4 +82,4 @@ def helper_reductions(tree: ast.Module) -> frozenset[int]:
     return frozenset(out)
 
 
-__all__ = ["helper_reductions"]
+__all__ = ["helper_reductions", "module_functions"]

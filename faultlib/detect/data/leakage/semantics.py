@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.modellists import model_list
 from faultlib.detect.data.leakage.aligned import same_split_rows
 from faultlib.detect.data.leakage.fills import constant_fill
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
@@ -223,7 +224,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return UNKNOWN if played is None else opencv_result(name, self._estimator(receiver, *played, node, frame))
         if isinstance(receiver, Est):
             return self._estimator(receiver, name, args, kwargs, node, frame)
-        if isinstance(receiver, Container) and name in ("items", "values") and 0 < len(receiver.items) <= 8:
+        if isinstance(receiver, Container) and name in ("items", "values") and (0 < len(receiver.items) <= 8 or
+                                                                                model_list(list(receiver.items.values()))):
             # for name, est in {'PCA': PCA(), ...}.items(): the loop runs once per entry, as for a short list
             return Tup(tuple(Tup((Const(k), v)) if name == "items" else v for k, v in receiver.items.items()))
         special = self._method_design(receiver, name, args, kwargs, node, frame)
@@ -417,7 +419,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _final_refit(self, rows: Any) -> bool:
         """Training rows stacked with validation rows, in code that keeps a test set apart (refits.py)."""
-        return self._test_set_named and merged_validation(rows)
+        return self._test_set_named and merged_validation(rows, getattr(self, "_caller_names", None))
 
     def _overlaps(self, fit: FitRef, x: Data) -> bool:
         return any(covers(f, p) for f in parts(fit.rows) for p in parts(x.rows))

@@ -39,8 +39,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.needed import needed_variables, provided_variables, unassigned_data
-from faultlib.detect.data.leakage.projimports import path_roots, resolve_from, resolve_import
+from faultlib.detect.data.leakage.projimports import package_members, path_roots, reexported, resolve_from, resolve_import
 from faultlib.detect.data.leakage.qualified import blank_module_imports, unqualify_members
 from faultlib.detect.data.leakage.renamed import renamed_module
 from faultlib.detect.data.leakage.source import SourceMap, clean_lines, parse_tolerant
@@ -159,7 +160,47 @@ def _imported_siblings(tree: ast.Module, folder: Path) -> list[Path]:
         for cand in cands:
             if cand not in out and not _imports_itself(cand):
                 out.append(cand)
+            for used in _package_uses(tree, n, cand):  # models.evaluate_model: the module defining it (projimports)
+                if used not in out and not _imports_itself(used):
+                    out.append(used)
     return out
+
+
+def _package_uses(tree: ast.Module, node: ast.ImportFrom | ast.Import, init: Path) -> list[Path]:
+    """The modules defining what ``tree`` reads off a package it imported as a module by ``node``
+    (``from src import models`` or ``import src.models as models`` with ``init`` = ``src/models/__init__.py``, then
+    ``models.evaluate_model(...)``): :func:`~.projimports.package_members` of the attributes read."""
+    if init.name != "__init__.py" or not isinstance(node, (ast.ImportFrom, ast.Import)):
+        return []
+    aliases = {a.asname or a.name for a in node.names if a.name.rsplit(".", 1)[-1] == init.parent.name
+               and (isinstance(node, ast.ImportFrom) or a.asname or "." not in a.name)}
+    if not aliases:
+        return []
+    attrs = {n.attr for n in walk_once(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+             and n.value.id in aliases}
+    return [p for p in package_members(init, attrs, _parsed) if p != init]
+
+
+#: calls that fit, score or split: where every leakage finding is (a module without one moves only data)
+_MODEL_CALLS = frozenset({"fit", "fit_transform", "fit_resample", "transform", "fit_generator", "train_on_batch"}) \
+    | vocab.EVALUATE | vocab.SPLIT_FUNCTIONS | vocab.SPLITTERS | vocab.CV_FUNCTIONS
+
+
+def _models_work(path: Path) -> bool:
+    """The module calls a model's ``fit``/``predict``/``transform``/``score``, a split or a cross-validation: when a
+    script imports more of the project's modules than a session joins (:data:`MAX_DIRECT`), these join first (a
+    package's plotting or widget modules, read as unknown calls, hide no fit and no score; the helper that scores
+    every candidate on the test rows is lost when it is crowded out). An ``__init__`` that only re-exports joins
+    with them (its import lines tell how its package's names are spelled)."""
+    tree = _parsed(path)
+    if tree is None:
+        return False
+    if path.name == "__init__.py" and all(isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr, ast.Assign))
+                                          for n in tree.body):
+        return True
+    return any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Attribute) and n.func.attr in _MODEL_CALLS
+                                            or isinstance(n.func, ast.Name) and n.func.id in _MODEL_CALLS)
+               for n in walk_once(tree))
 
 
 def _imports_itself(path: Path) -> bool:
@@ -235,6 +276,8 @@ def session_members(path: str | Path, code: ast.Module | None = None) -> list[Pa
         if tree is not None and depth < MAX_MEMBERS:
             needs = [] if own is not None else _definers(tree, p, order + [path])
             deps = _imported_siblings(tree, p.parent) + needs
+            if not depth and len(dict.fromkeys(deps)) >= MAX_DIRECT - 1:  # more than fit: model code first
+                deps = sorted(dict.fromkeys(deps), key=lambda d: not _models_work(d))
             if not depth:
                 direct.extend(d for d in deps if d != path)
             for dep in deps:
@@ -297,6 +340,9 @@ def join_scripts(paths: list[str | Path], entry: str | None = None, last: str | 
                             if a.name in names)
             imported.update(Path(f).stem for f in _member_imports(tree, Path(p), members)[2])
     defined = {Path(p).stem: set(_defined(t)) if t is not None else set() for p, t in zip(paths, trees)}
+    # from src import models; models.f(x) -> f(x) where src/models/__init__.py re-exports a member's f (projimports)
+    defined.update({_package_key(Path(p)): reexported(Path(p), members, _parsed) for p in paths
+                    if Path(p).name == "__init__.py"})
     for p, text, tree in zip(paths, texts, trees):
         if tree is not None:
             resolved, aliases, _ = _member_imports(tree, Path(p), members)
@@ -349,13 +395,23 @@ def _member_imports(tree: ast.Module, path: Path, members: set[Path]) -> tuple[s
                     sub = resolve_from(ast.ImportFrom(n.module, [a], n.level), folder, extra, _parsed)
                     if sub and sub[0].stem == a.name:  # a module of the package, not a name defined in one
                         aliases[a.asname or a.name] = a.name
+                    elif sub and sub[0].name == "__init__.py" and sub[0].parent.name == a.name:
+                        aliases[a.asname or a.name] = _package_key(sub[0])  # a subpackage: its re-exports
         elif isinstance(n, ast.Import):
             found = [resolve_import(a, folder, extra) for a in n.names]
             if all(f is not None and f.resolve() in members for f in found):
                 nodes.add(id(n))
                 files.update(f.resolve() for f in found if f is not None)
-                aliases.update({a.asname: a.name.rsplit(".", 1)[-1] for a in n.names if a.asname})
+                aliases.update({a.asname: _package_key(f) if f is not None and f.name == "__init__.py"
+                                else a.name.rsplit(".", 1)[-1] for a, f in zip(n.names, found) if a.asname})
+                aliases.update({a.name: _package_key(f) for a, f in zip(n.names, found) if not a.asname and f is not
+                                None and f.name == "__init__.py" and "." not in a.name})  # import src; src.f(x)
     return nodes, aliases, files
+
+
+def _package_key(init: Path) -> str:
+    """The key of a package's ``__init__.py`` among the joined members' names (a stem never holds a ``/``)."""
+    return str(init.resolve())
 
 
 def _blank_joined_imports(text: list[str], tree: ast.Module, names: set[str], resolved: set[int]) -> None:

@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.modellists import model_list
+from faultlib.detect.data.leakage.refits import caller_name
+from faultlib.detect.data.leakage.statunpack import StatisticUnpacking
 from faultlib.detect.data.leakage.aliases import ScopeAliases
 from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_list, joined_blocks
 from faultlib.detect.data.leakage.dateslices import period_keys
@@ -157,7 +160,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
@@ -187,6 +190,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._kept_second_parts = kept_second_parts(tree)  # splits whose training parts are thrown away (keptparts.py)
         self._test_set_named = names_a_test_set(tree)  # validation rows may join a final refit (refits.py)
+        self._caller_names: dict[int, str] = {}  # a helper's table by the name its caller binds (refits.py)
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))]
         # a file read under a held-out name (Kaggle's test.csv): then train.csv holds training rows only
@@ -247,6 +251,9 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             return MaybeData(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
         if isinstance(value, Est):
             value.variable = name
+        if isinstance(value, Data) and isinstance(value.rows, Rows) and not value.rows.steps and caller_name(
+                value.rows.root.name, name):  # X_val, y_val = load_part('val'): the helper's table is the val part
+            self._caller_names.setdefault(value.rows.root.uid, name)  # (refits.py)
         if isinstance(value, Data) and not value.is_test and not has_split(value.rows) and vocab.looks_like_test(name) \
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
@@ -444,6 +451,10 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             updated = current.with_(taints=current.taints | new.taints)
             self._store(expr.id, updated, frame)
             self._rebind_aliases((held, current), updated, frame)  # the helper's argument is the module's frame
+
+    def _unrolled(self, items: tuple[Any, ...]) -> bool:
+        """A short literal list, or a list of candidate models up to 16 (modellists.py), runs the body per item."""
+        return super()._unrolled(items) or model_list(items)
 
     def _iterate(self, source: Any, node: ast.For, frame: Frame) -> bool:
         inner = getattr(source, "inner", source)

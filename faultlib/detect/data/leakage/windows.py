@@ -9,6 +9,20 @@ windows' targets and their future: the same leak as lag features split with shuf
 A window is a slice ``a[i:i + k]`` whose start is the variable of an enclosing ``for`` loop over ``range`` with a
 step of 1 (consecutive starts: the windows overlap when ``k > 1``). Mini-batches (``range(0, n, batch)``, a step as
 large as the slice) do not overlap and are not windows; a slice of one item (``i:i + 1``) is a row.
+
+Signal code cuts a recording into windows with a hop that is a fraction of the window (issue 17 wave 84: vibration
+recordings in 1024-sample windows at 50% overlap)::
+
+    hop = int(width * (1.0 - overlap))
+    starts = range(0, len(sig) - width + 1, hop)
+    windows = np.stack([sig[s:s + width] for s in starts])
+
+Consecutive windows share ``width - hop`` samples, so they overlap as the step-1 windows do. Also windows, then: a
+slice whose start is the variable of a ``for`` loop or of a comprehension's one ``for``, over ``range`` (written
+there or bound once to a name) whose step is written as a fraction of the slice's width: ``width * (1 - o)``,
+``width * f`` with ``0 < f < 1``, ``width // d`` or ``width / d`` with ``d > 1``, ``width - o`` (each possibly
+inside ``int``/``round``, the step bound once to a name). A hop not written from the width (``range(0, n, 512)``)
+is not read: its overlap is not known.
 """
 
 from __future__ import annotations
@@ -27,36 +41,115 @@ def _step_one_range(node: ast.expr) -> bool:
     return isinstance(step, ast.Constant) and step.value == 1
 
 
+def _once(tree: ast.Module) -> dict[str, ast.expr]:
+    """Names assigned exactly once in the module (a plain ``name = value``), with their value."""
+    seen: dict[str, list[ast.expr]] = {}
+    for n in walk_once(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            seen.setdefault(n.targets[0].id, []).append(n.value)
+    return {k: v[0] for k, v in seen.items() if len(v) == 1}
+
+
+def _resolved(node: ast.expr | None, once: dict[str, ast.expr]) -> ast.expr | None:
+    if isinstance(node, ast.Name) and node.id in once:
+        return once[node.id]
+    return node
+
+
+def _fraction_of(step: ast.expr | None, width: ast.expr, once: dict[str, ast.expr]) -> bool:
+    """``step`` is written as a fraction of ``width`` (see the module docstring)."""
+    step = _resolved(step, once)
+    while isinstance(step, ast.Call) and isinstance(step.func, ast.Name) and step.func.id in ("int", "round") \
+            and step.args:
+        step = step.args[0]
+    if not isinstance(step, ast.BinOp):
+        return False
+    same = ast.dump(width)
+
+    def is_width(n: ast.expr) -> bool:
+        return ast.dump(n) == same
+
+    def below_one(n: ast.expr) -> bool:  # (1 - o), (1.0 - o), or a constant between 0 and 1
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return 0 < n.value < 1
+        return isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and isinstance(n.left, ast.Constant) and \
+            n.left.value == 1
+    if isinstance(step.op, ast.Mult):
+        return is_width(step.left) and below_one(step.right) or is_width(step.right) and below_one(step.left)
+    if isinstance(step.op, (ast.FloorDiv, ast.Div)):
+        return is_width(step.left) and isinstance(step.right, ast.Constant) and isinstance(
+            step.right.value, (int, float)) and step.right.value > 1
+    if isinstance(step.op, ast.Sub):
+        return is_width(step.left) and not (isinstance(step.right, ast.Constant) and not step.right.value)
+    return False
+
+
+def _overlapping_starts(iterable: ast.expr, width: ast.expr, once: dict[str, ast.expr]) -> bool:
+    """The starts ``range(...)`` (written, or bound once to a name) step by 1 or by a fraction of ``width``."""
+    node = _resolved(iterable, once)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
+        return False
+    return _step_one_range(node) or len(node.args) >= 3 and _fraction_of(node.args[2], width, once)
+
+
+def _cut_at(n: ast.AST, var: str) -> ast.expr | None:
+    """The width ``k`` of a slice ``a[var:var + k]`` (``k`` not 1), else ``None``."""
+    if not (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)):
+        return None
+    lo, hi = n.slice.lower, n.slice.upper
+    if not (isinstance(lo, ast.Name) and lo.id == var and isinstance(hi, ast.BinOp)
+            and isinstance(hi.op, ast.Add) and n.slice.step is None):
+        return None
+    other = hi.right if isinstance(hi.left, ast.Name) and hi.left.id == var else hi.left \
+        if isinstance(hi.right, ast.Name) and hi.right.id == var else None
+    return None if other is None or isinstance(other, ast.Constant) and other.value == 1 else other
+
+
 def window_starts(tree: ast.Module) -> dict[int, str]:
-    """``id`` of each slice node ``a[i:i + k]`` (``k`` not 1) inside a ``for i in range(...)`` loop with step 1 ->
-    the loop variable's name."""
+    """``id`` of each slice node ``a[i:i + k]`` (``k`` not 1) inside a ``for i in range(...)`` loop (or a
+    comprehension's one ``for``) whose starts overlap (see the module docstring) -> the loop variable's name."""
     out: dict[int, str] = {}
+    once: dict[str, ast.expr] | None = None
     for loop in walk_once(tree):
-        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and _step_one_range(loop.iter)):
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name):
+            var, iterable = loop.target.id, loop.iter
+            body = [n for stmt in loop.body for n in ast.walk(stmt)]
+        elif isinstance(loop, (ast.ListComp, ast.GeneratorExp)) and len(loop.generators) == 1 and isinstance(
+                loop.generators[0].target, ast.Name):
+            var, iterable = loop.generators[0].target.id, loop.generators[0].iter
+            body = list(ast.walk(loop.elt))
+        else:
             continue
-        var = loop.target.id
-        for n in (n for stmt in loop.body for n in ast.walk(stmt)):
-            if not (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)):
+        step_one = _step_one_range(iterable)
+        for n in body:
+            width = _cut_at(n, var)
+            if width is None:
                 continue
-            lo, hi = n.slice.lower, n.slice.upper
-            if not (isinstance(lo, ast.Name) and lo.id == var and isinstance(hi, ast.BinOp)
-                    and isinstance(hi.op, ast.Add) and n.slice.step is None):
-                continue
-            other = hi.right if isinstance(hi.left, ast.Name) and hi.left.id == var else hi.left \
-                if isinstance(hi.right, ast.Name) and hi.right.id == var else None
-            if other is not None and not (isinstance(other, ast.Constant) and other.value == 1):
-                out[id(n.slice)] = var
+            if not step_one:
+                once = _once(tree) if once is None else once
+                if not _overlapping_starts(iterable, width, once):
+                    continue
+            out[id(n.slice)] = var  # type: ignore[attr-defined]
     return out
 
 
-def positional_items(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> bool:
+def _is_range(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+
+
+def positional_items(node: ast.ListComp | ast.SetComp | ast.GeneratorExp,
+                     bindings: dict[str, list[ast.expr]] | None = None) -> bool:
     """A comprehension over positions whose item is a piece of one array cut at that position:
     ``[s[i - w:i] for i in range(w, len(s))]`` (windows) or ``[s[i, 0] for i in range(len(s))]`` (rows). Like the
     list built by ``append`` in a ``for i in range(...)`` loop (:mod:`.frames`), its items keep the rows they were
-    cut from, in order, so a slice of the list (``xs[-50:]``) is that part of the array."""
+    cut from, in order, so a slice of the list (``xs[-50:]``) is that part of the array. The positions may be a
+    name every binding of which (``bindings``: name -> values) is a ``range`` (``starts = range(0, n, hop)``)."""
     gen = node.generators[0] if len(node.generators) == 1 else None
-    if gen is None or gen.ifs or not isinstance(gen.target, ast.Name) or not (
-            isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"):
+    if gen is None or gen.ifs or not isinstance(gen.target, ast.Name):
+        return False
+    ranged = _is_range(gen.iter) or isinstance(gen.iter, ast.Name) and bool(bindings) and bool(
+        bindings.get(gen.iter.id)) and all(_is_range(b) for b in bindings[gen.iter.id])  # type: ignore[union-attr]
+    if not ranged:
         return False
     elt = node.elt
     return isinstance(elt, ast.Subscript) and any(
