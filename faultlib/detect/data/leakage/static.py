@@ -60,6 +60,8 @@ from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
+from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
+from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -195,6 +197,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
+        self._dev_training = dev_is_training(tree)  # dev_idx, ext_idx = split(...): 'dev' is training (devparts.py)
         self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
@@ -252,7 +255,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
                 not self._binds_one_sample(name, line) and \
-                (name, line) not in self._monitors and \
+                (name, line) not in self._monitors and not (self._dev_training and only_dev(name)) and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
             # words_train): every row of a table named for training, named for testing by mistake, is not held out
@@ -559,7 +562,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(
-                sites & self._reached_weak) and not fit.handwritten)) and not all(
+                sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
                 p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
