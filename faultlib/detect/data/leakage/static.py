@@ -62,6 +62,7 @@ from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
+from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -123,8 +124,8 @@ from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
-    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, is_training_part,
-    new_id, parts)
+    Data, Est, FitRef, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows,
+    is_training_part, new_id, parts)
 from faultlib.findings import Finding
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Tup
@@ -197,6 +198,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
+        self._spread_filters = spread_filters(tree)  # X.loc[:, X.var() > t]: a variance filter (spreadfilters.py)
         self._dev_training = dev_is_training(tree)  # dev_idx, ext_idx = split(...): 'dev' is training (devparts.py)
         self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
@@ -322,8 +324,15 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
             return Data(None, index.taints) if index is not None and index.rows is None and index.taints else UNKNOWN
         chosen: frozenset = frozenset()
+        spread = self._spread_fit(data, index_node, frame)  # X[X.columns[X.var() > t]] (spreadfilters.py)
+        if spread is not None:
+            return data.with_(taints=data.taints | {spread})
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
+                spread = self._spread_fit(data, col, frame)  # X.loc[:, X.var() > t]: a variance filter
+                if spread is not None:
+                    chosen |= {spread}
+                    continue
                 value = self._expr(col, frame)  # X[:, [np.argmax(mi)]]: a list of positions a fit chose
                 data = self._only_listed(data, value) if isinstance(base, Indexer) else data  # df.loc[:, names]
                 picked = chosen_names(value, maybe_data) if isinstance(value, Tup) else maybe_data(value)
@@ -331,6 +340,14 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
         out = self._subscript_rows(data, index_node, frame, line)
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
+
+    def _spread_fit(self, data: Data, index_node: ast.expr, frame: Frame) -> FitRef | None:
+        """The fit of a hand-written variance filter whose column index is ``index_node`` (spreadfilters.py)."""
+        call = self._spread_filters.get(id(index_node))
+        if call is None:
+            return None
+        est = Est(f"{ast.unparse(call.func)[:40]}() filter", "transformer", preprocessing=True)
+        return self._fit(est, data, False, "filter", call, frame, handwritten=True)
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
         if id(index_node) in self._every_row:  # t['msg'][i] for i in range(len(t)): every row (loopitems.py)
