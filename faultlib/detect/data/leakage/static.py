@@ -63,6 +63,8 @@ from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
+from faultlib.detect.data.leakage.carriedweights import carried_weights
+from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -126,7 +128,7 @@ from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
     Data, Est, FitRef, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows,
     is_training_part, new_id, parts)
-from faultlib.findings import Finding
+from faultlib.findings import Finding, Severity
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Tup
 from faultlib.pyflow.walk import walk_once
@@ -235,7 +237,26 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self.interpret()
         self.report.complete, self.report.stopped = self.complete, self.stopped
         self._finalize()
+        self._carried_weights()
         return self.report
+
+    def _carried_weights(self) -> None:
+        """One Keras model fitted on each pass of a re-splitting loop, never rebuilt (carriedweights.py)."""
+        seen = {(f.kind, f.location.get("line"), f.location.get("file")) for f in self.report.findings}
+        for c in carried_weights(self.tree):
+            where = self.smap.where(c.fit_line)
+            if ("trained_on_test", where.get("line"), where.get("file")) in seen:
+                continue
+            self.report.findings.append(Finding(
+                DETECTOR, Severity.ERROR,
+                f"Keras model `{c.model}` is fitted ({self.smap.describe(c.fit_line)}) on each pass of the loop on "
+                f"{self.smap.describe(c.loop_line)}, which draws a new split every pass, but the model is built "
+                "before the loop: fit resumes from the weights of the earlier passes, whose training rows include "
+                f"this pass's test rows, and the score on {self.smap.describe(c.score_line)} is optimistic. Fix: "
+                "build the model (or clone_model it, or set_weights back to the initial weights) inside the loop",
+                {**where, "column": c.fit_column + 1, "function": function_at(self.tree, c.fit_line)},
+                {"estimator": "keras model", "variable": c.model, "loop": self.smap.where(c.loop_line),
+                 "at": self.smap.where(c.score_line)}, kind="trained_on_test"))
 
     # ------------------------------------------------------------------ data-specific hooks
 
