@@ -64,6 +64,7 @@ from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
+from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
@@ -155,7 +156,7 @@ class StaticReport:
 
 
 class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
-               KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
+               KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,

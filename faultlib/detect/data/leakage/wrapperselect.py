@@ -1,0 +1,98 @@
+"""A wrapper feature selector written in the project: a supervised fit of the rows it selects columns from.
+
+A *wrapper* method chooses a subset of features by the score a learning algorithm gets with it (Kohavi & John,
+"Wrappers for feature subset selection", Artificial Intelligence 97, 1997): recursive elimination, a forward
+search, or a genetic algorithm whose fitness is a classifier's cross-validated score on each candidate subset.
+Run over every sample before the evaluation's split or cross-validation, the subset was chosen with the held-out
+labels: the selection bias of Ambroise & McLachlan ("Selection bias in gene extraction on the basis of
+microarray gene-expression data", PNAS 99, 2002), the same leak as ``RFE(...).fit_transform(X, y)`` before the
+CV (house: a supervised selector before the CV is tp).
+
+scikit-learn's ``RFE``/``SequentialFeatureSelector`` are known by name. A project writes its own in a module of
+its repository, shaped like them::
+
+    class GeneticSelector:
+        def __init__(self, estimator):       # holds a model, as RFE(estimator) does
+            self.estimator = estimator
+        def select_features(self, X, y):      # fits/cross-validates self.estimator on column subsets of X, y
+            ...
+            return X[:, best_mask]
+
+    X_sel = GeneticSelector(estimator=SVC()).select_features(X, y)
+    cross_val_score(clf, X_sel, y, cv=5)
+
+:func:`wrapper_class` recognises such a class syntactically: its ``__init__`` takes a parameter named for a model
+(``estimator``, ``model``, ``clf``, ``classifier``, ``learner``, ``base_estimator``) and stores it on ``self``,
+and the class fits or cross-validates something (``.fit(``, ``cross_val_score``, ``cross_validate``, a
+splitter's ``split``). A call of one of its methods whose name says it selects (``select*``, ``*support*``,
+``fit_transform``, ``transform``) with the rows and the labels (two arguments or more) is then a supervised fit of
+those rows (:class:`WrapperSelectors`): its result carries the fit, and the analysis' CV and split rules apply to
+it as to ``RFE``. A class that holds no model (a filter by a statistic), and a method given no labels, stay as
+they were.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.values import Data, Est, as_data, maybe_data
+from faultlib.pyflow.values import Instance
+
+_MODEL_PARAMETERS = frozenset({"estimator", "model", "clf", "classifier", "learner", "base_estimator", "regressor"})
+_FITS = frozenset({"fit", "cross_val_score", "cross_validate", "cross_val_predict", "split"})
+
+
+def wrapper_class(node: Any) -> bool:
+    """``node`` (a ``ClassDef``) holds a model given to ``__init__`` and fits or cross-validates (see above)."""
+    if not isinstance(node, ast.ClassDef):
+        return False
+    init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return False
+    params = {a.arg for a in [*init.args.args, *init.args.kwonlyargs]} & _MODEL_PARAMETERS
+    stored = any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in params and any(
+        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" for t in n.targets)
+        for n in ast.walk(init))
+    return stored and any(isinstance(n, ast.Call) and (call_name(n) in _FITS or call_name(n) in vocab.CV_FUNCTIONS)
+                          for n in ast.walk(node))
+
+
+def selecting(method: str) -> bool:
+    """A method name that says it selects columns (``select_genes``, ``get_support``, ``fit_transform``)."""
+    tokens = set(vocab.name_tokens(method))
+    return bool(tokens & {"select", "selection", "support"}) or method in ("fit_transform", "transform")
+
+
+class WrapperSelectors:
+    """Mixin of the analyzer: ``obj.select...(X, y)`` on an instance of a :func:`wrapper_class`; needs ``_fit``,
+    ``_lookup`` and ``_expr``."""
+
+    def _call(self, node: ast.Call, frame: Any) -> Any:
+        out = super()._call(node, frame)  # type: ignore[misc]
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and selecting(func.attr)
+                and len(node.args) >= 2 and all(isinstance(a, ast.Name) for a in node.args[:2])):
+            return out
+        receiver = self._lookup(func.value.id, frame)  # type: ignore[attr-defined]
+        if not (isinstance(receiver, Instance) and wrapper_class(receiver.cls.node)):
+            return out
+        x = as_data(self._lookup(node.args[0].id, frame))  # type: ignore[attr-defined]
+        y = maybe_data(self._lookup(node.args[1].id, frame))  # type: ignore[attr-defined]
+        if x is None or y is None:
+            return out
+        est = Est(f"{receiver.cls.qualname}.{func.attr}", "transformer", preprocessing=True, supervised=True)
+        fit = self._fit(est, x, True, func.attr, node, frame)  # type: ignore[attr-defined]
+        if fit is None:
+            return out
+        result = maybe_data(out)
+        if result is not None and result.rows is not None:
+            return result.with_(taints=result.taints | {fit})
+        if "support" in vocab.name_tokens(func.attr):
+            return Data(None, frozenset({fit}))  # a mask of the chosen columns, carrying the fit
+        return Data(x.rows, x.taints | {fit}, x.test)
+
+
+__all__ = ["WrapperSelectors", "selecting", "wrapper_class"]
