@@ -39,7 +39,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.values import Data, Est, as_data, maybe_data
-from faultlib.pyflow.values import Instance
+from faultlib.pyflow.values import ClassVal, Instance
 
 _MODEL_PARAMETERS = frozenset({"estimator", "model", "clf", "classifier", "learner", "base_estimator", "regressor"})
 _FITS = frozenset({"fit", "cross_val_score", "cross_validate", "cross_val_predict", "split"})
@@ -70,20 +70,30 @@ class WrapperSelectors:
     """Mixin of the analyzer: ``obj.select...(X, y)`` on an instance of a :func:`wrapper_class`; needs ``_fit``,
     ``_lookup`` and ``_expr``."""
 
+    def _selector_class(self, receiver: ast.expr, frame: Any) -> ClassVal | None:
+        """The user class of ``receiver``: a name bound to its instance, or ``Cls(...)`` built in place (looked up,
+        not called again)."""
+        if isinstance(receiver, ast.Name):
+            value = self._lookup(receiver.id, frame)  # type: ignore[attr-defined]
+            return value.cls if isinstance(value, Instance) else None
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
+            value = self._lookup(receiver.func.id, frame)  # type: ignore[attr-defined]
+            return value if isinstance(value, ClassVal) else None
+        return None
+
     def _call(self, node: ast.Call, frame: Any) -> Any:
         out = super()._call(node, frame)  # type: ignore[misc]
         func = node.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and selecting(func.attr)
-                and len(node.args) >= 2 and all(isinstance(a, ast.Name) for a in node.args[:2])):
+        if not (isinstance(func, ast.Attribute) and selecting(func.attr) and len(node.args) >= 2
+                and all(isinstance(a, ast.Name) for a in node.args[:2])):
             return out
-        receiver = self._lookup(func.value.id, frame)  # type: ignore[attr-defined]
-        if not (isinstance(receiver, Instance) and wrapper_class(receiver.cls.node)):
+        cls = self._selector_class(func.value, frame)
+        if cls is None or not wrapper_class(cls.node):
             return out
         x = as_data(self._lookup(node.args[0].id, frame))  # type: ignore[attr-defined]
-        y = maybe_data(self._lookup(node.args[1].id, frame))  # type: ignore[attr-defined]
-        if x is None or y is None:
+        if x is None:  # (the second argument is the labels: a column popped from the table may be no Data here)
             return out
-        est = Est(f"{receiver.cls.qualname}.{func.attr}", "transformer", preprocessing=True, supervised=True)
+        est = Est(f"{cls.qualname}.{func.attr}", "transformer", preprocessing=True, supervised=True)
         fit = self._fit(est, x, True, func.attr, node, frame)  # type: ignore[attr-defined]
         if fit is None:
             return out
