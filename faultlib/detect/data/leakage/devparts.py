@@ -14,7 +14,8 @@ training/development set, external validation on a set kept apart; Tropsha, "Bes
 development, validation, and exploitation", Mol. Inf. 29, 2010: the modelling set versus the external evaluation
 set; TRIPOD, Collins et al., BMJ 2015: "development" and "external validation" data). When one statement of the
 module unpacks a split into a name with the ``dev``/``development`` word and, beside it, a name for an external or
-test part (``ext``, ``external``, ``test``, ``holdout``), the ``dev`` word names the training side there:
+test part (``ext``, ``external``, ``test``, ``holdout``), and the development part is split again for training
+(``X_dev_train``: the model is fitted on a part of it), the ``dev`` word names the training side there:
 :func:`dev_is_training` says so and a name whose only held-out word is ``dev`` is then not taken for held-out rows
 (wave 80: a descriptor scaler fitted on the development rows and applied to them).
 """
@@ -35,8 +36,14 @@ def _tokens(node: ast.expr) -> set[str]:
 
 
 def dev_is_training(tree: ast.Module) -> bool:
-    """Some tuple assignment unpacks a ``dev`` name beside an external/test name (see the module docstring)."""
-    for node in walk_once(tree):
+    """Some tuple assignment unpacks a ``dev`` name beside an external/test name, and the development part is split
+    again for training (a name with both words: ``X_dev_train``) (see the module docstring). Ng's train/dev/test
+    code (``X_dev, X_test = train_test_split(X_rest)``) has no ``dev_train`` and keeps ``dev`` a validation part."""
+    nodes = list(walk_once(tree))
+    if not any(isinstance(n, ast.Name) and {"dev", "development"} & set(vocab.name_tokens(n.id))
+               and {"train", "training"} & set(vocab.name_tokens(n.id)) for n in nodes):
+        return False
+    for node in nodes:
         if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Subscript))):
             continue
         for target in node.targets:
