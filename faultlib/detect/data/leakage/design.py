@@ -50,6 +50,7 @@ from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.entityclocks import clock_rescaled
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
+from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
 from faultlib.detect.data.leakage.labelbins import label_binnings
 from faultlib.detect.data.leakage.peritem import per_item_reductions
@@ -268,6 +269,11 @@ class DesignChecks:
             self._scores_only = score_lists(self.tree)
         return self._scores_only
 
+    def _residual_stats(self) -> frozenset[int]:
+        if not hasattr(self, "_residual_calls"):
+            self._residual_calls = residual_statistics(self.tree)
+        return self._residual_calls
+
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
             self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree)  # (foldlists.py)
@@ -361,6 +367,8 @@ class DesignChecks:
             return UNKNOWN  # np.array(fold_scores).mean(): a summary of metric results (scorelists.py)
         if name in vocab.STATISTICS and inner is not None and over_predictions(inner, self._prediction_names()):
             return UNKNOWN  # oof_test_skf.mean(axis=0): the folds' predictions averaged (predbuffers.py)
+        if name in vocab.STATISTICS and id(node) in self._residual_stats():
+            return UNKNOWN  # std_resid.std(): a summary of the model's residuals (residualstats.py)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
@@ -437,6 +445,8 @@ class DesignChecks:
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
             if node.args and over_predictions(node.args[0], self._prediction_names()):
                 return UNKNOWN  # np.mean(preds_per_fold, axis=0): an average of predictions (predbuffers.py)
+            if id(node) in self._residual_stats():
+                return UNKNOWN  # np.std(resid), or of a helper's parameter given residuals (residualstats.py)
             if isinstance(args[0], MaybeData) and node.args and _built_list(node.args[0], self._bindings):
                 return UNKNOWN  # np.mean(all_test, axis=0), all_test = [r['test'] for r in runs]: a blend of items
             data = as_data(args[0])

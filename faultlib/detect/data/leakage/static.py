@@ -63,6 +63,12 @@ from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
+from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
+from faultlib.detect.data.leakage.pictureembeds import picture_embedding
+from faultlib.detect.data.leakage.spreadfilters import spread_filters
+from faultlib.detect.data.leakage.carriedweights import carried_weights
+from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
+from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
@@ -124,9 +130,9 @@ from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.detect.data.leakage.scoring import selection
 from faultlib.detect.data.leakage.source import SourceMap
 from faultlib.detect.data.leakage.values import (
-    Data, Est, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows, is_training_part,
-    new_id, parts)
-from faultlib.findings import Finding
+    Data, Est, FitRef, FoldIdx, FoldIter, Indexer, MaybeData, RowUnion, Rows, Step, has_split, is_test_rows,
+    is_training_part, new_id, parts)
+from faultlib.findings import Finding, Severity
 from faultlib.pyflow.interp import Frame, Interpreter
 from faultlib.pyflow.values import UNKNOWN, Bound, Const, Container, Tup
 from faultlib.pyflow.walk import walk_once
@@ -153,7 +159,7 @@ class StaticReport:
 
 
 class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
-               KeptNames, ThresholdChoices, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
+               KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
@@ -199,6 +205,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
+        self._spread_filters = spread_filters(tree)  # X.loc[:, X.var() > t]: a variance filter (spreadfilters.py)
+        self._dev_training = dev_is_training(tree)  # dev_idx, ext_idx = split(...): 'dev' is training (devparts.py)
         self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
@@ -234,7 +242,26 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self.interpret()
         self.report.complete, self.report.stopped = self.complete, self.stopped
         self._finalize()
+        self._carried_weights()
         return self.report
+
+    def _carried_weights(self) -> None:
+        """One Keras model fitted on each pass of a re-splitting loop, never rebuilt (carriedweights.py)."""
+        seen = {(f.kind, f.location.get("line"), f.location.get("file")) for f in self.report.findings}
+        for c in carried_weights(self.tree):
+            where = self.smap.where(c.fit_line)
+            if ("trained_on_test", where.get("line"), where.get("file")) in seen:
+                continue
+            self.report.findings.append(Finding(
+                DETECTOR, Severity.ERROR,
+                f"Keras model `{c.model}` is fitted ({self.smap.describe(c.fit_line)}) on each pass of the loop on "
+                f"{self.smap.describe(c.loop_line)}, which draws a new split every pass, but the model is built "
+                "before the loop: fit resumes from the weights of the earlier passes, whose training rows include "
+                f"this pass's test rows, and the score on {self.smap.describe(c.score_line)} is optimistic. Fix: "
+                "build the model (or clone_model it, or set_weights back to the initial weights) inside the loop",
+                {**where, "column": c.fit_column + 1, "function": function_at(self.tree, c.fit_line)},
+                {"estimator": "keras model", "variable": c.model, "loop": self.smap.where(c.loop_line),
+                 "at": self.smap.where(c.score_line)}, kind="trained_on_test"))
 
     # ------------------------------------------------------------------ data-specific hooks
 
@@ -259,7 +286,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
                 not self._binds_one_sample(name, line) and \
-                (name, line) not in self._monitors and \
+                (name, line) not in self._monitors and not (self._dev_training and only_dev(name)) and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
             # words_train): every row of a table named for training, named for testing by mistake, is not held out
@@ -326,8 +353,15 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
             return Data(None, index.taints) if index is not None and index.rows is None and index.taints else UNKNOWN
         chosen: frozenset = frozenset()
+        spread = self._spread_fit(data, index_node, frame)  # X[X.columns[X.var() > t]] (spreadfilters.py)
+        if spread is not None:
+            return data.with_(taints=data.taints | {spread})
         if isinstance(index_node, ast.Tuple) and index_node.elts:
             for col in index_node.elts[1:]:  # X[:, skb.get_support()]: columns chosen by a fit
+                spread = self._spread_fit(data, col, frame)  # X.loc[:, X.var() > t]: a variance filter
+                if spread is not None:
+                    chosen |= {spread}
+                    continue
                 value = self._expr(col, frame)  # X[:, [np.argmax(mi)]]: a list of positions a fit chose
                 data = self._only_listed(data, value) if isinstance(base, Indexer) else data  # df.loc[:, names]
                 picked = chosen_names(value, maybe_data) if isinstance(value, Tup) else maybe_data(value)
@@ -335,6 +369,14 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
         out = self._subscript_rows(data, index_node, frame, line)
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
+
+    def _spread_fit(self, data: Data, index_node: ast.expr, frame: Frame) -> FitRef | None:
+        """The fit of a hand-written variance filter whose column index is ``index_node`` (spreadfilters.py)."""
+        call = self._spread_filters.get(id(index_node))
+        if call is None:
+            return None
+        est = Est(f"{ast.unparse(call.func)[:40]}() filter", "transformer", preprocessing=True)
+        return self._fit(est, data, False, "filter", call, frame, handwritten=True)
 
     def _subscript_rows(self, data: Data, index_node: ast.expr, frame: Frame, line: int) -> Any:
         if id(index_node) in self._every_row:  # t['msg'][i] for i in range(len(t)): every row (loopitems.py)
@@ -570,7 +612,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(
-                sites & self._reached_weak) and not fit.handwritten)) and not all(
+                sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
                 p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}

@@ -57,6 +57,10 @@ _REPEATS = frozenset({"seed", "seeds", "random_state", "state", "rs", "fold", "f
                       "run"})
 #: calls that report each pass's value
 _REPORTS = frozenset({"print", "append", "extend", "write", "writerow", "to_csv", "info", "log", "plot", "scatter"})
+#: first words of a name that holds the label column a model learns
+_LABEL_WORDS = frozenset({"y", "target", "targets", "label", "labels"})
+#: calls that build a table of reported rows
+_TABLES = frozenset({"DataFrame", "Series", "from_records", "from_dict"})
 
 
 def _literal(node: ast.expr) -> bool:
@@ -115,6 +119,20 @@ def _repeats(targets: set[str]) -> bool:
     return any(t.lower() in _REPEATS for name in targets for t in vocab.name_tokens(name))
 
 
+def _over_targets(loop: ast.For, targets: set[str]) -> bool:
+    """The loop variable picks the label column each pass learns (``y = df[endpoint].values``,
+    ``target = table[col]``): one model per task (an ADME endpoint, a gene's response), not candidate settings of
+    one model. No endpoint can be chosen over another by its test score (they answer different questions), so such
+    a loop is no axis of a grid (house labels, wave 80: a radius-by-endpoint table)."""
+    for n in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and vocab.name_tokens(t.id)[:1] and
+                                             vocab.name_tokens(t.id)[0].lower() in _LABEL_WORDS for t in n.targets) \
+                and any(isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Name) and s.slice.id in targets
+                        for s in ast.walk(n.value)):
+            return True
+    return False
+
+
 def _scores_training_rows(loop: ast.For) -> bool:
     """The loop scores each setting on the training rows too (``knn.score(X_train, y_train)`` beside the test
     score): a train-versus-test curve, the textbook picture of over- and under-fitting, judged no choice by the
@@ -131,9 +149,41 @@ def _configures(call: ast.Call, name: str, defined: set[str]) -> bool:
     return vocab.is_model(name) or name[:1].isupper() or name == "set_params" or name in defined
 
 
+def _record_dicts(loop: ast.For) -> set[int]:
+    """Ids of the dict literals of ``loop`` that are rows of a result table, not settings: a dict handed to a call
+    that reports (``rows.append({"fraction": frac, **metrics})``, ``print``, ``pd.DataFrame``), stored into a table
+    (``df.loc[i] = {...}``), or bound to a name (``base = {"endpoint": col, "noise": level}``) that is only spread
+    into such rows or reported. Its keys name the experiment's conditions beside the scores; they configure
+    nothing, so they are no evidence that the loop variable is a hyperparameter (house: a test score is a leak only
+    when a choice is made from it; wave 80's learning-curve and noise grids)."""
+    body = [n for stmt in loop.body for n in ast.walk(stmt)]
+    records: set[int] = set()
+    for n in body:
+        if isinstance(n, ast.Call) and (call_name(n) in _REPORTS or call_name(n) in _TABLES):
+            records |= {id(d) for a in [*n.args, *(k.value for k in n.keywords)] for d in ast.walk(a)
+                        if isinstance(d, ast.Dict)}
+        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets):
+            records |= {id(d) for d in ast.walk(n.value) if isinstance(d, ast.Dict)}
+    for n in body:
+        if not (isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict) and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name)):
+            continue
+        name = n.targets[0].id
+        uses = [u for u in body if isinstance(u, ast.Name) and u.id == name and isinstance(u.ctx, ast.Load)]
+        spread = {id(v) for d in body if isinstance(d, ast.Dict) and id(d) in records
+                  for k, v in zip(d.keys, d.values) if k is None}
+        reported = {id(x) for c in body if isinstance(c, ast.Call) and (call_name(c) in _REPORTS
+                    or call_name(c) in _TABLES) for a in [*c.args, *(k.value for k in c.keywords)]
+                    for x in ast.walk(a)}
+        if uses and all(id(u) in spread or id(u) in reported for u in uses):
+            records.add(id(n.value))
+    return records
+
+
 def _sets_hyperparameter(loop: ast.For, targets: set[str], defined: set[str]) -> bool:
+    records = _record_dicts(loop)
     for n in (n for stmt in loop.body for n in ast.walk(stmt)):
-        if isinstance(n, ast.Dict) and any(
+        if isinstance(n, ast.Dict) and id(n) not in records and any(
                 isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value not in _NOT_SETTINGS
                 and _setting(v, targets) for k, v in zip(n.keys, n.values)):
             return True
@@ -184,7 +234,8 @@ def test_curves(tree: ast.Module) -> dict[int, int]:
     sweeps: list[ast.For] = []
     for loop in (n for n in nodes if isinstance(n, ast.For) and _candidates(n.iter, bound)):
         targets = _names(loop.target)
-        if targets and not (_repeats(targets) or _fold_loop(loop) or _scores_training_rows(loop)) and \
+        if targets and not (_repeats(targets) or _fold_loop(loop) or _scores_training_rows(loop)
+                            or _over_targets(loop, targets)) and \
                 _sets_hyperparameter(loop, targets, defined):
             sweeps.append(loop)
     out: dict[int, int] = {}

@@ -1,0 +1,63 @@
+"""A "development" part split against an external test part: training rows, not held-out ones.
+
+``dev`` usually names a validation part (``X_dev`` beside ``X_train``: Ng's train/dev/test), and
+:func:`.vocab.looks_like_test` reads it so. QSAR and clinical-model code uses the word the other way: the data are
+split once into a **development** set (everything the model may learn from, later re-split for tuning) and an
+**external** test set::
+
+    dev_idx, ext_idx = split_dataset(smiles, y, seed)
+    X_dev, X_ext = X[dev_idx], X[ext_idx]
+    scaler.fit(X_dev_train); X_dev_scaled = scaler.transform(X_dev_train)
+
+(OECD, "Guidance document on the validation of (Q)SAR models", 2007, principle 4: internal validation on the
+training/development set, external validation on a set kept apart; Tropsha, "Best practices for QSAR model
+development, validation, and exploitation", Mol. Inf. 29, 2010: the modelling set versus the external evaluation
+set; TRIPOD, Collins et al., BMJ 2015: "development" and "external validation" data). When one statement of the
+module unpacks a split into a name with the ``dev``/``development`` word and, beside it, a name for an external or
+test part (``ext``, ``external``, ``test``, ``holdout``), and the development part is split again for training
+(``X_dev_train``: the model is fitted on a part of it), the ``dev`` word names the training side there:
+:func:`dev_is_training` says so and a name whose only held-out word is ``dev`` is then not taken for held-out rows
+(wave 80: a descriptor scaler fitted on the development rows and applied to them).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
+
+_DEV = frozenset({"dev", "development"})
+_EXTERNAL = frozenset({"ext", "external", "test", "testing", "holdout", "heldout"})
+
+
+def _tokens(node: ast.expr) -> set[str]:
+    return set(vocab.name_tokens(node.id)) if isinstance(node, ast.Name) else set()
+
+
+def dev_is_training(tree: ast.Module) -> bool:
+    """Some tuple assignment unpacks a ``dev`` name beside an external/test name, and the development part is split
+    again for training (a name with both words: ``X_dev_train``) (see the module docstring). Ng's train/dev/test
+    code (``X_dev, X_test = train_test_split(X_rest)``) has no ``dev_train`` and keeps ``dev`` a validation part."""
+    nodes = list(walk_once(tree))
+    if not any(isinstance(n, ast.Name) and {"dev", "development"} & set(vocab.name_tokens(n.id))
+               and {"train", "training"} & set(vocab.name_tokens(n.id)) for n in nodes):
+        return False
+    for node in nodes:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Subscript))):
+            continue
+        for target in node.targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2:
+                tokens = [_tokens(e) for e in target.elts]
+                if any(t & _DEV for t in tokens) and any(t & _EXTERNAL and not t & _DEV for t in tokens):
+                    return True
+    return False
+
+
+def only_dev(name: str) -> bool:
+    """``name``'s only word for held-out rows is ``dev``/``development`` (``desc_dev_scaled``, not ``X_dev_test``)."""
+    tokens = set(vocab.name_tokens(name))
+    return bool(tokens & _DEV) and not vocab.looks_like_test("_".join(sorted(tokens - _DEV)) or "x")
+
+
+__all__ = ["dev_is_training", "only_dev"]
