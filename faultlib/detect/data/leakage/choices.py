@@ -35,6 +35,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
+from faultlib.detect.data.leakage.comparedby import kept_by_another_value
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.laterpicks import later_running_best
 from faultlib.detect.data.leakage.targets import call_name, validation_named
@@ -385,6 +386,9 @@ class ChoiceChecks:
                 return
             self._tuned.add(facts.start)
             at = loop_site(self.tree, node.lineno, self._call_lines, facts.start, facts.end)  # (callsites.py)
+            if kept_by_another_value(self.tree, facts.start, facts.end, at, facts.chooses):
+                self._tuned.discard(facts.start)
+                continue  # the best is kept by another value; this test score is only shown (comparedby.py)
             if self.smap.where(at).get("file") != self.smap.where(facts.start).get("file"):  # a joined module's
                 at = next((ln for ln in reversed(self._call_lines) if facts.start <= ln <= facts.end), at)  # helper
             where = self.smap.where(at)
