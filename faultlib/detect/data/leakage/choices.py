@@ -248,7 +248,7 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
     rest, after = fit.steps[k:], held.steps[k:]
     split = after[0].kind == "split" and after[0].part == "test" if after else False
     shuffled = len(after) > 1 and after[0].part == "shuffle" and after[1].kind == "slice"  # sample(frac=1)[:n]
-    if fit.root == held.root and rest and all(s.kind == "filter" and s.part is None for s in rest) and (
+    if fit.root == held.root and rest and all(s.kind == "filter" and s.part in (None, "class") for s in rest) and (
             split or shuffled) and all(s.line < after[0].line for s in rest):
         return Rows(fit.root, fit.steps[:k])
     return fit
