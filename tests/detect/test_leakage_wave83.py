@@ -71,6 +71,14 @@ LEAKS = {
             if acc > top_score:
                 top_score, top_model = acc, model
 """, [("tuned_on_test", 10)]),
+    # the test score is printed, then computed again in the comparison that keeps the best: found where printed
+    "running_best_by_a_printed_test_score": (CANDIDATES + """\
+        for tag, model, grid in candidates:
+            model.fit(X_tr, y_tr)
+            print(tag, model.score(X_te, y_te))
+            if model.score(X_te, y_te) > top_score:
+                top_score, top_model = model.score(X_te, y_te), model
+""", [("tuned_on_test", 10)]),
     # the loop keeps the candidate whose cross-validation over every row (the test part too) is highest
     "running_best_by_a_cross_validation_of_all_rows": (CANDIDATES + """\
         for tag, model, grid in candidates:

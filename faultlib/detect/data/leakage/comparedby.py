@@ -16,9 +16,11 @@ the rows another call predicts.
 
 The reading is syntactic and conservative: the value a statement makes is what it assigns (``y_pred = ...``,
 ``scores[k] = ...``), what it appends to (``results.append(...)``), the object whose method it calls
-(``grid_rfe.fit(...)``), or nothing at all when it only prints (``print(...)``, ``display(...)``); it flows
-through the loop's assignments and appends; a comparison that reads any name it reached keeps it. When the statement makes no such value, or the loop keeps its best in another way (a sort, a
-``max``), nothing is decided here (the caller keeps its reading).
+(``grid_rfe.fit(...)``), or nothing at all when it only prints (``print(...)``, ``display(...)``: unless a
+comparison computes the same call again, ``if m.score(X_te, y_te) > best``); it flows through the loop's
+assignments and appends; a comparison that reads any name it reached keeps it. When the statement makes no such
+value, or the loop keeps its best in another way (a sort, a ``max``), nothing is decided here (the caller keeps
+its reading).
 """
 
 from __future__ import annotations
@@ -129,6 +131,13 @@ def _keeping_ifs(loop: ast.For, counted: frozenset[str]) -> list[ast.If]:
         and not size_guard(n.test)]
 
 
+def _recomputed(loop: ast.For, line: int, ifs: list[ast.If]) -> bool:
+    """A call of the printed statement on ``line`` is written again inside a comparison (the same score)."""
+    stmt = next((n for n in _simple_statements(loop) if n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+    shown = {ast.unparse(c) for c in ast.walk(stmt) if isinstance(c, ast.Call)} if stmt is not None else set()
+    return any(ast.unparse(c) in shown for i in ifs for c in ast.walk(i.test) if isinstance(c, ast.Call))
+
+
 def kept_by_another_value(tree: ast.Module, loop_start: int, loop_end: int, line: int, chooses: int) -> bool:
     """The loop ``loop_start..loop_end`` keeps its best with comparisons (one on ``chooses``) and none of them
     reads what the statement on ``line`` (a score of held-out rows, a cross-validation, a search's fit) makes:
@@ -143,6 +152,8 @@ def kept_by_another_value(tree: ast.Module, loop_start: int, loop_end: int, line
     seeds = _made_by(loop, line)
     if not seeds:
         return False
+    if seeds == {_ONLY_SHOWN} and _recomputed(loop, line, ifs):
+        return False  # print(m.score(X_te, y_te)) then if m.score(X_te, y_te) > best: the shown score is compared
     reached = _reached(loop, seeds)
     return not any(_names(i.test) & reached for i in ifs)
 
