@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.handedcands import hands_candidate
+from faultlib.detect.data.leakage.comparedby import kept_by_another_value
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.laterpicks import later_running_best
 from faultlib.detect.data.leakage.targets import call_name, validation_named
@@ -248,7 +249,7 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
     rest, after = fit.steps[k:], held.steps[k:]
     split = after[0].kind == "split" and after[0].part == "test" if after else False
     shuffled = len(after) > 1 and after[0].part == "shuffle" and after[1].kind == "slice"  # sample(frac=1)[:n]
-    if fit.root == held.root and rest and all(s.kind == "filter" and s.part is None for s in rest) and (
+    if fit.root == held.root and rest and all(s.kind == "filter" and s.part in (None, "class") for s in rest) and (
             split or shuffled) and all(s.line < after[0].line for s in rest):
         return Rows(fit.root, fit.steps[:k])
     return fit
@@ -387,6 +388,9 @@ class ChoiceChecks:
                 return
             self._tuned.add(facts.start)
             at = loop_site(self.tree, node.lineno, self._call_lines, facts.start, facts.end)  # (callsites.py)
+            if kept_by_another_value(self.tree, facts.start, facts.end, at, facts.chooses):
+                self._tuned.discard(facts.start)
+                continue  # the best is kept by another value; this test score is only shown (comparedby.py)
             if self.smap.where(at).get("file") != self.smap.where(facts.start).get("file"):  # a joined module's
                 at = next((ln for ln in reversed(self._call_lines) if facts.start <= ln <= facts.end), at)  # helper
             where = self.smap.where(at)

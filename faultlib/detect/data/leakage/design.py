@@ -19,6 +19,11 @@ helpers, ``_reach`` and ``report`` from there):
   *test* part (``SMOTE().fit_resample(X_test, y_test)``, then a score on its output) is ``fit_on_test``, a leak
   and not only a scoring error: the synthetic rows are interpolated between test rows, so the score is measured on
   rows a fit on the test rows made (and the class balance of the test set is no longer the population's).
+  ``sklearn.utils.shuffle`` (``resample`` without replacement, every row) keeps the rows it is given.
+* **order statistics**: ``s.nlargest(k)`` / ``s.nsmallest(k)`` of a column (pandas ``Series.nlargest``: "the largest
+  n elements") hold the k extreme values of the rows, and a value read from them (``.iloc[-1]``, the k-th largest,
+  which replaces an outlier) is a statistic of those rows like a quantile; ``df.nlargest(n, 'col')`` names a
+  column and returns rows (a selection, not a statistic).
 * ``shuffled_time_split``: rows of a series (lag or rolling features: ``shift``, ``rolling``, ``diff``,
   ``ewm``, ``expanding``, ``pct_change``) split with shuffling (``train_test_split``'s default,
   ``KFold(shuffle=True)``, ``ShuffleSplit``): the model is trained on the future of the rows it is scored on
@@ -369,6 +374,9 @@ class DesignChecks:
             return UNKNOWN  # oof_test_skf.mean(axis=0): the folds' predictions averaged (predbuffers.py)
         if name in vocab.STATISTICS and id(node) in self._residual_stats():
             return UNKNOWN  # std_resid.std(): a summary of the model's residuals (residualstats.py)
+        if name in vocab.ORDER_STATISTICS and grouped is None and not node.args[1:] and "columns" not in kwargs \
+                and not windowed:  # s.nlargest(2).iloc[-1]: the second-largest value, an order statistic of the rows
+            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
             out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
@@ -486,6 +494,11 @@ class DesignChecks:
                     fit = self._fit(est, data, False, "resample", node, frame)
                     outs.append(Data(data.rows, data.taints | ({fit} if fit else set()), data.test))
                 return outs[0] if len(outs) == 1 else Tup(tuple(outs))
+        if name == "shuffle" and ref.module.startswith("sklearn.utils") and args and kwargs.get("n_samples") is None:
+            # sklearn.utils.shuffle(X, y): "a convenience alias to resample(*arrays, replace=False) to do random
+            # permutations of the collections" (scikit-learn API reference): the same rows of each, in a new order
+            outs = [as_data(a) or UNKNOWN for a in args]
+            return outs[0] if len(outs) == 1 else Tup(tuple(outs))
         if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args:

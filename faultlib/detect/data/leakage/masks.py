@@ -10,7 +10,8 @@ levels deep); two masks whose expanded text is the same are one row selection. A
 or one never bound in the module, keeps its own text, so masks inside a loop over columns never match by
 accident unless their text is the same too.
 
-A test-named mask and its negation are the exception: together they split the rows (:mod:`.maskpairs`).
+A test-named mask and its negation are the exception: together they split the rows (:mod:`.maskpairs`). A mask
+of the label against a constant keeps one class's rows of every part (:mod:`.classfilters`): its step says so.
 
 A mask is not a part of the rows either: ``valid = ~y.isna()`` names the rows with a valid value, not a validation
 set, so the name does not make it held out.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.classfilters import class_mask, label_names
 from faultlib.detect.data.leakage.maskpairs import mask_pairs, mask_split
 from faultlib.detect.data.leakage.values import Step, new_id
 from faultlib.pyflow.walk import walk_once
@@ -40,12 +42,19 @@ class MaskIdentity:
         if pair is not None:
             ident = self._mask_splits.setdefault(pair[:2], new_id())
             return Step("split", ident, pair[2], line=line)
+        part = "class" if self._class_mask(index_node, line) else None  # y_all == 1: one class's rows (classfilters)
         text = _expanded(index_node, line, self._mask_bindings, 3)
         if text is None:
-            return Step("filter", new_id(), line=line)
+            return Step("filter", new_id(), part, line=line)
         if text not in self._mask_steps:
-            self._mask_steps[text] = Step("filter", new_id(), line=line)
+            self._mask_steps[text] = Step("filter", new_id(), part, line=line)
         return self._mask_steps[text]
+
+    def _class_mask(self, index_node: ast.expr, line: int) -> bool:
+        if not hasattr(self, "_class_labels"):
+            self._class_labels = label_names(self.tree, set(getattr(self, "_label_columns", ())))
+        return line not in getattr(self, "_bare_label_lines", ()) and class_mask(
+            index_node, self._class_labels, set(getattr(self, "_targets", ())))
 
     def _binds_a_mask(self, name: str, line: int) -> bool:
         """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a value), not rows named for validation."""

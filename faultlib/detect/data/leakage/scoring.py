@@ -9,7 +9,8 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_te
   static detection and better processes", ASE 2022);
 * a **choice made with the test rows**: candidates cross-validated in a loop (or a ``validation_curve``, or a
   search) over rows holding a part an earlier split set aside, then a model scored on that part. One
-  cross-validated score beside a split (for comparison) chooses nothing and is not reported;
+  cross-validated score beside a split (for comparison) chooses nothing and is not reported, nor is one in a loop
+  that keeps its best by comparing another value (:mod:`.comparedby`);
 * ``rfe.support_``, ``skb.get_support()``: which columns a fitted selector kept carries that fit, so
   ``X[X.columns[rfe.support_]]`` before a split is a fit before the split;
 * splitting rows provably apart from a part already held out (``X[:n]`` beside ``X_test = X[n:]``) carves
@@ -22,6 +23,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.comparedby import kept_by_another_value
 from faultlib.detect.data.leakage.testparts import file_validation
 from faultlib.detect.data.leakage.values import Data, Est, FitRef, before_sample, covers, disjoint, parts, test_step
 from faultlib.pyflow.values import UNKNOWN
@@ -71,6 +73,9 @@ class ScoringChecks:
         reported when a model later scores that part (the test rows helped choose the model)."""
         if x is None:
             return
+        facts = next((f for f in self._loop_facts if f.start <= node.lineno <= f.end and f.chooses), None)
+        if facts is not None and kept_by_another_value(self.tree, facts.start, facts.end, node.lineno, facts.chooses):
+            return  # the loop keeps its best by another value: this one only shows (comparedby.py)
         held = [t for t in self._test_parts if any(covers(p, t) and p != t for p in parts(x.rows))]
         if held:
             fit = FitRef(est.cls if isinstance(est, Est) else how, getattr(est, "variable", None), x.rows, True,

@@ -419,6 +419,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         if maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
                 index_node, self._column_names) or formatted_text(index_node, self._bindings)):
             return data  # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]: columns
+        if self._class_mask(index_node, line):  # X_all[y_all == 1]: one class's rows of every part (classfilters.py)
+            return self._derive(data, data_rows_child(data, self._filter_step(index_node, line)), line)
         selector = as_data(index.items[0] if isinstance(index, Tup) and index.items else index)  # X[rows, :]
         if selector is not None:
             for p in parts(selector.rows):  # an index array from a split: take the same part of these rows

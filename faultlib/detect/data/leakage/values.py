@@ -45,7 +45,8 @@ class Step:
 
     Attributes:
         kind: ``split`` (train_test_split), ``fold`` (a CV loop's indices), ``slice`` (``[lo:hi]``),
-            ``filter`` (a mask, an index array, anything else that keeps some rows).
+            ``filter`` (a mask, an index array, anything else that keeps some rows; part ``class`` for a mask of the
+            label against a constant, ``sample`` for a random draw).
         ident: the split's or loop's id (``split``/``fold``), the filter's id.
         part: ``train`` or ``test`` for ``split``/``fold``; ``val`` for the second part of a split of rows
             that are already a training part (train -> train/validation: not the test set).
@@ -306,12 +307,17 @@ class Indexer:
 
 
 def before_sample(fit_rows: Rows, held: Rows) -> Rows:
-    """The rows a random subset was drawn from, when ``held`` did not go through that same draw: a model trained
-    on part of a sample of all rows (an undersample) has seen rows of any part a split of all rows set aside."""
+    """The rows a random subset (or one class's rows, :mod:`.classfilters`) was drawn from, when ``held`` did not go
+    through that same selection: a model trained on part of a sample of all rows (an undersample), or on the rows of
+    one class of rows that already hold a held-out part (``pd.concat([X_train, X_val])[y == 1]``), has seen rows of
+    that part."""
     for i, step in enumerate(fit_rows.steps):
-        if step.part == "sample":
-            return fit_rows if held.steps[:i + 1] == fit_rows.steps[:i + 1] else Rows(fit_rows.root,
-                                                                                      fit_rows.steps[:i])
+        if step.part in ("sample", "class"):
+            before = Rows(fit_rows.root, fit_rows.steps[:i])
+            if held.steps[:i + 1] == fit_rows.steps[:i + 1] or step.part == "class" and test_step(
+                    before, val=True) is None:
+                return fit_rows  # a class cut before any part was held out: the split that follows parts its rows
+            return before
     return fit_rows
 
 

@@ -185,6 +185,9 @@ _TRAIN_TOKENS = frozenset({"train", "tr", "trn", "training", "trainval", "fit"})
 STATISTICS = frozenset({"mean", "std", "var", "median", "min", "max", "quantile", "mode", "sem", "nanmean", "nanstd",
                         "nanmedian", "nanvar", "amin", "amax", "nanmin", "nanmax", "percentile", "nanpercentile",
                         "average"})
+#: pandas ``Series.nlargest``/``nsmallest`` (one argument: the count): the k extreme values of the rows, order
+#: statistics (a DataFrame's form names a column and returns rows; design.py tells them apart)
+ORDER_STATISTICS = frozenset({"nlargest", "nsmallest"})
 #: methods and functions whose result is ordered in time (lag features, rolling windows): the rows are a series
 TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_change"})
 #: column names that identify an entity whose several rows are one observation unit (a patient's visits, a
