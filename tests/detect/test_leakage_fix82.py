@@ -1,8 +1,10 @@
 """The static leakage analysis on the kinds the measure-only wave 82 (Kaggle multi-script solutions) missed (issue 17,
 stop 51), in both directions: a 0/1 flag built in steps from a quantile of the table it is run on, a per-column
 vectorizer refitted after an early return for an empty column list, and an optimizer objective on a held-aside part
-whose chosen candidate is scored again on that part found at their line; the look-alikes (a cut point handed in from
-the training rows, a branch chosen by a flag, a pick judged on another part or not scored again) silent. Every example
+whose chosen candidate is scored again on that part, and test rows pseudo-labelled by a model of every training row
+then cross-validated with the training rows found at their line; the look-alikes (a cut point handed in from the
+training rows, a branch chosen by a flag, a pick judged on another part or not scored again, pseudo-labels only in
+the submission or the final refit) silent. Every example
 is written for this test."""
 
 from __future__ import annotations
@@ -66,6 +68,17 @@ ONE_SPLIT = 'fit_part, eval_part = train_test_split(rows, train_size=0.8, random
 TWO_SPLITS = ('dev, final_part = train_test_split(rows, test_size=0.2, random_state=1); '
               'fit_part, eval_part = train_test_split(dev, train_size=0.8, random_state=1)')
 
+#: a teacher fitted on every training row labels the test file's rows
+TEACHER = """\
+        shop = pd.read_csv("baskets_train.csv")
+        later = pd.read_csv("baskets_test.csv")
+        X_all, y_all = shop.drop(columns=["label"]).values, shop["label"].values
+        X_new = later.values
+        teacher = LogisticRegression().fit(X_all, y_all)
+        sure = teacher.predict_proba(X_new).max(axis=1) > 0.95
+        guessed = teacher.predict(X_new)
+"""
+
 LEAKS = {
     # the 90th percentile of the test file's own rows sets its flag; the comparison is bound to a name first
     "flag_in_steps_cut_at_the_test_tables_quantile": (FLAGS, [("fit_on_test", 3)]),
@@ -95,6 +108,21 @@ LEAKS = {
         chosen.fit(X_fit, y_fit)
         print("tuned score", chosen.score(X_eval, y_eval))
 """, [("tuned_on_test", 11)]),
+    # the confident test rows join the training data with the teacher's labels, and the augmented set is
+    # cross-validated: the pseudo-labels of a fold's training part were learnt from its held-out rows
+    "pseudo_labelled_rows_cross_validated": (TEACHER + """\
+        X_more = np.vstack([X_all, X_new[sure]])
+        y_more = np.hstack([y_all, guessed[sure]])
+        print(cross_val_score(LogisticRegression(), X_more, y_more, cv=5).mean())
+""", [("fit_outside_cv", 5)]),
+    # the same in a fold loop of its own
+    "pseudo_labelled_rows_in_a_fold_loop": (TEACHER + """\
+        X_more = np.vstack([X_all, X_new[sure]])
+        y_more = np.hstack([y_all, guessed[sure]])
+        for fit_idx, held_idx in KFold(5).split(X_more, y_more):
+            m = LogisticRegression().fit(X_more[fit_idx], y_more[fit_idx])
+            print(m.score(X_more[held_idx], y_more[held_idx]))
+""", [("fit_outside_cv", 5)]),
 }
 
 HEALTHY = {
@@ -126,6 +154,16 @@ HEALTHY = {
         print(study.best_params, study.best_value)
         chosen = Ridge(**study.best_params).fit(X_fit, y_fit)
         print(chosen.predict(unseen))
+"""),
+    # the teacher's predictions of the test rows are the submission: nothing is cross-validated with them
+    "teacher_predictions_only_submitted": (TEACHER + """\
+        pd.DataFrame({"label": guessed}).to_csv("submission.csv", index=False)
+"""),
+    # the cross-validation runs on the training rows' own labels; the pseudo rows only join the final refit
+    "pseudo_labels_only_in_the_final_refit": (TEACHER + """\
+        print(cross_val_score(LogisticRegression(), X_all, y_all, cv=5).mean())
+        final = LogisticRegression().fit(np.vstack([X_all, X_new[sure]]), np.hstack([y_all, guessed[sure]]))
+        pd.DataFrame({"label": final.predict(X_new)}).to_csv("submission.csv", index=False)
 """),
 }
 

@@ -63,6 +63,7 @@ from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.bestrefits import rescored_parts
+from faultlib.detect.data.leakage.pseudolabels import PseudoLabels
 from faultlib.detect.data.leakage.emptyguards import EmptyInputGuards
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.attrtables import AttributeTables
@@ -159,7 +160,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, EmptyInputGuards, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
