@@ -10,7 +10,8 @@ selection bias as a search on the test rows (Cawley & Talbot, "On over-fitting i
 selection bias in performance evaluation", JMLR 11, 2010, section 4; optuna's documentation keeps a separate test
 set for the final estimate). So the held-aside part counts as the test rows of that objective: ``tuned_on_test`` at
 the objective's score, as for a search scored on a part named for testing (house, wave 82: as wave 51's tuned model
-reported on its own validation split).
+reported on its own validation split). The sibling of :mod:`.rescored`, where a ``GridSearchCV``'s choice is
+cross-validated again on the rows it searched.
 
 :func:`rescored_parts` gives, for each objective (the line of its ``def``), the names of the rows it scores that a
 model built from the optimizer's result scores again after the optimizer call (outside the objective). A model

@@ -384,7 +384,7 @@ class ChoiceChecks:
     def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         arg = node.args[0] if node.args else None
         held = self._test_rows(x, arg)
-        rescored: dict[int, frozenset[str]] = getattr(self, "_rescored", {})  # (bestrefits.py)
+        rescored: dict[int, frozenset[str]] = getattr(self, "_picks_rescored", {})  # (bestrefits.py)
         if not held and not (rescored and _held_aside(x) and _root_name(arg)):
             return
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None

@@ -203,7 +203,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
             tree)  # try candidates, keep the best
         self._loop_facts = read_off_curves(self._loop_facts, test_curves(tree))  # or report each (testcurves.py)
-        self._rescored = rescored_parts(tree, self._loop_facts)  # a search's pick scored on its rows (bestrefits.py)
+        self._picks_rescored = rescored_parts(tree, self._loop_facts)  # a search's pick scored on its rows (bestrefits.py)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
