@@ -188,10 +188,10 @@ class Interpreter(SemanticHooks):
             if known is not None:  # `if not scaler:` with a scaler bound: only the branch that runs
                 self._block(node.body if known else node.orelse, frame)
             elif is_main_guard(node.test) or not node.orelse and not self.join_one_armed_if:
-                self._branch(node.body, frame)
+                self._branch(node.body, frame, self._guard_follows(node))
             elif not node.orelse:  # the branch may not run: what it rebinds joins what was there
                 before = dict(frame.locals)
-                self._branch(node.body, frame)
+                self._branch(node.body, frame, self._guard_follows(node))
                 for name, value in list(frame.locals.items()):
                     if name in before and before[name] is not value:
                         frame.locals[name] = self._join(value, before[name])
@@ -384,6 +384,12 @@ class Interpreter(SemanticHooks):
                     items[key.value] = value
             return Container(items)
         return UNKNOWN
+
+    def _guard_follows(self, node: ast.If) -> bool | None:
+        """Whether the code after ``node`` (an ``if`` without ``else`` whose test is unknown) still runs when its body
+        returns: ``True`` for a guard a subclass recognises; ``None`` leaves it to :attr:`follow_branch_returns` and
+        :attr:`follow_guard_returns`."""
+        return None
 
     def _flag_picks(self, node: ast.If) -> bool:
         """Whether a literal ``True``/``False`` bound to the name ``node`` tests picks the branch that runs (a

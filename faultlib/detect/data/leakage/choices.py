@@ -238,6 +238,19 @@ def _candidate(value: Any, iterable: ast.expr) -> bool:
 COMPOSITES = frozenset({"ColumnTransformer", "make_column_transformer", "FeatureUnion", "make_union"})
 
 
+def _root_name(node: ast.expr | None) -> str | None:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _held_aside(x: Any) -> bool:
+    """Rows a split held aside (a validation or test part), not a cross-validation fold."""
+    ps = parts(x.rows) if isinstance(x, Data) else []
+    return any(s.kind == "split" and s.part in ("val", "test") for p in ps for s in p.steps) and not any(
+        s.kind == "fold" for p in ps for s in p.steps)
+
+
 def masked_before_split(fit: Rows, held: Rows) -> Rows:
     """``df.loc[df.y == 0, 'chol'].median()`` fills rows of ``df`` that a later ``train_test_split(df)`` sends to
     both sides: a statistic of a masked subset, taken before the split of the rows it was masked from, saw some of
@@ -372,7 +385,9 @@ class ChoiceChecks:
 
     def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         arg = node.args[0] if node.args else None
-        if not self._test_rows(x, arg):
+        held = self._test_rows(x, arg)
+        rescored: dict[int, frozenset[str]] = getattr(self, "_picks_rescored", {})  # (bestrefits.py)
+        if not held and not (rescored and _held_aside(x) and _root_name(arg)):
             return
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
         lines = [node.lineno, *self._call_lines]
@@ -384,6 +399,8 @@ class ChoiceChecks:
             if not (facts.varies or by_loop or hands_candidate(self.tree, self._call_lines, facts.start, facts.end,
                                                                facts.targets)):  # evaluate(model, ...) (handedcands)
                 continue
+            if not held and _root_name(arg) not in rescored.get(facts.start, ()):
+                continue  # a validation part chooses: its rows count only when the pick is scored on them again
             if facts.start in self._tuned:
                 return
             self._tuned.add(facts.start)
@@ -396,7 +413,9 @@ class ChoiceChecks:
             where = self.smap.where(at)
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
-                f"{est.cls}.{call_name(node)}() scores the test rows inside the loop on "
+                f"{est.cls}.{call_name(node)}() scores the "
+                + ("test rows" if held else "held-aside rows the chosen candidate is scored on again after the "
+                   "search") + " inside the loop on "
                 f"{self.smap.describe(facts.start)}, which tries candidates, and "
                 + ("every candidate's test score is reported to be read off "
                    if facts.read_off else "the best is kept by that score ")

@@ -93,6 +93,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if not imputes_one_column(_call_arg(node, 1, "X"), _call_arg(node, 2, "y"), self._bindings, self.tree,
                                       line):  # a grid over an imputer of one column (imputecv.py)
                 self._check_cv(as_data(x), line, f"{name}()")
+                self._check_pseudo_cv(as_data(args[2] if len(args) > 2 else kwargs.get("y")), line, f"{name}()")
             self._check_cv_design(kwargs.get("cv"), "groups" in kwargs, x, line, frame, node)
             if name == "validation_curve" or any(a <= line <= b for a, b in self._loop_spans) and \
                     self._loop_keeps_a_choice(line):  # scores printed in a loop choose nothing (handpicked.py)
@@ -304,6 +305,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 x = self._without_left_out(x)  # folds of a frame whose models read a feature list (exclusions.py)
                 self._reach(x)
                 self._check_cv(x, line, "the cross-validation loop")
+                self._check_pseudo_cv(as_data(args[1] if len(args) > 1 else kwargs.get("y")), line,
+                                      "the cross-validation loop")
                 self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)
                 return FoldIter(new_id(), line, x)
             return UNKNOWN
@@ -368,6 +371,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 self._check_selected_on(x, line, f"{est.cls}.{name}()")
                 self._check_tuned(est, x, node, frame)
             self._check_test(x, line, f"{est.cls}.{name}()")
+            pseudo = self._pseudo_labels(est, name, x)  # test rows labelled by the model (pseudolabels.py)
+            if pseudo is not None:
+                return pseudo
             return in_sample(est, name, x, self._overlaps)  # in-sample predictions kept as a feature (insample.py)
         return UNKNOWN
 

@@ -71,6 +71,9 @@ from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
+from faultlib.detect.data.leakage.bestrefits import rescored_parts
+from faultlib.detect.data.leakage.pseudolabels import PseudoLabels
+from faultlib.detect.data.leakage.emptyguards import EmptyInputGuards
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.attrtables import AttributeTables
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
@@ -166,7 +169,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
@@ -212,6 +215,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self._loop_facts = keras_loops(loop_facts(tree, duck_models(tree) | keras), tree, keras) + objective_facts(
             tree)  # try candidates, keep the best
         self._loop_facts = read_off_curves(self._loop_facts, test_curves(tree))  # or report each (testcurves.py)
+        self._picks_rescored = rescored_parts(tree, self._loop_facts)  # a search's pick scored on its rows (bestrefits.py)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
