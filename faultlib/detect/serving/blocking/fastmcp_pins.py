@@ -26,6 +26,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from faultlib.errors import InputError
+from faultlib.readers.files import read_bytes
+
 __all__ = ["fastmcp_before_threads"]
 
 MAX_UP = 3
@@ -96,10 +99,13 @@ def _admits_threads(spec: SpecifierSet) -> bool:
 
 
 def _read(path: str) -> str:
+    """A pin file's text through the project's hardened reader (bounded, a link not followed); "" when it is
+    absent, unreadable, too big or a link (a pin file that cannot be read says nothing)."""
+    if not os.path.isfile(path):
+        return ""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(2_000_000)
-    except OSError:
+        return read_bytes(path).decode("utf-8", errors="replace")
+    except (InputError, OSError):
         return ""
 
 
