@@ -63,6 +63,7 @@ from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
+from faultlib.detect.data.leakage.moduleflags import ModuleSwitches
 from faultlib.detect.data.leakage.attrtables import AttributeTables
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
 from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
@@ -157,7 +158,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, BlockUnpacking, DynamicGlobals, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
