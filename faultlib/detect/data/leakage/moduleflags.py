@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.pyflow.walk import walk_once
@@ -46,8 +45,7 @@ from faultlib.pyflow.walk import walk_once
 _DYNAMIC = frozenset({"globals", "vars", "locals", "exec", "eval", "setattr"})
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     """A module flag: its ``name``, the ``line`` that sets it, and its literal ``value``."""
 
     name: str
@@ -55,8 +53,7 @@ class Flag:
     value: Any
 
 
-@dataclass(frozen=True)
-class Switch:
+class Switch(NamedTuple):
     """A decided ``if``: whether its test is ``true``, the flags that decide it, its first and last line."""
 
     true: bool
