@@ -152,3 +152,43 @@ def test_notebook_flag_set_in_one_cell_tested_in_a_later_one(tmp_path, value, al
     if not alarm:
         note = next(f for f in report.findings if f.kind == "fit_outside_cv")
         assert "runs only when fit_clusters is set True at cell 1 line 1" in note.message
+
+
+# a cache switch: the branch that runs reads the table an earlier run with the flag off computed (and the other
+# branch reads nothing): not decided, so the statistic over train + test still counts
+CACHED = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+use_cache = True
+homes = pd.read_csv("train.csv")
+later = pd.read_csv("test.csv")
+y = homes.pop("sold")
+if use_cache:
+    homes = pd.read_parquet("homes_ranked.parquet")
+    later = pd.read_parquet("later_ranked.parquet")
+else:
+    both = pd.concat([homes, later])
+    homes = homes / both.max()
+    later = later / both.max()
+model = LogisticRegression().fit(homes, y)
+print(model.predict(later))
+"""
+
+# the same shape, both branches reading (a debug run on fewer rows): decided, only the branch that runs
+DEBUG_ROWS = """\
+import pandas as pd
+
+DEBUG = False
+if DEBUG:
+    homes = pd.read_csv("train.csv", nrows=1000)
+else:
+    homes = pd.read_csv("train.csv")
+"""
+
+
+def test_cache_switch_whose_running_branch_reads_a_file_is_not_decided():
+    import ast
+
+    assert not module_switches(ast.parse(CACHED))
+    assert len(module_switches(ast.parse(DEBUG_ROWS))) == 1

@@ -26,9 +26,12 @@ A test is decided only when it is ``flag``, ``not flag``, ``flag ==``/``!=``/``i
 * in a program that writes no globals dynamically (no ``globals()``, ``vars()``, ``locals()``, ``exec``,
   ``eval``, ``setattr`` or ``sys.modules``), and has no ``from ... import *`` after the flag's line;
 * tested after the line that sets it, or inside a function (which runs later);
-* and the branch that does not run saves nothing and opens no file (:data:`~.vocab.SAVES`, ``save_``/``dump_``/
-  ``write_`` helpers, ``open``): a cache switch (``if RECOMPUTE: build the features and save them``, then a read of
-  the saved file) feeds the model from the branch not taken, through the file an earlier run wrote.
+* and it is no cache switch: the branch that does not run saves nothing and opens no file (:data:`~.vocab.SAVES`,
+  ``save_``/``dump_``/``write_`` helpers, ``open``), and the branch that runs reads no file unless the other reads
+  one too. ``if RECOMPUTE: build the features and save them``, then a read of the saved file, or ``if use_cache:
+  X = pd.read_feather('X_tmp.ftr') else: X = gauss_rank(...)``, feeds the model from the branch not taken,
+  through the file an earlier run with the other value wrote; ``if DEBUG: read 1,000 rows else: read them all``
+  reads on both sides and is decided.
 """
 
 from __future__ import annotations
@@ -172,6 +175,12 @@ def _saves(body: list[ast.stmt]) -> bool:
         n).startswith(vocab.SAVE_PREFIXES)) for s in body for n in ast.walk(s))
 
 
+def _reads(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` reads data or an object from a file (:data:`~.vocab.FILE_READERS`, ``load_*``, ``open``)."""
+    return any(isinstance(n, ast.Call) and (_call_name(n) in vocab.FILE_READERS or _call_name(n) == "open" or
+                                            _call_name(n).startswith("load")) for s in body for n in ast.walk(s))
+
+
 def _in_functions(tree: ast.Module) -> set[int]:
     """Ids of the ``if`` statements inside a function body."""
     out: set[int] = set()
@@ -198,7 +207,8 @@ def module_switches(tree: ast.Module) -> dict[int, Switch]:
             continue
         if id(n) not in deferred and any(f.line >= n.lineno for f in used):
             continue
-        if _saves(n.orelse if known else n.body):
+        runs, skipped = (n.body, n.orelse) if known else (n.orelse, n.body)
+        if _saves(skipped) or _reads(runs) and not _reads(skipped):
             continue
         out[id(n.test)] = Switch(known, tuple(dict.fromkeys(used)), n.lineno, n.end_lineno or n.lineno)
     return out
