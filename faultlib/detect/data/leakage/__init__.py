@@ -249,6 +249,7 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
             caller turns it into :class:`~faultlib.errors.InputError` with the file and line.
         InputError: nested too deeply for the parser (:func:`~faultlib.readers.pysource.parse_python`).
     """
+    from faultlib.detect.data.leakage import moduleflags
     from faultlib.detect.data.leakage.source import parse_tolerant
     from faultlib.detect.data.leakage.static import Analyzer, StaticReport
     from faultlib.findings import Finding, Severity, analysis_incomplete
@@ -258,7 +259,17 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
         analyzer = Analyzer(tree, smap)
         analyzer.repo_files = repo
         analyzer.preferred_read = preferred_read
+        analyzer.switches = moduleflags.module_switches(tree)  # FLAG = False set once: if FLAG: never runs
         report = analyzer.run()
+        used = vars(analyzer).get("switched")
+        if used:  # a fit whose leak needs a branch switched off is a note naming the flag (moduleflags.py)
+            every = Analyzer(tree, smap)
+            every.repo_files, every.preferred_read = repo, preferred_read
+            try:
+                before = every.run().findings
+            except RecursionError:
+                before = []
+            report.findings = moduleflags.switched_off_notes(report.findings, before, used, smap, Severity.INFO)
     except RecursionError:  # a tree the parser built but too deep for the analysis's own walks (the interpreter
         # stops by itself; its set-up and summaries do not): nothing is reported as seen, and never "ok"
         report = StaticReport(complete=False, stopped="could not start: the code is nested too deeply to "

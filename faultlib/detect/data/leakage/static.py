@@ -75,6 +75,7 @@ from faultlib.detect.data.leakage.bestrefits import rescored_parts
 from faultlib.detect.data.leakage.pseudolabels import PseudoLabels
 from faultlib.detect.data.leakage.emptyguards import EmptyInputGuards
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
+from faultlib.detect.data.leakage.moduleflags import ModuleSwitches
 from faultlib.detect.data.leakage.attrtables import AttributeTables
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
 from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
@@ -169,7 +170,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
-               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, KeyedCalls, ModelRegistries,
+               ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, Interpreter):
     """Run the leakage analysis of one module.
 
