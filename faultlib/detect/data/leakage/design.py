@@ -186,6 +186,13 @@ def _window(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
         "rolling", "expanding", "ewm", "resample")
 
+
+def _shown(node: ast.AST, width: int = 40) -> str:
+    """``node`` as source for a message, at most ``width`` characters; a long one keeps its end (the method:
+    ``...['Age'].median``), since a cut at the start would name ``.me`` for ``.median``."""
+    text = ast.unparse(node)
+    return text if len(text) <= width else "..." + text[3 - width:]
+
 class DesignChecks:
     """Hand-written statistics, ``resample``, time-series and grouped-data splits (see the module docstring)."""
 
@@ -305,7 +312,7 @@ class DesignChecks:
         if reduced and (maybe_data(receiver) is not None or isinstance(receiver, MaybeData)):
             out = maybe_data(receiver) or as_data(receiver)  # df.with_columns(<expr>.median()): a fit of df
             for stat in reduced:
-                out = self._statistic(out, f"{ast.unparse(stat.func)[:40]}()", stat, frame, per_row=name != "agg")
+                out = self._statistic(out, f"{_shown(stat.func)}()", stat, frame, per_row=name != "agg")
             return out
         data = maybe_data(receiver)
         if data is None and isinstance(receiver, MaybeData) and name in _MISSING_MASKS:
@@ -346,7 +353,7 @@ class DesignChecks:
             # month used only through its lags (lagged.py): earlier months only
             if name == "transform":
                 return data
-            root = Root(f"{ast.unparse(inner)[:40]}", node.lineno)
+            root = Root(f"{_shown(inner)}", node.lineno)
             for old in self._roots(data):
                 for what, items in self._notes.get(old.uid, {}).items():
                     self._notes.setdefault(root.uid, {}).setdefault(what, set()).update(items)
@@ -354,13 +361,13 @@ class DesignChecks:
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
             # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame) \
+            out = self._statistic(data, f"{_shown(node.func)}()", node, frame) \
                 if name in vocab.STATISTICS else data
-            return Data(Rows(Root(f"{ast.unparse(inner)[:40]}", node.lineno)), out.taints, False)
+            return Data(Rows(Root(f"{_shown(inner)}", node.lineno)), out.taints, False)
         if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
             if sample_keys(kwargs.get("index")):  # index=['play_id', ...]: one sample's rows to columns (samples.py)
                 return data
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            return self._statistic(data, f"{_shown(node.func)}()", node, frame)
         if name in ("max", "min") and inner is not None and _date_column(inner):
             return UNKNOWN  # ref = df.InvoiceDate.max(): a reference date (recency = ref - date), not a feature
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and args[0].value in (
@@ -376,45 +383,45 @@ class DesignChecks:
             return UNKNOWN  # std_resid.std(): a summary of the model's residuals (residualstats.py)
         if name in vocab.ORDER_STATISTICS and grouped is None and not node.args[1:] and "columns" not in kwargs \
                 and not windowed:  # s.nlargest(2).iloc[-1]: the second-largest value, an order statistic of the rows
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            return self._statistic(data, f"{_shown(node.func)}()", node, frame)
         if counted or name in vocab.STATISTICS and not _row_wise(args, kwargs, 0) and not windowed:
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            out = self._statistic(data, f"{_shown(node.func)}()", node, frame)
             # a GroupBy's reduction: one row per group, a table merged back onto the rows (groupvars.py)
-            return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno))) if grouped is not None and \
+            return out.with_(rows=Rows(Root(_shown(inner), node.lineno))) if grouped is not None and \
                 out.rows is None else out
         if grouped is not None and clock_rescaled(inner, name, node.args[0] if node.args else None):
             return data  # groupby('unit')['time'].transform(lambda t: t / t.max()): its own clock (entityclocks.py)
         if name in ("transform", "apply") and node.args and (_statistic_lambda(node.args[0]) or (
                 grouped is not None or name == "transform") and _statistic_call_lambda(node.args[0])) and not \
                 _row_wise(args, kwargs, 1):  # groupby(c)[x].transform(lambda s: (s - s.mean()) / s.std())
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=True)
+            return self._statistic(data, f"{_shown(node.func)}(lambda)", node, frame, per_row=True)
         by_name = transform_by_name(args[0]) if name == "apply" and args and grouped is None else None
         if by_name and not _row_wise(args, kwargs, 1):  # prices.apply(minmax_scale): each column (columnapply.py)
             fit = self._fit(Est(f"{by_name}()", "transformer", preprocessing=True), data, False, by_name, node, frame)
             return Data(data.rows, data.taints | ({fit} if fit else set()), data.test)
         if name == "apply" and node.args and grouped is not None and not per_id and \
                 distinct_count_lambda(node.args[0]):  # groupby(k).apply(lambda g: len(set(g[c]))) (distinctcounts.py)
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
+            out = self._statistic(data, f"{_shown(node.func)}(lambda)", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
         if name in ("transform", "agg", "aggregate") and args and isinstance(args[0], Const) and \
                 (args[0].value in vocab.STATISTICS or args[0].value in COUNTS and not per_id or
                  args[0].value in _GROUP_TOTALS and totalled) and \
                 not _row_wise(args, kwargs, 1):  # df[cols].agg('mean', axis=1): each row's own columns
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}({args[0].value!r})", node, frame,
+            out = self._statistic(data, f"{_shown(node.func)}({args[0].value!r})", node, frame,
                                   per_row=name == "transform")
             return _per_group(out, grouped, inner, node) if name != "transform" else out
         if name in ("agg", "aggregate") and any(r in vocab.STATISTICS or r in COUNTS and not per_id or
                                                 r in _GROUP_TOTALS and totalled
                                                 for r in spec_reductions(node) or listed_reductions(
                                                     args[0] if args else None)):  # agg({c: 'count'}), agg([how])
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=False)
+            out = self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
         if name in ("agg", "aggregate") and node.args and (_statistic_lambda(node.args[0]) or _statistic_call_lambda(
                 node.args[0])) and not _row_wise(args, kwargs, 1):  # g[c].agg(lambda s: s.mode()[0]), as agg('mean')
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}(lambda)", node, frame, per_row=False)
+            out = self._statistic(data, f"{_shown(node.func)}(lambda)", node, frame, per_row=False)
             return _per_group(out, grouped, inner, node)
         if name == "transform" and node.args and numpy_reduction(node.args[0]) in vocab.STATISTICS:
-            return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)  # (np.mean)
+            return self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)  # (np.mean)
         if name == "groupby":
             if sample_keys(args[0] if args else kwargs.get("by")):
                 self._sample_groupbys.add(id(node))
@@ -459,20 +466,20 @@ class DesignChecks:
                 return UNKNOWN  # np.mean(all_test, axis=0), all_test = [r['test'] for r in runs]: a blend of items
             data = as_data(args[0])
             if data is not None:
-                return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame)
+                return self._statistic(data, f"{_shown(node.func)}()", node, frame)
         if name == "rankdata" and top == "scipy" and args and isinstance(node.args[0], ast.Subscript) and not \
                 _row_wise(args, kwargs, 99):
             # a rank transform of a table's column: each row's value is its place among all the rows (ranks of a
             # bare vector, rankdata(pred_test) in a rank-average of predictions, combine outputs: no feature fit)
             data = as_data(args[0])
             if data is not None:
-                return self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
+                return self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)
         binned = self._binning(name, top, args, kwargs, node, frame)
         if binned is not None:
             return binned
         counted_pairs = crosstab_rows(name, top, args, kwargs)
         if counted_pairs is not None:  # pd.crosstab(df.a, df.b): counts per pair of keys (crosstabs.py)
-            return self._statistic(counted_pairs, f"{ast.unparse(node.func)[:40]}()", node, frame)
+            return self._statistic(counted_pairs, f"{_shown(node.func)}()", node, frame)
         # normalize(X, axis=0) divides each column by its norm over the rows (scikit-learn API reference: "if 0,
         # normalize each feature"), a statistic of the rows; its default axis=1 scales each sample alone
         per_column = name == "normalize" and isinstance(kwargs.get("axis"), Const) and kwargs["axis"].value == 0
@@ -518,7 +525,7 @@ class DesignChecks:
             bins = args[1] if len(args) > 1 else kwargs.get("q" if name == "qcut" else "bins")
             if data is None or name == "cut" and not (isinstance(bins, Const) and isinstance(bins.value, int)):
                 return None
-            out = self._statistic(data, f"{ast.unparse(node.func)[:40]}()", node, frame, per_row=True)
+            out = self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)
             retbins = kwargs.get("retbins")
             if isinstance(retbins, Const) and retbins.value is True:  # (binned, edges): the edges carry the fit
                 return Tup((out, Data(None, out.taints, False)))
@@ -596,5 +603,5 @@ def _per_group(out: Any, grouped: Any, inner: ast.expr | None, node: ast.Call) -
     """A GroupBy's reduction (``g.agg(np.nanmean)``, ``g.agg(['mean'])``): one row per group, a table of its own that
     carries the statistic when appended to a list, stacked and merged back (as ``g.mean()`` does)."""
     if grouped is not None and inner is not None and isinstance(out, Data) and out.rows is None:
-        return out.with_(rows=Rows(Root(ast.unparse(inner)[:40], node.lineno)))
+        return out.with_(rows=Rows(Root(_shown(inner), node.lineno)))
     return out
