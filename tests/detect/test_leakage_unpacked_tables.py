@@ -25,3 +25,33 @@ def test_a_scaler_fitted_on_unpacked_training_rows_before_cv_is_found(tmp_path):
     path.write_text(SOURCE)
     report, _ = analyze_file(str(path))
     assert ("fit_outside_cv", 13) in {(f.kind, f.location["line"]) for f in report.findings}
+
+
+WRAPPER = """
+import numpy as np
+import xgboost as xgb
+from sklearn.model_selection import StratifiedKFold
+
+
+class Booster:
+    def fit(self, X, y, X_val, y_val):
+        self.model = xgb.train({}, xgb.DMatrix(X, y), evals=[(xgb.DMatrix(X_val, y_val), "val")],
+                               early_stopping_rounds=10)
+
+    def evaluate(self, X, y):
+        return float(np.mean(self.model.predict(xgb.DMatrix(X)).round() == y))
+
+    def cross_validate(self, X, y):
+        scores = []
+        for tr, va in StratifiedKFold(5).split(X, y):
+            self.fit(X[tr], y[tr], X[va], y[va])
+            scores.append(self.evaluate(X[va], y[va]))
+        return scores
+"""
+
+
+def test_a_class_calling_its_own_fit_per_fold_is_not_a_keras_model_carried_across_splits(tmp_path):
+    path = tmp_path / "booster.py"
+    path.write_text(WRAPPER)
+    report, _ = analyze_file(str(path))
+    assert not [f for f in report.findings if f.kind == "trained_on_test"]

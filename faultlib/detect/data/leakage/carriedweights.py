@@ -95,6 +95,8 @@ def carried_weights(tree: ast.Module) -> list[CarriedFit]:
                                                                                                 ast.Name)):
                 continue
             name = fit.func.value.id
+            if name in ("self", "cls"):  # the class's own fit method: what it rebuilds is the project's code
+                continue
             if (fit.lineno, fit.col_offset) in {(f.fit_line, f.fit_column) for f in out.values()} or _bound_in(
                     loop, name):
                 continue
