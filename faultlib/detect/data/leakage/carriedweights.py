@@ -38,7 +38,9 @@ from faultlib.pyflow.walk import walk_once
 _SCORES = frozenset({"evaluate", "predict", "predict_classes", "predict_proba", "score"})
 _RESETS = frozenset({"set_weights", "load_weights", "clone_model", "reset_states", "reset_parameters",
                      "build_model", "create_model", "make_model", "get_model"})
-_KERAS_FIT_KEYWORDS = frozenset({"epochs", "batch_size", "callbacks", "validation_split"})
+#: fit keywords only Keras takes (LightGBM, CatBoost and XGBoost also take `callbacks`, some `batch_size`: they
+#: retrain from scratch on every `fit`)
+_KERAS_FIT_KEYWORDS = frozenset({"epochs", "validation_split"})
 
 
 @dataclass(frozen=True)
