@@ -5,6 +5,14 @@ a statistic unpacked into names (statunpack.py only takes one reduction call, ``
 
 from faultlib.detect.data.leakage import analyze_file
 
+
+def _kinds(tmp_path, name: str, text: str) -> set[str]:
+    """The kinds of the findings of ``text`` analysed as ``tmp_path / name``."""
+    path = tmp_path / name
+    path.write_text(text)
+    report, _ = analyze_file(str(path))
+    return {f.kind for f in report.findings}
+
 SOURCE = """
 import pandas as pd
 from sklearn.linear_model import RidgeCV
@@ -53,10 +61,7 @@ class Booster:
 
 
 def test_a_class_calling_its_own_fit_per_fold_is_not_a_keras_model_carried_across_splits(tmp_path):
-    path = tmp_path / "booster.py"
-    path.write_text(WRAPPER)
-    report, _ = analyze_file(str(path))
-    assert not [f for f in report.findings if f.kind == "trained_on_test"]
+    assert "trained_on_test" not in _kinds(tmp_path, "booster.py", WRAPPER)
 
 
 BOOSTED = """
@@ -74,19 +79,13 @@ for tr, va in KFold(5, shuffle=True).split(X):
 
 
 def test_a_booster_refitted_per_fold_with_callbacks_is_not_carried_weights(tmp_path):
-    path = tmp_path / "shops.py"
-    path.write_text(BOOSTED)
-    report, _ = analyze_file(str(path))
-    assert not [f for f in report.findings if f.kind == "trained_on_test"]
+    assert "trained_on_test" not in _kinds(tmp_path, "shops.py", BOOSTED)
 
 
 def test_a_keras_model_refitted_per_fold_for_some_epochs_still_is(tmp_path):
-    path = tmp_path / "shops_nn.py"
-    path.write_text(BOOSTED.replace("import lightgbm as lgb\n", "from tensorflow import keras\n").replace(
+    assert "trained_on_test" in _kinds(tmp_path, "shops_nn.py", BOOSTED.replace("import lightgbm as lgb\n", "from tensorflow import keras\n").replace(
         "lgb.LGBMRegressor(n_estimators=500)", "keras.Sequential([keras.layers.Dense(1)])").replace(
         "eval_set=[(X.iloc[va], y.iloc[va])], callbacks=[lgb.log_evaluation(100)]", "epochs=5"))
-    report, _ = analyze_file(str(path))
-    assert [f for f in report.findings if f.kind == "trained_on_test"]
 
 
 BLEND = """
@@ -108,15 +107,9 @@ pd.DataFrame({"churn": blend}).to_csv("submission.csv")
 
 
 def test_an_average_of_models_test_predictions_is_a_blend_not_a_fit_on_test(tmp_path):
-    path = tmp_path / "blend.py"
-    path.write_text(BLEND)
-    report, _ = analyze_file(str(path))
-    assert not [f for f in report.findings if f.kind == "fit_on_test"]
+    assert "fit_on_test" not in _kinds(tmp_path, "blend.py", BLEND)
 
 
 def test_a_mean_of_the_test_features_still_is(tmp_path):
-    path = tmp_path / "blend_fill.py"
-    path.write_text(BLEND.replace('test = pd.read_csv("test.csv")\n',
+    assert "fit_on_test" in _kinds(tmp_path, "blend_fill.py", BLEND.replace('test = pd.read_csv("test.csv")\n',
                                   'test = pd.read_csv("test.csv")\ntest = test.fillna(test.mean())\n'))
-    report, _ = analyze_file(str(path))
-    assert [f for f in report.findings if f.kind == "fit_on_test"]

@@ -39,37 +39,62 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.classstats import class_conditional_reductions, every_class
-from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
-from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
-from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage import polars_exprs, vocab
-from faultlib.detect.data.leakage.aggspecs import listed_reductions, numpy_reduction, spec_reductions
+from faultlib.detect.data.leakage.aggspecs import (
+    listed_reductions,
+    numpy_reduction,
+    spec_reductions,
+)
+from faultlib.detect.data.leakage.classstats import (
+    class_conditional_reductions,
+    every_class,
+)
+from faultlib.detect.data.leakage.codes import code_columns, rebases_codes
+from faultlib.detect.data.leakage.columnapply import transform_by_name
 from faultlib.detect.data.leakage.counts import COUNTS, counts_per_key
 from faultlib.detect.data.leakage.crosstabs import crosstab_rows
-from faultlib.detect.data.leakage.entities import display_only_groupbys
-from faultlib.detect.data.leakage.groupvars import grouped_receiver
-from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.cutdates import cut_window_reductions
 from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
-from faultlib.detect.data.leakage.entityclocks import clock_rescaled
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
-from faultlib.detect.data.leakage.residualstats import residual_statistics
-from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
-from faultlib.detect.data.leakage.labelbins import label_binnings
-from faultlib.detect.data.leakage.peritem import per_item_reductions
-from faultlib.detect.data.leakage.samplehelpers import helper_reductions
-from faultlib.detect.data.leakage.valuereductions import value_reductions
+from faultlib.detect.data.leakage.entities import display_only_groupbys
+from faultlib.detect.data.leakage.entityclocks import clock_rescaled
 from faultlib.detect.data.leakage.foldlists import fold_lists
-from faultlib.detect.data.leakage.predbuffers import over_predictions, prediction_buffers
+from faultlib.detect.data.leakage.gridfills import grid_fill_statistics
+from faultlib.detect.data.leakage.groupvars import grouped_receiver
+from faultlib.detect.data.leakage.labelbins import label_binnings
+from faultlib.detect.data.leakage.lagged import lagged_groupbys
+from faultlib.detect.data.leakage.peritem import per_item_reductions
+from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
+from faultlib.detect.data.leakage.predbuffers import (
+    over_predictions,
+    prediction_buffers,
+)
+from faultlib.detect.data.leakage.residualstats import residual_statistics
+from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
-from faultlib.detect.data.leakage.testfills import test_side_fills
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
+from faultlib.detect.data.leakage.testfills import test_side_fills
+from faultlib.detect.data.leakage.timeorder import (
+    calendar_groups,
+    date_cutoff,
+    groups_argument,
+    keeps_time_order,
+)
 from faultlib.detect.data.leakage.tsmodels import constructor_series
-from faultlib.detect.data.leakage.timeorder import calendar_groups, date_cutoff, groups_argument, keeps_time_order
-from faultlib.detect.data.leakage.values import (Data, Est, MaybeData, Root, Rows, Step, data_rows_child, new_id, parts,
-                                                  test_step)
+from faultlib.detect.data.leakage.valuereductions import value_reductions
+from faultlib.detect.data.leakage.values import (
+    Data,
+    Est,
+    MaybeData,
+    Root,
+    Rows,
+    Step,
+    data_rows_child,
+    new_id,
+    parts,
+    test_step,
+)
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
 

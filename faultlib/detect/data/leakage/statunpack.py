@@ -22,7 +22,6 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Data
 
-
 #: reductions whose one call returns several statistics of the same rows (a list of quantiles, ``agg([...])``)
 UNPACKED_REDUCTIONS = vocab.STATISTICS | {"agg", "aggregate", "nanquantile"}
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 
+import tomllib
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
