@@ -86,30 +86,3 @@ def test_a_keras_model_refitted_per_fold_for_some_epochs_still_is(tmp_path):
     assert "trained_on_test" in _kinds(tmp_path, "shops_nn.py", BOOSTED.replace("import lightgbm as lgb\n", "from tensorflow import keras\n").replace(
         "lgb.LGBMRegressor(n_estimators=500)", "keras.Sequential([keras.layers.Dense(1)])").replace(
         "eval_set=[(X.iloc[va], y.iloc[va])], callbacks=[lgb.log_evaluation(100)]", "epochs=5"))
-
-
-BLEND = """
-import numpy as np
-import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.ensemble import RandomForestClassifier
-
-train = pd.read_csv("train.csv")
-test = pd.read_csv("test.csv")
-X, y = train.drop(columns="churn"), train["churn"]
-preds = {}
-for name, model in (("lr", LogisticRegression()), ("rf", RandomForestClassifier())):
-    model.fit(X, y)
-    preds[name] = model.predict_proba(test)[:, 1]
-blend = np.mean(list(preds.values()), axis=0)
-pd.DataFrame({"churn": blend}).to_csv("submission.csv")
-"""
-
-
-def test_an_average_of_models_test_predictions_is_a_blend_not_a_fit_on_test(tmp_path):
-    assert "fit_on_test" not in _kinds(tmp_path, "blend.py", BLEND)
-
-
-def test_a_mean_of_the_test_features_still_is(tmp_path):
-    assert "fit_on_test" in _kinds(tmp_path, "blend_fill.py", BLEND.replace('test = pd.read_csv("test.csv")\n',
-                                  'test = pd.read_csv("test.csv")\ntest = test.fillna(test.mean())\n'))

@@ -254,11 +254,6 @@ class DesignChecks:
     # ------------------------------------------------------------------ statistics and resampling
 
     def _statistic(self, data: Data, label: str, node: ast.Call, frame: Any, *, per_row: bool = False) -> Data:
-        pseudo = getattr(self, "_pseudo_fits", frozenset())
-        if pseudo and any(f.uid in pseudo for f in data.taints):
-            # a model's predictions for the test rows (pseudolabels.py): their mean across models or folds is a blend,
-            # their quantile a confidence cut -- no statistic of the test rows' features is learnt
-            return Data(None, data.taints, False)
         if not hasattr(self, "_per_item"):
             # one sample's own feature (samplehelpers.py), the label's bins (labelbins.py)
             self._per_item = per_item_reductions(self.tree) | helper_reductions(self.tree) | label_binnings(self.tree)
