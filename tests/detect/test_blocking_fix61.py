@@ -4,6 +4,9 @@ Each blocker is found at its line; each look-alike stays silent. Every example i
 
 from __future__ import annotations
 
+import pytest
+
+from faultlib.detect.serving.blocking.fastmcp_pins import _pyproject
 from tests.detect.blocking_source import flagged, flagged_package
 
 
@@ -374,3 +377,17 @@ def test_a_mixin_no_class_composes_stays_silent(tmp_path):
     """}
     found = flagged_package(tmp_path, alone)
     assert not any(path == "shop/reports.py" or "find_orders" in line for path, _, line in found)
+
+
+@pytest.mark.parametrize("text", ['project = "x"', "[tool]\npoetry = 3", "[project]\ndependencies = 7",
+                                  "[tool.poetry]\ndependencies = []"])
+def test_a_pyproject_of_odd_shapes_says_nothing_and_raises_nothing(tmp_path, text):
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text)
+    assert _pyproject(str(path)) == []
+
+
+def test_a_pyproject_pin_is_read(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\ndependencies = ["fastmcp<3", 1]\n[tool.poetry.dependencies]\nfastmcp = "^2.3"\n')
+    assert _pyproject(str(path)) == ["fastmcp<3", "fastmcp>=2.3,<3"]

@@ -124,10 +124,14 @@ def _pyproject(path: str) -> list[str]:
         data = tomllib.loads(_read(path))
     except tomllib.TOMLDecodeError:
         return []
-    project = data.get("project", {})
-    found = [r for r in project.get("dependencies", []) if isinstance(r, str)]
-    poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {})
-    value = poetry.get("fastmcp") if isinstance(poetry, dict) else None
+    def table(owner: object, key: str) -> dict:  # a TOML table, or {} where the file holds another type there
+        value = owner.get(key) if isinstance(owner, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    listed = table(data, "project").get("dependencies")
+    found = [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
+    poetry = table(table(table(data, "tool"), "poetry"), "dependencies")
+    value = poetry.get("fastmcp")
     if isinstance(value, dict):
         value = value.get("version")
     if isinstance(value, str):
