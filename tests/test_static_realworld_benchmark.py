@@ -120,3 +120,20 @@ def test_an_alarms_only_wave_counts_in_precision_and_never_in_recall(tmp_path, c
     assert every["recall"] == 0.5
     static_realworld._print(every, False)
     assert "leaves out 1 alarms-only files" in capsys.readouterr().out
+
+
+def test_jobs_and_by_wave_give_each_wave_its_numbers_from_one_analysis_in_workers(tmp_path, capsys):
+    root, labels = _alarms_only_corpus(tmp_path)
+    label_file = tmp_path / "labels.jsonl"
+    label_file.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    static_realworld.main([str(root), "--labels", str(label_file), "--json", "--wave", "early", "late", "breadth",
+                           "--jobs", "2", "--by-wave"])
+    measured = json.loads(capsys.readouterr().out)
+    assert (measured["files"], measured["tp"], measured["fn"]) == (3, 2, 1)  # as measured in one process
+    waves = measured["waves"]
+    assert list(waves) == ["breadth", "early", "late"]
+    assert (waves["early"]["tp"], waves["early"]["recall"]) == (1, 1.0)
+    assert (waves["late"]["fn"], waves["late"]["recall"]) == (1, 0.0)
+    assert (waves["breadth"]["tp"], waves["breadth"]["recall"]) == (1, None)
+    static_realworld.main([str(root), "--labels", str(label_file), "--wave", "late", "--by-wave"])
+    assert "wave     late: P n/a (tp 0, fp 0)  R 0.00 (0/1)" in capsys.readouterr().out
