@@ -18,7 +18,6 @@ from faultlib.archive.manifest import verify
 from faultlib.processes import run_process
 from faultlib.processes.tree import is_alive
 from faultlib.cases import load_case
-from faultlib.evidence import layout
 from faultlib.runner import Runner
 from tests.conftest import REPO, tiny_case_data, write_case
 
@@ -45,12 +44,12 @@ ESCAPES = {
             time.sleep(600)
             os._exit(0)
     """,
-    "no_env": f"""
+    "no_env": """
         if os.fork() == 0:            # a daemon that also drops its environment (no tree token to go by)
             os.setsid()
             if os.fork() == 0:
-                os.execve(sys.executable, [sys.executable, "-c", "import os, time; open({{!r}}, 'a')"
-                          ".write(str(os.getpid()) + chr(10)); time.sleep(600)".format(PIDS)], {{}})
+                os.execve(sys.executable, [sys.executable, "-c", "import os, time; open({!r}, 'a')"
+                          ".write(str(os.getpid()) + chr(10)); time.sleep(600)".format(PIDS)], {})
             os._exit(0)
     """,
 }

@@ -3,7 +3,6 @@ CLI prints every error; a path the system refuses as too long is exit 2, not a t
 
 from __future__ import annotations
 
-import json
 
 from faultlib.text import ECHO_LIMIT, echoed, shorten_echoes
 from tests.conftest import cli

@@ -44,7 +44,7 @@ from faultlib.backends.kube_names import (CASE_MOUNT, CONTAINER, DEFAULT_IMAGE, 
                                           pod_label_selector, run_labels, secret_name)
 from faultlib.backends.kube_topology import Topology, host_names, load_topology, pod_environment, render_services
 from faultlib.backends.kube_world import rank_of, render_world, world_pods
-from faultlib.chaos.render import GROUP, LABEL_RANK, chaos_entries, render_chaos, translate_rank
+from faultlib.chaos.render import GROUP, LABEL_RANK, chaos_entries, render_chaos
 from faultlib.chaos.selectors import pod_selectors, selects
 from faultlib.errors import CaseError, CaseValidationError, FaultlibError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.text import Text
 
-from faultlib.console import emit_json, state, stdout
+from faultlib.console import emit_json, state
 
 
 class CheckGroup(click.Group):

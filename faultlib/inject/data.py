@@ -243,7 +243,6 @@ class DuplicateRows(DataShim):
 
     def transform(self, value: Any) -> tuple[Any, dict[str, Any]]:
         import numpy as np
-        import pandas as pd
 
         rows = np.nonzero(_rows(value, self.params.get("where"), self.name))[0]
         rng = np.random.Generator(np.random.PCG64(int(self.params.get("seed", 0))))

@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 
 from faultlib.errors import InputError
-from faultlib.traces.graph import PEER_KEYS, Edge, SpanGraph
+from faultlib.traces.graph import Edge, SpanGraph
 
 OUTLIER_FACTOR = 3.0
 OUTLIER_MIN_MS = 20.0

@@ -4,7 +4,6 @@ and ``--json`` still count every finding (10,000 nodes of one unsupported op mad
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
 from rich.console import Console

@@ -24,7 +24,7 @@ correlated tests, so keep the window at least a few hundred rows, and read a lon
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -34,9 +34,6 @@ from faultlib.detect.data.drift.report import ColumnDrift, DriftReport
 from faultlib.detect.data.drift.config import DriftConfig
 from faultlib.detect.data.drift.tables import CATEGORICAL, NUMERIC, align_tables
 from faultlib.errors import DetectorError
-
-if TYPE_CHECKING:
-    import pandas
 
 
 class _Block:

@@ -13,7 +13,6 @@ Used by :mod:`faultlib.detect.data.leakage.semantics` (where a clusterer predict
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from faultlib.detect.data.leakage.values import Data
 
