@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
 from faultlib.detect.serving.blocking.attachment_paths import names_a_path
+from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
@@ -191,6 +192,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     body = streaming_body_read(call, func)  # resp["Body"].read() after the request was offloaded
     if body is not None:
         return Site("blocking_http", body, func, call)
+    written = binary_response_write(index, call, func)  # (await client.audio.speech.create(...)).stream_to_file(p)
+    if written is not None:
+        return Site("blocking_file_io", written, func, call)
     kept = kept_file(index, call, func)  # self.temp.write(chunk), self.temp = NamedTemporaryFile() elsewhere
     if kept is not None:
         return Site("blocking_file_io", kept, func, call)

@@ -1,0 +1,71 @@
+"""check blocking, known kinds left at stop 51: the binary response of an OpenAI request (text to speech, a file's
+content) written to a file with its sync ``stream_to_file``/``write_to_file``. Each blocker is found at its line;
+each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+_SPEECH = """
+    import asyncio
+    from openai import AsyncOpenAI, OpenAI
+
+    class Narrator:
+        def __init__(self):
+            self.voice_api = AsyncOpenAI()
+            self.plain_api = OpenAI()
+
+        async def read_aloud(self, story: str) -> str:
+            clip = await self.voice_api.audio.speech.create(model="tts-1-hd", voice="fable", input=story)
+            clip.stream_to_file("/srv/clips/story.opus")
+            return "/srv/clips/story.opus"
+
+        async def keep_upload(self, uid: str) -> None:
+            (await self.voice_api.files.content(uid)).write_to_file(f"/srv/up/{uid}")
+
+        async def keep_offloaded(self, uid: str) -> None:
+            blob = await asyncio.to_thread(self.plain_api.files.content, uid)
+            blob.write_to_file(f"/srv/up/{uid}")
+"""
+
+
+def test_an_openai_binary_response_written_with_its_sync_writer_blocks(tmp_path):
+    assert flagged(tmp_path, _SPEECH) == {
+        ("blocking_file_io", 'clip.stream_to_file("/srv/clips/story.opus")'),
+        ("blocking_file_io", '(await self.voice_api.files.content(uid)).write_to_file(f"/srv/up/{uid}")'),
+        ("blocking_file_io", 'blob.write_to_file(f"/srv/up/{uid}")'),
+    }
+
+
+def test_the_async_writer_a_streamed_response_and_other_receivers_stay_silent(tmp_path):
+    assert flagged(tmp_path, """
+        from groq import AsyncGroq
+        from openai import AsyncOpenAI
+
+        voice_api = AsyncOpenAI()
+        other_api = AsyncGroq()
+
+        class Recorder:
+            async def stream_to_file(self, path):
+                return path
+
+        async def read_aloud(story: str) -> None:
+            clip = await voice_api.audio.speech.create(model="tts-1", voice="onyx", input=story)
+            await clip.astream_to_file("/srv/clips/a.mp3")
+
+        async def read_streamed(story: str) -> None:
+            async with voice_api.audio.speech.with_streaming_response.create(
+                    model="tts-1", voice="onyx", input=story) as streamed:
+                await streamed.stream_to_file("/srv/clips/b.mp3")
+
+        async def read_elsewhere(story: str) -> None:
+            clip = await other_api.audio.speech.create(model="playai-tts", voice="Celeste-PlayAI", input=story)
+            await clip.write_to_file("/srv/clips/c.wav")
+
+        async def record(story: str) -> None:
+            rec = Recorder()
+            rec.stream_to_file("/srv/clips/d.mp3")
+            clip = await voice_api.audio.speech.create(model="tts-1", voice="onyx", input=story)
+            data = clip.read()
+            return data
+    """) == set()
