@@ -1,6 +1,7 @@
 """check blocking, known kinds left at stop 51: the binary response of an OpenAI request (text to speech, a file's
-content) written to a file with its sync ``stream_to_file``/``write_to_file``. Each blocker is found at its line;
-each look-alike stays silent. Every example is written for this test."""
+content) written to a file with its sync ``stream_to_file``/``write_to_file``; a parser of the project that parses a
+timestamp on every line of a whole text, called on the loop. Each blocker is found at its line; each look-alike
+stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
@@ -68,4 +69,76 @@ def test_the_async_writer_a_streamed_response_and_other_receivers_stay_silent(tm
             clip = await voice_api.audio.speech.create(model="tts-1", voice="onyx", input=story)
             data = clip.read()
             return data
+    """) == set()
+
+
+_JOURNAL = """
+    import asyncio
+    import io
+    import re
+    import time
+    from datetime import datetime
+
+    STAMP = re.compile(r"^<(\\d{8} \\d{6})> (\\w+): (.*)$")
+
+    def _record(line):
+        found = STAMP.match(line)
+        if found is None:
+            return None
+        return datetime.strptime(found.group(1), "%Y%m%d %H%M%S"), found.group(2), found.group(3)
+
+    def interleave(journals):
+        def entries(journal):
+            for line in io.StringIO(journal):
+                parsed = _record(line)
+                if parsed is not None:
+                    yield parsed
+        for journal in journals:
+            yield from sorted(entries(journal))
+
+    def table(dump):
+        return [datetime.strptime(row[:15], "%Y%m%d %H%M%S") for row in dump.splitlines() if row]
+
+    def headline(dump):
+        return _record(dump.partition("\\n")[0])
+
+    def shout(dump):
+        return [STAMP.match(row) for row in dump.splitlines()]
+
+    def fixed():
+        return [datetime.strptime(day, "%Y-%m-%d") for day in ("2024-01-01", "2024-12-31")]
+"""
+
+
+def test_a_project_parser_of_every_line_called_on_the_loop_blocks(tmp_path):
+    assert flagged(tmp_path, _JOURNAL + """
+    async def merged(journals):
+        return [item for item in interleave(journals)]
+
+    async def rows(dump):
+        return table(dump)
+
+    async def beats(payload: str):
+        seen = []
+        for beat in payload.split("\\n"):
+            seen.append(time.strptime(beat, "%H:%M:%S"))
+        return seen
+    """) == {
+        ("blocking_cpu", "return [item for item in interleave(journals)]"),
+        ("blocking_cpu", "return table(dump)"),
+        ("blocking_cpu", 'for beat in payload.split("\\n"):'),
+    }
+
+
+def test_one_line_a_fixed_list_a_regex_alone_an_unrun_generator_and_an_offload_stay_silent(tmp_path):
+    assert flagged(tmp_path, _JOURNAL + """
+    async def first(dump):
+        return headline(dump), fixed(), shout(dump)
+
+    async def lazily(journals):
+        pending = interleave(journals)
+        return pending
+
+    async def offloaded(dump):
+        return await asyncio.to_thread(table, dump)
     """) == set()
