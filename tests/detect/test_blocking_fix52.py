@@ -1,6 +1,7 @@
 """check blocking, known kinds left at stop 51: the binary response of an OpenAI request (text to speech, a file's
 content) written to a file with its sync ``stream_to_file``/``write_to_file``; a parser of the project that parses a
-timestamp on every line of a whole text, called on the loop. Each blocker is found at its line; each look-alike
+timestamp on every line of a whole text, called on the loop; a ``threading.Event`` wait that cannot wait (set just
+before, or a single flight that only the loop's thread runs). Each blocker is found at its line; each look-alike
 stays silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -141,4 +142,84 @@ def test_one_line_a_fixed_list_a_regex_alone_an_unrun_generator_and_an_offload_s
 
     async def offloaded(dump):
         return await asyncio.to_thread(table, dump)
+    """) == set()
+
+
+_FLIGHTS = """
+    import asyncio
+    import threading
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Pending:
+        done: threading.Event = field(default_factory=threading.Event)
+        answer: object = None
+
+    _pending: dict = {}
+    _guard = threading.Lock()
+
+    def once(key, work):
+        with _guard:
+            slot = _pending.get(key)
+            mine = slot is None
+            if mine:
+                slot = _pending[key] = Pending()
+        if not mine:
+            slot.done.wait()
+            return slot.answer
+        try:
+            slot.answer = work()
+        finally:
+            with _guard:
+                _pending.pop(key, None)
+            slot.done.set()
+        return slot.answer
+
+    def lookup(key):
+        return once(key, lambda: key.upper())
+
+    def primed():
+        gate = threading.Event()
+        gate.set()
+        gate.wait()
+        return True
+"""
+
+
+def test_a_single_flight_also_run_off_the_loop_or_set_elsewhere_still_waits(tmp_path):
+    assert flagged(tmp_path, _FLIGHTS + """
+    async def handler(key):
+        return lookup(key)
+
+    async def handler_in_thread(key):
+        return await asyncio.to_thread(lookup, key)
+    """) == {("blocking_task", "slot.done.wait()")}
+    assert flagged(tmp_path, _FLIGHTS + """
+    def finish_elsewhere(key, value):
+        item = _pending[key]
+        item.answer = value
+        item.done.set()
+
+    async def handler(key):
+        return lookup(key), primed()
+    """) == {("blocking_task", "slot.done.wait()")}
+    assert flagged(tmp_path, """
+        import threading
+
+        gate = threading.Event()
+
+        def reset_and_wait():
+            gate.set()
+            gate.clear()
+            gate.wait()
+
+        async def handler():
+            reset_and_wait()
+    """) == {("blocking_task", "gate.wait()")}
+
+
+def test_an_event_set_before_or_a_single_flight_only_the_loop_runs_never_waits(tmp_path):
+    assert flagged(tmp_path, _FLIGHTS + """
+    async def handler(key):
+        return lookup(key), once(key, str), primed()
     """) == set()
