@@ -1,7 +1,8 @@
 """check blocking, known kinds left at stop 51: the binary response of an OpenAI request (text to speech, a file's
 content) written to a file with its sync ``stream_to_file``/``write_to_file``; a parser of the project that parses a
 timestamp on every line of a whole text, called on the loop; a ``threading.Event`` wait that cannot wait (set just
-before, or a single flight that only the loop's thread runs). Each blocker is found at its line; each look-alike
+before, or a single flight that only the loop's thread runs); the house rule that a tokenizer's call on one request's
+text is no blocker while the model run beside it and the tokenizer's load are. Each blocker is found at its line; each look-alike
 stays silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -223,3 +224,29 @@ def test_an_event_set_before_or_a_single_flight_only_the_loop_runs_never_waits(t
     async def handler(key):
         return lookup(key), once(key, str), primed()
     """) == set()
+
+
+def test_a_tokenizer_call_on_the_request_text_is_no_blocker_but_the_model_run_and_the_load_are(tmp_path):
+    assert flagged(tmp_path, """
+        import onnxruntime as ort
+        import tiktoken
+        from transformers import AutoTokenizer
+
+        ranker = ort.InferenceSession("ranker.onnx")
+        vocab = AutoTokenizer.from_pretrained("acme/ranker-base")
+        counter = tiktoken.get_encoding("o200k_base")
+
+        async def rank(query: str, passage: str):
+            pair = vocab(query, passage, truncation=True, return_tensors="np")
+            ids = vocab.encode(query)
+            budget = len(counter.encode(passage))
+            logits = ranker.run(None, dict(pair))[0]
+            return logits, vocab.decode(ids), budget
+
+        async def swap(name: str):
+            global vocab
+            vocab = AutoTokenizer.from_pretrained(name)
+    """) == {
+        ("blocking_cpu", "logits = ranker.run(None, dict(pair))[0]"),
+        ("blocking_file_io", "vocab = AutoTokenizer.from_pretrained(name)"),
+    }
