@@ -2,7 +2,9 @@
 content) written to a file with its sync ``stream_to_file``/``write_to_file``; a parser of the project that parses a
 timestamp on every line of a whole text, called on the loop; a ``threading.Event`` wait that cannot wait (set just
 before, or a single flight that only the loop's thread runs); the house rule that a tokenizer's call on one request's
-text is no blocker while the model run beside it and the tokenizer's load are. Each blocker is found at its line; each look-alike
+text is no blocker while the model run beside it and the tokenizer's load are; a file whose parenthesised group of
+f-strings holds what only Python 3.12 parses (the 3.11 parser names the group's closing line) is read, not left
+out. Each blocker is found at its line; each look-alike
 stays silent. Every example is written for this test."""
 
 from __future__ import annotations
@@ -249,4 +251,24 @@ def test_a_tokenizer_call_on_the_request_text_is_no_blocker_but_the_model_run_an
     """) == {
         ("blocking_cpu", "logits = ranker.run(None, dict(pair))[0]"),
         ("blocking_file_io", "vocab = AutoTokenizer.from_pretrained(name)"),
+    }
+
+
+def test_a_module_with_a_python_312_f_string_group_is_analysed_not_left_out(tmp_path):
+    assert flagged(tmp_path, """
+        import smtplib
+
+        def quote(previous: str, answer: str) -> str:
+            return (
+                f"{answer}\\n\\n"
+                f"> {previous.replace('\\n', '\\n> ') if previous else '(empty)'}"
+            )
+
+        async def reply(previous: str, answer: str):
+            body = quote(previous, answer)
+            with smtplib.SMTP("mail.internal", 25) as relay:
+                relay.sendmail("bot@internal", ["desk@internal"], body)
+    """) == {
+        ("blocking_socket_io", 'with smtplib.SMTP("mail.internal", 25) as relay:'),
+        ("blocking_socket_io", 'relay.sendmail("bot@internal", ["desk@internal"], body)'),
     }
