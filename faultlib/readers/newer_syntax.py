@@ -15,8 +15,10 @@ leakage`` skipped such a notebook cell and ``check resume`` refused such a scrip
 - PEP 701 (Python 3.12): an f-string whose braces hold what older parsers refuse (a backslash, the string's own
   quote, a newline) is replaced by an empty string on the line the parser names, its extent found by PEP 701's
   grammar (:mod:`faultlib.readers.fstring_literals`; the parser may name no f-string: ``invalid syntax``,
-  ``unterminated string literal``); one started on an earlier line loses its ``f`` prefix instead. It stays a
-  string; only the calls inside its braces are not followed.
+  ``unterminated string literal``); one started on an earlier line loses its ``f`` prefix instead; an f-string
+  error on a line that starts none is the closing line of a parenthesised group of strings (Python 3.11 names the
+  group's end: held-out wave 61, a mail tool's quoted reply), and the closest f-string above it is blanked. It stays
+  a string; only the calls inside its braces are not followed.
 
 Each rewrite runs only where the source does not parse as it is, and only the rewrites it needs; a source that still
 does not parse raises the :class:`SyntaxError` of its last attempt, at its own line (the rewrites keep lines in place),
@@ -138,12 +140,28 @@ def _without_type_params(source: str) -> tuple[str, dict[int, list[str]]]:
     return "".join(out), params
 
 
+_MOST_LINES_BACK = 50  # lines of one bracketed string group searched above the line an f-string error names
+
+
 def _older_fstrings(source: str, error: SyntaxError) -> str:
     """``source`` with the f-strings on the line of ``error`` read the older way: each f-string starting there
     replaced by an empty string (:func:`~faultlib.readers.fstring_literals.blank_fstrings`), else, for an f-string
-    started on an earlier line (triple-quoted), the ``f`` prefix of those on the line dropped."""
+    started on an earlier line (triple-quoted), the ``f`` prefix of those on the line dropped. An f-string error
+    (Python 3.11's ``f-string ...`` messages) on a line that starts no f-string is the end of a parenthesised group
+    of strings -- ``(f"..." f"...{text.replace('\\n', ' ')}"`` then ``)`` on its own line: the 3.11 parser names the
+    group's last line -- so the closest line above (at most :data:`_MOST_LINES_BACK`) that starts an f-string is
+    blanked instead, one per round."""
     blank = blank_fstrings(source, error.lineno)
-    return blank if blank != source else _without_f_prefix(source, error.lineno)
+    if blank != source:
+        return blank
+    dropped = _without_f_prefix(source, error.lineno)
+    if dropped != source or not str(error.msg).startswith("f-string"):
+        return dropped
+    for line in range(error.lineno - 1, max(0, error.lineno - 1 - _MOST_LINES_BACK), -1):
+        blank = blank_fstrings(source, line)
+        if blank != source:
+            return blank
+    return source
 
 
 def _without_f_prefix(source: str, line: int) -> str:

@@ -24,6 +24,8 @@ NEWER = {  # each: a statement in newer syntax, then `marker = 1` on line 5
     "f_string_with_a_backslash": "parts = []\n\nnote = f\"{'\\n'.join(parts)}\"\n\nmarker = 1\n",
     "f_string_with_its_own_quote":
         "parts = {}\n\nnote = f\"{parts[\"a\"]} and {', '.join(f\"'{k}'\" for k in parts)}\"\n\nmarker = 1\n",
+    "f_string_group_closed_below":  # the 3.11 parser names the line of the `)`, not the f-string's
+        "parts = ''\nnote = (\n    f\"> {parts.replace('\\n', ' ')}\"\n)\nmarker = 1\n",
     "f_string_over_lines": "parts = []\n\nnote = f\"{\n    len(parts)}\" if parts else ''  # it's empty\nmarker = 1\n",
     "type_parameters_over_lines": "def first[\n    T\n](items: list[T]) -> T:\n    return items[0]\nmarker = 1\n",
     "type_alias": "type Rows = list[\n    int\n]\n\nmarker = 1\n",

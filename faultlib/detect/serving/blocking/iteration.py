@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.bodies import streaming_body_iteration
+from faultlib.detect.serving.blocking.line_parsers import parsing_loops
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.offload_results import offloaded_function
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
@@ -45,6 +46,9 @@ def waiting_iterations(func: Func, index) -> list[Site]:
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
         if kind is not None:
             found.append(Site(kind[0], f"iterating a {owner} (each item waits)", func, at))
+    if func.is_async:  # for line in blob.splitlines(): datetime.strptime(...) written in the coroutine itself
+        found += [Site("blocking_cpu", "a timestamp parsed on every line of a whole text (CPU in proportion to its "
+                       "length)", func, loop) for loop in parsing_loops(index, func)]
     return found + handle_iterations(func, index)  # a stream made off the loop, a library's stream handle
 
 

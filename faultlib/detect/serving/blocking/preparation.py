@@ -9,6 +9,16 @@ the tokenizer itself (which is not a blocker either). Handed a raw image (``imag
 ``pixel_values`` tensor) the same helpers resize and normalise it, and that is CPU work on the loop; values the
 model already encoded (``encoded = model.encode_image(images)``) are features, not images. A method without the
 tokenizer (``process_images``) or whose name says generation (``chat``) is left to the general rule.
+
+Why a tokenizer's call on one request's text is not a blocker (the house rule, settled at stop 52 over eight labels
+that disagreed): a fast tokenizer is the Rust ``tokenizers`` library, whose ``Tokenizer.encode`` runs in the calling
+thread with the GIL held and whose ``encode_batch`` releases the GIL but still makes the caller wait
+(https://github.com/huggingface/tokenizers/blob/main/bindings/python/src/tokenizer.rs) -- so the GIL decides nothing
+for the loop's thread; what decides is the cost: microseconds to about a millisecond for a request's text (the
+library tokenizes a gigabyte in about 20 seconds, https://github.com/huggingface/tokenizers#main-features), a few
+milliseconds for a slow (Python) tokenizer on a text the model's context bounds, far below the 50 ms long-task
+threshold of :class:`~faultlib.detect.serving.loop_watchdog.LoopWatchdog`. The model call that follows it is the
+blocker reported; the tokenizer's load (``from_pretrained``) reads files and is reported as file I/O.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.choices import factory_choices, picked, un
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
+from faultlib.detect.serving.blocking.line_parsers import line_parser
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
 from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
@@ -230,6 +231,11 @@ class Reachability(BodyCalls):
                 if site is not None and site.library.lazy and id(call) not in self._iterated(func):
                     return None  # a library generator made here and iterated elsewhere (in a thread, a callee)
             return site if site is not None else inferred.site(index, target, call, func)  # a client by evidence
+        if isinstance(target, Func) and not target.is_async and (
+                not is_generator(target) or id(call) in self._iterated(func)):
+            parsed = line_parser(index, target)  # parse_log(blob): strptime on every line of the whole text
+            if parsed is not None:
+                return Site("blocking_cpu", parsed, func, call)
         if isinstance(target, (Func, Klass)):
             return None
         site = self._typed(call, func, inference, target)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
 from faultlib.detect.serving.blocking.attachment_paths import names_a_path
+from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
@@ -43,6 +44,7 @@ from faultlib.detect.serving.blocking.preparation import prepares_text
 from faultlib.detect.serving.blocking.proc_files import reads_proc
 from faultlib.detect.serving.blocking.revived_objects import revives_in_memory
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
+from faultlib.detect.serving.blocking.settled_events import settled_wait
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.single_rows import adds_one_row
 from faultlib.detect.serving.blocking.stream_params import opened_stream_argument
@@ -142,7 +144,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_cpu", encoded, func, call)
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
-                                                     or guarded_get(call, func) or reads_own_done_future(call, func))
+                                                     or guarded_get(call, func) or reads_own_done_future(call, func)
+                                                     or settled_wait(index, call, func))
         quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
         return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
@@ -191,6 +194,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     body = streaming_body_read(call, func)  # resp["Body"].read() after the request was offloaded
     if body is not None:
         return Site("blocking_http", body, func, call)
+    written = binary_response_write(index, call, func)  # (await client.audio.speech.create(...)).stream_to_file(p)
+    if written is not None:
+        return Site("blocking_file_io", written, func, call)
     kept = kept_file(index, call, func)  # self.temp.write(chunk), self.temp = NamedTemporaryFile() elsewhere
     if kept is not None:
         return Site("blocking_file_io", kept, func, call)
