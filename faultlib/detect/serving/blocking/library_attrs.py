@@ -15,24 +15,14 @@ read: a family's sub-client namespaces and the Mongo handles stay with the libra
 
 from __future__ import annotations
 
+from faultlib.detect.serving.blocking.inherited import library_bases
 from faultlib.detect.serving.blocking.model import Klass, Type
 from faultlib.detect.serving.blocking.vocab import ATTRIBUTE_TYPES
 
 __all__ = ["library_attribute"]
 
-MAX_CLASSES = 16
-
 
 def library_attribute(index, klass: Klass, name: str) -> Type | None:
     """The documented type of ``name`` on the nearest third-party base of ``klass`` that lists it, or None."""
-    seen: list[Klass] = []
-    todo = [klass]
-    while todo and len(seen) < MAX_CLASSES:
-        current = todo.pop(0)
-        seen.append(current)
-        for base in index.bases(current):
-            if isinstance(base, str) and name in ATTRIBUTE_TYPES.get(base, {}):
-                return ATTRIBUTE_TYPES[base][name]
-            if isinstance(base, Klass) and base not in seen and base not in todo:
-                todo.append(base)
-    return None
+    return next((ATTRIBUTE_TYPES[base][name] for base in library_bases(index, klass)
+                 if name in ATTRIBUTE_TYPES.get(base, {})), None)
