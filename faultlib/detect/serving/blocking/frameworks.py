@@ -42,7 +42,8 @@ https://docs.litestar.dev/2/usage/routing/handlers.html#sync-vs-async): :data:`L
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
 then an entry too, or the service pins fastmcp below 3, whose sync tools run on the loop
-(:mod:`~faultlib.detect.serving.blocking.fastmcp_pins`); FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
+(:mod:`~faultlib.detect.serving.blocking.fastmcp_pins`); a method decorated as a tool inside its class body, which no
+client can call with an instance (:mod:`~faultlib.detect.serving.blocking.unbound_tools`); FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
 (https://fastapi.tiangolo.com/async/#path-operation-functions). Used by
 :mod:`~faultlib.detect.serving.blocking.callers`.
 """
@@ -55,6 +56,7 @@ from faultlib.detect.serving.blocking.fastmcp_pins import fastmcp_before_threads
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.nio_callbacks import nio_registration
 from faultlib.detect.serving.blocking.registrations import registered_by_call
+from faultlib.detect.serving.blocking.unbound_tools import unbound_method
 from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
 __all__ = ["INLINE_DECORATORS", "INLINE_SERVERS", "LITESTAR_ROUTES", "REGISTRARS", "TORNADO_HANDLERS", "TORNADO_METHODS", "handler_attribute",
@@ -162,8 +164,8 @@ def _litestar_route(index, decorator: ast.expr, func: Func) -> bool:
 def _inline_registrar(index, decorator: ast.expr, func: Func) -> bool:
     call = decorator if isinstance(decorator, ast.Call) else None
     target = call.func if call is not None else decorator
-    if not (isinstance(target, ast.Attribute) and target.attr in REGISTRARS):
-        return False
+    if not (isinstance(target, ast.Attribute) and target.attr in REGISTRARS) or unbound_method(func):
+        return False  # a method decorated in its class body: never called with an instance (unbound_tools.py)
     return _inline_server(index, call, target.value, func.parent or func)
 
 

@@ -34,6 +34,8 @@ from faultlib.detect.serving.blocking.fallbacks import fallback_names
 from faultlib.detect.serving.blocking.frameworks import handler_attribute
 from faultlib.detect.serving.blocking.django_models import model_manager
 from faultlib.detect.serving.blocking.flask_models import model_query
+from faultlib.detect.serving.blocking.library_attrs import library_attribute
+from faultlib.detect.serving.blocking.partial_attrs import PartialAttributes
 from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.task_runs import ran_task
 from faultlib.detect.serving.blocking.inherited import inherited_name
@@ -73,6 +75,7 @@ class Index(TypeOf):
         self._callee: dict[tuple[int, int], Func | Klass | Module | str | None] = {}
         self._type: dict[tuple[int, int], Type | None] = {}
         self._inferring = 0  # > 0 while some function's local types are being inferred: answers are provisional
+        self._partial = PartialAttributes()  # locals typed off half-typed class attributes (partial_attrs.py)
         self.infer = Inference(self)
         self.generics = Generics(self)
         self.stores = Stores(self)
@@ -221,10 +224,12 @@ class Index(TypeOf):
             return func._types
         func._types = types = {}
         self._inferring += 1
+        outer = self._partial.locals_started()
         try:
             self._infer_locals(func, types)
         finally:
             self._inferring -= 1
+            self._partial.locals_done(func, outer)
         return types
 
     def _infer_locals(self, func: Func, types: dict[str, Type]) -> None:
@@ -287,7 +292,15 @@ class Index(TypeOf):
     def attributes(self, klass: Klass) -> dict[str, Type]:
         """Types of ``self.X`` attributes: class-level annotations and assignments, ``self.X = ...`` in any method."""
         if klass._attrs is not None:
+            self._partial.read(klass)
             return klass._attrs
+        self._partial.opening(klass)
+        try:
+            return self._typed_attributes(klass)
+        finally:
+            self._partial.closing(klass)
+
+    def _typed_attributes(self, klass: Klass) -> dict[str, Type]:
         klass._attrs = attrs = class_valued(self, klass)  # codec: type[Codec] = AvCodec: the class that runs
         for stmt in klass.node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in attrs:
@@ -362,7 +375,8 @@ class Index(TypeOf):
                 if found is not None:
                     return found
             return (handler_attribute(self, klass, name) or model_query(self, klass, name)  # Model.query
-                    or model_manager(self, klass, name))  # a Django model's default manager, Model.objects
+                    or model_manager(self, klass, name)  # a Django model's default manager, Model.objects
+                    or library_attribute(self, klass, name))  # Base(DeclarativeBase).metadata (library_attrs.py)
         return None
 
     def subclasses(self, klass: Klass) -> list[Klass]:

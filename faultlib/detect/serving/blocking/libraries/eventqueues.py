@@ -9,6 +9,14 @@ that a thread of the SDK sends in batches (held-out wave 57: ``Langfuse.score`` 
 in a Telegram bot's handlers).
 The calls listed are the ones that wait: ``flush`` and ``shutdown`` drain the queue and wait for the batches, and
 the dataset, prompt and fetch methods are one HTTP request each. Each entry names its documentation.
+
+Langfuse 3 moved tracing onto OpenTelemetry: ``get_client()`` returns the process's ``Langfuse`` client (whose
+``flush`` force-flushes the span exporter and waits for the export), and its LangChain integration,
+``langfuse.langchain.CallbackHandler``, only turns LangChain callbacks into spans: it has no ``flush``, no
+``shutdown`` and no ``auth_check`` of its own (``langfuse/langchain/CallbackHandler.py``: the ``on_*`` hooks and
+their helpers), so ``handler.flush()`` there is guarded dead code or an AttributeError, and the flush that waits is
+the client's (held-out wave 64: ``if hasattr(handler, "flush"): handler.flush()`` then ``get_client().flush()``).
+Only version 2's ``langfuse.callback.CallbackHandler`` flushes.
 """
 
 from __future__ import annotations
@@ -21,8 +29,11 @@ LANGFUSE = ("https://langfuse.com/docs/sdk/python/low-level-sdk (v2: \"the SDK .
             "batches\" from a background thread; flush() \"blocks until all events are sent\", shutdown() flushes and "
             "stops the threads) and https://python.reference.langfuse.com/langfuse/client (create_dataset, "
             "create_dataset_item, get_dataset, get_prompt on a cache miss, fetch_traces...: one API request each)")
-LANGFUSE_CALLBACK = ("https://langfuse.com/docs/integrations/langchain/tracing (CallbackHandler.flush waits for the "
-                     "handler's queued events to be sent; auth_check is a request)")
+LANGFUSE_CALLBACK = ("https://langfuse.com/docs/integrations/langchain/tracing (v2's langfuse.callback.CallbackHandler: "
+                     "flush waits for the handler's queued events to be sent; auth_check is a request)")
+LANGFUSE_3 = ("https://langfuse.com/docs/observability/sdk/python/overview (v3: get_client() returns the process's "
+              "Langfuse client; its flush() sends the buffered spans and scores and waits for them, shutdown() "
+              "flushes and stops)")
 POSTHOG = ("https://posthog.com/docs/libraries/python (capture queues the event for a consumer thread; flush() waits "
            "for the queue to be sent, shutdown() flushes and joins the consumers)")
 AMPLITUDE = ("https://amplitude.com/docs/sdks/analytics/python/python-sdk (amplitude-analytics: \"events wait in the "
@@ -35,10 +46,10 @@ _LANGFUSE_API = ("flush", "shutdown", "auth_check", "get_prompt", "create_prompt
                  "get_trace", "get_traces", "get_observations", "get_generations")
 
 EVENT_QUEUES = Vocabulary(families=(
-    Family(("langfuse.Langfuse", "langfuse.client.Langfuse"), {m: H for m in _LANGFUSE_API}, LANGFUSE),
-    Family(("langfuse.callback.CallbackHandler", "langfuse.langchain.CallbackHandler"),
-           {"flush": H, "auth_check": H}, LANGFUSE_CALLBACK),
+    Family(("langfuse.Langfuse", "langfuse.client.Langfuse", "langfuse._client.client.Langfuse"),
+           {m: H for m in _LANGFUSE_API}, f"{LANGFUSE}; {LANGFUSE_3}"),
+    Family(("langfuse.callback.CallbackHandler",), {"flush": H, "auth_check": H}, LANGFUSE_CALLBACK),
     Family(("posthog.Posthog", "posthog.Client", "posthog.client.Client"), {"flush": H, "shutdown": H, "join": H},
            POSTHOG),
     Family(("amplitude.Amplitude", "amplitude.client.Amplitude"), {"shutdown": H}, AMPLITUDE),
-))
+), returns={f"langfuse.{path}get_client": "langfuse.Langfuse" for path in ("", "_client.get_client.")})  # LANGFUSE_3
