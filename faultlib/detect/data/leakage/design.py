@@ -71,6 +71,7 @@ from faultlib.detect.data.leakage.predbuffers import (
     prediction_buffers,
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
+from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
@@ -241,8 +242,10 @@ class DesignChecks:
             self._note(base, "entity", name)
 
     def _drawn_only(self) -> frozenset[int]:
+        """Time-ordered calls that make no series of the rows: only drawn (drawnonly.py), or a difference inside one
+        sample summed up there (samplediffs.py)."""
         if not hasattr(self, "_drawn_temporal"):
-            self._drawn_temporal = drawn_only_temporal(self.tree)
+            self._drawn_temporal = drawn_only_temporal(self.tree) | within_sample_temporal(self.tree)
         return self._drawn_temporal
 
     def _noted(self, value: Any, what: str) -> set:
@@ -533,7 +536,7 @@ class DesignChecks:
             return outs[0] if len(outs) == 1 else Tup(tuple(outs))
         if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
-        if name in vocab.TEMPORAL and args:
+        if name in vocab.TEMPORAL and args and id(node) not in self._drawn_only():  # np.diff of one sample, summed
             self._note(as_data(args[0]), "temporal", name)
         return None
 
