@@ -7,7 +7,10 @@ and ECG recordings, hospital readmissions), in both directions:
   difference over the stacked rows is still a lag;
 * a patient id spelt as a number (``patient_nbr``, ``subject_no``) is an entity id like ``patient_id``: counted per
   patient (``groupby('patient_nbr').cumcount()``), dropped, then split row by row, one patient's encounters sit on
-  both sides (vocab.ENTITY_COLUMN); a group split by it, or a count per shop number, stays silent.
+  both sides (vocab.ENTITY_COLUMN); a group split by it, or a count per shop number, stays silent;
+* ``sklearn.utils.resample(..., replace=False, n_samples=k)`` of one class's rows draws that class down, an
+  under-sampler like ``RandomUnderSampler``: before the split, the test part is cut from the rebalanced rows
+  (classdraws.py); a subsample of every row, a stratified draw or a draw of the training part's class is silent.
 
 Every example is written for this test."""
 
@@ -76,6 +79,31 @@ ROW_SPLIT = """\
     print(RandomForestClassifier().fit(f_tr, t_tr).score(f_te, t_te))
 """
 
+#: windows of two classes, the majority drawn down inside a helper, the split inside another
+def balanced_windows(source: str, draw: str = "replace=False, n_samples=300") -> str:
+    """A helper draws class 0 of ``source`` down with ``resample(..., <draw>)``; a second helper splits and scores."""
+    return f"""\
+    import numpy as np
+    from sklearn.utils import resample
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import SVC
+    wins, marks = np.load("wins.npy"), np.load("marks.npy")
+
+    def draw_down(feats, labels):
+        many, many_y = {source}
+        few, few_y = feats[labels == 1], labels[labels == 1]
+        kept, kept_y = resample(many, many_y, {draw}, random_state=0)
+        return np.concatenate([kept, few]), np.concatenate([kept_y, few_y])
+
+    def fit_and_score(feats, labels):
+        a, b, c, d = train_test_split(feats, labels, test_size=0.3, stratify=labels, random_state=0)
+        return SVC().fit(a, c).score(b, d)
+"""
+
+DRAWN_DOWN_THEN_SPLIT = balanced_windows("feats[labels == 0], labels[labels == 0]") + """\
+    print(fit_and_score(*draw_down(wins, marks)))
+"""
+
 LEAKS = {
     # a first difference over the stacked recordings' rows: each row gets the previous row's value
     "difference_across_the_stacked_rows": (RECORDINGS + """\
@@ -87,9 +115,33 @@ LEAKS = {
     "subject_number_grouped_then_split_row_by_row": (ENCOUNTERS.replace(
         'visits.groupby("patient_nbr").cumcount() + 1', 'visits.groupby("subject_no").cumcount() + 1')
         + ROW_SPLIT, [("entity_across_split", 7)]),
+    # the majority class drawn down without replacement to a size, then the split of the balanced rows
+    "majority_class_drawn_down_before_the_split": (DRAWN_DOWN_THEN_SPLIT, [("fit_before_split", 10)]),
+    # the class's rows bound to names first
+    "majority_class_bound_then_drawn_down_before_the_split": (balanced_windows(
+        "feats[labels == 0], labels[labels == 0]").replace("many, many_y = feats", "many = feats").replace(
+        ", labels[labels == 0]\n", "\n        many_y = labels[labels == 0]\n").replace(
+        "random_state=0)\n        return", "random_state=0)\n        return") + """\
+    print(fit_and_score(*draw_down(wins, marks)))
+""", [("fit_before_split", 11)]),
 }
 
 HEALTHY = {
+    # a random subsample of every row (the class mix kept), then the split
+    "every_row_subsampled_before_the_split": balanced_windows("feats, labels") + """\
+    print(fit_and_score(*draw_down(wins, marks)))
+""",
+    # a stratified draw keeps the class mix
+    "stratified_draw_before_the_split": balanced_windows(
+        "feats[labels == 0], labels[labels == 0]", "replace=False, n_samples=300, stratify=many_y") + """\
+    print(fit_and_score(*draw_down(wins, marks)))
+""",
+    # the training part's majority drawn down after the split; the test part keeps the population's mix
+    "training_part_drawn_down_after_the_split": balanced_windows("feats[labels == 0], labels[labels == 0]") + """\
+    a, b, c, d = train_test_split(wins, marks, test_size=0.3, stratify=marks, random_state=0)
+    a2, c2 = draw_down(a, c)
+    print(SVC().fit(a2, c2).score(b, d))
+""",
     # the encounters split by patient: each patient whole on one side
     "patient_number_grouped_then_group_split": ENCOUNTERS + """\
     feats = visits.drop(columns=["patient_nbr", "readmit"])

@@ -45,6 +45,7 @@ from faultlib.detect.data.leakage.aggspecs import (
     numpy_reduction,
     spec_reductions,
 )
+from faultlib.detect.data.leakage.classdraws import class_draws
 from faultlib.detect.data.leakage.classstats import (
     class_conditional_reductions,
     every_class,
@@ -519,7 +520,11 @@ class DesignChecks:
         if name == "resample" and (top in ("sklearn", "") or ref.module.endswith("utils")):
             replace = kwargs.get("replace", Const(True))
             datas = [as_data(a) for a in args]
-            if any(d is not None for d in datas) and isinstance(replace, Const) and replace.value is True:
+            if not hasattr(self, "_class_draws"):
+                self._class_draws = class_draws(self.tree)
+            # repeats rows, or draws one class down to a size: an under-sampler (classdraws.py)
+            if any(d is not None for d in datas) and (isinstance(replace, Const) and replace.value is True or
+                                                      id(node) in self._class_draws):
                 est = Est("resample", "transformer", preprocessing=True)
                 outs = []
                 for data in datas:
