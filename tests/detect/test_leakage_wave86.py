@@ -10,7 +10,12 @@ and ECG recordings, hospital readmissions), in both directions:
   both sides (vocab.ENTITY_COLUMN); a group split by it, or a count per shop number, stays silent;
 * ``sklearn.utils.resample(..., replace=False, n_samples=k)`` of one class's rows draws that class down, an
   under-sampler like ``RandomUnderSampler``: before the split, the test part is cut from the rebalanced rows
-  (classdraws.py); a subsample of every row, a stratified draw or a draw of the training part's class is silent.
+  (classdraws.py); a subsample of every row, a stratified draw or a draw of the training part's class is silent;
+* overlapping windows cut from a channels-first recording (``rec[:, start:stop]``, ``stop = start + width`` bound
+  in the loop) are windows (windows.py); only the windows' rows are a window split: the recording's own samples
+  split elsewhere in the same script are not (design.py), nor is the held-out part parted again into validation and
+  test; windows written one file per recording under a fixed ending and read back by a listing filtered on it keep
+  their windows (filefamilies.py), a listing filtered on another ending or only on the file type does not.
 
 Every example is written for this test."""
 
@@ -104,6 +109,59 @@ DRAWN_DOWN_THEN_SPLIT = balanced_windows("feats[labels == 0], labels[labels == 0
     print(fit_and_score(*draw_down(wins, marks)))
 """
 
+#: a recording cut into windows of 256 samples at a hop of half a window, along the samples of every channel
+def windows_of(hop: str = "width // 2") -> str:
+    return f"""\
+    import os
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.neighbors import KNeighborsClassifier
+
+    def windows(rec, onsets, width=256):
+        step = {hop}
+        n_ch, n_t = rec.shape
+        cuts, tags = [], []
+        for first in range(0, n_t - width + 1, step):
+            last = first + width
+            cuts.append(rec[:, first:last])
+            tags.append(int(onsets[last - 1]))
+        return np.stack(cuts), np.array(tags)
+"""
+
+WINDOW_SPLIT = """\
+    W, t = windows(np.load("rec.npy"), np.load("onsets.npy"))
+    W = W.reshape(len(W), -1)
+    p, q, r, s = train_test_split(W, t, test_size=0.3, random_state=0)
+    print(KNeighborsClassifier().fit(p, r).score(q, s))
+"""
+
+
+def family(ending: str = "_win.npz", filtered: str = "_win.npz") -> str:
+    """Windows written one file per recording under ``ending``, read back by a listing filtered on ``filtered``."""
+    return windows_of() + f"""\
+
+    def write_all(src, dst):
+        for name in os.listdir(src):
+            W, t = windows(np.load(os.path.join(src, name)), np.load(os.path.join(src, "onsets", name)))
+            np.savez(os.path.join(dst, f"{{name[:-4]}}{ending}"), X=W, y=t)
+
+    def read_all(folder):
+        xs, ys = [], []
+        for name in sorted(os.listdir(folder)):
+            if name.endswith("{filtered}"):
+                part = np.load(os.path.join(folder, name))
+                xs.append(part["X"])
+                ys.append(part["y"])
+        return np.concatenate(xs), np.concatenate(ys)
+
+    write_all("recs", "cut")
+    W, t = read_all("/data/cut")
+    p, q, r, s = train_test_split(W.reshape(len(W), -1), t, test_size=0.3, random_state=0)
+    print(KNeighborsClassifier().fit(p, r).score(q, s))
+"""
+
+
 LEAKS = {
     # a first difference over the stacked recordings' rows: each row gets the previous row's value
     "difference_across_the_stacked_rows": (RECORDINGS + """\
@@ -124,9 +182,32 @@ LEAKS = {
         "random_state=0)\n        return", "random_state=0)\n        return") + """\
     print(fit_and_score(*draw_down(wins, marks)))
 """, [("fit_before_split", 11)]),
+    # half-overlapping windows of every channel, split with shuffling
+    "half_overlapping_channel_windows_split_with_shuffling": (windows_of() + WINDOW_SPLIT,
+                                                               [("shuffled_time_split", 18)]),
+    # the held-out windows parted again into validation and test: the first split is the leak, the second none
+    "held_out_windows_parted_again": (windows_of() + WINDOW_SPLIT.replace(
+        "    print(KNeighborsClassifier", "    q1, q2, s1, s2 = train_test_split(q, s, test_size=0.5, random_state=0)\n"
+        "    print(KNeighborsClassifier"), [("shuffled_time_split", 18)]),
+    # the windows reach the split through one file per recording, read back by their ending
+    "windows_through_a_family_of_files": (family(), [("shuffled_time_split", 33)]),
 }
 
 HEALTHY = {
+    # windows a whole window apart share no sample
+    "channel_windows_without_overlap": windows_of("width") + WINDOW_SPLIT,
+    # the recording's own samples split row by row; the windows cut from it go nowhere near the split
+    "recording_samples_split_beside_its_windows": windows_of() + """\
+    table = pd.read_csv("samples.csv")
+    W, t = windows(table.values[:, 1:-1].T, table.values[:, -1])
+    print(W.shape)
+    p, q, r, s = train_test_split(table.values[:, 1:-1], table.values[:, -1], test_size=0.3, random_state=0)
+    print(KNeighborsClassifier().fit(p, r).score(q, s))
+""",
+    # the listing keeps other files of the folder
+    "family_read_back_under_another_ending": family(filtered="_raw.npz"),
+    # the listing filters on the file type only: any .npz of the folder
+    "family_read_back_by_file_type_only": family(filtered=".npz"),
     # a random subsample of every row (the class mix kept), then the split
     "every_row_subsampled_before_the_split": balanced_windows("feats, labels") + """\
     print(fit_and_score(*draw_down(wins, marks)))

@@ -585,6 +585,9 @@ class DesignChecks:
         shuffle = kwargs.get("shuffle", Const(True))
         shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
         for arg in args[:1]:  # shuffle=False holds out the last rows: a cut-off, in time order
+            data = arg._data if isinstance(arg, MaybeData) else arg if isinstance(arg, Data) else None
+            if data is not None and parts(data.rows) and all(test_step(p) is not None for p in parts(data.rows)):
+                continue  # X_val, X_test = split(X_temp): held-out rows parted again, no model trains on either side
             self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split",
                          ordered=not shuffled)
 
@@ -604,6 +607,8 @@ class DesignChecks:
     def _design(self, x: Any, line: int, frame: Any, *, shuffled: bool, grouped: bool, how: str,
                 ordered: bool = False, calendar: list[str] | None = None) -> None:
         temporal = self._noted(x, "temporal")
+        if "sliding windows" in temporal and not self._cut_in_windows(x):
+            temporal = temporal - {"sliding windows"}  # the series' own rows, not the windows cut from it
         cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
         whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
         if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why
@@ -623,6 +628,13 @@ class DesignChecks:
                                  f"entity has several rows) are split row by row by {how}: the same entity lands on "
                                  "both sides. Fix: GroupShuffleSplit / GroupKFold with groups=",
                                  {"columns": sorted(entity)})
+
+    def _cut_in_windows(self, x: Any) -> bool:
+        """``x``'s rows went through a window cut (a step at a line where windows.py's slice ran): the windows, not
+        the rows of the series they were cut from (a split of the recording's own samples is no window split)."""
+        data = x._data if isinstance(x, MaybeData) else x if isinstance(x, Data) else None
+        lines = getattr(self, "_window_lines", set())
+        return data is not None and any(step.line in lines for p in parts(data.rows) for step in p.steps)
 
     def _design_finding(self, kind: str, line: int, frame: Any, message: str, evidence: dict[str, Any]) -> None:
         if (kind, line) in self._design_seen:
