@@ -15,7 +15,11 @@ and ECG recordings, hospital readmissions), in both directions:
   in the loop) are windows (windows.py); only the windows' rows are a window split: the recording's own samples
   split elsewhere in the same script are not (design.py), nor is the held-out part parted again into validation and
   test; windows written one file per recording under a fixed ending and read back by a listing filtered on it keep
-  their windows (filefamilies.py), a listing filtered on another ending or only on the file type does not.
+  their windows (filefamilies.py), a listing filtered on another ending or only on the file type does not;
+* PyTorch's ``random_split`` is a shuffled split (the last part the test part) and ``TensorDataset`` holds its first
+  tensor's rows; a Lightning data module's ``setup`` runs when a trainer is given it (datamodules.py): a min-max or
+  z-score of every row in the data module's constructor is a fit before that split, and windows split by it are a
+  shuffled time split; a per-sample scaling, or a data module no trainer sets up, is silent.
 
 Every example is written for this test."""
 
@@ -162,6 +166,46 @@ def family(ending: str = "_win.npz", filtered: str = "_win.npz") -> str:
 """
 
 
+def data_module(scale: str, given: bool = True, cut: str = "") -> str:
+    """A Lightning data module whose constructor runs ``scale`` on ``X`` and whose setup splits 70/10/20."""
+    fed = "trainer.fit(net, datamodule=parts)" if given else "print(parts)"
+    return f"""\
+    import torch
+    import pytorch_lightning as pl
+    from torch.utils.data import DataLoader, TensorDataset, random_split
+{cut}
+    class Parts(pl.LightningDataModule):
+        def __init__(self, X, y):
+            super().__init__()
+            {scale}
+            self.X, self.y = X, y
+
+        def setup(self, stage=None):
+            full = TensorDataset(self.X, self.y)
+            self.fit_ds, self.val_ds, self.test_ds = random_split(full, [0.7, 0.1, 0.2])
+
+        def train_dataloader(self):
+            return DataLoader(self.fit_ds, batch_size=128, shuffle=True)
+
+    samples, gestures = torch.load("samples.pt"), torch.load("gestures.pt")
+    net = torch.nn.Linear(8, 7)
+    trainer = pl.Trainer(max_epochs=3)
+    parts = Parts(samples, gestures)
+    {fed}
+"""
+
+
+#: overlapping windows of the samples, cut before the data module gets them
+WINDOWED = """\
+
+    def windows(table, width=16):
+        out = []
+        for j in range(0, len(table) - width + 1):
+            stop = j + width
+            out.append(torch.tensor(table[j:stop]))
+        return torch.stack(out)
+"""
+
 LEAKS = {
     # a first difference over the stacked recordings' rows: each row gets the previous row's value
     "difference_across_the_stacked_rows": (RECORDINGS + """\
@@ -191,9 +235,23 @@ LEAKS = {
         "    print(KNeighborsClassifier"), [("shuffled_time_split", 18)]),
     # the windows reach the split through one file per recording, read back by their ending
     "windows_through_a_family_of_files": (family(), [("shuffled_time_split", 33)]),
+    # z-scored over every row in the constructor, then random_split in setup, which the trainer runs
+    "data_module_standardised_before_its_split": (data_module(
+        "X = (X - X.mean(dim=0)) / X.std(dim=0)"), [("fit_before_split", 8)]),
+    # min-max scaled in place over every row
+    "data_module_min_max_scaled_in_place": (data_module(
+        "X -= X.min(dim=0, keepdim=True).values"), [("fit_before_split", 8)]),
+    # overlapping windows handed to the data module and split there with shuffling
+    "windows_split_by_the_data_module": (data_module("X = X.float()", cut=WINDOWED).replace(
+        "parts = Parts(samples, gestures)", "parts = Parts(windows(samples), gestures[15:])"),
+        [("shuffled_time_split", 20)]),
 }
 
 HEALTHY = {
+    # each sample scaled by its own peak (dim=1): no statistic over the rows
+    "data_module_scaled_per_sample": data_module("X = X / X.abs().amax(dim=1, keepdim=True)"),
+    # a data module built and printed but never given to a trainer: its setup never runs
+    "data_module_never_set_up": data_module("X = (X - X.mean(dim=0)) / X.std(dim=0)", given=False),
     # windows a whole window apart share no sample
     "channel_windows_without_overlap": windows_of("width") + WINDOW_SPLIT,
     # the recording's own samples split row by row; the windows cut from it go nowhere near the split

@@ -125,8 +125,9 @@ _MISSING_MASKS = frozenset({"isna", "isnull", "notna", "notnull"})
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     """The reduction keeps one value per row: ``axis=1``/``"columns"``/``-1``, or any axis (or tuple of axes) that is
     not the rows' axis 0 (``preds.max(2)``: the max over a third axis of stacked predictions, one per row and
-    column; NumPy reference, "ufunc.reduce": the named axes are the ones reduced)."""
-    axis = kwargs.get("axis", args[position] if len(args) > position else None)
+    column; NumPy reference, "ufunc.reduce": the named axes are the ones reduced). PyTorch names the axis ``dim``
+    (``x.amax(dim=1)``: PyTorch reference, ``torch.amax``: "dim: the dimension or dimensions to reduce")."""
+    axis = kwargs.get("axis", kwargs.get("dim", args[position] if len(args) > position else None))
     if isinstance(axis, Tup):
         axes = [a.value if isinstance(a, Const) else None for a in axis.items]
         return bool(axes) and all(isinstance(a, int) and not isinstance(a, bool) and a > 0 for a in axes)
@@ -581,15 +582,15 @@ class DesignChecks:
 
     # ------------------------------------------------------------------ the split's design
 
-    def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any) -> None:
+    def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any,
+                            how: str = "train_test_split") -> None:
         shuffle = kwargs.get("shuffle", Const(True))
         shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
         for arg in args[:1]:  # shuffle=False holds out the last rows: a cut-off, in time order
             data = arg._data if isinstance(arg, MaybeData) else arg if isinstance(arg, Data) else None
             if data is not None and parts(data.rows) and all(test_step(p) is not None for p in parts(data.rows)):
                 continue  # X_val, X_test = split(X_temp): held-out rows parted again, no model trains on either side
-            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split",
-                         ordered=not shuffled)
+            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how=how, ordered=not shuffled)
 
     def _check_cv_design(self, cv: Any, has_groups: bool, x: Any, line: int, frame: Any = None,
                          node: ast.Call | None = None) -> None:
