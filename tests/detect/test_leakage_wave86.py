@@ -19,7 +19,10 @@ and ECG recordings, hospital readmissions), in both directions:
 * PyTorch's ``random_split`` is a shuffled split (the last part the test part) and ``TensorDataset`` holds its first
   tensor's rows; a Lightning data module's ``setup`` runs when a trainer is given it (datamodules.py): a min-max or
   z-score of every row in the data module's constructor is a fit before that split, and windows split by it are a
-  shuffled time split; a per-sample scaling, or a data module no trainer sets up, is silent.
+  shuffled time split; a per-sample scaling, or a data module no trainer sets up, is silent;
+* a file read by a loading helper of another module at the path the importing script passes is that script's read
+  (helperreads.py): a column filter over every row written by one script reaches the split of another; a helper
+  that replaces the path, or a call given another file, links nothing.
 
 Every example is written for this test."""
 
@@ -310,3 +313,83 @@ def test_wave_86_leaks_found_at_their_line(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(HEALTHY))
 def test_wave_86_look_alikes_silent(tmp_path, name):
     assert alarms(tmp_path, HEALTHY[name]) == []
+
+
+# ---------------------------------------------------------------- a file read by a helper of another module
+#: a preparation script drops the columns missing in most rows, over every row, and writes the table
+SPARSE_DROP = """\
+    from pathlib import Path
+    import pandas as pd
+
+    OUT = Path(__file__).resolve().parent / "data"
+    vitals = pd.read_csv("vitals_raw.csv")
+    share = vitals.isna().mean()
+    vitals = vitals.drop(columns=share[share > 0.7].index.tolist())
+    vitals.to_csv(OUT / "vitals_kept.csv", index=False)
+"""
+
+#: the loading helper of the project: the path is the caller's, made absolute against the project's folder
+LOADER = """\
+    import os
+    import pandas as pd
+
+    def fetch_table(where):
+        if not os.path.isabs(where):
+            where = os.path.join(os.path.dirname(os.path.abspath(__file__)), where.lstrip("/"))
+        return pd.read_csv(where)
+"""
+
+
+def trainer(call: str) -> str:
+    """The training script: reads through the loader (``call``), splits, scores."""
+    return f"""\
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import LogisticRegression
+    {call}
+
+    table = fetch_table("/data/vitals_kept.csv")
+    a, b = train_test_split(table, test_size=0.25, random_state=2)
+    model = LogisticRegression().fit(a.drop(columns=["shock"]), a["shock"])
+    print(model.score(b.drop(columns=["shock"]), b["shock"]))
+"""
+
+
+def project(tmp_path, loader: str = LOADER, call: str = "from loaders import fetch_table"):
+    """The three scripts under one project root; the preparation script's path."""
+    (tmp_path / "README.md").write_text("a project\n")
+    (tmp_path / "loaders.py").write_text(textwrap.dedent(loader))
+    (tmp_path / "train.py").write_text(textwrap.dedent(trainer(call)))
+    prep = tmp_path / "prepare.py"
+    prep.write_text(textwrap.dedent(SPARSE_DROP))
+    return prep
+
+
+def writer_alarms(path) -> list[tuple[str, int]]:
+    report, _ = analyze_file(str(path))
+    return [(f.kind, f.location["line"]) for f in report.findings
+            if f.severity >= Severity.WARNING and f.location.get("file") == str(path)]
+
+
+def test_wave_86_filter_of_every_row_read_back_through_a_helper_of_another_module(tmp_path):
+    assert writer_alarms(project(tmp_path)) == [("fit_before_split", 6)]
+
+
+def test_wave_86_helper_called_through_its_module(tmp_path):
+    prep = project(tmp_path, call="import loaders\n    fetch_table = loaders.fetch_table")
+    (tmp_path / "train.py").write_text(textwrap.dedent(trainer("import loaders")).replace(
+        'fetch_table("/data', 'loaders.fetch_table("/data'))
+    assert writer_alarms(prep) == [("fit_before_split", 6)]
+
+
+def test_wave_86_helper_reading_a_file_of_its_own_is_silent(tmp_path):
+    # the helper replaces the path it is given: the table it reads is not the one written
+    own = LOADER.replace('where = os.path.join(os.path.dirname(os.path.abspath(__file__)), where.lstrip("/"))',
+                         'where = "reference/vitals_clean.csv"')
+    assert writer_alarms(project(tmp_path, loader=own)) == []
+
+
+def test_wave_86_helper_given_another_file_is_silent(tmp_path):
+    prep = project(tmp_path)
+    (tmp_path / "train.py").write_text(textwrap.dedent(trainer("from loaders import fetch_table")).replace(
+        "vitals_kept.csv", "vitals_external.csv"))
+    assert writer_alarms(prep) == []
