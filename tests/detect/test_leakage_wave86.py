@@ -22,7 +22,11 @@ and ECG recordings, hospital readmissions), in both directions:
   shuffled time split; a per-sample scaling, or a data module no trainer sets up, is silent;
 * a file read by a loading helper of another module at the path the importing script passes is that script's read
   (helperreads.py): a column filter over every row written by one script reaches the split of another; a helper
-  that replaces the path, or a call given another file, links nothing.
+  that replaces the path, or a call given another file, links nothing;
+* a helper that returns the threshold its precision-recall curve scored best on the labels it is given, called with
+  the test labels, the predictions at that threshold then scored on the same labels by the caller (directly or
+  through a scoring helper), is a threshold tuned on the test rows (thresholdhelpers.py); called with validation
+  labels, or its threshold only printed or applied to other rows, it is silent.
 
 Every example is written for this test."""
 
@@ -209,6 +213,29 @@ WINDOWED = """\
         return torch.stack(out)
 """
 
+#: a utility that returns the F1-best threshold of a precision-recall curve, and one that prints metrics
+THRESHOLD_UTILS = """\
+    import numpy as np
+    from sklearn.metrics import precision_recall_curve, f1_score, recall_score
+    from sklearn.model_selection import train_test_split
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    def f1_cut(truth, scores):
+        prec, rec, cuts = precision_recall_curve(truth, scores)
+        f1 = 2 * prec[:-1] * rec[:-1] / (prec[:-1] + rec[:-1] + 1e-9)
+        best = int(np.argmax(f1))
+        return float(cuts[best]), float(f1[best])
+
+    def show(truth, labels):
+        print(f1_score(truth, labels), recall_score(truth, labels))
+
+    feats, flag = np.load("feats.npy"), np.load("flag.npy")
+    f_tr, f_te, g_tr, g_te = train_test_split(feats, flag, test_size=0.25, random_state=4)
+    f_fit, f_val, g_fit, g_val = train_test_split(f_tr, g_tr, test_size=0.25, random_state=4)
+    gbm = GradientBoostingClassifier().fit(f_fit, g_fit)
+    p_val, p_te = gbm.predict_proba(f_val)[:, 1], gbm.predict_proba(f_te)[:, 1]
+"""
+
 LEAKS = {
     # a first difference over the stacked recordings' rows: each row gets the previous row's value
     "difference_across_the_stacked_rows": (RECORDINGS + """\
@@ -248,9 +275,31 @@ LEAKS = {
     "windows_split_by_the_data_module": (data_module("X = X.float()", cut=WINDOWED).replace(
         "parts = Parts(samples, gestures)", "parts = Parts(windows(samples), gestures[15:])"),
         [("shuffled_time_split", 20)]),
+    # the threshold chosen on the test labels, applied to the test scores, scored by a printing helper
+    "threshold_helper_on_the_test_labels_scored_by_a_helper": (THRESHOLD_UTILS + """\
+    cut, top = f1_cut(g_te, p_te)
+    show(g_te, (p_te >= cut).astype(int))
+""", [("tuned_on_test", 20)]),
+    # ... the predictions at it built first, then scored by a metric
+    "threshold_helper_on_the_test_labels_scored_directly": (THRESHOLD_UTILS + """\
+    cut, top = f1_cut(g_te, p_te)
+    at_cut = p_te >= cut
+    print(f1_score(g_te, at_cut))
+""", [("tuned_on_test", 20)]),
 }
 
 HEALTHY = {
+    # chosen on the validation labels, then applied to the test part once
+    "threshold_helper_on_the_validation_labels": THRESHOLD_UTILS + """\
+    cut, top = f1_cut(g_val, p_val)
+    show(g_te, (p_te >= cut).astype(int))
+""",
+    # the test-chosen threshold only printed
+    "threshold_helper_on_the_test_labels_only_printed": THRESHOLD_UTILS + """\
+    cut, top = f1_cut(g_te, p_te)
+    print("best cut", cut, top)
+    show(g_te, (p_te >= 0.5).astype(int))
+""",
     # each sample scaled by its own peak (dim=1): no statistic over the rows
     "data_module_scaled_per_sample": data_module("X = X / X.abs().amax(dim=1, keepdim=True)"),
     # a data module built and printed but never given to a trainer: its setup never runs
