@@ -26,7 +26,9 @@ and ECG recordings, hospital readmissions), in both directions:
 * a helper that returns the threshold its precision-recall curve scored best on the labels it is given, called with
   the test labels, the predictions at that threshold then scored on the same labels by the caller (directly or
   through a scoring helper), is a threshold tuned on the test rows (thresholdhelpers.py); called with validation
-  labels, or its threshold only printed or applied to other rows, it is silent.
+  labels, or its threshold only printed or applied to other rows, it is silent;
+* a variance filter whose spread is bound to a name first (``v = X.var(axis=0)``, then ``X.loc[:, v > v.quantile(.1)]``)
+  is a fit of every row before the split (spreadfilters.py); the same filter of the training part is silent.
 
 Every example is written for this test."""
 
@@ -236,6 +238,15 @@ THRESHOLD_UTILS = """\
     p_val, p_te = gbm.predict_proba(f_val)[:, 1], gbm.predict_proba(f_te)[:, 1]
 """
 
+#: an expression table of cell lines and a response
+GENES = """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import ElasticNet
+    expr = pd.read_csv("expression.csv", index_col=0)
+    resp = pd.read_csv("response.csv", index_col=0)["ic50"]
+"""
+
 LEAKS = {
     # a first difference over the stacked recordings' rows: each row gets the previous row's value
     "difference_across_the_stacked_rows": (RECORDINGS + """\
@@ -286,9 +297,24 @@ LEAKS = {
     at_cut = p_te >= cut
     print(f1_score(g_te, at_cut))
 """, [("tuned_on_test", 20)]),
+    # genes kept by their variance over every cell line (above the 10th percentile), then the split
+    "named_variance_filter_before_the_split": (GENES + """\
+    spread = expr.var(axis=0)
+    expr = expr.loc[:, spread > spread.quantile(0.10)]
+    e_tr, e_te, r_tr, r_te = train_test_split(expr, resp, test_size=0.2, random_state=1)
+    print(ElasticNet().fit(e_tr, r_tr).score(e_te, r_te))
+""", [("fit_before_split", 6)]),
 }
 
 HEALTHY = {
+    # the same filter learnt on the training part and applied to both parts
+    "named_variance_filter_of_the_training_part": GENES + """\
+    e_tr, e_te, r_tr, r_te = train_test_split(expr, resp, test_size=0.2, random_state=1)
+    spread = e_tr.var(axis=0)
+    e_tr = e_tr.loc[:, spread > spread.quantile(0.10)]
+    e_te = e_te[e_tr.columns]
+    print(ElasticNet().fit(e_tr, r_tr).score(e_te, r_te))
+""",
     # chosen on the validation labels, then applied to the test part once
     "threshold_helper_on_the_validation_labels": THRESHOLD_UTILS + """\
     cut, top = f1_cut(g_val, p_val)
