@@ -31,38 +31,15 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
-from faultlib.detect.data.leakage.thresholds import CURVES
+from faultlib.detect.data.leakage.thresholds import (
+    _CHOOSERS,
+    _METRIC_SUFFIXES,
+    CURVES,
+    _names,
+)
+from faultlib.detect.data.leakage.thresholds import _func_name as _call_name
+from faultlib.detect.data.leakage.thresholds import _statements as _own
 from faultlib.pyflow.walk import walk_once
-
-_CHOOSERS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin"})
-_METRIC_SUFFIXES = ("_score", "_matrix", "_report", "_error")
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _call_name(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-
-
-def _own(scope: ast.AST) -> list[ast.stmt]:
-    """The statements of ``scope`` in line order, nested blocks included, nested functions and classes not."""
-    out: list[ast.stmt] = []
-
-    def visit(body: list[ast.stmt]) -> None:
-        for s in body:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            out.append(s)
-            for name in ("body", "orelse", "finalbody"):
-                visit(getattr(s, name, []) or [])
-            for h in getattr(s, "handlers", []) or []:
-                visit(h.body)
-
-    visit(scope.body)  # type: ignore[attr-defined]
-    return sorted(out, key=lambda s: s.lineno)
 
 
 def _returned_threshold(func: ast.FunctionDef) -> tuple[int, int | None] | None:
