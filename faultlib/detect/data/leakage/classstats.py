@@ -63,13 +63,32 @@ def _class_rows(node: ast.expr, subsets: set[str]) -> bool:
     return isinstance(node, ast.Name) and node.id in subsets
 
 
+def class_rows(node: ast.expr, subsets: set[str]) -> bool:
+    """``node`` is the rows of one class: a label mask (``X[y == c]``) or a name of ``subsets`` (see
+    :func:`class_subsets`)."""
+    return _class_rows(node, subsets)
+
+
+def class_subsets(scope: ast.AST) -> set[str]:
+    """The names ``scope`` binds to the rows of one class (``X_major = X[y == 0]``; item by item in
+    ``X_major, y_major = X[y == 0], y[y == 0]``)."""
+    out: set[str] = set()
+    for n in ast.walk(scope):
+        if not isinstance(n, ast.Assign):
+            continue
+        pairs = [(t, n.value) for t in n.targets]
+        pairs += [(a, b) for t in n.targets if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple)
+                  and len(t.elts) == len(n.value.elts) for a, b in zip(t.elts, n.value.elts)]
+        out |= {t.id for t, v in pairs if isinstance(t, ast.Name) and _class_rows(v, set())}
+    return out
+
+
 def class_conditional_reductions(tree: ast.AST) -> frozenset[int]:
     """Ids of the reduction calls (``np.mean(part)``, ``part.var()``) over the rows of one class."""
     out: set[int] = set()
     scopes = [n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]
     for scope in scopes:
-        subsets = {t.id for n in ast.walk(scope) if isinstance(n, ast.Assign) and _class_rows(n.value, set())
-                   for t in n.targets if isinstance(t, ast.Name)}
+        subsets = class_subsets(scope)
         for n in ast.walk(scope):
             if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute) or n.func.attr not in _REDUCTIONS:
                 continue
@@ -95,4 +114,4 @@ def chooses(fit: FitRef) -> bool:
     return not fit.handwritten or fit.supervised
 
 
-__all__ = ["chooses", "class_conditional_reductions", "every_class"]
+__all__ = ["chooses", "class_conditional_reductions", "class_rows", "class_subsets", "every_class"]

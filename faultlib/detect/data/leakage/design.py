@@ -45,6 +45,7 @@ from faultlib.detect.data.leakage.aggspecs import (
     numpy_reduction,
     spec_reductions,
 )
+from faultlib.detect.data.leakage.classdraws import class_draws
 from faultlib.detect.data.leakage.classstats import (
     class_conditional_reductions,
     every_class,
@@ -71,6 +72,7 @@ from faultlib.detect.data.leakage.predbuffers import (
     prediction_buffers,
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
+from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
@@ -123,8 +125,9 @@ _MISSING_MASKS = frozenset({"isna", "isnull", "notna", "notnull"})
 def _row_wise(args: list[Any], kwargs: dict[str, Any], position: int) -> bool:
     """The reduction keeps one value per row: ``axis=1``/``"columns"``/``-1``, or any axis (or tuple of axes) that is
     not the rows' axis 0 (``preds.max(2)``: the max over a third axis of stacked predictions, one per row and
-    column; NumPy reference, "ufunc.reduce": the named axes are the ones reduced)."""
-    axis = kwargs.get("axis", args[position] if len(args) > position else None)
+    column; NumPy reference, "ufunc.reduce": the named axes are the ones reduced). PyTorch names the axis ``dim``
+    (``x.amax(dim=1)``: PyTorch reference, ``torch.amax``: "dim: the dimension or dimensions to reduce")."""
+    axis = kwargs.get("axis", kwargs.get("dim", args[position] if len(args) > position else None))
     if isinstance(axis, Tup):
         axes = [a.value if isinstance(a, Const) else None for a in axis.items]
         return bool(axes) and all(isinstance(a, int) and not isinstance(a, bool) and a > 0 for a in axes)
@@ -241,8 +244,10 @@ class DesignChecks:
             self._note(base, "entity", name)
 
     def _drawn_only(self) -> frozenset[int]:
+        """Time-ordered calls that make no series of the rows: only drawn (drawnonly.py), or a difference inside one
+        sample summed up there (samplediffs.py)."""
         if not hasattr(self, "_drawn_temporal"):
-            self._drawn_temporal = drawn_only_temporal(self.tree)
+            self._drawn_temporal = drawn_only_temporal(self.tree) | within_sample_temporal(self.tree)
         return self._drawn_temporal
 
     def _noted(self, value: Any, what: str) -> set:
@@ -516,7 +521,11 @@ class DesignChecks:
         if name == "resample" and (top in ("sklearn", "") or ref.module.endswith("utils")):
             replace = kwargs.get("replace", Const(True))
             datas = [as_data(a) for a in args]
-            if any(d is not None for d in datas) and isinstance(replace, Const) and replace.value is True:
+            if not hasattr(self, "_class_draws"):
+                self._class_draws = class_draws(self.tree)
+            # repeats rows, or draws one class down to a size: an under-sampler (classdraws.py)
+            if any(d is not None for d in datas) and (isinstance(replace, Const) and replace.value is True or
+                                                      id(node) in self._class_draws):
                 est = Est("resample", "transformer", preprocessing=True)
                 outs = []
                 for data in datas:
@@ -533,7 +542,7 @@ class DesignChecks:
             return outs[0] if len(outs) == 1 else Tup(tuple(outs))
         if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
-        if name in vocab.TEMPORAL and args:
+        if name in vocab.TEMPORAL and args and id(node) not in self._drawn_only():  # np.diff of one sample, summed
             self._note(as_data(args[0]), "temporal", name)
         return None
 
@@ -573,12 +582,15 @@ class DesignChecks:
 
     # ------------------------------------------------------------------ the split's design
 
-    def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any) -> None:
+    def _check_split_design(self, args: list[Any], kwargs: dict[str, Any], line: int, frame: Any,
+                            how: str = "train_test_split") -> None:
         shuffle = kwargs.get("shuffle", Const(True))
         shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
         for arg in args[:1]:  # shuffle=False holds out the last rows: a cut-off, in time order
-            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how="train_test_split",
-                         ordered=not shuffled)
+            data = arg._data if isinstance(arg, MaybeData) else arg if isinstance(arg, Data) else None
+            if data is not None and parts(data.rows) and all(test_step(p) is not None for p in parts(data.rows)):
+                continue  # X_val, X_test = split(X_temp): held-out rows parted again, no model trains on either side
+            self._design(arg, line, frame, shuffled=shuffled, grouped=False, how=how, ordered=not shuffled)
 
     def _check_cv_design(self, cv: Any, has_groups: bool, x: Any, line: int, frame: Any = None,
                          node: ast.Call | None = None) -> None:
@@ -596,6 +608,8 @@ class DesignChecks:
     def _design(self, x: Any, line: int, frame: Any, *, shuffled: bool, grouped: bool, how: str,
                 ordered: bool = False, calendar: list[str] | None = None) -> None:
         temporal = self._noted(x, "temporal")
+        if "sliding windows" in temporal and not self._cut_in_windows(x):
+            temporal = temporal - {"sliding windows"}  # the series' own rows, not the windows cut from it
         cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
         whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
         if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why
@@ -615,6 +629,13 @@ class DesignChecks:
                                  f"entity has several rows) are split row by row by {how}: the same entity lands on "
                                  "both sides. Fix: GroupShuffleSplit / GroupKFold with groups=",
                                  {"columns": sorted(entity)})
+
+    def _cut_in_windows(self, x: Any) -> bool:
+        """``x``'s rows went through a window cut (a step at a line where windows.py's slice ran): the windows, not
+        the rows of the series they were cut from (a split of the recording's own samples is no window split)."""
+        data = x._data if isinstance(x, MaybeData) else x if isinstance(x, Data) else None
+        lines = getattr(self, "_window_lines", set())
+        return data is not None and any(step.line in lines for p in parts(data.rows) for step in p.steps)
 
     def _design_finding(self, kind: str, line: int, frame: Any, message: str, evidence: dict[str, Any]) -> None:
         if (kind, line) in self._design_seen:

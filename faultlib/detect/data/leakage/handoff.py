@@ -18,9 +18,21 @@ from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.configmods import imported_module_constants
+from faultlib.detect.data.leakage.filefamilies import (
+    read_ending,
+    same_family,
+    written_ending,
+)
 from faultlib.detect.data.leakage.passedpaths import passed_path
-from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
+from faultlib.detect.data.leakage.pathexprs import (
+    FilePath,
+    PathEnv,
+    file_access,
+    path_of,
+    same_file,
+)
 from faultlib.detect.data.leakage.repofiles import member_constants
+from faultlib.detect.data.leakage.wrapped import scoped_bindings
 from faultlib.pyflow.values import Container, Tup
 
 
@@ -61,6 +73,24 @@ class FileHandoff:
             return None
         path = path_of(access[1], self._path_env, line)
         return (access[0], path, access[2]) if path is not None else None
+
+    def _remember_family(self, path: Any, value: Any, node: ast.Call) -> None:
+        """A write to a path known only by its name's ending: kept for a later read of the same family."""
+        bindings = scoped_bindings(self._bindings, self.tree, node.lineno)  # type: ignore[attr-defined]
+        ending = written_ending(path, bindings)
+        if ending is not None:
+            families = self.__dict__.setdefault("_families", {})
+            families[ending] = value
+
+    def _read_family(self, path: Any, node: ast.Call) -> Any:
+        """What was last written to a file of the family a read's filtered listing names, or ``None``."""
+        families = self.__dict__.get("_families")
+        if not families:
+            return None
+        bindings = scoped_bindings(self._bindings, self.tree, node.lineno)  # type: ignore[attr-defined]
+        ending = read_ending(path, node, self.tree, bindings)  # type: ignore[attr-defined]
+        return next((v for e, v in reversed(families.items()) if ending is not None and same_family(e, ending)),
+                    None)
 
     def _unique(self, name: str) -> bool:
         if self.repo_files is not None:
@@ -122,8 +152,14 @@ class FileHandoff:
         self._written()
         raw = file_access(node, self._path_env)  # asked once: every library call passes here
         access = self._known(raw, node.lineno)
-        if access is not None and access[0] == "write" and access[2] is not None and len(args) > access[2]:
-            self._remember(access[1], args[access[2]])  # np.save(path, X), joblib.dump(X, path)
+        written = _written_value(raw, args, kwargs, node)
+        if raw is not None and raw[0] == "write" and access is None and written is not None:
+            self._remember_family(raw[1], written, node)  # np.savez(join(d, f"{name}_seg.npz"), X=X) (filefamilies.py)
+        elif raw is not None and raw[0] == "read" and access is None and (
+                value := self._read_family(raw[1], node)) is not None:
+            return value  # np.load(join(folder, fname)) for the fname of a listing filtered on the same ending
+        if access is not None and access[0] == "write" and written is not None:
+            self._remember(access[1], written)  # np.save(path, X), joblib.dump(X, path), np.savez(path, X=X, y=y)
         elif access is not None and access[0] == "read":
             value = self._read_back(access[1])
             if value is not None:
@@ -135,6 +171,20 @@ class FileHandoff:
                 value := self._read_back(passed)) is not None:
             return value  # pd.read_csv(name), name the constant this call of its function was given
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+
+
+def _written_value(raw: tuple[str, Any, int | None] | None, args: list[Any], kwargs: dict[str, Any],
+                   node: ast.Call) -> Any:
+    """What a library writer writes: its value argument, or the named arrays of ``np.savez(path, X=X, y=y)``
+    (NumPy reference, ``numpy.savez``: "arrays to save to the file... saved in the file with the keyword names"; read
+    back, ``np.load(path)['X']`` is that array), a dict of them."""
+    if raw is None or raw[0] != "write" or raw[2] is None:
+        return None
+    if len(args) > raw[2]:
+        return args[raw[2]]
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    named = {k: v for k, v in kwargs.items() if k not in ("file", "allow_pickle")}
+    return Container(named) if name in ("savez", "savez_compressed") and named else None
 
 
 def _held(value: Any) -> Any:

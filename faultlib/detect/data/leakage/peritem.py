@@ -23,7 +23,12 @@ What is *one sample of the loop*, read from the code alone:
 * the item itself in ``for x in rows`` / the second name of ``enumerate(rows)``, unless the loop walks a literal
   list or tuple (``for df in [train, test]``: each item is a whole table) or names (``.columns``, ``.keys()``);
 * a name the loop body assigns only from such a value (``patch = images[i]``, ``rgb = patch[:, :, :3]``,
-  ``with h5py.File(paths[i]) as f``), and expressions built only from them and constants.
+  ``with h5py.File(paths[i]) as f``), and expressions built only from them and constants;
+* a path joined from one sample and folder names (``os.path.join(folder, name)``, ``Path(folder) / name``,
+  ``f"{folder}/{name}"``) in a loop over a listing of files: the other parts name the folder the listing read (a
+  parameter of the function, a name bound at run time), and the path names that one file, so what is read from it
+  is that one recording (``os.path.join``: "the return value is the concatenation of path and all members of
+  *paths", Python library reference).
 
 The loop must build rows: its body appends to a list (``feats.append``/``extend``) or stores an item at the loop's
 position (``out[i] = ...``). A reduction whose operand mixes one sample with anything else (``(X[i] - X.mean())``:
@@ -41,6 +46,8 @@ _PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "p
 #: calls that list files (Python library reference: ``os.listdir``, ``os.scandir``, ``glob.glob``/``iglob``,
 #: ``pathlib.Path.glob``/``rglob``/``iterdir``): each item names one file, one recording of the data
 _FILE_LISTS = frozenset({"listdir", "scandir", "glob", "iglob", "rglob", "iterdir"})
+#: calls that join a path from a folder and a file name (``os.path.join``, ``pathlib.Path``/``PurePath``)
+_PATH_JOINS = frozenset({"join", "Path", "PurePath", "PosixPath", "joinpath"})
 #: iterables whose items are names, not samples
 _NAME_ITERS = frozenset({"columns", "keys", "items", "values", "index"})
 #: modules whose reductions take the data as their first argument
@@ -163,11 +170,19 @@ class OneSample:
             return self._walk(e.value)  # patch[:, :, 12]: a part of one sample
         if isinstance(e, ast.Attribute):
             return self._walk(e.value)
+        if isinstance(e, ast.JoinedStr):  # f"{folder}/{name}": a path naming one file of the listing
+            return any(self._walk(v.value) is True for v in e.values if isinstance(v, ast.FormattedValue))
+        if isinstance(e, ast.Call) and _callee(e) in _PATH_JOINS and any(self._walk(a) is True for a in e.args):
+            return True  # os.path.join(folder, name): the folder part is a name, the path one file
         if isinstance(e, ast.Call):
             parts = [*e.args, *(k.value for k in e.keywords)]
             if isinstance(e.func, ast.Attribute) and self._walk(e.func.value) is True:
                 return True if all(self._walk(a) is not False for a in parts) else False
             return self._all(parts)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div) and any(
+                isinstance(s, ast.Call) and _callee(s) in _PATH_JOINS for s in (e.left, e.right)) and any(
+                self._walk(s) is True for s in (e.left, e.right)):
+            return True  # Path(folder) / name: one file's path
         if isinstance(e, ast.BinOp):
             return self._all([e.left, e.right])
         if isinstance(e, ast.UnaryOp):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.helperreads import imported_reads
 from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, notebook_tree, place,
                                                   project_notebooks, shown_place)
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
@@ -198,6 +199,10 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
         accs = _accesses(tree, repo.modules, repo.config_keys, env)
         if accs:
             repo.accesses[p] = accs
+    seen = [env.seeing(repo.modules, repo.config_keys) for env in envs]
+    for p, reads in imported_reads(list(trees), seen).items():  # load(path) of another module (helperreads.py)
+        added = [Access("read", file, line) for file, line in reads]  # type: ignore[arg-type]
+        repo.accesses[p] = sorted([*repo.accesses.get(p, []), *added], key=lambda a: a.line)
     return repo
 
 

@@ -17,6 +17,9 @@ a column index that compares such a spread **of the very table it indexes** agai
 ``!=`` for a non-zero spread); the analysis (:meth:`.static.Analyzer._subscript_value`) then records it as a fit
 of the table's rows, as it records ``VarianceThreshold``. A range that chooses a dtype (``X.max() < 255``), a
 column picked by its mean or by its name, and a filter of rows (``X.loc[X.var(axis=1) > t]``) stay as they were.
+The spread may be bound to a name first, once in the module (``gene_vars = X.var(axis=0)`` then
+``X.loc[:, gene_vars > gene_vars.quantile(0.10)]``: the genes above the tenth percentile of variance, issue 17 wave
+86, a drug-response study).
 """
 
 from __future__ import annotations
@@ -60,31 +63,50 @@ def _spread_of(node: ast.expr) -> tuple[str, ast.Call] | None:
     return None
 
 
-def _filter(index: ast.expr, table: str) -> ast.Call | None:
-    """``index`` keeps the columns of ``table`` whose spread passes a threshold: the spread's call."""
+def _filter(index: ast.expr, table: str, once: dict[str, ast.expr] | None = None) -> ast.Call | None:
+    """``index`` keeps the columns of ``table`` whose spread passes a threshold: the spread's call (the spread may be
+    a name bound once to it, ``once``)."""
     if isinstance(index, ast.Subscript) and isinstance(index.value, ast.Attribute) and \
             index.value.attr == "columns" and _base(index.value.value) == table:
         index = index.slice  # X.columns[X.var() > t]
     if not (isinstance(index, ast.Compare) and len(index.ops) == 1 and isinstance(index.ops[0], _KEEPS)):
         return None
-    found = _spread_of(index.left)
+    left = index.left
+    if isinstance(left, ast.Name) and once and left.id in once:
+        left = once[left.id]  # spreads = X.var(axis=0); X.loc[:, spreads > spreads.quantile(.1)]
+    found = _spread_of(left)
     return found[1] if found is not None and found[0] == table else None
+
+
+def _bound_once(tree: ast.Module) -> dict[str, ast.expr]:
+    """Names assigned exactly once in the module (a plain ``name = value``), with their value."""
+    seen: dict[str, list[ast.expr]] = {}
+    for n in walk_once(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    seen.setdefault(t.id, []).append(n.value if len(n.targets) == 1 else t)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(n.target, ast.Name):
+            seen.setdefault(n.target.id, []).extend([n.target, n.target])
+    return {k: v[0] for k, v in seen.items() if len(v) == 1}
 
 
 def spread_filters(tree: ast.Module) -> dict[int, ast.Call]:
     """``{id(column index node): the spread's call}`` for every hand-written variance filter of ``tree``."""
     out: dict[int, ast.Call] = {}
+    once: dict[str, ast.expr] | None = None
     for node in walk_once(tree):
         if not isinstance(node, ast.Subscript):
             continue
+        once = _bound_once(tree) if once is None else once
         value = node.value
         if isinstance(value, ast.Attribute) and value.attr == "loc" and _base(value.value) and isinstance(
                 node.slice, ast.Tuple) and len(node.slice.elts) == 2:  # X.loc[:, X.var() > t]
-            call = _filter(node.slice.elts[1], value.value.id)  # type: ignore[attr-defined]
+            call = _filter(node.slice.elts[1], value.value.id, once)  # type: ignore[attr-defined]
             if call is not None:
                 out[id(node.slice.elts[1])] = call
         elif _base(value) and isinstance(node.slice, ast.Subscript):  # X[X.columns[X.var() > t]]
-            call = _filter(node.slice, value.id)  # type: ignore[attr-defined]
+            call = _filter(node.slice, value.id, once)  # type: ignore[attr-defined]
             if call is not None:
                 out[id(node.slice)] = call
     return out

@@ -58,6 +58,7 @@ from faultlib.detect.data.leakage.unscored import SplitReach
 from faultlib.detect.data.leakage.heldouttrains import before_training_only_split
 from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
+from faultlib.detect.data.leakage.datamodules import DataModules
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
@@ -167,7 +168,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
-               FileHandoff, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
+               FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
@@ -233,6 +234,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
         self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
+        self._window_lines: set[int] = set()  # the lines where such a window was cut: its rows carry a step there
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
             tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
@@ -351,8 +353,10 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         if special is not None:
             return special
         data = base.data if isinstance(base, Indexer) else as_data(base)
-        if data is not None and id(index_node) in self._windows:
+        windowed = data is not None and id(index_node) in self._windows
+        if windowed:
             self._note(data, "temporal", "sliding windows")  # s[i:i + n] for consecutive i (windows.py)
+            self._window_lines.add(line)
         if data is None:
             index = maybe_data(self._expr(index_node, frame))
             # X.columns[rfe.support_]: the columns a fitted selector chose carry its fit
@@ -373,6 +377,10 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                 chosen |= picked.taints if picked is not None and picked.rows is None else frozenset()
             index_node = index_node.elts[0]  # X[rows, columns]: the rows
         out = self._subscript_rows(data, index_node, frame, line)
+        if windowed and isinstance(out, Data) and out.rows is not None and not any(
+                step.line == line for p in parts(out.rows) for step in p.steps):
+            # eeg[:, s:s + w]: a window of every channel, cut along the samples: a selection of the series made here
+            out = out.with_(rows=data_rows_child(out, Step("filter", new_id(), line=line)))
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
     def _spread_fit(self, data: Data, index_node: ast.expr, frame: Frame) -> FitRef | None:

@@ -157,7 +157,28 @@ class ThresholdChoices:
                     base = base.value
                 if isinstance(base, ast.Name) and vocab.looks_like_test(base.id) and not validation_named(n.args[0]):
                     self._check_curve(None, n, None)
+        self._helper_thresholds()
         self._score_loops()
+
+    def _helper_thresholds(self) -> None:
+        """A threshold a helper chose off the test curve, applied and scored by its caller (thresholdhelpers.py)."""
+        from faultlib.detect.data.leakage.thresholdhelpers import helper_threshold_calls
+
+        smap = self.smap  # type: ignore[attr-defined]
+        done = self.__dict__.setdefault("_thresholds_reported", set())
+        for line, helper, labels in helper_threshold_calls(self.tree):  # type: ignore[attr-defined]
+            if line in done:
+                continue
+            done.add(line)
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"{helper}() on {smap.describe(line)} returns the decision threshold that scored best on the test "
+                f"labels `{labels[:40]}` it is given (the best of every threshold of its curve), and predictions at "
+                "that threshold are then scored on the same labels: the test rows chose it, so the score is "
+                "optimistic (ASE'22 multi-test leakage). Fix: choose the threshold on a validation part or by "
+                "cross-validation on the training part (scikit-learn's TunedThresholdClassifierCV), then score the "
+                "test part once",
+                {**smap.where(line)}, {"helper": helper, "labels": labels[:80]}, kind="tuned_on_test"))
 
     def _score_loops(self) -> None:
         """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py)."""

@@ -193,10 +193,12 @@ TEMPORAL = frozenset({"shift", "rolling", "diff", "ewm", "expanding", "pct_chang
 #: column names that identify an entity whose several rows are one observation unit (a patient's visits, a
 #: subject's trials, a recording session, a sensor device). User and item ids are left out on purpose: in a
 #: recommender, one user's ratings on both sides of a split is the task, not a leak; device and site ids in
-#: click-through data are features of one impression, not an observation unit.
+#: click-through data are features of one impression, not an observation unit. The id may be spelt as a number
+#: (``patient_nbr``, ``subject_no``, ``PatientNumber``: the Diabetes 130-US hospitals table keys its patients by
+#: ``patient_nbr``, issue 17 wave 86), a name for the same identifier.
 ENTITY_COLUMN = re.compile(r"(^|_)(patient|subject|session|participant|animal|mouse|donor|individual|"
-                           r"recording|sensor|hospital)_?id$|^(patient|subject|participant|session)$",
-                           re.IGNORECASE)
+                           r"recording|sensor|hospital)_?(id|nbr|num|no|number)$|^(patient|subject|participant|"
+                           r"session)$", re.IGNORECASE)
 #: a column naming one entity per value (``image_id``, ``ImageId``, ``PassengerId``, ``user_ID``): grouping by it
 #: makes one row per entity
 ID_COLUMN = re.compile(r"(^|_)(id|ID|Id)$|[a-z](Id|ID)$")

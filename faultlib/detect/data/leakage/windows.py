@@ -23,6 +23,11 @@ there or bound once to a name) whose step is written as a fraction of the slice'
 ``width * f`` with ``0 < f < 1``, ``width // d`` or ``width / d`` with ``d > 1``, ``width - o`` (each possibly
 inside ``int``/``round``, the step bound once to a name). A hop not written from the width (``range(0, n, 512)``)
 is not read: its overlap is not known.
+
+The slice may be written two more ways (issue 17 wave 86: EEG and EMG recordings cut in helpers): its end bound to a
+name first in the loop's body (``end = start + width`` then ``sig[start:end]``, the name bound there once), and the
+window cut along the samples of a channels-first recording (``eeg[:, start:start + width]``: a slice of the index
+tuple, NumPy's basic slicing of one axis, the other axes whole).
 """
 
 from __future__ import annotations
@@ -92,13 +97,43 @@ def _overlapping_starts(iterable: ast.expr, width: ast.expr, once: dict[str, ast
     return _step_one_range(node) or len(node.args) >= 3 and _fraction_of(node.args[2], width, once)
 
 
-def _cut_at(n: ast.AST, var: str) -> ast.expr | None:
-    """The width ``k`` of a slice ``a[var:var + k]`` (``k`` not 1), else ``None``."""
-    if not (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)):
+def _ends(body: list[ast.stmt], var: str) -> dict[str, ast.expr]:
+    """Names the loop's body binds once, and only, to ``var + k`` (``end = start + width``) -> that sum."""
+    seen: dict[str, list[ast.expr]] = {}
+    for n in (c for stmt in body for c in ast.walk(stmt)):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    seen.setdefault(t.id, []).append(n.value)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
+            seen.setdefault(n.target.id, []).extend([n.target, n.target])
+    return {k: v[0] for k, v in seen.items() if len(v) == 1 and isinstance(v[0], ast.BinOp) and isinstance(
+        v[0].op, ast.Add) and any(isinstance(side, ast.Name) and side.id == var for side in (v[0].left, v[0].right))}
+
+
+def _window_slice(n: ast.Subscript) -> ast.Slice | None:
+    """The slice of ``a[lo:hi]``, or the one slice of a channels-first ``a[:, lo:hi]`` (the other items whole)."""
+    if isinstance(n.slice, ast.Slice):
+        return n.slice
+    if isinstance(n.slice, ast.Tuple):
+        cut = [e for e in n.slice.elts if isinstance(e, ast.Slice) and (e.lower or e.upper)]
+        whole = [e for e in n.slice.elts if isinstance(e, ast.Slice) and not (e.lower or e.upper or e.step)]
+        if len(cut) == 1 and len(cut) + len(whole) == len(n.slice.elts):
+            return cut[0]
+    return None
+
+
+def _cut_at(n: ast.AST, var: str, ends: dict[str, ast.expr] | None = None) -> ast.expr | None:
+    """The width ``k`` of a slice ``a[var:var + k]`` (``k`` not 1; the end may be a name of ``ends``, the slice one
+    item of the index: :func:`_window_slice`), else ``None``."""
+    cut = _window_slice(n) if isinstance(n, ast.Subscript) else None
+    if cut is None:
         return None
-    lo, hi = n.slice.lower, n.slice.upper
+    lo, hi = cut.lower, cut.upper
+    if isinstance(hi, ast.Name) and ends and hi.id in ends:
+        hi = ends[hi.id]
     if not (isinstance(lo, ast.Name) and lo.id == var and isinstance(hi, ast.BinOp)
-            and isinstance(hi.op, ast.Add) and n.slice.step is None):
+            and isinstance(hi.op, ast.Add) and cut.step is None):
         return None
     other = hi.right if isinstance(hi.left, ast.Name) and hi.left.id == var else hi.left \
         if isinstance(hi.right, ast.Name) and hi.right.id == var else None
@@ -111,9 +146,11 @@ def window_starts(tree: ast.Module) -> dict[int, str]:
     out: dict[int, str] = {}
     once: dict[str, ast.expr] | None = None
     for loop in walk_once(tree):
+        ends: dict[str, ast.expr] = {}
         if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name):
             var, iterable = loop.target.id, loop.iter
             body = [n for stmt in loop.body for n in ast.walk(stmt)]
+            ends = _ends(loop.body, var)
         elif isinstance(loop, (ast.ListComp, ast.GeneratorExp)) and len(loop.generators) == 1 and isinstance(
                 loop.generators[0].target, ast.Name):
             var, iterable = loop.generators[0].target.id, loop.generators[0].iter
@@ -122,7 +159,7 @@ def window_starts(tree: ast.Module) -> dict[int, str]:
             continue
         step_one = _step_one_range(iterable)
         for n in body:
-            width = _cut_at(n, var)
+            width = _cut_at(n, var, ends)
             if width is None:
                 continue
             if not step_one:
