@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.app_items import app_item
 from faultlib.detect.serving.blocking.hass_data import hass_item
+from faultlib.detect.serving.blocking.self_returns import SELF_TYPES, self_return
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
 
@@ -173,6 +174,10 @@ class TypeOf:
                 if base is not None:
                     return base
             if isinstance(target, Func):
+                if target.cls is not None and target.node.returns is not None:
+                    found = self_return(self, target, callee, func, depth)  # -> Self: the receiver's class
+                    if found is not None:
+                        return found
                 if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
                     found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
                     if found is not None:
@@ -319,6 +324,8 @@ class TypeOf:
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
+        if found in SELF_TYPES:  # -> Self: an instance of the method's class (self_returns)
+            found = func.cls
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
         memory = None

@@ -1,0 +1,162 @@
+"""check blocking: the kinds held-out wave 65 (issue 17; model services outside FastAPI -- grpc.aio, aiohttp,
+websockets, Litestar, Quart) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this
+test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- a model kept by an object a classmethod factory builds (-> Self, cls(...)) ----------------------------------------
+
+_RANKER = """
+    import torch
+    from typing_extensions import Self
+
+
+    class Ranker:
+        def __init__(self, net: torch.nn.Module, vocab):
+            self.net = net
+            self.vocab = vocab
+
+        @classmethod
+        def restore(cls, folder) -> Self:
+            net = torch.jit.load(folder + "/ranker.pt")
+            ranker = cls(net=net, vocab=folder)
+            return ranker
+
+        def rank(self, ids):
+            return self.net(torch.tensor(ids)).tolist()
+
+
+    class RankService:
+        def __init__(self, ranker):
+            self.ranker = ranker
+"""
+
+
+def test_a_model_of_an_object_a_self_annotated_factory_builds_blocks(tmp_path):
+    found = flagged(tmp_path, _RANKER + """
+        def build():
+            return RankService(Ranker.restore("/srv/models"))
+
+
+        class Handler:
+            def __init__(self):
+                self.ranker = Ranker.restore("/srv/models")
+
+            async def Rank(self, request, context):
+                return self.ranker.rank(list(request.ids))
+    """)
+    assert ("blocking_cpu", "return self.net(torch.tensor(ids)).tolist()") in found
+
+
+def test_the_same_factory_product_offloaded_is_silent(tmp_path):
+    found = flagged(tmp_path, _RANKER + """
+        import asyncio
+
+
+        class Handler:
+            def __init__(self):
+                self.ranker = Ranker.restore("/srv/models")
+
+            async def Rank(self, request, context):
+                return await asyncio.to_thread(self.ranker.rank, list(request.ids))
+    """)
+    assert not found
+
+
+_PROBES = """
+    import time
+    from typing import Self
+
+
+    class Probe:
+        @classmethod
+        def make(cls) -> Self:
+            return cls()
+
+        def check(self):
+            return True
+
+
+    class SlowProbe(Probe):
+        def check(self):
+            time.sleep(0.5)
+            return True
+
+
+    class FastProbe(Probe):
+        pass
+"""
+
+
+def test_self_on_a_subclass_runs_the_subclass_method(tmp_path):
+    found = flagged(tmp_path, _PROBES + """
+        async def slow_health():
+            return SlowProbe.make().check()
+    """)
+    assert found == {("blocking_sleep", "time.sleep(0.5)")}
+
+
+def test_self_on_a_sibling_subclass_runs_its_own_method(tmp_path):
+    found = flagged(tmp_path, _PROBES + """
+        async def fast_health():
+            return FastProbe.make().check()
+    """)
+    assert not found
+
+
+def test_an_unannotated_init_parameter_takes_what_cls_is_given(tmp_path):
+    found = flagged(tmp_path, """
+        from transformers import AutoModelForSequenceClassification
+
+
+        class Sentiment:
+            def __init__(self, model, labels):
+                self.model = model
+                self.labels = labels
+
+            @classmethod
+            def pretrained(cls, name):
+                return cls(AutoModelForSequenceClassification.from_pretrained(name), ["neg", "pos"])
+
+            def label(self, batch):
+                return self.model(**batch).logits.argmax(-1)
+
+
+        class Consumer:
+            def __init__(self):
+                self.sentiment = Sentiment.pretrained("some/checkpoint")
+
+            async def on_message(self, batch):
+                return self.sentiment.label(batch)
+    """)
+    assert ("blocking_cpu", "return self.model(**batch).logits.argmax(-1)") in found
+
+
+def test_cls_given_plain_values_types_nothing(tmp_path):
+    found = flagged(tmp_path, """
+        class Window:
+            def __init__(self, size, items):
+                self.size = size
+                self.items = items
+
+            @classmethod
+            def empty(cls, size):
+                return cls(size, [])
+
+            def push(self, item):
+                self.items.append(item)
+                return self.items[-self.size:]
+
+
+        class Feed:
+            def __init__(self):
+                self.window = Window.empty(8)
+
+            async def on_item(self, item):
+                return self.window.push(item)
+    """)
+    assert not found
