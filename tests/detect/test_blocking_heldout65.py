@@ -160,3 +160,103 @@ def test_cls_given_plain_values_types_nothing(tmp_path):
                 return self.window.push(item)
     """)
     assert not found
+
+
+# -- Optimum's ONNX Runtime models and tools; a class handed in as a parameter -------------------------------------------
+
+def test_an_optimum_ort_model_call_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from optimum.onnxruntime import ORTModelForFeatureExtraction
+
+        encoder = ORTModelForFeatureExtraction.from_pretrained("/srv/encoder")
+
+
+        async def vectors(request):
+            batch = await request.json()
+            return encoder(**batch).last_hidden_state.mean(axis=1).tolist()
+    """)
+    assert ("blocking_cpu", "return encoder(**batch).last_hidden_state.mean(axis=1).tolist()") in found
+
+
+def test_an_optimum_ort_model_offloaded_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        from optimum.onnxruntime import ORTModelForFeatureExtraction
+
+        encoder = ORTModelForFeatureExtraction.from_pretrained("/srv/encoder")
+
+
+        async def vectors(request):
+            batch = await request.json()
+            out = await asyncio.to_thread(lambda: encoder(**batch))
+            return out.last_hidden_state.mean(axis=1).tolist()
+    """)
+    assert not found
+
+
+_CONVERT = """
+    from optimum.onnxruntime import ORTModelForQuestionAnswering, ORTModelForSeq2SeqLM, ORTOptimizer
+    from optimum.onnxruntime.configuration import AutoOptimizationConfig
+
+
+    def convert(checkpoint, model_class, target):
+        model = model_class.from_pretrained(checkpoint, export=True)
+        tuner = ORTOptimizer.from_pretrained(model)
+        tuner.optimize(save_dir=target, optimization_config=AutoOptimizationConfig.O2())
+        return target
+
+
+    def convert_reader(checkpoint):
+        return convert(checkpoint, model_class=ORTModelForQuestionAnswering, target="/tmp/reader")
+
+
+    def convert_writer(checkpoint):
+        return convert(checkpoint, ORTModelForSeq2SeqLM, "/tmp/writer")
+"""
+
+
+def test_a_model_class_handed_in_loads_and_the_optimiser_writes(tmp_path):
+    found = flagged(tmp_path, _CONVERT + """
+        async def prepare(request):
+            return convert_reader((await request.json())["checkpoint"])
+    """)
+    assert ("blocking_file_io", "model = model_class.from_pretrained(checkpoint, export=True)") in found
+    assert ("blocking_file_io", "tuner.optimize(save_dir=target, optimization_config=AutoOptimizationConfig.O2())"
+            ) in found
+
+
+def test_the_conversion_in_a_worker_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, _CONVERT + """
+        import asyncio
+
+
+        async def prepare(request):
+            checkpoint = (await request.json())["checkpoint"]
+            return await asyncio.to_thread(convert_writer, checkpoint)
+    """)
+    assert not found
+
+
+def test_a_parameter_given_plain_functions_is_no_class(tmp_path):
+    found = flagged(tmp_path, """
+        def shout(text):
+            return text.upper()
+
+
+        def whisper(text):
+            return text.lower()
+
+
+        def render(text, style):
+            return style.__name__ + ":" + style(text)
+
+
+        async def loud(request):
+            return render(await request.text(), shout)
+
+
+        async def quiet(request):
+            return render(await request.text(), style=whisper)
+    """)
+    assert not found
+

@@ -38,7 +38,7 @@ from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.task_runs import ran_task
 from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
-from faultlib.detect.serving.blocking.passed import passed_names
+from faultlib.detect.serving.blocking.passed import passed_classes, passed_names
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports, nodes_of,
                                                    unquoted)
@@ -471,6 +471,11 @@ class Index(TypeOf):
                 found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
                 if found is not None:
                     return found
+            if parts[0] not in self.local_types(func):  # a class its callers hand in: ORTClass.from_pretrained(...)
+                for klass in passed_classes(self, func, parts[0]):
+                    found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
+                    if found is not None:
+                        return found
         if parts and module is not None and not (func is not None and parts[0] in self.local_types(func)):
             found = self.resolve_parts(parts, module, func)
             if found is not None:
