@@ -260,3 +260,31 @@ def test_a_parameter_given_plain_functions_is_no_class(tmp_path):
     """)
     assert not found
 
+
+
+# -- a transformers model head named for tokens is a model, not a tokenizer ----------------------------------------------
+
+def test_a_token_classification_model_global_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, """
+        from transformers import AutoModelForTokenClassification
+
+        ner = AutoModelForTokenClassification.from_pretrained("/srv/ner")
+
+
+        async def entities(encoded):
+            return ner(**encoded).logits.argmax(-1)
+    """)
+    assert found == {("blocking_cpu", "return ner(**encoded).logits.argmax(-1)")}
+
+
+def test_a_tokenizer_global_called_on_the_loop_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from transformers import AutoTokenizer
+
+        splitter = AutoTokenizer.from_pretrained("/srv/ner")
+
+
+        async def pieces(text):
+            return splitter(text, truncation=True)["input_ids"]
+    """)
+    assert not found

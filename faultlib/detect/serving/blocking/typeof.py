@@ -204,7 +204,8 @@ class TypeOf:
                 if owner and self.vocab.request_of(owner, last):
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and (owner.startswith("transformers.") or HF_HEAD.search(owner)):
-                    return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
+                    named = owner.rpartition(".")[2]  # AutoModelForTokenClassification is a model, no tokenizer
+                    return ("transformers.PreTrainedTokenizer" if "Tokenizer" in named or "Processor" in named
                             else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")
                 if (last in vocab.LOAD_METHODS or last.startswith("from_")) and isinstance(callee, ast.Attribute):
