@@ -6,7 +6,7 @@ test."""
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- a model kept by an object a classmethod factory builds (-> Self, cls(...)) ----------------------------------------
 
@@ -288,3 +288,108 @@ def test_a_tokenizer_global_called_on_the_loop_stays_silent(tmp_path):
             return splitter(text, truncation=True)["input_ids"]
     """)
     assert not found
+
+
+# -- functools.partial globals and the callables of a returned tuple (kept in an aiohttp application) -------------------
+
+_SCORING = """
+    from functools import partial
+
+    import torch
+
+    scorer = torch.jit.load("/srv/scorer.pt")
+
+
+    def normalise(text, lower):
+        return text.lower() if lower else text
+
+
+    def score(text, net):
+        with torch.inference_mode():
+            return net(torch.tensor([len(text)])).item()
+
+
+    prepare = partial(normalise, lower=True)
+    rate = partial(score, net=scorer)
+
+
+    def pipeline():
+        return prepare, rate
+"""
+
+
+def test_a_global_partial_of_a_model_call_blocks(tmp_path):
+    found = flagged(tmp_path, _SCORING + """
+        async def handle(request):
+            return {"score": rate(await request.text())}
+    """)
+    assert ("blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
+
+
+def test_a_global_partial_handed_to_an_executor_is_silent(tmp_path):
+    found = flagged(tmp_path, _SCORING + """
+        import asyncio
+
+
+        async def handle(request):
+            text = await request.text()
+            return {"score": await asyncio.get_running_loop().run_in_executor(None, rate, text)}
+    """)
+    assert not found
+
+
+def test_the_model_item_of_a_tuple_kept_in_an_aiohttp_app_blocks(tmp_path):
+    found = flagged_package(tmp_path, {
+        "scoring.py": _SCORING,
+        "app.py": """
+            from aiohttp import web
+
+            from svc.scoring import pipeline
+
+
+            async def rate_text(request):
+                clean, rate = request.app["pipeline"]
+                return web.json_response({"score": rate(clean(await request.text()))})
+
+
+            def make_app():
+                app = web.Application()
+                app["pipeline"] = pipeline()
+                app.router.add_post("/rate", rate_text)
+                return app
+        """,
+    })
+    assert ("scoring.py", "blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
+
+
+def test_the_cheap_item_of_the_same_tuple_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "scoring.py": _SCORING,
+        "app.py": """
+            from aiohttp import web
+
+            from svc.scoring import pipeline
+
+
+            async def clean_text(request):
+                clean, _ = request.app["pipeline"]
+                return web.json_response({"text": clean(await request.text())})
+
+
+            def make_app():
+                app = web.Application()
+                app["pipeline"] = pipeline()
+                app.router.add_post("/clean", clean_text)
+                return app
+        """,
+    })
+    assert not found
+
+
+def test_a_local_unpacked_from_a_returned_tuple_runs_its_item(tmp_path):
+    found = flagged(tmp_path, _SCORING + """
+        async def handle(text):
+            prep, run = pipeline()
+            return run(prep(text))
+    """)
+    assert ("blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
