@@ -393,3 +393,44 @@ def test_a_local_unpacked_from_a_returned_tuple_runs_its_item(tmp_path):
             return run(prep(text))
     """)
     assert ("blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
+
+
+# -- PortAudio initialisation ------------------------------------------------------------------------------------------
+
+def test_constructing_pyaudio_in_a_coroutine_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import pyaudio
+
+
+        class Speaker:
+            def __init__(self):
+                self.audio = pyaudio.PyAudio()
+
+            def play(self, frames):
+                return len(frames)
+
+
+        async def stream_reply(ws):
+            out = Speaker()
+            async for frames in ws:
+                out.play(frames)
+    """)
+    assert ("blocking_file_io", "self.audio = pyaudio.PyAudio()") in found
+
+
+def test_pyaudio_constants_and_a_constructor_run_in_a_thread_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import pyaudio
+
+        WIDTH = pyaudio.get_sample_size(pyaudio.paInt16)
+
+
+        async def stream_reply(ws):
+            audio = await asyncio.to_thread(pyaudio.PyAudio)
+            async for frames in ws:
+                await ws.send(str(len(frames) // WIDTH))
+            return audio
+    """)
+    assert not found
