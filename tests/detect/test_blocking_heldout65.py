@@ -434,3 +434,63 @@ def test_pyaudio_constants_and_a_constructor_run_in_a_thread_are_silent(tmp_path
             return audio
     """)
     assert not found
+
+
+# -- commonmeta: a metadata lookup by identifier, and the deposit writers ------------------------------------------------
+
+def test_commonmeta_metadata_of_an_identifier_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        from commonmeta import Metadata
+
+
+        async def cite(work_id: str):
+            record = Metadata(work_id)
+            return record.titles
+
+
+        async def cite_lowered(raw):
+            handle = raw["doi"]
+            handle = handle.strip()
+            return Metadata(handle).titles
+
+
+        async def cite_feed(slug):
+            return Metadata(f"https://feeds.example.org/{slug}", via="jsonfeed").titles
+    """)
+    assert {("blocking_http", "record = Metadata(work_id)"), ("blocking_http", "return Metadata(handle).titles"),
+            ("blocking_http", 'return Metadata(f"https://feeds.example.org/{slug}", via="jsonfeed").titles')} <= found
+
+
+def test_commonmeta_metadata_of_a_mapping_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from commonmeta import Metadata
+
+
+        async def render(row: dict):
+            return Metadata(row, via="commonmeta").write(to="bibtex")
+
+
+        async def render_stored(db, key):
+            entry = await db.fetch_one(key)
+            entry = dict(entry)
+            return Metadata(entry, via="jsonfeed").write()
+    """)
+    assert not found
+
+
+def test_commonmeta_deposit_writers_block_and_offloaded_ones_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from commonmeta.writers.crossref_xml_writer import push_crossref_xml
+        from commonmeta.writers.inveniordm_writer import push_inveniordm
+
+
+        async def register(work, login, password):
+            return push_crossref_xml(work, login_id=login, login_passwd=password)
+
+
+        async def archive(work, host, token):
+            return await asyncio.to_thread(push_inveniordm, work, host, token)
+    """)
+    assert found == {("blocking_http", "return push_crossref_xml(work, login_id=login, login_passwd=password)")}

@@ -35,6 +35,7 @@ from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_spools import memory_spool
 from faultlib.detect.serving.blocking.none_defaults import none_default
+from faultlib.detect.serving.blocking.text_args import as_text
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
@@ -235,6 +236,9 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     if condition.test == "contains":  # pattern = f"{name}.*"; folder.glob(pattern): the text bound to the name
         args = [bound_text(a, func) for a in args]
         keywords = {k: bound_text(v, func) for k, v in keywords.items()}
+    if condition.test == "text":  # Metadata(doi.lower()), Metadata(f"https://..."): a string, shown by the code
+        args = [as_text(a, func) for a in args]
+        keywords = {k: as_text(v, func) for k, v in keywords.items()}
     if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
         args = [none_default(a, func) for a in args]
         keywords = {k: none_default(v, func) for k, v in keywords.items()}
