@@ -6,7 +6,15 @@ test."""
 
 from __future__ import annotations
 
+import textwrap
+
 from tests.detect.blocking_source import flagged, flagged_package
+
+
+def _with(shared: str, extra: str) -> str:
+    """A shared module source followed by the lines one test adds, both at the module's top level."""
+    return textwrap.dedent(shared) + textwrap.dedent(extra)
+
 
 # -- a model kept by an object a classmethod factory builds (-> Self, cls(...)) ----------------------------------------
 
@@ -37,7 +45,7 @@ _RANKER = """
 
 
 def test_a_model_of_an_object_a_self_annotated_factory_builds_blocks(tmp_path):
-    found = flagged(tmp_path, _RANKER + """
+    found = flagged(tmp_path, _with(_RANKER, """
         def build():
             return RankService(Ranker.restore("/srv/models"))
 
@@ -48,12 +56,12 @@ def test_a_model_of_an_object_a_self_annotated_factory_builds_blocks(tmp_path):
 
             async def Rank(self, request, context):
                 return self.ranker.rank(list(request.ids))
-    """)
+    """))
     assert ("blocking_cpu", "return self.net(torch.tensor(ids)).tolist()") in found
 
 
 def test_the_same_factory_product_offloaded_is_silent(tmp_path):
-    found = flagged(tmp_path, _RANKER + """
+    found = flagged(tmp_path, _with(_RANKER, """
         import asyncio
 
 
@@ -63,7 +71,7 @@ def test_the_same_factory_product_offloaded_is_silent(tmp_path):
 
             async def Rank(self, request, context):
                 return await asyncio.to_thread(self.ranker.rank, list(request.ids))
-    """)
+    """))
     assert not found
 
 
@@ -93,18 +101,18 @@ _PROBES = """
 
 
 def test_self_on_a_subclass_runs_the_subclass_method(tmp_path):
-    found = flagged(tmp_path, _PROBES + """
+    found = flagged(tmp_path, _with(_PROBES, """
         async def slow_health():
             return SlowProbe.make().check()
-    """)
+    """))
     assert found == {("blocking_sleep", "time.sleep(0.5)")}
 
 
 def test_self_on_a_sibling_subclass_runs_its_own_method(tmp_path):
-    found = flagged(tmp_path, _PROBES + """
+    found = flagged(tmp_path, _with(_PROBES, """
         async def fast_health():
             return FastProbe.make().check()
-    """)
+    """))
     assert not found
 
 
@@ -216,24 +224,24 @@ _CONVERT = """
 
 
 def test_a_model_class_handed_in_loads_and_the_optimiser_writes(tmp_path):
-    found = flagged(tmp_path, _CONVERT + """
+    found = flagged(tmp_path, _with(_CONVERT, """
         async def prepare(request):
             return convert_reader((await request.json())["checkpoint"])
-    """)
+    """))
     assert ("blocking_file_io", "model = model_class.from_pretrained(checkpoint, export=True)") in found
     assert ("blocking_file_io", "tuner.optimize(save_dir=target, optimization_config=AutoOptimizationConfig.O2())"
             ) in found
 
 
 def test_the_conversion_in_a_worker_thread_is_silent(tmp_path):
-    found = flagged(tmp_path, _CONVERT + """
+    found = flagged(tmp_path, _with(_CONVERT, """
         import asyncio
 
 
         async def prepare(request):
             checkpoint = (await request.json())["checkpoint"]
             return await asyncio.to_thread(convert_writer, checkpoint)
-    """)
+    """))
     assert not found
 
 
@@ -319,22 +327,22 @@ _SCORING = """
 
 
 def test_a_global_partial_of_a_model_call_blocks(tmp_path):
-    found = flagged(tmp_path, _SCORING + """
+    found = flagged(tmp_path, _with(_SCORING, """
         async def handle(request):
             return {"score": rate(await request.text())}
-    """)
+    """))
     assert ("blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
 
 
 def test_a_global_partial_handed_to_an_executor_is_silent(tmp_path):
-    found = flagged(tmp_path, _SCORING + """
+    found = flagged(tmp_path, _with(_SCORING, """
         import asyncio
 
 
         async def handle(request):
             text = await request.text()
             return {"score": await asyncio.get_running_loop().run_in_executor(None, rate, text)}
-    """)
+    """))
     assert not found
 
 
@@ -387,11 +395,11 @@ def test_the_cheap_item_of_the_same_tuple_is_silent(tmp_path):
 
 
 def test_a_local_unpacked_from_a_returned_tuple_runs_its_item(tmp_path):
-    found = flagged(tmp_path, _SCORING + """
+    found = flagged(tmp_path, _with(_SCORING, """
         async def handle(text):
             prep, run = pipeline()
             return run(prep(text))
-    """)
+    """))
     assert ("blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
 
 
@@ -494,3 +502,39 @@ def test_commonmeta_deposit_writers_block_and_offloaded_ones_do_not(tmp_path):
             return await asyncio.to_thread(push_inveniordm, work, host, token)
     """)
     assert found == {("blocking_http", "return push_crossref_xml(work, login_id=login, login_passwd=password)")}
+
+
+# -- pypandoc's installer check --------------------------------------------------------------------------------------------
+
+_PANDOC = """
+    from functools import lru_cache
+
+    import pypandoc
+
+
+    @lru_cache(maxsize=1)
+    def pandoc_ready():
+        pypandoc.ensure_pandoc_installed(delete_installer=True)
+        return True
+"""
+
+
+def test_the_pandoc_installer_check_on_first_use_blocks(tmp_path):
+    found = flagged(tmp_path, _with(_PANDOC, """
+        async def word_count(request):
+            pandoc_ready()
+            return len((await request.text()).split())
+    """))
+    assert found == {("blocking_subprocess", "pypandoc.ensure_pandoc_installed(delete_installer=True)")}
+
+
+def test_the_pandoc_installer_check_filled_at_import_is_silent(tmp_path):
+    found = flagged(tmp_path, _with(_PANDOC, """
+        READY = pandoc_ready()
+
+
+        async def word_count(request):
+            pandoc_ready()
+            return len((await request.text()).split())
+    """))
+    assert not found
