@@ -538,3 +538,110 @@ def test_the_pandoc_installer_check_filled_at_import_is_silent(tmp_path):
             return len((await request.text()).split())
     """))
     assert not found
+
+
+# -- a model instance an Advanced Alchemy repository returns; SQLAlchemy init listeners --------------------------------
+
+_ACCOUNTS = """
+    import hashlib
+
+    from advanced_alchemy.repository import SQLAlchemyAsyncRepository
+    from sqlalchemy import event
+    from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+    class Base(DeclarativeBase):
+        pass
+
+
+    class Member(Base):
+        __tablename__ = "members"
+        handle: Mapped[str] = mapped_column(primary_key=True)
+        secret: Mapped[str] = mapped_column()
+
+        def matches(self, attempt: str) -> bool:
+            digest = hashlib.scrypt(attempt.encode(), salt=b"pepper", n=2**15, r=8, p=1, maxmem=2**26)
+            return digest.hex() == self.secret
+
+        def greeting(self) -> str:
+            return "hello " + self.handle
+
+
+    class MemberRepository(SQLAlchemyAsyncRepository[Member]):
+        model_type = Member
+
+
+    @event.listens_for(Member, "init")
+    def derive_secret(target, args, kwargs):
+        if "secret" in kwargs:
+            kwargs["secret"] = hashlib.scrypt(kwargs["secret"].encode(), salt=b"pepper", n=2**15, r=8, p=1,
+                                              maxmem=2**26).hex()
+"""
+
+
+def test_a_method_of_an_instance_a_repository_returned_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_ACCOUNTS, """
+        async def sign_in(members: MemberRepository, handle: str, attempt: str):
+            if member := await members.get_one_or_none(Member.handle == handle):
+                return member.matches(attempt)
+            return False
+    """))
+    assert ("blocking_cpu",
+            'digest = hashlib.scrypt(attempt.encode(), salt=b"pepper", n=2**15, r=8, p=1, maxmem=2**26)') in found
+
+
+def test_a_cheap_method_of_the_same_instance_is_silent(tmp_path):
+    found = flagged(tmp_path, _with(_ACCOUNTS, """
+        async def welcome(members: MemberRepository, handle: str):
+            member = await members.get_one(Member.handle == handle)
+            return member.greeting()
+    """))
+    assert not found
+
+
+def test_constructing_a_mapped_class_runs_its_init_listener(tmp_path):
+    found = flagged(tmp_path, _with(_ACCOUNTS, """
+        async def sign_up(members: MemberRepository, handle: str, secret: str):
+            return await members.add(Member(handle=handle, secret=secret))
+    """))
+    assert ("blocking_cpu",
+            'kwargs["secret"] = hashlib.scrypt(kwargs["secret"].encode(), salt=b"pepper", n=2**15, r=8, p=1,') in found
+
+
+def test_a_listener_for_another_event_or_class_does_not_run_on_construction(tmp_path):
+    found = flagged(tmp_path, """
+        import hashlib
+
+        from sqlalchemy import event
+        from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+        class Base(DeclarativeBase):
+            pass
+
+
+        class Note(Base):
+            __tablename__ = "notes"
+            key: Mapped[str] = mapped_column(primary_key=True)
+
+
+        class Tag(Base):
+            __tablename__ = "tags"
+            key: Mapped[str] = mapped_column(primary_key=True)
+
+
+        @event.listens_for(Note, "load")
+        def on_load(target, context):
+            target.checksum = hashlib.scrypt(target.key.encode(), salt=b"s", n=2**15, r=8, p=1, maxmem=2**26)
+
+
+        @event.listens_for(Tag, "init")
+        def on_tag(target, args, kwargs):
+            kwargs["key"] = hashlib.scrypt(kwargs["key"].encode(), salt=b"s", n=2**15, r=8, p=1, maxmem=2**26)
+
+
+        async def make_note(session, key):
+            session.add(Note(key=key))
+            await session.commit()
+    """)
+    assert not found

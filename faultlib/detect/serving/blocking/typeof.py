@@ -25,6 +25,7 @@ from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_
 from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
+from faultlib.detect.serving.blocking.repositories import repository_result
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
@@ -137,7 +138,7 @@ class TypeOf:
         if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: what it returns
             call = self.awaited_call(expr, func)
             if call is None:  # await asyncio.to_thread(fn, ...): what fn returns
-                return offloaded_result(self, expr, func)
+                return offloaded_result(self, expr, func) or repository_result(self, expr.value, func)
             target = self.callee(call.func, func)
             return None if target is None else self.awaited_type(target)
         if isinstance(expr, ast.Call):
