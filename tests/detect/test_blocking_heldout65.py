@@ -645,3 +645,49 @@ def test_a_listener_for_another_event_or_class_does_not_run_on_construction(tmp_
             await session.commit()
     """)
     assert not found
+
+
+# -- a streamed requests response read on the loop -----------------------------------------------------------------------
+
+def test_reading_a_streamed_response_on_the_loop_blocks_at_each_read(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+
+        async def relay(payload):
+            upstream = requests.get("http://backend/export", params=payload, stream=True)
+            if upstream.status_code >= 400:
+                problem = upstream.json()
+                raise RuntimeError(problem.get("detail"))
+
+            async def chunks():
+                for piece in upstream.iter_lines():
+                    yield piece
+
+            return chunks()
+    """)
+    assert {("blocking_http", "problem = upstream.json()"), ("blocking_http", "for piece in upstream.iter_lines():")
+            } <= found
+
+
+def test_a_second_read_of_a_stored_body_and_an_unstreamed_response_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import requests
+
+
+        async def relay(payload):
+            upstream = await asyncio.to_thread(requests.get, "http://backend/export", stream=True)
+            body = await asyncio.to_thread(lambda: upstream.content)
+            try:
+                return upstream.json()
+            except ValueError:
+                return {"raw": upstream.text, "size": len(body)}
+
+
+        async def plain(payload):
+            reply = await asyncio.to_thread(requests.get, "http://backend/export")
+            return reply.json()
+    """)
+    assert not found

@@ -17,6 +17,8 @@ from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.consumed_bodies import read_before
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
 from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
@@ -144,7 +146,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if family is not None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
                                                      or guarded_get(call, func) or reads_own_done_future(call, func))
-        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
+        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func) or (
+            owner == STREAMED_RESPONSE and read_before(call, func))  # a streamed body an earlier read stored
         return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None

@@ -16,7 +16,8 @@ from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
-from faultlib.detect.serving.blocking.offload_results import offloaded_result
+from faultlib.detect.serving.blocking.offload_results import offloaded_result, streamed_response
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
@@ -196,6 +197,8 @@ class TypeOf:
                 store = store_factory_type(target)  # FAISS.load_local(...), store.as_retriever(): LangChain's
                 if store is not None and target not in self.vocab.returns:
                     return store
+                if streamed_response(self, expr, func):  # requests.post(url, stream=True): its body still unread
+                    return STREAMED_RESPONSE
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database

@@ -10,8 +10,11 @@ whose ``read()`` returns what is in memory) is never named here.
 A ``requests`` response asked for with ``stream=True`` comes back the same way, its body still on the socket: the
 request sent in a worker thread (``await asyncio.to_thread(session.get, url, stream=True)``) leaves ``iter_content``,
 ``iter_lines``, ``json()`` and the ``content``/``text`` properties to download it where they run. Such a response is
-typed :data:`STREAMED_RESPONSE` by :mod:`~faultlib.detect.serving.blocking.offload_results` only (on the loop, the
-request itself is already the finding).
+typed :data:`STREAMED_RESPONSE` by :mod:`~faultlib.detect.serving.blocking.offload_results`, and so is one requested
+on the loop: the request is a finding, and each later read of the body waits on the socket again (held-out wave 65:
+blackfish's fix 388a10b4 replaced the proxy's ``json()`` of the error body and its ``iter_content`` in the streaming
+generator along with the request); a read after one that stored the body is memory
+(:mod:`~faultlib.detect.serving.blocking.consumed_bodies`).
 """
 
 from __future__ import annotations
