@@ -691,3 +691,47 @@ def test_a_second_read_of_a_stored_body_and_an_unstreamed_response_are_silent(tm
             return reply.json()
     """)
     assert not found
+
+
+# -- Fabric connections and the SFTP client they open ----------------------------------------------------------------------
+
+def test_fabric_sftp_round_trips_block_as_socket_io(tmp_path):
+    found = flagged(tmp_path, """
+        from fabric import Connection
+
+
+        def fetch_report(host, name):
+            with Connection(host, user="reports") as link:
+                with link.sftp() as channel:
+                    size = channel.stat(name).st_size
+                    with channel.open(name, "rb") as remote:
+                        return remote.read(), size
+
+
+        async def report(request):
+            return fetch_report(request.query["host"], request.query["name"])[0]
+    """)
+    assert {("blocking_socket_io", "with link.sftp() as channel:"),
+            ("blocking_socket_io", "size = channel.stat(name).st_size"),
+            ("blocking_socket_io", 'with channel.open(name, "rb") as remote:'),
+            ("blocking_socket_io", "return remote.read(), size")} <= found
+    assert not any(kind == "blocking_db" for kind, _ in found)
+
+
+def test_building_a_fabric_connection_and_offloaded_transfers_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from fabric import Connection
+
+
+        def push(link, local_path):
+            link.put(local_path, remote="/srv/inbox/")
+
+
+        async def upload(host, local_path):
+            link = Connection(host, user="deploy")
+            await asyncio.to_thread(push, link, local_path)
+            return link.host
+    """)
+    assert not found
