@@ -735,3 +735,34 @@ def test_building_a_fabric_connection_and_offloaded_transfers_are_silent(tmp_pat
             return link.host
     """)
     assert not found
+
+
+# -- huggingface_hub's module-level functions of the default HfApi ---------------------------------------------------------
+
+def test_hub_functions_bound_to_the_default_api_block(tmp_path):
+    found = flagged(tmp_path, """
+        from huggingface_hub import list_repo_commits, repo_exists
+
+
+        async def newest(repo_id, known):
+            if not repo_exists(repo_id):
+                return None
+            shas = map(lambda entry: entry.commit_id, list_repo_commits(repo_id))
+            return next((s for s in shas if s in known), None)
+    """)
+    assert {("blocking_http", "if not repo_exists(repo_id):"),
+            ("blocking_http", "shas = map(lambda entry: entry.commit_id, list_repo_commits(repo_id))")} <= found
+
+
+def test_hub_helpers_without_requests_are_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from huggingface_hub import hf_hub_url, list_repo_commits
+
+
+        async def links(repo_id, name):
+            history = await asyncio.to_thread(list_repo_commits, repo_id)
+            return [hf_hub_url(repo_id, name, revision=c.commit_id) for c in history]
+    """)
+    assert not found
