@@ -123,8 +123,7 @@ def test_an_unannotated_init_parameter_takes_what_cls_is_given(tmp_path):
 
         class Sentiment:
             def __init__(self, model, labels):
-                self.model = model
-                self.labels = labels
+                self.model, self.labels = model, labels
 
             @classmethod
             def pretrained(cls, name):
@@ -147,25 +146,23 @@ def test_an_unannotated_init_parameter_takes_what_cls_is_given(tmp_path):
 def test_cls_given_plain_values_types_nothing(tmp_path):
     found = flagged(tmp_path, """
         class Window:
-            def __init__(self, size, items):
-                self.size = size
-                self.items = items
+            def __init__(self, size, items=None):
+                self.size, self.items = size, items or []
 
             @classmethod
             def empty(cls, size):
-                return cls(size, [])
+                return cls(size)
 
             def push(self, item):
                 self.items.append(item)
                 return self.items[-self.size:]
 
 
-        class Feed:
-            def __init__(self):
-                self.window = Window.empty(8)
+        WINDOW = Window.empty(8)
 
-            async def on_item(self, item):
-                return self.window.push(item)
+
+        async def on_item(item):
+            return WINDOW.push(item)
     """)
     assert not found
 
@@ -346,51 +343,39 @@ def test_a_global_partial_handed_to_an_executor_is_silent(tmp_path):
     assert not found
 
 
+def _served(handler: str, route: str) -> dict[str, str]:
+    """The scoring module and an aiohttp app module keeping its pipeline under app["pipeline"], with ``handler``."""
+    name = handler.split("async def ", 1)[1].split("(", 1)[0]
+    app = textwrap.dedent("""
+        from aiohttp import web
+
+        from svc.scoring import pipeline
+    """) + textwrap.dedent(handler) + textwrap.dedent(f"""
+
+        def make_app():
+            app = web.Application()
+            app["pipeline"] = pipeline()
+            app.router.add_post("{route}", {name})
+            return app
+    """)
+    return {"scoring.py": _SCORING, "app.py": app}
+
+
 def test_the_model_item_of_a_tuple_kept_in_an_aiohttp_app_blocks(tmp_path):
-    found = flagged_package(tmp_path, {
-        "scoring.py": _SCORING,
-        "app.py": """
-            from aiohttp import web
-
-            from svc.scoring import pipeline
-
-
-            async def rate_text(request):
-                clean, rate = request.app["pipeline"]
-                return web.json_response({"score": rate(clean(await request.text()))})
-
-
-            def make_app():
-                app = web.Application()
-                app["pipeline"] = pipeline()
-                app.router.add_post("/rate", rate_text)
-                return app
-        """,
-    })
+    found = flagged_package(tmp_path, _served("""
+        async def rate_text(request):
+            clean, rate = request.app["pipeline"]
+            return web.json_response({"score": rate(clean(await request.text()))})
+    """, "/rate"))
     assert ("scoring.py", "blocking_cpu", "return net(torch.tensor([len(text)])).item()") in found
 
 
 def test_the_cheap_item_of_the_same_tuple_is_silent(tmp_path):
-    found = flagged_package(tmp_path, {
-        "scoring.py": _SCORING,
-        "app.py": """
-            from aiohttp import web
-
-            from svc.scoring import pipeline
-
-
-            async def clean_text(request):
-                clean, _ = request.app["pipeline"]
-                return web.json_response({"text": clean(await request.text())})
-
-
-            def make_app():
-                app = web.Application()
-                app["pipeline"] = pipeline()
-                app.router.add_post("/clean", clean_text)
-                return app
-        """,
-    })
+    found = flagged_package(tmp_path, _served("""
+        async def clean_text(request):
+            clean, _ = request.app["pipeline"]
+            return web.json_response({"text": clean(await request.text())})
+    """, "/clean"))
     assert not found
 
 

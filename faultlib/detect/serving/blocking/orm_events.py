@@ -41,10 +41,14 @@ def _ancestors(index, klass: Klass, depth: int = 0) -> list[Klass]:
 
 
 def _table(index) -> dict[int, list[tuple[Func, bool]]]:
-    memo = index.__dict__.get("_faultlib_init_listeners")
-    if memo is not None:
-        return memo
-    memo = index.__dict__["_faultlib_init_listeners"] = {}
+    """``{id(class): [(listener, propagate), ...]}`` over the analysed files, built once per index."""
+    if "_faultlib_init_listeners" not in index.__dict__:
+        index.__dict__["_faultlib_init_listeners"] = _registrations(index)
+    return index.__dict__["_faultlib_init_listeners"]
+
+
+def _registrations(index) -> dict[int, list[tuple[Func, bool]]]:
+    memo: dict[int, list[tuple[Func, bool]]] = {}
     for module in index.distinct_modules():
         top = index.infer.module_func(module)
         for func in module.all_functions:

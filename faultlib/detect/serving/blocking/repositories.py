@@ -55,12 +55,8 @@ def model_of(index, klass: Klass, depth: int = 0) -> Klass | None:
             found = index.callee(base.slice, index.infer.module_func(klass.module))
             if isinstance(found, Klass):
                 return found
-    for base in index.bases(klass):
-        if isinstance(base, Klass):
-            found = model_of(index, base, depth + 1)
-            if found is not None:
-                return found
-    return None
+    inherited = (model_of(index, base, depth + 1) for base in index.bases(klass) if isinstance(base, Klass))
+    return next((m for m in inherited if m is not None), None)  # declared on a repository base of the files
 
 
 def _library_base(index, expr: ast.expr, klass: Klass) -> bool:
