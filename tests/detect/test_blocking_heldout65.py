@@ -678,6 +678,21 @@ def test_a_second_read_of_a_stored_body_and_an_unstreamed_response_are_silent(tm
     assert not found
 
 
+def test_a_streamed_body_handed_on_as_an_iterator_is_read_where_it_is_iterated(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import requests
+        from starlette.responses import StreamingResponse
+
+
+        async def speak(text):
+            audio = await asyncio.to_thread(requests.post, "http://tts/speak", json={"text": text}, stream=True)
+            return StreamingResponse(audio.iter_content(chunk_size=4096), media_type="audio/mpeg")
+    """)
+    assert not found
+
+
 # -- Fabric connections and the SFTP client they open ----------------------------------------------------------------------
 
 def test_fabric_sftp_round_trips_block_as_socket_io(tmp_path):

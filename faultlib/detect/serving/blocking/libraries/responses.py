@@ -30,6 +30,11 @@ URLLIB3 = ("https://urllib3.readthedocs.io/en/stable/advanced-usage.html#streami
 
 STREAMED_RESPONSE = "requests.Response.streamed"
 """The type given to a ``requests`` response fetched with ``stream=True`` (a name no real class has)."""
+STREAMED_ITERATORS = frozenset(f"{STREAMED_RESPONSE}.{m}" for m in ("iter_content", "iter_lines"))
+"""Methods of a streamed response that return a generator: the socket is read where it is iterated, not where it is
+made (``StreamingResponse(resp.iter_content())`` hands a sync iterator to Starlette, which iterates it in its thread
+pool: https://www.starlette.io/responses/#streamingresponse, "If the iterator is sync, it is iterated in a thread
+pool"); :mod:`~faultlib.detect.serving.blocking.reach` reports one only when the function iterates it."""
 REQUESTS_STREAM = ("https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow (with stream=True "
                    "only the headers are read; the body is downloaded when content is accessed or iter_content/"
                    "iter_lines are iterated)")
