@@ -20,7 +20,7 @@ import ast
 from faultlib.detect.serving.blocking.infer import stored_type
 from faultlib.detect.serving.blocking.model import Func, Type, nodes_of
 
-__all__ = ["app_item"]
+__all__ = ["app_item", "app_stores"]
 
 APPLICATIONS = frozenset({"aiohttp.web.Application", "aiohttp.web_app.Application"})
 """aiohttp's application class, as exported (``aiohttp.web``) and where it is defined."""
@@ -33,13 +33,20 @@ https://docs.aiohttp.org/en/stable/web_reference.html#aiohttp.web.BaseRequest.ap
 def app_item(index, container: ast.expr, key: ast.expr, func: Func) -> Type | None:
     """The type stored under the string (or ``AppKey`` global) ``key`` of an aiohttp application, read in ``func`` as ``container[key]``
     (``container``: ``<request>.app``, ``<request>.config_dict``, or a value typed as the application), or None."""
+    stores = app_stores(index, container, key, func)
+    return stored_type(index, stores) if stores is not None else None
+
+
+def app_stores(index, container: ast.expr, key: ast.expr, func: Func) -> list[tuple[ast.expr, Func]] | None:
+    """Every ``(value, scope)`` stored under ``key`` of an aiohttp application that ``container[key]`` in ``func``
+    reads (see :func:`app_item`), or None when ``container[key]`` is no such read."""
     name = _key(key)
     if name is None:
         return None
     if not (isinstance(container, ast.Attribute) and container.attr in READERS) and not (
             isinstance(container, ast.Name) and index.type_of(container, func) in APPLICATIONS):
         return None
-    return stored_type(index, _stores(index).get(name, []))
+    return _stores(index).get(name, [])
 
 
 def _stores(index) -> dict[str, list[tuple[ast.expr, Func]]]:

@@ -40,7 +40,8 @@ from faultlib.detect.serving.blocking.holders import overridden_store
 from faultlib.detect.serving.blocking.task_runs import ran_task
 from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
-from faultlib.detect.serving.blocking.passed import passed_names
+from faultlib.detect.serving.blocking.passed import passed_classes, passed_names
+from faultlib.detect.serving.blocking.returned_items import returned_item
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports, nodes_of,
                                                    unquoted)
@@ -435,7 +436,8 @@ class Index(TypeOf):
                 return self.infer.element_callee(expr.func.value, func)  # handlers.get(name)(...)
             return module_wildcard(self, expr, func)  # getattr(ccxt, exchange_id)(...): "ccxt.*"
         if isinstance(expr, ast.Subscript) and func is not None:  # handlers[name](...); pairs[ext][0](...)
-            return self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
+            return (self.infer.element_callee(expr.value, func) or self.infer.item_callee(expr, func)
+                    or returned_item(self, expr, func))  # tok, embed = make_pipeline(): item 1 of its return
         if isinstance(expr, ast.IfExp) and func is not None:  # (FastLoader if fast else SlowLoader)(...)
             sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
             if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):
@@ -485,6 +487,11 @@ class Index(TypeOf):
                 found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
                 if found is not None:
                     return found
+            if parts[0] not in self.local_types(func):  # a class its callers hand in: ORTClass.from_pretrained(...)
+                for klass in passed_classes(self, func, parts[0]):
+                    found = f"{klass}.{parts[1]}" if isinstance(klass, str) else self.method(klass, parts[1])
+                    if found is not None:
+                        return found
         if parts and module is not None and not (func is not None and parts[0] in self.local_types(func)):
             found = self.resolve_parts(parts, module, func)
             if found is not None:

@@ -121,6 +121,9 @@ class Inference:
             return None
         found: list[Type] = []
         sites = [(call, caller, want) for call, caller in self.sites().get(key, [])[:MAX_SITES]]
+        if klass is not None and func.node.name == "__init__":  # cls(model=...) in the class's own classmethod
+            sites += [(call, caller, want) for call, caller in self.sites().get("cls", [])
+                      if caller.cls is klass][:MAX_SITES]
         if klass is not None and func.node.name == "__init__":  # super().__init__(model) in a subclass
             for sub in self.index.subclasses(klass)[:MAX_SITES]:
                 init = sub.methods.get("__init__")

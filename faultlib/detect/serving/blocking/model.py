@@ -307,7 +307,7 @@ def aliases(func: Func) -> dict[str, ast.expr]:
                 and counts.get(node.targets[0].id) == 1):
             found[node.targets[0].id] = node.value
         elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
-              and isinstance(node.value, ast.Subscript)):  # loader_class, options = LOADERS[ext]: item i of it
+              and isinstance(node.value, (ast.Subscript, ast.Call))):  # a, b = LOADERS[ext] / = make(): item i
             for i, elt in enumerate(node.targets[0].elts):
                 if isinstance(elt, ast.Name) and counts.get(elt.id) == 1:
                     found[elt.id] = ast.copy_location(ast.Subscript(value=node.value, slice=ast.Constant(i),
@@ -324,7 +324,7 @@ def is_function_value(expr: ast.expr) -> bool:
     if isinstance(expr, ast.IfExp):
         return all(isinstance(side, ast.Name) or is_function_value(side) for side in (expr.body, expr.orelse))
     if isinstance(expr, ast.Subscript):  # LOADERS[ext]: what it calls is known only when the container is a literal
-        return isinstance(expr.value, (ast.Name, ast.Attribute, ast.Subscript))
+        return isinstance(expr.value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))  # or make()[1]: a return
     if isinstance(expr, ast.Call) and expr.args:
         parts = dotted(expr.func)
         if parts and parts[-1] == "partial":

@@ -76,6 +76,13 @@ def offloaded_result(index, expr: ast.Await, func: Func | None):
     return index.vocab.returns.get(ran) if isinstance(ran, str) else None
 
 
+def streamed_response(index, call: ast.Call, func: Func | None) -> bool:
+    """``call`` is a ``requests`` call passed ``stream=True`` made right here (``requests.post(url, stream=True)``):
+    its result's body is still unread, whichever thread then reads it (held-out wave 65: a Litestar proxy reading
+    the streamed upstream response with ``json()`` and ``iter_content`` on the loop)."""
+    return func is not None and _streamed_request(index, call, call.func, func)
+
+
 def _streamed_request(index, call: ast.Call, fn: ast.expr, func: Func) -> bool:
     """The offloaded work is a ``requests`` call passed ``stream=True``: ``to_thread(session.get, url,
     stream=True)`` or ``run_in_executor(None, lambda: session.post(url, stream=True))``."""

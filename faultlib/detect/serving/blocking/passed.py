@@ -9,6 +9,8 @@ or a caller that cannot be resolved answers nothing: the parameter stays unknown
 :func:`~faultlib.detect.serving.blocking.choices.picked`. :func:`passed_names` answers the same question when every
 site passes a third-party callable (``_batch(ids, operation=self.collection.upsert)``, then ``operation(ids=...)``
 in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blocking.index.Index.callee` names it.
+:func:`passed_classes` answers when every site passes a class, whose class methods the parameter then calls
+(``ORTClass.from_pretrained(...)``).
 
 When the callers taken together name nothing (more than :data:`MAX_CALLEES` functions, as an API client whose every
 method hands its own nested ``call_fn`` to one ``self._safe_call(call_fn)`` that does ``return f()``; or one site
@@ -23,7 +25,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 
-__all__ = ["called_here", "passed_callees", "passed_names"]
+__all__ = ["called_here", "passed_callees", "passed_classes", "passed_names"]
 
 MAX_CALLERS = 24      # call sites examined for one parameter
 MAX_CALLEES = 8       # distinct functions or classes passed for it
@@ -42,6 +44,18 @@ def passed_names(index, func: Func, name: str) -> list[str]:
     function (``loader=joblib.load``); empty when one site passes anything else."""
     found = _passed(index, func, name)
     return found if all(isinstance(f, str) for f in found) else []
+
+
+def passed_classes(index, func: Func, name: str) -> list[Klass | str]:
+    """The classes every call site passes for the parameter ``name`` (``_export(name, ORTClass=ORTModelForCausalLM)``,
+    then ``ORTClass.from_pretrained(name)`` in ``_export``): classes of the analysed files, or third-party classes by
+    dotted name (a capitalised last part); empty when one site passes anything else (a function, an instance's bound
+    method, a call's result). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.callee` for a method
+    called on the parameter (held-out wave 65: an export helper's model class)."""
+    found = _passed(index, func, name)
+    classes = [f for f in found if isinstance(f, Klass) or (
+        isinstance(f, str) and f.rpartition(".")[2][:1].isupper() and not f.startswith("builtins."))]
+    return classes if len(classes) == len(found) else []
 
 
 def called_here(index, call: ast.Call, caller: Func, target: Func) -> list[Func]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.consumed_bodies import read_before
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 
@@ -43,7 +45,7 @@ def blocking_reads(func: Func, index) -> list[Site]:
             continue
         owner = index.type_of(node.value, func)
         entry = reads.get(f"{owner}.{node.attr}") if isinstance(owner, str) else None
-        if entry is not None:
+        if entry is not None and not (owner == STREAMED_RESPONSE and read_before(node, func)):  # body stored
             found.append(Site(entry[0], f"{owner}.{node.attr} (reading the property queries the server)", func, node))
     return found + item_sites(func, index)
 

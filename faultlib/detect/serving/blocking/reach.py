@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_ITERATORS
 from faultlib.detect.serving.blocking.composed_mixins import sibling_implementations
 from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
@@ -223,6 +224,8 @@ class Reachability(BodyCalls):
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):
+            if target in STREAMED_ITERATORS and id(call) not in self._iterated(func):
+                return None  # StreamingResponse(resp.iter_content()): the generator is read where it is iterated
             site = named_site(index, target, call, func)
             if site is None and isinstance(call.func, ast.Attribute):
                 site = any_of_site(index, call, func)

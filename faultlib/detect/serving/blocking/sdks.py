@@ -33,6 +33,21 @@ PINECONE_STORE = ("https://docs.llamaindex.ai/en/stable/api_reference/storage/ve
                   "pinecone_index, PineconeVectorStore's _initialize_pinecone_client builds pinecone.Pinecone(api_key)"
                   ".Index(index_name), whose host lookup by name is a describe_index request)")
 _PINECONE_STORES = tuple(f"llama_index.vector_stores.pinecone{m}.PineconeVectorStore" for m in ("", ".base"))
+HUB_API_FUNCTIONS = ("https://huggingface.co/docs/huggingface_hub/package_reference/hf_api (the module-level functions "
+                     "are the methods of a default HfApi: hf_api.py binds `api = HfApi()` then `list_repo_commits = "
+                     "api.list_repo_commits` and so on; each is a request to the Hub's REST API)")
+_HUB_API_FUNCTIONS = (
+    "whoami", "auth_check", "list_datasets", "dataset_info", "list_spaces", "space_info", "repo_exists",
+    "revision_exists", "file_exists", "repo_info", "list_repo_refs", "list_repo_commits", "list_repo_tree",
+    "get_paths_info", "create_commit", "delete_repo", "update_repo_settings", "move_repo", "delete_file",
+    "delete_folder", "upload_large_folder", "create_branch", "delete_branch", "create_tag", "delete_tag",
+    "super_squash_history", "get_safetensors_metadata", "list_liked_repos", "get_repo_discussions",
+    "create_discussion", "create_pull_request", "get_space_runtime", "restart_space", "pause_space",
+    "duplicate_space", "get_collection", "list_collections", "list_inference_endpoints", "get_inference_endpoint",
+    "create_inference_endpoint")
+"""Functions of ``huggingface_hub`` bound to the default ``HfApi`` (held-out wave 65: ``list_repo_commits`` of a model
+repository, from a service launcher reached on the loop); ``run_as_future`` is left out (it hands the call to a
+thread)."""
 
 GRADIO = ("https://www.gradio.app/docs/python-client/client (Client(src) fetches the app's config and API info "
           "over HTTP; predict sends the job and waits for its result; submit returns a Job without waiting)")
@@ -323,6 +338,7 @@ SDKS = Vocabulary(
         **{f"huggingface_hub.{f}": (H, "https://huggingface.co/docs/huggingface_hub/guides/download") for f in (
             "hf_hub_download", "snapshot_download", "upload_file", "upload_folder", "create_repo", "list_models",
             "model_info", "list_repo_files")},
+        **{f"huggingface_hub.{m}{f}": (H, HUB_API_FUNCTIONS) for m in ("", "hf_api.") for f in _HUB_API_FUNCTIONS},
         "datasets.load_dataset": (H, "https://huggingface.co/docs/datasets/package_reference/loading_methods#datasets."
                                      "load_dataset (downloads the dataset from the Hub or reads the local cache, and "
                                      "prepares the Arrow files, in the calling thread)"),

@@ -18,6 +18,8 @@ from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.consumed_bodies import read_before
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
 from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
@@ -36,6 +38,7 @@ from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
 from faultlib.detect.serving.blocking.memory_spools import memory_spool
 from faultlib.detect.serving.blocking.none_defaults import none_default
+from faultlib.detect.serving.blocking.text_args import as_text
 from faultlib.detect.serving.blocking.memory_params import mixed_memory_argument
 from faultlib.detect.serving.blocking.model_refs import constructed_site, run_site
 from faultlib.detect.serving.blocking.native_wav import PYDUB, native_wav
@@ -146,7 +149,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
                                                      or guarded_get(call, func) or reads_own_done_future(call, func)
                                                      or settled_wait(index, call, func))
-        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
+        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func) or (
+            owner == STREAMED_RESPONSE and read_before(call, func))  # a streamed body an earlier read stored
         return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None
@@ -241,6 +245,9 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     if condition.test == "contains":  # pattern = f"{name}.*"; folder.glob(pattern): the text bound to the name
         args = [bound_text(a, func) for a in args]
         keywords = {k: bound_text(v, func) for k, v in keywords.items()}
+    if condition.test == "text":  # Metadata(doi.lower()), Metadata(f"https://..."): a string, shown by the code
+        args = [as_text(a, func) for a in args]
+        keywords = {k: as_text(v, func) for k, v in keywords.items()}
     if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
         args = [none_default(a, func) for a in args]
         keywords = {k: none_default(v, func) for k, v in keywords.items()}

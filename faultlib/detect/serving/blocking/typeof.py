@@ -17,7 +17,8 @@ from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
-from faultlib.detect.serving.blocking.offload_results import offloaded_result
+from faultlib.detect.serving.blocking.offload_results import offloaded_result, streamed_response
+from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
@@ -26,11 +27,13 @@ from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_
 from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
+from faultlib.detect.serving.blocking.repositories import repository_result
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.app_items import app_item
 from faultlib.detect.serving.blocking.hass_data import hass_item
+from faultlib.detect.serving.blocking.self_returns import SELF_TYPES, self_return
 from faultlib.detect.serving.blocking.scopes import (_LOADED_MODEL, MAX_RESOLVE_DEPTH, _enclosing_scope, _module_func,
                                                     _unannotated_param)
 
@@ -137,7 +140,7 @@ class TypeOf:
         if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: what it returns
             call = self.awaited_call(expr, func)
             if call is None:  # await asyncio.to_thread(fn, ...): what fn returns
-                return offloaded_result(self, expr, func)
+                return offloaded_result(self, expr, func) or repository_result(self, expr.value, func)
             target = self.callee(call.func, func)
             return None if target is None else self.awaited_type(target)
         if isinstance(expr, ast.Call):
@@ -174,6 +177,10 @@ class TypeOf:
                 if base is not None:
                     return base
             if isinstance(target, Func):
+                if target.cls is not None and target.node.returns is not None:
+                    found = self_return(self, target, callee, func, depth)  # -> Self: the receiver's class
+                    if found is not None:
+                        return found
                 if isinstance(callee, ast.Attribute) and isinstance(owner, Klass) and target.cls is not None:
                     found = self.generics.returned(target, owner)  # -> T on a Manager[SileroVad]
                     if found is not None:
@@ -191,6 +198,8 @@ class TypeOf:
                 store = store_factory_type(target)  # FAISS.load_local(...), store.as_retriever(): LangChain's
                 if store is not None and target not in self.vocab.returns:
                     return store
+                if streamed_response(self, expr, func):  # requests.post(url, stream=True): its body still unread
+                    return STREAMED_RESPONSE
                 if target in self.vocab.returns:
                     return self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
@@ -200,7 +209,8 @@ class TypeOf:
                 if owner and self.vocab.request_of(owner, last):
                     return target  # a sub-client's method returns a request of the same client: api.people().get()
                 if last == "from_pretrained" and (owner.startswith("transformers.") or HF_HEAD.search(owner)):
-                    return ("transformers.PreTrainedTokenizer" if "Token" in owner or "Processor" in owner
+                    named = owner.rpartition(".")[2]  # AutoModelForTokenClassification is a model, no tokenizer
+                    return ("transformers.PreTrainedTokenizer" if "Tokenizer" in named or "Processor" in named
                             else "transformers.PretrainedConfig" if owner.endswith("Config")
                             else "transformers.PreTrainedModel")
                 if (last in vocab.LOAD_METHODS or last.startswith("from_")) and isinstance(callee, ast.Attribute):
@@ -324,6 +334,8 @@ class TypeOf:
 
     def return_type(self, func: Func, depth: int = 0) -> Type | None:
         found = self.annotation_type(func.node.returns, func.module)
+        if found in SELF_TYPES:  # -> Self: an instance of the method's class (self_returns)
+            found = func.cls
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
         memory = None

@@ -1,6 +1,7 @@
 """Document and media file libraries: PDF (PyMuPDF, pypdf, pdfplumber, pdf2image), office files (python-pptx,
 python-docx's and openpyxl's writers, xlrd, odfpy, olefile, Aspose.Words), EPUB (EbookLib) and MIDI (mido) files opened, parsed
-and written; pypandoc's conversions (they run the ``pandoc`` binary and wait for it); docling's document conversion (layout and OCR models run over every page).
+and written; pypandoc's conversions (they run the ``pandoc`` binary and wait for it) and its installer check (held-out
+wave 65: ``ensure_pandoc_installed`` in a cached helper, run by the first conversion a handler asks for); docling's document conversion (layout and OCR models run over every page).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
 ``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
@@ -30,6 +31,10 @@ PYPDF = ("https://pypdf.readthedocs.io/en/stable/modules/PdfReader.html (PdfRead
          "and parses its cross-reference table); https://pypdf.readthedocs.io/en/stable/modules/PdfWriter.html (write)")
 PYPANDOC = ("https://github.com/JessicaTegner/pypandoc#usage (convert_text and convert_file run the pandoc binary as a "
             "child process and wait for its output; get_pandoc_version/formats run it too)")
+PYPANDOC_INSTALL = ("https://github.com/JessicaTegner/pypandoc#installing-pandoc-via-pypandoc (ensure_pandoc_installed "
+                    "runs the pandoc it finds to read its version and, when there is none, download_pandoc fetches "
+                    "the installer from GitHub's releases and unpacks it; get_pandoc_path probes the candidates the "
+                    "same way)")
 PDFPLUMBER = "https://github.com/jsvine/pdfplumber#python-library (pdfplumber.open opens and parses the PDF)"
 PPTX = ("https://python-pptx.readthedocs.io/en/latest/api/presentation.html (Presentation(pptx) opens the file or "
         "stream and parses the package; save writes it)")
@@ -65,6 +70,10 @@ DOCUMENTS = Vocabulary(
         "olefile.OleFileIO": (F, OLEFILE), _ASPOSE_DOCUMENT: (F, ASPOSE_WORDS),
         **{f"pypandoc.{f}": ("blocking_subprocess", PYPANDOC) for f in (
             "convert_text", "convert_file", "convert", "get_pandoc_version", "get_pandoc_formats")},
+        **{f"pypandoc.{f}": ("blocking_subprocess", PYPANDOC_INSTALL) for f in (
+            "ensure_pandoc_installed", "get_pandoc_path")},
+        "pypandoc.download_pandoc": ("blocking_http", PYPANDOC_INSTALL),
+        "pypandoc.pandoc_download.download_pandoc": ("blocking_http", PYPANDOC_INSTALL),
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,

@@ -10,8 +10,11 @@ whose ``read()`` returns what is in memory) is never named here.
 A ``requests`` response asked for with ``stream=True`` comes back the same way, its body still on the socket: the
 request sent in a worker thread (``await asyncio.to_thread(session.get, url, stream=True)``) leaves ``iter_content``,
 ``iter_lines``, ``json()`` and the ``content``/``text`` properties to download it where they run. Such a response is
-typed :data:`STREAMED_RESPONSE` by :mod:`~faultlib.detect.serving.blocking.offload_results` only (on the loop, the
-request itself is already the finding).
+typed :data:`STREAMED_RESPONSE` by :mod:`~faultlib.detect.serving.blocking.offload_results`, and so is one requested
+on the loop: the request is a finding, and each later read of the body waits on the socket again (held-out wave 65:
+blackfish's fix 388a10b4 replaced the proxy's ``json()`` of the error body and its ``iter_content`` in the streaming
+generator along with the request); a read after one that stored the body is memory
+(:mod:`~faultlib.detect.serving.blocking.consumed_bodies`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ URLLIB3 = ("https://urllib3.readthedocs.io/en/stable/advanced-usage.html#streami
 
 STREAMED_RESPONSE = "requests.Response.streamed"
 """The type given to a ``requests`` response fetched with ``stream=True`` (a name no real class has)."""
+STREAMED_ITERATORS = frozenset(f"{STREAMED_RESPONSE}.{m}" for m in ("iter_content", "iter_lines"))
+"""Methods of a streamed response that return a generator: the socket is read where it is iterated, not where it is
+made (``StreamingResponse(resp.iter_content())`` hands a sync iterator to Starlette, which iterates it in its thread
+pool: https://www.starlette.io/responses/#streamingresponse, "If the iterator is sync, it is iterated in a thread
+pool"); :mod:`~faultlib.detect.serving.blocking.reach` reports one only when the function iterates it."""
 REQUESTS_STREAM = ("https://requests.readthedocs.io/en/latest/user/advanced/#body-content-workflow (with stream=True "
                    "only the headers are read; the body is downloaded when content is accessed or iter_content/"
                    "iter_lines are iterated)")

@@ -7,7 +7,9 @@ receives in the calling thread: ``recv()`` waits until the peer sends a frame, `
 closes. ``websockets`` has a synchronous twin of its asyncio API, ``websockets.sync.client.connect`` (held-out wave 58:
 a Discord bot asking its TTS server over it from a message handler): the same connect, send and receive on the
 calling thread. PyAudio's ``Stream.write``/``read`` in its default (blocking) mode return only once the device has played or
-recorded the frames, the length of the audio.
+recorded the frames, the length of the audio; constructing ``pyaudio.PyAudio()`` initialises PortAudio, which opens
+every host API and probes each audio device before it returns (held-out wave 65: a websocket client building its
+microphone inside its async send loop).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ WEBSOCKETS_SYNC = ("https://websockets.readthedocs.io/en/stable/reference/sync/c
 PYAUDIO = ("https://people.csail.mit.edu/hubert/pyaudio/docs/#pyaudio.PyAudio.Stream.write ('blocking mode': "
            "write/read return once the frames are played or recorded)")
 
+PYAUDIO_INIT = ("https://people.csail.mit.edu/hubert/pyaudio/docs/#pyaudio.PyAudio (PyAudio() initializes "
+                "PortAudio: Pa_Initialize, https://files.portaudio.com/docs/v19-doxydocs/portaudio_8h.html, opens the "
+                "host APIs and enumerates their devices)")
+
 _SOCKETS = ("websocket.WebSocket", "websocket._core.WebSocket")
 _APPS = ("websocket.WebSocketApp", "websocket._app.WebSocketApp")
 _SYNC_CLIENTS = ("websockets.sync.client.ClientConnection", "websockets.sync.connection.Connection")
@@ -33,7 +39,8 @@ _STREAMS = ("pyaudio.Stream", "pyaudio.PyAudio.Stream")
 STREAMS = Vocabulary(
     calls={"websocket.create_connection": (SOCKET, WEBSOCKET_CLIENT),
            "websocket._core.create_connection": (SOCKET, WEBSOCKET_CLIENT),
-           **{name: (SOCKET, WEBSOCKETS_SYNC) for name in _SYNC_CONNECT}},
+           **{name: (SOCKET, WEBSOCKETS_SYNC) for name in _SYNC_CONNECT},
+           "pyaudio.PyAudio": ("blocking_file_io", PYAUDIO_INIT)},
     families=(
         Family(_SOCKETS, {m: SOCKET for m in ("connect", "send", "send_text", "send_bytes", "send_binary",
                                                "send_frame", "recv", "recv_data", "recv_data_frame", "recv_frame",
