@@ -23,7 +23,7 @@ and every goal is a ratio of two measurements taken here, one after the other:
 
 The code measured stays outside the project (see ``static_realworld.py``). Usage::
 
-    python benchmarks/check_speed.py CORPUS_ROOT [--service NAME] [--leakage FILE ...] [--leakage-repo DIR ...] [--json]
+    python benchmarks/check_speed.py CORPUS_ROOT [--service NAME] [--prefix P] [--leakage FILE ...] [--leakage-repo DIR ...] [--json]
 
 Always exits 0 (a measurement, not a test).
 """
@@ -62,14 +62,14 @@ def _cpu(fn) -> float:
     return time.process_time() - start
 
 
-def blocking(root: Path, service_name: str | None = None) -> dict | None:
+def blocking(root: Path, service_name: str | None = None, prefix: str = "") -> dict | None:
     from faultlib.detect.serving.blocking import analyze_path
     from faultlib.readers.jsondoc import load_json_file
     from static_realworld_blocking import CORPUS, copy_service
 
     entry = next((e for e in load_json_file(CORPUS)
                   if (e["name"] == service_name if service_name else e.get("speed"))), None)
-    checkout = root / entry.get("checkout", entry["name"]) if entry else None
+    checkout = root / f"{prefix}{entry.get('checkout', entry['name'])}" if entry else None
     if checkout is None or not (checkout / entry["scan"]).is_dir():
         return None
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,11 +135,13 @@ def main(argv: list[str] | None = None) -> int:
                         "one after another (default: SLOW_LEAKAGE_REPO under CORPUS_ROOT)")
     parser.add_argument("--service", metavar="NAME", help="time this blocking corpus entry instead of the one marked "
                         '"speed" (xinference; e.g. khoj, 222 files, where xinference is not checked out)')
+    parser.add_argument("--prefix", default="", help="the blocking checkout's folder is PREFIX + its name (as "
+                        "static_realworld_blocking.py --prefix)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     paths = args.leakage or [args.corpus_root / p for p in SLOW_LEAKAGE if (args.corpus_root / p).is_file()]
     folders = args.leakage_repo or [d for d in [args.corpus_root / SLOW_LEAKAGE_REPO] if d.is_dir()]
-    result = {"goals": GOALS, "blocking": blocking(args.corpus_root, args.service), "leakage": leakage(paths),
+    result = {"goals": GOALS, "blocking": blocking(args.corpus_root, args.service, args.prefix), "leakage": leakage(paths),
               "leakage_repos": leakage_repos(folders)}
     b = result["blocking"]
     met = {}
