@@ -118,4 +118,7 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     return sorted(first.values())
 
 
-__all__ = ["loops_around", "score_choices"]
+#: for :mod:`.helperloops` (the same tests, on a loop in a helper handed its labels)
+keeps_best, names_in, test_labels = _keeps, _names, _test_labels
+
+__all__ = ["keeps_best", "loops_around", "names_in", "score_choices", "test_labels"]

@@ -32,6 +32,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
+from faultlib.detect.data.leakage.helperloops import handed_score_choices
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
 
@@ -174,6 +175,17 @@ class ThresholdChoices:
                 "cut-off, a subset), so the best score is optimistic (ASE'22 multi-test leakage). Fix: choose on a "
                 "validation part or out-of-fold predictions of the training part, then score the test part once",
                 {**smap.where(line)}, {"loop": smap.where(start)}, kind="tuned_on_test"))
+        for line, loop in handed_score_choices(self.tree):  # type: ignore[attr-defined]
+            if smap.where(line).get("line") in tuned:
+                continue
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"the call on {smap.describe(line)} hands the test labels to a helper whose loop on "
+                f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and keeps "
+                "the best: the test rows chose it, so the score at it on those rows is optimistic (ASE'22 "
+                "multi-test leakage). Fix: hand the helper a validation part or out-of-fold predictions of the "
+                "training part, then score the test part once",
+                {**smap.where(line)}, {"loop": smap.where(loop)}, kind="tuned_on_test"))
 
     def _check_curve(self, labels: Any, node: ast.Call, frame: Any) -> None:
         from faultlib.detect.data.leakage.values import maybe_data
