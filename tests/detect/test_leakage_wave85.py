@@ -10,7 +10,9 @@ load, traffic, air-quality and stock forecasting, sensor anomaly detection), in 
 * a helper whose loop keeps the best cut-off on the labels it is handed chooses on the test rows when a call hands
   it the test labels; handed validation labels it does not (helperloops.py);
 * a grid search over every row before the split, whose choice (typed in, or its best estimator) then scores the
-  test part, is found; a search on the training part, or a model left at its defaults, is not (searchfirst.py).
+  test part, is found; a search on the training part, or a model left at its defaults, is not (searchfirst.py);
+* blend weights set from each member's error on the test labels (in a helper handed them, or inline) are fitted to
+  the scored rows; set from a validation part they are not (errorweights.py).
 
 Every example is written for this test."""
 
@@ -85,6 +87,23 @@ CUT = """\
         X_train, X_test, y_train, y_test = X[:edge], X[edge:], y[:edge], y[edge:]
 """
 
+#: two forecasters of the last weeks and an inverse-error blend helper
+BLEND = """\
+        from sklearn.ensemble import GradientBoostingRegressor
+        from sklearn.metrics import mean_absolute_error
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, shuffle=False)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, test_size=0.2, shuffle=False)
+        lin = Ridge().fit(X_fit, y_fit)
+        gbr = GradientBoostingRegressor().fit(X_fit, y_fit)
+
+        def mix(truth, first, second):
+            miss_a = np.abs(truth - first).mean()
+            miss_b = np.abs(truth - second).mean()
+            share = (1 / miss_a) / (1 / miss_a + 1 / miss_b)
+            return share, share * first + (1 - share) * second
+
+"""
+
 LEAKS = {
     # the subclassed network stops on the held-out windows, then is scored on them
     "keras_subclass_early_stopped_on_the_test_part": (SUBCLASS + """\
@@ -130,6 +149,20 @@ LEAKS = {
         chosen.fit(X_train, y_train)
         print(chosen.score(X_test, y_test))
 """, [("trained_on_test", 4)]),
+    # the blend's weights set from the members' errors on the test weeks, the blend then scored on them
+    "blend_weights_from_errors_on_the_test_labels": (BLEND + """\
+        share, mixed = mix(y_te, lin.predict(X_te), gbr.predict(X_te))
+        print(mean_absolute_error(y_te, mixed))
+""", [("tuned_on_test", 14)]),
+    # the same written inline, without a helper
+    "blend_weights_from_errors_on_the_test_labels_inline": (BLEND + """\
+        p_lin, p_gbr = lin.predict(X_te), gbr.predict(X_te)
+        err_lin = mean_absolute_error(y_te, p_lin)
+        err_gbr = mean_absolute_error(y_te, p_gbr)
+        w_lin = err_gbr / (err_lin + err_gbr)
+        mixed = w_lin * p_lin + (1 - w_lin) * p_gbr
+        print(mean_absolute_error(y_te, mixed))
+""", [("tuned_on_test", 18)]),
 }
 
 HEALTHY = {
@@ -192,6 +225,19 @@ HEALTHY = {
         forest = RandomForestRegressor(n_estimators=300, random_state=0)
         forest.fit(X_train, y_train)
         print(forest.score(X_test, y_test))
+"""),
+    # the weights set on the validation weeks, the blend scored once on the test weeks
+    "blend_weights_from_errors_on_the_validation_labels": (BLEND + """\
+        share, _ = mix(y_val, lin.predict(X_val), gbr.predict(X_val))
+        mixed = share * lin.predict(X_te) + (1 - share) * gbr.predict(X_te)
+        print(mean_absolute_error(y_te, mixed))
+"""),
+    # the members' test errors only printed beside an equal-weight blend
+    "member_errors_shown_beside_an_equal_blend": (BLEND + """\
+        p_lin, p_gbr = lin.predict(X_te), gbr.predict(X_te)
+        print(mean_absolute_error(y_te, p_lin), mean_absolute_error(y_te, p_gbr))
+        mixed = 0.5 * p_lin + 0.5 * p_gbr
+        print(mean_absolute_error(y_te, mixed))
 """),
 }
 

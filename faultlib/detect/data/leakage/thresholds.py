@@ -32,6 +32,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
+from faultlib.detect.data.leakage.errorweights import error_weighted_blends
 from faultlib.detect.data.leakage.helperloops import handed_score_choices
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
@@ -175,6 +176,16 @@ class ThresholdChoices:
                 "cut-off, a subset), so the best score is optimistic (ASE'22 multi-test leakage). Fix: choose on a "
                 "validation part or out-of-fold predictions of the training part, then score the test part once",
                 {**smap.where(line)}, {"loop": smap.where(start)}, kind="tuned_on_test"))
+        for line, blend in error_weighted_blends(self.tree):  # type: ignore[attr-defined]
+            if smap.where(line).get("line") in tuned:
+                continue
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"the blend on {smap.describe(blend)} weights its members by their errors on the test labels "
+                f"({smap.describe(line)}): the weights are fitted to the rows the blend is then scored on, so its "
+                "score is optimistic (ASE'22 multi-test leakage). Fix: set the weights from a validation part or "
+                "out-of-fold predictions of the training part, then score the test part once",
+                {**smap.where(line)}, {"blend": smap.where(blend)}, kind="tuned_on_test"))
         for line, loop in handed_score_choices(self.tree):  # type: ignore[attr-defined]
             if smap.where(line).get("line") in tuned:
                 continue
