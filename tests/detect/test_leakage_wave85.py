@@ -202,6 +202,17 @@ HEALTHY = {
         held_scores = -forest.score_samples(X_te)
         print(precision_score(y_te, (held_scores > cut).astype(int)))
 """),
+    # a helper keeping its best by a conditional expression, handed the validation labels: read without failing
+    "cut_off_helper_with_a_conditional_expression": (CUTOFF + """\
+        def kept_cut(scores, truth):
+            top = 0.0
+            for c in np.quantile(scores, np.linspace(0.5, 0.99, 40)):
+                score = f1_score(truth, (scores > c).astype(int))
+                top = score if score > top else top
+            return top
+
+        print(kept_cut(-forest.score_samples(X_val), y_val))
+"""),
     # the search runs on the earlier rows only
     "search_on_the_training_part": (SEARCH + CUT + """\
         search.fit(X_train, y_train)
