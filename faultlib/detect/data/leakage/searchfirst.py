@@ -19,12 +19,14 @@ leakage in notebooks: static detection and better processes", ASE 2022; Cawley &
 wave 85: an hourly load notebook whose forest is tuned by ``TimeSeriesSplit`` over every hour and scored on the
 last fifth.
 
-Reported at the search's fit when (1) the search was fitted on rows no split had divided yet, (2) a model later
-scores rows held out by a split of those rows (a test part by its split or its name), and (3) that model is the
-search's choice: the search itself or its ``best_estimator_`` refitted, a model built from its ``best_params_``,
-or a model of the searched class whose constructor sets by keyword a hyperparameter the grid varied (the value
-read off the search and typed in; a model of that class left at its defaults, or set only in parameters the grid
-never tried, is another model and stays silent).
+Reported at the search's fit when (1) the search was fitted on the rows themselves, no part a split made of them
+(a notebook may have split them before for another model; the split after the search is then another one), (2) a
+model later scores rows held out by a split of those rows (a test part by its split or its name), and (3) that model
+is the search's choice: the search itself or its ``best_estimator_`` refitted (the estimator keeps the search it
+came from, whoever holds it later: a second search's best is not this one's), a model built from its
+``best_params_``, or a model of the searched class whose constructor sets by keyword a hyperparameter the grid varied
+(the value read off the search and typed in; a model of that class left at its defaults, or set only in parameters
+the grid never tried, is another model and stays silent).
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ class SearchesBeforeSplits:
     def _search_fitted(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         super()._search_fitted(est, x, node, frame)  # type: ignore[misc]
         ps = parts(x.rows)
-        if est.fit is not None and ps and not any(s.kind in ("split", "fold") for p in ps for s in p.steps):
-            self.__dict__.setdefault("_whole_searches", []).append((est, est.fit))
+        if est.fit is None or not ps or any(s.kind in ("split", "fold") for p in ps for s in p.steps):
+            return
+        self.__dict__.setdefault("_whole_searches", []).append((est, est.fit))
 
     def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                    frame: Any) -> Any:
@@ -110,7 +113,7 @@ class SearchesBeforeSplits:
     def _chosen_by(self, est: Est, search: Est, fit: Any, node: ast.Call, frame: Any) -> bool:
         """``est`` is the search, its ``best_estimator_``, built from its ``best_params_``, or of the searched class
         with a searched hyperparameter set by keyword (see the module docstring)."""
-        if est is search or est.cls == f"{search.cls}.best_estimator_":
+        if est is search or est.options.get("search") == search.uid:
             return True
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
         chosen = self._search_choice_of(est, receiver, node.lineno, frame)  # type: ignore[attr-defined]

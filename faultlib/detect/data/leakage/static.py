@@ -337,7 +337,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
         if isinstance(base, Est) and attr == "best_estimator_" and base.category == "search":
             # search.best_estimator_ is refitted on the rows the search saw (scikit-learn ``refit=True``)
-            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable)
+            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable,
+                       options={"search": base.uid})  # whose choice it is, whoever holds it later (searchfirst.py)
         if isinstance(base, Est) and attr == "labels_" and base.cls in vocab.CLUSTERERS and base.fit is not None:
             fit = base.fit  # km.fit(X).labels_: X's rows, each with the cluster id the fit gave it
             return Data(fit.rows, frozenset({fit}), False)
