@@ -43,6 +43,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.blocks import Blocks
 from faultlib.detect.data.leakage.counts import counts_per_key
+from faultlib.detect.data.leakage.itemwindows import gathered_windows
 from faultlib.detect.data.leakage.relabels import relabels_each_item
 from faultlib.detect.data.leakage.rowunions import row_union
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData, as_data
@@ -169,7 +170,8 @@ class EmbeddingSemantics:
         if first is not None and first.rows is not None:
             return Data(first.rows, taints, first.test)  # [t.split() for t in table['text']]: one item a row
         element = maybe_data(values[-1])
-        if element is not None and element.rows is not None and positional_items(node, getattr(self, "_bindings", None)):
+        if element is not None and element.rows is not None and (positional_items(
+                node, getattr(self, "_bindings", None)) or gathered_windows(node)):  # (itemwindows.py)
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
         if isinstance(values[-1], Tup) and any(maybe_data(i) is not None for i in values[-1].items):
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands

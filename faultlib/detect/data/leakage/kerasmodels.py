@@ -15,6 +15,14 @@ epochs"; a second call goes on training): a loop that calls ``fit`` on a model b
 candidate each pass (one more epoch), so a best kept by a test score in that loop is the best epoch on the test
 rows, as early stopping on them is. A function the file defines that builds and returns a Keras model is a
 constructor of candidates too (``model = build(units)`` in a loop).
+
+TensorFlow 2's subclassing API writes the network as a class of the project (keras.io, "Making new layers and
+models via subclassing": ``class Coder(keras.Model)`` defines ``__init__`` and ``call``, and inherits ``compile``,
+``fit``, ``evaluate`` and ``predict`` from ``Model``). An instance of such a class (a base that is Keras' ``Model``
+or ``Sequential``, or a project class that is one) is a Keras model too: without it ``coder.fit(X_train, X_train,
+validation_data=(X_test, X_test), callbacks=[EarlyStopping(...)])`` was a call of a method the class does not
+define, and the early stopping on the test windows went unseen (issue 17 wave 85: an LSTM autoencoder for sensor
+anomalies in a ``tf.keras.Model`` subclass, imported by its training script).
 """
 
 from __future__ import annotations
@@ -97,6 +105,21 @@ def _callee(call: ast.Call) -> str:
 class KerasModels:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
 
+    def _class(self, node: ast.ClassDef, frame: Any) -> Any:
+        cls = super()._class(node, frame)  # type: ignore[misc]
+        keras = self.__dict__.setdefault("_keras_classes", set())
+        for base in node.bases:
+            value = self._expr(base, frame)  # type: ignore[attr-defined]
+            if isinstance(value, Ref) and is_keras_model(value.last, value.module) or id(value) in keras:
+                keras.add(id(cls))  # class Coder(tf.keras.Model), or a subclass of such a project class
+                break
+        return cls
+
+    def _class_value(self, cls: Any) -> Any:
+        if id(cls) in self.__dict__.get("_keras_classes", ()):
+            return Est(cls.node.name, "model", options={"keras": True})
+        return super()._class_value(cls)  # type: ignore[misc]
+
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         out = super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
         if is_keras_model(ref.last, ref.module) and not isinstance(out, Est):
@@ -105,7 +128,7 @@ class KerasModels:
 
     def _estimator(self, est: Est, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                    frame: Any) -> Any:
-        if est.cls in MODELS and name in METHODS:
+        if (est.cls in MODELS or est.options.get("keras")) and name in METHODS:
             name = METHODS[name]  # model.evaluate(X_test, y_test): a score of those rows
         return super()._estimator(est, name, args, kwargs, node, frame)  # type: ignore[misc]
 

@@ -73,7 +73,7 @@ def _keeps(loop: ast.For, result: str) -> bool:
     """The loop keeps the best ``result``: ``if result > best: best = result``, or ``max(best, result)``."""
     for n in ast.walk(loop):
         running = _names(n.test) - {result} if isinstance(n, ast.If) and isinstance(n.test, ast.Compare) else set()
-        if result in _names(getattr(n, "test", ast.Pass())) and running & {
+        if isinstance(n, ast.If) and result in _names(n.test) and running & {
                 name for b in n.body for s in ast.walk(b) if isinstance(s, ast.Assign) for t in s.targets
                 for name in _names(t)}:
             return True  # if auc > best: best = auc (a bar the loop does not raise is a filter, not a choice)
@@ -118,4 +118,7 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     return sorted(first.values())
 
 
-__all__ = ["loops_around", "score_choices"]
+#: for :mod:`.helperloops` (the same tests, on a loop in a helper handed its labels)
+keeps_best, names_in, test_labels = _keeps, _names, _test_labels
+
+__all__ = ["keeps_best", "loops_around", "names_in", "score_choices", "test_labels"]

@@ -107,6 +107,9 @@ from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
+from faultlib.detect.data.leakage.libstores import LibraryStores
+from faultlib.detect.data.leakage.itemwindows import item_window_starts
+from faultlib.detect.data.leakage.searchfirst import SearchesBeforeSplits
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
@@ -164,7 +167,8 @@ class StaticReport:
 
 
 class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
-               KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
+               KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, SearchesBeforeSplits,
+               DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
@@ -172,7 +176,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
-               SplitReach, InheritedMethods, CachedResults, Interpreter):
+               SplitReach, InheritedMethods, CachedResults, LibraryStores, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -233,7 +237,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self._parameters = [(a.arg, n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef)) for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]]
         self._every_row = every_row_indices(tree)
-        self._windows = window_starts(tree)  # slices of a series at consecutive starts (windows.py)
+        # slices of a series at consecutive starts (windows.py), or the same windows gathered item by item
+        self._windows = {**window_starts(tree), **item_window_starts(tree)}  # (itemwindows.py)
         self._window_lines: set[int] = set()  # the lines where such a window was cut: its rows carry a step there
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
@@ -334,7 +339,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
         if isinstance(base, Est) and attr == "best_estimator_" and base.category == "search":
             # search.best_estimator_ is refitted on the rows the search saw (scikit-learn ``refit=True``)
-            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable)
+            return Est(f"{base.cls}.best_estimator_", "model", fit=base.fit, variable=base.variable,
+                       options={"search": base.uid})  # whose choice it is, whoever holds it later (searchfirst.py)
         if isinstance(base, Est) and attr == "labels_" and base.cls in vocab.CLUSTERERS and base.fit is not None:
             fit = base.fit  # km.fit(X).labels_: X's rows, each with the cluster id the fit gave it
             return Data(fit.rows, frozenset({fit}), False)
@@ -538,7 +544,10 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         """A user-defined transformer (a scikit-learn transformer mixin among its bases, or ``fit`` and
         ``transform``) or model (a classifier/regressor mixin, or ``fit`` and ``predict``/``predict_proba``:
         the scikit-learn estimator contract a hand-written network or booster wrapper follows) is an estimator;
-        any other class gives an instance."""
+        any other class gives an instance (a mixin's answer first: a Keras subclass, kerasmodels.py)."""
+        special = super()._class_value(cls)
+        if special is not None:
+            return special
         transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
         if transformer:
             return Est(cls.node.name, "transformer", preprocessing=True)

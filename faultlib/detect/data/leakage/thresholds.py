@@ -32,6 +32,8 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
+from faultlib.detect.data.leakage.errorweights import error_weighted_blends
+from faultlib.detect.data.leakage.helperloops import handed_score_choices
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
 
@@ -181,20 +183,38 @@ class ThresholdChoices:
                 {**smap.where(line)}, {"helper": helper, "labels": labels[:80]}, kind="tuned_on_test"))
 
     def _score_loops(self) -> None:
-        """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py)."""
+        """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py);
+        the same loop in a helper a call hands the test labels (helperloops.py); blend weights set from the members'
+        errors on the test labels (errorweights.py)."""
         tuned = [f.location.get("line", 0) for f in self.report.findings  # type: ignore[attr-defined]
                  if f.kind == "tuned_on_test"]
         smap = self.smap  # type: ignore[attr-defined]
+        found: list[tuple[int, str, dict[str, Any]]] = []
         for line, start, end in score_choices(self.tree):  # type: ignore[attr-defined]
             if any(smap.where(start).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
                 continue  # the loop's model candidates are already reported (choices.py)
+            said = (f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
+                    f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
+                    "cut-off, a subset), so the best score is optimistic")
+            found.append((line, said, {"loop": smap.where(start)}))
+        for line, blend in error_weighted_blends(self.tree):  # type: ignore[attr-defined]
+            said = (f"the blend on {smap.describe(blend)} weights its members by their errors on the test labels "
+                    f"({smap.describe(line)}): the weights are fitted to the rows the blend is then scored on, so its "
+                    "score is optimistic")
+            found.append((line, said, {"blend": smap.where(blend)}))
+        for line, loop in handed_score_choices(self.tree):  # type: ignore[attr-defined]
+            said = (f"the call on {smap.describe(line)} hands the test labels to a helper whose loop on "
+                    f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
+                    "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
+            found.append((line, said, {"loop": smap.where(loop)}))
+        for line, said, evidence in found:
+            if smap.where(line).get("line") in tuned:
+                continue  # (a loop's own report is kept; see above)
             self.report.findings.append(Finding(  # type: ignore[attr-defined]
                 "leakage", Severity.WARNING,
-                f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
-                f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
-                "cut-off, a subset), so the best score is optimistic (ASE'22 multi-test leakage). Fix: choose on a "
-                "validation part or out-of-fold predictions of the training part, then score the test part once",
-                {**smap.where(line)}, {"loop": smap.where(start)}, kind="tuned_on_test"))
+                f"{said} (ASE'22 multi-test leakage). Fix: choose on a validation part or out-of-fold predictions "
+                "of the training part, then score the test part once", {**smap.where(line)}, evidence,
+                kind="tuned_on_test"))
 
     def _check_curve(self, labels: Any, node: ast.Call, frame: Any) -> None:
         from faultlib.detect.data.leakage.values import maybe_data

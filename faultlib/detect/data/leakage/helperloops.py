@@ -1,0 +1,102 @@
+"""A best-of loop written in a helper and handed the test labels by its caller (``tuned_on_test``).
+
+:mod:`.scoreloops` reads a loop that scores candidates (a cut-off, blending weights) against labels named for
+testing and keeps the best. Anomaly and fraud code puts that loop in a function of its own and hands it the
+labels::
+
+    def optimize_threshold(scores, true_labels):
+        best_f1, best = 0, 0
+        for t in np.linspace(min(scores), max(scores), 100):
+            f1 = f1_score(true_labels, (scores > t).astype(int))
+            if f1 > best_f1:
+                best_f1, best = f1, t
+        return best
+
+    cut = optimize_threshold(test_scores, y_test)
+    print(f1_score(y_test, test_scores > cut))
+
+Inside the helper the labels are a parameter, so the loop alone chooses on whatever it is given (a validation part
+is the intended use); the call that hands it the test labels makes the choice on the test rows, and the score at
+the kept cut-off on those rows is the best of many (ASE'22's *multi-test leakage*: Yang, Brower-Sinning, Lewis,
+Kästner, ASE 2022; issue 17 wave 85: an LSTM-autoencoder anomaly detector whose F1-optimal threshold is swept on
+the test windows and its F1 reported).
+
+:func:`handed_score_choices` finds, syntactically, a function whose ``for`` loop scores (a call with two or more
+arguments) one of the function's parameters against a value computed in the loop and keeps the best result (the
+tests of :mod:`.scoreloops`), and a call of that function, by its name, whose argument for that parameter is named
+for the test labels (``y_test``; never a name for validation). It is reported at that call. A loop that fits models
+is :mod:`.choices`' business, and a helper only handed validation or training labels stays silent.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.data.leakage.scoreloops import (
+    keeps_best,
+    loops_around,
+    names_in,
+    test_labels,
+)
+from faultlib.pyflow.walk import walk_once
+
+__all__ = ["handed_score_choices"]
+
+
+def _chooser_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, int]:
+    """Positions of ``fn``'s parameters (without ``self``) that a best-of loop in it scores as labels -> the line of
+    the outermost such loop."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if params[:1] in (["self"], ["cls"]):
+        params = params[1:]
+    around = loops_around(fn)
+    out: dict[int, int] = {}
+    for stmt in (n for n in ast.walk(fn) if isinstance(n, ast.Assign) and id(n) in around):
+        call = stmt.value
+        if not (isinstance(call, ast.Call) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        args = list(call.args[:2])
+        if len(args) < 2:
+            continue
+        loops = around[id(stmt)]
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                "fit", "fit_transform", "train", "fit_predict") for n in ast.walk(loops[0])):
+            continue  # candidates are models: choices.py
+        derived = set().union(*(names_in(lp.target) for lp in loops))
+        for s in (n for n in ast.walk(loops[0]) if isinstance(n, ast.Assign) and n.lineno < stmt.lineno):
+            derived |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+        for i, a in enumerate(args):
+            other = args[1 - i]
+            if isinstance(a, ast.Name) and a.id in params and names_in(other) & derived and not names_in(
+                    other) & {a.id} and keeps_best(loops[-1], stmt.targets[0].id):
+                out.setdefault(params.index(a.id), loops[0].lineno)
+    return out
+
+
+def handed_score_choices(tree: ast.AST) -> list[tuple[int, int]]:
+    """``(line of the call handing the test labels, line of the helper's loop)`` for each such call (see the module
+    docstring), in order."""
+    helpers = {fn.name: _chooser_params(fn) for fn in walk_once(tree)
+               if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    helpers = {name: found for name, found in helpers.items() if found}
+    if not helpers:
+        return []
+    params = {fn.name: [a.arg for a in fn.args.posonlyargs + fn.args.args] for fn in walk_once(tree)
+              if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name in helpers}
+    out: list[tuple[int, int]] = []
+    for call in walk_once(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr if isinstance(
+            call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self" \
+            else None
+        if name not in helpers:
+            continue
+        names = params[name][1:] if params[name][:1] in (["self"], ["cls"]) else params[name]
+        for position, loop in helpers[name].items():
+            given = call.args[position] if position < len(call.args) else next(
+                (k.value for k in call.keywords if k.arg == names[position]), None)
+            if given is not None and test_labels(given):
+                out.append((call.lineno, loop))
+                break
+    return sorted(set(out))
