@@ -67,6 +67,7 @@ from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
+from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -162,7 +163,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
+class Analyzer(ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
                KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
@@ -248,6 +249,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self.report.complete, self.report.stopped = self.complete, self.stopped
         self._finalize()
         self._carried_weights()
+        self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings)  # (stackfits.py)
         return self.report
 
     def _carried_weights(self) -> None:

@@ -1,0 +1,165 @@
+"""The static leakage analysis on kinds left from stop 51's waves (issue 17, fix 52), in both directions:
+
+* a second-level fit on held-out predictions scored on the rows it was fitted on -- an isotonic or Platt calibrator
+  on out-of-fold predictions, a meta-model on the test part's predictions whose coefficients weigh the blend, blend
+  weights chosen in a loop by the score of the rows they are reported on -- is ``trained_on_test`` /
+  ``tuned_on_test``; a calibrator or blender fitted on out-of-fold training predictions and scored on a test part,
+  fixed weights, or a weight loop whose scores are only printed stay silent.
+
+Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tests.detect.leakage_source import alarms
+
+
+def _alarms(tmp_path: Path, text: str, name: str = "script.py") -> set[tuple[str, int]]:
+    return alarms(tmp_path, textwrap.dedent(text), name)
+
+
+# ---------------------------------------------------------------- second-level fits on held-out predictions
+
+#: two first-level models cross-validated by hand: their out-of-fold probabilities fill two buffers
+OOF_HEAD = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    matches = pd.read_parquet("matches.parquet")
+    inputs = ["rating_gap", "rest_days", "travel_km"]
+    outcome = matches["home_win"].to_numpy()
+    oof_trees = np.zeros(len(matches))
+    oof_linear = np.zeros(len(matches))
+    for fold_fit, fold_out in StratifiedKFold(4, shuffle=True, random_state=7).split(matches, outcome):
+        seen, unseen = matches.iloc[fold_fit], matches.iloc[fold_out]
+        trees = ExtraTreesClassifier(n_estimators=300).fit(seen[inputs], seen["home_win"])
+        linear = LogisticRegression(max_iter=500).fit(seen[inputs], seen["home_win"])
+        oof_trees[fold_out] = trees.predict_proba(unseen[inputs])[:, 1]
+        oof_linear[fold_out] = linear.predict_proba(unseen[inputs])[:, 1]
+"""
+
+
+def test_isotonic_calibration_scored_on_its_own_oof_rows_is_trained_on_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, OOF_HEAD + """\
+    mixed = 0.6 * oof_trees + 0.4 * oof_linear
+    print("cv brier", brier_score_loss(outcome, mixed))
+    calibrator = IsotonicRegression(out_of_bounds="clip")
+    calibrator.fit(mixed, outcome)
+    print("calibrated cv brier", brier_score_loss(outcome, calibrator.predict(mixed)))
+    """)
+    assert ("trained_on_test", 23) in found
+
+
+def test_platt_scaling_on_an_oof_table_scored_through_a_name_is_trained_on_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, OOF_HEAD + """\
+    oof_table = pd.DataFrame({"p": oof_trees, "y": outcome})
+    platt = LogisticRegression(C=1e6)
+    platt.fit(oof_table[["p"]], oof_table.y)
+    rescaled = platt.predict_proba(oof_table[["p"]])[:, 1]
+    print(f"platt {log_loss(oof_table.y, rescaled):.4f}")
+    """)
+    assert ("trained_on_test", 22) in found
+
+
+def test_blend_weights_kept_by_their_oof_score_are_tuned_on_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, OOF_HEAD + """\
+    lowest, chosen = 9.0, None
+    for share in np.linspace(0.0, 1.0, 21):
+        blended = share * oof_trees + (1.0 - share) * oof_linear
+        loss = brier_score_loss(outcome, blended)
+        if loss < lowest:
+            lowest, chosen = loss, share
+    print("best blend", chosen, lowest)
+    """)
+    assert ("tuned_on_test", 23) in found
+
+
+def test_calibrator_fitted_on_oof_rows_and_scored_on_a_test_part_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split, cross_val_predict
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.metrics import brier_score_loss
+
+    matches = pd.read_parquet("matches.parquet")
+    X, y = matches[["rating_gap", "rest_days"]], matches["home_win"]
+    X_fit, X_eval, y_fit, y_eval = train_test_split(X, y, test_size=0.25, random_state=1)
+    trees = ExtraTreesClassifier(n_estimators=300)
+    oof_fit = cross_val_predict(trees, X_fit, y_fit, cv=5, method="predict_proba")[:, 1]
+    trees.fit(X_fit, y_fit)
+    calibrator = IsotonicRegression(out_of_bounds="clip").fit(oof_fit, y_fit)
+    print(brier_score_loss(y_eval, calibrator.predict(trees.predict_proba(X_eval)[:, 1])))
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
+def test_fixed_blend_and_printed_weight_scores_are_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, OOF_HEAD + """\
+    print("even blend", brier_score_loss(outcome, 0.5 * oof_trees + 0.5 * oof_linear))
+    for share in (0.25, 0.5, 0.75):
+        print(share, brier_score_loss(outcome, share * oof_trees + (1 - share) * oof_linear))
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
+def test_a_training_score_of_a_first_level_model_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+
+    rides = pd.read_csv("rides.csv")
+    features, label = rides[["distance", "hour"]], rides["late"]
+    model = LogisticRegression().fit(features, label)
+    print("train log loss", log_loss(label, model.predict_proba(features)[:, 1]))
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
+#: a split by rows whose parts carry no held-out name; two first-level models score the held part
+SPLIT_HEAD = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.metrics import roc_auc_score
+
+    shop = pd.read_csv("sessions.csv")
+    cols, target = ["pages", "seconds", "returning"], shop["bought"]
+    part_a, part_b, lab_a, lab_b = train_test_split(shop[cols], target, test_size=0.3, random_state=5)
+    first = GaussianNB().fit(part_a, lab_a).predict_proba(part_b)[:, 1]
+    second = LogisticRegression().fit(part_a, lab_a).predict_proba(part_b)[:, 1]
+"""
+
+
+def test_meta_model_coefficients_fitted_on_the_held_part_weigh_its_score(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, SPLIT_HEAD + """\
+    level_two = pd.DataFrame({"nb": first, "lr": second})
+    weigher = LogisticRegression(fit_intercept=False)
+    weigher.fit(level_two, lab_b)
+    share = weigher.coef_[0] / weigher.coef_[0].sum()
+    print("stacked auc", roc_auc_score(lab_b, share[0] * first + share[1] * second))
+    """)
+    assert ("trained_on_test", 15) in found
+
+
+def test_meta_model_fitted_on_training_predictions_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, SPLIT_HEAD + """\
+    nb_fit = GaussianNB().fit(part_a, lab_a).predict_proba(part_a)[:, 1]
+    lr_fit = LogisticRegression().fit(part_a, lab_a).predict_proba(part_a)[:, 1]
+    weigher = LogisticRegression(fit_intercept=False)
+    weigher.fit(np.column_stack([nb_fit, lr_fit]), lab_a)
+    share = weigher.coef_[0] / weigher.coef_[0].sum()
+    print("stacked auc", roc_auc_score(lab_b, share[0] * first + share[1] * second))
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
