@@ -4,7 +4,15 @@
   on out-of-fold predictions, a meta-model on the test part's predictions whose coefficients weigh the blend, blend
   weights chosen in a loop by the score of the rows they are reported on -- is ``trained_on_test`` /
   ``tuned_on_test``; a calibrator or blender fitted on out-of-fold training predictions and scored on a test part,
-  fixed weights, or a weight loop whose scores are only printed stay silent.
+  fixed weights, or a weight loop whose scores are only printed stay silent;
+* a fill by the mode of each label class's rows is a statistic with the labels; an imputer's output passed to
+  ``pd.DataFrame(data=...)`` keeps the imputer's fit;
+* predictions for a test file the script has no labels for are no score in a selection loop; a labelled test file
+  still is;
+* a cut at a share of a stacked table (``int(len(t) * 0.8)``) splits its rows by position, not at the seam of the
+  stacked files;
+* a flag kept on a configuration class (``class CFG: debug = False``) decides its ``if`` like a module flag; a
+  value in a papermill ``parameters`` cell is a default and decides nothing.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -163,3 +171,81 @@ def test_meta_model_fitted_on_training_predictions_is_silent(tmp_path: Path) -> 
     print("stacked auc", roc_auc_score(lab_b, share[0] * first + share[1] * second))
     """)
     assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
+# ---------------------------------------------------------------- fills that read the label, tables built by keyword
+
+
+def test_mode_fill_per_label_class_before_cross_validation_is_fit_outside_cv(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.model_selection import cross_val_score
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    staff = pd.read_csv("survey.csv")
+    for field in ["dept", "shift"]:
+        for answer in staff["Attrition"].unique():
+            same_answer = staff[staff["Attrition"] == answer]
+            usual = same_answer[field].mode()
+            holes = (staff["Attrition"] == answer) & staff[field].isna()
+            staff.loc[holes, field] = usual.iloc[0]
+    y_left = staff["Attrition"]
+    inputs = pd.get_dummies(staff[["dept", "shift", "tenure"]])
+    print(cross_val_score(GradientBoostingClassifier(), inputs, y_left, cv=4).mean())
+    """)
+    assert ("fit_outside_cv", 9) in found
+
+
+def test_mode_fill_per_class_of_the_training_part_only_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    staff = pd.read_csv("survey.csv")
+    fit_part, eval_part = train_test_split(staff, test_size=0.25, random_state=2)
+    fit_part = fit_part.copy()
+    for answer in fit_part["Attrition"].unique():
+        same_answer = fit_part[fit_part["Attrition"] == answer]
+        holes = (fit_part["Attrition"] == answer) & fit_part["dept"].isna()
+        fit_part.loc[holes, "dept"] = same_answer["dept"].mode().iloc[0]
+    eval_part = eval_part.fillna({"dept": fit_part["dept"].mode().iloc[0]})
+    model = GradientBoostingClassifier().fit(pd.get_dummies(fit_part[["dept", "tenure"]]), fit_part["Attrition"])
+    print(model.score(pd.get_dummies(eval_part[["dept", "tenure"]]), eval_part["Attrition"]))
+    """)
+    assert not {a for a in found if a[0] in ("fit_before_split", "fit_on_test", "fit_outside_cv")}
+
+
+def test_imputer_output_passed_as_data_keyword_keeps_its_fit(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.impute import KNNImputer
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import SVC
+
+    cohort = pd.read_csv("cohort.csv", index_col="patient")
+    neighbours = KNNImputer(n_neighbors=7).fit(cohort)
+    cohort = pd.DataFrame(data=neighbours.transform(cohort), index=cohort.index, columns=cohort.columns)
+    X, y = cohort.drop(columns="relapse"), cohort["relapse"]
+    X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.3, random_state=4)
+    print(SVC().fit(X_a, y_a).score(X_b, y_b))
+    """)
+    assert ("fit_before_split", 7) in found
+
+
+def test_imputer_fitted_on_the_training_part_then_built_by_keyword_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.impute import KNNImputer
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import SVC
+
+    cohort = pd.read_csv("cohort.csv", index_col="patient")
+    X, y = cohort.drop(columns="relapse"), cohort["relapse"]
+    X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.3, random_state=4)
+    neighbours = KNNImputer(n_neighbors=7).fit(X_a)
+    X_a = pd.DataFrame(data=neighbours.transform(X_a), index=X_a.index, columns=X_a.columns)
+    X_b = pd.DataFrame(data=neighbours.transform(X_b), index=X_b.index, columns=X_b.columns)
+    print(SVC().fit(X_a, y_a).score(X_b, y_b))
+    """)
+    assert not {a for a in found if a[0] in ("fit_before_split", "fit_on_test", "fit_outside_cv")}
