@@ -249,3 +249,62 @@ def test_imputer_fitted_on_the_training_part_then_built_by_keyword_is_silent(tmp
     print(SVC().fit(X_a, y_a).score(X_b, y_b))
     """)
     assert not {a for a in found if a[0] in ("fit_before_split", "fit_on_test", "fit_outside_cv")}
+
+
+# ---------------------------------------------------------------- predictions for an unlabelled test file
+
+#: a competition layout: train.csv with the price, test.csv without it; the loop keeps the best by the folds' error
+SUBMISSION_LOOP = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import KFold
+    from sklearn.linear_model import Ridge
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.metrics import mean_absolute_error
+
+    homes = pd.read_csv("train.csv")
+    queries = pd.read_csv("test.csv")
+    cols = ["rooms", "area", "age"]
+    X_all, y_all = homes[cols], homes["price"]
+    X_sub = queries[cols]
+    candidates = {"ridge": Ridge(alpha=3.0), "forest": RandomForestRegressor(n_estimators=200)}
+    best_name, best_err = None, np.inf
+    sub_preds = {}
+    for name, reg in candidates.items():
+        errs = []
+        for fit_rows, val_rows in KFold(5, shuffle=True, random_state=0).split(X_all):
+            reg.fit(X_all.iloc[fit_rows], y_all.iloc[fit_rows])
+            errs.append(mean_absolute_error(y_all.iloc[val_rows], reg.predict(X_all.iloc[val_rows])))
+            sub_preds.setdefault(name, []).append(reg.predict(X_sub))
+        if np.mean(errs) < best_err:
+            best_name, best_err = name, np.mean(errs)
+    pd.DataFrame({"id": queries["id"], "price": np.mean(sub_preds[best_name], axis=0)}).to_csv("submission.csv")
+"""
+
+
+def test_predicting_an_unlabelled_test_file_in_a_selection_loop_is_no_score(tmp_path: Path) -> None:
+    assert not {a for a in _alarms(tmp_path, SUBMISSION_LOOP) if a[0] == "tuned_on_test"}
+
+
+def test_a_test_file_with_its_labels_scored_in_a_selection_loop_is_tuned_on_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.metrics import mean_absolute_error
+
+    homes = pd.read_csv("train.csv")
+    holdout = pd.read_csv("test.csv")
+    cols = ["rooms", "area", "age"]
+    X_all, y_all = homes[cols], homes["price"]
+    X_test, y_test = holdout[cols], holdout["price"]
+    best_name, best_err = None, np.inf
+    for name, reg in {"ridge": Ridge(alpha=3.0), "forest": RandomForestRegressor()}.items():
+        reg.fit(X_all, y_all)
+        err = mean_absolute_error(y_test, reg.predict(X_test))
+        if err < best_err:
+            best_name, best_err = name, err
+    print(best_name, best_err)
+    """)
+    assert ("tuned_on_test", 15) in found

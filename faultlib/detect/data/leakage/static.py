@@ -68,6 +68,7 @@ from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
+from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -163,7 +164,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
+class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
                KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
