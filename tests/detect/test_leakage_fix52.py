@@ -308,3 +308,45 @@ def test_a_test_file_with_its_labels_scored_in_a_selection_loop_is_tuned_on_test
     print(best_name, best_err)
     """)
     assert ("tuned_on_test", 15) in found
+
+
+# ---------------------------------------------------------------- a cut at a share of a stacked table
+
+
+def test_a_share_of_a_stacked_table_cut_off_is_a_positional_split(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.preprocessing import StandardScaler
+    from lightgbm import LGBMRegressor
+
+    spring = pd.read_csv("season_spring.csv")
+    autumn = pd.read_csv("season_autumn.csv")
+    games = pd.concat([spring, autumn])
+    games[["form", "rest"]] = StandardScaler().fit_transform(games[["form", "rest"]])
+    n_fit = int(games.shape[0] * 0.8)
+    df_valid = games.iloc[n_fit:]
+    df_fit = games.iloc[:n_fit]
+    model = LGBMRegressor().fit(df_fit[["form", "rest"]], df_fit["goals"],
+                                eval_set=[(df_valid[["form", "rest"]], df_valid["goals"])])
+    print(model.score(df_valid[["form", "rest"]], df_valid["goals"]))
+    """)
+    assert ("fit_before_split", 8) in found and not {a for a in found if a[0] == "fit_on_test"}
+
+
+def test_a_cut_at_the_training_file_length_still_parts_train_and_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.preprocessing import OrdinalEncoder
+    from lightgbm import LGBMRegressor
+
+    train = pd.read_csv("train.csv")
+    test = pd.read_csv("test.csv")
+    both = pd.concat([train, test]).reset_index(drop=True)
+    codes = OrdinalEncoder()
+    both[["venue", "league"]] = codes.fit_transform(both[["venue", "league"]])
+    n_train = len(train)
+    fit_rows, sub_rows = both.iloc[:n_train], both.iloc[n_train:]
+    model = LGBMRegressor().fit(fit_rows[["venue", "league", "form"]], fit_rows["goals"])
+    sub_rows.assign(goals=model.predict(sub_rows[["venue", "league", "form"]])).to_csv("submission.csv")
+    """)
+    assert ("fit_on_test", 9) in found

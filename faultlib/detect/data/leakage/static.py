@@ -68,6 +68,7 @@ from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
+from faultlib.detect.data.leakage.fractioncuts import fraction_bound
 from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
@@ -399,7 +400,8 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
             if index_node.lower is None and index_node.upper is None:
                 return data
             lo, hi = self._bound(index_node.lower, frame), self._bound(index_node.upper, frame)
-            if isinstance(data.rows, RowUnion) and len(data.rows.parts) > 1 and (lo in (None, 0)) != (hi is None):
+            if isinstance(data.rows, RowUnion) and len(data.rows.parts) > 1 and (lo in (None, 0)) != (hi is None) \
+                    and not fraction_bound(index_node, self._bindings):  # all[int(.8 * len(all)):]: no seam (fractioncuts.py)
                 # all = concat([train, test]); train = all[:n]; test = all[n:]: the parts come apart again
                 rows = self._stack_cut(data.rows.parts, index_node, hi is not None, frame)  # frames.py
                 return self._derive(data, rows, line)
