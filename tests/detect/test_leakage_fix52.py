@@ -350,3 +350,97 @@ def test_a_cut_at_the_training_file_length_still_parts_train_and_test(tmp_path: 
     sub_rows.assign(goals=model.predict(sub_rows[["venue", "league", "form"]])).to_csv("submission.csv")
     """)
     assert ("fit_on_test", 9) in found
+
+
+# ---------------------------------------------------------------- flags on a config class, papermill parameters
+
+
+def test_a_config_class_flag_decides_its_branches_like_a_module_flag(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.datasets import fetch_california_housing
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.linear_model import LogisticRegression
+
+    class Setup:
+        classify = True
+        n_splits = 4
+
+    if not Setup.classify:
+        houses = fetch_california_housing()
+        X, y = houses.data, houses.target
+    if Setup.classify:
+        riders = pd.read_csv("riders.csv")
+        X = riders.drop(["returned"], axis=1)
+        y = riders.returned
+        X.loc[X.fare.isnull(), "fare"] = X.fare.median()
+    search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, cv=Setup.n_splits).fit(X.values, y)
+    print(search.best_score_)
+    """)
+    assert ("fit_outside_cv", 17) in found
+
+
+def test_a_config_class_attribute_set_again_is_no_flag(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import SVC
+
+    class Setup:
+        scale_first = False
+
+    Setup.scale_first = True
+    cells = pd.read_csv("cells.csv")
+    X, y = cells.drop(columns="malignant"), cells["malignant"]
+    if Setup.scale_first:
+        X = StandardScaler().fit_transform(X)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    print(SVC().fit(X_tr, y_tr).score(X_te, y_te))
+    """)
+    assert ("fit_before_split", 13) in found
+
+
+def _notebook(tmp_path: Path, cells: list[tuple[str, list[str]]]) -> set[tuple[str, object, int]]:
+    import json
+
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    path = tmp_path / "run.ipynb"
+    path.write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {"tags": tags}, "outputs": [], "execution_count": None,
+         "source": textwrap.dedent(text)} for text, tags in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    report, _ = analyze_file(str(path), alone=True)
+    return {(f.kind, f.location.get("index"), f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING}
+
+
+PAPERMILL_CELLS = [
+    ("""\
+    import pandas as pd
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import SVC
+    """, []),
+    ("""\
+    scale_first = False
+    """, ["parameters"]),
+    ("""\
+    cells = pd.read_csv("cells.csv")
+    X, y = cells.drop(columns="malignant"), cells["malignant"]
+    if scale_first:
+        X = StandardScaler().fit_transform(X)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    print(SVC().fit(X_tr, y_tr).score(X_te, y_te))
+    """, []),
+]
+
+
+def test_a_papermill_parameter_is_a_default_and_decides_nothing(tmp_path: Path) -> None:
+    assert ("fit_before_split", 3, 4) in _notebook(tmp_path, PAPERMILL_CELLS)
+
+
+def test_the_same_value_in_an_untagged_cell_is_a_module_flag(tmp_path: Path) -> None:
+    untagged = [(text, []) for text, _ in PAPERMILL_CELLS]
+    assert not {a for a in _notebook(tmp_path, untagged) if a[0] == "fit_before_split"}
