@@ -133,6 +133,43 @@ def test_a_training_score_of_a_first_level_model_is_silent(tmp_path: Path) -> No
     assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
 
 
+def test_a_weight_optimiser_fitted_on_a_fold_and_scored_there_is_tuned_on_test(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import numpy as np
+    import pandas as pd
+    from scipy.optimize import minimize
+    from sklearn.model_selection import KFold
+    from sklearn.linear_model import Ridge
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.metrics import mean_absolute_error
+
+
+    class BlendSearch:
+        def fit(self, y_true, columns):
+            stack = np.column_stack(columns)
+            loss = lambda w: mean_absolute_error(y_true, stack @ (np.abs(w) / np.abs(w).sum()))
+            self.w = np.abs(minimize(loss, np.ones(stack.shape[1])).x)
+            return self
+
+        def predict(self, columns):
+            return np.column_stack(columns) @ (self.w / self.w.sum())
+
+        def fit_predict(self, y_true, columns):
+            return self.fit(y_true, columns).predict(columns)
+
+
+    farms = pd.read_csv("farms.csv")
+    X, y = farms[["rain", "sun", "soil"]], farms["yield"]
+    for tr, va in KFold(5, shuffle=True, random_state=3).split(X):
+        X_tr, X_val, y_tr, y_val = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+        fold_preds = [m.fit(X_tr, y_tr).predict(X_val) for m in (Ridge(), KNeighborsRegressor())]
+        searcher = BlendSearch()
+        blend = searcher.fit_predict(y_val.values, fold_preds)
+        print("fold blend mae", mean_absolute_error(y_val, blend))
+    """)
+    assert ("tuned_on_test", 30) in found
+
+
 #: a split by rows whose parts carry no held-out name; two first-level models score the held part
 SPLIT_HEAD = """\
     import numpy as np

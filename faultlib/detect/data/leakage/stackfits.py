@@ -26,12 +26,13 @@ predictions, a blender scored on the validation predictions it was fitted on).
 
 Found syntactically in one module or function (:func:`stacked_fits`):
 
-* ``m.fit(P, Y)`` where ``P`` holds held-out predictions -- a name carrying ``oof`` (out of fold), a name for
+* ``m.fit(P, Y)`` (or a blend-weight optimiser's ``m.fit_predict(Y, P)``) where ``P`` holds held-out predictions -- a name carrying ``oof`` (out of fold), a name for
   predictions of held-out rows (``val_preds``, ``validation_predicts``, ``test_proba``), or a ``predict`` call on
   rows named for testing or validation, through the names ``P`` is built from (assignments, ``append``, stores
   into a buffer) -- or ``Y`` names test or validation labels; later a metric of ``Y`` (the same expression) and
   ``m.predict*(P)`` (the same ``P``), directly or through a name, or of a value built from ``m.coef_`` /
-  ``m.feature_importances_``: ``trained_on_test`` at the fit.
+  ``m.feature_importances_``: ``trained_on_test`` at the fit; or ``m.fit_predict``'s own output: the optimiser
+  searched the weights on the scored rows, ``tuned_on_test`` at the call.
 * a ``for`` loop whose body scores, with labels ``Y``, a sum of two or more predictions each multiplied by a weight
   the loop varies, keeps the score (compared in an ``if``, stored in a table or a list), and the predictions are
   held-out predictions or ``Y`` names test or validation labels: ``tuned_on_test`` at the metric.
@@ -197,9 +198,9 @@ def _from_model(expr: ast.expr, model: str, inputs: str, binds: dict[str, list[t
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == model and node.args and \
                 _norm(node.args[0]) == inputs:
             return True
-        if isinstance(node, ast.Attribute) and node.attr in _WEIGHTS and isinstance(node.value, ast.Name) and \
-                node.value.id == model:
-            return True
+        if isinstance(node, ast.Attribute) and (node.attr in _WEIGHTS or node.attr == "fit_predict") and isinstance(
+                node.value, ast.Name) and node.value.id == model:
+            return True  # model.coef_, model.fit_predict(y_val, fold_preds): its fitted weights applied
         if isinstance(node, ast.Name):
             if node.id not in memo:
                 memo[node.id] = False
@@ -215,22 +216,25 @@ def _fits_scored(nodes: list[ast.AST], binds: dict[str, list[tuple[int, ast.expr
     metrics = sorted((n for n in nodes if _metric(n)), key=lambda n: n.lineno)  # type: ignore[attr-defined]
     out = []
     for node in nodes:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "fit"
-                and isinstance(node.func.value, ast.Name) and len(node.args) >= 2):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "fit", "fit_predict") and isinstance(node.func.value, ast.Name) and len(node.args) >= 2):
             continue
         model, inputs, labels = node.func.value.id, node.args[0], node.args[1]
-        if not any(m.lineno >= node.lineno for m in metrics) or not (  # type: ignore[attr-defined]
-                _held_labels(labels) or _held_out(inputs, binds, held)):
+        # fit(X, y); fit_predict(y_true, preds) of a blend-weight optimiser (either order: both may be the labels)
+        pairs = [(inputs, labels)] + ([(labels, inputs)] if node.func.attr == "fit_predict" else [])
+        if not any(m.lineno >= node.lineno for m in metrics) or not any(  # type: ignore[attr-defined]
+                _held_labels(y) or _held_out(x, binds, held) for x, y in pairs):
             continue
-        want, seen = _norm(labels), _norm(inputs)
+        wanted = {_norm(y): _norm(x) for x, y in pairs}
         for m in metrics:
             if m.lineno < node.lineno:  # type: ignore[attr-defined]
                 continue
             args, memo = m.args, {}  # type: ignore[attr-defined]
-            if any(_norm(a) == want for a in args) and any(_norm(a) != want and _from_model(
-                    a, model, seen, binds, node.lineno, m.lineno, memo) for a in args):  # type: ignore[attr-defined]
-                out.append(StackedFit("trained_on_test", model, node.lineno, node.col_offset + 1,
-                                      m.lineno))  # type: ignore[attr-defined]
+            want = next((_norm(a) for a in args if _norm(a) in wanted), None)
+            if want is not None and any(_norm(a) != want and _from_model(
+                    a, model, wanted[want], binds, node.lineno, m.lineno, memo) for a in args):  # type: ignore
+                kind = "trained_on_test" if node.func.attr == "fit" else "tuned_on_test"  # weights searched on them
+                out.append(StackedFit(kind, model, node.lineno, node.col_offset + 1, m.lineno))  # type: ignore
                 break
     return out
 
@@ -390,6 +394,11 @@ def stacked_findings(tree: ast.Module, smap: Any, findings: list[Finding]) -> li
                        f"{smap.describe(s.score_line)}: the score is measured on the rows it was fitted on. Fix: fit "
                        "the second level on out-of-fold predictions of the training rows (cross_val_predict, or "
                        "CalibratedClassifierCV) and score it on rows apart from its fit")
+        elif s.line != s.score_line:
+            message = (f"`{s.model}` chooses blend weights ({smap.describe(s.line)}) with held-out labels and "
+                       f"predictions, and the blend is scored against the same labels on {smap.describe(s.score_line)}"
+                       ": the scored rows chose the weights, so the score is optimistic. Fix: choose the weights on "
+                       "other rows (nested out-of-fold predictions) or report a score of rows apart")
         else:
             message = (f"blend weights ({s.model}) vary in the loop and each blend of held-out predictions is scored "
                        f"on {smap.describe(s.line)} against the labels it is then reported on, the score kept to "
