@@ -347,6 +347,24 @@ def test_a_test_file_with_its_labels_scored_in_a_selection_loop_is_tuned_on_test
     assert ("tuned_on_test", 15) in found
 
 
+def test_a_helper_given_the_test_labels_still_scores_its_test_rows(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    from sklearn.linear_model import Lasso
+    from sklearn.tree import DecisionTreeRegressor
+    from sklearn.metrics import r2_score
+
+
+    def rank_models(X_train, y_train, X_test, y_test):
+        table = []
+        for label, reg in (("lasso", Lasso()), ("tree", DecisionTreeRegressor(max_depth=4))):
+            reg.fit(X_train, y_train)
+            guess = reg.predict(X_test)
+            table.append((label, r2_score(y_test, guess)))
+        return max(table, key=lambda row: row[1])
+    """)
+    assert ("tuned_on_test", 10) in found
+
+
 # ---------------------------------------------------------------- a cut at a share of a stacked table
 
 

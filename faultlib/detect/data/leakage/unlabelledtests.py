@@ -19,8 +19,10 @@ set's hidden labels).
 whole table named for testing (no split, fold or sample of it), when the script reads no labels for a test table
 anywhere: no column of a table named for testing is the target (``test['target']``, ``df_test.label``,
 ``test.pop('y')``; a column the script uses as its target elsewhere, ``y = train['outcome']``), and no name for
-test labels (``y_test``, ``test_labels``) is bound from a table named for testing or from a file. Test labels made by
-a split or a fold (``y_test = y[test_idx]``) belong to those parts, not to the table. Issue 17, waves 50 and 74:
+test labels (``y_test``, ``test_labels``) is bound from a table named for testing, from a file, by a helper's
+returned tuple, or as a function's parameter (``def evaluate(model, X_test, y_test)``: its caller has them). Test
+labels made by a split or a fold (``y_test = y[test_idx]``, ``train_test_split``) belong to those parts, not to the
+table. Issue 17, waves 50 and 74:
 base models predicting the competition test inside a stacking loop (wave 74), and inside a fold loop that keeps
 Optuna's blend weights (wave 50).
 """
@@ -77,11 +79,17 @@ def reads_test_labels(tree: ast.Module, targets: set) -> bool:
         if isinstance(node, ast.Call) and call_name(node) == "pop" and isinstance(node.func, ast.Attribute) and \
                 _test_table(node.func.value) and node.args and _labelled(_key(node.args[0]), targets):
             return True  # test.pop('y')
+        if isinstance(node, ast.arg) and _test_labels(ast.Name(node.arg)):
+            return True  # def evaluate(model, X_test, y_test): the caller has the labels
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
                 _test_labels(node.targets[0]):
             source = _base(node.value)
             if _test_table(source) or isinstance(node.value, ast.Call) and call_name(node.value) in _READERS:
                 return True  # y_test = test_df['label'].values, y_test = np.load('y_test.npy')
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) and \
+                isinstance(node.value, ast.Call) and call_name(node.value) not in vocab.SPLIT_FUNCTIONS and any(
+                isinstance(t, ast.Name) and _test_labels(t) for t in node.targets[0].elts):
+            return True  # X_tr, y_tr, X_te, y_te = load_dataset(...): a helper hands the test labels over
     return False
 
 
