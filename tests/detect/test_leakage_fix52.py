@@ -170,6 +170,49 @@ def test_a_weight_optimiser_fitted_on_a_fold_and_scored_there_is_tuned_on_test(t
     assert ("tuned_on_test", 30) in found
 
 
+def test_a_training_score_before_a_name_is_reused_for_test_scores_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.metrics import accuracy_score, f1_score
+
+    loans = pd.read_csv("loans.csv")
+    X, y = loans.drop(columns="default"), loans["default"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=8)
+    tree = DecisionTreeClassifier(max_depth=5)
+    tree.fit(X_train, y_train)
+    print("train accuracy", accuracy_score(y_train, tree.predict(X_train)))
+    test_pred = tree.predict(X_test)
+    x = ["tree"]
+    y = [f1_score(y_test, test_pred)]
+    pd.DataFrame({"model": x, "f1": y}).plot.bar(x="model")
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
+def test_a_training_score_on_a_train_and_test_stack_cut_by_its_label_is_silent(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+
+    train = pd.read_csv("train.csv")
+    test = pd.read_csv("test.csv")
+    everyone = pd.concat([train, test])
+    everyone["cabin_known"] = everyone["cabin"].notna().astype(int)
+    X = everyone[everyone["Survived"].notnull()].drop(columns=["cabin"])
+    y = X.pop("Survived")
+    X_fit, X_check, y_fit, y_check = train_test_split(X, y, test_size=0.3, random_state=1)
+    clf = LogisticRegression()
+    clf.fit(X_fit, y_fit)
+    print("fit accuracy", accuracy_score(y_fit, clf.predict(X_fit)))
+    print("check accuracy", accuracy_score(y_check, clf.predict(X_check)))
+    """)
+    assert not {a for a in found if a[0] == "trained_on_test"}
+
+
 #: a split by rows whose parts carry no held-out name; two first-level models score the held part
 SPLIT_HEAD = """\
     import numpy as np

@@ -68,6 +68,11 @@ _DEPTH = 5
 _SAME = frozenset({"reshape", "ravel", "flatten", "to_numpy", "astype", "squeeze", "tolist", "copy"})
 
 
+#: ``{name: [(line, expression, whole), ...]}``: each binding of a name, ``whole`` when it rebinds the name (an
+#: assignment) rather than adding to it (a store into a buffer, ``append``, ``+=``)
+Binds = dict[str, list[tuple[int, ast.expr, bool]]]
+
+
 @dataclass(frozen=True)
 class StackedFit:
     """``kind`` found at ``line``/``column`` (the fit, or the metric), scored on ``score_line``; ``model`` the
@@ -110,31 +115,41 @@ def _base(node: ast.expr) -> ast.expr:
     return node
 
 
-def _binds(nodes: list[ast.AST]) -> dict[str, list[tuple[int, ast.expr]]]:
-    """``{name: [(line, expression), ...]}``: what each name is assigned, augmented, appended or stored with."""
-    out: dict[str, list[tuple[int, ast.expr]]] = {}
+def _binds(nodes: list[ast.AST]) -> Binds:
+    """What each name is assigned (``whole``), augmented, appended or stored with (see :data:`Binds`)."""
+    out: Binds = {}
 
-    def add(target: ast.expr, value: ast.expr, line: int) -> None:
+    def add(target: ast.expr, value: ast.expr, line: int, whole: bool = True) -> None:
         if isinstance(target, ast.Name):
-            out.setdefault(target.id, []).append((line, value))
+            out.setdefault(target.id, []).append((line, value, whole))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
                 target.elts) else [value] * len(target.elts)
             for t, v in zip(target.elts, values):
-                add(t, v, line)
+                add(t, v, line, whole)
         elif isinstance(target, ast.Subscript) and isinstance(_base(target), ast.Name):
-            out.setdefault(_base(target).id, []).append((line, value))  # oof[va] = m.predict(X[va])
+            out.setdefault(_base(target).id, []).append((line, value, False))  # oof[va] = m.predict(X[va])
 
     for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 add(target, node.value, node.lineno)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
             add(node.target, node.value, node.lineno)
+        elif isinstance(node, ast.AugAssign):
+            add(node.target, node.value, node.lineno, False)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "append", "extend") and isinstance(node.func.value, ast.Name) and node.args:
-            out.setdefault(node.func.value.id, []).append((node.lineno, node.args[0]))
+            out.setdefault(node.func.value.id, []).append((node.lineno, node.args[0], False))
     return out
+
+
+def _reaching(binds: Binds, name: str, line: int) -> tuple[int, list[ast.expr]]:
+    """The bindings of ``name`` that reach ``line`` read in source order: the last assignment before it and the
+    stores, appends and ``+=`` after that one (a name rebound later for a chart does not count); with its line."""
+    before = sorted((b for b in binds.get(name, ()) if b[0] < line), key=lambda b: b[0])
+    start = max((b[0] for b in before if b[2]), default=0)
+    return start, [v for ln, v, _ in before if ln >= start]
 
 
 def _held_name(name: str) -> bool:
@@ -145,10 +160,9 @@ def _held_name(name: str) -> bool:
     return bool(set(tokens) & _HELD_TOKENS) and bool(set(tokens) & _PRED_TOKENS)
 
 
-def _held_out(expr: ast.expr, binds: dict[str, list[tuple[int, ast.expr]]], memo: dict[str, bool],
-              depth: int = 0) -> bool:
-    """``expr`` holds predictions for held-out rows (see the module docstring); ``memo`` keeps each name's answer
-    (a name being followed counts as no)."""
+def _held_out(expr: ast.expr, binds: Binds, memo: dict[tuple[str, int], bool], depth: int = 0) -> bool:
+    """``expr`` holds predictions for held-out rows (see the module docstring), through the bindings that reach it;
+    ``memo`` keeps each name's answer per reaching assignment (a name being followed counts as no)."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and call_name(node) in _PREDICTORS - {"transform"} and node.args:
             rows = _base(node.args[0])
@@ -156,11 +170,14 @@ def _held_out(expr: ast.expr, binds: dict[str, list[tuple[int, ast.expr]]], memo
                 return True  # m.predict_proba(X_test_hash.values)
         if not isinstance(node, ast.Name):
             continue
-        if node.id not in memo:
-            memo[node.id] = False
-            memo[node.id] = _held_name(node.id) or depth < _DEPTH and any(
-                _held_out(v, binds, memo, depth + 1) for _, v in binds.get(node.id, ()))
-        if memo[node.id]:
+        if _held_name(node.id):
+            return True
+        start, values = _reaching(binds, node.id, node.lineno)
+        key = (node.id, start)
+        if key not in memo:
+            memo[key] = False
+            memo[key] = depth < _DEPTH and any(_held_out(v, binds, memo, depth + 1) for v in values)
+        if memo[key]:
             return True
     return False
 
@@ -189,7 +206,7 @@ def _metric(node: ast.AST) -> bool:
     return name.endswith(("_score", "_error", "_loss")) or any(w in name for w in _METRIC_WORDS)
 
 
-def _from_model(expr: ast.expr, model: str, inputs: str, binds: dict[str, list[tuple[int, ast.expr]]], lo: int,
+def _from_model(expr: ast.expr, model: str, inputs: str, binds: Binds, lo: int,
                 hi: int, memo: dict[str, bool], depth: int = 0) -> bool:
     """``expr`` is built from ``model``'s output for ``inputs`` or from its fitted weights (names bound between
     ``lo`` and ``hi`` followed; ``memo`` keeps each name's answer)."""
@@ -205,14 +222,13 @@ def _from_model(expr: ast.expr, model: str, inputs: str, binds: dict[str, list[t
             if node.id not in memo:
                 memo[node.id] = False
                 memo[node.id] = depth < _DEPTH and any(lo <= line <= hi and _from_model(
-                    v, model, inputs, binds, lo, hi, memo, depth + 1) for line, v in binds.get(node.id, ()))
+                    v, model, inputs, binds, lo, hi, memo, depth + 1) for line, v, _ in binds.get(node.id, ()))
             if memo[node.id]:
                 return True
     return False
 
 
-def _fits_scored(nodes: list[ast.AST], binds: dict[str, list[tuple[int, ast.expr]]],
-                 held: dict[str, bool]) -> list[StackedFit]:
+def _fits_scored(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int], bool]) -> list[StackedFit]:
     metrics = sorted((n for n in nodes if _metric(n)), key=lambda n: n.lineno)  # type: ignore[attr-defined]
     out = []
     for node in nodes:
@@ -309,7 +325,7 @@ def _kept(loop: ast.For, metric: ast.Call, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
-def _weight_grids(nodes: list[ast.AST], binds: dict[str, list[tuple[int, ast.expr]]], held: dict[str, bool],
+def _weight_grids(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int], bool],
                   parents: dict[int, ast.AST]) -> list[StackedFit]:
     out = []
     loops = [n for n in nodes if isinstance(n, ast.For)]
@@ -337,14 +353,14 @@ def _weight_grids(nodes: list[ast.AST], binds: dict[str, list[tuple[int, ast.exp
 def stacked_fits(tree: ast.Module) -> list[StackedFit]:
     """Second-level fits and blend weights scored on the rows whose labels fitted them (see the module docstring)."""
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    module_binds: dict[str, list[tuple[int, ast.expr]]] = {}
+    module_binds: Binds = {}
     out: list[StackedFit] = []
     for i, nodes in enumerate(reversed(_scopes(tree))):  # the module's scope first: its names serve the functions
         binds = _binds(nodes)
         if i == 0:
             module_binds = binds
         merged = binds if i == 0 else {**module_binds, **binds}
-        held: dict[str, bool] = {}
+        held: dict[tuple[str, int], bool] = {}
         out += _fits_scored(nodes, merged, held) + _weight_grids(nodes, merged, held, parents)
     return out
 
@@ -352,25 +368,32 @@ def stacked_fits(tree: ast.Module) -> list[StackedFit]:
 class ScoredWeights:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (after
     :class:`~faultlib.detect.data.leakage.testlabels.TestTrainedModels`, whose ``_labelled_fits`` it reads): a metric
-    call whose scored values carry the fit of a model trained with labels on exactly the held-out rows scored --
-    blend weights read from ``meta.coef_`` of a meta-model fitted on the test part's predictions, applied to those
-    predictions -- reports ``trained_on_test`` at that fit (the flow form of :func:`stacked_fits`, for rows held out
-    by a split whatever their names)."""
+    call whose scored values carry the fit of a model trained with labels on exactly the held-out rows scored, and
+    whose fitted weights were read (``meta.coef_`` of a meta-model fitted on the test part's predictions, applied to
+    those predictions) reports ``trained_on_test`` at that fit (the flow form of :func:`stacked_fits`, for rows a
+    split or a fold held out, whatever their names)."""
+
+    def _importances(self, est: Any) -> Any:
+        out = super()._importances(est)  # type: ignore[misc]
+        if out is not None:  # meta.coef_, meta.feature_importances_: the fit's weights read (selectors.py)
+            vars(self).setdefault("_weights_read", set()).add(est.fit.uid)
+        return out
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
-        if _metric(node):
+        if _metric(node) and vars(self).get("_weights_read"):
             self._check_scored_weights([*args, *kwargs.values()], node.lineno)
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _check_scored_weights(self, args: list[Any], line: int) -> None:
-        labelled = getattr(self, "_labelled_fits", ())
+        labelled, read = getattr(self, "_labelled_fits", ()), vars(self).get("_weights_read", ())
         for value in args:
             data = maybe_data(value)
-            if data is None or not (data.is_test or any(s.part == "val" for p in parts(data.rows) for s in p.steps)):
-                continue
-            scored = parts(data.rows)
-            for fit in data.taints:
-                if fit.uid in labelled and not fit.handwritten and scored and parts(fit.rows) == scored:
+            scored = parts(data.rows) if data is not None else ()
+            if not scored or not all(any(s.kind in ("split", "fold") and s.part in ("test", "val") for s in p.steps)
+                                     for p in scored):
+                continue  # only rows a split or a fold held out (a name, or a stack with test.csv, is not enough)
+            for fit in data.taints:  # type: ignore[union-attr]
+                if fit.uid in labelled and fit.uid in read and not fit.handwritten and parts(fit.rows) == scored:
                     self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]
                     self._emit("trained_on_test", fit, line=line, data=data,  # type: ignore[attr-defined]
                                why=f"values built from its fitted weights are scored on {self.smap.describe(line)} "  # type: ignore[attr-defined]
