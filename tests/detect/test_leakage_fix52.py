@@ -213,6 +213,17 @@ def test_a_training_score_on_a_train_and_test_stack_cut_by_its_label_is_silent(t
     assert not {a for a in found if a[0] == "trained_on_test"}
 
 
+def test_an_oof_column_among_the_features_makes_no_table_of_predictions(tmp_path: Path) -> None:
+    found = _alarms(tmp_path, OOF_HEAD + """\
+    matches["trees_oof"] = oof_trees
+    feats = inputs + ["trees_oof"]
+    second = LogisticRegression(max_iter=500)
+    second.fit(matches[feats], outcome)
+    print("train log loss", log_loss(outcome, second.predict_proba(matches[feats])[:, 1]))
+    """)
+    assert not {a for a in found if a[0] in ("trained_on_test", "tuned_on_test")}
+
+
 #: a split by rows whose parts carry no held-out name; two first-level models score the held part
 SPLIT_HEAD = """\
     import numpy as np

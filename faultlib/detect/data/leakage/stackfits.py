@@ -26,10 +26,12 @@ predictions, a blender scored on the validation predictions it was fitted on).
 
 Found syntactically in one module or function (:func:`stacked_fits`):
 
-* ``m.fit(P, Y)`` (or a blend-weight optimiser's ``m.fit_predict(Y, P)``) where ``P`` holds held-out predictions -- a name carrying ``oof`` (out of fold), a name for
-  predictions of held-out rows (``val_preds``, ``validation_predicts``, ``test_proba``), or a ``predict`` call on
-  rows named for testing or validation, through the names ``P`` is built from (assignments, ``append``, stores
-  into a buffer) -- or ``Y`` names test or validation labels; later a metric of ``Y`` (the same expression) and
+* ``m.fit(P, Y)`` (or a blend-weight optimiser's ``m.fit_predict(Y, P)``) where ``P`` holds held-out predictions
+  -- a name carrying ``oof`` (out of fold), a name for predictions of held-out rows (``val_preds``,
+  ``validation_predicts``, ``test_proba``), or a ``predict`` call on rows named for testing or validation, through
+  the names ``P`` is built from (the assignments, appends and stores into a buffer that reach it in source order; a
+  column of out-of-fold predictions set among other features, ``df['ridge_oof'] = ...``, makes no table of
+  predictions) -- or ``Y`` names test or validation labels; later a metric of ``Y`` (the same expression) and
   ``m.predict*(P)`` (the same ``P``), directly or through a name, or of a value built from ``m.coef_`` /
   ``m.feature_importances_``: ``trained_on_test`` at the fit; or ``m.fit_predict``'s own output: the optimiser
   searched the weights on the scored rows, ``tuned_on_test`` at the call.
@@ -127,7 +129,7 @@ def _binds(nodes: list[ast.AST]) -> Binds:
                 target.elts) else [value] * len(target.elts)
             for t, v in zip(target.elts, values):
                 add(t, v, line, whole)
-        elif isinstance(target, ast.Subscript) and isinstance(_base(target), ast.Name):
+        elif isinstance(target, ast.Subscript) and isinstance(_base(target), ast.Name) and not _column_key(target):
             out.setdefault(_base(target).id, []).append((line, value, False))  # oof[va] = m.predict(X[va])
 
     for node in nodes:
@@ -142,6 +144,13 @@ def _binds(nodes: list[ast.AST]) -> Binds:
                 "append", "extend") and isinstance(node.func.value, ast.Name) and node.args:
             out.setdefault(node.func.value.id, []).append((node.lineno, node.args[0], False))
     return out
+
+
+def _column_key(target: ast.Subscript) -> bool:
+    """``df['ridge_oof'] = ...``, ``df[['a', 'b']] = ...``: a column set (a feature among others), not rows stored."""
+    key = target.slice
+    keys = key.elts if isinstance(key, (ast.List, ast.Tuple)) else [key]
+    return bool(keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys)
 
 
 def _reaching(binds: Binds, name: str, line: int) -> tuple[int, list[ast.expr]]:
