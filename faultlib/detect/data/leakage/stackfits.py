@@ -37,7 +37,8 @@ Found syntactically in one module or function (:func:`stacked_fits`):
   searched the weights on the scored rows, ``tuned_on_test`` at the call.
 * a ``for`` loop whose body scores, with labels ``Y``, a sum of two or more predictions each multiplied by a weight
   the loop varies, keeps the score (compared in an ``if``, stored in a table or a list), and the predictions are
-  held-out predictions or ``Y`` names test or validation labels: ``tuned_on_test`` at the metric.
+  out-of-fold or test predictions or ``Y`` names test labels: ``tuned_on_test`` at the metric. Weights chosen on a
+  validation part, beside a test part that scores the blend once, are chosen apart from it and stay silent.
 
 A fit on training predictions (``P`` from the training rows) is a training score and stays silent, as does a blend
 whose weights are fixed numbers, and a weight loop over predictions whose scores are only printed.
@@ -63,6 +64,7 @@ _WEIGHTS = frozenset({"coef_", "intercept_", "feature_importances_", "weights", 
 #: metric functions outside the ``*_score``/``*_error``/``*_loss`` names, and short names of hand-written ones
 _METRIC_WORDS = ("rmse", "rmsle", "mae", "mse", "mape", "smape", "auc", "logloss", "gini", "brier", "accuracy")
 _HELD_TOKENS = frozenset({"val", "valid", "validation", "test", "holdout", "tst", "oot"})
+_VALIDATION_TOKENS = frozenset({"val", "valid", "validation"})
 _PRED_TOKENS = frozenset({"pred", "preds", "predict", "predicts", "predicted", "prediction", "predictions", "proba",
                           "probas", "prob", "probs"})
 _DEPTH = 5
@@ -161,31 +163,37 @@ def _reaching(binds: Binds, name: str, line: int) -> tuple[int, list[ast.expr]]:
     return start, [v for ln, v, _ in before if ln >= start]
 
 
-def _held_name(name: str) -> bool:
-    """``oof_a``, ``men_lgb_oof``, ``val_preds``, ``validation_predicts``, ``test_proba``: held-out predictions."""
+def _held_name(name: str, validation: bool = True) -> bool:
+    """``oof_a``, ``men_lgb_oof``, ``val_preds``, ``validation_predicts``, ``test_proba``: held-out predictions
+    (without ``validation``: out-of-fold or test predictions only)."""
     tokens = vocab.name_tokens(name)
     if any(t.startswith("oof") for t in tokens) or "out_of_fold" in name.lower():
         return True
-    return bool(set(tokens) & _HELD_TOKENS) and bool(set(tokens) & _PRED_TOKENS)
+    held = _HELD_TOKENS if validation else _HELD_TOKENS - _VALIDATION_TOKENS
+    return bool(set(tokens) & held) and bool(set(tokens) & _PRED_TOKENS)
 
 
-def _held_out(expr: ast.expr, binds: Binds, memo: dict[tuple[str, int], bool], depth: int = 0) -> bool:
-    """``expr`` holds predictions for held-out rows (see the module docstring), through the bindings that reach it;
-    ``memo`` keeps each name's answer per reaching assignment (a name being followed counts as no)."""
+def _held_out(expr: ast.expr, binds: Binds, memo: dict[tuple[str, int, bool], bool], depth: int = 0, *,
+              validation: bool = True) -> bool:
+    """``expr`` holds predictions for held-out rows (see the module docstring), through the bindings that reach it
+    (without ``validation``: out-of-fold or test predictions only); ``memo`` keeps each name's answer per reaching
+    assignment (a name being followed counts as no)."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and call_name(node) in _PREDICTORS - {"transform"} and node.args:
             rows = _base(node.args[0])
-            if isinstance(rows, ast.Name) and (vocab.looks_like_test(rows.id) or validation_named(rows)):
+            if isinstance(rows, ast.Name) and (vocab.looks_like_test(rows.id) and not validation_named(rows) or
+                                               validation and validation_named(rows)):
                 return True  # m.predict_proba(X_test_hash.values)
         if not isinstance(node, ast.Name):
             continue
-        if _held_name(node.id):
+        if _held_name(node.id, validation):
             return True
         start, values = _reaching(binds, node.id, node.lineno)
-        key = (node.id, start)
+        key = (node.id, start, validation)
         if key not in memo:
             memo[key] = False
-            memo[key] = depth < _DEPTH and any(_held_out(v, binds, memo, depth + 1) for v in values)
+            memo[key] = depth < _DEPTH and any(_held_out(v, binds, memo, depth + 1, validation=validation)
+                                               for v in values)
         if memo[key]:
             return True
     return False
@@ -237,7 +245,7 @@ def _from_model(expr: ast.expr, model: str, inputs: str, binds: Binds, lo: int,
     return False
 
 
-def _fits_scored(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int], bool]) -> list[StackedFit]:
+def _fits_scored(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int, bool], bool]) -> list[StackedFit]:
     metrics = sorted((n for n in nodes if _metric(n)), key=lambda n: n.lineno)  # type: ignore[attr-defined]
     out = []
     for node in nodes:
@@ -334,7 +342,7 @@ def _kept(loop: ast.For, metric: ast.Call, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
-def _weight_grids(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int], bool],
+def _weight_grids(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int, bool], bool],
                   parents: dict[int, ast.AST]) -> list[StackedFit]:
     out = []
     loops = [n for n in nodes if isinstance(n, ast.For)]
@@ -350,8 +358,10 @@ def _weight_grids(nodes: list[ast.AST], binds: Binds, held: dict[tuple[str, int]
             preds = next((b for b in blends if len(b) >= 2), None)
             if preds is None:
                 continue
-            if (_held_labels(labels) or all(_held_out(p, binds, held) for p in preds)) and _kept(loop, metric,
-                                                                                                parents):
+            # weights chosen on a validation part are chosen apart from the test part (thresholds.py's house test);
+            # on out-of-fold predictions (the reported estimate) or on the test part they are not
+            if (_test_labels(labels) or all(_held_out(p, binds, held, validation=False) for p in preds)) and _kept(
+                    loop, metric, parents):
                 names = sorted({n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)})
                 out.append(StackedFit("tuned_on_test", ", ".join(names) or "weights", metric.lineno,  # type: ignore
                                       metric.col_offset + 1, metric.lineno))  # type: ignore[attr-defined]
@@ -369,7 +379,7 @@ def stacked_fits(tree: ast.Module) -> list[StackedFit]:
         if i == 0:
             module_binds = binds
         merged = binds if i == 0 else {**module_binds, **binds}
-        held: dict[tuple[str, int], bool] = {}
+        held: dict[tuple[str, int, bool], bool] = {}
         out += _fits_scored(nodes, merged, held) + _weight_grids(nodes, merged, held, parents)
     return out
 

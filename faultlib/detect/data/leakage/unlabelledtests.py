@@ -18,7 +18,8 @@ set's hidden labels).
 ``predict_proba``, ``decision_function``; never ``score`` or ``evaluate``, which take labels) on rows that are all a
 whole table named for testing (no split, fold or sample of it), when the script reads no labels for a test table
 anywhere: no column of a table named for testing is the target (``test['target']``, ``df_test.label``,
-``test.pop('y')``; a column the script uses as its target elsewhere, ``y = train['outcome']``), and no name for
+``test.pop('y')``; a column the script uses as its target elsewhere, ``y = train['outcome']``, or that a training
+table both drops and reads, ``train.drop(columns='fraud')`` beside ``train['fraud']``), and no name for
 test labels (``y_test``, ``test_labels``) is bound from a table named for testing, from a file, by a helper's
 returned tuple, or as a function's parameter (``def evaluate(model, X_test, y_test)``: its caller has them). Test
 labels made by a split or a fold (``y_test = y[test_idx]``, ``train_test_split``) belong to those parts, not to the
@@ -69,8 +70,31 @@ def _labelled(key: str | None, targets: set) -> bool:
     return key is not None and (key in targets or label_like(key) and "pred" not in key.lower())
 
 
+def _strings(node: ast.expr) -> list[str]:
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+
+
+def split_off_columns(tree: ast.Module) -> set[str]:
+    """Columns a table named for training both drops and reads (``train.drop(columns='fraud')`` beside
+    ``train['fraud']``): the script's target, whatever its name; row ids (``id``, ``*_id``) left out."""
+    dropped: set[str] = set()
+    read: set[str] = set()
+    for node in walk_once(tree):
+        if isinstance(node, ast.Call) and call_name(node) == "drop" and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and vocab.looks_like_train(node.func.value.id):
+            for value in [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("columns", "labels"))]:
+                dropped.update(_strings(value))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) \
+                and vocab.looks_like_train(node.value.id):
+            read.update(_strings(node.slice))
+    return {c for c in dropped & read if not (c.lower() == "id" or c.lower().endswith(("_id", "id")) and
+                                              not label_like(c))}
+
+
 def reads_test_labels(tree: ast.Module, targets: set) -> bool:
     """The script reads labels for a table named for testing (see the module docstring)."""
+    targets = set(targets) | split_off_columns(tree)
     for node in walk_once(tree):
         if isinstance(node, ast.Subscript) and _test_table(node.value) and _labelled(_key(node.slice), targets):
             return True  # test['target'], df_test[TARGET]
@@ -112,4 +136,4 @@ class UnlabelledTests:
         return not self._test_labels_read
 
 
-__all__ = ["UnlabelledTests", "reads_test_labels"]
+__all__ = ["UnlabelledTests", "reads_test_labels", "split_off_columns"]
