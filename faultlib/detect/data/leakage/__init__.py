@@ -259,7 +259,7 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
         analyzer = Analyzer(tree, smap)
         analyzer.repo_files = repo
         analyzer.preferred_read = preferred_read
-        analyzer.switches = moduleflags.module_switches(tree)  # FLAG = False set once: if FLAG: never runs
+        analyzer.switches = moduleflags.module_switches(tree, smap.default_lines())  # FLAG = False: if FLAG never runs
         report = analyzer.run()
         used = vars(analyzer).get("switched")
         if used:  # a fit whose leak needs a branch switched off is a note naming the flag (moduleflags.py)

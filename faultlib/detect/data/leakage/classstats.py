@@ -34,42 +34,44 @@ from faultlib.detect.data.leakage.values import Data, FitRef, Rows
 from faultlib.pyflow.walk import walk_once
 
 #: reductions over a subset of rows (NumPy functions and pandas methods of the same names)
-_REDUCTIONS = frozenset({"mean", "var", "std", "median", "nanmean", "nanvar", "nanstd", "nanmedian", "sum"})
+_REDUCTIONS = frozenset({"mean", "var", "std", "median", "nanmean", "nanvar", "nanstd", "nanmedian", "sum", "mode",
+                         "quantile", "nanquantile", "percentile", "nanpercentile"})
 
 
-def _label_named(node: ast.expr) -> bool:
-    """``y``, ``labels``, ``df["target"]``, ``df.label``: a value named for the target."""
+def _label_named(node: ast.expr, targets: frozenset = frozenset()) -> bool:
+    """``y``, ``labels``, ``df["target"]``, ``df.label``: a value named for the target, or a column the script uses
+    as its target (``targets``: ``df["Personality"]`` where ``y = df["Personality"]``)."""
     if isinstance(node, ast.Name):
         return label_like(node.id)
     if isinstance(node, ast.Attribute):
-        return label_like(node.attr)
+        return label_like(node.attr) or node.attr in targets
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return label_like(node.slice.value)
+        return label_like(node.slice.value) or node.slice.value in targets
     return False
 
 
-def _label_mask(index: ast.expr) -> bool:
+def _label_mask(index: ast.expr, targets: frozenset = frozenset()) -> bool:
     """An index holding ``label == c`` (alone, in ``X[mask, col]``, or joined with ``&``)."""
     return any(isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq))
-               and (_label_named(n.left) or _label_named(n.comparators[0])) for n in ast.walk(index))
+               and (_label_named(n.left, targets) or _label_named(n.comparators[0], targets)) for n in ast.walk(index))
 
 
-def _class_rows(node: ast.expr, subsets: set[str]) -> bool:
+def _class_rows(node: ast.expr, subsets: set[str], targets: frozenset = frozenset()) -> bool:
     """``X[y == c, i]``, ``df[df.target == 1]["x"]``, ``part`` bound to one of them: rows of one class."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
-        if isinstance(node, ast.Subscript) and _label_mask(node.slice):
+        if isinstance(node, ast.Subscript) and _label_mask(node.slice, targets):
             return True
         node = node.value
     return isinstance(node, ast.Name) and node.id in subsets
 
 
-def class_rows(node: ast.expr, subsets: set[str]) -> bool:
+def class_rows(node: ast.expr, subsets: set[str], targets: frozenset = frozenset()) -> bool:
     """``node`` is the rows of one class: a label mask (``X[y == c]``) or a name of ``subsets`` (see
-    :func:`class_subsets`)."""
-    return _class_rows(node, subsets)
+    :func:`class_subsets`); ``targets`` are the columns the script uses as its target."""
+    return _class_rows(node, subsets, targets)
 
 
-def class_subsets(scope: ast.AST) -> set[str]:
+def class_subsets(scope: ast.AST, targets: frozenset = frozenset()) -> set[str]:
     """The names ``scope`` binds to the rows of one class (``X_major = X[y == 0]``; item by item in
     ``X_major, y_major = X[y == 0], y[y == 0]``)."""
     out: set[str] = set()
@@ -79,22 +81,24 @@ def class_subsets(scope: ast.AST) -> set[str]:
         pairs = [(t, n.value) for t in n.targets]
         pairs += [(a, b) for t in n.targets if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple)
                   and len(t.elts) == len(n.value.elts) for a, b in zip(t.elts, n.value.elts)]
-        out |= {t.id for t, v in pairs if isinstance(t, ast.Name) and _class_rows(v, set())}
+        out |= {t.id for t, v in pairs if isinstance(t, ast.Name) and _class_rows(v, set(), targets)}
     return out
 
 
-def class_conditional_reductions(tree: ast.AST) -> frozenset[int]:
-    """Ids of the reduction calls (``np.mean(part)``, ``part.var()``) over the rows of one class."""
+def class_conditional_reductions(tree: ast.AST, targets: frozenset | set = frozenset()) -> frozenset[int]:
+    """Ids of the reduction calls (``np.mean(part)``, ``part.var()``, ``part[col].mode()``: the fill value of a
+    per-class imputation) over the rows of one class; ``targets`` are the columns the script uses as its target."""
     out: set[int] = set()
+    targets = frozenset(t for t in targets if isinstance(t, str))
     scopes = [n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]
     for scope in scopes:
-        subsets = class_subsets(scope)
+        subsets = class_subsets(scope, targets)
         for n in ast.walk(scope):
             if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute) or n.func.attr not in _REDUCTIONS:
                 continue
             operand = n.args[0] if n.args and isinstance(n.func.value, ast.Name) and n.func.value.id in (
                 "np", "numpy") else n.func.value
-            if _class_rows(operand, subsets):
+            if _class_rows(operand, subsets, targets):
                 out.add(id(n))
     return frozenset(out)
 

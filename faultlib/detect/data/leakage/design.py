@@ -294,7 +294,7 @@ class DesignChecks:
             return Data(None, data.taints, False)  # (pixelranges.py)
         data = self._labelled_only(data, node, frame)  # a target statistic skips the rows to predict (unlabelled.py)
         if not hasattr(self, "_class_stats"):
-            self._class_stats = class_conditional_reductions(self.tree)
+            self._class_stats = class_conditional_reductions(self.tree, self._targets)
         by_class = id(node) in self._class_stats  # a statistic of one class's rows reads y (classstats.py)
         data = every_class(data) if by_class else data
         est = Est(label, "transformer", preprocessing=True)

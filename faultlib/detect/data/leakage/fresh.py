@@ -73,10 +73,14 @@ class FreshTables:
 
     def _indexed_like(self, ref: Ref, args: list[Any], node: ast.Call, frame: Any) -> Data | None:
         """``pd.DataFrame(index=data.index)``: no columns yet, but the rows of ``data`` (pandas API, ``DataFrame``:
-        ``index`` labels the rows); columns filled later add their fits as for any table."""
+        ``index`` labels the rows); columns filled later add their fits as for any table. A table given its data by
+        keyword (``pd.DataFrame(data=imputer.transform(df), index=df.index, columns=list(df))``) is built from that
+        data, fits and all, as ``pd.DataFrame(values, index=...)`` is (wave 82: a KNN imputer's output passed as
+        ``data=`` lost the imputer's fit)."""
         from faultlib.detect.data.leakage.values import maybe_data
 
-        if ref.last != "DataFrame" or ref.module.split(".")[0] not in ("pandas", "pd") or args:
+        if ref.last != "DataFrame" or ref.module.split(".")[0] not in ("pandas", "pd") or args or any(
+                k.arg == "data" for k in node.keywords):
             return None
         index = next((k.value for k in node.keywords if k.arg == "index"), None)
         if not (isinstance(index, ast.Attribute) and index.attr == "index"):

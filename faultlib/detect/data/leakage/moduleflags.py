@@ -26,12 +26,21 @@ A test is decided only when it is ``flag``, ``not flag``, ``flag ==``/``!=``/``i
 * in a program that writes no globals dynamically (no ``globals()``, ``vars()``, ``locals()``, ``exec``,
   ``eval``, ``setattr`` or ``sys.modules``), and has no ``from ... import *`` after the flag's line;
 * tested after the line that sets it, or inside a function (which runs later);
+* not set in a notebook cell tagged ``parameters``: papermill injects a cell after it that may rebind any of its
+  names (papermill documentation, "Parameterize": "the cell tagged parameters holds the defaults"), so its values
+  are defaults, not the value the run takes;
 * and it is no cache switch: the branch that does not run saves nothing and opens no file (:data:`~.vocab.SAVES`,
   ``save_``/``dump_``/``write_`` helpers, ``open``), and the branch that runs reads no file unless the other reads
   one too. ``if RECOMPUTE: build the features and save them``, then a read of the saved file, or ``if use_cache:
   X = pd.read_feather('X_tmp.ftr') else: X = gauss_rank(...)``, feeds the model from the branch not taken,
   through the file an earlier run with the other value wrote; ``if DEBUG: read 1,000 rows else: read them all``
   reads on both sides and is decided.
+
+A class attribute of a configuration class is such a flag too (Kaggle notebooks keep their switches on a class,
+``class CFG: debug = False`` then ``if CFG.debug:``): ``C.name`` where ``C`` is a class defined once at the module's
+top level (never rebound) whose body sets ``name`` once to a literal, and no attribute of that name is assigned
+anywhere else in the program (``CFG.debug = True``, ``self.debug = ...``, ``setattr``: never decided). Issue 17:
+misses behind a config class's flag (fix 52).
 """
 
 from __future__ import annotations
@@ -112,21 +121,59 @@ def _dynamic(tree: ast.Module) -> bool:
     return False
 
 
-def module_flags(tree: ast.Module) -> dict[str, Flag]:
-    """The module's flags (see the module docstring), by name."""
-    candidates: dict[str, Flag] = {}
-    for s in tree.body:
+def _literal_binds(body: list[ast.stmt], defaults: frozenset[int]) -> dict[str, Flag]:
+    """``name = literal`` statements of ``body`` (a module's or a class's), by name; none on ``defaults`` lines."""
+    out: dict[str, Flag] = {}
+    for s in body:
+        if s.lineno in defaults:
+            continue  # a papermill parameters cell: defaults the injected cell may rebind
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                 and _literal(s.value):
-            candidates[s.targets[0].id] = Flag(s.targets[0].id, s.lineno, s.value.value)  # type: ignore[union-attr]
+            out[s.targets[0].id] = Flag(s.targets[0].id, s.lineno, s.value.value)  # type: ignore[union-attr]
         elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _literal(s.value):
-            candidates[s.target.id] = Flag(s.target.id, s.lineno, s.value.value)  # type: ignore[union-attr]
-    if not candidates or _dynamic(tree):
+            out[s.target.id] = Flag(s.target.id, s.lineno, s.value.value)  # type: ignore[union-attr]
+    return out
+
+
+def _class_flags(tree: ast.Module, counts: dict[str, int], defaults: frozenset[int]) -> dict[str, Flag]:
+    """``C.name`` flags of the module's configuration classes (see the module docstring), by ``"C.name"``."""
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef) and counts.get(s.name) == 2]
+    if not classes:
+        return {}
+    stored = {n.attr for n in walk_once(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, (
+        ast.Store, ast.Del))}
+    out: dict[str, Flag] = {}
+    for c in classes:
+        names = [t.id for s in c.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)]
+        for name, flag in _literal_binds(c.body, defaults).items():
+            if names.count(name) == 1 and name not in stored:
+                out[f"{c.name}.{name}"] = Flag(f"{c.name}.{name}", flag.line, flag.value)
+    return out
+
+
+def module_flags(tree: ast.Module, defaults: frozenset[int] = frozenset()) -> dict[str, Flag]:
+    """The module's flags (see the module docstring), by name (``"C.name"`` for a class attribute); ``defaults``:
+    the lines of a papermill parameters cell, whose names are never flags."""
+    candidates = _literal_binds(tree.body, defaults)
+    has_classes = any(isinstance(s, ast.ClassDef) for s in tree.body)
+    if not (candidates or has_classes) or _dynamic(tree):
         return {}
     counts = _bound_names(tree)
     stars = [n.lineno for n in walk_once(tree) if isinstance(n, ast.ImportFrom) and any(
         a.name == "*" for a in n.names)]
-    return {k: f for k, f in candidates.items() if counts.get(k) == 1 and not any(line > f.line for line in stars)}
+    flags = {k: f for k, f in candidates.items() if counts.get(k) == 1}
+    flags.update(_class_flags(tree, counts, defaults) if has_classes else {})
+    return {k: f for k, f in flags.items() if not any(line > f.line for line in stars)}
+
+
+def _flag_name(node: ast.expr) -> str | None:
+    """``flag`` or ``C.flag`` as a flag's name, else ``None``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def _decide(test: ast.expr, flags: dict[str, Flag], used: list[Flag]) -> bool | None:
@@ -135,12 +182,12 @@ def _decide(test: ast.expr, flags: dict[str, Flag], used: list[Flag]) -> bool | 
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _decide(test.operand, flags, used)
         return None if inner is None else not inner
-    if isinstance(test, ast.Name) and test.id in flags:
-        used.append(flags[test.id])
-        return bool(flags[test.id].value)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
-            and test.left.id in flags and isinstance(test.comparators[0], ast.Constant):
-        flag, other, op = flags[test.left.id], test.comparators[0].value, test.ops[0]
+    if _flag_name(test) in flags:
+        used.append(flags[_flag_name(test)])  # type: ignore[index]
+        return bool(flags[_flag_name(test)].value)  # type: ignore[index]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _flag_name(test.left) in flags \
+            and isinstance(test.comparators[0], ast.Constant):
+        flag, other, op = flags[_flag_name(test.left)], test.comparators[0].value, test.ops[0]  # type: ignore[index]
         if isinstance(op, (ast.Eq, ast.NotEq)):
             result = flag.value == other
         elif isinstance(op, (ast.Is, ast.IsNot)) and (other is None or isinstance(other, bool)):
@@ -166,7 +213,7 @@ def _decide(test: ast.expr, flags: dict[str, Flag], used: list[Flag]) -> bool | 
 
 
 def _flags_in(test: ast.expr, flags: dict[str, Flag]) -> list[Flag]:
-    return [flags[n.id] for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in flags]
+    return [flags[k] for n in ast.walk(test) if (k := _flag_name(n)) is not None and k in flags]  # type: ignore
 
 
 def _saves(body: list[ast.stmt]) -> bool:
@@ -190,10 +237,10 @@ def _in_functions(tree: ast.Module) -> set[int]:
     return out
 
 
-def module_switches(tree: ast.Module) -> dict[int, Switch]:
+def module_switches(tree: ast.Module, defaults: frozenset[int] = frozenset()) -> dict[int, Switch]:
     """``id(if_statement.test)`` -> its :class:`Switch`, for every ``if`` a module flag decides (module
-    docstring)."""
-    flags = module_flags(tree)
+    docstring); ``defaults``: the lines of a papermill parameters cell."""
+    flags = module_flags(tree, defaults)
     if not flags:
         return {}
     deferred = _in_functions(tree)

@@ -40,6 +40,8 @@ class SourceMap:
         inlined: the code cells of notebooks a notebook runs (``%run prep.ipynb``, :mod:`.nbrun`): ``(notebook,
             cell number, first line in the joined text, line count)`` per cell.
         unfollowed: the ``%run`` cells whose notebook was not followed: ``(notebook, cell number, why)``.
+        parameter_cells: the numbers of this notebook's cells tagged ``parameters`` (papermill: their values are
+            defaults a run may replace; :mod:`.moduleflags` decides no ``if`` by them).
     """
 
     file: str
@@ -48,6 +50,7 @@ class SourceMap:
     files: list[tuple[str, int, int]] | None = None
     inlined: list[tuple[str, int, int, int]] = field(default_factory=list)
     unfollowed: list[tuple[str, int, str]] = field(default_factory=list)
+    parameter_cells: frozenset[int] = frozenset()
 
     def where(self, line: int) -> dict[str, Any]:
         for name, number, start, count in self.inlined:
@@ -85,6 +88,11 @@ class SourceMap:
                 return start, start + count - 1
         return None
 
+    def default_lines(self) -> frozenset[int]:
+        """The joined lines of the cells tagged ``parameters`` (see ``parameter_cells``)."""
+        return frozenset(line for number, start, count in self.cells or () if number in self.parameter_cells
+                         for line in range(start, start + count))
+
     def order(self, file: str | None) -> int:
         """Where ``file`` runs in a session (0 for a single file or notebook): findings are sorted by it."""
         return next((i for i, (name, _, _) in enumerate(self.files or ()) if name == file), 0)
@@ -121,7 +129,24 @@ def notebook_source(doc: Any, path: str, *, runs: bool = False) -> tuple[str, So
             from faultlib.detect.data.leakage.nbrun import run_cells
 
             run_cells(cell_lines, path, lines, inlined, code_cells, cell=number, unfollowed=unfollowed)
-    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined, unfollowed=unfollowed)
+    return "\n".join(lines) + "\n", SourceMap(path, cells, inlined=inlined, unfollowed=unfollowed,
+                                             parameter_cells=parameter_cells(doc))
+
+
+def parameter_cells(doc: Any) -> frozenset[int]:
+    """The numbers (from 1, every cell counted) of the cells tagged ``parameters`` in their metadata (papermill
+    documentation, "Parameterize": the cell tagged ``parameters`` holds the defaults; the injected cell after it sets
+    the values of a run)."""
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    if not isinstance(cells, list):
+        return frozenset()
+    out = set()
+    for number, cell in enumerate(cells, 1):
+        meta = cell.get("metadata") if isinstance(cell, dict) else None
+        tags = meta.get("tags") if isinstance(meta, dict) else None
+        if isinstance(tags, list) and "parameters" in tags:
+            out.add(number)
+    return frozenset(out)
 
 
 def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:

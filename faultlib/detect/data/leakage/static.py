@@ -68,6 +68,9 @@ from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
+from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
+from faultlib.detect.data.leakage.fractioncuts import fraction_bound
+from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
@@ -166,9 +169,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions, UnlabelledRows, BestItems,
-               KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores, RescoredSearches, SearchesBeforeSplits,
-               DuckModels, RecordFields,
+class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
+               UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
+               RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
@@ -255,6 +258,7 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
         self.report.complete, self.report.stopped = self.complete, self.stopped
         self._finalize()
         self._carried_weights()
+        self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings)  # (stackfits.py)
         return self.report
 
     def _carried_weights(self) -> None:
@@ -410,7 +414,8 @@ class Analyzer(ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPre
             if index_node.lower is None and index_node.upper is None:
                 return data
             lo, hi = self._bound(index_node.lower, frame), self._bound(index_node.upper, frame)
-            if isinstance(data.rows, RowUnion) and len(data.rows.parts) > 1 and (lo in (None, 0)) != (hi is None):
+            if isinstance(data.rows, RowUnion) and len(data.rows.parts) > 1 and (lo in (None, 0)) != (hi is None) \
+                    and not fraction_bound(index_node, self._bindings):  # all[int(.8 * len(all)):]: no seam (fractioncuts.py)
                 # all = concat([train, test]); train = all[:n]; test = all[n:]: the parts come apart again
                 rows = self._stack_cut(data.rows.parts, index_node, hi is not None, frame)  # frames.py
                 return self._derive(data, rows, line)
