@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.text import Text
 
-from faultlib.console import emit_json, state
+from faultlib.console import emit_json, state, stdout  # noqa: F401  (tests patch faultlib.cli.check.stdout)
 
 
 class CheckGroup(click.Group):

@@ -31,14 +31,14 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
-from faultlib.detect.data.leakage.thresholds import (
+from faultlib.detect.data.leakage.curvecode import (
     _CHOOSERS,
     _METRIC_SUFFIXES,
     CURVES,
     _names,
 )
-from faultlib.detect.data.leakage.thresholds import _func_name as _call_name
-from faultlib.detect.data.leakage.thresholds import _statements as _own
+from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
+from faultlib.detect.data.leakage.curvecode import _statements as _own
 from faultlib.pyflow.walk import walk_once
 
 
