@@ -51,12 +51,13 @@ def _chooses(expr: ast.AST, curve: set[str]) -> bool:
     return any(isinstance(n, ast.Call) and _func_name(n) in _CHOOSERS and _names(n) & curve for n in ast.walk(expr))
 
 
-def _statements(scope: ast.AST) -> list[ast.stmt]:
-    """The statements of ``scope`` in line order, nested blocks included, nested functions and classes not."""
+def body_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``body`` in line order, nested blocks (``try`` handlers too) included, nested functions and
+    classes not."""
     out: list[ast.stmt] = []
 
-    def visit(body: list[ast.stmt]) -> None:
-        for s in body:
+    def visit(stmts: list[ast.stmt]) -> None:
+        for s in stmts:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             out.append(s)
@@ -65,9 +66,14 @@ def _statements(scope: ast.AST) -> list[ast.stmt]:
             for h in getattr(s, "handlers", []) or []:
                 visit(h.body)
 
-    visit(scope.body)  # type: ignore[attr-defined]
+    visit(body)
     return sorted(out, key=lambda s: s.lineno)
 
 
-__all__ = ["CURVES", "_CHOOSERS", "_METRIC_SUFFIXES", "_chooses", "_func_name", "_names", "_source", "_statements",
+def _statements(scope: ast.AST) -> list[ast.stmt]:
+    """:func:`body_statements` of ``scope``'s body."""
+    return body_statements(scope.body)  # type: ignore[attr-defined]
+
+
+__all__ = ["CURVES", "body_statements", "_CHOOSERS", "_METRIC_SUFFIXES", "_chooses", "_func_name", "_names", "_source", "_statements",
            "_targets"]

@@ -31,21 +31,11 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.curvecode import body_statements
 from faultlib.detect.data.leakage.scoreloops import names_in, test_labels
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["error_weighted_blends"]
-
-
-def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for s in body:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        out.append(s)
-        for field in ("body", "orelse", "finalbody"):
-            out.extend(_statements(getattr(s, field, []) or []))
-    return out
 
 
 def _pairs_with(value: ast.expr, label: str) -> set[str]:
@@ -79,7 +69,7 @@ def _blend(value: ast.expr, weights: set[str], members: set[str]) -> bool:
 
 def _scope_blends(body: list[ast.stmt], labels: set[str]) -> dict[str, int]:
     """For each label name of ``labels``: the line of a blend weighted by errors on it, in this scope."""
-    stmts = [s for s in _statements(body) if isinstance(s, ast.Assign)]
+    stmts = [s for s in body_statements(body) if isinstance(s, ast.Assign)]
     out: dict[str, int] = {}
     for label in labels:
         errors: dict[str, str] = {}
@@ -96,7 +86,7 @@ def _scope_blends(body: list[ast.stmt], labels: set[str]) -> dict[str, int]:
                 weights |= {t.id for t in s.targets if isinstance(t, ast.Name)}
         members = set(errors.values())
         weights -= members
-        for n in (s for s in _statements(body) if isinstance(s, (ast.Assign, ast.Return, ast.Expr))):
+        for n in (s for s in body_statements(body) if isinstance(s, (ast.Assign, ast.Return, ast.Expr))):
             value = n.value
             if value is not None and _blend(value, weights, members):
                 out[label] = n.lineno
