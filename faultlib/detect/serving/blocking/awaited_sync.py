@@ -21,8 +21,10 @@ other packages, ``asynch`` and ``aiochclient``). Held-out wave 66: an aiokafka c
 
 The call counts when every one of these holds, so that a client the analysis only guesses stays an awaited unknown:
 
-* the receiver is a local or module name, or ``self.<attribute>``, and one of its bindings constructs the class or
-  annotates it (``x = Client(...)``, ``x: Client``, ``self.x: Client = ...``, a parameter ``x: Client``);
+* the receiver is a local or module name, or ``self.<attribute>``, and every binding of it constructs the class or
+  annotates it (``x = Client(...)``, ``x: Client``, ``self.x: Client = ...``, a parameter ``x: Client``), a
+  ``None`` placeholder aside -- a receiver also bound to anything else (``self.db = await asynch.connect()``) may be
+  that other client;
 * that class is listed by name in a vocabulary family (no package-wide or prefix rule: those also own the package's
   async twins), and the method is named in that family's table (not reached by ``*``).
 """
@@ -44,8 +46,9 @@ def awaited_sync_call(index, call: ast.Call, func: Func) -> bool:
     owner = index.type_of(call.func.value, func)
     if not isinstance(owner, str) or not _listed(index.vocab, owner, call.func.attr):
         return False
-    return any(_names_class(index, value, annotation, scope, owner)
-               for value, annotation, scope in _bindings(index, call.func.value, func))
+    bindings = [b for b in _bindings(index, call.func.value, func) if not _placeholder(*b)]
+    return bool(bindings) and all(_names_class(index, value, annotation, scope, owner)
+                                  for value, annotation, scope in bindings)
 
 
 def _exact_methods(vocabulary) -> frozenset[str]:
@@ -60,6 +63,11 @@ def _exact_methods(vocabulary) -> frozenset[str]:
 def _listed(vocabulary, owner: str, method: str) -> bool:
     """Whether a family names ``owner`` exactly and ``method`` in its table."""
     return any(owner in f.types and not (f.prefix or f.package) and method in f.methods for f in vocabulary.families)
+
+
+def _placeholder(value: ast.expr | None, annotation: ast.expr | None, scope: Func) -> bool:
+    """``self._db = None`` before the client is made: no client at all."""
+    return annotation is None and isinstance(value, ast.Constant) and value.value is None
 
 
 def _names_class(index, value: ast.expr | None, annotation: ast.expr | None, scope: Func, owner: str) -> bool:
