@@ -8,6 +8,8 @@ written for this test."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.detect.blocking_source import flagged, flagged_package
 
 _CLICKHOUSE_SINK = """
@@ -142,27 +144,37 @@ _CONFIGURED = """
 """
 
 
-def test_a_constructor_branch_that_no_construction_takes_stays_silent(tmp_path):
-    assert flagged(tmp_path, _CONFIGURED + """
+def _configured(tmp_path, handlers: str) -> set[tuple[str, str]]:
+    """The findings of :data:`_CONFIGURED` with ``handlers`` (the code that builds and uses the detector) below it."""
+    return flagged(tmp_path, _CONFIGURED + handlers)
+
+
+_NONE_ON_THE_LOOP = """
     async def on_message(frame):
         detector = Detector("best.pt", device="cpu", dnn=False)
         return detector(frame)
 
     def offline(frame):
         return Detector("best.pt", labels="coco.yaml", dnn=True)(frame)
-    """) == set()
-
-
-def test_a_constructor_branch_some_construction_on_the_loop_takes_still_blocks(tmp_path):
-    assert flagged(tmp_path, _CONFIGURED + """
+"""
+_ONE_ON_THE_LOOP = """
     async def on_message(frame):
         detector = Detector("best.pt", labels="coco.yaml", dnn=True)
         return detector(frame)
-    """) == {("blocking_file_io", "with open(labels) as fh:"), ("blocking_file_io", 'with open("net.cfg") as fh:')}
+"""
+
+
+@pytest.mark.parametrize(("handlers", "expected"), [
+    (_NONE_ON_THE_LOOP, set()),
+    (_ONE_ON_THE_LOOP, {("blocking_file_io", "with open(labels) as fh:"),
+                        ("blocking_file_io", 'with open("net.cfg") as fh:')}),
+], ids=["no-construction-on-the-loop-takes-them", "a-construction-on-the-loop-takes-them"])
+def test_constructor_and_flag_branches_follow_the_constructions_on_the_loop(tmp_path, handlers, expected):
+    assert _configured(tmp_path, handlers) == expected
 
 
 def test_a_flag_stored_elsewhere_too_keeps_its_branch(tmp_path):
-    assert flagged(tmp_path, _CONFIGURED + """
+    assert _configured(tmp_path, """
     async def on_message(frame):
         detector = Detector("best.pt")
         detector.dnn = frame.startswith(b"cfg")
