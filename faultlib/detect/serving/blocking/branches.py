@@ -16,7 +16,12 @@ method of a class deriving from a third-party class is not judged by the analyse
 that owns the base calls it too, with arguments of its own (Home Assistant's flow manager calls
 ``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself calls ``await
 self.async_step_mosques()`` to show it: https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-
-steps; discord.py calls a cog's listeners and commands). Anything else keeps the call a blocker.
+steps; discord.py calls a cog's listeners and commands). A constructor's parameter is judged by the constructions of
+its class (``Backend(path, device="cpu")`` leaves ``data=None``, so ``if data: open(data)`` in ``__init__`` never runs;
+held-out wave 66: YOLOv5's ``DetectMultiBackend`` built per message by a nats-py subscriber), when the class has no
+subclass in the analysed files, no base but a plain one (a ``torch.nn.Module`` is built by the code using it, a
+framework's base class may be built by the framework), and its name is read only to be called or tested by
+``isinstance``. Anything else keeps the call a blocker.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
+from faultlib.detect.serving.blocking.instance_flags import flag_parameter
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
 from faultlib.pyflow.walk import children
 
@@ -33,6 +39,9 @@ _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _NOT_FRAMEWORKS = ("builtins.", "typing.", "typing_extensions.", "abc.", "enum.", "collections.", "pydantic.")
 """Bases that call no method of their subclasses by name: the language's (a dotless name is a builtin: ``object``,
 ``Exception``), typing's and data models'."""
+_BUILDERLESS = ("torch.nn.", "builtins.", "typing.", "abc.", "enum.", "object")
+"""Library bases that never construct a subclass themselves: a ``torch.nn.Module`` subclass is built by the code that
+uses it (``Detector(weights)``), as a plain class is."""
 _UNKNOWN = object()
 
 
@@ -44,6 +53,7 @@ class Branches:
         self.reached = reached  # ids of the functions run on the loop: other callers do not count
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: tuple[set[str], set[str]] | None = None
+        self._as_classes: set[str] | None = None
         self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
@@ -57,9 +67,11 @@ class Branches:
             return False
         for test, in_body in _guards(func.node.body, call):
             param, check = _parameter_test(test)
-            if param is None:
-                continue
-            values = self._passed(func, param)
+            if isinstance(param, ast.Attribute):  # if self.dnn: the constructor parameter the attribute keeps
+                kept = flag_parameter(self.index, func, param)
+                values = None if kept is None else self._passed(*kept)
+            else:
+                values = None if param is None else self._passed(func, param)
             if values is None:
                 continue
             outcomes = {check(v) for v in values}
@@ -71,12 +83,21 @@ class Branches:
         """Whether a step of ``path`` (``((func, line), ...)``, the calls that lead to a site) is a call in a branch
         no caller of its function takes: ``if type == "whisper": return WhisperASR(**kw)`` in a factory every caller
         on the loop calls with ``"faster_whisper"`` (held-out wave 58) never constructs the class, so what its
-        constructor does is never reached that way. Every call written on the step's line must sit in such a branch."""
-        for func, line in path:
+        constructor does is never reached that way. Every call written on the step's line must sit in such a branch, and
+        no other call of the same function there may lead on to the path's next function: the analysis keeps one path
+        per site, and ``check_requirements(...)`` written in an untaken ``elif dnn:`` and again in a taken ``elif
+        onnx:`` reaches its blockers all the same (held-out wave 66)."""
+        for step, (func, line) in enumerate(path):
             calls = [n for n in func.nodes if isinstance(n, ast.Call) and n.lineno == line]
-            if calls and all(self.never_taken(call, func) for call in calls):
+            if calls and all(self.never_taken(call, func) for call in calls) and not (
+                    step + 1 < len(path) and self._called_elsewhere(func, line, path[step + 1][0])):
                 return True
         return False
+
+    def _called_elsewhere(self, func: Func, line: int, callee: Func) -> bool:
+        """Whether ``func`` calls ``callee`` on another line than ``line``, outside any branch no caller takes."""
+        return any(isinstance(n, ast.Call) and n.lineno != line and self.index.callee(n.func, func) is callee
+                   and not self.never_taken(n, func) for n in func.nodes)
 
     def _passed(self, func: Func, param: str) -> list | None:
         key = (id(func), param)
@@ -90,8 +111,12 @@ class Branches:
         if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
             return None
         default = _default(args, param)
-        name = func.node.name
-        if self.used_as_value(func) or self._framework_method(func):
+        constructor = func.cls if func.node.name == "__init__" and func.cls is not None else None
+        name = func.node.name if constructor is None else constructor.node.name
+        if constructor is not None:  # Backend(path): the class's constructions are the calls of its __init__
+            if self._constructed_otherwise(constructor):
+                return None
+        elif self.used_as_value(func) or self._framework_method(func):
             return None
         bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
         position = positional.index(param) - (1 if bound else 0) if param in positional else None
@@ -103,7 +128,7 @@ class Branches:
             if self.reached is not None and id(caller) not in self.reached:
                 continue  # a command-line script's call: what it passes never reaches the loop
             target = self.index.callee(call.func, caller)
-            if target is not func:
+            if target is not (func if constructor is None else constructor):
                 if target is None:
                     return None  # may be this function, through a receiver of unknown type
                 continue
@@ -119,6 +144,35 @@ class Branches:
                 return None
             values.append(value)
         return values if seen else None
+
+    def _constructed_otherwise(self, klass: Klass) -> bool:
+        """Whether ``klass`` may be built other than by a call of its name seen here: it has subclasses in the
+        analysed files (their constructions run this ``__init__`` under other names), a base that is not the
+        language's or a library's plain data model (``super().__init__`` from elsewhere aside, a framework may build
+        it), or its name is read as a value other than as a call's callee or an ``isinstance``/``issubclass`` class
+        (``factory=Backend``: called somewhere with arguments unseen)."""
+        if self.index.subclasses(klass):
+            return True
+        if any(isinstance(b, str) and "." in b and not b.startswith(_BUILDERLESS) for b in self.index.bases(klass)):
+            return True
+        return klass.node.name in self._class_reads()
+
+    def _class_reads(self) -> set[str]:
+        """Names read as values other than as a call's callee or a class tested by ``isinstance``/``issubclass``."""
+        if self._as_classes is None:
+            found: set[str] = set()
+            for module in self.index.distinct_modules():
+                skip = set()
+                for node in module_nodes_of(module, ast.Call):
+                    skip.add(id(node.func))
+                    if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(
+                            node.args) == 2:
+                        classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+                        skip.update(id(c) for c in classes)
+                found.update(n.id for n in module_nodes_of(module, ast.Name)
+                             if isinstance(n.ctx, ast.Load) and id(n) not in skip)
+            self._as_classes = found
+        return self._as_classes
 
     def _framework_method(self, func: Func) -> bool:
         """Whether ``func`` is a public method of a class with a third-party base (a framework may call it)."""
@@ -190,11 +244,17 @@ def _contains(node: ast.AST, call: ast.AST) -> bool:
 
 
 def _parameter_test(test: ast.expr):
-    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``."""
+    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``; the
+    parameter is a name, or an ``ast.Attribute`` for ``self.<name>`` (:mod:`~faultlib.detect.serving.blocking.
+    instance_flags`)."""
     if isinstance(test, ast.Name):
         return test.id, bool
+    if _on_self(test):
+        return test, bool
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
         return test.operand.id, lambda v: not v
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _on_self(test.operand):
+        return test.operand, lambda v: not v
     if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1
             and isinstance(test.comparators[0], ast.Constant)):
         c, op = test.comparators[0].value, test.ops[0]
@@ -203,6 +263,11 @@ def _parameter_test(test: ast.expr):
         if type(op) in checks:
             return test.left.id, checks[type(op)]
     return None, None
+
+
+def _on_self(test: ast.expr) -> bool:
+    """``<name>.<attribute>`` on a bare name (whether the name is the method's ``self`` is checked later)."""
+    return isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)
 
 
 def _spread(call: ast.Call, caller: Func) -> dict[str, ast.expr] | None:

@@ -50,6 +50,7 @@ from faultlib.detect.serving.blocking.star_exports import documented_re_export, 
 from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
 from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
+from faultlib.detect.serving.blocking.stored_locals import local_names, stores_locals
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.remote_methods import remote_method
@@ -344,6 +345,10 @@ class Index(TypeOf):
                     found = found or (self.type_of(value, method) if value is not None else None)
                     if found is not None:
                         attrs[target.attr] = found
+            if stores_locals(node, self_name):  # self.__dict__.update(locals()): every local is an attribute
+                types = self.local_types(method)
+                attrs.update((name, types[name]) for name in local_names(method, self_name)
+                             if name not in attrs and types.get(name) is not None)
             if sets_attributes(node, self_name):  # self.register_modules(unet=unet): self.unet
                 for keyword in node.keywords:
                     if keyword.arg and keyword.arg not in attrs:

@@ -18,6 +18,7 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_ITERATORS
 from faultlib.detect.serving.blocking.composed_mixins import sibling_implementations
 from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
+from faultlib.detect.serving.blocking.awaited_sync import awaited_sync_call
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.imported_tools import imported_tools
@@ -220,7 +221,7 @@ class Reachability(BodyCalls):
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index
-        if id(call) in self._awaited(func) or id(call) in self._guarded:
+        if id(call) in self._guarded or (id(call) in self._awaited(func) and not awaited_sync_call(index, call, func)):
             return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
         target = index.callee(call.func, func)
         if isinstance(target, str):

@@ -180,6 +180,16 @@ SDKS = Vocabulary(
              methods=("download", "extract_info", "process_info", "urlopen")),
         _pkg("ollama", "https://github.com/ollama/ollama-python#async-client (Client sync, AsyncClient)"),
         _pkg("elevenlabs", "https://github.com/elevenlabs/elevenlabs-python#async-client (ElevenLabs sync)"),
+        # translate-python's Translator.translate requests its provider's web API (MyMemory by default) with requests;
+        # only that method: the package's import name is a common word (held-out wave 66, an aio-pika RPC worker)
+        _pkg("translate", "https://github.com/terryyin/translate-python#use-as-a-python-module (providers call the "
+             "MyMemory, Microsoft, DeepL or LibreTranslate web APIs synchronously)", methods=("translate",),
+             functions=False),
+        # garak's command line run in-process: main() runs the whole scan -- every probe prompt sent through the
+        # configured generator, the detectors, the report files (held-out wave 66: a taskiq task calling it)
+        _pkg("garak", "https://reference.garak.ai/en/latest/cli.html (garak.cli.main(args) is the command line: it "
+             "loads the generator, runs the probes and detectors and writes the reports before returning)",
+             methods=("main",)),
         _pkg("paramiko", "https://docs.paramiko.org/en/stable/api/client.html", except_=(
             "set_missing_host_key_policy", "get_transport", "set_log_channel"), kind="blocking_socket_io",
              functions=False),
@@ -311,6 +321,10 @@ SDKS = Vocabulary(
                                        "and vector store clients; the store connects and creates its collection)")
            for c in ("Memory", "memory.main.Memory")},
         "ffmpeg.probe": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.probe (runs ffprobe and waits)"),
+        # ffprobe-python: the constructor runs the binary and parses its output (held-out wave 66: a Temporal
+        # activity's FFProbe(path) before sending the audio to Whisper)
+        "ffprobe.FFProbe": (S, "https://github.com/gbstack/ffprobe-python/blob/master/ffprobe/ffprobe.py (FFProbe.__init__ "
+                               "runs ffprobe with subprocess.Popen and reads its whole output)"),
         "feedparser.parse": (H, "https://feedparser.readthedocs.io/en/latest/introduction.html (fetches a URL)"),
         "pymediainfo.MediaInfo.parse": (F, "https://pymediainfo.readthedocs.io/en/stable/pymediainfo.html#pymediainfo."
                                            "MediaInfo.parse (libmediainfo opens and reads the media file)"),

@@ -16,10 +16,19 @@ ALIBI_DETECT = ("https://docs.seldon.io/projects/alibi-detect/en/stable/overview
 PGVECTOR = ("https://python.langchain.com/api_reference/community/vectorstores/langchain_community.vectorstores.pgvector."
             "PGVector.html (the constructor connects with a synchronous engine and creates the extension, tables and "
             "collection)")
+TORCH_PACKAGE = ("https://pytorch.org/docs/stable/package.html#torch.package.PackageImporter (the importer opens the "
+                 "package's zip archive; load_pickle unpickles an object -- a model with its weights -- from it)")
+PACKAGE_IMPORTERS = ("torch.package.PackageImporter", "torch.package.package_importer.PackageImporter")
 MODELS = Vocabulary(
     calls={
         **_names("blocking_file_io", "https://pytorch.org/docs/stable/generated/torch.load.html", "torch", "load",
                  "save"),
+        **_names("blocking_file_io", "https://pytorch.org/docs/stable/generated/torch.jit.load.html", "torch.jit", "load",
+                 "save"),
+        **_names("blocking_http", "https://pytorch.org/docs/stable/hub.html#torch.hub.download_url_to_file (downloads "
+                 "the URL to a file; load_state_dict_from_url downloads it when it is not cached, then loads it)",
+                 "torch.hub", "download_url_to_file", "load_state_dict_from_url"),
+        **{importer: ("blocking_file_io", TORCH_PACKAGE) for importer in PACKAGE_IMPORTERS},
         **_names("blocking_file_io", "https://numpy.org/doc/stable/reference/routines.io.html", "numpy", "load", "save",
                  "savez", "loadtxt", "savetxt", "fromfile"),
         **_names("blocking_file_io", "https://pandas.pydata.org/docs/reference/io.html", "pandas", "read_csv",
@@ -74,6 +83,8 @@ MODELS = Vocabulary(
                "(iterating waits on a queue for each token of the generating thread; AsyncTextIteratorStreamer is "
                "the async twin)"),
         Family(("alibi_detect.base.Detector",), {m: "blocking_cpu" for m in ("predict", "score", "fit")}, ALIBI_DETECT),
+        Family(PACKAGE_IMPORTERS, {m: "blocking_file_io" for m in ("load_pickle", "load_text", "load_binary",
+                                                                   "import_module")}, TORCH_PACKAGE),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
