@@ -18,6 +18,13 @@ test part (``ext``, ``external``, ``test``, ``holdout``), and the development pa
 (``X_dev_train``: the model is fitted on a part of it), the ``dev`` word names the training side there:
 :func:`dev_is_training` says so and a name whose only held-out word is ``dev`` is then not taken for held-out rows
 (wave 80: a descriptor scaler fitted on the development rows and applied to them).
+
+Credit scoring says it the same way against time: a scorecard is built on a **development sample** and validated on
+an **out-of-time** (OOT) sample of later applications (Siddiqi, "Credit Risk Scorecards", Wiley 2006: the
+development sample, out-of-time validation). A module that names one result for both samples -- ``auc_dev`` beside
+``auc_oot``, ``ks_dev``/``ks_oot``, ``score_stats_dev``/``score_stats_oot`` -- uses ``dev`` for the training rows
+too (wave 88: the training scores' summary, ``score_stats_dev = df_train['score'].describe()``, was taken for
+held-out rows, and a capping quantile of the training rows for a fit before a split).
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from faultlib.pyflow.walk import walk_once
 
 _DEV = frozenset({"dev", "development"})
 _EXTERNAL = frozenset({"ext", "external", "test", "testing", "holdout", "heldout"})
+#: the out-of-time sample a credit scorecard is validated on, beside its development sample
+_OUT_OF_TIME = frozenset({"oot", "outoftime"})
 
 
 def _tokens(node: ast.expr) -> set[str]:
@@ -37,9 +46,12 @@ def _tokens(node: ast.expr) -> set[str]:
 
 def dev_is_training(tree: ast.Module) -> bool:
     """Some tuple assignment unpacks a ``dev`` name beside an external/test name, and the development part is split
-    again for training (a name with both words: ``X_dev_train``) (see the module docstring). Ng's train/dev/test
-    code (``X_dev, X_test = train_test_split(X_rest)``) has no ``dev_train`` and keeps ``dev`` a validation part."""
+    again for training (a name with both words: ``X_dev_train``), or one result is named for the development and
+    the out-of-time sample (``auc_dev``, ``auc_oot``) (see the module docstring). Ng's train/dev/test code
+    (``X_dev, X_test = train_test_split(X_rest)``) has neither and keeps ``dev`` a validation part."""
     nodes = list(walk_once(tree))
+    if _dev_beside_out_of_time(nodes):
+        return True
     if not any(isinstance(n, ast.Name) and {"dev", "development"} & set(vocab.name_tokens(n.id))
                and {"train", "training"} & set(vocab.name_tokens(n.id)) for n in nodes):
         return False
@@ -52,6 +64,19 @@ def dev_is_training(tree: ast.Module) -> bool:
                 if any(t & _DEV for t in tokens) and any(t & _EXTERNAL and not t & _DEV for t in tokens):
                     return True
     return False
+
+
+def _dev_beside_out_of_time(nodes: list[ast.AST]) -> bool:
+    """Two names differ only by ``dev`` against ``oot`` (``ks_dev``, ``ks_oot``)."""
+    dev, oot = set(), set()
+    for n in nodes:
+        if isinstance(n, ast.Name):
+            tokens = frozenset(vocab.name_tokens(n.id))
+            if tokens & _DEV:
+                dev.add(tokens - _DEV)
+            if tokens & _OUT_OF_TIME:
+                oot.add(tokens - _OUT_OF_TIME)
+    return bool(dev & oot)
 
 
 def only_dev(name: str) -> bool:

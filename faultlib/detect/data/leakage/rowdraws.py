@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.repeatedlists import written_out
 from faultlib.detect.data.leakage.targets import call_name, label_like
 from faultlib.pyflow.walk import walk_once
 
@@ -221,13 +222,11 @@ def _drawn_by_call(node: ast.Call, bindings: dict[str, list[ast.expr]], targets:
 
 
 def _listed(node: ast.Call) -> list[ast.expr] | None:
-    """The items of a stack written as a list (``pd.concat([a, b])``, ``pd.concat(objs=[...])``), ``None`` when
-    they are not written out (``pd.concat(parts)``, ``[*extras]``)."""
+    """The items of a stack written as a list (``pd.concat([a, b])``, ``pd.concat(objs=[...])``, ``[a] + [b] * k``:
+    :mod:`.repeatedlists`), ``None`` when they are not written out (``pd.concat(parts)``, ``[*extras]``)."""
     listed = node.args[0] if node.args else next(
         (k.value for k in node.keywords if k.arg in ("objs", "tup", "arrays")), None)
-    if not isinstance(listed, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in listed.elts):
-        return None
-    return listed.elts
+    return None if listed is None else written_out(listed)
 
 
 def listed_twice(items: list[ast.expr]) -> list[bool]:

@@ -40,6 +40,7 @@ from faultlib.detect.data.leakage.values import (
     is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
 from faultlib.detect.data.leakage.scoring import ScoringChecks, holds_model, predicts, selection
 from faultlib.detect.data.leakage.insample import in_sample
+from faultlib.detect.data.leakage.encoderreports import encoder_report
 from faultlib.detect.data.leakage.scorelists import returns_score
 from faultlib.detect.data.leakage.columnstacks import stacks_columns
 from faultlib.detect.data.leakage.refits import merged_validation
@@ -375,7 +376,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if pseudo is not None:
                 return pseudo
             return in_sample(est, name, x, self._overlaps)  # in-sample predictions kept as a feature (insample.py)
-        return UNKNOWN
+        report = encoder_report(est, name)  # a project encoder's IV table: what the labels said (encoderreports.py)
+        return report if report is not None else UNKNOWN
 
     def _apart(self, x: Data, fit: FitRef) -> bool:
         fit_parts = parts(fit.rows)

@@ -65,6 +65,10 @@ from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
 from faultlib.detect.data.leakage.testcurves import read_off_curves, test_curves
 from faultlib.detect.data.leakage.devparts import dev_is_training, only_dev
+from faultlib.detect.data.leakage.modelkinds import kind_rank
+from faultlib.detect.data.leakage.repeatedlists import RepeatedLists
+from faultlib.detect.data.leakage.columnfilters import ColumnFilters
+from faultlib.detect.data.leakage.scoretables import ScoreTables
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
@@ -169,7 +173,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
+class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
@@ -626,7 +630,6 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
 
     def _finalize(self) -> None:
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
-        order = ("fit_on_test", "reused_across_folds", "fit_before_split", "fit_outside_cv", "trained_on_test")
         by_site: dict[tuple[int, int], list[dict[str, Any]]] = {}
         # fed a clustering whose ids matter; split by train_test_split where the file evaluates (unscored.py)
         self._reached = self._through_clusterings(self._reached | self._split_reaches())
@@ -637,7 +640,7 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
                 fit.line, fit.column), []).append(p)
         for site, found in by_site.items():
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
-            found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
+            found.sort(key=kind_rank(found))  # (a model's trained_on_test ahead of its fit_before_split: modelkinds.py)
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
             reached = (bool(sites & self._reached) or not self.report.complete or (bool(

@@ -1,0 +1,132 @@
+"""A table of test scores written out one candidate a row, whose best row is picked (``tuned_on_test``).
+
+Model-comparison notebooks score each candidate on the test rows with one helper and build the table by hand, one
+call a row, rather than in a loop (:mod:`.reportpicks` reads the loop)::
+
+    def model_metrics(y_true, y_prob, label):
+        return {"Model": label, "AUC": roc_auc_score(y_true, y_prob), "KS": ks_statistic(y_true, y_prob)}
+
+    comparison = pd.DataFrame([model_metrics(y_test, p_card, "scorecard"),
+                               model_metrics(y_test, p_boost, "boosting")])
+    best = comparison.loc[comparison["AUC"].idxmax()]      # the test rows choose the model
+
+The best row's test score, shown as the chosen model's, is the maximum of several test scores: optimistic (ASE'22's
+*multi-test leakage*: Yang, Brower-Sinning, Lewis & Kästner, "Data leakage in notebooks: static detection and
+better processes", ASE 2022; house rule of waves 37b and 38: the best model chosen by its test metric and
+reported). Issue 17 wave 88: a credit-scorecard project recommended for deployment the model of highest test AUC
+in such a table.
+
+:func:`score_tables` finds, syntactically, a list of two or more calls of one function the module defines (given
+directly or to ``pd.DataFrame``) whose every call passes labels named for testing (``y_test``), the function
+computing a metric (a ``*_score``/``*_error``/``*_loss`` call, :func:`.scorelists.returns_score`); and, later in
+the same scope, a chooser of that table (``idxmax``/``idxmin``/``max``/``min``/``nlargest``, ``sort_values(...)``
+then ``iloc[0]``/``head(1)``). Printing or plotting the table stays silent, as does a table of validation scores.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from faultlib.detect.data.leakage.reportpicks import scopes, test_named
+from faultlib.detect.data.leakage.scorelists import returns_score
+from faultlib.findings import Finding, Severity
+from faultlib.pyflow.walk import walk_once
+
+#: calls that pick a table's best row or value
+_CHOOSERS = frozenset({"idxmax", "idxmin", "max", "min", "nlargest", "nsmallest", "argmax", "argmin"})
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """The table's name, the line it is built on, the helper scoring each row and the line of the chooser."""
+
+    table: str
+    line: int
+    helper: str
+    chosen: int
+
+
+def _metric_helpers(tree: ast.AST) -> set[str]:
+    """Functions the module defines that call a metric (``roc_auc_score``, ``mean_squared_error``...)."""
+    out = set()
+    for fn in walk_once(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                isinstance(n, ast.Call) and _metric(n) for n in ast.walk(fn)):
+            out.add(fn.name)
+    return out
+
+
+def _metric(call: ast.Call) -> bool:
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+    return name is not None and returns_score("sklearn.metrics", name)
+
+
+def _rows(value: ast.expr, helpers: set[str]) -> str | None:
+    """The helper of a list of its calls on test labels (``[h(y_test, a), h(y_test, b)]``, alone or given to
+    ``DataFrame``), else ``None``."""
+    if isinstance(value, ast.Call) and getattr(value.func, "attr", getattr(value.func, "id", None)) == "DataFrame" \
+            and value.args:
+        value = value.args[0]
+    if not isinstance(value, (ast.List, ast.Tuple)) or len(value.elts) < 2:
+        return None
+    names = {e.func.id for e in value.elts if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)}
+    if len(names) != 1 or not names <= helpers or not all(
+            isinstance(e, ast.Call) and any(test_named(a) for a in [*e.args, *(k.value for k in e.keywords)])
+            for e in value.elts):
+        return None
+    return next(iter(names))
+
+
+def _chooser(scope: list[ast.stmt], table: str, after: int) -> int | None:
+    """The line of the first pick of ``table``'s best row or value after line ``after``."""
+    for node in sorted((n for s in scope for n in ast.walk(s) if isinstance(n, (ast.Call, ast.Subscript))
+                        and getattr(n, "lineno", 0) > after), key=lambda n: (n.lineno, n.col_offset)):
+        base = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        reads = base is not None and any(isinstance(n, ast.Name) and n.id == table for n in ast.walk(base))
+        if reads and node.func.attr in _CHOOSERS:  # type: ignore[union-attr]
+            return node.lineno
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "iloc" \
+                and isinstance(node.value.value, ast.Call) and getattr(node.value.value.func, "attr", None) == \
+                "sort_values" and any(isinstance(n, ast.Name) and n.id == table for n in ast.walk(node.value.value)):
+            return node.lineno
+    return None
+
+
+def score_tables(tree: ast.AST) -> list[ScoreTable]:
+    """Tables of test scores, one helper call a row, whose best is picked later in the same scope."""
+    helpers = _metric_helpers(tree)
+    if not helpers:
+        return []
+    out = []
+    for _, scope in scopes(tree):
+        for stmt in scope:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            helper = _rows(stmt.value, helpers)
+            if helper is None:
+                continue
+            chosen = _chooser(scope, stmt.targets[0].id, stmt.lineno)
+            if chosen is not None:
+                out.append(ScoreTable(stmt.targets[0].id, stmt.lineno, helper, chosen))
+    return out
+
+
+class ScoreTables:
+    """A mixin of :class:`~faultlib.detect.data.leakage.static.Analyzer`: ``tuned_on_test`` where the best row of a
+    written-out table of test scores is picked (see the module docstring); needs ``report``, ``smap`` and ``tree``."""
+
+    def interpret(self) -> None:
+        super().interpret()  # type: ignore[misc]
+        smap = self.smap  # type: ignore[attr-defined]
+        for found in score_tables(self.tree):  # type: ignore[attr-defined]
+            self.report.findings.append(Finding(  # type: ignore[attr-defined]
+                "leakage", Severity.WARNING,
+                f"every row of `{found.table}` ({smap.describe(found.line)}) is a candidate scored on the test rows "
+                f"by `{found.helper}`, and the best row is picked on {smap.describe(found.chosen)}: the test rows "
+                "chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: choose the model "
+                "on a validation part or by cross-validation of the training part, then score the test part once",
+                {**smap.where(found.chosen)}, {"table": smap.where(found.line)}, kind="tuned_on_test"))
+
+
+__all__ = ["ScoreTable", "ScoreTables", "score_tables"]
