@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.fetched_pages import as_fetched
 from faultlib.detect.serving.blocking.consumed_bodies import read_before
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
@@ -251,6 +252,9 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     if condition.test == "text":  # Metadata(doi.lower()), Metadata(f"https://..."): a string, shown by the code
         args = [as_text(a, func) for a in args]
         keywords = {k: as_text(v, func) for k, v in keywords.items()}
+    if condition.test == "fetched":  # BeautifulSoup(response.text): a remote page of any length (fetched_pages)
+        args = [as_fetched(a, func) for a in args]
+        keywords = {k: as_fetched(v, func) for k, v in keywords.items()}
     if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
         args = [none_default(a, func) for a in args]
         keywords = {k: none_default(v, func) for k, v in keywords.items()}
