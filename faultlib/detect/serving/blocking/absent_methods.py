@@ -59,8 +59,8 @@ def _lacks(installed, owner: str, method: str) -> bool:
     while todo:
         current = todo.pop(0)
         seen.append(current)
-        if len(seen) > MAX_CLASSES or _open_ended(current) or method in _class_names(current) or method in _module_names(
-                current.module):
+        if (len(seen) > MAX_CLASSES or _open_ended(current) or method in _class_names(current)
+                or method in _module_names(current.module)):
             return False
         for base in library.bases(current):
             if isinstance(base, str):

@@ -2,10 +2,11 @@
 
 Why a fetched page's parse is a blocker and other parses are not (the house rule, stop 53, over held-out wave 65's two
 labels): BeautifulSoup builds its tree in Python, so its cost follows the markup's length -- measured on a two-core
-container at load 3 with ``html.parser``: 4 ms for 10 KB, 65 ms for 100 KB, 730 ms for 1 MB (``lxml`` is several times
-faster, still above 50 ms at 1 MB). A page the service fetched is as long as the remote site makes it (a news or
-video page is commonly 100 KB to over 1 MB), above the 50 ms long-task threshold of
-:class:`~faultlib.detect.serving.loop_watchdog.LoopWatchdog`; a fragment the code holds (a message's HTML, a template,
+container at load 3 with ``html.parser``: 4 ms for 10 KB, 65 ms for 100 KB, 730 ms for 1 MB; with ``lxml`` only the
+tokenizer is C and the tree is still built in Python (best of three at load 13: 84 ms against 107 ms for 100 KB, 1.1 s
+against 1.3 s for 1 MB), and a ``SoupStrainer`` still hands every tag to Python. A page the service fetched is as long
+as the remote site makes it (a news or video page is commonly 100 KB to over 1 MB), above the 50 ms long-task
+threshold of :class:`~faultlib.detect.serving.loop_watchdog.LoopWatchdog`; a fragment the code holds (a message's HTML, a template,
 a snippet) is a few KB, milliseconds, and stays silent like a tokenizer's call on one request's text
 (:mod:`~faultlib.detect.serving.blocking.preparation`). So the markup counts only when the function itself shows it
 is a fetched body (:func:`fetched_body`): the ``text``/``content`` of a response (``requests.get(url).text``, ``r =

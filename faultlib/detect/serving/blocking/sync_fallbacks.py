@@ -14,9 +14,9 @@ several async methods by calling the sync one inside the coroutine, so awaiting 
   the sync query (a ``blocking_http`` site at the awaited call, :func:`store_fallback`; held-out wave 64: a
   CondensePlusContextChatEngine subclass awaiting ``self._retriever.aretrieve`` over a ``PineconeVectorStore``, one
   Pinecone query per chat message). An engine of a subclass that writes ``async def`` overrides is not reported where
-  it is awaited: the library's coroutine runs those overrides, entries of their own, where the query is reported. An index does not carry its store's type, so the store is known for the whole
-  scan: every LlamaIndex vector store the analysed code constructs is one of them (a scan that also builds a store
-  with a native async query says nothing).
+  it is awaited: the library's coroutine runs those overrides, entries of their own, where the query is reported. An
+  index does not carry its store's type, so the store is known for the whole scan: every LlamaIndex vector store the
+  analysed code constructs is one of them (a scan that also builds a store with a native async query says nothing).
 """
 
 from __future__ import annotations

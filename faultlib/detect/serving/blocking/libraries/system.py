@@ -53,9 +53,8 @@ SYSTEM = Vocabulary(
            "psutil.Process.cpu_percent": (S, PROCESS_CPU_PERCENT),
            **{f"{p}.wait": (P, PROCESS_WAIT) for p in _PROCESS}, "psutil.wait_procs": (P, PROCESS_WAIT),
            **{name: (P, PIP_MAIN) for name in ("pip.main", "pip._internal.main", "pip._internal.cli.main.main")},
-           **{name: (C, PROC_WALKS) for name in (
-               "psutil.process_iter", "psutil.net_connections", *(f"{p}.{m}" for p in _PROCESS
-                                                                 for m in ("children", "net_connections", "connections")))}},
+           **{name: (C, PROC_WALKS) for name in ("psutil.process_iter", "psutil.net_connections", *(
+               f"{p}.{m}" for p in _PROCESS for m in ("children", "net_connections", "connections")))}},
     when={name: BlocksWhen("interval", position=0, test="positive")
           for name in ("psutil.cpu_percent", "psutil.cpu_times_percent", "psutil.Process.cpu_percent")},
     # a Process and the children it lists: https://psutil.readthedocs.io/en/latest/#psutil.Process.children
