@@ -113,7 +113,8 @@ latest/api/base_model/#pydantic.BaseModel.model_validate); the request is the cl
 Held-out wave 61: ``CompositionPlan.model_validate`` of elevenlabs, 4 false alarms."""
 
 
-TESTS = ("positive", "true", "given", "other_than", "one_of", "unset", "contains", "lacks", "at_least", "text")
+TESTS = ("positive", "true", "given", "other_than", "one_of", "unset", "contains", "lacks", "at_least", "text",
+         "fetched")
 """What :class:`BlocksWhen` can ask of an argument: a number above zero, any true value, anything but ``None``, any
 value but those in its ``values`` (``nlp.add_pipe("sentencizer")`` builds a rule-based component; any other factory
 name may load a model); ``one_of``: one of the values in ``values`` (``docker.from_env(version="auto")`` asks the
@@ -127,7 +128,10 @@ counts, as for the other tests; ``lacks``: an argument of flags whose expression
 flags counts; ``at_least``: a number no smaller than ``values[0]`` (a work factor: ``pbkdf2_hmac(..., 2048)`` costs
 about a millisecond, ``600_000`` rounds most of a second); ``text``: a string (``Metadata(doi)`` looks the
 identifier up over HTTP, ``Metadata(record)`` reads a dict): a literal, or what
-:func:`~faultlib.detect.serving.blocking.text_args.textual` shows to be one; any other variable does not count."""
+:func:`~faultlib.detect.serving.blocking.text_args.textual` shows to be one; any other variable does not count;
+``fetched``: the whole body of a page the function fetched (``BeautifulSoup(response.text)`` parses a remote page of
+any length; a fragment the code holds is milliseconds): what
+:func:`~faultlib.detect.serving.blocking.fetched_pages.fetched_body` shows to be one; nothing else counts."""
 
 
 ANY_ARGUMENT = "*"
@@ -144,7 +148,7 @@ class BlocksWhen:
             makes a new empty document in memory; with a file name or a stream it reads and parses one).
         position: its position when passed positionally (None: keyword only).
         test: one of :data:`TESTS`; an argument that is not a literal (a variable) counts as blocking, except
-            for ``unset`` and ``text``.
+            for ``unset``, ``text`` and ``fetched``.
         absent: whether the call blocks when the argument is left out (its default's verdict).
         values: for the test ``other_than``, the literal values that do not block; for ``one_of``, those that do;
             for ``contains``, the substrings that do.
@@ -175,7 +179,7 @@ class BlocksWhen:
         try:
             constant = literal(value)
         except ValueError:  # a variable: may be anything the test accepts (for unset: it is set; for text: unknown)
-            return self.test not in ("unset", "text")
+            return self.test not in ("unset", "text", "fetched")
         if self.test == "positive":
             return isinstance(constant, (int, float)) and not isinstance(constant, bool) and constant > 0
         if self.test == "true":
@@ -190,6 +194,8 @@ class BlocksWhen:
             return not constant
         if self.test == "text":
             return isinstance(constant, str)
+        if self.test == "fetched":  # sites.argument_blocks turned the argument into True when it is a fetched page
+            return constant is True
         return constant is not None
 
     def _lacks(self, args: list, keywords: dict) -> bool:

@@ -484,8 +484,8 @@ class Index(TypeOf):
         if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
             return (self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)
                     or held_class(self, owner, expr.attr))  # self.scheduler_class(...): the class it holds
-        if isinstance(owner, str):
-            return f"{owner}.{expr.attr}"
+        if isinstance(owner, str):  # a module of the analysed files a helper imported and returned: its member
+            return self.lookup(f"{owner}.{expr.attr}") if owner in self.modules else f"{owner}.{expr.attr}"
         parts = dotted(expr)
         if parts and len(parts) == 2 and func is not None and _is_local(func, parts[0]):
             for klass in chosen(self, func, parts[0]):  # LoaderClass.from_pretrained(...), chosen in branches

@@ -59,6 +59,7 @@ import datetime
 import re
 import sys
 
+from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
@@ -186,6 +187,8 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
         return None
     if owner.rpartition(".")[2].endswith(CONFIG_SUFFIXES):
         return None
+    if lacks_method(index, owner, target[len(owner) + 1:].partition(".")[0]):
+        return None  # the installed library's class has no such method (absent_methods)
     found = evidence_of(index, owner)
     declared = _declared(index, owner.partition(".")[0]) if found else []
     if declared is None:

@@ -223,6 +223,16 @@ class Installed:
                 self._returned[target] = typed
         return self._returned[target]
 
+    def library_class(self, name: str):
+        """``(library index, class)`` for the dotted class name ``name`` as the installed library's source defines
+        it, or None (not installed, not followable, not a class there). Used by
+        :mod:`~faultlib.detect.serving.blocking.absent_methods`."""
+        from faultlib.detect.serving.blocking.model import Klass
+
+        library = self._library(name.partition(".")[0], depth=1) if self.followable(name) else None
+        found = self._index(library).lookup(name) if library is not None else None
+        return (library.index, found) if isinstance(found, Klass) else None
+
     def followable(self, target: str) -> bool:
         """Whether ``target`` (a dotted name a call resolved to) names a package this lookup may follow."""
         top = target.partition(".")[0]

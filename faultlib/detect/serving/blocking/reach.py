@@ -43,6 +43,7 @@ from faultlib.detect.serving.blocking.sites import Site, any_of_site, argument_b
 from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
 from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
+from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, store_fallback
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -148,6 +149,8 @@ class Reachability(BodyCalls):
         """The sync functions of the analysed files that ``call`` runs on the spot (``receiver``: :meth:`_reach`)."""
         index = self.index
         target = index.callee(call.func, func)
+        if not isinstance(target, (Func, Klass)) and (hooks := fallback_hooks(index, call, func)):
+            return hooks  # await MyRetriever().aretrieve(q): LlamaIndex's base runs the class's sync _retrieve
         if not isinstance(target, (Func, Klass)) and (setups := extension_setups(index, call, func)):
             return setups  # bot.load_extension("cogs.x"): the extension's setup(bot) runs here
         if isinstance(target, Func):
@@ -221,8 +224,12 @@ class Reachability(BodyCalls):
 
     def _blocking(self, call: ast.Call, func: Func, inference: bool) -> Site | None:
         index = self.index
-        if id(call) in self._guarded or (id(call) in self._awaited(func) and not awaited_sync_call(index, call, func)):
-            return None  # `await x.execute(...)`: an async client's coroutine, whatever its name resembles
+        if id(call) in self._guarded:
+            return None
+        if id(call) in self._awaited(func) and not awaited_sync_call(index, call, func):
+            # `await x.execute(...)`: an async client's coroutine, whatever its name resembles, unless LlamaIndex's
+            # runs the store's sync query
+            return store_fallback(index, call, func)
         target = index.callee(call.func, func)
         if isinstance(target, str):
             if target in STREAMED_ITERATORS and id(call) not in self._iterated(func):

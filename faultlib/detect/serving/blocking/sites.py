@@ -15,9 +15,11 @@ from faultlib.detect.serving.blocking.attachment_paths import names_a_path
 from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.branch_values import branch_types
+from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
+from faultlib.detect.serving.blocking.fetched_pages import as_fetched
 from faultlib.detect.serving.blocking.consumed_bodies import read_before
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
@@ -139,6 +141,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         if family is not None and used_as_coroutines(index, owner, method):
             family = None  # the code awaits or schedules its methods elsewhere: an asyncio client
         guess = name_guess(owner if own is None else own[0]) if family is not None else None
+        if family is not None and lacks_method(index, owner if own is None else own[0], method):
+            family = None  # the installed library's class has no such method: it raises, it sends nothing
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)
@@ -248,6 +252,9 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
     if condition.test == "text":  # Metadata(doi.lower()), Metadata(f"https://..."): a string, shown by the code
         args = [as_text(a, func) for a in args]
         keywords = {k: as_text(v, func) for k, v in keywords.items()}
+    if condition.test == "fetched":  # BeautifulSoup(response.text): a remote page of any length (fetched_pages)
+        args = [as_fetched(a, func) for a in args]
+        keywords = {k: as_fetched(v, func) for k, v in keywords.items()}
     if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
         args = [none_default(a, func) for a in args]
         keywords = {k: none_default(v, func) for k, v in keywords.items()}

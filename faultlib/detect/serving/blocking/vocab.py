@@ -79,7 +79,12 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{client: {"_session": "requests.Session", "session": "requests.Session"} for client in (
         *(f"atlassian.{c}" for c in ("Jira", "Confluence", "Bitbucket", "ServiceDesk", "Bamboo", "Xray", "Crowd",
                                      "Insight", "Portfolio", "Cloud")), "atlassian.rest_client.AtlassianRestAPI")},
-    **{gl: {"session": "requests.Session"} for gl in ("gitlab.Gitlab", "gitlab.client.Gitlab")}}
+    **{gl: {"session": "requests.Session"} for gl in ("gitlab.Gitlab", "gitlab.client.Gitlab")},
+    **{engine: {"_retriever": "llama_index.core.base.base_retriever.BaseRetriever"} for engine in (
+        *(f"llama_index.core.chat_engine{m}.{c}" for m, c in (
+            ("", "CondensePlusContextChatEngine"), (".condense_plus_context", "CondensePlusContextChatEngine"),
+            ("", "ContextChatEngine"), (".context", "ContextChatEngine"))),
+        *(f"llama_index.core.query_engine{m}.RetrieverQueryEngine" for m in ("", ".retriever_query_engine")))}}
 """Documented attributes of framework objects with their type: the requests ``Session`` a REST client sends through
 (atlassian-python-api's ``AtlassianRestAPI(session=...)`` keeps it in ``_session``, a ``requests.Session()`` when none
 is given, and its ``session`` property returns it: https://atlassian-python-api.readthedocs.io/#other-authentication-
@@ -105,7 +110,10 @@ of an unpickled object is a :data:`UNPICKLED_ITEM` (https://joblib.readthedocs.i
 "Reconstruct a Python object from a file persisted with joblib.dump", whatever was dumped, a dict of models included);
 a Flask-SQLAlchemy extension's ``.session`` is a ``scoped_session`` of SQLAlchemy's sync ``Session`` and ``.engine`` its
 ``Engine`` (https://flask-sqlalchemy.readthedocs.io/en/stable/api/#flask_sqlalchemy.SQLAlchemy.session;
-:mod:`~faultlib.detect.serving.blocking.flask_models` types ``Model.query``)."""
+:mod:`~faultlib.detect.serving.blocking.flask_models` types ``Model.query``); LlamaIndex's retrieval chat engines and
+``RetrieverQueryEngine`` keep the ``retriever`` they are built with in ``_retriever``, which a subclass overriding
+``_aretrieve_context`` reads (https://docs.llamaindex.ai/en/stable/api_reference/chat_engines/condense_plus_context/;
+:mod:`~faultlib.detect.serving.blocking.sync_fallbacks`)."""
 
 MONGO_HANDLES: dict[str, str] = {
     "pymongo.MongoClient": "pymongo.database.Database", "pymongo.mongo_client.MongoClient": "pymongo.database.Database",

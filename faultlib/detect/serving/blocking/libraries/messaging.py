@@ -1,6 +1,7 @@
 """Chat, social and notification SDKs with synchronous clients: pyTelegramBotAPI's ``TeleBot``, PRAW,
 discord.py's ``SyncWebhook`` and discord-webhook, Microsoft Teams connector cards, Mastodon.py, e-mail (Django's
-``send_mail``, Flask-Mail, yagmail), Firebase Admin (messaging, auth, realtime database), Pusher and web push.
+``send_mail``, Flask-Mail, yagmail), Firebase Admin (messaging, auth, realtime database), DingTalk's Stream client,
+Pusher and web push.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; tweepy,
 slack_sdk, twilio and sendgrid are in :mod:`~faultlib.detect.serving.blocking.sdks`). Each entry names the
@@ -38,6 +39,18 @@ _FIREBASE_AUTH = ("verify_id_token", "verify_session_cookie", "create_session_co
                   "create_user", "get_user", "get_user_by_email", "get_user_by_phone_number", "update_user",
                   "delete_user", "delete_users", "list_users", "set_custom_user_claims", "revoke_refresh_tokens",
                   "generate_password_reset_link", "generate_email_verification_link", "get_users", "import_users")
+DINGTALK_STREAM = ("https://github.com/open-dingtalk/dingtalk-stream-sdk-python (dingtalk_stream/stream.py: "
+                   "DingTalkStreamClient.open_connection, get_access_token and upload_to_dingtalk POST with requests; "
+                   "start and stop are coroutines; start_forever hands start to asyncio.run, which refuses a running "
+                   "loop (a thread's entry, never a call on the loop); "
+                   "register_*_handler, pre_start, get_host_ip and reset_access_token set local state, and the class "
+                   "has no disconnect)")
+_DINGTALK_STREAM = ("dingtalk_stream.DingTalkStreamClient", "dingtalk_stream.stream.DingTalkStreamClient")
+"""DingTalk's Stream-mode client: only the methods above exist as requests. Listing the class makes the vocabulary,
+not the class-name guess (``...Client``), answer for it: a method the class lacks is no request (held-out wave 64: a
+``disconnect()`` behind ``hasattr(client, "disconnect")`` never runs; :mod:`~faultlib.detect.serving.blocking.
+absent_methods`)."""
+
 MESSAGING = Vocabulary(
     calls={
         **names(H, FIREBASE + "firebase_admin.messaging (send, send_each and the topic calls are sync requests to FCM)",
@@ -80,6 +93,8 @@ MESSAGING = Vocabulary(
                "request)"),
         Family(("flask_mail.Mail",), {"send": S, "send_message": S}, "https://pythonhosted.org/Flask-Mail/#sending-"
                "messages (Mail.send connects to the SMTP server and sends)"),
+        Family(_DINGTALK_STREAM, {m: H for m in ("open_connection", "get_access_token", "upload_to_dingtalk")},
+               DINGTALK_STREAM),
         Family(("pusher.Pusher",), {m: H for m in ("trigger", "trigger_batch", "channels_info", "channel_info",
                                                      "users_info")},
                "https://github.com/pusher/pusher-http-python#triggering-events (trigger is a sync HTTP request)"),

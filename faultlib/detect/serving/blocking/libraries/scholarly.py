@@ -1,4 +1,5 @@
-"""Scholarly-metadata libraries that look identifiers up and deposit records over HTTP: commonmeta-py.
+"""Scholarly-metadata libraries that look identifiers up and deposit records over HTTP: commonmeta-py, and the Zotero
+API client pyzotero.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
 commonmeta-py (https://github.com/front-matter/commonmeta-py) converts between metadata formats with the sync
@@ -12,11 +13,22 @@ reads the mapping it is given: only a string argument blocks (the ``text`` test 
 ``push_inveniordm``/``push_inveniordm_list`` search, create, update and publish InvenioRDM records through its REST
 API; the readers' ``get_*`` and ``doi_utils.get_doi_ra``/``get_crossref_member`` are single GETs (held-out wave 65:
 a Quart service resolving citations and depositing DOIs from its async handlers).
+
+pyzotero (https://pyzotero.readthedocs.io/en/latest/) is a synchronous client of the Zotero web API, or of the local
+Zotero app's API with ``local=True``: its read methods (``items``, ``top``, ``collections``, ``groups``, ``item``,
+``file``...) send one GET each through the ``httpx.Client`` the ``Zotero`` object holds (1.6: ``pyzotero/zotero.py``,
+the ``@retrieve`` methods; 1.7 and later: ``pyzotero/_client.py``), the ``everything``/``all_*`` helpers follow every
+page, and the write methods POST, PATCH or DELETE. Only the methods it has are listed: a family owning the class
+answers for it, so a method the class lacks (``zot.library()``, an ``AttributeError`` before any request; held-out wave
+64) is no request, where the class-name or evidence guesses would have taken any method for one
+(:mod:`~faultlib.detect.serving.blocking.absent_methods`). Left out: ``add_parameters``, ``default_headers``, the
+saved-search ``show_*`` lists (local state) and the iterators ``makeiter``/``iterfollow`` (their pages are fetched
+where they are iterated).
 """
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import BlocksWhen, Vocabulary
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary
 
 H = "blocking_http"
 SOURCE = "https://github.com/front-matter/commonmeta-py"
@@ -45,3 +57,21 @@ COMMONMETA = Vocabulary(
     },
     when={name: BlocksWhen("string", 0, "text") for name in _METADATA},
 )
+
+ZOTERO_SOURCE = ("https://pyzotero.readthedocs.io/en/latest/ (Zotero's read methods GET the web or local API through "
+                 "the httpx.Client it holds; the write methods POST/PATCH/DELETE; the all_*/everything helpers follow "
+                 "every page)")
+_ZOTERO = ("pyzotero.zotero.Zotero", "pyzotero.Zotero", "pyzotero._client.Zotero")
+_ZOTERO_REQUESTS = (
+    "items", "top", "trash", "deleted", "publications", "searches", "settings", "key_info", "item", "file", "dump",
+    "children", "collection", "collections", "collections_top", "collections_sub", "collection_items",
+    "collection_items_top", "collection_tags", "groups", "tags", "item_tags", "fulltext_item", "set_fulltext",
+    "new_fulltext", "item_versions", "collection_versions", "last_modified_version", "num_items", "count_items",
+    "num_collectionitems", "all_top", "all_collections", "everything", "follow", "get_subset", "item_template",
+    "item_types", "item_fields", "item_type_fields", "item_creator_types", "creator_fields", "check_items",
+    "create_items", "create_collection", "create_collections", "update_item", "update_items", "update_collection",
+    "update_collections", "addto_collection", "deletefrom_collection", "delete_item", "delete_collection",
+    "delete_tags", "add_tags", "attachment_simple", "attachment_both", "upload_attachments", "saved_search",
+    "delete_saved_search")
+
+ZOTERO = Vocabulary(families=(Family(_ZOTERO, {m: H for m in _ZOTERO_REQUESTS}, ZOTERO_SOURCE),))
