@@ -1,0 +1,209 @@
+"""check blocking: the kinds held-out wave 67 (issue 17; async apps that are not web APIs -- Textual TUIs, asyncio
+protocol servers, MQTT daemons, a scraper) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Textual is not installed here: its
+classes are recognised by their imported names, as in an app's own files. Every example is written for this test."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.detect.blocking_source import flagged, flagged_package
+
+
+def _with(shared: str, extra: str) -> str:
+    """A shared module source followed by the lines one test adds, both at the module's top level."""
+    return textwrap.dedent(shared) + textwrap.dedent(extra)
+
+
+# -- Textual: plain `def` handlers, actions, watchers and compose run on the app's loop -----------------------------
+
+_NOTES = """
+    import json
+    import webbrowser
+    from pathlib import Path
+
+    from textual import on, work
+    from textual.app import App, ComposeResult
+    from textual.screen import Screen
+    from textual.widgets import Button, Input, Static
+
+    STORE = Path.home() / ".notes.json"
+
+
+    def save_notes(notes):
+        STORE.write_text(json.dumps(notes))
+
+
+    class NoteList(Static):
+        def __init__(self):
+            super().__init__()
+            self.notes = json.loads(STORE.read_text())
+"""
+
+
+@pytest.mark.parametrize("handler, line", [
+    ("def on_input_submitted(self, event: Input.Submitted) -> None:\n    save_notes([event.value])",
+     ("blocking_file_io", "STORE.write_text(json.dumps(notes))")),
+    ("def action_help(self) -> None:\n    webbrowser.open('https://example.org/help')",
+     ("blocking_subprocess", "webbrowser.open('https://example.org/help')")),
+    ("def compose(self) -> ComposeResult:\n    yield NoteList()",
+     ("blocking_file_io", "self.notes = json.loads(STORE.read_text())")),
+    ("def watch_dark(self, dark: bool) -> None:\n    save_notes([dark])",
+     ("blocking_file_io", "STORE.write_text(json.dumps(notes))")),
+    ("@on(Button.Pressed, '#save')\ndef store(self) -> None:\n    save_notes([])",
+     ("blocking_file_io", "STORE.write_text(json.dumps(notes))")),
+], ids=["message", "action", "compose", "watcher", "on-decorator"])
+def test_a_textual_sync_handler_runs_on_the_loop(tmp_path, handler, line):
+    screen = "\n\nclass NotesScreen(Screen[None]):\n" + textwrap.indent(handler, "    ") + "\n"
+    found = flagged(tmp_path, textwrap.dedent(_NOTES) + screen)
+    assert line in found
+
+
+def test_a_textual_handler_of_a_widget_deriving_from_the_apps_own_widget_runs_on_the_loop(tmp_path):
+    found = flagged_package(tmp_path, {
+        "__init__.py": "",
+        "base.py": """
+            from textual.widgets import Static
+
+
+            class Pane(Static):
+                pass
+        """,
+        "panes.py": """
+            import shutil
+
+            from .base import Pane
+
+
+            class Trash(Pane):
+                def action_empty(self) -> None:
+                    shutil.rmtree("/srv/notes/trash")
+        """,
+    })
+    assert found == {("panes.py", "blocking_file_io", 'shutil.rmtree("/srv/notes/trash")')}
+
+
+def test_a_textual_thread_worker_and_a_handler_named_alike_outside_textual_stay_silent(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+
+    class NotesApp(App[None]):
+        @work(thread=True)
+        def on_mount(self) -> None:
+            save_notes([])
+
+
+    class Listener:
+        def on_message(self, text):
+            save_notes([text])
+    """))
+    assert found == set()
+
+
+def test_a_message_class_nested_in_a_textual_widget_is_no_message_pump(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+
+    class Saved(Input.Submitted):
+        def on_saved(self) -> None:
+            save_notes([])
+    """))
+    assert found == set()
+
+
+# -- Textual: callbacks handed to the app (push_screen, call_later, the command palette) ---------------------------
+
+def test_a_push_screen_callback_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+
+    class Confirm(Screen[bool]):
+        pass
+
+
+    class NotesScreen(Screen[None]):
+        def delete_all(self) -> None:
+            def confirmed(yes: bool) -> None:
+                if yes:
+                    save_notes([])
+
+            self.app.push_screen(Confirm(), confirmed)
+    """))
+    assert ("blocking_file_io", "STORE.write_text(json.dumps(notes))") in found
+
+
+def test_call_later_and_a_command_palette_hit_run_their_callables_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+    from functools import partial
+
+    from textual.command import Hit, Provider
+
+
+    def open_docs(page):
+        webbrowser.open(page)
+
+
+    class Commands(Provider):
+        async def search(self, query: str):
+            yield Hit(1.0, "docs", partial(open_docs, "https://example.org"))
+
+
+    class NotesScreen(Screen[None]):
+        def refresh_later(self) -> None:
+            self.call_later(self.flush)
+
+        def flush(self) -> None:
+            save_notes([])
+    """))
+    assert found == {("blocking_subprocess", "webbrowser.open(page)"),
+                     ("blocking_file_io", "STORE.write_text(json.dumps(notes))")}
+
+
+def test_a_callable_kept_but_handed_to_nothing_textual_stays_silent(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+
+    class NotesScreen(Screen[None]):
+        def remember(self) -> None:
+            self.pending = self.flush
+
+        def flush(self) -> None:
+            save_notes([])
+    """))
+    assert found == set()
+
+
+# -- Textual: a typed query returns the widget it names -------------------------------------------------------------
+
+_VIEWER = """
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+
+    class Viewer(Static):
+        def forward(self) -> None:
+            self.position = 1
+
+        def save(self, path) -> None:
+            with open(path, "w") as out:
+                out.write("position")
+"""
+
+
+def test_a_method_of_a_queried_widget_is_its_own_not_a_look_alike(tmp_path):
+    found = flagged(tmp_path, _with(_VIEWER, """
+
+    class Main(Screen[None]):
+        def action_forward(self) -> None:
+            self.query_one(Viewer).forward()
+    """))
+    assert found == set()
+
+
+def test_a_queried_widget_method_that_writes_blocks(tmp_path):
+    found = flagged(tmp_path, _with(_VIEWER, """
+
+    class Main(Screen[None]):
+        def action_keep(self) -> None:
+            self.query_one("#viewer", Viewer).save("/tmp/position.txt")
+    """))
+    assert found == {("blocking_file_io", 'with open(path, "w") as out:')}
