@@ -207,3 +207,53 @@ def test_a_queried_widget_method_that_writes_blocks(tmp_path):
             self.query_one("#viewer", Viewer).save("/tmp/position.txt")
     """))
     assert found == {("blocking_file_io", 'with open(path, "w") as out:')}
+
+
+# -- the clipboard through pyperclip --------------------------------------------------------------------------------
+
+def test_pyperclip_copy_waits_for_the_clipboard_program(tmp_path):
+    found = flagged(tmp_path, """
+        import pyperclip
+
+        async def copy_link(request):
+            pyperclip.copy(request.url)
+    """)
+    assert found == {("blocking_subprocess", "pyperclip.copy(request.url)")}
+
+
+def test_pyperclip_copy_in_a_worker_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import pyperclip
+
+        async def copy_link(request):
+            await asyncio.to_thread(pyperclip.copy, request.url)
+    """)
+    assert found == set()
+
+
+# -- SoundCard asks the sound server for its devices ----------------------------------------------------------------
+
+def test_soundcard_device_queries_wait_for_the_sound_server(tmp_path):
+    found = flagged(tmp_path, """
+        import soundcard as sc
+
+        async def main(name):
+            mic = sc.get_microphone(name) if name else sc.default_microphone()
+            print([m.name for m in sc.all_microphones()])
+            return mic.record(numframes=16000, samplerate=16000)
+    """)
+    assert found == {("blocking_socket_io", "mic = sc.get_microphone(name) if name else sc.default_microphone()"),
+                     ("blocking_socket_io", "print([m.name for m in sc.all_microphones()])"),
+                     ("blocking_sleep", "return mic.record(numframes=16000, samplerate=16000)")}
+
+
+def test_soundcard_queried_in_a_thread_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+        import soundcard as sc
+
+        async def main():
+            return await asyncio.to_thread(sc.default_microphone)
+    """)
+    assert found == set()
