@@ -232,6 +232,65 @@ def test_pyperclip_copy_in_a_worker_thread_stays_silent(tmp_path):
     assert found == set()
 
 
+# -- asyncio protocol callbacks run on the loop ---------------------------------------------------------------------
+
+_FETCHER = """
+    import asyncio
+    import urllib.request
+
+
+    def fetch_model(url):
+        with urllib.request.urlopen(url) as response:
+            return response.read()
+"""
+
+
+def test_a_protocols_data_received_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_FETCHER, """
+
+    class Control(asyncio.Protocol):
+        def data_received(self, data: bytes) -> None:
+            self.handle(data)
+
+        def handle(self, data: bytes) -> None:
+            pass
+
+
+    class Satellite(Control):
+        def handle(self, data: bytes) -> None:
+            fetch_model(data.decode())
+    """))
+    assert found == {("blocking_http", "with urllib.request.urlopen(url) as response:")}
+
+
+def test_a_class_handed_to_create_server_as_the_protocol_factory_is_a_protocol(tmp_path):
+    found = flagged(tmp_path, _with(_FETCHER, """
+
+    class Server:
+        def __init__(self, state):
+            self.state = state
+
+        def connection_lost(self, exc) -> None:
+            fetch_model(self.state)
+
+
+    async def main(state):
+        loop = asyncio.get_running_loop()
+        await loop.create_server(lambda: Server(state), "0.0.0.0", 6053)
+    """))
+    assert found == {("blocking_http", "with urllib.request.urlopen(url) as response:")}
+
+
+def test_a_data_received_method_of_a_class_no_loop_is_given_stays_silent(tmp_path):
+    found = flagged(tmp_path, _with(_FETCHER, """
+
+    class Recorder:
+        def data_received(self, data: bytes) -> None:
+            fetch_model(data.decode())
+    """))
+    assert found == set()
+
+
 # -- SoundCard asks the sound server for its devices ----------------------------------------------------------------
 
 def test_soundcard_device_queries_wait_for_the_sound_server(tmp_path):
