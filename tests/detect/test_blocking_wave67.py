@@ -316,3 +316,25 @@ def test_soundcard_queried_in_a_thread_stays_silent(tmp_path):
             return await asyncio.to_thread(sc.default_microphone)
     """)
     assert found == set()
+
+
+# -- a loader of an unlisted package given its path by keyword ------------------------------------------------------
+
+def test_a_class_level_loader_given_a_path_by_keyword_opens_it(tmp_path):
+    found = flagged(tmp_path, """
+        from hotword_engine import Detector
+
+        async def load(settings):
+            return Detector.from_config(config_path=settings.detector_path)
+    """)
+    assert found == {("blocking_file_io", "return Detector.from_config(config_path=settings.detector_path)")}
+
+
+def test_a_class_level_factory_given_no_path_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        from hotword_engine import Detector
+
+        async def load(settings):
+            return Detector.from_config(sensitivity=settings.sensitivity)
+    """)
+    assert found == set()
