@@ -338,3 +338,51 @@ def test_a_class_level_factory_given_no_path_stays_silent(tmp_path):
             return Detector.from_config(sensitivity=settings.sensitivity)
     """)
     assert found == set()
+
+
+# -- a class a function returns (-> Type[Base]), then called ---------------------------------------------------------
+
+_CLIENTS = """
+    import ssl
+    from importlib import import_module
+    from typing import Type
+
+
+    class Transport:
+        def __init__(self, ca_file):
+            self.ca_file = ca_file
+
+        @staticmethod
+        def named(module: str) -> Type["Transport"]:
+            return import_module(module).Implementation
+"""
+
+
+def test_the_constructor_of_a_returned_class_runs_where_it_is_called(tmp_path):
+    found = flagged(tmp_path, _with(_CLIENTS, """
+
+    class TlsTransport(Transport):
+        def __init__(self, ca_file):
+            super().__init__(ca_file)
+            self.context = ssl.create_default_context()
+            self.context.load_verify_locations(ca_file)
+
+
+    async def connect(settings):
+        return Transport.named(settings.module)(settings.ca_file)
+    """))
+    assert ("blocking_file_io", "self.context.load_verify_locations(ca_file)") in found
+
+
+def test_a_returned_class_whose_constructors_do_nothing_slow_stays_quiet(tmp_path):
+    found = flagged(tmp_path, _with(_CLIENTS, """
+
+    class PlainTransport(Transport):
+        pass
+
+
+    async def connect(settings):
+        chosen = Transport.named(settings.module)
+        return chosen(settings.ca_file)
+    """))
+    assert found == {("blocking_file_io", "return import_module(module).Implementation")}

@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.line_parsers import line_parser
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
+from faultlib.detect.serving.blocking.returned_classes import returned_class_constructors
 from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -183,6 +184,9 @@ class Reachability(BodyCalls):
                 chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
             return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k)]
         if target is None and not isinstance(call.func, ast.Lambda):
+            built = returned_class_constructors(index, call.func, func)
+            if built:  # pick(name)(options): the constructor of the class `-> Type[Base]` hands back
+                return built
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")  # with a generator it returns, iterated here
