@@ -386,3 +386,114 @@ def test_a_returned_class_whose_constructors_do_nothing_slow_stays_quiet(tmp_pat
         return chosen(settings.ca_file)
     """))
     assert found == {("blocking_file_io", "return import_module(module).Implementation")}
+
+
+# -- `async with` binds what __aenter__ returns; isinstance narrows a receiver several classes were assigned -------
+
+_SESSION = """
+    import time
+
+    import requests
+
+
+    class SyncClient:
+        def get(self, url):
+            return requests.get(url)
+
+
+    class AsyncClient:
+        async def get(self, url):
+            return url
+
+
+    class Session:
+        def __init__(self):
+            self.client = None
+
+        def __enter__(self) -> SyncClient:
+            self.client = SyncClient()
+            return self.client
+
+        async def __aenter__(self) -> AsyncClient:
+            self.client = AsyncClient()
+            return self.client
+"""
+
+
+def test_async_with_binds_the_async_client_and_isinstance_keeps_the_sync_one_out(tmp_path):
+    found = flagged(tmp_path, _with(_SESSION, """
+
+    async def bulk(urls):
+        async with Session() as session:
+            return [await session.get(u) for u in urls]
+
+
+    async def fetch(session: Session, url):
+        client = session.client
+        if isinstance(client, AsyncClient):
+            return await client.get(url)
+        raise TypeError("an async session is needed")
+    """))
+    assert found == set()
+
+
+def test_with_binds_the_sync_client_and_an_unnarrowed_receiver_may_be_either(tmp_path):
+    found = flagged(tmp_path, _with(_SESSION, """
+
+    async def one(url):
+        with Session() as session:
+            return session.get(url)
+
+
+    async def fetch(session: Session, url):
+        client = session.client
+        return client.get(url)
+    """))
+    assert found == {("blocking_http", "return requests.get(url)")}
+
+
+def test_isinstance_narrows_a_parameter_annotated_as_a_union(tmp_path):
+    source = _with(_SESSION, """
+
+    async def fetch(client: Union[SyncClient, AsyncClient], url):
+        if isinstance(client, AsyncClient):
+            return await client.get(url)
+        return client.get(url)
+    """).replace("import time", "from typing import Union")
+    found = flagged(tmp_path, source)
+    assert found == {("blocking_http", "return requests.get(url)")}
+    narrowed_only = source.replace("\n    return client.get(url)", "\n    raise TypeError(url)")
+    assert flagged(tmp_path, narrowed_only, "narrowed.py") == set()
+
+
+def test_an_async_with_whose_aenter_returns_a_sync_client_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import requests
+
+
+        class Quiet:
+            def get(self, url):
+                return url
+
+
+        class Loud:
+            def get(self, url):
+                return requests.get(url)
+
+
+        class Session:
+            def __enter__(self) -> Quiet:
+                return Quiet()
+
+            async def __aenter__(self) -> Loud:
+                return Loud()
+
+            async def __aexit__(self, *exc):
+                return None
+
+
+        async def fetch(url):
+            async with Session() as session:
+                return session.get(url)
+    """)
+    assert found == {("blocking_http", "return requests.get(url)")}
