@@ -497,3 +497,86 @@ def test_an_async_with_whose_aenter_returns_a_sync_client_blocks(tmp_path):
                 return session.get(url)
     """)
     assert found == {("blocking_http", "return requests.get(url)")}
+
+
+# -- branches no caller takes: `and`/`or` tests, forwarded parameters, short-circuit expressions --------------------
+
+_PARSER = """
+    import sqlite3
+    from pathlib import Path
+
+
+    def driver_version(package):
+        return Path(package).read_bytes()
+
+
+    class Page:
+        def __init__(self, html, adaptive: bool = False):
+            self.html = html
+            self.db = sqlite3.connect("elements.db")
+            self.adaptive = bool(adaptive)
+
+        def css(self, query, auto_save: bool = False):
+            return self.xpath(query, auto_save)
+
+        def xpath(self, query, auto_save: bool = False):
+            found = [query]
+            if self.adaptive and auto_save:
+                self.db.execute("INSERT INTO elements VALUES (?)", (query,))
+            return found
+
+
+    def headers(browser_mode: bool = False):
+        if browser_mode and (version := driver_version("playwright")):
+            return {"version": version}
+        return {}
+"""
+
+
+def test_branches_no_caller_takes_through_and_forwarding_and_flags_stay_silent(tmp_path):
+    found = flagged(tmp_path, _with(_PARSER, """
+
+    async def challenge(html):
+        page = Page(html)
+        return page.css("script"), headers(browser_mode=False)
+    """))
+    assert found == {("blocking_db", 'self.db = sqlite3.connect("elements.db")')}
+
+
+def test_a_flag_turned_on_where_the_object_is_built_keeps_the_blocker(tmp_path):
+    found = flagged(tmp_path, _with(_PARSER, """
+
+    async def remember(html):
+        page = Page(html, adaptive=True)
+        return page.css("script", auto_save=True), headers(browser_mode=True)
+    """))
+    assert found == {("blocking_db", 'self.db = sqlite3.connect("elements.db")'),
+                     ("blocking_db", 'self.db.execute("INSERT INTO elements VALUES (?)", (query,))'),
+                     ("blocking_file_io", "return Path(package).read_bytes()")}
+
+
+def test_an_or_test_that_is_always_true_never_reaches_its_else(tmp_path):
+    found = flagged(tmp_path, """
+        def cached_or_read(path, cached: bool = True):
+            if cached or path is None:
+                return "cached"
+            else:
+                return open(path).read()
+
+
+        async def handler(path):
+            return cached_or_read(path)
+    """)
+    assert found == set()
+
+
+def test_a_conditional_expression_on_a_parameter_keeps_its_taken_side(tmp_path):
+    found = flagged(tmp_path, """
+        def load(path, fresh: bool = False):
+            return open(path).read() if fresh else "cached"
+
+
+        async def handler(path):
+            return load(path), load(path, fresh=True)
+    """)
+    assert found == {("blocking_file_io", 'return open(path).read() if fresh else "cached"')}

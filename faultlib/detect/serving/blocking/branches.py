@@ -3,20 +3,22 @@
 ``if output_path: open(output_path, "wb")`` in a helper whose every call leaves ``output_path`` at its default
 ``None``; ``if resize_mode == 0:`` in a helper every caller calls with ``1``; ``if progress:`` where the only call
 passes ``False``. The test must be on a parameter of the call's own function -- ``p``, ``not p``, ``p == c``,
-``p != c``, ``p is c``, ``p is not c`` with a constant ``c`` -- and what that parameter holds must be known at
-every call: each call of the analysed files that may be this function (every call under its name that does not
-resolve to another function) passes a constant or leaves a constant default, there is at least one such call, the
-function is never used other than called (handed to a thread, a decorator, ``partial``) and has no decorator that
-may call it differently. A ``**options`` argument counts when ``options`` is a dict display with constant keys built
-once in the caller and never changed (a parameter it leaves out takes its default), and a function handed to
-``threading.Thread(target=...)`` is not "used other than called" for this (that thread is off the loop). Only the
-calls made on the loop count (in a function the analysis reached from an ``async
-def``): a command-line script of the same package may pass a path where every request passes ``None``. A public
-method of a class deriving from a third-party class is not judged by the analysed files' calls alone: the framework
-that owns the base calls it too, with arguments of its own (Home Assistant's flow manager calls
-``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself calls ``await
-self.async_step_mosques()`` to show it: https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-
-steps; discord.py calls a cog's listeners and commands). Anything else keeps the call a blocker.
+``p != c``, ``p is c``, ``p is not c`` with a constant ``c``, or ``and``/``or`` of such tests, one of which decides --
+and what that parameter holds must be known at every call: each call of the analysed files that may be this function
+(every call under its name that does not resolve to another function) passes a constant or leaves a constant default,
+there is at least one such call, the function is never used other than called (handed to a thread, a decorator,
+``partial``) and has no decorator that may call it differently. A caller that hands on its own parameter unchanged
+(``self.xpath(q, auto_save)`` in ``css(self, q, auto_save=False)``) passes whatever its own callers pass. A
+``**options`` argument counts when ``options`` is a dict display with constant keys built once in the caller and never
+changed (a parameter it leaves out takes its default), and a function handed to ``threading.Thread(target=...)`` is
+not "used other than called" for this (that thread is off the loop). Only the calls made on the loop count (in a
+function the analysis reached from an ``async def``): a command-line script of the same package may pass a path where
+every request passes ``None``. A public method of a class deriving from a third-party class is not judged by the
+analysed files' calls alone: the framework that owns the base calls it too, with arguments of its own (Home
+Assistant's flow manager calls ``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself
+calls ``await self.async_step_mosques()`` to show it:
+https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-steps; discord.py calls a cog's listeners
+and commands). Anything else keeps the call a blocker.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
+from faultlib.detect.serving.blocking.receiver_flags import ReceiverFlags
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
 from faultlib.pyflow.walk import children
 
@@ -45,6 +48,7 @@ class Branches:
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: tuple[set[str], set[str]] | None = None
         self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
+        self.flags = ReceiverFlags(index, _guards, self._never)
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
         """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
@@ -55,17 +59,22 @@ class Branches:
             return True
         if func.parent is not None:
             return False
-        for test, in_body in _guards(func.node.body, call):
-            param, check = _parameter_test(test)
-            if param is None:
-                continue
-            values = self._passed(func, param)
-            if values is None:
-                continue
-            outcomes = {check(v) for v in values}
-            if (True if in_body else False) not in outcomes:
-                return True
-        return False
+        return any(self._never(func, test, in_body) for test, in_body in _guards(func.node.body, call))
+
+    def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None) -> bool:
+        """Whether ``test`` never comes out as ``in_body`` needs: ``p and q`` is never true when ``p`` never is,
+        ``p or q`` never false when ``p`` is never false; ``flags``: the values the receiver's attributes may hold
+        (``self.attr`` tests, :mod:`~faultlib.detect.serving.blocking.receiver_flags`)."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
+            return any(self._never(func, value, in_body, flags) for value in test.values)
+        attr, check = _parameter_test(test, _self_attribute) if flags is not None else (None, None)
+        if attr is not None:
+            return attr in flags and in_body not in {check(v) for v in flags[attr]}
+        param, check = _parameter_test(test)
+        if param is None:
+            return False
+        values = self._passed(func, param)
+        return values is not None and in_body not in {check(v) for v in values}
 
     def through_untaken(self, path) -> bool:
         """Whether a step of ``path`` (``((func, line), ...)``, the calls that lead to a site) is a call in a branch
@@ -76,11 +85,12 @@ class Branches:
             calls = [n for n in func.nodes if isinstance(n, ast.Call) and n.lineno == line]
             if calls and all(self.never_taken(call, func) for call in calls):
                 return True
-        return False
+        return self.flags.untaken(path)  # on an object built on the path with its flag off (receiver_flags.py)
 
     def _passed(self, func: Func, param: str) -> list | None:
         key = (id(func), param)
         if key not in self._values:
+            self._values[key] = None  # a cycle of forwarding calls: unknown
             self._values[key] = self._compute(func, param)
         return self._values[key]
 
@@ -114,11 +124,23 @@ class Branches:
                     self.index.callee(call.func.value, caller), Klass):
                 return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
             seen = True
-            value = _constant(_argument(call, param, position) or spread.get(param), default)
+            given = _argument(call, param, position) or spread.get(param)
+            value = _constant(given, default)
+            if value is _UNKNOWN and (forwarded := self._forwarded(given, caller)) is not None:
+                values.extend(forwarded)  # css(sel, auto_save=False) -> self.xpath(..., auto_save): css's callers'
+                continue
             if value is _UNKNOWN:
                 return None
             values.append(value)
         return values if seen else None
+
+    def _forwarded(self, given: ast.expr | None, caller: Func) -> list | None:
+        """The values of the caller's own parameter that ``given`` hands on unchanged (``self.xpath(q, auto_save)``
+        inside ``css(self, q, auto_save=False)``): what every call of the caller passes for it; else None."""
+        if not isinstance(given, ast.Name) or caller.parent is not None or any(
+                isinstance(n, ast.Name) and n.id == given.id and not isinstance(n.ctx, ast.Load) for n in caller.nodes):
+            return None
+        return self._passed(caller, given.id)
 
     def _framework_method(self, func: Func) -> bool:
         """Whether ``func`` is a public method of a class with a third-party base (a framework may call it)."""
@@ -160,7 +182,9 @@ def _plain(decorator: ast.expr) -> bool:
 
 
 def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]:
-    """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body."""
+    """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body;
+    inside the statement that holds it, the operands of ``and``/``or`` and the tests of conditional expressions that
+    must come out one way for it to run (:func:`_expression_guards`)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _contains(stmt, call):
             continue
@@ -173,7 +197,31 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
                 found = _guards(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part], call)
                 if found:
                     return found
-        return []
+        return _expression_guards(stmt, call)
+    return []
+
+
+def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, bool]]:
+    """The short-circuit tests ``call`` waits on inside ``node`` (a statement, or the header of one): in ``p and
+    f()`` the call runs only when ``p`` is true (held-out wave 67: ``if browser_mode and (v := version()):`` where every
+    caller passes ``browser_mode=False``), in ``p or f()`` only when it is false, in ``f() if p else g()`` the body
+    only when ``p`` is true; each with the outcome it needs, outermost first."""
+    todo: list[tuple[ast.AST, list[tuple[ast.expr, bool]]]] = [(node, [])]
+    while todo:
+        found, guards = todo.pop()
+        if found is call:
+            return guards
+        if isinstance(found, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(found, ast.BoolOp):
+            needed = isinstance(found.op, ast.And)
+            todo += [(value, guards + [(before, needed) for before in found.values[:i]])
+                     for i, value in enumerate(found.values)]
+        elif isinstance(found, ast.IfExp):
+            todo += [(found.test, guards), (found.body, guards + [(found.test, True)]),
+                     (found.orelse, guards + [(found.test, False)])]
+        else:
+            todo += [(child, guards) for child in children(found)]
     return []
 
 
@@ -189,20 +237,27 @@ def _contains(node: ast.AST, call: ast.AST) -> bool:
     return False
 
 
-def _parameter_test(test: ast.expr):
-    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``."""
-    if isinstance(test, ast.Name):
-        return test.id, bool
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
-        return test.operand.id, lambda v: not v
-    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1
+def _parameter_test(test: ast.expr, subject=lambda e: e.id if isinstance(e, ast.Name) else None):
+    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``;
+    ``subject``: the name an operand stands for, or None (a plain name: a parameter; :func:`_self_attribute`)."""
+    if subject(test) is not None:
+        return subject(test), bool
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and subject(test.operand) is not None:
+        return subject(test.operand), lambda v: not v
+    if (isinstance(test, ast.Compare) and subject(test.left) is not None and len(test.ops) == 1
             and isinstance(test.comparators[0], ast.Constant)):
         c, op = test.comparators[0].value, test.ops[0]
         same = lambda v: type(v) is type(c) and v == c  # noqa: E731 -- `1 == True` must not count
         checks = {ast.Eq: same, ast.Is: same, ast.NotEq: lambda v: not same(v), ast.IsNot: lambda v: not same(v)}
         if type(op) in checks:
-            return test.left.id, checks[type(op)]
+            return subject(test.left), checks[type(op)]
     return None, None
+
+
+def _self_attribute(expr: ast.expr) -> str | None:
+    """``self.attr``: ``attr``."""
+    return expr.attr if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+                         and expr.value.id == "self") else None
 
 
 def _spread(call: ast.Call, caller: Func) -> dict[str, ast.expr] | None:
