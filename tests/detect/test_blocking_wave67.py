@@ -580,3 +580,36 @@ def test_a_conditional_expression_on_a_parameter_keeps_its_taken_side(tmp_path):
             return load(path), load(path, fresh=True)
     """)
     assert found == {("blocking_file_io", 'return open(path).read() if fresh else "cached"')}
+
+
+# -- a path a filter drops leaves the site's other paths ------------------------------------------------------------
+
+def test_a_blocker_reached_by_an_untaken_short_path_and_a_live_longer_one_is_found(tmp_path):
+    found = flagged(tmp_path, """
+        def save_state(path):
+            with open(path, "w") as out:
+                out.write("{}")
+
+
+        class Store:
+            def flush(self, to_disk: bool = False):
+                if to_disk:
+                    save_state("state.json")
+
+
+        def stage():
+            save_state("state.json")
+
+
+        def checkpoint():
+            stage()
+
+
+        async def tick():
+            Store().flush()
+
+
+        async def shutdown():
+            checkpoint()
+    """)
+    assert found == {("blocking_file_io", 'with open(path, "w") as out:')}

@@ -46,6 +46,7 @@ from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_si
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
+MAX_PATHS = 16  # distinct paths kept per site: a path a later filter drops (a branch never taken) leaves the others
 
 
 Step = tuple[Func, int]
@@ -55,10 +56,12 @@ Step = tuple[Func, int]
 @dataclass
 class Reachability(BodyCalls):
     """Run the analysis over an :class:`Index`; results in :attr:`hits` (site -> path from an entry),
-    :attr:`entries` (site key -> entry qualnames), :attr:`offloaded`, :attr:`complete`."""
+    :attr:`paths` (site key -> the shortest few paths, shortest first), :attr:`entries` (site key -> entry qualnames),
+    :attr:`offloaded`, :attr:`complete`."""
 
     index: Index
     hits: dict[tuple, tuple[Site, tuple[Step, ...]]] = field(default_factory=dict)
+    paths: dict[tuple, list[tuple[Step, ...]]] = field(default_factory=dict)  # the shortest few per site (_keep)
     entries: dict[tuple, list[str]] = field(default_factory=dict)
     entry_calls: dict[tuple, list[tuple[str, int, str]]] = field(default_factory=dict)  # callers.note_entry
     offloaded: list[Offload] = field(default_factory=list)
@@ -91,9 +94,22 @@ class Reachability(BodyCalls):
                     key = site.key
                     if key not in self.hits or len(path) < len(self.hits[key][1]):  # the shortest path kept
                         self.hits[key] = (site, path)
+                    self._keep(key, path)
                     note_entry(self.entries, self.entry_calls, key, entry, path)
         except Budget:
             self.complete = False
+
+    def _keep(self, key: tuple, path: tuple[Step, ...]) -> None:
+        """Keep ``path`` among the :data:`MAX_PATHS` shortest distinct paths to the site ``key``."""
+        kept = self.paths.setdefault(key, [])
+        if len(kept) >= MAX_PATHS and len(path) >= len(kept[-1]):
+            return
+        steps = tuple((id(f), line) for f, line in path)
+        if any(tuple((id(f), line) for f, line in other) == steps for other in kept):
+            return
+        kept.append(path)
+        kept.sort(key=len)
+        del kept[MAX_PATHS:]
 
     # -- walking one function ------------------------------------------------------------------------
     def _reach(self, func: Func, *, direct: bool = False, under: bool = False,
