@@ -613,3 +613,87 @@ def test_a_blocker_reached_by_an_untaken_short_path_and_a_live_longer_one_is_fou
             checkpoint()
     """)
     assert found == {("blocking_file_io", 'with open(path, "w") as out:')}
+
+
+# -- matplotlib's figure from plt.subplots(), a module loaded from a file, a command looked up by name --------------
+
+def test_a_figure_made_by_subplots_and_saved_on_the_loop_blocks(tmp_path):
+    found = flagged_package(tmp_path, {
+        "__init__.py": "",
+        "charts.py": """
+            import matplotlib.pyplot as plt
+
+
+            def pie(values):
+                fig, ax = plt.subplots()
+                ax.pie(values)
+                return fig
+        """,
+        "views.py": """
+            from io import BytesIO
+
+            from .charts import pie
+
+
+            async def chart(values):
+                buffer = BytesIO()
+                figure = pie(values)
+                figure.savefig(buffer, format="png", dpi=300)
+                return buffer.getvalue()
+        """,
+    })
+    assert found == {("views.py", "blocking_file_io", 'figure.savefig(buffer, format="png", dpi=300)')}
+
+
+def test_a_module_executed_from_a_file_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import importlib.util
+
+
+        async def load_plugin(path):
+            spec = importlib.util.spec_from_file_location("plugin", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    """)
+    assert found == {("blocking_file_io", "spec.loader.exec_module(module)")}
+
+
+_COMMANDS = """
+    import webbrowser
+
+
+    class Prompt:
+        def submit(self, word: str, argument: str) -> None:
+            getattr(self, f"command_{word}")(argument)
+
+        def command_help(self, argument: str) -> None:
+            self.shown = argument
+"""
+
+
+def test_a_command_looked_up_by_its_prefix_may_be_any_command(tmp_path):
+    found = flagged(tmp_path, _with(_COMMANDS, """
+        def command_docs(self, argument: str) -> None:
+            webbrowser.open("https://example.org/" + argument)
+
+
+    async def on_line(prompt: Prompt, line: str):
+        prompt.submit(*line.split(" ", 1))
+    """))
+    assert found == {("blocking_subprocess", 'webbrowser.open("https://example.org/" + argument)')}
+
+
+def test_a_lookup_without_a_written_prefix_names_no_method(tmp_path):
+    found = flagged(tmp_path, _with(_COMMANDS, """
+        def docs(self, argument: str) -> None:
+            webbrowser.open("https://example.org/" + argument)
+
+        def run(self, word: str, argument: str) -> None:
+            getattr(self, word)(argument)
+
+
+    async def on_line(prompt: Prompt, line: str):
+        prompt.run(*line.split(" ", 1))
+    """))
+    assert found == set()

@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.line_parsers import line_parser
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
+from faultlib.detect.serving.blocking.named_dispatch import named_methods
 from faultlib.detect.serving.blocking.returned_classes import returned_class_constructors
 from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
@@ -203,6 +204,9 @@ class Reachability(BodyCalls):
             built = returned_class_constructors(index, call.func, func)
             if built:  # pick(name)(options): the constructor of the class `-> Type[Base]` hands back
                 return built
+            named = named_methods(index, call.func, func)
+            if named:  # getattr(self, f"command_{word}")(arg): any command_ method
+                return named
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")  # with a generator it returns, iterated here
