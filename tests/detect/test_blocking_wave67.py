@@ -555,6 +555,49 @@ def test_a_flag_turned_on_where_the_object_is_built_keeps_the_blocker(tmp_path):
                      ("blocking_file_io", "return Path(package).read_bytes()")}
 
 
+@pytest.mark.parametrize("built, kept", [("Kept(html)", False), ("Kept(html, adaptive=True)", True)],
+                         ids=["flag-off", "flag-on"])
+def test_a_flag_of_the_object_built_on_the_path_decides_its_branch(tmp_path, built, kept):
+    found = flagged(tmp_path, _with(_PARSER, f"""
+
+    class Kept(Page):
+        def remember(self):
+            if self.adaptive:
+                self.db.execute("SELECT 1")
+
+
+    async def challenge(html):
+        page = {built}
+        return page.remember()
+    """))
+    connect = ("blocking_db", 'self.db = sqlite3.connect("elements.db")')
+    assert found == ({connect, ("blocking_db", 'self.db.execute("SELECT 1")')} if kept else {connect})
+
+
+@pytest.mark.parametrize("call, kept", [('Page().css("body")', False), ('Page().css("body", auto_save=True)', True)],
+                         ids=["default", "passed"])
+def test_the_value_a_path_passes_decides_where_other_callers_are_unknown(tmp_path, call, kept):
+    found = flagged(tmp_path, f"""
+        class Page:
+            def css(self, query, auto_save=False):
+                return self.xpath(query, auto_save)
+
+            def xpath(self, query, auto_save=False):
+                if auto_save:
+                    open("saved.txt", "w").write(query)
+                return query
+
+
+        async def elsewhere(node, query):
+            return node.xpath(query, True)
+
+
+        async def handler():
+            return {call}
+    """)
+    assert found == ({("blocking_file_io", 'open("saved.txt", "w").write(query)')} if kept else set())
+
+
 def test_an_or_test_that_is_always_true_never_reaches_its_else(tmp_path):
     found = flagged(tmp_path, """
         def cached_or_read(path, cached: bool = True):

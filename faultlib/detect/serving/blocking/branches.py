@@ -61,31 +61,59 @@ class Branches:
             return False
         return any(self._never(func, test, in_body) for test, in_body in _guards(func.node.body, call))
 
-    def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None) -> bool:
+    def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None,
+               given=None) -> bool:
         """Whether ``test`` never comes out as ``in_body`` needs: ``p and q`` is never true when ``p`` never is,
         ``p or q`` never false when ``p`` is never false; ``flags``: the values the receiver's attributes may hold
-        (``self.attr`` tests, :mod:`~faultlib.detect.serving.blocking.receiver_flags`)."""
+        (``self.attr`` tests, :mod:`~faultlib.detect.serving.blocking.receiver_flags`); ``given``: the values a
+        parameter holds on one call path (``param -> list | None``), before what every caller passes."""
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
-            return any(self._never(func, value, in_body, flags) for value in test.values)
+            return any(self._never(func, value, in_body, flags, given) for value in test.values)
         attr, check = _parameter_test(test, _self_attribute) if flags is not None else (None, None)
         if attr is not None:
             return attr in flags and in_body not in {check(v) for v in flags[attr]}
         param, check = _parameter_test(test)
         if param is None:
             return False
-        values = self._passed(func, param)
+        values = (given(param) if given is not None else None) or self._passed(func, param)
         return values is not None and in_body not in {check(v) for v in values}
 
     def through_untaken(self, path) -> bool:
         """Whether a step of ``path`` (``((func, line), ...)``, the calls that lead to a site) is a call in a branch
         no caller of its function takes: ``if type == "whisper": return WhisperASR(**kw)`` in a factory every caller
         on the loop calls with ``"faster_whisper"`` (held-out wave 58) never constructs the class, so what its
-        constructor does is never reached that way. Every call written on the step's line must sit in such a branch."""
-        for func, line in path:
+        constructor does is never reached that way. Every call written on the step's line must sit in such a branch.
+        A parameter's test is also read with the value the previous step's call passes on this path (handed on from
+        the step before when it passes its own parameter): ``page.css("body")`` leaves ``auto_save`` at ``False``,
+        ``css`` passes it on to ``xpath``, whose ``if self.adaptive and auto_save: self.save(...)`` is never taken
+        on this path whatever other callers pass (held-out wave 67) -- unless the function is also handed on as a
+        value or is a framework's to call, whose calls no path shows. The site keeps its other paths
+        (:attr:`~faultlib.detect.serving.blocking.reach.Reachability.paths`)."""
+        for k, (func, line) in enumerate(path):
             calls = [n for n in func.nodes if isinstance(n, ast.Call) and n.lineno == line]
-            if calls and all(self.never_taken(call, func) for call in calls):
+            if calls and all(self.never_taken(call, func) or self._untaken_on(path, k, call) for call in calls):
                 return True
         return self.flags.untaken(path)  # on an object built on the path with its flag off (receiver_flags.py)
+
+    def _untaken_on(self, path, k: int, call: ast.AST) -> bool:
+        """``call`` in step ``k``'s function sits in a branch the values passed along ``path`` never take."""
+        func = path[k][0]
+        if (k == 0 or func.parent is not None or any(not _plain(d) for d in func.node.decorator_list)
+                or self.used_as_value(func) or self._framework_method(func)):
+            return False  # handed on as a value, or a framework's to call: other calls may pass anything
+        given = lambda param: self._on_path(path, k, param)  # noqa: E731
+        return any(self._never(func, test, in_body, given=given) for test, in_body in _guards(func.node.body, call))
+
+    def _on_path(self, path, k: int, param: str) -> list | None:
+        """The values step ``k``'s function receives for ``param`` from the call on step ``k - 1``'s line."""
+        if k == 0:
+            return None
+        func, (caller, line) = path[k][0], path[k - 1]
+        calls = [n for n in caller.nodes if isinstance(n, ast.Call) and n.lineno == line
+                 and self.index.callee(n.func, caller) is func]
+        if len(calls) != 1:
+            return None
+        return self._call_values(calls[0], caller, func, param, lambda name: self._on_path(path, k - 1, name))
 
     def _passed(self, func: Func, param: str) -> list | None:
         key = (id(func), param)
@@ -95,17 +123,9 @@ class Branches:
         return self._values[key]
 
     def _compute(self, func: Func, param: str) -> list | None:
-        args = func.node.args
-        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-        if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
-            return None
-        default = _default(args, param)
-        name = func.node.name
         if self.used_as_value(func) or self._framework_method(func):
             return None
-        bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
-        position = positional.index(param) - (1 if bound else 0) if param in positional else None
-        calls = self.index.infer.sites().get(name, [])
+        calls = self.index.infer.sites().get(func.node.name, [])
         if not calls or len(calls) > MAX_CALLS:
             return None
         values, seen = [], False
@@ -117,30 +137,37 @@ class Branches:
                 if target is None:
                     return None  # may be this function, through a receiver of unknown type
                 continue
-            spread = _spread(call, caller)  # f(**opts) with `opts = {"k": v, ...}` built once in the caller
-            if any(isinstance(a, ast.Starred) for a in call.args) or spread is None:
-                return None
-            if bound and isinstance(call.func, ast.Attribute) and isinstance(
-                    self.index.callee(call.func.value, caller), Klass):
-                return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
             seen = True
-            given = _argument(call, param, position) or spread.get(param)
-            value = _constant(given, default)
-            if value is _UNKNOWN and (forwarded := self._forwarded(given, caller)) is not None:
-                values.extend(forwarded)  # css(sel, auto_save=False) -> self.xpath(..., auto_save): css's callers'
-                continue
-            if value is _UNKNOWN:
+            found = self._call_values(call, caller, func, param, lambda name: self._passed(caller, name))
+            if found is None:
                 return None
-            values.append(value)
+            values.extend(found)
         return values if seen else None
 
-    def _forwarded(self, given: ast.expr | None, caller: Func) -> list | None:
-        """The values of the caller's own parameter that ``given`` hands on unchanged (``self.xpath(q, auto_save)``
-        inside ``css(self, q, auto_save=False)``): what every call of the caller passes for it; else None."""
+    def _call_values(self, call: ast.Call, caller: Func, func: Func, param: str, handed) -> list | None:
+        """What ``call`` (made in ``caller``) passes ``func`` for ``param``: a constant or the default, or, for the
+        caller's own parameter handed on unchanged (``self.xpath(q, auto_save)`` inside ``css(self, q,
+        auto_save=False)``), what ``handed(name)`` says it holds; else None."""
+        args = func.node.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
+            return None
+        bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
+        position = positional.index(param) - (1 if bound else 0) if param in positional else None
+        spread = _spread(call, caller)  # f(**opts) with `opts = {"k": v, ...}` built once in the caller
+        if any(isinstance(a, ast.Starred) for a in call.args) or spread is None:
+            return None
+        if bound and isinstance(call.func, ast.Attribute) and isinstance(
+                self.index.callee(call.func.value, caller), Klass):
+            return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
+        given = _argument(call, param, position) or spread.get(param)
+        value = _constant(given, _default(args, param))
+        if value is not _UNKNOWN:
+            return [value]
         if not isinstance(given, ast.Name) or caller.parent is not None or any(
                 isinstance(n, ast.Name) and n.id == given.id and not isinstance(n.ctx, ast.Load) for n in caller.nodes):
             return None
-        return self._passed(caller, given.id)
+        return handed(given.id)
 
     def _framework_method(self, func: Func) -> bool:
         """Whether ``func`` is a public method of a class with a third-party base (a framework may call it)."""
