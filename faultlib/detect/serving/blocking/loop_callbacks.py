@@ -7,7 +7,8 @@ https://www.tornadoweb.org/en/stable/ioloop.html): :data:`~faultlib.detect.servi
 whose constructor takes a callback that the loop then runs on a schedule (Tornado's ``PeriodicCallback(fn,
 callback_time)``, started, calls it every ``callback_time`` ms on the current IOLoop,
 https://www.tornadoweb.org/en/stable/ioloop.html#tornado.ioloop.PeriodicCallback): :data:`LOOP_CALLBACK_CLASSES`.
-Used by :mod:`~faultlib.detect.serving.blocking.reach`.
+Textual's own (``push_screen(screen, callback)``, ``call_later(fn)``, a command palette ``Hit``):
+:mod:`~faultlib.detect.serving.blocking.textual_apps`. Used by :mod:`~faultlib.detect.serving.blocking.reach`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.textual_apps import textual_callback
 
 __all__ = ["LOOP_CALLBACK_CLASSES", "loop_callback"]
 
@@ -26,6 +28,9 @@ _LAST = frozenset(name.rpartition(".")[2] for name in LOOP_CALLBACK_CLASSES)
 
 def loop_callback(index, call: ast.Call, func: Func) -> Func | None:
     """The function of the analysed files that ``call`` (made in ``func``) hands to the loop to run, or None."""
+    textual = textual_callback(index, call, func)
+    if textual is not None:
+        return textual
     position = None
     if isinstance(call.func, ast.Attribute) and call.func.attr in vocab.LOOP_CALLBACK_METHODS:
         position = vocab.LOOP_CALLBACK_METHODS[call.func.attr]

@@ -88,6 +88,14 @@ class Module:
     star_imports: list[str] = field(default_factory=list)
     all_functions: list[Func] = field(default_factory=list)
     _lines: list[str] | None = None
+    _tops: frozenset[str] | None = None
+
+    @property
+    def top_packages(self) -> frozenset[str]:
+        """The top-level packages the module imports at its top (``textual`` for ``from textual.app import App``)."""
+        if self._tops is None:
+            self._tops = frozenset(target.split(".")[0] for target in self.imports.values())
+        return self._tops
 
     def segment(self, node: ast.AST) -> str | None:
         """The source text of ``node`` (as :func:`ast.get_source_segment`, the file split into lines once)."""

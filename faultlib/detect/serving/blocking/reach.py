@@ -31,6 +31,8 @@ from faultlib.detect.serving.blocking.model import aliases
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.line_parsers import line_parser
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
+from faultlib.detect.serving.blocking.named_dispatch import named_methods
+from faultlib.detect.serving.blocking.returned_classes import returned_class_constructors
 from faultlib.detect.serving.blocking.shapes import (MODEL_VERBS, class_parameter, consumed_streams,
                                                      flush_listeners, flushes, is_abstract, is_generator, is_poll,
                                                      is_super_call, may_be_forward, model_verb_on_parameter, on_self,
@@ -47,6 +49,7 @@ from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, stor
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
+MAX_PATHS = 16  # distinct paths kept per site: a path a later filter drops (a branch never taken) leaves the others
 
 
 Step = tuple[Func, int]
@@ -56,10 +59,12 @@ Step = tuple[Func, int]
 @dataclass
 class Reachability(BodyCalls):
     """Run the analysis over an :class:`Index`; results in :attr:`hits` (site -> path from an entry),
-    :attr:`entries` (site key -> entry qualnames), :attr:`offloaded`, :attr:`complete`."""
+    :attr:`paths` (site key -> the shortest few paths, shortest first), :attr:`entries` (site key -> entry qualnames),
+    :attr:`offloaded`, :attr:`complete`."""
 
     index: Index
     hits: dict[tuple, tuple[Site, tuple[Step, ...]]] = field(default_factory=dict)
+    paths: dict[tuple, list[tuple[Step, ...]]] = field(default_factory=dict)  # the shortest few per site (_keep)
     entries: dict[tuple, list[str]] = field(default_factory=dict)
     entry_calls: dict[tuple, list[tuple[str, int, str]]] = field(default_factory=dict)  # callers.note_entry
     offloaded: list[Offload] = field(default_factory=list)
@@ -92,9 +97,22 @@ class Reachability(BodyCalls):
                     key = site.key
                     if key not in self.hits or len(path) < len(self.hits[key][1]):  # the shortest path kept
                         self.hits[key] = (site, path)
+                    self._keep(key, path)
                     note_entry(self.entries, self.entry_calls, key, entry, path)
         except Budget:
             self.complete = False
+
+    def _keep(self, key: tuple, path: tuple[Step, ...]) -> None:
+        """Keep ``path`` among the :data:`MAX_PATHS` shortest distinct paths to the site ``key``."""
+        kept = self.paths.setdefault(key, [])
+        if len(kept) >= MAX_PATHS and len(path) >= len(kept[-1]):
+            return
+        steps = tuple((id(f), line) for f, line in path)
+        if any(tuple((id(f), line) for f, line in other) == steps for other in kept):
+            return
+        kept.append(path)
+        kept.sort(key=len)
+        del kept[MAX_PATHS:]
 
     # -- walking one function ------------------------------------------------------------------------
     def _reach(self, func: Func, *, direct: bool = False, under: bool = False,
@@ -187,6 +205,12 @@ class Reachability(BodyCalls):
                 chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
             return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k)]
         if target is None and not isinstance(call.func, ast.Lambda):
+            built = returned_class_constructors(index, call.func, func)
+            if built:  # pick(name)(options): the constructor of the class `-> Type[Base]` hands back
+                return built
+            named = named_methods(index, call.func, func)
+            if named:  # getattr(self, f"command_{word}")(arg): any command_ method
+                return named
             instance = index.type_of(call.func, func)
             if isinstance(instance, Klass):
                 method = index.method(instance, "__call__")  # with a generator it returns, iterated here

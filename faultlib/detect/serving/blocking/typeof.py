@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.repositories import repository_result
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
+from faultlib.detect.serving.blocking.textual_apps import QUERIES, queried_type
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.app_items import app_item
 from faultlib.detect.serving.blocking.hass_data import hass_item
@@ -156,6 +157,9 @@ class TypeOf:
                     return owner
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
+                if callee.attr in QUERIES and func is not None and (
+                        queried := queried_type(self, expr, func)) is not None:
+                    return queried  # self.query_one(Viewer): a Viewer (Textual's typed queries)
                 if owner is None and callee.attr in CONTAINER_GETTERS and func is not None:
                     found = settings_value(self, callee.value, expr.args[0] if expr.args else None, func) or (
                         self.infer.element_type(callee.value, func)) or self.stores.stored_element(

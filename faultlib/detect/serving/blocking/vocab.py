@@ -70,6 +70,7 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"},
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
+    "importlib.machinery.ModuleSpec": {"loader": "importlib.machinery.SourceFileLoader"},
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
     **{repo: {"index": "git.IndexFile", "git": "git.cmd.Git"} for repo in ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")},
     "git.Diff": {"a_blob": "git.Blob", "b_blob": "git.Blob"},
