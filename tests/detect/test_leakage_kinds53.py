@@ -119,3 +119,79 @@ def test_the_test_file_named_by_the_caller_in_a_computed_folder_filled_with_its_
 def test_the_training_file_named_the_same_way_filled_with_its_own_mean_is_no_test_fit(tmp_path: Path) -> None:
     text = PASSED_FILE.format(name="train") + '    print(pd.read_csv(os.path.join("data", "test.csv")).shape)\n'
     assert not any(kind == "fit_on_test" for kind, _ in _alarms(tmp_path, text))
+
+
+# ---------------------------------------------------------------- folds a helper cuts by hand, and a final refit
+
+FOLD_HELPER = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVR
+    from sklearn.metrics import mean_absolute_error
+
+    def cut_windows(frame, n_splits=4, size=30):
+        pairs = []
+        for i in range(n_splits):
+            stop = len(frame) - i * size
+            pairs.append((frame.index[:stop - size], frame.index[stop - size:stop]))
+        return pairs[::-1]
+
+    def fit_svr(X_train, y_train, X_test):
+        scaler = StandardScaler()
+        X_train_scaled = scaler.fit_transform(X_train)
+        X_test_scaled = scaler.transform(X_test)
+        model = SVR().fit(X_train_scaled, y_train)
+        return model.predict(X_test_scaled), (model, scaler)
+
+    readings = pd.read_parquet("station_days.parquet")
+    readings = readings[readings["city"] == "Delhi"].dropna()
+    X = readings[["lag_1", "lag_7", "month"]]
+    y = readings["pm25"]
+    cv_splits = cut_windows(readings)
+"""
+
+
+def test_a_scaler_fitted_in_each_hand_cut_fold_and_a_refit_on_every_row_are_silent(tmp_path: Path) -> None:
+    text = FOLD_HELPER + """\
+    def evaluate(frame):
+        inputs = [c for c in frame.columns if c not in ("day", "city", "pm25")]
+        clean = frame.dropna(subset=inputs + ["pm25"])
+        X, y = clean[inputs], clean["pm25"]
+        errors = []
+        for fold, (train_idx, test_idx) in enumerate(cut_windows(clean)):
+            X_train, X_test = X.loc[train_idx], X.loc[test_idx]
+            y_train, y_test = y.loc[train_idx], y.loc[test_idx]
+            pred, _ = fit_svr(X_train, y_train, X_test)
+            errors.append(mean_absolute_error(y_test, pred))
+        print(np.mean(errors))
+        _, final = fit_svr(X, y, X)
+        return final
+
+    stations = pd.read_parquet("stations.parquet")
+    for city in stations["city"].unique():
+        evaluate(stations[stations["city"] == city].sort_values("day").reset_index(drop=True))
+    """
+    assert _alarms(tmp_path, text) == set()
+
+
+def test_a_scaler_fitted_on_every_row_before_enumerated_hand_cut_folds_is_fit_outside_cv(tmp_path: Path) -> None:
+    text = FOLD_HELPER + """\
+    X = pd.DataFrame(StandardScaler().fit_transform(X), index=X.index, columns=X.columns)
+    errors = []
+    for fold, (train_idx, test_idx) in enumerate(cv_splits):
+        model = SVR().fit(X.loc[train_idx], y.loc[train_idx])
+        errors.append(mean_absolute_error(y.loc[test_idx], model.predict(X.loc[test_idx])))
+    print(np.mean(errors))
+    """
+    assert ("fit_outside_cv", _line(text, "StandardScaler().fit_transform(X)")) in _alarms(tmp_path, text)
+
+
+def test_a_helper_handed_every_row_as_training_input_and_a_test_part_still_leaks(tmp_path: Path) -> None:
+    text = FOLD_HELPER + """\
+    from sklearn.model_selection import train_test_split
+    X_fit, X_test, y_fit, y_test = train_test_split(X, y, test_size=0.2)
+    pred, _ = fit_svr(X, y, X_test)
+    print(mean_absolute_error(y_test, pred))
+    """
+    assert any(kind in ("fit_before_split", "fit_on_test") for kind, _ in _alarms(tmp_path, text))
