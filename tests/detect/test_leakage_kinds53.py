@@ -195,3 +195,38 @@ def test_a_helper_handed_every_row_as_training_input_and_a_test_part_still_leaks
     print(mean_absolute_error(y_test, pred))
     """
     assert any(kind in ("fit_before_split", "fit_on_test") for kind, _ in _alarms(tmp_path, text))
+
+
+# ---------------------------------------------------------------- a validation split of windows that chooses nothing
+
+WINDOWS = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from keras.models import Sequential
+    from keras.layers import LSTM, Dense
+    from keras.callbacks import EarlyStopping
+
+    load = pd.read_csv("hourly_load.csv")["load_mw"].to_numpy()
+    width = 24
+    X = np.array([load[i:i + width] for i in range(len(load) - width)])
+    y = np.array([load[i + width] for i in range(len(load) - width)])
+    X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2, random_state=1)
+    X_train, X_val, y_train, y_val = train_test_split(X_rest, y_rest, test_size=0.2, random_state=1)
+    net = Sequential([LSTM(32, input_shape=(width, 1)), Dense(1)])
+    net.compile(loss="mae", optimizer="adam")
+    history = net.fit(X_train, y_train, epochs=20, validation_data=(X_val, y_val){callbacks})
+    print(np.mean(np.abs(net.predict(X_test).ravel() - y_test)))
+"""
+
+
+def test_a_shuffled_validation_split_only_evaluated_by_a_fit_without_callbacks_is_silent(tmp_path: Path) -> None:
+    text = WINDOWS.format(callbacks="")
+    found = _alarms(tmp_path, text)
+    assert ("shuffled_time_split", _line(text, "X_rest, X_test")) in found
+    assert ("shuffled_time_split", _line(text, "X_train, X_val")) not in found
+
+
+def test_a_shuffled_validation_split_watched_by_early_stopping_is_shuffled_time_split(tmp_path: Path) -> None:
+    text = WINDOWS.format(callbacks=", callbacks=[EarlyStopping(patience=3, restore_best_weights=True)]")
+    assert ("shuffled_time_split", _line(text, "X_train, X_val")) in _alarms(tmp_path, text)
