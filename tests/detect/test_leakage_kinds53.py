@@ -230,3 +230,51 @@ def test_a_shuffled_validation_split_only_evaluated_by_a_fit_without_callbacks_i
 def test_a_shuffled_validation_split_watched_by_early_stopping_is_shuffled_time_split(tmp_path: Path) -> None:
     text = WINDOWS.format(callbacks=", callbacks=[EarlyStopping(patience=3, restore_best_weights=True)]")
     assert ("shuffled_time_split", _line(text, "X_train, X_val")) in _alarms(tmp_path, text)
+
+
+# ---------------------------------------------------------------- purged folds cut by hand with masks
+
+PURGED = """\
+    import numpy as np
+    import pandas as pd
+    import lightgbm as lgb
+    from sklearn.metrics import mean_absolute_error
+
+    auctions = pd.read_parquet("auctions.parquet")
+    inputs = [c for c in auctions.columns if c not in ("target", "day")]
+    day = auctions["day"].values
+    n_folds = 4
+    block = 400 // n_folds
+    gap = 3
+    errors = []
+    for k in range(n_folds):
+        first = k * block
+        last = first + block
+        if k < n_folds - 1:
+            fit_rows = {fit_mask}
+        else:
+            fit_rows = (day >= first) & (day < last)
+        held_rows = (day >= last) & (day < last + block)
+        part_fit = auctions[fit_rows]
+        part_held = auctions[held_rows]
+        booster = lgb.LGBMRegressor(n_estimators=500)
+        booster.fit(part_fit[inputs], part_fit["target"], eval_set=[(part_held[inputs], part_held["target"])])
+        errors.append(mean_absolute_error(part_held["target"], booster.predict(part_held[inputs])))
+    print(np.mean(errors))
+"""
+
+
+def test_a_training_mask_whose_purge_reopens_inside_the_held_out_block_is_trained_on_test(tmp_path: Path) -> None:
+    text = PURGED.format(fit_mask="(day >= first) & (day < last - 2) | (day > last + gap + 2)")
+    assert ("trained_on_test", _line(text, "booster.fit(")) in _alarms(tmp_path, text)
+
+
+def test_a_training_mask_purged_around_the_held_out_block_is_silent(tmp_path: Path) -> None:
+    text = PURGED.format(fit_mask="(day < last - gap) | (day >= last + block + gap)")
+    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
+
+
+def test_masks_whose_bounds_do_not_reduce_to_numbers_decide_nothing(tmp_path: Path) -> None:
+    text = PURGED.format(fit_mask="(day < cut_low) | (day > cut_high)").replace(
+        "        first = k * block\n", "        first = k * block\n        cut_low, cut_high = np.quantile(day, [0.2, 0.3])\n")
+    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
