@@ -278,3 +278,62 @@ def test_masks_whose_bounds_do_not_reduce_to_numbers_decide_nothing(tmp_path: Pa
     text = PURGED.format(fit_mask="(day < cut_low) | (day > cut_high)").replace(
         "        first = k * block\n", "        first = k * block\n        cut_low, cut_high = np.quantile(day, [0.2, 0.3])\n")
     assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
+
+
+# ---------------------------------------------------------------- a subject parsed from file names, then dropped
+
+RECORDINGS = """\
+    import glob
+    import os
+    import numpy as np
+    from scipy.io import loadmat
+    from sklearn.model_selection import StratifiedKFold, GroupKFold
+    from sklearn.svm import SVC
+
+    def load_sessions(folder):
+        sessions = []
+        for path in sorted(glob.glob(os.path.join(folder, "*.mat"))):
+            fields = os.path.basename(path).replace(".mat", "").split("_")
+            {parse}
+            sessions.append(({record}, loadmat(path)["emg"]))
+        return sessions
+
+    def band_power(signal):
+        return np.log(np.mean(signal ** 2, axis=0))
+
+    X, y = [], []
+    for {unpack} in load_sessions("recordings"):
+        X.append(band_power(signal))
+        y.append(task)
+    X, y = np.array(X), np.array(y)
+    scores = []
+    {split}
+        clf = SVC().fit(X[fit_idx], y[fit_idx])
+        scores.append(clf.score(X[held_idx], y[held_idx]))
+    print(np.mean(scores))
+"""
+
+TWO_FIELDS = 'participant_id = int(fields[0].replace("P", ""))\n            task = int(fields[1])'
+
+
+def test_a_subject_parsed_from_file_names_and_dropped_before_a_row_wise_split_is_entity_across_split(
+        tmp_path: Path) -> None:
+    text = RECORDINGS.format(parse=TWO_FIELDS, record="participant_id, task", unpack="participant_id, task, signal",
+                             split="for fit_idx, held_idx in StratifiedKFold(5, shuffle=True).split(X, y):")
+    assert ("entity_across_split", _line(text, "StratifiedKFold(5")) in _alarms(tmp_path, text)
+
+
+def test_the_same_subjects_kept_as_groups_of_a_group_split_are_silent(tmp_path: Path) -> None:
+    text = RECORDINGS.format(parse=TWO_FIELDS, record="participant_id, task",
+                             unpack="participant_id, task, signal",
+                             split="for fit_idx, held_idx in GroupKFold(5).split(X, y, groups=owners):").replace(
+        "        y.append(task)\n", "        y.append(task)\n        owners.append(participant_id)\n").replace(
+        "X, y = [], []", "X, y, owners = [], [], []")
+    assert not any(kind == "entity_across_split" for kind, _ in _alarms(tmp_path, text))
+
+
+def test_one_file_per_subject_split_row_by_row_is_silent(tmp_path: Path) -> None:
+    text = RECORDINGS.format(parse='participant_id = int(fields[0].replace("P", ""))\n            task = 0',
+                             record="participant_id, task", unpack="participant_id, task, signal",
+                             split="for fit_idx, held_idx in StratifiedKFold(5, shuffle=True).split(X, y):")
+    assert not any(kind == "entity_across_split" for kind, _ in _alarms(tmp_path, text))
