@@ -337,3 +337,50 @@ def test_one_file_per_subject_split_row_by_row_is_silent(tmp_path: Path) -> None
                              record="participant_id, task", unpack="participant_id, task, signal",
                              split="for fit_idx, held_idx in StratifiedKFold(5, shuffle=True).split(X, y):")
     assert not any(kind == "entity_across_split" for kind, _ in _alarms(tmp_path, text))
+
+
+# ---------------------------------------------------------------- features computed from the same row's target
+
+DAILY = """\
+    import pandas as pd
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.metrics import mean_absolute_error
+
+    sales = pd.read_csv("store_sales.csv", parse_dates=["date"]).sort_values("date")
+    sales["weekday"] = sales["date"].dt.weekday
+    {features}
+    sales = sales.dropna()
+    X = sales.drop(columns=["units", "date"])
+    y = sales["units"]
+    cut = int(len(sales) * 0.8)
+    model = GradientBoostingRegressor().fit(X[:cut], y[:cut])
+    print(mean_absolute_error(y[cut:], model.predict(X[cut:])))
+"""
+
+
+def test_a_difference_and_a_trailing_mean_of_the_target_as_inputs_are_target_in_features(tmp_path: Path) -> None:
+    text = DAILY.format(features='sales["units_change"] = sales["units"].diff()\n'
+                                 '    sales["units_week"] = sales["units"].rolling(7).mean()')
+    found = _alarms(tmp_path, text)
+    assert ("target_in_features", _line(text, "units_change")) in found
+    assert ("target_in_features", _line(text, "units_week")) in found
+
+
+def test_the_same_features_lagged_by_a_shift_are_silent(tmp_path: Path) -> None:
+    text = DAILY.format(features='sales["units_change"] = sales["units"].shift(1).diff()\n'
+                                 '    sales["units_week"] = sales["units"].shift(1).rolling(7).mean()')
+    assert not any(kind == "target_in_features" for kind, _ in _alarms(tmp_path, text))
+
+
+def test_a_trailing_mean_of_the_target_dropped_from_the_inputs_is_silent(tmp_path: Path) -> None:
+    text = DAILY.format(features='sales["units_week"] = sales["units"].rolling(7).mean()').replace(
+        'columns=["units", "date"]', 'columns=["units", "date", "units_week"]')
+    assert not any(kind == "target_in_features" for kind, _ in _alarms(tmp_path, text))
+
+
+def test_a_trailing_mean_of_a_price_beside_a_next_day_target_is_silent(tmp_path: Path) -> None:
+    text = DAILY.format(features='sales["price_week"] = sales["price"].rolling(7).mean()\n'
+                                 '    sales["units_next"] = sales["units"].shift(-1)').replace(
+        'columns=["units", "date"]', 'columns=["units_next", "date"]').replace('y = sales["units"]',
+                                                                           'y = sales["units_next"]')
+    assert not any(kind == "target_in_features" for kind, _ in _alarms(tmp_path, text))

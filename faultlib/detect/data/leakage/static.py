@@ -90,6 +90,7 @@ from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
+from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
 from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
@@ -265,6 +266,7 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
         self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings)  # (stackfits.py)
         self.report.findings += mask_overlap_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 
     def _carried_weights(self) -> None:
