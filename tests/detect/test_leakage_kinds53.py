@@ -13,6 +13,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
 from tests.detect.leakage_source import alarms
 
 
@@ -384,3 +386,57 @@ def test_a_trailing_mean_of_a_price_beside_a_next_day_target_is_silent(tmp_path:
         'columns=["units", "date"]', 'columns=["units_next", "date"]').replace('y = sales["units"]',
                                                                            'y = sales["units_next"]')
     assert not any(kind == "target_in_features" for kind, _ in _alarms(tmp_path, text))
+
+
+# ---------------------------------------------------------------- a sys.path entry computed from the script's file
+
+SCALE_ALL = """\
+from sklearn.preprocessing import StandardScaler
+
+
+def scale_all(table):
+    return StandardScaler().fit_transform(table)
+"""
+
+SCORE_AFTER_SCALE = """\
+import os
+import sys
+from pathlib import Path
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+
+{path_line}
+from preprocessing import scale_all
+
+visits = pd.read_csv("visits.csv")
+X = scale_all(visits[["age", "pressure"]])
+X_train, X_test, y_train, y_test = train_test_split(X, visits["sick"], test_size=0.25)
+print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+
+def _project_alarms(root: Path, path_line: str) -> set[tuple[str, str, int]]:
+    (root / "src").mkdir()
+    (root / "scripts").mkdir()
+    (root / "src" / "preprocessing.py").write_text(SCALE_ALL)
+    (root / "scripts" / "evaluate.py").write_text(SCORE_AFTER_SCALE.format(path_line=path_line))
+    report, _ = analyze_file(str(root / "scripts" / "evaluate.py"))
+    return {(f.kind, Path(f.location.get("file", "")).name, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+def test_helpers_on_a_sys_path_entry_computed_from_the_script_file_are_joined(tmp_path: Path) -> None:
+    line = ("ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+            "sys.path.append(os.path.join(ROOT, 'src'))")
+    assert ("fit_before_split", "preprocessing.py", 5) in _project_alarms(tmp_path, line)
+
+
+def test_helpers_on_a_pathlib_parents_entry_are_joined(tmp_path: Path) -> None:
+    line = "sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'src'))"
+    assert ("fit_before_split", "preprocessing.py", 5) in _project_alarms(tmp_path, line)
+
+
+def test_a_sys_path_entry_from_the_environment_joins_nothing(tmp_path: Path) -> None:
+    line = "sys.path.append(os.path.join(os.environ['PROJECT_HOME'], 'src'))"
+    assert _project_alarms(tmp_path, line) == set()
