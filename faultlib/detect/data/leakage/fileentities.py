@@ -36,6 +36,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
 
@@ -163,22 +164,17 @@ def file_entity_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
 
 def file_entity_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
     """:func:`file_entity_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    seen = {(f.kind, f.location.get("file"), f.location.get("index"), f.location.get("line")) for f in findings}
-    out = []
+    reported = ReportedLines(findings)
+    out: list[Finding] = []
     for line, entity, parsed_at in file_entity_splits(tree):
-        where = smap.where(line)
-        key = ("entity_across_split", where.get("file"), where.get("index"), where.get("line"))
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Finding(
-            "leakage", Severity.WARNING,
+        out += reported.finding(
+            "entity_across_split", Severity.WARNING,
             f"rows of one entity ({entity}, parsed from each file's name beside another field of it on "
             f"{smap.describe(parsed_at)}: an entity has several files, so several rows) are split row by row on "
             f"{smap.describe(line)}, the id dropped before: the same entity lands on both sides. Fix: keep the id and "
             "split with GroupKFold / GroupShuffleSplit (groups=)",
-            {**where, "function": function_at(tree, line)}, {"columns": [entity], "parsed_at": smap.where(parsed_at)},
-            kind="entity_across_split"))
+            {**smap.where(line), "function": function_at(tree, line)},
+            {"columns": [entity], "parsed_at": smap.where(parsed_at)})
     return out
 
 

@@ -35,6 +35,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
 
@@ -171,21 +172,20 @@ def _less(a: Linear | None, b: Linear | None, strict: bool) -> bool | None:
     return diff > 0 or not strict and diff == 0
 
 
+def _tighter(a: Interval, b: Interval, end: int) -> Interval | None:
+    """The interval whose ``end`` (0: low, 2: high) is tighter, or ``None`` when that is not decided."""
+    if a[end] is None or b[end] is None:
+        return a if b[end] is None else b
+    first = _less(a[end], b[end], True)
+    if first is None:
+        return None
+    return (b if first else a) if end == 0 else (a if first else b)
+
+
 def _meet(a: Interval, b: Interval) -> Interval | None:
     """The intersection of two intervals, or ``None`` when which end is tighter is not decided."""
-    if a[0] is None or b[0] is None:
-        low = a if b[0] is None else b
-    elif (first := _less(a[0], b[0], True)) is None:
-        return None
-    else:
-        low = b if first else a
-    if a[2] is None or b[2] is None:
-        high = a if b[2] is None else b
-    elif (first := _less(a[2], b[2], True)) is None:
-        return None
-    else:
-        high = a if first else b
-    return (low[0], low[1], high[2], high[3])
+    low, high = _tighter(a, b, 0), _tighter(a, b, 2)
+    return (low[0], low[1], high[2], high[3]) if low is not None and high is not None else None
 
 
 def _below(low: Interval, high: Interval) -> bool:
@@ -336,24 +336,19 @@ def overlapping_masks(tree: ast.Module) -> list[MaskOverlap]:
 
 def mask_overlap_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
     """:func:`overlapping_masks` as ``trained_on_test`` findings, leaving out a line already reported so."""
-    seen = {(f.kind, f.location.get("file"), f.location.get("index"), f.location.get("line")) for f in findings}
-    out = []
+    reported = ReportedLines(findings)
+    out: list[Finding] = []
     for m in overlapping_masks(tree):
-        where = smap.where(m.fit_line)
-        key = ("trained_on_test", where.get("file"), where.get("index"), where.get("line"))
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Finding(
-            "leakage", Severity.ERROR,
+        out += reported.finding(
+            "trained_on_test", Severity.ERROR,
             f"`{m.model}` is fitted ({smap.describe(m.fit_line)}) on the rows of the mask on "
             f"{smap.describe(m.train_line)} and scored on the rows of the mask on {smap.describe(m.held_line)} "
             f"({smap.describe(m.predict_line)}), and the two masks overlap: some held-out rows are training rows of "
             "the same fold, so its score is measured on rows the model was trained on. Fix: make the training mask "
             "exclude the held-out block (and its purge gap on both sides)",
-            {**where, "column": m.fit_column, "function": function_at(tree, m.fit_line)},
+            {**smap.where(m.fit_line), "column": m.fit_column, "function": function_at(tree, m.fit_line)},
             {"estimator": m.model, "train_mask": smap.where(m.train_line), "held_out_mask": smap.where(m.held_line),
-             "at": smap.where(m.predict_line)}, kind="trained_on_test"))
+             "at": smap.where(m.predict_line)})
     return out
 
 

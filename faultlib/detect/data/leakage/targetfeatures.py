@@ -34,6 +34,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from faultlib.detect.data.leakage.bands import column_of
+from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
@@ -56,15 +58,6 @@ def _call_name(node: ast.AST) -> str:
     return node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
 
 
-def _column(node: ast.AST) -> str | None:
-    """``T['c']`` / ``T.c`` (after a groupby too: ``T.groupby(k)['c']``) -> ``c``."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return node.slice.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return node.attr
-    return None
-
-
 def _reads_target(expr: ast.expr, targets: set[str]) -> tuple[str, str] | None:
     """``(target, how)`` when ``expr`` computes a time operation ending at the current row on a target column."""
     calls = [n for n in ast.walk(expr) if isinstance(n, ast.Call)]
@@ -78,7 +71,7 @@ def _reads_target(expr: ast.expr, targets: set[str]) -> tuple[str, str] | None:
                 "left", "neither") for k in call.keywords):
             continue
         receiver = call.func.value  # type: ignore[attr-defined]
-        column = _column(receiver)
+        column = column_of(receiver)
         if column in targets:
             return column, name  # type: ignore[return-value]
     return None
@@ -138,7 +131,7 @@ def target_features(tree: ast.Module) -> list[TargetFeature]:
     for node in walk_once(tree):
         if isinstance(node, ast.Assign):
             for t in node.targets:
-                column = _column(t) if isinstance(t, ast.Subscript) else None
+                column = column_of(t) if isinstance(t, ast.Subscript) else None
                 if column is not None:
                     stores[column] = stores.get(column, 0) + 1
                     found.append((node, column))
@@ -154,19 +147,18 @@ def target_features(tree: ast.Module) -> list[TargetFeature]:
 
 
 def target_feature_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
-    """:func:`target_features` as ``target_in_features`` findings."""
-    out = []
+    """:func:`target_features` as ``target_in_features`` findings, leaving out a line already reported so."""
+    reported = ReportedLines(findings)
+    out: list[Finding] = []
     for t in target_features(tree):
-        where = smap.where(t.line)
         what = f"a {t.how} window" if t.how in _WINDOWS else f"{t.how}()"
-        out.append(Finding(
-            "leakage", Severity.WARNING,
+        out += reported.finding(
+            "target_in_features", Severity.WARNING,
             f"column `{t.column}` ({smap.describe(t.line)}) is computed from the target `{t.target}` of the same row "
             f"({what} ends at the current row) and is an input of the model that predicts `{t.target}`: the answer "
             f"is in its features. Fix: lag it (`.shift(1)` before the {t.how}) so each row sees only earlier targets",
-            {**where, "function": function_at(tree, t.line)}, {"column_name": t.column, "target": t.target,
-                                                               "operation": t.how},
-            kind="target_in_features"))
+            {**smap.where(t.line), "function": function_at(tree, t.line)},
+            {"column_name": t.column, "target": t.target, "operation": t.how})
     return out
 
 
