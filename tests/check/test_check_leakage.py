@@ -225,7 +225,7 @@ def test_list_kinds_names_every_leakage_kind(tmp_path):
                                                        "shuffled_time_split", "entity_across_split",
                                                        "duplicate_rows_across_split", "code_not_parsed", "inputs_not_assigned",
                                                        "analysis_incomplete", "trained_on_test",
-                                                       "tuned_on_test"}
+                                                       "tuned_on_test", "target_in_features"}
 
 
 def test_the_case_example_files(tmp_path):

@@ -265,7 +265,7 @@ def test_bad_files_raise_input_errors(tmp_path, name, content, phrase):
 def test_kinds_cover_static_runtime_and_fitted():
     assert {"fit_before_split", "fit_on_test", "fit_outside_cv", "reused_across_folds", "fitted_rows_unknown",
             "shuffled_time_split", "entity_across_split", "duplicate_rows_across_split", "code_not_parsed", "inputs_not_assigned",
-            "analysis_incomplete", "trained_on_test", "tuned_on_test"} == set(KINDS)
+            "analysis_incomplete", "trained_on_test", "tuned_on_test", "target_in_features"} == set(KINDS)
 
 
 # ----------------------------------------------------------------------------- runtime monitor

@@ -43,6 +43,9 @@ KINDS = {
                            "it was fitted on other rows",
     "shuffled_time_split": "rows of a time series (lag or rolling features) are split or cross-validated with "
                            "shuffling: the model is trained on the future of the rows it is scored on",
+    "target_in_features": "a feature column is computed from the target of the same row (its diff, pct_change or a "
+                          "trailing rolling/ewm window ending at that row, not lagged by shift): the model is given "
+                          "the answer it predicts",
     "entity_across_split": "rows of one entity (a patient, subject or session id the script groups by; in data "
                            "mode the --group column) are on both sides of the split (use a group split)",
     "duplicate_rows_across_split": "test rows that also appear, value for value, in the training table (data mode)",

@@ -85,6 +85,7 @@ from faultlib.detect.data.leakage.timeorder import (
 )
 from faultlib.detect.data.leakage.tsmodels import constructor_series
 from faultlib.detect.data.leakage.valuereductions import value_reductions
+from faultlib.detect.data.leakage.watchedsplits import unwatched_validation_splits
 from faultlib.detect.data.leakage.values import (
     Data,
     Est,
@@ -586,6 +587,10 @@ class DesignChecks:
                             how: str = "train_test_split") -> None:
         shuffle = kwargs.get("shuffle", Const(True))
         shuffled = not (isinstance(shuffle, Const) and shuffle.value is False)
+        if not hasattr(self, "_unwatched"):
+            self._unwatched = unwatched_validation_splits(self.tree)  # type: ignore[attr-defined]
+        if line in self._unwatched:
+            return  # validation rows only evaluated by a fit with no callback: they choose nothing (watchedsplits.py)
         for arg in args[:1]:  # shuffle=False holds out the last rows: a cut-off, in time order
             data = arg._data if isinstance(arg, MaybeData) else arg if isinstance(arg, Data) else None
             if data is not None and parts(data.rows) and all(test_step(p) is not None for p in parts(data.rows)):

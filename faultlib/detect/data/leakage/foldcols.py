@@ -19,7 +19,9 @@ The folds themselves are often made once and handed over (``x, y, cv = load_trai
 index pairs): ``for train, test in cv:`` then iterates pairs the analysis cannot see built. A loop whose target is
 two names and whose iterable (or a slice of it, ``cv[:1]``) is named for folds (:data:`_FOLD_COLUMN`: ``cv``,
 ``folds``, ``list_cv``, ``kfold``) is read as a cross-validation loop (:func:`named_fold_loop`), as
-``for tr, te in kf.split(X)`` is.
+``for tr, te in kf.split(X)`` is; so is the same loop enumerated, ``for k, (tr, te) in enumerate(cv_splits)``, over
+the index pairs a helper of the script cut by hand (issue 17, wave 85: a scaler fitted on each fold's training
+rows, inside such a loop, was taken for a fit on every row because the pairs were not read as folds).
 """
 
 from __future__ import annotations
@@ -35,12 +37,23 @@ _FOLD_COLUMN = re.compile(r"fold|^cv|_cv|cv_?(id|ind|idx|index|split|set)", re.I
 
 
 def named_fold_loop(node: ast.For) -> bool:
-    """``for train, test in cv:`` / ``in folds[:1]``: two index names over an iterable named for folds."""
+    """``for train, test in cv:`` / ``in folds[:1]`` / ``for k, (train, test) in enumerate(cv_splits):``: two
+    index names over an iterable named for folds."""
     target, it = node.target, node.iter
+    if enumerated_pair(node):
+        target, it = target.elts[1], it.args[0]  # type: ignore[attr-defined]
     if isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
         it = it.value
     return isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
         isinstance(e, ast.Name) for e in target.elts) and isinstance(it, ast.Name) and bool(_FOLD_COLUMN.search(it.id))
+
+
+def enumerated_pair(node: ast.For) -> bool:
+    """``for k, (a, b) in enumerate(x)``: a counter and a pair, over one iterable."""
+    target, it = node.target, node.iter
+    return isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Tuple) and \
+        isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and \
+        len(it.args) == 1 and not it.keywords
 
 
 def fold_comparison(index_node: ast.expr) -> tuple[str, str] | None:
@@ -99,4 +112,4 @@ class FoldColumns:
         return Step("fold", ident, part, line=line)
 
 
-__all__ = ["FoldColumns", "fold_comparison", "fold_positions"]
+__all__ = ["FoldColumns", "enumerated_pair", "fold_comparison", "fold_positions", "named_fold_loop"]

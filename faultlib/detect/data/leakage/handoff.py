@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.configmods import imported_module_constants
 from faultlib.detect.data.leakage.filefamilies import (
@@ -23,6 +24,7 @@ from faultlib.detect.data.leakage.filefamilies import (
     same_family,
     written_ending,
 )
+from faultlib.detect.data.leakage.passedfiles import passed_file_table
 from faultlib.detect.data.leakage.passedpaths import passed_path
 from faultlib.detect.data.leakage.pathexprs import (
     FilePath,
@@ -170,6 +172,10 @@ class FileHandoff:
                                                                              self._path_env)) is not None and (
                 value := self._read_back(passed)) is not None:
             return value  # pd.read_csv(name), name the constant this call of its function was given
+        if raw is not None and raw[0] == "read" and access is None and ref.last in vocab.FILE_READERS and (
+                table := passed_file_table(self._callers.paths(raw[1], node.lineno), node,
+                                           separate_test=self._separate_test_file)) is not None:  # type: ignore
+            return table  # clean(os.path.join(base, 'data', 'test.csv')): the file its callers name (passedfiles.py)
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 

@@ -74,7 +74,10 @@ def column_names(bindings: dict[str, list[ast.expr]], params: dict[str, list[ast
 def _not_sizes(expr: ast.expr):
     """The nodes of ``expr`` outside a size (``df.shape[0]``, ``len(df)``, ``df.size``): the count of a table's rows
     or columns is a number, not column names (``N = table.shape[0]; folds = train_test_split(range(N))``: row
-    positions)."""
+    positions). Nor is a subscript's index: ``X = clean[feature_cols]`` is the table's columns, a table, not the
+    names that chose them (``cols[:5]`` still reads ``cols``); without this every name built from such a table
+    (its ``.index`` slices, the fold index lists a helper cuts from it) was taken for column names, and a row
+    selection by them for a choice of columns (issue 17, wave 85)."""
     todo = [expr]
     while todo:
         n = todo.pop()
@@ -82,7 +85,7 @@ def _not_sizes(expr: ast.expr):
                 isinstance(n.func, ast.Name) and n.func.id == "len":
             continue
         yield n
-        todo.extend(ast.iter_child_nodes(n))
+        todo.extend([n.value] if isinstance(n, ast.Subscript) else ast.iter_child_nodes(n))
 
 
 #: calls whose result is a pandas table (never a NumPy array): reading a file or building a frame, or a method only a

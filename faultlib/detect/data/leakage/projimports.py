@@ -17,7 +17,8 @@ is resolved to the file Python would load, looking only inside the project (neve
   the script's own folder;
 * folders a script puts on the import path, ``sys.path.append('..')``, ``sys.path.insert(0, '../lib/src')``
   (string literals, or ``os.path.join`` of literals and of ``os.getcwd()``, the folder it runs in; relative to the script's folder, where it is usually run): the
-  same spellings under them.
+  same spellings under them; so are folders computed from the script's own file, ``os.path.dirname(
+  os.path.abspath(__file__))``, ``Path(__file__).resolve().parents[1] / 'src'`` (:mod:`.syspaths`).
 
 Source: the import system of the Python language reference (section 5, "The import system": packages, submodules,
 ``__init__`` and relative imports), read with the common layouts of data-science repositories (``src/``,
@@ -31,6 +32,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from faultlib.detect.data.leakage.syspaths import computed_folder, top_bindings
 from faultlib.pyflow.walk import walk_once
 
 #: ancestors of the script's folder searched for a dotted path's first package (the folder itself, then these)
@@ -52,11 +54,15 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
     except OSError:
         return out
     reach = [base, *base.parents][:MAX_UP + 1][-1]
+    names: dict[str, ast.expr] | None = None
     for n in walk_once(tree):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "insert")
                 and ast.unparse(n.func.value) == "sys.path" and n.args):
             continue
         text = _literal_path(n.args[-1])
+        if text is None:  # os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src') (syspaths.py)
+            names = top_bindings(tree) if names is None else names
+            text = computed_folder(n.args[-1], names)
         if text is None:
             continue
         cand = Path(os.path.normpath(base / text))  # an absolute text stays itself; ``..`` taken by the letter

@@ -91,7 +91,11 @@ from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
-from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions, named_fold_loop
+from faultlib.detect.data.leakage.fileentities import file_entity_findings
+from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
+from faultlib.detect.data.leakage.samerows import same_rows_calls
+from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
+from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr
@@ -230,6 +234,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
         self._loop_facts = read_off_curves(self._loop_facts, test_curves(tree))  # or report each (testcurves.py)
         self._picks_rescored = rescored_parts(tree, self._loop_facts)  # a search's pick scored on its rows (bestrefits.py)
         self._call_lines: list[int] = []  # lines of the user-function calls running now
+        self._same_rows = same_rows_calls(tree)  # fit_svr(X, y, X): the "test" input is the training rows
         self._tuned: set[int] = set()
         self._stopped: set[int] = set()  # training calls reported for early stopping on the test rows
         self._code_tables: set[int] = set()  # lines of encoders fitted on train and test stacked (codetables.py)
@@ -263,6 +268,9 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
         self._finalize()
         self._carried_weights()
         self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings)  # (stackfits.py)
+        self.report.findings += mask_overlap_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 
     def _carried_weights(self) -> None:
@@ -305,7 +313,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
                 and not any(p.steps and p.root in self._split_roots for p in parts(value.rows)) \
                 and not (vocab.looks_like_validation(name) and is_training_part(value.rows)) and \
                 not self._binds_a_mask(name, line) and not self._parameter_rows(name, line, value) and \
-                not self._binds_one_sample(name, line) and \
+                not self._binds_one_sample(name, line) and not self._same_rows_running() and \
                 (name, line) not in self._monitors and not (self._dev_training and only_dev(name)) and \
                 not (isinstance(value.rows, Rows) and not value.rows.steps and vocab.looks_like_train(
                     value.rows.root.name)):  # valid = ~y.isna(): a mask (masks.py); feats_test = cv.fit_transform(
@@ -320,6 +328,10 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
             self._test_parts.extend(p for p in parts(value.rows) if p.steps and p.steps[-1].line == line)
             self._check_test(value, line, "the variable name")
         return value
+
+    def _same_rows_running(self) -> bool:
+        """A call running now hands its helper one table as training and as held-out input (samerows.py)."""
+        return bool(self._call_lines) and self._call_lines[-1] in self._same_rows
 
     def _parameter_rows(self, name: str, line: int, value: Data) -> bool:
         """``def encode(tr, col, te)`` called as ``encode(half_a, col, half_b)`` with two halves of the training
@@ -540,8 +552,8 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
             self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
             return True
         pair = Tup((FoldIdx(inner.loop, "train", node.lineno), FoldIdx(inner.loop, "test", node.lineno)))
-        self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if inner is not source and not isinstance(
-            source, Est) and not named else pair, frame, node.lineno)
+        counted = enumerated_pair(node) if named else inner is not source and not isinstance(source, Est)
+        self._bind(node.target, Tup((MaybeData("i", node.lineno), pair)) if counted else pair, frame, node.lineno)
         frame.loops.append((inner.loop, node.lineno))
         try:
             self._block(node.body, frame)

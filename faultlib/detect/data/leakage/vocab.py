@@ -211,7 +211,8 @@ _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "valid
 #: (an exponential smoothing helper's running value was taken for held-out rows: wave 45)
 _VALUE_QUALIFIERS = frozenset({"smoothed", "smooth", "max", "min", "new", "old", "last", "prev", "previous", "next",
                                "init", "initial", "cur", "curr", "current", "abs", "rand", "random", "default",
-                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total"})
+                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total", "mid",
+                               "middle", "mean", "avg", "median", "low", "high", "lo", "hi"})
 _DATA_WORDS = frozenset({"x", "y", "df", "data", "dataset", "ds", "set", "loader", "features", "feats", "labels",
                          "idx", "index", "ids", "rows", "batch", "gen", "frame", "split", "images", "texts"})
 

@@ -1,0 +1,54 @@
+"""The data file a helper reads when its callers name it, for the static leakage analysis.
+
+A preprocessing script names its files once, under ``if __name__ == "__main__":``, and hands them to a helper::
+
+    def clean(input_file, output_file):
+        df = pd.read_csv(input_file)                          # which rows?
+        df[c] = df[c].fillna(df[c].mean())                    # the mean of those rows
+        ...
+    if __name__ == "__main__":
+        here = os.getcwd()
+        base = os.path.dirname(here) if os.path.basename(here) == "scripts" else here
+        clean(os.path.join(base, "data", "test.csv"), os.path.join(base, "data", "test_clean.csv"))
+
+The folder is computed at run time (the working directory, or its parent), so the path is no string constant and
+the read was an unknown table: the test file filled with its own mean went unreported (issue 17, wave 87: a
+competition's preprocessing scripts, one for ``train.csv`` and one for ``test.csv``). The file *name* is known
+whatever the folder is (``os.path.join`` keeps its last part: Python library reference, ``os.path.join``), and
+in a program that names a held-out file (``test.csv``) the name is what says which rows a table holds
+(:func:`~.sole_file.file_table`). So a read of a helper's parameter is the table of the file every caller passes
+(:class:`~.callerpaths.CallerPaths`: literals, constants, ``os.path.join`` of a computed folder and a literal name)
+when all of them name one data file stem, ``train`` or ``test`` alike; anything else stays unknown (no guess).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.sole_file import file_table
+from faultlib.pyflow.values import Const
+
+
+def passed_file_table(paths: list[Any], node: ast.Call, *, separate_test: bool) -> Any:
+    """The table a reader call returns when its path is a parameter whose callers all name one data file.
+
+    Args:
+        paths: the :class:`~.pathexprs.FilePath` s the callers pass (``[]``: some caller passes an unknown path).
+        node: the reader call (``pd.read_csv(input_file)``).
+        separate_test: the program names a held-out file (``test.csv``) beside its training file.
+
+    Returns:
+        a :class:`~faultlib.detect.data.leakage.values.MaybeData` named for the file's stem, or ``None``.
+    """
+    if not separate_test or not paths:
+        return None
+    stems = {vocab.data_file_stem(p.name) for p in paths}
+    if len(stems) != 1 or None in stems:
+        return None
+    (stem,) = stems
+    return file_table([Const(f"{stem}.csv")], node, separate_test=True, sole=None)
+
+
+__all__ = ["passed_file_table"]
