@@ -285,3 +285,26 @@ def test_beautifulsoup_over_a_fetched_page_is_cpu_and_over_a_fragment_is_silent(
     """)
     assert found == {("blocking_cpu", 'soup = BeautifulSoup(html, "html.parser")'),
                      ("blocking_cpu", 'return BeautifulSoup(await resp.text(), "lxml").title')}
+
+
+# -- the path part of a URL handed to an unlisted package by keyword: an address, not a file ------------------------
+
+def test_a_url_path_bound_into_a_logging_context_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import structured_log
+
+        async def dispatch(request, call_next):
+            structured_log.context.bind_values(method=request.method, path=request.url.path)
+            return await call_next(request)
+    """)
+    assert found == set()
+
+
+def test_a_file_path_handed_by_keyword_to_an_unlisted_package_is_still_opened(tmp_path):
+    found = flagged(tmp_path, """
+        import docparse
+
+        async def ingest(upload):
+            return docparse.partition(path=upload.saved_path)
+    """)
+    assert found == {("blocking_file_io", "return docparse.partition(path=upload.saved_path)")}

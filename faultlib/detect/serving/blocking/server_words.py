@@ -68,7 +68,11 @@ API route (``url_path``, ``api_path``)."""
 
 def addressing_path(expr: ast.expr) -> bool:
     """The name ``expr`` is read from ends in ``path`` qualified by one of :data:`ADDRESSING_WORDS`
-    (``json_path``, ``settings.url_path``): a query or an address, not a file to open."""
+    (``json_path``, ``settings.url_path``), or is the ``path`` attribute of such a name (``request.url.path``, a
+    Starlette URL's path part: https://www.starlette.io/requests/#url): a query or an address, not a file to open."""
     name = [w.lower() for w in WORD.findall(own_name(expr))]
+    if name == ["path"] and isinstance(expr, ast.Attribute):  # request.url.path, parsed_uri.path: a URL's path part
+        owner = [w.lower() for w in WORD.findall(own_name(expr.value))]
+        return bool(owner) and owner[-1] in ADDRESSING_WORDS
     return len(name) >= 2 and name[-1] == "path" and name[-2] in ADDRESSING_WORDS
 
