@@ -111,6 +111,9 @@ from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.libstores import LibraryStores
+from faultlib.detect.data.leakage.savehelpers import SaveHelpers
+from faultlib.detect.data.leakage.statlists import StatisticLists
+from faultlib.detect.data.leakage.membership import RelabelledMembers
 from faultlib.detect.data.leakage.itemwindows import item_window_starts
 from faultlib.detect.data.leakage.searchfirst import SearchesBeforeSplits
 from faultlib.detect.data.leakage.powerfits import PowerFits
@@ -169,7 +172,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
+class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
@@ -179,7 +182,7 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
-               SplitReach, InheritedMethods, CachedResults, LibraryStores, Interpreter):
+               SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -465,6 +468,7 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
         if self._fill_fresh(target, owner, value, frame) or self._store_keyed(target, owner, value):
             return
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
+        value = self._relabelled_members(target, value, frame)  # df.loc[df[c].isin(rare), c] = v (membership.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         # df[col + '_low'] = ...: a column whose name the loop makes, known here (wave 72: dropped by exclusions.py)
@@ -485,7 +489,7 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         self._call_lines.append(line)
         try:
-            out = Interpreter._invoke(self, func, args, kwargs, line)
+            out = super()._invoke(func, args, kwargs, line)  # (mixins first: savehelpers.py)
         finally:
             self._call_lines.pop()
         if is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
