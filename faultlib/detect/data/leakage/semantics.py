@@ -122,6 +122,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if name == "clone" and args and isinstance(args[0], Est):
             e = args[0]
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
+        if name in vocab.PROGRESS_BARS and args and isinstance(args[0], FoldIter):
+            return args[0]  # tqdm(cv.split(X), total=k): the same folds, one pass each
         if name == "enumerate" and args:
             return Enum(args[0])
         if name == "zip" and args and all(isinstance(a, Tup) for a in args):  # zip(*pairs): known tuples transposed

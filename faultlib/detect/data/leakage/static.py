@@ -90,7 +90,7 @@ from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.foldcols import FoldColumns, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
-from faultlib.detect.data.leakage.polars_exprs import PlExpr
+from faultlib.detect.data.leakage.polars_exprs import PlExpr, combined_expr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.exclusions import excluded_columns
 from faultlib.detect.data.leakage.listedcols import ListedColumns
@@ -106,6 +106,7 @@ from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.partflags import PartFlags
 from faultlib.detect.data.leakage.memberparts import MemberParts
+from faultlib.detect.data.leakage.groupfolds import GroupFolds
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
@@ -176,7 +177,7 @@ class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, Dele
                UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, GroupFolds, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
@@ -588,7 +589,7 @@ class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, Dele
     def _combine(self, values: list[Any]) -> Any:
         datas = [d for d in (maybe_data(v) for v in values) if d is not None]
         if not datas:
-            return UNKNOWN
+            return combined_expr(values) or UNKNOWN  # pl.col('a').median() + pl.col('b').median() (polars_exprs.py)
         first = next((d for d in datas if d.rows is not None), datas[0])
         return self._masks_joined(values, Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test))
 
@@ -607,6 +608,8 @@ class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, Dele
     def _compare(self, values: list[Any]) -> Any:
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
         out = self._combine(values)
+        if isinstance(out, PlExpr):  # pl.col('x') > pl.col('x').mean(): a mask at a statistic, as for pandas
+            return PlExpr(None)
         if isinstance(out, Data) and any(f.handwritten or is_detector_fit(f) for f in out.taints):
             # (an outlier detector's inlier flags compared make a row mask too: byuse.py)
             kept = frozenset(f for f in out.taints if not f.handwritten and not is_detector_fit(f))

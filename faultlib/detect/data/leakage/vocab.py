@@ -137,6 +137,9 @@ def saves(name: str) -> bool:
     return name in SAVES or name.startswith(SAVE_PREFIXES) and not _PICTURES.search(name)
 
 
+#: wrappers that iterate what they are given, showing progress (``tqdm(cv.split(X))``)
+PROGRESS_BARS = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
+
 #: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
 ROW_METHODS = frozenset({
     "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
@@ -211,7 +214,8 @@ _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "valid
 #: (an exponential smoothing helper's running value was taken for held-out rows: wave 45)
 _VALUE_QUALIFIERS = frozenset({"smoothed", "smooth", "max", "min", "new", "old", "last", "prev", "previous", "next",
                                "init", "initial", "cur", "curr", "current", "abs", "rand", "random", "default",
-                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total"})
+                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total",
+                               "mid", "middle", "mean", "median", "avg"})  # mid_val: the middle of three values
 _DATA_WORDS = frozenset({"x", "y", "df", "data", "dataset", "ds", "set", "loader", "features", "feats", "labels",
                          "idx", "index", "ids", "rows", "batch", "gen", "frame", "split", "images", "texts"})
 
