@@ -74,7 +74,8 @@ def column_names(bindings: dict[str, list[ast.expr]], params: dict[str, list[ast
 def _not_sizes(expr: ast.expr):
     """The nodes of ``expr`` outside a size (``df.shape[0]``, ``len(df)``, ``df.size``): the count of a table's rows
     or columns is a number, not column names (``N = table.shape[0]; folds = train_test_split(range(N))``: row
-    positions)."""
+    positions); nor the names a ``drop`` removes (``df = df.drop(columns=[col])`` with ``col`` from ``df.columns`` is
+    still the frame: only its receiver says what it is)."""
     todo = [expr]
     while todo:
         n = todo.pop()
@@ -82,7 +83,8 @@ def _not_sizes(expr: ast.expr):
                 isinstance(n.func, ast.Name) and n.func.id == "len":
             continue
         yield n
-        todo.extend(ast.iter_child_nodes(n))
+        dropping = isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "drop"
+        todo.extend([n.func] if dropping else ast.iter_child_nodes(n))
 
 
 #: calls whose result is a pandas table (never a NumPy array): reading a file or building a frame, or a method only a

@@ -139,6 +139,7 @@ from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
 from faultlib.detect.data.leakage.bestitems import BestItems
 from faultlib.detect.data.leakage.keptnames import KeptNames
+from faultlib.detect.data.leakage.guardeddrops import GuardedDrops
 from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
@@ -174,7 +175,7 @@ class StaticReport:
 
 
 class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
-               UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
+               UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, GroupFolds, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
