@@ -383,3 +383,48 @@ def test_wave_87_columns_dropped_by_the_training_part_statistic_are_silent(tmp_p
 def test_wave_87_value_words_before_val_name_no_validation_rows():
     assert not vocab.looks_like_test("mid_val") and not vocab.looks_like_test("mean_val")
     assert vocab.looks_like_test("X_val") and vocab.looks_like_test("val_df")
+
+
+# ---------------------------------------------------------------- folds cut by hand with overlapping masks
+def date_folds(fit_mask: str, held_mask: str = "(days >= end) & (days < end + block)") -> str:
+    """Five blocks of days, each fold's training and held-out rows cut with masks by hand."""
+    return f"""\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import mean_absolute_error
+    book = pd.read_csv("book.csv")
+    days = book["day"].values
+    n_blocks = 5
+    block = 400 // n_blocks
+    gap = 4
+    for i in range(n_blocks):
+        start = i * block
+        end = start + block
+        if i < n_blocks - 1:
+            fit_mask = {fit_mask}
+        else:
+            fit_mask = (days >= start) & (days < end)
+        held_mask = {held_mask}
+        fit_rows, held_rows = book[fit_mask], book[held_mask]
+        model = Ridge()
+        model.fit(fit_rows[["bid", "ask"]], fit_rows["move"])
+        print(mean_absolute_error(held_rows["move"], model.predict(held_rows[["bid", "ask"]])))
+"""
+
+
+def test_wave_87_purged_fold_mask_running_into_the_held_out_block(tmp_path):
+    found = alarms(tmp_path, date_folds("(days >= start) & (days < end - 2) | (days > end + gap + 2)"))
+    assert found == [("trained_on_test", 20)]
+
+
+def test_wave_87_purged_fold_masks_apart_are_silent(tmp_path):
+    assert alarms(tmp_path, date_folds("(days >= start) & (days < end - gap) | (days >= end + block + gap)")) == []
+
+
+def test_wave_87_expanding_window_masks_are_silent(tmp_path):
+    assert alarms(tmp_path, date_folds("days < end - gap")) == []
+
+
+def test_wave_87_fold_mask_bound_by_something_unknown_is_silent(tmp_path):
+    assert alarms(tmp_path, date_folds("(days < start) | (days > np.quantile(days, 0.9))")) == []

@@ -70,6 +70,7 @@ from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
 from faultlib.detect.data.leakage.learntparams import helper_scored_fits
+from faultlib.detect.data.leakage.foldmasks import overlap_findings
 from faultlib.detect.data.leakage.fractioncuts import fraction_bound
 from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
@@ -266,6 +267,7 @@ class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, Dele
         self._carried_weights()
         self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings, helper_scored_fits(
             self.tree))  # (stackfits.py; fitted cuts scored through a helper: learntparams.py)
+        self.report.findings += overlap_findings(self.tree, self.smap, self.report.findings)  # (foldmasks.py)
         return self.report
 
     def _carried_weights(self) -> None:
