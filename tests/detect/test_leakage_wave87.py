@@ -428,3 +428,32 @@ def test_wave_87_expanding_window_masks_are_silent(tmp_path):
 
 def test_wave_87_fold_mask_bound_by_something_unknown_is_silent(tmp_path):
     assert alarms(tmp_path, date_folds("(days < start) | (days > np.quantile(days, 0.9))")) == []
+
+
+# ---------------------------------------------------------------- a file name joined to a folder found at run time
+def cleaner(file_name: str) -> str:
+    """A helper fills every numeric column of the file it is given with that file's mean and writes it back."""
+    return f"""\
+    import os
+    import pandas as pd
+
+    def clean(src, dst):
+        table = pd.read_csv(src)
+        for col in table.columns:
+            if pd.api.types.is_numeric_dtype(table[col]):
+                table[col] = table[col].fillna(table[col].mean())
+        table.to_csv(dst, index=False)
+
+    here = os.getcwd()
+    base = os.path.dirname(here) if os.path.basename(here) == "scripts" else here
+    clean(os.path.join(base, "data", {file_name}), os.path.join(base, "data", "filled.csv"))
+"""
+
+
+def test_wave_87_test_file_named_through_a_joined_path_filled_with_its_own_mean(tmp_path):
+    assert alarms(tmp_path, cleaner('"test.csv"')) == [("fit_on_test", 8)]
+
+
+@pytest.mark.parametrize("file_name", ['"train.csv"', "os.listdir(base)[0]"])
+def test_wave_87_other_files_through_a_joined_path_are_silent(tmp_path, file_name):
+    assert alarms(tmp_path, cleaner(file_name)) == []
