@@ -33,6 +33,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from faultlib.detect.data.leakage.callerpaths import _own_nodes
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.findings import Finding, Severity
@@ -86,7 +87,7 @@ class _Scope:
         self.varied = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         self.binds: dict[str, list[tuple[int, ast.expr, bool]]] = {}
         inside = {id(n) for n in ast.walk(loop)}
-        for node in _own_nodes(scope):
+        for node in _own_nodes(scope.body):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.binds.setdefault(node.targets[0].id, []).append((node.lineno, node.value, id(node) in inside))
 
@@ -209,17 +210,6 @@ def _meets(a: list[Box], b: list[Box]) -> bool:
     return False
 
 
-def _own_nodes(scope: ast.AST) -> list[ast.AST]:
-    out, stack = [], list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _selections(loop: ast.For) -> dict[str, str]:
     """``part = X[mask]`` (also ``X[mask][cols]``, or several in one tuple assignment) in the loop: ``{part: mask}``."""
     out: dict[str, str] = {}
@@ -246,7 +236,7 @@ def overlapping_folds(tree: ast.Module) -> list[OverlappingFold]:
     out: list[OverlappingFold] = []
     scopes = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
     for scope in scopes:
-        for loop in (n for n in _own_nodes(scope) if isinstance(n, ast.For)):
+        for loop in (n for n in _own_nodes(scope.body) if isinstance(n, ast.For)):
             parts = _selections(loop)
             if len(set(parts.values())) < 2:
                 continue

@@ -18,24 +18,20 @@ close project whose folds over ``date_id`` are taken back with ``is_in``).
 
 So a membership mask (one ``isin``/``is_in`` call, :func:`~.memberparts.membership_keys`) whose keys are a fold's
 indices, or values selected by them (``days[valid_idx]``), keeps that part of the fold: the rows carry the fold's
-step as ``df.iloc[idx]`` would. Keys that no fold chose (a list typed by hand, another table's ids) stay a plain
-filter (or a part of a stack, :mod:`.memberparts`).
-
-A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_expr`` and ``_derive``).
+step (:func:`fold_step`) as ``df.iloc[idx]`` would; :class:`~.memberparts.MemberParts` reads the mask. Keys that no
+fold chose (a list typed by hand, another table's ids) stay a plain filter (or a part of a stack).
 """
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.memberparts import membership_keys
-from faultlib.detect.data.leakage.values import Data, FoldIdx, Step, data_rows_child, maybe_data, parts
+from faultlib.detect.data.leakage.values import FoldIdx, Step, maybe_data, parts
 
-__all__ = ["GroupFolds"]
+__all__ = ["fold_step"]
 
 
-def _fold_step(keys: Any) -> Step | None:
+def fold_step(keys: Any) -> Step | None:
     """The fold step the keys of a membership carry: a fold's indices, or values a fold selected."""
     if isinstance(keys, FoldIdx):
         return Step("fold", keys.loop, keys.part, line=keys.line)
@@ -44,30 +40,3 @@ def _fold_step(keys: Any) -> Step | None:
         return None
     steps = {s for p in parts(data.rows) for s in p.steps[-1:] if s.kind == "fold"}
     return steps.pop() if len(steps) == 1 else None
-
-
-class GroupFolds:
-    """``df[df[c].isin(days[idx])]`` / ``df.filter(pl.col(c).is_in(idx))`` with ``idx`` a fold's indices: that
-    fold's part of ``df`` (see the module docstring)."""
-
-    def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
-        return super()._stack_part(data, index_node, frame) or self._fold_members(  # type: ignore[misc]
-            data, index_node, frame)
-
-    def _frame_method(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
-                      frame: Any) -> Any:
-        data = maybe_data(receiver)
-        if name == "filter" and len(node.args) == 1 and data is not None and data.rows is not None:
-            picked = self._fold_members(data, node.args[0], frame)
-            if picked is not None:
-                return picked
-        return super()._frame_method(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
-
-    def _fold_members(self, data: Data, mask: ast.expr, frame: Any) -> Data | None:
-        keys = membership_keys(mask)
-        if keys is None or data.rows is None:
-            return None
-        step = _fold_step(self._expr(keys, frame))  # type: ignore[attr-defined]
-        if step is None:
-            return None
-        return self._derive(data, data_rows_child(data, step), step.line)  # type: ignore[attr-defined]

@@ -108,7 +108,6 @@ from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.partflags import PartFlags
 from faultlib.detect.data.leakage.memberparts import MemberParts
-from faultlib.detect.data.leakage.groupfolds import GroupFolds
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
@@ -180,7 +179,7 @@ class Analyzer(StatisticLists, UnlabelledTests, ScoredWeights, ReportPicks, Dele
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, GroupFolds, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
