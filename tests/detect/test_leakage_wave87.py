@@ -22,7 +22,9 @@ prices, trading at the close, credit risk, internet-use severity), in both direc
 * columns dropped in a loop under a test on a statistic of every row (null share, number of distinct values; pandas
   and polars, whose ``df.drop(col)`` drops the column) carry that statistic's fit (guardeddrops.py); a test on the
   dtype, or a filter measured on the training part alone, is silent;
-* ``mid_val`` (the middle of three prices) names a value, not validation rows (vocab.py).
+* ``mid_val`` (the middle of three prices) names a value, not validation rows (vocab.py);
+* hand-cut fold masks that overlap and a test file named through a joined path: merged with the same concepts of
+  the stop-53 kinds, tested in ``test_leakage_kinds53.py``.
 
 Every example is written for this test."""
 
@@ -385,75 +387,5 @@ def test_wave_87_value_words_before_val_name_no_validation_rows():
     assert vocab.looks_like_test("X_val") and vocab.looks_like_test("val_df")
 
 
-# ---------------------------------------------------------------- folds cut by hand with overlapping masks
-def date_folds(fit_mask: str, held_mask: str = "(days >= end) & (days < end + block)") -> str:
-    """Five blocks of days, each fold's training and held-out rows cut with masks by hand."""
-    return f"""\
-    import numpy as np
-    import pandas as pd
-    from sklearn.linear_model import Ridge
-    from sklearn.metrics import mean_absolute_error
-    book = pd.read_csv("book.csv")
-    days = book["day"].values
-    n_blocks = 5
-    block = 400 // n_blocks
-    gap = 4
-    for i in range(n_blocks):
-        start = i * block
-        end = start + block
-        if i < n_blocks - 1:
-            fit_mask = {fit_mask}
-        else:
-            fit_mask = (days >= start) & (days < end)
-        held_mask = {held_mask}
-        fit_rows, held_rows = book[fit_mask], book[held_mask]
-        model = Ridge()
-        model.fit(fit_rows[["bid", "ask"]], fit_rows["move"])
-        print(mean_absolute_error(held_rows["move"], model.predict(held_rows[["bid", "ask"]])))
-"""
-
-
-def test_wave_87_purged_fold_mask_running_into_the_held_out_block(tmp_path):
-    found = alarms(tmp_path, date_folds("(days >= start) & (days < end - 2) | (days > end + gap + 2)"))
-    assert found == [("trained_on_test", 20)]
-
-
-def test_wave_87_purged_fold_masks_apart_are_silent(tmp_path):
-    assert alarms(tmp_path, date_folds("(days >= start) & (days < end - gap) | (days >= end + block + gap)")) == []
-
-
-def test_wave_87_expanding_window_masks_are_silent(tmp_path):
-    assert alarms(tmp_path, date_folds("days < end - gap")) == []
-
-
-def test_wave_87_fold_mask_bound_by_something_unknown_is_silent(tmp_path):
-    assert alarms(tmp_path, date_folds("(days < start) | (days > np.quantile(days, 0.9))")) == []
-
-
-# ---------------------------------------------------------------- a file name joined to a folder found at run time
-def cleaner(file_name: str) -> str:
-    """A helper fills every numeric column of the file it is given with that file's mean and writes it back."""
-    return f"""\
-    import os
-    import pandas as pd
-
-    def clean(src, dst):
-        table = pd.read_csv(src)
-        for col in table.columns:
-            if pd.api.types.is_numeric_dtype(table[col]):
-                table[col] = table[col].fillna(table[col].mean())
-        table.to_csv(dst, index=False)
-
-    here = os.getcwd()
-    base = os.path.dirname(here) if os.path.basename(here) == "scripts" else here
-    clean(os.path.join(base, "data", {file_name}), os.path.join(base, "data", "filled.csv"))
-"""
-
-
-def test_wave_87_test_file_named_through_a_joined_path_filled_with_its_own_mean(tmp_path):
-    assert alarms(tmp_path, cleaner('"test.csv"')) == [("fit_on_test", 8)]
-
-
-@pytest.mark.parametrize("file_name", ['"train.csv"', "os.listdir(base)[0]"])
-def test_wave_87_other_files_through_a_joined_path_are_silent(tmp_path, file_name):
-    assert alarms(tmp_path, cleaner(file_name)) == []
+# The wave-87 purged fold masks (trained_on_test, maskfolds.py) and test files named through a joined path
+# (fit_on_test, passedfiles.py) are tested with the same concepts of leakK in test_leakage_kinds53.py.

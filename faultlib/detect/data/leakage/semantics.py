@@ -52,7 +52,6 @@ from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.detect.data.leakage.exclusions import LeftOutColumns
 from faultlib.detect.data.leakage.opencvml import opencv_call, opencv_model, opencv_result
 from faultlib.detect.data.leakage.params import reaches_columns
-from faultlib.detect.data.leakage.joinedpaths import joined_path
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
 
@@ -164,8 +163,6 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return Est(name, "model", options={"opencv": True})
         if vocab.is_model(name, module):  # (a library class the table does not know: a model until used: byuse.py)
             return Est(name, "model", options={"by_use": True} if vocab.is_library_estimator(name, module) else {})
-        if (path := joined_path(ref, args)) is not None:
-            return path  # os.path.join(folder, "test.csv"): the file's name, whatever the folder (joinedpaths.py)
         if name in vocab.FILE_READERS:
             table = file_table(args, node, separate_test=self._separate_test_file, sole=self._sole_data_file)
             if table is not None:

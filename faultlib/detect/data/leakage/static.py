@@ -74,7 +74,6 @@ from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
 from faultlib.detect.data.leakage.learntparams import helper_scored_fits
-from faultlib.detect.data.leakage.foldmasks import overlap_findings
 from faultlib.detect.data.leakage.fractioncuts import fraction_bound
 from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
@@ -276,8 +275,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         self._carried_weights()
         self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings, helper_scored_fits(
             self.tree))  # (stackfits.py; fitted cuts scored through a helper: learntparams.py)
-        self.report.findings += mask_overlap_findings(self.tree, self.smap, self.report.findings, function_at)
-        self.report.findings += overlap_findings(self.tree, self.smap, self.report.findings)  # (foldmasks.py)
+        self.report.findings += mask_overlap_findings(  # hand-cut fold masks that overlap (maskfolds.py)
+            self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
