@@ -294,7 +294,16 @@ def test_a_shuffled_validation_split_watched_by_early_stopping_is_shuffled_time_
 
 # ---------------------------------------------------------------- purged folds cut by hand with masks
 
-PURGED = """\
+def _purged(fit_mask: str, held_mask: str = "(day >= last) & (day < last + block)", watched: bool = True,
+            scored: str | None = "booster") -> str:
+    """Folds of days cut by hand with masks, the last fold's training mask plain: the booster fitted on
+    ``fit_mask``'s rows, watching ``held_mask``'s rows for early stopping (``watched``) and scored by ``scored``'s
+    predictions of them (``None``: not scored). Leak87's wave-87 fold tests (foldmasks.py, now maskfolds.py) are
+    merged here."""
+    watch = ', eval_set=[(part_held[inputs], part_held["target"])]' if watched else ""
+    score = f'errors.append(mean_absolute_error(part_held["target"], {scored}.predict(part_held[inputs])))' \
+        if scored else "errors.append(booster.n_estimators)"
+    return f"""\
     import numpy as np
     import pandas as pd
     import lightgbm as lgb
@@ -314,102 +323,66 @@ PURGED = """\
             fit_rows = {fit_mask}
         else:
             fit_rows = (day >= first) & (day < last)
-        held_rows = (day >= last) & (day < last + block)
+        held_rows = {held_mask}
         part_fit = auctions[fit_rows]
         part_held = auctions[held_rows]
         booster = lgb.LGBMRegressor(n_estimators=500)
-        booster.fit(part_fit[inputs], part_fit["target"], eval_set=[(part_held[inputs], part_held["target"])])
-        errors.append(mean_absolute_error(part_held["target"], booster.predict(part_held[inputs])))
+        booster.fit(part_fit[inputs], part_fit["target"]{watch})
+        {score}
     print(np.mean(errors))
 """
 
 
+#: a purge meant to leave a gap after the held-out block: it reopens inside it
+REOPENED = "(day >= first) & (day < last - 2) | (day > last + gap + 2)"
+
+
+def _overlap(tmp_path: Path, text: str) -> bool:
+    return ("trained_on_test", _line(text, "booster.fit(")) in _alarms(tmp_path, text)
+
+
 def test_a_training_mask_whose_purge_reopens_inside_the_held_out_block_is_trained_on_test(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day >= first) & (day < last - 2) | (day > last + gap + 2)")
-    assert ("trained_on_test", _line(text, "booster.fit(")) in _alarms(tmp_path, text)
+    assert _overlap(tmp_path, _purged(REOPENED))
+
+
+def test_the_reopened_purge_is_the_only_alarm_of_the_folds(tmp_path: Path) -> None:
+    text = _purged(REOPENED, watched=False)
+    assert _alarms(tmp_path, text) == {("trained_on_test", _line(text, "booster.fit("))}
 
 
 def test_a_training_mask_purged_around_the_held_out_block_is_silent(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day < last - gap) | (day >= last + block + gap)")
-    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
-
-
-def test_masks_whose_bounds_do_not_reduce_to_numbers_decide_nothing(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day < cut_low) | (day > cut_high)").replace(
-        "        first = k * block\n", "        first = k * block\n        cut_low, cut_high = np.quantile(day, [0.2, 0.3])\n")
-    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
-
-
-def _date_folds(fit_mask: str, held_mask: str = "(days >= end) & (days < end + block)",
-                fit: str = "model.fit(fit_rows[[\"bid\", \"ask\"]], fit_rows[\"move\"])",
-                scored: str = "model") -> str:
-    """Five blocks of days, each fold's training and held-out rows cut with masks by hand (merged from the wave-87
-    tests: the same concept as :data:`PURGED`)."""
-    return f"""\
-    import numpy as np
-    import pandas as pd
-    from sklearn.linear_model import Ridge
-    from sklearn.metrics import mean_absolute_error
-    book = pd.read_csv("book.csv")
-    days = book["day"].values
-    n_blocks = 5
-    block = 400 // n_blocks
-    gap = 4
-    for i in range(n_blocks):
-        start = i * block
-        end = start + block
-        if i < n_blocks - 1:
-            fit_mask = {fit_mask}
-        else:
-            fit_mask = (days >= start) & (days < end)
-        held_mask = {held_mask}
-        fit_rows, held_rows = book[fit_mask], book[held_mask]
-        model = Ridge()
-        {fit}
-        print(mean_absolute_error(held_rows["move"], {scored}.predict(held_rows[["bid", "ask"]])))
-"""
-
-
-def test_a_purged_fold_mask_running_into_the_held_out_block_is_the_only_alarm(tmp_path: Path) -> None:
-    found = _alarms(tmp_path, _date_folds("(days >= start) & (days < end - 2) | (days > end + gap + 2)"))
-    assert found == {("trained_on_test", 20)}
-
-
-def test_purged_fold_masks_apart_are_silent(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, _date_folds("(days >= start) & (days < end - gap) | (days >= end + block + gap)")) == set()
+    assert _alarms(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)", watched=False)) == set()
+    assert not _overlap(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)"))
 
 
 def test_expanding_window_masks_are_silent(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, _date_folds("days < end - gap")) == set()
+    assert _alarms(tmp_path, _purged("day < last - gap", watched=False)) == set()
 
 
-def test_a_fold_mask_bound_by_something_unknown_is_silent(tmp_path: Path) -> None:
-    assert _alarms(tmp_path, _date_folds("(days < start) | (days > np.quantile(days, 0.9))")) == set()
+def test_masks_whose_bounds_do_not_reduce_to_numbers_decide_nothing(tmp_path: Path) -> None:
+    text = _purged("(day < cut_low) | (day > cut_high)").replace(
+        "        first = k * block\n", "        first = k * block\n        cut_low, cut_high = np.quantile(day, [0.2, 0.3])\n")
+    assert not _overlap(tmp_path, text)
+    assert _alarms(tmp_path, _purged("(day < first) | (day > np.quantile(day, 0.9))", watched=False)) == set()
 
 
 def test_a_chained_held_out_mask_meeting_the_training_mask_is_trained_on_test(tmp_path: Path) -> None:
-    text = _date_folds("(days < end - 2) | (days > end + gap + 2)", held_mask="(end <= days) & (days < end + block)")
-    assert ("trained_on_test", 20) in _alarms(tmp_path, text)
-    text = _date_folds("(days < end - 2) | (days > end + gap + 2)", held_mask="end <= days < end + block")
-    assert ("trained_on_test", 20) in _alarms(tmp_path, text)
+    for held in ("(last <= day) & (day < last + block)", "last <= day < last + block"):
+        assert _overlap(tmp_path, _purged(REOPENED, held_mask=held, watched=False)), held
 
 
 def test_a_chained_held_out_mask_clear_of_the_training_mask_is_silent(tmp_path: Path) -> None:
-    text = _date_folds("(days < end - gap) | (days >= end + block + gap)", held_mask="end <= days < end + block")
-    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
+    assert not _overlap(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)",
+                                          held_mask="last <= day < last + block"))
 
 
-def test_overlapping_rows_watched_only_as_the_evaluation_set_are_trained_on_test(tmp_path: Path) -> None:
-    fit = ("model.fit(fit_rows[[\"bid\", \"ask\"]], fit_rows[\"move\"], "
-           "eval_set=[(held_rows[[\"bid\", \"ask\"]], held_rows[\"move\"])])")
-    text = _date_folds("(days < end - 2) | (days > end + gap + 2)", fit=fit).replace(
-        "        print(mean_absolute_error(", "        # print(mean_absolute_error(")
-    assert ("trained_on_test", 20) in _alarms(tmp_path, text)
+def test_overlapping_rows_watched_only_for_early_stopping_are_trained_on_test(tmp_path: Path) -> None:
+    assert _overlap(tmp_path, _purged(REOPENED, scored=None))
 
 
 def test_another_model_scored_on_the_held_out_mask_is_no_overlap_of_the_fitted_one(tmp_path: Path) -> None:
-    text = _date_folds("(days < end - 2) | (days > end + gap + 2)", scored="Ridge().fit(book[[\"bid\"]], book[\"move\"])")
-    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
+    other = 'lgb.LGBMRegressor().fit(auctions[inputs], auctions["target"])'
+    assert not _overlap(tmp_path, _purged(REOPENED, watched=False, scored=other))
 
 
 #: the same folds cut inside a function, their width a constant of the function (or a parameter: unknown)
