@@ -21,7 +21,9 @@ A finding at ``warning`` or above counts as an alarm (``info`` findings are note
 output reaches no scored model, a cell that does not parse). An alarm at a ``tp``/``fn`` label's line (same
 cell) and of its kind is a true positive (of another kind: a false positive, "wrong kind"); at an ``fp``
 label's line a false positive; any other alarm is *unjudged* (listed,
-never counted as right). Recall = true positives / (``tp`` + ``fn`` labels).
+never counted as right). Recall = true positives / (``tp`` + ``fn`` labels). A line may carry one record per kind
+(a helper module's line reached from a training script and from a test-time script, each with its own kind): an
+alarm is judged by the record of its own kind, and by the line's other records only when none has its kind.
 
 Usage::
 
@@ -98,6 +100,13 @@ def _alarm_key(repo: str, path: str, f: dict) -> tuple:
     return repo, path, loc.get("index"), loc.get("line")
 
 
+def _judging(records: list[dict], kind: str) -> dict | None:
+    """The record that judges an alarm of ``kind`` at a line: the one of its kind, else a ``tp``/``fn`` one (the
+    alarm is of the wrong kind), else any (``None``: the line carries none)."""
+    return next((r for r in records if r.get("kind") == kind), None) or next(
+        (r for r in records if r["verdict"] in ("tp", "fn")), None) or next(iter(records), None)
+
+
 def _other_script(base: Path, target: Path, f: dict) -> str | None:
     """The repository path of the script a finding is in, when that is not the analysed ``target``."""
     where = f.get("location", {}).get("file")
@@ -147,12 +156,12 @@ def measure(root: Path, labels: list[dict],
     """
     analyses = {} if analyses is None else analyses
     files: dict[tuple[str, str], str] = {}
-    verdict: dict[tuple, dict] = {}
+    verdict: dict[tuple, list[dict]] = {}  # each line's records, one per kind
     ase: dict[tuple[str, str], dict] = {}
     for rec in labels:
         files.setdefault((rec["repo"], rec["path"]), rec.get("commit", ""))
         if rec["verdict"] in ("tp", "fp", "fn"):
-            verdict[_key(rec)] = rec
+            verdict.setdefault(_key(rec), []).append(rec)
         elif rec["verdict"] in ("leak", "clean"):
             ase[(rec["repo"], rec["path"])] = rec
     missing_repos: set[str] = set()
@@ -199,13 +208,13 @@ def measure(root: Path, labels: list[dict],
     for (repo, path), alarms in alarms_by_file.items():
         for f in alarms:
             key = _alarm_key(repo, path, f)
-            rec = verdict.get(key)
+            rec = _judging(verdict.get(key, []), f["kind"])
             if rec is None:
                 unjudged.append({"repo": repo, "path": path, "cell": key[2], "line": key[3], "kind": f["kind"]})
             elif rec["verdict"] in ("tp", "fn") and f["kind"] == rec.get("kind", f["kind"]):
-                if key not in hit:
+                if (key, rec.get("kind")) not in hit:
                     tp += 1
-                hit.add(key)
+                hit.add((key, rec.get("kind")))
             elif rec["verdict"] in ("tp", "fn"):  # the leak is real, the kind is not
                 fp += 1
                 fps.append({**{k: rec[k] for k in ("repo", "path", "cell", "line") if k in rec}, "kind": f["kind"],
@@ -216,9 +225,9 @@ def measure(root: Path, labels: list[dict],
                             "why": rec.get("why")})
     # a file read only for its alarms (an "alarms only" wave) says nothing of what was missed: no recall from it
     alarms_only = {(r["repo"], r["path"]) for r in labels if r.get("alarms_only")}
-    positives = [r for r in verdict.values() if r["verdict"] in ("tp", "fn")
+    positives = [r for recs in verdict.values() for r in recs if r["verdict"] in ("tp", "fn")
                  and (r["repo"], r["path"]) in alarms_by_file and (r["repo"], r["path"]) not in alarms_only]
-    fns = [r for r in positives if _key(r) not in hit]
+    fns = [r for r in positives if (_key(r), r.get("kind")) not in hit]
     found = len(positives) - len(fns)
     corpus_repos = sorted({r for r, _ in alarms_by_file if (r, _) not in ase})
     out = {

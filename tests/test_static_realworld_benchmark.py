@@ -137,3 +137,39 @@ def test_jobs_and_by_wave_give_each_wave_its_numbers_from_one_analysis_in_worker
     assert (waves["breadth"]["tp"], waves["breadth"]["recall"]) == (1, None)
     static_realworld.main([str(root), "--labels", str(label_file), "--wave", "late", "--by-wave"])
     assert "wave     late: P n/a (tp 0, fp 0)  R 0.00 (0/1)" in capsys.readouterr().out
+
+
+def test_a_helper_line_reached_from_two_scripts_is_judged_by_the_record_of_each_alarm_kind(tmp_path):
+    # a helper module's statistic: the training script reaches it before its folds (fit_outside_cv), the
+    # test-time script on the rows it predicts (fit_on_test); one record per kind at the helper's line
+    repo = tmp_path / "corpus" / "someone+stocks"
+    (repo / "src").mkdir(parents=True)
+    for name in ("train.py", "predict.py", "src/features.py"):
+        (repo / name).write_text("# written for the test\n")
+    common = {"repo": "someone/stocks", "commit": "0" * 40}
+    labels = [{**common, "path": p, "verdict": "file"} for p in ("train.py", "predict.py", "src/features.py")] + [
+        {**common, "path": "src/features.py", "cell": None, "line": 5, "kind": "fit_outside_cv", "verdict": "fn",
+         "why": "per-stock medians of every date before the date folds of train.py"},
+        {**common, "path": "src/features.py", "cell": None, "line": 5, "kind": "fit_on_test", "verdict": "tp",
+         "why": "the same medians of the rows predict.py predicts"},
+    ]
+
+    def alarm(kind):
+        return {"kind": kind, "severity": "warning", "location": {"file": str(repo / "src" / "features.py"),
+                                                                   "line": 5}}
+
+    def analyses(*by_script):
+        out = {repo / "src" / "features.py": ([], None, True, 0.0)}
+        for script, found in zip(("train.py", "predict.py"), by_script):
+            out[repo / script] = (found, None, True, 0.0)
+        return out
+
+    both = static_realworld.measure(tmp_path / "corpus", labels, analyses(
+        [alarm("fit_outside_cv")], [alarm("fit_on_test")]))
+    assert (both["tp"], both["fp"], both["fn"], both["recall"]) == (2, 0, 0, 1.0)
+    one = static_realworld.measure(tmp_path / "corpus", labels, analyses([alarm("fit_outside_cv")], []))
+    assert (one["tp"], one["fp"], one["fn"]) == (1, 0, 1)
+    assert one["false_negatives"][0]["kind"] == "fit_on_test"
+    wrong = static_realworld.measure(tmp_path / "corpus", labels, analyses([alarm("fit_before_split")], []))
+    assert (wrong["tp"], wrong["fp"], wrong["fn"]) == (0, 1, 2)
+    assert wrong["false_positives"][0]["why"].startswith("wrong kind")

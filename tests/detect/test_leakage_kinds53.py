@@ -3,8 +3,16 @@
 * a value named ``mid_val``/``mean_val`` (a middle or mean value) is no validation part: statistics of every row
   before a hand-written fold loop stay ``fit_outside_cv``, not ``fit_before_split`` of a part nobody held out;
 * a helper that reads the file its callers name with ``os.path.join`` of a folder computed at run time
-  (``os.getcwd()``) reads that file: the test file filled with its own mean is ``fit_on_test``; the training file
-  filled with its own mean is not.
+  (``os.getcwd()``, also ``Path(base) / name`` or an f-string) reads that file: the test file filled with its own
+  mean is ``fit_on_test``; the training file filled with its own mean is not; a helper run once on each file reads,
+  in each run, the file of the call running it (passedfiles.py, callerpaths.py);
+* hand-written fold masks whose training mask provably overlaps the held-out mask (a purge reopening inside the
+  held-out block; bounds joined by ``&``/``|`` or chained; the held-out rows predicted or watched as the evaluation
+  set; widths constant in the module or in the function holding the loop) are ``trained_on_test``; masks apart,
+  expanding windows, bounds nothing reduces and another model scored on the held-out rows are silent (maskfolds.py).
+
+The fold-mask and joined-path tests of wave 87 (leak87's ``foldmasks.py`` and ``joinedpaths.py``, the same two
+concepts) are merged here, each concept now one module.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -123,6 +131,56 @@ def test_the_training_file_named_the_same_way_filled_with_its_own_mean_is_no_tes
     assert not any(kind == "fit_on_test" for kind, _ in _alarms(tmp_path, text))
 
 
+def _cleaner(file_name: str) -> str:
+    """A helper fills every numeric column of the file it is given with that file's mean and writes it back (merged
+    from the wave-87 tests: the same concept as :data:`PASSED_FILE`)."""
+    return f"""\
+    import os
+    import pandas as pd
+
+    def clean(src, dst):
+        table = pd.read_csv(src)
+        for col in table.columns:
+            if pd.api.types.is_numeric_dtype(table[col]):
+                table[col] = table[col].fillna(table[col].mean())
+        table.to_csv(dst, index=False)
+
+    here = os.getcwd()
+    base = os.path.dirname(here) if os.path.basename(here) == "scripts" else here
+    clean(os.path.join(base, "data", {file_name}), os.path.join(base, "data", "filled.csv"))
+"""
+
+
+def test_the_test_file_named_through_a_joined_path_and_filled_with_its_own_mean_is_the_only_alarm(
+        tmp_path: Path) -> None:
+    assert _alarms(tmp_path, _cleaner('"test.csv"')) == {("fit_on_test", 8)}
+
+
+def test_other_files_through_a_joined_path_are_silent(tmp_path: Path) -> None:
+    for file_name in ('"train.csv"', "os.listdir(base)[0]"):
+        assert _alarms(tmp_path, _cleaner(file_name)) == set(), file_name
+
+
+def test_the_test_file_named_through_a_path_object_or_an_f_string_is_fit_on_test(tmp_path: Path) -> None:
+    for path in ('Path(base) / "data" / "test.csv"', 'f"{base}/data/test.csv"', 'Path(base).joinpath("test.csv")'):
+        text = _cleaner('"x.csv"').replace("import os\n", "import os\n    from pathlib import Path\n").replace(
+            'clean(os.path.join(base, "data", "x.csv")', f"clean({path}")
+        assert ("fit_on_test", _line(text, "fillna(")) in _alarms(tmp_path, text), path
+
+
+def test_a_helper_run_on_the_training_file_then_on_the_test_file_fills_the_test_file_with_its_own_mean(
+        tmp_path: Path) -> None:
+    text = _cleaner('"train.csv"') + \
+        '    clean(os.path.join(base, "data", "test.csv"), os.path.join(base, "data", "test_filled.csv"))\n'
+    assert _alarms(tmp_path, text) == {("fit_on_test", _line(text, "fillna("))}
+
+
+def test_a_helper_run_on_the_training_file_then_on_an_unknown_file_is_silent(tmp_path: Path) -> None:
+    text = _cleaner('"train.csv"') + '    clean(os.path.join(base, "data", os.listdir(base)[0]), "other.csv")\n' + \
+        '    print(pd.read_csv(os.path.join(base, "data", "test.csv")).shape)\n'
+    assert _alarms(tmp_path, text) == set()
+
+
 # ---------------------------------------------------------------- folds a helper cuts by hand, and a final refit
 
 FOLD_HELPER = """\
@@ -236,7 +294,16 @@ def test_a_shuffled_validation_split_watched_by_early_stopping_is_shuffled_time_
 
 # ---------------------------------------------------------------- purged folds cut by hand with masks
 
-PURGED = """\
+def _purged(fit_mask: str, held_mask: str = "(day >= last) & (day < last + block)", watched: bool = True,
+            scored: str | None = "booster") -> str:
+    """Folds of days cut by hand with masks, the last fold's training mask plain: the booster fitted on
+    ``fit_mask``'s rows, watching ``held_mask``'s rows for early stopping (``watched``) and scored by ``scored``'s
+    predictions of them (``None``: not scored). Leak87's wave-87 fold tests (foldmasks.py, now maskfolds.py) are
+    merged here."""
+    watch = ', eval_set=[(part_held[inputs], part_held["target"])]' if watched else ""
+    score = f'errors.append(mean_absolute_error(part_held["target"], {scored}.predict(part_held[inputs])))' \
+        if scored else "errors.append(booster.n_estimators)"
+    return f"""\
     import numpy as np
     import pandas as pd
     import lightgbm as lgb
@@ -256,29 +323,96 @@ PURGED = """\
             fit_rows = {fit_mask}
         else:
             fit_rows = (day >= first) & (day < last)
-        held_rows = (day >= last) & (day < last + block)
+        held_rows = {held_mask}
         part_fit = auctions[fit_rows]
         part_held = auctions[held_rows]
         booster = lgb.LGBMRegressor(n_estimators=500)
-        booster.fit(part_fit[inputs], part_fit["target"], eval_set=[(part_held[inputs], part_held["target"])])
-        errors.append(mean_absolute_error(part_held["target"], booster.predict(part_held[inputs])))
+        booster.fit(part_fit[inputs], part_fit["target"]{watch})
+        {score}
     print(np.mean(errors))
 """
 
 
+#: a purge meant to leave a gap after the held-out block: it reopens inside it
+REOPENED = "(day >= first) & (day < last - 2) | (day > last + gap + 2)"
+
+
+def _overlap(tmp_path: Path, text: str) -> bool:
+    return ("trained_on_test", _line(text, "booster.fit(")) in _alarms(tmp_path, text)
+
+
 def test_a_training_mask_whose_purge_reopens_inside_the_held_out_block_is_trained_on_test(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day >= first) & (day < last - 2) | (day > last + gap + 2)")
-    assert ("trained_on_test", _line(text, "booster.fit(")) in _alarms(tmp_path, text)
+    assert _overlap(tmp_path, _purged(REOPENED))
+
+
+def test_the_reopened_purge_is_the_only_alarm_of_the_folds(tmp_path: Path) -> None:
+    text = _purged(REOPENED, watched=False)
+    assert _alarms(tmp_path, text) == {("trained_on_test", _line(text, "booster.fit("))}
 
 
 def test_a_training_mask_purged_around_the_held_out_block_is_silent(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day < last - gap) | (day >= last + block + gap)")
-    assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
+    assert _alarms(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)", watched=False)) == set()
+    assert not _overlap(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)"))
+
+
+def test_expanding_window_masks_are_silent(tmp_path: Path) -> None:
+    assert _alarms(tmp_path, _purged("day < last - gap", watched=False)) == set()
 
 
 def test_masks_whose_bounds_do_not_reduce_to_numbers_decide_nothing(tmp_path: Path) -> None:
-    text = PURGED.format(fit_mask="(day < cut_low) | (day > cut_high)").replace(
+    text = _purged("(day < cut_low) | (day > cut_high)").replace(
         "        first = k * block\n", "        first = k * block\n        cut_low, cut_high = np.quantile(day, [0.2, 0.3])\n")
+    assert not _overlap(tmp_path, text)
+    assert _alarms(tmp_path, _purged("(day < first) | (day > np.quantile(day, 0.9))", watched=False)) == set()
+
+
+def test_a_chained_held_out_mask_meeting_the_training_mask_is_trained_on_test(tmp_path: Path) -> None:
+    for held in ("(last <= day) & (day < last + block)", "last <= day < last + block"):
+        assert _overlap(tmp_path, _purged(REOPENED, held_mask=held, watched=False)), held
+
+
+def test_a_chained_held_out_mask_clear_of_the_training_mask_is_silent(tmp_path: Path) -> None:
+    assert not _overlap(tmp_path, _purged("(day < last - gap) | (day >= last + block + gap)",
+                                          held_mask="last <= day < last + block"))
+
+
+def test_overlapping_rows_watched_only_for_early_stopping_are_trained_on_test(tmp_path: Path) -> None:
+    assert _overlap(tmp_path, _purged(REOPENED, scored=None))
+
+
+def test_another_model_scored_on_the_held_out_mask_is_no_overlap_of_the_fitted_one(tmp_path: Path) -> None:
+    other = 'lgb.LGBMRegressor().fit(auctions[inputs], auctions["target"])'
+    assert not _overlap(tmp_path, _purged(REOPENED, watched=False, scored=other))
+
+
+#: the same folds cut inside a function, their width a constant of the function (or a parameter: unknown)
+FOLDS_IN_A_FUNCTION = """\
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+
+    def walk_forward(frame{parameter}):
+        days = frame["day"].values
+        {width}
+        for i in range(5):
+            end = (i + 1) * width
+            fit_mask = (days < end - 2) | (days > end + 6)
+            held_mask = (days >= end) & (days < end + width)
+            fit_rows, held_rows = frame[fit_mask], frame[held_mask]
+            model = Ridge()
+            model.fit(fit_rows[["bid"]], fit_rows["move"])
+            print(model.predict(held_rows[["bid"]]))
+
+    walk_forward(pd.read_csv("book.csv"){argument})
+"""
+
+
+def test_overlapping_masks_whose_width_is_a_constant_of_the_function_are_trained_on_test(tmp_path: Path) -> None:
+    text = FOLDS_IN_A_FUNCTION.format(parameter="", width="width = 400 // 5", argument="")
+    assert ("trained_on_test", _line(text, "model.fit(")) in _alarms(tmp_path, text)
+
+
+def test_masks_whose_width_is_a_parameter_decide_nothing(tmp_path: Path) -> None:
+    text = FOLDS_IN_A_FUNCTION.format(parameter=", width", width="days = days[days >= 0]", argument=", 5")
     assert not any(kind == "trained_on_test" for kind, _ in _alarms(tmp_path, text))
 
 

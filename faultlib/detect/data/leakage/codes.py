@@ -30,10 +30,16 @@ def _reads_codes(value: ast.expr) -> bool:
         for n in ast.walk(value))
 
 
+def _codes_target(target: ast.expr) -> ast.expr:
+    """``df[c], uniques = df[c].factorize()``: factorize returns the codes first (pandas API reference)."""
+    return target.elts[0] if isinstance(target, (ast.Tuple, ast.List)) and target.elts else target
+
+
 def code_columns(tree: ast.AST) -> frozenset[str]:
-    """The source text of every assignment target whose value is category codes (``df[c] = df[c].cat.codes``)."""
+    """The source text of every assignment target whose value is category codes (``df[c] = df[c].cat.codes``,
+    ``df[c], _ = df[c].factorize()``)."""
     return frozenset(ast.unparse(t) for n in walk_once(tree) if isinstance(n, ast.Assign) and _reads_codes(n.value)
-                     for t in n.targets if isinstance(t, (ast.Name, ast.Subscript, ast.Attribute)))
+                     for t in map(_codes_target, n.targets) if isinstance(t, (ast.Name, ast.Subscript, ast.Attribute)))
 
 
 def rebases_codes(node: ast.Call, columns: frozenset[str]) -> bool:

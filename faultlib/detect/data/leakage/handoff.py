@@ -172,10 +172,12 @@ class FileHandoff:
                                                                              self._path_env)) is not None and (
                 value := self._read_back(passed)) is not None:
             return value  # pd.read_csv(name), name the constant this call of its function was given
-        if raw is not None and raw[0] == "read" and access is None and ref.last in vocab.FILE_READERS and (
-                table := passed_file_table(self._callers.paths(raw[1], node.lineno), node,
-                                           separate_test=self._separate_test_file)) is not None:  # type: ignore
-            return table  # clean(os.path.join(base, 'data', 'test.csv')): the file its callers name (passedfiles.py)
+        if raw is not None and raw[0] == "read" and access is None and ref.last in vocab.FILE_READERS:
+            running = self._call_lines[-1] if self._call_lines else None  # type: ignore[attr-defined]
+            table = passed_file_table(self._callers.paths(raw[1], node.lineno, running=running), node,
+                                      separate_test=self._separate_test_file)  # type: ignore[attr-defined]
+            if table is not None:  # clean(os.path.join(base, 'data', 'test.csv')): the file its caller names
+                return table  # (passedfiles.py; the call running now, when it is one: callerpaths.py)
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 

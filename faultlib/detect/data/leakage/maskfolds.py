@@ -18,11 +18,13 @@ Optiver closing-auction solution; a masked split whose training mask overlaps it
 leakage, ``trained_on_test``).
 
 :func:`overlapping_masks` reads, in each ``for`` loop, the names bound to a comparison of one expression (a column,
-an array of days) with bounds, joined by ``&`` and ``|`` -- a union of intervals of that expression -- with each
-bound a linear form of the names the loop computes (``start``, ``end``, ``i``) and of the module's numeric constants
-(``fold_size = 480 // num_folds``). A model fitted on rows selected by one such mask (``X[m]``, or a name bound to
-``X[m]``) and predicting rows selected by another, in the same loop, is reported when the two unions provably share
-an interval: two intervals ``[a1, b1)`` and ``[a2, b2)`` meet exactly when ``a1 < b2`` and ``a2 < b1``, and here
+an array of days) with bounds, joined by ``&`` and ``|`` or chained (``end <= days < end + size``) -- a union of
+intervals of that expression -- with each bound a linear form of the names the loop computes (``start``, ``end``,
+``i``) and of the numeric constants of its scope (``fold_size = 480 // num_folds`` in the module, or in the function
+that holds the loop). A model fitted on rows selected by one such mask (``X[m]``, ``X.loc[m]``, or a name bound to
+one) and predicting rows selected by another in the same loop, or given them as its evaluation set
+(``eval_set=[(X[m2], y[m2])]``: early stopping watches them), is reported when the two unions provably share an
+interval: two intervals ``[a1, b1)`` and ``[a2, b2)`` meet exactly when ``a1 < b2`` and ``a2 < b1``, and here
 every such difference must be a number once the loop's names cancel (``(end + 7) < (end + 96)``). A bound the
 analysis cannot reduce decides nothing: no finding (no guess). A name bound in two branches (``if i < last:``) is
 tried with each binding.
@@ -35,6 +37,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from faultlib.detect.data.leakage.callerpaths import _own_nodes
 from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import walk_once
@@ -42,7 +45,7 @@ from faultlib.pyflow.walk import walk_once
 #: the most bindings combined when names are bound in several branches
 _MAX_COMBINATIONS = 16
 _FIT = frozenset({"fit", "fit_transform", "train"})
-_PREDICT = frozenset({"predict", "predict_proba", "decision_function", "score"})
+_PREDICT = frozenset({"predict", "predict_proba", "decision_function", "score", "evaluate"})
 
 Linear = dict  # {symbol (str) or "" for the constant: coefficient}
 
@@ -115,15 +118,20 @@ class _Forms:
 Interval = tuple
 
 
+def _pairs(node: ast.Compare) -> list[ast.Compare] | None:
+    """The one-operator comparisons of a chain of orderings (``a <= d < b``: ``a <= d`` and ``d < b``), or ``None``."""
+    if not all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops):
+        return None
+    sides = [node.left, *node.comparators]
+    return [ast.Compare(sides[k], [op], [sides[k + 1]]) for k, op in enumerate(node.ops)]
+
+
 def _compares(node: ast.expr) -> list[ast.Compare] | None:
     """The comparisons a mask joins with ``&`` and ``|``, or ``None`` when it is no such mask."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
         left, right = _compares(node.left), _compares(node.right)
         return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-            node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
-        return [node]
-    return None
+    return _pairs(node) if isinstance(node, ast.Compare) else None
 
 
 def subject(node: ast.expr) -> str | None:
@@ -147,8 +155,16 @@ def _intervals(node: ast.expr, forms: _Forms, column: str) -> list[Interval] | N
         if isinstance(node.op, ast.BitOr):
             return left + right
         return [i for a, b in itertools.product(left, right) if (i := _meet(a, b)) is not None]
-    if not isinstance(node, ast.Compare):
+    if not isinstance(node, ast.Compare) or (pairs := _pairs(node)) is None:
         return None
+    if len(pairs) > 1:  # a <= d < b: both bounds hold
+        found = [_intervals(p, forms, column) for p in pairs]
+        if any(f is None for f in found):
+            return None
+        out = found[0]
+        for more in found[1:]:
+            out = [i for a, b in itertools.product(out, more) if (i := _meet(a, b)) is not None]  # type: ignore
+        return out
     op, left, right = node.ops[0], node.left, node.comparators[0]
     below = isinstance(op, (ast.Lt, ast.LtE))  # column < bound
     if ast.dump(left) == column:
@@ -201,12 +217,13 @@ def _overlap(a: list[Interval], b: list[Interval]) -> bool:
     return any(_below(x, x) and _below(y, y) and _below(x, y) and _below(y, x) for x, y in itertools.product(a, b))
 
 
-def _constants(tree: ast.Module) -> dict[str, float]:
-    """Names bound once in the whole tree, outside any function, to a number or to arithmetic of such names
-    (``num_folds = 5``, ``fold_size = 480 // num_folds``)."""
+def _constants(scope: ast.AST, outer: dict[str, float]) -> dict[str, float]:
+    """Names bound once in ``scope`` (the module, or a function), outside its nested functions, to a number or to
+    arithmetic of such names (``num_folds = 5``, ``fold_size = 480 // num_folds``), and the ``outer`` ones the scope
+    does not bind (a name bound anywhere else in it, a parameter included, is no constant)."""
     counts: dict[str, int] = {}
     assigns: list[ast.Assign] = []
-    for node in walk_once(tree):
+    for node in walk_once(scope):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             counts[node.id] = counts.get(node.id, 0) + 1
         elif isinstance(node, ast.arg):
@@ -214,16 +231,11 @@ def _constants(tree: ast.Module) -> dict[str, float]:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 counts[name] = counts.get(name, 0) + 2
-    todo: list[ast.AST] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
+    for node in _own_nodes(scope.body):  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
                 counts.get(node.targets[0].id) == 1:
             assigns.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    values: dict[str, float] = {}
+    values = {name: value for name, value in outer.items() if name not in counts}
     for _ in range(4):  # a constant may use one bound later in the walk
         for node in assigns:
             number = _number(_Forms({}, values).form(node.value))
@@ -273,6 +285,12 @@ def _receiver(call: ast.Call) -> str | None:
     return func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
 
 
+def _watched(fit: ast.Call, selections: dict[str, str], masks: set[str]) -> set[str]:
+    """The masks of the rows a fit is given to evaluate (``eval_set=[(X[m], y[m])]``, ``validation_data=``)."""
+    return {mask for k in fit.keywords if k.arg and ("eval" in k.arg or k.arg == "validation_data")
+            for sub in ast.walk(k.value) if (mask := _mask_of(sub, selections, masks)) is not None}  # type: ignore
+
+
 def _loop_overlaps(loop: ast.For, constants: dict[str, float]) -> list[MaskOverlap]:
     bindings = _loop_bindings(loop)
     selections: dict[str, str] = {}
@@ -291,6 +309,7 @@ def _loop_overlaps(loop: ast.For, constants: dict[str, float]) -> list[MaskOverl
             mask = _mask_of(node.args[0], selections, masks)
             if mask is not None and node.func.attr in _FIT:
                 fits.append((node, model, mask))
+                predicts += [(node, model, held) for held in _watched(node, selections, masks)]
             elif mask is not None and node.func.attr in _PREDICT:
                 predicts.append((node, model, mask))
     out = []
@@ -330,8 +349,13 @@ def _masks_overlap(bindings: dict[str, list[ast.Assign]], train: str, held: str,
 
 def overlapping_masks(tree: ast.Module) -> list[MaskOverlap]:
     """Every fit on a hand-written fold mask scored on an overlapping one (see the module docstring)."""
-    constants = _constants(tree)
-    return [m for loop in walk_once(tree) if isinstance(loop, ast.For) for m in _loop_overlaps(loop, constants)]
+    module = _constants(tree, {})
+    out: list[MaskOverlap] = []
+    for scope in [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+        loops = [n for n in _own_nodes(scope.body) if isinstance(n, ast.For)]
+        constants = (module if scope is tree else _constants(scope, module)) if loops else {}
+        out += [m for loop in loops for m in _loop_overlaps(loop, constants)]
+    return out
 
 
 def mask_overlap_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
@@ -342,10 +366,11 @@ def mask_overlap_findings(tree: ast.Module, smap: Any, findings: list[Finding], 
         out += reported.finding(
             "trained_on_test", Severity.ERROR,
             f"`{m.model}` is fitted ({smap.describe(m.fit_line)}) on the rows of the mask on "
-            f"{smap.describe(m.train_line)} and scored on the rows of the mask on {smap.describe(m.held_line)} "
-            f"({smap.describe(m.predict_line)}), and the two masks overlap: some held-out rows are training rows of "
-            "the same fold, so its score is measured on rows the model was trained on. Fix: make the training mask "
-            "exclude the held-out block (and its purge gap on both sides)",
+            f"{smap.describe(m.train_line)} and scored (or early-stopped) on the rows of the mask on "
+            f"{smap.describe(m.held_line)} ({smap.describe(m.predict_line)}), and the two masks overlap: some held-out "
+            "rows are training rows of the same fold, so its score is measured on rows the model was trained on. "
+            "Fix: make the training mask exclude the held-out block (and its purge gap) on both sides, or use a "
+            "splitter (TimeSeriesSplit(gap=...), GroupKFold over the dates)",
             {**smap.where(m.fit_line), "column": m.fit_column, "function": function_at(tree, m.fit_line)},
             {"estimator": m.model, "train_mask": smap.where(m.train_line), "held_out_mask": smap.where(m.held_line),
              "at": smap.where(m.predict_line)})

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.groupfolds import fold_step
 from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 
 _MEMBERSHIP = frozenset({"isin", "is_in"})
@@ -36,7 +37,8 @@ def membership_keys(mask: ast.expr) -> ast.expr | None:
 
 class MemberParts:
     """``stack[stack[c].isin(part[c])]`` and ``stack.filter(pl.col(c).is_in(part[c]))``: that part of the
-    stack (see the module docstring). A mixin of the analyzer (it needs ``_expr``)."""
+    stack (see the module docstring), or that part of a fold over distinct keys (:mod:`.groupfolds`). A mixin of the
+    analyzer (it needs ``_expr`` and ``_derive``)."""
 
     def _stack_part(self, data: Data, index_node: ast.expr, frame: Any) -> Data | None:
         return super()._stack_part(data, index_node, frame) or self._member_part(  # type: ignore[misc]
@@ -54,14 +56,21 @@ class MemberParts:
         return super()._frame_method(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _member_part(self, data: Data, mask: ast.expr, frame: Any) -> Data | None:
-        """The parts of the stack ``data`` whose rows the membership ``mask`` keeps; ``None`` when not such a
-        mask, not a stack, or the keys' table is not one of its parts."""
+        """The parts of the stack ``data`` whose rows the membership ``mask`` keeps, or the part of a fold over the
+        distinct keys (groupfolds.py); ``None`` when not such a mask, not a stack, or the keys' table is not one of
+        its parts."""
         keys = membership_keys(mask)
-        if keys is None or not isinstance(data.rows, RowUnion):
+        if keys is None or data.rows is None:
             return None
-        from faultlib.detect.data.leakage.values import maybe_data
+        from faultlib.detect.data.leakage.values import data_rows_child, maybe_data
 
-        owner = maybe_data(self._expr(keys, frame))  # type: ignore[attr-defined]
+        value = self._expr(keys, frame)  # type: ignore[attr-defined]
+        step = fold_step(value)  # df.filter(pl.col('day').is_in(valid_days)): that fold's rows (groupfolds.py)
+        if step is not None:
+            return self._derive(data, data_rows_child(data, step), step.line)  # type: ignore[attr-defined]
+        if not isinstance(data.rows, RowUnion):
+            return None
+        owner = maybe_data(value)
         roots = {p.root for p in parts(owner.rows)} if owner is not None else set()
         picked = tuple(p for p in data.rows.parts if p.root in roots)
         if not picked or len(picked) == len(data.rows.parts):

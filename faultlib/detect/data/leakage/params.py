@@ -77,7 +77,9 @@ def _not_sizes(expr: ast.expr):
     positions). Nor is a subscript's index: ``X = clean[feature_cols]`` is the table's columns, a table, not the
     names that chose them (``cols[:5]`` still reads ``cols``); without this every name built from such a table
     (its ``.index`` slices, the fold index lists a helper cuts from it) was taken for column names, and a row
-    selection by them for a choice of columns (issue 17, wave 85)."""
+    selection by them for a choice of columns (issue 17, wave 85). Nor are the names a ``drop`` removes
+    (``df = df.drop(columns=[col])`` with ``col`` from ``df.columns`` is still the frame: only its receiver says what it
+    is; wave 87)."""
     todo = [expr]
     while todo:
         n = todo.pop()
@@ -85,7 +87,8 @@ def _not_sizes(expr: ast.expr):
                 isinstance(n.func, ast.Name) and n.func.id == "len":
             continue
         yield n
-        todo.extend([n.value] if isinstance(n, ast.Subscript) else ast.iter_child_nodes(n))
+        dropping = isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "drop"
+        todo.extend([n.value] if isinstance(n, ast.Subscript) else [n.func] if dropping else ast.iter_child_nodes(n))
 
 
 #: calls whose result is a pandas table (never a NumPy array): reading a file or building a frame, or a method only a

@@ -17,8 +17,12 @@ competition's preprocessing scripts, one for ``train.csv`` and one for ``test.cs
 whatever the folder is (``os.path.join`` keeps its last part: Python library reference, ``os.path.join``), and
 in a program that names a held-out file (``test.csv``) the name is what says which rows a table holds
 (:func:`~.sole_file.file_table`). So a read of a helper's parameter is the table of the file every caller passes
-(:class:`~.callerpaths.CallerPaths`: literals, constants, ``os.path.join`` of a computed folder and a literal name)
-when all of them name one data file stem, ``train`` or ``test`` alike; anything else stays unknown (no guess).
+(:class:`~.callerpaths.CallerPaths`: literals, constants, ``os.path.join`` of a computed folder and a literal name,
+``f"{base}/test.csv"``, ``Path(base) / "test.csv"``) when all of them name one data file stem, ``train`` or ``test``
+alike; anything else stays unknown (no guess). A helper called once for each file (``clean(join(base,
+"train.csv"))``, then ``clean(join(base, "test.csv"))``) is run by the analysis once per call: each run reads the
+file of the call running it (``running`` of :meth:`~.callerpaths.CallerPaths.paths`), so the run on the test file
+fills it with its own means and the run on the training file does not.
 """
 
 from __future__ import annotations

@@ -39,10 +39,9 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.pyflow.walk import walk_once
 
-#: wrappers that iterate what they are given (progress bars)
-_PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
 #: calls that list files (Python library reference: ``os.listdir``, ``os.scandir``, ``glob.glob``/``iglob``,
 #: ``pathlib.Path.glob``/``rglob``/``iterdir``): each item names one file, one recording of the data
 _FILE_LISTS = frozenset({"listdir", "scandir", "glob", "iglob", "rglob", "iterdir"})
@@ -59,7 +58,7 @@ _SERIES_ONLY = frozenset({"fillna", "isnull", "isna", "notnull", "notna", "dropn
 
 
 def _unwrap(it: ast.expr) -> ast.expr:
-    while isinstance(it, ast.Call) and _callee(it) in _PASS_THROUGH and it.args:
+    while isinstance(it, ast.Call) and _callee(it) in vocab.PROGRESS_BARS and it.args:
         it = it.args[0]
     return it
 

@@ -10,7 +10,9 @@ In polars a statistic is written as an expression first and evaluated later, on 
 So ``pl.col(...)``/``pl.mean(...)`` give a :class:`PlExpr` (no rows yet); a reduction on it (``mean``,
 ``median``, ``std``, ``quantile``..., the names of :data:`~faultlib.detect.data.leakage.vocab.STATISTICS`) or a
 ``fill_null(strategy="mean")`` records the call that reduces; any other method keeps the statistic of its
-receiver or arguments (``.alias()``, ``.over()``, ``.fill_null(expr)``). A frame method of an expression
+receiver or arguments (``.alias()``, ``.over()``, ``.fill_null(expr)``), and so does arithmetic on expressions
+(``(pl.col("bid").median() + pl.col("ask").median()).alias("mid")``, :func:`combined_expr`; issue 17 wave 87: per-stock
+statistics of an Optiver project, each the sum of two medians), while a comparison is a mask, as for pandas. A frame method of an expression
 context then turns each recorded statistic into a hand-written fit of that frame's rows, at the line of the
 reduction: the same finding as pandas' ``df['km'].fillna(df['km'].median())``.
 """
@@ -73,6 +75,16 @@ def method_expr(receiver: PlExpr, name: str, args: list[Any], kwargs: dict[str, 
     if name in vocab.STATISTICS or name == "fill_null" and _strategy(kwargs):
         return PlExpr(node)
     found = stats_in([receiver, *args, *kwargs.values()])
+    return PlExpr(found[0] if found else None)
+
+
+def combined_expr(values: list[Any]) -> PlExpr | None:
+    """``pl.col("a").median() + pl.col("b").median()``, ``-pl.col("x").std()``: arithmetic on expressions is an
+    expression that keeps the statistics of its operands (the first one recorded); ``None`` when no operand is an
+    expression."""
+    if not any(isinstance(v, PlExpr) for v in values):
+        return None
+    found = stats_in(values)
     return PlExpr(found[0] if found else None)
 
 

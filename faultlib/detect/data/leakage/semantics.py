@@ -51,6 +51,7 @@ from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.detect.data.leakage.exclusions import LeftOutColumns
 from faultlib.detect.data.leakage.opencvml import opencv_call, opencv_model, opencv_result
+from faultlib.detect.data.leakage.params import reaches_columns
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
 
@@ -123,6 +124,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if name == "clone" and args and isinstance(args[0], Est):
             e = args[0]
             return Est(e.cls, e.category, e.preprocessing, e.supervised, list(e.steps), options=dict(e.options))
+        if name in vocab.PROGRESS_BARS and args and isinstance(args[0], FoldIter):
+            return args[0]  # tqdm(cv.split(X), total=k): the same folds, one pass each
         if name == "enumerate" and args:
             return Enum(args[0])
         if name == "zip" and args and all(isinstance(a, Tup) for a in args):  # zip(*pairs): known tuples transposed
@@ -267,7 +270,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             lo = -n.value if isinstance(n, Const) and isinstance(n.value, int) else None
             return self._derive(data, data_rows_child(data, Step("slice", lo=lo, line=line)), line)
         if name in ("sample", "query") or (name == "drop" and not _drops_columns(kwargs) and not (
-                args and isinstance(args[0], (Tup, Const)))):
+                args and isinstance(args[0], (Tup, Const))) and not (node.args and reaches_columns(
+                    node.args[0], self._column_names))):  # df.drop(col) with col from df.columns: a column (polars)
             frac = kwargs.get("frac")
             if name == "sample" and isinstance(frac, Const) and frac.value == 1:  # a shuffle: every row, new order
                 return Data(data_rows_child(data, Step("filter", new_id(), "shuffle", line=line)), data.taints,

@@ -420,11 +420,13 @@ class ScoredWeights:
                     return
 
 
-def stacked_findings(tree: ast.Module, smap: Any, findings: list[Finding]) -> list[Finding]:
-    """:func:`stacked_fits` as findings, leaving out a line where a finding of the same kind already is."""
+def stacked_findings(tree: ast.Module, smap: Any, findings: list[Finding],
+                     extra: list[StackedFit] = ()) -> list[Finding]:  # type: ignore[assignment]
+    """:func:`stacked_fits` (and ``extra`` fits found alike: :mod:`.learntparams`) as findings, leaving out a line
+    where a finding of the same kind already is."""
     seen = {(f.kind, f.location.get("file"), f.location.get("index"), f.location.get("line")) for f in findings}
     out = []
-    for s in stacked_fits(tree):
+    for s in [*stacked_fits(tree), *extra]:
         where = smap.where(s.line)
         key = (s.kind, where.get("file"), where.get("index"), where.get("line"))
         if key in seen:

@@ -73,6 +73,7 @@ from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
+from faultlib.detect.data.leakage.learntparams import helper_scored_fits
 from faultlib.detect.data.leakage.fractioncuts import fraction_bound
 from faultlib.detect.data.leakage.unlabelledtests import UnlabelledTests
 from faultlib.detect.data.leakage.wrapperselect import WrapperSelectors
@@ -98,7 +99,7 @@ from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
 from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
-from faultlib.detect.data.leakage.polars_exprs import PlExpr
+from faultlib.detect.data.leakage.polars_exprs import PlExpr, combined_expr
 from faultlib.detect.data.leakage.handpicked import HandPicked
 from faultlib.detect.data.leakage.exclusions import excluded_columns
 from faultlib.detect.data.leakage.listedcols import ListedColumns
@@ -119,6 +120,9 @@ from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.libstores import LibraryStores
+from faultlib.detect.data.leakage.savehelpers import SaveHelpers
+from faultlib.detect.data.leakage.statlists import StatisticLists
+from faultlib.detect.data.leakage.membership import RelabelledMembers
 from faultlib.detect.data.leakage.itemwindows import item_window_starts
 from faultlib.detect.data.leakage.searchfirst import SearchesBeforeSplits
 from faultlib.detect.data.leakage.powerfits import PowerFits
@@ -143,6 +147,7 @@ from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
 from faultlib.detect.data.leakage.bestitems import BestItems
 from faultlib.detect.data.leakage.keptnames import KeptNames
+from faultlib.detect.data.leakage.guardeddrops import GuardedDrops
 from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
 from faultlib.detect.data.leakage.targets import target_columns
@@ -177,8 +182,9 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
-               UnlabelledRows, BestItems, KeptNames, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
+class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks,
+               DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
+               UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
@@ -187,7 +193,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
-               SplitReach, InheritedMethods, CachedResults, LibraryStores, Interpreter):
+               SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
@@ -267,8 +273,10 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
         self.report.complete, self.report.stopped = self.complete, self.stopped
         self._finalize()
         self._carried_weights()
-        self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings)  # (stackfits.py)
-        self.report.findings += mask_overlap_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings, helper_scored_fits(
+            self.tree))  # (stackfits.py; fitted cuts scored through a helper: learntparams.py)
+        self.report.findings += mask_overlap_findings(  # hand-cut fold masks that overlap (maskfolds.py)
+            self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
@@ -481,6 +489,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
         if self._fill_fresh(target, owner, value, frame) or self._store_keyed(target, owner, value):
             return
         value = self._replaced_at_bounds(target, value, frame)  # df[c][df[c] > q] = v: the fence's fit (outliers.py)
+        value = self._relabelled_members(target, value, frame)  # df.loc[df[c].isin(rare), c] = v (membership.py)
         if whole_column and isinstance(value, Data) and value.rows is None:
             return
         # df[col + '_low'] = ...: a column whose name the loop makes, known here (wave 72: dropped by exclusions.py)
@@ -501,7 +510,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         self._call_lines.append(line)
         try:
-            out = Interpreter._invoke(self, func, args, kwargs, line)
+            out = super()._invoke(func, args, kwargs, line)  # (mixins first: savehelpers.py)
         finally:
             self._call_lines.pop()
         if is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
@@ -600,7 +609,7 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
     def _combine(self, values: list[Any]) -> Any:
         datas = [d for d in (maybe_data(v) for v in values) if d is not None]
         if not datas:
-            return UNKNOWN
+            return combined_expr(values) or UNKNOWN  # pl.col('a').median() + pl.col('b').median() (polars_exprs.py)
         first = next((d for d in datas if d.rows is not None), datas[0])
         return self._masks_joined(values, Data(first.rows, frozenset().union(*(d.taints for d in datas)), first.test))
 
@@ -619,6 +628,8 @@ class Analyzer(ColumnFilters, RepeatedLists, UnlabelledTests, ScoredWeights, Sco
     def _compare(self, values: list[Any]) -> Any:
         """``price >= price.mean()``: a threshold makes a label or a mask, not a feature computed from test rows."""
         out = self._combine(values)
+        if isinstance(out, PlExpr):  # pl.col('x') > pl.col('x').mean(): a mask at a statistic, as for pandas
+            return PlExpr(None)
         if isinstance(out, Data) and any(f.handwritten or is_detector_fit(f) for f in out.taints):
             # (an outlier detector's inlier flags compared make a row mask too: byuse.py)
             kept = frozenset(f for f in out.taints if not f.handwritten and not is_detector_fit(f))

@@ -137,6 +137,9 @@ def saves(name: str) -> bool:
     return name in SAVES or name.startswith(SAVE_PREFIXES) and not _PICTURES.search(name)
 
 
+#: wrappers that iterate what they are given, showing progress (``tqdm(cv.split(X))``)
+PROGRESS_BARS = frozenset({"tqdm", "tqdm_notebook", "notebook_tqdm", "track", "progressbar"})
+
 #: pandas / NumPy methods and attributes that keep the rows of their receiver (a column change, a cast, a fill)
 ROW_METHODS = frozenset({
     "copy", "astype", "fillna", "ffill", "bfill", "interpolate", "to_numpy", "reset_index", "set_index", "rename",
@@ -208,11 +211,12 @@ GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffle
 _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev", "unlabel", "unlabeled", "unlabelled"})  # X_unlabel: rows to predict
 #: words that make ``val`` a value, not a validation part: ``smoothed_val``, ``max_val``, ``new_val``, ``init_val``
-#: (an exponential smoothing helper's running value was taken for held-out rows: wave 45)
+#: (an exponential smoothing helper's running value was taken for held-out rows: wave 45; mid_val, mean_val, low_val:
+#: the middle, mean or lower of some values, wave 87)
 _VALUE_QUALIFIERS = frozenset({"smoothed", "smooth", "max", "min", "new", "old", "last", "prev", "previous", "next",
                                "init", "initial", "cur", "curr", "current", "abs", "rand", "random", "default",
-                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total", "mid",
-                               "middle", "mean", "avg", "median", "low", "high", "lo", "hi"})
+                               "start", "end", "fill", "pad", "clip", "tmp", "temp", "ret", "return", "sum", "total",
+                               "mid", "middle", "mean", "avg", "median", "low", "high", "lo", "hi"})
 _DATA_WORDS = frozenset({"x", "y", "df", "data", "dataset", "ds", "set", "loader", "features", "feats", "labels",
                          "idx", "index", "ids", "rows", "batch", "gen", "frame", "split", "images", "texts"})
 
