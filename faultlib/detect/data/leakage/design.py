@@ -360,7 +360,7 @@ class DesignChecks:
             data = as_data(receiver)  # df.apply(minmax_scale), df.apply(lambda x: x.clip(x.quantile(.01)))
         if data is None:
             if name in vocab.SAVES:
-                self._reach(*args, *kwargs.values())
+                self._reach_saved(*args, *kwargs.values())
             return None
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = _window(inner) or isinstance(inner, ast.Name) and bool(self._bindings.get(inner.id)) and all(
@@ -463,7 +463,7 @@ class DesignChecks:
         if name in vocab.TEMPORAL and id(node) not in self._drawn_only():  # a curve smoothed for a plot: drawnonly.py
             self._note(data, "temporal", name)
         if name in vocab.SAVES:
-            self._reach(receiver)
+            self._reach_saved(receiver)
             return UNKNOWN
         return None
 
@@ -540,7 +540,9 @@ class DesignChecks:
             # permutations of the collections" (scikit-learn API reference): the same rows of each, in a new order
             outs = [as_data(a) or UNKNOWN for a in args]
             return outs[0] if len(outs) == 1 else Tup(tuple(outs))
-        if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
+        if vocab.saves(name):
+            self._reach_saved(*args, *kwargs.values())  # (savedreach.py)
+        elif name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args and id(node) not in self._drawn_only():  # np.diff of one sample, summed
             self._note(as_data(args[0]), "temporal", name)

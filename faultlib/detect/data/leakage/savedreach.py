@@ -1,0 +1,56 @@
+"""A table saved to a file reaches a model as far as the scripts that read the file use it.
+
+The static analysis counts a save (``df.to_csv(path)``, ``np.save(path, X)``, ``joblib.dump(X, path)``) as a reach:
+the file goes to a stage out of sight, which may well train on every column of it, so a fit that shaped it matters.
+Where the repository's index knows the scripts that read the file and evaluate (:mod:`.repofiles`), that guess is
+no longer needed: the writer is joined with each of them (:func:`~.repofiles.handed_on`), and there the readers' own
+use decides. In such a join a save of a file an evaluating reader of the repository reads (``handed_files``)
+reaches nothing by itself; what the reader does with the table it reads back does (a model trained on a listed
+subset of its columns: :mod:`.listedcols`; a table read and never used: nothing).
+
+A fit whose only reach was a save is marked in the report (``StaticReport.saved_only``, ``(file, cell, line)`` of
+its finding): the writer's own report then takes the joins' verdict for it, an alarm of the kind a reader shows or a
+note when no reader's model is reached (issue 17, wave 89: a learning-to-rank pipeline computed sixty per-property
+statistics over its training, validation and test files stacked, saved them to Parquet, and its model scripts read
+back only the columns of a feature list in a config class; eighteen of those statistics were in no list).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from faultlib.detect.data.leakage.pathexprs import FilePath, same_file
+
+
+class SavedReach:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (needs ``_reach``, ``_reached`` and
+    ``_unique``; :class:`~.handoff.FileHandoff` sets ``_writing`` while a write of a known path runs).
+
+    Attributes:
+        handed_files: the files the joined readers read (set by :func:`~.repofiles.handed_on`; empty when the
+            program is analysed alone).
+    """
+
+    handed_files: tuple[FilePath, ...] = ()
+    _writing: FilePath | None = None
+
+    def _reach_saved(self, *values: Any) -> None:
+        """``values`` are saved (see the module docstring): their fits are reached by the save, kept apart from the
+        other reaches, unless the file is one the joined readers read."""
+        if self._writing is not None and any(same_file(h, self._writing, self._unique) or  # type: ignore[attr-defined]
+                                             same_file(self._writing, h, self._unique)  # type: ignore[attr-defined]
+                                             for h in self.handed_files):
+            return
+        before, self._reached = self._reached, set()  # type: ignore[has-type]
+        try:
+            self._reach(*values)  # type: ignore[attr-defined]
+            self.__dict__.setdefault("_reached_by_save", set()).update(self._reached)
+        finally:
+            self._reached = before
+
+    def _saved_reaches(self) -> set[tuple[int, int]]:
+        """The fit sites a save reached."""
+        return self.__dict__.get("_reached_by_save", set())
+
+
+__all__ = ["SavedReach"]
