@@ -34,13 +34,14 @@ from faultlib.detect.data.leakage.pathexprs import (
 )
 from faultlib.detect.data.leakage.repofiles import member_constants
 from faultlib.detect.data.leakage.savedreach import SavedReach
+from faultlib.detect.data.leakage.sharedinputs import SharedInputs
 from faultlib.detect.data.leakage.sole_file import file_table
 from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.detect.data.leakage.wrapped import scoped_bindings
 from faultlib.pyflow.values import Const, Container, Tup
 
 
-class FileHandoff(CallChainPaths, SavedReach):
+class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: what a script writes to a known path, a
     later read of that path returns (see the module docstring).
 
@@ -194,6 +195,9 @@ class FileHandoff(CallChainPaths, SavedReach):
                 return value
             if raw is not None and path_of(raw[1], self._path_env, node.lineno) is None:
                 return self._passed_file_table(access[1], node)  # read_csv(path) in a helper: this call's file
+            shared = self._shared_input(access[1], node.lineno)  # one input file, read by two members of a join
+            return shared if shared is not None else self._keep_input(access[1], node, super()._library(
+                ref, args, kwargs, node, frame))  # (sharedinputs.py)
         elif (value := self._read_back_passed(raw, node.lineno)) is not None:
             return value
         elif raw is not None and raw[0] == "read" and (passed := passed_path(raw[1], args, kwargs, node,

@@ -42,15 +42,17 @@ class SavedReach:
                                              for h in self.handed_files):
             return
         before, self._reached = self._reached, set()  # type: ignore[has-type]
+        uids = self.__dict__.pop("_reached_uids", set())
         try:
             self._reach(*values)  # type: ignore[attr-defined]
-            self.__dict__.setdefault("_reached_by_save", set()).update(self._reached)
+            self.__dict__.setdefault("_saved_uids", set()).update(self.__dict__.get("_reached_uids", ()))
         finally:
-            self._reached = before
+            self._reached, self.__dict__["_reached_uids"] = before, uids
 
-    def _saved_reaches(self) -> set[tuple[int, int]]:
-        """The fit sites a save reached."""
-        return self.__dict__.get("_reached_by_save", set())
+    def _saved(self, fit: Any) -> bool:
+        """A save reached this call of a fit (its ``uid``: a helper that saves the training file's table and the
+        test file's is two calls, and only one of the files may be one the joined readers read)."""
+        return fit.uid in self.__dict__.get("_saved_uids", ())
 
 
 __all__ = ["SavedReach"]

@@ -84,6 +84,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         name, line = ref.last, node.lineno
+        if vocab.progress_bar(ref.name) and args and isinstance(args[0], Tup):
+            return args[0]  # tqdm([a, b]): a progress bar yields the items it is given (vocab.PROGRESS_BARS)
         if name in vocab.SPLIT_FUNCTIONS:
             self._check_split_design(args, kwargs, line, frame)
             return self._split(args, line)

@@ -645,7 +645,6 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
             fit = p["fit"]
             by_site.setdefault(starts.get(fit.line, (fit.line, fit.column)) + (-1,) if fit.handwritten else (
                 fit.line, fit.column), []).append(p)
-        saved = self._saved_reaches()  # reached by saving a file (savedreach.py)
         uids = self.__dict__.get("_reached_uids", set())
         for site, found in by_site.items():
             # a helper run on several tables (the training file, then the test file): the kind of the calls whose
@@ -658,8 +657,9 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
             found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
-            only_saved = bool(sites & saved) and not sites & self._reached
-            reached = (bool(sites & (self._reached | saved)) or not self.report.complete or (bool(
+            saved = any(self._saved(p["fit"]) for p in found)  # a call of it saved to a file (savedreach.py)
+            only_saved = saved and not sites & self._reached
+            reached = (bool(sites & self._reached) or saved or not self.report.complete or (bool(
                 sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
                 p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
             if len(site) == 3:  # reported where the statement starts

@@ -1,0 +1,386 @@
+"""The static leakage analysis on the kinds a held-out wave of recommender, learning-to-rank and click-through code
+showed (issue 17, wave 89), in both directions:
+
+* a stage script that computes its features with a helper module and saves the table through a writing helper of
+  another module (``save_table(df, path)``, the path its own caller passes) hands those rows to the model script
+  that reads the file (helperreads.py, passedpaths.py): a statistic per key over every training row, held out
+  later by one fold of a ``GroupKFold`` taken with ``next``, is a fit before that split, reported at the helper's
+  line; the same helper run on the test file, whose table the model script reads and never uses, adds nothing;
+  a model script reading another file is silent;
+* ``next(kf.split(X))`` takes one fold: a hold-out, no cross-validation (positions.py);
+* a save reaches a model as far as the scripts that read the file use it (savedreach.py): statistics of a
+  train/validation/test stack saved to Parquet and read back by model scripts that keep the columns of a feature
+  list (a config class's list, the file's path an option of ``config.ini``: yamlpaths.py) are reported for the
+  listed columns only; a stage whose file no script reads, though it reads another stage's file, saves for
+  nobody;
+* values replaced at Tukey's fences with ``Series.mask`` are fences of every row (outliers.py);
+* two scripts that read one raw file read the same rows (sharedinputs.py): a per-item statistic of every week saved
+  by a feature script, merged by the model script into the same file's rows and the last week held out, is a fit
+  before that split; the statistic of the weeks before the last is silent. Feature objects walked through a
+  progress bar (``for f in tqdm(features)``) are the objects the list holds (vocab.PROGRESS_BARS).
+
+Every example is written for this test."""
+
+from __future__ import annotations
+
+import textwrap
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def write(folder, name, body):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "README.md").write_text("a project\n")  # its root: where scripts hand files to each other
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def alarms(path, where=None) -> list[tuple[str, int]]:
+    """(kind, line) of the findings at warning or above that ``path``'s analysis reports in ``where`` (default:
+    ``path`` itself)."""
+    report, _ = analyze_file(str(path))
+    where = str(where or path)
+    return sorted((f.kind, f.location["line"]) for f in report.findings
+                  if f.severity >= Severity.WARNING and f.location.get("file") == where)
+
+
+def line_of(path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# ---------------------------------------------------------------- a stage writing through a helper of another module
+
+IO_HELPERS = """\
+    import pandas as pd
+
+    def load_table(path):
+        return pd.read_csv(path)
+
+    def save_table(frame, path):
+        frame.to_csv(path, index=False)
+"""
+
+FEATURES = """\
+    def add_hotel_stats(frame):
+        per_hotel = frame.groupby('hotel')['nightly_rate'].mean()
+        frame['hotel_rate'] = frame['hotel'].map(per_hotel)
+        return frame
+"""
+
+STAGE = """\
+    import os
+    from io_helpers import *
+    from features import add_hotel_stats
+
+    def build(read_path, write_path):
+        table = load_table(read_path)
+        table = add_hotel_stats(table)
+        save_table(table, write_path)
+
+    def main():
+        here = os.path.dirname(__file__)
+        build(os.path.join(here, 'data', 'bookings_train.csv'), os.path.join(here, 'data', 'bookings_train_feats.csv'))
+        build(os.path.join(here, 'data', 'bookings_test.csv'), os.path.join(here, 'data', 'bookings_test_feats.csv'))
+
+    if __name__ == '__main__':
+        main()
+"""
+
+RANKER = """\
+    import os
+    import pandas as pd
+    import lightgbm as lgb
+    from sklearn.model_selection import GroupKFold
+
+    here = os.path.dirname(__file__)
+    train = pd.read_csv(os.path.join(here, 'data', '{name}'))
+    unused = pd.read_csv(os.path.join(here, 'data', 'bookings_test_feats.csv'))
+    cols = ['hotel_rate', 'nightly_rate', 'stars']
+    fit_rows, valid_rows = next(GroupKFold(n_splits=5).split(train, groups=train['query']))
+    fit_part, held_part = train.iloc[fit_rows], train.iloc[valid_rows]
+    ranker = lgb.LGBMRanker().fit(fit_part[cols], fit_part['booked'],
+                                  group=fit_part.groupby('query').size().to_numpy())
+    print(ranker.predict(held_part[cols]))
+"""
+
+
+def _stage_project(tmp_path, reads: str):
+    write(tmp_path, "io_helpers.py", IO_HELPERS)
+    features = write(tmp_path, "features.py", FEATURES)
+    stage = write(tmp_path, "make_features.py", STAGE)
+    write(tmp_path, "rank.py", RANKER.replace("{name}", reads))
+    return stage, features
+
+
+def test_a_helper_statistic_saved_through_a_helper_of_another_module_is_a_fit_before_the_fold_held_out(tmp_path):
+    stage, features = _stage_project(tmp_path, "bookings_train_feats.csv")
+    assert alarms(stage, features) == [("fit_before_split", line_of(features, "per_hotel = "))]
+
+
+def test_the_stage_is_silent_when_the_model_script_reads_the_raw_file(tmp_path):
+    stage, features = _stage_project(tmp_path, "bookings_train.csv")
+    assert alarms(stage, features) == []
+
+
+def test_one_fold_taken_with_next_is_one_hold_out_not_a_cross_validation(tmp_path):
+    body = """\
+        import pandas as pd
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.model_selection import GroupKFold
+        from sklearn.preprocessing import StandardScaler
+
+        clicks = pd.read_csv('clicks_train.csv')
+        later = pd.read_csv('clicks_test.csv')
+        cols = ['dwell', 'position']
+        clicks[cols] = StandardScaler().fit_transform(clicks[cols])
+        a, b = next(GroupKFold(n_splits=4).split(clicks, groups=clicks['visit']))
+        model = LogisticRegression().fit(clicks.iloc[a][cols], clicks.iloc[a]['clicked'])
+        print(model.score(clicks.iloc[b][cols], clicks.iloc[b]['clicked']))
+    """
+    path = write(tmp_path, "clicks.py", body)
+    assert alarms(path) == [("fit_before_split", 9)]
+    looped = write(tmp_path, "clicks_cv.py", body.replace(
+        "a, b = next(GroupKFold(n_splits=4).split(clicks, groups=clicks['visit']))",
+        "for a, b in GroupKFold(n_splits=4).split(clicks, groups=clicks['visit']):").replace(
+        "model = ", "    model = ").replace("print(", "    print("))
+    assert alarms(looped) == [("fit_outside_cv", 9)]
+
+
+# ---------------------------------------------------------------- saved statistics, read back through a feature list
+
+STACKED = """\
+    import configparser
+    import pandas as pd
+
+    config = configparser.ConfigParser()
+    config.read('settings.ini')
+
+    def build(train, valid, test):
+        for frame, name in zip([train, valid, test], ['train', 'valid', 'test']):
+            frame['part'] = name
+        every = pd.concat([train, valid, test], ignore_index=True)
+        by_item = every.groupby('item')
+        every['item_rate'] = by_item['rate'].transform(lambda x: x.mean())
+        every['item_stay'] = by_item['stay'].transform(lambda x: x.mean())
+        return every[every.part == 'train'], every[every.part == 'valid'], every[every.part == 'test']
+
+    def main():
+        train = pd.read_parquet(config['FILES']['TRAIN_RAW'])
+        valid = pd.read_parquet(config['FILES']['VALID_RAW'])
+        test = pd.read_parquet(config['FILES']['TEST_RAW'])
+        train, valid, test = build(train, valid, test)
+        train.to_parquet('tables/train_ready.parquet')
+        valid.to_parquet('tables/valid_ready.parquet')
+        test.to_parquet('tables/test_ready.parquet')
+
+    if __name__ == '__main__':
+        main()
+"""
+
+SETTINGS = """\
+    [FILES]
+    TRAIN_RAW = ./tables/train_raw.parquet
+    VALID_RAW = ./tables/valid_raw.parquet
+    TEST_RAW = ./tables/test_raw.parquet
+    TRAIN_READY = ./tables/train_ready.parquet
+    VALID_READY = ./tables/valid_ready.parquet
+"""
+
+COLUMNS = """\
+    class Columns:
+        def __init__(self):
+            self.names = ['rate', 'stay', 'item_rate']
+
+        def get(self):
+            return self.names
+"""
+
+TUNE = """\
+    import configparser
+    import pandas as pd
+    import lightgbm as lgb
+    from settings.columns import Columns
+
+    config = configparser.ConfigParser()
+    config.read('settings.ini')
+    train = pd.read_parquet(config['FILES']['TRAIN_READY'])
+    valid = pd.read_parquet(config['FILES']['VALID_READY'])
+    cols = Columns().get()
+    model = lgb.LGBMRanker().fit(train[cols], train['label'], group=train.groupby('query').size().to_numpy(),
+                                 eval_set=[(valid[cols], valid['label'])],
+                                 eval_group=[valid.groupby('query').size().to_numpy()])
+    print(model.best_score_)
+"""
+
+
+PREDICT = """\
+    import pandas as pd
+    import lightgbm as lgb
+    from settings.columns import Columns
+
+    train = pd.read_parquet('tables/train_ready.parquet')
+    test = pd.read_parquet('tables/test_ready.parquet')
+    cols = Columns().get()
+    model = lgb.LGBMRanker().fit(train[cols], train['label'], group=train.groupby('query').size().to_numpy())
+    test['score'] = model.predict(test[cols])
+    test[['query', 'item', 'score']].to_csv('submission.csv', index=False)
+"""
+
+
+def _stacked_project(tmp_path, listed: str):
+    write(tmp_path, "settings.ini", SETTINGS)
+    write(tmp_path, "settings/__init__.py", "")
+    write(tmp_path, "settings/columns.py", COLUMNS.replace("'item_rate'", listed))
+    writer = write(tmp_path, "build.py", STACKED)
+    write(tmp_path, "tune.py", TUNE)
+    write(tmp_path, "predict.py", PREDICT)
+    return writer
+
+
+def test_saved_statistics_of_a_stack_alarm_only_for_the_columns_a_feature_list_reads_back(tmp_path):
+    writer = _stacked_project(tmp_path, "'item_rate'")
+    assert alarms(writer) == [("fit_on_test", line_of(writer, "every['item_rate']"))]
+
+
+def test_saved_statistics_no_feature_list_reads_back_are_notes(tmp_path):
+    writer = _stacked_project(tmp_path, "'position'")
+    assert alarms(writer) == []
+    report, _ = analyze_file(str(writer))
+    assert {f.location["line"] for f in report.findings if f.kind == "fit_on_test"} == {
+        line_of(writer, "every['item_rate']"), line_of(writer, "every['item_stay']")}
+
+
+DEAD_END = """\
+    import pandas as pd
+    from sklearn.impute import SimpleImputer
+
+    test = pd.read_csv('cleaned_test.csv')
+    test[['rate']] = SimpleImputer(strategy='median').fit_transform(test[['rate']])
+    test.to_csv('{name}')
+"""
+
+CLEAN = """\
+    import pandas as pd
+
+    raw = pd.read_csv('raw_test.csv')
+    raw.dropna(subset=['item']).to_csv('cleaned_test.csv')
+"""
+
+SUBMIT = """\
+    import pandas as pd
+    import joblib
+
+    model = joblib.load('model.pkl')
+    rows = pd.read_csv('imputed_test.csv')
+    pd.DataFrame({'score': model.predict(rows[['rate']])}).to_csv('submission.csv')
+"""
+
+
+def test_a_stage_saving_a_file_no_script_reads_saves_for_nobody(tmp_path):
+    write(tmp_path, "clean.py", CLEAN)
+    stage = write(tmp_path, "impute.py", DEAD_END.replace("{name}", "imputed_test.csv"))
+    assert alarms(stage) == []
+
+
+def test_the_same_stage_alarms_when_a_script_scores_its_file(tmp_path):
+    write(tmp_path, "clean.py", CLEAN)
+    stage = write(tmp_path, "impute.py", DEAD_END.replace("{name}", "imputed_test.csv"))
+    write(tmp_path, "submit.py", SUBMIT)
+    assert alarms(stage) == [("fit_on_test", 5)]
+
+
+# ---------------------------------------------------------------- values replaced at fences with Series.mask
+
+FENCES = """\
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import train_test_split
+
+
+    def fence(frame, col, k=1.5):
+        low = frame[col].quantile(0.25)
+        high = frame[col].quantile(0.75)
+        spread = high - low
+        frame[col] = frame[col].mask((frame[col] < low - k * spread) | (frame[col] > high + k * spread), pd.NA)
+        return frame
+
+
+    homes = pd.read_csv('homes.csv')
+    {before}
+    fit_rows, test_rows = train_test_split(homes, random_state=0)
+    {after}
+    model = Ridge().fit(fit_rows[['area']].fillna(0), fit_rows['price'])
+    print(model.score(test_rows[['area']].fillna(0), test_rows['price']))
+"""
+
+
+def test_values_masked_beyond_fences_of_every_row_are_a_fit_before_the_split(tmp_path):
+    path = write(tmp_path, "homes.py", FENCES.replace("{before}", "homes = fence(homes, 'area')").replace(
+        "{after}", ""))
+    assert alarms(path) == [("fit_before_split", 7), ("fit_before_split", 8)]
+
+
+def test_fences_of_the_training_part_alone_are_silent(tmp_path):
+    path = write(tmp_path, "homes.py", FENCES.replace("{before}", "").replace(
+        "{after}", "fit_rows = fence(fit_rows, 'area')"))
+    assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- one raw file read by two scripts
+
+ITEM_FEATURES = """\
+    import pandas as pd
+    from tqdm import tqdm
+
+    class RateStats:
+        def __init__(self, sales):
+            self.sales = sales
+
+        def get(self):
+            return self.sales.groupby('sku')['price'].mean().rename('sku_price').to_frame()
+
+    class Collector:
+        @staticmethod
+        def collect(parts):
+            out = None
+            for part in tqdm(parts):
+                table = part.get()
+                out = table if out is None else out.join(table)
+            return out
+
+    sales = pd.read_csv('/home/me/shop/raw/sales.csv')
+    {rows}
+    Collector.collect([RateStats(history)]).to_parquet('/home/me/shop/raw/sku_features.parquet')
+"""
+
+WEEKLY_MODEL = """\
+    import pandas as pd
+    from pathlib import Path
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    base = Path().absolute().parent
+    sales = pd.read_csv(base / 'shop/sales.csv')
+    extra = pd.read_parquet(base / 'shop/sku_features.parquet')
+    rows = sales.merge(extra, on='sku', how='left')
+    last = 52
+    fit_rows = rows[rows.week != last]
+    valid_rows = rows[rows.week == last]
+    model = GradientBoostingClassifier().fit(fit_rows[['sku_price', 'price']], fit_rows['bought'])
+    print(model.score(valid_rows[['sku_price', 'price']], valid_rows['bought']))
+"""
+
+
+def test_a_statistic_of_every_week_saved_and_merged_into_the_same_raw_file_is_a_fit_before_the_week_held_out(
+        tmp_path):
+    writer = write(tmp_path, "features.py", ITEM_FEATURES.replace("{rows}", "history = sales"))
+    write(tmp_path, "model.py", WEEKLY_MODEL)
+    assert alarms(writer) == [("fit_before_split", line_of(writer, "groupby('sku')"))]
+
+
+def test_the_statistic_of_the_weeks_before_the_last_is_silent(tmp_path):
+    writer = write(tmp_path, "features.py", ITEM_FEATURES.replace("{rows}", "history = sales[sales.week < 52]"))
+    write(tmp_path, "model.py", WEEKLY_MODEL)
+    assert alarms(writer) == []
