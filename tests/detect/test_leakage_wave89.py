@@ -384,3 +384,31 @@ def test_the_statistic_of_the_weeks_before_the_last_is_silent(tmp_path):
     writer = write(tmp_path, "features.py", ITEM_FEATURES.replace("{rows}", "history = sales[sales.week < 52]"))
     write(tmp_path, "model.py", WEEKLY_MODEL)
     assert alarms(writer) == []
+
+
+# ---------------------------------------------------------------- a per-week table moved one week on: a lag
+
+WEEKLY = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    visits = pd.read_csv('visits.csv')
+    by_week = visits.groupby(['week', 'page'])['dwell'].mean().rename('page_dwell').reset_index()
+    {shift}
+    rows = visits.merge(by_week, on=['week', 'page'], how='left').fillna(0)
+    last = 30
+    train_rows = rows[rows.week != last]
+    valid_rows = rows[rows.week == last]
+    forest = RandomForestClassifier().fit(train_rows[['page_dwell', 'dwell']], train_rows['returned'])
+    print(forest.score(valid_rows[['page_dwell', 'dwell']], valid_rows['returned']))
+"""
+
+
+def test_a_per_week_statistic_of_every_week_merged_on_its_own_week_is_a_fit_before_the_week_held_out(tmp_path):
+    path = write(tmp_path, "weekly.py", WEEKLY.replace("{shift}", ""))
+    assert alarms(path) == [("fit_before_split", 5)]
+
+
+def test_the_same_table_moved_one_week_on_is_a_lag_and_silent(tmp_path):
+    path = write(tmp_path, "weekly.py", WEEKLY.replace("{shift}", "by_week.week += 1"))
+    assert alarms(path) == []

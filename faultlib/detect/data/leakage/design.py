@@ -371,7 +371,7 @@ class DesignChecks:
         # patient_id) a count is the entity's own size, no statistic of other rows
         grouped = groupby_call(inner) if inner is not None else None
         per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
-        counted = counts_per_key(name, inner) and not per_id
+        counted = counts_per_key(name, inner) and not per_id and id(grouped) not in self._lagged_groupbys()
         # a GroupBy's sum: each group's total over its rows, unless a key is an id (groupby(['visitor_id']): the
         # entity's own rows, as for a count)
         totalled = grouped is not None and not per_id and not _keyed_by_id(grouped)
