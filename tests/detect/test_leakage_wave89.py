@@ -412,3 +412,58 @@ def test_a_per_week_statistic_of_every_week_merged_on_its_own_week_is_a_fit_befo
 def test_the_same_table_moved_one_week_on_is_a_lag_and_silent(tmp_path):
     path = write(tmp_path, "weekly.py", WEEKLY.replace("{shift}", "by_week.week += 1"))
     assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- an option no configuration module switches on
+
+CONFIG_BASE = """\
+    from types import SimpleNamespace
+
+    cfg = SimpleNamespace()
+    cfg.seed = 7
+"""
+
+CONFIG_RUN = """\
+    from configs.base import cfg
+
+    cfg.count_encode = {value}
+"""
+
+TRAIN_WITH_OPTIONS = """\
+    import importlib
+    import sys
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    cfg = importlib.import_module(f'configs.{sys.argv[1]}').cfg
+    train = pd.read_csv('train.csv')
+    valid = pd.read_csv('valid.csv')
+    if cfg.get('count_encode', False):
+        both = pd.concat([train, valid])
+        counts = both['city'].value_counts()
+        train['city_n'] = train['city'].map(counts)
+        valid['city_n'] = valid['city'].map(counts)
+    cols = [c for c in train.columns if c != 'label']
+    model = LogisticRegression().fit(train[cols], train['label'])
+    print(model.score(valid[cols], valid['label']))
+"""
+
+
+def _options_project(tmp_path, value: str):
+    write(tmp_path, "configs/base.py", CONFIG_BASE)
+    write(tmp_path, "configs/run_a.py", CONFIG_RUN.replace("{value}", value))
+    return write(tmp_path, "train.py", TRAIN_WITH_OPTIONS)
+
+
+def test_a_count_over_train_and_validation_under_an_option_a_config_switches_on_is_an_alarm(tmp_path):
+    path = _options_project(tmp_path, "True")
+    assert alarms(path) == [("fit_on_test", 11)]
+
+
+def test_the_same_branch_under_an_option_no_config_switches_on_is_a_note(tmp_path):
+    path = _options_project(tmp_path, "False")
+    assert alarms(path) == []
+    report, _ = analyze_file(str(path))
+    notes = [f for f in report.findings if f.location.get("line") == 11]
+    assert [f.severity for f in notes] == [Severity.INFO]
+    assert "cfg.count_encode" in notes[0].message and "run_a.py line 3" in notes[0].message

@@ -252,6 +252,7 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_
         InputError: nested too deeply for the parser (:func:`~faultlib.readers.pysource.parse_python`).
     """
     from faultlib.detect.data.leakage import moduleflags
+    from faultlib.detect.data.leakage.configflags import config_switches
     from faultlib.detect.data.leakage.source import parse_tolerant
     from faultlib.detect.data.leakage.static import Analyzer, StaticReport
     from faultlib.findings import Finding, Severity, analysis_incomplete
@@ -262,7 +263,8 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_
         analyzer.repo_files = repo
         analyzer.preferred_read = preferred_read
         analyzer.handed_files = tuple(handed_files)
-        analyzer.switches = moduleflags.module_switches(tree, smap.default_lines())  # FLAG = False: if FLAG never runs
+        analyzer.switches = {**moduleflags.module_switches(tree, smap.default_lines()),  # FLAG = False: if FLAG never
+                             **config_switches(tree, smap.file)}  # runs; nor an option no config sets (configflags.py)
         report = analyzer.run()
         used = vars(analyzer).get("switched")
         if used:  # a fit whose leak needs a branch switched off is a note naming the flag (moduleflags.py)
