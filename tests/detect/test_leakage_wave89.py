@@ -467,3 +467,30 @@ def test_the_same_branch_under_an_option_no_config_switches_on_is_a_note(tmp_pat
     notes = [f for f in report.findings if f.location.get("line") == 11]
     assert [f.severity for f in notes] == [Severity.INFO]
     assert "cfg.count_encode" in notes[0].message and "run_a.py line 3" in notes[0].message
+
+
+# ---------------------------------------------------------------- a statistic within each search of a ranking
+
+SEARCHES = """\
+    import pandas as pd
+    import lightgbm as lgb
+    from sklearn.model_selection import GroupKFold
+
+    offers = pd.read_csv('offers.csv')
+    offers['price_z'] = offers.groupby('{key}')['price'].transform(lambda p: (p - p.mean()) / p.std())
+    cols = ['price_z', 'stars']
+    fit_rows, test_rows = next(GroupKFold(n_splits=5).split(offers, groups=offers['srch_id']))
+    fit_part, test_part = offers.iloc[fit_rows], offers.iloc[test_rows]
+    ranker = lgb.LGBMRanker().fit(fit_part[cols], fit_part['booked'], group=fit_part.groupby('srch_id').size())
+    print(ranker.predict(test_part[cols]))
+"""
+
+
+def test_a_price_statistic_per_hotel_across_searches_is_a_fit_before_the_searches_held_out(tmp_path):
+    path = write(tmp_path, "offers.py", SEARCHES.replace("{key}", "hotel"))
+    assert alarms(path) == [("fit_before_split", 6)]
+
+
+def test_a_price_statistic_within_each_search_is_the_searchs_own(tmp_path):
+    path = write(tmp_path, "offers.py", SEARCHES.replace("{key}", "srch_id"))
+    assert alarms(path) == []
