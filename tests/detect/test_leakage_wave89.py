@@ -494,3 +494,16 @@ def test_a_price_statistic_per_hotel_across_searches_is_a_fit_before_the_searche
 def test_a_price_statistic_within_each_search_is_the_searchs_own(tmp_path):
     path = write(tmp_path, "offers.py", SEARCHES.replace("{key}", "srch_id"))
     assert alarms(path) == []
+
+
+def test_a_group_fill_helper_called_per_search_then_per_hotel_is_a_fit_of_the_hotel_groups(tmp_path):
+    body = SEARCHES.replace(
+        "offers['price_z'] = offers.groupby('{key}')['price'].transform(lambda p: (p - p.mean()) / p.std())",
+        "def fill_by(frame, keys, col):\n"
+        "        frame[col] = frame.groupby(keys)[col].transform(lambda v: v.fillna(v.median()))\n"
+        "        return frame\n"
+        "    offers = fill_by(offers, 'srch_id', 'stars')\n"
+        "    offers = fill_by(offers, 'hotel', 'price')\n"
+        "    offers['price_z'] = offers['price']")
+    path = write(tmp_path, "offers.py", body)
+    assert alarms(path) == [("fit_before_split", 7)]

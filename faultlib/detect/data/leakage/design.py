@@ -455,6 +455,8 @@ class DesignChecks:
         if name == "groupby":
             if sample_keys(args[0] if args else kwargs.get("by")):
                 self._sample_groupbys.add(id(node))
+            else:  # a helper's groupby(keys) called again with other keys: this call's keys decide (wave 89)
+                self._sample_groupbys.discard(id(node))
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:
                 if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \
