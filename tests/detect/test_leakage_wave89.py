@@ -17,25 +17,22 @@ showed (issue 17, wave 89), in both directions:
 * two scripts that read one raw file read the same rows (sharedinputs.py): a per-item statistic of every week saved
   by a feature script, merged by the model script into the same file's rows and the last week held out, is a fit
   before that split; the statistic of the weeks before the last is silent. Feature objects walked through a
-  progress bar (``for f in tqdm(features)``) are the objects the list holds (vocab.PROGRESS_BARS).
+  progress bar (``for f in tqdm(features)``) are the objects the list holds (vocab.PROGRESS_BARS);
+* a per-week table moved one week on (``t.week += 1``) before it is merged is a lag (lagged.py); merged on its own
+  week it is a fit before the week held out;
+* a branch under an option every configuration module of the project leaves off (``cfg.get('x', False)``, the
+  module picked by name at run time) is a note naming the option; switched on by one module, an alarm
+  (configflags.py);
+* a statistic within each search of a ranking (``groupby('srch_id')``) is the search's own (samples.py); a helper
+  that groups by a search and then by a hotel is a fit of the hotel groups.
 
 Every example is written for this test."""
 
 from __future__ import annotations
 
-import textwrap
-
 from faultlib.detect.data.leakage import analyze_file
 from faultlib.findings import Severity
-
-
-def write(folder, name, body):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "README.md").write_text("a project\n")  # its root: where scripts hand files to each other
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(body))
-    return path
+from tests.detect.test_leakage_handed_on import write
 
 
 def alarms(path, where=None) -> list[tuple[str, int]]:
