@@ -30,6 +30,8 @@ Every example is written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+
 from faultlib.detect.data.leakage import analyze_file
 from faultlib.findings import Severity
 from tests.detect.test_leakage_handed_on import write
@@ -504,3 +506,17 @@ def test_a_group_fill_helper_called_per_search_then_per_hotel_is_a_fit_of_the_ho
         "    offers['price_z'] = offers['price']")
     path = write(tmp_path, "offers.py", body)
     assert alarms(path) == [("fit_before_split", 7)]
+
+
+def test_a_stage_that_also_scores_models_keeps_its_alarm_though_no_script_reads_its_file(tmp_path):
+    """The models of a long list are run through functions the analysis does not follow one by one; the script
+    predicts, so its save is not the only use of what it computed."""
+    write(tmp_path, "clean.py", CLEAN)
+    models = "".join(f"def model_{i}(rows, target):\n    return Ridge(alpha={i}).fit(rows, target).predict(rows)\n\n"
+                     for i in range(10))
+    runs = "for run in [" + ", ".join(f"model_{i}" for i in range(10)) + "]:\n    print(run(test[['rate']], " \
+        "test['label']))\n"
+    stage = tmp_path / "impute.py"
+    stage.write_text("from sklearn.linear_model import Ridge\n" + textwrap.dedent(
+        DEAD_END.replace("{name}", "imputed_test.csv")) + "\n" + models + runs)
+    assert ("fit_on_test", 6) in alarms(stage)

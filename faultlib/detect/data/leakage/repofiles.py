@@ -8,7 +8,11 @@ writes and reads (:mod:`~faultlib.detect.data.leakage.pathexprs`);
 :func:`handed_on` runs the writer and each script that reads one of its files as one program
 (:func:`~faultlib.detect.data.leakage.analyze_session`, the writer first: the order they run in is unknown and a
 read needs the write before it) and keeps the findings at the writer's own lines, each naming the file and the
-line that read it (``evidence["handed_on"]``). The reader's own leaks are its own report's.
+line that read it (``evidence["handed_on"]``), and at the lines of the modules the writer runs whose fits shaped the
+rows written (a feature helper the stage script calls: wave 89). The reader's own leaks are its own report's. A fit
+whose only reach in the writer was a save takes the readers' verdict (:mod:`.savedreach`): in the joins, a save
+of a file an evaluating script reads (:meth:`RepoFiles.evaluated_files`), or of a file no script reads though a
+stage wrote it (:meth:`RepoFiles.dead_ends`), reaches nothing by itself.
 
 Bounds: a root of at most :data:`MAX_FILES` scripts (and :data:`~.nbfiles.MAX_NOTEBOOKS` notebooks),
 :data:`MAX_READERS` readers a writer; a path that cannot be known links nothing. A notebook's lines in the index are
@@ -406,11 +410,41 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     unused = _noted(report, reread - set(best), f"the scripts that read the file ({names}) do not use what it "
                     "computed to train or score")  # saved for readers, and no reader's model is reached by it
     dead = repo.dead_ends([script])  # saved to files no script reads, by a stage of the pipeline (savedreach.py)
-    if not readers and all(any(same_file(w, d, repo.name_unique) for d in dead) for w in report.fitted_writes):
+    if not readers and all(any(same_file(w, d, repo.name_unique) for d in dead) for w in report.fitted_writes) and \
+            not _predicts(members, path):
         unused |= _noted(report, report.saved_only & report.written_fits, "no script of the repository reads the "
                          f"files it shaped ({', '.join(w.text for w in report.fitted_writes)}), though this script "
                          "reads what another of its scripts wrote: that branch of the pipeline stops here")
     return bool(best) or bool(unused)
+
+
+def _predicts(members: list[Path], writer: str | Path) -> bool:
+    """The writer, or a function of its program it calls (followed through calls by name), predicts, scores or
+    cross-validates: a model may use what it computed beyond the saves the analysis saw (a stacking helper run on
+    every model of a list), so its unread saves are not the only use; only a stage that prepares data saves for
+    nobody. A helper of a member module that nothing calls (a plotting module's ``model.predict``) does not count."""
+    from faultlib.detect.data.leakage import vocab
+
+    names = vocab.EVALUATE | vocab.CV_FUNCTIONS | vocab.MODEL_METHODS
+    functions: dict[str, ast.AST] = {}
+    for m in members:
+        tree = _tree(Path(m))
+        functions.update((n.name, n) for n in (tree.body if tree is not None else ()) if isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    todo, seen = [_tree(Path(writer))], set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for n in walk_once(node):
+            called = n.func.attr if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) else n.func.id if \
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+            if called in names:
+                return True
+            if called in functions:
+                todo.append(functions[called])
+    return False
 
 
 def _noted(report: Any, keys: set[Any], why: str) -> set[Any]:
