@@ -520,3 +520,4 @@ def test_a_stage_that_also_scores_models_keeps_its_alarm_though_no_script_reads_
     stage.write_text("from sklearn.linear_model import Ridge\n" + textwrap.dedent(
         DEAD_END.replace("{name}", "imputed_test.csv")) + "\n" + models + runs)
     assert ("fit_on_test", 6) in alarms(stage)
+

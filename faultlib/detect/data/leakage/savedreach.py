@@ -37,17 +37,21 @@ class SavedReach:
     def _reach_saved(self, *values: Any) -> None:
         """``values`` are saved (see the module docstring): their fits are reached by the save, kept apart from the
         other reaches, unless the file is one the joined readers read."""
-        if self._writing is not None and any(same_file(h, self._writing, self._unique) or  # type: ignore[attr-defined]
-                                             same_file(self._writing, h, self._unique)  # type: ignore[attr-defined]
-                                             for h in self.handed_files):
-            return
+        handed = self._writing is not None and any(
+            same_file(h, self._writing, self._unique) or same_file(self._writing, h, self._unique)  # type: ignore
+            for h in self.handed_files)
         before, self._reached = self._reached, set()  # type: ignore[has-type]
         uids = self.__dict__.pop("_reached_uids", set())
         try:
             self._reach(*values)  # type: ignore[attr-defined]
-            self.__dict__.setdefault("_saved_uids", set()).update(self.__dict__.get("_reached_uids", ()))
+            self.__dict__.setdefault("_handed_uids" if handed else "_saved_uids", set()).update(
+                self.__dict__.get("_reached_uids", ()))
         finally:
             self._reached, self.__dict__["_reached_uids"] = before, uids
+
+    def _handed(self, fit: Any) -> bool:
+        """This call of a fit was saved to a file the joined readers read (and the save reached nothing)."""
+        return fit.uid in self.__dict__.get("_handed_uids", ())
 
     def _saved(self, fit: Any) -> bool:
         """A save reached this call of a fit (its ``uid``: a helper that saves the training file's table and the

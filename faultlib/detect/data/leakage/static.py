@@ -647,12 +647,13 @@ class Analyzer(UnlabelledTests, ScoredWeights, ReportPicks, DeletedColumns, Colu
                 fit.line, fit.column), []).append(p)
         uids = self.__dict__.get("_reached_uids", set())
         for site, found in by_site.items():
-            # a helper run on several tables (the training file, then the test file): the kind of the calls whose
-            # output reached something, when some did and another, on other tables, did not
+            # a helper run on several tables (the training file, then the test file) whose tables went to files the
+            # joined readers read: the kind of the calls whose output reached something, not of a call on other
+            # tables whose file the readers left unused (savedreach.py)
             live = [p for p in found if p["fit"].uid in uids]
             tables = {r for p in live for r in _fit_roots(p["fit"])}
-            found = [p for p in found if p in live or not _fit_roots(p["fit"]) or _fit_roots(p["fit"]) & tables] \
-                if live else found
+            found = [p for p in found if p in live or not self._handed(p["fit"]) or not _fit_roots(p["fit"]) or
+                     _fit_roots(p["fit"]) & tables] if live else found
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
             found.sort(key=lambda p: order.index(p["kind"]) + 1.5 * bool(p.get("validation")))
             best, fit = found[0], found[0]["fit"]
