@@ -66,6 +66,8 @@ FEATURES = """\
     def add_hotel_stats(frame):
         per_hotel = frame.groupby('hotel')['nightly_rate'].mean()
         frame['hotel_rate'] = frame['hotel'].map(per_hotel)
+        spread = frame.groupby('hotel')['nightly_rate'].transform('std').fillna(1)
+        frame['rate_z'] = (frame['nightly_rate'] - frame['hotel_rate']) / spread
         return frame
 """
 
@@ -97,7 +99,7 @@ RANKER = """\
     here = os.path.dirname(__file__)
     train = pd.read_csv(os.path.join(here, 'data', '{name}'))
     unused = pd.read_csv(os.path.join(here, 'data', 'bookings_test_feats.csv'))
-    cols = ['hotel_rate', 'nightly_rate', 'stars']
+    cols = ['hotel_rate', 'rate_z', 'nightly_rate', 'stars']
     fit_rows, valid_rows = next(GroupKFold(n_splits=5).split(train, groups=train['query']))
     fit_part, held_part = train.iloc[fit_rows], train.iloc[valid_rows]
     ranker = lgb.LGBMRanker().fit(fit_part[cols], fit_part['booked'],
@@ -116,7 +118,8 @@ def _stage_project(tmp_path, reads: str):
 
 def test_a_helper_statistic_saved_through_a_helper_of_another_module_is_a_fit_before_the_fold_held_out(tmp_path):
     stage, features = _stage_project(tmp_path, "bookings_train_feats.csv")
-    assert alarms(stage, features) == [("fit_before_split", line_of(features, "per_hotel = "))]
+    assert alarms(stage, features) == [("fit_before_split", line_of(features, "per_hotel = ")),
+                                       ("fit_before_split", line_of(features, "spread = "))]
 
 
 def test_the_stage_is_silent_when_the_model_script_reads_the_raw_file(tmp_path):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib.detect.data.leakage.pathexprs import FilePath, same_file
+from faultlib.detect.data.leakage.values import maybe_data, parts
 
 
 class SavedReach:
@@ -44,19 +45,28 @@ class SavedReach:
         uids = self.__dict__.pop("_reached_uids", set())
         try:
             self._reach(*values)  # type: ignore[attr-defined]
-            self.__dict__.setdefault("_handed_uids" if handed else "_saved_uids", set()).update(
-                self.__dict__.get("_reached_uids", ()))
+            self.__dict__.setdefault("_saved_uids", set()).update(() if handed else self.__dict__.get(
+                "_reached_uids", ()))
+            if handed:  # (a call's fit is known by its place and tables: a statistic may be recorded twice)
+                self.__dict__.setdefault("_handed_calls", set()).update(
+                    _call(t) for v in values if (d := maybe_data(v)) is not None for t in d.taints)
         finally:
             self._reached, self.__dict__["_reached_uids"] = before, uids
 
     def _handed(self, fit: Any) -> bool:
-        """This call of a fit was saved to a file the joined readers read (and the save reached nothing)."""
-        return fit.uid in self.__dict__.get("_handed_uids", ())
+        """This call of a fit (its place and the tables it saw) was saved to a file the joined readers read (and the
+        save reached nothing)."""
+        return _call(fit) in self.__dict__.get("_handed_calls", ())
 
     def _saved(self, fit: Any) -> bool:
         """A save reached this call of a fit (its ``uid``: a helper that saves the training file's table and the
         test file's is two calls, and only one of the files may be one the joined readers read)."""
         return fit.uid in self.__dict__.get("_saved_uids", ())
+
+
+def _call(fit: Any) -> tuple:
+    """A fit's place and the tables (root ids) its rows come from."""
+    return fit.line, fit.column, frozenset(p.root.uid for p in parts(fit.rows)) if fit.rows is not None else None
 
 
 __all__ = ["SavedReach"]
