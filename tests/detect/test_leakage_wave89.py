@@ -524,3 +524,12 @@ def test_a_stage_that_also_scores_models_keeps_its_alarm_though_no_script_reads_
         DEAD_END.replace("{name}", "imputed_test.csv")) + "\n" + models + runs)
     assert ("fit_on_test", 6) in alarms(stage)
 
+
+
+def test_a_stage_whose_file_another_script_names_keeps_its_alarm_though_the_index_links_no_read(tmp_path):
+    """The stage writes ``out/imputed_test.csv``, the scorer reads ``input/imputed_test.csv`` (the folder moved
+    between the runs): the index links no read, yet the file's name is read in a string of another script."""
+    write(tmp_path, "clean.py", CLEAN)
+    stage = write(tmp_path, "impute.py", DEAD_END.replace("{name}", "out/imputed_test.csv"))
+    write(tmp_path, "submit.py", SUBMIT.replace("'imputed_test.csv'", "'input/imputed_test.csv'"))
+    assert alarms(stage) == [("fit_on_test", 5)]

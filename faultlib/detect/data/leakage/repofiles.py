@@ -121,7 +121,9 @@ class RepoFiles:
         """The files ``scripts`` write that no script or notebook of the repository reads, written by a *stage*: a
         script that reads a file another script of the repository writes. The pipeline is in sight and stops
         there (an abandoned branch: the next stage reads another file), so saving one reaches no model
-        (:mod:`.savedreach`). A script reading only raw input may hand its file to code out of sight: not here."""
+        (:mod:`.savedreach`). A script reading only raw input may hand its file to code out of sight: not here;
+        nor a file whose name another script or notebook writes in a string at all (``'./input/%s/feats.csv' %
+        folder``: a read whose path the index cannot know; a commented-out read is no string)."""
         keys = {str(Path(k).resolve()): k for k in self.accesses}
         out: dict[FilePath, None] = {}
         for s in scripts:
@@ -130,9 +132,20 @@ class RepoFiles:
                 continue
             for w in (a for a in self.accesses[key] if a.mode == "write"):
                 if not any(r.mode == "read" and same_file(w.path, r.path, self.name_unique)
-                           for other, accs in self.accesses.items() if other != key for r in accs):
+                           for other, accs in self.accesses.items() if other != key for r in accs) and \
+                        not self._named_elsewhere(w.path.name, key):
                     out[w.path] = None
         return tuple(out)
+
+    def _named_elsewhere(self, name: str, script: str) -> bool:
+        """A script or notebook under the root other than ``script`` has a string constant holding ``name``."""
+        me = Path(script).resolve()
+        for other in [*_scripts(self.root, MAX_FILES), *project_notebooks(self.root)]:
+            tree = _tree(other) if other.resolve() != me else None
+            if tree is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and name in n.value
+                                        for n in walk_once(tree)):
+                return True
+        return False
 
     def _stage(self, script: str) -> bool:
         """``script`` reads a file another script of the repository writes."""
