@@ -11,8 +11,8 @@ showed (issue 17, wave 89), in both directions:
 * a save reaches a model as far as the scripts that read the file use it (savedreach.py): statistics of a
   train/validation/test stack saved to Parquet and read back by model scripts that keep the columns of a feature
   list (a config class's list, the file's path an option of ``config.ini``: yamlpaths.py) are reported for the
-  listed columns only; a stage whose file no script reads, though it reads another stage's file, saves for
-  nobody;
+  listed columns only; a stage whose file no script reads or names, though it reads another stage's file, saves
+  for nobody, unless it predicts or scores a model itself (deadends.py);
 * values replaced at Tukey's fences with ``Series.mask`` are fences of every row (outliers.py);
 * two scripts that read one raw file read the same rows (sharedinputs.py): a per-item statistic of every week saved
   by a feature script, merged by the model script into the same file's rows and the last week held out, is a fit

@@ -12,7 +12,7 @@ line that read it (``evidence["handed_on"]``), and at the lines of the modules t
 rows written (a feature helper the stage script calls: wave 89). The reader's own leaks are its own report's. A fit
 whose only reach in the writer was a save takes the readers' verdict (:mod:`.savedreach`): in the joins, a save
 of a file an evaluating script reads (:meth:`RepoFiles.evaluated_files`), or of a file no script reads though a
-stage wrote it (:meth:`RepoFiles.dead_ends`), reaches nothing by itself.
+stage wrote it (:func:`.deadends.dead_ends`), reaches nothing by itself.
 
 Bounds: a root of at most :data:`MAX_FILES` scripts (and :data:`~.nbfiles.MAX_NOTEBOOKS` notebooks),
 :data:`MAX_READERS` readers a writer; a path that cannot be known links nothing. A notebook's lines in the index are
@@ -116,43 +116,6 @@ class RepoFiles:
             if key is not None:
                 out.update((w.path, None) for _, pairs in self.readers_of(key) for w, _ in pairs)
         return tuple(out)
-
-    def dead_ends(self, scripts: list[str]) -> tuple[FilePath, ...]:
-        """The files ``scripts`` write that no script or notebook of the repository reads, written by a *stage*: a
-        script that reads a file another script of the repository writes. The pipeline is in sight and stops
-        there (an abandoned branch: the next stage reads another file), so saving one reaches no model
-        (:mod:`.savedreach`). A script reading only raw input may hand its file to code out of sight: not here;
-        nor a file whose name another script or notebook writes in a string at all (``'./input/%s/feats.csv' %
-        folder``: a read whose path the index cannot know; a commented-out read is no string)."""
-        keys = {str(Path(k).resolve()): k for k in self.accesses}
-        out: dict[FilePath, None] = {}
-        for s in scripts:
-            key = keys.get(str(Path(s).resolve()))
-            if key is None or not self._stage(key):
-                continue
-            for w in (a for a in self.accesses[key] if a.mode == "write"):
-                if not any(r.mode == "read" and same_file(w.path, r.path, self.name_unique)
-                           for other, accs in self.accesses.items() if other != key for r in accs) and \
-                        not self._named_elsewhere(w.path.name, key):
-                    out[w.path] = None
-        return tuple(out)
-
-    def _named_elsewhere(self, name: str, script: str) -> bool:
-        """A script or notebook under the root other than ``script`` has a string constant holding ``name``."""
-        me = Path(script).resolve()
-        for other in [*_scripts(self.root, MAX_FILES), *project_notebooks(self.root)]:
-            tree = _tree(other) if other.resolve() != me else None
-            if tree is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and name in n.value
-                                        for n in walk_once(tree)):
-                return True
-        return False
-
-    def _stage(self, script: str) -> bool:
-        """``script`` reads a file another script of the repository writes."""
-        writes = [(other, a.path) for other, accs in self.accesses.items() if other != script for a in accs
-                  if a.mode == "write"]
-        return any(r.mode == "read" and same_file(w, r.path, self.name_unique) for r in self.accesses[script]
-                   for _, w in writes)
 
 
 #: calls that split, cross-validate, search or score: a reader without one cannot make a written fit a leak
@@ -363,6 +326,7 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     Returns:
         whether a finding was added or changed.
     """
+    from faultlib.detect.data.leakage.deadends import dead_ends, predicts
     from faultlib.errors import InputError
     from faultlib.findings import Finding, Severity
 
@@ -387,7 +351,7 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
         program = joined_program(chain, relays, reader, str(path))
         try:
             found, _ = analyze_session(program, entry=str(path), repo=repo, preferred_read=prefer,
-                                       handed_files=repo.evaluated_files(program) + repo.dead_ends(program))
+                                       handed_files=repo.evaluated_files(program) + dead_ends(repo, program))
         except InputError:
             return
         if found.read_back:
@@ -422,42 +386,13 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     names = ", ".join(sorted({Path(r).name for r, _ in readers}))
     unused = _noted(report, reread - set(best), f"the scripts that read the file ({names}) do not use what it "
                     "computed to train or score")  # saved for readers, and no reader's model is reached by it
-    dead = repo.dead_ends([script])  # saved to files no script reads, by a stage of the pipeline (savedreach.py)
+    dead = dead_ends(repo, [script])  # saved to files no script reads, by a stage of the pipeline (deadends.py)
     if not readers and all(any(same_file(w, d, repo.name_unique) for d in dead) for w in report.fitted_writes) and \
-            not _predicts(members, path):
+            not predicts(members, path):
         unused |= _noted(report, report.saved_only & report.written_fits, "no script of the repository reads the "
                          f"files it shaped ({', '.join(w.text for w in report.fitted_writes)}), though this script "
                          "reads what another of its scripts wrote: that branch of the pipeline stops here")
     return bool(best) or bool(unused)
-
-
-def _predicts(members: list[Path], writer: str | Path) -> bool:
-    """The writer, or a function of its program it calls (followed through calls by name), predicts, scores or
-    cross-validates: a model may use what it computed beyond the saves the analysis saw (a stacking helper run on
-    every model of a list), so its unread saves are not the only use; only a stage that prepares data saves for
-    nobody. A helper of a member module that nothing calls (a plotting module's ``model.predict``) does not count."""
-    from faultlib.detect.data.leakage import vocab
-
-    names = vocab.EVALUATE | vocab.CV_FUNCTIONS | vocab.MODEL_METHODS
-    functions: dict[str, ast.AST] = {}
-    for m in members:
-        tree = _tree(Path(m))
-        functions.update((n.name, n) for n in (tree.body if tree is not None else ()) if isinstance(
-            n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    todo, seen = [_tree(Path(writer))], set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for n in walk_once(node):
-            called = n.func.attr if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) else n.func.id if \
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
-            if called in names:
-                return True
-            if called in functions:
-                todo.append(functions[called])
-    return False
 
 
 def _noted(report: Any, keys: set[Any], why: str) -> set[Any]:
