@@ -190,7 +190,7 @@ def _note_unassigned(report, path: str, alone: bool) -> None:
         kind="inputs_not_assigned"))
 
 
-def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, preferred_read=None):
+def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, preferred_read=None, handed_files=()):
     """Statically analyse ``.py`` scripts that run in order in one interpreter as one program.
 
     Args:
@@ -202,6 +202,8 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
             files one script writes and another reads (its config modules' constants); ``None``: the scripts' own.
         preferred_read: the file (a :class:`~.pathexprs.FilePath`) a read of a path its callers pass returns when
             it may name several (:class:`~.handoff.FileHandoff`); ``None``: the first one a fit shaped.
+        handed_files: the files (:class:`~.pathexprs.FilePath`) that scripts of the repository read and evaluate:
+            saving one reaches no model by itself, what the readers do with it does (:mod:`.savedreach`).
 
     Returns:
         ``(report, smap)`` as :func:`analyze_file`; ``smap.files`` lists the scripts and their lines.
@@ -221,7 +223,7 @@ def analyze_session(paths: list[str], *, entry: str | None = None, repo=None, pr
     joined = join_program if any(is_notebook(p) for p in paths) else join_scripts
     source, smap = joined([str(p) for p in paths], entry)
     try:
-        return analyze_source(source, smap, repo=repo, preferred_read=preferred_read), smap
+        return analyze_source(source, smap, repo=repo, preferred_read=preferred_read, handed_files=handed_files), smap
     except SyntaxError as exc:
         at = smap.where(exc.lineno or 1)
         raise InputError(f"is not valid Python (line {at['line']}, column {exc.offset or 0}): {exc.msg}",
@@ -235,14 +237,14 @@ def _nothing(path: str, smap=None):
     return StaticReport(), smap or SourceMap(str(path), [])
 
 
-def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
+def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_files=()):
     """Analyse Python source text.
 
     Args:
         source: the module's text (a notebook's code cells joined, see
             :func:`faultlib.detect.data.leakage.source.notebook_source`).
         smap: a :class:`~faultlib.detect.data.leakage.source.SourceMap`: how lines map back to the user's file.
-        repo, preferred_read: see :func:`analyze_session`.
+        repo, preferred_read, handed_files: see :func:`analyze_session`.
 
     Returns:
         :class:`~faultlib.detect.data.leakage.static.StaticReport` (findings ordered by line).
@@ -253,6 +255,7 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
         InputError: nested too deeply for the parser (:func:`~faultlib.readers.pysource.parse_python`).
     """
     from faultlib.detect.data.leakage import moduleflags
+    from faultlib.detect.data.leakage.configflags import config_switches
     from faultlib.detect.data.leakage.source import parse_tolerant
     from faultlib.detect.data.leakage.static import Analyzer, StaticReport
     from faultlib.findings import Finding, Severity, analysis_incomplete
@@ -262,12 +265,14 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None):
         analyzer = Analyzer(tree, smap)
         analyzer.repo_files = repo
         analyzer.preferred_read = preferred_read
-        analyzer.switches = moduleflags.module_switches(tree, smap.default_lines())  # FLAG = False: if FLAG never runs
+        analyzer.handed_files = tuple(handed_files)
+        analyzer.switches = {**moduleflags.module_switches(tree, smap.default_lines()),  # FLAG = False: if FLAG never
+                             **config_switches(tree, smap.file)}  # runs; nor an option no config sets (configflags.py)
         report = analyzer.run()
         used = vars(analyzer).get("switched")
         if used:  # a fit whose leak needs a branch switched off is a note naming the flag (moduleflags.py)
             every = Analyzer(tree, smap)
-            every.repo_files, every.preferred_read = repo, preferred_read
+            every.repo_files, every.preferred_read, every.handed_files = repo, preferred_read, tuple(handed_files)
             try:
                 before = every.run().findings
             except RecursionError:

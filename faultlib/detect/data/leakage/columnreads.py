@@ -134,14 +134,18 @@ class ColumnReads:
         if not hasattr(self, "_unfollowed_names"):
             self._unfollowed_names = unfollowed_names(self.tree)  # type: ignore[attr-defined]
         column, gone, own = index.value, frozenset(), frozenset()
-        for part in parts(data.rows):  # pd.concat([train[c], test[c]]): the column of each part
-            roots = frozenset({part.root.uid})
+        # pd.concat([train[c], test[c]]): the column of each part; a column written while the parts were one stack
+        # (``full = pd.concat([train, val, test])``, ``full[c] = ...``, then each part taken back) is the stack's
+        pieces = [(frozenset({part.root.uid}), part) for part in parts(data.rows)]
+        if len(pieces) > 1:
+            pieces.append((frame_roots(data), data.rows))
+        for roots, rows in pieces:
             unfollowed = getattr(self, "_unfollowed_writes", {}).get(roots, set())
             if column in self._unfollowed_names or _unfollowed(column, unfollowed):
                 return data
             others = sorted({c for (r, c) in self._column_fits if r == roots and c != column})  # type: ignore
             if others:
-                gone |= self._dropped_fits(Data(part, data.taints, False), others)  # type: ignore[attr-defined]
+                gone |= self._dropped_fits(Data(rows, data.taints, False), others)  # type: ignore[attr-defined]
             own |= getattr(self, "_carried_fits", {}).get((roots, column), frozenset())
         return data.with_(taints=data.taints - (gone - own)) if gone - own else data
 

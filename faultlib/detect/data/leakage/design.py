@@ -361,7 +361,7 @@ class DesignChecks:
             data = as_data(receiver)  # df.apply(minmax_scale), df.apply(lambda x: x.clip(x.quantile(.01)))
         if data is None:
             if name in vocab.SAVES:
-                self._reach(*args, *kwargs.values())
+                self._reach_saved(*args, *kwargs.values())
             return None
         inner = node.func.value if isinstance(node.func, ast.Attribute) else None
         windowed = _window(inner) or isinstance(inner, ast.Name) and bool(self._bindings.get(inner.id)) and all(
@@ -372,7 +372,7 @@ class DesignChecks:
         # patient_id) a count is the entity's own size, no statistic of other rows
         grouped = groupby_call(inner) if inner is not None else None
         per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
-        counted = counts_per_key(name, inner) and not per_id
+        counted = counts_per_key(name, inner) and not per_id and id(grouped) not in self._lagged_groupbys()
         # a GroupBy's sum: each group's total over its rows, unless a key is an id (groupby(['visitor_id']): the
         # entity's own rows, as for a count)
         totalled = grouped is not None and not per_id and not _keyed_by_id(grouped)
@@ -456,6 +456,8 @@ class DesignChecks:
         if name == "groupby":
             if sample_keys(args[0] if args else kwargs.get("by")):
                 self._sample_groupbys.add(id(node))
+            else:  # a helper's groupby(keys) called again with other keys: this call's keys decide (wave 89)
+                self._sample_groupbys.discard(id(node))
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]
             for key in keys:
                 if isinstance(key, Const) and isinstance(key.value, str) and vocab.ENTITY_COLUMN.search(key.value) \
@@ -464,7 +466,7 @@ class DesignChecks:
         if name in vocab.TEMPORAL and id(node) not in self._drawn_only():  # a curve smoothed for a plot: drawnonly.py
             self._note(data, "temporal", name)
         if name in vocab.SAVES:
-            self._reach(receiver)
+            self._reach_saved(receiver)
             return UNKNOWN
         return None
 
@@ -541,7 +543,9 @@ class DesignChecks:
             # permutations of the collections" (scikit-learn API reference): the same rows of each, in a new order
             outs = [as_data(a) or UNKNOWN for a in args]
             return outs[0] if len(outs) == 1 else Tup(tuple(outs))
-        if vocab.saves(name) or name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
+        if vocab.saves(name):
+            self._reach_saved(*args, *kwargs.values())  # (savedreach.py)
+        elif name in ("train", "cv") and top in vocab.ESTIMATOR_MODULES:
             self._reach(*args, *kwargs.values())
         if name in vocab.TEMPORAL and args and id(node) not in self._drawn_only():  # np.diff of one sample, summed
             self._note(as_data(args[0]), "temporal", name)

@@ -25,7 +25,7 @@ from faultlib.detect.data.leakage.filefamilies import (
     written_ending,
 )
 from faultlib.detect.data.leakage.passedfiles import passed_file_table
-from faultlib.detect.data.leakage.passedpaths import passed_path
+from faultlib.detect.data.leakage.passedpaths import CallChainPaths, passed_path
 from faultlib.detect.data.leakage.pathexprs import (
     FilePath,
     PathEnv,
@@ -34,11 +34,15 @@ from faultlib.detect.data.leakage.pathexprs import (
     same_file,
 )
 from faultlib.detect.data.leakage.repofiles import member_constants
+from faultlib.detect.data.leakage.savedreach import SavedReach
+from faultlib.detect.data.leakage.sharedinputs import SharedInputs
+from faultlib.detect.data.leakage.sole_file import file_table
+from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.detect.data.leakage.wrapped import scoped_bindings
-from faultlib.pyflow.values import Container, Tup
+from faultlib.pyflow.values import Const, Container, Tup
 
 
-class FileHandoff:
+class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: what a script writes to a known path, a
     later read of that path returns (see the module docstring).
 
@@ -73,7 +77,7 @@ class FileHandoff:
         """A :func:`file_access` answer with its path expression read as a path; ``None`` when that is unknown."""
         if access is None:
             return None
-        path = path_of(access[1], self._path_env, line)
+        path = self._chain_path(access[1], line)  # (also a parameter that holds a path its call passed)
         return (access[0], path, access[2]) if path is not None else None
 
     def _remember_family(self, path: Any, value: Any, node: ast.Call) -> None:
@@ -114,7 +118,8 @@ class FileHandoff:
             self.report.fitted_writes.append(path)  # type: ignore[attr-defined]
         for line in {n for t in taints for n in self._statement_lines(t.line)}:
             at = self.smap.where(line)  # type: ignore[attr-defined]
-            self.report.written_fits.add((at.get("index", 0), at["line"]))  # type: ignore[attr-defined]
+            self.report.written_fits.add((at.get("file", self.smap.file), at.get("index", 0),  # type: ignore
+                                          at["line"]))
 
     def _statement_lines(self, line: int) -> range:
         """The lines of the top-level statement holding ``line`` (a fit's finding names the statement's first line,
@@ -128,6 +133,7 @@ class FileHandoff:
     def _read_back(self, path: FilePath) -> Any:
         for written, value in reversed(self._written()):
             if same_file(written, path, self._unique):
+                self.report.read_back = True  # type: ignore[attr-defined]
                 return value  # the table written there earlier in the program
         return None
 
@@ -143,12 +149,33 @@ class FileHandoff:
         return next(iter(chosen), next((v for _, v in found if getattr(_held(v), "taints", None)),
                                        found[0][1] if found else None))
 
+    def _passed_file_table(self, path: FilePath, node: ast.Call) -> Any:
+        """The table a reader in a helper returns for the file this call of the helper names (passedpaths.py): the
+        file's own rows, named by the file as a literal path would name them (``train.csv`` beside ``test.csv``:
+        :func:`~.sole_file.file_table`); each file read through the helper is a table of its own, not one table
+        for every call."""
+        table = file_table([Const(path.text)], node, separate_test=self._separate_test_file,  # type: ignore
+                           sole=self._sole_data_file)  # type: ignore[attr-defined]
+        if table is None:
+            table = MaybeData(vocab.data_file_stem(path.text) or path.name, node.lineno)
+            table.from_file = True
+        return table
+
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
         access = self._access(node) if name.startswith("to_") else None
         if access is not None and access[0] == "write" and access[2] is None:
             self._remember(access[1], receiver)  # train.to_feather('../data/train_feats.f')
+            return self._while_writing(access[1], super()._method_value, receiver, name, args, kwargs, node, frame)
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+
+    def _while_writing(self, path: FilePath, call: Any, *args: Any) -> Any:
+        """``call(*args)`` with ``_writing`` naming the file it writes (savedreach.py)."""
+        self._writing = path
+        try:
+            return call(*args)
+        finally:
+            self._writing = None
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         self._written()
@@ -162,10 +189,16 @@ class FileHandoff:
             return value  # np.load(join(folder, fname)) for the fname of a listing filtered on the same ending
         if access is not None and access[0] == "write" and written is not None:
             self._remember(access[1], written)  # np.save(path, X), joblib.dump(X, path), np.savez(path, X=X, y=y)
+            return self._while_writing(access[1], super()._library, ref, args, kwargs, node, frame)
         elif access is not None and access[0] == "read":
             value = self._read_back(access[1])
             if value is not None:
                 return value
+            if raw is not None and path_of(raw[1], self._path_env, node.lineno) is None:
+                return self._passed_file_table(access[1], node)  # read_csv(path) in a helper: this call's file
+            shared = self._shared_input(access[1], node.lineno)  # one input file, read by two members of a join
+            return shared if shared is not None else self._keep_input(access[1], node, super()._library(
+                ref, args, kwargs, node, frame))  # (sharedinputs.py)
         elif (value := self._read_back_passed(raw, node.lineno)) is not None:
             return value
         elif raw is not None and raw[0] == "read" and (passed := passed_path(raw[1], args, kwargs, node,

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -58,11 +59,13 @@ _DYNAMIC = frozenset({"globals", "vars", "locals", "exec", "eval", "setattr"})
 
 
 class Flag(NamedTuple):
-    """A module flag: its ``name``, the ``line`` that sets it, and its literal ``value``."""
+    """A module flag: its ``name``, the ``line`` that sets it, and its literal ``value``; ``where`` (``(file,
+    line)``) when a file outside the program sets it (an option of a configuration module: configflags.py)."""
 
     name: str
     line: int
     value: Any
+    where: tuple[str, int] | None = None
 
 
 class Switch(NamedTuple):
@@ -310,15 +313,23 @@ def switched_off_notes(kept: list, before: list, used: dict[int, Switch], smap: 
         inside = [s for s in switches if _holds(smap.where(s.line), smap.where(s.end), f.location)]
         deciding = inside[-1:] or switches
         flags = list(dict.fromkeys((flag, s) for s in deciding for flag in s.flags))
-        words = "; ".join(f"runs only when {flag.name} {_needs(flag, s)} at {smap.describe(flag.line)}, where it "
+        words = "; ".join(f"runs only when {flag.name} {_needs(flag, s)} at {_set_at(flag, smap)}, where it "
                           f"is {flag.value!r}" for flag, s in flags)
         note = (f"{f.message} (info: {words}: as published the branch of the `if` at "
                 f"{smap.describe(deciding[0].line)} that would make it does not run, so this is a note, not an alarm)")
         evidence = {**f.evidence, "switched_off": [
-            {"flag": flag.name, "value": flag.value, "at": smap.where(flag.line)} for flag, _ in flags]}
+            {"flag": flag.name, "value": flag.value, "at": {"file": flag.where[0], "line": flag.where[1]}
+             if flag.where else smap.where(flag.line)} for flag, _ in flags]}
         out.append(dataclasses.replace(f, severity=info, message=note, evidence=evidence))
     noted = {at(f.location) for f in out}
     return [f for f in kept if at(f.location) not in noted] + out
+
+
+def _set_at(flag: Flag, smap: Any) -> str:
+    """Where the flag is set, in words (a configuration module's file and line: configflags.py)."""
+    if flag.where:
+        return f"{Path(flag.where[0]).name} line {flag.where[1]}"
+    return smap.describe(flag.line)
 
 
 def _holds(first: dict, last: dict, loc: dict) -> bool:

@@ -122,12 +122,13 @@ def shown_place(path: str | Path, line: int) -> str:
 def join_program(paths: list[str], entry: str | None = None) -> tuple[str, Any]:
     """One program from scripts and notebooks run in order (a writer notebook, then the scripts or notebook that
     read its file); consecutive scripts are joined as a session (:func:`~.session.join_scripts`), a notebook
-    adds its code cells. ``smap.files`` names every member and its lines; ``smap.inlined`` maps a notebook's
+    adds the project modules it imports and its code cells. ``smap.files`` names every member and its lines; ``smap.inlined`` maps a notebook's
     lines to its cells. A notebook that cannot be read adds nothing.
 
     Raises:
         InputError: a script cannot be read.
     """
+    from faultlib.detect.data.leakage.nbimports import with_imported_modules
     from faultlib.detect.data.leakage.session import join_scripts
     from faultlib.detect.data.leakage.source import SourceMap
 
@@ -152,9 +153,19 @@ def join_program(paths: list[str], entry: str | None = None) -> tuple[str, Any]:
         if code is None:
             continue
         text, cells = code
-        own = text.split("\n")[:-1]
-        files.append((p, len(lines) + 1, len(own)))
-        inlined.extend((p, number, len(lines) + start, count) for number, start, count in cells)
+        # the project modules its cells import run first, as in its own analysis (nbimports.py); one an earlier
+        # member of the program already ran is not run again
+        joined, nmap = with_imported_modules(p, text, SourceMap(p, list(cells)))
+        own, base = joined.split("\n")[:-1], len(lines)
+        ran = {Path(name).resolve() for name, _, _ in files}
+        for name, start, count in nmap.files or ():
+            if Path(name).resolve() in ran:
+                own[start - 1:start - 1 + count] = [""] * count
+            else:
+                files.append((name, base + start, count))
+        first = sum(count for _, _, count in nmap.files or ()) + 1
+        files.append((p, base + first, len(own) - first + 1))
+        inlined.extend((p, number, base + start, count) for number, start, count in nmap.cells or ())
         lines.extend(own)
     flush()
     return "\n".join(lines) + "\n", SourceMap(entry or paths[-1], None, files=files, inlined=inlined)

@@ -19,6 +19,10 @@ feature computed from held-out rows: ``Analyzer._compare``); the statistic is ke
 **Replacement at the fences** (``df['age'][df['age'] > q995] = df['age'].median()``, ``df.loc[df.h < q05, 'h'] =
 v``): the same fence decides which rows get the new value, as a clip at it would; the column assigned carries the
 fence's fit whatever the value written (a constant, a median), under the same policy (:meth:`_replaced_at_bounds`).
+The method spelling, ``df[c].mask(mask, pd.NA)`` / ``df[c].where(~mask, v)`` (pandas API reference,
+``Series.mask``: "replace values where the condition is True"; ``where``: where it is False), is the same
+replacement (wave 89: a cleaning helper turned every value beyond Tukey's fences of the whole training file into a
+missing value before a later script held one fold of it out).
 """
 
 from __future__ import annotations
@@ -70,6 +74,16 @@ class OutlierMasks:
     def _mask_bounds(self, index: Any) -> frozenset:
         """The statistics a row mask was cut at (empty for any other index)."""
         return self._bounds_of(index)
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        out = super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+        cond = args[0] if args else kwargs.get("cond")
+        fences = frozenset(f for f in self._bounds_of(cond) if f.method in _TAIL_FENCES) if name in (
+            "mask", "where") else frozenset()
+        if fences and isinstance(out, Data):  # s.mask(s > q3 + 1.5 * iqr, pd.NA): values replaced at the fences
+            return out.with_(taints=out.taints | fences)
+        return out
 
     def _replaced_at_bounds(self, target: ast.expr, value: Any, frame: Any) -> Any:
         """``df[c][mask] = v`` / ``df.loc[mask, c] = v`` with ``mask`` cut at hand-written statistics: ``v`` as

@@ -12,6 +12,9 @@ One pair of a splitter's folds taken by ``next`` (``tr, te = next(ShuffleSplit(n
 single hold-out of ``X``'s rows, as ``train_test_split`` of its positions is (scikit-learn: ``split`` yields
 ``(train, test)`` index arrays; ``next`` takes the first pair). Without this the pair was an unknown value and
 ``X.iloc[te]`` an unnamed subset (wave 77: a scaler over every respondent before ``ShuffleSplit`` indices).
+The same holds for a splitter of several folds (``next(GroupKFold(5).split(X, y, groups))``): only the first
+fold is taken, so no cross-validation scores the rows, and a fit before it is a fit before one split
+(:func:`taken_once`; wave 89: a learning-to-rank assignment held one fold of its searches out this way).
 """
 
 from __future__ import annotations
@@ -50,6 +53,21 @@ def _counted_table(node: ast.expr, bindings: dict[str, list[ast.expr]], depth: i
     return None
 
 
+def taken_once(tree: ast.AST) -> frozenset[int]:
+    """The ``id`` of each ``.split(...)`` call whose folds only ``next`` reads (``next(kf.split(X))``, also through
+    ``iter``): one hold-out, no cross-validation."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" and \
+                len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "iter" and arg.args:
+                arg = arg.args[0]
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "split":
+                out.add(id(arg))
+    return frozenset(out)
+
+
 class RowPositions:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring)."""
 
@@ -72,8 +90,15 @@ class RowPositions:
                 args = [rows.with_(taints=frozenset()), *args[1:]]
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
+    def _taken_once(self, node: ast.Call) -> bool:
+        """Only ``next`` reads the folds of the split call ``node``: one hold-out, no cross-validation."""
+        if not hasattr(self, "_split_once"):
+            self._split_once = taken_once(self.tree)
+        return id(node) in self._split_once
+
     _bindings: dict
     _split: Any
+    tree: ast.Module
 
 
-__all__ = ["RowPositions"]
+__all__ = ["RowPositions", "taken_once"]

@@ -38,13 +38,21 @@ def program_evaluates(reader: str, evaluates) -> bool:
 
 
 def joined_program(chain: list[str], relays: list[str], reader: str, writer: str) -> list[str]:
-    """The scripts a writer's join runs: ``chain`` (the writer's own session), the ``relays``, then ``reader``'s
-    program, each script once (where the writer is one of the reader's modules it runs at its place there, under
-    the name ``writer`` the report uses)."""
+    """The scripts a writer's join runs: ``chain`` (the writer's own session), each relay's program, then
+    ``reader``'s program, each script once, where it first runs: a module the writer and the reader both import
+    runs before the writer needs it (the writer's ``main`` calls its helpers). Where the writer is one of the
+    reader's modules it runs at its place there, under the name ``writer`` the report uses, after the rest of its
+    own session."""
     me = Path(writer).resolve()
     program = [writer if Path(p).resolve() == me else p for p in reader_program(reader)]
-    taken = {Path(p).resolve() for p in [*relays, *program]}
-    return [*(c for c in chain if Path(c).resolve() not in taken), *relays, *program]
+    if any(Path(p).resolve() == me for p in program):
+        taken = {Path(p).resolve() for p in [*relays, *program]}
+        return [*(c for c in chain if Path(c).resolve() not in taken), *relays, *program]
+    relayed = [m for r in relays for m in reader_program(r)]  # a relay runs with the modules it imports
+    firsts: dict[Path, str] = {}
+    for p in [*chain, *relayed, *program]:
+        firsts.setdefault(Path(p).resolve(), p)
+    return list(firsts.values())
 
 
 __all__ = ["joined_program", "program_evaluates", "reader_program"]

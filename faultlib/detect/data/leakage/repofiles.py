@@ -8,7 +8,11 @@ writes and reads (:mod:`~faultlib.detect.data.leakage.pathexprs`);
 :func:`handed_on` runs the writer and each script that reads one of its files as one program
 (:func:`~faultlib.detect.data.leakage.analyze_session`, the writer first: the order they run in is unknown and a
 read needs the write before it) and keeps the findings at the writer's own lines, each naming the file and the
-line that read it (``evidence["handed_on"]``). The reader's own leaks are its own report's.
+line that read it (``evidence["handed_on"]``), and at the lines of the modules the writer runs whose fits shaped the
+rows written (a feature helper the stage script calls: wave 89). The reader's own leaks are its own report's. A fit
+whose only reach in the writer was a save takes the readers' verdict (:mod:`.savedreach`): in the joins, a save
+of a file an evaluating script reads (:meth:`RepoFiles.evaluated_files`), or of a file no script reads though a
+stage wrote it (:func:`.deadends.dead_ends`), reaches nothing by itself.
 
 Bounds: a root of at most :data:`MAX_FILES` scripts (and :data:`~.nbfiles.MAX_NOTEBOOKS` notebooks),
 :data:`MAX_READERS` readers a writer; a path that cannot be known links nothing. A notebook's lines in the index are
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
-from faultlib.detect.data.leakage.helperreads import imported_reads
+from faultlib.detect.data.leakage.helperreads import imported_reads, imported_writes
 from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, notebook_tree, place,
                                                   project_notebooks, shown_place)
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
@@ -101,6 +105,17 @@ class RepoFiles:
                 if len(out) == MAX_READERS:
                     break
         return out
+
+    def evaluated_files(self, scripts: list[str]) -> tuple[FilePath, ...]:
+        """The files ``scripts`` write that a script of the repository reads and evaluates (:meth:`readers_of`):
+        in a join of them, saving one reaches no model by itself (:mod:`.savedreach`)."""
+        out: dict[FilePath, None] = {}
+        keys = {str(Path(k).resolve()): k for k in self.accesses}
+        for s in scripts:
+            key = keys.get(str(Path(s).resolve()))
+            if key is not None:
+                out.update((w.path, None) for _, pairs in self.readers_of(key) for w, _ in pairs)
+        return tuple(out)
 
 
 #: calls that split, cross-validate, search or score: a reader without one cannot make a written fit a leak
@@ -184,9 +199,9 @@ def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
             access = file_access(node, env)
             if access is not None and (path := path_of(access[1], env, node.lineno)) is not None:
                 out.append(Access(access[0], path, node.lineno))
-            elif access is not None and access[0] == "read" and access[1] is not None:
+            elif access is not None and access[1] is not None:
                 # a parameter or loop variable: each file its callers pass (callerpaths.py)
-                out.extend(Access("read", p, node.lineno) for p in callers.paths(access[1], node.lineno))
+                out.extend(Access(access[0], p, node.lineno) for p in callers.paths(access[1], node.lineno))
     return sorted(out, key=lambda a: a.line)
 
 
@@ -200,9 +215,12 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
         if accs:
             repo.accesses[p] = accs
     seen = [env.seeing(repo.modules, repo.config_keys) for env in envs]
-    for p, reads in imported_reads(list(trees), seen).items():  # load(path) of another module (helperreads.py)
-        added = [Access("read", file, line) for file, line in reads]  # type: ignore[arg-type]
-        repo.accesses[p] = sorted([*repo.accesses.get(p, []), *added], key=lambda a: a.line)
+    for mode, found in (("read", imported_reads(list(trees), seen)), ("write", imported_writes(list(trees), seen))):
+        for p, files in found.items():  # load(path) / save(df, path) of another module (helperreads.py)
+            added = [Access(mode, file, line) for file, line in files]  # type: ignore[arg-type]
+            kept = repo.accesses.get(p, [])  # (read_csv(path) of a helper is also a read by its name: once)
+            repo.accesses[p] = sorted([*kept, *(a for a in dict.fromkeys(added) if a not in kept)],
+                                      key=lambda a: a.line)
     return repo
 
 
@@ -293,18 +311,22 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     """Add to ``report`` the leaks of ``path`` that show only in the scripts reading what it writes.
 
     Args:
-        path: the writer (a ``.py`` script).
+        path: the writer (a ``.py`` script or a notebook).
         members: the scripts its own analysis ran with it (its session; ``[path]`` alone).
         report: its :class:`~faultlib.detect.data.leakage.static.StaticReport`. Only the files it wrote with rows
-            shaped by a fit (``report.fitted_writes``) are followed. A fit of the writer with no alarm of its own
-            gets one finding (with ``evidence["handed_on"]``; of the first kind of :data:`HANDED_KINDS` the readers
-            show), replacing an ``info`` one at its line.
+            shaped by a fit (``report.fitted_writes``) are followed. A fit with no alarm of its own gets one finding
+            (with ``evidence["handed_on"]``; of the first kind of :data:`HANDED_KINDS` the readers show), replacing
+            an ``info`` one at its line: in the writer's own script, or in a module of its program whose fit shaped
+            the rows written (``report.written_fits``: a feature helper the writer calls). A fit whose alarm only a
+            save gave (``report.saved_only``, :mod:`.savedreach`) takes the readers' verdict: their kind, or a note
+            when no reader's model is reached by it.
         analyze_session: the package's :func:`~faultlib.detect.data.leakage.analyze_session`, passed in (this
             module sits below the package, which imports it).
 
     Returns:
-        whether a finding was added.
+        whether a finding was added or changed.
     """
+    from faultlib.detect.data.leakage.deadends import dead_ends, predicts
     from faultlib.errors import InputError
     from faultlib.findings import Finding, Severity
 
@@ -315,36 +337,42 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
     script = next((s for s in repo.accesses if str(Path(s).resolve()) == me), None)
     if script is None:
         return False
-    alarmed = {_at(f) for f in report.findings if f.location.get("file") == str(path)
-               and f.severity != Severity.INFO and f.kind != "analysis_incomplete"}
+    alarmed = {_at(f) for f in report.findings if f.severity != Severity.INFO and f.kind != "analysis_incomplete"
+               and _at(f) not in report.saved_only}
     best: dict[Any, tuple[Finding, str, Access, Access, list[str]]] = {}
+    reread: set[Any] = set()  # saved-only fits a join ran, wrote and read back (savedreach.py)
     # a notebook's reader runs in a kernel of its own, not in the writer's namespace: only the fits that shaped the
     # written rows are handed on (a writer's demo split promoted by the reader's model is not; wave 55's workbook)
     notebook = is_notebook(path)
+    readers = repo.readers_of(script, report.fitted_writes)
 
     def join(reader: str, pairs: list[tuple[Access, Access]], relays: list[str], prefer: Any = None) -> None:
         chain = [str(path) if str(Path(m).resolve()) == me else str(m) for m in members]
+        program = joined_program(chain, relays, reader, str(path))
         try:
-            found, _ = analyze_session(joined_program(chain, relays, reader, str(path)), entry=str(path), repo=repo,
-                                       preferred_read=prefer)
+            found, _ = analyze_session(program, entry=str(path), repo=repo, preferred_read=prefer,
+                                       handed_files=repo.evaluated_files(program) + dead_ends(repo, program))
         except InputError:
             return
+        if found.read_back:
+            reread.update(report.saved_only & found.written_fits)
         for f in found.findings:
-            line = _at(f)  # (cell, line): a notebook's line is inside its cell
-            if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or f.location.get("file") != str(path) \
-                    or line in alarmed or (notebook and line not in report.written_fits):
+            at = _at(f)  # (file, cell, line): a notebook's line is inside its cell
+            own = f.location.get("file") == str(path) and not notebook
+            if f.severity == Severity.INFO or f.kind not in HANDED_KINDS or at in alarmed or (
+                    not own and at not in report.written_fits):
                 continue
-            old = best.get(line)
+            old = best.get(at)
             if old is None or HANDED_KINDS.index(f.kind) < HANDED_KINDS.index(old[0].kind):
-                best[line] = (f, reader, *pairs[0], relays)
+                best[at] = (f, reader, *pairs[0], relays)
 
-    for reader, pairs in repo.readers_of(script, report.fitted_writes):
+    for reader, pairs in readers:
         for prefer, some in _by_passed_path(pairs):
             join(reader, some, [], prefer)
     if not best:  # staged pipelines: the rows pass through other scripts that write them on (relays.py)
         for reader, relays, pairs in relayed_readers(repo, script, report.fitted_writes, evaluates):
             join(reader, pairs, relays)
-    for line, (f, reader, write, read, relays) in best.items():
+    for at, (f, reader, write, read, relays) in best.items():
         shown, first = (p if Path(str(path)).is_absolute() else os.path.relpath(p) for p in (reader, [*relays,
                                                                                                   reader][0]))
         how = {"file": write.path.text, "written": {"file": str(path), **place(path, write.line)},
@@ -352,16 +380,38 @@ def handed_on(path: str | Path, members: list[Path], report: Any, analyze_sessio
         passed = f", passed on by {', '.join(Path(r).name for r in relays)}" if relays else ""
         message = (f"{f.message} [the rows reach {shown} through the file `{write.path.text}`: written on "
                    f"{shown_place(path, write.line)}, read on {first} {shown_place(first, read.line)}{passed}]")
-        report.findings[:] = [g for g in report.findings if not (g.location.get("file") == str(path)
-                                                                 and _at(g) == line)]
+        report.findings[:] = [g for g in report.findings if _at(g) != at]
         report.findings.append(Finding(f.detector, f.severity, message, f.location, {**f.evidence, "handed_on": how},
                                        kind=f.kind))
-    return bool(best)
+    names = ", ".join(sorted({Path(r).name for r, _ in readers}))
+    unused = _noted(report, reread - set(best), f"the scripts that read the file ({names}) do not use what it "
+                    "computed to train or score")  # saved for readers, and no reader's model is reached by it
+    dead = dead_ends(repo, [script])  # saved to files no script reads, by a stage of the pipeline (deadends.py)
+    if not readers and all(any(same_file(w, d, repo.name_unique) for d in dead) for w in report.fitted_writes) and \
+            not predicts(members, path):
+        unused |= _noted(report, report.saved_only & report.written_fits, "no script of the repository reads the "
+                         f"files it shaped ({', '.join(w.text for w in report.fitted_writes)}), though this script "
+                         "reads what another of its scripts wrote: that branch of the pipeline stops here")
+    return bool(best) or bool(unused)
 
 
-def _at(finding: Any) -> tuple[int, int | None]:
-    """A finding's place in its file: ``(cell, line)``, cell 0 for a script."""
-    return finding.location.get("index", 0), finding.location.get("line")
+def _noted(report: Any, keys: set[Any], why: str) -> set[Any]:
+    """The alarms of ``report`` at ``keys`` (:func:`_at`) turned into notes: a fit whose only reach was a save
+    that no reader's model uses (:mod:`.savedreach`); the keys changed."""
+    from faultlib.findings import Finding, Severity
+
+    changed = set()
+    for i, g in enumerate(report.findings):
+        if _at(g) in keys and g.severity != Severity.INFO:
+            report.findings[i] = Finding(g.detector, Severity.INFO, f"{g.message} [only saved: {why}]", g.location,
+                                         {**g.evidence, "reaches_model": False}, kind=g.kind)
+            changed.add(_at(g))
+    return changed
+
+
+def _at(finding: Any) -> tuple[str, int, int | None]:
+    """A finding's place: ``(file, cell, line)``, cell 0 for a script."""
+    return finding.location.get("file", ""), finding.location.get("index", 0), finding.location.get("line")
 
 
 def _by_passed_path(pairs: list[tuple[Access, Access]]) -> list[tuple[FilePath | None, list[tuple[Access, Access]]]]:

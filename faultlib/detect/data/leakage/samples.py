@@ -9,7 +9,9 @@ session's events (``session_id``: one prediction per session, issue 17 stop 47),
 description sentiments (PetFinder's ``PetID``: one adoption speed per pet, its image and text files only its
 description), a household's members (``household_id``; the Costa Rican poverty data's ``idhogar``, Spanish
 *hogar* with an ``id`` prefix: the members' schooling averaged per household is the household's own, issue 17
-stop 50). The competition
+stop 50), a learning-to-rank search or query's candidate items (``srch_id``, ``query_id``, ``qid``: one ranking per
+search is scored, and ranking data is split by search, ``GroupKFold(groups=srch_id)``: the price z-score of each
+hotel within its search is the search's own, issue 17 wave 89). The competition
 (or the split) keeps each sample whole, so a statistic per sample,
 
     df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
@@ -39,7 +41,8 @@ from faultlib.pyflow.values import Const, Tup
 
 #: nouns of an entity whose rows together are one sample (one prediction, one row of the submission)
 SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "match", "essay", "segment",
-                          "series", "play", "customer", "session", "pet", "household", "hogar"})
+                          "series", "play", "customer", "session", "pet", "household", "hogar", "search", "srch",
+                          "query", "qid"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
 
 

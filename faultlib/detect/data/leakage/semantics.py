@@ -86,6 +86,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
 
     def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         name, line = ref.last, node.lineno
+        if vocab.progress_bar(ref.name) and args and isinstance(args[0], Tup):
+            return args[0]  # tqdm([a, b]): a progress bar yields the items it is given (vocab.PROGRESS_BARS)
         if name in vocab.SPLIT_FUNCTIONS:
             self._check_split_design(args, kwargs, line, frame)
             return self._split(args, line)
@@ -241,8 +243,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             return framed
         if name == "split" and args and as_data(args[0]) is not None and not isinstance(receiver, (Data, Indexer)):
             data = as_data(args[0])
-            if self._scores_folds(node):  # (a loop of out-of-fold encodings scores nothing: encodingfolds.py)
-                self._check_cv(data, line, "the cross-validation loop")
+            if self._scores_folds(node) and not self._taken_once(node):  # (a loop of out-of-fold encodings scores
+                self._check_cv(data, line, "the cross-validation loop")  # nothing: encodingfolds.py)
             return FoldIter(new_id(), line, data)
         frame_transform = name in vocab.TRANSFORM and any(isinstance(a, Func) for a in args)  # groupby(..).transform(f)
         if (name in (vocab.FIT, *vocab.FIT_TRANSFORM, *vocab.FIT_RESAMPLE, *vocab.TRANSFORM, *vocab.EVALUATE) or
@@ -309,9 +311,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if name == "split" and x is not None and self._scores_folds(node):  # (encodingfolds.py)
                 x = self._without_left_out(x)  # folds of a frame whose models read a feature list (exclusions.py)
                 self._reach(x)
-                self._check_cv(x, line, "the cross-validation loop")
-                self._check_pseudo_cv(as_data(args[1] if len(args) > 1 else kwargs.get("y")), line,
-                                      "the cross-validation loop")
+                if not self._taken_once(node):  # next(kf.split(X)): one hold-out (positions.py)
+                    self._check_cv(x, line, "the cross-validation loop")
+                    self._check_pseudo_cv(as_data(args[1] if len(args) > 1 else kwargs.get("y")), line,
+                                          "the cross-validation loop")
                 self._check_cv_design(est, len(args) > 2 or "groups" in kwargs, x, line, frame, node)
                 return FoldIter(new_id(), line, x)
             return UNKNOWN

@@ -98,8 +98,11 @@ def reads_new_rows(ref: Ref, node: ast.Call | None = None) -> bool:
     ``train`` and ``test`` both read through one config object (``cfg``) were taken for the same rows, and a scaler
     fitted on ``train`` was reported as fitted on the held-out ``test`` rows (wave 45, hydra configs). Only a path
     made of variables alone (no string constant in it): one with a file name written in the code is left as it was
-    (wave 43's M5 reads joined on one data folder rely on it)."""
-    if node is not None and node.args and any(isinstance(n, ast.Constant) and isinstance(n.value, str)
-                                              for n in ast.walk(node.args[0])):
+    (wave 43's M5 reads joined on one data folder rely on it). The keys of a lookup in a configuration are no file
+    name (``config['DATA']['TRAIN']``, ``configparser``'s sections and options: wave 89)."""
+    keys = {id(n.slice) for n in ast.walk(node.args[0]) if isinstance(n, ast.Subscript)} if node is not None and \
+        node.args else set()
+    if node is not None and node.args and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n)
+                                              not in keys for n in ast.walk(node.args[0])):
         return False  # data_path + 'sales.csv': a file name in the code; the reads it joins keep their old reading
     return ref.last in vocab.FILE_READERS and ref.module.split(".", 1)[0] in _TABLE_LIBRARIES

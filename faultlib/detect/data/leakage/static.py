@@ -175,9 +175,14 @@ class StaticReport:
     # files written with rows shaped by a fit (the paths, normalised; see handoff.py): a script reading one may
     # split or score them (repofiles.py)
     fitted_writes: list[Any] = field(default_factory=list)
-    # the lines of the statements whose fits shaped those files (``(cell, line)`` in the user's file, cell 0 in a
-    # script): a notebook writer's hand-on keeps only findings there (repofiles.py)
-    written_fits: set[tuple[int, int]] = field(default_factory=set)
+    # the lines of the statements whose fits shaped those files (``(file, cell, line)``, cell 0 in a script): a
+    # hand-on keeps only findings there, outside the writer's own script or for a notebook writer (repofiles.py)
+    written_fits: set[tuple[str, int, int]] = field(default_factory=set)
+    # the findings (``(file, cell, line)``) whose fit only a save reached: the joins with the file's readers decide
+    # (savedreach.py)
+    saved_only: set[tuple[str, int, int]] = field(default_factory=set)
+    # a table written earlier in the program was read back (handoff.py)
+    read_back: bool = False
     complete: bool = True
     stopped: str | None = None
 
@@ -509,10 +514,12 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
 
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         self._call_lines.append(line)
+        self._enter_call(func, line)  # the files its path parameters hold (passedpaths.py)
         try:
             out = super()._invoke(func, args, kwargs, line)  # (mixins first: savehelpers.py)
         finally:
             self._call_lines.pop()
+            self._leave_call()
         if is_generator(func.node):  # batches(X, 128): a generator yields batches of its arguments' rows
             rows = self._combine([a for a in [*args, *kwargs.values()] if maybe_data(a) is not None])
             return rows if rows is not UNKNOWN else out
@@ -642,14 +649,17 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         """``values`` reach a model (fitted, scored, cross-validated), a split, or are saved: their fits matter.
         ``weak``: only set aside under a held-out name (enough for an estimator's fit, not for a statistic)."""
         reached = self._reached_weak if weak else self._reached
+        uids = self.__dict__.setdefault("_reached_uids", set())  # which call of a fit site it was (_finalize)
         for value in values:
             data = maybe_data(value.receiver if isinstance(value, Bound) else value)
             if isinstance(value, Est):
                 reached.update((e.fit.line, e.fit.column) for e in [value, *value.steps] if e.fit)
+                uids.update(e.fit.uid for e in [value, *value.steps] if e.fit and not weak)
             elif isinstance(value, Tup):
                 self._reach(*value.items, weak=weak)
             elif data is not None:
                 reached.update((f.line, f.column) for f in data.taints)
+                uids.update(f.uid for f in data.taints if not weak)
 
     def _finalize(self) -> None:
         """One finding per fit, its most specific kind; ``info`` when its output reached no model."""
@@ -661,12 +671,22 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             fit = p["fit"]
             by_site.setdefault(starts.get(fit.line, (fit.line, fit.column)) + (-1,) if fit.handwritten else (
                 fit.line, fit.column), []).append(p)
+        uids = self.__dict__.get("_reached_uids", set())
         for site, found in by_site.items():
+            # a helper run on several tables (the training file, then the test file) whose tables went to files the
+            # joined readers read: the kind of the calls whose output reached something, not of a call on other
+            # tables whose file the readers left unused (savedreach.py)
+            live = [p for p in found if p["fit"].uid in uids]
+            tables = {r for p in live for r in _fit_roots(p["fit"])}
+            found = [p for p in found if p in live or not self._handed(p["fit"]) or not _fit_roots(p["fit"]) or
+                     _fit_roots(p["fit"]) & tables] if live else found
             # (a fit seen only by a training file's validation rows ranks after fit_outside_cv: validation.py)
             found.sort(key=kind_rank(found))  # (a model's trained_on_test ahead of its fit_before_split: modelkinds.py)
             best, fit = found[0], found[0]["fit"]
             sites = {(p["fit"].line, p["fit"].column) for p in found}
-            reached = (bool(sites & self._reached) or not self.report.complete or (bool(
+            saved = any(self._saved(p["fit"]) for p in found)  # a call of it saved to a file (savedreach.py)
+            only_saved = saved and not sites & self._reached
+            reached = (bool(sites & self._reached) or saved or not self.report.complete or (bool(
                 sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
                 p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
             if len(site) == 3:  # reported where the statement starts
@@ -675,6 +695,14 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                 continue  # a statistic printed, plotted or used in a metric, never used to train or score
             also = sorted({p["kind"] for p in found[1:]} - {best["kind"]})
             self.report.findings.append(self._finding(best, reached, also))
+            if only_saved and self.report.complete:
+                at = self.report.findings[-1].location
+                self.report.saved_only.add((at.get("file", self.smap.file), at.get("index", 0), at["line"]))
+
+
+def _fit_roots(fit: FitRef) -> frozenset:
+    """The tables (root ids) a fit's rows come from; empty when unknown."""
+    return frozenset(p.root.uid for p in parts(fit.rows)) if fit.rows is not None else frozenset()
 
 
 def _is_str(value: Any) -> bool:

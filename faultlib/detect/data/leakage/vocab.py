@@ -125,6 +125,19 @@ MODEL_METHODS = frozenset({"fit_generator", "train_on_batch", "evaluate", "evalu
 #: functions and methods that save data or a fitted object (its use is elsewhere: it counts as used)
 SAVES = frozenset({"to_csv", "to_parquet", "to_pickle", "to_feather", "to_hdf", "to_json", "save", "savez",
                    "savez_compressed", "savetxt", "dump", "save_model", "save_npz"})  # save_npz: scipy.sparse
+#: progress bars that wrap an iterable and yield its items unchanged (tqdm API: ``tqdm(iterable)`` "decorate an
+#: iterable object, returning an iterator which acts exactly like the original iterable"; ``tqdm.notebook``,
+#: ``tqdm.auto``; rich's ``track``): ``for f in tqdm([a, b])`` walks ``a`` then ``b``
+PROGRESS_BARS = frozenset({"tqdm", "tqdm_notebook", "track"})
+
+
+def progress_bar(name: str) -> bool:
+    """``name`` (a dotted reference, ``tqdm.notebook.tqdm``) is a progress bar of :data:`PROGRESS_BARS`, from the
+    ``tqdm`` or ``rich`` package or imported bare."""
+    top, last = name.partition(".")[0], name.rsplit(".", 1)[-1]
+    return last in PROGRESS_BARS and (top in ("tqdm", "rich") or "." not in name)
+
+
 #: name prefixes of a library's own saving helpers (``kaggler.data_io.save_data``, ``save_sparse_csr``)
 SAVE_PREFIXES = ("save_", "dump_", "write_")
 #: ... unless they save a picture (``save_fig``, ``write_image``): a plot of the data, not the data

@@ -1,4 +1,4 @@
-"""File paths a project names in its YAML configuration, for the leakage analysis of files handed on.
+"""File paths a project names in its YAML or INI configuration, for the leakage analysis of files handed on.
 
 MLOps templates keep every stage's paths in a ``config.yaml`` and read them through a configuration object::
 
@@ -15,13 +15,21 @@ hardened reader, :mod:`faultlib.readers.yamldoc`) and keeps each mapping key who
 (``cfg.X_train_path``, ``config["X_train_path"]``) then names that file (:func:`~.pathexprs.path_of`). A key
 bound to two different paths names nothing (no guess).
 
-Bounds: at most :data:`MAX_FILES` YAML files under the project's root, folders of runs, caches and environments
-skipped; a file that does not parse, or breaks the reader's bounds, is left out.
+Scripts that keep their paths in an INI file read them with the standard library's ``configparser``
+(``config.read("config.ini")``, then ``TRAIN = config["DATA"]["CURATED_TRAINING_DATA"]``): the option names one
+file as a YAML key does, and is read the same way (wave 89: a learning-to-rank pipeline's stages wrote and read
+their Parquet tables at the paths of its ``config.ini``). An INI file is read as text through the hardened reader
+and parsed by ``configparser`` without interpolation (Python library reference, ``configparser``: sections of
+``key = value`` options; option names are matched as written and in lower case, the parser's default).
+
+Bounds: at most :data:`MAX_FILES` YAML and INI files under the project's root, folders of runs, caches and
+environments skipped; a file that does not parse, or breaks the reader's bounds, is left out.
 """
 
 from __future__ import annotations
 
 import ast
+import configparser
 import os
 import re
 from pathlib import Path
@@ -36,6 +44,10 @@ _SKIP = frozenset({"mlruns", "wandb", "outputs", "multirun", "node_modules", "si
                    "__pycache__", "build", "dist"})
 #: a value that is a file path: no spaces, ends in a short extension (``.csv``, ``.npy``, ``.parquet``, ``.pkl``)
 _FILE = re.compile(r"^[^\s]+\.[A-Za-z][A-Za-z0-9]{0,7}$")
+
+
+#: the endings of the configuration files read (YAML documents, ``configparser`` INI files)
+_ENDINGS = (".yaml", ".yml", ".ini", ".cfg")
 
 
 def _walk(value: Any, found: dict[str, set[str]]) -> None:
@@ -54,7 +66,7 @@ def _yaml_files(root: Path) -> list[Path]:
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
-        out.extend(Path(dirpath) / n for n in sorted(filenames) if n.endswith((".yaml", ".yml")))
+        out.extend(Path(dirpath) / n for n in sorted(filenames) if n.endswith(_ENDINGS))
         if len(out) >= MAX_FILES:
             return out[:MAX_FILES]
     return out
@@ -70,15 +82,26 @@ def config_key_paths(root: str) -> dict[str, FilePath]:
     found: dict[str, set[str]] = {}
     for path in _yaml_files(Path(root)):
         try:
-            doc = load_yaml_file(path)
-        except (InputError, OSError, ValueError):
+            data = _ini(path) if path.suffix in (".ini", ".cfg") else load_yaml_file(path).data
+        except (InputError, OSError, ValueError, configparser.Error):
             continue
-        _walk(doc.data, found)
+        _walk(data, found)
     out = {}
     for key, values in found.items():
         if len(values) == 1 and (path := path_of(ast.Constant(next(iter(values))), None, 0)) is not None:  # type: ignore[arg-type]
             out[key] = path
     return out
+
+
+def _ini(path: Path) -> dict[str, dict[str, str]]:
+    """An INI file's sections as ``{section: {option: value}}``, each option also under its lower-case name."""
+    from faultlib.readers import read_text
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # (the names as written)
+    parser.read_string(read_text(path), source=str(path))
+    return {name: {**{k.lower(): v for k, v in section.items()}, **dict(section.items())}
+            for name, section in parser.items()}
 
 
 __all__ = ["config_key_paths"]
