@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,32 @@ MAX_OPERATIONS = 400_000  # abstract evaluations per file: a generated 1 MB scri
 
 STACK_HEADROOM = 250      # Python frames kept free below the recursion limit for the walks one inlined call makes
 _HEADROOM_FROM = 12       # the stack is measured only past this many inlined calls (each measure walks the frames)
+
+
+FRAMES_PER_CALL = 40      # Python frames one inlined call may take (measured: ~30 in the leakage analysis, stop 53)
+
+
+@contextmanager
+def stack_room():
+    """Raise ``sys.getrecursionlimit()``, for the block, so that :data:`MAX_DEPTH` inlined calls fit above the
+    caller's own stack (a test runner, a CLI, a worker pool each start the analysis at another depth): the
+    analysis's depth budget is then :data:`MAX_DEPTH`, the same wherever it runs, instead of what the caller's
+    frames leave. Only raised, never lowered; restored on exit when nobody changed it meanwhile. The limit is the
+    process's (Python docs, ``sys.setrecursionlimit``); Python 3.11 runs Python-to-Python calls without C
+    recursion, so the raised limit stays within the thread's C stack."""
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    need = depth + MAX_DEPTH * FRAMES_PER_CALL + STACK_HEADROOM
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if need > old and sys.getrecursionlimit() == need:
+            sys.setrecursionlimit(old)
 
 
 def _near_recursion_limit() -> bool:
@@ -569,4 +596,4 @@ def _guard_exit(body: list[ast.stmt]) -> bool:
     return not any(isinstance(n, ast.Return) for stmt in body[:-1] for n in ast.walk(stmt))
 
 
-__all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return"]
+__all__ = ["Budget", "Frame", "Interpreter", "MAX_DEPTH", "MAX_OPERATIONS", "Return", "stack_room"]

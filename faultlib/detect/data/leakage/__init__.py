@@ -255,26 +255,21 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_
         InputError: nested too deeply for the parser (:func:`~faultlib.readers.pysource.parse_python`).
     """
     from faultlib.detect.data.leakage import moduleflags
-    from faultlib.detect.data.leakage.configflags import config_switches
     from faultlib.detect.data.leakage.source import parse_tolerant
     from faultlib.detect.data.leakage.static import Analyzer, StaticReport
     from faultlib.findings import Finding, Severity, analysis_incomplete
+    from faultlib.pyflow.interp import stack_room
 
     tree = parse_tolerant(source, smap)
     try:
-        analyzer = Analyzer(tree, smap)
-        analyzer.repo_files = repo
-        analyzer.preferred_read = preferred_read
-        analyzer.handed_files = tuple(handed_files)
-        analyzer.switches = {**moduleflags.module_switches(tree, smap.default_lines()),  # FLAG = False: if FLAG never
-                             **config_switches(tree, smap.file)}  # runs; nor an option no config sets (configflags.py)
-        report = analyzer.run()
+        with stack_room():  # MAX_DEPTH inlined calls, whatever the caller's stack depth
+            report, analyzer = _run_analyzer(Analyzer, tree, smap, repo, preferred_read, handed_files)
         used = vars(analyzer).get("switched")
         if used:  # a fit whose leak needs a branch switched off is a note naming the flag (moduleflags.py)
-            every = Analyzer(tree, smap)
-            every.repo_files, every.preferred_read, every.handed_files = repo, preferred_read, tuple(handed_files)
             try:
-                before = every.run().findings
+                with stack_room():
+                    before = _run_analyzer(Analyzer, tree, smap, repo, preferred_read, handed_files,
+                                           switches=False)[0].findings
             except RecursionError:
                 before = []
             report.findings = moduleflags.switched_off_notes(report.findings, before, used, smap, Severity.INFO)
@@ -301,6 +296,22 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_
     report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
                                         f.location.get("line", 0), f.kind))
     return report
+
+
+def _run_analyzer(Analyzer, tree, smap, repo, preferred_read, handed_files, *, switches: bool = True):
+    """``(report, analyzer)``: one run of the analysis over ``tree``; ``switches``: branches under a module flag
+    set off (``FLAG = False``) or an option no config module sets are not taken (moduleflags.py, configflags.py)."""
+    from faultlib.detect.data.leakage import moduleflags
+    from faultlib.detect.data.leakage.configflags import config_switches
+
+    analyzer = Analyzer(tree, smap)
+    analyzer.repo_files = repo
+    analyzer.preferred_read = preferred_read
+    analyzer.handed_files = tuple(handed_files)
+    if switches:
+        analyzer.switches = {**moduleflags.module_switches(tree, smap.default_lines()),
+                             **config_switches(tree, smap.file)}
+    return analyzer.run(), analyzer
 
 
 def __getattr__(name: str) -> Any:

@@ -20,7 +20,7 @@ from faultlib.pyflow.walk import walk_once
 
 @lru_cache(maxsize=16)
 def _module_files(root: str) -> dict[str, tuple[str, ...]]:
-    from faultlib.detect.data.leakage.repofiles import project_scripts
+    from faultlib.detect.data.leakage.reposcripts import project_scripts
 
     out: dict[str, tuple[str, ...]] = {}
     for path in project_scripts(Path(root)):

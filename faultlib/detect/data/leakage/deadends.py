@@ -24,11 +24,11 @@ from pathlib import Path
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.nbfiles import project_notebooks
 from faultlib.detect.data.leakage.pathexprs import FilePath, same_file
-from faultlib.detect.data.leakage.repofiles import MAX_FILES, RepoFiles, _scripts, _tree
+from faultlib.detect.data.leakage.reposcripts import MAX_FILES, script_tree, scripts_under
 from faultlib.pyflow.walk import walk_once
 
 
-def dead_ends(repo: RepoFiles, scripts: list[str]) -> tuple[FilePath, ...]:
+def dead_ends(repo, scripts: list[str]) -> tuple[FilePath, ...]:
     """The files ``scripts`` write that no script or notebook of the repository reads, written by a *stage*: a
     script that reads a file another script of the repository writes. The pipeline is in sight and stops
     there (an abandoned branch: the next stage reads another file), so saving one reaches no model
@@ -49,18 +49,18 @@ def dead_ends(repo: RepoFiles, scripts: list[str]) -> tuple[FilePath, ...]:
     return tuple(out)
 
 
-def _named_elsewhere(repo: RepoFiles, name: str, script: str) -> bool:
+def _named_elsewhere(repo, name: str, script: str) -> bool:
     """A script or notebook under the root other than ``script`` has a string constant holding ``name``."""
     me = Path(script).resolve()
-    for other in [*_scripts(repo.root, MAX_FILES), *project_notebooks(repo.root)]:
-        tree = _tree(other) if other.resolve() != me else None
+    for other in [*scripts_under(repo.root, MAX_FILES), *project_notebooks(repo.root)]:
+        tree = script_tree(other) if other.resolve() != me else None
         if tree is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and name in n.value
                                     for n in walk_once(tree)):
             return True
     return False
 
 
-def _stage(repo: RepoFiles, script: str) -> bool:
+def _stage(repo, script: str) -> bool:
     """``script`` reads a file another script of the repository writes."""
     writes = [(other, a.path) for other, accs in repo.accesses.items() if other != script for a in accs
               if a.mode == "write"]
@@ -76,10 +76,10 @@ def predicts(members: list[Path], writer: str | Path) -> bool:
     names = vocab.EVALUATE | vocab.CV_FUNCTIONS | vocab.MODEL_METHODS
     functions: dict[str, ast.AST] = {}
     for m in members:
-        tree = _tree(Path(m))
+        tree = script_tree(Path(m))
         functions.update((n.name, n) for n in (tree.body if tree is not None else ()) if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    todo, seen = [_tree(Path(writer))], set()
+    todo, seen = [script_tree(Path(writer))], set()
     while todo:
         node = todo.pop()
         if node is None or id(node) in seen:

@@ -34,11 +34,11 @@ from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebo
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
 from faultlib.detect.data.leakage.relays import relayed_readers
+from faultlib.detect.data.leakage.reposcripts import MAX_FILES, script_tree, scripts_under
 from faultlib.detect.data.leakage.yamlpaths import _yaml_files, config_key_paths
 from faultlib.pyflow.walk import walk_once
 
 #: the most scripts indexed under one root (a larger folder is not one project's scripts)
-MAX_FILES = 400
 #: how many folders above a script's own its project's root may be
 MAX_UP = 4
 #: names (lower case; a prefix for READMEs and licences) that mark a project's root folder
@@ -46,7 +46,6 @@ PROJECT_MARKERS = (".git", "readme", "setup.py", "setup.cfg", "pyproject.toml", 
 #: the most reading scripts joined with one writer
 MAX_READERS = 6
 #: folders never indexed (environments, caches, vendored packages)
-_SKIP = frozenset({"site-packages", "node_modules", "__pycache__", "venv", ".venv", "env", "build", "dist"})
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ EVALUATES = frozenset({"train_test_split", "cross_val_score", "cross_validate", 
 
 def evaluates(script: str) -> bool:
     """The script splits, cross-validates, searches, scores or fits (:data:`EVALUATES`)."""
-    tree = _tree(Path(script))
+    tree = script_tree(Path(script))
     return tree is not None and any(
         isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", ""))
         in EVALUATES for n in walk_once(tree))
@@ -143,31 +142,8 @@ def repo_root(path: str | Path) -> Path:
         except OSError:
             break
         if any(n.startswith(PROJECT_MARKERS) for n in names):
-            return up if len(_scripts(up, MAX_FILES + 1)) <= MAX_FILES else folder
+            return up if len(scripts_under(up, MAX_FILES + 1)) <= MAX_FILES else folder
     return folder
-
-
-def _scripts(root: Path, limit: int) -> list[Path]:
-    out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                out.append(Path(dirpath) / name)
-                if len(out) >= limit:
-                    return out
-    return out
-
-
-def project_scripts(root: Path) -> list[Path]:
-    """The ``.py`` scripts under a project root (at most :data:`MAX_FILES`; environments and caches skipped)."""
-    return _scripts(root, MAX_FILES)
-
-
-def _tree(path: Path) -> ast.Module | None:
-    from faultlib.detect.data.leakage.session import _parsed
-
-    return notebook_tree(path) if is_notebook(path) else _parsed(path)
 
 
 def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePath]:
@@ -186,7 +162,7 @@ def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePa
 def member_constants(paths: list[str]) -> dict[str, dict[str, FilePath]]:
     """The top-level path constants of the scripts of a session, by module stem: a script joined with
     ``config.py`` reads ``config.TRAIN_CSV`` as the file that module names, as with a repository's index."""
-    return {Path(p).stem: _constants(tree) for p in paths if (tree := _tree(Path(p))) is not None}
+    return {Path(p).stem: _constants(tree) for p in paths if (tree := script_tree(Path(p))) is not None}
 
 
 def _accesses(tree: ast.Module, modules: dict[str, dict[str, FilePath]],
@@ -233,7 +209,7 @@ def repo_files(path: str | Path) -> RepoFiles:
     from faultlib.detect.data.leakage.session import _raw, _text_tree
 
     root = repo_root(path)
-    texts = [(str(p), raw) for p in _scripts(root, MAX_FILES) if (raw := _raw(p)) is not None]
+    texts = [(str(p), raw) for p in scripts_under(root, MAX_FILES) if (raw := _raw(p)) is not None]
     notebooks = {str(p): code for p in project_notebooks(root) if (code := notebook_code(p)) is not None}
     configs = [(str(p), _stamp(p)) for p in _yaml_files(root)]  # what config_keys is read from
     key = repocache.index_key(str(root), texts + [(p, text) for p, (text, _) in notebooks.items()] + configs)

@@ -237,7 +237,7 @@ def choosing_callers(tree: ast.AST, function: str, parameter: tuple[str, int] | 
 
 @lru_cache(maxsize=8)
 def _project_choosers(root: str, function: str, parameter: tuple[str, int] | None) -> bool:
-    from faultlib.detect.data.leakage.repofiles import project_scripts
+    from faultlib.detect.data.leakage.reposcripts import project_scripts
     from faultlib.detect.data.leakage.session import _raw, _text_tree
 
     for path in project_scripts(Path(root)):
