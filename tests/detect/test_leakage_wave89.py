@@ -127,6 +127,14 @@ def test_the_stage_is_silent_when_the_model_script_reads_the_raw_file(tmp_path):
     assert alarms(stage, features) == []
 
 
+def test_the_test_call_keeps_its_kind_when_the_model_script_predicts_on_the_test_file(tmp_path):
+    stage, features = _stage_project(tmp_path, "bookings_train_feats.csv")
+    ranker = tmp_path / "rank.py"
+    ranker.write_text(ranker.read_text().replace("ranker.predict(held_part[cols])", "ranker.predict(unused[cols])"))
+    assert alarms(stage, features) == [("fit_on_test", line_of(features, "per_hotel = ")),
+                                       ("fit_on_test", line_of(features, "spread = "))]
+
+
 def test_one_fold_taken_with_next_is_one_hold_out_not_a_cross_validation(tmp_path):
     body = """\
         import pandas as pd

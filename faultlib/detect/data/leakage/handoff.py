@@ -169,13 +169,13 @@ class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
             return self._while_writing(access[1], super()._method_value, receiver, name, args, kwargs, node, frame)
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
-    def _while_writing(self, path: FilePath, call: Any, *args: Any) -> Any:
-        """``call(*args)`` with ``_writing`` naming the file it writes (savedreach.py)."""
-        self._writing = path
+    def _while_writing(self, path: FilePath | None, call: Any, *args: Any) -> Any:
+        """``call(*args)`` with ``_writing`` naming the file it writes (savedreach.py; ``None``: unknown)."""
+        before, self._writing = self._writing, path
         try:
             return call(*args)
         finally:
-            self._writing = None
+            self._writing = before
 
     def _library(self, ref: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
         self._written()

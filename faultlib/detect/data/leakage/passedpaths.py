@@ -93,6 +93,11 @@ class CallChainPaths:
                     files[k.arg] = file
         chain.append((func.node, {k: v for k, v in files.items() if k not in _stored(func.node)}))
 
+    def _passed_files(self) -> list[FilePath]:
+        """The files the parameters of the call entered last hold (:meth:`_enter_call`), each once."""
+        chain = self.__dict__.get("_chain_paths")
+        return list(dict.fromkeys(chain[-1][1].values())) if chain else []
+
     def _leave_call(self) -> None:
         chain = self.__dict__.get("_chain_paths")
         if chain:

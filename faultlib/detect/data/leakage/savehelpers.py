@@ -23,6 +23,13 @@ So a call of a project function named like a saving helper (``save_*``, ``dump_*
 library names, not a picture: :func:`~faultlib.detect.data.leakage.vocab.saves`) saves its arguments, as the
 library's helper does, and the function still runs.
 
+Saved, not used: like any save (:mod:`.savedreach`), the helper's call is a reach kept apart from a model's, of the
+file its parameters receive from the call when that is one file (``save_table(df, write_path)``, the path handed
+down by its caller: :mod:`.passedpaths`). A fit whose only reach is such a save takes the verdict of the scripts
+that read the file: a stage that runs one helper on the training file and on the test file, whose model script
+trains on the training file's features and leaves the test file's unused, shows the training call's kind, not the
+test call's ``fit_on_test`` (issue 17, wave 89).
+
 A helper named for a picture (``save_fig``, ``write_plot``) saves a plot, and any other project function only
 reaches what its body hands on.
 
@@ -43,5 +50,7 @@ class SaveHelpers:
 
     def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         if vocab.saves(func.node.name.lstrip("_")):
-            self._reach(*args, *kwargs.values())  # type: ignore[attr-defined]
+            files = self._passed_files()  # type: ignore[attr-defined]
+            self._while_writing(files[0] if len(files) == 1 else None,  # type: ignore[attr-defined]
+                                self._reach_saved, *args, *kwargs.values())  # type: ignore[attr-defined]
         return super()._invoke(func, args, kwargs, line)  # type: ignore[misc]
