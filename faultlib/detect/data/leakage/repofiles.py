@@ -29,7 +29,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
 from faultlib.detect.data.leakage.helperreads import imported_reads, imported_writes
-from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, notebook_tree, place,
+from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, place,
                                                   project_notebooks, shown_place)
 from faultlib.detect.data.leakage.pathexprs import FilePath, PathEnv, file_access, path_of, same_file
 from faultlib.detect.data.leakage.readerprograms import joined_program, program_evaluates
