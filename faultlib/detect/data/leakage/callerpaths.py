@@ -61,11 +61,10 @@ class CallerPaths:
                 self._calls.setdefault(node.func.id, []).append(node)
         self._functions.sort(key=lambda f: (f.lineno, -(f.end_lineno or f.lineno)))
 
-    def paths(self, node: ast.expr, line: int, depth: int = 0, running: int | None = None) -> list[FilePath]:
+    def paths(self, node: ast.expr, line: int, depth: int = 0) -> list[FilePath]:
         """The files ``node`` (a path expression on ``line``) may name: its own path, or the paths its callers
-        pass when it is a parameter or a loop variable; ``[]`` when any of them is unknown. ``running``: the line
-        of the call of ``line``'s function the analysis runs now; a call of it there passes the only path (the
-        other callers' files are other runs), else every caller counts."""
+        pass when it is a parameter or a loop variable; ``[]`` when any of them is unknown. (The one file a
+        parameter holds in the call the analysis runs now is :mod:`.passedpaths`'.)"""
         known = path_of(node, self.env, line)
         if known is not None:
             return [known]
@@ -73,16 +72,16 @@ class CallerPaths:
             return []
         func = self._function_at(line)
         if not isinstance(node, ast.Name):
-            return self._substituted(node, line, func, depth, running)
+            return self._substituted(node, line, func, depth)
         looped = self._loop_items(node.id, line, func)
         if looped is not None:
             return _all_known([self.paths(e, e.lineno, depth + 1) for e in looped])
         if func is not None and node.id in _parameters(func) and not _rebound(self._scope_nodes(func, line), node.id):
-            return self._passed(func, node.id, depth, running)
+            return self._passed(func, node.id, depth)
         return []
 
     def _substituted(self, node: ast.expr, line: int, func: ast.FunctionDef | ast.AsyncFunctionDef | None,
-                     depth: int, running: int | None = None) -> list[FilePath]:
+                     depth: int) -> list[FilePath]:
         """A path built from one parameter or loop variable (``base + name``, ``os.path.join(DIR, name)``): the
         expression's path with each file that name may hold written in its place."""
         passed = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and (
@@ -90,18 +89,16 @@ class CallerPaths:
         if len(passed) != 1:
             return []
         name = passed.pop()
-        values = self.paths(ast.Name(name, ast.Load()), line, depth, running)
+        values = self.paths(ast.Name(name, ast.Load()), line, depth)
         if not all(v.exact for v in values):
             return []
         return _all_known([[p] if (p := path_of(_replaced(node, name, v.text), self.env, line)) else []
                            for v in values])
 
-    def _passed(self, func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int,
-                running: int | None = None) -> list[FilePath]:
+    def _passed(self, func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int) -> list[FilePath]:
         segment = self._segment(func.lineno)
         same_name = [f for f in self._functions if f.name == func.name and self._segment(f.lineno) == segment]
         calls = [c for c in self._calls.get(func.name, ()) if self._segment(c.lineno) == segment]
-        calls = [c for c in calls if c.lineno == running] or calls
         if len(same_name) != 1 or not calls:
             return []
         position = [a.arg for a in [*func.args.posonlyargs, *func.args.args]].index(name) \

@@ -24,7 +24,7 @@ from faultlib.detect.data.leakage.filefamilies import (
     same_family,
     written_ending,
 )
-from faultlib.detect.data.leakage.passedfiles import passed_file_table
+from faultlib.detect.data.leakage.passedfiles import call_file_table, passed_file_table
 from faultlib.detect.data.leakage.passedpaths import CallChainPaths, passed_path
 from faultlib.detect.data.leakage.pathexprs import (
     FilePath,
@@ -36,10 +36,8 @@ from faultlib.detect.data.leakage.pathexprs import (
 from faultlib.detect.data.leakage.repofiles import member_constants
 from faultlib.detect.data.leakage.savedreach import SavedReach
 from faultlib.detect.data.leakage.sharedinputs import SharedInputs
-from faultlib.detect.data.leakage.sole_file import file_table
-from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.detect.data.leakage.wrapped import scoped_bindings
-from faultlib.pyflow.values import Const, Container, Tup
+from faultlib.pyflow.values import Container, Tup
 
 
 class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
@@ -149,18 +147,6 @@ class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
         return next(iter(chosen), next((v for _, v in found if getattr(_held(v), "taints", None)),
                                        found[0][1] if found else None))
 
-    def _passed_file_table(self, path: FilePath, node: ast.Call) -> Any:
-        """The table a reader in a helper returns for the file this call of the helper names (passedpaths.py): the
-        file's own rows, named by the file as a literal path would name them (``train.csv`` beside ``test.csv``:
-        :func:`~.sole_file.file_table`); each file read through the helper is a table of its own, not one table
-        for every call."""
-        table = file_table([Const(path.text)], node, separate_test=self._separate_test_file,  # type: ignore
-                           sole=self._sole_data_file)  # type: ignore[attr-defined]
-        if table is None:
-            table = MaybeData(vocab.data_file_stem(path.text) or path.name, node.lineno)
-            table.from_file = True
-        return table
-
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
         access = self._access(node) if name.startswith("to_") else None
@@ -195,7 +181,8 @@ class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
             if value is not None:
                 return value
             if raw is not None and path_of(raw[1], self._path_env, node.lineno) is None:
-                return self._passed_file_table(access[1], node)  # read_csv(path) in a helper: this call's file
+                return call_file_table(access[1], node, separate_test=self._separate_test_file,  # type: ignore
+                                       sole=self._sole_data_file)  # read_csv(path) in a helper: this call's file
             shared = self._shared_input(access[1], node.lineno)  # one input file, read by two members of a join
             return shared if shared is not None else self._keep_input(access[1], node, super()._library(
                 ref, args, kwargs, node, frame))  # (sharedinputs.py)
@@ -206,11 +193,10 @@ class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
                 value := self._read_back(passed)) is not None:
             return value  # pd.read_csv(name), name the constant this call of its function was given
         if raw is not None and raw[0] == "read" and access is None and ref.last in vocab.FILE_READERS:
-            running = self._call_lines[-1] if self._call_lines else None  # type: ignore[attr-defined]
-            table = passed_file_table(self._callers.paths(raw[1], node.lineno, running=running), node,
+            table = passed_file_table(self._callers.paths(raw[1], node.lineno), node,
                                       separate_test=self._separate_test_file)  # type: ignore[attr-defined]
-            if table is not None:  # clean(os.path.join(base, 'data', 'test.csv')): the file its caller names
-                return table  # (passedfiles.py; the call running now, when it is one: callerpaths.py)
+            if table is not None:  # clean(os.path.join(base, 'data', 'test.csv')): the file every caller names
+                return table  # (passedfiles.py)
         return super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
 
 

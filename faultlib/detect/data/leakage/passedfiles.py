@@ -21,8 +21,9 @@ in a program that names a held-out file (``test.csv``) the name is what says whi
 ``f"{base}/test.csv"``, ``Path(base) / "test.csv"``) when all of them name one data file stem, ``train`` or ``test``
 alike; anything else stays unknown (no guess). A helper called once for each file (``clean(join(base,
 "train.csv"))``, then ``clean(join(base, "test.csv"))``) is run by the analysis once per call: each run reads the
-file of the call running it (``running`` of :meth:`~.callerpaths.CallerPaths.paths`), so the run on the test file
-fills it with its own means and the run on the training file does not.
+file of the call running it (:mod:`.passedpaths`: the file a parameter holds in this call), a table of its own
+(:func:`call_file_table`), so the run on the test file fills it with its own means and the run on the training
+file does not.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.pathexprs import FilePath
 from faultlib.detect.data.leakage.sole_file import file_table
+from faultlib.detect.data.leakage.values import MaybeData
 from faultlib.pyflow.values import Const
 
 
@@ -55,4 +58,16 @@ def passed_file_table(paths: list[Any], node: ast.Call, *, separate_test: bool) 
     return file_table([Const(f"{stem}.csv")], node, separate_test=True, sole=None)
 
 
-__all__ = ["passed_file_table"]
+def call_file_table(path: FilePath, node: ast.Call, *, separate_test: bool, sole: str | None) -> MaybeData:
+    """The table a reader in a helper returns for the file this call of the helper names (:mod:`.passedpaths`):
+    the file's own rows, named by the file as a literal path would name them (``train.csv`` beside ``test.csv``:
+    :func:`~.sole_file.file_table`; ``sole``: the script's only data file); each file read through the helper is
+    a table of its own, not one table for every call."""
+    table = file_table([Const(path.text)], node, separate_test=separate_test, sole=sole)
+    if table is None:
+        table = MaybeData(vocab.data_file_stem(path.text) or path.name, node.lineno)
+        table.from_file = True
+    return table
+
+
+__all__ = ["call_file_table", "passed_file_table"]
