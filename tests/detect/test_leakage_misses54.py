@@ -7,6 +7,9 @@ directions:
   counts over the weeks before the last, or per id before a split by group (no period held out: an entity's own
   size), stay silent; a mean named in an ``agg`` spec per id is a statistic like ``.mean()``; a dict comprehension
   spec (``{f'hit_{i}': 'sum' for i in ...}``) names its reduction for every key;
+* a column named by a loop variable over a written-out list (``'listener_' + feat + '_share'``) is built from the
+  columns its expression reads under the same value (derivedcols.py): a count over every row survives in those
+  columns, and a list selecting them keeps it (wave 57, a music recommender); a list selecting other columns drops it;
 
 Every example is written for this test."""
 
@@ -79,4 +82,33 @@ GROUPS = """\
 
 def test_counts_per_id_before_a_split_by_group_are_each_entitys_own_size(tmp_path):
     path = write(tmp_path, "order.py", GROUPS)
+    assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- columns named by a loop variable
+
+SHARES = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
+    plays = pd.read_csv('plays.csv')
+    per_listener = plays[['listener', 'track']].groupby('listener').count().to_dict()['track']
+    plays['listener_cnt'] = plays['listener'].apply(lambda x: per_listener[x])
+    kinds = ['genre', 'artist']
+    for feat in kinds:
+        plays['listener_' + feat + '_share'] = plays[feat + '_plays'] / plays['listener_cnt']
+    X = plays[{listed}]
+    X_tr, X_te, y_tr, y_te = train_test_split(X, plays['liked'])
+    print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def test_a_count_living_on_in_columns_named_by_a_loop_variable_is_a_fit_before_the_split(tmp_path):
+    path = write(tmp_path, "shares.py", SHARES.format(listed="['listener_genre_share', 'listener_artist_share']"))
+    assert alarms(path) == [("fit_before_split", line_of(path, "per_listener = "))]
+
+
+def test_the_same_loop_with_other_columns_selected_is_silent(tmp_path):
+    path = write(tmp_path, "shares.py", SHARES.format(listed="['tempo', 'duration']"))
     assert alarms(path) == []
