@@ -6,7 +6,9 @@ several spellings ("pandas API: DataFrame.agg, GroupBy.agg, Named aggregation"):
 * one name: ``g.agg('mean')`` (read by the caller already);
 * a list: ``g.agg(['mean', 'std'])``;
 * a dict per column: ``g.agg({'price': 'mean'})``, ``g.agg({'price': ['min', 'max']})``;
-* named aggregation: ``g.agg(avg=('price', 'mean'))`` or ``pd.NamedAgg(column='price', aggfunc='mean')``.
+* named aggregation: ``g.agg(avg=('price', 'mean'))`` or ``pd.NamedAgg(column='price', aggfunc='mean')``;
+* a dict built by a comprehension: ``g.agg({f'hit_{i}': 'sum' for i in range(k)})`` (the one reduction it gives every
+  key; wave 89, an H&M ranker's per-customer hits of the top articles).
 
 A statistic or a count named in any of them is the same fit of the grouped rows as the one-name form: a Kaggle
 count encoding written ``train.groupby(col).agg({col: 'count'})`` counts rows per value exactly as
@@ -79,6 +81,8 @@ def spec_reductions(call: ast.Call) -> list[str]:
         spec = call.args[0]
         if isinstance(spec, ast.Dict):
             found += [n for v in spec.values for n in _names(v)]
+        elif isinstance(spec, ast.DictComp):  # {f'hit_{i}': 'sum' for i in range(k)}: one reduction for each key
+            found += _names(spec.value)
         elif isinstance(spec, (ast.List, ast.Tuple)) or numpy_reduction(spec) is not None or \
                 pandas_reduction(spec) is not None:
             found += _names(spec)

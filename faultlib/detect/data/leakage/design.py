@@ -66,6 +66,7 @@ from faultlib.detect.data.leakage.groupvars import grouped_receiver
 from faultlib.detect.data.leakage.labelbins import label_binnings
 from faultlib.detect.data.leakage.lagged import lagged_groupbys
 from faultlib.detect.data.leakage.peritem import per_item_reductions
+from faultlib.detect.data.leakage.periodsplit import holds_out_a_period
 from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_assignments
 from faultlib.detect.data.leakage.predbuffers import (
     over_predictions,
@@ -322,6 +323,11 @@ class DesignChecks:
             self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree)  # (foldlists.py)
         return self._predictions_only
 
+    def _period_held_out(self) -> bool:
+        if not hasattr(self, "_period_split"):
+            self._period_split = holds_out_a_period(self.tree)
+        return self._period_split
+
     def _lagged_groupbys(self) -> frozenset[int]:
         if not hasattr(self, "_lagged"):
             self._lagged = lagged_groupbys(self.tree)
@@ -371,11 +377,14 @@ class DesignChecks:
         # groupby(k).size(), value_counts(): rows per key (counts.py); per id (cells per notebook id, visits per
         # patient_id) a count is the entity's own size, no statistic of other rows
         grouped = groupby_call(inner) if inner is not None else None
-        per_id = inner is not None and (_by_id(inner) or grouped is not None and id(grouped) in self._sample_groupbys)
+        # ... unless a period of the same rows is held out later: then each entity's count includes its held-out
+        # events (purchases per customer_id over every week, the last week held out: periodsplit.py)
+        per_id = inner is not None and (_by_id(inner) and not self._period_held_out() or grouped is not None and id(
+            grouped) in self._sample_groupbys)
         counted = counts_per_key(name, inner) and not per_id and id(grouped) not in self._lagged_groupbys()
         # a GroupBy's sum: each group's total over its rows, unless a key is an id (groupby(['visitor_id']): the
         # entity's own rows, as for a count)
-        totalled = grouped is not None and not per_id and not _keyed_by_id(grouped)
+        totalled = grouped is not None and not per_id and not (_keyed_by_id(grouped) and not self._period_held_out())
         if inner is not None and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS or name in (
                 "transform", "aggregate")) and (own_rows(inner, node, self._sample_groupbys, self._targets) or
                                                 id(grouped) in self._lagged_groupbys()):
@@ -391,9 +400,14 @@ class DesignChecks:
             return Data(Rows(root), data.taints, False)
         if inner is not None and _by_id(inner) and (name in vocab.STATISTICS or name in _GROUP_REDUCTIONS):
             # df.groupby('ImageId')[cols].mean() / .agg(list): one row per entity, a new table whose rows are the
-            # entities (a statistic taints it: merged back onto the rows, it is still a fit of those rows)
-            out = self._statistic(data, f"{_shown(node.func)}()", node, frame) \
-                if name in vocab.STATISTICS else data
+            # entities (a statistic taints it, named in an agg spec too: merged back onto the rows, it is still a fit
+            # of those rows); a count or total per id too when a period of the rows is held out later (periodsplit.py)
+            named = [args[0].value] if name in ("agg", "aggregate") and args and isinstance(args[0], Const) else \
+                spec_reductions(node) + listed_reductions(args[0] if args else None) if name in ("agg", "aggregate") \
+                else [name]
+            stat = counted or any(r in vocab.STATISTICS or r in COUNTS and not per_id or r in _GROUP_TOTALS and (
+                totalled or self._period_held_out()) for r in named if isinstance(r, str))
+            out = self._statistic(data, f"{_shown(node.func)}()", node, frame) if stat else data
             return Data(Rows(Root(f"{_shown(inner)}", node.lineno)), out.taints, False)
         if name == "pivot_table":  # df.pivot_table(values=v, index=k): a statistic (mean by default) per group
             if sample_keys(kwargs.get("index")):  # index=['play_id', ...]: one sample's rows to columns (samples.py)

@@ -168,4 +168,4 @@ def lagged_groupbys(tree: ast.Module) -> frozenset[int]:
     return frozenset(out) | rekeyed
 
 
-__all__ = ["lagged_groupbys"]
+__all__ = ["PERIOD_COLUMN", "lagged_groupbys"]
