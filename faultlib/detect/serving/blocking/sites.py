@@ -15,6 +15,7 @@ from faultlib.detect.serving.blocking.attachment_paths import names_a_path
 from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
 from faultlib.detect.serving.blocking.branch_values import branch_types
+from faultlib.detect.serving.blocking.brief_locks import held_briefly
 from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
@@ -129,6 +130,7 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     if known is not None:
         if (only_creates(target, call, func) or not argument_blocks(index, target, call, func)
                 or parses_awaited_text(target, call, func) or shuts_down_drained(call, func)
+                or held_briefly(target, call, func)  # lock.acquire() where every holder only sets a field
                 or (target == "importlib.import_module" and imports_own_package(index, call, func))):
             return None
         return Site(known[0], target.removeprefix("builtins."), func, call)

@@ -30,6 +30,7 @@ from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.repositories import repository_result
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_property
+from faultlib.detect.serving.blocking.signal_hooks import signal_application
 from faultlib.detect.serving.blocking.textual_apps import QUERIES, queried_type
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
 from faultlib.detect.serving.blocking.app_items import app_item
@@ -74,7 +75,8 @@ class TypeOf:
                 if found is not None:
                     return found
                 if _unannotated_param(func, expr.id) or module_annotated(self, func, expr.id):  # from the call sites
-                    return self.infer.parameter(func, expr.id)
+                    return self.infer.parameter(func, expr.id) or (  # app.on_startup.append(init): init's app
+                        signal_application(self, func, expr.id) if _unannotated_param(func, expr.id) else None)
                 outer = _enclosing_scope(func, expr.id)
                 if outer is not None:  # a closure's free variable: the enclosing function's local
                     return self.type_of(expr, outer, depth + 1)
