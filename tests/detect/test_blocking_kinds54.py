@@ -1,0 +1,84 @@
+"""check blocking: kinds left from held-out waves 66 and 67 (issue 17), fixed by kind at stop 54.
+
+Each blocker is found at its line; each look-alike stays silent. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged_package
+
+# -- coroutines the program's own scheduler steps by hand: no event loop runs them -----------------------------------
+_SCHEDULER = """
+    import heapq
+
+
+    class JobQueue:
+        def __init__(self):
+            self._jobs = []
+
+        def add_job(self, func, *args):
+            steps = func(*args).__await__()
+            heapq.heappush(self._jobs, (len(self._jobs), steps))
+
+        def flush(self):
+            while self._jobs:
+                _, steps = heapq.heappop(self._jobs)
+                try:
+                    next(steps)
+                except StopIteration:
+                    continue
+
+
+    class Builder:
+        def __init__(self):
+            self.queue = JobQueue()
+
+        def add_job(self, func, *args):
+            self.queue.add_job(func, *args)
+
+
+    BUILDER = Builder()
+"""
+
+_EMITTERS = """
+    import shutil
+
+    from gen.scheduler import BUILDER
+
+
+    def copy_header(src, dst):
+        shutil.copyfile(src, dst)
+
+
+    async def emit_headers(paths):
+        for path in paths:
+            copy_header(path, "out/" + path)
+
+
+    def to_code(config):
+        BUILDER.add_job(emit_headers, config["headers"])
+"""
+
+
+def test_coroutine_stepped_by_the_programs_own_scheduler_is_no_entry(tmp_path):
+    found = flagged_package(tmp_path, {"gen/__init__.py": "", "gen/scheduler.py": _SCHEDULER,
+                                       "gen/emitters.py": _EMITTERS})
+    assert not found
+
+
+def test_coroutine_also_awaited_by_a_served_handler_still_blocks(tmp_path):
+    served = _EMITTERS + """
+
+    async def rebuild(request):
+        await emit_headers(request["paths"])
+"""
+    found = flagged_package(tmp_path, {"gen/__init__.py": "", "gen/scheduler.py": _SCHEDULER,
+                                       "gen/emitters.py": served})
+    assert ("gen/emitters.py", "blocking_file_io", "shutil.copyfile(src, dst)") in found
+
+
+def test_coroutine_handed_to_a_queue_that_schedules_it_on_asyncio_still_blocks(tmp_path):
+    on_loop = _SCHEDULER.replace("steps = func(*args).__await__()", "steps = asyncio.ensure_future(func(*args))")
+    on_loop = on_loop.replace("import heapq", "import asyncio\n    import heapq")
+    found = flagged_package(tmp_path, {"gen/__init__.py": "", "gen/scheduler.py": on_loop,
+                                       "gen/emitters.py": _EMITTERS})
+    assert ("gen/emitters.py", "blocking_file_io", "shutil.copyfile(src, dst)") in found
