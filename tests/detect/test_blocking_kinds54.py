@@ -82,3 +82,54 @@ def test_coroutine_handed_to_a_queue_that_schedules_it_on_asyncio_still_blocks(t
     found = flagged_package(tmp_path, {"gen/__init__.py": "", "gen/scheduler.py": on_loop,
                                        "gen/emitters.py": _EMITTERS})
     assert ("gen/emitters.py", "blocking_file_io", "shutil.copyfile(src, dst)") in found
+
+
+# -- a context variable annotated ContextVar[T]: get() returns a T -----------------------------------------------------
+_CONFIG = """
+    from contextvars import ContextVar
+    from pathlib import Path
+
+
+    class Settings:
+        plugin_dir: Path = Path("plugins")
+        plugin_names: list = []
+
+
+    CURRENT: ContextVar[Settings] = ContextVar("current")
+"""
+
+_PLUGINS = """
+    from app import config
+    from app.config import CURRENT
+
+
+    def plugin_files():
+        return sorted(p.name for p in CURRENT.get().plugin_dir.iterdir())
+
+
+    def plugin_names():
+        return sorted(CURRENT.get().plugin_names)
+
+
+    def plugin_files_again():
+        return [p.stem for p in config.CURRENT.get().plugin_dir.glob("*.py")]
+
+
+    async def list_plugins(request):
+        return plugin_files() + plugin_names() + plugin_files_again()
+"""
+
+
+def test_context_variable_get_returns_its_annotated_type(tmp_path):
+    found = flagged_package(tmp_path, {"app/__init__.py": "", "app/config.py": _CONFIG, "app/plugins.py": _PLUGINS})
+    assert ("app/plugins.py", "blocking_file_io",
+            "return sorted(p.name for p in CURRENT.get().plugin_dir.iterdir())") in found
+    assert ("app/plugins.py", "blocking_file_io",
+            'return [p.stem for p in config.CURRENT.get().plugin_dir.glob("*.py")]') in found
+    assert not any("plugin_names" in line for _, _, line in found)
+
+
+def test_context_variable_of_a_list_is_no_path(tmp_path):
+    config = _CONFIG.replace("CURRENT: ContextVar[Settings]", "CURRENT: ContextVar[list]")
+    found = flagged_package(tmp_path, {"app/__init__.py": "", "app/config.py": config, "app/plugins.py": _PLUGINS})
+    assert not found
