@@ -133,3 +133,48 @@ def test_context_variable_of_a_list_is_no_path(tmp_path):
     config = _CONFIG.replace("CURRENT: ContextVar[Settings]", "CURRENT: ContextVar[list]")
     found = flagged_package(tmp_path, {"app/__init__.py": "", "app/config.py": config, "app/plugins.py": _PLUGINS})
     assert not found
+
+
+# -- a palette provider's commands kept as tuples and unpacked into its hits -------------------------------------------
+_PALETTE = """
+    import subprocess
+    from functools import partial
+
+    from textual.app import App
+    from textual.command import Hit, Hits, Provider
+
+
+    class NotesApp(App):
+        def command_print_note(self) -> None:
+            subprocess.run(["lp", "note.txt"], check=True)
+
+        def command_rename(self, title: str) -> None:
+            self.title = title
+
+
+    class NotesCommands(Provider):
+        @property
+        def entries(self):
+            app: NotesApp = self.app
+            listed = [("print: note", app.command_print_note, "Send the note to the printer")]
+            listed.append(("rename: draft", partial(app.command_rename, "draft"), "Rename the note"))
+            return tuple(listed)
+
+        async def search(self, query: str) -> Hits:
+            matcher = self.matcher(query)
+            for title, runnable, help_text in self.entries:
+                if (score := matcher.match(title)) > 0:
+                    yield Hit(score, matcher.highlight(title), runnable, help=help_text)
+"""
+
+
+def test_palette_command_unpacked_from_tuples_runs_on_the_loop(tmp_path):
+    found = flagged_package(tmp_path, {"notes/__init__.py": "", "notes/app.py": _PALETTE})
+    assert ("notes/app.py", "blocking_subprocess", 'subprocess.run(["lp", "note.txt"], check=True)') in found
+
+
+def test_tuples_iterated_outside_a_palette_hit_run_nothing(tmp_path):
+    listed = _PALETTE.replace("yield Hit(score, matcher.highlight(title), runnable, help=help_text)",
+                              "yield title")
+    found = flagged_package(tmp_path, {"notes/__init__.py": "", "notes/app.py": listed})
+    assert not found
