@@ -178,3 +178,113 @@ def test_tuples_iterated_outside_a_palette_hit_run_nothing(tmp_path):
                               "yield title")
     found = flagged_package(tmp_path, {"notes/__init__.py": "", "notes/app.py": listed})
     assert not found
+
+
+# -- walking the whole stack (inspect.stack) on every call ---------------------------------------------------------------
+_TIMED = """
+    import inspect
+    import sys
+    import time
+    from contextlib import asynccontextmanager
+
+
+    @asynccontextmanager
+    async def timed(label):
+        start = time.perf_counter()
+        yield
+        caller = inspect.stack()[2].function
+        print(caller, label, time.perf_counter() - start)
+
+
+    @asynccontextmanager
+    async def timed_cheaply(label):
+        start = time.perf_counter()
+        yield
+        caller = sys._getframe(2).f_code.co_name
+        print(caller, label, time.perf_counter() - start)
+
+
+    async def handle(event):
+        async with timed("handle"):
+            return event
+"""
+
+
+def test_whole_stack_walk_in_a_timing_helper_is_cpu_on_the_loop(tmp_path):
+    found = flagged_package(tmp_path, {"bot/__init__.py": "", "bot/timing.py": _TIMED})
+    assert ("bot/timing.py", "blocking_cpu", "caller = inspect.stack()[2].function") in found
+    assert not any("_getframe" in line for _, _, line in found)
+
+
+# -- browserforge's generators read their data files when constructed ----------------------------------------------------
+_HEADERS = """
+    from browserforge.headers import Browser, HeaderGenerator
+
+
+    def stealth_headers():
+        return HeaderGenerator(browser=[Browser(name="chrome")], os="linux").generate()
+
+
+    def plain_headers():
+        return {"User-Agent": Browser(name="chrome").name}
+
+
+    async def fetch(session, url):
+        return await session.get(url, headers={**stealth_headers(), **plain_headers()})
+"""
+
+
+def test_header_generator_built_per_request_reads_its_data_files(tmp_path):
+    found = flagged_package(tmp_path, {"crawl/__init__.py": "", "crawl/headers.py": _HEADERS})
+    assert ("crawl/headers.py", "blocking_file_io",
+            'return HeaderGenerator(browser=[Browser(name="chrome")], os="linux").generate()') in found
+    assert not any("plain" in line or "User-Agent" in line for _, _, line in found)
+
+
+# -- a decorator factory whose decorator registers an async wrapper: the decorator runs once, at definition -------------
+_COMMANDS = """
+    from pathlib import Path
+
+    HANDLERS = []
+
+
+    def command(pattern):
+        def register(fn):
+            async def wrapper(event):
+                return await fn(event)
+            HANDLERS.append((pattern, wrapper))
+            Path("commands.txt").write_text(pattern)
+            return wrapper
+        return register
+
+
+    def audited(label):
+        def decorate(fn):
+            def wrapper(*args):
+                with open("audit.log", "a") as log:
+                    log.write(label)
+                return fn(*args)
+            return wrapper
+        return decorate
+
+
+    @command("ping")
+    async def ping(event):
+        return "pong"
+
+
+    @audited("total")
+    def total(values):
+        return sum(values)
+
+
+    async def on_message(event):
+        await ping(event)
+        return total([1, 2])
+"""
+
+
+def test_a_decorator_handing_back_an_async_wrapper_runs_at_definition_only(tmp_path):
+    found = flagged_package(tmp_path, {"bot/__init__.py": "", "bot/commands.py": _COMMANDS})
+    assert not any("commands.txt" in line for _, _, line in found)
+    assert ("bot/commands.py", "blocking_file_io", 'with open("audit.log", "a") as log:') in found
