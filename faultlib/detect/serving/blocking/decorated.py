@@ -54,12 +54,18 @@ def _wrappers(index, decorator: ast.expr, func: Func) -> list[Func]:
 
 def _returned_leaves(decorator: Func, depth: int) -> list[Func]:
     """The innermost nested functions ``decorator`` returns (``return wrapper``; ``return decorator`` of a factory,
-    then that decorator's own)."""
-    returned = {n.value.id for n in decorator.nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+    then that decorator's own). A returned function that itself hands back a nested function is a decorator, not a
+    wrapper: it runs once, where the decorated function is defined, so when what it hands back is an ``async def``
+    (a bot's command decorator registering its async wrapper as a handler) nothing of it runs at each call."""
     out = []
     for name, nested in decorator.nested.items():
-        if name not in returned or nested.is_async:
+        if name not in _returned_names(decorator) or nested.is_async:
             continue
         inner = _returned_leaves(nested, depth + 1) if nested.nested and depth < MAX_NESTING else []
-        out += inner or [nested]
+        hands_back = any(n in nested.nested for n in _returned_names(nested))
+        out += inner or ([] if hands_back else [nested])
     return out
+
+
+def _returned_names(func: Func) -> set[str]:
+    return {n.value.id for n in func.nodes if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}

@@ -9,8 +9,9 @@ such a coroutine is never on the server's loop while it serves. Such a coroutine
 in the analysed files is such a drive, and so is a coroutine every call of which is made inside private coroutines
 (awaited there: the same private loop). Textual's thread workers (``@work(thread=True)`` on an ``async def``,
 :mod:`~faultlib.detect.serving.blocking.thread_workers`) are private from the start: Textual drives each with
-``asyncio.run`` in its worker thread. A coroutine nothing in the analysed files calls stays an entry (a
-framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
+``asyncio.run`` in its worker thread; so are coroutines the program's own scheduler steps by hand
+(:mod:`~faultlib.detect.serving.blocking.driven_coroutines`: no loop at all). A coroutine nothing in the analysed
+files calls stays an entry (a framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
 function that is not handed to a thread may be the program's main loop: no exemption. Used by
 :func:`~faultlib.detect.serving.blocking.analyze_sources` after the walk (a finding every entry of which is
 private is left out): computed before it, the callee lookups here would settle types the walk had not finished.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.driven_coroutines import driven_coroutines
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.flask_views import flask_async_view
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
@@ -55,6 +57,7 @@ def _compute(index) -> set[int]:
     drives = sites.get("run_until_complete", [])
     submitted = _thread_loop_submits(index, sites)
     workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and (thread_worker(index, f) or flask_async_view(index, f))]
+    workers += driven_coroutines(index)  # stepped by the program's own scheduler, in sync code: no loop at all
     if not drives and not workers and not submitted:
         return set()
     threaded = _threaded(index, sites) if drives else set()
@@ -64,7 +67,7 @@ def _compute(index) -> set[int]:
     for call, target in submitted:  # run_coroutine_threadsafe onto a loop whose run_forever is a thread's target
         driven.add(id(call))
         candidates[id(target)] = target
-    for worker in workers:  # Textual's @work(thread=True) coroutine: asyncio.run in the worker's thread
+    for worker in workers:  # Textual's @work(thread=True) coroutine (asyncio.run in the worker's thread), a driven one
         private.add(id(worker))
         candidates.update(_awaited(index, worker, private))
     for call, caller in drives:

@@ -23,6 +23,7 @@ from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
 from faultlib.detect.serving.blocking.imported_tools import imported_tools
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
+from faultlib.detect.serving.blocking.palette_tuples import unpacked_commands
 from faultlib.detect.serving.blocking.metaclasses import constructor_functions
 from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
@@ -88,7 +89,8 @@ class Reachability(BodyCalls):
             for func in funcs:  # sync functions handed to the loop as callbacks (call_soon, add_done_callback...)
                 for call, _ in self._calls(func):  # or to a factory whose async closure calls them (async_closures)
                     target = loop_callback(self.index, call, func)
-                    targets = [target] if target is not None else closure_runs(self.index, call, func, factories)
+                    targets = [target] if target is not None else (  # a palette's command tuples (palette_tuples)
+                        unpacked_commands(self.index, call, func) or closure_runs(self.index, call, func, factories))
                     for target in targets:
                         if isinstance(target, Func) and not target.is_async and target not in self.callbacks:
                             self.callbacks.append(target)

@@ -46,7 +46,7 @@ import ast
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 __all__ = ["CALLBACK_CLASSES", "CALLBACK_METHODS", "HANDLER_NAMES", "HANDLER_PREFIXES", "PUMP_MODULES", "QUERIES",
-           "queried_type", "textual_callback", "textual_handler"]
+           "palette_command", "queried_type", "textual_callback", "textual_handler"]
 
 PUMP_MODULES = ("textual.app", "textual.screen", "textual.widget", "textual.widgets", "textual.containers",
                 "textual.scroll_view", "textual.message_pump", "textual.dom", "textual.command")
@@ -114,18 +114,30 @@ def textual_callback(index, call: ast.Call, func: Func) -> Func | None:
     if "textual" not in func.module.top_packages:
         return None
     if isinstance(call.func, ast.Attribute) and call.func.attr in CALLBACK_METHODS:
-        where = CALLBACK_METHODS[call.func.attr]
-    elif (name := call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)) \
-            in CALLBACK_CLASSES and str(index.callee(call.func, func)).startswith("textual."):
-        where = CALLBACK_CLASSES[name]
+        given = _given(call, CALLBACK_METHODS[call.func.attr])
     else:
+        given = palette_command(index, call, func)
+    target = index.callee(given, func) if given is not None else None
+    return target if isinstance(target, Func) else None
+
+
+def palette_command(index, call: ast.Call, func: Func) -> ast.expr | None:
+    """The callable ``call`` gives the command palette when it builds a ``Hit``, ``DiscoveryHit`` or
+    ``SystemCommand`` (:data:`CALLBACK_CLASSES`) in a module importing Textual, else None."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+    if name not in CALLBACK_CLASSES or "textual" not in func.module.top_packages:
         return None
+    if not str(index.callee(call.func, func)).startswith("textual."):
+        return None
+    return _given(call, CALLBACK_CLASSES[name])
+
+
+def _given(call: ast.Call, where: tuple[int, str | None]) -> ast.expr | None:
     position, keyword = where
     given = next((k.value for k in call.keywords if keyword is not None and k.arg == keyword), None)
     if given is None and position < len(call.args):
         given = call.args[position]
-    target = index.callee(given, func) if given is not None else None
-    return target if isinstance(target, Func) else None
+    return given
 
 
 def queried_type(index, call: ast.Call, func: Func) -> Klass | str | None:

@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPON
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
+from faultlib.detect.serving.blocking.context_vars import GETTERS as CONTEXT_GETTERS, context_value
 from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_spool
 from faultlib.detect.serving.blocking.store_factories import store_factory_type
@@ -159,6 +160,9 @@ class TypeOf:
                     return owner
                 if callee.attr in vocab.METHOD_RETURNS:
                     return vocab.METHOD_RETURNS[callee.attr]
+                if callee.attr in CONTEXT_GETTERS and func is not None and (
+                        held := context_value(self, callee.value, func)) is not None:
+                    return held  # SETTINGS.get() of `SETTINGS: ContextVar[Settings]`: a Settings
                 if callee.attr in QUERIES and func is not None and (
                         queried := queried_type(self, expr, func)) is not None:
                     return queried  # self.query_one(Viewer): a Viewer (Textual's typed queries)

@@ -3,7 +3,9 @@ request with a site's JavaScript), fake-useragent, cookie files, report writers 
 (mutagen), a machine id for telemetry, Chinese word segmentation (jieba), word clouds, BeautifulSoup over a fetched
 page (:mod:`~faultlib.detect.serving.blocking.fetched_pages`: the house rule on parse sizes) and readabilipy's article
 extraction (with ``use_readability=True`` and Node.js installed it writes the page to a temporary file and runs
-Mozilla's Readability.js under ``node``; held-out wave 53: the MCP reference fetch server simplifies every page so).
+Mozilla's Readability.js under ``node``; held-out wave 53: the MCP reference fetch server simplifies every page so),
+browserforge's header and fingerprint generators (their data files read on every construction; held-out wave 67: a
+scraper building stealth headers for each request).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`); found by
 held-out wave 43 (a Playwright crawler signing every request with ``execjs``, aiohttp scrapers and username checkers
@@ -59,6 +61,14 @@ BEAUTIFUL_SOUP = ("https://www.crummy.com/software/BeautifulSoup/bs4/doc/#making
                   "a fetched page, fetched_pages.py)")
 _SOUPS = ("bs4.BeautifulSoup", "bs4.BeautifulStoneSoup")
 
+BROWSERFORGE = ("https://github.com/daijro/browserforge#generating-headers (HeaderGenerator(...) loads its data "
+                "when constructed: browserforge/headers/generator.py's __init__ reads and parses the browser helper "
+                "and headers-order JSON files of apify_fingerprint_datapoints, on every construction; a "
+                "FingerprintGenerator constructs one)")
+_BROWSERFORGE = ("browserforge.headers.HeaderGenerator", "browserforge.headers.generator.HeaderGenerator",
+                 "browserforge.fingerprints.FingerprintGenerator",
+                 "browserforge.fingerprints.generator.FingerprintGenerator")
+
 SCRAPER_TOOLS = Vocabulary(
     calls={
         **names(S, READABILIPY, "readabilipy.simple_json", "simple_json_from_html_string"),
@@ -73,6 +83,7 @@ SCRAPER_TOOLS = Vocabulary(
         **names(C, JIEBA, "jieba.analyse", "extract_tags", "textrank"),
         "jieba.load_userdict": (F, JIEBA),
         **{soup: (C, BEAUTIFUL_SOUP) for soup in _SOUPS},
+        **{generator: (F, BROWSERFORGE) for generator in _BROWSERFORGE},
     },
     when={**{f"mutagen.{c}": BlocksWhen(ANY_ARGUMENT, test="given") for c in _MUTAGEN_FORMATS},
           **{f"{m}.simple_json_from_html_string": BlocksWhen("use_readability", position=3, test="true")

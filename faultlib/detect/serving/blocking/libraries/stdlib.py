@@ -29,6 +29,14 @@ FILE_OBJECT = "io.IOBase"
 """What ``os.fdopen(fd, mode)`` returns: a file object over an already open descriptor (``tempfile.mkstemp``'s),
 "an alias of the open() built-in" (https://docs.python.org/3/library/os.html#os.fdopen). Wrapping the descriptor
 does no I/O; its reads and writes go to the file (the family below)."""
+STACK_WALK = (PY + "inspect.html#the-interpreter-stack (stack(), trace(), getouterframes() and getinnerframes() "
+              "build a FrameInfo per frame with its file name and, by default, a line of source context: "
+              "getframeinfo resolves each frame's source file (os.path checks, getmodule's scan of sys.modules "
+              "on a miss) and findsource calls linecache.checkcache, an os.stat of the file, and reads it "
+              "when not cached; per frame, every call; a stack walk where frame.f_back or sys._getframe would do)")
+"""House rule (stop 54, held-out wave 67): the walk of the whole stack is ``blocking_cpu`` (Python work per frame,
+with a stat of each frame's file): a timing decorator that names its caller by ``inspect.stack()[2]`` on every
+timed block of a bot's handlers."""
 STDLIB = Vocabulary(
     calls={
         "time.sleep": ("blocking_sleep", PY + "time.html#time.sleep"),
@@ -66,6 +74,7 @@ STDLIB = Vocabulary(
         **_names("blocking_subprocess", PY + "subprocess.html", "subprocess.Popen", "wait", "communicate"),
         **_names("blocking_subprocess", PY + "os.html#os.system", "os", "system", "popen", "wait", "waitpid"),
         **_names("blocking_cpu", PY + "hashlib.html#key-derivation", "hashlib", "pbkdf2_hmac", "scrypt"),
+        **_names("blocking_cpu", STACK_WALK, "inspect", "stack", "trace", "getouterframes", "getinnerframes"),
         **_names("blocking_db", PY + "sqlite3.html", "sqlite3", "connect"),
         **{f"{m}.connect": ("blocking_db", "https://github.com/rigglemania/pysqlcipher3 and "
                                           "https://github.com/coleifer/sqlcipher3 (SQLCipher's DB-API modules: the "
