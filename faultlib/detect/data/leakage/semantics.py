@@ -16,6 +16,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.modellists import model_list
 from faultlib.detect.data.leakage.aligned import same_split_rows
+from faultlib.detect.data.leakage.constancy import zero_variance_selector
 from faultlib.detect.data.leakage.fills import constant_fill
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.imputeaxis import imputes_along_rows
@@ -154,7 +155,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
                 args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
                 kwargs.get("categories"), Tup)) and not imputes_along_rows(name, args, kwargs) and not constant_fill(
-                name, kwargs)  # learns nothing from the rows: an old Imputer along rows (imputeaxis.py), a constant fill (fills.py)
+                name, kwargs) and not zero_variance_selector(name, args, kwargs)  # learns nothing from the rows: an
+            # old Imputer along rows (imputeaxis.py), a constant fill (fills.py), VarianceThreshold(0) (constancy.py)
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
