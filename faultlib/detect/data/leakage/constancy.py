@@ -34,7 +34,7 @@ import operator
 from typing import Any
 
 from faultlib.pyflow.values import Const
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import scope_nodes, walk_once
 
 __all__ = ["constancy_tests", "zero_variance_selector"]
 
@@ -125,18 +125,6 @@ def _constancy(compare: ast.Compare, bound: dict[str, ast.expr]) -> bool:
     return False
 
 
-def _own_nodes(scope: ast.AST) -> list[ast.AST]:
-    """The nodes of ``scope``, the bodies of the functions it defines left out (they are scopes of their own)."""
-    out: list[ast.AST] = []
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _scope_bindings(nodes: list[ast.AST]) -> dict[str, ast.expr]:
     """Names bound exactly once among ``nodes`` (one scope's) by a plain ``name = value``."""
     seen: dict[str, list[ast.expr]] = {}
@@ -157,7 +145,7 @@ def constancy_tests(tree: ast.Module) -> frozenset[int]:
     out: set[int] = set()
     scopes = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
     for scope in scopes:
-        nodes = _own_nodes(scope)
+        nodes = scope_nodes(scope)
         compares = [n for n in nodes if isinstance(n, ast.Compare)]
         if compares:
             bound = _scope_bindings(nodes)
