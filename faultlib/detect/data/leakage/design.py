@@ -70,6 +70,7 @@ from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_ass
 from faultlib.detect.data.leakage.predbuffers import (
     over_predictions,
     prediction_buffers,
+    prediction_stacks,
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
@@ -324,7 +325,8 @@ class DesignChecks:
 
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
-            self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree)  # (foldlists.py)
+            self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree) | prediction_stacks(
+                self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities: predbuffers.py)
         return self._predictions_only
 
     def _lagged_groupbys(self) -> frozenset[int]:
