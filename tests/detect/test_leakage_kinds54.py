@@ -22,15 +22,8 @@ from pathlib import Path
 import pytest
 
 from faultlib.detect.data.leakage.constancy import constancy_tests
-from tests.detect.leakage_source import alarms
-
-
-def _alarms(tmp_path: Path, text: str, name: str = "script.py") -> set[tuple[str, int]]:
-    return alarms(tmp_path, textwrap.dedent(text), name)
-
-
-def _line(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(textwrap.dedent(text).split("\n"), 1) if needle in line)
+from tests.detect.leakage_source import dedented_alarms as _alarms
+from tests.detect.leakage_source import line_of as _line
 
 
 # ---------------------------------------------------------------- constant columns dropped before the split
@@ -219,17 +212,22 @@ def test_an_encoder_of_train_and_validation_that_also_encodes_the_validation_row
 
 # ---------------------------------------------------------------- train + validation oversampled for the final refit
 
+#: three parts of the clients by two splits: training, validation (half the held-out 40 %), test
+_THREE_PARTS = """\
+    clients = pd.read_csv("clients.csv")
+    X = clients.drop(columns=["left"])
+    y = clients["left"]
+    X_fit, X_rest, y_fit, y_rest = train_test_split(X, y, test_size=0.4, random_state=1)
+    X_val, X_hold, y_val, y_hold = train_test_split(X_rest, y_rest, test_size=0.5, random_state=1)
+"""
+
 _REFIT = """\
     import pandas as pd
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.metrics import f1_score
     from sklearn.model_selection import train_test_split
 
-    clients = pd.read_csv("clients.csv")
-    X = clients.drop(columns=["left"])
-    y = clients["left"]
-    X_fit, X_rest, y_fit, y_rest = train_test_split(X, y, test_size=0.4, random_state=1)
-    X_val, X_hold, y_val, y_hold = train_test_split(X_rest, y_rest, test_size=0.5, random_state=1)
+""" + _THREE_PARTS + """\
     probe = RandomForestClassifier().fit(X_fit, y_fit)
     print(f1_score(y_val, probe.predict(X_val)))
     X_both = pd.concat([X_fit, {second}])
@@ -254,11 +252,7 @@ def test_smote_over_train_and_validation_for_the_final_refit_is_silent_unless_va
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
-    clients = pd.read_csv("clients.csv")
-    X = clients.drop(columns=["left"])
-    y = clients["left"]
-    X_fit, X_rest, y_fit, y_rest = train_test_split(X, y, test_size=0.4, random_state=1)
-    X_val, X_hold, y_val, y_hold = train_test_split(X_rest, y_rest, test_size=0.5, random_state=1)
+""" + _THREE_PARTS + """\
     print(LogisticRegression().fit(X_fit, y_fit).score(X_val, y_val))
     X_up, y_up = SMOTE().fit_resample(pd.concat([X_fit, X_val]), pd.concat([y_fit, y_val]))
     final = LogisticRegression().fit(X_up, y_up)
