@@ -14,7 +14,7 @@ import ast
 import threading
 from collections import OrderedDict, deque
 
-__all__ = ["CHILDLESS", "NO_CALLS", "children", "walk", "walk_once"]
+__all__ = ["CHILDLESS", "NO_CALLS", "children", "scope_nodes", "walk", "walk_once"]
 
 _AST = ast.AST
 #: fields that hold a name, a number, a flag or a constant in every node class that has them (Python's ASDL:
@@ -77,6 +77,23 @@ def walk(node: ast.AST) -> list[ast.AST]:
         kids = children(node)
         extend(kids)
         out.extend(kids)
+    return out
+
+
+def scope_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of one scope under ``scope`` (a module or a function; ``scope`` itself left out): the functions it
+    defines are there (their names, decorators and defaults are evaluated in it), their bodies are not (each is a
+    scope of its own). Class bodies are walked (their statements run in the enclosing code's order); no order is
+    promised."""
+    out: list[ast.AST] = []
+    todo = children(scope)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+        elif node.__class__ not in CHILDLESS:
+            todo.extend(children(node))
     return out
 
 

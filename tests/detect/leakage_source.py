@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from faultlib.detect.data.leakage import analyze_file
@@ -16,3 +17,13 @@ def alarms(tmp_path: Path, text: str, name: str = "script.py") -> set[tuple[str,
     report, _ = analyze_file(str(script), alone=True)
     return {(f.kind, f.location.get("line")) for f in report.findings
             if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+def dedented_alarms(tmp_path: Path, text: str, name: str = "script.py") -> set[tuple[str, int]]:
+    """:func:`alarms` of ``text`` written indented in a test (dedented first)."""
+    return alarms(tmp_path, textwrap.dedent(text), name)
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of the dedented ``text`` that holds ``needle`` first."""
+    return next(i for i, line in enumerate(textwrap.dedent(text).split("\n"), 1) if needle in line)

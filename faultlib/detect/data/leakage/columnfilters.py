@@ -34,15 +34,18 @@ def _column_loop(node: ast.expr) -> bool:
         _names_columns(node)
 
 
-def _operands(tests: list[ast.expr]) -> list[ast.expr]:
+def _operands(tests: list[ast.expr], constant: frozenset[int] = frozenset()) -> list[ast.expr]:
     """What the tests compare (``df[c].isnull().mean()`` and ``0.5`` in ``df[c].isnull().mean() > 0.5``), through
-    ``and``/``or``/``not``: a comparison makes a flag of its operands, which keeps no statistic (static.py)."""
+    ``and``/``or``/``not``: a comparison makes a flag of its operands, which keeps no statistic (static.py). A
+    comparison in ``constant`` (``df[c].nunique() <= 1``: :mod:`.constancy`) computes nothing the rows teach."""
     out: list[ast.expr] = []
     for test in tests:
+        if id(test) in constant:
+            continue
         if isinstance(test, ast.BoolOp):
-            out.extend(_operands(test.values))
+            out.extend(_operands(test.values, constant))
         elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            out.extend(_operands([test.operand]))
+            out.extend(_operands([test.operand], constant))
         elif isinstance(test, ast.Compare):
             out.extend([test.left, *test.comparators])
         else:
@@ -70,7 +73,7 @@ class ColumnFilters:
             known = source.items if isinstance(source, Tup) else ()
             column = known[0] if known and isinstance(known[0], Const) else Const("<column>")
             self._bind(gen.target, column, frame, node.lineno)  # some column of the frame
-            for operand in _operands(gen.ifs):
+            for operand in _operands(gen.ifs, self._constancy):  # type: ignore[attr-defined]
                 data = maybe_data(self._expr(operand, frame))
                 if data is not None:
                     taints |= data.taints

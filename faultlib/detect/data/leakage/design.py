@@ -71,13 +71,14 @@ from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_ass
 from faultlib.detect.data.leakage.predbuffers import (
     over_predictions,
     prediction_buffers,
+    prediction_stacks,
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
-from faultlib.detect.data.leakage.testfills import test_side_fills
+from faultlib.detect.data.leakage.testfills import apart_from, test_side_fills, written_only_into
 from faultlib.detect.data.leakage.timeorder import (
     calendar_groups,
     date_cutoff,
@@ -278,6 +279,11 @@ class DesignChecks:
             self._test_fills = test_side_fills(self.tree)
         if id(node) in self._test_fills and not data.is_test:  # test[c] = ....fillna(train[c].mean()) (testfills.py)
             return Data(None, data.taints, False)
+        if not hasattr(self, "_written_only"):
+            self._written_only = written_only_into(self.tree)
+        table = self._written_only.get(id(node))
+        if table is not None and data.is_test and apart_from(data.rows, self._lookup(table, frame)):
+            return Data(None, data.taints, False)  # train + valid counts mapped onto the test rows only (testfills.py)
         if not hasattr(self, "_cut_windows"):
             self._cut_windows = cut_window_reductions(self.tree)
         if id(node) in self._cut_windows:  # a mean of the days before a builder's cut date: that set's feature
@@ -320,7 +326,8 @@ class DesignChecks:
 
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
-            self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree)  # (foldlists.py)
+            self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree) | prediction_stacks(
+                self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities: predbuffers.py)
         return self._predictions_only
 
     def _period_held_out(self) -> bool:

@@ -21,7 +21,9 @@ So after an ``if`` whose body drops columns from a frame (``X = X.drop(...)``, `
 own, read directly or through a name). A count of the rows (``nunique``/``n_unique``, ``count``, ``sum``,
 ``null_count``) is a number of the rows, not a fit, wherever else it is taken; read by such a test it decides the
 drop, so there it is a statistic of the rows it counts (:func:`guard_reductions`). A test on anything else (a
-dtype, a name, a column list) drops nothing by the rows and adds nothing.
+dtype, a name, a column list) drops nothing by the rows and adds nothing, and neither does a test whether the column
+is constant (``df[col].nunique() == 1``, ``df[col].std() == 0``: :mod:`.constancy`, judged false alarms at stop 53):
+a column with one value over every row has one value in every training part cut from them, so no model can use it.
 
 A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`.
 """
@@ -83,9 +85,10 @@ def dropped_frames(body: list[ast.stmt]) -> list[str]:
     return out
 
 
-def _counts(expr: ast.expr) -> list[ast.Call]:
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+def _counts_in(nodes: list[ast.AST]) -> list[ast.Call]:
+    return [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
             n.func.attr in _COUNTING and not n.args]
+
 
 
 def _reads_only(expr: ast.expr) -> bool:
@@ -94,9 +97,23 @@ def _reads_only(expr: ast.expr) -> bool:
         n.func, "id", None)) in _READS for n in ast.walk(expr) if isinstance(n, ast.Call))
 
 
-def guard_reductions(tree: ast.Module) -> frozenset[int]:
+def _outside(test: ast.expr, constant: frozenset[int]) -> list[ast.AST]:
+    """The nodes of ``test`` outside the comparisons in ``constant`` (which ask whether a column is constant)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [test]
+    while todo:
+        node = todo.pop()
+        if id(node) in constant:
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def guard_reductions(tree: ast.Module, constant: frozenset[int] = frozenset()) -> frozenset[int]:
     """Ids of the row counts (:data:`_COUNTING`) a drop's guard reads: in its test, or bound in the same scope to a
-    name its test reads (see the module docstring)."""
+    name its test reads (see the module docstring); not in a comparison of ``constant``
+    (:func:`~faultlib.detect.data.leakage.constancy.constancy_tests`: ``x.nunique() == 1`` learns nothing)."""
     out: set[int] = set()
     scopes = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
     for scope in scopes:
@@ -104,11 +121,12 @@ def guard_reductions(tree: ast.Module) -> frozenset[int]:
         guards = [n for n in nodes if isinstance(n, ast.If) and dropped_frames(n.body)]
         if not guards:
             continue
-        read = {n.id for g in guards for n in ast.walk(g.test) if isinstance(n, ast.Name)}
-        out.update(id(c) for g in guards for c in _counts(g.test))
+        tested = [n for g in guards for n in _outside(g.test, constant)]
+        read = {n.id for n in tested if isinstance(n, ast.Name)}
+        out.update(id(c) for c in _counts_in(tested))
         for n in nodes:
             if isinstance(n, ast.Assign) and any(_name(t) in read for t in n.targets):
-                out.update(id(c) for c in _counts(n.value))
+                out.update(id(c) for c in _counts_in(_outside(n.value, constant)))
     return frozenset(out)
 
 
@@ -128,7 +146,7 @@ class GuardedDrops:
 
     def _guard_counts(self) -> frozenset[int]:
         if not hasattr(self, "_guard_count_ids"):
-            self._guard_count_ids = guard_reductions(self.tree)  # type: ignore[attr-defined]
+            self._guard_count_ids = guard_reductions(self.tree, self._constancy)  # type: ignore[attr-defined]
         return self._guard_count_ids
 
     def _stmt(self, node: ast.stmt, frame: Any) -> None:
@@ -147,8 +165,8 @@ class GuardedDrops:
         """The fits of the statistics the compared values of ``test`` hold (values without rows of their own)."""
         out: set = set()
         for node in ast.walk(test):
-            if not isinstance(node, ast.Compare):
-                continue
+            if not isinstance(node, ast.Compare) or id(node) in self._constancy:  # type: ignore[attr-defined]
+                continue  # x.nunique() == 1: a constant column goes, nothing of the rows is learned (constancy.py)
             for side in (node.left, *node.comparators):
                 if isinstance(side, ast.Constant) or not _reads_only(side):
                     continue

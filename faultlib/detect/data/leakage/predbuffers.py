@@ -16,6 +16,14 @@ prediction: the mean over its first axis averages the folds' predictions for eac
 test rows' features is learnt, and nothing is fitted on it (numpy reference: ``numpy.empty``/``numpy.zeros``
 allocate an array "without initializing entries" / "filled with zeros"; scikit-learn glossary, "predict": the
 estimator's output for each sample). A buffer that also receives anything else (a feature row) is not one of these.
+
+An ensemble's predicted probabilities are also passed around as one three-dimensional array, one matrix per model
+(cleanlab's ``pred_probs`` of shape ``(P, N, K)``: P models, N examples, K classes, in its multi-annotator API):
+``np.mean(pred_probs, axis=0)`` averages the models' probabilities for each example and class, and no statistic of
+the examples is taken (judged false alarms at stops 49 and 53, a library's active-learning scores on unlabelled
+examples). :func:`prediction_stacks` names such arrays: named for predictions or probabilities (``pred_probs``,
+``preds``, ``probas``) and read with a third axis in the same code (``axis=2``, ``x[:, :, k]``, ``x.shape[2]``); a
+two-dimensional table of predictions averaged over its rows stays a statistic of those rows.
 """
 
 from __future__ import annotations
@@ -99,11 +107,59 @@ def prediction_buffers(tree: ast.AST) -> frozenset[str]:
         is_prediction(v) for v in stores[n]))
 
 
+#: name tokens of an array of model outputs (predictions, predicted probabilities)
+_PREDICTION_TOKENS = frozenset({"pred", "preds", "prediction", "predictions", "prob", "probs", "proba", "probas",
+                                "probabilities"})
+
+
+def _three_axes(node: ast.AST) -> str | None:
+    """The name read with a third axis: ``f(x, axis=2)``, ``x.f(axis=2)``, ``x[:, :, k]``, ``x.shape[2]``."""
+    if isinstance(node, ast.Call) and any(k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value == 2
+                                          for k in node.keywords):
+        target = node.args[0] if node.args else node.func.value if isinstance(node.func, ast.Attribute) else None
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
+            and len(node.slice.elts) == 3:
+        return node.value.id
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 2 and \
+            isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and isinstance(node.value.value,
+                                                                                               ast.Name):
+        return node.value.value.id
+    return None
+
+
+def prediction_stacks(tree: ast.AST) -> frozenset[str]:
+    """Names of three-dimensional arrays of predictions, one matrix per model (see the module docstring)."""
+    out: set[str] = set()
+    for node in walk_once(tree):
+        name = _three_axes(node)
+        if name is not None and any(t in _PREDICTION_TOKENS for t in name.lower().split("_")):
+            out.add(name)
+    return frozenset(out)
+
+
+#: NumPy functions that stack arrays along an axis
+_STACKS = frozenset({"concatenate", "stack", "vstack"})
+
+
 def over_predictions(node: ast.expr, names: frozenset[str]) -> bool:
-    """``node`` (a statistic's receiver or argument) is a prediction buffer, or a part of one (``buf[:, 1:]``)."""
+    """``node`` (a statistic's receiver or argument) is a prediction buffer, or a part of one (``buf[:, 1:]``), or
+    such a buffer stacked with arrays built from numbers (``np.concatenate((pred_probs, np.full(...)))``: one more
+    model, a uniform one)."""
     while isinstance(node, ast.Subscript):
         node = node.value
+    if _called(node) in _STACKS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)):  # type: ignore[attr-defined]
+        items = node.args[0].elts  # type: ignore[attr-defined]
+        ours = [over_predictions(i, names) for i in items]
+        return any(ours) and all(o or _allocated(i) for o, i in zip(ours, items))
     return isinstance(node, ast.Name) and node.id in names
 
 
-__all__ = ["is_prediction", "over_predictions", "prediction_buffers"]
+def _allocated(node: ast.expr) -> bool:
+    """``np.full(shape, 1 / k)``, ``np.zeros(...)[None, :, :]``: an array of numbers, no data."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return _allocation(node)
+
+
+__all__ = ["is_prediction", "over_predictions", "prediction_buffers", "prediction_stacks"]

@@ -12,15 +12,20 @@ of its items is rows *chosen again* from a table the stack already holds:
   size=k)]``, ``np.repeat(X, k, axis=0)``, ``np.tile(X, (k, 1))``, ``df.loc[df.index.repeat(w)]``: the by-hand
   twin of ``sklearn.utils.resample`` ("replace=True: implements resampling with replacement", scikit-learn API
   reference), which :mod:`~faultlib.detect.data.leakage.design` reads itself;
-* **the same table listed twice** (``pd.concat([df, df])``): every row doubled.
+* **the same table listed twice** beside other rows (``pd.concat([df, upsets, upsets])``), or a selection by the
+  label listed again and again (``pd.concat([neg, neg])``, ``pd.concat([minority] * k)``), to be joined to the rest.
 
 Done before a split (or outside the cross-validation loop), copies of one row land in training and in the held-out
 part: information about the evaluation rows in the training data (Kaufman, Rosset, Perlich & Stitelman, "Leakage
 in data mining: formulation, detection, and avoidance", ACM TKDD 2012); imbalanced-learn's "Common pitfalls and
 recommended practices" asks to resample the training part only, inside the cross-validation.
 
-Any other stack of a table with rows *derived* from it repeats no chosen row and is not this kind (judged false
-alarms at stop 44): a game in its other team order, placeholder rows for the missing hours of a series, one
+A whole table repeated and nothing else (``pd.concat([df, df])``, ``pd.concat([X] * n_repeats)``) changes the
+balance of no class: it is the table again, each copy, e.g., given its own random horizon afterwards or predicted
+once more, not oversampling (the concat of *different* frames, a class's subset repeated and joined to the rest;
+judged false alarms at stop 53: a forecasting solution's bagged copies, kept in one group fold, and its submission
+rows repeated). Any other stack of a table with rows *derived* from it repeats no chosen row and is not this kind
+(judged false alarms at stop 44): a game in its other team order, placeholder rows for the missing hours of a series, one
 sample's feature blocks joined, a path padded with its own first row, a duplicate injected by a tutorial at a
 fixed or random single position, the rows an inner merge kept beside those it dropped, a submission assembled from
 predicted parts, two views (originator, responder) of each flow, a random subset chosen by weight (no label, no
@@ -306,8 +311,12 @@ def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: 
     if listed is None:
         return None
     scope = _Scope(bindings, spans, node.lineno)
-    return [TWICE if again else drawn(e, scope, targets, node.lineno)  # type: ignore[arg-type]
-            for e, again in zip(listed, listed_twice(listed))]
+    again = listed_twice(listed)
+    hows = [TWICE if twice else drawn(e, scope, targets, node.lineno)  # type: ignore[arg-type]
+            for e, twice in zip(listed, again)]
+    if hows and hows[0] is None and all(again[1:]):
+        return [None] * len(hows)  # pd.concat([X] * k): one whole table repeated, the balance of no class changed
+    return hows
 
 
 __all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "function_spans", "label_columns", "listed_twice", "stacked_draws"]

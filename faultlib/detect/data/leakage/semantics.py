@@ -16,6 +16,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.modellists import model_list
 from faultlib.detect.data.leakage.aligned import same_split_rows
+from faultlib.detect.data.leakage.constancy import zero_variance_selector
 from faultlib.detect.data.leakage.fills import constant_fill
 from faultlib.detect.data.leakage.binarizers import BINARIZERS, binarizes_feature
 from faultlib.detect.data.leakage.imputeaxis import imputes_along_rows
@@ -43,10 +44,11 @@ from faultlib.detect.data.leakage.insample import in_sample
 from faultlib.detect.data.leakage.encoderreports import encoder_report
 from faultlib.detect.data.leakage.scorelists import returns_score
 from faultlib.detect.data.leakage.columnstacks import stacks_columns
-from faultlib.detect.data.leakage.refits import merged_validation
+from faultlib.detect.data.leakage.refits import merged_validation, resampled_for_refit
 from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as _reads_new_rows
 from faultlib.detect.data.leakage.summedrankings import summed_ranking
 from faultlib.detect.data.leakage.testparts import input_named_test
+from faultlib.detect.data.leakage.testfills import apart_from, transformed_only
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.detect.data.leakage.exclusions import LeftOutColumns
@@ -154,7 +156,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             pre = vocab.is_preprocessing(name, module) and (name not in COMPOSITES or composite_learns(
                 args, kwargs)) and not (name in ("OrdinalEncoder", "OneHotEncoder") and isinstance(
                 kwargs.get("categories"), Tup)) and not imputes_along_rows(name, args, kwargs) and not constant_fill(
-                name, kwargs)  # learns nothing from the rows: an old Imputer along rows (imputeaxis.py), a constant fill (fills.py)
+                name, kwargs) and not zero_variance_selector(name, args, kwargs)  # learns nothing from the rows: an
+            # old Imputer along rows (imputeaxis.py), a constant fill (fills.py), VarianceThreshold(0) (constancy.py)
             est = Est(name, "transformer", preprocessing=pre, supervised=pre and vocab.is_supervised(name, module),
                       options={"classes": kwargs.get("classes")} if name in BINARIZERS else {})
             prefit = kwargs.get("prefit")
@@ -406,7 +409,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                                                     "function": frame.qualname},
                                             x.rows.describe() if x is not None and x.rows is not None else None,
                                             fit.supervised))
-        if est.preprocessing and x is not None and not self._final_refit(x.rows):  # (refits.py)
+        if est.preprocessing and x is not None and not self._final_refit(x.rows) and not resampled_for_refit(
+                fit, x.rows) and not self._transforms_test_only(x, node, frame):  # the final refit (refits.py)
             for p in parts(x.rows):
                 named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
                 if p.root.test or test_step(p) is not None or named is not None or input_named_test(x, node):
@@ -419,6 +423,13 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 if x.test:
                     self._emit("fit_on_test", fit, line=node.lineno, data=x, why="the variable is named for held-out rows")
         return fit
+
+    def _transforms_test_only(self, x: Data, node: ast.Call, frame: Any) -> bool:
+        """The fitted estimator only transforms test tables none of whose rows it saw (testfills.py)."""
+        if not hasattr(self, "_transformed_only"):
+            self._transformed_only = transformed_only(self.tree)
+        tables = self._transformed_only.get(id(node))
+        return bool(tables) and all(apart_from(x.rows, self._lookup(t, frame)) for t in tables)
 
     def _apply(self, est: Est, fit: FitRef | None, x: Data | None, line: int, frame: Any) -> Any:
         if x is None:
@@ -444,8 +455,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if not data.is_test and not any(f.resampler for f in data.taints) or self._final_refit(data.rows):
             return  # (training rows stacked with validation rows are the final refit's training set: refits.py)
         for fit in in_order(data.taints):
-            if not data.is_test and not fit.resampler:
-                continue
+            if not data.is_test and not fit.resampler or resampled_for_refit(fit, data.rows):
+                continue  # (or the final refit's training rows, oversampled: refits.py)
             for f in parts(fit.rows):
                 for p in parts(data.rows):
                     f = masked_before_split(f, p)

@@ -63,13 +63,15 @@ def _spread_of(node: ast.expr) -> tuple[str, ast.Call] | None:
     return None
 
 
-def _filter(index: ast.expr, table: str, once: dict[str, ast.expr] | None = None) -> ast.Call | None:
+def _filter(index: ast.expr, table: str, once: dict[str, ast.expr] | None = None,
+            constant: frozenset[int] = frozenset()) -> ast.Call | None:
     """``index`` keeps the columns of ``table`` whose spread passes a threshold: the spread's call (the spread may be
     a name bound once to it, ``once``)."""
     if isinstance(index, ast.Subscript) and isinstance(index.value, ast.Attribute) and \
             index.value.attr == "columns" and _base(index.value.value) == table:
         index = index.slice  # X.columns[X.var() > t]
-    if not (isinstance(index, ast.Compare) and len(index.ops) == 1 and isinstance(index.ops[0], _KEEPS)):
+    if not (isinstance(index, ast.Compare) and len(index.ops) == 1 and isinstance(index.ops[0], _KEEPS)) or \
+            id(index) in constant:  # X.std() > 0: the constant columns go, nothing is learned (constancy.py)
         return None
     left = index.left
     if isinstance(left, ast.Name) and once and left.id in once:
@@ -91,8 +93,10 @@ def _bound_once(tree: ast.Module) -> dict[str, ast.expr]:
     return {k: v[0] for k, v in seen.items() if len(v) == 1}
 
 
-def spread_filters(tree: ast.Module) -> dict[int, ast.Call]:
-    """``{id(column index node): the spread's call}`` for every hand-written variance filter of ``tree``."""
+def spread_filters(tree: ast.Module, constant: frozenset[int] = frozenset()) -> dict[int, ast.Call]:
+    """``{id(column index node): the spread's call}`` for every hand-written variance filter of ``tree``; the
+    comparisons in ``constant`` (:func:`~faultlib.detect.data.leakage.constancy.constancy_tests`: a zero spread)
+    filter nothing by the rows."""
     out: dict[int, ast.Call] = {}
     once: dict[str, ast.expr] | None = None
     for node in walk_once(tree):
@@ -102,11 +106,11 @@ def spread_filters(tree: ast.Module) -> dict[int, ast.Call]:
         value = node.value
         if isinstance(value, ast.Attribute) and value.attr == "loc" and _base(value.value) and isinstance(
                 node.slice, ast.Tuple) and len(node.slice.elts) == 2:  # X.loc[:, X.var() > t]
-            call = _filter(node.slice.elts[1], value.value.id, once)  # type: ignore[attr-defined]
+            call = _filter(node.slice.elts[1], value.value.id, once, constant)  # type: ignore[attr-defined]
             if call is not None:
                 out[id(node.slice.elts[1])] = call
         elif _base(value) and isinstance(node.slice, ast.Subscript):  # X[X.columns[X.var() > t]]
-            call = _filter(node.slice, value.id, once)  # type: ignore[attr-defined]
+            call = _filter(node.slice, value.id, once, constant)  # type: ignore[attr-defined]
             if call is not None:
                 out[id(node.slice)] = call
     return out

@@ -71,6 +71,7 @@ from faultlib.detect.data.leakage.columnfilters import ColumnFilters
 from faultlib.detect.data.leakage.scoretables import ScoreTables
 from faultlib.detect.data.leakage.pictureembeds import picture_embedding
 from faultlib.detect.data.leakage.spreadfilters import spread_filters
+from faultlib.detect.data.leakage.constancy import constancy_tests
 from faultlib.detect.data.leakage.carriedweights import carried_weights
 from faultlib.detect.data.leakage.stackfits import ScoredWeights, stacked_findings
 from faultlib.detect.data.leakage.learntparams import helper_scored_fits
@@ -236,7 +237,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 400)
         self._sole_data_file = None if self._separate_test_file else sole_data_file(tree)
         self._train_counts = train_row_counts(tree, self._separate_test_file)  # X[num_train:] is test.csv's rows
-        self._spread_filters = spread_filters(tree)  # X.loc[:, X.var() > t]: a variance filter (spreadfilters.py)
+        self._constancy = constancy_tests(tree)  # x.nunique() <= 1, x.std() == 0: no fit (constancy.py)
+        self._spread_filters = spread_filters(tree, self._constancy)  # X.loc[:, X.var() > t] (spreadfilters.py)
         self._dev_training = dev_is_training(tree)  # dev_idx, ext_idx = split(...): 'dev' is training (devparts.py)
         self._monitors = monitor_cuts(tree)  # X_val = X[idx] in def train(X, y): the helper's own monitor
         keras = keras_constructors(tree)  # Keras models and the file's functions that build one (kerasmodels.py)
