@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import threading
 from collections import OrderedDict, deque
+from typing import Callable, TypeVar
 
-__all__ = ["CHILDLESS", "NO_CALLS", "children", "nodes_of", "walk", "walk_once"]
+__all__ = ["CHILDLESS", "NO_CALLS", "children", "nodes_of", "tree_fact", "walk", "walk_once"]
 
 _AST = ast.AST
+T = TypeVar("T")
 #: fields that hold a name, a number, a flag or a constant in every node class that has them (Python's ASDL:
 #: ``identifier``, ``int``, ``string``, ``constant``), never a node or a list of nodes; ``value`` only in
 #: :class:`ast.Constant`/:class:`ast.MatchSingleton` (elsewhere it is an expression)
@@ -105,6 +107,18 @@ def nodes_of(node: ast.AST, cls: type | tuple[type, ...]) -> list[ast.AST]:
     if found is None:
         found = entry[2][cls] = [n for n in entry[1] if isinstance(n, cls)]
     return found
+
+
+def tree_fact(node: ast.AST, fact: Callable[[ast.AST], T]) -> T:
+    """``fact(node)``, computed once while :func:`walk_once` keeps the walk of ``node``: a fact of the syntax alone
+    (the models a script fits by their use, say) that two passes of one analysis both asked for, each with a walk of
+    the whole program. ``fact`` must be a pure function of the tree and its answer must not be changed by its
+    users (a frozenset, a tuple); the same rules as :func:`walk_once` for the tree."""
+    entry = _kept(node)
+    key = ("fact", fact)  # (the classes nodes_of keeps are keys of their own)
+    if key not in entry[2]:
+        entry[2][key] = fact(node)
+    return entry[2][key]
 
 
 def _kept(node: ast.AST) -> tuple[ast.AST, list[ast.AST], dict]:
