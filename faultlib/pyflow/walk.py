@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import threading
 from collections import OrderedDict, deque
+from typing import Callable, TypeVar
 
-__all__ = ["CHILDLESS", "NO_CALLS", "children", "scope_nodes", "walk", "walk_once"]
+__all__ = ["CHILDLESS", "NO_CALLS", "children", "nodes_of", "scope_nodes", "tree_fact", "walk", "walk_once"]
 
 _AST = ast.AST
+T = TypeVar("T")
 #: fields that hold a name, a number, a flag or a constant in every node class that has them (Python's ASDL:
 #: ``identifier``, ``int``, ``string``, ``constant``), never a node or a list of nodes; ``value`` only in
 #: :class:`ast.Constant`/:class:`ast.MatchSingleton` (elsewhere it is an expression)
@@ -99,7 +101,8 @@ def scope_nodes(scope: ast.AST) -> list[ast.AST]:
 
 #: trees whose walk :func:`walk_once` remembers (the most recently asked)
 WALKS_KEPT = 64
-_WALKS: OrderedDict[int, tuple[ast.AST, list[ast.AST]]] = OrderedDict()
+#: ``id(tree) -> (tree, its walk, {class or tuple of classes: the walk's nodes of it})``
+_WALKS: OrderedDict[int, tuple[ast.AST, list[ast.AST], dict]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
 
 
@@ -108,15 +111,43 @@ def walk_once(node: ast.AST) -> list[ast.AST]:
     reads a parsed program in dozens of passes (a 2,000-line program joined with its readers: about 200,000 nodes a
     pass), each of which walked it again. The tree must not change after the first call (the static checks parse,
     then only read); the list is shared: read it, never change it."""
+    return _kept(node)[1]
+
+
+def nodes_of(node: ast.AST, cls: type | tuple[type, ...]) -> list[ast.AST]:
+    """The nodes of :func:`walk_once` of ``node`` that are instances of ``cls`` (a class or a tuple of them, as
+    :func:`isinstance` takes), in the walk's order, remembered with the walk: a pass asked once per line of a program
+    ("the ``for`` loops around line 812") looked at every node of it each time. The same rules as
+    :func:`walk_once`: the tree does not change, the list is read, never changed."""
+    entry = _kept(node)
+    found = entry[2].get(cls)
+    if found is None:
+        found = entry[2][cls] = [n for n in entry[1] if isinstance(n, cls)]
+    return found
+
+
+def tree_fact(node: ast.AST, fact: Callable[[ast.AST], T]) -> T:
+    """``fact(node)``, computed once while :func:`walk_once` keeps the walk of ``node``: a fact of the syntax alone
+    (the models a script fits by their use, say) that two passes of one analysis both asked for, each with a walk of
+    the whole program. ``fact`` must be a pure function of the tree and its answer must not be changed by its
+    users (a frozenset, a tuple); the same rules as :func:`walk_once` for the tree."""
+    entry = _kept(node)
+    key = ("fact", fact)  # (the classes nodes_of keeps are keys of their own)
+    if key not in entry[2]:
+        entry[2][key] = fact(node)
+    return entry[2][key]
+
+
+def _kept(node: ast.AST) -> tuple[ast.AST, list[ast.AST], dict]:
     key = id(node)
     with _WALKS_LOCK:  # analyses may run in threads: the order of the kept walks is changed under one lock
         hit = _WALKS.get(key)
         if hit is not None and hit[0] is node:  # the node is kept alive with its walk, so its id is not reused
             _WALKS.move_to_end(key)
-            return hit[1]
-    out = walk(node)
+            return hit
+    entry = (node, walk(node), {})
     with _WALKS_LOCK:
-        _WALKS[key] = (node, out)
+        _WALKS[key] = entry
         if len(_WALKS) > WALKS_KEPT:
             _WALKS.popitem(last=False)
-    return out
+    return entry

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from faultlib.pyflow.walk import NO_CALLS, WALKS_KEPT, children, walk, walk_once
+from faultlib.pyflow.walk import NO_CALLS, WALKS_KEPT, children, nodes_of, tree_fact, walk, walk_once
 
 SOURCE = '''
 import os, sys as system
@@ -105,3 +105,28 @@ def test_walk_once_forgets_the_oldest_trees_beyond_its_bound():
         walk_once(ast.parse(f"b{i} = {i}"))
     again = walk_once(first_tree)
     assert again is not first and [type(n) for n in again] == [type(n) for n in first]
+
+
+def test_nodes_of_lists_the_walks_nodes_of_a_class_in_order_and_keeps_them():
+    tree = ast.parse("for i in range(3):\n    for j in x:\n        f(i, j)\nwhile y:\n    g()\n")
+    loops = nodes_of(tree, ast.For)
+    assert loops == [n for n in ast.walk(tree) if isinstance(n, ast.For)]
+    assert [n.lineno for n in loops] == [1, 2]
+    assert nodes_of(tree, ast.For) is loops  # remembered with the tree's walk: no second pass over it
+    calls = nodes_of(tree, (ast.Call, ast.While))
+    assert calls == [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.While))]
+    assert nodes_of(ast.parse("x = 1"), ast.For) == []
+
+
+def test_tree_fact_computes_a_fact_of_a_tree_once_and_per_tree():
+    asked: list[ast.AST] = []
+
+    def names(tree: ast.AST) -> frozenset[str]:
+        asked.append(tree)
+        return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+    one, two = ast.parse("a = b + c"), ast.parse("d = 1")
+    assert tree_fact(one, names) == {"a", "b", "c"}
+    assert tree_fact(one, names) == {"a", "b", "c"} and asked == [one]  # the second answer is the kept one
+    assert tree_fact(two, names) == {"d"} and asked == [one, two]  # another tree: its own fact
+    assert nodes_of(one, ast.Name) == [n for n in ast.walk(one) if isinstance(n, ast.Name)]  # apart from nodes_of

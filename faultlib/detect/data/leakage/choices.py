@@ -291,10 +291,23 @@ def _names_columns(index: ast.expr, bindings: dict[str, list[ast.expr]], depth: 
             return True
         if isinstance(n, ast.Attribute) and n.attr == "index" and per_column(n.value, bindings, depth):
             return True
-        if depth and isinstance(n, ast.Name) and any(names_columns(b, bindings, depth - 1)
-                                                      for b in bindings.get(n.id, ())):
+        if depth and isinstance(n, ast.Name) and _bound_to_columns(n.id, bindings, depth - 1):
             return True
     return False
+
+
+def _bound_to_columns(name: str, bindings: dict[str, list[ast.expr]], depth: int) -> bool:
+    """Some expression ``name`` is bound to names columns (:func:`names_columns` at ``depth``), remembered per
+    (name, depth) in a :class:`Bindings`' memo: a name bound on every line of a feature script is asked about by
+    every subscript that mentions it, and each asked all its bindings again."""
+    memo = getattr(bindings, "memo", None)
+    key = (name, depth)  # a string key: never one of the memo's node keys
+    found = memo.get(key) if memo is not None else None
+    if found is None:
+        found = any(names_columns(b, bindings, depth) for b in bindings.get(name, ()))
+        if memo is not None:
+            memo[key] = found
+    return found
 
 
 #: reductions whose result has one value per column (pandas ``DataFrame.sum()``, ``.isnull().sum()``, ``.dtypes``):
@@ -333,7 +346,7 @@ class Bindings(dict):
 
     def __init__(self) -> None:
         super().__init__()
-        self.memo: dict[tuple[ast.AST, int], bool] = {}
+        self.memo: dict[tuple[ast.AST | str, int], bool] = {}
 
 
 def bindings(tree: ast.Module) -> Bindings:

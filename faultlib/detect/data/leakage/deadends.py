@@ -52,12 +52,22 @@ def dead_ends(repo, scripts: list[str]) -> tuple[FilePath, ...]:
 def _named_elsewhere(repo, name: str, script: str) -> bool:
     """A script or notebook under the root other than ``script`` has a string constant holding ``name``."""
     me = Path(script).resolve()
-    for other in [*scripts_under(repo.root, MAX_FILES), *project_notebooks(repo.root)]:
-        tree = script_tree(other) if other.resolve() != me else None
-        if tree is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and name in n.value
-                                    for n in walk_once(tree)):
-            return True
-    return False
+    return any(other != me and any(name in s for s in strings) for other, strings in _strings(repo))
+
+
+def _strings(repo) -> list[tuple[Path, tuple[str, ...]]]:
+    """``(resolved path, its string constants)`` of every script and notebook under the root, read once per index:
+    a writer joined with each of its readers asked again for every file it writes, and each time read, parsed and
+    walked every script of the repository. The index is keyed by those very texts (:func:`~.repofiles.repo_files`),
+    so what it keeps is what the files hold."""
+    kept = repo.__dict__.get("_string_constants")
+    if kept is None:
+        kept = repo.__dict__["_string_constants"] = [
+            (other.resolve(), () if tree is None else tuple(
+                n.value for n in walk_once(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)))
+            for other in [*scripts_under(repo.root, MAX_FILES), *project_notebooks(repo.root)]
+            for tree in [script_tree(other)]]
+    return kept
 
 
 def _stage(repo, script: str) -> bool:

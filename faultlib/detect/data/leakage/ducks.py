@@ -28,7 +28,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Est
 from faultlib.pyflow.values import Ref
-from faultlib.pyflow.walk import children, walk_once
+from faultlib.pyflow.walk import children, tree_fact, walk_once
 
 #: methods of the estimator contract that only a model has (scikit-learn developer guide, "Estimators")
 _PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score"})
@@ -75,7 +75,12 @@ def duck_models(tree: ast.Module) -> frozenset[str]:
     """The callee texts (``Pegasos``, ``models.Pegasos``) whose instances the script fits with labels and then
     predicts with or scores, and never transforms with (see the module docstring). A function or class the file
     defines is no unseen class: the analysis reads its body (``model = random_forest(X, y, depth)`` returns what the
-    body builds)."""
+    body builds). Computed once per tree (:func:`~faultlib.pyflow.walk.tree_fact`): the analyzer's set-up and
+    :class:`DuckModels` both ask."""
+    return tree_fact(tree, _duck_models)
+
+
+def _duck_models(tree: ast.Module) -> frozenset[str]:
     defined = {n.name for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     nodes = list(_scoped_nodes(tree))
     made: dict[tuple[int, str], set[str]] = {}  # (scope, variable) -> callees it is bound to

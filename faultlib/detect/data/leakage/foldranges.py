@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import re
 
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import nodes_of
 
 #: a name that counts or indexes folds
 _FOLD_NAME = re.compile(r"fold|n_?splits|^k$|^cv$", re.IGNORECASE)
@@ -59,8 +59,8 @@ def counted_fold_loop(tree: ast.Module, line: int) -> int | None:
     """The line of the innermost ``for`` loop around ``line`` when it counts folds (see the module docstring),
     else ``None``."""
     inner: ast.For | None = None
-    for node in walk_once(tree):
-        if isinstance(node, ast.For) and node.lineno < line <= (node.end_lineno or node.lineno) and (
+    for node in nodes_of(tree, ast.For):  # (asked for many lines of one program: its loops kept, nodes_of)
+        if node.lineno < line <= (node.end_lineno or node.lineno) and (
                 inner is None or node.lineno > inner.lineno):
             inner = node
     return inner.lineno if inner is not None and _counts_folds(inner) else None

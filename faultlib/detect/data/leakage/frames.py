@@ -172,12 +172,19 @@ class FrameSemantics(RowRecords, RowPositions, SameFoldBlends):  # rowrecords.py
         """Fits that shaped ``data`` only through ``columns`` (not through a column built from them: derivedcols.py)."""
         if not hasattr(self, "_derived_columns"):
             self._derived_columns = derived_columns(self.tree)
-        columns = dropped_for_good(columns, self._derived_columns)
+        # the same columns are asked about for every read of one column of a wide frame (columnreads.py): the
+        # answer, a function of the columns and the tree's derived columns alone, is kept (a set: asked per entry)
+        memo = self.__dict__.setdefault("_dropped_for_good", {})
+        key = tuple(columns)
+        if key not in memo:
+            memo[key] = frozenset(dropped_for_good(list(key), self._derived_columns))
+        columns = memo[key]
         roots = frozenset(p.root.uid for p in parts(data.rows))
-        kept = {f for (r, c), fits in self._column_fits.items() if r == roots and c not in columns for f in fits}
+        mine = [(c, fits) for (r, c), fits in self._column_fits.items() if r == roots]
+        kept = {f for c, fits in mine if c not in columns for f in fits}
         if not hasattr(self, "_copied_bands"):
             self._copied_bands = copied_bands(self.tree)
-        return frozenset(f for (r, c), fits in self._column_fits.items() if r == roots and c in columns
+        return frozenset(f for c, fits in mine if c in columns
                          for f in fits if f not in kept and not (  # edges typed back by hand stay (bands.py)
                              f.handwritten and f.method in ("qcut", "cut") and f.line in self._copied_bands))
 
