@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.detect.blocking_source import flagged, flagged_package
+from tests.detect.blocking_source import flagged
 
 
 # -- coroutines driven on a worker thread's own loop, through the base class or an untyped provider ----------------
