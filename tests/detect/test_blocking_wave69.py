@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 
 # -- coroutines driven on a worker thread's own loop, through the base class or an untyped provider ----------------
@@ -111,3 +111,179 @@ def test_the_untyped_providers_coroutine_awaited_on_the_loop_is_found(tmp_path):
                              "            POOL.submit(save_job)\n\n        async def flush(self):\n"
                              "            await self.store.save(self.notes, self.sid)")
     assert ("blocking_file_io", 'with open(f"/var/notes/{session}.json", "w") as out:') in flagged(tmp_path, source)
+
+
+# -- synchronous RPC and process waits: a generated gRPC stub kept beside the client, pexpect, Celery's update_state
+
+_STUB = """
+    import grpc
+
+
+    class ScoreStub(object):
+        def __init__(self, channel):
+            self.Score = channel.unary_unary("/score.Scorer/Score")
+"""
+
+
+def test_a_stub_generated_beside_the_client_on_a_sync_channel_is_a_remote_call(tmp_path):
+    found = flagged_package(tmp_path, {
+        "protos/__init__.py": "",
+        "protos/score_pb2_grpc.py": _STUB,
+        "client.py": """
+            import grpc
+
+            from protos import score_pb2_grpc
+
+
+            async def score(request):
+                channel = grpc.insecure_channel("scorer:50051")
+                stub = score_pb2_grpc.ScoreStub(channel)
+                return stub.Score(request)
+        """,
+    })
+    assert ("client.py", "blocking_http", "return stub.Score(request)") in found
+
+
+def test_the_same_stub_on_an_asyncio_channel_awaited_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "protos/__init__.py": "",
+        "protos/score_pb2_grpc.py": _STUB,
+        "client.py": """
+            import grpc
+
+            from protos import score_pb2_grpc
+
+
+            async def score(request):
+                channel = grpc.aio.insecure_channel("scorer:50051")
+                stub = score_pb2_grpc.ScoreStub(channel)
+                return await stub.Score(request)
+        """,
+    })
+    assert not {f for f in found if f[0] == "client.py"}
+
+
+def test_pexpect_waiting_for_the_prompt_blocks_and_sending_a_line_does_not(tmp_path):
+    found = flagged(tmp_path, """
+        import pexpect
+
+
+        class Shell:
+            def __init__(self):
+                self.child = pexpect.spawn("/bin/bash", encoding="utf-8")
+
+            async def run(self, command):
+                self.child.sendline(command)
+                self.child.expect(r"\\$ ", timeout=30)
+                return self.child.before
+    """)
+    assert found == {("blocking_subprocess", 'self.child.expect(r"\\$ ", timeout=30)')}
+
+
+def test_celery_current_task_update_state_writes_the_result_backend(tmp_path):
+    found = flagged(tmp_path, """
+        from celery import current_task
+
+
+        async def crawl(urls):
+            for done, url in enumerate(urls):
+                current_task.update_state(state="PROGRESS", meta={"done": done})
+
+
+        def report(done):
+            current_task.update_state(state="PROGRESS", meta={"done": done})
+    """)
+    assert found == {("blocking_db", 'current_task.update_state(state="PROGRESS", meta={"done": done})')}
+    assert len(found) == 1
+
+
+# -- embedded on-disk stores: LMDB (and lmdbm's mapping over it), pygit2 -------------------------------------------
+
+def test_lmdb_transactions_and_a_subclass_of_lmdbm_reached_by_subscripts_read_and_write_disk(tmp_path):
+    found = flagged(tmp_path, """
+        import json
+
+        import lmdb
+        from lmdbm import Lmdb
+
+
+        class JsonPages(Lmdb):
+            def __getitem__(self, key):
+                with self.env.begin() as txn:
+                    raw = txn.get(key.encode())
+                return json.loads(raw)
+
+            def __setitem__(self, key, value):
+                with self.env.begin(write=True) as txn:
+                    txn.put(key.encode(), json.dumps(value).encode())
+
+
+        class Archive:
+            def __init__(self, path):
+                self.pages = JsonPages.open(path, "c")
+
+            async def store(self, url, page):
+                self.pages[url] = page
+
+            async def fetch(self, url):
+                return self.pages[url]
+
+
+        async def open_archive(path):
+            return Archive(path)
+
+
+        async def count(path):
+            env = lmdb.open(path)
+            with env.begin() as txn:
+                return sum(1 for _ in txn.cursor().iternext(keys=True, values=False))
+    """)
+    assert found == {
+        ("blocking_file_io", "raw = txn.get(key.encode())"),
+        ("blocking_file_io", "txn.put(key.encode(), json.dumps(value).encode())"),
+        ("blocking_file_io", 'self.pages = JsonPages.open(path, "c")'),
+        ("blocking_file_io", "env = lmdb.open(path)"),
+        ("blocking_file_io", "return sum(1 for _ in txn.cursor().iternext(keys=True, values=False))"),
+    }
+
+
+def test_lmdb_offloaded_to_a_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        import lmdb
+
+
+        def count(path):
+            env = lmdb.open(path)
+            with env.begin() as txn:
+                return txn.stat()["entries"]
+
+
+        async def handler(path):
+            return await asyncio.to_thread(count, path)
+    """)
+    assert found == set()
+
+
+def test_pygit2_opening_and_diffing_a_repository_reads_git_objects(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+        from pygit2 import Repository
+
+
+        def changed(repo: Repository):
+            head = repo.revparse_single("HEAD")
+            return [p.delta.new_file.path for p in repo.diff(head.parents[0], head)]
+
+
+        async def recent(path):
+            return changed(Repository(path))
+
+
+        async def recent_offloaded(path):
+            return await asyncio.to_thread(lambda: changed(Repository(path)))
+    """)
+    assert found == {("blocking_file_io", "return [p.delta.new_file.path for p in repo.diff(head.parents[0], head)]"),
+                     ("blocking_file_io", "return changed(Repository(path))")}
