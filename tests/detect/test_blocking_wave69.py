@@ -287,3 +287,37 @@ def test_pygit2_opening_and_diffing_a_repository_reads_git_objects(tmp_path):
     """)
     assert found == {("blocking_file_io", "return [p.delta.new_file.path for p in repo.diff(head.parents[0], head)]"),
                      ("blocking_file_io", "return changed(Repository(path))")}
+
+
+# -- a notification hook (a callable parameter typed to return None) called under torch.no_grad() -----------------
+
+_GENERATOR = """
+    from typing import Callable, Optional
+
+    import torch
+
+
+    class Sampler:
+        def __init__(self, model, on_frame: Optional[Callable[[torch.Tensor], RESULT]] = None):
+            self.model = model
+            self.on_frame = on_frame
+
+        def step(self, x):
+            frame = x.argmax(-1)
+            if self.on_frame is not None:
+                self.on_frame(frame)
+            return frame
+
+
+    async def handler(sampler: Sampler, x):
+        with torch.no_grad():
+            return sampler.step(x)
+"""
+
+
+def test_a_hook_typed_to_return_none_is_no_model_forward(tmp_path):
+    assert flagged(tmp_path, _GENERATOR.replace("RESULT", "None")) == set()
+
+
+def test_a_stored_callable_that_returns_a_tensor_under_no_grad_stays_a_forward(tmp_path):
+    assert ("blocking_cpu", "self.on_frame(frame)") in flagged(tmp_path, _GENERATOR.replace("RESULT", "torch.Tensor"))

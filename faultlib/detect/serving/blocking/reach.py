@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.async_closures import closure_runs, factor
 from faultlib.detect.serving.blocking.awaited_sync import awaited_sync_call
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.hook_params import calls_hook
 from faultlib.detect.serving.blocking.imported_tools import imported_tools
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
 from faultlib.detect.serving.blocking.metaclasses import constructor_functions
@@ -312,7 +313,7 @@ class Reachability(BodyCalls):
             if method in vocab.METHOD_NAMES and (owner is None or lacks(index, owner, method)):
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
         if inference and target is None and (may_be_forward(dotted(call.func)) or model_verb_on_parameter(
-                call.func, func)) and not self._inherited_call(call, func):
+                call.func, func)) and not self._inherited_call(call, func) and not calls_hook(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
@@ -348,6 +349,8 @@ class Reachability(BodyCalls):
         if len(parts) == 3 and parts[2] not in MODEL_VERBS:
             return None
         if not stores(func.cls, parts[1]) or (len(parts) == 2 and not may_be_forward(parts)):
+            return None
+        if calls_hook(call, func):  # on_text: Callable[[Tensor], None] (hook_params.py)
             return None
         return Site("blocking_cpu", f"{'.'.join(parts)}(...) run under torch.no_grad()/inference_mode() by its caller",
                     func, call)
