@@ -321,3 +321,74 @@ def test_a_hook_typed_to_return_none_is_no_model_forward(tmp_path):
 
 def test_a_stored_callable_that_returns_a_tensor_under_no_grad_stays_a_forward(tmp_path):
     assert ("blocking_cpu", "self.on_frame(frame)") in flagged(tmp_path, _GENERATOR.replace("RESULT", "torch.Tensor"))
+
+
+# -- a tar stream written into memory without compression ---------------------------------------------------------
+
+def test_an_uncompressed_tar_written_into_a_bytesio_is_a_copy_and_a_compressed_one_is_work(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+        import tarfile
+
+
+        async def pack(name, content):
+            stream = io.BytesIO()
+            with tarfile.open(fileobj=stream, mode="w") as tar:
+                info = tarfile.TarInfo(name=name)
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+            return stream.getvalue()
+
+
+        async def pack_small(name, content):
+            stream = io.BytesIO()
+            with tarfile.open(fileobj=stream, mode="w:gz") as tar:
+                tar.addfile(tarfile.TarInfo(name=name), io.BytesIO(content))
+            return stream.getvalue()
+    """)
+    assert found == {("blocking_cpu", 'with tarfile.open(fileobj=stream, mode="w:gz") as tar:')}
+
+
+# -- an override in a class nothing builds ------------------------------------------------------------------------
+
+_CODECS = """
+    import json
+
+
+    class Codec:
+        def encode(self, data):
+            raise NotImplementedError
+
+
+    class PlainCodec(Codec):
+        def encode(self, data):
+            return json.dumps(data)
+
+
+    class SpooledCodec(Codec):
+        def encode(self, data):
+            with open("/var/spool/last.json", "w") as out:
+                out.write(json.dumps(data))
+            return json.dumps(data)
+
+
+    class Sender:
+        def __init__(self, codec: Codec):
+            self.codec = codec
+
+        async def send(self, ws, data):
+            await ws.send(self.codec.encode(data))
+
+
+    def make_sender():
+        return Sender(PlainCodec())
+"""
+
+
+def test_an_override_in_a_class_nothing_builds_is_not_followed(tmp_path):
+    assert flagged(tmp_path, _CODECS) == set()
+
+
+def test_an_override_in_a_class_named_in_a_registry_is_followed(tmp_path):
+    source = _CODECS + "\n\n    CODECS = {'plain': PlainCodec, 'spooled': SpooledCodec}\n"
+    assert flagged(tmp_path, source) == {("blocking_file_io", 'with open("/var/spool/last.json", "w") as out:')}

@@ -47,6 +47,7 @@ from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
 from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
 from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, store_fallback
+from faultlib.detect.serving.blocking.unbuilt_classes import built_overrides
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -190,8 +191,9 @@ class Reachability(BodyCalls):
                           and not sub.methods[name].is_async and sub.methods[name] is not target]
             if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
                 known = receiver if on_self(call.func, func) and receiver is not None else None
-                overrides = [sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
-                             if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+                overrides = built_overrides(index, [  # a class nothing builds runs none (unbuilt_classes.py)
+                    sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
+                    if target.node.name in sub.methods and not sub.methods[target.node.name].is_async])
                 if not on_self(call.func, func) or func.is_async or len(overrides) == 1 or known is not None:
                     # `self.load()` in a base's sync helper reached without a known `self` class: left; an
                     # async method is an entry the framework may call on an instance of any subclass; a
