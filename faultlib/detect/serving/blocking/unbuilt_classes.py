@@ -20,30 +20,32 @@ __all__ = ["built_overrides"]
 
 def built_overrides(index, overrides: list[Func]) -> list[Func]:
     """``overrides`` without those of classes no expression mentions, unless that leaves none."""
-    named = _mentioned(index)
-    kept = [o for o in overrides if not isinstance(o.cls, Klass) or o.cls.node.name in named]
+    if len(overrides) < 2:
+        return overrides
+    kept = [o for o in overrides if not isinstance(o.cls, Klass) or _mentioned(index, o.cls.node.name)]
     return kept if kept else overrides
 
 
-def _mentioned(index) -> frozenset[str]:
-    """Every name read in an expression of the analysed files (``Name`` ids and ``Attribute`` attrs, in load
-    context), leaving out the string lists of ``__all__`` (computed once per index)."""
-    found = index.__dict__.get("_faultlib_mentioned")
-    if found is None:
-        names: set[str] = set()
-        for module in index.distinct_modules():
-            listed = {id(c) for n in ast.walk(module.tree) if _assigns_all(n) for c in ast.walk(n.value)}
-            for node in ast.walk(module.tree):
-                if id(node) in listed:
-                    continue
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                    names.add(node.attr)
-                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-                    names.add(node.value)  # getattr(module, "Name"), a registry keyed by the class name
-        found = index.__dict__["_faultlib_mentioned"] = frozenset(names)
-    return found
+def _mentioned(index, name: str) -> bool:
+    """Whether an expression of the analysed files reads ``name`` (a ``Name``, an ``Attribute``'s attr, or a string
+    naming it: ``getattr(module, "Name")``, a registry keyed by it), leaving out ``__all__`` lists (memoised per
+    index and name; only the modules whose source holds the name are walked)."""
+    memo = index.__dict__.setdefault("_faultlib_mentioned", {})
+    if name not in memo:
+        memo[name] = any(_reads(module.tree, name) for module in index.distinct_modules() if name in module.source)
+    return memo[name]
+
+
+def _reads(tree: ast.Module, name: str) -> bool:
+    listed = {id(c) for n in ast.walk(tree) if _assigns_all(n) for c in ast.walk(n.value)}
+    for node in ast.walk(tree):
+        if id(node) in listed:
+            continue
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id == name) or (
+                isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == name) or (
+                isinstance(node, ast.Constant) and node.value == name):
+            return True
+    return False
 
 
 def _assigns_all(node: ast.AST) -> bool:
