@@ -16,9 +16,10 @@ from faultlib.detect.serving.blocking.trait_defaults import trait_default
 __all__ = ["dispatched", "lacks", "narrowed", "property_reads", "receiver_in"]
 
 
-def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]:
+def property_reads(index, func: Func) -> list[tuple[ast.Attribute | ast.Subscript, Func, Klass]]:
     """``obj.name`` reads in ``func`` (not calls of it) where ``name`` is a sync ``@property``/``cached_property``
-    of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function)."""
+    of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function); and
+    ``obj[key]`` on such a class with its own item methods (:func:`_item_methods`)."""
     found = func.__dict__.get("_faultlib_properties")
     if found is None:
         found = func.__dict__["_faultlib_properties"] = []
@@ -34,6 +35,27 @@ def property_reads(index, func: Func) -> list[tuple[ast.Attribute, Func, Klass]]
                 initialiser = trait_default(index, owner, node.attr)
                 if initialiser is not None:
                     found.append((node, initialiser, owner))
+        found += _item_methods(index, func)
+    return found
+
+
+_ITEM_METHODS = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
+
+
+def _item_methods(index, func: Func) -> list[tuple[ast.Subscript, Func, Klass]]:
+    """``obj[key]`` reads, stores and ``del`` in ``func`` where ``obj``'s class of the analysed files defines (or
+    inherits from one of them) a sync ``__getitem__``/``__setitem__``/``__delitem__``: the subscript runs it
+    (https://docs.python.org/3/reference/datamodel.html#object.__getitem__: "Called to implement evaluation of
+    self[key]"); a slice is left out, as by property_sites.item_sites."""
+    found = []
+    for node in nodes_of(func, ast.Subscript):
+        method = _ITEM_METHODS.get(type(node.ctx))
+        if method is None or isinstance(node.slice, ast.Slice) or not isinstance(node.value, (ast.Name, ast.Attribute)):
+            continue
+        owner = index.type_of(node.value, func)
+        target = index.method(owner, method) if isinstance(owner, Klass) else None
+        if target is not None and not target.is_async:
+            found.append((node, target, owner))
     return found
 
 

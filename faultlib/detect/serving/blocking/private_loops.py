@@ -11,8 +11,10 @@ in the analysed files is such a drive, and so is a coroutine every call of which
 :mod:`~faultlib.detect.serving.blocking.thread_workers`) are private from the start: Textual drives each with
 ``asyncio.run`` in its worker thread; so are coroutines the program's own scheduler steps by hand
 (:mod:`~faultlib.detect.serving.blocking.driven_coroutines`: no loop at all). A coroutine nothing in the analysed
-files calls stays an entry (a framework calls it), and so does one also awaited from anywhere else. ``asyncio.run``/``run_until_complete`` in a
-function that is not handed to a thread may be the program's main loop: no exemption. Used by
+files calls stays an entry (a framework calls it), and so does one also awaited from anywhere else.
+``asyncio.run``/``run_until_complete`` in a function that is not handed to a thread may be the program's main loop: no
+exemption; a plain ``def`` called only from such thread bodies runs in the thread too, and the drive of a base method
+runs its subclasses' overrides (:mod:`~faultlib.detect.serving.blocking.thread_reach`). Used by
 :func:`~faultlib.detect.serving.blocking.analyze_sources` after the walk (a finding every entry of which is
 private is left out): computed before it, the callee lookups here would settle types the walk had not finished.
 """
@@ -25,6 +27,8 @@ from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.driven_coroutines import driven_coroutines
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.flask_views import flask_async_view
+from faultlib.detect.serving.blocking.thread_reach import (loop_drives, may_run, namesakes, only_in_threads,
+                                                              overrides)
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
 __all__ = ["private_coroutines", "private_entries"]
@@ -54,7 +58,7 @@ def private_entries(index) -> frozenset[tuple[str, str]]:
 
 def _compute(index) -> set[int]:
     sites = index.infer.sites()
-    drives = sites.get("run_until_complete", [])
+    drives = loop_drives(index, sites)  # run_until_complete, asyncio.run
     submitted = _thread_loop_submits(index, sites)
     workers = [f for m in index.distinct_modules() for f in m.all_functions if f.is_async and (thread_worker(index, f) or flask_async_view(index, f))]
     workers += driven_coroutines(index)  # stepped by the program's own scheduler, in sync code: no loop at all
@@ -64,24 +68,30 @@ def _compute(index) -> set[int]:
     driven: set[int] = set()  # the coroutine calls passed to run_until_complete in threaded functions
     candidates: dict[int, Func] = {}
     private: set[int] = set()
+    untyped: set[int] = set()  # candidates found by their method name alone (thread_reach.namesakes)
     for call, target in submitted:  # run_coroutine_threadsafe onto a loop whose run_forever is a thread's target
         driven.add(id(call))
         candidates[id(target)] = target
     for worker in workers:  # Textual's @work(thread=True) coroutine (asyncio.run in the worker's thread), a driven one
         private.add(id(worker))
         candidates.update(_awaited(index, worker, private))
-    for call, caller in drives:
-        if id(caller) in threaded and call.args and isinstance(call.args[0], ast.Call):
+    for call, caller in drives:  # in a function only run in worker threads (thread_reach.py)
+        if call.args and isinstance(call.args[0], ast.Call) and only_in_threads(index, sites, threaded, caller):
             target = index.callee(call.args[0].func, caller)
             if isinstance(target, Func) and target.is_async:
                 driven.add(id(call.args[0]))
-                candidates[id(target)] = target
+                for each in [target, *(o for o in overrides(index, target) if o.is_async)]:  # self.m() in a base method runs the override
+                    candidates[id(each)] = each
+            elif target is None and (named := namesakes(index, call.args[0], caller)):  # self.provider.m(): any m
+                driven.add(id(call.args[0]))
+                untyped.update(id(each) for each in named)
+                candidates.update((id(each), each) for each in named)
     for _ in range(MAX_ROUNDS):
         grown = False
         for target in list(candidates.values()):
             if id(target) in private:
                 continue
-            calls = [(c, f) for c, f in sites.get(target.node.name, []) if index.callee(c.func, f) is target]
+            calls = [(c, f) for c, f in sites.get(target.node.name, []) if may_run(index, c, f, target, id(target) in untyped)]
             if calls and all(id(c) in driven or id(f) in private for c, f in calls):
                 private.add(id(target))
                 grown = True

@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.async_closures import closure_runs, factor
 from faultlib.detect.serving.blocking.awaited_sync import awaited_sync_call
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.hook_params import calls_hook
 from faultlib.detect.serving.blocking.imported_tools import imported_tools
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
 from faultlib.detect.serving.blocking.palette_tuples import unpacked_commands
@@ -47,6 +48,7 @@ from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
 from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
 from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, store_fallback
+from faultlib.detect.serving.blocking.unbuilt_classes import built_overrides
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -191,8 +193,9 @@ class Reachability(BodyCalls):
                           and not sub.methods[name].is_async and sub.methods[name] is not target]
             if target.cls is not None and is_abstract(target) and not is_super_call(call.func):
                 known = receiver if on_self(call.func, func) and receiver is not None else None
-                overrides = [sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
-                             if target.node.name in sub.methods and not sub.methods[target.node.name].is_async]
+                overrides = built_overrides(index, [  # a class nothing builds runs none (unbuilt_classes.py)
+                    sub.methods[target.node.name] for sub in index.subclasses(known or target.cls)
+                    if target.node.name in sub.methods and not sub.methods[target.node.name].is_async])
                 if not on_self(call.func, func) or func.is_async or len(overrides) == 1 or known is not None:
                     # `self.load()` in a base's sync helper reached without a known `self` class: left; an
                     # async method is an entry the framework may call on an instance of any subclass; a
@@ -314,7 +317,7 @@ class Reachability(BodyCalls):
             if method in vocab.METHOD_NAMES and (owner is None or lacks(index, owner, method)):
                 return Site(vocab.METHOD_NAMES[method], f".{method}()", func, call)
         if inference and target is None and (may_be_forward(dotted(call.func)) or model_verb_on_parameter(
-                call.func, func)) and not self._inherited_call(call, func):
+                call.func, func)) and not self._inherited_call(call, func) and not calls_hook(call, func):
             shown = ".".join(dotted(call.func))
             return Site("blocking_cpu", f"{shown}(...) under torch.no_grad()/inference_mode()", func, call)
         return None
@@ -350,6 +353,8 @@ class Reachability(BodyCalls):
         if len(parts) == 3 and parts[2] not in MODEL_VERBS:
             return None
         if not stores(func.cls, parts[1]) or (len(parts) == 2 and not may_be_forward(parts)):
+            return None
+        if calls_hook(call, func):  # on_text: Callable[[Tensor], None] (hook_params.py)
             return None
         return Site("blocking_cpu", f"{'.'.join(parts)}(...) run under torch.no_grad()/inference_mode() by its caller",
                     func, call)

@@ -180,8 +180,9 @@ class TypeOf:
                     if found is not None:
                         return found
             target = self.callee(callee, func, depth + 1) if func is not None else None
-            if isinstance(target, Klass):
-                return target
+            if isinstance(target, Klass):  # a generated stub kept beside the service (x_pb2_grpc.py): its channel
+                stub = self._local_stub(target, expr, func, depth) if target.qualname.endswith("Stub") else None
+                return stub or target
             if not isinstance(target, Func) and func is not None and isinstance(expr.func, ast.Subscript):
                 base = table_base(self, expr.func.value, func)  # ROUTERS[name](...): the classes' shared base
                 if base is not None:
@@ -211,7 +212,8 @@ class TypeOf:
                 if streamed_response(self, expr, func):  # requests.post(url, stream=True): its body still unread
                     return STREAMED_RESPONSE
                 if target in self.vocab.returns:
-                    return self.vocab.returns[target]
+                    made = self._own_subclass(target, callee, func, depth)
+                    return made if made is not None else self.vocab.returns[target]
                 instance = self._imported_global(target, depth)  # SessionLocal() imported from app.database
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
@@ -232,9 +234,7 @@ class TypeOf:
                 if owner and _LOADED_MODEL.match(last) and not owner.startswith("builtins."):
                     return f"{owner}.Model"  # whisperx.load_model(...), mlflow.pyfunc.load_model(...): its model
                 if last.endswith("Stub") and func is not None:  # a generated gRPC stub: its channel decides
-                    channel = expr.args[0] if expr.args else next((k.value for k in expr.keywords
-                                                                   if k.arg == "channel"), None)
-                    stub = rpc.stub_type(target, channel and self.type_of(channel, func, depth + 1))
+                    stub = rpc.stub_type(target, self._channel_type(expr, func, depth))
                     if stub is not None:
                         return stub
                 if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
@@ -252,6 +252,28 @@ class TypeOf:
                 if isinstance(instance, str):
                     return self.vocab.returns.get(f"{instance}.__call__")
         return None
+
+    def _own_subclass(self, target: str, callee: ast.expr, func: Func | None, depth: int) -> Klass | None:
+        """A class of the analysed files when ``target`` is an alternate constructor it inherits from a library base
+        (``JsonStore.open(path)`` with ``class JsonStore(lmdbm.Lmdb)``: the vocabulary says ``Lmdb.open`` returns
+        an ``Lmdb``, so on the subclass it returns the subclass, whose own overrides then run)."""
+        if not isinstance(callee, ast.Attribute) or func is None:
+            return None
+        made = self.callee(callee.value, func, depth + 1)
+        owner = target.rpartition(".")[0]
+        return made if isinstance(made, Klass) and self.vocab.returns[target] == owner else None
+
+    def _channel_type(self, made: ast.Call, func: Func | None, depth: int) -> Type | None:
+        """The type of the channel a generated gRPC stub is built on (its first argument or ``channel=``)."""
+        channel = made.args[0] if made.args else next((k.value for k in made.keywords if k.arg == "channel"), None)
+        return self.type_of(channel, func, depth + 1) if channel is not None and func is not None else None
+
+    def _local_stub(self, klass: Klass, made: ast.Call, func: Func | None, depth: int) -> Type | None:
+        """:data:`~faultlib.detect.serving.blocking.libraries.rpc.SYNC_STUB` for a generated stub class of the
+        analysed files (``x_pb2_grpc.py`` committed beside the client) built on a synchronous channel: its methods
+        are the channel's multi-callables (``channel.unary_unary(...)`` in the stub's ``__init__``), as for the
+        same stub imported from an installed package."""
+        return rpc.stub_type(f"{klass.module.name}.{klass.qualname}", self._channel_type(made, func, depth))
 
     def awaited_call(self, expr: ast.expr, func: Func | None) -> ast.Call | None:
         """The call in ``await f(...)`` when ``f`` is an ``async def`` of the analysed files (what it returns is the

@@ -61,6 +61,7 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
     "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
+    **{m: {"env": "lmdb.Environment"} for m in ("lmdbm.Lmdb", "lmdbm.lmdbm.Lmdb")},  # libraries.lmdbstores
     "diffusers.utils.BaseOutput": {k: "diffusers.utils.BaseOutput.images" for k in ("images", "[]")},
     "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"},
     "matplotlib.axes.Axes": {"figure": "matplotlib.figure.Figure"},
@@ -101,7 +102,8 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 (https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``); a
 ``Popen``'s ``stdout``/``stderr`` is the read end of the child's pipe (https://docs.python.org/3/library/subprocess.html
 #subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``); a path's
-``.parent`` and each item of its ``.parents`` are paths (``Path(__file__).parents[1] / "data"``, held-out wave 46:
+``.parent`` and each item of its ``.parents`` are paths; an ``lmdbm.Lmdb``'s ``.env`` is its ``lmdb.Environment``
+(https://github.com/Dobatymo/lmdb-python-dbm, ``Lmdb.__init__(self, env, ...)``; ``libraries.lmdbstores``) (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to
 the logical ancestors of the path"); a GitPython commit's ``.tree`` is its root ``Tree``, a ``Diff``'s ``a_blob``/``b_blob`` its two ``Blob`` objects
 (https://gitpython.readthedocs.io/en/stable/reference.html#git.objects.commit.Commit, ``libraries.gitobjects``); a

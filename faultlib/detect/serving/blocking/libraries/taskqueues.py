@@ -18,6 +18,9 @@ thread; a task of the analysed files sent with ``delay``/``apply_async`` is in
   https://docs.celeryq.dev/en/stable/reference/celery.app.control.html and
   https://docs.celeryq.dev/en/stable/userguide/workers.html#inspecting-workers. ``inspect()`` itself only builds
   the object.
+* ``Task.update_state(state=..., meta=...)`` (on ``celery.current_task`` or a bound task's ``self``) stores the
+  state in the result backend: https://docs.celeryq.dev/en/stable/reference/celery.app.task.html (held-out wave 69:
+  a crawler reporting its progress from its async crawl loop).
 * ``app.send_task(name, ...)`` publishes the task message (connecting on first use, retrying under
   ``retry_policy``), as ``Task.apply_async`` does; ``app.tasks[name]`` is the registered ``Task``:
   https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.send_task.
@@ -40,6 +43,10 @@ CONTROL = DOCS + "celery.app.control.html (publishes a broadcast to the broker; 
 INSPECT = DOCS + "celery.app.control.html#celery.app.control.Inspect (broadcasts and waits for the replies)"
 SEND = DOCS + "celery.html#celery.Celery.send_task (publishes the task message to the broker)"
 
+UPDATE_STATE = (DOCS + "celery.app.task.html#celery.app.task.Task.update_state (\"Update task state\": stores the "
+                "state and meta in the result backend, a Redis/database round trip; celery.current_task is the Task "
+                "being run: https://docs.celeryq.dev/en/stable/reference/celery.html#celery.current_task)")
+TASKS = ("celery.app.task.Task", "celery.Task", "celery.current_task", "celery.app.current_task")
 APPS = ("celery.Celery", "celery.app.Celery", "celery.app.base.Celery")
 CONTROLS = ("celery.app.control.Control",)
 RESULTS = ("celery.result.AsyncResult", "celery.result.GroupResult", "celery.result.ResultSet",
@@ -73,6 +80,7 @@ TASK_QUEUES = Vocabulary(
         Family(APPS, {"send_task": "blocking_socket_io"}, SEND),
         Family(("celery.app.task.Task",), {"delay": "blocking_socket_io", "apply_async": "blocking_socket_io"},
                DOCS + "celery.app.task.html#celery.app.task.Task.apply_async (publishes the task message)"),
+        Family(TASKS, {"update_state": "blocking_db"}, UPDATE_STATE),
     ),
     reads={f"{r}.{p}": ("blocking_db", RESULT_STATE.replace("(ready", "(state/status, ready")) for r in RESULTS
            for p in ("state", "status")},

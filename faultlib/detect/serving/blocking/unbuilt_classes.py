@@ -1,0 +1,56 @@
+"""Classes the analysed files never build: an override in one of them is not what a call of the base runs.
+
+A base method that its subclasses override (``BaseQuantizer.encode``, abstract) is followed into every override, since
+any subclass may be the instance. A subclass whose name no expression of the analysed files mentions -- it is
+defined, perhaps imported or listed in ``__all__``, but never called, passed, stored, subclassed or tested with
+``isinstance`` -- has no instance there (kyutai-labs/moshi: ``DummyQuantizer`` beside the
+``SplitResidualVectorQuantizer`` its loader builds, held-out wave 69). Its override is left out when another
+override's class is mentioned; when none is, the files are a library whose users build the classes, and every
+override stays. Used by :class:`~faultlib.detect.serving.blocking.reach.Reachability` for an abstract base method.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.model import Func, Klass
+
+__all__ = ["built_overrides"]
+
+
+def built_overrides(index, overrides: list[Func]) -> list[Func]:
+    """``overrides`` without those of classes no expression mentions, unless that leaves none."""
+    if len(overrides) < 2:
+        return overrides
+    kept = [o for o in overrides if not isinstance(o.cls, Klass) or _mentioned(index, o.cls.node.name)]
+    return kept if kept else overrides
+
+
+def _mentioned(index, name: str) -> bool:
+    """Whether an expression of the analysed files reads ``name`` (a ``Name``, an ``Attribute``'s attr, or a string
+    naming it: ``getattr(module, "Name")``, a registry keyed by it), leaving out ``__all__`` lists (memoised per
+    index and name; only the modules whose source holds the name are walked)."""
+    memo = index.__dict__.setdefault("_faultlib_mentioned", {})
+    if name not in memo:
+        memo[name] = any(_reads(module.tree, name) for module in index.distinct_modules() if name in module.source)
+    return memo[name]
+
+
+def _reads(tree: ast.Module, name: str) -> bool:
+    listed = {id(c) for n in ast.walk(tree) if _assigns_all(n) for c in ast.walk(n.value)}
+    for node in ast.walk(tree):
+        if id(node) in listed:
+            continue
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id == name) or (
+                isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == name) or (
+                isinstance(node, ast.Constant) and node.value == name):
+            return True
+    return False
+
+
+def _assigns_all(node: ast.AST) -> bool:
+    """``__all__ = [...]`` or ``__all__ += [...]``."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AugAssign, ast.AnnAssign)) else []
+    return node.__dict__.get("value") is not None and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
