@@ -481,6 +481,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
         step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
+        self._drawn_split_design(data, step, frame)  # keep = np.random.rand(n) < 0.8: a shuffled split (masks.py)
         # df[(df.x >= q1 - 1.5 * iqr) & ...]: the rows kept were chosen by statistics of the rows (outliers.py)
         return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index))
 
