@@ -1,6 +1,12 @@
 """The static leakage analysis on the kinds a held-out wave of text-classification and sensor projects showed (issue
 17, wave 91: spam and sentiment classifiers, EEG emotion and wearable activity recognition), in both directions:
 
+* a results table rebuilt from per-model result dicts (each a helper's test metrics), sorted by a test metric, whose
+  first row names the best model, is ``tuned_on_test``; the same table of validation metrics, or only shown, is
+  silent;
+* a hand-written cross-validation whose inner loop keeps the best held-out score of a grid and stores it as the
+  fold's result is ``tuned_on_test`` whatever the held-out part is called; a hand-written nested cross-validation
+  (the winner refitted and scored on the outer fold) is silent;
 * overlapping windows of one series (a hop smaller than the window, both written as numbers; or bounds yielded by a
   generator whose start advances by half a window) split at random -- by ``KFold(shuffle=True)`` or by a random
   boolean mask and its negation -- are ``shuffled_time_split``; windows that do not overlap, and a mask of the
@@ -122,3 +128,127 @@ def test_a_mask_of_the_data_values_is_no_random_split(tmp_path: Path) -> None:
         "np.random.rand(len(blocks)) < share", "blocks[:, 0] < share")
     _write(tmp_path, {"masked.py": text})
     assert "shuffled_time_split" not in _kinds(tmp_path, "masked.py")
+
+
+# ---------------------------------------------------------------- a sorted table of per-model test results
+
+#: a notebook scoring three classifiers on the test part with one helper, then ranking them by F1
+RANKED = """\
+    import joblib
+    import pandas as pd
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.naive_bayes import ComplementNB
+    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.metrics import f1_score, accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    mails = pd.read_csv('mails.csv')
+    X_train, X_{held}, y_train, y_{held} = train_test_split(mails.drop(columns='spam'), mails.spam, random_state=1)
+    # %%
+    def fit_and_measure(clf, label, X_a, y_a, X_b, y_b):
+        clf.fit(X_a, y_a)
+        guess = clf.predict(X_b)
+        return {{"label": label, "clf": clf, "f1": f1_score(y_b, guess), "acc": accuracy_score(y_b, guess)}}
+    # %%
+    ridge_out = fit_and_measure(RidgeClassifier(), "ridge", X_train, y_train, X_{held}, y_{held})
+    cnb_out = fit_and_measure(ComplementNB(), "cnb", X_train, y_train, X_{held}, y_{held})
+    tree_out = fit_and_measure(DecisionTreeClassifier(), "tree", X_train, y_train, X_{held}, y_{held})
+    # %%
+    outcomes = [ridge_out, cnb_out, tree_out]
+    lines = []
+    for o in outcomes:
+        lines.append({{"label": o["label"], "f1": o["f1"]}})
+    board = pd.DataFrame(lines)
+    board = board.sort_values(by="f1", ascending=False)
+    {pick}
+"""
+
+
+def test_first_row_of_a_sorted_table_of_test_results_is_a_pick(tmp_path: Path) -> None:
+    _write(tmp_path, {"compare.ipynb": RANKED.format(held="test", pick='winner = board.iloc[0]["label"]')})
+    assert ("tuned_on_test", "compare.ipynb", 4, 7) in _alarms(tmp_path, "compare.ipynb")
+
+
+def test_a_sorted_table_of_validation_results_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {"compare.ipynb": RANKED.format(held="valid", pick='winner = board.iloc[0]["label"]')})
+    assert "tuned_on_test" not in _kinds(tmp_path, "compare.ipynb")
+
+
+def test_a_sorted_table_of_test_results_only_shown_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {"compare.ipynb": RANKED.format(held="test", pick="print(board)")})
+    assert "tuned_on_test" not in _kinds(tmp_path, "compare.ipynb")
+
+
+# ---------------------------------------------------------------- the best of a grid stored as each fold's result
+
+#: a cross-validation over blocks of recordings written by hand, tuning the penalty of a linear SVM on each block
+PER_FOLD = """\
+    import numpy as np
+    from sklearn.svm import LinearSVC
+
+    feats = np.load('band_power.npy')
+    moods = np.load('moods.npy')
+    penalties = [0.01, 0.1, 1.0, 10.0]
+    n_blocks = 5
+    block_scores = np.zeros(n_blocks)
+    for b in range(n_blocks):
+        idx = np.arange(len(feats))
+        out_idx = idx[b::n_blocks]
+        in_idx = np.setdiff1d(idx, out_idx)
+        feats_fit, moods_fit = feats[in_idx], moods[in_idx]
+        feats_check, moods_check = feats[out_idx], moods[out_idx]
+        top = 0
+        for pen in penalties:
+            svm = LinearSVC(C=pen).fit(feats_fit, moods_fit)
+            hits = svm.predict(feats_check)
+            rate = np.mean(hits == moods_check)
+            if rate > top:
+                top = rate
+                top_pen = pen
+    {after}
+    print('mean accuracy', block_scores.mean())
+"""
+
+
+def test_best_of_a_grid_on_the_held_out_block_stored_as_its_result(tmp_path: Path) -> None:
+    _write(tmp_path, {"cv_svm.py": PER_FOLD.format(after="    block_scores[b] = top")})
+    assert ("tuned_on_test", "cv_svm.py", None, 18) in _alarms(tmp_path, "cv_svm.py")
+
+
+#: the same blocks, the penalty chosen on a slice of each block's training rows, the winner scored on the block
+NESTED = """\
+    import numpy as np
+    from sklearn.svm import LinearSVC
+
+    feats = np.load('band_power.npy')
+    moods = np.load('moods.npy')
+    penalties = [0.01, 0.1, 1.0, 10.0]
+    n_blocks = 5
+    block_scores = np.zeros(n_blocks)
+    for b in range(n_blocks):
+        idx = np.arange(len(feats))
+        out_idx = idx[b::n_blocks]
+        in_idx = np.setdiff1d(idx, out_idx)
+        tune_idx, check_idx = in_idx[:-40], in_idx[-40:]
+        top = 0
+        for pen in penalties:
+            svm = LinearSVC(C=pen).fit(feats[tune_idx], moods[tune_idx])
+            rate = np.mean(svm.predict(feats[check_idx]) == moods[check_idx])
+            if rate > top:
+                top = rate
+                top_pen = pen
+        final = LinearSVC(C=top_pen).fit(feats[in_idx], moods[in_idx])
+        block_scores[b] = final.score(feats[out_idx], moods[out_idx])
+        print('inner best', top)
+    print('mean accuracy', block_scores.mean())
+"""
+
+
+def test_a_nested_cross_validation_written_by_hand_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {"cv_svm.py": NESTED})
+    assert "tuned_on_test" not in _kinds(tmp_path, "cv_svm.py")
+
+
+def test_best_of_a_grid_only_printed_per_fold_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {"cv_svm.py": PER_FOLD.format(after="    print(b, top_pen, top)")})
+    assert "tuned_on_test" not in _kinds(tmp_path, "cv_svm.py")
