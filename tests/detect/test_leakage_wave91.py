@@ -7,6 +7,9 @@
 * a hand-written cross-validation whose inner loop keeps the best held-out score of a grid and stores it as the
   fold's result is ``tuned_on_test`` whatever the held-out part is called; a hand-written nested cross-validation
   (the winner refitted and scored on the outer fold) is silent;
+* a vectorizer fitted on every message before a split none of whose parts is read again (a left-over split; the
+  vectorizer saved for scripts that use every row) is no ``fit_before_split`` alarm; the same split whose parts
+  train and score a model is;
 * overlapping windows of one series (a hop smaller than the window, both written as numbers; or bounds yielded by a
   generator whose start advances by half a window) split at random -- by ``KFold(shuffle=True)`` or by a random
   boolean mask and its negation -- are ``shuffled_time_split``; windows that do not overlap, and a mask of the
@@ -252,3 +255,34 @@ def test_a_nested_cross_validation_written_by_hand_is_silent(tmp_path: Path) -> 
 def test_best_of_a_grid_only_printed_per_fold_is_silent(tmp_path: Path) -> None:
     _write(tmp_path, {"cv_svm.py": PER_FOLD.format(after="    print(b, top_pen, top)")})
     assert "tuned_on_test" not in _kinds(tmp_path, "cv_svm.py")
+
+
+# ---------------------------------------------------------------- a split left over after a fit on every row
+
+#: a vectorizing stage: TF-IDF over every review, a split made and dropped, the vectorizer saved for the next scripts
+LEFT_OVER = """\
+    import joblib
+    import pandas as pd
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.model_selection import train_test_split
+
+    reviews = pd.read_csv('reviews_clean.csv')
+    vec = TfidfVectorizer(max_features=2000)
+    M = vec.fit_transform(reviews['text'])
+    stars = reviews['stars']
+    M_a, M_b, s_a, s_b = train_test_split(M, stars, test_size=0.25, random_state=7)
+    joblib.dump(vec, 'vectorizer.joblib')
+    {more}
+"""
+
+
+def test_a_fit_before_a_split_whose_parts_train_and_score_is_an_alarm(tmp_path: Path) -> None:
+    more = """from sklearn.linear_model import LogisticRegression
+    print(LogisticRegression().fit(M_a, s_a).score(M_b, s_b))"""
+    _write(tmp_path, {"vectorize.py": LEFT_OVER.format(more=more)})
+    assert ("fit_before_split", "vectorize.py", None, 8) in _alarms(tmp_path, "vectorize.py")
+
+
+def test_a_fit_before_a_split_nothing_reads_again_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {"vectorize.py": LEFT_OVER.format(more="print('saved', M_a.shape, M_b.shape)")})
+    assert "fit_before_split" not in _kinds(tmp_path, "vectorize.py")
