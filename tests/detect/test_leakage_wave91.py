@@ -10,6 +10,9 @@
 * a vectorizer fitted on every message before a split none of whose parts is read again (a left-over split; the
   vectorizer saved for scripts that use every row) is no ``fit_before_split`` alarm; the same split whose parts
   train and score a model is;
+* a model file one script fits on every row of a table and another script loads and scores on the same table
+  (a metric, no split anywhere) is ``trained_on_test`` at the scoring line; a training script that holds rows out, or
+  a loaded model used only to predict new inputs, is silent;
 * overlapping windows of one series (a hop smaller than the window, both written as numbers; or bounds yielded by a
   generator whose start advances by half a window) split at random -- by ``KFold(shuffle=True)`` or by a random
   boolean mask and its negation -- are ``shuffled_time_split``; windows that do not overlap, and a mask of the
@@ -286,3 +289,48 @@ def test_a_fit_before_a_split_whose_parts_train_and_score_is_an_alarm(tmp_path: 
 def test_a_fit_before_a_split_nothing_reads_again_is_silent(tmp_path: Path) -> None:
     _write(tmp_path, {"vectorize.py": LEFT_OVER.format(more="print('saved', M_a.shape, M_b.shape)")})
     assert "fit_before_split" not in _kinds(tmp_path, "vectorize.py")
+
+
+# ---------------------------------------------------------------- a model file scored on its own training rows
+
+#: a three-script project: fit on the whole table and save; load and report on the same table
+PIPELINE = {
+    "fit_model.py": """\
+        import joblib
+        import pandas as pd
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        claims = pd.read_csv('data/claims_clean.csv')
+        {rows}
+        booster = GradientBoostingClassifier().fit(claims[['amount', 'age']], claims['fraud'])
+        joblib.dump(booster, 'models/booster.joblib')
+    """,
+    "report.py": """\
+        import joblib
+        import pandas as pd
+        from sklearn.metrics import classification_report
+
+        claims = pd.read_csv('data/claims_clean.csv')
+        booster = joblib.load('models/booster.joblib')
+        flagged = booster.predict(claims[['amount', 'age']])
+        print(classification_report(claims['fraud'], flagged))
+    """,
+}
+
+
+def test_a_saved_model_scored_on_the_table_it_was_fitted_on(tmp_path: Path) -> None:
+    _write(tmp_path, {k: v.replace("{rows}", "") for k, v in PIPELINE.items()})
+    assert ("trained_on_test", "report.py", None, 7) in _alarms(tmp_path, "report.py")
+
+
+def test_a_saved_model_fitted_on_the_first_rows_only_is_silent(tmp_path: Path) -> None:
+    _write(tmp_path, {k: v.replace("{rows}", "claims = claims[claims['year'] < 2023]") for k, v in PIPELINE.items()})
+    assert "trained_on_test" not in _kinds(tmp_path, "report.py")
+
+
+def test_a_saved_model_only_predicting_new_inputs_is_silent(tmp_path: Path) -> None:
+    files = {k: v.replace("{rows}", "") for k, v in PIPELINE.items()}
+    files["report.py"] = files["report.py"].replace("print(classification_report(claims['fraud'], flagged))",
+                                                    "claims.assign(flag=flagged).to_csv('flags.csv')")
+    _write(tmp_path, files)
+    assert "trained_on_test" not in _kinds(tmp_path, "report.py")
