@@ -22,35 +22,9 @@ Every example is a small project written for this test (no public code)."""
 
 from __future__ import annotations
 
-import json
-import textwrap
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if rel.endswith(".ipynb"):
-            cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                      "source": textwrap.dedent(c)} for c in text.split("# %%\n")]
-            path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-        else:
-            path.write_text(textwrap.dedent(text))
-
-
-def _alarms(root: Path, entry: str) -> set[tuple[str, str, object, int]]:
-    """(kind, file name, cell or None, line) of every finding at warning or above."""
-    report, _ = analyze_file(str(root / entry))
-    return {(f.kind, Path(f.location.get("file", "")).name, f.location.get("index"), f.location.get("line"))
-            for f in report.findings if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
-
-
-def _kinds(root: Path, entry: str) -> set[str]:
-    return {a[0] for a in _alarms(root, entry)}
+from tests.detect.test_leakage_fix84 import _alarms, _kinds, _write  # a small project written to disk, its alarms
 
 
 # ---------------------------------------------------------------- overlapping windows split at random
@@ -187,8 +161,8 @@ def test_a_sorted_table_of_test_results_only_shown_is_silent(tmp_path: Path) -> 
 
 # ---------------------------------------------------------------- the best of a grid stored as each fold's result
 
-#: a cross-validation over blocks of recordings written by hand, tuning the penalty of a linear SVM on each block
-PER_FOLD = """\
+#: blocks of recordings held out in turn by a cross-validation written by hand
+BLOCKS = """\
     import numpy as np
     from sklearn.svm import LinearSVC
 
@@ -201,6 +175,9 @@ PER_FOLD = """\
         idx = np.arange(len(feats))
         out_idx = idx[b::n_blocks]
         in_idx = np.setdiff1d(idx, out_idx)
+"""
+#: the penalty of a linear SVM tuned on each held-out block itself
+PER_FOLD = BLOCKS + """\
         feats_fit, moods_fit = feats[in_idx], moods[in_idx]
         feats_check, moods_check = feats[out_idx], moods[out_idx]
         top = 0
@@ -222,19 +199,7 @@ def test_best_of_a_grid_on_the_held_out_block_stored_as_its_result(tmp_path: Pat
 
 
 #: the same blocks, the penalty chosen on a slice of each block's training rows, the winner scored on the block
-NESTED = """\
-    import numpy as np
-    from sklearn.svm import LinearSVC
-
-    feats = np.load('band_power.npy')
-    moods = np.load('moods.npy')
-    penalties = [0.01, 0.1, 1.0, 10.0]
-    n_blocks = 5
-    block_scores = np.zeros(n_blocks)
-    for b in range(n_blocks):
-        idx = np.arange(len(feats))
-        out_idx = idx[b::n_blocks]
-        in_idx = np.setdiff1d(idx, out_idx)
+NESTED = BLOCKS + """\
         tune_idx, check_idx = in_idx[:-40], in_idx[-40:]
         top = 0
         for pen in penalties:
